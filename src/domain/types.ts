@@ -1,0 +1,149 @@
+// The words of SPEC.md as types. Pure data: no I/O, no drivers.
+
+export type Outcome = 'success' | 'failure' | 'unknown';
+
+/** One step of a session: a tool call with its arguments and (capped) result. */
+export interface ToolCall {
+  /** 0-based position of the call in its session. */
+  position: number;
+  tool: string;
+  args: Record<string, unknown>;
+  /** Result summary, capped (see config.capture.resultChars). */
+  result: string;
+  ok: boolean;
+  error: string | null;
+  durationMs: number | null;
+  /** ISO-8601 time of the call, when known. */
+  at: string | null;
+}
+
+/** One agent run toward one goal. */
+export interface Session {
+  id: string;
+  namespace: string;
+  goal: string;
+  outcome: Outcome;
+  /** Optional reward in [0,1]. */
+  reward: number | null;
+  agentId: string | null;
+  source: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  calls: ToolCall[];
+  /**
+   * Free-form labels from the source (e.g. tau's `meta`). Stored for people and for scoring tools;
+   * the engine never reads it to cluster or distil.
+   */
+  labels?: Record<string, unknown> | null;
+  /** Monotonic insertion number assigned by the store: the synthesis watermark counts these. */
+  seq?: number;
+}
+
+/** A semantic memory: a sentence the agent knows. May be a parent of a skill. */
+export interface Fact {
+  id: string;
+  namespace: string;
+  text: string;
+  source: string | null;
+  createdAt: string;
+}
+
+/** A run of >= minSteps successful tool calls inside a session: the thing that repeats. */
+export interface Span {
+  sessionId: string;
+  /** Positions [start, end) of the session's calls covered by the span. */
+  start: number;
+  end: number;
+  /** The successful calls of the span, in order. */
+  calls: ToolCall[];
+}
+
+export type SkillStatus = 'probationary' | 'active' | 'retired';
+export type SkillKind = 'playbook' | 'heuristic';
+/** internal: synthesised or compiled here (may be recalled). external: imported (never recalled until promoted). */
+export type SkillCorpus = 'internal' | 'external';
+
+/** One step of a distilled procedure. */
+export interface ProcedureStep {
+  tool: string;
+  /** Fraction of the cluster's successful sessions in which the step occurs. */
+  support: number;
+  /** Steps present in most sessions are the procedure; rarer ones are conditional. */
+  conditional: boolean;
+  /** Argument names whose values vary across sessions (parameters of the skill). */
+  parameters: string[];
+  /** Argument names fed by an earlier step's result: `arg <- tool` pairs. */
+  dataFlow: { arg: string; fromTool: string }[];
+}
+
+/** A distilled candidate before verification. */
+export interface Draft {
+  name: string;
+  /** Trigger text; becomes the SKILL.md `description`. */
+  whenToUse: string;
+  toolsRequired: string[];
+  /** The procedure's tool calls in order (required steps and conditional ones). */
+  toolSequence: string[];
+  /** Markdown body: `# Title`, numbered steps, `## Edge cases`. */
+  body: string;
+  kind: SkillKind;
+  steps: ProcedureStep[];
+}
+
+export interface Skill {
+  id: string;
+  namespace: string;
+  name: string;
+  description: string;
+  /** Canonical SKILL.md text (frontmatter + body). */
+  skillMd: string;
+  body: string;
+  version: string;
+  kind: SkillKind;
+  corpus: SkillCorpus;
+  status: SkillStatus;
+  enabled: boolean;
+  toolsRequired: string[];
+  toolSequence: string[];
+  /** Sessions of the cluster that followed the procedure and succeeded. */
+  successCount: number;
+  /** Sessions of the cluster that followed the procedure, whatever the outcome. */
+  attemptCount: number;
+  /** Distinct successful sessions that support the skill. */
+  support: number;
+  eta: number;
+  utility: number;
+  trialsAttempted: number;
+  trialsPassed: number;
+  sourceSessions: string[];
+  supersededBy: string | null;
+  /** Id of the cluster the skill was learned from (null for compiled/imported). */
+  clusterId: string | null;
+  embedderId: string | null;
+  embedding: Float32Array | null;
+  createdAt: string;
+  updatedAt: string;
+  lastUsedAt: string | null;
+}
+
+export type ProvenanceKind = 'episodic' | 'semantic' | 'procedural';
+
+export interface Provenance {
+  skillId: string;
+  sourceKind: ProvenanceKind;
+  sourceId: string;
+  /** Skill version this parent was attached at. */
+  version: string;
+  createdAt: string;
+}
+
+export interface AuditRecord {
+  id?: number;
+  namespace: string;
+  at: string;
+  actor: string;
+  action: string;
+  subjectKind: string;
+  subjectId: string;
+  detail: Record<string, unknown>;
+}

@@ -1,0 +1,24 @@
+/**
+ * Turns texts into unit-length vectors. Vectors of two embedders are never compared: every stored vector
+ * carries `id`, and thresholds that depend on the embedder are keyed by it.
+ */
+export interface Embedder {
+  /** Versioned identity, e.g. `glove-sif-lex@1`. Changing the maths must change the id. */
+  readonly id: string;
+  readonly dimensions: number;
+  /** Calibrated cosine thresholds for this embedder. */
+  readonly thresholds: EmbedderThresholds;
+  /** Embeds a batch; every returned vector is L2-normalised (or all-zero for an empty text). */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /** Optional synchronous path for in-process embedders (recall hot path). */
+  embedSync?(text: string): Float32Array;
+}
+
+export interface EmbedderThresholds {
+  /** Minimum goal similarity for a session to join a cluster. */
+  cluster: number;
+  /** Minimum goal-to-skill similarity for recall. */
+  recall: number;
+  /** Minimum skill-to-skill description similarity to treat two skills as the same (reconcile). */
+  duplicate: number;
+}
