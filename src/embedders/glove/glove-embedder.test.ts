@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_GLOVE_THRESHOLDS,
+  DEFAULT_GLOVE_WEIGHTS,
+  GLOVE_EMBEDDER_ID,
+  GloveEmbedder,
+  createGloveEmbedder,
+  lightStem,
+  tokenize,
+} from './glove-embedder.js';
+import { loadGloveTable } from './glove-table.js';
+
+const embedder = createGloveEmbedder();
+const vec = (text: string) => embedder.embedSync(text);
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i], 0);
+const similarity = (a: string, b: string) => cosine(vec(a), vec(b));
+const length = (v: Float32Array) => Math.sqrt(cosine(v, v));
+
+describe('glove word table', () => {
+  it('loads the packaged asset once per process', () => {
+    const table = loadGloveTable();
+    expect(table.size).toBe(100_000);
+    expect(table.dims).toBe(100);
+    expect(table.words[0]).toBe('the');
+    expect(table.rowOf('order')).toBeGreaterThan(0);
+    expect(table.rowOf('not-a-word-at-all')).toBe(-1);
+    expect(table.components.length).toBe(100);
+    expect(loadGloveTable()).toBe(table);
+  });
+
+  it('stores unit-length word vectors', () => {
+    const table = loadGloveTable();
+    const row = table.rowOf('chair');
+    let sum = 0;
+    for (let d = 0; d < table.dims; d++) sum += (table.scales[row] * table.vectors[row * table.dims + d]) ** 2;
+    expect(Math.sqrt(sum)).toBeCloseTo(1, 2);
+  });
+
+  it('says how to rebuild a missing table', () => {
+    expect(() => loadGloveTable('/nonexistent/glove.bin')).toThrow(/npm run build:embeddings/);
+  });
+});
+
+describe('GloveEmbedder', () => {
+  it('has a stable id, dimensions and default thresholds', () => {
+    expect(embedder.id).toBe(GLOVE_EMBEDDER_ID);
+    expect(embedder.id).toBe('glove-sif-lex@1');
+    expect(embedder.dimensions).toBe(356);
+    expect(vec('cancel my order')).toHaveLength(356);
+    expect(embedder.thresholds).toEqual(DEFAULT_GLOVE_THRESHOLDS);
+    expect(embedder.weights).toEqual(DEFAULT_GLOVE_WEIGHTS);
+  });
+
+  it('returns unit-length, deterministic vectors', async () => {
+    const text = 'I want to exchange the office chair I bought last week';
+    const a = vec(text);
+    expect(length(a)).toBeCloseTo(1, 5);
+    expect(Array.from(new GloveEmbedder().embedSync(text))).toEqual(Array.from(a));
+    const [b] = await embedder.embed([text]);
+    expect(Array.from(b)).toEqual(Array.from(a));
+  });
+
+  it('gives cosine 1 for the same text', () => {
+    expect(similarity('update my shipping address', 'update my shipping address')).toBeCloseTo(1, 5);
+  });
+
+  it('embeds a batch in order', async () => {
+    const texts = ['cancel my order', 'my phone shows no service', ''];
+    const vectors = await embedder.embed(texts);
+    expect(vectors).toHaveLength(3);
+    vectors.forEach((v, i) => expect(Array.from(v)).toEqual(Array.from(vec(texts[i]))));
+  });
+
+  it('scores paraphrases above unrelated sentences', () => {
+    const paraphrase = similarity('cancel my order', 'I want to cancel the order I placed');
+    const unrelated = similarity('cancel my order', 'write a haiku about autumn');
+    expect(paraphrase).toBeGreaterThan(unrelated);
+    expect(paraphrase).toBeGreaterThan(embedder.thresholds.recall);
+    expect(unrelated).toBeLessThan(embedder.thresholds.recall);
+  });
+
+  it('relates goals that share a task rather than words', () => {
+    const goal = 'exchange the office chair for a new one';
+    expect(similarity(goal, 'exchange an item in a delivered order')).toBeGreaterThan(
+      similarity(goal, 'my phone shows no service'),
+    );
+    expect(similarity('return the headphones', 'I would like a refund for the headphones I bought')).toBeGreaterThan(
+      similarity('return the headphones', 'update my shipping address'),
+    );
+  });
+
+  it('splits identifiers that are not English words', () => {
+    expect(similarity('get_user_details', 'get user details')).toBeGreaterThan(0.99);
+    expect(similarity('getUserDetails', 'get user details')).toBeGreaterThan(0.99);
+    expect(similarity('call get_user_details first', 'look up the user details')).toBeGreaterThan(
+      similarity('call get_user_details first', 'book a flight to Seattle'),
+    );
+  });
+
+  it('matches inflected forms lexically', () => {
+    expect(lightStem('orders')).toBe(lightStem('ordered'));
+    expect(lightStem('shipping')).toBe(lightStem('shipped'));
+    expect(lightStem('cancelled')).toBe(lightStem('cancel'));
+    expect(lightStem('updating')).toBe(lightStem('update'));
+  });
+
+  it('ignores typed placeholders', () => {
+    expect(Array.from(vec('order <id>'))).toEqual(Array.from(vec('order <id> <num>')));
+    expect(Array.from(vec('refund <money> to <email> for order <id>'))).toEqual(
+      Array.from(vec('refund to for order')),
+    );
+    const table = loadGloveTable();
+    expect(tokenize('<id> <num> <email> <date> <str> <phone> <url> <money>', table)).toEqual([]);
+    // The ids were replaced upstream, so two sessions about different orders embed the same.
+    expect(similarity('status of order <id>', 'status of order <id>')).toBeCloseTo(1, 5);
+  });
+
+  it('gives an all-zero vector, not NaN, for text with nothing to embed', async () => {
+    for (const text of ['', '   ', '?!.,', '<id> <num>', 'a i']) {
+      const v = vec(text);
+      expect(v).toHaveLength(embedder.dimensions);
+      expect(v.every((x) => x === 0)).toBe(true);
+    }
+    const [v] = await embedder.embed(['']);
+    expect(v.every((x) => x === 0)).toBe(true);
+  });
+
+  it('still embeds words GloVe does not know, through the lexical part', () => {
+    const v = vec('kubectlz frobnicatorx');
+    expect(v.every(Number.isFinite)).toBe(true);
+    expect(length(v)).toBeCloseTo(1, 5);
+    expect(similarity('kubectlz frobnicatorx', 'run kubectlz')).toBeGreaterThan(0);
+  });
+
+  it('keeps known hyphenated words whole and expands negations', () => {
+    const table = loadGloveTable();
+    expect(tokenize("I don't get e-mail on the Wi-Fi", table)).toEqual(['do', 'not', 'get', 'e-mail', 'on', 'the', 'wi-fi']);
+  });
+
+  it('mixes the parts by the configured weights', () => {
+    const lexicalOnly = new GloveEmbedder({ weights: { semantic: 0, lexical: 1 } });
+    const semanticOnly = new GloveEmbedder({ weights: { semantic: 1, lexical: 0 } });
+    const half = new GloveEmbedder({ weights: { semantic: 1, lexical: 1 } });
+    const a = 'cancel my order';
+    const b = 'please cancel the purchase';
+    const sim = (e: GloveEmbedder) => cosine(e.embedSync(a), e.embedSync(b));
+    expect(sim(half)).toBeCloseTo(0.5 * sim(semanticOnly) + 0.5 * sim(lexicalOnly), 5);
+    expect(half.weights).toEqual({ semantic: 0.5, lexical: 0.5 });
+  });
+
+  it('changes its id when the maths change, not when thresholds do', () => {
+    expect(new GloveEmbedder({ weights: { semantic: 0.5, lexical: 0.5 } }).id).not.toBe(GLOVE_EMBEDDER_ID);
+    expect(new GloveEmbedder({ sifA: 1e-4 }).id).not.toBe(GLOVE_EMBEDDER_ID);
+    const custom = new GloveEmbedder({ thresholds: { recall: 0.6 } });
+    expect(custom.id).toBe(GLOVE_EMBEDDER_ID);
+    expect(custom.thresholds).toEqual({ ...DEFAULT_GLOVE_THRESHOLDS, recall: 0.6 });
+  });
+
+  it('rejects invalid options with a clear message', () => {
+    expect(() => new GloveEmbedder({ weights: { semantic: -1 } })).toThrow(/weights/);
+    expect(() => new GloveEmbedder({ weights: { semantic: 0, lexical: 0 } })).toThrow(/weights/);
+    expect(() => new GloveEmbedder({ sifA: 0 })).toThrow(/sifA/);
+    expect(() => new GloveEmbedder({ thresholds: { cluster: 2 } })).toThrow(/cluster/);
+  });
+});
