@@ -74,6 +74,8 @@ export interface ProcedureStep {
   parameters: string[];
   /** Argument names fed by an earlier step's result: `arg <- tool` pairs. */
   dataFlow: { arg: string; fromTool: string }[];
+  /** The step is usually a run of the same call (e.g. one lookup per order). */
+  repeated: boolean;
 }
 
 /** A distilled candidate before verification. */

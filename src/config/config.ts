@@ -1,0 +1,87 @@
+import { z } from 'zod';
+
+/**
+ * One schema for every setting, with the defaults of SPEC.md in one place. Thresholds that depend on the
+ * embedder live with the embedder (see Embedder.thresholds); here they are optional overrides.
+ */
+export const configSchema = z
+  .object({
+    /** Memory off: no store, no synthesis, recall returns []. Also SKILLSMITH_DISABLED=1. */
+    disabled: z.boolean().default(false),
+    namespace: z.string().min(1).default('default'),
+    license: z.string().min(1).default('MIT'),
+    synthesis: z
+      .object({
+        enabled: z.boolean().default(true),
+        minSteps: z.number().int().min(1).default(3),
+        minOccurrences: z.number().int().min(1).default(3),
+        minSuccessRate: z.number().min(0).max(1).default(0.8),
+        /** A session "followed" a procedure when its tool sequence agrees with it at least this much (LCS F1). */
+        followThreshold: z.number().min(0).max(1).default(0.5),
+        /** Steps present in at least this fraction of successful sessions are required; rarer ones conditional. */
+        consensusSupport: z.number().min(0).max(1).default(0.5),
+        /** Steps in fewer than this fraction are dropped from the procedure altogether. */
+        conditionalSupport: z.number().min(0).max(1).default(0.25),
+        /** Weight of the tool-use signal against goal text when clustering (0 = goals only). */
+        toolWeight: z.number().min(0).max(1).default(0.5),
+        maxClustersPerPass: z.number().int().min(1).default(10),
+        evidenceLimit: z.number().int().min(1).default(4),
+        traceCharCap: z.number().int().min(50).default(600),
+        cooldownMs: z.number().int().min(0).default(60_000),
+        /** Reject spans/clusters whose calls are mostly chain-of-thought tools such as `think`. */
+        thinkTools: z.array(z.string()).default(['think', 'reason', 'reflect', 'scratchpad']),
+      })
+      .prefault({}),
+    thresholds: z
+      .object({
+        cluster: z.number().min(-1).max(1).optional(),
+        recall: z.number().min(-1).max(1).optional(),
+        duplicate: z.number().min(-1).max(1).optional(),
+      })
+      .prefault({}),
+    recall: z
+      .object({
+        topK: z.number().int().min(1).default(2),
+        maxBodyChars: z.number().int().min(100).default(1500),
+        /** Similarities within this margin are near-ties, broken by utility. */
+        tieMargin: z.number().min(0).max(1).default(0.02),
+      })
+      .prefault({}),
+    lifecycle: z
+      .object({
+        candidateTrials: z.number().int().min(1).default(3),
+        minEtaForRetrieval: z.number().min(0).max(1).default(0.5),
+        retireEta: z.number().min(0).max(1).default(0.25),
+        etaDelta: z.number().min(0).max(1).default(0.1),
+        utilityAlpha: z.number().min(0).max(1).default(0.2),
+      })
+      .prefault({}),
+    capture: z
+      .object({
+        resultChars: z.number().int().min(0).default(2000),
+        /** Largest accepted JSONL record, in bytes. */
+        maxRecordBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
+        maxCallsPerSession: z.number().int().min(1).default(1000),
+      })
+      .prefault({}),
+  })
+  .strict();
+
+export type SkillsmithConfig = z.infer<typeof configSchema>;
+export type SkillsmithConfigInput = z.input<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Validates a config object; the error lists each bad key with what to do. */
+export function loadConfig(input: unknown = {}, env: NodeJS.ProcessEnv = process.env): SkillsmithConfig {
+  const parsed = configSchema.safeParse(input ?? {});
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}\nFix these keys or remove them to use the defaults.`);
+  }
+  const config = parsed.data;
+  if (env.SKILLSMITH_DISABLED === '1' || env.SKILLSMITH_DISABLED === 'true') config.disabled = true;
+  return config;
+}

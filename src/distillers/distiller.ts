@@ -1,0 +1,29 @@
+import type { EvidenceTrace } from '../domain/evidence.js';
+import type { Draft, Session, Span } from '../domain/types.js';
+
+/** What a distiller gets for one admitted cluster. Only `evidence` is redacted text fit for a model. */
+export interface DistillInput {
+  clusterId: string;
+  /** Successful spans of sessions that followed the procedure. */
+  spans: Span[];
+  /** Successful sessions behind the spans (for failure-then-recovery). */
+  successes: Session[];
+  /** Sessions of the cluster that failed: counter-examples for edge cases. */
+  failures: Session[];
+  /** Goal texts of the cluster's successful sessions, normalised (typed placeholders) and redacted. */
+  goals: string[];
+  evidence: EvidenceTrace[];
+  /** How distinctive each word is across this namespace's goals (higher = rarer). */
+  goalWordWeight: (word: string) => number;
+  /** How distinctive each tool is across this namespace's sessions (higher = rarer). */
+  toolWeight: (tool: string) => number;
+  /** Names already taken by other skills of the namespace: a draft must not clash. */
+  takenNames: ReadonlySet<string>;
+  stats: { successes: number; followers: number; sessions: number };
+}
+
+/** Turns one cluster into a draft, or null for "no skill here" (the LLM's SKIP). */
+export interface Distiller {
+  readonly id: string;
+  distil(input: DistillInput): Promise<Draft | null>;
+}

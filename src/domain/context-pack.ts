@@ -1,0 +1,46 @@
+import type { Skill } from './types.js';
+
+export const TRUNCATION_MARKER = '… (truncated)';
+
+/** Cuts text to at most `max` characters, ending with an explicit marker when something was cut. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const room = Math.max(0, max - TRUNCATION_MARKER.length);
+  const cut = text.slice(0, room);
+  const nl = cut.lastIndexOf('\n');
+  return `${(nl > room * 0.6 ? cut.slice(0, nl) : cut).trimEnd()}\n${TRUNCATION_MARKER}`;
+}
+
+/**
+ * Renders recalled skills for a planner prompt: each as a short When / Do / Done block taken from its body,
+ * clipped to maxBodyChars, never raw YAML.
+ */
+export function formatContextPack(skills: Pick<Skill, 'id' | 'name' | 'description' | 'body' | 'kind' | 'eta'>[], maxBodyChars: number): string {
+  if (skills.length === 0) return '';
+  const blocks = skills.map((s) => {
+    const steps = s.body.split('\n').filter((l) => /^\s*\d+\.\s/.test(l));
+    const done = sectionText(s.body, 'Done when');
+    const edges = sectionLines(s.body, 'Edge cases');
+    const block = steps.length
+      ? [`When: ${s.description}`, 'Do:', ...steps.map((l) => `  ${l.trim()}`), ...(done ? [`Done: ${done}`] : []), ...(edges.length ? ['Watch out:', ...edges.map((l) => `  ${l}`)] : [])].join('\n')
+      : s.body.trim();
+    return `### Skill: ${s.name} (${s.kind}, eta ${s.eta.toFixed(2)})\n${clip(block, maxBodyChars)}`;
+  });
+  return `## Relevant procedures from past runs\n\n${blocks.join('\n\n')}\n`;
+}
+
+function sectionLines(body: string, title: string): string[] {
+  const lines = body.split('\n');
+  const start = lines.findIndex((l) => new RegExp(`^##\\s+${title}\\s*$`, 'i').test(l));
+  if (start < 0) return [];
+  const out: string[] = [];
+  for (const l of lines.slice(start + 1)) {
+    if (/^#{1,6}\s/.test(l)) break;
+    if (l.trim()) out.push(l.trim());
+  }
+  return out;
+}
+
+function sectionText(body: string, title: string): string {
+  return sectionLines(body, title).join(' ');
+}

@@ -1,0 +1,55 @@
+import { sequenceF1 } from './sequence.js';
+import type { Skill } from './types.js';
+
+export interface Candidate {
+  toolSequence: string[];
+  successes: number;
+  followers: number;
+}
+
+export type Decision =
+  | { action: 'add' }
+  | { action: 'reinforce'; target: Skill; similarity: number }
+  | { action: 'update'; target: Skill; similarity: number }
+  | { action: 'supersede'; target: Skill; similarity: number };
+
+export interface ReconcileRules {
+  /** Procedures agreeing at least this much (LCS F1 of tool sequences) are the same procedure. */
+  sameProcedure: number;
+  /** A neighbour must agree at least this much on tools to count as a duplicate at all. */
+  relatedProcedure: number;
+  /** The candidate's success rate must beat the old one's by this much to supersede it. */
+  dominanceMargin: number;
+}
+
+export const defaultReconcileRules: ReconcileRules = { sameProcedure: 0.9, relatedProcedure: 0.5, dominanceMargin: 0.1 };
+
+/**
+ * Reconcile a verified candidate against existing skills (Mem0's ADD/NOOP/UPDATE plus Zep-style supersede;
+ * never delete). `own` is the skill this cluster already produced; `neighbours` are other live internal
+ * skills whose description embedding is at least the duplicate threshold, best first. Never by name alone.
+ */
+export function reconcile(candidate: Candidate, own: Skill | null, neighbours: { skill: Skill; similarity: number }[], rules = defaultReconcileRules): Decision {
+  let target: Skill | null = own;
+  let similarity = 1;
+  if (!target) {
+    const match = neighbours.find((n) => sequenceF1(candidate.toolSequence, n.skill.toolSequence) >= rules.relatedProcedure);
+    if (!match) return { action: 'add' };
+    target = match.skill;
+    similarity = match.similarity;
+  }
+  if (sequenceF1(candidate.toolSequence, target.toolSequence) >= rules.sameProcedure) return { action: 'reinforce', target, similarity };
+  const oldRate = target.attemptCount ? target.successCount / target.attemptCount : 0;
+  const newRate = candidate.followers ? candidate.successes / candidate.followers : 0;
+  if (newRate >= oldRate + rules.dominanceMargin && candidate.successes >= target.successCount) {
+    return { action: 'supersede', target, similarity };
+  }
+  return { action: 'update', target, similarity };
+}
+
+/** SemVer bump: minor for a new version of the same skill, major for a superseding one. */
+export function bumpVersion(version: string, part: 'major' | 'minor'): string {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  const [maj, min] = m ? [Number(m[1]), Number(m[2])] : [1, 0];
+  return part === 'major' ? `${maj + 1}.0.0` : `${maj}.${min + 1}.0`;
+}

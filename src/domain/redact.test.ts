@@ -1,0 +1,217 @@
+import { describe, expect, it } from 'vitest';
+import { findSecrets, redactText, redactValue } from './redact.js';
+
+/** Redacts `secret` inside `context` and checks the marker replaced it. */
+function expectRedacted(context: string, secret: string, kind: string) {
+  const out = redactText(context.replace('%s', secret));
+  expect(out).not.toContain(secret);
+  expect(out).toContain(`[REDACTED:${kind}]`);
+  return out;
+}
+
+describe('redactText: secrets', () => {
+  it.each([
+    ['OpenAI key', 'key is %s ok', 'sk-abc123DEF456ghi789JKL012mno345', 'api_key'],
+    ['OpenAI project key', 'OPENAI_API_KEY=%s', 'sk-proj-AbC123_dEf456-GhI789jKl012MnO345pQr678', 'api_key'],
+    ['GitHub ghp_', 'push with %s', 'ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R', 'token'],
+    ['GitHub gho_', '"%s"', 'gho_16C7e42F292c6912E7710c838347Ae178B4a', 'token'],
+    ['GitHub ghs_', '(%s)', 'ghs_abcdefghijklmnopqrstuvwxyz0123456789', 'token'],
+    ['GitHub fine-grained', 'pat: %s', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF', 'token'],
+    ['AWS access key id', 'aws_access_key_id %s', 'AKIAIOSFODNN7EXAMPLE', 'aws_key'],
+    ['AWS session key id', '%s,', 'ASIAY34FZKBOKMUTVV7A', 'aws_key'],
+    ['Slack bot token', 'slack %s', 'xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx', 'token'],
+    ['Slack user token', 'slack %s', 'xoxp-123456789012-123456789012-123456789012-abcdef1234567890', 'token'],
+    ['Slack app token', 'slack %s.', 'xoxa-2-123456789012-abcdefABCDEF', 'token'],
+    ['JWT', 'cookie %s;', 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c', 'jwt'],
+  ])('%s', (_name, context, secret, kind) => {
+    expectRedacted(context, secret, kind);
+  });
+
+  it('redacts bearer tokens and keeps the header readable', () => {
+    const out = expectRedacted('Authorization: Bearer %s', 'abc123def456ghi789', 'bearer');
+    expect(out).toBe('Authorization: Bearer [REDACTED:bearer]');
+    expect(redactText('curl -H "authorization: Basic dXNlcjpwYXNzd29yZA=="')).toBe(
+      'curl -H "authorization: Basic [REDACTED:token]"',
+    );
+  });
+
+  it('redacts PEM private key blocks, also when the trace was cut before the END line', () => {
+    const key = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\nVJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1+fWIcPm15j9\n';
+    const block = `-----BEGIN RSA PRIVATE KEY-----\n${key}-----END RSA PRIVATE KEY-----`;
+    expect(redactText(`key:\n${block}\nnext line`)).toBe('key:\n[REDACTED:private_key]\nnext line');
+    const cut = redactText(`{"pem": "-----BEGIN PRIVATE KEY-----\\n${key.slice(0, 40)}`);
+    expect(cut).toBe('{"pem": "[REDACTED:private_key]');
+  });
+
+  it('redacts the password of a URL and keeps user and host', () => {
+    expect(redactText('connect to postgres://admin:s3cretP4ss@db.example.com:5432/app now')).toBe(
+      'connect to postgres://admin:[REDACTED:password]@db.example.com:5432/app now',
+    );
+    expect(redactText('redis://:hunter2@cache:6379')).toBe('redis://:[REDACTED:password]@cache:6379');
+    expect(redactText('see https://example.com:8080/path?q=1')).toBe('see https://example.com:8080/path?q=1');
+  });
+
+  it('redacts key=value and JSON-style secrets, also escaped inside strings', () => {
+    expect(redactText('login password=hunter2&user=bob')).toBe('login password=[REDACTED:password]&user=bob');
+    expect(redactText('{"password": "correct horse battery staple", "user": "x"}')).toBe(
+      '{"password": "[REDACTED:password]", "user": "x"}',
+    );
+    expect(redactText('{\\"db_password\\": \\"hunter2\\"}')).toBe('{\\"db_password\\": \\"[REDACTED:password]\\"}');
+    expect(redactText("api_key: 'abcd1234'")).toBe("api_key: '[REDACTED:api_key]'");
+    expect(redactText('"client_secret":"s3cr3t"')).toBe('"client_secret":"[REDACTED:secret]"');
+    expect(redactText('access_token = tok_live_123')).toBe('access_token = [REDACTED:token]');
+    expect(redactText('X-Api-Key: 0123abcd')).toBe('X-Api-Key: [REDACTED:api_key]');
+    // Placeholder values are not secrets.
+    expect(redactText('{"password": null, "token": "***"}')).toBe('{"password": null, "token": "***"}');
+  });
+});
+
+describe('redactText: personal data', () => {
+  it('redacts emails', () => {
+    const out = expectRedacted('{"email": "%s", "dob": "1990-04-05"}', 'mia.li3818@example.com', 'email');
+    expect(out).toBe('{"email": "[REDACTED:email]", "dob": "1990-04-05"}');
+    expectRedacted('mail %s.', 'first.last+tag@sub.example.co.uk', 'email');
+  });
+
+  it.each([
+    ['555-123-2002'],
+    ['(555) 123-4567'],
+    ['555.123.4567'],
+    ['1-800-555-0199'],
+    ['+1 555 123 4567'],
+    ['+1 (555) 123-4567'],
+    ['+44 20 7946 0958'],
+    ['+33 1 23 45 67 89'],
+    ['+4915112345678'],
+  ])('redacts the phone number %s', (phone) => {
+    expect(redactText(`call ${phone} today`)).toBe('call [REDACTED:phone] today');
+  });
+
+  it('redacts a bare phone number under a phone key', () => {
+    expect(redactText('{"phone_number": "5551232002"}')).toBe('{"phone_number": "[REDACTED:phone]"}');
+  });
+
+  it.each([
+    ['4111 1111 1111 1111'],
+    ['4111-1111-1111-1111'],
+    ['4242424242424242'],
+    ['5555555555554444'],
+    ['378282246310005'],
+    ['3782 822463 10005'],
+    ['6011111111111117'],
+  ])('redacts the card number %s', (card) => {
+    expect(redactText(`pay with ${card}.`)).toBe('pay with [REDACTED:card].');
+  });
+
+  it('leaves digit runs that fail the Luhn check', () => {
+    expect(redactText('pay with 4111 1111 1111 1112')).toBe('pay with 4111 1111 1111 1112');
+    expect(redactText('imei 234567890123456')).toBe('imei 234567890123456');
+  });
+});
+
+describe('redactText: legitimate text stays unchanged', () => {
+  it.each([
+    'You are mia_li_3668. You want to fly from New York to Seattle on May 20 (one way).',
+    'reservation XEWRD9 and order #W8665881, flight HAT069 departs 07:00:00 on 2024-05-20',
+    'total $1,234.56, refund to credit_card_4421486 (last_four 7447), gift_card_7194529',
+    '{"product_id": "7363354090", "item_id": "3812493782", "zip": "78750", "dob": "1985-06-15"}',
+    '"simulation_id": "ce9e8fd9-9282-4938-8f0c-955f359f9394", "model": "gpt-4.1-2025-04-14"',
+    'calculate 152 + 103 = 255.0; timestamp 1716200000000; 2025-01-15 10:00:00',
+    'line L1002, device D1002, customer C1001, version 1.2.3, ip 192.168.1.20',
+    'Basic Economy is the bearer of good news; max_tokens=100, token count 5',
+    'ask for the password of the account; the secret ingredient is love',
+    'order W5061109 costs 3,000 USD, ships in 3-4 days, call at 10am',
+  ])('%s', (text) => {
+    expect(redactText(text)).toBe(text);
+  });
+});
+
+describe('redactValue', () => {
+  it('deep-redacts strings and whole values under secret keys', () => {
+    const input = {
+      user_id: 'mia_li_3668',
+      email: 'mia.li3818@example.com',
+      phone_number: 5551232002,
+      password: 'hunter2',
+      apiKey: 'not-obviously-a-key',
+      credentials: { user: 'u', pass: 'p' },
+      headers: { Authorization: 'Bearer abc', 'X-Request-Id': 'req_123' },
+      nested: [{ token: 'zzz', note: 'mail me at a.b@example.org' }, 'sk-abc123DEF456ghi789JKL012mno345'],
+      payment_methods: { credit_card_4421486: { last_four: '7447' } },
+      count: 3,
+      ok: true,
+      pwd: null,
+    };
+    expect(redactValue(input)).toEqual({
+      user_id: 'mia_li_3668',
+      email: '[REDACTED:email]',
+      phone_number: '[REDACTED:phone]',
+      password: '[REDACTED:password]',
+      apiKey: '[REDACTED:api_key]',
+      credentials: '[REDACTED:token]',
+      headers: { Authorization: '[REDACTED:token]', 'X-Request-Id': 'req_123' },
+      nested: [{ token: '[REDACTED:token]', note: 'mail me at [REDACTED:email]' }, '[REDACTED:api_key]'],
+      payment_methods: { credit_card_4421486: { last_four: '7447' } },
+      count: 3,
+      ok: true,
+      pwd: null,
+    });
+  });
+
+  it('does not mutate its input and passes scalars through', () => {
+    const input = { password: 'x' };
+    redactValue(input);
+    expect(input).toEqual({ password: 'x' });
+    expect(redactValue(42)).toBe(42);
+    expect(redactValue(null)).toBe(null);
+    expect(redactValue('call 555-123-4567')).toBe('call [REDACTED:phone]');
+  });
+});
+
+describe('findSecrets', () => {
+  it('reports each secret with its kind and offset, once', () => {
+    const text = 'use token=ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R then AKIAIOSFODNN7EXAMPLE';
+    expect(findSecrets(text)).toEqual([
+      { kind: 'token', index: text.indexOf('token=') },
+      { kind: 'aws_key', index: text.indexOf('AKIA') },
+    ]);
+  });
+
+  it('ignores personal data unless asked', () => {
+    const text = 'mail a.b@example.org or call 555-123-4567';
+    expect(findSecrets(text)).toEqual([]);
+    expect(findSecrets(text, { personal: true }).map((m) => m.kind)).toEqual(['email', 'phone']);
+  });
+
+  it('finds nothing in ordinary traces', () => {
+    expect(findSecrets('get_user_details {"user_id": "mia_li_3668"} -> {"email": "x@example.com"}')).toEqual([]);
+  });
+});
+
+describe('adversarial input', () => {
+  it('returns on 1 MB strings built to make regexes backtrack', () => {
+    const mb = (unit: string) => unit.repeat(Math.ceil((1 << 20) / unit.length));
+    const inputs = [
+      mb('1'),
+      mb('1 '),
+      mb('+1 '),
+      mb('a@'),
+      'x@' + mb('a.'),
+      mb('a.b_c%d+'),
+      'sk-' + mb('a'),
+      mb('eyJabcde.'),
+      mb('Bearer '),
+      mb('-----BEGIN PRIVATE KEY-----'),
+      'http://' + mb('a:'),
+      mb('password: "'),
+      mb('authorization: '),
+      mb('4111 '),
+      mb('555-123-'),
+      mb('ab12-_.@:/ '),
+    ];
+    for (const input of inputs) {
+      expect(typeof redactText(input)).toBe('string');
+      expect(Array.isArray(findSecrets(input, { personal: true }))).toBe(true);
+    }
+  });
+});

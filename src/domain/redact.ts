@@ -1,0 +1,244 @@
+// Redaction of secrets and personal data before evidence leaves the process (SPEC "Evidence", "Trust
+// boundary"). Pure and fast: every rule is one precompiled regex applied in one pass. Each regex is anchored
+// by a literal prefix or a look-behind that pins matches to the start of a run, and every repetition is
+// bounded or unambiguous, so no input makes the engine backtrack catastrophically.
+
+export type SecretKind =
+  | 'private_key'
+  | 'jwt'
+  | 'password'
+  | 'bearer'
+  | 'token'
+  | 'api_key'
+  | 'aws_key'
+  | 'secret';
+export type PersonalKind = 'email' | 'card' | 'phone';
+export type RedactionKind = SecretKind | PersonalKind;
+
+export interface SecretMatch {
+  kind: RedactionKind;
+  /** Offset of the match in the input text. */
+  index: number;
+}
+
+const PERSONAL: ReadonlySet<string> = new Set<PersonalKind>(['email', 'card', 'phone']);
+
+export function marker(kind: RedactionKind): string {
+  return `[REDACTED:${kind}]`;
+}
+
+/** What a rule does with one match: the replacement and its kind, or null to keep the text. */
+type Render = (match: string, groups: (string | undefined)[]) => { kind: RedactionKind; text: string } | null;
+
+interface Rule {
+  re: RegExp;
+  render: Render;
+}
+
+/** The whole match becomes the marker, when `accept` (if any) agrees. */
+function whole(kind: RedactionKind, accept?: (match: string) => boolean): Render {
+  return (m) => (accept && !accept(m) ? null : { kind, text: marker(kind) });
+}
+
+const hasDigit = (s: string) => /\d/.test(s);
+const digitsOf = (s: string) => s.replace(/\D/g, '');
+
+/** Luhn checksum: separates card numbers from other long digit runs. */
+function luhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let x = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      x *= 2;
+      if (x > 9) x -= 9;
+    }
+    sum += x;
+  }
+  return sum % 10 === 0;
+}
+
+/** Key names whose value is a secret (`kindOfKey` gives the marker kind). Longest alternatives first. */
+const SECRET_KEY_SRC =
+  'client[_-]?secret|secret[_-]?key|private[_-]?key|access[_-]?key|api[_-]?key|apikey|' +
+  'password|passwd|passphrase|pwd|secret|token';
+const PHONE_KEY_SRC = '(?:phone|mobile|fax|tel(?:ephone)?)(?:[_-]?(?:number|no|num))?';
+/** An object key holding a phone number: `phone`, `phoneNumber`, `mobile_phone`, `fax`, not `hotel`. */
+const PHONE_KEY = /(?:phone|(?:^|[^a-z])(?:mobile|fax|tel))(?:[_-]?(?:number|no|num))?$/i;
+
+function kindOfKey(key: string): RedactionKind | null {
+  const k = key.toLowerCase();
+  if (/(?:password|passwd|passphrase|pwd)$/.test(k)) return 'password';
+  if (/private[_-]?key$/.test(k)) return 'private_key';
+  if (/(?:api[_-]?key|apikey|access[_-]?key)$/.test(k)) return 'api_key';
+  if (/(?:secret|secret[_-]?key)$/.test(k)) return 'secret';
+  if (/(?:token|authorization|cookie|credentials?)$/.test(k)) return 'token';
+  return null;
+}
+
+/** Values that are placeholders rather than secrets. */
+const NOT_A_VALUE = /^(?:null|none|undefined|true|false|\*+|\[REDACTED:[a-z_]+\])$/i;
+
+// Order matters: structured secrets (PEM, JWT, URL credentials, bearer) go first so the generic key=value
+// rule finds them already replaced; personal data goes last.
+const RULES: Rule[] = [
+  {
+    // A trace cut mid-key has no END line: then everything from BEGIN on is key material.
+    re: /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|[\s\S]*$)/g,
+    render: whole('private_key'),
+  },
+  {
+    re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
+    render: whole('jwt'),
+  },
+  {
+    // scheme://user:pass@host keeps the user and host.
+    re: /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s:/?#@"'\\]{0,256}):([^\s/?#@"'\\]{1,256})@/g,
+    render: (_m, [scheme, user, pass]) =>
+      pass!.startsWith('[REDACTED:') ? null : { kind: 'password', text: `${scheme}${user}:${marker('password')}@` },
+  },
+  {
+    re: /(?<![A-Za-z0-9])(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)/gi,
+    // Prose has "bearer" too: a token has a digit or is longer than any word.
+    render: (_m, [word, space, token]) =>
+      hasDigit(token!) || token!.length >= 24 ? { kind: 'bearer', text: `${word}${space}${marker('bearer')}` } : null,
+  },
+  {
+    // Authorization: <scheme> <credentials>, whatever they look like (a Bearer token the rule above
+    // already replaced no longer matches: the marker is not token text).
+    re: /(?<![A-Za-z0-9])(authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?)((?:Basic|Bearer|Token|Digest)[ \t]+)?([A-Za-z0-9\-._~+/]{8,}=*)/gi,
+    render: (_m, [head, scheme, cred]) => {
+      const kind = scheme && /^bearer/i.test(scheme) ? 'bearer' : 'token';
+      return { kind, text: `${head}${scheme ?? ''}${marker(kind)}` };
+    },
+  },
+  { re: /(?<![A-Za-z0-9_-])sk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, render: whole('api_key', hasDigit) },
+  { re: /(?<![A-Za-z0-9_])[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g, render: whole('api_key') },
+  { re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/g, render: whole('api_key') },
+  { re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g, render: whole('token') },
+  { re: /(?<![A-Za-z0-9-])(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}/g, render: whole('token') },
+  { re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, render: whole('aws_key') },
+  {
+    // password=..., "api_key": "...", token: ... (also inside JSON that was escaped into a string).
+    re: new RegExp(
+      `(?<![A-Za-z0-9])(${SECRET_KEY_SRC})(\\\\?["']?[ \\t]*[:=][ \\t]*)` +
+        `(?:(\\\\?")([^"\\\\\\r\\n]{1,512})|(\\\\?')([^'\\\\\\r\\n]{1,512})|([^\\s"'\\\\,;&<>{}()\\[\\]]{1,512}))`,
+      'gi',
+    ),
+    render: (_m, [key, sep, dq, dqv, sq, sqv, bare]) => {
+      const value = dqv ?? sqv ?? bare!;
+      if (NOT_A_VALUE.test(value.trim())) return null;
+      const kind = kindOfKey(key!) ?? 'secret';
+      return { kind, text: `${key}${sep}${dq ?? sq ?? ''}${marker(kind)}` };
+    },
+  },
+  {
+    re: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+    render: whole('email'),
+  },
+  {
+    // 13-19 digits, bare or in groups; Visa/Mastercard/Amex/Discover/JCB/UnionPay start with 2-6 (which
+    // also spares millisecond timestamps), and the Luhn check spares the rest of the numeric ids.
+    re: /(?<![\w.+-])(?:[2-6]\d{12,18}|[2-6]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?|3\d{3}([ -])\d{6}\2\d{4,5})(?![\w]|[.-]\d)/g,
+    render: whole('card', (m) => {
+      const d = digitsOf(m);
+      return d.length >= 13 && d.length <= 19 && luhn(d);
+    }),
+  },
+  {
+    // International: +<country> then digit groups, 8-15 digits in all (E.164).
+    re: /(?<![\w+])\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]\d{1,5}){1,5}(?![\w]|[.-]\d)|(?<![\w+])\+\d{8,15}(?!\w)/g,
+    render: whole('phone', (m) => {
+      const n = digitsOf(m).length;
+      return n >= 8 && n <= 15;
+    }),
+  },
+  {
+    // US: (555) 123-4567, 555-123-4567, 555.123.4567, 1-800-555-0199. A separator is required, so bare
+    // digit ids, dates (4-2-2) and times never match.
+    re: /(?<![\w.+-])(?:1[ .-])?(?:\(\d{3}\)[ .-]?\d{3}[ .-]|\d{3}([ .-])\d{3}\1)\d{4}(?![\w]|[.-]\d)/g,
+    render: whole('phone'),
+  },
+  {
+    // A phone number under a phone-named key may be bare digits.
+    re: new RegExp(`(?<![A-Za-z0-9])(${PHONE_KEY_SRC})(\\\\?["']?[ \\t]*[:=][ \\t]*\\\\?["']?)(\\+?\\d[\\d ().-]{5,22}\\d)(?![\\d])`, 'gi'),
+    render: (_m, [key, sep, value]) => {
+      const n = digitsOf(value!).length;
+      return n >= 7 && n <= 15 ? { kind: 'phone', text: `${key}${sep}${marker('phone')}` } : null;
+    },
+  },
+];
+
+/** Applies `render` to every match of `re`; a null render keeps the match as it was. */
+function applyRule(text: string, rule: Rule): string {
+  rule.re.lastIndex = 0;
+  return text.replace(rule.re, (match: string, ...rest: unknown[]) => {
+    const groups = rest.slice(0, rest.findIndex((x) => typeof x === 'number')) as (string | undefined)[];
+    return rule.render(match, groups)?.text ?? match;
+  });
+}
+
+/** Replaces secrets and personal data with typed markers such as `[REDACTED:api_key]`. */
+export function redactText(text: string): string {
+  let out = text;
+  for (const rule of RULES) out = applyRule(out, rule);
+  return out;
+}
+
+/**
+ * Where the text holds secrets (credentials), for the deny rules. Personal data (email, phone, card) is
+ * redacted but does not make a span a secret unless `personal` is set: tau-style traces look customers up by
+ * email and phone all the time.
+ */
+export function findSecrets(text: string, opts: { personal?: boolean } = {}): SecretMatch[] {
+  const found: { kind: RedactionKind; index: number; end: number }[] = [];
+  for (const rule of RULES) {
+    rule.re.lastIndex = 0;
+    for (const m of text.matchAll(rule.re)) {
+      const r = rule.render(m[0], m.slice(1));
+      if (!r || (!opts.personal && PERSONAL.has(r.kind))) continue;
+      found.push({ kind: r.kind, index: m.index, end: m.index + m[0].length });
+    }
+  }
+  found.sort((a, b) => a.index - b.index || b.end - a.end);
+  // One report per region: a key inside a key=value pair, or a JWT after "Bearer", is the same secret.
+  const out: SecretMatch[] = [];
+  let reach = -1;
+  for (const f of found) {
+    if (f.end <= reach) continue;
+    out.push({ kind: f.kind, index: f.index });
+    reach = Math.max(reach, f.end);
+  }
+  return out;
+}
+
+/**
+ * Deep-redacts a JSON value: every string (object keys too) goes through `redactText`, and the whole value
+ * under a key that names a secret (`password`, `api_key`, `token`, `secret`, `authorization`, ...) or a
+ * phone number is replaced by its marker.
+ */
+export function redactValue(v: unknown): unknown {
+  if (typeof v === 'string') return redactText(v);
+  if (Array.isArray(v)) return v.map(redactValue);
+  if (v === null || typeof v !== 'object' || !isPlainObject(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(v)) {
+    out[redactText(key)] = redactEntry(key, value);
+  }
+  return out;
+}
+
+function redactEntry(key: string, value: unknown): unknown {
+  const empty = value === null || value === undefined || value === '' || typeof value === 'boolean';
+  const kind = kindOfKey(key);
+  if (kind && !empty) return marker(kind);
+  if (PHONE_KEY.test(key)) {
+    const n = typeof value === 'string' || typeof value === 'number' ? digitsOf(String(value)).length : 0;
+    if (n >= 7 && n <= 15) return marker('phone');
+  }
+  return redactValue(value);
+}
+
+function isPlainObject(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}

@@ -1,0 +1,35 @@
+/**
+ * Document frequencies of terms (tools, goal words) across a namespace, kept incrementally across passes,
+ * giving an IDF-style weight: terms every session shares weigh little, distinctive ones a lot.
+ */
+export class TermStats {
+  constructor(
+    private readonly df: Map<string, number> = new Map(),
+    private docs = 0,
+  ) {}
+
+  static fromJSON(text: string | null): TermStats {
+    if (!text) return new TermStats();
+    const parsed = JSON.parse(text) as { docs: number; df: [string, number][] };
+    return new TermStats(new Map(parsed.df), parsed.docs);
+  }
+
+  toJSON(): string {
+    return JSON.stringify({ docs: this.docs, df: [...this.df.entries()] });
+  }
+
+  get documents(): number {
+    return this.docs;
+  }
+
+  addDocument(terms: Iterable<string>): void {
+    this.docs++;
+    for (const t of new Set(terms)) this.df.set(t, (this.df.get(t) ?? 0) + 1);
+  }
+
+  /** Smoothed IDF, >= 0; an unseen term weighs like a term seen once. */
+  weight(term: string): number {
+    const d = this.df.get(term) ?? 0;
+    return Math.log((1 + this.docs) / (1 + d)) + (d === 0 ? 1 : 0);
+  }
+}

@@ -1,0 +1,52 @@
+import { collapseRepeats } from './sequence.js';
+import type { TermStats } from './term-stats.js';
+
+/**
+ * The tool-use signal of a session as a unit vector: hashed tool names and tool bigrams, IDF-weighted so
+ * that the tools every session calls (a user lookup) count less than the ones that tell tasks apart.
+ */
+export function toolFeatures(tools: readonly string[], stats: TermStats, dims = 128): Float32Array {
+  const v = new Float32Array(dims);
+  const seq = collapseRepeats(tools);
+  for (const term of toolTerms(seq)) {
+    const w = stats.weight(term);
+    v[hash(term) % dims] += w;
+  }
+  let norm = 0;
+  for (let i = 0; i < dims; i++) norm += v[i] * v[i];
+  if (norm > 0) {
+    const inv = 1 / Math.sqrt(norm);
+    for (let i = 0; i < dims; i++) v[i] *= inv;
+  }
+  return v;
+}
+
+/** Distinct unigram and bigram terms of a tool path. */
+export function toolTerms(seq: readonly string[]): Set<string> {
+  const terms = new Set<string>();
+  seq.forEach((t, i) => {
+    terms.add(t);
+    if (i > 0) terms.add(`${seq[i - 1]}>${t}`);
+  });
+  return terms;
+}
+
+function hash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Concatenates goal and tool vectors so that cosine = (1-w)·cos(goal) + w·cos(tools) for unit inputs. */
+export function clusteringFeature(goal: Float32Array, tools: Float32Array, toolWeight: number): Float32Array {
+  const out = new Float32Array(goal.length + tools.length);
+  const hasTools = tools.some((x) => x !== 0);
+  const wg = Math.sqrt(hasTools ? 1 - toolWeight : 1);
+  const wt = Math.sqrt(hasTools ? toolWeight : 0);
+  for (let i = 0; i < goal.length; i++) out[i] = goal[i] * wg;
+  for (let i = 0; i < tools.length; i++) out[goal.length + i] = tools[i] * wt;
+  return out;
+}

@@ -1,0 +1,53 @@
+import type { EvidenceTrace } from './evidence.js';
+import type { Draft } from './types.js';
+
+export interface Verdict {
+  ok: boolean;
+  reasons: string[];
+  coverage: number;
+  resonance: number;
+}
+
+export interface VerifyRules {
+  minCoverage: number;
+  minResonance: number;
+  /** Validates the serialized SKILL.md (agentskills.io rules); returns the errors. */
+  validateSkillMd: (draft: Draft) => string[];
+}
+
+const TOKEN = /[a-z][a-z0-9_]{2,}/g;
+
+/**
+ * The deterministic verifier (no model): no invented tools, tool coverage and evidence resonance at least
+ * 0.5 (MemOS), numbered steps and an Edge cases section, and a SKILL.md that validates.
+ */
+export function verifyDraft(draft: Draft, evidence: EvidenceTrace[], rules: VerifyRules): Verdict {
+  const reasons: string[] = [];
+  const evidenceTools = new Set(evidence.flatMap((e) => e.tools));
+  const named = new Set([...draft.toolsRequired, ...draft.toolSequence]);
+  const invented = [...named].filter((t) => !evidenceTools.has(t));
+  if (invented.length) reasons.push(`names tools absent from the evidence: ${invented.join(', ')}`);
+  if (named.size === 0) reasons.push('names no tool');
+
+  // Coverage: the draft's command-like tokens (backticked names) that the evidence shows.
+  const backticked = [...draft.body.matchAll(/`([A-Za-z_][\w.-]*)`/g)].map((m) => m[1]);
+  const commands = new Set([...named, ...backticked.filter((t) => /_/.test(t))]);
+  const covered = [...commands].filter((t) => evidenceTools.has(t)).length;
+  const coverage = commands.size ? covered / commands.size : 0;
+  if (coverage < rules.minCoverage) reasons.push(`tool coverage ${coverage.toFixed(2)} below ${rules.minCoverage}`);
+
+  // Resonance: evidence traces that share at least two tokens with the draft's summary and steps.
+  const draftTokens = new Set(`${draft.whenToUse}\n${draft.body}`.toLowerCase().match(TOKEN) ?? []);
+  const resonant = evidence.filter((e) => {
+    let shared = 0;
+    for (const t of new Set(e.text.toLowerCase().match(TOKEN) ?? [])) if (draftTokens.has(t) && ++shared >= 2) return true;
+    return false;
+  }).length;
+  const resonance = evidence.length ? resonant / evidence.length : 0;
+  if (resonance < rules.minResonance) reasons.push(`evidence resonance ${resonance.toFixed(2)} below ${rules.minResonance}`);
+
+  if (!/^\s*1\.\s+\S/m.test(draft.body)) reasons.push('body has no numbered steps');
+  if (!/^##\s+Edge cases\s*$/im.test(draft.body)) reasons.push('body has no "## Edge cases" section');
+  reasons.push(...rules.validateSkillMd(draft));
+  return { ok: reasons.length === 0, reasons, coverage, resonance };
+}

@@ -1,0 +1,14 @@
+// Library entry point: explicit named exports only.
+export { openMemory, Memory, DisabledError, type OpenMemoryOptions, type IngestResult, type ExportResult, type ImportResult, type SessionRecorder } from './memory.js';
+export { loadConfig, configSchema, ConfigError, type SkillsmithConfig, type SkillsmithConfigInput } from './config/config.js';
+export type { Session, ToolCall, Skill, Draft, Fact, Outcome, SkillStatus, SkillKind, Provenance } from './domain/types.js';
+export type { RecalledSkill } from './pipeline/recall.js';
+export type { SynthesisReport, SkillRef } from './pipeline/synthesize.js';
+export type { Embedder, EmbedderThresholds } from './embedders/embedder.js';
+export type { Distiller, DistillInput } from './distillers/distiller.js';
+export type { Store } from './store/store.js';
+export { openSqliteStore, SqliteStore } from './store/sqlite/sqlite-store.js';
+export { createGloveEmbedder, GloveEmbedder } from './embedders/glove/glove-embedder.js';
+export { HeuristicDistiller } from './distillers/heuristic-distiller.js';
+export { parseSkillMd, serializeSkillMd, validateSkillMd } from './domain/skill-md/index.js';
+export { redactText } from './domain/redact.js';

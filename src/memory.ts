@@ -1,0 +1,366 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadConfig, type SkillsmithConfig, type SkillsmithConfigInput } from './config/config.js';
+import { formatContextPack } from './domain/context-pack.js';
+import { redactText } from './domain/redact.js';
+import { parseSkillMd, toCanonicalDoc, serializeSkillMd, validateSkillMd, validateSkillName } from './domain/skill-md/index.js';
+import type { Outcome, Session, Skill, ToolCall } from './domain/types.js';
+import { HeuristicDistiller } from './distillers/heuristic-distiller.js';
+import type { Distiller } from './distillers/distiller.js';
+import type { Embedder, EmbedderThresholds } from './embedders/embedder.js';
+import { createGloveEmbedder } from './embedders/glove/glove-embedder.js';
+import { parseCaptureText, type IngestFormat, type IngestProblem } from './capture/parse-file.js';
+import { capText } from './capture/normalized-jsonl.js';
+import { RecallIndex, type RecalledSkill } from './pipeline/recall.js';
+import { synthesize, type SynthesisReport } from './pipeline/synthesize.js';
+import { openSqliteStore } from './store/sqlite/sqlite-store.js';
+import type { SkillEvent, Store } from './store/store.js';
+import { createLogger, type Logger, type LogLevel } from './support/log.js';
+
+export interface OpenMemoryOptions {
+  /** SQLite file path (default ./skillsmith.db or SKILLSMITH_DB), or a ready Store. */
+  db?: string | Store;
+  namespace?: string;
+  config?: SkillsmithConfigInput;
+  embedder?: Embedder;
+  distiller?: Distiller;
+  logLevel?: LogLevel;
+  logger?: Logger;
+  /** Injected clock (tests, replays). */
+  now?: () => Date;
+}
+
+export interface IngestResult {
+  file: string;
+  format: string;
+  inserted: number;
+  skipped: number;
+  problems: IngestProblem[];
+}
+
+export interface ExportResult {
+  dir: string;
+  written: { name: string; path: string }[];
+  skipped: { name: string; reason: string }[];
+}
+
+export interface ImportResult {
+  imported: { name: string; format: string }[];
+  skipped: { path: string; reason: string }[];
+}
+
+/** A live recording of one session: record each call as it happens, then end it with an outcome. */
+export interface SessionRecorder {
+  readonly id: string;
+  call(call: { tool: string; args?: Record<string, unknown>; result?: unknown; ok?: boolean; error?: string | null; durationMs?: number | null }): Promise<void>;
+  end(outcome: Outcome, reward?: number | null): Promise<void>;
+}
+
+export class DisabledError extends Error {
+  override readonly name = 'DisabledError';
+}
+
+/** The procedural memory: one entry point for capture, synthesis, recall and the skill catalogue. */
+export class Memory {
+  readonly namespace: string;
+  private readonly recallIndexes = new Map<string, RecallIndex>();
+
+  constructor(
+    readonly store: Store | null,
+    readonly config: SkillsmithConfig,
+    readonly embedder: Embedder,
+    readonly distiller: Distiller,
+    readonly log: Logger,
+    private readonly now: () => Date,
+  ) {
+    this.namespace = config.namespace;
+  }
+
+  get thresholds(): EmbedderThresholds {
+    const t = this.embedder.thresholds;
+    return {
+      cluster: this.config.thresholds.cluster ?? t.cluster,
+      recall: this.config.thresholds.recall ?? t.recall,
+      duplicate: this.config.thresholds.duplicate ?? t.duplicate,
+    };
+  }
+
+  private requireStore(): Store {
+    if (!this.store) throw new DisabledError('memory is disabled (config.disabled or SKILLSMITH_DISABLED=1): nothing is stored');
+    return this.store;
+  }
+
+  private ns(namespace?: string) {
+    return namespace ?? this.namespace;
+  }
+
+  // ── capture ──────────────────────────────────────────────────────────────
+
+  /** Stores whole sessions; a session id already stored is left untouched (idempotent). */
+  async ingest(sessions: Session[]): Promise<{ inserted: number; skipped: number }> {
+    return this.requireStore().insertSessions(sessions);
+  }
+
+  /** Ingests a capture file; bad records are reported with line and reason and the valid ones kept. */
+  async ingestFile(path: string, opts: { format?: IngestFormat; namespace?: string } = {}): Promise<IngestResult> {
+    const store = this.requireStore();
+    const text = readFileSync(path, 'utf8');
+    const parsed = parseCaptureText(text, {
+      file: path,
+      namespace: this.ns(opts.namespace),
+      format: opts.format ?? 'auto',
+      maxRecordBytes: this.config.capture.maxRecordBytes,
+      resultChars: this.config.capture.resultChars,
+      maxCallsPerSession: this.config.capture.maxCallsPerSession,
+      now: this.now().toISOString(),
+    });
+    // Duplicate ids inside one file: the first wins, the others are reported.
+    const seen = new Set<string>();
+    const unique = parsed.sessions.filter((s) => (seen.has(s.id) ? false : (seen.add(s.id), true)));
+    const { inserted, skipped } = await store.insertSessions(unique);
+    return { file: path, format: parsed.format, inserted, skipped: skipped + (parsed.sessions.length - unique.length), problems: parsed.problems };
+  }
+
+  /** Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. */
+  async startSession(opts: { goal: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<SessionRecorder> {
+    const store = this.requireStore();
+    if (!opts.goal?.trim()) throw new Error('startSession: goal must be a non-empty string');
+    const id = opts.id ?? `s_${randomUUID()}`;
+    const namespace = this.ns(opts.namespace);
+    await store.beginSession({
+      id,
+      namespace,
+      goal: opts.goal,
+      outcome: 'unknown',
+      reward: null,
+      agentId: opts.agentId ?? null,
+      source: opts.source ?? 'library',
+      startedAt: this.now().toISOString(),
+      endedAt: null,
+      labels: null,
+    });
+    const existing = await store.getSession(namespace, id);
+    let position = existing?.calls.length ?? 0;
+    const cap = this.config.capture.resultChars;
+    return {
+      id,
+      call: async (c) => {
+        if (!c.tool) throw new Error('call: tool must be a non-empty string');
+        const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
+        const call: ToolCall = {
+          position: position++,
+          tool: c.tool,
+          args: c.args ?? {},
+          result: capText(result, cap),
+          ok: c.ok ?? !c.error,
+          error: c.error ?? null,
+          durationMs: c.durationMs ?? null,
+          at: this.now().toISOString(),
+        };
+        await store.appendCall(namespace, id, call);
+      },
+      end: async (outcome, reward = null) => {
+        if (reward != null && (reward < 0 || reward > 1)) throw new Error('end: reward must be in [0,1]');
+        await store.endSession(namespace, id, outcome, reward, this.now().toISOString());
+      },
+    };
+  }
+
+  // ── synthesis ────────────────────────────────────────────────────────────
+
+  async synthesize(opts: { dryRun?: boolean; namespace?: string; onProgress?: (phase: 'cluster' | 'distil', done: number, total: number) => void } = {}): Promise<SynthesisReport> {
+    if (this.config.disabled || !this.store) {
+      this.log.child('pass').info('memory disabled: synthesis skipped');
+      return { created: [], updated: [], reinforced: [], superseded: [], skipped: [], stats: { newSessions: 0, clusters: 0, dirtyClusters: 0, distilled: 0, dryRun: !!opts.dryRun, ms: 0 } };
+    }
+    const report = await synthesize(
+      { store: this.store, embedder: this.embedder, distiller: this.distiller, config: this.config, thresholds: this.thresholds, now: this.now, log: this.log },
+      { namespace: this.ns(opts.namespace), dryRun: opts.dryRun, onProgress: opts.onProgress },
+    );
+    this.recallIndex(opts.namespace).invalidate();
+    return report;
+  }
+
+  // ── recall ───────────────────────────────────────────────────────────────
+
+  private recallIndex(namespace?: string): RecallIndex {
+    const ns = this.ns(namespace);
+    let idx = this.recallIndexes.get(ns);
+    if (!idx) this.recallIndexes.set(ns, (idx = new RecallIndex(this.requireStore(), this.embedder, ns, this.config)));
+    return idx;
+  }
+
+  /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
+  async recall(goal: string, opts: { topK?: number; namespace?: string } = {}): Promise<RecalledSkill[]> {
+    if (this.config.disabled || !this.store) return [];
+    return this.recallIndex(opts.namespace).recall(goal, { topK: opts.topK, threshold: this.thresholds.recall, now: this.now() });
+  }
+
+  /** The prompt block for recalled skills (When / Do / Done, clipped; never raw YAML). */
+  formatContext(skills: RecalledSkill[]): string {
+    return formatContextPack(skills, this.config.recall.maxBodyChars);
+  }
+
+  /** Union of the recalled skills' tools, for callers that load tools per turn. */
+  toolsFor(skills: RecalledSkill[]): string[] {
+    return [...new Set(skills.flatMap((s) => s.toolsRequired))];
+  }
+
+  // ── skills ───────────────────────────────────────────────────────────────
+
+  async listSkills(opts: { namespace?: string; corpus?: 'internal' | 'external'; includeSuperseded?: boolean } = {}): Promise<Skill[]> {
+    return this.requireStore().listSkills(this.ns(opts.namespace), { corpus: opts.corpus, includeSuperseded: opts.includeSuperseded });
+  }
+
+  async getSkill(idOrName: string, namespace?: string): Promise<Skill | null> {
+    return this.requireStore().getSkill(this.ns(namespace), idOrName);
+  }
+
+  async setEnabled(idOrName: string, enabled: boolean, opts: { namespace?: string; actor?: string } = {}): Promise<Skill | null> {
+    const s = await this.requireStore().setSkillEnabled(this.ns(opts.namespace), idOrName, enabled, opts.actor ?? 'user');
+    this.recallIndex(opts.namespace).invalidate();
+    return s;
+  }
+
+  /** Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. */
+  async exportSkills(dir: string, opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {}): Promise<ExportResult> {
+    const root = resolve(dir);
+    const skills = (await this.listSkills({ namespace: opts.namespace })).filter(
+      (s) => (opts.includeExternal || s.corpus === 'internal') && (!opts.names || opts.names.includes(s.name)),
+    );
+    const result: ExportResult = { dir: root, written: [], skipped: [] };
+    for (const s of skills) {
+      // The name becomes a directory: only a valid skill name may, so nothing escapes `dir`.
+      const problems = validateSkillName(s.name);
+      if (problems.length) {
+        result.skipped.push({ name: s.name, reason: problems.join('; ') });
+        continue;
+      }
+      const text = redactText(s.skillMd);
+      const check = validateSkillMd(text, { dirName: s.name });
+      if (!check.valid) {
+        result.skipped.push({ name: s.name, reason: check.errors.join('; ') });
+        continue;
+      }
+      const folder = join(root, s.name);
+      mkdirSync(folder, { recursive: true });
+      const path = join(folder, 'SKILL.md');
+      writeFileSync(path, text);
+      result.written.push({ name: s.name, path });
+    }
+    return result;
+  }
+
+  /**
+   * Reads skill folders written by other systems into the external corpus: listed and exported, never
+   * recalled until a person promotes them.
+   */
+  async importSkills(dir: string, opts: { namespace?: string; actor?: string } = {}): Promise<ImportResult> {
+    const store = this.requireStore();
+    const ns = this.ns(opts.namespace);
+    const result: ImportResult = { imported: [], skipped: [] };
+    const root = resolve(dir);
+    if (!existsSync(root)) throw new Error(`import: ${root} does not exist`);
+    const files: string[] = [];
+    if (existsSync(join(root, 'SKILL.md'))) files.push(join(root, 'SKILL.md'));
+    for (const entry of readdirSync(root)) {
+      const p = join(root, entry, 'SKILL.md');
+      if (statSync(join(root, entry)).isDirectory() && existsSync(p)) files.push(p);
+    }
+    for (const file of files) {
+      const parsed = parseSkillMd(readFileSync(file, 'utf8'));
+      const doc = toCanonicalDoc(parsed, { license: parsed.license ?? this.config.license });
+      const text = redactText(serializeSkillMd(doc));
+      const check = validateSkillMd(text);
+      if (!check.valid) {
+        result.skipped.push({ path: file, reason: check.errors.join('; ') });
+        continue;
+      }
+      const existing = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === doc.name);
+      if (existing && existing.skillMd === text) {
+        result.skipped.push({ path: file, reason: `already imported as ${doc.name}` });
+        continue;
+      }
+      const [embedding] = await this.embedder.embed([doc.description]);
+      const at = this.now().toISOString();
+      const reparsed = parseSkillMd(text);
+      const tools = reparsed.toolsRequired;
+      const skill: Skill = {
+        id: existing?.id ?? `sk_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
+        namespace: ns,
+        name: doc.name,
+        description: doc.description,
+        skillMd: text,
+        body: reparsed.body,
+        version: doc.metadata.version ?? '1.0.0',
+        kind: reparsed.kind ?? (tools.length ? 'playbook' : 'heuristic'),
+        corpus: 'external',
+        status: 'probationary',
+        enabled: true,
+        toolsRequired: tools,
+        toolSequence: tools,
+        successCount: 0,
+        attemptCount: 0,
+        support: 0,
+        eta: 0.5,
+        utility: 0,
+        trialsAttempted: 0,
+        trialsPassed: 0,
+        sourceSessions: [],
+        supersededBy: null,
+        clusterId: null,
+        embedderId: this.embedder.id,
+        embedding,
+        createdAt: existing?.createdAt ?? at,
+        updatedAt: at,
+        lastUsedAt: null,
+      };
+      await store.writeSkill({ action: 'import', skill, parents: [], actor: opts.actor ?? 'user', detail: { from: file, format: parsed.format, warnings: parsed.warnings }, at });
+      result.imported.push({ name: doc.name, format: parsed.format });
+    }
+    return result;
+  }
+
+  /** A person promotes an imported skill into the internal corpus: from then on it can be recalled. */
+  async promote(name: string, opts: { namespace?: string; actor?: string } = {}): Promise<Skill> {
+    const store = this.requireStore();
+    const ns = this.ns(opts.namespace);
+    const ext = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === name || s.id === name);
+    if (!ext) throw new Error(`promote: no imported skill named ${name} in namespace ${ns}`);
+    const clash = (await store.listSkills(ns, { corpus: 'internal' })).find((s) => s.name === ext.name);
+    if (clash) throw new Error(`promote: an internal skill named ${ext.name} already exists (${clash.id}); rename or disable one first`);
+    const at = this.now().toISOString();
+    const saved = await store.writeSkill({ action: 'promote', skill: { ...ext, corpus: 'internal', updatedAt: at }, parents: [], actor: opts.actor ?? 'user', detail: {}, at });
+    this.recallIndex(opts.namespace).invalidate();
+    return saved;
+  }
+
+  async events(opts: { namespace?: string; afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {
+    return this.requireStore().events(this.ns(opts.namespace), opts);
+  }
+
+  async close(): Promise<void> {
+    await this.store?.close();
+  }
+}
+
+/** Opens the memory on the embedded defaults unless told otherwise: SQLite file, GloVe embedder, heuristic distiller. */
+export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> {
+  const config = loadConfig({ ...(opts.config ?? {}), ...(opts.namespace ? { namespace: opts.namespace } : {}) });
+  const log = opts.logger ?? createLogger(opts.logLevel ?? 'warn');
+  const embedder = opts.embedder ?? createGloveEmbedder();
+  const distiller =
+    opts.distiller ??
+    new HeuristicDistiller({
+      requiredSupport: config.synthesis.consensusSupport,
+      conditionalSupport: config.synthesis.conditionalSupport,
+      thinkTools: config.synthesis.thinkTools,
+      redact: redactText,
+    });
+  let store: Store | null = null;
+  if (!config.disabled) {
+    store = typeof opts.db === 'object' ? opts.db : openSqliteStore(opts.db ?? process.env.SKILLSMITH_DB ?? './skillsmith.db');
+  }
+  return new Memory(store, config, embedder, distiller, log, opts.now ?? (() => new Date()));
+}

@@ -1,0 +1,117 @@
+import type { SkillsmithConfig } from '../config/config.js';
+import { clip } from '../domain/context-pack.js';
+import { normalizeGoal } from '../domain/normalize-goal.js';
+import type { Skill } from '../domain/types.js';
+import type { Embedder } from '../embedders/embedder.js';
+import { VectorIndex } from '../index/vector-index.js';
+import type { Store } from '../store/store.js';
+
+/** One recalled skill: the stable JSON shape of `skillsmith recall --json`, plus a few extras. */
+export interface RecalledSkill {
+  id: string;
+  name: string;
+  similarity: number;
+  toolsRequired: string[];
+  toolSequence: string[];
+  /** The body, clipped to maxRecallBodyChars with an explicit marker. */
+  body: string;
+  description: string;
+  status: Skill['status'];
+  eta: number;
+  utility: number;
+  kind: Skill['kind'];
+  version: string;
+}
+
+/** A skill may be served when a person has not disabled it, it is internal, live, not retired and above the eta floor. */
+export function isRecallable(s: Skill, retireEta: number): boolean {
+  return s.enabled && s.corpus === 'internal' && !s.supersededBy && s.status !== 'retired' && s.eta >= retireEta;
+}
+
+/**
+ * Recall from an in-memory index of the recallable skills of one namespace. The index is loaded once and
+ * reloaded only when the store reports a change, so recall does no store round trip but a version check.
+ */
+export class RecallIndex {
+  private index: VectorIndex | null = null;
+  private skills = new Map<string, Skill>();
+  private token: string | null = null;
+  private stale = true;
+
+  constructor(
+    private readonly store: Store,
+    private readonly embedder: Embedder,
+    private readonly namespace: string,
+    private readonly config: SkillsmithConfig,
+  ) {}
+
+  /** Marks the index for reload (after a write in this process). */
+  invalidate() {
+    this.stale = true;
+  }
+
+  private async ensure() {
+    const token = await this.store.changeToken();
+    if (!this.stale && this.index && token === this.token) return;
+    const all = await this.store.listSkills(this.namespace, { corpus: 'internal' });
+    const index = new VectorIndex(this.embedder.dimensions);
+    const skills = new Map<string, Skill>();
+    for (const s of all) {
+      if (!isRecallable(s, this.config.lifecycle.retireEta)) continue;
+      if (!s.embedding || s.embedderId !== this.embedder.id || s.embedding.length !== this.embedder.dimensions) continue;
+      index.add(s.id, s.embedding);
+      skills.set(s.id, s);
+    }
+    this.index = index;
+    this.skills = skills;
+    this.token = token;
+    this.stale = false;
+  }
+
+  get size(): number {
+    return this.skills.size;
+  }
+
+  async recall(goal: string, opts: { topK?: number; threshold: number; touch?: boolean; now?: Date }): Promise<RecalledSkill[]> {
+    if (!goal.trim()) return [];
+    await this.ensure();
+    if (this.skills.size === 0) return [];
+    const topK = opts.topK ?? this.config.recall.topK;
+    const text = normalizeGoal(goal);
+    const vec = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
+    const hits = this.index!.search(vec, topK + 8, { minScore: opts.threshold });
+    const ranked = hits.map((h) => ({ skill: this.skills.get(h.id)!, similarity: h.score }));
+    breakNearTies(ranked, this.config.recall.tieMargin);
+    const chosen = ranked.slice(0, topK);
+    if (chosen.length && opts.touch !== false) {
+      await this.store.touchSkills(this.namespace, chosen.map((c) => c.skill.id), (opts.now ?? new Date()).toISOString());
+      this.token = await this.store.changeToken();
+    }
+    return chosen.map(({ skill, similarity }) => ({
+      id: skill.id,
+      name: skill.name,
+      similarity: Math.round(similarity * 10000) / 10000,
+      toolsRequired: skill.toolsRequired,
+      toolSequence: skill.toolSequence,
+      body: clip(skill.body, this.config.recall.maxBodyChars),
+      description: skill.description,
+      status: skill.status,
+      eta: skill.eta,
+      utility: skill.utility,
+      kind: skill.kind,
+      version: skill.version,
+    }));
+  }
+}
+
+/** Among matches whose similarity is within `margin`, the higher utility wins (proven skills beat new ones). */
+export function breakNearTies(ranked: { skill: Pick<Skill, 'utility'>; similarity: number }[], margin: number) {
+  ranked.sort((a, b) => b.similarity - a.similarity);
+  for (let i = 1; i < ranked.length; i++) {
+    let j = i;
+    while (j > 0 && ranked[j - 1].similarity - ranked[j].similarity <= margin && ranked[j].skill.utility > ranked[j - 1].skill.utility) {
+      [ranked[j - 1], ranked[j]] = [ranked[j], ranked[j - 1]];
+      j--;
+    }
+  }
+}

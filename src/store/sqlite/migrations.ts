@@ -1,0 +1,172 @@
+/**
+ * Additive, numbered migrations. A migration never rewrites an existing row; new columns get defaults.
+ * Append new entries at the end; never edit one that has shipped.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'core tables',
+    sql: `
+CREATE TABLE sessions (
+  seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+  namespace   TEXT NOT NULL,
+  id          TEXT NOT NULL,
+  goal        TEXT NOT NULL,
+  outcome     TEXT NOT NULL CHECK (outcome IN ('success','failure','unknown')),
+  reward      REAL,
+  agent_id    TEXT,
+  source      TEXT,
+  started_at  TEXT NOT NULL,
+  ended_at    TEXT,
+  labels      TEXT,
+  UNIQUE (namespace, id)
+);
+CREATE TABLE tool_calls (
+  namespace   TEXT NOT NULL,
+  session_id  TEXT NOT NULL,
+  position    INTEGER NOT NULL,
+  tool        TEXT NOT NULL,
+  args        TEXT NOT NULL,
+  result      TEXT NOT NULL,
+  ok          INTEGER NOT NULL,
+  error       TEXT,
+  duration_ms REAL,
+  at          TEXT,
+  PRIMARY KEY (namespace, session_id, position)
+) WITHOUT ROWID;
+CREATE TABLE facts (
+  namespace   TEXT NOT NULL,
+  id          TEXT NOT NULL,
+  text        TEXT NOT NULL,
+  source      TEXT,
+  created_at  TEXT NOT NULL,
+  PRIMARY KEY (namespace, id)
+);
+CREATE TABLE skills (
+  id               TEXT PRIMARY KEY,
+  namespace        TEXT NOT NULL,
+  name             TEXT NOT NULL,
+  description      TEXT NOT NULL,
+  skill_md         TEXT NOT NULL,
+  body             TEXT NOT NULL,
+  version          TEXT NOT NULL DEFAULT '1.0.0',
+  kind             TEXT NOT NULL DEFAULT 'playbook',
+  corpus           TEXT NOT NULL DEFAULT 'internal',
+  status           TEXT NOT NULL DEFAULT 'probationary',
+  enabled          INTEGER NOT NULL DEFAULT 1,
+  tools_required   TEXT NOT NULL DEFAULT '[]',
+  tool_sequence    TEXT NOT NULL DEFAULT '[]',
+  success_count    INTEGER NOT NULL DEFAULT 0,
+  attempt_count    INTEGER NOT NULL DEFAULT 0,
+  support          INTEGER NOT NULL DEFAULT 0,
+  eta              REAL NOT NULL DEFAULT 0.5,
+  utility          REAL NOT NULL DEFAULT 0,
+  trials_attempted INTEGER NOT NULL DEFAULT 0,
+  trials_passed    INTEGER NOT NULL DEFAULT 0,
+  superseded_by    TEXT,
+  cluster_id       TEXT,
+  embedder_id      TEXT,
+  embedding        BLOB,
+  created_at       TEXT NOT NULL,
+  updated_at       TEXT NOT NULL,
+  last_used_at     TEXT
+);
+CREATE UNIQUE INDEX skills_live_name ON skills (namespace, corpus, name) WHERE superseded_by IS NULL;
+CREATE TABLE provenance (
+  skill_id    TEXT NOT NULL,
+  source_kind TEXT NOT NULL CHECK (source_kind IN ('episodic','semantic','procedural')),
+  source_id   TEXT NOT NULL,
+  version     TEXT NOT NULL,
+  created_at  TEXT NOT NULL,
+  PRIMARY KEY (skill_id, source_kind, source_id)
+);
+CREATE TABLE feedback (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  namespace   TEXT NOT NULL,
+  skill_id    TEXT NOT NULL,
+  signal      TEXT NOT NULL,
+  value       REAL,
+  session_id  TEXT,
+  at          TEXT NOT NULL,
+  eta_before  REAL,
+  eta_after   REAL,
+  status_before TEXT,
+  status_after  TEXT
+);
+CREATE INDEX feedback_skill ON feedback (skill_id, id);
+CREATE TABLE audit (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  namespace    TEXT NOT NULL,
+  at           TEXT NOT NULL,
+  actor        TEXT NOT NULL,
+  action       TEXT NOT NULL,
+  subject_kind TEXT NOT NULL,
+  subject_id   TEXT NOT NULL,
+  detail       TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX audit_subject ON audit (subject_id, id);
+`,
+  },
+  {
+    version: 2,
+    name: 'synthesis state: clusters, embedding cache, versions, events',
+    sql: `
+CREATE TABLE state (
+  namespace TEXT NOT NULL,
+  key       TEXT NOT NULL,
+  value     TEXT NOT NULL,
+  PRIMARY KEY (namespace, key)
+);
+CREATE TABLE embedding_cache (
+  embedder_id TEXT NOT NULL,
+  text_hash   TEXT NOT NULL,
+  vector      BLOB NOT NULL,
+  PRIMARY KEY (embedder_id, text_hash)
+) WITHOUT ROWID;
+CREATE TABLE clusters (
+  namespace     TEXT NOT NULL,
+  id            TEXT NOT NULL,
+  embedder_id   TEXT NOT NULL,
+  centroid      BLOB NOT NULL,
+  goal_centroid BLOB NOT NULL,
+  size          INTEGER NOT NULL,
+  dirty         INTEGER NOT NULL DEFAULT 1,
+  skill_id      TEXT,
+  last_pass_at  TEXT,
+  PRIMARY KEY (namespace, id)
+);
+CREATE TABLE cluster_members (
+  namespace  TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  cluster_id TEXT NOT NULL,
+  PRIMARY KEY (namespace, session_id)
+) WITHOUT ROWID;
+CREATE INDEX cluster_members_cluster ON cluster_members (namespace, cluster_id);
+CREATE TABLE skill_versions (
+  skill_id      TEXT NOT NULL,
+  version       TEXT NOT NULL,
+  skill_md      TEXT NOT NULL,
+  tool_sequence TEXT NOT NULL,
+  reason        TEXT NOT NULL,
+  created_at    TEXT NOT NULL,
+  PRIMARY KEY (skill_id, version)
+);
+CREATE TABLE events (
+  id        INTEGER PRIMARY KEY AUTOINCREMENT,
+  namespace TEXT NOT NULL,
+  at        TEXT NOT NULL,
+  type      TEXT NOT NULL,
+  skill_id  TEXT,
+  payload   TEXT NOT NULL DEFAULT '{}'
+);
+`,
+  },
+];
+
+export const latestSchemaVersion = migrations[migrations.length - 1].version;

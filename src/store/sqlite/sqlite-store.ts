@@ -1,0 +1,555 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { AuditRecord, Fact, Outcome, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
+import { fromBuffer, toBuffer } from '../../index/vector-math.js';
+import type { ClusterRecord, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
+import { latestSchemaVersion, migrations } from './migrations.js';
+
+type Row = Record<string, any>;
+
+/** Opens (creating and migrating as needed) a SQLite memory file. `:memory:` works for throwaway use. */
+export function openSqliteStore(path: string): SqliteStore {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return new SqliteStore(db, path);
+}
+
+/** Applies the migrations the file has not seen yet, each in its own transaction. */
+export function migrate(db: Database.Database, upTo = latestSchemaVersion): number {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => r.version as number));
+  for (const m of migrations) {
+    if (m.version > upTo || applied.has(m.version)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+    })();
+  }
+  const row = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as Row;
+  return (row.v as number) ?? 0;
+}
+
+const json = (v: unknown) => JSON.stringify(v ?? null);
+const parseJson = <T>(s: string | null | undefined, fallback: T): T => {
+  if (s == null) return fallback;
+  try {
+    return JSON.parse(s) as T;
+  } catch {
+    return fallback;
+  }
+};
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  private readonly stmts: ReturnType<SqliteStore['prepare']>;
+
+  constructor(readonly db: Database.Database, readonly location: string) {
+    this.stmts = this.prepare();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      insertSession: db.prepare(
+        `INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels)
+         VALUES (@namespace, @id, @goal, @outcome, @reward, @agentId, @source, @startedAt, @endedAt, @labels)
+         ON CONFLICT (namespace, id) DO NOTHING`,
+      ),
+      insertCall: db.prepare(
+        `INSERT INTO tool_calls (namespace, session_id, position, tool, args, result, ok, error, duration_ms, at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      ),
+      sessionById: db.prepare('SELECT * FROM sessions WHERE namespace = ? AND id = ?'),
+      callsOf: db.prepare('SELECT * FROM tool_calls WHERE namespace = ? AND session_id = ? ORDER BY position'),
+      skillById: db.prepare('SELECT * FROM skills WHERE namespace = ? AND id = ?'),
+      skillByName: db.prepare(
+        `SELECT * FROM skills WHERE namespace = ? AND name = ?
+         ORDER BY (superseded_by IS NULL) DESC, (corpus = 'internal') DESC, created_at DESC LIMIT 1`,
+      ),
+      insertAudit: db.prepare(
+        'INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      insertEvent: db.prepare('INSERT INTO events (namespace, at, type, skill_id, payload) VALUES (?, ?, ?, ?, ?)'),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  async changeToken(): Promise<string> {
+    return String(this.db.pragma('data_version', { simple: true }));
+  }
+
+  async schemaVersion(): Promise<number> {
+    const row = this.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as Row;
+    return (row.v as number) ?? 0;
+  }
+
+  // ── capture ────────────────────────────────────────────────────────────────
+
+  async insertSessions(sessions: Session[]): Promise<{ inserted: number; skipped: number }> {
+    let inserted = 0;
+    const run = this.db.transaction((batch: Session[]) => {
+      for (const s of batch) {
+        const info = this.stmts.insertSession.run(sessionParams(s));
+        if (info.changes === 0) continue;
+        inserted++;
+        for (const c of s.calls) this.insertCallRow(s.namespace, s.id, c);
+      }
+    });
+    run(sessions);
+    return { inserted, skipped: sessions.length - inserted };
+  }
+
+  private insertCallRow(namespace: string, sessionId: string, c: ToolCall) {
+    this.stmts.insertCall.run(
+      namespace,
+      sessionId,
+      c.position,
+      c.tool,
+      JSON.stringify(c.args ?? {}),
+      c.result ?? '',
+      c.ok ? 1 : 0,
+      c.error,
+      c.durationMs,
+      c.at,
+    );
+  }
+
+  async beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void> {
+    this.stmts.insertSession.run(sessionParams({ ...session, calls: [] }));
+  }
+
+  async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void> {
+    const exists = this.stmts.sessionById.get(namespace, sessionId);
+    if (!exists) throw new Error(`session ${sessionId} is not open in namespace ${namespace}: call beginSession first`);
+    this.insertCallRow(namespace, sessionId, call);
+  }
+
+  async endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string): Promise<void> {
+    const info = this.db
+      .prepare('UPDATE sessions SET outcome = ?, reward = ?, ended_at = ? WHERE namespace = ? AND id = ?')
+      .run(outcome, reward, endedAt, namespace, sessionId);
+    if (info.changes === 0) throw new Error(`session ${sessionId} does not exist in namespace ${namespace}`);
+  }
+
+  async getSession(namespace: string, id: string): Promise<Session | null> {
+    const row = this.stmts.sessionById.get(namespace, id) as Row | undefined;
+    return row ? this.hydrate([row])[0] : null;
+  }
+
+  async getSessions(namespace: string, ids: string[]): Promise<Session[]> {
+    const rows: Row[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      rows.push(
+        ...(this.db
+          .prepare(`SELECT * FROM sessions WHERE namespace = ? AND id IN (${chunk.map(() => '?').join(',')})`)
+          .all(namespace, ...chunk) as Row[]),
+      );
+    }
+    rows.sort((a, b) => a.seq - b.seq);
+    return this.hydrate(rows);
+  }
+
+  async listSessionsAfter(namespace: string, afterSeq: number, limit: number): Promise<Session[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM sessions WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .all(namespace, afterSeq, limit) as Row[];
+    return this.hydrate(rows);
+  }
+
+  async listSessions(namespace: string, opts: { limit?: number; offset?: number } = {}): Promise<Session[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM sessions WHERE namespace = ? ORDER BY seq DESC LIMIT ? OFFSET ?')
+      .all(namespace, opts.limit ?? 100, opts.offset ?? 0) as Row[];
+    return this.hydrate(rows);
+  }
+
+  async countSessions(namespace: string): Promise<number> {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE namespace = ?').get(namespace) as Row).n as number;
+  }
+
+  async existingSessionIds(namespace: string, ids: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    const stmt = this.db.prepare('SELECT 1 FROM sessions WHERE namespace = ? AND id = ?');
+    for (const id of ids) if (stmt.get(namespace, id)) found.add(id);
+    return found;
+  }
+
+  /** Loads the calls of many sessions with one query per 500 sessions rather than one per session. */
+  private hydrate(rows: Row[]): Session[] {
+    if (rows.length === 0) return [];
+    const byKey = new Map<string, ToolCall[]>();
+    const ns = rows[0].namespace as string;
+    const sameNs = rows.every((r) => r.namespace === ns);
+    if (sameNs && rows.length > 1) {
+      for (let i = 0; i < rows.length; i += 500) {
+        const chunk = rows.slice(i, i + 500);
+        const marks = chunk.map(() => '?').join(',');
+        const calls = this.db
+          .prepare(`SELECT * FROM tool_calls WHERE namespace = ? AND session_id IN (${marks}) ORDER BY session_id, position`)
+          .all(ns, ...chunk.map((r) => r.id)) as Row[];
+        for (const c of calls) {
+          let list = byKey.get(c.session_id);
+          if (!list) byKey.set(c.session_id, (list = []));
+          list.push(callFromRow(c));
+        }
+      }
+    } else {
+      for (const r of rows) byKey.set(r.id, (this.stmts.callsOf.all(r.namespace, r.id) as Row[]).map(callFromRow));
+    }
+    return rows.map((r) => ({
+      id: r.id,
+      namespace: r.namespace,
+      goal: r.goal,
+      outcome: r.outcome as Outcome,
+      reward: r.reward,
+      agentId: r.agent_id,
+      source: r.source,
+      startedAt: r.started_at,
+      endedAt: r.ended_at,
+      labels: parseJson(r.labels, null),
+      seq: r.seq,
+      calls: byKey.get(r.id) ?? [],
+    }));
+  }
+
+  async addFact(fact: Fact): Promise<void> {
+    this.db
+      .prepare('INSERT INTO facts (namespace, id, text, source, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
+      .run(fact.namespace, fact.id, fact.text, fact.source, fact.createdAt);
+  }
+
+  async listFacts(namespace: string): Promise<Fact[]> {
+    return (this.db.prepare('SELECT * FROM facts WHERE namespace = ? ORDER BY created_at').all(namespace) as Row[]).map((r) => ({
+      id: r.id,
+      namespace: r.namespace,
+      text: r.text,
+      source: r.source,
+      createdAt: r.created_at,
+    }));
+  }
+
+  // ── synthesis state ───────────────────────────────────────────────────────
+
+  async getState(namespace: string, key: string): Promise<string | null> {
+    const row = this.db.prepare('SELECT value FROM state WHERE namespace = ? AND key = ?').get(namespace, key) as Row | undefined;
+    return row ? (row.value as string) : null;
+  }
+
+  async setState(namespace: string, key: string, value: string): Promise<void> {
+    this.db
+      .prepare('INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value')
+      .run(namespace, key, value);
+  }
+
+  async getCachedEmbeddings(embedderId: string, hashes: string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    const stmt = this.db.prepare('SELECT vector FROM embedding_cache WHERE embedder_id = ? AND text_hash = ?');
+    for (const h of hashes) {
+      const row = stmt.get(embedderId, h) as Row | undefined;
+      if (row) out.set(h, fromBuffer(row.vector));
+    }
+    return out;
+  }
+
+  async putCachedEmbeddings(embedderId: string, entries: { hash: string; vector: Float32Array }[]): Promise<void> {
+    const stmt = this.db.prepare('INSERT OR REPLACE INTO embedding_cache (embedder_id, text_hash, vector) VALUES (?, ?, ?)');
+    this.db.transaction(() => {
+      for (const e of entries) stmt.run(embedderId, e.hash, toBuffer(e.vector));
+    })();
+  }
+
+  async loadClusters(namespace: string, embedderId: string): Promise<ClusterRecord[]> {
+    const rows = this.db.prepare('SELECT * FROM clusters WHERE namespace = ? AND embedder_id = ? ORDER BY id').all(namespace, embedderId) as Row[];
+    return rows.map((r) => ({
+      id: r.id,
+      centroid: fromBuffer(r.centroid),
+      goalCentroid: fromBuffer(r.goal_centroid),
+      size: r.size,
+      dirty: r.dirty === 1,
+      skillId: r.skill_id,
+      lastPassAt: r.last_pass_at,
+      newMembers: [],
+    }));
+  }
+
+  async saveClusters(namespace: string, embedderId: string, clusters: ClusterRecord[], watermark: number): Promise<void> {
+    const upsert = this.db.prepare(
+      `INSERT INTO clusters (namespace, id, embedder_id, centroid, goal_centroid, size, dirty, skill_id, last_pass_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (namespace, id) DO UPDATE SET centroid = excluded.centroid, goal_centroid = excluded.goal_centroid,
+         size = excluded.size, dirty = excluded.dirty`,
+    );
+    const member = this.db.prepare('INSERT OR REPLACE INTO cluster_members (namespace, session_id, cluster_id) VALUES (?, ?, ?)');
+    this.db.transaction(() => {
+      for (const c of clusters) {
+        upsert.run(namespace, c.id, embedderId, toBuffer(c.centroid), toBuffer(c.goalCentroid), c.size, c.dirty ? 1 : 0, c.skillId, c.lastPassAt);
+        for (const s of c.newMembers) member.run(namespace, s, c.id);
+      }
+      this.db
+        .prepare('INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value')
+        .run(namespace, `watermark:${embedderId}`, String(watermark));
+    })();
+  }
+
+  async clusterMembers(namespace: string, clusterId: string): Promise<string[]> {
+    return (
+      this.db
+        .prepare(
+          `SELECT m.session_id FROM cluster_members m JOIN sessions s ON s.namespace = m.namespace AND s.id = m.session_id
+           WHERE m.namespace = ? AND m.cluster_id = ? ORDER BY s.seq`,
+        )
+        .all(namespace, clusterId) as Row[]
+    ).map((r) => r.session_id as string);
+  }
+
+  async markClusterPassed(namespace: string, clusterId: string, at: string, dirty: boolean): Promise<void> {
+    this.db.prepare('UPDATE clusters SET last_pass_at = ?, dirty = ? WHERE namespace = ? AND id = ?').run(at, dirty ? 1 : 0, namespace, clusterId);
+  }
+
+  // ── skills ────────────────────────────────────────────────────────────────
+
+  async listSkills(namespace: string, filter: SkillFilter = {}): Promise<Skill[]> {
+    const where = ['namespace = ?'];
+    const args: unknown[] = [namespace];
+    if (filter.corpus) {
+      where.push('corpus = ?');
+      args.push(filter.corpus);
+    }
+    if (!filter.includeSuperseded) where.push('superseded_by IS NULL');
+    if (filter.enabled !== undefined) {
+      where.push('enabled = ?');
+      args.push(filter.enabled ? 1 : 0);
+    }
+    if (filter.status?.length) {
+      where.push(`status IN (${filter.status.map(() => '?').join(',')})`);
+      args.push(...filter.status);
+    }
+    const rows = this.db.prepare(`SELECT * FROM skills WHERE ${where.join(' AND ')} ORDER BY created_at, id`).all(...args) as Row[];
+    return rows.map((r) => this.skillFromRow(r));
+  }
+
+  async getSkill(namespace: string, idOrName: string): Promise<Skill | null> {
+    const row = (this.stmts.skillById.get(namespace, idOrName) ?? this.stmts.skillByName.get(namespace, idOrName)) as Row | undefined;
+    return row ? this.skillFromRow(row) : null;
+  }
+
+  private sourceSessions(skillId: string): string[] {
+    return (
+      this.db
+        .prepare(`SELECT source_id FROM provenance WHERE skill_id = ? AND source_kind = 'episodic' ORDER BY created_at, source_id`)
+        .all(skillId) as Row[]
+    ).map((r) => r.source_id as string);
+  }
+
+  private skillFromRow(r: Row): Skill {
+    return {
+      id: r.id,
+      namespace: r.namespace,
+      name: r.name,
+      description: r.description,
+      skillMd: r.skill_md,
+      body: r.body,
+      version: r.version,
+      kind: r.kind,
+      corpus: r.corpus,
+      status: r.status,
+      enabled: r.enabled === 1,
+      toolsRequired: parseJson(r.tools_required, []),
+      toolSequence: parseJson(r.tool_sequence, []),
+      successCount: r.success_count,
+      attemptCount: r.attempt_count,
+      support: r.support,
+      eta: r.eta,
+      utility: r.utility,
+      trialsAttempted: r.trials_attempted,
+      trialsPassed: r.trials_passed,
+      sourceSessions: this.sourceSessions(r.id),
+      supersededBy: r.superseded_by,
+      clusterId: r.cluster_id,
+      embedderId: r.embedder_id,
+      embedding: r.embedding ? fromBuffer(r.embedding) : null,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      lastUsedAt: r.last_used_at,
+    };
+  }
+
+  async writeSkill(w: SkillWrite): Promise<Skill> {
+    const s = w.skill;
+    const db = this.db;
+    db.transaction(() => {
+      if (w.supersedes) {
+        const info = db
+          .prepare('UPDATE skills SET superseded_by = ?, updated_at = ? WHERE id = ? AND namespace = ? AND superseded_by IS NULL')
+          .run(s.id, w.at, w.supersedes, s.namespace);
+        if (info.changes !== 1) throw new Error(`cannot supersede ${w.supersedes}: not a live skill in ${s.namespace}`);
+      }
+      db.prepare(
+        `INSERT INTO skills (id, namespace, name, description, skill_md, body, version, kind, corpus, status, enabled,
+           tools_required, tool_sequence, success_count, attempt_count, support, eta, utility, trials_attempted, trials_passed,
+           superseded_by, cluster_id, embedder_id, embedding, created_at, updated_at, last_used_at)
+         VALUES (@id, @namespace, @name, @description, @skillMd, @body, @version, @kind, @corpus, @status, @enabled,
+           @toolsRequired, @toolSequence, @successCount, @attemptCount, @support, @eta, @utility, @trialsAttempted, @trialsPassed,
+           @supersededBy, @clusterId, @embedderId, @embedding, @createdAt, @updatedAt, @lastUsedAt)
+         ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, skill_md = excluded.skill_md,
+           body = excluded.body, version = excluded.version, kind = excluded.kind, corpus = excluded.corpus, status = excluded.status,
+           enabled = excluded.enabled, tools_required = excluded.tools_required, tool_sequence = excluded.tool_sequence,
+           success_count = excluded.success_count, attempt_count = excluded.attempt_count, support = excluded.support,
+           eta = excluded.eta, utility = excluded.utility, trials_attempted = excluded.trials_attempted,
+           trials_passed = excluded.trials_passed, cluster_id = excluded.cluster_id, embedder_id = excluded.embedder_id,
+           embedding = excluded.embedding, updated_at = excluded.updated_at`,
+      ).run({
+        ...s,
+        enabled: s.enabled ? 1 : 0,
+        toolsRequired: json(s.toolsRequired),
+        toolSequence: json(s.toolSequence),
+        embedding: s.embedding ? toBuffer(s.embedding) : null,
+      });
+      const prov = db.prepare(
+        'INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      );
+      for (const p of w.parents) prov.run(s.id, p.kind, p.id, s.version, w.at);
+      if (w.action !== 'reinforce') {
+        db.prepare(
+          'INSERT INTO skill_versions (skill_id, version, skill_md, tool_sequence, reason, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        ).run(s.id, s.version, s.skillMd, json(s.toolSequence), w.action, w.at);
+      }
+      if (w.clusterId) {
+        db.prepare('UPDATE clusters SET skill_id = ?, dirty = 0, last_pass_at = ? WHERE namespace = ? AND id = ?').run(
+          s.id,
+          w.at,
+          s.namespace,
+          w.clusterId,
+        );
+      }
+      const detail = { ...w.detail, version: s.version, parents: w.parents.length, supersedes: w.supersedes ?? null };
+      this.stmts.insertAudit.run(s.namespace, w.at, w.actor, `skill.${w.action}`, 'skill', s.id, json(detail));
+      this.stmts.insertEvent.run(s.namespace, w.at, eventType(w.action), s.id, json({ name: s.name, ...detail }));
+      if (w.supersedes) {
+        this.stmts.insertEvent.run(s.namespace, w.at, 'skill.superseded', w.supersedes, json({ by: s.id }));
+      }
+    })();
+    return (await this.getSkill(s.namespace, s.id))!;
+  }
+
+  async setSkillEnabled(namespace: string, idOrName: string, enabled: boolean, actor: string): Promise<Skill | null> {
+    const skill = await this.getSkill(namespace, idOrName);
+    if (!skill) return null;
+    const at = new Date().toISOString();
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE skills SET enabled = ?, updated_at = ? WHERE id = ?').run(enabled ? 1 : 0, at, skill.id);
+      const action = enabled ? 'skill.enable' : 'skill.disable';
+      this.stmts.insertAudit.run(namespace, at, actor, action, 'skill', skill.id, json({ name: skill.name }));
+      this.stmts.insertEvent.run(namespace, at, enabled ? 'skill.enabled' : 'skill.disabled', skill.id, json({ name: skill.name }));
+    })();
+    return this.getSkill(namespace, skill.id);
+  }
+
+  async touchSkills(namespace: string, ids: string[], at: string): Promise<void> {
+    const stmt = this.db.prepare('UPDATE skills SET last_used_at = ? WHERE namespace = ? AND id = ?');
+    this.db.transaction(() => {
+      for (const id of ids) stmt.run(at, namespace, id);
+    })();
+  }
+
+  async provenance(skillId: string): Promise<Provenance[]> {
+    return (this.db.prepare('SELECT * FROM provenance WHERE skill_id = ? ORDER BY created_at, source_id').all(skillId) as Row[]).map((r) => ({
+      skillId: r.skill_id,
+      sourceKind: r.source_kind,
+      sourceId: r.source_id,
+      version: r.version,
+      createdAt: r.created_at,
+    }));
+  }
+
+  async skillVersions(skillId: string): Promise<SkillVersion[]> {
+    return (this.db.prepare('SELECT * FROM skill_versions WHERE skill_id = ? ORDER BY created_at').all(skillId) as Row[]).map((r) => ({
+      skillId: r.skill_id,
+      version: r.version,
+      skillMd: r.skill_md,
+      toolSequence: parseJson(r.tool_sequence, []),
+      reason: r.reason,
+      createdAt: r.created_at,
+    }));
+  }
+
+  async audit(namespace: string, opts: { subjectId?: string; limit?: number } = {}): Promise<AuditRecord[]> {
+    const rows = (
+      opts.subjectId
+        ? this.db.prepare('SELECT * FROM audit WHERE namespace = ? AND subject_id = ? ORDER BY id DESC LIMIT ?').all(namespace, opts.subjectId, opts.limit ?? 100)
+        : this.db.prepare('SELECT * FROM audit WHERE namespace = ? ORDER BY id DESC LIMIT ?').all(namespace, opts.limit ?? 100)
+    ) as Row[];
+    return rows.map((r) => ({
+      id: r.id,
+      namespace: r.namespace,
+      at: r.at,
+      actor: r.actor,
+      action: r.action,
+      subjectKind: r.subject_kind,
+      subjectId: r.subject_id,
+      detail: parseJson(r.detail, {}),
+    }));
+  }
+
+  async events(namespace: string, opts: { afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM events WHERE namespace = ? AND id > ? ORDER BY id LIMIT ?')
+      .all(namespace, opts.afterId ?? 0, opts.limit ?? 1000) as Row[];
+    return rows.map((r) => ({ id: r.id, namespace: r.namespace, at: r.at, type: r.type, skillId: r.skill_id, payload: parseJson(r.payload, {}) }));
+  }
+}
+
+function sessionParams(s: Session) {
+  return {
+    namespace: s.namespace,
+    id: s.id,
+    goal: s.goal,
+    outcome: s.outcome,
+    reward: s.reward,
+    agentId: s.agentId,
+    source: s.source,
+    startedAt: s.startedAt,
+    endedAt: s.endedAt,
+    labels: s.labels == null ? null : JSON.stringify(s.labels),
+  };
+}
+
+function callFromRow(c: Row): ToolCall {
+  return {
+    position: c.position,
+    tool: c.tool,
+    args: parseJson(c.args, {}),
+    result: c.result,
+    ok: c.ok === 1,
+    error: c.error,
+    durationMs: c.duration_ms,
+    at: c.at,
+  };
+}
+
+function eventType(action: SkillWrite['action']): string {
+  switch (action) {
+    case 'add':
+      return 'skill.created';
+    case 'update':
+      return 'skill.updated';
+    case 'reinforce':
+      return 'skill.reinforced';
+    case 'supersede':
+      return 'skill.created';
+    case 'import':
+      return 'skill.imported';
+    case 'promote':
+      return 'skill.promoted';
+  }
+}

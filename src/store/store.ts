@@ -1,0 +1,124 @@
+import type {
+  AuditRecord,
+  Fact,
+  Outcome,
+  Provenance,
+  ProvenanceKind,
+  Session,
+  Skill,
+  SkillStatus,
+  ToolCall,
+} from '../domain/types.js';
+
+/**
+ * The store back end behind the memory. Every method is async so that a networked back end (PostgreSQL)
+ * fits the same contract; the SQLite store answers synchronously inside.
+ * Writes that belong together are single methods (one transaction each), never a transaction handle.
+ */
+export interface Store {
+  readonly kind: string;
+  readonly location: string;
+  close(): Promise<void>;
+  schemaVersion(): Promise<number>;
+  /** Changes whenever another connection commits: lets an in-memory index know when to reload. */
+  changeToken(): Promise<string>;
+
+  // ── capture ────────────────────────────────────────────────────────────────
+  /** Inserts sessions with their calls in one transaction; a session id already stored is left as it is. */
+  insertSessions(sessions: Session[]): Promise<{ inserted: number; skipped: number }>;
+  /** Opens (or re-opens, idempotently) a live session. */
+  beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void>;
+  /** Records one call; idempotent by (session, position). */
+  appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void>;
+  endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string): Promise<void>;
+  getSession(namespace: string, id: string): Promise<Session | null>;
+  /** Many sessions at once, in insertion order; unknown ids are left out. */
+  getSessions(namespace: string, ids: string[]): Promise<Session[]>;
+  /** Sessions with seq > afterSeq, in seq order. */
+  listSessionsAfter(namespace: string, afterSeq: number, limit: number): Promise<Session[]>;
+  listSessions(namespace: string, opts?: { limit?: number; offset?: number }): Promise<Session[]>;
+  countSessions(namespace: string): Promise<number>;
+  existingSessionIds(namespace: string, ids: string[]): Promise<Set<string>>;
+
+  addFact(fact: Fact): Promise<void>;
+  listFacts(namespace: string): Promise<Fact[]>;
+
+  // ── synthesis state ───────────────────────────────────────────────────────
+  getState(namespace: string, key: string): Promise<string | null>;
+  setState(namespace: string, key: string, value: string): Promise<void>;
+  getCachedEmbeddings(embedderId: string, hashes: string[]): Promise<Map<string, Float32Array>>;
+  putCachedEmbeddings(embedderId: string, entries: { hash: string; vector: Float32Array }[]): Promise<void>;
+  loadClusters(namespace: string, embedderId: string): Promise<ClusterRecord[]>;
+  /** Saves cluster centroids/membership and the watermark in one transaction. */
+  saveClusters(namespace: string, embedderId: string, clusters: ClusterRecord[], watermark: number): Promise<void>;
+  clusterMembers(namespace: string, clusterId: string): Promise<string[]>;
+  markClusterPassed(namespace: string, clusterId: string, at: string, dirty: boolean): Promise<void>;
+
+  // ── skills ────────────────────────────────────────────────────────────────
+  listSkills(namespace: string, filter?: SkillFilter): Promise<Skill[]>;
+  getSkill(namespace: string, idOrName: string): Promise<Skill | null>;
+  /** The one code path that writes a skill: row, provenance, versions, audit and events in one transaction. */
+  writeSkill(write: SkillWrite): Promise<Skill>;
+  setSkillEnabled(namespace: string, idOrName: string, enabled: boolean, actor: string): Promise<Skill | null>;
+  touchSkills(namespace: string, ids: string[], at: string): Promise<void>;
+  provenance(skillId: string): Promise<Provenance[]>;
+  skillVersions(skillId: string): Promise<SkillVersion[]>;
+  audit(namespace: string, opts?: { subjectId?: string; limit?: number }): Promise<AuditRecord[]>;
+  events(namespace: string, opts?: { afterId?: number; limit?: number }): Promise<SkillEvent[]>;
+}
+
+export interface SkillFilter {
+  corpus?: 'internal' | 'external';
+  includeSuperseded?: boolean;
+  status?: SkillStatus[];
+  enabled?: boolean;
+}
+
+export interface ClusterRecord {
+  id: string;
+  /** Normalised mean of the members' clustering features (goal + tool use). */
+  centroid: Float32Array;
+  /** Normalised mean of the members' goal embeddings (the recall prototype). */
+  goalCentroid: Float32Array;
+  size: number;
+  /** Members added since the cluster was last distilled. */
+  dirty: boolean;
+  skillId: string | null;
+  lastPassAt: string | null;
+  /** New member session ids to add (only those; existing membership is kept). */
+  newMembers: string[];
+}
+
+export type SkillWriteAction = 'add' | 'update' | 'reinforce' | 'supersede' | 'import' | 'promote';
+
+export interface SkillWrite {
+  action: SkillWriteAction;
+  /** The full row to store (for reinforce: the row with new counts). */
+  skill: Skill;
+  /** For supersede: the row being superseded. */
+  supersedes?: string;
+  parents: { kind: ProvenanceKind; id: string }[];
+  actor: string;
+  detail: Record<string, unknown>;
+  /** Cluster to link to the skill (and clear its dirty flag) in the same transaction. */
+  clusterId?: string | null;
+  at: string;
+}
+
+export interface SkillVersion {
+  skillId: string;
+  version: string;
+  skillMd: string;
+  toolSequence: string[];
+  reason: string;
+  createdAt: string;
+}
+
+export interface SkillEvent {
+  id: number;
+  namespace: string;
+  at: string;
+  type: string;
+  skillId: string | null;
+  payload: Record<string, unknown>;
+}

@@ -1,0 +1,354 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError, type SkillsmithConfigInput } from '../../config/config.js';
+import { openMemory, type Memory } from '../../memory.js';
+import type { Skill } from '../../domain/types.js';
+import type { SynthesisReport } from '../../pipeline/synthesize.js';
+import { progressBar } from './progress.js';
+
+const HELP = `skillsmith: procedural memory for LLM agents
+
+Usage: skillsmith <command> [options]
+
+Commands
+  ingest FILE...              store sessions from JSONL (normalized interchange format) or OpenAI message logs
+  learn FILE...               ingest, then run a synthesis pass and show what was learned
+  synthesize [--dry-run]      run a synthesis pass over the sessions added since the last one
+  recall "GOAL" [--top-k N]   the skills a planner would get for this goal
+  skills list                 every live skill (add --all for superseded and imported ones)
+  skills show NAME            one skill's SKILL.md, track record and source sessions
+  skills enable|disable NAME  allow or block a skill from recall (the row is kept)
+  skills export --out DIR     write DIR/<name>/SKILL.md for every live learned skill
+  skills import DIR           read skill folders from other systems (never recalled until promoted)
+  skills promote NAME         make an imported skill recallable
+
+Options
+  --db PATH          SQLite memory file (default ./skillsmith.db, or SKILLSMITH_DB)
+  --namespace NS     memory namespace (default "default")
+  --config FILE      JSON configuration file (see README "Configuration")
+  --format F         ingest format: auto | jsonl | openai (default auto)
+  --json             machine-readable output (stable shapes, see README)
+  --log-level L      debug | info | warn | error | silent (default warn)
+  -h, --help         this text
+`;
+
+class UsageError extends Error {}
+
+const options = {
+  db: { type: 'string' },
+  namespace: { type: 'string' },
+  config: { type: 'string' },
+  format: { type: 'string' },
+  json: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  'top-k': { type: 'string' },
+  out: { type: 'string' },
+  all: { type: 'boolean' },
+  'log-level': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Flags = ReturnType<typeof parse>['values'];
+
+function parse(argv: string[]) {
+  return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    process.stderr.write(`skillsmith: ${(e as Error).message}\nRun "skillsmith --help" for usage.\n`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  const [command, ...args] = positionals;
+  if (flags.help || !command) {
+    process.stdout.write(HELP);
+    return command || flags.help ? 0 : 2;
+  }
+  let memory: Memory | null = null;
+  try {
+    memory = await openMemory({
+      db: flags.db,
+      namespace: flags.namespace,
+      config: flags.config ? readConfig(flags.config) : undefined,
+      logLevel: (flags['log-level'] as never) ?? 'warn',
+    });
+    switch (command) {
+      case 'ingest':
+        return await ingest(memory, args, flags);
+      case 'learn':
+        return await learn(memory, args, flags);
+      case 'synthesize':
+        return await synth(memory, flags);
+      case 'recall':
+        return await recall(memory, args, flags);
+      case 'skills':
+        return await skills(memory, args, flags);
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`skillsmith: ${e.message}\nRun "skillsmith --help" for usage.\n`);
+      return 2;
+    }
+    if (e instanceof ConfigError) {
+      process.stderr.write(`skillsmith: ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`skillsmith: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    await memory?.close();
+  }
+}
+
+function readConfig(path: string): SkillsmithConfigInput {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${path}: ${(e as Error).message}`);
+  }
+}
+
+const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+const printJson = (v: unknown) => out(JSON.stringify(v, null, 2));
+
+async function ingestFiles(memory: Memory, files: string[], flags: Flags) {
+  if (files.length === 0) throw new UsageError('ingest needs at least one FILE');
+  const format = (flags.format ?? 'auto') as 'auto' | 'jsonl' | 'openai';
+  if (!['auto', 'jsonl', 'openai'].includes(format)) throw new UsageError(`--format must be auto, jsonl or openai, not "${format}"`);
+  const results = [];
+  for (const f of files) results.push(await memory.ingestFile(f, { format }));
+  return results;
+}
+
+async function ingest(memory: Memory, files: string[], flags: Flags): Promise<number> {
+  const results = await ingestFiles(memory, files, flags);
+  const problems = results.flatMap((r) => r.problems);
+  if (flags.json) printJson(results);
+  else {
+    for (const r of results) out(`${r.file}: ${r.inserted} sessions stored, ${r.skipped} already present (${r.format})`);
+    reportProblems(problems);
+  }
+  return problems.length ? 1 : 0;
+}
+
+function reportProblems(problems: { file: string; line: number; reason: string }[]) {
+  for (const p of problems) process.stderr.write(`${p.file}:${p.line}: ${p.reason}\n`);
+  if (problems.length) process.stderr.write(`${problems.length} record(s) rejected; every valid record was stored.\n`);
+}
+
+async function learn(memory: Memory, files: string[], flags: Flags): Promise<number> {
+  const results = await ingestFiles(memory, files, flags);
+  const problems = results.flatMap((r) => r.problems);
+  const bar = flags.json ? null : progressBar('learning');
+  const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
+  bar?.done();
+  const skills = await memory.listSkills();
+  if (flags.json) {
+    printJson({ ingest: results, synthesis: stableReport(report), skills: skills.map(skillJson) });
+    return problems.length ? 1 : 0;
+  }
+  for (const r of results) out(`Ingested ${r.file}: ${r.inserted} new sessions, ${r.skipped} already present.`);
+  reportProblems(problems);
+  out(
+    `Synthesis pass: ${report.stats.newSessions} new sessions in ${report.stats.clusters} clusters; ` +
+      `${report.created.length} created, ${report.updated.length} updated, ${report.reinforced.length} reinforced, ` +
+      `${report.superseded.length} superseded, ${report.skipped.length} clusters skipped (${report.stats.ms} ms).`,
+  );
+  out('');
+  printSkillTable(skills);
+  const example = await recallExample(memory, skills);
+  if (example) {
+    out('');
+    out(`Recall example: the goal "${example.goal}"`);
+    out(example.hits.length ? `  -> ${example.hits.map((h) => `${h.name} (similarity ${h.similarity.toFixed(2)})`).join(', ')}` : '  -> no skill');
+    if (example.hits.length) {
+      out('');
+      out(memory.formatContext(example.hits.slice(0, 1)));
+    }
+  }
+  out(`Export the SKILL.md files with: skillsmith skills export --out ./skills${flags.db ? ` --db ${flags.db}` : ''}`);
+  return problems.length ? 1 : 0;
+}
+
+/** A recall example for `learn`: the goal of a stored session the first skill was learned from. */
+async function recallExample(memory: Memory, skills: Skill[]) {
+  const skill = skills.find((s) => s.corpus === 'internal' && s.sourceSessions.length);
+  if (!skill || !memory.store) return null;
+  const session = await memory.store.getSession(memory.namespace, skill.sourceSessions[skill.sourceSessions.length - 1]);
+  if (!session) return null;
+  const goal = session.goal.length > 160 ? `${session.goal.slice(0, 157)}...` : session.goal;
+  return { goal, hits: await memory.recall(session.goal) };
+}
+
+function printSkillTable(skills: Skill[]) {
+  if (skills.length === 0) {
+    out('No skills learned yet: a skill needs at least 3 similar successful sessions that follow the same procedure.');
+    return;
+  }
+  out(`Learned skills (${skills.length}):`);
+  const rows = skills.map((s) => [
+    s.name,
+    `${s.status}${s.enabled ? '' : ' (disabled)'}${s.corpus === 'external' ? ' [imported]' : ''}`,
+    String(s.support),
+    s.attemptCount ? `${Math.round((100 * s.successCount) / s.attemptCount)}% (${s.successCount}/${s.attemptCount})` : '-',
+    s.toolSequence.join(' > '),
+  ]);
+  const head = ['name', 'status', 'support', 'success rate', 'tools'];
+  const widths = head.map((h, i) => Math.min(48, Math.max(h.length, ...rows.map((r) => r[i].length))));
+  const fmt = (r: string[]) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]) : c)).join('  ');
+  out(fmt(head));
+  for (const r of rows) out(fmt(r));
+}
+
+function stableReport(r: SynthesisReport) {
+  return { created: r.created, updated: r.updated, reinforced: r.reinforced, superseded: r.superseded, skipped: r.skipped, stats: r.stats };
+}
+
+async function synth(memory: Memory, flags: Flags): Promise<number> {
+  const bar = flags.json ? null : progressBar('synthesis');
+  const report = await memory.synthesize({ dryRun: !!flags['dry-run'], onProgress: bar ? (p, d, t) => bar.update(p, d, t) : undefined });
+  bar?.done();
+  if (flags.json) {
+    printJson(stableReport(report));
+    return 0;
+  }
+  const verb = flags['dry-run'] ? 'would be' : '';
+  out(`${report.stats.newSessions} new sessions, ${report.stats.clusters} clusters, ${report.stats.dirtyClusters} to examine${flags['dry-run'] ? ' (dry run: nothing written)' : ''}.`);
+  for (const s of report.created) out(`  created ${verb} ${s.name} ${s.version} (cluster ${s.cluster})`.replace(/ {2,}/g, ' '));
+  for (const s of report.updated) out(`  updated ${verb} ${s.name} -> ${s.version}`.replace(/ {2,}/g, ' '));
+  for (const s of report.reinforced) out(`  reinforced ${verb} ${s.name}`.replace(/ {2,}/g, ' '));
+  for (const s of report.superseded) out(`  superseded ${verb} ${s.supersedes} by ${s.name} ${s.version}`.replace(/ {2,}/g, ' '));
+  for (const s of report.skipped) out(`  skipped ${s.cluster}: ${s.reason}`);
+  return 0;
+}
+
+async function recall(memory: Memory, args: string[], flags: Flags): Promise<number> {
+  const goal = args.join(' ').trim();
+  if (!goal) throw new UsageError('recall needs a GOAL, e.g. skillsmith recall "cancel my order"');
+  const topK = flags['top-k'] ? Number(flags['top-k']) : undefined;
+  if (topK !== undefined && (!Number.isInteger(topK) || topK < 1)) throw new UsageError('--top-k must be a positive integer');
+  const hits = await memory.recall(goal, { topK });
+  if (flags.json) {
+    printJson(hits.map((h) => ({ id: h.id, name: h.name, similarity: h.similarity, toolsRequired: h.toolsRequired, toolSequence: h.toolSequence, body: h.body })));
+    return 0;
+  }
+  if (hits.length === 0) {
+    out('No skill matches this goal.');
+    return 0;
+  }
+  out(memory.formatContext(hits));
+  out(`Tools to load: ${memory.toolsFor(hits).join(', ')}`);
+  return 0;
+}
+
+function skillJson(s: Skill) {
+  return {
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    status: s.status,
+    enabled: s.enabled,
+    version: s.version,
+    kind: s.kind,
+    corpus: s.corpus,
+    toolsRequired: s.toolsRequired,
+    toolSequence: s.toolSequence,
+    successCount: s.successCount,
+    attemptCount: s.attemptCount,
+    support: s.support,
+    eta: s.eta,
+    utility: s.utility,
+    sourceSessions: s.sourceSessions,
+    supersededBy: s.supersededBy,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    lastUsedAt: s.lastUsedAt,
+  };
+}
+
+async function skills(memory: Memory, args: string[], flags: Flags): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list': {
+      const list = await memory.listSkills({ includeSuperseded: !!flags.all });
+      if (flags.json) printJson(list.map(skillJson));
+      else printSkillTable(list);
+      return 0;
+    }
+    case 'show': {
+      const skill = await memory.getSkill(need(rest[0], 'skills show NAME'));
+      if (!skill) return notFound(rest[0]);
+      if (flags.json) printJson({ ...skillJson(skill), skillMd: skill.skillMd });
+      else {
+        out(skill.skillMd);
+        out(`status ${skill.status}, eta ${skill.eta.toFixed(2)}, utility ${skill.utility.toFixed(2)}, ${skill.successCount}/${skill.attemptCount} successful followers, ${skill.enabled ? 'enabled' : 'disabled'}`);
+        out(`source sessions: ${skill.sourceSessions.join(', ') || '-'}`);
+      }
+      return 0;
+    }
+    case 'enable':
+    case 'disable': {
+      const skill = await memory.setEnabled(need(rest[0], `skills ${sub} NAME`), sub === 'enable');
+      if (!skill) return notFound(rest[0]);
+      if (flags.json) printJson(skillJson(skill));
+      else out(`${skill.name} ${sub}d`);
+      return 0;
+    }
+    case 'export': {
+      const dir = need(flags.out ?? rest[0], 'skills export --out DIR');
+      const res = await memory.exportSkills(dir, { includeExternal: !!flags.all });
+      if (flags.json) printJson(res);
+      else {
+        out(`Wrote ${res.written.length} SKILL.md file(s) under ${res.dir}`);
+        for (const w of res.written) out(`  ${w.path}`);
+        for (const s of res.skipped) out(`  skipped ${s.name}: ${s.reason}`);
+      }
+      return 0;
+    }
+    case 'import': {
+      const res = await memory.importSkills(need(rest[0], 'skills import DIR'));
+      if (flags.json) printJson(res);
+      else {
+        out(`Imported ${res.imported.length} skill(s) into the external corpus (listed, never recalled until promoted).`);
+        for (const i of res.imported) out(`  ${i.name} (${i.format})`);
+        for (const s of res.skipped) out(`  skipped ${s.path}: ${s.reason}`);
+      }
+      return 0;
+    }
+    case 'promote': {
+      const skill = await memory.promote(need(rest[0], 'skills promote NAME'));
+      if (flags.json) printJson(skillJson(skill));
+      else out(`${skill.name} promoted: it can now be recalled.`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`skills needs a subcommand: list, show, enable, disable, export, import or promote`);
+  }
+}
+
+function need(v: string | undefined, usage: string): string {
+  if (!v) throw new UsageError(`usage: skillsmith ${usage}`);
+  return v;
+}
+
+function notFound(name: string | undefined): number {
+  process.stderr.write(`skillsmith: no skill named "${name}"\n`);
+  return 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    process.stderr.write(`skillsmith: ${(e as Error).stack ?? e}\n`);
+    process.exitCode = 1;
+  },
+);
