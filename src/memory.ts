@@ -193,6 +193,7 @@ export class Memory {
 
   /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
   async recall(goal: string, opts: { topK?: number; namespace?: string } = {}): Promise<RecalledSkill[]> {
+    if (typeof goal !== 'string') throw new TypeError('recall: goal must be a string');
     if (this.config.disabled || !this.store) return [];
     return this.recallIndex(opts.namespace).recall(goal, { topK: opts.topK, threshold: this.thresholds.recall, now: this.now() });
   }

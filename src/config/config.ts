@@ -23,7 +23,9 @@ export const configSchema = z
         /** Steps in fewer than this fraction are dropped from the procedure altogether. */
         conditionalSupport: z.number().min(0).max(1).default(0.25),
         /** Weight of the tool-use signal against goal text when clustering (0 = goals only). */
-        toolWeight: z.number().min(0).max(1).default(0.5),
+        toolWeight: z.number().min(0).max(1).default(0.7),
+        /** Goals at least this similar always share a cluster, whatever tools were used (template goals). */
+        sameGoalThreshold: z.number().min(0).max(1).default(0.92),
         maxClustersPerPass: z.number().int().min(1).default(10),
         evidenceLimit: z.number().int().min(1).default(4),
         traceCharCap: z.number().int().min(50).default(600),

@@ -32,11 +32,20 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   const keywords = goalKeywords(input.goals, input.goalWordWeight, 3);
   const medoidIndex = Math.max(0, input.successes.findIndex((s) => s.id === medoidSessionId));
   const example = exampleGoal(input.goals[medoidIndex] ?? input.goals[0] ?? '');
-  const distinctive = [...steps].filter((s) => !s.conditional).sort((a, b) => input.toolWeight(b.tool) - input.toolWeight(a.tool))[0]?.tool;
+  // The step that sets the procedure apart: a rare tool, preferably late (the action the lookups lead to).
+  const score = (s: ProcedureStep, i: number) => input.toolWeight(s.tool) * (0.5 + i / steps.length);
+  const distinctive = steps
+    .map((s, i) => ({ s, v: score(s, i) }))
+    .filter(({ s }) => !s.conditional)
+    .sort((a, b) => b.v - a.v)[0]?.s.tool;
 
-  const baseName = toSkillName([...keywords, ...(distinctive ? [distinctive.replace(/_/g, ' ')] : [])].slice(0, 5).join(' ') || distinctive || 'procedure');
-  const name = uniqueName(baseName, input.takenNames);
-  const title = titleCase(keywords.length ? keywords.join(' ') : (distinctive ?? name).replace(/[_-]/g, ' '));
+  // The name is the tool that sets this procedure apart (goal words in persona-style goals are mostly noise);
+  // on a clash, the goals' top key term tells the two apart.
+  const toolWords = distinctive ? distinctive.split(/[_\W]+/).filter(Boolean) : keywords;
+  const baseName = toSkillName(toolWords.join(' ') || 'procedure');
+  const keyed = keywords.find((k) => !toolWords.includes(k));
+  const name = input.takenNames.has(baseName) && keyed ? uniqueName(toSkillName(`${keyed} ${toolWords.join(' ')}`), input.takenNames) : uniqueName(baseName, input.takenNames);
+  const title = titleCase(toolWords.join(' ') || name.replace(/-/g, ' '));
 
   const whenToUse = toDescription(
     `${capitalise(title)}. Use when the goal resembles "${example}"` +
@@ -104,7 +113,8 @@ export function goalKeywords(goals: string[], weight: (w: string) => number, k: 
   let order = 0;
   for (const g of goals) {
     const seen = new Set<string>();
-    const tokens = g.split(/[^A-Za-z']+/).filter(Boolean);
+    // Typed placeholders (<id>, <num>, ...) are not words of the goal.
+    const tokens = g.replace(/<[a-z_]+>/g, ' ').split(/[^A-Za-z']+/).filter(Boolean);
     tokens.forEach((tok, i) => {
       const w = tok.toLowerCase().replace(/'s$/, '').replace(/'/g, '');
       if (w.length < 3 || STOP.has(w)) return;
@@ -119,7 +129,7 @@ export function goalKeywords(goals: string[], weight: (w: string) => number, k: 
   }
   const n = Math.max(1, goals.length);
   return [...docFreq.entries()]
-    .filter(([w, df]) => !proper.has(w) && df / n >= 0.3)
+    .filter(([w, df]) => !proper.has(w) && df / n >= 0.5)
     .map(([w, df]) => ({ w, score: (df / n) * weight(w) }))
     .sort((a, b) => b.score - a.score || firstSeen.get(a.w)! - firstSeen.get(b.w)!)
     .slice(0, k)

@@ -26,6 +26,8 @@ export interface Assignment {
  */
 export class IncrementalClusters {
   private readonly index: VectorIndex;
+  /** Goal centroids: sessions with (near-)identical goals always share a cluster, whatever tools they used. */
+  private readonly goalIndex: VectorIndex;
   readonly clusters = new Map<string, ClusterState>();
   private nextId: number;
 
@@ -35,12 +37,15 @@ export class IncrementalClusters {
     private readonly threshold: number,
     existing: ClusterState[] = [],
     private readonly idPrefix = 'c',
+    private readonly sameGoalThreshold = 0.9,
   ) {
     this.index = new VectorIndex(featureDims);
+    this.goalIndex = new VectorIndex(goalDims);
     let max = 0;
     for (const c of existing) {
       this.clusters.set(c.id, c);
       this.index.add(c.id, unit(c.featureSum));
+      this.goalIndex.add(c.id, unit(c.goalSum));
       const n = Number(c.id.slice(idPrefix.length));
       if (Number.isFinite(n)) max = Math.max(max, n);
     }
@@ -48,8 +53,9 @@ export class IncrementalClusters {
   }
 
   assign(sessionId: string, feature: Float32Array, goal: Float32Array): Assignment {
-    const hit = this.index.search(feature, 1)[0];
-    if (hit && hit.score >= this.threshold) {
+    const sameGoal = this.goalIndex.search(goal, 1)[0];
+    const hit = sameGoal && sameGoal.score >= this.sameGoalThreshold ? sameGoal : this.index.search(feature, 1)[0];
+    if (hit && (hit === sameGoal || hit.score >= this.threshold)) {
       const c = this.clusters.get(hit.id)!;
       addInto(c.featureSum, feature);
       addInto(c.goalSum, goal);
@@ -57,6 +63,7 @@ export class IncrementalClusters {
       c.dirty = true;
       c.newMembers.push(sessionId);
       this.index.add(c.id, unit(c.featureSum));
+      this.goalIndex.add(c.id, unit(c.goalSum));
       return { sessionId, clusterId: c.id, similarity: hit.score, created: false };
     }
     const id = `${this.idPrefix}${String(this.nextId++).padStart(6, '0')}`;
@@ -72,6 +79,7 @@ export class IncrementalClusters {
     };
     this.clusters.set(id, c);
     this.index.add(id, unit(c.featureSum));
+    this.goalIndex.add(id, unit(c.goalSum));
     return { sessionId, clusterId: id, similarity: hit?.score ?? 0, created: true };
   }
 

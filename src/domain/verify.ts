@@ -29,10 +29,12 @@ export function verifyDraft(draft: Draft, evidence: EvidenceTrace[], rules: Veri
   if (invented.length) reasons.push(`names tools absent from the evidence: ${invented.join(', ')}`);
   if (named.size === 0) reasons.push('names no tool');
 
-  // Coverage: the draft's command-like tokens (backticked names) that the evidence shows.
+  // Coverage: the draft's command-like tokens (tools, backticked identifiers) that the evidence shows,
+  // as a tool or anywhere in a trace (argument names appear in the traces' call arguments).
+  const evidenceText = evidence.map((e) => e.text).join('\n');
   const backticked = [...draft.body.matchAll(/`([A-Za-z_][\w.-]*)`/g)].map((m) => m[1]);
   const commands = new Set([...named, ...backticked.filter((t) => /_/.test(t))]);
-  const covered = [...commands].filter((t) => evidenceTools.has(t)).length;
+  const covered = [...commands].filter((t) => evidenceTools.has(t) || evidenceText.includes(t)).length;
   const coverage = commands.size ? covered / commands.size : 0;
   if (coverage < rules.minCoverage) reasons.push(`tool coverage ${coverage.toFixed(2)} below ${rules.minCoverage}`);
 

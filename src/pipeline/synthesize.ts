@@ -84,6 +84,8 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
       lastPassAt: c.lastPassAt,
       newMembers: [],
     })),
+    'c',
+    config.synthesis.sameGoalThreshold,
   );
 
   // Detect + embed + cluster, a page of new sessions at a time.

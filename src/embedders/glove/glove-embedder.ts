@@ -26,10 +26,13 @@ export const DEFAULT_GLOVE_WEIGHTS: Readonly<GloveWeights> = Object.freeze({ sem
 /** SIF smoothing `a` in a / (a + p(w)); the stored common component was computed with this value. */
 export const DEFAULT_SIF_A = 1e-3;
 
-/** Initial values, to be calibrated. */
+/**
+ * Calibrated on the tune half of the tau dev traces (scripts/cluster-report.mjs, scripts/recall-calibration.mjs).
+ * `cluster` applies to the combined goal + tool-use similarity of the synthesis pass.
+ */
 export const DEFAULT_GLOVE_THRESHOLDS: Readonly<EmbedderThresholds> = Object.freeze({
-  cluster: 0.55,
-  recall: 0.5,
+  cluster: 0.7,
+  recall: 0.55,
   duplicate: 0.85,
 });
 

@@ -1,0 +1,23 @@
+/** Goals from outside the training domains: anything recalled for them is a false recall. */
+export const UNRELATED_GOALS: readonly string[] = [
+  'write a haiku about autumn',
+  'Summarise this research paper on protein folding in three bullet points.',
+  'Translate the following paragraph from French into English.',
+  'What is the capital of Australia?',
+  'Refactor this Python function to use list comprehensions.',
+  'Compose a birthday message for my grandmother who turns 90.',
+  'Explain the difference between TCP and UDP to a beginner.',
+  'Plan a vegetarian dinner menu for six guests.',
+  'Generate a SQL query that lists the ten largest tables in the database.',
+  'Draft a cover letter for a junior data analyst position.',
+  'Solve the equation 3x + 7 = 22 and show the steps.',
+  'Recommend three science fiction novels similar to Dune.',
+  'Write unit tests for a function that parses ISO dates.',
+  'Describe the water cycle for a fifth-grade science class.',
+  'Create a weekly workout plan for a beginner runner.',
+  'Debug why my React component re-renders on every keystroke.',
+  'Compare the features of two popular note-taking apps.',
+  'Write a limerick about a cat who loves lasagna.',
+  'Outline a presentation on renewable energy policy.',
+  'Convert this CSV file of temperatures into a line chart.',
+];
