@@ -47,6 +47,8 @@ export const configSchema = z
         maxBodyChars: z.number().int().min(100).default(1500),
         /** Similarities within this margin are near-ties, broken by utility. */
         tieMargin: z.number().min(0).max(1).default(0.02),
+        /** Skills below (best similarity - relativeMargin) are not served even when above the threshold. */
+        relativeMargin: z.number().min(0).max(2).default(0.2),
       })
       .prefault({}),
     lifecycle: z

@@ -50,7 +50,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   const whenToUse = toDescription(
     `${capitalise(title)}. Use when the goal resembles "${example}"` +
       (keywords.length ? ` (key terms: ${keywords.join(', ')})` : '') +
-      `. Learned from ${input.stats.successes} successful sessions with ${toolsRequired.map((t) => t).join(', ')}.`,
+      '.',
   );
 
   const edgeCases = findEdgeCases({

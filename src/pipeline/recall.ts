@@ -80,7 +80,9 @@ export class RecallIndex {
     const text = normalizeGoal(goal);
     const vec = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
     const hits = this.index!.search(vec, topK + 8, { minScore: opts.threshold });
-    const ranked = hits.map((h) => ({ skill: this.skills.get(h.id)!, similarity: h.score }));
+    // A second skill must be competitive with the best match, not merely above the absolute threshold.
+    const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
+    const ranked = hits.filter((h) => h.score >= floor).map((h) => ({ skill: this.skills.get(h.id)!, similarity: h.score }));
     breakNearTies(ranked, this.config.recall.tieMargin);
     const chosen = ranked.slice(0, topK);
     if (chosen.length && opts.touch !== false) {
