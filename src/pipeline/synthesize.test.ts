@@ -1,0 +1,252 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openMemory, type Memory } from '../memory.js';
+import { validateSkillMd } from '../domain/skill-md/index.js';
+import type { Session } from '../domain/types.js';
+import { readTau, TAU_DEV, tempDbPath, toSession, type TauRecord } from '../test-support/tau.js';
+
+/** Learning on the real dev traces: what a user depends on after `skillsmith learn`. */
+describe('synthesis pass on the tau dev traces', () => {
+  let memory: Memory;
+  let records: TauRecord[];
+  let family: Map<string, string>;
+  let firstReport: Awaited<ReturnType<Memory['synthesize']>>;
+
+  beforeAll(async () => {
+    records = readTau(TAU_DEV);
+    family = new Map(records.map((r) => [r.session_id, r.meta.family]));
+    memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } } });
+    await memory.ingest(records.map((r) => toSession(r)));
+    firstReport = await memory.synthesize();
+  });
+
+  it('learns skills, each a valid agentskills.io SKILL.md whose name is its directory name', async () => {
+    const skills = await memory.listSkills();
+    expect(skills.length).toBeGreaterThanOrEqual(3);
+    expect(firstReport.created.length).toBe(skills.length);
+    for (const s of skills) {
+      const v = validateSkillMd(s.skillMd, { dirName: s.name });
+      expect(v.errors, s.name).toEqual([]);
+      expect(s.skillMd).toMatch(/^---\n/);
+      expect(s.body).toMatch(/^# /m);
+      expect(s.body).toMatch(/^1\. /m);
+      expect(s.body).toMatch(/^## Edge cases$/m);
+      expect(s.status).toBe('probationary');
+      expect(s.eta).toBe(0.5);
+      expect(s.version).toBe('1.0.0');
+    }
+  });
+
+  it('never names a tool that is absent from the sessions it was learned from', async () => {
+    for (const s of await memory.listSkills()) {
+      const sessions = await memory.store!.getSessions('default', s.sourceSessions);
+      const seen = new Set(sessions.flatMap((x) => x.calls.map((c) => c.tool)));
+      for (const t of [...s.toolsRequired, ...s.toolSequence]) expect(seen.has(t), `${s.name} names ${t}`).toBe(true);
+    }
+  });
+
+  it('resolves every source session id to a stored, successful session', async () => {
+    for (const s of await memory.listSkills()) {
+      expect(s.sourceSessions.length).toBeGreaterThanOrEqual(3);
+      const sessions = await memory.store!.getSessions('default', s.sourceSessions);
+      expect(sessions.map((x) => x.id).sort()).toEqual([...s.sourceSessions].sort());
+      expect(sessions.every((x) => x.outcome === 'success')).toBe(true);
+    }
+  });
+
+  it('keeps each skill to one task kind (purity of source sessions, labels used for scoring only)', async () => {
+    let pure = 0;
+    let total = 0;
+    for (const s of await memory.listSkills()) {
+      const counts = new Map<string, number>();
+      for (const id of s.sourceSessions) counts.set(family.get(id)!, (counts.get(family.get(id)!) ?? 0) + 1);
+      pure += Math.max(...counts.values());
+      total += s.sourceSessions.length;
+    }
+    expect(pure / total).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('admits only procedures that work when followed: success over followers >= minSuccessRate', async () => {
+    for (const s of await memory.listSkills()) expect(s.successCount / s.attemptCount).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it('creates nothing new when the same history is synthesised again', async () => {
+    const before = (await memory.listSkills()).map((s) => `${s.id}@${s.version}`).sort();
+    const again = await memory.synthesize();
+    expect(again.created).toEqual([]);
+    expect(again.updated).toEqual([]);
+    expect(again.superseded).toEqual([]);
+    expect(again.stats.newSessions).toBe(0);
+    expect((await memory.listSkills()).map((s) => `${s.id}@${s.version}`).sort()).toEqual(before);
+  });
+
+  it('recalls a learned skill for a goal phrased like its cluster, and nothing for an unrelated goal', async () => {
+    const skill = (await memory.listSkills())[0];
+    const source = (await memory.store!.getSession('default', skill.sourceSessions[0]))!;
+    const hits = await memory.recall(source.goal);
+    expect(hits[0]?.name).toBe(skill.name);
+    expect(hits[0].toolSequence).toEqual(skill.toolSequence);
+    expect(await memory.recall('write a haiku about autumn')).toEqual([]);
+    const touched = await memory.getSkill(skill.id);
+    expect(touched!.lastUsedAt).not.toBeNull();
+  });
+
+  it('never recalls a disabled skill, and keeps its row', async () => {
+    const skill = (await memory.listSkills())[0];
+    const source = (await memory.store!.getSession('default', skill.sourceSessions[0]))!;
+    await memory.setEnabled(skill.name, false);
+    expect((await memory.recall(source.goal, { topK: 5 })).map((h) => h.id)).not.toContain(skill.id);
+    expect((await memory.getSkill(skill.id))!.enabled).toBe(false);
+    await memory.setEnabled(skill.name, true);
+    expect((await memory.recall(source.goal)).map((h) => h.id)).toContain(skill.id);
+  });
+
+  it('records lineage: provenance rows, a version row, an audit record and a created event per skill', async () => {
+    const events = await memory.events();
+    for (const s of await memory.listSkills()) {
+      const prov = await memory.store!.provenance(s.id);
+      expect(prov.filter((p) => p.sourceKind === 'episodic').map((p) => p.sourceId).sort()).toEqual([...s.sourceSessions].sort());
+      expect((await memory.store!.skillVersions(s.id)).map((v) => v.version)).toContain('1.0.0');
+      expect((await memory.store!.audit('default', { subjectId: s.id })).some((a) => a.action === 'skill.add')).toBe(true);
+      expect(events.some((e) => e.type === 'skill.created' && e.skillId === s.id)).toBe(true);
+    }
+  });
+});
+
+describe('incremental learning', () => {
+  it('reinforces or updates a skill when three more similar successful sessions arrive, never duplicates it', async () => {
+    const records = readTau(TAU_DEV);
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const memory = await openMemory({ db: tempDbPath(), now: () => new Date(clock) });
+    await memory.ingest(records.map((r) => toSession(r)));
+    await memory.synthesize();
+    const skills = await memory.listSkills();
+    const target = skills[0];
+    const originals = await memory.store!.getSessions('default', target.sourceSessions.slice(0, 3));
+    const copies: Session[] = originals.map((s, i) => ({ ...s, id: `${s.id}:again${i}`, seq: undefined }));
+    await memory.ingest(copies);
+
+    // Inside the cooldown the cluster is left for later, and nothing is lost.
+    const early = await memory.synthesize();
+    expect(early.skipped.some((s) => s.reason.startsWith('cooldown'))).toBe(true);
+    expect(early.created).toEqual([]);
+
+    clock += 120_000;
+    const later = await memory.synthesize();
+    expect(later.created).toEqual([]);
+    const touched = [...later.reinforced, ...later.updated, ...later.superseded].map((r) => r.name);
+    expect(touched).toContain(target.name);
+    const after = await memory.listSkills();
+    expect(after.length).toBe(skills.length);
+    const updated = after.find((s) => s.name === target.name)!;
+    for (const c of copies) expect(updated.sourceSessions).toContain(c.id);
+    expect(updated.support).toBeGreaterThanOrEqual(target.support);
+  });
+
+  it('learns nothing from a dry run: the report says what would happen and nothing is written', async () => {
+    const memory = await openMemory({ db: tempDbPath() });
+    await memory.ingest(readTau(TAU_DEV).map((r) => toSession(r)));
+    const dry = await memory.synthesize({ dryRun: true });
+    expect(dry.created.length).toBeGreaterThan(0);
+    expect(await memory.listSkills()).toEqual([]);
+    const real = await memory.synthesize();
+    expect(real.created.map((c) => c.name).sort()).toEqual(dry.created.map((c) => c.name).sort());
+  });
+
+  it('serves an empty recall and learns nothing when memory is disabled', async () => {
+    const memory = await openMemory({ db: tempDbPath(), config: { disabled: true } });
+    expect(await memory.recall('cancel my order')).toEqual([]);
+    const report = await memory.synthesize();
+    expect(report.created).toEqual([]);
+    await expect(memory.ingest([])).rejects.toThrow(/disabled/);
+  });
+
+  it('skips the pass but keeps serving stored skills when synthesis is disabled', async () => {
+    const db = tempDbPath();
+    const records = readTau(TAU_DEV);
+    const on = await openMemory({ db });
+    await on.ingest(records.map((r) => toSession(r)));
+    await on.synthesize();
+    const skill = (await on.listSkills())[0];
+    const goal = (await on.store!.getSession('default', skill.sourceSessions[0]))!.goal;
+    await on.close();
+    const off = await openMemory({ db, config: { synthesis: { enabled: false } } });
+    await off.ingest(records.slice(0, 5).map((r) => toSession({ ...r, session_id: `${r.session_id}:new` })));
+    const report = await off.synthesize();
+    expect(report.stats.newSessions).toBe(0);
+    expect((await off.recall(goal))[0]?.id).toBe(skill.id);
+  });
+});
+
+describe('namespaces', () => {
+  it('clusters within a namespace and never recalls or lists another namespace’s skills', async () => {
+    const db = tempDbPath();
+    const records = readTau(TAU_DEV);
+    const a = await openMemory({ db, namespace: 'agent-a' });
+    await a.ingest(records.map((r) => toSession(r, 'agent-a')));
+    await a.synthesize();
+    const learned = await a.listSkills();
+    expect(learned.length).toBeGreaterThan(0);
+    const goal = (await a.store!.getSession('agent-a', learned[0].sourceSessions[0]))!.goal;
+    const b = await openMemory({ db, namespace: 'agent-b' });
+    expect(await b.listSkills()).toEqual([]);
+    expect(await b.recall(goal)).toEqual([]);
+    expect((await a.recall(goal)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('redaction', () => {
+  const secrets = {
+    openai: 'sk-proj-Abc123def456GHI789jkl012MNO345pqr',
+    github: 'ghp_16C7e42F292c6912E7710c838347Ae178B4a',
+    aws: 'AKIAIOSFODNN7EXAMPLE',
+    jwt: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
+    email: 'jane.roe@example.org',
+    card: '4111 1111 1111 1111',
+  };
+
+  it('keeps planted secrets out of stored skills, exports and evidence', async () => {
+    const records = readTau(TAU_DEV).filter((r) => r.meta.family === 'telecom:mobile_data_issue');
+    const planted = records.map((r, i) => {
+      const s = toSession(r);
+      s.goal = `${s.goal} Contact me at ${secrets.email}.`;
+      s.calls = s.calls.map((c, j) =>
+        j === 0
+          ? { ...c, result: `${c.result} token=${secrets.jwt} card ${secrets.card} key ${secrets.openai} ${secrets.github} ${secrets.aws}` }
+          : c,
+      );
+      // A failed call whose error quotes secrets: failure-then-recovery becomes an edge case.
+      if (i % 2 === 0) {
+        s.calls.splice(1, 0, { ...s.calls[1], ok: false, error: `Error: bad credentials ${secrets.openai} for ${secrets.email}`, result: `Error: ${secrets.github}` });
+        s.calls.forEach((c, k) => (c.position = k));
+      }
+      return s;
+    });
+    const memory = await openMemory({ db: tempDbPath() });
+    await memory.ingest(planted);
+    await memory.synthesize();
+    const skills = await memory.listSkills();
+    expect(skills.length).toBeGreaterThan(0);
+    const dir = join(tempDbPath('skillsmith-export-'), '..', 'export');
+    const exported = await memory.exportSkills(dir);
+    expect(exported.written.length).toBe(skills.length);
+    const texts = [
+      ...skills.flatMap((s) => [s.skillMd, s.body, s.description]),
+      ...readdirSync(dir).map((d) => readFileSync(join(dir, d, 'SKILL.md'), 'utf8')),
+    ];
+    for (const text of texts) for (const secret of Object.values(secrets)) expect(text).not.toContain(secret);
+    expect(skills.some((s) => /fails/.test(s.body))).toBe(true);
+  });
+
+  it('renders evidence without any planted secret', async () => {
+    const { renderTrace } = await import('../domain/evidence.js');
+    const { redactText } = await import('../domain/redact.js');
+    const s = toSession(readTau(TAU_DEV)[0]);
+    s.goal += ` my email is ${secrets.email}`;
+    s.calls[0] = { ...s.calls[0], args: { api_key: secrets.openai, note: secrets.github }, result: `${secrets.jwt} ${secrets.card} ${secrets.aws}` };
+    const trace = renderTrace(s, { traceCharCap: 10_000, thinkTools: ['think'], redact: redactText });
+    for (const secret of Object.values(secrets)) expect(trace.text).not.toContain(secret);
+    expect(existsSync(TAU_DEV)).toBe(true);
+  });
+});
