@@ -5,7 +5,7 @@ export const TRUNCATION_MARKER = '… (truncated)';
 /** Cuts text to at most `max` characters, ending with an explicit marker when something was cut. */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
-  const room = Math.max(0, max - TRUNCATION_MARKER.length);
+  const room = Math.max(0, max - TRUNCATION_MARKER.length - 1);
   const cut = text.slice(0, room);
   const nl = cut.lastIndexOf('\n');
   return `${(nl > room * 0.6 ? cut.slice(0, nl) : cut).trimEnd()}\n${TRUNCATION_MARKER}`;

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { admitCluster, denyReason } from './admit.js';
+import { detectSpan } from './spans.js';
+import type { Session } from './types.js';
+
+const session = (id: string, tools: string[], outcome: Session['outcome'] = 'success', goal = 'refund my order'): Session => ({
+  id,
+  namespace: 'default',
+  goal,
+  outcome,
+  reward: null,
+  agentId: null,
+  source: null,
+  startedAt: '2026-01-01T00:00:00Z',
+  endedAt: null,
+  calls: tools.map((tool, position) => ({ position, tool, args: {}, result: '', ok: true, error: null, durationMs: null, at: null })),
+});
+const rules = { minOccurrences: 3, minSuccessRate: 0.8, followThreshold: 0.5, thinkTools: ['think'], findSecrets: (t: string) => (t.includes('sk-') ? [1] : []) };
+const spanOf = (s: Session) => detectSpan(s, { minSteps: 3, thinkTools: ['think'] });
+const procedure = () => ['find', 'get', 'refund'];
+const path = ['find', 'get', 'refund'];
+
+describe('admitCluster', () => {
+  it('admits three successful sessions that follow one procedure', () => {
+    const a = admitCluster([session('a', path), session('b', path), session('c', path)], spanOf, procedure, rules);
+    expect(a.admitted).toBe(true);
+    expect(a.successRate).toBe(1);
+  });
+
+  it('needs minOccurrences successful sessions', () => {
+    const a = admitCluster([session('a', path), session('b', path), session('c', path, 'failure')], spanOf, procedure, rules);
+    expect(a.admitted).toBe(false);
+    expect(a.reason).toMatch(/2 successful sessions/);
+  });
+
+  it('judges the success rate over the sessions that followed the procedure, not over every similar goal', () => {
+    const followers = [session('a', path), session('b', path), session('c', path), session('d', path)];
+    const strayFailures = ['x', 'y', 'z'].map((id) => session(id, ['transfer_to_human'], 'failure'));
+    const a = admitCluster([...followers, ...strayFailures], spanOf, procedure, rules);
+    expect(a.admitted).toBe(true);
+    expect(a.counterExamples.map((s) => s.id)).toEqual(['x', 'y', 'z']);
+    const followedAndFailed = ['x', 'y'].map((id) => session(id, path, 'failure'));
+    const b = admitCluster([...followers, ...followedAndFailed], spanOf, procedure, rules);
+    expect(b.admitted).toBe(false);
+    expect(b.successRate).toBeCloseTo(4 / 6);
+  });
+
+  it('denies chain-of-thought spans, tool-JSON dumps and spans holding secrets', () => {
+    const cot = session('t', ['think', 'think', 'think', 'find', 'get', 'refund']);
+    expect(denyReason(cot, spanOf(cot)!, rules)).toMatch(/chain-of-thought/);
+    const dump = session('j', path, 'success', '{"tool": "x", "args": {"a": 1}}');
+    expect(denyReason(dump, spanOf(dump)!, rules)).toMatch(/JSON/);
+    const secret = session('s', path);
+    secret.calls[0].args = { key: 'sk-abcdef' };
+    expect(denyReason(secret, spanOf(secret)!, rules)).toMatch(/secret/);
+    expect(denyReason(session('ok', path), spanOf(session('ok', path))!, rules)).toBeNull();
+  });
+});
