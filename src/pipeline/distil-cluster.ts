@@ -159,10 +159,13 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     return skip(`verification failed: ${verdict.reasons.join('; ')}`, { draft, admission: admissionSummary });
   }
 
+  // The recall vector: what the cluster's goals have in common, plus the words of the procedure itself, so
+  // that a short request ("exchange my keyboard") meets a skill learned from long persona-style goals.
+  const embedding = await skillEmbedding(deps.embedder, input.goalCentroid, draft);
   const decision = reconcile(
     { toolSequence: draft.toolSequence, successes: admission.successfulFollowers.length, followers: admission.followers.length },
     own,
-    own ? [] : input.skills.neighbours(input.goalCentroid, deps.thresholds.duplicate),
+    own ? [] : input.skills.neighbours(embedding, deps.thresholds.duplicate),
   );
   const at = deps.now().toISOString();
   const sourceSessions = admission.successfulFollowers.map((s) => s.id);
@@ -176,7 +179,7 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     corpus: 'internal' as const,
     kind: draft.kind,
     embedderId: deps.embedder.id,
-    embedding: input.goalCentroid,
+    embedding,
     clusterId: input.clusterId,
   };
 
@@ -232,7 +235,7 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     const t = decision.target;
     skill = {
       ...t,
-      embedding: input.goalCentroid,
+      embedding,
       embedderId: deps.embedder.id,
       clusterId: t.clusterId ?? input.clusterId,
       successCount: Math.max(t.successCount, counts.successCount),
@@ -276,6 +279,21 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
   input.skills.put(saved);
   log.info(`skill ${decision.action}`, { cluster: input.clusterId, skill: saved.name, version: saved.version });
   return { ...outcome, skill: saved };
+}
+
+/** Normalised mean of the goal centroid and the embedding of the procedure's own words (title, tools). */
+export async function skillEmbedding(embedder: Embedder, goalCentroid: Float32Array, draft: Pick<Draft, 'body' | 'toolsRequired'>): Promise<Float32Array> {
+  const title = /^#\s+(.+)$/m.exec(draft.body)?.[1] ?? '';
+  const words = `${title}. ${draft.toolsRequired.map((t) => t.replace(/[_-]+/g, ' ')).join('. ')}`;
+  const [own] = await embedder.embed([words]);
+  const out = new Float32Array(goalCentroid.length);
+  let norm = 0;
+  for (let i = 0; i < out.length; i++) {
+    out[i] = goalCentroid[i] + own[i];
+    norm += out[i] * out[i];
+  }
+  if (norm > 0) for (let i = 0; i < out.length; i++) out[i] /= Math.sqrt(norm);
+  return out;
 }
 
 export interface RenderOptions {
