@@ -34,6 +34,34 @@ export const configSchema = z
         thinkTools: z.array(z.string()).default(['think', 'reason', 'reflect', 'scratchpad']),
       })
       .prefault({}),
+    /** Which distiller writes drafts: chosen by configuration, never swapped silently. */
+    distiller: z.enum(['heuristic', 'llm']).default('heuristic'),
+    llm: z
+      .object({
+        provider: z.enum(['openai', 'llama-cpp']).default('openai'),
+        /** OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1 (Ollama) or http://127.0.0.1:8080/v1 (llama.cpp). */
+        baseUrl: z.string().url().optional(),
+        model: z.string().min(1).optional(),
+        apiKey: z.string().optional(),
+        /** Local GGUF file for provider llama-cpp. */
+        modelPath: z.string().optional(),
+        temperature: z.number().min(0).max(2).default(0.1),
+        timeoutMs: z.number().int().min(100).default(60_000),
+        maxTokens: z.number().int().min(64).default(1200),
+      })
+      .prefault({}),
+    embedder: z
+      .object({
+        provider: z.enum(['glove', 'openai', 'transformers', 'llama-cpp']).default('glove'),
+        baseUrl: z.string().url().optional(),
+        model: z.string().min(1).optional(),
+        apiKey: z.string().optional(),
+        modelPath: z.string().optional(),
+        timeoutMs: z.number().int().min(100).default(30_000),
+        batchSize: z.number().int().min(1).default(64),
+      })
+      .prefault({}),
+    logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('warn'),
     thresholds: z
       .object({
         cluster: z.number().min(-1).max(1).optional(),

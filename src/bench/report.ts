@@ -1,0 +1,224 @@
+// The shape of bench/results/latest.json and its Markdown rendering (latest.md, stdout).
+
+import type { PhaseMemory } from './monitor.js';
+import type { ProfileRow } from './profile-summary.js';
+
+export interface IngestResult {
+  sessions: number;
+  calls: number;
+  batchSize: number;
+  batches: number;
+  /** Time inside memory.ingest() only (generation excluded). */
+  seconds: number;
+  callsPerSec: number;
+  sessionsPerSec: number;
+  batchMsP50: number;
+  batchMsMax: number;
+  dbMB: number;
+}
+
+export interface SynthesisResult {
+  sessions: number;
+  calls: number;
+  successRate: number;
+  /** Untimed set-up: memory.ingest() of the sessions. */
+  ingestSeconds: number;
+  /** memory.synthesize() wall time. */
+  seconds: number;
+  sessionsPerSec: number;
+  /** Detect + embed + cluster + save (until the first distil callback). */
+  clusterSeconds: number;
+  /** Admit + distil + verify + reconcile + write, over the dirty clusters. */
+  distilSeconds: number;
+  clusters: number;
+  dirtyClusters: number;
+  distilled: number;
+  created: number;
+  updated: number;
+  reinforced: number;
+  superseded: number;
+  skipped: number;
+  liveSkills: number;
+  dbMB: number;
+  profile: { file: string; top: ProfileRow[]; inclusive: ProfileRow[] } | null;
+}
+
+export interface RecallResult {
+  skills: number;
+  populateSeconds: number;
+  queries: number;
+  /** The first recall of a process: loads the skills from SQLite and builds the index. */
+  firstRecallMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  /** Fraction of queries that returned at least one skill. */
+  hitRate: number;
+  bruteForce: { p50Ms: number; p99Ms: number; meanMs: number };
+  /** Brute-force p50 / memory.recall p50. */
+  speedupP50: number;
+  /** Fraction of queries whose first skill is the exact scan's first (IVF recall@1, thresholds included). */
+  top1Agreement: number;
+  breakdownP50Ms: { embed: number; indexSearch: number; changeToken: number; touchSkills: number | null };
+}
+
+export interface CliResult {
+  command: string;
+  runs: number;
+  medianMs: number;
+  minMs: number;
+  maxMs: number;
+  nodeBaselineMedianMs: number;
+  firstOutputLine: string;
+}
+
+export interface BenchResults {
+  mode: 'full' | 'quick';
+  partial: boolean;
+  machine: { cpu: string; cores: number; ramGB: number; node: string; platform: string; date: string };
+  traces: string[];
+  seed: number;
+  ingest: IngestResult | null;
+  synthesis: SynthesisResult[];
+  /** time(largest pass) / time(next largest): ~ the size ratio when the pass is linear. */
+  synthesisScaling: { from: number; to: number; ratio: number } | null;
+  recall: RecallResult[];
+  cli: CliResult | null;
+  memory: { peakRssMB: number; kernelMaxRssMB: number; phases: Record<string, PhaseMemory> };
+}
+
+const TARGETS = {
+  ingestCallsPerSec: 50_000,
+  synthesis100kSeconds: 60,
+  recallP50Ms10k: 1,
+  cliMedianMs: 300,
+};
+
+const n = (x: number) => x.toLocaleString('en-US');
+const k = (x: number) => (x >= 1000 && x % 1000 === 0 ? `${x / 1000}k` : n(x));
+const mark = (ok: boolean) => (ok ? 'met' : '**missed**');
+
+/** The headline table: one row per measure, with the target where there is one. */
+export function renderSummaryTable(r: BenchResults): string {
+  const rows: [string, string, string][] = [];
+  if (r.ingest) {
+    const i = r.ingest;
+    rows.push([
+      'Ingest rate',
+      `${n(i.callsPerSec)} calls/s (${n(i.calls)} calls, ${n(i.sessions)} sessions, ${i.batchSize}/batch, ${i.seconds} s)`,
+      `>= ${n(TARGETS.ingestCallsPerSec)} calls/s: ${mark(i.callsPerSec >= TARGETS.ingestCallsPerSec)}`,
+    ]);
+  }
+  for (const s of r.synthesis) {
+    const target = s.sessions === 100_000 ? `< ${TARGETS.synthesis100kSeconds} s: ${mark(s.seconds < TARGETS.synthesis100kSeconds)}` : '';
+    rows.push([`Synthesis pass, ${k(s.sessions)} sessions`, `${s.seconds} s (${n(s.sessionsPerSec)} sessions/s)`, target]);
+  }
+  const scaling = synthesisScaling(r.synthesis);
+  if (scaling) rows.push([`Synthesis scaling ${k(scaling.to)}/${k(scaling.from)}`, `x${scaling.ratio} time for x${scaling.to / scaling.from} sessions`, `~${scaling.to / scaling.from} = linear`]);
+  for (const q of r.recall) {
+    const target = q.skills === 10_000 ? `p50 < ${TARGETS.recallP50Ms10k} ms: ${mark(q.p50Ms < TARGETS.recallP50Ms10k)}` : '';
+    rows.push([`Recall, ${k(q.skills)} skills (p50 / p99)`, `${q.p50Ms} / ${q.p99Ms} ms`, target]);
+    rows.push([`Brute-force SQLite scan, ${k(q.skills)} skills (p50 / p99)`, `${q.bruteForce.p50Ms} / ${q.bruteForce.p99Ms} ms (recall is x${q.speedupP50} faster at p50)`, '']);
+  }
+  if (r.cli) rows.push(['CLI cold start (median)', `${r.cli.medianMs} ms (bare node: ${r.cli.nodeBaselineMedianMs} ms)`, `< ${TARGETS.cliMedianMs} ms: ${mark(r.cli.medianMs < TARGETS.cliMedianMs)}`]);
+  rows.push(['Peak RSS', `${n(r.memory.peakRssMB)} MB sampled (kernel high-water mark ${n(r.memory.kernelMaxRssMB)} MB)`, '']);
+  const m = r.machine;
+  return [
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGB} GB RAM, Node ${m.node}, ${m.platform}; ${m.date}`,
+    '',
+    table(['Measure', 'Result', 'Target'], rows),
+  ].join('\n');
+}
+
+export function renderMarkdown(r: BenchResults): string {
+  const out: string[] = [];
+  out.push(`# Skillsmith benchmark (${r.mode}${r.partial ? ', partial' : ''})`, '');
+  out.push(
+    table(
+      ['Machine', ''],
+      [
+        ['CPU', r.machine.cpu],
+        ['Cores', String(r.machine.cores)],
+        ['RAM', `${r.machine.ramGB} GB`],
+        ['Node', r.machine.node],
+        ['Platform', r.machine.platform],
+        ['Date', r.machine.date],
+      ],
+    ),
+    '',
+  );
+  out.push(`Synthetic sessions: perturbed copies of ${r.traces.join(', ')} (seed ${r.seed}); see src/bench/synthetic.ts.`, '');
+  out.push('## Summary', '', renderSummaryTable(r).split('\n').slice(2).join('\n'), '');
+
+  if (r.synthesis.length) {
+    out.push('## Synthesis passes', '');
+    out.push(
+      table(
+        ['Sessions', 'Calls', 'Success rate', 'Pass (s)', 'Cluster (s)', 'Distil (s)', 'Sessions/s', 'Clusters', 'Distilled', 'Created', 'Updated', 'Reinforced', 'Superseded', 'Skipped', 'Live skills', 'Ingest (s, untimed)', 'DB (MB)'],
+        r.synthesis.map((s) => [n(s.sessions), n(s.calls), String(s.successRate), String(s.seconds), String(s.clusterSeconds), String(s.distilSeconds), n(s.sessionsPerSec), n(s.clusters), n(s.distilled), n(s.created), n(s.updated), n(s.reinforced), n(s.superseded), n(s.skipped), n(s.liveSkills), String(s.ingestSeconds), String(s.dbMB)]),
+      ),
+      '',
+      'Cluster = detect + embed + cluster + save, up to the first distil callback; Distil = admit, distil, verify, reconcile and write every dirty cluster.',
+      '',
+    );
+    for (const s of r.synthesis.filter((x) => x.profile)) {
+      out.push(`### CPU profile of the ${k(s.sessions)} pass (${s.profile!.file})`, '');
+      out.push(table(['Self ms', 'Self %', 'Total %', 'Function (dist file:line)'], s.profile!.top.map((p) => [String(p.selfMs), String(p.selfPct), String(p.totalPct), p.where])), '');
+      out.push(table(['Inclusive ms', '%', 'Function (dist file:line)'], s.profile!.inclusive.map((p) => [String(p.totalMs), String(p.totalPct), p.where])), '');
+    }
+  }
+
+  if (r.recall.length) {
+    out.push('## Recall', '');
+    out.push(
+      table(
+        ['Skills', 'Queries', 'p50 (ms)', 'p99 (ms)', 'Mean (ms)', 'Brute p50 (ms)', 'Brute p99 (ms)', 'Speed-up p50', 'Top-1 agreement', 'Hit rate', 'First recall (ms)', 'Populate (s)'],
+        r.recall.map((q) => [n(q.skills), n(q.queries), String(q.p50Ms), String(q.p99Ms), String(q.meanMs), String(q.bruteForce.p50Ms), String(q.bruteForce.p99Ms), `x${q.speedupP50}`, String(q.top1Agreement), String(q.hitRate), String(q.firstRecallMs), String(q.populateSeconds)]),
+      ),
+      '',
+      'Each query is timed alone through `memory.recall(goal)` (goal normalisation and embedding included), after a warm-up. ' +
+        'Brute force: per query, `SELECT embedding FROM skills`, decode, dot product with every vector, sort. ' +
+        'Top-1 agreement: the first skill recalled is the exact scan\'s first (both above the recall threshold). ' +
+        'First recall: loading the skills from SQLite and building the index, paid once per process.',
+      '',
+      'p50 of each step of a recall, timed alone:',
+      '',
+      table(
+        ['Skills', 'Embed goal (ms)', 'Index search (ms)', 'Change token (ms)', 'touchSkills write (ms)'],
+        r.recall.map((q) => [n(q.skills), String(q.breakdownP50Ms.embed), String(q.breakdownP50Ms.indexSearch), String(q.breakdownP50Ms.changeToken), String(q.breakdownP50Ms.touchSkills ?? '-')]),
+      ),
+      '',
+    );
+  }
+
+  if (r.cli) {
+    out.push('## CLI cold start', '');
+    out.push(`\`${r.cli.command}\`, ${r.cli.runs} runs after one untimed run: median ${r.cli.medianMs} ms, min ${r.cli.minMs} ms, max ${r.cli.maxMs} ms; \`node -e ""\` median ${r.cli.nodeBaselineMedianMs} ms.`, '');
+  }
+
+  out.push('## Memory (RSS)', '');
+  out.push(
+    table(
+      ['Phase', 'Start (MB)', 'Peak (MB)', 'End (MB)'],
+      Object.entries(r.memory.phases).map(([name, p]) => [name, String(p.startMB), String(p.peakMB), String(p.endMB)]),
+    ),
+    '',
+    `Peak sampled RSS ${r.memory.peakRssMB} MB; kernel high-water mark (getrusage maxRSS) ${r.memory.kernelMaxRssMB} MB. ` +
+      'Sampled every 20 ms and at every batch and progress callback; a full GC runs before each phase.',
+    '',
+  );
+  return out.join('\n');
+}
+
+export function synthesisScaling(runs: SynthesisResult[]): { from: number; to: number; ratio: number } | null {
+  if (runs.length < 2) return null;
+  const sorted = [...runs].sort((a, b) => a.sessions - b.sessions);
+  const to = sorted[sorted.length - 1];
+  const from = sorted[sorted.length - 2];
+  return { from: from.sessions, to: to.sessions, ratio: Math.round((to.seconds / from.seconds) * 10) / 10 };
+}
+
+function table(header: string[], rows: string[][]): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  return [`| ${header.map(esc).join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+}

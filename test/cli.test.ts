@@ -1,0 +1,522 @@
+import Database from 'better-sqlite3';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const CLI = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
+const SAMPLE = join(ROOT, 'examples', 'tau-sample.jsonl');
+const IMPORT_FIXTURES = join(ROOT, 'test', 'fixtures', 'skills-import');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface SkillJson {
+  id: string;
+  name: string;
+  description: string;
+  status: string;
+  enabled: boolean;
+  version: string;
+  corpus: string;
+  toolsRequired: string[];
+  toolSequence: string[];
+  successCount: number;
+  attemptCount: number;
+  eta: number;
+  sourceSessions: string[];
+  lastUsedAt: string | null;
+}
+
+interface RecallJson {
+  id: string;
+  name: string;
+  similarity: number;
+  toolsRequired: string[];
+  toolSequence: string[];
+  body: string;
+}
+
+let tmp: string;
+let sharedDb: string;
+let learnRun: Run;
+let learned: SkillJson[];
+/** session_id -> goal of every record of the sample file. */
+const sampleGoals = new Map<string, string>();
+const sampleLines = readFileSync(SAMPLE, 'utf8').split('\n').filter((l) => l.trim());
+for (const l of sampleLines) {
+  const r = JSON.parse(l) as { session_id: string; goal: string };
+  sampleGoals.set(r.session_id, r.goal);
+}
+
+/** Runs the real binary as a child process, from a temp working directory (so a stray default DB lands there). */
+function cli(args: string[], cwd = tmp): Run {
+  const env = { ...process.env };
+  delete env.SKILLSMITH_DB;
+  delete env.SKILLSMITH_DISABLED;
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.error) throw r.error;
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs a command that must succeed and parses its --json output. */
+function json<T>(args: string[]): T {
+  const r = cli([...args, '--json']);
+  expect(r.code, `skillsmith ${args.join(' ')} --json\n${r.stderr}`).toBe(0);
+  return JSON.parse(r.stdout) as T;
+}
+
+let dbCounter = 0;
+function freshDb(): string {
+  return join(tmp, `db-${++dbCounter}`, 'memory.db');
+}
+
+/** A private copy of the shared learned DB, for tests that change it. */
+function copyOfShared(): string {
+  const path = freshDb();
+  mkdirSync(join(path, '..'), { recursive: true });
+  for (const suffix of ['', '-wal', '-shm']) if (existsSync(sharedDb + suffix)) copyFileSync(sharedDb + suffix, path + suffix);
+  return path;
+}
+
+function countSessions(db: string, namespace = 'default'): number {
+  const raw = new Database(db);
+  try {
+    return (raw.prepare('SELECT COUNT(*) AS n FROM sessions WHERE namespace = ?').get(namespace) as { n: number }).n;
+  } finally {
+    raw.close();
+  }
+}
+
+function sessionIds(db: string): Set<string> {
+  const raw = new Database(db);
+  try {
+    return new Set((raw.prepare('SELECT id FROM sessions').all() as { id: string }[]).map((r) => r.id));
+  } finally {
+    raw.close();
+  }
+}
+
+const recall = (db: string, goal: string, extra: string[] = []) => json<RecallJson[]>(['recall', goal, '--db', db, ...extra]);
+const list = (db: string, extra: string[] = []) => json<SkillJson[]>(['skills', 'list', '--db', db, ...extra]);
+
+beforeAll(() => {
+  if (!existsSync(CLI)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-cli-'));
+  sharedDb = join(tmp, 'shared', 'memory.db');
+  learnRun = cli(['learn', SAMPLE, '--db', sharedDb]);
+  learned = learnRun.code === 0 ? list(sharedDb) : [];
+});
+
+afterAll(() => {
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('skillsmith ingest', () => {
+  it('stores the 95 sample sessions once; ingesting again stores nothing and reports them already present', () => {
+    const db = freshDb();
+    const first = cli(['ingest', SAMPLE, '--db', db]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/\b95 sessions stored, 0 already present\b/);
+    expect(first.stderr).toBe('');
+    expect(countSessions(db)).toBe(95);
+
+    const again = cli(['ingest', SAMPLE, '--db', db]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/\b0 sessions stored, 95 already present\b/);
+    expect(countSessions(db)).toBe(95);
+
+    const asJson = json<{ inserted: number; skipped: number; problems: unknown[] }[]>(['ingest', SAMPLE, '--db', db]);
+    expect(asJson).toHaveLength(1);
+    expect(asJson[0]).toMatchObject({ inserted: 0, skipped: 95, problems: [] });
+    expect(countSessions(db)).toBe(95);
+  });
+
+  it('stores every valid line of a file with bad lines, names each bad one as file:line: reason and exits non-zero', () => {
+    const db = freshDb();
+    // A session stored before the bad file must survive it.
+    const earlier = join(tmp, `earlier-${dbCounter}.jsonl`);
+    writeFileSync(earlier, `${sampleLines[10]}\n`);
+    expect(cli(['ingest', earlier, '--db', db]).code).toBe(0);
+    const earlierId = (JSON.parse(sampleLines[10]) as { session_id: string }).session_id;
+
+    const huge = JSON.stringify({
+      session_id: 'huge-session',
+      goal: 'An oversized record',
+      success: true,
+      steps: [{ tool: 'dump', args: {}, result: 'x'.repeat(4 * 1024 * 1024 + 100), ok: true }],
+    });
+    expect(Buffer.byteLength(huge)).toBeGreaterThan(4 * 1024 * 1024);
+    const file = join(tmp, `mixed-${dbCounter}.jsonl`);
+    const lines = [
+      sampleLines[0], // 1 good
+      '{"session_id": "broken", "goal": "no closing brace", "steps": [', // 2 malformed JSON
+      sampleLines[1], // 3 good
+      JSON.stringify({ session_id: 'typed-wrong', goal: 7, steps: 'none' }), // 4 wrong types
+      huge, // 5 oversized
+      sampleLines[2], // 6 good
+    ];
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const goodIds = [0, 1, 2].map((i) => (JSON.parse(sampleLines[i]) as { session_id: string }).session_id);
+
+    const r = cli(['ingest', file, '--db', db]);
+    expect(r.code).not.toBe(0);
+    expect(r.code).not.toBeNull();
+    expect(r.stdout).toMatch(/\b3 sessions stored\b/);
+    const problemLines = r.stderr.split('\n').filter((l) => l.startsWith(`${file}:`));
+    expect(problemLines.map((l) => Number(l.slice(file.length + 1).split(':')[0]))).toEqual([2, 4, 5]);
+    for (const l of problemLines) expect(l).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: \\S`));
+    expect(problemLines[0]).toMatch(/JSON/);
+    expect(problemLines[1]).toMatch(/goal/);
+    expect(problemLines[1]).toMatch(/steps/);
+    expect(problemLines[2]).toMatch(/bytes/);
+
+    const ids = sessionIds(db);
+    expect(ids.size).toBe(4);
+    for (const id of [earlierId, ...goodIds]) expect(ids.has(id)).toBe(true);
+    expect(ids.has('huge-session')).toBe(false);
+    expect(ids.has('typed-wrong')).toBe(false);
+  });
+});
+
+describe('skillsmith learn', () => {
+  it('exits 0 and prints the learned skills, a recall example and how to export', () => {
+    expect(learnRun.code, learnRun.stderr).toBe(0);
+    expect(learned.length).toBeGreaterThan(0);
+    const out = learnRun.stdout;
+    expect(out).toMatch(/95 new sessions/);
+    expect(out).toContain(`Learned skills (${learned.length}):`);
+    expect(out).toMatch(/^name\s+status\s+support\s+success rate\s+tools$/m);
+    for (const s of learned) expect(out).toMatch(new RegExp(`^${s.name}\\s+${s.status}\\b`, 'm'));
+    expect(out).toMatch(/Recall example: the goal ".+"/);
+    expect(out).toMatch(/ -> \S+ \(similarity \d\.\d\d\)/);
+    expect(out).toContain('skillsmith skills export --out');
+    expect(out).toContain(`--db ${sharedDb}`);
+  });
+
+  it('skills list --json gives every skill with its stable fields; every source session comes from the sample', () => {
+    expect(Array.isArray(learned)).toBe(true);
+    expect(learned.length).toBeGreaterThan(0);
+    const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+    for (const s of learned) {
+      expect(typeof s.id).toBe('string');
+      expect(s.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(typeof s.description).toBe('string');
+      expect(s.description.length).toBeGreaterThan(0);
+      expect(['probationary', 'active', 'retired']).toContain(s.status);
+      expect(s.enabled).toBe(true);
+      expect(s.version).toMatch(/^\d+\.\d+\.\d+/);
+      expect(strings(s.toolsRequired)).toBe(true);
+      expect(strings(s.toolSequence)).toBe(true);
+      expect(s.toolSequence.length).toBeGreaterThan(0);
+      expect(Number.isInteger(s.successCount)).toBe(true);
+      expect(Number.isInteger(s.attemptCount)).toBe(true);
+      expect(s.successCount).toBeLessThanOrEqual(s.attemptCount);
+      expect(typeof s.eta).toBe('number');
+      expect(strings(s.sourceSessions)).toBe(true);
+      expect(s.sourceSessions.length).toBeGreaterThan(0);
+      for (const id of s.sourceSessions) expect(sampleGoals.has(id), `source session ${id}`).toBe(true);
+      expect('lastUsedAt' in s).toBe(true);
+      expect(s.lastUsedAt === null || typeof s.lastUsedAt === 'string').toBe(true);
+    }
+    expect(new Set(learned.map((s) => s.name)).size).toBe(learned.length);
+  });
+});
+
+describe('skillsmith synthesize', () => {
+  it('a second pass right after learn creates nothing and keeps the stable report shape', () => {
+    const db = copyOfShared();
+    const report = json<Record<string, unknown[]>>(['synthesize', '--db', db]);
+    for (const key of ['created', 'updated', 'reinforced', 'superseded', 'skipped']) expect(Array.isArray(report[key]), key).toBe(true);
+    expect(report.created).toEqual([]);
+    expect(report.superseded).toEqual([]);
+    for (const s of report.skipped as { cluster: unknown; reason: unknown }[]) {
+      expect(typeof s.cluster).toBe('string');
+      expect(typeof s.reason).toBe('string');
+    }
+    expect(list(db).map((s) => s.id)).toEqual(learned.map((s) => s.id));
+  });
+
+  it('--dry-run on a DB that only had ingest reports created skills and writes none', () => {
+    const db = freshDb();
+    expect(cli(['ingest', SAMPLE, '--db', db]).code).toBe(0);
+    const dry = json<{ created: { id: string; name: string; version: string; cluster: string }[]; stats: { dryRun: boolean } }>([
+      'synthesize',
+      '--dry-run',
+      '--db',
+      db,
+    ]);
+    expect(dry.created.length).toBeGreaterThan(0);
+    for (const c of dry.created) expect(Object.keys(c).sort()).toEqual(['cluster', 'id', 'name', 'version']);
+    expect(dry.stats.dryRun).toBe(true);
+    const after = cli(['skills', 'list', '--json', '--db', db]);
+    expect(after.code).toBe(0);
+    expect(JSON.parse(after.stdout)).toEqual([]);
+    // The dry run did not move the watermark: a real pass still sees all 95 sessions.
+    const real = json<{ stats: { newSessions: number } }>(['synthesize', '--db', db]);
+    expect(real.stats.newSessions).toBe(95);
+  });
+
+  it('a dry run predicts the real pass: the same skills would be created, under distinct names', () => {
+    const db = freshDb();
+    expect(cli(['ingest', SAMPLE, '--db', db]).code).toBe(0);
+    type Report = { created: { name: string }[]; updated: { name: string }[]; reinforced: { name: string }[] };
+    const dry = json<Report>(['synthesize', '--dry-run', '--db', db]);
+    const real = json<Report>(['synthesize', '--db', db]);
+    const names = (r: Report) => ({
+      created: r.created.map((c) => c.name).sort(),
+      updated: r.updated.map((c) => c.name).sort(),
+      reinforced: r.reinforced.map((c) => c.name).sort(),
+    });
+    // Two live skills can never share a name, so a faithful dry run cannot report the same name created twice.
+    expect(new Set(dry.created.map((c) => c.name)).size).toBe(dry.created.length);
+    expect(names(dry)).toEqual(names(real));
+  });
+});
+
+describe('skillsmith recall', () => {
+  it('returns the skill a sample goal was learned from, with the stable JSON shape', () => {
+    const first = learned[0];
+    const goal = sampleGoals.get(first.sourceSessions[0])!;
+    const hits = recall(sharedDb, goal);
+    expect(Array.isArray(hits)).toBe(true);
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.length).toBeLessThanOrEqual(2);
+    const top = hits[0];
+    expect(Object.keys(top).sort()).toEqual(['body', 'id', 'name', 'similarity', 'toolSequence', 'toolsRequired']);
+    expect(top.name).toBe(first.name);
+    expect(top.id).toBe(first.id);
+    expect(top.similarity).toBeGreaterThan(0);
+    expect(top.similarity).toBeLessThanOrEqual(1.0001);
+    expect(top.toolsRequired).toEqual(first.toolsRequired);
+    expect(top.toolSequence).toEqual(first.toolSequence);
+    expect(top.body.length).toBeGreaterThan(0);
+    for (let i = 1; i < hits.length; i++) expect(hits[i].similarity).toBeLessThanOrEqual(hits[0].similarity);
+  });
+
+  it('prints [] for an unrelated goal, and says so in text mode', () => {
+    const r = cli(['recall', 'write a haiku about autumn', '--json', '--db', sharedDb]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(r.stdout.trim()).toBe('[]');
+    const text = cli(['recall', 'write a haiku about autumn', '--db', sharedDb]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/No skill matches/);
+  });
+
+  it('--top-k 1 returns at most one skill, the best one', () => {
+    // Find a sample goal that recalls two skills by default, so that the limit is observable.
+    let goal: string | null = null;
+    let both: RecallJson[] = [];
+    for (const s of learned) {
+      for (const id of s.sourceSessions.slice(0, 2)) {
+        both = recall(sharedDb, sampleGoals.get(id)!);
+        if (both.length >= 2) {
+          goal = sampleGoals.get(id)!;
+          break;
+        }
+      }
+      if (goal) break;
+    }
+    const probe = goal ?? sampleGoals.get(learned[0].sourceSessions[0])!;
+    const one = recall(sharedDb, probe, ['--top-k', '1']);
+    expect(one.length).toBeLessThanOrEqual(1);
+    if (goal) {
+      expect(one).toHaveLength(1);
+      expect(one[0].id).toBe(both[0].id);
+    }
+  });
+});
+
+describe('skillsmith skills enable|disable', () => {
+  it('a disabled skill is never recalled; enabling it brings it back', () => {
+    const db = copyOfShared();
+    const skill = learned[0];
+    const goals = skill.sourceSessions.slice(0, 4).map((id) => sampleGoals.get(id)!);
+    expect(recall(db, goals[0])[0]?.id).toBe(skill.id);
+
+    const off = cli(['skills', 'disable', skill.name, '--db', db]);
+    expect(off.code, off.stderr).toBe(0);
+    expect(list(db).find((s) => s.id === skill.id)?.enabled).toBe(false);
+    for (const g of goals) expect(recall(db, g).map((h) => h.id)).not.toContain(skill.id);
+
+    const on = cli(['skills', 'enable', skill.name, '--db', db]);
+    expect(on.code, on.stderr).toBe(0);
+    expect(list(db).find((s) => s.id === skill.id)?.enabled).toBe(true);
+    expect(recall(db, goals[0])[0]?.id).toBe(skill.id);
+  });
+
+  it('disabling an unknown skill fails with a message', () => {
+    const db = copyOfShared();
+    const r = cli(['skills', 'disable', 'no-such-skill', '--db', db]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no-such-skill/);
+  });
+});
+
+describe('skillsmith skills export', () => {
+  it('writes DIR/<name>/SKILL.md for every listed skill in the agentskills.io shape', () => {
+    const out = join(tmp, 'export');
+    const r = cli(['skills', 'export', '--out', out, '--db', sharedDb]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(learned.map((s) => s.name).sort());
+    for (const s of learned) {
+      const path = join(out, s.name, 'SKILL.md');
+      expect(existsSync(path), path).toBe(true);
+      const text = readFileSync(path, 'utf8');
+      expect(text.startsWith('---\n')).toBe(true);
+      const end = text.indexOf('\n---\n', 4);
+      expect(end).toBeGreaterThan(0);
+      const fm = parseYaml(text.slice(4, end)) as Record<string, unknown>;
+      expect(fm.name).toBe(basename(join(path, '..')));
+      expect(fm.name).toBe(s.name);
+      expect(text.slice(4, end)).toMatch(new RegExp(`^name: ${s.name}$`, 'm'));
+      expect('version' in fm).toBe(false);
+      expect(text.slice(4, end)).not.toMatch(/^version:/m);
+      expect(typeof fm.license).toBe('string');
+      expect(typeof fm.description).toBe('string');
+      const metadata = fm.metadata as Record<string, unknown>;
+      expect(typeof metadata).toBe('object');
+      expect(String(metadata.version)).toBe(s.version);
+      expect(text.slice(end + 5).trim().length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('skillsmith skills import / promote', () => {
+  const GAIA = 'triage-support-ticket';
+  const SPECTOR = 'null-check-auth-validator';
+
+  it('imports GAIA and Spector skills into the external corpus: listed, never recalled until promoted', () => {
+    const db = copyOfShared();
+    const imp = cli(['skills', 'import', IMPORT_FIXTURES, '--db', db]);
+    expect(imp.code, imp.stderr).toBe(0);
+    expect(imp.stdout).toMatch(/Imported 2 skill/);
+
+    const all = list(db, ['--all']);
+    const gaia = all.find((s) => s.name === GAIA);
+    const spector = all.find((s) => s.name === SPECTOR);
+    expect(gaia?.corpus).toBe('external');
+    expect(spector?.corpus).toBe('external');
+    expect(gaia?.toolsRequired).toEqual(['query_documents', 'read_file', 'remember']);
+    expect(gaia?.version).toBe('1.0.0');
+    expect(spector?.toolsRequired).toEqual(['http_request', 'edit_file', 'run_tests']);
+    // The learned skills are all still there.
+    for (const s of learned) expect(all.map((x) => x.id)).toContain(s.id);
+
+    for (const s of [gaia!, spector!]) {
+      expect(recall(db, s.description).map((h) => h.name)).not.toContain(s.name);
+      expect(recall(db, s.description, ['--top-k', '5']).map((h) => h.name)).not.toContain(s.name);
+    }
+
+    const promoted = cli(['skills', 'promote', GAIA, '--db', db]);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    const hits = recall(db, gaia!.description);
+    expect(hits[0]?.name).toBe(GAIA);
+    expect(hits[0]?.toolsRequired).toEqual(['query_documents', 'read_file', 'remember']);
+    expect(list(db, ['--all']).find((s) => s.name === GAIA)?.corpus).toBe('internal');
+    // The other import is still not recallable.
+    expect(recall(db, spector!.description).map((h) => h.name)).not.toContain(SPECTOR);
+
+    // Exported imports keep the canonical shape too.
+    const out = join(tmp, 'export-after-promote');
+    expect(cli(['skills', 'export', '--out', out, '--db', db]).code).toBe(0);
+    const md = readFileSync(join(out, GAIA, 'SKILL.md'), 'utf8');
+    expect(md).toMatch(/^name: triage-support-ticket$/m);
+    expect(md).not.toMatch(/^version:/m);
+  });
+
+  it('skills list without --all leaves imported skills out (README: "--all: also superseded and imported ones")', () => {
+    const db = copyOfShared();
+    expect(cli(['skills', 'import', IMPORT_FIXTURES, '--db', db]).code).toBe(0);
+    const names = list(db).map((s) => s.name);
+    expect(names).not.toContain(GAIA);
+    expect(names).not.toContain(SPECTOR);
+    expect(names.sort()).toEqual(learned.map((s) => s.name).sort());
+  });
+
+  it('promoting a name that was never imported fails', () => {
+    const db = copyOfShared();
+    const r = cli(['skills', 'promote', 'never-imported', '--db', db]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/never-imported/);
+  });
+});
+
+describe('namespaces', () => {
+  it('skills learned in namespace a are never listed or recalled in namespace b', () => {
+    const db = freshDb();
+    const learnA = cli(['learn', SAMPLE, '--db', db, '--namespace', 'a']);
+    expect(learnA.code, learnA.stderr).toBe(0);
+    const inA = list(db, ['--namespace', 'a']);
+    expect(inA.length).toBeGreaterThan(0);
+
+    expect(list(db, ['--namespace', 'b'])).toEqual([]);
+    expect(list(db, ['--namespace', 'b', '--all'])).toEqual([]);
+    expect(list(db)).toEqual([]); // the default namespace is another namespace too
+    for (const s of inA.slice(0, 2)) {
+      const goal = sampleGoals.get(s.sourceSessions[0])!;
+      expect(recall(db, goal, ['--namespace', 'a']).length).toBeGreaterThan(0);
+      expect(recall(db, goal, ['--namespace', 'b'])).toEqual([]);
+    }
+    const show = cli(['skills', 'show', inA[0].name, '--db', db, '--namespace', 'b']);
+    expect(show.code).toBe(1);
+
+    // The same file in namespace b is 95 new sessions, not duplicates of a's.
+    const ingestB = cli(['ingest', SAMPLE, '--db', db, '--namespace', 'b']);
+    expect(ingestB.stdout).toMatch(/\b95 sessions stored, 0 already present\b/);
+    expect(countSessions(db, 'a')).toBe(95);
+    expect(countSessions(db, 'b')).toBe(95);
+  });
+});
+
+describe('usage', () => {
+  const usageHint = /--help/;
+
+  it.each([
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['recall'], /recall needs a GOAL/],
+    [['ingest'], /ingest needs at least one FILE/],
+    [['learn'], /needs at least one FILE/],
+    [['skills'], /skills needs a subcommand/],
+    [['skills', 'show'], /skills show NAME/],
+    [['skills', 'disable'], /skills disable NAME/],
+    [['skills', 'export'], /skills export --out DIR/],
+    [['skills', 'import'], /skills import DIR/],
+    [['skills', 'promote'], /skills promote NAME/],
+    [['recall', 'cancel my order', '--top-k', '0'], /--top-k/],
+    [['ingest', SAMPLE, '--format', 'xml'], /--format/],
+    [['list', '--bogus-flag'], /bogus-flag/],
+  ])('skillsmith %j exits 2 with a usage hint on stderr', (args, message) => {
+    const db = freshDb();
+    const r = cli([...(args as string[]), '--db', db]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message as RegExp);
+    expect(r.stderr).toMatch(usageHint);
+    expect(r.stdout).toBe('');
+  });
+
+  it('with no command at all, exits 2 with a usage hint on stderr', () => {
+    const r = cli([]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Usage: skillsmith|--help/);
+  });
+
+  it('--help and -h exit 0 and print the usage', () => {
+    for (const flag of ['--help', '-h']) {
+      const r = cli([flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('Usage: skillsmith <command>');
+      for (const cmd of ['ingest', 'learn', 'synthesize', 'recall', 'skills list', 'skills export', 'skills import', 'skills promote']) {
+        expect(r.stdout).toContain(cmd);
+      }
+    }
+    expect(cli(['recall', '--help']).code).toBe(0);
+  });
+});
