@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig, type SkillsmithConfig, type SkillsmithConfigInput } from './config/config.js';
 import { formatContextPack } from './domain/context-pack.js';
@@ -17,6 +17,10 @@ import { synthesize, type SynthesisReport } from './pipeline/synthesize.js';
 import { openSqliteStore } from './store/sqlite/sqlite-store.js';
 import type { SkillEvent, Store } from './store/store.js';
 import { createLogger, type Logger, type LogLevel } from './support/log.js';
+import { EventBus, type Listener, type SkillEventType, type BusEvent } from './support/event-bus.js';
+import { applySignal, parseSignal, type Signal } from './domain/lifecycle.js';
+import { compile, type CompileRequest, type CompileResult } from './pipeline/compile.js';
+import { explainSkill, type Explanation } from './pipeline/explain.js';
 
 export interface OpenMemoryOptions {
   /** SQLite file path (default ./skillsmith.db or SKILLSMITH_DB), or a ready Store. */
@@ -29,6 +33,8 @@ export interface OpenMemoryOptions {
   logger?: Logger;
   /** Injected clock (tests, replays). */
   now?: () => Date;
+  /** Append-only JSONL copy of the audit table (default: `<db>.audit.jsonl` beside a SQLite file; null = none). */
+  auditFile?: string | null;
 }
 
 export interface IngestResult {
@@ -53,7 +59,10 @@ export interface ImportResult {
 /** A live recording of one session: record each call as it happens, then end it with an outcome. */
 export interface SessionRecorder {
   readonly id: string;
+  /** Recall for this session: the skills served become trials when the session ends with an outcome. */
+  recall(goal?: string, opts?: { topK?: number }): Promise<RecalledSkill[]>;
   call(call: { tool: string; args?: Record<string, unknown>; result?: unknown; ok?: boolean; error?: string | null; durationMs?: number | null }): Promise<void>;
+  /** Ends the session; with a success/failure outcome, each skill recalled for it gets a trial. */
   end(outcome: Outcome, reward?: number | null): Promise<void>;
 }
 
@@ -64,7 +73,15 @@ export class DisabledError extends Error {
 /** The procedural memory: one entry point for capture, synthesis, recall and the skill catalogue. */
 export class Memory {
   readonly namespace: string;
+  readonly bus: EventBus;
   private readonly recallIndexes = new Map<string, RecallIndex>();
+  private lastEventId = 0;
+  private background: Promise<void> | null = null;
+  private rerun = false;
+  private sessionsSinceAuto = 0;
+  private firstUse = true;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
 
   constructor(
     readonly store: Store | null,
@@ -73,8 +90,53 @@ export class Memory {
     readonly distiller: Distiller,
     readonly log: Logger,
     private readonly now: () => Date,
+    private readonly auditFile: string | null = null,
   ) {
     this.namespace = config.namespace;
+    this.bus = new EventBus(log.child('events'));
+    const auto = config.synthesis.auto;
+    if (store && !config.disabled && auto.intervalMs > 0) {
+      this.timer = setInterval(() => this.scheduleSynthesis('interval'), auto.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** @internal Starts event delivery after the events that exist now. */
+  async init(): Promise<this> {
+    if (this.store) this.lastEventId = await this.store.lastEventId();
+    return this;
+  }
+
+  /** Subscribes to skill events; a listener that throws never breaks the operation that emitted. */
+  on(type: SkillEventType | '*', listener: Listener): () => void {
+    return this.bus.on(type, listener);
+  }
+
+  /**
+   * Delivers new events to listeners and appends new audit records to the JSONL audit file. The tables are
+   * the source of truth (an outbox): nothing is emitted for a write that did not commit.
+   */
+  private async flush(): Promise<void> {
+    const store = this.store;
+    if (!store) return;
+    for (;;) {
+      const batch = await store.events(this.namespace, { afterId: this.lastEventId, limit: 500 });
+      for (const e of batch) this.bus.emit({ ...e, type: e.type as SkillEventType } as BusEvent);
+      if (batch.length) this.lastEventId = batch[batch.length - 1].id;
+      if (batch.length < 500) break;
+    }
+    if (this.auditFile) {
+      const key = `audit-file:${this.auditFile}`;
+      let mark = Number((await store.getState('', key)) ?? 0);
+      for (;;) {
+        const rows = await store.auditSince(mark, 1000);
+        if (rows.length === 0) break;
+        appendFileSync(this.auditFile, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+        mark = rows[rows.length - 1].id!;
+        await store.setState('', key, String(mark));
+        if (rows.length < 1000) break;
+      }
+    }
   }
 
   get thresholds(): EmbedderThresholds {
@@ -99,7 +161,9 @@ export class Memory {
 
   /** Stores whole sessions; a session id already stored is left untouched (idempotent). */
   async ingest(sessions: Session[]): Promise<{ inserted: number; skipped: number }> {
-    return this.requireStore().insertSessions(sessions);
+    const r = await this.requireStore().insertSessions(sessions);
+    this.noteNewSessions(r.inserted);
+    return r;
   }
 
   /** Ingests a capture file; bad records are reported with line and reason and the valid ones kept. */
@@ -119,6 +183,7 @@ export class Memory {
     const seen = new Set<string>();
     const unique = parsed.sessions.filter((s) => (seen.has(s.id) ? false : (seen.add(s.id), true)));
     const { inserted, skipped } = await store.insertSessions(unique);
+    this.noteNewSessions(inserted);
     return { file: path, format: parsed.format, inserted, skipped: skipped + (parsed.sessions.length - unique.length), problems: parsed.problems };
   }
 
@@ -143,8 +208,10 @@ export class Memory {
     const existing = await store.getSession(namespace, id);
     let position = existing?.calls.length ?? 0;
     const cap = this.config.capture.resultChars;
+    this.noteFirstUse();
     return {
       id,
+      recall: (goal, o = {}) => this.recall(goal ?? opts.goal, { topK: o.topK, namespace, sessionId: id }),
       call: async (c) => {
         if (!c.tool) throw new Error('call: tool must be a non-empty string');
         const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
@@ -163,6 +230,8 @@ export class Memory {
       end: async (outcome, reward = null) => {
         if (reward != null && (reward < 0 || reward > 1)) throw new Error('end: reward must be in [0,1]');
         await store.endSession(namespace, id, outcome, reward, this.now().toISOString());
+        await this.creditRecalledSkills(id, outcome, namespace);
+        this.noteNewSessions(1);
       },
     };
   }
@@ -179,7 +248,49 @@ export class Memory {
       { namespace: this.ns(opts.namespace), dryRun: opts.dryRun, onProgress: opts.onProgress },
     );
     this.recallIndex(opts.namespace).invalidate();
+    await this.flush();
     return report;
+  }
+
+  /** Runs a pass in the background (never awaited by recording or recall); one at a time per memory. */
+  private scheduleSynthesis(reason: string): void {
+    if (this.closed || !this.store || this.config.disabled) return;
+    if (this.background) {
+      this.rerun = true;
+      return;
+    }
+    this.sessionsSinceAuto = 0;
+    this.background = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.synthesize())
+      .then(
+        (r) => this.log.child('pass').info('background pass done', { reason, created: r.created.length, ms: r.stats.ms }),
+        (e) => this.log.child('pass').error('background pass failed', { reason, error: String(e) }),
+      )
+      .finally(() => {
+        this.background = null;
+        if (this.rerun) {
+          this.rerun = false;
+          this.scheduleSynthesis('rerun');
+        }
+      });
+  }
+
+  private noteNewSessions(n: number) {
+    const after = this.config.synthesis.auto.afterSessions;
+    if (n <= 0 || after <= 0) return;
+    this.sessionsSinceAuto += n;
+    if (this.sessionsSinceAuto >= after) this.scheduleSynthesis(`${this.sessionsSinceAuto} new sessions`);
+  }
+
+  private noteFirstUse() {
+    if (!this.firstUse) return;
+    this.firstUse = false;
+    if (this.config.synthesis.auto.onFirstUse) this.scheduleSynthesis('first use');
+  }
+
+  /** Resolves when no background pass is running (tests, graceful shutdown). */
+  async idle(): Promise<void> {
+    while (this.background) await this.background;
   }
 
   // ── recall ───────────────────────────────────────────────────────────────
@@ -192,10 +303,100 @@ export class Memory {
   }
 
   /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
-  async recall(goal: string, opts: { topK?: number; namespace?: string } = {}): Promise<RecalledSkill[]> {
+  async recall(goal: string, opts: { topK?: number; namespace?: string; sessionId?: string } = {}): Promise<RecalledSkill[]> {
     if (typeof goal !== 'string') throw new TypeError('recall: goal must be a string');
     if (this.config.disabled || !this.store) return [];
-    return this.recallIndex(opts.namespace).recall(goal, { topK: opts.topK, threshold: this.thresholds.recall, now: this.now() });
+    this.noteFirstUse();
+    return this.recallIndex(opts.namespace).recall(goal, { topK: opts.topK, threshold: this.thresholds.recall, now: this.now(), sessionId: opts.sessionId });
+  }
+
+  // ── lifecycle ────────────────────────────────────────────────────────────
+
+  /** Applies one feedback signal (pass | fail | up | down | reward=<0..1>) to a skill. */
+  async feedback(idOrName: string, signal: Signal | string, opts: { sessionId?: string; namespace?: string; actor?: string } = {}) {
+    const store = this.requireStore();
+    const sig = typeof signal === 'string' ? parseSignal(signal) : signal;
+    const res = await store.applyFeedback({
+      namespace: this.ns(opts.namespace),
+      idOrName,
+      signal: sig.kind,
+      value: sig.kind === 'reward' ? sig.value : null,
+      sessionId: opts.sessionId ?? null,
+      actor: opts.actor ?? 'user',
+      at: this.now().toISOString(),
+      compute: (s) => applySignal(s, sig, this.config.lifecycle),
+    });
+    if (!res) throw new Error(`no skill named "${idOrName}" in namespace ${this.ns(opts.namespace)}`);
+    this.log.child('lifecycle').info('feedback', { skill: res.after.name, signal: sig.kind, eta: res.after.eta, status: res.after.status });
+    this.recallIndex(opts.namespace).invalidate();
+    await this.flush();
+    return res;
+  }
+
+  /**
+   * Reports a session's outcome (now or later): it is stored, and each skill recalled for the session gets one
+   * trial (pass on success, fail on failure). An unknown outcome changes nothing.
+   */
+  async reportOutcome(sessionId: string, outcome: Outcome, opts: { reward?: number | null; namespace?: string } = {}): Promise<{ credited: string[] }> {
+    const store = this.requireStore();
+    const ns = this.ns(opts.namespace);
+    const session = await store.getSession(ns, sessionId);
+    if (!session) throw new Error(`no session ${sessionId} in namespace ${ns}`);
+    await store.endSession(ns, sessionId, outcome, opts.reward ?? session.reward, session.endedAt ?? this.now().toISOString());
+    return { credited: await this.creditRecalledSkills(sessionId, outcome, ns) };
+  }
+
+  private async creditRecalledSkills(sessionId: string, outcome: Outcome, namespace: string): Promise<string[]> {
+    if (outcome === 'unknown') return [];
+    const store = this.requireStore();
+    const sig: Signal = { kind: outcome === 'success' ? 'trial.pass' : 'trial.fail' };
+    const credited: string[] = [];
+    for (const skillId of await store.skillsServedForSession(namespace, sessionId)) {
+      const res = await store.applyFeedback({
+        namespace,
+        idOrName: skillId,
+        signal: sig.kind,
+        value: null,
+        sessionId,
+        actor: 'outcome',
+        at: this.now().toISOString(),
+        compute: (s) => applySignal(s, sig, this.config.lifecycle),
+        oncePerSession: true,
+      });
+      if (res) credited.push(res.after.name);
+    }
+    if (credited.length) {
+      this.recallIndex(namespace).invalidate();
+      await this.flush();
+    }
+    return credited;
+  }
+
+  /** Explicit compile from session ids, a cue or facts: a dry run unless `commit`. Same pathway as the pass. */
+  async compile(req: Omit<CompileRequest, 'namespace'> & { namespace?: string }): Promise<CompileResult> {
+    const store = this.requireStore();
+    const result = await compile(
+      { store, embedder: this.embedder, distiller: this.distiller, config: this.config, thresholds: this.thresholds, now: this.now, log: this.log },
+      { ...req, namespace: this.ns(req.namespace) },
+    );
+    if (req.commit) {
+      this.recallIndex(req.namespace).invalidate();
+      await this.flush();
+    }
+    return result;
+  }
+
+  /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
+  async explain(idOrName: string, namespace?: string): Promise<Explanation | null> {
+    return explainSkill(this.requireStore(), this.ns(namespace), idOrName);
+  }
+
+  /** Records a fact (semantic memory) that can be a parent of a compiled skill. */
+  async addFact(text: string, opts: { id?: string; source?: string; namespace?: string } = {}): Promise<{ id: string }> {
+    if (typeof text !== 'string' || !text.trim()) throw new Error('addFact: text must be a non-empty string');
+    const id = opts.id ?? `f_${randomUUID()}`;
+    await this.requireStore().addFact({ id, namespace: this.ns(opts.namespace), text: redactText(text), source: opts.source ?? null, createdAt: this.now().toISOString() });
+    return { id };
   }
 
   /** The prompt block for recalled skills (When / Do / Done, clipped; never raw YAML). */
@@ -221,6 +422,7 @@ export class Memory {
   async setEnabled(idOrName: string, enabled: boolean, opts: { namespace?: string; actor?: string } = {}): Promise<Skill | null> {
     const s = await this.requireStore().setSkillEnabled(this.ns(opts.namespace), idOrName, enabled, opts.actor ?? 'user');
     this.recallIndex(opts.namespace).invalidate();
+    await this.flush();
     return s;
   }
 
@@ -249,7 +451,9 @@ export class Memory {
       const path = join(folder, 'SKILL.md');
       writeFileSync(path, text);
       result.written.push({ name: s.name, path });
+      await this.requireStore().appendEvent(s.namespace, 'skill.exported', s.id, { name: s.name, path }, this.now().toISOString());
     }
+    await this.flush();
     return result;
   }
 
@@ -281,6 +485,11 @@ export class Memory {
       const existing = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === doc.name);
       if (existing && existing.skillMd === text) {
         result.skipped.push({ path: file, reason: `already imported as ${doc.name}` });
+        continue;
+      }
+      const promoted = (await store.listSkills(ns, { corpus: 'internal' })).find((s) => s.name === doc.name && s.skillMd === text);
+      if (promoted) {
+        result.skipped.push({ path: file, reason: `already promoted as ${doc.name}` });
         continue;
       }
       const [embedding] = await this.embedder.embed([doc.description]);
@@ -320,6 +529,7 @@ export class Memory {
       await store.writeSkill({ action: 'import', skill, parents: [], actor: opts.actor ?? 'user', detail: { from: file, format: parsed.format, warnings: parsed.warnings }, at });
       result.imported.push({ name: doc.name, format: parsed.format });
     }
+    await this.flush();
     return result;
   }
 
@@ -334,6 +544,7 @@ export class Memory {
     const at = this.now().toISOString();
     const saved = await store.writeSkill({ action: 'promote', skill: { ...ext, corpus: 'internal', updatedAt: at }, parents: [], actor: opts.actor ?? 'user', detail: {}, at });
     this.recallIndex(opts.namespace).invalidate();
+    await this.flush();
     return saved;
   }
 
@@ -342,6 +553,10 @@ export class Memory {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.idle();
+    await this.flush().catch((e) => this.log.warn('final flush failed', { error: String(e) }));
     await this.store?.close();
   }
 }
@@ -349,7 +564,7 @@ export class Memory {
 /** Opens the memory on the embedded defaults unless told otherwise: SQLite file, GloVe embedder, heuristic distiller. */
 export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> {
   const config = loadConfig({ ...(opts.config ?? {}), ...(opts.namespace ? { namespace: opts.namespace } : {}) });
-  const log = opts.logger ?? createLogger(opts.logLevel ?? 'warn');
+  const log = opts.logger ?? createLogger(opts.logLevel ?? config.logLevel);
   const embedder = opts.embedder ?? createGloveEmbedder();
   const distiller =
     opts.distiller ??
@@ -360,8 +575,11 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
       redact: redactText,
     });
   let store: Store | null = null;
+  let auditFile: string | null = opts.auditFile ?? null;
   if (!config.disabled) {
-    store = typeof opts.db === 'object' ? opts.db : openSqliteStore(opts.db ?? process.env.SKILLSMITH_DB ?? './skillsmith.db');
+    const path = typeof opts.db === 'object' ? null : (opts.db ?? process.env.SKILLSMITH_DB ?? './skillsmith.db');
+    store = typeof opts.db === 'object' ? opts.db : openSqliteStore(path!);
+    if (opts.auditFile === undefined && path && path !== ':memory:') auditFile = `${path}.audit.jsonl`;
   }
-  return new Memory(store, config, embedder, distiller, log, opts.now ?? (() => new Date()));
+  return new Memory(store, config, embedder, distiller, log, opts.now ?? (() => new Date()), auditFile).init();
 }

@@ -432,13 +432,12 @@ describe('skillsmith skills import / promote', () => {
     expect(md).not.toMatch(/^version:/m);
   });
 
-  it('skills list without --all leaves imported skills out (README: "--all: also superseded and imported ones")', () => {
+  it('skills list shows imported skills in the external corpus, beside the learned ones', () => {
     const db = copyOfShared();
     expect(cli(['skills', 'import', IMPORT_FIXTURES, '--db', db]).code).toBe(0);
-    const names = list(db).map((s) => s.name);
-    expect(names).not.toContain(GAIA);
-    expect(names).not.toContain(SPECTOR);
-    expect(names.sort()).toEqual(learned.map((s) => s.name).sort());
+    const listed = list(db);
+    expect(listed.filter((s) => s.corpus === 'external').map((s) => s.name).sort()).toEqual([GAIA, SPECTOR].sort());
+    expect(listed.filter((s) => s.corpus === 'internal').map((s) => s.name).sort()).toEqual(learned.map((s) => s.name).sort());
   });
 
   it('promoting a name that was never imported fails', () => {

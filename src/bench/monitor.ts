@@ -1,5 +1,6 @@
 // Small instruments for the benchmark: a progress line, an RSS sampler, a clock and percentiles.
 
+import { loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -45,6 +46,8 @@ export interface PhaseMemory {
   peakMB: number;
   /** RSS when the phase ended, MB. */
   endMB: number;
+  /** 1-minute load average when the phase ended: above ~1 other processes shared the CPU. */
+  load1: number;
 }
 
 /**
@@ -77,12 +80,15 @@ export class RssMonitor {
   begin(phase: string): void {
     this.end();
     const mb = process.memoryUsage.rss() / 2 ** 20;
-    this.phases[phase] = { startMB: mb, peakMB: mb, endMB: mb };
+    this.phases[phase] = { startMB: mb, peakMB: mb, endMB: mb, load1: loadavg()[0] };
     this.current = phase;
   }
 
   end(): void {
-    if (this.current) this.sample();
+    if (this.current) {
+      this.sample();
+      this.phases[this.current].load1 = loadavg()[0];
+    }
     this.current = null;
   }
 

@@ -50,6 +50,26 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     }
   }
 
+  // One pretty-printed JSON object (a single session or conversation) rather than JSONL.
+  if (trimmed.startsWith('{') && trimmed.includes('\n')) {
+    const firstLine = trimmed.slice(0, trimmed.indexOf('\n')).trim();
+    let firstLineParses = true;
+    try {
+      JSON.parse(firstLine);
+    } catch {
+      firstLineParses = false;
+    }
+    if (!firstLineParses) {
+      try {
+        const doc = JSON.parse(trimmed) as unknown;
+        addRecord(doc, 1, '');
+        return { format: format ?? 'jsonl', sessions, problems };
+      } catch (e) {
+        if (!(e instanceof SyntaxError)) throw e;
+      }
+    }
+  }
+
   const lines = text.split('\n');
   lines.forEach((raw, i) => {
     const line = raw.trim();
@@ -73,7 +93,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   function addRecord(value: unknown, line: number, where: string) {
     const prefix = where ? `${where}: ` : '';
     try {
-      const kind = format ?? detect(value);
+      // In auto mode every record is detected on its own: a file may mix both shapes.
+      const kind = opts.format === 'auto' ? detect(value) : opts.format;
       if (!format && kind) format = kind;
       if (kind === 'openai') {
         if (!isOpenAiConversation(value)) throw new Error('expected an OpenAI conversation ({"messages": [...]} or a message array)');

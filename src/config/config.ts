@@ -32,6 +32,19 @@ export const configSchema = z
         cooldownMs: z.number().int().min(0).default(60_000),
         /** Reject spans/clusters whose calls are mostly chain-of-thought tools such as `think`. */
         thinkTools: z.array(z.string()).default(['think', 'reason', 'reflect', 'scratchpad']),
+        /** Bound on the work of one pass: the rest waits for the next pass (the watermark remembers). */
+        maxSessionsPerPass: z.number().int().min(1).default(200_000),
+        /** Run the pass by itself, off the hot path (recording and recall never wait for it). */
+        auto: z
+          .object({
+            /** After this many new sessions were recorded or ingested in this process (0 = off). */
+            afterSessions: z.number().int().min(0).default(0),
+            /** Every this many milliseconds (0 = off). */
+            intervalMs: z.number().int().min(0).default(0),
+            /** Once, on the first recall or recording of the process. */
+            onFirstUse: z.boolean().default(false),
+          })
+          .prefault({}),
       })
       .prefault({}),
     /** Which distiller writes drafts: chosen by configuration, never swapped silently. */
@@ -77,6 +90,10 @@ export const configSchema = z
         tieMargin: z.number().min(0).max(1).default(0.02),
         /** Skills below (best similarity - relativeMargin) are not served even when above the threshold. */
         relativeMargin: z.number().min(0).max(2).default(0.2),
+        /** > 0: among near-ties, draw by softmax over utility at this temperature (exploration); 0 = argmax. */
+        softmaxTemperature: z.number().min(0).default(0),
+        /** Seed of the softmax draw, so a run can be replayed. */
+        seed: z.number().int().default(1),
       })
       .prefault({}),
     lifecycle: z

@@ -32,6 +32,7 @@ export const defaultReconcileRules: ReconcileRules = { sameProcedure: 0.9, relat
 export function reconcile(candidate: Candidate, own: Skill | null, neighbours: { skill: Skill; similarity: number }[], rules = defaultReconcileRules): Decision {
   let target: Skill | null = own;
   let similarity = 1;
+  const crossCluster = !own;
   if (!target) {
     const match = neighbours.find((n) => sequenceF1(candidate.toolSequence, n.skill.toolSequence) >= rules.relatedProcedure);
     if (!match) return { action: 'add' };
@@ -44,7 +45,8 @@ export function reconcile(candidate: Candidate, own: Skill | null, neighbours: {
   if (newRate >= oldRate + rules.dominanceMargin && candidate.successes >= target.successCount) {
     return { action: 'supersede', target, similarity };
   }
-  return { action: 'update', target, similarity };
+  // Another cluster's weaker variant of a skill supports it; it does not rewrite its procedure.
+  return { action: crossCluster ? 'reinforce' : 'update', target, similarity };
 }
 
 /** SemVer bump: minor for a new version of the same skill, major for a superseding one. */

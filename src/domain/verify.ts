@@ -21,13 +21,16 @@ const TOKEN = /[a-z][a-z0-9_]{2,}/g;
  * The deterministic verifier (no model): no invented tools, tool coverage and evidence resonance at least
  * 0.5 (MemOS), numbered steps and an Edge cases section, and a SKILL.md that validates.
  */
-export function verifyDraft(draft: Draft, evidence: EvidenceTrace[], rules: VerifyRules): Verdict {
+export function verifyDraft(draft: Draft, evidence: EvidenceTrace[], rules: VerifyRules, materialTools?: ReadonlySet<string>): Verdict {
   const reasons: string[] = [];
-  const evidenceTools = new Set(evidence.flatMap((e) => e.tools));
+  // The tools of all the material (every session of the group), not only the capped traces a model sees.
+  const evidenceTools = new Set([...evidence.flatMap((e) => e.tools), ...(materialTools ?? [])]);
   const named = new Set([...draft.toolsRequired, ...draft.toolSequence]);
   const invented = [...named].filter((t) => !evidenceTools.has(t));
   if (invented.length) reasons.push(`names tools absent from the evidence: ${invented.join(', ')}`);
-  if (named.size === 0) reasons.push('names no tool');
+  // A playbook is a tool procedure; a heuristic (fact-only) skill may name none.
+  const toolFree = draft.kind === 'heuristic' && named.size === 0;
+  if (named.size === 0 && !toolFree) reasons.push('names no tool');
 
   // Coverage: the draft's command-like tokens (tools, backticked identifiers) that the evidence shows,
   // as a tool or anywhere in a trace (argument names appear in the traces' call arguments).
@@ -35,7 +38,7 @@ export function verifyDraft(draft: Draft, evidence: EvidenceTrace[], rules: Veri
   const backticked = [...draft.body.matchAll(/`([A-Za-z_][\w.-]*)`/g)].map((m) => m[1]);
   const commands = new Set([...named, ...backticked.filter((t) => /_/.test(t))]);
   const covered = [...commands].filter((t) => evidenceTools.has(t) || evidenceText.includes(t)).length;
-  const coverage = commands.size ? covered / commands.size : 0;
+  const coverage = commands.size ? covered / commands.size : toolFree ? 1 : 0;
   if (coverage < rules.minCoverage) reasons.push(`tool coverage ${coverage.toFixed(2)} below ${rules.minCoverage}`);
 
   // Resonance: evidence traces that share at least two tokens with the draft's summary and steps.

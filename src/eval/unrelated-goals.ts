@@ -1,4 +1,8 @@
-/** Goals from outside the training domains: anything recalled for them is a false recall. */
+/**
+ * Goals from outside the training domains: anything recalled for them is a false recall. The first 20 were
+ * used when the recall threshold was calibrated (scripts/recall-calibration.mjs); the last 20 were added for
+ * the evaluation harness afterwards and never used for tuning.
+ */
 export const UNRELATED_GOALS: readonly string[] = [
   'write a haiku about autumn',
   'Summarise this research paper on protein folding in three bullet points.',
@@ -20,4 +24,25 @@ export const UNRELATED_GOALS: readonly string[] = [
   'Write a limerick about a cat who loves lasagna.',
   'Outline a presentation on renewable energy policy.',
   'Convert this CSV file of temperatures into a line chart.',
+  // Added for the evaluation harness (not used for calibration).
+  'Write a short story about a lighthouse keeper who finds a message in a bottle.',
+  'How do I prune a young apple tree in late winter?',
+  'Proofread my wedding toast and make it a little funnier.',
+  'Explain how a binary search tree rebalances after an insertion.',
+  'Suggest a name for a bakery that specialises in sourdough.',
+  'What are the main causes of the French Revolution?',
+  'Help me memorise the first twenty digits of pi with a mnemonic.',
+  'Write a Bash script that renames every .jpeg file in a folder to .jpg.',
+  'Give me feedback on the chord progression C, A minor, F, G for a ballad.',
+  'Design a chore chart for three children aged six, nine and twelve.',
+  'Explain photosynthesis using an analogy a ten-year-old would understand.',
+  'Draft an agenda for a one-hour team retrospective.',
+  'Which houseplants tolerate low light and irregular watering?',
+  'Write a regular expression that matches valid hexadecimal colour codes.',
+  'Summarise the plot of Hamlet in five sentences.',
+  'Help me choose between learning the violin and the cello as an adult beginner.',
+  'Calculate the area of a circle with a radius of 7 centimetres.',
+  'Write a thank-you note to a neighbour who watered my garden.',
+  'Explain what a p-value means without using jargon.',
+  'Create a knitting pattern for a simple striped scarf.',
 ];

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { SkillsmithConfig } from '../config/config.js';
 import { admitCluster, type Admission } from '../domain/admit.js';
 import { buildConsensus } from '../domain/consensus.js';
-import { gatherEvidence } from '../domain/evidence.js';
+import { gatherEvidence, type EvidenceTrace } from '../domain/evidence.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
 import { findSecrets, redactText } from '../domain/redact.js';
 import { bumpVersion, reconcile, type Decision } from '../domain/reconcile.js';
 import { collapseRepeats, sequenceF1 } from '../domain/sequence.js';
-import { serializeSkillMd, validateSkillMd } from '../domain/skill-md/index.js';
+import { serializeSkillMd, toDescription, toSkillName, validateSkillMd } from '../domain/skill-md/index.js';
 import { detectSpan } from '../domain/spans.js';
-import type { Draft, Session, Skill } from '../domain/types.js';
+import type { Draft, Fact, Session, Skill } from '../domain/types.js';
 import { verifyDraft } from '../domain/verify.js';
 import type { Distiller } from '../distillers/distiller.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
@@ -53,6 +53,24 @@ export interface GroupInput {
   skills: SkillCatalog;
   dryRun: boolean;
   actor: string;
+  /** Explicit compile relaxes the counts (a single session or a cue is admissible); deny rules always apply. */
+  admission?: { minOccurrences?: number; minSuccessRate?: number };
+  /** Semantic parents: facts the skill rests on (fact-only groups give `heuristic` skills). */
+  facts?: Fact[];
+  /** The cue of a cue-directed compile (titles fact-only skills). */
+  cue?: string;
+  /** False for groups that are not a stored cluster (explicit compile from session ids). */
+  linkCluster?: boolean;
+}
+
+interface Prepared {
+  draft: Draft;
+  evidence: EvidenceTrace[];
+  counts: { successCount: number; attemptCount: number; support: number };
+  sourceSessions: string[];
+  admissionSummary?: GroupOutcome['admission'];
+  /** Every tool the group's sessions called: a draft may name only these. */
+  materialTools: Set<string>;
 }
 
 /** The live internal skills of a namespace during a pass, with a vector index over their embeddings. */
@@ -100,87 +118,52 @@ export class SkillCatalog {
  * The synthesis pass calls it per dirty cluster; this is the only code path that writes a learned skill.
  */
 export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promise<GroupOutcome> {
-  const cfg = deps.config.synthesis;
   const log = deps.log.child('pass');
-  const spanRules = { minSteps: cfg.minSteps, thinkTools: cfg.thinkTools };
-  const consensusRules = { requiredSupport: cfg.consensusSupport, conditionalSupport: cfg.conditionalSupport };
   const skip = (reason: string, extra: Partial<GroupOutcome> = {}): GroupOutcome => {
     log.info('cluster skipped', { cluster: input.clusterId, reason });
     return { clusterId: input.clusterId, action: 'skip', reason, ...extra };
   };
-
-  const admission = admitCluster(input.sessions, (s) => detectSpan(s, spanRules), (spans) => buildConsensus(spans, consensusRules).steps.map((s) => s.tool), {
-    minOccurrences: cfg.minOccurrences,
-    minSuccessRate: cfg.minSuccessRate,
-    followThreshold: cfg.followThreshold,
-    thinkTools: cfg.thinkTools,
-    findSecrets,
-  });
-  const admissionSummary = {
-    successRate: admission.successRate,
-    followers: admission.followers,
-    successfulFollowers: admission.successfulFollowers,
-    denied: admission.denied,
-  };
-  if (!admission.admitted) return skip(`not admitted: ${admission.reason}`, { admission: admissionSummary });
-
-  const procedure = collapseRepeats(buildConsensus(admission.spans, consensusRules).steps.map((s) => s.tool));
-  const agreementOf = (s: Session) => sequenceF1(procedure, collapseRepeats(s.calls.filter((c) => c.ok && !cfg.thinkTools.includes(c.tool)).map((c) => c.tool)));
-  const evidence = gatherEvidence(
-    admission.successfulFollowers.map((session) => ({ session, agreement: agreementOf(session) })),
-    { evidenceLimit: cfg.evidenceLimit, traceCharCap: cfg.traceCharCap, thinkTools: cfg.thinkTools, redact: redactText },
-  );
-
+  const linked = input.linkCluster !== false;
   const own = input.ownSkillId ? (input.skills.get(input.ownSkillId) ?? null) : null;
-  const raw = await deps.distiller.distil({
-    clusterId: input.clusterId,
-    spans: admission.spans,
-    successes: admission.successfulFollowers,
-    failures: input.sessions.filter((s) => s.outcome === 'failure'),
-    goals: admission.successfulFollowers.map((s) => redactText(normalizeGoal(s.goal))),
-    evidence,
-    goalWordWeight: input.goalWordWeight,
-    toolWeight: input.toolWeight,
-    takenNames: input.skills.names(own?.id),
-    stats: { successes: admission.successfulFollowers.length, followers: admission.followers.length, sessions: input.sessions.length },
-  });
-  if (!raw) return skip('distiller returned SKIP', { admission: admissionSummary });
-  // Defence in depth: whatever a distiller wrote, no secret or personal datum reaches a stored skill.
-  const draft: Draft = { ...raw, whenToUse: redactText(raw.whenToUse), body: redactText(raw.body) };
+
+  const prepared = input.sessions.length === 0 && input.facts?.length ? factDraft(input) : await episodicDraft(deps, input, skip);
+  if ('action' in prepared) return prepared;
+  const { draft, evidence, counts, sourceSessions, admissionSummary, materialTools } = prepared;
 
   const license = deps.config.license;
   const verdict = verifyDraft(draft, evidence, {
     minCoverage: 0.5,
     minResonance: 0.5,
     validateSkillMd: (d) => validateSkillMd(renderSkillMd(d, { license, version: '1.0.0', id: 'x', sourceSessions: [], clusterId: input.clusterId, learnedBy: deps.distiller.id })).errors,
-  });
+  }, materialTools);
   if (!verdict.ok) {
-    log.warn('verification failed', { cluster: input.clusterId, reasons: verdict.reasons });
+    deps.log.child('verifier').warn('verification failed', { cluster: input.clusterId, reasons: verdict.reasons });
+    if (!input.dryRun) {
+      await deps.store.appendEvent(input.namespace, 'skill.verification_failed', null, { cluster: input.clusterId, name: draft.name, reasons: verdict.reasons }, deps.now().toISOString());
+    }
     return skip(`verification failed: ${verdict.reasons.join('; ')}`, { draft, admission: admissionSummary });
   }
 
   // The recall vector: what the cluster's goals have in common, plus the words of the procedure itself, so
   // that a short request ("exchange my keyboard") meets a skill learned from long persona-style goals.
   const embedding = await skillEmbedding(deps.embedder, input.goalCentroid, draft);
+  // A skill is this cluster's own only if it was learned from it; a skill another cluster reinforced is a
+  // neighbour: a weaker variant never rewrites it (no flip-flopping between two clusters' procedures).
+  const mine = own && own.clusterId === input.clusterId ? own : null;
+  const neighbours = mine ? [] : own ? [{ skill: own, similarity: 1 }] : input.skills.neighbours(embedding, deps.thresholds.duplicate);
   const decision = reconcile(
-    { toolSequence: draft.toolSequence, successes: admission.successfulFollowers.length, followers: admission.followers.length },
-    own,
-    own ? [] : input.skills.neighbours(embedding, deps.thresholds.duplicate),
+    { toolSequence: draft.toolSequence, successes: counts.successCount, followers: counts.attemptCount },
+    mine,
+    neighbours,
   );
   const at = deps.now().toISOString();
-  const sourceSessions = admission.successfulFollowers.map((s) => s.id);
-  const counts = {
-    successCount: admission.successfulFollowers.length,
-    attemptCount: admission.followers.length,
-    support: admission.spans.length,
-  };
   const base = {
     namespace: input.namespace,
     corpus: 'internal' as const,
     kind: draft.kind,
     embedderId: deps.embedder.id,
     embedding,
-    clusterId: input.clusterId,
+    clusterId: linked ? input.clusterId : null,
   };
 
   let skill: Skill;
@@ -237,7 +220,7 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
       ...t,
       embedding,
       embedderId: deps.embedder.id,
-      clusterId: t.clusterId ?? input.clusterId,
+      clusterId: t.clusterId ?? (linked ? input.clusterId : null),
       successCount: Math.max(t.successCount, counts.successCount),
       attemptCount: Math.max(t.attemptCount, counts.attemptCount),
       support: Math.max(t.support, counts.support),
@@ -253,7 +236,12 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     target: target ? { id: target.id, name: target.name } : undefined,
     admission: admissionSummary,
   };
-  if (input.dryRun) return outcome;
+  if (input.dryRun) {
+    // Later clusters of the same dry run must see this would-be skill, as they would in a real pass.
+    if (decision.action === 'supersede') input.skills.remove(decision.target.id);
+    input.skills.put(skill);
+    return outcome;
+  }
 
   // Provenance must resolve at write time: keep only parents that are stored sessions.
   const stored = await deps.store.existingSessionIds(input.namespace, sourceSessions);
@@ -261,17 +249,20 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     action: decision.action,
     skill,
     supersedes,
-    parents: sourceSessions.filter((id) => stored.has(id)).map((id) => ({ kind: 'episodic' as const, id })),
+    parents: [
+      ...sourceSessions.filter((id) => stored.has(id)).map((id) => ({ kind: 'episodic' as const, id })),
+      ...(input.facts ?? []).map((f) => ({ kind: 'semantic' as const, id: f.id })),
+    ],
     actor: input.actor,
     detail: {
       cluster: input.clusterId,
-      successRate: round(admission.successRate),
-      followers: admission.followers.length,
+      successRate: round(admissionSummary?.successRate ?? 0),
+      followers: counts.attemptCount,
       coverage: round(verdict.coverage),
       resonance: round(verdict.resonance),
       distiller: deps.distiller.id,
     },
-    clusterId: input.clusterId,
+    clusterId: linked ? input.clusterId : null,
     at,
   };
   const saved = await deps.store.writeSkill(write);
@@ -279,6 +270,91 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
   input.skills.put(saved);
   log.info(`skill ${decision.action}`, { cluster: input.clusterId, skill: saved.name, version: saved.version });
   return { ...outcome, skill: saved };
+}
+
+/** admit -> evidence -> distil for a group of sessions (with facts as extra parents when given). */
+async function episodicDraft(deps: PipelineDeps, input: GroupInput, skip: (reason: string, extra?: Partial<GroupOutcome>) => GroupOutcome): Promise<Prepared | GroupOutcome> {
+  const cfg = deps.config.synthesis;
+  const spanRules = { minSteps: cfg.minSteps, thinkTools: cfg.thinkTools };
+  const consensusRules = { requiredSupport: cfg.consensusSupport, conditionalSupport: cfg.conditionalSupport };
+  const admission = admitCluster(input.sessions, (s) => detectSpan(s, spanRules), (spans) => buildConsensus(spans, consensusRules).steps.map((s) => s.tool), {
+    minOccurrences: input.admission?.minOccurrences ?? cfg.minOccurrences,
+    minSuccessRate: input.admission?.minSuccessRate ?? cfg.minSuccessRate,
+    followThreshold: cfg.followThreshold,
+    thinkTools: cfg.thinkTools,
+    findSecrets,
+  });
+  const admissionSummary = {
+    successRate: admission.successRate,
+    followers: admission.followers,
+    successfulFollowers: admission.successfulFollowers,
+    denied: admission.denied,
+  };
+  if (!admission.admitted) return skip(`not admitted: ${admission.reason}`, { admission: admissionSummary });
+
+  const procedure = collapseRepeats(buildConsensus(admission.spans, consensusRules).steps.map((s) => s.tool));
+  const agreementOf = (s: Session) => sequenceF1(procedure, collapseRepeats(s.calls.filter((c) => c.ok && !cfg.thinkTools.includes(c.tool)).map((c) => c.tool)));
+  const evidence = gatherEvidence(
+    admission.successfulFollowers.map((session) => ({ session, agreement: agreementOf(session) })),
+    { evidenceLimit: cfg.evidenceLimit, traceCharCap: cfg.traceCharCap, thinkTools: cfg.thinkTools, redact: redactText },
+  );
+  const own = input.ownSkillId ? (input.skills.get(input.ownSkillId) ?? null) : null;
+  const raw = await deps.distiller.distil({
+    clusterId: input.clusterId,
+    spans: admission.spans,
+    successes: admission.successfulFollowers,
+    failures: input.sessions.filter((s) => s.outcome === 'failure'),
+    goals: admission.successfulFollowers.map((s) => redactText(normalizeGoal(s.goal))),
+    evidence,
+    goalWordWeight: input.goalWordWeight,
+    toolWeight: input.toolWeight,
+    takenNames: input.skills.names(own?.id),
+    stats: { successes: admission.successfulFollowers.length, followers: admission.followers.length, sessions: input.sessions.length },
+  });
+  if (!raw) return skip('distiller returned SKIP', { admission: admissionSummary });
+  // Defence in depth: whatever a distiller wrote, no secret or personal datum reaches a stored skill.
+  const draft: Draft = { ...raw, whenToUse: redactText(raw.whenToUse), body: redactText(raw.body) };
+  return {
+    draft,
+    evidence,
+    counts: { successCount: admission.successfulFollowers.length, attemptCount: admission.followers.length, support: admission.spans.length },
+    sourceSessions: admission.successfulFollowers.map((s) => s.id),
+    admissionSummary,
+    materialTools: new Set(input.sessions.flatMap((s) => s.calls.map((c) => c.tool))),
+  };
+}
+
+/** A fact-only group: the facts are the procedure (`kind: heuristic`), and they are the evidence too. */
+function factDraft(input: GroupInput): Prepared {
+  const facts = input.facts ?? [];
+  const texts = facts.map((f) => redactText(f.text).replace(/\s+/g, ' ').trim());
+  const cue = input.cue ? redactText(input.cue) : texts[0];
+  const title = cue.replace(/[<>]/g, '').split(/\s+/).slice(0, 8).join(' ');
+  const name = uniqueName(toSkillName(title), input.skills.names(input.ownSkillId ?? undefined));
+  const body = [
+    `# ${title.charAt(0).toUpperCase()}${title.slice(1)}`,
+    '',
+    `Compiled from ${facts.length} fact(s).`,
+    '',
+    '## Steps',
+    '',
+    ...texts.map((t, i) => `${i + 1}. ${t}`),
+    '',
+    '## Edge cases',
+    '',
+    '- These are facts, not an observed procedure: check them against the current situation before acting.',
+  ].join('\n');
+  const draft: Draft = { name, whenToUse: toDescription(`Use when ${cue}`), toolsRequired: [], toolSequence: [], body, kind: 'heuristic', steps: [] };
+  const evidence = facts.map((f, i) => ({ sessionId: f.id, outcome: 'unknown' as const, text: texts[i], tools: [] }));
+  return { draft, evidence, counts: { successCount: 0, attemptCount: 0, support: facts.length }, sourceSessions: [], materialTools: new Set() };
+}
+
+function uniqueName(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) {
+    const candidate = `${base.slice(0, 60).replace(/-+$/, '')}-${i}`;
+    if (!taken.has(candidate)) return candidate;
+  }
 }
 
 /** Normalised mean of the goal centroid and the embedding of the procedure's own words (title, tools). */

@@ -37,13 +37,16 @@ export class RecallIndex {
   private skills = new Map<string, Skill>();
   private token: string | null = null;
   private stale = true;
+  private random: () => number;
 
   constructor(
     private readonly store: Store,
     private readonly embedder: Embedder,
     private readonly namespace: string,
     private readonly config: SkillsmithConfig,
-  ) {}
+  ) {
+    this.random = mulberry32(config.recall.seed);
+  }
 
   /** Marks the index for reload (after a write in this process). */
   invalidate() {
@@ -72,7 +75,7 @@ export class RecallIndex {
     return this.skills.size;
   }
 
-  async recall(goal: string, opts: { topK?: number; threshold: number; touch?: boolean; now?: Date }): Promise<RecalledSkill[]> {
+  async recall(goal: string, opts: { topK?: number; threshold: number; touch?: boolean; now?: Date; sessionId?: string | null }): Promise<RecalledSkill[]> {
     if (!goal.trim()) return [];
     await this.ensure();
     if (this.skills.size === 0) return [];
@@ -84,9 +87,18 @@ export class RecallIndex {
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const ranked = hits.filter((h) => h.score >= floor).map((h) => ({ skill: this.skills.get(h.id)!, similarity: h.score }));
     breakNearTies(ranked, this.config.recall.tieMargin);
+    if (this.config.recall.softmaxTemperature > 0) {
+      softmaxDraw(ranked, this.config.recall.tieMargin, this.config.recall.softmaxTemperature, this.random);
+    }
     const chosen = ranked.slice(0, topK);
     if (chosen.length && opts.touch !== false) {
-      await this.store.touchSkills(this.namespace, chosen.map((c) => c.skill.id), (opts.now ?? new Date()).toISOString());
+      // The recall is recorded with the skills it served: the session's outcome later becomes their trial.
+      await this.store.recordRecall(this.namespace, {
+        sessionId: opts.sessionId ?? null,
+        goal,
+        at: (opts.now ?? new Date()).toISOString(),
+        items: chosen.map((c, rank) => ({ skillId: c.skill.id, rank, similarity: c.similarity })),
+      });
       this.token = await this.store.changeToken();
     }
     return chosen.map(({ skill, similarity }) => ({
@@ -116,4 +128,40 @@ export function breakNearTies(ranked: { skill: Pick<Skill, 'utility'>; similarit
       j--;
     }
   }
+}
+
+/**
+ * Exploration among near-ties: one of the matches within `margin` of the best is drawn with probability
+ * proportional to exp(utility / temperature) and moved to the front.
+ */
+export function softmaxDraw(ranked: { skill: Pick<Skill, 'utility'>; similarity: number }[], margin: number, temperature: number, random: () => number) {
+  if (ranked.length < 2) return;
+  const best = Math.max(...ranked.map((r) => r.similarity));
+  const group = ranked.filter((r) => best - r.similarity <= margin);
+  if (group.length < 2) return;
+  const maxU = Math.max(...group.map((g) => g.skill.utility));
+  const weights = group.map((g) => Math.exp((g.skill.utility - maxU) / temperature));
+  let x = random() * weights.reduce((a, b) => a + b, 0);
+  let pick = group[group.length - 1];
+  for (let i = 0; i < group.length; i++) {
+    x -= weights[i];
+    if (x <= 0) {
+      pick = group[i];
+      break;
+    }
+  }
+  ranked.splice(ranked.indexOf(pick), 1);
+  ranked.unshift(pick);
+}
+
+/** A small seeded PRNG (mulberry32): the same seed replays the same draws. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

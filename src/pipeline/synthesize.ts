@@ -92,7 +92,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   let mark = watermark;
   const think = config.synthesis.thinkTools;
   for (;;) {
-    const page = await store.listSessionsAfter(ns, mark, PAGE);
+    const page = await store.listSessionsAfter(ns, mark, Math.min(PAGE, config.synthesis.maxSessionsPerPass - report.stats.newSessions));
     if (page.length === 0) break;
     const goals = await embedGoals(store, embedder, page);
     for (const s of page) {
@@ -108,6 +108,10 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     report.stats.newSessions += page.length;
     opts.onProgress?.('cluster', report.stats.newSessions, report.stats.newSessions);
     if (page.length < PAGE) break;
+    if (report.stats.newSessions >= config.synthesis.maxSessionsPerPass) {
+      log.info('pass bounded: the remaining sessions wait for the next pass', { limit: config.synthesis.maxSessionsPerPass });
+      break;
+    }
   }
   report.stats.clusters = clusters.clusters.size;
 
@@ -131,7 +135,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   // Distil dirty clusters, biggest first, out of cooldown, at most maxClustersPerPass for a model distiller.
   const now = deps.now();
   const dirty = records.filter((r) => r.dirty).sort((a, b) => b.size - a.size || a.id.localeCompare(b.id));
-  report.stats.dirtyClusters = dirty.length;
+  report.stats.dirtyClusters = dirty.filter((c) => c.size >= config.synthesis.minOccurrences).length;
   const catalog = new SkillCatalog(goalDims, await store.listSkills(ns, { corpus: 'internal' }), embedder.id);
   const bounded = !deps.distiller.id.startsWith('heuristic');
   let distilled = 0;

@@ -64,7 +64,53 @@ export interface Store {
   provenance(skillId: string): Promise<Provenance[]>;
   skillVersions(skillId: string): Promise<SkillVersion[]>;
   audit(namespace: string, opts?: { subjectId?: string; limit?: number }): Promise<AuditRecord[]>;
+  /** Audit records of every namespace with id > afterId, oldest first (for the append-only JSONL file). */
+  auditSince(afterId: number, limit: number): Promise<AuditRecord[]>;
+  appendEvent(namespace: string, type: string, skillId: string | null, payload: Record<string, unknown>, at: string): Promise<void>;
+  appendAudit(record: AuditRecord): Promise<void>;
+
+  // ── lifecycle ─────────────────────────────────────────────────────────────
+  /**
+   * Applies one feedback signal in a transaction: reads the skill, computes its next state with `compute`
+   * (pure), writes it with a feedback row, an audit record and events for eta and status changes.
+   */
+  applyFeedback(req: FeedbackRequest): Promise<{ before: Skill; after: Skill } | null>;
+  feedbackHistory(skillId: string): Promise<FeedbackRecord[]>;
+  /** Records which skills a recall served (and touches their last_used_at) in one transaction. */
+  recordRecall(namespace: string, recall: { sessionId: string | null; goal: string; at: string; items: { skillId: string; rank: number; similarity: number }[] }): Promise<void>;
+  /** Skills served by recalls made for a session, without repeats. */
+  skillsServedForSession(namespace: string, sessionId: string): Promise<string[]>;
+  getFacts(namespace: string, ids: string[]): Promise<Fact[]>;
   events(namespace: string, opts?: { afterId?: number; limit?: number }): Promise<SkillEvent[]>;
+  /** Highest event id so far (0 when none): a new listener starts after it. */
+  lastEventId(): Promise<number>;
+}
+
+export interface FeedbackRequest {
+  namespace: string;
+  idOrName: string;
+  signal: string;
+  value: number | null;
+  sessionId: string | null;
+  actor: string;
+  at: string;
+  compute: (skill: Skill) => Pick<Skill, 'status' | 'eta' | 'utility' | 'trialsAttempted' | 'trialsPassed'>;
+  /** Skip when this session already gave this skill a trial (an outcome counts once). */
+  oncePerSession?: boolean;
+}
+
+export interface FeedbackRecord {
+  id: number;
+  skillId: string;
+  signal: string;
+  value: number | null;
+  sessionId: string | null;
+  at: string;
+  etaBefore: number;
+  etaAfter: number;
+  statusBefore: string;
+  statusAfter: string;
+  utilityAfter: number | null;
 }
 
 export interface SkillFilter {

@@ -167,6 +167,30 @@ CREATE TABLE events (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'recalls served per session (outcomes become trials)',
+    sql: `
+CREATE TABLE recalls (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  namespace  TEXT NOT NULL,
+  session_id TEXT,
+  goal       TEXT NOT NULL,
+  at         TEXT NOT NULL
+);
+CREATE INDEX recalls_session ON recalls (namespace, session_id);
+CREATE TABLE recall_items (
+  recall_id  INTEGER NOT NULL,
+  skill_id   TEXT NOT NULL,
+  rank       INTEGER NOT NULL,
+  similarity REAL NOT NULL,
+  PRIMARY KEY (recall_id, skill_id)
+);
+CREATE INDEX recall_items_skill ON recall_items (skill_id);
+ALTER TABLE feedback ADD COLUMN utility_before REAL;
+ALTER TABLE feedback ADD COLUMN utility_after REAL;
+`,
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

@@ -90,11 +90,15 @@ function skill(over: Partial<Skill> = {}): Skill {
 }
 
 /** Every row of a table, each column as SQLite's own `typeof` and `quote()` (exact, bytes included for BLOBs). */
-function dumpTable(db: Database.Database, table: string): string[][] {
-  const cols = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string; pk: number }[]).map((c) => c.name);
+function dumpTable(db: Database.Database, table: string, only?: string[]): string[][] {
+  const cols = only ?? columnsOf(db, table);
   const select = cols.map((c) => `typeof("${c}") || ':' || quote("${c}")`).join(', ');
   const rows = db.prepare(`SELECT ${select} FROM ${table}`).raw().all() as string[][];
   return rows.map((r) => r.map(String)).sort((a, b) => (a.join('\u0000') < b.join('\u0000') ? -1 : 1));
+}
+
+function columnsOf(db: Database.Database, table: string): string[] {
+  return (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
 }
 
 function tableNames(db: Database.Database): string[] {
@@ -174,13 +178,16 @@ describe('migration from an older schema', () => {
         ('default', '2024-05-01T00:00:00Z', 'user', 'skill.add', 'skill', 'sk_1', '{"why":"test"}');
     `);
     const before = Object.fromEntries(OLD_TABLES.map((t) => [t, dumpTable(raw, t)]));
+    const oldColumns = Object.fromEntries(OLD_TABLES.map((t) => [t, columnsOf(raw, t)]));
     for (const t of OLD_TABLES) expect(before[t].length, `rows in ${t}`).toBeGreaterThan(0);
     raw.close();
 
     const store = open('v1.db');
     expect(await store.schemaVersion()).toBe(latestSchemaVersion);
-    const after = Object.fromEntries(OLD_TABLES.map((t) => [t, dumpTable(store.db, t)]));
+    // Migrations are additive: columns may be added (with defaults), existing values never change.
+    const after = Object.fromEntries(OLD_TABLES.map((t) => [t, dumpTable(store.db, t, oldColumns[t])]));
     expect(after).toEqual(before);
+    for (const t of OLD_TABLES) expect(columnsOf(store.db, t).slice(0, oldColumns[t].length)).toEqual(oldColumns[t]);
 
     const tables = tableNames(store.db);
     for (const t of ['state', 'embedding_cache', 'clusters', 'cluster_members', 'skill_versions', 'events']) expect(tables).toContain(t);

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AuditRecord, Fact, Outcome, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
-import type { ClusterRecord, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
+import type { ClusterRecord, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
 type Row = Record<string, any>;
@@ -489,16 +489,112 @@ export class SqliteStore implements Store {
         ? this.db.prepare('SELECT * FROM audit WHERE namespace = ? AND subject_id = ? ORDER BY id DESC LIMIT ?').all(namespace, opts.subjectId, opts.limit ?? 100)
         : this.db.prepare('SELECT * FROM audit WHERE namespace = ? ORDER BY id DESC LIMIT ?').all(namespace, opts.limit ?? 100)
     ) as Row[];
+    return rows.map(auditFromRow);
+  }
+
+  async lastEventId(): Promise<number> {
+    return ((this.db.prepare('SELECT MAX(id) AS id FROM events').get() as Row).id as number) ?? 0;
+  }
+
+  async auditSince(afterId: number, limit: number): Promise<AuditRecord[]> {
+    return (this.db.prepare('SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as Row[]).map(auditFromRow);
+  }
+
+  async appendEvent(namespace: string, type: string, skillId: string | null, payload: Record<string, unknown>, at: string): Promise<void> {
+    this.stmts.insertEvent.run(namespace, at, type, skillId, json(payload));
+  }
+
+  async appendAudit(r: AuditRecord): Promise<void> {
+    this.stmts.insertAudit.run(r.namespace, r.at, r.actor, r.action, r.subjectKind, r.subjectId, json(r.detail));
+  }
+
+  async applyFeedback(req: FeedbackRequest): Promise<{ before: Skill; after: Skill } | null> {
+    const before = await this.getSkill(req.namespace, req.idOrName);
+    if (!before) return null;
+    let applied = true;
+    this.db.transaction(() => {
+      if (req.oncePerSession && req.sessionId) {
+        const seen = this.db
+          .prepare(`SELECT 1 FROM feedback WHERE skill_id = ? AND session_id = ? AND signal IN ('trial.pass','trial.fail')`)
+          .get(before.id, req.sessionId);
+        if (seen) {
+          applied = false;
+          return;
+        }
+      }
+      // Re-read inside the transaction: another writer may have changed the row since.
+      const fresh = this.skillFromRow(this.stmts.skillById.get(req.namespace, before.id) as Row);
+      const next = req.compute(fresh);
+      this.db
+        .prepare('UPDATE skills SET status = ?, eta = ?, utility = ?, trials_attempted = ?, trials_passed = ?, updated_at = ? WHERE id = ?')
+        .run(next.status, next.eta, next.utility, next.trialsAttempted, next.trialsPassed, req.at, fresh.id);
+      this.db
+        .prepare(
+          `INSERT INTO feedback (namespace, skill_id, signal, value, session_id, at, eta_before, eta_after, status_before, status_after,
+             utility_before, utility_after)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(req.namespace, fresh.id, req.signal, req.value, req.sessionId, req.at, fresh.eta, next.eta, fresh.status, next.status, fresh.utility, next.utility);
+      const detail = { signal: req.signal, value: req.value, session: req.sessionId, eta: [fresh.eta, next.eta], status: [fresh.status, next.status], utility: [fresh.utility, next.utility] };
+      this.stmts.insertAudit.run(req.namespace, req.at, req.actor, 'skill.feedback', 'skill', fresh.id, json(detail));
+      if (next.eta !== fresh.eta) {
+        this.stmts.insertEvent.run(req.namespace, req.at, 'skill.eta_changed', fresh.id, json({ name: fresh.name, from: fresh.eta, to: next.eta, signal: req.signal }));
+      }
+      if (next.status !== fresh.status) {
+        this.stmts.insertEvent.run(req.namespace, req.at, 'skill.status_changed', fresh.id, json({ name: fresh.name, from: fresh.status, to: next.status }));
+        if (next.status === 'retired') this.stmts.insertEvent.run(req.namespace, req.at, 'skill.retired', fresh.id, json({ name: fresh.name }));
+      }
+    })();
+    if (!applied) return null;
+    return { before, after: (await this.getSkill(req.namespace, before.id))! };
+  }
+
+  async feedbackHistory(skillId: string): Promise<FeedbackRecord[]> {
+    const rows = this.db.prepare('SELECT * FROM feedback WHERE skill_id = ? ORDER BY id').all(skillId) as Row[];
     return rows.map((r) => ({
       id: r.id,
-      namespace: r.namespace,
+      skillId: r.skill_id,
+      signal: r.signal,
+      value: r.value,
+      sessionId: r.session_id,
       at: r.at,
-      actor: r.actor,
-      action: r.action,
-      subjectKind: r.subject_kind,
-      subjectId: r.subject_id,
-      detail: parseJson(r.detail, {}),
+      etaBefore: r.eta_before,
+      etaAfter: r.eta_after,
+      statusBefore: r.status_before,
+      statusAfter: r.status_after,
+      utilityAfter: r.utility_after,
     }));
+  }
+
+  async recordRecall(namespace: string, recall: { sessionId: string | null; goal: string; at: string; items: { skillId: string; rank: number; similarity: number }[] }): Promise<void> {
+    const touch = this.db.prepare('UPDATE skills SET last_used_at = ? WHERE namespace = ? AND id = ?');
+    const item = this.db.prepare('INSERT OR IGNORE INTO recall_items (recall_id, skill_id, rank, similarity) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      const info = this.db.prepare('INSERT INTO recalls (namespace, session_id, goal, at) VALUES (?, ?, ?, ?)').run(namespace, recall.sessionId, recall.goal.slice(0, 2000), recall.at);
+      for (const it of recall.items) {
+        item.run(info.lastInsertRowid, it.skillId, it.rank, it.similarity);
+        touch.run(recall.at, namespace, it.skillId);
+      }
+    })();
+  }
+
+  async skillsServedForSession(namespace: string, sessionId: string): Promise<string[]> {
+    return (
+      this.db
+        .prepare(
+          `SELECT DISTINCT i.skill_id FROM recalls r JOIN recall_items i ON i.recall_id = r.id
+           WHERE r.namespace = ? AND r.session_id = ? ORDER BY i.skill_id`,
+        )
+        .all(namespace, sessionId) as Row[]
+    ).map((r) => r.skill_id as string);
+  }
+
+  async getFacts(namespace: string, ids: string[]): Promise<Fact[]> {
+    const stmt = this.db.prepare('SELECT * FROM facts WHERE namespace = ? AND id = ?');
+    return ids
+      .map((id) => stmt.get(namespace, id) as Row | undefined)
+      .filter((r): r is Row => !!r)
+      .map((r) => ({ id: r.id, namespace: r.namespace, text: r.text, source: r.source, createdAt: r.created_at }));
   }
 
   async events(namespace: string, opts: { afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {
@@ -534,6 +630,19 @@ function callFromRow(c: Row): ToolCall {
     error: c.error,
     durationMs: c.duration_ms,
     at: c.at,
+  };
+}
+
+function auditFromRow(r: Row): AuditRecord {
+  return {
+    id: r.id,
+    namespace: r.namespace,
+    at: r.at,
+    actor: r.actor,
+    action: r.action,
+    subjectKind: r.subject_kind,
+    subjectId: r.subject_id,
+    detail: parseJson(r.detail, {}),
   };
 }
 

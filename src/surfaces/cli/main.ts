@@ -16,8 +16,17 @@ Commands
   learn FILE...               ingest, then run a synthesis pass and show what was learned
   synthesize [--dry-run]      run a synthesis pass over the sessions added since the last one
   recall "GOAL" [--top-k N]   the skills a planner would get for this goal
-  skills list                 every live skill (add --all for superseded and imported ones)
+  compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]
+                              distil one skill explicitly (dry run unless --commit)
+  feedback NAME pass|fail|up|down|reward=R
+                              a trial result, a thumbs up/down or a reward in [0,1]
+  outcome SESSION success|failure
+                              report a session's outcome: skills recalled for it get a trial
+  facts add "TEXT" | facts list
+                              semantic memories that compiled skills can rest on
+  skills list                 every live skill, imported ones marked (add --all for superseded ones)
   skills show NAME            one skill's SKILL.md, track record and source sessions
+  skills explain NAME         why a skill exists: parents, versions, supersede chain, trials, eta over time
   skills enable|disable NAME  allow or block a skill from recall (the row is kept)
   skills export --out DIR     write DIR/<name>/SKILL.md for every live learned skill
   skills import DIR           read skill folders from other systems (never recalled until promoted)
@@ -35,6 +44,8 @@ Options
 
 class UsageError extends Error {}
 
+const COMMANDS = new Set(['ingest', 'learn', 'synthesize', 'recall', 'skills', 'compile', 'feedback', 'outcome', 'facts']);
+
 const options = {
   db: { type: 'string' },
   namespace: { type: 'string' },
@@ -43,6 +54,11 @@ const options = {
   json: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   'top-k': { type: 'string' },
+  sessions: { type: 'string' },
+  cue: { type: 'string' },
+  facts: { type: 'string' },
+  commit: { type: 'boolean' },
+  session: { type: 'string' },
   out: { type: 'string' },
   all: { type: 'boolean' },
   'log-level': { type: 'string' },
@@ -65,9 +81,18 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { values: flags, positionals } = parsed;
   const [command, ...args] = positionals;
-  if (flags.help || !command) {
+  if (flags.help) {
     process.stdout.write(HELP);
-    return command || flags.help ? 0 : 2;
+    return 0;
+  }
+  if (!command) {
+    process.stderr.write(HELP);
+    return 2;
+  }
+  // An unknown command must not create a database on its way to failing.
+  if (!COMMANDS.has(command)) {
+    process.stderr.write(`skillsmith: unknown command "${command}"\nRun "skillsmith --help" for usage.\n`);
+    return 2;
   }
   let memory: Memory | null = null;
   try {
@@ -88,6 +113,14 @@ export async function main(argv: string[]): Promise<number> {
         return await recall(memory, args, flags);
       case 'skills':
         return await skills(memory, args, flags);
+      case 'compile':
+        return await compileCmd(memory, flags);
+      case 'feedback':
+        return await feedbackCmd(memory, args, flags);
+      case 'outcome':
+        return await outcomeCmd(memory, args, flags);
+      case 'facts':
+        return await factsCmd(memory, args, flags);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -118,8 +151,8 @@ function readConfig(path: string): SkillsmithConfigInput {
 const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
 const printJson = (v: unknown) => out(JSON.stringify(v, null, 2));
 
-async function ingestFiles(memory: Memory, files: string[], flags: Flags) {
-  if (files.length === 0) throw new UsageError('ingest needs at least one FILE');
+async function ingestFiles(memory: Memory, files: string[], flags: Flags, command = 'ingest') {
+  if (files.length === 0) throw new UsageError(`${command} needs at least one FILE`);
   const format = (flags.format ?? 'auto') as 'auto' | 'jsonl' | 'openai';
   if (!['auto', 'jsonl', 'openai'].includes(format)) throw new UsageError(`--format must be auto, jsonl or openai, not "${format}"`);
   const results = [];
@@ -144,7 +177,7 @@ function reportProblems(problems: { file: string; line: number; reason: string }
 }
 
 async function learn(memory: Memory, files: string[], flags: Flags): Promise<number> {
-  const results = await ingestFiles(memory, files, flags);
+  const results = await ingestFiles(memory, files, flags, 'learn');
   const problems = results.flatMap((r) => r.problems);
   const bar = flags.json ? null : progressBar('learning');
   const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
@@ -226,6 +259,9 @@ async function synth(memory: Memory, flags: Flags): Promise<number> {
   for (const s of report.reinforced) out(`  reinforced ${verb} ${s.name}`.replace(/ {2,}/g, ' '));
   for (const s of report.superseded) out(`  superseded ${verb} ${s.supersedes} by ${s.name} ${s.version}`.replace(/ {2,}/g, ' '));
   for (const s of report.skipped) out(`  skipped ${s.cluster}: ${s.reason}`);
+  if (!report.created.length && !report.updated.length && !report.reinforced.length && !report.superseded.length && !report.skipped.length) {
+    out('Nothing new to learn.');
+  }
   return 0;
 }
 
@@ -293,6 +329,27 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       }
       return 0;
     }
+    case 'explain': {
+      const ex = await memory.explain(need(rest[0], 'skills explain NAME'));
+      if (!ex) return notFound(rest[0]);
+      if (flags.json) {
+        printJson(ex);
+        return 0;
+      }
+      const k = ex.skill;
+      out(`${k.name} ${k.version} (${k.kind}, ${k.corpus}) — ${k.status}${k.enabled ? '' : ', disabled'}, eta ${k.eta.toFixed(2)}, utility ${k.utility.toFixed(2)}`);
+      out(`  ${k.description}`);
+      out(`Learned from ${ex.parents.sessions.length} session(s)${ex.parents.facts.length ? ` and ${ex.parents.facts.length} fact(s)` : ''}; ${k.successCount}/${k.attemptCount} followers succeeded; ${k.trialsPassed}/${k.trialsAttempted} trials passed.`);
+      for (const p of ex.parents.sessions) out(`  session ${p.id} [${p.outcome}, ${p.calls} calls, since v${p.addedInVersion}] ${p.goal.replace(/\s+/g, ' ').slice(0, 100)}`);
+      for (const f of ex.parents.facts) out(`  fact ${f.id}: ${f.text}`);
+      if (ex.parents.missing.length) out(`  (no longer stored: ${ex.parents.missing.join(', ')})`);
+      out('Versions:');
+      for (const v of ex.versions) out(`  ${v.version} ${v.reason} ${v.createdAt}: ${v.toolSequence.join(' > ')}`);
+      if (ex.supersedeChain.length > 1) out(`Supersede chain: ${ex.supersedeChain.map((c) => `${c.name}@${c.version} (${c.status})`).join(' -> ')}`);
+      out('Track record (eta, utility, status after each signal):');
+      for (const t of ex.track) out(`  ${t.at} ${t.signal.padEnd(13)} eta ${t.eta.toFixed(2)} utility ${t.utility == null ? '-' : t.utility.toFixed(2)} ${t.status}`);
+      return 0;
+    }
     case 'enable':
     case 'disable': {
       const skill = await memory.setEnabled(need(rest[0], `skills ${sub} NAME`), sub === 'enable');
@@ -329,8 +386,70 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     default:
-      throw new UsageError(`skills needs a subcommand: list, show, enable, disable, export, import or promote`);
+      throw new UsageError(`skills needs a subcommand: list, show, explain, enable, disable, export, import or promote`);
   }
+}
+
+const ids = (v: string | undefined) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+
+async function compileCmd(memory: Memory, flags: Flags): Promise<number> {
+  if (!flags.sessions && !flags.cue && !flags.facts) throw new UsageError('usage: skillsmith compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]');
+  const res = await memory.compile({ sessions: ids(flags.sessions), cue: flags.cue, facts: ids(flags.facts), commit: !!flags.commit });
+  if (flags.json) {
+    printJson(res);
+    return res.action === 'skip' ? 1 : 0;
+  }
+  if (res.action === 'skip') {
+    process.stderr.write(`skillsmith: no skill: ${res.reason}\n`);
+    return 1;
+  }
+  out(res.dryRun ? `Dry run: this is the skill that would be ${res.action === 'add' ? 'written' : res.action + 'd'} (nothing was written; add --commit).` : `Committed: ${res.action} ${res.skill?.name}.`);
+  if (res.duplicateOf) out(`It duplicates the existing skill ${res.duplicateOf.name} (${res.duplicateOf.id}): ${res.action}.`);
+  out('');
+  if (res.skillMd) out(res.skillMd);
+  out(`Parents: ${res.parents.sessions.map((p) => `${p.id} (${p.outcome})`).join(', ') || '-'}${res.parents.facts.length ? `; facts ${res.parents.facts.map((f) => f.id).join(', ')}` : ''}`);
+  return 0;
+}
+
+async function feedbackCmd(memory: Memory, args: string[], flags: Flags): Promise<number> {
+  const [name, signal] = args;
+  if (!name || !signal) throw new UsageError('usage: skillsmith feedback NAME pass|fail|up|down|reward=<0..1>');
+  let res;
+  try {
+    res = await memory.feedback(name, signal, { sessionId: flags.session });
+  } catch (e) {
+    if (e instanceof RangeError) throw new UsageError(e.message);
+    throw e;
+  }
+  if (flags.json) printJson({ before: skillJson(res.before), after: skillJson(res.after) });
+  else out(`${res.after.name}: eta ${res.before.eta.toFixed(2)} -> ${res.after.eta.toFixed(2)}, utility ${res.after.utility.toFixed(2)}, ${res.before.status}${res.before.status !== res.after.status ? ` -> ${res.after.status}` : ''}`);
+  return 0;
+}
+
+async function outcomeCmd(memory: Memory, args: string[], flags: Flags): Promise<number> {
+  const [session, outcome] = args;
+  if (!session || !['success', 'failure', 'unknown'].includes(outcome ?? '')) throw new UsageError('usage: skillsmith outcome SESSION success|failure');
+  const res = await memory.reportOutcome(session, outcome as 'success' | 'failure');
+  if (flags.json) printJson(res);
+  else out(res.credited.length ? `Recorded; trial ${outcome === 'success' ? 'passed' : 'failed'} for: ${res.credited.join(', ')}` : 'Recorded; no recalled skill to credit.');
+  return 0;
+}
+
+async function factsCmd(memory: Memory, args: string[], flags: Flags): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'add') {
+    const { id } = await memory.addFact(need(rest.join(' ').trim() || undefined, 'facts add "TEXT"'));
+    if (flags.json) printJson({ id });
+    else out(`fact ${id} stored`);
+    return 0;
+  }
+  if (sub === 'list') {
+    const facts = await memory.store!.listFacts(memory.namespace);
+    if (flags.json) printJson(facts);
+    else for (const f of facts) out(`${f.id}  ${f.text}`);
+    return 0;
+  }
+  throw new UsageError('facts needs a subcommand: add or list');
 }
 
 function need(v: string | undefined, usage: string): string {

@@ -1,0 +1,46 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { ConfigError, loadConfig, type SkillsmithConfig } from '../config/config.js';
+
+/** The flags the doctor and reembed commands read (a subset of the CLI's global flags). */
+export interface CommandFlags {
+  config?: string;
+  db?: string;
+  namespace?: string;
+  json?: boolean;
+  'dry-run'?: boolean;
+  'log-level'?: string;
+}
+
+/** Where command output goes (injectable for tests). */
+export interface CommandIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export const processIo: CommandIo = {
+  stdout: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
+  stderr: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+};
+
+/** The validated configuration from `--config FILE` (defaults without it), with `--namespace` applied. */
+export function configFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = process.env): SkillsmithConfig {
+  let input: Record<string, unknown> = {};
+  if (flags.config) {
+    try {
+      input = JSON.parse(readFileSync(flags.config, 'utf8')) as Record<string, unknown>;
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${flags.config}: ${(e as Error).message}`);
+    }
+  }
+  if (flags.namespace) input = { ...input, namespace: flags.namespace };
+  return loadConfig(input, env);
+}
+
+/** The SQLite path the CLI would use: --db, else SKILLSMITH_DB, else ./skillsmith.db. */
+export function dbPathFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = process.env): string {
+  return flags.db ?? env.SKILLSMITH_DB ?? './skillsmith.db';
+}
+
+export function dbExists(path: string): boolean {
+  return path === ':memory:' || existsSync(path);
+}

@@ -1,0 +1,125 @@
+import type { Skill } from '../domain/types.js';
+import type { Embedder } from '../embedders/embedder.js';
+import { EmbeddingDimensionError } from '../llm/errors/embedding-dimension-error.js';
+import { StoreCapabilityError } from '../llm/errors/store-capability-error.js';
+import { skillEmbedding } from '../pipeline/distil-cluster.js';
+import { embedGoals } from '../pipeline/synthesize.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * What re-embedding needs from a store beyond the common contract: one method that swaps the vectors and
+ * drops the cluster state in one transaction (see `replaceEmbeddings` below; to be added to `Store`).
+ */
+export interface EmbeddingReplacement {
+  /** The new embedder's id, stored with every vector. */
+  embedderId: string;
+  vectors: { skillId: string; embedding: Float32Array }[];
+  actor: string;
+  /** ISO time of the change. */
+  at: string;
+}
+
+export interface ReembedStore extends Pick<Store, 'kind' | 'listSkills' | 'getSessions' | 'getCachedEmbeddings' | 'putCachedEmbeddings'> {
+  /**
+   * In ONE transaction: set `embedder_id` and `embedding` of each listed skill of the namespace (no new
+   * version, no provenance, `updated_at` unchanged); delete every cluster and cluster membership of the
+   * namespace (whatever their embedder: cluster ids of two embedders collide) and its synthesis state keys
+   * `watermark:*`, `tool-stats` and `goal-stats`, so that the next pass re-clusters every session with the
+   * new embedder; write one audit record (`skills.reembed`, subject kind `namespace`, subject id the namespace)
+   * and one event (`skills.reembedded`, skill id null) with `{embedderId, skills, clusters}`.
+   * Returns the number of skills updated and of clusters deleted.
+   */
+  replaceEmbeddings?(namespace: string, change: EmbeddingReplacement): Promise<{ skills: number; clusters: number }>;
+}
+
+export interface ReembedOptions {
+  /** Count what would change; embed nothing and write nothing. */
+  dryRun?: boolean;
+  actor?: string;
+  now?: () => Date;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface ReembedReport {
+  namespace: string;
+  embedderId: string;
+  dimensions: number;
+  /** Skills re-embedded (or, on a dry run, that would be). */
+  skills: number;
+  /** How many skills each previous embedder id had (`none` for skills without a vector). */
+  from: Record<string, number>;
+  /** Clusters deleted (0 on a dry run). */
+  clustersCleared: number;
+  dryRun: boolean;
+}
+
+/**
+ * Re-embeds every skill of a namespace (live, superseded and imported) with `embedder` and clears the
+ * cluster state, so that vectors of two embedders are never compared: run it after changing
+ * `embedder.provider` / `embedder.model`. Learned skills get the vector the pass gives them
+ * (`skillEmbedding`: the normalised mean of their source sessions' normalised goals, blended with the
+ * procedure's title and tools); imported skills, and learned ones whose sessions are gone, the vector of
+ * their description (as `skills import` does). Nothing is written unless every vector was computed.
+ */
+export async function reembed(store: ReembedStore, embedder: Embedder, namespace: string, opts: ReembedOptions = {}): Promise<ReembedReport> {
+  if (typeof store.replaceEmbeddings !== 'function') throw new StoreCapabilityError('replaceEmbeddings', store.kind);
+  const skills = await store.listSkills(namespace, { includeSuperseded: true });
+  const from: Record<string, number> = {};
+  for (const s of skills) from[s.embedderId ?? 'none'] = (from[s.embedderId ?? 'none'] ?? 0) + 1;
+  const report: ReembedReport = {
+    namespace,
+    embedderId: embedder.id,
+    dimensions: embedder.dimensions,
+    skills: skills.length,
+    from,
+    clustersCleared: 0,
+    dryRun: !!opts.dryRun,
+  };
+  if (opts.dryRun) return report;
+
+  const vectors: { skillId: string; embedding: Float32Array }[] = [];
+  const byDescription: Skill[] = [];
+  for (const [i, skill] of skills.entries()) {
+    opts.onProgress?.(i, skills.length);
+    const centroid = skill.corpus === 'internal' ? await goalCentroid(store, embedder, namespace, skill) : null;
+    if (!centroid) {
+      byDescription.push(skill);
+      continue;
+    }
+    vectors.push({ skillId: skill.id, embedding: await skillEmbedding(embedder, centroid, skill) });
+  }
+  if (byDescription.length) {
+    const embedded = await embedder.embed(byDescription.map((s) => s.description));
+    byDescription.forEach((s, i) => vectors.push({ skillId: s.id, embedding: embedded[i] }));
+  }
+  for (const v of vectors) {
+    if (v.embedding.length !== embedder.dimensions) throw new EmbeddingDimensionError(embedder.id, embedder.dimensions, v.embedding.length);
+  }
+  opts.onProgress?.(skills.length, skills.length);
+
+  const result = await store.replaceEmbeddings(namespace, {
+    embedderId: embedder.id,
+    vectors,
+    actor: opts.actor ?? 'reembed',
+    at: (opts.now ?? (() => new Date()))().toISOString(),
+  });
+  report.skills = result.skills;
+  report.clustersCleared = result.clusters;
+  return report;
+}
+
+/** The normalised mean of the skill's stored source sessions' goal embeddings, or null when none is stored. */
+async function goalCentroid(store: ReembedStore, embedder: Embedder, namespace: string, skill: Skill): Promise<Float32Array | null> {
+  if (skill.sourceSessions.length === 0) return null;
+  const sessions = await store.getSessions(namespace, skill.sourceSessions);
+  if (sessions.length === 0) return null;
+  const goals = await embedGoals(store as unknown as Store, embedder, sessions);
+  const sum = new Float32Array(embedder.dimensions);
+  for (const v of goals.values()) for (let d = 0; d < sum.length; d++) sum[d] += v[d];
+  let norm = 0;
+  for (let d = 0; d < sum.length; d++) norm += sum[d] * sum[d];
+  if (norm === 0) return null;
+  const inv = 1 / Math.sqrt(norm);
+  for (let d = 0; d < sum.length; d++) sum[d] *= inv;
+  return sum;
+}

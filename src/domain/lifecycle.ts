@@ -1,0 +1,109 @@
+import type { SkillStatus } from './types.js';
+
+/** A feedback signal. Each carries an outcome; without one there is no signal and nothing changes. */
+export type Signal =
+  | { kind: 'trial.pass' }
+  | { kind: 'trial.fail' }
+  | { kind: 'user.positive' }
+  | { kind: 'user.negative' }
+  | { kind: 'reward'; value: number };
+
+export type SignalKind = Signal['kind'];
+
+export interface LifecycleState {
+  status: SkillStatus;
+  eta: number;
+  utility: number;
+  trialsAttempted: number;
+  trialsPassed: number;
+}
+
+export interface LifecycleRules {
+  candidateTrials: number;
+  minEtaForRetrieval: number;
+  retireEta: number;
+  etaDelta: number;
+  utilityAlpha: number;
+}
+
+/** The state of a freshly written skill: the Beta posterior with no trials, and utility 0 (ACT-R's weak new production). */
+export const INITIAL_LIFECYCLE: LifecycleState = { status: 'probationary', eta: 0.5, utility: 0, trialsAttempted: 0, trialsPassed: 0 };
+
+/** Clamped to [0,1] and rounded, so 0.35 - 0.1 is 0.25 and not 0.2499999…: thresholds compare as people expect. */
+const clamp01 = (x: number) => Math.round(Math.min(1, Math.max(0, x)) * 1e9) / 1e9;
+
+/** Beta(1,1) posterior mean of the pass rate. */
+export function betaPosterior(passed: number, attempts: number): number {
+  return (passed + 1) / (attempts + 2);
+}
+
+/** ACT-R 6 utility learning: U <- U + alpha (R - U). */
+export function updateUtility(u: number, reward: number, alpha: number): number {
+  return u + alpha * (reward - u);
+}
+
+/**
+ * The single state-transition function of the lifecycle (MemOS): trials move eta along the Beta posterior and
+ * decide probationary -> active/retired after candidateTrials; thumbs move eta by etaDelta; a reward blends
+ * into eta and updates utility. Any skill whose eta falls below retireEta retires; a positive signal brings a
+ * retired skill back to probationary. Pure.
+ */
+export function applySignal(state: LifecycleState, signal: Signal, rules: LifecycleRules): LifecycleState {
+  const next: LifecycleState = { ...state };
+  let positive = false;
+  switch (signal.kind) {
+    case 'trial.pass':
+    case 'trial.fail': {
+      const pass = signal.kind === 'trial.pass';
+      next.trialsAttempted += 1;
+      next.trialsPassed += pass ? 1 : 0;
+      next.eta = clamp01(betaPosterior(next.trialsPassed, next.trialsAttempted));
+      next.utility = updateUtility(state.utility, pass ? 1 : 0, rules.utilityAlpha);
+      positive = pass;
+      break;
+    }
+    case 'user.positive':
+      next.eta = clamp01(state.eta + rules.etaDelta);
+      positive = true;
+      break;
+    case 'user.negative':
+      next.eta = clamp01(state.eta - rules.etaDelta);
+      break;
+    case 'reward': {
+      if (!Number.isFinite(signal.value) || signal.value < 0 || signal.value > 1) {
+        throw new RangeError(`reward must be a number in [0,1], got ${signal.value}`);
+      }
+      next.eta = clamp01(0.7 * state.eta + 0.3 * signal.value);
+      next.utility = updateUtility(state.utility, signal.value, rules.utilityAlpha);
+      positive = signal.value >= 0.5;
+      break;
+    }
+  }
+  next.status = nextStatus(state.status, next, positive, rules);
+  return next;
+}
+
+function nextStatus(current: SkillStatus, s: LifecycleState, positive: boolean, rules: LifecycleRules): SkillStatus {
+  if (s.eta < rules.retireEta) return 'retired';
+  if (current === 'retired') return positive ? 'probationary' : 'retired';
+  if (current === 'probationary' && s.trialsAttempted >= rules.candidateTrials) {
+    return s.eta >= rules.minEtaForRetrieval ? 'active' : 'retired';
+  }
+  return current;
+}
+
+/** Parses a CLI/API feedback word: pass | fail | up | down | reward=<0..1>. */
+export function parseSignal(text: string): Signal {
+  const t = text.trim().toLowerCase();
+  if (t === 'pass' || t === 'trial.pass') return { kind: 'trial.pass' };
+  if (t === 'fail' || t === 'trial.fail') return { kind: 'trial.fail' };
+  if (t === 'up' || t === 'user.positive' || t === '+1') return { kind: 'user.positive' };
+  if (t === 'down' || t === 'user.negative' || t === '-1') return { kind: 'user.negative' };
+  const m = /^reward\s*[=:]\s*(.+)$/.exec(t);
+  if (m) {
+    const value = Number(m[1]);
+    if (!Number.isFinite(value) || value < 0 || value > 1) throw new RangeError(`reward must be in [0,1], got "${m[1]}"`);
+    return { kind: 'reward', value };
+  }
+  throw new RangeError(`unknown feedback "${text}": use pass, fail, up, down or reward=<0..1>`);
+}

@@ -1,0 +1,63 @@
+/**
+ * The engine configurations the evaluation compares. Every one runs here: the embedded GloVe embedder with
+ * different weights, and the clustering signal. (The heuristic distiller is the only distiller that exists;
+ * an LLM distiller needs a model server, which these machines do not have.)
+ */
+import type { SkillsmithConfigInput } from '../config/config.js';
+import type { Embedder } from '../embedders/embedder.js';
+import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
+
+export interface EvalVariant {
+  name: string;
+  description: string;
+  /** A fresh embedder for this variant; the memory's default (GloVe SIF + lexical) when absent. */
+  embedder?: () => Embedder;
+  /** Configuration overrides on top of the evaluation's base configuration. */
+  config?: SkillsmithConfigInput;
+}
+
+export const EVAL_VARIANTS: readonly EvalVariant[] = [
+  {
+    name: 'default',
+    description: 'embedded defaults: GloVe SIF + lexical (0.6/0.4), clustering on goal + tool use (toolWeight 0.7), heuristic distiller',
+  },
+  {
+    name: 'semantic-only',
+    description: 'GloVe SIF part only (weights semantic 1, lexical 0); default thresholds',
+    embedder: () => createGloveEmbedder({ weights: { semantic: 1, lexical: 0 } }),
+  },
+  {
+    name: 'lexical-only',
+    description: 'lexical (hashed IDF unigrams + bigrams) part only (weights semantic 0, lexical 1); default thresholds',
+    embedder: () => createGloveEmbedder({ weights: { semantic: 0, lexical: 1 } }),
+  },
+  {
+    name: 'goal-only-clustering',
+    description: 'default embedder, clustering on goal text alone (synthesis.toolWeight 0)',
+    config: { synthesis: { toolWeight: 0 } },
+  },
+  {
+    name: 'tool-only-clustering',
+    description: 'default embedder, clustering on tool use alone, except near-identical goals (synthesis.toolWeight 1)',
+    config: { synthesis: { toolWeight: 1 } },
+  },
+];
+
+export function variantByName(name: string): EvalVariant | undefined {
+  return EVAL_VARIANTS.find((v) => v.name === name);
+}
+
+/** Deep merge of plain config objects (arrays and scalars of `over` replace those of `base`). */
+export function mergeConfig(base: SkillsmithConfigInput, over: SkillsmithConfigInput | undefined): SkillsmithConfigInput {
+  if (!over) return base;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(over as Record<string, unknown>)) {
+    const prev = out[k];
+    out[k] = isPlain(v) && isPlain(prev) ? mergeConfig(prev as SkillsmithConfigInput, v as SkillsmithConfigInput) : v;
+  }
+  return out as SkillsmithConfigInput;
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

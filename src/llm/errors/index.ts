@@ -1,0 +1,14 @@
+export { SkillsmithError, errorCode } from '../skillsmith-error.js';
+export { BackendConfigError } from './backend-config-error.js';
+export { BackendLoadError } from './backend-load-error.js';
+export { CircuitOpenError } from './circuit-open-error.js';
+export { EmbedderNotReadyError } from './embedder-not-ready-error.js';
+export { EmbeddingDimensionError } from './embedding-dimension-error.js';
+export { EndpointHttpError } from './endpoint-http-error.js';
+export { EndpointTimeoutError } from './endpoint-timeout-error.js';
+export { EndpointUnreachableError } from './endpoint-unreachable-error.js';
+export { LlmUnavailableError } from './llm-unavailable-error.js';
+export { MalformedDraftError } from './malformed-draft-error.js';
+export { MalformedResponseError } from './malformed-response-error.js';
+export { MissingOptionalDependencyError } from './missing-optional-dependency-error.js';
+export { StoreCapabilityError } from './store-capability-error.js';

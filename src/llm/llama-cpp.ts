@@ -1,0 +1,127 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import type { ChatModel, ChatOptions } from './chat-model.js';
+import { BackendConfigError } from './errors/backend-config-error.js';
+import { BackendLoadError } from './errors/backend-load-error.js';
+import type { ChatMessage } from './openai-client.js';
+import { importOptional, OPTIONAL_PACKAGES, type ModuleImporter } from './optional-import.js';
+
+/**
+ * node-llama-cpp (3.x, an optional dependency loaded on demand) with a local GGUF file, for chat and for
+ * embeddings. Only the small part of its API that Skillsmith uses is typed here.
+ */
+
+export interface LlamaCppModule {
+  getLlama(options?: Record<string, unknown>): Promise<Llama>;
+  LlamaChatSession: new (options: { contextSequence: unknown; systemPrompt?: string }) => LlamaChatSessionLike;
+}
+export interface Llama {
+  loadModel(options: { modelPath: string }): Promise<LlamaModelLike>;
+}
+export interface LlamaModelLike {
+  createContext(options?: Record<string, unknown>): Promise<LlamaContextLike>;
+  createEmbeddingContext(options?: Record<string, unknown>): Promise<LlamaEmbeddingContextLike>;
+  dispose?(): Promise<void>;
+}
+export interface LlamaContextLike {
+  getSequence(): unknown;
+  dispose?(): Promise<void>;
+}
+export interface LlamaEmbeddingContextLike {
+  getEmbeddingFor(text: string): Promise<{ vector: ArrayLike<number> }>;
+  dispose?(): Promise<void>;
+}
+export interface LlamaChatSessionLike {
+  prompt(text: string, options?: { temperature?: number; maxTokens?: number }): Promise<string>;
+  dispose?(): void;
+}
+
+export const LLAMA_CPP_PACKAGE = OPTIONAL_PACKAGES.llamaCpp;
+
+/** Loads the package or throws "install node-llama-cpp@3.21.1 to use provider llama-cpp". */
+export function loadLlamaCpp(usedBy = 'provider llama-cpp', importer?: ModuleImporter): Promise<LlamaCppModule> {
+  return importOptional<LlamaCppModule>(LLAMA_CPP_PACKAGE, usedBy, importer);
+}
+
+/** The GGUF path, resolved, or a BackendConfigError naming the key to set. */
+export function requireGgufPath(modelPath: string | undefined, key: string): string {
+  if (!modelPath) throw new BackendConfigError(key, `${key} is not set: provider llama-cpp needs the path of a local GGUF model file`);
+  const path = resolve(modelPath);
+  if (!existsSync(path) || !statSync(path).isFile()) throw new BackendConfigError(key, `${key}: no GGUF file at ${path}`);
+  return path;
+}
+
+export interface LlamaCppLoadOptions {
+  modelPath: string;
+  importer?: ModuleImporter;
+  usedBy?: string;
+}
+
+/** Loads the package, the runtime and the model, with errors that say which step failed. */
+export async function loadLlamaModel(opts: LlamaCppLoadOptions): Promise<{ module: LlamaCppModule; model: LlamaModelLike }> {
+  const module = await loadLlamaCpp(opts.usedBy, opts.importer);
+  let llama: Llama;
+  try {
+    llama = await module.getLlama();
+  } catch (e) {
+    throw new BackendLoadError('node-llama-cpp', `cannot start the llama.cpp runtime: ${(e as Error)?.message ?? e}`, { cause: e });
+  }
+  try {
+    return { module, model: await llama.loadModel({ modelPath: opts.modelPath }) };
+  } catch (e) {
+    throw new BackendLoadError('node-llama-cpp', `cannot load ${opts.modelPath}: ${(e as Error)?.message ?? e}`, { cause: e });
+  }
+}
+
+export interface LlamaCppChatOptions {
+  modelPath: string;
+  importer?: ModuleImporter;
+}
+
+/** Chat with a local GGUF model. The model is loaded on first use and kept until `close()`. */
+export class LlamaCppChatModel implements ChatModel {
+  readonly id: string;
+  readonly endpoint: string;
+  private loaded: Promise<{ module: LlamaCppModule; model: LlamaModelLike }> | null = null;
+
+  constructor(private readonly opts: LlamaCppChatOptions) {
+    this.id = `llama-cpp:${basename(opts.modelPath).replace(/\.gguf$/i, '')}`;
+    this.endpoint = opts.modelPath;
+  }
+
+  private load() {
+    this.loaded ??= loadLlamaModel({ modelPath: this.opts.modelPath, importer: this.opts.importer, usedBy: 'provider llama-cpp' }).catch((e) => {
+      this.loaded = null;
+      throw e;
+    });
+    return this.loaded;
+  }
+
+  async check(): Promise<void> {
+    await this.load();
+  }
+
+  async complete(messages: ChatMessage[], opts: ChatOptions): Promise<string> {
+    const { module, model } = await this.load();
+    const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+    const user = messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n\n');
+    // A fresh context per call: distillations are independent and must not see each other.
+    const context = await model.createContext();
+    try {
+      const session = new module.LlamaChatSession({ contextSequence: context.getSequence(), systemPrompt: system || undefined });
+      try {
+        return await session.prompt(user, { temperature: opts.temperature, maxTokens: opts.maxTokens });
+      } finally {
+        session.dispose?.();
+      }
+    } finally {
+      await context.dispose?.();
+    }
+  }
+
+  async close(): Promise<void> {
+    const loaded = this.loaded;
+    this.loaded = null;
+    if (loaded) await (await loaded.catch(() => null))?.model.dispose?.();
+  }
+}

@@ -1,0 +1,85 @@
+import type { AuditRecord, Skill } from '../domain/types.js';
+import type { FeedbackRecord, SkillVersion, Store } from '../store/store.js';
+
+export interface Explanation {
+  skill: Pick<Skill, 'id' | 'name' | 'description' | 'version' | 'kind' | 'corpus' | 'status' | 'enabled' | 'eta' | 'utility' | 'successCount' | 'attemptCount' | 'support' | 'trialsAttempted' | 'trialsPassed' | 'createdAt' | 'lastUsedAt'>;
+  parents: {
+    sessions: { id: string; goal: string; outcome: string; calls: number; tools: string[]; addedInVersion: string }[];
+    facts: { id: string; text: string }[];
+    missing: string[];
+  };
+  versions: Pick<SkillVersion, 'version' | 'reason' | 'createdAt' | 'toolSequence'>[];
+  /** Oldest first: the skills this one replaced, itself, then whatever replaced it. */
+  supersedeChain: { id: string; name: string; version: string; status: string }[];
+  trials: FeedbackRecord[];
+  /** eta and utility after each signal, from the creation prior on. */
+  track: { at: string; eta: number; utility: number | null; status: string; signal: string }[];
+  audit: AuditRecord[];
+}
+
+/** Why a skill exists: its parents, versions, lineage, trials and track record. Read-only. */
+export async function explainSkill(store: Store, namespace: string, idOrName: string): Promise<Explanation | null> {
+  const skill = await store.getSkill(namespace, idOrName);
+  if (!skill) return null;
+  const prov = await store.provenance(skill.id);
+  const sessionIds = prov.filter((p) => p.sourceKind === 'episodic').map((p) => p.sourceId);
+  const sessions = await store.getSessions(namespace, sessionIds);
+  const factIds = prov.filter((p) => p.sourceKind === 'semantic').map((p) => p.sourceId);
+  const facts = await store.getFacts(namespace, factIds);
+  const versionOf = new Map(prov.map((p) => [p.sourceId, p.version]));
+
+  const all = await store.listSkills(namespace, { includeSuperseded: true });
+  const byId = new Map(all.map((s) => [s.id, s]));
+  const chain: Skill[] = [skill];
+  for (let prev = all.find((s) => s.supersededBy === chain[0].id); prev && !chain.includes(prev); prev = all.find((s) => s.supersededBy === chain[0].id)) {
+    chain.unshift(prev);
+  }
+  for (let next = skill.supersededBy ? byId.get(skill.supersededBy) : undefined; next && !chain.includes(next); next = next.supersededBy ? byId.get(next.supersededBy) : undefined) {
+    chain.push(next);
+  }
+
+  const trials = await store.feedbackHistory(skill.id);
+  const track = [
+    { at: skill.createdAt, eta: 0.5, utility: 0, status: 'probationary', signal: 'created' },
+    ...trials.map((t) => ({ at: t.at, eta: t.etaAfter, utility: t.utilityAfter, status: t.statusAfter, signal: t.signal })),
+  ];
+  return {
+    skill: {
+      id: skill.id,
+      name: skill.name,
+      description: skill.description,
+      version: skill.version,
+      kind: skill.kind,
+      corpus: skill.corpus,
+      status: skill.status,
+      enabled: skill.enabled,
+      eta: skill.eta,
+      utility: skill.utility,
+      successCount: skill.successCount,
+      attemptCount: skill.attemptCount,
+      support: skill.support,
+      trialsAttempted: skill.trialsAttempted,
+      trialsPassed: skill.trialsPassed,
+      createdAt: skill.createdAt,
+      lastUsedAt: skill.lastUsedAt,
+    },
+    parents: {
+      sessions: sessions.map((s) => ({
+        id: s.id,
+        goal: s.goal,
+        outcome: s.outcome,
+        calls: s.calls.length,
+        tools: [...new Set(s.calls.map((c) => c.tool))],
+        addedInVersion: versionOf.get(s.id) ?? skill.version,
+      })),
+      facts: facts.map((f) => ({ id: f.id, text: f.text })),
+      // Provenance is an audit trail, not a foreign key: a pruned session leaves a dangling id.
+      missing: sessionIds.filter((id) => !sessions.some((s) => s.id === id)),
+    },
+    versions: (await store.skillVersions(skill.id)).map((v) => ({ version: v.version, reason: v.reason, createdAt: v.createdAt, toolSequence: v.toolSequence })),
+    supersedeChain: chain.map((s) => ({ id: s.id, name: s.name, version: s.version, status: s.supersededBy ? 'superseded' : s.status })),
+    trials,
+    track,
+    audit: (await store.audit(namespace, { subjectId: skill.id, limit: 1000 })).reverse(),
+  };
+}

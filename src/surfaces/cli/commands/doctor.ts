@@ -1,0 +1,63 @@
+import { ConfigError } from '../../../config/config.js';
+import { runDoctor, type DoctorDeps, type DoctorReport } from '../../../doctor/doctor.js';
+import { configFromFlags, dbExists, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../../../doctor/command-support.js';
+import { openSqliteStore } from '../../../store/sqlite/sqlite-store.js';
+
+/**
+ * `skillsmith doctor [--config FILE] [--db PATH] [--namespace NS] [--json]`: checks each configured back end
+ * and says what to fix. Exit 0 when nothing failed (warnings allowed), 1 when something is broken,
+ * 2 for bad usage or an invalid configuration. The memory file is only read, and only if it exists.
+ */
+export async function doctorCommand(args: string[], flags: CommandFlags, io: CommandIo = processIo, deps: DoctorDeps = {}): Promise<number> {
+  if (args.length > 0) {
+    io.stderr(`skillsmith: doctor takes no arguments (got "${args.join(' ')}")\nRun "skillsmith --help" for usage.`);
+    return 2;
+  }
+  let config;
+  try {
+    config = configFromFlags(flags);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.stderr(`skillsmith: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+  const dbPath = dbPathFromFlags(flags);
+  const opened = deps.store ? undefined : dbExists(dbPath) ? openSqliteStore(dbPath) : undefined;
+  const store = deps.store ?? opened;
+  try {
+    const report = await runDoctor(config, { ...deps, store, namespace: config.namespace });
+    if (flags.json) io.stdout(JSON.stringify(report, null, 2));
+    else io.stdout(renderDoctorReport(report));
+    return report.ok ? 0 : 1;
+  } finally {
+    await opened?.close();
+  }
+}
+
+const LABEL = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip' } as const;
+
+/** The human-readable report: one line per check, a `fix:` line under each problem, a verdict. */
+export function renderDoctorReport(r: DoctorReport): string {
+  const lines: string[] = ['skillsmith doctor', ''];
+  const e = r.embedder;
+  const where = (s: { provider: string; model?: string; endpoint?: string; apiKey?: string }) =>
+    [s.provider, s.model, s.endpoint ? `at ${s.endpoint}` : '', s.apiKey ? `(api key ${s.apiKey})` : ''].filter(Boolean).join(' ');
+  const section = (title: string, backend: string) => {
+    const checks = r.checks.filter((c) => c.backend === backend);
+    if (checks.length === 0) return;
+    lines.push(title);
+    for (const c of checks) {
+      lines.push(`  ${LABEL[c.status]}  ${c.check.padEnd(14)} ${c.message}`);
+      if (c.fix && c.status !== 'ok') lines.push(`  ${' '.repeat(4)}  ${''.padEnd(14)} fix: ${c.fix}`);
+    }
+    lines.push('');
+  };
+  section(`embedder: ${where(e)}`, 'embedder');
+  section('store', 'store');
+  section(`distiller: ${r.distiller.kind}${r.distiller.llm ? ` (${where(r.distiller.llm)})` : ''}`, 'llm');
+  const warn = r.warnings ? `, ${r.warnings} warning${r.warnings === 1 ? '' : 's'}` : '';
+  lines.push(r.ok ? `Everything needed is ready${warn}.` : `${r.problems} problem${r.problems === 1 ? '' : 's'}${warn}: fix the lines marked FAIL.`);
+  return lines.join('\n');
+}

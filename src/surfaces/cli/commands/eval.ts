@@ -1,0 +1,198 @@
+/**
+ * `skillsmith eval --train A.jsonl --test B.jsonl [--label meta.family] [--split tune|test] [--json] [--report DIR]`
+ * The replay evaluation (src/eval/): learns from A on a fresh temporary memory and scores recall on the
+ * successful sessions of B, against baselines and other engine configurations. Labels are read for scoring only.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { ConfigError, loadConfig, type SkillsmithConfigInput } from '../../../config/config.js';
+import { checkReport } from '../../../eval/consistency.js';
+import { loadEvalFile, otherSplit, selectSplit, validateLabelPath, type EvalSession, type SplitName } from '../../../eval/dataset.js';
+import { runEval, type EvalReport } from '../../../eval/harness.js';
+import { formatEvalMarkdown, formatEvalText } from '../../../eval/report.js';
+import { mergeConfig, EVAL_VARIANTS, variantByName, type EvalVariant } from '../../../eval/variants.js';
+import { progressBar } from '../progress.js';
+
+export interface EvalFlags {
+  json?: boolean;
+  /** Training file (or the first positional). */
+  train?: string;
+  /** Test file (or the second positional). */
+  test?: string;
+  /** Label path for scoring, default meta.family. */
+  label?: string;
+  /** Write DIR/eval-<name>.json and DIR/eval-<name>.md. */
+  report?: string;
+  /** Report name (default derived from the file names). */
+  name?: string;
+  /** tune | test: evaluate on that half of --test, learning from the other half of --train. */
+  split?: string;
+  /** Recall top-k (default 2). */
+  'top-k'?: string;
+  /** Comma-separated subset of the compared systems (default: all). */
+  variants?: string;
+  /** Keep only the first N sessions of each side (after --split): quick runs and CI slices. */
+  limit?: string;
+  /** Skip the fourth-attempt replay. */
+  'no-replay'?: boolean;
+  /** Per-query rows in the JSON report. */
+  details?: boolean;
+  /** A JSON configuration file under every compared system. */
+  config?: string;
+  help?: boolean;
+}
+
+export const EVAL_USAGE = `Usage: skillsmith eval --train A.jsonl --test B.jsonl [options]
+
+Learns from A on a fresh temporary memory, then recalls for every successful session of B (with its goal,
+and with meta.first_user_message when present) and scores hit rate, step agreement, steps saved, false
+recall and coverage against baselines (no memory, most frequent sequence, oracle) and other engine
+configurations; plus the "fourth attempt" replay of B.
+
+Options
+  --label PATH        label used for scoring only (default meta.family)
+  --split tune|test   test on that half of B, learn from the other half of A (src/eval/split.ts)
+  --top-k N           recall top-k (default 2)
+  --variants A,B      systems to compare (default all: ${EVAL_VARIANTS.map((v) => v.name).join(', ')})
+  --limit N           keep the first N sessions of each side (quick runs)
+  --no-replay         skip the fourth-attempt replay
+  --details           per-query rows in the JSON report
+  --config FILE       JSON configuration under every system (cooldownMs is always 0)
+  --report DIR        write DIR/eval-<name>.json and DIR/eval-<name>.md
+  --name NAME         report name (default from the file names)
+  --json              print the report as one JSON object
+`;
+
+class EvalUsageError extends Error {}
+
+/** Runs the evaluation; returns the exit code (0 ok, 1 inconsistent report or failure, 2 usage). */
+export async function evalCommand(args: string[], flags: EvalFlags): Promise<number> {
+  const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+  const err = (s: string) => process.stderr.write(s.endsWith('\n') ? s : `${s}\n`);
+  if (flags.help) {
+    out(EVAL_USAGE);
+    return 0;
+  }
+  let bar: ReturnType<typeof progressBar> | null = null;
+  try {
+    const opts = parseEvalFlags(args, flags);
+    const trainFile = loadEvalFile(opts.trainFile, { label: opts.label });
+    const testFile = trainFile.file === opts.testFile ? trainFile : loadEvalFile(opts.testFile, { label: opts.label });
+    for (const p of [...trainFile.problems, ...(testFile === trainFile ? [] : testFile.problems)]) err(`${p.file}:${p.line}: ${p.reason} (skipped)`);
+    const pick = (sessions: EvalSession[], split: SplitName | 'all') => {
+      const chosen = selectSplit(sessions, split);
+      return opts.limit ? chosen.slice(0, opts.limit) : chosen;
+    };
+    const trainSplit = opts.split ? otherSplit(opts.split) : 'all';
+    const testSplit = opts.split ?? 'all';
+    const train = pick(trainFile.sessions, trainSplit);
+    const test = pick(testFile.sessions, testSplit);
+    if (train.length === 0) throw new EvalUsageError(`no training sessions in ${opts.trainFile}${opts.split ? ` (${trainSplit} split)` : ''}`);
+    if (test.length === 0) throw new EvalUsageError(`no test sessions in ${opts.testFile}${opts.split ? ` (${testSplit} split)` : ''}`);
+    if (!test.some((s) => s.kind != null)) err(`warning: no test session has a label at ${opts.label}; every hit rate will be 0`);
+
+    bar = progressBar('eval');
+    const report = await runEval({
+      name: opts.name ?? defaultName(opts.trainFile, trainSplit, opts.testFile, testSplit),
+      label: opts.label,
+      train: { file: displayPath(opts.trainFile), split: trainSplit, sessions: train },
+      test: { file: displayPath(opts.testFile), split: testSplit, sessions: test },
+      topK: opts.topK,
+      variants: opts.variants,
+      baseConfig: opts.baseConfig,
+      replay: !flags['no-replay'],
+      details: !!flags.details,
+      onProgress: (phase, done, total) => bar?.update(phase, done, total),
+    });
+    bar.done();
+    bar = null;
+
+    if (flags.json) out(JSON.stringify(report, null, 2));
+    else out(formatEvalText(report));
+    if (flags.report) {
+      const files = writeEvalReport(report, flags.report);
+      (flags.json ? err : out)(`Report written: ${files.join(', ')}`);
+    }
+    const problems = checkReport(report);
+    for (const p of problems) err(`eval: inconsistent report: ${p}`);
+    return problems.length ? 1 : 0;
+  } catch (e) {
+    bar?.done();
+    if (e instanceof EvalUsageError || e instanceof ConfigError) {
+      err(`skillsmith eval: ${e.message}`);
+      if (e instanceof EvalUsageError) err('Run "skillsmith eval --help" for usage.');
+      return 2;
+    }
+    err(`skillsmith eval: ${(e as Error).message}`);
+    return 1;
+  }
+}
+
+interface ParsedEvalFlags {
+  trainFile: string;
+  testFile: string;
+  label: string;
+  split: SplitName | null;
+  topK: number;
+  limit: number | null;
+  name: string | null;
+  variants: EvalVariant[];
+  baseConfig: SkillsmithConfigInput;
+}
+
+function parseEvalFlags(args: string[], flags: EvalFlags): ParsedEvalFlags {
+  const trainFile = flags.train ?? args[0];
+  const testFile = flags.test ?? (flags.train ? args[0] : args[1]);
+  if (!trainFile || !testFile) throw new EvalUsageError('eval needs --train FILE and --test FILE');
+  const label = flags.label ?? 'meta.family';
+  try {
+    validateLabelPath(label);
+  } catch (e) {
+    throw new EvalUsageError((e as Error).message);
+  }
+  if (flags.split !== undefined && flags.split !== 'tune' && flags.split !== 'test') throw new EvalUsageError(`--split must be tune or test, not "${flags.split}"`);
+  const topK = flags['top-k'] === undefined ? 2 : Number(flags['top-k']);
+  if (!Number.isInteger(topK) || topK < 1) throw new EvalUsageError('--top-k must be a positive integer');
+  const limit = flags.limit === undefined ? null : Number(flags.limit);
+  if (limit !== null && (!Number.isInteger(limit) || limit < 1)) throw new EvalUsageError('--limit must be a positive integer');
+  const names = flags.variants ? flags.variants.split(',').map((s) => s.trim()).filter(Boolean) : EVAL_VARIANTS.map((v) => v.name);
+  const variants = names.map((n) => {
+    const v = variantByName(n);
+    if (!v) throw new EvalUsageError(`unknown system "${n}" in --variants (known: ${EVAL_VARIANTS.map((x) => x.name).join(', ')})`);
+    return v;
+  });
+  if (variants.length === 0) throw new EvalUsageError('--variants names no system');
+  if (flags.name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/.test(flags.name)) throw new EvalUsageError('--name must be letters, digits, ".", "_" or "-" (it becomes a file name)');
+  let baseConfig: SkillsmithConfigInput = {};
+  if (flags.config) {
+    try {
+      baseConfig = JSON.parse(readFileSync(flags.config, 'utf8'));
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${flags.config}: ${(e as Error).message}`);
+    }
+  }
+  for (const v of variants) loadConfig(mergeConfig(baseConfig, v.config)); // fail fast on a bad key
+  return { trainFile: resolve(trainFile), testFile: resolve(testFile), label, split: (flags.split as SplitName | undefined) ?? null, topK, limit, name: flags.name ?? null, variants, baseConfig };
+}
+
+/** The file as given relative to the working directory, so reports do not carry machine-specific paths. */
+function displayPath(file: string): string {
+  return relative(process.cwd(), file) || file;
+}
+
+export function defaultName(trainFile: string, trainSplit: string, testFile: string, testSplit: string): string {
+  const stem = (f: string) => basename(f).replace(/\.(jsonl|json)$/i, '');
+  const part = (f: string, s: string) => `${stem(f)}${s === 'all' ? '' : `-${s}`}`;
+  const raw = trainFile === testFile && trainSplit !== 'all' ? `${stem(testFile)}-${testSplit}` : `${part(trainFile, trainSplit)}-to-${part(testFile, testSplit)}`;
+  return raw.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'run';
+}
+
+/** Writes DIR/eval-<name>.json (the report) and DIR/eval-<name>.md; returns the paths. */
+export function writeEvalReport(report: EvalReport, dir: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  const json = join(dir, `eval-${report.name}.json`);
+  const md = join(dir, `eval-${report.name}.md`);
+  writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(md, formatEvalMarkdown(report));
+  return [json, md];
+}

@@ -1,0 +1,69 @@
+import { ConfigError } from '../../../config/config.js';
+import { configFromFlags, dbExists, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../../../doctor/command-support.js';
+import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/reembed.js';
+import { createEmbedder, type BackendDeps } from '../../../embedders/create-embedder.js';
+import type { Embedder } from '../../../embedders/embedder.js';
+import { SkillsmithError } from '../../../llm/skillsmith-error.js';
+import { openSqliteStore } from '../../../store/sqlite/sqlite-store.js';
+
+export interface ReembedCommandDeps extends BackendDeps {
+  store?: ReembedStore & { close?(): Promise<void> };
+  embedder?: Embedder;
+}
+
+/**
+ * `skillsmith reembed [--config FILE] [--db PATH] [--namespace NS] [--dry-run] [--json]`: re-embeds every
+ * skill of the namespace with the configured embedder and clears the cluster state, so the next synthesis
+ * pass re-clusters with it. Exit 0 on success, 1 on failure (nothing written), 2 for bad usage or config.
+ */
+export async function reembedCommand(args: string[], flags: CommandFlags, io: CommandIo = processIo, deps: ReembedCommandDeps = {}): Promise<number> {
+  if (args.length > 0) {
+    io.stderr(`skillsmith: reembed takes no arguments (got "${args.join(' ')}")\nRun "skillsmith --help" for usage.`);
+    return 2;
+  }
+  let config;
+  try {
+    config = configFromFlags(flags);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.stderr(`skillsmith: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+  const dbPath = dbPathFromFlags(flags);
+  if (!deps.store && !dbExists(dbPath)) {
+    io.stderr(`skillsmith: no memory file at ${dbPath}: nothing to re-embed (use --db PATH)`);
+    return 1;
+  }
+  const store = deps.store ?? (openSqliteStore(dbPath) as unknown as ReembedStore & { close(): Promise<void> });
+  let embedder: (Embedder & { close?(): Promise<void> }) | undefined;
+  try {
+    embedder = deps.embedder ?? (await createEmbedder(config, deps));
+    const report = await reembed(store, embedder, config.namespace, { dryRun: !!flags['dry-run'] });
+    if (flags.json) io.stdout(JSON.stringify(report, null, 2));
+    else io.stdout(renderReembedReport(report));
+    return 0;
+  } catch (e) {
+    const code = SkillsmithError.isInstance(e) ? ` [${e.code}]` : '';
+    io.stderr(`skillsmith: reembed failed${code}: ${(e as Error)?.message ?? e}\nNothing was written. Run "skillsmith doctor" to check the embedder.`);
+    return 1;
+  } finally {
+    if (!deps.embedder) await embedder?.close?.();
+    if (!deps.store) await store.close?.();
+  }
+}
+
+export function renderReembedReport(r: ReembedReport): string {
+  const from = Object.entries(r.from)
+    .map(([id, n]) => `${id} (${n})`)
+    .join(', ');
+  if (r.dryRun) {
+    return `Dry run: ${r.skills} skill${r.skills === 1 ? '' : 's'} in namespace "${r.namespace}" would be re-embedded with ${r.embedderId}` +
+      `${from ? `; now embedded with ${from}` : ''}. The cluster state would be cleared. Nothing was written.`;
+  }
+  return [
+    `Re-embedded ${r.skills} skill${r.skills === 1 ? '' : 's'} in namespace "${r.namespace}" with ${r.embedderId} (${r.dimensions} dimensions)${from ? `; before: ${from}` : ''}.`,
+    `Cleared ${r.clustersCleared} cluster${r.clustersCleared === 1 ? '' : 's'}: the next "skillsmith synthesize" re-clusters every session with the new embedder.`,
+  ].join('\n');
+}

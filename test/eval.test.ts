@@ -1,0 +1,191 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { checkReport } from '../src/eval/consistency.js';
+import { loadEvalFile, selectSplit } from '../src/eval/dataset.js';
+import { runEval, type EvalReport } from '../src/eval/harness.js';
+import { formatEvalMarkdown, formatEvalText } from '../src/eval/report.js';
+import { UNRELATED_GOALS } from '../src/eval/unrelated-goals.js';
+import { EVAL_VARIANTS } from '../src/eval/variants.js';
+import { evalCommand } from '../src/surfaces/cli/commands/eval.js';
+import { TAU_DEV } from '../src/test-support/tau.js';
+
+/** Keys whose values are rates or shares: every one must lie within [0,1] (or be null over an empty set). */
+const RATE_KEYS = new Set([
+  'recallRate',
+  'hitRateTop1',
+  'hitRateTopK',
+  'precisionTop1',
+  'overHits',
+  'overRecalled',
+  'agreeRate',
+  'top1',
+  'topK',
+  'rate',
+  'hitRate',
+  'hitRateFirstUserMessage',
+  'purity',
+  'skillPurity',
+  'kindShare',
+  'agreement',
+  'agreementOverHits',
+]);
+
+function rates(value: unknown, path = ''): { path: string; value: unknown }[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => rates(v, `${path}[${i}]`));
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => {
+      const p = path ? `${path}.${k}` : k;
+      if (p.startsWith('settings')) return [];
+      return RATE_KEYS.has(k) && (typeof v === 'number' || v === null) ? [{ path: p, value: v }] : rates(v, p);
+    });
+  }
+  return [];
+}
+
+describe('replay evaluation on the tau dev traces (tune half -> test half)', () => {
+  let report: EvalReport;
+
+  beforeAll(async () => {
+    const file = loadEvalFile(TAU_DEV, { label: 'meta.family' });
+    report = await runEval({
+      name: 'ci',
+      label: 'meta.family',
+      train: { file: 'tau-dev.jsonl', split: 'tune', sessions: selectSplit(file.sessions, 'tune') },
+      test: { file: 'tau-dev.jsonl', split: 'test', sessions: selectSplit(file.sessions, 'test') },
+    });
+  }, 120_000);
+
+  it('has the stable top-level shape, every baseline and every compared system', () => {
+    expect(Object.keys(report)).toEqual(['name', 'label', 'train', 'test', 'settings', 'baselines', 'variants']);
+    expect(report.baselines.results.map((b) => b.name)).toEqual(['none', 'most-frequent', 'oracle']);
+    expect(report.variants.map((v) => v.name)).toEqual(EVAL_VARIANTS.map((v) => v.name));
+    expect(report.settings).toMatchObject({ topK: 2, agreeThreshold: 0.5, fourthAttemptAfter: 3, unrelatedGoals: UNRELATED_GOALS.length });
+    expect(UNRELATED_GOALS.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('uses disjoint halves of the file and queries every successful test session', () => {
+    expect(report.train.sessions + report.test.sessions).toBe(334);
+    expect(report.train.sessions).toBeGreaterThan(100);
+    expect(report.test.sessions).toBeGreaterThan(100);
+    for (const r of [...report.baselines.results, ...report.variants]) expect(r.queries.goal.queries).toBe(report.test.successes);
+  });
+
+  it('keeps every rate within [0,1]', () => {
+    const all = rates(report);
+    expect(all.length).toBeGreaterThan(100);
+    for (const { path, value } of all) {
+      if (value === null) continue;
+      expect(value, path).toBeGreaterThanOrEqual(0);
+      expect(value, path).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('is internally consistent (hits <= recalled <= queries, rates equal their counts, misses add up, ...)', () => {
+    expect(checkReport(report)).toEqual([]);
+  });
+
+  it('catches an inconsistent report', () => {
+    const bad = structuredClone(report);
+    bad.variants[0].queries.goal.hitsTop1 = bad.variants[0].queries.goal.recalled + 1;
+    bad.baselines.results[0].falseRecall.rate = 1.5;
+    const problems = checkReport(bad);
+    expect(problems.some((p) => p.includes('hitsTop1'))).toBe(true);
+    expect(problems.some((p) => p.includes('not within [0,1]'))).toBe(true);
+  });
+
+  it('scores the baselines as defined: none recalls nothing, the oracle is always right when it recalls', () => {
+    const [none, frequent, oracle] = report.baselines.results;
+    expect(none.queries.goal).toMatchObject({ recalled: 0, hitsTop1: 0, hitRateTop1: 0 });
+    expect(none.queries.goal.stepsSaved.perQuery).toBe(0);
+    expect(none.falseRecall.rate).toBe(0);
+    expect(frequent.queries.goal.recallRate).toBe(1);
+    expect(frequent.falseRecall.rate).toBe(1);
+    expect(oracle.queries.goal.precisionTop1).toBe(1);
+    expect(oracle.falseRecall.rate).toBe(0);
+    expect(report.baselines.mostFrequentSequence!.sequence.length).toBeGreaterThan(0);
+  });
+
+  it('learns pure skills on the defaults, recalls some of the right kind and keeps unrelated goals out', () => {
+    const def = report.variants[0];
+    expect(def.learned.skills).toBeGreaterThanOrEqual(2);
+    expect(def.learned.skillPurity).toBeGreaterThanOrEqual(0.9);
+    expect(def.queries.goal.hitsTop1).toBeGreaterThan(0);
+    expect(def.queries.goal.hitRateTop1!).toBeGreaterThan(report.baselines.results[0].queries.goal.hitRateTop1!);
+    expect(def.falseRecall.rate!).toBeLessThanOrEqual(0.1);
+  });
+
+  it('replays the fourth attempt per kind, probing only kinds with three successes', () => {
+    for (const v of report.variants) {
+      const f = v.fourthAttempt!;
+      expect(f.sessions).toBe(report.test.sessions);
+      expect(f.kindsProbed).toBeGreaterThan(0);
+      for (const k of f.perKind) {
+        if (k.probe) {
+          expect(k.successes).toBeGreaterThanOrEqual(3);
+          expect(k.probe.position).toBeGreaterThanOrEqual(4);
+        }
+      }
+    }
+  });
+
+  it('renders the text table and the Markdown report with every system', () => {
+    const text = formatEvalText(report);
+    const md = formatEvalMarkdown(report);
+    for (const name of ['baseline: none', 'baseline: most-frequent', 'baseline: oracle', ...EVAL_VARIANTS.map((v) => v.name)]) {
+      expect(text).toContain(name);
+      expect(md).toContain(name);
+    }
+    expect(md).toMatch(/^# Skillsmith replay evaluation/);
+    expect(md).toContain('## Fourth attempt');
+  });
+});
+
+describe('skillsmith eval (command function)', () => {
+  let dir: string;
+  let stdout: string;
+  let stderr: string;
+  let code: number;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skillsmith-eval-cli-'));
+    stdout = '';
+    stderr = '';
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((stdout += String(s)), true));
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((stderr += String(s)), true));
+    try {
+      code = await evalCommand([], { train: TAU_DEV, test: TAU_DEV, split: 'test', limit: '60', variants: 'default,goal-only-clustering', json: true, report: dir, name: 'slice' });
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+  }, 60_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prints one JSON object and writes the JSON and Markdown reports', () => {
+    expect(code, stderr).toBe(0);
+    const printed = JSON.parse(stdout) as EvalReport;
+    expect(printed.name).toBe('slice');
+    expect(printed.train).toMatchObject({ split: 'tune', sessions: 60 });
+    expect(printed.test).toMatchObject({ split: 'test', sessions: 60 });
+    expect(printed.variants.map((v) => v.name)).toEqual(['default', 'goal-only-clustering']);
+    expect(existsSync(join(dir, 'eval-slice.md'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'eval-slice.json'), 'utf8'))).toEqual(printed);
+    expect(checkReport(printed)).toEqual([]);
+  });
+
+  it('rejects bad flags with a usage error', async () => {
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(await evalCommand([], { train: TAU_DEV })).toBe(2);
+      expect(await evalCommand([], { train: TAU_DEV, test: TAU_DEV, split: 'half' })).toBe(2);
+      expect(await evalCommand([], { train: TAU_DEV, test: TAU_DEV, variants: 'nope' })).toBe(2);
+      expect(await evalCommand([], { train: TAU_DEV, test: TAU_DEV, label: 'family' })).toBe(2);
+      expect(await evalCommand([], { train: TAU_DEV, test: TAU_DEV, 'top-k': '0' })).toBe(2);
+    } finally {
+      err.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CircuitBreaker } from '../src/llm/circuit-breaker.js';
+import { CircuitOpenError } from '../src/llm/errors/circuit-open-error.js';
+import { EndpointHttpError } from '../src/llm/errors/endpoint-http-error.js';
+import { EndpointTimeoutError } from '../src/llm/errors/endpoint-timeout-error.js';
+import { EndpointUnreachableError } from '../src/llm/errors/endpoint-unreachable-error.js';
+import { MalformedResponseError } from '../src/llm/errors/malformed-response-error.js';
+import { SkillsmithError } from '../src/llm/skillsmith-error.js';
+import { OpenAiClient, safeUrl } from '../src/llm/openai-client.js';
+import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
+
+const KEY = 'sk-test-4f9a1c7e2b8d6a0f3e5c9b1d';
+
+async function caught(p: Promise<unknown>): Promise<any> {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol', () => {
+  let server: FakeOpenAiServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAiServer({ models: ['test-chat', 'nomic-embed-text:latest'] });
+  });
+  afterAll(() => server.stop());
+
+  const client = (extra: Partial<ConstructorParameters<typeof OpenAiClient>[0]> = {}) =>
+    new OpenAiClient({ baseUrl: server.baseUrl, timeoutMs: 2000, breaker: null, ...extra });
+
+  it('posts chat completions and returns the message text', async () => {
+    server.script('chat', { kind: 'chat', content: 'hello there' });
+    const res = await client().chat({ model: 'test-chat', messages: [{ role: 'user', content: 'hi' }], temperature: 0.1, maxTokens: 64 });
+    expect(res.text).toBe('hello there');
+    expect(res.finishReason).toBe('stop');
+    const req = server.requestsTo('chat').at(-1)!;
+    expect(req.json).toMatchObject({ model: 'test-chat', temperature: 0.1, max_tokens: 64, stream: false, messages: [{ role: 'user', content: 'hi' }] });
+    expect(req.headers['content-type']).toBe('application/json');
+  });
+
+  it('posts embeddings and returns the vectors in input order', async () => {
+    server.script('embeddings', { kind: 'embeddings', vectors: [[1, 0], [0, 2]] });
+    const res = await client().embeddings({ model: 'e', input: ['a', 'b'] });
+    expect(res.vectors).toEqual([[1, 0], [0, 2]]);
+  });
+
+  it('lists models', async () => {
+    expect(await client().listModels()).toEqual(['test-chat', 'nomic-embed-text:latest']);
+  });
+
+  it('sends the API key as a bearer header only', async () => {
+    await client({ apiKey: KEY }).listModels();
+    const req = server.requests.at(-1)!;
+    expect(req.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(req.path).not.toContain(KEY);
+    // and no header when there is no key
+    await client().listModels();
+    expect(server.requests.at(-1)!.headers.authorization).toBeUndefined();
+  });
+
+  it('turns a 500 into EndpointHttpError carrying the server message', async () => {
+    server.script('chat', { kind: 'status', status: 500, body: { error: { message: 'model crashed: out of memory' } } });
+    const e = await caught(client().chat({ model: 'm', messages: [] }));
+    expect(EndpointHttpError.isInstance(e)).toBe(true);
+    expect(e.status).toBe(500);
+    expect(e.message).toContain('model crashed: out of memory');
+    expect(e.code).toBe('ENDPOINT_HTTP_ERROR');
+    expect(SkillsmithError.isInstance(e)).toBe(true);
+    expect(EndpointTimeoutError.isInstance(e)).toBe(false);
+  });
+
+  it('reads Ollama-style {error: "..."} bodies', async () => {
+    server.script('chat', { kind: 'status', status: 404, body: { error: 'model "llama9" not found, try pulling it first' } });
+    const e = await caught(client().chat({ model: 'llama9', messages: [] }));
+    expect(e.serverMessage).toBe('model "llama9" not found, try pulling it first');
+  });
+
+  it('turns a non-JSON 200 and a shape without choices into MalformedResponseError', async () => {
+    server.script('chat', { kind: 'raw', status: 200, body: '<html>proxy login</html>', contentType: 'text/html' });
+    expect(MalformedResponseError.isInstance(await caught(client().chat({ model: 'm', messages: [] })))).toBe(true);
+    server.script('chat', { kind: 'status', status: 200, body: { nothing: true } });
+    const e = await caught(client().chat({ model: 'm', messages: [] }));
+    expect(MalformedResponseError.isInstance(e)).toBe(true);
+    expect(e.message).toContain('choices');
+    server.script('embeddings', { kind: 'embeddings', vectors: [[1, 2]] });
+    expect(MalformedResponseError.isInstance(await caught(client().embeddings({ model: 'e', input: ['a', 'b'] })))).toBe(true);
+  });
+
+  it('times out a slow answer with EndpointTimeoutError', async () => {
+    server.script('chat', { kind: 'delay', ms: 1500, then: { kind: 'chat', content: 'too late' } });
+    const started = Date.now();
+    const e = await caught(client({ timeoutMs: 200 }).chat({ model: 'm', messages: [] }));
+    expect(EndpointTimeoutError.isInstance(e)).toBe(true);
+    expect(e.timeoutMs).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1200);
+  });
+
+  it('reports a refused connection as EndpointUnreachableError', async () => {
+    const port = await deadPort();
+    const e = await caught(new OpenAiClient({ baseUrl: `http://127.0.0.1:${port}/v1`, timeoutMs: 2000, breaker: null }).listModels());
+    expect(EndpointUnreachableError.isInstance(e)).toBe(true);
+    expect(e.reason).toMatch(/ECONNREFUSED/);
+  });
+
+  it('reports a dropped connection as EndpointUnreachableError', async () => {
+    server.script('chat', { kind: 'destroy' });
+    expect(EndpointUnreachableError.isInstance(await caught(client().chat({ model: 'm', messages: [] })))).toBe(true);
+  });
+
+  it('never puts the API key in an error message, even when the server echoes it', async () => {
+    const guarded = await startFakeOpenAiServer({ apiKey: 'the-right-key' });
+    try {
+      const e = await caught(new OpenAiClient({ baseUrl: guarded.baseUrl, apiKey: KEY, timeoutMs: 2000, breaker: null }).listModels());
+      expect(EndpointHttpError.isInstance(e)).toBe(true);
+      expect(e.status).toBe(401);
+      // The server did echo the key...
+      expect(guarded.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
+      // ...but no message, property or cause text carries it.
+      expect(e.message).not.toContain(KEY);
+      expect(JSON.stringify({ ...e, message: e.message, stack: e.stack })).not.toContain(KEY);
+      expect(String(e.stack)).not.toContain(KEY);
+    } finally {
+      await guarded.stop();
+    }
+    // Unreachable and timeout errors do not carry it either.
+    const port = await deadPort();
+    const down = await caught(new OpenAiClient({ baseUrl: `http://user:${KEY}@127.0.0.1:${port}/v1`, apiKey: KEY, timeoutMs: 500, breaker: null }).listModels());
+    expect(down.message).not.toContain(KEY);
+    expect(safeUrl(`http://user:${KEY}@127.0.0.1:${port}/v1`)).toBe(`http://127.0.0.1:${port}/v1`);
+  });
+
+  it('opens the circuit after repeated failures, says so, and lets a trial call through after the cool-off', async () => {
+    let now = 1_000_000;
+    const breaker = new CircuitBreaker('test llm', { failureThreshold: 2, coolOffMs: 30_000, now: () => now });
+    const c = client({ breaker });
+    server.script('chat', { kind: 'status', status: 503, body: { error: 'busy' } }, { kind: 'status', status: 503, body: { error: 'busy' } });
+    await caught(c.chat({ model: 'm', messages: [] }));
+    await caught(c.chat({ model: 'm', messages: [] }));
+    const before = server.requestsTo('chat').length;
+    const open = await caught(c.chat({ model: 'm', messages: [] }));
+    expect(CircuitOpenError.isInstance(open)).toBe(true);
+    expect(open.message).toMatch(/failed 2 times in a row; not calling it again before/);
+    expect(server.requestsTo('chat').length).toBe(before); // no request was made
+    now += 30_001;
+    server.script('chat', { kind: 'chat', content: 'back' });
+    expect((await c.chat({ model: 'm', messages: [] })).text).toBe('back');
+    expect(breaker.state).toBe('closed');
+  });
+});
