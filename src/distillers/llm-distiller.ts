@@ -199,7 +199,7 @@ export function buildDistillPrompt(input: DistillInput, opts: PromptOptions): Ch
   const lines = [
     `Allowed tools (the only tools you may name): ${tools.map((t) => `\`${t}\``).join(', ')}`,
     `Names already taken (choose another name): ${shownTaken.length ? shownTaken.join(', ') + (taken.length > shownTaken.length ? `, and ${taken.length - shownTaken.length} more` : '') : '(none)'}`,
-    `Track record: ${successes} successful sessions; ${successes} of the ${followers} sessions that followed this procedure succeeded.`,
+    `Track record: ${successes} of the ${followers} sessions that followed this procedure succeeded.`,
     '',
     'Evidence: redacted traces of successful runs (numbered calls: tool(arguments) -> result).',
     ...input.evidence.flatMap((e, i) => ['', `### Run ${i + 1} (${e.outcome})`, e.text]),

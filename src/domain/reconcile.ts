@@ -16,25 +16,40 @@ export type Decision =
 export interface ReconcileRules {
   /** Procedures agreeing at least this much (LCS F1 of tool sequences) are the same procedure. */
   sameProcedure: number;
-  /** A neighbour must agree at least this much on tools to count as a duplicate at all. */
+  /**
+   * A neighbour must share at least this much of the smaller tool set, weighted by how distinctive each tool
+   * is, to count as a duplicate at all: two procedures that share only the common lookups are different skills.
+   */
   relatedProcedure: number;
+  /** How distinctive a tool is (an IDF); equal weights when absent. */
+  toolWeight?: (tool: string) => number;
   /** The candidate's success rate must beat the old one's by this much to supersede it. */
   dominanceMargin: number;
 }
 
-export const defaultReconcileRules: ReconcileRules = { sameProcedure: 0.9, relatedProcedure: 0.5, dominanceMargin: 0.1 };
+export const defaultReconcileRules: ReconcileRules = { sameProcedure: 0.9, relatedProcedure: 0.7, dominanceMargin: 0.1 };
+
+/** Weighted overlap coefficient of two tool sets: |A ∩ B|w / min(|A|w, |B|w). */
+export function weightedOverlap(a: readonly string[], b: readonly string[], weight: (t: string) => number = () => 1): number {
+  const A = new Set(a);
+  const B = new Set(b);
+  const sum = (xs: Iterable<string>) => [...xs].reduce((acc, t) => acc + Math.max(0, weight(t)), 0);
+  const smaller = Math.min(sum(A), sum(B));
+  if (smaller <= 0) return 0;
+  return sum([...A].filter((t) => B.has(t))) / smaller;
+}
 
 /**
  * Reconcile a verified candidate against existing skills (Mem0's ADD/NOOP/UPDATE plus Zep-style supersede;
  * never delete). `own` is the skill this cluster already produced; `neighbours` are other live internal
  * skills whose description embedding is at least the duplicate threshold, best first. Never by name alone.
  */
-export function reconcile(candidate: Candidate, own: Skill | null, neighbours: { skill: Skill; similarity: number }[], rules = defaultReconcileRules): Decision {
+export function reconcile(candidate: Candidate, own: Skill | null, neighbours: { skill: Skill; similarity: number }[], rules: ReconcileRules = defaultReconcileRules): Decision {
   let target: Skill | null = own;
   let similarity = 1;
   const crossCluster = !own;
   if (!target) {
-    const match = neighbours.find((n) => sequenceF1(candidate.toolSequence, n.skill.toolSequence) >= rules.relatedProcedure);
+    const match = neighbours.find((n) => weightedOverlap(candidate.toolSequence, n.skill.toolSequence, rules.toolWeight) >= rules.relatedProcedure);
     if (!match) return { action: 'add' };
     target = match.skill;
     similarity = match.similarity;

@@ -34,7 +34,8 @@ import { EVAL_VARIANTS, mergeConfig, type EvalVariant } from './variants.js';
 /** Successes of a kind that must be ingested before its next session is the "fourth attempt" probe. */
 export const FOURTH_ATTEMPT_AFTER = 3;
 
-export const BASE_EVAL_CONFIG: SkillsmithConfigInput = { synthesis: { cooldownMs: 0 } };
+/** Under every evaluated memory: no cooldown between distillations, and no background passes (passes run when the harness says). */
+export const BASE_EVAL_CONFIG: SkillsmithConfigInput = { synthesis: { cooldownMs: 0, auto: { afterSessions: 0, intervalMs: 0, onFirstUse: false } } };
 
 export interface DatasetSummary {
   file: string;
@@ -178,6 +179,8 @@ export interface BaselineResult {
 
 export interface EvalReport {
   name: string;
+  /** The command line that reproduces the report, when known. */
+  command: string | null;
   label: string;
   train: DatasetSummary;
   test: DatasetSummary;
@@ -198,6 +201,7 @@ export interface EvalReport {
 
 export interface EvalOptions {
   name: string;
+  command?: string | null;
   label: string;
   train: { file: string; split: DatasetSummary['split']; sessions: EvalSession[] };
   test: { file: string; split: DatasetSummary['split']; sessions: EvalSession[] };
@@ -273,6 +277,7 @@ export async function runEval(opts: EvalOptions): Promise<EvalReport> {
 
   return {
     name: opts.name,
+    command: opts.command ?? null,
     label: opts.label,
     train: summarize(opts.train.file, opts.train.split, opts.train.sessions),
     test: summarize(opts.test.file, opts.test.split, opts.test.sessions),

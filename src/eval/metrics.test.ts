@@ -62,9 +62,10 @@ describe('majorityLabel and hits', () => {
   it('takes the most frequent label, ignoring missing ones', () => {
     expect(majorityLabel(['x', 'y', 'x', null, undefined])).toEqual({ label: 'x', count: 2, share: 2 / 3 });
   });
-  it('breaks ties by sort order, whatever the input order', () => {
-    expect(majorityLabel(['b', 'a']).label).toBe('a');
-    expect(majorityLabel(['a', 'b']).label).toBe('a');
+  it('has no majority on a tie, whatever the input order', () => {
+    expect(majorityLabel(['b', 'a'])).toEqual({ label: null, count: 1, share: 0.5 });
+    expect(majorityLabel(['a', 'b', 'b', 'a']).label).toBeNull();
+    expect(majorityLabel(['a', 'b', 'b', 'a', 'c', 'b']).label).toBe('b');
   });
   it('has no label without labels', () => {
     expect(majorityLabel([null, undefined])).toEqual({ label: null, count: 0, share: 0 });

@@ -36,8 +36,9 @@ export function stepsSaved(callsMade: number, prescribedSteps: number, agreement
 }
 
 /**
- * The majority label of a list (null and undefined ignored). Ties go to the label that sorts first, so
- * the result never depends on input order. `share` is the majority's fraction of the labelled entries.
+ * The majority label of a list (null and undefined ignored): the label strictly more frequent than every
+ * other. A tie has no majority (label null): a skill learned evenly from two kinds is of neither, so it can
+ * never count as a hit. `count` is the top frequency and `share` its fraction of the labelled entries.
  */
 export function majorityLabel(labels: readonly (string | null | undefined)[]): { label: string | null; count: number; share: number } {
   const counts = new Map<string, number>();
@@ -49,13 +50,15 @@ export function majorityLabel(labels: readonly (string | null | undefined)[]): {
   }
   let best: string | null = null;
   let bestCount = 0;
+  let tied = false;
   for (const [label, count] of counts) {
-    if (count > bestCount || (count === bestCount && best !== null && label < best)) {
+    if (count > bestCount) {
       best = label;
       bestCount = count;
-    }
+      tied = false;
+    } else if (count === bestCount) tied = true;
   }
-  return { label: best, count: bestCount, share: total ? bestCount / total : 0 };
+  return { label: tied ? null : best, count: bestCount, share: total ? bestCount / total : 0 };
 }
 
 /** A hit: something was recalled and its task kind is the session's (both known). */

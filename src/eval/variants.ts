@@ -1,6 +1,6 @@
 /**
  * The engine configurations the evaluation compares. Every one runs here: the embedded GloVe embedder with
- * different weights, and the clustering signal. (The heuristic distiller is the only distiller that exists;
+ * different weights, the clustering signal, and the recall threshold. (The heuristic distiller is the only distiller that exists;
  * an LLM distiller needs a model server, which these machines do not have.)
  */
 import type { SkillsmithConfigInput } from '../config/config.js';
@@ -40,6 +40,11 @@ export const EVAL_VARIANTS: readonly EvalVariant[] = [
     name: 'tool-only-clustering',
     description: 'default embedder, clustering on tool use alone, except near-identical goals (synthesis.toolWeight 1)',
     config: { synthesis: { toolWeight: 1 } },
+  },
+  {
+    name: 'recall-threshold-0.4',
+    description: 'embedded defaults with a lower recall threshold (thresholds.recall 0.4 instead of 0.5): recall against false recall',
+    config: { thresholds: { recall: 0.4 } },
   },
 ];
 

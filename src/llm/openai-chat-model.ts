@@ -1,5 +1,4 @@
 import type { ChatModel, ChatOptions } from './chat-model.js';
-import { EndpointHttpError } from './errors/endpoint-http-error.js';
 import type { ChatMessage, OpenAiClient } from './openai-client.js';
 
 /** Chat completions on an OpenAI-compatible server. */
@@ -21,15 +20,10 @@ export class OpenAiChatModel implements ChatModel {
   }
 
   /**
-   * `GET /models`: proves the server is up and accepts the key. A server without a model list (404/405) is
-   * not an error here: the first chat call will tell.
+   * A one-token chat completion with the configured model: proves the server is up, accepts the key, serves
+   * the model and can answer, before a pass writes anything.
    */
   async check(): Promise<void> {
-    try {
-      await this.client.listModels();
-    } catch (e) {
-      if (EndpointHttpError.isInstance(e) && (e.status === 404 || e.status === 405)) return;
-      throw e;
-    }
+    await this.client.chat({ model: this.model, messages: [{ role: 'user', content: 'Reply with the single word OK.' }], temperature: 0, maxTokens: 1 });
   }
 }

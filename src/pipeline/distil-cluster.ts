@@ -5,7 +5,7 @@ import { buildConsensus } from '../domain/consensus.js';
 import { gatherEvidence, type EvidenceTrace } from '../domain/evidence.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
 import { findSecrets, redactText } from '../domain/redact.js';
-import { bumpVersion, reconcile, type Decision } from '../domain/reconcile.js';
+import { bumpVersion, defaultReconcileRules, reconcile, type Decision } from '../domain/reconcile.js';
 import { collapseRepeats, sequenceF1 } from '../domain/sequence.js';
 import { serializeSkillMd, toDescription, toSkillName, validateSkillMd } from '../domain/skill-md/index.js';
 import { detectSpan } from '../domain/spans.js';
@@ -155,6 +155,7 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     { toolSequence: draft.toolSequence, successes: counts.successCount, followers: counts.attemptCount },
     mine,
     neighbours,
+    { ...defaultReconcileRules, toolWeight: input.toolWeight },
   );
   const at = deps.now().toISOString();
   const base = {

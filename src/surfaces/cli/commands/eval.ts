@@ -94,6 +94,7 @@ export async function evalCommand(args: string[], flags: EvalFlags): Promise<num
     bar = progressBar('eval');
     const report = await runEval({
       name: opts.name ?? defaultName(opts.trainFile, trainSplit, opts.testFile, testSplit),
+      command: commandLine(flags, opts),
       label: opts.label,
       train: { file: displayPath(opts.trainFile), split: trainSplit, sessions: train },
       test: { file: displayPath(opts.testFile), split: testSplit, sessions: test },
@@ -173,6 +174,20 @@ function parseEvalFlags(args: string[], flags: EvalFlags): ParsedEvalFlags {
   }
   for (const v of variants) loadConfig(mergeConfig(baseConfig, v.config)); // fail fast on a bad key
   return { trainFile: resolve(trainFile), testFile: resolve(testFile), label, split: (flags.split as SplitName | undefined) ?? null, topK, limit, name: flags.name ?? null, variants, baseConfig };
+}
+
+/** The flags that shape the numbers, as a command line that reproduces them (output flags left out). */
+function commandLine(flags: EvalFlags, opts: ParsedEvalFlags): string {
+  const parts = ['skillsmith eval', `--train ${displayPath(opts.trainFile)}`, `--test ${displayPath(opts.testFile)}`];
+  if (flags.label) parts.push(`--label ${flags.label}`);
+  if (opts.split) parts.push(`--split ${opts.split}`);
+  if (flags['top-k']) parts.push(`--top-k ${opts.topK}`);
+  if (flags.variants) parts.push(`--variants ${opts.variants.map((v) => v.name).join(',')}`);
+  if (opts.limit) parts.push(`--limit ${opts.limit}`);
+  if (flags['no-replay']) parts.push('--no-replay');
+  if (flags.config) parts.push(`--config ${flags.config}`);
+  if (flags.name) parts.push(`--name ${flags.name}`);
+  return parts.join(' ');
 }
 
 /** The file as given relative to the working directory, so reports do not carry machine-specific paths. */

@@ -1,0 +1,280 @@
+import { existsSync, readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openMemory } from '../memory.js';
+import type { Distiller, DistillInput } from '../distillers/distiller.js';
+import { HeuristicDistiller } from '../distillers/heuristic-distiller.js';
+import { redactText } from '../domain/redact.js';
+import type { BusEvent } from '../support/event-bus.js';
+import { readTau, TAU_DEV, tempDbPath, toSession } from '../test-support/tau.js';
+
+describe('outcomes become trials of the skills recalled for a session', () => {
+  it('replays later sessions as trials: skills whose later sessions fail retire and stop being recalled; explain tells the story', async () => {
+    const records = readTau(TAU_DEV);
+    const firstPart = records.slice(0, Math.floor(records.length * 0.6));
+    const laterPart = records.slice(firstPart.length);
+    const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } } });
+    await memory.ingest(firstPart.map((r) => toSession(r)));
+    await memory.synthesize();
+    const learned = await memory.listSkills();
+    expect(learned.length).toBeGreaterThan(0);
+
+    // Later sessions arrive: each recalls with its goal, runs, and reports its real outcome.
+    for (const r of laterPart) {
+      const s = await memory.startSession({ goal: r.goal, id: `replay:${r.session_id}` });
+      await s.recall();
+      await s.end(r.success ? 'success' : 'failure');
+    }
+    // A skill that later sessions keep failing with: failed trials pull eta below the floor and retire it.
+    const victim = learned[0];
+    const goal = (await memory.store!.getSession('default', victim.sourceSessions[0]))!.goal;
+    for (let i = 0; i < 300; i++) {
+      const s = await memory.startSession({ goal, id: `failing-${i}` });
+      const served = await s.recall(goal, { topK: 5 });
+      if (!served.some((h) => h.id === victim.id)) break;
+      await s.end('failure');
+    }
+    const after = await memory.getSkill(victim.id);
+    expect(after!.trialsAttempted).toBeGreaterThanOrEqual(3);
+    expect(after!.status).toBe('retired');
+    const tried = (await memory.listSkills()).filter((s) => s.trialsAttempted > 0);
+    expect(tried.length).toBeGreaterThan(0);
+    for (const s of tried) {
+      expect(s.eta).toBeCloseTo((s.trialsPassed + 1) / (s.trialsAttempted + 2), 6);
+      if (s.eta < 0.25) expect(s.status).toBe('retired');
+      if (s.trialsAttempted >= 3) expect(s.status).not.toBe('probationary');
+      else expect(s.status).toBe('probationary');
+    }
+    const retired = (await memory.listSkills()).filter((s) => s.status === 'retired');
+    expect(retired.map((s) => s.id)).toContain(victim.id);
+    for (const s of retired) {
+      const source = (await memory.store!.getSession('default', s.sourceSessions[0]))!;
+      expect((await memory.recall(source.goal, { topK: 5 })).map((h) => h.id)).not.toContain(s.id);
+    }
+
+    const story = (await memory.explain(victim.name))!;
+    expect(story.skill.status).toBe('retired');
+    expect(story.parents.sessions.map((p) => p.id).sort()).toEqual([...victim.sourceSessions].sort());
+    expect(story.parents.sessions.every((p) => p.outcome === 'success' && p.goal.length > 0)).toBe(true);
+    expect(story.trials.length).toBe(after!.trialsAttempted);
+    expect(story.track[0]).toMatchObject({ signal: 'created', eta: 0.5 });
+    expect(story.track[story.track.length - 1]).toMatchObject({ status: 'retired' });
+    expect(story.versions.map((v) => v.version)).toContain('1.0.0');
+  });
+
+  it('credits a trial once per session, and applies nothing for an unknown outcome', async () => {
+    const memory = await learnedMemory();
+    const [skill] = await memory.listSkills();
+    const goal = (await memory.store!.getSession('default', skill.sourceSessions[0]))!.goal;
+    const s = await memory.startSession({ goal, id: 'once' });
+    await s.recall();
+    await s.recall();
+    await s.end('success');
+    expect((await memory.getSkill(skill.id))!.trialsAttempted).toBe(1);
+    expect((await memory.reportOutcome('once', 'success')).credited).toEqual([]);
+    const u = await memory.startSession({ goal, id: 'unknown' });
+    await u.recall();
+    await u.end('unknown');
+    expect((await memory.getSkill(skill.id))!.trialsAttempted).toBe(1);
+    // The truth, reported later, counts.
+    expect((await memory.reportOutcome('unknown', 'failure')).credited).toEqual([skill.name]);
+    expect((await memory.getSkill(skill.id))!.trialsAttempted).toBe(2);
+  });
+});
+
+describe('feedback', () => {
+  it('moves eta and status, writes a feedback row, an audit record and events, and rejects bad input', async () => {
+    const memory = await learnedMemory();
+    const [skill] = await memory.listSkills();
+    const events: BusEvent[] = [];
+    memory.on('*', (e) => void events.push(e));
+    const up = await memory.feedback(skill.name, 'up');
+    expect(up.after.eta).toBeCloseTo(0.6);
+    await memory.feedback(skill.name, 'reward=1');
+    expect((await memory.getSkill(skill.id))!.utility).toBeCloseTo(0.2);
+    for (let i = 0; i < 6; i++) await memory.feedback(skill.name, 'down');
+    const down = (await memory.getSkill(skill.id))!;
+    expect(down.status).toBe('retired');
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['skill.eta_changed', 'skill.status_changed', 'skill.retired']));
+    expect((await memory.store!.feedbackHistory(skill.id)).length).toBe(8);
+    await expect(memory.feedback(skill.name, 'reward=3')).rejects.toThrow(/\[0,1\]/);
+    await expect(memory.feedback('no-such-skill', 'up')).rejects.toThrow(/no skill/);
+    // Back from retirement on a positive signal.
+    for (let i = 0; i < 3; i++) await memory.feedback(skill.name, 'up');
+    expect((await memory.getSkill(skill.id))!.status).toBe('probationary');
+  });
+});
+
+describe('explicit compile', () => {
+  it('a dry run writes nothing; a commit writes exactly one skill; a second commit reinforces the duplicate', async () => {
+    const db = tempDbPath();
+    const memory = await openMemory({ db });
+    const records = readTau(TAU_DEV).filter((r) => r.meta.family === 'retail:return_items' && r.success);
+    await memory.ingest(records.map((r) => toSession(r)));
+    const ids = records.slice(0, 2).map((r) => r.session_id);
+    const counts = () => {
+      const raw = new Database(db, { readonly: true });
+      const row = Object.fromEntries(['skills', 'provenance', 'skill_versions', 'audit', 'events'].map((t) => [t, (raw.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n]));
+      raw.close();
+      return row;
+    };
+    const before = counts();
+    const dry = await memory.compile({ sessions: ids });
+    expect(dry.dryRun).toBe(true);
+    expect(dry.action).toBe('add');
+    expect(dry.skillMd).toMatch(/^---\nname: /);
+    expect(dry.parents.sessions.map((p) => p.id).sort()).toEqual([...ids].sort());
+    expect(counts()).toEqual(before);
+
+    const committed = await memory.compile({ sessions: ids, commit: true });
+    expect(committed.action).toBe('add');
+    expect((await memory.listSkills()).map((s) => s.name)).toEqual([committed.skill!.name]);
+    expect(counts().skills).toBe(before.skills + 1);
+
+    // Compiling one of those sessions again is the same skill: it is reinforced, not duplicated.
+    const single = await memory.compile({ sessions: [ids[0]] });
+    expect(single.action).toBe('reinforce');
+    expect(single.duplicateOf?.name).toBe(committed.skill!.name);
+    const again = await memory.compile({ sessions: [ids[0]], commit: true });
+    expect(again.action).toBe('reinforce');
+    expect((await memory.listSkills()).length).toBe(1);
+    expect(counts().skills).toBe(before.skills + 1);
+  });
+
+  it('keeps the deny rules: a session holding a secret in its arguments is not material', async () => {
+    const memory = await openMemory({ db: tempDbPath() });
+    const r = readTau(TAU_DEV).find((x) => x.success && x.steps.length >= 3)!;
+    const s = toSession(r);
+    s.calls[0].args = { api_key: 'sk-proj-Abc123def456GHI789jkl012MNO345pqr' };
+    await memory.ingest([s]);
+    const res = await memory.compile({ sessions: [s.id], commit: true });
+    expect(res.action).toBe('skip');
+    expect(res.reason).toMatch(/not admitted/);
+    expect(await memory.listSkills()).toEqual([]);
+  });
+
+  it('compiles from a cue (the cluster it names) and from facts alone (a heuristic skill with semantic parents)', async () => {
+    const memory = await learnedMemory();
+    const [skill] = await memory.listSkills();
+    const goal = (await memory.store!.getSession('default', skill.sourceSessions[0]))!.goal;
+    const byCue = await memory.compile({ cue: goal });
+    expect(byCue.duplicateOf?.id).toBe(skill.id);
+    await expect(memory.compile({ cue: 'write a haiku about autumn' })).rejects.toThrow(/no stored sessions match/);
+
+    const f1 = await memory.addFact('Refunds go to the original payment method unless the customer asks for a gift card.');
+    const f2 = await memory.addFact('Only delivered orders can be returned; pending orders are cancelled instead.');
+    const facts = await memory.compile({ cue: 'returns and refunds policy', facts: [f1.id, f2.id], commit: true });
+    expect(facts.action).toBe('add');
+    const stored = (await memory.getSkill(facts.skill!.id))!;
+    expect(stored.kind).toBe('heuristic');
+    const prov = await memory.store!.provenance(stored.id);
+    expect(prov.map((p) => p.sourceKind)).toEqual(['semantic', 'semantic']);
+    expect((await memory.explain(stored.id))!.parents.facts.map((f) => f.id).sort()).toEqual([f1.id, f2.id].sort());
+  });
+
+  it('goes through the same pipeline as the synthesis pass: the same distiller, the same single write path', async () => {
+    const calls: string[] = [];
+    const inner = new HeuristicDistiller({ requiredSupport: 0.5, conditionalSupport: 0.25, thinkTools: ['think'], redact: redactText });
+    const spy: Distiller = {
+      id: inner.id,
+      distil: (input: DistillInput) => {
+        calls.push(input.clusterId);
+        return inner.distil(input);
+      },
+    };
+    const memory = await openMemory({ db: tempDbPath(), distiller: spy });
+    const records = readTau(TAU_DEV);
+    await memory.ingest(records.map((r) => toSession(r)));
+    const pass = await memory.synthesize();
+    const fromPass = calls.length;
+    expect(fromPass).toBe(pass.created.length + pass.skipped.filter((s) => /verification|SKIP/.test(s.reason)).length);
+    const r = records.find((x) => x.meta.family === 'retail:modify_order_payment' && x.success)!;
+    await memory.compile({ sessions: [r.session_id], commit: true });
+    expect(calls.length).toBe(fromPass + 1);
+    expect(calls[calls.length - 1]).toBe('compile');
+    const audits = await memory.store!.audit('default', { limit: 1000 });
+    const adds = audits.filter((a) => a.action === 'skill.add');
+    expect(new Set(adds.map((a) => a.actor))).toEqual(new Set(['synthesis', 'compile']));
+    expect(new Set(adds.map((a) => JSON.stringify(Object.keys(a.detail).sort())))).toHaveProperty('size', 1);
+  });
+});
+
+describe('events and audit', () => {
+  it('a listener that throws does not stop a synthesis pass', async () => {
+    const memory = await openMemory({ db: tempDbPath() });
+    let seen = 0;
+    memory.on('skill.created', () => {
+      seen++;
+      throw new Error('listener bug');
+    });
+    memory.on('skill.created', async () => {
+      throw new Error('async listener bug');
+    });
+    await memory.ingest(readTau(TAU_DEV).map((r) => toSession(r)));
+    const report = await memory.synthesize();
+    expect(report.created.length).toBeGreaterThan(0);
+    expect(seen).toBe(report.created.length);
+    expect((await memory.listSkills()).length).toBe(report.created.length);
+  });
+
+  it('keeps an append-only JSONL audit file that no command truncates', async () => {
+    const db = tempDbPath();
+    const memory = await openMemory({ db });
+    await memory.ingest(readTau(TAU_DEV).map((r) => toSession(r)));
+    await memory.synthesize();
+    const file = `${db}.audit.jsonl`;
+    expect(existsSync(file)).toBe(true);
+    const lines = () => readFileSync(file, 'utf8').trim().split('\n');
+    const first = lines();
+    const [skill] = await memory.listSkills();
+    await memory.setEnabled(skill.name, false);
+    await memory.setEnabled(skill.name, true);
+    await memory.feedback(skill.name, 'up');
+    await memory.synthesize();
+    await memory.close();
+    const reopened = await openMemory({ db });
+    await reopened.feedback(skill.name, 'down');
+    await reopened.close();
+    const all = lines();
+    expect(all.slice(0, first.length)).toEqual(first);
+    const raw = new Database(db, { readonly: true });
+    const rows = (raw.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
+    raw.close();
+    expect(all.length).toBe(rows);
+    expect(all.map((l) => JSON.parse(l).action)).toEqual(expect.arrayContaining(['skill.add', 'skill.disable', 'skill.enable', 'skill.feedback']));
+  });
+});
+
+describe('synthesis cadence', () => {
+  it('runs the pass by itself after N new sessions, off the hot path', async () => {
+    const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { auto: { afterSessions: 50 } } } });
+    const sessions = readTau(TAU_DEV).map((r) => toSession(r));
+    await memory.ingest(sessions.slice(0, 40));
+    await memory.idle();
+    expect(await memory.listSkills()).toEqual([]);
+    await memory.ingest(sessions.slice(40));
+    // ingest returned before the pass ran; the pass completes in the background.
+    await memory.idle();
+    expect((await memory.listSkills()).length).toBeGreaterThan(0);
+    await memory.close();
+  });
+
+  it('runs once on first use when configured', async () => {
+    const db = tempDbPath();
+    const setup = await openMemory({ db });
+    await setup.ingest(readTau(TAU_DEV).map((r) => toSession(r)));
+    await setup.close();
+    const memory = await openMemory({ db, config: { synthesis: { auto: { onFirstUse: true } } } });
+    expect(await memory.recall('my phone has no service')).toEqual([]);
+    await memory.idle();
+    expect((await memory.listSkills()).length).toBeGreaterThan(0);
+    await memory.close();
+  });
+});
+
+async function learnedMemory() {
+  const memory = await openMemory({ db: tempDbPath() });
+  await memory.ingest(readTau(TAU_DEV).map((r) => toSession(r)));
+  await memory.synthesize();
+  return memory;
+}

@@ -1,0 +1,168 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, type SkillsmithConfigInput } from '../src/config/config.js';
+import { runDoctor, type DoctorReport } from '../src/doctor/doctor.js';
+import type { Skill } from '../src/domain/types.js';
+import { doctorCommand } from '../src/surfaces/cli/commands/doctor.js';
+import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
+
+const KEY = 'sk-doctor-8hG5fD3sA1qW9eR7tY5u';
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { stdout: (t: string) => void out.push(t), stderr: (t: string) => void err.push(t) } };
+}
+
+function configFile(config: SkillsmithConfigInput): string {
+  const dir = mkdtempSync(join(tmpdir(), 'skillsmith-doctor-'));
+  const path = join(dir, 'skillsmith.config.json');
+  writeFileSync(path, JSON.stringify(config));
+  return path;
+}
+
+const find = (r: DoctorReport, backend: string, check: string) => r.checks.filter((c) => c.backend === backend && c.check === check);
+
+describe('skillsmith doctor', () => {
+  let server: FakeOpenAiServer;
+  const noDb = { db: join(tmpdir(), 'skillsmith-doctor-no-such.db') };
+  beforeAll(async () => {
+    server = await startFakeOpenAiServer({ models: ['test-chat', 'test-embed', 'nomic-embed-text:latest'], dims: 16, strictModels: true });
+  });
+  afterAll(() => server.stop());
+
+  const live = (extra: SkillsmithConfigInput = {}): SkillsmithConfigInput => ({
+    distiller: 'llm',
+    llm: { baseUrl: server.baseUrl, model: 'test-chat', apiKey: KEY },
+    embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'test-embed', apiKey: KEY },
+    ...extra,
+  });
+
+  it('reports the embedded back ends as ready on the default config', async () => {
+    const r = await runDoctor(loadConfig({}));
+    expect(r.ok).toBe(true);
+    expect(find(r, 'embedder', 'round-trip')[0].status).toBe('ok');
+    expect(find(r, 'embedder', 'round-trip')[0].message).toMatch(/glove-sif-lex@1 is ready: 356 dimensions/);
+    expect(find(r, 'llm', 'distiller')[0]).toMatchObject({ status: 'ok' });
+    const t = io();
+    expect(await doctorCommand([], noDb, t.io)).toBe(0);
+    expect(t.out.join('\n')).toMatch(/Everything needed is ready/);
+  });
+
+  it('reports ok against the live server: reachable, models present, embedding dimension, one embedding and a 1-token chat', async () => {
+    const before = server.requests.length;
+    const r = await runDoctor(loadConfig(live()));
+    expect(r.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    expect(r.ok).toBe(true);
+    for (const backend of ['embedder', 'llm']) {
+      expect(find(r, backend, 'reachable')[0].status).toBe('ok');
+      expect(find(r, backend, 'model')[0].status).toBe('ok');
+      expect(find(r, backend, 'round-trip')[0].status).toBe('ok');
+    }
+    expect(find(r, 'embedder', 'dimension')[0].message).toMatch(/^16 dimensions/);
+    expect(r.embedder).toMatchObject({ provider: 'openai', model: 'test-embed', id: 'openai:test-embed@16', dimensions: 16, apiKey: 'set' });
+    // uncalibrated thresholds are a warning, not a failure
+    expect(find(r, 'embedder', 'thresholds')[0].status).toBe('warn');
+    const sent = server.requests.slice(before);
+    const chat = sent.filter((q) => q.route === 'chat');
+    expect(chat).toHaveLength(1);
+    expect(chat[0].json.max_tokens).toBe(1);
+    expect(sent.filter((q) => q.route === 'embeddings').length).toBeGreaterThanOrEqual(1);
+    expect(sent.every((q) => q.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+
+    const t = io();
+    expect(await doctorCommand([], { ...noDb, config: configFile(live()), json: true }, t.io)).toBe(0);
+    const json = JSON.parse(t.out.join(''));
+    expect(json.ok).toBe(true);
+    expect(t.out.join('')).not.toContain(KEY);
+  });
+
+  it('uses the calibrated GAIA thresholds for nomic-embed-text, and flags a wrong dimension', async () => {
+    // The fake server answers 16-d vectors where nomic-embed-text gives 768: it serves another model.
+    const r = await runDoctor(loadConfig(live({ embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'nomic-embed-text' } })));
+    expect(r.ok).toBe(false);
+    const dim = find(r, 'embedder', 'dimension')[0];
+    expect(dim.status).toBe('fail');
+    expect(dim.message).toMatch(/should give 768-dimensional vectors but gave 16/);
+  });
+
+  it('is broken (exit 1) when the server is down, and says what to fix', async () => {
+    const port = await deadPort();
+    const url = `http://127.0.0.1:${port}/v1`;
+    const cfg = { distiller: 'llm' as const, llm: { baseUrl: url, model: 'test-chat', apiKey: KEY }, embedder: { provider: 'openai' as const, baseUrl: url, model: 'test-embed' } };
+    const r = await runDoctor(loadConfig(cfg));
+    expect(r.ok).toBe(false);
+    const reach = find(r, 'llm', 'reachable')[0];
+    expect(reach.status).toBe('fail');
+    expect(reach.message).toMatch(/ECONNREFUSED/);
+    expect(reach.fix).toMatch(/llm\.baseUrl/);
+    expect(find(r, 'embedder', 'reachable')[0].fix).toMatch(/embedder\.baseUrl/);
+    expect(find(r, 'llm', 'round-trip')[0].status).toBe('skip');
+
+    const t = io();
+    expect(await doctorCommand([], { ...noDb, config: configFile(cfg) }, t.io)).toBe(1);
+    const text = t.out.join('\n');
+    expect(text).toMatch(/FAIL {2}reachable/);
+    expect(text).toMatch(/fix: start the server/);
+    expect(text).toMatch(/problems?: fix the lines marked FAIL/);
+    expect(text).not.toContain(KEY);
+  });
+
+  it('is broken when the model is missing, naming the available ones', async () => {
+    const r = await runDoctor(loadConfig(live({ llm: { baseUrl: server.baseUrl, model: 'llama9:70b' } })));
+    expect(r.ok).toBe(false);
+    const model = find(r, 'llm', 'model')[0];
+    expect(model.status).toBe('fail');
+    expect(model.message).toMatch(/llama9:70b is not served \(available: test-chat, test-embed, nomic-embed-text:latest\)/);
+    expect(model.fix).toMatch(/ollama pull llama9:70b/);
+    expect(find(r, 'llm', 'round-trip')[0].message).toMatch(/404/);
+  });
+
+  it('tolerates Ollama tags: "nomic-embed-text" is served as "nomic-embed-text:latest"', async () => {
+    const r = await runDoctor(loadConfig(live({ embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'nomic-embed-text' } })));
+    expect(find(r, 'embedder', 'model')[0].status).toBe('ok');
+  });
+
+  it('flags a bad URL that is not an OpenAI-compatible API', async () => {
+    const r = await runDoctor(loadConfig(live({ llm: { baseUrl: server.baseUrl.replace(/\/v1$/, ''), model: 'test-chat' } })));
+    expect(r.ok).toBe(false);
+    const reach = find(r, 'llm', 'reachable')[0];
+    expect(reach.status).toBe('warn');
+    expect(reach.fix).toMatch(/\/v1/);
+    expect(find(r, 'llm', 'round-trip')[0].status).toBe('fail');
+  });
+
+  it('names missing settings and missing optional packages', async () => {
+    const r = await runDoctor(loadConfig({ distiller: 'llm', embedder: { provider: 'openai' } }));
+    expect(find(r, 'embedder', 'config')[0]).toMatchObject({ status: 'fail', message: expect.stringMatching(/embedder\.baseUrl is not set/) });
+    expect(find(r, 'llm', 'config')[0]).toMatchObject({ status: 'fail', message: expect.stringMatching(/llm\.baseUrl is not set/) });
+
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-doctor-gguf-'));
+    writeFileSync(join(dir, 'm.gguf'), 'GGUF');
+    const l = await runDoctor(loadConfig({ distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: join(dir, 'm.gguf') } }));
+    expect(l.ok).toBe(false);
+    expect(find(l, 'llm', 'package')[0].message).toMatch(/install node-llama-cpp@3\.21\.1 to use provider llama-cpp/);
+  });
+
+  it('fails when stored skill vectors come from another embedder, pointing at skillsmith reembed', async () => {
+    const skill = { id: 'sk_1', name: 'x', embedderId: 'glove-sif-lex@1', embedding: new Float32Array(356) } as unknown as Skill;
+    const store = { listSkills: async () => [skill] };
+    const r = await runDoctor(loadConfig(live()), { store, namespace: 'default' });
+    const stored = find(r, 'store', 'stored-vectors')[0];
+    expect(stored.status).toBe('fail');
+    expect(stored.message).toMatch(/1 of 1 skills in namespace "default" were embedded with glove-sif-lex@1, not openai:test-embed@16/);
+    expect(stored.fix).toMatch(/skillsmith reembed/);
+    expect(r.ok).toBe(false);
+    const same = await runDoctor(loadConfig({}), { store, namespace: 'default' });
+    expect(find(same, 'store', 'stored-vectors')[0].status).toBe('ok');
+  });
+
+  it('exits 2 on an invalid configuration or arguments', async () => {
+    const t = io();
+    expect(await doctorCommand([], { ...noDb, config: configFile({ embedder: { provider: 'word2vec' } } as never) }, t.io)).toBe(2);
+    expect(t.err.join('')).toMatch(/embedder\.provider/);
+    expect(await doctorCommand(['extra'], noDb, io().io)).toBe(2);
+  });
+});

@@ -1,0 +1,128 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reembed } from '../src/doctor/reembed.js';
+import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
+import { OpenAiEmbedder } from '../src/embedders/openai-embedder.js';
+import { StoreCapabilityError } from '../src/llm/errors/store-capability-error.js';
+import { OpenAiClient } from '../src/llm/openai-client.js';
+import { openMemory, type Memory } from '../src/memory.js';
+import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { reembedCommand } from '../src/surfaces/cli/commands/reembed.js';
+import { SAMPLE, tempDbPath } from '../src/test-support/tau.js';
+import { startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
+import { withReplaceEmbeddings } from './fixtures/replace-embeddings.js';
+
+const IMPORT_DIR = new URL('./fixtures/skills-import/', import.meta.url).pathname;
+
+describe('reembed: switching embedders re-embeds instead of comparing vectors across models', () => {
+  let server: FakeOpenAiServer;
+  let dbPath: string;
+  let memory: Memory;
+  let store: SqliteStore;
+  let embedder: OpenAiEmbedder;
+  let sessionCount: number;
+
+  beforeAll(async () => {
+    server = await startFakeOpenAiServer({ models: ['test-embed'], dims: 16 });
+    dbPath = tempDbPath('skillsmith-reembed-');
+    memory = await openMemory({ db: dbPath, config: { synthesis: { cooldownMs: 0 } } });
+    await memory.ingestFile(SAMPLE);
+    await memory.synthesize();
+    await memory.importSkills(IMPORT_DIR);
+    store = memory.store as SqliteStore;
+    sessionCount = await store.countSessions('default');
+    embedder = await new OpenAiEmbedder({ client: new OpenAiClient({ baseUrl: server.baseUrl, timeoutMs: 5000, breaker: null }), model: 'test-embed', batchSize: 32 }).ready();
+  });
+  afterAll(async () => {
+    await memory.close();
+    await server.stop();
+  });
+
+  it('refuses, without writing, on a store that cannot replace embeddings', async () => {
+    const bare = { kind: 'bare', listSkills: store.listSkills.bind(store) } as never;
+    await expect(reembed(bare, embedder, 'default')).rejects.toSatisfy((e) => StoreCapabilityError.isInstance(e));
+  });
+
+  it('dry run: counts the skills per previous embedder and writes nothing', async () => {
+    const target = withReplaceEmbeddings(store);
+    const before = await store.listSkills('default', { includeSuperseded: true });
+    const requests = server.requests.length;
+    const r = await reembed(target, embedder, 'default', { dryRun: true });
+    expect(r.dryRun).toBe(true);
+    expect(r.skills).toBe(before.length);
+    expect(r.from[GLOVE_EMBEDDER_ID]).toBe(before.length);
+    expect(server.requests.length).toBe(requests);
+    expect((await store.listSkills('default', { includeSuperseded: true })).every((s) => s.embedderId === GLOVE_EMBEDDER_ID)).toBe(true);
+  });
+
+  it('re-embeds every skill (learned and imported) and clears the cluster state', async () => {
+    const target = withReplaceEmbeddings(store);
+    const before = await store.listSkills('default', { includeSuperseded: true });
+    expect(before.some((s) => s.corpus === 'internal')).toBe(true);
+    expect(before.some((s) => s.corpus === 'external')).toBe(true);
+    expect((await store.loadClusters('default', GLOVE_EMBEDDER_ID)).length).toBeGreaterThan(0);
+
+    const r = await reembed(target, embedder, 'default', { now: () => new Date('2026-03-01T00:00:00Z') });
+    expect(r).toMatchObject({ embedderId: 'openai:test-embed@16', dimensions: 16, skills: before.length, dryRun: false });
+    expect(r.clustersCleared).toBeGreaterThan(0);
+
+    const after = await store.listSkills('default', { includeSuperseded: true });
+    for (const s of after) {
+      expect(s.embedderId).toBe('openai:test-embed@16');
+      expect(s.embedding!.length).toBe(16);
+      expect(Math.hypot(...s.embedding!)).toBeCloseTo(1, 4);
+    }
+    // learned skills: their source sessions' goals were embedded with the new model
+    const sent = server.requestsTo('embeddings').flatMap((q) => q.json.input as string[]);
+    const internal = after.find((s) => s.corpus === 'internal')!;
+    expect(sent.some((t) => /Return|return|exchange|cancel/i.test(t))).toBe(true);
+    expect(sent).toContain(after.find((s) => s.corpus === 'external')!.description);
+    expect(internal.sourceSessions.length).toBeGreaterThan(0);
+
+    expect(await store.loadClusters('default', GLOVE_EMBEDDER_ID)).toEqual([]);
+    expect(await store.getState('default', `watermark:${GLOVE_EMBEDDER_ID}`)).toBeNull();
+    expect(await store.getState('default', 'tool-stats')).toBeNull();
+    const audit = await store.audit('default', { limit: 5 });
+    expect(audit.some((a) => a.action === 'skills.reembed')).toBe(true);
+  });
+
+  it('the next pass re-clusters every session with the new embedder', async () => {
+    const next = await openMemory({ db: store, embedder, config: { synthesis: { cooldownMs: 0 } } });
+    const report = await next.synthesize({ dryRun: true });
+    expect(report.stats.newSessions).toBe(sessionCount);
+    // recall now serves the re-embedded skills with the new embedder (no cross-model comparison)
+    const skills = await next.listSkills();
+    expect(skills.every((s) => s.embedderId === embedder.id)).toBe(true);
+  });
+
+  it('reembedCommand prints what it did and exits 0; --json gives the report', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-reembed-cmd-'));
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'test-embed' } }));
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { stdout: (t: string) => void out.push(t), stderr: (t: string) => void err.push(t) };
+    const target = withReplaceEmbeddings(store);
+    expect(await reembedCommand([], { config, db: dbPath }, io, { store: target })).toBe(0);
+    expect(out.join('\n')).toMatch(/Re-embedded \d+ skills in namespace "default" with openai:test-embed@16 \(16 dimensions\)/);
+    out.length = 0;
+    expect(await reembedCommand([], { config, db: dbPath, json: true, 'dry-run': true }, io, { store: target })).toBe(0);
+    expect(JSON.parse(out.join(''))).toMatchObject({ dryRun: true, embedderId: 'openai:test-embed@16' });
+
+    expect(await reembedCommand([], { config, db: join(dir, 'missing.db') }, io)).toBe(1);
+    expect(err.join('\n')).toMatch(/no memory file/);
+  });
+
+  it('reembedCommand fails with exit 1 and writes nothing when the embedder is down', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-reembed-down-'));
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ embedder: { provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'unknown-embedder' } }));
+    const db = tempDbPath('skillsmith-reembed-down-');
+    openSqliteStore(db).close();
+    const err: string[] = [];
+    expect(await reembedCommand([], { config, db }, { stdout: () => {}, stderr: (t) => void err.push(t) })).toBe(1);
+    expect(err.join('\n')).toMatch(/reembed failed \[ENDPOINT_UNREACHABLE\].*\n?Nothing was written/s);
+  });
+});
