@@ -90,6 +90,8 @@ export const configSchema = z
         tieMargin: z.number().min(0).max(1).default(0.02),
         /** Skills below (best similarity - relativeMargin) are not served even when above the threshold. */
         relativeMargin: z.number().min(0).max(2).default(0.2),
+        /** How much of the namespace's mean goal direction to remove from skill and query vectors (0..1). */
+        centering: z.number().min(0).max(1).default(0.5),
         /** > 0: among near-ties, draw by softmax over utility at this temperature (exploration); 0 = argmax. */
         softmaxTemperature: z.number().min(0).default(0),
         /** Seed of the softmax draw, so a run can be replayed. */

@@ -26,8 +26,10 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   if (input.spans.length === 0) return null;
   const { steps, medoidSessionId } = buildConsensus(input.spans, opts);
   if (steps.length === 0) return null;
-  const toolSequence = steps.map((s) => s.tool);
-  const toolsRequired = [...new Set(toolSequence)];
+  // The procedure's sequence is its required steps; conditional ones stay in the body and in toolsRequired.
+  const required = steps.filter((s) => !s.conditional).map((s) => s.tool);
+  const toolSequence = required.length ? required : steps.map((s) => s.tool);
+  const toolsRequired = [...new Set(steps.map((s) => s.tool))];
 
   const keywords = goalKeywords(input.goals, input.goalWordWeight, 3);
   const medoidIndex = Math.max(0, input.successes.findIndex((s) => s.id === medoidSessionId));

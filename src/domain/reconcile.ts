@@ -27,16 +27,19 @@ export interface ReconcileRules {
   dominanceMargin: number;
 }
 
-export const defaultReconcileRules: ReconcileRules = { sameProcedure: 0.9, relatedProcedure: 0.7, dominanceMargin: 0.1 };
+export const defaultReconcileRules: ReconcileRules = { sameProcedure: 0.9, relatedProcedure: 0.6, dominanceMargin: 0.1 };
 
-/** Weighted overlap coefficient of two tool sets: |A ∩ B|w / min(|A|w, |B|w). */
+/**
+ * Weighted Jaccard of two tool sets: |A ∩ B|w / |A ∪ B|w, each tool weighted by how distinctive it is. Two
+ * procedures that share only common lookups score low, and a superset does not swallow its subsets.
+ */
 export function weightedOverlap(a: readonly string[], b: readonly string[], weight: (t: string) => number = () => 1): number {
   const A = new Set(a);
   const B = new Set(b);
   const sum = (xs: Iterable<string>) => [...xs].reduce((acc, t) => acc + Math.max(0, weight(t)), 0);
-  const smaller = Math.min(sum(A), sum(B));
-  if (smaller <= 0) return 0;
-  return sum([...A].filter((t) => B.has(t))) / smaller;
+  const union = sum(new Set([...A, ...B]));
+  if (union <= 0) return 0;
+  return sum([...A].filter((t) => B.has(t))) / union;
 }
 
 /**

@@ -217,9 +217,11 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     };
   } else {
     const t = decision.target;
+    // Its own cluster grew: its recall vector follows the cluster. Another group's support leaves it alone.
+    const ownGrowth = t.clusterId === input.clusterId && linked;
     skill = {
       ...t,
-      embedding,
+      embedding: ownGrowth || !t.embedding || t.embedderId !== deps.embedder.id ? embedding : t.embedding,
       embedderId: deps.embedder.id,
       clusterId: t.clusterId ?? (linked ? input.clusterId : null),
       successCount: Math.max(t.successCount, counts.successCount),

@@ -4,6 +4,7 @@ import { normalizeGoal } from '../domain/normalize-goal.js';
 import type { Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { VectorIndex } from '../index/vector-index.js';
+import { GoalMean, removeDirection } from '../domain/goal-mean.js';
 import type { Store } from '../store/store.js';
 
 /** One recalled skill: the stable JSON shape of `skillsmith recall --json`, plus a few extras. */
@@ -37,6 +38,8 @@ export class RecallIndex {
   private skills = new Map<string, Skill>();
   private token: string | null = null;
   private stale = true;
+  /** The namespace's mean goal direction, removed from skill and query vectors before comparing them. */
+  private center: Float32Array | null = null;
   private random: () => number;
 
   constructor(
@@ -57,12 +60,14 @@ export class RecallIndex {
     const token = await this.store.changeToken();
     if (!this.stale && this.index && token === this.token) return;
     const all = await this.store.listSkills(this.namespace, { corpus: 'internal' });
+    const strength = this.config.recall.centering;
+    this.center = strength > 0 ? GoalMean.fromJSON(await this.store.getState(this.namespace, `goal-mean:${this.embedder.id}`), this.embedder.dimensions).direction() : null;
     const index = new VectorIndex(this.embedder.dimensions);
     const skills = new Map<string, Skill>();
     for (const s of all) {
       if (!isRecallable(s, this.config.lifecycle.retireEta)) continue;
       if (!s.embedding || s.embedderId !== this.embedder.id || s.embedding.length !== this.embedder.dimensions) continue;
-      index.add(s.id, s.embedding);
+      index.add(s.id, removeDirection(s.embedding, this.center, strength));
       skills.set(s.id, s);
     }
     this.index = index;
@@ -81,7 +86,8 @@ export class RecallIndex {
     if (this.skills.size === 0) return [];
     const topK = opts.topK ?? this.config.recall.topK;
     const text = normalizeGoal(goal);
-    const vec = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
+    const raw = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
+    const vec = removeDirection(raw, this.center, this.config.recall.centering);
     const hits = this.index!.search(vec, topK + 8, { minScore: opts.threshold });
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;

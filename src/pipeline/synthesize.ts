@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { IncrementalClusters, sumsFromCentroid, type ClusterState } from '../domain/clustering.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
 import { TermStats } from '../domain/term-stats.js';
+import { GoalMean } from '../domain/goal-mean.js';
 import { clusteringFeature, toolFeatures, toolTerms } from '../domain/tool-features.js';
 import { collapseRepeats } from '../domain/sequence.js';
 import type { Session } from '../domain/types.js';
@@ -67,6 +68,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   const watermark = Number((await store.getState(ns, wmKey)) ?? 0);
   const toolStats = TermStats.fromJSON(await store.getState(ns, 'tool-stats'));
   const goalStats = TermStats.fromJSON(await store.getState(ns, 'goal-stats'));
+  const goalMean = GoalMean.fromJSON(await store.getState(ns, `goal-mean:${embedder.id}`), embedder.dimensions);
   const threshold = config.thresholds.cluster ?? deps.thresholds.cluster;
   const goalDims = embedder.dimensions;
   const existing = await store.loadClusters(ns, embedder.id);
@@ -101,6 +103,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     }
     for (const s of page) {
       const goal = goals.get(s.id)!;
+      goalMean.add(goal);
       const tools = toolFeatures(s.calls.filter((c) => c.ok && !think.includes(c.tool)).map((c) => c.tool), toolStats, FEATURE_TOOL_DIMS);
       clusters.assign(s.id, clusteringFeature(goal, tools, config.synthesis.toolWeight), goal);
     }
@@ -130,6 +133,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     await store.saveClusters(ns, embedder.id, records.filter((r) => r.newMembers.length > 0), mark);
     await store.setState(ns, 'tool-stats', toolStats.toJSON());
     await store.setState(ns, 'goal-stats', goalStats.toJSON());
+    await store.setState(ns, `goal-mean:${embedder.id}`, goalMean.toJSON());
   }
 
   // Distil dirty clusters, biggest first, out of cooldown, at most maxClustersPerPass for a model distiller.

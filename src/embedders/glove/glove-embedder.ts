@@ -32,7 +32,7 @@ export const DEFAULT_SIF_A = 1e-3;
  */
 export const DEFAULT_GLOVE_THRESHOLDS: Readonly<EmbedderThresholds> = Object.freeze({
   cluster: 0.7,
-  recall: 0.5,
+  recall: 0.4,
   duplicate: 0.85,
 });
 

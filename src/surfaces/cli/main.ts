@@ -31,6 +31,8 @@ Commands
   skills export --out DIR     write DIR/<name>/SKILL.md for every live learned skill
   skills import DIR           read skill folders from other systems (never recalled until promoted)
   skills promote NAME         make an imported skill recallable
+  eval --train A --test B     replay evaluation: hit rate, step agreement, steps saved, false recall,
+                              baselines (see "skillsmith eval --help")
 
 Options
   --db PATH          SQLite memory file (default ./skillsmith.db, or SKILLSMITH_DB)
@@ -44,7 +46,7 @@ Options
 
 class UsageError extends Error {}
 
-const COMMANDS = new Set(['ingest', 'learn', 'synthesize', 'recall', 'skills', 'compile', 'feedback', 'outcome', 'facts']);
+const COMMANDS = new Set(['eval', 'ingest', 'learn', 'synthesize', 'recall', 'skills', 'compile', 'feedback', 'outcome', 'facts']);
 
 const options = {
   db: { type: 'string' },
@@ -59,6 +61,17 @@ const options = {
   facts: { type: 'string' },
   commit: { type: 'boolean' },
   session: { type: 'string' },
+  // eval
+  train: { type: 'string' },
+  test: { type: 'string' },
+  label: { type: 'string' },
+  split: { type: 'string' },
+  report: { type: 'string' },
+  name: { type: 'string' },
+  variants: { type: 'string' },
+  limit: { type: 'string' },
+  'no-replay': { type: 'boolean' },
+  details: { type: 'boolean' },
   out: { type: 'string' },
   all: { type: 'boolean' },
   'log-level': { type: 'string' },
@@ -81,6 +94,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { values: flags, positionals } = parsed;
   const [command, ...args] = positionals;
+  if (command === 'eval') {
+    // The evaluation uses its own temporary memories: it never opens (or creates) --db.
+    const { evalCommand } = await import('./commands/eval.js');
+    return evalCommand(args, flags);
+  }
   if (flags.help) {
     process.stdout.write(HELP);
     return 0;
