@@ -6,7 +6,8 @@ import { formatContextPack } from './domain/context-pack.js';
 import { redactText } from './domain/redact.js';
 import { parseSkillMd, toCanonicalDoc, serializeSkillMd, validateSkillMd, validateSkillName } from './domain/skill-md/index.js';
 import type { Outcome, Session, Skill, ToolCall } from './domain/types.js';
-import { HeuristicDistiller } from './distillers/heuristic-distiller.js';
+import { createDistiller } from './distillers/create-distiller.js';
+import { createEmbedder } from './embedders/create-embedder.js';
 import type { Distiller } from './distillers/distiller.js';
 import type { Embedder, EmbedderThresholds } from './embedders/embedder.js';
 import { createGloveEmbedder } from './embedders/glove/glove-embedder.js';
@@ -565,15 +566,9 @@ export class Memory {
 export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> {
   const config = loadConfig({ ...(opts.config ?? {}), ...(opts.namespace ? { namespace: opts.namespace } : {}) });
   const log = opts.logger ?? createLogger(opts.logLevel ?? config.logLevel);
-  const embedder = opts.embedder ?? createGloveEmbedder();
-  const distiller =
-    opts.distiller ??
-    new HeuristicDistiller({
-      requiredSupport: config.synthesis.consensusSupport,
-      conditionalSupport: config.synthesis.conditionalSupport,
-      thinkTools: config.synthesis.thinkTools,
-      redact: redactText,
-    });
+  // Chosen by configuration, never swapped silently (SPEC "Distil", "Back ends").
+  const embedder = opts.embedder ?? (config.disabled ? createGloveEmbedder() : await createEmbedder(config));
+  const distiller = opts.distiller ?? (await createDistiller(config, { log }));
   let store: Store | null = null;
   let auditFile: string | null = opts.auditFile ?? null;
   if (!config.disabled) {

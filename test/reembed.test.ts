@@ -5,14 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reembed } from '../src/doctor/reembed.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiEmbedder } from '../src/embedders/openai-embedder.js';
-import { StoreCapabilityError } from '../src/llm/errors/store-capability-error.js';
 import { OpenAiClient } from '../src/llm/openai-client.js';
 import { openMemory, type Memory } from '../src/memory.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { reembedCommand } from '../src/surfaces/cli/commands/reembed.js';
 import { SAMPLE, tempDbPath } from '../src/test-support/tau.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
-import { withReplaceEmbeddings } from './fixtures/replace-embeddings.js';
+
 
 const IMPORT_DIR = new URL('./fixtures/skills-import/', import.meta.url).pathname;
 
@@ -40,13 +39,8 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
     await server.stop();
   });
 
-  it('refuses, without writing, on a store that cannot replace embeddings', async () => {
-    const bare = { kind: 'bare', listSkills: store.listSkills.bind(store) } as never;
-    await expect(reembed(bare, embedder, 'default')).rejects.toSatisfy((e) => StoreCapabilityError.isInstance(e));
-  });
-
   it('dry run: counts the skills per previous embedder and writes nothing', async () => {
-    const target = withReplaceEmbeddings(store);
+    const target = store;
     const before = await store.listSkills('default', { includeSuperseded: true });
     const requests = server.requests.length;
     const r = await reembed(target, embedder, 'default', { dryRun: true });
@@ -58,7 +52,7 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
   });
 
   it('re-embeds every skill (learned and imported) and clears the cluster state', async () => {
-    const target = withReplaceEmbeddings(store);
+    const target = store;
     const before = await store.listSkills('default', { includeSuperseded: true });
     expect(before.some((s) => s.corpus === 'internal')).toBe(true);
     expect(before.some((s) => s.corpus === 'external')).toBe(true);
@@ -104,7 +98,7 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
     const out: string[] = [];
     const err: string[] = [];
     const io = { stdout: (t: string) => void out.push(t), stderr: (t: string) => void err.push(t) };
-    const target = withReplaceEmbeddings(store);
+    const target = store;
     expect(await reembedCommand([], { config, db: dbPath }, io, { store: target })).toBe(0);
     expect(out.join('\n')).toMatch(/Re-embedded \d+ skills in namespace "default" with openai:test-embed@16 \(16 dimensions\)/);
     out.length = 0;

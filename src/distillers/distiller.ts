@@ -26,4 +26,9 @@ export interface DistillInput {
 export interface Distiller {
   readonly id: string;
   distil(input: DistillInput): Promise<Draft | null>;
+  /**
+   * Model distillers: a cheap availability check the pass runs before it writes anything. Throws
+   * LlmUnavailableError (the pass is then skipped as a whole).
+   */
+  preflight?(): Promise<void>;
 }

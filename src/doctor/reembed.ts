@@ -1,36 +1,13 @@
 import type { Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { EmbeddingDimensionError } from '../llm/errors/embedding-dimension-error.js';
-import { StoreCapabilityError } from '../llm/errors/store-capability-error.js';
 import { skillEmbedding } from '../pipeline/distil-cluster.js';
 import { embedGoals } from '../pipeline/synthesize.js';
 import type { Store } from '../store/store.js';
 
-/**
- * What re-embedding needs from a store beyond the common contract: one method that swaps the vectors and
- * drops the cluster state in one transaction (see `replaceEmbeddings` below; to be added to `Store`).
- */
-export interface EmbeddingReplacement {
-  /** The new embedder's id, stored with every vector. */
-  embedderId: string;
-  vectors: { skillId: string; embedding: Float32Array }[];
-  actor: string;
-  /** ISO time of the change. */
-  at: string;
-}
-
-export interface ReembedStore extends Pick<Store, 'kind' | 'listSkills' | 'getSessions' | 'getCachedEmbeddings' | 'putCachedEmbeddings'> {
-  /**
-   * In ONE transaction: set `embedder_id` and `embedding` of each listed skill of the namespace (no new
-   * version, no provenance, `updated_at` unchanged); delete every cluster and cluster membership of the
-   * namespace (whatever their embedder: cluster ids of two embedders collide) and its synthesis state keys
-   * `watermark:*`, `tool-stats` and `goal-stats`, so that the next pass re-clusters every session with the
-   * new embedder; write one audit record (`skills.reembed`, subject kind `namespace`, subject id the namespace)
-   * and one event (`skills.reembedded`, skill id null) with `{embedderId, skills, clusters}`.
-   * Returns the number of skills updated and of clusters deleted.
-   */
-  replaceEmbeddings?(namespace: string, change: EmbeddingReplacement): Promise<{ skills: number; clusters: number }>;
-}
+/** Re-embedding works on any store: the swap of vectors and cluster state is one store transaction. */
+export type ReembedStore = Store;
+export type { EmbeddingReplacement } from '../store/store.js';
 
 export interface ReembedOptions {
   /** Count what would change; embed nothing and write nothing. */
@@ -62,7 +39,6 @@ export interface ReembedReport {
  * their description (as `skills import` does). Nothing is written unless every vector was computed.
  */
 export async function reembed(store: ReembedStore, embedder: Embedder, namespace: string, opts: ReembedOptions = {}): Promise<ReembedReport> {
-  if (typeof store.replaceEmbeddings !== 'function') throw new StoreCapabilityError('replaceEmbeddings', store.kind);
   const skills = await store.listSkills(namespace, { includeSuperseded: true });
   const from: Record<string, number> = {};
   for (const s of skills) from[s.embedderId ?? 'none'] = (from[s.embedderId ?? 'none'] ?? 0) + 1;

@@ -12,6 +12,7 @@ import { detectSpan } from '../domain/spans.js';
 import type { Draft, Fact, Session, Skill } from '../domain/types.js';
 import { verifyDraft } from '../domain/verify.js';
 import type { Distiller } from '../distillers/distiller.js';
+import { MalformedDraftError } from '../llm/errors/malformed-draft-error.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
 import { VectorIndex } from '../index/vector-index.js';
 import type { Store, SkillWrite } from '../store/store.js';
@@ -302,7 +303,9 @@ async function episodicDraft(deps: PipelineDeps, input: GroupInput, skip: (reaso
     { evidenceLimit: cfg.evidenceLimit, traceCharCap: cfg.traceCharCap, thinkTools: cfg.thinkTools, redact: redactText },
   );
   const own = input.ownSkillId ? (input.skills.get(input.ownSkillId) ?? null) : null;
-  const raw = await deps.distiller.distil({
+  let raw: Draft | null;
+  try {
+    raw = await deps.distiller.distil({
     clusterId: input.clusterId,
     spans: admission.spans,
     successes: admission.successfulFollowers,
@@ -313,7 +316,12 @@ async function episodicDraft(deps: PipelineDeps, input: GroupInput, skip: (reaso
     toolWeight: input.toolWeight,
     takenNames: input.skills.names(own?.id),
     stats: { successes: admission.successfulFollowers.length, followers: admission.followers.length, sessions: input.sessions.length },
-  });
+    });
+  } catch (e) {
+    // A model answer that is not a usable draft: skip this cluster, the pass goes on (SPEC "Off-states").
+    if (MalformedDraftError.isInstance(e)) return skip(`distiller output rejected: ${e.reason}`, { admission: admissionSummary });
+    throw e; // LlmUnavailableError (and anything else) stops the pass
+  }
   if (!raw) return skip('distiller returned SKIP', { admission: admissionSummary });
   // Defence in depth: whatever a distiller wrote, no secret or personal datum reaches a stored skill.
   const draft: Draft = { ...raw, whenToUse: redactText(raw.whenToUse), body: redactText(raw.body) };

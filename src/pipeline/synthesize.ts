@@ -63,6 +63,8 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     log.info('synthesis disabled: pass skipped; stored skills stay recallable');
     return finish();
   }
+  // A model distiller must answer before the pass writes anything: LlmUnavailableError skips the whole pass.
+  await deps.distiller.preflight?.();
 
   const wmKey = `watermark:${embedder.id}`;
   const watermark = Number((await store.getState(ns, wmKey)) ?? 0);

@@ -53,6 +53,15 @@ export interface Store {
   saveClusters(namespace: string, embedderId: string, clusters: ClusterRecord[], watermark: number): Promise<void>;
   clusterMembers(namespace: string, clusterId: string): Promise<string[]>;
   markClusterPassed(namespace: string, clusterId: string, at: string, dirty: boolean): Promise<void>;
+  /**
+   * After an embedder change, in ONE transaction: sets `embedder_id` and `embedding` of each listed skill of
+   * the namespace (no new version, no provenance, `updated_at` unchanged, `cluster_id` cleared); deletes every
+   * cluster and cluster membership of the namespace (whatever their embedder: cluster ids of two embedders
+   * collide) and its synthesis state keys `watermark:*`, `tool-stats` and `goal-stats`, so the next pass
+   * re-clusters every session with the new embedder; writes one audit record (`skills.reembed`) and one event
+   * (`skills.reembedded`). Returns how many skills were updated and clusters deleted.
+   */
+  replaceEmbeddings(namespace: string, change: EmbeddingReplacement): Promise<{ skills: number; clusters: number }>;
 
   // ── skills ────────────────────────────────────────────────────────────────
   listSkills(namespace: string, filter?: SkillFilter): Promise<Skill[]>;
@@ -111,6 +120,14 @@ export interface FeedbackRecord {
   statusBefore: string;
   statusAfter: string;
   utilityAfter: number | null;
+}
+
+export interface EmbeddingReplacement {
+  /** The new embedder's id, stored with every vector. */
+  embedderId: string;
+  vectors: { skillId: string; embedding: Float32Array }[];
+  actor: string;
+  at: string;
 }
 
 export interface SkillFilter {

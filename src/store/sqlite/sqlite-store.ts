@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AuditRecord, Fact, Outcome, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
-import type { ClusterRecord, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
+import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
 type Row = Record<string, any>;
@@ -310,6 +310,22 @@ export class SqliteStore implements Store {
         )
         .all(namespace, clusterId) as Row[]
     ).map((r) => r.session_id as string);
+  }
+
+  async replaceEmbeddings(namespace: string, change: EmbeddingReplacement): Promise<{ skills: number; clusters: number }> {
+    const db = this.db;
+    const out = { skills: 0, clusters: 0 };
+    db.transaction(() => {
+      const update = db.prepare('UPDATE skills SET embedder_id = ?, embedding = ?, cluster_id = NULL WHERE namespace = ? AND id = ?');
+      for (const v of change.vectors) out.skills += update.run(change.embedderId, toBuffer(v.embedding), namespace, v.skillId).changes;
+      db.prepare('DELETE FROM cluster_members WHERE namespace = ?').run(namespace);
+      out.clusters = db.prepare('DELETE FROM clusters WHERE namespace = ?').run(namespace).changes;
+      db.prepare(`DELETE FROM state WHERE namespace = ? AND (key LIKE 'watermark:%' OR key IN ('tool-stats', 'goal-stats'))`).run(namespace);
+      const detail = json({ embedderId: change.embedderId, skills: out.skills, clusters: out.clusters });
+      this.stmts.insertAudit.run(namespace, change.at, change.actor, 'skills.reembed', 'namespace', namespace, detail);
+      this.stmts.insertEvent.run(namespace, change.at, 'skills.reembedded', null, detail);
+    })();
+    return out;
   }
 
   async markClusterPassed(namespace: string, clusterId: string, at: string, dirty: boolean): Promise<void> {

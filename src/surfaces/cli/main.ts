@@ -31,6 +31,8 @@ Commands
   skills export --out DIR     write DIR/<name>/SKILL.md for every live learned skill
   skills import DIR           read skill folders from other systems (never recalled until promoted)
   skills promote NAME         make an imported skill recallable
+  doctor                      check each configured back end (reachable, model, dimension, round trip); exit 1 if broken
+  reembed [--dry-run]         re-embed every skill with the configured embedder and clear the cluster state
   eval --train A --test B     replay evaluation: hit rate, step agreement, steps saved, false recall,
                               baselines (see "skillsmith eval --help")
 
@@ -107,6 +109,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(HELP);
     return 2;
   }
+  // doctor and reembed build their own back ends: a broken back end must not stop them from running.
+  if (command === 'doctor') return (await import('./commands/doctor.js')).doctorCommand(args, flags);
+  if (command === 'reembed') return (await import('./commands/reembed.js')).reembedCommand(args, flags);
   // An unknown command must not create a database on its way to failing.
   if (!COMMANDS.has(command)) {
     process.stderr.write(`skillsmith: unknown command "${command}"\nRun "skillsmith --help" for usage.\n`);
