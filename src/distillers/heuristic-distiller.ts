@@ -34,13 +34,12 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   const keywords = goalKeywords(input.goals, input.goalWordWeight, 3);
   const medoidIndex = Math.max(0, input.successes.findIndex((s) => s.id === medoidSessionId));
   const example = exampleGoal(input.goals[medoidIndex] ?? input.goals[0] ?? '');
-  // The step that sets the procedure apart: a rare tool, preferably late (the action the lookups lead to).
-  const score = (s: ProcedureStep, i: number) => input.toolWeight(s.tool) * (0.5 + i / steps.length);
-  const distinctive = steps
-    .map((s, i) => ({ s, v: score(s, i) }))
-    .filter(({ s }) => !s.conditional)
-    .sort((a, b) => b.v - a.v)[0]?.s.tool;
-
+  // The step that sets the procedure apart: the last required step among the rarer half of its tools (the
+  // action the lookups lead to), not a common lookup every procedure of the namespace shares.
+  const requiredSteps = steps.filter((s) => !s.conditional);
+  const weights = requiredSteps.map((s) => input.toolWeight(s.tool)).sort((a, b) => a - b);
+  const median = weights.length ? weights[Math.floor((weights.length - 1) / 2)] : 0;
+  const distinctive = [...requiredSteps].reverse().find((s) => input.toolWeight(s.tool) >= median)?.tool;
   // The name is the tool that sets this procedure apart (goal words in persona-style goals are mostly noise);
   // on a clash, the goals' top key term tells the two apart.
   const toolWords = distinctive ? distinctive.split(/[_\W]+/).filter(Boolean) : keywords;
