@@ -43,3 +43,21 @@ describe('recording sessions as they happen', () => {
     await expect(openMemory({ db: tempDbPath(), config: { nope: 1 } as never })).rejects.toThrow(/nope|Unrecognized/);
   });
 });
+
+describe('one synthesis pass at a time', () => {
+  it('refuses a second pass on the same namespace while one holds the lock, and runs once it is released', async () => {
+    const db = tempDbPath();
+    const a = await openMemory({ db });
+    const b = await openMemory({ db });
+    const release = await a.store!.tryLock('synthesis:default', 'someone-else', 60_000);
+    expect(release).not.toBeNull();
+    await expect(b.synthesize()).rejects.toThrow(/another synthesis pass is running on namespace default/);
+    expect((await b.synthesize({ dryRun: true })).stats.dryRun).toBe(true);
+    await release!();
+    await expect(b.synthesize()).resolves.toMatchObject({ created: [] });
+    // A holder that died loses the lock when it expires.
+    expect(await a.store!.tryLock('synthesis:x', 'dead', 1)).not.toBeNull();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await b.store!.tryLock('synthesis:x', 'alive', 60_000)).not.toBeNull();
+  });
+});

@@ -71,6 +71,10 @@ export class DisabledError extends Error {
   override readonly name = 'DisabledError';
 }
 
+export class PassLockedError extends Error {
+  override readonly name = 'PassLockedError';
+}
+
 /** The procedural memory: one entry point for capture, synthesis, recall and the skill catalogue. */
 export class Memory {
   readonly namespace: string;
@@ -244,10 +248,21 @@ export class Memory {
       this.log.child('pass').info('memory disabled: synthesis skipped');
       return { created: [], updated: [], reinforced: [], superseded: [], skipped: [], stats: { newSessions: 0, clusters: 0, dirtyClusters: 0, distilled: 0, dryRun: !!opts.dryRun, ms: 0 } };
     }
-    const report = await synthesize(
-      { store: this.store, embedder: this.embedder, distiller: this.distiller, config: this.config, thresholds: this.thresholds, now: this.now, log: this.log },
-      { namespace: this.ns(opts.namespace), dryRun: opts.dryRun, onProgress: opts.onProgress },
-    );
+    const ns = this.ns(opts.namespace);
+    // One pass at a time per namespace, across processes and hosts (a dry run writes nothing and needs no lock).
+    const release = opts.dryRun ? null : await this.store.tryLock(`synthesis:${ns}`, `${process.pid}:${randomUUID()}`, 10 * 60_000);
+    if (!opts.dryRun && !release) {
+      throw new PassLockedError(`another synthesis pass is running on namespace ${ns}; this one was not started (try again when it is done)`);
+    }
+    let report: SynthesisReport;
+    try {
+      report = await synthesize(
+        { store: this.store, embedder: this.embedder, distiller: this.distiller, config: this.config, thresholds: this.thresholds, now: this.now, log: this.log },
+        { namespace: ns, dryRun: opts.dryRun, onProgress: opts.onProgress },
+      );
+    } finally {
+      await release?.();
+    }
     this.recallIndex(opts.namespace).invalidate();
     await this.flush();
     return report;

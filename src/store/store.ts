@@ -63,6 +63,12 @@ export interface Store {
    */
   replaceEmbeddings(namespace: string, change: EmbeddingReplacement): Promise<{ skills: number; clusters: number }>;
 
+  /**
+   * Takes the namespace's synthesis lock (one pass at a time across every process and host sharing the store).
+   * Returns a release function, or null when another holder has it. A holder that died loses it after ttlMs.
+   */
+  tryLock(name: string, holder: string, ttlMs: number): Promise<(() => Promise<void>) | null>;
+
   // ── skills ────────────────────────────────────────────────────────────────
   listSkills(namespace: string, filter?: SkillFilter): Promise<Skill[]>;
   getSkill(namespace: string, idOrName: string): Promise<Skill | null>;

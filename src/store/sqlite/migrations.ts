@@ -191,6 +191,18 @@ ALTER TABLE feedback ADD COLUMN utility_before REAL;
 ALTER TABLE feedback ADD COLUMN utility_after REAL;
 `,
   },
+  {
+    version: 4,
+    name: 'judged outcomes, pass lock',
+    sql: `
+ALTER TABLE sessions ADD COLUMN outcome_source TEXT NOT NULL DEFAULT 'reported';
+CREATE TABLE locks (
+  name       TEXT PRIMARY KEY,
+  holder     TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+`,
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

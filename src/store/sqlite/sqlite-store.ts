@@ -328,6 +328,20 @@ export class SqliteStore implements Store {
     return out;
   }
 
+  async tryLock(name: string, holder: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
+    const now = Date.now();
+    const taken = this.db.transaction(() => {
+      const row = this.db.prepare('SELECT holder, expires_at FROM locks WHERE name = ?').get(name) as Row | undefined;
+      if (row && row.holder !== holder && row.expires_at > now) return false;
+      this.db.prepare('INSERT OR REPLACE INTO locks (name, holder, expires_at) VALUES (?, ?, ?)').run(name, holder, now + ttlMs);
+      return true;
+    }).immediate();
+    if (!taken) return null;
+    return async () => {
+      if (this.db.open) this.db.prepare('DELETE FROM locks WHERE name = ? AND holder = ?').run(name, holder);
+    };
+  }
+
   async markClusterPassed(namespace: string, clusterId: string, at: string, dirty: boolean): Promise<void> {
     this.db.prepare('UPDATE clusters SET last_pass_at = ?, dirty = ? WHERE namespace = ? AND id = ?').run(at, dirty ? 1 : 0, namespace, clusterId);
   }
