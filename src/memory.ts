@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { hostname } from 'node:os';
 import { loadConfig, type SkillsmithConfig, type SkillsmithConfigInput } from './config/config.js';
 import { formatContextPack } from './domain/context-pack.js';
 import { redactText } from './domain/redact.js';
@@ -250,7 +251,7 @@ export class Memory {
     }
     const ns = this.ns(opts.namespace);
     // One pass at a time per namespace, across processes and hosts (a dry run writes nothing and needs no lock).
-    const release = opts.dryRun ? null : await this.store.tryLock(`synthesis:${ns}`, `${process.pid}:${randomUUID()}`, 10 * 60_000);
+    const release = opts.dryRun ? null : await this.store.tryLock(`synthesis:${ns}`, `${hostname()}:${process.pid}:${randomUUID()}`, 10 * 60_000);
     if (!opts.dryRun && !release) {
       throw new PassLockedError(`another synthesis pass is running on namespace ${ns}; this one was not started (try again when it is done)`);
     }

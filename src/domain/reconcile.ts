@@ -43,6 +43,18 @@ export function weightedOverlap(a: readonly string[], b: readonly string[], weig
 }
 
 /**
+ * Two procedures are one skill when their tools overlap enough (weighted Jaccard) and each one's most
+ * distinctive tool (its action) is part of the other: a flight change and an escalation share lookups, not
+ * their action.
+ */
+export function sameSkill(a: readonly string[], b: readonly string[], rules: Pick<ReconcileRules, 'relatedProcedure' | 'toolWeight'>): boolean {
+  if (weightedOverlap(a, b, rules.toolWeight) < rules.relatedProcedure) return false;
+  const w = rules.toolWeight ?? (() => 1);
+  const top = (xs: readonly string[]) => [...xs].sort((x, y) => w(y) - w(x) || x.localeCompare(y))[0];
+  return b.includes(top(a)) && a.includes(top(b));
+}
+
+/**
  * Reconcile a verified candidate against existing skills (Mem0's ADD/NOOP/UPDATE plus Zep-style supersede;
  * never delete). `own` is the skill this cluster already produced; `neighbours` are other live internal
  * skills whose description embedding is at least the duplicate threshold, best first. Never by name alone.
@@ -52,7 +64,7 @@ export function reconcile(candidate: Candidate, own: Skill | null, neighbours: {
   let similarity = 1;
   const crossCluster = !own;
   if (!target) {
-    const match = neighbours.find((n) => weightedOverlap(candidate.toolSequence, n.skill.toolSequence, rules.toolWeight) >= rules.relatedProcedure);
+    const match = neighbours.find((n) => sameSkill(candidate.toolSequence, n.skill.toolSequence, rules));
     if (!match) return { action: 'add' };
     target = match.skill;
     similarity = match.similarity;

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { hostname } from 'node:os';
 import type { AuditRecord, Fact, Outcome, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
 import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
@@ -332,7 +333,7 @@ export class SqliteStore implements Store {
     const now = Date.now();
     const taken = this.db.transaction(() => {
       const row = this.db.prepare('SELECT holder, expires_at FROM locks WHERE name = ?').get(name) as Row | undefined;
-      if (row && row.holder !== holder && row.expires_at > now) return false;
+      if (row && row.holder !== holder && row.expires_at > now && holderAlive(row.holder)) return false;
       this.db.prepare('INSERT OR REPLACE INTO locks (name, holder, expires_at) VALUES (?, ?, ?)').run(name, holder, now + ttlMs);
       return true;
     }).immediate();
@@ -661,6 +662,21 @@ function callFromRow(c: Row): ToolCall {
     durationMs: c.duration_ms,
     at: c.at,
   };
+}
+
+/**
+ * A lock holder is `host:pid:...`. On this host, a holder whose process is gone (killed mid-pass) no longer
+ * holds anything; on another host only the expiry can tell.
+ */
+function holderAlive(holder: string): boolean {
+  const [host, pid] = holder.split(':');
+  if (host !== hostname() || !/^\d+$/.test(pid ?? '')) return true;
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function auditFromRow(r: Row): AuditRecord {
