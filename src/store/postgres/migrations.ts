@@ -1,0 +1,229 @@
+/**
+ * Additive, numbered migrations of the PostgreSQL store. Versions 1-4 hold the same tables and columns as the
+ * SQLite migrations of the same number (a memory copies between the two column for column); 5 onwards are
+ * PostgreSQL's own. A migration never rewrites an existing row; new columns get defaults.
+ * Append new entries at the end; never edit one that has shipped.
+ *
+ * Every text column is `COLLATE "C"`: ORDER BY then compares bytes, as SQLite's BINARY collation does, so
+ * both back ends list skills, provenance and calls in the same order whatever the database's locale.
+ */
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const T = 'TEXT COLLATE "C"';
+
+export const pgMigrations: PgMigration[] = [
+  {
+    version: 1,
+    name: 'core tables',
+    sql: `
+CREATE TABLE sessions (
+  seq         BIGSERIAL PRIMARY KEY,
+  namespace   ${T} NOT NULL,
+  id          ${T} NOT NULL,
+  goal        ${T} NOT NULL,
+  outcome     ${T} NOT NULL CHECK (outcome IN ('success','failure','unknown')),
+  reward      DOUBLE PRECISION,
+  agent_id    ${T},
+  source      ${T},
+  started_at  ${T} NOT NULL,
+  ended_at    ${T},
+  labels      ${T},
+  UNIQUE (namespace, id)
+);
+CREATE TABLE tool_calls (
+  namespace   ${T} NOT NULL,
+  session_id  ${T} NOT NULL,
+  position    INTEGER NOT NULL,
+  tool        ${T} NOT NULL,
+  args        ${T} NOT NULL,
+  result      ${T} NOT NULL,
+  ok          BOOLEAN NOT NULL,
+  error       ${T},
+  duration_ms DOUBLE PRECISION,
+  at          ${T},
+  PRIMARY KEY (namespace, session_id, position)
+);
+CREATE TABLE facts (
+  namespace   ${T} NOT NULL,
+  id          ${T} NOT NULL,
+  text        ${T} NOT NULL,
+  source      ${T},
+  created_at  ${T} NOT NULL,
+  PRIMARY KEY (namespace, id)
+);
+CREATE TABLE skills (
+  id               ${T} PRIMARY KEY,
+  namespace        ${T} NOT NULL,
+  name             ${T} NOT NULL,
+  description      ${T} NOT NULL,
+  skill_md         ${T} NOT NULL,
+  body             ${T} NOT NULL,
+  version          ${T} NOT NULL DEFAULT '1.0.0',
+  kind             ${T} NOT NULL DEFAULT 'playbook',
+  corpus           ${T} NOT NULL DEFAULT 'internal',
+  status           ${T} NOT NULL DEFAULT 'probationary',
+  enabled          BOOLEAN NOT NULL DEFAULT TRUE,
+  tools_required   ${T} NOT NULL DEFAULT '[]',
+  tool_sequence    ${T} NOT NULL DEFAULT '[]',
+  success_count    INTEGER NOT NULL DEFAULT 0,
+  attempt_count    INTEGER NOT NULL DEFAULT 0,
+  support          INTEGER NOT NULL DEFAULT 0,
+  eta              DOUBLE PRECISION NOT NULL DEFAULT 0.5,
+  utility          DOUBLE PRECISION NOT NULL DEFAULT 0,
+  trials_attempted INTEGER NOT NULL DEFAULT 0,
+  trials_passed    INTEGER NOT NULL DEFAULT 0,
+  superseded_by    ${T},
+  cluster_id       ${T},
+  embedder_id      ${T},
+  embedding        BYTEA,
+  created_at       ${T} NOT NULL,
+  updated_at       ${T} NOT NULL,
+  last_used_at     ${T}
+);
+CREATE INDEX skills_namespace ON skills (namespace, created_at, id);
+CREATE UNIQUE INDEX skills_live_name ON skills (namespace, corpus, name) WHERE superseded_by IS NULL;
+CREATE TABLE provenance (
+  skill_id    ${T} NOT NULL,
+  source_kind ${T} NOT NULL CHECK (source_kind IN ('episodic','semantic','procedural')),
+  source_id   ${T} NOT NULL,
+  version     ${T} NOT NULL,
+  created_at  ${T} NOT NULL,
+  PRIMARY KEY (skill_id, source_kind, source_id)
+);
+CREATE TABLE feedback (
+  id          BIGSERIAL PRIMARY KEY,
+  namespace   ${T} NOT NULL,
+  skill_id    ${T} NOT NULL,
+  signal      ${T} NOT NULL,
+  value       DOUBLE PRECISION,
+  session_id  ${T},
+  at          ${T} NOT NULL,
+  eta_before  DOUBLE PRECISION,
+  eta_after   DOUBLE PRECISION,
+  status_before ${T},
+  status_after  ${T}
+);
+CREATE INDEX feedback_skill ON feedback (skill_id, id);
+CREATE TABLE audit (
+  id           BIGSERIAL PRIMARY KEY,
+  namespace    ${T} NOT NULL,
+  at           ${T} NOT NULL,
+  actor        ${T} NOT NULL,
+  action       ${T} NOT NULL,
+  subject_kind ${T} NOT NULL,
+  subject_id   ${T} NOT NULL,
+  detail       ${T} NOT NULL DEFAULT '{}'
+);
+CREATE INDEX audit_subject ON audit (subject_id, id);
+CREATE INDEX audit_namespace ON audit (namespace, id);
+`,
+  },
+  {
+    version: 2,
+    name: 'synthesis state: clusters, embedding cache, versions, events',
+    sql: `
+CREATE TABLE state (
+  namespace ${T} NOT NULL,
+  key       ${T} NOT NULL,
+  value     ${T} NOT NULL,
+  PRIMARY KEY (namespace, key)
+);
+CREATE TABLE embedding_cache (
+  embedder_id ${T} NOT NULL,
+  text_hash   ${T} NOT NULL,
+  vector      BYTEA NOT NULL,
+  PRIMARY KEY (embedder_id, text_hash)
+);
+CREATE TABLE clusters (
+  namespace     ${T} NOT NULL,
+  id            ${T} NOT NULL,
+  embedder_id   ${T} NOT NULL,
+  centroid      BYTEA NOT NULL,
+  goal_centroid BYTEA NOT NULL,
+  size          INTEGER NOT NULL,
+  dirty         BOOLEAN NOT NULL DEFAULT TRUE,
+  skill_id      ${T},
+  last_pass_at  ${T},
+  PRIMARY KEY (namespace, id)
+);
+CREATE TABLE cluster_members (
+  namespace  ${T} NOT NULL,
+  session_id ${T} NOT NULL,
+  cluster_id ${T} NOT NULL,
+  PRIMARY KEY (namespace, session_id)
+);
+CREATE INDEX cluster_members_cluster ON cluster_members (namespace, cluster_id);
+CREATE TABLE skill_versions (
+  skill_id      ${T} NOT NULL,
+  version       ${T} NOT NULL,
+  skill_md      ${T} NOT NULL,
+  tool_sequence ${T} NOT NULL,
+  reason        ${T} NOT NULL,
+  created_at    ${T} NOT NULL,
+  PRIMARY KEY (skill_id, version)
+);
+CREATE TABLE events (
+  id        BIGSERIAL PRIMARY KEY,
+  namespace ${T} NOT NULL,
+  at        ${T} NOT NULL,
+  type      ${T} NOT NULL,
+  skill_id  ${T},
+  payload   ${T} NOT NULL DEFAULT '{}'
+);
+CREATE INDEX events_namespace ON events (namespace, id);
+`,
+  },
+  {
+    version: 3,
+    name: 'recalls served per session (outcomes become trials)',
+    sql: `
+CREATE TABLE recalls (
+  id         BIGSERIAL PRIMARY KEY,
+  namespace  ${T} NOT NULL,
+  session_id ${T},
+  goal       ${T} NOT NULL,
+  at         ${T} NOT NULL
+);
+CREATE INDEX recalls_session ON recalls (namespace, session_id);
+CREATE TABLE recall_items (
+  recall_id  BIGINT NOT NULL,
+  skill_id   ${T} NOT NULL,
+  rank       INTEGER NOT NULL,
+  similarity DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (recall_id, skill_id)
+);
+CREATE INDEX recall_items_skill ON recall_items (skill_id);
+ALTER TABLE feedback ADD COLUMN utility_before DOUBLE PRECISION;
+ALTER TABLE feedback ADD COLUMN utility_after DOUBLE PRECISION;
+`,
+  },
+  {
+    version: 4,
+    name: 'judged outcomes, pass lock',
+    sql: `
+ALTER TABLE sessions ADD COLUMN outcome_source ${T} NOT NULL DEFAULT 'reported';
+CREATE TABLE locks (
+  name       ${T} PRIMARY KEY,
+  holder     ${T} NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+`,
+  },
+  {
+    version: 5,
+    name: 'fleet: change counter (bumped by every skill write, announced with NOTIFY)',
+    sql: `
+CREATE TABLE change_counter (
+  id    INTEGER PRIMARY KEY CHECK (id = 1),
+  value BIGINT NOT NULL
+);
+INSERT INTO change_counter (id, value) VALUES (1, 0);
+`,
+  },
+];
+
+export const latestPgSchemaVersion = pgMigrations[pgMigrations.length - 1].version;

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Memory } from '../../memory.js';
+import { openApiDocument } from './openapi.js';
+import { errorStatus } from './request.js';
+import { eventRoutes } from './routes/events.js';
+import { learningRoutes } from './routes/learning.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { skillRoutes } from './routes/skills.js';
+import { statusRoutes } from './routes/status.js';
+import { bearerToken, csrfHeader, loopbackHostOnly } from './security.js';
+import { dashboardRoutes, DEFAULT_WEB_ROOT } from './static.js';
+
+export interface AppOptions {
+  /** Bearer token every /api route but /api/health requires (none: no token checked). */
+  token?: string | null;
+  /** Refuse requests whose Host header is not a loopback name (set when bound to loopback). */
+  loopbackOnly?: boolean;
+  /** Largest request body, in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Folder of the built dashboard (default dist/surfaces/web); null serves no dashboard. */
+  webRoot?: string | null;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Routes that answer without the token: they hold no data. */
+const PUBLIC = new Set(['/api/health', '/api/openapi.json']);
+
+/** The page may load and call only this origin: no CDN, no third party, nothing inline. */
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** The REST API under /api and the dashboard at /, over one memory. */
+export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
+  const app = new Hono();
+  const log = memory.log.child('http');
+  const maxSize = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('Content-Security-Policy', CSP);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('X-Frame-Options', 'DENY');
+  });
+  if (opts.loopbackOnly) app.use('*', loopbackHostOnly());
+
+  const api = new Hono();
+  if (opts.token) {
+    const auth = bearerToken(opts.token);
+    api.use('*', (c, next) => (PUBLIC.has(c.req.path) ? next() : auth(c, next)));
+  }
+  api.use('*', csrfHeader());
+  api.use('*', bodyLimit({ maxSize, onError: (c) => c.json({ error: `request body larger than ${maxSize} bytes` }, 413) }));
+  // Routes after the middleware: Hono runs handlers in registration order.
+  api.route('/', statusRoutes(memory, VERSION));
+  api.get('/openapi.json', (c) => c.json(openApiDocument(VERSION)));
+  api.route('/', skillRoutes(memory));
+  api.route('/', sessionRoutes(memory));
+  api.route('/', learningRoutes(memory));
+  api.route('/', eventRoutes(memory));
+  api.all('*', (c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
+
+  app.route('/api', api);
+  if (opts.webRoot !== null) app.route('/', dashboardRoutes(opts.webRoot ?? DEFAULT_WEB_ROOT));
+
+  app.onError((e, c) => {
+    const status = errorStatus(e);
+    if (status >= 500) log.error('request failed', { method: c.req.method, path: c.req.path, error: String((e as Error).stack ?? e) });
+    return c.json({ error: (e as Error).message ?? String(e) }, status as 400);
+  });
+  return app;
+}

@@ -1,0 +1,172 @@
+import { CSRF_HEADER } from './security.js';
+
+type Schema = Record<string, unknown>;
+
+const json = (schema: Schema, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const error = (description: string) => json(ref('Error'), description);
+const page = (item: Schema) => ({
+  type: 'object',
+  required: ['total', 'limit', 'offset', 'items'],
+  properties: { total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, items: { type: 'array', items: item } },
+});
+const query = (name: string, schema: Schema, description?: string) => ({ name, in: 'query', required: false, schema, description });
+const path = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
+const body = (schema: Schema) => ({ required: true, content: { 'application/json': { schema } } });
+const csrf = { name: CSRF_HEADER, in: 'header', required: true, schema: { type: 'string', enum: ['1'] } };
+const paging = [query('limit', { type: 'integer', minimum: 1 }), query('offset', { type: 'integer', minimum: 0 })];
+const notFound = { 404: error('No such skill or session') };
+const rejected = { 400: error('Invalid request'), 403: error(`Missing ${CSRF_HEADER} header`), 413: error('Body too large') };
+
+/** The OpenAPI 3.1 description of /api (hand-written: the routes are few and their shapes stable). */
+export function openApiDocument(version: string) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Skillsmith API',
+      version,
+      description:
+        'Procedural memory for LLM agents: the learned skills, the sessions they came from, compile, recall and feedback. ' +
+        `Every state-changing request needs the header ${CSRF_HEADER}: 1. When the server was started with a token, every ` +
+        'route but /api/health needs Authorization: Bearer <token>.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
+    paths: {
+      '/api/health': { get: { summary: 'Liveness', security: [], responses: { 200: json({ type: 'object' }) } } },
+      '/api/stats': { get: { summary: 'Counts of skills by status and corpus, sessions, last event id', responses: { 200: json({ type: 'object' }) } } },
+      '/api/skills': {
+        get: {
+          summary: 'Live skills (all=true adds superseded ones), filtered, sorted and paged',
+          parameters: [
+            query('status', { type: 'string' }, 'comma-separated: probationary,active,retired'),
+            query('corpus', { type: 'string', enum: ['internal', 'external'] }),
+            query('enabled', { type: 'boolean' }),
+            query('all', { type: 'boolean' }),
+            query('q', { type: 'string' }, 'substring of the name or description'),
+            query('sort', { type: 'string', enum: ['name', 'eta', 'support', 'lastUsedAt', 'updatedAt'] }),
+            ...paging,
+          ],
+          responses: { 200: json(page(ref('Skill'))), 400: error('Invalid query') },
+        },
+      },
+      '/api/skills.zip': {
+        get: {
+          summary: 'Export as a zip of <name>/SKILL.md (live internal skills; external=true adds imported ones)',
+          parameters: [query('names', { type: 'string' }, 'comma-separated skill names'), query('external', { type: 'boolean' })],
+          responses: { 200: { description: 'zip archive', content: { 'application/zip': {} } } },
+        },
+      },
+      '/api/skills/{name}': {
+        get: { summary: 'One skill with its SKILL.md', parameters: [path('name')], responses: { 200: json(ref('Skill')), ...notFound } },
+        patch: {
+          summary: 'Enable or disable a skill for recall',
+          parameters: [path('name'), csrf],
+          requestBody: body({ type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } } }),
+          responses: { 200: json(ref('Skill')), ...notFound, ...rejected },
+        },
+      },
+      '/api/skills/{name}/SKILL.md': {
+        get: {
+          summary: 'Export one skill as SKILL.md (redacted, validated)',
+          parameters: [path('name')],
+          responses: { 200: { description: 'SKILL.md', content: { 'text/markdown': {} } }, ...notFound, 422: error('Not exportable') },
+        },
+      },
+      '/api/skills/{name}/explain': {
+        get: { summary: 'Parents, versions, supersede chain, trials and track record', parameters: [path('name')], responses: { 200: json({ type: 'object' }), ...notFound } },
+      },
+      '/api/skills/{name}/feedback': {
+        post: {
+          summary: 'Apply one feedback signal',
+          parameters: [path('name'), csrf],
+          requestBody: body({
+            type: 'object',
+            required: ['signal'],
+            properties: { signal: { type: 'string', description: 'pass | fail | up | down | reward=<0..1>' }, sessionId: { type: 'string' } },
+          }),
+          responses: { 200: json({ type: 'object', properties: { before: ref('Skill'), after: ref('Skill') } }), ...notFound, ...rejected },
+        },
+      },
+      '/api/sessions': { get: { summary: 'Stored sessions, newest first', parameters: paging, responses: { 200: json(page({ type: 'object' })) } } },
+      '/api/sessions/{id}': { get: { summary: 'One session with each tool call', parameters: [path('id')], responses: { 200: json({ type: 'object' }), ...notFound } } },
+      '/api/compile': {
+        post: {
+          summary: 'Distil one skill from sessions, a cue or facts (a dry run unless commit)',
+          parameters: [csrf],
+          requestBody: body({
+            type: 'object',
+            properties: {
+              sessions: { type: 'array', items: { type: 'string' } },
+              cue: { type: 'string' },
+              facts: { type: 'array', items: { type: 'string' } },
+              commit: { type: 'boolean', default: false },
+            },
+          }),
+          responses: { 200: json({ type: 'object' }), ...rejected },
+        },
+      },
+      '/api/recall': {
+        post: {
+          summary: 'What a planner gets for a goal (recorded as a recall: served skills get a trial when the session ends)',
+          parameters: [csrf],
+          requestBody: body({
+            type: 'object',
+            required: ['goal'],
+            properties: { goal: { type: 'string' }, topK: { type: 'integer', minimum: 1 }, sessionId: { type: 'string' } },
+          }),
+          responses: { 200: json({ type: 'object', properties: { skills: { type: 'array' }, context: { type: 'string' }, tools: { type: 'array', items: { type: 'string' } } } }), ...rejected },
+        },
+      },
+      '/api/events': {
+        get: {
+          summary: 'Stored skill events after an id',
+          parameters: [query('after', { type: 'integer' }), query('limit', { type: 'integer' })],
+          responses: { 200: json({ type: 'array', items: ref('Event') }) },
+        },
+      },
+      '/api/events/stream': {
+        get: {
+          summary: 'Server-sent events: one per skill event (resumes after Last-Event-ID)',
+          responses: { 200: { description: 'text/event-stream', content: { 'text/event-stream': {} } } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: {
+        Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
+        Event: {
+          type: 'object',
+          properties: { id: { type: 'integer' }, namespace: { type: 'string' }, at: { type: 'string' }, type: { type: 'string' }, skillId: { type: ['string', 'null'] }, payload: { type: 'object' } },
+        },
+        Skill: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            description: { type: 'string' },
+            status: { type: 'string', enum: ['probationary', 'active', 'retired'] },
+            enabled: { type: 'boolean' },
+            version: { type: 'string' },
+            kind: { type: 'string', enum: ['playbook', 'heuristic'] },
+            corpus: { type: 'string', enum: ['internal', 'external'] },
+            toolsRequired: { type: 'array', items: { type: 'string' } },
+            toolSequence: { type: 'array', items: { type: 'string' } },
+            successCount: { type: 'integer' },
+            attemptCount: { type: 'integer' },
+            support: { type: 'integer' },
+            eta: { type: 'number' },
+            utility: { type: 'number' },
+            sourceSessions: { type: 'array', items: { type: 'string' } },
+            supersededBy: { type: ['string', 'null'] },
+            createdAt: { type: 'string' },
+            updatedAt: { type: 'string' },
+            lastUsedAt: { type: ['string', 'null'] },
+            skillMd: { type: 'string', description: 'only on GET /api/skills/{name}' },
+          },
+        },
+      },
+    },
+  };
+}

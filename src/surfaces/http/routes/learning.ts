@@ -1,0 +1,40 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { Memory } from '../../../memory.js';
+import { readJson } from '../request.js';
+
+const ids = z.array(z.string().min(1).max(500)).max(500);
+
+const compileBody = z
+  .object({
+    sessions: ids.optional(),
+    cue: z.string().min(1).max(4000).optional(),
+    facts: ids.optional(),
+    commit: z.boolean().default(false),
+  })
+  .refine((b) => b.sessions?.length || b.cue || b.facts?.length, { message: 'give sessions, a cue or facts' });
+
+const recallBody = z.object({
+  goal: z.string().min(1).max(8000),
+  topK: z.number().int().min(1).max(20).optional(),
+  sessionId: z.string().min(1).max(500).optional(),
+});
+
+/** Compile (a dry run unless commit) and recall: the two ways skills go in and come out. */
+export function learningRoutes(memory: Memory): Hono {
+  const app = new Hono();
+
+  app.post('/compile', async (c) => {
+    const body = await readJson(c, compileBody);
+    return c.json(await memory.compile({ ...body, actor: 'http' }));
+  });
+
+  // A POST: recall records which skills it served (their trials when the session ends) and touches last-used.
+  app.post('/recall', async (c) => {
+    const body = await readJson(c, recallBody);
+    const skills = await memory.recall(body.goal, { topK: body.topK, sessionId: body.sessionId });
+    return c.json({ skills, context: memory.formatContext(skills), tools: memory.toolsFor(skills) });
+  });
+
+  return app;
+}

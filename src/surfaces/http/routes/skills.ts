@@ -1,0 +1,112 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { Memory } from '../../../memory.js';
+import type { Skill } from '../../../domain/types.js';
+import { exportSkillFiles } from '../export.js';
+import { HttpError, readJson, readQuery } from '../request.js';
+import { skillJson } from '../shapes.js';
+import { createZip } from '../zip.js';
+
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const list = (values: readonly [string, ...string[]]) =>
+  z
+    .string()
+    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(values)));
+
+const SORTS = {
+  name: (a: Skill, b: Skill) => a.name.localeCompare(b.name),
+  eta: (a: Skill, b: Skill) => b.eta - a.eta,
+  support: (a: Skill, b: Skill) => b.support - a.support,
+  lastUsedAt: (a: Skill, b: Skill) => (b.lastUsedAt ?? '').localeCompare(a.lastUsedAt ?? ''),
+  updatedAt: (a: Skill, b: Skill) => b.updatedAt.localeCompare(a.updatedAt),
+} as const;
+
+const listQuery = z.object({
+  status: list(['probationary', 'active', 'retired']).optional(),
+  corpus: z.enum(['internal', 'external']).optional(),
+  enabled: flag.optional(),
+  all: flag.optional(),
+  q: z.string().max(200).optional(),
+  sort: z.enum(Object.keys(SORTS) as [keyof typeof SORTS]).default('name'),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+const exportQuery = z.object({
+  names: z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)).optional(),
+  external: flag.optional(),
+});
+
+const feedbackBody = z.object({
+  /** pass | fail | up | down | reward=<0..1> (the CLI's words). */
+  signal: z.string().min(1).max(40),
+  sessionId: z.string().min(1).max(500).optional(),
+});
+
+/** The skill catalogue: list, read, enable/disable, explain, feedback and export. */
+export function skillRoutes(memory: Memory): Hono {
+  const app = new Hono();
+
+  const find = async (name: string): Promise<Skill> => {
+    const skill = await memory.getSkill(name);
+    if (!skill) throw new HttpError(404, `no skill named "${name}"`);
+    return skill;
+  };
+
+  app.get('/skills', async (c) => {
+    const q = readQuery(c, listQuery);
+    const needle = q.q?.toLowerCase();
+    const matched = (await memory.listSkills({ corpus: q.corpus, includeSuperseded: q.all }))
+      .filter((s) => !q.status || q.status.includes(s.status))
+      .filter((s) => q.enabled === undefined || s.enabled === q.enabled)
+      .filter((s) => !needle || s.name.includes(needle) || s.description.toLowerCase().includes(needle))
+      .sort(SORTS[q.sort]);
+    return c.json({ total: matched.length, limit: q.limit, offset: q.offset, items: matched.slice(q.offset, q.offset + q.limit).map(skillJson) });
+  });
+
+  app.get('/skills.zip', async (c) => {
+    const q = readQuery(c, exportQuery);
+    const { files, skipped } = await exportSkillFiles(memory, { names: q.names, includeExternal: q.external });
+    const zip = createZip(files.map((f) => ({ path: `${f.name}/SKILL.md`, data: f.text })));
+    c.header('Content-Disposition', 'attachment; filename="skills.zip"');
+    if (skipped.length) c.header('X-Skillsmith-Skipped', skipped.map((s) => s.name).join(',').replace(/[^\x20-\x7e]/g, '?'));
+    return c.body(new Uint8Array(zip), 200, { 'Content-Type': 'application/zip' });
+  });
+
+  app.get('/skills/:name', async (c) => {
+    const skill = await find(c.req.param('name'));
+    return c.json({ ...skillJson(skill), skillMd: skill.skillMd });
+  });
+
+  app.patch('/skills/:name', async (c) => {
+    const { enabled } = await readJson(c, z.object({ enabled: z.boolean() }));
+    const skill = await memory.setEnabled(c.req.param('name'), enabled, { actor: 'http' });
+    if (!skill) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
+    return c.json(skillJson(skill));
+  });
+
+  app.get('/skills/:name/explain', async (c) => {
+    const ex = await memory.explain(c.req.param('name'));
+    if (!ex) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
+    return c.json(ex);
+  });
+
+  app.post('/skills/:name/feedback', async (c) => {
+    const skill = await find(c.req.param('name'));
+    const body = await readJson(c, feedbackBody);
+    const res = await memory.feedback(skill.id, body.signal, { sessionId: body.sessionId, actor: 'http' });
+    return c.json({ before: skillJson(res.before), after: skillJson(res.after) });
+  });
+
+  app.get('/skills/:name/SKILL.md', async (c) => {
+    const skill = await find(c.req.param('name'));
+    const { files, skipped } = await exportSkillFiles(memory, { names: [skill.name], includeExternal: true });
+    const file = files.find((f) => f.name === skill.name);
+    if (!file) throw new HttpError(422, `${skill.name} cannot be exported: ${skipped.map((s) => s.reason).join('; ') || 'not a live skill'}`);
+    c.header('Content-Disposition', `attachment; filename="${file.name}.SKILL.md"`);
+    return c.body(file.text, 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
+  });
+
+  return app;
+}

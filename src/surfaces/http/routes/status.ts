@@ -1,0 +1,31 @@
+import { Hono } from 'hono';
+import type { Memory } from '../../../memory.js';
+
+/** Health (public: no data) and stats (counts the dashboard header shows). */
+export function statusRoutes(memory: Memory, version: string): Hono {
+  const app = new Hono();
+
+  app.get('/health', (c) => c.json({ ok: true, name: 'skillsmith', version }));
+
+  app.get('/stats', async (c) => {
+    const all = await memory.listSkills({ includeSuperseded: true });
+    const live = all.filter((s) => !s.supersededBy);
+    const count = <K extends string>(keys: readonly K[], of: (s: (typeof all)[number]) => K) =>
+      Object.fromEntries(keys.map((k) => [k, live.filter((s) => of(s) === k).length])) as Record<K, number>;
+    return c.json({
+      namespace: memory.namespace,
+      skills: {
+        live: live.length,
+        superseded: all.length - live.length,
+        enabled: live.filter((s) => s.enabled).length,
+        byStatus: count(['probationary', 'active', 'retired'], (s) => s.status),
+        byCorpus: count(['internal', 'external'], (s) => s.corpus),
+        meanEta: live.length ? live.reduce((a, s) => a + s.eta, 0) / live.length : null,
+      },
+      sessions: { total: (await memory.store?.countSessions(memory.namespace)) ?? 0 },
+      lastEventId: (await memory.store?.lastEventId()) ?? 0,
+    });
+  });
+
+  return app;
+}

@@ -1,0 +1,50 @@
+import type { Session, Skill } from '../../domain/types.js';
+
+/** A skill as every surface shows it: the stable shape of `skills list --json` (README "Stable JSON shapes"). */
+export function skillJson(s: Skill) {
+  return {
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    status: s.status,
+    enabled: s.enabled,
+    version: s.version,
+    kind: s.kind,
+    corpus: s.corpus,
+    toolsRequired: s.toolsRequired,
+    toolSequence: s.toolSequence,
+    successCount: s.successCount,
+    attemptCount: s.attemptCount,
+    support: s.support,
+    eta: s.eta,
+    utility: s.utility,
+    sourceSessions: s.sourceSessions,
+    supersededBy: s.supersededBy,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    lastUsedAt: s.lastUsedAt,
+  };
+}
+
+export type SkillJson = ReturnType<typeof skillJson>;
+
+/** A session without its calls (list views): how many calls and which tools. */
+export function sessionSummary(s: Session) {
+  return {
+    id: s.id,
+    goal: s.goal,
+    outcome: s.outcome,
+    reward: s.reward,
+    agentId: s.agentId,
+    source: s.source,
+    startedAt: s.startedAt,
+    endedAt: s.endedAt,
+    callCount: s.calls.length,
+    tools: [...new Set(s.calls.map((c) => c.tool))],
+  };
+}
+
+/** A session with every tool call (the provenance page). */
+export function sessionJson(s: Session) {
+  return { ...sessionSummary(s), labels: s.labels ?? null, calls: s.calls };
+}
