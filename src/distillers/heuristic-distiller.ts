@@ -139,7 +139,13 @@ export function goalKeywords(goals: string[], weight: (w: string) => number, k: 
 }
 
 function exampleGoal(goal: string): string {
-  const flat = goal.replace(/[<>]/g, (c) => (c === '<' ? '{' : '}')).replace(/"/g, "'").replace(/\s+/g, ' ').trim();
+  // Placeholders read as {id}; any other angle bracket becomes a guillemet (a description may hold neither).
+  const flat = goal
+    .replace(/<([a-z_]+)>/g, '{$1}')
+    .replace(/[<>]/g, (c) => (c === '<' ? '‹' : '›'))
+    .replace(/"/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim();
   if (flat.length <= 220) return flat;
   const cut = flat.slice(0, 220);
   const end = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf(' '));
