@@ -331,11 +331,18 @@ export class Memory {
   }
 
   /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
-  async recall(goal: string, opts: { topK?: number; namespace?: string; sessionId?: string } = {}): Promise<RecalledSkill[]> {
+  async recall(goal: string, opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {}): Promise<RecalledSkill[]> {
     if (typeof goal !== 'string') throw new TypeError('recall: goal must be a string');
     if (this.config.disabled || !this.store) return [];
     this.noteFirstUse();
-    return this.recallIndex(opts.namespace).recall(goal, { topK: opts.topK, threshold: this.thresholds.recall, now: this.now(), sessionId: opts.sessionId });
+    // record: false looks without leaving a trace (no recall row, last_used_at untouched): previews, searches.
+    return this.recallIndex(opts.namespace).recall(goal, {
+      topK: opts.topK,
+      threshold: this.thresholds.recall,
+      now: this.now(),
+      sessionId: opts.sessionId,
+      touch: opts.record !== false,
+    });
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────

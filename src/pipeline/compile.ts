@@ -43,7 +43,7 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
   const { store, embedder } = deps;
   const ns = req.namespace;
   if (!req.sessions?.length && !req.cue?.trim() && !req.facts?.length) {
-    throw new CompileError('compile needs --sessions, --cue or --facts');
+    throw new CompileError('compile needs session ids, a cue or fact ids');
   }
   let sessions: Session[] = [];
   let clusterId: string | null = null;
@@ -65,7 +65,7 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
       sessions = await store.getSessions(ns, await store.clusterMembers(ns, hit.id));
       goalCentroid = clusters.find((c) => c.id === hit.id)!.goalCentroid;
     } else if (!req.facts?.length) {
-      throw new CompileError(`no stored sessions match the cue "${req.cue}" (similarity below ${deps.thresholds.recall}); name sessions with --sessions instead`);
+      throw new CompileError(`no stored sessions match the cue "${req.cue}" (similarity below ${deps.thresholds.recall}); name the sessions explicitly instead`);
     }
   }
   const facts: Fact[] = req.facts?.length ? await store.getFacts(ns, req.facts) : [];

@@ -31,6 +31,9 @@ Commands
   skills export --out DIR     write DIR/<name>/SKILL.md for every live learned skill
   skills import DIR           read skill folders from other systems (never recalled until promoted)
   skills promote NAME         make an imported skill recallable
+  serve [--host H] [--port N] [--token T] [--require-token]
+                              REST API under /api and the dashboard at / (127.0.0.1:7700 by default)
+  mcp [--http --port N]       MCP server over stdio (or streamable HTTP at /mcp)
   doctor                      check each configured back end (reachable, model, dimension, round trip); exit 1 if broken
   reembed [--dry-run]         re-embed every skill with the configured embedder and clear the cluster state
   eval --train A --test B     replay evaluation: hit rate, step agreement, steps saved, false recall,
@@ -73,6 +76,12 @@ const options = {
   variants: { type: 'string' },
   limit: { type: 'string' },
   'no-replay': { type: 'boolean' },
+  // serve / mcp
+  host: { type: 'string' },
+  port: { type: 'string' },
+  token: { type: 'string' },
+  'require-token': { type: 'boolean' },
+  http: { type: 'boolean' },
   details: { type: 'boolean' },
   out: { type: 'string' },
   all: { type: 'boolean' },
@@ -111,6 +120,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   // doctor and reembed build their own back ends: a broken back end must not stop them from running.
   if (command === 'doctor') return (await import('./commands/doctor.js')).doctorCommand(args, flags);
+  // serve and mcp open their own memory and keep running until stopped.
+  if (command === 'serve') return (await import('./commands/serve.js')).serveCommand(args, flags);
+  if (command === 'mcp') return (await import('./commands/mcp.js')).mcpCommand(args, flags);
   if (command === 'reembed') return (await import('./commands/reembed.js')).reembedCommand(args, flags);
   // An unknown command must not create a database on its way to failing.
   if (!COMMANDS.has(command)) {
@@ -172,6 +184,11 @@ function readConfig(path: string): SkillsmithConfigInput {
 }
 
 const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+// Output piped into `head` (or any reader that stops early) is not an error: stop quietly.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+});
 const printJson = (v: unknown) => out(JSON.stringify(v, null, 2));
 
 async function ingestFiles(memory: Memory, files: string[], flags: Flags, command = 'ingest') {

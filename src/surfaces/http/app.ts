@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Memory } from '../../memory.js';
@@ -11,6 +10,7 @@ import { skillRoutes } from './routes/skills.js';
 import { statusRoutes } from './routes/status.js';
 import { bearerToken, csrfHeader, loopbackHostOnly } from './security.js';
 import { dashboardRoutes, DEFAULT_WEB_ROOT } from './static.js';
+import { VERSION } from './version.js';
 
 export interface AppOptions {
   /** Bearer token every /api route but /api/health requires (none: no token checked). */
@@ -30,8 +30,6 @@ const PUBLIC = new Set(['/api/health', '/api/openapi.json']);
 
 /** The page may load and call only this origin: no CDN, no third party, nothing inline. */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The REST API under /api and the dashboard at /, over one memory. */
 export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
@@ -54,7 +52,14 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
     api.use('*', (c, next) => (PUBLIC.has(c.req.path) ? next() : auth(c, next)));
   }
   api.use('*', csrfHeader());
-  api.use('*', bodyLimit({ maxSize, onError: (c) => c.json({ error: `request body larger than ${maxSize} bytes` }, 413) }));
+  api.use(
+    '*',
+    bodyLimit({
+      maxSize,
+      // The rest of the body is never read: the connection cannot be reused.
+      onError: (c) => c.json({ error: `request body larger than ${maxSize} bytes` }, 413, { Connection: 'close' }),
+    }),
+  );
   // Routes after the middleware: Hono runs handlers in registration order.
   api.route('/', statusRoutes(memory, VERSION));
   api.get('/openapi.json', (c) => c.json(openApiDocument(VERSION)));

@@ -1,0 +1,89 @@
+/**
+ * `skillsmith ingest [--format auto|jsonl|openai|anthropic|otel|tau] [--judge rule|llm|off] [--json] FILE...`
+ * (also the ingest half of `learn`). Every valid record is stored; each bad one is named as
+ * `file:line: reason` (with its JSON path) and the exit code is 1. Auto-detection says what it chose, per
+ * file, and per record when a file mixes formats.
+ */
+import { describeFormats } from '../../../capture/ingest.js';
+import { INGEST_FORMATS, isIngestFormat, type IngestFormat } from '../../../capture/types.js';
+import type { IngestResult, Memory } from '../../../memory.js';
+
+export class IngestUsageError extends Error {}
+
+export interface IngestFlags {
+  format?: string;
+  judge?: string;
+  json?: boolean;
+}
+
+export const JUDGE_MODES = ['rule', 'llm', 'off'] as const;
+export type JudgeMode = (typeof JUDGE_MODES)[number];
+
+/** Validates --format and --judge; throws IngestUsageError (exit 2) with what is allowed. */
+export function ingestOptions(flags: IngestFlags): { format: IngestFormat; judge?: JudgeMode } {
+  const format = flags.format ?? 'auto';
+  if (!isIngestFormat(format)) throw new IngestUsageError(`--format must be one of ${INGEST_FORMATS.join(', ')}, not "${format}"`);
+  if (flags.judge !== undefined && !(JUDGE_MODES as readonly string[]).includes(flags.judge)) {
+    throw new IngestUsageError(`--judge must be one of ${JUDGE_MODES.join(', ')}, not "${flags.judge}"`);
+  }
+  return { format, judge: flags.judge as JudgeMode | undefined };
+}
+
+type IngestFile = (path: string, opts: { format: IngestFormat; judge?: JudgeMode }) => Promise<IngestResult>;
+
+/** Ingests each file in turn (the results of `memory.ingestFile`, in order). */
+export async function ingestFiles(memory: Pick<Memory, 'ingestFile'>, files: string[], flags: IngestFlags, command = 'ingest'): Promise<IngestResult[]> {
+  if (files.length === 0) throw new IngestUsageError(`${command} needs at least one FILE`);
+  const opts = ingestOptions(flags);
+  const ingestFile = memory.ingestFile.bind(memory) as unknown as IngestFile;
+  const results: IngestResult[] = [];
+  for (const f of files) results.push(await ingestFile(f, opts));
+  return results;
+}
+
+interface Detailed {
+  formats?: Record<string, number>;
+  detected?: boolean;
+  records?: { line: number; path: string; format: string; sessionId: string }[];
+  judged?: { judge: string; judged: number; success: number; failure: number; unknown: number } | null;
+}
+
+/** The human summary of one file: stored / present, the format chosen, per-record formats when mixed, the judge. */
+export function formatIngestResult(r: IngestResult): string[] {
+  const d = r as IngestResult & Detailed;
+  const how = d.formats ? describeFormats({ format: r.format as never, formats: d.formats, detected: d.detected ?? true }) : r.format;
+  const lines = [`${r.file}: ${r.inserted} sessions stored, ${r.skipped} already present (${how})`];
+  if (r.format === 'mixed' && d.records) {
+    for (const rec of d.records) lines.push(`  line ${rec.line}${rec.path ? ` ${rec.path}` : ''}: ${rec.format} -> ${rec.sessionId}`);
+  }
+  if (d.judged && d.judged.judged > 0) {
+    lines.push(
+      `  ${d.judged.judged} session(s) without an outcome judged by ${d.judged.judge}: ${d.judged.success} success, ${d.judged.failure} failure, ${d.judged.unknown} left unknown`,
+    );
+  }
+  return lines;
+}
+
+/** `file:line: reason` per problem on stderr, then a one-line total. */
+export function formatProblems(problems: IngestResult['problems']): string[] {
+  const lines = problems.map((p) => `${p.file}:${p.line}: ${p.reason}`);
+  if (problems.length) lines.push(`${problems.length} record(s) rejected; every valid record was stored.`);
+  return lines;
+}
+
+/** The whole `ingest` command; returns the exit code (IngestUsageError for bad usage: exit 2). */
+export async function ingestCommand(
+  memory: Pick<Memory, 'ingestFile'>,
+  files: string[],
+  flags: IngestFlags,
+  io: { out: (s: string) => void; err: (s: string) => void } = { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`) },
+): Promise<number> {
+  const results = await ingestFiles(memory, files, flags);
+  const problems = results.flatMap((r) => r.problems);
+  if (flags.json) io.out(JSON.stringify(results, null, 2));
+  else {
+    for (const r of results) for (const l of formatIngestResult(r)) io.out(l);
+    for (const l of formatProblems(problems)) io.err(l);
+  }
+  return problems.length ? 1 : 0;
+}

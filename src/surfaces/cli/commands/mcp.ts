@@ -1,0 +1,42 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ConfigError } from '../../../config/config.js';
+import type { Memory } from '../../../memory.js';
+import { DEFAULT_MCP_PORT, serveMcpHttp } from '../../mcp/http.js';
+import { LiveSessions } from '../../mcp/live-sessions.js';
+import { createMcpServer } from '../../mcp/server.js';
+import { failure, memoryFromFlags, serverFlags, untilStopped } from './serve.js';
+
+/**
+ * `skillsmith mcp`: an MCP server on stdin/stdout (stdout carries only the protocol; logs go to stderr).
+ * `skillsmith mcp --http [--host H] [--port N] [--token T] [--require-token]`: the same over streamable HTTP at /mcp.
+ * Runs until the client closes stdin (stdio) or Ctrl-C.
+ */
+export async function mcpCommand(args: string[], flags: Record<string, unknown>, stop?: Promise<void>): Promise<number> {
+  if (args.length) return failure(new ConfigError(`mcp takes no arguments (got "${args.join(' ')}")`));
+  let memory: Memory | null = null;
+  try {
+    if (flags.http) {
+      const server = serverFlags(flags, DEFAULT_MCP_PORT);
+      memory = await memoryFromFlags(flags);
+      const running = await serveMcpHttp(memory, server);
+      process.stdout.write(`Skillsmith MCP server (streamable HTTP): ${running.url}\nPress Ctrl-C to stop.\n`);
+      await (stop ?? untilStopped());
+      await running.close();
+      return 0;
+    }
+    memory = await memoryFromFlags(flags);
+    const server = createMcpServer(memory, new LiveSessions(memory));
+    const closed = new Promise<void>((resolve) => {
+      process.stdin.once('end', resolve);
+      process.stdin.once('close', resolve);
+    });
+    await server.connect(new StdioServerTransport());
+    await Promise.race([closed, stop ?? untilStopped()]);
+    await server.close();
+    return 0;
+  } catch (e) {
+    return failure(e);
+  } finally {
+    await memory?.close();
+  }
+}

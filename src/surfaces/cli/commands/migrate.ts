@@ -1,0 +1,66 @@
+import { transferMemory, TransferError, type TransferReport } from '../../../store/postgres/transfer.js';
+
+export interface MigrateIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const processIo: MigrateIo = {
+  stdout: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
+  stderr: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+};
+
+const USAGE = 'usage: skillsmith migrate --from SOURCE --to TARGET [--json]   (each a SQLite path or a postgres:// URL)';
+
+/**
+ * `skillsmith migrate --from A --to B [--json]`: copies the whole memory at A (every namespace, with its ids,
+ * history, skills, clusters and audit trail) into the empty memory at B, then verifies every table by row
+ * count and checksum. SQLite -> PostgreSQL moves a laptop memory to a fleet; PostgreSQL -> SQLite takes one
+ * back. Exit 0 when verified, 1 when the copy failed or did not verify, 2 for bad usage.
+ */
+export async function migrateCommand(args: string[], flags: Record<string, unknown>, io: MigrateIo = processIo): Promise<number> {
+  // --from/--to, or the two locations as arguments.
+  const rest = [...args];
+  const from = typeof flags.from === 'string' ? flags.from : rest.shift();
+  const to = typeof flags.to === 'string' ? flags.to : rest.shift();
+  if (!from || !to || rest.length) {
+    io.stderr(`skillsmith: migrate needs a source and a target\n${USAGE}`);
+    return 2;
+  }
+  if (from === to) {
+    io.stderr(`skillsmith: migrate: source and target are the same memory (${from})`);
+    return 2;
+  }
+  let report: TransferReport;
+  try {
+    report = await transferMemory(from, to);
+  } catch (e) {
+    const why = e instanceof TransferError ? e.message : `${(e as Error)?.message ?? e}`;
+    io.stderr(`skillsmith: migrate failed: ${why}`);
+    return 1;
+  }
+  if (flags.json) io.stdout(JSON.stringify(report, null, 2));
+  else io.stdout(renderTransferReport(report));
+  if (!report.ok) {
+    io.stderr(`skillsmith: migrate: the copy in ${report.to} does not match ${report.from} (see the tables marked MISMATCH); do not use it`);
+    return 1;
+  }
+  return 0;
+}
+
+export function renderTransferReport(r: TransferReport): string {
+  const width = Math.max(...r.tables.map((t) => t.table.length));
+  const lines = [`Copied ${r.from} -> ${r.to} in ${(r.ms / 1000).toFixed(1)} s`, ''];
+  lines.push(`${'table'.padEnd(width)}  ${'rows'.padStart(9)}  checksum (sha-256 sum)  check`);
+  for (const t of r.tables) {
+    const rows = t.sourceRows === t.targetRows ? String(t.targetRows) : `${t.sourceRows}->${t.targetRows}`;
+    lines.push(`${t.table.padEnd(width)}  ${rows.padStart(9)}  ${t.targetChecksum.slice(0, 16)}...     ${t.ok ? 'ok' : 'MISMATCH'}`);
+  }
+  lines.push('');
+  lines.push(
+    r.ok
+      ? `Verified: ${r.tables.length} tables, ${r.rows} rows, counts and checksums equal on both sides.`
+      : `NOT verified: ${r.tables.filter((t) => !t.ok).map((t) => t.table).join(', ')} differ.`,
+  );
+  return lines.join('\n');
+}

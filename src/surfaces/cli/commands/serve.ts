@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError, type SkillsmithConfigInput } from '../../../config/config.js';
+import { openMemory, type Memory } from '../../../memory.js';
+import type { LogLevel } from '../../../support/log.js';
+import { checkBind, UnsafeBindError } from '../../http/security.js';
+import { DEFAULT_HOST, DEFAULT_PORT, serveApi } from '../../http/server.js';
+
+/** The flags of the long-running surfaces (`serve`, `mcp --http`). */
+export interface ServerFlags {
+  host: string;
+  port: number;
+  token: string | null;
+  requireToken: boolean;
+}
+
+/** host, port, token (--token, else SKILLSMITH_TOKEN) and --require-token; throws ConfigError on a bad value. */
+export function serverFlags(flags: Record<string, unknown>, defaultPort: number, env: NodeJS.ProcessEnv = process.env): ServerFlags {
+  const port = flags.port === undefined ? defaultPort : Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port must be an integer in 0..65535 (0: any free port), not "${String(flags.port)}"`);
+  const host = typeof flags.host === 'string' && flags.host.trim() ? flags.host.trim() : DEFAULT_HOST;
+  const token = (typeof flags.token === 'string' && flags.token) || env.SKILLSMITH_TOKEN || null;
+  const server = { host, port, token, requireToken: !!flags['require-token'] };
+  checkBind(server);
+  return server;
+}
+
+/** The memory the global flags describe (--db, --namespace, --config, --log-level), as the other commands open it. */
+export async function memoryFromFlags(flags: Record<string, unknown>): Promise<Memory> {
+  let config: SkillsmithConfigInput | undefined;
+  if (typeof flags.config === 'string') {
+    try {
+      config = JSON.parse(readFileSync(flags.config, 'utf8')) as SkillsmithConfigInput;
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${flags.config}: ${(e as Error).message}`);
+    }
+  }
+  return openMemory({
+    db: typeof flags.db === 'string' ? flags.db : undefined,
+    namespace: typeof flags.namespace === 'string' ? flags.namespace : undefined,
+    config,
+    logLevel: (flags['log-level'] as LogLevel | undefined) ?? 'warn',
+  });
+}
+
+/** Resolves on Ctrl-C or SIGTERM. */
+export function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** Exit code 2 for a usage or trust-boundary mistake, 1 for anything else; the message on stderr. */
+export function failure(e: unknown): number {
+  process.stderr.write(`skillsmith: ${(e as Error)?.message ?? e}\n`);
+  return e instanceof ConfigError || e instanceof UnsafeBindError ? 2 : 1;
+}
+
+/**
+ * `skillsmith serve [--host H] [--port N] [--token T | SKILLSMITH_TOKEN] [--require-token]`: the REST API under
+ * /api and the dashboard at /, until Ctrl-C. Binds 127.0.0.1:7700 by default; refuses any other address
+ * without a token.
+ */
+export async function serveCommand(args: string[], flags: Record<string, unknown>, stop?: Promise<void>): Promise<number> {
+  if (args.length) return failure(new ConfigError(`serve takes no arguments (got "${args.join(' ')}")`));
+  let memory: Memory | null = null;
+  try {
+    const server = serverFlags(flags, DEFAULT_PORT);
+    memory = await memoryFromFlags(flags);
+    const running = await serveApi(memory, server);
+    process.stdout.write(
+      `Skillsmith dashboard: ${running.url}/\nAPI: ${running.url}/api (OpenAPI at ${running.url}/api/openapi.json)` +
+        `${server.token ? '; requests need Authorization: Bearer <token>' : ''}\nPress Ctrl-C to stop.\n`,
+    );
+    await (stop ?? untilStopped());
+    await running.close();
+    return 0;
+  } catch (e) {
+    return failure(e);
+  } finally {
+    await memory?.close();
+  }
+}

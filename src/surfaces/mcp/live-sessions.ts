@@ -1,0 +1,73 @@
+import type { Memory, SessionRecorder } from '../../memory.js';
+import type { Outcome } from '../../domain/types.js';
+
+export interface RecordedCall {
+  sessionId?: string;
+  goal?: string;
+  agentId?: string;
+  tool: string;
+  args?: Record<string, unknown>;
+  result?: unknown;
+  ok?: boolean;
+  error?: string;
+  durationMs?: number;
+}
+
+/** Open recorders kept at most; an evicted one is re-opened from the store on its next call. */
+const MAX_OPEN = 1000;
+
+/**
+ * The sessions agents are recording over MCP, by id. Calls arrive one request at a time, possibly on
+ * different connections (or after a restart): a session is re-opened from the store when it is not open here.
+ */
+export class LiveSessions {
+  private readonly open = new Map<string, Promise<SessionRecorder>>();
+
+  constructor(private readonly memory: Memory) {}
+
+  /** Stores one call; the first call of a new session must carry its goal. Returns the session id. */
+  async record(call: RecordedCall): Promise<string> {
+    const recorder = await this.recorder(call);
+    await recorder.call({ tool: call.tool, args: call.args, result: call.result, ok: call.ok, error: call.error, durationMs: call.durationMs });
+    return recorder.id;
+  }
+
+  /** Ends a session with its outcome: each skill recalled for it gets a trial (success or failure). */
+  async end(sessionId: string, outcome: Outcome, reward?: number): Promise<void> {
+    const pending = this.open.get(sessionId);
+    if (pending) {
+      this.open.delete(sessionId);
+      await (await pending).end(outcome, reward ?? null);
+      return;
+    }
+    await this.memory.reportOutcome(sessionId, outcome, { reward });
+  }
+
+  private recorder(call: RecordedCall): Promise<SessionRecorder> {
+    const known = call.sessionId ? this.open.get(call.sessionId) : undefined;
+    if (known) return known;
+    // Kept as a promise so two first calls racing on one id share one recorder (and one call counter).
+    const opening = this.start(call);
+    if (call.sessionId) this.remember(call.sessionId, opening);
+    return opening.then((r) => {
+      if (!call.sessionId) this.remember(r.id, opening);
+      return r;
+    });
+  }
+
+  private async start(call: RecordedCall): Promise<SessionRecorder> {
+    const stored = call.sessionId && this.memory.store ? await this.memory.store.getSession(this.memory.namespace, call.sessionId) : null;
+    if (stored && (stored.endedAt || stored.outcome !== 'unknown')) {
+      throw new Error(`session ${stored.id} has already ended (${stored.outcome}); record into a new session id`);
+    }
+    const goal = call.goal?.trim() || stored?.goal;
+    if (!goal) throw new Error('the first call of a session needs its goal: pass goal (what the agent is trying to do)');
+    return this.memory.startSession({ goal, id: call.sessionId, agentId: call.agentId, source: 'mcp' });
+  }
+
+  private remember(id: string, recorder: Promise<SessionRecorder>) {
+    this.open.set(id, recorder);
+    recorder.catch(() => this.open.delete(id));
+    if (this.open.size > MAX_OPEN) this.open.delete(this.open.keys().next().value!);
+  }
+}

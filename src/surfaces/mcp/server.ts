@@ -1,0 +1,18 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Memory } from '../../memory.js';
+import { VERSION } from '../http/version.js';
+import type { LiveSessions } from './live-sessions.js';
+import { registerSkillResources } from './resources.js';
+import { registerTools } from './tools.js';
+
+const INSTRUCTIONS = `Skillsmith is procedural memory: it learns reusable procedures (skills) from your tool calls.
+At the start of a task call recall_skills with the goal (and your session id) and follow what it returns.
+Record each tool call with record_tool_call (the first one carries the goal) and finish with end_session and the outcome.`;
+
+/** One MCP server over the memory (one per connection; the live sessions are shared between them). */
+export function createMcpServer(memory: Memory, live: LiveSessions): McpServer {
+  const server = new McpServer({ name: 'skillsmith', version: VERSION }, { instructions: INSTRUCTIONS });
+  registerTools(server, memory, live);
+  registerSkillResources(server, memory);
+  return server;
+}

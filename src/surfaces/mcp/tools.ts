@@ -1,0 +1,172 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Memory } from '../../memory.js';
+import { skillJson } from '../http/shapes.js';
+import type { LiveSessions } from './live-sessions.js';
+
+const sessionId = z.string().min(1).max(500);
+
+/** A tool answer: readable text for the model and the same data as structured content. */
+function answer(text: string, data: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: data };
+}
+
+/** The memory's tools. A handler that throws becomes an MCP tool error carrying the message. */
+export function registerTools(server: McpServer, memory: Memory, live: LiveSessions): void {
+  server.registerTool(
+    'record_tool_call',
+    {
+      title: 'Record a tool call',
+      description:
+        'Store one tool call of the current session as it happens. The first call of a session must carry its goal; ' +
+        'omit session_id there to get a new one back, and pass it on every later call.',
+      inputSchema: {
+        session_id: sessionId.optional().describe('the session this call belongs to (omit on the first call to start one)'),
+        goal: z.string().min(1).max(8000).optional().describe('what the agent is trying to do (required on the first call of a session)'),
+        tool: z.string().min(1).max(200).describe('name of the tool that was called'),
+        args: z.record(z.string(), z.unknown()).optional().describe('the arguments it was called with'),
+        result: z.unknown().optional().describe('what it returned (text or JSON; stored capped)'),
+        ok: z.boolean().optional().describe('false when the call failed (default: true unless error is given)'),
+        error: z.string().max(4000).optional().describe('the error message of a failed call'),
+        duration_ms: z.number().int().min(0).optional(),
+        agent_id: z.string().max(200).optional(),
+      },
+      annotations: { readOnlyHint: false, idempotentHint: false },
+    },
+    async (a) => {
+      const id = await live.record({
+        sessionId: a.session_id,
+        goal: a.goal,
+        agentId: a.agent_id,
+        tool: a.tool,
+        args: a.args,
+        result: a.result,
+        ok: a.ok,
+        error: a.error,
+        durationMs: a.duration_ms,
+      });
+      return answer(`recorded ${a.tool} in session ${id}`, { session_id: id });
+    },
+  );
+
+  server.registerTool(
+    'end_session',
+    {
+      title: 'End a session',
+      description: 'Close a session with its outcome. With success or failure, every skill recalled for the session gets a trial.',
+      inputSchema: {
+        session_id: sessionId,
+        outcome: z.enum(['success', 'failure', 'unknown']),
+        reward: z.number().min(0).max(1).optional().describe('optional reward in [0,1]'),
+      },
+      annotations: { readOnlyHint: false },
+    },
+    async (a) => {
+      await live.end(a.session_id, a.outcome, a.reward);
+      return answer(`session ${a.session_id} ended: ${a.outcome}`, { session_id: a.session_id, outcome: a.outcome });
+    },
+  );
+
+  server.registerTool(
+    'recall_skills',
+    {
+      title: 'Recall skills for a goal',
+      description:
+        'The procedures learned from past runs that fit this goal, as a context pack to put in the prompt, with their ids. ' +
+        'Pass session_id so the outcome of the session counts as a trial of the skills served.',
+      inputSchema: {
+        goal: z.string().min(1).max(8000),
+        top_k: z.number().int().min(1).max(10).optional(),
+        session_id: sessionId.optional(),
+      },
+      annotations: { readOnlyHint: false },
+    },
+    async (a) => {
+      const skills = await memory.recall(a.goal, { topK: a.top_k, sessionId: a.session_id });
+      const context = memory.formatContext(skills);
+      const data = {
+        skill_ids: skills.map((s) => s.id),
+        skills: skills.map((s) => ({ id: s.id, name: s.name, similarity: s.similarity, eta: s.eta, status: s.status })),
+        tools: memory.toolsFor(skills),
+        context,
+      };
+      return answer(skills.length ? `${context}\nSkill ids: ${data.skill_ids.join(', ')}` : 'No learned skill matches this goal.', data);
+    },
+  );
+
+  server.registerTool(
+    'compile_skill',
+    {
+      title: 'Compile a skill',
+      description:
+        'Distil one skill from the given sessions, or from the stored sessions whose goals match a cue. A dry run (nothing ' +
+        'written) unless commit is true; the answer shows the SKILL.md and what would happen (add, update, supersede, skip).',
+      inputSchema: {
+        session_ids: z.array(sessionId).min(1).max(500).optional(),
+        cue: z.string().min(1).max(4000).optional().describe('a goal-like text: the nearest stored cluster provides the sessions'),
+        commit: z.boolean().optional().describe('write the skill (default false: dry run)'),
+      },
+      annotations: { readOnlyHint: false },
+    },
+    async (a) => {
+      if (!a.session_ids?.length && !a.cue) throw new Error('compile_skill needs session_ids or cue');
+      const r = await memory.compile({ sessions: a.session_ids, cue: a.cue, commit: a.commit ?? false, actor: 'mcp' });
+      const head =
+        r.action === 'skip'
+          ? `No skill: ${r.reason}`
+          : `${r.dryRun ? 'Dry run (nothing written; pass commit: true)' : 'Committed'}: ${r.action} ${r.skill?.name}` +
+            (r.duplicateOf ? ` (existing skill ${r.duplicateOf.name})` : '');
+      return answer(r.skillMd ? `${head}\n\n${r.skillMd}` : head, { ...r });
+    },
+  );
+
+  server.registerTool(
+    'skill_feedback',
+    {
+      title: 'Give feedback on a skill',
+      description: 'A trial result (pass/fail), a thumbs up/down, or a reward in [0,1] for a skill; it moves the skill\'s eta and status.',
+      inputSchema: {
+        skill: z.string().min(1).max(200).describe('skill name or id'),
+        signal: z.enum(['pass', 'fail', 'up', 'down', 'reward']),
+        reward: z.number().min(0).max(1).optional().describe('required when signal is reward'),
+        session_id: sessionId.optional(),
+      },
+      annotations: { readOnlyHint: false },
+    },
+    async (a) => {
+      if (a.signal === 'reward' && a.reward === undefined) throw new Error('signal "reward" needs reward, a number in [0,1]');
+      const signal = a.signal === 'reward' ? `reward=${a.reward}` : a.signal;
+      const { before, after } = await memory.feedback(a.skill, signal, { sessionId: a.session_id, actor: 'mcp' });
+      return answer(`${after.name}: eta ${before.eta.toFixed(2)} -> ${after.eta.toFixed(2)}, status ${after.status}`, {
+        name: after.name,
+        eta: after.eta,
+        status: after.status,
+        utility: after.utility,
+      });
+    },
+  );
+
+  server.registerTool(
+    'list_skills',
+    {
+      title: 'List skills',
+      description: 'The skills in memory with status, eta, track record and tools. Read one with the resource skill://<name>.',
+      inputSchema: {
+        status: z.array(z.enum(['probationary', 'active', 'retired'])).optional(),
+        corpus: z.enum(['internal', 'external']).optional(),
+        include_superseded: z.boolean().optional(),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async (a) => {
+      const skills = (await memory.listSkills({ corpus: a.corpus, includeSuperseded: a.include_superseded })).filter(
+        (s) => !a.status || a.status.includes(s.status),
+      );
+      const lines = skills.map(
+        (s) => `${s.name} [${s.status}${s.enabled ? '' : ', disabled'}${s.corpus === 'external' ? ', imported' : ''}] eta ${s.eta.toFixed(2)}, ${s.successCount}/${s.attemptCount}: ${s.description}`,
+      );
+      return answer(lines.length ? lines.join('\n') : 'No skills yet.', { skills: skills.map(skillJson) });
+    },
+  );
+}

@@ -1,0 +1,95 @@
+import type { SkillEvent } from './types.js';
+
+const TOKEN_KEY = 'skillsmith.token';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function headers(method: string): Record<string, string> {
+  const h: Record<string, string> = { Accept: 'application/json' };
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) h.Authorization = `Bearer ${token}`;
+  // The server refuses state changes without it: another site's page cannot send it.
+  if (method !== 'GET') h['X-Skillsmith-CSRF'] = '1';
+  return h;
+}
+
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
+  const h = headers(method);
+  if (body !== undefined) h['Content-Type'] = 'application/json';
+  const res = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) {
+    const payload = (await res.json().catch(() => null)) as { error?: string } | null;
+    throw new ApiError(res.status, payload?.error ?? `${res.status} ${res.statusText}`);
+  }
+  return res;
+}
+
+export const api = {
+  get: async <T>(path: string): Promise<T> => (await send('GET', path)).json() as Promise<T>,
+  post: async <T>(path: string, body: unknown): Promise<T> => (await send('POST', path, body)).json() as Promise<T>,
+  patch: async <T>(path: string, body: unknown): Promise<T> => (await send('PATCH', path, body)).json() as Promise<T>,
+  blob: async (path: string): Promise<Blob> => (await send('GET', path)).blob(),
+};
+
+export function setToken(token: string) {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+/** Saves a download fetched with the token (a plain link could not carry the Authorization header). */
+export async function download(path: string, filename: string) {
+  const url = URL.createObjectURL(await api.blob(path));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/**
+ * Follows /api/events/stream (server-sent events read with fetch, so the token header goes along) and
+ * reconnects after the last event seen. Returns a function that stops it.
+ */
+export function followEvents(onEvent: (e: SkillEvent) => void, onLive: (live: boolean) => void): () => void {
+  const stop = new AbortController();
+  let last: string | null = null;
+  const run = async () => {
+    while (!stop.signal.aborted) {
+      try {
+        const h = headers('GET');
+        h.Accept = 'text/event-stream';
+        if (last) h['Last-Event-ID'] = last;
+        const res = await fetch('/api/events/stream', { headers: h, signal: stop.signal });
+        if (!res.ok || !res.body) throw new Error(String(res.status));
+        onLive(true);
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const frame = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const fields = Object.fromEntries(frame.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]));
+            if (fields.id) last = fields.id;
+            if (fields.id && fields.data) onEvent(JSON.parse(fields.data) as SkillEvent);
+          }
+        }
+      } catch {
+        // Fall through to a reconnect (or stop when aborted).
+      }
+      onLive(false);
+      if (!stop.signal.aborted) await new Promise((r) => setTimeout(r, 3000));
+    }
+  };
+  void run();
+  return () => stop.abort();
+}

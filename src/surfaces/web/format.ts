@@ -1,0 +1,30 @@
+/** Display helpers: short, locale-aware, never throwing on missing values. */
+
+export function date(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export function ago(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return 'never';
+  const s = Math.round((now - new Date(iso).getTime()) / 1000);
+  if (!Number.isFinite(s)) return iso;
+  if (s < 60) return 'just now';
+  const units: [number, string][] = [[60, 'minute'], [3600, 'hour'], [86400, 'day'], [2592000, 'month'], [31536000, 'year']];
+  let [size, name] = units[0];
+  for (const u of units) if (s >= u[0]) [size, name] = u;
+  const n = Math.floor(s / size);
+  return `${n} ${name}${n === 1 ? '' : 's'} ago`;
+}
+
+export const num = (x: number, digits = 2) => x.toFixed(digits);
+
+export function ratio(successes: number, attempts: number): string {
+  return attempts ? `${successes}/${attempts} (${Math.round((100 * successes) / attempts)}%)` : '—';
+}
+
+export function clipText(text: string, max: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}

@@ -1,0 +1,123 @@
+// The shapes the dashboard reads from /api (see /api/openapi.json). Kept here so the browser code has no
+// dependency on server modules.
+
+export type Status = 'probationary' | 'active' | 'retired';
+
+export interface Skill {
+  id: string;
+  name: string;
+  description: string;
+  status: Status;
+  enabled: boolean;
+  version: string;
+  kind: 'playbook' | 'heuristic';
+  corpus: 'internal' | 'external';
+  toolsRequired: string[];
+  toolSequence: string[];
+  successCount: number;
+  attemptCount: number;
+  support: number;
+  eta: number;
+  utility: number;
+  sourceSessions: string[];
+  supersededBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+  lastUsedAt: string | null;
+  skillMd?: string;
+}
+
+export interface Page<T> {
+  total: number;
+  limit: number;
+  offset: number;
+  items: T[];
+}
+
+export interface SessionSummary {
+  id: string;
+  goal: string;
+  outcome: 'success' | 'failure' | 'unknown';
+  reward: number | null;
+  agentId: string | null;
+  source: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  callCount: number;
+  tools: string[];
+}
+
+export interface ToolCall {
+  position: number;
+  tool: string;
+  args: Record<string, unknown>;
+  result: string;
+  ok: boolean;
+  error: string | null;
+  durationMs: number | null;
+  at: string | null;
+}
+
+export interface Session extends SessionSummary {
+  labels: Record<string, unknown> | null;
+  calls: ToolCall[];
+}
+
+export interface Explanation {
+  skill: Pick<Skill, 'id' | 'name' | 'description' | 'version' | 'kind' | 'corpus' | 'status' | 'enabled' | 'eta' | 'utility' | 'successCount' | 'attemptCount' | 'support' | 'createdAt' | 'lastUsedAt'> & {
+    trialsAttempted: number;
+    trialsPassed: number;
+  };
+  parents: {
+    sessions: { id: string; goal: string; outcome: string; calls: number; tools: string[]; addedInVersion: string }[];
+    facts: { id: string; text: string }[];
+    missing: string[];
+  };
+  versions: { version: string; reason: string; createdAt: string; toolSequence: string[] }[];
+  supersedeChain: { id: string; name: string; version: string; status: string }[];
+  track: { at: string; eta: number; utility: number | null; status: string; signal: string }[];
+}
+
+export interface CompileResult {
+  dryRun: boolean;
+  action: 'add' | 'update' | 'reinforce' | 'supersede' | 'skip';
+  reason: string | null;
+  skill: { id: string; name: string; version: string; description: string; toolsRequired: string[]; toolSequence: string[]; kind: string } | null;
+  skillMd: string | null;
+  parents: { sessions: { id: string; goal: string; outcome: string }[]; facts: { id: string; text: string }[] };
+  duplicateOf: { id: string; name: string } | null;
+  cluster: string | null;
+}
+
+export interface RecalledSkill {
+  id: string;
+  name: string;
+  similarity: number;
+  description: string;
+  status: Status;
+  eta: number;
+  toolsRequired: string[];
+  toolSequence: string[];
+  body: string;
+}
+
+export interface RecallAnswer {
+  skills: RecalledSkill[];
+  context: string;
+  tools: string[];
+}
+
+export interface Stats {
+  namespace: string;
+  skills: { live: number; superseded: number; enabled: number; byStatus: Record<Status, number>; byCorpus: Record<string, number>; meanEta: number | null };
+  sessions: { total: number };
+  lastEventId: number;
+}
+
+export interface SkillEvent {
+  id: number;
+  type: string;
+  at: string;
+  skillId: string | null;
+  payload: Record<string, unknown>;
+}

@@ -1,0 +1,180 @@
+import { api } from '../api.js';
+import { cssId, errorBox, outcomeBadge, sessionHref, sessionMeta, skillHref, callList, type ViewContext } from '../components.js';
+import { h, mount } from '../dom.js';
+import { clipText, date } from '../format.js';
+import { renderMarkdown, splitFrontmatter } from '../markdown.js';
+import type { CompileResult, Page, Session, SessionSummary } from '../types.js';
+import { pagerLinks } from './skills.js';
+
+const PAGE = 25;
+/** The selection outlives paging and re-rendering (a person may pick sessions from several pages). */
+const selected = new Set<string>();
+
+const selectionKey = () => [...selected].sort().join('\n');
+
+const ACTION_TEXT: Record<CompileResult['action'], string> = {
+  add: 'a new skill would be added',
+  update: 'an existing skill would be updated',
+  reinforce: 'an existing skill would be reinforced (its track record grows)',
+  supersede: 'an existing skill would be superseded by this one',
+  skip: 'no skill would be written',
+};
+
+/** Stored sessions; select some and promote them to a skill: a dry-run preview first, then a commit. */
+export async function sessionsView(main: HTMLElement, params: URLSearchParams, ctx: ViewContext): Promise<void> {
+  let offset = Number(params.get('offset')) || 0;
+  const body = h('tbody');
+  const count = h('p', { class: 'lede' });
+  const pager = h('nav', { class: 'pager', 'aria-label': 'Session pages' });
+  const chosen = h('span', { id: 'selected-count', 'aria-live': 'polite' });
+  const previewButton = h('button', { type: 'button', class: 'primary', id: 'preview-skill' }, 'Preview skill');
+  const clearButton = h('button', { type: 'button' }, 'Clear selection');
+  const preview = h('section', { id: 'promotion', 'aria-live': 'polite', 'aria-label': 'Promotion preview' });
+  let pageIds: string[] = [];
+  const selectPage = h('input', { type: 'checkbox', id: 'select-page' });
+
+  const sync = () => {
+    chosen.textContent = `${selected.size} session${selected.size === 1 ? '' : 's'} selected`;
+    previewButton.disabled = selected.size === 0;
+    clearButton.disabled = selected.size === 0;
+    selectPage.checked = pageIds.length > 0 && pageIds.every((id) => selected.has(id));
+    // A preview is for one exact selection: changing the selection withdraws its commit button.
+    const commit = preview.querySelector<HTMLButtonElement>('#commit-skill');
+    if (commit && preview.dataset.selection !== selectionKey()) commit.disabled = true;
+  };
+
+  const load = async () => {
+    const page = await api.get<Page<SessionSummary>>(`/api/sessions?limit=${PAGE}&offset=${offset}`);
+    pageIds = page.items.map((s) => s.id);
+    count.textContent = `${page.total} stored session${page.total === 1 ? '' : 's'}, newest first. Select the ones that show one procedure, then preview the skill they would make.`;
+    mount(body, page.items.map((s) => row(s, sync)));
+    mount(pager, pagerLinks(page, (o) => ((offset = o), void load())));
+    sync();
+  };
+
+  selectPage.addEventListener('change', () => {
+    for (const id of pageIds) {
+      if (selectPage.checked) selected.add(id);
+      else selected.delete(id);
+    }
+    for (const box of body.querySelectorAll<HTMLInputElement>('input[type=checkbox]')) box.checked = selectPage.checked;
+    sync();
+  });
+  clearButton.addEventListener('click', () => {
+    selected.clear();
+    for (const box of body.querySelectorAll<HTMLInputElement>('input[type=checkbox]')) box.checked = false;
+    mount(preview);
+    sync();
+  });
+  previewButton.addEventListener('click', () => void promote(preview, [...selected], ctx, sync));
+
+  mount(
+    main,
+    h('h1', { tabindex: -1 }, 'Sessions'),
+    count,
+    h('div', { class: 'selection-bar', role: 'group', 'aria-label': 'Promote selected sessions' }, chosen, previewButton, clearButton),
+    preview,
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'sessions' },
+        h('caption', { class: 'visually-hidden' }, 'Stored sessions'),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, h('label', { class: 'inline' }, selectPage, h('span', { class: 'visually-hidden' }, 'Select every session on this page'))),
+            ['Goal', 'Outcome', 'Calls', 'Tools', 'Started'].map((t) => h('th', { scope: 'col' }, t)),
+          ),
+        ),
+        body,
+      ),
+    ),
+    pager,
+  );
+  await load();
+}
+
+function row(s: SessionSummary, sync: () => void): HTMLElement {
+  const box = h('input', { type: 'checkbox', id: `pick-${cssId(s.id)}`, checked: selected.has(s.id), 'data-session': s.id });
+  box.addEventListener('change', () => {
+    if (box.checked) selected.add(s.id);
+    else selected.delete(s.id);
+    sync();
+  });
+  return h(
+    'tr',
+    { 'data-session': s.id },
+    h('td', {}, box, h('label', { for: box.id, class: 'visually-hidden' }, `Select session ${s.id}`)),
+    h('td', {}, h('a', { href: sessionHref(s.id), title: s.goal }, clipText(s.goal, 140)), h('div', { class: 'muted small' }, s.id)),
+    h('td', {}, outcomeBadge(s.outcome)),
+    h('td', { class: 'num' }, String(s.callCount)),
+    h('td', { class: 'small' }, clipText(s.tools.join(', '), 80)),
+    h('td', {}, date(s.startedAt)),
+  );
+}
+
+/** Dry run, shown for review; the commit button sends the same selection with commit: true. */
+async function promote(panel: HTMLElement, sessions: string[], ctx: ViewContext, sync: () => void) {
+  mount(panel, h('p', { class: 'muted' }, `Distilling ${sessions.length} session(s)…`));
+  panel.dataset.selection = selectionKey();
+  let dry: CompileResult;
+  try {
+    dry = await api.post<CompileResult>('/api/compile', { sessions, commit: false });
+  } catch (e) {
+    mount(panel, errorBox(e));
+    return;
+  }
+  const commit = h('button', { type: 'button', class: 'primary', id: 'commit-skill', disabled: dry.action === 'skip' }, dry.action === 'add' ? 'Create this skill' : `Commit (${dry.action})`);
+  const cancel = h('button', { type: 'button' }, 'Discard preview');
+  cancel.addEventListener('click', () => mount(panel));
+  commit.addEventListener('click', async () => {
+    commit.disabled = true;
+    try {
+      const done = await api.post<CompileResult>('/api/compile', { sessions, commit: true });
+      if (done.action === 'skip' || !done.skill) throw new Error(done.reason ?? 'nothing was written');
+      mount(
+        panel,
+        h('div', { class: 'success', role: 'status' }, `Committed: ${done.action} `, h('a', { href: skillHref(done.skill.name), id: 'committed-skill' }, done.skill.name), ` v${done.skill.version}.`),
+      );
+      selected.clear();
+      for (const box of document.querySelectorAll<HTMLInputElement>('table.sessions input[type=checkbox]')) box.checked = false;
+      sync();
+      ctx.changed();
+      panel.querySelector<HTMLElement>('#committed-skill')?.focus();
+    } catch (e) {
+      mount(panel, errorBox(e));
+    }
+  });
+  const md = h('div', { class: 'markdown' });
+  if (dry.skillMd) md.innerHTML = renderMarkdown(splitFrontmatter(dry.skillMd).body, { headingOffset: 2 });
+  mount(
+    panel,
+    h('h2', { id: 'preview-title', tabindex: -1 }, dry.skill ? `Preview: ${dry.skill.name}` : 'Preview: no skill'),
+    h('p', {}, `Dry run, nothing written yet: ${ACTION_TEXT[dry.action]}.`, dry.duplicateOf ? [' Existing skill: ', h('a', { href: skillHref(dry.duplicateOf.name) }, dry.duplicateOf.name), '.'] : null),
+    dry.reason ? h('p', { class: dry.action === 'skip' ? 'error-text' : 'muted' }, dry.reason) : null,
+    dry.parents.sessions.length ? h('p', { class: 'muted' }, `Built on ${dry.parents.sessions.length} of the ${sessions.length} selected session(s) (the successful ones that follow the procedure).`) : null,
+    dry.skillMd ? h('div', { class: 'preview-md' }, md) : null,
+    h('div', { class: 'actions' }, commit, cancel),
+  );
+  panel.querySelector<HTMLElement>('#preview-title')?.focus();
+}
+
+/** One session with each of its tool calls. */
+export async function sessionView(main: HTMLElement, id: string): Promise<void> {
+  const s = await api.get<Session>(`/api/sessions/${encodeURIComponent(id)}`);
+  mount(
+    main,
+    h('p', { class: 'crumbs' }, h('a', { href: '#/sessions' }, '← All sessions')),
+    h('h1', { tabindex: -1 }, 'Session'),
+    h('p', { class: 'muted' }, s.id),
+    h('p', { class: 'lede goal' }, s.goal),
+    sessionMeta(s),
+    h('h2', {}, `Tool calls (${s.calls.length})`),
+    callList(s),
+  );
+}

@@ -1,0 +1,120 @@
+import { api, download } from '../api.js';
+import { trackChart } from '../chart.js';
+import { callsDisclosure, enabledSwitch, outcomeBadge, sessionHref, skillHref, statusBadge, type ViewContext } from '../components.js';
+import { h, mount } from '../dom.js';
+import { date, num, ratio } from '../format.js';
+import { renderMarkdown, splitFrontmatter } from '../markdown.js';
+import type { Explanation, Skill } from '../types.js';
+
+/** One skill: its SKILL.md, track record, provenance down to each tool call, versions and supersede chain. */
+export async function skillView(main: HTMLElement, name: string, ctx: ViewContext): Promise<void> {
+  const path = `/api/skills/${encodeURIComponent(name)}`;
+  const [skill, ex] = await Promise.all([api.get<Skill>(path), api.get<Explanation>(`${path}/explain`)]);
+  const { frontmatter, body } = splitFrontmatter(skill.skillMd ?? '');
+  const rendered = h('div', { class: 'markdown' });
+  // Safe to insert: renderMarkdown escapes all source text (see markdown.ts and its tests).
+  rendered.innerHTML = renderMarkdown(body, { headingOffset: 2 });
+
+  const feedback = (signal: 'up' | 'down') => async () => {
+    try {
+      const r = await api.post<{ after: Skill }>(`${path}/feedback`, { signal });
+      ctx.notify(`Feedback recorded: eta is now ${num(r.after.eta)} (${r.after.status})`);
+      ctx.changed();
+      await skillView(main, name, ctx);
+    } catch (e) {
+      ctx.notify(`Feedback failed: ${(e as Error).message}`, 'error');
+    }
+  };
+
+  mount(
+    main,
+    h('p', { class: 'crumbs' }, h('a', { href: '#/skills' }, '← All skills')),
+    h('h1', { tabindex: -1 }, skill.name),
+    h('p', { class: 'lede' }, skill.description),
+    h(
+      'div',
+      { class: 'badges' },
+      statusBadge(skill.status),
+      h('span', { class: 'badge' }, `v${skill.version}`),
+      h('span', { class: 'badge' }, skill.kind),
+      h('span', { class: 'badge' }, skill.corpus === 'internal' ? 'learned here' : 'imported'),
+      skill.supersededBy ? h('span', { class: 'badge' }, 'superseded') : null,
+    ),
+    h(
+      'div',
+      { class: 'actions' },
+      enabledSwitch(skill, ctx),
+      h('button', { type: 'button', onclick: feedback('up') }, 'Helpful'),
+      h('button', { type: 'button', onclick: feedback('down') }, 'Not helpful'),
+      h('button', { type: 'button', onclick: () => download(`${path}/SKILL.md`, `${skill.name}.SKILL.md`).catch((e: Error) => ctx.notify(`Export failed: ${e.message}`, 'error')) }, 'Download SKILL.md'),
+    ),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'Eta'), h('dd', {}, num(skill.eta)),
+      h('dt', {}, 'Utility'), h('dd', {}, num(skill.utility)),
+      h('dt', {}, 'Followers that succeeded'), h('dd', {}, ratio(skill.successCount, skill.attemptCount)),
+      h('dt', {}, 'Trials passed'), h('dd', {}, ratio(ex.skill.trialsPassed, ex.skill.trialsAttempted)),
+      h('dt', {}, 'Support'), h('dd', {}, `${skill.support} session${skill.support === 1 ? '' : 's'}`),
+      h('dt', {}, 'Tools'), h('dd', {}, skill.toolSequence.map((t, i) => [i ? ' → ' : '', h('code', {}, t)])),
+      h('dt', {}, 'Created'), h('dd', {}, date(skill.createdAt)),
+      h('dt', {}, 'Last used'), h('dd', {}, date(skill.lastUsedAt)),
+    ),
+    section('Procedure', rendered, frontmatter ? h('details', {}, h('summary', {}, 'Frontmatter'), h('pre', {}, frontmatter)) : null),
+    section('Track record', trackChart(ex.track)),
+    section('Provenance', provenance(ex)),
+    section('Versions', versions(ex)),
+    ex.supersedeChain.length > 1 ? section('Supersede chain', chain(ex, skill.id)) : null,
+  );
+}
+
+function section(title: string, ...content: (Node | null)[]): HTMLElement {
+  const id = `section-${title.toLowerCase().replace(/\W+/g, '-')}`;
+  return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...content);
+}
+
+function provenance(ex: Explanation): HTMLElement {
+  const sessions = ex.parents.sessions;
+  return h(
+    'div',
+    {},
+    h('p', {}, sessions.length ? `Learned from ${sessions.length} source session${sessions.length === 1 ? '' : 's'}:` : 'No source sessions (compiled from facts or imported).'),
+    sessions.length
+      ? h(
+          'ul',
+          { class: 'sources', 'aria-label': 'Source sessions' },
+          sessions.map((s) =>
+            h(
+              'li',
+              { class: 'source', 'data-session': s.id },
+              h('div', {}, h('a', { href: sessionHref(s.id), class: 'session-id' }, s.id), ' ', outcomeBadge(s.outcome), h('span', { class: 'muted' }, ` since v${s.addedInVersion}`)),
+              h('p', { class: 'goal' }, s.goal),
+              h('p', { class: 'muted' }, s.tools.map((t, i) => [i ? ', ' : '', h('code', {}, t)])),
+              callsDisclosure(s.id, s.calls),
+            ),
+          ),
+        )
+      : null,
+    ex.parents.facts.length ? h('div', {}, h('h3', {}, 'Facts'), h('ul', {}, ex.parents.facts.map((f) => h('li', {}, f.text)))) : null,
+    ex.parents.missing.length ? h('p', { class: 'muted' }, `No longer stored: ${ex.parents.missing.join(', ')}`) : null,
+  );
+}
+
+function versions(ex: Explanation): HTMLElement {
+  return h(
+    'table',
+    {},
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Version'), h('th', { scope: 'col' }, 'Why'), h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Tools'))),
+    h('tbody', {}, ex.versions.map((v) => h('tr', {}, h('td', {}, v.version), h('td', {}, v.reason), h('td', {}, date(v.createdAt)), h('td', {}, v.toolSequence.join(' → '))))),
+  );
+}
+
+function chain(ex: Explanation, currentId: string): HTMLElement {
+  return h(
+    'ol',
+    { class: 'chain' },
+    ex.supersedeChain.map((c) =>
+      h('li', {}, c.id === currentId ? h('strong', { 'aria-current': 'page' }, `${c.name} v${c.version}`) : h('a', { href: skillHref(c.id) }, `${c.name} v${c.version}`), ` (${c.status})`),
+    ),
+  );
+}

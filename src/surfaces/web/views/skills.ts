@@ -1,0 +1,106 @@
+import { api, download } from '../api.js';
+import { enabledSwitch, skillHref, statusBadge, type ViewContext } from '../components.js';
+import { h, mount } from '../dom.js';
+import { ago, date, num, ratio } from '../format.js';
+import type { Page, Skill } from '../types.js';
+
+const PAGE = 50;
+
+/** The skill catalogue: count, status, eta, track record, last use and the enabled switch of each skill. */
+export async function skillsView(main: HTMLElement, params: URLSearchParams, ctx: ViewContext): Promise<{ refresh(): Promise<void> }> {
+  const state = { q: params.get('q') ?? '', status: params.get('status') ?? '', all: params.get('all') === '1', offset: Number(params.get('offset')) || 0 };
+  const count = h('p', { class: 'lede', id: 'skills-count' });
+  const body = h('tbody');
+  const pager = h('nav', { class: 'pager', 'aria-label': 'Skill pages' });
+
+  const load = async () => {
+    const query = new URLSearchParams({ limit: String(PAGE), offset: String(state.offset), sort: 'name' });
+    if (state.q) query.set('q', state.q);
+    if (state.status) query.set('status', state.status);
+    if (state.all) query.set('all', 'true');
+    const page = await api.get<Page<Skill>>(`/api/skills?${query}`);
+    const focused = document.activeElement?.id;
+    count.textContent = `${page.total} skill${page.total === 1 ? '' : 's'}${state.q || state.status ? ' match' : state.all ? ' (superseded included)' : ' live'}`;
+    mount(body, page.items.length ? page.items.map((s) => row(s, ctx)) : h('tr', {}, h('td', { colspan: 7, class: 'empty' }, 'No skills yet: a skill needs at least 3 similar successful sessions.')));
+    mount(pager, pagerLinks(page, (offset) => ((state.offset = offset), void load())));
+    if (focused) document.getElementById(focused)?.focus();
+    const shown = new URLSearchParams();
+    if (state.q) shown.set('q', state.q);
+    if (state.status) shown.set('status', state.status);
+    if (state.all) shown.set('all', '1');
+    history.replaceState(null, '', `#/skills${shown.size ? `?${shown}` : ''}`);
+  };
+
+  let timer: number | undefined;
+  const search = h('input', { type: 'search', id: 'skill-filter', value: state.q, placeholder: 'name or description', autocomplete: 'off' });
+  search.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = window.setTimeout(() => ((state.q = search.value.trim()), (state.offset = 0), void load()), 200);
+  });
+  const status = h('select', { id: 'skill-status' }, ['', 'probationary', 'active', 'retired'].map((v) => h('option', { value: v, selected: v === state.status }, v || 'any status')));
+  status.addEventListener('change', () => ((state.status = status.value), (state.offset = 0), void load()));
+  const all = h('input', { type: 'checkbox', id: 'skill-all', checked: state.all });
+  all.addEventListener('change', () => ((state.all = all.checked), (state.offset = 0), void load()));
+  const exportButton = h('button', { type: 'button' }, 'Export all as zip');
+  exportButton.addEventListener('click', () => download('/api/skills.zip', 'skills.zip').catch((e: Error) => ctx.notify(`Export failed: ${e.message}`, 'error')));
+
+  mount(
+    main,
+    h('h1', { tabindex: -1 }, 'Skills'),
+    count,
+    h(
+      'form',
+      { class: 'toolbar', role: 'search', 'aria-label': 'Filter skills', onsubmit: (e: Event) => e.preventDefault() },
+      h('label', { for: 'skill-filter' }, 'Filter'), search,
+      h('label', { for: 'skill-status' }, 'Status'), status,
+      h('label', { class: 'inline' }, all, ' Include superseded'),
+      h('span', { class: 'spacer' }),
+      exportButton,
+    ),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'skills' },
+        h('caption', { class: 'visually-hidden' }, 'Learned skills'),
+        h('thead', {}, h('tr', {}, ['Skill', 'Status', 'Eta', 'Successes / attempts', 'Support', 'Last used', 'Enabled'].map((t) => h('th', { scope: 'col' }, t)))),
+        body,
+      ),
+    ),
+    pager,
+  );
+  await load();
+  return { refresh: load };
+}
+
+function row(s: Skill, ctx: ViewContext): HTMLElement {
+  return h(
+    'tr',
+    { 'data-skill': s.name, class: s.enabled ? '' : 'disabled' },
+    h(
+      'td',
+      {},
+      h('a', { href: skillHref(s.name), id: `link-${s.name}`, class: 'skill-name' }, s.name),
+      s.corpus === 'external' ? h('span', { class: 'badge' }, 'imported') : null,
+      s.supersededBy ? h('span', { class: 'badge' }, 'superseded') : null,
+      h('div', { class: 'desc' }, s.description),
+    ),
+    h('td', {}, statusBadge(s.status)),
+    h('td', { class: 'num' }, h('meter', { min: 0, max: 1, value: s.eta, 'aria-hidden': 'true' }), ' ', num(s.eta)),
+    h('td', { class: 'num' }, ratio(s.successCount, s.attemptCount)),
+    h('td', { class: 'num' }, String(s.support)),
+    h('td', { title: date(s.lastUsedAt) }, ago(s.lastUsedAt)),
+    h('td', {}, enabledSwitch(s, ctx)),
+  );
+}
+
+/** Previous / next links for a page of results. */
+export function pagerLinks(page: Page<unknown>, go: (offset: number) => void): Node[] {
+  if (page.total <= page.limit) return [];
+  const prev = h('button', { type: 'button', disabled: page.offset === 0 }, '← Previous');
+  const next = h('button', { type: 'button', disabled: page.offset + page.limit >= page.total }, 'Next →');
+  prev.addEventListener('click', () => go(Math.max(0, page.offset - page.limit)));
+  next.addEventListener('click', () => go(page.offset + page.limit));
+  return [prev, h('span', {}, ` ${page.offset + 1}–${Math.min(page.total, page.offset + page.limit)} of ${page.total} `), next];
+}

@@ -1,0 +1,206 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { learnSample, ROOT, startCli, type Child } from './support/surfaces.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+/** Screenshots of the main views, kept after the run (the README shows one). */
+const ARTIFACTS = join(ROOT, 'test', 'artifacts', 'dashboard');
+
+let tmp: string;
+let server: Child;
+let browser: BrowserContext;
+let page: Page;
+/** Every URL the browser asked for. */
+const requested: string[] = [];
+
+interface SkillRow {
+  name: string;
+  enabled: boolean;
+  sourceSessions: string[];
+}
+
+const api = async <T>(path: string): Promise<T> => (await fetch(`${server.url}${path}`)).json() as Promise<T>;
+
+async function open(hash: string) {
+  await page.goto(`${server.url}/${hash}`);
+  await page.locator('main > h1').first().waitFor();
+}
+
+async function shot(name: string, fullPage = false) {
+  await page.evaluate(() => document.querySelectorAll('.toast').forEach((t) => t.remove()));
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
+}
+
+async function recalledNames(goal: string): Promise<string[]> {
+  await open('#/search');
+  await page.getByLabel('Goal').fill(goal);
+  await page.getByRole('button', { name: 'Recall' }).click();
+  await page.locator('#recall-results h2').waitFor();
+  return page.locator('#recall-results li[data-skill]').evaluateAll((els) => els.map((e) => e.getAttribute('data-skill')!));
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`the dashboard tests drive Debian's chromium: apt-get install -y chromium (${CHROMIUM} is missing)`);
+  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-dashboard-'));
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const db = join(tmp, 'memory.db');
+  await learnSample(db);
+  server = await startCli(['serve', '--port', '0', '--db', db, '--log-level', 'error']);
+  browser = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1366, height: 820 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  browser.on('request', (r) => void requested.push(r.url()));
+  page = browser.pages()[0] ?? (await browser.newPage());
+  page.on('pageerror', (e) => {
+    throw e;
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('dashboard', () => {
+  it('the skills table shows the learned skills with status, eta, track record and a switch', async () => {
+    await open('#/skills');
+    const rows = page.locator('table.skills tbody tr[data-skill]');
+    await expect.poll(() => rows.count()).toBe(5);
+    const names = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-skill')));
+    expect(names).toEqual(['exchange-delivered-order-items', 'laptop-exchange-delivered-order-items', 'return-delivered-order-items', 'reveal-return-delivered-order-items', 'run-speed-test']);
+    await expect.poll(() => page.locator('#skills-count').textContent()).toBe('5 skills live');
+    const row = page.locator('tr[data-skill="exchange-delivered-order-items"]');
+    expect(await row.locator('td').nth(1).textContent()).toBe('probationary');
+    expect(await row.locator('td').nth(2).textContent()).toContain('0.50');
+    expect(await row.locator('td').nth(3).textContent()).toBe('15/15 (100%)');
+    expect(await row.locator('td').nth(5).textContent()).toBe('never');
+    expect(await page.locator('#enabled-exchange-delivered-order-items').isChecked()).toBe(true);
+    await expect.poll(() => page.locator('#live').textContent()).toBe('live');
+    await shot('skills');
+  });
+
+  it('is usable with a keyboard: a skip link first, real links and switches', async () => {
+    await open('#/skills');
+    await page.reload();
+    await page.locator('main > h1').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await page.locator('#link-run-speed-test').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('main > h1').textContent()).toBe('run-speed-test');
+  });
+
+  it('toggling a skill off removes it from recall; toggling it on brings it back', async () => {
+    const skill = await api<SkillRow>('/api/skills/run-speed-test');
+    const goal = (await api<{ goal: string }>(`/api/sessions/${encodeURIComponent(skill.sourceSessions[0])}`)).goal;
+    expect(await recalledNames(goal)).toContain('run-speed-test');
+    await shot('search');
+
+    await open('#/skills');
+    const toggle = page.locator('#enabled-run-speed-test');
+    await toggle.focus();
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await api<SkillRow>('/api/skills/run-speed-test')).enabled).toBe(false);
+    expect(await toggle.isChecked()).toBe(false);
+    expect(await recalledNames(goal)).not.toContain('run-speed-test');
+
+    await open('#/skills');
+    await page.locator('#enabled-run-speed-test').click();
+    await expect.poll(async () => (await api<SkillRow>('/api/skills/run-speed-test')).enabled).toBe(true);
+    expect(await recalledNames(goal)).toContain('run-speed-test');
+  });
+
+  it('the skill page renders the SKILL.md, the track record chart and the provenance down to each tool call', async () => {
+    const skill = await api<SkillRow>('/api/skills/return-delivered-order-items');
+    // A few signals, so the track record has a line to draw.
+    for (const signal of ['pass', 'pass', 'up', 'fail', 'pass']) {
+      const r = await fetch(`${server.url}/api/skills/return-delivered-order-items/feedback`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+        body: JSON.stringify({ signal }),
+      });
+      expect(r.status).toBe(200);
+    }
+    // The page hears about it over the event stream and updates its header.
+    await expect.poll(() => page.locator('#stats').textContent()).toContain('1 active');
+    await open('#/skills');
+    await page.locator('#link-return-delivered-order-items').click();
+    await expect.poll(() => page.locator('main > h1').textContent()).toBe('return-delivered-order-items');
+    expect(await page.locator('.markdown h3').first().textContent()).toBe('Return Delivered Order Items');
+    expect(await page.locator('main h1').count()).toBe(1);
+    expect(await page.locator('.markdown ol li').count()).toBeGreaterThan(2);
+    expect(await page.locator('svg.chart polyline.eta').count()).toBe(1);
+    expect(await page.locator('svg.chart circle.eta').count()).toBe(6);
+    await shot('skill', true);
+
+    const sources = page.locator('ul.sources li.source');
+    expect(await sources.count()).toBe(skill.sourceSessions.length);
+    expect((await sources.evaluateAll((els) => els.map((e) => e.getAttribute('data-session')))).sort()).toEqual([...skill.sourceSessions].sort());
+    const first = sources.first();
+    await first.getByRole('button', { name: /Show \d+ tool calls?/ }).click();
+    await first.locator('ol.calls li.call').first().waitFor();
+    expect(await first.locator('ol.calls li.call code.tool').first().textContent()).toBe('find_user_id_by_name_zip');
+    await shot('skill-provenance');
+
+    await first.locator('a.session-id').click();
+    await expect.poll(() => page.locator('main > h1').textContent()).toBe('Session');
+    expect(await page.locator('ol.calls li.call').count()).toBeGreaterThan(3);
+  });
+
+  it('promotes selected sessions to a skill: a dry-run preview first, then the commit creates it', async () => {
+    const all = await api<{ items: { id: string; outcome: string; tools: string[] }[] }>('/api/sessions?limit=200');
+    const chosen = all.items
+      .map((s, index) => ({ ...s, index }))
+      .filter((s) => s.outcome === 'success' && s.tools.includes('modify_pending_order_items') && !s.tools.includes('exchange_delivered_order_items'));
+    expect(chosen.length).toBeGreaterThan(0);
+
+    for (const s of chosen) {
+      await open(`#/sessions?offset=${Math.floor(s.index / 25) * 25}`);
+      await page.locator(`input[data-session="${s.id}"]`).check();
+    }
+    await expect.poll(() => page.locator('#selected-count').textContent()).toBe(`${chosen.length} session${chosen.length === 1 ? '' : 's'} selected`);
+    await page.locator('#preview-skill').click();
+    await page.locator('#preview-title').waitFor();
+    expect(await page.locator('#preview-title').textContent()).toBe('Preview: modify-pending-order-items');
+    expect(await page.locator('#promotion').textContent()).toContain('Dry run, nothing written yet: a new skill would be added.');
+    expect(await page.locator('#promotion .markdown h3').count()).toBe(1);
+    expect((await api<{ total: number }>('/api/skills')).total).toBe(5);
+    await shot('promote-preview');
+
+    await page.getByRole('button', { name: 'Create this skill' }).click();
+    await page.locator('#committed-skill').waitFor();
+    expect(await page.locator('#committed-skill').textContent()).toBe('modify-pending-order-items');
+    expect((await api<{ total: number }>('/api/skills')).total).toBe(6);
+
+    await page.locator('#committed-skill').click();
+    await expect.poll(() => page.locator('main > h1').textContent()).toBe('modify-pending-order-items');
+    const sources = await page.locator('ul.sources li.source').evaluateAll((els) => els.map((e) => e.getAttribute('data-session')));
+    expect(sources.sort()).toEqual(chosen.map((s) => s.id).sort());
+
+    await open('#/skills');
+    await expect.poll(() => page.locator('table.skills tbody tr[data-skill]').count()).toBe(6);
+  });
+
+  it('search by goal shows what recall returns, with the context pack', async () => {
+    expect(await recalledNames('I want to return some items of my delivered order')).toContain('return-delivered-order-items');
+    expect(await page.locator('pre.context').textContent()).toContain('## Relevant procedures from past runs');
+    expect(await recalledNames('Bake sourdough bread with a rye starter')).toEqual([]);
+    expect(await page.locator('#recall-results h2').textContent()).toBe('No skill recalled');
+  });
+
+  it('made no request outside the server it was served from', () => {
+    const origin = new URL(server.url).origin;
+    const outside = requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('blob:') && !u.startsWith('data:'));
+    expect(requested.length).toBeGreaterThan(10);
+    expect(outside).toEqual([]);
+  });
+});

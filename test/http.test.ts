@@ -1,0 +1,483 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemory, type Memory } from '../src/memory.js';
+import { serveApi, type RunningServer } from '../src/surfaces/http/server.js';
+import { serveCommand } from '../src/surfaces/cli/commands/serve.js';
+import { learnSample } from './support/surfaces.js';
+
+const TOKEN = 'test-token-0123456789abcdef';
+
+let tmp: string;
+let memory: Memory;
+let server: RunningServer;
+let webRoot: string;
+
+interface Call {
+  body?: unknown;
+  raw?: string;
+  csrf?: boolean;
+  token?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** One request over real HTTP; CSRF header on by default for writes, no token unless given. */
+async function call(base: string, method: string, path: string, opts: Call = {}) {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.body !== undefined || opts.raw !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET' && opts.csrf !== false) headers['X-Skillsmith-CSRF'] = '1';
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+  const res = await fetch(`${base}${path}`, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
+  const type = res.headers.get('content-type') ?? '';
+  const data = type.includes('json') ? await res.json() : type.includes('zip') ? Buffer.from(await res.arrayBuffer()) : await res.text();
+  return { status: res.status, headers: res.headers, data: data as any };
+}
+const api = (method: string, path: string, opts?: Call) => call(server.url, method, path, opts);
+
+/** GET /api/stats with a chosen Host header (fetch will not send one). */
+function statusWithHost(port: number, host: string, token?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { Host: host };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    request({ host: '127.0.0.1', port, path: '/api/stats', headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+interface Page<T> {
+  total: number;
+  limit: number;
+  offset: number;
+  items: T[];
+}
+interface SkillRow {
+  id: string;
+  name: string;
+  status: string;
+  enabled: boolean;
+  eta: number;
+  sourceSessions: string[];
+  supersededBy: string | null;
+}
+
+/** Reads a zip through its central directory and inflates each entry (checks both headers agree). */
+function unzip(buf: Buffer): Map<string, string> {
+  const end = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = buf.readUInt16LE(end + 10);
+  let p = buf.readUInt32LE(end + 16);
+  const files = new Map<string, string>();
+  for (let i = 0; i < count; i++) {
+    expect(buf.readUInt32LE(p)).toBe(0x02014b50);
+    const packed = buf.readUInt32LE(p + 20);
+    const size = buf.readUInt32LE(p + 24);
+    const nameLen = buf.readUInt16LE(p + 28);
+    const local = buf.readUInt32LE(p + 42);
+    const name = buf.subarray(p + 46, p + 46 + nameLen).toString('utf8');
+    expect(buf.readUInt32LE(local)).toBe(0x04034b50);
+    expect(buf.readUInt32LE(local + 14)).toBe(buf.readUInt32LE(p + 16));
+    const data = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+    const raw = inflateRawSync(buf.subarray(data, data + packed));
+    expect(raw.length).toBe(size);
+    const text = raw.toString('utf8');
+    files.set(name, text);
+    p += 46 + nameLen + buf.readUInt16LE(p + 30) + buf.readUInt16LE(p + 32);
+  }
+  return files;
+}
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-http-'));
+  const db = join(tmp, 'memory.db');
+  await learnSample(db);
+  memory = await openMemory({ db, logLevel: 'silent', auditFile: null });
+  webRoot = join(tmp, 'web');
+  mkdirSync(join(webRoot, 'views'), { recursive: true });
+  writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>dash</title>');
+  writeFileSync(join(webRoot, 'views', 'skills.js'), 'export {};');
+  writeFileSync(join(tmp, 'secret.txt'), 'do not serve');
+  server = await serveApi(memory, { port: 0, webRoot });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await memory?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('trust boundary', () => {
+  it('listens on 127.0.0.1 by default', () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('refuses to listen on another address without a token', async () => {
+    await expect(serveApi(memory, { host: '0.0.0.0', port: 0 })).rejects.toThrow(/without a token/);
+    expect(await serveCommand([], { host: '0.0.0.0', port: '0', db: join(tmp, 'never.db') }, Promise.resolve())).toBe(2);
+    await expect(serveApi(memory, { port: 0, requireToken: true })).rejects.toThrow(/needs a token/);
+    await expect(serveApi(memory, { port: 0, token: 'short' })).rejects.toThrow(/at least 16/);
+  });
+
+  it('with a token, every route but health and the description answers 401 without it', async () => {
+    const guarded = await serveApi(memory, { host: '0.0.0.0', port: 0, token: TOKEN, webRoot });
+    const base = `http://127.0.0.1:${guarded.port}`;
+    try {
+      expect((await call(base, 'GET', '/api/health')).status).toBe(200);
+      expect((await call(base, 'GET', '/api/openapi.json')).status).toBe(200);
+      for (const [method, path] of [
+        ['GET', '/api/skills'],
+        ['GET', '/api/skills/run-speed-test'],
+        ['GET', '/api/skills.zip'],
+        ['GET', '/api/sessions'],
+        ['GET', '/api/stats'],
+        ['GET', '/api/events'],
+        ['POST', '/api/recall'],
+        ['PATCH', '/api/skills/run-speed-test'],
+      ]) {
+        const r = await call(base, method, path, { body: method === 'GET' ? undefined : {} });
+        expect(r.status, `${method} ${path}`).toBe(401);
+        expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      }
+      expect((await call(base, 'GET', '/api/skills', { token: 'wrong-token-0123456789' })).status).toBe(401);
+      const ok = await call(base, 'GET', '/api/skills', { token: TOKEN });
+      expect(ok.status).toBe(200);
+      expect(ok.data.total).toBe(5);
+      // Bound beyond loopback, the Host header is not checked: the token is the guard.
+      expect(await statusWithHost(guarded.port, 'skills.example', TOKEN)).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('can require the token on loopback too', async () => {
+    const guarded = await serveApi(memory, { port: 0, token: TOKEN, requireToken: true });
+    try {
+      expect((await call(guarded.url, 'GET', '/api/stats')).status).toBe(401);
+      expect((await call(guarded.url, 'GET', '/api/stats', { token: TOKEN })).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('answers 403 to a state change without the CSRF header, and changes nothing', async () => {
+    const r = await api('PATCH', '/api/skills/run-speed-test', { body: { enabled: false }, csrf: false });
+    expect(r.status).toBe(403);
+    expect(r.data.error).toMatch(/X-Skillsmith-CSRF/);
+    expect((await api('GET', '/api/skills/run-speed-test')).data.enabled).toBe(true);
+    for (const path of ['/api/compile', '/api/recall', '/api/skills/run-speed-test/feedback']) {
+      expect((await api('POST', path, { body: {}, csrf: false })).status).toBe(403);
+    }
+  });
+
+  it('answers 413 to an oversized body', async () => {
+    const r = await api('POST', '/api/recall', { raw: JSON.stringify({ goal: 'x'.repeat(2 * 1024 * 1024) }) });
+    expect(r.status).toBe(413);
+  });
+
+  it('refuses a loopback request naming another host (DNS rebinding)', async () => {
+    expect(await statusWithHost(server.port, 'attacker.example')).toBe(403);
+    expect(await statusWithHost(server.port, `attacker.example:${server.port}`)).toBe(403);
+    expect(await statusWithHost(server.port, `localhost:${server.port}`)).toBe(200);
+    expect(await statusWithHost(server.port, `127.0.0.1:${server.port}`)).toBe(200);
+  });
+
+  it('sends a content security policy that keeps the page on this origin', async () => {
+    const r = await api('GET', '/');
+    expect(r.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(r.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
+
+describe('meta', () => {
+  it('GET /api/health', async () => {
+    const r = await api('GET', '/api/health');
+    expect(r.status).toBe(200);
+    expect(r.data).toMatchObject({ ok: true, name: 'skillsmith' });
+  });
+
+  it('GET /api/openapi.json describes every route', async () => {
+    const r = await api('GET', '/api/openapi.json');
+    expect(r.data.openapi).toBe('3.1.0');
+    expect(Object.keys(r.data.paths).sort()).toEqual(
+      [
+        '/api/compile',
+        '/api/events',
+        '/api/events/stream',
+        '/api/health',
+        '/api/openapi.json',
+        '/api/recall',
+        '/api/sessions',
+        '/api/sessions/{id}',
+        '/api/skills',
+        '/api/skills.zip',
+        '/api/skills/{name}',
+        '/api/skills/{name}/SKILL.md',
+        '/api/skills/{name}/explain',
+        '/api/skills/{name}/feedback',
+        '/api/stats',
+      ].filter((p) => p !== '/api/openapi.json'),
+    );
+  });
+
+  it('GET /api/stats counts skills and sessions', async () => {
+    const r = await api('GET', '/api/stats');
+    expect(r.data.sessions.total).toBe(95);
+    expect(r.data.skills.live).toBe(5);
+    expect(r.data.skills.byCorpus.internal).toBe(5);
+    expect(r.data.skills.byStatus.probationary + r.data.skills.byStatus.active + r.data.skills.byStatus.retired).toBe(5);
+  });
+
+  it('an unknown API route is a JSON 404', async () => {
+    const r = await api('GET', '/api/nothing-here');
+    expect(r.status).toBe(404);
+    expect(r.data.error).toMatch(/no route/);
+  });
+});
+
+describe('skills', () => {
+  it('GET /api/skills lists, filters, sorts and pages', async () => {
+    const all = (await api('GET', '/api/skills')).data as Page<SkillRow>;
+    expect(all.total).toBe(5);
+    expect(all.items.map((s) => s.name)).toEqual([...all.items.map((s) => s.name)].sort());
+    const paged = (await api('GET', '/api/skills?limit=2&offset=2')).data as Page<SkillRow>;
+    expect(paged.items.map((s) => s.name)).toEqual(all.items.slice(2, 4).map((s) => s.name));
+    const returns = (await api('GET', '/api/skills?q=Return')).data as Page<SkillRow & { description: string }>;
+    expect(returns.items.map((s) => s.name)).toEqual(['return-delivered-order-items', 'reveal-return-delivered-order-items']);
+    expect(((await api('GET', '/api/skills?status=retired')).data as Page<SkillRow>).total).toBe(0);
+    expect(((await api('GET', '/api/skills?enabled=false')).data as Page<SkillRow>).total).toBe(0);
+    const bySupport = ((await api('GET', '/api/skills?sort=support')).data as Page<SkillRow & { support: number }>).items.map((s) => s.support);
+    expect(bySupport).toEqual([...bySupport].sort((a, b) => b - a));
+    const bad = await api('GET', '/api/skills?limit=0&status=nope');
+    expect(bad.status).toBe(400);
+    expect(bad.data.error).toMatch(/limit/);
+    expect(bad.data.error).toMatch(/status/);
+  });
+
+  it('GET /api/skills/:name returns the skill with its SKILL.md, 404 when unknown', async () => {
+    const r = await api('GET', '/api/skills/return-delivered-order-items');
+    expect(r.status).toBe(200);
+    expect(r.data.skillMd).toMatch(/^---\nname: return-delivered-order-items\n/);
+    const missing = await api('GET', '/api/skills/no-such-skill');
+    expect(missing.status).toBe(404);
+    expect(missing.data.error).toMatch(/no skill named "no-such-skill"/);
+  });
+
+  it('PATCH /api/skills/:name enables and disables, and recall follows', async () => {
+    const goal = (await memory.store!.getSession(memory.namespace, ((await api('GET', '/api/skills/run-speed-test')).data as SkillRow).sourceSessions[0]))!.goal;
+    const before = await api('POST', '/api/recall', { body: { goal } });
+    expect(before.data.skills.map((s: { name: string }) => s.name)).toContain('run-speed-test');
+
+    const off = await api('PATCH', '/api/skills/run-speed-test', { body: { enabled: false } });
+    expect(off.status).toBe(200);
+    expect(off.data.enabled).toBe(false);
+    const during = await api('POST', '/api/recall', { body: { goal } });
+    expect(during.data.skills.map((s: { name: string }) => s.name)).not.toContain('run-speed-test');
+
+    expect((await api('PATCH', '/api/skills/run-speed-test', { body: { enabled: true } })).data.enabled).toBe(true);
+    expect((await api('PATCH', '/api/skills/run-speed-test', { body: { enabled: 'yes' } })).status).toBe(400);
+    expect((await api('PATCH', '/api/skills/run-speed-test', { raw: '{not json' })).status).toBe(400);
+    expect((await api('PATCH', '/api/skills/no-such-skill', { body: { enabled: false } })).status).toBe(404);
+  });
+
+  it('GET /api/skills/:name/explain gives the provenance down to the source sessions', async () => {
+    const skill = (await api('GET', '/api/skills/exchange-delivered-order-items')).data as SkillRow;
+    const r = await api('GET', '/api/skills/exchange-delivered-order-items/explain');
+    expect(r.status).toBe(200);
+    expect(r.data.parents.sessions.map((s: { id: string }) => s.id).sort()).toEqual([...skill.sourceSessions].sort());
+    expect(r.data.versions.length).toBeGreaterThan(0);
+    expect(r.data.track[0].signal).toBe('created');
+    expect((await api('GET', '/api/skills/nope/explain')).status).toBe(404);
+  });
+
+  it('POST /api/skills/:name/feedback moves eta; a bad signal is a 400, an unknown skill a 404', async () => {
+    const before = ((await api('GET', '/api/skills/laptop-exchange-delivered-order-items')).data as SkillRow).eta;
+    const r = await api('POST', '/api/skills/laptop-exchange-delivered-order-items/feedback', { body: { signal: 'up' } });
+    expect(r.status).toBe(200);
+    expect(r.data.before.eta).toBe(before);
+    expect(r.data.after.eta).toBeGreaterThan(before);
+    const track = (await api('GET', '/api/skills/laptop-exchange-delivered-order-items/explain')).data.track;
+    expect(track.at(-1).signal).toBe('user.positive');
+    const bad = await api('POST', '/api/skills/laptop-exchange-delivered-order-items/feedback', { body: { signal: 'reward=7' } });
+    expect(bad.status).toBe(400);
+    expect(bad.data.error).toMatch(/reward must be in \[0,1\]/);
+    expect((await api('POST', '/api/skills/nope/feedback', { body: { signal: 'up' } })).status).toBe(404);
+  });
+});
+
+describe('export', () => {
+  it('GET /api/skills/:name/SKILL.md downloads one SKILL.md', async () => {
+    const r = await api('GET', '/api/skills/return-delivered-order-items/SKILL.md');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/markdown/);
+    expect(r.headers.get('content-disposition')).toBe('attachment; filename="return-delivered-order-items.SKILL.md"');
+    expect(r.data).toMatch(/^---\nname: return-delivered-order-items\n/);
+    expect((await api('GET', '/api/skills/no-such-skill/SKILL.md')).status).toBe(404);
+  });
+
+  it('GET /api/skills.zip holds <name>/SKILL.md for every live learned skill', async () => {
+    const r = await api('GET', '/api/skills.zip');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/zip');
+    const files = unzip(r.data as Buffer);
+    const names = ((await api('GET', '/api/skills')).data as Page<SkillRow>).items.map((s) => s.name);
+    expect([...files.keys()].sort()).toEqual(names.map((n) => `${n}/SKILL.md`).sort());
+    expect(files.get('run-speed-test/SKILL.md')).toBe((await api('GET', '/api/skills/run-speed-test/SKILL.md')).data);
+    const one = unzip((await api('GET', '/api/skills.zip?names=run-speed-test')).data as Buffer);
+    expect([...one.keys()]).toEqual(['run-speed-test/SKILL.md']);
+  });
+
+  it('no path traversal through export names', async () => {
+    // A request name never becomes a path: it is looked up, and unknown names are 404.
+    for (const name of ['..%2F..%2Fetc%2Fpasswd', '%2E%2E', '..%5C..%5Cwindows', 'run-speed-test%2F..%2F..']) {
+      expect((await api('GET', `/api/skills/${name}/SKILL.md`)).status, name).toBe(404);
+    }
+    // A stored row whose name is not a valid skill name (only possible by writing the store directly) is never
+    // exported: not as a download, not inside the zip.
+    const good = (await memory.getSkill('run-speed-test'))!;
+    const at = new Date().toISOString();
+    await memory.store!.writeSkill({
+      action: 'add',
+      skill: { ...good, id: 'sk_traversal', name: '../../../evil', sourceSessions: [], createdAt: at, updatedAt: at },
+      parents: [],
+      actor: 'test',
+      detail: {},
+      at,
+    });
+    const zip = unzip((await api('GET', '/api/skills.zip')).data as Buffer);
+    for (const path of zip.keys()) expect(path).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*\/SKILL\.md$/);
+    expect((await api('GET', '/api/skills.zip')).headers.get('x-skillsmith-skipped')).toContain('evil');
+    const direct = await api('GET', '/api/skills/sk_traversal/SKILL.md');
+    expect(direct.status).toBe(422);
+    expect(direct.data.error).toMatch(/name/);
+    await memory.setEnabled('sk_traversal', false);
+  });
+});
+
+describe('sessions', () => {
+  it('GET /api/sessions pages the stored sessions, newest first', async () => {
+    const first = (await api('GET', '/api/sessions?limit=10')).data as Page<{ id: string; callCount: number; tools: string[] }>;
+    expect(first.total).toBe(95);
+    expect(first.items).toHaveLength(10);
+    const second = (await api('GET', '/api/sessions?limit=10&offset=10')).data as Page<{ id: string }>;
+    expect(second.items.map((s) => s.id)).not.toContain(first.items[0].id);
+    expect(first.items[0].callCount).toBeGreaterThan(0);
+    expect((await api('GET', '/api/sessions?limit=1000')).status).toBe(400);
+  });
+
+  it('GET /api/sessions/:id returns each tool call; ids with slashes work; unknown is a 404', async () => {
+    const id = 'avaljotsingh/tau-bench:retail:unrecorded:task26:trial26';
+    const r = await api('GET', `/api/sessions/${encodeURIComponent(id)}`);
+    expect(r.status).toBe(200);
+    expect(r.data.id).toBe(id);
+    expect(r.data.calls.length).toBe(r.data.callCount);
+    expect(r.data.calls[0]).toMatchObject({ position: 0, tool: expect.any(String), ok: expect.any(Boolean) });
+    expect((await api('GET', '/api/sessions/no-such-session')).status).toBe(404);
+  });
+});
+
+describe('compile and recall', () => {
+  let modifySessions: string[];
+
+  beforeAll(async () => {
+    const sessions = (await api('GET', '/api/sessions?limit=200')).data as Page<{ id: string; outcome: string; tools: string[] }>;
+    modifySessions = sessions.items
+      .filter((s) => s.outcome === 'success' && s.tools.includes('modify_pending_order_items') && !s.tools.includes('exchange_delivered_order_items'))
+      .map((s) => s.id);
+    expect(modifySessions.length).toBeGreaterThan(0);
+  });
+
+  it('POST /api/compile is a dry run unless commit', async () => {
+    const dry = await api('POST', '/api/compile', { body: { sessions: modifySessions } });
+    expect(dry.status).toBe(200);
+    expect(dry.data).toMatchObject({ dryRun: true, action: 'add' });
+    expect(dry.data.skillMd).toContain(`name: ${dry.data.skill.name}`);
+    expect((await api('GET', `/api/skills/${dry.data.skill.name}`)).status).toBe(404);
+
+    const done = await api('POST', '/api/compile', { body: { sessions: modifySessions, commit: true } });
+    expect(done.data).toMatchObject({ dryRun: false, action: 'add' });
+    const stored = await api('GET', `/api/skills/${done.data.skill.name}`);
+    expect(stored.status).toBe(200);
+    expect(stored.data.sourceSessions.sort()).toEqual(done.data.parents.sessions.map((s: { id: string }) => s.id).sort());
+  });
+
+  it('POST /api/compile rejects a request without sources or with unknown sessions', async () => {
+    const empty = await api('POST', '/api/compile', { body: { commit: true } });
+    expect(empty.status).toBe(400);
+    expect(empty.data.error).toMatch(/sessions, a cue or facts/);
+    const unknown = await api('POST', '/api/compile', { body: { sessions: ['nope-1'] } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.data.error).toMatch(/unknown session id\(s\).*nope-1/);
+  });
+
+  it('POST /api/recall returns the skills, the context pack and the tools', async () => {
+    const r = await api('POST', '/api/recall', { body: { goal: 'I want to return some items of my delivered order', topK: 1 } });
+    expect(r.status).toBe(200);
+    expect(r.data.skills).toHaveLength(1);
+    expect(r.data.skills[0].name).toMatch(/return-delivered-order-items/);
+    expect(r.data.context).toContain(`### Skill: ${r.data.skills[0].name}`);
+    expect(r.data.tools).toContain('return_delivered_order_items');
+    expect((await api('POST', '/api/recall', { body: { goal: '' } })).status).toBe(400);
+    expect((await api('POST', '/api/recall', { body: { goal: 'x', topK: 0 } })).status).toBe(400);
+  });
+});
+
+describe('events', () => {
+  it('GET /api/events pages the stored events', async () => {
+    const r = await api('GET', '/api/events?after=0&limit=3');
+    expect(r.status).toBe(200);
+    expect(r.data).toHaveLength(3);
+    expect(r.data[0]).toMatchObject({ id: expect.any(Number), type: 'skill.created' });
+  });
+
+  it('GET /api/events/stream sends each new skill event once, and resumes after Last-Event-ID', async () => {
+    const stop = new AbortController();
+    const res = await fetch(`${server.url}/api/events/stream`, { signal: stop.signal, headers: { Accept: 'text/event-stream' } });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    const until = async (re: RegExp) => {
+      while (!re.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended before ${re}:\n${text}`);
+        text += value;
+      }
+    };
+    await until(/event: ready/);
+    await api('PATCH', '/api/skills/reveal-return-delivered-order-items', { body: { enabled: false } });
+    await until(/event: skill\.disabled\ndata: (.*)\nid: (\d+)/);
+    const [, data, id] = /event: skill\.disabled\ndata: (.*)\nid: (\d+)/.exec(text)!;
+    expect(JSON.parse(data)).toMatchObject({ type: 'skill.disabled', payload: expect.any(Object) });
+    stop.abort();
+
+    await api('PATCH', '/api/skills/reveal-return-delivered-order-items', { body: { enabled: true } });
+    const resumed = await fetch(`${server.url}/api/events/stream`, { headers: { 'Last-Event-ID': id } });
+    const r2 = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let more = '';
+    while (!/event: skill\.enabled/.test(more)) more += (await r2.read()).value;
+    expect(more).not.toContain('event: skill.disabled');
+    await r2.cancel();
+  });
+});
+
+describe('dashboard files', () => {
+  it('serves index.html at / and the built modules', async () => {
+    const r = await api('GET', '/');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await api('GET', '/views/skills.js')).headers.get('content-type')).toMatch(/^text\/javascript/);
+  });
+
+  it('serves nothing outside its folder', async () => {
+    for (const path of ['/..%2Fsecret.txt', '/%2e%2e/secret.txt', '/views/..%2F..%2Fsecret.txt', '/secret.txt', '/..%2Fmemory.db']) {
+      const r = await api('GET', path);
+      expect(r.status, path).toBe(404);
+      expect(String(r.data)).not.toContain('do not serve');
+    }
+  });
+});

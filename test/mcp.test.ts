@@ -1,0 +1,231 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemory } from '../src/memory.js';
+import { serveMcpHttp } from '../src/surfaces/mcp/http.js';
+import { cliArgs, learnSample, startCli, type Child } from './support/surfaces.js';
+
+let tmp: string;
+
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-mcp-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+interface Connection {
+  client: Client;
+  close(): Promise<void>;
+}
+
+/** The built CLI as a stdio MCP server, spawned by the SDK's own client transport. */
+async function connectStdio(db: string): Promise<Connection> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: cliArgs(['mcp', '--db', db, '--log-level', 'error']), stderr: 'pipe' });
+  const client = new Client({ name: 'skillsmith-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
+
+/** The built CLI as a streamable HTTP MCP server on a free port. */
+async function connectHttp(db: string): Promise<Connection> {
+  const child: Child = await startCli(['mcp', '--http', '--port', '0', '--db', db, '--log-level', 'error']);
+  expect(child.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  const client = new Client({ name: 'skillsmith-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(child.url)));
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await child.stop();
+    },
+  };
+}
+
+const resourceText = (c: { uri: string } & ({ text: string } | { blob: string })) => ('text' in c ? c.text : '');
+const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+/** Calls a tool that must succeed and returns its structured content. */
+async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+  const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  expect(r.isError, `${name}: ${text(r)}`).toBeFalsy();
+  return r.structuredContent as T;
+}
+
+/** Calls a tool that must fail with a tool error and returns the message. */
+async function toolError(client: Client, name: string, args: unknown): Promise<string> {
+  const r = (await client.callTool({ name, arguments: args as Record<string, unknown> })) as CallToolResult;
+  expect(r.isError, `${name} should fail`).toBe(true);
+  return text(r);
+}
+
+interface SkillRow {
+  name: string;
+  eta: number;
+  sourceSessions: string[];
+}
+
+// One contract, run on both transports.
+describe.each([
+  ['stdio', connectStdio],
+  ['streamable HTTP', connectHttp],
+] as const)('MCP over %s', (_label, connect) => {
+  let conn: Connection;
+  let client: Client;
+
+  beforeAll(async () => {
+    const db = join(tmp, `${_label.replace(/\W/g, '-')}.db`);
+    await learnSample(db);
+    conn = await connect(db);
+    client = conn.client;
+  });
+  afterAll(async () => conn?.close());
+
+  it('lists the six tools with their input schemas', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['compile_skill', 'end_session', 'list_skills', 'recall_skills', 'record_tool_call', 'skill_feedback']);
+    const record = tools.find((t) => t.name === 'record_tool_call')!;
+    expect(record.inputSchema.required).toEqual(['tool']);
+    expect(Object.keys(record.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['session_id', 'goal', 'tool', 'args', 'result', 'ok']));
+    expect(client.getInstructions()).toMatch(/recall_skills/);
+  });
+
+  it('lists the learned skills', async () => {
+    const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
+    expect(skills.map((s) => s.name).sort()).toEqual([
+      'exchange-delivered-order-items',
+      'laptop-exchange-delivered-order-items',
+      'return-delivered-order-items',
+      'reveal-return-delivered-order-items',
+      'run-speed-test',
+    ]);
+  });
+
+  it('records a session call by call, then compiles a skill from it (dry run, then commit) and serves it as a resource', async () => {
+    expect(await toolError(client, 'record_tool_call', { tool: 'find_user_id_by_name_zip' })).toMatch(/needs its goal/);
+
+    const goal = 'Change the size of the t-shirt in my pending order #W1234567 to a large one';
+    const first = await ok<{ session_id: string }>(client, 'record_tool_call', {
+      goal,
+      tool: 'find_user_id_by_name_zip',
+      args: { first_name: 'Ana', last_name: 'Lopez', zip: '12345' },
+      result: 'ana_lopez_1234',
+    });
+    const id = first.session_id;
+    expect(id).toMatch(/^s_/);
+    for (const [tool, args, result] of [
+      ['get_user_details', { user_id: 'ana_lopez_1234' }, { orders: ['#W1234567'] }],
+      ['get_order_details', { order_id: '#W1234567' }, { status: 'pending', items: [{ item_id: '111' }] }],
+      ['get_product_details', { product_id: '9' }, { variants: { '222': { size: 'L' } } }],
+      ['modify_pending_order_items', { order_id: '#W1234567', item_ids: ['111'], new_item_ids: ['222'] }, { status: 'pending (item modified)' }],
+    ] as const) {
+      expect((await ok<{ session_id: string }>(client, 'record_tool_call', { session_id: id, tool, args, result })).session_id).toBe(id);
+    }
+    expect(await ok(client, 'end_session', { session_id: id, outcome: 'success', reward: 1 })).toMatchObject({ outcome: 'success' });
+    expect(await toolError(client, 'record_tool_call', { session_id: id, tool: 'calculate' })).toMatch(/already ended/);
+
+    const dry = await ok<{ dryRun: boolean; action: string; skill: { name: string }; skillMd: string; parents: { sessions: { id: string }[] } }>(client, 'compile_skill', {
+      session_ids: [id],
+    });
+    expect(dry).toMatchObject({ dryRun: true, action: 'add' });
+    expect(dry.parents.sessions.map((s) => s.id)).toEqual([id]);
+    expect(dry.skillMd).toContain('modify_pending_order_items');
+    expect((await client.listResources()).resources.map((r) => r.name)).not.toContain(dry.skill.name);
+
+    const done = await ok<{ dryRun: boolean; action: string; skill: { name: string } }>(client, 'compile_skill', { session_ids: [id], commit: true });
+    expect(done).toMatchObject({ dryRun: false, action: 'add', skill: { name: dry.skill.name } });
+    const read = await client.readResource({ uri: `skill://${done.skill.name}` });
+    expect(read.contents[0]).toMatchObject({ uri: `skill://${done.skill.name}`, mimeType: 'text/markdown' });
+    expect(resourceText(read.contents[0])).toMatch(new RegExp(`^---\\nname: ${done.skill.name}\\n`));
+  });
+
+  it('compiles from a cue', async () => {
+    const r = await ok<{ dryRun: boolean; action: string; cluster: string | null }>(client, 'compile_skill', {
+      cue: 'You want to exchange the water bottle and the desk lamp you received for other options',
+    });
+    expect(r.dryRun).toBe(true);
+    expect(r.cluster).not.toBeNull();
+  });
+
+  it('recalls the context pack and skill ids; the session outcome becomes a trial of the skills served', async () => {
+    const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
+    const target = skills.find((s) => s.name === 'return-delivered-order-items')!;
+    const goal = 'I received my order but I want to return a couple of the items in it for a refund';
+    const start = await ok<{ session_id: string }>(client, 'record_tool_call', { goal, tool: 'find_user_id_by_email', args: { email: 'x@example.com' }, result: 'u1' });
+    const r = (await client.callTool({ name: 'recall_skills', arguments: { goal, top_k: 2, session_id: start.session_id } })) as CallToolResult;
+    expect(r.isError).toBeFalsy();
+    const data = r.structuredContent as { skill_ids: string[]; skills: { name: string }[]; context: string; tools: string[] };
+    expect(data.skills.map((s) => s.name)).toContain('return-delivered-order-items');
+    expect(data.skill_ids.length).toBe(data.skills.length);
+    expect(text(r)).toContain('### Skill: ');
+    expect(text(r)).toContain(`Skill ids: ${data.skill_ids.join(', ')}`);
+    expect(data.tools).toContain('return_delivered_order_items');
+
+    await ok(client, 'end_session', { session_id: start.session_id, outcome: 'success' });
+    const after = (await ok<{ skills: SkillRow[] }>(client, 'list_skills', {})).skills.find((s) => s.name === target.name)!;
+    expect(after.eta).toBeGreaterThan(target.eta);
+
+    const none = (await client.callTool({ name: 'recall_skills', arguments: { goal: 'Bake sourdough bread with a rye starter' } })) as CallToolResult;
+    expect(none.isError).toBeFalsy();
+    expect(text(none)).toBe('No learned skill matches this goal.');
+  });
+
+  it('applies feedback', async () => {
+    const r = await ok<{ name: string; eta: number }>(client, 'skill_feedback', { skill: 'run-speed-test', signal: 'up' });
+    expect(r.name).toBe('run-speed-test');
+    expect(r.eta).toBeGreaterThan(0.5);
+    expect(await toolError(client, 'skill_feedback', { skill: 'run-speed-test', signal: 'reward' })).toMatch(/needs reward/);
+    expect(await toolError(client, 'skill_feedback', { skill: 'no-such-skill', signal: 'up' })).toMatch(/no skill named "no-such-skill"/);
+  });
+
+  it('lists skills as resources and reads one as SKILL.md; an unknown one is an error', async () => {
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toContain('skill://run-speed-test');
+    expect(resources.every((r) => r.mimeType === 'text/markdown')).toBe(true);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('skill://{name}');
+    const read = await client.readResource({ uri: 'skill://run-speed-test' });
+    expect(resourceText(read.contents[0])).toMatch(/^---\nname: run-speed-test\n/);
+    await expect(client.readResource({ uri: 'skill://no-such-skill' })).rejects.toThrow(/no skill named "no-such-skill"/);
+  });
+
+  it('answers a malformed call with a tool error and keeps serving', async () => {
+    expect(await toolError(client, 'recall_skills', { goal: 42 })).toMatch(/Input validation error.*goal/s);
+    expect(await toolError(client, 'end_session', { session_id: 'x', outcome: 'maybe' })).toMatch(/outcome/);
+    expect(await toolError(client, 'compile_skill', {})).toMatch(/session_ids or cue/);
+    expect(await toolError(client, 'compile_skill', { session_ids: ['no-such-session'] })).toMatch(/unknown session id\(s\).*no-such-session/);
+    expect(await toolError(client, 'end_session', { session_id: 'no-such-session', outcome: 'success' })).toMatch(/no session no-such-session/);
+    expect(await toolError(client, 'no_such_tool', {})).toMatch(/no_such_tool not found/);
+    expect((await client.listTools()).tools).toHaveLength(6);
+  });
+});
+
+describe('MCP over HTTP, trust boundary', () => {
+  it('requires the bearer token when it was started with one', async () => {
+    const memory = await openMemory({ db: join(tmp, 'token.db'), logLevel: 'silent', auditFile: null });
+    const server = await serveMcpHttp(memory, { port: 0, token: 'mcp-token-0123456789abcdef', requireToken: true });
+    try {
+      const anonymous = new Client({ name: 't', version: '1' });
+      await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow(/missing or wrong bearer token/);
+      const authorised = new Client({ name: 't', version: '1' });
+      await authorised.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: 'Bearer mcp-token-0123456789abcdef' } } }));
+      expect((await authorised.listTools()).tools).toHaveLength(6);
+      await authorised.close();
+    } finally {
+      await server.close();
+      await memory.close();
+    }
+  });
+
+  it('refuses to listen beyond loopback without a token', async () => {
+    const memory = await openMemory({ db: join(tmp, 'bind.db'), logLevel: 'silent', auditFile: null });
+    try {
+      await expect(serveMcpHttp(memory, { host: '0.0.0.0', port: 0 })).rejects.toThrow(/without a token/);
+    } finally {
+      await memory.close();
+    }
+  });
+});
