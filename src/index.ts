@@ -8,6 +8,8 @@ export type { Embedder, EmbedderThresholds } from './embedders/embedder.js';
 export type { Distiller, DistillInput } from './distillers/distiller.js';
 export type { Store } from './store/store.js';
 export { openSqliteStore, SqliteStore } from './store/sqlite/sqlite-store.js';
+export { openPgStore, PgStore, type PgStoreOptions } from './store/postgres/pg-store.js';
+export { openStore, isPostgresUrl } from './store/open-store.js';
 export { createGloveEmbedder, GloveEmbedder } from './embedders/glove/glove-embedder.js';
 export { HeuristicDistiller } from './distillers/heuristic-distiller.js';
 export { parseSkillMd, serializeSkillMd, validateSkillMd } from './domain/skill-md/index.js';

@@ -13,7 +13,7 @@ import type { IngestFormat, IngestProblem } from './capture/parse-file.js';
 import { capText } from './capture/normalized-jsonl.js';
 import { RecallIndex, type RecalledSkill } from './pipeline/recall.js';
 import type { SynthesisReport } from './pipeline/synthesize.js';
-import { openSqliteStore } from './store/sqlite/sqlite-store.js';
+import { isPostgresUrl, openStore } from './store/open-store.js';
 import type { SkillEvent, Store } from './store/store.js';
 import { createLogger, type Logger, type LogLevel } from './support/log.js';
 import { EventBus, type Listener, type SkillEventType, type BusEvent } from './support/event-bus.js';
@@ -22,7 +22,7 @@ import type { CompileRequest, CompileResult } from './pipeline/compile.js';
 import type { Explanation } from './pipeline/explain.js';
 
 export interface OpenMemoryOptions {
-  /** SQLite file path (default ./skillsmith.db or SKILLSMITH_DB), or a ready Store. */
+  /** SQLite file path or postgres:// URL (default ./skillsmith.db or SKILLSMITH_DB), or a ready Store. */
   db?: string | Store;
   namespace?: string;
   config?: SkillsmithConfigInput;
@@ -614,8 +614,9 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
   let auditFile: string | null = opts.auditFile ?? null;
   if (!config.disabled) {
     const path = typeof opts.db === 'object' ? null : (opts.db ?? process.env.SKILLSMITH_DB ?? './skillsmith.db');
-    store = typeof opts.db === 'object' ? opts.db : openSqliteStore(path!);
-    if (opts.auditFile === undefined && path && path !== ':memory:') auditFile = `${path}.audit.jsonl`;
+    store = typeof opts.db === 'object' ? opts.db : await openStore(path!, { postgres: { log: log.child('store') } });
+    // The JSONL audit copy sits beside a SQLite file; a shared PostgreSQL memory keeps its audit table only.
+    if (opts.auditFile === undefined && path && path !== ':memory:' && !isPostgresUrl(path)) auditFile = `${path}.audit.jsonl`;
   }
   return new Memory(store, config, embedder, distiller, log, opts.now ?? (() => new Date()), auditFile).init();
 }

@@ -1,6 +1,8 @@
-// A throwaway PostgreSQL cluster for tests: initdb into a temporary directory, started on a free local port
-// as a non-root user (the `postgres` account when the tests run as root), stopped and deleted afterwards.
-// Nothing is skipped: when PostgreSQL cannot start, startPgServer() throws and says why and what to do.
+// A throwaway PostgreSQL cluster for tests and benchmarks: initdb into a temporary directory, started on a
+// free local port as a non-root user (the `postgres` account when run as root), stopped and deleted
+// afterwards. Nothing is skipped: when PostgreSQL cannot start, startPgServer() throws and says why and what
+// to do. Tests reach it through test/support/pg-server.ts; it lives here so `node dist/bench/pg-bench.js`
+// can start one too.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError, loadConfig, type SkillsmithConfig } from '../config/config.js';
+import { isPostgresUrl } from '../store/open-store.js';
 
 /** The flags the doctor and reembed commands read (a subset of the CLI's global flags). */
 export interface CommandFlags {
@@ -36,11 +37,12 @@ export function configFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = pr
   return loadConfig(input, env);
 }
 
-/** The SQLite path the CLI would use: --db, else SKILLSMITH_DB, else ./skillsmith.db. */
+/** The memory the CLI would use (SQLite path or postgres:// URL): --db, else SKILLSMITH_DB, else ./skillsmith.db. */
 export function dbPathFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = process.env): string {
   return flags.db ?? env.SKILLSMITH_DB ?? './skillsmith.db';
 }
 
+/** A SQLite file that exists, or a PostgreSQL URL (whether it answers is for the store to say). */
 export function dbExists(path: string): boolean {
-  return path === ':memory:' || existsSync(path);
+  return path === ':memory:' || isPostgresUrl(path) || existsSync(path);
 }

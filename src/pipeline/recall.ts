@@ -59,9 +59,18 @@ export class RecallIndex {
   private async ensure() {
     const token = await this.store.changeToken();
     if (!this.stale && this.index && token === this.token) return;
-    const all = await this.store.listSkills(this.namespace, { corpus: 'internal' });
     const strength = this.config.recall.centering;
-    this.center = strength > 0 ? GoalMean.fromJSON(await this.store.getState(this.namespace, `goal-mean:${this.embedder.id}`), this.embedder.dimensions).direction() : null;
+    let all: Skill[];
+    let mean: string | null = null;
+    try {
+      all = await this.store.listSkills(this.namespace, { corpus: 'internal' });
+      if (strength > 0) mean = await this.store.getState(this.namespace, `goal-mean:${this.embedder.id}`);
+    } catch (e) {
+      // A networked store that is restarting: keep serving the index already loaded; the next recall retries.
+      if (this.index) return;
+      throw e;
+    }
+    this.center = strength > 0 ? GoalMean.fromJSON(mean, this.embedder.dimensions).direction() : null;
     const index = new VectorIndex(this.embedder.dimensions);
     const skills = new Map<string, Skill>();
     for (const s of all) {

@@ -36,11 +36,14 @@ Commands
   mcp [--http --port N]       MCP server over stdio (or streamable HTTP at /mcp)
   doctor                      check each configured back end (reachable, model, dimension, round trip); exit 1 if broken
   reembed [--dry-run]         re-embed every skill with the configured embedder and clear the cluster state
+  migrate --from A --to B     copy a whole memory between SQLite and PostgreSQL (either way) into an empty
+                              target, verified by row counts and checksums per table
   eval --train A --test B     replay evaluation: hit rate, step agreement, steps saved, false recall,
                               baselines (see "skillsmith eval --help")
 
 Options
-  --db PATH          SQLite memory file (default ./skillsmith.db, or SKILLSMITH_DB)
+  --db PATH|URL      SQLite memory file or postgres://user@host:5432/db for a fleet (default ./skillsmith.db,
+                     or SKILLSMITH_DB)
   --namespace NS     memory namespace (default "default")
   --config FILE      JSON configuration file (see README "Configuration")
   --format F         ingest format: auto | jsonl | openai (default auto)
@@ -86,6 +89,8 @@ const options = {
   out: { type: 'string' },
   all: { type: 'boolean' },
   'log-level': { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -124,6 +129,8 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'serve') return (await import('./commands/serve.js')).serveCommand(args, flags);
   if (command === 'mcp') return (await import('./commands/mcp.js')).mcpCommand(args, flags);
   if (command === 'reembed') return (await import('./commands/reembed.js')).reembedCommand(args, flags);
+  // migrate opens its two memories itself (and never --db).
+  if (command === 'migrate') return (await import('./commands/migrate.js')).migrateCommand(args, flags);
   // An unknown command must not create a database on its way to failing.
   if (!COMMANDS.has(command)) {
     process.stderr.write(`skillsmith: unknown command "${command}"\nRun "skillsmith --help" for usage.\n`);

@@ -1,7 +1,7 @@
 import { ConfigError } from '../../../config/config.js';
 import { runDoctor, type DoctorDeps, type DoctorReport } from '../../../doctor/doctor.js';
 import { configFromFlags, dbExists, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../../../doctor/command-support.js';
-import { openSqliteStore } from '../../../store/sqlite/sqlite-store.js';
+import { openStore } from '../../../store/open-store.js';
 
 /**
  * `skillsmith doctor [--config FILE] [--db PATH] [--namespace NS] [--json]`: checks each configured back end
@@ -24,7 +24,7 @@ export async function doctorCommand(args: string[], flags: CommandFlags, io: Com
     throw e;
   }
   const dbPath = dbPathFromFlags(flags);
-  const opened = deps.store ? undefined : dbExists(dbPath) ? openSqliteStore(dbPath) : undefined;
+  const opened = deps.store ? undefined : dbExists(dbPath) ? await openStore(dbPath) : undefined;
   const store = deps.store ?? opened;
   try {
     const report = await runDoctor(config, { ...deps, store, namespace: config.namespace });

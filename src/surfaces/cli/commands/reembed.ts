@@ -4,7 +4,7 @@ import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/
 import { createEmbedder, type BackendDeps } from '../../../embedders/create-embedder.js';
 import type { Embedder } from '../../../embedders/embedder.js';
 import { SkillsmithError } from '../../../llm/skillsmith-error.js';
-import { openSqliteStore } from '../../../store/sqlite/sqlite-store.js';
+import { openStore } from '../../../store/open-store.js';
 
 export interface ReembedCommandDeps extends BackendDeps {
   store?: ReembedStore & { close?(): Promise<void> };
@@ -36,7 +36,7 @@ export async function reembedCommand(args: string[], flags: CommandFlags, io: Co
     io.stderr(`skillsmith: no memory file at ${dbPath}: nothing to re-embed (use --db PATH)`);
     return 1;
   }
-  const store = deps.store ?? (openSqliteStore(dbPath) as unknown as ReembedStore & { close(): Promise<void> });
+  const store = deps.store ?? (await openStore(dbPath));
   let embedder: (Embedder & { close?(): Promise<void> }) | undefined;
   try {
     embedder = deps.embedder ?? (await createEmbedder(config, deps));

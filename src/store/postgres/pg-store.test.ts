@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPgServer, type PgServer } from '../../bench/pg-server.js';
+import { isPostgresUrl, openStore } from '../open-store.js';
+import { call, session, skill, storeContract } from '../store.contract.js';
+import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
+import { openPgStore, type PgStore } from './pg-store.js';
+import { openSqliteStore } from '../sqlite/sqlite-store.js';
+import { createLogger } from '../../support/log.js';
+
+const quiet = createLogger('silent');
+let server: PgServer;
+const opened: PgStore[] = [];
+
+beforeAll(async () => {
+  server = await startPgServer();
+});
+
+afterAll(async () => {
+  for (const s of opened.splice(0)) await s.close();
+  await server?.stop();
+});
+
+async function open(url: string, opts: Parameters<typeof openPgStore>[1] = {}): Promise<PgStore> {
+  const store = await openPgStore(url, { pollMs: 0, log: quiet, ...opts });
+  opened.push(store);
+  return store;
+}
+
+storeContract('postgres', async () => {
+  const url = await server.createDatabase();
+  const store = await openPgStore(url, { pollMs: 0, log: quiet });
+  return { store, peer: () => openPgStore(url, { pollMs: 0, log: quiet }), cleanup: () => store.close() };
+});
+
+describe('PostgreSQL store: opening', () => {
+  it('creates a fresh database at the latest schema version; reopening applies nothing twice', async () => {
+    const url = await server.createDatabase();
+    const store = await open(url);
+    expect(store.kind).toBe('postgres');
+    expect(await store.schemaVersion()).toBe(latestPgSchemaVersion);
+    const { rows } = await store.pool.query('SELECT version FROM schema_migrations ORDER BY version');
+    expect(rows.map((r) => r.version)).toEqual(pgMigrations.map((m) => m.version));
+    await store.close();
+    const again = await open(url);
+    expect((await again.pool.query('SELECT COUNT(*) AS n FROM schema_migrations')).rows[0].n).toBe(pgMigrations.length);
+  });
+
+  it('many processes opening one fresh database at once migrate it exactly once', async () => {
+    const url = await server.createDatabase();
+    const stores = await Promise.all(Array.from({ length: 6 }, () => open(url)));
+    for (const s of stores) expect(await s.schemaVersion()).toBe(latestPgSchemaVersion);
+    expect((await stores[0].pool.query('SELECT COUNT(*) AS n FROM schema_migrations')).rows[0].n).toBe(pgMigrations.length);
+  });
+
+  it('keeps the password out of its location and says clearly when the server cannot be reached', async () => {
+    const url = await server.createDatabase();
+    const withPassword = url.replace('postgres@', 'postgres:s3cret@');
+    const store = await open(withPassword);
+    expect(store.location).not.toContain('s3cret');
+    const dead = `postgres://postgres:s3cret@127.0.0.1:1/nowhere`;
+    const err = await openPgStore(dead, { pollMs: 0 }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/cannot open PostgreSQL memory at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nowhere/);
+    expect((err as Error).message).not.toContain('s3cret');
+  });
+
+  it('openStore picks the back end from the location', async () => {
+    expect(isPostgresUrl('postgres://h/db')).toBe(true);
+    expect(isPostgresUrl('postgresql://u@h:5432/db')).toBe(true);
+    expect(isPostgresUrl('./skillsmith.db')).toBe(false);
+    expect(isPostgresUrl('/var/lib/postgres.db')).toBe(false);
+    const pgStore = await openStore(await server.createDatabase());
+    expect(pgStore.kind).toBe('postgres');
+    await pgStore.close();
+    const sqlite = await openStore(':memory:');
+    expect(sqlite.kind).toBe('sqlite');
+    await sqlite.close();
+  });
+});
+
+describe('PostgreSQL store: many writers', () => {
+  it('numbers sessions in commit order: a watermark reader racing concurrent writers never skips one', async () => {
+    const url = await server.createDatabase();
+    const writers = await Promise.all(Array.from({ length: 6 }, () => open(url, { poolSize: 4 })));
+    const reader = await open(url);
+    let done = false;
+    const seen: string[] = [];
+    // What a synthesis pass does: read everything after the watermark, move the watermark to the last seq read.
+    const tail = (async () => {
+      let mark = 0;
+      for (;;) {
+        const finished = done;
+        const page = await reader.listSessionsAfter('race', mark, 500);
+        for (const s of page) seen.push(s.id);
+        if (page.length) mark = page[page.length - 1].seq!;
+        if (finished && page.length === 0) return;
+      }
+    })();
+    await Promise.all(
+      writers.map(async (w, i) => {
+        const work: Promise<unknown>[] = [];
+        for (let j = 0; j < 150; j++) {
+          const id = `w${i}-s${j}`;
+          if (j % 3 === 0) work.push(w.insertSessions([session('race', id, 'batch', [call(0, 't')])]));
+          else {
+            const { calls: _c, ...head } = session('race', id, 'live');
+            work.push(w.beginSession(head));
+          }
+        }
+        await Promise.all(work);
+      }),
+    );
+    done = true;
+    await tail;
+    expect(seen).toHaveLength(900);
+    expect(new Set(seen).size).toBe(900);
+  });
+
+  it('hands out event ids in commit order: a reader tailing "after id N" misses none', async () => {
+    const url = await server.createDatabase();
+    const writers = await Promise.all(Array.from({ length: 4 }, () => open(url, { poolSize: 4 })));
+    const reader = await open(url);
+    let done = false;
+    const seen: number[] = [];
+    const tail = (async () => {
+      let after = 0;
+      for (;;) {
+        const finished = done;
+        const page = await reader.events('default', { afterId: after, limit: 200 });
+        for (const e of page) seen.push(e.payload.n as number);
+        if (page.length) after = page[page.length - 1].id;
+        if (finished && page.length === 0) return;
+      }
+    })();
+    await Promise.all(
+      writers.map((w, i) => Promise.all(Array.from({ length: 100 }, (_, j) => w.appendEvent('default', 'test.tick', null, { n: i * 100 + j }, new Date().toISOString())))),
+    );
+    done = true;
+    await tail;
+    expect(seen).toHaveLength(400);
+    expect(new Set(seen).size).toBe(400);
+  });
+
+  it('a pass lock dies with the connection that holds it: the server releases it, no expiry needed', async () => {
+    const url = await server.createDatabase();
+    const a = await open(url);
+    const b = await open(url);
+    const release = await a.tryLock('synthesis:default', 'host-a:1:x', 1);
+    expect(release).not.toBeNull();
+    // The expiry is no reason to take it: the holder is connected.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await b.tryLock('synthesis:default', 'host-b:2:y', 60_000)).toBeNull();
+    const holder = await b.pool.query(`SELECT holder FROM locks WHERE name = 'synthesis:default'`);
+    expect(holder.rows[0].holder).toBe('host-a:1:x');
+    // Its process dies (here: its connection is cut, as when a host vanishes).
+    await b.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`);
+    await expect.poll(async () => {
+      const r = await b.tryLock('synthesis:default', 'host-b:2:y', 60_000);
+      if (r) await r();
+      return r !== null;
+    }, { timeout: 5_000, interval: 50 }).toBe(true);
+    await release!(); // a no-op now, and it does not throw
+  });
+
+  it('notifies other processes of skill changes without a round trip per check', async () => {
+    const url = await server.createDatabase();
+    const a = await open(url);
+    const b = await open(url);
+    const t0 = await b.changeToken();
+    await a.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 't', detail: {}, at: '2025-01-01T00:00:00.000Z' });
+    await expect.poll(() => b.changeToken(), { timeout: 5_000, interval: 10 }).not.toBe(t0);
+    // Recording sessions and recalls does not make every process reload its skills.
+    const t1 = await b.changeToken();
+    await a.insertSessions([session('default', 's1', 'g', [call(0, 't')])]);
+    await a.recordRecall('default', { sessionId: 's1', goal: 'g', at: '2025-01-01T00:00:00.000Z', items: [{ skillId: 'sk_old', rank: 0, similarity: 1 }] });
+    expect(await a.skillsServedForSession('default', 's1')).toEqual(['sk_old']);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await b.changeToken()).toBe(t1);
+  });
+
+  it('falls back to reading the change counter when no notification arrives', async () => {
+    const url = await server.createDatabase();
+    const a = await open(url);
+    const b = await open(url, { pollMs: 50 });
+    const t0 = await b.changeToken();
+    // A change committed without NOTIFY (as through a pooler that drops it).
+    await a.pool.query('UPDATE change_counter SET value = value + 1 WHERE id = 1');
+    await expect.poll(() => b.changeToken(), { timeout: 5_000, interval: 20 }).not.toBe(t0);
+  });
+
+  it('stores text that SQLite would sort the same way: byte order, whatever the locale', async () => {
+    const url = await server.createDatabase();
+    const s = await open(url);
+    for (const [i, id] of ['b', 'B', 'a', '_x', 'Ä'].entries()) {
+      await s.writeSkill({ action: 'add', skill: skill({ id, name: `n${i}`, createdAt: '2025-01-01T00:00:00.000Z' }), parents: [], actor: 't', detail: {}, at: '2025-01-01T00:00:00.000Z' });
+    }
+    expect((await s.listSkills('default')).map((k) => k.id)).toEqual(['B', '_x', 'a', 'b', 'Ä']);
+  });
+});
+
+describe('PostgreSQL store: schema', () => {
+  it('has every table of the SQLite schema with the same columns in the same order (a memory copies column for column)', async () => {
+    const s = await open(await server.createDatabase());
+    const lite = openSqliteStore(':memory:');
+    try {
+      const tables = (lite.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
+      expect(tables.length).toBeGreaterThan(10);
+      for (const t of tables) {
+        const liteCols = (lite.db.prepare(`PRAGMA table_info(${t})`).all() as { name: string }[]).map((c) => c.name);
+        const { rows } = await s.pool.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`, [t]);
+        expect(rows.map((r) => r.column_name), t).toEqual(liteCols);
+      }
+    } finally {
+      await lite.close();
+    }
+  });
+});

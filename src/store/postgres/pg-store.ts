@@ -1,0 +1,1078 @@
+import pg from 'pg';
+import type { AuditRecord, Fact, Outcome, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
+import { fromBuffer, toBuffer } from '../../index/vector-math.js';
+import { createLogger, type Logger } from '../../support/log.js';
+import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
+import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
+import { isConnectionError } from './connection-error.js';
+import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
+import { WriteBehindQueue } from './write-behind.js';
+
+type Row = Record<string, any>;
+/** A connection in a transaction, or the store's own retrying autocommit path. */
+type Db = { query(text: string, values?: unknown[]): Promise<pg.QueryResult> };
+
+export interface PgStoreOptions {
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  /** How often the change counter is read as a fallback to LISTEN/NOTIFY, in ms (default 5000; 0 = never). */
+  pollMs?: number;
+  /** Recall records waiting for an unreachable database, at most (default 10,000; the oldest are dropped). */
+  recallQueueLimit?: number;
+  /** Shown in pg_stat_activity. */
+  applicationName?: string;
+  log?: Logger;
+}
+
+/** Parses bigint (int8) columns, COUNT(*) and sequences to numbers: ids and seqs stay far below 2^53. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 && format !== 'binary') return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+} as pg.CustomTypesConfig;
+
+/**
+ * Opens (creating and migrating as needed) a PostgreSQL memory: `postgres://user:pass@host:5432/db`.
+ * Waits for the migrations and the change listener; throws with the server's reason when it cannot connect.
+ */
+export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
+  const log = opts.log ?? createLogger('warn', 'skillsmith.store.postgres');
+  const config: pg.ClientConfig = {
+    connectionString: url,
+    application_name: opts.applicationName ?? 'skillsmith',
+    types,
+    keepAlive: true,
+    connectionTimeoutMillis: 10_000,
+  };
+  const pool = new pg.Pool({ ...config, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 });
+  // An idle connection that the server drops (restart, network) must not crash the process.
+  pool.on('error', (e) => log.debug('idle connection lost', { error: String(e) }));
+  try {
+    await migratePg(pool);
+  } catch (e) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`cannot open PostgreSQL memory at ${redactUrl(url)}: ${(e as Error).message}`, { cause: e });
+  }
+  const store = new PgStore(pool, redactUrl(url), config, log, opts);
+  try {
+    await store.start();
+  } catch (e) {
+    await store.close();
+    throw new Error(`cannot listen for changes on ${redactUrl(url)}: ${(e as Error).message}`, { cause: e });
+  }
+  return store;
+}
+
+/**
+ * Applies the migrations the database has not seen yet, each in its own transaction. Many processes may
+ * open a fresh database at once: an advisory lock lets one of them migrate while the others wait.
+ */
+export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query(`SELECT pg_advisory_lock(hashtextextended('skillsmith:migrate', 0))`);
+    try {
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
+      );
+      const applied = new Set((await client.query('SELECT version FROM schema_migrations')).rows.map((r) => r.version as number));
+      for (const m of pgMigrations) {
+        if (m.version > upTo || applied.has(m.version)) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(m.sql);
+          await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, new Date().toISOString()]);
+          await client.query('COMMIT');
+        } catch (e) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw new Error(`migration ${m.version} (${m.name}) failed: ${(e as Error).message}`, { cause: e });
+        }
+      }
+      const { rows } = await client.query('SELECT MAX(version) AS v FROM schema_migrations');
+      return (rows[0].v as number) ?? 0;
+    } finally {
+      await client.query(`SELECT pg_advisory_unlock(hashtextextended('skillsmith:migrate', 0))`).catch(() => undefined);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** The URL without its password, for messages and `location`. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  }
+}
+
+const json = (v: unknown) => JSON.stringify(v ?? null);
+const parseJson = <T>(s: string | null | undefined, fallback: T): T => {
+  if (s == null) return fallback;
+  try {
+    return JSON.parse(s) as T;
+  } catch {
+    return fallback;
+  }
+};
+
+const SKILL_COLUMNS = `s.*, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
+  FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic') AS source_sessions`;
+
+interface AuditRow {
+  namespace: string;
+  at: string;
+  actor: string;
+  action: string;
+  subjectKind: string;
+  subjectId: string;
+  detail: string;
+}
+
+interface EventRow {
+  namespace: string;
+  at: string;
+  type: string;
+  skillId: string | null;
+  payload: string;
+}
+
+interface RecallRecord {
+  namespace: string;
+  sessionId: string | null;
+  goal: string;
+  at: string;
+  items: { skillId: string; rank: number; similarity: number }[];
+}
+
+/**
+ * The PostgreSQL back end: the same tables and semantics as the SQLite store, made safe for many processes
+ * on many hosts. Sessions of a namespace are numbered in commit order (the synthesis watermark never skips
+ * one), events and audit records likewise (a listener reading "after id N" misses nothing), the pass lock
+ * is a session-level advisory lock (released by the server when its holder dies), and the change token is
+ * local: LISTEN/NOTIFY keeps it current, so recall never waits on a round trip.
+ */
+export class PgStore implements Store {
+  readonly kind = 'postgres';
+  private readonly feed: ChangeFeed;
+  private readonly recalls: WriteBehindQueue<RecallRecord>;
+  private closed = false;
+
+  constructor(
+    readonly pool: pg.Pool,
+    readonly location: string,
+    private readonly clientConfig: pg.ClientConfig,
+    private readonly log: Logger,
+    opts: PgStoreOptions = {},
+  ) {
+    this.feed = new ChangeFeed(
+      () => new pg.Client(this.clientConfig),
+      async () => Number((await this.query('SELECT value FROM change_counter WHERE id = 1')).rows[0].value),
+      log.child('changes'),
+      { pollMs: opts.pollMs ?? 5_000 },
+    );
+    this.recalls = new WriteBehindQueue((batch) => this.writeRecalls(batch), log.child('recalls'), { limit: opts.recallQueueLimit ?? 10_000 });
+  }
+
+  /** @internal Starts the change listener (openPgStore does). */
+  async start(): Promise<void> {
+    await this.feed.start();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.recalls.close();
+    await this.feed.stop();
+    await this.pool.end().catch(() => undefined);
+  }
+
+  async changeToken(): Promise<string> {
+    return this.feed.token();
+  }
+
+  async schemaVersion(): Promise<number> {
+    const { rows } = await this.query('SELECT MAX(version) AS v FROM schema_migrations');
+    return (rows[0].v as number) ?? 0;
+  }
+
+  /**
+   * Runs `fn` in one transaction. Retried from the start when the server breaks a deadlock or a serialization
+   * conflict, and when the connection turns out dead before COMMIT was sent (after a server restart the pool
+   * may hand out connections the server has already closed): the server rolled such a transaction back.
+   */
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const c = await this.connect();
+      let broken: Error | undefined;
+      let committing = false;
+      try {
+        await c.query('BEGIN');
+        const out = await fn(c);
+        committing = true;
+        await c.query('COMMIT');
+        return out;
+      } catch (e) {
+        if (isConnectionError(e)) broken = e as Error;
+        else await c.query('ROLLBACK').catch((r) => (broken = r as Error));
+        const code = (e as { code?: string }).code;
+        if ((code === '40P01' || code === '40001') && attempt < 4) continue;
+        if (broken && !committing && attempt < this.staleRetries()) continue;
+        throw e;
+      } finally {
+        c.release(broken);
+      }
+    }
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.pool.connect();
+      } catch (e) {
+        if (!isConnectionError(e) || attempt >= 2) throw e;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+
+  /** Enough attempts to get past every idle connection a restart left dead in the pool. */
+  private staleRetries(): number {
+    return this.pool.totalCount + 2;
+  }
+
+  /**
+   * One autocommit statement. Every single statement this store sends is idempotent (reads, upserts, inserts
+   * that skip existing keys, updates to given values), so one that met a dead connection is sent again on
+   * another connection.
+   */
+  private async query(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.pool.query(text as string, values);
+      } catch (e) {
+        if (!isConnectionError(e) || attempt >= this.staleRetries()) throw e;
+        if (attempt > 0) await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+
+  /**
+   * The end of every transaction that writes audit records or events, in ONE statement: it takes the outbox
+   * lock (the change counter's row, held until commit), so audit and event ids are handed out in commit order
+   * and a reader of "events after id N" never misses one that commits late; with `skillsChanged` it also
+   * bumps the counter and notifies every listening process. Every writer takes this lock last (no deadlock),
+   * and holds it for this statement and its COMMIT only.
+   */
+  private async outbox(c: pg.PoolClient, skillsChanged: boolean, audit: AuditRow[], events: EventRow[]): Promise<number> {
+    const { rows } = await c.query(
+      `WITH v AS (UPDATE change_counter SET value = value + $1 WHERE id = 1 RETURNING value),
+       n AS (SELECT pg_notify('${CHANGE_CHANNEL}', v.value::text) FROM v WHERE $1 > 0),
+       a AS (INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail)
+             SELECT u.namespace, u.at, u.actor, u.action, u.subject_kind, u.subject_id, u.detail
+             FROM v, unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY
+               AS u(namespace, at, actor, action, subject_kind, subject_id, detail, ord) ORDER BY u.ord RETURNING 1),
+       e AS (INSERT INTO events (namespace, at, type, skill_id, payload)
+             SELECT u.namespace, u.at, u.type, u.skill_id, u.payload
+             FROM v, unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[]) WITH ORDINALITY
+               AS u(namespace, at, type, skill_id, payload, ord) ORDER BY u.ord RETURNING 1)
+       SELECT v.value, (SELECT COUNT(*) FROM n) AS notified, (SELECT COUNT(*) FROM a) AS audited, (SELECT COUNT(*) FROM e) AS evented FROM v`,
+      [
+        skillsChanged ? 1 : 0,
+        audit.map((r) => r.namespace),
+        audit.map((r) => r.at),
+        audit.map((r) => r.actor),
+        audit.map((r) => r.action),
+        audit.map((r) => r.subjectKind),
+        audit.map((r) => r.subjectId),
+        audit.map((r) => r.detail),
+        events.map((r) => r.namespace),
+        events.map((r) => r.at),
+        events.map((r) => r.type),
+        events.map((r) => r.skillId),
+        events.map((r) => r.payload),
+      ],
+    );
+    return Number(rows[0].value);
+  }
+
+  // ── capture ────────────────────────────────────────────────────────────────
+
+  /**
+   * Session inserts of one namespace are serialized by a transaction-level advisory lock, so `seq` is handed
+   * out in commit order: a pass that has read up to seq N can never later meet a committed session below N.
+   */
+  private lockSessions(c: Db, namespaces: string[]) {
+    return c.query(
+      // Always in the same (sorted) order, so two batches of several namespaces cannot deadlock.
+      `SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:sessions:' || ns, 0)) FROM unnest($1::text[]) AS ns`,
+      [[...new Set(namespaces)].sort()],
+    );
+  }
+
+  async insertSessions(sessions: Session[]): Promise<{ inserted: number; skipped: number }> {
+    if (sessions.length === 0) return { inserted: 0, skipped: 0 };
+    const inserted = await this.tx(async (c) => {
+      await this.lockSessions(c, sessions.map((s) => s.namespace));
+      let n = 0;
+      const calls: { namespace: string; sessionId: string; call: ToolCall }[] = [];
+      for (const s of sessions) {
+        const res = await c.query(
+          `INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (namespace, id) DO NOTHING`,
+          sessionParams(s),
+        );
+        if (res.rowCount === 0) continue;
+        n++;
+        for (const call of s.calls) calls.push({ namespace: s.namespace, sessionId: s.id, call });
+      }
+      for (let i = 0; i < calls.length; i += 1000) await this.insertCallRows(c, calls.slice(i, i + 1000));
+      return n;
+    });
+    return { inserted, skipped: sessions.length - inserted };
+  }
+
+  private insertCallRows(c: Db, rows: { namespace: string; sessionId: string; call: ToolCall }[]) {
+    const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], []];
+    for (const { namespace, sessionId, call } of rows) {
+      callParams(namespace, sessionId, call).forEach((v, i) => cols[i].push(v));
+    }
+    return c.query(
+      `INSERT INTO tool_calls (namespace, session_id, position, tool, args, result, ok, error, duration_ms, at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::text[], $9::float8[], $10::text[])
+       ON CONFLICT DO NOTHING`,
+      cols,
+    );
+  }
+
+  async beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void> {
+    // One statement, so one implicit transaction: the lock is held until it commits.
+    await this.query({
+      name: 'skillsmith.beginSession',
+      text: `WITH l AS (SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:sessions:' || $1::text, 0)))
+             INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels)
+             SELECT $1, $2::text, $3::text, $4::text, $5::float8, $6::text, $7::text, $8::text, $9::text, $10::text FROM l
+             ON CONFLICT (namespace, id) DO NOTHING`,
+      values: sessionParams({ ...session, calls: [] }),
+    });
+  }
+
+  async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void> {
+    const res = await this.query({
+      name: 'skillsmith.appendCall',
+      text: `INSERT INTO tool_calls (namespace, session_id, position, tool, args, result, ok, error, duration_ms, at)
+             SELECT $1::text, $2::text, $3::int, $4::text, $5::text, $6::text, $7::bool, $8::text, $9::float8, $10::text
+             WHERE EXISTS (SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2)
+             ON CONFLICT DO NOTHING`,
+      values: callParams(namespace, sessionId, call),
+    });
+    if (res.rowCount === 0) {
+      const known = await this.query('SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2', [namespace, sessionId]);
+      if (known.rowCount === 0) throw new Error(`session ${sessionId} is not open in namespace ${namespace}: call beginSession first`);
+    }
+  }
+
+  async endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string): Promise<void> {
+    const res = await this.query({
+      name: 'skillsmith.endSession',
+      text: 'UPDATE sessions SET outcome = $1, reward = $2, ended_at = $3 WHERE namespace = $4 AND id = $5',
+      values: [outcome, reward, endedAt, namespace, sessionId],
+    });
+    if (res.rowCount === 0) throw new Error(`session ${sessionId} does not exist in namespace ${namespace}`);
+  }
+
+  async getSession(namespace: string, id: string): Promise<Session | null> {
+    const { rows } = await this.query('SELECT * FROM sessions WHERE namespace = $1 AND id = $2', [namespace, id]);
+    return rows.length ? (await this.hydrate(rows))[0] : null;
+  }
+
+  async getSessions(namespace: string, ids: string[]): Promise<Session[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.query('SELECT * FROM sessions WHERE namespace = $1 AND id = ANY($2::text[]) ORDER BY seq', [namespace, ids]);
+    return this.hydrate(rows);
+  }
+
+  async listSessionsAfter(namespace: string, afterSeq: number, limit: number): Promise<Session[]> {
+    const { rows } = await this.query('SELECT * FROM sessions WHERE namespace = $1 AND seq > $2 ORDER BY seq LIMIT $3', [namespace, afterSeq, limit]);
+    return this.hydrate(rows);
+  }
+
+  async listSessions(namespace: string, opts: { limit?: number; offset?: number } = {}): Promise<Session[]> {
+    const { rows } = await this.query('SELECT * FROM sessions WHERE namespace = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3', [
+      namespace,
+      opts.limit ?? 100,
+      opts.offset ?? 0,
+    ]);
+    return this.hydrate(rows);
+  }
+
+  async countSessions(namespace: string): Promise<number> {
+    const { rows } = await this.query('SELECT COUNT(*) AS n FROM sessions WHERE namespace = $1', [namespace]);
+    return rows[0].n as number;
+  }
+
+  async existingSessionIds(namespace: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const { rows } = await this.query('SELECT id FROM sessions WHERE namespace = $1 AND id = ANY($2::text[])', [namespace, ids]);
+    return new Set(rows.map((r) => r.id as string));
+  }
+
+  /** Loads the calls of many sessions with one query per 1,000 sessions of a namespace. */
+  private async hydrate(rows: Row[]): Promise<Session[]> {
+    if (rows.length === 0) return [];
+    const byKey = new Map<string, ToolCall[]>();
+    const key = (ns: string, id: string) => `${ns}\u0000${id}`;
+    const byNs = new Map<string, string[]>();
+    for (const r of rows) {
+      let ids = byNs.get(r.namespace);
+      if (!ids) byNs.set(r.namespace, (ids = []));
+      ids.push(r.id);
+    }
+    for (const [ns, ids] of byNs) {
+      for (let i = 0; i < ids.length; i += 1000) {
+        const { rows: calls } = await this.query(
+          'SELECT * FROM tool_calls WHERE namespace = $1 AND session_id = ANY($2::text[]) ORDER BY session_id, position',
+          [ns, ids.slice(i, i + 1000)],
+        );
+        for (const c of calls) {
+          const k = key(ns, c.session_id);
+          let list = byKey.get(k);
+          if (!list) byKey.set(k, (list = []));
+          list.push(callFromRow(c));
+        }
+      }
+    }
+    return rows.map((r) => ({
+      id: r.id,
+      namespace: r.namespace,
+      goal: r.goal,
+      outcome: r.outcome as Outcome,
+      reward: r.reward,
+      agentId: r.agent_id,
+      source: r.source,
+      startedAt: r.started_at,
+      endedAt: r.ended_at,
+      labels: parseJson(r.labels, null),
+      seq: r.seq,
+      calls: byKey.get(key(r.namespace, r.id)) ?? [],
+    }));
+  }
+
+  async addFact(fact: Fact): Promise<void> {
+    await this.query('INSERT INTO facts (namespace, id, text, source, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
+      fact.namespace,
+      fact.id,
+      fact.text,
+      fact.source,
+      fact.createdAt,
+    ]);
+  }
+
+  async listFacts(namespace: string): Promise<Fact[]> {
+    const { rows } = await this.query('SELECT * FROM facts WHERE namespace = $1 ORDER BY created_at, id', [namespace]);
+    return rows.map(factFromRow);
+  }
+
+  // ── synthesis state ───────────────────────────────────────────────────────
+
+  async getState(namespace: string, key: string): Promise<string | null> {
+    const { rows } = await this.query('SELECT value FROM state WHERE namespace = $1 AND key = $2', [namespace, key]);
+    return rows.length ? (rows[0].value as string) : null;
+  }
+
+  async setState(namespace: string, key: string, value: string): Promise<void> {
+    const upsert = 'INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value';
+    // The mean goal direction shapes every recall vector: recall indexes elsewhere must reload when it moves.
+    if (!key.startsWith('goal-mean:')) {
+      await this.query(upsert, [namespace, key, value]);
+      return;
+    }
+    const version = await this.tx(async (c) => {
+      await c.query(upsert, [namespace, key, value]);
+      return this.outbox(c, true, [], []);
+    });
+    this.feed.observe(version);
+  }
+
+  async getCachedEmbeddings(embedderId: string, hashes: string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    if (hashes.length === 0) return out;
+    const { rows } = await this.query('SELECT text_hash, vector FROM embedding_cache WHERE embedder_id = $1 AND text_hash = ANY($2::text[])', [
+      embedderId,
+      hashes,
+    ]);
+    for (const r of rows) out.set(r.text_hash, fromBuffer(r.vector));
+    return out;
+  }
+
+  async putCachedEmbeddings(embedderId: string, entries: { hash: string; vector: Float32Array }[]): Promise<void> {
+    // The last entry for a hash wins, as with INSERT OR REPLACE (one statement cannot upsert a key twice).
+    const latest = new Map(entries.map((e) => [e.hash, e.vector]));
+    const all = [...latest];
+    for (let i = 0; i < all.length; i += 1000) {
+      const chunk = all.slice(i, i + 1000);
+      await this.query(
+        `INSERT INTO embedding_cache (embedder_id, text_hash, vector) SELECT $1, h, v FROM unnest($2::text[], $3::bytea[]) AS u(h, v)
+         ON CONFLICT (embedder_id, text_hash) DO UPDATE SET vector = excluded.vector`,
+        [embedderId, chunk.map(([h]) => h), chunk.map(([, v]) => toBuffer(v))],
+      );
+    }
+  }
+
+  async loadClusters(namespace: string, embedderId: string): Promise<ClusterRecord[]> {
+    const { rows } = await this.query('SELECT * FROM clusters WHERE namespace = $1 AND embedder_id = $2 ORDER BY id', [namespace, embedderId]);
+    return rows.map((r) => ({
+      id: r.id,
+      centroid: fromBuffer(r.centroid),
+      goalCentroid: fromBuffer(r.goal_centroid),
+      size: r.size,
+      dirty: r.dirty === true,
+      skillId: r.skill_id,
+      lastPassAt: r.last_pass_at,
+      newMembers: [],
+    }));
+  }
+
+  async saveClusters(namespace: string, embedderId: string, clusters: ClusterRecord[], watermark: number): Promise<void> {
+    await this.tx(async (c) => {
+      for (const cl of clusters) {
+        await c.query(
+          `INSERT INTO clusters (namespace, id, embedder_id, centroid, goal_centroid, size, dirty, skill_id, last_pass_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+           ON CONFLICT (namespace, id) DO UPDATE SET centroid = excluded.centroid, goal_centroid = excluded.goal_centroid,
+             size = excluded.size, dirty = excluded.dirty`,
+          [namespace, cl.id, embedderId, toBuffer(cl.centroid), toBuffer(cl.goalCentroid), cl.size, cl.dirty, cl.skillId, cl.lastPassAt],
+        );
+        const members = [...new Set(cl.newMembers)];
+        for (let i = 0; i < members.length; i += 5000) {
+          await c.query(
+            `INSERT INTO cluster_members (namespace, session_id, cluster_id) SELECT $1, s, $2 FROM unnest($3::text[]) AS s
+             ON CONFLICT (namespace, session_id) DO UPDATE SET cluster_id = excluded.cluster_id`,
+            [namespace, cl.id, members.slice(i, i + 5000)],
+          );
+        }
+      }
+      await c.query('INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value', [
+        namespace,
+        `watermark:${embedderId}`,
+        String(watermark),
+      ]);
+    });
+  }
+
+  async clusterMembers(namespace: string, clusterId: string): Promise<string[]> {
+    const { rows } = await this.query(
+      `SELECT m.session_id FROM cluster_members m JOIN sessions s ON s.namespace = m.namespace AND s.id = m.session_id
+       WHERE m.namespace = $1 AND m.cluster_id = $2 ORDER BY s.seq`,
+      [namespace, clusterId],
+    );
+    return rows.map((r) => r.session_id as string);
+  }
+
+  async replaceEmbeddings(namespace: string, change: EmbeddingReplacement): Promise<{ skills: number; clusters: number }> {
+    const out = { skills: 0, clusters: 0 };
+    const version = await this.tx(async (c) => {
+      out.skills = 0;
+      for (const v of change.vectors) {
+        const r = await c.query('UPDATE skills SET embedder_id = $1, embedding = $2, cluster_id = NULL WHERE namespace = $3 AND id = $4', [
+          change.embedderId,
+          toBuffer(v.embedding),
+          namespace,
+          v.skillId,
+        ]);
+        out.skills += r.rowCount ?? 0;
+      }
+      await c.query('DELETE FROM cluster_members WHERE namespace = $1', [namespace]);
+      out.clusters = (await c.query('DELETE FROM clusters WHERE namespace = $1', [namespace])).rowCount ?? 0;
+      await c.query(`DELETE FROM state WHERE namespace = $1 AND (key LIKE 'watermark:%' OR key IN ('tool-stats', 'goal-stats'))`, [namespace]);
+      const detail = json({ embedderId: change.embedderId, skills: out.skills, clusters: out.clusters });
+      return this.outbox(
+        c,
+        true,
+        [{ namespace, at: change.at, actor: change.actor, action: 'skills.reembed', subjectKind: 'namespace', subjectId: namespace, detail }],
+        [{ namespace, at: change.at, type: 'skills.reembedded', skillId: null, payload: detail }],
+      );
+    });
+    this.feed.observe(version);
+    return out;
+  }
+
+  /**
+   * A session-level advisory lock on a connection of its own, kept for the whole pass: exclusive across every
+   * process and host of the database, and released by the server the moment its holder's connection dies
+   * (a killed process, a lost host), so no expiry is needed: `ttlMs` only dates the `locks` row, which tells
+   * people who holds the lock and since when.
+   */
+  async tryLock(name: string, holder: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
+    const client = new pg.Client(this.clientConfig);
+    let held = false;
+    let lost = false;
+    client.on('error', (e) => {
+      if (held && !lost) this.log.warn('the connection holding a pass lock was lost: the lock is released', { name, holder, error: String(e) });
+      lost = true;
+    });
+    await client.connect();
+    const key = `skillsmith:lock:${name}`;
+    try {
+      const { rows } = await client.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [key]);
+      if (!rows[0].ok) {
+        await client.end();
+        return null;
+      }
+      await client.query(
+        `INSERT INTO locks (name, holder, expires_at) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at`,
+        [name, holder, Date.now() + ttlMs],
+      );
+      held = true;
+    } catch (e) {
+      await client.end().catch(() => undefined);
+      throw e;
+    }
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      try {
+        if (!lost) {
+          await client.query('DELETE FROM locks WHERE name = $1 AND holder = $2', [name, holder]);
+          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+        }
+      } catch (e) {
+        this.log.debug('releasing a pass lock failed; closing its connection releases it', { name, error: String(e) });
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    };
+  }
+
+  async markClusterPassed(namespace: string, clusterId: string, at: string, dirty: boolean): Promise<void> {
+    await this.query('UPDATE clusters SET last_pass_at = $1, dirty = $2 WHERE namespace = $3 AND id = $4', [at, dirty, namespace, clusterId]);
+  }
+
+  // ── skills ────────────────────────────────────────────────────────────────
+
+  async listSkills(namespace: string, filter: SkillFilter = {}): Promise<Skill[]> {
+    await this.recalls.flush();
+    const where = ['s.namespace = $1'];
+    const args: unknown[] = [namespace];
+    if (filter.corpus) {
+      args.push(filter.corpus);
+      where.push(`s.corpus = $${args.length}`);
+    }
+    if (!filter.includeSuperseded) where.push('s.superseded_by IS NULL');
+    if (filter.enabled !== undefined) {
+      args.push(filter.enabled);
+      where.push(`s.enabled = $${args.length}`);
+    }
+    if (filter.status?.length) {
+      args.push(filter.status);
+      where.push(`s.status = ANY($${args.length}::text[])`);
+    }
+    const { rows } = await this.query(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE ${where.join(' AND ')} ORDER BY s.created_at, s.id`, args);
+    return rows.map(skillFromRow);
+  }
+
+  async getSkill(namespace: string, idOrName: string): Promise<Skill | null> {
+    await this.recalls.flush();
+    return this.findSkill({ query: (text, values) => this.query(text, values) }, namespace, idOrName);
+  }
+
+  /** By id, else the best row of that name (live first, internal first, newest first); optionally locked. */
+  private async findSkill(c: Db, namespace: string, idOrName: string, forUpdate = false): Promise<Skill | null> {
+    const lock = forUpdate ? ' FOR UPDATE OF s' : '';
+    const byId = await c.query(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.namespace = $1 AND s.id = $2${lock}`, [namespace, idOrName]);
+    if (byId.rows.length) return skillFromRow(byId.rows[0]);
+    const byName = await c.query(
+      `SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.namespace = $1 AND s.name = $2
+       ORDER BY (s.superseded_by IS NULL) DESC, (s.corpus = 'internal') DESC, s.created_at DESC LIMIT 1${lock}`,
+      [namespace, idOrName],
+    );
+    return byName.rows.length ? skillFromRow(byName.rows[0]) : null;
+  }
+
+  async writeSkill(w: SkillWrite): Promise<Skill> {
+    const s = w.skill;
+    const version = await this.tx(async (c) => {
+      if (w.supersedes) {
+        const r = await c.query('UPDATE skills SET superseded_by = $1, updated_at = $2 WHERE id = $3 AND namespace = $4 AND superseded_by IS NULL', [
+          s.id,
+          w.at,
+          w.supersedes,
+          s.namespace,
+        ]);
+        if (r.rowCount !== 1) throw new Error(`cannot supersede ${w.supersedes}: not a live skill in ${s.namespace}`);
+      }
+      await c.query(
+        `INSERT INTO skills (id, namespace, name, description, skill_md, body, version, kind, corpus, status, enabled,
+           tools_required, tool_sequence, success_count, attempt_count, support, eta, utility, trials_attempted, trials_passed,
+           superseded_by, cluster_id, embedder_id, embedding, created_at, updated_at, last_used_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)
+         ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, skill_md = excluded.skill_md,
+           body = excluded.body, version = excluded.version, kind = excluded.kind, corpus = excluded.corpus, status = excluded.status,
+           enabled = excluded.enabled, tools_required = excluded.tools_required, tool_sequence = excluded.tool_sequence,
+           success_count = excluded.success_count, attempt_count = excluded.attempt_count, support = excluded.support,
+           eta = excluded.eta, utility = excluded.utility, trials_attempted = excluded.trials_attempted,
+           trials_passed = excluded.trials_passed, cluster_id = excluded.cluster_id, embedder_id = excluded.embedder_id,
+           embedding = excluded.embedding, updated_at = excluded.updated_at`,
+        [
+          s.id,
+          s.namespace,
+          s.name,
+          s.description,
+          s.skillMd,
+          s.body,
+          s.version,
+          s.kind,
+          s.corpus,
+          s.status,
+          s.enabled,
+          json(s.toolsRequired),
+          json(s.toolSequence),
+          s.successCount,
+          s.attemptCount,
+          s.support,
+          s.eta,
+          s.utility,
+          s.trialsAttempted,
+          s.trialsPassed,
+          s.supersededBy,
+          s.clusterId,
+          s.embedderId,
+          s.embedding ? toBuffer(s.embedding) : null,
+          s.createdAt,
+          s.updatedAt,
+          s.lastUsedAt,
+        ],
+      );
+      if (w.parents.length) {
+        await c.query(
+          `INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at)
+           SELECT $1, k, i, $2, $3 FROM unnest($4::text[], $5::text[]) AS u(k, i) ON CONFLICT DO NOTHING`,
+          [s.id, s.version, w.at, w.parents.map((p) => p.kind), w.parents.map((p) => p.id)],
+        );
+      }
+      if (w.action !== 'reinforce') {
+        await c.query(
+          'INSERT INTO skill_versions (skill_id, version, skill_md, tool_sequence, reason, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
+          [s.id, s.version, s.skillMd, json(s.toolSequence), w.action, w.at],
+        );
+      }
+      if (w.clusterId) {
+        await c.query('UPDATE clusters SET skill_id = $1, dirty = FALSE, last_pass_at = $2 WHERE namespace = $3 AND id = $4', [s.id, w.at, s.namespace, w.clusterId]);
+      }
+      const detail = { ...w.detail, version: s.version, parents: w.parents.length, supersedes: w.supersedes ?? null };
+      const events: EventRow[] = [{ namespace: s.namespace, at: w.at, type: eventType(w.action), skillId: s.id, payload: json({ name: s.name, ...detail }) }];
+      if (w.supersedes) events.push({ namespace: s.namespace, at: w.at, type: 'skill.superseded', skillId: w.supersedes, payload: json({ by: s.id }) });
+      return this.outbox(
+        c,
+        true,
+        [{ namespace: s.namespace, at: w.at, actor: w.actor, action: `skill.${w.action}`, subjectKind: 'skill', subjectId: s.id, detail: json(detail) }],
+        events,
+      );
+    });
+    this.feed.observe(version);
+    return (await this.getSkill(s.namespace, s.id))!;
+  }
+
+  async setSkillEnabled(namespace: string, idOrName: string, enabled: boolean, actor: string): Promise<Skill | null> {
+    const skill = await this.getSkill(namespace, idOrName);
+    if (!skill) return null;
+    const at = new Date().toISOString();
+    const version = await this.tx(async (c) => {
+      await c.query('UPDATE skills SET enabled = $1, updated_at = $2 WHERE id = $3', [enabled, at, skill.id]);
+      const payload = json({ name: skill.name });
+      return this.outbox(
+        c,
+        true,
+        [{ namespace, at, actor, action: enabled ? 'skill.enable' : 'skill.disable', subjectKind: 'skill', subjectId: skill.id, detail: payload }],
+        [{ namespace, at, type: enabled ? 'skill.enabled' : 'skill.disabled', skillId: skill.id, payload }],
+      );
+    });
+    this.feed.observe(version);
+    return this.getSkill(namespace, skill.id);
+  }
+
+  async touchSkills(namespace: string, ids: string[], at: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.query('UPDATE skills SET last_used_at = $1 WHERE namespace = $2 AND id = ANY($3::text[])', [at, namespace, ids]);
+  }
+
+  async provenance(skillId: string): Promise<Provenance[]> {
+    const { rows } = await this.query('SELECT * FROM provenance WHERE skill_id = $1 ORDER BY created_at, source_id', [skillId]);
+    return rows.map((r) => ({ skillId: r.skill_id, sourceKind: r.source_kind, sourceId: r.source_id, version: r.version, createdAt: r.created_at }));
+  }
+
+  async skillVersions(skillId: string): Promise<SkillVersion[]> {
+    const { rows } = await this.query('SELECT * FROM skill_versions WHERE skill_id = $1 ORDER BY created_at, version', [skillId]);
+    return rows.map((r) => ({
+      skillId: r.skill_id,
+      version: r.version,
+      skillMd: r.skill_md,
+      toolSequence: parseJson(r.tool_sequence, []),
+      reason: r.reason,
+      createdAt: r.created_at,
+    }));
+  }
+
+  async audit(namespace: string, opts: { subjectId?: string; limit?: number } = {}): Promise<AuditRecord[]> {
+    const { rows } = opts.subjectId
+      ? await this.query('SELECT * FROM audit WHERE namespace = $1 AND subject_id = $2 ORDER BY id DESC LIMIT $3', [namespace, opts.subjectId, opts.limit ?? 100])
+      : await this.query('SELECT * FROM audit WHERE namespace = $1 ORDER BY id DESC LIMIT $2', [namespace, opts.limit ?? 100]);
+    return rows.map(auditFromRow);
+  }
+
+  async lastEventId(): Promise<number> {
+    const { rows } = await this.query('SELECT COALESCE(MAX(id), 0) AS id FROM events');
+    return rows[0].id as number;
+  }
+
+  async auditSince(afterId: number, limit: number): Promise<AuditRecord[]> {
+    const { rows } = await this.query('SELECT * FROM audit WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit]);
+    return rows.map(auditFromRow);
+  }
+
+  async appendEvent(namespace: string, type: string, skillId: string | null, payload: Record<string, unknown>, at: string): Promise<void> {
+    await this.tx((c) => this.outbox(c, false, [], [{ namespace, at, type, skillId, payload: json(payload) }]));
+  }
+
+  async appendAudit(r: AuditRecord): Promise<void> {
+    await this.tx((c) =>
+      this.outbox(c, false, [{ namespace: r.namespace, at: r.at, actor: r.actor, action: r.action, subjectKind: r.subjectKind, subjectId: r.subjectId, detail: json(r.detail) }], []),
+    );
+  }
+
+  // ── lifecycle ─────────────────────────────────────────────────────────────
+
+  async applyFeedback(req: FeedbackRequest): Promise<{ before: Skill; after: Skill } | null> {
+    await this.recalls.flush();
+    const out = await this.tx(async (c) => {
+      // Lock the row first: concurrent signals on one skill apply one after the other, each to the state the
+      // previous one left, and the once-per-session check below cannot be passed twice.
+      const before = await this.findSkill(c, req.namespace, req.idOrName, true);
+      if (!before) return null;
+      if (req.oncePerSession && req.sessionId) {
+        const seen = await c.query(`SELECT 1 FROM feedback WHERE skill_id = $1 AND session_id = $2 AND signal IN ('trial.pass','trial.fail') LIMIT 1`, [
+          before.id,
+          req.sessionId,
+        ]);
+        if (seen.rowCount) return null;
+      }
+      const next = req.compute(before);
+      await c.query('UPDATE skills SET status = $1, eta = $2, utility = $3, trials_attempted = $4, trials_passed = $5, updated_at = $6 WHERE id = $7', [
+        next.status,
+        next.eta,
+        next.utility,
+        next.trialsAttempted,
+        next.trialsPassed,
+        req.at,
+        before.id,
+      ]);
+      await c.query(
+        `INSERT INTO feedback (namespace, skill_id, signal, value, session_id, at, eta_before, eta_after, status_before, status_after,
+           utility_before, utility_after)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [req.namespace, before.id, req.signal, req.value, req.sessionId, req.at, before.eta, next.eta, before.status, next.status, before.utility, next.utility],
+      );
+      const detail = {
+        signal: req.signal,
+        value: req.value,
+        session: req.sessionId,
+        eta: [before.eta, next.eta],
+        status: [before.status, next.status],
+        utility: [before.utility, next.utility],
+      };
+      const event = (type: string, payload: unknown): EventRow => ({ namespace: req.namespace, at: req.at, type, skillId: before.id, payload: json(payload) });
+      const events: EventRow[] = [];
+      if (next.eta !== before.eta) events.push(event('skill.eta_changed', { name: before.name, from: before.eta, to: next.eta, signal: req.signal }));
+      if (next.status !== before.status) {
+        events.push(event('skill.status_changed', { name: before.name, from: before.status, to: next.status }));
+        if (next.status === 'retired') events.push(event('skill.retired', { name: before.name }));
+      }
+      const version = await this.outbox(
+        c,
+        true,
+        [{ namespace: req.namespace, at: req.at, actor: req.actor, action: 'skill.feedback', subjectKind: 'skill', subjectId: before.id, detail: json(detail) }],
+        events,
+      );
+      // What the row now holds: the locked state plus this signal (no re-read needed).
+      const after: Skill = {
+        ...before,
+        status: next.status,
+        eta: next.eta,
+        utility: next.utility,
+        trialsAttempted: next.trialsAttempted,
+        trialsPassed: next.trialsPassed,
+        updatedAt: req.at,
+      };
+      return { before, after, version };
+    });
+    if (!out) return null;
+    this.feed.observe(out.version);
+    return { before: out.before, after: out.after };
+  }
+
+  async feedbackHistory(skillId: string): Promise<FeedbackRecord[]> {
+    const { rows } = await this.query('SELECT * FROM feedback WHERE skill_id = $1 ORDER BY id', [skillId]);
+    return rows.map((r) => ({
+      id: r.id,
+      skillId: r.skill_id,
+      signal: r.signal,
+      value: r.value,
+      sessionId: r.session_id,
+      at: r.at,
+      etaBefore: r.eta_before,
+      etaAfter: r.eta_after,
+      statusBefore: r.status_before,
+      statusAfter: r.status_after,
+      utilityAfter: r.utility_after,
+    }));
+  }
+
+  /**
+   * Queued and written behind the caller (each recall in one transaction, in order): recall answers from its
+   * in-memory index without waiting on the database, also while the database restarts. Reads that show what
+   * recalls recorded (`skillsServedForSession`, `getSkill`, `listSkills`) write the queue out first.
+   */
+  async recordRecall(namespace: string, recall: { sessionId: string | null; goal: string; at: string; items: { skillId: string; rank: number; similarity: number }[] }): Promise<void> {
+    this.recalls.push({ namespace, sessionId: recall.sessionId, goal: recall.goal.slice(0, 2000), at: recall.at, items: recall.items.map((i) => ({ ...i })) });
+  }
+
+  private async writeRecalls(batch: RecallRecord[]): Promise<void> {
+    await this.tx(async (c) => {
+      for (const r of batch) {
+        const { rows } = await c.query('INSERT INTO recalls (namespace, session_id, goal, at) VALUES ($1, $2, $3, $4) RETURNING id', [r.namespace, r.sessionId, r.goal, r.at]);
+        if (r.items.length === 0) continue;
+        await c.query(
+          `INSERT INTO recall_items (recall_id, skill_id, rank, similarity) SELECT $1::bigint, s, k, m FROM unnest($2::text[], $3::int[], $4::float8[]) AS u(s, k, m)
+           ON CONFLICT DO NOTHING`,
+          [rows[0].id, r.items.map((i) => i.skillId), r.items.map((i) => i.rank), r.items.map((i) => i.similarity)],
+        );
+        await c.query('UPDATE skills SET last_used_at = $1 WHERE namespace = $2 AND id = ANY($3::text[])', [r.at, r.namespace, r.items.map((i) => i.skillId)]);
+      }
+    });
+  }
+
+  /** Recall records still waiting for the database (they are written as soon as it answers). */
+  get pendingRecalls(): number {
+    return this.recalls.pending;
+  }
+
+  async skillsServedForSession(namespace: string, sessionId: string): Promise<string[]> {
+    await this.recalls.flush();
+    const { rows } = await this.query(
+      `SELECT DISTINCT i.skill_id FROM recalls r JOIN recall_items i ON i.recall_id = r.id
+       WHERE r.namespace = $1 AND r.session_id = $2 ORDER BY i.skill_id`,
+      [namespace, sessionId],
+    );
+    return rows.map((r) => r.skill_id as string);
+  }
+
+  async getFacts(namespace: string, ids: string[]): Promise<Fact[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.query('SELECT * FROM facts WHERE namespace = $1 AND id = ANY($2::text[])', [namespace, ids]);
+    const byId = new Map(rows.map((r) => [r.id as string, factFromRow(r)]));
+    return ids.map((id) => byId.get(id)).filter((f): f is Fact => !!f);
+  }
+
+  async events(namespace: string, opts: { afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {
+    const { rows } = await this.query('SELECT * FROM events WHERE namespace = $1 AND id > $2 ORDER BY id LIMIT $3', [
+      namespace,
+      opts.afterId ?? 0,
+      opts.limit ?? 1000,
+    ]);
+    return rows.map((r) => ({ id: r.id, namespace: r.namespace, at: r.at, type: r.type, skillId: r.skill_id, payload: parseJson(r.payload, {}) }));
+  }
+}
+
+function sessionParams(s: Session): unknown[] {
+  return [s.namespace, s.id, s.goal, s.outcome, s.reward, s.agentId, s.source, s.startedAt, s.endedAt, s.labels == null ? null : JSON.stringify(s.labels)];
+}
+
+function callParams(namespace: string, sessionId: string, c: ToolCall): unknown[] {
+  return [namespace, sessionId, c.position, c.tool, JSON.stringify(c.args ?? {}), c.result ?? '', !!c.ok, c.error, c.durationMs, c.at];
+}
+
+function callFromRow(c: Row): ToolCall {
+  return {
+    position: c.position,
+    tool: c.tool,
+    args: parseJson(c.args, {}),
+    result: c.result,
+    ok: c.ok === true,
+    error: c.error,
+    durationMs: c.duration_ms,
+    at: c.at,
+  };
+}
+
+function factFromRow(r: Row): Fact {
+  return { id: r.id, namespace: r.namespace, text: r.text, source: r.source, createdAt: r.created_at };
+}
+
+function skillFromRow(r: Row): Skill {
+  return {
+    id: r.id,
+    namespace: r.namespace,
+    name: r.name,
+    description: r.description,
+    skillMd: r.skill_md,
+    body: r.body,
+    version: r.version,
+    kind: r.kind,
+    corpus: r.corpus,
+    status: r.status,
+    enabled: r.enabled === true,
+    toolsRequired: parseJson(r.tools_required, []),
+    toolSequence: parseJson(r.tool_sequence, []),
+    successCount: r.success_count,
+    attemptCount: r.attempt_count,
+    support: r.support,
+    eta: r.eta,
+    utility: r.utility,
+    trialsAttempted: r.trials_attempted,
+    trialsPassed: r.trials_passed,
+    sourceSessions: r.source_sessions ?? [],
+    supersededBy: r.superseded_by,
+    clusterId: r.cluster_id,
+    embedderId: r.embedder_id,
+    embedding: r.embedding ? fromBuffer(r.embedding) : null,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    lastUsedAt: r.last_used_at,
+  };
+}
+
+function auditFromRow(r: Row): AuditRecord {
+  return {
+    id: r.id,
+    namespace: r.namespace,
+    at: r.at,
+    actor: r.actor,
+    action: r.action,
+    subjectKind: r.subject_kind,
+    subjectId: r.subject_id,
+    detail: parseJson(r.detail, {}),
+  };
+}
+
+function eventType(action: SkillWrite['action']): string {
+  switch (action) {
+    case 'add':
+      return 'skill.created';
+    case 'update':
+      return 'skill.updated';
+    case 'reinforce':
+      return 'skill.reinforced';
+    case 'supersede':
+      return 'skill.created';
+    case 'import':
+      return 'skill.imported';
+    case 'promote':
+      return 'skill.promoted';
+  }
+}
