@@ -71,8 +71,8 @@ export class VectorIndex {
     this.threshold = Math.max(1, opts.ivfThreshold ?? 2048);
     this.probe = opts.nProbe;
     this.seed = opts.seed ?? 1;
-    this.iterations = opts.trainIterations ?? 8;
-    this.samplePerList = opts.samplePerList ?? 32;
+    this.iterations = opts.trainIterations ?? 5;
+    this.samplePerList = opts.samplePerList ?? 16;
     this.data = new Float32Array(dimensions * 64);
   }
 

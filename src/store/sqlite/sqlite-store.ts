@@ -77,10 +77,14 @@ export class SqliteStore implements Store {
         'INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       insertEvent: db.prepare('INSERT INTO events (namespace, at, type, skill_id, payload) VALUES (?, ?, ?, ?, ?)'),
+      insertRecall: db.prepare('INSERT INTO recalls (namespace, session_id, goal, at) VALUES (?, ?, ?, ?)'),
+      insertRecallItem: db.prepare('INSERT OR IGNORE INTO recall_items (recall_id, skill_id, rank, similarity) VALUES (?, ?, ?, ?)'),
+      touchSkill: db.prepare('UPDATE skills SET last_used_at = ? WHERE namespace = ? AND id = ?'),
     };
   }
 
   async close(): Promise<void> {
+    this.flushRecalls();
     if (this.db.open) this.db.close();
   }
 
@@ -350,6 +354,7 @@ export class SqliteStore implements Store {
   // ── skills ────────────────────────────────────────────────────────────────
 
   async listSkills(namespace: string, filter: SkillFilter = {}): Promise<Skill[]> {
+    this.flushRecalls(); // last_used_at must read as the recalls left it
     const where = ['namespace = ?'];
     const args: unknown[] = [namespace];
     if (filter.corpus) {
@@ -383,6 +388,7 @@ export class SqliteStore implements Store {
   }
 
   async getSkill(namespace: string, idOrName: string): Promise<Skill | null> {
+    this.flushRecalls();
     const row = (this.stmts.skillById.get(namespace, idOrName) ?? this.stmts.skillByName.get(namespace, idOrName)) as Row | undefined;
     return row ? this.skillFromRow(row) : null;
   }
@@ -610,19 +616,35 @@ export class SqliteStore implements Store {
     }));
   }
 
+  /**
+   * Recall records are written behind the caller, batched on the next tick: recall returns without waiting
+   * for a write transaction. Anything that reads them (a session's served skills) writes the queue out first,
+   * and so does close().
+   */
   async recordRecall(namespace: string, recall: { sessionId: string | null; goal: string; at: string; items: { skillId: string; rank: number; similarity: number }[] }): Promise<void> {
-    const touch = this.db.prepare('UPDATE skills SET last_used_at = ? WHERE namespace = ? AND id = ?');
-    const item = this.db.prepare('INSERT OR IGNORE INTO recall_items (recall_id, skill_id, rank, similarity) VALUES (?, ?, ?, ?)');
+    this.pendingRecalls.push({ namespace, ...recall });
+    if (this.pendingRecalls.length === 1) setImmediate(() => this.flushRecalls());
+  }
+
+  private readonly pendingRecalls: { namespace: string; sessionId: string | null; goal: string; at: string; items: { skillId: string; rank: number; similarity: number }[] }[] = [];
+
+  private flushRecalls(): void {
+    if (this.pendingRecalls.length === 0 || !this.db.open) return;
+    const batch = this.pendingRecalls.splice(0);
+    const { insertRecall, insertRecallItem, touchSkill } = this.stmts;
     this.db.transaction(() => {
-      const info = this.db.prepare('INSERT INTO recalls (namespace, session_id, goal, at) VALUES (?, ?, ?, ?)').run(namespace, recall.sessionId, recall.goal.slice(0, 2000), recall.at);
-      for (const it of recall.items) {
-        item.run(info.lastInsertRowid, it.skillId, it.rank, it.similarity);
-        touch.run(recall.at, namespace, it.skillId);
+      for (const r of batch) {
+        const info = insertRecall.run(r.namespace, r.sessionId, r.goal.slice(0, 2000), r.at);
+        for (const it of r.items) {
+          insertRecallItem.run(info.lastInsertRowid, it.skillId, it.rank, it.similarity);
+          touchSkill.run(r.at, r.namespace, it.skillId);
+        }
       }
     })();
   }
 
   async skillsServedForSession(namespace: string, sessionId: string): Promise<string[]> {
+    this.flushRecalls();
     return (
       this.db
         .prepare(
