@@ -5,12 +5,14 @@ import { hostname } from 'node:os';
 import { loadConfig, type SkillsmithConfig, type SkillsmithConfigInput } from './config/config.js';
 import { formatContextPack } from './domain/context-pack.js';
 import { redactText } from './domain/redact.js';
-import type { Outcome, Session, Skill, ToolCall } from './domain/types.js';
+import type { Outcome, OutcomeSource, Session, Skill, ToolCall } from './domain/types.js';
 import type { Distiller } from './distillers/distiller.js';
 import type { Embedder, EmbedderThresholds } from './embedders/embedder.js';
 import { createGloveEmbedder } from './embedders/glove/glove-embedder.js';
 import type { IngestFormat, IngestProblem } from './capture/parse-file.js';
-import { capText } from './capture/normalized-jsonl.js';
+import type { DetectedFormat, RecordInfo } from './capture/types.js';
+import type { OutcomeJudge } from './capture/judge.js';
+import { protectCall, protectGoal } from './capture/privacy.js';
 import { RecallIndex, type RecalledSkill } from './pipeline/recall.js';
 import type { SynthesisReport } from './pipeline/synthesize.js';
 import { isPostgresUrl, openStore } from './store/open-store.js';
@@ -42,6 +44,14 @@ export interface IngestResult {
   inserted: number;
   skipped: number;
   problems: IngestProblem[];
+  /** Whether the format was detected (`auto`) or given. */
+  detected?: boolean;
+  /** Sessions per detected format (`format` is `mixed` when there are several). */
+  formats?: Partial<Record<DetectedFormat, number>>;
+  /** Where each session was read (line, JSON path) and as what. */
+  records?: RecordInfo[];
+  /** What the outcome judge decided for the sessions whose source gave no outcome (null: not judged). */
+  judged?: { judge: string; judged: number; success: number; failure: number; unknown: number } | null;
 }
 
 export interface ExportResult {
@@ -61,8 +71,11 @@ export interface SessionRecorder {
   /** Recall for this session: the skills served become trials when the session ends with an outcome. */
   recall(goal?: string, opts?: { topK?: number }): Promise<RecalledSkill[]>;
   call(call: { tool: string; args?: Record<string, unknown>; result?: unknown; ok?: boolean; error?: string | null; durationMs?: number | null }): Promise<void>;
-  /** Ends the session; with a success/failure outcome, each skill recalled for it gets a trial. */
-  end(outcome: Outcome, reward?: number | null): Promise<void>;
+  /**
+   * Ends the session; with a reported success/failure outcome, each skill recalled for it gets a trial.
+   * `source: 'judged'` stores an outcome the judge decided (no trial: only reported outcomes move a skill's eta).
+   */
+  end(outcome: Outcome, reward?: number | null, opts?: { source?: OutcomeSource }): Promise<void>;
 }
 
 export class DisabledError extends Error {
@@ -181,12 +194,17 @@ export class Memory {
     return r;
   }
 
-  /** Ingests a capture file; bad records are reported with line and reason and the valid ones kept. */
-  async ingestFile(path: string, opts: { format?: IngestFormat; namespace?: string } = {}): Promise<IngestResult> {
+  /**
+   * Ingests a capture file (JSONL interchange, OpenAI or Anthropic messages, OTLP GenAI spans, raw tau-bench
+   * results; `auto` detects per record). Capture privacy (`capture.privacy`) is applied before anything is
+   * stored; sessions without an outcome are judged (`capture.judge`, or `opts.judge`) and stored as judged.
+   * Bad records are reported with line, JSON path and reason; the valid ones are kept.
+   */
+  async ingestFile(path: string, opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {}): Promise<IngestResult> {
     const store = this.requireStore();
     const text = readFileSync(path, 'utf8');
-    const { parseCaptureText } = await import('./capture/parse-file.js');
-    const parsed = parseCaptureText(text, {
+    const { prepareCapture } = await import('./capture/ingest.js');
+    const { parsed, judgement } = await prepareCapture(text, {
       file: path,
       namespace: this.ns(opts.namespace),
       format: opts.format ?? 'auto',
@@ -194,13 +212,34 @@ export class Memory {
       resultChars: this.config.capture.resultChars,
       maxCallsPerSession: this.config.capture.maxCallsPerSession,
       now: this.now().toISOString(),
+      privacy: this.config.capture.privacy,
+      judge: await this.outcomeJudge(opts.judge),
     });
     // Duplicate ids inside one file: the first wins, the others are reported.
     const seen = new Set<string>();
     const unique = parsed.sessions.filter((s) => (seen.has(s.id) ? false : (seen.add(s.id), true)));
     const { inserted, skipped } = await store.insertSessions(unique);
     this.noteNewSessions(inserted);
-    return { file: path, format: parsed.format, inserted, skipped: skipped + (parsed.sessions.length - unique.length), problems: parsed.problems };
+    return {
+      file: path,
+      format: parsed.format,
+      inserted,
+      skipped: skipped + (parsed.sessions.length - unique.length),
+      problems: parsed.problems,
+      detected: parsed.detected,
+      formats: parsed.formats,
+      records: parsed.records.map(({ finalAnswer: _f, ...r }) => r),
+      judged: judgement && { judge: judgement.judge, judged: judgement.judged, success: judgement.success, failure: judgement.failure, unknown: judgement.unknown },
+    };
+  }
+
+  /** The outcome judge for captured sessions without an outcome: `capture.judge`, or the mode asked for (off: none). */
+  private async outcomeJudge(mode?: 'rule' | 'llm' | 'off' | OutcomeJudge): Promise<OutcomeJudge | null> {
+    if (mode && typeof mode === 'object') return mode;
+    const cfg = mode ? { ...this.config.capture.judge, mode } : this.config.capture.judge;
+    if (cfg.mode === 'off') return null;
+    const { createJudge } = await import('./capture/judge.js');
+    return createJudge(cfg, this.config.llm, { log: this.log.child('judge') });
   }
 
   /** Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. */
@@ -212,7 +251,7 @@ export class Memory {
     await store.beginSession({
       id,
       namespace,
-      goal: opts.goal,
+      goal: protectGoal(this.config.capture.privacy, opts.goal),
       outcome: 'unknown',
       reward: null,
       agentId: opts.agentId ?? null,
@@ -231,22 +270,29 @@ export class Memory {
       call: async (c) => {
         if (!c.tool) throw new Error('call: tool must be a non-empty string');
         const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
-        const call: ToolCall = {
-          position: position++,
-          tool: c.tool,
-          args: c.args ?? {},
-          result: capText(result, cap),
-          ok: c.ok ?? !c.error,
-          error: c.error ?? null,
-          durationMs: c.durationMs ?? null,
-          at: this.now().toISOString(),
-        };
+        // Capture privacy (capture.privacy) before anything is stored; the result is capped after redaction.
+        const call: ToolCall = protectCall(
+          this.config.capture.privacy,
+          {
+            position: position++,
+            tool: c.tool,
+            args: c.args ?? {},
+            result,
+            ok: c.ok ?? !c.error,
+            error: c.error ?? null,
+            durationMs: c.durationMs ?? null,
+            at: this.now().toISOString(),
+          },
+          cap,
+        );
         await store.appendCall(namespace, id, call);
       },
-      end: async (outcome, reward = null) => {
+      end: async (outcome, reward = null, o = {}) => {
         if (reward != null && (reward < 0 || reward > 1)) throw new Error('end: reward must be in [0,1]');
-        await store.endSession(namespace, id, outcome, reward, this.now().toISOString());
-        await this.creditRecalledSkills(id, outcome, namespace);
+        const source = o.source ?? 'reported';
+        await store.endSession(namespace, id, outcome, reward, this.now().toISOString(), source);
+        // Only a reported outcome is a trial of the skills recalled for the session; a judged one waits for the truth.
+        if (source === 'reported') await this.creditRecalledSkills(id, outcome, namespace);
         this.noteNewSessions(1);
       },
     };
@@ -377,7 +423,8 @@ export class Memory {
     const ns = this.ns(opts.namespace);
     const session = await store.getSession(ns, sessionId);
     if (!session) throw new Error(`no session ${sessionId} in namespace ${ns}`);
-    await store.endSession(ns, sessionId, outcome, opts.reward ?? session.reward, session.endedAt ?? this.now().toISOString());
+    // A reported outcome replaces a judged one (outcome_source becomes 'reported').
+    await store.endSession(ns, sessionId, outcome, opts.reward ?? session.reward, session.endedAt ?? this.now().toISOString(), 'reported');
     return { credited: await this.creditRecalledSkills(sessionId, outcome, ns) };
   }
 

@@ -106,6 +106,15 @@ export class RssMonitor {
 /** Milliseconds from a monotonic clock. */
 export const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
+/**
+ * CPU milliseconds (user + system) used by this process so far, all threads included (V8's helper
+ * threads too). Less sensitive than wall time to other processes sharing the machine.
+ */
+export const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
 /** Nearest-rank percentile (p in [0, 100]) of unsorted values. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return NaN;

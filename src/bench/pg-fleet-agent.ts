@@ -43,7 +43,8 @@ async function main(): Promise<number> {
   }
   const agent = Number(values.agent);
   const store = await openPgStore(values.db, { poolSize: 3, applicationName: `skillsmith-fleet-${mode}-${agent}`, log: createLogger('error') });
-  const memory = await openMemory({ db: store, namespace: values.namespace, logLevel: 'error' });
+  // The fleet checks that every call is stored exactly as recorded: capture privacy is opted out of.
+  const memory = await openMemory({ db: store, namespace: values.namespace, logLevel: 'error', config: { capture: { privacy: { args: 'keep', results: 'keep', goal: 'keep' } } } });
   try {
     if (values.wait) {
       process.stdout.write(`${JSON.stringify({ ready: true })}\n`);

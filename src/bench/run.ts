@@ -27,9 +27,8 @@ import type { Session, Skill } from '../domain/types.js';
 import { VectorIndex } from '../index/vector-index.js';
 import { openMemory, type Memory } from '../memory.js';
 import { renderSkillMd } from '../pipeline/distil-cluster.js';
-import { RecallIndex } from '../pipeline/recall.js';
 import { renderMarkdown, renderSummaryTable, synthesisScaling, type BenchResults, type IngestResult, type RecallResult, type SynthesisResult, type CliResult } from './report.js';
-import { Progress, RssMonitor, collectGarbage, mean, nowMs, percentile } from './monitor.js';
+import { Progress, RssMonitor, collectGarbage, cpuMs, mean, nowMs, percentile } from './monitor.js';
 import { formatSummary, inclusiveTop, summarizeProfile, type CpuProfile } from './profile-summary.js';
 import { defaultSourceFiles, syntheticGoals, syntheticSessionBatches } from './synthetic.js';
 
@@ -183,13 +182,15 @@ async function benchIngest(ctx: Context): Promise<IngestResult> {
   collectGarbage();
   rss.begin('ingest');
   const batchMs: number[] = [];
+  let cpu = 0;
   let calls = 0;
   let sessions = 0;
   while (calls < plan.ingestCalls) {
     const batch = batches.next().value as Session[]; // generated outside the timed region
-    const t0 = nowMs();
+    const [t0, c0] = [nowMs(), cpuMs()];
     const { inserted } = await memory.ingest(batch);
     batchMs.push(nowMs() - t0);
+    cpu += cpuMs() - c0;
     if (inserted !== batch.length) throw new Error(`ingest: ${batch.length - inserted} sessions of a fresh batch were skipped`);
     sessions += batch.length;
     calls += countCalls(batch);
@@ -206,6 +207,8 @@ async function benchIngest(ctx: Context): Promise<IngestResult> {
     batches: batchMs.length,
     seconds: round(seconds, 3),
     callsPerSec: Math.round(calls / seconds),
+    cpuSeconds: round(cpu / 1000, 3),
+    callsPerCpuSec: Math.round(calls / (cpu / 1000)),
     sessionsPerSec: Math.round(sessions / seconds),
     batchMsP50: round(percentile(batchMs, 50), 2),
     batchMsMax: round(Math.max(...batchMs), 2),
@@ -245,7 +248,7 @@ async function benchSynthesis(ctx: Context, size: number): Promise<SynthesisResu
   rss.begin(`${label}: pass`);
   const profiler = ctx.cpuProf ? await startProfiler() : null;
   let clusteredAt: number | null = null;
-  const start = nowMs();
+  const [start, cpuStart] = [nowMs(), cpuMs()];
   const report = await memory.synthesize({
     onProgress: (phase, d, t) => {
       rss.sample();
@@ -254,6 +257,7 @@ async function benchSynthesis(ctx: Context, size: number): Promise<SynthesisResu
     },
   });
   const ms = nowMs() - start;
+  const cpu = cpuMs() - cpuStart;
   rss.end();
   let profile: SynthesisResult['profile'] = null;
   if (profiler && ctx.cpuProf) {
@@ -280,6 +284,7 @@ async function benchSynthesis(ctx: Context, size: number): Promise<SynthesisResu
     ingestSeconds: round(ingestSeconds, 2),
     seconds: round(ms / 1000, 3),
     sessionsPerSec: Math.round(size / (ms / 1000)),
+    cpuSeconds: round(cpu / 1000, 3),
     clusterSeconds: round(clusterMs / 1000, 3),
     distilSeconds: round((ms - clusterMs) / 1000, 3),
     clusters: report.stats.clusters,
@@ -343,12 +348,15 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
   for (let i = 0; i < plan.recallWarmup; i++) await memory.recall(queries[i % queries.length]);
 
   const latency: number[] = [];
+  const cpuLatency: number[] = [];
   const top1: { id: string; similarity: number }[] = [];
   let hits = 0;
   for (const [i, q] of queries.entries()) {
+    const c0 = cpuMs();
     t0 = nowMs();
     const got = await memory.recall(q);
     latency.push(nowMs() - t0);
+    cpuLatency.push(cpuMs() - c0);
     top1.push(got[0]);
     if (got.length) hits++;
     if (i % 100 === 0) {
@@ -390,13 +398,11 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
     }
   }
 
-  // The same recall path without its write: memory.recall() records every recall that serves skills.
-  const readOnly = new RecallIndex(store, memory.embedder, ns, memory.config);
-  await readOnly.recall(queries[0], { threshold, touch: false });
+  // The same recall without its write: by default memory.recall() records every recall that serves skills.
   const readOnlyLatency: number[] = [];
   for (const q of queries) {
     t0 = nowMs();
-    await readOnly.recall(q, { threshold, touch: false });
+    await memory.recall(q, { record: false });
     readOnlyLatency.push(nowMs() - t0);
   }
 
@@ -442,6 +448,7 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
     p50Ms: round(p50, 3),
     p99Ms: round(percentile(latency, 99), 3),
     meanMs: round(mean(latency), 3),
+    cpuP50Ms: round(percentile(cpuLatency, 50), 3),
     hitRate: round(hits / queries.length, 3),
     bruteForce: { p50Ms: round(bruteP50, 3), p99Ms: round(percentile(bruteLatency, 99), 3), meanMs: round(mean(bruteLatency), 3) },
     speedupP50: round(bruteP50 / p50, 1),

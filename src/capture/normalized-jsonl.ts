@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Outcome, Session, ToolCall } from '../domain/types.js';
+import type { Outcome, ToolCall } from '../domain/types.js';
+import type { CapturedSession } from './types.js';
 
 /**
  * The interchange format: one session per line (the shape of the tau trajectories).
@@ -26,6 +27,8 @@ export const normalizedSessionSchema = z.object({
   started_at: z.string().nullish(),
   ended_at: z.string().nullish(),
   steps: z.array(normalizedStepSchema),
+  /** The agent's last answer, when known: the outcome judge reads it (it is not stored). */
+  final_answer: z.string().nullish(),
   meta: z.record(z.string(), z.unknown()).nullish(),
 });
 
@@ -46,7 +49,7 @@ export function stringifyResult(result: unknown): string {
 }
 
 /** Maps one validated record to a Session. Throws with a reason when the record is unusable. */
-export function fromNormalized(rec: NormalizedSession, namespace: string, limits: CaptureLimits, now: string): Session {
+export function fromNormalized(rec: NormalizedSession, namespace: string, limits: CaptureLimits, now: string): CapturedSession {
   if (rec.steps.length > limits.maxCallsPerSession) {
     throw new Error(`steps: ${rec.steps.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`);
   }
@@ -73,5 +76,6 @@ export function fromNormalized(rec: NormalizedSession, namespace: string, limits
     endedAt: rec.ended_at ?? null,
     labels: rec.meta ?? null,
     calls,
+    outcomeSource: 'reported',
   };
 }

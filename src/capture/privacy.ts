@@ -16,11 +16,6 @@ export function resolvePrivacy(input: PrivacyConfigInput | PrivacyPolicy = {}): 
   return privacyConfigSchema.parse(input);
 }
 
-/** The policy that stores everything as given (capping only): what ingest did before capture privacy. */
-export const KEEP_ALL: PrivacyPolicy = Object.freeze(
-  resolvePrivacy({ args: 'keep', results: 'keep', goal: 'keep' }),
-) as PrivacyPolicy;
-
 export interface EffectiveToolPolicy {
   args: FieldMode;
   results: FieldMode;
@@ -103,6 +98,31 @@ export function hashText(text: string, salt: string): string {
   return out;
 }
 
+/**
+ * Credentials written as prose ("my password is hunter2", "password Tr0ub4dor&3"), which the key=value rules of
+ * `redactText` do not see. A value made only of letters ("password reset") is left alone.
+ */
+const PROSE_PASSWORD = /\b(pass(?:word|wd|phrase|code)|pwd)(\s+(?:is|was)\s+|\s+)(?!\[(?:REDACTED|HASH):)([^\s"',;]{4,128})/gi;
+
+export function redactProse(text: string): string {
+  return text.replace(PROSE_PASSWORD, (m, key: string, sep: string, value: string) => {
+    const core = value.replace(/[.!?)]+$/, '');
+    return /[^A-Za-z]/.test(core) ? `${key}${sep}[REDACTED:password]${value.slice(core.length)}` : m;
+  });
+}
+
+/** SPEC redaction plus prose credentials: what `redact` stores. */
+export function redactCapture(text: string): string {
+  return redactProse(redactText(text));
+}
+
+function deepStrings(v: unknown, f: (s: string) => string): unknown {
+  if (typeof v === 'string') return f(v);
+  if (Array.isArray(v)) return v.map((x) => deepStrings(x, f));
+  if (v === null || typeof v !== 'object' || !isPlainObject(v)) return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deepStrings(x, f)]));
+}
+
 function protectText(text: string, mode: FieldMode, salt: string): string {
   switch (mode) {
     case 'keep':
@@ -110,9 +130,9 @@ function protectText(text: string, mode: FieldMode, salt: string): string {
     case 'drop':
       return '';
     case 'hash':
-      return hashText(text, salt);
+      return redactProse(hashText(text, salt));
     default:
-      return redactText(text);
+      return redactCapture(text);
   }
 }
 
@@ -183,8 +203,8 @@ export function protectArgs(policy: PrivacyPolicy, tool: string, args: Record<st
   }
   if (rule.denyArgs?.length) v = dropKeys(v, new Set(rule.denyArgs)) as Record<string, unknown>;
   if (rule.args === 'keep') return v;
-  if (rule.args === 'hash') return hashValue(v, policy.salt) as Record<string, unknown>;
-  return redactValue(v) as Record<string, unknown>;
+  if (rule.args === 'hash') return deepStrings(hashValue(v, policy.salt), redactProse) as Record<string, unknown>;
+  return deepStrings(redactValue(v), redactProse) as Record<string, unknown>;
 }
 
 /**
@@ -208,7 +228,7 @@ export function protectError(policy: PrivacyPolicy, tool: string, error: string 
 }
 
 export function protectGoal(policy: PrivacyPolicy, goal: string): string {
-  return policy.goal === 'keep' ? goal : redactText(goal);
+  return policy.goal === 'keep' ? goal : redactCapture(goal);
 }
 
 export function protectCall(policy: PrivacyPolicy, call: ToolCall, cap: number): ToolCall {
@@ -226,6 +246,6 @@ export function protectSession<S extends Session>(session: S, policy: PrivacyPol
     ...session,
     goal: protectGoal(policy, session.goal),
     calls: session.calls.map((c) => protectCall(policy, c, resultChars)),
-    labels: session.labels && policy.goal !== 'keep' ? (redactValue(session.labels) as Record<string, unknown>) : session.labels,
+    labels: session.labels && policy.goal !== 'keep' ? (deepStrings(redactValue(session.labels), redactProse) as Record<string, unknown>) : session.labels,
   };
 }

@@ -14,7 +14,8 @@ export function isIngestFormat(value: unknown): value is IngestFormat {
  * Where a session's outcome came from: `reported` by the source (a log field, a reward, a person, a
  * pipeline) or `judged` by the outcome judge. Stored in `sessions.outcome_source`.
  */
-export type OutcomeSource = 'reported' | 'judged';
+export type { OutcomeSource } from '../domain/types.js';
+import type { OutcomeSource } from '../domain/types.js';
 
 /** A session as capture produces it: the domain session plus where its outcome came from. */
 export type CapturedSession = Session & { outcomeSource?: OutcomeSource };

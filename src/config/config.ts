@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { judgeConfigSchema, privacyConfigSchema } from '../capture/capture-config.js';
 
 /**
  * One schema for every setting, with the defaults of SPEC.md in one place. Thresholds that depend on the
@@ -113,6 +114,10 @@ export const configSchema = z
         /** Largest accepted JSONL record, in bytes. */
         maxRecordBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
         maxCallsPerSession: z.number().int().min(1).default(1000),
+        /** Privacy at capture time: redact (default), hash, drop or keep args/results, per tool (see capture/capture-config.ts). */
+        privacy: privacyConfigSchema.prefault({}),
+        /** Outcome judge for sessions without an outcome: rule (default), llm, off. */
+        judge: judgeConfigSchema.prefault({}),
       })
       .prefault({}),
   })

@@ -36,10 +36,14 @@ const GROUPED_NUMBER = /(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w]|[.,]\d)/g
 /** Words, optionally `#`-prefixed, joined by `-` or `.`: each becomes a placeholder or stays. */
 const TOKEN = /#?[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*/g;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Capture-time privacy markers (`[REDACTED:email]`, `[HASH:phone:1f0c9a2b]`) are entities too. */
+const MARKER = /\[(?:REDACTED|HASH):([a-z_]+)(?::[0-9a-f]+)?\]/g;
+const markerPlaceholder = (_m: string, kind: string) => (kind === 'email' ? '<email>' : kind === 'phone' ? '<phone>' : kind === 'card' ? '<id>' : '<secret>');
 
 /** Replaces entities with `<email> <url> <date> <time> <money> <phone> <id> <num> <str>`; keeps words. */
 export function normalizeGoal(text: string): string {
   return text
+    .replace(MARKER, markerPlaceholder)
     .replace(URL, (m) => {
       // Sentence punctuation after a URL is not part of it.
       const tail = /[.,;:!?]+$/.exec(m)?.[0] ?? '';

@@ -2,6 +2,9 @@
 
 export type Outcome = 'success' | 'failure' | 'unknown';
 
+/** Where a session's outcome came from: reported (source, person, pipeline) or judged (the outcome judge). */
+export type OutcomeSource = 'reported' | 'judged';
+
 /** One step of a session: a tool call with its arguments and (capped) result. */
 export interface ToolCall {
   /** 0-based position of the call in its session. */
@@ -23,6 +26,8 @@ export interface Session {
   namespace: string;
   goal: string;
   outcome: Outcome;
+  /** Where the outcome came from (default `reported`); a judged outcome is replaced by a reported one. */
+  outcomeSource?: OutcomeSource;
   /** Optional reward in [0,1]. */
   reward: number | null;
   agentId: string | null;

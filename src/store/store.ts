@@ -2,6 +2,7 @@ import type {
   AuditRecord,
   Fact,
   Outcome,
+  OutcomeSource,
   Provenance,
   ProvenanceKind,
   Session,
@@ -30,7 +31,7 @@ export interface Store {
   beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void>;
   /** Records one call; idempotent by (session, position). */
   appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void>;
-  endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string): Promise<void>;
+  endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string, source?: OutcomeSource): Promise<void>;
   getSession(namespace: string, id: string): Promise<Session | null>;
   /** Many sessions at once, in insertion order; unknown ids are left out. */
   getSessions(namespace: string, ids: string[]): Promise<Session[]>;

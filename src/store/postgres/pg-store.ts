@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { AuditRecord, Fact, Outcome, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
+import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
 import { createLogger, type Logger } from '../../support/log.js';
 import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
@@ -322,8 +322,8 @@ export class PgStore implements Store {
       const calls: { namespace: string; sessionId: string; call: ToolCall }[] = [];
       for (const s of sessions) {
         const res = await c.query(
-          `INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (namespace, id) DO NOTHING`,
+          `INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels, outcome_source)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (namespace, id) DO NOTHING`,
           sessionParams(s),
         );
         if (res.rowCount === 0) continue;
@@ -354,8 +354,8 @@ export class PgStore implements Store {
     await this.query({
       name: 'skillsmith.beginSession',
       text: `WITH l AS (SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:sessions:' || $1::text, 0)))
-             INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels)
-             SELECT $1, $2::text, $3::text, $4::text, $5::float8, $6::text, $7::text, $8::text, $9::text, $10::text FROM l
+             INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels, outcome_source)
+             SELECT $1, $2::text, $3::text, $4::text, $5::float8, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text FROM l
              ON CONFLICT (namespace, id) DO NOTHING`,
       values: sessionParams({ ...session, calls: [] }),
     });
@@ -376,11 +376,11 @@ export class PgStore implements Store {
     }
   }
 
-  async endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string): Promise<void> {
+  async endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string, source: OutcomeSource = 'reported'): Promise<void> {
     const res = await this.query({
       name: 'skillsmith.endSession',
-      text: 'UPDATE sessions SET outcome = $1, reward = $2, ended_at = $3 WHERE namespace = $4 AND id = $5',
-      values: [outcome, reward, endedAt, namespace, sessionId],
+      text: 'UPDATE sessions SET outcome = $1, reward = $2, ended_at = $3, outcome_source = $6 WHERE namespace = $4 AND id = $5',
+      values: [outcome, reward, endedAt, namespace, sessionId, source],
     });
     if (res.rowCount === 0) throw new Error(`session ${sessionId} does not exist in namespace ${namespace}`);
   }
@@ -451,6 +451,7 @@ export class PgStore implements Store {
       namespace: r.namespace,
       goal: r.goal,
       outcome: r.outcome as Outcome,
+      outcomeSource: (r.outcome_source ?? 'reported') as OutcomeSource,
       reward: r.reward,
       agentId: r.agent_id,
       source: r.source,
@@ -990,7 +991,7 @@ export class PgStore implements Store {
 }
 
 function sessionParams(s: Session): unknown[] {
-  return [s.namespace, s.id, s.goal, s.outcome, s.reward, s.agentId, s.source, s.startedAt, s.endedAt, s.labels == null ? null : JSON.stringify(s.labels)];
+  return [s.namespace, s.id, s.goal, s.outcome, s.reward, s.agentId, s.source, s.startedAt, s.endedAt, s.labels == null ? null : JSON.stringify(s.labels), s.outcomeSource ?? 'reported'];
 }
 
 function callParams(namespace: string, sessionId: string, c: ToolCall): unknown[] {

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hostname } from 'node:os';
-import type { AuditRecord, Fact, Outcome, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
+import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
 import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
@@ -58,8 +58,8 @@ export class SqliteStore implements Store {
     const db = this.db;
     return {
       insertSession: db.prepare(
-        `INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels)
-         VALUES (@namespace, @id, @goal, @outcome, @reward, @agentId, @source, @startedAt, @endedAt, @labels)
+        `INSERT INTO sessions (namespace, id, goal, outcome, outcome_source, reward, agent_id, source, started_at, ended_at, labels)
+         VALUES (@namespace, @id, @goal, @outcome, @outcomeSource, @reward, @agentId, @source, @startedAt, @endedAt, @labels)
          ON CONFLICT (namespace, id) DO NOTHING`,
       ),
       insertCall: db.prepare(
@@ -138,10 +138,10 @@ export class SqliteStore implements Store {
     this.insertCallRow(namespace, sessionId, call);
   }
 
-  async endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string): Promise<void> {
+  async endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string, source: OutcomeSource = 'reported'): Promise<void> {
     const info = this.db
-      .prepare('UPDATE sessions SET outcome = ?, reward = ?, ended_at = ? WHERE namespace = ? AND id = ?')
-      .run(outcome, reward, endedAt, namespace, sessionId);
+      .prepare('UPDATE sessions SET outcome = ?, outcome_source = ?, reward = ?, ended_at = ? WHERE namespace = ? AND id = ?')
+      .run(outcome, source, reward, endedAt, namespace, sessionId);
     if (info.changes === 0) throw new Error(`session ${sessionId} does not exist in namespace ${namespace}`);
   }
 
@@ -216,6 +216,7 @@ export class SqliteStore implements Store {
       namespace: r.namespace,
       goal: r.goal,
       outcome: r.outcome as Outcome,
+      outcomeSource: (r.outcome_source ?? 'reported') as OutcomeSource,
       reward: r.reward,
       agentId: r.agent_id,
       source: r.source,
@@ -677,6 +678,7 @@ function sessionParams(s: Session) {
     id: s.id,
     goal: s.goal,
     outcome: s.outcome,
+    outcomeSource: s.outcomeSource ?? 'reported',
     reward: s.reward,
     agentId: s.agentId,
     source: s.source,

@@ -12,7 +12,8 @@ const HELP = `skillsmith: procedural memory for LLM agents
 Usage: skillsmith <command> [options]
 
 Commands
-  ingest FILE...              store sessions from JSONL (normalized interchange format) or OpenAI message logs
+  ingest FILE...              store sessions: JSONL interchange, OpenAI or Anthropic message logs, OTLP GenAI
+                              spans, raw tau-bench results (--format; sessions without an outcome are judged)
   learn FILE...               ingest, then run a synthesis pass and show what was learned
   synthesize [--dry-run]      run a synthesis pass over the sessions added since the last one
   recall "GOAL" [--top-k N]   the skills a planner would get for this goal
@@ -46,7 +47,8 @@ Options
                      or SKILLSMITH_DB)
   --namespace NS     memory namespace (default "default")
   --config FILE      JSON configuration file (see README "Configuration")
-  --format F         ingest format: auto | jsonl | openai (default auto)
+  --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau (default auto: per record)
+  --judge J          outcome judge for sessions without one: rule | llm | off (default: capture.judge, rule)
   --json             machine-readable output (stable shapes, see README)
   --log-level L      debug | info | warn | error | silent (default warn)
   -h, --help         this text
@@ -61,6 +63,7 @@ const options = {
   namespace: { type: 'string' },
   config: { type: 'string' },
   format: { type: 'string' },
+  judge: { type: 'string' },
   json: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   'top-k': { type: 'string' },
@@ -199,12 +202,13 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
 const printJson = (v: unknown) => out(JSON.stringify(v, null, 2));
 
 async function ingestFiles(memory: Memory, files: string[], flags: Flags, command = 'ingest') {
-  if (files.length === 0) throw new UsageError(`${command} needs at least one FILE`);
-  const format = (flags.format ?? 'auto') as 'auto' | 'jsonl' | 'openai';
-  if (!['auto', 'jsonl', 'openai'].includes(format)) throw new UsageError(`--format must be auto, jsonl or openai, not "${format}"`);
-  const results = [];
-  for (const f of files) results.push(await memory.ingestFile(f, { format }));
-  return results;
+  const cmd = await import('./commands/ingest.js');
+  try {
+    return await cmd.ingestFiles(memory, files, flags, command);
+  } catch (e) {
+    if (e instanceof cmd.IngestUsageError) throw new UsageError(e.message);
+    throw e;
+  }
 }
 
 async function ingest(memory: Memory, files: string[], flags: Flags): Promise<number> {
@@ -212,7 +216,8 @@ async function ingest(memory: Memory, files: string[], flags: Flags): Promise<nu
   const problems = results.flatMap((r) => r.problems);
   if (flags.json) printJson(results);
   else {
-    for (const r of results) out(`${r.file}: ${r.inserted} sessions stored, ${r.skipped} already present (${r.format})`);
+    const { formatIngestResult } = await import('./commands/ingest.js');
+    for (const r of results) for (const l of formatIngestResult(r)) out(l);
     reportProblems(problems);
   }
   return problems.length ? 1 : 0;

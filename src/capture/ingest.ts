@@ -1,0 +1,58 @@
+import type { PrivacyConfig, PrivacyConfigInput } from './capture-config.js';
+import { type JudgeReport, judgeSessions, type OutcomeJudge } from './judge.js';
+import { type ParsedFile, parseCaptureText } from './parse-file.js';
+import { resolvePrivacy } from './privacy.js';
+import type { IngestFormat } from './types.js';
+
+/**
+ * The capture side of `ingest`, in one call: parse (detecting the format per record), apply the capture-time
+ * privacy policy, and judge the sessions whose source gave no outcome. The caller stores the sessions.
+ */
+export interface PrepareCaptureOptions {
+  file: string;
+  namespace: string;
+  format?: IngestFormat;
+  now: string;
+  resultChars: number;
+  maxRecordBytes: number;
+  maxCallsPerSession: number;
+  /** Capture privacy (default: redact everything sensitive). */
+  privacy?: PrivacyConfigInput | PrivacyConfig;
+  /** The outcome judge; without one, sessions without an outcome stay unknown. */
+  judge?: OutcomeJudge | null;
+}
+
+export interface PreparedCapture {
+  parsed: ParsedFile;
+  /** What the judge decided (null when no judge ran). */
+  judgement: JudgeReport | null;
+}
+
+export async function prepareCapture(text: string, opts: PrepareCaptureOptions): Promise<PreparedCapture> {
+  const parsed = parseCaptureText(text, {
+    file: opts.file,
+    namespace: opts.namespace,
+    format: opts.format ?? 'auto',
+    maxRecordBytes: opts.maxRecordBytes,
+    resultChars: opts.resultChars,
+    maxCallsPerSession: opts.maxCallsPerSession,
+    now: opts.now,
+    privacy: resolvePrivacy(opts.privacy ?? {}),
+  });
+  const judgement = opts.judge
+    ? await judgeSessions(
+        parsed.sessions,
+        parsed.records.map((r) => r.finalAnswer),
+        opts.judge,
+      )
+    : null;
+  return { parsed, judgement };
+}
+
+/** One line per file saying what was detected: `jsonl`, or `mixed: openai 2, anthropic 1`. */
+export function describeFormats(parsed: Pick<ParsedFile, 'format' | 'formats' | 'detected'>): string {
+  const how = parsed.detected ? 'auto-detected' : 'as given';
+  if (parsed.format !== 'mixed') return `${parsed.format}, ${how}`;
+  const parts = Object.entries(parsed.formats).map(([f, n]) => `${f} ${n}`);
+  return `mixed: ${parts.join(', ')}, ${how} per record`;
+}

@@ -1,0 +1,265 @@
+import { redactText } from '../domain/redact.js';
+import type { Outcome, ToolCall } from '../domain/types.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import { CircuitBreaker } from '../llm/circuit-breaker.js';
+import { OpenAiChatModel } from '../llm/openai-chat-model.js';
+import { OpenAiClient } from '../llm/openai-client.js';
+import type { Logger } from '../support/log.js';
+import { type JudgeConfig, type JudgeConfigInput, judgeConfigSchema } from './capture-config.js';
+import type { CapturedSession } from './types.js';
+
+/**
+ * The outcome judge: sessions whose source has no outcome (most raw logs, recordings closed without one) get
+ * one here, stored with `outcome_source = 'judged'` so that it is never confused with a reported outcome, and
+ * replaced whenever the truth is reported later (`skillsmith outcome <session> success|failure`).
+ *
+ * - `rule` (default), conservative:
+ *     1. fewer than `minCalls` tool calls           -> unknown (nothing to judge)
+ *     2. the last tool call failed                   -> failure
+ *     3. no final answer after the last call         -> unknown (success when `requireFinalAnswer` is false)
+ *     4. the final answer reads as giving up         -> unknown (`giveUpPattern`: sorry, unable to, cannot, ...)
+ *     5. otherwise (last call succeeded, answered)   -> success
+ * - `llm`: one low-temperature call per session to the configured OpenAI-compatible model, with the goal, the
+ *   calls (redacted, capped) and the final answer; it answers SUCCESS, FAILURE or UNKNOWN and a reason. A failed
+ *   or unparseable answer gives `unknown` (or the rule's decision with `onError: "rule"`).
+ * - `off`: every such session stays `unknown` and is not learned from.
+ */
+
+export interface JudgeInput {
+  goal: string;
+  calls: readonly Pick<ToolCall, 'tool' | 'args' | 'result' | 'ok' | 'error'>[];
+  /** The agent's last text answer after its last tool call, when known. */
+  finalAnswer: string | null;
+}
+
+export interface Judgement {
+  outcome: Outcome;
+  /** Which judge decided: `rule`, `llm:<model>`, or `off`. */
+  judge: string;
+  reason: string;
+}
+
+export interface OutcomeJudge {
+  readonly id: string;
+  judge(input: JudgeInput): Promise<Judgement>;
+}
+
+export function resolveJudgeConfig(input: JudgeConfigInput | JudgeConfig = {}): JudgeConfig {
+  return judgeConfigSchema.parse(input);
+}
+
+export class RuleJudge implements OutcomeJudge {
+  readonly id = 'rule';
+  private readonly giveUp: RegExp | null;
+
+  constructor(private readonly cfg: Pick<JudgeConfig, 'requireFinalAnswer' | 'minCalls' | 'giveUpPattern'> = resolveJudgeConfig()) {
+    this.giveUp = cfg.giveUpPattern ? new RegExp(cfg.giveUpPattern, 'i') : null;
+  }
+
+  decide(input: JudgeInput): Judgement {
+    const d = (outcome: Outcome, reason: string): Judgement => ({ outcome, judge: this.id, reason });
+    const n = input.calls.length;
+    if (n === 0 || n < this.cfg.minCalls) return d('unknown', n === 0 ? 'no tool calls to judge' : `only ${n} tool call(s), fewer than ${this.cfg.minCalls}`);
+    const last = input.calls[n - 1];
+    if (!last.ok) return d('failure', `the last tool call (${last.tool}) failed${last.error ? `: ${oneLine(last.error, 120)}` : ''}`);
+    const answer = input.finalAnswer?.trim() ?? '';
+    if (!answer) return this.cfg.requireFinalAnswer ? d('unknown', 'the last tool call succeeded but the agent gave no final answer') : d('success', `the last tool call (${last.tool}) succeeded`);
+    if (this.giveUp?.test(answer)) return d('unknown', 'the final answer reads as giving up or apologising');
+    return d('success', `the last tool call (${last.tool}) succeeded and the agent gave a final answer`);
+  }
+
+  async judge(input: JudgeInput): Promise<Judgement> {
+    return this.decide(input);
+  }
+}
+
+export class OffJudge implements OutcomeJudge {
+  readonly id = 'off';
+  async judge(): Promise<Judgement> {
+    return { outcome: 'unknown', judge: 'off', reason: 'judging is off' };
+  }
+}
+
+const SYSTEM = [
+  'You judge whether an AI agent achieved the goal it was given, from a transcript of its tool calls and its final answer.',
+  'Answer on the first line with exactly one word: SUCCESS if the goal was clearly achieved, FAILURE if it clearly was not, UNKNOWN if the transcript does not tell.',
+  'On the second line give one short sentence of reason. Be conservative: when in doubt, answer UNKNOWN.',
+].join(' ');
+
+export interface LlmJudgeOptions {
+  model: ChatModel;
+  temperature?: number;
+  maxTokens?: number;
+  maxPromptChars?: number;
+  onError?: 'unknown' | 'rule';
+  fallback?: RuleJudge;
+  log?: Logger;
+}
+
+export class LlmJudge implements OutcomeJudge {
+  readonly id: string;
+  private readonly fallback: RuleJudge;
+
+  constructor(private readonly opts: LlmJudgeOptions) {
+    this.id = `llm:${opts.model.id}`;
+    this.fallback = opts.fallback ?? new RuleJudge();
+  }
+
+  /** The prompt, redacted (SPEC "Trust boundary": nothing secret leaves the process) and within budget. */
+  prompt(input: JudgeInput): string {
+    const budget = this.opts.maxPromptChars ?? 6000;
+    const lines: string[] = [`Goal: ${oneLine(redactText(input.goal), 800)}`, '', 'Tool calls, in order:'];
+    const calls = input.calls.map((c, i) => {
+      const args = oneLine(redactText(safeJson(c.args)), 200);
+      const outcome = c.ok ? `ok: ${oneLine(redactText(c.result ?? ''), 240)}` : `FAILED: ${oneLine(redactText(c.error ?? c.result ?? ''), 240)}`;
+      return `${i + 1}. ${c.tool}(${args}) -> ${outcome}`;
+    });
+    // Keep the end of a long transcript: the last calls decide the outcome.
+    let used = lines.join('\n').length + 400;
+    const kept: string[] = [];
+    for (let i = calls.length - 1; i >= 0; i--) {
+      if (used + calls[i].length + 1 > budget) {
+        kept.unshift(`(${i + 1} earlier call(s) omitted)`);
+        break;
+      }
+      kept.unshift(calls[i]);
+      used += calls[i].length + 1;
+    }
+    lines.push(...(kept.length ? kept : ['(none)']), '', `Final answer: ${input.finalAnswer ? oneLine(redactText(input.finalAnswer), 600) : '(none)'}`);
+    return lines.join('\n');
+  }
+
+  async judge(input: JudgeInput): Promise<Judgement> {
+    try {
+      const text = await this.opts.model.complete(
+        [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: this.prompt(input) },
+        ],
+        { temperature: this.opts.temperature ?? 0, maxTokens: this.opts.maxTokens ?? 100 },
+      );
+      const parsed = parseVerdict(text);
+      if (parsed) return { outcome: parsed.outcome, judge: this.id, reason: parsed.reason || 'model verdict' };
+      return this.failed(input, `unparseable answer: ${oneLine(text, 80)}`);
+    } catch (e) {
+      return this.failed(input, `model call failed: ${(e as Error).message}`);
+    }
+  }
+
+  private failed(input: JudgeInput, why: string): Judgement {
+    this.opts.log?.warn('llm judge fell back', { why });
+    if (this.opts.onError === 'rule') {
+      const r = this.fallback.decide(input);
+      return { ...r, judge: `${this.id}+rule`, reason: `${why}; rule: ${r.reason}` };
+    }
+    return { outcome: 'unknown', judge: this.id, reason: why };
+  }
+}
+
+/** The first SUCCESS / FAILURE / UNKNOWN word of the answer, and the rest as the reason. */
+export function parseVerdict(text: string): { outcome: Outcome; reason: string } | null {
+  const m = /\b(SUCCESS|FAILURE|FAILED|UNKNOWN)\b/i.exec(text);
+  if (!m) return null;
+  const word = m[1].toUpperCase();
+  const outcome: Outcome = word === 'SUCCESS' ? 'success' : word === 'UNKNOWN' ? 'unknown' : 'failure';
+  const reason = oneLine(text.slice(m.index + m[0].length).replace(/^[\s:.\-–—]+/, ''), 300);
+  return { outcome, reason };
+}
+
+export interface CreateJudgeDeps {
+  /** A ready chat model (tests, other providers); otherwise one is built from the configuration. */
+  model?: ChatModel;
+  fetch?: typeof fetch;
+  log?: Logger;
+}
+
+/** The `llm` configuration section the judge falls back on (a subset of SkillsmithConfig['llm']). */
+export interface LlmSection {
+  provider?: string;
+  baseUrl?: string;
+  model?: string;
+  apiKey?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * The judge the configuration names. `llm` needs a model: `judge.baseUrl`/`judge.model`, else the `llm`
+ * section's (OpenAI-compatible); a missing one is an error that says what to set, never a silent fallback.
+ */
+export function createJudge(judge: JudgeConfigInput | JudgeConfig = {}, llm: LlmSection = {}, deps: CreateJudgeDeps = {}): OutcomeJudge {
+  const cfg = resolveJudgeConfig(judge);
+  if (cfg.mode === 'off') return new OffJudge();
+  const rule = new RuleJudge(cfg);
+  if (cfg.mode === 'rule') return rule;
+  let model = deps.model;
+  if (!model) {
+    const baseUrl = cfg.baseUrl ?? llm.baseUrl;
+    const name = cfg.model ?? llm.model;
+    if (!baseUrl || !name) {
+      throw new Error('capture.judge.mode is "llm" but no model is configured: set capture.judge.baseUrl and capture.judge.model (or llm.baseUrl and llm.model), or use "rule"');
+    }
+    const client = new OpenAiClient({
+      baseUrl,
+      apiKey: cfg.apiKey ?? llm.apiKey,
+      timeoutMs: cfg.timeoutMs ?? llm.timeoutMs ?? 30_000,
+      fetch: deps.fetch,
+      breaker: new CircuitBreaker(`judge ${name}`, {}),
+    });
+    model = new OpenAiChatModel(client, name);
+  }
+  return new LlmJudge({ model, onError: cfg.onError, maxPromptChars: cfg.maxPromptChars, fallback: rule, log: deps.log });
+}
+
+export interface JudgeReport {
+  judge: string;
+  /** Sessions that had no outcome and were judged. */
+  judged: number;
+  success: number;
+  failure: number;
+  unknown: number;
+  /** Per judged session: its id, decision and reason. */
+  decisions: { sessionId: string; outcome: Outcome; reason: string }[];
+}
+
+/**
+ * Judges, in place, the sessions whose source gave no outcome (`unknown`). A success/failure decision is
+ * stored as `judged`; an `unknown` decision leaves the session as it was (nothing was decided).
+ */
+export async function judgeSessions(sessions: CapturedSession[], finalAnswers: (string | null)[], judge: OutcomeJudge, opts: { concurrency?: number } = {}): Promise<JudgeReport> {
+  const report: JudgeReport = { judge: judge.id, judged: 0, success: 0, failure: 0, unknown: 0, decisions: [] };
+  const todo = sessions.map((s, i) => ({ s, i })).filter(({ s }) => s.outcome === 'unknown' && s.outcomeSource !== 'judged');
+  const results: (Judgement | null)[] = new Array(todo.length).fill(null);
+  let next = 0;
+  const worker = async () => {
+    while (next < todo.length) {
+      const k = next++;
+      const { s, i } = todo[k];
+      results[k] = await judge.judge({ goal: s.goal, calls: s.calls, finalAnswer: finalAnswers[i] ?? null });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 4, todo.length)) }, worker));
+  todo.forEach(({ s }, k) => {
+    const j = results[k]!;
+    report.judged++;
+    report[j.outcome]++;
+    report.decisions.push({ sessionId: s.id, outcome: j.outcome, reason: j.reason });
+    if (j.outcome !== 'unknown') {
+      s.outcome = j.outcome;
+      s.outcomeSource = 'judged';
+    }
+  });
+  return report;
+}
+
+function oneLine(s: string, max: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length <= max ? t : `${t.slice(0, max - 1)}…`;
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v ?? {});
+  } catch {
+    return String(v);
+  }
+}

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJudge, judgeSessions, LlmJudge, parseVerdict, RuleJudge, type JudgeInput } from '../src/capture/judge.js';
+import type { CapturedSession } from '../src/capture/types.js';
+import type { ToolCall } from '../src/domain/types.js';
+import { startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
+
+const call = (tool: string, ok = true, result = 'ok', error: string | null = null) => ({ tool, args: {}, result, ok, error });
+
+describe('rule judge (the default)', () => {
+  const rule = new RuleJudge();
+  const cases: [string, JudgeInput, string][] = [
+    ['no calls', { goal: 'g', calls: [], finalAnswer: 'Done.' }, 'unknown'],
+    ['last call failed', { goal: 'g', calls: [call('a'), call('b', false, '', 'Error: not found')], finalAnswer: 'Done.' }, 'failure'],
+    ['last call ok and a final answer', { goal: 'g', calls: [call('a', false), call('b')], finalAnswer: 'Your order is cancelled.' }, 'success'],
+    ['last call ok, no final answer', { goal: 'g', calls: [call('a')], finalAnswer: null }, 'unknown'],
+    ['final answer gives up', { goal: 'g', calls: [call('a')], finalAnswer: "I'm sorry, I was unable to change the flight." }, 'unknown'],
+    ['blank final answer', { goal: 'g', calls: [call('a')], finalAnswer: '   ' }, 'unknown'],
+  ];
+  it.each(cases)('%s', async (_name, input, expected) => {
+    const j = await rule.judge(input);
+    expect(j.outcome).toBe(expected);
+    expect(j.judge).toBe('rule');
+    expect(j.reason.length).toBeGreaterThan(5);
+  });
+
+  it('is configurable: final answer not required, a minimum number of calls, no give-up pattern', async () => {
+    const lax = createJudge({ requireFinalAnswer: false, minCalls: 2, giveUpPattern: '' });
+    expect((await lax.judge({ goal: 'g', calls: [call('a')], finalAnswer: null })).outcome).toBe('unknown'); // 1 < minCalls
+    expect((await lax.judge({ goal: 'g', calls: [call('a'), call('b')], finalAnswer: null })).outcome).toBe('success');
+    expect((await lax.judge({ goal: 'g', calls: [call('a'), call('b')], finalAnswer: 'Sorry for the wait, all done.' })).outcome).toBe('success');
+    expect(() => createJudge({ giveUpPattern: '(' })).toThrow(/giveUpPattern/);
+    expect(() => createJudge({ mode: 'sometimes' } as never)).toThrow(/mode/);
+  });
+
+  it('off: everything stays unknown', async () => {
+    const off = createJudge({ mode: 'off' });
+    expect(await off.judge({ goal: 'g', calls: [call('a')], finalAnswer: 'Done' })).toMatchObject({ outcome: 'unknown', judge: 'off' });
+  });
+});
+
+function session(id: string, outcome: CapturedSession['outcome'], calls: Partial<ToolCall>[]): CapturedSession {
+  return {
+    id,
+    namespace: 'default',
+    goal: `goal ${id}`,
+    outcome,
+    reward: null,
+    agentId: null,
+    source: null,
+    startedAt: 'x',
+    endedAt: null,
+    outcomeSource: 'reported',
+    calls: calls.map((c, position) => ({ position, tool: 't', args: {}, result: '', ok: true, error: null, durationMs: null, at: null, ...c })),
+  };
+}
+
+describe('judgeSessions', () => {
+  it('judges only sessions without an outcome; decisions are marked judged, reported outcomes are untouched', async () => {
+    const sessions = [
+      session('reported-failure', 'failure', [{ ok: true }]),
+      session('ok-answered', 'unknown', [{ ok: true }]),
+      session('last-failed', 'unknown', [{ ok: true }, { ok: false, error: 'boom' }]),
+      session('no-answer', 'unknown', [{ ok: true }]),
+    ];
+    const report = await judgeSessions(sessions, [null, 'All done.', 'Done.', null], new RuleJudge());
+    expect(sessions.map((s) => [s.id, s.outcome, s.outcomeSource])).toEqual([
+      ['reported-failure', 'failure', 'reported'],
+      ['ok-answered', 'success', 'judged'],
+      ['last-failed', 'failure', 'judged'],
+      ['no-answer', 'unknown', 'reported'],
+    ]);
+    expect(report).toMatchObject({ judge: 'rule', judged: 3, success: 1, failure: 1, unknown: 1 });
+    expect(report.decisions.map((d) => d.sessionId)).toEqual(['ok-answered', 'last-failed', 'no-answer']);
+  });
+});
+
+describe('LLM judge against a real HTTP server', () => {
+  let server: FakeOpenAiServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAiServer({ models: ['judge-model'] });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  const input: JudgeInput = {
+    goal: 'Refund order #W1 for jane.doe@example.com',
+    calls: [
+      { tool: 'get_order', args: { order_id: '#W1', api_key: 'sk-live-should-never-leave-1234567890abc' }, result: 'delivered', ok: true, error: null },
+      { tool: 'refund', args: { order_id: '#W1' }, result: 'refunded', ok: true, error: null },
+    ],
+    finalAnswer: 'Refunded to your card 4111 1111 1111 1111.',
+  };
+
+  it('sends one low-temperature, redacted request and stores the verdict with the model named', async () => {
+    server.script('chat', { kind: 'chat', content: 'SUCCESS\nThe refund call succeeded and the user was told.' });
+    const judge = createJudge({ mode: 'llm', baseUrl: server.baseUrl, model: 'judge-model' });
+    expect(judge).toBeInstanceOf(LlmJudge);
+    const j = await judge.judge(input);
+    expect(j).toEqual({ outcome: 'success', judge: 'llm:openai:judge-model', reason: 'The refund call succeeded and the user was told.' });
+    const [req] = server.requestsTo('chat');
+    expect(req.json.model).toBe('judge-model');
+    expect(req.json.temperature).toBe(0);
+    const prompt = JSON.stringify(req.json.messages);
+    expect(prompt).toContain('refund(');
+    expect(prompt).toContain('Refunded to your card');
+    expect(prompt).not.toContain('sk-live-should-never-leave');
+    expect(prompt).not.toContain('jane.doe@example.com');
+    expect(prompt).not.toContain('4111 1111 1111 1111');
+  });
+
+  it('reads FAILURE and UNKNOWN; an unparseable answer is unknown', async () => {
+    server.script('chat', { kind: 'chat', content: 'Verdict: FAILURE - the refund was never confirmed' }, { kind: 'chat', content: 'UNKNOWN' }, { kind: 'chat', content: 'I think it went fine' });
+    const judge = createJudge({ mode: 'llm' }, { baseUrl: server.baseUrl, model: 'judge-model' });
+    expect((await judge.judge(input)).outcome).toBe('failure');
+    expect((await judge.judge(input)).outcome).toBe('unknown');
+    const bad = await judge.judge(input);
+    expect(bad.outcome).toBe('unknown');
+    expect(bad.reason).toMatch(/unparseable/);
+  });
+
+  it('a failing model gives unknown, or the rule decision with onError "rule"', async () => {
+    server.script('chat', { kind: 'status', status: 500, body: { error: { message: 'overloaded' } } }, { kind: 'status', status: 500, body: { error: { message: 'overloaded' } } });
+    const strict = createJudge({ mode: 'llm', baseUrl: server.baseUrl, model: 'judge-model' });
+    const a = await strict.judge(input);
+    expect(a.outcome).toBe('unknown');
+    expect(a.reason).toMatch(/model call failed/);
+    const lenient = createJudge({ mode: 'llm', baseUrl: server.baseUrl, model: 'judge-model', onError: 'rule' });
+    const b = await lenient.judge(input);
+    expect(b.outcome).toBe('success');
+    expect(b.judge).toBe('llm:openai:judge-model+rule');
+  });
+
+  it('says what to configure when no model is set', () => {
+    expect(() => createJudge({ mode: 'llm' })).toThrow(/capture\.judge\.baseUrl.*llm\.model|no model is configured/);
+  });
+
+  it('parseVerdict', () => {
+    expect(parseVerdict('success')).toEqual({ outcome: 'success', reason: '' });
+    expect(parseVerdict('FAILED: tool error')).toEqual({ outcome: 'failure', reason: 'tool error' });
+    expect(parseVerdict('no idea')).toBeNull();
+  });
+});

@@ -1,0 +1,67 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { Outcome } from '../src/domain/types.js';
+import type { RecordingTarget, TargetSession } from '../src/instrument/index.js';
+
+/** Every byte the memory left on disk: the SQLite file, its WAL and the audit copy, as one string. */
+export function diskText(db: string): string {
+  return [db, `${db}-wal`, `${db}.audit.jsonl`]
+    .filter((p) => existsSync(p))
+    .map((p) => readFileSync(p).toString('latin1'))
+    .join('\n');
+}
+
+/** Secrets planted in test inputs: none of them (nor a long prefix of one) may reach the store. */
+export const PLANTED = {
+  openai: 'sk-proj-Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Jh0GfEdCbA9',
+  github: 'ghp_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8',
+  aws: 'AKIAZ7Y6X5W4V3U2T1S0',
+  jwt: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJwbGFudGVkIn0.c2lnbmF0dXJlX29mX3RoZV9wbGFudGVkX2p3dA',
+  password: 'Tr0ub4dor-and-3-horses',
+  email: 'planted.person@example.org',
+  card: '4111 1111 1111 1111',
+  stripe: 'sk_live_51PlantedStripeKeyAbCdEfGh',
+} as const;
+
+export function leaked(text: string): string[] {
+  return Object.entries(PLANTED)
+    .filter(([, v]) => text.includes(v) || text.includes(v.slice(0, 14)))
+    .map(([k]) => k);
+}
+
+export interface FakeCall {
+  sessionId: string;
+  tool: string;
+  args?: Record<string, unknown>;
+  result?: unknown;
+  ok?: boolean;
+  error?: string | null;
+  durationMs?: number | null;
+}
+
+/** An in-memory RecordingTarget that can be told to fail, for the recorder's contract. */
+export function fakeTarget(fail: { start?: boolean; call?: boolean; end?: boolean; delayMs?: number } = {}) {
+  const sessions = new Map<string, { goal: string; ended?: { outcome: Outcome; reward: number | null; source?: string } }>();
+  const calls: FakeCall[] = [];
+  let n = 0;
+  const target: RecordingTarget = {
+    async startSession(opts) {
+      if (fail.start) throw new Error('database is locked');
+      const id = opts.id ?? `fake-${++n}`;
+      sessions.set(id, { goal: opts.goal });
+      const s: TargetSession = {
+        id,
+        async call(c) {
+          if (fail.delayMs) await new Promise((r) => setTimeout(r, fail.delayMs));
+          if (fail.call) throw new Error('SQLITE_FULL: database or disk is full');
+          calls.push({ sessionId: id, ...c });
+        },
+        async end(outcome, reward = null, o = {}) {
+          if (fail.end) throw new Error('disk I/O error');
+          sessions.get(id)!.ended = { outcome, reward, source: o.source };
+        },
+      };
+      return s;
+    },
+  };
+  return { target, sessions, calls };
+}
