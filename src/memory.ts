@@ -98,6 +98,7 @@ export class Memory {
   private firstUse = true;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly recallLog: Logger;
 
   constructor(
     readonly store: Store | null,
@@ -110,6 +111,7 @@ export class Memory {
   ) {
     this.namespace = config.namespace;
     this.bus = new EventBus(log.child('events'));
+    this.recallLog = log.child('recall');
     const auto = config.synthesis.auto;
     if (store && !config.disabled && auto.intervalMs > 0) {
       this.timer = setInterval(() => this.scheduleSynthesis('interval'), auto.intervalMs);
@@ -382,13 +384,15 @@ export class Memory {
     if (this.config.disabled || !this.store) return [];
     this.noteFirstUse();
     // record: false looks without leaving a trace (no recall row, last_used_at untouched): previews, searches.
-    return this.recallIndex(opts.namespace).recall(goal, {
+    const hits = await this.recallIndex(opts.namespace).recall(goal, {
       topK: opts.topK,
       threshold: this.thresholds.recall,
       now: this.now(),
       sessionId: opts.sessionId,
       touch: opts.record !== false,
     });
+    this.recallLog.debug('recall', { served: hits.map((h) => h.name), session: opts.sessionId ?? null });
+    return hits;
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────

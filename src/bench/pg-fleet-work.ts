@@ -1,3 +1,4 @@
+import { mulberry32 as rng } from '../support/random.js';
 // The work of one agent of a simulated fleet: sessions of a few task families, each solved by its own
 // ten-step tool procedure, with entities that differ per session. A pure function of (agent, index), so
 // the fleet test can tell exactly which calls must be in the store.
@@ -118,17 +119,6 @@ export const FLEET_FAMILIES: Family[] = [
   },
 ];
 
-/** A small deterministic PRNG per (agent, index). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 const SERVICES = ['billing', 'search', 'checkout', 'inventory', 'auth', 'mailer', 'reports', 'gateway'];

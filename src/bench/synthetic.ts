@@ -1,3 +1,4 @@
+import { mulberry32 } from '../support/random.js';
 // Synthetic sessions for benchmarks: perturbed copies of real traces.
 //
 // Each synthetic session copies one real session picked at random (so the mix of tasks, tool paths and
@@ -190,17 +191,6 @@ function personaDetail(rand: () => number): string {
 
 // ── seeded PRNG ─────────────────────────────────────────────────────────────
 
-/** Mulberry32: a small, fast, seedable 32-bit PRNG; returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Independent stream per (seed, index): a murmur3-style finaliser of both. */
 function mixSeed(seed: number, index: number): number {
@@ -209,3 +199,5 @@ function mixSeed(seed: number, index: number): number {
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
 }
+
+export { mulberry32 };

@@ -3,6 +3,8 @@
 // coarse centroids, ~sqrt(n) lists) limits a search to the `nProbe` lists nearest the query, so recall
 // stays sub-millisecond at 10k skills and clustering never compares every pair of sessions.
 
+import { mulberry32 } from '../support/random.js';
+
 export interface VectorIndexOptions {
   /** Size from which searches go through the IVF partition (default 2048). */
   ivfThreshold?: number;
@@ -465,14 +467,3 @@ class TopK {
   }
 }
 
-/** Small seeded PRNG (mulberry32): deterministic k-means across runs and machines. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

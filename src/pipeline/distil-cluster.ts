@@ -322,6 +322,7 @@ async function episodicDraft(deps: PipelineDeps, input: GroupInput, skip: (reaso
     if (MalformedDraftError.isInstance(e)) return skip(`distiller output rejected: ${e.reason}`, { admission: admissionSummary });
     throw e; // LlmUnavailableError (and anything else) stops the pass
   }
+  deps.log.child('distiller').debug(raw ? 'draft' : 'SKIP', { cluster: input.clusterId, distiller: deps.distiller.id, name: raw?.name, steps: raw?.toolSequence.length });
   if (!raw) return skip('distiller returned SKIP', { admission: admissionSummary });
   // Defence in depth: whatever a distiller wrote, no secret or personal datum reaches a stored skill.
   const draft: Draft = { ...raw, whenToUse: redactText(raw.whenToUse), body: redactText(raw.body) };

@@ -6,6 +6,7 @@ import type { Embedder } from '../embedders/embedder.js';
 import { VectorIndex } from '../index/vector-index.js';
 import { GoalMean, removeDirection } from '../domain/goal-mean.js';
 import type { Store } from '../store/store.js';
+import { mulberry32 } from '../support/random.js';
 
 /** One recalled skill: the stable JSON shape of `skillsmith recall --json`, plus a few extras. */
 export interface RecalledSkill {
@@ -169,14 +170,3 @@ export function softmaxDraw(ranked: { skill: Pick<Skill, 'utility'>; similarity:
   ranked.unshift(pick);
 }
 
-/** A small seeded PRNG (mulberry32): the same seed replays the same draws. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

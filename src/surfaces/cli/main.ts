@@ -6,6 +6,7 @@ import { openMemory, type Memory } from '../../memory.js';
 import type { Skill } from '../../domain/types.js';
 import type { SynthesisReport } from '../../pipeline/synthesize.js';
 import { progressBar } from './progress.js';
+import { skillJson } from '../shapes.js';
 
 const HELP = `skillsmith: procedural memory for LLM agents
 
@@ -336,30 +337,6 @@ async function recall(memory: Memory, args: string[], flags: Flags): Promise<num
   return 0;
 }
 
-function skillJson(s: Skill) {
-  return {
-    id: s.id,
-    name: s.name,
-    description: s.description,
-    status: s.status,
-    enabled: s.enabled,
-    version: s.version,
-    kind: s.kind,
-    corpus: s.corpus,
-    toolsRequired: s.toolsRequired,
-    toolSequence: s.toolSequence,
-    successCount: s.successCount,
-    attemptCount: s.attemptCount,
-    support: s.support,
-    eta: s.eta,
-    utility: s.utility,
-    sourceSessions: s.sourceSessions,
-    supersededBy: s.supersededBy,
-    createdAt: s.createdAt,
-    updatedAt: s.updatedAt,
-    lastUsedAt: s.lastUsedAt,
-  };
-}
 
 async function skills(memory: Memory, args: string[], flags: Flags): Promise<number> {
   const [sub, ...rest] = args;

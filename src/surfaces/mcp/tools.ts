@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Memory } from '../../memory.js';
-import { skillJson } from '../http/shapes.js';
+import { skillJson } from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
 
 const sessionId = z.string().min(1).max(500);

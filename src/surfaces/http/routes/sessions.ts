@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Memory } from '../../../memory.js';
 import { HttpError, readQuery } from '../request.js';
-import { sessionJson, sessionSummary } from '../shapes.js';
+import { sessionJson, sessionSummary } from '../../shapes.js';
 
 const page = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),

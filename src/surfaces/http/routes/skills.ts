@@ -4,7 +4,7 @@ import type { Memory } from '../../../memory.js';
 import type { Skill } from '../../../domain/types.js';
 import { exportSkillFiles } from '../export.js';
 import { HttpError, readJson, readQuery } from '../request.js';
-import { skillJson } from '../shapes.js';
+import { skillJson } from '../../shapes.js';
 import { createZip } from '../zip.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');

@@ -1,4 +1,5 @@
-import type { Session, Skill } from '../../domain/types.js';
+/** The JSON shapes every surface (CLI --json, REST, MCP) shows: one definition, so they cannot drift. */
+import type { Session, Skill } from '../domain/types.js';
 
 /** A skill as every surface shows it: the stable shape of `skills list --json` (README "Stable JSON shapes"). */
 export function skillJson(s: Skill) {
