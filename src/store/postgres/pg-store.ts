@@ -8,7 +8,7 @@ import { isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
-type Row = Record<string, any>;
+import { auditFromRow, eventType, json, parseJson, type Row } from '../rows.js';
 /** A connection in a transaction, or the store's own retrying autocommit path. */
 type Db = { query(text: string, values?: unknown[]): Promise<pg.QueryResult> };
 
@@ -110,15 +110,6 @@ export function redactUrl(url: string): string {
   }
 }
 
-const json = (v: unknown) => JSON.stringify(v ?? null);
-const parseJson = <T>(s: string | null | undefined, fallback: T): T => {
-  if (s == null) return fallback;
-  try {
-    return JSON.parse(s) as T;
-  } catch {
-    return fallback;
-  }
-};
 
 const SKILL_COLUMNS = `s.*, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
   FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic') AS source_sessions`;
@@ -1048,32 +1039,4 @@ function skillFromRow(r: Row): Skill {
   };
 }
 
-function auditFromRow(r: Row): AuditRecord {
-  return {
-    id: r.id,
-    namespace: r.namespace,
-    at: r.at,
-    actor: r.actor,
-    action: r.action,
-    subjectKind: r.subject_kind,
-    subjectId: r.subject_id,
-    detail: parseJson(r.detail, {}),
-  };
-}
 
-function eventType(action: SkillWrite['action']): string {
-  switch (action) {
-    case 'add':
-      return 'skill.created';
-    case 'update':
-      return 'skill.updated';
-    case 'reinforce':
-      return 'skill.reinforced';
-    case 'supersede':
-      return 'skill.created';
-    case 'import':
-      return 'skill.imported';
-    case 'promote':
-      return 'skill.promoted';
-  }
-}

@@ -7,7 +7,7 @@ import { fromBuffer, toBuffer } from '../../index/vector-math.js';
 import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
-type Row = Record<string, any>;
+import { auditFromRow, eventType, json, parseJson, type Row } from '../rows.js';
 
 /** Opens (creating and migrating as needed) a SQLite memory file. `:memory:` works for throwaway use. */
 export function openSqliteStore(path: string): SqliteStore {
@@ -36,15 +36,6 @@ export function migrate(db: Database.Database, upTo = latestSchemaVersion): numb
   return (row.v as number) ?? 0;
 }
 
-const json = (v: unknown) => JSON.stringify(v ?? null);
-const parseJson = <T>(s: string | null | undefined, fallback: T): T => {
-  if (s == null) return fallback;
-  try {
-    return JSON.parse(s) as T;
-  } catch {
-    return fallback;
-  }
-};
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
@@ -716,32 +707,4 @@ function holderAlive(holder: string): boolean {
   }
 }
 
-function auditFromRow(r: Row): AuditRecord {
-  return {
-    id: r.id,
-    namespace: r.namespace,
-    at: r.at,
-    actor: r.actor,
-    action: r.action,
-    subjectKind: r.subject_kind,
-    subjectId: r.subject_id,
-    detail: parseJson(r.detail, {}),
-  };
-}
 
-function eventType(action: SkillWrite['action']): string {
-  switch (action) {
-    case 'add':
-      return 'skill.created';
-    case 'update':
-      return 'skill.updated';
-    case 'reinforce':
-      return 'skill.reinforced';
-    case 'supersede':
-      return 'skill.created';
-    case 'import':
-      return 'skill.imported';
-    case 'promote':
-      return 'skill.promoted';
-  }
-}
