@@ -6,6 +6,7 @@ import type { Distiller, DistillInput } from '../distillers/distiller.js';
 import { HeuristicDistiller } from '../distillers/heuristic-distiller.js';
 import { redactText } from '../domain/redact.js';
 import type { BusEvent } from '../support/event-bus.js';
+import { createLogger } from '../support/log.js';
 import { readTau, TAU_DEV, tempDbPath, toSession } from '../test-support/tau.js';
 
 describe('outcomes become trials of the skills recalled for a session', () => {
@@ -200,8 +201,9 @@ describe('explicit compile', () => {
 });
 
 describe('events and audit', () => {
-  it('a listener that throws does not stop a synthesis pass', async () => {
-    const memory = await openMemory({ db: tempDbPath() });
+  it('a listener that throws does not stop a synthesis pass, and the failure is logged', async () => {
+    const lines: string[] = [];
+    const memory = await openMemory({ db: tempDbPath(), logger: createLogger('warn', 'skillsmith', (l) => void lines.push(l)) });
     let seen = 0;
     memory.on('skill.created', () => {
       seen++;
@@ -215,6 +217,9 @@ describe('events and audit', () => {
     expect(report.created.length).toBeGreaterThan(0);
     expect(seen).toBe(report.created.length);
     expect((await memory.listSkills()).length).toBe(report.created.length);
+    await new Promise((r) => setImmediate(r));
+    const failures = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'event listener failed');
+    expect(failures.map((f) => f.error)).toEqual(expect.arrayContaining(['Error: listener bug', 'Error: async listener bug']));
   });
 
   it('keeps an append-only JSONL audit file that no command truncates', async () => {
