@@ -36,6 +36,8 @@ describe('recording sessions as they happen', () => {
     await expect(memory.startSession({ goal: '  ' })).rejects.toThrow(/goal/);
     const s = await memory.startSession({ goal: 'x y z' });
     await expect(s.end('success', 2)).rejects.toThrow(/reward/);
+    await s.end('success', 1);
+    await expect(memory.startSession({ goal: 'x y z', id: s.id })).rejects.toThrow(/already ended/);
   });
 
   it('rejects a configuration with a wrong key or value, naming it', async () => {

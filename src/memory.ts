@@ -263,6 +263,8 @@ export class Memory {
       labels: null,
     });
     const existing = await store.getSession(namespace, id);
+    // Re-opening a live session (a restarted agent) continues it; an ended one has its outcome and stays closed.
+    if (existing?.endedAt) throw new Error(`session ${id} already ended (${existing.outcome}); start a new session`);
     let position = existing?.calls.length ?? 0;
     const cap = this.config.capture.resultChars;
     this.noteFirstUse();
