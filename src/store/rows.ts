@@ -1,5 +1,5 @@
-import type { AuditRecord } from '../domain/types.js';
-import type { SkillWrite } from './store.js';
+import type { AuditRecord, Fact, Provenance } from '../domain/types.js';
+import type { FeedbackRecord, SkillEvent, SkillVersion, SkillWrite } from './store.js';
 
 /** Row helpers shared by the store back ends: one mapping, so SQLite and PostgreSQL cannot drift. */
 export type Row = Record<string, any>;
@@ -43,4 +43,36 @@ export function eventType(action: SkillWrite['action']): string {
     case 'promote':
       return 'skill.promoted';
   }
+}
+
+export function factFromRow(r: Row): Fact {
+  return { id: r.id, namespace: r.namespace, text: r.text, source: r.source, createdAt: r.created_at };
+}
+
+export function provenanceFromRow(r: Row): Provenance {
+  return { skillId: r.skill_id, sourceKind: r.source_kind, sourceId: r.source_id, version: r.version, createdAt: r.created_at };
+}
+
+export function versionFromRow(r: Row): SkillVersion {
+  return { skillId: r.skill_id, version: r.version, skillMd: r.skill_md, toolSequence: parseJson(r.tool_sequence, []), reason: r.reason, createdAt: r.created_at };
+}
+
+export function eventFromRow(r: Row): SkillEvent {
+  return { id: Number(r.id), namespace: r.namespace, at: r.at, type: r.type, skillId: r.skill_id, payload: parseJson(r.payload, {}) };
+}
+
+export function feedbackFromRow(r: Row): FeedbackRecord {
+  return {
+    id: Number(r.id),
+    skillId: r.skill_id,
+    signal: r.signal,
+    value: r.value,
+    sessionId: r.session_id,
+    at: r.at,
+    etaBefore: r.eta_before,
+    etaAfter: r.eta_after,
+    statusBefore: r.status_before,
+    statusAfter: r.status_after,
+    utilityAfter: r.utility_after,
+  };
 }

@@ -8,7 +8,7 @@ import { isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
-import { auditFromRow, eventType, json, parseJson, type Row } from '../rows.js';
+import { auditFromRow, eventFromRow, eventType, factFromRow, feedbackFromRow, json, parseJson, provenanceFromRow, versionFromRow, type Row } from '../rows.js';
 /** A connection in a transaction, or the store's own retrying autocommit path. */
 type Db = { query(text: string, values?: unknown[]): Promise<pg.QueryResult> };
 
@@ -796,19 +796,12 @@ export class PgStore implements Store {
 
   async provenance(skillId: string): Promise<Provenance[]> {
     const { rows } = await this.query('SELECT * FROM provenance WHERE skill_id = $1 ORDER BY created_at, source_id', [skillId]);
-    return rows.map((r) => ({ skillId: r.skill_id, sourceKind: r.source_kind, sourceId: r.source_id, version: r.version, createdAt: r.created_at }));
+    return rows.map(provenanceFromRow);
   }
 
   async skillVersions(skillId: string): Promise<SkillVersion[]> {
     const { rows } = await this.query('SELECT * FROM skill_versions WHERE skill_id = $1 ORDER BY created_at, version', [skillId]);
-    return rows.map((r) => ({
-      skillId: r.skill_id,
-      version: r.version,
-      skillMd: r.skill_md,
-      toolSequence: parseJson(r.tool_sequence, []),
-      reason: r.reason,
-      createdAt: r.created_at,
-    }));
+    return rows.map(versionFromRow);
   }
 
   async audit(namespace: string, opts: { subjectId?: string; limit?: number } = {}): Promise<AuditRecord[]> {
@@ -910,19 +903,7 @@ export class PgStore implements Store {
 
   async feedbackHistory(skillId: string): Promise<FeedbackRecord[]> {
     const { rows } = await this.query('SELECT * FROM feedback WHERE skill_id = $1 ORDER BY id', [skillId]);
-    return rows.map((r) => ({
-      id: r.id,
-      skillId: r.skill_id,
-      signal: r.signal,
-      value: r.value,
-      sessionId: r.session_id,
-      at: r.at,
-      etaBefore: r.eta_before,
-      etaAfter: r.eta_after,
-      statusBefore: r.status_before,
-      statusAfter: r.status_after,
-      utilityAfter: r.utility_after,
-    }));
+    return rows.map(feedbackFromRow);
   }
 
   /**
@@ -977,7 +958,7 @@ export class PgStore implements Store {
       opts.afterId ?? 0,
       opts.limit ?? 1000,
     ]);
-    return rows.map((r) => ({ id: r.id, namespace: r.namespace, at: r.at, type: r.type, skillId: r.skill_id, payload: parseJson(r.payload, {}) }));
+    return rows.map(eventFromRow);
   }
 }
 
@@ -1002,9 +983,6 @@ function callFromRow(c: Row): ToolCall {
   };
 }
 
-function factFromRow(r: Row): Fact {
-  return { id: r.id, namespace: r.namespace, text: r.text, source: r.source, createdAt: r.created_at };
-}
 
 function skillFromRow(r: Row): Skill {
   return {

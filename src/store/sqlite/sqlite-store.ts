@@ -7,7 +7,7 @@ import { fromBuffer, toBuffer } from '../../index/vector-math.js';
 import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
-import { auditFromRow, eventType, json, parseJson, type Row } from '../rows.js';
+import { auditFromRow, eventFromRow, eventType, factFromRow, feedbackFromRow, json, parseJson, provenanceFromRow, versionFromRow, type Row } from '../rows.js';
 
 /** Opens (creating and migrating as needed) a SQLite memory file. `:memory:` works for throwaway use. */
 export function openSqliteStore(path: string): SqliteStore {
@@ -226,13 +226,7 @@ export class SqliteStore implements Store {
   }
 
   async listFacts(namespace: string): Promise<Fact[]> {
-    return (this.db.prepare('SELECT * FROM facts WHERE namespace = ? ORDER BY created_at').all(namespace) as Row[]).map((r) => ({
-      id: r.id,
-      namespace: r.namespace,
-      text: r.text,
-      source: r.source,
-      createdAt: r.created_at,
-    }));
+    return (this.db.prepare('SELECT * FROM facts WHERE namespace = ? ORDER BY created_at').all(namespace) as Row[]).map(factFromRow);
   }
 
   // ── synthesis state ───────────────────────────────────────────────────────
@@ -505,24 +499,11 @@ export class SqliteStore implements Store {
   }
 
   async provenance(skillId: string): Promise<Provenance[]> {
-    return (this.db.prepare('SELECT * FROM provenance WHERE skill_id = ? ORDER BY created_at, source_id').all(skillId) as Row[]).map((r) => ({
-      skillId: r.skill_id,
-      sourceKind: r.source_kind,
-      sourceId: r.source_id,
-      version: r.version,
-      createdAt: r.created_at,
-    }));
+    return (this.db.prepare('SELECT * FROM provenance WHERE skill_id = ? ORDER BY created_at, source_id').all(skillId) as Row[]).map(provenanceFromRow);
   }
 
   async skillVersions(skillId: string): Promise<SkillVersion[]> {
-    return (this.db.prepare('SELECT * FROM skill_versions WHERE skill_id = ? ORDER BY created_at').all(skillId) as Row[]).map((r) => ({
-      skillId: r.skill_id,
-      version: r.version,
-      skillMd: r.skill_md,
-      toolSequence: parseJson(r.tool_sequence, []),
-      reason: r.reason,
-      createdAt: r.created_at,
-    }));
+    return (this.db.prepare('SELECT * FROM skill_versions WHERE skill_id = ? ORDER BY created_at').all(skillId) as Row[]).map(versionFromRow);
   }
 
   async audit(namespace: string, opts: { subjectId?: string; limit?: number } = {}): Promise<AuditRecord[]> {
@@ -592,20 +573,7 @@ export class SqliteStore implements Store {
   }
 
   async feedbackHistory(skillId: string): Promise<FeedbackRecord[]> {
-    const rows = this.db.prepare('SELECT * FROM feedback WHERE skill_id = ? ORDER BY id').all(skillId) as Row[];
-    return rows.map((r) => ({
-      id: r.id,
-      skillId: r.skill_id,
-      signal: r.signal,
-      value: r.value,
-      sessionId: r.session_id,
-      at: r.at,
-      etaBefore: r.eta_before,
-      etaAfter: r.eta_after,
-      statusBefore: r.status_before,
-      statusAfter: r.status_after,
-      utilityAfter: r.utility_after,
-    }));
+    return (this.db.prepare('SELECT * FROM feedback WHERE skill_id = ? ORDER BY id').all(skillId) as Row[]).map(feedbackFromRow);
   }
 
   /**
@@ -652,14 +620,14 @@ export class SqliteStore implements Store {
     return ids
       .map((id) => stmt.get(namespace, id) as Row | undefined)
       .filter((r): r is Row => !!r)
-      .map((r) => ({ id: r.id, namespace: r.namespace, text: r.text, source: r.source, createdAt: r.created_at }));
+      .map(factFromRow);
   }
 
   async events(namespace: string, opts: { afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {
     const rows = this.db
       .prepare('SELECT * FROM events WHERE namespace = ? AND id > ? ORDER BY id LIMIT ?')
       .all(namespace, opts.afterId ?? 0, opts.limit ?? 1000) as Row[];
-    return rows.map((r) => ({ id: r.id, namespace: r.namespace, at: r.at, type: r.type, skillId: r.skill_id, payload: parseJson(r.payload, {}) }));
+    return rows.map(eventFromRow);
   }
 }
 
