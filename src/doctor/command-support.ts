@@ -46,3 +46,23 @@ export function dbPathFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = pr
 export function dbExists(path: string): boolean {
   return path === ':memory:' || isPostgresUrl(path) || existsSync(path);
 }
+
+/**
+ * The common start of a command that takes no positional arguments: the configuration from the flags, or the
+ * exit code 2 after saying what is wrong (stray arguments, an invalid configuration).
+ */
+export function startCommand(name: string, args: string[], flags: CommandFlags, io: CommandIo): SkillsmithConfig | 2 {
+  if (args.length > 0) {
+    io.stderr(`skillsmith: ${name} takes no arguments (got "${args.join(' ')}")\nRun "skillsmith --help" for usage.`);
+    return 2;
+  }
+  try {
+    return configFromFlags(flags);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.stderr(`skillsmith: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+}

@@ -1,6 +1,5 @@
-import { ConfigError } from '../../../config/config.js';
 import { runDoctor, type DoctorDeps, type DoctorReport } from '../../../doctor/doctor.js';
-import { configFromFlags, dbExists, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../../../doctor/command-support.js';
+import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../../../doctor/command-support.js';
 import { openStore } from '../../../store/open-store.js';
 
 /**
@@ -9,20 +8,8 @@ import { openStore } from '../../../store/open-store.js';
  * 2 for bad usage or an invalid configuration. The memory file is only read, and only if it exists.
  */
 export async function doctorCommand(args: string[], flags: CommandFlags, io: CommandIo = processIo, deps: DoctorDeps = {}): Promise<number> {
-  if (args.length > 0) {
-    io.stderr(`skillsmith: doctor takes no arguments (got "${args.join(' ')}")\nRun "skillsmith --help" for usage.`);
-    return 2;
-  }
-  let config;
-  try {
-    config = configFromFlags(flags);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      io.stderr(`skillsmith: ${e.message}`);
-      return 2;
-    }
-    throw e;
-  }
+  const config = startCommand('doctor', args, flags, io);
+  if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
   const opened = deps.store ? undefined : dbExists(dbPath) ? await openStore(dbPath) : undefined;
   const store = deps.store ?? opened;

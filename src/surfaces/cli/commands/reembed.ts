@@ -1,5 +1,4 @@
-import { ConfigError } from '../../../config/config.js';
-import { configFromFlags, dbExists, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../../../doctor/command-support.js';
+import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../../../doctor/command-support.js';
 import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/reembed.js';
 import { createEmbedder, type BackendDeps } from '../../../embedders/create-embedder.js';
 import type { Embedder } from '../../../embedders/embedder.js';
@@ -17,20 +16,8 @@ export interface ReembedCommandDeps extends BackendDeps {
  * pass re-clusters with it. Exit 0 on success, 1 on failure (nothing written), 2 for bad usage or config.
  */
 export async function reembedCommand(args: string[], flags: CommandFlags, io: CommandIo = processIo, deps: ReembedCommandDeps = {}): Promise<number> {
-  if (args.length > 0) {
-    io.stderr(`skillsmith: reembed takes no arguments (got "${args.join(' ')}")\nRun "skillsmith --help" for usage.`);
-    return 2;
-  }
-  let config;
-  try {
-    config = configFromFlags(flags);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      io.stderr(`skillsmith: ${e.message}`);
-      return 2;
-    }
-    throw e;
-  }
+  const config = startCommand('reembed', args, flags, io);
+  if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
   if (!deps.store && !dbExists(dbPath)) {
     io.stderr(`skillsmith: no memory file at ${dbPath}: nothing to re-embed (use --db PATH)`);
