@@ -108,6 +108,8 @@ export class Memory {
     readonly log: Logger,
     private readonly now: () => Date,
     private readonly auditFile: string | null = null,
+    /** Back ends openMemory created from the configuration: closed with the memory (a model file, a session). */
+    private readonly owned: { close?(): Promise<void> }[] = [],
   ) {
     this.namespace = config.namespace;
     this.bus = new EventBus(log.child('events'));
@@ -127,6 +129,7 @@ export class Memory {
     if (!this.distillerInstance) {
       const { createDistiller } = await import('./distillers/create-distiller.js');
       this.distillerInstance = await createDistiller(this.config, { log: this.log });
+      this.owned.push(this.distillerInstance);
     }
     return this.distillerInstance;
   }
@@ -650,6 +653,7 @@ export class Memory {
     await this.idle();
     await this.flush().catch((e) => this.log.warn('final flush failed', { error: String(e) }));
     await this.store?.close();
+    for (const backEnd of this.owned.splice(0)) await backEnd.close?.().catch((e) => this.log.warn('closing a model back end failed', { error: String(e) }));
   }
 }
 
@@ -658,11 +662,12 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
   const config = loadConfig({ ...(opts.config ?? {}), ...(opts.namespace ? { namespace: opts.namespace } : {}) });
   const log = opts.logger ?? createLogger(opts.logLevel ?? config.logLevel);
   // Chosen by configuration, never swapped silently (SPEC "Distil", "Back ends").
+  const owned: { close?(): Promise<void> }[] = [];
   const embedder =
     opts.embedder ??
-    (config.disabled || config.embedder.provider === 'glove' ? createGloveEmbedder() : await (await import('./embedders/create-embedder.js')).createEmbedder(config));
+    (config.disabled || config.embedder.provider === 'glove' ? createGloveEmbedder() : own(await (await import('./embedders/create-embedder.js')).createEmbedder(config)));
   // A misconfigured distiller fails here, loudly, rather than at the first pass.
-  const distiller = opts.distiller ?? (config.distiller === 'heuristic' ? null : await (await import('./distillers/create-distiller.js')).createDistiller(config, { log }));
+  const distiller = opts.distiller ?? (config.distiller === 'heuristic' ? null : own(await (await import('./distillers/create-distiller.js')).createDistiller(config, { log })));
   let store: Store | null = null;
   let auditFile: string | null = opts.auditFile ?? null;
   if (!config.disabled) {
@@ -671,5 +676,10 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
     // The JSONL audit copy sits beside a SQLite file; a shared PostgreSQL memory keeps its audit table only.
     if (opts.auditFile === undefined && path && path !== ':memory:' && !isPostgresUrl(path)) auditFile = `${path}.audit.jsonl`;
   }
-  return new Memory(store, config, embedder, distiller, log, opts.now ?? (() => new Date()), auditFile).init();
+  return new Memory(store, config, embedder, distiller, log, opts.now ?? (() => new Date()), auditFile, owned).init();
+
+  function own<T extends { close?(): Promise<void> }>(backEnd: T): T {
+    owned.push(backEnd);
+    return backEnd;
+  }
 }

@@ -139,9 +139,11 @@ describe('skillsmith doctor', () => {
     expect(find(r, 'embedder', 'config')[0]).toMatchObject({ status: 'fail', message: expect.stringMatching(/embedder\.baseUrl is not set/) });
     expect(find(r, 'llm', 'config')[0]).toMatchObject({ status: 'fail', message: expect.stringMatching(/llm\.baseUrl is not set/) });
 
+    // As on a machine without the optional package (the real one is checked in test/llama-cpp.test.ts).
+    const absent = async (name: string) => Promise.reject(Object.assign(new Error(`Cannot find package '${name}'`), { code: 'ERR_MODULE_NOT_FOUND' }));
     const dir = mkdtempSync(join(tmpdir(), 'skillsmith-doctor-gguf-'));
     writeFileSync(join(dir, 'm.gguf'), 'GGUF');
-    const l = await runDoctor(loadConfig({ distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: join(dir, 'm.gguf') } }));
+    const l = await runDoctor(loadConfig({ distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: join(dir, 'm.gguf') } }), { importer: absent });
     expect(l.ok).toBe(false);
     expect(find(l, 'llm', 'package')[0].message).toMatch(/install node-llama-cpp@3\.21\.1 to use provider llama-cpp/);
   });

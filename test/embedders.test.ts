@@ -6,15 +6,13 @@ import { loadConfig } from '../src/config/config.js';
 import { createDistiller } from '../src/distillers/create-distiller.js';
 import { createEmbedder } from '../src/embedders/create-embedder.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
-import { LlamaCppEmbedder } from '../src/embedders/llama-cpp-embedder.js';
 import { OpenAiEmbedder } from '../src/embedders/openai-embedder.js';
-import { TransformersEmbedder } from '../src/embedders/transformers-embedder.js';
 import { BackendConfigError } from '../src/llm/errors/backend-config-error.js';
+import { BackendLoadError } from '../src/llm/errors/backend-load-error.js';
 import { EmbedderNotReadyError } from '../src/llm/errors/embedder-not-ready-error.js';
 import { EmbeddingDimensionError } from '../src/llm/errors/embedding-dimension-error.js';
 import { EndpointUnreachableError } from '../src/llm/errors/endpoint-unreachable-error.js';
 import { MissingOptionalDependencyError } from '../src/llm/errors/missing-optional-dependency-error.js';
-import { LlamaCppChatModel } from '../src/llm/llama-cpp.js';
 import { GENERIC_MODEL_THRESHOLDS, NOMIC_THRESHOLDS } from '../src/llm/models.js';
 import { OpenAiClient } from '../src/llm/openai-client.js';
 import { deadPort, pseudoVector, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
@@ -144,110 +142,43 @@ describe('createEmbedder / createDistiller choose by configuration and never fal
 });
 
 describe('optional packages (node-llama-cpp, transformers.js) are loaded on demand', () => {
+  // The real packages are exercised in test/llama-cpp.test.ts and test/transformers-embedder.test.ts; here
+  // the importer says they are not installed, as on a machine without them.
+  const absent = async (name: string) => Promise.reject(Object.assign(new Error(`Cannot find package '${name}' imported from ${import.meta.url}`), { code: 'ERR_MODULE_NOT_FOUND' }));
   const dir = mkdtempSync(join(tmpdir(), 'skillsmith-gguf-'));
   const gguf = join(dir, 'tiny-embed.gguf');
   writeFileSync(gguf, 'GGUF');
 
   it('llama-cpp embedder: "install node-llama-cpp@3.21.1 to use provider llama-cpp" when absent', async () => {
-    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: gguf } })));
+    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: gguf } }), { importer: absent }));
     expect(MissingOptionalDependencyError.isInstance(e)).toBe(true);
     expect(e.message).toMatch(/^install node-llama-cpp@3\.21\.1 to use provider llama-cpp/);
     expect(e.message).toContain('npm install node-llama-cpp@3.21.1');
   });
 
   it('llama-cpp distiller: the same actionable error when absent', async () => {
-    const e = await caught(createDistiller(loadConfig({ distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: gguf } })));
+    const e = await caught(createDistiller(loadConfig({ distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: gguf } }), { importer: absent }));
     expect(MissingOptionalDependencyError.isInstance(e)).toBe(true);
     expect(e.message).toMatch(/install node-llama-cpp@3\.21\.1 to use provider llama-cpp/);
   });
 
   it('transformers embedder: names the package and the .npmrc settings when absent', async () => {
-    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'transformers', modelPath: dir } })));
+    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'transformers', modelPath: dir } }), { importer: absent }));
     expect(MissingOptionalDependencyError.isInstance(e)).toBe(true);
     expect(e.message).toMatch(/install @huggingface\/transformers@3 to use embedder provider transformers/);
     expect(e.message).toMatch(/onnxruntime-node-install=skip/);
   });
 
+  it('a package that is installed but broken is a load error, not "install it"', async () => {
+    const broken = async () => Promise.reject(Object.assign(new Error("Cannot find module '/x/node_modules/node-llama-cpp/dist/bindings.node' imported from /x/node_modules/node-llama-cpp/dist/index.js"), { code: 'ERR_MODULE_NOT_FOUND' }));
+    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: gguf } }), { importer: broken }));
+    expect(BackendLoadError.isInstance(e)).toBe(true);
+    expect(e.message).toMatch(/node-llama-cpp: installed but failed to load/);
+  });
+
   it('llama-cpp needs a GGUF path that exists', async () => {
-    const fakeModule = { getLlama: async () => ({}), LlamaChatSession: class {} };
-    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: join(dir, 'missing.gguf') } }), { importer: async () => fakeModule }));
+    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: join(dir, 'missing.gguf') } })));
     expect(BackendConfigError.isInstance(e)).toBe(true);
     expect(e.message).toMatch(/no GGUF file at/);
-  });
-
-  // The plumbing, with a stand-in for the package (the real one is not installed here).
-  const stand_in = () => {
-    const calls: string[] = [];
-    const module = {
-      getLlama: async () => ({
-        loadModel: async ({ modelPath }: { modelPath: string }) => {
-          calls.push(`load ${modelPath}`);
-          return {
-            createEmbeddingContext: async () => ({ getEmbeddingFor: async (t: string) => ({ vector: pseudoVector(t, 6) }), dispose: async () => void calls.push('dispose ctx') }),
-            createContext: async () => ({ getSequence: () => 'seq', dispose: async () => void calls.push('dispose chat ctx') }),
-            dispose: async () => void calls.push('dispose model'),
-          };
-        },
-      }),
-      LlamaChatSession: class {
-        constructor(readonly o: { contextSequence: unknown; systemPrompt?: string }) {
-          calls.push(`session ${String(o.contextSequence)} system=${o.systemPrompt ?? ''}`);
-        }
-        async prompt(text: string, opts: { temperature?: number; maxTokens?: number }) {
-          calls.push(`prompt t=${opts.temperature} max=${opts.maxTokens} ${text}`);
-          return 'SKIP';
-        }
-      },
-    };
-    return { module, calls, importer: async (name: string) => (name === 'node-llama-cpp' ? module : Promise.reject(Object.assign(new Error(`Cannot find package '${name}'`), { code: 'ERR_MODULE_NOT_FOUND' }))) };
-  };
-
-  it('LlamaCppEmbedder loads the GGUF once, normalises vectors and ids them by file and dimension', async () => {
-    const { calls, importer } = stand_in();
-    const e = (await createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: gguf } }), { importer })) as LlamaCppEmbedder;
-    expect(e.id).toBe('llama-cpp:tiny-embed@6');
-    const v = await e.embed(['a', '', 'b']);
-    expect(norm(v[0])).toBeCloseTo(1, 5);
-    expect([...v[1]].every((x) => x === 0)).toBe(true);
-    expect(calls.filter((c) => c.startsWith('load'))).toHaveLength(1);
-    await e.close();
-    expect(calls).toContain('dispose model');
-  });
-
-  it('LlamaCppChatModel runs one prompt per call in a fresh context', async () => {
-    const { calls, importer } = stand_in();
-    const m = new LlamaCppChatModel({ modelPath: gguf, importer });
-    expect(m.id).toBe('llama-cpp:tiny-embed');
-    const out = await m.complete([{ role: 'system', content: 'SYS' }, { role: 'user', content: 'USER' }], { temperature: 0.1, maxTokens: 50 });
-    expect(out).toBe('SKIP');
-    expect(calls).toContain('session seq system=SYS');
-    expect(calls).toContain('prompt t=0.1 max=50 USER');
-    expect(calls).toContain('dispose chat ctx');
-  });
-
-  it('TransformersEmbedder uses mean pooling and a local folder with remote loading disabled', async () => {
-    const env = { allowRemoteModels: true, allowLocalModels: false, localModelPath: '' };
-    let asked: { model: string; options: unknown } | undefined;
-    const module = {
-      env,
-      pipeline: async (_task: string, model: string) =>
-        Object.assign(
-          async (texts: string[], options: unknown) => {
-            asked = { model, options };
-            return { dims: [texts.length, 4], data: Float32Array.from(texts.flatMap((t) => pseudoVector(t, 4))) };
-          },
-          { dispose: async () => {} },
-        ),
-    };
-    const e = new TransformersEmbedder({ modelPath: dir, batchSize: 2, importer: async (n) => (n === '@huggingface/transformers' ? module : Promise.reject(new Error('no'))) });
-    await e.ready();
-    expect(env.allowRemoteModels).toBe(false);
-    expect(env.allowLocalModels).toBe(true);
-    expect(e.dimensions).toBe(4);
-    const v = await e.embed(['x', 'y', 'z']);
-    expect(v.map((x) => x.length)).toEqual([4, 4, 4]);
-    expect(norm(v[2])).toBeCloseTo(1, 5);
-    expect(asked!.options).toEqual({ pooling: 'mean', normalize: true });
-    expect(e.id.startsWith('transformers:skillsmith-gguf-')).toBe(true);
   });
 });

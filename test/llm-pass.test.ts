@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import type { Session } from '../src/domain/types.js';
@@ -14,13 +13,7 @@ import { GOOD_DRAFT, INVENTED_TOOL_DRAFT, PLANTED_EMAIL, PLANTED_SECRET, returnS
 /**
  * The synthesis pass with the LLM distiller against a real OpenAI-protocol server: what is and is not
  * written to the store, and what the pass report says.
- *
- * The cases marked "needs the pass wiring" depend on two changes in src/pipeline (catching
- * MalformedDraftError per cluster; calling distiller.preflight() before the pass writes anything). They run
- * as soon as those changes are in; until then they are skipped.
  */
-const read = (p: string) => readFileSync(new URL(p, import.meta.url), 'utf8');
-const WIRED = read('../src/pipeline/distil-cluster.ts').includes('MalformedDraftError') && read('../src/pipeline/synthesize.ts').includes('preflight');
 
 const FLIGHT_TOOLS = ['get_user_details', 'search_direct_flight', 'update_reservation_flights'] as const;
 
@@ -80,8 +73,8 @@ async function memoryWith(baseUrl: string, sessions: Session[], timeoutMs?: numb
   return memory;
 }
 
-/** The fake server answers the preflight (1-token chat) before the distillations when the pass is wired. */
-const preflightAnswer = () => (WIRED ? [{ kind: 'chat' as const, content: 'OK' }] : []);
+/** The fake server answers the preflight (a 1-token chat before the pass writes anything) first. */
+const preflightAnswer = () => [{ kind: 'chat' as const, content: 'OK' }];
 
 describe('synthesis pass with the LLM distiller', () => {
   let server: FakeOpenAiServer;
@@ -144,7 +137,7 @@ describe('synthesis pass with the LLM distiller', () => {
     await memory.close();
   });
 
-  describe.skipIf(!WIRED)('needs the pass wiring (MalformedDraftError per cluster, preflight before writing)', () => {
+  describe('failures', () => {
     it('malformed output skips that cluster with its reason; the rest of the pass goes on', async () => {
       const memory = await memoryWith(server.baseUrl, [...returnSessions(5), ...flightSessions(4)]);
       server.script('chat', { kind: 'chat', content: 'OK' }, { kind: 'chat', content: 'Here you go: a skill for returns!' }, { kind: 'chat', content: FLIGHT_DRAFT });

@@ -31,4 +31,6 @@ export interface Distiller {
    * LlmUnavailableError (the pass is then skipped as a whole).
    */
   preflight?(): Promise<void>;
+  /** Releases what the distiller holds (a loaded model); the owner calls it once, when done. */
+  close?(): Promise<void>;
 }

@@ -12,6 +12,8 @@ export interface Embedder {
   embed(texts: readonly string[]): Promise<Float32Array[]>;
   /** Optional synchronous path for in-process embedders (recall hot path). */
   embedSync?(text: string): Float32Array;
+  /** Releases what the embedder holds (a loaded model); the owner calls it once, when done. */
+  close?(): Promise<void>;
 }
 
 export interface EmbedderThresholds {

@@ -12,7 +12,7 @@ import { importOptional, OPTIONAL_PACKAGES, type ModuleImporter } from '../llm/o
 
 /** The part of transformers.js (v3 `@huggingface/transformers`, or v2 `@xenova/transformers`) used here. */
 export interface TransformersModule {
-  env: { allowRemoteModels: boolean; allowLocalModels: boolean; localModelPath: string };
+  env: { allowRemoteModels: boolean; allowLocalModels: boolean; localModelPath: string; version?: string };
   pipeline(task: 'feature-extraction', model: string, options?: Record<string, unknown>): Promise<FeatureExtractor>;
 }
 type FeatureExtractor = ((texts: string[], options: { pooling: 'mean'; normalize: boolean }) => Promise<Tensor>) & { dispose?(): Promise<void> };
@@ -85,7 +85,8 @@ export class TransformersEmbedder implements Embedder {
       const size = Math.max(1, Math.floor(this.opts.batchSize));
       for (let start = 0; start < pending.length; start += size) {
         const batch = pending.slice(start, start + size);
-        const tensor = await extractor(batch.map((i) => texts[i]), { pooling: 'mean', normalize: true });
+        // Normalised here, not by transformers.js: its normalize divides 0 by 0 when a text's mean is zero.
+        const tensor = await extractor(batch.map((i) => texts[i]), { pooling: 'mean', normalize: false });
         const [rows, width] = tensor.dims.length === 2 ? tensor.dims : [batch.length, tensor.data.length / batch.length];
         if (rows !== batch.length || !Number.isInteger(width)) throw new BackendLoadError('transformers.js', `unexpected output shape [${tensor.dims.join(', ')}] for ${batch.length} texts`);
         if (this.dims === undefined) this.dims = width;
@@ -122,7 +123,10 @@ export class TransformersEmbedder implements Embedder {
       mod.env.allowLocalModels = true;
       mod.env.allowRemoteModels = false;
       mod.env.localModelPath = dirname(folder) + sep;
-      model = basename(folder);
+      // v2 always looks under localModelPath. v3 does only for names that are valid Hub repo ids: any other
+      // name ("my model", "a--b") is read relative to the working directory, and a valid one is first looked
+      // up in its download cache under that bare name. An absolute path is read as is by v3.
+      model = mod.env.version?.startsWith('2.') ? basename(folder) : folder;
     } else {
       model = this.opts.model!;
       if (this.opts.offline || process.env.HF_HUB_OFFLINE === '1') mod.env.allowRemoteModels = false;

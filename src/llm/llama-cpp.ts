@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { ChatModel, ChatOptions } from './chat-model.js';
 import { BackendConfigError } from './errors/backend-config-error.js';
@@ -59,6 +59,8 @@ export interface LlamaCppLoadOptions {
 
 /** Loads the package, the runtime and the model, with errors that say which step failed. */
 export async function loadLlamaModel(opts: LlamaCppLoadOptions): Promise<{ module: LlamaCppModule; model: LlamaModelLike }> {
+  const notGguf = ggufHeaderProblem(opts.modelPath);
+  if (notGguf) throw new BackendLoadError('node-llama-cpp', `cannot load ${opts.modelPath}: ${notGguf}`);
   const module = await loadLlamaCpp(opts.usedBy, opts.importer);
   let llama: Llama;
   try {
@@ -71,6 +73,35 @@ export async function loadLlamaModel(opts: LlamaCppLoadOptions): Promise<{ modul
   } catch (e) {
     throw new BackendLoadError('node-llama-cpp', `cannot load ${opts.modelPath}: ${(e as Error)?.message ?? e}`, { cause: e });
   }
+}
+
+/**
+ * Why the file cannot be a GGUF model, or null when its header is plausible. Checked before node-llama-cpp
+ * sees the file: its metadata reader (3.21.1) can spin forever on a file that merely starts with "GGUF".
+ */
+export function ggufHeaderProblem(path: string): string | null {
+  const header = Buffer.alloc(24);
+  let size: number;
+  let read: number;
+  try {
+    size = statSync(path).size;
+    const fd = openSync(path, 'r');
+    try {
+      read = readSync(fd, header, 0, header.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    return `cannot read the file (${(e as Error).message})`;
+  }
+  if (read < header.length || header.toString('latin1', 0, 4) !== 'GGUF') return 'not a GGUF model file (it does not start with the GGUF header)';
+  const version = header.readUInt32LE(4);
+  if (version !== 2 && version !== 3) return `unsupported GGUF version ${version} (node-llama-cpp reads versions 2 and 3)`;
+  const tensors = header.readBigUInt64LE(8);
+  const entries = header.readBigUInt64LE(16);
+  // Every tensor descriptor and metadata entry takes at least 8 bytes: more than the file holds is corrupt.
+  if (tensors === 0n || (tensors + entries) * 8n > BigInt(size)) return `a corrupt or truncated GGUF file (${tensors} tensors and ${entries} metadata entries declared in ${size} bytes)`;
+  return null;
 }
 
 export interface LlamaCppChatOptions {

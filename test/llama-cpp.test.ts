@@ -1,0 +1,193 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/config.js';
+import { validateSkillMd } from '../src/domain/skill-md/index.js';
+import { runDoctor } from '../src/doctor/doctor.js';
+import { createEmbedder } from '../src/embedders/create-embedder.js';
+import { LlamaCppEmbedder } from '../src/embedders/llama-cpp-embedder.js';
+import { BackendLoadError } from '../src/llm/errors/backend-load-error.js';
+import { LlamaCppChatModel } from '../src/llm/llama-cpp.js';
+import { openMemory } from '../src/memory.js';
+import { tempDbPath } from '../src/test-support/tau.js';
+import { GOOD_DRAFT, PLANTED_SECRET, returnSessions } from './fixtures/llm-cluster.js';
+import { writeTinyGguf } from './support/tiny-gguf.js';
+
+/**
+ * node-llama-cpp for real: the llama.cpp runtime from its prebuilt binary, loading GGUF files that this
+ * suite writes itself (test/support/tiny-gguf.ts: scripted weights, so the answers are known). It checks the
+ * plumbing (loading, chat, embeddings, the pass, doctor), not the prose.
+ */
+const installed = await import('node-llama-cpp').then(
+  () => true,
+  () => false,
+);
+if (!installed) console.warn('skipped test/llama-cpp.test.ts: node-llama-cpp is not installed (npm install -E node-llama-cpp@3.21.1)');
+
+describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'skillsmith-llama-cpp-'));
+  const skip = writeTinyGguf(join(dir, 'tiny-skip.gguf'), { answer: 'SKIP' });
+  const draft = writeTinyGguf(join(dir, 'tiny-drafter.gguf'), { answer: GOOD_DRAFT });
+  const db = () => tempDbPath('skillsmith-llama-cpp-');
+
+  describe('chat', () => {
+    let model: LlamaCppChatModel;
+    beforeAll(() => {
+      model = new LlamaCppChatModel({ modelPath: skip.path });
+    });
+    afterAll(() => model.close());
+
+    it('loads the file and answers through a chat session', async () => {
+      await model.check();
+      expect(model.id).toBe('llama-cpp:tiny-skip');
+      const answer = await model.complete(
+        [
+          { role: 'system', content: 'You write skills.' },
+          { role: 'user', content: 'Evidence: {"tool": "get_order_details"}' },
+        ],
+        { temperature: 0.1, maxTokens: 32 },
+      );
+      expect(answer).toBe('SKIP');
+    });
+
+    it('answers each call from a fresh context (a second call is not a continuation)', async () => {
+      const again = await model.complete([{ role: 'user', content: 'again' }], { temperature: 0.1, maxTokens: 32 });
+      expect(again).toBe('SKIP');
+    });
+  });
+
+  describe('the synthesis pass with distiller llm, provider llama-cpp', () => {
+    it('a drafted skill is verified and stored, learned by the local model', async () => {
+      const memory = await openMemory({
+        db: db(),
+        config: { distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: draft.path }, synthesis: { cooldownMs: 0 } },
+      });
+      try {
+        await memory.ingest(returnSessions(5));
+        const report = await memory.synthesize();
+        expect(report.created.map((c) => c.name)).toEqual(['return-delivered-order-items']);
+        const [skill] = await memory.listSkills();
+        expect(validateSkillMd(skill.skillMd, { dirName: skill.name }).errors).toEqual([]);
+        expect(skill.skillMd).toMatch(/learned-by: llm@1:llama-cpp:tiny-drafter/);
+        expect(skill.toolSequence).toEqual(['find_user_id_by_email', 'get_order_details', 'return_delivered_order_items']);
+        expect(skill.skillMd).not.toContain(PLANTED_SECRET);
+      } finally {
+        await memory.close();
+      }
+    });
+
+    it('SKIP from the model writes nothing and the report says why', async () => {
+      const memory = await openMemory({
+        db: db(),
+        config: { distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: skip.path }, synthesis: { cooldownMs: 0 } },
+      });
+      try {
+        await memory.ingest(returnSessions(5));
+        const report = await memory.synthesize();
+        expect(report.created).toEqual([]);
+        expect(report.skipped.map((s) => s.reason)).toContain('distiller returned SKIP');
+        expect(await memory.listSkills()).toEqual([]);
+      } finally {
+        await memory.close();
+      }
+    });
+
+    it('a file that is not a model: the pass fails loudly and writes nothing', async () => {
+      const broken = join(dir, 'broken.gguf');
+      writeFileSync(broken, 'GGUF but not really'); // node-llama-cpp's own reader would spin on this one
+      const memory = await openMemory({
+        db: db(),
+        config: { distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: broken }, synthesis: { cooldownMs: 0 } },
+      });
+      try {
+        await memory.ingest(returnSessions(5));
+        const error = await memory.synthesize().then(
+          () => null,
+          (e: unknown) => e as Error,
+        );
+        expect(error?.message).toMatch(/broken\.gguf/);
+        expect(await memory.listSkills()).toEqual([]);
+      } finally {
+        await memory.close();
+      }
+    });
+  });
+
+  describe('embeddings', () => {
+    let embedder: LlamaCppEmbedder;
+    beforeAll(async () => {
+      embedder = (await createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: skip.path } }))) as LlamaCppEmbedder;
+    });
+    afterAll(() => embedder.close());
+
+    it('learns the dimension from the model and ids vectors by file and dimension', () => {
+      expect(embedder.dimensions).toBe(skip.dimensions);
+      expect(embedder.id).toBe(`llama-cpp:tiny-skip@${skip.dimensions}`);
+    });
+
+    it('returns unit vectors, the same for the same text, different for different texts', async () => {
+      const [a, b, a2, empty] = await embedder.embed(['return my headphones', 'upgrade my data plan', 'return my headphones', '']);
+      expect(norm(a)).toBeCloseTo(1, 5);
+      expect(norm(b)).toBeCloseTo(1, 5);
+      expect([...a2]).toEqual([...a]);
+      expect(cosine(a, b)).toBeLessThan(0.9999);
+      expect([...empty].every((x) => x === 0)).toBe(true);
+    });
+
+    it('a pass with this embedder stores its id with every skill, and recall uses it', async () => {
+      const memory = await openMemory({ db: db(), config: { embedder: { provider: 'llama-cpp', modelPath: skip.path }, synthesis: { cooldownMs: 0 } } });
+      try {
+        await memory.ingest(returnSessions(5));
+        const report = await memory.synthesize();
+        expect(report.created).toHaveLength(1);
+        const [skill] = await memory.listSkills();
+        expect(skill.embedderId).toBe(embedder.id);
+        expect(skill.embedding?.length).toBe(skip.dimensions);
+        const recalled = await memory.recall('Please return the delivered keyboard from order #W1003');
+        expect(recalled.map((s) => s.name)).toContain(skill.name);
+      } finally {
+        await memory.close();
+      }
+    });
+  });
+
+  describe('skillsmith doctor', () => {
+    it('reports a configured GGUF chat model and embedder as ready, with the dimension', async () => {
+      const report = await runDoctor(
+        loadConfig({ distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: draft.path }, embedder: { provider: 'llama-cpp', modelPath: skip.path } }),
+      );
+      expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
+      expect(report.ok).toBe(true);
+      expect(JSON.stringify(report.checks.filter((c) => c.backend === 'embedder'))).toContain(`${skip.dimensions}`);
+    });
+
+    it('names a GGUF file that does not load and exits non-zero', async () => {
+      const broken = join(dir, 'not-a-model.gguf');
+      writeFileSync(broken, 'GGUF');
+      const report = await runDoctor(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: broken } }));
+      expect(report.ok).toBe(false);
+      const failed = report.checks.filter((c) => c.status === 'fail');
+      expect(failed.map((c) => c.message).join('\n')).toMatch(/not-a-model\.gguf/);
+    });
+  });
+
+  it('the load error is a BackendLoadError that names the step', async () => {
+    const broken = join(dir, 'garbage.gguf');
+    writeFileSync(broken, Buffer.alloc(64, 7));
+    const model = new LlamaCppChatModel({ modelPath: broken });
+    const error = await model.check().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(BackendLoadError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/cannot load .*garbage\.gguf/);
+  });
+});
+
+const norm = (v: Float32Array) => Math.hypot(...v);
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
+  return dot / (norm(a) * norm(b));
+}
