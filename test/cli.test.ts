@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { CONFIG_ENV } from '../src/config/sources.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CLI = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
@@ -56,10 +57,11 @@ for (const l of sampleLines) {
 }
 
 /** Runs the real binary as a child process, from a temp working directory (so a stray default DB lands there). */
-function cli(args: string[], cwd = tmp): Run {
-  const env = { ...process.env };
-  delete env.SKILLSMITH_DB;
-  delete env.SKILLSMITH_DISABLED;
+function cli(args: string[], cwd = tmp, extraEnv: Record<string, string> = {}): Run {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // The caller's own settings must not leak into the runs (a memory path, a configured model server).
+  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', ...CONFIG_ENV.map((v) => v.name)]) delete env[name];
+  Object.assign(env, extraEnv);
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -471,6 +473,26 @@ describe('namespaces', () => {
     expect(ingestB.stdout).toMatch(/\b95 sessions stored, 0 already present\b/);
     expect(countSessions(db, 'a')).toBe(95);
     expect(countSessions(db, 'b')).toBe(95);
+  });
+});
+
+describe('configuration', () => {
+  it('reads ./skillsmith.config.json from the working directory and names it when a key is bad', () => {
+    const cwd = mkdtempSync(join(tmp, 'cwd-'));
+    writeFileSync(join(cwd, 'skillsmith.config.json'), JSON.stringify({ embedder: { provider: 'word2vec' } }));
+    const r = cli(['recall', 'cancel my order', '--db', join(cwd, 'memory.db')], cwd);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`invalid configuration in ${join(cwd, 'skillsmith.config.json')}`);
+    expect(r.stderr).toMatch(/embedder\.provider/);
+    expect(existsSync(join(cwd, 'memory.db'))).toBe(false);
+  });
+
+  it('SKILLSMITH_* variables configure the back ends: a distiller without its server is refused before anything is stored', () => {
+    const cwd = mkdtempSync(join(tmp, 'cwd-'));
+    const r = cli(['learn', SAMPLE, '--db', join(cwd, 'memory.db')], cwd, { SKILLSMITH_DISTILLER: 'llm' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/llm\.baseUrl is not set/);
+    expect(existsSync(join(cwd, 'memory.db'))).toBe(false);
   });
 });
 

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { judgeConfigSchema, privacyConfigSchema } from '../capture/capture-config.js';
+import { ConfigError, configFromEnv, mergeConfig } from './sources.js';
+
+export { ConfigError } from './sources.js';
 
 /**
  * One schema for every setting, with the defaults of SPEC.md in one place. Thresholds that depend on the
@@ -126,18 +129,23 @@ export const configSchema = z
 export type SkillsmithConfig = z.infer<typeof configSchema>;
 export type SkillsmithConfigInput = z.input<typeof configSchema>;
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
-/** Validates a config object; the error lists each bad key with what to do. */
-export function loadConfig(input: unknown = {}, env: NodeJS.ProcessEnv = process.env): SkillsmithConfig {
-  const parsed = configSchema.safeParse(input ?? {});
+/**
+ * Validates a configuration: `input` (a file's or the caller's settings) under the `SKILLSMITH_*`
+ * environment variables (see sources.ts). The error lists each bad key, and the variable it came from.
+ */
+export function loadConfig(input: unknown = {}, env: NodeJS.ProcessEnv = process.env, source?: string): SkillsmithConfig {
+  const fromEnv = configFromEnv(env);
+  const given = input ?? {};
+  // Anything but an object is left for the schema to reject, naming the root.
+  const merged = typeof given === 'object' && !Array.isArray(given) ? mergeConfig(given as SkillsmithConfigInput, fromEnv.input) : given;
+  const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}\nFix these keys or remove them to use the defaults.`);
+    const lines = parsed.error.issues.map((i) => {
+      const key = i.path.join('.');
+      const from = fromEnv.origin.get(key);
+      return `  ${key || '(root)'}: ${i.message}${from ? ` (from environment variable ${from})` : ''}`;
+    });
+    throw new ConfigError(`invalid configuration${source ? ` in ${source}` : ''}:\n${lines.join('\n')}\nFix these keys or remove them to use the defaults.`);
   }
-  const config = parsed.data;
-  if (env.SKILLSMITH_DISABLED === '1' || env.SKILLSMITH_DISABLED === 'true') config.disabled = true;
-  return config;
+  return parsed.data;
 }

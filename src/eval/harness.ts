@@ -29,7 +29,8 @@ import {
   type QuerySetMetrics,
 } from './metrics.js';
 import { UNRELATED_GOALS } from './unrelated-goals.js';
-import { EVAL_VARIANTS, mergeConfig, type EvalVariant } from './variants.js';
+import { mergeConfig } from '../config/sources.js';
+import { EVAL_VARIANTS, type EvalVariant } from './variants.js';
 
 /** Successes of a kind that must be ingested before its next session is the "fourth attempt" probe. */
 export const FOURTH_ATTEMPT_AFTER = 3;

@@ -52,17 +52,3 @@ export function variantByName(name: string): EvalVariant | undefined {
   return EVAL_VARIANTS.find((v) => v.name === name);
 }
 
-/** Deep merge of plain config objects (arrays and scalars of `over` replace those of `base`). */
-export function mergeConfig(base: SkillsmithConfigInput, over: SkillsmithConfigInput | undefined): SkillsmithConfigInput {
-  if (!over) return base;
-  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
-  for (const [k, v] of Object.entries(over as Record<string, unknown>)) {
-    const prev = out[k];
-    out[k] = isPlain(v) && isPlain(prev) ? mergeConfig(prev as SkillsmithConfigInput, v as SkillsmithConfigInput) : v;
-  }
-  return out as SkillsmithConfigInput;
-}
-
-function isPlain(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

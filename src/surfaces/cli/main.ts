@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, type SkillsmithConfigInput } from '../../config/config.js';
+import { ConfigError } from '../../config/config.js';
+import { BackendConfigError } from '../../llm/errors/backend-config-error.js';
+import { configFromFlags } from './command-support.js';
 import { openMemory, type Memory } from '../../memory.js';
 import type { Skill } from '../../domain/types.js';
 import type { SynthesisReport } from '../../pipeline/synthesize.js';
@@ -47,7 +48,8 @@ Options
   --db PATH|URL      SQLite memory file or postgres://user@host:5432/db for a fleet (default ./skillsmith.db,
                      or SKILLSMITH_DB)
   --namespace NS     memory namespace (default "default")
-  --config FILE      JSON configuration file (see README "Configuration")
+  --config FILE      JSON configuration file (default: SKILLSMITH_CONFIG, else ./skillsmith.config.json when
+                     present); SKILLSMITH_* variables override it (see README "Configuration")
   --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau (default auto: per record)
   --judge J          outcome judge for sessions without one: rule | llm | off (default: capture.judge, rule)
   --json             machine-readable output (stable shapes, see README)
@@ -145,7 +147,7 @@ export async function main(argv: string[]): Promise<number> {
     memory = await openMemory({
       db: flags.db,
       namespace: flags.namespace,
-      config: flags.config ? readConfig(flags.config) : undefined,
+      config: configFromFlags(flags),
       logLevel: (flags['log-level'] as never) ?? 'warn',
     });
     switch (command) {
@@ -175,7 +177,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`skillsmith: ${e.message}\nRun "skillsmith --help" for usage.\n`);
       return 2;
     }
-    if (e instanceof ConfigError) {
+    if (e instanceof ConfigError || BackendConfigError.isInstance(e)) {
       process.stderr.write(`skillsmith: ${e.message}\n`);
       return 2;
     }
@@ -183,14 +185,6 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   } finally {
     await memory?.close();
-  }
-}
-
-function readConfig(path: string): SkillsmithConfigInput {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new ConfigError(`cannot read config file ${path}: ${(e as Error).message}`);
   }
 }
 

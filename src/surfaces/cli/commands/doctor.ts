@@ -1,5 +1,5 @@
 import { runDoctor, type DoctorDeps, type DoctorReport } from '../../../doctor/doctor.js';
-import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../../../doctor/command-support.js';
+import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../command-support.js';
 import { openStore } from '../../../store/open-store.js';
 
 /**

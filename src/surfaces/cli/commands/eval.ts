@@ -3,14 +3,15 @@
  * The replay evaluation (src/eval/): learns from A on a fresh temporary memory and scores recall on the
  * successful sessions of B, against baselines and other engine configurations. Labels are read for scoring only.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { ConfigError, loadConfig, type SkillsmithConfigInput } from '../../../config/config.js';
+import { configFileInput, mergeConfig } from '../../../config/sources.js';
 import { checkReport } from '../../../eval/consistency.js';
 import { loadEvalFile, otherSplit, selectSplit, validateLabelPath, type EvalSession, type SplitName } from '../../../eval/dataset.js';
 import { runEval, type EvalReport } from '../../../eval/harness.js';
 import { formatEvalMarkdown, formatEvalText } from '../../../eval/report.js';
-import { mergeConfig, EVAL_VARIANTS, variantByName, type EvalVariant } from '../../../eval/variants.js';
+import { EVAL_VARIANTS, variantByName, type EvalVariant } from '../../../eval/variants.js';
 import { progressBar } from '../progress.js';
 
 export interface EvalFlags {
@@ -164,14 +165,7 @@ function parseEvalFlags(args: string[], flags: EvalFlags): ParsedEvalFlags {
   });
   if (variants.length === 0) throw new EvalUsageError('--variants names no system');
   if (flags.name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/.test(flags.name)) throw new EvalUsageError('--name must be letters, digits, ".", "_" or "-" (it becomes a file name)');
-  let baseConfig: SkillsmithConfigInput = {};
-  if (flags.config) {
-    try {
-      baseConfig = JSON.parse(readFileSync(flags.config, 'utf8'));
-    } catch (e) {
-      throw new ConfigError(`cannot read config file ${flags.config}: ${(e as Error).message}`);
-    }
-  }
+  const baseConfig: SkillsmithConfigInput = configFileInput(flags.config);
   for (const v of variants) loadConfig(mergeConfig(baseConfig, v.config)); // fail fast on a bad key
   return { trainFile: resolve(trainFile), testFile: resolve(testFile), label, split: (flags.split as SplitName | undefined) ?? null, topK, limit, name: flags.name ?? null, variants, baseConfig };
 }

@@ -1,4 +1,4 @@
-import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../../../doctor/command-support.js';
+import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../command-support.js';
 import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/reembed.js';
 import { createEmbedder, type BackendDeps } from '../../../embedders/create-embedder.js';
 import type { Embedder } from '../../../embedders/embedder.js';

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { ConfigError, type SkillsmithConfigInput } from '../../../config/config.js';
+import { ConfigError } from '../../../config/config.js';
+import { configFromFlags } from '../command-support.js';
 import { openMemory, type Memory } from '../../../memory.js';
 import type { LogLevel } from '../../../support/log.js';
 import { checkBind, UnsafeBindError } from '../../http/security.js';
@@ -26,14 +26,7 @@ export function serverFlags(flags: Record<string, unknown>, defaultPort: number,
 
 /** The memory the global flags describe (--db, --namespace, --config, --log-level), as the other commands open it. */
 export async function memoryFromFlags(flags: Record<string, unknown>): Promise<Memory> {
-  let config: SkillsmithConfigInput | undefined;
-  if (typeof flags.config === 'string') {
-    try {
-      config = JSON.parse(readFileSync(flags.config, 'utf8')) as SkillsmithConfigInput;
-    } catch (e) {
-      throw new ConfigError(`cannot read config file ${flags.config}: ${(e as Error).message}`);
-    }
-  }
+  const config = configFromFlags({ config: typeof flags.config === 'string' ? flags.config : undefined, namespace: typeof flags.namespace === 'string' ? flags.namespace : undefined });
   return openMemory({
     db: typeof flags.db === 'string' ? flags.db : undefined,
     namespace: typeof flags.namespace === 'string' ? flags.namespace : undefined,

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { ConfigError, loadConfig, type SkillsmithConfig } from '../config/config.js';
-import { isPostgresUrl } from '../store/open-store.js';
+import { existsSync } from 'node:fs';
+import { ConfigError, loadConfig, type SkillsmithConfig } from '../../config/config.js';
+import { configFilePath, readConfigFile } from '../../config/sources.js';
+import { isPostgresUrl } from '../../store/open-store.js';
 
 /** The flags the doctor and reembed commands read (a subset of the CLI's global flags). */
 export interface CommandFlags {
@@ -23,18 +24,15 @@ export const processIo: CommandIo = {
   stderr: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
 };
 
-/** The validated configuration from `--config FILE` (defaults without it), with `--namespace` applied. */
-export function configFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = process.env): SkillsmithConfig {
-  let input: Record<string, unknown> = {};
-  if (flags.config) {
-    try {
-      input = JSON.parse(readFileSync(flags.config, 'utf8')) as Record<string, unknown>;
-    } catch (e) {
-      throw new ConfigError(`cannot read config file ${flags.config}: ${(e as Error).message}`);
-    }
-  }
+/**
+ * The validated configuration of a command: the file (`--config FILE`, else SKILLSMITH_CONFIG, else
+ * ./skillsmith.config.json), under the SKILLSMITH_* variables, with `--namespace` applied.
+ */
+export function configFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): SkillsmithConfig {
+  const path = configFilePath(flags.config, env, cwd);
+  let input = path ? readConfigFile(path) : {};
   if (flags.namespace) input = { ...input, namespace: flags.namespace };
-  return loadConfig(input, env);
+  return loadConfig(input, env, path ?? undefined);
 }
 
 /** The memory the CLI would use (SQLite path or postgres:// URL): --db, else SKILLSMITH_DB, else ./skillsmith.db. */
