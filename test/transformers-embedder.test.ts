@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -82,8 +82,6 @@ describe.skipIf(!installed)(`TransformersEmbedder with real transformers.js on a
     expect(embedder.id).toBe(`transformers:${basename(folder)}@100`);
     expect(embedder.id).toBe('transformers:glove-onnx@100');
     expect(embedder.endpoint).toBe(folder);
-    expect(transformers.env.allowRemoteModels).toBe(false);
-    expect(transformers.env.allowLocalModels).toBe(true);
     // Not a model it knows: generic, uncalibrated thresholds.
     expect(embedder.calibrated).toBe(false);
   });
@@ -154,6 +152,30 @@ describe.skipIf(!installed)(`TransformersEmbedder with real transformers.js on a
     expect(after).toEqual(before);
   });
 
+  it('a local folder loads with downloads off, and the process-wide transformers.js settings are put back', async () => {
+    transformers.env.allowRemoteModels = true; // as in a fresh process
+    const fetchSpy = vi.spyOn(globalThis, 'fetch').mockRejectedValue(new Error('network used'));
+    const e = new TransformersEmbedder({ modelPath: folder, batchSize: 4 });
+    opened.push(e);
+    await e.ready();
+    expect(e.dimensions).toBe(100);
+    // A folder missing a file is an error naming it, not a download of the file from the hub.
+    const partial = join(dir, 'partial');
+    cpSync(folder, partial, { recursive: true });
+    rmSync(join(partial, 'tokenizer.json'));
+    const error = await new TransformersEmbedder({ modelPath: partial, batchSize: 4 }).ready().then(
+      () => null,
+      (err: unknown) => err as Error,
+    );
+    expect(BackendLoadError.isInstance(error)).toBe(true);
+    expect(error!.message).toMatch(/downloads are off/);
+    expect(error!.message).toMatch(/tokenizer\.json/);
+    expect(fetchSpy).not.toHaveBeenCalled();
+    // A later hub-id embedder in this process may still download.
+    expect(transformers.env.allowRemoteModels).toBe(true);
+    transformers.env.allowRemoteModels = false;
+  });
+
   it('with offline: true a hub id fails at once with BackendLoadError, without any network request', async () => {
     transformers.env.allowRemoteModels = true; // as in a fresh process: the offline flag alone must stop downloads
     const fetchSpy = vi.spyOn(globalThis, 'fetch').mockRejectedValue(new Error('network used'));
@@ -167,7 +189,7 @@ describe.skipIf(!installed)(`TransformersEmbedder with real transformers.js on a
       expect((error as Error).message).toMatch(/cannot load model nobody\/not-a-model/);
       expect((error as Error).message).toMatch(/allowRemoteModels=false/);
       expect(fetchSpy).not.toHaveBeenCalled();
-      expect(transformers.env.allowRemoteModels).toBe(false);
+      expect(transformers.env.allowRemoteModels).toBe(true); // put back for whoever loads next
     } finally {
       transformers.env.allowRemoteModels = false;
     }

@@ -116,25 +116,34 @@ export class TransformersEmbedder implements Embedder {
 
   private async open(): Promise<FeatureExtractor> {
     const mod = await loadTransformers(this.opts.importer);
+    const { env } = mod;
+    // transformers.js settings are process-wide: set them for this load only, then put them back, so that
+    // this embedder's choices (a local folder, no downloads) do not leak into another one's.
+    const saved = { allowLocalModels: env.allowLocalModels, allowRemoteModels: env.allowRemoteModels, localModelPath: env.localModelPath };
     let model: string;
     if (this.opts.modelPath) {
       const folder = resolve(this.opts.modelPath);
       if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new BackendConfigError('embedder.modelPath', `embedder.modelPath: no model folder at ${folder}`);
-      mod.env.allowLocalModels = true;
-      mod.env.allowRemoteModels = false;
-      mod.env.localModelPath = dirname(folder) + sep;
+      env.allowLocalModels = true;
+      env.allowRemoteModels = false;
       // v2 always looks under localModelPath. v3 does only for names that are valid Hub repo ids: any other
       // name ("my model", "a--b") is read relative to the working directory, and a valid one is first looked
       // up in its download cache under that bare name. An absolute path is read as is by v3.
-      model = mod.env.version?.startsWith('2.') ? basename(folder) : folder;
+      if (env.version?.startsWith('2.')) {
+        env.localModelPath = dirname(folder) + sep;
+        model = basename(folder);
+      } else model = folder;
     } else {
       model = this.opts.model!;
-      if (this.opts.offline || process.env.HF_HUB_OFFLINE === '1') mod.env.allowRemoteModels = false;
+      if (this.opts.offline || process.env.HF_HUB_OFFLINE === '1') env.allowRemoteModels = false;
     }
     try {
       return await mod.pipeline('feature-extraction', model);
     } catch (e) {
-      throw new BackendLoadError('transformers.js', `cannot load model ${this.endpoint}: ${(e as Error)?.message ?? e}`, { cause: e });
+      const hint = env.allowRemoteModels ? '' : ' (downloads are off: a local folder, offline, or HF_HUB_OFFLINE=1)';
+      throw new BackendLoadError('transformers.js', `cannot load model ${this.endpoint}${hint}: ${(e as Error)?.message ?? e}`, { cause: e });
+    } finally {
+      Object.assign(env, saved);
     }
   }
 }
