@@ -160,4 +160,29 @@ describe('migration from an older schema', () => {
     await store.setSkillEnabled('default', 'sk_1', false, 'tester');
     expect((await store.events('default')).map((e) => e.type)).toEqual(['skill.disabled']);
   });
+
+  it('moves the embedding cache of a version-4 file to a rowid table, every vector kept', async () => {
+    const path = join(dir, 'v4.db');
+    const raw = new Database(path);
+    expect(migrate(raw, 4)).toBe(4);
+    expect(raw.prepare("SELECT sql FROM sqlite_master WHERE name = 'embedding_cache'").pluck().get()).toMatch(/WITHOUT ROWID/);
+    const insert = raw.prepare('INSERT INTO embedding_cache (embedder_id, text_hash, vector) VALUES (?, ?, ?)');
+    for (let i = 0; i < 50; i++) insert.run(i % 2 ? 'glove-sif-lex@1' : 'openai:m@3', `h${i}`, Buffer.from(new Float32Array([i, i + 0.5, -i]).buffer));
+    const before = dumpTable(raw, 'embedding_cache');
+    const columns = columnsOf(raw, 'embedding_cache');
+    raw.close();
+
+    const store = open('v4.db');
+    expect(await store.schemaVersion()).toBe(latestSchemaVersion);
+    expect(store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'embedding_cache'").pluck().get()).not.toMatch(/WITHOUT ROWID/);
+    // Same columns (the PostgreSQL transfer compares them), same rows, same key.
+    expect(columnsOf(store.db, 'embedding_cache')).toEqual(columns);
+    expect(dumpTable(store.db, 'embedding_cache')).toEqual(before);
+    const cached = await store.getCachedEmbeddings('glove-sif-lex@1', ['h1', 'h2', 'h49']);
+    expect([...cached.keys()].sort()).toEqual(['h1', 'h49']);
+    expect(Array.from(cached.get('h49')!)).toEqual([49, 49.5, -49]);
+    await store.putCachedEmbeddings('glove-sif-lex@1', [{ hash: 'h1', vector: new Float32Array([7, 7, 7]) }]);
+    expect(Array.from((await store.getCachedEmbeddings('glove-sif-lex@1', ['h1'])).get('h1')!)).toEqual([7, 7, 7]);
+    expect(count(store, 'embedding_cache')).toBe(50);
+  });
 });
