@@ -7,7 +7,9 @@ import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import { runDoctor } from '../src/doctor/doctor.js';
 import { createEmbedder } from '../src/embedders/create-embedder.js';
 import { LlamaCppEmbedder } from '../src/embedders/llama-cpp-embedder.js';
+import { LlmUnavailableError } from '../src/distillers/llm-distiller.js';
 import { BackendLoadError } from '../src/llm/errors/backend-load-error.js';
+import { EndpointTimeoutError } from '../src/llm/errors/endpoint-timeout-error.js';
 import { LlamaCppChatModel } from '../src/llm/llama-cpp.js';
 import { openMemory } from '../src/memory.js';
 import { tempDbPath } from '../src/test-support/tau.js';
@@ -111,6 +113,44 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
           (e: unknown) => e as Error,
         );
         expect(error?.message).toMatch(/broken\.gguf/);
+        expect(await memory.listSkills()).toEqual([]);
+      } finally {
+        await memory.close();
+      }
+    });
+  });
+
+  describe('a model that never stops', () => {
+    const endless = writeTinyGguf(join(dir, 'tiny-endless.gguf'), { answer: 'word', endless: true });
+
+    it('a completion running past its timeout is stopped and reported as a timeout', async () => {
+      const model = new LlamaCppChatModel({ modelPath: endless.path, timeoutMs: 100 });
+      try {
+        await model.check();
+        const error = await model.complete([{ role: 'user', content: 'go on' }], { temperature: 0.1, maxTokens: 100_000 }).then(
+          () => null,
+          (e: unknown) => e as Error,
+        );
+        expect(EndpointTimeoutError.isInstance(error)).toBe(true);
+        expect(error!.message).toBe(`${endless.path} did not answer within 100 ms (timeout)`);
+      } finally {
+        await model.close();
+      }
+    });
+
+    it('in a pass, llm.timeoutMs stops it: the pass is skipped with what to change, nothing written', async () => {
+      const memory = await openMemory({
+        db: db(),
+        config: { distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: endless.path, timeoutMs: 100, maxTokens: 100_000 }, synthesis: { cooldownMs: 0 } },
+      });
+      try {
+        await memory.ingest(returnSessions(5));
+        const error = await memory.synthesize().then(
+          () => null,
+          (e: unknown) => e as Error,
+        );
+        expect(LlmUnavailableError.isInstance(error)).toBe(true);
+        expect(error!.message).toMatch(/llm\.timeoutMs \(100 ms\): raise it/);
         expect(await memory.listSkills()).toEqual([]);
       } finally {
         await memory.close();

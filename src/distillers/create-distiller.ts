@@ -55,7 +55,7 @@ export async function createDistiller(config: SkillsmithConfig, deps: DistillerD
   } else if (llm.provider === 'llama-cpp') {
     await loadLlamaCpp('provider llama-cpp', deps.importer); // fail now, with the install hint, if it is absent
     const modelPath = requireGgufPath(llm.modelPath, 'llm.modelPath');
-    model = new LlamaCppChatModel({ modelPath, importer: deps.importer });
+    model = new LlamaCppChatModel({ modelPath, timeoutMs: llm.timeoutMs, importer: deps.importer });
   } else {
     throw new BackendConfigError('llm.provider', `unknown llm.provider "${String((llm as { provider: unknown }).provider)}"`);
   }

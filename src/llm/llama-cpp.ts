@@ -3,6 +3,7 @@ import { basename, resolve } from 'node:path';
 import type { ChatModel, ChatOptions } from './chat-model.js';
 import { BackendConfigError } from './errors/backend-config-error.js';
 import { BackendLoadError } from './errors/backend-load-error.js';
+import { EndpointTimeoutError } from './errors/endpoint-timeout-error.js';
 import type { ChatMessage } from './openai-client.js';
 import { importOptional, OPTIONAL_PACKAGES, type ModuleImporter } from './optional-import.js';
 
@@ -32,7 +33,7 @@ export interface LlamaEmbeddingContextLike {
   dispose?(): Promise<void>;
 }
 export interface LlamaChatSessionLike {
-  prompt(text: string, options?: { temperature?: number; maxTokens?: number }): Promise<string>;
+  prompt(text: string, options?: { temperature?: number; maxTokens?: number; signal?: AbortSignal }): Promise<string>;
   dispose?(): void;
 }
 
@@ -106,6 +107,8 @@ export function ggufHeaderProblem(path: string): string | null {
 
 export interface LlamaCppChatOptions {
   modelPath: string;
+  /** Longest a completion (prompt evaluation and generation) may take; `llm.timeoutMs`. None when unset. */
+  timeoutMs?: number;
   importer?: ModuleImporter;
 }
 
@@ -140,8 +143,13 @@ export class LlamaCppChatModel implements ChatModel {
     const context = await model.createContext();
     try {
       const session = new module.LlamaChatSession({ contextSequence: context.getSequence(), systemPrompt: system || undefined });
+      const timeoutMs = this.opts.timeoutMs;
+      const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
       try {
-        return await session.prompt(user, { temperature: opts.temperature, maxTokens: opts.maxTokens });
+        return await session.prompt(user, { temperature: opts.temperature, maxTokens: opts.maxTokens, signal });
+      } catch (e) {
+        if (signal?.aborted) throw new EndpointTimeoutError(this.endpoint, timeoutMs!);
+        throw e;
       } finally {
         session.dispose?.();
       }

@@ -15,6 +15,8 @@ import { writeFileSync } from 'node:fs';
 export interface TinyGgufOptions {
   /** The text the model answers to any prompt (e.g. `SKIP` or a whole SKILL.md draft). */
   answer: string;
+  /** A model that never stops: the answer is followed by itself instead of end-of-text (until maxTokens). */
+  endless?: boolean;
   /** Embedding width (even; 16 by default). */
   dimensions?: number;
   seed?: number;
@@ -90,7 +92,7 @@ export function writeTinyGguf(path: string, opts: TinyGgufOptions): TinyGguf {
     for (let d = 2; d < width; d++) embedding[t * width + d] = random() * 0.6;
   }
   output[answer * width + 0] = 20;
-  output[eos * width + 1] = 20;
+  output[(opts.endless ? answer : eos) * width + 1] = 20;
 
   const ones = (n: number) => new Float32Array(n).fill(1);
   const zeros = (n: number) => new Float32Array(n);
