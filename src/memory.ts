@@ -99,6 +99,7 @@ export class Memory {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly recallLog: Logger;
+  private readonly judges = new Map<string, OutcomeJudge>();
 
   constructor(
     readonly store: Store | null,
@@ -243,8 +244,15 @@ export class Memory {
     if (mode && typeof mode === 'object') return mode;
     const cfg = mode ? { ...this.config.capture.judge, mode } : this.config.capture.judge;
     if (cfg.mode === 'off') return null;
-    const { createJudge } = await import('./capture/judge.js');
-    return createJudge(cfg, this.config.llm, { log: this.log.child('judge') });
+    // One judge per mode for the memory's lifetime: a local model is loaded once, and closed with the memory.
+    let judge = this.judges.get(cfg.mode);
+    if (!judge) {
+      const { createJudge } = await import('./capture/judge.js');
+      judge = createJudge(cfg, this.config.llm, { log: this.log.child('judge') });
+      this.judges.set(cfg.mode, judge);
+      this.owned.push(judge);
+    }
+    return judge;
   }
 
   /** Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. */

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJudge } from '../src/capture/judge.js';
 import { loadConfig } from '../src/config/config.js';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import { runDoctor } from '../src/doctor/doctor.js';
@@ -155,6 +156,29 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
       } finally {
         await memory.close();
       }
+    });
+  });
+
+  describe('the outcome judge on a local model (llm.provider llama-cpp)', () => {
+    const input = {
+      goal: 'Return the headphones from order #W1001',
+      calls: [{ tool: 'return_delivered_order_items', args: { order_id: '#W1001' }, result: '{"status": "return requested"}', ok: true, error: null }],
+      finalAnswer: 'Your return is requested.',
+    };
+
+    it('gives the model verdict; judgements asked at once queue on the one loaded model', async () => {
+      const verdict = writeTinyGguf(join(dir, 'tiny-judge.gguf'), { answer: 'SUCCESS\nThe return was requested.' });
+      const judge = createJudge({ mode: 'llm' }, { provider: 'llama-cpp', modelPath: verdict.path });
+      try {
+        const results = await Promise.all([judge.judge(input), judge.judge(input), judge.judge(input)]);
+        for (const r of results) expect(r).toEqual({ outcome: 'success', judge: 'llm:llama-cpp:tiny-judge', reason: 'The return was requested.' });
+      } finally {
+        await judge.close?.();
+      }
+    });
+
+    it('without llm.modelPath it says what to set', () => {
+      expect(() => createJudge({ mode: 'llm' }, { provider: 'llama-cpp' })).toThrow(/llm\.modelPath is not set/);
     });
   });
 

@@ -2,6 +2,7 @@ import { redactText } from '../domain/redact.js';
 import type { Outcome, ToolCall } from '../domain/types.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { CircuitBreaker } from '../llm/circuit-breaker.js';
+import { LlamaCppChatModel } from '../llm/llama-cpp.js';
 import { OpenAiChatModel } from '../llm/openai-chat-model.js';
 import { OpenAiClient } from '../llm/openai-client.js';
 import type { Logger } from '../support/log.js';
@@ -42,6 +43,8 @@ export interface Judgement {
 export interface OutcomeJudge {
   readonly id: string;
   judge(input: JudgeInput): Promise<Judgement>;
+  /** Releases its model (a loaded GGUF file); the owner calls it once, when done. */
+  close?(): Promise<void>;
 }
 
 export function resolveJudgeConfig(input: JudgeConfigInput | JudgeConfig = {}): JudgeConfig {
@@ -146,6 +149,10 @@ export class LlmJudge implements OutcomeJudge {
     }
   }
 
+  async close(): Promise<void> {
+    await this.opts.model.close?.();
+  }
+
   private failed(input: JudgeInput, why: string): Judgement {
     this.opts.log?.warn('llm judge fell back', { why });
     if (this.opts.onError === 'rule') {
@@ -179,12 +186,14 @@ export interface LlmSection {
   baseUrl?: string;
   model?: string;
   apiKey?: string;
+  modelPath?: string;
   timeoutMs?: number;
 }
 
 /**
  * The judge the configuration names. `llm` needs a model: `judge.baseUrl`/`judge.model`, else the `llm`
- * section's (OpenAI-compatible); a missing one is an error that says what to set, never a silent fallback.
+ * section's (an OpenAI-compatible server, or with `llm.provider` llama-cpp the local GGUF file); a missing one
+ * is an error that says what to set, never a silent fallback.
  */
 export function createJudge(judge: JudgeConfigInput | JudgeConfig = {}, llm: LlmSection = {}, deps: CreateJudgeDeps = {}): OutcomeJudge {
   const cfg = resolveJudgeConfig(judge);
@@ -192,6 +201,10 @@ export function createJudge(judge: JudgeConfigInput | JudgeConfig = {}, llm: Llm
   const rule = new RuleJudge(cfg);
   if (cfg.mode === 'rule') return rule;
   let model = deps.model;
+  if (!model && !cfg.baseUrl && llm.provider === 'llama-cpp') {
+    if (!llm.modelPath) throw new Error('capture.judge.mode is "llm" and llm.provider is "llama-cpp" but llm.modelPath is not set: set it to a local GGUF file, or use "rule"');
+    model = new LlamaCppChatModel({ modelPath: llm.modelPath, timeoutMs: cfg.timeoutMs ?? llm.timeoutMs });
+  }
   if (!model) {
     const baseUrl = cfg.baseUrl ?? llm.baseUrl;
     const name = cfg.model ?? llm.model;

@@ -112,11 +112,15 @@ export interface LlamaCppChatOptions {
   importer?: ModuleImporter;
 }
 
-/** Chat with a local GGUF model. The model is loaded on first use and kept until `close()`. */
+/**
+ * Chat with a local GGUF model. The model is loaded on first use and kept until `close()`. Completions run
+ * one at a time (each in a fresh context): concurrent callers, such as the outcome judge, queue.
+ */
 export class LlamaCppChatModel implements ChatModel {
   readonly id: string;
   readonly endpoint: string;
   private loaded: Promise<{ module: LlamaCppModule; model: LlamaModelLike }> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: LlamaCppChatOptions) {
     this.id = `llama-cpp:${basename(opts.modelPath).replace(/\.gguf$/i, '')}`;
@@ -135,7 +139,13 @@ export class LlamaCppChatModel implements ChatModel {
     await this.load();
   }
 
-  async complete(messages: ChatMessage[], opts: ChatOptions): Promise<string> {
+  complete(messages: ChatMessage[], opts: ChatOptions): Promise<string> {
+    const run = this.queue.then(() => this.completeNow(messages, opts));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async completeNow(messages: ChatMessage[], opts: ChatOptions): Promise<string> {
     const { module, model } = await this.load();
     const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
     const user = messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n\n');
