@@ -6,6 +6,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { CONFIG_ENV } from '../src/config/sources.js';
+import { deadPort } from './fixtures/fake-openai-server.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CLI = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
@@ -485,6 +486,17 @@ describe('configuration', () => {
     expect(r.stderr).toContain(`invalid configuration in ${join(cwd, 'skillsmith.config.json')}`);
     expect(r.stderr).toMatch(/embedder\.provider/);
     expect(existsSync(join(cwd, 'memory.db'))).toBe(false);
+  });
+
+  it('with SKILLSMITH_LLM_FALLBACK=heuristic a pass whose model is down learns with the heuristic distiller and says so', async () => {
+    const cwd = mkdtempSync(join(tmp, 'cwd-'));
+    const env = { SKILLSMITH_DISTILLER: 'llm', SKILLSMITH_LLM_BASE_URL: `http://127.0.0.1:${await deadPort()}/v1`, SKILLSMITH_LLM_MODEL: 'qwen2.5:7b-instruct', SKILLSMITH_LLM_FALLBACK: 'heuristic' };
+    const r = cli(['learn', SAMPLE, '--db', join(cwd, 'memory.db'), '--json'], cwd, env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/the model distiller was unavailable, so this pass used heuristic.* \(llm\.fallback\): .*127\.0\.0\.1/);
+    const out = JSON.parse(r.stdout) as { synthesis: { fallback?: { from: string; to: string } }; skills: unknown[] };
+    expect(out.synthesis.fallback?.from).toBe('llm@1:openai:qwen2.5:7b-instruct');
+    expect(out.skills.length).toBeGreaterThan(0);
   });
 
   it('SKILLSMITH_* variables configure the back ends: a distiller without its server is refused before anything is stored', () => {

@@ -176,3 +176,79 @@ describe('synthesis pass with the LLM distiller', () => {
     }
   });
 });
+
+describe('llm.fallback "heuristic": opted into, said out loud', () => {
+  let server: FakeOpenAiServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAiServer();
+  });
+  afterAll(() => server.stop());
+
+  const withFallback = async (baseUrl: string, sessions: Session[]) => {
+    const memory = await openMemory({
+      db: tempDbPath('skillsmith-llm-fallback-'),
+      config: { distiller: 'llm', llm: { baseUrl, model: 'test-chat', timeoutMs: 2000, fallback: 'heuristic' }, synthesis: { cooldownMs: 0 } },
+    });
+    await memory.ingest(sessions);
+    return memory;
+  };
+
+  it('a model that is down: the pass distils with the heuristic distiller, and the report says so and why', async () => {
+    const memory = await withFallback(`http://127.0.0.1:${await deadPort()}/v1`, returnSessions(5));
+    try {
+      const report = await memory.synthesize();
+      expect(report.fallback?.from).toBe('llm@1:openai:test-chat');
+      expect(report.fallback?.to).toMatch(/^heuristic/);
+      expect(report.fallback?.reason).toMatch(/skillsmith doctor/);
+      expect(report.created).toHaveLength(1);
+      const [skill] = await memory.listSkills();
+      expect(skill.skillMd).toMatch(/learned-by: heuristic/);
+      expect(skill.toolSequence).toEqual(['find_user_id_by_email', 'get_order_details', 'return_delivered_order_items']);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('a model that fails mid-pass: the remaining clusters go to the heuristic distiller', async () => {
+    const memory = await withFallback(server.baseUrl, [...returnSessions(5), ...flightSessions(4)]);
+    try {
+      server.script('chat', ...preflightAnswer(), { kind: 'status', status: 500, body: { error: { message: 'model crashed' } } });
+      const report = await memory.synthesize();
+      expect(report.fallback?.reason).toMatch(/500|model crashed/);
+      expect(report.created.map((c) => c.name).sort()).toHaveLength(2);
+      for (const skill of await memory.listSkills()) expect(skill.skillMd).toMatch(/learned-by: heuristic/);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('every pass tries the model first: after a fallback pass, the model drafts again', async () => {
+    const memory = await withFallback(server.baseUrl, returnSessions(5));
+    try {
+      server.script('chat', { kind: 'status', status: 500, body: { error: { message: 'model loading' } } });
+      const first = await memory.synthesize();
+      expect(first.fallback?.reason).toMatch(/model loading/);
+      await memory.ingest(flightSessions(4));
+      server.script('chat', ...preflightAnswer(), { kind: 'chat', content: FLIGHT_DRAFT });
+      const second = await memory.synthesize();
+      expect(second.fallback).toBeUndefined();
+      expect(second.created.map((c) => c.name)).toEqual(['change-reservation-flights']);
+      expect((await memory.listSkills()).find((s) => s.name === 'change-reservation-flights')?.skillMd).toMatch(/learned-by: llm@1:openai:test-chat/);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('only unavailability switches: a malformed draft is still that cluster skipped', async () => {
+    const memory = await withFallback(server.baseUrl, returnSessions(5));
+    try {
+      server.script('chat', ...preflightAnswer(), { kind: 'chat', content: 'no skill today, sorry' });
+      const report = await memory.synthesize();
+      expect(report.fallback).toBeUndefined();
+      expect(report.created).toEqual([]);
+      expect(report.skipped.some((s) => /not the intermediate form/.test(s.reason))).toBe(true);
+    } finally {
+      await memory.close();
+    }
+  });
+});

@@ -65,6 +65,8 @@ export const configSchema = z
         temperature: z.number().min(0).max(2).default(0.1),
         timeoutMs: z.number().int().min(100).default(60_000),
         maxTokens: z.number().int().min(64).default(1200),
+        /** When the model is unavailable: "none" skips the pass (default); "heuristic" distils with the heuristic distiller. */
+        fallback: z.enum(['none', 'heuristic']).default('none'),
       })
       .prefault({}),
     embedder: z

@@ -28,6 +28,7 @@ export const CONFIG_ENV: ReadonlyArray<{ name: string; key: string; kind: EnvKin
   { name: 'SKILLSMITH_LLM_API_KEY', key: 'llm.apiKey', kind: 'string' },
   { name: 'SKILLSMITH_LLM_MODEL_PATH', key: 'llm.modelPath', kind: 'string' },
   { name: 'SKILLSMITH_LLM_TIMEOUT_MS', key: 'llm.timeoutMs', kind: 'number' },
+  { name: 'SKILLSMITH_LLM_FALLBACK', key: 'llm.fallback', kind: 'string' },
   { name: 'SKILLSMITH_EMBEDDER_PROVIDER', key: 'embedder.provider', kind: 'string' },
   { name: 'SKILLSMITH_EMBEDDER_BASE_URL', key: 'embedder.baseUrl', kind: 'string' },
   { name: 'SKILLSMITH_EMBEDDER_MODEL', key: 'embedder.model', kind: 'string' },

@@ -1,6 +1,7 @@
 import type { SkillsmithConfig } from '../config/config.js';
 import { redactText } from '../domain/redact.js';
 import type { Distiller } from './distiller.js';
+import { FallbackDistiller } from './fallback-distiller.js';
 import { HeuristicDistiller } from './heuristic-distiller.js';
 import { LlmDistiller } from './llm-distiller.js';
 import type { BackendDeps } from '../embedders/create-embedder.js';
@@ -26,14 +27,14 @@ export interface DistillerDeps extends Omit<BackendDeps, 'probe'> {
  */
 export async function createDistiller(config: SkillsmithConfig, deps: DistillerDeps = {}): Promise<Distiller> {
   const redact = deps.redact ?? redactText;
-  if (config.distiller === 'heuristic') {
-    return new HeuristicDistiller({
+  const heuristic = () =>
+    new HeuristicDistiller({
       requiredSupport: config.synthesis.consensusSupport,
       conditionalSupport: config.synthesis.conditionalSupport,
       thinkTools: config.synthesis.thinkTools,
       redact,
     });
-  }
+  if (config.distiller === 'heuristic') return heuristic();
   const llm = config.llm;
   let model: ChatModel;
   if (llm.provider === 'openai') {
@@ -59,7 +60,7 @@ export async function createDistiller(config: SkillsmithConfig, deps: DistillerD
   } else {
     throw new BackendConfigError('llm.provider', `unknown llm.provider "${String((llm as { provider: unknown }).provider)}"`);
   }
-  return new LlmDistiller({
+  const distiller = new LlmDistiller({
     model,
     temperature: llm.temperature,
     maxTokens: llm.maxTokens,
@@ -67,4 +68,6 @@ export async function createDistiller(config: SkillsmithConfig, deps: DistillerD
     redact,
     log: deps.log?.child('llm'),
   });
+  // Only when the configuration asks for it (SPEC "Off-states and failures": never a silent swap).
+  return llm.fallback === 'heuristic' ? new FallbackDistiller(distiller, heuristic(), deps.log?.child('distiller')) : distiller;
 }

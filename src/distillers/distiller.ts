@@ -33,4 +33,13 @@ export interface Distiller {
   preflight?(): Promise<void>;
   /** Releases what the distiller holds (a loaded model); the owner calls it once, when done. */
   close?(): Promise<void>;
+  /** Set when this pass's drafts came from a configured fallback because the model was unavailable. */
+  readonly fellBack?: DistillerFallback | null;
+}
+
+/** Which distiller stood in for which during a pass, and why (`llm.fallback`). */
+export interface DistillerFallback {
+  from: string;
+  to: string;
+  reason: string;
 }

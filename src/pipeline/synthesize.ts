@@ -6,6 +6,7 @@ import { GoalMean } from '../domain/goal-mean.js';
 import { clusteringFeature, toolFeatures, toolTerms } from '../domain/tool-features.js';
 import { collapseRepeats } from '../domain/sequence.js';
 import type { Session } from '../domain/types.js';
+import type { DistillerFallback } from '../distillers/distiller.js';
 import type { Embedder } from '../embedders/embedder.js';
 import type { Store } from '../store/store.js';
 import { distilGroup, SkillCatalog, type GroupOutcome, type PipelineDeps } from './distil-cluster.js';
@@ -16,6 +17,8 @@ export interface SynthesisReport {
   reinforced: SkillRef[];
   superseded: (SkillRef & { supersedes: string })[];
   skipped: { cluster: string; reason: string }[];
+  /** Present only when `llm.fallback` stood in for an unavailable model during this pass. */
+  fallback?: DistillerFallback;
   /** Extra figures about the pass (not part of the stable shape's required keys). */
   stats: { newSessions: number; clusters: number; dirtyClusters: number; distilled: number; dryRun: boolean; ms: number };
 }
@@ -47,6 +50,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   const { store, embedder, config } = deps;
   const ns = opts.namespace;
   const log = deps.log.child('pass');
+  let preflighted = false;
   const report: SynthesisReport = {
     created: [],
     updated: [],
@@ -63,8 +67,10 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     log.info('synthesis disabled: pass skipped; stored skills stay recallable');
     return finish();
   }
-  // A model distiller must answer before the pass writes anything: LlmUnavailableError skips the whole pass.
+  // A model distiller must answer before the pass writes anything: LlmUnavailableError skips the whole pass
+  // (or, with llm.fallback, switches this pass to the heuristic distiller).
   await deps.distiller.preflight?.();
+  preflighted = true;
 
   const wmKey = `watermark:${embedder.id}`;
   const watermark = Number((await store.getState(ns, wmKey)) ?? 0);
@@ -196,6 +202,8 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
 
   function finish(): SynthesisReport {
     report.stats.ms = Date.now() - started;
+    const fellBack = preflighted ? deps.distiller.fellBack : null;
+    if (fellBack) report.fallback = { ...fellBack };
     return report;
   }
 }

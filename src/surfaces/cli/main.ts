@@ -230,6 +230,7 @@ async function learn(memory: Memory, files: string[], flags: Flags): Promise<num
   const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
   bar?.done();
   const skills = await memory.listSkills();
+  reportFallback(report);
   if (flags.json) {
     printJson({ ingest: results, synthesis: stableReport(report), skills: skills.map(skillJson) });
     return problems.length ? 1 : 0;
@@ -288,13 +289,19 @@ function printSkillTable(skills: Skill[]) {
 }
 
 function stableReport(r: SynthesisReport) {
-  return { created: r.created, updated: r.updated, reinforced: r.reinforced, superseded: r.superseded, skipped: r.skipped, stats: r.stats };
+  return { created: r.created, updated: r.updated, reinforced: r.reinforced, superseded: r.superseded, skipped: r.skipped, ...(r.fallback ? { fallback: r.fallback } : {}), stats: r.stats };
+}
+
+/** Said first and on stderr: a pass whose drafts came from the configured fallback, not the model. */
+function reportFallback(r: SynthesisReport): void {
+  if (r.fallback) process.stderr.write(`skillsmith: the model distiller was unavailable, so this pass used ${r.fallback.to} (llm.fallback): ${r.fallback.reason}\n`);
 }
 
 async function synth(memory: Memory, flags: Flags): Promise<number> {
   const bar = flags.json ? null : progressBar('synthesis');
   const report = await memory.synthesize({ dryRun: !!flags['dry-run'], onProgress: bar ? (p, d, t) => bar.update(p, d, t) : undefined });
   bar?.done();
+  reportFallback(report);
   if (flags.json) {
     printJson(stableReport(report));
     return 0;
