@@ -52,6 +52,21 @@ export function requireGgufPath(modelPath: string | undefined, key: string): str
   return path;
 }
 
+/**
+ * One llama.cpp runtime per process (per loaded package): every getLlama() call starts another one, and
+ * only the first routes llama.cpp's own log lines through node-llama-cpp's log level.
+ */
+const runtimes = new WeakMap<LlamaCppModule, Promise<Llama>>();
+function runtimeOf(module: LlamaCppModule): Promise<Llama> {
+  let runtime = runtimes.get(module);
+  if (!runtime) {
+    runtime = module.getLlama();
+    runtimes.set(module, runtime);
+    runtime.catch(() => runtimes.delete(module)); // a failed start may be retried
+  }
+  return runtime;
+}
+
 export interface LlamaCppLoadOptions {
   modelPath: string;
   importer?: ModuleImporter;
@@ -65,7 +80,7 @@ export async function loadLlamaModel(opts: LlamaCppLoadOptions): Promise<{ modul
   const module = await loadLlamaCpp(opts.usedBy, opts.importer);
   let llama: Llama;
   try {
-    llama = await module.getLlama();
+    llama = await runtimeOf(module);
   } catch (e) {
     throw new BackendLoadError('node-llama-cpp', `cannot start the llama.cpp runtime: ${(e as Error)?.message ?? e}`, { cause: e });
   }
