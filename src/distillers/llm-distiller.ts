@@ -141,12 +141,12 @@ export function llmUnavailable(e: unknown, ctx: { model: Pick<ChatModel, 'id' | 
     default:
       fix = 'Check the model back end.';
   }
+  const problem = `LLM ${ctx.model.id} at ${ctx.model.endpoint} is unavailable: ${what}. ${fix}`;
   return new LlmUnavailableError(
-    `LLM ${ctx.model.id} at ${ctx.model.endpoint} is unavailable: ${what}. ${fix} ` +
-      'The synthesis pass is skipped and no other model is tried; run "skillsmith doctor" to check the back ends, ' +
+    `${problem} The synthesis pass is skipped and no other model is tried; run "skillsmith doctor" to check the back ends, ` +
       'or set "distiller": "heuristic" to learn without a model.',
     reason,
-    { cause: e },
+    { cause: e, problem },
   );
 }
 

@@ -7,12 +7,15 @@ import { SkillsmithError } from '../skillsmith-error.js';
  */
 export class LlmUnavailableError extends SkillsmithError {
   static override readonly code = 'LLM_UNAVAILABLE';
+  /** What failed and what to do about it, without what happens to the pass (that depends on llm.fallback). */
+  readonly problem: string;
   constructor(
     message: string,
     /** The code of the underlying failure (ENDPOINT_UNREACHABLE, ENDPOINT_TIMEOUT, ...). */
     readonly reason: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; problem?: string },
   ) {
     super(message, options);
+    this.problem = options?.problem ?? message;
   }
 }
