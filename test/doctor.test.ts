@@ -108,6 +108,12 @@ describe('skillsmith doctor', () => {
     expect(text).toMatch(/fix: start the server/);
     expect(text).toMatch(/problems?: fix the lines marked FAIL/);
     expect(text).not.toContain(KEY);
+    expect(find(r, 'llm', 'fallback')).toEqual([]);
+
+    // With llm.fallback the model is still reported broken, and the doctor says what passes will do meanwhile.
+    const withFallback = await runDoctor(loadConfig({ ...cfg, llm: { ...cfg.llm, fallback: 'heuristic' } }));
+    expect(withFallback.ok).toBe(false);
+    expect(find(withFallback, 'llm', 'fallback')[0]).toMatchObject({ status: 'warn', message: expect.stringMatching(/passes distil with the heuristic distiller/) });
   });
 
   it('is broken when the model is missing, naming the available ones', async () => {

@@ -77,6 +77,14 @@ export async function runDoctor(config: SkillsmithConfig, deps: DoctorDeps = {})
   const embedder = await checkEmbedder(config, deps, checks, report);
   if (embedder && deps.store) await checkStoredVectors(deps.store, deps.namespace ?? config.namespace, embedder, checks);
   await checkDistiller(config, deps, checks, report);
+  if (config.distiller === 'llm' && config.llm.fallback === 'heuristic' && checks.some((c) => c.backend === 'llm' && c.status === 'fail')) {
+    checks.push({
+      backend: 'llm',
+      check: 'fallback',
+      status: 'warn',
+      message: 'llm.fallback is "heuristic": while the model is unavailable, passes distil with the heuristic distiller (and say so)',
+    });
+  }
   report.problems = checks.filter((c) => c.status === 'fail').length;
   report.warnings = checks.filter((c) => c.status === 'warn').length;
   report.ok = report.problems === 0;
