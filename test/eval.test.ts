@@ -51,14 +51,22 @@ describe('replay evaluation on the tau dev traces (tune half -> test half)', () 
 
   beforeAll(async () => {
     const file = loadEvalFile(TAU_DEV, { label: 'meta.family' });
-    report = await runEval({
-      name: 'ci',
-      label: 'meta.family',
-      train: { file: 'tau-dev.jsonl', split: 'tune', sessions: selectSplit(file.sessions, 'tune') },
-      test: { file: 'tau-dev.jsonl', split: 'test', sessions: selectSplit(file.sessions, 'test') },
-      // Three of the compared systems keep the run short; the committed report has all of them.
-      variants: EVAL_VARIANTS.filter((v) => SYSTEMS.includes(v.name)),
-    });
+    // A variable that changes nothing here (the heuristic distiller makes no model call): the report must name it.
+    const saved = process.env.SKILLSMITH_LLM_TIMEOUT_MS;
+    process.env.SKILLSMITH_LLM_TIMEOUT_MS = '90000';
+    try {
+      report = await runEval({
+        name: 'ci',
+        label: 'meta.family',
+        train: { file: 'tau-dev.jsonl', split: 'tune', sessions: selectSplit(file.sessions, 'tune') },
+        test: { file: 'tau-dev.jsonl', split: 'test', sessions: selectSplit(file.sessions, 'test') },
+        // Three of the compared systems keep the run short; the committed report has all of them.
+        variants: EVAL_VARIANTS.filter((v) => SYSTEMS.includes(v.name)),
+      });
+    } finally {
+      if (saved === undefined) delete process.env.SKILLSMITH_LLM_TIMEOUT_MS;
+      else process.env.SKILLSMITH_LLM_TIMEOUT_MS = saved;
+    }
   }, 120_000);
 
   it('has the stable top-level shape, every baseline and every compared system', () => {
@@ -67,6 +75,8 @@ describe('replay evaluation on the tau dev traces (tune half -> test half)', () 
     expect(report.variants.map((v) => v.name)).toEqual(SYSTEMS);
     expect(EVAL_VARIANTS.map((v) => v.name)).toEqual(expect.arrayContaining(['default', 'semantic-only', 'lexical-only', 'goal-only-clustering']));
     expect(report.settings).toMatchObject({ topK: 2, agreeThreshold: 0.5, fourthAttemptAfter: 3, unrelatedGoals: UNRELATED_GOALS.length });
+    // Settings that came from the environment are named (never their values: they may be API keys).
+    expect(report.settings.environment).toEqual(['SKILLSMITH_LLM_TIMEOUT_MS']);
     expect(UNRELATED_GOALS.length).toBeGreaterThanOrEqual(40);
   });
 
@@ -144,6 +154,8 @@ describe('replay evaluation on the tau dev traces (tune half -> test half)', () 
     }
     expect(md).toMatch(/^# Skillsmith replay evaluation/);
     expect(md).toContain('## Fourth attempt');
+    expect(md).toContain('under the environment variables SKILLSMITH_LLM_TIMEOUT_MS.');
+    expect(md).not.toContain('90000');
   });
 });
 

@@ -29,7 +29,7 @@ import {
   type QuerySetMetrics,
 } from './metrics.js';
 import { UNRELATED_GOALS } from './unrelated-goals.js';
-import { mergeConfig } from '../config/sources.js';
+import { CONFIG_ENV, mergeConfig } from '../config/sources.js';
 import { EVAL_VARIANTS, type EvalVariant } from './variants.js';
 
 /** Successes of a kind that must be ingested before its next session is the "fourth attempt" probe. */
@@ -191,6 +191,8 @@ export interface EvalReport {
     fourthAttemptAfter: number;
     unrelatedGoals: number;
     baseConfig: SkillsmithConfigInput;
+    /** SKILLSMITH_* variables that were set (names only: values may be secrets); they override baseConfig. */
+    environment: string[];
   };
   baselines: {
     mostFrequentSequence: FrequentSequence | null;
@@ -282,7 +284,14 @@ export async function runEval(opts: EvalOptions): Promise<EvalReport> {
     label: opts.label,
     train: summarize(opts.train.file, opts.train.split, opts.train.sessions),
     test: summarize(opts.test.file, opts.test.split, opts.test.sessions),
-    settings: { topK, agreeThreshold, fourthAttemptAfter: FOURTH_ATTEMPT_AFTER, unrelatedGoals: unrelated.length, baseConfig },
+    settings: {
+      topK,
+      agreeThreshold,
+      fourthAttemptAfter: FOURTH_ATTEMPT_AFTER,
+      unrelatedGoals: unrelated.length,
+      baseConfig,
+      environment: CONFIG_ENV.filter((v) => process.env[v.name]?.trim()).map((v) => v.name),
+    },
     baselines: { mostFrequentSequence: frequent, oracleKinds: oracle.size, results: baselineResults },
     variants: results,
   };

@@ -254,7 +254,7 @@ export function formatEvalMarkdown(report: EvalReport): string {
   if (report.command) out.push(`Reproduce: \`npm run build && npx ${report.command}\``, '');
   out.push(`- ${datasetLine('train', report.train)}`);
   out.push(`- ${datasetLine('test', report.test)}`);
-  out.push(`- top-k ${report.settings.topK}; a skill *agrees* with a session when their step agreement (LCS F1) is at least ${report.settings.agreeThreshold}; ${report.settings.unrelatedGoals} unrelated goals for false recall; every memory is a fresh temporary SQLite file on the embedded defaults plus \`${JSON.stringify(report.settings.baseConfig)}\` and each system's overrides.`);
+  out.push(`- top-k ${report.settings.topK}; a skill *agrees* with a session when their step agreement (LCS F1) is at least ${report.settings.agreeThreshold}; ${report.settings.unrelatedGoals} unrelated goals for false recall; every memory is a fresh temporary SQLite file on the embedded defaults plus \`${JSON.stringify(report.settings.baseConfig)}\` and each system's overrides${report.settings.environment?.length ? `, under the environment variables ${report.settings.environment.join(', ')}` : ''}.`);
   const f = report.baselines.mostFrequentSequence;
   if (f) out.push(`- most frequent training sequence (${f.count} successful sessions, majority kind \`${f.kind}\`, share ${r3(f.kindShare)}): \`${f.sequence.join(' > ')}\``);
   out.push(`- oracle: consensus procedures for ${report.baselines.oracleKinds} task kinds of the training set.`);
