@@ -387,7 +387,7 @@ export class Memory {
   private recallIndex(namespace?: string): RecallIndex {
     const ns = this.ns(namespace);
     let idx = this.recallIndexes.get(ns);
-    if (!idx) this.recallIndexes.set(ns, (idx = new RecallIndex(this.requireStore(), this.embedder, ns, this.config)));
+    if (!idx) this.recallIndexes.set(ns, (idx = new RecallIndex(this.requireStore(), this.embedder, ns, this.config, this.recallLog)));
     return idx;
   }
 

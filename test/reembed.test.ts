@@ -6,7 +6,9 @@ import { reembed } from '../src/doctor/reembed.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiEmbedder } from '../src/embedders/openai-embedder.js';
 import { OpenAiClient } from '../src/llm/openai-client.js';
+import { EmbedderMismatchError } from '../src/llm/errors/embedder-mismatch-error.js';
 import { openMemory, type Memory } from '../src/memory.js';
+import { createLogger } from '../src/support/log.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { reembedCommand } from '../src/surfaces/cli/commands/reembed.js';
 import { SAMPLE, tempDbPath } from '../src/test-support/tau.js';
@@ -37,6 +39,29 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
   afterAll(async () => {
     await memory.close();
     await server.stop();
+  });
+
+  it('before reembed, a pass with the new embedder refuses, says to run reembed, and writes nothing', async () => {
+    const lines: string[] = [];
+    const switched = await openMemory({ db: store, embedder, config: { synthesis: { cooldownMs: 0 } }, logger: createLogger('warn', 'skillsmith', (l) => void lines.push(l)) });
+    // Recall serves none of the other model's skills, and says why once.
+    expect(await switched.recall('I want to return the headphones I received', { record: false })).toEqual([]);
+    expect(await switched.recall('cancel my pending order', { record: false })).toEqual([]);
+    expect(lines.filter((l) => l.includes('embedded by another model than openai:test-embed@16'))).toHaveLength(1);
+    const before = await store.listSkills('default', { includeSuperseded: true });
+    const error = await switched.synthesize().then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(EmbedderMismatchError.isInstance(error)).toBe(true);
+    const learned = before.filter((s) => s.corpus === 'internal' && !s.supersededBy).length;
+    expect(error!.message).toBe(
+      `${learned} of ${learned} skills in namespace "default" were embedded with ${GLOVE_EMBEDDER_ID}, not the configured openai:test-embed@16: ` +
+        'run "skillsmith reembed" to re-embed them with openai:test-embed@16 (or switch the embedder back). The synthesis pass was not run.',
+    );
+    expect(await store.listSkills('default', { includeSuperseded: true })).toEqual(before);
+    expect(await store.loadClusters('default', embedder.id)).toEqual([]);
+    expect(await store.getState('default', `watermark:${embedder.id}`)).toBeNull();
   });
 
   it('dry run: counts the skills per previous embedder and writes nothing', async () => {

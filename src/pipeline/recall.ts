@@ -7,6 +7,7 @@ import { VectorIndex } from '../index/vector-index.js';
 import { GoalMean, removeDirection } from '../domain/goal-mean.js';
 import type { Store } from '../store/store.js';
 import { mulberry32 } from '../support/random.js';
+import type { Logger } from '../support/log.js';
 
 /** One recalled skill: the stable JSON shape of `skillsmith recall --json`, plus a few extras. */
 export interface RecalledSkill {
@@ -48,6 +49,7 @@ export class RecallIndex {
     private readonly embedder: Embedder,
     private readonly namespace: string,
     private readonly config: SkillsmithConfig,
+    private readonly log?: Logger,
   ) {
     this.random = mulberry32(config.recall.seed);
   }
@@ -74,8 +76,10 @@ export class RecallIndex {
     this.center = strength > 0 ? GoalMean.fromJSON(mean, this.embedder.dimensions).direction() : null;
     const index = new VectorIndex(this.embedder.dimensions);
     const skills = new Map<string, Skill>();
+    let foreign = 0;
     for (const s of all) {
       if (!isRecallable(s, this.config.lifecycle.retireEta)) continue;
+      if (s.embedding && s.embedderId !== this.embedder.id) foreign++;
       if (!s.embedding || s.embedderId !== this.embedder.id || s.embedding.length !== this.embedder.dimensions) continue;
       index.add(s.id, removeDirection(s.embedding, this.center, strength));
       skills.set(s.id, s);
@@ -84,6 +88,8 @@ export class RecallIndex {
     this.skills = skills;
     this.token = token;
     this.stale = false;
+    // Said once per load, not per recall: vectors of two models are never compared, so these are not served.
+    if (foreign) this.log?.warn(`${foreign} recallable skills were embedded by another model than ${this.embedder.id} and are not served: run "skillsmith reembed"`, { namespace: this.namespace });
   }
 
   get size(): number {

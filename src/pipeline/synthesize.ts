@@ -8,6 +8,7 @@ import { collapseRepeats } from '../domain/sequence.js';
 import type { Session } from '../domain/types.js';
 import type { DistillerFallback } from '../distillers/distiller.js';
 import type { Embedder } from '../embedders/embedder.js';
+import { EmbedderMismatchError } from '../llm/errors/embedder-mismatch-error.js';
 import type { Store } from '../store/store.js';
 import { distilGroup, SkillCatalog, type GroupOutcome, type PipelineDeps } from './distil-cluster.js';
 
@@ -67,6 +68,13 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     log.info('synthesis disabled: pass skipped; stored skills stay recallable');
     return finish();
   }
+  // Skills embedded by another model cannot be compared with this one's drafts: learning on would duplicate
+  // them. Refuse before anything is written, and say how to re-embed.
+  const stored = await store.listSkills(ns, { corpus: 'internal' });
+  const foreign: Record<string, number> = {};
+  for (const s of stored) if (!s.supersededBy && s.embedding && s.embedderId !== embedder.id) foreign[s.embedderId ?? 'unknown'] = (foreign[s.embedderId ?? 'unknown'] ?? 0) + 1;
+  if (Object.keys(foreign).length) throw new EmbedderMismatchError(ns, embedder.id, foreign, stored.filter((s) => !s.supersededBy).length);
+
   // A model distiller must answer before the pass writes anything: LlmUnavailableError skips the whole pass
   // (or, with llm.fallback, switches this pass to the heuristic distiller).
   await deps.distiller.preflight?.();
@@ -148,7 +156,8 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   const now = deps.now();
   const dirty = records.filter((r) => r.dirty).sort((a, b) => b.size - a.size || a.id.localeCompare(b.id));
   report.stats.dirtyClusters = dirty.filter((c) => c.size >= config.synthesis.minOccurrences).length;
-  const catalog = new SkillCatalog(goalDims, await store.listSkills(ns, { corpus: 'internal' }), embedder.id);
+  // The skills read at the start: the pass lock keeps other passes from writing any since.
+  const catalog = new SkillCatalog(goalDims, stored, embedder.id);
   const bounded = !deps.distiller.id.startsWith('heuristic');
   let distilled = 0;
   for (const [i, c] of dirty.entries()) {
