@@ -231,6 +231,28 @@ describe('meta', () => {
     expect(r.data.skills.live).toBe(5);
     expect(r.data.skills.byCorpus.internal).toBe(5);
     expect(r.data.skills.byStatus.probationary + r.data.skills.byStatus.active + r.data.skills.byStatus.retired).toBe(5);
+    // Which models learn and match, by name only.
+    expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@1', distiller: 'heuristic' });
+  });
+
+  it('GET /api/stats names a configured model distiller without its URL or key', async () => {
+    const secretKey = 'sk-stats-should-not-leak-4821';
+    const llmMemory = await openMemory({
+      db: join(tmp, 'llm.db'),
+      logLevel: 'silent',
+      auditFile: null,
+      config: { distiller: 'llm', llm: { baseUrl: 'http://admin:hunter2@10.0.0.7:11434/v1', model: 'qwen2.5:7b-instruct', apiKey: secretKey, fallback: 'heuristic' } },
+    });
+    const llmServer = await serveApi(llmMemory, { port: 0 });
+    try {
+      const r = await call(llmServer.url, 'GET', '/api/stats');
+      expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@1', distiller: 'llm:openai:qwen2.5:7b-instruct (fallback: heuristic)' });
+      const body = JSON.stringify(r.data);
+      for (const secret of [secretKey, 'hunter2', '10.0.0.7']) expect(body).not.toContain(secret);
+    } finally {
+      await llmServer.close();
+      await llmMemory.close();
+    }
   });
 
   it('an unknown API route is a JSON 404', async () => {

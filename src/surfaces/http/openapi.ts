@@ -34,7 +34,7 @@ export function openApiDocument(version: string) {
     security: [{ bearer: [] }],
     paths: {
       '/api/health': { get: { summary: 'Liveness', security: [], responses: { 200: json({ type: 'object' }) } } },
-      '/api/stats': { get: { summary: 'Counts of skills by status and corpus, sessions, last event id', responses: { 200: json({ type: 'object' }) } } },
+      '/api/stats': { get: { summary: 'Counts of skills by status and corpus, sessions, last event id, the embedder and distiller in use', responses: { 200: json({ type: 'object' }) } } },
       '/api/skills': {
         get: {
           summary: 'Live skills (all=true adds superseded ones), filtered, sorted and paged',

@@ -27,7 +27,7 @@ let refreshView: (() => Promise<void>) | null = null;
 async function refreshStats() {
   try {
     const s = await api.get<Stats>('/api/stats');
-    statsLine.textContent = `${s.skills.live} skills (${s.skills.byStatus.active} active, ${s.skills.byStatus.probationary} probationary, ${s.skills.live - s.skills.enabled} disabled) · ${s.sessions.total} sessions · namespace ${s.namespace}`;
+    statsLine.textContent = `${s.skills.live} skills (${s.skills.byStatus.active} active, ${s.skills.byStatus.probationary} probationary, ${s.skills.live - s.skills.enabled} disabled) · ${s.sessions.total} sessions · namespace ${s.namespace} · embedder ${s.backends.embedder} · distiller ${s.backends.distiller}`;
   } catch {
     statsLine.textContent = '';
   }

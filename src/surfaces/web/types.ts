@@ -112,6 +112,7 @@ export interface Stats {
   skills: { live: number; superseded: number; enabled: number; byStatus: Record<Status, number>; byCorpus: Record<string, number>; meanEta: number | null };
   sessions: { total: number };
   lastEventId: number;
+  backends: { embedder: string; distiller: string };
 }
 
 export interface SkillEvent {

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { Hono } from 'hono';
 import type { Memory } from '../../../memory.js';
 
@@ -24,8 +25,20 @@ export function statusRoutes(memory: Memory, version: string): Hono {
       },
       sessions: { total: (await memory.store?.countSessions(memory.namespace)) ?? 0 },
       lastEventId: (await memory.store?.lastEventId()) ?? 0,
+      backends: backends(memory),
     });
   });
 
   return app;
+}
+
+/**
+ * Which models learn and match, as names only (no URL, no key): the embedder's versioned id and the
+ * configured distiller (`heuristic`, or `llm:<provider>:<model>` plus its fallback).
+ */
+function backends(memory: Memory): { embedder: string; distiller: string } {
+  const { distiller, llm } = memory.config;
+  if (distiller === 'heuristic') return { embedder: memory.embedder.id, distiller: 'heuristic' };
+  const model = llm.provider === 'llama-cpp' ? basename(llm.modelPath ?? '').replace(/\.gguf$/i, '') : (llm.model ?? '');
+  return { embedder: memory.embedder.id, distiller: `llm:${llm.provider}:${model}${llm.fallback === 'heuristic' ? ' (fallback: heuristic)' : ''}` };
 }
