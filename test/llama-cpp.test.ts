@@ -37,6 +37,12 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
   const skip = writeTinyGguf(join(dir, 'tiny-skip.gguf'), { answer: 'SKIP' });
   const draft = writeTinyGguf(join(dir, 'tiny-drafter.gguf'), { answer: GOOD_DRAFT });
   const db = () => tempDbPath('skillsmith-llama-cpp-');
+  /** A memory whose distiller is the local model, holding five successful return sessions. */
+  const withLocalDistiller = async (llm: { modelPath: string; timeoutMs?: number; maxTokens?: number }) => {
+    const memory = await openMemory({ db: db(), config: { distiller: 'llm', llm: { provider: 'llama-cpp', ...llm }, synthesis: { cooldownMs: 0 } } });
+    await memory.ingest(returnSessions(5));
+    return memory;
+  };
 
   describe('chat', () => {
     let model: LlamaCppChatModel;
@@ -66,12 +72,8 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
 
   describe('the synthesis pass with distiller llm, provider llama-cpp', () => {
     it('a drafted skill is verified and stored, learned by the local model', async () => {
-      const memory = await openMemory({
-        db: db(),
-        config: { distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: draft.path }, synthesis: { cooldownMs: 0 } },
-      });
+      const memory = await withLocalDistiller({ modelPath: draft.path });
       try {
-        await memory.ingest(returnSessions(5));
         const report = await memory.synthesize();
         expect(report.created.map((c) => c.name)).toEqual(['return-delivered-order-items']);
         const [skill] = await memory.listSkills();
@@ -85,12 +87,8 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
     });
 
     it('SKIP from the model writes nothing and the report says why', async () => {
-      const memory = await openMemory({
-        db: db(),
-        config: { distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: skip.path }, synthesis: { cooldownMs: 0 } },
-      });
+      const memory = await withLocalDistiller({ modelPath: skip.path });
       try {
-        await memory.ingest(returnSessions(5));
         const report = await memory.synthesize();
         expect(report.created).toEqual([]);
         expect(report.skipped.map((s) => s.reason)).toContain('distiller returned SKIP');
@@ -103,12 +101,8 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
     it('a file that is not a model: the pass fails loudly and writes nothing', async () => {
       const broken = join(dir, 'broken.gguf');
       writeFileSync(broken, 'GGUF but not really'); // node-llama-cpp's own reader would spin on this one
-      const memory = await openMemory({
-        db: db(),
-        config: { distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: broken }, synthesis: { cooldownMs: 0 } },
-      });
+      const memory = await withLocalDistiller({ modelPath: broken });
       try {
-        await memory.ingest(returnSessions(5));
         const error = await memory.synthesize().then(
           () => null,
           (e: unknown) => e as Error,
@@ -140,12 +134,8 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
     });
 
     it('in a pass, llm.timeoutMs stops it: the pass is skipped with what to change, nothing written', async () => {
-      const memory = await openMemory({
-        db: db(),
-        config: { distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: endless.path, timeoutMs: 100, maxTokens: 100_000 }, synthesis: { cooldownMs: 0 } },
-      });
+      const memory = await withLocalDistiller({ modelPath: endless.path, timeoutMs: 100, maxTokens: 100_000 });
       try {
-        await memory.ingest(returnSessions(5));
         const error = await memory.synthesize().then(
           () => null,
           (e: unknown) => e as Error,
@@ -166,7 +156,7 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
       finalAnswer: 'Your return is requested.',
     };
 
-    it('gives the model verdict; judgements asked at once queue on the one loaded model', async () => {
+    it('gives the model verdict, also to judgements asked at once', async () => {
       const verdict = writeTinyGguf(join(dir, 'tiny-judge.gguf'), { answer: 'SUCCESS\nThe return was requested.' });
       const judge = createJudge({ mode: 'llm' }, { provider: 'llama-cpp', modelPath: verdict.path });
       try {
@@ -259,3 +249,34 @@ function cosine(a: Float32Array, b: Float32Array): number {
   for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
   return dot / (norm(a) * norm(b));
 }
+
+describe('LlamaCppChatModel, with a stand-in runtime that records overlap', () => {
+  it('runs one completion at a time: concurrent callers queue', async () => {
+    const path = writeTinyGguf(join(mkdtempSync(join(tmpdir(), 'skillsmith-llama-queue-')), 'queue.gguf'), { answer: 'unused' }).path;
+    let active = 0;
+    let most = 0;
+    const module = {
+      getLlama: async () => ({
+        loadModel: async () => ({
+          createContext: async () => ({ getSequence: () => 'sequence', dispose: async () => {} }),
+          createEmbeddingContext: async () => {
+            throw new Error('not used here');
+          },
+        }),
+      }),
+      LlamaChatSession: class {
+        async prompt(text: string) {
+          active++;
+          most = Math.max(most, active);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          active--;
+          return `answer to ${text}`;
+        }
+      },
+    };
+    const model = new LlamaCppChatModel({ modelPath: path, importer: async () => module });
+    const answers = await Promise.all(['a', 'b', 'c'].map((q) => model.complete([{ role: 'user', content: q }], { temperature: 0, maxTokens: 8 })));
+    expect(answers).toEqual(['answer to a', 'answer to b', 'answer to c']);
+    expect(most).toBe(1);
+  });
+});
