@@ -2,7 +2,7 @@
 // over every session of a cluster). Usage: node scripts/admission-report.mjs [FILE.jsonl]
 import { readFileSync } from 'node:fs';
 import { openMemory } from '../dist/index.js';
-const records = readFileSync(process.argv[2] ?? '../shared/data/trajectories/tau-dev.jsonl', 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const records = readFileSync(process.argv[2] ?? 'test/fixtures/traces/tau-dev.jsonl', 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 const memory = await openMemory({ db: ':memory:', logLevel: 'error' });
 await memory.ingest(records.map((r) => ({ id: r.session_id, namespace: 'default', goal: r.goal, outcome: r.success ? 'success' : 'failure', reward: r.reward, agentId: null, source: r.source, startedAt: new Date(0).toISOString(), endedAt: null, labels: null, calls: r.steps.map((s, i) => ({ position: i, tool: s.tool, args: s.args ?? {}, result: String(s.result ?? ''), ok: s.ok !== false, error: null, durationMs: null, at: null })) })));
 const rep = await memory.synthesize();

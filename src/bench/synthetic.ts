@@ -26,11 +26,11 @@ export interface SyntheticOptions {
   startAt?: Date;
 }
 
-/** The real trace files used when none are given: the shared tau traces, else the repo's example sample. */
+/** The real trace files used when none are given: the repo's tau traces, else the example sample. */
 export function defaultSourceFiles(): string[] {
   const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-  const shared = join(repo, '../shared/data/trajectories');
-  const files = ['tau-dev.jsonl', 'tau-retail-extra.jsonl'].map((f) => join(shared, f)).filter((f) => existsSync(f));
+  const traces = join(repo, 'test/fixtures/traces');
+  const files = ['tau-dev.jsonl', 'tau-retail-extra.jsonl'].map((f) => join(traces, f)).filter((f) => existsSync(f));
   return files.length ? files : [join(repo, 'examples/tau-sample.jsonl')];
 }
 
