@@ -256,7 +256,8 @@ export class Memory {
   }
 
   /** Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. */
-  async startSession(opts: { goal: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<SessionRecorder> {
+  /** `cue`: the user's own words when `goal` is something else (a ticket title, a task statement). */
+  async startSession(opts: { goal: string; cue?: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<SessionRecorder> {
     const store = this.requireStore();
     if (!opts.goal?.trim()) throw new Error('startSession: goal must be a non-empty string');
     const id = opts.id ?? `s_${randomUUID()}`;
@@ -265,6 +266,7 @@ export class Memory {
       id,
       namespace,
       goal: protectGoal(this.config.capture.privacy, opts.goal),
+      cue: opts.cue?.trim() && opts.cue.trim() !== opts.goal.trim() ? protectGoal(this.config.capture.privacy, opts.cue.trim()) : null,
       outcome: 'unknown',
       reward: null,
       agentId: opts.agentId ?? null,

@@ -19,6 +19,10 @@ export const normalizedStepSchema = z.object({
 export const normalizedSessionSchema = z.object({
   session_id: z.string().min(1).max(500),
   goal: z.string().min(1, 'goal must be a non-empty string'),
+  /** The user's own first words when the goal is something else (a task statement): a recall cue. */
+  cue: z.string().nullish(),
+  /** Same as `cue`, under the name the tau and BFCL exports use at the top level. */
+  first_user_message: z.string().nullish(),
   source: z.string().nullish(),
   agent_id: z.string().nullish(),
   success: z.boolean().nullish(),
@@ -68,6 +72,7 @@ export function fromNormalized(rec: NormalizedSession, namespace: string, limits
     id: rec.session_id,
     namespace,
     goal: rec.goal,
+    cue: cueOf(rec),
     outcome,
     reward: rec.reward ?? null,
     agentId: rec.agent_id ?? null,
@@ -78,4 +83,15 @@ export function fromNormalized(rec: NormalizedSession, namespace: string, limits
     calls,
     outcomeSource: 'reported',
   };
+}
+
+/**
+ * The record's cue: `cue`, else `first_user_message`, else `meta.first_user_message` (the one field of
+ * `meta` the engine reads: it is what the agent saw, not a label). None when it only repeats the goal.
+ */
+export function cueOf(rec: Pick<NormalizedSession, 'goal' | 'cue' | 'first_user_message' | 'meta'>): string | null {
+  const fromMeta = rec.meta?.first_user_message;
+  const cue = rec.cue ?? rec.first_user_message ?? (typeof fromMeta === 'string' ? fromMeta : null);
+  const text = cue?.trim();
+  return text && text !== rec.goal.trim() ? text : null;
 }

@@ -245,6 +245,7 @@ export function protectSession<S extends Session>(session: S, policy: PrivacyPol
   return {
     ...session,
     goal: protectGoal(policy, session.goal),
+    ...(session.cue ? { cue: protectGoal(policy, session.cue) } : {}),
     calls: session.calls.map((c) => protectCall(policy, c, resultChars)),
     labels: session.labels && policy.goal !== 'keep' ? (deepStrings(redactValue(session.labels), redactProse) as Record<string, unknown>) : session.labels,
   };

@@ -79,6 +79,7 @@ export function fromTauBench(rec: JsonObject, namespace: string, limits: Capture
   s.outcome = outcomeOfReward(reward);
   s.reward = reward;
   s.source = typeof info.source === 'string' && info.source !== 'user' ? `tau-bench:${info.source}` : 'tau-bench';
+  s.cue = cueText(firstUser ? contentText((firstUser as JsonObject).content) : null, s.goal);
   s.agentId = null;
   s.labels = {
     format: 'tau-bench',
@@ -240,6 +241,7 @@ export function fromTau2Simulation(
       id: `tau2-bench:${domain}:task${taskId}:trial${typeof sim.trial === 'number' ? sim.trial : 0}:${simId}`,
       namespace,
       goal,
+      cue: cueText(firstUser as string | null, goal),
       outcome: outcomeOfReward(reward),
       reward,
       agentId: typeof agent.llm === 'string' ? agent.llm : null,
@@ -260,4 +262,10 @@ export function fromTau2Simulation(
     },
     finalAnswer,
   };
+}
+
+/** The first user message as a cue, unless it only repeats the goal. */
+function cueText(firstUser: string | null, goal: string): string | null {
+  const text = firstUser?.trim();
+  return text && text !== goal.trim() ? text : null;
 }

@@ -17,9 +17,20 @@ export const configSchema = z
     synthesis: z
       .object({
         enabled: z.boolean().default(true),
-        minSteps: z.number().int().min(1).default(3),
-        minOccurrences: z.number().int().min(1).default(3),
-        minSuccessRate: z.number().min(0).max(1).default(0.8),
+        minSteps: z.number().int().min(1).default(2),
+        minOccurrences: z.number().int().min(1).default(2),
+        /**
+         * `evidence`: admit on support and on the gain of following the procedure over the group's baseline
+         * (shrunk for small counts), above the minSuccessRate floor. `absolute`: GAIA's preset, success rate
+         * over the followers only, floor 0.8 unless minSuccessRate says otherwise.
+         */
+        admission: z.enum(['evidence', 'absolute']).default('evidence'),
+        /** Floor on the followers' success rate (default 0.5; 0.8 under `admission: "absolute"`). */
+        minSuccessRate: z.number().min(0).max(1).optional(),
+        /** Shrunk gain over the baseline a procedure must reach under the evidence rule. */
+        minGain: z.number().min(-1).max(1).default(0),
+        /** Shrinkage pseudo-count k: gain * n / (n + k) for n followers. */
+        gainShrinkage: z.number().min(0).default(4),
         /** A session "followed" a procedure when its tool sequence agrees with it at least this much (LCS F1). */
         followThreshold: z.number().min(0).max(1).default(0.5),
         /** Steps present in at least this fraction of successful sessions are required; rarer ones conditional. */
@@ -27,7 +38,7 @@ export const configSchema = z
         /** Steps in fewer than this fraction are dropped from the procedure altogether. */
         conditionalSupport: z.number().min(0).max(1).default(0.25),
         /** Weight of the tool-use signal against goal text when clustering (0 = goals only). */
-        toolWeight: z.number().min(0).max(1).default(0.7),
+        toolWeight: z.number().min(0).max(1).default(0.5),
         /** Goals at least this similar always share a cluster, whatever tools were used (template goals). */
         sameGoalThreshold: z.number().min(0).max(1).default(0.92),
         maxClustersPerPass: z.number().int().min(1).default(10),
@@ -50,6 +61,8 @@ export const configSchema = z
           })
           .prefault({}),
       })
+      // The floor's default follows the admission rule: 0.5 for `evidence`, GAIA's 0.8 for `absolute`.
+      .transform((s) => ({ ...s, minSuccessRate: s.minSuccessRate ?? (s.admission === 'absolute' ? 0.8 : 0.5) }))
       .prefault({}),
     /** Which distiller writes drafts: chosen by configuration, never swapped silently. */
     distiller: z.enum(['heuristic', 'llm']).default('heuristic'),

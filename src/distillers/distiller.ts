@@ -12,6 +12,8 @@ export interface DistillInput {
   failures: Session[];
   /** Goal texts of the cluster's successful sessions, normalised (typed placeholders) and redacted. */
   goals: string[];
+  /** Cues (first user messages) of those sessions, normalised and redacted, where the source had them. */
+  cues?: string[];
   evidence: EvidenceTrace[];
   /** How distinctive each word is across this namespace's goals (higher = rarer). */
   goalWordWeight: (word: string) => number;

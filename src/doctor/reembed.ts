@@ -2,7 +2,7 @@ import type { Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { EmbeddingDimensionError } from '../llm/errors/embedding-dimension-error.js';
 import { skillEmbedding } from '../pipeline/distil-cluster.js';
-import { embedGoals } from '../pipeline/synthesize.js';
+import { embedGoals } from '../pipeline/embed-texts.js';
 import type { Store } from '../store/store.js';
 
 /** Re-embedding works on any store: the swap of vectors and cluster state is one store transaction. */

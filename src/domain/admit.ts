@@ -3,7 +3,18 @@ import type { Session, Span } from './types.js';
 
 export interface AdmitRules {
   minOccurrences: number;
+  /** Floor: below this success rate among the sessions that followed it, a procedure is never learned. */
   minSuccessRate: number;
+  /**
+   * `evidence` (default): enough support, the floor, and following the procedure does at least `minGain`
+   * better than the cluster's baseline, the gain shrunk toward 0 for small counts. `absolute`: GAIA's rule,
+   * the success rate over the followers alone (its preset floor is 0.8).
+   */
+  rule?: 'evidence' | 'absolute';
+  /** Shrunk gain over the baseline a procedure must reach (evidence rule). */
+  minGain?: number;
+  /** Pseudo-count k of the shrinkage: gain * n / (n + k), n = followers. */
+  gainShrinkage?: number;
   /** LCS F1 between a session's path and the candidate procedure above which the session "followed" it. */
   followThreshold: number;
   thinkTools: readonly string[];
@@ -21,7 +32,29 @@ export interface Admission {
   /** Sessions that took another path and failed: counter-examples, not votes against. */
   counterExamples: Session[];
   successRate: number;
+  /** Success rate over every session of the group with a known outcome: the agent's baseline on this kind of goal. */
+  baselineRate: number;
+  /** Followers' success rate minus the baseline, shrunk toward 0 for small counts. */
+  gain: number;
   denied: { sessionId: string; reason: string }[];
+}
+
+/**
+ * MemOS-style gain: how much better the sessions that followed the procedure did than the group as a whole,
+ * shrunk toward 0 by n / (n + k) so that three lucky followers do not outweigh the evidence of thirty.
+ */
+export function shrunkGain(followerRate: number, baselineRate: number, followers: number, k: number): number {
+  if (followers <= 0) return 0;
+  return ((followerRate - baselineRate) * followers) / (followers + Math.max(0, k));
+}
+
+/**
+ * The reliability a new skill starts with, from its evidence: the Beta(1,1) posterior of success among the
+ * followers, so 3 of 3 starts at 0.8, 30 of 30 at 0.97 and 3 of 6 at 0.5. Thinly supported skills rank lower
+ * until trials speak.
+ */
+export function seedEta(successfulFollowers: number, followers: number): number {
+  return (successfulFollowers + 1) / (followers + 2);
 }
 
 /** Deny rules for one span: chain-of-thought, raw tool-JSON dumps, secrets. Returns the reason or null. */
@@ -68,7 +101,7 @@ export function admitCluster(
       spanSessions.push(s);
     }
   }
-  const empty = { spans, followers: [], successfulFollowers: [], counterExamples: [], successRate: 0, denied };
+  const empty = { spans, followers: [], successfulFollowers: [], counterExamples: [], successRate: 0, baselineRate: 0, gain: 0, denied };
   if (spans.length < rules.minOccurrences) {
     return { ...empty, admitted: false, reason: `${spans.length} successful sessions with material, ${rules.minOccurrences} needed` };
   }
@@ -86,12 +119,22 @@ export function admitCluster(
   const successfulFollowers = followers.filter((s) => s.outcome === 'success' && spanIds.has(s.id));
   const followerIds = new Set(successfulFollowers.map((s) => s.id));
   const successRate = followers.length ? successfulFollowers.length / followers.length : 0;
-  const base = { spans: spans.filter((sp) => followerIds.has(sp.sessionId)), followers, successfulFollowers, counterExamples, successRate, denied };
+  const known = sessions.filter((s) => s.outcome !== 'unknown');
+  const baselineRate = known.length ? known.filter((s) => s.outcome === 'success').length / known.length : 0;
+  const gain = shrunkGain(successRate, baselineRate, followers.length, rules.gainShrinkage ?? 4);
+  const base = { spans: spans.filter((sp) => followerIds.has(sp.sessionId)), followers, successfulFollowers, counterExamples, successRate, baselineRate, gain, denied };
   if (successfulFollowers.length < rules.minOccurrences) {
     return { ...base, admitted: false, reason: `${successfulFollowers.length} successful sessions follow the procedure, ${rules.minOccurrences} needed` };
   }
   if (successRate < rules.minSuccessRate) {
-    return { ...base, admitted: false, reason: `success rate ${successRate.toFixed(2)} over ${followers.length} followers, below ${rules.minSuccessRate}` };
+    return { ...base, admitted: false, reason: `success rate ${successRate.toFixed(2)} over ${followers.length} followers, below the floor ${rules.minSuccessRate}` };
+  }
+  if ((rules.rule ?? 'evidence') === 'evidence' && gain < (rules.minGain ?? 0)) {
+    return {
+      ...base,
+      admitted: false,
+      reason: `no gain: followers succeed ${successRate.toFixed(2)} against a baseline of ${baselineRate.toFixed(2)} (shrunk gain ${gain.toFixed(3)}, ${rules.minGain ?? 0} needed)`,
+    };
   }
   return { ...base, admitted: true, reason: null };
 }

@@ -27,9 +27,12 @@ export class TermStats {
     for (const t of new Set(terms)) this.df.set(t, (this.df.get(t) ?? 0) + 1);
   }
 
-  /** Smoothed IDF, >= 0; an unseen term weighs like a term seen once. */
+  /**
+   * Smoothed IDF, always > 0: a term every document holds still counts (log 2), so three sessions that all
+   * call the same tools are alike by their tools, not blank; rarer terms weigh more.
+   */
   weight(term: string): number {
     const d = this.df.get(term) ?? 0;
-    return Math.log((1 + this.docs) / (1 + d)) + (d === 0 ? 1 : 0);
+    return Math.log(1 + (1 + this.docs) / (1 + d));
   }
 }

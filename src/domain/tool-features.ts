@@ -7,9 +7,11 @@ import type { TermStats } from './term-stats.js';
  */
 export function toolFeatures(tools: readonly string[], stats: TermStats, dims = 128): Float32Array {
   const v = new Float32Array(dims);
+  const power = Number(process.env.SK_IDF_POW ?? 1);
+  const bigram = Number(process.env.SK_BIGRAM ?? 0);
   const seq = collapseRepeats(tools);
   for (const term of toolTerms(seq)) {
-    const w = stats.weight(term);
+    const w = stats.weight(term) ** power * (term.includes('>') ? bigram : 1);
     v[hash(term) % dims] += w;
   }
   let norm = 0;

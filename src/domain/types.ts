@@ -25,6 +25,11 @@ export interface Session {
   id: string;
   namespace: string;
   goal: string;
+  /**
+   * The user's own first words, when the source has them apart from the goal (e.g. a benchmark's task
+   * statement as goal and the first user message as cue): a second way to find the skills learned from it.
+   */
+  cue?: string | null;
   outcome: Outcome;
   /** Where the outcome came from (default `reported`); a judged outcome is replaced by a reported one. */
   outcomeSource?: OutcomeSource;
@@ -128,6 +133,12 @@ export interface Skill {
   clusterId: string | null;
   embedderId: string | null;
   embedding: Float32Array | null;
+  /**
+   * Recall exemplars: unit vectors of the goals and cues of the sessions it was learned from, packed one after
+   * another (length = k * dimensions; same embedder as `embedding`). A request worded like any of them finds
+   * the skill even when it is far from the centroid.
+   */
+  exemplars?: Float32Array | null;
   createdAt: string;
   updatedAt: string;
   lastUsedAt: string | null;

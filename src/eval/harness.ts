@@ -27,6 +27,8 @@ import {
   stepsSaved,
   type QueryOutcome,
   type QuerySetMetrics,
+  vMeasure,
+  type VMeasure,
 } from './metrics.js';
 import { UNRELATED_GOALS } from './unrelated-goals.js';
 import { CONFIG_ENV, mergeConfig } from '../config/sources.js';
@@ -150,6 +152,11 @@ export interface VariantResult {
     recallableSkills: number;
     /** Source-session-weighted purity of the skills (majority kind share). */
     skillPurity: number | null;
+    /**
+     * How learned groups line up with task kinds: `skills` over the labelled source sessions of live internal
+     * skills (each session in the first skill that lists it), `clusters` over every labelled training session.
+     */
+    vMeasure: { skills: VMeasure; clusters: VMeasure };
     kindsWithSkill: string[];
     list: LearnedSkillSummary[];
     synthesisMs: number;
@@ -428,6 +435,18 @@ async function evaluateVariant(
       };
     });
 
+    const skillOf = new Map<string, string>();
+    for (const s of skills) if (!s.supersededBy) for (const id of s.sourceSessions) if (!skillOf.has(id)) skillOf.set(id, s.id);
+    const labelledPairs = (groupOf: (id: string) => string | undefined) =>
+      o.train.sessions.flatMap((s) => {
+        const group = groupOf(s.session.id);
+        return group != null && s.kind != null ? [{ group, label: s.kind }] : [];
+      });
+    const clusterOf = new Map<string, string>();
+    for (const c of clusters) for (const id of await memory.store!.clusterMembers(ns, c.id)) clusterOf.set(id, c.id);
+    const roundV = (v: VMeasure): VMeasure => ({ ...v, homogeneity: round4(v.homogeneity)!, completeness: round4(v.completeness)!, vMeasure: round4(v.vMeasure)! });
+    const vm = { skills: roundV(vMeasure(labelledPairs((id) => skillOf.get(id)))), clusters: roundV(vMeasure(labelledPairs((id) => clusterOf.get(id)))) };
+
     let pure = 0;
     let sources = 0;
     const list: LearnedSkillSummary[] = skills.map((s) => {
@@ -448,6 +467,7 @@ async function evaluateVariant(
         skills: skills.length,
         recallableSkills: recallable.length,
         skillPurity: round4(ratio(pure, sources)),
+        vMeasure: vm,
         kindsWithSkill: [...kindsWithSkill].sort(),
         list,
         synthesisMs: report.stats.ms,

@@ -122,7 +122,8 @@ export interface QuerySetMetrics {
   /** hitsTop1 / recalled: when something is recalled, how often it is of the right kind. */
   precisionTop1: number | null;
   /** Mean LCS F1 of the top-1 skill with the session: over top-1 hits, and over every query that recalled something. */
-  stepAgreement: { overHits: number | null; overRecalled: number | null };
+  /** overHits: mean over top-1 hits; overRecalled: over queries that recalled anything; perQuery: over all queries, a query that recalled nothing counting 0. */
+  stepAgreement: { overHits: number | null; overRecalled: number | null; perQuery: number | null };
   stepsSaved: {
     /** Queries whose top-1 skill agrees with the session (agreement >= threshold). */
     agreeing: number;
@@ -208,7 +209,7 @@ export function scoreQueries(
     hitRateTop1: ratio(hitsTop1, n),
     hitRateTopK: ratio(hitsTopK, n),
     precisionTop1: ratio(hitsTop1, recalled),
-    stepAgreement: { overHits: mean(agreeHits), overRecalled: mean(agreeRecalled) },
+    stepAgreement: { overHits: mean(agreeHits), overRecalled: mean(agreeRecalled), perQuery: n ? agreeRecalled.reduce((a, b) => a + b, 0) / n : null },
     stepsSaved: { agreeing: saved.length, agreeRate: ratio(saved.length, n), meanWhenAgrees: mean(saved), perQuery: n ? savedSum / n : null },
     callsMean: mean(calls),
     coverage: {
@@ -236,7 +237,7 @@ export function roundMetrics(m: QuerySetMetrics): QuerySetMetrics {
     hitRateTop1: round4(m.hitRateTop1),
     hitRateTopK: round4(m.hitRateTopK),
     precisionTop1: round4(m.precisionTop1),
-    stepAgreement: { overHits: round4(m.stepAgreement.overHits), overRecalled: round4(m.stepAgreement.overRecalled) },
+    stepAgreement: { overHits: round4(m.stepAgreement.overHits), overRecalled: round4(m.stepAgreement.overRecalled), perQuery: round4(m.stepAgreement.perQuery) },
     stepsSaved: {
       agreeing: m.stepsSaved.agreeing,
       agreeRate: round4(m.stepsSaved.agreeRate),
@@ -246,4 +247,54 @@ export function roundMetrics(m: QuerySetMetrics): QuerySetMetrics {
     callsMean: round4(m.callsMean),
     coverage: { ...m.coverage, top1: round4(m.coverage.top1), topK: round4(m.coverage.topK) },
   };
+}
+
+export interface VMeasure {
+  /** Each group holds one class only (1 = pure). */
+  homogeneity: number;
+  /** Each class sits in one group only (1 = not fragmented). */
+  completeness: number;
+  /** Harmonic mean of the two. */
+  vMeasure: number;
+  items: number;
+  groups: number;
+  classes: number;
+}
+
+/**
+ * Homogeneity, completeness and V-measure (Rosenberg and Hirschberg, 2007) of a grouping against reference
+ * classes, from (group, class) pairs. A single class or a single group is treated as perfectly homogeneous /
+ * complete, as the definition's 0/0 cases are.
+ */
+export function vMeasure(pairs: readonly { group: string; label: string }[]): VMeasure {
+  const n = pairs.length;
+  const joint = new Map<string, Map<string, number>>();
+  const byGroup = new Map<string, number>();
+  const byClass = new Map<string, number>();
+  for (const { group, label } of pairs) {
+    const row = joint.get(group) ?? new Map<string, number>();
+    row.set(label, (row.get(label) ?? 0) + 1);
+    joint.set(group, row);
+    byGroup.set(group, (byGroup.get(group) ?? 0) + 1);
+    byClass.set(label, (byClass.get(label) ?? 0) + 1);
+  }
+  const entropy = (counts: Iterable<number>) => {
+    let h = 0;
+    for (const c of counts) if (c > 0) h -= (c / n) * Math.log(c / n);
+    return h;
+  };
+  const hClass = entropy(byClass.values());
+  const hGroup = entropy(byGroup.values());
+  let hClassGivenGroup = 0;
+  let hGroupGivenClass = 0;
+  for (const [group, row] of joint) {
+    for (const [label, c] of row) {
+      hClassGivenGroup -= (c / n) * Math.log(c / byGroup.get(group)!);
+      hGroupGivenClass -= (c / n) * Math.log(c / byClass.get(label)!);
+    }
+  }
+  const homogeneity = hClass === 0 ? 1 : 1 - hClassGivenGroup / hClass;
+  const completeness = hGroup === 0 ? 1 : 1 - hGroupGivenClass / hGroup;
+  const v = homogeneity + completeness === 0 ? 0 : (2 * homogeneity * completeness) / (homogeneity + completeness);
+  return { homogeneity, completeness, vMeasure: v, items: n, groups: byGroup.size, classes: byClass.size };
 }

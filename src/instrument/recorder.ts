@@ -30,7 +30,7 @@ import type { Logger } from '../support/log.js';
 
 /** The recording side of a memory: `Memory` satisfies it (duck-typed so that tests can pass anything). */
 export interface RecordingTarget {
-  startSession(opts: { goal: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<TargetSession>;
+  startSession(opts: { goal: string; cue?: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<TargetSession>;
   readonly config?: { capture?: { resultChars?: number; privacy?: PrivacyConfigInput | PrivacyConfig; judge?: JudgeConfigInput | JudgeConfig }; llm?: LlmSection };
   readonly log?: Logger;
 }
@@ -80,6 +80,8 @@ export interface RecorderOptions {
 
 export interface StartOptions {
   goal: string;
+  /** The user's own words when `goal` is something else (a ticket title, a task statement): a recall cue. */
+  cue?: string;
   id?: string;
   agentId?: string;
   source?: string;
@@ -407,6 +409,7 @@ export class ToolRecorder {
     try {
       inner = await this.target.startSession({
         goal: protectGoal(this.policy, goal),
+        ...(typeof opts.cue === 'string' && opts.cue.trim() ? { cue: protectGoal(this.policy, opts.cue) } : {}),
         ...(opts.id ? { id: opts.id } : {}),
         ...((opts.agentId ?? this.opts.agentId) ? { agentId: opts.agentId ?? this.opts.agentId } : {}),
         source: opts.source ?? this.opts.source ?? 'instrument',

@@ -4,7 +4,7 @@ import type { Fact, Session, Skill } from '../domain/types.js';
 import { unit } from '../domain/clustering.js';
 import { VectorIndex } from '../index/vector-index.js';
 import { distilGroup, SkillCatalog, type GroupOutcome, type PipelineDeps } from './distil-cluster.js';
-import { embedGoals } from './synthesize.js';
+import { embedGoals } from './embed-texts.js';
 
 export interface CompileRequest {
   namespace: string;

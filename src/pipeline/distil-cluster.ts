@@ -11,6 +11,8 @@ import { serializeSkillMd, toDescription, toSkillName, validateSkillMd } from '.
 import { detectSpan } from '../domain/spans.js';
 import type { Draft, Fact, Session, Skill } from '../domain/types.js';
 import { verifyDraft } from '../domain/verify.js';
+import { chooseExemplars, packExemplars } from '../domain/exemplars.js';
+import { embedTexts } from './embed-texts.js';
 import type { Distiller } from '../distillers/distiller.js';
 import { MalformedDraftError } from '../llm/errors/malformed-draft-error.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
@@ -72,6 +74,8 @@ interface Prepared {
   admissionSummary?: GroupOutcome['admission'];
   /** Every tool the group's sessions called: a draft may name only these. */
   materialTools: Set<string>;
+  /** Goals and cues of the sessions the skill is learned from: its recall exemplars come from these. */
+  exemplarTexts: string[];
 }
 
 /** The live internal skills of a namespace during a pass, with a vector index over their embeddings. */
@@ -129,7 +133,7 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
 
   const prepared = input.sessions.length === 0 && input.facts?.length ? factDraft(input) : await episodicDraft(deps, input, skip);
   if ('action' in prepared) return prepared;
-  const { draft, evidence, counts, sourceSessions, admissionSummary, materialTools } = prepared;
+  const { draft, evidence, counts, sourceSessions, admissionSummary, materialTools, exemplarTexts } = prepared;
 
   const license = deps.config.license;
   const verdict = verifyDraft(draft, evidence, {
@@ -148,6 +152,7 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
   // The recall vector: what the cluster's goals have in common, plus the words of the procedure itself, so
   // that a short request ("exchange my keyboard") meets a skill learned from long persona-style goals.
   const embedding = await skillEmbedding(deps.embedder, input.goalCentroid, draft);
+  const exemplars = exemplarTexts.length ? packExemplars(chooseExemplars(await embedTexts(deps.store, deps.embedder, exemplarTexts))) : null;
   // A skill is this cluster's own only if it was learned from it; a skill another cluster reinforced is a
   // neighbour: a weaker variant never rewrites it (no flip-flopping between two clusters' procedures).
   const mine = own && own.clusterId === input.clusterId ? own : null;
@@ -165,6 +170,7 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     kind: draft.kind,
     embedderId: deps.embedder.id,
     embedding,
+    exemplars,
     clusterId: linked ? input.clusterId : null,
   };
 
@@ -223,6 +229,7 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     skill = {
       ...t,
       embedding: ownGrowth || !t.embedding || t.embedderId !== deps.embedder.id ? embedding : t.embedding,
+      exemplars: ownGrowth || !t.exemplars || t.embedderId !== deps.embedder.id ? exemplars : t.exemplars,
       embedderId: deps.embedder.id,
       clusterId: t.clusterId ?? (linked ? input.clusterId : null),
       successCount: Math.max(t.successCount, counts.successCount),
@@ -284,6 +291,9 @@ async function episodicDraft(deps: PipelineDeps, input: GroupInput, skip: (reaso
   const admission = admitCluster(input.sessions, (s) => detectSpan(s, spanRules), (spans) => buildConsensus(spans, consensusRules).steps.map((s) => s.tool), {
     minOccurrences: input.admission?.minOccurrences ?? cfg.minOccurrences,
     minSuccessRate: input.admission?.minSuccessRate ?? cfg.minSuccessRate,
+    rule: input.admission ? 'absolute' : cfg.admission,
+    minGain: cfg.minGain,
+    gainShrinkage: cfg.gainShrinkage,
     followThreshold: cfg.followThreshold,
     thinkTools: cfg.thinkTools,
     findSecrets,
@@ -311,6 +321,7 @@ async function episodicDraft(deps: PipelineDeps, input: GroupInput, skip: (reaso
     successes: admission.successfulFollowers,
     failures: input.sessions.filter((s) => s.outcome === 'failure'),
     goals: admission.successfulFollowers.map((s) => redactText(normalizeGoal(s.goal))),
+    cues: admission.successfulFollowers.flatMap((s) => (s.cue ? [redactText(normalizeGoal(s.cue))] : [])),
     evidence,
     goalWordWeight: input.goalWordWeight,
     toolWeight: input.toolWeight,
@@ -333,6 +344,7 @@ async function episodicDraft(deps: PipelineDeps, input: GroupInput, skip: (reaso
     sourceSessions: admission.successfulFollowers.map((s) => s.id),
     admissionSummary,
     materialTools: new Set(input.sessions.flatMap((s) => s.calls.map((c) => c.tool))),
+    exemplarTexts: admission.successfulFollowers.flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])]),
   };
 }
 
@@ -358,7 +370,7 @@ function factDraft(input: GroupInput): Prepared {
   ].join('\n');
   const draft: Draft = { name, whenToUse: toDescription(`Use when ${cue}`), toolsRequired: [], toolSequence: [], body, kind: 'heuristic', steps: [] };
   const evidence = facts.map((f, i) => ({ sessionId: f.id, outcome: 'unknown' as const, text: texts[i], tools: [] }));
-  return { draft, evidence, counts: { successCount: 0, attemptCount: 0, support: facts.length }, sourceSessions: [], materialTools: new Set() };
+  return { draft, evidence, counts: { successCount: 0, attemptCount: 0, support: facts.length }, sourceSessions: [], materialTools: new Set(), exemplarTexts: [] };
 }
 
 function uniqueName(base: string, taken: ReadonlySet<string>): string {

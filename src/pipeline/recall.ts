@@ -5,6 +5,7 @@ import type { Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { VectorIndex } from '../index/vector-index.js';
 import { GoalMean, removeDirection } from '../domain/goal-mean.js';
+import { MAX_EXEMPLARS, unpackExemplars } from '../domain/exemplars.js';
 import type { Store } from '../store/store.js';
 import { mulberry32 } from '../support/random.js';
 import type { Logger } from '../support/log.js';
@@ -81,7 +82,7 @@ export class RecallIndex {
       if (!isRecallable(s, this.config.lifecycle.retireEta)) continue;
       if (s.embedding && s.embedderId !== this.embedder.id) foreign++;
       if (!s.embedding || s.embedderId !== this.embedder.id || s.embedding.length !== this.embedder.dimensions) continue;
-      index.add(s.id, removeDirection(s.embedding, this.center, strength));
+      for (const [i, v] of recallVectors(s, this.embedder.dimensions).entries()) index.add(i === 0 ? s.id : `${s.id}${EXEMPLAR_MARK}${i}`, removeDirection(v, this.center, strength));
       skills.set(s.id, s);
     }
     this.index = index;
@@ -104,7 +105,8 @@ export class RecallIndex {
     const text = normalizeGoal(goal);
     const raw = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
     const vec = removeDirection(raw, this.center, this.config.recall.centering);
-    const hits = this.index!.search(vec, topK + 8, { minScore: opts.threshold });
+    // Several vectors per skill (its centroid and its exemplars): a skill scores its best one.
+    const hits = bestPerSkill(this.index!.search(vec, (topK + 8) * (MAX_EXEMPLARS + 1), { minScore: opts.threshold }));
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const ranked = hits.filter((h) => h.score >= floor).map((h) => ({ skill: this.skills.get(h.id)!, similarity: h.score }));
@@ -138,6 +140,24 @@ export class RecallIndex {
       version: skill.version,
     }));
   }
+}
+
+const EXEMPLAR_MARK = '#';
+
+/** The vectors a skill is found by: its embedding first, then its exemplars. */
+export function recallVectors(s: Pick<Skill, 'embedding' | 'exemplars'>, dims: number): Float32Array[] {
+  return s.embedding ? [s.embedding, ...unpackExemplars(s.exemplars, dims)] : [];
+}
+
+/** Index hits of several vectors per skill folded into one hit per skill, its best score, best first. */
+export function bestPerSkill(hits: readonly { id: string; score: number }[]): { id: string; score: number }[] {
+  const best = new Map<string, number>();
+  for (const h of hits) {
+    const cut = h.id.indexOf(EXEMPLAR_MARK);
+    const id = cut < 0 ? h.id : h.id.slice(0, cut);
+    if (!best.has(id) || best.get(id)! < h.score) best.set(id, h.score);
+  }
+  return [...best.entries()].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }
 
 /** Among matches whose similarity is within `margin`, the higher utility wins (proven skills beat new ones). */

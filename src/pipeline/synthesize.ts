@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
 import { IncrementalClusters, sumsFromCentroid, type ClusterState } from '../domain/clustering.js';
-import { normalizeGoal } from '../domain/normalize-goal.js';
 import { TermStats } from '../domain/term-stats.js';
 import { GoalMean } from '../domain/goal-mean.js';
 import { clusteringFeature, toolFeatures, toolTerms } from '../domain/tool-features.js';
@@ -9,7 +7,7 @@ import type { Session } from '../domain/types.js';
 import type { DistillerFallback } from '../distillers/distiller.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { EmbedderMismatchError } from '../llm/errors/embedder-mismatch-error.js';
-import type { Store } from '../store/store.js';
+import { embedGoals } from './embed-texts.js';
 import { distilGroup, SkillCatalog, type GroupOutcome, type PipelineDeps } from './distil-cluster.js';
 
 export interface SynthesisReport {
@@ -215,23 +213,6 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     if (fellBack) report.fallback = { ...fellBack };
     return report;
   }
-}
-
-/** Embeds normalised goals in batches, through the store's cache keyed by embedder and text hash. */
-export async function embedGoals(store: Store, embedder: Embedder, sessions: Session[]): Promise<Map<string, Float32Array>> {
-  const normalised = sessions.map((s) => normalizeGoal(s.goal));
-  const hashes = normalised.map((t) => createHash('sha1').update(t).digest('hex'));
-  const cached = await store.getCachedEmbeddings(embedder.id, [...new Set(hashes)]);
-  const missing = [...new Set(hashes.filter((h) => !cached.has(h)))];
-  if (missing.length) {
-    const textOf = new Map(hashes.map((h, i) => [h, normalised[i]]));
-    const vectors = await embedder.embed(missing.map((h) => textOf.get(h)!));
-    if (vectors.length !== missing.length) throw new Error(`embedder ${embedder.id} returned ${vectors.length} vectors for ${missing.length} texts`);
-    const entries = missing.map((hash, i) => ({ hash, vector: vectors[i] }));
-    await store.putCachedEmbeddings(embedder.id, entries);
-    for (const e of entries) cached.set(e.hash, e.vector);
-  }
-  return new Map(sessions.map((s, i) => [s.id, cached.get(hashes[i])!]));
 }
 
 function goalWords(goal: string): string[] {

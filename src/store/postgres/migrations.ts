@@ -224,6 +224,14 @@ CREATE TABLE change_counter (
 INSERT INTO change_counter (id, value) VALUES (1, 0);
 `,
   },
+  {
+    version: 6,
+    name: 'session cues (the first user message) and skill recall exemplars',
+    sql: `
+ALTER TABLE sessions ADD COLUMN cue ${T};
+ALTER TABLE skills ADD COLUMN exemplars BYTEA;
+`,
+  },
 ];
 
 export const latestPgSchemaVersion = pgMigrations[pgMigrations.length - 1].version;

@@ -313,8 +313,8 @@ export class PgStore implements Store {
       const calls: { namespace: string; sessionId: string; call: ToolCall }[] = [];
       for (const s of sessions) {
         const res = await c.query(
-          `INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels, outcome_source)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (namespace, id) DO NOTHING`,
+          `INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels, outcome_source, cue)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (namespace, id) DO NOTHING`,
           sessionParams(s),
         );
         if (res.rowCount === 0) continue;
@@ -345,8 +345,8 @@ export class PgStore implements Store {
     await this.query({
       name: 'skillsmith.beginSession',
       text: `WITH l AS (SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:sessions:' || $1::text, 0)))
-             INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels, outcome_source)
-             SELECT $1, $2::text, $3::text, $4::text, $5::float8, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text FROM l
+             INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels, outcome_source, cue)
+             SELECT $1, $2::text, $3::text, $4::text, $5::float8, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text FROM l
              ON CONFLICT (namespace, id) DO NOTHING`,
       values: sessionParams({ ...session, calls: [] }),
     });
@@ -441,6 +441,7 @@ export class PgStore implements Store {
       id: r.id,
       namespace: r.namespace,
       goal: r.goal,
+      cue: r.cue ?? null,
       outcome: r.outcome as Outcome,
       outcomeSource: (r.outcome_source ?? 'reported') as OutcomeSource,
       reward: r.reward,
@@ -570,7 +571,7 @@ export class PgStore implements Store {
     const version = await this.tx(async (c) => {
       out.skills = 0;
       for (const v of change.vectors) {
-        const r = await c.query('UPDATE skills SET embedder_id = $1, embedding = $2, cluster_id = NULL WHERE namespace = $3 AND id = $4', [
+        const r = await c.query('UPDATE skills SET embedder_id = $1, embedding = $2, exemplars = NULL, cluster_id = NULL WHERE namespace = $3 AND id = $4', [
           change.embedderId,
           toBuffer(v.embedding),
           namespace,
@@ -702,15 +703,15 @@ export class PgStore implements Store {
       await c.query(
         `INSERT INTO skills (id, namespace, name, description, skill_md, body, version, kind, corpus, status, enabled,
            tools_required, tool_sequence, success_count, attempt_count, support, eta, utility, trials_attempted, trials_passed,
-           superseded_by, cluster_id, embedder_id, embedding, created_at, updated_at, last_used_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)
+           superseded_by, cluster_id, embedder_id, embedding, created_at, updated_at, last_used_at, exemplars)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
          ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, skill_md = excluded.skill_md,
            body = excluded.body, version = excluded.version, kind = excluded.kind, corpus = excluded.corpus, status = excluded.status,
            enabled = excluded.enabled, tools_required = excluded.tools_required, tool_sequence = excluded.tool_sequence,
            success_count = excluded.success_count, attempt_count = excluded.attempt_count, support = excluded.support,
            eta = excluded.eta, utility = excluded.utility, trials_attempted = excluded.trials_attempted,
            trials_passed = excluded.trials_passed, cluster_id = excluded.cluster_id, embedder_id = excluded.embedder_id,
-           embedding = excluded.embedding, updated_at = excluded.updated_at`,
+           embedding = excluded.embedding, exemplars = excluded.exemplars, updated_at = excluded.updated_at`,
         [
           s.id,
           s.namespace,
@@ -739,6 +740,7 @@ export class PgStore implements Store {
           s.createdAt,
           s.updatedAt,
           s.lastUsedAt,
+          s.exemplars ? toBuffer(s.exemplars) : null,
         ],
       );
       if (w.parents.length) {
@@ -963,7 +965,7 @@ export class PgStore implements Store {
 }
 
 function sessionParams(s: Session): unknown[] {
-  return [s.namespace, s.id, s.goal, s.outcome, s.reward, s.agentId, s.source, s.startedAt, s.endedAt, s.labels == null ? null : JSON.stringify(s.labels), s.outcomeSource ?? 'reported'];
+  return [s.namespace, s.id, s.goal, s.outcome, s.reward, s.agentId, s.source, s.startedAt, s.endedAt, s.labels == null ? null : JSON.stringify(s.labels), s.outcomeSource ?? 'reported', s.cue ?? null];
 }
 
 function callParams(namespace: string, sessionId: string, c: ToolCall): unknown[] {
@@ -1011,6 +1013,7 @@ function skillFromRow(r: Row): Skill {
     clusterId: r.cluster_id,
     embedderId: r.embedder_id,
     embedding: r.embedding ? fromBuffer(r.embedding) : null,
+    exemplars: r.exemplars ? fromBuffer(r.exemplars) : null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     lastUsedAt: r.last_used_at,

@@ -221,6 +221,14 @@ DROP TABLE embedding_cache;
 ALTER TABLE embedding_cache_next RENAME TO embedding_cache;
 `,
   },
+  {
+    version: 6,
+    name: 'session cues (the first user message) and skill recall exemplars',
+    sql: `
+ALTER TABLE sessions ADD COLUMN cue TEXT;
+ALTER TABLE skills ADD COLUMN exemplars BLOB;
+`,
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

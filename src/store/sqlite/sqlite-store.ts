@@ -49,8 +49,8 @@ export class SqliteStore implements Store {
     const db = this.db;
     return {
       insertSession: db.prepare(
-        `INSERT INTO sessions (namespace, id, goal, outcome, outcome_source, reward, agent_id, source, started_at, ended_at, labels)
-         VALUES (@namespace, @id, @goal, @outcome, @outcomeSource, @reward, @agentId, @source, @startedAt, @endedAt, @labels)
+        `INSERT INTO sessions (namespace, id, goal, cue, outcome, outcome_source, reward, agent_id, source, started_at, ended_at, labels)
+         VALUES (@namespace, @id, @goal, @cue, @outcome, @outcomeSource, @reward, @agentId, @source, @startedAt, @endedAt, @labels)
          ON CONFLICT (namespace, id) DO NOTHING`,
       ),
       insertCall: db.prepare(
@@ -206,6 +206,7 @@ export class SqliteStore implements Store {
       id: r.id,
       namespace: r.namespace,
       goal: r.goal,
+      cue: r.cue ?? null,
       outcome: r.outcome as Outcome,
       outcomeSource: (r.outcome_source ?? 'reported') as OutcomeSource,
       reward: r.reward,
@@ -307,7 +308,7 @@ export class SqliteStore implements Store {
     const db = this.db;
     const out = { skills: 0, clusters: 0 };
     db.transaction(() => {
-      const update = db.prepare('UPDATE skills SET embedder_id = ?, embedding = ?, cluster_id = NULL WHERE namespace = ? AND id = ?');
+      const update = db.prepare('UPDATE skills SET embedder_id = ?, embedding = ?, exemplars = NULL, cluster_id = NULL WHERE namespace = ? AND id = ?');
       for (const v of change.vectors) out.skills += update.run(change.embedderId, toBuffer(v.embedding), namespace, v.skillId).changes;
       db.prepare('DELETE FROM cluster_members WHERE namespace = ?').run(namespace);
       out.clusters = db.prepare('DELETE FROM clusters WHERE namespace = ?').run(namespace).changes;
@@ -414,6 +415,7 @@ export class SqliteStore implements Store {
       clusterId: r.cluster_id,
       embedderId: r.embedder_id,
       embedding: r.embedding ? fromBuffer(r.embedding) : null,
+      exemplars: r.exemplars ? fromBuffer(r.exemplars) : null,
       createdAt: r.created_at,
       updatedAt: r.updated_at,
       lastUsedAt: r.last_used_at,
@@ -433,23 +435,24 @@ export class SqliteStore implements Store {
       db.prepare(
         `INSERT INTO skills (id, namespace, name, description, skill_md, body, version, kind, corpus, status, enabled,
            tools_required, tool_sequence, success_count, attempt_count, support, eta, utility, trials_attempted, trials_passed,
-           superseded_by, cluster_id, embedder_id, embedding, created_at, updated_at, last_used_at)
+           superseded_by, cluster_id, embedder_id, embedding, exemplars, created_at, updated_at, last_used_at)
          VALUES (@id, @namespace, @name, @description, @skillMd, @body, @version, @kind, @corpus, @status, @enabled,
            @toolsRequired, @toolSequence, @successCount, @attemptCount, @support, @eta, @utility, @trialsAttempted, @trialsPassed,
-           @supersededBy, @clusterId, @embedderId, @embedding, @createdAt, @updatedAt, @lastUsedAt)
+           @supersededBy, @clusterId, @embedderId, @embedding, @exemplars, @createdAt, @updatedAt, @lastUsedAt)
          ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, skill_md = excluded.skill_md,
            body = excluded.body, version = excluded.version, kind = excluded.kind, corpus = excluded.corpus, status = excluded.status,
            enabled = excluded.enabled, tools_required = excluded.tools_required, tool_sequence = excluded.tool_sequence,
            success_count = excluded.success_count, attempt_count = excluded.attempt_count, support = excluded.support,
            eta = excluded.eta, utility = excluded.utility, trials_attempted = excluded.trials_attempted,
            trials_passed = excluded.trials_passed, cluster_id = excluded.cluster_id, embedder_id = excluded.embedder_id,
-           embedding = excluded.embedding, updated_at = excluded.updated_at`,
+           embedding = excluded.embedding, exemplars = excluded.exemplars, updated_at = excluded.updated_at`,
       ).run({
         ...s,
         enabled: s.enabled ? 1 : 0,
         toolsRequired: json(s.toolsRequired),
         toolSequence: json(s.toolSequence),
         embedding: s.embedding ? toBuffer(s.embedding) : null,
+        exemplars: s.exemplars ? toBuffer(s.exemplars) : null,
       });
       const prov = db.prepare(
         'INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
@@ -636,6 +639,7 @@ function sessionParams(s: Session) {
     namespace: s.namespace,
     id: s.id,
     goal: s.goal,
+    cue: s.cue ?? null,
     outcome: s.outcome,
     outcomeSource: s.outcomeSource ?? 'reported',
     reward: s.reward,

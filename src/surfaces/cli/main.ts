@@ -85,6 +85,7 @@ const options = {
   variants: { type: 'string' },
   limit: { type: 'string' },
   'no-replay': { type: 'boolean' },
+  goals: { type: 'string' },
   // serve / mcp
   host: { type: 'string' },
   port: { type: 'string' },

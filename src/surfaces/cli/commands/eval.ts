@@ -40,6 +40,8 @@ export interface EvalFlags {
   details?: boolean;
   /** A JSON configuration file under every compared system. */
   config?: string;
+  /** task (default): the engine sees the goal and, as a cue, the first user message; first-user-message: it sees only the latter. */
+  goals?: string;
   help?: boolean;
 }
 
@@ -59,6 +61,9 @@ Options
   --no-replay         skip the fourth-attempt replay
   --details           per-query rows in the JSON report
   --config FILE       JSON configuration under every system (cooldownMs is always 0)
+  --goals task|first-user-message
+                      task (default): sessions keep their goal, with meta.first_user_message as a cue;
+                      first-user-message: the engine learns and is queried with first user messages only
   --report DIR        write DIR/eval-<name>.json and DIR/eval-<name>.md
   --name NAME         report name (default from the file names)
   --json              print the report as one JSON object
@@ -86,8 +91,9 @@ export async function evalCommand(args: string[], flags: EvalFlags): Promise<num
     };
     const trainSplit = opts.split ? otherSplit(opts.split) : 'all';
     const testSplit = opts.split ?? 'all';
-    const train = pick(trainFile.sessions, trainSplit);
-    const test = pick(testFile.sessions, testSplit);
+    const asGoals = (sessions: EvalSession[]) => (opts.goals === 'task' ? sessions : sessions.map(firstUserMessageAsGoal));
+    const train = asGoals(pick(trainFile.sessions, trainSplit));
+    const test = asGoals(pick(testFile.sessions, testSplit));
     if (train.length === 0) throw new EvalUsageError(`no training sessions in ${opts.trainFile}${opts.split ? ` (${trainSplit} split)` : ''}`);
     if (test.length === 0) throw new EvalUsageError(`no test sessions in ${opts.testFile}${opts.split ? ` (${testSplit} split)` : ''}`);
     if (!test.some((s) => s.kind != null)) err(`warning: no test session has a label at ${opts.label}; every hit rate will be 0`);
@@ -140,6 +146,7 @@ interface ParsedEvalFlags {
   name: string | null;
   variants: EvalVariant[];
   baseConfig: SkillsmithConfigInput;
+  goals: 'task' | 'first-user-message';
 }
 
 function parseEvalFlags(args: string[], flags: EvalFlags): ParsedEvalFlags {
@@ -165,9 +172,11 @@ function parseEvalFlags(args: string[], flags: EvalFlags): ParsedEvalFlags {
   });
   if (variants.length === 0) throw new EvalUsageError('--variants names no system');
   if (flags.name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/.test(flags.name)) throw new EvalUsageError('--name must be letters, digits, ".", "_" or "-" (it becomes a file name)');
+  if (flags.goals !== undefined && flags.goals !== 'task' && flags.goals !== 'first-user-message') throw new EvalUsageError(`--goals must be task or first-user-message, not "${flags.goals}"`);
+  const goals = (flags.goals ?? 'task') as ParsedEvalFlags['goals'];
   const baseConfig: SkillsmithConfigInput = configFileInput(flags.config);
   for (const v of variants) loadConfig(mergeConfig(baseConfig, v.config)); // fail fast on a bad key
-  return { trainFile: resolve(trainFile), testFile: resolve(testFile), label, split: (flags.split as SplitName | undefined) ?? null, topK, limit, name: flags.name ?? null, variants, baseConfig };
+  return { trainFile: resolve(trainFile), testFile: resolve(testFile), label, split: (flags.split as SplitName | undefined) ?? null, topK, limit, name: flags.name ?? null, variants, baseConfig, goals };
 }
 
 /** The flags that shape the numbers, as a command line that reproduces them (output flags left out). */
@@ -180,6 +189,7 @@ function commandLine(flags: EvalFlags, opts: ParsedEvalFlags): string {
   if (opts.limit) parts.push(`--limit ${opts.limit}`);
   if (flags['no-replay']) parts.push('--no-replay');
   if (flags.config) parts.push(`--config ${flags.config}`);
+  if (opts.goals !== 'task') parts.push(`--goals ${opts.goals}`);
   if (flags.name) parts.push(`--name ${flags.name}`);
   return parts.join(' ');
 }
@@ -204,4 +214,10 @@ export function writeEvalReport(report: EvalReport, dir: string): string[] {
   writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(md, formatEvalMarkdown(report));
   return [json, md];
+}
+
+/** The session as the agent saw it: the first user message is the goal, and there is no separate cue. */
+function firstUserMessageAsGoal(s: EvalSession): EvalSession {
+  if (s.firstUserMessage == null) return { ...s, session: { ...s.session, cue: null } };
+  return { ...s, session: { ...s.session, goal: s.firstUserMessage, cue: null } };
 }

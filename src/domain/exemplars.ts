@@ -1,0 +1,73 @@
+/**
+ * Recall exemplars: a few vectors per skill, taken from the goals and cues of the sessions it was learned
+ * from, so that a request worded like any one of them finds the skill even when the cluster's centroid (a
+ * blend of every wording) is far from it. Chosen for spread, not for centrality: the centroid already covers
+ * the centre.
+ */
+
+/** Most exemplars kept per skill (memory and search cost grow with it). */
+export const MAX_EXEMPLARS = 8;
+
+/**
+ * Greedy farthest-point choice of at most `max` vectors: start with the one nearest the mean, then add the
+ * vector least similar to everything chosen so far. Near-duplicates (cosine >= `duplicate`) are never both
+ * kept. Deterministic for a given input order.
+ */
+export function chooseExemplars(vectors: readonly Float32Array[], max = MAX_EXEMPLARS, duplicate = 0.98): Float32Array[] {
+  const pool = vectors.filter((v) => v.some((x) => x !== 0));
+  if (pool.length === 0 || max <= 0) return [];
+  const dims = pool[0].length;
+  const mean = new Float32Array(dims);
+  for (const v of pool) for (let i = 0; i < dims; i++) mean[i] += v[i];
+  let first = 0;
+  let best = -Infinity;
+  pool.forEach((v, i) => {
+    const s = dot(v, mean);
+    if (s > best) {
+      best = s;
+      first = i;
+    }
+  });
+  const chosen = [pool[first]];
+  // Highest similarity of each candidate to the chosen set.
+  const nearest = pool.map((v) => dot(v, pool[first]));
+  while (chosen.length < max) {
+    let pick = -1;
+    let lowest = duplicate;
+    nearest.forEach((s, i) => {
+      if (s < lowest) {
+        lowest = s;
+        pick = i;
+      }
+    });
+    if (pick < 0) break;
+    chosen.push(pool[pick]);
+    pool.forEach((v, i) => {
+      nearest[i] = Math.max(nearest[i], dot(v, pool[pick]));
+    });
+  }
+  return chosen;
+}
+
+/** Packs unit vectors one after another (the stored shape of `Skill.exemplars`). */
+export function packExemplars(vectors: readonly Float32Array[]): Float32Array | null {
+  if (vectors.length === 0) return null;
+  const dims = vectors[0].length;
+  const out = new Float32Array(vectors.length * dims);
+  vectors.forEach((v, i) => out.set(v, i * dims));
+  return out;
+}
+
+/** The packed exemplars of a skill as separate vectors; none when the packing does not fit `dims`. */
+export function unpackExemplars(packed: Float32Array | null | undefined, dims: number): Float32Array[] {
+  if (!packed || dims <= 0 || packed.length % dims !== 0) return [];
+  const out: Float32Array[] = [];
+  for (let i = 0; i < packed.length; i += dims) out.push(packed.subarray(i, i + dims));
+  return out;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
