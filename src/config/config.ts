@@ -41,6 +41,11 @@ export const configSchema = z
         toolWeight: z.number().min(0).max(1).default(0.5),
         /** Goals at least this similar always share a cluster, whatever tools were used (template goals). */
         sameGoalThreshold: z.number().min(0).max(1).default(0.92),
+        /**
+         * A session that used the same tools as a cluster (tool part of the feature nearly identical) joins it
+         * when its goal is at least this similar: one procedure worded several ways is one cluster.
+         */
+        sameProcedureGoalFloor: z.number().min(-1).max(1).default(0),
         maxClustersPerPass: z.number().int().min(1).default(10),
         evidenceLimit: z.number().int().min(1).default(4),
         traceCharCap: z.number().int().min(50).default(600),

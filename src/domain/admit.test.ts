@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admitCluster, denyReason } from './admit.js';
+import { admitCluster, denyReason, seedEta, shrunkGain } from './admit.js';
 import { detectSpan } from './spans.js';
 import type { Session } from './types.js';
 
@@ -54,5 +54,45 @@ describe('admitCluster', () => {
     secret.calls[0].args = { key: 'sk-abcdef' };
     expect(denyReason(secret, spanOf(secret)!, rules)).toMatch(/secret/);
     expect(denyReason(session('ok', path), spanOf(session('ok', path))!, rules)).toBeNull();
+  });
+
+  it('admits by evidence: a procedure most agents fail at is learned when following it beats their baseline', () => {
+    // 3 of 5 followers succeed (0.6), while the 5 sessions that took another path all failed: baseline 0.3.
+    const followers = [session('a', path), session('b', path), session('c', path), session('d', path, 'failure'), session('e', path, 'failure')];
+    const others = ['v', 'w', 'x', 'y', 'z'].map((id) => session(id, ['search', 'transfer_to_human'], 'failure'));
+    const evidence = admitCluster([...followers, ...others], spanOf, procedure, { ...rules, minSuccessRate: 0.5 });
+    expect(evidence.admitted).toBe(true);
+    expect(evidence.baselineRate).toBeCloseTo(0.3);
+    expect(evidence.gain).toBeCloseTo(shrunkGain(0.6, 0.3, 5, 4));
+    // GAIA's absolute rule throws the same evidence away.
+    const absolute = admitCluster([...followers, ...others], spanOf, procedure, { ...rules, rule: 'absolute', minSuccessRate: 0.8 });
+    expect(absolute.admitted).toBe(false);
+    expect(absolute.reason).toMatch(/below the floor 0.8/);
+  });
+
+  it('rejects a procedure whose followers do worse than the agents that took another path', () => {
+    const followers = [session('a', path), session('b', path), session('c', path), session('d', path, 'failure'), session('e', path, 'failure')];
+    const others = ['v', 'w', 'x', 'y'].map((id) => session(id, ['search', 'refund_now', 'notify'], 'success'));
+    const a = admitCluster([...followers, ...others], spanOf, procedure, { ...rules, minSuccessRate: 0.5 });
+    expect(a.admitted).toBe(false);
+    expect(a.reason).toMatch(/no gain/);
+  });
+
+  it('keeps a floor: a procedure whose followers mostly fail is never learned, whatever the baseline', () => {
+    const followers = [session('a', path), session('b', path), session('c', path), ...['d', 'e', 'f', 'g'].map((id) => session(id, path, 'failure'))];
+    const others = ['v', 'w', 'x', 'y', 'z'].map((id) => session(id, ['search', 'transfer_to_human'], 'failure'));
+    const a = admitCluster([...followers, ...others], spanOf, procedure, { ...rules, minSuccessRate: 0.5 });
+    expect(a.admitted).toBe(false);
+    expect(a.reason).toMatch(/floor 0.5/);
+  });
+
+  it('shrinks the gain toward zero for small counts and seeds eta from the evidence', () => {
+    expect(shrunkGain(1, 0.5, 2, 4)).toBeCloseTo(0.5 * (2 / 6));
+    expect(shrunkGain(1, 0.5, 40, 4)).toBeCloseTo(0.5 * (40 / 44));
+    expect(shrunkGain(1, 0.5, 0, 4)).toBe(0);
+    expect(seedEta(3, 3)).toBeCloseTo(0.8);
+    expect(seedEta(30, 30)).toBeCloseTo(31 / 32);
+    expect(seedEta(3, 6)).toBeCloseTo(0.5);
+    expect(seedEta(0, 0)).toBe(0.5);
   });
 });

@@ -38,6 +38,11 @@ export class IncrementalClusters {
     existing: ClusterState[] = [],
     private readonly idPrefix = 'c',
     private readonly sameGoalThreshold = 0.9,
+    /**
+     * A session whose tool use matches a cluster's (tool part of the feature, cosine >= 0.95) joins it when
+     * its goal is at least this similar: three runs of one procedure, worded three ways, are one cluster.
+     */
+    private readonly sameProcedureGoalFloor = 0,
   ) {
     this.index = new VectorIndex(featureDims);
     this.goalIndex = new VectorIndex(goalDims);
@@ -54,7 +59,7 @@ export class IncrementalClusters {
 
   assign(sessionId: string, feature: Float32Array, goal: Float32Array): Assignment {
     const sameGoal = this.goalIndex.search(goal, 1)[0];
-    const hit = sameGoal && sameGoal.score >= this.sameGoalThreshold ? sameGoal : this.index.search(feature, 1)[0];
+    const hit = sameGoal && sameGoal.score >= this.sameGoalThreshold ? sameGoal : this.nearest(feature, goal);
     if (hit && (hit === sameGoal || hit.score >= this.threshold)) {
       const c = this.clusters.get(hit.id)!;
       addInto(c.featureSum, feature);
@@ -83,6 +88,26 @@ export class IncrementalClusters {
     return { sessionId, clusterId: id, similarity: hit?.score ?? 0, created: true };
   }
 
+  /**
+   * The best cluster for a feature: by combined similarity, except that a cluster with the same procedure
+   * (tool part nearly identical) and a goal above the floor is taken at the threshold, whatever the wording.
+   */
+  private nearest(feature: Float32Array, goal: Float32Array): { id: string; score: number } | undefined {
+    const hits = this.index.search(feature, 5);
+    if (hits.length === 0) return undefined;
+    const toolNorm = partNorm(feature, this.goalDims, this.featureDims);
+    if (toolNorm > 0) {
+      for (const h of hits) {
+        if (h.score >= this.threshold) break;
+        const c = this.clusters.get(h.id)!;
+        const toolCos = partCosine(feature, c.featureSum, this.goalDims, this.featureDims);
+        const goalCos = partCosine(goal, c.goalSum, 0, this.goalDims);
+        if (toolCos >= 0.95 && goalCos >= this.sameProcedureGoalFloor) return { id: h.id, score: this.threshold };
+      }
+    }
+    return hits[0];
+  }
+
   centroid(id: string): Float32Array {
     return unit(this.clusters.get(id)!.featureSum);
   }
@@ -94,6 +119,21 @@ export class IncrementalClusters {
   get dims(): { feature: number; goal: number } {
     return { feature: this.featureDims, goal: this.goalDims };
   }
+}
+
+function partNorm(v: Float32Array, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) n += v[i] * v[i];
+  return Math.sqrt(n);
+}
+
+/** Cosine of two vectors restricted to the coordinates [from, to). */
+function partCosine(a: Float32Array, b: Float32Array, from: number, to: number): number {
+  let dot = 0;
+  for (let i = from; i < to; i++) dot += a[i] * b[i];
+  const na = partNorm(a, from, to);
+  const nb = partNorm(b, from, to);
+  return na > 0 && nb > 0 ? dot / (na * nb) : 0;
 }
 
 function addInto(sum: Float32Array, v: Float32Array) {

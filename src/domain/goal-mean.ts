@@ -29,6 +29,15 @@ export class GoalMean {
     this.count++;
   }
 
+  /**
+   * How much the mean can be trusted to be what every goal shares, in [0, 1): count / (count + k). A
+   * namespace of a handful of goals (one task, three runs) has a mean that is that task itself; removing it
+   * would remove the very thing recall must match.
+   */
+  trust(k = 50): number {
+    return this.count / (this.count + k);
+  }
+
   /** Unit mean direction, or null when there is none yet. */
   direction(): Float32Array | null {
     let n = 0;

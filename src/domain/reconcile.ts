@@ -48,10 +48,23 @@ export function weightedOverlap(a: readonly string[], b: readonly string[], weig
  * their action.
  */
 export function sameSkill(a: readonly string[], b: readonly string[], rules: Pick<ReconcileRules, 'relatedProcedure' | 'toolWeight'>): boolean {
-  if (weightedOverlap(a, b, rules.toolWeight) < rules.relatedProcedure) return false;
   const w = rules.toolWeight ?? (() => 1);
   const top = (xs: readonly string[]) => [...xs].sort((x, y) => w(y) - w(x) || x.localeCompare(y))[0];
-  return b.includes(top(a)) && a.includes(top(b));
+  if (weightedOverlap(a, b, rules.toolWeight) >= rules.relatedProcedure && b.includes(top(a)) && a.includes(top(b))) return true;
+  // The same action reached through another lookup (a user found by email rather than by name and zip code).
+  const actA = actionOf(a, w);
+  return actA !== null && actA === actionOf(b, w) && weightedOverlap(a, b, rules.toolWeight) >= rules.relatedProcedure - 0.2;
+}
+
+/**
+ * The action of a procedure: its last step among the rarer half of its tools, the step the lookups lead to
+ * (the same rule the heuristic distiller names a procedure by).
+ */
+export function actionOf(seq: readonly string[], weight: (t: string) => number = () => 1): string | null {
+  if (seq.length === 0) return null;
+  const weights = seq.map((t) => weight(t)).sort((x, y) => x - y);
+  const median = weights[Math.floor((weights.length - 1) / 2)];
+  return [...seq].reverse().find((t) => weight(t) >= median) ?? null;
 }
 
 /**

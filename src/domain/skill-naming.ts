@@ -10,7 +10,8 @@ const TASK_VERBS = [
   'exchange', 'return', 'refund', 'cancel', 'book', 'reschedule', 'upgrade', 'downgrade', 'change', 'modify', 'update',
   'transfer', 'send', 'schedule', 'pay', 'order', 'buy', 'track', 'reset', 'restore', 'fix', 'enable', 'disable',
   'activate', 'renew', 'add', 'remove', 'delete', 'create', 'move', 'copy', 'rename', 'post', 'share', 'search', 'find',
-  'compare', 'check', 'list', 'report', 'calculate', 'email', 'forward', 'reply', 'summarise', 'summarize', 'plan',
+  'compare', 'check', 'list', 'report', 'calculate', 'email', 'forward', 'reply', 'summarise', 'summarize', 'plan', 'open',
+  'file',
 ] as const;
 
 /** Words that say something is broken: such goals are fixes. */
@@ -18,7 +19,7 @@ const PROBLEM = /\b(not working|isn'?t working|stopped working|unable|can'?t|can
 
 /** Words never used as the object of a name (too general, or grammar). */
 const FILLER = new Set(
-  'the and you your are for with that this have has not but can will would want wants wanted also any all from into them they their then than when what which who how its our out was were been being very just only some more most other such each both few may might must should could about after before over under again once here there why where while because does did doing done get got make made like know need needs one two three first last new able sure please thanks thank hello help fine okay yes hi hey sorry really still past hours days today tomorrow yesterday agent customer user assistant someone something anything everything way time name id number'.split(
+  'the and you your are for with that this have has not but can will would want wants wanted also any all from into them they their then than when what which who how its our out was were been being very just only some more most other such each both few may might must should could about after before over under again once here there why where while because does did doing done get got make made like know need needs one two three first last new able sure please thanks thank hello help fine okay yes hi hey sorry really still past hours days today tomorrow yesterday agent customer user assistant someone something anything everything way time name id number either neither whether also even ever never always already instead rather quite much many lot lots bit excellent good great bad poor fair best better worse old recent quick fast urgent important different same whole entire current original wrong right correct expensive cheap cheaper cheapest possible available otherwise another'.split(
     ' ',
   ),
 );
@@ -48,7 +49,8 @@ export interface SkillWording {
 
 /** The verb, object and description of a procedure from its sessions' words. */
 export function wordSkill(input: NamingInput): SkillWording {
-  const texts = [...input.goals, ...input.cues].map(clean).filter(Boolean);
+  // "find out why" asks a question; it is not a request to find something.
+  const texts = [...input.goals, ...input.cues].map((t) => clean(t).replace(/\bfind out\b/gi, 'learn'));
   const proper = properNouns(texts);
   const docs = texts.map((t) => new Set(words(t).filter((w) => !proper.has(w))));
   const n = Math.max(1, docs.length);
@@ -62,7 +64,8 @@ export function wordSkill(input: NamingInput): SkillWording {
   // request rather than names, backed by the action tool's own words.
   const ranked = [...df.entries()]
     .filter(([w, c]) => c / n >= 0.25 && w !== verb && !FILLER.has(w) && !(TASK_VERBS as readonly string[]).includes(w))
-    .map(([w, c]) => ({ w, score: (c / n) * (1 + input.wordWeight(w)) * (toolWords.includes(w) ? 1.5 : 1) }))
+    // Share squared: a word nearly every request uses (goals and users' own words alike) beats a rarer one.
+    .map(([w, c]) => ({ w, score: (c / n) ** 2 * (1 + input.wordWeight(w)) * (toolWords.includes(w) ? 1.5 : 1) }))
     .sort((a, b) => b.score - a.score || a.w.localeCompare(b.w));
   const keywords = ranked.slice(0, 4).map((r) => r.w);
   const toolVerb = toolWords.find((w) => (TASK_VERBS as readonly string[]).includes(w)) ?? null;
@@ -70,17 +73,20 @@ export function wordSkill(input: NamingInput): SkillWording {
   // The action's own object when it does what the users asked (cancel + cancel_pending_order -> pending
   // order); the requests' common words otherwise (a fix, or an action such as an escalation that is not the task).
   // Nouns rather than adverbs and participles ("absolutely", "showing", "placed").
-  const common = ranked.filter((r) => (df.get(r.w) ?? 0) / n >= 0.5 && !/(ly|ing|ed)$/.test(r.w)).map((r) => r.w);
+  const common = ranked.filter((r) => (df.get(r.w) ?? 0) / n >= 0.5 && !/^.{4,}(ly|ing|ed)$/.test(r.w)).map((r) => r.w);
   const object = verb !== 'fix' && toolObject.length && (toolVerb === null || sameVerb(toolVerb, verb)) ? toolObject.slice(0, 3) : common.slice(0, 2);
-  const nameWords = [...new Set([verb, ...object])];
+  const ordered = inTextOrder(object, texts);
+  const nameWords = [...new Set([verb, ...ordered])];
 
   const title = nameWords.map(capitalise).join(' ');
+  const thing = ordered.join(' ') || 'request';
   const steps = input.toolSequence.length;
-  const action = input.actionTool ? ` and finishes with \`${input.actionTool}\`` : '';
-  const what = `${capitalise(verb)} ${object.join(' ') || 'the request'}: a ${steps}-step procedure learned from agents that succeeded at it${action}.`;
+  const first = input.toolSequence[0];
+  const route = input.actionTool && first && first !== input.actionTool ? `, from \`${first}\` to \`${input.actionTool}\`` : '';
+  const what = `${title}: the ${steps}-step procedure that worked for agents on this kind of request${route}.`;
+  const when = verb === 'fix' ? ` Use when a user reports that their ${thing} is not working.` : ` Use when a user wants to ${verb} a ${thing}.`;
   const mention = keywords.length ? ` Typical requests mention ${listJoin(keywords)}.` : '';
-  const when = ` Use when a user asks to ${verb} ${object.length ? `their ${object.join(' ')}` : 'something of this kind'}.${mention}`;
-  return { nameWords, title, description: `${what}${when}`.replace(/[<>]/g, ''), keywords };
+  return { nameWords, title, description: `${what}${when}${mention}`.replace(/[<>]/g, ''), keywords };
 }
 
 function chooseVerb(df: Map<string, number>, n: number, toolWords: string[], texts: string[]): string {
@@ -112,6 +118,22 @@ const VERB_GROUPS: readonly (readonly string[])[] = [
   ['remove', 'delete', 'cancel'],
   ['order', 'buy', 'book'],
 ];
+
+/** Words in the order the requests use them most often ("mobile data", not "data mobile"). */
+function inTextOrder(chosen: readonly string[], texts: readonly string[]): string[] {
+  if (chosen.length < 2) return [...chosen];
+  const before = (a: string, b: string) => {
+    let votes = 0;
+    for (const t of texts) {
+      const lower = ` ${t.toLowerCase()} `;
+      const ia = lower.search(new RegExp(`[^a-z]${a}[^a-z]`));
+      const ib = lower.search(new RegExp(`[^a-z]${b}[^a-z]`));
+      if (ia >= 0 && ib >= 0) votes += ia < ib ? 1 : -1;
+    }
+    return votes;
+  };
+  return [...chosen].sort((a, b) => -before(a, b) || chosen.indexOf(a) - chosen.indexOf(b));
+}
 
 /** Two verbs that name the same kind of act (a request to change answered by an update). */
 function sameVerb(a: string, b: string): boolean {

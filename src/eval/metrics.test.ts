@@ -144,7 +144,7 @@ describe('scoreQueries', () => {
   it('gives no rates and no means for an empty query set', () => {
     const m = scoreQueries([], { topK: 2, kindsWithSkill });
     expect(m).toMatchObject({ queries: 0, recalled: 0, recallRate: null, hitRateTop1: null, precisionTop1: null, callsMean: null });
-    expect(m.stepAgreement).toEqual({ overHits: null, overRecalled: null });
+    expect(m.stepAgreement).toEqual({ overHits: null, overRecalled: null, perQuery: null });
     expect(m.stepsSaved).toEqual({ agreeing: 0, agreeRate: null, meanWhenAgrees: null, perQuery: null });
   });
   it('rounds rates to 4 decimals without touching counts', () => {

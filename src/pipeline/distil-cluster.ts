@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SkillsmithConfig } from '../config/config.js';
-import { admitCluster, type Admission } from '../domain/admit.js';
+import { admitCluster, seedEta, type Admission } from '../domain/admit.js';
 import { buildConsensus } from '../domain/consensus.js';
 import { gatherEvidence, type EvidenceTrace } from '../domain/evidence.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
@@ -11,7 +11,7 @@ import { serializeSkillMd, toDescription, toSkillName, validateSkillMd } from '.
 import { detectSpan } from '../domain/spans.js';
 import type { Draft, Fact, Session, Skill } from '../domain/types.js';
 import { verifyDraft } from '../domain/verify.js';
-import { chooseExemplars, packExemplars } from '../domain/exemplars.js';
+import { chooseExemplars, packExemplars, unpackExemplars } from '../domain/exemplars.js';
 import { embedTexts } from './embed-texts.js';
 import type { Distiller } from '../distillers/distiller.js';
 import { MalformedDraftError } from '../llm/errors/malformed-draft-error.js';
@@ -156,7 +156,10 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
   // A skill is this cluster's own only if it was learned from it; a skill another cluster reinforced is a
   // neighbour: a weaker variant never rewrites it (no flip-flopping between two clusters' procedures).
   const mine = own && own.clusterId === input.clusterId ? own : null;
-  const neighbours = mine ? [] : own ? [{ skill: own, similarity: 1 }] : input.skills.neighbours(embedding, deps.thresholds.duplicate);
+  // Candidates for consolidation: any live skill as related as a recall match (the recall threshold); reconcile
+  // then keeps only those that are the same procedure (shared action, overlapping tools), so one task kind
+  // split over several clusters still ends as one skill, and a look-alike with another action stays apart.
+  const neighbours = mine ? [] : own ? [{ skill: own, similarity: 1 }] : input.skills.neighbours(embedding, Math.min(deps.thresholds.recall, deps.thresholds.duplicate));
   const decision = reconcile(
     { toolSequence: draft.toolSequence, successes: counts.successCount, followers: counts.attemptCount },
     mine,
@@ -180,7 +183,9 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
   if (decision.action === 'add' || decision.action === 'supersede') {
     const id = `sk_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
     const version = decision.action === 'add' ? '1.0.0' : bumpVersion(decision.target.version, 'major');
-    const name = decision.action === 'add' ? draft.name : decision.target.name;
+    // A superseding skill of the same cluster keeps the name people know; one from another cluster is named
+    // by its own draft (its title and description say what it does), with the lineage in supersedes.
+    const name = decision.action === 'supersede' && decision.target.clusterId === input.clusterId ? decision.target.name : draft.name;
     const named = { ...draft, name };
     skill = {
       ...base,
@@ -195,7 +200,8 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
       toolsRequired: draft.toolsRequired,
       toolSequence: draft.toolSequence,
       ...counts,
-      eta: 0.5,
+      // Seeded from the evidence (Beta posterior over the followers): thin support starts lower; trials do the rest.
+      eta: seedEta(counts.successCount, counts.attemptCount),
       utility: 0,
       trialsAttempted: 0,
       trialsPassed: 0,
@@ -229,7 +235,8 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     skill = {
       ...t,
       embedding: ownGrowth || !t.embedding || t.embedderId !== deps.embedder.id ? embedding : t.embedding,
-      exemplars: ownGrowth || !t.exemplars || t.embedderId !== deps.embedder.id ? exemplars : t.exemplars,
+      // Its own cluster's exemplars follow the cluster; another group's support adds its wordings to them.
+      exemplars: ownGrowth || !t.exemplars || t.embedderId !== deps.embedder.id ? exemplars : mergeExemplars(t.exemplars, exemplars, deps.embedder.dimensions),
       embedderId: deps.embedder.id,
       clusterId: t.clusterId ?? (linked ? input.clusterId : null),
       successCount: Math.max(t.successCount, counts.successCount),
@@ -346,6 +353,10 @@ async function episodicDraft(deps: PipelineDeps, input: GroupInput, skip: (reaso
     materialTools: new Set(input.sessions.flatMap((s) => s.calls.map((c) => c.tool))),
     exemplarTexts: admission.successfulFollowers.flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])]),
   };
+}
+
+function mergeExemplars(a: Float32Array, b: Float32Array | null, dims: number): Float32Array | null {
+  return packExemplars(chooseExemplars([...unpackExemplars(a, dims), ...unpackExemplars(b, dims)]));
 }
 
 /** A fact-only group: the facts are the procedure (`kind: heuristic`), and they are the evidence too. */

@@ -40,7 +40,8 @@ export async function explainSkill(store: Store, namespace: string, idOrName: st
 
   const trials = await store.feedbackHistory(skill.id);
   const track = [
-    { at: skill.createdAt, eta: 0.5, utility: 0, status: 'probationary', signal: 'created' },
+    // The eta it started with (seeded from its evidence): before the first signal, or today's when none came.
+    { at: skill.createdAt, eta: trials[0]?.etaBefore ?? skill.eta, utility: 0, status: 'probationary', signal: 'created' },
     ...trials.map((t) => ({ at: t.at, eta: t.etaAfter, utility: t.utilityAfter, status: t.statusAfter, signal: t.signal })),
   ];
   return {

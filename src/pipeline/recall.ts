@@ -43,6 +43,8 @@ export class RecallIndex {
   private stale = true;
   /** The namespace's mean goal direction, removed from skill and query vectors before comparing them. */
   private center: Float32Array | null = null;
+  /** Centering strength in use: the configured one, scaled by how much the namespace's mean can be trusted. */
+  private strength = 0;
   private random: () => number;
 
   constructor(
@@ -63,7 +65,7 @@ export class RecallIndex {
   private async ensure() {
     const token = await this.store.changeToken();
     if (!this.stale && this.index && token === this.token) return;
-    const strength = this.config.recall.centering;
+    let strength = this.config.recall.centering;
     let all: Skill[];
     let mean: string | null = null;
     try {
@@ -74,7 +76,10 @@ export class RecallIndex {
       if (this.index) return;
       throw e;
     }
-    this.center = strength > 0 ? GoalMean.fromJSON(mean, this.embedder.dimensions).direction() : null;
+    const goalMean = GoalMean.fromJSON(mean, this.embedder.dimensions);
+    strength *= goalMean.trust();
+    this.center = strength > 0 ? goalMean.direction() : null;
+    this.strength = strength;
     const index = new VectorIndex(this.embedder.dimensions);
     const skills = new Map<string, Skill>();
     let foreign = 0;
@@ -104,7 +109,7 @@ export class RecallIndex {
     const topK = opts.topK ?? this.config.recall.topK;
     const text = normalizeGoal(goal);
     const raw = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
-    const vec = removeDirection(raw, this.center, this.config.recall.centering);
+    const vec = removeDirection(raw, this.center, this.strength);
     // Several vectors per skill (its centroid and its exemplars): a skill scores its best one.
     const hits = bestPerSkill(this.index!.search(vec, (topK + 8) * (MAX_EXEMPLARS + 1), { minScore: opts.threshold }));
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
@@ -160,12 +165,16 @@ export function bestPerSkill(hits: readonly { id: string; score: number }[]): { 
   return [...best.entries()].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }
 
-/** Among matches whose similarity is within `margin`, the higher utility wins (proven skills beat new ones). */
-export function breakNearTies(ranked: { skill: Pick<Skill, 'utility'>; similarity: number }[], margin: number) {
+/**
+ * Among matches whose similarity is within `margin`, the higher utility wins (proven skills beat new ones),
+ * then the higher eta (a skill with more evidence beats a thinly supported one).
+ */
+export function breakNearTies(ranked: { skill: Pick<Skill, 'utility'> & Partial<Pick<Skill, 'eta'>>; similarity: number }[], margin: number) {
   ranked.sort((a, b) => b.similarity - a.similarity);
+  const better = (x: (typeof ranked)[number]['skill'], y: (typeof ranked)[number]['skill']) => x.utility > y.utility || (x.utility === y.utility && (x.eta ?? 0) > (y.eta ?? 0));
   for (let i = 1; i < ranked.length; i++) {
     let j = i;
-    while (j > 0 && ranked[j - 1].similarity - ranked[j].similarity <= margin && ranked[j].skill.utility > ranked[j - 1].skill.utility) {
+    while (j > 0 && ranked[j - 1].similarity - ranked[j].similarity <= margin && better(ranked[j].skill, ranked[j - 1].skill)) {
       [ranked[j - 1], ranked[j]] = [ranked[j], ranked[j - 1]];
       j--;
     }

@@ -102,6 +102,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     })),
     'c',
     config.synthesis.sameGoalThreshold,
+    config.synthesis.sameProcedureGoalFloor,
   );
 
   // Detect + embed + cluster, a page of new sessions at a time.

@@ -94,15 +94,18 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
       });
 
       it('round-trips every field of a session and its calls', async () => {
-        const s = session('default', 'full', 'Full record — “quoted” ünïcode 🚀', [
-          call(0, 'a', { args: { nested: { list: [1, 2.5, 'x'], flag: true, none: null } }, durationMs: 0.125 }),
-          call(1, 'b', { ok: false, error: 'Error: nope', durationMs: null, at: null, result: '' }),
-        ]);
+        const s = {
+          ...session('default', 'full', 'Full record — “quoted” ünïcode 🚀', [
+            call(0, 'a', { args: { nested: { list: [1, 2.5, 'x'], flag: true, none: null } }, durationMs: 0.125 }),
+            call(1, 'b', { ok: false, error: 'Error: nope', durationMs: null, at: null, result: '' }),
+          ]),
+          cue: 'hi, my order never came — can you help?',
+        };
         await store.insertSessions([s]);
         const got = await store.getSession('default', 'full');
         expect(got).toMatchObject({ ...s, seq: expect.any(Number) });
         expect(got?.calls).toEqual(s.calls);
-        const bare = { ...session('default', 'bare', 'no extras'), reward: null, agentId: null, source: null, endedAt: null, labels: null, outcome: 'unknown' as const };
+        const bare = { ...session('default', 'bare', 'no extras'), cue: null, reward: null, agentId: null, source: null, endedAt: null, labels: null, outcome: 'unknown' as const };
         await store.insertSessions([bare]);
         expect(await store.getSession('default', 'bare')).toMatchObject({ ...bare, seq: expect.any(Number) });
       });
@@ -335,7 +338,13 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
       const AT2 = '2025-02-02T00:00:00.000Z';
 
       it('add stores every field exactly, with provenance, a version, an audit record and an event', async () => {
-        const s = skill({ eta: 0.123456789012345, utility: -0.25, embedding: new Float32Array([0.1, 0.2, 0.3]), lastUsedAt: '2025-01-05T00:00:00.000Z' });
+        const s = skill({
+          eta: 0.123456789012345,
+          utility: -0.25,
+          embedding: new Float32Array([0.1, 0.2, 0.3]),
+          exemplars: new Float32Array([0.6, 0.8, 0, 0, 0.6, 0.8]),
+          lastUsedAt: '2025-01-05T00:00:00.000Z',
+        });
         const saved = await store.writeSkill({
           action: 'add',
           skill: s,
@@ -348,7 +357,12 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           detail: { why: 'test' },
           at: AT1,
         });
-        expect({ ...saved, embedding: Array.from(saved.embedding!) }).toEqual({ ...s, sourceSessions: ['s1', 's2'], embedding: Array.from(s.embedding!) });
+        expect({ ...saved, embedding: Array.from(saved.embedding!), exemplars: Array.from(saved.exemplars!) }).toEqual({
+          ...s,
+          sourceSessions: ['s1', 's2'],
+          embedding: Array.from(s.embedding!),
+          exemplars: Array.from(s.exemplars!),
+        });
         expect((await store.provenance('sk_old')).map((p) => [p.sourceKind, p.sourceId, p.version, p.createdAt])).toEqual([
           ['semantic', 'f1', '1.0.0', AT1],
           ['episodic', 's1', '1.0.0', AT1],
@@ -750,6 +764,7 @@ export function skill(over: Partial<Skill> = {}): Skill {
     clusterId: null,
     embedderId: 'test-embedder',
     embedding: new Float32Array([0.6, 0.8, 0]),
+    exemplars: null,
     createdAt: '2025-01-02T00:00:00.000Z',
     updatedAt: '2025-01-02T00:00:00.000Z',
     lastUsedAt: null,

@@ -1,0 +1,129 @@
+// GAIA's headline, on the embedded defaults: after three successful runs of one procedure, worded three
+// different ways, there is one skill, a fourth wording recalls it, and unrelated requests recall nothing.
+// The procedures are written here, in several domains, so that no tuning data is involved.
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Session } from '../src/domain/types.js';
+import { UNRELATED_GOALS } from '../src/eval/unrelated-goals.js';
+import { openMemory, type Memory } from '../src/memory.js';
+import { tempDbPath } from '../src/test-support/tau.js';
+
+interface Domain {
+  name: string;
+  tools: { tool: string; args: Record<string, unknown>; result: string }[];
+  goals: [string, string, string];
+  fourth: string;
+}
+
+const DOMAINS: Domain[] = [
+  {
+    name: 'weather by email',
+    tools: [
+      { tool: 'get_weather', args: { city: 'Paris' }, result: '{"forecast":"sunny","high":24}' },
+      { tool: 'lookup_contact', args: { name: 'Bob' }, result: '{"email":"bob@example.com"}' },
+      { tool: 'send_email', args: { to: 'bob@example.com', subject: 'Forecast' }, result: '{"status":"sent"}' },
+    ],
+    goals: [
+      'Check the weather in Paris and email the forecast to Bob',
+      "Get tomorrow's weather for Berlin and send it to Alice by email",
+      'Look up the weather forecast in Tokyo and mail it to my manager',
+    ],
+    fourth: "What's the weather in Rome? Email it to Carol",
+  },
+  {
+    name: 'meeting scheduling',
+    tools: [
+      { tool: 'find_free_slot', args: { attendees: ['dana'], within_days: 7 }, result: '{"slot":"2026-12-08T10:00"}' },
+      { tool: 'create_event', args: { title: 'Sync', start: '2026-12-08T10:00' }, result: '{"event_id":"ev_1"}' },
+      { tool: 'send_invite', args: { event_id: 'ev_1', to: ['dana'] }, result: '{"sent":1}' },
+    ],
+    goals: [
+      'Set up a meeting with Dana sometime next week',
+      'Book a thirty minute call with the design team on Friday',
+      'Schedule a sync with Omar for tomorrow afternoon and invite him',
+    ],
+    fourth: 'Can you put a meeting with Lee on my calendar for Monday?',
+  },
+  {
+    name: 'failed build triage',
+    tools: [
+      { tool: 'list_failed_builds', args: { branch: 'main' }, result: '[{"id":"b42","job":"test"}]' },
+      { tool: 'fetch_build_log', args: { build_id: 'b42' }, result: 'FAIL src/parser.test.ts: expected 3 got 4' },
+      { tool: 'open_issue', args: { title: 'Build b42 fails in parser tests' }, result: '{"issue":"#311"}' },
+    ],
+    goals: [
+      'Find out why the main branch build is failing and file a ticket',
+      'The nightly CI run broke; look at the logs and open an issue for it',
+      'Investigate the red pipeline on main and report the failure in the tracker',
+    ],
+    fourth: 'Our build is broken again, check the failing job log and open a bug',
+  },
+];
+
+function sessionsOf(d: Domain, prefix: string): Session[] {
+  return d.goals.map((goal, i) => ({
+    id: `${prefix}-${i}`,
+    namespace: 'default',
+    goal,
+    outcome: 'success',
+    reward: 1,
+    agentId: null,
+    source: 'headline-test',
+    startedAt: `2026-01-0${i + 1}T00:00:00.000Z`,
+    endedAt: null,
+    labels: null,
+    calls: d.tools.map((t, position) => ({ position, tool: t.tool, args: t.args, result: t.result, ok: true, error: null, durationMs: null, at: null })),
+  }));
+}
+
+const opened: { memory: Memory; path: string }[] = [];
+async function fresh(): Promise<Memory> {
+  const path = tempDbPath('skillsmith-headline-');
+  const memory = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
+  opened.push({ memory, path });
+  return memory;
+}
+
+afterEach(async () => {
+  for (const { memory, path } of opened.splice(0)) {
+    await memory.close();
+    rmSync(dirname(path), { recursive: true, force: true });
+  }
+});
+
+describe("GAIA's headline on the defaults", () => {
+  for (const d of DOMAINS) {
+    it(`${d.name}: three differently worded successes give one skill, and a fourth wording recalls it`, async () => {
+      const memory = await fresh();
+      await memory.ingest(sessionsOf(d, d.name.replace(/\W+/g, '-')));
+      const report = await memory.synthesize();
+      expect(report.created).toHaveLength(1);
+      const skills = (await memory.listSkills()).filter((s) => s.corpus === 'internal');
+      expect(skills).toHaveLength(1);
+      const skill = skills[0];
+      expect(skill.toolSequence).toEqual(d.tools.map((t) => t.tool));
+      expect(skill.sourceSessions).toHaveLength(3);
+      // The name states the task (a verb first), not a trailing tool; the description has no placeholder.
+      expect(skill.name).not.toMatch(/^(get|lookup|list|fetch|find)-/);
+      expect(skill.description).not.toMatch(/\{[a-z_]+\}|<[a-z_]+>/);
+
+      const hits = await memory.recall(d.fourth);
+      expect(hits[0]?.id).toBe(skill.id);
+      for (const goal of UNRELATED_GOALS) expect(await memory.recall(goal), goal).toEqual([]);
+    });
+  }
+
+  it('keeps the three procedures apart in one memory: each fourth wording recalls its own skill', async () => {
+    const memory = await fresh();
+    await memory.ingest(DOMAINS.flatMap((d) => sessionsOf(d, d.name.replace(/\W+/g, '-'))));
+    await memory.synthesize();
+    const skills = (await memory.listSkills()).filter((s) => s.corpus === 'internal');
+    expect(skills).toHaveLength(3);
+    for (const d of DOMAINS) {
+      const own = skills.find((s) => s.toolSequence.join() === d.tools.map((t) => t.tool).join())!;
+      expect(own, d.name).toBeDefined();
+      expect((await memory.recall(d.fourth))[0]?.id, d.name).toBe(own.id);
+    }
+  });
+});
