@@ -19,7 +19,8 @@ import { isPostgresUrl, openStore } from './store/open-store.js';
 import type { SkillEvent, Store } from './store/store.js';
 import { createLogger, type Logger, type LogLevel } from './support/log.js';
 import { EventBus, type Listener, type SkillEventType, type BusEvent } from './support/event-bus.js';
-import { applySignal, parseSignal, type Signal } from './domain/lifecycle.js';
+import { applySignal, parseSignal, type LifecycleRules, type Signal } from './domain/lifecycle.js';
+import { seedEta } from './domain/admit.js';
 import type { CompileRequest, CompileResult } from './pipeline/compile.js';
 import type { Explanation } from './pipeline/explain.js';
 
@@ -424,7 +425,7 @@ export class Memory {
       sessionId: opts.sessionId ?? null,
       actor: opts.actor ?? 'user',
       at: this.now().toISOString(),
-      compute: (s) => applySignal(s, sig, this.config.lifecycle),
+      compute: (s) => lifecycleStep(s, sig, this.config.lifecycle),
     });
     if (!res) throw new Error(`no skill named "${idOrName}" in namespace ${this.ns(opts.namespace)}`);
     this.log.child('lifecycle').info('feedback', { skill: res.after.name, signal: sig.kind, eta: res.after.eta, status: res.after.status });
@@ -461,7 +462,7 @@ export class Memory {
         sessionId,
         actor: 'outcome',
         at: this.now().toISOString(),
-        compute: (s) => applySignal(s, sig, this.config.lifecycle),
+        compute: (s) => lifecycleStep(s, sig, this.config.lifecycle),
         oncePerSession: true,
       });
       if (res) credited.push(res.after.name);
@@ -692,4 +693,10 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
     owned.push(backEnd);
     return backEnd;
   }
+}
+
+/** One lifecycle step of a stored skill: trials update the Beta prior its evidence gave it (seedEta). */
+function lifecycleStep(s: Skill, sig: Signal, rules: LifecycleRules) {
+  const { prior: _prior, ...next } = applySignal({ ...s, prior: seedEta(s.successCount, s.attemptCount) }, sig, rules);
+  return next;
 }

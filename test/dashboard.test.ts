@@ -74,7 +74,7 @@ describe('dashboard', () => {
     const rows = page.locator('table.skills tbody tr[data-skill]');
     await expect.poll(() => rows.count()).toBe(5);
     const names = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-skill')));
-    expect(names).toEqual(['exchange-delivered-order-items', 'laptop-exchange-delivered-order-items', 'return-delivered-order-items', 'reveal-return-delivered-order-items', 'run-speed-test']);
+    expect(names).toEqual(['exchange-delivered-order-items', 'exchange-delivered-order-items-2', 'fix-data-speed', 'return-delivered-order-items', 'return-human-bought']);
     await expect.poll(() => page.locator('#skills-count').textContent()).toBe('5 skills live');
     const row = page.locator('tr[data-skill="exchange-delivered-order-items"]');
     expect(await row.locator('td').nth(1).textContent()).toBe('probationary');
@@ -94,29 +94,29 @@ describe('dashboard', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await page.keyboard.press('Enter');
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
-    await page.locator('#link-run-speed-test').focus();
+    await page.locator('#link-fix-data-speed').focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('main > h1').textContent()).toBe('run-speed-test');
+    await expect.poll(() => page.locator('main > h1').textContent()).toBe('fix-data-speed');
   });
 
   it('toggling a skill off removes it from recall; toggling it on brings it back', async () => {
-    const skill = await api<SkillRow>('/api/skills/run-speed-test');
+    const skill = await api<SkillRow>('/api/skills/fix-data-speed');
     const goal = (await api<{ goal: string }>(`/api/sessions/${encodeURIComponent(skill.sourceSessions[0])}`)).goal;
-    expect(await recalledNames(goal)).toContain('run-speed-test');
+    expect(await recalledNames(goal)).toContain('fix-data-speed');
     await shot('search');
 
     await open('#/skills');
-    const toggle = page.locator('#enabled-run-speed-test');
+    const toggle = page.locator('#enabled-fix-data-speed');
     await toggle.focus();
     await page.keyboard.press('Space');
-    await expect.poll(async () => (await api<SkillRow>('/api/skills/run-speed-test')).enabled).toBe(false);
+    await expect.poll(async () => (await api<SkillRow>('/api/skills/fix-data-speed')).enabled).toBe(false);
     expect(await toggle.isChecked()).toBe(false);
-    expect(await recalledNames(goal)).not.toContain('run-speed-test');
+    expect(await recalledNames(goal)).not.toContain('fix-data-speed');
 
     await open('#/skills');
-    await page.locator('#enabled-run-speed-test').click();
-    await expect.poll(async () => (await api<SkillRow>('/api/skills/run-speed-test')).enabled).toBe(true);
-    expect(await recalledNames(goal)).toContain('run-speed-test');
+    await page.locator('#enabled-fix-data-speed').click();
+    await expect.poll(async () => (await api<SkillRow>('/api/skills/fix-data-speed')).enabled).toBe(true);
+    expect(await recalledNames(goal)).toContain('fix-data-speed');
   });
 
   it('the skill page renders the SKILL.md, the track record chart and the provenance down to each tool call', async () => {

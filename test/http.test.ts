@@ -131,13 +131,13 @@ describe('trust boundary', () => {
       expect((await call(base, 'GET', '/api/openapi.json')).status).toBe(200);
       for (const [method, path] of [
         ['GET', '/api/skills'],
-        ['GET', '/api/skills/run-speed-test'],
+        ['GET', '/api/skills/fix-data-speed'],
         ['GET', '/api/skills.zip'],
         ['GET', '/api/sessions'],
         ['GET', '/api/stats'],
         ['GET', '/api/events'],
         ['POST', '/api/recall'],
-        ['PATCH', '/api/skills/run-speed-test'],
+        ['PATCH', '/api/skills/fix-data-speed'],
       ]) {
         const r = await call(base, method, path, { body: method === 'GET' ? undefined : {} });
         expect(r.status, `${method} ${path}`).toBe(401);
@@ -165,11 +165,11 @@ describe('trust boundary', () => {
   });
 
   it('answers 403 to a state change without the CSRF header, and changes nothing', async () => {
-    const r = await api('PATCH', '/api/skills/run-speed-test', { body: { enabled: false }, csrf: false });
+    const r = await api('PATCH', '/api/skills/fix-data-speed', { body: { enabled: false }, csrf: false });
     expect(r.status).toBe(403);
     expect(r.data.error).toMatch(/X-Skillsmith-CSRF/);
-    expect((await api('GET', '/api/skills/run-speed-test')).data.enabled).toBe(true);
-    for (const path of ['/api/compile', '/api/recall', '/api/skills/run-speed-test/feedback']) {
+    expect((await api('GET', '/api/skills/fix-data-speed')).data.enabled).toBe(true);
+    for (const path of ['/api/compile', '/api/recall', '/api/skills/fix-data-speed/feedback']) {
       expect((await api('POST', path, { body: {}, csrf: false })).status).toBe(403);
     }
   });
@@ -270,7 +270,7 @@ describe('skills', () => {
     const paged = (await api('GET', '/api/skills?limit=2&offset=2')).data as Page<SkillRow>;
     expect(paged.items.map((s) => s.name)).toEqual(all.items.slice(2, 4).map((s) => s.name));
     const returns = (await api('GET', '/api/skills?q=Return')).data as Page<SkillRow & { description: string }>;
-    expect(returns.items.map((s) => s.name)).toEqual(['return-delivered-order-items', 'reveal-return-delivered-order-items']);
+    expect(returns.items.map((s) => s.name)).toEqual(['return-delivered-order-items', 'return-human-bought']);
     expect(((await api('GET', '/api/skills?status=retired')).data as Page<SkillRow>).total).toBe(0);
     expect(((await api('GET', '/api/skills?enabled=false')).data as Page<SkillRow>).total).toBe(0);
     const bySupport = ((await api('GET', '/api/skills?sort=support')).data as Page<SkillRow & { support: number }>).items.map((s) => s.support);
@@ -291,19 +291,19 @@ describe('skills', () => {
   });
 
   it('PATCH /api/skills/:name enables and disables, and recall follows', async () => {
-    const goal = (await memory.store!.getSession(memory.namespace, ((await api('GET', '/api/skills/run-speed-test')).data as SkillRow).sourceSessions[0]))!.goal;
+    const goal = (await memory.store!.getSession(memory.namespace, ((await api('GET', '/api/skills/fix-data-speed')).data as SkillRow).sourceSessions[0]))!.goal;
     const before = await api('POST', '/api/recall', { body: { goal } });
-    expect(before.data.skills.map((s: { name: string }) => s.name)).toContain('run-speed-test');
+    expect(before.data.skills.map((s: { name: string }) => s.name)).toContain('fix-data-speed');
 
-    const off = await api('PATCH', '/api/skills/run-speed-test', { body: { enabled: false } });
+    const off = await api('PATCH', '/api/skills/fix-data-speed', { body: { enabled: false } });
     expect(off.status).toBe(200);
     expect(off.data.enabled).toBe(false);
     const during = await api('POST', '/api/recall', { body: { goal } });
-    expect(during.data.skills.map((s: { name: string }) => s.name)).not.toContain('run-speed-test');
+    expect(during.data.skills.map((s: { name: string }) => s.name)).not.toContain('fix-data-speed');
 
-    expect((await api('PATCH', '/api/skills/run-speed-test', { body: { enabled: true } })).data.enabled).toBe(true);
-    expect((await api('PATCH', '/api/skills/run-speed-test', { body: { enabled: 'yes' } })).status).toBe(400);
-    expect((await api('PATCH', '/api/skills/run-speed-test', { raw: '{not json' })).status).toBe(400);
+    expect((await api('PATCH', '/api/skills/fix-data-speed', { body: { enabled: true } })).data.enabled).toBe(true);
+    expect((await api('PATCH', '/api/skills/fix-data-speed', { body: { enabled: 'yes' } })).status).toBe(400);
+    expect((await api('PATCH', '/api/skills/fix-data-speed', { raw: '{not json' })).status).toBe(400);
     expect((await api('PATCH', '/api/skills/no-such-skill', { body: { enabled: false } })).status).toBe(404);
   });
 
@@ -318,14 +318,14 @@ describe('skills', () => {
   });
 
   it('POST /api/skills/:name/feedback moves eta; a bad signal is a 400, an unknown skill a 404', async () => {
-    const before = ((await api('GET', '/api/skills/laptop-exchange-delivered-order-items')).data as SkillRow).eta;
-    const r = await api('POST', '/api/skills/laptop-exchange-delivered-order-items/feedback', { body: { signal: 'up' } });
+    const before = ((await api('GET', '/api/skills/exchange-delivered-order-items-2')).data as SkillRow).eta;
+    const r = await api('POST', '/api/skills/exchange-delivered-order-items-2/feedback', { body: { signal: 'up' } });
     expect(r.status).toBe(200);
     expect(r.data.before.eta).toBe(before);
     expect(r.data.after.eta).toBeGreaterThan(before);
-    const track = (await api('GET', '/api/skills/laptop-exchange-delivered-order-items/explain')).data.track;
+    const track = (await api('GET', '/api/skills/exchange-delivered-order-items-2/explain')).data.track;
     expect(track.at(-1).signal).toBe('user.positive');
-    const bad = await api('POST', '/api/skills/laptop-exchange-delivered-order-items/feedback', { body: { signal: 'reward=7' } });
+    const bad = await api('POST', '/api/skills/exchange-delivered-order-items-2/feedback', { body: { signal: 'reward=7' } });
     expect(bad.status).toBe(400);
     expect(bad.data.error).toMatch(/reward must be in \[0,1\]/);
     expect((await api('POST', '/api/skills/nope/feedback', { body: { signal: 'up' } })).status).toBe(404);
@@ -349,19 +349,19 @@ describe('export', () => {
     const files = unzip(r.data as Buffer);
     const names = ((await api('GET', '/api/skills')).data as Page<SkillRow>).items.map((s) => s.name);
     expect([...files.keys()].sort()).toEqual(names.map((n) => `${n}/SKILL.md`).sort());
-    expect(files.get('run-speed-test/SKILL.md')).toBe((await api('GET', '/api/skills/run-speed-test/SKILL.md')).data);
-    const one = unzip((await api('GET', '/api/skills.zip?names=run-speed-test')).data as Buffer);
-    expect([...one.keys()]).toEqual(['run-speed-test/SKILL.md']);
+    expect(files.get('fix-data-speed/SKILL.md')).toBe((await api('GET', '/api/skills/fix-data-speed/SKILL.md')).data);
+    const one = unzip((await api('GET', '/api/skills.zip?names=fix-data-speed')).data as Buffer);
+    expect([...one.keys()]).toEqual(['fix-data-speed/SKILL.md']);
   });
 
   it('no path traversal through export names', async () => {
     // A request name never becomes a path: it is looked up, and unknown names are 404.
-    for (const name of ['..%2F..%2Fetc%2Fpasswd', '%2E%2E', '..%5C..%5Cwindows', 'run-speed-test%2F..%2F..']) {
+    for (const name of ['..%2F..%2Fetc%2Fpasswd', '%2E%2E', '..%5C..%5Cwindows', 'fix-data-speed%2F..%2F..']) {
       expect((await api('GET', `/api/skills/${name}/SKILL.md`)).status, name).toBe(404);
     }
     // A stored row whose name is not a valid skill name (only possible by writing the store directly) is never
     // exported: not as a download, not inside the zip.
-    const good = (await memory.getSkill('run-speed-test'))!;
+    const good = (await memory.getSkill('fix-data-speed'))!;
     const at = new Date().toISOString();
     await memory.store!.writeSkill({
       action: 'add',
@@ -471,13 +471,13 @@ describe('events', () => {
       }
     };
     await until(/event: ready/);
-    await api('PATCH', '/api/skills/reveal-return-delivered-order-items', { body: { enabled: false } });
+    await api('PATCH', '/api/skills/return-human-bought', { body: { enabled: false } });
     await until(/event: skill\.disabled\ndata: (.*)\nid: (\d+)/);
     const [, data, id] = /event: skill\.disabled\ndata: (.*)\nid: (\d+)/.exec(text)!;
     expect(JSON.parse(data)).toMatchObject({ type: 'skill.disabled', payload: expect.any(Object) });
     stop.abort();
 
-    await api('PATCH', '/api/skills/reveal-return-delivered-order-items', { body: { enabled: true } });
+    await api('PATCH', '/api/skills/return-human-bought', { body: { enabled: true } });
     const resumed = await fetch(`${server.url}/api/events/stream`, { headers: { 'Last-Event-ID': id } });
     const r2 = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
     let more = '';

@@ -97,10 +97,10 @@ describe.each([
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
     expect(skills.map((s) => s.name).sort()).toEqual([
       'exchange-delivered-order-items',
-      'laptop-exchange-delivered-order-items',
+      'exchange-delivered-order-items-2',
+      'fix-data-speed',
       'return-delivered-order-items',
-      'reveal-return-delivered-order-items',
-      'run-speed-test',
+      'return-human-bought',
     ]);
   });
 
@@ -174,21 +174,21 @@ describe.each([
   });
 
   it('applies feedback', async () => {
-    const r = await ok<{ name: string; eta: number }>(client, 'skill_feedback', { skill: 'run-speed-test', signal: 'up' });
-    expect(r.name).toBe('run-speed-test');
+    const r = await ok<{ name: string; eta: number }>(client, 'skill_feedback', { skill: 'fix-data-speed', signal: 'up' });
+    expect(r.name).toBe('fix-data-speed');
     expect(r.eta).toBeGreaterThan(0.5);
-    expect(await toolError(client, 'skill_feedback', { skill: 'run-speed-test', signal: 'reward' })).toMatch(/needs reward/);
+    expect(await toolError(client, 'skill_feedback', { skill: 'fix-data-speed', signal: 'reward' })).toMatch(/needs reward/);
     expect(await toolError(client, 'skill_feedback', { skill: 'no-such-skill', signal: 'up' })).toMatch(/no skill named "no-such-skill"/);
   });
 
   it('lists skills as resources and reads one as SKILL.md; an unknown one is an error', async () => {
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri)).toContain('skill://run-speed-test');
+    expect(resources.map((r) => r.uri)).toContain('skill://fix-data-speed');
     expect(resources.every((r) => r.mimeType === 'text/markdown')).toBe(true);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('skill://{name}');
-    const read = await client.readResource({ uri: 'skill://run-speed-test' });
-    expect(resourceText(read.contents[0])).toMatch(/^---\nname: run-speed-test\n/);
+    const read = await client.readResource({ uri: 'skill://fix-data-speed' });
+    expect(resourceText(read.contents[0])).toMatch(/^---\nname: fix-data-speed\n/);
     await expect(client.readResource({ uri: 'skill://no-such-skill' })).rejects.toThrow(/no skill named "no-such-skill"/);
   });
 

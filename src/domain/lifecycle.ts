@@ -16,6 +16,11 @@ export interface LifecycleState {
   utility: number;
   trialsAttempted: number;
   trialsPassed: number;
+  /**
+   * Mean of the Beta prior that trials update (weight 2, as Beta(1,1)): the eta the skill's evidence gave it
+   * (see admit.seedEta). 0.5 when absent, which is the plain Beta(1,1) posterior.
+   */
+  prior?: number;
 }
 
 export interface LifecycleRules {
@@ -32,9 +37,13 @@ export const INITIAL_LIFECYCLE: LifecycleState = { status: 'probationary', eta: 
 /** Clamped to [0,1] and rounded, so 0.35 - 0.1 is 0.25 and not 0.2499999…: thresholds compare as people expect. */
 const clamp01 = (x: number) => Math.round(Math.min(1, Math.max(0, x)) * 1e9) / 1e9;
 
-/** Beta(1,1) posterior mean of the pass rate. */
-export function betaPosterior(passed: number, attempts: number): number {
-  return (passed + 1) / (attempts + 2);
+/**
+ * Posterior mean of the pass rate under a Beta prior of weight 2 and mean `prior`: Beta(1,1) for the default
+ * 0.5, so (passed + 1) / (attempts + 2). A skill with strong evidence starts higher, and a passed trial never
+ * lowers its eta.
+ */
+export function betaPosterior(passed: number, attempts: number, prior = 0.5): number {
+  return (passed + 2 * prior) / (attempts + 2);
 }
 
 /** ACT-R 6 utility learning: U <- U + alpha (R - U). */
@@ -57,7 +66,7 @@ export function applySignal(state: LifecycleState, signal: Signal, rules: Lifecy
       const pass = signal.kind === 'trial.pass';
       next.trialsAttempted += 1;
       next.trialsPassed += pass ? 1 : 0;
-      next.eta = clamp01(betaPosterior(next.trialsPassed, next.trialsAttempted));
+      next.eta = clamp01(betaPosterior(next.trialsPassed, next.trialsAttempted, state.prior ?? 0.5));
       next.utility = updateUtility(state.utility, pass ? 1 : 0, rules.utilityAlpha);
       positive = pass;
       break;

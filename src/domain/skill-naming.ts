@@ -8,10 +8,9 @@
 /** Verbs that name a task. Their order breaks ties: earlier ones are the more specific. */
 const TASK_VERBS = [
   'exchange', 'return', 'refund', 'cancel', 'book', 'reschedule', 'upgrade', 'downgrade', 'change', 'modify', 'update',
-  'transfer', 'send', 'schedule', 'pay', 'order', 'buy', 'track', 'reset', 'restore', 'fix', 'enable', 'disable',
+  'transfer', 'send', 'schedule', 'pay', 'buy', 'track', 'reset', 'restore', 'fix', 'enable', 'disable',
   'activate', 'renew', 'add', 'remove', 'delete', 'create', 'move', 'copy', 'rename', 'post', 'share', 'search', 'find',
   'compare', 'check', 'list', 'report', 'calculate', 'email', 'forward', 'reply', 'summarise', 'summarize', 'plan', 'open',
-  'file',
 ] as const;
 
 /** Words that say something is broken: such goals are fixes. */
@@ -57,7 +56,7 @@ export function wordSkill(input: NamingInput): SkillWording {
   const df = new Map<string, number>();
   for (const d of docs) for (const w of d) df.set(w, (df.get(w) ?? 0) + 1);
 
-  const toolWords = (input.actionTool ?? input.toolSequence[input.toolSequence.length - 1] ?? '').split(/[^a-zA-Z]+/).map((w) => w.toLowerCase()).filter(Boolean);
+  const toolWords = toolWordsOf(input.actionTool ?? input.toolSequence[input.toolSequence.length - 1] ?? '');
   const verb = chooseVerb(df, n, toolWords, texts);
 
   // Object: the goals' most characteristic words (frequent here, rare across the namespace), nouns of the
@@ -74,7 +73,10 @@ export function wordSkill(input: NamingInput): SkillWording {
   // order); the requests' common words otherwise (a fix, or an action such as an escalation that is not the task).
   // Nouns rather than adverbs and participles ("absolutely", "showing", "placed").
   const common = ranked.filter((r) => (df.get(r.w) ?? 0) / n >= 0.5 && !/^.{4,}(ly|ing|ed)$/.test(r.w)).map((r) => r.w);
-  const object = verb !== 'fix' && toolObject.length && (toolVerb === null || sameVerb(toolVerb, verb)) ? toolObject.slice(0, 3) : common.slice(0, 2);
+  // Else the object of another step that does what was asked (an exchange that ends with a follow-up change).
+  const matching = input.toolSequence.map(toolWordsOf).find((ws) => ws.length > 1 && sameVerb(ws[0], verb))?.slice(1).filter((w) => !FILLER.has(w) && w.length > 2) ?? [];
+  const object =
+    verb !== 'fix' && toolObject.length && (toolVerb === null || sameVerb(toolVerb, verb)) ? toolObject.slice(0, 3) : verb !== 'fix' && matching.length ? matching.slice(0, 3) : common.slice(0, 2);
   const ordered = inTextOrder(object, texts);
   const nameWords = [...new Set([verb, ...ordered])];
 
@@ -116,8 +118,17 @@ const VERB_GROUPS: readonly (readonly string[])[] = [
   ['send', 'email', 'forward', 'reply', 'post', 'share'],
   ['find', 'search', 'check', 'list'],
   ['remove', 'delete', 'cancel'],
-  ['order', 'buy', 'book'],
+  ['buy', 'book'],
 ];
+
+/** The words of a tool name: cancel_pending_order, cancelPendingOrder -> cancel, pending, order. */
+function toolWordsOf(tool: string): string[] {
+  return tool
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .split(/[^a-zA-Z]+/)
+    .map((w) => w.toLowerCase())
+    .filter(Boolean);
+}
 
 /** Words in the order the requests use them most often ("mobile data", not "data mobile"). */
 function inTextOrder(chosen: readonly string[], texts: readonly string[]): string[] {

@@ -82,7 +82,7 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
   const toolStats = TermStats.fromJSON(await store.getState(ns, 'tool-stats'));
   const goalStats = TermStats.fromJSON(await store.getState(ns, 'goal-stats'));
   const clusterRecord = clusterId ? (await store.loadClusters(ns, embedder.id)).find((c) => c.id === clusterId) : undefined;
-  const catalog = new SkillCatalog(embedder.dimensions, await store.listSkills(ns, { corpus: 'internal' }), embedder.id);
+  const catalog = new SkillCatalog(embedder.dimensions, await store.listSkills(ns, { corpus: 'internal', includeSuperseded: true }), embedder.id);
   const out = await distilGroup(deps, {
     namespace: ns,
     clusterId: clusterId ?? 'compile',

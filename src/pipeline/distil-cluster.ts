@@ -81,6 +81,7 @@ interface Prepared {
 /** The live internal skills of a namespace during a pass, with a vector index over their embeddings. */
 export class SkillCatalog {
   private readonly byId = new Map<string, Skill>();
+  private readonly historic = new Set<string>();
   private index: VectorIndex;
 
   constructor(private readonly dims: number, skills: Skill[], private readonly embedderId: string) {
@@ -89,6 +90,8 @@ export class SkillCatalog {
   }
 
   put(skill: Skill) {
+    // A superseded skill keeps its name in the history (explain, versions): no new skill may take it.
+    if (skill.supersededBy) this.historic.add(skill.name);
     if (skill.supersededBy || skill.corpus !== 'internal') {
       this.byId.delete(skill.id);
       this.index.remove(skill.id);
@@ -99,6 +102,8 @@ export class SkillCatalog {
   }
 
   remove(id: string) {
+    const gone = this.byId.get(id);
+    if (gone) this.historic.add(gone.name);
     this.byId.delete(id);
     this.index.remove(id);
   }
@@ -108,7 +113,8 @@ export class SkillCatalog {
   }
 
   names(except?: string): Set<string> {
-    return new Set([...this.byId.values()].filter((s) => s.id !== except).map((s) => s.name));
+    const own = except ? this.byId.get(except)?.name : undefined;
+    return new Set([...[...this.byId.values()].filter((s) => s.id !== except).map((s) => s.name), ...[...this.historic].filter((n) => n !== own)]);
   }
 
   neighbours(vector: Float32Array, minScore: number, exclude?: string): { skill: Skill; similarity: number }[] {
@@ -159,7 +165,10 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
   // Candidates for consolidation: any live skill as related as a recall match (the recall threshold); reconcile
   // then keeps only those that are the same procedure (shared action, overlapping tools), so one task kind
   // split over several clusters still ends as one skill, and a look-alike with another action stays apart.
-  const neighbours = mine ? [] : own ? [{ skill: own, similarity: 1 }] : input.skills.neighbours(embedding, Math.min(deps.thresholds.recall, deps.thresholds.duplicate));
+  // An explicit compile from chosen sessions is a person's request for this skill: only a true duplicate
+  // (the duplicate threshold) is reinforced instead.
+  const bar = linked ? Math.min(deps.thresholds.recall, deps.thresholds.duplicate) : deps.thresholds.duplicate;
+  const neighbours = mine ? [] : own ? [{ skill: own, similarity: 1 }] : input.skills.neighbours(embedding, bar);
   const decision = reconcile(
     { toolSequence: draft.toolSequence, successes: counts.successCount, followers: counts.attemptCount },
     mine,

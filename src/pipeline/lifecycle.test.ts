@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { seedEta } from '../domain/admit.js';
 import { describe, expect, it } from 'vitest';
 import { openMemory } from '../memory.js';
 import type { Distiller, DistillInput } from '../distillers/distiller.js';
@@ -41,7 +42,8 @@ describe('outcomes become trials of the skills recalled for a session', () => {
     const tried = (await memory.listSkills()).filter((s) => s.trialsAttempted > 0);
     expect(tried.length).toBeGreaterThan(0);
     for (const s of tried) {
-      expect(s.eta).toBeCloseTo((s.trialsPassed + 1) / (s.trialsAttempted + 2), 6);
+      // The Beta posterior over the trials, its prior (weight 2) centred on the eta the evidence gave it.
+      expect(s.eta).toBeCloseTo((s.trialsPassed + 2 * seedEta(s.successCount, s.attemptCount)) / (s.trialsAttempted + 2), 6);
       if (s.eta < 0.25) expect(s.status).toBe('retired');
       if (s.trialsAttempted >= 3) expect(s.status).not.toBe('probationary');
       else expect(s.status).toBe('probationary');
@@ -58,7 +60,8 @@ describe('outcomes become trials of the skills recalled for a session', () => {
     expect(story.parents.sessions.map((p) => p.id).sort()).toEqual([...victim.sourceSessions].sort());
     expect(story.parents.sessions.every((p) => p.outcome === 'success' && p.goal.length > 0)).toBe(true);
     expect(story.trials.length).toBe(after!.trialsAttempted);
-    expect(story.track[0]).toMatchObject({ signal: 'created', eta: 0.5 });
+    // It started from the eta its evidence gave it (the Beta posterior over the sessions that followed it).
+    expect(story.track[0]).toMatchObject({ signal: 'created', eta: (victim.successCount + 1) / (victim.attemptCount + 2) });
     expect(story.track[story.track.length - 1]).toMatchObject({ status: 'retired' });
     expect(story.versions.map((v) => v.version)).toContain('1.0.0');
   });
@@ -90,14 +93,17 @@ describe('feedback', () => {
     const events: BusEvent[] = [];
     memory.on('*', (e) => void events.push(e));
     const up = await memory.feedback(skill.name, 'up');
-    expect(up.after.eta).toBeCloseTo(0.6);
+    expect(up.after.eta).toBeCloseTo(Math.min(1, skill.eta + 0.1));
     await memory.feedback(skill.name, 'reward=1');
     expect((await memory.getSkill(skill.id))!.utility).toBeCloseTo(0.2);
-    for (let i = 0; i < 6; i++) await memory.feedback(skill.name, 'down');
+    // Thumbs down, 0.1 each, until eta falls below retireEta (how many depends on the eta its evidence gave it).
+    const start = (await memory.getSkill(skill.id))!.eta;
+    const downs = Math.floor((start - 0.25) / 0.1 + 1e-9) + 1;
+    for (let i = 0; i < downs; i++) await memory.feedback(skill.name, 'down');
     const down = (await memory.getSkill(skill.id))!;
     expect(down.status).toBe('retired');
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['skill.eta_changed', 'skill.status_changed', 'skill.retired']));
-    expect((await memory.store!.feedbackHistory(skill.id)).length).toBe(8);
+    expect((await memory.store!.feedbackHistory(skill.id)).length).toBe(2 + downs);
     await expect(memory.feedback(skill.name, 'reward=3')).rejects.toThrow(/\[0,1\]/);
     await expect(memory.feedback('no-such-skill', 'up')).rejects.toThrow(/no skill/);
     // Back from retirement on a positive signal.

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openMemory, type Memory } from '../memory.js';
 import { validateSkillMd } from '../domain/skill-md/index.js';
 import type { Session } from '../domain/types.js';
+import { vMeasure } from '../eval/metrics.js';
 import { readTau, TAU_DEV, tempDbPath, toSession, type TauRecord } from '../test-support/tau.js';
 
 /** Learning on the real dev traces: what a user depends on after `skillsmith learn`. */
@@ -56,16 +57,20 @@ describe('synthesis pass on the tau dev traces', () => {
     }
   });
 
-  it('keeps each skill to one task kind (purity of source sessions, labels used for scoring only)', async () => {
-    let pure = 0;
-    let total = 0;
+  it('keeps one skill per task kind: V-measure of skills against the labels (used for scoring only) >= 0.8', async () => {
+    const pairs: { group: string; label: string }[] = [];
+    const seen = new Set<string>();
     for (const s of await memory.listSkills()) {
-      const counts = new Map<string, number>();
-      for (const id of s.sourceSessions) counts.set(family.get(id)!, (counts.get(family.get(id)!) ?? 0) + 1);
-      pure += Math.max(...counts.values());
-      total += s.sourceSessions.length;
+      for (const id of s.sourceSessions) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        pairs.push({ group: s.id, label: family.get(id)! });
+      }
     }
-    expect(pure / total).toBeGreaterThanOrEqual(0.9);
+    const v = vMeasure(pairs);
+    expect(v.homogeneity).toBeGreaterThanOrEqual(0.85);
+    expect(v.completeness).toBeGreaterThanOrEqual(0.85);
+    expect(v.vMeasure).toBeGreaterThanOrEqual(0.8);
   });
 
   it('admits only procedures that work when followed: success over followers above the floor', async () => {

@@ -68,7 +68,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   }
   // Skills embedded by another model cannot be compared with this one's drafts: learning on would duplicate
   // them. Refuse before anything is written, and say how to re-embed.
-  const stored = await store.listSkills(ns, { corpus: 'internal' });
+  const stored = await store.listSkills(ns, { corpus: 'internal', includeSuperseded: true });
   const foreign: Record<string, number> = {};
   for (const s of stored) if (!s.supersededBy && s.embedding && s.embedderId !== embedder.id) foreign[s.embedderId ?? 'unknown'] = (foreign[s.embedderId ?? 'unknown'] ?? 0) + 1;
   if (Object.keys(foreign).length) throw new EmbedderMismatchError(ns, embedder.id, foreign, stored.filter((s) => !s.supersededBy).length);
