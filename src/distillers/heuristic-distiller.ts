@@ -1,5 +1,6 @@
 import { buildConsensus, type ConsensusRules } from '../domain/consensus.js';
 import { findEdgeCases } from '../domain/edge-cases.js';
+import { hasInstructions } from '../domain/untrusted-text.js';
 import { toDescription, toSkillName } from '../domain/skill-md/index.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
 import type { DistillInput, Distiller } from './distiller.js';
@@ -33,7 +34,9 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
 
   const keywords = goalKeywords(input.goals, input.goalWordWeight, 3);
   const medoidIndex = Math.max(0, input.successes.findIndex((s) => s.id === medoidSessionId));
-  const example = exampleGoal(input.goals[medoidIndex] ?? input.goals[0] ?? '');
+  // Goals are untrusted text: the example is the medoid's goal unless it carries an instruction, then the
+  // first goal of the cluster that carries none.
+  const example = exampleGoal(pickCleanGoal(input.goals, medoidIndex));
   // The step that sets the procedure apart: the last required step among the rarer half of its tools (the
   // action the lookups lead to), not a common lookup every procedure of the namespace shares.
   const requiredSteps = steps.filter((s) => !s.conditional);
@@ -49,7 +52,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   const title = titleCase(toolWords.join(' ') || name.replace(/-/g, ' '));
 
   const whenToUse = toDescription(
-    `${capitalise(title)}. Use when the goal resembles "${example}"` +
+    `${capitalise(title)}. ${example ? `Use when the goal resembles "${example}"` : 'Use for goals like those of its source sessions'}` +
       (keywords.length ? ` (key terms: ${keywords.join(', ')})` : '') +
       '.',
   );
@@ -136,6 +139,12 @@ export function goalKeywords(goals: string[], weight: (w: string) => number, k: 
     .slice(0, k)
     .sort((a, b) => firstSeen.get(a.w)! - firstSeen.get(b.w)!)
     .map((x) => x.w);
+}
+
+function pickCleanGoal(goals: string[], preferred: number): string {
+  const first = goals[preferred] ?? goals[0] ?? '';
+  if (!hasInstructions(first)) return first;
+  return goals.find((g) => !hasInstructions(g)) ?? '';
 }
 
 function exampleGoal(goal: string): string {
