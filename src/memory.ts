@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { hostname } from 'node:os';
 import { loadConfig, type SkillsmithConfig, type SkillsmithConfigInput } from './config/config.js';
 import { formatContextPack } from './domain/context-pack.js';
@@ -12,7 +12,9 @@ import { createGloveEmbedder } from './embedders/glove/glove-embedder.js';
 import type { IngestFormat, IngestProblem } from './capture/parse-file.js';
 import type { DetectedFormat, RecordInfo } from './capture/types.js';
 import type { OutcomeJudge } from './capture/judge.js';
-import { protectCall, protectGoal } from './capture/privacy.js';
+import { protectCall, protectGoal, protectId, protectSession, resolvePrivacy } from './capture/privacy.js';
+import { depthReason, exceedsDepth } from './domain/json-limits.js';
+import { redactSkillMd } from './domain/skill-md/redact-skill-md.js';
 import { RecallIndex, type RecalledSkill } from './pipeline/recall.js';
 import type { SynthesisReport } from './pipeline/synthesize.js';
 import { isPostgresUrl, openStore } from './store/open-store.js';
@@ -193,11 +195,34 @@ export class Memory {
 
   // ── capture ──────────────────────────────────────────────────────────────
 
-  /** Stores whole sessions; a session id already stored is left untouched (idempotent). */
-  async ingest(sessions: Session[]): Promise<{ inserted: number; skipped: number }> {
-    const r = await this.requireStore().insertSessions(sessions);
+  /**
+   * Stores whole sessions; a session id already stored is left untouched
+   * (idempotent). A session over the limits (calls per session, record size, nesting depth) is not stored and
+   * is named in `problems`; the others are.
+   */
+  async ingest(sessions: Session[]): Promise<{ inserted: number; skipped: number; problems?: { index: number; sessionId: string; reason: string }[] }> {
+    const problems: { index: number; sessionId: string; reason: string }[] = [];
+    const policy = resolvePrivacy(this.config.capture.privacy);
+    const ok: Session[] = [];
+    sessions.forEach((session, index) => {
+      const reason = sessionProblem(session, this.config.capture);
+      if (reason) problems.push({ index, sessionId: protectId(policy, String(session?.id ?? ''), 'sid'), reason });
+      // Ids, agent ids, sources and labels are keys and names shown everywhere: protected here. Goals and
+      // calls are stored as the caller gives them (the deny rules must still see a secret in a span; every
+      // text is redacted before it reaches evidence, a skill or an export).
+      else ok.push({ ...session, id: protectId(policy, session.id, 'sid'), agentId: protectId(policy, session.agentId, 'agent'), source: protectId(policy, session.source, 'source'), labels: protectSession({ ...session, calls: [] }, policy, 0).labels });
+    });
+    const r = await this.requireStore().insertSessions(ok);
     this.noteNewSessions(r.inserted);
-    return r;
+    return problems.length ? { ...r, problems } : r;
+  }
+
+  /**
+   * The key a session id is stored under: unchanged, or a keyed hash when the id itself holds a secret or
+   * personal data (see `protectId`). Every lookup by a caller-supplied id goes through it.
+   */
+  sessionKey(id: string): string {
+    return protectId(this.config.capture.privacy, id, 'sid');
   }
 
   /**
@@ -259,16 +284,20 @@ export class Memory {
   async startSession(opts: { goal: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<SessionRecorder> {
     const store = this.requireStore();
     if (!opts.goal?.trim()) throw new Error('startSession: goal must be a non-empty string');
-    const id = opts.id ?? `s_${randomUUID()}`;
+    const privacy = this.config.capture.privacy;
+    const limits = this.config.capture;
+    if (opts.goal.length > limits.maxRecordBytes) throw new Error(`startSession: goal is ${opts.goal.length} characters, over the ${limits.maxRecordBytes} limit`);
+    // Ids, agent ids and sources are stored as keys: one that holds a secret or personal data becomes a keyed hash.
+    const id = opts.id ? this.sessionKey(opts.id) : `s_${randomUUID()}`;
     const namespace = this.ns(opts.namespace);
     await store.beginSession({
       id,
       namespace,
-      goal: protectGoal(this.config.capture.privacy, opts.goal),
+      goal: protectGoal(privacy, opts.goal),
       outcome: 'unknown',
       reward: null,
-      agentId: opts.agentId ?? null,
-      source: opts.source ?? 'library',
+      agentId: protectId(privacy, opts.agentId ?? null, 'agent'),
+      source: protectId(privacy, opts.source ?? 'library', 'source'),
       startedAt: this.now().toISOString(),
       endedAt: null,
       labels: null,
@@ -277,6 +306,7 @@ export class Memory {
     // Re-opening a live session (a restarted agent) continues it; an ended one has its outcome and stays closed.
     if (existing?.endedAt) throw new Error(`session ${id} already ended (${existing.outcome}); start a new session`);
     let position = existing?.calls.length ?? 0;
+    let ended = false;
     const cap = this.config.capture.resultChars;
     this.noteFirstUse();
     return {
@@ -284,7 +314,14 @@ export class Memory {
       recall: (goal, o = {}) => this.recall(goal ?? opts.goal, { topK: o.topK, namespace, sessionId: id }),
       call: async (c) => {
         if (!c.tool) throw new Error('call: tool must be a non-empty string');
+        if (ended) throw new Error(`session ${id} already ended; record into a new session`);
+        // Bounded: a call is refused with its reason (never stored in part, never a crash).
+        if (position >= limits.maxCallsPerSession) throw new Error(`call: session ${id} already has ${limits.maxCallsPerSession} calls, the limit per session (capture.maxCallsPerSession)`);
+        if (exceedsDepth(c.args)) throw new Error(`call: ${depthReason('args')}`);
+        if (exceedsDepth(c.result)) throw new Error(`call: ${depthReason('result')}`);
         const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
+        const bytes = Buffer.byteLength(result) + Buffer.byteLength(JSON.stringify(c.args ?? {})) + Buffer.byteLength(c.error ?? '');
+        if (bytes > limits.maxRecordBytes) throw new Error(`call: ${bytes} bytes of arguments, result and error, over the ${limits.maxRecordBytes}-byte limit (capture.maxRecordBytes)`);
         // Capture privacy (capture.privacy) before anything is stored; the result is capped after redaction.
         const call: ToolCall = protectCall(
           this.config.capture.privacy,
@@ -304,6 +341,9 @@ export class Memory {
       },
       end: async (outcome, reward = null, o = {}) => {
         if (reward != null && (reward < 0 || reward > 1)) throw new Error('end: reward must be in [0,1]');
+        // Once: a second end would flip the outcome after the recalled skills were credited.
+        if (ended) throw new Error(`session ${id} already ended; an outcome is reported once`);
+        ended = true;
         const source = o.source ?? 'reported';
         await store.endSession(namespace, id, outcome, reward, this.now().toISOString(), source);
         // Only a reported outcome is a trial of the skills recalled for the session; a judged one waits for the truth.
@@ -438,8 +478,15 @@ export class Memory {
   async reportOutcome(sessionId: string, outcome: Outcome, opts: { reward?: number | null; namespace?: string } = {}): Promise<{ credited: string[] }> {
     const store = this.requireStore();
     const ns = this.ns(opts.namespace);
+    sessionId = this.sessionKey(sessionId);
     const session = await store.getSession(ns, sessionId);
     if (!session) throw new Error(`no session ${sessionId} in namespace ${ns}`);
+    // A reported outcome is final: the same report again is a no-op; a different one is refused (it would
+    // flip the outcome after the recalled skills were credited). A judged or unknown outcome may be replaced.
+    if (session.endedAt && session.outcome !== 'unknown' && (session.outcomeSource ?? 'reported') === 'reported') {
+      if (session.outcome === outcome) return { credited: [] };
+      throw new Error(`session ${sessionId} already ended as ${session.outcome}; a reported outcome is not changed`);
+    }
     // A reported outcome replaces a judged one (outcome_source becomes 'reported').
     await store.endSession(ns, sessionId, outcome, opts.reward ?? session.reward, session.endedAt ?? this.now().toISOString(), 'reported');
     return { credited: await this.creditRecalledSkills(sessionId, outcome, ns) };
@@ -542,16 +589,26 @@ export class Memory {
         result.skipped.push({ name: s.name, reason: problems.join('; ') });
         continue;
       }
-      const text = redactText(s.skillMd);
+      const text = redactSkillMd(s.skillMd, redactText);
       const check = validateSkillMd(text, { dirName: s.name });
       if (!check.valid) {
         result.skipped.push({ name: s.name, reason: check.errors.join('; ') });
         continue;
       }
+      // Never through a symlink: a link planted in the output folder (for the skill folder or its SKILL.md)
+      // would make export overwrite a file elsewhere.
       const folder = join(root, s.name);
-      mkdirSync(folder, { recursive: true });
       const path = join(folder, 'SKILL.md');
-      writeFileSync(path, text);
+      const refused = symlinkIn(folder) ?? symlinkIn(path);
+      if (refused) {
+        result.skipped.push({ name: s.name, reason: `refusing to write through the symlink ${refused}` });
+        continue;
+      }
+      mkdirSync(folder, { recursive: true });
+      // A fresh file renamed into place: rename replaces a link planted meanwhile, never writes to its target.
+      const tmp = join(folder, `.SKILL.md.${process.pid}.${randomUUID().slice(0, 8)}.tmp`);
+      writeFileSync(tmp, text, { flag: 'wx' });
+      renameSync(tmp, path);
       result.written.push({ name: s.name, path });
       await this.requireStore().appendEvent(s.namespace, 'skill.exported', s.id, { name: s.name, path }, this.now().toISOString());
     }
@@ -570,21 +627,47 @@ export class Memory {
     const { parseSkillMd, serializeSkillMd, toCanonicalDoc, validateSkillMd } = await import('./domain/skill-md/index.js');
     const root = resolve(dir);
     if (!existsSync(root)) throw new Error(`import: ${root} does not exist`);
+    const realRoot = realpathSync(root);
     const files: string[] = [];
     if (existsSync(join(root, 'SKILL.md'))) files.push(join(root, 'SKILL.md'));
     for (const entry of readdirSync(root)) {
       const p = join(root, entry, 'SKILL.md');
       if (statSync(join(root, entry)).isDirectory() && existsSync(p)) files.push(p);
     }
+    const seenNames = new Map<string, string>();
     for (const file of files) {
-      const parsed = parseSkillMd(readFileSync(file, 'utf8'));
+      // A skill file must stay inside the folder: a symlink (of the skill folder or of SKILL.md) leading out
+      // of it is refused, so `/etc/passwd` can never be imported and then served.
+      const real = realpathSync(file);
+      if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+        result.skipped.push({ path: file, reason: `refused: a symlink leads out of ${root} (to ${real})` });
+        continue;
+      }
+      const info = statSync(real);
+      if (!info.isFile()) {
+        result.skipped.push({ path: file, reason: 'refused: not a regular file' });
+        continue;
+      }
+      if (info.size > MAX_SKILL_FILE_BYTES) {
+        result.skipped.push({ path: file, reason: `refused: ${info.size} bytes, over the ${MAX_SKILL_FILE_BYTES}-byte limit for a SKILL.md` });
+        continue;
+      }
+      const parsed = parseSkillMd(readFileSync(real, 'utf8'));
       const doc = toCanonicalDoc(parsed, { license: parsed.license ?? this.config.license });
-      const text = redactText(serializeSkillMd(doc));
+      const text = redactSkillMd(serializeSkillMd(doc), redactText);
       const check = validateSkillMd(text);
       if (!check.valid) {
         result.skipped.push({ path: file, reason: check.errors.join('; ') });
         continue;
       }
+      // Two folders whose names sanitise to one skill name: the first wins, the second is named, never
+      // silently written over it.
+      const first = seenNames.get(doc.name);
+      if (first) {
+        result.skipped.push({ path: file, reason: `same skill name "${doc.name}" as ${first}: rename one of them` });
+        continue;
+      }
+      seenNames.set(doc.name, file);
       const existing = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === doc.name);
       if (existing && existing.skillMd === text) {
         result.skipped.push({ path: file, reason: `already imported as ${doc.name}` });
@@ -689,5 +772,30 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
   function own<T extends { close?(): Promise<void> }>(backEnd: T): T {
     owned.push(backEnd);
     return backEnd;
+  }
+}
+
+/** Why a session handed to `ingest` cannot be stored (over a limit), or null. */
+function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPerSession: number }): string | null {
+  if (!s || typeof s !== 'object' || typeof s.id !== 'string' || !s.id || typeof s.goal !== 'string') return 'not a session (needs id, goal and calls)';
+  if (s.id.length > 500) return `id is ${s.id.length} characters, over 500`;
+  if (!Array.isArray(s.calls)) return 'calls must be an array';
+  if (s.calls.length > limits.maxCallsPerSession) return `${s.calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`;
+  if (exceedsDepth(s.labels)) return depthReason('labels');
+  for (const c of s.calls) if (exceedsDepth(c?.args)) return depthReason(`calls[${c.position}].args`);
+  const bytes = Buffer.byteLength(JSON.stringify(s));
+  if (bytes > limits.maxRecordBytes) return `session is ${bytes} bytes, over the ${limits.maxRecordBytes}-byte limit`;
+  return null;
+}
+
+/** Largest SKILL.md that `importSkills` reads. */
+const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+
+/** `path` when it is a symbolic link, else null (also when it does not exist). */
+function symlinkIn(path: string): string | null {
+  try {
+    return lstatSync(path).isSymbolicLink() ? path : null;
+  } catch {
+    return null;
   }
 }
