@@ -109,7 +109,7 @@ function looksLikeSecret(m: string): boolean {
   const upper = /[A-Z]/.test(m);
   const lower = /[a-z]/.test(m);
   const digits = (m.match(/\d/g) ?? []).length;
-  if (!upper || !lower || digits < 2) return false;
+  if (!upper || !lower || digits < 1 || (digits < 2 && !/[+/]/.test(m))) return false;
   // Words joined by separators (snake_case, kebab-case, paths) are names.
   if (/[A-Za-z]{3,}[_./-][A-Za-z]{3,}[_./-][A-Za-z]{3,}/.test(m)) return false;
   return entropy(m) >= 4.2;
