@@ -246,9 +246,28 @@ export class Memory {
       privacy: this.config.capture.privacy,
       judge: await this.outcomeJudge(opts.judge),
     });
-    // Duplicate ids inside one file: the first wins, the others are reported.
-    const seen = new Set<string>();
-    const unique = parsed.sessions.filter((s) => (seen.has(s.id) ? false : (seen.add(s.id), true)));
+    // Duplicate ids inside one file: the first wins. One that differs from the session already under its id
+    // (in this file or in the store) is named: two different sessions must not hide behind one id.
+    const first = new Map<string, { session: Session; line: number }>();
+    const problems = [...parsed.problems];
+    const unique: Session[] = [];
+    parsed.sessions.forEach((s, i) => {
+      const line = parsed.records[i]?.line ?? 1;
+      const prior = first.get(s.id);
+      if (!prior) {
+        first.set(s.id, { session: s, line });
+        unique.push(s);
+      } else if (!sameSession(prior.session, s)) {
+        problems.push({ file: path, line, reason: `session id ${s.id} was already used at line ${prior.line} by a session with different content; the first is kept` });
+      }
+    });
+    for (const stored of await store.getSessions(this.ns(opts.namespace), unique.map((s) => s.id))) {
+      const mine = first.get(stored.id);
+      if (mine && !sameSession(stored, mine.session)) {
+        problems.push({ file: path, line: mine.line, reason: `session id ${stored.id} is already stored with different content; the stored one is kept` });
+      }
+    }
+    problems.sort((a, b) => a.line - b.line);
     const { inserted, skipped } = await store.insertSessions(unique);
     this.noteNewSessions(inserted);
     return {
@@ -256,7 +275,7 @@ export class Memory {
       format: parsed.format,
       inserted,
       skipped: skipped + (parsed.sessions.length - unique.length),
-      problems: parsed.problems,
+      problems,
       detected: parsed.detected,
       formats: parsed.formats,
       records: parsed.records.map(({ finalAnswer: _f, ...r }) => r),
@@ -577,24 +596,9 @@ export class Memory {
   /** Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. */
   async exportSkills(dir: string, opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {}): Promise<ExportResult> {
     const root = resolve(dir);
-    const skills = (await this.listSkills({ namespace: opts.namespace })).filter(
-      (s) => (opts.includeExternal || s.corpus === 'internal') && (!opts.names || opts.names.includes(s.name)),
-    );
-    const result: ExportResult = { dir: root, written: [], skipped: [] };
-    const { validateSkillMd, validateSkillName } = await import('./domain/skill-md/index.js');
-    for (const s of skills) {
-      // The name becomes a directory: only a valid skill name may, so nothing escapes `dir`.
-      const problems = validateSkillName(s.name);
-      if (problems.length) {
-        result.skipped.push({ name: s.name, reason: problems.join('; ') });
-        continue;
-      }
-      const text = redactSkillMd(s.skillMd, redactText);
-      const check = validateSkillMd(text, { dirName: s.name });
-      if (!check.valid) {
-        result.skipped.push({ name: s.name, reason: check.errors.join('; ') });
-        continue;
-      }
+    const rendered = await this.renderSkillFiles(opts);
+    const result: ExportResult = { dir: root, written: [], skipped: rendered.skipped };
+    for (const { skill: s, text } of rendered.files) {
       // Never through a symlink: a link planted in the output folder (for the skill folder or its SKILL.md)
       // would make export overwrite a file elsewhere.
       const folder = join(root, s.name);
@@ -614,6 +618,34 @@ export class Memory {
     }
     await this.flush();
     return result;
+  }
+
+  /**
+   * The exported SKILL.md texts of the live skills (internal by default), redacted and validated, without
+   * writing anything: what `exportSkills` writes, and what a read-only surface (a download) serves.
+   */
+  async renderSkillFiles(opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {}): Promise<{ files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] }> {
+    const skills = (await this.listSkills({ namespace: opts.namespace })).filter(
+      (s) => (opts.includeExternal || s.corpus === 'internal') && (!opts.names || opts.names.includes(s.name)),
+    );
+    const out: { files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] } = { files: [], skipped: [] };
+    const { validateSkillMd, validateSkillName } = await import('./domain/skill-md/index.js');
+    for (const s of skills) {
+      // The name becomes a directory: only a valid skill name may, so nothing escapes `dir`.
+      const problems = validateSkillName(s.name);
+      if (problems.length) {
+        out.skipped.push({ name: s.name, reason: problems.join('; ') });
+        continue;
+      }
+      const text = redactSkillMd(s.skillMd, redactText);
+      const check = validateSkillMd(text, { dirName: s.name });
+      if (!check.valid) {
+        out.skipped.push({ name: s.name, reason: check.errors.join('; ') });
+        continue;
+      }
+      out.files.push({ skill: s, text });
+    }
+    return out;
   }
 
   /**
@@ -798,4 +830,10 @@ function symlinkIn(path: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** Same goal and the same tool calls: a re-ingested copy rather than another session under the same id. */
+function sameSession(a: Session, b: Session): boolean {
+  if (a.goal !== b.goal || a.calls.length !== b.calls.length) return false;
+  return a.calls.every((c, i) => c.tool === b.calls[i].tool && c.ok === b.calls[i].ok);
 }
