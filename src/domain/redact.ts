@@ -122,6 +122,11 @@ const NOT_A_VALUE = /^(?:null|none|undefined|true|false|\*+|\[REDACTED:[a-z_]+\]
 // rule finds them already replaced; personal data goes last.
 const RULES: Rule[] = [
   {
+    // OpenPGP armour; a trace cut mid-key, again, counts from BEGIN on.
+    re: /-----BEGIN PGP PRIVATE KEY BLOCK-----(?:[\s\S]*?-----END PGP PRIVATE KEY BLOCK-----|[\s\S]*$)/g,
+    render: whole('private_key'),
+  },
+  {
     // A trace cut mid-key has no END line: then everything from BEGIN on is key material.
     re: /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|[\s\S]*$)/g,
     render: whole('private_key'),
@@ -162,7 +167,8 @@ const RULES: Rule[] = [
   {
     // An AWS secret access key: 40 base64 characters, recognised by its context (a key id, or the word aws
     // or secret within the 120 characters before it).
-    re: /(?<=(?:AKIA|ASIA|aws|AWS|Aws|secret|SECRET|Secret|\[REDACTED:aws_key\])[\s\S]{0,120}?)(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+    // The context look-behind comes last, so it runs only where a 40-character run was found.
+    re: /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])(?<=(?:AKIA|ASIA|aws|AWS|Aws|secret|SECRET|Secret|\[REDACTED:aws_key\])[\s\S]{0,160})/g,
     render: whole('aws_key', (m) => /[A-Z]/.test(m) && /[a-z]/.test(m) && /\d/.test(m) && !/^[0-9a-f]+$/i.test(m)),
   },
   {
@@ -200,7 +206,7 @@ const RULES: Rule[] = [
   },
   {
     // A national id under a key that names one (ssn, national_id, nino, tax_id), in any shape.
-    re: /(?<![A-Za-z0-9])(ssn|social[_-]?security[_-]?(?:number|no)?|national[_-]?id(?:[_-]?(?:number|no))?|nino|tax[_-]?id)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)([A-Za-z0-9][A-Za-z0-9 -]{4,18}[A-Za-z0-9])/gi,
+    re: /(?<![A-Za-z0-9])(ssn|social[_-]?security[_-]?(?:number|no)?|national[_-]?id(?:[_-]?(?:number|no))?|nino|tax[_-]?id)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)([A-Za-z0-9][A-Za-z0-9-]{4,18}[A-Za-z0-9])(?![A-Za-z0-9-])/gi,
     render: (_m, [key, sep, value]) => (/\d{4}/.test(value!) ? { kind: 'national_id', text: `${key}${sep}${marker('national_id')}` } : null),
   },
   {
