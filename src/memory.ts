@@ -460,7 +460,7 @@ export class Memory {
       topK: opts.topK,
       threshold: this.thresholds.recall,
       now: this.now(),
-      sessionId: opts.sessionId,
+      sessionId: opts.sessionId && this.sessionKey(opts.sessionId),
       touch: opts.record !== false,
     });
     this.recallLog.debug('recall', { served: hits.map((h) => h.name), session: opts.sessionId ?? null });

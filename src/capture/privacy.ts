@@ -234,6 +234,8 @@ export function protectGoal(policy: PrivacyPolicy, goal: string): string {
 export function protectCall(policy: PrivacyPolicy, call: ToolCall, cap: number): ToolCall {
   return {
     ...call,
+    // A tool name is a key too: one that holds a secret is stored as a keyed hash (the policy used the name).
+    tool: protectId(policy, call.tool, 'tool'),
     args: protectArgs(policy, call.tool, call.args ?? {}),
     result: protectResult(policy, call.tool, call.result ?? '', cap),
     error: protectError(policy, call.tool, call.error),

@@ -97,6 +97,7 @@ describe('secrets in every field', () => {
     const s = await memory.startSession({ goal: 'refund my order', id: `x-${SECRETS.email}`, agentId: SECRETS.openai, source: SECRETS.github });
     expect(s.id).toMatch(/^sid_/);
     await s.call({ tool: 'get_order', args: { blob: SECRETS.entropy }, result: PGP });
+    await s.call({ tool: `lookup ${SECRETS.github}`, args: {}, result: 'ok' });
     await s.end('success');
     const stored = (await memory.store!.getSession('default', s.id))!;
     expectNoSecret(JSON.stringify(stored), 'live session');
