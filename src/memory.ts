@@ -15,6 +15,7 @@ import type { OutcomeJudge } from './capture/judge.js';
 import { protectCall, protectGoal, protectId, protectSession, resolvePrivacy } from './capture/privacy.js';
 import { depthReason, exceedsDepth } from './domain/json-limits.js';
 import { redactSkillMd } from './domain/skill-md/redact-skill-md.js';
+import { neutraliseInstructions } from './domain/untrusted-text.js';
 import { RecallIndex, type RecalledSkill } from './pipeline/recall.js';
 import type { SynthesisReport } from './pipeline/synthesize.js';
 import { isPostgresUrl, openStore } from './store/open-store.js';
@@ -453,6 +454,7 @@ export class Memory {
   /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
   async recall(goal: string, opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {}): Promise<RecalledSkill[]> {
     if (typeof goal !== 'string') throw new TypeError('recall: goal must be a string');
+    if (goal.length > MAX_TEXT_CHARS) throw new Error(`recall: goal is ${goal.length} characters, over the ${MAX_TEXT_CHARS} limit`);
     if (this.config.disabled || !this.store) return [];
     this.noteFirstUse();
     // record: false looks without leaving a trace (no recall row, last_used_at untouched): previews, searches.
@@ -561,8 +563,10 @@ export class Memory {
   /** Records a fact (semantic memory) that can be a parent of a compiled skill. */
   async addFact(text: string, opts: { id?: string; source?: string; namespace?: string } = {}): Promise<{ id: string }> {
     if (typeof text !== 'string' || !text.trim()) throw new Error('addFact: text must be a non-empty string');
+    if (text.length > MAX_TEXT_CHARS) throw new Error(`addFact: text is ${text.length} characters, over the ${MAX_TEXT_CHARS} limit`);
     const id = opts.id ?? `f_${randomUUID()}`;
-    await this.requireStore().addFact({ id, namespace: this.ns(opts.namespace), text: redactText(text), source: opts.source ?? null, createdAt: this.now().toISOString() });
+    const privacy = this.config.capture.privacy;
+    await this.requireStore().addFact({ id, namespace: this.ns(opts.namespace), text: redactText(text), source: protectId(privacy, opts.source ?? null, 'source'), createdAt: this.now().toISOString() });
     return { id };
   }
 
@@ -686,7 +690,9 @@ export class Memory {
       }
       const parsed = parseSkillMd(readFileSync(real, 'utf8'));
       const doc = toCanonicalDoc(parsed, { license: parsed.license ?? this.config.license });
-      const text = redactSkillMd(serializeSkillMd(doc), redactText);
+      // An imported file is untrusted text: secrets redacted and instruction-like sentences neutralised in
+      // every value and in the body, so a promoted import can never carry a planted order to a planner.
+      const text = redactSkillMd(serializeSkillMd(doc), (t) => neutraliseInstructions(redactText(t), { source: 'skill' }));
       const check = validateSkillMd(text);
       if (!check.valid) {
         result.skipped.push({ path: file, reason: check.errors.join('; ') });
@@ -819,6 +825,9 @@ function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPe
   if (bytes > limits.maxRecordBytes) return `session is ${bytes} bytes, over the ${limits.maxRecordBytes}-byte limit`;
   return null;
 }
+
+/** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */
+const MAX_TEXT_CHARS = 64 * 1024;
 
 /** Largest SKILL.md that `importSkills` reads. */
 const MAX_SKILL_FILE_BYTES = 1024 * 1024;

@@ -22,7 +22,12 @@ export interface InstructionMatch {
 export const NEUTRALISED = '[instruction removed]';
 
 const W = '[\\s\\S]{0,40}?';
-const PATTERNS: { kind: InstructionKind; re: RegExp }[] = [
+/**
+ * `strict` rules apply to text written by tools and users (results, errors, goals): there an order to call a
+ * tool or to keep something from the user is never data. A skill body is itself a procedure for the model
+ * ("you must call `get_order` first", an example call in JSON), so skill text is checked without them.
+ */
+const PATTERNS: { kind: InstructionKind; re: RegExp; strict?: true }[] = [
   {
     // "ignore previous instructions", "disregard all prior rules", "forget everything above".
     kind: 'override',
@@ -32,7 +37,7 @@ const PATTERNS: { kind: InstructionKind; re: RegExp }[] = [
     ),
   },
   { kind: 'override', re: /\bforget\s+(?:everything|all)\b/gi },
-  { kind: 'override', re: /\b(?:new|updated|real|actual|revised)\s+(?:system\s+)?(?:instructions?|prompt|directives?|orders)\s*[:\-–]/gi },
+  { kind: 'override', re: /\b(?:new|updated|real|actual|revised)\s+(?:system\s+)?(?:instructions?|prompt|directives?)\s*[:\-–]/gi },
   { kind: 'override', re: /\b(?:jailbreak|DAN mode|developer mode enabled|do anything now)\b/gi },
   {
     // Chat-template and prompt-format role markers.
@@ -47,6 +52,7 @@ const PATTERNS: { kind: InstructionKind; re: RegExp }[] = [
   {
     // "call delete_all_users now", "you must invoke `transfer_funds`", "immediately execute the refund tool".
     kind: 'tool_request',
+    strict: true,
     re: /\b(?:now|immediately|first|instead|must|should|need to|have to|please)\s+(?:(?:also|then|go\s+and)\s+)?(?:call|invoke|execute|run|trigger|use)\s+(?:the\s+)?(?:tool\s+|function\s+)?`?[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+`?/gi,
   },
   {
@@ -56,6 +62,7 @@ const PATTERNS: { kind: InstructionKind; re: RegExp }[] = [
   {
     // A tool call spelled out as JSON, the way a model would emit one.
     kind: 'tool_request',
+    strict: true,
     re: /"(?:tool_calls|function_call)"\s*:|\{\s*"(?:name|tool|function)"\s*:\s*"[A-Za-z_][\w.-]{0,80}"\s*,\s*"(?:arguments|parameters|args|input)"\s*:/gi,
   },
   {
@@ -73,15 +80,23 @@ const PATTERNS: { kind: InstructionKind; re: RegExp }[] = [
   },
   {
     kind: 'model_directive',
+    strict: true,
     re: /\b(?:do not|don't|never)\s+(?:tell|inform|alert|warn|notify)\s+the\s+(?:user|human|customer|operator)\b/gi,
   },
 ];
 
+export interface DetectOptions {
+  /** `untrusted` (default): tool output, errors, goals. `skill`: text that is itself a procedure. */
+  source?: 'untrusted' | 'skill';
+}
+
 /** Every instruction-like run in `text`, in order, overlapping ones merged into the first. */
-export function findInstructions(text: string): InstructionMatch[] {
+export function findInstructions(text: string, opts: DetectOptions = {}): InstructionMatch[] {
   if (!text) return [];
+  const skill = opts.source === 'skill';
   const found: (InstructionMatch & { end: number })[] = [];
-  for (const { kind, re } of PATTERNS) {
+  for (const { kind, re, strict } of PATTERNS) {
+    if (strict && skill) continue;
     re.lastIndex = 0;
     for (const m of text.matchAll(re)) {
       const start = m.index + (m[0].startsWith('\n') ? 1 : 0);
@@ -99,8 +114,8 @@ export function findInstructions(text: string): InstructionMatch[] {
   return out;
 }
 
-export function hasInstructions(text: string): boolean {
-  return findInstructions(text).length > 0;
+export function hasInstructions(text: string, opts: DetectOptions = {}): boolean {
+  return findInstructions(text, opts).length > 0;
 }
 
 /**
@@ -108,8 +123,8 @@ export function hasInstructions(text: string): boolean {
  * ends at `.`, `!`, `?`, a newline or a role marker; text around it is kept, so a tool result stays
  * readable as evidence while the planted order is gone.
  */
-export function neutraliseInstructions(text: string): string {
-  const hits = findInstructions(text);
+export function neutraliseInstructions(text: string, opts: DetectOptions = {}): string {
+  const hits = findInstructions(text, opts);
   if (hits.length === 0) return text;
   let out = '';
   let cursor = 0;
@@ -122,7 +137,7 @@ export function neutraliseInstructions(text: string): string {
   }
   out += text.slice(cursor);
   // Whatever is left may still hold a marker that only made sense next to the removed text.
-  return hasInstructions(out) ? out.replace(/[\s\S]+/, NEUTRALISED) : out;
+  return hasInstructions(out, opts) ? out.replace(/[\s\S]+/, NEUTRALISED) : out;
 }
 
 function sentenceStart(text: string, at: number, floor: number): number {

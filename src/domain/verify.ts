@@ -57,7 +57,7 @@ export function verifyDraft(draft: Draft, evidence: EvidenceTrace[], rules: Veri
   // A skill is read by future planners: it may not carry an instruction planted in a tool result, an error,
   // a goal or a model's answer.
   for (const [field, text] of [['name', draft.name], ['description', draft.whenToUse], ['body', draft.body]] as const) {
-    const found = findInstructions(text);
+    const found = findInstructions(text, { source: 'skill' });
     if (found.length) reasons.push(`${field} carries instruction-like text (${[...new Set(found.map((f) => f.kind))].join(', ')})`);
   }
   reasons.push(...rules.validateSkillMd(draft));
