@@ -475,6 +475,7 @@ export class Memory {
   async feedback(idOrName: string, signal: Signal | string, opts: { sessionId?: string; namespace?: string; actor?: string } = {}) {
     const store = this.requireStore();
     const sig = typeof signal === 'string' ? parseSignal(signal) : signal;
+    if (opts.sessionId) opts = { ...opts, sessionId: this.sessionKey(opts.sessionId) };
     const res = await store.applyFeedback({
       namespace: this.ns(opts.namespace),
       idOrName,
@@ -545,7 +546,7 @@ export class Memory {
     const { compile } = await import('./pipeline/compile.js');
     const result = await compile(
       { store, embedder: this.embedder, distiller: await this.distiller(), config: this.config, thresholds: this.thresholds, now: this.now, log: this.log },
-      { ...req, namespace: this.ns(req.namespace) },
+      { ...req, sessions: req.sessions?.map((id) => this.sessionKey(id)), namespace: this.ns(req.namespace) },
     );
     if (req.commit) {
       this.recallIndex(req.namespace).invalidate();

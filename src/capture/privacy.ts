@@ -257,6 +257,11 @@ export function protectId(policy: Pick<PrivacyPolicy, 'salt'>, value: string | n
   return `${prefix}_${createHmac('sha256', policy.salt || 'skillsmith').update(`id\u0000${value}`).digest('hex').slice(0, 20)}`;
 }
 
+/** A time as given when it reads as one, else redacted like any other text (it is a free string in a file). */
+function protectTime(value: string): string {
+  return !Number.isNaN(Date.parse(value)) && value.length <= 64 ? value : redactCapture(value).slice(0, 64);
+}
+
 /** The whole session through the policy: goal, every call, and the labels (redacted unless goals are kept). */
 export function protectSession<S extends Session>(session: S, policy: PrivacyPolicy, resultChars: number): S {
   return {
@@ -265,7 +270,12 @@ export function protectSession<S extends Session>(session: S, policy: PrivacyPol
     agentId: protectId(policy, session.agentId, 'agent'),
     source: protectId(policy, session.source, 'source'),
     goal: protectGoal(policy, session.goal),
-    calls: session.calls.map((c) => protectCall(policy, c, resultChars)),
+    startedAt: protectTime(session.startedAt),
+    endedAt: session.endedAt == null ? session.endedAt : protectTime(session.endedAt),
+    calls: session.calls.map((c) => {
+      const call = protectCall(policy, c, resultChars);
+      return call.at == null ? call : { ...call, at: protectTime(call.at) };
+    }),
     labels: session.labels && policy.goal !== 'keep' ? (deepStrings(redactValue(session.labels), redactProse) as Record<string, unknown>) : session.labels,
   };
 }

@@ -122,7 +122,7 @@ describe('bounded HTTP servers', () => {
     });
 
   it('MCP over HTTP caps its sessions and expires idle ones', async () => {
-    const server = await serveMcpHttp(memory, { port: 0, maxSessions: 5, sessionIdleMs: 400 });
+    const server = await serveMcpHttp(memory, { port: 0, maxSessions: 5, sessionIdleMs: 3000 });
     try {
       for (let i = 0; i < 5; i++) {
         const r = await initialize(server.url);
@@ -133,7 +133,7 @@ describe('bounded HTTP servers', () => {
       const refused = await initialize(server.url);
       expect(refused.status).toBe(503);
       expect(JSON.stringify(await refused.json())).toMatch(/too many open MCP sessions/);
-      await new Promise((r) => setTimeout(r, 1200));
+      await new Promise((r) => setTimeout(r, 7000));
       expect(server.openSessions()).toBe(0);
       const again = await initialize(server.url);
       expect(again.status).toBe(200);

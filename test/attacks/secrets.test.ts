@@ -30,8 +30,10 @@ function plantedRecord(i: number) {
     source: `ci ${SECRETS.github}`,
     goal: `Please refund my order #W${1000 + i}, it arrived broken (my ssn is ${SECRETS.ssn})`,
     success: true,
+    started_at: `soon ${SECRETS.openai}`,
+    ended_at: SECRETS.email,
     steps: [
-      { tool: 'find_customer', args: { zip: `${10000 + i}`, aws: SECRETS.awsSecret, note: `token ${SECRETS.gitlab}` }, result: `{"customer_id": "cust_${i}", "hf": "${SECRETS.huggingface}"}` },
+      { tool: 'find_customer', at: `t ${SECRETS.github}`, error: null, args: { zip: `${10000 + i}`, aws: SECRETS.awsSecret, note: `token ${SECRETS.gitlab}` }, result: `{"customer_id": "cust_${i}", "hf": "${SECRETS.huggingface}"}` },
       { tool: 'get_order', args: { order_id: `#W${1000 + i}`, blob: SECRETS.entropy }, result: `{"status": "delivered", "key": ${JSON.stringify(PGP)}}` },
       { tool: 'issue_refund', args: { order_id: `#W${1000 + i}` }, result: `{"ok": true, "ssn": "${SECRETS.ssn}"}` },
     ],
