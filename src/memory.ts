@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { hostname } from 'node:os';
 import { loadConfig, type SkillsmithConfig, type SkillsmithConfigInput } from './config/config.js';
 import { formatContextPack } from './domain/context-pack.js';
@@ -12,7 +12,10 @@ import { createGloveEmbedder } from './embedders/glove/glove-embedder.js';
 import type { IngestFormat, IngestProblem } from './capture/parse-file.js';
 import type { DetectedFormat, RecordInfo } from './capture/types.js';
 import type { OutcomeJudge } from './capture/judge.js';
-import { protectCall, protectGoal } from './capture/privacy.js';
+import { protectCall, protectGoal, protectId, protectSession, resolvePrivacy } from './capture/privacy.js';
+import { depthReason, exceedsDepth } from './domain/json-limits.js';
+import { redactSkillMd } from './domain/skill-md/redact-skill-md.js';
+import { neutraliseInstructions } from './domain/untrusted-text.js';
 import { RecallIndex, type RecalledSkill } from './pipeline/recall.js';
 import type { SynthesisReport } from './pipeline/synthesize.js';
 import { isPostgresUrl, openStore } from './store/open-store.js';
@@ -194,11 +197,34 @@ export class Memory {
 
   // ── capture ──────────────────────────────────────────────────────────────
 
-  /** Stores whole sessions; a session id already stored is left untouched (idempotent). */
-  async ingest(sessions: Session[]): Promise<{ inserted: number; skipped: number }> {
-    const r = await this.requireStore().insertSessions(sessions);
+  /**
+   * Stores whole sessions; a session id already stored is left untouched
+   * (idempotent). A session over the limits (calls per session, record size, nesting depth) is not stored and
+   * is named in `problems`; the others are.
+   */
+  async ingest(sessions: Session[]): Promise<{ inserted: number; skipped: number; problems?: { index: number; sessionId: string; reason: string }[] }> {
+    const problems: { index: number; sessionId: string; reason: string }[] = [];
+    const policy = resolvePrivacy(this.config.capture.privacy);
+    const ok: Session[] = [];
+    sessions.forEach((session, index) => {
+      const reason = sessionProblem(session, this.config.capture);
+      if (reason) problems.push({ index, sessionId: protectId(policy, String(session?.id ?? ''), 'sid'), reason });
+      // Ids, agent ids, sources and labels are keys and names shown everywhere: protected here. Goals and
+      // calls are stored as the caller gives them (the deny rules must still see a secret in a span; every
+      // text is redacted before it reaches evidence, a skill or an export).
+      else ok.push({ ...session, id: protectId(policy, session.id, 'sid'), agentId: protectId(policy, session.agentId, 'agent'), source: protectId(policy, session.source, 'source'), labels: protectSession({ ...session, calls: [] }, policy, 0).labels });
+    });
+    const r = await this.requireStore().insertSessions(ok);
     this.noteNewSessions(r.inserted);
-    return r;
+    return problems.length ? { ...r, problems } : r;
+  }
+
+  /**
+   * The key a session id is stored under: unchanged, or a keyed hash when the id itself holds a secret or
+   * personal data (see `protectId`). Every lookup by a caller-supplied id goes through it.
+   */
+  sessionKey(id: string): string {
+    return protectId(this.config.capture.privacy, id, 'sid');
   }
 
   /**
@@ -222,9 +248,28 @@ export class Memory {
       privacy: this.config.capture.privacy,
       judge: await this.outcomeJudge(opts.judge),
     });
-    // Duplicate ids inside one file: the first wins, the others are reported.
-    const seen = new Set<string>();
-    const unique = parsed.sessions.filter((s) => (seen.has(s.id) ? false : (seen.add(s.id), true)));
+    // Duplicate ids inside one file: the first wins. One that differs from the session already under its id
+    // (in this file or in the store) is named: two different sessions must not hide behind one id.
+    const first = new Map<string, { session: Session; line: number }>();
+    const problems = [...parsed.problems];
+    const unique: Session[] = [];
+    parsed.sessions.forEach((s, i) => {
+      const line = parsed.records[i]?.line ?? 1;
+      const prior = first.get(s.id);
+      if (!prior) {
+        first.set(s.id, { session: s, line });
+        unique.push(s);
+      } else if (!sameSession(prior.session, s)) {
+        problems.push({ file: path, line, reason: `session id ${s.id} was already used at line ${prior.line} by a session with different content; the first is kept` });
+      }
+    });
+    for (const stored of await store.getSessions(this.ns(opts.namespace), unique.map((s) => s.id))) {
+      const mine = first.get(stored.id);
+      if (mine && !sameSession(stored, mine.session)) {
+        problems.push({ file: path, line: mine.line, reason: `session id ${stored.id} is already stored with different content; the stored one is kept` });
+      }
+    }
+    problems.sort((a, b) => a.line - b.line);
     const { inserted, skipped } = await store.insertSessions(unique);
     this.noteNewSessions(inserted);
     return {
@@ -232,7 +277,7 @@ export class Memory {
       format: parsed.format,
       inserted,
       skipped: skipped + (parsed.sessions.length - unique.length),
-      problems: parsed.problems,
+      problems,
       detected: parsed.detected,
       formats: parsed.formats,
       records: parsed.records.map(({ finalAnswer: _f, ...r }) => r),
@@ -261,17 +306,21 @@ export class Memory {
   async startSession(opts: { goal: string; cue?: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<SessionRecorder> {
     const store = this.requireStore();
     if (!opts.goal?.trim()) throw new Error('startSession: goal must be a non-empty string');
-    const id = opts.id ?? `s_${randomUUID()}`;
+    const privacy = this.config.capture.privacy;
+    const limits = this.config.capture;
+    if (opts.goal.length > limits.maxRecordBytes) throw new Error(`startSession: goal is ${opts.goal.length} characters, over the ${limits.maxRecordBytes} limit`);
+    // Ids, agent ids and sources are stored as keys: one that holds a secret or personal data becomes a keyed hash.
+    const id = opts.id ? this.sessionKey(opts.id) : `s_${randomUUID()}`;
     const namespace = this.ns(opts.namespace);
     await store.beginSession({
       id,
       namespace,
-      goal: protectGoal(this.config.capture.privacy, opts.goal),
-      cue: opts.cue?.trim() && opts.cue.trim() !== opts.goal.trim() ? protectGoal(this.config.capture.privacy, opts.cue.trim()) : null,
+      goal: protectGoal(privacy, opts.goal),
+      cue: opts.cue?.trim() && opts.cue.trim() !== opts.goal.trim() ? protectGoal(privacy, opts.cue.trim()) : null,
       outcome: 'unknown',
       reward: null,
-      agentId: opts.agentId ?? null,
-      source: opts.source ?? 'library',
+      agentId: protectId(privacy, opts.agentId ?? null, 'agent'),
+      source: protectId(privacy, opts.source ?? 'library', 'source'),
       startedAt: this.now().toISOString(),
       endedAt: null,
       labels: null,
@@ -280,6 +329,7 @@ export class Memory {
     // Re-opening a live session (a restarted agent) continues it; an ended one has its outcome and stays closed.
     if (existing?.endedAt) throw new Error(`session ${id} already ended (${existing.outcome}); start a new session`);
     let position = existing?.calls.length ?? 0;
+    let ended = false;
     const cap = this.config.capture.resultChars;
     this.noteFirstUse();
     return {
@@ -287,7 +337,14 @@ export class Memory {
       recall: (goal, o = {}) => this.recall(goal ?? opts.goal, { topK: o.topK, namespace, sessionId: id }),
       call: async (c) => {
         if (!c.tool) throw new Error('call: tool must be a non-empty string');
+        if (ended) throw new Error(`session ${id} already ended; record into a new session`);
+        // Bounded: a call is refused with its reason (never stored in part, never a crash).
+        if (position >= limits.maxCallsPerSession) throw new Error(`call: session ${id} already has ${limits.maxCallsPerSession} calls, the limit per session (capture.maxCallsPerSession)`);
+        if (exceedsDepth(c.args)) throw new Error(`call: ${depthReason('args')}`);
+        if (exceedsDepth(c.result)) throw new Error(`call: ${depthReason('result')}`);
         const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
+        const bytes = Buffer.byteLength(result) + Buffer.byteLength(JSON.stringify(c.args ?? {})) + Buffer.byteLength(c.error ?? '');
+        if (bytes > limits.maxRecordBytes) throw new Error(`call: ${bytes} bytes of arguments, result and error, over the ${limits.maxRecordBytes}-byte limit (capture.maxRecordBytes)`);
         // Capture privacy (capture.privacy) before anything is stored; the result is capped after redaction.
         const call: ToolCall = protectCall(
           this.config.capture.privacy,
@@ -307,6 +364,9 @@ export class Memory {
       },
       end: async (outcome, reward = null, o = {}) => {
         if (reward != null && (reward < 0 || reward > 1)) throw new Error('end: reward must be in [0,1]');
+        // Once: a second end would flip the outcome after the recalled skills were credited.
+        if (ended) throw new Error(`session ${id} already ended; an outcome is reported once`);
+        ended = true;
         const source = o.source ?? 'reported';
         await store.endSession(namespace, id, outcome, reward, this.now().toISOString(), source);
         // Only a reported outcome is a trial of the skills recalled for the session; a judged one waits for the truth.
@@ -397,6 +457,7 @@ export class Memory {
   /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
   async recall(goal: string, opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {}): Promise<RecalledSkill[]> {
     if (typeof goal !== 'string') throw new TypeError('recall: goal must be a string');
+    if (goal.length > MAX_TEXT_CHARS) throw new Error(`recall: goal is ${goal.length} characters, over the ${MAX_TEXT_CHARS} limit`);
     if (this.config.disabled || !this.store) return [];
     this.noteFirstUse();
     // record: false looks without leaving a trace (no recall row, last_used_at untouched): previews, searches.
@@ -404,7 +465,7 @@ export class Memory {
       topK: opts.topK,
       threshold: this.thresholds.recall,
       now: this.now(),
-      sessionId: opts.sessionId,
+      sessionId: opts.sessionId && this.sessionKey(opts.sessionId),
       touch: opts.record !== false,
     });
     this.recallLog.debug('recall', { served: hits.map((h) => h.name), session: opts.sessionId ?? null });
@@ -417,6 +478,7 @@ export class Memory {
   async feedback(idOrName: string, signal: Signal | string, opts: { sessionId?: string; namespace?: string; actor?: string } = {}) {
     const store = this.requireStore();
     const sig = typeof signal === 'string' ? parseSignal(signal) : signal;
+    if (opts.sessionId) opts = { ...opts, sessionId: this.sessionKey(opts.sessionId) };
     const res = await store.applyFeedback({
       namespace: this.ns(opts.namespace),
       idOrName,
@@ -441,8 +503,15 @@ export class Memory {
   async reportOutcome(sessionId: string, outcome: Outcome, opts: { reward?: number | null; namespace?: string } = {}): Promise<{ credited: string[] }> {
     const store = this.requireStore();
     const ns = this.ns(opts.namespace);
+    sessionId = this.sessionKey(sessionId);
     const session = await store.getSession(ns, sessionId);
     if (!session) throw new Error(`no session ${sessionId} in namespace ${ns}`);
+    // A reported outcome is final: the same report again is a no-op; a different one is refused (it would
+    // flip the outcome after the recalled skills were credited). A judged or unknown outcome may be replaced.
+    if (session.endedAt && session.outcome !== 'unknown' && (session.outcomeSource ?? 'reported') === 'reported') {
+      if (session.outcome === outcome) return { credited: [] };
+      throw new Error(`session ${sessionId} already ended as ${session.outcome}; a reported outcome is not changed`);
+    }
     // A reported outcome replaces a judged one (outcome_source becomes 'reported').
     await store.endSession(ns, sessionId, outcome, opts.reward ?? session.reward, session.endedAt ?? this.now().toISOString(), 'reported');
     return { credited: await this.creditRecalledSkills(sessionId, outcome, ns) };
@@ -480,7 +549,7 @@ export class Memory {
     const { compile } = await import('./pipeline/compile.js');
     const result = await compile(
       { store, embedder: this.embedder, distiller: await this.distiller(), config: this.config, thresholds: this.thresholds, now: this.now, log: this.log },
-      { ...req, namespace: this.ns(req.namespace) },
+      { ...req, sessions: req.sessions?.map((id) => this.sessionKey(id)), namespace: this.ns(req.namespace) },
     );
     if (req.commit) {
       this.recallIndex(req.namespace).invalidate();
@@ -498,8 +567,10 @@ export class Memory {
   /** Records a fact (semantic memory) that can be a parent of a compiled skill. */
   async addFact(text: string, opts: { id?: string; source?: string; namespace?: string } = {}): Promise<{ id: string }> {
     if (typeof text !== 'string' || !text.trim()) throw new Error('addFact: text must be a non-empty string');
+    if (text.length > MAX_TEXT_CHARS) throw new Error(`addFact: text is ${text.length} characters, over the ${MAX_TEXT_CHARS} limit`);
     const id = opts.id ?? `f_${randomUUID()}`;
-    await this.requireStore().addFact({ id, namespace: this.ns(opts.namespace), text: redactText(text), source: opts.source ?? null, createdAt: this.now().toISOString() });
+    const privacy = this.config.capture.privacy;
+    await this.requireStore().addFact({ id, namespace: this.ns(opts.namespace), text: redactText(text), source: protectId(privacy, opts.source ?? null, 'source'), createdAt: this.now().toISOString() });
     return { id };
   }
 
@@ -533,33 +604,56 @@ export class Memory {
   /** Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. */
   async exportSkills(dir: string, opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {}): Promise<ExportResult> {
     const root = resolve(dir);
-    const skills = (await this.listSkills({ namespace: opts.namespace })).filter(
-      (s) => (opts.includeExternal || s.corpus === 'internal') && (!opts.names || opts.names.includes(s.name)),
-    );
-    const result: ExportResult = { dir: root, written: [], skipped: [] };
-    const { validateSkillMd, validateSkillName } = await import('./domain/skill-md/index.js');
-    for (const s of skills) {
-      // The name becomes a directory: only a valid skill name may, so nothing escapes `dir`.
-      const problems = validateSkillName(s.name);
-      if (problems.length) {
-        result.skipped.push({ name: s.name, reason: problems.join('; ') });
-        continue;
-      }
-      const text = redactText(s.skillMd);
-      const check = validateSkillMd(text, { dirName: s.name });
-      if (!check.valid) {
-        result.skipped.push({ name: s.name, reason: check.errors.join('; ') });
-        continue;
-      }
+    const rendered = await this.renderSkillFiles(opts);
+    const result: ExportResult = { dir: root, written: [], skipped: rendered.skipped };
+    for (const { skill: s, text } of rendered.files) {
+      // Never through a symlink: a link planted in the output folder (for the skill folder or its SKILL.md)
+      // would make export overwrite a file elsewhere.
       const folder = join(root, s.name);
-      mkdirSync(folder, { recursive: true });
       const path = join(folder, 'SKILL.md');
-      writeFileSync(path, text);
+      const refused = symlinkIn(folder) ?? symlinkIn(path);
+      if (refused) {
+        result.skipped.push({ name: s.name, reason: `refusing to write through the symlink ${refused}` });
+        continue;
+      }
+      mkdirSync(folder, { recursive: true });
+      // A fresh file renamed into place: rename replaces a link planted meanwhile, never writes to its target.
+      const tmp = join(folder, `.SKILL.md.${process.pid}.${randomUUID().slice(0, 8)}.tmp`);
+      writeFileSync(tmp, text, { flag: 'wx' });
+      renameSync(tmp, path);
       result.written.push({ name: s.name, path });
       await this.requireStore().appendEvent(s.namespace, 'skill.exported', s.id, { name: s.name, path }, this.now().toISOString());
     }
     await this.flush();
     return result;
+  }
+
+  /**
+   * The exported SKILL.md texts of the live skills (internal by default), redacted and validated, without
+   * writing anything: what `exportSkills` writes, and what a read-only surface (a download) serves.
+   */
+  async renderSkillFiles(opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {}): Promise<{ files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] }> {
+    const skills = (await this.listSkills({ namespace: opts.namespace })).filter(
+      (s) => (opts.includeExternal || s.corpus === 'internal') && (!opts.names || opts.names.includes(s.name)),
+    );
+    const out: { files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] } = { files: [], skipped: [] };
+    const { validateSkillMd, validateSkillName } = await import('./domain/skill-md/index.js');
+    for (const s of skills) {
+      // The name becomes a directory: only a valid skill name may, so nothing escapes `dir`.
+      const problems = validateSkillName(s.name);
+      if (problems.length) {
+        out.skipped.push({ name: s.name, reason: problems.join('; ') });
+        continue;
+      }
+      const text = redactSkillMd(s.skillMd, redactText);
+      const check = validateSkillMd(text, { dirName: s.name });
+      if (!check.valid) {
+        out.skipped.push({ name: s.name, reason: check.errors.join('; ') });
+        continue;
+      }
+      out.files.push({ skill: s, text });
+    }
+    return out;
   }
 
   /**
@@ -573,21 +667,49 @@ export class Memory {
     const { parseSkillMd, serializeSkillMd, toCanonicalDoc, validateSkillMd } = await import('./domain/skill-md/index.js');
     const root = resolve(dir);
     if (!existsSync(root)) throw new Error(`import: ${root} does not exist`);
+    const realRoot = realpathSync(root);
     const files: string[] = [];
     if (existsSync(join(root, 'SKILL.md'))) files.push(join(root, 'SKILL.md'));
     for (const entry of readdirSync(root)) {
       const p = join(root, entry, 'SKILL.md');
       if (statSync(join(root, entry)).isDirectory() && existsSync(p)) files.push(p);
     }
+    const seenNames = new Map<string, string>();
     for (const file of files) {
-      const parsed = parseSkillMd(readFileSync(file, 'utf8'));
+      // A skill file must stay inside the folder: a symlink (of the skill folder or of SKILL.md) leading out
+      // of it is refused, so `/etc/passwd` can never be imported and then served.
+      const real = realpathSync(file);
+      if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+        result.skipped.push({ path: file, reason: `refused: a symlink leads out of ${root} (to ${real})` });
+        continue;
+      }
+      const info = statSync(real);
+      if (!info.isFile()) {
+        result.skipped.push({ path: file, reason: 'refused: not a regular file' });
+        continue;
+      }
+      if (info.size > MAX_SKILL_FILE_BYTES) {
+        result.skipped.push({ path: file, reason: `refused: ${info.size} bytes, over the ${MAX_SKILL_FILE_BYTES}-byte limit for a SKILL.md` });
+        continue;
+      }
+      const parsed = parseSkillMd(readFileSync(real, 'utf8'));
       const doc = toCanonicalDoc(parsed, { license: parsed.license ?? this.config.license });
-      const text = redactText(serializeSkillMd(doc));
+      // An imported file is untrusted text: secrets redacted and instruction-like sentences neutralised in
+      // every value and in the body, so a promoted import can never carry a planted order to a planner.
+      const text = redactSkillMd(serializeSkillMd(doc), (t) => neutraliseInstructions(redactText(t), { source: 'skill' }));
       const check = validateSkillMd(text);
       if (!check.valid) {
         result.skipped.push({ path: file, reason: check.errors.join('; ') });
         continue;
       }
+      // Two folders whose names sanitise to one skill name: the first wins, the second is named, never
+      // silently written over it.
+      const first = seenNames.get(doc.name);
+      if (first) {
+        result.skipped.push({ path: file, reason: `same skill name "${doc.name}" as ${first}: rename one of them` });
+        continue;
+      }
+      seenNames.set(doc.name, file);
       const existing = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === doc.name);
       if (existing && existing.skillMd === text) {
         result.skipped.push({ path: file, reason: `already imported as ${doc.name}` });
@@ -699,4 +821,38 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
 function lifecycleStep(s: Skill, sig: Signal, rules: LifecycleRules) {
   const { prior: _prior, ...next } = applySignal({ ...s, prior: seedEta(s.successCount, s.attemptCount) }, sig, rules);
   return next;
+}
+
+/** Why a session handed to `ingest` cannot be stored (over a limit), or null. */
+function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPerSession: number }): string | null {
+  if (!s || typeof s !== 'object' || typeof s.id !== 'string' || !s.id || typeof s.goal !== 'string') return 'not a session (needs id, goal and calls)';
+  if (s.id.length > 500) return `id is ${s.id.length} characters, over 500`;
+  if (!Array.isArray(s.calls)) return 'calls must be an array';
+  if (s.calls.length > limits.maxCallsPerSession) return `${s.calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`;
+  if (exceedsDepth(s.labels)) return depthReason('labels');
+  for (const c of s.calls) if (exceedsDepth(c?.args)) return depthReason(`calls[${c.position}].args`);
+  const bytes = Buffer.byteLength(JSON.stringify(s));
+  if (bytes > limits.maxRecordBytes) return `session is ${bytes} bytes, over the ${limits.maxRecordBytes}-byte limit`;
+  return null;
+}
+
+/** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */
+const MAX_TEXT_CHARS = 64 * 1024;
+
+/** Largest SKILL.md that `importSkills` reads. */
+const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+
+/** `path` when it is a symbolic link, else null (also when it does not exist). */
+function symlinkIn(path: string): string | null {
+  try {
+    return lstatSync(path).isSymbolicLink() ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Same goal and the same tool calls: a re-ingested copy rather than another session under the same id. */
+function sameSession(a: Session, b: Session): boolean {
+  if (a.goal !== b.goal || a.calls.length !== b.calls.length) return false;
+  return a.calls.every((c, i) => c.tool === b.calls[i].tool && c.ok === b.calls[i].ok);
 }

@@ -495,7 +495,7 @@ describe('configuration', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/the model distiller was unavailable, so this pass used heuristic.* \(llm\.fallback\): .*127\.0\.0\.1/);
     const out = JSON.parse(r.stdout) as { synthesis: { fallback?: { from: string; to: string } }; skills: unknown[] };
-    expect(out.synthesis.fallback?.from).toBe('llm@1:openai:qwen2.5:7b-instruct');
+    expect(out.synthesis.fallback?.from).toBe('llm@2:openai:qwen2.5:7b-instruct');
     expect(out.skills.length).toBeGreaterThan(0);
   });
 

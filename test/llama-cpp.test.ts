@@ -78,7 +78,7 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
         expect(report.created.map((c) => c.name)).toEqual(['return-delivered-order-items']);
         const [skill] = await memory.listSkills();
         expect(validateSkillMd(skill.skillMd, { dirName: skill.name }).errors).toEqual([]);
-        expect(skill.skillMd).toMatch(/learned-by: llm@1:llama-cpp:tiny-drafter/);
+        expect(skill.skillMd).toMatch(/learned-by: llm@2:llama-cpp:tiny-drafter/);
         expect(skill.toolSequence).toEqual(['find_user_id_by_email', 'get_order_details', 'return_delivered_order_items']);
         expect(skill.skillMd).not.toContain(PLANTED_SECRET);
       } finally {

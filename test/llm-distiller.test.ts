@@ -45,7 +45,7 @@ describe('LlmDistiller against a real OpenAI-protocol server', () => {
     server.script('chat', { kind: 'chat', content: GOOD_DRAFT });
     const d = distillerFor(server.baseUrl);
     expect(d.id.startsWith('heuristic')).toBe(false);
-    expect(d.id).toBe('llm@1:openai:test-chat');
+    expect(d.id).toBe('llm@2:openai:test-chat');
     const draft = await d.distil(clusterInput());
     expect(draft).not.toBeNull();
     expect(draft!.name).toBe('return-delivered-order-items');
@@ -219,7 +219,7 @@ describe('LlmDistiller against a real OpenAI-protocol server', () => {
 
   it('is what createDistiller builds for distiller "llm" (and never falls back)', async () => {
     const d = await createDistiller(loadConfig({ distiller: 'llm', llm: { baseUrl: server.baseUrl, model: 'test-chat' } }));
-    expect(d.id).toBe('llm@1:openai:test-chat');
+    expect(d.id).toBe('llm@2:openai:test-chat');
     expect((await createDistiller(loadConfig({}))).id).toBe('heuristic@1');
     await expect(createDistiller(loadConfig({ distiller: 'llm' }))).rejects.toThrow(/llm\.baseUrl is not set/);
     await expect(createDistiller(loadConfig({ distiller: 'llm', llm: { baseUrl: server.baseUrl } }))).rejects.toThrow(/llm\.model is not set/);

@@ -91,7 +91,7 @@ describe('synthesis pass with the LLM distiller', () => {
     expect(report.created.map((c) => c.name)).toEqual(['return-delivered-order-items']);
     const [skill] = await memory.listSkills();
     expect(validateSkillMd(skill.skillMd, { dirName: skill.name }).errors).toEqual([]);
-    expect(skill.skillMd).toMatch(/learned-by: llm@1:openai:test-chat/);
+    expect(skill.skillMd).toMatch(/learned-by: llm@2:openai:test-chat/);
     expect(skill.skillMd).toMatch(/^license: MIT$/m);
     expect(skill.toolSequence).toEqual(['find_user_id_by_email', 'get_order_details', 'return_delivered_order_items']);
     expect(skill.version).toBe('1.0.0');
@@ -197,7 +197,7 @@ describe('llm.fallback "heuristic": opted into, said out loud', () => {
     const memory = await withFallback(`http://127.0.0.1:${await deadPort()}/v1`, returnSessions(5));
     try {
       const report = await memory.synthesize();
-      expect(report.fallback?.from).toBe('llm@1:openai:test-chat');
+      expect(report.fallback?.from).toBe('llm@2:openai:test-chat');
       expect(report.fallback?.to).toMatch(/^heuristic/);
       expect(report.fallback?.reason).toMatch(/unreachable .*Start the model server/);
       expect(report.fallback?.reason).not.toMatch(/pass is skipped/);
@@ -234,7 +234,7 @@ describe('llm.fallback "heuristic": opted into, said out loud', () => {
       const second = await memory.synthesize();
       expect(second.fallback).toBeUndefined();
       expect(second.created.map((c) => c.name)).toEqual(['change-reservation-flights']);
-      expect((await memory.listSkills()).find((s) => s.name === 'change-reservation-flights')?.skillMd).toMatch(/learned-by: llm@1:openai:test-chat/);
+      expect((await memory.listSkills()).find((s) => s.name === 'change-reservation-flights')?.skillMd).toMatch(/learned-by: llm@2:openai:test-chat/);
     } finally {
       await memory.close();
     }

@@ -1,4 +1,5 @@
 import { hasAnthropicMarkers, fromAnthropic } from './anthropic-messages.js';
+import { depthReason, exceedsDepth } from '../domain/json-limits.js';
 import { isObject } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
 import { fromOpenAi, hasOpenAiMarkers, isOpenAiConversation } from './openai-messages.js';
@@ -144,6 +145,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 
   function addRecord(value: unknown, line: number, path: string) {
+    // Untrusted depth and size are refused before any recursive code (redaction, zod, JSON.stringify) runs:
+    // the record costs only itself.
+    if (exceedsDepth(value)) return problem(line, path, depthReason('record'));
+    if (path) {
+      const bytes = Buffer.byteLength(JSON.stringify(value) ?? '');
+      if (bytes > opts.maxRecordBytes) return problem(line, path, `record is ${bytes} bytes, over the ${opts.maxRecordBytes}-byte limit`);
+    }
     const kind = opts.format === 'auto' ? detect(value) : opts.format;
     try {
       switch (kind) {

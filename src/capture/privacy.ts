@@ -54,7 +54,7 @@ export function toolPolicy(policy: PrivacyPolicy, tool: string): EffectiveToolPo
 
 const MARKER = /\[REDACTED:([a-z_]+)\]/g;
 /** Personal data is pseudonymised by `hash`; credentials always become plain markers. */
-const HASHED_KINDS = new Set(['email', 'phone', 'card']);
+const HASHED_KINDS = new Set(['email', 'phone', 'card', 'national_id']);
 
 function hashOf(salt: string, kind: string, value: string): string {
   return createHmac('sha256', salt || 'skillsmith').update(`${kind}\u0000${value}`).digest('hex').slice(0, 10);
@@ -234,19 +234,49 @@ export function protectGoal(policy: PrivacyPolicy, goal: string): string {
 export function protectCall(policy: PrivacyPolicy, call: ToolCall, cap: number): ToolCall {
   return {
     ...call,
+    // A tool name is a key too: one that holds a secret is stored as a keyed hash (the policy used the name).
+    tool: protectId(policy, call.tool, 'tool'),
     args: protectArgs(policy, call.tool, call.args ?? {}),
     result: protectResult(policy, call.tool, call.result ?? '', cap),
     error: protectError(policy, call.tool, call.error),
   };
 }
 
+/**
+ * An identifier (session id, agent id, source) as it may be stored: unchanged when it holds nothing
+ * sensitive, else `<prefix>_<keyed hash>` of the whole value. Deterministic for a given salt, so the same id
+ * always maps to the same key (a later call, `outcome`, a re-ingest still find the session), and idempotent
+ * (a protected id maps to itself). Control bytes make an id unusable too: they are hashed the same way.
+ */
+export function protectId(policy: Pick<PrivacyPolicy, 'salt'>, value: string, prefix: string): string;
+export function protectId(policy: Pick<PrivacyPolicy, 'salt'>, value: string | null | undefined, prefix: string): string | null;
+export function protectId(policy: Pick<PrivacyPolicy, 'salt'>, value: string | null | undefined, prefix: string): string | null {
+  if (value == null) return null;
+  // eslint-disable-next-line no-control-regex
+  if (!/[\u0000-\u001f\u007f-\u009f]/.test(value) && redactCapture(value) === value) return value;
+  return `${prefix}_${createHmac('sha256', policy.salt || 'skillsmith').update(`id\u0000${value}`).digest('hex').slice(0, 20)}`;
+}
+
+/** A time as given when it reads as one, else redacted like any other text (it is a free string in a file). */
+function protectTime(value: string): string {
+  return !Number.isNaN(Date.parse(value)) && value.length <= 64 ? value : redactCapture(value).slice(0, 64);
+}
+
 /** The whole session through the policy: goal, every call, and the labels (redacted unless goals are kept). */
 export function protectSession<S extends Session>(session: S, policy: PrivacyPolicy, resultChars: number): S {
   return {
     ...session,
+    id: protectId(policy, session.id, 'sid'),
+    agentId: protectId(policy, session.agentId, 'agent'),
+    source: protectId(policy, session.source, 'source'),
     goal: protectGoal(policy, session.goal),
     ...(session.cue ? { cue: protectGoal(policy, session.cue) } : {}),
-    calls: session.calls.map((c) => protectCall(policy, c, resultChars)),
+    startedAt: protectTime(session.startedAt),
+    endedAt: session.endedAt == null ? session.endedAt : protectTime(session.endedAt),
+    calls: session.calls.map((c) => {
+      const call = protectCall(policy, c, resultChars);
+      return call.at == null ? call : { ...call, at: protectTime(call.at) };
+    }),
     labels: session.labels && policy.goal !== 'keep' ? (deepStrings(redactValue(session.labels), redactProse) as Record<string, unknown>) : session.labels,
   };
 }

@@ -1,5 +1,6 @@
 import { buildConsensus, type ConsensusRules } from '../domain/consensus.js';
 import { findEdgeCases } from '../domain/edge-cases.js';
+import { hasInstructions } from '../domain/untrusted-text.js';
 import { toDescription, toSkillName } from '../domain/skill-md/index.js';
 import { wordSkill } from '../domain/skill-naming.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
@@ -25,7 +26,7 @@ export class HeuristicDistiller implements Distiller {
 
 export function distilHeuristically(input: DistillInput, opts: HeuristicDistillerOptions): Draft | null {
   if (input.spans.length === 0) return null;
-  const { steps, medoidSessionId } = buildConsensus(input.spans, opts);
+  const { steps } = buildConsensus(input.spans, opts);
   if (steps.length === 0) return null;
   // The procedure's sequence is its required steps; conditional ones stay in the body and in toolsRequired.
   const required = steps.filter((s) => !s.conditional).map((s) => s.tool);
@@ -39,7 +40,9 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   const median = weights.length ? weights[Math.floor((weights.length - 1) / 2)] : 0;
   const distinctive = [...requiredSteps].reverse().find((s) => input.toolWeight(s.tool) >= median)?.tool ?? null;
   // Verb and object from what the users asked for, backed by the action; never one persona's words.
-  const wording = wordSkill({ goals: input.goals, cues: input.cues ?? [], toolSequence, actionTool: distinctive, wordWeight: input.goalWordWeight });
+  // Goals and cues are untrusted text: one that carries an instruction gives no word to the name or description.
+  const trusted = (xs: readonly string[]) => xs.filter((g) => !hasInstructions(g));
+  const wording = wordSkill({ goals: trusted(input.goals), cues: trusted(input.cues ?? []), toolSequence, actionTool: distinctive, wordWeight: input.goalWordWeight });
   const baseName = toSkillName(wording.nameWords.join(' ') || 'procedure');
   const name = uniqueName(baseName, input.takenNames);
   const title = wording.title;

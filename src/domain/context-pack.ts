@@ -1,4 +1,7 @@
 import type { Skill } from './types.js';
+import { hasInstructions, neutraliseInstructions } from './untrusted-text.js';
+
+const SKILL_TEXT = { source: 'skill' } as const;
 
 export const TRUNCATION_MARKER = '… (truncated)';
 
@@ -18,12 +21,15 @@ export function clip(text: string, max: number): string {
 export function formatContextPack(skills: Pick<Skill, 'id' | 'name' | 'description' | 'body' | 'kind' | 'eta'>[], maxBodyChars: number): string {
   if (skills.length === 0) return '';
   const blocks = skills.map((s) => {
-    const steps = s.body.split('\n').filter((l) => /^\s*\d+\.\s/.test(l));
-    const done = sectionText(s.body, 'Done when');
-    const edges = sectionLines(s.body, 'Edge cases');
+    // Defence in depth: a stored skill (an older one, or a promoted import) may still carry a planted
+    // instruction; the planner never reads one. Lines that carry one are left out, the rest is neutralised.
+    const body = s.body.split('\n').filter((l) => !hasInstructions(l, SKILL_TEXT)).join('\n');
+    const steps = body.split('\n').filter((l) => /^\s*\d+\.\s/.test(l));
+    const done = sectionText(body, 'Done when');
+    const edges = sectionLines(body, 'Edge cases');
     const block = steps.length
-      ? [`When: ${s.description}`, 'Do:', ...steps.map((l) => `  ${l.trim()}`), ...(done ? [`Done: ${done}`] : []), ...(edges.length ? ['Watch out:', ...edges.map((l) => `  ${l}`)] : [])].join('\n')
-      : s.body.trim();
+      ? [`When: ${neutraliseInstructions(s.description, SKILL_TEXT)}`, 'Do:', ...steps.map((l) => `  ${l.trim()}`), ...(done ? [`Done: ${done}`] : []), ...(edges.length ? ['Watch out:', ...edges.map((l) => `  ${l}`)] : [])].join('\n')
+      : neutraliseInstructions(body.trim(), SKILL_TEXT);
     return `### Skill: ${s.name} (${s.kind}, eta ${s.eta.toFixed(2)})\n${clip(block, maxBodyChars)}`;
   });
   return `## Relevant procedures from past runs\n\n${blocks.join('\n\n')}\n`;

@@ -7,8 +7,8 @@ export interface EdgeCaseInput {
   failures: Session[];
   procedureTools: readonly string[];
   thinkTools: readonly string[];
-  /** Redacts secrets and personal data from any text that reaches the skill. */
-  redact: (text: string) => string;
+  /** Redacts secrets and personal data (kept for callers; no error text reaches an edge case any more). */
+  redact?: (text: string) => string;
   maxItems?: number;
 }
 
@@ -22,7 +22,10 @@ export interface EdgeCase {
 
 /**
  * Turns observed failure-then-recovery into "if X fails ..." items and tools that only failed sessions used
- * into "do not ..." items. Deterministic; every quoted error is redacted and shortened.
+ * into "do not ..." items. Deterministic. Error texts are untrusted (a tool can return anything, including
+ * orders aimed at the next model that reads the skill), so an item never quotes one: it names the step that
+ * failed, the kind of failure in our own fixed words, and what recovered it. A failure seen in one session
+ * out of several is noise, not an edge case.
  */
 export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
   const think = new Set(input.thinkTools);
@@ -35,7 +38,7 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
       let r = recoveries.get(c.tool);
       if (!r) recoveries.set(c.tool, (r = { count: 0, error: '', retried: 0, next: new Map() }));
       r.count++;
-      if (!r.error) r.error = shortError(c.error ?? c.result, input.redact);
+      if (!r.error) r.error = failureKind(c.error ?? c.result);
       const later = s.calls.slice(i + 1).filter((x) => x.ok && !think.has(x.tool));
       if (later.some((x) => x.tool === c.tool)) r.retried++;
       const next = later[0]?.tool;
@@ -43,8 +46,10 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
     });
   }
   const items: EdgeCase[] = [];
+  const minRecoveries = input.successes.length >= 3 ? 2 : 1;
   for (const [tool, r] of recoveries) {
-    const err = r.error ? ` (seen: "${r.error}")` : '';
+    if (r.count < minRecoveries) continue;
+    const err = r.error ? ` (${r.error})` : '';
     const nextTool = [...r.next.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
     let action: string;
     if (r.retried * 2 >= r.count) {
@@ -79,7 +84,22 @@ function countSessionsUsing(sessions: Session[], think: Set<string>): Map<string
   return m;
 }
 
-function shortError(text: string, redact: (t: string) => string): string {
-  const first = redact(text).split('\n')[0].replace(/[<>"`]/g, '').replace(/\s+/g, ' ').trim();
-  return first.length > 80 ? `${first.slice(0, 77)}...` : first;
+/**
+ * The kind of a failure in the distiller's own words, from a fixed list: the error text itself never reaches
+ * the skill. Empty when the text fits no kind.
+ */
+export function failureKind(text: string | null | undefined): string {
+  const t = (text ?? '').slice(0, 2000).toLowerCase();
+  for (const [re, words] of FAILURE_KINDS) if (re.test(t)) return words;
+  return '';
 }
+
+const FAILURE_KINDS: [RegExp, string][] = [
+  [/\b(?:not found|no such|does not exist|doesn't exist|unknown (?:id|user|order|item)|404)\b/, 'e.g. nothing found for the given id'],
+  [/\b(?:permission|forbidden|unauthori[sz]ed|not allowed|denied|401|403)\b/, 'e.g. not permitted'],
+  [/\b(?:timed? ?out|timeout|unavailable|try again|rate limit|429|503)\b/, 'e.g. a transient error'],
+  [/\b(?:invalid|malformed|missing|required|must be|wrong|bad request|out of range|400)\b/, 'e.g. invalid or missing arguments'],
+  [/\b(?:already|duplicate|conflict|409)\b/, 'e.g. already done'],
+  [/\b(?:insufficient|not enough|balance|limit exceeded)\b/, 'e.g. insufficient funds or limit'],
+  [/\b(?:status|cannot be|can't be|not (?:pending|delivered|active|eligible))\b/, 'e.g. the item is not in the right state'],
+];

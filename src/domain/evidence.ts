@@ -1,4 +1,5 @@
 import type { Session } from './types.js';
+import { quoteUntrusted } from './untrusted-text.js';
 
 export interface EvidenceTrace {
   sessionId: string;
@@ -28,8 +29,10 @@ export function gatherEvidence(candidates: { session: Session; agreement: number
 
 export function renderTrace(session: Session, rules: Omit<EvidenceRules, 'evidenceLimit'>): EvidenceTrace {
   const think = new Set(rules.thinkTools);
-  // Redact before cutting, so that a cut never leaves half a secret that no pattern recognises.
-  const r = rules.redact;
+  // Redact before cutting, so that a cut never leaves half a secret that no pattern recognises. Goals,
+  // arguments, results and errors are untrusted: instruction-like sentences are neutralised before the
+  // trace reaches a model or the verifier.
+  const r = (text: string) => quoteUntrusted(rules.redact(text));
   const lines = [`goal: ${oneLine(r(session.goal), 240)}`];
   const tools: string[] = [];
   for (const c of session.calls) {

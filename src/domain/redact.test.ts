@@ -215,3 +215,45 @@ describe('adversarial input', () => {
     }
   });
 });
+
+describe('redactText: the kinds added for issue #14', () => {
+  it.each([
+    ['GitLab token', 'use %s here', 'glpat-xR4nd0mT0k3nV4lu3zZ9', 'token'],
+    ['Hugging Face token', 'HF=%s', 'hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789', 'token'],
+    ['AWS secret key after its key id', 'AKIAIOSFODNN7EXAMPLE %s', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_key'],
+    ['bare AWS secret key', 'creds: %s', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'high_entropy'],
+    ['US SSN', 'ssn on file %s.', '123-45-6789', 'national_id'],
+    ['national id under its key', '{"national_id": "%s"}', 'AB123456C', 'national_id'],
+    ['generic high-entropy token', 'x-api: %s', 'Q2hhbmdlTWU9dHJ1ZSZ0b2tlbj1aeDgxa1EybVc3dk40cFI5', 'high_entropy'],
+  ])('%s', (_name, context, secret, kind) => {
+    expectRedacted(context, secret, kind);
+  });
+
+  it('redacts a PGP private key block, also when cut before its END line', () => {
+    const block = '-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0bVfkBCADPfJzY8dPq3kL0mN2oP4qR6sT8uV0w\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----';
+    expect(redactText(`key:\n${block}\nafter`)).toBe('key:\n[REDACTED:private_key]\nafter');
+    expect(redactText('-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0b')).toBe('[REDACTED:private_key]');
+  });
+
+  it('leaves ids, hex digests, invalid SSNs and snake_case names alone', () => {
+    for (const text of [
+      'commit 3f9a1c2b7d8e4f5a6b7c8d9e0f1a2b3c4d5e6f7a',
+      'uuid 123e4567-e89b-12d3-a456-426614174000',
+      'order #W2378156, user yusuf_rossi_9620, item 1008292230',
+      'invalid numbers: 000-12-3456 or 666-12-3456 or 123-00-4567',
+      'path /usr/local/lib/node_modules/some_package_name/index.js',
+      'credit_card_4421486 gift_card_7219486 paypal_3820631',
+    ]) {
+      expect(redactText(text)).toBe(text);
+    }
+  });
+
+  it('stays fast on long hostile runs for the new rules', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    let s = 'aws ';
+    for (let i = 0; i < 400_000; i++) s += alphabet[(i * 7919) % 64];
+    const started = Date.now();
+    redactText(`${s} ${'1'.repeat(200_000)} ${'secret '.repeat(50_000)}`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});

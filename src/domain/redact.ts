@@ -11,8 +11,9 @@ export type SecretKind =
   | 'token'
   | 'api_key'
   | 'aws_key'
-  | 'secret';
-export type PersonalKind = 'email' | 'card' | 'phone';
+  | 'secret'
+  | 'high_entropy';
+export type PersonalKind = 'email' | 'card' | 'phone' | 'national_id';
 export type RedactionKind = SecretKind | PersonalKind;
 
 export interface SecretMatch {
@@ -21,7 +22,7 @@ export interface SecretMatch {
   index: number;
 }
 
-const PERSONAL: ReadonlySet<string> = new Set<PersonalKind>(['email', 'card', 'phone']);
+const PERSONAL: ReadonlySet<string> = new Set<PersonalKind>(['email', 'card', 'phone', 'national_id']);
 
 export function marker(kind: RedactionKind): string {
   return `[REDACTED:${kind}]`;
@@ -72,7 +73,46 @@ function kindOfKey(key: string): RedactionKind | null {
   if (/(?:api[_-]?key|apikey|access[_-]?key)$/.test(k)) return 'api_key';
   if (/(?:secret|secret[_-]?key)$/.test(k)) return 'secret';
   if (/(?:token|authorization|cookie|credentials?)$/.test(k)) return 'token';
+  if (NATIONAL_ID_KEY.test(k)) return 'national_id';
   return null;
+}
+
+/** Keys whose value is a national id number (US SSN, UK NINO, ...). */
+const NATIONAL_ID_KEY = /(?:^|[^a-z])(?:ssn|social[_-]?security(?:[_-]?(?:number|no))?|national[_-]?id(?:[_-]?(?:number|no))?|nino|tax[_-]?id|sin)$|(?:^|[^a-z])passport[_-]?(?:number|no)$/;
+
+/** US SSN: area not 000, 666 or 9xx; group not 00; serial not 0000. */
+function validSsn(m: string): boolean {
+  const [a, g, s] = m.split(/[- ]/);
+  return a !== '000' && a !== '666' && a![0] !== '9' && g !== '00' && s !== '0000';
+}
+
+/** Shannon entropy in bits per character. */
+export function entropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) {
+    const p = n / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+/**
+ * A generic credential: a long run of mixed case letters and digits (base64 / base62 alphabets) with high
+ * entropy. Hex digests, UUIDs, identifiers with underscores between words and anything all one case are
+ * left alone: on real traces those are ids, not secrets.
+ */
+function looksLikeSecret(m: string): boolean {
+  if (m.length < 32 || m.length > 512) return false;
+  if (/^[0-9a-f]+$/i.test(m)) return false;
+  const upper = /[A-Z]/.test(m);
+  const lower = /[a-z]/.test(m);
+  const digits = (m.match(/\d/g) ?? []).length;
+  if (!upper || !lower || digits < 1 || (digits < 2 && !/[+/]/.test(m))) return false;
+  // Words joined by separators (snake_case, kebab-case, paths) are names.
+  if (/[A-Za-z]{3,}[_./-][A-Za-z]{3,}[_./-][A-Za-z]{3,}/.test(m)) return false;
+  return entropy(m) >= 4.2;
 }
 
 /** Values that are placeholders rather than secrets. */
@@ -81,6 +121,11 @@ const NOT_A_VALUE = /^(?:null|none|undefined|true|false|\*+|\[REDACTED:[a-z_]+\]
 // Order matters: structured secrets (PEM, JWT, URL credentials, bearer) go first so the generic key=value
 // rule finds them already replaced; personal data goes last.
 const RULES: Rule[] = [
+  {
+    // OpenPGP armour; a trace cut mid-key, again, counts from BEGIN on.
+    re: /-----BEGIN PGP PRIVATE KEY BLOCK-----(?:[\s\S]*?-----END PGP PRIVATE KEY BLOCK-----|[\s\S]*$)/g,
+    render: whole('private_key'),
+  },
   {
     // A trace cut mid-key has no END line: then everything from BEGIN on is key material.
     re: /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|[\s\S]*$)/g,
@@ -117,6 +162,15 @@ const RULES: Rule[] = [
   { re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g, render: whole('token') },
   { re: /(?<![A-Za-z0-9-])(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}/g, render: whole('token') },
   { re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, render: whole('aws_key') },
+  { re: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}/g, render: whole('token') },
+  { re: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/g, render: whole('token') },
+  {
+    // An AWS secret access key: 40 base64 characters, recognised by its context (a key id, or the word aws
+    // or secret within the 120 characters before it).
+    // The context look-behind comes last, so it runs only where a 40-character run was found.
+    re: /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])(?<=(?:AKIA|ASIA|aws|AWS|Aws|secret|SECRET|Secret|\[REDACTED:aws_key\])[\s\S]{0,160})/g,
+    render: whole('aws_key', (m) => /[A-Z]/.test(m) && /[a-z]/.test(m) && /\d/.test(m) && !/^[0-9a-f]+$/i.test(m)),
+  },
   {
     // password=..., "api_key": "...", token: ... (also inside JSON that was escaped into a string).
     re: new RegExp(
@@ -131,6 +185,7 @@ const RULES: Rule[] = [
       return { kind, text: `${key}${sep}${dq ?? sq ?? ''}${marker(kind)}` };
     },
   },
+  { re: /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{32,512}(?![A-Za-z0-9+/_=-])/g, render: whole('high_entropy', looksLikeSecret) },
   {
     re: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
     render: whole('email'),
@@ -143,6 +198,16 @@ const RULES: Rule[] = [
       const d = digitsOf(m);
       return d.length >= 13 && d.length <= 19 && luhn(d);
     }),
+  },
+  {
+    // US social security number, written with dashes or spaces.
+    re: /(?<![\w.+-])\d{3}([- ])\d{2}\1\d{4}(?![\w]|[.-]\d)/g,
+    render: whole('national_id', validSsn),
+  },
+  {
+    // A national id under a key that names one (ssn, national_id, nino, tax_id), in any shape.
+    re: /(?<![A-Za-z0-9])(ssn|social[_-]?security[_-]?(?:number|no)?|national[_-]?id(?:[_-]?(?:number|no))?|nino|tax[_-]?id)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)([A-Za-z0-9][A-Za-z0-9-]{4,18}[A-Za-z0-9])(?![A-Za-z0-9-])/gi,
+    render: (_m, [key, sep, value]) => (/\d{4}/.test(value!) ? { kind: 'national_id', text: `${key}${sep}${marker('national_id')}` } : null),
   },
   {
     // International: +<country> then digit groups, 8-15 digits in all (E.164).

@@ -1,5 +1,6 @@
 import type { EvidenceTrace } from './evidence.js';
 import type { Draft } from './types.js';
+import { findInstructions } from './untrusted-text.js';
 
 export interface Verdict {
   ok: boolean;
@@ -53,6 +54,12 @@ export function verifyDraft(draft: Draft, evidence: EvidenceTrace[], rules: Veri
 
   if (!/^\s*1\.\s+\S/m.test(draft.body)) reasons.push('body has no numbered steps');
   if (!/^##\s+Edge cases\s*$/im.test(draft.body)) reasons.push('body has no "## Edge cases" section');
+  // A skill is read by future planners: it may not carry an instruction planted in a tool result, an error,
+  // a goal or a model's answer.
+  for (const [field, text] of [['name', draft.name], ['description', draft.whenToUse], ['body', draft.body]] as const) {
+    const found = findInstructions(text, { source: 'skill' });
+    if (found.length) reasons.push(`${field} carries instruction-like text (${[...new Set(found.map((f) => f.kind))].join(', ')})`);
+  }
   reasons.push(...rules.validateSkillMd(draft));
   return { ok: reasons.length === 0, reasons, coverage, resonance };
 }

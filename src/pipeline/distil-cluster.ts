@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { SkillsmithConfig } from '../config/config.js';
 import { admitCluster, seedEta, type Admission } from '../domain/admit.js';
 import { buildConsensus } from '../domain/consensus.js';
@@ -425,6 +425,11 @@ export interface RenderOptions {
   learnedBy: string;
 }
 
+/** The opaque id a SKILL.md uses for a source session: `ses-` and 16 hex digits of its id's hash. */
+export function sessionRef(id: string): string {
+  return `ses-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
+}
+
 /** The canonical SKILL.md of a draft: license and version injected, never taken from a distiller. */
 export function renderSkillMd(draft: Pick<Draft, 'name' | 'whenToUse' | 'toolsRequired' | 'kind' | 'body'>, o: RenderOptions): string {
   const metadata: Record<string, string> = {
@@ -437,7 +442,8 @@ export function renderSkillMd(draft: Pick<Draft, 'name' | 'whenToUse' | 'toolsRe
   if (o.clusterId) metadata.cluster = o.clusterId;
   if (o.sourceSessions.length) {
     // Provenance ids, capped: the full list is in the store (skills explain / sourceSessions).
-    metadata['parents-episodic'] = o.sourceSessions.slice(0, 8).join(' ');
+    // Opaque references, never the raw session ids (user-supplied strings): the store maps them back.
+    metadata['parents-episodic'] = o.sourceSessions.slice(0, 8).map(sessionRef).join(' ');
     metadata['parents-episodic-count'] = String(o.sourceSessions.length);
   }
   return serializeSkillMd({ name: draft.name, description: draft.whenToUse, license: o.license, metadata, body: draft.body });

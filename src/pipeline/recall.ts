@@ -9,6 +9,7 @@ import { MAX_EXEMPLARS, unpackExemplars } from '../domain/exemplars.js';
 import type { Store } from '../store/store.js';
 import { mulberry32 } from '../support/random.js';
 import type { Logger } from '../support/log.js';
+import { redactText } from '../domain/redact.js';
 
 /** One recalled skill: the stable JSON shape of `skillsmith recall --json`, plus a few extras. */
 export interface RecalledSkill {
@@ -124,7 +125,8 @@ export class RecallIndex {
       // The recall is recorded with the skills it served: the session's outcome later becomes their trial.
       await this.store.recordRecall(this.namespace, {
         sessionId: opts.sessionId ?? null,
-        goal,
+        // Stored: the goal is untrusted text like any other (secrets and personal data redacted).
+        goal: redactText(goal),
         at: (opts.now ?? new Date()).toISOString(),
         items: chosen.map((c, rank) => ({ skillId: c.skill.id, rank, similarity: c.similarity })),
       });

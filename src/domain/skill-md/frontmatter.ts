@@ -1,7 +1,11 @@
 // Splitting a SKILL.md text into its YAML frontmatter and markdown body, and loading that YAML into plain
 // data without ever executing anything or throwing. Shared by the validator and the parser.
 
-import { isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
+
+/** Aliases (`*name`) a frontmatter may use, and its largest size: far above any real SKILL.md. */
+export const MAX_ALIASES = 100;
+const MAX_YAML_CHARS = 256 * 1024;
 
 const FENCE = /^---[ \t]*$/;
 /** Bounds on what one frontmatter may expand to (guards against alias "billion laughs" and deep nesting). */
@@ -68,8 +72,14 @@ interface WalkContext {
 /** Parses YAML text into plain data. Never throws: errors and limits come back as `{ok: false, reason}`. */
 export function loadYaml(src: string, mode: ScalarMode): YamlLoad {
   try {
+    if (src.length > MAX_YAML_CHARS) return { ok: false, reason: `YAML frontmatter is ${src.length} characters, over the ${MAX_YAML_CHARS} limit` };
     const doc = parseDocument(src, { uniqueKeys: true, prettyErrors: false, strict: true });
     if (doc.errors.length > 0) return { ok: false, reason: firstLine(doc.errors[0]?.message ?? 'YAML error') };
+    // Resolving an alias walks the document: many aliases would make loading quadratic (a billion-laughs
+    // variant). A SKILL.md has no use for more than a handful.
+    let aliases = 0;
+    visit(doc, { Alias: () => (++aliases > MAX_ALIASES ? visit.BREAK : undefined) });
+    if (aliases > MAX_ALIASES) return { ok: false, reason: `YAML uses more than ${MAX_ALIASES} aliases` };
     const ctx: WalkContext = { doc, nodes: 0, aliases: new Map() };
     const value = toPlain(doc.contents, ctx, mode, 0);
     return { ok: true, value, warnings: doc.warnings.map((w) => firstLine(w.message)) };

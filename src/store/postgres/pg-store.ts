@@ -48,6 +48,13 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   const pool = new pg.Pool({ ...config, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 });
   // An idle connection that the server drops (restart, network) must not crash the process.
   pool.on('error', (e) => log.debug('idle connection lost', { error: String(e) }));
+  // A connection the server drops while it is checked out (57P01 on an admin shutdown or a restart, between
+  // two statements of a transaction) emits 'error' on its client, where the pool listens no longer: without
+  // a listener of our own that is an unhandled 'error' event and the process dies with a stack trace. The
+  // statement that uses the client next fails with a connection error, which the store retries.
+  pool.on('connect', (client) => {
+    client.on('error', (e) => log.warn(`PostgreSQL connection lost (${connectionLossText(e)}); retrying on a new connection`));
+  });
   try {
     await migratePg(pool);
   } catch (e) {
@@ -97,6 +104,13 @@ export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Pr
   } finally {
     client.release();
   }
+}
+
+/** One line for a lost connection: SQLSTATE and the first line of the message. */
+export function connectionLossText(e: unknown): string {
+  const err = e as { code?: unknown; message?: unknown };
+  const code = typeof err?.code === 'string' ? `${err.code} ` : '';
+  return `${code}${String(err?.message ?? e).split('\n')[0]}`;
 }
 
 /** The URL without its password, for messages and `location`. */

@@ -1,3 +1,4 @@
+import { escapeControl } from '../../domain/untrusted-text.js';
 import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, type SkillsmithConfig } from '../../config/config.js';
 import { configFilePath, readConfigFile } from '../../config/sources.js';
@@ -20,8 +21,9 @@ export interface CommandIo {
 }
 
 export const processIo: CommandIo = {
-  stdout: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
-  stderr: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+  // Terminal output never carries raw control bytes from bad input.
+  stdout: (t) => process.stdout.write(escapeControl(t.endsWith('\n') ? t : `${t}\n`)),
+  stderr: (t) => process.stderr.write(escapeControl(t.endsWith('\n') ? t : `${t}\n`)),
 };
 
 /**

@@ -8,6 +8,10 @@ import type { Skill } from '../../domain/types.js';
 import type { SynthesisReport } from '../../pipeline/synthesize.js';
 import { progressBar } from './progress.js';
 import { skillJson } from '../shapes.js';
+import { escapeControl } from '../../domain/untrusted-text.js';
+
+/** Terminal output never carries raw control bytes from bad input (escape sequences, bells, bidi overrides). */
+const writeErr = (s: string) => process.stderr.write(escapeControl(s));
 
 const HELP = `skillsmith: procedural memory for LLM agents
 
@@ -112,7 +116,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     parsed = parse(argv);
   } catch (e) {
-    process.stderr.write(`skillsmith: ${(e as Error).message}\nRun "skillsmith --help" for usage.\n`);
+    writeErr(`skillsmith: ${(e as Error).message}\nRun "skillsmith --help" for usage.\n`);
     return 2;
   }
   const { values: flags, positionals } = parsed;
@@ -127,7 +131,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!command) {
-    process.stderr.write(HELP);
+    writeErr(HELP);
     return 2;
   }
   // doctor and reembed build their own back ends: a broken back end must not stop them from running.
@@ -140,7 +144,7 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'migrate') return (await import('./commands/migrate.js')).migrateCommand(args, flags);
   // An unknown command must not create a database on its way to failing.
   if (!COMMANDS.has(command)) {
-    process.stderr.write(`skillsmith: unknown command "${command}"\nRun "skillsmith --help" for usage.\n`);
+    writeErr(`skillsmith: unknown command "${command}"\nRun "skillsmith --help" for usage.\n`);
     return 2;
   }
   let memory: Memory | null = null;
@@ -175,21 +179,21 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`skillsmith: ${e.message}\nRun "skillsmith --help" for usage.\n`);
+      writeErr(`skillsmith: ${e.message}\nRun "skillsmith --help" for usage.\n`);
       return 2;
     }
     if (e instanceof ConfigError || BackendConfigError.isInstance(e)) {
-      process.stderr.write(`skillsmith: ${e.message}\n`);
+      writeErr(`skillsmith: ${e.message}\n`);
       return 2;
     }
-    process.stderr.write(`skillsmith: ${(e as Error).message}\n`);
+    writeErr(`skillsmith: ${(e as Error).message}\n`);
     return 1;
   } finally {
     await memory?.close();
   }
 }
 
-const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+const out = (s: string) => process.stdout.write(escapeControl(s.endsWith('\n') ? s : `${s}\n`));
 // Output piped into `head` (or any reader that stops early) is not an error: stop quietly.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -220,8 +224,8 @@ async function ingest(memory: Memory, files: string[], flags: Flags): Promise<nu
 }
 
 function reportProblems(problems: { file: string; line: number; reason: string }[]) {
-  for (const p of problems) process.stderr.write(`${p.file}:${p.line}: ${p.reason}\n`);
-  if (problems.length) process.stderr.write(`${problems.length} record(s) rejected; every valid record was stored.\n`);
+  for (const p of problems) writeErr(`${p.file}:${p.line}: ${p.reason}\n`);
+  if (problems.length) writeErr(`${problems.length} record(s) rejected; every valid record was stored.\n`);
 }
 
 async function learn(memory: Memory, files: string[], flags: Flags): Promise<number> {
@@ -295,7 +299,7 @@ function stableReport(r: SynthesisReport) {
 
 /** Said first and on stderr: a pass whose drafts came from the configured fallback, not the model. */
 function reportFallback(r: SynthesisReport): void {
-  if (r.fallback) process.stderr.write(`skillsmith: the model distiller was unavailable, so this pass used ${r.fallback.to} (llm.fallback): ${r.fallback.reason}\n`);
+  if (r.fallback) writeErr(`skillsmith: the model distiller was unavailable, so this pass used ${r.fallback.to} (llm.fallback): ${r.fallback.reason}\n`);
 }
 
 async function synth(memory: Memory, flags: Flags): Promise<number> {
@@ -431,7 +435,7 @@ async function compileCmd(memory: Memory, flags: Flags): Promise<number> {
     return res.action === 'skip' ? 1 : 0;
   }
   if (res.action === 'skip') {
-    process.stderr.write(`skillsmith: no skill: ${res.reason}\n`);
+    writeErr(`skillsmith: no skill: ${res.reason}\n`);
     return 1;
   }
   out(res.dryRun ? `Dry run: this is the skill that would be ${res.action === 'add' ? 'written' : res.action + 'd'} (nothing was written; add --commit).` : `Committed: ${res.action} ${res.skill?.name}.`);
@@ -489,7 +493,7 @@ function need(v: string | undefined, usage: string): string {
 }
 
 function notFound(name: string | undefined): number {
-  process.stderr.write(`skillsmith: no skill named "${name}"\n`);
+  writeErr(`skillsmith: no skill named "${name}"\n`);
   return 1;
 }
 
@@ -498,7 +502,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e) => {
-    process.stderr.write(`skillsmith: ${(e as Error).stack ?? e}\n`);
+    writeErr(`skillsmith: ${(e as Error).stack ?? e}\n`);
     process.exitCode = 1;
   },
 );

@@ -19,6 +19,8 @@ export interface AppOptions {
   loopbackOnly?: boolean;
   /** Largest request body, in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /** Server-sent event streams open at once (default 32); one more is refused with 503. */
+  maxEventStreams?: number;
   /** Folder of the built dashboard (default dist/surfaces/web); null serves no dashboard. */
   webRoot?: string | null;
 }
@@ -66,7 +68,7 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
   api.route('/', skillRoutes(memory));
   api.route('/', sessionRoutes(memory));
   api.route('/', learningRoutes(memory));
-  api.route('/', eventRoutes(memory));
+  api.route('/', eventRoutes(memory, { maxStreams: opts.maxEventStreams }));
   api.all('*', (c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
 
   app.route('/api', api);

@@ -1,6 +1,3 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Memory } from '../../memory.js';
 
 export interface ExportedFile {
@@ -9,18 +6,13 @@ export interface ExportedFile {
 }
 
 /**
- * Exports through the library's own path (name validation, redaction, SKILL.md validation, `skill.exported`
- * events) into a private temporary folder, and hands back the texts. The folder never outlives the call.
+ * The exported SKILL.md texts through the library's own rules (name validation, redaction, SKILL.md
+ * validation), for downloads. A GET has no side effects: nothing is written and no event is recorded.
  */
 export async function exportSkillFiles(
   memory: Memory,
   opts: { names?: string[]; includeExternal?: boolean },
 ): Promise<{ files: ExportedFile[]; skipped: { name: string; reason: string }[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'skillsmith-export-'));
-  try {
-    const res = await memory.exportSkills(dir, opts);
-    return { files: res.written.map((w) => ({ name: w.name, text: readFileSync(w.path, 'utf8') })), skipped: res.skipped };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const res = await memory.renderSkillFiles(opts);
+  return { files: res.files.map((f) => ({ name: f.skill.name, text: f.text })), skipped: res.skipped };
 }

@@ -17,17 +17,44 @@ export interface McpHttpOptions {
   port?: number;
   token?: string | null;
   requireToken?: boolean;
+  /** Open MCP sessions at most; an initialize beyond it is refused (503) until one closes or expires. */
+  maxSessions?: number;
+  /** A session without a request for this long is closed and forgotten. */
+  sessionIdleMs?: number;
 }
+
+export const DEFAULT_MAX_MCP_SESSIONS = 100;
+export const DEFAULT_MCP_SESSION_IDLE_MS = 10 * 60_000;
 
 /**
  * MCP over streamable HTTP at /mcp: one transport and server per MCP session (the `Mcp-Session-Id` header),
  * behind the same trust boundary as the REST API (loopback by default, a bearer token for anything else).
  */
-export async function serveMcpHttp(memory: Memory, opts: McpHttpOptions = {}): Promise<RunningServer> {
+export async function serveMcpHttp(memory: Memory, opts: McpHttpOptions = {}): Promise<RunningServer & { openSessions(): number }> {
   const host = opts.host ?? DEFAULT_HOST;
   checkBind({ host, token: opts.token, requireToken: opts.requireToken });
   const live = new LiveSessions(memory);
   const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  // Bounded (issue #14): every session holds a server and a transport; without a cap and an idle expiry a
+  // client that only ever initializes grows the process without end.
+  const maxSessions = opts.maxSessions ?? DEFAULT_MAX_MCP_SESSIONS;
+  const idleMs = opts.sessionIdleMs ?? DEFAULT_MCP_SESSION_IDLE_MS;
+  const lastSeen = new Map<string, number>();
+  const forget = (sid: string) => {
+    transports.delete(sid);
+    lastSeen.delete(sid);
+  };
+  const sweep = () => {
+    const cutoff = Date.now() - idleMs;
+    for (const [sid, at] of lastSeen) {
+      if (at >= cutoff) continue;
+      const t = transports.get(sid);
+      forget(sid);
+      void t?.close().catch(() => undefined);
+    }
+  };
+  const sweeper = setInterval(sweep, Math.max(50, Math.min(idleMs / 2, 30_000)));
+  sweeper.unref();
 
   const app = new Hono();
   if (isLoopback(host)) app.use('*', loopbackHostOnly());
@@ -37,15 +64,23 @@ export async function serveMcpHttp(memory: Memory, opts: McpHttpOptions = {}): P
     const id = c.req.header('mcp-session-id');
     let transport = id ? transports.get(id) : undefined;
     if (id && !transport) return c.json({ jsonrpc: '2.0', error: { code: -32001, message: `unknown MCP session ${id}: initialize again` }, id: null }, 404);
+    if (id) lastSeen.set(id, Date.now());
     if (!transport) {
+      if (transports.size >= maxSessions) sweep();
+      if (transports.size >= maxSessions) {
+        return c.json({ jsonrpc: '2.0', error: { code: -32000, message: `too many open MCP sessions (${maxSessions}): close one (DELETE /mcp) or retry later` }, id: null }, 503);
+      }
       // A request without a session must be an initialize; the transport answers anything else with an error.
       const fresh = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sid) => void transports.set(sid, fresh),
-        onsessionclosed: (sid) => void transports.delete(sid),
+        onsessioninitialized: (sid) => {
+          transports.set(sid, fresh);
+          lastSeen.set(sid, Date.now());
+        },
+        onsessionclosed: (sid) => forget(sid),
         maxRequestBodySize: MAX_BODY_BYTES,
       });
-      fresh.onclose = () => fresh.sessionId && transports.delete(fresh.sessionId);
+      fresh.onclose = () => fresh.sessionId && forget(fresh.sessionId);
       await createMcpServer(memory, live).connect(fresh);
       transport = fresh;
     }
@@ -56,8 +91,10 @@ export async function serveMcpHttp(memory: Memory, opts: McpHttpOptions = {}): P
   const server = await listen(app, { host, port: opts.port ?? DEFAULT_MCP_PORT });
   return {
     ...server,
+    openSessions: () => transports.size,
     url: `${server.url}/mcp`,
     close: async () => {
+      clearInterval(sweeper);
       await Promise.all([...transports.values()].map((t) => t.close()));
       await server.close();
     },

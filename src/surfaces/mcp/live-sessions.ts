@@ -32,7 +32,10 @@ export class LiveSessions {
     return recorder.id;
   }
 
-  /** Ends a session with its outcome: each skill recalled for it gets a trial (success or failure). */
+  /**
+   * Ends a session with its outcome: each skill recalled for it gets a trial (success or failure). Once: the
+   * same outcome again is a no-op, another one is refused (see `Memory.reportOutcome`).
+   */
   async end(sessionId: string, outcome: Outcome, reward?: number): Promise<void> {
     const pending = this.open.get(sessionId);
     if (pending) {
@@ -56,7 +59,7 @@ export class LiveSessions {
   }
 
   private async start(call: RecordedCall): Promise<SessionRecorder> {
-    const stored = call.sessionId && this.memory.store ? await this.memory.store.getSession(this.memory.namespace, call.sessionId) : null;
+    const stored = call.sessionId && this.memory.store ? await this.memory.store.getSession(this.memory.namespace, this.memory.sessionKey(call.sessionId)) : null;
     if (stored && (stored.endedAt || stored.outcome !== 'unknown')) {
       throw new Error(`session ${stored.id} has already ended (${stored.outcome}); record into a new session id`);
     }

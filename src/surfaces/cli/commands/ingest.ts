@@ -4,6 +4,7 @@
  * `file:line: reason` (with its JSON path) and the exit code is 1. Auto-detection says what it chose, per
  * file, and per record when a file mixes formats.
  */
+import { escapeControl } from '../../../domain/untrusted-text.js';
 import { describeFormats } from '../../../capture/ingest.js';
 import { INGEST_FORMATS, isIngestFormat, type IngestFormat } from '../../../capture/types.js';
 import type { IngestResult, Memory } from '../../../memory.js';
@@ -76,7 +77,7 @@ export async function ingestCommand(
   memory: Pick<Memory, 'ingestFile'>,
   files: string[],
   flags: IngestFlags,
-  io: { out: (s: string) => void; err: (s: string) => void } = { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`) },
+  io: { out: (s: string) => void; err: (s: string) => void } = { out: (s) => process.stdout.write(`${escapeControl(s)}\n`), err: (s) => process.stderr.write(`${escapeControl(s)}\n`) },
 ): Promise<number> {
   const results = await ingestFiles(memory, files, flags);
   const problems = results.flatMap((r) => r.problems);

@@ -1,9 +1,10 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfigError } from '../../../config/config.js';
 import type { Memory } from '../../../memory.js';
 import { DEFAULT_MCP_PORT, serveMcpHttp } from '../../mcp/http.js';
 import { LiveSessions } from '../../mcp/live-sessions.js';
 import { createMcpServer } from '../../mcp/server.js';
+import { BoundedStdioTransport } from '../../mcp/stdio-transport.js';
+import { escapeControl } from '../../../domain/untrusted-text.js';
 import { failure, memoryFromFlags, serverFlags, untilStopped } from './serve.js';
 
 /**
@@ -30,7 +31,10 @@ export async function mcpCommand(args: string[], flags: Record<string, unknown>,
       process.stdin.once('end', resolve);
       process.stdin.once('close', resolve);
     });
-    await server.connect(new StdioServerTransport());
+    // Bounded: a message may carry one record of capture.maxRecordBytes plus its envelope.
+    const transport = new BoundedStdioTransport(memory.config.capture.maxRecordBytes + 1024 * 1024);
+    transport.onerror = (e) => process.stderr.write(`skillsmith mcp: ${escapeControl(e.message).slice(0, 500)}\n`);
+    await server.connect(transport);
     await Promise.race([closed, stop ?? untilStopped()]);
     await server.close();
     return 0;

@@ -9,6 +9,8 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 
+export const DEFAULT_MAX_EVENT_STREAMS = 32;
+
 /** How often a stream looks at the events table without being woken (other processes write there too). */
 const POLL_MS = 5000;
 
@@ -17,8 +19,11 @@ const POLL_MS = 5000;
  * (the outbox, in id order) whenever this process emits an event or every few seconds, so it never sends an
  * event twice or out of order, and resumes after `Last-Event-ID` on reconnect.
  */
-export function eventRoutes(memory: Memory): Hono {
+export function eventRoutes(memory: Memory, opts: { maxStreams?: number } = {}): Hono {
   const app = new Hono();
+  // Bounded: every stream holds a connection and a file handle for as long as the client likes.
+  const maxStreams = opts.maxStreams ?? DEFAULT_MAX_EVENT_STREAMS;
+  let open = 0;
 
   app.get('/events', async (c) => {
     const { after, limit } = readQuery(c, listQuery);
@@ -26,9 +31,18 @@ export function eventRoutes(memory: Memory): Hono {
   });
 
   app.get('/events/stream', async (c) => {
+    if (open >= maxStreams) return c.json({ error: `too many open event streams (${maxStreams}); close one or retry later` }, 503, { 'Retry-After': '5' });
     const resume = Number(c.req.header('last-event-id') ?? c.req.query('after'));
     let last = Number.isInteger(resume) && resume >= 0 ? resume : ((await memory.store?.lastEventId()) ?? 0);
+    if (open >= maxStreams) return c.json({ error: `too many open event streams (${maxStreams}); close one or retry later` }, 503, { 'Retry-After': '5' });
+    open++;
+    let counted = true;
+    const release = () => {
+      if (counted) open--;
+      counted = false;
+    };
     return streamSSE(c, async (stream) => {
+      stream.onAbort(release);
       let pending = false;
       let wake: (() => void) | null = null;
       const off = memory.on('*', () => {
@@ -58,6 +72,7 @@ export function eventRoutes(memory: Memory): Hono {
         }
       } finally {
         off();
+        release();
       }
     });
   });

@@ -24,7 +24,7 @@ export function sessionRoutes(memory: Memory): Hono {
   });
 
   app.get('/sessions/:id', async (c) => {
-    const session = await store().getSession(memory.namespace, c.req.param('id'));
+    const session = await store().getSession(memory.namespace, memory.sessionKey(c.req.param('id')));
     if (!session) throw new HttpError(404, `no session "${c.req.param('id')}"`);
     return c.json(sessionJson(session));
   });

@@ -1,0 +1,168 @@
+// Issue #14, attacks 2 and 6: secrets and personal data planted in every field of a record never reach the
+// store, a skill or an export; ids stay usable as keys; a record nested 6,000 levels deep costs only itself.
+// Real JSONL files through `ingestFile`, a real SQLite store, the real pipeline.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { redactText } from '../../src/domain/redact.js';
+import { parseSkillMd, validateSkillMd } from '../../src/domain/skill-md/index.js';
+import { openMemory } from '../../src/memory.js';
+import { tempDbPath } from '../../src/test-support/tau.js';
+
+const SECRETS = {
+  openai: 'sk-proj-Zx81kQ2mW7vN4pR9tL3bY6cJ0aQ',
+  github: 'ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R',
+  email: 'alice.victim@example.com',
+  awsSecret: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  gitlab: 'glpat-xR4nd0mT0k3nV4lu3zZ9',
+  huggingface: 'hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789',
+  ssn: '123-45-6789',
+  entropy: 'Q2hhbmdlTWU9dHJ1ZSZ0b2tlbj1aeDgxa1EybVc3dk40cFI5',
+};
+const PGP = `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0bVfkBCADPfJzY8dPq3kL0mN2oP4qR6sT8uV0wX2yZ4aB6cD8eF0gH2iJ4\nkL6mN8oP0qR2sT4uV6wX8yZ0aB2cD4eF6gH8iJ0kL2mN4oP6qR8sT0uV2wX4yZ6\n-----END PGP PRIVATE KEY BLOCK-----`;
+const PGP_BODY = 'lQOYBF0bVfkBCADPfJzY8dPq3kL0mN2oP4qR6sT8uV0wX2yZ4aB6cD8eF0gH2iJ4';
+
+function plantedRecord(i: number) {
+  return {
+    session_id: `run-${i}-${SECRETS.email}`,
+    agent_id: `agent ${SECRETS.openai}`,
+    source: `ci ${SECRETS.github}`,
+    goal: `Please refund my order #W${1000 + i}, it arrived broken (my ssn is ${SECRETS.ssn})`,
+    success: true,
+    started_at: `soon ${SECRETS.openai}`,
+    ended_at: SECRETS.email,
+    steps: [
+      { tool: 'find_customer', at: `t ${SECRETS.github}`, error: null, args: { zip: `${10000 + i}`, aws: SECRETS.awsSecret, note: `token ${SECRETS.gitlab}` }, result: `{"customer_id": "cust_${i}", "hf": "${SECRETS.huggingface}"}` },
+      { tool: 'get_order', args: { order_id: `#W${1000 + i}`, blob: SECRETS.entropy }, result: `{"status": "delivered", "key": ${JSON.stringify(PGP)}}` },
+      { tool: 'issue_refund', args: { order_id: `#W${1000 + i}` }, result: `{"ok": true, "ssn": "${SECRETS.ssn}"}` },
+    ],
+    meta: { owner: SECRETS.email, api: SECRETS.openai },
+  };
+}
+
+function expectNoSecret(text: string, where: string) {
+  for (const [kind, value] of Object.entries(SECRETS)) expect(text, `${kind} in ${where}`).not.toContain(value);
+  expect(text, `pgp in ${where}`).not.toContain(PGP_BODY);
+}
+
+describe('secrets in every field', () => {
+  it('are redacted or hashed before anything is stored, learned or exported; ids stay usable as keys', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-secrets-'));
+    const file = join(dir, 'planted.jsonl');
+    writeFileSync(file, Array.from({ length: 6 }, (_, i) => JSON.stringify(plantedRecord(i))).join('\n'));
+    const db = tempDbPath('skillsmith-secrets-');
+    const memory = await openMemory({ db, logLevel: 'silent', auditFile: null });
+    const r = await memory.ingestFile(file);
+    expect(r.problems).toEqual([]);
+    expect(r.inserted).toBe(6);
+
+    // What /api/sessions and /api/sessions/:id serve: the store's rows.
+    const sessions = await memory.store!.listSessions('default', { limit: 50, offset: 0 });
+    expect(sessions).toHaveLength(6);
+    for (const s of sessions) {
+      const full = (await memory.store!.getSession('default', s.id))!;
+      expectNoSecret(JSON.stringify(full), `session ${s.id}`);
+      expect(full.id).toMatch(/^sid_[0-9a-f]{20}$/);
+      expect(full.agentId).toMatch(/^agent_[0-9a-f]{20}$/);
+      expect(full.source).toMatch(/^source_[0-9a-f]{20}$/);
+    }
+    // The same raw id always maps to the same key: reporting an outcome by the raw id still finds the session.
+    expect(memory.sessionKey(`run-0-${SECRETS.email}`)).toBe(memory.sessionKey(`run-0-${SECRETS.email}`));
+    await expect(memory.reportOutcome(`run-0-${SECRETS.email}`, 'success')).resolves.toEqual({ credited: [] });
+    // Re-ingesting the same file is still a no-op.
+    expect((await memory.ingestFile(file)).inserted).toBe(0);
+
+    await memory.synthesize();
+    const skills = await memory.listSkills();
+    expect(skills).toHaveLength(1);
+    for (const s of skills) {
+      expectNoSecret(JSON.stringify(s), `skill ${s.name}`);
+      // Session references in SKILL.md are opaque ids.
+      const parents = parseSkillMd(s.skillMd).parents?.episodic ?? [];
+      expect(parents.length).toBeGreaterThan(0);
+      for (const p of parents) expect(p).toMatch(/^ses-[0-9a-f]{16}$/);
+    }
+    const out = join(dir, 'export');
+    const exported = await memory.exportSkills(out);
+    expect(exported.skipped).toEqual([]);
+    for (const w of exported.written) {
+      const text = readFileSync(w.path, 'utf8');
+      expectNoSecret(text, w.path);
+      expect(validateSkillMd(text).valid).toBe(true);
+    }
+    await memory.close();
+  });
+
+  it('a live session records ids, agent ids and sources through the same protection', async () => {
+    const memory = await openMemory({ db: tempDbPath('skillsmith-secrets-'), logLevel: 'silent', auditFile: null });
+    const s = await memory.startSession({ goal: 'refund my order', id: `x-${SECRETS.email}`, agentId: SECRETS.openai, source: SECRETS.github });
+    expect(s.id).toMatch(/^sid_/);
+    await s.call({ tool: 'get_order', args: { blob: SECRETS.entropy }, result: PGP });
+    await s.call({ tool: `lookup ${SECRETS.github}`, args: {}, result: 'ok' });
+    await s.end('success');
+    const stored = (await memory.store!.getSession('default', s.id))!;
+    expectNoSecret(JSON.stringify(stored), 'live session');
+    await memory.close();
+  });
+
+  it('redacting a SKILL.md at export keeps its YAML valid, whatever the frontmatter held', async () => {
+    const { redactSkillMd } = await import('../../src/domain/skill-md/redact-skill-md.js');
+    const text = `---\nname: refund-order\ndescription: Refund an order.\nlicense: MIT\nmetadata:\n  version: 1.0.0\n  parents-episodic: ${SECRETS.email} s2\n---\n\n# Refund\n\n1. Call \`x\`.\n\n## Edge cases\n- ${SECRETS.openai}\n`;
+    const out = redactSkillMd(text, redactText);
+    expect(out).not.toContain(SECRETS.email);
+    expect(out).not.toContain(SECRETS.openai);
+    expect(validateSkillMd(out).valid).toBe(true);
+    expect(parseSkillMd(out).parents?.episodic).toEqual(['[REDACTED:email]', 's2']);
+  });
+});
+
+describe('a record nested 6,000 levels deep', () => {
+  it('is refused with file:line and reason; the valid records of the same file are stored', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-deep-'));
+    const file = join(dir, 'deep.jsonl');
+    const deep = '{"a":'.repeat(6000) + '1' + '}'.repeat(6000);
+    const good = (i: number) => JSON.stringify({ session_id: `ok-${i}`, goal: 'refund my order', success: true, steps: [{ tool: 'get_order', args: {}, result: 'ok' }] });
+    writeFileSync(file, [good(1), `{"session_id": "deep", "goal": "g", "success": true, "steps": [{"tool": "t", "args": ${deep}}]}`, good(2)].join('\n'));
+    const memory = await openMemory({ db: tempDbPath('skillsmith-deep-'), logLevel: 'silent', auditFile: null });
+    const r = await memory.ingestFile(file);
+    expect(r.inserted).toBe(2);
+    expect(r.problems).toEqual([expect.objectContaining({ file, line: 2, reason: expect.stringMatching(/nested more than \d+ levels deep/) })]);
+    await memory.close();
+  });
+
+  it('inside a JSON-array file: only that element is refused, and an oversized element too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-deep-'));
+    const file = join(dir, 'array.json');
+    const deep = '['.repeat(6000) + ']'.repeat(6000);
+    const good = JSON.stringify({ session_id: 'ok', goal: 'refund my order', success: true, steps: [{ tool: 'get_order', args: {}, result: 'ok' }] });
+    const big = JSON.stringify({ session_id: 'big', goal: 'g', success: true, steps: [{ tool: 't', args: {}, result: 'x'.repeat(5 * 1024 * 1024) }] });
+    writeFileSync(file, `[${good}, {"session_id": "deep", "goal": "g", "success": true, "steps": [{"tool": "t", "args": {"v": ${deep}}}]}, ${big}]`);
+    const memory = await openMemory({ db: tempDbPath('skillsmith-deep-'), logLevel: 'silent', auditFile: null });
+    const r = await memory.ingestFile(file);
+    expect(r.inserted).toBe(1);
+    expect(r.problems.map((p) => p.path)).toEqual(['[1]', '[2]']);
+    expect(r.problems[1].reason).toMatch(/over the 4194304-byte limit/);
+    await memory.close();
+  });
+
+  it('through the library: a deep or oversized call, or one call too many, is refused with its reason', async () => {
+    const memory = await openMemory({ db: tempDbPath('skillsmith-deep-'), logLevel: 'silent', auditFile: null, config: { capture: { maxCallsPerSession: 2 } } });
+    const s = await memory.startSession({ goal: 'refund my order' });
+    let deep: unknown = 1;
+    for (let i = 0; i < 6000; i++) deep = { a: deep };
+    await expect(s.call({ tool: 't', args: deep as Record<string, unknown> })).rejects.toThrow(/args is nested more than/);
+    await expect(s.call({ tool: 't', result: 'x'.repeat(5 * 1024 * 1024) })).rejects.toThrow(/over the 4194304-byte limit/);
+    await s.call({ tool: 't' });
+    await s.call({ tool: 't' });
+    await expect(s.call({ tool: 't' })).rejects.toThrow(/limit per session/);
+    expect((await memory.store!.getSession('default', s.id))!.calls).toHaveLength(2);
+    const r = await memory.ingest([
+      { id: 'fine', namespace: 'default', goal: 'g', outcome: 'success', reward: null, agentId: null, source: null, startedAt: '2026-01-01T00:00:00Z', endedAt: null, calls: [] },
+      { id: 'deep', namespace: 'default', goal: 'g', outcome: 'success', reward: null, agentId: null, source: null, startedAt: '2026-01-01T00:00:00Z', endedAt: null, calls: [], labels: deep as Record<string, unknown> },
+    ]);
+    expect(r.inserted).toBe(1);
+    expect(r.problems).toEqual([{ index: 1, sessionId: 'deep', reason: expect.stringMatching(/labels is nested/) }]);
+    await memory.close();
+  });
+});
