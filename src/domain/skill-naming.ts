@@ -10,11 +10,11 @@ const TASK_VERBS = [
   'exchange', 'return', 'refund', 'cancel', 'book', 'reschedule', 'upgrade', 'downgrade', 'change', 'modify', 'update',
   'transfer', 'send', 'schedule', 'pay', 'buy', 'track', 'reset', 'restore', 'fix', 'enable', 'disable',
   'activate', 'renew', 'add', 'remove', 'delete', 'create', 'move', 'copy', 'rename', 'post', 'share', 'search', 'find',
-  'compare', 'check', 'list', 'report', 'calculate', 'email', 'forward', 'reply', 'summarise', 'summarize', 'plan', 'open',
+  'compare', 'check', 'list', 'report', 'calculate', 'forward', 'reply', 'summarise', 'summarize', 'plan', 'open',
 ] as const;
 
 /** Words that say something is broken: such goals are fixes. */
-const PROBLEM = /\b(not working|isn'?t working|stopped working|unable|can'?t|cannot|trouble|issue|problem|broken|error|fails?|failing|no service|slow)\b/i;
+const PROBLEM = /\b(not working|isn'?t working|stopped working|unable|can'?t|cannot|trouble|problem|broken|error|fails?|failing|no service|slow)\b/i;
 
 /** Words never used as the object of a name (too general, or grammar). */
 const FILLER = new Set(
@@ -74,9 +74,15 @@ export function wordSkill(input: NamingInput): SkillWording {
   // Nouns rather than adverbs and participles ("absolutely", "showing", "placed").
   const common = ranked.filter((r) => (df.get(r.w) ?? 0) / n >= 0.5 && !/^.{4,}(ly|ing|ed)$/.test(r.w)).map((r) => r.w);
   // Else the object of another step that does what was asked (an exchange that ends with a follow-up change).
-  const matching = input.toolSequence.map(toolWordsOf).find((ws) => ws.length > 1 && sameVerb(ws[0], verb))?.slice(1).filter((w) => !FILLER.has(w) && w.length > 2) ?? [];
-  const object =
-    verb !== 'fix' && toolObject.length && (toolVerb === null || sameVerb(toolVerb, verb)) ? toolObject.slice(0, 3) : verb !== 'fix' && matching.length ? matching.slice(0, 3) : common.slice(0, 2);
+  const matching = input.toolSequence.map(toolWordsOf).find((ws) => ws.length > 1 && sameVerb(ws[0], verb))?.slice(1).filter((w) => w !== verb && !FILLER.has(w) && w.length > 2) ?? [];
+  const fromTool = verb !== 'fix' && toolObject.length > 0 && (toolVerb === null || sameVerb(toolVerb, verb));
+  let object = fromTool ? toolObject.slice(0, 3) : verb !== 'fix' && matching.length ? matching.slice(0, 3) : common.slice(0, 2);
+  // The action's object may be the verb itself (send_email for "email the forecast"): the requests' words then.
+  if (object.length === 0) object = common.slice(0, 2);
+  if (object.length === 0) object = toolObject.slice(0, 3);
+  // A one-word object of the action (send_email) takes the word nearly every request shares (weather).
+  const shared = common.find((w) => (df.get(w) ?? 0) / n >= 0.75 && !object.includes(w));
+  if (object.length === 1 && shared) object = [...object, shared];
   const ordered = inTextOrder(object, texts);
   const nameWords = [...new Set([verb, ...ordered])];
 
@@ -102,12 +108,15 @@ function chooseVerb(df: Map<string, number>, n: number, toolWords: string[], tex
       bestShare = share;
     }
   }
-  if (best && bestShare >= 0.3) return best;
+  // A verb most requests share names the task.
+  if (best && bestShare >= 0.5) return best;
   // Requests that describe something broken are fixes, whatever tool ended them.
   if (texts.filter((t) => PROBLEM.test(t)).length / Math.max(1, texts.length) >= 0.5) return 'fix';
   // The action tool's verb (cancel_pending_order -> cancel).
+  // Requests worded every which way: the action says what is done (send_invite -> send).
   const toolVerb = toolWords.find((w) => (TASK_VERBS as readonly string[]).includes(w));
   if (toolVerb) return toolVerb;
+  if (best && bestShare >= 0.3) return best;
   if (best) return best;
   return toolWords[0] ?? 'handle';
 }
