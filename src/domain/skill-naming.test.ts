@@ -15,7 +15,7 @@ describe('skill names and descriptions', () => {
     expect(w.nameWords).toEqual(['cancel', 'pending', 'order']);
     expect(w.title).toBe('Cancel Pending Order');
     expect(w.description).toMatch(/^Cancel Pending Order: /);
-    expect(w.description).toMatch(/Use when a user wants to cancel a pending order\./);
+    expect(w.description).toMatch(/Use when a user asks to cancel pending order\./);
   });
 
   it('calls a problem report a fix, named by what is broken, not by the tool that ended it', () => {

@@ -66,7 +66,7 @@ export function wordSkill(input: NamingInput): SkillWording {
     // Share squared: a word nearly every request uses (goals and users' own words alike) beats a rarer one.
     .map(([w, c]) => ({ w, score: (c / n) ** 2 * (1 + input.wordWeight(w)) * (toolWords.includes(w) ? 1.5 : 1) }))
     .sort((a, b) => b.score - a.score || a.w.localeCompare(b.w));
-  const keywords = ranked.slice(0, 4).map((r) => r.w);
+  const keywords = ranked.filter((r) => (df.get(r.w) ?? 0) / n >= 0.5 && !/^.{4,}(ly|ing|ed)$/.test(r.w)).slice(0, 4).map((r) => r.w);
   const toolVerb = toolWords.find((w) => (TASK_VERBS as readonly string[]).includes(w)) ?? null;
   const toolObject = toolWords.filter((w, i) => !(i === toolWords.indexOf(toolVerb ?? '') && w === toolVerb) && w !== verb && !FILLER.has(w) && w.length > 2);
   // The action's own object when it does what the users asked (cancel + cancel_pending_order -> pending
@@ -92,7 +92,7 @@ export function wordSkill(input: NamingInput): SkillWording {
   const first = input.toolSequence[0];
   const route = input.actionTool && first && first !== input.actionTool ? `, from \`${first}\` to \`${input.actionTool}\`` : '';
   const what = `${title}: the ${steps}-step procedure that worked for agents on this kind of request${route}.`;
-  const when = verb === 'fix' ? ` Use when a user reports that their ${thing} is not working.` : ` Use when a user wants to ${verb} a ${thing}.`;
+  const when = verb === 'fix' ? ` Use when a user reports that their ${thing} is not working.` : ` Use when a user asks to ${verb} ${thing}.`;
   const mention = keywords.length ? ` Typical requests mention ${listJoin(keywords)}.` : '';
   return { nameWords, title, description: `${what}${when}${mention}`.replace(/[<>]/g, ''), keywords };
 }

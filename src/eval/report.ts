@@ -27,7 +27,7 @@ const r3 = (x: number | null | undefined) => fixed(x, 3);
 const r1 = (x: number | null | undefined) => fixed(x, 1);
 const frac = (n: number, d: number) => `${n}/${d}`;
 
-const QUERY_HEAD = ['system', 'queries', 'recalled', 'hit@1', 'hit@k', 'prec@1', 'agree|hit', 'agree|rec', 'agreeing', 'saved|agree', 'saved/query', 'cover@1', 'cover@k', 'false recall', 'skills'];
+const QUERY_HEAD = ['system', 'queries', 'recalled', 'hit@1', 'hit@k', 'prec@1', 'agree|hit', 'agree|rec', 'agree/query', 'agreeing', 'saved|agree', 'saved/query', 'cover@1', 'cover@k', 'false recall', 'skills'];
 
 function queryRow(name: string, m: QuerySetMetrics, falseRecall: number | null, skills: string): string[] {
   return [
@@ -39,6 +39,7 @@ function queryRow(name: string, m: QuerySetMetrics, falseRecall: number | null, 
     r3(m.precisionTop1),
     r3(m.stepAgreement.overHits),
     r3(m.stepAgreement.overRecalled),
+    r3(m.stepAgreement.perQuery),
     r3(m.stepsSaved.agreeRate),
     r1(m.stepsSaved.meanWhenAgrees),
     r1(m.stepsSaved.perQuery),
@@ -151,9 +152,16 @@ function learnedTable(report: EvalReport, style: Style): string {
     String(v.learned.clusters),
     String(v.learned.skills),
     r3(v.learned.skillPurity),
+    vm(v.learned.vMeasure?.skills),
+    vm(v.learned.vMeasure?.clusters),
     v.learned.kindsWithSkill.length ? v.learned.kindsWithSkill.join(', ') : '-',
   ]);
-  return renderTable(['system', 'embedder', 'clusters', 'skills', 'skill purity', 'kinds with a skill'], rows, style);
+  return renderTable(['system', 'embedder', 'clusters', 'skills', 'skill purity', 'skills V (h / c)', 'clusters V (h / c)', 'kinds with a skill'], rows, style);
+}
+
+/** V-measure with its homogeneity and completeness, e.g. "0.921 (0.933 / 0.910)". */
+function vm(v: { vMeasure: number; homogeneity: number; completeness: number } | undefined): string {
+  return v ? `${r3(v.vMeasure)} (${r3(v.homogeneity)} / ${r3(v.completeness)})` : '-';
 }
 
 function datasetLine(label: string, d: EvalReport['train']): string {
@@ -310,6 +318,8 @@ export function formatEvalMarkdown(report: EvalReport): string {
   out.push('## Definitions');
   out.push('');
   out.push('- **queries**: the successful sessions of the test set, queried once with the goal text and once with `meta.first_user_message` (when present).');
+  out.push('- **V (h / c)**: V-measure of the grouping against the task kinds, with its homogeneity (each group holds one kind) and completeness (each kind sits in one group); *skills* over the source sessions of the learned skills, *clusters* over every labelled training session.');
+  out.push('- **step agreement per query**: the LCS F1 of the top-1 recalled procedure with each successful test session, a query that recalled nothing counting 0 (the JSON report\'s `stepAgreement.perQuery`).');
   out.push('- **kind of a skill**: the majority label of its source sessions (more of them than of any other kind; a skill learned evenly from two kinds has no kind and never counts as a hit). **hit@1**: the first recalled skill is of the session\'s kind; **hit@k**: any of the top-k is. Rates are over all queries; **prec@1** = hits / queries that recalled anything.');
   out.push('- **step agreement**: F1 of the longest common subsequence between the top-1 skill\'s `toolSequence` and the session\'s essential calls (successful, non-`think` calls, immediate repeats collapsed); averaged over top-1 hits (`agree|hit`) and over every query that recalled something (`agree|rec`).');
   out.push(`- **steps saved**: calls the session made (every call: failed, repeated and \`think\` calls included) minus the steps the skill prescribes (length of its \`toolSequence\`, conditional steps included), counted only when the skill *agrees* (step agreement >= ${report.settings.agreeThreshold}); \`saved|agree\` is the mean over agreeing queries, \`saved/query\` spreads the same sum over all queries (0 where nothing agrees). Signed: a skill longer than the session's path counts negative.`);
