@@ -149,4 +149,31 @@ describe("GAIA's headline on the defaults", () => {
     // here, under the 0.4 threshold of the embedded GloVe embedder; the other three are recalled.
     expect(recalled).toBeGreaterThanOrEqual(DOMAINS.length - 1);
   });
+
+  it('consolidates near-duplicates already stored: one is superseded by the other, with lineage, nothing deleted', async () => {
+    const path = tempDbPath('skillsmith-consolidate-');
+    const d = DOMAINS[0];
+    const lookupByEmail = { ...d, tools: [{ tool: 'get_weather', args: { city: 'Oslo' }, result: '{"forecast":"snow"}' }, { tool: 'find_contact_by_email', args: { email: 'x' }, result: '{}' }, d.tools[2]] };
+    // A memory whose thresholds kept two variants of one procedure apart (as older versions did).
+    const strict = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 }, thresholds: { recall: 0.99, duplicate: 0.99 } }, logLevel: 'silent' });
+    await strict.ingest([...sessionsOf(d, 'a'), ...sessionsOf(lookupByEmail, 'b')]);
+    await strict.synthesize();
+    const before = (await strict.listSkills()).filter((s) => s.corpus === 'internal');
+    await strict.close();
+    expect(before).toHaveLength(2);
+
+    const memory = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
+    opened.push({ memory, path });
+    const report = await memory.synthesize();
+    expect(report.superseded).toHaveLength(1);
+    const live = (await memory.listSkills()).filter((s) => s.corpus === 'internal');
+    expect(live).toHaveLength(1);
+    const all = await memory.listSkills({ includeSuperseded: true });
+    expect(all).toHaveLength(2);
+    const loser = all.find((s) => s.supersededBy)!;
+    expect(loser.supersededBy).toBe(live[0].id);
+    expect(report.superseded[0]).toMatchObject({ id: live[0].id, supersedes: loser.id });
+    expect(new Set(live[0].sourceSessions)).toEqual(new Set(before.flatMap((s) => s.sourceSessions)));
+    expect((await memory.recall(d.fourth))[0]?.id).toBe(live[0].id);
+  });
 });

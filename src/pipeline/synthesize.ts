@@ -8,7 +8,7 @@ import type { DistillerFallback } from '../distillers/distiller.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { EmbedderMismatchError } from '../llm/errors/embedder-mismatch-error.js';
 import { embedGoals } from './embed-texts.js';
-import { distilGroup, SkillCatalog, type GroupOutcome, type PipelineDeps } from './distil-cluster.js';
+import { consolidateSkills, distilGroup, SkillCatalog, type GroupOutcome, type PipelineDeps } from './distil-cluster.js';
 
 export interface SynthesisReport {
   created: SkillRef[];
@@ -193,6 +193,10 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     if (out.action === 'skip' && !opts.dryRun) await store.markClusterPassed(ns, c.id, now.toISOString(), false);
   }
   report.stats.distilled = distilled;
+  // Skills stored earlier (or by this pass, from two clusters) that turn out to be one procedure become one.
+  for (const { winner, loser } of await consolidateSkills(deps, { namespace: ns, skills: catalog, toolWeight: (t) => toolStats.weight(t), actor: opts.actor ?? 'synthesis', dryRun: !!opts.dryRun })) {
+    report.superseded.push({ id: winner.id, name: winner.name, version: winner.version, cluster: winner.clusterId ?? '', supersedes: loser.id });
+  }
   opts.onProgress?.('distil', dirty.length, dirty.length);
   return finish();
 
