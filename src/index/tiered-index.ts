@@ -1,0 +1,83 @@
+// The recall index: an exact scan while it is small, an HNSW graph from `annFrom` vectors on. Below the
+// crossover the scan is both faster and exact; above it the graph answers in well under a millisecond.
+// The switch happens once, when growth passes the crossover; shrinking keeps the graph (it stays correct, and
+// a rebuild from the store picks the tier again by size).
+
+import { ExactIndex } from './exact-index.js';
+import { HnswIndex, loadUsearch, type HnswOptions } from './hnsw-index.js';
+import type { NearestIndex, SearchHit, SearchOptions } from './nearest-index.js';
+
+export interface TieredOptions {
+  /** Size from which the HNSW graph answers (default 4096; see bench/README.md for the crossover). */
+  annFrom?: number;
+  hnsw?: HnswOptions;
+}
+
+export const defaultAnnFrom = 4096;
+
+export class TieredIndex implements NearestIndex {
+  readonly dimensions: number;
+  readonly annFrom: number;
+  private readonly hnswOptions: HnswOptions;
+  private inner: ExactIndex | HnswIndex;
+
+  constructor(dimensions: number, opts: TieredOptions = {}, inner?: ExactIndex | HnswIndex) {
+    this.dimensions = dimensions;
+    // Without the native graph (an unsupported platform) every size is scanned exactly.
+    this.annFrom = loadUsearch() ? Math.max(1, opts.annFrom ?? defaultAnnFrom) : Infinity;
+    this.hnswOptions = opts.hnsw ?? {};
+    this.inner = inner ?? new ExactIndex(dimensions);
+  }
+
+  /** Bulk build: picks the tier by size and, for the graph, inserts on every core. */
+  static build(dimensions: number, ids: string[], vectors: Float32Array, opts: TieredOptions = {}): TieredIndex {
+    const index = new TieredIndex(dimensions, opts);
+    if (ids.length >= index.annFrom) {
+      const graph = new HnswIndex(dimensions, index.hnswOptions);
+      graph.addMany(ids, vectors);
+      index.inner = graph;
+    } else {
+      index.inner = ExactIndex.fromArrays(dimensions, ids, vectors.slice());
+    }
+    return index;
+  }
+
+  /** What answers now: the exact scan or the graph (persistence saves each in its own form). */
+  get tier(): ExactIndex | HnswIndex {
+    return this.inner;
+  }
+
+  get approximate(): boolean {
+    return this.inner instanceof HnswIndex;
+  }
+
+  get size(): number {
+    return this.inner.size;
+  }
+
+  has(id: string): boolean {
+    return this.inner.has(id);
+  }
+
+  add(id: string, vector: Float32Array): void {
+    this.inner.add(id, vector);
+    if (this.inner instanceof ExactIndex && this.inner.size >= this.annFrom) {
+      const { ids, vectors } = this.inner.arrays();
+      const graph = new HnswIndex(this.dimensions, this.hnswOptions);
+      graph.addMany(ids, vectors);
+      this.inner = graph;
+    }
+  }
+
+  remove(id: string): boolean {
+    return this.inner.remove(id);
+  }
+
+  clear(): void {
+    this.inner = new ExactIndex(this.dimensions);
+  }
+
+  search(query: Float32Array, k: number, opts?: SearchOptions): SearchHit[] {
+    return this.inner.search(query, k, opts);
+  }
+}
