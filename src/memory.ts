@@ -660,6 +660,8 @@ export class Memory {
     if (this.timer) clearInterval(this.timer);
     await this.idle();
     await this.flush().catch((e) => this.log.warn('final flush failed', { error: String(e) }));
+    // Changes applied to a recall index since it was saved go to its file, so the next process need not.
+    for (const idx of this.recallIndexes.values()) idx.persist();
     await this.store?.close();
     for (const backEnd of this.owned.splice(0)) await backEnd.close?.().catch((e) => this.log.warn('closing a model back end failed', { error: String(e) }));
   }
