@@ -211,8 +211,9 @@ export class RecallIndex {
     }
   }
 
-  /** Writes the index file if changes are not in it yet (on close). */
-  persist() {
+  /** Writes the index file if changes are not in it yet (on close); `always`: even when it is up to date. */
+  persist(always = false) {
+    if (always && this.index) this.unsaved = Math.max(1, this.unsaved);
     this.saveIfDue(true);
   }
 
