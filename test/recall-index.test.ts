@@ -86,14 +86,13 @@ describe('persisted recall index', () => {
     for (const file of indexFiles()) {
       const whole = readFileSync(file);
       // Each damage costs two new processes: a few kinds per file, the index file tests cover every byte.
-      for (const damage of ['cut-header', 'cut-last-byte', 'flip-late', 'zeros'] as const) {
+      for (const damage of ['cut-header', 'cut-half', 'flip-late', 'zeros'] as const) {
         const bad = Buffer.from(whole);
         if (damage === 'flip-late') bad[bad.length - 5] ^= 0x01;
         if (damage === 'zeros') bad.fill(0, Math.floor(bad.length / 3), Math.floor(bad.length / 3) + 64);
         writeFileSync(file, bad);
         if (damage === 'cut-header') truncateSync(file, 10);
         if (damage === 'cut-half') truncateSync(file, Math.floor(whole.length / 2));
-        if (damage === 'cut-last-byte') truncateSync(file, whole.length - 1);
         expect(recallInChild(), `${basename(file)}: ${damage}`).toEqual(reference);
         // The rebuild wrote a whole index again; restore the file under test for the next damage.
         if (existsSync(file)) writeFileSync(file, whole);
