@@ -110,7 +110,7 @@ export const configSchema = z
         /** Where index files of a PostgreSQL memory go (default: $XDG_CACHE_HOME or ~/.cache, then skillsmith/recall). */
         indexCacheDir: z.string().min(1).optional(),
         /** Skill count from which recall searches an HNSW graph instead of scanning every vector. */
-        annFrom: z.number().int().min(1).default(4096),
+        annFrom: z.number().int().min(1).default(256),
       })
       .prefault({}),
     lifecycle: z

@@ -15,6 +15,7 @@ interface NativeIndex {
   size(): number;
   save(path: string): void;
   load(path: string): void;
+  view(path: string): void;
 }
 
 interface UsearchModule {
@@ -63,6 +64,8 @@ export class HnswIndex implements NearestIndex {
   /** Skill id per graph key; a removed key keeps an empty slot (keys are never reused). */
   private idOfKey: (string | undefined)[] = [];
   private keyOfId = new Map<string, number>();
+  /** Set while the graph is a read-only memory map of this file: the first change loads a writable copy. */
+  private viewOf: string | null = null;
 
   constructor(dimensions: number, opts: HnswOptions = {}) {
     if (!Number.isInteger(dimensions) || dimensions <= 0) {
@@ -110,6 +113,7 @@ export class HnswIndex implements NearestIndex {
     if (ids.length === 0) return;
     const unique = new Map<string, number>();
     ids.forEach((id, i) => unique.set(id, i));
+    this.thaw();
     const keys = new BigUint64Array(unique.size);
     const rows = new Float32Array(unique.size * d);
     let j = 0;
@@ -128,6 +132,7 @@ export class HnswIndex implements NearestIndex {
   remove(id: string): boolean {
     const key = this.keyOfId.get(id);
     if (key === undefined) return false;
+    this.thaw();
     this.graph.remove(BigInt(key));
     this.keyOfId.delete(id);
     this.idOfKey[key] = undefined;
@@ -135,6 +140,7 @@ export class HnswIndex implements NearestIndex {
   }
 
   clear(): void {
+    this.viewOf = null;
     this.graph = HnswIndex.newGraph(this.dimensions, this.options);
     this.idOfKey = [];
     this.keyOfId.clear();
@@ -164,6 +170,16 @@ export class HnswIndex implements NearestIndex {
     }
   }
 
+  /** Turns a memory-mapped graph into a writable one (throws when its file is gone). */
+  private thaw(): void {
+    if (!this.viewOf) return;
+    const graph = HnswIndex.newGraph(this.dimensions, this.options);
+    graph.load(this.viewOf);
+    if (graph.size() !== this.keyOfId.size) throw new Error(`HnswIndex: ${this.viewOf} no longer holds the graph that was viewed`);
+    this.graph = graph;
+    this.viewOf = null;
+  }
+
   /** Keys of the graph in key order (undefined for removed ones): what `save` must store beside the graph. */
   keyTable(): (string | undefined)[] {
     return this.idOfKey.slice();
@@ -174,10 +190,20 @@ export class HnswIndex implements NearestIndex {
     this.graph.save(path);
   }
 
-  /** An index from a graph file and the key table saved with it. Throws when they do not match. */
-  static loadGraph(path: string, dimensions: number, keyTable: (string | undefined)[], opts: HnswOptions = {}): HnswIndex {
-    const index = new HnswIndex(dimensions, opts);
-    index.graph.load(path);
+  /**
+   * An index from a graph file and the key table saved with it. Throws when they do not match. With `view`,
+   * the graph is memory-mapped (no copy, ready at once) until the first change, which loads a writable copy of
+   * the same file: graph files are never rewritten in place, so that copy is the graph that was viewed.
+   */
+  static loadGraph(path: string, dimensions: number, keyTable: (string | undefined)[], opts: HnswOptions & { view?: boolean } = {}): HnswIndex {
+    const { view, ...graphOpts } = opts;
+    const index = new HnswIndex(dimensions, graphOpts);
+    if (view) {
+      index.graph.view(path);
+      index.viewOf = path;
+    } else {
+      index.graph.load(path);
+    }
     index.idOfKey = keyTable.slice();
     for (let key = 0; key < keyTable.length; key++) {
       const id = keyTable[key];

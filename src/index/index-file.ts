@@ -13,7 +13,7 @@
 //   the caller applies the changes since (or rebuilds when it cannot).
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { ExactIndex } from './exact-index.js';
@@ -69,9 +69,10 @@ export function saveIndexFile(path: string, index: TieredIndex, identity: IndexI
     const tmp = `${graphPath}.tmp`;
     try {
       tier.saveGraph(tmp);
-      const bytes = readFileSync(tmp);
-      graphBytes = bytes.length;
-      graphCrc = crc32(bytes);
+      const sum = fileChecksum(tmp);
+      if (!sum) throw new Error(`could not read back ${tmp}`);
+      graphBytes = sum.bytes;
+      graphCrc = sum.crc;
       syncFile(tmp);
       renameSync(tmp, graphPath);
     } catch (e) {
@@ -167,20 +168,42 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
     if (!h.graphFile || basename(h.graphFile) !== h.graphFile || !h.hnsw) return { reason: 'malformed header' };
     if (!loadUsearch()) return { reason: 'the HNSW graph needs the usearch native module' };
     const graphPath = join(dirname(path), h.graphFile);
-    let graph: Buffer;
-    try {
-      graph = readFileSync(graphPath);
-    } catch {
-      return { reason: 'graph file missing' };
-    }
+    const graphSum = fileChecksum(graphPath);
+    if (!graphSum) return { reason: 'graph file missing' };
     // Checked before the native code sees it: a corrupt graph could point outside its own arrays.
-    if (graph.length !== h.graphBytes || crc32(graph) !== h.graphCrc) return { reason: 'graph checksum mismatch' };
+    if (graphSum.bytes !== h.graphBytes || graphSum.crc !== h.graphCrc) return { reason: 'graph checksum mismatch' };
     const keyTable = ids.map((id) => (typeof id === 'string' ? id : undefined));
-    const inner = HnswIndex.loadGraph(graphPath, h.dimensions, keyTable, { ...opts.hnsw, ...h.hnsw });
+    // Memory-mapped: the checksum pass left the file in the page cache, and the map shares those pages.
+    const inner = HnswIndex.loadGraph(graphPath, h.dimensions, keyTable, { ...opts.hnsw, ...h.hnsw, view: true });
     if (inner.size !== h.count) return { reason: 'counts disagree' };
     return { index: new TieredIndex(h.dimensions, opts, inner), revision: h.revision };
   } catch (e) {
     return { reason: `unreadable: ${(e as Error).message}` };
+  }
+}
+
+/** Size and CRC-32 of a file, read in chunks (a graph can be hundreds of MB); null when it cannot be read. */
+function fileChecksum(path: string): { bytes: number; crc: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(8 << 20);
+    let crc = 0;
+    let bytes = 0;
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return { bytes, crc };
+      crc = crc32(chunk.subarray(0, n), crc);
+      bytes += n;
+    }
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
 }
 

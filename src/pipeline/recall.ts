@@ -177,13 +177,21 @@ export class RecallIndex {
   private async applyChanges() {
     const { revision, rows, changedIds } = await this.store.skillVectors(this.namespace, { changedAfter: this.revision!.revision });
     const index = this.index!;
-    for (const id of changedIds ?? []) {
-      index.remove(id);
-      this.skills.delete(id);
-    }
-    for (const row of rows) {
-      const v = this.servedVector(row);
-      if (v instanceof Float32Array) index.add(row.id, v);
+    try {
+      for (const id of changedIds ?? []) {
+        index.remove(id);
+        this.skills.delete(id);
+      }
+      for (const row of rows) {
+        const v = this.servedVector(row);
+        if (v instanceof Float32Array) index.add(row.id, v);
+      }
+    } catch (e) {
+      // A mapped graph whose file went away before its first change (see HnswIndex.loadGraph): start over.
+      this.log?.info('recall index could not take the changes: rebuilding it', { namespace: this.namespace, error: String(e) });
+      this.index = null;
+      await this.rebuild(this.basis!);
+      return;
     }
     this.revision = revision;
     this.unsaved += changedIds?.length ?? 0;
