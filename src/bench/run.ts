@@ -459,7 +459,7 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
     const argv = [FIRST_RECALL, db, goalsJson, ...(config ? [JSON.stringify(config)] : [])];
     const r = spawnSync(process.execPath, argv, { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`first-recall child exited ${r.status}: ${r.stderr}`);
-    return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { openMs: number; embedderWarmMs: number; firstRecallMs: number; rssMB: number; maxRssMB: number };
+    return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { openMs: number; embedderWarmMs: number; firstRecallMs: number; firstRecallCpuMs?: number; rssMB: number; maxRssMB: number };
   };
   await memory.flushIndexes();
   const loads = [child(), child(), child()].sort((a, b) => a.firstRecallMs - b.firstRecallMs);
@@ -467,6 +467,7 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
   const rebuilt = count < 100_000 ? child({ recall: { persistIndex: false } }) : null;
   const newProcess = {
     firstRecallMs: round(loads[1].firstRecallMs, 1),
+    firstRecallCpuMs: loads[1].firstRecallCpuMs === undefined ? null : round(loads[1].firstRecallCpuMs, 1),
     openMs: round(loads[1].openMs, 1),
     embedderWarmMs: round(loads[1].embedderWarmMs, 1),
     maxRssMB: round(Math.max(...loads.map((l) => l.maxRssMB)), 1),
