@@ -25,8 +25,7 @@ export class TieredIndex implements NearestIndex {
 
   constructor(dimensions: number, opts: TieredOptions = {}, inner?: ExactIndex | HnswIndex) {
     this.dimensions = dimensions;
-    // Without the native graph (an unsupported platform) every size is scanned exactly.
-    this.annFrom = loadUsearch() ? Math.max(1, opts.annFrom ?? defaultAnnFrom) : Infinity;
+    this.annFrom = Math.max(1, opts.annFrom ?? defaultAnnFrom);
     this.hnswOptions = opts.hnsw ?? {};
     this.inner = inner ?? new ExactIndex(dimensions);
   }
@@ -34,7 +33,7 @@ export class TieredIndex implements NearestIndex {
   /** Bulk build: picks the tier by size and, for the graph, inserts on every core. */
   static build(dimensions: number, ids: string[], vectors: Float32Array, opts: TieredOptions = {}): TieredIndex {
     const index = new TieredIndex(dimensions, opts);
-    if (ids.length >= index.annFrom) {
+    if (index.wantsGraph(ids.length)) {
       const graph = new HnswIndex(dimensions, index.hnswOptions);
       graph.addMany(ids, vectors);
       index.inner = graph;
@@ -42,6 +41,14 @@ export class TieredIndex implements NearestIndex {
       index.inner = ExactIndex.fromArrays(dimensions, ids, vectors.slice());
     }
     return index;
+  }
+
+  /**
+   * Whether `size` vectors belong in the graph. The native module loads only then (a small memory, a short CLI
+   * process, never pays for it); where it does not load (an unsupported platform) every size is scanned.
+   */
+  private wantsGraph(size: number): boolean {
+    return size >= this.annFrom && loadUsearch() !== null;
   }
 
   /** What answers now: the exact scan or the graph (persistence saves each in its own form). */
@@ -63,7 +70,7 @@ export class TieredIndex implements NearestIndex {
 
   add(id: string, vector: Float32Array): void {
     this.inner.add(id, vector);
-    if (this.inner instanceof ExactIndex && this.inner.size >= this.annFrom) {
+    if (this.inner instanceof ExactIndex && this.wantsGraph(this.inner.size)) {
       const { ids, vectors } = this.inner.arrays();
       const graph = new HnswIndex(this.dimensions, this.hnswOptions);
       graph.addMany(ids, vectors);
