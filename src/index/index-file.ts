@@ -17,7 +17,7 @@ import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, re
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { ExactIndex } from './exact-index.js';
-import { HnswIndex, loadUsearch, type HnswOptions } from './hnsw-index.js';
+import { defaultHnswOptions, HnswIndex, loadUsearch, type HnswOptions } from './hnsw-index.js';
 import { TieredIndex, type TieredOptions } from './tiered-index.js';
 
 const MAGIC = 0x49524b53; // "SKRI" little-endian
@@ -174,7 +174,9 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
     if (graphSum.bytes !== h.graphBytes || graphSum.crc !== h.graphCrc) return { reason: 'graph checksum mismatch' };
     const keyTable = ids.map((id) => (typeof id === 'string' ? id : undefined));
     // Memory-mapped: the checksum pass left the file in the page cache, and the map shares those pages.
-    const inner = HnswIndex.loadGraph(graphPath, h.dimensions, keyTable, { ...opts.hnsw, ...h.hnsw, view: true });
+    // The graph's shape comes from the file; how wide a search looks is today's setting, not the writer's.
+    const expansionSearch = opts.hnsw?.expansionSearch ?? defaultHnswOptions.expansionSearch;
+    const inner = HnswIndex.loadGraph(graphPath, h.dimensions, keyTable, { ...h.hnsw, ...opts.hnsw, expansionSearch, view: true });
     if (inner.size !== h.count) return { reason: 'counts disagree' };
     return { index: new TieredIndex(h.dimensions, opts, inner), revision: h.revision };
   } catch (e) {
