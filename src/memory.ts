@@ -780,11 +780,20 @@ export class Memory {
     return this.requireStore().events(this.ns(opts.namespace), opts);
   }
 
+  /**
+   * Writes each recall index whose file is behind the changes it applied, so the next process need not apply
+   * them again (done on close; a long-lived process may call it when idle).
+   */
+  async flushIndexes(): Promise<void> {
+    for (const idx of this.recallIndexes.values()) idx.persist();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     await this.idle();
     await this.flush().catch((e) => this.log.warn('final flush failed', { error: String(e) }));
+    await this.flushIndexes();
     await this.store?.close();
     for (const backEnd of this.owned.splice(0)) await backEnd.close?.().catch((e) => this.log.warn('closing a model back end failed', { error: String(e) }));
   }

@@ -72,8 +72,25 @@ export interface RecallResult {
   /** Fraction of queries whose first skill scores as the exact scan's first (IVF recall@1, thresholds included). */
   top1Agreement: number;
   breakdownP50Ms: { normalize: number; embed: number; indexSearch: number; changeToken: number; recordRecall: number | null };
-  /** The first recall's load, timed again step by step: store.listSkills() and VectorIndex add + build (IVF training). */
+  /** What the first recall cost before the index file: store.listSkills() and VectorIndex add + build (IVF training). */
   firstRecallParts: { listSkillsMs: number; indexBuildMs: number };
+  /** New processes (bench/first-recall.js): the median of 3 first recalls from the index file; one without it. */
+  newProcess: { firstRecallMs: number; firstRecallCpuMs?: number | null; openMs: number; embedderWarmMs: number; maxRssMB: number; withoutFileMs: number | null; withoutFileMaxRssMB: number | null; load1: number };
+  /** The same vectors and queries through the exact scan, the previous IVF index and the tiered index (top 10). */
+  indexes: {
+    queries: number;
+    exact: IndexMeasure & { buildMs: number };
+    ivf: IndexMeasure;
+    tiered: IndexMeasure & { loadMs: number; kind: 'exact' | 'hnsw' };
+  };
+  /** 1-minute load average when the phase ended (2 cores: above 2 the timings include waiting for a CPU). */
+  load1: number;
+}
+
+export interface IndexMeasure {
+  p50Ms: number;
+  p99Ms: number;
+  recallAt10: number;
 }
 
 export interface ClusteringResult {
@@ -128,7 +145,7 @@ export interface BenchResults {
 const TARGETS = {
   ingestCallsPerSec: 50_000,
   synthesis100kSeconds: 60,
-  recallP50Ms10k: 1,
+  recallP50Ms10k: 0.6,
   cliMedianMs: 300,
 };
 
@@ -155,9 +172,24 @@ export function renderSummaryTable(r: BenchResults): string {
   const scaling = synthesisScaling(r.synthesis);
   if (scaling) rows.push([`Synthesis scaling ${k(scaling.to)}/${k(scaling.from)}`, `x${scaling.ratio} time for x${scaling.to / scaling.from} sessions`, `~${scaling.to / scaling.from} = linear`]);
   for (const q of r.recall) {
-    const target = q.skills === 10_000 ? `p50 < ${TARGETS.recallP50Ms10k} ms: ${mark(q.p50Ms < TARGETS.recallP50Ms10k)}` : '';
+    const target = q.skills === 10_000 ? `p50 <= ${TARGETS.recallP50Ms10k} ms: ${mark(q.p50Ms <= TARGETS.recallP50Ms10k)}` : '';
     rows.push([`Recall, ${k(q.skills)} skills (p50 / p99)`, `${q.p50Ms} / ${q.p99Ms} ms (CPU p50 ${q.cpuP50Ms} ms)`, target]);
     rows.push([`Brute-force SQLite scan, ${k(q.skills)} skills (p50 / p99)`, `${q.bruteForce.p50Ms} / ${q.bruteForce.p99Ms} ms (recall is x${q.speedupP50} faster at p50)`, '']);
+    if (q.newProcess) {
+      const firstTarget = q.skills === 10_000 ? '<= 50 ms' : q.skills === 100_000 ? '<= 300 ms' : '';
+      rows.push([
+        `First recall of a new process, ${k(q.skills)} skills`,
+        `${q.newProcess.firstRecallMs} ms from the index file${q.newProcess.firstRecallCpuMs == null ? '' : ` (CPU ${q.newProcess.firstRecallCpuMs} ms)`} (${q.newProcess.withoutFileMs ?? 'not run'} ms rebuilding without it; before: ${round1(q.firstRecallParts.listSkillsMs + q.firstRecallParts.indexBuildMs)} ms; embedder first use ${q.newProcess.embedderWarmMs} ms apart); load avg ${q.newProcess.load1}`,
+        firstTarget ? `${firstTarget}: ${mark(q.newProcess.firstRecallMs <= (q.skills === 10_000 ? 50 : 300))}` : '',
+      ]);
+      const i = q.indexes;
+      rows.push([
+        `Index search, ${k(q.skills)} skills (p50, recall@10): recall index / IVF before / exact`,
+        `${i.tiered.p50Ms} ms, ${i.tiered.recallAt10} (${i.tiered.kind}) / ${i.ivf.p50Ms} ms, ${i.ivf.recallAt10} / ${i.exact.p50Ms} ms, 1`,
+        q.skills === 100_000 ? `<= 1 ms, >= 0.95: ${mark(i.tiered.p50Ms <= 1 && i.tiered.recallAt10 >= 0.95)}` : '>= 0.95: ' + mark(i.tiered.recallAt10 >= 0.95),
+      ]);
+      rows.push([`Peak RSS of a process holding ${k(q.skills)} skills for recall`, `${n(q.newProcess.maxRssMB)} MB`, q.skills === 100_000 ? `<= 600 MB: ${mark(q.newProcess.maxRssMB <= 600)}` : '']);
+    }
   }
   for (const c of r.clustering ?? []) {
     rows.push([
@@ -168,7 +200,10 @@ export function renderSummaryTable(r: BenchResults): string {
   }
   if (r.cli) {
     rows.push([`CLI cold start, ${r.cli.command.match(/<(\d+) skills>/)?.[1] ?? '~100'} skills (median)`, `${r.cli.medianMs} ms (bare node: ${r.cli.nodeBaselineMedianMs} ms)`, `< ${TARGETS.cliMedianMs} ms: ${mark(r.cli.medianMs < TARGETS.cliMedianMs)}`]);
-    if (r.cli.large) rows.push([`CLI cold start, ${k(r.cli.large.skills)} skills (median)`, `${r.cli.large.medianMs} ms`, '']);
+    if (r.cli.large) {
+      const ratio = round1(r.cli.large.medianMs / r.cli.medianMs);
+      rows.push([`CLI cold start, ${k(r.cli.large.skills)} skills (median)`, `${r.cli.large.medianMs} ms (x${ratio} the small file)`, `within x1.5: ${mark(ratio <= 1.5)}`]);
+    }
   }
   rows.push(['Peak RSS', `${n(r.memory.peakRssMB)} MB sampled (kernel high-water mark ${n(r.memory.kernelMaxRssMB)} MB)`, '']);
   const m = r.machine;
@@ -239,7 +274,7 @@ export function renderMarkdown(r: BenchResults): string {
           : '. ') +
         'No-write: `memory.recall(goal, { record: false })`, without the write transaction (`store.recordRecall`: a `recalls` row, `recall_items`, `last_used_at`) that `memory.recall` makes whenever it serves a skill. ' +
         'Top-1 agreement: the first skill recalled scores as the exact scan\'s first (both above the recall threshold; ties between copies of one goal count as agreement). ' +
-        'First recall: loading the skills from SQLite and building the index, paid once per process.',
+        'First recall: in the bench process, with no index file yet: reading every skill vector from SQLite, building the index and saving its file (see below for a new process).',
       '',
       'p50 of each step of a recall, timed alone:',
       '',
@@ -248,12 +283,54 @@ export function renderMarkdown(r: BenchResults): string {
         r.recall.map((q) => [n(q.skills), String(q.breakdownP50Ms.normalize), String(q.breakdownP50Ms.embed), String(q.breakdownP50Ms.indexSearch), String(q.breakdownP50Ms.changeToken), String(q.breakdownP50Ms.recordRecall ?? '-')]),
       ),
       '',
-      'The first recall of a process, step by step:',
+      '### The first recall of a new process',
       '',
       table(
-        ['Skills', 'First recall (ms)', 'store.listSkills (ms)', 'VectorIndex add + build (ms)'],
-        r.recall.map((q) => [n(q.skills), String(q.firstRecallMs), String(q.firstRecallParts.listSkillsMs), String(q.firstRecallParts.indexBuildMs)]),
+        ['Skills', 'From the index file (ms, median of 3 processes)', 'Its CPU time (ms)', 'openMemory (ms)', 'Embedder first use (ms)', 'Without the file: rebuild from SQLite (ms)', 'Before (listSkills + IVF build, ms)', 'Bench process, no file yet: rebuild + save (ms)', 'Peak RSS of the process (MB)', 'Load avg (1 min)'],
+        r.recall.map((q) => [
+          n(q.skills),
+          String(q.newProcess.firstRecallMs),
+          q.newProcess.firstRecallCpuMs == null ? '-' : String(q.newProcess.firstRecallCpuMs),
+          String(q.newProcess.openMs),
+          String(q.newProcess.embedderWarmMs),
+          q.newProcess.withoutFileMs === null ? 'not run' : String(q.newProcess.withoutFileMs),
+          String(round1(q.firstRecallParts.listSkillsMs + q.firstRecallParts.indexBuildMs)),
+          String(q.firstRecallMs),
+          q.newProcess.withoutFileMaxRssMB === null ? String(q.newProcess.maxRssMB) : `${q.newProcess.maxRssMB} (${q.newProcess.withoutFileMaxRssMB} without the file)`,
+          String(q.newProcess.load1),
+        ]),
       ),
+      '',
+      'Each is a new `node dist/bench/first-recall.js` process: open the memory, use the embedder once (its word table loads on first use, ' +
+        'whatever the skill count: column "Embedder first use"), then time the first `recall` (index file loaded and checked, ' +
+        'changes since applied, query embedded, hits read from SQLite), then 200 more recalls; peak RSS is the kernel high-water mark of that process. ' +
+        '"Without the file" is the same process with `recall.persistIndex: false` (not run at 100k: minutes of graph building per run).  "Before" is what the previous code did on a first recall: every skill row ' +
+        'through `store.listSkills`, then the IVF index, timed in the bench process.',
+      '',
+      '### Three indexes over the same vectors (top 10)',
+      '',
+      table(
+        ['Skills', 'Queries', 'Exact scan p50 / p99 (ms)', 'IVF (before) p50 / p99 (ms)', 'IVF recall@10', 'Recall index p50 / p99 (ms)', 'Recall index recall@10', 'Recall index kind', 'Recall index file load (ms, bench process)', 'Load avg (1 min)'],
+        r.recall.map((q) => [
+          n(q.skills),
+          n(q.indexes.queries),
+          `${q.indexes.exact.p50Ms} / ${q.indexes.exact.p99Ms}`,
+          `${q.indexes.ivf.p50Ms} / ${q.indexes.ivf.p99Ms}`,
+          String(q.indexes.ivf.recallAt10),
+          `${q.indexes.tiered.p50Ms} / ${q.indexes.tiered.p99Ms}`,
+          String(q.indexes.tiered.recallAt10),
+          q.indexes.tiered.kind,
+          String(q.indexes.tiered.loadMs),
+          String(q.load1),
+        ]),
+      ),
+      '',
+      'Exact scan: `ExactIndex`, a flat dot-product scan over one Float32Array (brute force without SQLite), and the reference. ' +
+        'IVF: the previous `VectorIndex` (~sqrt(n) k-means lists, sqrt(lists) probed). Recall index: `TieredIndex`, the exact scan below ' +
+        '`recall.annFrom` skills and a USearch HNSW graph (M 16, ef_construction 128, ef 64 in this run, inner product) from there. ' +
+        'The recall index here is the one recall saved, loaded from its file (its build is the bench process\'s first recall above). ' +
+        'The vectors compared are the stored ones; recall itself removes half the namespace\'s mean goal direction first when a pass has recorded one (none in these bulk-written files). ' +
+        'recall@10 counts a hit tying the exact 10th score as found (many bench skills are copies of one goal and share its vector).',
       '',
     );
   }
@@ -291,7 +368,11 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('## CLI cold start', '');
     out.push(`\`${r.cli.command}\`, ${r.cli.runs} runs after one untimed run: median ${r.cli.medianMs} ms, min ${r.cli.minMs} ms, max ${r.cli.maxMs} ms; \`node -e ""\` median ${r.cli.nodeBaselineMedianMs} ms.`, '');
     if (r.cli.large) {
-      out.push(`The same command on the ${n(r.cli.large.skills)}-skill recall file: median ${r.cli.large.medianMs} ms over ${r.cli.large.runs} runs (each process loads every skill and trains the index on its first recall).`, '');
+      out.push(
+        `The same command on the ${n(r.cli.large.skills)}-skill recall file: median ${r.cli.large.medianMs} ms over ${r.cli.large.runs} runs, ` +
+          `x${round1(r.cli.large.medianMs / r.cli.medianMs)} its time on the small file (each process loads the recall index file beside the database).`,
+        '',
+      );
     }
   }
 

@@ -17,7 +17,7 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { Session as InspectorSession } from 'node:inspector/promises';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,11 @@ import { clip } from '../domain/context-pack.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
 import { collapseRepeats } from '../domain/sequence.js';
 import type { Session, Skill } from '../domain/types.js';
+import { ExactIndex } from '../index/exact-index.js';
+import { loadIndexFile, type IndexIdentity } from '../index/index-file.js';
+import { recallIndexPath } from '../index/index-location.js';
+import type { NearestIndex, SearchHit } from '../index/nearest-index.js';
+import type { TieredIndex } from '../index/tiered-index.js';
 import { VectorIndex } from '../index/vector-index.js';
 import { openMemory, type Memory } from '../memory.js';
 import { renderSkillMd } from '../pipeline/distil-cluster.js';
@@ -42,6 +47,7 @@ import { defaultSourceFiles, syntheticGoals, syntheticSessionBatches } from './s
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
 const CLI = resolve(HERE, '../surfaces/cli/main.js');
+const FIRST_RECALL = resolve(HERE, 'first-recall.js');
 
 type Phase = 'ingest' | 'synthesis' | 'recall' | 'clustering' | 'cli';
 const PHASES: Phase[] = ['ingest', 'synthesis', 'recall', 'clustering', 'cli'];
@@ -366,7 +372,7 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
 
   collectGarbage();
   rss.begin(`${label}: queries`);
-  // The first recall loads every recallable skill from SQLite and trains the IVF partition.
+  // No index file yet: the first recall reads every skill vector from SQLite, builds the index and saves it.
   let t0 = nowMs();
   await memory.recall(queries[0]);
   const firstRecallMs = nowMs() - t0;
@@ -433,7 +439,8 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
     readOnlyLatency.push(nowMs() - t0);
   }
 
-  // What the first recall of a process pays: every skill row from SQLite, then the index (IVF training).
+  // What the first recall of a process paid before the index was kept in a file: every skill row from SQLite,
+  // then the IVF index (training); timed step by step, as the previous bench did.
   t0 = nowMs();
   const listed = await store.listSkills(ns, { corpus: 'internal' });
   const listSkillsMs = nowMs() - t0;
@@ -442,14 +449,42 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
   for (const s of listed) if (s.embedding) index.add(s.id, s.embedding);
   index.build();
   const indexBuildMs = nowMs() - t0;
+  listed.length = 0;
   plain.close();
+
+
+  // A new process: its first recall loads the index file the recalls above left beside the database.
+  const goalsJson = JSON.stringify(queries.slice(0, 200));
+  const child = (config?: object) => {
+    const argv = [FIRST_RECALL, db, goalsJson, ...(config ? [JSON.stringify(config)] : [])];
+    const r = spawnSync(process.execPath, argv, { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`first-recall child exited ${r.status}: ${r.stderr}`);
+    return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { openMs: number; embedderWarmMs: number; firstRecallMs: number; firstRecallCpuMs?: number; rssMB: number; maxRssMB: number };
+  };
+  await memory.flushIndexes();
+  const { result: indexes, tiered } = compareIndexes(memory, queries, (await store.skillVectors(ns)).rows, index, recallIndexFile(memory, db));
+  rss.sample();
+  const loads = [child(), child(), child()].sort((a, b) => a.firstRecallMs - b.firstRecallMs);
+  // Rebuilding 100k skills' graph in yet another process would add minutes to the bench: below that only.
+  const rebuilt = count < 100_000 ? child({ recall: { persistIndex: false } }) : null;
+  const newProcess = {
+    firstRecallMs: round(loads[1].firstRecallMs, 1),
+    firstRecallCpuMs: loads[1].firstRecallCpuMs === undefined ? null : round(loads[1].firstRecallCpuMs, 1),
+    openMs: round(loads[1].openMs, 1),
+    embedderWarmMs: round(loads[1].embedderWarmMs, 1),
+    maxRssMB: round(Math.max(...loads.map((l) => l.maxRssMB)), 1),
+    withoutFileMs: rebuilt ? round(rebuilt.firstRecallMs, 1) : null,
+    withoutFileMaxRssMB: rebuilt ? round(rebuilt.maxRssMB, 1) : null,
+    load1: round(loadavg()[0], 2),
+  };
+  progress.line(`${label}: new process first recall ${newProcess.firstRecallMs} ms from the index file (${newProcess.withoutFileMs} ms without it); peak RSS ${newProcess.maxRssMB} MB`);
 
   // Where a recall's time goes: each step of the hot path timed alone over the same queries.
   const normalised = queries.map((q) => normalizeGoal(q));
   const vectors = normalised.map((text) => memory.embedder.embedSync!(text));
   const normalizeMs = queries.map((q) => time(() => normalizeGoal(q)));
   const embedMs = normalised.map((text) => time(() => memory.embedder.embedSync!(text)));
-  const searchMs = vectors.map((v) => time(() => index.search(v, topK + 8, { minScore: threshold })));
+  const searchMs = vectors.map((v) => time(() => tiered.search(v, topK + 8, { minScore: threshold })));
   const tokenMs: number[] = [];
   const writeMs: number[] = [];
   for (const [i, hit] of top1.entries()) {
@@ -489,6 +524,9 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
       recordRecall: writeMs.length ? round(percentile(writeMs, 50), 3) : null,
     },
     firstRecallParts: { listSkillsMs: round(listSkillsMs, 1), indexBuildMs: round(indexBuildMs, 1) },
+    newProcess,
+    indexes,
+    load1: round(loadavg()[0], 2),
   };
   progress.line(
     `${label}: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, first recall ${result.firstRecallMs} ms (brute force p50 ${result.bruteForce.p50Ms} ms over ${bruteLatency.length} queries, x${result.speedupP50}); ` +
@@ -497,6 +535,69 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
   if (ctx.keepForCli === count) ctx.largeSkillDb = { path: db, skills: count };
   else removeDb(ctx, db);
   return result;
+}
+
+/**
+ * The same vectors and query vectors through three indexes: the exact scan (the reference, and brute force
+ * without SQLite), the previous IVF index, and the tiered index recall now uses (HNSW from `annFrom` skills).
+ * recall@10 counts a hit that ties the exact 10th score as found: many bench skills share one goal vector.
+ */
+function compareIndexes(memory: Memory, goals: string[], rows: { id: string; embedding: Float32Array | null }[], ivf: VectorIndex, indexFile: string) {
+  const d = memory.embedder.dimensions;
+  const withVector = rows.filter((r) => r.embedding && r.embedding.length === d);
+  const ids = withVector.map((r) => r.id);
+  const vectors = new Float32Array(ids.length * d);
+  withVector.forEach((r, i) => vectors.set(r.embedding!, i * d));
+  let t0 = nowMs();
+  const exact = ExactIndex.fromArrays(d, ids, vectors.slice());
+  const exactBuildMs = nowMs() - t0;
+  // The recall index as recall uses it: loaded from the file the bench's recalls saved (building a second
+  // 100k graph here would cost minutes); its build time is the first recall's, in the recall table.
+  t0 = nowMs();
+  const loaded = loadIndexFile(indexFile, readIdentity(indexFile), { annFrom: memory.config.recall.annFrom });
+  if ('reason' in loaded) throw new Error(`bench: the recall index file ${indexFile} did not load: ${loaded.reason}`);
+  const tiered: TieredIndex = loaded.index;
+  const tieredLoadMs = nowMs() - t0;
+  const queries = goals.slice(0, 300).map((g) => memory.embedder.embedSync!(normalizeGoal(g)));
+  const truth = queries.map((q) => exact.search(q, 10));
+  const measure = (index: NearestIndex) => {
+    const ms: number[] = [];
+    let found = 0;
+    for (const [i, q] of queries.entries()) {
+      const t = nowMs();
+      const hits = index.search(q, 10);
+      ms.push(nowMs() - t);
+      found += recallAt10(hits, truth[i]);
+    }
+    return { p50Ms: round(percentile(ms, 50), 3), p99Ms: round(percentile(ms, 99), 3), recallAt10: round(found / queries.length, 4) };
+  };
+  const result = {
+    queries: queries.length,
+    exact: { ...measure(exact), buildMs: round(exactBuildMs, 1) },
+    ivf: measure(ivf),
+    tiered: { ...measure(tiered), loadMs: round(tieredLoadMs, 1), kind: tiered.approximate ? ('hnsw' as const) : ('exact' as const) },
+  };
+  return { result, tiered };
+}
+
+/** The path of the recall index file of the memory's namespace and embedder beside `db`. */
+function recallIndexFile(memory: Memory, db: string): string {
+  const path = recallIndexPath({ storeKind: 'sqlite', storeLocation: db, namespace: memory.namespace, embedderId: memory.embedder.id });
+  if (!path || !existsSync(path)) throw new Error(`bench: no recall index file beside ${db}`);
+  return path;
+}
+
+/** The identity written in an index file's header (the bench compares indexes; it does not check freshness). */
+function readIdentity(path: string): IndexIdentity {
+  const file = readFileSync(path);
+  const h = JSON.parse(file.subarray(16, 16 + file.readUInt32LE(8)).toString('utf8')) as IndexIdentity;
+  return { namespace: h.namespace, embedderId: h.embedderId, dimensions: h.dimensions, basis: h.basis };
+}
+
+function recallAt10(got: SearchHit[], want: SearchHit[]): number {
+  if (want.length === 0) return 1;
+  const kth = want[want.length - 1].score;
+  return Math.min(want.length, got.filter((h) => h.score >= kth - 1e-5).length) / want.length;
 }
 
 /**

@@ -120,6 +120,15 @@ export const configSchema = z
         softmaxTemperature: z.number().min(0).default(0),
         /** Seed of the softmax draw, so a run can be replayed. */
         seed: z.number().int().default(1),
+        /**
+         * Keep the recall index in a file (beside a SQLite memory; under indexCacheDir for PostgreSQL), so a new
+         * process loads it instead of rebuilding it from every skill.
+         */
+        persistIndex: z.boolean().default(true),
+        /** Where index files of a PostgreSQL memory go (default: $XDG_CACHE_HOME or ~/.cache, then skillsmith/recall). */
+        indexCacheDir: z.string().min(1).optional(),
+        /** Skill count from which recall searches an HNSW graph instead of scanning every vector. */
+        annFrom: z.number().int().min(1).default(256),
       })
       .prefault({}),
     lifecycle: z

@@ -4,6 +4,9 @@
 // stays sub-millisecond at 10k skills and clustering never compares every pair of sessions.
 
 import { mulberry32 } from '../support/random.js';
+import type { NearestIndex, SearchHit, SearchOptions } from './nearest-index.js';
+
+export type { SearchHit, SearchOptions } from './nearest-index.js';
 
 export interface VectorIndexOptions {
   /** Size from which searches go through the IVF partition (default 2048). */
@@ -16,18 +19,6 @@ export interface VectorIndexOptions {
   trainIterations?: number;
   /** Training sample size per list (default 32). */
   samplePerList?: number;
-}
-
-export interface SearchOptions {
-  /** Hits scoring below this are dropped. */
-  minScore?: number;
-  /** Only ids for which this returns true are returned. */
-  filter?: (id: string) => boolean;
-}
-
-export interface SearchHit {
-  id: string;
-  score: number;
 }
 
 /** The coarse partition: one list of slots per centroid. */
@@ -51,7 +42,7 @@ export function defaultProbe(nlist: number): number {
   return Math.min(nlist, Math.max(8, Math.ceil(Math.sqrt(nlist))));
 }
 
-export class VectorIndex {
+export class VectorIndex implements NearestIndex {
   readonly dimensions: number;
   private readonly threshold: number;
   private readonly probe: number | undefined;
@@ -386,7 +377,7 @@ function dotAt(data: Float32Array, off: number, q: Float32Array, d: number): num
   return dotRows(data, off, q, 0, d);
 }
 
-function dotRows(a: Float32Array, ao: number, b: Float32Array, bo: number, d: number): number {
+export function dotRows(a: Float32Array, ao: number, b: Float32Array, bo: number, d: number): number {
   let s0 = 0;
   let s1 = 0;
   let s2 = 0;
@@ -403,7 +394,7 @@ function dotRows(a: Float32Array, ao: number, b: Float32Array, bo: number, d: nu
 }
 
 /** Bounded min-heap keeping the k best (score, slot) pairs. */
-class TopK {
+export class TopK {
   private readonly scores: Float64Array;
   private readonly slots: Int32Array;
   private n = 0;

@@ -3,10 +3,12 @@ import { clip } from '../domain/context-pack.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
 import type { Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
-import { VectorIndex } from '../index/vector-index.js';
+import { loadIndexFile, saveIndexFile, type IndexIdentity } from '../index/index-file.js';
+import { recallIndexPath, shortHash } from '../index/index-location.js';
+import { TieredIndex } from '../index/tiered-index.js';
 import { GoalMean, removeDirection } from '../domain/goal-mean.js';
 import { MAX_EXEMPLARS, unpackExemplars } from '../domain/exemplars.js';
-import type { Store } from '../store/store.js';
+import type { SkillRevision, SkillVectorRow, Store } from '../store/store.js';
 import { mulberry32 } from '../support/random.js';
 import type { Logger } from '../support/log.js';
 import { redactText } from '../domain/redact.js';
@@ -29,17 +31,30 @@ export interface RecalledSkill {
 }
 
 /** A skill may be served when a person has not disabled it, it is internal, live, not retired and above the eta floor. */
-export function isRecallable(s: Skill, retireEta: number): boolean {
+export function isRecallable(s: Pick<Skill, 'enabled' | 'corpus' | 'supersededBy' | 'status' | 'eta'>, retireEta: number): boolean {
   return s.enabled && s.corpus === 'internal' && !s.supersededBy && s.status !== 'retired' && s.eta >= retireEta;
 }
 
+/** Skills fetched for recall's hits kept in memory; bodies beyond these are read when a hit needs them. */
+const SKILL_CACHE = 1024;
+
 /**
- * Recall from an in-memory index of the recallable skills of one namespace. The index is loaded once and
- * reloaded only when the store reports a change, so recall does no store round trip but a version check.
+ * Recall from an index of the recallable skills of one namespace: their vectors only (typed arrays or an HNSW
+ * graph), with bodies and metadata read from the store for the few hits a recall serves.
+ *
+ * - A new process loads the index from its file (see index/index-file.ts) instead of rebuilding it, then
+ *   applies the skill changes the store logged since the file's revision. A file that is missing, truncated,
+ *   corrupt, or built on another database, embedder or centering is rebuilt from the store.
+ * - While running, a recall costs a change-token check; when the token moves, the logged changes since the
+ *   index's revision are applied (never a full reload), and the file is rewritten once enough have piled up.
+ * - Served skills are read fresh and checked again (enabled, live, eta floor), so no recall serves a skill
+ *   the store no longer allows, whatever the index holds.
  */
 export class RecallIndex {
-  private index: VectorIndex | null = null;
-  private skills = new Map<string, Skill>();
+  private index: TieredIndex | null = null;
+  /** Store revision the index reflects, and the basis (database, centering, eta floor) it was built on. */
+  private revision: SkillRevision | null = null;
+  private basis: string | null = null;
   private token: string | null = null;
   private stale = true;
   /** The namespace's mean goal direction, removed from skill and query vectors before comparing them. */
@@ -47,6 +62,11 @@ export class RecallIndex {
   /** Centering strength in use: the configured one, scaled by how much the namespace's mean can be trusted. */
   private strength = 0;
   private random: () => number;
+  /** Recently served skills (bounded; insertion order is recency). */
+  private skills = new Map<string, Skill>();
+  /** Changes applied since the index was last saved. */
+  private unsaved = 0;
+  private readonly path: string | null;
 
   constructor(
     private readonly store: Store,
@@ -56,66 +76,212 @@ export class RecallIndex {
     private readonly log?: Logger,
   ) {
     this.random = mulberry32(config.recall.seed);
+    this.path = config.recall.persistIndex
+      ? recallIndexPath({
+          storeKind: store.kind,
+          storeLocation: store.location,
+          namespace,
+          embedderId: embedder.id,
+          cacheDir: config.recall.indexCacheDir,
+        })
+      : null;
   }
 
-  /** Marks the index for reload (after a write in this process). */
+  /** Marks the index for a check against the store (after a write in this process). */
   invalidate() {
     this.stale = true;
+  }
+
+  /** Where the index is kept between processes (null: not kept). */
+  get file(): string | null {
+    return this.path;
   }
 
   private async ensure() {
     const token = await this.store.changeToken();
     if (!this.stale && this.index && token === this.token) return;
     let strength = this.config.recall.centering;
-    let all: Skill[];
     let mean: string | null = null;
+    let revision: SkillRevision;
     try {
-      all = await this.store.listSkills(this.namespace, { corpus: 'internal' });
       if (strength > 0) mean = await this.store.getState(this.namespace, `goal-mean:${this.embedder.id}`);
+      revision = await this.store.skillRevision(this.namespace);
     } catch (e) {
       // A networked store that is restarting: keep serving the index already loaded; the next recall retries.
       if (this.index) return;
       throw e;
     }
+    // The namespace's mean is removed in proportion to how many goals it has seen (GoalMean.trust).
     const goalMean = GoalMean.fromJSON(mean, this.embedder.dimensions);
     strength *= goalMean.trust();
-    this.center = strength > 0 ? goalMean.direction() : null;
-    this.strength = strength;
-    const index = new VectorIndex(this.embedder.dimensions);
-    const skills = new Map<string, Skill>();
-    let foreign = 0;
-    for (const s of all) {
-      if (!isRecallable(s, this.config.lifecycle.retireEta)) continue;
-      if (s.embedding && s.embedderId !== this.embedder.id) foreign++;
-      if (!s.embedding || s.embedderId !== this.embedder.id || s.embedding.length !== this.embedder.dimensions) continue;
-      for (const [i, v] of recallVectors(s, this.embedder.dimensions).entries()) index.add(i === 0 ? s.id : `${s.id}${EXEMPLAR_MARK}${i}`, removeDirection(v, this.center, strength));
-      skills.set(s.id, s);
+    const basis = `${revision.storeId};centering=${strength};mean=${shortHash(mean ?? '')};retireEta=${this.config.lifecycle.retireEta}`;
+    if (basis !== this.basis) {
+      this.center = strength > 0 ? goalMean.direction() : null;
+      this.strength = strength;
+      this.index = null;
+      this.skills.clear();
     }
-    this.index = index;
-    this.skills = skills;
+    if (!this.index) this.loadFile(basis);
+    // A file from the future (the database was restored from an older copy) cannot be wound back: rebuild.
+    if (this.index && this.revision && this.revision.revision > revision.revision) this.index = null;
+    try {
+      if (!this.index) await this.rebuild(basis);
+      else if (this.revision!.revision !== revision.revision) await this.applyChanges();
+    } catch (e) {
+      if (this.index) return;
+      throw e;
+    }
     this.token = token;
     this.stale = false;
+    this.saveIfDue();
+  }
+
+  private identity(basis: string): IndexIdentity {
+    return { namespace: this.namespace, embedderId: this.embedder.id, dimensions: this.embedder.dimensions, basis };
+  }
+
+  private loadFile(basis: string) {
+    if (!this.path) return;
+    const loaded = loadIndexFile(this.path, this.identity(basis), this.indexOptions());
+    if ('reason' in loaded) {
+      if (loaded.reason !== 'no index file') this.log?.info(`recall index file not used (${loaded.reason}): rebuilding it`, { namespace: this.namespace, file: this.path });
+      return;
+    }
+    this.index = loaded.index;
+    this.basis = basis;
+    this.revision = { storeId: basis.slice(0, basis.indexOf(';')), revision: loaded.revision };
+    this.unsaved = 0;
+  }
+
+  private indexOptions() {
+    return { annFrom: this.config.recall.annFrom };
+  }
+
+  /** Every recallable skill's vector, from the store; then saved. */
+  private async rebuild(basis: string) {
+    const { revision, rows } = await this.store.skillVectors(this.namespace);
+    const d = this.embedder.dimensions;
+    const ids: string[] = [];
+    let foreign = 0;
+    const served: [string, Float32Array][] = [];
+    for (const row of rows) {
+      const v = this.servedVectors(row);
+      if (v === 'foreign') foreign++;
+      if (Array.isArray(v)) served.push(...v);
+    }
+    const vectors = new Float32Array(served.length * d);
+    for (const [id, v] of served) {
+      vectors.set(v, ids.length * d);
+      ids.push(id);
+    }
+    this.index = TieredIndex.build(d, ids, vectors, this.indexOptions());
+    this.revision = revision;
+    this.basis = basis;
+    this.skills.clear();
+    // Written right away: this is the work a new process should not repeat.
+    this.unsaved = Math.max(1, ids.length);
     // Said once per load, not per recall: vectors of two models are never compared, so these are not served.
     if (foreign) this.log?.warn(`${foreign} recallable skills were embedded by another model than ${this.embedder.id} and are not served: run "skillsmith reembed"`, { namespace: this.namespace });
   }
 
+  /** The skills the store changed since the index's revision, and only those. */
+  private async applyChanges() {
+    const { revision, rows, changedIds } = await this.store.skillVectors(this.namespace, { changedAfter: this.revision!.revision });
+    const index = this.index!;
+    try {
+      for (const id of changedIds ?? []) {
+        for (const entry of entryIds(id)) index.remove(entry);
+        this.skills.delete(id);
+      }
+      for (const row of rows) {
+        const v = this.servedVectors(row);
+        if (Array.isArray(v)) for (const [id, vector] of v) index.add(id, vector);
+      }
+    } catch (e) {
+      // A mapped graph whose file went away before its first change (see HnswIndex.loadGraph): start over.
+      this.log?.info('recall index could not take the changes: rebuilding it', { namespace: this.namespace, error: String(e) });
+      this.index = null;
+      await this.rebuild(this.basis!);
+      return;
+    }
+    this.revision = revision;
+    this.unsaved += changedIds?.length ?? 0;
+  }
+
+  /** The index entries recall compares for this row (its centroid, then its exemplars), or why it has none. */
+  private servedVectors(row: SkillVectorRow): [string, Float32Array][] | 'foreign' | null {
+    if (!isRecallable(row, this.config.lifecycle.retireEta)) return null;
+    if (row.embedding && row.embedderId !== this.embedder.id) return 'foreign';
+    if (!row.embedding || row.embedding.length !== this.embedder.dimensions) return null;
+    const ids = entryIds(row.id);
+    return recallVectors(row, this.embedder.dimensions).map((v, i) => [ids[i], removeDirection(v, this.center, this.strength)]);
+  }
+
+  /** Saves after a rebuild, or once the changes applied since the last save are a sizeable share. */
+  private saveIfDue(force = false) {
+    if (!this.path || !this.index || !this.revision || this.unsaved === 0) return;
+    if (!force && this.unsaved < Math.max(64, this.index.size / 20) && this.unsaved < this.index.size) return;
+    try {
+      saveIndexFile(this.path, this.index, this.identity(this.basis!), this.revision.revision);
+      this.unsaved = 0;
+    } catch (e) {
+      // Recall still works from memory; a read-only directory only costs the next process a rebuild.
+      this.log?.warn('could not save the recall index file', { file: this.path, error: String(e) });
+      this.unsaved = 0;
+    }
+  }
+
+  /** Writes the index file if changes are not in it yet (on close); `always`: even when it is up to date. */
+  persist(always = false) {
+    if (always && this.index) this.unsaved = Math.max(1, this.unsaved);
+    this.saveIfDue(true);
+  }
+
+  /** The skills behind these hits, fresh from the store unless recently served. */
+  private async skillsFor(ids: string[]): Promise<Map<string, Skill>> {
+    const out = new Map<string, Skill>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const s = this.skills.get(id);
+      if (s) out.set(id, s);
+      else missing.push(id);
+    }
+    if (missing.length) {
+      for (const s of await this.store.getSkillsById(this.namespace, missing)) out.set(s.id, s);
+    }
+    for (const [id, s] of out) {
+      this.skills.delete(id);
+      this.skills.set(id, s);
+    }
+    while (this.skills.size > SKILL_CACHE) this.skills.delete(this.skills.keys().next().value!);
+    return out;
+  }
+
+  /** Skills the index holds. */
   get size(): number {
-    return this.skills.size;
+    return this.index?.size ?? 0;
   }
 
   async recall(goal: string, opts: { topK?: number; threshold: number; touch?: boolean; now?: Date; sessionId?: string | null }): Promise<RecalledSkill[]> {
     if (!goal.trim()) return [];
     await this.ensure();
-    if (this.skills.size === 0) return [];
+    if (!this.index || this.index.size === 0) return [];
     const topK = opts.topK ?? this.config.recall.topK;
     const text = normalizeGoal(goal);
     const raw = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
     const vec = removeDirection(raw, this.center, this.strength);
     // Several vectors per skill (its centroid and its exemplars): a skill scores its best one.
-    const hits = bestPerSkill(this.index!.search(vec, (topK + 8) * (MAX_EXEMPLARS + 1), { minScore: opts.threshold }));
+    const hits = bestPerSkill(this.index.search(vec, (topK + 8) * (MAX_EXEMPLARS + 1), { minScore: opts.threshold }));
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
-    const ranked = hits.filter((h) => h.score >= floor).map((h) => ({ skill: this.skills.get(h.id)!, similarity: h.score }));
+    const close = hits.filter((h) => h.score >= floor);
+    const skills = await this.skillsFor(close.map((h) => h.id));
+    // Checked again on the row as stored now: a skill disabled or retired a moment ago is not served.
+    const retireEta = this.config.lifecycle.retireEta;
+    const ranked = close.flatMap((h) => {
+      const skill = skills.get(h.id);
+      return skill && isRecallable(skill, retireEta) ? [{ skill, similarity: h.score }] : [];
+    });
     breakNearTies(ranked, this.config.recall.tieMargin);
     if (this.config.recall.softmaxTemperature > 0) {
       softmaxDraw(ranked, this.config.recall.tieMargin, this.config.recall.softmaxTemperature, this.random);
@@ -150,6 +316,11 @@ export class RecallIndex {
 }
 
 const EXEMPLAR_MARK = '#';
+
+/** The index ids of a skill's vectors: its id for the centroid, then id#1... for its exemplars. */
+function entryIds(id: string): string[] {
+  return [id, ...Array.from({ length: MAX_EXEMPLARS }, (_, i) => `${id}${EXEMPLAR_MARK}${i + 1}`)];
+}
 
 /** The vectors a skill is found by: its embedding first, then its exemplars. */
 export function recallVectors(s: Pick<Skill, 'embedding' | 'exemplars'>, dims: number): Float32Array[] {

@@ -676,6 +676,74 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
       });
     });
 
+    describe('skill revision and vectors (the recall index)', () => {
+      const at = '2025-02-01T00:00:00.000Z';
+      it('grows with what recall serves or shows, per namespace, not with a recall touch', async () => {
+        const r0 = await store.skillRevision('default');
+        expect(typeof r0.storeId).toBe('string');
+        expect(r0.storeId.length).toBeGreaterThan(0);
+        await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at });
+        const r1 = await store.skillRevision('default');
+        expect(r1.storeId).toBe(r0.storeId);
+        expect(r1.revision).toBeGreaterThan(r0.revision);
+        expect((await store.skillRevision('other')).revision).toBe((await store.skillRevision('other')).revision);
+
+        await store.recordRecall('default', { sessionId: null, goal: 'cancel', at, items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }] });
+        await store.touchSkills('default', ['sk_old'], at);
+        await store.getSkill('default', 'sk_old'); // flushes a queued recall
+        expect((await store.skillRevision('default')).revision).toBe(r1.revision);
+
+        await store.setSkillEnabled('default', 'sk_old', false, 'alice');
+        const r2 = await store.skillRevision('default');
+        expect(r2.revision).toBeGreaterThan(r1.revision);
+        await store.applyFeedback({ namespace: 'default', idOrName: 'sk_old', signal: 'user.positive', value: null, sessionId: null, actor: 'u', at, compute: (x) => ({ ...x, eta: 0.6 }) });
+        expect((await store.skillRevision('default')).revision).toBeGreaterThan(r2.revision);
+        // Another namespace's writes leave this one's revision alone.
+        const before = await store.skillRevision('default');
+        await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_x', namespace: 'other' }), parents: [], actor: 'synth', detail: {}, at });
+        expect((await store.skillRevision('default')).revision).toBe(before.revision);
+      });
+
+      it('lists every skill vector, or only those changed after a revision, and the revision they reflect', async () => {
+        await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at });
+        await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_b', name: 'b', embedding: null, embedderId: null }), parents: [], actor: 'synth', detail: {}, at });
+        const all = await store.skillVectors('default');
+        expect(all.changedIds).toBeNull();
+        expect(all.revision).toEqual(await store.skillRevision('default'));
+        const byId = new Map(all.rows.map((r) => [r.id, r]));
+        expect([...byId.keys()].sort()).toEqual(['sk_b', 'sk_old']);
+        expect(byId.get('sk_old')).toMatchObject({ corpus: 'internal', enabled: true, status: 'probationary', eta: 0.5, supersededBy: null, embedderId: 'test-embedder' });
+        expect(Array.from(byId.get('sk_old')!.embedding!)).toEqual(Array.from(new Float32Array([0.6, 0.8, 0])));
+        expect(byId.get('sk_b')!.embedding).toBeNull();
+
+        const none = await store.skillVectors('default', { changedAfter: all.revision.revision });
+        expect(none.changedIds).toEqual([]);
+        expect(none.rows).toEqual([]);
+
+        await store.setSkillEnabled('default', 'sk_b', false, 'alice');
+        const delta = await store.skillVectors('default', { changedAfter: all.revision.revision });
+        expect(delta.changedIds).toEqual(['sk_b']);
+        expect(delta.rows.map((r) => [r.id, r.enabled])).toEqual([['sk_b', false]]);
+        expect(delta.revision.revision).toBeGreaterThan(all.revision.revision);
+      });
+
+      it('sees another connection\'s writes', async () => {
+        const p = await peer();
+        const r0 = await store.skillRevision('default');
+        await p.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at });
+        expect((await store.skillRevision('default')).revision).toBeGreaterThan(r0.revision);
+        expect((await store.skillVectors('default', { changedAfter: r0.revision })).changedIds).toEqual(['sk_old']);
+      });
+
+      it('getSkillsById returns the known skills of the namespace only', async () => {
+        await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at });
+        await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_x', namespace: 'other' }), parents: [], actor: 'synth', detail: {}, at });
+        const got = await store.getSkillsById('default', ['sk_old', 'sk_x', 'ghost', 'sk_old']);
+        expect(got.map((s) => [s.id, s.name, s.body])).toEqual([['sk_old', 'cancel-order', '# Cancel order\n\n1. a\n2. b\n']]);
+        expect(await store.getSkillsById('default', [])).toEqual([]);
+      });
+    });
+
     describe('change token', () => {
       it('changes when another connection writes a skill, and not when nothing changed', async () => {
         const p = await peer();

@@ -100,7 +100,30 @@ export interface Store {
   events(namespace: string, opts?: { afterId?: number; limit?: number }): Promise<SkillEvent[]>;
   /** Highest event id so far (0 when none): a new listener starts after it. */
   lastEventId(): Promise<number>;
+
+  // ── recall index ──────────────────────────────────────────────────────────
+  /**
+   * Where the namespace's skills stand for a recall index: this database's id (a file built on another database
+   * never matches) and the revision of its skill change log, which grows with every change to what recall
+   * serves or shows of a skill (not with a recall's touch of last_used_at).
+   */
+  skillRevision(namespace: string): Promise<SkillRevision>;
+  /**
+   * What a recall index holds, without bodies: each skill's id, vector and the fields that decide whether it is
+   * served, with the revision they were read at (one snapshot). With `changedAfter`, only the skills changed
+   * after that revision; `changedIds` then lists every changed id, including ones no longer stored.
+   */
+  skillVectors(namespace: string, opts?: { changedAfter?: number }): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }>;
+  /** Skills by id (recall's hits) in any order; unknown ids are left out. */
+  getSkillsById(namespace: string, ids: string[]): Promise<Skill[]>;
 }
+
+export interface SkillRevision {
+  storeId: string;
+  revision: number;
+}
+
+export type SkillVectorRow = Pick<Skill, 'id' | 'corpus' | 'enabled' | 'status' | 'eta' | 'supersededBy' | 'embedderId' | 'embedding' | 'exemplars'>;
 
 export interface FeedbackRequest {
   namespace: string;

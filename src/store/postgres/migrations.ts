@@ -226,10 +226,70 @@ INSERT INTO change_counter (id, value) VALUES (1, 0);
   },
   {
     version: 6,
+    name: 'skill change log for the persisted recall index',
+    // As SQLite's migration 6. The advisory lock, held to COMMIT, serialises the writers of the log: revisions
+    // then commit in order, so a reader that has seen revision r has seen every revision below it.
+    sql: `
+CREATE TABLE skill_changes (
+  revision  BIGSERIAL PRIMARY KEY,
+  namespace ${T} NOT NULL,
+  skill_id  ${T} NOT NULL
+);
+CREATE INDEX skill_changes_namespace ON skill_changes (namespace, revision);
+CREATE TABLE store_identity (id ${T} NOT NULL);
+INSERT INTO store_identity (id) VALUES (md5(random()::text || clock_timestamp()::text));
+CREATE FUNCTION skills_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' AND OLD.id IS NOT DISTINCT FROM NEW.id AND OLD.namespace IS NOT DISTINCT FROM NEW.namespace
+     AND OLD.corpus IS NOT DISTINCT FROM NEW.corpus AND OLD.enabled IS NOT DISTINCT FROM NEW.enabled
+     AND OLD.status IS NOT DISTINCT FROM NEW.status AND OLD.eta IS NOT DISTINCT FROM NEW.eta
+     AND OLD.superseded_by IS NOT DISTINCT FROM NEW.superseded_by AND OLD.embedder_id IS NOT DISTINCT FROM NEW.embedder_id
+     AND OLD.embedding IS NOT DISTINCT FROM NEW.embedding AND OLD.utility IS NOT DISTINCT FROM NEW.utility
+     AND OLD.name IS NOT DISTINCT FROM NEW.name AND OLD.description IS NOT DISTINCT FROM NEW.description
+     AND OLD.body IS NOT DISTINCT FROM NEW.body AND OLD.version IS NOT DISTINCT FROM NEW.version AND OLD.kind IS NOT DISTINCT FROM NEW.kind
+     AND OLD.tools_required IS NOT DISTINCT FROM NEW.tools_required AND OLD.tool_sequence IS NOT DISTINCT FROM NEW.tool_sequence THEN
+    RETURN NULL;
+  END IF;
+  PERFORM pg_advisory_xact_lock(hashtextextended('skillsmith:skill_changes', 0));
+  IF TG_OP <> 'INSERT' THEN
+    INSERT INTO skill_changes (namespace, skill_id) VALUES (OLD.namespace, OLD.id);
+  END IF;
+  IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR OLD.id IS DISTINCT FROM NEW.id OR OLD.namespace IS DISTINCT FROM NEW.namespace) THEN
+    INSERT INTO skill_changes (namespace, skill_id) VALUES (NEW.namespace, NEW.id);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER skills_log_change AFTER INSERT OR UPDATE OR DELETE ON skills FOR EACH ROW EXECUTE FUNCTION skills_log_change();
+`,
+  },
+  {
+    version: 7,
     name: 'session cues (the first user message) and skill recall exemplars',
+    // Exemplars are recall vectors: the change log's trigger now counts a change to them.
     sql: `
 ALTER TABLE sessions ADD COLUMN cue ${T};
 ALTER TABLE skills ADD COLUMN exemplars BYTEA;
+CREATE OR REPLACE FUNCTION skills_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' AND OLD.id IS NOT DISTINCT FROM NEW.id AND OLD.namespace IS NOT DISTINCT FROM NEW.namespace
+     AND OLD.corpus IS NOT DISTINCT FROM NEW.corpus AND OLD.enabled IS NOT DISTINCT FROM NEW.enabled
+     AND OLD.status IS NOT DISTINCT FROM NEW.status AND OLD.eta IS NOT DISTINCT FROM NEW.eta
+     AND OLD.superseded_by IS NOT DISTINCT FROM NEW.superseded_by AND OLD.embedder_id IS NOT DISTINCT FROM NEW.embedder_id
+     AND OLD.embedding IS NOT DISTINCT FROM NEW.embedding AND OLD.exemplars IS NOT DISTINCT FROM NEW.exemplars AND OLD.utility IS NOT DISTINCT FROM NEW.utility
+     AND OLD.name IS NOT DISTINCT FROM NEW.name AND OLD.description IS NOT DISTINCT FROM NEW.description
+     AND OLD.body IS NOT DISTINCT FROM NEW.body AND OLD.version IS NOT DISTINCT FROM NEW.version AND OLD.kind IS NOT DISTINCT FROM NEW.kind
+     AND OLD.tools_required IS NOT DISTINCT FROM NEW.tools_required AND OLD.tool_sequence IS NOT DISTINCT FROM NEW.tool_sequence THEN
+    RETURN NULL;
+  END IF;
+  PERFORM pg_advisory_xact_lock(hashtextextended('skillsmith:skill_changes', 0));
+  IF TG_OP <> 'INSERT' THEN
+    INSERT INTO skill_changes (namespace, skill_id) VALUES (OLD.namespace, OLD.id);
+  END IF;
+  IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR OLD.id IS DISTINCT FROM NEW.id OR OLD.namespace IS DISTINCT FROM NEW.namespace) THEN
+    INSERT INTO skill_changes (namespace, skill_id) VALUES (NEW.namespace, NEW.id);
+  END IF;
+  RETURN NULL;
+END $$;
 `,
   },
 ];

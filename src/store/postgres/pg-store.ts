@@ -2,7 +2,19 @@ import pg from 'pg';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
 import { createLogger, type Logger } from '../../support/log.js';
-import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
+import type {
+  ClusterRecord,
+  EmbeddingReplacement,
+  FeedbackRecord,
+  FeedbackRequest,
+  SkillEvent,
+  SkillFilter,
+  SkillRevision,
+  SkillVectorRow,
+  SkillVersion,
+  SkillWrite,
+  Store,
+} from '../store.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
 import { isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
@@ -127,6 +139,25 @@ export function redactUrl(url: string): string {
 
 const SKILL_COLUMNS = `s.*, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
   FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic') AS source_sessions`;
+
+const REVISION_SQL = `SELECT (SELECT id FROM store_identity LIMIT 1) AS store_id,
+  COALESCE((SELECT MAX(revision) FROM skill_changes WHERE namespace = $1), 0) AS revision`;
+
+const VECTOR_COLUMNS = 'id, corpus, enabled, status, eta, superseded_by, embedder_id, embedding, exemplars';
+
+function vectorRowFrom(r: Row): SkillVectorRow {
+  return {
+    id: r.id,
+    corpus: r.corpus,
+    enabled: r.enabled === true,
+    status: r.status,
+    eta: r.eta,
+    supersededBy: r.superseded_by,
+    embedderId: r.embedder_id,
+    embedding: r.embedding ? fromBuffer(r.embedding) : null,
+    exemplars: r.exemplars ? fromBuffer(r.exemplars) : null,
+  };
+}
 
 interface AuditRow {
   namespace: string;
@@ -825,6 +856,37 @@ export class PgStore implements Store {
       ? await this.query('SELECT * FROM audit WHERE namespace = $1 AND subject_id = $2 ORDER BY id DESC LIMIT $3', [namespace, opts.subjectId, opts.limit ?? 100])
       : await this.query('SELECT * FROM audit WHERE namespace = $1 ORDER BY id DESC LIMIT $2', [namespace, opts.limit ?? 100]);
     return rows.map(auditFromRow);
+  }
+
+  async skillRevision(namespace: string): Promise<SkillRevision> {
+    const { rows } = await this.query(REVISION_SQL, [namespace]);
+    return { storeId: rows[0].store_id, revision: Number(rows[0].revision) };
+  }
+
+  async skillVectors(namespace: string, opts: { changedAfter?: number } = {}): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }> {
+    // REPEATABLE READ: the revision and the rows come from one snapshot.
+    return this.tx(async (c) => {
+      await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const r = (await c.query(REVISION_SQL, [namespace])).rows[0];
+      const revision = { storeId: r.store_id as string, revision: Number(r.revision) };
+      if (opts.changedAfter === undefined) {
+        const { rows } = await c.query(`SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = $1`, [namespace]);
+        return { revision, rows: rows.map(vectorRowFrom), changedIds: null };
+      }
+      const changed = await c.query('SELECT DISTINCT skill_id FROM skill_changes WHERE namespace = $1 AND revision > $2', [namespace, opts.changedAfter]);
+      const changedIds = changed.rows.map((x) => x.skill_id as string);
+      const { rows } = changedIds.length
+        ? await c.query(`SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = $1 AND id = ANY($2::text[])`, [namespace, changedIds])
+        : { rows: [] as Row[] };
+      return { revision, rows: rows.map(vectorRowFrom), changedIds };
+    });
+  }
+
+  async getSkillsById(namespace: string, ids: string[]): Promise<Skill[]> {
+    await this.recalls.flush();
+    if (ids.length === 0) return [];
+    const { rows } = await this.query(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.namespace = $1 AND s.id = ANY($2::text[])`, [namespace, [...new Set(ids)]]);
+    return rows.map(skillFromRow);
   }
 
   async lastEventId(): Promise<number> {

@@ -223,10 +223,58 @@ ALTER TABLE embedding_cache_next RENAME TO embedding_cache;
   },
   {
     version: 6,
+    name: 'skill change log for the persisted recall index',
+    // Triggers, not store code, log the changes: every writer (this store, another process, a future code path)
+    // is covered. Columns that decide which skills recall serves, with which vector, and what it shows of them
+    // count; a recall's touch of last_used_at (and a trial's counters) does not. The store id tells a recall index file built on another database apart.
+    sql: `
+CREATE TABLE skill_changes (
+  revision  INTEGER PRIMARY KEY AUTOINCREMENT,
+  namespace TEXT NOT NULL,
+  skill_id  TEXT NOT NULL
+);
+CREATE INDEX skill_changes_namespace ON skill_changes (namespace, revision);
+CREATE TABLE store_identity (id TEXT NOT NULL);
+INSERT INTO store_identity (id) VALUES (lower(hex(randomblob(16))));
+CREATE TRIGGER skills_log_insert AFTER INSERT ON skills BEGIN
+  INSERT INTO skill_changes (namespace, skill_id) VALUES (NEW.namespace, NEW.id);
+END;
+CREATE TRIGGER skills_log_delete AFTER DELETE ON skills BEGIN
+  INSERT INTO skill_changes (namespace, skill_id) VALUES (OLD.namespace, OLD.id);
+END;
+CREATE TRIGGER skills_log_update AFTER UPDATE ON skills
+WHEN OLD.id IS NOT NEW.id OR OLD.namespace IS NOT NEW.namespace OR OLD.corpus IS NOT NEW.corpus
+  OR OLD.enabled IS NOT NEW.enabled OR OLD.status IS NOT NEW.status OR OLD.eta IS NOT NEW.eta
+  OR OLD.superseded_by IS NOT NEW.superseded_by OR OLD.embedder_id IS NOT NEW.embedder_id OR OLD.embedding IS NOT NEW.embedding
+  OR OLD.utility IS NOT NEW.utility OR OLD.name IS NOT NEW.name OR OLD.description IS NOT NEW.description OR OLD.body IS NOT NEW.body
+  OR OLD.version IS NOT NEW.version OR OLD.kind IS NOT NEW.kind OR OLD.tools_required IS NOT NEW.tools_required
+  OR OLD.tool_sequence IS NOT NEW.tool_sequence
+BEGIN
+  INSERT INTO skill_changes (namespace, skill_id) VALUES (NEW.namespace, NEW.id);
+  INSERT INTO skill_changes (namespace, skill_id) SELECT OLD.namespace, OLD.id WHERE OLD.id IS NOT NEW.id OR OLD.namespace IS NOT NEW.namespace;
+END;
+`,
+  },
+  {
+    version: 7,
     name: 'session cues (the first user message) and skill recall exemplars',
+    // Exemplars are recall vectors: a change to them is a change the recall index must see.
     sql: `
 ALTER TABLE sessions ADD COLUMN cue TEXT;
 ALTER TABLE skills ADD COLUMN exemplars BLOB;
+DROP TRIGGER skills_log_update;
+CREATE TRIGGER skills_log_update AFTER UPDATE ON skills
+WHEN OLD.id IS NOT NEW.id OR OLD.namespace IS NOT NEW.namespace OR OLD.corpus IS NOT NEW.corpus
+  OR OLD.enabled IS NOT NEW.enabled OR OLD.status IS NOT NEW.status OR OLD.eta IS NOT NEW.eta
+  OR OLD.superseded_by IS NOT NEW.superseded_by OR OLD.embedder_id IS NOT NEW.embedder_id OR OLD.embedding IS NOT NEW.embedding
+  OR OLD.exemplars IS NOT NEW.exemplars
+  OR OLD.utility IS NOT NEW.utility OR OLD.name IS NOT NEW.name OR OLD.description IS NOT NEW.description OR OLD.body IS NOT NEW.body
+  OR OLD.version IS NOT NEW.version OR OLD.kind IS NOT NEW.kind OR OLD.tools_required IS NOT NEW.tools_required
+  OR OLD.tool_sequence IS NOT NEW.tool_sequence
+BEGIN
+  INSERT INTO skill_changes (namespace, skill_id) VALUES (NEW.namespace, NEW.id);
+  INSERT INTO skill_changes (namespace, skill_id) SELECT OLD.namespace, OLD.id WHERE OLD.id IS NOT NEW.id OR OLD.namespace IS NOT NEW.namespace;
+END;
 `,
   },
 ];

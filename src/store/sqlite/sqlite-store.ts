@@ -4,7 +4,19 @@ import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
-import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
+import type {
+  ClusterRecord,
+  EmbeddingReplacement,
+  FeedbackRecord,
+  FeedbackRequest,
+  SkillEvent,
+  SkillFilter,
+  SkillRevision,
+  SkillVectorRow,
+  SkillVersion,
+  SkillWrite,
+  Store,
+} from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
 import { auditFromRow, eventFromRow, eventType, factFromRow, feedbackFromRow, json, parseJson, provenanceFromRow, versionFromRow, type Row } from '../rows.js';
@@ -71,6 +83,14 @@ export class SqliteStore implements Store {
       insertRecall: db.prepare('INSERT INTO recalls (namespace, session_id, goal, at) VALUES (?, ?, ?, ?)'),
       insertRecallItem: db.prepare('INSERT OR IGNORE INTO recall_items (recall_id, skill_id, rank, similarity) VALUES (?, ?, ?, ?)'),
       touchSkill: db.prepare('UPDATE skills SET last_used_at = ? WHERE namespace = ? AND id = ?'),
+      skillRevision: db.prepare(
+        `SELECT (SELECT id FROM store_identity) AS store_id,
+                COALESCE((SELECT MAX(revision) FROM skill_changes WHERE namespace = ?), 0) AS revision`,
+      ),
+      skillVectors: db.prepare(
+        `SELECT id, corpus, enabled, status, eta, superseded_by, embedder_id, embedding, exemplars FROM skills WHERE namespace = ?`,
+      ),
+      changedSkillIds: db.prepare('SELECT DISTINCT skill_id FROM skill_changes WHERE namespace = ? AND revision > ?'),
     };
   }
 
@@ -380,6 +400,45 @@ export class SqliteStore implements Store {
     return row ? this.skillFromRow(row) : null;
   }
 
+  async skillRevision(namespace: string): Promise<SkillRevision> {
+    const r = this.stmts.skillRevision.get(namespace) as Row;
+    return { storeId: r.store_id, revision: r.revision };
+  }
+
+  async skillVectors(namespace: string, opts: { changedAfter?: number } = {}): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }> {
+    // One read transaction: the revision and the rows come from the same snapshot.
+    return this.db.transaction(() => {
+      const r = this.stmts.skillRevision.get(namespace) as Row;
+      const revision = { storeId: r.store_id as string, revision: r.revision as number };
+      if (opts.changedAfter === undefined) {
+        return { revision, rows: (this.stmts.skillVectors.all(namespace) as Row[]).map(vectorRowFrom), changedIds: null };
+      }
+      const changedIds = (this.stmts.changedSkillIds.all(namespace, opts.changedAfter) as Row[]).map((c) => c.skill_id as string);
+      const rows: SkillVectorRow[] = [];
+      for (let i = 0; i < changedIds.length; i += 500) {
+        const chunk = changedIds.slice(i, i + 500);
+        const found = this.db
+          .prepare(
+            `SELECT id, corpus, enabled, status, eta, superseded_by, embedder_id, embedding, exemplars FROM skills
+             WHERE namespace = ? AND id IN (${chunk.map(() => '?').join(',')})`,
+          )
+          .all(namespace, ...chunk) as Row[];
+        rows.push(...found.map(vectorRowFrom));
+      }
+      return { revision, rows, changedIds };
+    })();
+  }
+
+  async getSkillsById(namespace: string, ids: string[]): Promise<Skill[]> {
+    this.flushRecalls();
+    const out: Skill[] = [];
+    for (const id of new Set(ids)) {
+      const row = this.stmts.skillById.get(namespace, id) as Row | undefined;
+      if (row) out.push(this.skillFromRow(row));
+    }
+    return out;
+  }
+
   private sourceSessions(skillId: string): string[] {
     return (
       this.db
@@ -679,4 +738,16 @@ function holderAlive(holder: string): boolean {
   }
 }
 
-
+function vectorRowFrom(r: Row): SkillVectorRow {
+  return {
+    id: r.id,
+    corpus: r.corpus,
+    enabled: r.enabled === 1,
+    status: r.status,
+    eta: r.eta,
+    supersededBy: r.superseded_by,
+    embedderId: r.embedder_id,
+    embedding: r.embedding ? fromBuffer(r.embedding) : null,
+    exemplars: r.exemplars ? fromBuffer(r.exemplars) : null,
+  };
+}

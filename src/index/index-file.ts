@@ -1,0 +1,249 @@
+// The recall index on disk, so a new process loads it instead of rebuilding it.
+//
+// Guarantees:
+// - A reader never trusts a byte it has not checked: a fixed prefix (magic, format, header length, header
+//   CRC-32), then a JSON header that gives the size and CRC-32 of every block that follows (and of the graph
+//   file beside it). A truncated, corrupt or foreign file, or one written for another namespace, embedder,
+//   dimension or format, loads as `{ reason }`: the caller rebuilds. Loading never throws.
+// - A writer never leaves a half-written file under the real name: every file is written to a temporary name
+//   and renamed over the old one (rename is atomic on one file system). The HNSW graph goes to a file of its
+//   own with a fresh name, written before the main file that names it, so a reader sees an old complete
+//   index or a new complete one; a writer killed at any point leaves at worst a stray temporary file.
+// - Freshness is the caller's business: the header carries the store revision the index was built at, and
+//   the caller applies the changes since (or rebuilds when it cannot).
+
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { ExactIndex } from './exact-index.js';
+import { defaultHnswOptions, HnswIndex, loadUsearch, type HnswOptions } from './hnsw-index.js';
+import { TieredIndex, type TieredOptions } from './tiered-index.js';
+
+const MAGIC = 0x49524b53; // "SKRI" little-endian
+export const INDEX_FILE_FORMAT = 1;
+const PREFIX_BYTES = 16;
+
+/** What the index was built from: a loaded index is used only when every field matches the caller's. */
+export interface IndexIdentity {
+  namespace: string;
+  embedderId: string;
+  dimensions: number;
+  /** Everything else that decides which skills and which vectors are in it (centering, eta floor, ...). */
+  basis: string;
+}
+
+interface Header extends IndexIdentity {
+  format: number;
+  /** Store revision the index reflects. */
+  revision: number;
+  tier: 'exact' | 'hnsw';
+  count: number;
+  idsBytes: number;
+  idsCrc: number;
+  vectorsBytes: number;
+  vectorsCrc: number;
+  graphFile: string | null;
+  graphBytes: number;
+  graphCrc: number;
+  hnsw: Required<HnswOptions> | null;
+  savedAt: string;
+}
+
+export type LoadedIndex = { index: TieredIndex; revision: number } | { reason: string };
+
+/** Writes `index` (built at store `revision`) to `path`, atomically. Throws on I/O errors (the caller logs). */
+export function saveIndexFile(path: string, index: TieredIndex, identity: IndexIdentity, revision: number): void {
+  const tier = index.tier;
+  const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  let ids: (string | null)[];
+  let vectors: Buffer = Buffer.alloc(0);
+  let graphFile: string | null = null;
+  let graphBytes = 0;
+  let graphCrc = 0;
+  let hnsw: Required<HnswOptions> | null = null;
+  if (tier instanceof HnswIndex) {
+    ids = tier.keyTable().map((id) => id ?? null);
+    graphFile = `${basename(path)}.${tag}.hnsw`;
+    const graphPath = join(dirname(path), graphFile);
+    const tmp = `${graphPath}.tmp`;
+    try {
+      tier.saveGraph(tmp);
+      const sum = fileChecksum(tmp);
+      if (!sum) throw new Error(`could not read back ${tmp}`);
+      graphBytes = sum.bytes;
+      graphCrc = sum.crc;
+      syncFile(tmp);
+      renameSync(tmp, graphPath);
+    } catch (e) {
+      rmSync(tmp, { force: true });
+      throw e;
+    }
+    hnsw = tier.options;
+  } else {
+    const arrays = tier.arrays();
+    ids = arrays.ids;
+    vectors = Buffer.from(arrays.vectors.buffer, arrays.vectors.byteOffset, arrays.vectors.byteLength);
+  }
+  const idsBlock = Buffer.from(JSON.stringify(ids), 'utf8');
+  const header: Header = {
+    ...identity,
+    format: INDEX_FILE_FORMAT,
+    revision,
+    tier: graphFile ? 'hnsw' : 'exact',
+    count: index.size,
+    idsBytes: idsBlock.length,
+    idsCrc: crc32(idsBlock),
+    vectorsBytes: vectors.length,
+    vectorsCrc: crc32(vectors),
+    graphFile,
+    graphBytes,
+    graphCrc,
+    hnsw,
+    savedAt: new Date().toISOString(),
+  };
+  let headerBlock = Buffer.from(JSON.stringify(header), 'utf8');
+  // Trailing spaces (still valid JSON) start the vectors on a 4-byte boundary.
+  const unaligned = (PREFIX_BYTES + headerBlock.length + idsBlock.length) % 4;
+  if (unaligned) headerBlock = Buffer.concat([headerBlock, Buffer.alloc(4 - unaligned, 0x20)]);
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  prefix.writeUInt32LE(MAGIC, 0);
+  prefix.writeUInt32LE(INDEX_FILE_FORMAT, 4);
+  prefix.writeUInt32LE(headerBlock.length, 8);
+  prefix.writeUInt32LE(crc32(headerBlock), 12);
+
+  const tmp = `${path}.${tag}.tmp`;
+  try {
+    const fd = openSync(tmp, 'w');
+    try {
+      for (const block of [prefix, headerBlock, idsBlock, vectors]) writeAll(fd, block);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    if (graphFile) rmSync(join(dirname(path), graphFile), { force: true });
+    throw e;
+  }
+  removeStrayFiles(path, graphFile);
+}
+
+/** Loads the index at `path` if it is whole and was built for `identity`; otherwise says why not. */
+export function loadIndexFile(path: string, identity: IndexIdentity, opts: TieredOptions = {}): LoadedIndex {
+  let file: Buffer;
+  try {
+    file = readFileSync(path);
+  } catch (e) {
+    return { reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no index file' : `unreadable: ${(e as Error).message}` };
+  }
+  try {
+    if (file.length < PREFIX_BYTES || file.readUInt32LE(0) !== MAGIC) return { reason: 'not an index file' };
+    if (file.readUInt32LE(4) !== INDEX_FILE_FORMAT) return { reason: `format ${file.readUInt32LE(4)}, expected ${INDEX_FILE_FORMAT}` };
+    const headerLen = file.readUInt32LE(8);
+    if (PREFIX_BYTES + headerLen > file.length) return { reason: 'truncated header' };
+    const headerBlock = file.subarray(PREFIX_BYTES, PREFIX_BYTES + headerLen);
+    if (crc32(headerBlock) !== file.readUInt32LE(12)) return { reason: 'header checksum mismatch' };
+    const h = JSON.parse(headerBlock.toString('utf8')) as Header;
+    for (const key of ['namespace', 'embedderId', 'dimensions', 'basis'] as const) {
+      if (h[key] !== identity[key]) return { reason: `built for another ${key}` };
+    }
+    const idsStart = PREFIX_BYTES + headerLen;
+    const vectorsStart = idsStart + h.idsBytes;
+    if (vectorsStart + h.vectorsBytes !== file.length) return { reason: `size ${file.length} bytes, header says ${vectorsStart + h.vectorsBytes}` };
+    const idsBlock = file.subarray(idsStart, vectorsStart);
+    const vectorBlock = file.subarray(vectorsStart);
+    if (crc32(idsBlock) !== h.idsCrc || crc32(vectorBlock) !== h.vectorsCrc) return { reason: 'checksum mismatch' };
+    const ids = JSON.parse(idsBlock.toString('utf8')) as (string | null)[];
+    if (!Array.isArray(ids)) return { reason: 'malformed id table' };
+
+    if (h.tier === 'exact') {
+      if (ids.length !== h.count || h.vectorsBytes !== h.count * h.dimensions * 4) return { reason: 'counts disagree' };
+      const vectors = new Float32Array(h.count * h.dimensions);
+      new Uint8Array(vectors.buffer).set(vectorBlock);
+      const inner = ExactIndex.fromArrays(h.dimensions, ids as string[], vectors);
+      return { index: new TieredIndex(h.dimensions, opts, inner), revision: h.revision };
+    }
+    if (!h.graphFile || basename(h.graphFile) !== h.graphFile || !h.hnsw) return { reason: 'malformed header' };
+    if (!loadUsearch()) return { reason: 'the HNSW graph needs the usearch native module' };
+    const graphPath = join(dirname(path), h.graphFile);
+    const graphSum = fileChecksum(graphPath);
+    if (!graphSum) return { reason: 'graph file missing' };
+    // Checked before the native code sees it: a corrupt graph could point outside its own arrays.
+    if (graphSum.bytes !== h.graphBytes || graphSum.crc !== h.graphCrc) return { reason: 'graph checksum mismatch' };
+    const keyTable = ids.map((id) => (typeof id === 'string' ? id : undefined));
+    // Memory-mapped: the checksum pass left the file in the page cache, and the map shares those pages.
+    // The graph's shape comes from the file; how wide a search looks is today's setting, not the writer's.
+    const expansionSearch = opts.hnsw?.expansionSearch ?? defaultHnswOptions.expansionSearch;
+    const inner = HnswIndex.loadGraph(graphPath, h.dimensions, keyTable, { ...h.hnsw, ...opts.hnsw, expansionSearch, view: true });
+    if (inner.size !== h.count) return { reason: 'counts disagree' };
+    return { index: new TieredIndex(h.dimensions, opts, inner), revision: h.revision };
+  } catch (e) {
+    return { reason: `unreadable: ${(e as Error).message}` };
+  }
+}
+
+/** Size and CRC-32 of a file, read in chunks (a graph can be hundreds of MB); null when it cannot be read. */
+function fileChecksum(path: string): { bytes: number; crc: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(8 << 20);
+    let crc = 0;
+    let bytes = 0;
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return { bytes, crc };
+      crc = crc32(chunk.subarray(0, n), crc);
+      bytes += n;
+    }
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeAll(fd: number, block: Buffer): void {
+  for (let off = 0; off < block.length; ) off += writeSync(fd, block, off, block.length - off);
+}
+
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Graph and temporary files of this index other than the current graph, once older than a minute: a younger
+ * one may belong to a writer still running (its main file not yet renamed into place).
+ */
+function removeStrayFiles(path: string, keepGraph: string | null): void {
+  const dir = dirname(path);
+  const base = basename(path);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const name of names) {
+    if (!name.startsWith(`${base}.`) || name === keepGraph) continue;
+    const full = join(dir, name);
+    try {
+      if (!name.endsWith('.hnsw') && !name.endsWith('.tmp')) continue;
+      if (now - statSync(full).mtimeMs >= 60_000) rmSync(full, { force: true });
+    } catch {
+      // Another process removed it first.
+    }
+  }
+}
