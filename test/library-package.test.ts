@@ -55,14 +55,14 @@ afterAll(() => {
 });
 
 describe('the npm package, installed into a TypeScript project', () => {
-  it('ships the built entries, the embedder table and the README, and no tests or sources', () => {
+  it('ships the built entries, the embedder table and the README, and no tests, sources or build stamp', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/index.d.ts');
     expect(files).toContain('package/dist/postgres.d.ts');
     expect(files).toContain('package/assets/glove-100k-int8.bin');
     expect(files).toContain('package/README.md');
-    expect(files.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/') || f.includes('.test.'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/') || f.includes('.test.') || f.endsWith('.build-stamp'))).toEqual([]);
   });
 
   it('compiles with strict and skipLibCheck: false (every public declaration resolves)', () => {
