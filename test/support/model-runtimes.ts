@@ -3,7 +3,10 @@
 // tests run against the real packages wherever they are installed; CI installs them (.ci/run) and there a
 // missing runtime fails the suite instead of skipping it.
 
-/** Installs both runtimes without recording them in package.json or the lockfile. */
+/**
+ * Installs both runtimes without recording them in package.json or the lockfile (`--save-peer` because npm
+ * otherwise leaves an optional peer dependency of the project uninstalled, even when named).
+ */
 export const INSTALL_RUNTIMES = 'npm run install:runtimes';
 
 /** Whether `pkg` loads; without it, throws under CI and otherwise warns once that `file` is skipped. */
