@@ -2,10 +2,11 @@
 // dist/, so dist/ is rebuilt whenever anything it is built from changed since the last build. Otherwise those
 // tests would pass or fail on a stale build.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
+/** Written by `npm run build` when it succeeds (package.json). */
 const STAMP = join(ROOT, 'dist', '.build-stamp');
 const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.web.json'];
 
@@ -27,6 +28,5 @@ export default function buildDist(): void {
   if (r.status !== 0) {
     throw new Error(`npm run build failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}): fix the errors above; the tests that launch dist/ would otherwise run a stale build`);
   }
-  writeFileSync(STAMP, `built ${new Date().toISOString()}\n`);
   console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
