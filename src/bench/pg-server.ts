@@ -125,7 +125,7 @@ function serverAccount(): ServerAccount {
  */
 function reachableBin(bin: string, account: ServerAccount): string {
   if (process.getuid?.() !== 0) return bin;
-  const [cmd, args] = account.wrap('test', ['-x', join(bin, 'pg_ctl'), '-a', '-r', join(bin, '..', 'share')]);
+  const [cmd, args] = account.wrap('test', ['-x', join(bin, 'pg_ctl')]);
   if (spawnSync(cmd, args).status === 0) return bin;
   const install = join(bin, '..');
   const copy = join(tmpdir(), `skillsmith-postgres-${createHash('sha256').update(realpathSync(install)).digest('hex').slice(0, 12)}`);
