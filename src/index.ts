@@ -1,4 +1,5 @@
-// Library entry point: explicit named exports only.
+// Library entry point: explicit named exports only. The PostgreSQL store is `skillsmith/postgres`
+// (src/postgres.ts), so that this entry never loads the `pg` driver.
 export { openMemory, Memory, DisabledError, type OpenMemoryOptions, type IngestResult, type ExportResult, type ImportResult, type SessionRecorder } from './memory.js';
 export { loadConfig, configSchema, ConfigError, type SkillsmithConfig, type SkillsmithConfigInput } from './config/config.js';
 export type { Session, ToolCall, Skill, Draft, Fact, Outcome, OutcomeSource, SkillStatus, SkillKind, Provenance } from './domain/types.js';
@@ -8,7 +9,6 @@ export type { Embedder, EmbedderThresholds } from './embedders/embedder.js';
 export type { Distiller, DistillInput } from './distillers/distiller.js';
 export type { Store } from './store/store.js';
 export { openSqliteStore, SqliteStore } from './store/sqlite/sqlite-store.js';
-export { openPgStore, PgStore, type PgStoreOptions } from './store/postgres/pg-store.js';
 export { openStore, isPostgresUrl } from './store/open-store.js';
 export { createGloveEmbedder, GloveEmbedder } from './embedders/glove/glove-embedder.js';
 export { HeuristicDistiller } from './distillers/heuristic-distiller.js';

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumExecutable } from './support/browser.js';
 import { learnSample, ROOT, startCli, type Child } from './support/surfaces.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots of the main views, kept after the run (the README shows one). */
 const ARTIFACTS = join(ROOT, 'test', 'artifacts', 'dashboard');
 
@@ -43,14 +43,14 @@ async function recalledNames(goal: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`the dashboard tests drive Debian's chromium: apt-get install -y chromium (${CHROMIUM} is missing)`);
+  const executablePath = await chromiumExecutable();
   tmp = mkdtempSync(join(tmpdir(), 'skillsmith-dashboard-'));
   mkdirSync(ARTIFACTS, { recursive: true });
   const db = join(tmp, 'memory.db');
   await learnSample(db);
   server = await startCli(['serve', '--port', '0', '--db', db, '--log-level', 'error']);
   browser = await chromium.launchPersistentContext(join(tmp, 'profile'), {
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     viewport: { width: 1366, height: 820 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

@@ -177,7 +177,10 @@ describe('optional packages (node-llama-cpp, transformers.js) are loaded on dema
   });
 
   it('llama-cpp needs a GGUF path that exists', async () => {
-    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: join(dir, 'missing.gguf') } })));
+    // With the package present (this importer says so; the real one is optional and may be absent here), the
+    // missing file is the error.
+    const present = async () => ({});
+    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: join(dir, 'missing.gguf') } }), { importer: present }));
     expect(BackendConfigError.isInstance(e)).toBe(true);
     expect(e.message).toMatch(/no GGUF file at/);
   });

@@ -118,7 +118,7 @@ describe('wrapping a map of functions (OpenAI / Anthropic tool-calling loops)', 
     const wrapped = recorder.wrapFunctions(retailTools().tools);
     const s = await recorder.startSession({ goal: 'Look up three orders at once' });
     const results = await Promise.all([
-      wrapped.slow_lookup({ ms: 60, value: 'first' }),
+      wrapped.slow_lookup({ ms: 250, value: 'first' }),
       wrapped.slow_lookup({ ms: 5, value: 'second' }),
       wrapped.slow_lookup({ ms: 30, value: 'third' }),
     ]);
@@ -130,8 +130,10 @@ describe('wrapping a map of functions (OpenAI / Anthropic tool-calling loops)', 
       [1, 'second', 'second'],
       [2, 'third', 'third'],
     ]);
-    expect(stored.calls[0].durationMs!).toBeGreaterThanOrEqual(50);
-    expect(stored.calls[1].durationMs!).toBeLessThan(50);
+    // Each call has its own duration. Compared with each other, not with a fixed bound: on a loaded machine
+    // the 5 ms call can take longer than 50 ms.
+    expect(stored.calls[0].durationMs!).toBeGreaterThanOrEqual(240);
+    expect(stored.calls[1].durationMs!).toBeLessThan(stored.calls[0].durationMs!);
     await memory.close();
   });
 

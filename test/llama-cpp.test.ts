@@ -15,6 +15,7 @@ import { LlamaCppChatModel } from '../src/llm/llama-cpp.js';
 import { openMemory } from '../src/memory.js';
 import { tempDbPath } from '../src/test-support/tau.js';
 import { GOOD_DRAFT, PLANTED_SECRET, returnSessions } from './fixtures/llm-cluster.js';
+import { runtimeInstalled } from './support/model-runtimes.js';
 import { writeTinyGguf } from './support/tiny-gguf.js';
 
 /**
@@ -22,15 +23,7 @@ import { writeTinyGguf } from './support/tiny-gguf.js';
  * suite writes itself (test/support/tiny-gguf.ts: scripted weights, so the answers are known). It checks the
  * plumbing (loading, chat, embeddings, the pass, doctor), not the prose.
  */
-const installed = await import('node-llama-cpp').then(
-  () => true,
-  () => false,
-);
-if (!installed) {
-  // CI installs it (a dev dependency): there, its absence is a failure, not a reason to skip.
-  if (process.env.CI) throw new Error('node-llama-cpp is not installed: run npm ci');
-  console.warn('skipped test/llama-cpp.test.ts: node-llama-cpp is not installed (npm install -E node-llama-cpp@3.21.1)');
-}
+const installed = await runtimeInstalled('node-llama-cpp', 'test/llama-cpp.test.ts');
 
 describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => {
   const dir = mkdtempSync(join(tmpdir(), 'skillsmith-llama-cpp-'));

@@ -11,6 +11,7 @@ import { BackendConfigError, BackendLoadError } from '../src/llm/errors/index.js
 import { openMemory } from '../src/memory.js';
 import { readTau, TAU_DEV, toSession } from '../src/test-support/tau.js';
 import { writeGloveOnnxModel } from './support/glove-onnx-model.js';
+import { runtimeInstalled } from './support/model-runtimes.js';
 
 /**
  * The transformers embedder against the real transformers.js and onnxruntime-node, no stand-ins. The model is
@@ -19,15 +20,7 @@ import { writeGloveOnnxModel } from './support/glove-onnx-model.js';
  * normalises its output, which makes a text's vector the normalised mean of its words' GloVe vectors.
  */
 const PACKAGE = '@huggingface/transformers';
-const installed = await import(PACKAGE).then(
-  () => true,
-  () => false,
-);
-if (!installed) {
-  // CI installs it (a dev dependency): there, its absence is a failure, not a reason to skip.
-  if (process.env.CI) throw new Error(`${PACKAGE} is not installed: run npm ci`);
-  console.warn(`skipped: ${PACKAGE} is not installed (npm i -D ${PACKAGE}@3.8.0)`);
-}
+const installed = await runtimeInstalled(PACKAGE, 'test/transformers-embedder.test.ts');
 
 const WORDS = 20_000;
 const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {

