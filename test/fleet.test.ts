@@ -244,8 +244,9 @@ describe('a fleet of agents sharing one PostgreSQL memory', () => {
 
     const retailSkills = await retail.listSkills();
     const telecomSkills = await telecom.listSkills();
-    const retailIds = new Set(retailSkills.map((s) => s.id));
-    const telecomIds = new Set(telecomSkills.map((s) => s.id));
+    // Every skill each namespace ever wrote, superseded ones included (consolidation supersedes within a pass).
+    const retailIds = new Set((await retail.listSkills({ includeSuperseded: true })).map((s) => s.id));
+    const telecomIds = new Set((await telecom.listSkills({ includeSuperseded: true })).map((s) => s.id));
     const retailSessions = new Set(sample.filter((x) => x.meta.family.startsWith('retail:')).map((x) => x.session_id));
     const telecomSessions = new Set(sample.filter((x) => x.meta.family.startsWith('telecom:')).map((x) => x.session_id));
     for (const s of retailSkills) {

@@ -270,7 +270,11 @@ describe('skills', () => {
     const paged = (await api('GET', '/api/skills?limit=2&offset=2')).data as Page<SkillRow>;
     expect(paged.items.map((s) => s.name)).toEqual(all.items.slice(2, 4).map((s) => s.name));
     const returns = (await api('GET', '/api/skills?q=Return')).data as Page<SkillRow & { description: string }>;
-    expect(returns.items.map((s) => s.name)).toEqual(['return-delivered-order-items', 'return-human-bought']);
+    // A case-insensitive substring of the name or description.
+    const everything = (await api('GET', '/api/skills?limit=100')).data as Page<SkillRow & { description: string }>;
+    const expected = everything.items.filter((s) => /return/i.test(`${s.name} ${s.description}`)).map((s) => s.name);
+    expect(expected).toContain('return-delivered-order-items');
+    expect(returns.items.map((s) => s.name)).toEqual(expected);
     expect(((await api('GET', '/api/skills?status=retired')).data as Page<SkillRow>).total).toBe(0);
     expect(((await api('GET', '/api/skills?enabled=false')).data as Page<SkillRow>).total).toBe(0);
     const bySupport = ((await api('GET', '/api/skills?sort=support')).data as Page<SkillRow & { support: number }>).items.map((s) => s.support);
@@ -471,13 +475,13 @@ describe('events', () => {
       }
     };
     await until(/event: ready/);
-    await api('PATCH', '/api/skills/return-human-bought', { body: { enabled: false } });
+    await api('PATCH', '/api/skills/transfer-human-agents', { body: { enabled: false } });
     await until(/event: skill\.disabled\ndata: (.*)\nid: (\d+)/);
     const [, data, id] = /event: skill\.disabled\ndata: (.*)\nid: (\d+)/.exec(text)!;
     expect(JSON.parse(data)).toMatchObject({ type: 'skill.disabled', payload: expect.any(Object) });
     stop.abort();
 
-    await api('PATCH', '/api/skills/return-human-bought', { body: { enabled: true } });
+    await api('PATCH', '/api/skills/transfer-human-agents', { body: { enabled: true } });
     const resumed = await fetch(`${server.url}/api/events/stream`, { headers: { 'Last-Event-ID': id } });
     const r2 = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
     let more = '';

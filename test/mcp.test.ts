@@ -100,7 +100,7 @@ describe.each([
       'exchange-delivered-order-items-2',
       'fix-data-speed',
       'return-delivered-order-items',
-      'return-human-bought',
+      'transfer-human-agents',
     ]);
   });
 

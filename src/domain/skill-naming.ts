@@ -57,7 +57,7 @@ export function wordSkill(input: NamingInput): SkillWording {
   for (const d of docs) for (const w of d) df.set(w, (df.get(w) ?? 0) + 1);
 
   const toolWords = toolWordsOf(input.actionTool ?? input.toolSequence[input.toolSequence.length - 1] ?? '');
-  const verb = chooseVerb(df, n, toolWords, texts);
+  let verb = chooseVerb(df, n, toolWords, texts);
 
   // Object: the goals' most characteristic words (frequent here, rare across the namespace), nouns of the
   // request rather than names, backed by the action tool's own words.
@@ -75,6 +75,8 @@ export function wordSkill(input: NamingInput): SkillWording {
   const common = ranked.filter((r) => (df.get(r.w) ?? 0) / n >= 0.5 && !/^.{4,}(ly|ing|ed)$/.test(r.w)).map((r) => r.w);
   // Else the object of another step that does what was asked (an exchange that ends with a follow-up change).
   const matching = input.toolSequence.map(toolWordsOf).find((ws) => ws.length > 1 && sameVerb(ws[0], verb))?.slice(1).filter((w) => w !== verb && !FILLER.has(w) && w.length > 2) ?? [];
+  // A handful of requests share their persona's words, not the task's: there the action names the skill.
+  if (verb !== 'fix' && toolVerb && !sameVerb(toolVerb, verb) && matching.length === 0 && toolObject.length > 0 && n < 5) verb = toolVerb;
   const fromTool = verb !== 'fix' && toolObject.length > 0 && (toolVerb === null || sameVerb(toolVerb, verb));
   let object = fromTool ? toolObject.slice(0, 3) : verb !== 'fix' && matching.length ? matching.slice(0, 3) : common.slice(0, 2);
   // The action's object may be the verb itself (send_email for "email the forecast"): the requests' words then.
