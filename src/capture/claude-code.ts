@@ -91,6 +91,7 @@ export function fromClaudeCode(lines: StreamLine[], namespace: string, limits: C
         if (value.isMeta !== true && text.trim() && !NOT_A_PROMPT.test(text)) split.user(text, line, at);
       } else {
         let said = '';
+        let called = false;
         blocks.forEach((b, j) => {
           if (!isObject(b)) return;
           if (b.type === 'tool_use' || b.type === 'server_tool_use' || b.type === 'mcp_tool_use') {
@@ -100,9 +101,11 @@ export function fromClaudeCode(lines: StreamLine[], namespace: string, limits: C
             const t0 = at ? Date.parse(at) : NaN;
             if (Number.isFinite(t0)) startedAt.set(call, t0);
             split.call(typeof b.id === 'string' ? b.id : null, call, true, at);
+            called = true;
           } else if (b.type === 'text' && typeof b.text === 'string') said += b.text;
         });
-        if (said.trim()) split.assistantText(said, at);
+        // Text beside a tool_use is narration, not an answer.
+        if (said.trim() && !called) split.assistantText(said, at);
       }
     } catch (e) {
       problems.push({ line, path: '', reason: (e as Error).message });

@@ -153,7 +153,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const formats: Partial<Record<DetectedFormat, number>> = {};
   for (const r of records) formats[r.format] = (formats[r.format] ?? 0) + 1;
   const kinds = Object.keys(formats) as DetectedFormat[];
-  const fallback: DetectedFormat = opts.format !== 'auto' ? opts.format : sawDocumentArray ? 'openai' : 'jsonl';
+  const fallback: DetectedFormat = opts.format !== 'auto' ? opts.format : otel.spans.length ? 'otel' : langchain.runs.length ? 'langchain' : sawDocumentArray ? 'openai' : 'jsonl';
   const format = kinds.length > 1 ? 'mixed' : (kinds[0] ?? fallback);
   const sessions = out.map((p) => (opts.privacy ? protectSession(p.session, opts.privacy, opts.resultChars) : p.session));
   return { format, detected: opts.format === 'auto', formats, sessions, records, problems };

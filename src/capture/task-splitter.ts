@@ -6,9 +6,9 @@ import type { ToolCall } from '../domain/types.js';
  *
  * - the goal of a task is its first real user message (callers drop system, meta and context lines first);
  * - a new task starts at an explicit reset (Claude Code `/clear`), or at a real user message that comes after
- *   the agent gave a final answer (an assistant text with no call still waiting for its result);
- * - a user message while calls are pending, or before any answer, belongs to the task in progress (a
- *   correction or an added detail, not a new task).
+ *   the agent gave a final answer (assistant text not followed by a call);
+ * - a user message while the agent is still calling tools, or before any answer, belongs to the task in
+ *   progress (a correction or an added detail, not a new task).
  */
 export interface Task {
   goal: string | null;
@@ -45,7 +45,7 @@ export class TaskSplitter {
 
   user(text: string, line: number, at: string | null): void {
     let t = this.tasks[this.tasks.length - 1];
-    if (!t || (this.answered && t.pending.length === 0 && t.goal !== null)) t = this.start(line, at);
+    if (!t || (this.answered && t.goal !== null)) t = this.start(line, at);
     if (t.goal === null) {
       t.goal = text;
       t.line = line;
@@ -69,7 +69,9 @@ export class TaskSplitter {
     const t = this.current;
     if (!text.trim()) return;
     t.finalAnswer = text.trim();
-    if (t.pending.length === 0) this.answered = true;
+    // Text with no call after it is an answer even when a call never got its result (a broken log must
+    // not glue the next task onto this one).
+    this.answered = true;
     this.touch(at);
   }
 

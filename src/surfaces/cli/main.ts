@@ -18,8 +18,10 @@ const HELP = `skillsmith: procedural memory for LLM agents
 Usage: skillsmith <command> [options]
 
 Commands
-  ingest FILE...              store sessions: JSONL interchange, OpenAI or Anthropic message logs, OTLP GenAI
-                              spans, raw tau-bench results (--format; sessions without an outcome are judged)
+  ingest FILE...              store sessions: JSONL interchange, OpenAI or Anthropic message logs, Claude Code
+                              transcripts, Codex CLI rollouts, OpenAI Agents SDK / Responses items, LangChain /
+                              LangSmith runs, OTLP GenAI spans, raw tau-bench results (--format; sessions
+                              without an outcome are judged; a file that gives no session is an error)
   learn FILE...               ingest, then run a synthesis pass and show what was learned
   synthesize [--dry-run]      run a synthesis pass over the sessions added since the last one
   recall "GOAL" [--top-k N]   the skills a planner would get for this goal
@@ -54,7 +56,8 @@ Options
   --namespace NS     memory namespace (default "default")
   --config FILE      JSON configuration file (default: SKILLSMITH_CONFIG, else ./skillsmith.config.json when
                      present); SKILLSMITH_* variables override it (see README "Configuration")
-  --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau (default auto: per record)
+  --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau | claude-code | codex |
+                     openai-agents | langchain (default auto: per file for transcripts, else per record)
   --judge J          outcome judge for sessions without one: rule | llm | off (default: capture.judge, rule)
   --json             machine-readable output (stable shapes, see README)
   --log-level L      debug | info | warn | error | silent (default warn)
