@@ -232,6 +232,19 @@ ALTER TABLE sessions ADD COLUMN cue ${T};
 ALTER TABLE skills ADD COLUMN exemplars BYTEA;
 `,
   },
+  {
+    version: 7,
+    name: 'skill files: every file of an imported skill folder, byte for byte, per version',
+    sql: `
+CREATE TABLE skill_files (
+  skill_id ${T} NOT NULL,
+  version ${T} NOT NULL,
+  path ${T} NOT NULL,
+  bytes BYTEA NOT NULL,
+  PRIMARY KEY (skill_id, version, path)
+);
+`,
+  },
 ];
 
 export const latestPgSchemaVersion = pgMigrations[pgMigrations.length - 1].version;

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
 import { createLogger, type Logger } from '../../support/log.js';
-import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
+import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillFile, SkillVersion, SkillWrite, Store } from '../store.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
 import { isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
@@ -770,6 +770,12 @@ export class PgStore implements Store {
           [s.id, s.version, s.skillMd, json(s.toolSequence), w.action, w.at],
         );
       }
+      if (w.files) {
+        await c.query('DELETE FROM skill_files WHERE skill_id = $1 AND version = $2', [s.id, s.version]);
+        for (const f of w.files) {
+          await c.query('INSERT INTO skill_files (skill_id, version, path, bytes) VALUES ($1, $2, $3, $4)', [s.id, s.version, f.path, f.bytes]);
+        }
+      }
       if (w.clusterId) {
         await c.query('UPDATE clusters SET skill_id = $1, dirty = FALSE, last_pass_at = $2 WHERE namespace = $3 AND id = $4', [s.id, w.at, s.namespace, w.clusterId]);
       }
@@ -813,6 +819,11 @@ export class PgStore implements Store {
   async provenance(skillId: string): Promise<Provenance[]> {
     const { rows } = await this.query('SELECT * FROM provenance WHERE skill_id = $1 ORDER BY created_at, source_id', [skillId]);
     return rows.map(provenanceFromRow);
+  }
+
+  async skillFiles(skillId: string, version: string): Promise<SkillFile[]> {
+    const { rows } = await this.query('SELECT path, bytes FROM skill_files WHERE skill_id = $1 AND version = $2 ORDER BY path COLLATE "C"', [skillId, version]);
+    return rows.map((r: { path: string; bytes: Buffer }) => ({ path: r.path, bytes: Buffer.from(r.bytes) }));
   }
 
   async skillVersions(skillId: string): Promise<SkillVersion[]> {

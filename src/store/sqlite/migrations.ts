@@ -229,6 +229,19 @@ ALTER TABLE sessions ADD COLUMN cue TEXT;
 ALTER TABLE skills ADD COLUMN exemplars BLOB;
 `,
   },
+  {
+    version: 7,
+    name: 'skill files: every file of an imported skill folder, byte for byte, per version',
+    sql: `
+CREATE TABLE skill_files (
+  skill_id TEXT NOT NULL,
+  version TEXT NOT NULL,
+  path TEXT NOT NULL,
+  bytes BLOB NOT NULL,
+  PRIMARY KEY (skill_id, version, path)
+);
+`,
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

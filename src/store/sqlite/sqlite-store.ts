@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
-import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillVersion, SkillWrite, Store } from '../store.js';
+import type { ClusterRecord, EmbeddingReplacement, FeedbackRecord, FeedbackRequest, SkillEvent, SkillFilter, SkillFile, SkillVersion, SkillWrite, Store } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
 import { auditFromRow, eventFromRow, eventType, factFromRow, feedbackFromRow, json, parseJson, provenanceFromRow, versionFromRow, type Row } from '../rows.js';
@@ -463,6 +463,11 @@ export class SqliteStore implements Store {
           'INSERT INTO skill_versions (skill_id, version, skill_md, tool_sequence, reason, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
         ).run(s.id, s.version, s.skillMd, json(s.toolSequence), w.action, w.at);
       }
+      if (w.files) {
+        db.prepare('DELETE FROM skill_files WHERE skill_id = ? AND version = ?').run(s.id, s.version);
+        const put = db.prepare('INSERT INTO skill_files (skill_id, version, path, bytes) VALUES (?, ?, ?, ?)');
+        for (const f of w.files) put.run(s.id, s.version, f.path, f.bytes);
+      }
       if (w.clusterId) {
         db.prepare('UPDATE clusters SET skill_id = ?, dirty = 0, last_pass_at = ? WHERE namespace = ? AND id = ?').run(
           s.id,
@@ -503,6 +508,11 @@ export class SqliteStore implements Store {
 
   async provenance(skillId: string): Promise<Provenance[]> {
     return (this.db.prepare('SELECT * FROM provenance WHERE skill_id = ? ORDER BY created_at, source_id').all(skillId) as Row[]).map(provenanceFromRow);
+  }
+
+  async skillFiles(skillId: string, version: string): Promise<SkillFile[]> {
+    const rows = this.db.prepare('SELECT path, bytes FROM skill_files WHERE skill_id = ? AND version = ? ORDER BY path').all(skillId, version) as { path: string; bytes: Buffer }[];
+    return rows.map((r) => ({ path: r.path, bytes: Buffer.from(r.bytes) }));
   }
 
   async skillVersions(skillId: string): Promise<SkillVersion[]> {
