@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,7 +49,11 @@ function expectSameTree(exported: string, original: string) {
   const b = tree(original);
   expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
   for (const [path, bytes] of b) expect(a.get(path)?.equals(bytes), `${path} differs`).toBe(true);
+  // Scripts stay runnable: the executable bit comes back with them.
+  for (const path of b.keys()) expect(isExecutable(join(exported, path)), `${path} mode`).toBe(isExecutable(join(original, path)));
 }
+
+const isExecutable = (p: string) => (statSync(p).mode & 0o100) !== 0;
 
 function cli(args: string[]) {
   const env: NodeJS.ProcessEnv = { ...process.env };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { SkillFile } from '../store/store.js';
 
@@ -129,12 +129,13 @@ export function readSkillFolder(folder: string): ReadFolder {
         skipped.push({ path: rel, reason: 'left out: not a regular file' });
         continue;
       }
-      const size = lstatSync(p).size;
+      const info = lstatSync(p);
+      const size = info.size;
       if (size > SKILL_FOLDER_LIMITS.fileBytes) throw new Error(`refused: ${rel} is ${size} bytes, over the ${SKILL_FOLDER_LIMITS.fileBytes}-byte limit per file`);
       total += size;
       if (total > SKILL_FOLDER_LIMITS.folderBytes) throw new Error(`refused: the folder is over the ${SKILL_FOLDER_LIMITS.folderBytes}-byte limit per skill`);
       if (files.length >= SKILL_FOLDER_LIMITS.files) throw new Error(`refused: more than ${SKILL_FOLDER_LIMITS.files} files`);
-      files.push({ path: rel, bytes: readFileSync(p) });
+      files.push({ path: rel, bytes: readFileSync(p), ...(info.mode & 0o111 ? { executable: true } : {}) });
     }
   };
   walk(folder);
@@ -173,7 +174,9 @@ export function writeSkillFolder(folder: string, files: SkillFile[]): string | n
     const dir = resolve(target, '..');
     mkdirSync(dir, { recursive: true });
     const tmp = join(dir, `.${f.path.split('/').pop()}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`);
-    writeFileSync(tmp, f.bytes, { flag: 'wx' });
+    writeFileSync(tmp, f.bytes, { flag: 'wx', mode: f.executable ? 0o755 : 0o644 });
+    // The mode asked of writeFileSync is cut by the umask: set it as stored.
+    chmodSync(tmp, f.executable ? 0o755 : 0o644);
     renameSync(tmp, target);
   }
   return null;

@@ -397,7 +397,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         const v1 = [
           { path: 'SKILL.md', bytes: Buffer.from('---\nname: cancel-order\ndescription: d\n---\n\n# Body\r\n') },
           { path: 'assets/x.png', bytes: bin },
-          { path: 'scripts/run.sh', bytes: Buffer.from('#!/bin/sh\necho ok\n') },
+          { path: 'scripts/run.sh', bytes: Buffer.from('#!/bin/sh\necho ok\n'), executable: true },
         ];
         await store.writeSkill({ action: 'import', skill: skill({ corpus: 'external' }), parents: [], actor: 'user', detail: {}, files: v1, at: AT1 });
         expect(await store.skillFiles('sk_old', '1.0.0')).toEqual(v1);

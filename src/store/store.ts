@@ -183,6 +183,8 @@ export interface SkillWrite {
 export interface SkillFile {
   path: string;
   bytes: Buffer;
+  /** Whether the file was executable (a script run directly); absent means not. */
+  executable?: boolean;
 }
 
 export interface SkillVersion {

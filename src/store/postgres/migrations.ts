@@ -241,6 +241,7 @@ CREATE TABLE skill_files (
   version ${T} NOT NULL,
   path ${T} NOT NULL,
   bytes BYTEA NOT NULL,
+  executable INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (skill_id, version, path)
 );
 `,

@@ -773,7 +773,7 @@ export class PgStore implements Store {
       if (w.files) {
         await c.query('DELETE FROM skill_files WHERE skill_id = $1 AND version = $2', [s.id, s.version]);
         for (const f of w.files) {
-          await c.query('INSERT INTO skill_files (skill_id, version, path, bytes) VALUES ($1, $2, $3, $4)', [s.id, s.version, f.path, f.bytes]);
+          await c.query('INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES ($1, $2, $3, $4, $5)', [s.id, s.version, f.path, f.bytes, f.executable ? 1 : 0]);
         }
       }
       if (w.clusterId) {
@@ -822,8 +822,8 @@ export class PgStore implements Store {
   }
 
   async skillFiles(skillId: string, version: string): Promise<SkillFile[]> {
-    const { rows } = await this.query('SELECT path, bytes FROM skill_files WHERE skill_id = $1 AND version = $2 ORDER BY path COLLATE "C"', [skillId, version]);
-    return rows.map((r: { path: string; bytes: Buffer }) => ({ path: r.path, bytes: Buffer.from(r.bytes) }));
+    const { rows } = await this.query('SELECT path, bytes, executable FROM skill_files WHERE skill_id = $1 AND version = $2 ORDER BY path COLLATE "C"', [skillId, version]);
+    return rows.map((r: { path: string; bytes: Buffer; executable: number }) => ({ path: r.path, bytes: Buffer.from(r.bytes), ...(r.executable ? { executable: true } : {}) }));
   }
 
   async skillVersions(skillId: string): Promise<SkillVersion[]> {

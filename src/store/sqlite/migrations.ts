@@ -238,6 +238,7 @@ CREATE TABLE skill_files (
   version TEXT NOT NULL,
   path TEXT NOT NULL,
   bytes BLOB NOT NULL,
+  executable INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (skill_id, version, path)
 );
 `,

@@ -465,8 +465,8 @@ export class SqliteStore implements Store {
       }
       if (w.files) {
         db.prepare('DELETE FROM skill_files WHERE skill_id = ? AND version = ?').run(s.id, s.version);
-        const put = db.prepare('INSERT INTO skill_files (skill_id, version, path, bytes) VALUES (?, ?, ?, ?)');
-        for (const f of w.files) put.run(s.id, s.version, f.path, f.bytes);
+        const put = db.prepare('INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES (?, ?, ?, ?, ?)');
+        for (const f of w.files) put.run(s.id, s.version, f.path, f.bytes, f.executable ? 1 : 0);
       }
       if (w.clusterId) {
         db.prepare('UPDATE clusters SET skill_id = ?, dirty = 0, last_pass_at = ? WHERE namespace = ? AND id = ?').run(
@@ -511,8 +511,8 @@ export class SqliteStore implements Store {
   }
 
   async skillFiles(skillId: string, version: string): Promise<SkillFile[]> {
-    const rows = this.db.prepare('SELECT path, bytes FROM skill_files WHERE skill_id = ? AND version = ? ORDER BY path').all(skillId, version) as { path: string; bytes: Buffer }[];
-    return rows.map((r) => ({ path: r.path, bytes: Buffer.from(r.bytes) }));
+    const rows = this.db.prepare('SELECT path, bytes, executable FROM skill_files WHERE skill_id = ? AND version = ? ORDER BY path').all(skillId, version) as { path: string; bytes: Buffer; executable: number }[];
+    return rows.map((r) => ({ path: r.path, bytes: Buffer.from(r.bytes), ...(r.executable ? { executable: true } : {}) }));
   }
 
   async skillVersions(skillId: string): Promise<SkillVersion[]> {
