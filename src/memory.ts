@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { hostname } from 'node:os';
 import { loadConfig, type SkillsmithConfig, type SkillsmithConfigInput } from './config/config.js';
@@ -60,13 +60,18 @@ export interface IngestResult {
 
 export interface ExportResult {
   dir: string;
-  written: { name: string; path: string }[];
+  /** `files`: for an imported skill, how many files of its folder were written (byte for byte). */
+  written: { name: string; path: string; files?: number }[];
   skipped: { name: string; reason: string }[];
 }
 
 export interface ImportResult {
-  imported: { name: string; format: string }[];
-  skipped: { path: string; reason: string }[];
+  /** `version` and `files` (how many were kept); `replaces` when `force` stored a new version over an import. */
+  imported: { name: string; format: string; version?: string; files?: number; replaces?: string }[];
+  /** `refused`: a skill (or the whole folder) that was not imported and should have been: the exit code is 1. */
+  skipped: { path: string; reason: string; refused?: boolean }[];
+  /** Findings in imported files kept as written: secret-like values, instruction-like text, validation errors. */
+  warnings?: { path: string; line?: number; reason: string }[];
 }
 
 /** A live recording of one session: record each call as it happens, then end it with an outcome. */
@@ -606,22 +611,21 @@ export class Memory {
     const root = resolve(dir);
     const rendered = await this.renderSkillFiles(opts);
     const result: ExportResult = { dir: root, written: [], skipped: rendered.skipped };
+    const { writeSkillFolder } = await import('./skill-files/skill-folder.js');
     for (const { skill: s, text } of rendered.files) {
-      // Never through a symlink: a link planted in the output folder (for the skill folder or its SKILL.md)
-      // would make export overwrite a file elsewhere.
+      // An imported skill goes out as it came in: its stored folder, byte for byte. A learned one is its
+      // SKILL.md. Never through a symlink: a link planted in the output folder (for the skill folder, a
+      // subfolder or a file) would make export overwrite a file elsewhere.
+      const stored = s.corpus === 'external' ? await this.requireStore().skillFiles(s.id, s.version) : [];
+      const files = stored.length ? stored : [{ path: 'SKILL.md', bytes: Buffer.from(text, 'utf8') }];
       const folder = join(root, s.name);
       const path = join(folder, 'SKILL.md');
-      const refused = symlinkIn(folder) ?? symlinkIn(path);
+      const refused = writeSkillFolder(folder, files);
       if (refused) {
-        result.skipped.push({ name: s.name, reason: `refusing to write through the symlink ${refused}` });
+        result.skipped.push({ name: s.name, reason: refused });
         continue;
       }
-      mkdirSync(folder, { recursive: true });
-      // A fresh file renamed into place: rename replaces a link planted meanwhile, never writes to its target.
-      const tmp = join(folder, `.SKILL.md.${process.pid}.${randomUUID().slice(0, 8)}.tmp`);
-      writeFileSync(tmp, text, { flag: 'wx' });
-      renameSync(tmp, path);
-      result.written.push({ name: s.name, path });
+      result.written.push({ name: s.name, path, ...(stored.length ? { files: stored.length } : {}) });
       await this.requireStore().appendEvent(s.namespace, 'skill.exported', s.id, { name: s.name, path }, this.now().toISOString());
     }
     await this.flush();
@@ -658,72 +662,93 @@ export class Memory {
 
   /**
    * Reads skill folders written by other systems into the external corpus: listed and exported, never
-   * recalled until a person promotes them.
+   * recalled until a person promotes them. Every folder holding a SKILL.md below `dir` is read (dot-folders
+   * too), whole: its files are kept byte for byte and exported as they came. The recallable copy (the row's
+   * SKILL.md) is the canonical form with secrets redacted and instructions neutralised, its licence as
+   * written (none invented); what that changed, and what does not validate, is reported as warnings, the files
+   * themselves are never rewritten. A different skill under a name already imported is refused unless
+   * `force`, which stores it as the next version of that skill (lineage in its versions).
    */
-  async importSkills(dir: string, opts: { namespace?: string; actor?: string } = {}): Promise<ImportResult> {
+  async importSkills(dir: string, opts: { namespace?: string; actor?: string; force?: boolean } = {}): Promise<ImportResult> {
     const store = this.requireStore();
     const ns = this.ns(opts.namespace);
-    const result: ImportResult = { imported: [], skipped: [] };
+    const result: ImportResult = { imported: [], skipped: [], warnings: [] };
     const { parseSkillMd, serializeSkillMd, toCanonicalDoc, validateSkillMd } = await import('./domain/skill-md/index.js');
+    const { findSkillFolders, readSkillFolder } = await import('./skill-files/skill-folder.js');
+    const { scanSkillFiles } = await import('./skill-files/scan.js');
+    const { hasInstructions } = await import('./domain/untrusted-text.js');
     const root = resolve(dir);
     if (!existsSync(root)) throw new Error(`import: ${root} does not exist`);
     const realRoot = realpathSync(root);
-    const files: string[] = [];
-    if (existsSync(join(root, 'SKILL.md'))) files.push(join(root, 'SKILL.md'));
-    for (const entry of readdirSync(root)) {
-      const p = join(root, entry, 'SKILL.md');
-      if (statSync(join(root, entry)).isDirectory() && existsSync(p)) files.push(p);
-    }
+    const found = findSkillFolders(root);
+    for (const s of found.skipped) result.skipped.push({ path: s.path, reason: s.reason, refused: s.refused ?? false });
     const seenNames = new Map<string, string>();
-    for (const file of files) {
-      // A skill file must stay inside the folder: a symlink (of the skill folder or of SKILL.md) leading out
-      // of it is refused, so `/etc/passwd` can never be imported and then served.
+    for (const folder of found.folders) {
+      const file = join(folder, 'SKILL.md');
+      // A skill folder must stay inside the import root (no symlink leads out of it).
       const real = realpathSync(file);
       if (real !== realRoot && !real.startsWith(realRoot + sep)) {
-        result.skipped.push({ path: file, reason: `refused: a symlink leads out of ${root} (to ${real})` });
+        result.skipped.push({ path: file, reason: `refused: a symlink leads out of ${root} (to ${real})`, refused: true });
         continue;
       }
-      const info = statSync(real);
-      if (!info.isFile()) {
-        result.skipped.push({ path: file, reason: 'refused: not a regular file' });
+      let read: ReturnType<typeof readSkillFolder>;
+      try {
+        read = readSkillFolder(folder);
+      } catch (e) {
+        result.skipped.push({ path: file, reason: (e as Error).message, refused: true });
         continue;
       }
-      if (info.size > MAX_SKILL_FILE_BYTES) {
-        result.skipped.push({ path: file, reason: `refused: ${info.size} bytes, over the ${MAX_SKILL_FILE_BYTES}-byte limit for a SKILL.md` });
-        continue;
+      for (const s of read.skipped) result.skipped.push({ path: join(folder, s.path), reason: s.reason, refused: false });
+      const original = read.files.find((f) => f.path === 'SKILL.md')!.bytes.toString('utf8');
+      const parsed = parseSkillMd(original);
+      const doc = toCanonicalDoc(parsed, { license: parsed.license ?? '' });
+      const warn = (reason: string, path = file, line?: number) => result.warnings!.push({ path, ...(line ? { line } : {}), reason });
+      // The folder as written is checked, never changed: what does not validate is reported.
+      const asWritten = validateSkillMd(original, { dirName: folder.split(sep).pop() });
+      for (const err of asWritten.errors) warn(`does not validate as written (kept as is): ${err}`);
+      for (const f of scanSkillFiles(read.files, { redact: redactText, hasInstructions: (t) => hasInstructions(t, { source: 'skill' }) })) {
+        warn(f.reason, join(folder, ...f.path.split('/')), f.line);
       }
-      const parsed = parseSkillMd(readFileSync(real, 'utf8'));
-      const doc = toCanonicalDoc(parsed, { license: parsed.license ?? this.config.license });
-      // An imported file is untrusted text: secrets redacted and instruction-like sentences neutralised in
-      // every value and in the body, so a promoted import can never carry a planted order to a planner.
+      // The copy that can be recalled once promoted: untrusted text, so secrets redacted and instruction-like
+      // sentences neutralised in every value and in the body.
       const text = redactSkillMd(serializeSkillMd(doc), (t) => neutraliseInstructions(redactText(t), { source: 'skill' }));
       const check = validateSkillMd(text);
       if (!check.valid) {
-        result.skipped.push({ path: file, reason: check.errors.join('; ') });
+        result.skipped.push({ path: file, reason: check.errors.join('; '), refused: true });
         continue;
       }
-      // Two folders whose names sanitise to one skill name: the first wins, the second is named, never
-      // silently written over it.
+      // Two folders whose names sanitise to one skill name: the first wins, the second is named.
       const first = seenNames.get(doc.name);
       if (first) {
-        result.skipped.push({ path: file, reason: `same skill name "${doc.name}" as ${first}: rename one of them` });
+        result.skipped.push({ path: file, reason: `same skill name "${doc.name}" as ${first}: rename one of them`, refused: true });
         continue;
       }
       seenNames.set(doc.name, file);
       const existing = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === doc.name);
-      if (existing && existing.skillMd === text) {
-        result.skipped.push({ path: file, reason: `already imported as ${doc.name}` });
+      const priorFiles = existing ? await store.skillFiles(existing.id, existing.version) : [];
+      if (existing && existing.skillMd === text && sameFiles(priorFiles, read.files)) {
+        result.skipped.push({ path: file, reason: `already imported as ${doc.name}`, refused: false });
+        continue;
+      }
+      if (existing && !opts.force) {
+        result.skipped.push({
+          path: file,
+          reason: `refused: a different skill named ${doc.name} is already imported (version ${existing.version}); import with --force to store this one as its next version`,
+          refused: true,
+        });
         continue;
       }
       const promoted = (await store.listSkills(ns, { corpus: 'internal' })).find((s) => s.name === doc.name && s.skillMd === text);
       if (promoted) {
-        result.skipped.push({ path: file, reason: `already promoted as ${doc.name}` });
+        result.skipped.push({ path: file, reason: `already promoted as ${doc.name}`, refused: false });
         continue;
       }
       const [embedding] = await this.embedder.embed([doc.description]);
       const at = this.now().toISOString();
       const reparsed = parseSkillMd(text);
       const tools = reparsed.toolsRequired;
+      const declared = doc.metadata.version ?? '1.0.0';
+      const version = existing ? nextVersion(existing.version, declared, (await store.skillVersions(existing.id)).map((v) => v.version)) : declared;
       const skill: Skill = {
         id: existing?.id ?? `sk_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
         namespace: ns,
@@ -731,7 +756,7 @@ export class Memory {
         description: doc.description,
         skillMd: text,
         body: reparsed.body,
-        version: doc.metadata.version ?? '1.0.0',
+        version,
         kind: reparsed.kind ?? (tools.length ? 'playbook' : 'heuristic'),
         corpus: 'external',
         status: 'probationary',
@@ -754,9 +779,11 @@ export class Memory {
         updatedAt: at,
         lastUsedAt: null,
       };
-      await store.writeSkill({ action: 'import', skill, parents: [], actor: opts.actor ?? 'user', detail: { from: file, format: parsed.format, warnings: parsed.warnings }, at });
-      result.imported.push({ name: doc.name, format: parsed.format });
+      const detail = { from: file, format: parsed.format, warnings: parsed.warnings, files: read.files.length, ...(existing ? { replaces: existing.version } : {}) };
+      await store.writeSkill({ action: 'import', skill, parents: [], actor: opts.actor ?? 'user', detail, files: read.files, at });
+      result.imported.push({ name: doc.name, format: parsed.format, version, files: read.files.length, ...(existing ? { replaces: existing.version } : {}) });
     }
+    if (found.folders.length === 0) result.skipped.push({ path: root, reason: 'no SKILL.md found in this folder or any folder below it', refused: true });
     await this.flush();
     return result;
   }
@@ -848,16 +875,23 @@ function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPe
 /** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */
 const MAX_TEXT_CHARS = 64 * 1024;
 
-/** Largest SKILL.md that `importSkills` reads. */
-const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+/** The same files, byte for byte. */
+function sameFiles(a: { path: string; bytes: Buffer }[], b: { path: string; bytes: Buffer }[]): boolean {
+  if (a.length !== b.length) return false;
+  const byPath = new Map(a.map((f) => [f.path, f.bytes]));
+  return b.every((f) => byPath.get(f.path)?.equals(f.bytes) === true);
+}
 
-/** `path` when it is a symbolic link, else null (also when it does not exist). */
-function symlinkIn(path: string): string | null {
-  try {
-    return lstatSync(path).isSymbolicLink() ? path : null;
-  } catch {
-    return null;
-  }
+/** The version for a forced re-import: the file's own when it is new for this skill, else the next patch. */
+function nextVersion(current: string, declared: string, taken: string[]): string {
+  if (!taken.includes(declared) && declared !== current) return declared;
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(current);
+  const [maj, min] = m ? [Number(m[1]), Number(m[2])] : [1, 0];
+  let pat = m ? Number(m[3]) : 0;
+  let v: string;
+  do v = `${maj}.${min}.${++pat}`;
+  while (taken.includes(v));
+  return v;
 }
 
 /** Same goal and the same tool calls: a re-ingested copy rather than another session under the same id. */

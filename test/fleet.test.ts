@@ -308,7 +308,7 @@ describe('skillsmith migrate', () => {
     const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) };
     const url = await server.createDatabase();
     expect(await migrateCommand([], { from: lite, to: url }, io), err.join('\n')).toBe(0);
-    expect(out.join('\n')).toMatch(/Verified: 15 tables, \d+ rows, counts and checksums equal on both sides\./);
+    expect(out.join('\n')).toMatch(/Verified: 16 tables, \d+ rows, counts and checksums equal on both sides\./);
     expect(await memoryChecksums(url)).toEqual(before);
 
     // The PostgreSQL copy is the same memory: same skills, same recall, and it goes on numbering after the copy.

@@ -1,6 +1,7 @@
 import type { Outcome, ToolCall } from '../domain/types.js';
 import { contentText, isObject, parseArgs, resultText, type JsonObject } from './common.js';
 import { type CaptureLimits, capText } from './normalized-jsonl.js';
+import { askedForTools, callsFromChatSpans } from './otel-chat-calls.js';
 import type { ParsedSession } from './types.js';
 
 /**
@@ -190,6 +191,17 @@ export class OtelCollector {
       const related = this.spans.filter((s) => s.traceId === owner);
       build(null, owner, tools, related, tools[0]);
     }
+    // Traces with neither agent nor tool spans: a model client's chat spans, whose tool calls (if any) live in
+    // their messages. One session per trace.
+    const traced = new Set([...agents.map((a) => a.traceId), ...[...toolsOf.keys()].filter((k): k is string => typeof k === 'string')]);
+    const chatOnly = new Map<string, OtelSpan[]>();
+    for (const s of this.spans) {
+      if (traced.has(s.traceId) || !MODEL_OPS.has(opOf(s) ?? '')) continue;
+      let list = chatOnly.get(s.traceId);
+      if (!list) chatOnly.set(s.traceId, (list = []));
+      list.push(s);
+    }
+    for (const [traceId, models] of chatOnly) build(null, traceId, [], this.spans.filter((s) => s.traceId === traceId), models[0]);
     sessions.sort((x, y) => x.line - y.line || (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
     return { sessions, problems };
   }
@@ -197,8 +209,18 @@ export class OtelCollector {
   private session(root: OtelSpan | null, traceId: string, tools: OtelSpan[], related: OtelSpan[], namespace: string, limits: CaptureLimits, now: string): ParsedSession {
     const ordered = [...tools].sort((a, b) => cmpTime(a.start, b.start) || a.order - b.order);
     if (ordered.length > limits.maxCallsPerSession) throw new Error(`${ordered.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
-    const calls: ToolCall[] = ordered.map((s, position) => toCall(s, position, limits));
     const models = related.filter((s) => MODEL_OPS.has(opOf(s) ?? '')).sort((a, b) => cmpTime(a.start, b.start) || a.order - b.order);
+    let calls: ToolCall[] = ordered.map((s, position) => toCall(s, position, limits));
+    if (calls.length === 0 && models.length) {
+      calls = callsFromChatSpans(models, limits, (s) => isoOf((s as OtelSpan).start));
+      if (calls.length > limits.maxCallsPerSession) throw new Error(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+      const asking = models.filter(askedForTools).length;
+      if (calls.length === 0 && asking > 0) {
+        throw new Error(
+          `${models.length} chat span(s), ${asking} finishing with tool_calls, but no tool call is recorded (no execute_tool span, no tool_call in gen_ai.output.messages or gen_ai.completion.<n>.tool_calls): turn on message content capture (e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, or TRACELOOP_TRACE_CONTENT=true)`,
+        );
+      }
+    }
 
     const named = root ? root.attrs.get('skillsmith.goal') : undefined;
     let goal = typeof named === 'string' && named.trim() ? named : null;
@@ -233,7 +255,8 @@ export class OtelCollector {
     };
     const agentName = attr('gen_ai.agent.name') ?? attr('gen_ai.agent.id');
     const sessionAttr = attr('skillsmith.session_id');
-    const first = root ?? ordered[0];
+    const first = root ?? ordered[0] ?? models[0];
+    const lastModelEnd = models.reduce<bigint | null>((m, s) => (s.end != null && (m == null || s.end > m) ? s.end : m), null);
     return {
       session: {
         id: sessionAttr ?? (root ? `otel:${root.traceId}:${root.spanId}` : `otel:${traceId}`),
@@ -244,7 +267,7 @@ export class OtelCollector {
         agentId: agentName,
         source: 'otel',
         startedAt: isoOf(first.start) ?? now,
-        endedAt: isoOf(root ? root.end : lastToolEnd),
+        endedAt: isoOf(root ? root.end : (lastToolEnd ?? lastModelEnd)),
         labels: {
           format: 'otel',
           trace_id: traceId,
@@ -307,6 +330,10 @@ export function opOf(s: OtelSpan): string | null {
   if (typeof op === 'string' && op) return op;
   const prefix = /^(invoke_agent|execute_tool|chat|text_completion|generate_content|create_agent|embeddings)\b/.exec(s.name);
   if (prefix) return prefix[1];
+  // OpenLLMetry names its spans `openai.chat` and says the request type in `llm.request.type`.
+  const reqType = s.attrs.get('llm.request.type');
+  if (reqType === 'chat') return 'chat';
+  if (reqType === 'completion') return 'text_completion';
   const kind = s.attrs.get('openinference.span.kind');
   if (kind === 'AGENT') return 'invoke_agent';
   if (kind === 'TOOL') return 'execute_tool';

@@ -4,6 +4,11 @@ import { isObject } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
 import { fromOpenAi, hasOpenAiMarkers, isOpenAiConversation } from './openai-messages.js';
 import { isOtlpTraces, OtelCollector } from './otel-genai.js';
+import { fromClaudeCode, isClaudeCodeTranscript } from './claude-code.js';
+import { fromCodexRollout, isCodexRollout, type StreamLine } from './codex-rollout.js';
+import { type BuiltSession, fromAgentsHistory, isAgentsHistory } from './openai-agents.js';
+import { isLangChainRun, isLangChainRunList, LangChainCollector } from './langchain-runs.js';
+import { isResponsesItem } from './responses-items.js';
 import { type PrivacyPolicy, protectSession } from './privacy.js';
 import { fromTau2Simulation, fromTauBench, isTau2Results, isTau2Simulation, isTauBenchResult, isTauRecord, tau2TaskIndex } from './tau-raw.js';
 import type { CapturedSession, DetectedFormat, IngestFormat, ParsedSession, RecordInfo } from './types.js';
@@ -61,6 +66,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const out: ParsedSession[] = [];
   const records: ParsedRecord[] = [];
   const otel = new OtelCollector();
+  const langchain = new LangChainCollector();
+  const streamProblems: { line: number; path: string; reason: string }[] = [];
   // With a privacy policy, parsers keep whole results: they are redacted first and capped after.
   const limits: CaptureLimits = { resultChars: opts.privacy ? Number.MAX_SAFE_INTEGER : opts.resultChars, maxCallsPerSession: opts.maxCallsPerSession };
   let sawDocumentArray = false;
@@ -73,7 +80,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       const doc = JSON.parse(trimmed) as unknown;
       handled = true;
       sawDocumentArray = true;
-      if (isOpenAiConversation(doc) || !Array.isArray(doc)) addRecord(doc, 1, '');
+      if (isOpenAiConversation(doc) || !Array.isArray(doc) || (opts.format === 'auto' ? isAgentsHistory(doc) : opts.format === 'openai-agents')) addRecord(doc, 1, '');
       else doc.forEach((item, i) => addRecord(item, 1, `[${i}]`));
     } catch (e) {
       if (!(e instanceof SyntaxError)) throw e;
@@ -102,6 +109,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 
   if (!handled) {
+    const lines: StreamLine[] = [];
     text.split('\n').forEach((raw, i) => {
       const line = raw.trim();
       if (!line) return;
@@ -117,9 +125,21 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         problems.push({ file: opts.file, line: lineNo, reason: `not valid JSON (${(e as Error).message})` });
         return;
       }
-      addRecord(value, lineNo, '');
+      if (exceedsDepth(value)) return problem(lineNo, '', depthReason('record'));
+      lines.push({ value, line: lineNo });
     });
+    // Transcript formats spread one conversation over many lines (one event or item per line): the whole file
+    // is read as one transcript. Every other JSONL holds one record per line.
+    const stream = opts.format === 'auto' ? detectStream(lines) : STREAM_FORMATS.has(opts.format) ? opts.format : null;
+    if (stream) addStream(stream, lines);
+    else for (const l of lines) addRecord(l.value, l.line, '');
   }
+
+  if (langchain.runs.length) {
+    const built = langchain.build(opts.namespace, limits, now, streamProblems);
+    for (const s of built) push(s, s.line, '', 'langchain');
+  }
+  for (const p of streamProblems.splice(0)) problem(p.line, p.path, p.reason);
 
   if (otel.spans.length || otel.problems.length) {
     const built = otel.build(opts.namespace, limits, now);
@@ -127,10 +147,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     for (const s of built.sessions) push(s, s.line, s.path, 'otel');
   }
 
+  problems.push(...emptiness(text, out, records, problems, opts.file));
+  problems.sort((a, b) => a.line - b.line);
+
   const formats: Partial<Record<DetectedFormat, number>> = {};
   for (const r of records) formats[r.format] = (formats[r.format] ?? 0) + 1;
   const kinds = Object.keys(formats) as DetectedFormat[];
-  const fallback: DetectedFormat = opts.format !== 'auto' ? opts.format : sawDocumentArray ? 'openai' : 'jsonl';
+  const fallback: DetectedFormat = opts.format !== 'auto' ? opts.format : otel.spans.length ? 'otel' : langchain.runs.length ? 'langchain' : sawDocumentArray ? 'openai' : 'jsonl';
   const format = kinds.length > 1 ? 'mixed' : (kinds[0] ?? fallback);
   const sessions = out.map((p) => (opts.privacy ? protectSession(p.session, opts.privacy, opts.resultChars) : p.session));
   return { format, detected: opts.format === 'auto', formats, sessions, records, problems };
@@ -144,6 +167,31 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     problems.push({ file: opts.file, line, ...(path ? { path } : {}), reason: path && !reason.startsWith(path) ? `${path}: ${reason}` : reason });
   }
 
+  function pushBuilt(list: BuiltSession[], path: string, format: DetectedFormat) {
+    for (const b of list) push({ session: b.session, finalAnswer: b.finalAnswer }, b.line, path, format);
+  }
+
+  function addStream(format: DetectedFormat, lines: StreamLine[]) {
+    if (format === 'claude-code') {
+      if (!isClaudeCodeTranscript(lines)) streamProblems.push({ line: lines[0]?.line ?? 1, path: '', reason: 'expected a Claude Code transcript (lines with type user/assistant, message, sessionId, uuid)' });
+      else pushBuilt(fromClaudeCode(lines, opts.namespace, limits, now, streamProblems), '', 'claude-code');
+    } else if (format === 'codex') {
+      if (!isCodexRollout(lines)) streamProblems.push({ line: lines[0]?.line ?? 1, path: '', reason: 'expected a Codex CLI rollout (lines {timestamp, type: session_meta | response_item | event_msg, payload})' });
+      else pushBuilt(fromCodexRollout(lines, opts.file, opts.namespace, limits, now, streamProblems), '', 'codex');
+    } else if (format === 'openai-agents') {
+      if (lines.length === 1) return addRecord(lines[0].value, lines[0].line, '');
+      pushBuilt(sessionsFromLines(lines), '', 'openai-agents');
+    }
+  }
+
+  function sessionsFromLines(lines: StreamLine[]): BuiltSession[] {
+    // One Responses item per line: one history, each item keeping its own line number.
+    const built = fromAgentsHistory(lines.map((l) => l.value), opts.namespace, limits, now, 1, '', streamProblems);
+    const lineOf = (path: string) => lines[Number(/^\[(\d+)\]/.exec(path)?.[1] ?? 0)]?.line ?? 1;
+    for (const p of streamProblems) if (p.line === 1 && /^\[\d+\]/.test(p.path)) p.line = lineOf(p.path);
+    return built;
+  }
+
   function addRecord(value: unknown, line: number, path: string) {
     // Untrusted depth and size are refused before any recursive code (redaction, zod, JSON.stringify) runs:
     // the record costs only itself.
@@ -153,8 +201,23 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       if (bytes > opts.maxRecordBytes) return problem(line, path, `record is ${bytes} bytes, over the ${opts.maxRecordBytes}-byte limit`);
     }
     const kind = opts.format === 'auto' ? detect(value) : opts.format;
+    const sessionsBefore = out.length;
     try {
       switch (kind) {
+        case 'claude-code':
+        case 'codex':
+          throw new Error(`a ${kind} transcript is a JSONL file with one event per line; this record is not one`);
+        case 'langchain': {
+          if (isLangChainRunList(value)) value.forEach((r, i) => langchain.add(r, line, `${path}[${i}]`));
+          else if (isLangChainRun(value)) langchain.add(value, line, path);
+          else throw new Error('expected a LangChain / LangSmith run ({id, name, run_type, inputs, outputs, child_runs | parent_run_id})');
+          return;
+        }
+        case 'openai-agents': {
+          if (!isAgentsHistory(value)) throw new Error('expected OpenAI Agents SDK / Responses API items (function_call / function_call_output items, bare or under messages / input / output / items)');
+          pushBuilt(fromAgentsHistory(value, opts.namespace, limits, now, line, path, streamProblems), path, 'openai-agents');
+          return;
+        }
         case 'otel':
           if (!isOtlpTraces(value)) throw new Error('expected OTLP JSON traces ({"resourceSpans": [...]})');
           otel.add(value, line, path);
@@ -179,6 +242,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           const parsed = normalizedSessionSchema.safeParse(value);
           if (!parsed.success) {
             const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'record'}: ${i.message}`).join('; ');
+            if (kind === null && isObject(value)) throw new Error(`no known format matches this record (keys: ${Object.keys(value).slice(0, 10).join(', ')}); as a jsonl session: ${issues}`);
             throw new Error(kind === null && !isObject(value) ? `not a session record (${issues})` : issues);
           }
           push({ session: fromNormalized(parsed.data, opts.namespace, limits, now), finalAnswer: parsed.data.final_answer ?? null }, line, path, 'jsonl');
@@ -186,6 +250,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       }
     } catch (e) {
       problem(line, path, (e as Error).message);
+    } finally {
+      // A record that held tool traffic and gave sessions without a single call was misread: say so.
+      const added = out.slice(sessionsBefore);
+      if (added.length && added.every((p) => p.session.calls.length === 0)) {
+        const marker = toolMarker(value);
+        if (marker) problem(line, path, `read as ${kind ?? 'jsonl'} but no tool call came out, though the record holds ${marker}${opts.format === 'auto' ? '' : ': try --format auto'}`);
+      }
     }
   }
 
@@ -211,10 +282,112 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 }
 
+const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex']);
+
+
+/** The transcript format of a whole JSONL file (one event per line), or null for one record per line. */
+export function detectStream(lines: StreamLine[]): DetectedFormat | null {
+  if (lines.length === 0) return null;
+  if (isClaudeCodeTranscript(lines)) return 'claude-code';
+  if (isCodexRollout(lines)) return 'codex';
+  // One Responses item per line (an Agents SDK history written line by line).
+  const items = lines.filter((l) => isResponsesItem(l.value) || (isObject(l.value) && typeof l.value.role === 'string' && !('messages' in l.value)));
+  if (lines.length > 1 && items.length === lines.length && isAgentsHistory(lines.map((l) => l.value))) return 'openai-agents';
+  return null;
+}
+
+const TOOL_MARKERS: [RegExp, string][] = [
+  [/"tool_calls"\s*:\s*\[\s*\{/, 'tool_calls'],
+  [/"type"\s*:\s*"(?:tool_use|function_call|custom_tool_call|tool_call|mcp_call)"/, 'tool-call items'],
+  [/"role"\s*:\s*"tool"/, 'tool messages'],
+  [/"run_type"\s*:\s*"tool"/, 'tool runs'],
+  [/gen_ai\.(?:completion|prompt)\.\d+\.tool_calls\.\d+\.name/, 'gen_ai.*.tool_calls attributes'],
+  [/"execute_tool/, 'execute_tool spans'],
+];
+
+/** What in a record says it holds tool calls, or null. */
+export function toolMarker(value: unknown): string | null {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? '';
+  } catch {
+    return null;
+  }
+  for (const [re, name] of TOOL_MARKERS) {
+    const m = re.exec(text);
+    if (m) return `${name} (${m[0].slice(0, 40)})`;
+  }
+  return null;
+}
+
+/**
+ * A file that gave no session at all, or sessions without a call although it holds tool traffic, is an error
+ * naming what was seen (so `ingest` never exits 0 on a file it could not read).
+ */
+function emptiness(text: string, out: ParsedSession[], records: ParsedRecord[], problems: IngestProblem[], file: string): IngestProblem[] {
+  const body = text.replace(/^\uFEFF/, '').trim();
+  if (!body) return [{ file, line: 1, reason: 'the file is empty: no session' }];
+  if (out.length === 0) {
+    // Rejected records were each named already (and make the exit non-zero); a file with nothing to name
+    // still must not pass as an empty success.
+    if (problems.length) return [];
+    return [{ file, line: 1, reason: `no session in this file: ${describeContent(body)}${problems.length ? `; ${problems.length} record(s) rejected above` : ''}` }];
+  }
+  const calls = out.reduce((n, p) => n + p.session.calls.length, 0);
+  if (calls === 0) {
+    const marker = toolMarker(body.length > 2_000_000 ? body.slice(0, 2_000_000) : body);
+    const already = problems.some((p) => p.reason.includes('no tool call came out'));
+    if (marker && !already) {
+      const kinds = [...new Set(records.map((r) => r.format))].join(', ');
+      return [{ file, line: records[0]?.line ?? 1, reason: `${out.length} session(s) read as ${kinds}, none with a tool call, though the file holds ${marker}` }];
+    }
+  }
+  return [];
+}
+
+/** A short account of what a file holds: its shape and the keys / types of its first records. */
+function describeContent(body: string): string {
+  const sample: unknown[] = [];
+  let shape = 'JSONL';
+  try {
+    const doc = JSON.parse(body) as unknown;
+    if (Array.isArray(doc)) {
+      shape = `a JSON array of ${doc.length}`;
+      sample.push(...doc.slice(0, 3));
+    } else {
+      shape = 'one JSON document';
+      sample.push(doc);
+    }
+  } catch {
+    const lines = body.split('\n').filter((l) => l.trim());
+    shape = `${lines.length} line(s)`;
+    for (const l of lines.slice(0, 5)) {
+      try {
+        sample.push(JSON.parse(l));
+      } catch {
+        /* counted as a bad line already */
+      }
+    }
+  }
+  const keys = new Set<string>();
+  const types = new Set<string>();
+  for (const v of sample) {
+    if (!isObject(v)) continue;
+    Object.keys(v).slice(0, 8).forEach((k) => keys.add(k));
+    if (typeof v.type === 'string') types.add(v.type);
+  }
+  const what = sample.length ? `keys ${[...keys].slice(0, 12).join(', ') || '(none)'}${types.size ? `; type ${[...types].join(', ')}` : ''}` : 'no JSON object';
+  return `${shape}, ${what}; not a known format (${DETECTED_KINDS})`;
+}
+
+const DETECTED_KINDS = 'jsonl sessions, OpenAI / Anthropic messages, OpenAI Agents / Responses items, Claude Code, Codex CLI, LangChain runs, OTLP GenAI spans, tau-bench';
+
 /** The format of one record, or null when it looks like none of them. */
 export function detect(value: unknown): DetectedFormat | null {
   if (isOtlpTraces(value)) return 'otel';
   if (isTauRecord(value)) return 'tau';
+  if (isLangChainRun(value) || isLangChainRunList(value)) return 'langchain';
+  if (isAgentsHistory(value)) return 'openai-agents';
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'steps' in value) return 'jsonl';
   if (isOpenAiConversation(value)) {
     const messages = Array.isArray(value) ? value : value.messages;

@@ -392,6 +392,22 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         expect((await store.events('default')).map((e) => e.type)).toEqual(['skill.created', 'skill.reinforced', 'skill.updated']);
       });
 
+      it('an import keeps its folder files byte for byte, per version; learned skills have none', async () => {
+        const bin = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x0a, 0x0d]);
+        const v1 = [
+          { path: 'SKILL.md', bytes: Buffer.from('---\nname: cancel-order\ndescription: d\n---\n\n# Body\r\n') },
+          { path: 'assets/x.png', bytes: bin },
+          { path: 'scripts/run.sh', bytes: Buffer.from('#!/bin/sh\necho ok\n'), executable: true },
+        ];
+        await store.writeSkill({ action: 'import', skill: skill({ corpus: 'external' }), parents: [], actor: 'user', detail: {}, files: v1, at: AT1 });
+        expect(await store.skillFiles('sk_old', '1.0.0')).toEqual(v1);
+        const v2 = [{ path: 'SKILL.md', bytes: Buffer.from('changed') }];
+        await store.writeSkill({ action: 'import', skill: skill({ corpus: 'external', version: '1.0.1', updatedAt: AT2 }), parents: [], actor: 'user', detail: {}, files: v2, at: AT2 });
+        expect(await store.skillFiles('sk_old', '1.0.1')).toEqual(v2);
+        expect(await store.skillFiles('sk_old', '1.0.0')).toEqual(v1);
+        expect(await store.skillFiles('sk_nope', '1.0.0')).toEqual([]);
+      });
+
       it('supersede marks the old row superseded_by the new one; both rows exist', async () => {
         const old = await store.writeSkill({ action: 'add', skill: skill(), parents: [{ kind: 'episodic', id: 's1' }], actor: 'synth', detail: {}, at: AT1 });
         expect(old.supersededBy).toBeNull();

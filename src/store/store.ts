@@ -79,6 +79,8 @@ export interface Store {
   touchSkills(namespace: string, ids: string[], at: string): Promise<void>;
   provenance(skillId: string): Promise<Provenance[]>;
   skillVersions(skillId: string): Promise<SkillVersion[]>;
+  /** The stored folder files of a skill version (imported skills; empty for learned ones), by path. */
+  skillFiles(skillId: string, version: string): Promise<SkillFile[]>;
   audit(namespace: string, opts?: { subjectId?: string; limit?: number }): Promise<AuditRecord[]>;
   /** Audit records of every namespace with id > afterId, oldest first (for the append-only JSONL file). */
   auditSince(afterId: number, limit: number): Promise<AuditRecord[]>;
@@ -195,7 +197,17 @@ export interface SkillWrite {
   detail: Record<string, unknown>;
   /** Cluster to link to the skill (and clear its dirty flag) in the same transaction. */
   clusterId?: string | null;
+  /** The files of an imported skill folder (SKILL.md included), stored byte for byte under this version. */
+  files?: SkillFile[];
   at: string;
+}
+
+/** One file of a skill folder: its path inside the folder (`/`-separated) and its exact bytes. */
+export interface SkillFile {
+  path: string;
+  bytes: Buffer;
+  /** Whether the file was executable (a script run directly); absent means not. */
+  executable?: boolean;
 }
 
 export interface SkillVersion {

@@ -32,7 +32,8 @@ export function serializeSkillMd(doc: CanonicalSkillDoc): string {
   const fm: Record<string, unknown> = {};
   fm.name = doc.name;
   fm.description = doc.description;
-  fm.license = doc.license;
+  // Empty only for an imported skill whose file has no licence: absent stays absent, none is invented.
+  if (doc.license !== '') fm.license = doc.license;
   if (doc.compatibility !== undefined && doc.compatibility !== null) fm.compatibility = doc.compatibility;
   if (doc.allowedTools !== undefined && doc.allowedTools !== null) fm['allowed-tools'] = doc.allowedTools;
   const metadata: Record<string, string> = {};

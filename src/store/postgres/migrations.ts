@@ -292,6 +292,20 @@ BEGIN
 END $$;
 `,
   },
+  {
+    version: 8,
+    name: 'skill files: every file of an imported skill folder, byte for byte, per version',
+    sql: `
+CREATE TABLE skill_files (
+  skill_id ${T} NOT NULL,
+  version ${T} NOT NULL,
+  path ${T} NOT NULL,
+  bytes BYTEA NOT NULL,
+  executable INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (skill_id, version, path)
+);
+`,
+  },
 ];
 
 export const latestPgSchemaVersion = pgMigrations[pgMigrations.length - 1].version;

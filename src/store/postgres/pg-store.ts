@@ -9,6 +9,7 @@ import type {
   FeedbackRequest,
   SkillEvent,
   SkillFilter,
+  SkillFile,
   SkillRevision,
   SkillVectorRow,
   SkillVersion,
@@ -801,6 +802,12 @@ export class PgStore implements Store {
           [s.id, s.version, s.skillMd, json(s.toolSequence), w.action, w.at],
         );
       }
+      if (w.files) {
+        await c.query('DELETE FROM skill_files WHERE skill_id = $1 AND version = $2', [s.id, s.version]);
+        for (const f of w.files) {
+          await c.query('INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES ($1, $2, $3, $4, $5)', [s.id, s.version, f.path, f.bytes, f.executable ? 1 : 0]);
+        }
+      }
       if (w.clusterId) {
         await c.query('UPDATE clusters SET skill_id = $1, dirty = FALSE, last_pass_at = $2 WHERE namespace = $3 AND id = $4', [s.id, w.at, s.namespace, w.clusterId]);
       }
@@ -844,6 +851,11 @@ export class PgStore implements Store {
   async provenance(skillId: string): Promise<Provenance[]> {
     const { rows } = await this.query('SELECT * FROM provenance WHERE skill_id = $1 ORDER BY created_at, source_id', [skillId]);
     return rows.map(provenanceFromRow);
+  }
+
+  async skillFiles(skillId: string, version: string): Promise<SkillFile[]> {
+    const { rows } = await this.query('SELECT path, bytes, executable FROM skill_files WHERE skill_id = $1 AND version = $2 ORDER BY path COLLATE "C"', [skillId, version]);
+    return rows.map((r: { path: string; bytes: Buffer; executable: number }) => ({ path: r.path, bytes: Buffer.from(r.bytes), ...(r.executable ? { executable: true } : {}) }));
   }
 
   async skillVersions(skillId: string): Promise<SkillVersion[]> {

@@ -26,6 +26,7 @@ export const MEMORY_TABLES: { name: string; key: string[] }[] = [
   { name: 'clusters', key: ['namespace', 'id'] },
   { name: 'cluster_members', key: ['namespace', 'session_id'] },
   { name: 'skill_versions', key: ['skill_id', 'version'] },
+  { name: 'skill_files', key: ['skill_id', 'version', 'path'] },
   { name: 'events', key: ['id'] },
   { name: 'recalls', key: ['id'] },
   { name: 'recall_items', key: ['recall_id', 'skill_id'] },

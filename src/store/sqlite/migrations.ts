@@ -277,6 +277,20 @@ BEGIN
 END;
 `,
   },
+  {
+    version: 8,
+    name: 'skill files: every file of an imported skill folder, byte for byte, per version',
+    sql: `
+CREATE TABLE skill_files (
+  skill_id TEXT NOT NULL,
+  version TEXT NOT NULL,
+  path TEXT NOT NULL,
+  bytes BLOB NOT NULL,
+  executable INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (skill_id, version, path)
+);
+`,
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

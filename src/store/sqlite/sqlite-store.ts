@@ -11,6 +11,7 @@ import type {
   FeedbackRequest,
   SkillEvent,
   SkillFilter,
+  SkillFile,
   SkillRevision,
   SkillVectorRow,
   SkillVersion,
@@ -522,6 +523,11 @@ export class SqliteStore implements Store {
           'INSERT INTO skill_versions (skill_id, version, skill_md, tool_sequence, reason, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
         ).run(s.id, s.version, s.skillMd, json(s.toolSequence), w.action, w.at);
       }
+      if (w.files) {
+        db.prepare('DELETE FROM skill_files WHERE skill_id = ? AND version = ?').run(s.id, s.version);
+        const put = db.prepare('INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES (?, ?, ?, ?, ?)');
+        for (const f of w.files) put.run(s.id, s.version, f.path, f.bytes, f.executable ? 1 : 0);
+      }
       if (w.clusterId) {
         db.prepare('UPDATE clusters SET skill_id = ?, dirty = 0, last_pass_at = ? WHERE namespace = ? AND id = ?').run(
           s.id,
@@ -562,6 +568,11 @@ export class SqliteStore implements Store {
 
   async provenance(skillId: string): Promise<Provenance[]> {
     return (this.db.prepare('SELECT * FROM provenance WHERE skill_id = ? ORDER BY created_at, source_id').all(skillId) as Row[]).map(provenanceFromRow);
+  }
+
+  async skillFiles(skillId: string, version: string): Promise<SkillFile[]> {
+    const rows = this.db.prepare('SELECT path, bytes, executable FROM skill_files WHERE skill_id = ? AND version = ? ORDER BY path').all(skillId, version) as { path: string; bytes: Buffer; executable: number }[];
+    return rows.map((r) => ({ path: r.path, bytes: Buffer.from(r.bytes), ...(r.executable ? { executable: true } : {}) }));
   }
 
   async skillVersions(skillId: string): Promise<SkillVersion[]> {

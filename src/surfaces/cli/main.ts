@@ -18,8 +18,10 @@ const HELP = `skillsmith: procedural memory for LLM agents
 Usage: skillsmith <command> [options]
 
 Commands
-  ingest FILE...              store sessions: JSONL interchange, OpenAI or Anthropic message logs, OTLP GenAI
-                              spans, raw tau-bench results (--format; sessions without an outcome are judged)
+  ingest FILE...              store sessions: JSONL interchange, OpenAI or Anthropic message logs, Claude Code
+                              transcripts, Codex CLI rollouts, OpenAI Agents SDK / Responses items, LangChain /
+                              LangSmith runs, OTLP GenAI spans, raw tau-bench results (--format; sessions
+                              without an outcome are judged; a file that gives no session is an error)
   learn FILE...               ingest, then run a synthesis pass and show what was learned
   synthesize [--dry-run]      run a synthesis pass over the sessions added since the last one
   recall "GOAL" [--top-k N]   the skills a planner would get for this goal
@@ -35,8 +37,12 @@ Commands
   skills show NAME            one skill's SKILL.md, track record and source sessions
   skills explain NAME         why a skill exists: parents, versions, supersede chain, trials, eta over time
   skills enable|disable NAME  allow or block a skill from recall (the row is kept)
-  skills export --out DIR     write DIR/<name>/SKILL.md for every live learned skill
-  skills import DIR           read skill folders from other systems (never recalled until promoted)
+  skills export --out DIR [--all]
+                              write DIR/<name>/SKILL.md for every live learned skill; --all adds the imported
+                              ones, each written back as its whole folder, byte for byte
+  skills import DIR [--force] read every skill folder below DIR (dot-folders too), whole, into the external
+                              corpus (never recalled until promoted); --force stores a different skill under
+                              an imported name as its next version (else refused, exit 1)
   skills promote NAME         make an imported skill recallable
   serve [--host H] [--port N] [--token T] [--require-token]
                               REST API under /api and the dashboard at / (127.0.0.1:7700 by default)
@@ -54,7 +60,8 @@ Options
   --namespace NS     memory namespace (default "default")
   --config FILE      JSON configuration file (default: SKILLSMITH_CONFIG, else ./skillsmith.config.json when
                      present); SKILLSMITH_* variables override it (see README "Configuration")
-  --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau (default auto: per record)
+  --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau | claude-code | codex |
+                     openai-agents | langchain (default auto: per file for transcripts, else per record)
   --judge J          outcome judge for sessions without one: rule | llm | off (default: capture.judge, rule)
   --json             machine-readable output (stable shapes, see README)
   --log-level L      debug | info | warn | error | silent (default warn)
@@ -99,6 +106,7 @@ const options = {
   details: { type: 'boolean' },
   out: { type: 'string' },
   all: { type: 'boolean' },
+  force: { type: 'boolean' },
   'log-level': { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
@@ -405,14 +413,16 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'import': {
-      const res = await memory.importSkills(need(rest[0], 'skills import DIR'));
+      const res = await memory.importSkills(need(rest[0], 'skills import DIR'), { force: !!flags.force });
       if (flags.json) printJson(res);
       else {
         out(`Imported ${res.imported.length} skill(s) into the external corpus (listed, never recalled until promoted).`);
-        for (const i of res.imported) out(`  ${i.name} (${i.format})`);
+        for (const i of res.imported) out(`  ${i.name} (${i.format}${i.version ? `, version ${i.version}` : ''}${i.files ? `, ${i.files} file(s) kept` : ''}${i.replaces ? `, replaces version ${i.replaces}` : ''})`);
         for (const s of res.skipped) out(`  skipped ${s.path}: ${s.reason}`);
+        for (const w of res.warnings ?? []) writeErr(`${w.path}${w.line ? `:${w.line}` : ''}: ${w.reason}\n`);
       }
-      return 0;
+      // A skill that was refused (or a folder without any) is an error; one already imported is not.
+      return res.skipped.some((s) => s.refused) ? 1 : 0;
     }
     case 'promote': {
       const skill = await memory.promote(need(rest[0], 'skills promote NAME'));

@@ -1,5 +1,6 @@
 /**
- * `skillsmith ingest [--format auto|jsonl|openai|anthropic|otel|tau] [--judge rule|llm|off] [--json] FILE...`
+ * `skillsmith ingest [--format auto|jsonl|openai|anthropic|otel|tau|claude-code|codex|openai-agents|langchain]
+ * [--judge rule|llm|off] [--json] FILE...`
  * (also the ingest half of `learn`). Every valid record is stored; each bad one is named as
  * `file:line: reason` (with its JSON path) and the exit code is 1. Auto-detection says what it chose, per
  * file, and per record when a file mixes formats.

@@ -1,0 +1,146 @@
+import type { ToolCall } from '../domain/types.js';
+import { contentText, isObject, parseArgs } from './common.js';
+import type { StreamLine } from './codex-rollout.js';
+import { capText, type CaptureLimits } from './normalized-jsonl.js';
+import type { BuiltSession } from './openai-agents.js';
+import { TaskSplitter } from './task-splitter.js';
+
+/**
+ * Claude Code session transcripts (`~/.claude/projects/<project>/<session-id>.jsonl`): one JSON object per
+ * line with `type` `user` / `assistant` (plus `summary`, `system`, `file-history-snapshot` lines, skipped),
+ * `sessionId`, `uuid` / `parentUuid`, `timestamp`, `isSidechain`, `isMeta`, and `message` in the Anthropic
+ * Messages shape: assistant `tool_use` blocks answered by `tool_result` blocks (`is_error`) in later user
+ * lines, paired by `tool_use_id`.
+ *
+ * - The goal is the first real user prompt: meta lines (`isMeta`), slash-command echoes
+ *   (`<command-name>`, `<local-command-stdout>`), interruption notices and tool-result turns are not goals.
+ * - Sidechain lines (a subagent's own conversation) are skipped: the parent's `Task` call stands for them.
+ * - A `/clear` command, or a new prompt after a final answer, starts a new session (task-splitter.ts);
+ *   sessions after the first get `#2`, `#3`... after the transcript's session id.
+ * - A call's time is its assistant line's timestamp; its duration runs to the result line's timestamp.
+ * - Claude Code logs no outcome: it is left to the judge.
+ */
+
+export function isClaudeCodeTranscript(lines: StreamLine[]): boolean {
+  let hits = 0;
+  let seen = 0;
+  for (const { value } of lines) {
+    if (!isObject(value)) continue;
+    seen++;
+    if ((value.type === 'user' || value.type === 'assistant') && isObject(value.message) && typeof value.sessionId === 'string' && 'uuid' in value) hits++;
+  }
+  return hits > 0 && hits >= seen / 3;
+}
+
+const NOT_A_PROMPT = /^\s*(?:<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<bash-input>|<bash-stdout>|<bash-stderr>|Caveat: The messages below were generated|\[Request interrupted by user)/;
+const CLEAR = /<command-name>\/?clear<\/command-name>/;
+
+export function fromClaudeCode(lines: StreamLine[], namespace: string, limits: CaptureLimits, now: string, problems: { line: number; path: string; reason: string }[]): BuiltSession[] {
+  const split = new TaskSplitter();
+  let sessionId: string | null = null;
+  let cwd: string | null = null;
+  let branch: string | null = null;
+  let version: string | null = null;
+  const startedAt = new Map<ToolCall, number>();
+  for (const { value, line } of lines) {
+    if (!isObject(value)) {
+      problems.push({ line, path: '', reason: 'not a transcript line (expected an object)' });
+      continue;
+    }
+    if (value.type !== 'user' && value.type !== 'assistant') continue;
+    if (value.isSidechain === true) continue;
+    if (!isObject(value.message)) {
+      problems.push({ line, path: 'message', reason: `message: missing in a ${value.type} line` });
+      continue;
+    }
+    sessionId = sessionId ?? (typeof value.sessionId === 'string' ? value.sessionId : null);
+    cwd = cwd ?? (typeof value.cwd === 'string' ? value.cwd : null);
+    branch = branch ?? (typeof value.gitBranch === 'string' && value.gitBranch ? value.gitBranch : null);
+    version = version ?? (typeof value.version === 'string' ? value.version : null);
+    const at = typeof value.timestamp === 'string' ? value.timestamp : null;
+    const content = value.message.content;
+    const blocks: unknown[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+    try {
+      if (value.type === 'user') {
+        const text = blocks
+          .filter((b) => isObject(b) && b.type === 'text')
+          .map((b) => String((b as { text?: unknown }).text ?? ''))
+          .join('');
+        if (CLEAR.test(text)) split.reset();
+        blocks.forEach((b, j) => {
+          if (!isObject(b) || b.type !== 'tool_result') return;
+          const where = `message.content[${j}]`;
+          const id = typeof b.tool_use_id === 'string' ? b.tool_use_id : null;
+          const pending = split.current.pending;
+          let k = id === null ? -1 : pending.findIndex((p) => p.id === id);
+          if (k < 0 && id !== null) throw new Error(`${where}: tool_result for ${id}, which no earlier tool_use has`);
+          if (k < 0) k = 0;
+          const match = pending.splice(k, 1)[0];
+          if (!match) throw new Error(`${where}: tool_result without a pending tool_use`);
+          const result = contentText(b.content);
+          match.call.result = capText(result, limits.resultChars);
+          if (b.is_error === true) {
+            match.call.ok = false;
+            match.call.error = capText(result || 'is_error', 500);
+          }
+          const t0 = startedAt.get(match.call);
+          const t1 = at ? Date.parse(at) : NaN;
+          if (t0 !== undefined && Number.isFinite(t1) && t1 >= t0) match.call.durationMs = t1 - t0;
+          split.resulted(at);
+        });
+        if (value.isMeta !== true && text.trim() && !NOT_A_PROMPT.test(text)) split.user(text, line, at);
+      } else {
+        let said = '';
+        let called = false;
+        blocks.forEach((b, j) => {
+          if (!isObject(b)) return;
+          if (b.type === 'tool_use' || b.type === 'server_tool_use' || b.type === 'mcp_tool_use') {
+            const where = `message.content[${j}]`;
+            if (typeof b.name !== 'string' || !b.name) throw new Error(`${where}.name: missing`);
+            const call: ToolCall = { position: 0, tool: b.name, args: parseArgs(b.input, `${where}.input`), result: '', ok: true, error: null, durationMs: null, at };
+            const t0 = at ? Date.parse(at) : NaN;
+            if (Number.isFinite(t0)) startedAt.set(call, t0);
+            split.call(typeof b.id === 'string' ? b.id : null, call, true, at);
+            called = true;
+          } else if (b.type === 'text' && typeof b.text === 'string') said += b.text;
+        });
+        // Text beside a tool_use is narration, not an answer.
+        if (said.trim() && !called) split.assistantText(said, at);
+      }
+    } catch (e) {
+      problems.push({ line, path: '', reason: (e as Error).message });
+    }
+  }
+
+  const base = `claude-code:${sessionId ?? 'unknown'}`;
+  const out: BuiltSession[] = [];
+  split.tasks.forEach((t, i) => {
+    if (t.goal === null) {
+      if (t.calls.length) problems.push({ line: t.line, path: '', reason: `${t.calls.length} tool call(s) with no user prompt before them to take the goal from` });
+      return;
+    }
+    if (t.calls.length > limits.maxCallsPerSession) {
+      problems.push({ line: t.line, path: '', reason: `${t.calls.length} calls exceed the limit of ${limits.maxCallsPerSession}` });
+      return;
+    }
+    out.push({
+      line: t.line,
+      finalAnswer: t.finalAnswer,
+      session: {
+        id: out.length === 0 && i === 0 ? base : `${base}#${out.length + 1}`,
+        namespace,
+        goal: t.goal,
+        outcome: 'unknown',
+        reward: null,
+        agentId: 'claude-code',
+        source: 'claude-code',
+        startedAt: t.startedAt ?? now,
+        endedAt: t.endedAt,
+        labels: { format: 'claude-code', ...(cwd ? { cwd } : {}), ...(branch ? { git_branch: branch } : {}), ...(version ? { version } : {}) },
+        calls: t.calls,
+        outcomeSource: 'reported',
+      },
+    });
+  });
+  return out;
+}

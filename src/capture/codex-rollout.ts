@@ -1,0 +1,112 @@
+import { isObject } from './common.js';
+import type { CaptureLimits } from './normalized-jsonl.js';
+import { type BuiltSession, type ItemEntry, sessionsFromItems } from './openai-agents.js';
+import { isResponsesItem } from './responses-items.js';
+
+/**
+ * Codex CLI rollout files (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`): one JSON object per
+ * line, `{timestamp, type, payload}` with `type` one of `session_meta` (the session id, cwd, CLI version),
+ * `turn_context`, `event_msg` (UI events, skipped) and `response_item` (a Responses item: message,
+ * function_call / function_call_output, custom_tool_call, local_shell_call, reasoning). Older CLIs wrote the
+ * meta object bare on the first line (`{id, timestamp, instructions}`) and the items bare after it
+ * (`record_type: "state"` lines are skipped).
+ *
+ * User messages that only carry context (`<user_instructions>`, `<environment_context>`, an AGENTS.md
+ * preamble) are not goals. A shell call failed when its output reports a non-zero exit code (the JSON
+ * `{"output", "metadata": {"exit_code"}}` form or the text `Exit code: N` form). Codex logs no outcome: it is
+ * left to the judge. Several prompts in one rollout split into tasks by the rule in task-splitter.ts.
+ */
+
+export interface StreamLine {
+  value: unknown;
+  line: number;
+}
+
+const ROLLOUT_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
+
+export function isCodexRollout(lines: StreamLine[]): boolean {
+  const first = lines.find((l) => isObject(l.value));
+  if (!first || !isObject(first.value)) return false;
+  const v = first.value;
+  if (v.type === 'session_meta' && isObject(v.payload)) return true;
+  const wrapped = lines.filter((l) => isObject(l.value) && typeof l.value.type === 'string' && ROLLOUT_TYPES.has(l.value.type) && 'payload' in l.value).length;
+  if (wrapped > 0 && wrapped >= lines.length / 2) return true;
+  // The older layout: a bare meta line, then bare Responses items.
+  return typeof v.id === 'string' && 'instructions' in v && lines.slice(1).some((l) => isResponsesItem(l.value));
+}
+
+const CONTEXT_ONLY = /^\s*(?:<user_instructions>|<environment_context>|<user_shell_command>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
+
+/** Exit status of a shell output: `{"metadata": {"exit_code": N}}` or a leading `Exit code: N` line. */
+export function shellOutcome(text: string): { failed: boolean; error: string | null } {
+  const t = text.trim();
+  if (t.startsWith('{')) {
+    try {
+      const o = JSON.parse(t) as unknown;
+      if (isObject(o) && isObject(o.metadata) && typeof o.metadata.exit_code === 'number') {
+        const code = o.metadata.exit_code;
+        return code === 0 ? { failed: false, error: null } : { failed: true, error: `exit code ${code}: ${typeof o.output === 'string' ? o.output : ''}`.trim() };
+      }
+    } catch {
+      /* not JSON: fall through */
+    }
+  }
+  const m = /^(?:Exit code|Process exited with code):?\s*(-?\d+)/im.exec(t);
+  if (m) return Number(m[1]) === 0 ? { failed: false, error: null } : { failed: true, error: `exit code ${m[1]}: ${t}` };
+  if (/^\s*(?:error|failed|aborted)\b/i.test(t)) return { failed: true, error: t };
+  return { failed: false, error: null };
+}
+
+export function fromCodexRollout(lines: StreamLine[], file: string, namespace: string, limits: CaptureLimits, now: string, problems: { line: number; path: string; reason: string }[]): BuiltSession[] {
+  let id: string | null = null;
+  let cwd: string | null = null;
+  let version: string | null = null;
+  let model: string | null = null;
+  const entries: ItemEntry[] = [];
+  for (const { value, line } of lines) {
+    if (!isObject(value)) {
+      problems.push({ line, path: '', reason: 'not a rollout line (expected an object)' });
+      continue;
+    }
+    const at = typeof value.timestamp === 'string' ? value.timestamp : null;
+    if (value.type === 'session_meta' && isObject(value.payload)) {
+      const p = value.payload;
+      id = id ?? (typeof p.id === 'string' ? p.id : null);
+      cwd = typeof p.cwd === 'string' ? p.cwd : cwd;
+      version = typeof p.cli_version === 'string' ? p.cli_version : version;
+      continue;
+    }
+    if (value.type === 'turn_context' && isObject(value.payload)) {
+      if (typeof value.payload.model === 'string') model = value.payload.model;
+      continue;
+    }
+    if (value.type === 'response_item') {
+      entries.push({ item: value.payload, where: 'payload', line, at });
+      continue;
+    }
+    if (value.type === 'event_msg' || value.type === 'compacted' || value.record_type === 'state') continue;
+    if (!id && typeof value.id === 'string' && 'instructions' in value) {
+      id = value.id;
+      continue;
+    }
+    if (isResponsesItem(value)) entries.push({ item: value, where: '', line, at });
+  }
+  if (!id) {
+    const m = /rollout-[^/\\]*?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(file);
+    id = m ? m[1] : null;
+  }
+  return sessionsFromItems(
+    entries,
+    {
+      idBase: `codex:${id ?? file}`,
+      source: 'codex',
+      namespace,
+      limits,
+      now,
+      labels: { format: 'codex', ...(cwd ? { cwd } : {}), ...(version ? { cli_version: version } : {}), ...(model ? { model } : {}) },
+      isGoalText: (t) => !CONTEXT_ONLY.test(t),
+      resultCheck: shellOutcome,
+    },
+    problems,
+  );
+}

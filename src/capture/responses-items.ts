@@ -1,0 +1,146 @@
+import type { ToolCall } from '../domain/types.js';
+import { contentText, ERROR_RESULT, isObject, parseArgs, resultText, type JsonObject } from './common.js';
+import { capText, type CaptureLimits } from './normalized-jsonl.js';
+
+/**
+ * OpenAI Responses API items, the shape shared by the OpenAI Agents SDK run history (`result.to_input_list()`,
+ * `RunResult.new_items` raw items), a Responses API `response.output`, and Codex CLI rollout files:
+ *
+ * - messages: `{role, content}` (easy input message) or `{type: "message", role, content: [{type:
+ *   "input_text" | "output_text", text}]}`;
+ * - tool calls: `function_call` / `custom_tool_call` `{call_id, name, arguments | input}` answered by
+ *   `function_call_output` / `custom_tool_call_output` `{call_id, output}`, paired by `call_id`;
+ *   `local_shell_call` (answered by `local_shell_call_output`), `computer_call` (`computer_call_output`),
+ *   `mcp_call` (carrying its own `output` / `error`), and the hosted `web_search_call`, `file_search_call`,
+ *   `code_interpreter_call`, `image_generation_call` (their own status);
+ * - `reasoning` items are skipped (chain of thought is never a step).
+ */
+
+const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'computer_call', 'mcp_call', 'web_search_call', 'file_search_call', 'code_interpreter_call', 'image_generation_call']);
+const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output', 'computer_call_output']);
+
+/** Whether one item is a Responses item (a typed message, a call, a call output or reasoning). */
+export function isResponsesItem(v: unknown): boolean {
+  if (!isObject(v) || typeof v.type !== 'string') return false;
+  return v.type === 'message' || v.type === 'reasoning' || CALL_TYPES.has(v.type) || OUTPUT_TYPES.has(v.type);
+}
+
+/** Whether a list of items is Responses traffic: some item is a call or call output. */
+export function hasResponsesCalls(items: unknown[]): boolean {
+  return items.some((v) => isObject(v) && typeof v.type === 'string' && (CALL_TYPES.has(v.type) || OUTPUT_TYPES.has(v.type)));
+}
+
+/** A list of Responses items (easy messages `{role, content}` allowed) holding at least one call or output. */
+export function isResponsesItemList(v: unknown): v is unknown[] {
+  return Array.isArray(v) && v.length > 0 && hasResponsesCalls(v) && v.every((x) => isResponsesItem(x) || (isObject(x) && typeof x.role === 'string'));
+}
+
+/** What one item says, for the session builders: a user text, an assistant text, a call, an output, or nothing. */
+export type ItemEvent =
+  | { kind: 'user'; text: string }
+  | { kind: 'assistant'; text: string }
+  | { kind: 'call'; id: string | null; call: ToolCall; done: boolean }
+  | { kind: 'output'; id: string | null; text: string; failed: boolean | null }
+  | { kind: 'other' };
+
+/** Reads one item into an event. Throws with `where` when a call has no name or arguments do not parse. */
+export function readItem(item: unknown, where: string, limits: CaptureLimits, at: string | null = null): ItemEvent {
+  if (!isObject(item)) throw new Error(`${where}: not an object`);
+  const type = typeof item.type === 'string' ? item.type : item.role ? 'message' : null;
+  if (type === 'message') {
+    const text = messageText(item.content);
+    if (item.role === 'user') return { kind: 'user', text };
+    if (item.role === 'assistant') return { kind: 'assistant', text };
+    return { kind: 'other' };
+  }
+  if (type && CALL_TYPES.has(type)) return readCall(item, type, where, limits, at);
+  if (type && OUTPUT_TYPES.has(type)) {
+    const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : null;
+    const text = outputText(item.output);
+    const failed = item.status === 'failed' || item.status === 'incomplete' ? true : null;
+    return { kind: 'output', id, text, failed };
+  }
+  return { kind: 'other' };
+}
+
+function readCall(item: JsonObject, type: string, where: string, limits: CaptureLimits, at: string | null): ItemEvent {
+  const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : null;
+  let tool: string;
+  let args: Record<string, unknown>;
+  if (type === 'function_call' || type === 'custom_tool_call' || type === 'mcp_call') {
+    if (typeof item.name !== 'string' || !item.name) throw new Error(`${where}.name: missing`);
+    tool = type === 'mcp_call' && typeof item.server_label === 'string' ? `${item.server_label}.${item.name}` : item.name;
+    const raw = type === 'custom_tool_call' ? item.input : item.arguments;
+    if (type === 'custom_tool_call' && typeof raw === 'string') {
+      // Custom (freeform) tools take plain text, e.g. Codex's apply_patch: the text is the argument.
+      try {
+        args = parseArgs(raw, `${where}.input`);
+      } catch {
+        args = { input: raw };
+      }
+    } else args = parseArgs(raw, `${where}.arguments`);
+  } else if (type === 'local_shell_call') {
+    tool = 'local_shell';
+    args = isObject(item.action) ? item.action : {};
+  } else if (type === 'computer_call') {
+    tool = 'computer';
+    args = isObject(item.action) ? item.action : {};
+  } else {
+    tool = type.replace(/_call$/, '');
+    args = isObject(item.action) ? item.action : typeof item.query === 'string' ? { query: item.query } : Array.isArray(item.queries) ? { queries: item.queries } : {};
+  }
+  const call: ToolCall = { position: 0, tool, args, result: '', ok: true, error: null, durationMs: null, at };
+  // Calls that carry their own result (hosted tools, MCP) are complete as they are.
+  let done = !(type === 'function_call' || type === 'custom_tool_call' || type === 'local_shell_call' || type === 'computer_call');
+  if (type === 'mcp_call') {
+    if (item.output != null) call.result = capText(resultText(item.output), limits.resultChars);
+    if (typeof item.error === 'string' && item.error) {
+      call.ok = false;
+      call.error = capText(item.error, 500);
+    }
+  } else if (done && item.status === 'failed') {
+    call.ok = false;
+    call.error = `${type} failed`;
+  } else if (done && item.results != null) {
+    call.result = capText(resultText(item.results), limits.resultChars);
+  }
+  if (!done && item.status === 'failed') {
+    call.ok = false;
+    call.error = `${type} failed`;
+    done = false;
+  }
+  return { kind: 'call', id, call, done };
+}
+
+function messageText(content: unknown): string {
+  if (Array.isArray(content)) {
+    return content
+      .map((p) => (isObject(p) && (p.type === 'input_text' || p.type === 'output_text' || p.type === 'text') && typeof p.text === 'string' ? p.text : isObject(p) && p.type === 'refusal' && typeof p.refusal === 'string' ? p.refusal : ''))
+      .join('');
+  }
+  return contentText(content);
+}
+
+function outputText(output: unknown): string {
+  if (Array.isArray(output)) return messageText(output);
+  return resultText(output ?? '');
+}
+
+/** Pairs an output with the earliest pending call with its id (else the earliest pending call) and records it. */
+export function applyOutput(pending: { id: string | null; call: ToolCall }[], ev: { id: string | null; text: string; failed: boolean | null }, limits: CaptureLimits, where: string, resultCheck: (text: string) => { failed: boolean; error: string | null } = defaultCheck): void {
+  let k = ev.id === null ? -1 : pending.findIndex((p) => p.id === ev.id);
+  if (k < 0 && ev.id !== null && pending.length && pending.every((p) => p.id !== null)) throw new Error(`${where}: output for call_id ${ev.id}, which no earlier call has`);
+  if (k < 0) k = 0;
+  const match = pending.splice(k, 1)[0];
+  if (!match) throw new Error(`${where}: output without a pending call`);
+  match.call.result = capText(ev.text, limits.resultChars);
+  const check = resultCheck(ev.text);
+  if (ev.failed || check.failed) {
+    match.call.ok = false;
+    match.call.error = capText(check.error ?? (ev.text || 'failed'), 500);
+  }
+}
+
+function defaultCheck(text: string): { failed: boolean; error: string | null } {
+  return ERROR_RESULT.test(text) ? { failed: true, error: text } : { failed: false, error: null };
+}

@@ -1,0 +1,178 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONFIG_ENV } from '../src/config/sources.js';
+import { openMemory } from '../src/memory.js';
+import { startPgServer, type PgServer } from './support/pg-server.js';
+
+/**
+ * Skills that survive the trip: folders in the shapes of four public collections (anthropics/skills,
+ * openai/skills with its dot-folders, obra/superpowers, vercel-labs/agent-skills; our own content) go through
+ * `skills import` and `skills export --all` and come out byte for byte, on SQLite and on PostgreSQL.
+ */
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const CLI = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
+const FOLDERS = join(ROOT, 'test', 'fixtures', 'skill-folders');
+const COLLECTIONS = ['anthropics-style', 'openai-style', 'superpowers-style', 'vercel-style'];
+/** Every skill folder of the fixtures, by skill name. */
+const SKILLS: Record<string, string> = {
+  'spreadsheet-audit': 'anthropics-style/skills/spreadsheet-audit',
+  'brand-colours': 'anthropics-style/skills/brand-colours',
+  'gh-fix-ci': 'openai-style/skills/.curated/gh-fix-ci',
+  'skill-installer': 'openai-style/skills/.system/skill-installer',
+  'systematic-debugging': 'superpowers-style/skills/systematic-debugging',
+  'react-best-practices': 'vercel-style/skills/react-best-practices',
+};
+
+let tmp: string;
+let pg: PgServer | null = null;
+
+/** path -> bytes of every file under dir. */
+function tree(dir: string): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.set(relative(dir, p), readFileSync(p));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function expectSameTree(exported: string, original: string) {
+  const a = tree(exported);
+  const b = tree(original);
+  expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
+  for (const [path, bytes] of b) expect(a.get(path)?.equals(bytes), `${path} differs`).toBe(true);
+  // Scripts stay runnable: the executable bit comes back with them.
+  for (const path of b.keys()) expect(isExecutable(join(exported, path)), `${path} mode`).toBe(isExecutable(join(original, path)));
+}
+
+const isExecutable = (p: string) => (statSync(p).mode & 0o100) !== 0;
+
+function cli(args: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', ...CONFIG_ENV.map((v) => v.name)]) delete env[name];
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: tmp, env, encoding: 'utf8' });
+  if (r.error) throw r.error;
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  if (!existsSync(CLI)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-folders-'));
+});
+afterAll(async () => {
+  await pg?.stop();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('skills import -> skills export --all (real CLI, SQLite)', () => {
+  it('every collection round-trips byte for byte: scripts, references, assets, licences, binary files', () => {
+    for (const c of COLLECTIONS) {
+      const db = join(tmp, `${c}.db`);
+      const imp = cli(['skills', 'import', join(FOLDERS, c), '--db', db, '--json']);
+      expect(imp.code, imp.stderr).toBe(0);
+      const res = JSON.parse(imp.stdout) as { imported: { name: string; files: number }[]; skipped: { refused: boolean }[] };
+      const names = Object.keys(SKILLS).filter((n) => SKILLS[n].startsWith(`${c}/`));
+      expect(res.imported.map((i) => i.name).sort()).toEqual(names.sort());
+      const out = join(tmp, `${c}-out`);
+      const exp = cli(['skills', 'export', '--all', '--out', out, '--db', db]);
+      expect(exp.code, exp.stderr).toBe(0);
+      for (const n of names) expectSameTree(join(out, n), join(FOLDERS, SKILLS[n]));
+    }
+  });
+
+  it('openai/skills dot-folders are found; plain export (no --all) writes no imported skill, as the help says', () => {
+    const db = join(tmp, 'dots.db');
+    const imp = cli(['skills', 'import', join(FOLDERS, 'openai-style'), '--db', db]);
+    expect(imp.code).toBe(0);
+    expect(imp.stdout).toMatch(/Imported 2 skill\(s\)/);
+    expect(imp.stdout).toMatch(/gh-fix-ci \(agentskills, version 1\.0\.0, 4 file\(s\) kept\)/);
+    const plain = cli(['skills', 'export', '--out', join(tmp, 'plain'), '--db', db]);
+    expect(plain.stdout).toMatch(/Wrote 0 SKILL\.md/);
+    expect(cli(['--help']).stdout).toMatch(/skills export --out DIR \[--all\][\s\S]*--all adds the imported/);
+  });
+
+  it('frontmatter as written: no licence invented, a 1,183-character description kept whole and reported', () => {
+    const db = join(tmp, 'fm.db');
+    const imp = cli(['skills', 'import', FOLDERS, '--db', db]);
+    expect(imp.code, imp.stderr).toBe(0);
+    expect(imp.stderr).toMatch(/react-best-practices\/SKILL\.md: does not validate as written \(kept as is\): description/);
+    const show = cli(['skills', 'show', 'skill-installer', '--db', db]);
+    expect(show.stdout).not.toMatch(/license:/);
+    const out = join(tmp, 'fm-out');
+    cli(['skills', 'export', '--all', '--out', out, '--db', db]);
+    const text = readFileSync(join(out, 'react-best-practices', 'SKILL.md'), 'utf8');
+    expect(/description: (.*)/.exec(text)![1]).toHaveLength(1183);
+    expect(readFileSync(join(out, 'gh-fix-ci', 'SKILL.md'), 'utf8')).not.toMatch(/^license:/m);
+  });
+
+  it('code that looks like a secret is flagged with file and line, never rewritten', () => {
+    const db = join(tmp, 'scan.db');
+    const imp = cli(['skills', 'import', join(FOLDERS, 'vercel-style'), '--db', db, '--json']);
+    const res = JSON.parse(imp.stdout) as { warnings: { path: string; line?: number; reason: string }[] };
+    const lines = readFileSync(join(FOLDERS, SKILLS['react-best-practices'], 'SKILL.md'), 'utf8').split('\n');
+    const tokenLine = lines.findIndex((l) => l.includes("grep '^VERCEL_TOKEN=' .env")) + 1;
+    // The redactor takes the line for a token: it is named with its line, and kept.
+    expect(res.warnings).toContainEqual({ path: expect.stringMatching(/react-best-practices\/SKILL\.md$/), line: tokenLine, reason: expect.stringMatching(/looks like a secret .*kept as written/) });
+    const out = join(tmp, 'scan-out');
+    cli(['skills', 'export', '--all', '--out', out, '--db', db]);
+    expect(readFileSync(join(out, 'react-best-practices', 'SKILL.md'), 'utf8').split('\n')[tokenLine - 1]).toBe("- Deploy checks read the token with `grep '^VERCEL_TOKEN=' .env`; keep that line as it is.");
+  });
+
+  it('a different skill under an imported name is refused (exit 1) without --force; with it, a new version that round-trips', () => {
+    const db = join(tmp, 'force.db');
+    const src = join(tmp, 'force-src');
+    cpSync(join(FOLDERS, 'openai-style'), src, { recursive: true });
+    expect(cli(['skills', 'import', src, '--db', db]).code).toBe(0);
+    // Importing the same folders again is not an error.
+    const again = cli(['skills', 'import', src, '--db', db]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/already imported as gh-fix-ci/);
+    const script = join(src, 'skills', '.curated', 'gh-fix-ci', 'scripts', 'first_error.py');
+    writeFileSync(script, `${readFileSync(script, 'utf8')}# changed upstream\n`);
+    const refused = cli(['skills', 'import', src, '--db', db]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/refused: a different skill named gh-fix-ci is already imported \(version 1\.0\.0\); import with --force/);
+    const forced = cli(['skills', 'import', src, '--db', db, '--force', '--json']);
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.stdout).imported).toEqual([expect.objectContaining({ name: 'gh-fix-ci', version: '1.0.1', replaces: '1.0.0' })]);
+    const explain = cli(['skills', 'explain', 'gh-fix-ci', '--db', db, '--json']);
+    expect(explain.stdout).toMatch(/1\.0\.0[\s\S]*1\.0\.1/);
+    const out = join(tmp, 'force-out');
+    cli(['skills', 'export', '--all', '--out', out, '--db', db]);
+    expectSameTree(join(out, 'gh-fix-ci'), join(src, 'skills', '.curated', 'gh-fix-ci'));
+  });
+
+  it('a folder with no SKILL.md anywhere is an error (exit 1) saying so', () => {
+    const empty = mkdtempSync(join(tmp, 'nothing-'));
+    writeFileSync(join(empty, 'README.md'), '# not a skill\n');
+    const r = cli(['skills', 'import', empty, '--db', join(tmp, 'none.db')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/no SKILL\.md found in this folder or any folder below it/);
+  });
+});
+
+describe('the same round trip through the library on PostgreSQL', () => {
+  it('stores every file in skill_files and exports them byte for byte', async () => {
+    pg = await startPgServer();
+    const memory = await openMemory({ db: await pg.createDatabase(), logLevel: 'silent', auditFile: null });
+    try {
+      const res = await memory.importSkills(FOLDERS);
+      expect(res.imported.map((i) => i.name).sort()).toEqual(Object.keys(SKILLS).sort());
+      expect(res.skipped.filter((s) => s.refused)).toEqual([]);
+      const out = join(tmp, 'pg-out');
+      const exp = await memory.exportSkills(out, { includeExternal: true });
+      expect(exp.skipped).toEqual([]);
+      for (const [n, dir] of Object.entries(SKILLS)) expectSameTree(join(out, n), join(FOLDERS, dir));
+    } finally {
+      await memory.close();
+    }
+  });
+});
