@@ -659,7 +659,8 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         await store.recordRecall('default', { sessionId: 's1', goal: 'private goal', at: '2025-02-02T00:00:00.000Z', items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }] });
         await store.applyFeedback(trialFor('s1'));
 
-        const r = await store.forgetSession('default', 's1', { actor: 'user', at: AT, embeddingHashes: [{ embedderId: 'emb', hash: 'h-s1' }] });
+        await store.setState('default', 'goal-stats', 'with the private words');
+        const r = await store.forgetSession('default', 's1', { actor: 'user', at: AT, embeddingHashes: [{ embedderId: 'emb', hash: 'h-s1' }], stateIfClustered: [{ key: 'goal-stats', value: 'without them' }] });
         expect(r).toEqual({ ref: expect.stringMatching(/^ses-[0-9a-f]{16}$/), calls: 2, skills: ['sk_old'], clusterId: 'c1' });
 
         expect(await store.getSession('default', 's1')).toBeNull();
@@ -667,6 +668,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         expect((await store.getSession('other', 's1'))?.goal).toBe('same id, other namespace');
         expect(await store.clusterMembers('default', 'c1')).toEqual(['s2']);
         expect((await store.loadClusters('default', 'emb'))[0].size).toBe(1);
+        expect(await store.getState('default', 'goal-stats')).toBe('without them');
         expect(await store.skillsServedForSession('default', 's1')).toEqual([]);
         const cache = await store.getCachedEmbeddings('emb', ['h-s1', 'h-s2']);
         expect([...cache.keys()]).toEqual(['h-s2']);
@@ -718,8 +720,10 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         if (!fx.peer) return;
         await store.insertSessions([session('default', 's1', 'g1', [call(0, 'a')])]);
         const other = await peer();
-        await other.forgetSession('default', 's1', { actor: 'user', at: AT });
+        // Not clustered: the state given for a clustered session is not written.
+        expect(await other.forgetSession('default', 's1', { actor: 'user', at: AT, stateIfClustered: [{ key: 'goal-stats', value: 'x' }] })).toMatchObject({ clusterId: null, calls: 1 });
         expect(await store.getSession('default', 's1')).toBeNull();
+        expect(await store.getState('default', 'goal-stats')).toBeNull();
       });
     });
 

@@ -107,7 +107,7 @@ export interface Store {
    * record (`session.forget`, subject: the session's opaque reference, never its content) and one
    * `skill.parent_forgotten` event per such skill. Null when the session does not exist.
    */
-  forgetSession(namespace: string, sessionId: string, opts: ForgetOptions & { embeddingHashes?: { embedderId: string; hash: string }[] }): Promise<ForgottenSession | null>;
+  forgetSession(namespace: string, sessionId: string, opts: ForgetSessionOptions): Promise<ForgottenSession | null>;
   /**
    * Forgets a skill (by id, else by name as `getSkill` finds it) in ONE transaction: its row with its vectors
    * and exemplars, its versions, provenance, feedback and the recall items that served it; a cluster linked
@@ -124,6 +124,13 @@ export interface Store {
 export interface ForgetOptions {
   actor: string;
   at: string;
+}
+
+export interface ForgetSessionOptions extends ForgetOptions {
+  /** Embedding-cache entries of its goal and cue. */
+  embeddingHashes?: { embedderId: string; hash: string }[];
+  /** Synthesis state of the namespace to write when a pass had clustered it (its terms taken back out). */
+  stateIfClustered?: { key: string; value: string }[];
 }
 
 export interface ForgottenSession {

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
 import { createLogger, type Logger } from '../../support/log.js';
-import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillVersion, type SkillWrite, type Store } from '../store.js';
+import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgetSessionOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillVersion, type SkillWrite, type Store } from '../store.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
 import { isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
@@ -971,7 +971,7 @@ export class PgStore implements Store {
 
   // ── forgetting ────────────────────────────────────────────────────────────
 
-  async forgetSession(namespace: string, sessionId: string, opts: ForgetOptions & { embeddingHashes?: { embedderId: string; hash: string }[] }): Promise<ForgottenSession | null> {
+  async forgetSession(namespace: string, sessionId: string, opts: ForgetSessionOptions): Promise<ForgottenSession | null> {
     // A recall still queued for this session must not be written after it is forgotten.
     await this.recalls.flush();
     const out = await this.tx(async (c) => {
@@ -980,7 +980,12 @@ export class PgStore implements Store {
       const calls = (await c.query('DELETE FROM tool_calls WHERE namespace = $1 AND session_id = $2', [namespace, sessionId])).rowCount ?? 0;
       const member = await c.query('DELETE FROM cluster_members WHERE namespace = $1 AND session_id = $2 RETURNING cluster_id', [namespace, sessionId]);
       const clusterId = (member.rows[0]?.cluster_id as string | undefined) ?? null;
-      if (clusterId) await c.query('UPDATE clusters SET size = GREATEST(size - 1, 0) WHERE namespace = $1 AND id = $2', [namespace, clusterId]);
+      if (clusterId) {
+        await c.query('UPDATE clusters SET size = GREATEST(size - 1, 0) WHERE namespace = $1 AND id = $2', [namespace, clusterId]);
+        for (const st of opts.stateIfClustered ?? []) {
+          await c.query('INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value', [namespace, st.key, st.value]);
+        }
+      }
       await c.query('DELETE FROM recall_items WHERE recall_id IN (SELECT id FROM recalls WHERE namespace = $1 AND session_id = $2)', [namespace, sessionId]);
       await c.query('DELETE FROM recalls WHERE namespace = $1 AND session_id = $2', [namespace, sessionId]);
       await c.query('UPDATE feedback SET session_id = NULL WHERE namespace = $1 AND session_id = $2', [namespace, sessionId]);

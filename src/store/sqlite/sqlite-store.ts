@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
-import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillVersion, type SkillWrite, type Store } from '../store.js';
+import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgetSessionOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillVersion, type SkillWrite, type Store } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
 import { auditFromRow, eventFromRow, eventType, factFromRow, feedbackFromRow, json, parseJson, provenanceFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
@@ -631,7 +631,7 @@ export class SqliteStore implements Store {
 
   // ── forgetting ────────────────────────────────────────────────────────────
 
-  async forgetSession(namespace: string, sessionId: string, opts: ForgetOptions & { embeddingHashes?: { embedderId: string; hash: string }[] }): Promise<ForgottenSession | null> {
+  async forgetSession(namespace: string, sessionId: string, opts: ForgetSessionOptions): Promise<ForgottenSession | null> {
     this.flushRecalls();
     const db = this.db;
     const out = db.transaction((): ForgottenSession | null => {
@@ -642,6 +642,8 @@ export class SqliteStore implements Store {
       if (member) {
         db.prepare('DELETE FROM cluster_members WHERE namespace = ? AND session_id = ?').run(namespace, sessionId);
         db.prepare('UPDATE clusters SET size = MAX(size - 1, 0) WHERE namespace = ? AND id = ?').run(namespace, member.cluster_id);
+        const put = db.prepare('INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value');
+        for (const st of opts.stateIfClustered ?? []) put.run(namespace, st.key, st.value);
       }
       const recalls = db.prepare('SELECT id FROM recalls WHERE namespace = ? AND session_id = ?').all(namespace, sessionId) as Row[];
       for (const r of recalls) db.prepare('DELETE FROM recall_items WHERE recall_id = ?').run(r.id);
