@@ -989,6 +989,12 @@ export class PgStore implements Store {
       await c.query('DELETE FROM recall_items WHERE recall_id IN (SELECT id FROM recalls WHERE namespace = $1 AND session_id = $2)', [namespace, sessionId]);
       await c.query('DELETE FROM recalls WHERE namespace = $1 AND session_id = $2', [namespace, sessionId]);
       await c.query('UPDATE feedback SET session_id = NULL WHERE namespace = $1 AND session_id = $2', [namespace, sessionId]);
+      // Feedback audit records named the session by id: they keep its opaque reference instead.
+      await c.query(`UPDATE audit SET detail = (detail::jsonb || jsonb_build_object('session', $1::text))::text WHERE namespace = $2 AND detail::jsonb ->> 'session' = $3`, [
+        sessionRef(sessionId),
+        namespace,
+        sessionId,
+      ]);
       const hashes = opts.embeddingHashes ?? [];
       if (hashes.length) {
         await c.query('DELETE FROM embedding_cache e USING unnest($1::text[], $2::text[]) AS u(m, h) WHERE e.embedder_id = u.m AND e.text_hash = u.h', [

@@ -649,6 +649,8 @@ export class SqliteStore implements Store {
       for (const r of recalls) db.prepare('DELETE FROM recall_items WHERE recall_id = ?').run(r.id);
       db.prepare('DELETE FROM recalls WHERE namespace = ? AND session_id = ?').run(namespace, sessionId);
       db.prepare('UPDATE feedback SET session_id = NULL WHERE namespace = ? AND session_id = ?').run(namespace, sessionId);
+      // Feedback audit records named the session by id: they keep its opaque reference instead.
+      db.prepare(`UPDATE audit SET detail = json_set(detail, '$.session', ?) WHERE namespace = ? AND json_valid(detail) AND json_extract(detail, '$.session') = ?`).run(sessionRef(sessionId), namespace, sessionId);
       for (const e of opts.embeddingHashes ?? []) db.prepare('DELETE FROM embedding_cache WHERE embedder_id = ? AND text_hash = ?').run(e.embedderId, e.hash);
       // Lineage stays honest: the skill keeps a marker that one of its parents was forgotten, not which.
       const parents = db
