@@ -221,6 +221,10 @@ describe.each([
     expect(gone).toEqual({ ref: expect.stringMatching(/^ses-/), calls: 1, skills: [] });
     expect(await toolError(client, 'forget_session', { session_id })).toMatch(/no session/);
     expect(await toolError(client, 'end_session', { session_id, outcome: 'success' })).toMatch(/no session/);
+    // A session forgotten while still open is not written back by its next call.
+    const live = await ok<{ session_id: string }>(client, 'record_tool_call', { goal: secretGoal, tool: 'get_order_details', result: secretResult });
+    await ok(client, 'forget_session', { session_id: live.session_id });
+    expect(await toolError(client, 'record_tool_call', { session_id: live.session_id, tool: 'cancel_pending_order' })).toMatch(/needs its goal/);
 
     expect(await ok(client, 'forget_skill', { skill: 'return-human-bought' })).toEqual({ id: expect.any(String), name: 'return-human-bought' });
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', { include_superseded: true });

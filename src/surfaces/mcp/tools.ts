@@ -223,6 +223,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
     async (a) => {
       const gone = await memory.forgetSession(a.session_id, { actor: 'mcp' });
+      live.drop(a.session_id);
       if (!gone) throw new Error(`no session "${a.session_id}"`);
       return answer(`forgot session ${a.session_id} (${gone.calls} calls)` + (gone.skills.length ? `; ${gone.skills.join(', ')} keep a forgotten-parent marker` : ''), { ...gone });
     },
