@@ -81,6 +81,8 @@ describe('Python client against the real server', () => {
   }, 180_000);
 
   it('installs with pip from its folder (no dependencies, no network)', () => {
+    const hasPip = spawnSync(PYTHON, ['-m', 'pip', '--version'], { encoding: 'utf8' });
+    if (hasPip.status !== 0) throw new Error(`${PYTHON} -m pip is needed to test the install (Debian: apt-get install python3-pip)`);
     const target = mkdtempSync(join(tmpdir(), 'skillsmith-pip-'));
     try {
       const pip = spawnSync(PYTHON, ['-m', 'pip', 'install', '--no-index', '--target', target, join(ROOT, 'clients', 'python')], { encoding: 'utf8', timeout: 120_000 });
