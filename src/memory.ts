@@ -74,12 +74,22 @@ export interface ImportResult {
   warnings?: { path: string; line?: number; reason: string }[];
 }
 
+/** One tool call as a caller records it. */
+export interface RecordedCall {
+  tool: string;
+  args?: Record<string, unknown>;
+  result?: unknown;
+  ok?: boolean;
+  error?: string | null;
+  durationMs?: number | null;
+}
+
 /** A live recording of one session: record each call as it happens, then end it with an outcome. */
 export interface SessionRecorder {
   readonly id: string;
   /** Recall for this session: the skills served become trials when the session ends with an outcome. */
   recall(goal?: string, opts?: { topK?: number }): Promise<RecalledSkill[]>;
-  call(call: { tool: string; args?: Record<string, unknown>; result?: unknown; ok?: boolean; error?: string | null; durationMs?: number | null }): Promise<void>;
+  call(call: RecordedCall): Promise<void>;
   /**
    * Ends the session; with a reported success/failure outcome, each skill recalled for it gets a trial.
    * `source: 'judged'` stores an outcome the judge decided (no trial: only reported outcomes move a skill's eta).
@@ -93,6 +103,16 @@ export class DisabledError extends Error {
 
 export class PassLockedError extends Error {
   override readonly name = 'PassLockedError';
+}
+
+/** No such session or skill (in this namespace). */
+export class NotFoundError extends Error {
+  override readonly name = 'NotFoundError';
+}
+
+/** The session's state forbids it: already ended with another outcome, or a call position out of order. */
+export class SessionStateError extends Error {
+  override readonly name = 'SessionStateError';
 }
 
 /** The procedural memory: one entry point for capture, synthesis, recall and the skill catalogue. */
@@ -310,10 +330,10 @@ export class Memory {
   /** `cue`: the user's own words when `goal` is something else (a ticket title, a task statement). */
   async startSession(opts: { goal: string; cue?: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<SessionRecorder> {
     const store = this.requireStore();
-    if (!opts.goal?.trim()) throw new Error('startSession: goal must be a non-empty string');
+    if (!opts.goal?.trim()) throw new RangeError('startSession: goal must be a non-empty string');
     const privacy = this.config.capture.privacy;
     const limits = this.config.capture;
-    if (opts.goal.length > limits.maxRecordBytes) throw new Error(`startSession: goal is ${opts.goal.length} characters, over the ${limits.maxRecordBytes} limit`);
+    if (opts.goal.length > limits.maxRecordBytes) throw new RangeError(`startSession: goal is ${opts.goal.length} characters, over the ${limits.maxRecordBytes} limit`);
     // Ids, agent ids and sources are stored as keys: one that holds a secret or personal data becomes a keyed hash.
     const id = opts.id ? this.sessionKey(opts.id) : `s_${randomUUID()}`;
     const namespace = this.ns(opts.namespace);
@@ -332,39 +352,17 @@ export class Memory {
     });
     const existing = await store.getSession(namespace, id);
     // Re-opening a live session (a restarted agent) continues it; an ended one has its outcome and stays closed.
-    if (existing?.endedAt) throw new Error(`session ${id} already ended (${existing.outcome}); start a new session`);
+    if (existing?.endedAt) throw new SessionStateError(`session ${id} already ended (${existing.outcome}); start a new session`);
     let position = existing?.calls.length ?? 0;
     let ended = false;
-    const cap = this.config.capture.resultChars;
     this.noteFirstUse();
     return {
       id,
       recall: (goal, o = {}) => this.recall(goal ?? opts.goal, { topK: o.topK, namespace, sessionId: id }),
       call: async (c) => {
-        if (!c.tool) throw new Error('call: tool must be a non-empty string');
         if (ended) throw new Error(`session ${id} already ended; record into a new session`);
-        // Bounded: a call is refused with its reason (never stored in part, never a crash).
-        if (position >= limits.maxCallsPerSession) throw new Error(`call: session ${id} already has ${limits.maxCallsPerSession} calls, the limit per session (capture.maxCallsPerSession)`);
-        if (exceedsDepth(c.args)) throw new Error(`call: ${depthReason('args')}`);
-        if (exceedsDepth(c.result)) throw new Error(`call: ${depthReason('result')}`);
-        const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
-        const bytes = Buffer.byteLength(result) + Buffer.byteLength(JSON.stringify(c.args ?? {})) + Buffer.byteLength(c.error ?? '');
-        if (bytes > limits.maxRecordBytes) throw new Error(`call: ${bytes} bytes of arguments, result and error, over the ${limits.maxRecordBytes}-byte limit (capture.maxRecordBytes)`);
-        // Capture privacy (capture.privacy) before anything is stored; the result is capped after redaction.
-        const call: ToolCall = protectCall(
-          this.config.capture.privacy,
-          {
-            position: position++,
-            tool: c.tool,
-            args: c.args ?? {},
-            result,
-            ok: c.ok ?? !c.error,
-            error: c.error ?? null,
-            durationMs: c.durationMs ?? null,
-            at: this.now().toISOString(),
-          },
-          cap,
-        );
+        const call = this.prepareCall(id, c, position);
+        position++;
         await store.appendCall(namespace, id, call);
       },
       end: async (outcome, reward = null, o = {}) => {
@@ -379,6 +377,92 @@ export class Memory {
         this.noteNewSessions(1);
       },
     };
+  }
+
+  /** Validates one call against the capture limits and applies capture privacy: what `appendCall` stores. */
+  private prepareCall(sessionId: string, c: RecordedCall, position: number): ToolCall {
+    const limits = this.config.capture;
+    if (!c.tool) throw new RangeError('call: tool must be a non-empty string');
+    // Bounded: a call is refused with its reason (never stored in part, never a crash).
+    if (position >= limits.maxCallsPerSession) throw new RangeError(`call: session ${sessionId} already has ${limits.maxCallsPerSession} calls, the limit per session (capture.maxCallsPerSession)`);
+    if (exceedsDepth(c.args)) throw new RangeError(`call: ${depthReason('args')}`);
+    if (exceedsDepth(c.result)) throw new RangeError(`call: ${depthReason('result')}`);
+    const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
+    const bytes = Buffer.byteLength(result) + Buffer.byteLength(JSON.stringify(c.args ?? {})) + Buffer.byteLength(c.error ?? '');
+    if (bytes > limits.maxRecordBytes) throw new RangeError(`call: ${bytes} bytes of arguments, result and error, over the ${limits.maxRecordBytes}-byte limit (capture.maxRecordBytes)`);
+    // Capture privacy (capture.privacy) before anything is stored; the result is capped after redaction.
+    return protectCall(
+      limits.privacy,
+      { position, tool: c.tool, args: c.args ?? {}, result, ok: c.ok ?? !c.error, error: c.error ?? null, durationMs: c.durationMs ?? null, at: this.now().toISOString() },
+      limits.resultChars,
+    );
+  }
+
+  /**
+   * Records one call of a stored, still open session at a given position (for surfaces that hold no
+   * recorder between requests, such as REST). Idempotent: a position already recorded is a no-op
+   * (`recorded: false`); without a position the call goes after the last one; a position past the next
+   * one is refused (a call went missing).
+   */
+  async recordCall(sessionId: string, c: RecordedCall & { position?: number }, opts: { namespace?: string } = {}): Promise<{ sessionId: string; position: number; recorded: boolean }> {
+    const store = this.requireStore();
+    const ns = this.ns(opts.namespace);
+    const id = this.sessionKey(sessionId);
+    const session = await store.getSession(ns, id);
+    if (!session) throw new NotFoundError(`no session "${sessionId}" in namespace ${ns}: start it first`);
+    const next = session.calls.length;
+    const position = c.position ?? next;
+    if (position < next) return { sessionId: id, position, recorded: false };
+    if (session.endedAt) throw new SessionStateError(`session ${id} already ended (${session.outcome}); record into a new session`);
+    if (position > next) throw new SessionStateError(`call position ${position} skips ahead: session ${id} has ${next} calls, so the next position is ${next}`);
+    await store.appendCall(ns, id, this.prepareCall(id, c, position));
+    return { sessionId: id, position, recorded: true };
+  }
+
+  // ── forgetting ───────────────────────────────────────────────────────────
+
+  /**
+   * Forgets a session: its goal, calls, results, cluster membership, recalls and cached goal embeddings are
+   * deleted; a skill learned from it keeps its row and says a parent was forgotten (explain's
+   * `parents.forgotten`); an audit record names it only by its opaque reference. Waits for no pass: while one
+   * runs on the namespace it is refused (PassLockedError), since the pass could write the session back into
+   * a skill's lineage. Null when there is no such session.
+   */
+  async forgetSession(sessionId: string, opts: { namespace?: string; actor?: string } = {}): Promise<{ ref: string; calls: number; skills: string[] } | null> {
+    const store = this.requireStore();
+    const ns = this.ns(opts.namespace);
+    const release = await store.tryLock(`synthesis:${ns}`, `${hostname()}:${process.pid}:forget:${randomUUID()}`, 60_000);
+    if (!release) throw new PassLockedError(`a synthesis pass is running on namespace ${ns}; forget the session when it is done`);
+    let result;
+    try {
+      const { forgetSession } = await import('./pipeline/forget.js');
+      result = await forgetSession({ store, embedder: this.embedder, thinkTools: this.config.synthesis.thinkTools }, ns, this.sessionKey(sessionId), {
+        actor: opts.actor ?? 'user',
+        at: this.now().toISOString(),
+      });
+    } finally {
+      await release();
+    }
+    if (!result) return null;
+    this.recallIndex(opts.namespace).invalidate();
+    await this.flush();
+    const names = result.skills.length ? (await store.listSkills(ns, { includeSuperseded: true })).filter((s) => result.skills.includes(s.id)).map((s) => s.name) : [];
+    this.log.child('forget').info('session forgotten', { ref: result.ref, calls: result.calls, skills: names });
+    return { ref: result.ref, calls: result.calls, skills: names };
+  }
+
+  /**
+   * Forgets a skill: its row, SKILL.md versions, provenance, track record, vectors and exemplars are deleted and
+   * it is never recalled again; an audit record keeps its id and name. Null when there is no such skill.
+   */
+  async forgetSkill(idOrName: string, opts: { namespace?: string; actor?: string } = {}): Promise<{ id: string; name: string } | null> {
+    const store = this.requireStore();
+    const res = await store.forgetSkill(this.ns(opts.namespace), idOrName, { actor: opts.actor ?? 'user', at: this.now().toISOString() });
+    if (!res) return null;
+    this.recallIndex(opts.namespace).invalidate();
+    await this.flush();
+    this.log.child('forget').info('skill forgotten', res);
+    return res;
   }
 
   // ── synthesis ────────────────────────────────────────────────────────────
@@ -510,15 +594,16 @@ export class Memory {
     const ns = this.ns(opts.namespace);
     sessionId = this.sessionKey(sessionId);
     const session = await store.getSession(ns, sessionId);
-    if (!session) throw new Error(`no session ${sessionId} in namespace ${ns}`);
+    if (!session) throw new NotFoundError(`no session ${sessionId} in namespace ${ns}`);
     // A reported outcome is final: the same report again is a no-op; a different one is refused (it would
     // flip the outcome after the recalled skills were credited). A judged or unknown outcome may be replaced.
     if (session.endedAt && session.outcome !== 'unknown' && (session.outcomeSource ?? 'reported') === 'reported') {
       if (session.outcome === outcome) return { credited: [] };
-      throw new Error(`session ${sessionId} already ended as ${session.outcome}; a reported outcome is not changed`);
+      throw new SessionStateError(`session ${sessionId} already ended as ${session.outcome}; a reported outcome is not changed`);
     }
     // A reported outcome replaces a judged one (outcome_source becomes 'reported').
     await store.endSession(ns, sessionId, outcome, opts.reward ?? session.reward, session.endedAt ?? this.now().toISOString(), 'reported');
+    if (!session.endedAt) this.noteNewSessions(1);
     return { credited: await this.creditRecalledSkills(sessionId, outcome, ns) };
   }
 

@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/memory.js';
 import { serveMcpHttp } from '../src/surfaces/mcp/http.js';
+import { tracesInFile } from './support/forget-fixture.js';
 import { cliArgs, learnSample, startCli, type Child } from './support/surfaces.js';
 
 let tmp: string;
@@ -76,17 +77,23 @@ describe.each([
   let conn: Connection;
   let client: Client;
 
+  let db: string;
+
   beforeAll(async () => {
-    const db = join(tmp, `${_label.replace(/\W/g, '-')}.db`);
+    db = join(tmp, `${_label.replace(/\W/g, '-')}.db`);
     await learnSample(db);
     conn = await connect(db);
     client = conn.client;
   });
   afterAll(async () => conn?.close());
 
-  it('lists the six tools with their input schemas', async () => {
+  it('lists the eight tools with their input and output schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['compile_skill', 'end_session', 'list_skills', 'recall_skills', 'record_tool_call', 'skill_feedback']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['compile_skill', 'end_session', 'forget_session', 'forget_skill', 'list_skills', 'recall_skills', 'record_tool_call', 'skill_feedback']);
+    // Every tool answers with structured content, described by an outputSchema.
+    for (const t of tools) expect(t.outputSchema?.type, t.name).toBe('object');
+    expect(tools.find((t) => t.name === 'recall_skills')!.outputSchema!.required).toEqual(expect.arrayContaining(['skill_ids', 'skills', 'tools', 'context']));
+    expect(tools.find((t) => t.name === 'forget_session')!.annotations).toMatchObject({ destructiveHint: true });
     const record = tools.find((t) => t.name === 'record_tool_call')!;
     expect(record.inputSchema.required).toEqual(['tool']);
     expect(Object.keys(record.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['session_id', 'goal', 'tool', 'args', 'result', 'ok']));
@@ -190,6 +197,9 @@ describe.each([
     const read = await client.readResource({ uri: 'skill://fix-data-speed' });
     expect(resourceText(read.contents[0])).toMatch(/^---\nname: fix-data-speed\n/);
     await expect(client.readResource({ uri: 'skill://no-such-skill' })).rejects.toThrow(/no skill named "no-such-skill"/);
+    // -32002 (resource not found), for an unknown skill and for a URI no template matches.
+    await expect(client.readResource({ uri: 'skill://no-such-skill' })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: 'file:///etc/passwd' })).rejects.toMatchObject({ code: -32002 });
   });
 
   it('answers a malformed call with a tool error and keeps serving', async () => {
@@ -199,7 +209,32 @@ describe.each([
     expect(await toolError(client, 'compile_skill', { session_ids: ['no-such-session'] })).toMatch(/unknown session id\(s\).*no-such-session/);
     expect(await toolError(client, 'end_session', { session_id: 'no-such-session', outcome: 'success' })).toMatch(/no session no-such-session/);
     expect(await toolError(client, 'no_such_tool', {})).toMatch(/no_such_tool not found/);
-    expect((await client.listTools()).tools).toHaveLength(6);
+    expect((await client.listTools()).tools).toHaveLength(8);
+  });
+
+  it('forgets a session and a skill: gone from every read, recall and the database file', async () => {
+    const secretGoal = 'Reroute parcel for Marrowgate customer';
+    const secretResult = 'TEAL-COMPASS-9090';
+    const { session_id } = await ok<{ session_id: string }>(client, 'record_tool_call', { goal: secretGoal, tool: 'get_order_details', args: { order_id: '#W1' }, result: secretResult });
+    await ok(client, 'end_session', { session_id, outcome: 'success' });
+    const gone = await ok<{ ref: string; calls: number; skills: string[] }>(client, 'forget_session', { session_id });
+    expect(gone).toEqual({ ref: expect.stringMatching(/^ses-/), calls: 1, skills: [] });
+    expect(await toolError(client, 'forget_session', { session_id })).toMatch(/no session/);
+    expect(await toolError(client, 'end_session', { session_id, outcome: 'success' })).toMatch(/no session/);
+    // A session forgotten while still open is not written back by its next call.
+    const live = await ok<{ session_id: string }>(client, 'record_tool_call', { goal: secretGoal, tool: 'get_order_details', result: secretResult });
+    await ok(client, 'forget_session', { session_id: live.session_id });
+    expect(await toolError(client, 'record_tool_call', { session_id: live.session_id, tool: 'cancel_pending_order' })).toMatch(/needs its goal/);
+
+    expect(await ok(client, 'forget_skill', { skill: 'return-human-bought' })).toEqual({ id: expect.any(String), name: 'return-human-bought' });
+    const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', { include_superseded: true });
+    expect(skills.map((s) => s.name)).not.toContain('return-human-bought');
+    await expect(client.readResource({ uri: 'skill://return-human-bought' })).rejects.toMatchObject({ code: -32002 });
+    expect(await toolError(client, 'forget_skill', { skill: 'return-human-bought' })).toMatch(/no skill named/);
+    const recalled = await ok<{ skills: { name: string }[] }>(client, 'recall_skills', { goal: 'I bought this for a human, return it please' });
+    expect(recalled.skills.map((s) => s.name)).not.toContain('return-human-bought');
+
+    expect(tracesInFile(db, [secretGoal, secretResult])).toEqual([]);
   });
 });
 
@@ -212,8 +247,39 @@ describe('MCP over HTTP, trust boundary', () => {
       await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow(/missing or wrong bearer token/);
       const authorised = new Client({ name: 't', version: '1' });
       await authorised.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: 'Bearer mcp-token-0123456789abcdef' } } }));
-      expect((await authorised.listTools()).tools).toHaveLength(6);
+      expect((await authorised.listTools()).tools).toHaveLength(8);
       await authorised.close();
+    } finally {
+      await server.close();
+      await memory.close();
+    }
+  });
+
+  it('refuses a foreign Origin; allows none, loopback and listed ones', async () => {
+    const memory = await openMemory({ db: join(tmp, 'origin.db'), logLevel: 'silent', auditFile: null });
+    const server = await serveMcpHttp(memory, { port: 0, allowedOrigins: ['https://app.example.org'] });
+    const initialize = (origin?: string) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...(origin ? { Origin: origin } : {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      });
+    try {
+      const foreign = await initialize('https://evil.example.com');
+      expect(foreign.status).toBe(403);
+      expect((await foreign.json()).error.message).toMatch(/origin "https:\/\/evil.example.com" is not allowed/);
+      expect((await initialize('http://localhost.evil.com')).status).toBe(403);
+      expect((await initialize('null')).status).toBe(403);
+      for (const origin of [undefined, 'http://localhost:5173', 'http://127.0.0.1:8080', 'https://app.example.org']) {
+        const res = await initialize(origin);
+        expect(res.status, String(origin)).toBe(200);
+        await res.body?.cancel();
+      }
+      // The SDK's own client sends no Origin: it connects as before.
+      const client = new Client({ name: 't', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      expect((await client.listTools()).tools).toHaveLength(8);
+      await client.close();
     } finally {
       await server.close();
       await memory.close();

@@ -27,6 +27,17 @@ export class TermStats {
     for (const t of new Set(terms)) this.df.set(t, (this.df.get(t) ?? 0) + 1);
   }
 
+  /** Takes back a document that was added (a forgotten session): a term no document holds any more is dropped. */
+  removeDocument(terms: Iterable<string>): void {
+    if (this.docs === 0) return;
+    this.docs--;
+    for (const t of new Set(terms)) {
+      const d = (this.df.get(t) ?? 0) - 1;
+      if (d > 0) this.df.set(t, d);
+      else this.df.delete(t);
+    }
+  }
+
   /**
    * Smoothed IDF, always > 0: a term every document holds still counts (log 2), so three sessions that all
    * call the same tools are alike by their tools, not blank; rarer terms weigh more.

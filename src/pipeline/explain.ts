@@ -1,5 +1,5 @@
 import type { AuditRecord, Skill } from '../domain/types.js';
-import type { FeedbackRecord, SkillVersion, Store } from '../store/store.js';
+import { FORGOTTEN_PARENT, type FeedbackRecord, type SkillVersion, type Store } from '../store/store.js';
 
 export interface Explanation {
   skill: Pick<Skill, 'id' | 'name' | 'description' | 'version' | 'kind' | 'corpus' | 'status' | 'enabled' | 'eta' | 'utility' | 'successCount' | 'attemptCount' | 'support' | 'trialsAttempted' | 'trialsPassed' | 'createdAt' | 'lastUsedAt'>;
@@ -7,6 +7,8 @@ export interface Explanation {
     sessions: { id: string; goal: string; outcome: string; calls: number; tools: string[]; addedInVersion: string }[];
     facts: { id: string; text: string }[];
     missing: string[];
+    /** Parent sessions a person had forgotten: counted, their ids and content gone. */
+    forgotten: number;
   };
   versions: Pick<SkillVersion, 'version' | 'reason' | 'createdAt' | 'toolSequence'>[];
   /** Oldest first: the skills this one replaced, itself, then whatever replaced it. */
@@ -22,7 +24,8 @@ export async function explainSkill(store: Store, namespace: string, idOrName: st
   const skill = await store.getSkill(namespace, idOrName);
   if (!skill) return null;
   const prov = await store.provenance(skill.id);
-  const sessionIds = prov.filter((p) => p.sourceKind === 'episodic').map((p) => p.sourceId);
+  const episodic = prov.filter((p) => p.sourceKind === 'episodic');
+  const sessionIds = episodic.filter((p) => !p.sourceId.startsWith(FORGOTTEN_PARENT)).map((p) => p.sourceId);
   const sessions = await store.getSessions(namespace, sessionIds);
   const factIds = prov.filter((p) => p.sourceKind === 'semantic').map((p) => p.sourceId);
   const facts = await store.getFacts(namespace, factIds);
@@ -76,6 +79,7 @@ export async function explainSkill(store: Store, namespace: string, idOrName: st
       facts: facts.map((f) => ({ id: f.id, text: f.text })),
       // Provenance is an audit trail, not a foreign key: a pruned session leaves a dangling id.
       missing: sessionIds.filter((id) => !sessions.some((s) => s.id === id)),
+      forgotten: episodic.length - sessionIds.length,
     },
     versions: (await store.skillVersions(skill.id)).map((v) => ({ version: v.version, reason: v.reason, createdAt: v.createdAt, toolSequence: v.toolSequence })),
     supersedeChain: chain.map((s) => ({ id: s.id, name: s.name, version: s.version, status: s.supersededBy ? 'superseded' : s.status })),

@@ -220,7 +220,8 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   }
 }
 
-function goalWords(goal: string): string[] {
+/** The words of a goal that count toward the namespace's goal-word statistics. */
+export function goalWords(goal: string): string[] {
   return goal
     .toLowerCase()
     .split(/[^a-z']+/)

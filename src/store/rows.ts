@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AuditRecord, Fact, Provenance } from '../domain/types.js';
 import type { FeedbackRecord, SkillEvent, SkillVersion, SkillWrite } from './store.js';
 
@@ -75,4 +76,12 @@ export function feedbackFromRow(r: Row): FeedbackRecord {
     statusAfter: r.status_after,
     utilityAfter: r.utility_after,
   };
+}
+
+/**
+ * The opaque reference of a session (`ses-` and 16 hex digits of its id's SHA-256): how SKILL.md files and
+ * the audit record of a forgotten session name it, without its id or content.
+ */
+export function sessionRef(id: string): string {
+  return `ses-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
 }

@@ -2,7 +2,7 @@
 // Only the Store interface is used here, so a back end cannot pass by exposing its tables.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Session, Skill, ToolCall } from '../domain/types.js';
-import type { ClusterRecord, Store } from './store.js';
+import { FORGOTTEN_PARENT, type ClusterRecord, type Store } from './store.js';
 
 export interface StoreFixture {
   store: Store;
@@ -647,6 +647,99 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           ['sk_b', '2025-02-08T00:00:00.000Z'],
           ['sk_old', '2025-02-06T00:00:00.000Z'],
         ]);
+      });
+    });
+
+    describe('forgetting', () => {
+      const AT = '2025-04-01T00:00:00.000Z';
+      const trialFor = (sessionId: string) => ({
+        namespace: 'default',
+        idOrName: 'sk_old',
+        signal: 'trial.pass',
+        value: null,
+        sessionId,
+        actor: 'outcome',
+        at: '2025-02-03T00:00:00.000Z',
+        compute: (s: Skill) => ({ status: s.status, eta: 0.6, utility: s.utility, trialsAttempted: s.trialsAttempted + 1, trialsPassed: s.trialsPassed + 1 }),
+      });
+
+      it('forgetSession removes the session, its calls, membership, recalls and cache entries; parents become markers', async () => {
+        await store.insertSessions([session('default', 's1', 'private goal', [call(0, 'get_order'), call(1, 'cancel_order')]), session('default', 's2', 'other goal', [call(0, 'get_order')])]);
+        await store.insertSessions([session('other', 's1', 'same id, other namespace', [call(0, 'x')])]);
+        await store.saveClusters('default', 'emb', [cluster('c1', ['s1', 's2'])], 2);
+        await store.putCachedEmbeddings('emb', [
+          { hash: 'h-s1', vector: new Float32Array([1, 0]) },
+          { hash: 'h-s2', vector: new Float32Array([0, 1]) },
+        ]);
+        await store.writeSkill({ action: 'add', skill: skill(), parents: [{ kind: 'episodic', id: 's1' }, { kind: 'episodic', id: 's2' }, { kind: 'semantic', id: 'f1' }], actor: 'synth', detail: {}, clusterId: 'c1', at: '2025-02-01T00:00:00.000Z' });
+        await store.recordRecall('default', { sessionId: 's1', goal: 'private goal', at: '2025-02-02T00:00:00.000Z', items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }] });
+        await store.applyFeedback(trialFor('s1'));
+
+        await store.setState('default', 'goal-stats', 'with the private words');
+        const r = await store.forgetSession('default', 's1', { actor: 'user', at: AT, embeddingHashes: [{ embedderId: 'emb', hash: 'h-s1' }], stateIfClustered: [{ key: 'goal-stats', value: 'without them' }] });
+        expect(r).toEqual({ ref: expect.stringMatching(/^ses-[0-9a-f]{16}$/), calls: 2, skills: ['sk_old'], clusterId: 'c1' });
+
+        expect(await store.getSession('default', 's1')).toBeNull();
+        expect(await store.countSessions('default')).toBe(1);
+        expect((await store.getSession('other', 's1'))?.goal).toBe('same id, other namespace');
+        expect(await store.clusterMembers('default', 'c1')).toEqual(['s2']);
+        expect((await store.loadClusters('default', 'emb'))[0].size).toBe(1);
+        expect(await store.getState('default', 'goal-stats')).toBe('without them');
+        expect(await store.skillsServedForSession('default', 's1')).toEqual([]);
+        const cache = await store.getCachedEmbeddings('emb', ['h-s1', 'h-s2']);
+        expect([...cache.keys()]).toEqual(['h-s2']);
+        // The skill stays, says a parent was forgotten, and its trial stays in the track record without the id.
+        const kept = (await store.getSkill('default', 'sk_old'))!;
+        expect(kept.sourceSessions).toEqual(['s2']);
+        const prov = await store.provenance('sk_old');
+        expect(prov.filter((p) => p.sourceKind === 'episodic').map((p) => p.sourceId.startsWith(FORGOTTEN_PARENT) || p.sourceId)).toEqual(expect.arrayContaining([true, 's2']));
+        expect(prov).toHaveLength(3);
+        expect((await store.feedbackHistory('sk_old')).map((f) => [f.signal, f.sessionId])).toEqual([['trial.pass', null]]);
+        // One audit record that names the session by its opaque reference only.
+        const audit = (await store.audit('default')).find((a) => a.action === 'session.forget')!;
+        expect(audit).toMatchObject({ actor: 'user', at: AT, subjectKind: 'session', subjectId: r!.ref, detail: { calls: 2, skills: ['sk_old'] } });
+        expect(JSON.stringify(await store.audit('default'))).not.toContain('private goal');
+        expect((await store.events('default')).filter((e) => e.type === 'skill.parent_forgotten').map((e) => [e.skillId, e.payload.name])).toEqual([['sk_old', 'cancel-order']]);
+
+        // Forgetting again, or an unknown session, changes nothing.
+        const before = await skillSnapshot();
+        expect(await store.forgetSession('default', 's1', { actor: 'user', at: AT })).toBeNull();
+        expect(await skillSnapshot()).toEqual(before);
+      });
+
+      it('forgetSkill removes the skill with its versions, provenance, feedback and recall items; others stay', async () => {
+        await store.writeSkill({ action: 'add', skill: skill({ exemplars: new Float32Array([1, 0]) }), parents: [{ kind: 'episodic', id: 's1' }], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
+        await store.writeSkill({ action: 'update', skill: skill({ version: '1.1.0' }), parents: [], actor: 'synth', detail: {}, at: '2025-02-02T00:00:00.000Z' });
+        await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_b', name: 'b' }), parents: [{ kind: 'episodic', id: 's1' }], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
+        await store.recordRecall('default', { sessionId: 's1', goal: 'cancel', at: '2025-02-05T00:00:00.000Z', items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }, { skillId: 'sk_b', rank: 1, similarity: 0.8 }] });
+        await store.applyFeedback(trialFor('s1'));
+
+        expect(await store.forgetSkill('default', 'cancel-order', { actor: 'user', at: AT })).toEqual({ id: 'sk_old', name: 'cancel-order' });
+        expect(await store.getSkill('default', 'sk_old')).toBeNull();
+        expect(await store.getSkill('default', 'cancel-order')).toBeNull();
+        expect((await store.listSkills('default', { includeSuperseded: true })).map((s) => s.id)).toEqual(['sk_b']);
+        expect(await store.skillVersions('sk_old')).toEqual([]);
+        expect(await store.provenance('sk_old')).toEqual([]);
+        expect(await store.feedbackHistory('sk_old')).toEqual([]);
+        expect(await store.skillsServedForSession('default', 's1')).toEqual(['sk_b']);
+        expect((await store.provenance('sk_b')).map((p) => p.sourceId)).toEqual(['s1']);
+        const audit = (await store.audit('default')).find((a) => a.action === 'skill.forget')!;
+        expect(audit).toMatchObject({ actor: 'user', subjectKind: 'skill', subjectId: 'sk_old', detail: { name: 'cancel-order', version: '1.1.0' } });
+        expect((await store.events('default')).filter((e) => e.type === 'skill.forgotten').map((e) => e.skillId)).toEqual(['sk_old']);
+
+        expect(await store.forgetSkill('default', 'cancel-order', { actor: 'user', at: AT })).toBeNull();
+        expect(await store.forgetSkill('other', 'b', { actor: 'user', at: AT })).toBeNull();
+        expect(await store.getSkill('default', 'b')).not.toBeNull();
+      });
+
+      it('a forget on one connection is what another reads', async () => {
+        if (!fx.peer) return;
+        await store.insertSessions([session('default', 's1', 'g1', [call(0, 'a')])]);
+        const other = await peer();
+        // Not clustered: the state given for a clustered session is not written.
+        expect(await other.forgetSession('default', 's1', { actor: 'user', at: AT, stateIfClustered: [{ key: 'goal-stats', value: 'x' }] })).toMatchObject({ clusterId: null, calls: 1 });
+        expect(await store.getSession('default', 's1')).toBeNull();
+        expect(await store.getState('default', 'goal-stats')).toBeNull();
       });
     });
 

@@ -99,6 +99,25 @@ export interface Store {
   /** Skills served by recalls made for a session, without repeats. */
   skillsServedForSession(namespace: string, sessionId: string): Promise<string[]>;
   getFacts(namespace: string, ids: string[]): Promise<Fact[]>;
+
+  // ── forgetting ────────────────────────────────────────────────────────────
+  /**
+   * Forgets a session in ONE transaction: its row, its tool calls, its cluster membership (the cluster's size
+   * drops by one), the recalls made for it, the given embedding-cache entries, and its id on feedback rows
+   * (the trial stays in the skill's track record, anonymous). Each skill that named it as a parent keeps its
+   * row; the provenance row becomes a forgotten-parent marker (see `FORGOTTEN_PARENT`). Writes one audit
+   * record (`session.forget`, subject: the session's opaque reference, never its content) and one
+   * `skill.parent_forgotten` event per such skill. Null when the session does not exist.
+   */
+  forgetSession(namespace: string, sessionId: string, opts: ForgetSessionOptions): Promise<ForgottenSession | null>;
+  /**
+   * Forgets a skill (by id, else by name as `getSkill` finds it) in ONE transaction: its row with its vectors
+   * and exemplars, its versions, provenance, feedback and the recall items that served it; a cluster linked
+   * to it is unlinked. Writes one audit record (`skill.forget`) and one `skill.forgotten` event. Null when the
+   * skill does not exist.
+   */
+  forgetSkill(namespace: string, idOrName: string, opts: ForgetOptions): Promise<{ id: string; name: string } | null>;
+
   events(namespace: string, opts?: { afterId?: number; limit?: number }): Promise<SkillEvent[]>;
   /** Highest event id so far (0 when none): a new listener starts after it. */
   lastEventId(): Promise<number>;
@@ -126,6 +145,31 @@ export interface SkillRevision {
 }
 
 export type SkillVectorRow = Pick<Skill, 'id' | 'corpus' | 'enabled' | 'status' | 'eta' | 'supersededBy' | 'embedderId' | 'embedding' | 'exemplars'>;
+
+export interface ForgetOptions {
+  actor: string;
+  at: string;
+}
+
+export interface ForgetSessionOptions extends ForgetOptions {
+  /** Embedding-cache entries of its goal and cue. */
+  embeddingHashes?: { embedderId: string; hash: string }[];
+  /** Synthesis state of the namespace to write when a pass had clustered it (its terms taken back out). */
+  stateIfClustered?: { key: string; value: string }[];
+}
+
+export interface ForgottenSession {
+  /** The session's opaque reference (as SKILL.md files name it): what the audit record keeps. */
+  ref: string;
+  calls: number;
+  /** Skills that had it as a parent (ids); each keeps its row with a forgotten-parent marker. */
+  skills: string[];
+  /** The cluster it belonged to, if a pass had clustered it. */
+  clusterId: string | null;
+}
+
+/** Provenance ids of forgotten parent sessions start with this (`forgotten:<random>`): counted, never resolved. */
+export const FORGOTTEN_PARENT = 'forgotten:';
 
 export interface FeedbackRequest {
   namespace: string;

@@ -14,6 +14,8 @@ export const SKILL_EVENT_TYPES = [
   'skill.exported',
   'skill.imported',
   'skill.promoted',
+  'skill.forgotten',
+  'skill.parent_forgotten',
 ] as const;
 
 export type SkillEventType = (typeof SKILL_EVENT_TYPES)[number];

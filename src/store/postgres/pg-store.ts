@@ -1,27 +1,32 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
 import { createLogger, type Logger } from '../../support/log.js';
-import type {
-  ClusterRecord,
-  EmbeddingReplacement,
-  FeedbackRecord,
-  FeedbackRequest,
-  SkillEvent,
-  SkillFilter,
-  SkillFile,
-  SkillRevision,
-  SkillVectorRow,
-  SkillVersion,
-  SkillWrite,
-  Store,
+import {
+  FORGOTTEN_PARENT,
+  type ClusterRecord,
+  type EmbeddingReplacement,
+  type FeedbackRecord,
+  type FeedbackRequest,
+  type ForgetOptions,
+  type ForgetSessionOptions,
+  type ForgottenSession,
+  type SkillEvent,
+  type SkillFilter,
+  type SkillFile,
+  type SkillRevision,
+  type SkillVectorRow,
+  type SkillVersion,
+  type SkillWrite,
+  type Store,
 } from '../store.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
 import { isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
-import { auditFromRow, eventFromRow, eventType, factFromRow, feedbackFromRow, json, parseJson, provenanceFromRow, versionFromRow, type Row } from '../rows.js';
+import { auditFromRow, eventFromRow, eventType, factFromRow, feedbackFromRow, json, parseJson, provenanceFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
 /** A connection in a transaction, or the store's own retrying autocommit path. */
 type Db = { query(text: string, values?: unknown[]): Promise<pg.QueryResult> };
 
@@ -139,7 +144,7 @@ export function redactUrl(url: string): string {
 
 
 const SKILL_COLUMNS = `s.*, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
-  FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic') AS source_sessions`;
+  FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic' AND p.source_id NOT LIKE '${FORGOTTEN_PARENT}%') AS source_sessions`;
 
 const REVISION_SQL = `SELECT (SELECT id FROM store_identity LIMIT 1) AS store_id,
   COALESCE((SELECT MAX(revision) FROM skill_changes WHERE namespace = $1), 0) AS revision`;
@@ -1040,6 +1045,95 @@ export class PgStore implements Store {
     const { rows } = await this.query('SELECT * FROM facts WHERE namespace = $1 AND id = ANY($2::text[])', [namespace, ids]);
     const byId = new Map(rows.map((r) => [r.id as string, factFromRow(r)]));
     return ids.map((id) => byId.get(id)).filter((f): f is Fact => !!f);
+  }
+
+  // ── forgetting ────────────────────────────────────────────────────────────
+
+  async forgetSession(namespace: string, sessionId: string, opts: ForgetSessionOptions): Promise<ForgottenSession | null> {
+    // A recall still queued for this session must not be written after it is forgotten.
+    await this.recalls.flush();
+    const out = await this.tx(async (c) => {
+      const gone = await c.query('DELETE FROM sessions WHERE namespace = $1 AND id = $2 RETURNING id', [namespace, sessionId]);
+      if (gone.rowCount === 0) return null;
+      const calls = (await c.query('DELETE FROM tool_calls WHERE namespace = $1 AND session_id = $2', [namespace, sessionId])).rowCount ?? 0;
+      const member = await c.query('DELETE FROM cluster_members WHERE namespace = $1 AND session_id = $2 RETURNING cluster_id', [namespace, sessionId]);
+      const clusterId = (member.rows[0]?.cluster_id as string | undefined) ?? null;
+      if (clusterId) {
+        await c.query('UPDATE clusters SET size = GREATEST(size - 1, 0) WHERE namespace = $1 AND id = $2', [namespace, clusterId]);
+        for (const st of opts.stateIfClustered ?? []) {
+          await c.query('INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value', [namespace, st.key, st.value]);
+        }
+      }
+      await c.query('DELETE FROM recall_items WHERE recall_id IN (SELECT id FROM recalls WHERE namespace = $1 AND session_id = $2)', [namespace, sessionId]);
+      await c.query('DELETE FROM recalls WHERE namespace = $1 AND session_id = $2', [namespace, sessionId]);
+      await c.query('UPDATE feedback SET session_id = NULL WHERE namespace = $1 AND session_id = $2', [namespace, sessionId]);
+      // Feedback audit records named the session by id: they keep its opaque reference instead.
+      await c.query(`UPDATE audit SET detail = (detail::jsonb || jsonb_build_object('session', $1::text))::text WHERE namespace = $2 AND detail::jsonb ->> 'session' = $3`, [
+        sessionRef(sessionId),
+        namespace,
+        sessionId,
+      ]);
+      const hashes = opts.embeddingHashes ?? [];
+      if (hashes.length) {
+        await c.query('DELETE FROM embedding_cache e USING unnest($1::text[], $2::text[]) AS u(m, h) WHERE e.embedder_id = u.m AND e.text_hash = u.h', [
+          hashes.map((e) => e.embedderId),
+          hashes.map((e) => e.hash),
+        ]);
+      }
+      // Lineage stays honest: the skill keeps a marker that one of its parents was forgotten, not which.
+      const parents = (
+        await c.query(
+          `SELECT p.skill_id, s.name FROM provenance p JOIN skills s ON s.id = p.skill_id
+           WHERE s.namespace = $1 AND p.source_kind = 'episodic' AND p.source_id = $2 ORDER BY p.skill_id`,
+          [namespace, sessionId],
+        )
+      ).rows;
+      for (const p of parents) {
+        await c.query(`UPDATE provenance SET source_id = $1 WHERE skill_id = $2 AND source_kind = 'episodic' AND source_id = $3`, [
+          `${FORGOTTEN_PARENT}${randomUUID()}`,
+          p.skill_id,
+          sessionId,
+        ]);
+      }
+      const ref = sessionRef(sessionId);
+      const skills = parents.map((p) => p.skill_id as string);
+      const version = await this.outbox(
+        c,
+        skills.length > 0,
+        [{ namespace, at: opts.at, actor: opts.actor, action: 'session.forget', subjectKind: 'session', subjectId: ref, detail: json({ calls, skills }) }],
+        parents.map((p) => ({ namespace, at: opts.at, type: 'skill.parent_forgotten', skillId: p.skill_id as string, payload: json({ name: p.name }) })),
+      );
+      return { result: { ref, calls, skills, clusterId } satisfies ForgottenSession, version };
+    });
+    if (!out) return null;
+    this.feed.observe(out.version);
+    return out.result;
+  }
+
+  async forgetSkill(namespace: string, idOrName: string, opts: ForgetOptions): Promise<{ id: string; name: string } | null> {
+    await this.recalls.flush();
+    const out = await this.tx(async (c) => {
+      const skill = await this.findSkill(c, namespace, idOrName, true);
+      if (!skill) return null;
+      await c.query('DELETE FROM skills WHERE namespace = $1 AND id = $2', [namespace, skill.id]);
+      await c.query('DELETE FROM skill_versions WHERE skill_id = $1', [skill.id]);
+      await c.query('DELETE FROM provenance WHERE skill_id = $1', [skill.id]);
+      await c.query('DELETE FROM feedback WHERE skill_id = $1', [skill.id]);
+      await c.query('DELETE FROM recall_items WHERE skill_id = $1', [skill.id]);
+      await c.query('DELETE FROM skill_files WHERE skill_id = $1', [skill.id]);
+      await c.query('UPDATE clusters SET skill_id = NULL WHERE namespace = $1 AND skill_id = $2', [namespace, skill.id]);
+      const detail = json({ name: skill.name, version: skill.version, corpus: skill.corpus });
+      const version = await this.outbox(
+        c,
+        true,
+        [{ namespace, at: opts.at, actor: opts.actor, action: 'skill.forget', subjectKind: 'skill', subjectId: skill.id, detail }],
+        [{ namespace, at: opts.at, type: 'skill.forgotten', skillId: skill.id, payload: detail }],
+      );
+      return { skill: { id: skill.id, name: skill.name }, version };
+    });
+    if (!out) return null;
+    this.feed.observe(out.version);
+    return out.skill;
   }
 
   async events(namespace: string, opts: { afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {

@@ -1,26 +1,31 @@
+import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../index/vector-math.js';
-import type {
-  ClusterRecord,
-  EmbeddingReplacement,
-  FeedbackRecord,
-  FeedbackRequest,
-  SkillEvent,
-  SkillFilter,
-  SkillFile,
-  SkillRevision,
-  SkillVectorRow,
-  SkillVersion,
-  SkillWrite,
-  Store,
+import {
+  FORGOTTEN_PARENT,
+  type ClusterRecord,
+  type EmbeddingReplacement,
+  type FeedbackRecord,
+  type FeedbackRequest,
+  type ForgetOptions,
+  type ForgetSessionOptions,
+  type ForgottenSession,
+  type SkillEvent,
+  type SkillFilter,
+  type SkillFile,
+  type SkillRevision,
+  type SkillVectorRow,
+  type SkillVersion,
+  type SkillWrite,
+  type Store,
 } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
-import { auditFromRow, eventFromRow, eventType, factFromRow, feedbackFromRow, json, parseJson, provenanceFromRow, versionFromRow, type Row } from '../rows.js';
+import { auditFromRow, eventFromRow, eventType, factFromRow, feedbackFromRow, json, parseJson, provenanceFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
 
 /** Opens (creating and migrating as needed) a SQLite memory file. `:memory:` works for throwaway use. */
 export function openSqliteStore(path: string): SqliteStore {
@@ -30,6 +35,8 @@ export function openSqliteStore(path: string): SqliteStore {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // Deleted and overwritten content is zeroed in the file, so a forgotten session leaves no bytes behind.
+  db.pragma('secure_delete = ON');
   migrate(db);
   return new SqliteStore(db, path);
 }
@@ -384,7 +391,7 @@ export class SqliteStore implements Store {
     const prov = this.db
       .prepare(
         `SELECT p.skill_id, p.source_id FROM provenance p JOIN skills s ON s.id = p.skill_id
-         WHERE ${where.map((w) => `s.${w}`).join(' AND ')} AND p.source_kind = 'episodic' ORDER BY p.created_at, p.source_id`,
+         WHERE ${where.map((w) => `s.${w}`).join(' AND ')} AND p.source_kind = 'episodic' AND p.source_id NOT LIKE '${FORGOTTEN_PARENT}%' ORDER BY p.created_at, p.source_id`,
       )
       .all(...args) as Row[];
     for (const p of prov) {
@@ -443,7 +450,7 @@ export class SqliteStore implements Store {
   private sourceSessions(skillId: string): string[] {
     return (
       this.db
-        .prepare(`SELECT source_id FROM provenance WHERE skill_id = ? AND source_kind = 'episodic' ORDER BY created_at, source_id`)
+        .prepare(`SELECT source_id FROM provenance WHERE skill_id = ? AND source_kind = 'episodic' AND source_id NOT LIKE '${FORGOTTEN_PARENT}%' ORDER BY created_at, source_id`)
         .all(skillId) as Row[]
     ).map((r) => r.source_id as string);
   }
@@ -694,6 +701,90 @@ export class SqliteStore implements Store {
       .map((id) => stmt.get(namespace, id) as Row | undefined)
       .filter((r): r is Row => !!r)
       .map(factFromRow);
+  }
+
+  // ── forgetting ────────────────────────────────────────────────────────────
+
+  async forgetSession(namespace: string, sessionId: string, opts: ForgetSessionOptions): Promise<ForgottenSession | null> {
+    this.flushRecalls();
+    const db = this.db;
+    const out = db.transaction((): ForgottenSession | null => {
+      if (!this.stmts.sessionById.get(namespace, sessionId)) return null;
+      const calls = db.prepare('DELETE FROM tool_calls WHERE namespace = ? AND session_id = ?').run(namespace, sessionId).changes;
+      db.prepare('DELETE FROM sessions WHERE namespace = ? AND id = ?').run(namespace, sessionId);
+      const member = db.prepare('SELECT cluster_id FROM cluster_members WHERE namespace = ? AND session_id = ?').get(namespace, sessionId) as Row | undefined;
+      if (member) {
+        db.prepare('DELETE FROM cluster_members WHERE namespace = ? AND session_id = ?').run(namespace, sessionId);
+        db.prepare('UPDATE clusters SET size = MAX(size - 1, 0) WHERE namespace = ? AND id = ?').run(namespace, member.cluster_id);
+        const put = db.prepare('INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value');
+        for (const st of opts.stateIfClustered ?? []) put.run(namespace, st.key, st.value);
+      }
+      const recalls = db.prepare('SELECT id FROM recalls WHERE namespace = ? AND session_id = ?').all(namespace, sessionId) as Row[];
+      for (const r of recalls) db.prepare('DELETE FROM recall_items WHERE recall_id = ?').run(r.id);
+      db.prepare('DELETE FROM recalls WHERE namespace = ? AND session_id = ?').run(namespace, sessionId);
+      db.prepare('UPDATE feedback SET session_id = NULL WHERE namespace = ? AND session_id = ?').run(namespace, sessionId);
+      // Feedback audit records named the session by id: they keep its opaque reference instead.
+      db.prepare(`UPDATE audit SET detail = json_set(detail, '$.session', ?) WHERE namespace = ? AND json_valid(detail) AND json_extract(detail, '$.session') = ?`).run(sessionRef(sessionId), namespace, sessionId);
+      for (const e of opts.embeddingHashes ?? []) db.prepare('DELETE FROM embedding_cache WHERE embedder_id = ? AND text_hash = ?').run(e.embedderId, e.hash);
+      // Lineage stays honest: the skill keeps a marker that one of its parents was forgotten, not which.
+      const parents = db
+        .prepare(
+          `SELECT p.skill_id, p.version, p.created_at, s.name FROM provenance p JOIN skills s ON s.id = p.skill_id
+           WHERE s.namespace = ? AND p.source_kind = 'episodic' AND p.source_id = ? ORDER BY p.skill_id`,
+        )
+        .all(namespace, sessionId) as Row[];
+      for (const p of parents) {
+        db.prepare(`DELETE FROM provenance WHERE skill_id = ? AND source_kind = 'episodic' AND source_id = ?`).run(p.skill_id, sessionId);
+        db.prepare('INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at) VALUES (?, ?, ?, ?, ?)').run(
+          p.skill_id,
+          'episodic',
+          `${FORGOTTEN_PARENT}${randomUUID()}`,
+          p.version,
+          p.created_at,
+        );
+        this.stmts.insertEvent.run(namespace, opts.at, 'skill.parent_forgotten', p.skill_id, json({ name: p.name }));
+      }
+      const result: ForgottenSession = { ref: sessionRef(sessionId), calls, skills: parents.map((p) => p.skill_id as string), clusterId: (member?.cluster_id as string) ?? null };
+      this.stmts.insertAudit.run(namespace, opts.at, opts.actor, 'session.forget', 'session', result.ref, json({ calls, skills: result.skills }));
+      return result;
+    })();
+    if (out) this.scrubFile();
+    return out;
+  }
+
+  async forgetSkill(namespace: string, idOrName: string, opts: ForgetOptions): Promise<{ id: string; name: string } | null> {
+    this.flushRecalls();
+    const skill = await this.getSkill(namespace, idOrName);
+    if (!skill) return null;
+    const db = this.db;
+    db.transaction(() => {
+      db.prepare('DELETE FROM skills WHERE namespace = ? AND id = ?').run(namespace, skill.id);
+      db.prepare('DELETE FROM skill_versions WHERE skill_id = ?').run(skill.id);
+      db.prepare('DELETE FROM provenance WHERE skill_id = ?').run(skill.id);
+      db.prepare('DELETE FROM feedback WHERE skill_id = ?').run(skill.id);
+      db.prepare('DELETE FROM recall_items WHERE skill_id = ?').run(skill.id);
+      db.prepare('DELETE FROM skill_files WHERE skill_id = ?').run(skill.id);
+      db.prepare('UPDATE clusters SET skill_id = NULL WHERE namespace = ? AND skill_id = ?').run(namespace, skill.id);
+      const detail = json({ name: skill.name, version: skill.version, corpus: skill.corpus });
+      this.stmts.insertAudit.run(namespace, opts.at, opts.actor, 'skill.forget', 'skill', skill.id, detail);
+      this.stmts.insertEvent.run(namespace, opts.at, 'skill.forgotten', skill.id, detail);
+    })();
+    this.scrubFile();
+    return { id: skill.id, name: skill.name };
+  }
+
+  /**
+   * Moves the write-ahead log into the file and truncates it: the log still holds the pages as they were before
+   * the deletion (secure_delete zeroes the file's pages, not old log frames). Best effort: a reader holding an
+   * old snapshot keeps the log until it finishes; the next checkpoint then completes the job.
+   */
+  private scrubFile(): void {
+    if (this.location === ':memory:') return;
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // busy: SQLite checkpoints again on its own
+    }
   }
 
   async events(namespace: string, opts: { afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, type SkillsmithConfig } from '../../config/config.js';
 import { configFilePath, readConfigFile } from '../../config/sources.js';
 import { isPostgresUrl } from '../../store/open-store.js';
+import { describeDbLocation, resolveDbLocation } from '../../config/default-db.js';
 
 /** The flags the doctor and reembed commands read (a subset of the CLI's global flags). */
 export interface CommandFlags {
@@ -37,9 +38,20 @@ export function configFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = pr
   return loadConfig(input, env, path ?? undefined);
 }
 
-/** The memory the CLI would use (SQLite path or postgres:// URL): --db, else SKILLSMITH_DB, else ./skillsmith.db. */
+/**
+ * The memory the CLI would use (SQLite path or postgres:// URL): --db, else SKILLSMITH_DB, else ./skillsmith.db
+ * when it exists, else the per-user data directory (see `resolveDbLocation`).
+ */
 export function dbPathFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = process.env): string {
-  return flags.db ?? env.SKILLSMITH_DB ?? './skillsmith.db';
+  return resolveDbLocation(flags.db, env).path;
+}
+
+/** Resolves the memory for a surface and names it on stderr when the person did not choose it with --db. */
+export function announcedDbPath(flag: string | undefined, write: (line: string) => void = (l) => process.stderr.write(`${escapeControl(l)}\n`)): string {
+  const loc = resolveDbLocation(flag);
+  const line = describeDbLocation(loc);
+  if (line) write(line);
+  return loc.path;
 }
 
 /** A SQLite file that exists, or a PostgreSQL URL (whether it answers is for the store to say). */

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../config/config.js';
 import { BackendConfigError } from '../../llm/errors/backend-config-error.js';
-import { configFromFlags } from './command-support.js';
+import { announcedDbPath, configFromFlags } from './command-support.js';
 import { openMemory, type Memory } from '../../memory.js';
 import type { Skill } from '../../domain/types.js';
 import type { SynthesisReport } from '../../pipeline/synthesize.js';
@@ -44,6 +44,9 @@ Commands
                               corpus (never recalled until promoted); --force stores a different skill under
                               an imported name as its next version (else refused, exit 1)
   skills promote NAME         make an imported skill recallable
+  skills forget NAME          delete a skill for good: SKILL.md versions, lineage, track record (an audit record stays)
+  sessions forget ID...       delete sessions for good: goal, calls, results; skills learned from them keep a
+                              forgotten-parent marker (an audit record names each by an opaque reference)
   serve [--host H] [--port N] [--token T] [--require-token]
                               REST API under /api and the dashboard at / (127.0.0.1:7700 by default)
   mcp [--http --port N]       MCP server over stdio (or streamable HTTP at /mcp)
@@ -55,8 +58,9 @@ Commands
                               baselines (see "skillsmith eval --help")
 
 Options
-  --db PATH|URL      SQLite memory file or postgres://user@host:5432/db for a fleet (default ./skillsmith.db,
-                     or SKILLSMITH_DB)
+  --db PATH|URL      SQLite memory file or postgres://user@host:5432/db for a fleet (default: SKILLSMITH_DB, else
+                     ./skillsmith.db when it exists, else skillsmith.db in the per-user data directory, e.g.
+                     ~/.local/share/skillsmith/; named on stderr at start-up)
   --namespace NS     memory namespace (default "default")
   --config FILE      JSON configuration file (default: SKILLSMITH_CONFIG, else ./skillsmith.config.json when
                      present); SKILLSMITH_* variables override it (see README "Configuration")
@@ -70,7 +74,7 @@ Options
 
 class UsageError extends Error {}
 
-const COMMANDS = new Set(['eval', 'ingest', 'learn', 'synthesize', 'recall', 'skills', 'compile', 'feedback', 'outcome', 'facts']);
+const COMMANDS = new Set(['eval', 'ingest', 'learn', 'synthesize', 'recall', 'skills', 'sessions', 'compile', 'feedback', 'outcome', 'facts']);
 
 const options = {
   db: { type: 'string' },
@@ -158,7 +162,7 @@ export async function main(argv: string[]): Promise<number> {
   let memory: Memory | null = null;
   try {
     memory = await openMemory({
-      db: flags.db,
+      db: announcedDbPath(flags.db),
       namespace: flags.namespace,
       config: configFromFlags(flags),
       logLevel: (flags['log-level'] as never) ?? 'warn',
@@ -180,6 +184,8 @@ export async function main(argv: string[]): Promise<number> {
         return await feedbackCmd(memory, args, flags);
       case 'outcome':
         return await outcomeCmd(memory, args, flags);
+      case 'sessions':
+        return await sessionsCmd(memory, args, flags);
       case 'facts':
         return await factsCmd(memory, args, flags);
       default:
@@ -386,11 +392,19 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       for (const p of ex.parents.sessions) out(`  session ${p.id} [${p.outcome}, ${p.calls} calls, since v${p.addedInVersion}] ${p.goal.replace(/\s+/g, ' ').slice(0, 100)}`);
       for (const f of ex.parents.facts) out(`  fact ${f.id}: ${f.text}`);
       if (ex.parents.missing.length) out(`  (no longer stored: ${ex.parents.missing.join(', ')})`);
+      if (ex.parents.forgotten) out(`  (${ex.parents.forgotten} parent session(s) forgotten at a person's request)`);
       out('Versions:');
       for (const v of ex.versions) out(`  ${v.version} ${v.reason} ${v.createdAt}: ${v.toolSequence.join(' > ')}`);
       if (ex.supersedeChain.length > 1) out(`Supersede chain: ${ex.supersedeChain.map((c) => `${c.name}@${c.version} (${c.status})`).join(' -> ')}`);
       out('Track record (eta, utility, status after each signal):');
       for (const t of ex.track) out(`  ${t.at} ${t.signal.padEnd(13)} eta ${t.eta.toFixed(2)} utility ${t.utility == null ? '-' : t.utility.toFixed(2)} ${t.status}`);
+      return 0;
+    }
+    case 'forget': {
+      const gone = await memory.forgetSkill(need(rest[0], 'skills forget NAME'), { actor: 'cli' });
+      if (!gone) return notFound(rest[0]);
+      if (flags.json) printJson({ forgotten: gone });
+      else out(`${gone.name} forgotten (row, versions, lineage and track record deleted; an audit record remains)`);
       return 0;
     }
     case 'enable':
@@ -478,6 +492,24 @@ async function outcomeCmd(memory: Memory, args: string[], flags: Flags): Promise
   if (flags.json) printJson(res);
   else out(res.credited.length ? `Recorded; trial ${outcome === 'success' ? 'passed' : 'failed'} for: ${res.credited.join(', ')}` : 'Recorded; no recalled skill to credit.');
   return 0;
+}
+
+async function sessionsCmd(memory: Memory, args: string[], flags: Flags): Promise<number> {
+  const [sub, ...ids] = args;
+  if (sub !== 'forget' || ids.length === 0) throw new UsageError('usage: skillsmith sessions forget ID...');
+  const forgotten: { id: string; ref: string; calls: number; skills: string[] }[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const gone = await memory.forgetSession(id, { actor: 'cli' });
+    if (gone) forgotten.push({ id, ...gone });
+    else missing.push(id);
+  }
+  if (flags.json) printJson({ forgotten, missing });
+  else {
+    for (const f of forgotten) out(`session ${f.id} forgotten (${f.calls} calls)${f.skills.length ? `; ${f.skills.join(', ')} keep a forgotten-parent marker` : ''}`);
+    for (const id of missing) writeErr(`skillsmith: no session "${escapeControl(id)}"\n`);
+  }
+  return missing.length ? 1 : 0;
 }
 
 async function factsCmd(memory: Memory, args: string[], flags: Flags): Promise<number> {

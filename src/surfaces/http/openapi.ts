@@ -59,6 +59,15 @@ export function openApiDocument(version: string) {
       },
       '/api/skills/{name}': {
         get: { summary: 'One skill with its SKILL.md', parameters: [path('name')], responses: { 200: json(ref('Skill')), ...notFound } },
+        delete: {
+          summary: 'Forget a skill: its row, versions, provenance, track record and vectors are deleted and it is never recalled again; an audit record keeps its id and name',
+          parameters: [path('name'), csrf],
+          responses: {
+            200: json({ type: 'object', required: ['forgotten'], properties: { forgotten: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } } }),
+            ...notFound,
+            403: error(`Missing ${CSRF_HEADER} header`),
+          },
+        },
         patch: {
           summary: 'Enable or disable a skill for recall',
           parameters: [path('name'), csrf],
@@ -88,8 +97,80 @@ export function openApiDocument(version: string) {
           responses: { 200: json({ type: 'object', properties: { before: ref('Skill'), after: ref('Skill') } }), ...notFound, ...rejected },
         },
       },
-      '/api/sessions': { get: { summary: 'Stored sessions, newest first', parameters: paging, responses: { 200: json(page({ type: 'object' })) } } },
-      '/api/sessions/{id}': { get: { summary: 'One session with each tool call', parameters: [path('id')], responses: { 200: json({ type: 'object' }), ...notFound } } },
+      '/api/sessions': {
+        get: { summary: 'Stored sessions, newest first', parameters: paging, responses: { 200: json(page(ref('SessionSummary'))) } },
+        post: {
+          summary: 'Start a session (or re-open a live one by id); record its calls, then end it',
+          parameters: [csrf],
+          requestBody: body({
+            type: 'object',
+            required: ['goal'],
+            properties: {
+              goal: { type: 'string', description: 'what the agent is trying to do' },
+              cue: { type: 'string', description: "the user's own words when the goal is something else" },
+              id: { type: 'string', maxLength: 500, description: 'your id for the session (default: a new one)' },
+              agentId: { type: 'string' },
+              source: { type: 'string', default: 'http' },
+            },
+          }),
+          responses: { 201: json(ref('SessionSummary'), 'Started'), ...rejected, 409: error('A session with this id already ended') },
+        },
+      },
+      '/api/sessions/{id}': {
+        get: { summary: 'One session with each tool call', parameters: [path('id')], responses: { 200: json({ type: 'object' }), ...notFound } },
+        delete: {
+          summary: 'Forget a session: its goal, calls, results, cluster membership and recalls are deleted; skills learned from it keep a forgotten-parent marker; an audit record names it by an opaque reference',
+          parameters: [path('id'), csrf],
+          responses: {
+            200: json({ type: 'object', required: ['forgotten'], properties: { forgotten: { type: 'object', properties: { ref: { type: 'string' }, calls: { type: 'integer' }, skills: { type: 'array', items: { type: 'string' } } } } } }),
+            ...notFound,
+            403: error(`Missing ${CSRF_HEADER} header`),
+            409: error('A synthesis pass is running on the namespace'),
+          },
+        },
+      },
+      '/api/sessions/{id}/calls': {
+        post: {
+          summary: 'Record one tool call. Idempotent by position: a position already recorded is a no-op (200, recorded: false); no position appends',
+          parameters: [path('id'), csrf],
+          requestBody: body({
+            type: 'object',
+            required: ['tool'],
+            properties: {
+              position: { type: 'integer', minimum: 0, description: '0-based position in the session (send it so a retry is stored once)' },
+              tool: { type: 'string' },
+              args: { type: 'object' },
+              result: { description: 'text or JSON; stored capped and redacted' },
+              ok: { type: 'boolean', description: 'default: true unless error is given' },
+              error: { type: ['string', 'null'] },
+              durationMs: { type: ['number', 'null'], minimum: 0 },
+            },
+          }),
+          responses: {
+            201: json(ref('RecordedCall'), 'Recorded'),
+            200: json(ref('RecordedCall'), 'Already recorded at this position (nothing changed)'),
+            ...notFound,
+            ...rejected,
+            409: error('The session has ended, or the position skips ahead'),
+          },
+        },
+      },
+      '/api/sessions/{id}/end': {
+        post: {
+          summary: 'End a session with its outcome; each skill recalled for it gets a trial. The same outcome again is a no-op; another is refused',
+          parameters: [path('id'), csrf],
+          requestBody: body(ref('OutcomeReport')),
+          responses: { 200: json(ref('EndedSession')), ...notFound, ...rejected, 409: error('Already ended with another outcome') },
+        },
+      },
+      '/api/sessions/{id}/outcome': {
+        post: {
+          summary: 'Report the outcome of a session later (same rules as /end: a reported outcome is final; a judged or unknown one may be replaced)',
+          parameters: [path('id'), csrf],
+          requestBody: body(ref('OutcomeReport')),
+          responses: { 200: json(ref('EndedSession')), ...notFound, ...rejected, 409: error('Already ended with another outcome') },
+        },
+      },
       '/api/compile': {
         post: {
           summary: 'Distil one skill from sessions, a cue or facts (a dry run unless commit)',
@@ -136,6 +217,34 @@ export function openApiDocument(version: string) {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
         Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
+        SessionSummary: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            goal: { type: 'string' },
+            outcome: { type: 'string', enum: ['success', 'failure', 'unknown'] },
+            reward: { type: ['number', 'null'] },
+            agentId: { type: ['string', 'null'] },
+            source: { type: ['string', 'null'] },
+            startedAt: { type: 'string' },
+            endedAt: { type: ['string', 'null'] },
+            callCount: { type: 'integer' },
+            tools: { type: 'array', items: { type: 'string' } },
+          },
+        },
+        RecordedCall: {
+          type: 'object',
+          required: ['sessionId', 'position', 'recorded'],
+          properties: { sessionId: { type: 'string' }, position: { type: 'integer' }, recorded: { type: 'boolean' } },
+        },
+        OutcomeReport: {
+          type: 'object',
+          required: ['outcome'],
+          properties: { outcome: { type: 'string', enum: ['success', 'failure', 'unknown'] }, reward: { type: ['number', 'null'], minimum: 0, maximum: 1 } },
+        },
+        EndedSession: {
+          allOf: [ref('SessionSummary'), { type: 'object', properties: { credited: { type: 'array', items: { type: 'string' }, description: 'skills that got a trial' } } }],
+        },
         Event: {
           type: 'object',
           properties: { id: { type: 'integer' }, namespace: { type: 'string' }, at: { type: 'string' }, type: { type: 'string' }, skillId: { type: ['string', 'null'] }, payload: { type: 'object' } },

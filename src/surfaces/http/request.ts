@@ -40,7 +40,8 @@ export function errorStatus(e: unknown): number {
   if (e instanceof HttpError) return e.status;
   const name = (e as Error)?.name;
   if (name === 'CompileError' || e instanceof RangeError) return 400;
-  if (name === 'PassLockedError') return 409;
+  if (name === 'PassLockedError' || name === 'SessionStateError') return 409;
+  if (name === 'NotFoundError') return 404;
   if (name === 'DisabledError') return 503;
   return 500;
 }

@@ -71,3 +71,28 @@ export function csrfHeader(): MiddlewareHandler {
 function digest(s: string): Buffer {
   return createHash('sha256').update(s).digest();
 }
+
+/**
+ * Refuses a request whose Origin header names a site other than this machine (a page in a browser calling a
+ * local server, or a rebound DNS name) unless it is listed in `allowed`. No Origin (a native client) passes.
+ */
+export function originAllowed(allowed: readonly string[] = []): MiddlewareHandler {
+  const extra = new Set(allowed.map((o) => o.trim().toLowerCase().replace(/\/$/, '')));
+  return async (c, next) => {
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !isLoopbackOrigin(origin) && !extra.has(origin.trim().toLowerCase())) {
+      return c.json({ jsonrpc: '2.0', error: { code: -32000, message: `origin "${origin}" is not allowed: this server answers local clients only` }, id: null }, 403);
+    }
+    await next();
+  };
+}
+
+/** http(s)://<loopback name>[:port], e.g. http://localhost:5173. */
+export function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const u = new URL(origin);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && isLoopback(u.hostname);
+  } catch {
+    return false;
+  }
+}

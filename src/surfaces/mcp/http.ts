@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import type { Memory } from '../../memory.js';
-import { bearerToken, checkBind, isLoopback, loopbackHostOnly } from '../http/security.js';
+import { bearerToken, checkBind, isLoopback, loopbackHostOnly, originAllowed } from '../http/security.js';
 import { DEFAULT_HOST, listen, type RunningServer } from '../http/server.js';
 import { VERSION } from '../http/version.js';
 import { LiveSessions } from './live-sessions.js';
@@ -21,6 +21,8 @@ export interface McpHttpOptions {
   maxSessions?: number;
   /** A session without a request for this long is closed and forgotten. */
   sessionIdleMs?: number;
+  /** Origins besides loopback ones that may call /mcp (a request with any other Origin header is refused). */
+  allowedOrigins?: string[];
 }
 
 export const DEFAULT_MAX_MCP_SESSIONS = 100;
@@ -59,6 +61,8 @@ export async function serveMcpHttp(memory: Memory, opts: McpHttpOptions = {}): P
   const app = new Hono();
   if (isLoopback(host)) app.use('*', loopbackHostOnly());
   app.get('/health', (c) => c.json({ ok: true, name: 'skillsmith-mcp', version: VERSION }));
+  // DNS rebinding and browser pages (MCP transport spec): a foreign Origin is refused before anything else.
+  app.use('/mcp', originAllowed(opts.allowedOrigins));
   if (opts.token) app.use('/mcp', bearerToken(opts.token));
   app.all('/mcp', async (c) => {
     const id = c.req.header('mcp-session-id');

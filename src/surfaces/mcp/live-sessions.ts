@@ -46,6 +46,11 @@ export class LiveSessions {
     await this.memory.reportOutcome(sessionId, outcome, { reward });
   }
 
+  /** Forgets an open recorder (its session was forgotten): a later call starts afresh, with its goal. */
+  drop(sessionId: string): void {
+    this.open.delete(sessionId);
+  }
+
   private recorder(call: RecordedCall): Promise<SessionRecorder> {
     const known = call.sessionId ? this.open.get(call.sessionId) : undefined;
     if (known) return known;

@@ -6,6 +6,40 @@ import { skillJson } from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
 
 const sessionId = z.string().min(1).max(500);
+const status = z.enum(['probationary', 'active', 'retired']);
+
+/** The structured results (outputSchema): a client can rely on these fields being there. */
+const output = {
+  recorded: { session_id: z.string() },
+  ended: { session_id: z.string(), outcome: z.enum(['success', 'failure', 'unknown']) },
+  recalled: {
+    skill_ids: z.array(z.string()),
+    skills: z.array(z.object({ id: z.string(), name: z.string(), similarity: z.number(), eta: z.number(), status })),
+    tools: z.array(z.string()),
+    context: z.string(),
+  },
+  compiled: {
+    dryRun: z.boolean(),
+    action: z.string().describe('add | update | reinforce | supersede | skip'),
+    reason: z.string().nullable(),
+    skill: z.object({ id: z.string(), name: z.string(), version: z.string(), description: z.string(), toolsRequired: z.array(z.string()) }).passthrough().nullable(),
+    skillMd: z.string().nullable(),
+    parents: z.object({
+      sessions: z.array(z.object({ id: z.string(), goal: z.string(), outcome: z.string() }).passthrough()),
+      facts: z.array(z.object({ id: z.string(), text: z.string() }).passthrough()),
+    }),
+    duplicateOf: z.object({ id: z.string(), name: z.string() }).nullable(),
+    cluster: z.string().nullable(),
+  },
+  feedback: { name: z.string(), eta: z.number(), status, utility: z.number() },
+  listed: {
+    skills: z.array(
+      z.object({ id: z.string(), name: z.string(), description: z.string(), status, enabled: z.boolean(), eta: z.number(), successCount: z.number(), attemptCount: z.number(), toolsRequired: z.array(z.string()) }).passthrough(),
+    ),
+  },
+  forgottenSession: { ref: z.string().describe('the opaque reference the audit record keeps'), calls: z.number(), skills: z.array(z.string()).describe('skills that keep a forgotten-parent marker') },
+  forgottenSkill: { id: z.string(), name: z.string() },
+};
 
 /** A tool answer: readable text for the model and the same data as structured content. */
 function answer(text: string, data: Record<string, unknown>): CallToolResult {
@@ -32,6 +66,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         duration_ms: z.number().int().min(0).optional(),
         agent_id: z.string().max(200).optional(),
       },
+      outputSchema: output.recorded,
       annotations: { readOnlyHint: false, idempotentHint: false },
     },
     async (a) => {
@@ -60,6 +95,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         outcome: z.enum(['success', 'failure', 'unknown']),
         reward: z.number().min(0).max(1).optional().describe('optional reward in [0,1]'),
       },
+      outputSchema: output.ended,
       annotations: { readOnlyHint: false },
     },
     async (a) => {
@@ -80,6 +116,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         top_k: z.number().int().min(1).max(10).optional(),
         session_id: sessionId.optional(),
       },
+      outputSchema: output.recalled,
       annotations: { readOnlyHint: false },
     },
     async (a) => {
@@ -107,6 +144,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         cue: z.string().min(1).max(4000).optional().describe('a goal-like text: the nearest stored cluster provides the sessions'),
         commit: z.boolean().optional().describe('write the skill (default false: dry run)'),
       },
+      outputSchema: output.compiled,
       annotations: { readOnlyHint: false },
     },
     async (a) => {
@@ -132,6 +170,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         reward: z.number().min(0).max(1).optional().describe('required when signal is reward'),
         session_id: sessionId.optional(),
       },
+      outputSchema: output.feedback,
       annotations: { readOnlyHint: false },
     },
     async (a) => {
@@ -157,6 +196,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         corpus: z.enum(['internal', 'external']).optional(),
         include_superseded: z.boolean().optional(),
       },
+      outputSchema: output.listed,
       annotations: { readOnlyHint: true },
     },
     async (a) => {
@@ -167,6 +207,41 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         (s) => `${s.name} [${s.status}${s.enabled ? '' : ', disabled'}${s.corpus === 'external' ? ', imported' : ''}] eta ${s.eta.toFixed(2)}, ${s.successCount}/${s.attemptCount}: ${s.description}`,
       );
       return answer(lines.length ? lines.join('\n') : 'No skills yet.', { skills: skills.map(skillJson) });
+    },
+  );
+
+  server.registerTool(
+    'forget_session',
+    {
+      title: 'Forget a session',
+      description:
+        'Delete a recorded session for good: its goal, tool calls, results and recalls. Skills learned from it stay, marked as having ' +
+        'a forgotten parent; an audit record keeps only an opaque reference. Use for privacy requests and mistakes.',
+      inputSchema: { session_id: sessionId },
+      outputSchema: output.forgottenSession,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    },
+    async (a) => {
+      const gone = await memory.forgetSession(a.session_id, { actor: 'mcp' });
+      live.drop(a.session_id);
+      if (!gone) throw new Error(`no session "${a.session_id}"`);
+      return answer(`forgot session ${a.session_id} (${gone.calls} calls)` + (gone.skills.length ? `; ${gone.skills.join(', ')} keep a forgotten-parent marker` : ''), { ...gone });
+    },
+  );
+
+  server.registerTool(
+    'forget_skill',
+    {
+      title: 'Forget a skill',
+      description: 'Delete a skill for good (its SKILL.md versions, lineage and track record); it is never recalled again. disable keeps it instead.',
+      inputSchema: { skill: z.string().min(1).max(200).describe('skill name or id') },
+      outputSchema: output.forgottenSkill,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    },
+    async (a) => {
+      const gone = await memory.forgetSkill(a.skill, { actor: 'mcp' });
+      if (!gone) throw new Error(`no skill named "${a.skill}"`);
+      return answer(`forgot skill ${gone.name}`, { ...gone });
     },
   );
 }

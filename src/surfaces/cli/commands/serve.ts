@@ -1,6 +1,7 @@
 import { ConfigError } from '../../../config/config.js';
 import { configFromFlags } from '../command-support.js';
 import { openMemory, type Memory } from '../../../memory.js';
+import { announcedDbPath } from '../command-support.js';
 import type { LogLevel } from '../../../support/log.js';
 import { checkBind, UnsafeBindError } from '../../http/security.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serveApi } from '../../http/server.js';
@@ -28,7 +29,7 @@ export function serverFlags(flags: Record<string, unknown>, defaultPort: number,
 export async function memoryFromFlags(flags: Record<string, unknown>): Promise<Memory> {
   const config = configFromFlags({ config: typeof flags.config === 'string' ? flags.config : undefined, namespace: typeof flags.namespace === 'string' ? flags.namespace : undefined });
   return openMemory({
-    db: typeof flags.db === 'string' ? flags.db : undefined,
+    db: announcedDbPath(typeof flags.db === 'string' ? flags.db : undefined),
     namespace: typeof flags.namespace === 'string' ? flags.namespace : undefined,
     config,
     logLevel: (flags['log-level'] as LogLevel | undefined) ?? 'warn',

@@ -1,7 +1,7 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { Memory } from '../../../memory.js';
-import { HttpError, readQuery } from '../request.js';
+import { HttpError, readJson, readQuery } from '../request.js';
 import { sessionJson, sessionSummary } from '../../shapes.js';
 
 const page = z.object({
@@ -9,7 +9,30 @@ const page = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
-/** Stored sessions, newest first, and one session with each of its tool calls. */
+const outcome = z.enum(['success', 'failure', 'unknown']);
+const startBody = z.object({
+  goal: z.string().min(1),
+  cue: z.string().min(1).optional(),
+  id: z.string().min(1).max(500).optional(),
+  agentId: z.string().min(1).max(500).optional(),
+  source: z.string().min(1).max(500).optional(),
+});
+const callBody = z.object({
+  position: z.number().int().min(0).optional(),
+  tool: z.string().min(1).max(200),
+  args: z.record(z.string(), z.unknown()).optional(),
+  result: z.unknown().optional(),
+  ok: z.boolean().optional(),
+  error: z.string().nullable().optional(),
+  durationMs: z.number().min(0).nullable().optional(),
+});
+const endBody = z.object({ outcome, reward: z.number().min(0).max(1).nullable().optional() });
+
+/**
+ * Stored sessions, newest first, and one session with each of its tool calls; and the write path for agents
+ * in any language: start a session, record its calls by position, end it (or report the outcome later),
+ * forget it.
+ */
 export function sessionRoutes(memory: Memory): Hono {
   const app = new Hono();
   const store = () => {
@@ -27,6 +50,35 @@ export function sessionRoutes(memory: Memory): Hono {
     const session = await store().getSession(memory.namespace, memory.sessionKey(c.req.param('id')));
     if (!session) throw new HttpError(404, `no session "${c.req.param('id')}"`);
     return c.json(sessionJson(session));
+  });
+
+  app.post('/sessions', async (c) => {
+    const body = await readJson(c, startBody);
+    const recorder = await memory.startSession({ ...body, source: body.source ?? 'http' });
+    const session = await store().getSession(memory.namespace, recorder.id);
+    return c.json(sessionSummary(session!), 201);
+  });
+
+  app.post('/sessions/:id/calls', async (c) => {
+    const body = await readJson(c, callBody);
+    const res = await memory.recordCall(c.req.param('id'), body);
+    return c.json(res, res.recorded ? 201 : 200);
+  });
+
+  // Ending and a later outcome report are one operation: the same outcome again is a no-op, another is a 409.
+  const end = async (c: Context) => {
+    const body = await readJson(c, endBody);
+    const { credited } = await memory.reportOutcome(c.req.param('id')!, body.outcome, { reward: body.reward });
+    const session = await store().getSession(memory.namespace, memory.sessionKey(c.req.param('id')!));
+    return c.json({ ...sessionSummary(session!), credited });
+  };
+  app.post('/sessions/:id/end', end);
+  app.post('/sessions/:id/outcome', end);
+
+  app.delete('/sessions/:id', async (c) => {
+    const gone = await memory.forgetSession(c.req.param('id'), { actor: 'http' });
+    if (!gone) throw new HttpError(404, `no session "${c.req.param('id')}"`);
+    return c.json({ forgotten: gone });
   });
 
   return app;

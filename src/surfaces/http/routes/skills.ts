@@ -86,6 +86,13 @@ export function skillRoutes(memory: Memory): Hono {
     return c.json(skillJson(skill));
   });
 
+  // Forgetting: the row, versions, provenance, track record and vectors are deleted; an audit record remains.
+  app.delete('/skills/:name', async (c) => {
+    const gone = await memory.forgetSkill(c.req.param('name'), { actor: 'http' });
+    if (!gone) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
+    return c.json({ forgotten: gone });
+  });
+
   app.get('/skills/:name/explain', async (c) => {
     const ex = await memory.explain(c.req.param('name'));
     if (!ex) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);

@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve, win32 } from 'node:path';
+
+export interface DbLocation {
+  /** SQLite file path or postgres:// URL. */
+  path: string;
+  /** Why this one: said on stderr at start-up, so a person always knows which memory a surface uses. */
+  reason: 'flag' | 'SKILLSMITH_DB' | 'working directory' | 'per-user data directory';
+}
+
+/**
+ * Which memory a surface (CLI, serve, mcp) opens: `--db`, else SKILLSMITH_DB, else `./skillsmith.db` when it
+ * exists in the working directory, else `skillsmith.db` in the per-user data directory. A desktop MCP client
+ * starts its servers in whatever directory it likes; the per-user file is the same memory wherever that is.
+ */
+export function resolveDbLocation(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): DbLocation {
+  if (flag) return { path: flag, reason: 'flag' };
+  if (env.SKILLSMITH_DB) return { path: env.SKILLSMITH_DB, reason: 'SKILLSMITH_DB' };
+  const local = resolve(cwd, 'skillsmith.db');
+  if (existsSync(local)) return { path: local, reason: 'working directory' };
+  return { path: perUserDbPath(env, platform, home), reason: 'per-user data directory' };
+}
+
+/**
+ * `<data dir>/skillsmith/skillsmith.db`: $XDG_DATA_HOME or ~/.local/share on Linux and other Unix systems,
+ * ~/Library/Application Support on macOS, %LOCALAPPDATA% (else %APPDATA%) on Windows.
+ */
+export function perUserDbPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
+  if (platform === 'win32') {
+    const base = env.LOCALAPPDATA || env.APPDATA || win32.join(home, 'AppData', 'Local');
+    return win32.join(base, 'skillsmith', 'skillsmith.db');
+  }
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'skillsmith', 'skillsmith.db');
+  // XDG: a relative XDG_DATA_HOME is invalid and ignored.
+  const xdg = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(home, '.local', 'share');
+  return join(xdg, 'skillsmith', 'skillsmith.db');
+}
+
+/** The start-up line naming the memory (nothing when --db named it: the person already knows). */
+export function describeDbLocation(loc: DbLocation): string | null {
+  if (loc.reason === 'flag') return null;
+  const shown = /^postgres(ql)?:\/\//i.test(loc.path) ? loc.path.replace(/\/\/[^@/]*@/, '//***@') : loc.path;
+  return `skillsmith: memory ${shown} (${loc.reason}; --db PATH to choose another)`;
+}

@@ -1,0 +1,109 @@
+// The built CLI: forgetting sessions and skills, and which memory it opens without --db.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgetSessions, SECRET_GOAL_WORD, SECRET_RESULT, tracesInFile } from './support/forget-fixture.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const CLI = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
+
+let tmp: string;
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error('run `npm run build` first: the CLI tests drive dist/');
+  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-cli-forget-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const env = { ...process.env, SKILLSMITH_DB: '', SKILLSMITH_CONFIG: '', ...opts.env };
+  delete (env as Record<string, string | undefined>).SKILLSMITH_DB;
+  if (opts.env?.SKILLSMITH_DB) env.SKILLSMITH_DB = opts.env.SKILLSMITH_DB;
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? tmp, env, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The fixture sessions in the interchange format. */
+function writeSessions(file: string) {
+  const lines = forgetSessions().map((s) =>
+    JSON.stringify({ session_id: s.id, goal: s.goal, success: true, steps: s.calls.map((c) => ({ tool: c.tool, args: c.args, result: c.result, ok: true })) }),
+  );
+  writeFileSync(file, lines.join('\n') + '\n');
+}
+
+describe('skillsmith sessions forget / skills forget', () => {
+  it('forgets a session (lineage marked, no trace in the file) and a skill (never recalled again)', () => {
+    const db = join(tmp, 'cli.db');
+    const file = join(tmp, 'sessions.jsonl');
+    writeSessions(file);
+    const learned = cli(['learn', file, '--db', db, '--json']);
+    expect(learned.status, learned.stderr).toBe(0);
+    const skills = JSON.parse(cli(['skills', 'list', '--db', db, '--json']).stdout) as { name: string; sourceSessions: string[] }[];
+    expect(skills).toHaveLength(1);
+    const name = skills[0].name;
+    expect(skills[0].sourceSessions).toContain('fg-0');
+
+    const forgot = cli(['sessions', 'forget', 'fg-0', 'no-such', '--db', db, '--json']);
+    expect(forgot.status).toBe(1);
+    expect(JSON.parse(forgot.stdout)).toEqual({ forgotten: [{ id: 'fg-0', ref: expect.stringMatching(/^ses-/), calls: 3, skills: [name] }], missing: ['no-such'] });
+    const explain = cli(['skills', 'explain', name, '--db', db]);
+    expect(explain.stdout).toMatch(/1 parent session\(s\) forgotten/);
+    expect(explain.stdout).not.toContain(SECRET_GOAL_WORD);
+    expect(tracesInFile(db, [SECRET_GOAL_WORD, SECRET_RESULT])).toEqual([]);
+
+    const text = cli(['sessions', 'forget', 'fg-1', '--db', db]);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(/session fg-1 forgotten \(3 calls\); .* keep a forgotten-parent marker/);
+
+    const gone = cli(['skills', 'forget', name, '--db', db, '--json']);
+    expect(gone.status, gone.stderr).toBe(0);
+    expect(JSON.parse(gone.stdout)).toEqual({ forgotten: { id: expect.any(String), name } });
+    expect(JSON.parse(cli(['recall', 'Cancel my pending order #W5555', '--db', db, '--json']).stdout)).toEqual([]);
+    expect(JSON.parse(cli(['skills', 'list', '--all', '--db', db, '--json']).stdout)).toEqual([]);
+    const again = cli(['skills', 'forget', name, '--db', db]);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/no skill named/);
+    expect(cli(['sessions', 'forget', '--db', db]).status).toBe(2);
+  });
+});
+
+describe('the memory a surface opens without --db', () => {
+  it('is the per-user data directory, named on stderr, when the working directory has no skillsmith.db', () => {
+    const cwd = join(tmp, 'desktop-client-cwd');
+    const xdg = join(tmp, 'xdg');
+    mkdirSync(cwd, { recursive: true });
+    const r = cli(['recall', 'anything', '--json'], { cwd, env: { XDG_DATA_HOME: xdg, HOME: join(tmp, 'home') } });
+    expect(r.status, r.stderr).toBe(0);
+    const perUser = join(xdg, 'skillsmith', 'skillsmith.db');
+    expect(r.stderr).toContain(`skillsmith: memory ${perUser} (per-user data directory`);
+    expect(existsSync(perUser)).toBe(true);
+    expect(existsSync(join(cwd, 'skillsmith.db'))).toBe(false);
+  });
+
+  it('is ./skillsmith.db when it exists, and SKILLSMITH_DB over both', () => {
+    const cwd = join(tmp, 'project');
+    mkdirSync(cwd, { recursive: true });
+    expect(cli(['facts', 'add', 'a fact', '--db', join(cwd, 'skillsmith.db')]).status).toBe(0);
+    const env = { XDG_DATA_HOME: join(tmp, 'xdg2'), HOME: join(tmp, 'home') };
+    const local = cli(['facts', 'list', '--json'], { cwd, env });
+    expect(local.stderr).toContain(`skillsmith: memory ${join(cwd, 'skillsmith.db')} (working directory`);
+    expect(JSON.parse(local.stdout).map((f: { text: string }) => f.text)).toEqual(['a fact']);
+    expect(existsSync(join(tmp, 'xdg2'))).toBe(false);
+    const other = join(tmp, 'env.db');
+    const fromEnv = cli(['facts', 'list', '--json'], { cwd, env: { ...env, SKILLSMITH_DB: other } });
+    expect(fromEnv.stderr).toContain(`skillsmith: memory ${other} (SKILLSMITH_DB`);
+    expect(JSON.parse(fromEnv.stdout)).toEqual([]);
+    // --db is the person's own choice: nothing to announce.
+    expect(cli(['facts', 'list', '--json', '--db', other], { cwd, env }).stderr).toBe('');
+  });
+
+  it('mcp over stdio names it too (stderr; stdout carries only the protocol)', () => {
+    const cwd = join(tmp, 'mcp-cwd');
+    mkdirSync(cwd, { recursive: true });
+    const xdg = join(tmp, 'xdg3');
+    const r = spawnSync(process.execPath, [CLI, 'mcp'], { cwd, env: { ...process.env, SKILLSMITH_DB: '', XDG_DATA_HOME: xdg }, input: '', encoding: 'utf8', timeout: 30_000 });
+    expect(r.stderr).toContain(`skillsmith: memory ${join(xdg, 'skillsmith', 'skillsmith.db')} (per-user data directory`);
+    expect(r.stdout).toBe('');
+  });
+});

@@ -1,0 +1,133 @@
+// Forgetting through the library, on a SQLite file and on PostgreSQL: the raw data goes (no byte of it left in
+// the database file or in any table), lineage stays honest, an audit record remains, and a forgotten skill is
+// never recalled again.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemory, type Memory } from '../src/memory.js';
+import { forgetSessions, SECRET_GOAL_WORD, SECRET_RESULT, tracesInFile } from './support/forget-fixture.js';
+import { startPgServer, type PgServer } from './support/pg-server.js';
+
+const GOAL = 'Could you cancel my pending order #W7777?';
+
+/** Ingests the four sessions, learns, recalls for the secret session (a recall row names it), then forgets it. */
+async function learnThenForget(memory: Memory) {
+  const sessions = forgetSessions();
+  await memory.ingest(sessions);
+  const report = await memory.synthesize();
+  expect(report.created).toHaveLength(1);
+  const skill = (await memory.getSkill(report.created[0].name))!;
+  expect(skill.sourceSessions).toContain('fg-0');
+  await memory.recall(GOAL, { sessionId: 'fg-0' });
+  await memory.feedback(skill.name, 'up', { sessionId: 'fg-0' });
+
+  const gone = await memory.forgetSession('fg-0', { actor: 'privacy-request' });
+  expect(gone).toEqual({ ref: expect.stringMatching(/^ses-[0-9a-f]{16}$/), calls: 3, skills: [skill.name] });
+  expect(await memory.store!.getSession('default', 'fg-0')).toBeNull();
+  expect(await memory.forgetSession('fg-0')).toBeNull();
+
+  // The skill stays, recallable, and says one parent was forgotten; the others are still named.
+  const ex = (await memory.explain(skill.name))!;
+  expect(ex.parents.forgotten).toBe(1);
+  expect(ex.parents.sessions.map((s) => s.id).sort()).toEqual(['fg-1', 'fg-2', 'fg-3']);
+  expect(ex.parents.missing).toEqual([]);
+  expect((await memory.getSkill(skill.name))!.sourceSessions.sort()).toEqual(['fg-1', 'fg-2', 'fg-3']);
+  expect((await memory.recall(GOAL)).map((s) => s.name)).toEqual([skill.name]);
+  const audit = (await memory.store!.audit('default')).find((a) => a.action === 'session.forget')!;
+  expect(audit).toMatchObject({ actor: 'privacy-request', subjectKind: 'session', subjectId: gone!.ref });
+  expect(JSON.stringify(audit)).not.toContain(SECRET_GOAL_WORD);
+
+  // A new pass after forgetting does not bring the session back into the lineage.
+  await memory.synthesize();
+  expect((await memory.explain(skill.name))!.parents.forgotten).toBe(1);
+
+  // Forgetting the skill: gone from every read and from recall, with an audit record.
+  expect(await memory.forgetSkill(skill.name, { actor: 'user' })).toEqual({ id: skill.id, name: skill.name });
+  expect(await memory.getSkill(skill.id)).toBeNull();
+  expect(await memory.explain(skill.name)).toBeNull();
+  expect(await memory.recall(GOAL)).toEqual([]);
+  expect(await memory.store!.skillVersions(skill.id)).toEqual([]);
+  expect(await memory.store!.provenance(skill.id)).toEqual([]);
+  expect((await memory.store!.audit('default')).find((a) => a.action === 'skill.forget')).toMatchObject({ subjectId: skill.id, detail: { name: skill.name } });
+  expect(await memory.forgetSkill(skill.name)).toBeNull();
+  return skill;
+}
+
+describe('forgetting on SQLite', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'skillsmith-forget-'));
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('leaves no byte of the forgotten session or skill in the database file, its log or the audit file', async () => {
+    const db = join(tmp, 'm.db');
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    let skillMd = '';
+    try {
+      // The strings are in the file before: the scan can see them.
+      await memory.ingest(forgetSessions('probe'));
+      for (const id of ['probe-0', 'probe-1', 'probe-2', 'probe-3']) await memory.forgetSession(id);
+      const skill = await learnThenForget(memory);
+      skillMd = skill.skillMd;
+      expect(tracesInFile(db, [SECRET_GOAL_WORD, SECRET_RESULT, skillMd, '"fg-0"'])).toEqual([]);
+    } finally {
+      await memory.close();
+    }
+    expect(tracesInFile(db, [SECRET_GOAL_WORD, SECRET_RESULT, skillMd])).toEqual([]);
+    expect(readFileSync(`${db}.audit.jsonl`, 'utf8')).not.toContain(SECRET_GOAL_WORD);
+    expect(readFileSync(`${db}.audit.jsonl`, 'utf8')).toContain('session.forget');
+  });
+
+  it('the scan finds the strings while they are stored (it can fail)', async () => {
+    const db = join(tmp, 'probe.db');
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    try {
+      await memory.ingest(forgetSessions());
+      memory.store!.kind === 'sqlite' && (memory.store as any).db.pragma('wal_checkpoint(TRUNCATE)');
+      expect(tracesInFile(db, [SECRET_GOAL_WORD, SECRET_RESULT])).toEqual([SECRET_GOAL_WORD, SECRET_RESULT]);
+    } finally {
+      await memory.close();
+    }
+  });
+});
+
+describe('forgetting on PostgreSQL', () => {
+  let server: PgServer;
+  beforeAll(async () => {
+    server = await startPgServer();
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('leaves no trace of the forgotten session or skill in any table', async () => {
+    const url = await server.createDatabase('forget');
+    const memory = await openMemory({ db: url, logLevel: 'silent' });
+    let skillMd = '';
+    try {
+      skillMd = (await learnThenForget(memory)).skillMd;
+    } finally {
+      await memory.close();
+    }
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const tables = (await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)).rows.map((r) => r.tablename as string);
+      expect(tables).toEqual(expect.arrayContaining(['sessions', 'tool_calls', 'skills', 'state', 'recalls', 'audit', 'events']));
+      const dump: string[] = [];
+      for (const t of tables) dump.push(...(await client.query(`SELECT t::text AS row FROM "${t}" t`)).rows.map((r) => r.row as string));
+      const text = dump.join('\n');
+      // Rows of the other sessions are there (the dump sees data), the forgotten ones are not.
+      expect(text).toContain('#W9002');
+      expect(text).not.toContain(SECRET_GOAL_WORD);
+      expect(text).not.toContain(SECRET_RESULT);
+      expect(text).not.toContain(skillMd.replace(/\n/g, '\\n').slice(0, 200));
+      expect(text).not.toContain('fg-0');
+    } finally {
+      await client.end();
+    }
+  });
+});

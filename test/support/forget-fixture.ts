@@ -1,0 +1,41 @@
+// Sessions for the forgetting tests: four that teach one skill, one of them carrying strings found nowhere
+// else (a goal word, a tool result), so a scan of the database can tell whether any trace of it is left.
+import { readFileSync, existsSync } from 'node:fs';
+import type { Session } from '../../src/domain/types.js';
+
+export const SECRET_GOAL_WORD = 'Quillbrook';
+export const SECRET_RESULT = 'VIOLET-LANTERN-4471';
+
+/** The four sessions; the first one holds the secret strings. */
+export function forgetSessions(prefix = 'fg'): Session[] {
+  const goals = [
+    `Cancel my pending order #W9001, ship nothing to ${SECRET_GOAL_WORD} Lane`,
+    'Please cancel the pending order #W9002, I ordered it by mistake',
+    'I want to cancel my pending order #W9003',
+    'Cancel pending order #W9004, I changed my mind about it',
+  ];
+  return goals.map((goal, i) => ({
+    id: `${prefix}-${i}`,
+    namespace: 'default',
+    goal,
+    outcome: 'success' as const,
+    reward: null,
+    agentId: 'agent',
+    source: 'test',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    endedAt: '2026-01-01T00:01:00.000Z',
+    labels: null,
+    calls: [
+      { position: 0, tool: 'find_user_id_by_email', args: { email: `u${i}@example.com` }, result: `{"user_id":"u${i}"}`, ok: true, error: null, durationMs: 5, at: '2026-01-01T00:00:01.000Z' },
+      { position: 1, tool: 'get_order_details', args: { order_id: `#W900${i + 1}` }, result: i === 0 ? `{"status":"pending","note":"${SECRET_RESULT}"}` : '{"status":"pending"}', ok: true, error: null, durationMs: 5, at: '2026-01-01T00:00:02.000Z' },
+      { position: 2, tool: 'cancel_pending_order', args: { order_id: `#W900${i + 1}`, reason: 'no longer needed' }, result: 'cancelled', ok: true, error: null, durationMs: 5, at: '2026-01-01T00:00:03.000Z' },
+    ],
+  }));
+}
+
+/** Which of the needles occur in a file (and its -wal), byte for byte, as UTF-8 or UTF-16. */
+export function tracesInFile(path: string, needles: string[]): string[] {
+  const files = [path, `${path}-wal`].filter((p) => existsSync(p));
+  const bytes = files.map((p) => readFileSync(p));
+  return needles.filter((n) => bytes.some((b) => b.includes(Buffer.from(n, 'utf8')) || b.includes(Buffer.from(n, 'utf16le'))));
+}
