@@ -226,13 +226,13 @@ describe.each([
     await ok(client, 'forget_session', { session_id: live.session_id });
     expect(await toolError(client, 'record_tool_call', { session_id: live.session_id, tool: 'cancel_pending_order' })).toMatch(/needs its goal/);
 
-    expect(await ok(client, 'forget_skill', { skill: 'return-human-bought' })).toEqual({ id: expect.any(String), name: 'return-human-bought' });
+    expect(await ok(client, 'forget_skill', { skill: 'transfer-human-agents' })).toEqual({ id: expect.any(String), name: 'transfer-human-agents' });
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', { include_superseded: true });
-    expect(skills.map((s) => s.name)).not.toContain('return-human-bought');
-    await expect(client.readResource({ uri: 'skill://return-human-bought' })).rejects.toMatchObject({ code: -32002 });
-    expect(await toolError(client, 'forget_skill', { skill: 'return-human-bought' })).toMatch(/no skill named/);
+    expect(skills.map((s) => s.name)).not.toContain('transfer-human-agents');
+    await expect(client.readResource({ uri: 'skill://transfer-human-agents' })).rejects.toMatchObject({ code: -32002 });
+    expect(await toolError(client, 'forget_skill', { skill: 'transfer-human-agents' })).toMatch(/no skill named/);
     const recalled = await ok<{ skills: { name: string }[] }>(client, 'recall_skills', { goal: 'I bought this for a human, return it please' });
-    expect(recalled.skills.map((s) => s.name)).not.toContain('return-human-bought');
+    expect(recalled.skills.map((s) => s.name)).not.toContain('transfer-human-agents');
 
     expect(tracesInFile(db, [secretGoal, secretResult])).toEqual([]);
   });
