@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Session } from '../src/domain/types.js';
 import { UNRELATED_GOALS } from '../src/eval/unrelated-goals.js';
 import { openMemory, type Memory } from '../src/memory.js';
-import { tempDbPath } from '../src/test-support/tau.js';
+import { readTau, TAU_RETAIL_EXTRA, tempDbPath, toSession } from '../src/test-support/tau.js';
 
 interface Domain {
   name: string;
@@ -175,5 +175,20 @@ describe("GAIA's headline on the defaults", () => {
     expect(report.superseded[0]).toMatchObject({ id: live[0].id, supersedes: loser.id });
     expect(new Set(live[0].sourceSessions)).toEqual(new Set(before.flatMap((s) => s.sourceSessions)));
     expect((await memory.recall(d.fourth))[0]?.id).toBe(live[0].id);
+  });
+
+  it('never gives two live skills one name, pass after pass (a replay of real retail sessions)', async () => {
+    // Found by the evaluation's replay: a draft named like the neighbour its cluster once reinforced, then
+    // added beside it, broke the store's unique-name rule. Goal-only clustering reproduced it.
+    const path = tempDbPath('skillsmith-names-');
+    const memory = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0, toolWeight: 0 } }, logLevel: 'silent' });
+    opened.push({ memory, path });
+    for (const r of readTau(TAU_RETAIL_EXTRA)) {
+      await memory.ingest([toSession(r)]);
+      if (r.success) await memory.synthesize();
+    }
+    const live = await memory.listSkills();
+    expect(live.length).toBeGreaterThan(0);
+    expect(new Set(live.map((s) => s.name)).size).toBe(live.length);
   });
 });

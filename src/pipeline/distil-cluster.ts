@@ -199,7 +199,11 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     const version = decision.action === 'add' ? '1.0.0' : bumpVersion(decision.target.version, 'major');
     // A superseding skill of the same cluster keeps the name people know; one from another cluster is named
     // by its own draft (its title and description say what it does), with the lineage in supersedes.
-    const name = decision.action === 'supersede' && decision.target.clusterId === input.clusterId ? decision.target.name : draft.name;
+    const keep = decision.action === 'supersede' && decision.target.clusterId === input.clusterId;
+    // A new name is free among every live skill but the one it replaces (the draft was named before reconcile
+    // chose its target, and a neighbour it did not merge with may hold that name).
+    const taken = input.skills.names(decision.action === 'supersede' ? decision.target.id : undefined);
+    const name = keep ? decision.target.name : taken.has(draft.name) ? uniqueName(draft.name, taken) : draft.name;
     const named = { ...draft, name };
     skill = {
       ...base,
