@@ -4,23 +4,15 @@
 import { describe, expect, it } from 'vitest';
 import type { NearestIndex, SearchHit } from './nearest-index.js';
 import { dot, normalize } from './vector-math.js';
+import { mulberry32 } from '../support/random.js';
 
 export interface ContractOptions {
   /** The index may miss some of the exact k best: compared by recall@k instead of equality. */
   approximate: boolean;
 }
 
-/** Seeded PRNG so every fixture is the same on every run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded PRNG so every fixture is the same on every run (the project's one PRNG). */
+export const rng = mulberry32;
 
 export function randomUnit(d: number, r: () => number): Float32Array {
   const v = new Float32Array(d);
