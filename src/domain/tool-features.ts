@@ -2,18 +2,14 @@ import { collapseRepeats } from './sequence.js';
 import type { TermStats } from './term-stats.js';
 
 /**
- * The tool-use signal of a session as a unit vector: hashed tool names and tool bigrams, IDF-weighted so
+ * The tool-use signal of a session as a unit vector: hashed tool names, IDF-weighted so
  * that the tools every session calls (a user lookup) count less than the ones that tell tasks apart.
  */
 export function toolFeatures(tools: readonly string[], stats: TermStats, dims = 128): Float32Array {
   const v = new Float32Array(dims);
-  const power = Number(process.env.SK_IDF_POW ?? 1);
-  const bigram = Number(process.env.SK_BIGRAM ?? 0);
-  const seq = collapseRepeats(tools);
-  for (const term of toolTerms(seq)) {
-    const w = stats.weight(term) ** power * (term.includes('>') ? bigram : 1);
-    v[hash(term) % dims] += w;
-  }
+  // Unigrams only: on the tune halves of both domains, tool bigrams made same-kind pairs less separable
+  // (pairwise AUC 0.952 -> 0.948 on tau, 0.901 -> 0.882 on BFCL at toolWeight 0.5).
+  for (const tool of new Set(collapseRepeats(tools))) v[hash(tool) % dims] += stats.weight(tool);
   let norm = 0;
   for (let i = 0; i < dims; i++) norm += v[i] * v[i];
   if (norm > 0) {
