@@ -154,7 +154,8 @@ export class RecallIndex {
   }
 
   private indexOptions() {
-    return { annFrom: this.config.recall.annFrom };
+    // recall.annFrom counts skills; the index holds up to MAX_EXEMPLARS + 1 vectors per skill.
+    return { annFrom: this.config.recall.annFrom * (MAX_EXEMPLARS + 1) };
   }
 
   /** Every recallable skill's vector, from the store; then saved. */
@@ -271,7 +272,9 @@ export class RecallIndex {
     const raw = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
     const vec = removeDirection(raw, this.center, this.strength);
     // Several vectors per skill (its centroid and its exemplars): a skill scores its best one.
-    const hits = bestPerSkill(this.index.search(vec, (topK + 8) * (MAX_EXEMPLARS + 1), { minScore: opts.threshold }));
+    // Enough entries for topK + 2 skills even if each one's vectors all come first; a small k keeps the
+    // graph tier's answer the exact one.
+    const hits = bestPerSkill(this.index.search(vec, (topK + 2) * (MAX_EXEMPLARS + 1), { minScore: opts.threshold }));
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const close = hits.filter((h) => h.score >= floor);
