@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIG_ENV } from '../src/config/sources.js';
+import { runCli } from './support/surfaces.js';
 
 /** `skillsmith ingest` on the agent logs people have, through the real CLI: what is stored, and the exit code. */
 
@@ -14,13 +14,7 @@ const FIX = join(ROOT, 'test', 'fixtures', 'capture');
 let tmp: string;
 let n = 0;
 
-function cli(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', ...CONFIG_ENV.map((v) => v.name)]) delete env[name];
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: tmp, env, encoding: 'utf8' });
-  if (r.error) throw r.error;
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[]) => runCli(args, tmp);
 
 function calls(db: string): { session_id: string; tool: string; ok: number }[] {
   const raw = new Database(db, { readonly: true });

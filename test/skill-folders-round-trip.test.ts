@@ -1,9 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIG_ENV } from '../src/config/sources.js';
+import { runCli } from './support/surfaces.js';
 import { openMemory } from '../src/memory.js';
 import { startPgServer, type PgServer } from './support/pg-server.js';
 
@@ -55,13 +55,7 @@ function expectSameTree(exported: string, original: string) {
 
 const isExecutable = (p: string) => (statSync(p).mode & 0o100) !== 0;
 
-function cli(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', ...CONFIG_ENV.map((v) => v.name)]) delete env[name];
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: tmp, env, encoding: 'utf8' });
-  if (r.error) throw r.error;
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[]) => runCli(args, tmp);
 
 beforeAll(() => {
   if (!existsSync(CLI)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });

@@ -1,41 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { clustered, randomUnit, rng } from './nearest-index.contract.js';
 import { VectorIndex, defaultProbe } from './vector-index.js';
 import { cosine, dot, fromBuffer, meanVector, normalize, toBuffer } from './vector-math.js';
-
-/** Seeded PRNG so every fixture is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function gaussian(r: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
-}
-
-function randomUnit(d: number, r: () => number): Float32Array {
-  const v = new Float32Array(d);
-  for (let i = 0; i < d; i++) v[i] = gaussian(r);
-  return normalize(v);
-}
-
-/** Unit vectors scattered around `clusters` random centres (noise of norm `spread` before normalising). */
-function clustered(n: number, d: number, clusters: number, spread: number, seed: number): Float32Array[] {
-  const r = rng(seed);
-  const centres = Array.from({ length: clusters }, () => randomUnit(d, r));
-  return Array.from({ length: n }, () => {
-    const c = centres[Math.floor(r() * clusters)];
-    const noise = randomUnit(d, r);
-    const v = new Float32Array(d);
-    for (let i = 0; i < d; i++) v[i] = c[i] + spread * noise[i];
-    return normalize(v);
-  });
-}
 
 function bruteForce(vectors: Map<string, Float32Array>, q: Float32Array, k: number) {
   return [...vectors]

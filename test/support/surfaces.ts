@@ -1,8 +1,9 @@
 // Shared by the surface tests (http, mcp, dashboard): a memory learned from the bundled real traces, and the
 // built CLI started as a child process.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CONFIG_ENV } from '../../src/config/sources.js';
 import { openMemory } from '../../src/memory.js';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
@@ -61,4 +62,16 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<C
     child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
     child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${out}`)));
   });
+}
+
+/**
+ * Runs the built CLI to completion in `cwd`, with none of the SKILLSMITH_* variables of the caller's shell (so a
+ * developer's own configuration cannot change what a test sees).
+ */
+export function runCli(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', ...CONFIG_ENV.map((v) => v.name)]) delete env[name];
+  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'surfaces', 'cli', 'main.js'), ...args], { cwd, env, encoding: 'utf8' });
+  if (r.error) throw r.error;
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
