@@ -272,9 +272,10 @@ export class RecallIndex {
     const raw = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
     const vec = removeDirection(raw, this.center, this.strength);
     // Several vectors per skill (its centroid and its exemplars): a skill scores its best one.
-    // Enough entries for topK + 2 skills even if each one's vectors all come first; a small k keeps the
-    // graph tier's answer the exact one.
-    const hits = bestPerSkill(this.index.search(vec, (topK + 2) * (MAX_EXEMPLARS + 1), { minScore: opts.threshold }));
+    // Enough entries for topK + 2 skills even if each one's vectors all come first, and never fewer than 256:
+    // a wide search keeps the graph tier's answer the exact one on small graphs (two builds of one graph then
+    // agree) and costs little on large ones.
+    const hits = bestPerSkill(this.index.search(vec, Math.max(256, (topK + 2) * (MAX_EXEMPLARS + 1)), { minScore: opts.threshold }));
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const close = hits.filter((h) => h.score >= floor);
