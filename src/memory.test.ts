@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openMemory } from './memory.js';
-import { tempDbPath } from './test-support/tau.js';
+import { tempDbPath } from '../test/support/tau.js';
 
 describe('recording sessions as they happen', () => {
   it('stores each call immediately, ends with an outcome, and learns from recorded sessions', async () => {

@@ -8,8 +8,8 @@ import { loadConfig } from '../src/config/config.js';
 import { openMemory, type Memory } from '../src/memory.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { ingestCommand, ingestOptions, IngestUsageError } from '../src/surfaces/cli/commands/ingest.js';
-import { TAU_DIR, tempDbPath } from '../src/test-support/tau.js';
-import { diskText, leaked, PLANTED } from './support-capture.js';
+import { TAU_DIR, tempDbPath } from './support/tau.js';
+import { diskText, leaked, PLANTED } from './support/capture.js';
 
 const FIXTURES = new URL('./fixtures/capture/', import.meta.url).pathname;
 const TRAJ = TAU_DIR;

@@ -4,7 +4,7 @@ import { startPgServer, type PgServer } from '../src/bench/pg-server.js';
 import { openPgStore } from '../src/store/postgres/pg-store.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
-import { tempDbPath } from '../src/test-support/tau.js';
+import { tempDbPath } from './support/tau.js';
 
 
 function session(id: string, outcomeSource: 'reported' | 'judged', outcome: CapturedSession['outcome'] = 'success'): CapturedSession {

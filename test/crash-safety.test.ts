@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/memory.js';
-import { readTau, TAU_DEV, tempDbPath, toSession } from '../src/test-support/tau.js';
+import { readTau, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
 
 const root = new URL('..', import.meta.url).pathname;
 

@@ -9,7 +9,7 @@ import { formatEvalMarkdown, formatEvalText } from '../src/eval/report.js';
 import { UNRELATED_GOALS } from '../src/eval/unrelated-goals.js';
 import { EVAL_VARIANTS } from '../src/eval/variants.js';
 import { evalCommand } from '../src/surfaces/cli/commands/eval.js';
-import { TAU_DEV } from '../src/test-support/tau.js';
+import { TAU_DEV } from './support/tau.js';
 
 /** Keys whose values are rates or shares: every one must lie within [0,1] (or be null over an empty set). */
 const RATE_KEYS = new Set([

@@ -14,7 +14,7 @@ import { memoryChecksums } from '../src/store/postgres/transfer.js';
 import { createLogger } from '../src/support/log.js';
 import { migrateCommand } from '../src/surfaces/cli/commands/migrate.js';
 import { createApp } from '../src/surfaces/http/app.js';
-import { readTau, SAMPLE, tempDbPath, toSession } from '../src/test-support/tau.js';
+import { readTau, SAMPLE, tempDbPath, toSession } from './support/tau.js';
 import { startPgServer, type PgServer } from './support/pg-server.js';
 
 const root = new URL('..', import.meta.url).pathname;

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRecorder } from '../src/instrument/index.js';
 import { openMemory } from '../src/memory.js';
-import { tempDbPath } from '../src/test-support/tau.js';
-import { diskText, fakeTarget, leaked, PLANTED } from './support-capture.js';
+import { tempDbPath } from './support/tau.js';
+import { diskText, fakeTarget, leaked, PLANTED } from './support/capture.js';
 
 /** A real MCP server and client over the SDK's in-memory transport. */
 async function connect() {

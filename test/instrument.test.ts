@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createRecorder } from '../src/instrument/index.js';
 import { openMemory } from '../src/memory.js';
-import { tempDbPath } from '../src/test-support/tau.js';
-import { diskText, fakeTarget, leaked, PLANTED } from './support-capture.js';
+import { tempDbPath } from './support/tau.js';
+import { diskText, fakeTarget, leaked, PLANTED } from './support/capture.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

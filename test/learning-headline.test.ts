@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Session } from '../src/domain/types.js';
 import { UNRELATED_GOALS } from '../src/eval/unrelated-goals.js';
 import { openMemory, type Memory } from '../src/memory.js';
-import { readTau, TAU_RETAIL_EXTRA, tempDbPath, toSession } from '../src/test-support/tau.js';
+import { readTau, TAU_RETAIL_EXTRA, tempDbPath, toSession } from './support/tau.js';
 
 interface Domain {
   name: string;

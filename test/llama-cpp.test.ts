@@ -13,7 +13,7 @@ import { BackendLoadError } from '../src/llm/errors/backend-load-error.js';
 import { EndpointTimeoutError } from '../src/llm/errors/endpoint-timeout-error.js';
 import { LlamaCppChatModel } from '../src/llm/llama-cpp.js';
 import { openMemory } from '../src/memory.js';
-import { tempDbPath } from '../src/test-support/tau.js';
+import { tempDbPath } from './support/tau.js';
 import { GOOD_DRAFT, PLANTED_SECRET, returnSessions } from './fixtures/llm-cluster.js';
 import { runtimeInstalled } from './support/model-runtimes.js';
 import { writeTinyGguf } from './support/tiny-gguf.js';

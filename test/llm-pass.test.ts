@@ -6,7 +6,7 @@ import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiChatModel } from '../src/llm/openai-chat-model.js';
 import { OpenAiClient } from '../src/llm/openai-client.js';
 import { openMemory, type Memory } from '../src/memory.js';
-import { tempDbPath } from '../src/test-support/tau.js';
+import { tempDbPath } from './support/tau.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 import { GOOD_DRAFT, INVENTED_TOOL_DRAFT, PLANTED_EMAIL, PLANTED_SECRET, returnSessions } from './fixtures/llm-cluster.js';
 

@@ -11,7 +11,7 @@ import { openMemory, type Memory } from '../src/memory.js';
 import { createLogger } from '../src/support/log.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { reembedCommand } from '../src/surfaces/cli/commands/reembed.js';
-import { SAMPLE, tempDbPath } from '../src/test-support/tau.js';
+import { SAMPLE, tempDbPath } from './support/tau.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 
 

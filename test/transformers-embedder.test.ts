@@ -9,7 +9,7 @@ import { loadGloveTable } from '../src/embedders/glove/glove-table.js';
 import { loadTransformers, TransformersEmbedder, type TransformersModule } from '../src/embedders/transformers-embedder.js';
 import { BackendConfigError, BackendLoadError } from '../src/llm/errors/index.js';
 import { openMemory } from '../src/memory.js';
-import { readTau, TAU_DEV, toSession } from '../src/test-support/tau.js';
+import { readTau, TAU_DEV, toSession } from './support/tau.js';
 import { writeGloveOnnxModel } from './support/glove-onnx-model.js';
 import { runtimeInstalled } from './support/model-runtimes.js';
 

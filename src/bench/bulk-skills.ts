@@ -5,7 +5,7 @@
 
 import type Database from 'better-sqlite3';
 import type { Skill } from '../domain/types.js';
-import { toBuffer } from '../index/vector-math.js';
+import { toBuffer } from '../vector/vector-math.js';
 
 const json = (v: unknown) => JSON.stringify(v ?? null);
 

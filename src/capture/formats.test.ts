@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { detect, parseCaptureText, type ParseOptions } from './parse-file.js';
-import { TAU_DIR } from '../test-support/tau.js';
+import { TAU_DIR } from '../../test/support/tau.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'capture');

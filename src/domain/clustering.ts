@@ -1,4 +1,4 @@
-import { VectorIndex } from '../index/vector-index.js';
+import { VectorIndex } from '../vector/vector-index.js';
 
 export interface ClusterState {
   id: string;

@@ -2,7 +2,7 @@ import { normalizeGoal } from '../domain/normalize-goal.js';
 import { TermStats } from '../domain/term-stats.js';
 import type { Fact, Session, Skill } from '../domain/types.js';
 import { unit } from '../domain/clustering.js';
-import { VectorIndex } from '../index/vector-index.js';
+import { VectorIndex } from '../vector/vector-index.js';
 import { distilGroup, SkillCatalog, type GroupOutcome, type PipelineDeps } from './distil-cluster.js';
 import { embedGoals } from './embed-texts.js';
 

@@ -16,7 +16,7 @@ import { embedTexts } from './embed-texts.js';
 import type { Distiller } from '../distillers/distiller.js';
 import { MalformedDraftError } from '../llm/errors/malformed-draft-error.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
-import { VectorIndex } from '../index/vector-index.js';
+import { VectorIndex } from '../vector/vector-index.js';
 import type { Store, SkillWrite } from '../store/store.js';
 import type { Logger } from '../support/log.js';
 

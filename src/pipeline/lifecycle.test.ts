@@ -8,7 +8,7 @@ import { HeuristicDistiller } from '../distillers/heuristic-distiller.js';
 import { redactText } from '../domain/redact.js';
 import type { BusEvent } from '../support/event-bus.js';
 import { createLogger } from '../support/log.js';
-import { readTau, TAU_DEV, tempDbPath, toSession } from '../test-support/tau.js';
+import { readTau, TAU_DEV, tempDbPath, toSession } from '../../test/support/tau.js';
 
 describe('outcomes become trials of the skills recalled for a session', () => {
   it('replays later sessions as trials: skills whose later sessions fail retire and stop being recalled; explain tells the story', async () => {

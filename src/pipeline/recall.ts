@@ -3,9 +3,9 @@ import { clip } from '../domain/context-pack.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
 import type { Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
-import { loadIndexFile, saveIndexFile, type IndexIdentity } from '../index/index-file.js';
-import { recallIndexPath, shortHash } from '../index/index-location.js';
-import { TieredIndex } from '../index/tiered-index.js';
+import { loadIndexFile, saveIndexFile, type IndexIdentity } from '../vector/index-file.js';
+import { recallIndexPath, shortHash } from '../vector/index-location.js';
+import { TieredIndex } from '../vector/tiered-index.js';
 import { GoalMean, removeDirection } from '../domain/goal-mean.js';
 import { MAX_EXEMPLARS, unpackExemplars } from '../domain/exemplars.js';
 import type { SkillRevision, SkillVectorRow, Store } from '../store/store.js';
@@ -42,7 +42,7 @@ const SKILL_CACHE = 1024;
  * Recall from an index of the recallable skills of one namespace: their vectors only (typed arrays or an HNSW
  * graph), with bodies and metadata read from the store for the few hits a recall serves.
  *
- * - A new process loads the index from its file (see index/index-file.ts) instead of rebuilding it, then
+ * - A new process loads the index from its file (see vector/index-file.ts) instead of rebuilding it, then
  *   applies the skill changes the store logged since the file's revision. A file that is missing, truncated,
  *   corrupt, or built on another database, embedder or centering is rebuilt from the store.
  * - While running, a recall costs a change-token check; when the token moves, the logged changes since the

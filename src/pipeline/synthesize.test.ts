@@ -5,7 +5,7 @@ import { openMemory, type Memory } from '../memory.js';
 import { validateSkillMd } from '../domain/skill-md/index.js';
 import type { Session } from '../domain/types.js';
 import { vMeasure } from '../eval/metrics.js';
-import { readTau, TAU_DEV, tempDbPath, toSession, type TauRecord } from '../test-support/tau.js';
+import { readTau, TAU_DEV, tempDbPath, toSession, type TauRecord } from '../../test/support/tau.js';
 
 /** Learning on the real dev traces: what a user depends on after `skillsmith learn`. */
 describe('synthesis pass on the tau dev traces', () => {

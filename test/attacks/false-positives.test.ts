@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redactText } from '../../src/domain/redact.js';
 import { findInstructions } from '../../src/domain/untrusted-text.js';
-import { TAU_DIR } from '../../src/test-support/tau.js';
+import { TAU_DIR } from '../support/tau.js';
 
 const FILES = ['tau-dev.jsonl', 'tau-retail-extra.jsonl', 'bfcl-multi-turn-base.jsonl'];
 

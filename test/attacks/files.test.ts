@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openMemory } from '../../src/memory.js';
-import { tempDbPath } from '../../src/test-support/tau.js';
+import { tempDbPath } from '../support/tau.js';
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
 

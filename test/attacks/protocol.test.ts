@@ -15,7 +15,7 @@ import { openPgStore } from '../../src/store/postgres/pg-store.js';
 import { createLogger } from '../../src/support/log.js';
 import { serveApi } from '../../src/surfaces/http/server.js';
 import { serveMcpHttp } from '../../src/surfaces/mcp/http.js';
-import { tempDbPath } from '../../src/test-support/tau.js';
+import { tempDbPath } from '../support/tau.js';
 import { startPgServer, type PgServer } from '../support/pg-server.js';
 import { cliArgs, learnSample, ROOT } from '../support/surfaces.js';
 

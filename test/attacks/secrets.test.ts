@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { redactText } from '../../src/domain/redact.js';
 import { parseSkillMd, validateSkillMd } from '../../src/domain/skill-md/index.js';
 import { openMemory } from '../../src/memory.js';
-import { tempDbPath } from '../../src/test-support/tau.js';
+import { tempDbPath } from '../support/tau.js';
 
 const SECRETS = {
   openai: 'sk-proj-Zx81kQ2mW7vN4pR9tL3bY6cJ0aQ',

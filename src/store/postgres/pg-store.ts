@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
-import { fromBuffer, toBuffer } from '../../index/vector-math.js';
+import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
 import { createLogger, type Logger } from '../../support/log.js';
 import {
   FORGOTTEN_PARENT,

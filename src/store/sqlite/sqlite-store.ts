@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
-import { fromBuffer, toBuffer } from '../../index/vector-math.js';
+import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
 import {
   FORGOTTEN_PARENT,
   type ClusterRecord,

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { Outcome } from '../src/domain/types.js';
-import type { RecordingTarget, TargetSession } from '../src/instrument/index.js';
+import type { Outcome } from '../../src/domain/types.js';
+import type { RecordingTarget, TargetSession } from '../../src/instrument/index.js';
 
 /** Every byte the memory left on disk: the SQLite file, its WAL and the audit copy, as one string. */
 export function diskText(db: string): string {

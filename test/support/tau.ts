@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Session } from '../domain/types.js';
+import type { Session } from '../../src/domain/types.js';
 
 /** The real traces shipped with the repository (test/fixtures/traces, with their licences). */
-export const TAU_DIR = new URL('../../test/fixtures/traces/', import.meta.url).pathname;
+export const TAU_DIR = new URL('../fixtures/traces/', import.meta.url).pathname;
 export const TAU_DEV = join(TAU_DIR, 'tau-dev.jsonl');
 export const TAU_RETAIL_EXTRA = join(TAU_DIR, 'tau-retail-extra.jsonl');
 export const SAMPLE = new URL('../../examples/tau-sample.jsonl', import.meta.url).pathname;
