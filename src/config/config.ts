@@ -172,7 +172,7 @@ export type SkillsmithConfigInput = z.input<typeof configSchema>;
  * environment variables (see sources.ts). The error lists each bad key, and the variable it came from.
  */
 export function loadConfig(input: unknown = {}, env: NodeJS.ProcessEnv = process.env, source?: string): SkillsmithConfig {
-  const fromEnv = configFromEnv(env);
+  const fromEnv = configFromEnv<SkillsmithConfigInput>(env);
   const given = input ?? {};
   // Anything but an object is left for the schema to reject, naming the root.
   const merged = typeof given === 'object' && !Array.isArray(given) ? mergeConfig(given as SkillsmithConfigInput, fromEnv.input) : given;
