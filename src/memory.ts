@@ -919,7 +919,7 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
   const owned: { close?(): Promise<void> }[] = [];
   const embedder =
     opts.embedder ??
-    (config.disabled || config.embedder.provider === 'glove' ? createGloveEmbedder() : own(await (await import('./embedders/create-embedder.js')).createEmbedder(config)));
+    (config.disabled || config.embedder.provider === 'glove' ? createGloveEmbedder() : own(await (await import('./llm/backends.js')).createEmbedder(config)));
   // A misconfigured distiller fails here, loudly, rather than at the first pass.
   const distiller = opts.distiller ?? (config.distiller === 'heuristic' ? null : own(await (await import('./distillers/create-distiller.js')).createDistiller(config, { log })));
   let store: Store | null = null;

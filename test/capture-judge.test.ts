@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BackendConfigError } from '../src/llm/errors/backend-config-error.js';
 import { createJudge, judgeSessions, LlmJudge, parseVerdict, RuleJudge, type JudgeInput } from '../src/capture/judge.js';
 import type { CapturedSession } from '../src/capture/types.js';
 import type { ToolCall } from '../src/domain/types.js';
@@ -133,6 +134,9 @@ describe('LLM judge against a real HTTP server', () => {
 
   it('says what to configure when no model is set', () => {
     expect(() => createJudge({ mode: 'llm' })).toThrow(/capture\.judge\.baseUrl.*llm\.model|no model is configured/);
+    // A configuration error, like a misconfigured distiller's (the CLI exits 2 for both).
+    expect(() => createJudge({ mode: 'llm' })).toThrow(BackendConfigError);
+    expect(() => createJudge({ mode: 'llm' }, { provider: 'llama-cpp' })).toThrow(BackendConfigError);
   });
 
   it('parseVerdict', () => {

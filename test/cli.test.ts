@@ -506,6 +506,13 @@ describe('configuration', () => {
     expect(r.stderr).toMatch(/llm\.baseUrl is not set/);
     expect(existsSync(join(cwd, 'memory.db'))).toBe(false);
   });
+
+  it('a misconfigured judge is a configuration error like a misconfigured distiller: exit code 2, saying what to set', () => {
+    const cwd = mkdtempSync(join(tmp, 'cwd-'));
+    const r = cli(['ingest', SAMPLE, '--judge', 'llm', '--db', join(cwd, 'memory.db')], cwd);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/capture\.judge\.mode is "llm" but no model is configured/);
+  });
 });
 
 describe('usage', () => {

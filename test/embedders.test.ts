@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { createDistiller } from '../src/distillers/create-distiller.js';
-import { createEmbedder } from '../src/embedders/create-embedder.js';
+import { createEmbedder } from '../src/llm/backends.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiEmbedder } from '../src/embedders/openai-embedder.js';
 import { BackendConfigError } from '../src/llm/errors/backend-config-error.js';

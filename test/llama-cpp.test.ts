@@ -6,7 +6,7 @@ import { createJudge } from '../src/capture/judge.js';
 import { loadConfig } from '../src/config/config.js';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import { runDoctor } from '../src/doctor/doctor.js';
-import { createEmbedder } from '../src/embedders/create-embedder.js';
+import { createEmbedder } from '../src/llm/backends.js';
 import { LlamaCppEmbedder } from '../src/embedders/llama-cpp-embedder.js';
 import { LlmUnavailableError } from '../src/distillers/llm-distiller.js';
 import { BackendLoadError } from '../src/llm/errors/backend-load-error.js';

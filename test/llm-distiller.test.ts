@@ -6,7 +6,7 @@ import { LlmDistiller, LlmUnavailableError, MalformedDraftError } from '../src/d
 import { loadConfig } from '../src/config/config.js';
 import { OpenAiChatModel } from '../src/llm/openai-chat-model.js';
 import { OpenAiClient } from '../src/llm/openai-client.js';
-import { renderSkillMd } from '../src/pipeline/distil-cluster.js';
+import { renderSkillMd } from '../src/pipeline/render-skill-md.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 import { clusterInput, GOOD_DRAFT, INVENTED_TOOL_DRAFT, PLANTED_EMAIL, PLANTED_SECRET, returnSessions } from './fixtures/llm-cluster.js';
 

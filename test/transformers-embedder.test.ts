@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { runDoctor, type DoctorReport } from '../src/doctor/doctor.js';
-import { createEmbedder, type ReadyableEmbedder } from '../src/embedders/create-embedder.js';
+import { createEmbedder, type ReadyableEmbedder } from '../src/llm/backends.js';
 import { loadGloveTable } from '../src/embedders/glove/glove-table.js';
 import { loadTransformers, TransformersEmbedder, type TransformersModule } from '../src/embedders/transformers-embedder.js';
 import { BackendConfigError, BackendLoadError } from '../src/llm/errors/index.js';

@@ -33,7 +33,7 @@ import type { NearestIndex, SearchHit } from '../vector/nearest-index.js';
 import type { TieredIndex } from '../vector/tiered-index.js';
 import { VectorIndex } from '../vector/vector-index.js';
 import { openMemory, type Memory } from '../memory.js';
-import { renderSkillMd } from '../pipeline/distil-cluster.js';
+import { renderSkillMd } from '../pipeline/render-skill-md.js';
 import { renderMarkdown, renderSummaryTable, synthesisScaling, type BenchResults, type IngestResult, type RecallResult, type SynthesisResult, type CliResult, type ClusteringResult } from './report.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { IncrementalClusters } from '../domain/clustering.js';

@@ -2,10 +2,7 @@ import { quoteUntrusted } from '../domain/untrusted-text.js';
 import { redactText } from '../domain/redact.js';
 import type { Outcome, ToolCall } from '../domain/types.js';
 import type { ChatModel } from '../llm/chat-model.js';
-import { CircuitBreaker } from '../llm/circuit-breaker.js';
-import { LlamaCppChatModel } from '../llm/llama-cpp.js';
-import { OpenAiChatModel } from '../llm/openai-chat-model.js';
-import { OpenAiClient } from '../llm/openai-client.js';
+import { createJudgeModel, type LlmSection } from '../llm/backends.js';
 import type { Logger } from '../support/log.js';
 import { type JudgeConfig, type JudgeConfigInput, judgeConfigSchema } from './capture-config.js';
 import type { CapturedSession } from './types.js';
@@ -178,6 +175,8 @@ export function parseVerdict(text: string): { outcome: Outcome; reason: string }
   return { outcome, reason };
 }
 
+export type { LlmSection } from '../llm/backends.js';
+
 export interface CreateJudgeDeps {
   /** A ready chat model (tests, other providers); otherwise one is built from the configuration. */
   model?: ChatModel;
@@ -185,46 +184,17 @@ export interface CreateJudgeDeps {
   log?: Logger;
 }
 
-/** The `llm` configuration section the judge falls back on (a subset of SkillsmithConfig['llm']). */
-export interface LlmSection {
-  provider?: string;
-  baseUrl?: string;
-  model?: string;
-  apiKey?: string;
-  modelPath?: string;
-  timeoutMs?: number;
-}
-
 /**
  * The judge the configuration names. `llm` needs a model: `judge.baseUrl`/`judge.model`, else the `llm`
  * section's (an OpenAI-compatible server, or with `llm.provider` llama-cpp the local GGUF file); a missing one
- * is an error that says what to set, never a silent fallback.
+ * is a BackendConfigError that says what to set, never a silent fallback.
  */
 export function createJudge(judge: JudgeConfigInput | JudgeConfig = {}, llm: LlmSection = {}, deps: CreateJudgeDeps = {}): OutcomeJudge {
   const cfg = resolveJudgeConfig(judge);
   if (cfg.mode === 'off') return new OffJudge();
   const rule = new RuleJudge(cfg);
   if (cfg.mode === 'rule') return rule;
-  let model = deps.model;
-  if (!model && !cfg.baseUrl && llm.provider === 'llama-cpp') {
-    if (!llm.modelPath) throw new Error('capture.judge.mode is "llm" and llm.provider is "llama-cpp" but llm.modelPath is not set: set it to a local GGUF file, or use "rule"');
-    model = new LlamaCppChatModel({ modelPath: llm.modelPath, timeoutMs: cfg.timeoutMs ?? llm.timeoutMs });
-  }
-  if (!model) {
-    const baseUrl = cfg.baseUrl ?? llm.baseUrl;
-    const name = cfg.model ?? llm.model;
-    if (!baseUrl || !name) {
-      throw new Error('capture.judge.mode is "llm" but no model is configured: set capture.judge.baseUrl and capture.judge.model (or llm.baseUrl and llm.model), or use "rule"');
-    }
-    const client = new OpenAiClient({
-      baseUrl,
-      apiKey: cfg.apiKey ?? llm.apiKey,
-      timeoutMs: cfg.timeoutMs ?? llm.timeoutMs ?? 30_000,
-      fetch: deps.fetch,
-      breaker: new CircuitBreaker(`judge ${name}`, {}),
-    });
-    model = new OpenAiChatModel(client, name);
-  }
+  const model = deps.model ?? createJudgeModel(cfg, llm, { fetch: deps.fetch });
   return new LlmJudge({ model, onError: cfg.onError, maxPromptChars: cfg.maxPromptChars, fallback: rule, log: deps.log });
 }
 

@@ -26,6 +26,12 @@ describe('loadConfig', () => {
     expect(c.synthesis.maxClustersPerPass).toBe(10);
   });
 
+  it('has the verifier thresholds as settings, 0.5 each by default (MemOS), validated', () => {
+    expect(loadConfig({}, noEnv).synthesis.verify).toEqual({ minCoverage: 0.5, minResonance: 0.5 });
+    expect(loadConfig({ synthesis: { verify: { minResonance: 0.25 } } }, noEnv).synthesis.verify).toEqual({ minCoverage: 0.5, minResonance: 0.25 });
+    expect(thrown(() => loadConfig({ synthesis: { verify: { minCoverage: 1.5 } } }, noEnv)).message).toMatch(/synthesis\.verify\.minCoverage/);
+  });
+
   it('names every bad key, and refuses unknown ones', () => {
     const e = thrown(() => loadConfig({ distiller: 'gpt', llm: { baseUrl: 'not a url' }, embeder: {} }, noEnv));
     expect(e).toBeInstanceOf(ConfigError);

@@ -52,6 +52,15 @@ export const configSchema = z
         cooldownMs: z.number().int().min(0).default(60_000),
         /** Reject spans/clusters whose calls are mostly chain-of-thought tools such as `think`. */
         thinkTools: z.array(z.string()).default(['think', 'reason', 'reflect', 'scratchpad']),
+        /** The deterministic verifier a draft must pass before it becomes a skill (MemOS's thresholds). */
+        verify: z
+          .object({
+            /** Tool coverage: share of the draft's tools and backticked identifiers the evidence shows. */
+            minCoverage: z.number().min(0).max(1).default(0.5),
+            /** Evidence resonance: share of the evidence traces sharing at least two words with the draft. */
+            minResonance: z.number().min(0).max(1).default(0.5),
+          })
+          .prefault({}),
         /** Bound on the work of one pass: the rest waits for the next pass (the watermark remembers). */
         maxSessionsPerPass: z.number().int().min(1).default(200_000),
         /** Run the pass by itself, off the hot path (recording and recall never wait for it). */
@@ -163,7 +172,7 @@ export type SkillsmithConfigInput = z.input<typeof configSchema>;
  * environment variables (see sources.ts). The error lists each bad key, and the variable it came from.
  */
 export function loadConfig(input: unknown = {}, env: NodeJS.ProcessEnv = process.env, source?: string): SkillsmithConfig {
-  const fromEnv = configFromEnv(env);
+  const fromEnv = configFromEnv<SkillsmithConfigInput>(env);
   const given = input ?? {};
   // Anything but an object is left for the schema to reject, naming the root.
   const merged = typeof given === 'object' && !Array.isArray(given) ? mergeConfig(given as SkillsmithConfigInput, fromEnv.input) : given;

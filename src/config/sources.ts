@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { SkillsmithConfigInput } from './config.js';
 
 /**
  * Where settings come from, lowest precedence first: the schema's defaults, a JSON file (`--config FILE`,
@@ -9,6 +8,12 @@ import type { SkillsmithConfigInput } from './config.js';
  */
 
 export const CONFIG_FILE_NAME = 'skillsmith.config.json';
+
+/**
+ * Settings as given, before validation: config.ts's SkillsmithConfigInput at the call sites. Generic here so
+ * that this file does not import the schema (config.ts imports this one).
+ */
+type Settings = object;
 
 /** Thrown for a configuration that cannot be used; the message names the key, variable or file. */
 export class ConfigError extends Error {
@@ -38,7 +43,7 @@ export const CONFIG_ENV: ReadonlyArray<{ name: string; key: string; kind: EnvKin
 ];
 
 /** The settings the environment sets, and which variable set each key (for error messages). */
-export function configFromEnv(env: NodeJS.ProcessEnv): { input: SkillsmithConfigInput; origin: Map<string, string> } {
+export function configFromEnv<T extends Settings = Record<string, unknown>>(env: NodeJS.ProcessEnv): { input: T; origin: Map<string, string> } {
   const input: Record<string, unknown> = {};
   const origin = new Map<string, string>();
   for (const { name, key, kind } of CONFIG_ENV) {
@@ -47,7 +52,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): { input: SkillsmithConfig
     setPath(input, key, parseEnv(name, text, kind));
     origin.set(key, name);
   }
-  return { input: input as SkillsmithConfigInput, origin };
+  return { input: input as T, origin };
 }
 
 function parseEnv(name: string, text: string, kind: EnvKind): unknown {
@@ -70,14 +75,14 @@ function setPath(target: Record<string, unknown>, key: string, value: unknown): 
 }
 
 /** `over` on top of `base`, object by object (arrays and scalars are replaced whole). */
-export function mergeConfig(base: SkillsmithConfigInput, over: SkillsmithConfigInput | undefined): SkillsmithConfigInput {
+export function mergeConfig<T extends Settings>(base: T, over: T | undefined): T {
   if (!over) return base;
   const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
   for (const [k, v] of Object.entries(over as Record<string, unknown>)) {
     const prev = out[k];
-    out[k] = isPlain(v) && isPlain(prev) ? mergeConfig(prev as SkillsmithConfigInput, v as SkillsmithConfigInput) : v;
+    out[k] = isPlain(v) && isPlain(prev) ? mergeConfig(prev, v) : v;
   }
-  return out as SkillsmithConfigInput;
+  return out as T;
 }
 
 function isPlain(v: unknown): v is Record<string, unknown> {
@@ -85,7 +90,7 @@ function isPlain(v: unknown): v is Record<string, unknown> {
 }
 
 /** Reads a JSON configuration file; the error names the file and what is wrong with it. */
-export function readConfigFile(path: string): SkillsmithConfigInput {
+export function readConfigFile<T extends Settings = Record<string, unknown>>(path: string): T {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -100,7 +105,7 @@ export function readConfigFile(path: string): SkillsmithConfigInput {
     throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
   }
   if (!isPlain(value)) throw new ConfigError(`config file ${path} must hold a JSON object, e.g. {"distiller": "heuristic"}`);
-  return value as SkillsmithConfigInput;
+  return value as T;
 }
 
 /** The file the command line uses: `--config FILE`, else SKILLSMITH_CONFIG, else ./skillsmith.config.json if present. */
@@ -112,7 +117,7 @@ export function configFilePath(flag: string | undefined, env: NodeJS.ProcessEnv 
 }
 
 /** What the command line's configuration file says ({} when there is none). */
-export function configFileInput(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): SkillsmithConfigInput {
+export function configFileInput<T extends Settings = Record<string, unknown>>(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): T {
   const path = configFilePath(flag, env, cwd);
-  return path ? readConfigFile(path) : {};
+  return path ? readConfigFile<T>(path) : ({} as T);
 }

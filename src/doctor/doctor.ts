@@ -2,14 +2,14 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { SkillsmithConfig } from '../config/config.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
-import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
-import { LlamaCppEmbedder } from '../embedders/llama-cpp-embedder.js';
-import { OpenAiEmbedder } from '../embedders/openai-embedder.js';
-import { loadTransformers, TransformersEmbedder } from '../embedders/transformers-embedder.js';
+import type { OpenAiEmbedder } from '../embedders/openai-embedder.js';
+import { loadTransformers } from '../embedders/transformers-embedder.js';
+import { createChatModel, createEmbedder } from '../llm/backends.js';
 import { EmbeddingDimensionError } from '../llm/errors/embedding-dimension-error.js';
 import { EndpointHttpError } from '../llm/errors/endpoint-http-error.js';
-import { LlamaCppChatModel, loadLlamaCpp } from '../llm/llama-cpp.js';
+import { loadLlamaCpp } from '../llm/llama-cpp.js';
 import { knownEmbeddingModel, modelListed } from '../llm/models.js';
+import type { OpenAiChatModel } from '../llm/openai-chat-model.js';
 import { OpenAiClient } from '../llm/openai-client.js';
 import type { ModuleImporter } from '../llm/optional-import.js';
 import { SkillsmithError } from '../llm/skillsmith-error.js';
@@ -109,7 +109,7 @@ async function checkEmbedder(config: SkillsmithConfig, deps: DoctorDeps, checks:
 
   if (e.provider === 'glove') {
     try {
-      const glove = createGloveEmbedder();
+      const glove = await createEmbedder(config, { probe: false });
       const vectors = await glove.embed(ROUND_TRIP_TEXTS);
       add({ check: 'round-trip', status: 'ok', message: `embedded GloVe embedder ${glove.id} is ready: ${vectors[0].length} dimensions, no network, no download`, details: { dimensions: glove.dimensions } });
       embedder = Object.assign(glove, { calibrated: true, thresholdSource: 'calibrated on the tau dev traces' });
@@ -127,13 +127,12 @@ async function checkEmbedder(config: SkillsmithConfig, deps: DoctorDeps, checks:
       });
       return null;
     }
-    const client = new OpenAiClient({ baseUrl: e.baseUrl, apiKey: e.apiKey, timeoutMs: e.timeoutMs, fetch: deps.fetch, breaker: null });
-    const listing = await checkServer(client, e.model, 'embedder', probeTimeout(deps, e.timeoutMs), add);
+    const candidate = (await createEmbedder(config, { fetch: deps.fetch, breaker: null, probe: false })) as OpenAiEmbedder;
+    const listing = await checkServer(candidate.client, e.model, 'embedder', probeTimeout(deps, e.timeoutMs), add);
     if (listing === 'down') {
       for (const check of ['model', 'round-trip']) add({ check, status: 'skip', message: 'not checked: the server is not reachable' });
       return null;
     }
-    const candidate = new OpenAiEmbedder({ client, model: e.model, batchSize: e.batchSize });
     embedder = await roundTrip(candidate, add, { model: e.model, listing, key: 'embedder' });
   } else {
     const isLlama = e.provider === 'llama-cpp';
@@ -141,14 +140,14 @@ async function checkEmbedder(config: SkillsmithConfig, deps: DoctorDeps, checks:
     if (!pkgOk) return null;
     if (isLlama) {
       if (!checkPath(e.modelPath, 'embedder.modelPath', 'file', add)) return null;
-      embedder = await roundTrip(new LlamaCppEmbedder({ modelPath: resolve(e.modelPath!), importer: deps.importer }), add, { key: 'embedder' });
+      embedder = await roundTrip(await createEmbedder(config, { importer: deps.importer, probe: false }), add, { key: 'embedder' });
     } else {
       if (!e.model && !e.modelPath) {
         add({ check: 'config', status: 'fail', message: 'embedder.provider is "transformers" but neither embedder.model nor embedder.modelPath is set', fix: 'set embedder.modelPath to a local model folder, or embedder.model to a model id' });
         return null;
       }
       if (e.modelPath && !checkPath(e.modelPath, 'embedder.modelPath', 'dir', add)) return null;
-      embedder = await roundTrip(new TransformersEmbedder({ model: e.model, modelPath: e.modelPath, batchSize: e.batchSize, importer: deps.importer }), add, { key: 'embedder' });
+      embedder = await roundTrip(await createEmbedder(config, { importer: deps.importer, probe: false }), add, { key: 'embedder' });
     }
   }
   if (!embedder) return null;
@@ -283,7 +282,8 @@ async function checkDistiller(config: SkillsmithConfig, deps: DoctorDeps, checks
       });
       return;
     }
-    const client = new OpenAiClient({ baseUrl: llm.baseUrl, apiKey: llm.apiKey, timeoutMs: llm.timeoutMs, fetch: deps.fetch, breaker: null });
+    const model = (await createChatModel(llm, { fetch: deps.fetch, breaker: null })) as OpenAiChatModel;
+    const client = model.client;
     const listing = await checkServer(client, llm.model, 'llm', probeTimeout(deps, llm.timeoutMs), add);
     if (listing === 'down') {
       for (const check of ['model', 'round-trip']) add({ check, status: 'skip', message: 'not checked: the server is not reachable' });
@@ -294,7 +294,7 @@ async function checkDistiller(config: SkillsmithConfig, deps: DoctorDeps, checks
     if (listed === true) add({ check: 'model', status: 'ok', message: `${llm.model} is served` });
     const started = Date.now();
     try {
-      await client.chat({ model: llm.model, messages: [{ role: 'user', content: 'Reply with the single word OK.' }], temperature: 0, maxTokens: 1 });
+      await model.check();
       if (listed === false) add({ check: 'model', status: 'warn', message: `${llm.model} is not in the server's model list (${available}) but it answered`, fix: 'check that llm.model names the model you mean' });
       add({ check: 'round-trip', status: 'ok', message: `a one-token chat completion took ${Date.now() - started} ms` });
     } catch (err) {
@@ -308,7 +308,8 @@ async function checkDistiller(config: SkillsmithConfig, deps: DoctorDeps, checks
   // llama-cpp
   if (!(await checkPackage('llama-cpp', deps, add, 'llm'))) return;
   if (!checkPath(llm.modelPath, 'llm.modelPath', 'file', add)) return;
-  const model = new LlamaCppChatModel({ modelPath: resolve(llm.modelPath!), importer: deps.importer });
+  // No timeout: the doctor waits for the model to load and answer, however long that takes.
+  const model = await createChatModel({ ...llm, timeoutMs: undefined }, { importer: deps.importer });
   const started = Date.now();
   try {
     await model.complete([{ role: 'user', content: 'Reply with the single word OK.' }], { temperature: 0, maxTokens: 1 });
@@ -316,7 +317,7 @@ async function checkDistiller(config: SkillsmithConfig, deps: DoctorDeps, checks
   } catch (err) {
     add({ check: 'round-trip', status: 'fail', message: message(err), fix: 'check that llm.modelPath is a GGUF chat model node-llama-cpp can load' });
   } finally {
-    await model.close();
+    await model.close?.();
   }
 }
 

@@ -1,8 +1,8 @@
 import type { Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { EmbeddingDimensionError } from '../llm/errors/embedding-dimension-error.js';
-import { skillEmbedding } from '../pipeline/distil-cluster.js';
-import { embedGoals } from '../pipeline/embed-texts.js';
+import { skillEmbedding } from '../pipeline/skill-embedding.js';
+import { embedGoals } from '../pipeline/stages/embed.js';
 import type { Store } from '../store/store.js';
 
 /** Re-embedding works on any store: the swap of vectors and cluster state is one store transaction. */

@@ -32,7 +32,7 @@ export class OpenAiEmbedder implements Embedder {
   readonly calibrated: boolean;
   readonly thresholdSource: string;
   private dims: number | undefined;
-  private readonly client: OpenAiClient;
+  readonly client: OpenAiClient;
   private readonly batchSize: number;
 
   constructor(opts: OpenAiEmbedderOptions) {

@@ -3,8 +3,11 @@ import { TermStats } from '../domain/term-stats.js';
 import type { Fact, Session, Skill } from '../domain/types.js';
 import { unit } from '../domain/clustering.js';
 import { VectorIndex } from '../vector/vector-index.js';
-import { distilGroup, SkillCatalog, type GroupOutcome, type PipelineDeps } from './distil-cluster.js';
-import { embedGoals } from './embed-texts.js';
+import { distilGroup } from './chain.js';
+import type { GroupOutcome } from './group.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import { SkillCatalog } from './skill-catalog.js';
+import { embedGoals } from './stages/embed.js';
 
 export interface CompileRequest {
   namespace: string;

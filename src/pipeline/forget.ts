@@ -5,7 +5,7 @@ import { TermStats } from '../domain/term-stats.js';
 import { toolTerms } from '../domain/tool-features.js';
 import type { Embedder } from '../embedders/embedder.js';
 import type { ForgottenSession, Store } from '../store/store.js';
-import { goalWords } from './synthesize.js';
+import { goalWords } from './stages/cluster.js';
 
 export interface ForgetSessionDeps {
   store: Store;
@@ -25,7 +25,7 @@ export async function forgetSession(deps: ForgetSessionDeps, namespace: string, 
   const session = await store.getSession(namespace, sessionId);
   if (!session) return null;
   const texts = [session.goal, ...(session.cue ? [session.cue] : [])];
-  // The cache key a pass used for these texts (embed-texts.ts): a shared entry is only recomputed when needed.
+  // The cache key a pass used for these texts (stages/embed.ts): a shared entry is only recomputed when needed.
   const embeddingHashes = texts.map((t) => ({ embedderId: embedder.id, hash: createHash('sha1').update(normalizeGoal(t)).digest('hex') }));
   // Computed before, written by the store in the same transaction, and only when a pass had counted the session.
   const ifClustered: { key: string; value: string }[] = [];

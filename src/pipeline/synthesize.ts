@@ -1,12 +1,14 @@
-import { IncrementalClusters, sumsFromCentroid, type ClusterState } from '../domain/clustering.js';
-import { TermStats } from '../domain/term-stats.js';
-import { GoalMean } from '../domain/goal-mean.js';
-import { clusteringFeature, toolFeatures, toolTerms } from '../domain/tool-features.js';
-import { collapseRepeats } from '../domain/sequence.js';
 import type { DistillerFallback } from '../distillers/distiller.js';
 import { EmbedderMismatchError } from '../llm/errors/embedder-mismatch-error.js';
-import { embedGoals } from './embed-texts.js';
-import { consolidateSkills, distilGroup, SkillCatalog, type GroupOutcome, type PipelineDeps } from './distil-cluster.js';
+import { distilGroup } from './chain.js';
+import type { GroupOutcome } from './group.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import { SkillCatalog } from './skill-catalog.js';
+import { deferCluster } from './stages/admit.js';
+import { clusterRecords, clusterSessions, loadClustering, saveClustering } from './stages/cluster.js';
+import { consolidateSkills } from './stages/consolidate.js';
+import { detectNewSessions, readWatermark } from './stages/detect.js';
+import { embedGoals } from './stages/embed.js';
 
 export interface SynthesisReport {
   created: SkillRef[];
@@ -35,12 +37,11 @@ export interface SynthesizeOptions {
   onProgress?: (phase: 'cluster' | 'distil', done: number, total: number) => void;
 }
 
-const FEATURE_TOOL_DIMS = 128;
-const PAGE = 5000;
-
 /**
- * The synthesis pass: detect -> embed -> cluster over the sessions added since the watermark, then
- * distil every dirty cluster that is out of cooldown. Incremental; bounded per pass; never on the hot path.
+ * The synthesis pass: detect -> embed -> cluster over the sessions added since the watermark, then every dirty
+ * cluster out of cooldown through the group chain (chain.ts: admit -> evidence -> distil -> verify -> reconcile
+ * -> persist), then consolidation of stored skills that are one procedure. Incremental; bounded per pass;
+ * never on the hot path. One file per stage in stages/.
  */
 export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): Promise<SynthesisReport> {
   const started = Date.now();
@@ -76,100 +77,35 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   await deps.distiller.preflight?.();
   preflighted = true;
 
-  const wmKey = `watermark:${embedder.id}`;
-  const watermark = Number((await store.getState(ns, wmKey)) ?? 0);
-  const toolStats = TermStats.fromJSON(await store.getState(ns, 'tool-stats'));
-  const goalStats = TermStats.fromJSON(await store.getState(ns, 'goal-stats'));
-  const goalMean = GoalMean.fromJSON(await store.getState(ns, `goal-mean:${embedder.id}`), embedder.dimensions);
-  const threshold = config.thresholds.cluster ?? deps.thresholds.cluster;
-  const goalDims = embedder.dimensions;
-  const existing = await store.loadClusters(ns, embedder.id);
-  const clusters = new IncrementalClusters(
-    goalDims + FEATURE_TOOL_DIMS,
-    goalDims,
-    threshold,
-    existing.map<ClusterState>((c) => ({
-      id: c.id,
-      featureSum: sumsFromCentroid(c.centroid, c.size),
-      goalSum: sumsFromCentroid(c.goalCentroid, c.size),
-      size: c.size,
-      dirty: c.dirty,
-      skillId: c.skillId,
-      lastPassAt: c.lastPassAt,
-      newMembers: [],
-    })),
-    'c',
-    config.synthesis.sameGoalThreshold,
-    config.synthesis.sameProcedureGoalFloor,
-  );
-
-  // Detect + embed + cluster, a page of new sessions at a time.
+  // Detect -> embed -> cluster, a page of new sessions at a time.
+  const watermark = await readWatermark(store, ns, embedder.id);
+  const clustering = await loadClustering(store, ns, embedder, config, deps.thresholds);
   let mark = watermark;
-  const think = config.synthesis.thinkTools;
-  for (;;) {
-    const page = await store.listSessionsAfter(ns, mark, Math.min(PAGE, config.synthesis.maxSessionsPerPass - report.stats.newSessions));
-    if (page.length === 0) break;
+  for await (const page of detectNewSessions(store, ns, watermark, config.synthesis.maxSessionsPerPass, log)) {
     const goals = await embedGoals(store, embedder, page);
-    for (const s of page) {
-      toolStats.addDocument(toolTerms(collapseRepeats(s.calls.filter((c) => !think.includes(c.tool)).map((c) => c.tool))));
-      goalStats.addDocument(goalWords(s.goal));
-    }
-    for (const s of page) {
-      const goal = goals.get(s.id)!;
-      goalMean.add(goal);
-      const tools = toolFeatures(s.calls.filter((c) => c.ok && !think.includes(c.tool)).map((c) => c.tool), toolStats, FEATURE_TOOL_DIMS);
-      clusters.assign(s.id, clusteringFeature(goal, tools, config.synthesis.toolWeight), goal);
-    }
+    clusterSessions(clustering, page, goals, config.synthesis);
     mark = page[page.length - 1].seq!;
     report.stats.newSessions += page.length;
     opts.onProgress?.('cluster', report.stats.newSessions, report.stats.newSessions);
-    if (page.length < PAGE) break;
-    if (report.stats.newSessions >= config.synthesis.maxSessionsPerPass) {
-      log.info('pass bounded: the remaining sessions wait for the next pass', { limit: config.synthesis.maxSessionsPerPass });
-      break;
-    }
   }
-  report.stats.clusters = clusters.clusters.size;
-
-  const records = [...clusters.clusters.values()].map((c) => ({
-    id: c.id,
-    centroid: clusters.centroid(c.id),
-    goalCentroid: clusters.goalCentroid(c.id),
-    size: c.size,
-    dirty: c.dirty,
-    skillId: c.skillId,
-    lastPassAt: c.lastPassAt,
-    newMembers: c.newMembers,
-  }));
-  if (!opts.dryRun) {
-    // Cluster state and watermark move together: a crash before this line re-reads the same sessions.
-    await store.saveClusters(ns, embedder.id, records.filter((r) => r.newMembers.length > 0), mark);
-    await store.setState(ns, 'tool-stats', toolStats.toJSON());
-    await store.setState(ns, 'goal-stats', goalStats.toJSON());
-    await store.setState(ns, `goal-mean:${embedder.id}`, goalMean.toJSON());
-  }
+  report.stats.clusters = clustering.clusters.clusters.size;
+  const records = clusterRecords(clustering);
+  if (!opts.dryRun) await saveClustering(store, ns, embedder.id, clustering, records, mark);
 
   // Distil dirty clusters, biggest first, out of cooldown, at most maxClustersPerPass for a model distiller.
   const now = deps.now();
   const dirty = records.filter((r) => r.dirty).sort((a, b) => b.size - a.size || a.id.localeCompare(b.id));
   report.stats.dirtyClusters = dirty.filter((c) => c.size >= config.synthesis.minOccurrences).length;
   // The skills read at the start: the pass lock keeps other passes from writing any since.
-  const catalog = new SkillCatalog(goalDims, stored, embedder.id);
+  const catalog = new SkillCatalog(embedder.dimensions, stored, embedder.id);
   const bounded = !deps.distiller.id.startsWith('heuristic');
   let distilled = 0;
   for (const [i, c] of dirty.entries()) {
     opts.onProgress?.('distil', i, dirty.length);
-    if (c.size < config.synthesis.minOccurrences) {
+    const deferred = deferCluster(c, config.synthesis, now, distilled, bounded);
+    if (deferred) {
       // Too small to be admitted: not worth loading; it stays dirty until it grows. Reported when it changed.
-      if (c.newMembers.length > 0) report.skipped.push({ cluster: c.id, reason: `not admitted: ${c.size} sessions, ${config.synthesis.minOccurrences} needed` });
-      continue;
-    }
-    if (c.lastPassAt && now.getTime() - Date.parse(c.lastPassAt) < config.synthesis.cooldownMs) {
-      report.skipped.push({ cluster: c.id, reason: 'cooldown: distilled less than cooldownMs ago' });
-      continue;
-    }
-    if (bounded && distilled >= config.synthesis.maxClustersPerPass) {
-      report.skipped.push({ cluster: c.id, reason: `deferred: maxClustersPerPass (${config.synthesis.maxClustersPerPass}) reached` });
+      if (!deferred.tooSmall || c.newMembers.length > 0) report.skipped.push({ cluster: c.id, reason: deferred.reason });
       continue;
     }
     const memberIds = opts.dryRun ? [...(await store.clusterMembers(ns, c.id)), ...c.newMembers] : await store.clusterMembers(ns, c.id);
@@ -181,8 +117,8 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
       sessions,
       goalCentroid: c.goalCentroid,
       ownSkillId: c.skillId,
-      goalWordWeight: (w) => goalStats.weight(w),
-      toolWeight: (t) => toolStats.weight(t),
+      goalWordWeight: (w) => clustering.goalStats.weight(w),
+      toolWeight: (t) => clustering.toolStats.weight(t),
       skills: catalog,
       dryRun: !!opts.dryRun,
       actor: opts.actor ?? 'synthesis',
@@ -192,7 +128,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   }
   report.stats.distilled = distilled;
   // Skills stored earlier (or by this pass, from two clusters) that turn out to be one procedure become one.
-  for (const { winner, loser } of await consolidateSkills(deps, { namespace: ns, skills: catalog, toolWeight: (t) => toolStats.weight(t), actor: opts.actor ?? 'synthesis', dryRun: !!opts.dryRun })) {
+  for (const { winner, loser } of await consolidateSkills(deps, { namespace: ns, skills: catalog, toolWeight: (t) => clustering.toolStats.weight(t), actor: opts.actor ?? 'synthesis', dryRun: !!opts.dryRun })) {
     report.superseded.push({ id: winner.id, name: winner.name, version: winner.version, cluster: winner.clusterId ?? '', supersedes: loser.id });
   }
   opts.onProgress?.('distil', dirty.length, dirty.length);
@@ -217,13 +153,3 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     return report;
   }
 }
-
-/** The words of a goal that count toward the namespace's goal-word statistics. */
-export function goalWords(goal: string): string[] {
-  return goal
-    .toLowerCase()
-    .split(/[^a-z']+/)
-    .map((w) => w.replace(/'s$/, '').replace(/'/g, ''))
-    .filter((w) => w.length >= 3);
-}
-

@@ -9,7 +9,7 @@ import type { Draft, Session } from '../../src/domain/types.js';
 import { verifyDraft } from '../../src/domain/verify.js';
 import { buildDistillPrompt } from '../../src/distillers/llm-distiller.js';
 import { openMemory } from '../../src/memory.js';
-import { renderSkillMd } from '../../src/pipeline/distil-cluster.js';
+import { renderSkillMd } from '../../src/pipeline/render-skill-md.js';
 import { tempDbPath } from '../support/tau.js';
 import { clusterInput, returnSessions } from '../fixtures/llm-cluster.js';
 

@@ -1,6 +1,6 @@
 import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../command-support.js';
 import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/reembed.js';
-import { createEmbedder, type BackendDeps } from '../../../embedders/create-embedder.js';
+import { createEmbedder, type BackendDeps } from '../../../llm/backends.js';
 import type { Embedder } from '../../../embedders/embedder.js';
 import { SkillsmithError } from '../../../llm/skillsmith-error.js';
 import { openStore } from '../../../store/open-store.js';

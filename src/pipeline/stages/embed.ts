@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { normalizeGoal } from '../domain/normalize-goal.js';
-import type { Session } from '../domain/types.js';
-import type { Embedder } from '../embedders/embedder.js';
-import type { Store } from '../store/store.js';
+import { normalizeGoal } from '../../domain/normalize-goal.js';
+import type { Session } from '../../domain/types.js';
+import type { Embedder } from '../../embedders/embedder.js';
+import type { Store } from '../../store/store.js';
 
-/** Embeds normalised goals in batches, through the store's cache keyed by embedder and text hash. */
+/** Embed: normalised goals in batches, through the store's cache keyed by embedder and text hash. */
 export async function embedGoals(store: Store, embedder: Embedder, sessions: Session[]): Promise<Map<string, Float32Array>> {
   const vectors = await embedTexts(store, embedder, sessions.map((s) => s.goal));
   return new Map(sessions.map((s, i) => [s.id, vectors[i]]));

@@ -1,0 +1,56 @@
+import { chooseExemplars, packExemplars } from '../domain/exemplars.js';
+import type { DraftMaterial, GroupInput, GroupOutcome } from './group.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import { skillEmbedding } from './skill-embedding.js';
+import { admitGroup, summarizeAdmission } from './stages/admit.js';
+import { distilDraft, factDraft } from './stages/distil.js';
+import { embedTexts } from './stages/embed.js';
+import { collectEvidence } from './stages/evidence.js';
+import { persistSkill } from './stages/persist.js';
+import { reconcileDraft } from './stages/reconcile.js';
+import { verifyMaterial } from './stages/verify.js';
+
+/**
+ * The stages one group of sessions goes through: admit -> evidence -> distil -> verify -> reconcile -> persist.
+ * The synthesis pass runs it per dirty cluster, compile for its chosen sessions, cue or facts; this is the only
+ * code path that writes a learned skill. Each stage is a file in stages/.
+ */
+export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promise<GroupOutcome> {
+  const skip = (reason: string, extra: Partial<GroupOutcome> = {}): GroupOutcome => {
+    deps.log.child('pass').info('cluster skipped', { cluster: input.clusterId, reason });
+    return { clusterId: input.clusterId, action: 'skip', reason, ...extra };
+  };
+
+  let material: DraftMaterial;
+  if (input.sessions.length === 0 && input.facts?.length) {
+    material = factDraft(input);
+  } else {
+    const admission = admitGroup(deps.config.synthesis, input);
+    if (!admission.admitted) return skip(`not admitted: ${admission.reason}`, { admission: summarizeAdmission(admission) });
+    const evidence = collectEvidence(deps.config.synthesis, admission);
+    const distilled = await distilDraft(deps, input, admission, evidence);
+    if ('skipped' in distilled) return skip(distilled.skipped, { admission: summarizeAdmission(admission) });
+    material = distilled;
+  }
+  const { draft, admissionSummary } = material;
+
+  const verdict = await verifyMaterial(deps, input, material);
+  if (!verdict.ok) return skip(`verification failed: ${verdict.reasons.join('; ')}`, { draft, admission: admissionSummary });
+
+  // The recall vector: what the cluster's goals have in common, plus the words of the procedure itself, so
+  // that a short request ("exchange my keyboard") meets a skill learned from long persona-style goals.
+  const embedding = await skillEmbedding(deps.embedder, input.goalCentroid, draft);
+  const exemplars = material.exemplarTexts.length ? packExemplars(chooseExemplars(await embedTexts(deps.store, deps.embedder, material.exemplarTexts))) : null;
+
+  const placed = reconcileDraft(deps, input, material, embedding, exemplars);
+  const { decision, target } = placed;
+  const skill = await persistSkill(deps, input, material, verdict, placed);
+  return {
+    clusterId: input.clusterId,
+    action: decision.action,
+    skill,
+    draft,
+    target: target ? { id: target.id, name: target.name } : undefined,
+    admission: admissionSummary,
+  };
+}

@@ -1,0 +1,58 @@
+import type { Admission } from '../domain/admit.js';
+import type { EvidenceTrace } from '../domain/evidence.js';
+import type { Decision } from '../domain/reconcile.js';
+import type { Draft, Fact, Session, Skill } from '../domain/types.js';
+import type { SkillCatalog } from './skill-catalog.js';
+
+/** One group of sessions (a cluster, or an explicit compile) on its way through the stages. */
+export interface GroupInput {
+  namespace: string;
+  clusterId: string;
+  sessions: Session[];
+  /** Recall prototype of the group: normalised mean of its goal embeddings. */
+  goalCentroid: Float32Array;
+  /** The skill this cluster already produced, if any. */
+  ownSkillId: string | null;
+  goalWordWeight: (w: string) => number;
+  toolWeight: (t: string) => number;
+  /** Live internal skills of the namespace, for duplicate detection and name clashes. */
+  skills: SkillCatalog;
+  dryRun: boolean;
+  actor: string;
+  /** Explicit compile relaxes the counts (a single session or a cue is admissible); deny rules always apply. */
+  admission?: { minOccurrences?: number; minSuccessRate?: number };
+  /** Semantic parents: facts the skill rests on (fact-only groups give `heuristic` skills). */
+  facts?: Fact[];
+  /** The cue of a cue-directed compile (titles fact-only skills). */
+  cue?: string;
+  /** False for groups that are not a stored cluster (explicit compile from session ids). */
+  linkCluster?: boolean;
+}
+
+/** What admission found, as reported for a group. */
+export type AdmissionSummary = Pick<Admission, 'successRate' | 'followers' | 'successfulFollowers' | 'denied'>;
+
+/** What one group of sessions (a cluster, or an explicit compile) produced. */
+export interface GroupOutcome {
+  clusterId: string;
+  action: Decision['action'] | 'skip';
+  reason?: string;
+  skill?: Skill;
+  draft?: Draft;
+  /** For a decision against an existing skill: which one. */
+  target?: { id: string; name: string };
+  admission?: AdmissionSummary;
+}
+
+/** A draft and what it was learned from: the input of verify, reconcile and persist. */
+export interface DraftMaterial {
+  draft: Draft;
+  evidence: EvidenceTrace[];
+  counts: { successCount: number; attemptCount: number; support: number };
+  sourceSessions: string[];
+  admissionSummary?: AdmissionSummary;
+  /** Every tool the group's sessions called: a draft may name only these. */
+  materialTools: Set<string>;
+  /** Goals and cues of the sessions the skill is learned from: its recall exemplars come from these. */
+  exemplarTexts: string[];
+}

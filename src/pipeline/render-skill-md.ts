@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import { serializeSkillMd } from '../domain/skill-md/index.js';
+import type { Draft } from '../domain/types.js';
+
+export interface RenderOptions {
+  license: string;
+  version: string;
+  id: string;
+  sourceSessions: string[];
+  clusterId: string | null;
+  learnedBy: string;
+}
+
+/** The opaque id a SKILL.md uses for a source session: `ses-` and 16 hex digits of its id's hash. */
+export function sessionRef(id: string): string {
+  return `ses-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
+}
+
+/** The canonical SKILL.md of a draft: license and version injected, never taken from a distiller. */
+export function renderSkillMd(draft: Pick<Draft, 'name' | 'whenToUse' | 'toolsRequired' | 'kind' | 'body'>, o: RenderOptions): string {
+  const metadata: Record<string, string> = {
+    version: o.version,
+    'tools-required': draft.toolsRequired.join(' '),
+    kind: draft.kind,
+    'skill-id': o.id,
+    'learned-by': o.learnedBy,
+  };
+  if (o.clusterId) metadata.cluster = o.clusterId;
+  if (o.sourceSessions.length) {
+    // Provenance ids, capped: the full list is in the store (skills explain / sourceSessions).
+    // Opaque references, never the raw session ids (user-supplied strings): the store maps them back.
+    metadata['parents-episodic'] = o.sourceSessions.slice(0, 8).map(sessionRef).join(' ');
+    metadata['parents-episodic-count'] = String(o.sourceSessions.length);
+  }
+  return serializeSkillMd({ name: draft.name, description: draft.whenToUse, license: o.license, metadata, body: draft.body });
+}

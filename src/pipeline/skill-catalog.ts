@@ -1,0 +1,62 @@
+import type { Skill } from '../domain/types.js';
+import { VectorIndex } from '../vector/vector-index.js';
+
+/** The live internal skills of a namespace during a pass, with a vector index over their embeddings. */
+export class SkillCatalog {
+  private readonly byId = new Map<string, Skill>();
+  private readonly historic = new Set<string>();
+  private index: VectorIndex;
+
+  constructor(private readonly dims: number, skills: Skill[], private readonly embedderId: string) {
+    this.index = new VectorIndex(dims);
+    for (const s of skills) this.put(s);
+  }
+
+  put(skill: Skill) {
+    // A superseded skill keeps its name in the history (explain, versions): no new skill may take it.
+    if (skill.supersededBy) this.historic.add(skill.name);
+    if (skill.supersededBy || skill.corpus !== 'internal') {
+      this.byId.delete(skill.id);
+      this.index.remove(skill.id);
+      return;
+    }
+    this.byId.set(skill.id, skill);
+    if (skill.embedding && skill.embedderId === this.embedderId && skill.embedding.length === this.dims) this.index.add(skill.id, skill.embedding);
+  }
+
+  remove(id: string) {
+    const gone = this.byId.get(id);
+    if (gone) this.historic.add(gone.name);
+    this.byId.delete(id);
+    this.index.remove(id);
+  }
+
+  get(id: string): Skill | undefined {
+    return this.byId.get(id);
+  }
+
+  /** The live internal skills, in insertion order. */
+  live(): Skill[] {
+    return [...this.byId.values()];
+  }
+
+  names(except?: string): Set<string> {
+    const own = except ? this.byId.get(except)?.name : undefined;
+    return new Set([...[...this.byId.values()].filter((s) => s.id !== except).map((s) => s.name), ...[...this.historic].filter((n) => n !== own)]);
+  }
+
+  neighbours(vector: Float32Array, minScore: number, exclude?: string): { skill: Skill; similarity: number }[] {
+    return this.index
+      .search(vector, 5, { minScore, filter: (id) => id !== exclude })
+      .map((h) => ({ skill: this.byId.get(h.id)!, similarity: h.score }));
+  }
+}
+
+/** `base`, or `base-2`, `base-3`, ... : the first name not in `taken`. */
+export function uniqueName(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) {
+    const candidate = `${base.slice(0, 60).replace(/-+$/, '')}-${i}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}

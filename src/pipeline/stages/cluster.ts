@@ -1,0 +1,100 @@
+import type { SkillsmithConfig } from '../../config/config.js';
+import { IncrementalClusters, sumsFromCentroid, type ClusterState } from '../../domain/clustering.js';
+import { GoalMean } from '../../domain/goal-mean.js';
+import { collapseRepeats } from '../../domain/sequence.js';
+import { TermStats } from '../../domain/term-stats.js';
+import { clusteringFeature, toolFeatures, toolTerms } from '../../domain/tool-features.js';
+import type { Session } from '../../domain/types.js';
+import type { Embedder, EmbedderThresholds } from '../../embedders/embedder.js';
+import type { ClusterRecord, Store } from '../../store/store.js';
+
+/** Dimensions of the tool-use part of a session's clustering feature. */
+const FEATURE_TOOL_DIMS = 128;
+
+/** A namespace's clusters for one embedder, and the corpus statistics their features are weighted by. */
+export interface Clustering {
+  clusters: IncrementalClusters;
+  toolStats: TermStats;
+  goalStats: TermStats;
+  goalMean: GoalMean;
+}
+
+/** Reads the stored clusters and statistics, ready for incremental assignment of new sessions. */
+export async function loadClustering(store: Store, namespace: string, embedder: Embedder, config: SkillsmithConfig, thresholds: EmbedderThresholds): Promise<Clustering> {
+  const toolStats = TermStats.fromJSON(await store.getState(namespace, 'tool-stats'));
+  const goalStats = TermStats.fromJSON(await store.getState(namespace, 'goal-stats'));
+  const goalMean = GoalMean.fromJSON(await store.getState(namespace, `goal-mean:${embedder.id}`), embedder.dimensions);
+  const threshold = config.thresholds.cluster ?? thresholds.cluster;
+  const goalDims = embedder.dimensions;
+  const existing = await store.loadClusters(namespace, embedder.id);
+  const clusters = new IncrementalClusters(
+    goalDims + FEATURE_TOOL_DIMS,
+    goalDims,
+    threshold,
+    existing.map<ClusterState>((c) => ({
+      id: c.id,
+      featureSum: sumsFromCentroid(c.centroid, c.size),
+      goalSum: sumsFromCentroid(c.goalCentroid, c.size),
+      size: c.size,
+      dirty: c.dirty,
+      skillId: c.skillId,
+      lastPassAt: c.lastPassAt,
+      newMembers: [],
+    })),
+    'c',
+    config.synthesis.sameGoalThreshold,
+    config.synthesis.sameProcedureGoalFloor,
+  );
+  return { clusters, toolStats, goalStats, goalMean };
+}
+
+/**
+ * Cluster: a page of new sessions joins the corpus statistics, then each session joins the nearest cluster
+ * (goal and tool use) or starts one. `goals` holds each session's goal embedding.
+ */
+export function clusterSessions(state: Clustering, page: readonly Session[], goals: ReadonlyMap<string, Float32Array>, synthesis: SkillsmithConfig['synthesis']): void {
+  const think = synthesis.thinkTools;
+  for (const s of page) {
+    state.toolStats.addDocument(toolTerms(collapseRepeats(s.calls.filter((c) => !think.includes(c.tool)).map((c) => c.tool))));
+    state.goalStats.addDocument(goalWords(s.goal));
+  }
+  for (const s of page) {
+    const goal = goals.get(s.id)!;
+    state.goalMean.add(goal);
+    const tools = toolFeatures(s.calls.filter((c) => c.ok && !think.includes(c.tool)).map((c) => c.tool), state.toolStats, FEATURE_TOOL_DIMS);
+    state.clusters.assign(s.id, clusteringFeature(goal, tools, synthesis.toolWeight), goal);
+  }
+}
+
+/** Every cluster as the pass leaves it. */
+export function clusterRecords(state: Clustering): ClusterRecord[] {
+  const { clusters } = state;
+  return [...clusters.clusters.values()].map((c) => ({
+    id: c.id,
+    centroid: clusters.centroid(c.id),
+    goalCentroid: clusters.goalCentroid(c.id),
+    size: c.size,
+    dirty: c.dirty,
+    skillId: c.skillId,
+    lastPassAt: c.lastPassAt,
+    newMembers: c.newMembers,
+  }));
+}
+
+/** Stores the clusters that grew, the watermark and the statistics. */
+export async function saveClustering(store: Store, namespace: string, embedderId: string, state: Clustering, records: readonly ClusterRecord[], watermark: number): Promise<void> {
+  // Cluster state and watermark move together: a crash before this line re-reads the same sessions.
+  await store.saveClusters(namespace, embedderId, records.filter((r) => r.newMembers.length > 0), watermark);
+  await store.setState(namespace, 'tool-stats', state.toolStats.toJSON());
+  await store.setState(namespace, 'goal-stats', state.goalStats.toJSON());
+  await store.setState(namespace, `goal-mean:${embedderId}`, state.goalMean.toJSON());
+}
+
+/** The words of a goal that count toward the namespace's goal-word statistics. */
+export function goalWords(goal: string): string[] {
+  return goal
+    .toLowerCase()
+    .split(/[^a-z']+/)
+    .map((w) => w.replace(/'s$/, '').replace(/'/g, ''))
+    .filter((w) => w.length >= 3);
+}

@@ -1,0 +1,57 @@
+import { defaultReconcileRules, sameSkill } from '../../domain/reconcile.js';
+import type { Skill } from '../../domain/types.js';
+import type { PipelineDeps } from '../pipeline-deps.js';
+import type { SkillCatalog } from '../skill-catalog.js';
+import { mergeExemplars } from '../skill-embedding.js';
+
+/**
+ * Consolidation of skills already stored: two live skills learned by passes that are the same procedure (same
+ * action, overlapping tools; reconcile's sameSkill) and alike enough to be recalled for each other's requests
+ * become one. The one with more support absorbs the other's provenance, counts and exemplars; the other is
+ * superseded with lineage, never deleted. One write per pair, through the single write path.
+ */
+export async function consolidateSkills(deps: PipelineDeps, input: { namespace: string; skills: SkillCatalog; toolWeight: (t: string) => number; actor: string; dryRun: boolean }): Promise<{ winner: Skill; loser: Skill }[]> {
+  const merged: { winner: Skill; loser: Skill }[] = [];
+  const bar = Math.min(deps.thresholds.recall, deps.thresholds.duplicate);
+  const rules = { ...defaultReconcileRules, toolWeight: input.toolWeight };
+  const learned = input.skills.live().filter((s) => s.clusterId && s.embedding);
+  learned.sort((a, b) => b.support - a.support || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  for (const candidate of learned) {
+    const winner = input.skills.get(candidate.id);
+    if (!winner?.embedding) continue;
+    for (const { skill: loser } of input.skills.neighbours(winner.embedding, bar, winner.id)) {
+      if (!loser.clusterId || loser.support > winner.support || !sameSkill(winner.toolSequence, loser.toolSequence, rules)) continue;
+      const at = deps.now().toISOString();
+      const absorbed: Skill = {
+        ...winner,
+        successCount: winner.successCount + loser.successCount,
+        attemptCount: winner.attemptCount + loser.attemptCount,
+        support: winner.support + loser.support,
+        exemplars: winner.exemplars ? mergeExemplars(winner.exemplars, loser.exemplars ?? null, deps.embedder.dimensions) : (loser.exemplars ?? null),
+        sourceSessions: [...new Set([...winner.sourceSessions, ...loser.sourceSessions])],
+        updatedAt: at,
+      };
+      merged.push({ winner: absorbed, loser });
+      if (!input.dryRun) {
+        const stored = await deps.store.existingSessionIds(input.namespace, loser.sourceSessions);
+        const saved = await deps.store.writeSkill({
+          action: 'reinforce',
+          skill: absorbed,
+          supersedes: loser.id,
+          parents: loser.sourceSessions.filter((id) => stored.has(id)).map((id) => ({ kind: 'episodic' as const, id })),
+          actor: input.actor,
+          detail: { consolidated: loser.id, reason: 'same procedure as a live skill with more support' },
+          clusterId: winner.clusterId,
+          at,
+        });
+        input.skills.remove(loser.id);
+        input.skills.put(saved);
+      } else {
+        input.skills.remove(loser.id);
+        input.skills.put(absorbed);
+      }
+      deps.log.child('pass').info('skills consolidated', { skill: winner.name, absorbed: loser.name });
+    }
+  }
+  return merged;
+}

@@ -1,0 +1,21 @@
+import type { SkillsmithConfig } from '../../config/config.js';
+import type { Admission } from '../../domain/admit.js';
+import { buildConsensus } from '../../domain/consensus.js';
+import { gatherEvidence, type EvidenceTrace } from '../../domain/evidence.js';
+import { redactText } from '../../domain/redact.js';
+import { collapseRepeats, sequenceF1 } from '../../domain/sequence.js';
+import type { Session } from '../../domain/types.js';
+import { consensusRules } from './admit.js';
+
+/**
+ * Evidence: the admitted group's most representative successful sessions (closest to its procedure, then
+ * recent), each trace capped and redacted before it reaches a model or a skill.
+ */
+export function collectEvidence(cfg: SkillsmithConfig['synthesis'], admission: Admission): EvidenceTrace[] {
+  const procedure = collapseRepeats(buildConsensus(admission.spans, consensusRules(cfg)).steps.map((s) => s.tool));
+  const agreementOf = (s: Session) => sequenceF1(procedure, collapseRepeats(s.calls.filter((c) => c.ok && !cfg.thinkTools.includes(c.tool)).map((c) => c.tool)));
+  return gatherEvidence(
+    admission.successfulFollowers.map((session) => ({ session, agreement: agreementOf(session) })),
+    { evidenceLimit: cfg.evidenceLimit, traceCharCap: cfg.traceCharCap, thinkTools: cfg.thinkTools, redact: redactText },
+  );
+}

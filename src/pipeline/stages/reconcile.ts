@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { seedEta } from '../../domain/admit.js';
+import { bumpVersion, defaultReconcileRules, reconcile, type Decision } from '../../domain/reconcile.js';
+import type { Skill } from '../../domain/types.js';
+import type { DraftMaterial, GroupInput } from '../group.js';
+import type { PipelineDeps } from '../pipeline-deps.js';
+import { renderSkillMd } from '../render-skill-md.js';
+import { uniqueName } from '../skill-catalog.js';
+import { mergeExemplars } from '../skill-embedding.js';
+
+/** Where a verified draft lands among the live skills, and the skill row that results. */
+export interface Placement {
+  decision: Decision;
+  skill: Skill;
+  /** The skill the new one supersedes. */
+  supersedes?: string;
+  /** The existing skill the decision is about (all but `add`). */
+  target?: Skill;
+  /** The time of the write. */
+  at: string;
+}
+
+/**
+ * Reconcile: against the live skills (by recall-vector similarity, never by name alone), the draft is a new
+ * skill (add), a new version of its own cluster's skill (update), support for an existing one (reinforce), or
+ * its successor (supersede). Nothing is deleted; the resulting row is built here, written by persist.
+ */
+export function reconcileDraft(deps: PipelineDeps, input: GroupInput, material: DraftMaterial, embedding: Float32Array, exemplars: Float32Array | null): Placement {
+  const { draft, counts, sourceSessions } = material;
+  const linked = input.linkCluster !== false;
+  const own = input.ownSkillId ? (input.skills.get(input.ownSkillId) ?? null) : null;
+  const license = deps.config.license;
+  // A skill is this cluster's own only if it was learned from it; a skill another cluster reinforced is a
+  // neighbour: a weaker variant never rewrites it (no flip-flopping between two clusters' procedures).
+  const mine = own && own.clusterId === input.clusterId ? own : null;
+  // Candidates for consolidation: any live skill as related as a recall match (the recall threshold); reconcile
+  // then keeps only those that are the same procedure (shared action, overlapping tools), so one task kind
+  // split over several clusters still ends as one skill, and a look-alike with another action stays apart.
+  // An explicit compile from chosen sessions is a person's request for this skill: only a true duplicate
+  // (the duplicate threshold) is reinforced instead.
+  const bar = linked ? Math.min(deps.thresholds.recall, deps.thresholds.duplicate) : deps.thresholds.duplicate;
+  const neighbours = mine ? [] : own ? [{ skill: own, similarity: 1 }] : input.skills.neighbours(embedding, bar);
+  const decision = reconcile(
+    { toolSequence: draft.toolSequence, successes: counts.successCount, followers: counts.attemptCount },
+    mine,
+    neighbours,
+    { ...defaultReconcileRules, toolWeight: input.toolWeight },
+  );
+  const at = deps.now().toISOString();
+  const base = {
+    namespace: input.namespace,
+    corpus: 'internal' as const,
+    kind: draft.kind,
+    embedderId: deps.embedder.id,
+    embedding,
+    exemplars,
+    clusterId: linked ? input.clusterId : null,
+  };
+
+  if (decision.action === 'add' || decision.action === 'supersede') {
+    const id = `sk_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+    const version = decision.action === 'add' ? '1.0.0' : bumpVersion(decision.target.version, 'major');
+    // A superseding skill of the same cluster keeps the name people know; one from another cluster is named
+    // by its own draft (its title and description say what it does), with the lineage in supersedes.
+    const keep = decision.action === 'supersede' && decision.target.clusterId === input.clusterId;
+    // A new name is free among every live skill but the one it replaces (the draft was named before reconcile
+    // chose its target, and a neighbour it did not merge with may hold that name).
+    const taken = input.skills.names(decision.action === 'supersede' ? decision.target.id : undefined);
+    const name = keep ? decision.target.name : taken.has(draft.name) ? uniqueName(draft.name, taken) : draft.name;
+    const named = { ...draft, name };
+    const skill: Skill = {
+      ...base,
+      id,
+      name,
+      description: draft.whenToUse,
+      body: draft.body,
+      skillMd: renderSkillMd(named, { license, version, id, sourceSessions, clusterId: input.clusterId, learnedBy: deps.distiller.id }),
+      version,
+      status: 'probationary',
+      enabled: true,
+      toolsRequired: draft.toolsRequired,
+      toolSequence: draft.toolSequence,
+      ...counts,
+      // Seeded from the evidence (Beta posterior over the followers): thin support starts lower; trials do the rest.
+      eta: seedEta(counts.successCount, counts.attemptCount),
+      utility: 0,
+      trialsAttempted: 0,
+      trialsPassed: 0,
+      sourceSessions,
+      supersededBy: null,
+      createdAt: at,
+      updatedAt: at,
+      lastUsedAt: null,
+    };
+    if (decision.action === 'add') return { decision, skill, at };
+    return { decision, skill, supersedes: decision.target.id, target: decision.target, at };
+  }
+  const t = decision.target;
+  if (decision.action === 'update') {
+    const version = bumpVersion(t.version, 'minor');
+    const named = { ...draft, name: t.name };
+    const skill: Skill = {
+      ...t,
+      ...base,
+      description: draft.whenToUse,
+      body: draft.body,
+      skillMd: renderSkillMd(named, { license, version, id: t.id, sourceSessions, clusterId: input.clusterId, learnedBy: deps.distiller.id }),
+      version,
+      toolsRequired: draft.toolsRequired,
+      toolSequence: draft.toolSequence,
+      ...counts,
+      updatedAt: at,
+    };
+    return { decision, skill, target: t, at };
+  }
+  // Its own cluster grew: its recall vector follows the cluster. Another group's support leaves it alone.
+  const ownGrowth = t.clusterId === input.clusterId && linked;
+  const skill: Skill = {
+    ...t,
+    embedding: ownGrowth || !t.embedding || t.embedderId !== deps.embedder.id ? embedding : t.embedding,
+    // Its own cluster's exemplars follow the cluster; another group's support adds its wordings to them.
+    exemplars: ownGrowth || !t.exemplars || t.embedderId !== deps.embedder.id ? exemplars : mergeExemplars(t.exemplars, exemplars, deps.embedder.dimensions),
+    embedderId: deps.embedder.id,
+    clusterId: t.clusterId ?? (linked ? input.clusterId : null),
+    successCount: Math.max(t.successCount, counts.successCount),
+    attemptCount: Math.max(t.attemptCount, counts.attemptCount),
+    support: Math.max(t.support, counts.support),
+    updatedAt: at,
+  };
+  return { decision, skill, target: t, at };
+}
