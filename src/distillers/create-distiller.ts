@@ -7,7 +7,7 @@ import { LlmDistiller } from './llm-distiller.js';
 import type { BackendDeps } from '../embedders/create-embedder.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { CircuitBreaker } from '../llm/circuit-breaker.js';
-import { BackendConfigError } from '../llm/errors/backend-config-error.js';
+import { BackendConfigError } from '../errors/backend-config-error.js';
 import { LlamaCppChatModel, loadLlamaCpp, requireGgufPath } from '../llm/llama-cpp.js';
 import { OpenAiChatModel } from '../llm/openai-chat-model.js';
 import { OpenAiClient } from '../llm/openai-client.js';

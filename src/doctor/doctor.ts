@@ -6,13 +6,13 @@ import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
 import { LlamaCppEmbedder } from '../embedders/llama-cpp-embedder.js';
 import { OpenAiEmbedder } from '../embedders/openai-embedder.js';
 import { loadTransformers, TransformersEmbedder } from '../embedders/transformers-embedder.js';
-import { EmbeddingDimensionError } from '../llm/errors/embedding-dimension-error.js';
-import { EndpointHttpError } from '../llm/errors/endpoint-http-error.js';
+import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
+import { EndpointHttpError } from '../errors/endpoint-http-error.js';
 import { LlamaCppChatModel, loadLlamaCpp } from '../llm/llama-cpp.js';
 import { knownEmbeddingModel, modelListed } from '../llm/models.js';
 import { OpenAiClient } from '../llm/openai-client.js';
 import type { ModuleImporter } from '../llm/optional-import.js';
-import { SkillsmithError } from '../llm/skillsmith-error.js';
+import { SkillsmithError } from '../errors/skillsmith-error.js';
 import type { Store } from '../store/store.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';

@@ -5,7 +5,7 @@ import { LlamaCppEmbedder } from './llama-cpp-embedder.js';
 import { OpenAiEmbedder } from './openai-embedder.js';
 import { TransformersEmbedder } from './transformers-embedder.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from '../llm/circuit-breaker.js';
-import { BackendConfigError } from '../llm/errors/backend-config-error.js';
+import { BackendConfigError } from '../errors/backend-config-error.js';
 import { loadLlamaCpp, requireGgufPath } from '../llm/llama-cpp.js';
 import { OpenAiClient } from '../llm/openai-client.js';
 import type { ModuleImporter } from '../llm/optional-import.js';

@@ -14,7 +14,7 @@ import { verifyDraft } from '../domain/verify.js';
 import { chooseExemplars, packExemplars, unpackExemplars } from '../domain/exemplars.js';
 import { embedTexts } from './embed-texts.js';
 import type { Distiller } from '../distillers/distiller.js';
-import { MalformedDraftError } from '../llm/errors/malformed-draft-error.js';
+import { MalformedDraftError } from '../errors/malformed-draft-error.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
 import { VectorIndex } from '../vector/vector-index.js';
 import type { Store, SkillWrite } from '../store/store.js';

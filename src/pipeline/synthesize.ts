@@ -4,7 +4,7 @@ import { GoalMean } from '../domain/goal-mean.js';
 import { clusteringFeature, toolFeatures, toolTerms } from '../domain/tool-features.js';
 import { collapseRepeats } from '../domain/sequence.js';
 import type { DistillerFallback } from '../distillers/distiller.js';
-import { EmbedderMismatchError } from '../llm/errors/embedder-mismatch-error.js';
+import { EmbedderMismatchError } from '../errors/embedder-mismatch-error.js';
 import { embedGoals } from './embed-texts.js';
 import { consolidateSkills, distilGroup, SkillCatalog, type GroupOutcome, type PipelineDeps } from './distil-cluster.js';
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../config/config.js';
-import { BackendConfigError } from '../../llm/errors/backend-config-error.js';
+import { BackendConfigError } from '../../errors/backend-config-error.js';
 import { announcedDbPath, configFromFlags } from './command-support.js';
 import { openMemory, type Memory } from '../../memory.js';
 import type { Skill } from '../../domain/types.js';

@@ -2,7 +2,7 @@ import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, 
 import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/reembed.js';
 import { createEmbedder, type BackendDeps } from '../../../embedders/create-embedder.js';
 import type { Embedder } from '../../../embedders/embedder.js';
-import { SkillsmithError } from '../../../llm/skillsmith-error.js';
+import { SkillsmithError } from '../../../errors/skillsmith-error.js';
 import { openStore } from '../../../store/open-store.js';
 
 export interface ReembedCommandDeps extends BackendDeps {

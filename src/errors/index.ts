@@ -1,4 +1,4 @@
-export { SkillsmithError, errorCode } from '../skillsmith-error.js';
+export { SkillsmithError, errorCode } from './skillsmith-error.js';
 export { BackendConfigError } from './backend-config-error.js';
 export { BackendLoadError } from './backend-load-error.js';
 export { CircuitOpenError } from './circuit-open-error.js';
