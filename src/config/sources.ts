@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ConfigError } from '../errors/config-error.js';
 import type { SkillsmithConfigInput } from './config.js';
 
 /**
@@ -10,10 +11,7 @@ import type { SkillsmithConfigInput } from './config.js';
 
 export const CONFIG_FILE_NAME = 'skillsmith.config.json';
 
-/** Thrown for a configuration that cannot be used; the message names the key, variable or file. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError };
 
 type EnvKind = 'string' | 'number' | 'boolean';
 

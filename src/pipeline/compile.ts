@@ -5,6 +5,7 @@ import { unit } from '../domain/clustering.js';
 import { VectorIndex } from '../vector/vector-index.js';
 import { distilGroup, SkillCatalog, type GroupOutcome, type PipelineDeps } from './distil-cluster.js';
 import { embedGoals } from './embed-texts.js';
+import { CompileError } from '../errors/compile-error.js';
 
 export interface CompileRequest {
   namespace: string;
@@ -31,9 +32,7 @@ export interface CompileResult {
   cluster: string | null;
 }
 
-export class CompileError extends Error {
-  override readonly name = 'CompileError';
-}
+export { CompileError };
 
 /**
  * Explicit compile: the single-shot version of the synthesis pass, through the same distilGroup pathway
