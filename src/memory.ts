@@ -26,6 +26,7 @@ import { applySignal, parseSignal, type LifecycleRules, type Signal } from './do
 import { seedEta } from './domain/admit.js';
 import type { CompileRequest, CompileResult } from './pipeline/compile.js';
 import type { Explanation } from './pipeline/explain.js';
+import { DisabledError, NotFoundError, PassLockedError, SessionStateError } from './errors/index.js';
 
 export interface OpenMemoryOptions {
   /** SQLite file path or postgres:// URL (default ./skillsmith.db or SKILLSMITH_DB), or a ready Store. */
@@ -97,23 +98,7 @@ export interface SessionRecorder {
   end(outcome: Outcome, reward?: number | null, opts?: { source?: OutcomeSource }): Promise<void>;
 }
 
-export class DisabledError extends Error {
-  override readonly name = 'DisabledError';
-}
-
-export class PassLockedError extends Error {
-  override readonly name = 'PassLockedError';
-}
-
-/** No such session or skill (in this namespace). */
-export class NotFoundError extends Error {
-  override readonly name = 'NotFoundError';
-}
-
-/** The session's state forbids it: already ended with another outcome, or a call position out of order. */
-export class SessionStateError extends Error {
-  override readonly name = 'SessionStateError';
-}
+export { DisabledError, PassLockedError, NotFoundError, SessionStateError };
 
 /** The procedural memory: one entry point for capture, synthesis, recall and the skill catalogue. */
 export class Memory {

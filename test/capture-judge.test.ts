@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BackendConfigError } from '../src/llm/errors/backend-config-error.js';
+import { BackendConfigError } from '../src/errors/backend-config-error.js';
 import { createJudge, judgeSessions, LlmJudge, parseVerdict, RuleJudge, type JudgeInput } from '../src/capture/judge.js';
 import type { CapturedSession } from '../src/capture/types.js';
 import type { ToolCall } from '../src/domain/types.js';

@@ -60,6 +60,7 @@ describe('the npm package, installed into a TypeScript project', () => {
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/index.d.ts');
     expect(files).toContain('package/dist/postgres.d.ts');
+    for (const entry of ['capture', 'instrument', 'skill-md']) expect(files).toContain(`package/dist/${entry}.d.ts`);
     expect(files).toContain('package/assets/glove-100k-int8.bin');
     expect(files).toContain('package/README.md');
     expect(files.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/') || f.includes('.test.') || f.endsWith('.build-stamp'))).toEqual([]);
@@ -80,6 +81,29 @@ describe('the npm package, installed into a TypeScript project', () => {
     expect(out.recalled.map((s) => s.name)).toEqual(out.created);
     expect(out.recalled[0].tools).toEqual(['get_order_details', 'refund_order', 'send_confirmation']);
     expect(out.context).toContain('`refund_order`');
+  });
+
+  it('serves capture, instrumentation and the SKILL.md module from their own entries, none of which loads pg', () => {
+    const script = [
+      "const capture = await import('skillsmith/capture');",
+      "const instrument = await import('skillsmith/instrument');",
+      "const skillMd = await import('skillsmith/skill-md');",
+      "const main = await import('skillsmith');",
+      'console.log(JSON.stringify({',
+      '  capture: [typeof capture.parseCaptureText, typeof capture.createJudge, typeof capture.resolvePrivacy],',
+      '  instrument: [typeof instrument.createRecorder, typeof instrument.ToolRecorder],',
+      '  skillMd: skillMd.validateSkillMd(skillMd.serializeSkillMd({ name: "x", description: "Does x.", license: "MIT", metadata: {}, body: "Do x." })).valid,',
+      '  errors: [new main.NotFoundError("gone").code, main.SkillsmithError.isInstance(new main.ConfigError("bad"))],',
+      '}));',
+    ].join('\n');
+    const r = run(process.execPath, ['--input-type=module', '-e', script], project, ['--import', join(project, 'no-pg.mjs')]);
+    expect(r.status, r.out).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      capture: ['function', 'function', 'function'],
+      instrument: ['function', 'function'],
+      skillMd: true,
+      errors: ['NOT_FOUND', true],
+    });
   });
 
   it('serves the PostgreSQL store from its own entry, skillsmith/postgres', () => {

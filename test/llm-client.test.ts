@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CircuitBreaker } from '../src/llm/circuit-breaker.js';
-import { CircuitOpenError } from '../src/llm/errors/circuit-open-error.js';
-import { EndpointHttpError } from '../src/llm/errors/endpoint-http-error.js';
-import { EndpointTimeoutError } from '../src/llm/errors/endpoint-timeout-error.js';
-import { EndpointUnreachableError } from '../src/llm/errors/endpoint-unreachable-error.js';
-import { MalformedResponseError } from '../src/llm/errors/malformed-response-error.js';
-import { SkillsmithError } from '../src/llm/skillsmith-error.js';
+import { CircuitOpenError } from '../src/errors/circuit-open-error.js';
+import { EndpointHttpError } from '../src/errors/endpoint-http-error.js';
+import { EndpointTimeoutError } from '../src/errors/endpoint-timeout-error.js';
+import { EndpointUnreachableError } from '../src/errors/endpoint-unreachable-error.js';
+import { MalformedResponseError } from '../src/errors/malformed-response-error.js';
+import { SkillsmithError } from '../src/errors/skillsmith-error.js';
 import { OpenAiClient, safeUrl } from '../src/llm/openai-client.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 

@@ -6,7 +6,7 @@ import { reembed } from '../src/doctor/reembed.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiEmbedder } from '../src/embedders/openai-embedder.js';
 import { OpenAiClient } from '../src/llm/openai-client.js';
-import { EmbedderMismatchError } from '../src/llm/errors/embedder-mismatch-error.js';
+import { EmbedderMismatchError } from '../src/errors/embedder-mismatch-error.js';
 import { openMemory, type Memory } from '../src/memory.js';
 import { createLogger } from '../src/support/log.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/sqlite-store.js';

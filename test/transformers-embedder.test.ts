@@ -7,7 +7,7 @@ import { runDoctor, type DoctorReport } from '../src/doctor/doctor.js';
 import { createEmbedder, type ReadyableEmbedder } from '../src/llm/backends.js';
 import { loadGloveTable } from '../src/embedders/glove/glove-table.js';
 import { loadTransformers, TransformersEmbedder, type TransformersModule } from '../src/embedders/transformers-embedder.js';
-import { BackendConfigError, BackendLoadError } from '../src/llm/errors/index.js';
+import { BackendConfigError, BackendLoadError } from '../src/errors/index.js';
 import { openMemory } from '../src/memory.js';
 import { readTau, TAU_DEV, toSession } from './support/tau.js';
 import { writeGloveOnnxModel } from './support/glove-onnx-model.js';

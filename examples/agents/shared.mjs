@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openMemory } from '../../dist/index.js';
-import { createRecorder } from '../../dist/instrument/index.js';
+import { createRecorder } from '../../dist/instrument.js';
 
 /** An in-memory shop: customers and orders. */
 export function createShop() {

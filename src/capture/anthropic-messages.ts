@@ -2,6 +2,7 @@ import type { Outcome, ToolCall } from '../domain/types.js';
 import { contentId, contentText, ERROR_RESULT, isObject, outcomeOf, parseArgs } from './common.js';
 import { type CaptureLimits, capText } from './normalized-jsonl.js';
 import type { ParsedSession } from './types.js';
+import { InputError } from '../errors/input-error.js';
 
 /**
  * Anthropic Messages logs, in the same containers as the OpenAI ones (one `{"messages": [...]}` per line, or a
@@ -45,11 +46,11 @@ export function fromAnthropic(value: AnthropicConversation | unknown[], namespac
   let finalAnswer: string | null = null;
 
   conv.messages.forEach((raw, index) => {
-    if (!isObject(raw)) throw new Error(`messages[${index}]: not an object`);
+    if (!isObject(raw)) throw new InputError(`messages[${index}]: not an object`);
     const role = raw.role;
-    if (role !== 'user' && role !== 'assistant' && role !== 'system') throw new Error(`messages[${index}].role: expected "user" or "assistant", not ${JSON.stringify(role)}`);
+    if (role !== 'user' && role !== 'assistant' && role !== 'system') throw new InputError(`messages[${index}].role: expected "user" or "assistant", not ${JSON.stringify(role)}`);
     const blocks: unknown[] = typeof raw.content === 'string' ? [{ type: 'text', text: raw.content }] : Array.isArray(raw.content) ? raw.content : [];
-    if (raw.content != null && typeof raw.content !== 'string' && !Array.isArray(raw.content)) throw new Error(`messages[${index}].content: must be a string or an array of blocks`);
+    if (raw.content != null && typeof raw.content !== 'string' && !Array.isArray(raw.content)) throw new InputError(`messages[${index}].content: must be a string or an array of blocks`);
     if (role === 'user') {
       const text = blocks
         .filter((b) => isObject(b) && b.type === 'text')
@@ -60,11 +61,11 @@ export function fromAnthropic(value: AnthropicConversation | unknown[], namespac
     let sawUse = false;
     let text = '';
     blocks.forEach((b, j) => {
-      if (!isObject(b)) throw new Error(`messages[${index}].content[${j}]: not a block object`);
+      if (!isObject(b)) throw new InputError(`messages[${index}].content[${j}]: not a block object`);
       const where = `messages[${index}].content[${j}]`;
       if (typeof b.type === 'string' && USE_BLOCKS.has(b.type)) {
-        if (role !== 'assistant') throw new Error(`${where}: ${b.type} in a ${String(role)} message`);
-        if (typeof b.name !== 'string' || !b.name) throw new Error(`${where}.name: missing`);
+        if (role !== 'assistant') throw new InputError(`${where}: ${b.type} in a ${String(role)} message`);
+        if (typeof b.name !== 'string' || !b.name) throw new InputError(`${where}.name: missing`);
         const call: ToolCall = { position: calls.length, tool: b.name, args: parseArgs(b.input, `${where}.input`), result: '', ok: true, error: null, durationMs: null, at: null };
         calls.push(call);
         pending.push({ id: typeof b.id === 'string' ? b.id : null, call });
@@ -74,7 +75,7 @@ export function fromAnthropic(value: AnthropicConversation | unknown[], namespac
         let k = id === null ? -1 : pending.findIndex((p) => p.id === id);
         if (k < 0) k = 0;
         const match = pending.splice(k, 1)[0];
-        if (!match) throw new Error(`${where}: tool_result without a pending tool_use`);
+        if (!match) throw new InputError(`${where}: tool_result without a pending tool_use`);
         const result = contentText(b.content);
         match.call.result = capText(result, limits.resultChars);
         const failed = typeof b.is_error === 'boolean' ? b.is_error : ERROR_RESULT.test(result);
@@ -89,8 +90,8 @@ export function fromAnthropic(value: AnthropicConversation | unknown[], namespac
     });
     if (role === 'assistant') finalAnswer = !sawUse && text.trim() ? text.trim() : sawUse ? null : finalAnswer;
   });
-  if (goal === null) throw new Error('no user message to take the goal from');
-  if (calls.length > limits.maxCallsPerSession) throw new Error(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+  if (goal === null) throw new InputError('no user message to take the goal from');
+  if (calls.length > limits.maxCallsPerSession) throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
   const id = conv.session_id ?? conv.id ?? contentId('anthropic', conv.messages);
   return {
     session: {

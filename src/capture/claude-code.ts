@@ -4,6 +4,7 @@ import type { StreamLine } from './codex-rollout.js';
 import { capText, type CaptureLimits } from './normalized-jsonl.js';
 import type { BuiltSession } from './openai-agents.js';
 import { TaskSplitter } from './task-splitter.js';
+import { InputError } from '../errors/input-error.js';
 
 /**
  * Claude Code session transcripts (`~/.claude/projects/<project>/<session-id>.jsonl`): one JSON object per
@@ -73,10 +74,10 @@ export function fromClaudeCode(lines: StreamLine[], namespace: string, limits: C
           const id = typeof b.tool_use_id === 'string' ? b.tool_use_id : null;
           const pending = split.current.pending;
           let k = id === null ? -1 : pending.findIndex((p) => p.id === id);
-          if (k < 0 && id !== null) throw new Error(`${where}: tool_result for ${id}, which no earlier tool_use has`);
+          if (k < 0 && id !== null) throw new InputError(`${where}: tool_result for ${id}, which no earlier tool_use has`);
           if (k < 0) k = 0;
           const match = pending.splice(k, 1)[0];
-          if (!match) throw new Error(`${where}: tool_result without a pending tool_use`);
+          if (!match) throw new InputError(`${where}: tool_result without a pending tool_use`);
           const result = contentText(b.content);
           match.call.result = capText(result, limits.resultChars);
           if (b.is_error === true) {
@@ -96,7 +97,7 @@ export function fromClaudeCode(lines: StreamLine[], namespace: string, limits: C
           if (!isObject(b)) return;
           if (b.type === 'tool_use' || b.type === 'server_tool_use' || b.type === 'mcp_tool_use') {
             const where = `message.content[${j}]`;
-            if (typeof b.name !== 'string' || !b.name) throw new Error(`${where}.name: missing`);
+            if (typeof b.name !== 'string' || !b.name) throw new InputError(`${where}.name: missing`);
             const call: ToolCall = { position: 0, tool: b.name, args: parseArgs(b.input, `${where}.input`), result: '', ok: true, error: null, durationMs: null, at };
             const t0 = at ? Date.parse(at) : NaN;
             if (Number.isFinite(t0)) startedAt.set(call, t0);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Outcome } from '../domain/types.js';
 import { stringifyResult } from './normalized-jsonl.js';
+import { InputError } from '../errors/input-error.js';
 
 /** Tool results that read as an error when the log has no explicit error flag. */
 export const ERROR_RESULT = /^\s*(?:error\b|exception\b|traceback\b|\{\s*"error"\s*:)/i;
@@ -32,12 +33,12 @@ export function contentText(content: unknown): string {
 export function parseArgs(raw: unknown, where: string): Record<string, unknown> {
   if (raw == null || raw === '') return {};
   if (typeof raw === 'object') return Array.isArray(raw) ? { value: raw } : (raw as Record<string, unknown>);
-  if (typeof raw !== 'string') throw new Error(`${where}: must be a JSON string or object`);
+  if (typeof raw !== 'string') throw new InputError(`${where}: must be a JSON string or object`);
   try {
     const parsed = JSON.parse(raw);
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : { value: parsed };
   } catch {
-    throw new Error(`${where}: not valid JSON`);
+    throw new InputError(`${where}: not valid JSON`);
   }
 }
 

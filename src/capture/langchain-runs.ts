@@ -2,6 +2,7 @@ import type { Outcome, ToolCall } from '../domain/types.js';
 import { contentText, isObject, resultText, type JsonObject } from './common.js';
 import { capText, type CaptureLimits } from './normalized-jsonl.js';
 import type { BuiltSession } from './openai-agents.js';
+import { InputError } from '../errors/input-error.js';
 
 /**
  * LangChain / LangSmith run exports: run objects `{id, name, run_type, inputs, outputs, error, start_time,
@@ -83,10 +84,10 @@ export class LangChainCollector {
 
   private session(root: Run, members: Run[], namespace: string, limits: CaptureLimits, now: string): BuiltSession {
     const tools = members.filter((r) => r.type === 'tool' || r.type === 'retriever').sort((a, b) => (Number.isFinite(a.start) && Number.isFinite(b.start) ? a.start - b.start : 0) || a.order - b.order);
-    if (tools.length > limits.maxCallsPerSession) throw new Error(`${tools.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+    if (tools.length > limits.maxCallsPerSession) throw new InputError(`${tools.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
     const calls = tools.map((r, position) => toCall(r, position, limits));
     const goal = goalOf(root.raw.inputs) ?? members.filter((r) => r.type === 'llm' || r.type === 'chat_model').map((r) => goalOf(r.raw.inputs)).find((g) => g) ?? null;
-    if (!goal) throw new Error('no goal (no inputs.input / question / query and no human message in inputs.messages)');
+    if (!goal) throw new InputError('no goal (no inputs.input / question / query and no human message in inputs.messages)');
     const failed = typeof root.raw.error === 'string' && root.raw.error.length > 0;
     const outcome: Outcome = failed ? 'failure' : 'unknown';
     const str = (k: string) => (typeof root.raw[k] === 'string' ? (root.raw[k] as string) : null);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Outcome, ToolCall } from '../domain/types.js';
 import type { CapturedSession } from './types.js';
+import { InputError } from '../errors/input-error.js';
 
 /**
  * The interchange format: one session per line (the shape of the tau trajectories).
@@ -55,7 +56,7 @@ export function stringifyResult(result: unknown): string {
 /** Maps one validated record to a Session. Throws with a reason when the record is unusable. */
 export function fromNormalized(rec: NormalizedSession, namespace: string, limits: CaptureLimits, now: string): CapturedSession {
   if (rec.steps.length > limits.maxCallsPerSession) {
-    throw new Error(`steps: ${rec.steps.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`);
+    throw new InputError(`steps: ${rec.steps.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`);
   }
   const outcome: Outcome = rec.outcome ?? (rec.success == null ? 'unknown' : rec.success ? 'success' : 'failure');
   const calls: ToolCall[] = rec.steps.map((s, position) => ({

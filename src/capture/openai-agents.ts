@@ -4,6 +4,7 @@ import type { CaptureLimits } from './normalized-jsonl.js';
 import { applyOutput, hasResponsesCalls, isResponsesItem, isResponsesItemList, readItem } from './responses-items.js';
 import { TaskSplitter } from './task-splitter.js';
 import type { ParsedSession } from './types.js';
+import { InputError } from '../errors/input-error.js';
 
 /**
  * OpenAI Agents SDK run history and Responses API items (see responses-items.ts for the item shapes), in the
@@ -111,7 +112,7 @@ export function isAgentsHistory(v: unknown): boolean {
 
 export function fromAgentsHistory(v: unknown, namespace: string, limits: CaptureLimits, now: string, line: number, path: string, problems: { line: number; path: string; reason: string }[]): BuiltSession[] {
   const items = responsesItemsOf(v);
-  if (!items) throw new Error('expected OpenAI Agents / Responses items (function_call / function_call_output)');
+  if (!items) throw new InputError('expected OpenAI Agents / Responses items (function_call / function_call_output)');
   const c: JsonObject = isObject(v) ? v : {};
   const pre = path ? `${path}.` : '';
   const key = Array.isArray(v) ? null : CONTAINER_KEYS.find((k) => Array.isArray(c[k]));

@@ -2,6 +2,7 @@ import type { Outcome, ToolCall } from '../domain/types.js';
 import { contentId, contentText, ERROR_RESULT, isObject, outcomeOf, parseArgs } from './common.js';
 import { type CaptureLimits, capText } from './normalized-jsonl.js';
 import type { ParsedSession } from './types.js';
+import { InputError } from '../errors/input-error.js';
 
 /**
  * OpenAI chat-completions message logs: assistant `tool_calls` (or the legacy `function_call`) followed by
@@ -49,14 +50,14 @@ export function fromOpenAi(value: OpenAiConversation | unknown[], namespace: str
   let finalAnswer: string | null = null;
 
   const addCall = (name: unknown, rawArgs: unknown, id: unknown, where: string) => {
-    if (typeof name !== 'string' || !name) throw new Error(`${where}.name: missing`);
+    if (typeof name !== 'string' || !name) throw new InputError(`${where}.name: missing`);
     const call: ToolCall = { position: calls.length, tool: name, args: parseArgs(rawArgs, `${where}.arguments`), result: '', ok: true, error: null, durationMs: null, at: null };
     calls.push(call);
     pending.push({ id: typeof id === 'string' ? id : null, call });
   };
 
   conv.messages.forEach((raw, index) => {
-    if (!isObject(raw)) throw new Error(`messages[${index}]: not an object`);
+    if (!isObject(raw)) throw new InputError(`messages[${index}]: not an object`);
     const m = raw;
     const role = m.role;
     if (role === 'user' && goal === null) {
@@ -79,7 +80,7 @@ export function fromOpenAi(value: OpenAiConversation | unknown[], namespace: str
       if (k < 0 && role === 'function' && typeof m.name === 'string') k = pending.findIndex((p) => p.call.tool === m.name);
       if (k < 0) k = 0;
       const match = pending.splice(k, 1)[0];
-      if (!match) throw new Error(`messages[${index}]: tool result without a pending tool call`);
+      if (!match) throw new InputError(`messages[${index}]: tool result without a pending tool call`);
       const text = contentText(m.content);
       match.call.result = capText(text, limits.resultChars);
       if (ERROR_RESULT.test(text)) {
@@ -89,8 +90,8 @@ export function fromOpenAi(value: OpenAiConversation | unknown[], namespace: str
       finalAnswer = null;
     }
   });
-  if (goal === null) throw new Error('no user message to take the goal from');
-  if (calls.length > limits.maxCallsPerSession) throw new Error(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+  if (goal === null) throw new InputError('no user message to take the goal from');
+  if (calls.length > limits.maxCallsPerSession) throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
   const outcome: Outcome = outcomeOf(conv) ?? 'unknown';
   // A conversation without an id gets one from its content, so re-ingesting the same file stays idempotent.
   const id = conv.session_id ?? conv.id ?? contentId('openai', conv.messages);

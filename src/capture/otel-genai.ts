@@ -3,6 +3,7 @@ import { contentText, isObject, parseArgs, resultText, type JsonObject } from '.
 import { type CaptureLimits, capText } from './normalized-jsonl.js';
 import { askedForTools, callsFromChatSpans } from './otel-chat-calls.js';
 import type { ParsedSession } from './types.js';
+import { InputError } from '../errors/input-error.js';
 
 /**
  * OpenTelemetry GenAI spans exported as OTLP JSON (`{"resourceSpans": [...]}`, one export request per line as
@@ -63,7 +64,7 @@ export function anyValue(v: unknown, where: string): unknown {
   if ('boolValue' in v) return v.boolValue;
   if ('intValue' in v) {
     const n = Number(v.intValue);
-    if (!Number.isFinite(n)) throw new Error(`${where}.intValue: not an integer`);
+    if (!Number.isFinite(n)) throw new InputError(`${where}.intValue: not an integer`);
     return n;
   }
   if ('doubleValue' in v) return Number(v.doubleValue);
@@ -82,9 +83,9 @@ export function anyValue(v: unknown, where: string): unknown {
 function attributes(list: unknown, where: string): Map<string, unknown> {
   const out = new Map<string, unknown>();
   if (list == null) return out;
-  if (!Array.isArray(list)) throw new Error(`${where}: must be an array of {key, value}`);
+  if (!Array.isArray(list)) throw new InputError(`${where}: must be an array of {key, value}`);
   list.forEach((kv, i) => {
-    if (!isObject(kv) || typeof kv.key !== 'string') throw new Error(`${where}[${i}].key: missing`);
+    if (!isObject(kv) || typeof kv.key !== 'string') throw new InputError(`${where}[${i}].key: missing`);
     out.set(kv.key, anyValue(kv.value, `${where}[${i}].value`));
   });
   return out;
@@ -98,7 +99,7 @@ function nanos(v: unknown, where: string): bigint | null {
   } catch {
     /* fall through */
   }
-  throw new Error(`${where}: not a time in Unix nanoseconds`);
+  throw new InputError(`${where}: not a time in Unix nanoseconds`);
 }
 
 const isoOf = (ns: bigint | null) => (ns == null ? null : new Date(Number(ns / 1_000_000n)).toISOString());
@@ -208,15 +209,15 @@ export class OtelCollector {
 
   private session(root: OtelSpan | null, traceId: string, tools: OtelSpan[], related: OtelSpan[], namespace: string, limits: CaptureLimits, now: string): ParsedSession {
     const ordered = [...tools].sort((a, b) => cmpTime(a.start, b.start) || a.order - b.order);
-    if (ordered.length > limits.maxCallsPerSession) throw new Error(`${ordered.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+    if (ordered.length > limits.maxCallsPerSession) throw new InputError(`${ordered.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
     const models = related.filter((s) => MODEL_OPS.has(opOf(s) ?? '')).sort((a, b) => cmpTime(a.start, b.start) || a.order - b.order);
     let calls: ToolCall[] = ordered.map((s, position) => toCall(s, position, limits));
     if (calls.length === 0 && models.length) {
       calls = callsFromChatSpans(models, limits, (s) => isoOf((s as OtelSpan).start));
-      if (calls.length > limits.maxCallsPerSession) throw new Error(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+      if (calls.length > limits.maxCallsPerSession) throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
       const asking = models.filter(askedForTools).length;
       if (calls.length === 0 && asking > 0) {
-        throw new Error(
+        throw new InputError(
           `${models.length} chat span(s), ${asking} finishing with tool_calls, but no tool call is recorded (no execute_tool span, no tool_call in gen_ai.output.messages or gen_ai.completion.<n>.tool_calls): turn on message content capture (e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, or TRACELOOP_TRACE_CONTENT=true)`,
         );
       }
@@ -228,7 +229,7 @@ export class OtelCollector {
       if (goal) break;
       goal = firstUserText(s);
     }
-    if (!goal) throw new Error(`${root ? `agent span ${root.spanId}` : `trace ${traceId}`}: no goal (no skillsmith.goal attribute and no user message in gen_ai.input.messages or gen_ai.prompt)`);
+    if (!goal) throw new InputError(`${root ? `agent span ${root.spanId}` : `trace ${traceId}`}: no goal (no skillsmith.goal attribute and no user message in gen_ai.input.messages or gen_ai.prompt)`);
 
     const lastToolEnd = ordered.reduce<bigint | null>((m, s) => (s.end != null && (m == null || s.end > m) ? s.end : m), null);
     let finalAnswer = root ? lastAssistantText(root) : null;
@@ -292,15 +293,15 @@ function cmpTime(a: bigint | null, b: bigint | null): number {
 }
 
 function readSpan(raw: unknown, line: number, path: string, order: number): OtelSpan {
-  if (!isObject(raw)) throw new Error(`${path}: not an object`);
+  if (!isObject(raw)) throw new InputError(`${path}: not an object`);
   const id = (k: string) => {
     const v = raw[k] ?? raw[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)];
     return typeof v === 'string' && v ? v : null;
   };
   const traceId = id('traceId');
   const spanId = id('spanId');
-  if (!traceId) throw new Error(`${path}.traceId: missing`);
-  if (!spanId) throw new Error(`${path}.spanId: missing`);
+  if (!traceId) throw new InputError(`${path}.traceId: missing`);
+  if (!spanId) throw new InputError(`${path}.spanId: missing`);
   const status = isObject(raw.status) ? raw.status : {};
   const events = Array.isArray(raw.events) ? raw.events : [];
   return {
@@ -313,7 +314,7 @@ function readSpan(raw: unknown, line: number, path: string, order: number): Otel
     attrs: attributes(raw.attributes, `${path}.attributes`),
     events: events.map((e, i) => {
       const where = `${path}.events[${i}]`;
-      if (!isObject(e)) throw new Error(`${where}: not an object`);
+      if (!isObject(e)) throw new InputError(`${where}: not an object`);
       return { name: typeof e.name === 'string' ? e.name : '', time: nanos(e.timeUnixNano, `${where}.timeUnixNano`), attrs: attributes(e.attributes, `${where}.attributes`) };
     }),
     statusError: ERROR_CODES.has(status.code),
@@ -344,7 +345,7 @@ export function opOf(s: OtelSpan): string | null {
 function toCall(s: OtelSpan, position: number, limits: CaptureLimits): ToolCall {
   const nameAttr = s.attrs.get('gen_ai.tool.name') ?? s.attrs.get('tool.name');
   const tool = typeof nameAttr === 'string' && nameAttr ? nameAttr : s.name.replace(/^execute_tool\s+/, '').trim();
-  if (!tool) throw new Error(`${s.path}: execute_tool span without gen_ai.tool.name`);
+  if (!tool) throw new InputError(`${s.path}: execute_tool span without gen_ai.tool.name`);
   const rawArgs = s.attrs.get('gen_ai.tool.call.arguments') ?? s.attrs.get('tool.parameters') ?? s.attrs.get('input.value');
   let args: Record<string, unknown>;
   try {

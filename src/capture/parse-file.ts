@@ -12,6 +12,7 @@ import { isResponsesItem } from './responses-items.js';
 import { type PrivacyPolicy, protectSession } from './privacy.js';
 import { fromTau2Simulation, fromTauBench, isTau2Results, isTau2Simulation, isTauBenchResult, isTauRecord, tau2TaskIndex } from './tau-raw.js';
 import type { CapturedSession, DetectedFormat, IngestFormat, ParsedSession, RecordInfo } from './types.js';
+import { InputError } from '../errors/input-error.js';
 
 export type { DetectedFormat, IngestFormat } from './types.js';
 export { INGEST_FORMATS, isIngestFormat } from './types.js';
@@ -206,35 +207,35 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       switch (kind) {
         case 'claude-code':
         case 'codex':
-          throw new Error(`a ${kind} transcript is a JSONL file with one event per line; this record is not one`);
+          throw new InputError(`a ${kind} transcript is a JSONL file with one event per line; this record is not one`);
         case 'langchain': {
           if (isLangChainRunList(value)) value.forEach((r, i) => langchain.add(r, line, `${path}[${i}]`));
           else if (isLangChainRun(value)) langchain.add(value, line, path);
-          else throw new Error('expected a LangChain / LangSmith run ({id, name, run_type, inputs, outputs, child_runs | parent_run_id})');
+          else throw new InputError('expected a LangChain / LangSmith run ({id, name, run_type, inputs, outputs, child_runs | parent_run_id})');
           return;
         }
         case 'openai-agents': {
-          if (!isAgentsHistory(value)) throw new Error('expected OpenAI Agents SDK / Responses API items (function_call / function_call_output items, bare or under messages / input / output / items)');
+          if (!isAgentsHistory(value)) throw new InputError('expected OpenAI Agents SDK / Responses API items (function_call / function_call_output items, bare or under messages / input / output / items)');
           pushBuilt(fromAgentsHistory(value, opts.namespace, limits, now, line, path, streamProblems), path, 'openai-agents');
           return;
         }
         case 'otel':
-          if (!isOtlpTraces(value)) throw new Error('expected OTLP JSON traces ({"resourceSpans": [...]})');
+          if (!isOtlpTraces(value)) throw new InputError('expected OTLP JSON traces ({"resourceSpans": [...]})');
           otel.add(value, line, path);
           return;
         case 'tau':
           return addTau(value, line, path);
         case 'openai': {
-          if (!isOpenAiConversation(value)) throw new Error('expected an OpenAI conversation ({"messages": [...]} or a message array)');
+          if (!isOpenAiConversation(value)) throw new InputError('expected an OpenAI conversation ({"messages": [...]} or a message array)');
           const messages = Array.isArray(value) ? value : value.messages;
-          if (hasAnthropicMarkers(messages) && !hasOpenAiMarkers(messages)) throw new Error('this is an Anthropic conversation (tool_use / tool_result blocks): use --format anthropic or auto');
+          if (hasAnthropicMarkers(messages) && !hasOpenAiMarkers(messages)) throw new InputError('this is an Anthropic conversation (tool_use / tool_result blocks): use --format anthropic or auto');
           push(fromOpenAi(value, opts.namespace, limits, now), line, path, 'openai');
           return;
         }
         case 'anthropic': {
-          if (!isOpenAiConversation(value)) throw new Error('expected an Anthropic conversation ({"messages": [...]} or a message array)');
+          if (!isOpenAiConversation(value)) throw new InputError('expected an Anthropic conversation ({"messages": [...]} or a message array)');
           const messages = Array.isArray(value) ? value : value.messages;
-          if (hasOpenAiMarkers(messages)) throw new Error('this is an OpenAI conversation (tool_calls / tool messages): use --format openai or auto');
+          if (hasOpenAiMarkers(messages)) throw new InputError('this is an OpenAI conversation (tool_calls / tool messages): use --format openai or auto');
           push(fromAnthropic(value, opts.namespace, limits, now), line, path, 'anthropic');
           return;
         }
@@ -242,8 +243,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           const parsed = normalizedSessionSchema.safeParse(value);
           if (!parsed.success) {
             const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'record'}: ${i.message}`).join('; ');
-            if (kind === null && isObject(value)) throw new Error(`no known format matches this record (keys: ${Object.keys(value).slice(0, 10).join(', ')}); as a jsonl session: ${issues}`);
-            throw new Error(kind === null && !isObject(value) ? `not a session record (${issues})` : issues);
+            if (kind === null && isObject(value)) throw new InputError(`no known format matches this record (keys: ${Object.keys(value).slice(0, 10).join(', ')}); as a jsonl session: ${issues}`);
+            throw new InputError(kind === null && !isObject(value) ? `not a session record (${issues})` : issues);
           }
           push({ session: fromNormalized(parsed.data, opts.namespace, limits, now), finalAnswer: parsed.data.final_answer ?? null }, line, path, 'jsonl');
         }
@@ -270,7 +271,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       (value.simulations as unknown[]).forEach((sim, i) => {
         const where = `${pre}simulations[${i}]`;
         try {
-          if (!isObject(sim) || !Array.isArray(sim.messages)) throw new Error('not a simulation run (no messages)');
+          if (!isObject(sim) || !Array.isArray(sim.messages)) throw new InputError('not a simulation run (no messages)');
           push(fromTau2Simulation(sim, { info, tasks }, opts.namespace, limits, now), line, where, 'tau');
         } catch (e) {
           problem(line, where, (e as Error).message);
@@ -278,7 +279,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       });
       return;
     }
-    throw new Error('expected a tau-bench result ({task_id, reward, info, traj}) or a tau2-bench results file ({tasks, simulations})');
+    throw new InputError('expected a tau-bench result ({task_id, reward, info, traj}) or a tau2-bench results file ({tasks, simulations})');
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ToolCall } from '../domain/types.js';
 import { contentText, ERROR_RESULT, isObject, parseArgs, resultText, type JsonObject } from './common.js';
 import { capText, type CaptureLimits } from './normalized-jsonl.js';
+import { InputError } from '../errors/input-error.js';
 
 /**
  * OpenAI Responses API items, the shape shared by the OpenAI Agents SDK run history (`result.to_input_list()`,
@@ -45,7 +46,7 @@ export type ItemEvent =
 
 /** Reads one item into an event. Throws with `where` when a call has no name or arguments do not parse. */
 export function readItem(item: unknown, where: string, limits: CaptureLimits, at: string | null = null): ItemEvent {
-  if (!isObject(item)) throw new Error(`${where}: not an object`);
+  if (!isObject(item)) throw new InputError(`${where}: not an object`);
   const type = typeof item.type === 'string' ? item.type : item.role ? 'message' : null;
   if (type === 'message') {
     const text = messageText(item.content);
@@ -68,7 +69,7 @@ function readCall(item: JsonObject, type: string, where: string, limits: Capture
   let tool: string;
   let args: Record<string, unknown>;
   if (type === 'function_call' || type === 'custom_tool_call' || type === 'mcp_call') {
-    if (typeof item.name !== 'string' || !item.name) throw new Error(`${where}.name: missing`);
+    if (typeof item.name !== 'string' || !item.name) throw new InputError(`${where}.name: missing`);
     tool = type === 'mcp_call' && typeof item.server_label === 'string' ? `${item.server_label}.${item.name}` : item.name;
     const raw = type === 'custom_tool_call' ? item.input : item.arguments;
     if (type === 'custom_tool_call' && typeof raw === 'string') {
@@ -129,10 +130,10 @@ function outputText(output: unknown): string {
 /** Pairs an output with the earliest pending call with its id (else the earliest pending call) and records it. */
 export function applyOutput(pending: { id: string | null; call: ToolCall }[], ev: { id: string | null; text: string; failed: boolean | null }, limits: CaptureLimits, where: string, resultCheck: (text: string) => { failed: boolean; error: string | null } = defaultCheck): void {
   let k = ev.id === null ? -1 : pending.findIndex((p) => p.id === ev.id);
-  if (k < 0 && ev.id !== null && pending.length && pending.every((p) => p.id !== null)) throw new Error(`${where}: output for call_id ${ev.id}, which no earlier call has`);
+  if (k < 0 && ev.id !== null && pending.length && pending.every((p) => p.id !== null)) throw new InputError(`${where}: output for call_id ${ev.id}, which no earlier call has`);
   if (k < 0) k = 0;
   const match = pending.splice(k, 1)[0];
-  if (!match) throw new Error(`${where}: output without a pending call`);
+  if (!match) throw new InputError(`${where}: output without a pending call`);
   match.call.result = capText(ev.text, limits.resultChars);
   const check = resultCheck(ev.text);
   if (ev.failed || check.failed) {

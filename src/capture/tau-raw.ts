@@ -4,6 +4,7 @@ import { contentText, ERROR_RESULT, isObject, parseArgs, type JsonObject } from 
 import { type CaptureLimits, capText } from './normalized-jsonl.js';
 import { fromOpenAi } from './openai-messages.js';
 import type { ParsedSession } from './types.js';
+import { InputError } from '../errors/input-error.js';
 
 /**
  * Raw tau-bench and tau2-bench result files, as the benchmarks write them.
@@ -43,8 +44,8 @@ export function isTauRecord(v: unknown): boolean {
 
 function rewardOf(v: unknown, where: string): number | null {
   if (v == null) return null;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`${where}: must be a number`);
-  if (v < 0 || v > 1 + 1e-6) throw new Error(`${where}: ${v} is outside [0, 1]`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new InputError(`${where}: must be a number`);
+  if (v < 0 || v > 1 + 1e-6) throw new InputError(`${where}: ${v} is outside [0, 1]`);
   return Math.min(1, v);
 }
 
@@ -62,14 +63,14 @@ export function fromTauBench(rec: JsonObject, namespace: string, limits: Capture
   const instruction = typeof task.instruction === 'string' && task.instruction.trim() ? task.instruction : undefined;
   const traj = rec.traj as unknown[];
   traj.forEach((m, i) => {
-    if (!isObject(m)) throw new Error(`traj[${i}]: not a message object`);
+    if (!isObject(m)) throw new InputError(`traj[${i}]: not a message object`);
   });
   const tool = traj.some((m) => isObject(m) && (m.role === 'tool' || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0)));
   let parsed: ParsedSession;
   try {
     parsed = tool ? fromOpenAi({ messages: traj, goal: instruction }, namespace, limits, now) : fromReAct(traj, instruction, namespace, limits, now);
   } catch (e) {
-    throw new Error((e as Error).message.replace(/^messages\[/, 'traj['));
+    throw new InputError((e as Error).message.replace(/^messages\[/, 'traj['));
   }
   const taskId = rec.task_id ?? 'unknown';
   const trial = typeof rec.trial === 'number' ? rec.trial : 0;
@@ -122,9 +123,9 @@ function fromReAct(traj: unknown[], instruction: string | undefined, namespace: 
     try {
       action = JSON.parse(json);
     } catch {
-      throw new Error(`traj[${i}].content: the Action is not valid JSON`);
+      throw new InputError(`traj[${i}].content: the Action is not valid JSON`);
     }
-    if (!isObject(action) || typeof action.name !== 'string') throw new Error(`traj[${i}].content: the Action has no name`);
+    if (!isObject(action) || typeof action.name !== 'string') throw new InputError(`traj[${i}].content: the Action has no name`);
     if (action.name === RESPOND_ACTION) {
       finalAnswer = isObject(action.arguments) && typeof action.arguments.content === 'string' ? action.arguments.content : finalAnswer;
       return;
@@ -133,8 +134,8 @@ function fromReAct(traj: unknown[], instruction: string | undefined, namespace: 
     calls.push(open);
     finalAnswer = null;
   });
-  if (goal === null) throw new Error('no task instruction (info.task.instruction) and no user message to take the goal from');
-  if (calls.length > limits.maxCallsPerSession) throw new Error(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+  if (goal === null) throw new InputError('no task instruction (info.task.instruction) and no user message to take the goal from');
+  if (calls.length > limits.maxCallsPerSession) throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
   return {
     session: { id: '', namespace, goal, outcome: 'unknown', reward: null, agentId: null, source: 'tau-bench', startedAt: now, endedAt: null, labels: null, calls, outcomeSource: 'reported' },
     finalAnswer,
@@ -179,15 +180,15 @@ export function fromTau2Simulation(
   let finalAnswer: string | null = null;
   let firstUser: string | null = null;
   (sim.messages as unknown[]).forEach((raw, i) => {
-    if (!isObject(raw)) throw new Error(`messages[${i}]: not a message object`);
+    if (!isObject(raw)) throw new InputError(`messages[${i}]: not a message object`);
     const m = raw;
     const text = typeof m.content === 'string' ? m.content : contentText(m.content);
     const toolCalls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
     if (m.role === 'user' && text.trim() && firstUser === null) firstUser = text;
     toolCalls.forEach((tc, j) => {
       const where = `messages[${i}].tool_calls[${j}]`;
-      if (!isObject(tc)) throw new Error(`${where}: not an object`);
-      if (typeof tc.name !== 'string' || !tc.name) throw new Error(`${where}.name: missing`);
+      if (!isObject(tc)) throw new InputError(`${where}: not an object`);
+      if (typeof tc.name !== 'string' || !tc.name) throw new InputError(`${where}.name: missing`);
       const id = typeof tc.id === 'string' && tc.id ? tc.id : null;
       const byAgent = (tc.requestor ?? m.role) === 'assistant';
       if (!byAgent) {
@@ -214,7 +215,7 @@ export function fromTau2Simulation(
       let k = id === null ? -1 : pending.findIndex((p) => p.id === id);
       if (k < 0) k = 0;
       const match = pending.splice(k, 1)[0];
-      if (!match) throw new Error(`messages[${i}]: tool result without a pending tool call`);
+      if (!match) throw new InputError(`messages[${i}]: tool result without a pending tool call`);
       const failed = typeof m.error === 'boolean' ? m.error : ERROR_RESULT.test(text);
       if (match.call) {
         match.call.result = capText(text, limits.resultChars);
@@ -233,8 +234,8 @@ export function fromTau2Simulation(
     }
   });
   goal ??= firstUser;
-  if (goal === null) throw new Error('no task instructions and no user message to take the goal from');
-  if (calls.length > limits.maxCallsPerSession) throw new Error(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+  if (goal === null) throw new InputError('no task instructions and no user message to take the goal from');
+  if (calls.length > limits.maxCallsPerSession) throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
   const simId = typeof sim.id === 'string' && sim.id ? sim.id : shortHash(sim.messages);
   return {
     session: {

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ConfigError } from '../errors/config-error.js';
 
 /**
  * Where settings come from, lowest precedence first: the schema's defaults, a JSON file (`--config FILE`,
@@ -15,10 +16,7 @@ export const CONFIG_FILE_NAME = 'skillsmith.config.json';
  */
 type Settings = object;
 
-/** Thrown for a configuration that cannot be used; the message names the key, variable or file. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError };
 
 type EnvKind = 'string' | 'number' | 'boolean';
 

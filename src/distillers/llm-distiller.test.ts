@@ -3,7 +3,7 @@ import { renderTrace } from '../domain/evidence.js';
 import { redactText } from '../domain/redact.js';
 import type { Session } from '../domain/types.js';
 import type { ChatModel } from '../llm/chat-model.js';
-import { EndpointUnreachableError } from '../llm/errors/endpoint-unreachable-error.js';
+import { EndpointUnreachableError } from '../errors/endpoint-unreachable-error.js';
 import type { DistillInput } from './distiller.js';
 import { buildDistillPrompt, draftFromIntermediate, LlmDistiller, LlmUnavailableError, MalformedDraftError } from './llm-distiller.js';
 

@@ -3,17 +3,17 @@ import { quoteUntrusted } from '../domain/untrusted-text.js';
 import { parseIntermediate, toDescription } from '../domain/skill-md/index.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
 import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
-import { CircuitOpenError } from '../llm/errors/circuit-open-error.js';
-import { EndpointHttpError } from '../llm/errors/endpoint-http-error.js';
-import { EndpointTimeoutError } from '../llm/errors/endpoint-timeout-error.js';
-import { LlmUnavailableError } from '../llm/errors/llm-unavailable-error.js';
-import { MalformedDraftError } from '../llm/errors/malformed-draft-error.js';
-import { SkillsmithError } from '../llm/skillsmith-error.js';
+import { CircuitOpenError } from '../errors/circuit-open-error.js';
+import { EndpointHttpError } from '../errors/endpoint-http-error.js';
+import { EndpointTimeoutError } from '../errors/endpoint-timeout-error.js';
+import { LlmUnavailableError } from '../errors/llm-unavailable-error.js';
+import { MalformedDraftError } from '../errors/malformed-draft-error.js';
+import { SkillsmithError } from '../errors/skillsmith-error.js';
 import type { Logger } from '../support/log.js';
 import type { DistillInput, Distiller } from './distiller.js';
 
-export { LlmUnavailableError } from '../llm/errors/llm-unavailable-error.js';
-export { MalformedDraftError } from '../llm/errors/malformed-draft-error.js';
+export { LlmUnavailableError } from '../errors/llm-unavailable-error.js';
+export { MalformedDraftError } from '../errors/malformed-draft-error.js';
 
 /** Bumped whenever the prompt or the translation changes: it is part of the distiller id. */
 export const LLM_DISTILLER_VERSION = 2;

@@ -5,14 +5,14 @@ import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
 import type { OpenAiEmbedder } from '../embedders/openai-embedder.js';
 import { loadTransformers } from '../embedders/transformers-embedder.js';
 import { createChatModel, createEmbedder } from '../llm/backends.js';
-import { EmbeddingDimensionError } from '../llm/errors/embedding-dimension-error.js';
-import { EndpointHttpError } from '../llm/errors/endpoint-http-error.js';
+import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
+import { EndpointHttpError } from '../errors/endpoint-http-error.js';
 import { loadLlamaCpp } from '../llm/llama-cpp.js';
 import { knownEmbeddingModel, modelListed } from '../llm/models.js';
 import type { OpenAiChatModel } from '../llm/openai-chat-model.js';
 import { OpenAiClient } from '../llm/openai-client.js';
 import type { ModuleImporter } from '../llm/optional-import.js';
-import { SkillsmithError } from '../llm/skillsmith-error.js';
+import { SkillsmithError } from '../errors/skillsmith-error.js';
 import type { Store } from '../store/store.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';

@@ -1,6 +1,6 @@
 import type { Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
-import { EmbeddingDimensionError } from '../llm/errors/embedding-dimension-error.js';
+import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
 import { skillEmbedding } from '../pipeline/skill-embedding.js';
 import { embedGoals } from '../pipeline/stages/embed.js';
 import type { Store } from '../store/store.js';

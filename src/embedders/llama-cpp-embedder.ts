@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
 import type { Embedder, EmbedderThresholds } from './embedder.js';
 import { l2normalize } from './openai-embedder.js';
-import { EmbedderNotReadyError } from '../llm/errors/embedder-not-ready-error.js';
-import { EmbeddingDimensionError } from '../llm/errors/embedding-dimension-error.js';
+import { EmbedderNotReadyError } from '../errors/embedder-not-ready-error.js';
+import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
 import { loadLlamaModel, type LlamaEmbeddingContextLike, type LlamaModelLike } from '../llm/llama-cpp.js';
 import { canonicalModelName, knownEmbeddingModel, thresholdsForModel } from '../llm/models.js';
 import type { ModuleImporter } from '../llm/optional-import.js';

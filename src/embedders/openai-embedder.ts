@@ -1,7 +1,7 @@
 import type { Embedder, EmbedderThresholds } from './embedder.js';
-import { EmbedderNotReadyError } from '../llm/errors/embedder-not-ready-error.js';
-import { EmbeddingDimensionError } from '../llm/errors/embedding-dimension-error.js';
-import { MalformedResponseError } from '../llm/errors/malformed-response-error.js';
+import { EmbedderNotReadyError } from '../errors/embedder-not-ready-error.js';
+import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
+import { MalformedResponseError } from '../errors/malformed-response-error.js';
 import { canonicalModelName, knownEmbeddingModel, thresholdsForModel } from '../llm/models.js';
 import type { OpenAiClient } from '../llm/openai-client.js';
 

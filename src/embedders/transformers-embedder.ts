@@ -2,11 +2,11 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve, sep } from 'node:path';
 import type { Embedder, EmbedderThresholds } from './embedder.js';
 import { l2normalize } from './openai-embedder.js';
-import { BackendConfigError } from '../llm/errors/backend-config-error.js';
-import { BackendLoadError } from '../llm/errors/backend-load-error.js';
-import { EmbedderNotReadyError } from '../llm/errors/embedder-not-ready-error.js';
-import { EmbeddingDimensionError } from '../llm/errors/embedding-dimension-error.js';
-import { MissingOptionalDependencyError } from '../llm/errors/missing-optional-dependency-error.js';
+import { BackendConfigError } from '../errors/backend-config-error.js';
+import { BackendLoadError } from '../errors/backend-load-error.js';
+import { EmbedderNotReadyError } from '../errors/embedder-not-ready-error.js';
+import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
+import { MissingOptionalDependencyError } from '../errors/missing-optional-dependency-error.js';
 import { canonicalModelName, knownEmbeddingModel, thresholdsForModel } from '../llm/models.js';
 import { importOptional, OPTIONAL_PACKAGES, type ModuleImporter } from '../llm/optional-import.js';
 

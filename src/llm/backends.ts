@@ -6,7 +6,7 @@ import { OpenAiEmbedder } from '../embedders/openai-embedder.js';
 import { TransformersEmbedder } from '../embedders/transformers-embedder.js';
 import type { ChatModel } from './chat-model.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
-import { BackendConfigError } from './errors/backend-config-error.js';
+import { BackendConfigError } from '../errors/backend-config-error.js';
 import { LlamaCppChatModel, loadLlamaCpp, requireGgufPath } from './llama-cpp.js';
 import { OpenAiChatModel } from './openai-chat-model.js';
 import { OpenAiClient } from './openai-client.js';

@@ -1,4 +1,4 @@
-import { CircuitOpenError } from './errors/circuit-open-error.js';
+import { CircuitOpenError } from '../errors/circuit-open-error.js';
 
 export interface CircuitBreakerOptions {
   /** Consecutive failures that open the circuit (default 3). */

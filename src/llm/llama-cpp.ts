@@ -1,9 +1,9 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { ChatModel, ChatOptions } from './chat-model.js';
-import { BackendConfigError } from './errors/backend-config-error.js';
-import { BackendLoadError } from './errors/backend-load-error.js';
-import { EndpointTimeoutError } from './errors/endpoint-timeout-error.js';
+import { BackendConfigError } from '../errors/backend-config-error.js';
+import { BackendLoadError } from '../errors/backend-load-error.js';
+import { EndpointTimeoutError } from '../errors/endpoint-timeout-error.js';
 import type { ChatMessage } from './openai-client.js';
 import { importOptional, OPTIONAL_PACKAGES, type ModuleImporter } from './optional-import.js';
 

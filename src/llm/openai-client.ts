@@ -1,8 +1,8 @@
 import { CircuitBreaker } from './circuit-breaker.js';
-import { EndpointHttpError } from './errors/endpoint-http-error.js';
-import { EndpointTimeoutError } from './errors/endpoint-timeout-error.js';
-import { EndpointUnreachableError } from './errors/endpoint-unreachable-error.js';
-import { MalformedResponseError } from './errors/malformed-response-error.js';
+import { EndpointHttpError } from '../errors/endpoint-http-error.js';
+import { EndpointTimeoutError } from '../errors/endpoint-timeout-error.js';
+import { EndpointUnreachableError } from '../errors/endpoint-unreachable-error.js';
+import { MalformedResponseError } from '../errors/malformed-response-error.js';
 
 /**
  * A small client for the OpenAI-compatible HTTP API that Ollama, llama.cpp server, vLLM, LM Studio,

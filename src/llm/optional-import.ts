@@ -1,5 +1,5 @@
-import { BackendLoadError } from './errors/backend-load-error.js';
-import { MissingOptionalDependencyError } from './errors/missing-optional-dependency-error.js';
+import { BackendLoadError } from '../errors/backend-load-error.js';
+import { MissingOptionalDependencyError } from '../errors/missing-optional-dependency-error.js';
 
 /** Loads a module by name; injectable so tests can hand in a stand-in for an optional package. */
 export type ModuleImporter = (name: string) => Promise<unknown>;

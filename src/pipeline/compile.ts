@@ -8,6 +8,7 @@ import type { GroupOutcome } from './group.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { SkillCatalog } from './skill-catalog.js';
 import { embedGoals } from './stages/embed.js';
+import { CompileError } from '../errors/compile-error.js';
 
 export interface CompileRequest {
   namespace: string;
@@ -34,9 +35,7 @@ export interface CompileResult {
   cluster: string | null;
 }
 
-export class CompileError extends Error {
-  override readonly name = 'CompileError';
-}
+export { CompileError };
 
 /**
  * Explicit compile: the single-shot version of the synthesis pass, through the same distilGroup pathway

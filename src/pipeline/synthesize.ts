@@ -1,5 +1,5 @@
 import type { DistillerFallback } from '../distillers/distiller.js';
-import { EmbedderMismatchError } from '../llm/errors/embedder-mismatch-error.js';
+import { EmbedderMismatchError } from '../errors/embedder-mismatch-error.js';
 import { distilGroup } from './chain.js';
 import type { GroupOutcome } from './group.js';
 import type { PipelineDeps } from './pipeline-deps.js';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { SkillFile } from '../store/store.js';
+import { InputError } from '../errors/input-error.js';
 
 /**
  * Skill folders on disk, read and written whole: `SKILL.md` with everything bundled beside it (scripts/,
@@ -103,9 +104,9 @@ export interface ReadFolder {
 export function readSkillFolder(folder: string): ReadFolder {
   const skillMd = join(folder, 'SKILL.md');
   const top = lstatSync(skillMd);
-  if (top.isSymbolicLink()) throw new Error('refused: SKILL.md is a symbolic link');
-  if (!top.isFile()) throw new Error('refused: SKILL.md is not a regular file');
-  if (top.size > SKILL_FOLDER_LIMITS.skillMdBytes) throw new Error(`refused: SKILL.md is ${top.size} bytes, over the ${SKILL_FOLDER_LIMITS.skillMdBytes}-byte limit`);
+  if (top.isSymbolicLink()) throw new InputError('refused: SKILL.md is a symbolic link');
+  if (!top.isFile()) throw new InputError('refused: SKILL.md is not a regular file');
+  if (top.size > SKILL_FOLDER_LIMITS.skillMdBytes) throw new InputError(`refused: SKILL.md is ${top.size} bytes, over the ${SKILL_FOLDER_LIMITS.skillMdBytes}-byte limit`);
   const files: SkillFile[] = [];
   const skipped: FolderSkip[] = [];
   let total = 0;
@@ -131,10 +132,10 @@ export function readSkillFolder(folder: string): ReadFolder {
       }
       const info = lstatSync(p);
       const size = info.size;
-      if (size > SKILL_FOLDER_LIMITS.fileBytes) throw new Error(`refused: ${rel} is ${size} bytes, over the ${SKILL_FOLDER_LIMITS.fileBytes}-byte limit per file`);
+      if (size > SKILL_FOLDER_LIMITS.fileBytes) throw new InputError(`refused: ${rel} is ${size} bytes, over the ${SKILL_FOLDER_LIMITS.fileBytes}-byte limit per file`);
       total += size;
-      if (total > SKILL_FOLDER_LIMITS.folderBytes) throw new Error(`refused: the folder is over the ${SKILL_FOLDER_LIMITS.folderBytes}-byte limit per skill`);
-      if (files.length >= SKILL_FOLDER_LIMITS.files) throw new Error(`refused: more than ${SKILL_FOLDER_LIMITS.files} files`);
+      if (total > SKILL_FOLDER_LIMITS.folderBytes) throw new InputError(`refused: the folder is over the ${SKILL_FOLDER_LIMITS.folderBytes}-byte limit per skill`);
+      if (files.length >= SKILL_FOLDER_LIMITS.files) throw new InputError(`refused: more than ${SKILL_FOLDER_LIMITS.files} files`);
       files.push({ path: rel, bytes: readFileSync(p), ...(info.mode & 0o111 ? { executable: true } : {}) });
     }
   };

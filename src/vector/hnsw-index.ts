@@ -6,6 +6,7 @@
 
 import { createRequire } from 'node:module';
 import { checkDimensions, type NearestIndex, type SearchHit, type SearchOptions } from './nearest-index.js';
+import { BackendLoadError } from '../errors/backend-load-error.js';
 
 /** The part of USearch's `Index` used here. */
 interface NativeIndex {
@@ -82,7 +83,7 @@ export class HnswIndex implements NearestIndex {
 
   private static newGraph(dimensions: number, o: Required<HnswOptions>): NativeIndex {
     const lib = loadUsearch();
-    if (!lib) throw new Error('HnswIndex: the usearch native module does not load on this platform; use ExactIndex or VectorIndex');
+    if (!lib) throw new BackendLoadError('HnswIndex', 'the usearch native module does not load on this platform; use ExactIndex or VectorIndex');
     // Inner product on unit vectors is the cosine, and keeps zero vectors at score 0 as the exact scan does.
     return new lib.Index({
       dimensions,

@@ -1,5 +1,7 @@
 import type { Embedder, EmbedderThresholds } from '../embedder.js';
 import { loadGloveTable, type GloveTable } from './glove-table.js';
+import { BackendUnavailableError } from '../../errors/backend-unavailable-error.js';
+import { InputError } from '../../errors/input-error.js';
 
 /**
  * The embedded default embedder: no network, no download. A sentence vector is the concatenation of
@@ -89,12 +91,12 @@ export class GloveEmbedder implements Embedder {
     const semantic = options.weights?.semantic ?? DEFAULT_GLOVE_WEIGHTS.semantic;
     const lexical = options.weights?.lexical ?? DEFAULT_GLOVE_WEIGHTS.lexical;
     if (!(semantic >= 0 && lexical >= 0 && semantic + lexical > 0) || !Number.isFinite(semantic + lexical)) {
-      throw new Error(
+      throw new InputError(
         `GloveEmbedder weights must be finite, non-negative and not both zero (got semantic=${semantic}, lexical=${lexical}).`,
       );
     }
     const sifA = options.sifA ?? DEFAULT_SIF_A;
-    if (!(sifA > 0 && Number.isFinite(sifA))) throw new Error(`GloveEmbedder sifA must be a positive number (got ${sifA}).`);
+    if (!(sifA > 0 && Number.isFinite(sifA))) throw new InputError(`GloveEmbedder sifA must be a positive number (got ${sifA}).`);
 
     this.weights = Object.freeze({ semantic: semantic / (semantic + lexical), lexical: lexical / (semantic + lexical) });
     this.sifA = sifA;
@@ -102,7 +104,7 @@ export class GloveEmbedder implements Embedder {
     this.lexicalScale = Math.sqrt(this.weights.lexical);
     this.thresholds = Object.freeze({ ...DEFAULT_GLOVE_THRESHOLDS, ...options.thresholds });
     for (const [name, value] of Object.entries(this.thresholds)) {
-      if (!(value >= -1 && value <= 1)) throw new Error(`GloveEmbedder threshold ${name} must be a cosine in [-1, 1] (got ${value}).`);
+      if (!(value >= -1 && value <= 1)) throw new InputError(`GloveEmbedder threshold ${name} must be a cosine in [-1, 1] (got ${value}).`);
     }
     this.id = embedderId(this.weights, sifA);
 
@@ -233,7 +235,7 @@ function embedderId(weights: Readonly<GloveWeights>, sifA: number): string {
 
 function checkTable(table: GloveTable): GloveTable {
   if (table.dims !== SEMANTIC_DIMENSIONS) {
-    throw new Error(`The GloVe table has ${table.dims} dimensions; ${GLOVE_EMBEDDER_ID} needs ${SEMANTIC_DIMENSIONS}.`);
+    throw new BackendUnavailableError(`The GloVe table has ${table.dims} dimensions; ${GLOVE_EMBEDDER_ID} needs ${SEMANTIC_DIMENSIONS}.`);
   }
   return table;
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { BackendUnavailableError } from '../../errors/backend-unavailable-error.js';
 
 /**
  * The int8 GloVe word table written by `scripts/build-embeddings.mjs` (format documented there).
@@ -47,7 +48,7 @@ function readTable(file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (cause) {
-    throw new Error(
+    throw new BackendUnavailableError(
       `Cannot read the GloVe word table at ${file}. It ships with the package under assets/; ` +
         'in a source checkout, create it with `npm run build:embeddings`.',
       { cause },
@@ -57,7 +58,7 @@ function readTable(file: string): Buffer {
 
 function parseGloveTable(input: Buffer, file: string): GloveTable {
   const fail = (why: string): never => {
-    throw new Error(`${file} is not a usable GloVe word table (${why}); rebuild it with \`npm run build:embeddings\`.`);
+    throw new BackendUnavailableError(`${file} is not a usable GloVe word table (${why}); rebuild it with \`npm run build:embeddings\`.`);
   };
   if (input.length < HEADER_BYTES || input.toString('latin1', 0, 8) !== MAGIC) fail('bad magic bytes');
   const version = input.readUInt32LE(8);

@@ -4,7 +4,7 @@ import { normalizeGoal } from '../../domain/normalize-goal.js';
 import { redactText } from '../../domain/redact.js';
 import { toDescription, toSkillName } from '../../domain/skill-md/index.js';
 import type { Draft } from '../../domain/types.js';
-import { MalformedDraftError } from '../../llm/errors/malformed-draft-error.js';
+import { MalformedDraftError } from '../../errors/malformed-draft-error.js';
 import type { DraftMaterial, GroupInput } from '../group.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import { uniqueName } from '../skill-catalog.js';

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { isPostgresUrl } from '../open-store.js';
 import { openSqliteStore, type SqliteStore } from '../sqlite/sqlite-store.js';
 import { openPgStore, type PgStore } from './pg-store.js';
+import { TransferError } from '../../errors/transfer-error.js';
 
 /**
  * Copies a whole memory between back ends (SQLite -> PostgreSQL, PostgreSQL -> SQLite, or same to same):
@@ -59,9 +60,7 @@ export interface TransferReport {
   ms: number;
 }
 
-export class TransferError extends Error {
-  override readonly name = 'TransferError';
-}
+export { TransferError };
 
 type Value = string | number | Buffer | null;
 

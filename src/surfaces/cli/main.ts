@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../../config/config.js';
-import { BackendConfigError } from '../../llm/errors/backend-config-error.js';
+import { exitCodeOf, UsageError } from '../../errors/index.js';
 import { announcedDbPath, configFromFlags } from './command-support.js';
 import { openMemory, type Memory } from '../../memory.js';
 import type { Skill } from '../../domain/types.js';
@@ -71,8 +70,6 @@ Options
   --log-level L      debug | info | warn | error | silent (default warn)
   -h, --help         this text
 `;
-
-class UsageError extends Error {}
 
 const COMMANDS = new Set(['eval', 'ingest', 'learn', 'synthesize', 'recall', 'skills', 'sessions', 'compile', 'feedback', 'outcome', 'facts']);
 
@@ -192,16 +189,9 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (e) {
-    if (e instanceof UsageError) {
-      writeErr(`skillsmith: ${e.message}\nRun "skillsmith --help" for usage.\n`);
-      return 2;
-    }
-    if (e instanceof ConfigError || BackendConfigError.isInstance(e)) {
-      writeErr(`skillsmith: ${e.message}\n`);
-      return 2;
-    }
-    writeErr(`skillsmith: ${(e as Error).message}\n`);
-    return 1;
+    // The exit code follows the error's code (src/errors/error-codes.ts): 2 for usage and configuration.
+    writeErr(`skillsmith: ${(e as Error).message}\n${UsageError.isInstance(e) ? 'Run "skillsmith --help" for usage.\n' : ''}`);
+    return exitCodeOf(e);
   } finally {
     await memory?.close();
   }

@@ -1,16 +1,9 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import { HttpError } from '../../errors/http-error.js';
+import { httpStatusOf } from '../../errors/error-codes.js';
 
-/** An error with the HTTP status it should be answered with. */
-export class HttpError extends Error {
-  override readonly name = 'HttpError';
-  constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 503,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { HttpError };
 
 /** The request body as JSON, validated; a bad body is a 400 naming each wrong field. */
 export async function readJson<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
@@ -35,13 +28,7 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z
   throw new HttpError(400, `invalid ${where}: ${problems.join('; ')}`);
 }
 
-/** Maps an error from a handler to a status: client mistakes are 4xx with the library's own message. */
+/** Maps an error from a handler to a status by its code (src/errors/error-codes.ts): client mistakes are 4xx. */
 export function errorStatus(e: unknown): number {
-  if (e instanceof HttpError) return e.status;
-  const name = (e as Error)?.name;
-  if (name === 'CompileError' || e instanceof RangeError) return 400;
-  if (name === 'PassLockedError' || name === 'SessionStateError') return 409;
-  if (name === 'NotFoundError') return 404;
-  if (name === 'DisabledError') return 503;
-  return 500;
+  return httpStatusOf(e);
 }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { UnsafeBindError } from '../../errors/unsafe-bind-error.js';
 
 /** The header every state-changing request must carry: a page on another origin cannot set it without CORS. */
 export const CSRF_HEADER = 'X-Skillsmith-CSRF';
@@ -12,9 +13,7 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK_NAMES.has(h) || /^127(\.\d{1,3}){3}$/.test(h) || h.endsWith('.localhost');
 }
 
-export class UnsafeBindError extends Error {
-  override readonly name = 'UnsafeBindError';
-}
+export { UnsafeBindError };
 
 /**
  * The trust boundary (SPEC "Trust boundary"): loopback by default; any other address needs a bearer token.

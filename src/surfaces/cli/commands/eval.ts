@@ -5,8 +5,9 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { ConfigError, loadConfig, type SkillsmithConfigInput } from '../../../config/config.js';
+import { loadConfig, type SkillsmithConfigInput } from '../../../config/config.js';
 import { configFileInput, mergeConfig } from '../../../config/sources.js';
+import { exitCodeOf, UsageError as EvalUsageError } from '../../../errors/index.js';
 import { checkReport } from '../../../eval/consistency.js';
 import { loadEvalFile, otherSplit, selectSplit, validateLabelPath, type EvalSession, type SplitName } from '../../../eval/dataset.js';
 import { runEval, type EvalReport } from '../../../eval/harness.js';
@@ -69,8 +70,6 @@ Options
   --json              print the report as one JSON object
 `;
 
-class EvalUsageError extends Error {}
-
 /** Runs the evaluation; returns the exit code (0 ok, 1 inconsistent report or failure, 2 usage). */
 export async function evalCommand(args: string[], flags: EvalFlags): Promise<number> {
   const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
@@ -126,13 +125,9 @@ export async function evalCommand(args: string[], flags: EvalFlags): Promise<num
     return problems.length ? 1 : 0;
   } catch (e) {
     bar?.done();
-    if (e instanceof EvalUsageError || e instanceof ConfigError) {
-      err(`skillsmith eval: ${e.message}`);
-      if (e instanceof EvalUsageError) err('Run "skillsmith eval --help" for usage.');
-      return 2;
-    }
     err(`skillsmith eval: ${(e as Error).message}`);
-    return 1;
+    if (EvalUsageError.isInstance(e)) err('Run "skillsmith eval --help" for usage.');
+    return exitCodeOf(e);
   }
 }
 

@@ -9,8 +9,9 @@ import { escapeControl } from '../../../domain/untrusted-text.js';
 import { describeFormats } from '../../../capture/ingest.js';
 import { INGEST_FORMATS, isIngestFormat, type IngestFormat } from '../../../capture/types.js';
 import type { IngestResult, Memory } from '../../../memory.js';
+import { UsageError as IngestUsageError } from '../../../errors/usage-error.js';
 
-export class IngestUsageError extends Error {}
+export { IngestUsageError };
 
 export interface IngestFlags {
   format?: string;

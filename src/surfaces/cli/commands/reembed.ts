@@ -2,7 +2,8 @@ import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, 
 import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/reembed.js';
 import { createEmbedder, type BackendDeps } from '../../../llm/backends.js';
 import type { Embedder } from '../../../embedders/embedder.js';
-import { SkillsmithError } from '../../../llm/skillsmith-error.js';
+import { exitCodeOf } from '../../../errors/error-codes.js';
+import { SkillsmithError } from '../../../errors/skillsmith-error.js';
 import { openStore } from '../../../store/open-store.js';
 
 export interface ReembedCommandDeps extends BackendDeps {
@@ -34,7 +35,7 @@ export async function reembedCommand(args: string[], flags: CommandFlags, io: Co
   } catch (e) {
     const code = SkillsmithError.isInstance(e) ? ` [${e.code}]` : '';
     io.stderr(`skillsmith: reembed failed${code}: ${(e as Error)?.message ?? e}\nNothing was written. Run "skillsmith doctor" to check the embedder.`);
-    return 1;
+    return exitCodeOf(e);
   } finally {
     if (!deps.embedder) await embedder?.close?.();
     if (!deps.store) await store.close?.();

@@ -3,7 +3,8 @@ import { configFromFlags } from '../command-support.js';
 import { openMemory, type Memory } from '../../../memory.js';
 import { announcedDbPath } from '../command-support.js';
 import type { LogLevel } from '../../../support/log.js';
-import { checkBind, UnsafeBindError } from '../../http/security.js';
+import { exitCodeOf } from '../../../errors/error-codes.js';
+import { checkBind } from '../../http/security.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serveApi } from '../../http/server.js';
 
 /** The flags of the long-running surfaces (`serve`, `mcp --http`). */
@@ -52,7 +53,7 @@ export function untilStopped(): Promise<void> {
 /** Exit code 2 for a usage or trust-boundary mistake, 1 for anything else; the message on stderr. */
 export function failure(e: unknown): number {
   process.stderr.write(`skillsmith: ${(e as Error)?.message ?? e}\n`);
-  return e instanceof ConfigError || e instanceof UnsafeBindError ? 2 : 1;
+  return exitCodeOf(e);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /** A local back end (node-llama-cpp, transformers.js) is installed but could not load its model. */
 export class BackendLoadError extends SkillsmithError {

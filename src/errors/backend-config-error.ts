@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /** A configured back end lacks a setting it needs (e.g. `llm.baseUrl` for provider openai). */
 export class BackendConfigError extends SkillsmithError {

@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /** An optional package a configured back end needs is not installed. */
 export class MissingOptionalDependencyError extends SkillsmithError {

@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /** The endpoint did not answer (headers and body) within the configured timeout. */
 export class EndpointTimeoutError extends SkillsmithError {

@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /**
  * The model answered, but not with a usable draft (not the intermediate form, a name clash, an oversized

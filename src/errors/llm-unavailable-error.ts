@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /**
  * The LLM back end is down, timing out, refusing or erroring. SPEC "Off-states and failures": the whole

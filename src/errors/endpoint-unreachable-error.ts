@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /** The endpoint could not be reached at all: connection refused, DNS failure, network down, TLS failure. */
 export class EndpointUnreachableError extends SkillsmithError {

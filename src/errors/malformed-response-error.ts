@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /** The endpoint answered 2xx but not with the OpenAI-compatible shape (not JSON, no choices, bad vectors, ...). */
 export class MalformedResponseError extends SkillsmithError {

@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /** A back end failed repeatedly; calls are refused without trying until the cool-off has passed. */
 export class CircuitOpenError extends SkillsmithError {

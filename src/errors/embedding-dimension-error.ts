@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /** An embedder returned vectors of another length than it declared (or than earlier vectors had). */
 export class EmbeddingDimensionError extends SkillsmithError {

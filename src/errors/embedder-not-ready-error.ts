@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /** An embedder whose dimension is learned from its first answer was used before `await embedder.ready()`. */
 export class EmbedderNotReadyError extends SkillsmithError {

@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /**
  * Stored skills carry vectors of another embedder than the configured one. Vectors of two models are never

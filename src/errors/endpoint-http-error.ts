@@ -1,4 +1,4 @@
-import { SkillsmithError } from '../skillsmith-error.js';
+import { SkillsmithError } from './skillsmith-error.js';
 
 /** The endpoint answered with a non-2xx status; `serverMessage` is what the server said (scrubbed of the API key). */
 export class EndpointHttpError extends SkillsmithError {

@@ -1,0 +1,6 @@
+import { SkillsmithError } from './skillsmith-error.js';
+
+/** A back end's own files or service cannot be used (e.g. the GloVe word table is missing or damaged). */
+export class BackendUnavailableError extends SkillsmithError {
+  static override readonly code = 'BACKEND_UNAVAILABLE';
+}

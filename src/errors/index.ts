@@ -1,0 +1,28 @@
+// The error family: every error a caller can meet is a SkillsmithError with a stable code (one class per file).
+export { SkillsmithError, errorCode } from './skillsmith-error.js';
+export { ERROR_OUTCOMES, httpStatusOf, exitCodeOf, type ErrorOutcome } from './error-codes.js';
+export { ConfigError } from './config-error.js';
+export { UsageError } from './usage-error.js';
+export { UnsafeBindError } from './unsafe-bind-error.js';
+export { InputError } from './input-error.js';
+export { CompileError } from './compile-error.js';
+export { HttpError } from './http-error.js';
+export { NotFoundError } from './not-found-error.js';
+export { PassLockedError } from './pass-locked-error.js';
+export { SessionStateError } from './session-state-error.js';
+export { DisabledError } from './disabled-error.js';
+export { TransferError } from './transfer-error.js';
+export { BackendUnavailableError } from './backend-unavailable-error.js';
+export { BackendConfigError } from './backend-config-error.js';
+export { BackendLoadError } from './backend-load-error.js';
+export { CircuitOpenError } from './circuit-open-error.js';
+export { EmbedderMismatchError } from './embedder-mismatch-error.js';
+export { EmbedderNotReadyError } from './embedder-not-ready-error.js';
+export { EmbeddingDimensionError } from './embedding-dimension-error.js';
+export { EndpointHttpError } from './endpoint-http-error.js';
+export { EndpointTimeoutError } from './endpoint-timeout-error.js';
+export { EndpointUnreachableError } from './endpoint-unreachable-error.js';
+export { LlmUnavailableError } from './llm-unavailable-error.js';
+export { MalformedDraftError } from './malformed-draft-error.js';
+export { MalformedResponseError } from './malformed-response-error.js';
+export { MissingOptionalDependencyError } from './missing-optional-dependency-error.js';
