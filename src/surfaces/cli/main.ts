@@ -280,8 +280,8 @@ async function learn(memory: Memory, files: string[], flags: Flags): Promise<num
 /** A recall example for `learn`: the goal of a stored session the first skill was learned from. */
 async function recallExample(memory: Memory, skills: Skill[]) {
   const skill = skills.find((s) => s.corpus === 'internal' && s.sourceSessions.length);
-  if (!skill || !memory.store) return null;
-  const session = await memory.store.getSession(memory.namespace, skill.sourceSessions[skill.sourceSessions.length - 1]);
+  if (!skill) return null;
+  const session = await memory.getSession(skill.sourceSessions[skill.sourceSessions.length - 1]);
   if (!session) return null;
   const goal = session.goal.length > 160 ? `${session.goal.slice(0, 157)}...` : session.goal;
   return { goal, hits: await memory.recall(session.goal) };
@@ -521,7 +521,7 @@ async function factsCmd(memory: Memory, args: string[], flags: Flags): Promise<n
     return 0;
   }
   if (sub === 'list') {
-    const facts = await memory.store!.listFacts(memory.namespace);
+    const facts = await memory.listFacts();
     if (flags.json) printJson(facts);
     else for (const f of facts) out(`${f.id}  ${f.text}`);
     return 0;

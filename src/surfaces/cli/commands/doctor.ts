@@ -1,6 +1,6 @@
 import { runDoctor, type DoctorDeps, type DoctorReport } from '../../../doctor/doctor.js';
 import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../command-support.js';
-import { openStore } from '../../../store/open-store.js';
+import { openStoreAt } from '../../../app/backends.js';
 
 /**
  * `skillsmith doctor [--config FILE] [--db PATH] [--namespace NS] [--json]`: checks each configured back end
@@ -11,7 +11,7 @@ export async function doctorCommand(args: string[], flags: CommandFlags, io: Com
   const config = startCommand('doctor', args, flags, io);
   if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
-  const opened = deps.store ? undefined : dbExists(dbPath) ? await openStore(dbPath) : undefined;
+  const opened = deps.store ? undefined : dbExists(dbPath) ? await openStoreAt(dbPath) : undefined;
   const store = deps.store ?? opened;
   try {
     const report = await runDoctor(config, { ...deps, store, namespace: config.namespace });

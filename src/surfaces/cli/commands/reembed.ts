@@ -1,9 +1,9 @@
 import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../command-support.js';
 import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/reembed.js';
-import { createEmbedder, type BackendDeps } from '../../../embedders/create-embedder.js';
+import type { BackendDeps } from '../../../embedders/create-embedder.js';
+import { openEmbedder, openStoreAt } from '../../../app/backends.js';
 import type { Embedder } from '../../../embedders/embedder.js';
 import { SkillsmithError } from '../../../llm/skillsmith-error.js';
-import { openStore } from '../../../store/open-store.js';
 
 export interface ReembedCommandDeps extends BackendDeps {
   store?: ReembedStore & { close?(): Promise<void> };
@@ -23,10 +23,10 @@ export async function reembedCommand(args: string[], flags: CommandFlags, io: Co
     io.stderr(`skillsmith: no memory file at ${dbPath}: nothing to re-embed (use --db PATH)`);
     return 1;
   }
-  const store = deps.store ?? (await openStore(dbPath));
+  const store = deps.store ?? (await openStoreAt(dbPath));
   let embedder: (Embedder & { close?(): Promise<void> }) | undefined;
   try {
-    embedder = deps.embedder ?? (await createEmbedder(config, deps));
+    embedder = deps.embedder ?? (await openEmbedder(config, deps));
     const report = await reembed(store, embedder, config.namespace, { dryRun: !!flags['dry-run'] });
     if (flags.json) io.stdout(JSON.stringify(report, null, 2));
     else io.stdout(renderReembedReport(report));
