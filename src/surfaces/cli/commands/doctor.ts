@@ -1,6 +1,7 @@
 import { runDoctor, type DoctorDeps, type DoctorReport } from '../../../doctor/doctor.js';
 import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../command-support.js';
 import { openStoreAt } from '../../../app/backends.js';
+import type { Command } from '../command.js';
 
 /**
  * `skillsmith doctor [--config FILE] [--db PATH] [--namespace NS] [--json]`: checks each configured back end
@@ -48,3 +49,11 @@ export function renderDoctorReport(r: DoctorReport): string {
   lines.push(r.ok ? `Everything needed is ready${warn}.` : `${r.problems} problem${r.problems === 1 ? '' : 's'}${warn}: fix the lines marked FAIL.`);
   return lines.join('\n');
 }
+
+/** `skillsmith doctor`: builds its own back ends, so a broken one cannot stop it from running. */
+export const command: Command = {
+  name: 'doctor',
+  help: `  doctor                      check each configured back end (reachable, model, dimension, round trip); exit 1 if broken`,
+  opens: 'self',
+  run: (args, { flags }) => doctorCommand(args, flags),
+};

@@ -4,6 +4,7 @@ import type { BackendDeps } from '../../../embedders/create-embedder.js';
 import { openEmbedder, openStoreAt } from '../../../app/backends.js';
 import type { Embedder } from '../../../embedders/embedder.js';
 import { SkillsmithError } from '../../../llm/skillsmith-error.js';
+import type { Command } from '../command.js';
 
 export interface ReembedCommandDeps extends BackendDeps {
   store?: ReembedStore & { close?(): Promise<void> };
@@ -54,3 +55,11 @@ export function renderReembedReport(r: ReembedReport): string {
     `Cleared ${r.clustersCleared} cluster${r.clustersCleared === 1 ? '' : 's'}: the next "skillsmith synthesize" re-clusters every session with the new embedder.`,
   ].join('\n');
 }
+
+/** `skillsmith reembed`: opens the store and the configured embedder itself (never the memory's pass). */
+export const command: Command = {
+  name: 'reembed',
+  help: `  reembed [--dry-run]         re-embed every skill with the configured embedder and clear the cluster state`,
+  opens: 'self',
+  run: (args, { flags }) => reembedCommand(args, flags),
+};

@@ -5,6 +5,7 @@ import { announcedDbPath } from '../command-support.js';
 import type { LogLevel } from '../../../support/log.js';
 import { checkBind, UnsafeBindError } from '../../http/security.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serveApi } from '../../http/server.js';
+import type { Command } from '../command.js';
 
 /** The flags of the long-running surfaces (`serve`, `mcp --http`). */
 export interface ServerFlags {
@@ -80,3 +81,12 @@ export async function serveCommand(args: string[], flags: Record<string, unknown
     await memory?.close();
   }
 }
+
+/** `skillsmith serve`: opens its own memory and runs until stopped. */
+export const command: Command = {
+  name: 'serve',
+  help: `  serve [--host H] [--port N] [--token T] [--require-token]
+                              REST API under /api and the dashboard at / (127.0.0.1:7700 by default)`,
+  opens: 'self',
+  run: (args, { flags }) => serveCommand(args, flags),
+};
