@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { SkillsmithConfig } from '../config/config.js';
 import type { BackendDeps, ReadyableEmbedder } from '../embedders/create-embedder.js';
 import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
@@ -13,6 +14,11 @@ import type { Logger } from '../support/log.js';
 /** The store at a location: a SQLite file path, `:memory:`, or a postgres:// URL. */
 export async function openStoreAt(location: string, opts: { log?: Logger } = {}): Promise<Store> {
   return openStore(location, opts.log ? { postgres: { log: opts.log } } : {});
+}
+
+/** A SQLite file that exists, or a PostgreSQL URL (whether it answers is for the store to say). */
+export function storeExists(location: string): boolean {
+  return location === ':memory:' || isPostgresUrl(location) || existsSync(location);
 }
 
 /**

@@ -5,7 +5,8 @@ import { LiveSessions } from '../../mcp/live-sessions.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { BoundedStdioTransport } from '../../mcp/stdio-transport.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
-import { failure, memoryFromFlags, serverFlags, untilStopped } from './serve.js';
+import { memoryFromFlags } from '../command-support.js';
+import { failure, serverFlags, untilStopped } from './serve.js';
 import type { Command } from '../command.js';
 
 /**

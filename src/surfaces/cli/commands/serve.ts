@@ -1,8 +1,6 @@
 import { ConfigError } from '../../../config/config.js';
-import { configFromFlags } from '../command-support.js';
-import { openMemory, type Memory } from '../../../memory.js';
-import { announcedDbPath } from '../command-support.js';
-import type { LogLevel } from '../../../support/log.js';
+import type { Memory } from '../../../memory.js';
+import { memoryFromFlags } from '../command-support.js';
 import { checkBind, UnsafeBindError } from '../../http/security.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serveApi } from '../../http/server.js';
 import type { Command } from '../command.js';
@@ -24,17 +22,6 @@ export function serverFlags(flags: Record<string, unknown>, defaultPort: number,
   const server = { host, port, token, requireToken: !!flags['require-token'] };
   checkBind(server);
   return server;
-}
-
-/** The memory the global flags describe (--db, --namespace, --config, --log-level), as the other commands open it. */
-export async function memoryFromFlags(flags: Record<string, unknown>): Promise<Memory> {
-  const config = configFromFlags({ config: typeof flags.config === 'string' ? flags.config : undefined, namespace: typeof flags.namespace === 'string' ? flags.namespace : undefined });
-  return openMemory({
-    db: announcedDbPath(typeof flags.db === 'string' ? flags.db : undefined),
-    namespace: typeof flags.namespace === 'string' ? flags.namespace : undefined,
-    config,
-    logLevel: (flags['log-level'] as LogLevel | undefined) ?? 'warn',
-  });
 }
 
 /** Resolves on Ctrl-C or SIGTERM. */
