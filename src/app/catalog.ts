@@ -9,7 +9,8 @@ import type { CompileRequest, CompileResult } from '../pipeline/compile.js';
 import type { Explanation } from '../pipeline/explain.js';
 import type { RecalledSkill } from '../pipeline/recall.js';
 import type { SkillEvent } from '../store/store.js';
-import type { Changes, RecallIndexes } from './changes.js';
+import type { Changes } from './changes.js';
+import type { RecallIndexes } from './recall-indexes.js';
 import type { AppContext } from './context.js';
 
 /** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */

@@ -14,7 +14,7 @@ import type { EventBus, Listener, SkillEventType } from '../support/event-bus.js
 import type { Logger } from '../support/log.js';
 import type { Capture } from './capture.js';
 import type { Catalog } from './catalog.js';
-import type { RecallIndexes } from './changes.js';
+import type { RecallIndexes } from './recall-indexes.js';
 import type { AppContext } from './context.js';
 import type { Outbox } from './outbox.js';
 import type { SkillFiles } from './skill-files.js';
