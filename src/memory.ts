@@ -2,7 +2,7 @@
  * The library's entry to the application layer (src/app/): the `Memory` facade, the composition root
  * `openMemory`, and the types and errors of its methods.
  */
-export { Memory, type MemoryServices } from './app/memory.js';
+export { Memory } from './app/memory.js';
 export { openMemory, type OpenMemoryOptions } from './app/open-memory.js';
 export { DisabledError, NotFoundError, PassLockedError, SessionStateError } from './app/errors.js';
 export type { ExportResult, ImportResult, IngestResult, RecordedCall, SessionRecorder } from './app/types.js';

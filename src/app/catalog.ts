@@ -14,7 +14,7 @@ import type { RecallIndexes } from './recall-indexes.js';
 import type { AppContext } from './context.js';
 
 /** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */
-export const MAX_TEXT_CHARS = 64 * 1024;
+const MAX_TEXT_CHARS = 64 * 1024;
 
 /**
  * The skill catalogue: recall, the skills and facts and their history, and the changes a person or an outcome

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 
 /** Every flag the CLI accepts (one parser for all commands: an unknown flag is a usage error, exit 2). */
-export const options = {
+const options = {
   db: { type: 'string' },
   namespace: { type: 'string' },
   config: { type: 'string' },
