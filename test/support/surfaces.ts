@@ -9,6 +9,7 @@ import { openMemory } from '../../src/memory.js';
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const SAMPLE = join(ROOT, 'examples', 'tau-sample.jsonl');
 const MAIN = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
+const ROUTES = join(ROOT, 'dist', 'surfaces', 'cli', 'routes.js');
 const FALLBACK = join(ROOT, 'test', 'fixtures', 'surface-cli.mjs');
 
 /** Ingests the 95 tau sessions into a fresh SQLite file and runs one synthesis pass. */
@@ -25,7 +26,8 @@ export async function learnSample(db: string): Promise<void> {
 /** `node <cli>` arguments for a surface command: the real CLI once it dispatches serve/mcp, else the fixture. */
 export function cliArgs(args: string[]): string[] {
   if (!existsSync(join(ROOT, 'dist', 'surfaces', 'cli', 'commands', 'serve.js'))) throw new Error('run `npm run build` first: the surface tests drive dist/');
-  const wired = existsSync(MAIN) && readFileSync(MAIN, 'utf8').includes('commands/serve.js');
+  // main.js routes through its routing table (routes.js); an older build named the commands in main.js itself.
+  const wired = existsSync(MAIN) && [MAIN, ROUTES].some((f) => existsSync(f) && readFileSync(f, 'utf8').includes('commands/serve.js'));
   return [wired ? MAIN : FALLBACK, ...args];
 }
 

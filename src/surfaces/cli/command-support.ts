@@ -1,8 +1,9 @@
 import { escapeControl } from '../../domain/untrusted-text.js';
-import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, type SkillsmithConfig } from '../../config/config.js';
 import { configFilePath, readConfigFile } from '../../config/sources.js';
-import { isPostgresUrl } from '../../store/open-store.js';
+import { storeExists } from '../../app/backends.js';
+import type { Memory } from '../../memory.js';
+import type { LogLevel } from '../../support/log.js';
 import { describeDbLocation, resolveDbLocation } from '../../config/default-db.js';
 
 /** The flags the doctor and reembed commands read (a subset of the CLI's global flags). */
@@ -56,7 +57,26 @@ export function announcedDbPath(flag: string | undefined, write: (line: string) 
 
 /** A SQLite file that exists, or a PostgreSQL URL (whether it answers is for the store to say). */
 export function dbExists(path: string): boolean {
-  return path === ':memory:' || isPostgresUrl(path) || existsSync(path);
+  return storeExists(path);
+}
+
+/**
+ * The memory the global flags describe (--db, named on stderr unless chosen; --namespace, --config,
+ * --log-level): what every command that works on one memory opens.
+ */
+export async function memoryFromFlags(flags: { db?: unknown; namespace?: unknown; config?: unknown; 'log-level'?: unknown }): Promise<Memory> {
+  // The memory is named first, then the configuration is read (a bad one fails after saying which memory).
+  const db = announcedDbPath(typeof flags.db === 'string' ? flags.db : undefined);
+  const namespace = typeof flags.namespace === 'string' ? flags.namespace : undefined;
+  const config = configFromFlags({ config: typeof flags.config === 'string' ? flags.config : undefined, namespace });
+  // Loaded on use: doctor and reembed read this module and never open a memory.
+  const { openMemory } = await import('../../memory.js');
+  return openMemory({
+    db,
+    namespace,
+    config,
+    logLevel: (flags['log-level'] as LogLevel | undefined) ?? 'warn',
+  });
 }
 
 /**

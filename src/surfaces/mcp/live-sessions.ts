@@ -64,7 +64,7 @@ export class LiveSessions {
   }
 
   private async start(call: RecordedCall): Promise<SessionRecorder> {
-    const stored = call.sessionId && this.memory.store ? await this.memory.store.getSession(this.memory.namespace, this.memory.sessionKey(call.sessionId)) : null;
+    const stored = call.sessionId ? await this.memory.getSession(this.memory.sessionKey(call.sessionId)) : null;
     if (stored && (stored.endedAt || stored.outcome !== 'unknown')) {
       throw new Error(`session ${stored.id} has already ended (${stored.outcome}); record into a new session id`);
     }

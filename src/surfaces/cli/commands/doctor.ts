@@ -1,6 +1,7 @@
 import { runDoctor, type DoctorDeps, type DoctorReport } from '../../../doctor/doctor.js';
 import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../command-support.js';
-import { openStore } from '../../../store/open-store.js';
+import { openStoreAt } from '../../../app/backends.js';
+import type { Command } from '../command.js';
 
 /**
  * `skillsmith doctor [--config FILE] [--db PATH] [--namespace NS] [--json]`: checks each configured back end
@@ -11,7 +12,7 @@ export async function doctorCommand(args: string[], flags: CommandFlags, io: Com
   const config = startCommand('doctor', args, flags, io);
   if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
-  const opened = deps.store ? undefined : dbExists(dbPath) ? await openStore(dbPath) : undefined;
+  const opened = deps.store ? undefined : dbExists(dbPath) ? await openStoreAt(dbPath) : undefined;
   const store = deps.store ?? opened;
   try {
     const report = await runDoctor(config, { ...deps, store, namespace: config.namespace });
@@ -48,3 +49,11 @@ export function renderDoctorReport(r: DoctorReport): string {
   lines.push(r.ok ? `Everything needed is ready${warn}.` : `${r.problems} problem${r.problems === 1 ? '' : 's'}${warn}: fix the lines marked FAIL.`);
   return lines.join('\n');
 }
+
+/** `skillsmith doctor`: builds its own back ends, so a broken one cannot stop it from running. */
+export const command: Command = {
+  name: 'doctor',
+  help: `  doctor                      check each configured back end (reachable, model, dimension, round trip); exit 1 if broken`,
+  opens: 'self',
+  run: (args, { flags }) => doctorCommand(args, flags),
+};

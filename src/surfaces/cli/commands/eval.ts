@@ -14,6 +14,7 @@ import { runEval, type EvalReport } from '../../../eval/harness.js';
 import { formatEvalMarkdown, formatEvalText } from '../../../eval/report.js';
 import { EVAL_VARIANTS, variantByName, type EvalVariant } from '../../../eval/variants.js';
 import { progressBar } from '../progress.js';
+import type { Command } from '../command.js';
 
 export interface EvalFlags {
   json?: boolean;
@@ -216,3 +217,13 @@ function firstUserMessageAsGoal(s: EvalSession): EvalSession {
   if (s.firstUserMessage == null) return { ...s, session: { ...s.session, cue: null } };
   return { ...s, session: { ...s.session, goal: s.firstUserMessage, cue: null } };
 }
+
+/** `skillsmith eval`: its own temporary memories (never --db), its own --help. */
+export const command: Command = {
+  name: 'eval',
+  help: `  eval --train A --test B     replay evaluation: hit rate, step agreement, steps saved, false recall,
+                              baselines (see "skillsmith eval --help")`,
+  opens: 'self',
+  ownHelp: true,
+  run: (args, { flags }) => evalCommand(args, flags),
+};

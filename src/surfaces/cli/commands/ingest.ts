@@ -9,9 +9,11 @@ import { escapeControl } from '../../../domain/untrusted-text.js';
 import { describeFormats } from '../../../capture/ingest.js';
 import { INGEST_FORMATS, isIngestFormat, type IngestFormat } from '../../../capture/types.js';
 import type { IngestResult, Memory } from '../../../memory.js';
-import { UsageError as IngestUsageError } from '../../../errors/usage-error.js';
+import { UsageError, type Command } from '../command.js';
 
-export { IngestUsageError };
+/** Bad --format, --judge or no FILE: a usage error (exit 2); the one UsageError class under its old name. */
+export { UsageError as IngestUsageError };
+const IngestUsageError = UsageError;
 
 export interface IngestFlags {
   format?: string;
@@ -90,3 +92,14 @@ export async function ingestCommand(
   }
   return problems.length ? 1 : 0;
 }
+
+/** `skillsmith ingest FILE...`: every valid record stored, each bad one named (exit 1), bad usage exit 2. */
+export const command: Command = {
+  name: 'ingest',
+  help: `  ingest FILE...              store sessions: JSONL interchange, OpenAI or Anthropic message logs, Claude Code
+                              transcripts, Codex CLI rollouts, OpenAI Agents SDK / Responses items, LangChain /
+                              LangSmith runs, OTLP GenAI spans, raw tau-bench results (--format; sessions
+                              without an outcome are judged; a file that gives no session is an error)`,
+  opens: 'memory',
+  run: async (files, { flags, memory }) => ingestCommand(await memory(), files, flags),
+};

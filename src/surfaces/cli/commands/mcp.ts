@@ -5,7 +5,9 @@ import { LiveSessions } from '../../mcp/live-sessions.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { BoundedStdioTransport } from '../../mcp/stdio-transport.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
-import { failure, memoryFromFlags, serverFlags, untilStopped } from './serve.js';
+import { memoryFromFlags } from '../command-support.js';
+import { failure, serverFlags, untilStopped } from './serve.js';
+import type { Command } from '../command.js';
 
 /**
  * `skillsmith mcp`: an MCP server on stdin/stdout (stdout carries only the protocol; logs go to stderr).
@@ -44,3 +46,11 @@ export async function mcpCommand(args: string[], flags: Record<string, unknown>,
     await memory?.close();
   }
 }
+
+/** `skillsmith mcp`: opens its own memory and runs until the client or Ctrl-C stops it. */
+export const command: Command = {
+  name: 'mcp',
+  help: `  mcp [--http --port N]       MCP server over stdio (or streamable HTTP at /mcp)`,
+  opens: 'self',
+  run: (args, { flags }) => mcpCommand(args, flags),
+};

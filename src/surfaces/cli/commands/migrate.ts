@@ -1,4 +1,5 @@
 import { transferMemory, TransferError, type TransferReport } from '../../../store/postgres/transfer.js';
+import type { Command } from '../command.js';
 
 export interface MigrateIo {
   stdout(text: string): void;
@@ -64,3 +65,12 @@ export function renderTransferReport(r: TransferReport): string {
   );
   return lines.join('\n');
 }
+
+/** `skillsmith migrate`: opens its two memories itself (and never --db). */
+export const command: Command = {
+  name: 'migrate',
+  help: `  migrate --from A --to B     copy a whole memory between SQLite and PostgreSQL (either way) into an empty
+                              target, verified by row counts and checksums per table`,
+  opens: 'self',
+  run: (args, { flags }) => migrateCommand(args, flags),
+};

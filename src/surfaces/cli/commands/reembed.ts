@@ -1,10 +1,11 @@
 import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../command-support.js';
 import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/reembed.js';
-import { createEmbedder, type BackendDeps } from '../../../llm/backends.js';
+import type { BackendDeps } from '../../../llm/backends.js';
+import { openEmbedder, openStoreAt } from '../../../app/backends.js';
 import type { Embedder } from '../../../embedders/embedder.js';
 import { exitCodeOf } from '../../../errors/error-codes.js';
 import { SkillsmithError } from '../../../errors/skillsmith-error.js';
-import { openStore } from '../../../store/open-store.js';
+import type { Command } from '../command.js';
 
 export interface ReembedCommandDeps extends BackendDeps {
   store?: ReembedStore & { close?(): Promise<void> };
@@ -24,10 +25,10 @@ export async function reembedCommand(args: string[], flags: CommandFlags, io: Co
     io.stderr(`skillsmith: no memory file at ${dbPath}: nothing to re-embed (use --db PATH)`);
     return 1;
   }
-  const store = deps.store ?? (await openStore(dbPath));
+  const store = deps.store ?? (await openStoreAt(dbPath));
   let embedder: (Embedder & { close?(): Promise<void> }) | undefined;
   try {
-    embedder = deps.embedder ?? (await createEmbedder(config, deps));
+    embedder = deps.embedder ?? (await openEmbedder(config, deps));
     const report = await reembed(store, embedder, config.namespace, { dryRun: !!flags['dry-run'] });
     if (flags.json) io.stdout(JSON.stringify(report, null, 2));
     else io.stdout(renderReembedReport(report));
@@ -55,3 +56,11 @@ export function renderReembedReport(r: ReembedReport): string {
     `Cleared ${r.clustersCleared} cluster${r.clustersCleared === 1 ? '' : 's'}: the next "skillsmith synthesize" re-clusters every session with the new embedder.`,
   ].join('\n');
 }
+
+/** `skillsmith reembed`: opens the store and the configured embedder itself (never the memory's pass). */
+export const command: Command = {
+  name: 'reembed',
+  help: `  reembed [--dry-run]         re-embed every skill with the configured embedder and clear the cluster state`,
+  opens: 'self',
+  run: (args, { flags }) => reembedCommand(args, flags),
+};

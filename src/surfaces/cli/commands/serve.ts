@@ -1,11 +1,10 @@
 import { ConfigError } from '../../../config/config.js';
-import { configFromFlags } from '../command-support.js';
-import { openMemory, type Memory } from '../../../memory.js';
-import { announcedDbPath } from '../command-support.js';
-import type { LogLevel } from '../../../support/log.js';
-import { exitCodeOf } from '../../../errors/error-codes.js';
+import type { Memory } from '../../../memory.js';
+import { memoryFromFlags } from '../command-support.js';
 import { checkBind } from '../../http/security.js';
+import { exitCodeOf } from '../../../errors/error-codes.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serveApi } from '../../http/server.js';
+import type { Command } from '../command.js';
 
 /** The flags of the long-running surfaces (`serve`, `mcp --http`). */
 export interface ServerFlags {
@@ -24,17 +23,6 @@ export function serverFlags(flags: Record<string, unknown>, defaultPort: number,
   const server = { host, port, token, requireToken: !!flags['require-token'] };
   checkBind(server);
   return server;
-}
-
-/** The memory the global flags describe (--db, --namespace, --config, --log-level), as the other commands open it. */
-export async function memoryFromFlags(flags: Record<string, unknown>): Promise<Memory> {
-  const config = configFromFlags({ config: typeof flags.config === 'string' ? flags.config : undefined, namespace: typeof flags.namespace === 'string' ? flags.namespace : undefined });
-  return openMemory({
-    db: announcedDbPath(typeof flags.db === 'string' ? flags.db : undefined),
-    namespace: typeof flags.namespace === 'string' ? flags.namespace : undefined,
-    config,
-    logLevel: (flags['log-level'] as LogLevel | undefined) ?? 'warn',
-  });
 }
 
 /** Resolves on Ctrl-C or SIGTERM. */
@@ -81,3 +69,12 @@ export async function serveCommand(args: string[], flags: Record<string, unknown
     await memory?.close();
   }
 }
+
+/** `skillsmith serve`: opens its own memory and runs until stopped. */
+export const command: Command = {
+  name: 'serve',
+  help: `  serve [--host H] [--port N] [--token T] [--require-token]
+                              REST API under /api and the dashboard at / (127.0.0.1:7700 by default)`,
+  opens: 'self',
+  run: (args, { flags }) => serveCommand(args, flags),
+};

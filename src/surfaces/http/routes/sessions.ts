@@ -35,19 +35,19 @@ const endBody = z.object({ outcome, reward: z.number().min(0).max(1).nullable().
  */
 export function sessionRoutes(memory: Memory): Hono {
   const app = new Hono();
-  const store = () => {
-    if (!memory.store) throw new HttpError(503, 'memory is disabled: no sessions are stored');
-    return memory.store;
+  const sessions = () => {
+    if (memory.disabled) throw new HttpError(503, 'memory is disabled: no sessions are stored');
+    return memory;
   };
 
   app.get('/sessions', async (c) => {
     const { limit, offset } = readQuery(c, page);
-    const [total, sessions] = await Promise.all([store().countSessions(memory.namespace), store().listSessions(memory.namespace, { limit, offset })]);
-    return c.json({ total, limit, offset, items: sessions.map(sessionSummary) });
+    const [total, items] = await Promise.all([sessions().countSessions(), sessions().listSessions({ limit, offset })]);
+    return c.json({ total, limit, offset, items: items.map(sessionSummary) });
   });
 
   app.get('/sessions/:id', async (c) => {
-    const session = await store().getSession(memory.namespace, memory.sessionKey(c.req.param('id')));
+    const session = await sessions().getSession(memory.sessionKey(c.req.param('id')));
     if (!session) throw new HttpError(404, `no session "${c.req.param('id')}"`);
     return c.json(sessionJson(session));
   });
@@ -55,7 +55,7 @@ export function sessionRoutes(memory: Memory): Hono {
   app.post('/sessions', async (c) => {
     const body = await readJson(c, startBody);
     const recorder = await memory.startSession({ ...body, source: body.source ?? 'http' });
-    const session = await store().getSession(memory.namespace, recorder.id);
+    const session = await sessions().getSession(recorder.id);
     return c.json(sessionSummary(session!), 201);
   });
 
@@ -69,7 +69,7 @@ export function sessionRoutes(memory: Memory): Hono {
   const end = async (c: Context) => {
     const body = await readJson(c, endBody);
     const { credited } = await memory.reportOutcome(c.req.param('id')!, body.outcome, { reward: body.reward });
-    const session = await store().getSession(memory.namespace, memory.sessionKey(c.req.param('id')!));
+    const session = await sessions().getSession(memory.sessionKey(c.req.param('id')!));
     return c.json({ ...sessionSummary(session!), credited });
   };
   app.post('/sessions/:id/end', end);

@@ -23,8 +23,8 @@ export function statusRoutes(memory: Memory, version: string): Hono {
         byCorpus: count(['internal', 'external'], (s) => s.corpus),
         meanEta: live.length ? live.reduce((a, s) => a + s.eta, 0) / live.length : null,
       },
-      sessions: { total: (await memory.store?.countSessions(memory.namespace)) ?? 0 },
-      lastEventId: (await memory.store?.lastEventId()) ?? 0,
+      sessions: { total: await memory.countSessions() },
+      lastEventId: await memory.lastEventId(),
       backends: backends(memory),
     });
   });

@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import type { SkillsmithConfig } from '../config/config.js';
+import type { BackendDeps, ReadyableEmbedder } from '../embedders/create-embedder.js';
+import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
+import { isPostgresUrl, openStore } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+import type { Logger } from '../support/log.js';
+
+/*
+ * The one way to open a memory's store and its embedder: the composition root (`openMemory`) and the
+ * commands that work on a store without a memory (doctor, reembed) all come through here.
+ */
+
+/** The store at a location: a SQLite file path, `:memory:`, or a postgres:// URL. */
+export async function openStoreAt(location: string, opts: { log?: Logger } = {}): Promise<Store> {
+  return openStore(location, opts.log ? { postgres: { log: opts.log } } : {});
+}
+
+/** A SQLite file that exists, or a PostgreSQL URL (whether it answers is for the store to say). */
+export function storeExists(location: string): boolean {
+  return location === ':memory:' || isPostgresUrl(location) || existsSync(location);
+}
+
+/**
+ * The JSONL audit copy of a memory: beside a SQLite file; a shared PostgreSQL memory (or one in RAM) keeps its
+ * audit table only.
+ */
+export function auditFileFor(location: string): string | null {
+  return location !== ':memory:' && !isPostgresUrl(location) ? `${location}.audit.jsonl` : null;
+}
+
+/**
+ * The embedder the configuration names. The embedded GloVe one is built in place (no factory import: the
+ * CLI's cold start stays short); the others come from `createEmbedder` (probed unless `deps.probe` is false).
+ */
+export async function openEmbedder(config: SkillsmithConfig, deps: BackendDeps = {}): Promise<ReadyableEmbedder> {
+  if (config.embedder.provider === 'glove') return createGloveEmbedder();
+  const { createEmbedder } = await import('../embedders/create-embedder.js');
+  return createEmbedder(config, deps);
+}

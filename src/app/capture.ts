@@ -1,0 +1,307 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { OutcomeJudge } from '../capture/judge.js';
+import type { IngestFormat } from '../capture/parse-file.js';
+import { protectCall, protectGoal, protectId, protectSession, resolvePrivacy } from '../capture/privacy.js';
+import { depthReason, exceedsDepth } from '../domain/json-limits.js';
+import type { Outcome, Session, ToolCall } from '../domain/types.js';
+import type { Catalog } from './catalog.js';
+import type { Changes } from './changes.js';
+import type { AppContext } from './context.js';
+import { NotFoundError, PassLockedError, SessionStateError } from './errors.js';
+import type { PassLock, Synthesis } from './synthesis.js';
+import type { IngestResult, RecordedCall, SessionRecorder } from './types.js';
+
+/**
+ * Capture: whole sessions and capture files in, live sessions recorded call by call, outcomes reported, and
+ * sessions forgotten. Capture privacy and the capture limits apply here, before anything is stored.
+ */
+export class Capture {
+  private readonly judges = new Map<string, OutcomeJudge>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly synthesis: Synthesis,
+    private readonly catalog: Catalog,
+    private readonly lock: PassLock,
+    private readonly changes: Changes,
+  ) {}
+
+  /**
+   * Stores whole sessions; a session id already stored is left untouched
+   * (idempotent). A session over the limits (calls per session, record size, nesting depth) is not stored and
+   * is named in `problems`; the others are.
+   */
+  async ingest(sessions: Session[]): Promise<{ inserted: number; skipped: number; problems?: { index: number; sessionId: string; reason: string }[] }> {
+    const problems: { index: number; sessionId: string; reason: string }[] = [];
+    const policy = resolvePrivacy(this.ctx.config.capture.privacy);
+    const ok: Session[] = [];
+    sessions.forEach((session, index) => {
+      const reason = sessionProblem(session, this.ctx.config.capture);
+      if (reason) problems.push({ index, sessionId: protectId(policy, String(session?.id ?? ''), 'sid'), reason });
+      // Ids, agent ids, sources and labels are keys and names shown everywhere: protected here. Goals and
+      // calls are stored as the caller gives them (the deny rules must still see a secret in a span; every
+      // text is redacted before it reaches evidence, a skill or an export).
+      else ok.push({ ...session, id: protectId(policy, session.id, 'sid'), agentId: protectId(policy, session.agentId, 'agent'), source: protectId(policy, session.source, 'source'), labels: protectSession({ ...session, calls: [] }, policy, 0).labels });
+    });
+    const r = await this.ctx.requireStore().insertSessions(ok);
+    this.synthesis.noteNewSessions(r.inserted);
+    return problems.length ? { ...r, problems } : r;
+  }
+
+  /**
+   * Ingests a capture file (JSONL interchange, OpenAI or Anthropic messages, OTLP GenAI spans, raw tau-bench
+   * results; `auto` detects per record). Capture privacy (`capture.privacy`) is applied before anything is
+   * stored; sessions without an outcome are judged (`capture.judge`, or `opts.judge`) and stored as judged.
+   * Bad records are reported with line, JSON path and reason; the valid ones are kept.
+   */
+  async ingestFile(path: string, opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {}): Promise<IngestResult> {
+    const { ctx } = this;
+    const store = ctx.requireStore();
+    const text = readFileSync(path, 'utf8');
+    const { prepareCapture } = await import('../capture/ingest.js');
+    const { parsed, judgement } = await prepareCapture(text, {
+      file: path,
+      namespace: ctx.ns(opts.namespace),
+      format: opts.format ?? 'auto',
+      maxRecordBytes: ctx.config.capture.maxRecordBytes,
+      resultChars: ctx.config.capture.resultChars,
+      maxCallsPerSession: ctx.config.capture.maxCallsPerSession,
+      now: ctx.now().toISOString(),
+      privacy: ctx.config.capture.privacy,
+      judge: await this.outcomeJudge(opts.judge),
+    });
+    // Duplicate ids inside one file: the first wins. One that differs from the session already under its id
+    // (in this file or in the store) is named: two different sessions must not hide behind one id.
+    const first = new Map<string, { session: Session; line: number }>();
+    const problems = [...parsed.problems];
+    const unique: Session[] = [];
+    parsed.sessions.forEach((s, i) => {
+      const line = parsed.records[i]?.line ?? 1;
+      const prior = first.get(s.id);
+      if (!prior) {
+        first.set(s.id, { session: s, line });
+        unique.push(s);
+      } else if (!sameSession(prior.session, s)) {
+        problems.push({ file: path, line, reason: `session id ${s.id} was already used at line ${prior.line} by a session with different content; the first is kept` });
+      }
+    });
+    for (const stored of await store.getSessions(ctx.ns(opts.namespace), unique.map((s) => s.id))) {
+      const mine = first.get(stored.id);
+      if (mine && !sameSession(stored, mine.session)) {
+        problems.push({ file: path, line: mine.line, reason: `session id ${stored.id} is already stored with different content; the stored one is kept` });
+      }
+    }
+    problems.sort((a, b) => a.line - b.line);
+    const { inserted, skipped } = await store.insertSessions(unique);
+    this.synthesis.noteNewSessions(inserted);
+    return {
+      file: path,
+      format: parsed.format,
+      inserted,
+      skipped: skipped + (parsed.sessions.length - unique.length),
+      problems,
+      detected: parsed.detected,
+      formats: parsed.formats,
+      records: parsed.records.map(({ finalAnswer: _f, ...r }) => r),
+      judged: judgement && { judge: judgement.judge, judged: judgement.judged, success: judgement.success, failure: judgement.failure, unknown: judgement.unknown },
+    };
+  }
+
+  /** The outcome judge for captured sessions without an outcome: `capture.judge`, or the mode asked for (off: none). */
+  private async outcomeJudge(mode?: 'rule' | 'llm' | 'off' | OutcomeJudge): Promise<OutcomeJudge | null> {
+    if (mode && typeof mode === 'object') return mode;
+    const config = this.ctx.config;
+    const cfg = mode ? { ...config.capture.judge, mode } : config.capture.judge;
+    if (cfg.mode === 'off') return null;
+    // One judge per mode for the memory's lifetime: a local model is loaded once, and closed with the memory.
+    let judge = this.judges.get(cfg.mode);
+    if (!judge) {
+      const { createJudge } = await import('../capture/judge.js');
+      judge = this.ctx.own(createJudge(cfg, config.llm, { log: this.ctx.log.child('judge') }));
+      this.judges.set(cfg.mode, judge);
+    }
+    return judge;
+  }
+
+  /** Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. */
+  async startSession(opts: { goal: string; cue?: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<SessionRecorder> {
+    const { ctx } = this;
+    const store = ctx.requireStore();
+    if (!opts.goal?.trim()) throw new RangeError('startSession: goal must be a non-empty string');
+    const privacy = ctx.config.capture.privacy;
+    const limits = ctx.config.capture;
+    if (opts.goal.length > limits.maxRecordBytes) throw new RangeError(`startSession: goal is ${opts.goal.length} characters, over the ${limits.maxRecordBytes} limit`);
+    // Ids, agent ids and sources are stored as keys: one that holds a secret or personal data becomes a keyed hash.
+    const id = opts.id ? ctx.sessionKey(opts.id) : `s_${randomUUID()}`;
+    const namespace = ctx.ns(opts.namespace);
+    await store.beginSession({
+      id,
+      namespace,
+      goal: protectGoal(privacy, opts.goal),
+      cue: opts.cue?.trim() && opts.cue.trim() !== opts.goal.trim() ? protectGoal(privacy, opts.cue.trim()) : null,
+      outcome: 'unknown',
+      reward: null,
+      agentId: protectId(privacy, opts.agentId ?? null, 'agent'),
+      source: protectId(privacy, opts.source ?? 'library', 'source'),
+      startedAt: ctx.now().toISOString(),
+      endedAt: null,
+      labels: null,
+    });
+    const existing = await store.getSession(namespace, id);
+    // Re-opening a live session (a restarted agent) continues it; an ended one has its outcome and stays closed.
+    if (existing?.endedAt) throw new SessionStateError(`session ${id} already ended (${existing.outcome}); start a new session`);
+    let position = existing?.calls.length ?? 0;
+    let ended = false;
+    this.synthesis.noteFirstUse();
+    return {
+      id,
+      recall: (goal, o = {}) => this.catalog.recall(goal ?? opts.goal, { topK: o.topK, namespace, sessionId: id }),
+      call: async (c) => {
+        if (ended) throw new Error(`session ${id} already ended; record into a new session`);
+        const call = this.prepareCall(id, c, position);
+        position++;
+        await store.appendCall(namespace, id, call);
+      },
+      end: async (outcome, reward = null, o = {}) => {
+        if (reward != null && (reward < 0 || reward > 1)) throw new Error('end: reward must be in [0,1]');
+        // Once: a second end would flip the outcome after the recalled skills were credited.
+        if (ended) throw new Error(`session ${id} already ended; an outcome is reported once`);
+        ended = true;
+        const source = o.source ?? 'reported';
+        await store.endSession(namespace, id, outcome, reward, ctx.now().toISOString(), source);
+        // Only a reported outcome is a trial of the skills recalled for the session; a judged one waits for the truth.
+        if (source === 'reported') await this.catalog.creditRecalledSkills(id, outcome, namespace);
+        this.synthesis.noteNewSessions(1);
+      },
+    };
+  }
+
+  /** Validates one call against the capture limits and applies capture privacy: what `appendCall` stores. */
+  private prepareCall(sessionId: string, c: RecordedCall, position: number): ToolCall {
+    const limits = this.ctx.config.capture;
+    if (!c.tool) throw new RangeError('call: tool must be a non-empty string');
+    // Bounded: a call is refused with its reason (never stored in part, never a crash).
+    if (position >= limits.maxCallsPerSession) throw new RangeError(`call: session ${sessionId} already has ${limits.maxCallsPerSession} calls, the limit per session (capture.maxCallsPerSession)`);
+    if (exceedsDepth(c.args)) throw new RangeError(`call: ${depthReason('args')}`);
+    if (exceedsDepth(c.result)) throw new RangeError(`call: ${depthReason('result')}`);
+    const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
+    const bytes = Buffer.byteLength(result) + Buffer.byteLength(JSON.stringify(c.args ?? {})) + Buffer.byteLength(c.error ?? '');
+    if (bytes > limits.maxRecordBytes) throw new RangeError(`call: ${bytes} bytes of arguments, result and error, over the ${limits.maxRecordBytes}-byte limit (capture.maxRecordBytes)`);
+    // Capture privacy (capture.privacy) before anything is stored; the result is capped after redaction.
+    return protectCall(
+      limits.privacy,
+      { position, tool: c.tool, args: c.args ?? {}, result, ok: c.ok ?? !c.error, error: c.error ?? null, durationMs: c.durationMs ?? null, at: this.ctx.now().toISOString() },
+      limits.resultChars,
+    );
+  }
+
+  /**
+   * Records one call of a stored, still open session at a given position (for surfaces that hold no
+   * recorder between requests, such as REST). Idempotent: a position already recorded is a no-op
+   * (`recorded: false`); without a position the call goes after the last one; a position past the next
+   * one is refused (a call went missing).
+   */
+  async recordCall(sessionId: string, c: RecordedCall & { position?: number }, opts: { namespace?: string } = {}): Promise<{ sessionId: string; position: number; recorded: boolean }> {
+    const store = this.ctx.requireStore();
+    const ns = this.ctx.ns(opts.namespace);
+    const id = this.ctx.sessionKey(sessionId);
+    const session = await store.getSession(ns, id);
+    if (!session) throw new NotFoundError(`no session "${sessionId}" in namespace ${ns}: start it first`);
+    const next = session.calls.length;
+    const position = c.position ?? next;
+    if (position < next) return { sessionId: id, position, recorded: false };
+    if (session.endedAt) throw new SessionStateError(`session ${id} already ended (${session.outcome}); record into a new session`);
+    if (position > next) throw new SessionStateError(`call position ${position} skips ahead: session ${id} has ${next} calls, so the next position is ${next}`);
+    await store.appendCall(ns, id, this.prepareCall(id, c, position));
+    return { sessionId: id, position, recorded: true };
+  }
+
+  /**
+   * Reports a session's outcome (now or later): it is stored, and each skill recalled for the session gets one
+   * trial (pass on success, fail on failure). An unknown outcome changes nothing.
+   */
+  async reportOutcome(sessionId: string, outcome: Outcome, opts: { reward?: number | null; namespace?: string } = {}): Promise<{ credited: string[] }> {
+    const store = this.ctx.requireStore();
+    const ns = this.ctx.ns(opts.namespace);
+    sessionId = this.ctx.sessionKey(sessionId);
+    const session = await store.getSession(ns, sessionId);
+    if (!session) throw new NotFoundError(`no session ${sessionId} in namespace ${ns}`);
+    // A reported outcome is final: the same report again is a no-op; a different one is refused (it would
+    // flip the outcome after the recalled skills were credited). A judged or unknown outcome may be replaced.
+    if (session.endedAt && session.outcome !== 'unknown' && (session.outcomeSource ?? 'reported') === 'reported') {
+      if (session.outcome === outcome) return { credited: [] };
+      throw new SessionStateError(`session ${sessionId} already ended as ${session.outcome}; a reported outcome is not changed`);
+    }
+    // A reported outcome replaces a judged one (outcome_source becomes 'reported').
+    await store.endSession(ns, sessionId, outcome, opts.reward ?? session.reward, session.endedAt ?? this.ctx.now().toISOString(), 'reported');
+    if (!session.endedAt) this.synthesis.noteNewSessions(1);
+    return { credited: await this.catalog.creditRecalledSkills(sessionId, outcome, ns) };
+  }
+
+  /**
+   * Forgets a session: its goal, calls, results, cluster membership, recalls and cached goal embeddings are
+   * deleted; a skill learned from it keeps its row and says a parent was forgotten (explain's
+   * `parents.forgotten`); an audit record names it only by its opaque reference. Waits for no pass: while one
+   * runs on the namespace it is refused (PassLockedError), since the pass could write the session back into
+   * a skill's lineage. Null when there is no such session.
+   */
+  async forgetSession(sessionId: string, opts: { namespace?: string; actor?: string } = {}): Promise<{ ref: string; calls: number; skills: string[] } | null> {
+    const { ctx } = this;
+    const store = ctx.requireStore();
+    const ns = ctx.ns(opts.namespace);
+    const release = await this.lock.tryAcquire(ns, 'forget');
+    if (!release) throw new PassLockedError(`a synthesis pass is running on namespace ${ns}; forget the session when it is done`);
+    let result;
+    try {
+      const { forgetSession } = await import('../pipeline/forget.js');
+      result = await forgetSession({ store, embedder: ctx.embedder, thinkTools: ctx.config.synthesis.thinkTools }, ns, ctx.sessionKey(sessionId), {
+        actor: opts.actor ?? 'user',
+        at: ctx.now().toISOString(),
+      });
+    } finally {
+      await release();
+    }
+    if (!result) return null;
+    await this.changes.skills(ns);
+    const names = result.skills.length ? (await store.listSkills(ns, { includeSuperseded: true })).filter((s) => result.skills.includes(s.id)).map((s) => s.name) : [];
+    ctx.log.child('forget').info('session forgotten', { ref: result.ref, calls: result.calls, skills: names });
+    return { ref: result.ref, calls: result.calls, skills: names };
+  }
+
+  // ── reading sessions ─────────────────────────────────────────────────────
+
+  /** Stored sessions, newest first, a page at a time. */
+  async listSessions(opts: { namespace?: string; limit?: number; offset?: number } = {}): Promise<Session[]> {
+    return this.ctx.requireStore().listSessions(this.ctx.ns(opts.namespace), { limit: opts.limit, offset: opts.offset });
+  }
+
+  /** How many sessions are stored (0 when nothing is stored). */
+  async countSessions(namespace?: string): Promise<number> {
+    return (await this.ctx.store?.countSessions(this.ctx.ns(namespace))) ?? 0;
+  }
+
+  /** One stored session by its stored id (`sessionKey` of a caller's id); null when absent or nothing is stored. */
+  async getSession(id: string, namespace?: string): Promise<Session | null> {
+    return (await this.ctx.store?.getSession(this.ctx.ns(namespace), id)) ?? null;
+  }
+}
+
+/** Why a session handed to `ingest` cannot be stored (over a limit), or null. */
+function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPerSession: number }): string | null {
+  if (!s || typeof s !== 'object' || typeof s.id !== 'string' || !s.id || typeof s.goal !== 'string') return 'not a session (needs id, goal and calls)';
+  if (s.id.length > 500) return `id is ${s.id.length} characters, over 500`;
+  if (!Array.isArray(s.calls)) return 'calls must be an array';
+  if (s.calls.length > limits.maxCallsPerSession) return `${s.calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`;
+  if (exceedsDepth(s.labels)) return depthReason('labels');
+  for (const c of s.calls) if (exceedsDepth(c?.args)) return depthReason(`calls[${c.position}].args`);
+  const bytes = Buffer.byteLength(JSON.stringify(s));
+  if (bytes > limits.maxRecordBytes) return `session is ${bytes} bytes, over the ${limits.maxRecordBytes}-byte limit`;
+  return null;
+}
+
+/** Same goal and the same tool calls: a re-ingested copy rather than another session under the same id. */
+function sameSession(a: Session, b: Session): boolean {
+  if (a.goal !== b.goal || a.calls.length !== b.calls.length) return false;
+  return a.calls.every((c, i) => c.tool === b.calls[i].tool && c.ok === b.calls[i].ok);
+}

@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import { protectId } from '../capture/privacy.js';
+import { seedEta } from '../domain/admit.js';
+import { formatContextPack } from '../domain/context-pack.js';
+import { applySignal, parseSignal, type LifecycleRules, type Signal } from '../domain/lifecycle.js';
+import { redactText } from '../domain/redact.js';
+import type { Fact, Outcome, Skill } from '../domain/types.js';
+import type { CompileRequest, CompileResult } from '../pipeline/compile.js';
+import type { Explanation } from '../pipeline/explain.js';
+import type { RecalledSkill } from '../pipeline/recall.js';
+import type { SkillEvent } from '../store/store.js';
+import type { Changes } from './changes.js';
+import type { RecallIndexes } from './recall-indexes.js';
+import type { AppContext } from './context.js';
+
+/** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */
+const MAX_TEXT_CHARS = 64 * 1024;
+
+/**
+ * The skill catalogue: recall, the skills and facts and their history, and the changes a person or an outcome
+ * makes to a skill (feedback, trials, enable/disable, promote, forget, compile).
+ */
+export class Catalog {
+  private readonly recallLog;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly indexes: RecallIndexes,
+    private readonly changes: Changes,
+    /** Called on every recall (the first use may start an automatic pass). */
+    private readonly onUse: () => void = () => {},
+  ) {
+    this.recallLog = ctx.log.child('recall');
+  }
+
+  // ── recall ───────────────────────────────────────────────────────────────
+
+  /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
+  async recall(goal: string, opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {}): Promise<RecalledSkill[]> {
+    if (typeof goal !== 'string') throw new TypeError('recall: goal must be a string');
+    if (goal.length > MAX_TEXT_CHARS) throw new Error(`recall: goal is ${goal.length} characters, over the ${MAX_TEXT_CHARS} limit`);
+    if (!this.ctx.storing) return [];
+    this.onUse();
+    // record: false looks without leaving a trace (no recall row, last_used_at untouched): previews, searches.
+    const hits = await this.indexes.of(opts.namespace).recall(goal, {
+      topK: opts.topK,
+      threshold: this.ctx.thresholds.recall,
+      now: this.ctx.now(),
+      sessionId: opts.sessionId && this.ctx.sessionKey(opts.sessionId),
+      touch: opts.record !== false,
+    });
+    this.recallLog.debug('recall', { served: hits.map((h) => h.name), session: opts.sessionId ?? null });
+    return hits;
+  }
+
+  /** The prompt block for recalled skills (When / Do / Done, clipped; never raw YAML). */
+  formatContext(skills: RecalledSkill[]): string {
+    return formatContextPack(skills, this.ctx.config.recall.maxBodyChars);
+  }
+
+  /** Union of the recalled skills' tools, for callers that load tools per turn. */
+  toolsFor(skills: RecalledSkill[]): string[] {
+    return [...new Set(skills.flatMap((s) => s.toolsRequired))];
+  }
+
+  // ── reading ──────────────────────────────────────────────────────────────
+
+  async listSkills(opts: { namespace?: string; corpus?: 'internal' | 'external'; includeSuperseded?: boolean } = {}): Promise<Skill[]> {
+    return this.ctx.requireStore().listSkills(this.ctx.ns(opts.namespace), { corpus: opts.corpus, includeSuperseded: opts.includeSuperseded });
+  }
+
+  async getSkill(idOrName: string, namespace?: string): Promise<Skill | null> {
+    return this.ctx.requireStore().getSkill(this.ctx.ns(namespace), idOrName);
+  }
+
+  /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
+  async explain(idOrName: string, namespace?: string): Promise<Explanation | null> {
+    const { explainSkill } = await import('../pipeline/explain.js');
+    return explainSkill(this.ctx.requireStore(), this.ctx.ns(namespace), idOrName);
+  }
+
+  async events(opts: { namespace?: string; afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {
+    return this.ctx.requireStore().events(this.ctx.ns(opts.namespace), opts);
+  }
+
+  /** The id of the newest stored event (0 when there is none, or nothing is stored). */
+  async lastEventId(): Promise<number> {
+    return (await this.ctx.store?.lastEventId()) ?? 0;
+  }
+
+  // ── facts ────────────────────────────────────────────────────────────────
+
+  /** Records a fact (semantic memory) that can be a parent of a compiled skill. */
+  async addFact(text: string, opts: { id?: string; source?: string; namespace?: string } = {}): Promise<{ id: string }> {
+    if (typeof text !== 'string' || !text.trim()) throw new Error('addFact: text must be a non-empty string');
+    if (text.length > MAX_TEXT_CHARS) throw new Error(`addFact: text is ${text.length} characters, over the ${MAX_TEXT_CHARS} limit`);
+    const id = opts.id ?? `f_${randomUUID()}`;
+    const privacy = this.ctx.config.capture.privacy;
+    await this.ctx
+      .requireStore()
+      .addFact({ id, namespace: this.ctx.ns(opts.namespace), text: redactText(text), source: protectId(privacy, opts.source ?? null, 'source'), createdAt: this.ctx.now().toISOString() });
+    return { id };
+  }
+
+  async listFacts(namespace?: string): Promise<Fact[]> {
+    return this.ctx.requireStore().listFacts(this.ctx.ns(namespace));
+  }
+
+  // ── changes to skills ────────────────────────────────────────────────────
+
+  /** Applies one feedback signal (pass | fail | up | down | reward=<0..1>) to a skill. */
+  async feedback(idOrName: string, signal: Signal | string, opts: { sessionId?: string; namespace?: string; actor?: string } = {}) {
+    const store = this.ctx.requireStore();
+    const sig = typeof signal === 'string' ? parseSignal(signal) : signal;
+    if (opts.sessionId) opts = { ...opts, sessionId: this.ctx.sessionKey(opts.sessionId) };
+    const res = await store.applyFeedback({
+      namespace: this.ctx.ns(opts.namespace),
+      idOrName,
+      signal: sig.kind,
+      value: sig.kind === 'reward' ? sig.value : null,
+      sessionId: opts.sessionId ?? null,
+      actor: opts.actor ?? 'user',
+      at: this.ctx.now().toISOString(),
+      compute: (s) => lifecycleStep(s, sig, this.ctx.config.lifecycle),
+    });
+    if (!res) throw new Error(`no skill named "${idOrName}" in namespace ${this.ctx.ns(opts.namespace)}`);
+    this.ctx.log.child('lifecycle').info('feedback', { skill: res.after.name, signal: sig.kind, eta: res.after.eta, status: res.after.status });
+    await this.changes.skills(opts.namespace);
+    return res;
+  }
+
+  /** A reported outcome of a session is one trial of each skill recalled for it; the names credited. */
+  async creditRecalledSkills(sessionId: string, outcome: Outcome, namespace: string): Promise<string[]> {
+    if (outcome === 'unknown') return [];
+    const store = this.ctx.requireStore();
+    const sig: Signal = { kind: outcome === 'success' ? 'trial.pass' : 'trial.fail' };
+    const credited: string[] = [];
+    for (const skillId of await store.skillsServedForSession(namespace, sessionId)) {
+      const res = await store.applyFeedback({
+        namespace,
+        idOrName: skillId,
+        signal: sig.kind,
+        value: null,
+        sessionId,
+        actor: 'outcome',
+        at: this.ctx.now().toISOString(),
+        compute: (s) => lifecycleStep(s, sig, this.ctx.config.lifecycle),
+        oncePerSession: true,
+      });
+      if (res) credited.push(res.after.name);
+    }
+    if (credited.length) await this.changes.skills(namespace);
+    return credited;
+  }
+
+  async setEnabled(idOrName: string, enabled: boolean, opts: { namespace?: string; actor?: string } = {}): Promise<Skill | null> {
+    const s = await this.ctx.requireStore().setSkillEnabled(this.ctx.ns(opts.namespace), idOrName, enabled, opts.actor ?? 'user');
+    await this.changes.skills(opts.namespace);
+    return s;
+  }
+
+  /** A person promotes an imported skill into the internal corpus: from then on it can be recalled. */
+  async promote(name: string, opts: { namespace?: string; actor?: string } = {}): Promise<Skill> {
+    const store = this.ctx.requireStore();
+    const ns = this.ctx.ns(opts.namespace);
+    const ext = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === name || s.id === name);
+    if (!ext) throw new Error(`promote: no imported skill named ${name} in namespace ${ns}`);
+    const clash = (await store.listSkills(ns, { corpus: 'internal' })).find((s) => s.name === ext.name);
+    if (clash) throw new Error(`promote: an internal skill named ${ext.name} already exists (${clash.id}); rename or disable one first`);
+    const at = this.ctx.now().toISOString();
+    const saved = await store.writeSkill({ action: 'promote', skill: { ...ext, corpus: 'internal', updatedAt: at }, parents: [], actor: opts.actor ?? 'user', detail: {}, at });
+    await this.changes.skills(opts.namespace);
+    return saved;
+  }
+
+  /**
+   * Forgets a skill: its row, SKILL.md versions, provenance, track record, vectors and exemplars are deleted and
+   * it is never recalled again; an audit record keeps its id and name. Null when there is no such skill.
+   */
+  async forgetSkill(idOrName: string, opts: { namespace?: string; actor?: string } = {}): Promise<{ id: string; name: string } | null> {
+    const store = this.ctx.requireStore();
+    const res = await store.forgetSkill(this.ctx.ns(opts.namespace), idOrName, { actor: opts.actor ?? 'user', at: this.ctx.now().toISOString() });
+    if (!res) return null;
+    await this.changes.skills(opts.namespace);
+    this.ctx.log.child('forget').info('skill forgotten', res);
+    return res;
+  }
+
+  /** Explicit compile from session ids, a cue or facts: a dry run unless `commit`. Same pathway as the pass. */
+  async compile(req: Omit<CompileRequest, 'namespace'> & { namespace?: string }): Promise<CompileResult> {
+    this.ctx.requireStore();
+    const { compile } = await import('../pipeline/compile.js');
+    const result = await compile(await this.ctx.pipelineDeps(), { ...req, sessions: req.sessions?.map((id) => this.ctx.sessionKey(id)), namespace: this.ctx.ns(req.namespace) });
+    if (req.commit) await this.changes.skills(req.namespace);
+    return result;
+  }
+}
+
+/** One lifecycle step of a stored skill: trials update the Beta prior its evidence gave it (seedEta). */
+function lifecycleStep(s: Skill, sig: Signal, rules: LifecycleRules) {
+  const { prior: _prior, ...next } = applySignal({ ...s, prior: seedEta(s.successCount, s.attemptCount) }, sig, rules);
+  return next;
+}

@@ -1,0 +1,55 @@
+import { appendFileSync } from 'node:fs';
+import type { Store } from '../store/store.js';
+import { EventBus, type BusEvent, type Listener, type SkillEventType } from '../support/event-bus.js';
+import type { Logger } from '../support/log.js';
+
+/**
+ * Delivers committed events to listeners and appends new audit records to the JSONL audit file. The tables
+ * are the source of truth (an outbox): nothing is emitted for a write that did not commit.
+ */
+export class Outbox {
+  readonly bus: EventBus;
+  private lastEventId = 0;
+
+  constructor(
+    private readonly store: Store | null,
+    private readonly namespace: string,
+    private readonly auditFile: string | null,
+    log: Logger,
+  ) {
+    this.bus = new EventBus(log.child('events'));
+  }
+
+  /** Starts delivery after the events that exist now. */
+  async init(): Promise<void> {
+    if (this.store) this.lastEventId = await this.store.lastEventId();
+  }
+
+  /** Subscribes to skill events; a listener that throws never breaks the operation that emitted. */
+  on(type: SkillEventType | '*', listener: Listener): () => void {
+    return this.bus.on(type, listener);
+  }
+
+  async flush(): Promise<void> {
+    const store = this.store;
+    if (!store) return;
+    for (;;) {
+      const batch = await store.events(this.namespace, { afterId: this.lastEventId, limit: 500 });
+      for (const e of batch) this.bus.emit({ ...e, type: e.type as SkillEventType } as BusEvent);
+      if (batch.length) this.lastEventId = batch[batch.length - 1].id;
+      if (batch.length < 500) break;
+    }
+    if (this.auditFile) {
+      const key = `audit-file:${this.auditFile}`;
+      let mark = Number((await store.getState('', key)) ?? 0);
+      for (;;) {
+        const rows = await store.auditSince(mark, 1000);
+        if (rows.length === 0) break;
+        appendFileSync(this.auditFile, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+        mark = rows[rows.length - 1].id!;
+        await store.setState('', key, String(mark));
+        if (rows.length < 1000) break;
+      }
+    }
+  }
+}

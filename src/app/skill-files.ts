@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, realpathSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import { redactText } from '../domain/redact.js';
+import { redactSkillMd } from '../domain/skill-md/redact-skill-md.js';
+import type { Skill } from '../domain/types.js';
+import { neutraliseInstructions } from '../domain/untrusted-text.js';
+import type { Catalog } from './catalog.js';
+import type { Changes } from './changes.js';
+import type { AppContext } from './context.js';
+import type { ExportResult, ImportResult } from './types.js';
+
+/**
+ * Skill files: SKILL.md folders out (export, render for a download) and in (import into the external corpus).
+ * The only service that reads or writes skill folders on disk.
+ */
+export class SkillFiles {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly catalog: Catalog,
+    private readonly changes: Changes,
+  ) {}
+
+  /** Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. */
+  async exportSkills(dir: string, opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {}): Promise<ExportResult> {
+    const root = resolve(dir);
+    const rendered = await this.renderSkillFiles(opts);
+    const result: ExportResult = { dir: root, written: [], skipped: rendered.skipped };
+    const { writeSkillFolder } = await import('../skill-files/skill-folder.js');
+    for (const { skill: s, text } of rendered.files) {
+      // An imported skill goes out as it came in: its stored folder, byte for byte. A learned one is its
+      // SKILL.md. Never through a symlink: a link planted in the output folder (for the skill folder, a
+      // subfolder or a file) would make export overwrite a file elsewhere.
+      const stored = s.corpus === 'external' ? await this.ctx.requireStore().skillFiles(s.id, s.version) : [];
+      const files = stored.length ? stored : [{ path: 'SKILL.md', bytes: Buffer.from(text, 'utf8') }];
+      const folder = join(root, s.name);
+      const path = join(folder, 'SKILL.md');
+      const refused = writeSkillFolder(folder, files);
+      if (refused) {
+        result.skipped.push({ name: s.name, reason: refused });
+        continue;
+      }
+      result.written.push({ name: s.name, path, ...(stored.length ? { files: stored.length } : {}) });
+      await this.ctx.requireStore().appendEvent(s.namespace, 'skill.exported', s.id, { name: s.name, path }, this.ctx.now().toISOString());
+    }
+    await this.changes.events();
+    return result;
+  }
+
+  /**
+   * The exported SKILL.md texts of the live skills (internal by default), redacted and validated, without
+   * writing anything: what `exportSkills` writes, and what a read-only surface (a download) serves.
+   */
+  async renderSkillFiles(opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {}): Promise<{ files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] }> {
+    const skills = (await this.catalog.listSkills({ namespace: opts.namespace })).filter(
+      (s) => (opts.includeExternal || s.corpus === 'internal') && (!opts.names || opts.names.includes(s.name)),
+    );
+    const out: { files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] } = { files: [], skipped: [] };
+    const { validateSkillMd, validateSkillName } = await import('../domain/skill-md/index.js');
+    for (const s of skills) {
+      // The name becomes a directory: only a valid skill name may, so nothing escapes `dir`.
+      const problems = validateSkillName(s.name);
+      if (problems.length) {
+        out.skipped.push({ name: s.name, reason: problems.join('; ') });
+        continue;
+      }
+      const text = redactSkillMd(s.skillMd, redactText);
+      const check = validateSkillMd(text, { dirName: s.name });
+      if (!check.valid) {
+        out.skipped.push({ name: s.name, reason: check.errors.join('; ') });
+        continue;
+      }
+      out.files.push({ skill: s, text });
+    }
+    return out;
+  }
+
+  /**
+   * Reads skill folders written by other systems into the external corpus: listed and exported, never
+   * recalled until a person promotes them. Every folder holding a SKILL.md below `dir` is read (dot-folders
+   * too), whole: its files are kept byte for byte and exported as they came. The recallable copy (the row's
+   * SKILL.md) is the canonical form with secrets redacted and instructions neutralised, its licence as
+   * written (none invented); what that changed, and what does not validate, is reported as warnings, the files
+   * themselves are never rewritten. A different skill under a name already imported is refused unless
+   * `force`, which stores it as the next version of that skill (lineage in its versions).
+   */
+  async importSkills(dir: string, opts: { namespace?: string; actor?: string; force?: boolean } = {}): Promise<ImportResult> {
+    const store = this.ctx.requireStore();
+    const ns = this.ctx.ns(opts.namespace);
+    const result: ImportResult = { imported: [], skipped: [], warnings: [] };
+    const { parseSkillMd, serializeSkillMd, toCanonicalDoc, validateSkillMd } = await import('../domain/skill-md/index.js');
+    const { findSkillFolders, readSkillFolder } = await import('../skill-files/skill-folder.js');
+    const { scanSkillFiles } = await import('../skill-files/scan.js');
+    const { hasInstructions } = await import('../domain/untrusted-text.js');
+    const root = resolve(dir);
+    if (!existsSync(root)) throw new Error(`import: ${root} does not exist`);
+    const realRoot = realpathSync(root);
+    const found = findSkillFolders(root);
+    for (const s of found.skipped) result.skipped.push({ path: s.path, reason: s.reason, refused: s.refused ?? false });
+    const seenNames = new Map<string, string>();
+    for (const folder of found.folders) {
+      const file = join(folder, 'SKILL.md');
+      // A skill folder must stay inside the import root (no symlink leads out of it).
+      const real = realpathSync(file);
+      if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+        result.skipped.push({ path: file, reason: `refused: a symlink leads out of ${root} (to ${real})`, refused: true });
+        continue;
+      }
+      let read: ReturnType<typeof readSkillFolder>;
+      try {
+        read = readSkillFolder(folder);
+      } catch (e) {
+        result.skipped.push({ path: file, reason: (e as Error).message, refused: true });
+        continue;
+      }
+      for (const s of read.skipped) result.skipped.push({ path: join(folder, s.path), reason: s.reason, refused: false });
+      const original = read.files.find((f) => f.path === 'SKILL.md')!.bytes.toString('utf8');
+      const parsed = parseSkillMd(original);
+      const doc = toCanonicalDoc(parsed, { license: parsed.license ?? '' });
+      const warn = (reason: string, path = file, line?: number) => result.warnings!.push({ path, ...(line ? { line } : {}), reason });
+      // The folder as written is checked, never changed: what does not validate is reported.
+      const asWritten = validateSkillMd(original, { dirName: folder.split(sep).pop() });
+      for (const err of asWritten.errors) warn(`does not validate as written (kept as is): ${err}`);
+      for (const f of scanSkillFiles(read.files, { redact: redactText, hasInstructions: (t) => hasInstructions(t, { source: 'skill' }) })) {
+        warn(f.reason, join(folder, ...f.path.split('/')), f.line);
+      }
+      // The copy that can be recalled once promoted: untrusted text, so secrets redacted and instruction-like
+      // sentences neutralised in every value and in the body.
+      const text = redactSkillMd(serializeSkillMd(doc), (t) => neutraliseInstructions(redactText(t), { source: 'skill' }));
+      const check = validateSkillMd(text);
+      if (!check.valid) {
+        result.skipped.push({ path: file, reason: check.errors.join('; '), refused: true });
+        continue;
+      }
+      // Two folders whose names sanitise to one skill name: the first wins, the second is named.
+      const first = seenNames.get(doc.name);
+      if (first) {
+        result.skipped.push({ path: file, reason: `same skill name "${doc.name}" as ${first}: rename one of them`, refused: true });
+        continue;
+      }
+      seenNames.set(doc.name, file);
+      const existing = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === doc.name);
+      const priorFiles = existing ? await store.skillFiles(existing.id, existing.version) : [];
+      if (existing && existing.skillMd === text && sameFiles(priorFiles, read.files)) {
+        result.skipped.push({ path: file, reason: `already imported as ${doc.name}`, refused: false });
+        continue;
+      }
+      if (existing && !opts.force) {
+        result.skipped.push({
+          path: file,
+          reason: `refused: a different skill named ${doc.name} is already imported (version ${existing.version}); import with --force to store this one as its next version`,
+          refused: true,
+        });
+        continue;
+      }
+      const promoted = (await store.listSkills(ns, { corpus: 'internal' })).find((s) => s.name === doc.name && s.skillMd === text);
+      if (promoted) {
+        result.skipped.push({ path: file, reason: `already promoted as ${doc.name}`, refused: false });
+        continue;
+      }
+      const [embedding] = await this.ctx.embedder.embed([doc.description]);
+      const at = this.ctx.now().toISOString();
+      const reparsed = parseSkillMd(text);
+      const tools = reparsed.toolsRequired;
+      const declared = doc.metadata.version ?? '1.0.0';
+      const version = existing ? nextVersion(existing.version, declared, (await store.skillVersions(existing.id)).map((v) => v.version)) : declared;
+      const skill: Skill = {
+        id: existing?.id ?? `sk_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
+        namespace: ns,
+        name: doc.name,
+        description: doc.description,
+        skillMd: text,
+        body: reparsed.body,
+        version,
+        kind: reparsed.kind ?? (tools.length ? 'playbook' : 'heuristic'),
+        corpus: 'external',
+        status: 'probationary',
+        enabled: true,
+        toolsRequired: tools,
+        toolSequence: tools,
+        successCount: 0,
+        attemptCount: 0,
+        support: 0,
+        eta: 0.5,
+        utility: 0,
+        trialsAttempted: 0,
+        trialsPassed: 0,
+        sourceSessions: [],
+        supersededBy: null,
+        clusterId: null,
+        embedderId: this.ctx.embedder.id,
+        embedding,
+        createdAt: existing?.createdAt ?? at,
+        updatedAt: at,
+        lastUsedAt: null,
+      };
+      const detail = { from: file, format: parsed.format, warnings: parsed.warnings, files: read.files.length, ...(existing ? { replaces: existing.version } : {}) };
+      await store.writeSkill({ action: 'import', skill, parents: [], actor: opts.actor ?? 'user', detail, files: read.files, at });
+      result.imported.push({ name: doc.name, format: parsed.format, version, files: read.files.length, ...(existing ? { replaces: existing.version } : {}) });
+    }
+    if (found.folders.length === 0) result.skipped.push({ path: root, reason: 'no SKILL.md found in this folder or any folder below it', refused: true });
+    // Imported skills are external: never recalled, so no recall index changes; only the events go out.
+    await this.changes.events();
+    return result;
+  }
+}
+
+/** The same files, byte for byte. */
+function sameFiles(a: { path: string; bytes: Buffer }[], b: { path: string; bytes: Buffer }[]): boolean {
+  if (a.length !== b.length) return false;
+  const byPath = new Map(a.map((f) => [f.path, f.bytes]));
+  return b.every((f) => byPath.get(f.path)?.equals(f.bytes) === true);
+}
+
+/** The version for a forced re-import: the file's own when it is new for this skill, else the next patch. */
+function nextVersion(current: string, declared: string, taken: string[]): string {
+  if (!taken.includes(declared) && declared !== current) return declared;
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(current);
+  const [maj, min] = m ? [Number(m[1]), Number(m[2])] : [1, 0];
+  let pat = m ? Number(m[3]) : 0;
+  let v: string;
+  do v = `${maj}.${min}.${++pat}`;
+  while (taken.includes(v));
+  return v;
+}

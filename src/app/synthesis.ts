@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { SynthesisReport } from '../pipeline/synthesize.js';
+import type { Changes } from './changes.js';
+import type { AppContext } from './context.js';
+import { PassLockedError } from './errors.js';
+
+export type SynthesisProgress = (phase: 'cluster' | 'distil', done: number, total: number) => void;
+
+/**
+ * The pass lock: one synthesis pass (or one forget, which could race a pass writing the session back into a
+ * skill's lineage) at a time per namespace, across processes and hosts.
+ */
+export class PassLock {
+  constructor(private readonly ctx: AppContext) {}
+
+  /** The release function, or null when another holder has the namespace. */
+  async tryAcquire(namespace: string, purpose: 'pass' | 'forget'): Promise<(() => Promise<void>) | null> {
+    const holder = purpose === 'pass' ? `${hostname()}:${process.pid}:${randomUUID()}` : `${hostname()}:${process.pid}:forget:${randomUUID()}`;
+    return this.ctx.requireStore().tryLock(`synthesis:${namespace}`, holder, purpose === 'pass' ? 10 * 60_000 : 60_000);
+  }
+}
+
+/**
+ * Synthesis passes: the explicit one and the automatic ones (every `synthesis.auto.intervalMs`, after
+ * `afterSessions` new sessions, on first use), run in the background one at a time per memory.
+ */
+export class Synthesis {
+  private background: Promise<void> | null = null;
+  private rerun = false;
+  private sessionsSinceAuto = 0;
+  private firstUse = true;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly lock: PassLock,
+    private readonly changes: Changes,
+  ) {
+    const auto = ctx.config.synthesis.auto;
+    if (ctx.storing && auto.intervalMs > 0) {
+      this.timer = setInterval(() => this.schedule('interval'), auto.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  async synthesize(opts: { dryRun?: boolean; namespace?: string; onProgress?: SynthesisProgress } = {}): Promise<SynthesisReport> {
+    const { ctx } = this;
+    if (!ctx.storing) {
+      ctx.log.child('pass').info('memory disabled: synthesis skipped');
+      return { created: [], updated: [], reinforced: [], superseded: [], skipped: [], stats: { newSessions: 0, clusters: 0, dirtyClusters: 0, distilled: 0, dryRun: !!opts.dryRun, ms: 0 } };
+    }
+    const ns = ctx.ns(opts.namespace);
+    // A dry run writes nothing and needs no lock.
+    const release = opts.dryRun ? null : await this.lock.tryAcquire(ns, 'pass');
+    if (!opts.dryRun && !release) {
+      throw new PassLockedError(`another synthesis pass is running on namespace ${ns}; this one was not started (try again when it is done)`);
+    }
+    let report: SynthesisReport;
+    try {
+      const { synthesize } = await import('../pipeline/synthesize.js');
+      report = await synthesize(await ctx.pipelineDeps(), { namespace: ns, dryRun: opts.dryRun, onProgress: opts.onProgress });
+    } finally {
+      await release?.();
+    }
+    await this.changes.skills(ns);
+    return report;
+  }
+
+  /** New sessions were stored (or ended): a pass starts once `synthesis.auto.afterSessions` accumulated. */
+  noteNewSessions(n: number): void {
+    const after = this.ctx.config.synthesis.auto.afterSessions;
+    if (n <= 0 || after <= 0) return;
+    this.sessionsSinceAuto += n;
+    if (this.sessionsSinceAuto >= after) this.schedule(`${this.sessionsSinceAuto} new sessions`);
+  }
+
+  /** The first recording or recall of this memory (`synthesis.auto.onFirstUse`). */
+  noteFirstUse(): void {
+    if (!this.firstUse) return;
+    this.firstUse = false;
+    if (this.ctx.config.synthesis.auto.onFirstUse) this.schedule('first use');
+  }
+
+  /** Resolves when no background pass is running (tests, graceful shutdown). */
+  async idle(): Promise<void> {
+    while (this.background) await this.background;
+  }
+
+  /** Stops the automatic passes and waits for the one running. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.idle();
+  }
+
+  /** Runs a pass in the background (never awaited by recording or recall); one at a time per memory. */
+  private schedule(reason: string): void {
+    if (this.closed || !this.ctx.storing) return;
+    if (this.background) {
+      this.rerun = true;
+      return;
+    }
+    this.sessionsSinceAuto = 0;
+    const log = this.ctx.log.child('pass');
+    this.background = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.synthesize())
+      .then(
+        (r) => log.info('background pass done', { reason, created: r.created.length, ms: r.stats.ms }),
+        (e) => log.error('background pass failed', { reason, error: String(e) }),
+      )
+      .finally(() => {
+        this.background = null;
+        if (this.rerun) {
+          this.rerun = false;
+          this.schedule('rerun');
+        }
+      });
+  }
+}

@@ -1,0 +1,59 @@
+import type { IngestProblem } from '../capture/parse-file.js';
+import type { DetectedFormat, RecordInfo } from '../capture/types.js';
+import type { Outcome, OutcomeSource } from '../domain/types.js';
+import type { RecalledSkill } from '../pipeline/recall.js';
+
+export interface IngestResult {
+  file: string;
+  format: string;
+  inserted: number;
+  skipped: number;
+  problems: IngestProblem[];
+  /** Whether the format was detected (`auto`) or given. */
+  detected?: boolean;
+  /** Sessions per detected format (`format` is `mixed` when there are several). */
+  formats?: Partial<Record<DetectedFormat, number>>;
+  /** Where each session was read (line, JSON path) and as what. */
+  records?: RecordInfo[];
+  /** What the outcome judge decided for the sessions whose source gave no outcome (null: not judged). */
+  judged?: { judge: string; judged: number; success: number; failure: number; unknown: number } | null;
+}
+
+export interface ExportResult {
+  dir: string;
+  /** `files`: for an imported skill, how many files of its folder were written (byte for byte). */
+  written: { name: string; path: string; files?: number }[];
+  skipped: { name: string; reason: string }[];
+}
+
+export interface ImportResult {
+  /** `version` and `files` (how many were kept); `replaces` when `force` stored a new version over an import. */
+  imported: { name: string; format: string; version?: string; files?: number; replaces?: string }[];
+  /** `refused`: a skill (or the whole folder) that was not imported and should have been: the exit code is 1. */
+  skipped: { path: string; reason: string; refused?: boolean }[];
+  /** Findings in imported files kept as written: secret-like values, instruction-like text, validation errors. */
+  warnings?: { path: string; line?: number; reason: string }[];
+}
+
+/** One tool call as a caller records it. */
+export interface RecordedCall {
+  tool: string;
+  args?: Record<string, unknown>;
+  result?: unknown;
+  ok?: boolean;
+  error?: string | null;
+  durationMs?: number | null;
+}
+
+/** A live recording of one session: record each call as it happens, then end it with an outcome. */
+export interface SessionRecorder {
+  readonly id: string;
+  /** Recall for this session: the skills served become trials when the session ends with an outcome. */
+  recall(goal?: string, opts?: { topK?: number }): Promise<RecalledSkill[]>;
+  call(call: RecordedCall): Promise<void>;
+  /**
+   * Ends the session; with a reported success/failure outcome, each skill recalled for it gets a trial.
+   * `source: 'judged'` stores an outcome the judge decided (no trial: only reported outcomes move a skill's eta).
+   */
+  end(outcome: Outcome, reward?: number | null, opts?: { source?: OutcomeSource }): Promise<void>;
+}

@@ -1,0 +1,27 @@
+import { skillJson } from '../../shapes.js';
+import { UsageError, type Command } from '../command.js';
+import { out, printJson } from '../output.js';
+
+/** `skillsmith feedback NAME pass|fail|up|down|reward=R [--session ID]`. */
+export const command: Command = {
+  name: 'feedback',
+  help: `  feedback NAME pass|fail|up|down|reward=R
+                              a trial result, a thumbs up/down or a reward in [0,1]`,
+  opens: 'memory',
+  async run(args, { flags, memory: open }) {
+    const memory = await open();
+    const [name, signal] = args;
+    if (!name || !signal) throw new UsageError('usage: skillsmith feedback NAME pass|fail|up|down|reward=<0..1>');
+    let res;
+    try {
+      res = await memory.feedback(name, signal, { sessionId: flags.session });
+    } catch (e) {
+      // A signal that does not parse is bad usage.
+      if (e instanceof RangeError) throw new UsageError(e.message);
+      throw e;
+    }
+    if (flags.json) printJson({ before: skillJson(res.before), after: skillJson(res.after) });
+    else out(`${res.after.name}: eta ${res.before.eta.toFixed(2)} -> ${res.after.eta.toFixed(2)}, utility ${res.after.utility.toFixed(2)}, ${res.before.status}${res.before.status !== res.after.status ? ` -> ${res.after.status}` : ''}`);
+    return 0;
+  },
+};

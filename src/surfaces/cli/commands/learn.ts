@@ -1,0 +1,59 @@
+import type { Skill } from '../../../domain/types.js';
+import type { Memory } from '../../../memory.js';
+import { skillJson } from '../../shapes.js';
+import type { Command } from '../command.js';
+import { out, printJson, printSkillTable, reportFallback, reportProblems, stableReport } from '../output.js';
+import { progressBar } from '../progress.js';
+import { ingestFiles } from './ingest.js';
+
+/** `skillsmith learn FILE...`: ingest, then a synthesis pass, the skills learned and a recall example. */
+export const command: Command = {
+  name: 'learn',
+  help: `  learn FILE...               ingest, then run a synthesis pass and show what was learned`,
+  opens: 'memory',
+  async run(files, { flags, memory: open }) {
+    const memory = await open();
+    const results = await ingestFiles(memory, files, flags, 'learn');
+    const problems = results.flatMap((r) => r.problems);
+    const bar = flags.json ? null : progressBar('learning');
+    const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
+    bar?.done();
+    const skills = await memory.listSkills();
+    reportFallback(report);
+    if (flags.json) {
+      printJson({ ingest: results, synthesis: stableReport(report), skills: skills.map(skillJson) });
+      return problems.length ? 1 : 0;
+    }
+    for (const r of results) out(`Ingested ${r.file}: ${r.inserted} new sessions, ${r.skipped} already present.`);
+    reportProblems(problems);
+    out(
+      `Synthesis pass: ${report.stats.newSessions} new sessions in ${report.stats.clusters} clusters; ` +
+        `${report.created.length} created, ${report.updated.length} updated, ${report.reinforced.length} reinforced, ` +
+        `${report.superseded.length} superseded, ${report.skipped.length} clusters skipped (${report.stats.ms} ms).`,
+    );
+    out('');
+    printSkillTable(skills);
+    const example = await recallExample(memory, skills);
+    if (example) {
+      out('');
+      out(`Recall example: the goal "${example.goal}"`);
+      out(example.hits.length ? `  -> ${example.hits.map((h) => `${h.name} (similarity ${h.similarity.toFixed(2)})`).join(', ')}` : '  -> no skill');
+      if (example.hits.length) {
+        out('');
+        out(memory.formatContext(example.hits.slice(0, 1)));
+      }
+    }
+    out(`Export the SKILL.md files with: skillsmith skills export --out ./skills${flags.db ? ` --db ${flags.db}` : ''}`);
+    return problems.length ? 1 : 0;
+  },
+};
+
+/** A recall example for `learn`: the goal of a stored session the first skill was learned from. */
+async function recallExample(memory: Memory, skills: Skill[]) {
+  const skill = skills.find((s) => s.corpus === 'internal' && s.sourceSessions.length);
+  if (!skill) return null;
+  const session = await memory.getSession(skill.sourceSessions[skill.sourceSessions.length - 1]);
+  if (!session) return null;
+  const goal = session.goal.length > 160 ? `${session.goal.slice(0, 157)}...` : session.goal;
+  return { goal, hits: await memory.recall(session.goal) };
+}

@@ -1,0 +1,19 @@
+import { UsageError, type Command } from '../command.js';
+import { out, printJson } from '../output.js';
+
+/** `skillsmith outcome SESSION success|failure`: skills recalled for the session get a trial. */
+export const command: Command = {
+  name: 'outcome',
+  help: `  outcome SESSION success|failure
+                              report a session's outcome: skills recalled for it get a trial`,
+  opens: 'memory',
+  async run(args, { flags, memory: open }) {
+    const memory = await open();
+    const [session, outcome] = args;
+    if (!session || !['success', 'failure', 'unknown'].includes(outcome ?? '')) throw new UsageError('usage: skillsmith outcome SESSION success|failure');
+    const res = await memory.reportOutcome(session, outcome as 'success' | 'failure');
+    if (flags.json) printJson(res);
+    else out(res.credited.length ? `Recorded; trial ${outcome === 'success' ? 'passed' : 'failed'} for: ${res.credited.join(', ')}` : 'Recorded; no recalled skill to credit.');
+    return 0;
+  },
+};

@@ -1,0 +1,115 @@
+import type { Memory } from '../../../memory.js';
+import { skillJson } from '../../shapes.js';
+import { UsageError, type Command } from '../command.js';
+import type { Flags } from '../options.js';
+import { need, notFound, out, printJson, printSkillTable, writeErr } from '../output.js';
+
+/** `skillsmith skills list|show|explain|enable|disable|export|import|promote|forget`: the skill catalogue. */
+export const command: Command = {
+  name: 'skills',
+  help: `  skills list                 every live skill, imported ones marked (add --all for superseded ones)
+  skills show NAME            one skill's SKILL.md, track record and source sessions
+  skills explain NAME         why a skill exists: parents, versions, supersede chain, trials, eta over time
+  skills enable|disable NAME  allow or block a skill from recall (the row is kept)
+  skills export --out DIR [--all]
+                              write DIR/<name>/SKILL.md for every live learned skill; --all adds the imported
+                              ones, each written back as its whole folder, byte for byte
+  skills import DIR [--force] read every skill folder below DIR (dot-folders too), whole, into the external
+                              corpus (never recalled until promoted); --force stores a different skill under
+                              an imported name as its next version (else refused, exit 1)
+  skills promote NAME         make an imported skill recallable
+  skills forget NAME          delete a skill for good: SKILL.md versions, lineage, track record (an audit record stays)`,
+  opens: 'memory',
+  run: async (args, { flags, memory }) => skills(await memory(), args, flags),
+};
+
+async function skills(memory: Memory, args: string[], flags: Flags): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list': {
+      const list = await memory.listSkills({ includeSuperseded: !!flags.all });
+      if (flags.json) printJson(list.map(skillJson));
+      else printSkillTable(list);
+      return 0;
+    }
+    case 'show': {
+      const skill = await memory.getSkill(need(rest[0], 'skills show NAME'));
+      if (!skill) return notFound(rest[0]);
+      if (flags.json) printJson({ ...skillJson(skill), skillMd: skill.skillMd });
+      else {
+        out(skill.skillMd);
+        out(`status ${skill.status}, eta ${skill.eta.toFixed(2)}, utility ${skill.utility.toFixed(2)}, ${skill.successCount}/${skill.attemptCount} successful followers, ${skill.enabled ? 'enabled' : 'disabled'}`);
+        out(`source sessions: ${skill.sourceSessions.join(', ') || '-'}`);
+      }
+      return 0;
+    }
+    case 'explain': {
+      const ex = await memory.explain(need(rest[0], 'skills explain NAME'));
+      if (!ex) return notFound(rest[0]);
+      if (flags.json) {
+        printJson(ex);
+        return 0;
+      }
+      const k = ex.skill;
+      out(`${k.name} ${k.version} (${k.kind}, ${k.corpus}) — ${k.status}${k.enabled ? '' : ', disabled'}, eta ${k.eta.toFixed(2)}, utility ${k.utility.toFixed(2)}`);
+      out(`  ${k.description}`);
+      out(`Learned from ${ex.parents.sessions.length} session(s)${ex.parents.facts.length ? ` and ${ex.parents.facts.length} fact(s)` : ''}; ${k.successCount}/${k.attemptCount} followers succeeded; ${k.trialsPassed}/${k.trialsAttempted} trials passed.`);
+      for (const p of ex.parents.sessions) out(`  session ${p.id} [${p.outcome}, ${p.calls} calls, since v${p.addedInVersion}] ${p.goal.replace(/\s+/g, ' ').slice(0, 100)}`);
+      for (const f of ex.parents.facts) out(`  fact ${f.id}: ${f.text}`);
+      if (ex.parents.missing.length) out(`  (no longer stored: ${ex.parents.missing.join(', ')})`);
+      if (ex.parents.forgotten) out(`  (${ex.parents.forgotten} parent session(s) forgotten at a person's request)`);
+      out('Versions:');
+      for (const v of ex.versions) out(`  ${v.version} ${v.reason} ${v.createdAt}: ${v.toolSequence.join(' > ')}`);
+      if (ex.supersedeChain.length > 1) out(`Supersede chain: ${ex.supersedeChain.map((c) => `${c.name}@${c.version} (${c.status})`).join(' -> ')}`);
+      out('Track record (eta, utility, status after each signal):');
+      for (const t of ex.track) out(`  ${t.at} ${t.signal.padEnd(13)} eta ${t.eta.toFixed(2)} utility ${t.utility == null ? '-' : t.utility.toFixed(2)} ${t.status}`);
+      return 0;
+    }
+    case 'forget': {
+      const gone = await memory.forgetSkill(need(rest[0], 'skills forget NAME'), { actor: 'cli' });
+      if (!gone) return notFound(rest[0]);
+      if (flags.json) printJson({ forgotten: gone });
+      else out(`${gone.name} forgotten (row, versions, lineage and track record deleted; an audit record remains)`);
+      return 0;
+    }
+    case 'enable':
+    case 'disable': {
+      const skill = await memory.setEnabled(need(rest[0], `skills ${sub} NAME`), sub === 'enable');
+      if (!skill) return notFound(rest[0]);
+      if (flags.json) printJson(skillJson(skill));
+      else out(`${skill.name} ${sub}d`);
+      return 0;
+    }
+    case 'export': {
+      const dir = need(flags.out ?? rest[0], 'skills export --out DIR');
+      const res = await memory.exportSkills(dir, { includeExternal: !!flags.all });
+      if (flags.json) printJson(res);
+      else {
+        out(`Wrote ${res.written.length} SKILL.md file(s) under ${res.dir}`);
+        for (const w of res.written) out(`  ${w.path}`);
+        for (const s of res.skipped) out(`  skipped ${s.name}: ${s.reason}`);
+      }
+      return 0;
+    }
+    case 'import': {
+      const res = await memory.importSkills(need(rest[0], 'skills import DIR'), { force: !!flags.force });
+      if (flags.json) printJson(res);
+      else {
+        out(`Imported ${res.imported.length} skill(s) into the external corpus (listed, never recalled until promoted).`);
+        for (const i of res.imported) out(`  ${i.name} (${i.format}${i.version ? `, version ${i.version}` : ''}${i.files ? `, ${i.files} file(s) kept` : ''}${i.replaces ? `, replaces version ${i.replaces}` : ''})`);
+        for (const s of res.skipped) out(`  skipped ${s.path}: ${s.reason}`);
+        for (const w of res.warnings ?? []) writeErr(`${w.path}${w.line ? `:${w.line}` : ''}: ${w.reason}\n`);
+      }
+      // A skill that was refused (or a folder without any) is an error; one already imported is not.
+      return res.skipped.some((s) => s.refused) ? 1 : 0;
+    }
+    case 'promote': {
+      const skill = await memory.promote(need(rest[0], 'skills promote NAME'));
+      if (flags.json) printJson(skillJson(skill));
+      else out(`${skill.name} promoted: it can now be recalled.`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`skills needs a subcommand: list, show, explain, enable, disable, export, import or promote`);
+  }
+}

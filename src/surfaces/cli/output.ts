@@ -1,0 +1,61 @@
+import { escapeControl } from '../../domain/untrusted-text.js';
+import type { Skill } from '../../domain/types.js';
+import type { SynthesisReport } from '../../pipeline/synthesize.js';
+import { UsageError } from './command.js';
+
+/** Terminal output never carries raw control bytes from bad input (escape sequences, bells, bidi overrides). */
+export const writeErr = (s: string) => process.stderr.write(escapeControl(s));
+
+export const out = (s: string) => process.stdout.write(escapeControl(s.endsWith('\n') ? s : `${s}\n`));
+
+export const printJson = (v: unknown) => out(JSON.stringify(v, null, 2));
+
+/** `file:line: reason` per rejected record on stderr, then a one-line total. */
+export function reportProblems(problems: { file: string; line: number; reason: string }[]) {
+  for (const p of problems) writeErr(`${p.file}:${p.line}: ${p.reason}\n`);
+  if (problems.length) writeErr(`${problems.length} record(s) rejected; every valid record was stored.\n`);
+}
+
+export function printSkillTable(skills: Skill[]) {
+  if (skills.length === 0) {
+    out('No skills learned yet: a skill needs at least 3 similar successful sessions that follow the same procedure.');
+    return;
+  }
+  out(`Learned skills (${skills.length}):`);
+  const rows = skills.map((s) => [
+    s.name,
+    `${s.status}${s.enabled ? '' : ' (disabled)'}${s.corpus === 'external' ? ' [imported]' : ''}`,
+    String(s.support),
+    s.attemptCount ? `${Math.round((100 * s.successCount) / s.attemptCount)}% (${s.successCount}/${s.attemptCount})` : '-',
+    s.toolSequence.join(' > '),
+  ]);
+  const head = ['name', 'status', 'support', 'success rate', 'tools'];
+  const widths = head.map((h, i) => Math.min(48, Math.max(h.length, ...rows.map((r) => r[i].length))));
+  const fmt = (r: string[]) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]) : c)).join('  ');
+  out(fmt(head));
+  for (const r of rows) out(fmt(r));
+}
+
+/** The JSON shape of a synthesis report (stable key order). */
+export function stableReport(r: SynthesisReport) {
+  return { created: r.created, updated: r.updated, reinforced: r.reinforced, superseded: r.superseded, skipped: r.skipped, ...(r.fallback ? { fallback: r.fallback } : {}), stats: r.stats };
+}
+
+/** Said first and on stderr: a pass whose drafts came from the configured fallback, not the model. */
+export function reportFallback(r: SynthesisReport): void {
+  if (r.fallback) writeErr(`skillsmith: the model distiller was unavailable, so this pass used ${r.fallback.to} (llm.fallback): ${r.fallback.reason}\n`);
+}
+
+/** The argument, or a UsageError naming the usage. */
+export function need(v: string | undefined, usage: string): string {
+  if (!v) throw new UsageError(`usage: skillsmith ${usage}`);
+  return v;
+}
+
+export function notFound(name: string | undefined): number {
+  writeErr(`skillsmith: no skill named "${name}"\n`);
+  return 1;
+}
+
+/** A comma-separated list of ids (`--sessions a,b`), or undefined. */
+export const ids = (v: string | undefined) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);

@@ -1,0 +1,46 @@
+import type { Command } from './command.js';
+
+/**
+ * The routing table: every command by name, in the order `--help` lists them. Modules load on use, so a
+ * command pays only for what it needs at start-up.
+ */
+export const ROUTES: readonly { name: string; load: () => Promise<{ command: Command }> }[] = [
+  { name: 'ingest', load: () => import('./commands/ingest.js') },
+  { name: 'learn', load: () => import('./commands/learn.js') },
+  { name: 'synthesize', load: () => import('./commands/synthesize.js') },
+  { name: 'recall', load: () => import('./commands/recall.js') },
+  { name: 'compile', load: () => import('./commands/compile.js') },
+  { name: 'feedback', load: () => import('./commands/feedback.js') },
+  { name: 'outcome', load: () => import('./commands/outcome.js') },
+  { name: 'facts', load: () => import('./commands/facts.js') },
+  { name: 'skills', load: () => import('./commands/skills.js') },
+  { name: 'sessions', load: () => import('./commands/sessions.js') },
+  { name: 'serve', load: () => import('./commands/serve.js') },
+  { name: 'mcp', load: () => import('./commands/mcp.js') },
+  { name: 'doctor', load: () => import('./commands/doctor.js') },
+  { name: 'reembed', load: () => import('./commands/reembed.js') },
+  { name: 'migrate', load: () => import('./commands/migrate.js') },
+  { name: 'eval', load: () => import('./commands/eval.js') },
+];
+
+const OPTIONS_HELP = `Options
+  --db PATH|URL      SQLite memory file or postgres://user@host:5432/db for a fleet (default: SKILLSMITH_DB, else
+                     ./skillsmith.db when it exists, else skillsmith.db in the per-user data directory, e.g.
+                     ~/.local/share/skillsmith/; named on stderr at start-up)
+  --namespace NS     memory namespace (default "default")
+  --config FILE      JSON configuration file (default: SKILLSMITH_CONFIG, else ./skillsmith.config.json when
+                     present); SKILLSMITH_* variables override it (see README "Configuration")
+  --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau | claude-code | codex |
+                     openai-agents | langchain (default auto: per file for transcripts, else per record)
+  --judge J          outcome judge for sessions without one: rule | llm | off (default: capture.judge, rule)
+  --json             machine-readable output (stable shapes, see README)
+  --log-level L      debug | info | warn | error | silent (default warn)
+  -h, --help         this text
+`;
+
+/** `skillsmith --help`: the commands' own lines, then the global options. */
+export async function help(): Promise<string> {
+  const commands = await Promise.all(ROUTES.map(async (r) => (await r.load()).command.help));
+  return `skillsmith: procedural memory for LLM agents\n\nUsage: skillsmith <command> [options]\n\nCommands\n${commands.join('\n')}\n\n${OPTIONS_HELP}`;
+}
+
