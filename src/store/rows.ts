@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AuditRecord, Fact, Provenance } from '../domain/types.js';
+import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, ToolCall } from '../domain/types.js';
 import type { FeedbackRecord, SkillEvent, SkillVersion, SkillWrite } from './store.js';
 
 /** Row helpers shared by the store back ends: one mapping, so SQLite and PostgreSQL cannot drift. */
@@ -84,4 +84,40 @@ export function feedbackFromRow(r: Row): FeedbackRecord {
  */
 export function sessionRef(id: string): string {
   return `ses-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
+}
+
+/** A stored boolean as either back end returns it (SQLite 1/0, PostgreSQL true/false). */
+const truthy = (v: unknown) => v === 1 || v === true;
+
+export function callFromRow(c: Row): ToolCall {
+  return {
+    position: c.position,
+    tool: c.tool,
+    args: parseJson(c.args, {}),
+    result: c.result,
+    ok: truthy(c.ok),
+    error: c.error,
+    durationMs: c.duration_ms,
+    at: c.at,
+  };
+}
+
+/** A session from its row and its calls (in position order). */
+export function sessionFromRow(r: Row, calls: ToolCall[]): Session {
+  return {
+    id: r.id,
+    namespace: r.namespace,
+    goal: r.goal,
+    cue: r.cue ?? null,
+    outcome: r.outcome as Outcome,
+    outcomeSource: (r.outcome_source ?? 'reported') as OutcomeSource,
+    reward: r.reward,
+    agentId: r.agent_id,
+    source: r.source,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    labels: parseJson(r.labels, null),
+    seq: r.seq,
+    calls,
+  };
 }
