@@ -20,6 +20,7 @@ import { RecallIndex, type RecalledSkill } from './pipeline/recall.js';
 import type { SynthesisReport } from './pipeline/synthesize.js';
 import { isPostgresUrl, openStore } from './store/open-store.js';
 import type { SkillEvent, Store } from './store/store.js';
+import { stateKey } from './store/state-key.js';
 import { createLogger, type Logger, type LogLevel } from './support/log.js';
 import { EventBus, type Listener, type SkillEventType, type BusEvent } from './support/event-bus.js';
 import { applySignal, parseSignal, type LifecycleRules, type Signal } from './domain/lifecycle.js';
@@ -189,7 +190,7 @@ export class Memory {
       if (batch.length < 500) break;
     }
     if (this.auditFile) {
-      const key = `audit-file:${this.auditFile}`;
+      const key = stateKey.auditFileMark(this.auditFile);
       let mark = Number((await store.getState('', key)) ?? 0);
       for (;;) {
         const rows = await store.auditSince(mark, 1000);

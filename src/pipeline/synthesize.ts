@@ -1,4 +1,5 @@
 import { IncrementalClusters, sumsFromCentroid, type ClusterState } from '../domain/clustering.js';
+import { stateKey } from '../store/state-key.js';
 import { TermStats } from '../domain/term-stats.js';
 import { GoalMean } from '../domain/goal-mean.js';
 import { clusteringFeature, toolFeatures, toolTerms } from '../domain/tool-features.js';
@@ -76,11 +77,11 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   await deps.distiller.preflight?.();
   preflighted = true;
 
-  const wmKey = `watermark:${embedder.id}`;
+  const wmKey = stateKey.watermark(embedder.id);
   const watermark = Number((await store.getState(ns, wmKey)) ?? 0);
-  const toolStats = TermStats.fromJSON(await store.getState(ns, 'tool-stats'));
-  const goalStats = TermStats.fromJSON(await store.getState(ns, 'goal-stats'));
-  const goalMean = GoalMean.fromJSON(await store.getState(ns, `goal-mean:${embedder.id}`), embedder.dimensions);
+  const toolStats = TermStats.fromJSON(await store.getState(ns, stateKey.toolStats));
+  const goalStats = TermStats.fromJSON(await store.getState(ns, stateKey.goalStats));
+  const goalMean = GoalMean.fromJSON(await store.getState(ns, stateKey.goalMean(embedder.id)), embedder.dimensions);
   const threshold = config.thresholds.cluster ?? deps.thresholds.cluster;
   const goalDims = embedder.dimensions;
   const existing = await store.loadClusters(ns, embedder.id);
@@ -144,9 +145,9 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   if (!opts.dryRun) {
     // Cluster state and watermark move together: a crash before this line re-reads the same sessions.
     await store.saveClusters(ns, embedder.id, records.filter((r) => r.newMembers.length > 0), mark);
-    await store.setState(ns, 'tool-stats', toolStats.toJSON());
-    await store.setState(ns, 'goal-stats', goalStats.toJSON());
-    await store.setState(ns, `goal-mean:${embedder.id}`, goalMean.toJSON());
+    await store.setState(ns, stateKey.toolStats, toolStats.toJSON());
+    await store.setState(ns, stateKey.goalStats, goalStats.toJSON());
+    await store.setState(ns, stateKey.goalMean(embedder.id), goalMean.toJSON());
   }
 
   // Distil dirty clusters, biggest first, out of cooldown, at most maxClustersPerPass for a model distiller.

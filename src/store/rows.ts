@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, ToolCall } from '../domain/types.js';
-import type { FeedbackRecord, SkillEvent, SkillVersion, SkillWrite } from './store.js';
+import type { FeedbackRecord, SkillEvent, SkillVersion } from './store.js';
+import type { FeedbackInsert } from './write-plan.js';
 
 /** Row helpers shared by the store back ends: one mapping, so SQLite and PostgreSQL cannot drift. */
 export type Row = Record<string, any>;
@@ -27,23 +28,6 @@ export function auditFromRow(r: Row): AuditRecord {
     subjectId: r.subject_id,
     detail: parseJson(r.detail, {}),
   };
-}
-
-/** The event a skill write emits. */
-export function eventType(action: SkillWrite['action']): string {
-  switch (action) {
-    case 'add':
-    case 'supersede':
-      return 'skill.created';
-    case 'update':
-      return 'skill.updated';
-    case 'reinforce':
-      return 'skill.reinforced';
-    case 'import':
-      return 'skill.imported';
-    case 'promote':
-      return 'skill.promoted';
-  }
 }
 
 export function factFromRow(r: Row): Fact {
@@ -120,4 +104,24 @@ export function sessionFromRow(r: Row, calls: ToolCall[]): Session {
     seq: r.seq,
     calls,
   };
+}
+
+/** The columns of a new feedback row, in the order of `feedbackInsertValues`. */
+export const FEEDBACK_INSERT_COLUMNS = [
+  'namespace',
+  'skill_id',
+  'signal',
+  'value',
+  'session_id',
+  'at',
+  'eta_before',
+  'eta_after',
+  'status_before',
+  'status_after',
+  'utility_before',
+  'utility_after',
+] as const;
+
+export function feedbackInsertValues(f: FeedbackInsert): unknown[] {
+  return [f.namespace, f.skillId, f.signal, f.value, f.sessionId, f.at, f.etaBefore, f.etaAfter, f.statusBefore, f.statusAfter, f.utilityBefore, f.utilityAfter];
 }

@@ -2,6 +2,7 @@
 // Only the Store interface is used here, so a back end cannot pass by exposing its tables.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Session, Skill, ToolCall } from '../domain/types.js';
+import { stateKey } from './state-key.js';
 import { FORGOTTEN_PARENT, type ClusterRecord, type Store } from './store.js';
 
 export interface StoreFixture {
@@ -213,12 +214,17 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
       });
 
       it('state is a key-value map per namespace; setState overwrites', async () => {
-        expect(await store.getState('default', 'k')).toBeNull();
-        await store.setState('default', 'k', 'v1');
-        await store.setState('default', 'k', 'v2');
-        await store.setState('other', 'k', 'elsewhere');
-        expect(await store.getState('default', 'k')).toBe('v2');
-        expect(await store.getState('other', 'k')).toBe('elsewhere');
+        const k = stateKey.watermark('e1');
+        expect(await store.getState('default', k)).toBeNull();
+        await store.setState('default', k, 'v1');
+        await store.setState('default', k, 'v2');
+        await store.setState('other', k, 'elsewhere');
+        expect(await store.getState('default', k)).toBe('v2');
+        expect(await store.getState('other', k)).toBe('elsewhere');
+        // A key that shapes recall (PostgreSQL writes it with a change notice) reads back the same way.
+        await store.setState('default', stateKey.goalMean('e1'), '{"n":1}');
+        expect(await store.getState('default', stateKey.goalMean('e1'))).toBe('{"n":1}');
+        expect(await store.getState('default', stateKey.goalMean('e2'))).toBeNull();
       });
 
       it('caches embeddings by (embedder, text hash), bit for bit', async () => {
@@ -273,7 +279,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         await store.saveClusters('default', 'old-emb', [cluster('c1', ['s1'])], 7);
         await store.setState('default', 'tool-stats', '{}');
         await store.setState('default', 'goal-stats', '{}');
-        await store.setState('default', 'keep-me', 'yes');
+        await store.setState('default', stateKey.auditFileMark('keep-me'), 'yes');
         await store.saveClusters('other', 'old-emb', [cluster('c1', [])], 3);
         await store.writeSkill({ action: 'add', skill: skill({ clusterId: 'c1' }), parents: [], actor: 'synth', detail: {}, at: '2025-03-01T00:00:00.000Z' });
         const before = (await store.getSkill('default', 'sk_old'))!;
@@ -299,7 +305,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         expect(await store.getState('default', 'watermark:old-emb')).toBeNull();
         expect(await store.getState('default', 'tool-stats')).toBeNull();
         expect(await store.getState('default', 'goal-stats')).toBeNull();
-        expect(await store.getState('default', 'keep-me')).toBe('yes');
+        expect(await store.getState('default', stateKey.auditFileMark('keep-me'))).toBe('yes');
         expect(await store.loadClusters('other', 'old-emb')).toHaveLength(1);
         expect((await store.audit('default', { limit: 1 }))[0]).toMatchObject({ action: 'skills.reembed', actor: 'doctor', subjectKind: 'namespace' });
         expect((await store.events('default')).at(-1)).toMatchObject({ type: 'skills.reembedded', skillId: null, payload: { embedderId: 'new-emb', skills: 1, clusters: 1 } });
