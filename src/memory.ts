@@ -21,6 +21,7 @@ import type { SynthesisReport } from './pipeline/synthesize.js';
 import { isPostgresUrl, openStore } from './store/open-store.js';
 import type { SkillEvent, Store } from './store/store.js';
 import { stateKey } from './store/state-key.js';
+import { newSkill } from './domain/new-skill.js';
 import { createLogger, type Logger, type LogLevel } from './support/log.js';
 import { EventBus, type Listener, type SkillEventType, type BusEvent } from './support/event-bus.js';
 import { applySignal, parseSignal, type LifecycleRules, type Signal } from './domain/lifecycle.js';
@@ -835,8 +836,8 @@ export class Memory {
       const tools = reparsed.toolsRequired;
       const declared = doc.metadata.version ?? '1.0.0';
       const version = existing ? nextVersion(existing.version, declared, (await store.skillVersions(existing.id)).map((v) => v.version)) : declared;
-      const skill: Skill = {
-        id: existing?.id ?? `sk_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
+      const skill: Skill = newSkill(at, {
+        id: existing?.id,
         namespace: ns,
         name: doc.name,
         description: doc.description,
@@ -845,26 +846,12 @@ export class Memory {
         version,
         kind: reparsed.kind ?? (tools.length ? 'playbook' : 'heuristic'),
         corpus: 'external',
-        status: 'probationary',
-        enabled: true,
         toolsRequired: tools,
         toolSequence: tools,
-        successCount: 0,
-        attemptCount: 0,
-        support: 0,
-        eta: 0.5,
-        utility: 0,
-        trialsAttempted: 0,
-        trialsPassed: 0,
-        sourceSessions: [],
-        supersededBy: null,
-        clusterId: null,
         embedderId: this.embedder.id,
         embedding,
-        createdAt: existing?.createdAt ?? at,
-        updatedAt: at,
-        lastUsedAt: null,
-      };
+        createdAt: existing?.createdAt,
+      });
       const detail = { from: file, format: parsed.format, warnings: parsed.warnings, files: read.files.length, ...(existing ? { replaces: existing.version } : {}) };
       await store.writeSkill({ action: 'import', skill, parents: [], actor: opts.actor ?? 'user', detail, files: read.files, at });
       result.imported.push({ name: doc.name, format: parsed.format, version, files: read.files.length, ...(existing ? { replaces: existing.version } : {}) });

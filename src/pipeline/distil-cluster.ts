@@ -4,6 +4,7 @@ import { admitCluster, seedEta, type Admission } from '../domain/admit.js';
 import { buildConsensus } from '../domain/consensus.js';
 import { gatherEvidence, type EvidenceTrace } from '../domain/evidence.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
+import { newSkill } from '../domain/new-skill.js';
 import { findSecrets, redactText } from '../domain/redact.js';
 import { bumpVersion, defaultReconcileRules, reconcile, sameSkill, type Decision } from '../domain/reconcile.js';
 import { collapseRepeats, sequenceF1 } from '../domain/sequence.js';
@@ -205,7 +206,7 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     const taken = input.skills.names(decision.action === 'supersede' ? decision.target.id : undefined);
     const name = keep ? decision.target.name : taken.has(draft.name) ? uniqueName(draft.name, taken) : draft.name;
     const named = { ...draft, name };
-    skill = {
+    skill = newSkill(at, {
       ...base,
       id,
       name,
@@ -213,22 +214,13 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
       body: draft.body,
       skillMd: renderSkillMd(named, { license, version, id, sourceSessions, clusterId: input.clusterId, learnedBy: deps.distiller.id }),
       version,
-      status: 'probationary',
-      enabled: true,
       toolsRequired: draft.toolsRequired,
       toolSequence: draft.toolSequence,
       ...counts,
       // Seeded from the evidence (Beta posterior over the followers): thin support starts lower; trials do the rest.
       eta: seedEta(counts.successCount, counts.attemptCount),
-      utility: 0,
-      trialsAttempted: 0,
-      trialsPassed: 0,
       sourceSessions,
-      supersededBy: null,
-      createdAt: at,
-      updatedAt: at,
-      lastUsedAt: null,
-    };
+    });
     supersedes = decision.action === 'supersede' ? decision.target.id : undefined;
   } else if (decision.action === 'update') {
     const t = decision.target;
