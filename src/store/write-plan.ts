@@ -2,19 +2,11 @@
 // and the current rows it needs (read by the back end inside its transaction) and returns what to write: the
 // rows, the audit records and the events, or a typed rejection. A back end only executes the plan, in one
 // transaction, in its own SQL dialect.
-import type { Skill } from '../domain/types.js';
-import type { EmbeddingReplacement, FeedbackRequest, ForgetOptions, ForgottenSession, SkillFile, SkillWrite } from './store.js';
+import type { AuditRecord, Skill } from '../domain/types.js';
+import type { EmbeddingReplacement, FeedbackRecord, FeedbackRequest, ForgetOptions, ForgottenSession, SkillFile, SkillVersion, SkillWrite } from './store.js';
 
 /** One audit record to append (the store hands out its id). */
-export interface AuditEntry {
-  namespace: string;
-  at: string;
-  actor: string;
-  action: string;
-  subjectKind: string;
-  subjectId: string;
-  detail: Record<string, unknown>;
-}
+export type AuditEntry = Omit<AuditRecord, 'id'>;
 
 /** One event to append (the store hands out its id). */
 export interface EventEntry {
@@ -87,15 +79,6 @@ export interface ProvenanceInsert {
   createdAt: string;
 }
 
-export interface VersionInsert {
-  skillId: string;
-  version: string;
-  skillMd: string;
-  toolSequence: string[];
-  reason: string;
-  createdAt: string;
-}
-
 export interface SkillWritePlan extends Outbox {
   /** The row to insert, or to rewrite when its id exists (see `skillInsertSql`). */
   skill: Skill;
@@ -104,7 +87,7 @@ export interface SkillWritePlan extends Outbox {
   /** Parent rows (an existing parent row is kept). */
   provenance: ProvenanceInsert[];
   /** The version row (an existing one is kept); none for a reinforce, which changes counts only. */
-  version: VersionInsert | null;
+  version: SkillVersion | null;
   /** The folder files of this version, replacing any stored for it. */
   files: { skillId: string; version: string; files: SkillFile[] } | null;
   /** A cluster to link to the skill, its dirty flag cleared and its last pass dated `at`. */
@@ -153,20 +136,8 @@ export interface LifecycleUpdate {
   updatedAt: string;
 }
 
-export interface FeedbackInsert {
-  namespace: string;
-  skillId: string;
-  signal: string;
-  value: number | null;
-  sessionId: string | null;
-  at: string;
-  etaBefore: number;
-  etaAfter: number;
-  statusBefore: string;
-  statusAfter: string;
-  utilityBefore: number;
-  utilityAfter: number;
-}
+/** A new feedback row: the record as `feedbackHistory` reads it (without its id), with namespace and utility before. */
+export type FeedbackInsert = Omit<FeedbackRecord, 'id'> & { namespace: string; utilityBefore: number; utilityAfter: number };
 
 export interface FeedbackPlan extends Outbox {
   update: LifecycleUpdate;

@@ -3,58 +3,16 @@ import pg from 'pg';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
 import { createLogger, type Logger } from '../../support/log.js';
-import {
-  FORGOTTEN_PARENT,
-  type ClusterRecord,
-  type EmbeddingReplacement,
-  type FeedbackRecord,
-  type FeedbackRequest,
-  type ForgetOptions,
-  type ForgetSessionOptions,
-  type ForgottenSession,
-  type SkillEvent,
-  type SkillFilter,
-  type SkillFile,
-  type SkillRevision,
-  type SkillVectorRow,
-  type SkillVersion,
-  type SkillWrite,
-  type Store,
-} from '../store.js';
+import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgetSessionOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillFile, type SkillRevision, type SkillVectorRow, type SkillVersion, type SkillWrite, type Store } from '../store.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
 import { isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
-import {
-  auditFromRow,
-  callFromRow,
-  eventFromRow,
-  factFromRow,
-  FEEDBACK_INSERT_COLUMNS,
-  feedbackFromRow,
-  feedbackInsertValues,
-  json,
-  provenanceFromRow,
-  sessionFromRow,
-  sessionRef,
-  versionFromRow,
-  type Row,
-} from '../rows.js';
+import { auditFromRow, callFromRow, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, sessionFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
 import { skillFromRow as skillFromStoredRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
 import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, stateShapesRecall, type StateKey } from '../state-key.js';
-import {
-  accepted,
-  feedbackNeedsTrialCheck,
-  planFeedback,
-  planForgetSession,
-  planForgetSkill,
-  planReembed,
-  planSetEnabled,
-  planSkillWrite,
-  TRIAL_SIGNALS,
-  type Outbox,
-} from '../write-plan.js';
+import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox } from '../write-plan.js';
 
 /** A connection in a transaction, or the store's own retrying autocommit path. */
 type Db = { query(text: string, values?: unknown[]): Promise<pg.QueryResult> };

@@ -5,55 +5,13 @@ import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
-import {
-  FORGOTTEN_PARENT,
-  type ClusterRecord,
-  type EmbeddingReplacement,
-  type FeedbackRecord,
-  type FeedbackRequest,
-  type ForgetOptions,
-  type ForgetSessionOptions,
-  type ForgottenSession,
-  type SkillEvent,
-  type SkillFilter,
-  type SkillFile,
-  type SkillRevision,
-  type SkillVectorRow,
-  type SkillVersion,
-  type SkillWrite,
-  type Store,
-} from '../store.js';
+import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgetSessionOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillFile, type SkillRevision, type SkillVectorRow, type SkillVersion, type SkillWrite, type Store } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
-import {
-  auditFromRow,
-  callFromRow,
-  eventFromRow,
-  factFromRow,
-  FEEDBACK_INSERT_COLUMNS,
-  feedbackFromRow,
-  feedbackInsertValues,
-  json,
-  provenanceFromRow,
-  sessionFromRow,
-  sessionRef,
-  versionFromRow,
-  type Row,
-} from '../rows.js';
+import { auditFromRow, callFromRow, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, sessionFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
 import { skillFromRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
 import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, type StateKey } from '../state-key.js';
-import {
-  accepted,
-  feedbackNeedsTrialCheck,
-  planFeedback,
-  planForgetSession,
-  planForgetSkill,
-  planReembed,
-  planSetEnabled,
-  planSkillWrite,
-  TRIAL_SIGNALS,
-  type Outbox,
-} from '../write-plan.js';
+import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox } from '../write-plan.js';
 
 /** How SQLite stores a boolean. */
 const sqliteBool = (b: boolean) => (b ? 1 : 0);
