@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, ToolCall } from '../domain/types.js';
 import type { FeedbackRecord, SkillEvent, SkillVersion } from './store.js';
-import type { FeedbackInsert } from './write-plan.js';
+import type { FeedbackInsert, RowChange } from './write-plan.js';
 
 /** Row helpers shared by the store back ends: one mapping, so SQLite and PostgreSQL cannot drift. */
 export type Row = Record<string, any>;
@@ -124,4 +124,20 @@ export const FEEDBACK_INSERT_COLUMNS = [
 
 export function feedbackInsertValues(f: FeedbackInsert): unknown[] {
   return [f.namespace, f.skillId, f.signal, f.value, f.sessionId, f.at, f.etaBefore, f.etaAfter, f.statusBefore, f.statusAfter, f.utilityBefore, f.utilityAfter];
+}
+
+/**
+ * The statement of a row change in a dialect: `placeholder(i)` is its i-th parameter (0-based, `?` or `$1`),
+ * `bool` how it stores a boolean.
+ */
+export function rowChangeSql(change: RowChange, placeholder: (i: number) => string, bool: (b: boolean) => unknown): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const param = (v: unknown) => {
+    values.push(typeof v === 'boolean' ? bool(v) : v);
+    return placeholder(values.length - 1);
+  };
+  const set = change.set ? Object.entries(change.set).map(([c, v]) => `${c} = ${param(v)}`) : [];
+  const where = Object.entries(change.where).map(([c, v]) => `${c} = ${param(v)}`).join(' AND ');
+  const text = change.set ? `UPDATE ${change.table} SET ${set.join(', ')} WHERE ${where}` : `DELETE FROM ${change.table} WHERE ${where}`;
+  return { text, values };
 }

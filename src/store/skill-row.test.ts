@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { rowChangeSql } from './rows.js';
 import { skill } from './store.contract.js';
 import { SKILL_COLUMNS, skillFromRow, skillInsertSql, skillRowValues } from './skill-row.js';
 
@@ -23,5 +24,18 @@ describe('the skill row mapping', () => {
     const set = sql.slice(sql.indexOf('DO UPDATE SET') + 'DO UPDATE SET'.length).split(',').map((x) => x.trim().split(' ')[0]);
     expect(set.sort()).toEqual(SKILL_COLUMNS.filter((c) => !['id', 'namespace', 'superseded_by', 'created_at', 'last_used_at'].includes(c)).sort());
     expect(skillInsertSql(() => '?', { upsert: false })).not.toContain('ON CONFLICT');
+  });
+
+  it('a row change reads the same in both dialects but for placeholders and booleans', () => {
+    const change = { table: 'clusters' as const, set: { skill_id: 'sk_1', dirty: false, last_pass_at: null }, where: { namespace: 'default', id: 'c1' } };
+    expect(rowChangeSql(change, () => '?', (b) => (b ? 1 : 0))).toEqual({
+      text: 'UPDATE clusters SET skill_id = ?, dirty = ?, last_pass_at = ? WHERE namespace = ? AND id = ?',
+      values: ['sk_1', 0, null, 'default', 'c1'],
+    });
+    expect(rowChangeSql(change, (i) => `$${i + 1}`, (b) => b)).toEqual({
+      text: 'UPDATE clusters SET skill_id = $1, dirty = $2, last_pass_at = $3 WHERE namespace = $4 AND id = $5',
+      values: ['sk_1', false, null, 'default', 'c1'],
+    });
+    expect(rowChangeSql({ table: 'feedback', where: { skill_id: 'sk_1' } }, () => '?', Number)).toEqual({ text: 'DELETE FROM feedback WHERE skill_id = ?', values: ['sk_1'] });
   });
 });

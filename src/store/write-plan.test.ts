@@ -36,7 +36,7 @@ describe('planSkillWrite', () => {
       provenance: [{ skillId: 'sk_old', sourceKind: 'episodic', sourceId: 's1', version: '1.0.0', createdAt: AT }],
       version: { skillId: 'sk_old', version: '1.0.0', skillMd: s.skillMd, toolSequence: s.toolSequence, reason: 'add', createdAt: AT },
       files: null,
-      linkCluster: { namespace: 'default', clusterId: 'c1', skillId: 'sk_old', at: AT },
+      linkCluster: { table: 'clusters', set: { skill_id: 'sk_old', dirty: false, last_pass_at: AT }, where: { namespace: 'default', id: 'c1' } },
       audit: [{ namespace: 'default', at: AT, actor: 'synth', action: 'skill.add', subjectKind: 'skill', subjectId: 'sk_old', detail: { cluster: 'c1', version: '1.0.0', parents: 1, supersedes: null } }],
       events: [{ namespace: 'default', at: AT, type: 'skill.created', skillId: 'sk_old', payload: { name: 'cancel-order', cluster: 'c1', version: '1.0.0', parents: 1, supersedes: null } }],
       skillsChanged: true,
@@ -47,13 +47,13 @@ describe('planSkillWrite', () => {
     expect(accepted(planSkillWrite(write({ action: 'reinforce' }), { superseded: null })).version).toBeNull();
     const files = [{ path: 'SKILL.md', bytes: Buffer.from('x') }];
     const plan = accepted(planSkillWrite(write({ action: 'import', files }), { superseded: null }));
-    expect(plan.files).toEqual({ skillId: 'sk_old', version: '1.0.0', files });
+    expect(plan.files).toEqual({ skillId: 'sk_old', version: '1.0.0', files, clear: { table: 'skill_files', where: { skill_id: 'sk_old', version: '1.0.0' } } });
     expect(plan.version?.reason).toBe('import');
   });
 
   it('a supersede of a live row marks it and adds the skill.superseded event', () => {
     const plan = accepted(planSkillWrite(write({ action: 'supersede', skill: skill({ id: 'sk_new' }), supersedes: 'sk_old' }), { superseded: { supersededBy: null } }));
-    expect(plan.supersede).toEqual({ namespace: 'default', id: 'sk_old', by: 'sk_new', at: AT });
+    expect(plan.supersede).toEqual({ table: 'skills', set: { superseded_by: 'sk_new', updated_at: AT }, where: { namespace: 'default', id: 'sk_old' } });
     expect(plan.events.map((e) => [e.type, e.skillId, e.payload.supersedes ?? e.payload.by])).toEqual([
       ['skill.created', 'sk_new', 'sk_old'],
       ['skill.superseded', 'sk_old', 'sk_new'],
@@ -88,7 +88,11 @@ describe('planFeedback', () => {
 
   it('writes the lifecycle, a feedback row and an audit record; no event when neither eta nor status moves', () => {
     const plan = planFeedback(feedback(to({})), before, { sessionAlreadyTried: false })!;
-    expect(plan.update).toEqual({ id: 'sk_old', status: 'probationary', eta: 0.5, utility: 0.2, trialsAttempted: 3, trialsPassed: 1, updatedAt: AT });
+    expect(plan.update).toEqual({
+      table: 'skills',
+      set: { status: 'probationary', eta: 0.5, utility: 0.2, trials_attempted: 3, trials_passed: 1, updated_at: AT },
+      where: { id: 'sk_old' },
+    });
     expect(plan.after).toEqual({ ...before, trialsAttempted: 3, updatedAt: AT });
     expect(plan.feedback).toEqual({
       namespace: 'default',
@@ -140,14 +144,23 @@ describe('planFeedback', () => {
 describe('the other plans', () => {
   it('enable and disable: the flag, one audit record, one event', () => {
     const plan = planSetEnabled(skill(), false, 'user', AT);
-    expect(plan.update).toEqual({ id: 'sk_old', enabled: false, updatedAt: AT });
+    expect(plan.update).toEqual({ table: 'skills', set: { enabled: false, updated_at: AT }, where: { id: 'sk_old' } });
     expect(plan.audit.map((a) => [a.action, a.detail])).toEqual([['skill.disable', { name: 'cancel-order' }]]);
     expect(plan.events.map((e) => [e.type, e.payload])).toEqual([['skill.disabled', { name: 'cancel-order' }]]);
     expect(planSetEnabled(skill(), true, 'user', AT).events[0].type).toBe('skill.enabled');
   });
 
-  it('forgetting a skill: one audit record and one event with the same detail', () => {
+  it('forgetting a skill: every row of it, its cluster unlinked; one audit record and one event with the same detail', () => {
     const plan = planForgetSkill(skill(), { actor: 'user', at: AT });
+    expect(plan.changes.map((c) => [c.table, c.set ?? 'delete', c.where])).toEqual([
+      ['skills', 'delete', { namespace: 'default', id: 'sk_old' }],
+      ['skill_versions', 'delete', { skill_id: 'sk_old' }],
+      ['provenance', 'delete', { skill_id: 'sk_old' }],
+      ['feedback', 'delete', { skill_id: 'sk_old' }],
+      ['recall_items', 'delete', { skill_id: 'sk_old' }],
+      ['skill_files', 'delete', { skill_id: 'sk_old' }],
+      ['clusters', { skill_id: null }, { namespace: 'default', skill_id: 'sk_old' }],
+    ]);
     expect(plan.audit[0]).toMatchObject({ action: 'skill.forget', subjectId: 'sk_old', detail: { name: 'cancel-order', version: '1.0.0', corpus: 'internal' } });
     expect(plan.events).toEqual([{ namespace: 'default', at: AT, type: 'skill.forgotten', skillId: 'sk_old', payload: plan.audit[0].detail }]);
   });

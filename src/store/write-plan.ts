@@ -25,6 +25,16 @@ export interface Outbox {
   skillsChanged: boolean;
 }
 
+/**
+ * A change to existing rows, as both dialects say it: an UPDATE of the `set` columns when `set` is given, else a
+ * DELETE; `where` is a conjunction of column equalities. Booleans are written as the back end stores them.
+ */
+export interface RowChange {
+  table: 'skills' | 'clusters' | 'skill_versions' | 'provenance' | 'feedback' | 'recall_items' | 'skill_files';
+  set?: Record<string, string | number | boolean | null>;
+  where: Record<string, string>;
+}
+
 /** Why a write was refused: nothing of it is written. */
 export interface WriteRejection {
   rejected: true;
@@ -82,16 +92,16 @@ export interface ProvenanceInsert {
 export interface SkillWritePlan extends Outbox {
   /** The row to insert, or to rewrite when its id exists (see `skillInsertSql`). */
   skill: Skill;
-  /** The live row the new one replaces: its `superseded_by` becomes `by`, its `updated_at` `at`. */
-  supersede: { namespace: string; id: string; by: string; at: string } | null;
+  /** Before the row is written: the live row it replaces is marked superseded by it. */
+  supersede: RowChange | null;
   /** Parent rows (an existing parent row is kept). */
   provenance: ProvenanceInsert[];
   /** The version row (an existing one is kept); none for a reinforce, which changes counts only. */
   version: SkillVersion | null;
-  /** The folder files of this version, replacing any stored for it. */
-  files: { skillId: string; version: string; files: SkillFile[] } | null;
-  /** A cluster to link to the skill, its dirty flag cleared and its last pass dated `at`. */
-  linkCluster: { namespace: string; clusterId: string; skillId: string; at: string } | null;
+  /** The folder files of this version, replacing (`clear`) any stored for it. */
+  files: { skillId: string; version: string; files: SkillFile[]; clear: RowChange } | null;
+  /** After the row is written: the cluster it was learned from links to it, clean and passed at `at`. */
+  linkCluster: RowChange | null;
 }
 
 /** What a skill write needs to know of the stored rows. */
@@ -111,12 +121,14 @@ export function planSkillWrite(w: SkillWrite, current: SkillWriteCurrent): Skill
   if (w.supersedes) events.push({ namespace: s.namespace, at: w.at, type: 'skill.superseded', skillId: w.supersedes, payload: { by: s.id } });
   return {
     skill: s,
-    supersede: w.supersedes ? { namespace: s.namespace, id: w.supersedes, by: s.id, at: w.at } : null,
+    supersede: w.supersedes ? { table: 'skills', set: { superseded_by: s.id, updated_at: w.at }, where: { namespace: s.namespace, id: w.supersedes } } : null,
     provenance: w.parents.map((p) => ({ skillId: s.id, sourceKind: p.kind, sourceId: p.id, version: s.version, createdAt: w.at })),
     version:
       w.action === 'reinforce' ? null : { skillId: s.id, version: s.version, skillMd: s.skillMd, toolSequence: s.toolSequence, reason: w.action, createdAt: w.at },
-    files: w.files ? { skillId: s.id, version: s.version, files: w.files } : null,
-    linkCluster: w.clusterId ? { namespace: s.namespace, clusterId: w.clusterId, skillId: s.id, at: w.at } : null,
+    files: w.files ? { skillId: s.id, version: s.version, files: w.files, clear: { table: 'skill_files', where: { skill_id: s.id, version: s.version } } } : null,
+    linkCluster: w.clusterId
+      ? { table: 'clusters', set: { skill_id: s.id, dirty: false, last_pass_at: w.at }, where: { namespace: s.namespace, id: w.clusterId } }
+      : null,
     audit: [{ namespace: s.namespace, at: w.at, actor: w.actor, action: `skill.${w.action}`, subjectKind: 'skill', subjectId: s.id, detail }],
     events,
     skillsChanged: true,
@@ -125,22 +137,12 @@ export function planSkillWrite(w: SkillWrite, current: SkillWriteCurrent): Skill
 
 // ── feedback ─────────────────────────────────────────────────────────────────
 
-/** The lifecycle columns a feedback signal rewrites. */
-export interface LifecycleUpdate {
-  id: string;
-  status: Skill['status'];
-  eta: number;
-  utility: number;
-  trialsAttempted: number;
-  trialsPassed: number;
-  updatedAt: string;
-}
-
 /** A new feedback row: the record as `feedbackHistory` reads it (without its id), with namespace and utility before. */
 export type FeedbackInsert = Omit<FeedbackRecord, 'id'> & { namespace: string; utilityBefore: number; utilityAfter: number };
 
 export interface FeedbackPlan extends Outbox {
-  update: LifecycleUpdate;
+  /** The lifecycle columns of the skill's row. */
+  update: RowChange;
   feedback: FeedbackInsert;
   /** The skill as the row holds it after the write. */
   after: Skill;
@@ -179,18 +181,20 @@ export function planFeedback(req: FeedbackRequest, before: Skill, current: { ses
     status: [before.status, next.status],
     utility: [before.utility, next.utility],
   };
-  const update: LifecycleUpdate = {
-    id: before.id,
-    status: next.status,
-    eta: next.eta,
-    utility: next.utility,
-    trialsAttempted: next.trialsAttempted,
-    trialsPassed: next.trialsPassed,
-    updatedAt: req.at,
-  };
-  const { id: _id, ...changed } = update;
+  const changed = { status: next.status, eta: next.eta, utility: next.utility, trialsAttempted: next.trialsAttempted, trialsPassed: next.trialsPassed, updatedAt: req.at };
   return {
-    update,
+    update: {
+      table: 'skills',
+      set: {
+        status: changed.status,
+        eta: changed.eta,
+        utility: changed.utility,
+        trials_attempted: changed.trialsAttempted,
+        trials_passed: changed.trialsPassed,
+        updated_at: changed.updatedAt,
+      },
+      where: { id: before.id },
+    },
     feedback: {
       namespace: ns,
       skillId: before.id,
@@ -215,7 +219,7 @@ export function planFeedback(req: FeedbackRequest, before: Skill, current: { ses
 // ── enable / disable ────────────────────────────────────────────────────────
 
 export interface EnablePlan extends Outbox {
-  update: { id: string; enabled: boolean; updatedAt: string };
+  update: RowChange;
 }
 
 /** What enabling or disabling a skill writes: the flag, one audit record and one event. */
@@ -223,7 +227,7 @@ export function planSetEnabled(skill: Pick<Skill, 'id' | 'name' | 'namespace'>, 
   const payload = { name: skill.name };
   const ns = skill.namespace;
   return {
-    update: { id: skill.id, enabled, updatedAt: at },
+    update: { table: 'skills', set: { enabled, updated_at: at }, where: { id: skill.id } },
     audit: [{ namespace: ns, at, actor, action: enabled ? 'skill.enable' : 'skill.disable', subjectKind: 'skill', subjectId: skill.id, detail: payload }],
     events: [{ namespace: ns, at, type: enabled ? 'skill.enabled' : 'skill.disabled', skillId: skill.id, payload }],
     skillsChanged: true,
@@ -232,11 +236,26 @@ export function planSetEnabled(skill: Pick<Skill, 'id' | 'name' | 'namespace'>, 
 
 // ── forgetting ───────────────────────────────────────────────────────────────
 
-/** What forgetting a skill appends (its rows go by a fixed list of deletes): one audit record, one event. */
-export function planForgetSkill(skill: Pick<Skill, 'id' | 'name' | 'namespace' | 'version' | 'corpus'>, opts: ForgetOptions): Outbox {
+export interface ForgetSkillPlan extends Outbox {
+  /** In order: the row, its versions, provenance, feedback, the recall items that served it, its files; then its cluster is unlinked. */
+  changes: RowChange[];
+}
+
+/** What forgetting a skill deletes and appends: every row of it, one audit record and one event. */
+export function planForgetSkill(skill: Pick<Skill, 'id' | 'name' | 'namespace' | 'version' | 'corpus'>, opts: ForgetOptions): ForgetSkillPlan {
   const detail = { name: skill.name, version: skill.version, corpus: skill.corpus };
   const ns = skill.namespace;
+  const ofSkill = { skill_id: skill.id };
   return {
+    changes: [
+      { table: 'skills', where: { namespace: ns, id: skill.id } },
+      { table: 'skill_versions', where: ofSkill },
+      { table: 'provenance', where: ofSkill },
+      { table: 'feedback', where: ofSkill },
+      { table: 'recall_items', where: ofSkill },
+      { table: 'skill_files', where: ofSkill },
+      { table: 'clusters', set: { skill_id: null }, where: { namespace: ns, skill_id: skill.id } },
+    ],
     audit: [{ namespace: ns, at: opts.at, actor: opts.actor, action: 'skill.forget', subjectKind: 'skill', subjectId: skill.id, detail }],
     events: [{ namespace: ns, at: opts.at, type: 'skill.forgotten', skillId: skill.id, payload: detail }],
     skillsChanged: true,

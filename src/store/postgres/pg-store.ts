@@ -9,10 +9,10 @@ import { isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
-import { auditFromRow, callFromRow, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, sessionFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
+import { auditFromRow, callFromRow, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, rowChangeSql, sessionFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
 import { skillFromRow as skillFromStoredRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
 import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, stateShapesRecall, type StateKey } from '../state-key.js';
-import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox } from '../write-plan.js';
+import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox, type RowChange } from '../write-plan.js';
 
 /** A connection in a transaction, or the store's own retrying autocommit path. */
 type Db = { query(text: string, values?: unknown[]): Promise<pg.QueryResult> };
@@ -132,6 +132,12 @@ export function redactUrl(url: string): string {
 
 /** How PostgreSQL stores a boolean. */
 const pgBool = (b: boolean) => b;
+
+/** Runs a plan's change to existing rows on a connection (in its transaction). */
+function change(c: Db, ch: RowChange) {
+  const { text, values } = rowChangeSql(ch, (i) => `$${i + 1}`, pgBool);
+  return c.query(text, values);
+}
 
 const SKILL_UPSERT = skillInsertSql((i) => `$${i + 1}`, { upsert: true });
 
@@ -687,10 +693,7 @@ export class PgStore implements Store {
         ? (await c.query('SELECT superseded_by FROM skills WHERE namespace = $1 AND id = $2 FOR UPDATE', [s.namespace, w.supersedes])).rows[0]
         : undefined;
       const plan = accepted(planSkillWrite(w, { superseded: superseded ? { supersededBy: superseded.superseded_by } : null }));
-      if (plan.supersede) {
-        const r = plan.supersede;
-        await c.query('UPDATE skills SET superseded_by = $1, updated_at = $2 WHERE namespace = $3 AND id = $4', [r.by, r.at, r.namespace, r.id]);
-      }
+      if (plan.supersede) await change(c, plan.supersede);
       await c.query(SKILL_UPSERT, skillRowValues(plan.skill, pgBool));
       if (plan.provenance.length) {
         const p = plan.provenance;
@@ -709,15 +712,12 @@ export class PgStore implements Store {
       }
       if (plan.files) {
         const f = plan.files;
-        await c.query('DELETE FROM skill_files WHERE skill_id = $1 AND version = $2', [f.skillId, f.version]);
+        await change(c, f.clear);
         for (const file of f.files) {
           await c.query('INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES ($1, $2, $3, $4, $5)', [f.skillId, f.version, file.path, file.bytes, file.executable ? 1 : 0]);
         }
       }
-      if (plan.linkCluster) {
-        const l = plan.linkCluster;
-        await c.query('UPDATE clusters SET skill_id = $1, dirty = FALSE, last_pass_at = $2 WHERE namespace = $3 AND id = $4', [l.skillId, l.at, l.namespace, l.clusterId]);
-      }
+      if (plan.linkCluster) await change(c, plan.linkCluster);
       return this.outbox(c, plan);
     });
     this.feed.observe(version);
@@ -729,8 +729,7 @@ export class PgStore implements Store {
     if (!skill) return null;
     const plan = planSetEnabled(skill, enabled, actor, new Date().toISOString());
     const version = await this.tx(async (c) => {
-      const u = plan.update;
-      await c.query('UPDATE skills SET enabled = $1, updated_at = $2 WHERE id = $3', [pgBool(u.enabled), u.updatedAt, u.id]);
+      await change(c, plan.update);
       return this.outbox(c, plan);
     });
     this.feed.observe(version);
@@ -827,16 +826,7 @@ export class PgStore implements Store {
         : false;
       const plan = planFeedback(req, before, { sessionAlreadyTried: tried });
       if (!plan) return null;
-      const u = plan.update;
-      await c.query('UPDATE skills SET status = $1, eta = $2, utility = $3, trials_attempted = $4, trials_passed = $5, updated_at = $6 WHERE id = $7', [
-        u.status,
-        u.eta,
-        u.utility,
-        u.trialsAttempted,
-        u.trialsPassed,
-        u.updatedAt,
-        u.id,
-      ]);
+      await change(c, plan.update);
       await c.query(FEEDBACK_INSERT, feedbackInsertValues(plan.feedback));
       const version = await this.outbox(c, plan);
       return { before, after: plan.after, version };
@@ -959,14 +949,9 @@ export class PgStore implements Store {
     const out = await this.tx(async (c) => {
       const skill = await this.findSkill(c, namespace, idOrName, true);
       if (!skill) return null;
-      await c.query('DELETE FROM skills WHERE namespace = $1 AND id = $2', [namespace, skill.id]);
-      await c.query('DELETE FROM skill_versions WHERE skill_id = $1', [skill.id]);
-      await c.query('DELETE FROM provenance WHERE skill_id = $1', [skill.id]);
-      await c.query('DELETE FROM feedback WHERE skill_id = $1', [skill.id]);
-      await c.query('DELETE FROM recall_items WHERE skill_id = $1', [skill.id]);
-      await c.query('DELETE FROM skill_files WHERE skill_id = $1', [skill.id]);
-      await c.query('UPDATE clusters SET skill_id = NULL WHERE namespace = $1 AND skill_id = $2', [namespace, skill.id]);
-      const version = await this.outbox(c, planForgetSkill(skill, opts));
+      const plan = planForgetSkill(skill, opts);
+      for (const ch of plan.changes) await change(c, ch);
+      const version = await this.outbox(c, plan);
       return { skill: { id: skill.id, name: skill.name }, version };
     });
     if (!out) return null;

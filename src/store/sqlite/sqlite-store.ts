@@ -8,10 +8,10 @@ import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
 import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgetSessionOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillFile, type SkillRevision, type SkillVectorRow, type SkillVersion, type SkillWrite, type Store } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
-import { auditFromRow, callFromRow, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, sessionFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
+import { auditFromRow, callFromRow, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, rowChangeSql, sessionFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
 import { skillFromRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
 import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, type StateKey } from '../state-key.js';
-import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox } from '../write-plan.js';
+import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox, type RowChange } from '../write-plan.js';
 
 /** How SQLite stores a boolean. */
 const sqliteBool = (b: boolean) => (b ? 1 : 0);
@@ -443,10 +443,7 @@ export class SqliteStore implements Store {
         ? (db.prepare('SELECT superseded_by FROM skills WHERE namespace = ? AND id = ?').get(s.namespace, w.supersedes) as Row | undefined)
         : undefined;
       const plan = accepted(planSkillWrite(w, { superseded: superseded ? { supersededBy: superseded.superseded_by } : null }));
-      if (plan.supersede) {
-        const r = plan.supersede;
-        db.prepare('UPDATE skills SET superseded_by = ?, updated_at = ? WHERE namespace = ? AND id = ?').run(r.by, r.at, r.namespace, r.id);
-      }
+      if (plan.supersede) this.change(plan.supersede);
       this.stmts.upsertSkill.run(...skillRowValues(plan.skill, sqliteBool));
       const prov = db.prepare('INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING');
       for (const p of plan.provenance) prov.run(p.skillId, p.sourceKind, p.sourceId, p.version, p.createdAt);
@@ -456,17 +453,20 @@ export class SqliteStore implements Store {
       }
       if (plan.files) {
         const f = plan.files;
-        db.prepare('DELETE FROM skill_files WHERE skill_id = ? AND version = ?').run(f.skillId, f.version);
+        this.change(f.clear);
         const put = db.prepare('INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES (?, ?, ?, ?, ?)');
         for (const file of f.files) put.run(f.skillId, f.version, file.path, file.bytes, file.executable ? 1 : 0);
       }
-      if (plan.linkCluster) {
-        const l = plan.linkCluster;
-        db.prepare('UPDATE clusters SET skill_id = ?, dirty = 0, last_pass_at = ? WHERE namespace = ? AND id = ?').run(l.skillId, l.at, l.namespace, l.clusterId);
-      }
+      if (plan.linkCluster) this.change(plan.linkCluster);
       this.writeOutbox(plan);
     })();
     return (await this.getSkill(s.namespace, s.id))!;
+  }
+
+  /** Runs a plan's change to existing rows (inside the caller's transaction). */
+  private change(ch: RowChange): number {
+    const { text, values } = rowChangeSql(ch, () => '?', sqliteBool);
+    return this.db.prepare(text).run(...values).changes;
   }
 
   /** Appends a plan's audit records and events (inside the caller's transaction). */
@@ -480,8 +480,7 @@ export class SqliteStore implements Store {
     if (!skill) return null;
     const plan = planSetEnabled(skill, enabled, actor, new Date().toISOString());
     this.db.transaction(() => {
-      const u = plan.update;
-      this.db.prepare('UPDATE skills SET enabled = ?, updated_at = ? WHERE id = ?').run(sqliteBool(u.enabled), u.updatedAt, u.id);
+      this.change(plan.update);
       this.writeOutbox(plan);
     })();
     return this.getSkill(namespace, skill.id);
@@ -545,10 +544,7 @@ export class SqliteStore implements Store {
         : false;
       const plan = planFeedback(req, before, { sessionAlreadyTried: tried });
       if (!plan) return null;
-      const u = plan.update;
-      this.db
-        .prepare('UPDATE skills SET status = ?, eta = ?, utility = ?, trials_attempted = ?, trials_passed = ?, updated_at = ? WHERE id = ?')
-        .run(u.status, u.eta, u.utility, u.trialsAttempted, u.trialsPassed, u.updatedAt, u.id);
+      this.change(plan.update);
       this.stmts.insertFeedback.run(...feedbackInsertValues(plan.feedback));
       this.writeOutbox(plan);
       return { before, after: plan.after };
@@ -661,14 +657,9 @@ export class SqliteStore implements Store {
     if (!skill) return null;
     const db = this.db;
     db.transaction(() => {
-      db.prepare('DELETE FROM skills WHERE namespace = ? AND id = ?').run(namespace, skill.id);
-      db.prepare('DELETE FROM skill_versions WHERE skill_id = ?').run(skill.id);
-      db.prepare('DELETE FROM provenance WHERE skill_id = ?').run(skill.id);
-      db.prepare('DELETE FROM feedback WHERE skill_id = ?').run(skill.id);
-      db.prepare('DELETE FROM recall_items WHERE skill_id = ?').run(skill.id);
-      db.prepare('DELETE FROM skill_files WHERE skill_id = ?').run(skill.id);
-      db.prepare('UPDATE clusters SET skill_id = NULL WHERE namespace = ? AND skill_id = ?').run(namespace, skill.id);
-      this.writeOutbox(planForgetSkill(skill, opts));
+      const plan = planForgetSkill(skill, opts);
+      for (const ch of plan.changes) this.change(ch);
+      this.writeOutbox(plan);
     })();
     this.scrubFile();
     return { id: skill.id, name: skill.name };
