@@ -141,3 +141,18 @@ export function rowChangeSql(change: RowChange, placeholder: (i: number) => stri
   const text = change.set ? `UPDATE ${change.table} SET ${set.join(', ')} WHERE ${where}` : `DELETE FROM ${change.table} WHERE ${where}`;
   return { text, values };
 }
+
+/** The columns of a session row as written, in the order of `sessionRowValues` (`seq` is the store's). */
+export const SESSION_COLUMNS = ['namespace', 'id', 'goal', 'cue', 'outcome', 'outcome_source', 'reward', 'agent_id', 'source', 'started_at', 'ended_at', 'labels'] as const;
+
+export function sessionRowValues(s: Omit<Session, 'calls' | 'seq'>): unknown[] {
+  const labels = s.labels == null ? null : JSON.stringify(s.labels);
+  return [s.namespace, s.id, s.goal, s.cue ?? null, s.outcome, s.outcomeSource ?? 'reported', s.reward, s.agentId, s.source, s.startedAt, s.endedAt, labels];
+}
+
+/** The columns of a tool-call row, in the order of `callRowValues`. */
+export const CALL_COLUMNS = ['namespace', 'session_id', 'position', 'tool', 'args', 'result', 'ok', 'error', 'duration_ms', 'at'] as const;
+
+export function callRowValues(namespace: string, sessionId: string, c: ToolCall, bool: (b: boolean) => unknown): unknown[] {
+  return [namespace, sessionId, c.position, c.tool, JSON.stringify(c.args ?? {}), c.result ?? '', bool(!!c.ok), c.error, c.durationMs, c.at];
+}

@@ -9,7 +9,7 @@ import { isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
-import { auditFromRow, callFromRow, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, rowChangeSql, sessionFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
+import { auditFromRow, CALL_COLUMNS, callFromRow, callRowValues, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, rowChangeSql, SESSION_COLUMNS, sessionFromRow, sessionRef, sessionRowValues, versionFromRow, type Row } from '../rows.js';
 import { skillFromRow as skillFromStoredRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
 import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, stateShapesRecall, type StateKey } from '../state-key.js';
 import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox, type RowChange } from '../write-plan.js';
@@ -132,6 +132,26 @@ export function redactUrl(url: string): string {
 
 /** How PostgreSQL stores a boolean. */
 const pgBool = (b: boolean) => b;
+
+/** The PostgreSQL types of `CALL_COLUMNS`, in order. */
+const CALL_TYPES = ['text', 'text', 'int', 'text', 'text', 'text', 'bool', 'text', 'float8', 'text'] as const;
+
+const INSERT_SESSION_SQL = `INSERT INTO sessions (${SESSION_COLUMNS.join(', ')}) VALUES (${SESSION_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+  ON CONFLICT (namespace, id) DO NOTHING`;
+
+/** One statement, so one implicit transaction: the namespace's session lock is held until it commits. */
+const BEGIN_SESSION_SQL = `WITH l AS (SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:sessions:' || $1::text, 0)))
+  INSERT INTO sessions (${SESSION_COLUMNS.join(', ')})
+  SELECT ${SESSION_COLUMNS.map((c, i) => `$${i + 1}::${c === 'reward' ? 'float8' : 'text'}`).join(', ')} FROM l
+  ON CONFLICT (namespace, id) DO NOTHING`;
+
+const INSERT_CALLS_SQL = `INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')})
+  SELECT * FROM unnest(${CALL_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) ON CONFLICT DO NOTHING`;
+
+const APPEND_CALL_SQL = `INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')})
+  SELECT ${CALL_TYPES.map((t, i) => `$${i + 1}::${t}`).join(', ')}
+  WHERE EXISTS (SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2)
+  ON CONFLICT DO NOTHING`;
 
 /** Runs a plan's change to existing rows on a connection (in its transaction). */
 function change(c: Db, ch: RowChange) {
@@ -331,9 +351,8 @@ export class PgStore implements Store {
       const calls: { namespace: string; sessionId: string; call: ToolCall }[] = [];
       for (const s of sessions) {
         const res = await c.query(
-          `INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels, outcome_source, cue)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (namespace, id) DO NOTHING`,
-          sessionParams(s),
+          INSERT_SESSION_SQL,
+          sessionRowValues(s),
         );
         if (res.rowCount === 0) continue;
         n++;
@@ -346,14 +365,12 @@ export class PgStore implements Store {
   }
 
   private insertCallRows(c: Db, rows: { namespace: string; sessionId: string; call: ToolCall }[]) {
-    const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], []];
+    const cols: unknown[][] = CALL_COLUMNS.map(() => []);
     for (const { namespace, sessionId, call } of rows) {
-      callParams(namespace, sessionId, call).forEach((v, i) => cols[i].push(v));
+      callRowValues(namespace, sessionId, call, pgBool).forEach((v, i) => cols[i].push(v));
     }
     return c.query(
-      `INSERT INTO tool_calls (namespace, session_id, position, tool, args, result, ok, error, duration_ms, at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::text[], $9::float8[], $10::text[])
-       ON CONFLICT DO NOTHING`,
+      INSERT_CALLS_SQL,
       cols,
     );
   }
@@ -362,22 +379,16 @@ export class PgStore implements Store {
     // One statement, so one implicit transaction: the lock is held until it commits.
     await this.query({
       name: 'skillsmith.beginSession',
-      text: `WITH l AS (SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:sessions:' || $1::text, 0)))
-             INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels, outcome_source, cue)
-             SELECT $1, $2::text, $3::text, $4::text, $5::float8, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text FROM l
-             ON CONFLICT (namespace, id) DO NOTHING`,
-      values: sessionParams({ ...session, calls: [] }),
+      text: BEGIN_SESSION_SQL,
+      values: sessionRowValues(session),
     });
   }
 
   async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void> {
     const res = await this.query({
       name: 'skillsmith.appendCall',
-      text: `INSERT INTO tool_calls (namespace, session_id, position, tool, args, result, ok, error, duration_ms, at)
-             SELECT $1::text, $2::text, $3::int, $4::text, $5::text, $6::text, $7::bool, $8::text, $9::float8, $10::text
-             WHERE EXISTS (SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2)
-             ON CONFLICT DO NOTHING`,
-      values: callParams(namespace, sessionId, call),
+      text: APPEND_CALL_SQL,
+      values: callRowValues(namespace, sessionId, call, pgBool),
     });
     if (res.rowCount === 0) {
       const known = await this.query('SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2', [namespace, sessionId]);
@@ -967,14 +978,6 @@ export class PgStore implements Store {
     ]);
     return rows.map(eventFromRow);
   }
-}
-
-function sessionParams(s: Session): unknown[] {
-  return [s.namespace, s.id, s.goal, s.outcome, s.reward, s.agentId, s.source, s.startedAt, s.endedAt, s.labels == null ? null : JSON.stringify(s.labels), s.outcomeSource ?? 'reported', s.cue ?? null];
-}
-
-function callParams(namespace: string, sessionId: string, c: ToolCall): unknown[] {
-  return [namespace, sessionId, c.position, c.tool, JSON.stringify(c.args ?? {}), c.result ?? '', !!c.ok, c.error, c.durationMs, c.at];
 }
 
 /** A skill row read with `SKILL_COLUMNS_SQL` (its live episodic parents aggregated alongside). */

@@ -8,7 +8,7 @@ import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
 import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgetSessionOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillFile, type SkillRevision, type SkillVectorRow, type SkillVersion, type SkillWrite, type Store } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
-import { auditFromRow, callFromRow, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, rowChangeSql, sessionFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
+import { auditFromRow, CALL_COLUMNS, callFromRow, callRowValues, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, rowChangeSql, SESSION_COLUMNS, sessionFromRow, sessionRef, sessionRowValues, versionFromRow, type Row } from '../rows.js';
 import { skillFromRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
 import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, type StateKey } from '../state-key.js';
 import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox, type RowChange } from '../write-plan.js';
@@ -58,14 +58,9 @@ export class SqliteStore implements Store {
     const db = this.db;
     return {
       insertSession: db.prepare(
-        `INSERT INTO sessions (namespace, id, goal, cue, outcome, outcome_source, reward, agent_id, source, started_at, ended_at, labels)
-         VALUES (@namespace, @id, @goal, @cue, @outcome, @outcomeSource, @reward, @agentId, @source, @startedAt, @endedAt, @labels)
-         ON CONFLICT (namespace, id) DO NOTHING`,
+        `INSERT INTO sessions (${SESSION_COLUMNS.join(', ')}) VALUES (${SESSION_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (namespace, id) DO NOTHING`,
       ),
-      insertCall: db.prepare(
-        `INSERT INTO tool_calls (namespace, session_id, position, tool, args, result, ok, error, duration_ms, at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      ),
+      insertCall: db.prepare(`INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')}) VALUES (${CALL_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`),
       sessionById: db.prepare('SELECT * FROM sessions WHERE namespace = ? AND id = ?'),
       callsOf: db.prepare('SELECT * FROM tool_calls WHERE namespace = ? AND session_id = ? ORDER BY position'),
       skillById: db.prepare('SELECT * FROM skills WHERE namespace = ? AND id = ?'),
@@ -116,7 +111,7 @@ export class SqliteStore implements Store {
     let inserted = 0;
     const run = this.db.transaction((batch: Session[]) => {
       for (const s of batch) {
-        const info = this.stmts.insertSession.run(sessionParams(s));
+        const info = this.stmts.insertSession.run(...sessionRowValues(s));
         if (info.changes === 0) continue;
         inserted++;
         for (const c of s.calls) this.insertCallRow(s.namespace, s.id, c);
@@ -127,22 +122,11 @@ export class SqliteStore implements Store {
   }
 
   private insertCallRow(namespace: string, sessionId: string, c: ToolCall) {
-    this.stmts.insertCall.run(
-      namespace,
-      sessionId,
-      c.position,
-      c.tool,
-      JSON.stringify(c.args ?? {}),
-      c.result ?? '',
-      c.ok ? 1 : 0,
-      c.error,
-      c.durationMs,
-      c.at,
-    );
+    this.stmts.insertCall.run(...callRowValues(namespace, sessionId, c, sqliteBool));
   }
 
   async beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void> {
-    this.stmts.insertSession.run(sessionParams({ ...session, calls: [] }));
+    this.stmts.insertSession.run(...sessionRowValues(session));
   }
 
   async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void> {
@@ -685,23 +669,6 @@ export class SqliteStore implements Store {
       .all(namespace, opts.afterId ?? 0, opts.limit ?? 1000) as Row[];
     return rows.map(eventFromRow);
   }
-}
-
-function sessionParams(s: Session) {
-  return {
-    namespace: s.namespace,
-    id: s.id,
-    goal: s.goal,
-    cue: s.cue ?? null,
-    outcome: s.outcome,
-    outcomeSource: s.outcomeSource ?? 'reported',
-    reward: s.reward,
-    agentId: s.agentId,
-    source: s.source,
-    startedAt: s.startedAt,
-    endedAt: s.endedAt,
-    labels: s.labels == null ? null : JSON.stringify(s.labels),
-  };
 }
 
 /**
