@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { SkillsmithConfig } from '../config/config.js';
-import type { BackendDeps, ReadyableEmbedder } from '../embedders/create-embedder.js';
+import type { BackendDeps, ReadyableEmbedder } from '../llm/backends.js';
 import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
 import { isPostgresUrl, openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -35,6 +35,6 @@ export function auditFileFor(location: string): string | null {
  */
 export async function openEmbedder(config: SkillsmithConfig, deps: BackendDeps = {}): Promise<ReadyableEmbedder> {
   if (config.embedder.provider === 'glove') return createGloveEmbedder();
-  const { createEmbedder } = await import('../embedders/create-embedder.js');
+  const { createEmbedder } = await import('../llm/backends.js');
   return createEmbedder(config, deps);
 }

@@ -2,6 +2,7 @@ import { appendFileSync } from 'node:fs';
 import type { Store } from '../store/store.js';
 import { EventBus, type BusEvent, type Listener, type SkillEventType } from '../support/event-bus.js';
 import type { Logger } from '../support/log.js';
+import { stateKey } from '../store/state-key.js';
 
 /**
  * Delivers committed events to listeners and appends new audit records to the JSONL audit file. The tables
@@ -40,7 +41,7 @@ export class Outbox {
       if (batch.length < 500) break;
     }
     if (this.auditFile) {
-      const key = `audit-file:${this.auditFile}`;
+      const key = stateKey.auditFileMark(this.auditFile);
       let mark = Number((await store.getState('', key)) ?? 0);
       for (;;) {
         const rows = await store.auditSince(mark, 1000);

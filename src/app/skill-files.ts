@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { redactText } from '../domain/redact.js';
@@ -9,6 +8,7 @@ import type { Catalog } from './catalog.js';
 import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
 import type { ExportResult, ImportResult } from './types.js';
+import { newSkill } from '../domain/new-skill.js';
 
 /**
  * Skill files: SKILL.md folders out (export, render for a download) and in (import into the external corpus).
@@ -164,8 +164,8 @@ export class SkillFiles {
       const tools = reparsed.toolsRequired;
       const declared = doc.metadata.version ?? '1.0.0';
       const version = existing ? nextVersion(existing.version, declared, (await store.skillVersions(existing.id)).map((v) => v.version)) : declared;
-      const skill: Skill = {
-        id: existing?.id ?? `sk_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
+      const skill: Skill = newSkill(at, {
+        id: existing?.id,
         namespace: ns,
         name: doc.name,
         description: doc.description,
@@ -174,26 +174,12 @@ export class SkillFiles {
         version,
         kind: reparsed.kind ?? (tools.length ? 'playbook' : 'heuristic'),
         corpus: 'external',
-        status: 'probationary',
-        enabled: true,
         toolsRequired: tools,
         toolSequence: tools,
-        successCount: 0,
-        attemptCount: 0,
-        support: 0,
-        eta: 0.5,
-        utility: 0,
-        trialsAttempted: 0,
-        trialsPassed: 0,
-        sourceSessions: [],
-        supersededBy: null,
-        clusterId: null,
         embedderId: this.ctx.embedder.id,
         embedding,
-        createdAt: existing?.createdAt ?? at,
-        updatedAt: at,
-        lastUsedAt: null,
-      };
+        createdAt: existing?.createdAt,
+      });
       const detail = { from: file, format: parsed.format, warnings: parsed.warnings, files: read.files.length, ...(existing ? { replaces: existing.version } : {}) };
       await store.writeSkill({ action: 'import', skill, parents: [], actor: opts.actor ?? 'user', detail, files: read.files, at });
       result.imported.push({ name: doc.name, format: parsed.format, version, files: read.files.length, ...(existing ? { replaces: existing.version } : {}) });

@@ -5,23 +5,16 @@
 
 import type Database from 'better-sqlite3';
 import type { Skill } from '../domain/types.js';
-import { toBuffer } from '../vector/vector-math.js';
-
-const json = (v: unknown) => JSON.stringify(v ?? null);
+import { json } from '../store/rows.js';
+import { skillInsertSql, skillRowValues } from '../store/skill-row.js';
+import { accepted, planSkillWrite } from '../store/write-plan.js';
 
 export interface BulkSkillWriter {
   write(skills: Skill[], actor: string): void;
 }
 
 export function bulkSkillWriter(db: Database.Database): BulkSkillWriter {
-  const insertSkill = db.prepare(
-    `INSERT INTO skills (id, namespace, name, description, skill_md, body, version, kind, corpus, status, enabled,
-       tools_required, tool_sequence, success_count, attempt_count, support, eta, utility, trials_attempted, trials_passed,
-       superseded_by, cluster_id, embedder_id, embedding, created_at, updated_at, last_used_at)
-     VALUES (@id, @namespace, @name, @description, @skillMd, @body, @version, @kind, @corpus, @status, @enabled,
-       @toolsRequired, @toolSequence, @successCount, @attemptCount, @support, @eta, @utility, @trialsAttempted, @trialsPassed,
-       @supersededBy, @clusterId, @embedderId, @embedding, @createdAt, @updatedAt, @lastUsedAt)`,
-  );
+  const insertSkill = db.prepare(skillInsertSql(() => '?', { upsert: false }));
   const insertVersion = db.prepare(
     'INSERT INTO skill_versions (skill_id, version, skill_md, tool_sequence, reason, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
@@ -29,17 +22,13 @@ export function bulkSkillWriter(db: Database.Database): BulkSkillWriter {
   const insertEvent = db.prepare('INSERT INTO events (namespace, at, type, skill_id, payload) VALUES (?, ?, ?, ?, ?)');
   const run = db.transaction((skills: Skill[], actor: string) => {
     for (const s of skills) {
-      insertSkill.run({
-        ...s,
-        enabled: s.enabled ? 1 : 0,
-        toolsRequired: json(s.toolsRequired),
-        toolSequence: json(s.toolSequence),
-        embedding: s.embedding ? toBuffer(s.embedding) : null,
-      });
-      insertVersion.run(s.id, s.version, s.skillMd, json(s.toolSequence), 'add', s.createdAt);
-      const detail = { version: s.version, parents: 0, supersedes: null };
-      insertAudit.run(s.namespace, s.createdAt, actor, 'skill.add', 'skill', s.id, json(detail));
-      insertEvent.run(s.namespace, s.createdAt, 'skill.created', s.id, json({ name: s.name, ...detail }));
+      // The rows writeSkill would write for this 'add' (no parents, no supersede: nothing to read first).
+      const plan = accepted(planSkillWrite({ action: 'add', skill: s, parents: [], actor, detail: {}, at: s.createdAt }, { superseded: null }));
+      insertSkill.run(...skillRowValues(plan.skill, (b) => (b ? 1 : 0)));
+      const v = plan.version!;
+      insertVersion.run(v.skillId, v.version, v.skillMd, json(v.toolSequence), v.reason, v.createdAt);
+      for (const a of plan.audit) insertAudit.run(a.namespace, a.at, a.actor, a.action, a.subjectKind, a.subjectId, json(a.detail));
+      for (const e of plan.events) insertEvent.run(e.namespace, e.at, e.type, e.skillId, json(e.payload));
     }
   });
   return { write: (skills, actor) => run(skills, actor) };

@@ -23,6 +23,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { clip } from '../domain/context-pack.js';
+import { newSkill } from '../domain/new-skill.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
 import { collapseRepeats } from '../domain/sequence.js';
 import type { Session, Skill } from '../domain/types.js';
@@ -643,36 +644,22 @@ function skillFrom(memory: Memory, session: Session, i: number): Skill {
     { name, whenToUse: description, toolsRequired: required, kind: 'playbook', body },
     { license: memory.config.license, version: '1.0.0', id, sourceSessions: [], clusterId: null, learnedBy: 'bench' },
   );
-  return {
+  return newSkill(at, {
     id,
     namespace: memory.namespace,
     name,
     description,
     skillMd,
     body,
-    version: '1.0.0',
     kind: 'playbook',
-    corpus: 'internal',
-    status: 'probationary',
-    enabled: true,
     toolsRequired: required,
     toolSequence: tools,
     successCount: 3,
     attemptCount: 3,
     support: 3,
-    eta: 0.5,
-    utility: 0,
-    trialsAttempted: 0,
-    trialsPassed: 0,
-    sourceSessions: [],
-    supersededBy: null,
-    clusterId: null,
     embedderId: memory.embedder.id,
     embedding: embed(memory, session.goal),
-    createdAt: at,
-    updatedAt: at,
-    lastUsedAt: null,
-  };
+  });
 }
 
 /** The goal embedding exactly as recall computes it. */

@@ -1,4 +1,5 @@
 import { normalizeGoal } from '../domain/normalize-goal.js';
+import { stateKey } from '../store/state-key.js';
 import { TermStats } from '../domain/term-stats.js';
 import type { Fact, Session, Skill } from '../domain/types.js';
 import { unit } from '../domain/clustering.js';
@@ -81,8 +82,8 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
     goalCentroid = unit(sum);
   }
 
-  const toolStats = TermStats.fromJSON(await store.getState(ns, 'tool-stats'));
-  const goalStats = TermStats.fromJSON(await store.getState(ns, 'goal-stats'));
+  const toolStats = TermStats.fromJSON(await store.getState(ns, stateKey.toolStats));
+  const goalStats = TermStats.fromJSON(await store.getState(ns, stateKey.goalStats));
   const clusterRecord = clusterId ? (await store.loadClusters(ns, embedder.id)).find((c) => c.id === clusterId) : undefined;
   const catalog = new SkillCatalog(embedder.dimensions, await store.listSkills(ns, { corpus: 'internal', includeSuperseded: true }), embedder.id);
   const out = await distilGroup(deps, {

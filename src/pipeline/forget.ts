@@ -6,6 +6,7 @@ import { toolTerms } from '../domain/tool-features.js';
 import type { Embedder } from '../embedders/embedder.js';
 import type { ForgottenSession, Store } from '../store/store.js';
 import { goalWords } from './stages/cluster.js';
+import { stateKey, type StateKey } from '../store/state-key.js';
 
 export interface ForgetSessionDeps {
   store: Store;
@@ -28,18 +29,18 @@ export async function forgetSession(deps: ForgetSessionDeps, namespace: string, 
   // The cache key a pass used for these texts (stages/embed.ts): a shared entry is only recomputed when needed.
   const embeddingHashes = texts.map((t) => ({ embedderId: embedder.id, hash: createHash('sha1').update(normalizeGoal(t)).digest('hex') }));
   // Computed before, written by the store in the same transaction, and only when a pass had counted the session.
-  const ifClustered: { key: string; value: string }[] = [];
-  const toolStats = await store.getState(namespace, 'tool-stats');
+  const ifClustered: { key: StateKey; value: string }[] = [];
+  const toolStats = await store.getState(namespace, stateKey.toolStats);
   if (toolStats) {
     const stats = TermStats.fromJSON(toolStats);
     stats.removeDocument(toolTerms(collapseRepeats(session.calls.filter((c) => !deps.thinkTools.includes(c.tool)).map((c) => c.tool))));
-    ifClustered.push({ key: 'tool-stats', value: stats.toJSON() });
+    ifClustered.push({ key: stateKey.toolStats, value: stats.toJSON() });
   }
-  const goalStats = await store.getState(namespace, 'goal-stats');
+  const goalStats = await store.getState(namespace, stateKey.goalStats);
   if (goalStats) {
     const stats = TermStats.fromJSON(goalStats);
     stats.removeDocument(goalWords(session.goal));
-    ifClustered.push({ key: 'goal-stats', value: stats.toJSON() });
+    ifClustered.push({ key: stateKey.goalStats, value: stats.toJSON() });
   }
   const result = await store.forgetSession(namespace, sessionId, { ...opts, embeddingHashes, stateIfClustered: ifClustered });
   return result;

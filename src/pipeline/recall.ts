@@ -9,6 +9,7 @@ import { TieredIndex } from '../vector/tiered-index.js';
 import { GoalMean, removeDirection } from '../domain/goal-mean.js';
 import { MAX_EXEMPLARS, unpackExemplars } from '../domain/exemplars.js';
 import type { SkillRevision, SkillVectorRow, Store } from '../store/store.js';
+import { stateKey } from '../store/state-key.js';
 import { mulberry32 } from '../support/random.js';
 import type { Logger } from '../support/log.js';
 import { redactText } from '../domain/redact.js';
@@ -104,7 +105,7 @@ export class RecallIndex {
     let mean: string | null = null;
     let revision: SkillRevision;
     try {
-      if (strength > 0) mean = await this.store.getState(this.namespace, `goal-mean:${this.embedder.id}`);
+      if (strength > 0) mean = await this.store.getState(this.namespace, stateKey.goalMean(this.embedder.id));
       revision = await this.store.skillRevision(this.namespace);
     } catch (e) {
       // A networked store that is restarting: keep serving the index already loaded; the next recall retries.

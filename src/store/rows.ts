@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { AuditRecord, Fact, Provenance } from '../domain/types.js';
-import type { FeedbackRecord, SkillEvent, SkillVersion, SkillWrite } from './store.js';
+import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, ToolCall } from '../domain/types.js';
+import type { FeedbackRecord, SkillEvent, SkillVersion } from './store.js';
+import type { FeedbackInsert, RowChange } from './write-plan.js';
 
 /** Row helpers shared by the store back ends: one mapping, so SQLite and PostgreSQL cannot drift. */
 export type Row = Record<string, any>;
@@ -27,23 +28,6 @@ export function auditFromRow(r: Row): AuditRecord {
     subjectId: r.subject_id,
     detail: parseJson(r.detail, {}),
   };
-}
-
-/** The event a skill write emits. */
-export function eventType(action: SkillWrite['action']): string {
-  switch (action) {
-    case 'add':
-    case 'supersede':
-      return 'skill.created';
-    case 'update':
-      return 'skill.updated';
-    case 'reinforce':
-      return 'skill.reinforced';
-    case 'import':
-      return 'skill.imported';
-    case 'promote':
-      return 'skill.promoted';
-  }
 }
 
 export function factFromRow(r: Row): Fact {
@@ -84,4 +68,91 @@ export function feedbackFromRow(r: Row): FeedbackRecord {
  */
 export function sessionRef(id: string): string {
   return `ses-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
+}
+
+/** A stored boolean as either back end returns it (SQLite 1/0, PostgreSQL true/false). */
+const truthy = (v: unknown) => v === 1 || v === true;
+
+export function callFromRow(c: Row): ToolCall {
+  return {
+    position: c.position,
+    tool: c.tool,
+    args: parseJson(c.args, {}),
+    result: c.result,
+    ok: truthy(c.ok),
+    error: c.error,
+    durationMs: c.duration_ms,
+    at: c.at,
+  };
+}
+
+/** A session from its row and its calls (in position order). */
+export function sessionFromRow(r: Row, calls: ToolCall[]): Session {
+  return {
+    id: r.id,
+    namespace: r.namespace,
+    goal: r.goal,
+    cue: r.cue ?? null,
+    outcome: r.outcome as Outcome,
+    outcomeSource: (r.outcome_source ?? 'reported') as OutcomeSource,
+    reward: r.reward,
+    agentId: r.agent_id,
+    source: r.source,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    labels: parseJson(r.labels, null),
+    seq: r.seq,
+    calls,
+  };
+}
+
+/** The columns of a new feedback row, in the order of `feedbackInsertValues`. */
+export const FEEDBACK_INSERT_COLUMNS = [
+  'namespace',
+  'skill_id',
+  'signal',
+  'value',
+  'session_id',
+  'at',
+  'eta_before',
+  'eta_after',
+  'status_before',
+  'status_after',
+  'utility_before',
+  'utility_after',
+] as const;
+
+export function feedbackInsertValues(f: FeedbackInsert): unknown[] {
+  return [f.namespace, f.skillId, f.signal, f.value, f.sessionId, f.at, f.etaBefore, f.etaAfter, f.statusBefore, f.statusAfter, f.utilityBefore, f.utilityAfter];
+}
+
+/**
+ * The statement of a row change in a dialect: `placeholder(i)` is its i-th parameter (0-based, `?` or `$1`),
+ * `bool` how it stores a boolean.
+ */
+export function rowChangeSql(change: RowChange, placeholder: (i: number) => string, bool: (b: boolean) => unknown): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const param = (v: unknown) => {
+    values.push(typeof v === 'boolean' ? bool(v) : v);
+    return placeholder(values.length - 1);
+  };
+  const set = change.set ? Object.entries(change.set).map(([c, v]) => `${c} = ${param(v)}`) : [];
+  const where = Object.entries(change.where).map(([c, v]) => `${c} = ${param(v)}`).join(' AND ');
+  const text = change.set ? `UPDATE ${change.table} SET ${set.join(', ')} WHERE ${where}` : `DELETE FROM ${change.table} WHERE ${where}`;
+  return { text, values };
+}
+
+/** The columns of a session row as written, in the order of `sessionRowValues` (`seq` is the store's). */
+export const SESSION_COLUMNS = ['namespace', 'id', 'goal', 'cue', 'outcome', 'outcome_source', 'reward', 'agent_id', 'source', 'started_at', 'ended_at', 'labels'] as const;
+
+export function sessionRowValues(s: Omit<Session, 'calls' | 'seq'>): unknown[] {
+  const labels = s.labels == null ? null : JSON.stringify(s.labels);
+  return [s.namespace, s.id, s.goal, s.cue ?? null, s.outcome, s.outcomeSource ?? 'reported', s.reward, s.agentId, s.source, s.startedAt, s.endedAt, labels];
+}
+
+/** The columns of a tool-call row, in the order of `callRowValues`. */
+export const CALL_COLUMNS = ['namespace', 'session_id', 'position', 'tool', 'args', 'result', 'ok', 'error', 'duration_ms', 'at'] as const;
+
+export function callRowValues(namespace: string, sessionId: string, c: ToolCall, bool: (b: boolean) => unknown): unknown[] {
+  return [namespace, sessionId, c.position, c.tool, JSON.stringify(c.args ?? {}), c.result ?? '', bool(!!c.ok), c.error, c.durationMs, c.at];
 }

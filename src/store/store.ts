@@ -10,21 +10,26 @@ import type {
   SkillStatus,
   ToolCall,
 } from '../domain/types.js';
+import type { StateKey } from './state-key.js';
 
 /**
- * The store back end behind the memory. Every method is async so that a networked back end (PostgreSQL)
- * fits the same contract; the SQLite store answers synchronously inside.
- * Writes that belong together are single methods (one transaction each), never a transaction handle.
+ * The store back end behind the memory: four interfaces with one job each, and the connection itself. Every
+ * method is async so that a networked back end (PostgreSQL) fits the same contract; the SQLite store answers
+ * synchronously inside. Writes that belong together are single methods (one transaction each), never a
+ * transaction handle; what a write turns into (rows, audit records, events) is decided once, in
+ * `write-plan.ts`, and each back end only executes it.
  */
-export interface Store {
+export interface Store extends SessionStore, PassStateStore, SkillStore, EventLog {
   readonly kind: string;
   readonly location: string;
   close(): Promise<void>;
   schemaVersion(): Promise<number>;
   /** Changes whenever another connection commits: lets an in-memory index know when to reload. */
   changeToken(): Promise<string>;
+}
 
-  // ── capture ────────────────────────────────────────────────────────────────
+/** Capture: sessions with their tool calls, and facts. */
+export interface SessionStore {
   /** Inserts sessions with their calls in one transaction; a session id already stored is left as it is. */
   insertSessions(sessions: Session[]): Promise<{ inserted: number; skipped: number }>;
   /** Opens (or re-opens, idempotently) a live session. */
@@ -43,10 +48,23 @@ export interface Store {
 
   addFact(fact: Fact): Promise<void>;
   listFacts(namespace: string): Promise<Fact[]>;
+  getFacts(namespace: string, ids: string[]): Promise<Fact[]>;
 
-  // ── synthesis state ───────────────────────────────────────────────────────
-  getState(namespace: string, key: string): Promise<string | null>;
-  setState(namespace: string, key: string, value: string): Promise<void>;
+  /**
+   * Forgets a session in ONE transaction: its row, its tool calls, its cluster membership (the cluster's size
+   * drops by one), the recalls made for it, the given embedding-cache entries, and its id on feedback rows
+   * (the trial stays in the skill's track record, anonymous). Each skill that named it as a parent keeps its
+   * row; the provenance row becomes a forgotten-parent marker (see `FORGOTTEN_PARENT`). Writes one audit
+   * record (`session.forget`, subject: the session's opaque reference, never its content) and one
+   * `skill.parent_forgotten` event per such skill. Null when the session does not exist.
+   */
+  forgetSession(namespace: string, sessionId: string, opts: ForgetSessionOptions): Promise<ForgottenSession | null>;
+}
+
+/** What synthesis passes keep between runs: state under typed keys, clusters, the embedding cache, the pass lock. */
+export interface PassStateStore {
+  getState(namespace: string, key: StateKey): Promise<string | null>;
+  setState(namespace: string, key: StateKey, value: string): Promise<void>;
   getCachedEmbeddings(embedderId: string, hashes: string[]): Promise<Map<string, Float32Array>>;
   putCachedEmbeddings(embedderId: string, entries: { hash: string; vector: Float32Array }[]): Promise<void>;
   loadClusters(namespace: string, embedderId: string): Promise<ClusterRecord[]>;
@@ -69,8 +87,10 @@ export interface Store {
    * Returns a release function, or null when another holder has it. A holder that died loses it after ttlMs.
    */
   tryLock(name: string, holder: string, ttlMs: number): Promise<(() => Promise<void>) | null>;
+}
 
-  // ── skills ────────────────────────────────────────────────────────────────
+/** Skills: rows, provenance, versions, files, feedback, recall records and what a recall index reads. */
+export interface SkillStore {
   listSkills(namespace: string, filter?: SkillFilter): Promise<Skill[]>;
   getSkill(namespace: string, idOrName: string): Promise<Skill | null>;
   /** The one code path that writes a skill: row, provenance, versions, audit and events in one transaction. */
@@ -81,13 +101,7 @@ export interface Store {
   skillVersions(skillId: string): Promise<SkillVersion[]>;
   /** The stored folder files of a skill version (imported skills; empty for learned ones), by path. */
   skillFiles(skillId: string, version: string): Promise<SkillFile[]>;
-  audit(namespace: string, opts?: { subjectId?: string; limit?: number }): Promise<AuditRecord[]>;
-  /** Audit records of every namespace with id > afterId, oldest first (for the append-only JSONL file). */
-  auditSince(afterId: number, limit: number): Promise<AuditRecord[]>;
-  appendEvent(namespace: string, type: string, skillId: string | null, payload: Record<string, unknown>, at: string): Promise<void>;
-  appendAudit(record: AuditRecord): Promise<void>;
 
-  // ── lifecycle ─────────────────────────────────────────────────────────────
   /**
    * Applies one feedback signal in a transaction: reads the skill, computes its next state with `compute`
    * (pure), writes it with a feedback row, an audit record and events for eta and status changes.
@@ -98,18 +112,6 @@ export interface Store {
   recordRecall(namespace: string, recall: { sessionId: string | null; goal: string; at: string; items: { skillId: string; rank: number; similarity: number }[] }): Promise<void>;
   /** Skills served by recalls made for a session, without repeats. */
   skillsServedForSession(namespace: string, sessionId: string): Promise<string[]>;
-  getFacts(namespace: string, ids: string[]): Promise<Fact[]>;
-
-  // ── forgetting ────────────────────────────────────────────────────────────
-  /**
-   * Forgets a session in ONE transaction: its row, its tool calls, its cluster membership (the cluster's size
-   * drops by one), the recalls made for it, the given embedding-cache entries, and its id on feedback rows
-   * (the trial stays in the skill's track record, anonymous). Each skill that named it as a parent keeps its
-   * row; the provenance row becomes a forgotten-parent marker (see `FORGOTTEN_PARENT`). Writes one audit
-   * record (`session.forget`, subject: the session's opaque reference, never its content) and one
-   * `skill.parent_forgotten` event per such skill. Null when the session does not exist.
-   */
-  forgetSession(namespace: string, sessionId: string, opts: ForgetSessionOptions): Promise<ForgottenSession | null>;
   /**
    * Forgets a skill (by id, else by name as `getSkill` finds it) in ONE transaction: its row with its vectors
    * and exemplars, its versions, provenance, feedback and the recall items that served it; a cluster linked
@@ -117,10 +119,6 @@ export interface Store {
    * skill does not exist.
    */
   forgetSkill(namespace: string, idOrName: string, opts: ForgetOptions): Promise<{ id: string; name: string } | null>;
-
-  events(namespace: string, opts?: { afterId?: number; limit?: number }): Promise<SkillEvent[]>;
-  /** Highest event id so far (0 when none): a new listener starts after it. */
-  lastEventId(): Promise<number>;
 
   // ── recall index ──────────────────────────────────────────────────────────
   /**
@@ -139,6 +137,19 @@ export interface Store {
   getSkillsById(namespace: string, ids: string[]): Promise<Skill[]>;
 }
 
+/** The append-only event log and audit trail (written with the changes they describe; see write-plan.ts). */
+export interface EventLog {
+  audit(namespace: string, opts?: { subjectId?: string; limit?: number }): Promise<AuditRecord[]>;
+  /** Audit records of every namespace with id > afterId, oldest first (for the append-only JSONL file). */
+  auditSince(afterId: number, limit: number): Promise<AuditRecord[]>;
+  appendEvent(namespace: string, type: string, skillId: string | null, payload: Record<string, unknown>, at: string): Promise<void>;
+  appendAudit(record: AuditRecord): Promise<void>;
+
+  events(namespace: string, opts?: { afterId?: number; limit?: number }): Promise<SkillEvent[]>;
+  /** Highest event id so far (0 when none): a new listener starts after it. */
+  lastEventId(): Promise<number>;
+}
+
 export interface SkillRevision {
   storeId: string;
   revision: number;
@@ -155,7 +166,7 @@ export interface ForgetSessionOptions extends ForgetOptions {
   /** Embedding-cache entries of its goal and cue. */
   embeddingHashes?: { embedderId: string; hash: string }[];
   /** Synthesis state of the namespace to write when a pass had clustered it (its terms taken back out). */
-  stateIfClustered?: { key: string; value: string }[];
+  stateIfClustered?: { key: StateKey; value: string }[];
 }
 
 export interface ForgottenSession {

@@ -7,6 +7,7 @@ import { clusteringFeature, toolFeatures, toolTerms } from '../../domain/tool-fe
 import type { Session } from '../../domain/types.js';
 import type { Embedder, EmbedderThresholds } from '../../embedders/embedder.js';
 import type { ClusterRecord, Store } from '../../store/store.js';
+import { stateKey } from '../../store/state-key.js';
 
 /** Dimensions of the tool-use part of a session's clustering feature. */
 const FEATURE_TOOL_DIMS = 128;
@@ -21,9 +22,9 @@ export interface Clustering {
 
 /** Reads the stored clusters and statistics, ready for incremental assignment of new sessions. */
 export async function loadClustering(store: Store, namespace: string, embedder: Embedder, config: SkillsmithConfig, thresholds: EmbedderThresholds): Promise<Clustering> {
-  const toolStats = TermStats.fromJSON(await store.getState(namespace, 'tool-stats'));
-  const goalStats = TermStats.fromJSON(await store.getState(namespace, 'goal-stats'));
-  const goalMean = GoalMean.fromJSON(await store.getState(namespace, `goal-mean:${embedder.id}`), embedder.dimensions);
+  const toolStats = TermStats.fromJSON(await store.getState(namespace, stateKey.toolStats));
+  const goalStats = TermStats.fromJSON(await store.getState(namespace, stateKey.goalStats));
+  const goalMean = GoalMean.fromJSON(await store.getState(namespace, stateKey.goalMean(embedder.id)), embedder.dimensions);
   const threshold = config.thresholds.cluster ?? thresholds.cluster;
   const goalDims = embedder.dimensions;
   const existing = await store.loadClusters(namespace, embedder.id);
@@ -85,9 +86,9 @@ export function clusterRecords(state: Clustering): ClusterRecord[] {
 export async function saveClustering(store: Store, namespace: string, embedderId: string, state: Clustering, records: readonly ClusterRecord[], watermark: number): Promise<void> {
   // Cluster state and watermark move together: a crash before this line re-reads the same sessions.
   await store.saveClusters(namespace, embedderId, records.filter((r) => r.newMembers.length > 0), watermark);
-  await store.setState(namespace, 'tool-stats', state.toolStats.toJSON());
-  await store.setState(namespace, 'goal-stats', state.goalStats.toJSON());
-  await store.setState(namespace, `goal-mean:${embedderId}`, state.goalMean.toJSON());
+  await store.setState(namespace, stateKey.toolStats, state.toolStats.toJSON());
+  await store.setState(namespace, stateKey.goalStats, state.goalStats.toJSON());
+  await store.setState(namespace, stateKey.goalMean(embedderId), state.goalMean.toJSON());
 }
 
 /** The words of a goal that count toward the namespace's goal-word statistics. */

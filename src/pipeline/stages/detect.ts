@@ -1,6 +1,7 @@
 import type { Session } from '../../domain/types.js';
 import type { Store } from '../../store/store.js';
 import type { Logger } from '../../support/log.js';
+import { stateKey } from '../../store/state-key.js';
 
 /** Sessions read from the store at a time. */
 const PAGE = 5000;
@@ -28,5 +29,5 @@ export async function* detectNewSessions(store: Store, namespace: string, waterm
 
 /** Where the last pass with this embedder stopped (the `seq` of the last session it read). */
 export async function readWatermark(store: Store, namespace: string, embedderId: string): Promise<number> {
-  return Number((await store.getState(namespace, `watermark:${embedderId}`)) ?? 0);
+  return Number((await store.getState(namespace, stateKey.watermark(embedderId))) ?? 0);
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { seedEta } from '../../domain/admit.js';
 import { bumpVersion, defaultReconcileRules, reconcile, type Decision } from '../../domain/reconcile.js';
 import type { Skill } from '../../domain/types.js';
@@ -7,6 +6,7 @@ import type { PipelineDeps } from '../pipeline-deps.js';
 import { renderSkillMd } from '../render-skill-md.js';
 import { uniqueName } from '../skill-catalog.js';
 import { mergeExemplars } from '../skill-embedding.js';
+import { newSkill, newSkillId } from '../../domain/new-skill.js';
 
 /** Where a verified draft lands among the live skills, and the skill row that results. */
 export interface Placement {
@@ -58,7 +58,7 @@ export function reconcileDraft(deps: PipelineDeps, input: GroupInput, material: 
   };
 
   if (decision.action === 'add' || decision.action === 'supersede') {
-    const id = `sk_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+    const id = newSkillId();
     const version = decision.action === 'add' ? '1.0.0' : bumpVersion(decision.target.version, 'major');
     // A superseding skill of the same cluster keeps the name people know; one from another cluster is named
     // by its own draft (its title and description say what it does), with the lineage in supersedes.
@@ -68,7 +68,7 @@ export function reconcileDraft(deps: PipelineDeps, input: GroupInput, material: 
     const taken = input.skills.names(decision.action === 'supersede' ? decision.target.id : undefined);
     const name = keep ? decision.target.name : taken.has(draft.name) ? uniqueName(draft.name, taken) : draft.name;
     const named = { ...draft, name };
-    const skill: Skill = {
+    const skill: Skill = newSkill(at, {
       ...base,
       id,
       name,
@@ -76,22 +76,13 @@ export function reconcileDraft(deps: PipelineDeps, input: GroupInput, material: 
       body: draft.body,
       skillMd: renderSkillMd(named, { license, version, id, sourceSessions, clusterId: input.clusterId, learnedBy: deps.distiller.id }),
       version,
-      status: 'probationary',
-      enabled: true,
       toolsRequired: draft.toolsRequired,
       toolSequence: draft.toolSequence,
       ...counts,
       // Seeded from the evidence (Beta posterior over the followers): thin support starts lower; trials do the rest.
       eta: seedEta(counts.successCount, counts.attemptCount),
-      utility: 0,
-      trialsAttempted: 0,
-      trialsPassed: 0,
       sourceSessions,
-      supersededBy: null,
-      createdAt: at,
-      updatedAt: at,
-      lastUsedAt: null,
-    };
+    });
     if (decision.action === 'add') return { decision, skill, at };
     return { decision, skill, supersedes: decision.target.id, target: decision.target, at };
   }

@@ -3,30 +3,17 @@ import pg from 'pg';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
 import { createLogger, type Logger } from '../../support/log.js';
-import {
-  FORGOTTEN_PARENT,
-  type ClusterRecord,
-  type EmbeddingReplacement,
-  type FeedbackRecord,
-  type FeedbackRequest,
-  type ForgetOptions,
-  type ForgetSessionOptions,
-  type ForgottenSession,
-  type SkillEvent,
-  type SkillFilter,
-  type SkillFile,
-  type SkillRevision,
-  type SkillVectorRow,
-  type SkillVersion,
-  type SkillWrite,
-  type Store,
-} from '../store.js';
+import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgetSessionOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillFile, type SkillRevision, type SkillVectorRow, type SkillVersion, type SkillWrite, type Store } from '../store.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
 import { isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
-import { auditFromRow, eventFromRow, eventType, factFromRow, feedbackFromRow, json, parseJson, provenanceFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
+import { auditFromRow, CALL_COLUMNS, callFromRow, callRowValues, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, rowChangeSql, SESSION_COLUMNS, sessionFromRow, sessionRef, sessionRowValues, versionFromRow, type Row } from '../rows.js';
+import { skillFromRow as skillFromStoredRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
+import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, stateShapesRecall, type StateKey } from '../state-key.js';
+import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox, type RowChange } from '../write-plan.js';
+
 /** A connection in a transaction, or the store's own retrying autocommit path. */
 type Db = { query(text: string, values?: unknown[]): Promise<pg.QueryResult> };
 
@@ -143,45 +130,44 @@ export function redactUrl(url: string): string {
 }
 
 
+/** How PostgreSQL stores a boolean. */
+const pgBool = (b: boolean) => b;
+
+/** The PostgreSQL types of `CALL_COLUMNS`, in order. */
+const CALL_TYPES = ['text', 'text', 'int', 'text', 'text', 'text', 'bool', 'text', 'float8', 'text'] as const;
+
+const INSERT_SESSION_SQL = `INSERT INTO sessions (${SESSION_COLUMNS.join(', ')}) VALUES (${SESSION_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+  ON CONFLICT (namespace, id) DO NOTHING`;
+
+/** One statement, so one implicit transaction: the namespace's session lock is held until it commits. */
+const BEGIN_SESSION_SQL = `WITH l AS (SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:sessions:' || $1::text, 0)))
+  INSERT INTO sessions (${SESSION_COLUMNS.join(', ')})
+  SELECT ${SESSION_COLUMNS.map((c, i) => `$${i + 1}::${c === 'reward' ? 'float8' : 'text'}`).join(', ')} FROM l
+  ON CONFLICT (namespace, id) DO NOTHING`;
+
+const INSERT_CALLS_SQL = `INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')})
+  SELECT * FROM unnest(${CALL_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) ON CONFLICT DO NOTHING`;
+
+const APPEND_CALL_SQL = `INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')})
+  SELECT ${CALL_TYPES.map((t, i) => `$${i + 1}::${t}`).join(', ')}
+  WHERE EXISTS (SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2)
+  ON CONFLICT DO NOTHING`;
+
+/** Runs a plan's change to existing rows on a connection (in its transaction). */
+function change(c: Db, ch: RowChange) {
+  const { text, values } = rowChangeSql(ch, (i) => `$${i + 1}`, pgBool);
+  return c.query(text, values);
+}
+
+const SKILL_UPSERT = skillInsertSql((i) => `$${i + 1}`, { upsert: true });
+
+const FEEDBACK_INSERT = `INSERT INTO feedback (${FEEDBACK_INSERT_COLUMNS.join(', ')}) VALUES (${FEEDBACK_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+
 const SKILL_COLUMNS = `s.*, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
   FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic' AND p.source_id NOT LIKE '${FORGOTTEN_PARENT}%') AS source_sessions`;
 
 const REVISION_SQL = `SELECT (SELECT id FROM store_identity LIMIT 1) AS store_id,
   COALESCE((SELECT MAX(revision) FROM skill_changes WHERE namespace = $1), 0) AS revision`;
-
-const VECTOR_COLUMNS = 'id, corpus, enabled, status, eta, superseded_by, embedder_id, embedding, exemplars';
-
-function vectorRowFrom(r: Row): SkillVectorRow {
-  return {
-    id: r.id,
-    corpus: r.corpus,
-    enabled: r.enabled === true,
-    status: r.status,
-    eta: r.eta,
-    supersededBy: r.superseded_by,
-    embedderId: r.embedder_id,
-    embedding: r.embedding ? fromBuffer(r.embedding) : null,
-    exemplars: r.exemplars ? fromBuffer(r.exemplars) : null,
-  };
-}
-
-interface AuditRow {
-  namespace: string;
-  at: string;
-  actor: string;
-  action: string;
-  subjectKind: string;
-  subjectId: string;
-  detail: string;
-}
-
-interface EventRow {
-  namespace: string;
-  at: string;
-  type: string;
-  skillId: string | null;
-  payload: string;
-}
 
 interface RecallRecord {
   namespace: string;
@@ -310,7 +296,8 @@ export class PgStore implements Store {
    * bumps the counter and notifies every listening process. Every writer takes this lock last (no deadlock),
    * and holds it for this statement and its COMMIT only.
    */
-  private async outbox(c: pg.PoolClient, skillsChanged: boolean, audit: AuditRow[], events: EventRow[]): Promise<number> {
+  private async outbox(c: pg.PoolClient, o: Outbox): Promise<number> {
+    const { audit, events } = o;
     const { rows } = await c.query(
       `WITH v AS (UPDATE change_counter SET value = value + $1 WHERE id = 1 RETURNING value),
        n AS (SELECT pg_notify('${CHANGE_CHANNEL}', v.value::text) FROM v WHERE $1 > 0),
@@ -324,19 +311,19 @@ export class PgStore implements Store {
                AS u(namespace, at, type, skill_id, payload, ord) ORDER BY u.ord RETURNING 1)
        SELECT v.value, (SELECT COUNT(*) FROM n) AS notified, (SELECT COUNT(*) FROM a) AS audited, (SELECT COUNT(*) FROM e) AS evented FROM v`,
       [
-        skillsChanged ? 1 : 0,
+        o.skillsChanged ? 1 : 0,
         audit.map((r) => r.namespace),
         audit.map((r) => r.at),
         audit.map((r) => r.actor),
         audit.map((r) => r.action),
         audit.map((r) => r.subjectKind),
         audit.map((r) => r.subjectId),
-        audit.map((r) => r.detail),
+        audit.map((r) => json(r.detail)),
         events.map((r) => r.namespace),
         events.map((r) => r.at),
         events.map((r) => r.type),
         events.map((r) => r.skillId),
-        events.map((r) => r.payload),
+        events.map((r) => json(r.payload)),
       ],
     );
     return Number(rows[0].value);
@@ -364,9 +351,8 @@ export class PgStore implements Store {
       const calls: { namespace: string; sessionId: string; call: ToolCall }[] = [];
       for (const s of sessions) {
         const res = await c.query(
-          `INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels, outcome_source, cue)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (namespace, id) DO NOTHING`,
-          sessionParams(s),
+          INSERT_SESSION_SQL,
+          sessionRowValues(s),
         );
         if (res.rowCount === 0) continue;
         n++;
@@ -379,14 +365,12 @@ export class PgStore implements Store {
   }
 
   private insertCallRows(c: Db, rows: { namespace: string; sessionId: string; call: ToolCall }[]) {
-    const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], []];
+    const cols: unknown[][] = CALL_COLUMNS.map(() => []);
     for (const { namespace, sessionId, call } of rows) {
-      callParams(namespace, sessionId, call).forEach((v, i) => cols[i].push(v));
+      callRowValues(namespace, sessionId, call, pgBool).forEach((v, i) => cols[i].push(v));
     }
     return c.query(
-      `INSERT INTO tool_calls (namespace, session_id, position, tool, args, result, ok, error, duration_ms, at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::text[], $9::float8[], $10::text[])
-       ON CONFLICT DO NOTHING`,
+      INSERT_CALLS_SQL,
       cols,
     );
   }
@@ -395,22 +379,16 @@ export class PgStore implements Store {
     // One statement, so one implicit transaction: the lock is held until it commits.
     await this.query({
       name: 'skillsmith.beginSession',
-      text: `WITH l AS (SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:sessions:' || $1::text, 0)))
-             INSERT INTO sessions (namespace, id, goal, outcome, reward, agent_id, source, started_at, ended_at, labels, outcome_source, cue)
-             SELECT $1, $2::text, $3::text, $4::text, $5::float8, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text FROM l
-             ON CONFLICT (namespace, id) DO NOTHING`,
-      values: sessionParams({ ...session, calls: [] }),
+      text: BEGIN_SESSION_SQL,
+      values: sessionRowValues(session),
     });
   }
 
   async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void> {
     const res = await this.query({
       name: 'skillsmith.appendCall',
-      text: `INSERT INTO tool_calls (namespace, session_id, position, tool, args, result, ok, error, duration_ms, at)
-             SELECT $1::text, $2::text, $3::int, $4::text, $5::text, $6::text, $7::bool, $8::text, $9::float8, $10::text
-             WHERE EXISTS (SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2)
-             ON CONFLICT DO NOTHING`,
-      values: callParams(namespace, sessionId, call),
+      text: APPEND_CALL_SQL,
+      values: callRowValues(namespace, sessionId, call, pgBool),
     });
     if (res.rowCount === 0) {
       const known = await this.query('SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2', [namespace, sessionId]);
@@ -488,22 +466,7 @@ export class PgStore implements Store {
         }
       }
     }
-    return rows.map((r) => ({
-      id: r.id,
-      namespace: r.namespace,
-      goal: r.goal,
-      cue: r.cue ?? null,
-      outcome: r.outcome as Outcome,
-      outcomeSource: (r.outcome_source ?? 'reported') as OutcomeSource,
-      reward: r.reward,
-      agentId: r.agent_id,
-      source: r.source,
-      startedAt: r.started_at,
-      endedAt: r.ended_at,
-      labels: parseJson(r.labels, null),
-      seq: r.seq,
-      calls: byKey.get(key(r.namespace, r.id)) ?? [],
-    }));
+    return rows.map((r) => sessionFromRow(r, byKey.get(key(r.namespace, r.id)) ?? []));
   }
 
   async addFact(fact: Fact): Promise<void> {
@@ -523,21 +486,21 @@ export class PgStore implements Store {
 
   // ── synthesis state ───────────────────────────────────────────────────────
 
-  async getState(namespace: string, key: string): Promise<string | null> {
+  async getState(namespace: string, key: StateKey): Promise<string | null> {
     const { rows } = await this.query('SELECT value FROM state WHERE namespace = $1 AND key = $2', [namespace, key]);
     return rows.length ? (rows[0].value as string) : null;
   }
 
-  async setState(namespace: string, key: string, value: string): Promise<void> {
+  async setState(namespace: string, key: StateKey, value: string): Promise<void> {
     const upsert = 'INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value';
     // The mean goal direction shapes every recall vector: recall indexes elsewhere must reload when it moves.
-    if (!key.startsWith('goal-mean:')) {
+    if (!stateShapesRecall(key)) {
       await this.query(upsert, [namespace, key, value]);
       return;
     }
     const version = await this.tx(async (c) => {
       await c.query(upsert, [namespace, key, value]);
-      return this.outbox(c, true, [], []);
+      return this.outbox(c, { audit: [], events: [], skillsChanged: true });
     });
     this.feed.observe(version);
   }
@@ -602,7 +565,7 @@ export class PgStore implements Store {
       }
       await c.query('INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value', [
         namespace,
-        `watermark:${embedderId}`,
+        stateKey.watermark(embedderId),
         String(watermark),
       ]);
     });
@@ -632,14 +595,8 @@ export class PgStore implements Store {
       }
       await c.query('DELETE FROM cluster_members WHERE namespace = $1', [namespace]);
       out.clusters = (await c.query('DELETE FROM clusters WHERE namespace = $1', [namespace])).rowCount ?? 0;
-      await c.query(`DELETE FROM state WHERE namespace = $1 AND (key LIKE 'watermark:%' OR key IN ('tool-stats', 'goal-stats'))`, [namespace]);
-      const detail = json({ embedderId: change.embedderId, skills: out.skills, clusters: out.clusters });
-      return this.outbox(
-        c,
-        true,
-        [{ namespace, at: change.at, actor: change.actor, action: 'skills.reembed', subjectKind: 'namespace', subjectId: namespace, detail }],
-        [{ namespace, at: change.at, type: 'skills.reembedded', skillId: null, payload: detail }],
-      );
+      await c.query(`DELETE FROM state WHERE namespace = $1 AND ${STATE_CLEARED_ON_REEMBED_SQL}`, [namespace]);
+      return this.outbox(c, planReembed(namespace, change, out));
     });
     this.feed.observe(version);
     return out;
@@ -742,89 +699,37 @@ export class PgStore implements Store {
   async writeSkill(w: SkillWrite): Promise<Skill> {
     const s = w.skill;
     const version = await this.tx(async (c) => {
-      if (w.supersedes) {
-        const r = await c.query('UPDATE skills SET superseded_by = $1, updated_at = $2 WHERE id = $3 AND namespace = $4 AND superseded_by IS NULL', [
-          s.id,
-          w.at,
-          w.supersedes,
-          s.namespace,
-        ]);
-        if (r.rowCount !== 1) throw new Error(`cannot supersede ${w.supersedes}: not a live skill in ${s.namespace}`);
-      }
-      await c.query(
-        `INSERT INTO skills (id, namespace, name, description, skill_md, body, version, kind, corpus, status, enabled,
-           tools_required, tool_sequence, success_count, attempt_count, support, eta, utility, trials_attempted, trials_passed,
-           superseded_by, cluster_id, embedder_id, embedding, created_at, updated_at, last_used_at, exemplars)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
-         ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, skill_md = excluded.skill_md,
-           body = excluded.body, version = excluded.version, kind = excluded.kind, corpus = excluded.corpus, status = excluded.status,
-           enabled = excluded.enabled, tools_required = excluded.tools_required, tool_sequence = excluded.tool_sequence,
-           success_count = excluded.success_count, attempt_count = excluded.attempt_count, support = excluded.support,
-           eta = excluded.eta, utility = excluded.utility, trials_attempted = excluded.trials_attempted,
-           trials_passed = excluded.trials_passed, cluster_id = excluded.cluster_id, embedder_id = excluded.embedder_id,
-           embedding = excluded.embedding, exemplars = excluded.exemplars, updated_at = excluded.updated_at`,
-        [
-          s.id,
-          s.namespace,
-          s.name,
-          s.description,
-          s.skillMd,
-          s.body,
-          s.version,
-          s.kind,
-          s.corpus,
-          s.status,
-          s.enabled,
-          json(s.toolsRequired),
-          json(s.toolSequence),
-          s.successCount,
-          s.attemptCount,
-          s.support,
-          s.eta,
-          s.utility,
-          s.trialsAttempted,
-          s.trialsPassed,
-          s.supersededBy,
-          s.clusterId,
-          s.embedderId,
-          s.embedding ? toBuffer(s.embedding) : null,
-          s.createdAt,
-          s.updatedAt,
-          s.lastUsedAt,
-          s.exemplars ? toBuffer(s.exemplars) : null,
-        ],
-      );
-      if (w.parents.length) {
+      // The row being superseded is locked: of two writers superseding it, the second sees the first's mark.
+      const superseded = w.supersedes
+        ? (await c.query('SELECT superseded_by FROM skills WHERE namespace = $1 AND id = $2 FOR UPDATE', [s.namespace, w.supersedes])).rows[0]
+        : undefined;
+      const plan = accepted(planSkillWrite(w, { superseded: superseded ? { supersededBy: superseded.superseded_by } : null }));
+      if (plan.supersede) await change(c, plan.supersede);
+      await c.query(SKILL_UPSERT, skillRowValues(plan.skill, pgBool));
+      if (plan.provenance.length) {
+        const p = plan.provenance;
         await c.query(
           `INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at)
-           SELECT $1, k, i, $2, $3 FROM unnest($4::text[], $5::text[]) AS u(k, i) ON CONFLICT DO NOTHING`,
-          [s.id, s.version, w.at, w.parents.map((p) => p.kind), w.parents.map((p) => p.id)],
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING`,
+          [p.map((r) => r.skillId), p.map((r) => r.sourceKind), p.map((r) => r.sourceId), p.map((r) => r.version), p.map((r) => r.createdAt)],
         );
       }
-      if (w.action !== 'reinforce') {
+      if (plan.version) {
+        const v = plan.version;
         await c.query(
           'INSERT INTO skill_versions (skill_id, version, skill_md, tool_sequence, reason, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
-          [s.id, s.version, s.skillMd, json(s.toolSequence), w.action, w.at],
+          [v.skillId, v.version, v.skillMd, json(v.toolSequence), v.reason, v.createdAt],
         );
       }
-      if (w.files) {
-        await c.query('DELETE FROM skill_files WHERE skill_id = $1 AND version = $2', [s.id, s.version]);
-        for (const f of w.files) {
-          await c.query('INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES ($1, $2, $3, $4, $5)', [s.id, s.version, f.path, f.bytes, f.executable ? 1 : 0]);
+      if (plan.files) {
+        const f = plan.files;
+        await change(c, f.clear);
+        for (const file of f.files) {
+          await c.query('INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES ($1, $2, $3, $4, $5)', [f.skillId, f.version, file.path, file.bytes, file.executable ? 1 : 0]);
         }
       }
-      if (w.clusterId) {
-        await c.query('UPDATE clusters SET skill_id = $1, dirty = FALSE, last_pass_at = $2 WHERE namespace = $3 AND id = $4', [s.id, w.at, s.namespace, w.clusterId]);
-      }
-      const detail = { ...w.detail, version: s.version, parents: w.parents.length, supersedes: w.supersedes ?? null };
-      const events: EventRow[] = [{ namespace: s.namespace, at: w.at, type: eventType(w.action), skillId: s.id, payload: json({ name: s.name, ...detail }) }];
-      if (w.supersedes) events.push({ namespace: s.namespace, at: w.at, type: 'skill.superseded', skillId: w.supersedes, payload: json({ by: s.id }) });
-      return this.outbox(
-        c,
-        true,
-        [{ namespace: s.namespace, at: w.at, actor: w.actor, action: `skill.${w.action}`, subjectKind: 'skill', subjectId: s.id, detail: json(detail) }],
-        events,
-      );
+      if (plan.linkCluster) await change(c, plan.linkCluster);
+      return this.outbox(c, plan);
     });
     this.feed.observe(version);
     return (await this.getSkill(s.namespace, s.id))!;
@@ -833,16 +738,10 @@ export class PgStore implements Store {
   async setSkillEnabled(namespace: string, idOrName: string, enabled: boolean, actor: string): Promise<Skill | null> {
     const skill = await this.getSkill(namespace, idOrName);
     if (!skill) return null;
-    const at = new Date().toISOString();
+    const plan = planSetEnabled(skill, enabled, actor, new Date().toISOString());
     const version = await this.tx(async (c) => {
-      await c.query('UPDATE skills SET enabled = $1, updated_at = $2 WHERE id = $3', [enabled, at, skill.id]);
-      const payload = json({ name: skill.name });
-      return this.outbox(
-        c,
-        true,
-        [{ namespace, at, actor, action: enabled ? 'skill.enable' : 'skill.disable', subjectKind: 'skill', subjectId: skill.id, detail: payload }],
-        [{ namespace, at, type: enabled ? 'skill.enabled' : 'skill.disabled', skillId: skill.id, payload }],
-      );
+      await change(c, plan.update);
+      return this.outbox(c, plan);
     });
     this.feed.observe(version);
     return this.getSkill(namespace, skill.id);
@@ -917,13 +816,11 @@ export class PgStore implements Store {
   }
 
   async appendEvent(namespace: string, type: string, skillId: string | null, payload: Record<string, unknown>, at: string): Promise<void> {
-    await this.tx((c) => this.outbox(c, false, [], [{ namespace, at, type, skillId, payload: json(payload) }]));
+    await this.tx((c) => this.outbox(c, { audit: [], events: [{ namespace, at, type, skillId, payload }], skillsChanged: false }));
   }
 
   async appendAudit(r: AuditRecord): Promise<void> {
-    await this.tx((c) =>
-      this.outbox(c, false, [{ namespace: r.namespace, at: r.at, actor: r.actor, action: r.action, subjectKind: r.subjectKind, subjectId: r.subjectId, detail: json(r.detail) }], []),
-    );
+    await this.tx((c) => this.outbox(c, { audit: [r], events: [], skillsChanged: false }));
   }
 
   // ── lifecycle ─────────────────────────────────────────────────────────────
@@ -935,61 +832,15 @@ export class PgStore implements Store {
       // previous one left, and the once-per-session check below cannot be passed twice.
       const before = await this.findSkill(c, req.namespace, req.idOrName, true);
       if (!before) return null;
-      if (req.oncePerSession && req.sessionId) {
-        const seen = await c.query(`SELECT 1 FROM feedback WHERE skill_id = $1 AND session_id = $2 AND signal IN ('trial.pass','trial.fail') LIMIT 1`, [
-          before.id,
-          req.sessionId,
-        ]);
-        if (seen.rowCount) return null;
-      }
-      const next = req.compute(before);
-      await c.query('UPDATE skills SET status = $1, eta = $2, utility = $3, trials_attempted = $4, trials_passed = $5, updated_at = $6 WHERE id = $7', [
-        next.status,
-        next.eta,
-        next.utility,
-        next.trialsAttempted,
-        next.trialsPassed,
-        req.at,
-        before.id,
-      ]);
-      await c.query(
-        `INSERT INTO feedback (namespace, skill_id, signal, value, session_id, at, eta_before, eta_after, status_before, status_after,
-           utility_before, utility_after)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [req.namespace, before.id, req.signal, req.value, req.sessionId, req.at, before.eta, next.eta, before.status, next.status, before.utility, next.utility],
-      );
-      const detail = {
-        signal: req.signal,
-        value: req.value,
-        session: req.sessionId,
-        eta: [before.eta, next.eta],
-        status: [before.status, next.status],
-        utility: [before.utility, next.utility],
-      };
-      const event = (type: string, payload: unknown): EventRow => ({ namespace: req.namespace, at: req.at, type, skillId: before.id, payload: json(payload) });
-      const events: EventRow[] = [];
-      if (next.eta !== before.eta) events.push(event('skill.eta_changed', { name: before.name, from: before.eta, to: next.eta, signal: req.signal }));
-      if (next.status !== before.status) {
-        events.push(event('skill.status_changed', { name: before.name, from: before.status, to: next.status }));
-        if (next.status === 'retired') events.push(event('skill.retired', { name: before.name }));
-      }
-      const version = await this.outbox(
-        c,
-        true,
-        [{ namespace: req.namespace, at: req.at, actor: req.actor, action: 'skill.feedback', subjectKind: 'skill', subjectId: before.id, detail: json(detail) }],
-        events,
-      );
-      // What the row now holds: the locked state plus this signal (no re-read needed).
-      const after: Skill = {
-        ...before,
-        status: next.status,
-        eta: next.eta,
-        utility: next.utility,
-        trialsAttempted: next.trialsAttempted,
-        trialsPassed: next.trialsPassed,
-        updatedAt: req.at,
-      };
-      return { before, after, version };
+      const tried = feedbackNeedsTrialCheck(req)
+        ? !!(await c.query(`SELECT 1 FROM feedback WHERE skill_id = $1 AND session_id = $2 AND signal = ANY($3::text[]) LIMIT 1`, [before.id, req.sessionId, TRIAL_SIGNALS])).rowCount
+        : false;
+      const plan = planFeedback(req, before, { sessionAlreadyTried: tried });
+      if (!plan) return null;
+      await change(c, plan.update);
+      await c.query(FEEDBACK_INSERT, feedbackInsertValues(plan.feedback));
+      const version = await this.outbox(c, plan);
+      return { before, after: plan.after, version };
     });
     if (!out) return null;
     this.feed.observe(out.version);
@@ -1095,15 +946,9 @@ export class PgStore implements Store {
           sessionId,
         ]);
       }
-      const ref = sessionRef(sessionId);
-      const skills = parents.map((p) => p.skill_id as string);
-      const version = await this.outbox(
-        c,
-        skills.length > 0,
-        [{ namespace, at: opts.at, actor: opts.actor, action: 'session.forget', subjectKind: 'session', subjectId: ref, detail: json({ calls, skills }) }],
-        parents.map((p) => ({ namespace, at: opts.at, type: 'skill.parent_forgotten', skillId: p.skill_id as string, payload: json({ name: p.name }) })),
-      );
-      return { result: { ref, calls, skills, clusterId } satisfies ForgottenSession, version };
+      const found = { calls, clusterId, parents: parents.map((p) => ({ skillId: p.skill_id as string, name: p.name as string })) };
+      const plan = planForgetSession(namespace, sessionRef(sessionId), found, opts);
+      return { result: plan.result, version: await this.outbox(c, plan) };
     });
     if (!out) return null;
     this.feed.observe(out.version);
@@ -1115,20 +960,9 @@ export class PgStore implements Store {
     const out = await this.tx(async (c) => {
       const skill = await this.findSkill(c, namespace, idOrName, true);
       if (!skill) return null;
-      await c.query('DELETE FROM skills WHERE namespace = $1 AND id = $2', [namespace, skill.id]);
-      await c.query('DELETE FROM skill_versions WHERE skill_id = $1', [skill.id]);
-      await c.query('DELETE FROM provenance WHERE skill_id = $1', [skill.id]);
-      await c.query('DELETE FROM feedback WHERE skill_id = $1', [skill.id]);
-      await c.query('DELETE FROM recall_items WHERE skill_id = $1', [skill.id]);
-      await c.query('DELETE FROM skill_files WHERE skill_id = $1', [skill.id]);
-      await c.query('UPDATE clusters SET skill_id = NULL WHERE namespace = $1 AND skill_id = $2', [namespace, skill.id]);
-      const detail = json({ name: skill.name, version: skill.version, corpus: skill.corpus });
-      const version = await this.outbox(
-        c,
-        true,
-        [{ namespace, at: opts.at, actor: opts.actor, action: 'skill.forget', subjectKind: 'skill', subjectId: skill.id, detail }],
-        [{ namespace, at: opts.at, type: 'skill.forgotten', skillId: skill.id, payload: detail }],
-      );
+      const plan = planForgetSkill(skill, opts);
+      for (const ch of plan.changes) await change(c, ch);
+      const version = await this.outbox(c, plan);
       return { skill: { id: skill.id, name: skill.name }, version };
     });
     if (!out) return null;
@@ -1146,60 +980,7 @@ export class PgStore implements Store {
   }
 }
 
-function sessionParams(s: Session): unknown[] {
-  return [s.namespace, s.id, s.goal, s.outcome, s.reward, s.agentId, s.source, s.startedAt, s.endedAt, s.labels == null ? null : JSON.stringify(s.labels), s.outcomeSource ?? 'reported', s.cue ?? null];
-}
-
-function callParams(namespace: string, sessionId: string, c: ToolCall): unknown[] {
-  return [namespace, sessionId, c.position, c.tool, JSON.stringify(c.args ?? {}), c.result ?? '', !!c.ok, c.error, c.durationMs, c.at];
-}
-
-function callFromRow(c: Row): ToolCall {
-  return {
-    position: c.position,
-    tool: c.tool,
-    args: parseJson(c.args, {}),
-    result: c.result,
-    ok: c.ok === true,
-    error: c.error,
-    durationMs: c.duration_ms,
-    at: c.at,
-  };
-}
-
-
+/** A skill row read with `SKILL_COLUMNS_SQL` (its live episodic parents aggregated alongside). */
 function skillFromRow(r: Row): Skill {
-  return {
-    id: r.id,
-    namespace: r.namespace,
-    name: r.name,
-    description: r.description,
-    skillMd: r.skill_md,
-    body: r.body,
-    version: r.version,
-    kind: r.kind,
-    corpus: r.corpus,
-    status: r.status,
-    enabled: r.enabled === true,
-    toolsRequired: parseJson(r.tools_required, []),
-    toolSequence: parseJson(r.tool_sequence, []),
-    successCount: r.success_count,
-    attemptCount: r.attempt_count,
-    support: r.support,
-    eta: r.eta,
-    utility: r.utility,
-    trialsAttempted: r.trials_attempted,
-    trialsPassed: r.trials_passed,
-    sourceSessions: r.source_sessions ?? [],
-    supersededBy: r.superseded_by,
-    clusterId: r.cluster_id,
-    embedderId: r.embedder_id,
-    embedding: r.embedding ? fromBuffer(r.embedding) : null,
-    exemplars: r.exemplars ? fromBuffer(r.exemplars) : null,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    lastUsedAt: r.last_used_at,
-  };
+  return skillFromStoredRow(r, r.source_sessions ?? []);
 }
-
-

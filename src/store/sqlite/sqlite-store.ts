@@ -5,27 +5,16 @@ import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
-import {
-  FORGOTTEN_PARENT,
-  type ClusterRecord,
-  type EmbeddingReplacement,
-  type FeedbackRecord,
-  type FeedbackRequest,
-  type ForgetOptions,
-  type ForgetSessionOptions,
-  type ForgottenSession,
-  type SkillEvent,
-  type SkillFilter,
-  type SkillFile,
-  type SkillRevision,
-  type SkillVectorRow,
-  type SkillVersion,
-  type SkillWrite,
-  type Store,
-} from '../store.js';
+import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgetSessionOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillFile, type SkillRevision, type SkillVectorRow, type SkillVersion, type SkillWrite, type Store } from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
-import { auditFromRow, eventFromRow, eventType, factFromRow, feedbackFromRow, json, parseJson, provenanceFromRow, sessionRef, versionFromRow, type Row } from '../rows.js';
+import { auditFromRow, CALL_COLUMNS, callFromRow, callRowValues, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, rowChangeSql, SESSION_COLUMNS, sessionFromRow, sessionRef, sessionRowValues, versionFromRow, type Row } from '../rows.js';
+import { skillFromRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
+import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, type StateKey } from '../state-key.js';
+import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox, type RowChange } from '../write-plan.js';
+
+/** How SQLite stores a boolean. */
+const sqliteBool = (b: boolean) => (b ? 1 : 0);
 
 /** Opens (creating and migrating as needed) a SQLite memory file. `:memory:` works for throwaway use. */
 export function openSqliteStore(path: string): SqliteStore {
@@ -69,14 +58,9 @@ export class SqliteStore implements Store {
     const db = this.db;
     return {
       insertSession: db.prepare(
-        `INSERT INTO sessions (namespace, id, goal, cue, outcome, outcome_source, reward, agent_id, source, started_at, ended_at, labels)
-         VALUES (@namespace, @id, @goal, @cue, @outcome, @outcomeSource, @reward, @agentId, @source, @startedAt, @endedAt, @labels)
-         ON CONFLICT (namespace, id) DO NOTHING`,
+        `INSERT INTO sessions (${SESSION_COLUMNS.join(', ')}) VALUES (${SESSION_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (namespace, id) DO NOTHING`,
       ),
-      insertCall: db.prepare(
-        `INSERT INTO tool_calls (namespace, session_id, position, tool, args, result, ok, error, duration_ms, at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      ),
+      insertCall: db.prepare(`INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')}) VALUES (${CALL_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`),
       sessionById: db.prepare('SELECT * FROM sessions WHERE namespace = ? AND id = ?'),
       callsOf: db.prepare('SELECT * FROM tool_calls WHERE namespace = ? AND session_id = ? ORDER BY position'),
       skillById: db.prepare('SELECT * FROM skills WHERE namespace = ? AND id = ?'),
@@ -88,6 +72,11 @@ export class SqliteStore implements Store {
         'INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       insertEvent: db.prepare('INSERT INTO events (namespace, at, type, skill_id, payload) VALUES (?, ?, ?, ?, ?)'),
+      upsertSkill: db.prepare(skillInsertSql(() => '?', { upsert: true })),
+      insertVersion: db.prepare(
+        'INSERT INTO skill_versions (skill_id, version, skill_md, tool_sequence, reason, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      ),
+      insertFeedback: db.prepare(`INSERT INTO feedback (${FEEDBACK_INSERT_COLUMNS.join(', ')}) VALUES (${FEEDBACK_INSERT_COLUMNS.map(() => '?').join(', ')})`),
       insertRecall: db.prepare('INSERT INTO recalls (namespace, session_id, goal, at) VALUES (?, ?, ?, ?)'),
       insertRecallItem: db.prepare('INSERT OR IGNORE INTO recall_items (recall_id, skill_id, rank, similarity) VALUES (?, ?, ?, ?)'),
       touchSkill: db.prepare('UPDATE skills SET last_used_at = ? WHERE namespace = ? AND id = ?'),
@@ -96,7 +85,7 @@ export class SqliteStore implements Store {
                 COALESCE((SELECT MAX(revision) FROM skill_changes WHERE namespace = ?), 0) AS revision`,
       ),
       skillVectors: db.prepare(
-        `SELECT id, corpus, enabled, status, eta, superseded_by, embedder_id, embedding, exemplars FROM skills WHERE namespace = ?`,
+        `SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = ?`,
       ),
       changedSkillIds: db.prepare('SELECT DISTINCT skill_id FROM skill_changes WHERE namespace = ? AND revision > ?'),
     };
@@ -122,7 +111,7 @@ export class SqliteStore implements Store {
     let inserted = 0;
     const run = this.db.transaction((batch: Session[]) => {
       for (const s of batch) {
-        const info = this.stmts.insertSession.run(sessionParams(s));
+        const info = this.stmts.insertSession.run(...sessionRowValues(s));
         if (info.changes === 0) continue;
         inserted++;
         for (const c of s.calls) this.insertCallRow(s.namespace, s.id, c);
@@ -133,22 +122,11 @@ export class SqliteStore implements Store {
   }
 
   private insertCallRow(namespace: string, sessionId: string, c: ToolCall) {
-    this.stmts.insertCall.run(
-      namespace,
-      sessionId,
-      c.position,
-      c.tool,
-      JSON.stringify(c.args ?? {}),
-      c.result ?? '',
-      c.ok ? 1 : 0,
-      c.error,
-      c.durationMs,
-      c.at,
-    );
+    this.stmts.insertCall.run(...callRowValues(namespace, sessionId, c, sqliteBool));
   }
 
   async beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void> {
-    this.stmts.insertSession.run(sessionParams({ ...session, calls: [] }));
+    this.stmts.insertSession.run(...sessionRowValues(session));
   }
 
   async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void> {
@@ -230,22 +208,7 @@ export class SqliteStore implements Store {
     } else {
       for (const r of rows) byKey.set(r.id, (this.stmts.callsOf.all(r.namespace, r.id) as Row[]).map(callFromRow));
     }
-    return rows.map((r) => ({
-      id: r.id,
-      namespace: r.namespace,
-      goal: r.goal,
-      cue: r.cue ?? null,
-      outcome: r.outcome as Outcome,
-      outcomeSource: (r.outcome_source ?? 'reported') as OutcomeSource,
-      reward: r.reward,
-      agentId: r.agent_id,
-      source: r.source,
-      startedAt: r.started_at,
-      endedAt: r.ended_at,
-      labels: parseJson(r.labels, null),
-      seq: r.seq,
-      calls: byKey.get(r.id) ?? [],
-    }));
+    return rows.map((r) => sessionFromRow(r, byKey.get(r.id) ?? []));
   }
 
   async addFact(fact: Fact): Promise<void> {
@@ -260,12 +223,12 @@ export class SqliteStore implements Store {
 
   // ── synthesis state ───────────────────────────────────────────────────────
 
-  async getState(namespace: string, key: string): Promise<string | null> {
+  async getState(namespace: string, key: StateKey): Promise<string | null> {
     const row = this.db.prepare('SELECT value FROM state WHERE namespace = ? AND key = ?').get(namespace, key) as Row | undefined;
     return row ? (row.value as string) : null;
   }
 
-  async setState(namespace: string, key: string, value: string): Promise<void> {
+  async setState(namespace: string, key: StateKey, value: string): Promise<void> {
     this.db
       .prepare('INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value')
       .run(namespace, key, value);
@@ -317,7 +280,7 @@ export class SqliteStore implements Store {
       }
       this.db
         .prepare('INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value')
-        .run(namespace, `watermark:${embedderId}`, String(watermark));
+        .run(namespace, stateKey.watermark(embedderId), String(watermark));
     })();
   }
 
@@ -340,10 +303,8 @@ export class SqliteStore implements Store {
       for (const v of change.vectors) out.skills += update.run(change.embedderId, toBuffer(v.embedding), namespace, v.skillId).changes;
       db.prepare('DELETE FROM cluster_members WHERE namespace = ?').run(namespace);
       out.clusters = db.prepare('DELETE FROM clusters WHERE namespace = ?').run(namespace).changes;
-      db.prepare(`DELETE FROM state WHERE namespace = ? AND (key LIKE 'watermark:%' OR key IN ('tool-stats', 'goal-stats'))`).run(namespace);
-      const detail = json({ embedderId: change.embedderId, skills: out.skills, clusters: out.clusters });
-      this.stmts.insertAudit.run(namespace, change.at, change.actor, 'skills.reembed', 'namespace', namespace, detail);
-      this.stmts.insertEvent.run(namespace, change.at, 'skills.reembedded', null, detail);
+      db.prepare(`DELETE FROM state WHERE namespace = ? AND ${STATE_CLEARED_ON_REEMBED_SQL}`).run(namespace);
+      this.writeOutbox(planReembed(namespace, change, out));
     })();
     return out;
   }
@@ -427,8 +388,7 @@ export class SqliteStore implements Store {
         const chunk = changedIds.slice(i, i + 500);
         const found = this.db
           .prepare(
-            `SELECT id, corpus, enabled, status, eta, superseded_by, embedder_id, embedding, exemplars FROM skills
-             WHERE namespace = ? AND id IN (${chunk.map(() => '?').join(',')})`,
+            `SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = ? AND id IN (${chunk.map(() => '?').join(',')})`,
           )
           .all(namespace, ...chunk) as Row[];
         rows.push(...found.map(vectorRowFrom));
@@ -456,112 +416,56 @@ export class SqliteStore implements Store {
   }
 
   private skillFromRow(r: Row, sourceSessions?: string[]): Skill {
-    return {
-      id: r.id,
-      namespace: r.namespace,
-      name: r.name,
-      description: r.description,
-      skillMd: r.skill_md,
-      body: r.body,
-      version: r.version,
-      kind: r.kind,
-      corpus: r.corpus,
-      status: r.status,
-      enabled: r.enabled === 1,
-      toolsRequired: parseJson(r.tools_required, []),
-      toolSequence: parseJson(r.tool_sequence, []),
-      successCount: r.success_count,
-      attemptCount: r.attempt_count,
-      support: r.support,
-      eta: r.eta,
-      utility: r.utility,
-      trialsAttempted: r.trials_attempted,
-      trialsPassed: r.trials_passed,
-      sourceSessions: sourceSessions ?? this.sourceSessions(r.id),
-      supersededBy: r.superseded_by,
-      clusterId: r.cluster_id,
-      embedderId: r.embedder_id,
-      embedding: r.embedding ? fromBuffer(r.embedding) : null,
-      exemplars: r.exemplars ? fromBuffer(r.exemplars) : null,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-      lastUsedAt: r.last_used_at,
-    };
+    return skillFromRow(r, sourceSessions ?? this.sourceSessions(r.id));
   }
 
   async writeSkill(w: SkillWrite): Promise<Skill> {
     const s = w.skill;
     const db = this.db;
     db.transaction(() => {
-      if (w.supersedes) {
-        const info = db
-          .prepare('UPDATE skills SET superseded_by = ?, updated_at = ? WHERE id = ? AND namespace = ? AND superseded_by IS NULL')
-          .run(s.id, w.at, w.supersedes, s.namespace);
-        if (info.changes !== 1) throw new Error(`cannot supersede ${w.supersedes}: not a live skill in ${s.namespace}`);
+      const superseded = w.supersedes
+        ? (db.prepare('SELECT superseded_by FROM skills WHERE namespace = ? AND id = ?').get(s.namespace, w.supersedes) as Row | undefined)
+        : undefined;
+      const plan = accepted(planSkillWrite(w, { superseded: superseded ? { supersededBy: superseded.superseded_by } : null }));
+      if (plan.supersede) this.change(plan.supersede);
+      this.stmts.upsertSkill.run(...skillRowValues(plan.skill, sqliteBool));
+      const prov = db.prepare('INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING');
+      for (const p of plan.provenance) prov.run(p.skillId, p.sourceKind, p.sourceId, p.version, p.createdAt);
+      if (plan.version) {
+        const v = plan.version;
+        this.stmts.insertVersion.run(v.skillId, v.version, v.skillMd, json(v.toolSequence), v.reason, v.createdAt);
       }
-      db.prepare(
-        `INSERT INTO skills (id, namespace, name, description, skill_md, body, version, kind, corpus, status, enabled,
-           tools_required, tool_sequence, success_count, attempt_count, support, eta, utility, trials_attempted, trials_passed,
-           superseded_by, cluster_id, embedder_id, embedding, exemplars, created_at, updated_at, last_used_at)
-         VALUES (@id, @namespace, @name, @description, @skillMd, @body, @version, @kind, @corpus, @status, @enabled,
-           @toolsRequired, @toolSequence, @successCount, @attemptCount, @support, @eta, @utility, @trialsAttempted, @trialsPassed,
-           @supersededBy, @clusterId, @embedderId, @embedding, @exemplars, @createdAt, @updatedAt, @lastUsedAt)
-         ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, skill_md = excluded.skill_md,
-           body = excluded.body, version = excluded.version, kind = excluded.kind, corpus = excluded.corpus, status = excluded.status,
-           enabled = excluded.enabled, tools_required = excluded.tools_required, tool_sequence = excluded.tool_sequence,
-           success_count = excluded.success_count, attempt_count = excluded.attempt_count, support = excluded.support,
-           eta = excluded.eta, utility = excluded.utility, trials_attempted = excluded.trials_attempted,
-           trials_passed = excluded.trials_passed, cluster_id = excluded.cluster_id, embedder_id = excluded.embedder_id,
-           embedding = excluded.embedding, exemplars = excluded.exemplars, updated_at = excluded.updated_at`,
-      ).run({
-        ...s,
-        enabled: s.enabled ? 1 : 0,
-        toolsRequired: json(s.toolsRequired),
-        toolSequence: json(s.toolSequence),
-        embedding: s.embedding ? toBuffer(s.embedding) : null,
-        exemplars: s.exemplars ? toBuffer(s.exemplars) : null,
-      });
-      const prov = db.prepare(
-        'INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-      );
-      for (const p of w.parents) prov.run(s.id, p.kind, p.id, s.version, w.at);
-      if (w.action !== 'reinforce') {
-        db.prepare(
-          'INSERT INTO skill_versions (skill_id, version, skill_md, tool_sequence, reason, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-        ).run(s.id, s.version, s.skillMd, json(s.toolSequence), w.action, w.at);
-      }
-      if (w.files) {
-        db.prepare('DELETE FROM skill_files WHERE skill_id = ? AND version = ?').run(s.id, s.version);
+      if (plan.files) {
+        const f = plan.files;
+        this.change(f.clear);
         const put = db.prepare('INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES (?, ?, ?, ?, ?)');
-        for (const f of w.files) put.run(s.id, s.version, f.path, f.bytes, f.executable ? 1 : 0);
+        for (const file of f.files) put.run(f.skillId, f.version, file.path, file.bytes, file.executable ? 1 : 0);
       }
-      if (w.clusterId) {
-        db.prepare('UPDATE clusters SET skill_id = ?, dirty = 0, last_pass_at = ? WHERE namespace = ? AND id = ?').run(
-          s.id,
-          w.at,
-          s.namespace,
-          w.clusterId,
-        );
-      }
-      const detail = { ...w.detail, version: s.version, parents: w.parents.length, supersedes: w.supersedes ?? null };
-      this.stmts.insertAudit.run(s.namespace, w.at, w.actor, `skill.${w.action}`, 'skill', s.id, json(detail));
-      this.stmts.insertEvent.run(s.namespace, w.at, eventType(w.action), s.id, json({ name: s.name, ...detail }));
-      if (w.supersedes) {
-        this.stmts.insertEvent.run(s.namespace, w.at, 'skill.superseded', w.supersedes, json({ by: s.id }));
-      }
+      if (plan.linkCluster) this.change(plan.linkCluster);
+      this.writeOutbox(plan);
     })();
     return (await this.getSkill(s.namespace, s.id))!;
+  }
+
+  /** Runs a plan's change to existing rows (inside the caller's transaction). */
+  private change(ch: RowChange): number {
+    const { text, values } = rowChangeSql(ch, () => '?', sqliteBool);
+    return this.db.prepare(text).run(...values).changes;
+  }
+
+  /** Appends a plan's audit records and events (inside the caller's transaction). */
+  private writeOutbox(o: Outbox): void {
+    for (const a of o.audit) this.stmts.insertAudit.run(a.namespace, a.at, a.actor, a.action, a.subjectKind, a.subjectId, json(a.detail));
+    for (const e of o.events) this.stmts.insertEvent.run(e.namespace, e.at, e.type, e.skillId, json(e.payload));
   }
 
   async setSkillEnabled(namespace: string, idOrName: string, enabled: boolean, actor: string): Promise<Skill | null> {
     const skill = await this.getSkill(namespace, idOrName);
     if (!skill) return null;
-    const at = new Date().toISOString();
+    const plan = planSetEnabled(skill, enabled, actor, new Date().toISOString());
     this.db.transaction(() => {
-      this.db.prepare('UPDATE skills SET enabled = ?, updated_at = ? WHERE id = ?').run(enabled ? 1 : 0, at, skill.id);
-      const action = enabled ? 'skill.enable' : 'skill.disable';
-      this.stmts.insertAudit.run(namespace, at, actor, action, 'skill', skill.id, json({ name: skill.name }));
-      this.stmts.insertEvent.run(namespace, at, enabled ? 'skill.enabled' : 'skill.disabled', skill.id, json({ name: skill.name }));
+      this.change(plan.update);
+      this.writeOutbox(plan);
     })();
     return this.getSkill(namespace, skill.id);
   }
@@ -604,52 +508,31 @@ export class SqliteStore implements Store {
   }
 
   async appendEvent(namespace: string, type: string, skillId: string | null, payload: Record<string, unknown>, at: string): Promise<void> {
-    this.stmts.insertEvent.run(namespace, at, type, skillId, json(payload));
+    this.writeOutbox({ audit: [], events: [{ namespace, at, type, skillId, payload }], skillsChanged: false });
   }
 
   async appendAudit(r: AuditRecord): Promise<void> {
-    this.stmts.insertAudit.run(r.namespace, r.at, r.actor, r.action, r.subjectKind, r.subjectId, json(r.detail));
+    this.writeOutbox({ audit: [r], events: [], skillsChanged: false });
   }
 
   async applyFeedback(req: FeedbackRequest): Promise<{ before: Skill; after: Skill } | null> {
-    const before = await this.getSkill(req.namespace, req.idOrName);
-    if (!before) return null;
-    let applied = true;
-    this.db.transaction(() => {
-      if (req.oncePerSession && req.sessionId) {
-        const seen = this.db
-          .prepare(`SELECT 1 FROM feedback WHERE skill_id = ? AND session_id = ? AND signal IN ('trial.pass','trial.fail')`)
-          .get(before.id, req.sessionId);
-        if (seen) {
-          applied = false;
-          return;
-        }
-      }
+    const found = await this.getSkill(req.namespace, req.idOrName);
+    if (!found) return null;
+    return this.db.transaction(() => {
       // Re-read inside the transaction: another writer may have changed the row since.
-      const fresh = this.skillFromRow(this.stmts.skillById.get(req.namespace, before.id) as Row);
-      const next = req.compute(fresh);
-      this.db
-        .prepare('UPDATE skills SET status = ?, eta = ?, utility = ?, trials_attempted = ?, trials_passed = ?, updated_at = ? WHERE id = ?')
-        .run(next.status, next.eta, next.utility, next.trialsAttempted, next.trialsPassed, req.at, fresh.id);
-      this.db
-        .prepare(
-          `INSERT INTO feedback (namespace, skill_id, signal, value, session_id, at, eta_before, eta_after, status_before, status_after,
-             utility_before, utility_after)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(req.namespace, fresh.id, req.signal, req.value, req.sessionId, req.at, fresh.eta, next.eta, fresh.status, next.status, fresh.utility, next.utility);
-      const detail = { signal: req.signal, value: req.value, session: req.sessionId, eta: [fresh.eta, next.eta], status: [fresh.status, next.status], utility: [fresh.utility, next.utility] };
-      this.stmts.insertAudit.run(req.namespace, req.at, req.actor, 'skill.feedback', 'skill', fresh.id, json(detail));
-      if (next.eta !== fresh.eta) {
-        this.stmts.insertEvent.run(req.namespace, req.at, 'skill.eta_changed', fresh.id, json({ name: fresh.name, from: fresh.eta, to: next.eta, signal: req.signal }));
-      }
-      if (next.status !== fresh.status) {
-        this.stmts.insertEvent.run(req.namespace, req.at, 'skill.status_changed', fresh.id, json({ name: fresh.name, from: fresh.status, to: next.status }));
-        if (next.status === 'retired') this.stmts.insertEvent.run(req.namespace, req.at, 'skill.retired', fresh.id, json({ name: fresh.name }));
-      }
+      const before = this.skillFromRow(this.stmts.skillById.get(req.namespace, found.id) as Row);
+      const tried = feedbackNeedsTrialCheck(req)
+        ? !!this.db
+            .prepare(`SELECT 1 FROM feedback WHERE skill_id = ? AND session_id = ? AND signal IN (${TRIAL_SIGNALS.map(() => '?').join(',')})`)
+            .get(before.id, req.sessionId, ...TRIAL_SIGNALS)
+        : false;
+      const plan = planFeedback(req, before, { sessionAlreadyTried: tried });
+      if (!plan) return null;
+      this.change(plan.update);
+      this.stmts.insertFeedback.run(...feedbackInsertValues(plan.feedback));
+      this.writeOutbox(plan);
+      return { before, after: plan.after };
     })();
-    if (!applied) return null;
-    return { before, after: (await this.getSkill(req.namespace, before.id))! };
   }
 
   async feedbackHistory(skillId: string): Promise<FeedbackRecord[]> {
@@ -742,11 +625,11 @@ export class SqliteStore implements Store {
           p.version,
           p.created_at,
         );
-        this.stmts.insertEvent.run(namespace, opts.at, 'skill.parent_forgotten', p.skill_id, json({ name: p.name }));
       }
-      const result: ForgottenSession = { ref: sessionRef(sessionId), calls, skills: parents.map((p) => p.skill_id as string), clusterId: (member?.cluster_id as string) ?? null };
-      this.stmts.insertAudit.run(namespace, opts.at, opts.actor, 'session.forget', 'session', result.ref, json({ calls, skills: result.skills }));
-      return result;
+      const gone = { calls, clusterId: (member?.cluster_id as string) ?? null, parents: parents.map((p) => ({ skillId: p.skill_id as string, name: p.name as string })) };
+      const plan = planForgetSession(namespace, sessionRef(sessionId), gone, opts);
+      this.writeOutbox(plan);
+      return plan.result;
     })();
     if (out) this.scrubFile();
     return out;
@@ -758,16 +641,9 @@ export class SqliteStore implements Store {
     if (!skill) return null;
     const db = this.db;
     db.transaction(() => {
-      db.prepare('DELETE FROM skills WHERE namespace = ? AND id = ?').run(namespace, skill.id);
-      db.prepare('DELETE FROM skill_versions WHERE skill_id = ?').run(skill.id);
-      db.prepare('DELETE FROM provenance WHERE skill_id = ?').run(skill.id);
-      db.prepare('DELETE FROM feedback WHERE skill_id = ?').run(skill.id);
-      db.prepare('DELETE FROM recall_items WHERE skill_id = ?').run(skill.id);
-      db.prepare('DELETE FROM skill_files WHERE skill_id = ?').run(skill.id);
-      db.prepare('UPDATE clusters SET skill_id = NULL WHERE namespace = ? AND skill_id = ?').run(namespace, skill.id);
-      const detail = json({ name: skill.name, version: skill.version, corpus: skill.corpus });
-      this.stmts.insertAudit.run(namespace, opts.at, opts.actor, 'skill.forget', 'skill', skill.id, detail);
-      this.stmts.insertEvent.run(namespace, opts.at, 'skill.forgotten', skill.id, detail);
+      const plan = planForgetSkill(skill, opts);
+      for (const ch of plan.changes) this.change(ch);
+      this.writeOutbox(plan);
     })();
     this.scrubFile();
     return { id: skill.id, name: skill.name };
@@ -795,36 +671,6 @@ export class SqliteStore implements Store {
   }
 }
 
-function sessionParams(s: Session) {
-  return {
-    namespace: s.namespace,
-    id: s.id,
-    goal: s.goal,
-    cue: s.cue ?? null,
-    outcome: s.outcome,
-    outcomeSource: s.outcomeSource ?? 'reported',
-    reward: s.reward,
-    agentId: s.agentId,
-    source: s.source,
-    startedAt: s.startedAt,
-    endedAt: s.endedAt,
-    labels: s.labels == null ? null : JSON.stringify(s.labels),
-  };
-}
-
-function callFromRow(c: Row): ToolCall {
-  return {
-    position: c.position,
-    tool: c.tool,
-    args: parseJson(c.args, {}),
-    result: c.result,
-    ok: c.ok === 1,
-    error: c.error,
-    durationMs: c.duration_ms,
-    at: c.at,
-  };
-}
-
 /**
  * A lock holder is `host:pid:...`. On this host, a holder whose process is gone (killed mid-pass) no longer
  * holds anything; on another host only the expiry can tell.
@@ -838,18 +684,4 @@ function holderAlive(holder: string): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-function vectorRowFrom(r: Row): SkillVectorRow {
-  return {
-    id: r.id,
-    corpus: r.corpus,
-    enabled: r.enabled === 1,
-    status: r.status,
-    eta: r.eta,
-    supersededBy: r.superseded_by,
-    embedderId: r.embedder_id,
-    embedding: r.embedding ? fromBuffer(r.embedding) : null,
-    exemplars: r.exemplars ? fromBuffer(r.exemplars) : null,
-  };
 }

@@ -1,0 +1,30 @@
+/**
+ * The keys of the synthesis state (`getState` / `setState`), typed: every caller names a key through
+ * `stateKey`, so a typo cannot start a second, empty state. The strings are what existing databases hold:
+ * never change them.
+ */
+export type StateKey = 'tool-stats' | 'goal-stats' | `goal-mean:${string}` | `watermark:${string}` | `audit-file:${string}`;
+
+export const stateKey = {
+  /** Document frequencies of tool terms over the clustered sessions (JSON of `TermStats`). */
+  toolStats: 'tool-stats',
+  /** Document frequencies of goal words over the clustered sessions (JSON of `TermStats`). */
+  goalStats: 'goal-stats',
+  /** The mean goal direction of an embedder's vectors (JSON of `GoalMean`); it shapes every recall vector. */
+  goalMean: (embedderId: string): StateKey => `goal-mean:${embedderId}`,
+  /** The highest session seq a pass has clustered with an embedder. */
+  watermark: (embedderId: string): StateKey => `watermark:${embedderId}`,
+  /** The last audit id written to an audit JSONL file (kept in the '' namespace). */
+  auditFileMark: (path: string): StateKey => `audit-file:${path}`,
+} as const satisfies Record<string, StateKey | ((arg: string) => StateKey)>;
+
+/** Whether a write of this key changes what recall computes (other processes must reload their index). */
+export function stateShapesRecall(key: StateKey): boolean {
+  return key.startsWith('goal-mean:');
+}
+
+/**
+ * The state an embedder change clears with the clusters (every watermark and the term statistics), so the
+ * next pass re-clusters every session: as a SQL condition on `key`, the same in both dialects.
+ */
+export const STATE_CLEARED_ON_REEMBED_SQL = `(key LIKE 'watermark:%' OR key IN ('tool-stats', 'goal-stats'))`;

@@ -1,0 +1,298 @@
+// The write rules of the store, decided once for every back end. Each function is pure: it takes a request
+// and the current rows it needs (read by the back end inside its transaction) and returns what to write: the
+// rows, the audit records and the events, or a typed rejection. A back end only executes the plan, in one
+// transaction, in its own SQL dialect.
+import type { AuditRecord, Skill } from '../domain/types.js';
+import type { EmbeddingReplacement, FeedbackRecord, FeedbackRequest, ForgetOptions, ForgottenSession, SkillFile, SkillVersion, SkillWrite } from './store.js';
+
+/** One audit record to append (the store hands out its id). */
+export type AuditEntry = Omit<AuditRecord, 'id'>;
+
+/** One event to append (the store hands out its id). */
+export interface EventEntry {
+  namespace: string;
+  at: string;
+  type: string;
+  skillId: string | null;
+  payload: Record<string, unknown>;
+}
+
+/** The audit records and events a write appends, in order, in the write's own transaction. */
+export interface Outbox {
+  audit: AuditEntry[];
+  events: EventEntry[];
+  /** Whether what recall serves or shows of a skill changed: other processes reload their index. */
+  skillsChanged: boolean;
+}
+
+/**
+ * A change to existing rows, as both dialects say it: an UPDATE of the `set` columns when `set` is given, else a
+ * DELETE; `where` is a conjunction of column equalities. Booleans are written as the back end stores them.
+ */
+export interface RowChange {
+  table: 'skills' | 'clusters' | 'skill_versions' | 'provenance' | 'feedback' | 'recall_items' | 'skill_files';
+  set?: Record<string, string | number | boolean | null>;
+  where: Record<string, string>;
+}
+
+/** Why a write was refused: nothing of it is written. */
+export interface WriteRejection {
+  rejected: true;
+  code: 'supersede-target-not-live';
+  message: string;
+}
+
+/** A refused write, as the store throws it. */
+export class WriteRejectedError extends Error {
+  readonly code: WriteRejection['code'];
+  constructor(rejection: WriteRejection) {
+    super(rejection.message);
+    this.name = 'WriteRejectedError';
+    this.code = rejection.code;
+  }
+}
+
+export function isRejection(x: unknown): x is WriteRejection {
+  return typeof x === 'object' && x !== null && (x as WriteRejection).rejected === true;
+}
+
+/** The plan, or the rejection thrown as a `WriteRejectedError`. */
+export function accepted<T>(plan: T | WriteRejection): T {
+  if (isRejection(plan)) throw new WriteRejectedError(plan);
+  return plan;
+}
+
+// ── skill writes ─────────────────────────────────────────────────────────────
+
+/** The event a skill write emits. */
+export function eventType(action: SkillWrite['action']): string {
+  switch (action) {
+    case 'add':
+    case 'supersede':
+      return 'skill.created';
+    case 'update':
+      return 'skill.updated';
+    case 'reinforce':
+      return 'skill.reinforced';
+    case 'import':
+      return 'skill.imported';
+    case 'promote':
+      return 'skill.promoted';
+  }
+}
+
+export interface ProvenanceInsert {
+  skillId: string;
+  sourceKind: string;
+  sourceId: string;
+  version: string;
+  createdAt: string;
+}
+
+export interface SkillWritePlan extends Outbox {
+  /** The row to insert, or to rewrite when its id exists (see `skillInsertSql`). */
+  skill: Skill;
+  /** Before the row is written: the live row it replaces is marked superseded by it. */
+  supersede: RowChange | null;
+  /** Parent rows (an existing parent row is kept). */
+  provenance: ProvenanceInsert[];
+  /** The version row (an existing one is kept); none for a reinforce, which changes counts only. */
+  version: SkillVersion | null;
+  /** The folder files of this version, replacing (`clear`) any stored for it. */
+  files: { skillId: string; version: string; files: SkillFile[]; clear: RowChange } | null;
+  /** After the row is written: the cluster it was learned from links to it, clean and passed at `at`. */
+  linkCluster: RowChange | null;
+}
+
+/** What a skill write needs to know of the stored rows. */
+export interface SkillWriteCurrent {
+  /** With `supersedes`: the row it names in the skill's namespace (null when there is none). */
+  superseded: { supersededBy: string | null } | null;
+}
+
+/** What `writeSkill` writes: rows, provenance, version, files, cluster link, one audit record and its events. */
+export function planSkillWrite(w: SkillWrite, current: SkillWriteCurrent): SkillWritePlan | WriteRejection {
+  const s = w.skill;
+  if (w.supersedes && (!current.superseded || current.superseded.supersededBy !== null)) {
+    return { rejected: true, code: 'supersede-target-not-live', message: `cannot supersede ${w.supersedes}: not a live skill in ${s.namespace}` };
+  }
+  const detail = { ...w.detail, version: s.version, parents: w.parents.length, supersedes: w.supersedes ?? null };
+  const events: EventEntry[] = [{ namespace: s.namespace, at: w.at, type: eventType(w.action), skillId: s.id, payload: { name: s.name, ...detail } }];
+  if (w.supersedes) events.push({ namespace: s.namespace, at: w.at, type: 'skill.superseded', skillId: w.supersedes, payload: { by: s.id } });
+  return {
+    skill: s,
+    supersede: w.supersedes ? { table: 'skills', set: { superseded_by: s.id, updated_at: w.at }, where: { namespace: s.namespace, id: w.supersedes } } : null,
+    provenance: w.parents.map((p) => ({ skillId: s.id, sourceKind: p.kind, sourceId: p.id, version: s.version, createdAt: w.at })),
+    version:
+      w.action === 'reinforce' ? null : { skillId: s.id, version: s.version, skillMd: s.skillMd, toolSequence: s.toolSequence, reason: w.action, createdAt: w.at },
+    files: w.files ? { skillId: s.id, version: s.version, files: w.files, clear: { table: 'skill_files', where: { skill_id: s.id, version: s.version } } } : null,
+    linkCluster: w.clusterId
+      ? { table: 'clusters', set: { skill_id: s.id, dirty: false, last_pass_at: w.at }, where: { namespace: s.namespace, id: w.clusterId } }
+      : null,
+    audit: [{ namespace: s.namespace, at: w.at, actor: w.actor, action: `skill.${w.action}`, subjectKind: 'skill', subjectId: s.id, detail }],
+    events,
+    skillsChanged: true,
+  };
+}
+
+// ── feedback ─────────────────────────────────────────────────────────────────
+
+/** A new feedback row: the record as `feedbackHistory` reads it (without its id), with namespace and utility before. */
+export type FeedbackInsert = Omit<FeedbackRecord, 'id'> & { namespace: string; utilityBefore: number; utilityAfter: number };
+
+export interface FeedbackPlan extends Outbox {
+  /** The lifecycle columns of the skill's row. */
+  update: RowChange;
+  feedback: FeedbackInsert;
+  /** The skill as the row holds it after the write. */
+  after: Skill;
+}
+
+/** Whether the store must look for an earlier trial of this session before planning (`oncePerSession`). */
+export function feedbackNeedsTrialCheck(req: FeedbackRequest): boolean {
+  return !!(req.oncePerSession && req.sessionId);
+}
+
+/** The signals that count as a session's trial of a skill (an outcome counts once per session). */
+export const TRIAL_SIGNALS = ['trial.pass', 'trial.fail'] as const;
+
+/**
+ * What one feedback signal writes to `before` (the row as locked or read in the transaction): the lifecycle
+ * columns, a feedback row, a `skill.feedback` audit record, and events for an eta change, a status change and
+ * a retirement. Null (nothing written) when this session already gave the skill a trial and the request
+ * counts once per session.
+ */
+export function planFeedback(req: FeedbackRequest, before: Skill, current: { sessionAlreadyTried: boolean }): FeedbackPlan | null {
+  if (feedbackNeedsTrialCheck(req) && current.sessionAlreadyTried) return null;
+  const next = req.compute(before);
+  const ns = req.namespace;
+  const event = (type: string, payload: Record<string, unknown>): EventEntry => ({ namespace: ns, at: req.at, type, skillId: before.id, payload });
+  const events: EventEntry[] = [];
+  if (next.eta !== before.eta) events.push(event('skill.eta_changed', { name: before.name, from: before.eta, to: next.eta, signal: req.signal }));
+  if (next.status !== before.status) {
+    events.push(event('skill.status_changed', { name: before.name, from: before.status, to: next.status }));
+    if (next.status === 'retired') events.push(event('skill.retired', { name: before.name }));
+  }
+  const detail = {
+    signal: req.signal,
+    value: req.value,
+    session: req.sessionId,
+    eta: [before.eta, next.eta],
+    status: [before.status, next.status],
+    utility: [before.utility, next.utility],
+  };
+  const changed = { status: next.status, eta: next.eta, utility: next.utility, trialsAttempted: next.trialsAttempted, trialsPassed: next.trialsPassed, updatedAt: req.at };
+  return {
+    update: {
+      table: 'skills',
+      set: {
+        status: changed.status,
+        eta: changed.eta,
+        utility: changed.utility,
+        trials_attempted: changed.trialsAttempted,
+        trials_passed: changed.trialsPassed,
+        updated_at: changed.updatedAt,
+      },
+      where: { id: before.id },
+    },
+    feedback: {
+      namespace: ns,
+      skillId: before.id,
+      signal: req.signal,
+      value: req.value,
+      sessionId: req.sessionId,
+      at: req.at,
+      etaBefore: before.eta,
+      etaAfter: next.eta,
+      statusBefore: before.status,
+      statusAfter: next.status,
+      utilityBefore: before.utility,
+      utilityAfter: next.utility,
+    },
+    after: { ...before, ...changed },
+    audit: [{ namespace: ns, at: req.at, actor: req.actor, action: 'skill.feedback', subjectKind: 'skill', subjectId: before.id, detail }],
+    events,
+    skillsChanged: true,
+  };
+}
+
+// ── enable / disable ────────────────────────────────────────────────────────
+
+export interface EnablePlan extends Outbox {
+  update: RowChange;
+}
+
+/** What enabling or disabling a skill writes: the flag, one audit record and one event. */
+export function planSetEnabled(skill: Pick<Skill, 'id' | 'name' | 'namespace'>, enabled: boolean, actor: string, at: string): EnablePlan {
+  const payload = { name: skill.name };
+  const ns = skill.namespace;
+  return {
+    update: { table: 'skills', set: { enabled, updated_at: at }, where: { id: skill.id } },
+    audit: [{ namespace: ns, at, actor, action: enabled ? 'skill.enable' : 'skill.disable', subjectKind: 'skill', subjectId: skill.id, detail: payload }],
+    events: [{ namespace: ns, at, type: enabled ? 'skill.enabled' : 'skill.disabled', skillId: skill.id, payload }],
+    skillsChanged: true,
+  };
+}
+
+// ── forgetting ───────────────────────────────────────────────────────────────
+
+export interface ForgetSkillPlan extends Outbox {
+  /** In order: the row, its versions, provenance, feedback, the recall items that served it, its files; then its cluster is unlinked. */
+  changes: RowChange[];
+}
+
+/** What forgetting a skill deletes and appends: every row of it, one audit record and one event. */
+export function planForgetSkill(skill: Pick<Skill, 'id' | 'name' | 'namespace' | 'version' | 'corpus'>, opts: ForgetOptions): ForgetSkillPlan {
+  const detail = { name: skill.name, version: skill.version, corpus: skill.corpus };
+  const ns = skill.namespace;
+  const ofSkill = { skill_id: skill.id };
+  return {
+    changes: [
+      { table: 'skills', where: { namespace: ns, id: skill.id } },
+      { table: 'skill_versions', where: ofSkill },
+      { table: 'provenance', where: ofSkill },
+      { table: 'feedback', where: ofSkill },
+      { table: 'recall_items', where: ofSkill },
+      { table: 'skill_files', where: ofSkill },
+      { table: 'clusters', set: { skill_id: null }, where: { namespace: ns, skill_id: skill.id } },
+    ],
+    audit: [{ namespace: ns, at: opts.at, actor: opts.actor, action: 'skill.forget', subjectKind: 'skill', subjectId: skill.id, detail }],
+    events: [{ namespace: ns, at: opts.at, type: 'skill.forgotten', skillId: skill.id, payload: detail }],
+    skillsChanged: true,
+  };
+}
+
+export interface ForgetSessionPlan extends Outbox {
+  result: ForgottenSession;
+}
+
+/**
+ * What forgetting a session appends, once its rows are gone: one `session.forget` audit record naming it by
+ * its opaque reference only, and one `skill.parent_forgotten` event per skill that had it as a parent.
+ */
+export function planForgetSession(
+  namespace: string,
+  ref: string,
+  gone: { calls: number; clusterId: string | null; parents: { skillId: string; name: string }[] },
+  opts: ForgetOptions,
+): ForgetSessionPlan {
+  const skills = gone.parents.map((p) => p.skillId);
+  return {
+    result: { ref, calls: gone.calls, skills, clusterId: gone.clusterId },
+    audit: [{ namespace, at: opts.at, actor: opts.actor, action: 'session.forget', subjectKind: 'session', subjectId: ref, detail: { calls: gone.calls, skills } }],
+    events: gone.parents.map((p) => ({ namespace, at: opts.at, type: 'skill.parent_forgotten', skillId: p.skillId, payload: { name: p.name } })),
+    skillsChanged: skills.length > 0,
+  };
+}
+
+// ── re-embedding ─────────────────────────────────────────────────────────────
+
+/** What replacing a namespace's embeddings appends: one `skills.reembed` audit record and one event. */
+export function planReembed(namespace: string, change: Pick<EmbeddingReplacement, 'embedderId' | 'actor' | 'at'>, counts: { skills: number; clusters: number }): Outbox {
+  const detail = { embedderId: change.embedderId, skills: counts.skills, clusters: counts.clusters };
+  return {
+    audit: [{ namespace, at: change.at, actor: change.actor, action: 'skills.reembed', subjectKind: 'namespace', subjectId: namespace, detail }],
+    events: [{ namespace, at: change.at, type: 'skills.reembedded', skillId: null, payload: detail }],
+    skillsChanged: true,
+  };
+}
