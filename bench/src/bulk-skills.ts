@@ -4,8 +4,8 @@
 // skills for the recall benchmark in seconds instead of minutes; the rows recall reads are identical.
 
 import type Database from 'better-sqlite3';
-import type { Skill } from '../domain/types.js';
-import { toBuffer } from '../vector/vector-math.js';
+import type { Skill } from '#dist/domain/types.js';
+import { toBuffer } from '#dist/vector/vector-math.js';
 
 const json = (v: unknown) => JSON.stringify(v ?? null);
 
