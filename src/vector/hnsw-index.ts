@@ -67,7 +67,9 @@ export class HnswIndex implements NearestIndex {
   private graph: NativeIndex;
   /** Skill id per graph key; a removed key keeps an empty slot (keys are never reused). */
   private idOfKey: (string | undefined)[] = [];
-  private keyOfId = new Map<string, number>();
+  /** Key per id: built on first need (a loaded index that only searches never builds it). */
+  private keys: Map<string, number> | null = new Map();
+  private live = 0;
   /** Set while the graph is a read-only memory map of this file: the first change loads a writable copy. */
   private viewOf: string | null = null;
 
@@ -96,7 +98,18 @@ export class HnswIndex implements NearestIndex {
   }
 
   get size(): number {
-    return this.keyOfId.size;
+    return this.live;
+  }
+
+  private get keyOfId(): Map<string, number> {
+    if (!this.keys) {
+      const keys = new Map<string, number>();
+      this.idOfKey.forEach((id, key) => {
+        if (id !== undefined) keys.set(id, key);
+      });
+      this.keys = keys;
+    }
+    return this.keys;
   }
 
   has(id: string): boolean {
@@ -126,6 +139,7 @@ export class HnswIndex implements NearestIndex {
       const key = this.idOfKey.length;
       this.idOfKey.push(id);
       this.keyOfId.set(id, key);
+      this.live++;
       keys[j] = BigInt(key);
       rows.set(vectors.subarray(i * d, (i + 1) * d), j * d);
       j++;
@@ -140,6 +154,7 @@ export class HnswIndex implements NearestIndex {
     this.graph.remove(BigInt(key));
     this.keyOfId.delete(id);
     this.idOfKey[key] = undefined;
+    this.live--;
     return true;
   }
 
@@ -147,7 +162,8 @@ export class HnswIndex implements NearestIndex {
     this.viewOf = null;
     this.graph = HnswIndex.newGraph(this.dimensions, this.options);
     this.idOfKey = [];
-    this.keyOfId.clear();
+    this.keys = new Map();
+    this.live = 0;
   }
 
   search(query: Float32Array, k: number, opts: SearchOptions = {}): SearchHit[] {
@@ -179,7 +195,7 @@ export class HnswIndex implements NearestIndex {
     if (!this.viewOf) return;
     const graph = HnswIndex.newGraph(this.dimensions, this.options);
     graph.load(this.viewOf);
-    if (graph.size() !== this.keyOfId.size) throw new Error(`HnswIndex: ${this.viewOf} no longer holds the graph that was viewed`);
+    if (graph.size() !== this.live) throw new Error(`HnswIndex: ${this.viewOf} no longer holds the graph that was viewed`);
     this.graph = graph;
     this.viewOf = null;
   }
@@ -195,7 +211,7 @@ export class HnswIndex implements NearestIndex {
   }
 
   /**
-   * An index from a graph file and the key table saved with it. Throws when they do not match. With `view`,
+   * An index from a graph file and the key table saved with it (taken over). Throws when they do not match. With `view`,
    * the graph is memory-mapped (no copy, ready at once) until the first change, which loads a writable copy of
    * the same file: graph files are never rewritten in place, so that copy is the graph that was viewed.
    */
@@ -208,13 +224,13 @@ export class HnswIndex implements NearestIndex {
     } else {
       index.graph.load(path);
     }
-    index.idOfKey = keyTable.slice();
-    for (let key = 0; key < keyTable.length; key++) {
-      const id = keyTable[key];
-      if (id !== undefined) index.keyOfId.set(id, key);
-    }
-    if (index.graph.size() !== index.keyOfId.size) {
-      throw new Error(`HnswIndex.loadGraph: the graph holds ${index.graph.size()} vectors, its key table ${index.keyOfId.size}`);
+    // Taken over, not copied; the id -> key map is built only when the index first changes.
+    index.idOfKey = keyTable;
+    index.keys = null;
+    index.live = 0;
+    for (const id of keyTable) if (id !== undefined) index.live++;
+    if (index.graph.size() !== index.live) {
+      throw new Error(`HnswIndex.loadGraph: the graph holds ${index.graph.size()} vectors, its key table ${index.live}`);
     }
     return index;
   }
