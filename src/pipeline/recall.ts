@@ -258,6 +258,42 @@ export class RecallIndex {
     return out;
   }
 
+  /**
+   * The servable skills among `close` (best first) that can still end in the top `topK` once near-ties are
+   * broken and drawn: read from the store best first, stopping where the rest cannot matter. A skill only
+   * moves ahead of skills at most `tieMargin` more similar (breakNearTies, softmaxDraw), so once `topK`
+   * servable skills are read, those below the topK-th similarity minus the margin (a suffix of `close`) leave
+   * the served list unchanged: a recall reads a handful of rows, not the hundreds of copies of one goal that
+   * can sit within the relative margin.
+   */
+  private async candidates(close: { id: string; score: number }[], topK: number) {
+    // Checked again on the row as stored now: a skill disabled or retired a moment ago is not served.
+    const retireEta = this.config.lifecycle.retireEta;
+    const margin = this.config.recall.tieMargin;
+    const ranked: { skill: Skill; similarity: number }[] = [];
+    let read = 0;
+    // A topK below 1 serves nothing but still draws among every candidate (as it always did): read them all.
+    let want = topK >= 1 ? Math.min(close.length, topK) : close.length;
+    while (read < want) {
+      const batch = close.slice(read, want);
+      const skills = await this.skillsFor(batch.map((h) => h.id));
+      for (const h of batch) {
+        const skill = skills.get(h.id);
+        if (skill && isRecallable(skill, retireEta)) ranked.push({ skill, similarity: h.score });
+      }
+      read = want;
+      if (topK < 1) break;
+      if (ranked.length < topK) {
+        want = Math.min(close.length, read + Math.max(topK, read));
+        continue;
+      }
+      // Every hit within the margin of the topK-th servable one (a hair wider, for rounding).
+      const cutoff = ranked[topK - 1].similarity - margin - 1e-9;
+      while (want < close.length && close[want].score >= cutoff) want++;
+    }
+    return ranked;
+  }
+
   /** Skills the index holds. */
   get size(): number {
     return this.index?.size ?? 0;
@@ -279,13 +315,7 @@ export class RecallIndex {
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const close = hits.filter((h) => h.score >= floor);
-    const skills = await this.skillsFor(close.map((h) => h.id));
-    // Checked again on the row as stored now: a skill disabled or retired a moment ago is not served.
-    const retireEta = this.config.lifecycle.retireEta;
-    const ranked = close.flatMap((h) => {
-      const skill = skills.get(h.id);
-      return skill && isRecallable(skill, retireEta) ? [{ skill, similarity: h.score }] : [];
-    });
+    const ranked = await this.candidates(close, topK);
     breakNearTies(ranked, this.config.recall.tieMargin);
     if (this.config.recall.softmaxTemperature > 0) {
       softmaxDraw(ranked, this.config.recall.tieMargin, this.config.recall.softmaxTemperature, this.random);
