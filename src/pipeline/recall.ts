@@ -35,6 +35,9 @@ export function isRecallable(s: Pick<Skill, 'enabled' | 'corpus' | 'supersededBy
   return s.enabled && s.corpus === 'internal' && !s.supersededBy && s.status !== 'retired' && s.eta >= retireEta;
 }
 
+/** Index size up to which recall asks the index for every entry (see recall()). */
+const EXHAUSTIVE = 256;
+
 /** Skills fetched for recall's hits kept in memory; bodies beyond these are read when a hit needs them. */
 const SKILL_CACHE = 1024;
 
@@ -308,10 +311,12 @@ export class RecallIndex {
     const raw = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
     const vec = removeDirection(raw, this.center, this.strength);
     // Several vectors per skill (its centroid and its exemplars): a skill scores its best one.
-    // Enough entries for topK + 2 skills even if each one's vectors all come first, and never fewer than 256:
-    // a wide search keeps the graph tier's answer the exact one on small graphs (two builds of one graph then
-    // agree) and costs little on large ones.
-    const hits = bestPerSkill(this.index.search(vec, Math.max(256, (topK + 2) * (MAX_EXEMPLARS + 1)), { minScore: opts.threshold }));
+    // Enough entries for topK + 2 skills even if each one's vectors all come first; an index of up to
+    // EXHAUSTIVE entries is asked for all of them, so a small graph's answer is the exact one (two builds of
+    // one graph then agree). On a large graph a wider search costs: at 100k entries k = 256 took 5x the time
+    // of k = 36, and the first search of a new process touches that many more pages of the mapped graph.
+    const want = (topK + 2) * (MAX_EXEMPLARS + 1);
+    const hits = bestPerSkill(this.index.search(vec, this.index.size <= EXHAUSTIVE ? Math.max(want, EXHAUSTIVE) : want, { minScore: opts.threshold }));
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const close = hits.filter((h) => h.score >= floor);

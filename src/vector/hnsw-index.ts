@@ -6,6 +6,7 @@
 
 import { createRequire } from 'node:module';
 import { checkDimensions, type NearestIndex, type SearchHit, type SearchOptions } from './nearest-index.js';
+import type { PackedIds } from './packed-ids.js';
 
 /** The part of USearch's `Index` used here. */
 interface NativeIndex {
@@ -67,6 +68,8 @@ export class HnswIndex implements NearestIndex {
   private graph: NativeIndex;
   /** Skill id per graph key; a removed key keeps an empty slot (keys are never reused). */
   private idOfKey: (string | undefined)[] = [];
+  /** The key table as loaded from a file, decoded per hit until the first change unpacks it into idOfKey. */
+  private packed: PackedIds | null = null;
   /** Key per id: built on first need (a loaded index that only searches never builds it). */
   private keys: Map<string, number> | null = new Map();
   private live = 0;
@@ -101,7 +104,18 @@ export class HnswIndex implements NearestIndex {
     return this.live;
   }
 
+  private idAt(key: number): string | undefined {
+    return this.packed ? this.packed.at(key) : this.idOfKey[key];
+  }
+
+  private unpack(): void {
+    if (!this.packed) return;
+    this.idOfKey = this.packed.toArray();
+    this.packed = null;
+  }
+
   private get keyOfId(): Map<string, number> {
+    this.unpack();
     if (!this.keys) {
       const keys = new Map<string, number>();
       this.idOfKey.forEach((id, key) => {
@@ -131,6 +145,7 @@ export class HnswIndex implements NearestIndex {
     const unique = new Map<string, number>();
     ids.forEach((id, i) => unique.set(id, i));
     this.thaw();
+    this.unpack();
     const keys = new BigUint64Array(unique.size);
     const rows = new Float32Array(unique.size * d);
     let j = 0;
@@ -162,6 +177,7 @@ export class HnswIndex implements NearestIndex {
     this.viewOf = null;
     this.graph = HnswIndex.newGraph(this.dimensions, this.options);
     this.idOfKey = [];
+    this.packed = null;
     this.keys = new Map();
     this.live = 0;
   }
@@ -177,7 +193,7 @@ export class HnswIndex implements NearestIndex {
       const hits: SearchHit[] = [];
       let belowMin = false;
       for (let i = 0; i < found.keys.length && hits.length < want; i++) {
-        const id = this.idOfKey[Number(found.keys[i])];
+        const id = this.idAt(Number(found.keys[i]));
         const score = 1 - found.distances[i];
         if (!(score >= minScore)) {
           belowMin = true;
@@ -202,7 +218,7 @@ export class HnswIndex implements NearestIndex {
 
   /** Keys of the graph in key order (undefined for removed ones): what `save` must store beside the graph. */
   keyTable(): (string | undefined)[] {
-    return this.idOfKey.slice();
+    return this.packed ? this.packed.toArray() : this.idOfKey.slice();
   }
 
   /** Writes the graph (with its vectors) to `path`. The key table is saved by the caller. */
@@ -215,7 +231,7 @@ export class HnswIndex implements NearestIndex {
    * the graph is memory-mapped (no copy, ready at once) until the first change, which loads a writable copy of
    * the same file: graph files are never rewritten in place, so that copy is the graph that was viewed.
    */
-  static loadGraph(path: string, dimensions: number, keyTable: (string | undefined)[], opts: HnswOptions & { view?: boolean } = {}): HnswIndex {
+  static loadGraph(path: string, dimensions: number, keyTable: PackedIds, opts: HnswOptions & { view?: boolean } = {}): HnswIndex {
     const { view, ...graphOpts } = opts;
     const index = new HnswIndex(dimensions, graphOpts);
     if (view) {
@@ -224,11 +240,11 @@ export class HnswIndex implements NearestIndex {
     } else {
       index.graph.load(path);
     }
-    // Taken over, not copied; the id -> key map is built only when the index first changes.
-    index.idOfKey = keyTable;
+    // Ids are decoded per hit; the id -> key map is built only when the index first changes.
+    index.idOfKey = [];
+    index.packed = keyTable;
     index.keys = null;
-    index.live = 0;
-    for (const id of keyTable) if (id !== undefined) index.live++;
+    index.live = keyTable.live;
     if (index.graph.size() !== index.live) {
       throw new Error(`HnswIndex.loadGraph: the graph holds ${index.graph.size()} vectors, its key table ${index.live}`);
     }

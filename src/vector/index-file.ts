@@ -24,6 +24,7 @@ import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { ExactIndex } from './exact-index.js';
 import { defaultHnswOptions, HnswIndex, loadUsearch, type HnswOptions } from './hnsw-index.js';
+import { PackedIds } from './packed-ids.js';
 import { TieredIndex, type TieredOptions } from './tiered-index.js';
 
 const MAGIC = 0x49524b53; // "SKRI" little-endian
@@ -96,7 +97,7 @@ export function saveIndexFile(path: string, index: TieredIndex, identity: IndexI
     ids = arrays.ids;
     vectors = Buffer.from(arrays.vectors.buffer, arrays.vectors.byteOffset, arrays.vectors.byteLength);
   }
-  const idsBlock = encodeIds(ids);
+  const idsBlock = PackedIds.encode(ids);
   const header: Header = {
     ...identity,
     format: INDEX_FILE_FORMAT,
@@ -168,15 +169,15 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
     const idsBlock = file.subarray(idsStart, vectorsStart);
     const vectorBlock = file.subarray(vectorsStart);
     if (crc32(idsBlock) !== h.idsCrc || crc32(vectorBlock) !== h.vectorsCrc) return { reason: 'checksum mismatch' };
-    const ids = decodeIds(idsBlock, h.idsCount);
-    if (!ids) return { reason: 'malformed id table' };
+    const ids = PackedIds.decode(idsBlock);
+    if (!ids || ids.length !== h.idsCount) return { reason: 'malformed id table' };
 
     if (h.tier === 'exact') {
       if (ids.length !== h.count || h.vectorsBytes !== h.count * h.dimensions * 4) return { reason: 'counts disagree' };
       const vectors = new Float32Array(h.count * h.dimensions);
       new Uint8Array(vectors.buffer).set(vectorBlock);
-      if (ids.includes(undefined)) return { reason: 'malformed id table' };
-      const inner = ExactIndex.fromArrays(h.dimensions, ids as string[], vectors);
+      if (ids.live !== ids.length) return { reason: 'malformed id table' };
+      const inner = ExactIndex.fromArrays(h.dimensions, ids.toArray() as string[], vectors);
       return { index: new TieredIndex(h.dimensions, opts, inner), revision: h.revision };
     }
     if (!h.graphFile || basename(h.graphFile) !== h.graphFile || !h.hnsw) return { reason: 'malformed header' };
@@ -205,26 +206,6 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
   } catch (e) {
     return { reason: `unreadable: ${(e as Error).message}` };
   }
-}
-
-/**
- * The id table: ids separated by newlines, an empty line for a removed graph key (ids are generated, never
- * empty and never hold a newline). Splitting one string is several times faster than parsing JSON.
- */
-function encodeIds(ids: readonly (string | undefined)[]): Buffer {
-  for (const id of ids) {
-    if (id === '' || id?.includes('\n')) throw new Error(`recall index: id ${JSON.stringify(id)} cannot be stored`);
-  }
-  return Buffer.from(ids.map((id) => id ?? '').join('\n'), 'utf8');
-}
-
-function decodeIds(block: Buffer, count: number): (string | undefined)[] | null {
-  if (!Number.isInteger(count) || count < 0) return null;
-  if (count === 0) return block.length === 0 ? [] : null;
-  const ids: (string | undefined)[] = block.toString('utf8').split('\n');
-  if (ids.length !== count) return null;
-  for (let i = 0; i < ids.length; i++) if (ids[i] === '') ids[i] = undefined;
-  return ids;
 }
 
 /** What the file system says about a file: inode, size, modification and change times (ns). */
