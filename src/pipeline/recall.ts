@@ -191,6 +191,13 @@ export class RecallIndex {
   /** The skills the store changed since the index's revision, and only those. */
   private async applyChanges() {
     const { revision, rows, changedIds } = await this.store.skillVectors(this.namespace, { changedAfter: this.revision!.revision });
+    if (changedIds === null) {
+      // The store's change log no longer reaches back to this index (it keeps a bounded window): start over.
+      this.log?.info('recall index is older than the skill change log: rebuilding it', { namespace: this.namespace });
+      this.index = null;
+      await this.rebuild(this.basis!);
+      return;
+    }
     const index = this.index!;
     try {
       for (const id of changedIds ?? []) {
