@@ -198,6 +198,14 @@ async function main(): Promise<void> {
   writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(mdPath, renderMarkdown(results));
   writeFileSync(svgPath, renderChart(results));
+  // The recall index's own report (issue 18): the recall and CLI phases of a full run, beside latest.*.
+  if (outName === 'latest' && results.recall.length) {
+    const phases = Object.fromEntries(Object.entries(results.memory.phases).filter(([k]) => k.startsWith('recall') || k.startsWith('cli')));
+    const recallOnly: BenchResults = { ...results, partial: true, ingest: null, synthesis: [], synthesisScaling: null, clustering: [], memory: { ...results.memory, phases } };
+    writeFileSync(join(outDir, 'recall-index.json'), `${JSON.stringify(recallOnly, null, 2)}\n`);
+    writeFileSync(join(outDir, 'recall-index.md'), renderMarkdown(recallOnly));
+    writeFileSync(join(outDir, 'recall-index.svg'), renderChart(recallOnly));
+  }
   ctx.progress.clear();
   process.stdout.write(`${renderSummaryTable(results)}\n\nwrote ${jsonPath}, ${mdPath} and ${svgPath}\n`);
 }
