@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CapturedSession } from '../src/capture/types.js';
-import { startPgServer, type PgServer } from '../src/bench/pg-server.js';
+import { startPgServer, type PgServer } from './support/pg-server.js';
 import { openPgStore } from '../src/store/postgres/pg-store.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';

@@ -3,11 +3,11 @@
 // and `skillsmith migrate` from SQLite to PostgreSQL and back. Needs the PostgreSQL server binaries (see
 // test/support/pg-server.ts); fails, never skips, when they are missing.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FLEET_FAMILIES, fleetSession } from '../src/bench/pg-fleet-work.js';
+import { FLEET_FAMILIES, fleetSession } from '../bench/src/pg-fleet-work.js';
 import { openMemory, type Memory } from '../src/memory.js';
 import { openPgStore, type PgStore } from '../src/store/postgres/pg-store.js';
 import { memoryChecksums } from '../src/store/postgres/transfer.js';
@@ -35,22 +35,22 @@ afterAll(async () => {
 });
 
 /**
- * The child processes run compiled JavaScript. dist/ serves when it is newer than every source file (CI
- * builds it in `npm ci`); otherwise the sources are compiled into a private directory beside assets/, so a
- * stale dist/ is never tested and a dist/ other tests are reading is never rewritten under them.
+ * The agent processes run the compiled benchmark agent (bench/src/pg-fleet-agent.ts, which runs the built
+ * package in dist/: the global setup rebuilds dist/ when src/ changed). bench/build/ serves when it is newer
+ * than the bench sources and the PostgreSQL helper; otherwise they are compiled into a private directory, so a
+ * stale build is never tested and a bench/build/ another run is reading is never rewritten under it.
  */
 function compiledAgent(): string {
-  const inDist = join(root, 'dist/bench/pg-fleet-agent.js');
-  if (existsSync(inDist) && newestSource(join(root, 'src')) <= statSync(inDist).mtimeMs) return inDist;
+  const built = join(root, 'bench/build/bench/src/pg-fleet-agent.js');
+  const sources = Math.max(newestSource(join(root, 'bench/src')), statSync(join(root, 'test/support/pg-server.ts')).mtimeMs);
+  if (existsSync(built) && sources <= statSync(built).mtimeMs) return built;
   const home = join(root, '.vitest-tmp', `fleet-build-${process.pid}`);
   mkdirSync(home, { recursive: true });
-  if (!existsSync(join(home, 'assets'))) symlinkSync(join(root, 'assets'), join(home, 'assets'));
   privateBuild = home;
-  const out = join(home, 'dist');
-  const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', out], {
+  const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'bench/tsconfig.json'), '--outDir', home], {
     encoding: 'utf8',
   });
-  const script = join(out, 'bench/pg-fleet-agent.js');
+  const script = join(home, 'bench/src/pg-fleet-agent.js');
   // Type errors elsewhere do not stop tsc from emitting; a missing output does.
   if (!existsSync(script)) throw new Error(`could not compile the fleet agent:\n${tsc.stdout}${tsc.stderr}`);
   return script;

@@ -3,6 +3,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/memory.js';
 import { readTau, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
@@ -75,6 +76,27 @@ describe('persisted recall index', () => {
     expect(got.flat().map((h) => h[0])).not.toContain(served);
     expect(got).toEqual(await freshRecall());
     // And back: re-enabled elsewhere, served again.
+    const memory = await openMemory({ db, config });
+    await memory.setEnabled(served, true);
+    await memory.close();
+    expect(recallInChild()).toEqual(reference);
+  }, 120_000);
+
+  it('a file older than the change log window is rebuilt: a skill disabled meanwhile is never served', async () => {
+    recallInChild();
+    const served = reference.flat()[0][0];
+    execFileSync(process.execPath, [child, db, 'disable', served], { env });
+    // Another namespace's churn pushes the disable's predecessors out of the log's window (migration 9).
+    const raw = new Database(db);
+    const churn = raw.prepare("INSERT INTO skill_changes (namespace, skill_id) VALUES ('elsewhere', 'sk_x')");
+    raw.transaction(() => {
+      for (let i = 0; i < 101_000; i++) churn.run();
+    })();
+    expect((raw.prepare('SELECT through FROM skill_changes_pruned').get() as { through: number }).through).toBeGreaterThan(0);
+    raw.close();
+    const got = recallInChild();
+    expect(got.flat().map((h) => h[0])).not.toContain(served);
+    expect(got).toEqual(await freshRecall());
     const memory = await openMemory({ db, config });
     await memory.setEnabled(served, true);
     await memory.close();

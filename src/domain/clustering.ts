@@ -30,6 +30,9 @@ export class IncrementalClusters {
   private readonly goalIndex: VectorIndex;
   readonly clusters = new Map<string, ClusterState>();
   private nextId: number;
+  /** Scratch for the unit centroids handed to the indexes (they copy what they are given). */
+  private readonly featureUnit: Float32Array;
+  private readonly goalUnit: Float32Array;
 
   constructor(
     private readonly featureDims: number,
@@ -46,6 +49,8 @@ export class IncrementalClusters {
   ) {
     this.index = new VectorIndex(featureDims);
     this.goalIndex = new VectorIndex(goalDims);
+    this.featureUnit = new Float32Array(featureDims);
+    this.goalUnit = new Float32Array(goalDims);
     let max = 0;
     for (const c of existing) {
       this.clusters.set(c.id, c);
@@ -67,8 +72,8 @@ export class IncrementalClusters {
       c.size++;
       c.dirty = true;
       c.newMembers.push(sessionId);
-      this.index.add(c.id, unit(c.featureSum));
-      this.goalIndex.add(c.id, unit(c.goalSum));
+      this.index.add(c.id, unitInto(this.featureUnit, c.featureSum));
+      this.goalIndex.add(c.id, unitInto(this.goalUnit, c.goalSum));
       return { sessionId, clusterId: c.id, similarity: hit.score, created: false };
     }
     const id = `${this.idPrefix}${String(this.nextId++).padStart(6, '0')}`;
@@ -83,8 +88,8 @@ export class IncrementalClusters {
       newMembers: [sessionId],
     };
     this.clusters.set(id, c);
-    this.index.add(id, unit(c.featureSum));
-    this.goalIndex.add(id, unit(c.goalSum));
+    this.index.add(id, unitInto(this.featureUnit, c.featureSum));
+    this.goalIndex.add(id, unitInto(this.goalUnit, c.goalSum));
     return { sessionId, clusterId: id, similarity: hit?.score ?? 0, created: true };
   }
 
@@ -141,10 +146,14 @@ function addInto(sum: Float32Array, v: Float32Array) {
 }
 
 export function unit(v: Float32Array): Float32Array {
+  return unitInto(new Float32Array(v.length), v);
+}
+
+/** `v` scaled to unit length into `out` (all zeros stay zeros); returns `out`. */
+function unitInto(out: Float32Array, v: Float32Array): Float32Array {
   let n = 0;
   for (let i = 0; i < v.length; i++) n += v[i] * v[i];
-  const out = new Float32Array(v.length);
-  if (n === 0) return out;
+  if (n === 0) return out.fill(0);
   const inv = 1 / Math.sqrt(n);
   for (let i = 0; i < v.length; i++) out[i] = v[i] * inv;
   return out;

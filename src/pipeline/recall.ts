@@ -36,6 +36,9 @@ export function isRecallable(s: Pick<Skill, 'enabled' | 'corpus' | 'supersededBy
   return s.enabled && s.corpus === 'internal' && !s.supersededBy && s.status !== 'retired' && s.eta >= retireEta;
 }
 
+/** Index size up to which recall asks the index for every entry (see recall()). */
+const EXHAUSTIVE = 256;
+
 /** Skills fetched for recall's hits kept in memory; bodies beyond these are read when a hit needs them. */
 const SKILL_CACHE = 1024;
 
@@ -189,6 +192,13 @@ export class RecallIndex {
   /** The skills the store changed since the index's revision, and only those. */
   private async applyChanges() {
     const { revision, rows, changedIds } = await this.store.skillVectors(this.namespace, { changedAfter: this.revision!.revision });
+    if (changedIds === null) {
+      // The store's change log no longer reaches back to this index (it keeps a bounded window): start over.
+      this.log?.info('recall index is older than the skill change log: rebuilding it', { namespace: this.namespace });
+      this.index = null;
+      await this.rebuild(this.basis!);
+      return;
+    }
     const index = this.index!;
     try {
       for (const id of changedIds ?? []) {
@@ -259,6 +269,42 @@ export class RecallIndex {
     return out;
   }
 
+  /**
+   * The servable skills among `close` (best first) that can still end in the top `topK` once near-ties are
+   * broken and drawn: read from the store best first, stopping where the rest cannot matter. A skill only
+   * moves ahead of skills at most `tieMargin` more similar (breakNearTies, softmaxDraw), so once `topK`
+   * servable skills are read, those below the topK-th similarity minus the margin (a suffix of `close`) leave
+   * the served list unchanged: a recall reads a handful of rows, not the hundreds of copies of one goal that
+   * can sit within the relative margin.
+   */
+  private async candidates(close: { id: string; score: number }[], topK: number) {
+    // Checked again on the row as stored now: a skill disabled or retired a moment ago is not served.
+    const retireEta = this.config.lifecycle.retireEta;
+    const margin = this.config.recall.tieMargin;
+    const ranked: { skill: Skill; similarity: number }[] = [];
+    let read = 0;
+    // A topK below 1 serves nothing but still draws among every candidate (as it always did): read them all.
+    let want = topK >= 1 ? Math.min(close.length, topK) : close.length;
+    while (read < want) {
+      const batch = close.slice(read, want);
+      const skills = await this.skillsFor(batch.map((h) => h.id));
+      for (const h of batch) {
+        const skill = skills.get(h.id);
+        if (skill && isRecallable(skill, retireEta)) ranked.push({ skill, similarity: h.score });
+      }
+      read = want;
+      if (topK < 1) break;
+      if (ranked.length < topK) {
+        want = Math.min(close.length, read + Math.max(topK, read));
+        continue;
+      }
+      // Every hit within the margin of the topK-th servable one (a hair wider, for rounding).
+      const cutoff = ranked[topK - 1].similarity - margin - 1e-9;
+      while (want < close.length && close[want].score >= cutoff) want++;
+    }
+    return ranked;
+  }
+
   /** Skills the index holds. */
   get size(): number {
     return this.index?.size ?? 0;
@@ -273,20 +319,16 @@ export class RecallIndex {
     const raw = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
     const vec = removeDirection(raw, this.center, this.strength);
     // Several vectors per skill (its centroid and its exemplars): a skill scores its best one.
-    // Enough entries for topK + 2 skills even if each one's vectors all come first, and never fewer than 256:
-    // a wide search keeps the graph tier's answer the exact one on small graphs (two builds of one graph then
-    // agree) and costs little on large ones.
-    const hits = bestPerSkill(this.index.search(vec, Math.max(256, (topK + 2) * (MAX_EXEMPLARS + 1)), { minScore: opts.threshold }));
+    // Enough entries for topK + 2 skills even if each one's vectors all come first; an index of up to
+    // EXHAUSTIVE entries is asked for all of them, so a small graph's answer is the exact one (two builds of
+    // one graph then agree). On a large graph a wider search costs: at 100k entries k = 256 took 5x the time
+    // of k = 36, and the first search of a new process touches that many more pages of the mapped graph.
+    const want = (topK + 2) * (MAX_EXEMPLARS + 1);
+    const hits = bestPerSkill(this.index.search(vec, this.index.size <= EXHAUSTIVE ? Math.max(want, EXHAUSTIVE) : want, { minScore: opts.threshold }));
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const close = hits.filter((h) => h.score >= floor);
-    const skills = await this.skillsFor(close.map((h) => h.id));
-    // Checked again on the row as stored now: a skill disabled or retired a moment ago is not served.
-    const retireEta = this.config.lifecycle.retireEta;
-    const ranked = close.flatMap((h) => {
-      const skill = skills.get(h.id);
-      return skill && isRecallable(skill, retireEta) ? [{ skill, similarity: h.score }] : [];
-    });
+    const ranked = await this.candidates(close, topK);
     breakNearTies(ranked, this.config.recall.tieMargin);
     if (this.config.recall.softmaxTemperature > 0) {
       softmaxDraw(ranked, this.config.recall.tieMargin, this.config.recall.softmaxTemperature, this.random);

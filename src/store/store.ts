@@ -130,7 +130,9 @@ export interface SkillStore {
   /**
    * What a recall index holds, without bodies: each skill's id, vector and the fields that decide whether it is
    * served, with the revision they were read at (one snapshot). With `changedAfter`, only the skills changed
-   * after that revision; `changedIds` then lists every changed id, including ones no longer stored.
+   * after that revision; `changedIds` then lists every changed id, including ones no longer stored. The change
+   * log keeps a window of the last 100,000 changes (migration 9): when it no longer reaches back to
+   * `changedAfter` and the namespace changed since, every skill is returned with `changedIds` null (rebuild).
    */
   skillVectors(namespace: string, opts?: { changedAfter?: number }): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }>;
   /** Skills by id (recall's hits) in any order; unknown ids are left out. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -111,6 +111,22 @@ describe('index file: files on disk', () => {
     expect(loaded(path).revision).toBe(3);
     // Young strays may belong to a running writer and are kept; the file that matters is whole.
     expect(readdirSync(dir).filter((f) => f.endsWith('.idx'))).toEqual(['memory.db.recall-x.idx']);
+  });
+
+  it('a graph changed in place is checked in full, even with its modification time set back', () => {
+    const { path, index, dir } = fixture(300, 100);
+    saveIndexFile(path, index, identity, 1);
+    const graph = join(dir, readdirSync(dir).find((f) => f.endsWith('.hnsw'))!);
+    const whole = readFileSync(graph);
+    const { atime, mtime } = statSync(graph);
+    const bad = Buffer.from(whole);
+    bad[Math.floor(bad.length / 3)] ^= 0x01;
+    writeFileSync(graph, bad);
+    utimesSync(graph, atime, mtime);
+    expect(loadIndexFile(path, identity)).toEqual({ reason: 'graph checksum mismatch' });
+    // The same bytes written back: the stamp no longer matches, the full check passes.
+    writeFileSync(graph, whole);
+    expect(loaded(path).index.size).toBe(300);
   });
 
   it('a file that is not an index is refused', () => {

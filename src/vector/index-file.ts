@@ -9,19 +9,26 @@
 //   and renamed over the old one (rename is atomic on one file system). The HNSW graph goes to a file of its
 //   own with a fresh name, written before the main file that names it, so a reader sees an old complete
 //   index or a new complete one; a writer killed at any point leaves at worst a stray temporary file.
+// - The graph file is checked in full (size and CRC-32 of every byte) unless the file system says it was not
+//   written since its writer checksummed it: the header records the graph file's inode, size, modification
+//   and change times (nanoseconds) as they stood once it was renamed into place. Any write to the file, a
+//   truncation, a copy or a replacement moves its change time (which no process can set back), so only a
+//   file untouched since the writer read it back skips the full read: at 100k skills that read is most of
+//   the time a new process would otherwise spend before its first recall.
 // - Freshness is the caller's business: the header carries the store revision the index was built at, and
 //   the caller applies the changes since (or rebuilds when it cannot).
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync, type BigIntStats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { ExactIndex } from './exact-index.js';
 import { defaultHnswOptions, HnswIndex, loadUsearch, type HnswOptions } from './hnsw-index.js';
+import { PackedIds } from './packed-ids.js';
 import { TieredIndex, type TieredOptions } from './tiered-index.js';
 
 const MAGIC = 0x49524b53; // "SKRI" little-endian
-export const INDEX_FILE_FORMAT = 1;
+export const INDEX_FILE_FORMAT = 2;
 const PREFIX_BYTES = 16;
 
 /** What the index was built from: a loaded index is used only when every field matches the caller's. */
@@ -40,12 +47,15 @@ interface Header extends IndexIdentity {
   tier: 'exact' | 'hnsw';
   count: number;
   idsBytes: number;
+  idsCount: number;
   idsCrc: number;
   vectorsBytes: number;
   vectorsCrc: number;
   graphFile: string | null;
   graphBytes: number;
   graphCrc: number;
+  /** The graph file as the file system saw it once in place (see above); null: always check it in full. */
+  graphStamp: string | null;
   hnsw: Required<HnswOptions> | null;
   savedAt: string;
 }
@@ -56,14 +66,15 @@ export type LoadedIndex = { index: TieredIndex; revision: number } | { reason: s
 export function saveIndexFile(path: string, index: TieredIndex, identity: IndexIdentity, revision: number): void {
   const tier = index.tier;
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  let ids: (string | null)[];
+  let ids: (string | undefined)[];
   let vectors: Buffer = Buffer.alloc(0);
   let graphFile: string | null = null;
   let graphBytes = 0;
   let graphCrc = 0;
+  let graphStamp: string | null = null;
   let hnsw: Required<HnswOptions> | null = null;
   if (tier instanceof HnswIndex) {
-    ids = tier.keyTable().map((id) => id ?? null);
+    ids = tier.keyTable();
     graphFile = `${basename(path)}.${tag}.hnsw`;
     const graphPath = join(dirname(path), graphFile);
     const tmp = `${graphPath}.tmp`;
@@ -75,6 +86,7 @@ export function saveIndexFile(path: string, index: TieredIndex, identity: IndexI
       graphCrc = sum.crc;
       syncFile(tmp);
       renameSync(tmp, graphPath);
+      graphStamp = fileStamp(statSync(graphPath, { bigint: true }));
     } catch (e) {
       rmSync(tmp, { force: true });
       throw e;
@@ -85,7 +97,7 @@ export function saveIndexFile(path: string, index: TieredIndex, identity: IndexI
     ids = arrays.ids;
     vectors = Buffer.from(arrays.vectors.buffer, arrays.vectors.byteOffset, arrays.vectors.byteLength);
   }
-  const idsBlock = Buffer.from(JSON.stringify(ids), 'utf8');
+  const idsBlock = PackedIds.encode(ids);
   const header: Header = {
     ...identity,
     format: INDEX_FILE_FORMAT,
@@ -93,12 +105,14 @@ export function saveIndexFile(path: string, index: TieredIndex, identity: IndexI
     tier: graphFile ? 'hnsw' : 'exact',
     count: index.size,
     idsBytes: idsBlock.length,
+    idsCount: ids.length,
     idsCrc: crc32(idsBlock),
     vectorsBytes: vectors.length,
     vectorsCrc: crc32(vectors),
     graphFile,
     graphBytes,
     graphCrc,
+    graphStamp,
     hnsw,
     savedAt: new Date().toISOString(),
   };
@@ -155,25 +169,35 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
     const idsBlock = file.subarray(idsStart, vectorsStart);
     const vectorBlock = file.subarray(vectorsStart);
     if (crc32(idsBlock) !== h.idsCrc || crc32(vectorBlock) !== h.vectorsCrc) return { reason: 'checksum mismatch' };
-    const ids = JSON.parse(idsBlock.toString('utf8')) as (string | null)[];
-    if (!Array.isArray(ids)) return { reason: 'malformed id table' };
+    const ids = PackedIds.decode(idsBlock);
+    if (!ids || ids.length !== h.idsCount) return { reason: 'malformed id table' };
 
     if (h.tier === 'exact') {
       if (ids.length !== h.count || h.vectorsBytes !== h.count * h.dimensions * 4) return { reason: 'counts disagree' };
       const vectors = new Float32Array(h.count * h.dimensions);
       new Uint8Array(vectors.buffer).set(vectorBlock);
-      const inner = ExactIndex.fromArrays(h.dimensions, ids as string[], vectors);
+      if (ids.live !== ids.length) return { reason: 'malformed id table' };
+      const inner = ExactIndex.fromArrays(h.dimensions, ids.toArray() as string[], vectors);
       return { index: new TieredIndex(h.dimensions, opts, inner), revision: h.revision };
     }
     if (!h.graphFile || basename(h.graphFile) !== h.graphFile || !h.hnsw) return { reason: 'malformed header' };
     if (!loadUsearch()) return { reason: 'the HNSW graph needs the usearch native module' };
     const graphPath = join(dirname(path), h.graphFile);
-    const graphSum = fileChecksum(graphPath);
-    if (!graphSum) return { reason: 'graph file missing' };
+    let graphStat: BigIntStats;
+    try {
+      graphStat = statSync(graphPath, { bigint: true });
+    } catch {
+      return { reason: 'graph file missing' };
+    }
+    if (graphStat.size !== BigInt(h.graphBytes)) return { reason: `graph file size ${graphStat.size} bytes, header says ${h.graphBytes}` };
     // Checked before the native code sees it: a corrupt graph could point outside its own arrays.
-    if (graphSum.bytes !== h.graphBytes || graphSum.crc !== h.graphCrc) return { reason: 'graph checksum mismatch' };
-    const keyTable = ids.map((id) => (typeof id === 'string' ? id : undefined));
-    // Memory-mapped: the checksum pass left the file in the page cache, and the map shares those pages.
+    if (fileStamp(graphStat) !== h.graphStamp) {
+      const graphSum = fileChecksum(graphPath);
+      if (!graphSum) return { reason: 'graph file missing' };
+      if (graphSum.bytes !== h.graphBytes || graphSum.crc !== h.graphCrc) return { reason: 'graph checksum mismatch' };
+    }
+    const keyTable = ids;
+    // Memory-mapped: pages are read when a search first touches them, and shared with the page cache.
     // The graph's shape comes from the file; how wide a search looks is today's setting, not the writer's.
     const expansionSearch = opts.hnsw?.expansionSearch ?? defaultHnswOptions.expansionSearch;
     const inner = HnswIndex.loadGraph(graphPath, h.dimensions, keyTable, { ...h.hnsw, ...opts.hnsw, expansionSearch, view: true });
@@ -182,6 +206,11 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
   } catch (e) {
     return { reason: `unreadable: ${(e as Error).message}` };
   }
+}
+
+/** What the file system says about a file: inode, size, modification and change times (ns). */
+function fileStamp(st: BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
 /** Size and CRC-32 of a file, read in chunks (a graph can be hundreds of MB); null when it cannot be read. */

@@ -306,6 +306,26 @@ CREATE TABLE skill_files (
 );
 `,
   },
+  {
+    version: 9,
+    name: 'skill change log: a bounded window',
+    // As SQLite's migration 9. Runs inside the writer's transaction, under the log's advisory lock; a
+    // revision the sequence skipped only delays pruning to the next multiple of 1,000.
+    sql: `
+CREATE TABLE skill_changes_pruned (through BIGINT NOT NULL);
+INSERT INTO skill_changes_pruned (through) VALUES (0);
+CREATE FUNCTION skill_changes_window() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.revision % 1000 = 0 AND NEW.revision > 100000 THEN
+    UPDATE skill_changes_pruned SET through = GREATEST(through, NEW.revision - 100000);
+    DELETE FROM skill_changes WHERE revision <= NEW.revision - 100000
+      AND revision NOT IN (SELECT MAX(revision) FROM skill_changes GROUP BY namespace);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER skill_changes_window AFTER INSERT ON skill_changes FOR EACH ROW EXECUTE FUNCTION skill_changes_window();
+`,
+  },
 ];
 
 export const latestPgSchemaVersion = pgMigrations[pgMigrations.length - 1].version;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPgServer, type PgServer } from '../../bench/pg-server.js';
+import { startPgServer, type PgServer } from '../../../test/support/pg-server.js';
 import { isPostgresUrl, openStore } from '../open-store.js';
 import { call, session, skill, storeContract } from '../store.contract.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';

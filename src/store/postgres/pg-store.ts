@@ -785,7 +785,12 @@ export class PgStore implements Store {
       await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const r = (await c.query(REVISION_SQL, [namespace])).rows[0];
       const revision = { storeId: r.store_id as string, revision: Number(r.revision) };
-      if (opts.changedAfter === undefined) {
+      // The log was pruned past `changedAfter` and this namespace changed since: every skill, as for a rebuild.
+      const pruned =
+        opts.changedAfter !== undefined &&
+        revision.revision > opts.changedAfter &&
+        opts.changedAfter < Number((await c.query('SELECT through FROM skill_changes_pruned')).rows[0].through);
+      if (opts.changedAfter === undefined || pruned) {
         const { rows } = await c.query(`SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = $1`, [namespace]);
         return { revision, rows: rows.map(vectorRowFrom), changedIds: null };
       }

@@ -291,6 +291,24 @@ CREATE TABLE skill_files (
 );
 `,
   },
+  {
+    version: 9,
+    name: 'skill change log: a bounded window',
+    // The log keeps the last 100,000 changes (pruned every 1,000), and each namespace's latest change so its
+    // revision never goes back. `through` says how far it was pruned: a reader behind it whose namespace
+    // changed since gets every skill again (skillVectors: changedIds null) and rebuilds its index.
+    sql: `
+CREATE TABLE skill_changes_pruned (through INTEGER NOT NULL);
+INSERT INTO skill_changes_pruned (through) VALUES (0);
+CREATE TRIGGER skill_changes_window AFTER INSERT ON skill_changes
+WHEN NEW.revision % 1000 = 0 AND NEW.revision > 100000
+BEGIN
+  UPDATE skill_changes_pruned SET through = MAX(through, NEW.revision - 100000);
+  DELETE FROM skill_changes WHERE revision <= NEW.revision - 100000
+    AND revision NOT IN (SELECT MAX(revision) FROM skill_changes GROUP BY namespace);
+END;
+`,
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { storeContract } from '../store.contract.js';
+import { skill, storeContract } from '../store.contract.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 import { migrate, openSqliteStore, type SqliteStore } from './sqlite-store.js';
 
@@ -184,5 +184,35 @@ describe('migration from an older schema', () => {
     await store.putCachedEmbeddings('glove-sif-lex@1', [{ hash: 'h1', vector: new Float32Array([7, 7, 7]) }]);
     expect(Array.from((await store.getCachedEmbeddings('glove-sif-lex@1', ['h1'])).get('h1')!)).toEqual([7, 7, 7]);
     expect(count(store, 'embedding_cache')).toBe(50);
+  });
+});
+
+describe('the skill change log keeps a bounded window', () => {
+  it('prunes to the last 100,000 changes; a reader behind the window whose namespace changed gets every skill', async () => {
+    const store = open();
+    const at = '2025-02-01T00:00:00.000Z';
+    await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at });
+    const reader = (await store.skillRevision('default')).revision;
+    // Another namespace's churn: 101,000 logged changes.
+    const churn = store.db.prepare("INSERT INTO skill_changes (namespace, skill_id) VALUES ('other', 'sk_x')");
+    store.db.transaction(() => {
+      for (let i = 0; i < 101_000; i++) churn.run();
+    })();
+    // The window, the changes since the last pruning (every 1,000), and each namespace's latest change.
+    expect(count(store, 'skill_changes')).toBeGreaterThanOrEqual(100_000);
+    expect(count(store, 'skill_changes')).toBeLessThanOrEqual(100_000 + 1_000 + 2);
+    // Nothing changed in 'default': its revision stands, and a reader there has nothing to apply.
+    expect((await store.skillRevision('default')).revision).toBe(reader);
+    expect(await store.skillVectors('default', { changedAfter: reader })).toMatchObject({ rows: [], changedIds: [] });
+
+    await store.setSkillEnabled('default', 'sk_old', false, 'alice');
+    const behind = await store.skillVectors('default', { changedAfter: reader });
+    expect(behind.changedIds).toBeNull();
+    expect(behind.rows.map((r) => [r.id, r.enabled])).toEqual([['sk_old', false]]);
+    expect(behind.revision.revision).toBeGreaterThan(reader);
+    // A reader inside the window still gets the changes alone.
+    const now = behind.revision.revision;
+    await store.setSkillEnabled('default', 'sk_old', true, 'alice');
+    expect((await store.skillVectors('default', { changedAfter: now })).changedIds).toEqual(['sk_old']);
   });
 });

@@ -88,6 +88,7 @@ export class SqliteStore implements Store {
         `SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = ?`,
       ),
       changedSkillIds: db.prepare('SELECT DISTINCT skill_id FROM skill_changes WHERE namespace = ? AND revision > ?'),
+      changesPrunedThrough: db.prepare('SELECT through FROM skill_changes_pruned').pluck(),
     };
   }
 
@@ -379,7 +380,9 @@ export class SqliteStore implements Store {
     return this.db.transaction(() => {
       const r = this.stmts.skillRevision.get(namespace) as Row;
       const revision = { storeId: r.store_id as string, revision: r.revision as number };
-      if (opts.changedAfter === undefined) {
+      // The log was pruned past `changedAfter` and this namespace changed since: every skill, as for a rebuild.
+      const pruned = opts.changedAfter !== undefined && revision.revision > opts.changedAfter && opts.changedAfter < (this.stmts.changesPrunedThrough.get() as number);
+      if (opts.changedAfter === undefined || pruned) {
         return { revision, rows: (this.stmts.skillVectors.all(namespace) as Row[]).map(vectorRowFrom), changedIds: null };
       }
       const changedIds = (this.stmts.changedSkillIds.all(namespace, opts.changedAfter) as Row[]).map((c) => c.skill_id as string);

@@ -3,7 +3,7 @@
 // measures and reports (bench/results/latest.json and latest.md, the table on stdout) and never fails
 // on a missed target.
 //
-//   node dist/bench/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli] [--synth-sizes 100000]
+//   node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli] [--synth-sizes 100000]
 //                          [--skills 10000] [--cluster-sizes 10000] [--traces a.jsonl,b.jsonl] [--cpu-prof] [--keep] [--seed N]
 //
 // 1. ingest     memory.ingest() of synthetic sessions, 1,000 per batch, on a fresh SQLite file
@@ -22,32 +22,31 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { clip } from '../domain/context-pack.js';
-import { newSkill } from '../domain/new-skill.js';
-import { normalizeGoal } from '../domain/normalize-goal.js';
-import { collapseRepeats } from '../domain/sequence.js';
-import type { Session, Skill } from '../domain/types.js';
-import { ExactIndex } from '../vector/exact-index.js';
-import { loadIndexFile, type IndexIdentity } from '../vector/index-file.js';
-import { recallIndexPath } from '../vector/index-location.js';
-import type { NearestIndex, SearchHit } from '../vector/nearest-index.js';
-import type { TieredIndex } from '../vector/tiered-index.js';
-import { VectorIndex } from '../vector/vector-index.js';
-import { openMemory, type Memory } from '../memory.js';
-import { renderSkillMd } from '../pipeline/render-skill-md.js';
+import { clip } from '#dist/domain/context-pack.js';
+import { newSkill } from '#dist/domain/new-skill.js';
+import { normalizeGoal } from '#dist/domain/normalize-goal.js';
+import { collapseRepeats } from '#dist/domain/sequence.js';
+import type { Session, Skill } from '#dist/domain/types.js';
+import { ExactIndex } from '#dist/vector/exact-index.js';
+import { loadIndexFile, type IndexIdentity } from '#dist/vector/index-file.js';
+import { recallIndexPath } from '#dist/vector/index-location.js';
+import type { NearestIndex, SearchHit } from '#dist/vector/nearest-index.js';
+import type { TieredIndex } from '#dist/vector/tiered-index.js';
+import { VectorIndex } from '#dist/vector/vector-index.js';
+import { openMemory, type Memory } from '#dist/memory.js';
+import { renderSkillMd } from '#dist/pipeline/render-skill-md.js';
 import { renderMarkdown, renderSummaryTable, synthesisScaling, type BenchResults, type IngestResult, type RecallResult, type SynthesisResult, type CliResult, type ClusteringResult } from './report.js';
 import type BetterSqlite3 from 'better-sqlite3';
-import { IncrementalClusters } from '../domain/clustering.js';
+import { IncrementalClusters } from '#dist/domain/clustering.js';
 import { bulkSkillWriter } from './bulk-skills.js';
 import { renderChart } from './chart.js';
 import { greedyCluster } from './greedy.js';
+import { CLI, REPO } from './paths.js';
 import { Progress, RssMonitor, collectGarbage, cpuMs, mean, nowMs, percentile } from './monitor.js';
 import { formatSummary, inclusiveTop, summarizeProfile, type CpuProfile } from './profile-summary.js';
 import { defaultSourceFiles, syntheticGoals, syntheticSessionBatches } from './synthetic.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const REPO = resolve(HERE, '../..');
-const CLI = resolve(HERE, '../surfaces/cli/main.js');
 const FIRST_RECALL = resolve(HERE, 'first-recall.js');
 
 type Phase = 'ingest' | 'synthesis' | 'recall' | 'clustering' | 'cli';
@@ -122,7 +121,7 @@ async function main(): Promise<void> {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: node dist/bench/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli] [--synth-sizes N,..] [--skills N,..]\n' +
+      'usage: node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli] [--synth-sizes N,..] [--skills N,..]\n' +
         '                              [--cluster-sizes N,..] [--traces FILE,..] [--seed N] [--out DIR] [--keep] [--cpu-prof]\n',
     );
     return;
@@ -200,6 +199,14 @@ async function main(): Promise<void> {
   writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(mdPath, renderMarkdown(results));
   writeFileSync(svgPath, renderChart(results));
+  // The recall index's own report (issue 18): the recall and CLI phases of a full run, beside latest.*.
+  if (outName === 'latest' && results.recall.length) {
+    const phases = Object.fromEntries(Object.entries(results.memory.phases).filter(([k]) => k.startsWith('recall') || k.startsWith('cli')));
+    const recallOnly: BenchResults = { ...results, partial: true, ingest: null, synthesis: [], synthesisScaling: null, clustering: [], memory: { ...results.memory, phases } };
+    writeFileSync(join(outDir, 'recall-index.json'), `${JSON.stringify(recallOnly, null, 2)}\n`);
+    writeFileSync(join(outDir, 'recall-index.md'), renderMarkdown(recallOnly));
+    writeFileSync(join(outDir, 'recall-index.svg'), renderChart(recallOnly));
+  }
   ctx.progress.clear();
   process.stdout.write(`${renderSummaryTable(results)}\n\nwrote ${jsonPath}, ${mdPath} and ${svgPath}\n`);
 }
@@ -808,7 +815,7 @@ function describeCode(): BenchResults['code'] {
   const modified = git(['status', '--porcelain'])
     .stdout.split('\n')
     .map((l) => l.slice(3).trim())
-    .filter((f) => f && !f.startsWith('bench/') && !f.startsWith('src/bench/'));
+    .filter((f) => f && !f.startsWith('bench/'));
   return { commit: head.stdout.trim(), modified };
 }
 

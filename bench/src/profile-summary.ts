@@ -2,7 +2,7 @@
 // Summarises a V8 .cpuprofile (from `node --cpu-prof` or `npm run bench -- --cpu-prof`): where the time
 // goes, by function (self and inclusive time) and by source file.
 //
-//   node dist/bench/profile-summary.js PROFILE.cpuprofile [--top N]
+//   node bench/build/bench/src/profile-summary.js PROFILE.cpuprofile [--top N]
 
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -111,7 +111,7 @@ function shortUrl(url: string): string {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const file = process.argv[2];
   if (!file) {
-    process.stderr.write('usage: node dist/bench/profile-summary.js PROFILE.cpuprofile [--top N]\n');
+    process.stderr.write('usage: node bench/build/bench/src/profile-summary.js PROFILE.cpuprofile [--top N]\n');
     process.exit(2);
   }
   const topFlag = process.argv.indexOf('--top');

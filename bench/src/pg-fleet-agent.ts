@@ -2,23 +2,23 @@
 // One process of a simulated fleet of agents sharing one PostgreSQL memory (the fleet test and
 // `pg-bench` spawn several). Prints one JSON line on stdout.
 //
-//   node dist/bench/pg-fleet-agent.js record --db URL --agent N [--namespace NS] [--sessions 500] [--calls 10]
+//   node bench/build/bench/src/pg-fleet-agent.js record --db URL --agent N [--namespace NS] [--sessions 500] [--calls 10]
 //                                            [--recall] [--retry-every K] [--batch N]
 //       records the agent's sessions live (each call stored as it happens); --recall asks for skills at the
 //       start of each session (their trials follow from the outcome); --retry-every K sends every K-th call
 //       a second time, as a client does when an acknowledgement is lost; --batch N instead stores finished
 //       sessions N at a time (memory.ingest, one transaction per batch).
-//   node dist/bench/pg-fleet-agent.js synthesize --db URL [--namespace NS] [--wait]
+//   node bench/build/bench/src/pg-fleet-agent.js synthesize --db URL [--namespace NS] [--wait]
 //       one synthesis pass. Exit 3 when the pass lock was taken.
 // With --wait, either mode first prints {"ready":true} and starts when a line arrives on stdin (so several
 // processes can start at the same moment, their start-up done).
 
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type { Session } from '../domain/types.js';
-import { openMemory } from '../memory.js';
-import { openPgStore } from '../store/postgres/pg-store.js';
-import { createLogger } from '../support/log.js';
+import type { Session } from '#dist/domain/types.js';
+import { openMemory } from '#dist/memory.js';
+import { openPgStore } from '#dist/store/postgres/pg-store.js';
+import { createLogger } from '#dist/support/log.js';
 import { fleetSession } from './pg-fleet-work.js';
 
 async function main(): Promise<number> {
@@ -38,7 +38,7 @@ async function main(): Promise<number> {
   });
   const mode = positionals[0];
   if (!values.db || (mode !== 'record' && mode !== 'synthesize')) {
-    process.stderr.write('usage: pg-fleet-agent.js record|synthesize --db postgres://... [options] (see the header of src/bench/pg-fleet-agent.ts)\n');
+    process.stderr.write('usage: pg-fleet-agent.js record|synthesize --db postgres://... [options] (see the header of bench/src/pg-fleet-agent.ts)\n');
     return 2;
   }
   const agent = Number(values.agent);

@@ -1,4 +1,5 @@
-import { mulberry32 } from '../support/random.js';
+import { mulberry32 } from '#dist/support/random.js';
+import { REPO } from './paths.js';
 // Synthetic sessions for benchmarks: perturbed copies of real traces.
 //
 // Each synthetic session copies one real session picked at random (so the mix of tasks, tool paths and
@@ -15,8 +16,8 @@ import { mulberry32 } from '../support/random.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCaptureText } from '../capture/parse-file.js';
-import type { Session, ToolCall } from '../domain/types.js';
+import { parseCaptureText } from '#dist/capture/parse-file.js';
+import type { Session, ToolCall } from '#dist/domain/types.js';
 
 export interface SyntheticOptions {
   namespace?: string;
@@ -28,7 +29,7 @@ export interface SyntheticOptions {
 
 /** The real trace files used when none are given: the repo's tau traces, else the example sample. */
 export function defaultSourceFiles(): string[] {
-  const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+  const repo = REPO;
   const traces = join(repo, 'test/fixtures/traces');
   const files = ['tau-dev.jsonl', 'tau-retail-extra.jsonl'].map((f) => join(traces, f)).filter((f) => existsSync(f));
   return files.length ? files : [join(repo, 'examples/tau-sample.jsonl')];

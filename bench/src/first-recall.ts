@@ -1,11 +1,11 @@
 // Bench-only child process: opens a memory, times its first recall (the recall index loaded from its file, or
 // rebuilt when there is none), then holds it for more recalls and reports the process's peak memory.
-//   node dist/bench/first-recall.js <db> '<json goals>' [<json config>]
+//   node bench/build/bench/src/first-recall.js <db> '<json goals>' [<json config>]
 // Prints one JSON line: { openMs, embedderWarmMs, firstRecallMs, firstRecallCpuMs, rssMB, maxRssMB }.
 // The embedder is warmed first (its word table loads on first use, whatever the skill count), so
 // firstRecallMs is what the skill count costs: index file load and check, changes since, search, hits read.
 
-import { openMemory } from '../memory.js';
+import { openMemory } from '#dist/memory.js';
 
 const [db, goalsJson, configJson] = process.argv.slice(2);
 const goals = JSON.parse(goalsJson) as string[];

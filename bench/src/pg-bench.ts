@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The PostgreSQL back end under load, on this machine. A benchmark, not a test: it measures and reports.
 //
-//   node dist/bench/pg-bench.js [--db postgres://...] [--writers 8] [--sessions 500] [--calls 10]
+//   node bench/build/bench/src/pg-bench.js [--db postgres://...] [--writers 8] [--sessions 500] [--calls 10]
 //                               [--skills 1000] [--queries 2000] [--json] [--out FILE]
 //
 // Without --db it starts a throwaway PostgreSQL cluster (the server binaries must be installed; see
-// src/bench/pg-server.ts) and also measures recall while that server is stopped.
+// test/support/pg-server.ts) and also measures recall while that server is stopped.
 //
 // 1. recall   memory.recall() in one process while skills live in PostgreSQL: served from the in-memory
 //             index, with the change token kept current by LISTEN/NOTIFY; first recall (loads the index),
@@ -21,17 +21,17 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parseCaptureText } from '../capture/parse-file.js';
-import type { Skill } from '../domain/types.js';
-import { openMemory, type Memory } from '../memory.js';
-import { RecallIndex } from '../pipeline/recall.js';
-import { openPgStore, type PgStore } from '../store/postgres/pg-store.js';
-import { createLogger } from '../support/log.js';
+import { parseCaptureText } from '#dist/capture/parse-file.js';
+import type { Skill } from '#dist/domain/types.js';
+import { openMemory, type Memory } from '#dist/memory.js';
+import { RecallIndex } from '#dist/pipeline/recall.js';
+import { openPgStore, type PgStore } from '#dist/store/postgres/pg-store.js';
+import { createLogger } from '#dist/support/log.js';
 import { mean, nowMs, percentile } from './monitor.js';
-import { startPgServer, type PgServer } from './pg-server.js';
+import { REPO } from './paths.js';
+import { startPgServer, type PgServer } from '../../test/support/pg-server.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const REPO = resolve(HERE, '../..');
 const AGENT = join(HERE, 'pg-fleet-agent.js');
 const SAMPLE = join(REPO, 'examples/tau-sample.jsonl');
 
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     },
   });
   if (values.help) {
-    process.stdout.write('usage: node dist/bench/pg-bench.js [--db postgres://...] [--writers 8] [--sessions 500] [--calls 10] [--skills 1000] [--queries 2000] [--json] [--out FILE]\n');
+    process.stdout.write('usage: node bench/build/bench/src/pg-bench.js [--db postgres://...] [--writers 8] [--sessions 500] [--calls 10] [--skills 1000] [--queries 2000] [--json] [--out FILE]\n');
     return;
   }
   let server: PgServer | null = null;

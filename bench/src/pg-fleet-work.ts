@@ -1,4 +1,4 @@
-import { mulberry32 as rng } from '../support/random.js';
+import { mulberry32 as rng } from '#dist/support/random.js';
 // The work of one agent of a simulated fleet: sessions of a few task families, each solved by its own
 // ten-step tool procedure, with entities that differ per session. A pure function of (agent, index), so
 // the fleet test can tell exactly which calls must be in the store.

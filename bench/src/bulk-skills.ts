@@ -4,10 +4,10 @@
 // skills for the recall benchmark in seconds instead of minutes; the rows recall reads are identical.
 
 import type Database from 'better-sqlite3';
-import type { Skill } from '../domain/types.js';
-import { json } from '../store/rows.js';
-import { skillInsertSql, skillRowValues } from '../store/skill-row.js';
-import { accepted, planSkillWrite } from '../store/write-plan.js';
+import type { Skill } from '#dist/domain/types.js';
+import { json } from '#dist/store/rows.js';
+import { skillInsertSql, skillRowValues } from '#dist/store/skill-row.js';
+import { accepted, planSkillWrite } from '#dist/store/write-plan.js';
 
 export interface BulkSkillWriter {
   write(skills: Skill[], actor: string): void;

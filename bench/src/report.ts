@@ -99,7 +99,7 @@ export interface ClusteringResult {
   threshold: number;
   /** IncrementalClusters over the goal embeddings (goal as both feature and goal vector): one index search per session. */
   incremental: { ms: number; clusters: number };
-  /** GAIA-style greedy leader clustering over the same vectors (see src/bench/greedy.ts). */
+  /** GAIA-style greedy leader clustering over the same vectors (see bench/src/greedy.ts). */
   greedy: {
     /** Measured, or when `extrapolated` a lower bound: measured time + remaining sessions x the last measured cost per session. */
     ms: number;
@@ -232,7 +232,7 @@ export function renderMarkdown(r: BenchResults): string {
     ),
     '',
   );
-  out.push(`Synthetic sessions: perturbed copies of ${r.traces.join(', ')} (seed ${r.seed}); see src/bench/synthetic.ts.`, '');
+  out.push(`Synthetic sessions: perturbed copies of ${r.traces.join(', ')} (seed ${r.seed}); see bench/src/synthetic.ts.`, '');
   out.push(
     `Code: commit ${r.code.commit ?? 'unknown'}` +
       (r.code.modified.length ? `, with uncommitted changes to ${r.code.modified.join(', ')}.` : ', clean.'),
@@ -301,7 +301,7 @@ export function renderMarkdown(r: BenchResults): string {
         ]),
       ),
       '',
-      'Each is a new `node dist/bench/first-recall.js` process: open the memory, use the embedder once (its word table loads on first use, ' +
+      'Each is a new `node bench/build/bench/src/first-recall.js` process: open the memory, use the embedder once (its word table loads on first use, ' +
         'whatever the skill count: column "Embedder first use"), then time the first `recall` (index file loaded and checked, ' +
         'changes since applied, query embedded, hits read from SQLite), then 200 more recalls; peak RSS is the kernel high-water mark of that process. ' +
         '"Without the file" is the same process with `recall.persistIndex: false` (not run at 100k: minutes of graph building per run).  "Before" is what the previous code did on a first recall: every skill row ' +
@@ -327,7 +327,7 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       'Exact scan: `ExactIndex`, a flat dot-product scan over one Float32Array (brute force without SQLite), and the reference. ' +
         'IVF: the previous `VectorIndex` (~sqrt(n) k-means lists, sqrt(lists) probed). Recall index: `TieredIndex`, the exact scan below ' +
-        '`recall.annFrom` skills and a USearch HNSW graph (M 16, ef_construction 128, ef 64 in this run, inner product) from there. ' +
+        '`recall.annFrom` skills and a USearch HNSW graph (M 16, ef_construction 128, ef 192, inner product) from there. ' +
         'The recall index here is the one recall saved, loaded from its file (its build is the bench process\'s first recall above). ' +
         'The vectors compared are the stored ones; recall itself removes half the namespace\'s mean goal direction first when a pass has recorded one (none in these bulk-written files). ' +
         'recall@10 counts a hit tying the exact 10th score as found (many bench skills are copies of one goal and share its vector).',
@@ -354,7 +354,7 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       'The goal embeddings of the same synthetic sessions (normalised goal, default embedder), clustered twice in one process. ' +
         'Incremental: `IncrementalClusters` (src/domain/clustering.ts) with the goal vector as its feature: per session a nearest-centroid search of its same-goal and feature indexes, no pass over all clusters. ' +
-        'Greedy: for each session, a dot product with the first member of every existing cluster in creation order, joining the first at or above the threshold, else a new cluster (src/bench/greedy.ts). ' +
+        'Greedy: for each session, a dot product with the first member of every existing cluster in creation order, joining the first at or above the threshold, else a new cluster (bench/src/greedy.ts). ' +
         'Greedy runs are stopped after a time budget and marked extrapolated: measured time plus the remaining sessions at the cost per session of the last 1,024 measured, ' +
         'a lower bound (clusters only grow, so each later session compares with at least as many leaders); the ratio is then a lower bound too. ' +
         'A ratio below 1 means greedy was faster: its cost is n x clusters, and goal normalisation folds these synthetic goals into a few hundred clusters at most, ' +
