@@ -99,6 +99,8 @@ export { CompileError } from './errors/compile-error.js';
 export { HttpError } from './errors/http-error.js';
 /** NOT_FOUND: no such session or skill in the namespace. */
 export { NotFoundError } from './errors/not-found-error.js';
+/** CONFLICT: the memory's state refuses a change (a superseded target no longer live, a name already taken). */
+export { ConflictError } from './errors/conflict-error.js';
 /** PASS_LOCKED: a synthesis pass is already running on the namespace. */
 export { PassLockedError } from './errors/pass-locked-error.js';
 /** SESSION_STATE: the session's state forbids the operation. */

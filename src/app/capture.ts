@@ -158,15 +158,15 @@ export class Capture {
       id,
       recall: (goal, o = {}) => this.catalog.recall(goal ?? opts.goal, { topK: o.topK, namespace, sessionId: id }),
       call: async (c) => {
-        if (ended) throw new Error(`session ${id} already ended; record into a new session`);
+        if (ended) throw new SessionStateError(`session ${id} already ended; record into a new session`);
         const call = this.prepareCall(id, c, position);
         position++;
         await store.appendCall(namespace, id, call);
       },
       end: async (outcome, reward = null, o = {}) => {
-        if (reward != null && (reward < 0 || reward > 1)) throw new Error('end: reward must be in [0,1]');
+        if (reward != null && (reward < 0 || reward > 1)) throw new RangeError('end: reward must be in [0,1]');
         // Once: a second end would flip the outcome after the recalled skills were credited.
-        if (ended) throw new Error(`session ${id} already ended; an outcome is reported once`);
+        if (ended) throw new SessionStateError(`session ${id} already ended; an outcome is reported once`);
         ended = true;
         const source = o.source ?? 'reported';
         await store.endSession(namespace, id, outcome, reward, ctx.now().toISOString(), source);

@@ -12,6 +12,7 @@ import type { SkillEvent } from '../store/store.js';
 import type { Changes } from './changes.js';
 import type { RecallIndexes } from './recall-indexes.js';
 import type { AppContext } from './context.js';
+import { ConflictError, InputError, NotFoundError } from '../errors/index.js';
 
 /** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */
 const MAX_TEXT_CHARS = 64 * 1024;
@@ -37,8 +38,8 @@ export class Catalog {
 
   /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
   async recall(goal: string, opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {}): Promise<RecalledSkill[]> {
-    if (typeof goal !== 'string') throw new TypeError('recall: goal must be a string');
-    if (goal.length > MAX_TEXT_CHARS) throw new Error(`recall: goal is ${goal.length} characters, over the ${MAX_TEXT_CHARS} limit`);
+    if (typeof goal !== 'string') throw new InputError('recall: goal must be a string');
+    if (goal.length > MAX_TEXT_CHARS) throw new InputError(`recall: goal is ${goal.length} characters, over the ${MAX_TEXT_CHARS} limit`);
     if (!this.ctx.storing) return [];
     this.onUse();
     // record: false looks without leaving a trace (no recall row, last_used_at untouched): previews, searches.
@@ -92,8 +93,8 @@ export class Catalog {
 
   /** Records a fact (semantic memory) that can be a parent of a compiled skill. */
   async addFact(text: string, opts: { id?: string; source?: string; namespace?: string } = {}): Promise<{ id: string }> {
-    if (typeof text !== 'string' || !text.trim()) throw new Error('addFact: text must be a non-empty string');
-    if (text.length > MAX_TEXT_CHARS) throw new Error(`addFact: text is ${text.length} characters, over the ${MAX_TEXT_CHARS} limit`);
+    if (typeof text !== 'string' || !text.trim()) throw new InputError('addFact: text must be a non-empty string');
+    if (text.length > MAX_TEXT_CHARS) throw new InputError(`addFact: text is ${text.length} characters, over the ${MAX_TEXT_CHARS} limit`);
     const id = opts.id ?? `f_${randomUUID()}`;
     const privacy = this.ctx.config.capture.privacy;
     await this.ctx
@@ -123,7 +124,7 @@ export class Catalog {
       at: this.ctx.now().toISOString(),
       compute: (s) => lifecycleStep(s, sig, this.ctx.config.lifecycle),
     });
-    if (!res) throw new Error(`no skill named "${idOrName}" in namespace ${this.ctx.ns(opts.namespace)}`);
+    if (!res) throw new NotFoundError(`no skill named "${idOrName}" in namespace ${this.ctx.ns(opts.namespace)}`);
     this.ctx.log.child('lifecycle').info('feedback', { skill: res.after.name, signal: sig.kind, eta: res.after.eta, status: res.after.status });
     await this.changes.skills(opts.namespace);
     return res;
@@ -164,9 +165,9 @@ export class Catalog {
     const store = this.ctx.requireStore();
     const ns = this.ctx.ns(opts.namespace);
     const ext = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === name || s.id === name);
-    if (!ext) throw new Error(`promote: no imported skill named ${name} in namespace ${ns}`);
+    if (!ext) throw new NotFoundError(`promote: no imported skill named ${name} in namespace ${ns}`);
     const clash = (await store.listSkills(ns, { corpus: 'internal' })).find((s) => s.name === ext.name);
-    if (clash) throw new Error(`promote: an internal skill named ${ext.name} already exists (${clash.id}); rename or disable one first`);
+    if (clash) throw new ConflictError(`promote: an internal skill named ${ext.name} already exists (${clash.id}); rename or disable one first`);
     const at = this.ctx.now().toISOString();
     const saved = await store.writeSkill({ action: 'promote', skill: { ...ext, corpus: 'internal', updatedAt: at }, parents: [], actor: opts.actor ?? 'user', detail: {}, at });
     await this.changes.skills(opts.namespace);

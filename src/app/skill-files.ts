@@ -9,6 +9,7 @@ import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
 import type { ExportResult, ImportResult } from './types.js';
 import { newSkill } from '../domain/new-skill.js';
+import { InputError } from '../errors/input-error.js';
 
 /**
  * Skill files: SKILL.md folders out (export, render for a download) and in (import into the external corpus).
@@ -93,7 +94,7 @@ export class SkillFiles {
     const { scanSkillFiles } = await import('../skill-files/scan.js');
     const { hasInstructions } = await import('../domain/untrusted-text.js');
     const root = resolve(dir);
-    if (!existsSync(root)) throw new Error(`import: ${root} does not exist`);
+    if (!existsSync(root)) throw new InputError(`import: ${root} does not exist`);
     const realRoot = realpathSync(root);
     const found = findSkillFolders(root);
     for (const s of found.skipped) result.skipped.push({ path: s.path, reason: s.reason, refused: s.refused ?? false });

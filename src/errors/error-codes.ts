@@ -26,6 +26,7 @@ export const ERROR_OUTCOMES: Readonly<Record<string, ErrorOutcome>> = Object.fre
   // The memory's state.
   PASS_LOCKED: { http: 409, exit: 1 },
   SESSION_STATE: { http: 409, exit: 1 },
+  CONFLICT: { http: 409, exit: 1 },
   DISABLED: { http: 503, exit: 1 },
   TRANSFER_FAILED: { http: 500, exit: 1 },
   // Model and embedding back ends.

@@ -10,6 +10,7 @@ export { HttpError } from './http-error.js';
 export { NotFoundError } from './not-found-error.js';
 export { PassLockedError } from './pass-locked-error.js';
 export { SessionStateError } from './session-state-error.js';
+export { ConflictError } from './conflict-error.js';
 export { DisabledError } from './disabled-error.js';
 export { TransferError } from './transfer-error.js';
 export { BackendUnavailableError } from './backend-unavailable-error.js';

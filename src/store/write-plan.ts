@@ -4,6 +4,7 @@
 // transaction, in its own SQL dialect.
 import type { AuditRecord, Skill } from '../domain/types.js';
 import type { EmbeddingReplacement, FeedbackRecord, FeedbackRequest, ForgetOptions, ForgottenSession, SkillFile, SkillVersion, SkillWrite } from './store.js';
+import { ConflictError } from '../errors/conflict-error.js';
 
 /** One audit record to append (the store hands out its id). */
 export type AuditEntry = Omit<AuditRecord, 'id'>;
@@ -43,12 +44,12 @@ export interface WriteRejection {
 }
 
 /** A refused write, as the store throws it. */
-export class WriteRejectedError extends Error {
-  readonly code: WriteRejection['code'];
+export class WriteRejectedError extends ConflictError {
+  /** Why the plan refused the write (e.g. 'supersede-target-not-live'). */
+  readonly reason: WriteRejection['code'];
   constructor(rejection: WriteRejection) {
     super(rejection.message);
-    this.name = 'WriteRejectedError';
-    this.code = rejection.code;
+    this.reason = rejection.code;
   }
 }
 

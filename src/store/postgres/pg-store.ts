@@ -13,6 +13,7 @@ import { auditFromRow, CALL_COLUMNS, callFromRow, callRowValues, eventFromRow, f
 import { skillFromRow as skillFromStoredRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
 import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, stateShapesRecall, type StateKey } from '../state-key.js';
 import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox, type RowChange } from '../write-plan.js';
+import { BackendUnavailableError, NotFoundError, SessionStateError } from '../../errors/index.js';
 
 /** A connection in a transaction, or the store's own retrying autocommit path. */
 type Db = { query(text: string, values?: unknown[]): Promise<pg.QueryResult> };
@@ -64,14 +65,14 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     await migratePg(pool);
   } catch (e) {
     await pool.end().catch(() => undefined);
-    throw new Error(`cannot open PostgreSQL memory at ${redactUrl(url)}: ${(e as Error).message}`, { cause: e });
+    throw new BackendUnavailableError(`cannot open PostgreSQL memory at ${redactUrl(url)}: ${(e as Error).message}`, { cause: e });
   }
   const store = new PgStore(pool, redactUrl(url), config, log, opts);
   try {
     await store.start();
   } catch (e) {
     await store.close();
-    throw new Error(`cannot listen for changes on ${redactUrl(url)}: ${(e as Error).message}`, { cause: e });
+    throw new BackendUnavailableError(`cannot listen for changes on ${redactUrl(url)}: ${(e as Error).message}`, { cause: e });
   }
   return store;
 }
@@ -392,7 +393,7 @@ export class PgStore implements Store {
     });
     if (res.rowCount === 0) {
       const known = await this.query('SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2', [namespace, sessionId]);
-      if (known.rowCount === 0) throw new Error(`session ${sessionId} is not open in namespace ${namespace}: call beginSession first`);
+      if (known.rowCount === 0) throw new SessionStateError(`session ${sessionId} is not open in namespace ${namespace}: call beginSession first`);
     }
   }
 
@@ -402,7 +403,7 @@ export class PgStore implements Store {
       text: 'UPDATE sessions SET outcome = $1, reward = $2, ended_at = $3, outcome_source = $6 WHERE namespace = $4 AND id = $5',
       values: [outcome, reward, endedAt, namespace, sessionId, source],
     });
-    if (res.rowCount === 0) throw new Error(`session ${sessionId} does not exist in namespace ${namespace}`);
+    if (res.rowCount === 0) throw new NotFoundError(`session ${sessionId} does not exist in namespace ${namespace}`);
   }
 
   async getSession(namespace: string, id: string): Promise<Session | null> {

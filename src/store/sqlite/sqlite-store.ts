@@ -12,6 +12,7 @@ import { auditFromRow, CALL_COLUMNS, callFromRow, callRowValues, eventFromRow, f
 import { skillFromRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
 import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, type StateKey } from '../state-key.js';
 import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox, type RowChange } from '../write-plan.js';
+import { NotFoundError, SessionStateError } from '../../errors/index.js';
 
 /** How SQLite stores a boolean. */
 const sqliteBool = (b: boolean) => (b ? 1 : 0);
@@ -132,7 +133,7 @@ export class SqliteStore implements Store {
 
   async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void> {
     const exists = this.stmts.sessionById.get(namespace, sessionId);
-    if (!exists) throw new Error(`session ${sessionId} is not open in namespace ${namespace}: call beginSession first`);
+    if (!exists) throw new SessionStateError(`session ${sessionId} is not open in namespace ${namespace}: call beginSession first`);
     this.insertCallRow(namespace, sessionId, call);
   }
 
@@ -140,7 +141,7 @@ export class SqliteStore implements Store {
     const info = this.db
       .prepare('UPDATE sessions SET outcome = ?, outcome_source = ?, reward = ?, ended_at = ? WHERE namespace = ? AND id = ?')
       .run(outcome, source, reward, endedAt, namespace, sessionId);
-    if (info.changes === 0) throw new Error(`session ${sessionId} does not exist in namespace ${namespace}`);
+    if (info.changes === 0) throw new NotFoundError(`session ${sessionId} does not exist in namespace ${namespace}`);
   }
 
   async getSession(namespace: string, id: string): Promise<Session | null> {

@@ -1,5 +1,6 @@
 import type { Memory, SessionRecorder } from '../../memory.js';
 import type { Outcome } from '../../domain/types.js';
+import { InputError, SessionStateError } from '../../errors/index.js';
 
 export interface RecordedCall {
   sessionId?: string;
@@ -66,10 +67,10 @@ export class LiveSessions {
   private async start(call: RecordedCall): Promise<SessionRecorder> {
     const stored = call.sessionId ? await this.memory.getSession(this.memory.sessionKey(call.sessionId)) : null;
     if (stored && (stored.endedAt || stored.outcome !== 'unknown')) {
-      throw new Error(`session ${stored.id} has already ended (${stored.outcome}); record into a new session id`);
+      throw new SessionStateError(`session ${stored.id} has already ended (${stored.outcome}); record into a new session id`);
     }
     const goal = call.goal?.trim() || stored?.goal;
-    if (!goal) throw new Error('the first call of a session needs its goal: pass goal (what the agent is trying to do)');
+    if (!goal) throw new InputError('the first call of a session needs its goal: pass goal (what the agent is trying to do)');
     return this.memory.startSession({ goal, id: call.sessionId, agentId: call.agentId, source: 'mcp' });
   }
 

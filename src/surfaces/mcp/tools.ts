@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Memory } from '../../memory.js';
 import { skillJson } from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
+import { InputError, NotFoundError } from '../../errors/index.js';
 
 const sessionId = z.string().min(1).max(500);
 const status = z.enum(['probationary', 'active', 'retired']);
@@ -148,7 +149,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       annotations: { readOnlyHint: false },
     },
     async (a) => {
-      if (!a.session_ids?.length && !a.cue) throw new Error('compile_skill needs session_ids or cue');
+      if (!a.session_ids?.length && !a.cue) throw new InputError('compile_skill needs session_ids or cue');
       const r = await memory.compile({ sessions: a.session_ids, cue: a.cue, commit: a.commit ?? false, actor: 'mcp' });
       const head =
         r.action === 'skip'
@@ -174,7 +175,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       annotations: { readOnlyHint: false },
     },
     async (a) => {
-      if (a.signal === 'reward' && a.reward === undefined) throw new Error('signal "reward" needs reward, a number in [0,1]');
+      if (a.signal === 'reward' && a.reward === undefined) throw new InputError('signal "reward" needs reward, a number in [0,1]');
       const signal = a.signal === 'reward' ? `reward=${a.reward}` : a.signal;
       const { before, after } = await memory.feedback(a.skill, signal, { sessionId: a.session_id, actor: 'mcp' });
       return answer(`${after.name}: eta ${before.eta.toFixed(2)} -> ${after.eta.toFixed(2)}, status ${after.status}`, {
@@ -224,7 +225,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     async (a) => {
       const gone = await memory.forgetSession(a.session_id, { actor: 'mcp' });
       live.drop(a.session_id);
-      if (!gone) throw new Error(`no session "${a.session_id}"`);
+      if (!gone) throw new NotFoundError(`no session "${a.session_id}"`);
       return answer(`forgot session ${a.session_id} (${gone.calls} calls)` + (gone.skills.length ? `; ${gone.skills.join(', ')} keep a forgotten-parent marker` : ''), { ...gone });
     },
   );
@@ -240,7 +241,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
     async (a) => {
       const gone = await memory.forgetSkill(a.skill, { actor: 'mcp' });
-      if (!gone) throw new Error(`no skill named "${a.skill}"`);
+      if (!gone) throw new NotFoundError(`no skill named "${a.skill}"`);
       return answer(`forgot skill ${gone.name}`, { ...gone });
     },
   );
