@@ -62,6 +62,13 @@ module.exports = {
       to: { path: layer('store'), dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'stores-are-opened-by-the-app',
+      severity: 'error',
+      comment: 'Only the composition root (app/) opens a store back end; everything else works on the Store interfaces.',
+      from: { path: '^src/', pathNot: [layer('store', 'app'), '^src/(index|postgres)\\.ts$', TESTS] },
+      to: { path: ['^src/store/(sqlite|postgres)/', '^src/store/open-store\\.ts$'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-test-code-in-src',
       severity: 'error',
       comment: 'Published code never imports test helpers or benchmarks.',

@@ -5,14 +5,53 @@ import { openMemory } from '../dist/index.js';
 import { splitOf } from '../dist/eval/split.js';
 import { UNRELATED_GOALS } from '../dist/eval/unrelated-goals.js';
 const [file, part = 'tune'] = process.argv.slice(2);
-const records = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => part === 'all' || splitOf(r) === part);
+const records = readFileSync(file, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l))
+  .filter((r) => part === 'all' || splitOf(r) === part);
 const fam = new Map(records.map((r) => [r.session_id, r.meta.family]));
-const memory = await openMemory({ db: ':memory:', config: { synthesis: { cooldownMs: 0 }, thresholds: { recall: -1 } }, logLevel: 'error' });
-await memory.ingest(records.map((r) => ({ id: r.session_id, namespace: 'default', goal: r.goal, outcome: r.success ? 'success' : 'failure', reward: r.reward, agentId: null, source: r.source, startedAt: new Date(0).toISOString(), endedAt: null, labels: null, calls: r.steps.map((s, i) => ({ position: i, tool: s.tool, args: s.args ?? {}, result: String(s.result ?? ''), ok: s.ok !== false, error: null, durationMs: null, at: null })) })));
+const memory = await openMemory({
+  db: ':memory:',
+  config: { synthesis: { cooldownMs: 0 }, thresholds: { recall: -1 } },
+  logLevel: 'error',
+});
+await memory.ingest(
+  records.map((r) => ({
+    id: r.session_id,
+    namespace: 'default',
+    goal: r.goal,
+    outcome: r.success ? 'success' : 'failure',
+    reward: r.reward,
+    agentId: null,
+    source: r.source,
+    startedAt: new Date(0).toISOString(),
+    endedAt: null,
+    labels: null,
+    calls: r.steps.map((s, i) => ({
+      position: i,
+      tool: s.tool,
+      args: s.args ?? {},
+      result: String(s.result ?? ''),
+      ok: s.ok !== false,
+      error: null,
+      durationMs: null,
+      at: null,
+    })),
+  })),
+);
 await memory.synthesize();
 const skills = await memory.listSkills();
-const skillFam = new Map(skills.map((s) => { const c = {}; for (const id of s.sourceSessions) c[fam.get(id)] = (c[fam.get(id)] ?? 0) + 1; return [s.id, Object.entries(c).sort((a, b) => b[1] - a[1])[0][0]]; }));
-const same = [], other = [], unrelated = [];
+const skillFam = new Map(
+  skills.map((s) => {
+    const c = {};
+    for (const id of s.sourceSessions) c[fam.get(id)] = (c[fam.get(id)] ?? 0) + 1;
+    return [s.id, Object.entries(c).sort((a, b) => b[1] - a[1])[0][0]];
+  }),
+);
+const same = [],
+  other = [],
+  unrelated = [];
 for (const r of records) {
   for (const goal of [r.goal, r.meta.first_user_message].filter(Boolean)) {
     const [top] = await memory.recall(goal, { topK: 1 });
@@ -20,7 +59,18 @@ for (const r of records) {
     (skillFam.get(top.id) === r.meta.family ? same : other).push(top.similarity);
   }
 }
-for (const g of UNRELATED_GOALS) { const [top] = await memory.recall(g, { topK: 1 }); if (top) unrelated.push(top.similarity); }
-const q = (a, p) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[Math.floor(p * (s.length - 1))].toFixed(3) : '-'; };
-for (const [n, a] of [['same-family', same], ['other-family', other], ['unrelated', unrelated]]) console.log(n.padEnd(13), 'n', a.length, 'p10', q(a, 0.1), 'p50', q(a, 0.5), 'p90', q(a, 0.9), 'max', q(a, 1));
+for (const g of UNRELATED_GOALS) {
+  const [top] = await memory.recall(g, { topK: 1 });
+  if (top) unrelated.push(top.similarity);
+}
+const q = (a, p) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s.length ? s[Math.floor(p * (s.length - 1))].toFixed(3) : '-';
+};
+for (const [n, a] of [
+  ['same-family', same],
+  ['other-family', other],
+  ['unrelated', unrelated],
+])
+  console.log(n.padEnd(13), 'n', a.length, 'p10', q(a, 0.1), 'p50', q(a, 0.5), 'p90', q(a, 0.9), 'max', q(a, 1));
 await memory.close();

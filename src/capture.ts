@@ -4,9 +4,22 @@
 /** Parses the text of a capture file (any supported format, or the one given) into sessions and problems. */
 export { parseCaptureText, type ParsedFile, type ParseOptions, type IngestProblem } from './capture/parse-file.js';
 /** The capture formats: what `--format` accepts and what detection can answer. */
-export { INGEST_FORMATS, isIngestFormat, type IngestFormat, type DetectedFormat, type RecordInfo } from './capture/types.js';
+export {
+  INGEST_FORMATS,
+  isIngestFormat,
+  type IngestFormat,
+  type DetectedFormat,
+  type RecordInfo,
+} from './capture/types.js';
 /** Builds the outcome judge a configuration asks for: rule-based, LLM-based or off. */
-export { createJudge, RuleJudge, LlmJudge, type OutcomeJudge, type Judgement, type JudgeInput } from './capture/judge.js';
+export {
+  createJudge,
+  RuleJudge,
+  LlmJudge,
+  type OutcomeJudge,
+  type Judgement,
+  type JudgeInput,
+} from './capture/judge.js';
 /** The capture privacy policy with defaults filled in (per-tool redact, hash or drop; allow and deny lists). */
 export { resolvePrivacy, type PrivacyPolicy } from './capture/privacy.js';
 /** The capture sections of the configuration, as a caller writes them. */

@@ -6,11 +6,24 @@ describe('recording sessions as they happen', () => {
   it('stores each call immediately, ends with an outcome, and learns from recorded sessions', async () => {
     const db = tempDbPath();
     const memory = await openMemory({ db });
-    const goals = ['Refund order #W1001 for alice', 'Please refund my order #W2002', 'I want a refund for order #W3003', 'Refund the order #W4004 I placed'];
+    const goals = [
+      'Refund order #W1001 for alice',
+      'Please refund my order #W2002',
+      'I want a refund for order #W3003',
+      'Refund the order #W4004 I placed',
+    ];
     for (const [i, goal] of goals.entries()) {
       const s = await memory.startSession({ goal, agentId: 'agent-1' });
-      await s.call({ tool: 'find_customer', args: { email: `user${i}@example.com` }, result: `{"customer_id": "cust_${i}"}` });
-      await s.call({ tool: 'get_order', args: { customer_id: `cust_${i}`, order_id: `#W${i}` }, result: '{"status": "delivered"}' });
+      await s.call({
+        tool: 'find_customer',
+        args: { email: `user${i}@example.com` },
+        result: `{"customer_id": "cust_${i}"}`,
+      });
+      await s.call({
+        tool: 'get_order',
+        args: { customer_id: `cust_${i}`, order_id: `#W${i}` },
+        result: '{"status": "delivered"}',
+      });
       await s.call({ tool: 'issue_refund', args: { order_id: `#W${i}` }, result: '{"ok": true}' });
       // Stored before the session ends: a crash now loses nothing recorded so far.
       expect((await memory.store!.getSession('default', s.id))!.calls).toHaveLength(3);
@@ -32,7 +45,18 @@ describe('recording sessions as they happen', () => {
 
   it('rejects a call for a session that was never opened, and a session without a goal', async () => {
     const memory = await openMemory({ db: tempDbPath() });
-    await expect(memory.store!.appendCall('default', 'nope', { position: 0, tool: 't', args: {}, result: '', ok: true, error: null, durationMs: null, at: null })).rejects.toThrow(/not open/);
+    await expect(
+      memory.store!.appendCall('default', 'nope', {
+        position: 0,
+        tool: 't',
+        args: {},
+        result: '',
+        ok: true,
+        error: null,
+        durationMs: null,
+        at: null,
+      }),
+    ).rejects.toThrow(/not open/);
     await expect(memory.startSession({ goal: '  ' })).rejects.toThrow(/goal/);
     const s = await memory.startSession({ goal: 'x y z' });
     await expect(s.end('success', 2)).rejects.toThrow(/reward/);
@@ -41,7 +65,9 @@ describe('recording sessions as they happen', () => {
   });
 
   it('rejects a configuration with a wrong key or value, naming it', async () => {
-    await expect(openMemory({ db: tempDbPath(), config: { synthesis: { minSteps: 0 } } })).rejects.toThrow(/synthesis\.minSteps/);
+    await expect(openMemory({ db: tempDbPath(), config: { synthesis: { minSteps: 0 } } })).rejects.toThrow(
+      /synthesis\.minSteps/,
+    );
     await expect(openMemory({ db: tempDbPath(), config: { nope: 1 } as never })).rejects.toThrow(/nope|Unrecognized/);
   });
 });

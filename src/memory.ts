@@ -4,5 +4,5 @@
  */
 export { Memory } from './app/memory.js';
 export { openMemory, type OpenMemoryOptions } from './app/open-memory.js';
-export { DisabledError, NotFoundError, PassLockedError, SessionStateError } from './app/errors.js';
-export type { ExportResult, ImportResult, IngestResult, RecordedCall, SessionRecorder } from './app/types.js';
+export { DisabledError } from './errors/disabled-error.js';
+export type { ExportResult, ImportResult, IngestResult, SessionRecorder } from './app/types.js';

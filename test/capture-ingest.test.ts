@@ -4,9 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareCapture } from '../src/capture/ingest.js';
 import { RuleJudge } from '../src/capture/judge.js';
-import { loadConfig } from '../src/config/config.js';
 import { openMemory, type Memory } from '../src/memory.js';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { ingestCommand, ingestOptions, IngestUsageError } from '../src/surfaces/cli/commands/ingest.js';
 import { TAU_DIR, tempDbPath } from './support/tau.js';
 import { diskText, leaked, PLANTED } from './support/capture.js';
@@ -31,7 +29,16 @@ function plantedFiles(): Record<string, string> {
   const openai = JSON.stringify({
     messages: [
       { role: 'user', content: `Log me in, password ${P.password}, jwt ${P.jwt}` },
-      { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'login', arguments: JSON.stringify({ user: P.email, password: P.password }) } }] },
+      {
+        role: 'assistant',
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'login', arguments: JSON.stringify({ user: P.email, password: P.password }) },
+          },
+        ],
+      },
       { role: 'tool', tool_call_id: 'c1', content: `Error: token ${P.github} expired` },
       { role: 'assistant', content: `Here is your new key ${P.openai}` },
     ],
@@ -40,8 +47,21 @@ function plantedFiles(): Record<string, string> {
     system: 'agent',
     messages: [
       { role: 'user', content: `Charge my card ${P.card}` },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'charge', input: { card_number: P.card, key: P.stripe } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true, content: [{ type: 'text', text: `aws ${P.aws} denied` }] }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't1', name: 'charge', input: { card_number: P.card, key: P.stripe } }],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 't1',
+            is_error: true,
+            content: [{ type: 'text', text: `aws ${P.aws} denied` }],
+          },
+        ],
+      },
     ],
   });
   const span = (id: string, parent: string | null, name: string, attrs: Record<string, string>) => ({
@@ -61,7 +81,9 @@ function plantedFiles(): Record<string, string> {
             spans: [
               span('a1', null, 'invoke_agent x', {
                 'gen_ai.operation.name': 'invoke_agent',
-                'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: `Use ${P.openai} to sync ${P.email}` }] }]),
+                'gen_ai.input.messages': JSON.stringify([
+                  { role: 'user', parts: [{ type: 'text', content: `Use ${P.openai} to sync ${P.email}` }] },
+                ]),
               }),
               span('t1', 'a1', 'execute_tool sync', {
                 'gen_ai.tool.name': 'sync',
@@ -79,12 +101,29 @@ function plantedFiles(): Record<string, string> {
       task_id: 1,
       reward: 1,
       trial: 0,
-      info: { task: { user_id: 'u', instruction: `You are ${P.email}; your card is ${P.card}`, actions: [], outputs: [] } },
+      info: {
+        task: { user_id: 'u', instruction: `You are ${P.email}; your card is ${P.card}`, actions: [], outputs: [] },
+      },
       traj: [
         { role: 'system', content: 'policy' },
         { role: 'user', content: `Hi, I am ${P.email}` },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'x', type: 'function', function: { name: 'find_user_id_by_email', arguments: JSON.stringify({ email: P.email }) } }] },
-        { role: 'tool', tool_call_id: 'x', name: 'find_user_id_by_email', content: `{"payment": "${P.card}", "secret": "${P.password}"}` },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 'x',
+              type: 'function',
+              function: { name: 'find_user_id_by_email', arguments: JSON.stringify({ email: P.email }) },
+            },
+          ],
+        },
+        {
+          role: 'tool',
+          tool_call_id: 'x',
+          name: 'find_user_id_by_email',
+          content: `{"payment": "${P.card}", "secret": "${P.password}"}`,
+        },
       ],
     },
   ]);
@@ -168,25 +207,32 @@ describe('capture -> store (works before and after the memory wiring)', () => {
 
 describe('ingest --format / --judge options', () => {
   it('accepts the six formats and three judge modes, and names what is allowed otherwise', () => {
-    for (const f of ['auto', 'jsonl', 'openai', 'anthropic', 'otel', 'tau']) expect(ingestOptions({ format: f }).format).toBe(f);
+    for (const f of ['auto', 'jsonl', 'openai', 'anthropic', 'otel', 'tau'])
+      expect(ingestOptions({ format: f }).format).toBe(f);
     expect(() => ingestOptions({ format: 'xml' })).toThrow(IngestUsageError);
     expect(() => ingestOptions({ format: 'xml' })).toThrow(/auto, jsonl, openai, anthropic, otel, tau/);
     expect(() => ingestOptions({ judge: 'maybe' })).toThrow(/rule, llm, off/);
   });
 });
 
-
 const sourceOf = (memory: Memory, id: string) =>
-  ((memory.store as unknown as { db: { prepare(s: string): { get(...a: unknown[]): unknown } } }).db.prepare('SELECT outcome, outcome_source FROM sessions WHERE namespace = ? AND id = ?').get('default', id) as {
+  (memory.store as unknown as { db: { prepare(s: string): { get(...a: unknown[]): unknown } } }).db
+    .prepare('SELECT outcome, outcome_source FROM sessions WHERE namespace = ? AND id = ?')
+    .get('default', id) as {
     outcome: string;
     outcome_source: string;
-  });
+  };
 
 describe('memory.ingestFile and the CLI command, with the wiring applied', () => {
   it('judges sessions without an outcome, stores them as judged, and a reported outcome replaces the judgement', async () => {
     const memory = await openMemory({ db: tempDbPath(), logLevel: 'silent' });
     const r = await memory.ingestFile(join(FIXTURES, 'otel-genai-traces.jsonl'));
-    expect(r).toMatchObject({ format: 'otel', inserted: 3, detected: true, judged: { judge: 'rule', judged: 2, success: 2, failure: 0, unknown: 0 } });
+    expect(r).toMatchObject({
+      format: 'otel',
+      inserted: 3,
+      detected: true,
+      judged: { judge: 'rule', judged: 2, success: 2, failure: 0, unknown: 0 },
+    });
     const [a, b, c] = r.records!.map((x) => x.sessionId);
     expect(sourceOf(memory, a)).toEqual({ outcome: 'success', outcome_source: 'judged' }); // last call ok + final answer
     expect(sourceOf(memory, b)).toEqual({ outcome: 'failure', outcome_source: 'reported' }); // agent span status ERROR
@@ -198,7 +244,11 @@ describe('memory.ingestFile and the CLI command, with the wiring applied', () =>
   });
 
   it('judging off leaves them unknown; the anthropic fixture judged by rule', async () => {
-    const memory = await openMemory({ db: tempDbPath(), logLevel: 'silent', config: { capture: { judge: { mode: 'off' } } } as never });
+    const memory = await openMemory({
+      db: tempDbPath(),
+      logLevel: 'silent',
+      config: { capture: { judge: { mode: 'off' } } } as never,
+    });
     const r = await memory.ingestFile(join(FIXTURES, 'anthropic-conversations.jsonl'));
     expect(r.judged).toBeNull();
     expect(sourceOf(memory, r.records![1].sessionId)).toEqual({ outcome: 'unknown', outcome_source: 'reported' });
@@ -220,7 +270,13 @@ describe('memory.ingestFile and the CLI command, with the wiring applied', () =>
     }
     // The library's own recorder applies the same policy.
     const s = await memory.startSession({ goal: `key ${P.openai}` });
-    await s.call({ tool: 'x', args: { password: P.password }, result: `token ${P.github}`, error: `card ${P.card}`, ok: false });
+    await s.call({
+      tool: 'x',
+      args: { password: P.password },
+      result: `token ${P.github}`,
+      error: `card ${P.card}`,
+      ok: false,
+    });
     await s.end('failure');
     await memory.close();
     expect(leaked(diskText(db))).toEqual([]);
@@ -229,13 +285,29 @@ describe('memory.ingestFile and the CLI command, with the wiring applied', () =>
   it('the CLI command says what auto-detection chose, per record when a file is mixed, and what the judge did', async () => {
     const memory = await openMemory({ db: tempDbPath(), logLevel: 'silent' });
     const mixed = join(tmp, 'mixed.jsonl');
-    writeFileSync(mixed, [fixture('openai-conversations.jsonl').split('\n')[0], fixture('anthropic-conversations.jsonl').split('\n')[1], '{"broken'].join('\n'));
+    writeFileSync(
+      mixed,
+      [
+        fixture('openai-conversations.jsonl').split('\n')[0],
+        fixture('anthropic-conversations.jsonl').split('\n')[1],
+        '{"broken',
+      ].join('\n'),
+    );
     const out: string[] = [];
     const err: string[] = [];
-    const code = await ingestCommand(memory, [join(FIXTURES, 'tau2-results.json'), mixed], {}, { out: (s) => out.push(s), err: (s) => err.push(s) });
+    const code = await ingestCommand(
+      memory,
+      [join(FIXTURES, 'tau2-results.json'), mixed],
+      {},
+      { out: (s) => out.push(s), err: (s) => err.push(s) },
+    );
     expect(code).toBe(1);
-    expect(out[0]).toBe(`${join(FIXTURES, 'tau2-results.json')}: 2 sessions stored, 0 already present (tau, auto-detected)`);
-    expect(out[1]).toBe(`${mixed}: 2 sessions stored, 0 already present (mixed: openai 1, anthropic 1, auto-detected per record)`);
+    expect(out[0]).toBe(
+      `${join(FIXTURES, 'tau2-results.json')}: 2 sessions stored, 0 already present (tau, auto-detected)`,
+    );
+    expect(out[1]).toBe(
+      `${mixed}: 2 sessions stored, 0 already present (mixed: openai 1, anthropic 1, auto-detected per record)`,
+    );
     expect(out[2]).toBe('  line 1: openai -> conv-repeat');
     expect(out[3]).toMatch(/^ {2}line 2: anthropic -> anthropic:[0-9a-f]+$/);
     expect(out[4]).toBe('  1 session(s) without an outcome judged by rule: 1 success, 0 failure, 0 left unknown');

@@ -1,20 +1,45 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackendConfigError } from '../src/errors/backend-config-error.js';
-import { createJudge, judgeSessions, LlmJudge, parseVerdict, RuleJudge, type JudgeInput } from '../src/capture/judge.js';
+import {
+  createJudge,
+  judgeSessions,
+  LlmJudge,
+  parseVerdict,
+  RuleJudge,
+  type JudgeInput,
+} from '../src/capture/judge.js';
 import type { CapturedSession } from '../src/capture/types.js';
 import type { ToolCall } from '../src/domain/types.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 
-const call = (tool: string, ok = true, result = 'ok', error: string | null = null) => ({ tool, args: {}, result, ok, error });
+const call = (tool: string, ok = true, result = 'ok', error: string | null = null) => ({
+  tool,
+  args: {},
+  result,
+  ok,
+  error,
+});
 
 describe('rule judge (the default)', () => {
   const rule = new RuleJudge();
   const cases: [string, JudgeInput, string][] = [
     ['no calls', { goal: 'g', calls: [], finalAnswer: 'Done.' }, 'unknown'],
-    ['last call failed', { goal: 'g', calls: [call('a'), call('b', false, '', 'Error: not found')], finalAnswer: 'Done.' }, 'failure'],
-    ['last call ok and a final answer', { goal: 'g', calls: [call('a', false), call('b')], finalAnswer: 'Your order is cancelled.' }, 'success'],
+    [
+      'last call failed',
+      { goal: 'g', calls: [call('a'), call('b', false, '', 'Error: not found')], finalAnswer: 'Done.' },
+      'failure',
+    ],
+    [
+      'last call ok and a final answer',
+      { goal: 'g', calls: [call('a', false), call('b')], finalAnswer: 'Your order is cancelled.' },
+      'success',
+    ],
     ['last call ok, no final answer', { goal: 'g', calls: [call('a')], finalAnswer: null }, 'unknown'],
-    ['final answer gives up', { goal: 'g', calls: [call('a')], finalAnswer: "I'm sorry, I was unable to change the flight." }, 'unknown'],
+    [
+      'final answer gives up',
+      { goal: 'g', calls: [call('a')], finalAnswer: "I'm sorry, I was unable to change the flight." },
+      'unknown',
+    ],
     ['blank final answer', { goal: 'g', calls: [call('a')], finalAnswer: '   ' }, 'unknown'],
   ];
   it.each(cases)('%s', async (_name, input, expected) => {
@@ -28,14 +53,20 @@ describe('rule judge (the default)', () => {
     const lax = createJudge({ requireFinalAnswer: false, minCalls: 2, giveUpPattern: '' });
     expect((await lax.judge({ goal: 'g', calls: [call('a')], finalAnswer: null })).outcome).toBe('unknown'); // 1 < minCalls
     expect((await lax.judge({ goal: 'g', calls: [call('a'), call('b')], finalAnswer: null })).outcome).toBe('success');
-    expect((await lax.judge({ goal: 'g', calls: [call('a'), call('b')], finalAnswer: 'Sorry for the wait, all done.' })).outcome).toBe('success');
+    expect(
+      (await lax.judge({ goal: 'g', calls: [call('a'), call('b')], finalAnswer: 'Sorry for the wait, all done.' }))
+        .outcome,
+    ).toBe('success');
     expect(() => createJudge({ giveUpPattern: '(' })).toThrow(/giveUpPattern/);
     expect(() => createJudge({ mode: 'sometimes' } as never)).toThrow(/mode/);
   });
 
   it('off: everything stays unknown', async () => {
     const off = createJudge({ mode: 'off' });
-    expect(await off.judge({ goal: 'g', calls: [call('a')], finalAnswer: 'Done' })).toMatchObject({ outcome: 'unknown', judge: 'off' });
+    expect(await off.judge({ goal: 'g', calls: [call('a')], finalAnswer: 'Done' })).toMatchObject({
+      outcome: 'unknown',
+      judge: 'off',
+    });
   });
 });
 
@@ -51,7 +82,17 @@ function session(id: string, outcome: CapturedSession['outcome'], calls: Partial
     startedAt: 'x',
     endedAt: null,
     outcomeSource: 'reported',
-    calls: calls.map((c, position) => ({ position, tool: 't', args: {}, result: '', ok: true, error: null, durationMs: null, at: null, ...c })),
+    calls: calls.map((c, position) => ({
+      position,
+      tool: 't',
+      args: {},
+      result: '',
+      ok: true,
+      error: null,
+      durationMs: null,
+      at: null,
+      ...c,
+    })),
   };
 }
 
@@ -87,7 +128,13 @@ describe('LLM judge against a real HTTP server', () => {
   const input: JudgeInput = {
     goal: 'Refund order #W1 for jane.doe@example.com',
     calls: [
-      { tool: 'get_order', args: { order_id: '#W1', api_key: 'sk-live-should-never-leave-1234567890abc' }, result: 'delivered', ok: true, error: null },
+      {
+        tool: 'get_order',
+        args: { order_id: '#W1', api_key: 'sk-live-should-never-leave-1234567890abc' },
+        result: 'delivered',
+        ok: true,
+        error: null,
+      },
       { tool: 'refund', args: { order_id: '#W1' }, result: 'refunded', ok: true, error: null },
     ],
     finalAnswer: 'Refunded to your card 4111 1111 1111 1111.',
@@ -98,7 +145,11 @@ describe('LLM judge against a real HTTP server', () => {
     const judge = createJudge({ mode: 'llm', baseUrl: server.baseUrl, model: 'judge-model' });
     expect(judge).toBeInstanceOf(LlmJudge);
     const j = await judge.judge(input);
-    expect(j).toEqual({ outcome: 'success', judge: 'llm:openai:judge-model', reason: 'The refund call succeeded and the user was told.' });
+    expect(j).toEqual({
+      outcome: 'success',
+      judge: 'llm:openai:judge-model',
+      reason: 'The refund call succeeded and the user was told.',
+    });
     const [req] = server.requestsTo('chat');
     expect(req.json.model).toBe('judge-model');
     expect(req.json.temperature).toBe(0);
@@ -111,7 +162,12 @@ describe('LLM judge against a real HTTP server', () => {
   });
 
   it('reads FAILURE and UNKNOWN; an unparseable answer is unknown', async () => {
-    server.script('chat', { kind: 'chat', content: 'Verdict: FAILURE - the refund was never confirmed' }, { kind: 'chat', content: 'UNKNOWN' }, { kind: 'chat', content: 'I think it went fine' });
+    server.script(
+      'chat',
+      { kind: 'chat', content: 'Verdict: FAILURE - the refund was never confirmed' },
+      { kind: 'chat', content: 'UNKNOWN' },
+      { kind: 'chat', content: 'I think it went fine' },
+    );
     const judge = createJudge({ mode: 'llm' }, { baseUrl: server.baseUrl, model: 'judge-model' });
     expect((await judge.judge(input)).outcome).toBe('failure');
     expect((await judge.judge(input)).outcome).toBe('unknown');
@@ -121,7 +177,11 @@ describe('LLM judge against a real HTTP server', () => {
   });
 
   it('a failing model gives unknown, or the rule decision with onError "rule"', async () => {
-    server.script('chat', { kind: 'status', status: 500, body: { error: { message: 'overloaded' } } }, { kind: 'status', status: 500, body: { error: { message: 'overloaded' } } });
+    server.script(
+      'chat',
+      { kind: 'status', status: 500, body: { error: { message: 'overloaded' } } },
+      { kind: 'status', status: 500, body: { error: { message: 'overloaded' } } },
+    );
     const strict = createJudge({ mode: 'llm', baseUrl: server.baseUrl, model: 'judge-model' });
     const a = await strict.judge(input);
     expect(a.outcome).toBe('unknown');

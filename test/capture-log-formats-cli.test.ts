@@ -19,7 +19,11 @@ const cli = (args: string[]) => runCli(args, tmp);
 function calls(db: string): { session_id: string; tool: string; ok: number }[] {
   const raw = new Database(db, { readonly: true });
   try {
-    return raw.prepare('SELECT session_id, tool, ok FROM tool_calls ORDER BY session_id, position').all() as { session_id: string; tool: string; ok: number }[];
+    return raw.prepare('SELECT session_id, tool, ok FROM tool_calls ORDER BY session_id, position').all() as {
+      session_id: string;
+      tool: string;
+      ok: number;
+    }[];
   } finally {
     raw.close();
   }
@@ -70,13 +74,27 @@ describe('skillsmith ingest: real agent logs', () => {
   });
 
   it('Responses items forced through --format openai exit 1 instead of storing sessions without calls', () => {
-    const r = cli(['ingest', join(FIX, 'responses-wrapped-messages.jsonl'), '--format', 'openai', '--db', join(tmp, `m${++n}.db`)]);
+    const r = cli([
+      'ingest',
+      join(FIX, 'responses-wrapped-messages.jsonl'),
+      '--format',
+      'openai',
+      '--db',
+      join(tmp, `m${++n}.db`),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no tool call came out, though the record holds tool-call items/);
   });
 
   it('--format accepts the new format names; a misfit file is named', () => {
-    const r = cli(['ingest', join(FIX, 'codex-rollout.jsonl'), '--format', 'claude-code', '--db', join(tmp, `m${++n}.db`)]);
+    const r = cli([
+      'ingest',
+      join(FIX, 'codex-rollout.jsonl'),
+      '--format',
+      'claude-code',
+      '--db',
+      join(tmp, `m${++n}.db`),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/expected a Claude Code transcript/);
   });

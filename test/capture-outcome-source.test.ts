@@ -6,9 +6,24 @@ import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
 import { tempDbPath } from './support/tau.js';
 
-
-function session(id: string, outcomeSource: 'reported' | 'judged', outcome: CapturedSession['outcome'] = 'success'): CapturedSession {
-  return { id, namespace: 'n', goal: `goal ${id}`, outcome, outcomeSource, reward: null, agentId: null, source: null, startedAt: '2025-01-01T00:00:00Z', endedAt: null, calls: [] };
+function session(
+  id: string,
+  outcomeSource: 'reported' | 'judged',
+  outcome: CapturedSession['outcome'] = 'success',
+): CapturedSession {
+  return {
+    id,
+    namespace: 'n',
+    goal: `goal ${id}`,
+    outcome,
+    outcomeSource,
+    reward: null,
+    agentId: null,
+    source: null,
+    startedAt: '2025-01-01T00:00:00Z',
+    endedAt: null,
+    calls: [],
+  };
 }
 
 let pgServer: PgServer | null = null;
@@ -17,8 +32,13 @@ afterAll(async () => {
 });
 
 async function roundTrip(store: Store) {
-  const outcomeSource = async (id: string) => ((await store.getSession('n', id)) as CapturedSession | null)?.outcomeSource;
-  await store.insertSessions([session('judged', 'judged'), session('reported', 'reported'), { ...session('legacy', 'reported'), outcomeSource: undefined }]);
+  const outcomeSource = async (id: string) =>
+    ((await store.getSession('n', id)) as CapturedSession | null)?.outcomeSource;
+  await store.insertSessions([
+    session('judged', 'judged'),
+    session('reported', 'reported'),
+    { ...session('legacy', 'reported'), outcomeSource: undefined },
+  ]);
   expect(await outcomeSource('judged')).toBe('judged');
   expect(await outcomeSource('reported')).toBe('reported');
   expect(await outcomeSource('legacy')).toBe('reported');
@@ -29,7 +49,14 @@ async function roundTrip(store: Store) {
   const { calls: _c, ...live } = session('live', 'reported', 'unknown');
   await store.beginSession(live);
   expect(await outcomeSource('live')).toBe('reported');
-  await (store.endSession as (...a: unknown[]) => Promise<void>)('n', 'live', 'success', null, '2025-01-02T00:00:00Z', 'judged');
+  await (store.endSession as (...a: unknown[]) => Promise<void>)(
+    'n',
+    'live',
+    'success',
+    null,
+    '2025-01-02T00:00:00Z',
+    'judged',
+  );
   expect(await store.getSession('n', 'live')).toMatchObject({ outcome: 'success', outcomeSource: 'judged' });
 }
 

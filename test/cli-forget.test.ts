@@ -20,16 +20,26 @@ function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {
   const env = { ...process.env, SKILLSMITH_DB: '', SKILLSMITH_CONFIG: '', ...opts.env };
   delete (env as Record<string, string | undefined>).SKILLSMITH_DB;
   if (opts.env?.SKILLSMITH_DB) env.SKILLSMITH_DB = opts.env.SKILLSMITH_DB;
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? tmp, env, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd ?? tmp,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** The fixture sessions in the interchange format. */
 function writeSessions(file: string) {
   const lines = forgetSessions().map((s) =>
-    JSON.stringify({ session_id: s.id, goal: s.goal, success: true, steps: s.calls.map((c) => ({ tool: c.tool, args: c.args, result: c.result, ok: true })) }),
+    JSON.stringify({
+      session_id: s.id,
+      goal: s.goal,
+      success: true,
+      steps: s.calls.map((c) => ({ tool: c.tool, args: c.args, result: c.result, ok: true })),
+    }),
   );
-  writeFileSync(file, lines.join('\n') + '\n');
+  writeFileSync(file, `${lines.join('\n')}\n`);
 }
 
 describe('skillsmith sessions forget / skills forget', () => {
@@ -39,14 +49,20 @@ describe('skillsmith sessions forget / skills forget', () => {
     writeSessions(file);
     const learned = cli(['learn', file, '--db', db, '--json']);
     expect(learned.status, learned.stderr).toBe(0);
-    const skills = JSON.parse(cli(['skills', 'list', '--db', db, '--json']).stdout) as { name: string; sourceSessions: string[] }[];
+    const skills = JSON.parse(cli(['skills', 'list', '--db', db, '--json']).stdout) as {
+      name: string;
+      sourceSessions: string[];
+    }[];
     expect(skills).toHaveLength(1);
     const name = skills[0].name;
     expect(skills[0].sourceSessions).toContain('fg-0');
 
     const forgot = cli(['sessions', 'forget', 'fg-0', 'no-such', '--db', db, '--json']);
     expect(forgot.status).toBe(1);
-    expect(JSON.parse(forgot.stdout)).toEqual({ forgotten: [{ id: 'fg-0', ref: expect.stringMatching(/^ses-/), calls: 3, skills: [name] }], missing: ['no-such'] });
+    expect(JSON.parse(forgot.stdout)).toEqual({
+      forgotten: [{ id: 'fg-0', ref: expect.stringMatching(/^ses-/), calls: 3, skills: [name] }],
+      missing: ['no-such'],
+    });
     const explain = cli(['skills', 'explain', name, '--db', db]);
     expect(explain.stdout).toMatch(/1 parent session\(s\) forgotten/);
     expect(explain.stdout).not.toContain(SECRET_GOAL_WORD);
@@ -102,8 +118,16 @@ describe('the memory a surface opens without --db', () => {
     const cwd = join(tmp, 'mcp-cwd');
     mkdirSync(cwd, { recursive: true });
     const xdg = join(tmp, 'xdg3');
-    const r = spawnSync(process.execPath, [CLI, 'mcp'], { cwd, env: { ...process.env, SKILLSMITH_DB: '', XDG_DATA_HOME: xdg }, input: '', encoding: 'utf8', timeout: 30_000 });
-    expect(r.stderr).toContain(`skillsmith: memory ${join(xdg, 'skillsmith', 'skillsmith.db')} (per-user data directory`);
+    const r = spawnSync(process.execPath, [CLI, 'mcp'], {
+      cwd,
+      env: { ...process.env, SKILLSMITH_DB: '', XDG_DATA_HOME: xdg },
+      input: '',
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.stderr).toContain(
+      `skillsmith: memory ${join(xdg, 'skillsmith', 'skillsmith.db')} (per-user data directory`,
+    );
     expect(r.stdout).toBe('');
   });
 });

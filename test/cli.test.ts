@@ -1,6 +1,15 @@
 import Database from 'better-sqlite3';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,7 +60,9 @@ let learnRun: Run;
 let learned: SkillJson[];
 /** session_id -> goal of every record of the sample file. */
 const sampleGoals = new Map<string, string>();
-const sampleLines = readFileSync(SAMPLE, 'utf8').split('\n').filter((l) => l.trim());
+const sampleLines = readFileSync(SAMPLE, 'utf8')
+  .split('\n')
+  .filter((l) => l.trim());
 for (const l of sampleLines) {
   const r = JSON.parse(l) as { session_id: string; goal: string };
   sampleGoals.set(r.session_id, r.goal);
@@ -84,7 +95,8 @@ function freshDb(): string {
 function copyOfShared(): string {
   const path = freshDb();
   mkdirSync(join(path, '..'), { recursive: true });
-  for (const suffix of ['', '-wal', '-shm']) if (existsSync(sharedDb + suffix)) copyFileSync(sharedDb + suffix, path + suffix);
+  for (const suffix of ['', '-wal', '-shm'])
+    if (existsSync(sharedDb + suffix)) copyFileSync(sharedDb + suffix, path + suffix);
   return path;
 }
 
@@ -106,7 +118,8 @@ function sessionIds(db: string): Set<string> {
   }
 }
 
-const recall = (db: string, goal: string, extra: string[] = []) => json<RecallJson[]>(['recall', goal, '--db', db, ...extra]);
+const recall = (db: string, goal: string, extra: string[] = []) =>
+  json<RecallJson[]>(['recall', goal, '--db', db, ...extra]);
 const list = (db: string, extra: string[] = []) => json<SkillJson[]>(['skills', 'list', '--db', db, ...extra]);
 
 beforeAll(() => {
@@ -174,7 +187,8 @@ describe('skillsmith ingest', () => {
     expect(r.stdout).toMatch(/\b3 sessions stored\b/);
     const problemLines = r.stderr.split('\n').filter((l) => l.startsWith(`${file}:`));
     expect(problemLines.map((l) => Number(l.slice(file.length + 1).split(':')[0]))).toEqual([2, 4, 5]);
-    for (const l of problemLines) expect(l).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: \\S`));
+    for (const l of problemLines)
+      expect(l).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: \\S`));
     expect(problemLines[0]).toMatch(/JSON/);
     expect(problemLines[1]).toMatch(/goal/);
     expect(problemLines[1]).toMatch(/steps/);
@@ -236,7 +250,8 @@ describe('skillsmith synthesize', () => {
   it('a second pass right after learn creates nothing and keeps the stable report shape', () => {
     const db = copyOfShared();
     const report = json<Record<string, unknown[]>>(['synthesize', '--db', db]);
-    for (const key of ['created', 'updated', 'reinforced', 'superseded', 'skipped']) expect(Array.isArray(report[key]), key).toBe(true);
+    for (const key of ['created', 'updated', 'reinforced', 'superseded', 'skipped'])
+      expect(Array.isArray(report[key]), key).toBe(true);
     expect(report.created).toEqual([]);
     expect(report.superseded).toEqual([]);
     for (const s of report.skipped as { cluster: unknown; reason: unknown }[]) {
@@ -249,12 +264,10 @@ describe('skillsmith synthesize', () => {
   it('--dry-run on a DB that only had ingest reports created skills and writes none', () => {
     const db = freshDb();
     expect(cli(['ingest', SAMPLE, '--db', db]).code).toBe(0);
-    const dry = json<{ created: { id: string; name: string; version: string; cluster: string }[]; stats: { dryRun: boolean } }>([
-      'synthesize',
-      '--dry-run',
-      '--db',
-      db,
-    ]);
+    const dry = json<{
+      created: { id: string; name: string; version: string; cluster: string }[];
+      stats: { dryRun: boolean };
+    }>(['synthesize', '--dry-run', '--db', db]);
     expect(dry.created.length).toBeGreaterThan(0);
     for (const c of dry.created) expect(Object.keys(c).sort()).toEqual(['cluster', 'id', 'name', 'version']);
     expect(dry.stats.dryRun).toBe(true);
@@ -439,8 +452,18 @@ describe('skillsmith skills import / promote', () => {
     const db = copyOfShared();
     expect(cli(['skills', 'import', IMPORT_FIXTURES, '--db', db]).code).toBe(0);
     const listed = list(db);
-    expect(listed.filter((s) => s.corpus === 'external').map((s) => s.name).sort()).toEqual([GAIA, SPECTOR].sort());
-    expect(listed.filter((s) => s.corpus === 'internal').map((s) => s.name).sort()).toEqual(learned.map((s) => s.name).sort());
+    expect(
+      listed
+        .filter((s) => s.corpus === 'external')
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual([GAIA, SPECTOR].sort());
+    expect(
+      listed
+        .filter((s) => s.corpus === 'internal')
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(learned.map((s) => s.name).sort());
   });
 
   it('promoting a name that was never imported fails', () => {
@@ -463,7 +486,9 @@ describe('namespaces', () => {
     expect(list(db, ['--namespace', 'b', '--all'])).toEqual([]);
     expect(list(db)).toEqual([]); // the default namespace is another namespace too
     // Goals that recall something in a recall nothing in b.
-    const recalledInA = [...sampleGoals.values()].slice(0, 12).filter((goal) => recall(db, goal, ['--namespace', 'a']).length > 0);
+    const recalledInA = [...sampleGoals.values()]
+      .slice(0, 12)
+      .filter((goal) => recall(db, goal, ['--namespace', 'a']).length > 0);
     expect(recalledInA.length).toBeGreaterThan(2);
     for (const goal of recalledInA.slice(0, 3)) expect(recall(db, goal, ['--namespace', 'b'])).toEqual([]);
     const show = cli(['skills', 'show', inA[0].name, '--db', db, '--namespace', 'b']);
@@ -490,10 +515,17 @@ describe('configuration', () => {
 
   it('with SKILLSMITH_LLM_FALLBACK=heuristic a pass whose model is down learns with the heuristic distiller and says so', async () => {
     const cwd = mkdtempSync(join(tmp, 'cwd-'));
-    const env = { SKILLSMITH_DISTILLER: 'llm', SKILLSMITH_LLM_BASE_URL: `http://127.0.0.1:${await deadPort()}/v1`, SKILLSMITH_LLM_MODEL: 'qwen2.5:7b-instruct', SKILLSMITH_LLM_FALLBACK: 'heuristic' };
+    const env = {
+      SKILLSMITH_DISTILLER: 'llm',
+      SKILLSMITH_LLM_BASE_URL: `http://127.0.0.1:${await deadPort()}/v1`,
+      SKILLSMITH_LLM_MODEL: 'qwen2.5:7b-instruct',
+      SKILLSMITH_LLM_FALLBACK: 'heuristic',
+    };
     const r = cli(['learn', SAMPLE, '--db', join(cwd, 'memory.db'), '--json'], cwd, env);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/the model distiller was unavailable, so this pass used heuristic.* \(llm\.fallback\): .*127\.0\.0\.1/);
+    expect(r.stderr).toMatch(
+      /the model distiller was unavailable, so this pass used heuristic.* \(llm\.fallback\): .*127\.0\.0\.1/,
+    );
     const out = JSON.parse(r.stdout) as { synthesis: { fallback?: { from: string; to: string } }; skills: unknown[] };
     expect(out.synthesis.fallback?.from).toBe('llm@2:openai:qwen2.5:7b-instruct');
     expect(out.skills.length).toBeGreaterThan(0);
@@ -552,7 +584,16 @@ describe('usage', () => {
       const r = cli([flag]);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('Usage: skillsmith <command>');
-      for (const cmd of ['ingest', 'learn', 'synthesize', 'recall', 'skills list', 'skills export', 'skills import', 'skills promote']) {
+      for (const cmd of [
+        'ingest',
+        'learn',
+        'synthesize',
+        'recall',
+        'skills list',
+        'skills export',
+        'skills import',
+        'skills promote',
+      ]) {
         expect(r.stdout).toContain(cmd);
       }
     }

@@ -8,7 +8,8 @@ import { readTau, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
 const root = new URL('..', import.meta.url).pathname;
 
 beforeAll(() => {
-  if (!existsSync(`${root}dist/index.js`)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (!existsSync(`${root}dist/index.js`))
+    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 });
 
 describe('crash safety', () => {
@@ -19,7 +20,9 @@ describe('crash safety', () => {
     await setup.ingest(sessions);
     await setup.close();
 
-    const child = spawnSync(process.execPath, [`${root}test/fixtures/crash-during-pass.mjs`, db, '3'], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, [`${root}test/fixtures/crash-during-pass.mjs`, db, '3'], {
+      encoding: 'utf8',
+    });
     expect(child.signal).toBe('SIGKILL');
     expect(child.stdout).not.toContain('pass finished');
 

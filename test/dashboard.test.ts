@@ -30,7 +30,9 @@ async function open(hash: string) {
 }
 
 async function shot(name: string, fullPage = false) {
-  await page.evaluate(() => document.querySelectorAll('.toast').forEach((t) => t.remove()));
+  await page.evaluate(() => {
+    for (const t of document.querySelectorAll('.toast')) t.remove();
+  });
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
 }
 
@@ -39,7 +41,9 @@ async function recalledNames(goal: string): Promise<string[]> {
   await page.getByLabel('Goal').fill(goal);
   await page.getByRole('button', { name: 'Recall' }).click();
   await page.locator('#recall-results h2').waitFor();
-  return page.locator('#recall-results li[data-skill]').evaluateAll((els) => els.map((e) => e.getAttribute('data-skill')!));
+  return page
+    .locator('#recall-results li[data-skill]')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-skill')!));
 }
 
 beforeAll(async () => {
@@ -53,7 +57,16 @@ beforeAll(async () => {
     executablePath,
     headless: true,
     viewport: { width: 1366, height: 820 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   browser.on('request', (r) => void requested.push(r.url()));
   page = browser.pages()[0] ?? (await browser.newPage());
@@ -74,14 +87,26 @@ describe('dashboard', () => {
     const rows = page.locator('table.skills tbody tr[data-skill]');
     await expect.poll(() => rows.count()).toBe(5);
     const names = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-skill')));
-    expect(names).toEqual(['exchange-delivered-order-items', 'exchange-delivered-order-items-2', 'fix-data-speed', 'return-delivered-order-items', 'transfer-human-agents']);
+    expect(names).toEqual([
+      'exchange-delivered-order-items',
+      'exchange-delivered-order-items-2',
+      'fix-data-speed',
+      'return-delivered-order-items',
+      'transfer-human-agents',
+    ]);
     await expect.poll(() => page.locator('#skills-count').textContent()).toBe('5 skills live');
     const row = page.locator('tr[data-skill="exchange-delivered-order-items"]');
-    const shown = await api<SkillRow & { successCount: number; attemptCount: number }>('/api/skills/exchange-delivered-order-items');
+    const shown = await api<SkillRow & { successCount: number; attemptCount: number }>(
+      '/api/skills/exchange-delivered-order-items',
+    );
     expect(await row.locator('td').nth(1).textContent()).toBe('probationary');
     // The eta its evidence gave it: the Beta posterior over the sessions that followed the procedure.
-    expect(await row.locator('td').nth(2).textContent()).toContain(((shown.successCount + 1) / (shown.attemptCount + 2)).toFixed(2));
-    expect(await row.locator('td').nth(3).textContent()).toBe(`${shown.successCount}/${shown.attemptCount} (${Math.round((100 * shown.successCount) / shown.attemptCount)}%)`);
+    expect(await row.locator('td').nth(2).textContent()).toContain(
+      ((shown.successCount + 1) / (shown.attemptCount + 2)).toFixed(2),
+    );
+    expect(await row.locator('td').nth(3).textContent()).toBe(
+      `${shown.successCount}/${shown.attemptCount} (${Math.round((100 * shown.successCount) / shown.attemptCount)}%)`,
+    );
     expect(await row.locator('td').nth(5).textContent()).toBe('never');
     expect(await page.locator('#enabled-exchange-delivered-order-items').isChecked()).toBe(true);
     await expect.poll(() => page.locator('#live').textContent()).toBe('live');
@@ -147,7 +172,9 @@ describe('dashboard', () => {
 
     const sources = page.locator('ul.sources li.source');
     expect(await sources.count()).toBe(skill.sourceSessions.length);
-    expect((await sources.evaluateAll((els) => els.map((e) => e.getAttribute('data-session')))).sort()).toEqual([...skill.sourceSessions].sort());
+    expect((await sources.evaluateAll((els) => els.map((e) => e.getAttribute('data-session')))).sort()).toEqual(
+      [...skill.sourceSessions].sort(),
+    );
     const first = sources.first();
     await first.getByRole('button', { name: /Show \d+ tool calls?/ }).click();
     await first.locator('ol.calls li.call').first().waitFor();
@@ -163,21 +190,30 @@ describe('dashboard', () => {
     const all = await api<{ items: { id: string; outcome: string; tools: string[] }[] }>('/api/sessions?limit=200');
     const chosen = all.items
       .map((s, index) => ({ ...s, index }))
-      .filter((s) => s.outcome === 'success' && s.tools.includes('modify_pending_order_items') && !s.tools.includes('exchange_delivered_order_items'));
+      .filter(
+        (s) =>
+          s.outcome === 'success' &&
+          s.tools.includes('modify_pending_order_items') &&
+          !s.tools.includes('exchange_delivered_order_items'),
+      );
     expect(chosen.length).toBeGreaterThan(0);
 
     for (const s of chosen) {
       await open(`#/sessions?offset=${Math.floor(s.index / 25) * 25}`);
       await page.locator(`input[data-session="${s.id}"]`).check();
     }
-    await expect.poll(() => page.locator('#selected-count').textContent()).toBe(`${chosen.length} session${chosen.length === 1 ? '' : 's'} selected`);
+    await expect
+      .poll(() => page.locator('#selected-count').textContent())
+      .toBe(`${chosen.length} session${chosen.length === 1 ? '' : 's'} selected`);
     await page.locator('#preview-skill').click();
     await page.locator('#preview-title').waitFor();
     // Named by its action; a name a superseded skill once had stays taken, so it may carry a suffix.
     const title = (await page.locator('#preview-title').textContent())!;
     expect(title).toMatch(/^Preview: modify-pending-order-items(-\d+)?$/);
     const name = title.replace('Preview: ', '');
-    expect(await page.locator('#promotion').textContent()).toContain('Dry run, nothing written yet: a new skill would be added.');
+    expect(await page.locator('#promotion').textContent()).toContain(
+      'Dry run, nothing written yet: a new skill would be added.',
+    );
     expect(await page.locator('#promotion .markdown h3').count()).toBe(1);
     expect((await api<{ total: number }>('/api/skills')).total).toBe(5);
     await shot('promote-preview');
@@ -189,7 +225,9 @@ describe('dashboard', () => {
 
     await page.locator('#committed-skill').click();
     await expect.poll(() => page.locator('main > h1').textContent()).toBe(name);
-    const sources = await page.locator('ul.sources li.source').evaluateAll((els) => els.map((e) => e.getAttribute('data-session')));
+    const sources = await page
+      .locator('ul.sources li.source')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-session')));
     expect(sources.sort()).toEqual(chosen.map((s) => s.id).sort());
 
     await open('#/skills');
@@ -197,7 +235,9 @@ describe('dashboard', () => {
   });
 
   it('search by goal shows what recall returns, with the context pack', async () => {
-    expect(await recalledNames('I want to return some items of my delivered order')).toContain('return-delivered-order-items');
+    expect(await recalledNames('I want to return some items of my delivered order')).toContain(
+      'return-delivered-order-items',
+    );
     expect(await page.locator('pre.context').textContent()).toContain('## Relevant procedures from past runs');
     expect(await recalledNames('Bake sourdough bread with a rye starter')).toEqual([]);
     expect(await page.locator('#recall-results h2').textContent()).toBe('No skill recalled');
@@ -205,7 +245,9 @@ describe('dashboard', () => {
 
   it('made no request outside the server it was served from', () => {
     const origin = new URL(server.url).origin;
-    const outside = requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('blob:') && !u.startsWith('data:'));
+    const outside = requested.filter(
+      (u) => !u.startsWith(`${origin}/`) && !u.startsWith('blob:') && !u.startsWith('data:'),
+    );
     expect(requested.length).toBeGreaterThan(10);
     expect(outside).toEqual([]);
   });

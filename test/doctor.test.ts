@@ -23,13 +23,18 @@ function configFile(config: SkillsmithConfigInput): string {
   return path;
 }
 
-const find = (r: DoctorReport, backend: string, check: string) => r.checks.filter((c) => c.backend === backend && c.check === check);
+const find = (r: DoctorReport, backend: string, check: string) =>
+  r.checks.filter((c) => c.backend === backend && c.check === check);
 
 describe('skillsmith doctor', () => {
   let server: FakeOpenAiServer;
   const noDb = { db: join(tmpdir(), 'skillsmith-doctor-no-such.db') };
   beforeAll(async () => {
-    server = await startFakeOpenAiServer({ models: ['test-chat', 'test-embed', 'nomic-embed-text:latest'], dims: 16, strictModels: true });
+    server = await startFakeOpenAiServer({
+      models: ['test-chat', 'test-embed', 'nomic-embed-text:latest'],
+      dims: 16,
+      strictModels: true,
+    });
   });
   afterAll(() => server.stop());
 
@@ -62,7 +67,13 @@ describe('skillsmith doctor', () => {
       expect(find(r, backend, 'round-trip')[0].status).toBe('ok');
     }
     expect(find(r, 'embedder', 'dimension')[0].message).toMatch(/^16 dimensions/);
-    expect(r.embedder).toMatchObject({ provider: 'openai', model: 'test-embed', id: 'openai:test-embed@16', dimensions: 16, apiKey: 'set' });
+    expect(r.embedder).toMatchObject({
+      provider: 'openai',
+      model: 'test-embed',
+      id: 'openai:test-embed@16',
+      dimensions: 16,
+      apiKey: 'set',
+    });
     // uncalibrated thresholds are a warning, not a failure
     expect(find(r, 'embedder', 'thresholds')[0].status).toBe('warn');
     const sent = server.requests.slice(before);
@@ -81,7 +92,9 @@ describe('skillsmith doctor', () => {
 
   it('uses the calibrated GAIA thresholds for nomic-embed-text, and flags a wrong dimension', async () => {
     // The fake server answers 16-d vectors where nomic-embed-text gives 768: it serves another model.
-    const r = await runDoctor(loadConfig(live({ embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'nomic-embed-text' } })));
+    const r = await runDoctor(
+      loadConfig(live({ embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'nomic-embed-text' } })),
+    );
     expect(r.ok).toBe(false);
     const dim = find(r, 'embedder', 'dimension')[0];
     expect(dim.status).toBe('fail');
@@ -91,7 +104,11 @@ describe('skillsmith doctor', () => {
   it('is broken (exit 1) when the server is down, and says what to fix', async () => {
     const port = await deadPort();
     const url = `http://127.0.0.1:${port}/v1`;
-    const cfg = { distiller: 'llm' as const, llm: { baseUrl: url, model: 'test-chat', apiKey: KEY }, embedder: { provider: 'openai' as const, baseUrl: url, model: 'test-embed' } };
+    const cfg = {
+      distiller: 'llm' as const,
+      llm: { baseUrl: url, model: 'test-chat', apiKey: KEY },
+      embedder: { provider: 'openai' as const, baseUrl: url, model: 'test-embed' },
+    };
     const r = await runDoctor(loadConfig(cfg));
     expect(r.ok).toBe(false);
     const reach = find(r, 'llm', 'reachable')[0];
@@ -113,7 +130,10 @@ describe('skillsmith doctor', () => {
     // With llm.fallback the model is still reported broken, and the doctor says what passes will do meanwhile.
     const withFallback = await runDoctor(loadConfig({ ...cfg, llm: { ...cfg.llm, fallback: 'heuristic' } }));
     expect(withFallback.ok).toBe(false);
-    expect(find(withFallback, 'llm', 'fallback')[0]).toMatchObject({ status: 'warn', message: expect.stringMatching(/passes distil with the heuristic distiller/) });
+    expect(find(withFallback, 'llm', 'fallback')[0]).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/passes distil with the heuristic distiller/),
+    });
   });
 
   it('is broken when the model is missing, naming the available ones', async () => {
@@ -121,18 +141,24 @@ describe('skillsmith doctor', () => {
     expect(r.ok).toBe(false);
     const model = find(r, 'llm', 'model')[0];
     expect(model.status).toBe('fail');
-    expect(model.message).toMatch(/llama9:70b is not served \(available: test-chat, test-embed, nomic-embed-text:latest\)/);
+    expect(model.message).toMatch(
+      /llama9:70b is not served \(available: test-chat, test-embed, nomic-embed-text:latest\)/,
+    );
     expect(model.fix).toMatch(/ollama pull llama9:70b/);
     expect(find(r, 'llm', 'round-trip')[0].message).toMatch(/404/);
   });
 
   it('tolerates Ollama tags: "nomic-embed-text" is served as "nomic-embed-text:latest"', async () => {
-    const r = await runDoctor(loadConfig(live({ embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'nomic-embed-text' } })));
+    const r = await runDoctor(
+      loadConfig(live({ embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'nomic-embed-text' } })),
+    );
     expect(find(r, 'embedder', 'model')[0].status).toBe('ok');
   });
 
   it('flags a bad URL that is not an OpenAI-compatible API', async () => {
-    const r = await runDoctor(loadConfig(live({ llm: { baseUrl: server.baseUrl.replace(/\/v1$/, ''), model: 'test-chat' } })));
+    const r = await runDoctor(
+      loadConfig(live({ llm: { baseUrl: server.baseUrl.replace(/\/v1$/, ''), model: 'test-chat' } })),
+    );
     expect(r.ok).toBe(false);
     const reach = find(r, 'llm', 'reachable')[0];
     expect(reach.status).toBe('warn');
@@ -142,25 +168,42 @@ describe('skillsmith doctor', () => {
 
   it('names missing settings and missing optional packages', async () => {
     const r = await runDoctor(loadConfig({ distiller: 'llm', embedder: { provider: 'openai' } }));
-    expect(find(r, 'embedder', 'config')[0]).toMatchObject({ status: 'fail', message: expect.stringMatching(/embedder\.baseUrl is not set/) });
-    expect(find(r, 'llm', 'config')[0]).toMatchObject({ status: 'fail', message: expect.stringMatching(/llm\.baseUrl is not set/) });
+    expect(find(r, 'embedder', 'config')[0]).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/embedder\.baseUrl is not set/),
+    });
+    expect(find(r, 'llm', 'config')[0]).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/llm\.baseUrl is not set/),
+    });
 
     // As on a machine without the optional package (the real one is checked in test/llama-cpp.test.ts).
-    const absent = async (name: string) => Promise.reject(Object.assign(new Error(`Cannot find package '${name}'`), { code: 'ERR_MODULE_NOT_FOUND' }));
+    const absent = async (name: string) =>
+      Promise.reject(Object.assign(new Error(`Cannot find package '${name}'`), { code: 'ERR_MODULE_NOT_FOUND' }));
     const dir = mkdtempSync(join(tmpdir(), 'skillsmith-doctor-gguf-'));
     writeFileSync(join(dir, 'm.gguf'), 'GGUF');
-    const l = await runDoctor(loadConfig({ distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: join(dir, 'm.gguf') } }), { importer: absent });
+    const l = await runDoctor(
+      loadConfig({ distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: join(dir, 'm.gguf') } }),
+      { importer: absent },
+    );
     expect(l.ok).toBe(false);
     expect(find(l, 'llm', 'package')[0].message).toMatch(/install node-llama-cpp@3\.21\.1 to use provider llama-cpp/);
   });
 
   it('fails when stored skill vectors come from another embedder, pointing at skillsmith reembed', async () => {
-    const skill = { id: 'sk_1', name: 'x', embedderId: 'glove-sif-lex@1', embedding: new Float32Array(356) } as unknown as Skill;
+    const skill = {
+      id: 'sk_1',
+      name: 'x',
+      embedderId: 'glove-sif-lex@1',
+      embedding: new Float32Array(356),
+    } as unknown as Skill;
     const store = { listSkills: async () => [skill] };
     const r = await runDoctor(loadConfig(live()), { store, namespace: 'default' });
     const stored = find(r, 'store', 'stored-vectors')[0];
     expect(stored.status).toBe('fail');
-    expect(stored.message).toMatch(/1 of 1 skills in namespace "default" were embedded with glove-sif-lex@1, not openai:test-embed@16/);
+    expect(stored.message).toMatch(
+      /1 of 1 skills in namespace "default" were embedded with glove-sif-lex@1, not openai:test-embed@16/,
+    );
     expect(stored.fix).toMatch(/skillsmith reembed/);
     expect(r.ok).toBe(false);
     const same = await runDoctor(loadConfig({}), { store, namespace: 'default' });
@@ -169,7 +212,9 @@ describe('skillsmith doctor', () => {
 
   it('exits 2 on an invalid configuration or arguments', async () => {
     const t = io();
-    expect(await doctorCommand([], { ...noDb, config: configFile({ embedder: { provider: 'word2vec' } } as never) }, t.io)).toBe(2);
+    expect(
+      await doctorCommand([], { ...noDb, config: configFile({ embedder: { provider: 'word2vec' } } as never) }, t.io),
+    ).toBe(2);
     expect(t.err.join('')).toMatch(/embedder\.provider/);
     expect(await doctorCommand(['extra'], noDb, io().io)).toBe(2);
   });

@@ -36,7 +36,11 @@ describe('OpenAiEmbedder against a real OpenAI-protocol server', () => {
   afterAll(() => server.stop());
 
   const embedderFor = (model: string, batchSize = 64) =>
-    new OpenAiEmbedder({ client: new OpenAiClient({ baseUrl: server.baseUrl, timeoutMs: 3000, breaker: null }), model, batchSize });
+    new OpenAiEmbedder({
+      client: new OpenAiClient({ baseUrl: server.baseUrl, timeoutMs: 3000, breaker: null }),
+      model,
+      batchSize,
+    });
 
   it('returns unit-length Float32Arrays in input order', async () => {
     const e = await embedderFor('my-embedder').ready();
@@ -83,7 +87,12 @@ describe('OpenAiEmbedder against a real OpenAI-protocol server', () => {
     expect([...vectors[0]].every((x) => x === 0)).toBe(true);
     expect([...vectors[2]].every((x) => x === 0)).toBe(true);
     expect(norm(vectors[1])).toBeCloseTo(1, 5);
-    expect(server.requestsTo('embeddings').slice(before).map((c) => c.json.input)).toEqual([['real text']]);
+    expect(
+      server
+        .requestsTo('embeddings')
+        .slice(before)
+        .map((c) => c.json.input),
+    ).toEqual([['real text']]);
   });
 
   it('knows common models: nomic-embed-text is 768-d with GAIA thresholds, others get the generic defaults', async () => {
@@ -109,12 +118,18 @@ describe('OpenAiEmbedder against a real OpenAI-protocol server', () => {
 
   it('raises the client error when the server is down (embedder failure is raised)', async () => {
     const port = await deadPort();
-    const e = new OpenAiEmbedder({ client: new OpenAiClient({ baseUrl: `http://127.0.0.1:${port}/v1`, timeoutMs: 1000, breaker: null }), model: 'm', batchSize: 8 });
+    const e = new OpenAiEmbedder({
+      client: new OpenAiClient({ baseUrl: `http://127.0.0.1:${port}/v1`, timeoutMs: 1000, breaker: null }),
+      model: 'm',
+      batchSize: 8,
+    });
     expect(EndpointUnreachableError.isInstance(await caught(e.embed(['x'])))).toBe(true);
   });
 
   it('createEmbedder builds it from the configuration and learns the dimension', async () => {
-    const e = await createEmbedder(loadConfig({ embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'my-embedder', batchSize: 2 } }));
+    const e = await createEmbedder(
+      loadConfig({ embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'my-embedder', batchSize: 2 } }),
+    );
     expect(e.id).toBe('openai:my-embedder@12');
     expect(e.dimensions).toBe(12);
   });
@@ -130,13 +145,21 @@ describe('createEmbedder / createDistiller choose by configuration and never fal
     const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'openai' } })));
     expect(BackendConfigError.isInstance(e)).toBe(true);
     expect(e.key).toBe('embedder.baseUrl');
-    const m = await caught(createEmbedder(loadConfig({ embedder: { provider: 'openai', baseUrl: 'http://127.0.0.1:1/v1' } })));
+    const m = await caught(
+      createEmbedder(loadConfig({ embedder: { provider: 'openai', baseUrl: 'http://127.0.0.1:1/v1' } })),
+    );
     expect(m.key).toBe('embedder.model');
   });
 
   it('raises, rather than falling back, when the configured server is down', async () => {
     const port = await deadPort();
-    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, model: 'unknown-model' } })));
+    const e = await caught(
+      createEmbedder(
+        loadConfig({
+          embedder: { provider: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, model: 'unknown-model' },
+        }),
+      ),
+    );
     expect(EndpointUnreachableError.isInstance(e)).toBe(true);
   });
 });
@@ -144,34 +167,57 @@ describe('createEmbedder / createDistiller choose by configuration and never fal
 describe('optional packages (node-llama-cpp, transformers.js) are loaded on demand', () => {
   // The real packages are exercised in test/llama-cpp.test.ts and test/transformers-embedder.test.ts; here
   // the importer says they are not installed, as on a machine without them.
-  const absent = async (name: string) => Promise.reject(Object.assign(new Error(`Cannot find package '${name}' imported from ${import.meta.url}`), { code: 'ERR_MODULE_NOT_FOUND' }));
+  const absent = async (name: string) =>
+    Promise.reject(
+      Object.assign(new Error(`Cannot find package '${name}' imported from ${import.meta.url}`), {
+        code: 'ERR_MODULE_NOT_FOUND',
+      }),
+    );
   const dir = mkdtempSync(join(tmpdir(), 'skillsmith-gguf-'));
   const gguf = join(dir, 'tiny-embed.gguf');
   writeFileSync(gguf, 'GGUF');
 
   it('llama-cpp embedder: "install node-llama-cpp@3.21.1 to use provider llama-cpp" when absent', async () => {
-    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: gguf } }), { importer: absent }));
+    const e = await caught(
+      createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: gguf } }), { importer: absent }),
+    );
     expect(MissingOptionalDependencyError.isInstance(e)).toBe(true);
     expect(e.message).toMatch(/^install node-llama-cpp@3\.21\.1 to use provider llama-cpp/);
     expect(e.message).toContain('npm install node-llama-cpp@3.21.1');
   });
 
   it('llama-cpp distiller: the same actionable error when absent', async () => {
-    const e = await caught(createDistiller(loadConfig({ distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: gguf } }), { importer: absent }));
+    const e = await caught(
+      createDistiller(loadConfig({ distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: gguf } }), {
+        importer: absent,
+      }),
+    );
     expect(MissingOptionalDependencyError.isInstance(e)).toBe(true);
     expect(e.message).toMatch(/install node-llama-cpp@3\.21\.1 to use provider llama-cpp/);
   });
 
   it('transformers embedder: names the package and the .npmrc settings when absent', async () => {
-    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'transformers', modelPath: dir } }), { importer: absent }));
+    const e = await caught(
+      createEmbedder(loadConfig({ embedder: { provider: 'transformers', modelPath: dir } }), { importer: absent }),
+    );
     expect(MissingOptionalDependencyError.isInstance(e)).toBe(true);
     expect(e.message).toMatch(/install @huggingface\/transformers@3 to use embedder provider transformers/);
     expect(e.message).toMatch(/onnxruntime-node-install=skip/);
   });
 
   it('a package that is installed but broken is a load error, not "install it"', async () => {
-    const broken = async () => Promise.reject(Object.assign(new Error("Cannot find module '/x/node_modules/node-llama-cpp/dist/bindings.node' imported from /x/node_modules/node-llama-cpp/dist/index.js"), { code: 'ERR_MODULE_NOT_FOUND' }));
-    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: gguf } }), { importer: broken }));
+    const broken = async () =>
+      Promise.reject(
+        Object.assign(
+          new Error(
+            "Cannot find module '/x/node_modules/node-llama-cpp/dist/bindings.node' imported from /x/node_modules/node-llama-cpp/dist/index.js",
+          ),
+          { code: 'ERR_MODULE_NOT_FOUND' },
+        ),
+      );
+    const e = await caught(
+      createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: gguf } }), { importer: broken }),
+    );
     expect(BackendLoadError.isInstance(e)).toBe(true);
     expect(e.message).toMatch(/node-llama-cpp: installed but failed to load/);
   });
@@ -180,7 +226,11 @@ describe('optional packages (node-llama-cpp, transformers.js) are loaded on dema
     // With the package present (this importer says so; the real one is optional and may be absent here), the
     // missing file is the error.
     const present = async () => ({});
-    const e = await caught(createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: join(dir, 'missing.gguf') } }), { importer: present }));
+    const e = await caught(
+      createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: join(dir, 'missing.gguf') } }), {
+        importer: present,
+      }),
+    );
     expect(BackendConfigError.isInstance(e)).toBe(true);
     expect(e.message).toMatch(/no GGUF file at/);
   });

@@ -70,11 +70,27 @@ describe('replay evaluation on the tau dev traces (tune half -> test half)', () 
   }, 120_000);
 
   it('has the stable top-level shape, every baseline and every compared system', () => {
-    expect(Object.keys(report)).toEqual(['name', 'command', 'label', 'train', 'test', 'settings', 'baselines', 'variants']);
+    expect(Object.keys(report)).toEqual([
+      'name',
+      'command',
+      'label',
+      'train',
+      'test',
+      'settings',
+      'baselines',
+      'variants',
+    ]);
     expect(report.baselines.results.map((b) => b.name)).toEqual(['none', 'most-frequent', 'oracle']);
     expect(report.variants.map((v) => v.name)).toEqual(SYSTEMS);
-    expect(EVAL_VARIANTS.map((v) => v.name)).toEqual(expect.arrayContaining(['default', 'semantic-only', 'lexical-only', 'goal-only-clustering']));
-    expect(report.settings).toMatchObject({ topK: 2, agreeThreshold: 0.5, fourthAttemptAfter: 3, unrelatedGoals: UNRELATED_GOALS.length });
+    expect(EVAL_VARIANTS.map((v) => v.name)).toEqual(
+      expect.arrayContaining(['default', 'semantic-only', 'lexical-only', 'goal-only-clustering']),
+    );
+    expect(report.settings).toMatchObject({
+      topK: 2,
+      agreeThreshold: 0.5,
+      fourthAttemptAfter: 3,
+      unrelatedGoals: UNRELATED_GOALS.length,
+    });
     // Settings that came from the environment are named (never their values: they may be API keys).
     expect(report.settings.environment).toEqual(['SKILLSMITH_LLM_TIMEOUT_MS']);
     expect(UNRELATED_GOALS.length).toBeGreaterThanOrEqual(40);
@@ -84,7 +100,8 @@ describe('replay evaluation on the tau dev traces (tune half -> test half)', () 
     expect(report.train.sessions + report.test.sessions).toBe(334);
     expect(report.train.sessions).toBeGreaterThan(100);
     expect(report.test.sessions).toBeGreaterThan(100);
-    for (const r of [...report.baselines.results, ...report.variants]) expect(r.queries.goal.queries).toBe(report.test.successes);
+    for (const r of [...report.baselines.results, ...report.variants])
+      expect(r.queries.goal.queries).toBe(report.test.successes);
   });
 
   it('keeps every rate within [0,1]', () => {
@@ -169,10 +186,25 @@ describe('skillsmith eval (command function)', () => {
     dir = mkdtempSync(join(tmpdir(), 'skillsmith-eval-cli-'));
     stdout = '';
     stderr = '';
-    const out = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((stdout += String(s)), true));
-    const err = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((stderr += String(s)), true));
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+      stdout += String(s);
+      return true;
+    });
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+      stderr += String(s);
+      return true;
+    });
     try {
-      code = await evalCommand([], { train: TAU_DEV, test: TAU_DEV, split: 'test', limit: '60', variants: 'default', json: true, report: dir, name: 'slice' });
+      code = await evalCommand([], {
+        train: TAU_DEV,
+        test: TAU_DEV,
+        split: 'test',
+        limit: '60',
+        variants: 'default',
+        json: true,
+        report: dir,
+        name: 'slice',
+      });
     } finally {
       out.mockRestore();
       err.mockRestore();

@@ -42,14 +42,21 @@ afterAll(async () => {
  */
 function compiledAgent(): string {
   const built = join(root, 'bench/build/bench/src/pg-fleet-agent.js');
-  const sources = Math.max(newestSource(join(root, 'bench/src')), statSync(join(root, 'test/support/pg-server.ts')).mtimeMs);
+  const sources = Math.max(
+    newestSource(join(root, 'bench/src')),
+    statSync(join(root, 'test/support/pg-server.ts')).mtimeMs,
+  );
   if (existsSync(built) && sources <= statSync(built).mtimeMs) return built;
   const home = join(root, '.vitest-tmp', `fleet-build-${process.pid}`);
   mkdirSync(home, { recursive: true });
   privateBuild = home;
-  const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'bench/tsconfig.json'), '--outDir', home], {
-    encoding: 'utf8',
-  });
+  const tsc = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'bench/tsconfig.json'), '--outDir', home],
+    {
+      encoding: 'utf8',
+    },
+  );
   const script = join(home, 'bench/src/pg-fleet-agent.js');
   // Type errors elsewhere do not stop tsc from emitting; a missing output does.
   if (!existsSync(script)) throw new Error(`could not compile the fleet agent:\n${tsc.stdout}${tsc.stderr}`);
@@ -61,7 +68,8 @@ function newestSource(dir: string): number {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+      newest = Math.max(newest, statSync(p).mtimeMs);
   }
   return newest;
 }
@@ -83,13 +91,23 @@ function agent(args: string[]): Agent {
     waiting.shift()?.(l);
   });
   let read = 0;
-  const done = new Promise<{ code: number | null; lines: string[]; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, lines, stderr })));
+  const done = new Promise<{ code: number | null; lines: string[]; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, lines, stderr })),
+  );
   cleanups.push(async () => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
   return {
     child,
-    nextLine: () => (read < lines.length ? Promise.resolve(lines[read++]) : new Promise((resolve) => waiting.push((l) => (read++, resolve(l))))),
+    nextLine: () =>
+      read < lines.length
+        ? Promise.resolve(lines[read++])
+        : new Promise((resolve) =>
+            waiting.push((l) => {
+              read++;
+              resolve(l);
+            }),
+          ),
     done,
   };
 }
@@ -104,94 +122,118 @@ async function pgMemory(url: string, namespace: string, opts: Parameters<typeof 
 const sample = readTau(SAMPLE);
 
 describe('a fleet of agents sharing one PostgreSQL memory', () => {
-  it(
-    '8 processes record 5,000 calls each while a pass runs: every call is stored exactly once, the pass learns, a second pass is refused',
-    async () => {
-      const url = await server.createDatabase();
-      const admin = await openPgStore(url, { pollMs: 0, log: createLogger('silent') });
-      cleanups.push(() => admin.close());
+  it('8 processes record 5,000 calls each while a pass runs: every call is stored exactly once, the pass learns, a second pass is refused', async () => {
+    const url = await server.createDatabase();
+    const admin = await openPgStore(url, { pollMs: 0, log: createLogger('silent') });
+    cleanups.push(() => admin.close());
 
-      // Each agent recalls at the start of every session (skills learned mid-run get trials) and sends every
-      // 97th call twice, as a client does when an acknowledgement is lost.
-      const recorders = Array.from({ length: 8 }, (_, i) =>
-        agent(['record', '--db', url, '--namespace', 'fleet', '--agent', String(i), '--sessions', '500', '--calls', '10', '--recall', '--retry-every', '97']),
-      );
-      // Two passes, ready in their own processes, started at the same moment once the fleet is well under way.
-      const passes = [agent(['synthesize', '--db', url, '--namespace', 'fleet', '--wait']), agent(['synthesize', '--db', url, '--namespace', 'fleet', '--wait'])];
-      for (const p of passes) expect(JSON.parse(await p.nextLine())).toEqual({ ready: true });
-      await expect
-        .poll(async () => (await admin.pool.query(`SELECT COUNT(*) AS n FROM sessions WHERE namespace = 'fleet' AND ended_at IS NOT NULL`)).rows[0].n, {
+    // Each agent recalls at the start of every session (skills learned mid-run get trials) and sends every
+    // 97th call twice, as a client does when an acknowledgement is lost.
+    const recorders = Array.from({ length: 8 }, (_, i) =>
+      agent([
+        'record',
+        '--db',
+        url,
+        '--namespace',
+        'fleet',
+        '--agent',
+        String(i),
+        '--sessions',
+        '500',
+        '--calls',
+        '10',
+        '--recall',
+        '--retry-every',
+        '97',
+      ]),
+    );
+    // Two passes, ready in their own processes, started at the same moment once the fleet is well under way.
+    const passes = [
+      agent(['synthesize', '--db', url, '--namespace', 'fleet', '--wait']),
+      agent(['synthesize', '--db', url, '--namespace', 'fleet', '--wait']),
+    ];
+    for (const p of passes) expect(JSON.parse(await p.nextLine())).toEqual({ ready: true });
+    await expect
+      .poll(
+        async () =>
+          (
+            await admin.pool.query(
+              `SELECT COUNT(*) AS n FROM sessions WHERE namespace = 'fleet' AND ended_at IS NOT NULL`,
+            )
+          ).rows[0].n,
+        {
           timeout: 60_000,
           interval: 100,
-        })
-        .toBeGreaterThanOrEqual(400);
-      for (const p of passes) p.child.stdin.end('go\n');
+        },
+      )
+      .toBeGreaterThanOrEqual(400);
+    for (const p of passes) p.child.stdin.end('go\n');
 
-      const passResults = await Promise.all(passes.map((p) => p.done));
-      const recorded = await Promise.all(recorders.map((r) => r.done));
-      for (const r of recorded) expect(r.code, r.stderr).toBe(0);
-      const stats = recorded.map((r) => JSON.parse(r.lines.at(-1)!));
-      expect(stats.map((s) => s.calls)).toEqual(Array(8).fill(5000));
-      expect(stats.every((s) => s.retries > 0)).toBe(true);
+    const passResults = await Promise.all(passes.map((p) => p.done));
+    const recorded = await Promise.all(recorders.map((r) => r.done));
+    for (const r of recorded) expect(r.code, r.stderr).toBe(0);
+    const stats = recorded.map((r) => JSON.parse(r.lines.at(-1)!));
+    expect(stats.map((s) => s.calls)).toEqual(Array(8).fill(5000));
+    expect(stats.every((s) => s.retries > 0)).toBe(true);
 
-      // Exactly one pass ran; the other was refused with the lock message while it did.
-      expect(passResults.map((p) => p.code).sort()).toEqual([0, 3]);
-      const won = JSON.parse(passResults.find((p) => p.code === 0)!.lines.at(-1)!);
-      const refused = JSON.parse(passResults.find((p) => p.code === 3)!.lines.at(-1)!);
-      expect(refused).toMatchObject({ ok: false, error: 'PassLockedError' });
-      expect(refused.message).toMatch(/another synthesis pass is running on namespace fleet; this one was not started/);
-      expect(won.ok).toBe(true);
-      expect(won.stats.newSessions).toBeGreaterThanOrEqual(400);
+    // Exactly one pass ran; the other was refused with the lock message while it did.
+    expect(passResults.map((p) => p.code).sort()).toEqual([0, 3]);
+    const won = JSON.parse(passResults.find((p) => p.code === 0)!.lines.at(-1)!);
+    const refused = JSON.parse(passResults.find((p) => p.code === 3)!.lines.at(-1)!);
+    expect(refused).toMatchObject({ ok: false, error: 'PassLockedError' });
+    expect(refused.message).toMatch(/another synthesis pass is running on namespace fleet; this one was not started/);
+    expect(won.ok).toBe(true);
+    expect(won.stats.newSessions).toBeGreaterThanOrEqual(400);
 
-      // Every call is there exactly once, as recorded, and every session ended as it should.
-      const counts = await admin.pool.query(
-        `SELECT (SELECT COUNT(*) FROM sessions WHERE namespace = 'fleet') AS sessions, (SELECT COUNT(*) FROM tool_calls WHERE namespace = 'fleet') AS calls`,
-      );
-      expect(counts.rows[0]).toEqual({ sessions: 4000, calls: 40000 });
-      const { rows: calls } = await admin.pool.query(`SELECT session_id, position, tool, args, ok FROM tool_calls WHERE namespace = 'fleet'`);
-      const stored = new Map(calls.map((c) => [`${c.session_id}/${c.position}`, c]));
-      const { rows: ended } = await admin.pool.query(`SELECT id, goal, outcome FROM sessions WHERE namespace = 'fleet'`);
-      const sessions = new Map(ended.map((s) => [s.id, s]));
-      let mismatches = 0;
-      for (let a = 0; a < 8; a++) {
-        for (let i = 0; i < 500; i++) {
-          const want = fleetSession(a, i, 10);
-          const got = sessions.get(want.id);
-          if (!got || got.goal !== want.goal || got.outcome !== want.outcome) mismatches++;
-          for (const [p, c] of want.calls.entries()) {
-            const row = stored.get(`${want.id}/${p}`);
-            if (!row || row.tool !== c.tool || row.args !== JSON.stringify(c.args) || row.ok !== c.ok) mismatches++;
-          }
+    // Every call is there exactly once, as recorded, and every session ended as it should.
+    const counts = await admin.pool.query(
+      `SELECT (SELECT COUNT(*) FROM sessions WHERE namespace = 'fleet') AS sessions, (SELECT COUNT(*) FROM tool_calls WHERE namespace = 'fleet') AS calls`,
+    );
+    expect(counts.rows[0]).toEqual({ sessions: 4000, calls: 40000 });
+    const { rows: calls } = await admin.pool.query(
+      `SELECT session_id, position, tool, args, ok FROM tool_calls WHERE namespace = 'fleet'`,
+    );
+    const stored = new Map(calls.map((c) => [`${c.session_id}/${c.position}`, c]));
+    const { rows: ended } = await admin.pool.query(`SELECT id, goal, outcome FROM sessions WHERE namespace = 'fleet'`);
+    const sessions = new Map(ended.map((s) => [s.id, s]));
+    let mismatches = 0;
+    for (let a = 0; a < 8; a++) {
+      for (let i = 0; i < 500; i++) {
+        const want = fleetSession(a, i, 10);
+        const got = sessions.get(want.id);
+        if (!got || got.goal !== want.goal || got.outcome !== want.outcome) mismatches++;
+        for (const [p, c] of want.calls.entries()) {
+          const row = stored.get(`${want.id}/${p}`);
+          if (!row || row.tool !== c.tool || row.args !== JSON.stringify(c.args) || row.ok !== c.ok) mismatches++;
         }
       }
-      expect(mismatches).toBe(0);
+    }
+    expect(mismatches).toBe(0);
 
-      // The pass learned one skill per task family, each with its family's procedure.
-      const skills = await admin.listSkills('fleet', { corpus: 'internal' });
-      expect(won.created).toHaveLength(FLEET_FAMILIES.length);
-      expect(skills.map((s) => s.name).sort()).toEqual([...won.created].sort());
-      for (const family of FLEET_FAMILIES) {
-        const own = skills.filter((s) => s.toolsRequired.every((t) => family.tools.includes(t)));
-        expect(own, family.name).toHaveLength(1);
-        expect(own[0].toolSequence).toEqual(family.tools);
-      }
-      // Recalls made by the fleet after the pass became trials, at most one per skill and session.
-      const trials = await admin.pool.query(
-        `SELECT COUNT(*) AS n, COUNT(DISTINCT (skill_id, session_id)) AS pairs FROM feedback WHERE namespace = 'fleet' AND signal IN ('trial.pass', 'trial.fail')`,
-      );
-      expect(trials.rows[0].n).toBeGreaterThan(0);
-      expect(trials.rows[0].n).toBe(trials.rows[0].pairs);
-      expect(stats.reduce((n, s) => n + s.served, 0)).toBeGreaterThan(0);
+    // The pass learned one skill per task family, each with its family's procedure.
+    const skills = await admin.listSkills('fleet', { corpus: 'internal' });
+    expect(won.created).toHaveLength(FLEET_FAMILIES.length);
+    expect(skills.map((s) => s.name).sort()).toEqual([...won.created].sort());
+    for (const family of FLEET_FAMILIES) {
+      const own = skills.filter((s) => s.toolsRequired.every((t) => family.tools.includes(t)));
+      expect(own, family.name).toHaveLength(1);
+      expect(own[0].toolSequence).toEqual(family.tools);
+    }
+    // Recalls made by the fleet after the pass became trials, at most one per skill and session.
+    const trials = await admin.pool.query(
+      `SELECT COUNT(*) AS n, COUNT(DISTINCT (skill_id, session_id)) AS pairs FROM feedback WHERE namespace = 'fleet' AND signal IN ('trial.pass', 'trial.fail')`,
+    );
+    expect(trials.rows[0].n).toBeGreaterThan(0);
+    expect(trials.rows[0].n).toBe(trials.rows[0].pairs);
+    expect(stats.reduce((n, s) => n + s.served, 0)).toBeGreaterThan(0);
 
-      // A pass after the fleet reads every session the first one did not, and makes no duplicates.
-      const after = await pgMemory(url, 'fleet', { pollMs: 0 });
-      const next = await after.synthesize();
-      expect(next.stats.newSessions).toBe(4000 - won.stats.newSessions);
-      expect(next.created).toEqual([]);
-      expect(await after.listSkills()).toHaveLength(FLEET_FAMILIES.length);
-    },
-    300_000,
-  );
+    // A pass after the fleet reads every session the first one did not, and makes no duplicates.
+    const after = await pgMemory(url, 'fleet', { pollMs: 0 });
+    const next = await after.synthesize();
+    expect(next.stats.newSessions).toBe(4000 - won.stats.newSessions);
+    expect(next.created).toEqual([]);
+    expect(await after.listSkills()).toHaveLength(FLEET_FAMILIES.length);
+  }, 300_000);
 
   it('a process keeps recalling from its index while the database restarts, and picks up changes once it is back', async () => {
     const url = await server.createDatabase();
@@ -224,19 +266,25 @@ describe('a fleet of agents sharing one PostgreSQL memory', () => {
 
     // Another process changes the skills after the restart: the reader sees it without being told.
     await writer.setEnabled(served.name, false);
-    await expect.poll(async () => (await reader.recall(goal)).map((s) => s.id), { timeout: 15_000, interval: 100 }).not.toContain(served.id);
+    await expect
+      .poll(async () => (await reader.recall(goal)).map((s) => s.id), { timeout: 15_000, interval: 100 })
+      .not.toContain(served.id);
     // What it served while the database was away was recorded once it came back.
     await expect.poll(() => (reader.store as PgStore).pendingRecalls, { timeout: 15_000, interval: 100 }).toBe(0);
-    const { rows } = await (reader.store as PgStore).pool.query(`SELECT COUNT(*) AS n FROM recalls WHERE namespace = 'restart'`);
+    const { rows } = await (reader.store as PgStore).pool.query(
+      `SELECT COUNT(*) AS n FROM recalls WHERE namespace = 'restart'`,
+    );
     expect(rows[0].n).toBeGreaterThanOrEqual(21);
   }, 120_000);
 
-  it('two namespaces learning in one database at the same time never see each other\'s skills', async () => {
+  it("two namespaces learning in one database at the same time never see each other's skills", async () => {
     const url = await server.createDatabase();
     const retail = await pgMemory(url, 'retail');
     const telecom = await pgMemory(url, 'telecom');
     await retail.ingest(sample.filter((r) => r.meta.family.startsWith('retail:')).map((r) => toSession(r, 'retail')));
-    await telecom.ingest(sample.filter((r) => r.meta.family.startsWith('telecom:')).map((r) => toSession(r, 'telecom')));
+    await telecom.ingest(
+      sample.filter((r) => r.meta.family.startsWith('telecom:')).map((r) => toSession(r, 'telecom')),
+    );
     // The pass lock is per namespace: both passes run at once.
     const [r, t] = await Promise.all([retail.synthesize(), telecom.synthesize()]);
     expect(r.created.length).toBeGreaterThan(0);
@@ -248,7 +296,9 @@ describe('a fleet of agents sharing one PostgreSQL memory', () => {
     const retailIds = new Set((await retail.listSkills({ includeSuperseded: true })).map((s) => s.id));
     const telecomIds = new Set((await telecom.listSkills({ includeSuperseded: true })).map((s) => s.id));
     const retailSessions = new Set(sample.filter((x) => x.meta.family.startsWith('retail:')).map((x) => x.session_id));
-    const telecomSessions = new Set(sample.filter((x) => x.meta.family.startsWith('telecom:')).map((x) => x.session_id));
+    const telecomSessions = new Set(
+      sample.filter((x) => x.meta.family.startsWith('telecom:')).map((x) => x.session_id),
+    );
     for (const s of retailSkills) {
       expect(s.namespace).toBe('retail');
       expect(s.sourceSessions.every((id) => retailSessions.has(id))).toBe(true);
@@ -299,7 +349,19 @@ describe('skillsmith migrate', () => {
     await source.setEnabled(skills[skills.length - 1].name, false);
     await source.close();
     const before = await memoryChecksums(lite);
-    for (const t of ['sessions', 'tool_calls', 'skills', 'provenance', 'feedback', 'audit', 'events', 'recalls', 'recall_items', 'clusters', 'facts']) {
+    for (const t of [
+      'sessions',
+      'tool_calls',
+      'skills',
+      'provenance',
+      'feedback',
+      'audit',
+      'events',
+      'recalls',
+      'recall_items',
+      'clusters',
+      'facts',
+    ]) {
       expect(before.find((c) => c.table === t)!.rows, t).toBeGreaterThan(0);
     }
 
@@ -315,8 +377,11 @@ describe('skillsmith migrate', () => {
     const onPg = await pgMemory(url, 'default');
     const reopened = await openMemory({ db: lite, auditFile: null, logLevel: 'silent' });
     cleanups.push(() => reopened.close());
-    const plain = (list: Awaited<ReturnType<Memory['listSkills']>>) => list.map((s) => ({ ...s, embedding: Array.from(s.embedding ?? []) }));
-    expect(plain(await onPg.listSkills({ includeSuperseded: true }))).toEqual(plain(await reopened.listSkills({ includeSuperseded: true })));
+    const plain = (list: Awaited<ReturnType<Memory['listSkills']>>) =>
+      list.map((s) => ({ ...s, embedding: Array.from(s.embedding ?? []) }));
+    expect(plain(await onPg.listSkills({ includeSuperseded: true }))).toEqual(
+      plain(await reopened.listSkills({ includeSuperseded: true })),
+    );
     expect((await onPg.recall(goal)).map((s) => s.id)).toEqual((await reopened.recall(goal)).map((s) => s.id));
     const seqBefore = Math.max(...(await onPg.store!.listSessions('default', { limit: 1 })).map((s) => s.seq!));
     await onPg.ingest([{ ...toSession(sample[0]), id: 'after-migrate' }]);

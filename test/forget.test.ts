@@ -50,7 +50,10 @@ async function learnThenForget(memory: Memory) {
   expect(await memory.recall(GOAL)).toEqual([]);
   expect(await memory.store!.skillVersions(skill.id)).toEqual([]);
   expect(await memory.store!.provenance(skill.id)).toEqual([]);
-  expect((await memory.store!.audit('default')).find((a) => a.action === 'skill.forget')).toMatchObject({ subjectId: skill.id, detail: { name: skill.name } });
+  expect((await memory.store!.audit('default')).find((a) => a.action === 'skill.forget')).toMatchObject({
+    subjectId: skill.id,
+    detail: { name: skill.name },
+  });
   expect(await memory.forgetSkill(skill.name)).toBeNull();
   return skill;
 }
@@ -115,10 +118,15 @@ describe('forgetting on PostgreSQL', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const tables = (await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)).rows.map((r) => r.tablename as string);
-      expect(tables).toEqual(expect.arrayContaining(['sessions', 'tool_calls', 'skills', 'state', 'recalls', 'audit', 'events']));
+      const tables = (await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)).rows.map(
+        (r) => r.tablename as string,
+      );
+      expect(tables).toEqual(
+        expect.arrayContaining(['sessions', 'tool_calls', 'skills', 'state', 'recalls', 'audit', 'events']),
+      );
       const dump: string[] = [];
-      for (const t of tables) dump.push(...(await client.query(`SELECT t::text AS row FROM "${t}" t`)).rows.map((r) => r.row as string));
+      for (const t of tables)
+        dump.push(...(await client.query(`SELECT t::text AS row FROM "${t}" t`)).rows.map((r) => r.row as string));
       const text = dump.join('\n');
       // Rows of the other sessions are there (the dump sees data), the forgotten ones are not.
       expect(text).toContain('#W9002');

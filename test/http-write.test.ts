@@ -17,7 +17,11 @@ async function api(method: string, path: string, body?: unknown, opts: { csrf?: 
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET' && opts.csrf !== false) headers['X-Skillsmith-CSRF'] = '1';
-  const res = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, data: (await res.json()) as any };
 }
 
@@ -35,18 +39,42 @@ afterAll(async () => {
 
 describe('REST write API', () => {
   it('records a session call by call, idempotent by position, and ends it once', async () => {
-    const started = await api('POST', '/api/sessions', { goal: 'Cancel my pending order #W1', id: 'rest-1', agentId: 'py' });
+    const started = await api('POST', '/api/sessions', {
+      goal: 'Cancel my pending order #W1',
+      id: 'rest-1',
+      agentId: 'py',
+    });
     expect(started.status).toBe(201);
-    expect(started.data).toMatchObject({ id: 'rest-1', goal: 'Cancel my pending order #W1', outcome: 'unknown', agentId: 'py', source: 'http', callCount: 0, endedAt: null });
+    expect(started.data).toMatchObject({
+      id: 'rest-1',
+      goal: 'Cancel my pending order #W1',
+      outcome: 'unknown',
+      agentId: 'py',
+      source: 'http',
+      callCount: 0,
+      endedAt: null,
+    });
 
-    expect(await api('POST', '/api/sessions/rest-1/calls', { position: 0, tool: 'get_order_details', args: { order_id: '#W1' }, result: { status: 'pending' } })).toEqual({
+    expect(
+      await api('POST', '/api/sessions/rest-1/calls', {
+        position: 0,
+        tool: 'get_order_details',
+        args: { order_id: '#W1' },
+        result: { status: 'pending' },
+      }),
+    ).toEqual({
       status: 201,
       data: { sessionId: 'rest-1', position: 0, recorded: true },
     });
     // The same position again (a retried request) changes nothing.
-    expect(await api('POST', '/api/sessions/rest-1/calls', { position: 0, tool: 'other_tool' })).toEqual({ status: 200, data: { sessionId: 'rest-1', position: 0, recorded: false } });
+    expect(await api('POST', '/api/sessions/rest-1/calls', { position: 0, tool: 'other_tool' })).toEqual({
+      status: 200,
+      data: { sessionId: 'rest-1', position: 0, recorded: false },
+    });
     // Without a position the call goes last; a position past the next one is refused.
-    expect((await api('POST', '/api/sessions/rest-1/calls', { tool: 'cancel_pending_order', error: 'timeout' })).data).toMatchObject({ position: 1, recorded: true });
+    expect(
+      (await api('POST', '/api/sessions/rest-1/calls', { tool: 'cancel_pending_order', error: 'timeout' })).data,
+    ).toMatchObject({ position: 1, recorded: true });
     const gap = await api('POST', '/api/sessions/rest-1/calls', { position: 5, tool: 'x' });
     expect(gap.status).toBe(409);
     expect(gap.data.error).toMatch(/next position is 2/);
@@ -66,14 +94,19 @@ describe('REST write API', () => {
     expect(flip.data.error).toMatch(/already ended as success/);
     expect((await api('POST', '/api/sessions/rest-1/calls', { position: 2, tool: 'late' })).status).toBe(409);
     // A retried call for a position recorded before the end is still a no-op, not an error.
-    expect((await api('POST', '/api/sessions/rest-1/calls', { position: 1, tool: 'cancel_pending_order' })).status).toBe(200);
+    expect(
+      (await api('POST', '/api/sessions/rest-1/calls', { position: 1, tool: 'cancel_pending_order' })).status,
+    ).toBe(200);
     expect((await api('POST', '/api/sessions', { goal: 'again', id: 'rest-1' })).status).toBe(409);
   });
 
   it('reports an outcome later: a session ended unknown takes the real one, and recalled skills get a trial', async () => {
     await api('POST', '/api/sessions', { goal: 'Something', id: 'rest-2' });
     expect((await api('POST', '/api/sessions/rest-2/end', { outcome: 'unknown' })).data.outcome).toBe('unknown');
-    expect((await api('POST', '/api/sessions/rest-2/outcome', { outcome: 'failure' })).data).toMatchObject({ outcome: 'failure', credited: [] });
+    expect((await api('POST', '/api/sessions/rest-2/outcome', { outcome: 'failure' })).data).toMatchObject({
+      outcome: 'failure',
+      credited: [],
+    });
     expect((await api('POST', '/api/sessions/rest-2/outcome', { outcome: 'failure' })).status).toBe(200);
   });
 
@@ -97,7 +130,10 @@ describe('REST write API', () => {
     expect((await api('DELETE', '/api/skills/nope')).status).toBe(404);
     // Nested too deep: refused with the reason, nothing stored in part.
     await api('POST', '/api/sessions', { goal: 'Open one', id: 'rest-3' });
-    const deep = await api('POST', '/api/sessions/rest-3/calls', { tool: 'x', args: JSON.parse('{"a":'.repeat(70) + '1' + '}'.repeat(70)) });
+    const deep = await api('POST', '/api/sessions/rest-3/calls', {
+      tool: 'x',
+      args: JSON.parse(`${'{"a":'.repeat(70)}1${'}'.repeat(70)}`),
+    });
     expect(deep.status).toBe(400);
     expect(deep.data.error).toMatch(/nest/i);
     expect((await api('GET', '/api/sessions/rest-3')).data.calls).toEqual([]);
@@ -106,21 +142,40 @@ describe('REST write API', () => {
   it('forgets a learned-from session and the skill over HTTP, leaving no byte of them in the database file', async () => {
     for (const s of forgetSessions()) {
       expect((await api('POST', '/api/sessions', { goal: s.goal, id: s.id })).status).toBe(201);
-      for (const c of s.calls) expect((await api('POST', `/api/sessions/${s.id}/calls`, { position: c.position, tool: c.tool, args: c.args, result: c.result })).status).toBe(201);
+      for (const c of s.calls)
+        expect(
+          (
+            await api('POST', `/api/sessions/${s.id}/calls`, {
+              position: c.position,
+              tool: c.tool,
+              args: c.args,
+              result: c.result,
+            })
+          ).status,
+        ).toBe(201);
       expect((await api('POST', `/api/sessions/${s.id}/end`, { outcome: 'success' })).status).toBe(200);
     }
     const report = await memory.synthesize();
     const name = report.created[0].name;
     const parents = (await api('GET', `/api/skills/${name}`)).data.sourceSessions as string[];
     expect(parents).toContain('fg-0');
-    expect((await api('POST', '/api/recall', { goal: 'Cancel my pending order #W4242', sessionId: 'fg-0' })).data.skills.map((s: { name: string }) => s.name)).toEqual([name]);
+    expect(
+      (await api('POST', '/api/recall', { goal: 'Cancel my pending order #W4242', sessionId: 'fg-0' })).data.skills.map(
+        (s: { name: string }) => s.name,
+      ),
+    ).toEqual([name]);
 
     const gone = await api('DELETE', '/api/sessions/fg-0');
-    expect(gone).toEqual({ status: 200, data: { forgotten: { ref: expect.stringMatching(/^ses-/), calls: 3, skills: [name] } } });
+    expect(gone).toEqual({
+      status: 200,
+      data: { forgotten: { ref: expect.stringMatching(/^ses-/), calls: 3, skills: [name] } },
+    });
     expect((await api('GET', '/api/sessions/fg-0')).status).toBe(404);
     const ex = (await api('GET', `/api/skills/${name}/explain`)).data;
     expect(ex.parents.forgotten).toBe(1);
-    expect(ex.parents.sessions.map((p: { id: string }) => p.id).sort()).toEqual(parents.filter((id) => id !== 'fg-0').sort());
+    expect(ex.parents.sessions.map((p: { id: string }) => p.id).sort()).toEqual(
+      parents.filter((id) => id !== 'fg-0').sort(),
+    );
     expect(tracesInFile(db, [SECRET_GOAL_WORD, SECRET_RESULT])).toEqual([]);
 
     const skill = (await api('GET', `/api/skills/${name}`)).data;
@@ -145,7 +200,9 @@ describe('REST write API', () => {
       expect(op, `${method} ${path}`).toBeDefined();
       expect(op.parameters.map((p: { name: string }) => p.name)).toContain('X-Skillsmith-CSRF');
     }
-    expect(doc.paths['/api/sessions/{id}/calls'].post.requestBody.content['application/json'].schema.required).toEqual(['tool']);
+    expect(doc.paths['/api/sessions/{id}/calls'].post.requestBody.content['application/json'].schema.required).toEqual([
+      'tool',
+    ]);
     expect(doc.components.schemas.RecordedCall.required).toEqual(['sessionId', 'position', 'recorded']);
   });
 });

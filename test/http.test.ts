@@ -30,9 +30,17 @@ async function call(base: string, method: string, path: string, opts: Call = {})
   if (opts.body !== undefined || opts.raw !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET' && opts.csrf !== false) headers['X-Skillsmith-CSRF'] = '1';
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
-  const res = await fetch(`${base}${path}`, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+  });
   const type = res.headers.get('content-type') ?? '';
-  const data = type.includes('json') ? await res.json() : type.includes('zip') ? Buffer.from(await res.arrayBuffer()) : await res.text();
+  const data = type.includes('json')
+    ? await res.json()
+    : type.includes('zip')
+      ? Buffer.from(await res.arrayBuffer())
+      : await res.text();
   return { status: res.status, headers: res.headers, data: data as any };
 }
 const api = (method: string, path: string, opts?: Call) => call(server.url, method, path, opts);
@@ -118,7 +126,9 @@ describe('trust boundary', () => {
 
   it('refuses to listen on another address without a token', async () => {
     await expect(serveApi(memory, { host: '0.0.0.0', port: 0 })).rejects.toThrow(/without a token/);
-    expect(await serveCommand([], { host: '0.0.0.0', port: '0', db: join(tmp, 'never.db') }, Promise.resolve())).toBe(2);
+    expect(await serveCommand([], { host: '0.0.0.0', port: '0', db: join(tmp, 'never.db') }, Promise.resolve())).toBe(
+      2,
+    );
     await expect(serveApi(memory, { port: 0, requireToken: true })).rejects.toThrow(/needs a token/);
     await expect(serveApi(memory, { port: 0, token: 'short' })).rejects.toThrow(/at least 16/);
   });
@@ -233,7 +243,9 @@ describe('meta', () => {
     expect(r.data.sessions.total).toBe(95);
     expect(r.data.skills.live).toBe(5);
     expect(r.data.skills.byCorpus.internal).toBe(5);
-    expect(r.data.skills.byStatus.probationary + r.data.skills.byStatus.active + r.data.skills.byStatus.retired).toBe(5);
+    expect(r.data.skills.byStatus.probationary + r.data.skills.byStatus.active + r.data.skills.byStatus.retired).toBe(
+      5,
+    );
     // Which models learn and match, by name only.
     expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@1', distiller: 'heuristic' });
   });
@@ -244,12 +256,23 @@ describe('meta', () => {
       db: join(tmp, 'llm.db'),
       logLevel: 'silent',
       auditFile: null,
-      config: { distiller: 'llm', llm: { baseUrl: 'http://admin:hunter2@10.0.0.7:11434/v1', model: 'qwen2.5:7b-instruct', apiKey: secretKey, fallback: 'heuristic' } },
+      config: {
+        distiller: 'llm',
+        llm: {
+          baseUrl: 'http://admin:hunter2@10.0.0.7:11434/v1',
+          model: 'qwen2.5:7b-instruct',
+          apiKey: secretKey,
+          fallback: 'heuristic',
+        },
+      },
     });
     const llmServer = await serveApi(llmMemory, { port: 0 });
     try {
       const r = await call(llmServer.url, 'GET', '/api/stats');
-      expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@1', distiller: 'llm:openai:qwen2.5:7b-instruct (fallback: heuristic)' });
+      expect(r.data.backends).toEqual({
+        embedder: 'glove-sif-lex@1',
+        distiller: 'llm:openai:qwen2.5:7b-instruct (fallback: heuristic)',
+      });
       const body = JSON.stringify(r.data);
       for (const secret of [secretKey, 'hunter2', '10.0.0.7']) expect(body).not.toContain(secret);
     } finally {
@@ -280,7 +303,9 @@ describe('skills', () => {
     expect(returns.items.map((s) => s.name)).toEqual(expected);
     expect(((await api('GET', '/api/skills?status=retired')).data as Page<SkillRow>).total).toBe(0);
     expect(((await api('GET', '/api/skills?enabled=false')).data as Page<SkillRow>).total).toBe(0);
-    const bySupport = ((await api('GET', '/api/skills?sort=support')).data as Page<SkillRow & { support: number }>).items.map((s) => s.support);
+    const bySupport = (
+      (await api('GET', '/api/skills?sort=support')).data as Page<SkillRow & { support: number }>
+    ).items.map((s) => s.support);
     expect(bySupport).toEqual([...bySupport].sort((a, b) => b - a));
     const bad = await api('GET', '/api/skills?limit=0&status=nope');
     expect(bad.status).toBe(400);
@@ -298,7 +323,10 @@ describe('skills', () => {
   });
 
   it('PATCH /api/skills/:name enables and disables, and recall follows', async () => {
-    const goal = (await memory.store!.getSession(memory.namespace, ((await api('GET', '/api/skills/fix-data-speed')).data as SkillRow).sourceSessions[0]))!.goal;
+    const goal = (await memory.store!.getSession(
+      memory.namespace,
+      ((await api('GET', '/api/skills/fix-data-speed')).data as SkillRow).sourceSessions[0],
+    ))!.goal;
     const before = await api('POST', '/api/recall', { body: { goal } });
     expect(before.data.skills.map((s: { name: string }) => s.name)).toContain('fix-data-speed');
 
@@ -332,7 +360,9 @@ describe('skills', () => {
     expect(r.data.after.eta).toBeGreaterThan(before);
     const track = (await api('GET', '/api/skills/exchange-delivered-order-items-2/explain')).data.track;
     expect(track.at(-1).signal).toBe('user.positive');
-    const bad = await api('POST', '/api/skills/exchange-delivered-order-items-2/feedback', { body: { signal: 'reward=7' } });
+    const bad = await api('POST', '/api/skills/exchange-delivered-order-items-2/feedback', {
+      body: { signal: 'reward=7' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.data.error).toMatch(/reward must be in \[0,1\]/);
     expect((await api('POST', '/api/skills/nope/feedback', { body: { signal: 'up' } })).status).toBe(404);
@@ -390,7 +420,11 @@ describe('export', () => {
 
 describe('sessions', () => {
   it('GET /api/sessions pages the stored sessions, newest first', async () => {
-    const first = (await api('GET', '/api/sessions?limit=10')).data as Page<{ id: string; callCount: number; tools: string[] }>;
+    const first = (await api('GET', '/api/sessions?limit=10')).data as Page<{
+      id: string;
+      callCount: number;
+      tools: string[];
+    }>;
     expect(first.total).toBe(95);
     expect(first.items).toHaveLength(10);
     const second = (await api('GET', '/api/sessions?limit=10&offset=10')).data as Page<{ id: string }>;
@@ -414,9 +448,18 @@ describe('compile and recall', () => {
   let modifySessions: string[];
 
   beforeAll(async () => {
-    const sessions = (await api('GET', '/api/sessions?limit=200')).data as Page<{ id: string; outcome: string; tools: string[] }>;
+    const sessions = (await api('GET', '/api/sessions?limit=200')).data as Page<{
+      id: string;
+      outcome: string;
+      tools: string[];
+    }>;
     modifySessions = sessions.items
-      .filter((s) => s.outcome === 'success' && s.tools.includes('modify_pending_order_items') && !s.tools.includes('exchange_delivered_order_items'))
+      .filter(
+        (s) =>
+          s.outcome === 'success' &&
+          s.tools.includes('modify_pending_order_items') &&
+          !s.tools.includes('exchange_delivered_order_items'),
+      )
       .map((s) => s.id);
     expect(modifySessions.length).toBeGreaterThan(0);
   });
@@ -432,7 +475,9 @@ describe('compile and recall', () => {
     expect(done.data).toMatchObject({ dryRun: false, action: 'add' });
     const stored = await api('GET', `/api/skills/${done.data.skill.name}`);
     expect(stored.status).toBe(200);
-    expect(stored.data.sourceSessions.sort()).toEqual(done.data.parents.sessions.map((s: { id: string }) => s.id).sort());
+    expect(stored.data.sourceSessions.sort()).toEqual(
+      done.data.parents.sessions.map((s: { id: string }) => s.id).sort(),
+    );
   });
 
   it('POST /api/compile rejects a request without sources or with unknown sessions', async () => {
@@ -445,7 +490,9 @@ describe('compile and recall', () => {
   });
 
   it('POST /api/recall returns the skills, the context pack and the tools', async () => {
-    const r = await api('POST', '/api/recall', { body: { goal: 'I want to return some items of my delivered order', topK: 1 } });
+    const r = await api('POST', '/api/recall', {
+      body: { goal: 'I want to return some items of my delivered order', topK: 1 },
+    });
     expect(r.status).toBe(200);
     expect(r.data.skills).toHaveLength(1);
     expect(r.data.skills[0].name).toMatch(/return-delivered-order-items/);
@@ -466,7 +513,10 @@ describe('events', () => {
 
   it('GET /api/events/stream sends each new skill event once, and resumes after Last-Event-ID', async () => {
     const stop = new AbortController();
-    const res = await fetch(`${server.url}/api/events/stream`, { signal: stop.signal, headers: { Accept: 'text/event-stream' } });
+    const res = await fetch(`${server.url}/api/events/stream`, {
+      signal: stop.signal,
+      headers: { Accept: 'text/event-stream' },
+    });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = '';
@@ -503,7 +553,13 @@ describe('dashboard files', () => {
   });
 
   it('serves nothing outside its folder', async () => {
-    for (const path of ['/..%2Fsecret.txt', '/%2e%2e/secret.txt', '/views/..%2F..%2Fsecret.txt', '/secret.txt', '/..%2Fmemory.db']) {
+    for (const path of [
+      '/..%2Fsecret.txt',
+      '/%2e%2e/secret.txt',
+      '/views/..%2F..%2Fsecret.txt',
+      '/secret.txt',
+      '/..%2Fmemory.db',
+    ]) {
       const r = await api('GET', path);
       expect(r.status, path).toBe(404);
       expect(String(r.data)).not.toContain('do not serve');

@@ -11,19 +11,30 @@ import { diskText, fakeTarget, leaked, PLANTED } from './support/capture.js';
 /** A real MCP server and client over the SDK's in-memory transport. */
 async function connect() {
   const server = new McpServer({ name: 'orders', version: '1.0.0' });
-  server.registerTool('get_order', { description: 'Order details', inputSchema: { order_id: z.string() } }, async ({ order_id }) =>
-    order_id === '#W404'
-      ? { content: [{ type: 'text', text: `order ${order_id} not found` }], isError: true }
-      : { content: [{ type: 'text', text: JSON.stringify({ order_id, status: 'pending', owner: PLANTED.email }) }] },
+  server.registerTool(
+    'get_order',
+    { description: 'Order details', inputSchema: { order_id: z.string() } },
+    async ({ order_id }) =>
+      order_id === '#W404'
+        ? { content: [{ type: 'text', text: `order ${order_id} not found` }], isError: true }
+        : { content: [{ type: 'text', text: JSON.stringify({ order_id, status: 'pending', owner: PLANTED.email }) }] },
   );
-  server.registerTool('cancel_order', { description: 'Cancel', inputSchema: { order_id: z.string(), reason: z.string() } }, async ({ order_id, reason }) => ({
-    content: [{ type: 'text', text: `cancelled ${order_id} (${reason})` }],
-    structuredContent: { order_id, status: 'cancelled' },
-  }));
-  server.registerTool('slow_echo', { description: 'Echo later', inputSchema: { text: z.string(), ms: z.number() } }, async ({ text, ms }) => {
-    await new Promise((r) => setTimeout(r, ms));
-    return { content: [{ type: 'text', text }] };
-  });
+  server.registerTool(
+    'cancel_order',
+    { description: 'Cancel', inputSchema: { order_id: z.string(), reason: z.string() } },
+    async ({ order_id, reason }) => ({
+      content: [{ type: 'text', text: `cancelled ${order_id} (${reason})` }],
+      structuredContent: { order_id, status: 'cancelled' },
+    }),
+  );
+  server.registerTool(
+    'slow_echo',
+    { description: 'Echo later', inputSchema: { text: z.string(), ms: z.number() } },
+    async ({ text, ms }) => {
+      await new Promise((r) => setTimeout(r, ms));
+      return { content: [{ type: 'text', text }] };
+    },
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'agent', version: '1.0.0' });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
@@ -37,9 +48,12 @@ afterEach(async () => {
 });
 
 describe('MCP client instrumentation (real SDK client and server, in-memory transport)', () => {
-  it('records callTool with its arguments, text result and isError; results are exactly the client\'s', async () => {
+  it("records callTool with its arguments, text result and isError; results are exactly the client's", async () => {
     const { client, server } = await connect();
-    cleanup.push(() => client.close(), () => server.close());
+    cleanup.push(
+      () => client.close(),
+      () => server.close(),
+    );
     const db = tempDbPath();
     const memory = await openMemory({ db, logLevel: 'silent' });
     cleanup.push(() => memory.close());
@@ -56,7 +70,10 @@ describe('MCP client instrumentation (real SDK client and server, in-memory tran
     expect(viaWrapper).toEqual(direct);
     const missing = await mcp.callTool({ name: 'get_order', arguments: { order_id: '#W404' } });
     expect(missing.isError).toBe(true);
-    const cancelled = await mcp.callTool({ name: 'cancel_order', arguments: { order_id: '#W1', reason: 'no longer needed' } });
+    const cancelled = await mcp.callTool({
+      name: 'cancel_order',
+      arguments: { order_id: '#W1', reason: 'no longer needed' },
+    });
     expect(cancelled.structuredContent).toEqual({ order_id: '#W1', status: 'cancelled' });
     // A protocol-level error (unknown tool) reaches the agent as the client reports it.
     const unknownDirect = await client.callTool({ name: 'nope', arguments: {} }).then(
@@ -88,7 +105,10 @@ describe('MCP client instrumentation (real SDK client and server, in-memory tran
 
   it('keeps concurrent MCP calls in start order, and a store failure never reaches the agent', async () => {
     const { client, server } = await connect();
-    cleanup.push(() => client.close(), () => server.close());
+    cleanup.push(
+      () => client.close(),
+      () => server.close(),
+    );
     const broken = fakeTarget({ call: true });
     const errors: unknown[] = [];
     const failRecorder = createRecorder(broken.target, { onError: (e) => errors.push(e), judge: null });

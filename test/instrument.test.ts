@@ -19,7 +19,8 @@ function retailTools() {
   return {
     order,
     tools: {
-      find_user_id_by_email: async ({ email }: { email: string }) => (email.endsWith('@example.com') ? 'user_1' : Promise.reject(new Error('no such user'))),
+      find_user_id_by_email: async ({ email }: { email: string }) =>
+        email.endsWith('@example.com') ? 'user_1' : Promise.reject(new Error('no such user')),
       get_order_details: ({ order_id }: { order_id: string }) => {
         if (order_id !== '#W1') throw new OrderNotFound(order_id);
         return order; // synchronous, returns an object
@@ -71,7 +72,12 @@ describe('wrapping a map of functions (OpenAI / Anthropic tool-calling loops)', 
     const end = await session.end('success');
     expect(end).toEqual({ outcome: 'success', outcomeSource: 'reported', recorded: 4 });
     const stored = (await memory.store!.getSession('default', session.id))!;
-    expect(stored).toMatchObject({ goal: 'Return the item from order #W1', outcome: 'success', agentId: 'agent-7', source: 'instrument' });
+    expect(stored).toMatchObject({
+      goal: 'Return the item from order #W1',
+      outcome: 'success',
+      agentId: 'agent-7',
+      source: 'instrument',
+    });
     expect(stored.calls.map((c) => [c.position, c.tool, c.ok])).toEqual([
       [0, 'find_user_id_by_email', true],
       [1, 'get_order_details', true],
@@ -204,8 +210,14 @@ describe('wrapping a map of functions (OpenAI / Anthropic tool-calling loops)', 
 
   it('isError marks returned error payloads as failed calls', async () => {
     const { target, calls } = fakeTarget();
-    const recorder = createRecorder(target, { judge: null, isError: (v) => (typeof v === 'object' && v !== null && 'error' in v ? String((v as { error: unknown }).error) : false) });
-    const wrapped = recorder.wrapFunctions({ lookup: async (q: { id: string }) => (q.id === 'x' ? { error: 'not found' } : { id: q.id }) });
+    const recorder = createRecorder(target, {
+      judge: null,
+      isError: (v) =>
+        typeof v === 'object' && v !== null && 'error' in v ? String((v as { error: unknown }).error) : false,
+    });
+    const wrapped = recorder.wrapFunctions({
+      lookup: async (q: { id: string }) => (q.id === 'x' ? { error: 'not found' } : { id: q.id }),
+    });
     const s = await recorder.startSession({ goal: 'g' });
     await wrapped.lookup({ id: 'x' });
     await wrapped.lookup({ id: 'y' });
@@ -295,13 +307,19 @@ describe('privacy and judging of recorded sessions', () => {
     const memory = await openMemory({ db, logLevel: 'silent' });
     const recorder = createRecorder(memory);
     const tools = recorder.wrapFunctions({
-      login: async (args: { user: string; password: string; api_key: string }) => ({ session_token: PLANTED.jwt, user: args.user, note: `aws ${PLANTED.aws}` }),
+      login: async (args: { user: string; password: string; api_key: string }) => ({
+        session_token: PLANTED.jwt,
+        user: args.user,
+        note: `aws ${PLANTED.aws}`,
+      }),
       charge: async (args: { card: string }) => {
         throw new Error(`card ${args.card} declined for key ${PLANTED.stripe}`);
       },
       echo: (text: string) => text,
     });
-    const s = await recorder.startSession({ goal: `Log in as ${PLANTED.email} with ${PLANTED.openai} and charge ${PLANTED.card}` });
+    const s = await recorder.startSession({
+      goal: `Log in as ${PLANTED.email} with ${PLANTED.openai} and charge ${PLANTED.card}`,
+    });
     await tools.login({ user: PLANTED.email, password: PLANTED.password, api_key: PLANTED.openai });
     await tools.charge({ card: PLANTED.card }).catch(() => undefined);
     tools.echo(`my github token is ${PLANTED.github}`);
@@ -318,7 +336,10 @@ describe('privacy and judging of recorded sessions', () => {
     const wrapped = recorder.wrapFunctions(retailTools().tools);
     const ok = await recorder.startSession({ goal: 'a' });
     wrapped.get_order_details({ order_id: '#W1' });
-    expect(await ok.end({ finalAnswer: 'Your order was delivered on Monday.' })).toMatchObject({ outcome: 'success', outcomeSource: 'judged' });
+    expect(await ok.end({ finalAnswer: 'Your order was delivered on Monday.' })).toMatchObject({
+      outcome: 'success',
+      outcomeSource: 'judged',
+    });
     const bad = await recorder.startSession({ goal: 'b' });
     expect(() => wrapped.get_order_details({ order_id: '#W2' })).toThrow();
     expect(await bad.end()).toMatchObject({ outcome: 'failure', outcomeSource: 'judged' });
@@ -326,7 +347,10 @@ describe('privacy and judging of recorded sessions', () => {
     wrapped.get_order_details({ order_id: '#W1' });
     expect(await unsure.end()).toMatchObject({ outcome: 'unknown', outcomeSource: 'reported' });
     const reported = await recorder.startSession({ goal: 'd' });
-    expect(await reported.end({ outcome: 'failure', reward: 0 })).toMatchObject({ outcome: 'failure', outcomeSource: 'reported' });
+    expect(await reported.end({ outcome: 'failure', reward: 0 })).toMatchObject({
+      outcome: 'failure',
+      outcomeSource: 'reported',
+    });
     expect([...sessions.values()].map((x) => x.ended)).toEqual([
       { outcome: 'success', reward: null, source: 'judged' },
       { outcome: 'failure', reward: null, source: 'judged' },
@@ -349,7 +373,11 @@ describe('Vercel AI SDK tool objects and LangChain.js tools (duck-typed)', () =>
     const weather = {
       description: 'Get the weather for a city',
       parameters,
-      execute: async ({ city }: { city: string }, { toolCallId }: { toolCallId: string; messages: unknown[] }) => ({ city, tempC: 21, toolCallId }),
+      execute: async ({ city }: { city: string }, { toolCallId }: { toolCallId: string; messages: unknown[] }) => ({
+        city,
+        tempC: 21,
+        toolCallId,
+      }),
     };
     const clientSide = { description: 'Ask the user to confirm', parameters };
     const tools = recorder.wrapVercelTools({ weather, confirm: clientSide });
@@ -360,16 +388,27 @@ describe('Vercel AI SDK tool objects and LangChain.js tools (duck-typed)', () =>
     const out = await tools.weather.execute({ city: 'Lisbon' }, { toolCallId: 'call_1', messages: [] });
     expect(out).toEqual({ city: 'Lisbon', tempC: 21, toolCallId: 'call_1' });
     await s.end('success');
-    expect(calls).toEqual([expect.objectContaining({ tool: 'weather', args: { city: 'Lisbon' }, result: '{"city":"Lisbon","tempC":21,"toolCallId":"call_1"}', ok: true })]);
+    expect(calls).toEqual([
+      expect.objectContaining({
+        tool: 'weather',
+        args: { city: 'Lisbon' },
+        result: '{"city":"Lisbon","tempC":21,"toolCallId":"call_1"}',
+        ok: true,
+      }),
+    ]);
   });
 
-  it('wraps a LangChain tool\'s invoke (plain input or a ToolCall) and leaves the rest of the object alone', async () => {
+  it("wraps a LangChain tool's invoke (plain input or a ToolCall) and leaves the rest of the object alone", async () => {
     const { target, calls } = fakeTarget();
     const recorder = createRecorder(target, { judge: null });
     class Calculator {
       name = 'calculator';
       description = 'adds';
-      async invoke(input: { a: number; b: number } | { type: 'tool_call'; args: { a: number; b: number }; id: string; name: string }) {
+      async invoke(
+        input:
+          | { a: number; b: number }
+          | { type: 'tool_call'; args: { a: number; b: number }; id: string; name: string },
+      ) {
         const args = 'type' in input ? input.args : input;
         return String(args.a + args.b);
       }

@@ -63,7 +63,11 @@ const DOMAINS: Domain[] = [
     // Two calls, the second fed by the first one's result: a real skill in a workplace assistant (minSteps 2).
     name: 'reply to an email',
     tools: [
-      { tool: 'search_emails', args: { query: 'from:carlos budget' }, result: '[{"email_id":"em_77","subject":"Q3 budget"}]' },
+      {
+        tool: 'search_emails',
+        args: { query: 'from:carlos budget' },
+        result: '[{"email_id":"em_77","subject":"Q3 budget"}]',
+      },
       { tool: 'reply_email', args: { email_id: 'em_77', body: 'Thanks, looks good.' }, result: '{"status":"sent"}' },
     ],
     goals: [
@@ -87,7 +91,16 @@ function sessionsOf(d: Domain, prefix: string): Session[] {
     startedAt: `2026-01-0${i + 1}T00:00:00.000Z`,
     endedAt: null,
     labels: null,
-    calls: d.tools.map((t, position) => ({ position, tool: t.tool, args: t.args, result: t.result, ok: true, error: null, durationMs: null, at: null })),
+    calls: d.tools.map((t, position) => ({
+      position,
+      tool: t.tool,
+      args: t.args,
+      result: t.result,
+      ok: true,
+      error: null,
+      durationMs: null,
+      at: null,
+    })),
   }));
 }
 
@@ -153,9 +166,20 @@ describe("GAIA's headline on the defaults", () => {
   it('consolidates near-duplicates already stored: one is superseded by the other, with lineage, nothing deleted', async () => {
     const path = tempDbPath('skillsmith-consolidate-');
     const d = DOMAINS[0];
-    const lookupByEmail = { ...d, tools: [{ tool: 'get_weather', args: { city: 'Oslo' }, result: '{"forecast":"snow"}' }, { tool: 'find_contact_by_email', args: { email: 'x' }, result: '{}' }, d.tools[2]] };
+    const lookupByEmail = {
+      ...d,
+      tools: [
+        { tool: 'get_weather', args: { city: 'Oslo' }, result: '{"forecast":"snow"}' },
+        { tool: 'find_contact_by_email', args: { email: 'x' }, result: '{}' },
+        d.tools[2],
+      ],
+    };
     // A memory whose thresholds kept two variants of one procedure apart (as older versions did).
-    const strict = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 }, thresholds: { recall: 0.99, duplicate: 0.99 } }, logLevel: 'silent' });
+    const strict = await openMemory({
+      db: path,
+      config: { synthesis: { cooldownMs: 0 }, thresholds: { recall: 0.99, duplicate: 0.99 } },
+      logLevel: 'silent',
+    });
     await strict.ingest([...sessionsOf(d, 'a'), ...sessionsOf(lookupByEmail, 'b')]);
     await strict.synthesize();
     const before = (await strict.listSkills()).filter((s) => s.corpus === 'internal');
@@ -181,7 +205,11 @@ describe("GAIA's headline on the defaults", () => {
     // Found by the evaluation's replay: a draft named like the neighbour its cluster once reinforced, then
     // added beside it, broke the store's unique-name rule. Goal-only clustering reproduced it.
     const path = tempDbPath('skillsmith-names-');
-    const memory = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0, toolWeight: 0 } }, logLevel: 'silent' });
+    const memory = await openMemory({
+      db: path,
+      config: { synthesis: { cooldownMs: 0, toolWeight: 0 } },
+      logLevel: 'silent',
+    });
     opened.push({ memory, path });
     for (const r of readTau(TAU_RETAIL_EXTRA)) {
       await memory.ingest([toSession(r)]);

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 const ROOT = new URL('..', import.meta.url).pathname;
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'library-consumer');
-const installed = (pkg: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+const installed = (pkg: string) =>
+  (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** npm's own variables (set when the suite runs under `npm test`) would point the child npm at this repo. */
 function cleanEnv(): NodeJS.ProcessEnv {
@@ -20,7 +21,11 @@ function cleanEnv(): NodeJS.ProcessEnv {
 
 function run(cmd: string, args: string[], cwd: string, extra: string[] = []) {
   const r = spawnSync(cmd, [...extra, ...args], { cwd, env: cleanEnv(), encoding: 'utf8', timeout: 240_000 });
-  return { status: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`, stdout: r.stdout ?? '' };
+  return {
+    status: r.status,
+    out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`,
+    stdout: r.stdout ?? '',
+  };
 }
 
 let work: string;
@@ -32,7 +37,11 @@ beforeAll(() => {
   project = join(work, 'project');
   cpSync(FIXTURE, project, { recursive: true });
   const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, env: cleanEnv(), encoding: 'utf8' }),
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      encoding: 'utf8',
+    }),
   ) as { filename: string }[];
   tarball = join(work, packed[0].filename);
   // The registry is only asked for what the npm cache lacks. better-sqlite3 is pinned to the version this
@@ -41,13 +50,26 @@ beforeAll(() => {
   const sqlite = installed('better-sqlite3');
   const install = run(
     'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, `typescript@${installed('typescript')}`, `@types/node@${installed('@types/node')}`, `better-sqlite3@${sqlite}`],
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      tarball,
+      `typescript@${installed('typescript')}`,
+      `@types/node@${installed('@types/node')}`,
+      `better-sqlite3@${sqlite}`,
+    ],
     project,
   );
   if (install.status !== 0) throw new Error(`npm install of the packed tarball failed:\n${install.out}`);
   const release = join(project, 'node_modules', 'better-sqlite3', 'build', 'Release');
   mkdirSync(release, { recursive: true });
-  copyFileSync(join(ROOT, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'), join(release, 'better_sqlite3.node'));
+  copyFileSync(
+    join(ROOT, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'),
+    join(release, 'better_sqlite3.node'),
+  );
 }, 300_000);
 
 afterAll(() => {
@@ -63,20 +85,39 @@ describe('the npm package, installed into a TypeScript project', () => {
     for (const entry of ['capture', 'instrument', 'skill-md']) expect(files).toContain(`package/dist/${entry}.d.ts`);
     expect(files).toContain('package/assets/glove-100k-int8.bin');
     expect(files).toContain('package/README.md');
-    expect(files.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/') || f.includes('.test.') || f.endsWith('.build-stamp'))).toEqual([]);
+    expect(
+      files.filter(
+        (f) =>
+          f.startsWith('package/src/') ||
+          f.startsWith('package/test/') ||
+          f.includes('.test.') ||
+          f.endsWith('.build-stamp'),
+      ),
+    ).toEqual([]);
   });
 
   it('compiles with strict and skipLibCheck: false (every public declaration resolves)', () => {
-    const tsc = run(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], project);
+    const tsc = run(
+      process.execPath,
+      [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project],
+      project,
+    );
     expect(tsc.out).toBe('');
     expect(tsc.status).toBe(0);
   });
 
   it('opens a memory, records sessions, learns and recalls a skill, and never loads pg', () => {
     const db = join(work, 'memory.db');
-    const r = run(process.execPath, [join(project, 'dist', 'consumer.js'), db], project, ['--import', join(project, 'no-pg.mjs')]);
+    const r = run(process.execPath, [join(project, 'dist', 'consumer.js'), db], project, [
+      '--import',
+      join(project, 'no-pg.mjs'),
+    ]);
     expect(r.status, r.out).toBe(0);
-    const out = JSON.parse(r.stdout) as { created: string[]; recalled: { name: string; tools: string[] }[]; context: string };
+    const out = JSON.parse(r.stdout) as {
+      created: string[];
+      recalled: { name: string; tools: string[] }[];
+      context: string;
+    };
     expect(out.created).toHaveLength(1);
     expect(out.recalled.map((s) => s.name)).toEqual(out.created);
     expect(out.recalled[0].tools).toEqual(['get_order_details', 'refund_order', 'send_confirmation']);
@@ -96,7 +137,10 @@ describe('the npm package, installed into a TypeScript project', () => {
       '  errors: [new main.NotFoundError("gone").code, main.SkillsmithError.isInstance(new main.ConfigError("bad"))],',
       '}));',
     ].join('\n');
-    const r = run(process.execPath, ['--input-type=module', '-e', script], project, ['--import', join(project, 'no-pg.mjs')]);
+    const r = run(process.execPath, ['--input-type=module', '-e', script], project, [
+      '--import',
+      join(project, 'no-pg.mjs'),
+    ]);
     expect(r.status, r.out).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       capture: ['function', 'function', 'function'],
@@ -107,7 +151,15 @@ describe('the npm package, installed into a TypeScript project', () => {
   });
 
   it('serves the PostgreSQL store from its own entry, skillsmith/postgres', () => {
-    const r = run(process.execPath, ['--input-type=module', '-e', "const m = await import('skillsmith/postgres'); console.log(typeof m.openPgStore, typeof m.PgStore)"], project);
+    const r = run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('skillsmith/postgres'); console.log(typeof m.openPgStore, typeof m.PgStore)",
+      ],
+      project,
+    );
     expect(r.out.trim()).toBe('function function');
   });
 });

@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config/config.js';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import { runDoctor } from '../src/doctor/doctor.js';
 import { createEmbedder } from '../src/llm/backends.js';
-import { LlamaCppEmbedder } from '../src/embedders/llama-cpp-embedder.js';
+import type { LlamaCppEmbedder } from '../src/embedders/llama-cpp-embedder.js';
 import { LlmUnavailableError } from '../src/distillers/llm-distiller.js';
 import { BackendLoadError } from '../src/errors/backend-load-error.js';
 import { EndpointTimeoutError } from '../src/errors/endpoint-timeout-error.js';
@@ -32,7 +32,10 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
   const db = () => tempDbPath('skillsmith-llama-cpp-');
   /** A memory whose distiller is the local model, holding five successful return sessions. */
   const withLocalDistiller = async (llm: { modelPath: string; timeoutMs?: number; maxTokens?: number }) => {
-    const memory = await openMemory({ db: db(), config: { distiller: 'llm', llm: { provider: 'llama-cpp', ...llm }, synthesis: { cooldownMs: 0 } } });
+    const memory = await openMemory({
+      db: db(),
+      config: { distiller: 'llm', llm: { provider: 'llama-cpp', ...llm }, synthesis: { cooldownMs: 0 } },
+    });
     await memory.ingest(returnSessions(5));
     return memory;
   };
@@ -72,7 +75,11 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
         const [skill] = await memory.listSkills();
         expect(validateSkillMd(skill.skillMd, { dirName: skill.name }).errors).toEqual([]);
         expect(skill.skillMd).toMatch(/learned-by: llm@2:llama-cpp:tiny-drafter/);
-        expect(skill.toolSequence).toEqual(['find_user_id_by_email', 'get_order_details', 'return_delivered_order_items']);
+        expect(skill.toolSequence).toEqual([
+          'find_user_id_by_email',
+          'get_order_details',
+          'return_delivered_order_items',
+        ]);
         expect(skill.skillMd).not.toContain(PLANTED_SECRET);
       } finally {
         await memory.close();
@@ -115,10 +122,12 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
       const model = new LlamaCppChatModel({ modelPath: endless.path, timeoutMs: 100 });
       try {
         await model.check();
-        const error = await model.complete([{ role: 'user', content: 'go on' }], { temperature: 0.1, maxTokens: 100_000 }).then(
-          () => null,
-          (e: unknown) => e as Error,
-        );
+        const error = await model
+          .complete([{ role: 'user', content: 'go on' }], { temperature: 0.1, maxTokens: 100_000 })
+          .then(
+            () => null,
+            (e: unknown) => e as Error,
+          );
         expect(EndpointTimeoutError.isInstance(error)).toBe(true);
         expect(error!.message).toBe(`${endless.path} did not answer within 100 ms (timeout)`);
       } finally {
@@ -145,7 +154,15 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
   describe('the outcome judge on a local model (llm.provider llama-cpp)', () => {
     const input = {
       goal: 'Return the headphones from order #W1001',
-      calls: [{ tool: 'return_delivered_order_items', args: { order_id: '#W1001' }, result: '{"status": "return requested"}', ok: true, error: null }],
+      calls: [
+        {
+          tool: 'return_delivered_order_items',
+          args: { order_id: '#W1001' },
+          result: '{"status": "return requested"}',
+          ok: true,
+          error: null,
+        },
+      ],
       finalAnswer: 'Your return is requested.',
     };
 
@@ -154,7 +171,12 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
       const judge = createJudge({ mode: 'llm' }, { provider: 'llama-cpp', modelPath: verdict.path });
       try {
         const results = await Promise.all([judge.judge(input), judge.judge(input), judge.judge(input)]);
-        for (const r of results) expect(r).toEqual({ outcome: 'success', judge: 'llm:llama-cpp:tiny-judge', reason: 'The return was requested.' });
+        for (const r of results)
+          expect(r).toEqual({
+            outcome: 'success',
+            judge: 'llm:llama-cpp:tiny-judge',
+            reason: 'The return was requested.',
+          });
       } finally {
         await judge.close?.();
       }
@@ -168,7 +190,9 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
   describe('embeddings', () => {
     let embedder: LlamaCppEmbedder;
     beforeAll(async () => {
-      embedder = (await createEmbedder(loadConfig({ embedder: { provider: 'llama-cpp', modelPath: skip.path } }))) as LlamaCppEmbedder;
+      embedder = (await createEmbedder(
+        loadConfig({ embedder: { provider: 'llama-cpp', modelPath: skip.path } }),
+      )) as LlamaCppEmbedder;
     });
     afterAll(() => embedder.close());
 
@@ -178,7 +202,12 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
     });
 
     it('returns unit vectors, the same for the same text, different for different texts', async () => {
-      const [a, b, a2, empty] = await embedder.embed(['return my headphones', 'upgrade my data plan', 'return my headphones', '']);
+      const [a, b, a2, empty] = await embedder.embed([
+        'return my headphones',
+        'upgrade my data plan',
+        'return my headphones',
+        '',
+      ]);
       expect(norm(a)).toBeCloseTo(1, 5);
       expect(norm(b)).toBeCloseTo(1, 5);
       expect([...a2]).toEqual([...a]);
@@ -187,7 +216,10 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
     });
 
     it('a pass with this embedder stores its id with every skill, and recall uses it', async () => {
-      const memory = await openMemory({ db: db(), config: { embedder: { provider: 'llama-cpp', modelPath: skip.path }, synthesis: { cooldownMs: 0 } } });
+      const memory = await openMemory({
+        db: db(),
+        config: { embedder: { provider: 'llama-cpp', modelPath: skip.path }, synthesis: { cooldownMs: 0 } },
+      });
       try {
         await memory.ingest(returnSessions(5));
         const report = await memory.synthesize();
@@ -206,7 +238,11 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
   describe('skillsmith doctor', () => {
     it('reports a configured GGUF chat model and embedder as ready, with the dimension', async () => {
       const report = await runDoctor(
-        loadConfig({ distiller: 'llm', llm: { provider: 'llama-cpp', modelPath: draft.path }, embedder: { provider: 'llama-cpp', modelPath: skip.path } }),
+        loadConfig({
+          distiller: 'llm',
+          llm: { provider: 'llama-cpp', modelPath: draft.path },
+          embedder: { provider: 'llama-cpp', modelPath: skip.path },
+        }),
       );
       expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
       expect(report.ok).toBe(true);
@@ -245,7 +281,9 @@ function cosine(a: Float32Array, b: Float32Array): number {
 
 describe('LlamaCppChatModel, with a stand-in runtime that records overlap', () => {
   it('runs one completion at a time: concurrent callers queue', async () => {
-    const path = writeTinyGguf(join(mkdtempSync(join(tmpdir(), 'skillsmith-llama-queue-')), 'queue.gguf'), { answer: 'unused' }).path;
+    const path = writeTinyGguf(join(mkdtempSync(join(tmpdir(), 'skillsmith-llama-queue-')), 'queue.gguf'), {
+      answer: 'unused',
+    }).path;
     let active = 0;
     let most = 0;
     const module = {
@@ -268,7 +306,9 @@ describe('LlamaCppChatModel, with a stand-in runtime that records overlap', () =
       },
     };
     const model = new LlamaCppChatModel({ modelPath: path, importer: async () => module });
-    const answers = await Promise.all(['a', 'b', 'c'].map((q) => model.complete([{ role: 'user', content: q }], { temperature: 0, maxTokens: 8 })));
+    const answers = await Promise.all(
+      ['a', 'b', 'c'].map((q) => model.complete([{ role: 'user', content: q }], { temperature: 0, maxTokens: 8 })),
+    );
     expect(answers).toEqual(['answer to a', 'answer to b', 'answer to c']);
     expect(most).toBe(1);
   });

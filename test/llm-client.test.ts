@@ -32,18 +32,38 @@ describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol',
 
   it('posts chat completions and returns the message text', async () => {
     server.script('chat', { kind: 'chat', content: 'hello there' });
-    const res = await client().chat({ model: 'test-chat', messages: [{ role: 'user', content: 'hi' }], temperature: 0.1, maxTokens: 64 });
+    const res = await client().chat({
+      model: 'test-chat',
+      messages: [{ role: 'user', content: 'hi' }],
+      temperature: 0.1,
+      maxTokens: 64,
+    });
     expect(res.text).toBe('hello there');
     expect(res.finishReason).toBe('stop');
     const req = server.requestsTo('chat').at(-1)!;
-    expect(req.json).toMatchObject({ model: 'test-chat', temperature: 0.1, max_tokens: 64, stream: false, messages: [{ role: 'user', content: 'hi' }] });
+    expect(req.json).toMatchObject({
+      model: 'test-chat',
+      temperature: 0.1,
+      max_tokens: 64,
+      stream: false,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(req.headers['content-type']).toBe('application/json');
   });
 
   it('posts embeddings and returns the vectors in input order', async () => {
-    server.script('embeddings', { kind: 'embeddings', vectors: [[1, 0], [0, 2]] });
+    server.script('embeddings', {
+      kind: 'embeddings',
+      vectors: [
+        [1, 0],
+        [0, 2],
+      ],
+    });
     const res = await client().embeddings({ model: 'e', input: ['a', 'b'] });
-    expect(res.vectors).toEqual([[1, 0], [0, 2]]);
+    expect(res.vectors).toEqual([
+      [1, 0],
+      [0, 2],
+    ]);
   });
 
   it('lists models', async () => {
@@ -61,7 +81,11 @@ describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol',
   });
 
   it('turns a 500 into EndpointHttpError carrying the server message', async () => {
-    server.script('chat', { kind: 'status', status: 500, body: { error: { message: 'model crashed: out of memory' } } });
+    server.script('chat', {
+      kind: 'status',
+      status: 500,
+      body: { error: { message: 'model crashed: out of memory' } },
+    });
     const e = await caught(client().chat({ model: 'm', messages: [] }));
     expect(EndpointHttpError.isInstance(e)).toBe(true);
     expect(e.status).toBe(500);
@@ -72,7 +96,11 @@ describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol',
   });
 
   it('reads Ollama-style {error: "..."} bodies', async () => {
-    server.script('chat', { kind: 'status', status: 404, body: { error: 'model "llama9" not found, try pulling it first' } });
+    server.script('chat', {
+      kind: 'status',
+      status: 404,
+      body: { error: 'model "llama9" not found, try pulling it first' },
+    });
     const e = await caught(client().chat({ model: 'llama9', messages: [] }));
     expect(e.serverMessage).toBe('model "llama9" not found, try pulling it first');
   });
@@ -85,7 +113,9 @@ describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol',
     expect(MalformedResponseError.isInstance(e)).toBe(true);
     expect(e.message).toContain('choices');
     server.script('embeddings', { kind: 'embeddings', vectors: [[1, 2]] });
-    expect(MalformedResponseError.isInstance(await caught(client().embeddings({ model: 'e', input: ['a', 'b'] })))).toBe(true);
+    expect(
+      MalformedResponseError.isInstance(await caught(client().embeddings({ model: 'e', input: ['a', 'b'] }))),
+    ).toBe(true);
   });
 
   it('times out a slow answer with EndpointTimeoutError', async () => {
@@ -99,7 +129,9 @@ describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol',
 
   it('reports a refused connection as EndpointUnreachableError', async () => {
     const port = await deadPort();
-    const e = await caught(new OpenAiClient({ baseUrl: `http://127.0.0.1:${port}/v1`, timeoutMs: 2000, breaker: null }).listModels());
+    const e = await caught(
+      new OpenAiClient({ baseUrl: `http://127.0.0.1:${port}/v1`, timeoutMs: 2000, breaker: null }).listModels(),
+    );
     expect(EndpointUnreachableError.isInstance(e)).toBe(true);
     expect(e.reason).toMatch(/ECONNREFUSED/);
   });
@@ -112,7 +144,9 @@ describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol',
   it('never puts the API key in an error message, even when the server echoes it', async () => {
     const guarded = await startFakeOpenAiServer({ apiKey: 'the-right-key' });
     try {
-      const e = await caught(new OpenAiClient({ baseUrl: guarded.baseUrl, apiKey: KEY, timeoutMs: 2000, breaker: null }).listModels());
+      const e = await caught(
+        new OpenAiClient({ baseUrl: guarded.baseUrl, apiKey: KEY, timeoutMs: 2000, breaker: null }).listModels(),
+      );
       expect(EndpointHttpError.isInstance(e)).toBe(true);
       expect(e.status).toBe(401);
       // The server did echo the key...
@@ -126,7 +160,14 @@ describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol',
     }
     // Unreachable and timeout errors do not carry it either.
     const port = await deadPort();
-    const down = await caught(new OpenAiClient({ baseUrl: `http://user:${KEY}@127.0.0.1:${port}/v1`, apiKey: KEY, timeoutMs: 500, breaker: null }).listModels());
+    const down = await caught(
+      new OpenAiClient({
+        baseUrl: `http://user:${KEY}@127.0.0.1:${port}/v1`,
+        apiKey: KEY,
+        timeoutMs: 500,
+        breaker: null,
+      }).listModels(),
+    );
     expect(down.message).not.toContain(KEY);
     expect(safeUrl(`http://user:${KEY}@127.0.0.1:${port}/v1`)).toBe(`http://127.0.0.1:${port}/v1`);
   });
@@ -135,7 +176,11 @@ describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol',
     let now = 1_000_000;
     const breaker = new CircuitBreaker('test llm', { failureThreshold: 2, coolOffMs: 30_000, now: () => now });
     const c = client({ breaker });
-    server.script('chat', { kind: 'status', status: 503, body: { error: 'busy' } }, { kind: 'status', status: 503, body: { error: 'busy' } });
+    server.script(
+      'chat',
+      { kind: 'status', status: 503, body: { error: 'busy' } },
+      { kind: 'status', status: 503, body: { error: 'busy' } },
+    );
     await caught(c.chat({ model: 'm', messages: [] }));
     await caught(c.chat({ model: 'm', messages: [] }));
     const before = server.requestsTo('chat').length;

@@ -8,7 +8,14 @@ import { OpenAiChatModel } from '../src/llm/openai-chat-model.js';
 import { OpenAiClient } from '../src/llm/openai-client.js';
 import { renderSkillMd } from '../src/pipeline/render-skill-md.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
-import { clusterInput, GOOD_DRAFT, INVENTED_TOOL_DRAFT, PLANTED_EMAIL, PLANTED_SECRET, returnSessions } from './fixtures/llm-cluster.js';
+import {
+  clusterInput,
+  GOOD_DRAFT,
+  INVENTED_TOOL_DRAFT,
+  PLANTED_EMAIL,
+  PLANTED_SECRET,
+  returnSessions,
+} from './fixtures/llm-cluster.js';
 
 const KEY = 'sk-proj-Zx81kQ2mW7vN4pR9tL3bY6cJ';
 
@@ -23,7 +30,12 @@ async function caught(p: Promise<unknown>): Promise<any> {
 
 function distillerFor(baseUrl: string, opts: { timeoutMs?: number; apiKey?: string } = {}) {
   const client = new OpenAiClient({ baseUrl, apiKey: opts.apiKey, timeoutMs: opts.timeoutMs ?? 3000, breaker: null });
-  return new LlmDistiller({ model: new OpenAiChatModel(client, 'test-chat'), temperature: 0.1, maxTokens: 1200, timeoutMs: opts.timeoutMs ?? 3000 });
+  return new LlmDistiller({
+    model: new OpenAiChatModel(client, 'test-chat'),
+    temperature: 0.1,
+    maxTokens: 1200,
+    timeoutMs: opts.timeoutMs ?? 3000,
+  });
 }
 
 const verify = (draft: NonNullable<Awaited<ReturnType<LlmDistiller['distil']>>>, input = clusterInput()) =>
@@ -31,7 +43,16 @@ const verify = (draft: NonNullable<Awaited<ReturnType<LlmDistiller['distil']>>>,
     minCoverage: 0.5,
     minResonance: 0.5,
     validateSkillMd: (d) =>
-      validateSkillMd(renderSkillMd(d, { license: 'MIT', version: '1.0.0', id: 'x', sourceSessions: [], clusterId: 'c000001', learnedBy: 'llm' })).errors,
+      validateSkillMd(
+        renderSkillMd(d, {
+          license: 'MIT',
+          version: '1.0.0',
+          id: 'x',
+          sourceSessions: [],
+          clusterId: 'c000001',
+          learnedBy: 'llm',
+        }),
+      ).errors,
   });
 
 describe('LlmDistiller against a real OpenAI-protocol server', () => {
@@ -51,7 +72,11 @@ describe('LlmDistiller against a real OpenAI-protocol server', () => {
     expect(draft!.name).toBe('return-delivered-order-items');
     expect(draft!.kind).toBe('playbook');
     expect(draft!.toolSequence).toEqual(['find_user_id_by_email', 'get_order_details', 'return_delivered_order_items']);
-    expect(draft!.toolsRequired).toEqual(['find_user_id_by_email', 'get_order_details', 'return_delivered_order_items']);
+    expect(draft!.toolsRequired).toEqual([
+      'find_user_id_by_email',
+      'get_order_details',
+      'return_delivered_order_items',
+    ]);
     expect(draft!.steps.map((s) => [s.tool, s.support, s.conditional])).toEqual([
       ['find_user_id_by_email', 1, false],
       ['get_order_details', 1, false],
@@ -70,16 +95,23 @@ describe('LlmDistiller against a real OpenAI-protocol server', () => {
   });
 
   it('accepts a fenced answer and a reasoning block before it', async () => {
-    server.script('chat', { kind: 'chat', content: `<think>the runs all return items</think>\n\`\`\`markdown\n${GOOD_DRAFT}\`\`\`` });
+    server.script('chat', {
+      kind: 'chat',
+      content: `<think>the runs all return items</think>\n\`\`\`markdown\n${GOOD_DRAFT}\`\`\``,
+    });
     const draft = await distillerFor(server.baseUrl).distil(clusterInput());
     expect(draft?.name).toBe('return-delivered-order-items');
   });
 
   it('packs only the evidence tools as allowed tools and lists the taken names', async () => {
     server.script('chat', { kind: 'chat', content: 'SKIP' });
-    await distillerFor(server.baseUrl).distil(clusterInput(returnSessions(), ['cancel-pending-order', 'exchange-items']));
+    await distillerFor(server.baseUrl).distil(
+      clusterInput(returnSessions(), ['cancel-pending-order', 'exchange-items']),
+    );
     const user = server.requestsTo('chat').at(-1)!.json.messages[1].content as string;
-    expect(user).toContain('Allowed tools (the only tools you may name): `find_user_id_by_email`, `get_order_details`, `return_delivered_order_items`');
+    expect(user).toContain(
+      'Allowed tools (the only tools you may name): `find_user_id_by_email`, `get_order_details`, `return_delivered_order_items`',
+    );
     expect(user).toContain('Names already taken (choose another name): cancel-pending-order, exchange-items');
     expect(user).toContain('### Run 1 (success)');
     const system = server.requestsTo('chat').at(-1)!.json.messages[0].content as string;
@@ -104,7 +136,9 @@ describe('LlmDistiller against a real OpenAI-protocol server', () => {
     expect(e.message).toMatch(/not the intermediate form/);
 
     server.script('chat', { kind: 'chat', content: '---\nname: [unclosed\nwhen_to_use: x\n---\n# T\n1. a\n' });
-    expect(MalformedDraftError.isInstance(await caught(distillerFor(server.baseUrl).distil(clusterInput())))).toBe(true);
+    expect(MalformedDraftError.isInstance(await caught(distillerFor(server.baseUrl).distil(clusterInput())))).toBe(
+      true,
+    );
 
     server.script('chat', { kind: 'chat', content: null });
     const empty = await caught(distillerFor(server.baseUrl).distil(clusterInput()));
@@ -114,11 +148,16 @@ describe('LlmDistiller against a real OpenAI-protocol server', () => {
 
   it('rejects a name clash and an oversized body as malformed', async () => {
     server.script('chat', { kind: 'chat', content: GOOD_DRAFT });
-    const clash = await caught(distillerFor(server.baseUrl).distil(clusterInput(returnSessions(), ['return-delivered-order-items'])));
+    const clash = await caught(
+      distillerFor(server.baseUrl).distil(clusterInput(returnSessions(), ['return-delivered-order-items'])),
+    );
     expect(MalformedDraftError.isInstance(clash)).toBe(true);
     expect(clash.reason).toMatch(/name clash/);
 
-    const huge = GOOD_DRAFT.replace('\n## Edge cases', `\n${Array.from({ length: 600 }, (_, i) => `- note ${i}`).join('\n')}\n\n## Edge cases`);
+    const huge = GOOD_DRAFT.replace(
+      '\n## Edge cases',
+      `\n${Array.from({ length: 600 }, (_, i) => `- note ${i}`).join('\n')}\n\n## Edge cases`,
+    );
     server.script('chat', { kind: 'chat', content: huge });
     const big = await caught(distillerFor(server.baseUrl).distil(clusterInput()));
     expect(MalformedDraftError.isInstance(big)).toBe(true);
@@ -136,7 +175,10 @@ describe('LlmDistiller against a real OpenAI-protocol server', () => {
   });
 
   it('catches a tool invented only in a step ("Call `x`")', async () => {
-    server.script('chat', { kind: 'chat', content: GOOD_DRAFT.replace('\n## Edge cases', '4. Call `notify_warehouse` about the return.\n\n## Edge cases') });
+    server.script('chat', {
+      kind: 'chat',
+      content: GOOD_DRAFT.replace('\n## Edge cases', '4. Call `notify_warehouse` about the return.\n\n## Edge cases'),
+    });
     const draft = await distillerFor(server.baseUrl).distil(clusterInput());
     expect(draft!.toolSequence).toContain('notify_warehouse');
     expect(verify(draft!).ok).toBe(false);
@@ -218,10 +260,14 @@ describe('LlmDistiller against a real OpenAI-protocol server', () => {
   });
 
   it('is what createDistiller builds for distiller "llm" (and never falls back)', async () => {
-    const d = await createDistiller(loadConfig({ distiller: 'llm', llm: { baseUrl: server.baseUrl, model: 'test-chat' } }));
+    const d = await createDistiller(
+      loadConfig({ distiller: 'llm', llm: { baseUrl: server.baseUrl, model: 'test-chat' } }),
+    );
     expect(d.id).toBe('llm@2:openai:test-chat');
     expect((await createDistiller(loadConfig({}))).id).toBe('heuristic@1');
     await expect(createDistiller(loadConfig({ distiller: 'llm' }))).rejects.toThrow(/llm\.baseUrl is not set/);
-    await expect(createDistiller(loadConfig({ distiller: 'llm', llm: { baseUrl: server.baseUrl } }))).rejects.toThrow(/llm\.model is not set/);
+    await expect(createDistiller(loadConfig({ distiller: 'llm', llm: { baseUrl: server.baseUrl } }))).rejects.toThrow(
+      /llm\.model is not set/,
+    );
   });
 });

@@ -8,7 +8,13 @@ import { OpenAiClient } from '../src/llm/openai-client.js';
 import { openMemory, type Memory } from '../src/memory.js';
 import { tempDbPath } from './support/tau.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
-import { GOOD_DRAFT, INVENTED_TOOL_DRAFT, PLANTED_EMAIL, PLANTED_SECRET, returnSessions } from './fixtures/llm-cluster.js';
+import {
+  GOOD_DRAFT,
+  INVENTED_TOOL_DRAFT,
+  PLANTED_EMAIL,
+  PLANTED_SECRET,
+  returnSessions,
+} from './fixtures/llm-cluster.js';
 
 /**
  * The synthesis pass with the LLM distiller against a real OpenAI-protocol server: what is and is not
@@ -18,11 +24,17 @@ import { GOOD_DRAFT, INVENTED_TOOL_DRAFT, PLANTED_EMAIL, PLANTED_SECRET, returnS
 const FLIGHT_TOOLS = ['get_user_details', 'search_direct_flight', 'update_reservation_flights'] as const;
 
 function flightSessions(n = 4): Session[] {
-  const cities = [['JFK', 'SFO'], ['ORD', 'LAX'], ['BOS', 'SEA'], ['ATL', 'DEN'], ['MIA', 'PHX']];
+  const cities = [
+    ['JFK', 'SFO'],
+    ['ORD', 'LAX'],
+    ['BOS', 'SEA'],
+    ['ATL', 'DEN'],
+    ['MIA', 'PHX'],
+  ];
   return Array.from({ length: n }, (_, i) => ({
     id: `fly-${i}`,
     namespace: 'default',
-    goal: `Move my flight reservation ${'ABC' + i} from ${cities[i % 5][0]} to ${cities[i % 5][1]} to a later date`,
+    goal: `Move my flight reservation ${`ABC${i}`} from ${cities[i % 5][0]} to ${cities[i % 5][1]} to a later date`,
     outcome: 'success' as const,
     reward: 1,
     agentId: null,
@@ -33,7 +45,12 @@ function flightSessions(n = 4): Session[] {
     calls: FLIGHT_TOOLS.map((tool, position) => ({
       position,
       tool,
-      args: position === 0 ? { user_id: `mia_${i}` } : position === 1 ? { origin: cities[i % 5][0], destination: cities[i % 5][1], date: '2024-05-20' } : { reservation_id: `ABC${i}`, flights: [] },
+      args:
+        position === 0
+          ? { user_id: `mia_${i}` }
+          : position === 1
+            ? { origin: cities[i % 5][0], destination: cities[i % 5][1], date: '2024-05-20' }
+            : { reservation_id: `ABC${i}`, flights: [] },
       result: position === 1 ? '[{"flight_number": "HAT001"}]' : '{"ok": true}',
       ok: true,
       error: null,
@@ -68,7 +85,11 @@ function llmDistiller(baseUrl: string, timeoutMs = 3000) {
 }
 
 async function memoryWith(baseUrl: string, sessions: Session[], timeoutMs?: number): Promise<Memory> {
-  const memory = await openMemory({ db: tempDbPath('skillsmith-llm-pass-'), distiller: llmDistiller(baseUrl, timeoutMs), config: { synthesis: { cooldownMs: 0 } } });
+  const memory = await openMemory({
+    db: tempDbPath('skillsmith-llm-pass-'),
+    distiller: llmDistiller(baseUrl, timeoutMs),
+    config: { synthesis: { cooldownMs: 0 } },
+  });
   await memory.ingest(sessions);
   return memory;
 }
@@ -118,7 +139,9 @@ describe('synthesis pass with the LLM distiller', () => {
     server.script('chat', ...preflightAnswer(), { kind: 'chat', content: INVENTED_TOOL_DRAFT });
     const report = await memory.synthesize();
     expect(report.created).toEqual([]);
-    expect(report.skipped.find((s) => /verification failed/.test(s.reason))?.reason).toMatch(/absent from the evidence: issue_store_credit/);
+    expect(report.skipped.find((s) => /verification failed/.test(s.reason))?.reason).toMatch(
+      /absent from the evidence: issue_store_credit/,
+    );
     expect(await memory.listSkills()).toEqual([]);
     await memory.close();
   });
@@ -140,7 +163,12 @@ describe('synthesis pass with the LLM distiller', () => {
   describe('failures', () => {
     it('malformed output skips that cluster with its reason; the rest of the pass goes on', async () => {
       const memory = await memoryWith(server.baseUrl, [...returnSessions(5), ...flightSessions(4)]);
-      server.script('chat', { kind: 'chat', content: 'OK' }, { kind: 'chat', content: 'Here you go: a skill for returns!' }, { kind: 'chat', content: FLIGHT_DRAFT });
+      server.script(
+        'chat',
+        { kind: 'chat', content: 'OK' },
+        { kind: 'chat', content: 'Here you go: a skill for returns!' },
+        { kind: 'chat', content: FLIGHT_DRAFT },
+      );
       const report = await memory.synthesize();
       expect(report.skipped.some((s) => /not the intermediate form/.test(s.reason))).toBe(true);
       expect(report.created.map((c) => c.name)).toEqual(['change-reservation-flights']);
@@ -149,15 +177,24 @@ describe('synthesis pass with the LLM distiller', () => {
     });
 
     for (const [label, setup] of [
-      ['a refused connection', async () => (await memoryWith(`http://127.0.0.1:${await deadPort()}/v1`, returnSessions(5)))],
-      ['a 500', async () => {
-        server.script('chat', { kind: 'status', status: 500, body: { error: { message: 'model failed to load' } } });
-        return memoryWith(server.baseUrl, returnSessions(5));
-      }],
-      ['a hang past the timeout', async () => {
-        server.script('chat', { kind: 'hang' });
-        return memoryWith(server.baseUrl, returnSessions(5), 300);
-      }],
+      [
+        'a refused connection',
+        async () => await memoryWith(`http://127.0.0.1:${await deadPort()}/v1`, returnSessions(5)),
+      ],
+      [
+        'a 500',
+        async () => {
+          server.script('chat', { kind: 'status', status: 500, body: { error: { message: 'model failed to load' } } });
+          return memoryWith(server.baseUrl, returnSessions(5));
+        },
+      ],
+      [
+        'a hang past the timeout',
+        async () => {
+          server.script('chat', { kind: 'hang' });
+          return memoryWith(server.baseUrl, returnSessions(5), 300);
+        },
+      ],
     ] as const) {
       it(`${label}: the whole pass is skipped with an actionable error and nothing is written`, async () => {
         const memory = await setup();
@@ -187,7 +224,11 @@ describe('llm.fallback "heuristic": opted into, said out loud', () => {
   const withFallback = async (baseUrl: string, sessions: Session[]) => {
     const memory = await openMemory({
       db: tempDbPath('skillsmith-llm-fallback-'),
-      config: { distiller: 'llm', llm: { baseUrl, model: 'test-chat', timeoutMs: 2000, fallback: 'heuristic' }, synthesis: { cooldownMs: 0 } },
+      config: {
+        distiller: 'llm',
+        llm: { baseUrl, model: 'test-chat', timeoutMs: 2000, fallback: 'heuristic' },
+        synthesis: { cooldownMs: 0 },
+      },
     });
     await memory.ingest(sessions);
     return memory;
@@ -204,7 +245,11 @@ describe('llm.fallback "heuristic": opted into, said out loud', () => {
       expect(report.created).toHaveLength(1);
       const [skill] = await memory.listSkills();
       expect(skill.skillMd).toMatch(/learned-by: heuristic/);
-      expect(skill.toolSequence).toEqual(['find_user_id_by_email', 'get_order_details', 'return_delivered_order_items']);
+      expect(skill.toolSequence).toEqual([
+        'find_user_id_by_email',
+        'get_order_details',
+        'return_delivered_order_items',
+      ]);
     } finally {
       await memory.close();
     }
@@ -213,7 +258,11 @@ describe('llm.fallback "heuristic": opted into, said out loud', () => {
   it('a model that fails mid-pass: the remaining clusters go to the heuristic distiller', async () => {
     const memory = await withFallback(server.baseUrl, [...returnSessions(5), ...flightSessions(4)]);
     try {
-      server.script('chat', ...preflightAnswer(), { kind: 'status', status: 500, body: { error: { message: 'model crashed' } } });
+      server.script('chat', ...preflightAnswer(), {
+        kind: 'status',
+        status: 500,
+        body: { error: { message: 'model crashed' } },
+      });
       const report = await memory.synthesize();
       expect(report.fallback?.reason).toMatch(/500|model crashed/);
       expect(report.created.map((c) => c.name).sort()).toHaveLength(2);
@@ -234,7 +283,9 @@ describe('llm.fallback "heuristic": opted into, said out loud', () => {
       const second = await memory.synthesize();
       expect(second.fallback).toBeUndefined();
       expect(second.created.map((c) => c.name)).toEqual(['change-reservation-flights']);
-      expect((await memory.listSkills()).find((s) => s.name === 'change-reservation-flights')?.skillMd).toMatch(/learned-by: llm@2:openai:test-chat/);
+      expect((await memory.listSkills()).find((s) => s.name === 'change-reservation-flights')?.skillMd).toMatch(
+        /learned-by: llm@2:openai:test-chat/,
+      );
     } finally {
       await memory.close();
     }

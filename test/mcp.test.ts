@@ -25,7 +25,11 @@ interface Connection {
 
 /** The built CLI as a stdio MCP server, spawned by the SDK's own client transport. */
 async function connectStdio(db: string): Promise<Connection> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: cliArgs(['mcp', '--db', db, '--log-level', 'error']), stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: cliArgs(['mcp', '--db', db, '--log-level', 'error']),
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'skillsmith-test', version: '1.0.0' });
   await client.connect(transport);
   return { client, close: () => client.close() };
@@ -50,7 +54,11 @@ const resourceText = (c: { uri: string } & ({ text: string } | { blob: string })
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 /** Calls a tool that must succeed and returns its structured content. */
-async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+async function ok<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<T> {
   const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
   expect(r.isError, `${name}: ${text(r)}`).toBeFalsy();
   return r.structuredContent as T;
@@ -89,14 +97,27 @@ describe.each([
 
   it('lists the eight tools with their input and output schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['compile_skill', 'end_session', 'forget_session', 'forget_skill', 'list_skills', 'recall_skills', 'record_tool_call', 'skill_feedback']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'compile_skill',
+      'end_session',
+      'forget_session',
+      'forget_skill',
+      'list_skills',
+      'recall_skills',
+      'record_tool_call',
+      'skill_feedback',
+    ]);
     // Every tool answers with structured content, described by an outputSchema.
     for (const t of tools) expect(t.outputSchema?.type, t.name).toBe('object');
-    expect(tools.find((t) => t.name === 'recall_skills')!.outputSchema!.required).toEqual(expect.arrayContaining(['skill_ids', 'skills', 'tools', 'context']));
+    expect(tools.find((t) => t.name === 'recall_skills')!.outputSchema!.required).toEqual(
+      expect.arrayContaining(['skill_ids', 'skills', 'tools', 'context']),
+    );
     expect(tools.find((t) => t.name === 'forget_session')!.annotations).toMatchObject({ destructiveHint: true });
     const record = tools.find((t) => t.name === 'record_tool_call')!;
     expect(record.inputSchema.required).toEqual(['tool']);
-    expect(Object.keys(record.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['session_id', 'goal', 'tool', 'args', 'result', 'ok']));
+    expect(Object.keys(record.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['session_id', 'goal', 'tool', 'args', 'result', 'ok']),
+    );
     expect(client.getInstructions()).toMatch(/recall_skills/);
   });
 
@@ -127,14 +148,29 @@ describe.each([
       ['get_user_details', { user_id: 'ana_lopez_1234' }, { orders: ['#W1234567'] }],
       ['get_order_details', { order_id: '#W1234567' }, { status: 'pending', items: [{ item_id: '111' }] }],
       ['get_product_details', { product_id: '9' }, { variants: { '222': { size: 'L' } } }],
-      ['modify_pending_order_items', { order_id: '#W1234567', item_ids: ['111'], new_item_ids: ['222'] }, { status: 'pending (item modified)' }],
+      [
+        'modify_pending_order_items',
+        { order_id: '#W1234567', item_ids: ['111'], new_item_ids: ['222'] },
+        { status: 'pending (item modified)' },
+      ],
     ] as const) {
-      expect((await ok<{ session_id: string }>(client, 'record_tool_call', { session_id: id, tool, args, result })).session_id).toBe(id);
+      expect(
+        (await ok<{ session_id: string }>(client, 'record_tool_call', { session_id: id, tool, args, result }))
+          .session_id,
+      ).toBe(id);
     }
-    expect(await ok(client, 'end_session', { session_id: id, outcome: 'success', reward: 1 })).toMatchObject({ outcome: 'success' });
+    expect(await ok(client, 'end_session', { session_id: id, outcome: 'success', reward: 1 })).toMatchObject({
+      outcome: 'success',
+    });
     expect(await toolError(client, 'record_tool_call', { session_id: id, tool: 'calculate' })).toMatch(/already ended/);
 
-    const dry = await ok<{ dryRun: boolean; action: string; skill: { name: string }; skillMd: string; parents: { sessions: { id: string }[] } }>(client, 'compile_skill', {
+    const dry = await ok<{
+      dryRun: boolean;
+      action: string;
+      skill: { name: string };
+      skillMd: string;
+      parents: { sessions: { id: string }[] };
+    }>(client, 'compile_skill', {
       session_ids: [id],
     });
     expect(dry).toMatchObject({ dryRun: true, action: 'add' });
@@ -142,7 +178,10 @@ describe.each([
     expect(dry.skillMd).toContain('modify_pending_order_items');
     expect((await client.listResources()).resources.map((r) => r.name)).not.toContain(dry.skill.name);
 
-    const done = await ok<{ dryRun: boolean; action: string; skill: { name: string } }>(client, 'compile_skill', { session_ids: [id], commit: true });
+    const done = await ok<{ dryRun: boolean; action: string; skill: { name: string } }>(client, 'compile_skill', {
+      session_ids: [id],
+      commit: true,
+    });
     expect(done).toMatchObject({ dryRun: false, action: 'add', skill: { name: dry.skill.name } });
     const read = await client.readResource({ uri: `skill://${done.skill.name}` });
     expect(read.contents[0]).toMatchObject({ uri: `skill://${done.skill.name}`, mimeType: 'text/markdown' });
@@ -161,10 +200,23 @@ describe.each([
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
     const target = skills.find((s) => s.name === 'return-delivered-order-items')!;
     const goal = 'I received my order but I want to return a couple of the items in it for a refund';
-    const start = await ok<{ session_id: string }>(client, 'record_tool_call', { goal, tool: 'find_user_id_by_email', args: { email: 'x@example.com' }, result: 'u1' });
-    const r = (await client.callTool({ name: 'recall_skills', arguments: { goal, top_k: 2, session_id: start.session_id } })) as CallToolResult;
+    const start = await ok<{ session_id: string }>(client, 'record_tool_call', {
+      goal,
+      tool: 'find_user_id_by_email',
+      args: { email: 'x@example.com' },
+      result: 'u1',
+    });
+    const r = (await client.callTool({
+      name: 'recall_skills',
+      arguments: { goal, top_k: 2, session_id: start.session_id },
+    })) as CallToolResult;
     expect(r.isError).toBeFalsy();
-    const data = r.structuredContent as { skill_ids: string[]; skills: { name: string }[]; context: string; tools: string[] };
+    const data = r.structuredContent as {
+      skill_ids: string[];
+      skills: { name: string }[];
+      context: string;
+      tools: string[];
+    };
     expect(data.skills.map((s) => s.name)).toContain('return-delivered-order-items');
     expect(data.skill_ids.length).toBe(data.skills.length);
     expect(text(r)).toContain('### Skill: ');
@@ -172,20 +224,32 @@ describe.each([
     expect(data.tools).toContain('return_delivered_order_items');
 
     await ok(client, 'end_session', { session_id: start.session_id, outcome: 'success' });
-    const after = (await ok<{ skills: SkillRow[] }>(client, 'list_skills', {})).skills.find((s) => s.name === target.name)!;
+    const after = (await ok<{ skills: SkillRow[] }>(client, 'list_skills', {})).skills.find(
+      (s) => s.name === target.name,
+    )!;
     expect(after.eta).toBeGreaterThan(target.eta);
 
-    const none = (await client.callTool({ name: 'recall_skills', arguments: { goal: 'Bake sourdough bread with a rye starter' } })) as CallToolResult;
+    const none = (await client.callTool({
+      name: 'recall_skills',
+      arguments: { goal: 'Bake sourdough bread with a rye starter' },
+    })) as CallToolResult;
     expect(none.isError).toBeFalsy();
     expect(text(none)).toBe('No learned skill matches this goal.');
   });
 
   it('applies feedback', async () => {
-    const r = await ok<{ name: string; eta: number }>(client, 'skill_feedback', { skill: 'fix-data-speed', signal: 'up' });
+    const r = await ok<{ name: string; eta: number }>(client, 'skill_feedback', {
+      skill: 'fix-data-speed',
+      signal: 'up',
+    });
     expect(r.name).toBe('fix-data-speed');
     expect(r.eta).toBeGreaterThan(0.5);
-    expect(await toolError(client, 'skill_feedback', { skill: 'fix-data-speed', signal: 'reward' })).toMatch(/needs reward/);
-    expect(await toolError(client, 'skill_feedback', { skill: 'no-such-skill', signal: 'up' })).toMatch(/no skill named "no-such-skill"/);
+    expect(await toolError(client, 'skill_feedback', { skill: 'fix-data-speed', signal: 'reward' })).toMatch(
+      /needs reward/,
+    );
+    expect(await toolError(client, 'skill_feedback', { skill: 'no-such-skill', signal: 'up' })).toMatch(
+      /no skill named "no-such-skill"/,
+    );
   });
 
   it('lists skills as resources and reads one as SKILL.md; an unknown one is an error', async () => {
@@ -196,7 +260,9 @@ describe.each([
     expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('skill://{name}');
     const read = await client.readResource({ uri: 'skill://fix-data-speed' });
     expect(resourceText(read.contents[0])).toMatch(/^---\nname: fix-data-speed\n/);
-    await expect(client.readResource({ uri: 'skill://no-such-skill' })).rejects.toThrow(/no skill named "no-such-skill"/);
+    await expect(client.readResource({ uri: 'skill://no-such-skill' })).rejects.toThrow(
+      /no skill named "no-such-skill"/,
+    );
     // -32002 (resource not found), for an unknown skill and for a URI no template matches.
     await expect(client.readResource({ uri: 'skill://no-such-skill' })).rejects.toMatchObject({ code: -32002 });
     await expect(client.readResource({ uri: 'file:///etc/passwd' })).rejects.toMatchObject({ code: -32002 });
@@ -206,8 +272,12 @@ describe.each([
     expect(await toolError(client, 'recall_skills', { goal: 42 })).toMatch(/Input validation error.*goal/s);
     expect(await toolError(client, 'end_session', { session_id: 'x', outcome: 'maybe' })).toMatch(/outcome/);
     expect(await toolError(client, 'compile_skill', {})).toMatch(/session_ids or cue/);
-    expect(await toolError(client, 'compile_skill', { session_ids: ['no-such-session'] })).toMatch(/unknown session id\(s\).*no-such-session/);
-    expect(await toolError(client, 'end_session', { session_id: 'no-such-session', outcome: 'success' })).toMatch(/no session no-such-session/);
+    expect(await toolError(client, 'compile_skill', { session_ids: ['no-such-session'] })).toMatch(
+      /unknown session id\(s\).*no-such-session/,
+    );
+    expect(await toolError(client, 'end_session', { session_id: 'no-such-session', outcome: 'success' })).toMatch(
+      /no session no-such-session/,
+    );
     expect(await toolError(client, 'no_such_tool', {})).toMatch(/no_such_tool not found/);
     expect((await client.listTools()).tools).toHaveLength(8);
   });
@@ -215,23 +285,39 @@ describe.each([
   it('forgets a session and a skill: gone from every read, recall and the database file', async () => {
     const secretGoal = 'Reroute parcel for Marrowgate customer';
     const secretResult = 'TEAL-COMPASS-9090';
-    const { session_id } = await ok<{ session_id: string }>(client, 'record_tool_call', { goal: secretGoal, tool: 'get_order_details', args: { order_id: '#W1' }, result: secretResult });
+    const { session_id } = await ok<{ session_id: string }>(client, 'record_tool_call', {
+      goal: secretGoal,
+      tool: 'get_order_details',
+      args: { order_id: '#W1' },
+      result: secretResult,
+    });
     await ok(client, 'end_session', { session_id, outcome: 'success' });
     const gone = await ok<{ ref: string; calls: number; skills: string[] }>(client, 'forget_session', { session_id });
     expect(gone).toEqual({ ref: expect.stringMatching(/^ses-/), calls: 1, skills: [] });
     expect(await toolError(client, 'forget_session', { session_id })).toMatch(/no session/);
     expect(await toolError(client, 'end_session', { session_id, outcome: 'success' })).toMatch(/no session/);
     // A session forgotten while still open is not written back by its next call.
-    const live = await ok<{ session_id: string }>(client, 'record_tool_call', { goal: secretGoal, tool: 'get_order_details', result: secretResult });
+    const live = await ok<{ session_id: string }>(client, 'record_tool_call', {
+      goal: secretGoal,
+      tool: 'get_order_details',
+      result: secretResult,
+    });
     await ok(client, 'forget_session', { session_id: live.session_id });
-    expect(await toolError(client, 'record_tool_call', { session_id: live.session_id, tool: 'cancel_pending_order' })).toMatch(/needs its goal/);
+    expect(
+      await toolError(client, 'record_tool_call', { session_id: live.session_id, tool: 'cancel_pending_order' }),
+    ).toMatch(/needs its goal/);
 
-    expect(await ok(client, 'forget_skill', { skill: 'transfer-human-agents' })).toEqual({ id: expect.any(String), name: 'transfer-human-agents' });
+    expect(await ok(client, 'forget_skill', { skill: 'transfer-human-agents' })).toEqual({
+      id: expect.any(String),
+      name: 'transfer-human-agents',
+    });
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', { include_superseded: true });
     expect(skills.map((s) => s.name)).not.toContain('transfer-human-agents');
     await expect(client.readResource({ uri: 'skill://transfer-human-agents' })).rejects.toMatchObject({ code: -32002 });
     expect(await toolError(client, 'forget_skill', { skill: 'transfer-human-agents' })).toMatch(/no skill named/);
-    const recalled = await ok<{ skills: { name: string }[] }>(client, 'recall_skills', { goal: 'I bought this for a human, return it please' });
+    const recalled = await ok<{ skills: { name: string }[] }>(client, 'recall_skills', {
+      goal: 'I bought this for a human, return it please',
+    });
     expect(recalled.skills.map((s) => s.name)).not.toContain('transfer-human-agents');
 
     expect(tracesInFile(db, [secretGoal, secretResult])).toEqual([]);
@@ -244,9 +330,15 @@ describe('MCP over HTTP, trust boundary', () => {
     const server = await serveMcpHttp(memory, { port: 0, token: 'mcp-token-0123456789abcdef', requireToken: true });
     try {
       const anonymous = new Client({ name: 't', version: '1' });
-      await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow(/missing or wrong bearer token/);
+      await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow(
+        /missing or wrong bearer token/,
+      );
       const authorised = new Client({ name: 't', version: '1' });
-      await authorised.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: 'Bearer mcp-token-0123456789abcdef' } } }));
+      await authorised.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: { Authorization: 'Bearer mcp-token-0123456789abcdef' } },
+        }),
+      );
       expect((await authorised.listTools()).tools).toHaveLength(8);
       await authorised.close();
     } finally {
@@ -261,8 +353,17 @@ describe('MCP over HTTP, trust boundary', () => {
     const initialize = (origin?: string) =>
       fetch(server.url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...(origin ? { Origin: origin } : {}) },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...(origin ? { Origin: origin } : {}),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       });
     try {
       const foreign = await initialize('https://evil.example.com');

@@ -12,7 +12,10 @@ import { ROOT } from './support/surfaces.js';
 const PYTHON = process.env.PYTHON ?? 'python3';
 
 /** Runs python without blocking this process's event loop (the server under test lives in it). */
-function runPython(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runPython(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(PYTHON, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -37,7 +40,11 @@ beforeAll(async () => {
   const version = spawnSync(PYTHON, ['--version'], { encoding: 'utf8' });
   if (version.status !== 0) throw new Error(`${PYTHON} is needed for the Python client test (set PYTHON to its path)`);
   tmp = mkdtempSync(join(tmpdir(), 'skillsmith-py-'));
-  memory = await openMemory({ db: join(tmp, 'm.db'), logLevel: 'silent', config: { synthesis: { auto: { afterSessions: 4 } } } });
+  memory = await openMemory({
+    db: join(tmp, 'm.db'),
+    logLevel: 'silent',
+    config: { synthesis: { auto: { afterSessions: 4 } } },
+  });
   server = await serveApi(memory, { port: 0, webRoot: null });
 });
 
@@ -49,7 +56,9 @@ afterAll(async () => {
 
 describe('Python client against the real server', () => {
   it('records sessions, the server learns a skill from them, recalls it and applies feedback', async () => {
-    const run = await runPython([join(ROOT, 'test', 'fixtures', 'python-client-run.py'), server.url], { PYTHONPATH: join(ROOT, 'clients', 'python') });
+    const run = await runPython([join(ROOT, 'test', 'fixtures', 'python-client-run.py'), server.url], {
+      PYTHONPATH: join(ROOT, 'clients', 'python'),
+    });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const out = JSON.parse(run.stdout);
@@ -59,7 +68,11 @@ describe('Python client against the real server', () => {
     expect(out.retry).toMatchObject({ position: 1, recorded: false });
     const first = (await memory.store!.getSession(memory.namespace, out.sessions[0]))!;
     expect(first.goal).toBe('Cancel my pending order #W1001 because I no longer need it');
-    expect(first.calls.map((c) => c.tool)).toEqual(['find_user_id_by_email', 'get_order_details', 'cancel_pending_order']);
+    expect(first.calls.map((c) => c.tool)).toEqual([
+      'find_user_id_by_email',
+      'get_order_details',
+      'cancel_pending_order',
+    ]);
     expect(first.calls[1].result).toContain('python-result-0');
     expect(first.outcome).toBe('success');
     expect(first.agentId).toBe('py-agent');
@@ -82,12 +95,21 @@ describe('Python client against the real server', () => {
 
   it('installs with pip from its folder (no dependencies, no network)', () => {
     const hasPip = spawnSync(PYTHON, ['-m', 'pip', '--version'], { encoding: 'utf8' });
-    if (hasPip.status !== 0) throw new Error(`${PYTHON} -m pip is needed to test the install (Debian: apt-get install python3-pip)`);
+    if (hasPip.status !== 0)
+      throw new Error(`${PYTHON} -m pip is needed to test the install (Debian: apt-get install python3-pip)`);
     const target = mkdtempSync(join(tmpdir(), 'skillsmith-pip-'));
     try {
-      const pip = spawnSync(PYTHON, ['-m', 'pip', 'install', '--no-index', '--target', target, join(ROOT, 'clients', 'python')], { encoding: 'utf8', timeout: 120_000 });
+      const pip = spawnSync(
+        PYTHON,
+        ['-m', 'pip', 'install', '--no-index', '--target', target, join(ROOT, 'clients', 'python')],
+        { encoding: 'utf8', timeout: 120_000 },
+      );
       expect(pip.status, pip.stderr + pip.stdout).toBe(0);
-      const check = spawnSync(PYTHON, ['-c', 'import skillsmith_client, sys; print(skillsmith_client.__version__)'], { encoding: 'utf8', cwd: tmpdir(), env: { ...process.env, PYTHONPATH: target } });
+      const check = spawnSync(PYTHON, ['-c', 'import skillsmith_client, sys; print(skillsmith_client.__version__)'], {
+        encoding: 'utf8',
+        cwd: tmpdir(),
+        env: { ...process.env, PYTHONPATH: target },
+      });
       expect(check.stdout.trim()).toBe('0.1.0');
     } finally {
       rmSync(target, { recursive: true, force: true });

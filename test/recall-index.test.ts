@@ -36,13 +36,15 @@ const mainFile = (path = db) => indexFiles(path).find((f) => f.endsWith('.idx'))
 async function freshRecall(path = db): Promise<[string, number][][]> {
   const memory = await openMemory({ db: path, config: { recall: { persistIndex: false } } });
   const out = [];
-  for (const g of goals) out.push((await memory.recall(g, { record: false })).map((h) => [h.name, h.similarity] as [string, number]));
+  for (const g of goals)
+    out.push((await memory.recall(g, { record: false })).map((h) => [h.name, h.similarity] as [string, number]));
   await memory.close();
   return out;
 }
 
 beforeAll(async () => {
-  if (!existsSync(`${root}dist/index.js`)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (!existsSync(`${root}dist/index.js`))
+    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   const records = readTau(TAU_DEV);
   db = tempDbPath();
   const memory = await openMemory({ db, config: { recall: { persistIndex: false } } });
@@ -92,7 +94,9 @@ describe('persisted recall index', () => {
     raw.transaction(() => {
       for (let i = 0; i < 101_000; i++) churn.run();
     })();
-    expect((raw.prepare('SELECT through FROM skill_changes_pruned').get() as { through: number }).through).toBeGreaterThan(0);
+    expect(
+      (raw.prepare('SELECT through FROM skill_changes_pruned').get() as { through: number }).through,
+    ).toBeGreaterThan(0);
     raw.close();
     const got = recallInChild();
     expect(got.flat().map((h) => h[0])).not.toContain(served);
@@ -126,7 +130,10 @@ describe('persisted recall index', () => {
   it('a writer killed in the middle of saving leaves a file that loads whole or is rebuilt', async () => {
     recallInChild();
     for (const delayMs of [5, 60, 250]) {
-      const writer = spawn(process.execPath, [child, db, 'save-forever'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+      const writer = spawn(process.execPath, [child, db, 'save-forever'], {
+        env,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       await new Promise<void>((resolve) => writer.stdout.once('data', () => resolve()));
       await new Promise((r) => setTimeout(r, delayMs));
       writer.kill('SIGKILL');
@@ -148,7 +155,8 @@ describe('persisted recall index', () => {
     await memory.ingest(readTau(TAU_DEV).map((r) => toSession(r)));
     await memory.synthesize();
     await memory.close();
-    for (const f of indexFiles()) writeFileSync(join(dirname(other), basename(f).replace(basename(db), basename(other))), readFileSync(f));
+    for (const f of indexFiles())
+      writeFileSync(join(dirname(other), basename(f).replace(basename(db), basename(other))), readFileSync(f));
     const copied = readFileSync(mainFile(other));
     expect(recallInChild(other)).toEqual(await freshRecall(other));
     // Refused and rebuilt: the file now holds this database's index.

@@ -14,7 +14,6 @@ import { reembedCommand } from '../src/surfaces/cli/commands/reembed.js';
 import { SAMPLE, tempDbPath } from './support/tau.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 
-
 const IMPORT_DIR = new URL('./fixtures/skills-import/', import.meta.url).pathname;
 
 describe('reembed: switching embedders re-embeds instead of comparing vectors across models', () => {
@@ -34,7 +33,11 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
     await memory.importSkills(IMPORT_DIR);
     store = memory.store as SqliteStore;
     sessionCount = await store.countSessions('default');
-    embedder = await new OpenAiEmbedder({ client: new OpenAiClient({ baseUrl: server.baseUrl, timeoutMs: 5000, breaker: null }), model: 'test-embed', batchSize: 32 }).ready();
+    embedder = await new OpenAiEmbedder({
+      client: new OpenAiClient({ baseUrl: server.baseUrl, timeoutMs: 5000, breaker: null }),
+      model: 'test-embed',
+      batchSize: 32,
+    }).ready();
   });
   afterAll(async () => {
     await memory.close();
@@ -43,7 +46,12 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
 
   it('before reembed, a pass with the new embedder refuses, says to run reembed, and writes nothing', async () => {
     const lines: string[] = [];
-    const switched = await openMemory({ db: store, embedder, config: { synthesis: { cooldownMs: 0 } }, logger: createLogger('warn', 'skillsmith', (l) => void lines.push(l)) });
+    const switched = await openMemory({
+      db: store,
+      embedder,
+      config: { synthesis: { cooldownMs: 0 } },
+      logger: createLogger('warn', 'skillsmith', (l) => void lines.push(l)),
+    });
     // Recall serves none of the other model's skills, and says why once.
     expect(await switched.recall('I want to return the headphones I received', { record: false })).toEqual([]);
     expect(await switched.recall('cancel my pending order', { record: false })).toEqual([]);
@@ -73,7 +81,9 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
     expect(r.skills).toBe(before.length);
     expect(r.from[GLOVE_EMBEDDER_ID]).toBe(before.length);
     expect(server.requests.length).toBe(requests);
-    expect((await store.listSkills('default', { includeSuperseded: true })).every((s) => s.embedderId === GLOVE_EMBEDDER_ID)).toBe(true);
+    expect(
+      (await store.listSkills('default', { includeSuperseded: true })).every((s) => s.embedderId === GLOVE_EMBEDDER_ID),
+    ).toBe(true);
   });
 
   it('re-embeds every skill (learned and imported) and clears the cluster state', async () => {
@@ -84,7 +94,12 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
     expect((await store.loadClusters('default', GLOVE_EMBEDDER_ID)).length).toBeGreaterThan(0);
 
     const r = await reembed(target, embedder, 'default', { now: () => new Date('2026-03-01T00:00:00Z') });
-    expect(r).toMatchObject({ embedderId: 'openai:test-embed@16', dimensions: 16, skills: before.length, dryRun: false });
+    expect(r).toMatchObject({
+      embedderId: 'openai:test-embed@16',
+      dimensions: 16,
+      skills: before.length,
+      dryRun: false,
+    });
     expect(r.clustersCleared).toBeGreaterThan(0);
 
     const after = await store.listSkills('default', { includeSuperseded: true });
@@ -119,15 +134,22 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
   it('reembedCommand prints what it did and exits 0; --json gives the report', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'skillsmith-reembed-cmd-'));
     const config = join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'test-embed' } }));
+    writeFileSync(
+      config,
+      JSON.stringify({ embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'test-embed' } }),
+    );
     const out: string[] = [];
     const err: string[] = [];
     const io = { stdout: (t: string) => void out.push(t), stderr: (t: string) => void err.push(t) };
     const target = store;
     expect(await reembedCommand([], { config, db: dbPath }, io, { store: target })).toBe(0);
-    expect(out.join('\n')).toMatch(/Re-embedded \d+ skills in namespace "default" with openai:test-embed@16 \(16 dimensions\)/);
+    expect(out.join('\n')).toMatch(
+      /Re-embedded \d+ skills in namespace "default" with openai:test-embed@16 \(16 dimensions\)/,
+    );
     out.length = 0;
-    expect(await reembedCommand([], { config, db: dbPath, json: true, 'dry-run': true }, io, { store: target })).toBe(0);
+    expect(await reembedCommand([], { config, db: dbPath, json: true, 'dry-run': true }, io, { store: target })).toBe(
+      0,
+    );
     expect(JSON.parse(out.join(''))).toMatchObject({ dryRun: true, embedderId: 'openai:test-embed@16' });
 
     expect(await reembedCommand([], { config, db: join(dir, 'missing.db') }, io)).toBe(1);
@@ -137,7 +159,10 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
   it('reembedCommand fails with exit 1 and writes nothing when the embedder is down', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'skillsmith-reembed-down-'));
     const config = join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ embedder: { provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'unknown-embedder' } }));
+    writeFileSync(
+      config,
+      JSON.stringify({ embedder: { provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'unknown-embedder' } }),
+    );
     const db = tempDbPath('skillsmith-reembed-down-');
     openSqliteStore(db).close();
     const err: string[] = [];

@@ -50,7 +50,8 @@ function expectSameTree(exported: string, original: string) {
   expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
   for (const [path, bytes] of b) expect(a.get(path)?.equals(bytes), `${path} differs`).toBe(true);
   // Scripts stay runnable: the executable bit comes back with them.
-  for (const path of b.keys()) expect(isExecutable(join(exported, path)), `${path} mode`).toBe(isExecutable(join(original, path)));
+  for (const path of b.keys())
+    expect(isExecutable(join(exported, path)), `${path} mode`).toBe(isExecutable(join(original, path)));
 }
 
 const isExecutable = (p: string) => (statSync(p).mode & 0o100) !== 0;
@@ -72,7 +73,10 @@ describe('skills import -> skills export --all (real CLI, SQLite)', () => {
       const db = join(tmp, `${c}.db`);
       const imp = cli(['skills', 'import', join(FOLDERS, c), '--db', db, '--json']);
       expect(imp.code, imp.stderr).toBe(0);
-      const res = JSON.parse(imp.stdout) as { imported: { name: string; files: number }[]; skipped: { refused: boolean }[] };
+      const res = JSON.parse(imp.stdout) as {
+        imported: { name: string; files: number }[];
+        skipped: { refused: boolean }[];
+      };
       const names = Object.keys(SKILLS).filter((n) => SKILLS[n].startsWith(`${c}/`));
       expect(res.imported.map((i) => i.name).sort()).toEqual(names.sort());
       const out = join(tmp, `${c}-out`);
@@ -97,7 +101,9 @@ describe('skills import -> skills export --all (real CLI, SQLite)', () => {
     const db = join(tmp, 'fm.db');
     const imp = cli(['skills', 'import', FOLDERS, '--db', db]);
     expect(imp.code, imp.stderr).toBe(0);
-    expect(imp.stderr).toMatch(/react-best-practices\/SKILL\.md: does not validate as written \(kept as is\): description/);
+    expect(imp.stderr).toMatch(
+      /react-best-practices\/SKILL\.md: does not validate as written \(kept as is\): description/,
+    );
     const show = cli(['skills', 'show', 'skill-installer', '--db', db]);
     expect(show.stdout).not.toMatch(/license:/);
     const out = join(tmp, 'fm-out');
@@ -114,10 +120,16 @@ describe('skills import -> skills export --all (real CLI, SQLite)', () => {
     const lines = readFileSync(join(FOLDERS, SKILLS['react-best-practices'], 'SKILL.md'), 'utf8').split('\n');
     const tokenLine = lines.findIndex((l) => l.includes("grep '^VERCEL_TOKEN=' .env")) + 1;
     // The redactor takes the line for a token: it is named with its line, and kept.
-    expect(res.warnings).toContainEqual({ path: expect.stringMatching(/react-best-practices\/SKILL\.md$/), line: tokenLine, reason: expect.stringMatching(/looks like a secret .*kept as written/) });
+    expect(res.warnings).toContainEqual({
+      path: expect.stringMatching(/react-best-practices\/SKILL\.md$/),
+      line: tokenLine,
+      reason: expect.stringMatching(/looks like a secret .*kept as written/),
+    });
     const out = join(tmp, 'scan-out');
     cli(['skills', 'export', '--all', '--out', out, '--db', db]);
-    expect(readFileSync(join(out, 'react-best-practices', 'SKILL.md'), 'utf8').split('\n')[tokenLine - 1]).toBe("- Deploy checks read the token with `grep '^VERCEL_TOKEN=' .env`; keep that line as it is.");
+    expect(readFileSync(join(out, 'react-best-practices', 'SKILL.md'), 'utf8').split('\n')[tokenLine - 1]).toBe(
+      "- Deploy checks read the token with `grep '^VERCEL_TOKEN=' .env`; keep that line as it is.",
+    );
   });
 
   it('a different skill under an imported name is refused (exit 1) without --force; with it, a new version that round-trips', () => {
@@ -133,10 +145,14 @@ describe('skills import -> skills export --all (real CLI, SQLite)', () => {
     writeFileSync(script, `${readFileSync(script, 'utf8')}# changed upstream\n`);
     const refused = cli(['skills', 'import', src, '--db', db]);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toMatch(/refused: a different skill named gh-fix-ci is already imported \(version 1\.0\.0\); import with --force/);
+    expect(refused.stdout).toMatch(
+      /refused: a different skill named gh-fix-ci is already imported \(version 1\.0\.0\); import with --force/,
+    );
     const forced = cli(['skills', 'import', src, '--db', db, '--force', '--json']);
     expect(forced.code).toBe(0);
-    expect(JSON.parse(forced.stdout).imported).toEqual([expect.objectContaining({ name: 'gh-fix-ci', version: '1.0.1', replaces: '1.0.0' })]);
+    expect(JSON.parse(forced.stdout).imported).toEqual([
+      expect.objectContaining({ name: 'gh-fix-ci', version: '1.0.1', replaces: '1.0.0' }),
+    ]);
     const explain = cli(['skills', 'explain', 'gh-fix-ci', '--db', db, '--json']);
     expect(explain.stdout).toMatch(/1\.0\.0[\s\S]*1\.0\.1/);
     const out = join(tmp, 'force-out');

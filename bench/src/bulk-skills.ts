@@ -18,16 +18,24 @@ export function bulkSkillWriter(db: Database.Database): BulkSkillWriter {
   const insertVersion = db.prepare(
     'INSERT INTO skill_versions (skill_id, version, skill_md, tool_sequence, reason, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
-  const insertAudit = db.prepare('INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const insertAudit = db.prepare(
+    'INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
   const insertEvent = db.prepare('INSERT INTO events (namespace, at, type, skill_id, payload) VALUES (?, ?, ?, ?, ?)');
   const run = db.transaction((skills: Skill[], actor: string) => {
     for (const s of skills) {
       // The rows writeSkill would write for this 'add' (no parents, no supersede: nothing to read first).
-      const plan = accepted(planSkillWrite({ action: 'add', skill: s, parents: [], actor, detail: {}, at: s.createdAt }, { superseded: null }));
+      const plan = accepted(
+        planSkillWrite(
+          { action: 'add', skill: s, parents: [], actor, detail: {}, at: s.createdAt },
+          { superseded: null },
+        ),
+      );
       insertSkill.run(...skillRowValues(plan.skill, (b) => (b ? 1 : 0)));
       const v = plan.version!;
       insertVersion.run(v.skillId, v.version, v.skillMd, json(v.toolSequence), v.reason, v.createdAt);
-      for (const a of plan.audit) insertAudit.run(a.namespace, a.at, a.actor, a.action, a.subjectKind, a.subjectId, json(a.detail));
+      for (const a of plan.audit)
+        insertAudit.run(a.namespace, a.at, a.actor, a.action, a.subjectKind, a.subjectId, json(a.detail));
       for (const e of plan.events) insertEvent.run(e.namespace, e.at, e.type, e.skillId, json(e.payload));
     }
   });

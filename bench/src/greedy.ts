@@ -16,7 +16,12 @@ export interface GreedyRun {
 }
 
 /** Unit vectors in, cosine = dot product. Stops after `budgetMs` (checked every 64 sessions). */
-export function greedyCluster(vectors: readonly Float32Array[], threshold: number, budgetMs = Number.POSITIVE_INFINITY, onProgress?: (done: number) => void): GreedyRun {
+export function greedyCluster(
+  vectors: readonly Float32Array[],
+  threshold: number,
+  budgetMs = Number.POSITIVE_INFINITY,
+  onProgress?: (done: number) => void,
+): GreedyRun {
   const leaders: Float32Array[] = [];
   const start = nowMs();
   let i = 0;
@@ -50,5 +55,11 @@ export function greedyCluster(vectors: readonly Float32Array[], threshold: numbe
   }
   const ms = nowMs() - start;
   if (i > markI) recent = Math.max(recent, (nowMs() - markAt) / (i - markI));
-  return { processed: i, clusters: leaders.length, ms, complete: i === vectors.length, recentMsPerSession: recent || ms / Math.max(1, i) };
+  return {
+    processed: i,
+    clusters: leaders.length,
+    ms,
+    complete: i === vectors.length,
+    recentMsPerSession: recent || ms / Math.max(1, i),
+  };
 }

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 function findRepo(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'skillsmith') return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'skillsmith')
+      return dir;
     if (dirname(dir) === dir) throw new Error(`no skillsmith package.json above ${from}`);
   }
 }

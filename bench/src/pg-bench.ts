@@ -17,7 +17,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -69,7 +69,11 @@ interface PgBenchResults {
 }
 
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
-const latency = (xs: number[]): Latency => ({ p50Ms: round(percentile(xs, 50)), p99Ms: round(percentile(xs, 99)), meanMs: round(mean(xs)) });
+const latency = (xs: number[]): Latency => ({
+  p50Ms: round(percentile(xs, 50)),
+  p99Ms: round(percentile(xs, 99)),
+  meanMs: round(mean(xs)),
+});
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 async function main(): Promise<void> {
@@ -87,7 +91,9 @@ async function main(): Promise<void> {
     },
   });
   if (values.help) {
-    process.stdout.write('usage: node bench/build/bench/src/pg-bench.js [--db postgres://...] [--writers 8] [--sessions 500] [--calls 10] [--skills 1000] [--queries 2000] [--json] [--out FILE]\n');
+    process.stdout.write(
+      'usage: node bench/build/bench/src/pg-bench.js [--db postgres://...] [--writers 8] [--sessions 500] [--calls 10] [--skills 1000] [--queries 2000] [--json] [--out FILE]\n',
+    );
     return;
   }
   let server: PgServer | null = null;
@@ -109,10 +115,24 @@ async function main(): Promise<void> {
     const ingest: IngestRun[] = [];
     for (const mode of ['live', 'batch'] as const) {
       log(`ingest (${mode}) ...`);
-      ingest.push(await benchIngest(url, `${run}-${mode}`, mode, Number(values.writers), Number(values.sessions), Number(values.calls)));
+      ingest.push(
+        await benchIngest(
+          url,
+          `${run}-${mode}`,
+          mode,
+          Number(values.writers),
+          Number(values.sessions),
+          Number(values.calls),
+        ),
+      );
     }
     const results: PgBenchResults = {
-      machine: { cpus: cpus().length, cpu: cpus()[0]?.model.trim() ?? 'unknown', node: process.version, postgres: version },
+      machine: {
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model.trim() ?? 'unknown',
+        node: process.version,
+        postgres: version,
+      },
       recall,
       ingest,
     };
@@ -123,7 +143,13 @@ async function main(): Promise<void> {
   }
 }
 
-async function benchRecall(url: string, namespace: string, extraSkills: number, queryCount: number, server: PgServer | null): Promise<PgBenchResults['recall']> {
+async function benchRecall(
+  url: string,
+  namespace: string,
+  extraSkills: number,
+  queryCount: number,
+  server: PgServer | null,
+): Promise<PgBenchResults['recall']> {
   const quiet = createLogger('error');
   // The process that learns and changes skills...
   const writer = await openMemory({ db: await openPgStore(url, { log: quiet }), namespace, logLevel: 'silent' });
@@ -222,7 +248,7 @@ async function benchRecall(url: string, namespace: string, extraSkills: number, 
 async function addSkills(memory: Memory, learned: Skill[], count: number): Promise<void> {
   if (!learned.length || count <= 0) return;
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
   const at = new Date().toISOString();
   for (let i = 0; i < count; i++) {
     const base = learned[i % learned.length];
@@ -230,7 +256,15 @@ async function addSkills(memory: Memory, learned: Skill[], count: number): Promi
     const norm = Math.hypot(...v) || 1;
     await memory.store!.writeSkill({
       action: 'add',
-      skill: { ...base, id: `${base.id}-c${i}`, name: `${base.name}-c${i}`, embedding: v.map((x) => x / norm), createdAt: at, updatedAt: at, sourceSessions: [] },
+      skill: {
+        ...base,
+        id: `${base.id}-c${i}`,
+        name: `${base.name}-c${i}`,
+        embedding: v.map((x) => x / norm),
+        createdAt: at,
+        updatedAt: at,
+        sourceSessions: [],
+      },
       parents: [],
       actor: 'bench',
       detail: {},
@@ -239,9 +273,30 @@ async function addSkills(memory: Memory, learned: Skill[], count: number): Promi
   }
 }
 
-async function benchIngest(url: string, namespace: string, mode: 'live' | 'batch', writers: number, sessions: number, calls: number): Promise<IngestRun> {
+async function benchIngest(
+  url: string,
+  namespace: string,
+  mode: 'live' | 'batch',
+  writers: number,
+  sessions: number,
+  calls: number,
+): Promise<IngestRun> {
   const children = Array.from({ length: writers }, (_, i) => {
-    const args = [AGENT, 'record', '--db', url, '--namespace', namespace, '--agent', String(i), '--sessions', String(sessions), '--calls', String(calls), '--wait'];
+    const args = [
+      AGENT,
+      'record',
+      '--db',
+      url,
+      '--namespace',
+      namespace,
+      '--agent',
+      String(i),
+      '--sessions',
+      String(sessions),
+      '--calls',
+      String(calls),
+      '--wait',
+    ];
     if (mode === 'batch') args.push('--batch', '100');
     const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
     const lines: string[] = [];
@@ -288,7 +343,9 @@ function render(r: PgBenchResults): string {
   ];
   if (rc.whileDatabaseDown) {
     const d = rc.whileDatabaseDown;
-    lines.push(`  while the database is down          p50 ${d.p50Ms} ms   p99 ${d.p99Ms} ms (${d.recalls} recalls, ${d.queuedRecords} records queued until it is back)`);
+    lines.push(
+      `  while the database is down          p50 ${d.p50Ms} ms   p99 ${d.p99Ms} ms (${d.recalls} recalls, ${d.queuedRecords} records queued until it is back)`,
+    );
   }
   lines.push('', 'Ingest: concurrent writer processes into one database');
   for (const i of r.ingest) {

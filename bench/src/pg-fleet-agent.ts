@@ -38,13 +38,24 @@ async function main(): Promise<number> {
   });
   const mode = positionals[0];
   if (!values.db || (mode !== 'record' && mode !== 'synthesize')) {
-    process.stderr.write('usage: pg-fleet-agent.js record|synthesize --db postgres://... [options] (see the header of bench/src/pg-fleet-agent.ts)\n');
+    process.stderr.write(
+      'usage: pg-fleet-agent.js record|synthesize --db postgres://... [options] (see the header of bench/src/pg-fleet-agent.ts)\n',
+    );
     return 2;
   }
   const agent = Number(values.agent);
-  const store = await openPgStore(values.db, { poolSize: 3, applicationName: `skillsmith-fleet-${mode}-${agent}`, log: createLogger('error') });
+  const store = await openPgStore(values.db, {
+    poolSize: 3,
+    applicationName: `skillsmith-fleet-${mode}-${agent}`,
+    log: createLogger('error'),
+  });
   // The fleet checks that every call is stored exactly as recorded: capture privacy is opted out of.
-  const memory = await openMemory({ db: store, namespace: values.namespace, logLevel: 'error', config: { capture: { privacy: { args: 'keep', results: 'keep', goal: 'keep' } } } });
+  const memory = await openMemory({
+    db: store,
+    namespace: values.namespace,
+    logLevel: 'error',
+    config: { capture: { privacy: { args: 'keep', results: 'keep', goal: 'keep' } } },
+  });
   try {
     if (values.wait) {
       process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
@@ -58,12 +69,20 @@ async function main(): Promise<number> {
       const started = Date.now();
       try {
         const report = await memory.synthesize();
-        const out = { ok: true, ms: Date.now() - started, created: report.created.map((s) => s.name), reinforced: report.reinforced.length, stats: report.stats };
+        const out = {
+          ok: true,
+          ms: Date.now() - started,
+          created: report.created.map((s) => s.name),
+          reinforced: report.reinforced.length,
+          stats: report.stats,
+        };
         process.stdout.write(`${JSON.stringify(out)}\n`);
         return 0;
       } catch (e) {
         const err = e as Error;
-        process.stdout.write(`${JSON.stringify({ ok: false, ms: Date.now() - started, error: err.name, message: err.message })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ ok: false, ms: Date.now() - started, error: err.name, message: err.message })}\n`,
+        );
         return err.name === 'PassLockedError' ? 3 : 1;
       }
     }
@@ -106,14 +125,21 @@ async function main(): Promise<number> {
         await rec.call(c);
         recorded++;
         if (retryEvery > 0 && recorded % retryEvery === 0) {
-          await store.appendCall(values.namespace!, s.id, { position, ...c, durationMs: null, at: new Date().toISOString() });
+          await store.appendCall(values.namespace!, s.id, {
+            position,
+            ...c,
+            durationMs: null,
+            at: new Date().toISOString(),
+          });
           retries++;
         }
       }
       await rec.end(s.outcome);
     }
     const ms = Date.now() - started;
-    process.stdout.write(`${JSON.stringify({ agent, sessions, calls: recorded, retries, served, ms, callsPerSecond: Math.round((recorded / ms) * 1000) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ agent, sessions, calls: recorded, retries, served, ms, callsPerSecond: Math.round((recorded / ms) * 1000) })}\n`,
+    );
     return 0;
   } finally {
     await memory.close();

@@ -119,7 +119,6 @@ export const FLEET_FAMILIES: Family[] = [
   },
 ];
 
-
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 const SERVICES = ['billing', 'search', 'checkout', 'inventory', 'auth', 'mailer', 'reports', 'gateway'];
 const REGIONS = ['eu-west-1', 'us-east-1', 'ap-south-1', 'us-west-2'];
@@ -155,11 +154,22 @@ export function fleetSession(agent: number, index: number, calls = 10): FleetSes
     const last = p === calls - 1;
     steps.push({
       tool,
-      args: { agent, session: index, step: p, ...(p === 0 ? { target: mainEntity(family.name, e) } : { ref: `${family.name}-${index}-${p - 1}` }) },
+      args: {
+        agent,
+        session: index,
+        step: p,
+        ...(p === 0 ? { target: mainEntity(family.name, e) } : { ref: `${family.name}-${index}-${p - 1}` }),
+      },
       result: failed && last ? '' : JSON.stringify({ ok: true, ref: `${family.name}-${index}-${p}` }),
       ok: !(failed && last),
       error: failed && last ? `Error: ${tool} timed out` : null,
     });
   }
-  return { id: `a${agent}-s${index}`, family: family.name, goal: pick(r, family.goals)(e), calls: steps, outcome: failed ? 'failure' : 'success' };
+  return {
+    id: `a${agent}-s${index}`,
+    family: family.name,
+    goal: pick(r, family.goals)(e),
+    calls: steps,
+    outcome: failed ? 'failure' : 'success',
+  };
 }

@@ -9,7 +9,11 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }[];
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+    children?: number[];
+  }[];
   startTime: number;
   endTime: number;
   samples: number[];
@@ -71,7 +75,13 @@ export function summarizeProfile(profile: CpuProfile, top = 25): ProfileSummary 
   const functions = [...self.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .map(([where, us]) => ({ where, selfMs: ms(us), selfPct: pct(us), totalMs: ms(total.get(where) ?? 0), totalPct: pct(total.get(where) ?? 0) }));
+    .map(([where, us]) => ({
+      where,
+      selfMs: ms(us),
+      selfPct: pct(us),
+      totalMs: ms(total.get(where) ?? 0),
+      totalPct: pct(total.get(where) ?? 0),
+    }));
   const fileRows = [...files.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
@@ -90,11 +100,14 @@ export function inclusiveTop(profile: CpuProfile, top = 25): ProfileRow[] {
 
 export function formatSummary(s: ProfileSummary, inclusive: ProfileRow[]): string {
   const lines = [`profile: ${s.totalMs} ms sampled`, '', 'self time by function:'];
-  for (const r of s.functions) lines.push(`  ${String(r.selfMs).padStart(9)} ms ${String(r.selfPct).padStart(5)}%  ${r.where}`);
+  for (const r of s.functions)
+    lines.push(`  ${String(r.selfMs).padStart(9)} ms ${String(r.selfPct).padStart(5)}%  ${r.where}`);
   lines.push('', 'inclusive time by function:');
-  for (const r of inclusive) lines.push(`  ${String(r.totalMs).padStart(9)} ms ${String(r.totalPct).padStart(5)}%  ${r.where}`);
+  for (const r of inclusive)
+    lines.push(`  ${String(r.totalMs).padStart(9)} ms ${String(r.totalPct).padStart(5)}%  ${r.where}`);
   lines.push('', 'self time by file:');
-  for (const f of s.files) lines.push(`  ${String(f.selfMs).padStart(9)} ms ${String(f.selfPct).padStart(5)}%  ${f.file}`);
+  for (const f of s.files)
+    lines.push(`  ${String(f.selfMs).padStart(9)} ms ${String(f.selfPct).padStart(5)}%  ${f.file}`);
   return lines.join('\n');
 }
 

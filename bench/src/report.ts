@@ -71,11 +71,26 @@ export interface RecallResult {
   speedupP50: number;
   /** Fraction of queries whose first skill scores as the exact scan's first (IVF recall@1, thresholds included). */
   top1Agreement: number;
-  breakdownP50Ms: { normalize: number; embed: number; indexSearch: number; changeToken: number; recordRecall: number | null };
+  breakdownP50Ms: {
+    normalize: number;
+    embed: number;
+    indexSearch: number;
+    changeToken: number;
+    recordRecall: number | null;
+  };
   /** What the first recall cost before the index file: store.listSkills() and VectorIndex add + build (IVF training). */
   firstRecallParts: { listSkillsMs: number; indexBuildMs: number };
   /** New processes (bench/first-recall.js): the median of 3 first recalls from the index file; one without it. */
-  newProcess: { firstRecallMs: number; firstRecallCpuMs?: number | null; openMs: number; embedderWarmMs: number; maxRssMB: number; withoutFileMs: number | null; withoutFileMaxRssMB: number | null; load1: number };
+  newProcess: {
+    firstRecallMs: number;
+    firstRecallCpuMs?: number | null;
+    openMs: number;
+    embedderWarmMs: number;
+    maxRssMB: number;
+    withoutFileMs: number | null;
+    withoutFileMaxRssMB: number | null;
+    load1: number;
+  };
   /** The same vectors and queries through the exact scan, the previous IVF index and the tiered index (top 10). */
   indexes: {
     queries: number;
@@ -127,7 +142,15 @@ export interface CliResult {
 export interface BenchResults {
   mode: 'full' | 'quick';
   partial: boolean;
-  machine: { cpu: string; cores: number; ramGB: number; node: string; platform: string; date: string; loadAvgAtStart: number[] };
+  machine: {
+    cpu: string;
+    cores: number;
+    ramGB: number;
+    node: string;
+    platform: string;
+    date: string;
+    loadAvgAtStart: number[];
+  };
   traces: string[];
   seed: number;
   /** Commit measured and the non-benchmark files that differed from it (work in progress by others). */
@@ -166,15 +189,36 @@ export function renderSummaryTable(r: BenchResults): string {
     ]);
   }
   for (const s of r.synthesis) {
-    const target = s.sessions === 100_000 ? `< ${TARGETS.synthesis100kSeconds} s: ${mark(s.seconds < TARGETS.synthesis100kSeconds)}` : '';
-    rows.push([`Synthesis pass, ${k(s.sessions)} sessions`, `${s.seconds} s (${n(s.sessionsPerSec)} sessions/s; CPU ${s.cpuSeconds} s)`, target]);
+    const target =
+      s.sessions === 100_000
+        ? `< ${TARGETS.synthesis100kSeconds} s: ${mark(s.seconds < TARGETS.synthesis100kSeconds)}`
+        : '';
+    rows.push([
+      `Synthesis pass, ${k(s.sessions)} sessions`,
+      `${s.seconds} s (${n(s.sessionsPerSec)} sessions/s; CPU ${s.cpuSeconds} s)`,
+      target,
+    ]);
   }
   const scaling = synthesisScaling(r.synthesis);
-  if (scaling) rows.push([`Synthesis scaling ${k(scaling.to)}/${k(scaling.from)}`, `x${scaling.ratio} time for x${scaling.to / scaling.from} sessions`, `~${scaling.to / scaling.from} = linear`]);
+  if (scaling)
+    rows.push([
+      `Synthesis scaling ${k(scaling.to)}/${k(scaling.from)}`,
+      `x${scaling.ratio} time for x${scaling.to / scaling.from} sessions`,
+      `~${scaling.to / scaling.from} = linear`,
+    ]);
   for (const q of r.recall) {
-    const target = q.skills === 10_000 ? `p50 <= ${TARGETS.recallP50Ms10k} ms: ${mark(q.p50Ms <= TARGETS.recallP50Ms10k)}` : '';
-    rows.push([`Recall, ${k(q.skills)} skills (p50 / p99)`, `${q.p50Ms} / ${q.p99Ms} ms (CPU p50 ${q.cpuP50Ms} ms)`, target]);
-    rows.push([`Brute-force SQLite scan, ${k(q.skills)} skills (p50 / p99)`, `${q.bruteForce.p50Ms} / ${q.bruteForce.p99Ms} ms (recall is x${q.speedupP50} faster at p50)`, '']);
+    const target =
+      q.skills === 10_000 ? `p50 <= ${TARGETS.recallP50Ms10k} ms: ${mark(q.p50Ms <= TARGETS.recallP50Ms10k)}` : '';
+    rows.push([
+      `Recall, ${k(q.skills)} skills (p50 / p99)`,
+      `${q.p50Ms} / ${q.p99Ms} ms (CPU p50 ${q.cpuP50Ms} ms)`,
+      target,
+    ]);
+    rows.push([
+      `Brute-force SQLite scan, ${k(q.skills)} skills (p50 / p99)`,
+      `${q.bruteForce.p50Ms} / ${q.bruteForce.p99Ms} ms (recall is x${q.speedupP50} faster at p50)`,
+      '',
+    ]);
     if (q.newProcess) {
       const firstTarget = q.skills === 10_000 ? '<= 50 ms' : q.skills === 100_000 ? '<= 300 ms' : '';
       rows.push([
@@ -186,9 +230,15 @@ export function renderSummaryTable(r: BenchResults): string {
       rows.push([
         `Index search, ${k(q.skills)} skills (p50, recall@10): recall index / IVF before / exact`,
         `${i.tiered.p50Ms} ms, ${i.tiered.recallAt10} (${i.tiered.kind}) / ${i.ivf.p50Ms} ms, ${i.ivf.recallAt10} / ${i.exact.p50Ms} ms, 1`,
-        q.skills === 100_000 ? `<= 1 ms, >= 0.95: ${mark(i.tiered.p50Ms <= 1 && i.tiered.recallAt10 >= 0.95)}` : '>= 0.95: ' + mark(i.tiered.recallAt10 >= 0.95),
+        q.skills === 100_000
+          ? `<= 1 ms, >= 0.95: ${mark(i.tiered.p50Ms <= 1 && i.tiered.recallAt10 >= 0.95)}`
+          : `>= 0.95: ${mark(i.tiered.recallAt10 >= 0.95)}`,
       ]);
-      rows.push([`Peak RSS of a process holding ${k(q.skills)} skills for recall`, `${n(q.newProcess.maxRssMB)} MB`, q.skills === 100_000 ? `<= 600 MB: ${mark(q.newProcess.maxRssMB <= 600)}` : '']);
+      rows.push([
+        `Peak RSS of a process holding ${k(q.skills)} skills for recall`,
+        `${n(q.newProcess.maxRssMB)} MB`,
+        q.skills === 100_000 ? `<= 600 MB: ${mark(q.newProcess.maxRssMB <= 600)}` : '',
+      ]);
     }
   }
   for (const c of r.clustering ?? []) {
@@ -199,13 +249,25 @@ export function renderSummaryTable(r: BenchResults): string {
     ]);
   }
   if (r.cli) {
-    rows.push([`CLI cold start, ${r.cli.command.match(/<(\d+) skills>/)?.[1] ?? '~100'} skills (median)`, `${r.cli.medianMs} ms (bare node: ${r.cli.nodeBaselineMedianMs} ms)`, `< ${TARGETS.cliMedianMs} ms: ${mark(r.cli.medianMs < TARGETS.cliMedianMs)}`]);
+    rows.push([
+      `CLI cold start, ${r.cli.command.match(/<(\d+) skills>/)?.[1] ?? '~100'} skills (median)`,
+      `${r.cli.medianMs} ms (bare node: ${r.cli.nodeBaselineMedianMs} ms)`,
+      `< ${TARGETS.cliMedianMs} ms: ${mark(r.cli.medianMs < TARGETS.cliMedianMs)}`,
+    ]);
     if (r.cli.large) {
       const ratio = round1(r.cli.large.medianMs / r.cli.medianMs);
-      rows.push([`CLI cold start, ${k(r.cli.large.skills)} skills (median)`, `${r.cli.large.medianMs} ms (x${ratio} the small file)`, `within x1.5: ${mark(ratio <= 1.5)}`]);
+      rows.push([
+        `CLI cold start, ${k(r.cli.large.skills)} skills (median)`,
+        `${r.cli.large.medianMs} ms (x${ratio} the small file)`,
+        `within x1.5: ${mark(ratio <= 1.5)}`,
+      ]);
     }
   }
-  rows.push(['Peak RSS', `${n(r.memory.peakRssMB)} MB sampled (kernel high-water mark ${n(r.memory.kernelMaxRssMB)} MB)`, '']);
+  rows.push([
+    'Peak RSS',
+    `${n(r.memory.peakRssMB)} MB sampled (kernel high-water mark ${n(r.memory.kernelMaxRssMB)} MB)`,
+    '',
+  ]);
   const m = r.machine;
   return [
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGB} GB RAM, Node ${m.node}, ${m.platform}; ${m.date}`,
@@ -232,7 +294,10 @@ export function renderMarkdown(r: BenchResults): string {
     ),
     '',
   );
-  out.push(`Synthetic sessions: perturbed copies of ${r.traces.join(', ')} (seed ${r.seed}); see bench/src/synthetic.ts.`, '');
+  out.push(
+    `Synthetic sessions: perturbed copies of ${r.traces.join(', ')} (seed ${r.seed}); see bench/src/synthetic.ts.`,
+    '',
+  );
   out.push(
     `Code: commit ${r.code.commit ?? 'unknown'}` +
       (r.code.modified.length ? `, with uncommitted changes to ${r.code.modified.join(', ')}.` : ', clean.'),
@@ -244,18 +309,68 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('## Synthesis passes', '');
     out.push(
       table(
-        ['Sessions', 'Calls', 'Success rate', 'Pass (s)', 'CPU (s)', 'Cluster (s)', 'Distil (s)', 'Sessions/s', 'Clusters', 'Distilled', 'Created', 'Updated', 'Reinforced', 'Superseded', 'Skipped', 'Live skills', 'Ingest (s, untimed)', 'DB (MB)'],
-        r.synthesis.map((s) => [n(s.sessions), n(s.calls), String(s.successRate), String(s.seconds), String(s.cpuSeconds), String(s.clusterSeconds), String(s.distilSeconds), n(s.sessionsPerSec), n(s.clusters), n(s.distilled), n(s.created), n(s.updated), n(s.reinforced), n(s.superseded), n(s.skipped), n(s.liveSkills), String(s.ingestSeconds), String(s.dbMB)]),
+        [
+          'Sessions',
+          'Calls',
+          'Success rate',
+          'Pass (s)',
+          'CPU (s)',
+          'Cluster (s)',
+          'Distil (s)',
+          'Sessions/s',
+          'Clusters',
+          'Distilled',
+          'Created',
+          'Updated',
+          'Reinforced',
+          'Superseded',
+          'Skipped',
+          'Live skills',
+          'Ingest (s, untimed)',
+          'DB (MB)',
+        ],
+        r.synthesis.map((s) => [
+          n(s.sessions),
+          n(s.calls),
+          String(s.successRate),
+          String(s.seconds),
+          String(s.cpuSeconds),
+          String(s.clusterSeconds),
+          String(s.distilSeconds),
+          n(s.sessionsPerSec),
+          n(s.clusters),
+          n(s.distilled),
+          n(s.created),
+          n(s.updated),
+          n(s.reinforced),
+          n(s.superseded),
+          n(s.skipped),
+          n(s.liveSkills),
+          String(s.ingestSeconds),
+          String(s.dbMB),
+        ]),
       ),
       '',
       'Cluster = detect + embed + cluster + save, up to the first distil callback; Distil = admit, distil, verify, reconcile and write every dirty cluster. ' +
-        'CPU = process CPU time during the pass (all threads: V8\'s GC helper threads can push it above wall time; other processes on the machine push wall time above it).',
+        "CPU = process CPU time during the pass (all threads: V8's GC helper threads can push it above wall time; other processes on the machine push wall time above it).",
       '',
     );
     for (const s of r.synthesis.filter((x) => x.profile)) {
       out.push(`### CPU profile of the ${k(s.sessions)} pass (${s.profile!.file})`, '');
-      out.push(table(['Self ms', 'Self %', 'Total %', 'Function (dist file:line)'], s.profile!.top.map((p) => [String(p.selfMs), String(p.selfPct), String(p.totalPct), p.where])), '');
-      out.push(table(['Inclusive ms', '%', 'Function (dist file:line)'], s.profile!.inclusive.map((p) => [String(p.totalMs), String(p.totalPct), p.where])), '');
+      out.push(
+        table(
+          ['Self ms', 'Self %', 'Total %', 'Function (dist file:line)'],
+          s.profile!.top.map((p) => [String(p.selfMs), String(p.selfPct), String(p.totalPct), p.where]),
+        ),
+        '',
+      );
+      out.push(
+        table(
+          ['Inclusive ms', '%', 'Function (dist file:line)'],
+          s.profile!.inclusive.map((p) => [String(p.totalMs), String(p.totalPct), p.where]),
+        ),
+        '',
+      );
     }
   }
 
@@ -263,30 +378,88 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('## Recall', '');
     out.push(
       table(
-        ['Skills', 'Queries', 'p50 (ms)', 'p99 (ms)', 'Mean (ms)', 'CPU p50 (ms)', 'No-write p50 / p99 (ms)', 'Brute p50 (ms)', 'Brute p99 (ms)', 'Speed-up p50', 'Top-1 agreement', 'Hit rate', 'First recall (ms)', 'Populate (s)'],
-        r.recall.map((q) => [n(q.skills), n(q.queries), String(q.p50Ms), String(q.p99Ms), String(q.meanMs), String(q.cpuP50Ms), `${q.readOnly.p50Ms} / ${q.readOnly.p99Ms}`, String(q.bruteForce.p50Ms), String(q.bruteForce.p99Ms), `x${q.speedupP50}`, String(q.top1Agreement), String(q.hitRate), String(q.firstRecallMs), String(q.populateSeconds)]),
+        [
+          'Skills',
+          'Queries',
+          'p50 (ms)',
+          'p99 (ms)',
+          'Mean (ms)',
+          'CPU p50 (ms)',
+          'No-write p50 / p99 (ms)',
+          'Brute p50 (ms)',
+          'Brute p99 (ms)',
+          'Speed-up p50',
+          'Top-1 agreement',
+          'Hit rate',
+          'First recall (ms)',
+          'Populate (s)',
+        ],
+        r.recall.map((q) => [
+          n(q.skills),
+          n(q.queries),
+          String(q.p50Ms),
+          String(q.p99Ms),
+          String(q.meanMs),
+          String(q.cpuP50Ms),
+          `${q.readOnly.p50Ms} / ${q.readOnly.p99Ms}`,
+          String(q.bruteForce.p50Ms),
+          String(q.bruteForce.p99Ms),
+          `x${q.speedupP50}`,
+          String(q.top1Agreement),
+          String(q.hitRate),
+          String(q.firstRecallMs),
+          String(q.populateSeconds),
+        ]),
       ),
       '',
       'Each query is timed alone through `memory.recall(goal)` (goal normalisation and embedding included), after a warm-up. ' +
         'Brute force: per query, `SELECT embedding FROM skills`, decode, dot product with every vector, sort' +
         (r.recall.some((q) => q.bruteForce.queries !== undefined && q.bruteForce.queries < q.queries)
-          ? ` (within a time budget: ${r.recall.filter((q) => q.bruteForce.queries !== undefined && q.bruteForce.queries < q.queries).map((q) => `${n(q.bruteForce.queries!)} queries at ${k(q.skills)} skills`).join(', ')}; top-1 agreement over those). `
+          ? ` (within a time budget: ${r.recall
+              .filter((q) => q.bruteForce.queries !== undefined && q.bruteForce.queries < q.queries)
+              .map((q) => `${n(q.bruteForce.queries!)} queries at ${k(q.skills)} skills`)
+              .join(', ')}; top-1 agreement over those). `
           : '. ') +
         'No-write: `memory.recall(goal, { record: false })`, without the write transaction (`store.recordRecall`: a `recalls` row, `recall_items`, `last_used_at`) that `memory.recall` makes whenever it serves a skill. ' +
-        'Top-1 agreement: the first skill recalled scores as the exact scan\'s first (both above the recall threshold; ties between copies of one goal count as agreement). ' +
+        "Top-1 agreement: the first skill recalled scores as the exact scan's first (both above the recall threshold; ties between copies of one goal count as agreement). " +
         'First recall: in the bench process, with no index file yet: reading every skill vector from SQLite, building the index and saving its file (see below for a new process).',
       '',
       'p50 of each step of a recall, timed alone:',
       '',
       table(
-        ['Skills', 'normalizeGoal (ms)', 'Embed goal (ms)', 'Index search (ms)', 'Change token (ms)', 'store.recordRecall write (ms)'],
-        r.recall.map((q) => [n(q.skills), String(q.breakdownP50Ms.normalize), String(q.breakdownP50Ms.embed), String(q.breakdownP50Ms.indexSearch), String(q.breakdownP50Ms.changeToken), String(q.breakdownP50Ms.recordRecall ?? '-')]),
+        [
+          'Skills',
+          'normalizeGoal (ms)',
+          'Embed goal (ms)',
+          'Index search (ms)',
+          'Change token (ms)',
+          'store.recordRecall write (ms)',
+        ],
+        r.recall.map((q) => [
+          n(q.skills),
+          String(q.breakdownP50Ms.normalize),
+          String(q.breakdownP50Ms.embed),
+          String(q.breakdownP50Ms.indexSearch),
+          String(q.breakdownP50Ms.changeToken),
+          String(q.breakdownP50Ms.recordRecall ?? '-'),
+        ]),
       ),
       '',
       '### The first recall of a new process',
       '',
       table(
-        ['Skills', 'From the index file (ms, median of 3 processes)', 'Its CPU time (ms)', 'openMemory (ms)', 'Embedder first use (ms)', 'Without the file: rebuild from SQLite (ms)', 'Before (listSkills + IVF build, ms)', 'Bench process, no file yet: rebuild + save (ms)', 'Peak RSS of the process (MB)', 'Load avg (1 min)'],
+        [
+          'Skills',
+          'From the index file (ms, median of 3 processes)',
+          'Its CPU time (ms)',
+          'openMemory (ms)',
+          'Embedder first use (ms)',
+          'Without the file: rebuild from SQLite (ms)',
+          'Before (listSkills + IVF build, ms)',
+          'Bench process, no file yet: rebuild + save (ms)',
+          'Peak RSS of the process (MB)',
+          'Load avg (1 min)',
+        ],
         r.recall.map((q) => [
           n(q.skills),
           String(q.newProcess.firstRecallMs),
@@ -296,7 +469,9 @@ export function renderMarkdown(r: BenchResults): string {
           q.newProcess.withoutFileMs === null ? 'not run' : String(q.newProcess.withoutFileMs),
           String(round1(q.firstRecallParts.listSkillsMs + q.firstRecallParts.indexBuildMs)),
           String(q.firstRecallMs),
-          q.newProcess.withoutFileMaxRssMB === null ? String(q.newProcess.maxRssMB) : `${q.newProcess.maxRssMB} (${q.newProcess.withoutFileMaxRssMB} without the file)`,
+          q.newProcess.withoutFileMaxRssMB === null
+            ? String(q.newProcess.maxRssMB)
+            : `${q.newProcess.maxRssMB} (${q.newProcess.withoutFileMaxRssMB} without the file)`,
           String(q.newProcess.load1),
         ]),
       ),
@@ -310,7 +485,18 @@ export function renderMarkdown(r: BenchResults): string {
       '### Three indexes over the same vectors (top 10)',
       '',
       table(
-        ['Skills', 'Queries', 'Exact scan p50 / p99 (ms)', 'IVF (before) p50 / p99 (ms)', 'IVF recall@10', 'Recall index p50 / p99 (ms)', 'Recall index recall@10', 'Recall index kind', 'Recall index file load (ms, bench process)', 'Load avg (1 min)'],
+        [
+          'Skills',
+          'Queries',
+          'Exact scan p50 / p99 (ms)',
+          'IVF (before) p50 / p99 (ms)',
+          'IVF recall@10',
+          'Recall index p50 / p99 (ms)',
+          'Recall index recall@10',
+          'Recall index kind',
+          'Recall index file load (ms, bench process)',
+          'Load avg (1 min)',
+        ],
         r.recall.map((q) => [
           n(q.skills),
           n(q.indexes.queries),
@@ -328,8 +514,8 @@ export function renderMarkdown(r: BenchResults): string {
       'Exact scan: `ExactIndex`, a flat dot-product scan over one Float32Array (brute force without SQLite), and the reference. ' +
         'IVF: the previous `VectorIndex` (~sqrt(n) k-means lists, sqrt(lists) probed). Recall index: `TieredIndex`, the exact scan below ' +
         '`recall.annFrom` skills and a USearch HNSW graph (M 16, ef_construction 128, ef 192, inner product) from there. ' +
-        'The recall index here is the one recall saved, loaded from its file (its build is the bench process\'s first recall above). ' +
-        'The vectors compared are the stored ones; recall itself removes half the namespace\'s mean goal direction first when a pass has recorded one (none in these bulk-written files). ' +
+        "The recall index here is the one recall saved, loaded from its file (its build is the bench process's first recall above). " +
+        "The vectors compared are the stored ones; recall itself removes half the namespace's mean goal direction first when a pass has recorded one (none in these bulk-written files). " +
         'recall@10 counts a hit tying the exact 10th score as found (many bench skills are copies of one goal and share its vector).',
       '',
     );
@@ -339,14 +525,25 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('## Clustering: incremental against greedy', '');
     out.push(
       table(
-        ['Sessions', 'Dims', 'Threshold', 'Incremental (ms)', 'Incremental clusters', 'Greedy (ms)', 'Greedy clusters', 'Greedy / incremental'],
+        [
+          'Sessions',
+          'Dims',
+          'Threshold',
+          'Incremental (ms)',
+          'Incremental clusters',
+          'Greedy (ms)',
+          'Greedy clusters',
+          'Greedy / incremental',
+        ],
         r.clustering.map((c) => [
           n(c.sessions),
           String(c.dims),
           String(c.threshold),
           String(round1(c.incremental.ms)),
           n(c.incremental.clusters),
-          c.greedy.extrapolated ? `>= ${n(Math.round(c.greedy.ms))} (extrapolated: ${n(c.greedy.processed)} sessions in ${n(Math.round(c.greedy.measuredMs))} ms)` : String(round1(c.greedy.ms)),
+          c.greedy.extrapolated
+            ? `>= ${n(Math.round(c.greedy.ms))} (extrapolated: ${n(c.greedy.processed)} sessions in ${n(Math.round(c.greedy.measuredMs))} ms)`
+            : String(round1(c.greedy.ms)),
           c.greedy.extrapolated ? `${n(c.greedy.clusters)} after ${n(c.greedy.processed)}` : n(c.greedy.clusters),
           `${c.greedy.extrapolated ? '>= ' : ''}x${c.ratio}`,
         ]),
@@ -366,7 +563,10 @@ export function renderMarkdown(r: BenchResults): string {
 
   if (r.cli) {
     out.push('## CLI cold start', '');
-    out.push(`\`${r.cli.command}\`, ${r.cli.runs} runs after one untimed run: median ${r.cli.medianMs} ms, min ${r.cli.minMs} ms, max ${r.cli.maxMs} ms; \`node -e ""\` median ${r.cli.nodeBaselineMedianMs} ms.`, '');
+    out.push(
+      `\`${r.cli.command}\`, ${r.cli.runs} runs after one untimed run: median ${r.cli.medianMs} ms, min ${r.cli.minMs} ms, max ${r.cli.maxMs} ms; \`node -e ""\` median ${r.cli.nodeBaselineMedianMs} ms.`,
+      '',
+    );
     if (r.cli.large) {
       out.push(
         `The same command on the ${n(r.cli.large.skills)}-skill recall file: median ${r.cli.large.medianMs} ms over ${r.cli.large.runs} runs, ` +
@@ -380,7 +580,13 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(
     table(
       ['Phase', 'Start (MB)', 'Peak (MB)', 'End (MB)', 'Load avg (1 min) at end'],
-      Object.entries(r.memory.phases).map(([name, p]) => [name, String(p.startMB), String(p.peakMB), String(p.endMB), String(p.load1)]),
+      Object.entries(r.memory.phases).map(([name, p]) => [
+        name,
+        String(p.startMB),
+        String(p.peakMB),
+        String(p.endMB),
+        String(p.load1),
+      ]),
     ),
     '',
     `Peak sampled RSS ${r.memory.peakRssMB} MB; kernel high-water mark (getrusage maxRSS) ${r.memory.kernelMaxRssMB} MB. ` +
@@ -401,5 +607,9 @@ export function synthesisScaling(runs: SynthesisResult[]): { from: number; to: n
 
 function table(header: string[], rows: string[][]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
-  return [`| ${header.map(esc).join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+  return [
+    `| ${header.map(esc).join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
 }

@@ -35,7 +35,17 @@ import type { TieredIndex } from '#dist/vector/tiered-index.js';
 import { VectorIndex } from '#dist/vector/vector-index.js';
 import { openMemory, type Memory } from '#dist/memory.js';
 import { renderSkillMd } from '#dist/pipeline/render-skill-md.js';
-import { renderMarkdown, renderSummaryTable, synthesisScaling, type BenchResults, type IngestResult, type RecallResult, type SynthesisResult, type CliResult, type ClusteringResult } from './report.js';
+import {
+  renderMarkdown,
+  renderSummaryTable,
+  synthesisScaling,
+  type BenchResults,
+  type IngestResult,
+  type RecallResult,
+  type SynthesisResult,
+  type CliResult,
+  type ClusteringResult,
+} from './report.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { IncrementalClusters } from '#dist/domain/clustering.js';
 import { bulkSkillWriter } from './bulk-skills.js';
@@ -87,7 +97,16 @@ const FULL: Plan = {
   cliRunsLarge: 5,
 };
 
-const QUICK: Plan = { ...FULL, mode: 'quick', ingestCalls: 40_000, synthSizes: [1_000, 5_000], skillCounts: [1_000], clusterSizes: [1_000, 5_000], greedyBudgetMs: 20_000, cliRuns: 5 };
+const QUICK: Plan = {
+  ...FULL,
+  mode: 'quick',
+  ingestCalls: 40_000,
+  synthSizes: [1_000, 5_000],
+  skillCounts: [1_000],
+  clusterSizes: [1_000, 5_000],
+  greedyBudgetMs: 20_000,
+  cliRuns: 5,
+};
 
 interface Context {
   plan: Plan;
@@ -127,13 +146,25 @@ async function main(): Promise<void> {
     return;
   }
   const plan: Plan = { ...(values.quick ? QUICK : FULL) };
-  const sizes = (s: string) => s.split(',').map((x) => Number(x.replace(/_/g, ''))).filter((n) => Number.isInteger(n) && n > 0);
+  const sizes = (s: string) =>
+    s
+      .split(',')
+      .map((x) => Number(x.replace(/_/g, '')))
+      .filter((n) => Number.isInteger(n) && n > 0);
   if (values['synth-sizes']) plan.synthSizes = sizes(values['synth-sizes']);
   if (values.skills) plan.skillCounts = sizes(values.skills);
   if (values['cluster-sizes']) plan.clusterSizes = sizes(values['cluster-sizes']);
   const only = values.only ? new Set(values.only.split(',').map((p) => p.trim() as Phase)) : null;
-  for (const p of only ?? []) if (!PHASES.includes(p)) throw new Error(`--only: unknown phase "${p}" (${PHASES.join(', ')})`);
-  const partial = !!(only || values['synth-sizes'] || values.skills || values['cluster-sizes'] || values.traces || values.seed);
+  for (const p of only ?? [])
+    if (!PHASES.includes(p)) throw new Error(`--only: unknown phase "${p}" (${PHASES.join(', ')})`);
+  const partial = !!(
+    only ||
+    values['synth-sizes'] ||
+    values.skills ||
+    values['cluster-sizes'] ||
+    values.traces ||
+    values.seed
+  );
   // A partial or quick run (one phase, other sizes, small sizes) must not overwrite the reference results.
   const scratch = partial || plan.mode === 'quick';
   const outDir = resolve(values.out ?? (scratch ? join(REPO, 'bench/results/tmp') : join(REPO, 'bench/results')));
@@ -155,7 +186,8 @@ async function main(): Promise<void> {
   // The large CLI cold start uses the largest recall file up to 10k skills (at 100k each process would spend its
   // start training the index, which the recall table already reports as first-recall time).
   const cliCounts = plan.skillCounts.filter((c) => c <= 10_000);
-  if (run('cli') && run('recall') && plan.skillCounts.length) ctx.keepForCli = cliCounts.length ? Math.max(...cliCounts) : Math.min(...plan.skillCounts);
+  if (run('cli') && run('recall') && plan.skillCounts.length)
+    ctx.keepForCli = cliCounts.length ? Math.max(...cliCounts) : Math.min(...plan.skillCounts);
   const results: BenchResults = {
     mode: plan.mode,
     partial,
@@ -171,7 +203,9 @@ async function main(): Promise<void> {
     cli: null,
     memory: { peakRssMB: 0, kernelMaxRssMB: 0, phases: {} },
   };
-  ctx.progress.line(`skillsmith bench (${plan.mode}${partial ? ', partial' : ''}) on ${results.machine.cpu}, ${results.machine.cores} cores; work dir ${ctx.work}`);
+  ctx.progress.line(
+    `skillsmith bench (${plan.mode}${partial ? ', partial' : ''}) on ${results.machine.cpu}, ${results.machine.cores} cores; work dir ${ctx.work}`,
+  );
 
   try {
     if (run('ingest')) results.ingest = await benchIngest(ctx);
@@ -188,7 +222,15 @@ async function main(): Promise<void> {
     peakRssMB: round(ctx.rss.peakMB, 1),
     kernelMaxRssMB: round(RssMonitor.kernelMaxMB(), 1),
     phases: Object.fromEntries(
-      Object.entries(ctx.rss.phases).map(([k, v]) => [k, { startMB: round(v.startMB, 1), peakMB: round(v.peakMB, 1), endMB: round(v.endMB, 1), load1: round(v.load1, 2) }]),
+      Object.entries(ctx.rss.phases).map(([k, v]) => [
+        k,
+        {
+          startMB: round(v.startMB, 1),
+          peakMB: round(v.peakMB, 1),
+          endMB: round(v.endMB, 1),
+          load1: round(v.load1, 2),
+        },
+      ]),
     ),
   };
 
@@ -201,8 +243,18 @@ async function main(): Promise<void> {
   writeFileSync(svgPath, renderChart(results));
   // The recall index's own report (issue 18): the recall and CLI phases of a full run, beside latest.*.
   if (outName === 'latest' && results.recall.length) {
-    const phases = Object.fromEntries(Object.entries(results.memory.phases).filter(([k]) => k.startsWith('recall') || k.startsWith('cli')));
-    const recallOnly: BenchResults = { ...results, partial: true, ingest: null, synthesis: [], synthesisScaling: null, clustering: [], memory: { ...results.memory, phases } };
+    const phases = Object.fromEntries(
+      Object.entries(results.memory.phases).filter(([k]) => k.startsWith('recall') || k.startsWith('cli')),
+    );
+    const recallOnly: BenchResults = {
+      ...results,
+      partial: true,
+      ingest: null,
+      synthesis: [],
+      synthesisScaling: null,
+      clustering: [],
+      memory: { ...results.memory, phases },
+    };
     writeFileSync(join(outDir, 'recall-index.json'), `${JSON.stringify(recallOnly, null, 2)}\n`);
     writeFileSync(join(outDir, 'recall-index.md'), renderMarkdown(recallOnly));
     writeFileSync(join(outDir, 'recall-index.svg'), renderChart(recallOnly));
@@ -230,7 +282,8 @@ async function benchIngest(ctx: Context): Promise<IngestResult> {
     const { inserted } = await memory.ingest(batch);
     batchMs.push(nowMs() - t0);
     cpu += cpuMs() - c0;
-    if (inserted !== batch.length) throw new Error(`ingest: ${batch.length - inserted} sessions of a fresh batch were skipped`);
+    if (inserted !== batch.length)
+      throw new Error(`ingest: ${batch.length - inserted} sessions of a fresh batch were skipped`);
     sessions += batch.length;
     calls += countCalls(batch);
     rss.sample();
@@ -253,7 +306,9 @@ async function benchIngest(ctx: Context): Promise<IngestResult> {
     batchMsMax: round(Math.max(...batchMs), 2),
     dbMB: round(fileMB(db), 1),
   };
-  progress.line(`ingest: ${result.calls.toLocaleString('en-US')} calls in ${result.seconds} s = ${result.callsPerSec.toLocaleString('en-US')} calls/s`);
+  progress.line(
+    `ingest: ${result.calls.toLocaleString('en-US')} calls in ${result.seconds} s = ${result.callsPerSec.toLocaleString('en-US')} calls/s`,
+  );
   removeDb(ctx, db);
   return result;
 }
@@ -313,7 +368,9 @@ async function benchSynthesis(ctx: Context, size: number): Promise<SynthesisResu
 
   const clusterMs = (clusteredAt ?? start + ms) - start;
   if (report.stats.newSessions !== size) {
-    progress.line(`${label}: warning: the pass read ${report.stats.newSessions} of ${size} sessions (bounded by config?)`);
+    progress.line(
+      `${label}: warning: the pass read ${report.stats.newSessions} of ${size} sessions (bounded by config?)`,
+    );
   }
   const result: SynthesisResult = {
     sessions: size,
@@ -460,17 +517,29 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
   listed.length = 0;
   plain.close();
 
-
   // A new process: its first recall loads the index file the recalls above left beside the database.
   const goalsJson = JSON.stringify(queries.slice(0, 200));
   const child = (config?: object) => {
     const argv = [FIRST_RECALL, db, goalsJson, ...(config ? [JSON.stringify(config)] : [])];
     const r = spawnSync(process.execPath, argv, { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`first-recall child exited ${r.status}: ${r.stderr}`);
-    return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { openMs: number; embedderWarmMs: number; firstRecallMs: number; firstRecallCpuMs?: number; rssMB: number; maxRssMB: number };
+    return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
+      openMs: number;
+      embedderWarmMs: number;
+      firstRecallMs: number;
+      firstRecallCpuMs?: number;
+      rssMB: number;
+      maxRssMB: number;
+    };
   };
   await memory.flushIndexes();
-  const { result: indexes, tiered } = compareIndexes(memory, queries, (await store.skillVectors(ns)).rows, index, recallIndexFile(memory, db));
+  const { result: indexes, tiered } = compareIndexes(
+    memory,
+    queries,
+    (await store.skillVectors(ns)).rows,
+    index,
+    recallIndexFile(memory, db),
+  );
   rss.sample();
   const loads = [child(), child(), child()].sort((a, b) => a.firstRecallMs - b.firstRecallMs);
   // Rebuilding 100k skills' graph in yet another process would add minutes to the bench: below that only.
@@ -485,7 +554,9 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
     withoutFileMaxRssMB: rebuilt ? round(rebuilt.maxRssMB, 1) : null,
     load1: round(loadavg()[0], 2),
   };
-  progress.line(`${label}: new process first recall ${newProcess.firstRecallMs} ms from the index file (${newProcess.withoutFileMs} ms without it); peak RSS ${newProcess.maxRssMB} MB`);
+  progress.line(
+    `${label}: new process first recall ${newProcess.firstRecallMs} ms from the index file (${newProcess.withoutFileMs} ms without it); peak RSS ${newProcess.maxRssMB} MB`,
+  );
 
   // Where a recall's time goes: each step of the hot path timed alone over the same queries.
   const normalised = queries.map((q) => normalizeGoal(q));
@@ -501,7 +572,12 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
     tokenMs.push(nowMs() - t);
     if (hit && i < 500) {
       t = nowMs();
-      await store.recordRecall(ns, { sessionId: null, goal: queries[i], at: new Date().toISOString(), items: [{ skillId: hit.id, rank: 0, similarity: hit.similarity }] });
+      await store.recordRecall(ns, {
+        sessionId: null,
+        goal: queries[i],
+        at: new Date().toISOString(),
+        items: [{ skillId: hit.id, rank: 0, similarity: hit.similarity }],
+      });
       writeMs.push(nowMs() - t);
     }
   }
@@ -520,9 +596,18 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
     meanMs: round(mean(latency), 3),
     cpuP50Ms: round(percentile(cpuLatency, 50), 3),
     hitRate: round(hits / queries.length, 3),
-    bruteForce: { p50Ms: round(bruteP50, 3), p99Ms: round(percentile(bruteLatency, 99), 3), meanMs: round(mean(bruteLatency), 3), queries: bruteLatency.length },
+    bruteForce: {
+      p50Ms: round(bruteP50, 3),
+      p99Ms: round(percentile(bruteLatency, 99), 3),
+      meanMs: round(mean(bruteLatency), 3),
+      queries: bruteLatency.length,
+    },
     speedupP50: round(bruteP50 / p50, 1),
-    readOnly: { p50Ms: round(percentile(readOnlyLatency, 50), 3), p99Ms: round(percentile(readOnlyLatency, 99), 3), meanMs: round(mean(readOnlyLatency), 3) },
+    readOnly: {
+      p50Ms: round(percentile(readOnlyLatency, 50), 3),
+      p99Ms: round(percentile(readOnlyLatency, 99), 3),
+      meanMs: round(mean(readOnlyLatency), 3),
+    },
     top1Agreement: round(agree / bruteLatency.length, 3),
     breakdownP50Ms: {
       normalize: round(percentile(normalizeMs, 50), 3),
@@ -550,12 +635,20 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
  * without SQLite), the previous IVF index, and the tiered index recall now uses (HNSW from `annFrom` skills).
  * recall@10 counts a hit that ties the exact 10th score as found: many bench skills share one goal vector.
  */
-function compareIndexes(memory: Memory, goals: string[], rows: { id: string; embedding: Float32Array | null }[], ivf: VectorIndex, indexFile: string) {
+function compareIndexes(
+  memory: Memory,
+  goals: string[],
+  rows: { id: string; embedding: Float32Array | null }[],
+  ivf: VectorIndex,
+  indexFile: string,
+) {
   const d = memory.embedder.dimensions;
   const withVector = rows.filter((r) => r.embedding && r.embedding.length === d);
   const ids = withVector.map((r) => r.id);
   const vectors = new Float32Array(ids.length * d);
-  withVector.forEach((r, i) => vectors.set(r.embedding!, i * d));
+  withVector.forEach((r, i) => {
+    vectors.set(r.embedding!, i * d);
+  });
   let t0 = nowMs();
   const exact = ExactIndex.fromArrays(d, ids, vectors.slice());
   const exactBuildMs = nowMs() - t0;
@@ -577,20 +670,33 @@ function compareIndexes(memory: Memory, goals: string[], rows: { id: string; emb
       ms.push(nowMs() - t);
       found += recallAt10(hits, truth[i]);
     }
-    return { p50Ms: round(percentile(ms, 50), 3), p99Ms: round(percentile(ms, 99), 3), recallAt10: round(found / queries.length, 4) };
+    return {
+      p50Ms: round(percentile(ms, 50), 3),
+      p99Ms: round(percentile(ms, 99), 3),
+      recallAt10: round(found / queries.length, 4),
+    };
   };
   const result = {
     queries: queries.length,
     exact: { ...measure(exact), buildMs: round(exactBuildMs, 1) },
     ivf: measure(ivf),
-    tiered: { ...measure(tiered), loadMs: round(tieredLoadMs, 1), kind: tiered.approximate ? ('hnsw' as const) : ('exact' as const) },
+    tiered: {
+      ...measure(tiered),
+      loadMs: round(tieredLoadMs, 1),
+      kind: tiered.approximate ? ('hnsw' as const) : ('exact' as const),
+    },
   };
   return { result, tiered };
 }
 
 /** The path of the recall index file of the memory's namespace and embedder beside `db`. */
 function recallIndexFile(memory: Memory, db: string): string {
-  const path = recallIndexPath({ storeKind: 'sqlite', storeLocation: db, namespace: memory.namespace, embedderId: memory.embedder.id });
+  const path = recallIndexPath({
+    storeKind: 'sqlite',
+    storeLocation: db,
+    namespace: memory.namespace,
+    embedderId: memory.embedder.id,
+  });
   if (!path || !existsSync(path)) throw new Error(`bench: no recall index file beside ${db}`);
   return path;
 }
@@ -613,7 +719,12 @@ function recallAt10(got: SearchHit[], want: SearchHit[]): number {
  * the rows writeSkill('add') would (skills, skill_versions, audit, events), 1,000 per transaction; elsewhere,
  * through the store's one write path, one skill at a time.
  */
-async function populateSkills(ctx: Context, memory: Memory, count: number, onProgress?: (done: number) => void): Promise<number> {
+async function populateSkills(
+  ctx: Context,
+  memory: Memory,
+  count: number,
+  onProgress?: (done: number) => void,
+): Promise<number> {
   const store = memory.store!;
   const start = nowMs();
   let i = 0;
@@ -621,7 +732,10 @@ async function populateSkills(ctx: Context, memory: Memory, count: number, onPro
   const bulk = db ? bulkSkillWriter(db) : null;
   for (const batch of syntheticSessionBatches(count, ctx.seed + 1, ctx.traces, 1_000)) {
     if (bulk) {
-      bulk.write(batch.map((session) => skillFrom(memory, session, i++)), 'bench');
+      bulk.write(
+        batch.map((session) => skillFrom(memory, session, i++)),
+        'bench',
+      );
       ctx.rss.sample();
       onProgress?.(i);
       continue;
@@ -723,7 +837,13 @@ async function benchClustering(ctx: Context): Promise<ClusteringResult[]> {
       dims,
       threshold,
       incremental: { ms: round(incMs, 1), clusters: inc.clusters.size },
-      greedy: { ms: round(greedyMs, 1), clusters: g.clusters, processed: g.processed, measuredMs: round(g.ms, 1), extrapolated: !g.complete },
+      greedy: {
+        ms: round(greedyMs, 1),
+        clusters: g.clusters,
+        processed: g.processed,
+        measuredMs: round(g.ms, 1),
+        extrapolated: !g.complete,
+      },
       ratio: round(greedyMs / incMs, 1),
     };
     progress.line(
@@ -770,7 +890,11 @@ async function benchCli(ctx: Context): Promise<CliResult> {
       timesLarge.push(spawnMs(argsLarge).ms);
       progress.bar(`cli cold start, ${short(ctx.largeSkillDb.skills)} skills`, i + 1, plan.cliRunsLarge);
     }
-    large = { skills: ctx.largeSkillDb.skills, runs: plan.cliRunsLarge, medianMs: round(percentile(timesLarge, 50), 1) };
+    large = {
+      skills: ctx.largeSkillDb.skills,
+      runs: plan.cliRunsLarge,
+      medianMs: round(percentile(timesLarge, 50), 1),
+    };
     removeDb(ctx, ctx.largeSkillDb.path);
   }
   rss.end();

@@ -14,8 +14,7 @@ import { REPO } from './paths.js';
 // size, and session i of a 10k set is session i of a 100k set.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseCaptureText } from '#dist/capture/parse-file.js';
 import type { Session, ToolCall } from '#dist/domain/types.js';
 
@@ -62,7 +61,12 @@ export function loadSourceSessions(sourceFiles: readonly string[]): Session[] {
 }
 
 /** `count` synthetic sessions as one array (for small counts; see `syntheticSessionBatches` for big ones). */
-export function syntheticSessions(count: number, seed: number, sourceFiles: readonly string[] = defaultSourceFiles(), opts: SyntheticOptions = {}): Session[] {
+export function syntheticSessions(
+  count: number,
+  seed: number,
+  sourceFiles: readonly string[] = defaultSourceFiles(),
+  opts: SyntheticOptions = {},
+): Session[] {
   const out: Session[] = [];
   for (const batch of syntheticSessionBatches(count, seed, sourceFiles, 1000, opts)) out.push(...batch);
   return out;
@@ -79,13 +83,19 @@ export function* syntheticSessionBatches(
   const sources = loadSourceSessions(sourceFiles);
   for (let start = 0; start < count; start += batchSize) {
     const batch: Session[] = [];
-    for (let i = start; i < Math.min(count, start + batchSize); i++) batch.push(syntheticSession(sources, seed, i, opts));
+    for (let i = start; i < Math.min(count, start + batchSize); i++)
+      batch.push(syntheticSession(sources, seed, i, opts));
     yield batch;
   }
 }
 
 /** Session `index` of the synthetic set `seed`. */
-export function syntheticSession(sources: readonly Session[], seed: number, index: number, opts: SyntheticOptions = {}): Session {
+export function syntheticSession(
+  sources: readonly Session[],
+  seed: number,
+  index: number,
+  opts: SyntheticOptions = {},
+): Session {
   const rand = mulberry32(mixSeed(seed, index));
   const src = sources[Math.floor(rand() * sources.length)];
   const perturb = digitPerturber(rand);
@@ -118,7 +128,11 @@ export function syntheticSession(sources: readonly Session[], seed: number, inde
  * message the agent saw (tau's `meta.first_user_message`; read here by the benchmark, never by the engine),
  * with its identifiers perturbed.
  */
-export function syntheticGoals(count: number, seed: number, sourceFiles: readonly string[] = defaultSourceFiles()): string[] {
+export function syntheticGoals(
+  count: number,
+  seed: number,
+  sourceFiles: readonly string[] = defaultSourceFiles(),
+): string[] {
   const sources = loadSourceSessions(sourceFiles);
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -168,12 +182,92 @@ function perturbValue(value: unknown, perturb: (s: string) => string): unknown {
   return value;
 }
 
-const CITIES = ['Denver', 'Portland', 'Boston', 'Austin', 'Chicago', 'Phoenix', 'Atlanta', 'Miami', 'Seattle', 'Detroit', 'Nashville', 'Tucson', 'Omaha', 'Raleigh', 'Baltimore', 'Cleveland', 'Honolulu', 'Anchorage', 'Boise', 'Madison'];
-const JOBS = ['nurse', 'teacher', 'plumber', 'software engineer', 'accountant', 'chef', 'pilot', 'student', 'retired firefighter', 'graphic designer', 'pharmacist', 'farmer', 'lawyer', 'electrician', 'librarian', 'paramedic'];
-const REASONS = ['you have a meeting soon', 'your phone battery is low', 'you are boarding a train', 'your child is waiting', 'you are on a lunch break', 'the store closes soon', 'you are driving later', 'you have guests coming over'];
-const MOODS = ['polite but impatient', 'cheerful and chatty', 'a bit confused', 'calm and precise', 'frustrated after a long day', 'friendly and relaxed', 'terse', 'anxious about money'];
-const RELATIONS = ['sister', 'brother', 'daughter', 'son', 'neighbour', 'colleague', 'husband', 'wife', 'friend', 'grandmother'];
-const TOPICS = ['gardening', 'basketball', 'jazz', 'hiking', 'chess', 'baking', 'photography', 'cycling', 'knitting', 'astronomy', 'fishing', 'painting'];
+const CITIES = [
+  'Denver',
+  'Portland',
+  'Boston',
+  'Austin',
+  'Chicago',
+  'Phoenix',
+  'Atlanta',
+  'Miami',
+  'Seattle',
+  'Detroit',
+  'Nashville',
+  'Tucson',
+  'Omaha',
+  'Raleigh',
+  'Baltimore',
+  'Cleveland',
+  'Honolulu',
+  'Anchorage',
+  'Boise',
+  'Madison',
+];
+const JOBS = [
+  'nurse',
+  'teacher',
+  'plumber',
+  'software engineer',
+  'accountant',
+  'chef',
+  'pilot',
+  'student',
+  'retired firefighter',
+  'graphic designer',
+  'pharmacist',
+  'farmer',
+  'lawyer',
+  'electrician',
+  'librarian',
+  'paramedic',
+];
+const REASONS = [
+  'you have a meeting soon',
+  'your phone battery is low',
+  'you are boarding a train',
+  'your child is waiting',
+  'you are on a lunch break',
+  'the store closes soon',
+  'you are driving later',
+  'you have guests coming over',
+];
+const MOODS = [
+  'polite but impatient',
+  'cheerful and chatty',
+  'a bit confused',
+  'calm and precise',
+  'frustrated after a long day',
+  'friendly and relaxed',
+  'terse',
+  'anxious about money',
+];
+const RELATIONS = [
+  'sister',
+  'brother',
+  'daughter',
+  'son',
+  'neighbour',
+  'colleague',
+  'husband',
+  'wife',
+  'friend',
+  'grandmother',
+];
+const TOPICS = [
+  'gardening',
+  'basketball',
+  'jazz',
+  'hiking',
+  'chess',
+  'baking',
+  'photography',
+  'cycling',
+  'knitting',
+  'astronomy',
+  'fishing',
+  'painting',
+];
 
 const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)];
 
@@ -191,7 +285,6 @@ function personaDetail(rand: () => number): string {
 }
 
 // ── seeded PRNG ─────────────────────────────────────────────────────────────
-
 
 /** Independent stream per (seed, index): a murmur3-style finaliser of both. */
 function mixSeed(seed: number, index: number): number {

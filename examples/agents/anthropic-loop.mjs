@@ -15,7 +15,8 @@ function fakeAnthropic(episode) {
         const block = Array.isArray(last.content) ? last.content.find((b) => b.type === 'tool_result') : null;
         const lastResult = block ? JSON.parse(block.content) : null;
         const next = scriptedPlan(episode, step++, lastResult);
-        if (next.answer) return { role: 'assistant', content: [{ type: 'text', text: next.answer }], stop_reason: 'end_turn' };
+        if (next.answer)
+          return { role: 'assistant', content: [{ type: 'text', text: next.answer }], stop_reason: 'end_turn' };
         return {
           role: 'assistant',
           content: [
@@ -32,7 +33,11 @@ function fakeAnthropic(episode) {
 const { memory, recorder, cleanup } = await openExampleMemory();
 const shop = createShop();
 const tools = recorder.wrapFunctions(shop.tools);
-const toolSpecs = Object.entries(shop.schemas).map(([name, s]) => ({ name, description: s.description, input_schema: s.parameters }));
+const toolSpecs = Object.entries(shop.schemas).map(([name, s]) => ({
+  name,
+  description: s.description,
+  input_schema: s.parameters,
+}));
 
 for (const episode of EPISODES) {
   const anthropic = fakeAnthropic(episode);
@@ -40,16 +45,28 @@ for (const episode of EPISODES) {
   const messages = [{ role: 'user', content: episode.goal }];
   let answer = null;
   for (let turn = 0; turn < 10 && answer === null; turn++) {
-    const res = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 1024, messages, tools: toolSpecs });
+    const res = await anthropic.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1024,
+      messages,
+      tools: toolSpecs,
+    });
     messages.push({ role: 'assistant', content: res.content });
     if (res.stop_reason !== 'tool_use') {
-      answer = res.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+      answer = res.content
+        .filter((b) => b.type === 'text')
+        .map((b) => b.text)
+        .join('');
       break;
     }
     const results = [];
     for (const use of res.content.filter((b) => b.type === 'tool_use')) {
       try {
-        results.push({ type: 'tool_result', tool_use_id: use.id, content: JSON.stringify(await tools[use.name](use.input)) });
+        results.push({
+          type: 'tool_result',
+          tool_use_id: use.id,
+          content: JSON.stringify(await tools[use.name](use.input)),
+        });
       } catch (e) {
         results.push({ type: 'tool_result', tool_use_id: use.id, content: e.message, is_error: true });
       }

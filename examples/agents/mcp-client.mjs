@@ -12,10 +12,19 @@ const shop = createShop();
 const server = new McpServer({ name: 'shop', version: '1.0.0' });
 const text = (v) => ({ content: [{ type: 'text', text: typeof v === 'string' ? v : JSON.stringify(v) }] });
 const fail = (e) => ({ content: [{ type: 'text', text: e.message }], isError: true });
-server.registerTool('find_user_id_by_email', { description: 'Find a customer', inputSchema: { email: z.string() } }, (a) => shop.tools.find_user_id_by_email(a).then(text, fail));
-server.registerTool('get_order_details', { description: 'Order details', inputSchema: { order_id: z.string() } }, (a) => shop.tools.get_order_details(a).then(text, fail));
-server.registerTool('cancel_pending_order', { description: 'Cancel', inputSchema: { order_id: z.string(), reason: z.string() } }, (a) =>
-  shop.tools.cancel_pending_order(a).then((r) => (r.error ? { ...text(r.error), isError: true } : text(r)), fail),
+server.registerTool(
+  'find_user_id_by_email',
+  { description: 'Find a customer', inputSchema: { email: z.string() } },
+  (a) => shop.tools.find_user_id_by_email(a).then(text, fail),
+);
+server.registerTool('get_order_details', { description: 'Order details', inputSchema: { order_id: z.string() } }, (a) =>
+  shop.tools.get_order_details(a).then(text, fail),
+);
+server.registerTool(
+  'cancel_pending_order',
+  { description: 'Cancel', inputSchema: { order_id: z.string(), reason: z.string() } },
+  (a) =>
+    shop.tools.cancel_pending_order(a).then((r) => (r.error ? { ...text(r.error), isError: true } : text(r)), fail),
 );
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 const client = new Client({ name: 'agent', version: '1.0.0' });

@@ -16,7 +16,17 @@ function fakeOpenAI(episode) {
           const next = scriptedPlan(episode, step++, lastResult);
           const message = next.answer
             ? { role: 'assistant', content: next.answer }
-            : { role: 'assistant', content: null, tool_calls: [{ id: `call_${step}`, type: 'function', function: { name: next.tool, arguments: JSON.stringify(next.args) } }] };
+            : {
+                role: 'assistant',
+                content: null,
+                tool_calls: [
+                  {
+                    id: `call_${step}`,
+                    type: 'function',
+                    function: { name: next.tool, arguments: JSON.stringify(next.args) },
+                  },
+                ],
+              };
           return { choices: [{ index: 0, message, finish_reason: next.answer ? 'stop' : 'tool_calls' }] };
         },
       },
@@ -28,7 +38,10 @@ const { memory, recorder, cleanup } = await openExampleMemory();
 const shop = createShop();
 // Wrap the tools once: every call made through `tools` is recorded into the current session.
 const tools = recorder.wrapFunctions(shop.tools);
-const toolSpecs = Object.entries(shop.schemas).map(([name, s]) => ({ type: 'function', function: { name, description: s.description, parameters: s.parameters } }));
+const toolSpecs = Object.entries(shop.schemas).map(([name, s]) => ({
+  type: 'function',
+  function: { name, description: s.description, parameters: s.parameters },
+}));
 
 for (const episode of EPISODES) {
   const openai = fakeOpenAI(episode);
@@ -44,7 +57,9 @@ for (const episode of EPISODES) {
       messages.push(msg);
       if (!msg.tool_calls?.length) {
         const end = await session.end({ finalAnswer: msg.content });
-        console.log(`[openai] ${episode.order}: ${msg.content} -> ${end.outcome} (${end.outcomeSource}${end.reason ? `: ${end.reason}` : ''})`);
+        console.log(
+          `[openai] ${episode.order}: ${msg.content} -> ${end.outcome} (${end.outcomeSource}${end.reason ? `: ${end.reason}` : ''})`,
+        );
         return;
       }
       for (const call of msg.tool_calls) {

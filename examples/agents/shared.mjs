@@ -47,11 +47,21 @@ export function createShop() {
       },
     },
     schemas: {
-      find_user_id_by_email: { description: 'Find a customer by email', parameters: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] } },
-      get_order_details: { description: 'Details of an order', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } },
+      find_user_id_by_email: {
+        description: 'Find a customer by email',
+        parameters: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
+      },
+      get_order_details: {
+        description: 'Details of an order',
+        parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+      },
       cancel_pending_order: {
         description: 'Cancel a pending order',
-        parameters: { type: 'object', properties: { order_id: { type: 'string' }, reason: { type: 'string' } }, required: ['order_id', 'reason'] },
+        parameters: {
+          type: 'object',
+          properties: { order_id: { type: 'string' }, reason: { type: 'string' } },
+          required: ['order_id', 'reason'],
+        },
       },
     },
   };
@@ -59,11 +69,31 @@ export function createShop() {
 
 /** The goals the examples' agents get: the same kind of task, phrased differently. */
 export const EPISODES = [
-  { goal: "Hi, I'm alice.w@example.com and I want to cancel my order #W1001, I ordered it by mistake", email: 'alice.w@example.com', order: '#W1001' },
-  { goal: 'Please cancel order #W2002 for bob.k@example.com, I no longer need it', email: 'bob.k@example.com', order: '#W2002' },
-  { goal: 'Cancel my pending order #W3003 (account chen.l@example.com), ordered by mistake', email: 'chen.l@example.com', order: '#W3003' },
-  { goal: 'I want to cancel order #W4004, my email is dana.m@example.com', email: 'dana.m@example.com', order: '#W4004' },
-  { goal: 'Can you cancel my order #W5005? I am eve.n@example.com and no longer need it', email: 'eve.n@example.com', order: '#W5005' },
+  {
+    goal: "Hi, I'm alice.w@example.com and I want to cancel my order #W1001, I ordered it by mistake",
+    email: 'alice.w@example.com',
+    order: '#W1001',
+  },
+  {
+    goal: 'Please cancel order #W2002 for bob.k@example.com, I no longer need it',
+    email: 'bob.k@example.com',
+    order: '#W2002',
+  },
+  {
+    goal: 'Cancel my pending order #W3003 (account chen.l@example.com), ordered by mistake',
+    email: 'chen.l@example.com',
+    order: '#W3003',
+  },
+  {
+    goal: 'I want to cancel order #W4004, my email is dana.m@example.com',
+    email: 'dana.m@example.com',
+    order: '#W4004',
+  },
+  {
+    goal: 'Can you cancel my order #W5005? I am eve.n@example.com and no longer need it',
+    email: 'eve.n@example.com',
+    order: '#W5005',
+  },
 ];
 
 /** The scripted "model": what a capable model would do next, given the goal and the tool results so far. */
@@ -71,10 +101,11 @@ export function scriptedPlan(episode, step, lastResult) {
   if (step === 0) return { tool: 'find_user_id_by_email', args: { email: episode.email } };
   if (step === 1) return { tool: 'get_order_details', args: { order_id: episode.order } };
   if (step === 2) {
-    if (lastResult && lastResult.status !== 'pending') return { answer: `Order ${episode.order} is ${lastResult.status}, so it cannot be cancelled.` };
+    if (lastResult && lastResult.status !== 'pending')
+      return { answer: `Order ${episode.order} is ${lastResult.status}, so it cannot be cancelled.` };
     return { tool: 'cancel_pending_order', args: { order_id: episode.order, reason: 'no longer needed' } };
   }
-  if (lastResult && lastResult.error) return { answer: `Sorry, I could not cancel ${episode.order}: ${lastResult.error}` };
+  if (lastResult?.error) return { answer: `Sorry, I could not cancel ${episode.order}: ${lastResult.error}` };
   return { answer: `Order ${episode.order} is cancelled; ${lastResult?.refund ?? 'the'} will be refunded.` };
 }
 
@@ -96,10 +127,14 @@ export async function openExampleMemory() {
 export async function learnAndRecall(memory, label) {
   const report = await memory.synthesize();
   const skills = await memory.listSkills();
-  console.log(`[${label}] ${(await memory.store.countSessions(memory.namespace))} sessions recorded; synthesis created ${report.created.length} skill(s): ${skills.map((s) => s.name).join(', ') || '-'}`);
+  console.log(
+    `[${label}] ${await memory.store.countSessions(memory.namespace)} sessions recorded; synthesis created ${report.created.length} skill(s): ${skills.map((s) => s.name).join(', ') || '-'}`,
+  );
   const goal = 'Please cancel my order #W6006, the account is fay.o@example.com';
   const hits = await memory.recall(goal);
-  console.log(`[${label}] recall "${goal}" -> ${hits.map((h) => `${h.name} (${h.similarity.toFixed(2)})`).join(', ') || 'no skill'}`);
+  console.log(
+    `[${label}] recall "${goal}" -> ${hits.map((h) => `${h.name} (${h.similarity.toFixed(2)})`).join(', ') || 'no skill'}`,
+  );
   if (hits.length) console.log(memory.formatContext(hits));
   return { skills, hits };
 }

@@ -16,18 +16,26 @@ async function generateText({ model, tools, prompt, maxSteps }) {
     if (next.answer) return { text: next.answer, steps };
     const toolCallId = `call_${i}`;
     try {
-      lastResult = await tools[next.tool].execute(next.args, { toolCallId, messages: [{ role: 'user', content: prompt }] });
+      lastResult = await tools[next.tool].execute(next.args, {
+        toolCallId,
+        messages: [{ role: 'user', content: prompt }],
+      });
     } catch (e) {
       lastResult = { error: e.message };
     }
-    steps.push({ toolCalls: [{ toolCallId, toolName: next.tool, args: next.args }], toolResults: [{ toolCallId, result: lastResult }] });
+    steps.push({
+      toolCalls: [{ toolCallId, toolName: next.tool, args: next.args }],
+      toolResults: [{ toolCallId, result: lastResult }],
+    });
   }
   return { text: '', steps };
 }
 
 const { memory, recorder, cleanup } = await openExampleMemory();
 const shop = createShop();
-const sdkTools = Object.fromEntries(Object.entries(shop.tools).map(([name, fn]) => [name, tool({ ...shop.schemas[name], execute: fn })]));
+const sdkTools = Object.fromEntries(
+  Object.entries(shop.tools).map(([name, fn]) => [name, tool({ ...shop.schemas[name], execute: fn })]),
+);
 // Wrap once; descriptions and schemas are kept, `execute` is recorded.
 const tools = recorder.wrapVercelTools(sdkTools);
 

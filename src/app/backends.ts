@@ -38,3 +38,17 @@ export async function openEmbedder(config: SkillsmithConfig, deps: BackendDeps =
   const { createEmbedder } = await import('../llm/backends.js');
   return createEmbedder(config, deps);
 }
+
+export type { TransferReport } from '../store/postgres/transfer.js';
+
+/**
+ * Copies the memory at `from` into the empty memory at `to` (SQLite path or postgres:// URL) and verifies it:
+ * `skillsmith migrate`. Loaded on use, so commands that do not copy never load the PostgreSQL driver.
+ */
+export async function copyMemory(
+  from: string,
+  to: string,
+): Promise<import('../store/postgres/transfer.js').TransferReport> {
+  const { transferMemory } = await import('../store/postgres/transfer.js');
+  return transferMemory(from, to);
+}

@@ -8,7 +8,7 @@ import type { Outcome, Session, ToolCall } from '../domain/types.js';
 import type { Catalog } from './catalog.js';
 import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
-import { NotFoundError, PassLockedError, SessionStateError } from './errors.js';
+import { NotFoundError, PassLockedError, SessionStateError } from '../errors/index.js';
 import type { PassLock, Synthesis } from './synthesis.js';
 import type { IngestResult, RecordedCall, SessionRecorder } from './types.js';
 
@@ -32,7 +32,9 @@ export class Capture {
    * (idempotent). A session over the limits (calls per session, record size, nesting depth) is not stored and
    * is named in `problems`; the others are.
    */
-  async ingest(sessions: Session[]): Promise<{ inserted: number; skipped: number; problems?: { index: number; sessionId: string; reason: string }[] }> {
+  async ingest(
+    sessions: Session[],
+  ): Promise<{ inserted: number; skipped: number; problems?: { index: number; sessionId: string; reason: string }[] }> {
     const problems: { index: number; sessionId: string; reason: string }[] = [];
     const policy = resolvePrivacy(this.ctx.config.capture.privacy);
     const ok: Session[] = [];
@@ -42,7 +44,14 @@ export class Capture {
       // Ids, agent ids, sources and labels are keys and names shown everywhere: protected here. Goals and
       // calls are stored as the caller gives them (the deny rules must still see a secret in a span; every
       // text is redacted before it reaches evidence, a skill or an export).
-      else ok.push({ ...session, id: protectId(policy, session.id, 'sid'), agentId: protectId(policy, session.agentId, 'agent'), source: protectId(policy, session.source, 'source'), labels: protectSession({ ...session, calls: [] }, policy, 0).labels });
+      else
+        ok.push({
+          ...session,
+          id: protectId(policy, session.id, 'sid'),
+          agentId: protectId(policy, session.agentId, 'agent'),
+          source: protectId(policy, session.source, 'source'),
+          labels: protectSession({ ...session, calls: [] }, policy, 0).labels,
+        });
     });
     const r = await this.ctx.requireStore().insertSessions(ok);
     this.synthesis.noteNewSessions(r.inserted);
@@ -55,7 +64,10 @@ export class Capture {
    * stored; sessions without an outcome are judged (`capture.judge`, or `opts.judge`) and stored as judged.
    * Bad records are reported with line, JSON path and reason; the valid ones are kept.
    */
-  async ingestFile(path: string, opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {}): Promise<IngestResult> {
+  async ingestFile(
+    path: string,
+    opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
+  ): Promise<IngestResult> {
     const { ctx } = this;
     const store = ctx.requireStore();
     const text = readFileSync(path, 'utf8');
@@ -83,13 +95,24 @@ export class Capture {
         first.set(s.id, { session: s, line });
         unique.push(s);
       } else if (!sameSession(prior.session, s)) {
-        problems.push({ file: path, line, reason: `session id ${s.id} was already used at line ${prior.line} by a session with different content; the first is kept` });
+        problems.push({
+          file: path,
+          line,
+          reason: `session id ${s.id} was already used at line ${prior.line} by a session with different content; the first is kept`,
+        });
       }
     });
-    for (const stored of await store.getSessions(ctx.ns(opts.namespace), unique.map((s) => s.id))) {
+    for (const stored of await store.getSessions(
+      ctx.ns(opts.namespace),
+      unique.map((s) => s.id),
+    )) {
       const mine = first.get(stored.id);
       if (mine && !sameSession(stored, mine.session)) {
-        problems.push({ file: path, line: mine.line, reason: `session id ${stored.id} is already stored with different content; the stored one is kept` });
+        problems.push({
+          file: path,
+          line: mine.line,
+          reason: `session id ${stored.id} is already stored with different content; the stored one is kept`,
+        });
       }
     }
     problems.sort((a, b) => a.line - b.line);
@@ -104,7 +127,13 @@ export class Capture {
       detected: parsed.detected,
       formats: parsed.formats,
       records: parsed.records.map(({ finalAnswer: _f, ...r }) => r),
-      judged: judgement && { judge: judgement.judge, judged: judgement.judged, success: judgement.success, failure: judgement.failure, unknown: judgement.unknown },
+      judged: judgement && {
+        judge: judgement.judge,
+        judged: judgement.judged,
+        success: judgement.success,
+        failure: judgement.failure,
+        unknown: judgement.unknown,
+      },
     };
   }
 
@@ -125,13 +154,23 @@ export class Capture {
   }
 
   /** Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. */
-  async startSession(opts: { goal: string; cue?: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<SessionRecorder> {
+  async startSession(opts: {
+    goal: string;
+    cue?: string;
+    id?: string;
+    agentId?: string;
+    source?: string;
+    namespace?: string;
+  }): Promise<SessionRecorder> {
     const { ctx } = this;
     const store = ctx.requireStore();
     if (!opts.goal?.trim()) throw new RangeError('startSession: goal must be a non-empty string');
     const privacy = ctx.config.capture.privacy;
     const limits = ctx.config.capture;
-    if (opts.goal.length > limits.maxRecordBytes) throw new RangeError(`startSession: goal is ${opts.goal.length} characters, over the ${limits.maxRecordBytes} limit`);
+    if (opts.goal.length > limits.maxRecordBytes)
+      throw new RangeError(
+        `startSession: goal is ${opts.goal.length} characters, over the ${limits.maxRecordBytes} limit`,
+      );
     // Ids, agent ids and sources are stored as keys: one that holds a secret or personal data becomes a keyed hash.
     const id = opts.id ? ctx.sessionKey(opts.id) : `s_${randomUUID()}`;
     const namespace = ctx.ns(opts.namespace);
@@ -150,7 +189,8 @@ export class Capture {
     });
     const existing = await store.getSession(namespace, id);
     // Re-opening a live session (a restarted agent) continues it; an ended one has its outcome and stays closed.
-    if (existing?.endedAt) throw new SessionStateError(`session ${id} already ended (${existing.outcome}); start a new session`);
+    if (existing?.endedAt)
+      throw new SessionStateError(`session ${id} already ended (${existing.outcome}); start a new session`);
     let position = existing?.calls.length ?? 0;
     let ended = false;
     this.synthesis.noteFirstUse();
@@ -182,16 +222,32 @@ export class Capture {
     const limits = this.ctx.config.capture;
     if (!c.tool) throw new RangeError('call: tool must be a non-empty string');
     // Bounded: a call is refused with its reason (never stored in part, never a crash).
-    if (position >= limits.maxCallsPerSession) throw new RangeError(`call: session ${sessionId} already has ${limits.maxCallsPerSession} calls, the limit per session (capture.maxCallsPerSession)`);
+    if (position >= limits.maxCallsPerSession)
+      throw new RangeError(
+        `call: session ${sessionId} already has ${limits.maxCallsPerSession} calls, the limit per session (capture.maxCallsPerSession)`,
+      );
     if (exceedsDepth(c.args)) throw new RangeError(`call: ${depthReason('args')}`);
     if (exceedsDepth(c.result)) throw new RangeError(`call: ${depthReason('result')}`);
     const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
-    const bytes = Buffer.byteLength(result) + Buffer.byteLength(JSON.stringify(c.args ?? {})) + Buffer.byteLength(c.error ?? '');
-    if (bytes > limits.maxRecordBytes) throw new RangeError(`call: ${bytes} bytes of arguments, result and error, over the ${limits.maxRecordBytes}-byte limit (capture.maxRecordBytes)`);
+    const bytes =
+      Buffer.byteLength(result) + Buffer.byteLength(JSON.stringify(c.args ?? {})) + Buffer.byteLength(c.error ?? '');
+    if (bytes > limits.maxRecordBytes)
+      throw new RangeError(
+        `call: ${bytes} bytes of arguments, result and error, over the ${limits.maxRecordBytes}-byte limit (capture.maxRecordBytes)`,
+      );
     // Capture privacy (capture.privacy) before anything is stored; the result is capped after redaction.
     return protectCall(
       limits.privacy,
-      { position, tool: c.tool, args: c.args ?? {}, result, ok: c.ok ?? !c.error, error: c.error ?? null, durationMs: c.durationMs ?? null, at: this.ctx.now().toISOString() },
+      {
+        position,
+        tool: c.tool,
+        args: c.args ?? {},
+        result,
+        ok: c.ok ?? !c.error,
+        error: c.error ?? null,
+        durationMs: c.durationMs ?? null,
+        at: this.ctx.now().toISOString(),
+      },
       limits.resultChars,
     );
   }
@@ -202,7 +258,11 @@ export class Capture {
    * (`recorded: false`); without a position the call goes after the last one; a position past the next
    * one is refused (a call went missing).
    */
-  async recordCall(sessionId: string, c: RecordedCall & { position?: number }, opts: { namespace?: string } = {}): Promise<{ sessionId: string; position: number; recorded: boolean }> {
+  async recordCall(
+    sessionId: string,
+    c: RecordedCall & { position?: number },
+    opts: { namespace?: string } = {},
+  ): Promise<{ sessionId: string; position: number; recorded: boolean }> {
     const store = this.ctx.requireStore();
     const ns = this.ctx.ns(opts.namespace);
     const id = this.ctx.sessionKey(sessionId);
@@ -211,8 +271,12 @@ export class Capture {
     const next = session.calls.length;
     const position = c.position ?? next;
     if (position < next) return { sessionId: id, position, recorded: false };
-    if (session.endedAt) throw new SessionStateError(`session ${id} already ended (${session.outcome}); record into a new session`);
-    if (position > next) throw new SessionStateError(`call position ${position} skips ahead: session ${id} has ${next} calls, so the next position is ${next}`);
+    if (session.endedAt)
+      throw new SessionStateError(`session ${id} already ended (${session.outcome}); record into a new session`);
+    if (position > next)
+      throw new SessionStateError(
+        `call position ${position} skips ahead: session ${id} has ${next} calls, so the next position is ${next}`,
+      );
     await store.appendCall(ns, id, this.prepareCall(id, c, position));
     return { sessionId: id, position, recorded: true };
   }
@@ -221,7 +285,11 @@ export class Capture {
    * Reports a session's outcome (now or later): it is stored, and each skill recalled for the session gets one
    * trial (pass on success, fail on failure). An unknown outcome changes nothing.
    */
-  async reportOutcome(sessionId: string, outcome: Outcome, opts: { reward?: number | null; namespace?: string } = {}): Promise<{ credited: string[] }> {
+  async reportOutcome(
+    sessionId: string,
+    outcome: Outcome,
+    opts: { reward?: number | null; namespace?: string } = {},
+  ): Promise<{ credited: string[] }> {
     const store = this.ctx.requireStore();
     const ns = this.ctx.ns(opts.namespace);
     sessionId = this.ctx.sessionKey(sessionId);
@@ -231,10 +299,19 @@ export class Capture {
     // flip the outcome after the recalled skills were credited). A judged or unknown outcome may be replaced.
     if (session.endedAt && session.outcome !== 'unknown' && (session.outcomeSource ?? 'reported') === 'reported') {
       if (session.outcome === outcome) return { credited: [] };
-      throw new SessionStateError(`session ${sessionId} already ended as ${session.outcome}; a reported outcome is not changed`);
+      throw new SessionStateError(
+        `session ${sessionId} already ended as ${session.outcome}; a reported outcome is not changed`,
+      );
     }
     // A reported outcome replaces a judged one (outcome_source becomes 'reported').
-    await store.endSession(ns, sessionId, outcome, opts.reward ?? session.reward, session.endedAt ?? this.ctx.now().toISOString(), 'reported');
+    await store.endSession(
+      ns,
+      sessionId,
+      outcome,
+      opts.reward ?? session.reward,
+      session.endedAt ?? this.ctx.now().toISOString(),
+      'reported',
+    );
     if (!session.endedAt) this.synthesis.noteNewSessions(1);
     return { credited: await this.catalog.creditRecalledSkills(sessionId, outcome, ns) };
   }
@@ -246,25 +323,38 @@ export class Capture {
    * runs on the namespace it is refused (PassLockedError), since the pass could write the session back into
    * a skill's lineage. Null when there is no such session.
    */
-  async forgetSession(sessionId: string, opts: { namespace?: string; actor?: string } = {}): Promise<{ ref: string; calls: number; skills: string[] } | null> {
+  async forgetSession(
+    sessionId: string,
+    opts: { namespace?: string; actor?: string } = {},
+  ): Promise<{ ref: string; calls: number; skills: string[] } | null> {
     const { ctx } = this;
     const store = ctx.requireStore();
     const ns = ctx.ns(opts.namespace);
     const release = await this.lock.tryAcquire(ns, 'forget');
-    if (!release) throw new PassLockedError(`a synthesis pass is running on namespace ${ns}; forget the session when it is done`);
-    let result;
+    if (!release)
+      throw new PassLockedError(`a synthesis pass is running on namespace ${ns}; forget the session when it is done`);
+    let result: Awaited<ReturnType<typeof import('../pipeline/forget.js').forgetSession>>;
     try {
       const { forgetSession } = await import('../pipeline/forget.js');
-      result = await forgetSession({ store, embedder: ctx.embedder, thinkTools: ctx.config.synthesis.thinkTools }, ns, ctx.sessionKey(sessionId), {
-        actor: opts.actor ?? 'user',
-        at: ctx.now().toISOString(),
-      });
+      result = await forgetSession(
+        { store, embedder: ctx.embedder, thinkTools: ctx.config.synthesis.thinkTools },
+        ns,
+        ctx.sessionKey(sessionId),
+        {
+          actor: opts.actor ?? 'user',
+          at: ctx.now().toISOString(),
+        },
+      );
     } finally {
       await release();
     }
     if (!result) return null;
     await this.changes.skills(ns);
-    const names = result.skills.length ? (await store.listSkills(ns, { includeSuperseded: true })).filter((s) => result.skills.includes(s.id)).map((s) => s.name) : [];
+    const names = result.skills.length
+      ? (await store.listSkills(ns, { includeSuperseded: true }))
+          .filter((s) => result.skills.includes(s.id))
+          .map((s) => s.name)
+      : [];
     ctx.log.child('forget').info('session forgotten', { ref: result.ref, calls: result.calls, skills: names });
     return { ref: result.ref, calls: result.calls, skills: names };
   }
@@ -273,7 +363,9 @@ export class Capture {
 
   /** Stored sessions, newest first, a page at a time. */
   async listSessions(opts: { namespace?: string; limit?: number; offset?: number } = {}): Promise<Session[]> {
-    return this.ctx.requireStore().listSessions(this.ctx.ns(opts.namespace), { limit: opts.limit, offset: opts.offset });
+    return this.ctx
+      .requireStore()
+      .listSessions(this.ctx.ns(opts.namespace), { limit: opts.limit, offset: opts.offset });
   }
 
   /** How many sessions are stored (0 when nothing is stored). */
@@ -289,10 +381,12 @@ export class Capture {
 
 /** Why a session handed to `ingest` cannot be stored (over a limit), or null. */
 function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPerSession: number }): string | null {
-  if (!s || typeof s !== 'object' || typeof s.id !== 'string' || !s.id || typeof s.goal !== 'string') return 'not a session (needs id, goal and calls)';
+  if (!s || typeof s !== 'object' || typeof s.id !== 'string' || !s.id || typeof s.goal !== 'string')
+    return 'not a session (needs id, goal and calls)';
   if (s.id.length > 500) return `id is ${s.id.length} characters, over 500`;
   if (!Array.isArray(s.calls)) return 'calls must be an array';
-  if (s.calls.length > limits.maxCallsPerSession) return `${s.calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`;
+  if (s.calls.length > limits.maxCallsPerSession)
+    return `${s.calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`;
   if (exceedsDepth(s.labels)) return depthReason('labels');
   for (const c of s.calls) if (exceedsDepth(c?.args)) return depthReason(`calls[${c.position}].args`);
   const bytes = Buffer.byteLength(JSON.stringify(s));

@@ -37,9 +37,13 @@ export class Catalog {
   // ── recall ───────────────────────────────────────────────────────────────
 
   /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
-  async recall(goal: string, opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {}): Promise<RecalledSkill[]> {
+  async recall(
+    goal: string,
+    opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {},
+  ): Promise<RecalledSkill[]> {
     if (typeof goal !== 'string') throw new InputError('recall: goal must be a string');
-    if (goal.length > MAX_TEXT_CHARS) throw new InputError(`recall: goal is ${goal.length} characters, over the ${MAX_TEXT_CHARS} limit`);
+    if (goal.length > MAX_TEXT_CHARS)
+      throw new InputError(`recall: goal is ${goal.length} characters, over the ${MAX_TEXT_CHARS} limit`);
     if (!this.ctx.storing) return [];
     this.onUse();
     // record: false looks without leaving a trace (no recall row, last_used_at untouched): previews, searches.
@@ -66,8 +70,12 @@ export class Catalog {
 
   // ── reading ──────────────────────────────────────────────────────────────
 
-  async listSkills(opts: { namespace?: string; corpus?: 'internal' | 'external'; includeSuperseded?: boolean } = {}): Promise<Skill[]> {
-    return this.ctx.requireStore().listSkills(this.ctx.ns(opts.namespace), { corpus: opts.corpus, includeSuperseded: opts.includeSuperseded });
+  async listSkills(
+    opts: { namespace?: string; corpus?: 'internal' | 'external'; includeSuperseded?: boolean } = {},
+  ): Promise<Skill[]> {
+    return this.ctx
+      .requireStore()
+      .listSkills(this.ctx.ns(opts.namespace), { corpus: opts.corpus, includeSuperseded: opts.includeSuperseded });
   }
 
   async getSkill(idOrName: string, namespace?: string): Promise<Skill | null> {
@@ -92,14 +100,22 @@ export class Catalog {
   // ── facts ────────────────────────────────────────────────────────────────
 
   /** Records a fact (semantic memory) that can be a parent of a compiled skill. */
-  async addFact(text: string, opts: { id?: string; source?: string; namespace?: string } = {}): Promise<{ id: string }> {
+  async addFact(
+    text: string,
+    opts: { id?: string; source?: string; namespace?: string } = {},
+  ): Promise<{ id: string }> {
     if (typeof text !== 'string' || !text.trim()) throw new InputError('addFact: text must be a non-empty string');
-    if (text.length > MAX_TEXT_CHARS) throw new InputError(`addFact: text is ${text.length} characters, over the ${MAX_TEXT_CHARS} limit`);
+    if (text.length > MAX_TEXT_CHARS)
+      throw new InputError(`addFact: text is ${text.length} characters, over the ${MAX_TEXT_CHARS} limit`);
     const id = opts.id ?? `f_${randomUUID()}`;
     const privacy = this.ctx.config.capture.privacy;
-    await this.ctx
-      .requireStore()
-      .addFact({ id, namespace: this.ctx.ns(opts.namespace), text: redactText(text), source: protectId(privacy, opts.source ?? null, 'source'), createdAt: this.ctx.now().toISOString() });
+    await this.ctx.requireStore().addFact({
+      id,
+      namespace: this.ctx.ns(opts.namespace),
+      text: redactText(text),
+      source: protectId(privacy, opts.source ?? null, 'source'),
+      createdAt: this.ctx.now().toISOString(),
+    });
     return { id };
   }
 
@@ -110,7 +126,11 @@ export class Catalog {
   // ── changes to skills ────────────────────────────────────────────────────
 
   /** Applies one feedback signal (pass | fail | up | down | reward=<0..1>) to a skill. */
-  async feedback(idOrName: string, signal: Signal | string, opts: { sessionId?: string; namespace?: string; actor?: string } = {}) {
+  async feedback(
+    idOrName: string,
+    signal: Signal | string,
+    opts: { sessionId?: string; namespace?: string; actor?: string } = {},
+  ) {
     const store = this.ctx.requireStore();
     const sig = typeof signal === 'string' ? parseSignal(signal) : signal;
     if (opts.sessionId) opts = { ...opts, sessionId: this.ctx.sessionKey(opts.sessionId) };
@@ -125,7 +145,9 @@ export class Catalog {
       compute: (s) => lifecycleStep(s, sig, this.ctx.config.lifecycle),
     });
     if (!res) throw new NotFoundError(`no skill named "${idOrName}" in namespace ${this.ctx.ns(opts.namespace)}`);
-    this.ctx.log.child('lifecycle').info('feedback', { skill: res.after.name, signal: sig.kind, eta: res.after.eta, status: res.after.status });
+    this.ctx.log
+      .child('lifecycle')
+      .info('feedback', { skill: res.after.name, signal: sig.kind, eta: res.after.eta, status: res.after.status });
     await this.changes.skills(opts.namespace);
     return res;
   }
@@ -154,8 +176,14 @@ export class Catalog {
     return credited;
   }
 
-  async setEnabled(idOrName: string, enabled: boolean, opts: { namespace?: string; actor?: string } = {}): Promise<Skill | null> {
-    const s = await this.ctx.requireStore().setSkillEnabled(this.ctx.ns(opts.namespace), idOrName, enabled, opts.actor ?? 'user');
+  async setEnabled(
+    idOrName: string,
+    enabled: boolean,
+    opts: { namespace?: string; actor?: string } = {},
+  ): Promise<Skill | null> {
+    const s = await this.ctx
+      .requireStore()
+      .setSkillEnabled(this.ctx.ns(opts.namespace), idOrName, enabled, opts.actor ?? 'user');
     await this.changes.skills(opts.namespace);
     return s;
   }
@@ -167,9 +195,19 @@ export class Catalog {
     const ext = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === name || s.id === name);
     if (!ext) throw new NotFoundError(`promote: no imported skill named ${name} in namespace ${ns}`);
     const clash = (await store.listSkills(ns, { corpus: 'internal' })).find((s) => s.name === ext.name);
-    if (clash) throw new ConflictError(`promote: an internal skill named ${ext.name} already exists (${clash.id}); rename or disable one first`);
+    if (clash)
+      throw new ConflictError(
+        `promote: an internal skill named ${ext.name} already exists (${clash.id}); rename or disable one first`,
+      );
     const at = this.ctx.now().toISOString();
-    const saved = await store.writeSkill({ action: 'promote', skill: { ...ext, corpus: 'internal', updatedAt: at }, parents: [], actor: opts.actor ?? 'user', detail: {}, at });
+    const saved = await store.writeSkill({
+      action: 'promote',
+      skill: { ...ext, corpus: 'internal', updatedAt: at },
+      parents: [],
+      actor: opts.actor ?? 'user',
+      detail: {},
+      at,
+    });
     await this.changes.skills(opts.namespace);
     return saved;
   }
@@ -178,9 +216,15 @@ export class Catalog {
    * Forgets a skill: its row, SKILL.md versions, provenance, track record, vectors and exemplars are deleted and
    * it is never recalled again; an audit record keeps its id and name. Null when there is no such skill.
    */
-  async forgetSkill(idOrName: string, opts: { namespace?: string; actor?: string } = {}): Promise<{ id: string; name: string } | null> {
+  async forgetSkill(
+    idOrName: string,
+    opts: { namespace?: string; actor?: string } = {},
+  ): Promise<{ id: string; name: string } | null> {
     const store = this.ctx.requireStore();
-    const res = await store.forgetSkill(this.ctx.ns(opts.namespace), idOrName, { actor: opts.actor ?? 'user', at: this.ctx.now().toISOString() });
+    const res = await store.forgetSkill(this.ctx.ns(opts.namespace), idOrName, {
+      actor: opts.actor ?? 'user',
+      at: this.ctx.now().toISOString(),
+    });
     if (!res) return null;
     await this.changes.skills(opts.namespace);
     this.ctx.log.child('forget').info('skill forgotten', res);
@@ -191,7 +235,11 @@ export class Catalog {
   async compile(req: Omit<CompileRequest, 'namespace'> & { namespace?: string }): Promise<CompileResult> {
     this.ctx.requireStore();
     const { compile } = await import('../pipeline/compile.js');
-    const result = await compile(await this.ctx.pipelineDeps(), { ...req, sessions: req.sessions?.map((id) => this.ctx.sessionKey(id)), namespace: this.ctx.ns(req.namespace) });
+    const result = await compile(await this.ctx.pipelineDeps(), {
+      ...req,
+      sessions: req.sessions?.map((id) => this.ctx.sessionKey(id)),
+      namespace: this.ctx.ns(req.namespace),
+    });
     if (req.commit) await this.changes.skills(req.namespace);
     return result;
   }

@@ -4,7 +4,7 @@ import type { Distiller } from '../distillers/distiller.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../support/log.js';
-import { DisabledError } from './errors.js';
+import { DisabledError } from '../errors/index.js';
 
 /** A back end the memory owns (a model file, a client session): closed with it. */
 export interface Owned {
@@ -34,7 +34,8 @@ export class AppContext {
 
   /** The store, or DisabledError: a disabled memory stores nothing. */
   requireStore(): Store {
-    if (!this.store) throw new DisabledError('memory is disabled (config.disabled or SKILLSMITH_DISABLED=1): nothing is stored');
+    if (!this.store)
+      throw new DisabledError('memory is disabled (config.disabled or SKILLSMITH_DISABLED=1): nothing is stored');
     return this.store;
   }
 
@@ -78,7 +79,15 @@ export class AppContext {
 
   /** The pipeline's dependencies for a pass or a compile. */
   async pipelineDeps() {
-    return { store: this.requireStore(), embedder: this.embedder, distiller: await this.distiller(), config: this.config, thresholds: this.thresholds, now: this.now, log: this.log };
+    return {
+      store: this.requireStore(),
+      embedder: this.embedder,
+      distiller: await this.distiller(),
+      config: this.config,
+      thresholds: this.thresholds,
+      now: this.now,
+      log: this.log,
+    };
   }
 
   own<T extends Owned>(backEnd: T): T {
@@ -89,6 +98,7 @@ export class AppContext {
   /** Closes the store and every owned back end (a failure to close a back end is logged, not thrown). */
   async close(): Promise<void> {
     await this.store?.close();
-    for (const backEnd of this.owned.splice(0)) await backEnd.close?.().catch((e) => this.log.warn('closing a model back end failed', { error: String(e) }));
+    for (const backEnd of this.owned.splice(0))
+      await backEnd.close?.().catch((e) => this.log.warn('closing a model back end failed', { error: String(e) }));
   }
 }

@@ -53,7 +53,15 @@ export class Memory {
   private readonly skillFiles: SkillFiles;
 
   constructor(services: MemoryServices) {
-    ({ ctx: this.ctx, outbox: this.outbox, indexes: this.indexes, capture: this.capture, synthesis: this.synthesis, catalog: this.catalog, skillFiles: this.skillFiles } = services);
+    ({
+      ctx: this.ctx,
+      outbox: this.outbox,
+      indexes: this.indexes,
+      capture: this.capture,
+      synthesis: this.synthesis,
+      catalog: this.catalog,
+      skillFiles: this.skillFiles,
+    } = services);
     this.namespace = this.ctx.namespace;
     this.store = this.ctx.store;
     this.config = this.ctx.config;
@@ -96,7 +104,9 @@ export class Memory {
    * Stores whole sessions; a session id already stored is left untouched (idempotent). A session over the
    * limits (calls per session, record size, nesting depth) is not stored and is named in `problems`.
    */
-  ingest(sessions: Session[]): Promise<{ inserted: number; skipped: number; problems?: { index: number; sessionId: string; reason: string }[] }> {
+  ingest(
+    sessions: Session[],
+  ): Promise<{ inserted: number; skipped: number; problems?: { index: number; sessionId: string; reason: string }[] }> {
     return this.capture.ingest(sessions);
   }
 
@@ -114,13 +124,23 @@ export class Memory {
    * without an outcome are judged (`capture.judge`, or `opts.judge`). Bad records are reported with line,
    * JSON path and reason; the valid ones are kept.
    */
-  ingestFile(path: string, opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {}): Promise<IngestResult> {
+  ingestFile(
+    path: string,
+    opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
+  ): Promise<IngestResult> {
     return this.capture.ingestFile(path, opts);
   }
 
   /** Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. */
   /** `cue`: the user's own words when `goal` is something else (a ticket title, a task statement). */
-  startSession(opts: { goal: string; cue?: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<SessionRecorder> {
+  startSession(opts: {
+    goal: string;
+    cue?: string;
+    id?: string;
+    agentId?: string;
+    source?: string;
+    namespace?: string;
+  }): Promise<SessionRecorder> {
     return this.capture.startSession(opts);
   }
 
@@ -128,7 +148,11 @@ export class Memory {
    * Records one call of a stored, still open session at a given position (for surfaces that hold no recorder
    * between requests, such as REST). Idempotent by position; a position past the next one is refused.
    */
-  recordCall(sessionId: string, c: RecordedCall & { position?: number }, opts: { namespace?: string } = {}): Promise<{ sessionId: string; position: number; recorded: boolean }> {
+  recordCall(
+    sessionId: string,
+    c: RecordedCall & { position?: number },
+    opts: { namespace?: string } = {},
+  ): Promise<{ sessionId: string; position: number; recorded: boolean }> {
     return this.capture.recordCall(sessionId, c, opts);
   }
 
@@ -136,7 +160,11 @@ export class Memory {
    * Reports a session's outcome (now or later): it is stored, and each skill recalled for the session gets one
    * trial (pass on success, fail on failure). An unknown outcome changes nothing.
    */
-  reportOutcome(sessionId: string, outcome: Outcome, opts: { reward?: number | null; namespace?: string } = {}): Promise<{ credited: string[] }> {
+  reportOutcome(
+    sessionId: string,
+    outcome: Outcome,
+    opts: { reward?: number | null; namespace?: string } = {},
+  ): Promise<{ credited: string[] }> {
     return this.capture.reportOutcome(sessionId, outcome, opts);
   }
 
@@ -163,7 +191,10 @@ export class Memory {
    * only by an opaque reference. Refused (PassLockedError) while a pass runs on the namespace. Null when
    * there is no such session.
    */
-  forgetSession(sessionId: string, opts: { namespace?: string; actor?: string } = {}): Promise<{ ref: string; calls: number; skills: string[] } | null> {
+  forgetSession(
+    sessionId: string,
+    opts: { namespace?: string; actor?: string } = {},
+  ): Promise<{ ref: string; calls: number; skills: string[] } | null> {
     return this.capture.forgetSession(sessionId, opts);
   }
 
@@ -171,13 +202,18 @@ export class Memory {
    * Forgets a skill: its row, SKILL.md versions, provenance, track record, vectors and exemplars are deleted and
    * it is never recalled again; an audit record keeps its id and name. Null when there is no such skill.
    */
-  forgetSkill(idOrName: string, opts: { namespace?: string; actor?: string } = {}): Promise<{ id: string; name: string } | null> {
+  forgetSkill(
+    idOrName: string,
+    opts: { namespace?: string; actor?: string } = {},
+  ): Promise<{ id: string; name: string } | null> {
     return this.catalog.forgetSkill(idOrName, opts);
   }
 
   // ── synthesis ────────────────────────────────────────────────────────────
 
-  synthesize(opts: { dryRun?: boolean; namespace?: string; onProgress?: SynthesisProgress } = {}): Promise<SynthesisReport> {
+  synthesize(
+    opts: { dryRun?: boolean; namespace?: string; onProgress?: SynthesisProgress } = {},
+  ): Promise<SynthesisReport> {
     return this.synthesis.synthesize(opts);
   }
 
@@ -189,7 +225,10 @@ export class Memory {
   // ── recall ───────────────────────────────────────────────────────────────
 
   /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
-  recall(goal: string, opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {}): Promise<RecalledSkill[]> {
+  recall(
+    goal: string,
+    opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {},
+  ): Promise<RecalledSkill[]> {
     return this.catalog.recall(goal, opts);
   }
 
@@ -206,7 +245,11 @@ export class Memory {
   // ── lifecycle ────────────────────────────────────────────────────────────
 
   /** Applies one feedback signal (pass | fail | up | down | reward=<0..1>) to a skill. */
-  feedback(idOrName: string, signal: Signal | string, opts: { sessionId?: string; namespace?: string; actor?: string } = {}) {
+  feedback(
+    idOrName: string,
+    signal: Signal | string,
+    opts: { sessionId?: string; namespace?: string; actor?: string } = {},
+  ) {
     return this.catalog.feedback(idOrName, signal, opts);
   }
 
@@ -232,7 +275,9 @@ export class Memory {
 
   // ── skills ───────────────────────────────────────────────────────────────
 
-  listSkills(opts: { namespace?: string; corpus?: 'internal' | 'external'; includeSuperseded?: boolean } = {}): Promise<Skill[]> {
+  listSkills(
+    opts: { namespace?: string; corpus?: 'internal' | 'external'; includeSuperseded?: boolean } = {},
+  ): Promise<Skill[]> {
     return this.catalog.listSkills(opts);
   }
 
@@ -240,7 +285,11 @@ export class Memory {
     return this.catalog.getSkill(idOrName, namespace);
   }
 
-  setEnabled(idOrName: string, enabled: boolean, opts: { namespace?: string; actor?: string } = {}): Promise<Skill | null> {
+  setEnabled(
+    idOrName: string,
+    enabled: boolean,
+    opts: { namespace?: string; actor?: string } = {},
+  ): Promise<Skill | null> {
     return this.catalog.setEnabled(idOrName, enabled, opts);
   }
 
@@ -250,7 +299,10 @@ export class Memory {
   }
 
   /** Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. */
-  exportSkills(dir: string, opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {}): Promise<ExportResult> {
+  exportSkills(
+    dir: string,
+    opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {},
+  ): Promise<ExportResult> {
     return this.skillFiles.exportSkills(dir, opts);
   }
 
@@ -258,7 +310,9 @@ export class Memory {
    * The exported SKILL.md texts of the live skills (internal by default), redacted and validated, without
    * writing anything: what `exportSkills` writes, and what a read-only surface (a download) serves.
    */
-  renderSkillFiles(opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {}): Promise<{ files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] }> {
+  renderSkillFiles(
+    opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {},
+  ): Promise<{ files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] }> {
     return this.skillFiles.renderSkillFiles(opts);
   }
 

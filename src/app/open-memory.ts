@@ -43,9 +43,19 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
     owned.push(backEnd);
     return backEnd;
   };
-  const embedder = opts.embedder ?? (config.disabled ? createGloveEmbedder() : config.embedder.provider === 'glove' ? await openEmbedder(config) : own(await openEmbedder(config)));
+  const embedder =
+    opts.embedder ??
+    (config.disabled
+      ? createGloveEmbedder()
+      : config.embedder.provider === 'glove'
+        ? await openEmbedder(config)
+        : own(await openEmbedder(config)));
   // A misconfigured distiller fails here, loudly, rather than at the first pass.
-  const distiller = opts.distiller ?? (config.distiller === 'heuristic' ? null : own(await (await import('../distillers/create-distiller.js')).createDistiller(config, { log })));
+  const distiller =
+    opts.distiller ??
+    (config.distiller === 'heuristic'
+      ? null
+      : own(await (await import('../distillers/create-distiller.js')).createDistiller(config, { log })));
   let store: Store | null = null;
   let auditFile: string | null = opts.auditFile ?? null;
   if (!config.disabled) {
@@ -53,7 +63,12 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
     store = typeof opts.db === 'object' ? opts.db : await openStoreAt(path!, { log: log.child('store') });
     if (opts.auditFile === undefined && path) auditFile = auditFileFor(path);
   }
-  return new Memory(buildServices(new AppContext(store, config, embedder, log, opts.now ?? (() => new Date()), distiller, owned), auditFile)).init();
+  return new Memory(
+    buildServices(
+      new AppContext(store, config, embedder, log, opts.now ?? (() => new Date()), distiller, owned),
+      auditFile,
+    ),
+  ).init();
 }
 
 /** Wires the services of one memory around its context. */

@@ -46,7 +46,7 @@ export class Outbox {
       for (;;) {
         const rows = await store.auditSince(mark, 1000);
         if (rows.length === 0) break;
-        appendFileSync(this.auditFile, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+        appendFileSync(this.auditFile, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
         mark = rows[rows.length - 1].id!;
         await store.setState('', key, String(mark));
         if (rows.length < 1000) break;

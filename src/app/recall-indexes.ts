@@ -16,7 +16,11 @@ export class RecallIndexes {
   of(namespace?: string): RecallIndex {
     const ns = this.ctx.ns(namespace);
     let idx = this.byNamespace.get(ns);
-    if (!idx) this.byNamespace.set(ns, (idx = new RecallIndex(this.ctx.requireStore(), this.ctx.embedder, ns, this.ctx.config, this.log)));
+    if (!idx)
+      this.byNamespace.set(
+        ns,
+        (idx = new RecallIndex(this.ctx.requireStore(), this.ctx.embedder, ns, this.ctx.config, this.log)),
+      );
     return idx;
   }
 

@@ -23,7 +23,10 @@ export class SkillFiles {
   ) {}
 
   /** Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. */
-  async exportSkills(dir: string, opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {}): Promise<ExportResult> {
+  async exportSkills(
+    dir: string,
+    opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {},
+  ): Promise<ExportResult> {
     const root = resolve(dir);
     const rendered = await this.renderSkillFiles(opts);
     const result: ExportResult = { dir: root, written: [], skipped: rendered.skipped };
@@ -42,7 +45,9 @@ export class SkillFiles {
         continue;
       }
       result.written.push({ name: s.name, path, ...(stored.length ? { files: stored.length } : {}) });
-      await this.ctx.requireStore().appendEvent(s.namespace, 'skill.exported', s.id, { name: s.name, path }, this.ctx.now().toISOString());
+      await this.ctx
+        .requireStore()
+        .appendEvent(s.namespace, 'skill.exported', s.id, { name: s.name, path }, this.ctx.now().toISOString());
     }
     await this.changes.events();
     return result;
@@ -52,11 +57,16 @@ export class SkillFiles {
    * The exported SKILL.md texts of the live skills (internal by default), redacted and validated, without
    * writing anything: what `exportSkills` writes, and what a read-only surface (a download) serves.
    */
-  async renderSkillFiles(opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {}): Promise<{ files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] }> {
+  async renderSkillFiles(
+    opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {},
+  ): Promise<{ files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] }> {
     const skills = (await this.catalog.listSkills({ namespace: opts.namespace })).filter(
       (s) => (opts.includeExternal || s.corpus === 'internal') && (!opts.names || opts.names.includes(s.name)),
     );
-    const out: { files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] } = { files: [], skipped: [] };
+    const out: { files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] } = {
+      files: [],
+      skipped: [],
+    };
     const { validateSkillMd, validateSkillName } = await import('../domain/skill-md/index.js');
     for (const s of skills) {
       // The name becomes a directory: only a valid skill name may, so nothing escapes `dir`.
@@ -85,11 +95,16 @@ export class SkillFiles {
    * themselves are never rewritten. A different skill under a name already imported is refused unless
    * `force`, which stores it as the next version of that skill (lineage in its versions).
    */
-  async importSkills(dir: string, opts: { namespace?: string; actor?: string; force?: boolean } = {}): Promise<ImportResult> {
+  async importSkills(
+    dir: string,
+    opts: { namespace?: string; actor?: string; force?: boolean } = {},
+  ): Promise<ImportResult> {
     const store = this.ctx.requireStore();
     const ns = this.ctx.ns(opts.namespace);
     const result: ImportResult = { imported: [], skipped: [], warnings: [] };
-    const { parseSkillMd, serializeSkillMd, toCanonicalDoc, validateSkillMd } = await import('../domain/skill-md/index.js');
+    const { parseSkillMd, serializeSkillMd, toCanonicalDoc, validateSkillMd } = await import(
+      '../domain/skill-md/index.js'
+    );
     const { findSkillFolders, readSkillFolder } = await import('../skill-files/skill-folder.js');
     const { scanSkillFiles } = await import('../skill-files/scan.js');
     const { hasInstructions } = await import('../domain/untrusted-text.js');
@@ -104,7 +119,11 @@ export class SkillFiles {
       // A skill folder must stay inside the import root (no symlink leads out of it).
       const real = realpathSync(file);
       if (real !== realRoot && !real.startsWith(realRoot + sep)) {
-        result.skipped.push({ path: file, reason: `refused: a symlink leads out of ${root} (to ${real})`, refused: true });
+        result.skipped.push({
+          path: file,
+          reason: `refused: a symlink leads out of ${root} (to ${real})`,
+          refused: true,
+        });
         continue;
       }
       let read: ReturnType<typeof readSkillFolder>;
@@ -114,20 +133,27 @@ export class SkillFiles {
         result.skipped.push({ path: file, reason: (e as Error).message, refused: true });
         continue;
       }
-      for (const s of read.skipped) result.skipped.push({ path: join(folder, s.path), reason: s.reason, refused: false });
+      for (const s of read.skipped)
+        result.skipped.push({ path: join(folder, s.path), reason: s.reason, refused: false });
       const original = read.files.find((f) => f.path === 'SKILL.md')!.bytes.toString('utf8');
       const parsed = parseSkillMd(original);
       const doc = toCanonicalDoc(parsed, { license: parsed.license ?? '' });
-      const warn = (reason: string, path = file, line?: number) => result.warnings!.push({ path, ...(line ? { line } : {}), reason });
+      const warn = (reason: string, path = file, line?: number) =>
+        result.warnings!.push({ path, ...(line ? { line } : {}), reason });
       // The folder as written is checked, never changed: what does not validate is reported.
       const asWritten = validateSkillMd(original, { dirName: folder.split(sep).pop() });
       for (const err of asWritten.errors) warn(`does not validate as written (kept as is): ${err}`);
-      for (const f of scanSkillFiles(read.files, { redact: redactText, hasInstructions: (t) => hasInstructions(t, { source: 'skill' }) })) {
+      for (const f of scanSkillFiles(read.files, {
+        redact: redactText,
+        hasInstructions: (t) => hasInstructions(t, { source: 'skill' }),
+      })) {
         warn(f.reason, join(folder, ...f.path.split('/')), f.line);
       }
       // The copy that can be recalled once promoted: untrusted text, so secrets redacted and instruction-like
       // sentences neutralised in every value and in the body.
-      const text = redactSkillMd(serializeSkillMd(doc), (t) => neutraliseInstructions(redactText(t), { source: 'skill' }));
+      const text = redactSkillMd(serializeSkillMd(doc), (t) =>
+        neutraliseInstructions(redactText(t), { source: 'skill' }),
+      );
       const check = validateSkillMd(text);
       if (!check.valid) {
         result.skipped.push({ path: file, reason: check.errors.join('; '), refused: true });
@@ -136,7 +162,11 @@ export class SkillFiles {
       // Two folders whose names sanitise to one skill name: the first wins, the second is named.
       const first = seenNames.get(doc.name);
       if (first) {
-        result.skipped.push({ path: file, reason: `same skill name "${doc.name}" as ${first}: rename one of them`, refused: true });
+        result.skipped.push({
+          path: file,
+          reason: `same skill name "${doc.name}" as ${first}: rename one of them`,
+          refused: true,
+        });
         continue;
       }
       seenNames.set(doc.name, file);
@@ -154,7 +184,9 @@ export class SkillFiles {
         });
         continue;
       }
-      const promoted = (await store.listSkills(ns, { corpus: 'internal' })).find((s) => s.name === doc.name && s.skillMd === text);
+      const promoted = (await store.listSkills(ns, { corpus: 'internal' })).find(
+        (s) => s.name === doc.name && s.skillMd === text,
+      );
       if (promoted) {
         result.skipped.push({ path: file, reason: `already promoted as ${doc.name}`, refused: false });
         continue;
@@ -164,7 +196,13 @@ export class SkillFiles {
       const reparsed = parseSkillMd(text);
       const tools = reparsed.toolsRequired;
       const declared = doc.metadata.version ?? '1.0.0';
-      const version = existing ? nextVersion(existing.version, declared, (await store.skillVersions(existing.id)).map((v) => v.version)) : declared;
+      const version = existing
+        ? nextVersion(
+            existing.version,
+            declared,
+            (await store.skillVersions(existing.id)).map((v) => v.version),
+          )
+        : declared;
       const skill: Skill = newSkill(at, {
         id: existing?.id,
         namespace: ns,
@@ -181,11 +219,36 @@ export class SkillFiles {
         embedding,
         createdAt: existing?.createdAt,
       });
-      const detail = { from: file, format: parsed.format, warnings: parsed.warnings, files: read.files.length, ...(existing ? { replaces: existing.version } : {}) };
-      await store.writeSkill({ action: 'import', skill, parents: [], actor: opts.actor ?? 'user', detail, files: read.files, at });
-      result.imported.push({ name: doc.name, format: parsed.format, version, files: read.files.length, ...(existing ? { replaces: existing.version } : {}) });
+      const detail = {
+        from: file,
+        format: parsed.format,
+        warnings: parsed.warnings,
+        files: read.files.length,
+        ...(existing ? { replaces: existing.version } : {}),
+      };
+      await store.writeSkill({
+        action: 'import',
+        skill,
+        parents: [],
+        actor: opts.actor ?? 'user',
+        detail,
+        files: read.files,
+        at,
+      });
+      result.imported.push({
+        name: doc.name,
+        format: parsed.format,
+        version,
+        files: read.files.length,
+        ...(existing ? { replaces: existing.version } : {}),
+      });
     }
-    if (found.folders.length === 0) result.skipped.push({ path: root, reason: 'no SKILL.md found in this folder or any folder below it', refused: true });
+    if (found.folders.length === 0)
+      result.skipped.push({
+        path: root,
+        reason: 'no SKILL.md found in this folder or any folder below it',
+        refused: true,
+      });
     // Imported skills are external: never recalled, so no recall index changes; only the events go out.
     await this.changes.events();
     return result;

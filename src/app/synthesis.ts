@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { SynthesisReport } from '../pipeline/synthesize.js';
 import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
-import { PassLockedError } from './errors.js';
+import { PassLockedError } from '../errors/index.js';
 
 export type SynthesisProgress = (phase: 'cluster' | 'distil', done: number, total: number) => void;
 
@@ -16,7 +16,10 @@ export class PassLock {
 
   /** The release function, or null when another holder has the namespace. */
   async tryAcquire(namespace: string, purpose: 'pass' | 'forget'): Promise<(() => Promise<void>) | null> {
-    const holder = purpose === 'pass' ? `${hostname()}:${process.pid}:${randomUUID()}` : `${hostname()}:${process.pid}:forget:${randomUUID()}`;
+    const holder =
+      purpose === 'pass'
+        ? `${hostname()}:${process.pid}:${randomUUID()}`
+        : `${hostname()}:${process.pid}:forget:${randomUUID()}`;
     return this.ctx.requireStore().tryLock(`synthesis:${namespace}`, holder, purpose === 'pass' ? 10 * 60_000 : 60_000);
   }
 }
@@ -45,22 +48,37 @@ export class Synthesis {
     }
   }
 
-  async synthesize(opts: { dryRun?: boolean; namespace?: string; onProgress?: SynthesisProgress } = {}): Promise<SynthesisReport> {
+  async synthesize(
+    opts: { dryRun?: boolean; namespace?: string; onProgress?: SynthesisProgress } = {},
+  ): Promise<SynthesisReport> {
     const { ctx } = this;
     if (!ctx.storing) {
       ctx.log.child('pass').info('memory disabled: synthesis skipped');
-      return { created: [], updated: [], reinforced: [], superseded: [], skipped: [], stats: { newSessions: 0, clusters: 0, dirtyClusters: 0, distilled: 0, dryRun: !!opts.dryRun, ms: 0 } };
+      return {
+        created: [],
+        updated: [],
+        reinforced: [],
+        superseded: [],
+        skipped: [],
+        stats: { newSessions: 0, clusters: 0, dirtyClusters: 0, distilled: 0, dryRun: !!opts.dryRun, ms: 0 },
+      };
     }
     const ns = ctx.ns(opts.namespace);
     // A dry run writes nothing and needs no lock.
     const release = opts.dryRun ? null : await this.lock.tryAcquire(ns, 'pass');
     if (!opts.dryRun && !release) {
-      throw new PassLockedError(`another synthesis pass is running on namespace ${ns}; this one was not started (try again when it is done)`);
+      throw new PassLockedError(
+        `another synthesis pass is running on namespace ${ns}; this one was not started (try again when it is done)`,
+      );
     }
     let report: SynthesisReport;
     try {
       const { synthesize } = await import('../pipeline/synthesize.js');
-      report = await synthesize(await ctx.pipelineDeps(), { namespace: ns, dryRun: opts.dryRun, onProgress: opts.onProgress });
+      report = await synthesize(await ctx.pipelineDeps(), {
+        namespace: ns,
+        dryRun: opts.dryRun,
+        onProgress: opts.onProgress,
+      });
     } finally {
       await release?.();
     }

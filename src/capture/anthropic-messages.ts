@@ -30,7 +30,12 @@ const ANTHROPIC_BLOCKS = new Set([...USE_BLOCKS, ...RESULT_BLOCKS, 'thinking', '
 
 /** Marks only the Anthropic shape has: tool_use / tool_result / thinking content blocks. */
 export function hasAnthropicMarkers(messages: unknown[]): boolean {
-  return messages.some((m) => isObject(m) && Array.isArray(m.content) && m.content.some((b) => isObject(b) && typeof b.type === 'string' && ANTHROPIC_BLOCKS.has(b.type)));
+  return messages.some(
+    (m) =>
+      isObject(m) &&
+      Array.isArray(m.content) &&
+      m.content.some((b) => isObject(b) && typeof b.type === 'string' && ANTHROPIC_BLOCKS.has(b.type)),
+  );
 }
 
 interface Pending {
@@ -38,7 +43,12 @@ interface Pending {
   call: ToolCall;
 }
 
-export function fromAnthropic(value: AnthropicConversation | unknown[], namespace: string, limits: CaptureLimits, now: string): ParsedSession {
+export function fromAnthropic(
+  value: AnthropicConversation | unknown[],
+  namespace: string,
+  limits: CaptureLimits,
+  now: string,
+): ParsedSession {
   const conv: AnthropicConversation = Array.isArray(value) ? { messages: value } : value;
   const calls: ToolCall[] = [];
   const pending: Pending[] = [];
@@ -48,9 +58,16 @@ export function fromAnthropic(value: AnthropicConversation | unknown[], namespac
   conv.messages.forEach((raw, index) => {
     if (!isObject(raw)) throw new InputError(`messages[${index}]: not an object`);
     const role = raw.role;
-    if (role !== 'user' && role !== 'assistant' && role !== 'system') throw new InputError(`messages[${index}].role: expected "user" or "assistant", not ${JSON.stringify(role)}`);
-    const blocks: unknown[] = typeof raw.content === 'string' ? [{ type: 'text', text: raw.content }] : Array.isArray(raw.content) ? raw.content : [];
-    if (raw.content != null && typeof raw.content !== 'string' && !Array.isArray(raw.content)) throw new InputError(`messages[${index}].content: must be a string or an array of blocks`);
+    if (role !== 'user' && role !== 'assistant' && role !== 'system')
+      throw new InputError(`messages[${index}].role: expected "user" or "assistant", not ${JSON.stringify(role)}`);
+    const blocks: unknown[] =
+      typeof raw.content === 'string'
+        ? [{ type: 'text', text: raw.content }]
+        : Array.isArray(raw.content)
+          ? raw.content
+          : [];
+    if (raw.content != null && typeof raw.content !== 'string' && !Array.isArray(raw.content))
+      throw new InputError(`messages[${index}].content: must be a string or an array of blocks`);
     if (role === 'user') {
       const text = blocks
         .filter((b) => isObject(b) && b.type === 'text')
@@ -66,7 +83,16 @@ export function fromAnthropic(value: AnthropicConversation | unknown[], namespac
       if (typeof b.type === 'string' && USE_BLOCKS.has(b.type)) {
         if (role !== 'assistant') throw new InputError(`${where}: ${b.type} in a ${String(role)} message`);
         if (typeof b.name !== 'string' || !b.name) throw new InputError(`${where}.name: missing`);
-        const call: ToolCall = { position: calls.length, tool: b.name, args: parseArgs(b.input, `${where}.input`), result: '', ok: true, error: null, durationMs: null, at: null };
+        const call: ToolCall = {
+          position: calls.length,
+          tool: b.name,
+          args: parseArgs(b.input, `${where}.input`),
+          result: '',
+          ok: true,
+          error: null,
+          durationMs: null,
+          at: null,
+        };
         calls.push(call);
         pending.push({ id: typeof b.id === 'string' ? b.id : null, call });
         sawUse = true;
@@ -91,7 +117,8 @@ export function fromAnthropic(value: AnthropicConversation | unknown[], namespac
     if (role === 'assistant') finalAnswer = !sawUse && text.trim() ? text.trim() : sawUse ? null : finalAnswer;
   });
   if (goal === null) throw new InputError('no user message to take the goal from');
-  if (calls.length > limits.maxCallsPerSession) throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+  if (calls.length > limits.maxCallsPerSession)
+    throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
   const id = conv.session_id ?? conv.id ?? contentId('anthropic', conv.messages);
   return {
     session: {

@@ -28,7 +28,6 @@ export const toolPrivacySchema = z
     denyArgs: z.array(z.string().min(1)).optional(),
   })
   .strict();
-export type ToolPrivacy = z.infer<typeof toolPrivacySchema>;
 
 export const privacyConfigSchema = z
   .object({

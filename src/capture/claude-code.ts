@@ -28,15 +28,28 @@ export function isClaudeCodeTranscript(lines: StreamLine[]): boolean {
   for (const { value } of lines) {
     if (!isObject(value)) continue;
     seen++;
-    if ((value.type === 'user' || value.type === 'assistant') && isObject(value.message) && typeof value.sessionId === 'string' && 'uuid' in value) hits++;
+    if (
+      (value.type === 'user' || value.type === 'assistant') &&
+      isObject(value.message) &&
+      typeof value.sessionId === 'string' &&
+      'uuid' in value
+    )
+      hits++;
   }
   return hits > 0 && hits >= seen / 3;
 }
 
-const NOT_A_PROMPT = /^\s*(?:<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<bash-input>|<bash-stdout>|<bash-stderr>|Caveat: The messages below were generated|\[Request interrupted by user)/;
+const NOT_A_PROMPT =
+  /^\s*(?:<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<bash-input>|<bash-stdout>|<bash-stderr>|Caveat: The messages below were generated|\[Request interrupted by user)/;
 const CLEAR = /<command-name>\/?clear<\/command-name>/;
 
-export function fromClaudeCode(lines: StreamLine[], namespace: string, limits: CaptureLimits, now: string, problems: { line: number; path: string; reason: string }[]): BuiltSession[] {
+export function fromClaudeCode(
+  lines: StreamLine[],
+  namespace: string,
+  limits: CaptureLimits,
+  now: string,
+  problems: { line: number; path: string; reason: string }[],
+): BuiltSession[] {
   const split = new TaskSplitter();
   let sessionId: string | null = null;
   let cwd: string | null = null;
@@ -60,7 +73,8 @@ export function fromClaudeCode(lines: StreamLine[], namespace: string, limits: C
     version = version ?? (typeof value.version === 'string' ? value.version : null);
     const at = typeof value.timestamp === 'string' ? value.timestamp : null;
     const content = value.message.content;
-    const blocks: unknown[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+    const blocks: unknown[] =
+      typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
     try {
       if (value.type === 'user') {
         const text = blocks
@@ -74,7 +88,8 @@ export function fromClaudeCode(lines: StreamLine[], namespace: string, limits: C
           const id = typeof b.tool_use_id === 'string' ? b.tool_use_id : null;
           const pending = split.current.pending;
           let k = id === null ? -1 : pending.findIndex((p) => p.id === id);
-          if (k < 0 && id !== null) throw new InputError(`${where}: tool_result for ${id}, which no earlier tool_use has`);
+          if (k < 0 && id !== null)
+            throw new InputError(`${where}: tool_result for ${id}, which no earlier tool_use has`);
           if (k < 0) k = 0;
           const match = pending.splice(k, 1)[0];
           if (!match) throw new InputError(`${where}: tool_result without a pending tool_use`);
@@ -98,7 +113,16 @@ export function fromClaudeCode(lines: StreamLine[], namespace: string, limits: C
           if (b.type === 'tool_use' || b.type === 'server_tool_use' || b.type === 'mcp_tool_use') {
             const where = `message.content[${j}]`;
             if (typeof b.name !== 'string' || !b.name) throw new InputError(`${where}.name: missing`);
-            const call: ToolCall = { position: 0, tool: b.name, args: parseArgs(b.input, `${where}.input`), result: '', ok: true, error: null, durationMs: null, at };
+            const call: ToolCall = {
+              position: 0,
+              tool: b.name,
+              args: parseArgs(b.input, `${where}.input`),
+              result: '',
+              ok: true,
+              error: null,
+              durationMs: null,
+              at,
+            };
             const t0 = at ? Date.parse(at) : NaN;
             if (Number.isFinite(t0)) startedAt.set(call, t0);
             split.call(typeof b.id === 'string' ? b.id : null, call, true, at);
@@ -117,11 +141,20 @@ export function fromClaudeCode(lines: StreamLine[], namespace: string, limits: C
   const out: BuiltSession[] = [];
   split.tasks.forEach((t, i) => {
     if (t.goal === null) {
-      if (t.calls.length) problems.push({ line: t.line, path: '', reason: `${t.calls.length} tool call(s) with no user prompt before them to take the goal from` });
+      if (t.calls.length)
+        problems.push({
+          line: t.line,
+          path: '',
+          reason: `${t.calls.length} tool call(s) with no user prompt before them to take the goal from`,
+        });
       return;
     }
     if (t.calls.length > limits.maxCallsPerSession) {
-      problems.push({ line: t.line, path: '', reason: `${t.calls.length} calls exceed the limit of ${limits.maxCallsPerSession}` });
+      problems.push({
+        line: t.line,
+        path: '',
+        reason: `${t.calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`,
+      });
       return;
     }
     out.push({
@@ -137,7 +170,12 @@ export function fromClaudeCode(lines: StreamLine[], namespace: string, limits: C
         source: 'claude-code',
         startedAt: t.startedAt ?? now,
         endedAt: t.endedAt,
-        labels: { format: 'claude-code', ...(cwd ? { cwd } : {}), ...(branch ? { git_branch: branch } : {}), ...(version ? { version } : {}) },
+        labels: {
+          format: 'claude-code',
+          ...(cwd ? { cwd } : {}),
+          ...(branch ? { git_branch: branch } : {}),
+          ...(version ? { version } : {}),
+        },
         calls: t.calls,
         outcomeSource: 'reported',
       },

@@ -29,13 +29,17 @@ export function isCodexRollout(lines: StreamLine[]): boolean {
   if (!first || !isObject(first.value)) return false;
   const v = first.value;
   if (v.type === 'session_meta' && isObject(v.payload)) return true;
-  const wrapped = lines.filter((l) => isObject(l.value) && typeof l.value.type === 'string' && ROLLOUT_TYPES.has(l.value.type) && 'payload' in l.value).length;
+  const wrapped = lines.filter(
+    (l) =>
+      isObject(l.value) && typeof l.value.type === 'string' && ROLLOUT_TYPES.has(l.value.type) && 'payload' in l.value,
+  ).length;
   if (wrapped > 0 && wrapped >= lines.length / 2) return true;
   // The older layout: a bare meta line, then bare Responses items.
   return typeof v.id === 'string' && 'instructions' in v && lines.slice(1).some((l) => isResponsesItem(l.value));
 }
 
-const CONTEXT_ONLY = /^\s*(?:<user_instructions>|<environment_context>|<user_shell_command>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
+const CONTEXT_ONLY =
+  /^\s*(?:<user_instructions>|<environment_context>|<user_shell_command>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
 
 /** Exit status of a shell output: `{"metadata": {"exit_code": N}}` or a leading `Exit code: N` line. */
 export function shellOutcome(text: string): { failed: boolean; error: string | null } {
@@ -45,19 +49,29 @@ export function shellOutcome(text: string): { failed: boolean; error: string | n
       const o = JSON.parse(t) as unknown;
       if (isObject(o) && isObject(o.metadata) && typeof o.metadata.exit_code === 'number') {
         const code = o.metadata.exit_code;
-        return code === 0 ? { failed: false, error: null } : { failed: true, error: `exit code ${code}: ${typeof o.output === 'string' ? o.output : ''}`.trim() };
+        return code === 0
+          ? { failed: false, error: null }
+          : { failed: true, error: `exit code ${code}: ${typeof o.output === 'string' ? o.output : ''}`.trim() };
       }
     } catch {
       /* not JSON: fall through */
     }
   }
   const m = /^(?:Exit code|Process exited with code):?\s*(-?\d+)/im.exec(t);
-  if (m) return Number(m[1]) === 0 ? { failed: false, error: null } : { failed: true, error: `exit code ${m[1]}: ${t}` };
+  if (m)
+    return Number(m[1]) === 0 ? { failed: false, error: null } : { failed: true, error: `exit code ${m[1]}: ${t}` };
   if (/^\s*(?:error|failed|aborted)\b/i.test(t)) return { failed: true, error: t };
   return { failed: false, error: null };
 }
 
-export function fromCodexRollout(lines: StreamLine[], file: string, namespace: string, limits: CaptureLimits, now: string, problems: { line: number; path: string; reason: string }[]): BuiltSession[] {
+export function fromCodexRollout(
+  lines: StreamLine[],
+  file: string,
+  namespace: string,
+  limits: CaptureLimits,
+  now: string,
+  problems: { line: number; path: string; reason: string }[],
+): BuiltSession[] {
   let id: string | null = null;
   let cwd: string | null = null;
   let version: string | null = null;
@@ -103,7 +117,12 @@ export function fromCodexRollout(lines: StreamLine[], file: string, namespace: s
       namespace,
       limits,
       now,
-      labels: { format: 'codex', ...(cwd ? { cwd } : {}), ...(version ? { cli_version: version } : {}), ...(model ? { model } : {}) },
+      labels: {
+        format: 'codex',
+        ...(cwd ? { cwd } : {}),
+        ...(version ? { cli_version: version } : {}),
+        ...(model ? { model } : {}),
+      },
       isGoalText: (t) => !CONTEXT_ONLY.test(t),
       resultCheck: shellOutcome,
     },

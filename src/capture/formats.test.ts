@@ -12,7 +12,16 @@ const NOW = '2025-03-01T12:00:00.000Z';
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 
 function opts(over: Partial<ParseOptions> = {}): ParseOptions {
-  return { file: 'input', namespace: 'default', format: 'auto', maxRecordBytes: 4 * 1024 * 1024, resultChars: 2000, maxCallsPerSession: 1000, now: NOW, ...over };
+  return {
+    file: 'input',
+    namespace: 'default',
+    format: 'auto',
+    maxRecordBytes: 4 * 1024 * 1024,
+    resultChars: 2000,
+    maxCallsPerSession: 1000,
+    now: NOW,
+    ...over,
+  };
 }
 
 const line = (v: unknown) => JSON.stringify(v);
@@ -25,7 +34,13 @@ describe('Anthropic Messages', () => {
     expect(parsed.detected).toBe(true);
     expect(parsed.sessions).toHaveLength(2);
     const [a, b] = parsed.sessions;
-    expect(a).toMatchObject({ id: 'anth-refund', goal: 'Hi, I want to return the water bottle from order #W2378156, it leaks.', outcome: 'success', source: 'anthropic', outcomeSource: 'reported' });
+    expect(a).toMatchObject({
+      id: 'anth-refund',
+      goal: 'Hi, I want to return the water bottle from order #W2378156, it leaks.',
+      outcome: 'success',
+      source: 'anthropic',
+      outcomeSource: 'reported',
+    });
     expect(a.calls.map((c) => [c.position, c.tool, c.ok])).toEqual([
       [0, 'get_order_details', true],
       [1, 'get_user_details', true],
@@ -38,7 +53,13 @@ describe('Anthropic Messages', () => {
     expect(a.calls[1].result).toBe('{"name": "Yusuf Rossi", "zip": "19122"}');
     expect(a.calls[2].result).toBe('credit_card_9513926');
     expect(a.calls[3].error).toBe('payment method gift_card_0000 not found');
-    expect(parsed.records[0]).toMatchObject({ line: 1, path: '', format: 'anthropic', sessionId: 'anth-refund', finalAnswer: 'Your return is requested; the refund goes to your credit card.' });
+    expect(parsed.records[0]).toMatchObject({
+      line: 1,
+      path: '',
+      format: 'anthropic',
+      sessionId: 'anth-refund',
+      finalAnswer: 'Your return is requested; the refund goes to your credit card.',
+    });
 
     // No ids at all: paired by order; no outcome in the source; a content-hash id, stable across parses.
     expect(b.outcome).toBe('unknown');
@@ -49,7 +70,9 @@ describe('Anthropic Messages', () => {
       ['cancel_pending_order', '#W1000', '{"status": "cancelled"}'],
     ]);
     expect(b.id).toMatch(/^anthropic:[0-9a-f]{20}$/);
-    expect(parseCaptureText(fixture('anthropic-conversations.jsonl'), opts({ now: '2031-01-01T00:00:00Z' })).sessions[1].id).toBe(b.id);
+    expect(
+      parseCaptureText(fixture('anthropic-conversations.jsonl'), opts({ now: '2031-01-01T00:00:00Z' })).sessions[1].id,
+    ).toBe(b.id);
     expect(parsed.records[1].finalAnswer).toBe('Order #W1000 is cancelled.');
   });
 
@@ -60,16 +83,53 @@ describe('Anthropic Messages', () => {
     const [s] = parsed.sessions;
     expect(s.goal).toBe("What's the weather in Paris tomorrow?");
     expect(s.calls).toHaveLength(1);
-    expect(s.calls[0]).toMatchObject({ tool: 'get_forecast', args: { city: 'Paris', days: 1 }, ok: false, error: 'Error: forecast service unavailable' });
+    expect(s.calls[0]).toMatchObject({
+      tool: 'get_forecast',
+      args: { city: 'Paris', days: 1 },
+      ok: false,
+      error: 'Error: forecast service unavailable',
+    });
     expect(parsed.records[0].finalAnswer).toBe('Sorry, I could not get the forecast right now.');
   });
 
   it('reports malformed conversations with line, JSON path and reason, and keeps the good ones', () => {
-    const good = { id: 'ok', messages: [{ role: 'user', content: 'hello' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'x', name: 'ping', input: {} }] }] };
-    const noName = { messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: [{ type: 'text', text: 'ok' }, { type: 'tool_use', id: 'a', input: {} }] }] };
-    const badInput = { messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'x', input: '{broken' }] }] };
-    const orphan = { messages: [{ role: 'user', content: 'go' }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'zz', content: 'r' }] }] };
-    const badRole = { messages: [{ role: 'user', content: 'go' }, { role: 'robot', content: [{ type: 'tool_use', id: 'a', name: 'x', input: {} }] }] };
+    const good = {
+      id: 'ok',
+      messages: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'x', name: 'ping', input: {} }] },
+      ],
+    };
+    const noName = {
+      messages: [
+        { role: 'user', content: 'go' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'ok' },
+            { type: 'tool_use', id: 'a', input: {} },
+          ],
+        },
+      ],
+    };
+    const badInput = {
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'x', input: '{broken' }] },
+      ],
+    };
+    const orphan = {
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'zz', content: 'r' }] },
+      ],
+    };
+    const badRole = {
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'robot', content: [{ type: 'tool_use', id: 'a', name: 'x', input: {} }] },
+      ],
+    };
     const text = [line(good), line(noName), line(badInput), line(orphan), line(badRole)].join('\n');
     const parsed = parseCaptureText(text, opts({ file: 'anth.jsonl', format: 'anthropic' }));
     expect(parsed.sessions.map((s) => s.id)).toEqual(['ok']);
@@ -122,12 +182,20 @@ describe('OpenTelemetry GenAI spans (OTLP JSON)', () => {
       [2, 'cancel_pending_order', false], // on the next line of the file
       [3, 'cancel_pending_order', true],
     ]);
-    expect(a.calls[0]).toMatchObject({ args: { email: 'sofia.rossi@example.com' }, result: 'sofia_rossi_8776', at: '2025-01-01T00:00:01.100Z' });
+    expect(a.calls[0]).toMatchObject({
+      args: { email: 'sofia.rossi@example.com' },
+      result: 'sofia_rossi_8776',
+      at: '2025-01-01T00:00:01.100Z',
+    });
     expect(a.calls[0].durationMs).toBeCloseTo(200, 3);
     expect(a.calls[1].args).toEqual({ order_id: '#W5500' }); // arguments as a kvlist
     expect(a.calls[2].error).toBe("reason must be 'no longer needed' or 'ordered by mistake'");
     expect(a.calls[3].result).toBe('{"order_id": "#W5500", "status": "cancelled"}');
-    expect(p.records[0]).toMatchObject({ line: 1, format: 'otel', finalAnswer: 'Your duplicate order #W5500 has been cancelled.' });
+    expect(p.records[0]).toMatchObject({
+      line: 1,
+      format: 'otel',
+      finalAnswer: 'Your duplicate order #W5500 has been cancelled.',
+    });
   });
 
   it('takes the goal from flattened gen_ai.prompt.* attributes, and an agent span with status ERROR is a failure', () => {
@@ -141,12 +209,22 @@ describe('OpenTelemetry GenAI spans (OTLP JSON)', () => {
     const p = parsed();
     const c = p.sessions[2];
     expect(c.goal).toBe('Convert 100 USD to EUR');
-    expect(c.calls).toEqual([expect.objectContaining({ tool: 'convert_currency', args: { amount: 100, from: 'USD', to: 'EUR' }, result: '92.4', ok: true })]);
+    expect(c.calls).toEqual([
+      expect.objectContaining({
+        tool: 'convert_currency',
+        args: { amount: 100, from: 'USD', to: 'EUR' },
+        result: '92.4',
+        ok: true,
+      }),
+    ]);
     expect(p.records[2].finalAnswer).toBe('100 USD is 92.4 EUR.');
   });
 
   it('reads one pretty-printed OTLP document the same way', () => {
-    const lines = fixture('otel-genai-traces.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fixture('otel-genai-traces.jsonl')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const merged = { resourceSpans: lines.flatMap((l) => l.resourceSpans) };
     const p = parseCaptureText(JSON.stringify(merged, null, 2), opts({ file: 'trace.json' }));
     expect(p.problems).toEqual([]);
@@ -160,11 +238,34 @@ describe('OpenTelemetry GenAI spans (OTLP JSON)', () => {
           scopeSpans: [
             {
               spans: [
-                { traceId: 't1', spanId: 'a', name: 'invoke_agent x', attributes: [{ key: 'skillsmith.goal', value: { stringValue: 'Do the thing' } }] },
+                {
+                  traceId: 't1',
+                  spanId: 'a',
+                  name: 'invoke_agent x',
+                  attributes: [{ key: 'skillsmith.goal', value: { stringValue: 'Do the thing' } }],
+                },
                 { traceId: 't1', name: 'execute_tool y', parentSpanId: 'a' },
-                { traceId: 't1', spanId: 'c', parentSpanId: 'a', name: 'execute_tool z', startTimeUnixNano: 'yesterday' },
-                { traceId: 't1', spanId: 'd', parentSpanId: 'a', name: 'execute_tool ok_tool', attributes: [{ value: { stringValue: 'no key' } }] },
-                { traceId: 't1', spanId: 'e', parentSpanId: 'a', name: 'execute_tool fine', attributes: [{ key: 'gen_ai.tool.name', value: { stringValue: 'fine' } }] },
+                {
+                  traceId: 't1',
+                  spanId: 'c',
+                  parentSpanId: 'a',
+                  name: 'execute_tool z',
+                  startTimeUnixNano: 'yesterday',
+                },
+                {
+                  traceId: 't1',
+                  spanId: 'd',
+                  parentSpanId: 'a',
+                  name: 'execute_tool ok_tool',
+                  attributes: [{ value: { stringValue: 'no key' } }],
+                },
+                {
+                  traceId: 't1',
+                  spanId: 'e',
+                  parentSpanId: 'a',
+                  name: 'execute_tool fine',
+                  attributes: [{ key: 'gen_ai.tool.name', value: { stringValue: 'fine' } }],
+                },
                 { traceId: 't2', spanId: 'f', name: 'execute_tool lonely' },
               ],
             },
@@ -172,15 +273,22 @@ describe('OpenTelemetry GenAI spans (OTLP JSON)', () => {
         },
       ],
     };
-    const p = parseCaptureText(`${line({ resourceSpans: 'nope' })}\n${line(doc)}`, opts({ file: 'bad.jsonl', format: 'otel' }));
+    const p = parseCaptureText(
+      `${line({ resourceSpans: 'nope' })}\n${line(doc)}`,
+      opts({ file: 'bad.jsonl', format: 'otel' }),
+    );
     expect(p.sessions).toHaveLength(1);
     expect(p.sessions[0]).toMatchObject({ goal: 'Do the thing', calls: [expect.objectContaining({ tool: 'fine' })] });
     const reasons = p.problems.map((x) => `${x.line} ${x.reason}`);
     expect(reasons[0]).toMatch(/^1 expected OTLP JSON traces/);
     expect(reasons).toContain('2 resourceSpans[0].scopeSpans[0].spans[1].spanId: missing');
-    expect(reasons).toContain('2 resourceSpans[0].scopeSpans[0].spans[2].startTimeUnixNano: not a time in Unix nanoseconds');
+    expect(reasons).toContain(
+      '2 resourceSpans[0].scopeSpans[0].spans[2].startTimeUnixNano: not a time in Unix nanoseconds',
+    );
     expect(reasons).toContain('2 resourceSpans[0].scopeSpans[0].spans[3].attributes[0].key: missing');
-    expect(reasons.some((r) => /^2 resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[5\]: trace t2: no goal/.test(r))).toBe(true);
+    expect(reasons.some((r) => /^2 resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[5\]: trace t2: no goal/.test(r))).toBe(
+      true,
+    );
     expect(p.problems.find((x) => x.reason.includes('spans[1]'))?.path).toBe('resourceSpans[0].scopeSpans[0].spans[1]');
   });
 });
@@ -197,16 +305,31 @@ describe('raw tau-bench and tau2-bench results', () => {
       expect(s.outcome).toBe(raw[i].reward === 1 ? 'success' : 'failure');
       expect(s.reward).toBe(raw[i].reward);
       expect(s.id).toMatch(new RegExp(`^tau-bench:task${raw[i].task_id}:trial${raw[i].trial}:[0-9a-f]{10}$`));
-      expect(s.labels).toMatchObject({ format: 'tau-bench', task_id: raw[i].task_id, first_user_message: raw[i].traj[1].content });
+      expect(s.labels).toMatchObject({
+        format: 'tau-bench',
+        task_id: raw[i].task_id,
+        first_user_message: raw[i].traj[1].content,
+      });
       expect(p.records[i]).toMatchObject({ line: 1, path: `[${i}]`, format: 'tau' });
     });
     const [first] = p.sessions;
-    const calls = raw[0].traj.filter((m: { role: string; tool_calls?: unknown[] }) => m.role === 'assistant' && m.tool_calls?.length);
-    expect(first.calls.map((c) => c.tool)).toEqual(calls.map((m: { tool_calls: { function: { name: string } }[] }) => m.tool_calls[0].function.name));
+    const calls = raw[0].traj.filter(
+      (m: { role: string; tool_calls?: unknown[] }) => m.role === 'assistant' && m.tool_calls?.length,
+    );
+    expect(first.calls.map((c) => c.tool)).toEqual(
+      calls.map((m: { tool_calls: { function: { name: string } }[] }) => m.tool_calls[0].function.name),
+    );
     expect(first.calls.some((c) => !c.ok)).toBe(true); // the fixture's failed call ("Error: ...")
     // ReAct: Action JSON in the text, "API output:" answers, the respond action is the final answer.
     const react = p.sessions[2];
-    expect(react.calls).toEqual([expect.objectContaining({ tool: 'get_order_details', args: { order_id: '#W7678072' }, result: '{"order_id": "#W7678072", "status": "delivered"}', ok: true })]);
+    expect(react.calls).toEqual([
+      expect.objectContaining({
+        tool: 'get_order_details',
+        args: { order_id: '#W7678072' },
+        result: '{"order_id": "#W7678072", "status": "delivered"}',
+        ok: true,
+      }),
+    ]);
     expect(p.records[2].finalAnswer).toBe('Your order #W7678072 has been delivered.');
   });
 
@@ -228,7 +351,10 @@ describe('raw tau-bench and tau2-bench results', () => {
       ['get_customer_by_phone', { phone_number: '555-123-2002' }, true],
       ['get_details_by_id', { id: 'L1002' }, true],
     ]);
-    expect(ok.labels).toMatchObject({ termination_reason: 'user_stop', user_tool_calls: [{ tool: 'toggle_data', ok: true }] });
+    expect(ok.labels).toMatchObject({
+      termination_reason: 'user_stop',
+      user_tool_calls: [{ tool: 'toggle_data', ok: true }],
+    });
     expect(p.records[0]).toMatchObject({ path: 'simulations[0]', finalAnswer: 'Great, glad it works now.' });
     expect(failed.outcome).toBe('failure');
     expect(failed.calls[0]).toMatchObject({ ok: false, error: 'Error: Customer not found' });
@@ -254,12 +380,21 @@ describe('raw tau-bench and tau2-bench results', () => {
     tau2.simulations[1].messages[1].tool_calls[0].name = '';
     const q = parseCaptureText(JSON.stringify(tau2), opts({ file: 'tau2.json' }));
     expect(q.sessions).toHaveLength(1);
-    expect(q.problems).toEqual([{ file: 'tau2.json', line: 1, path: 'simulations[1]', reason: 'simulations[1]: messages[1].tool_calls[0].name: missing' }]);
+    expect(q.problems).toEqual([
+      {
+        file: 'tau2.json',
+        line: 1,
+        path: 'simulations[1]',
+        reason: 'simulations[1]: messages[1].tool_calls[0].name: missing',
+      },
+    ]);
   });
 
   it('a real tau-bench run rebuilt in the raw format parses to the same calls as its normalized record (every real session)', () => {
     const files = ['tau-retail-extra.jsonl', 'tau-dev.jsonl'];
-    const normalized = files.flatMap((f) => parseCaptureText(readFileSync(join(TRAJ, f), 'utf8'), opts({ file: f, format: 'jsonl' })).sessions);
+    const normalized = files.flatMap(
+      (f) => parseCaptureText(readFileSync(join(TRAJ, f), 'utf8'), opts({ file: f, format: 'jsonl' })).sessions,
+    );
     const recs = files.flatMap((f) =>
       readFileSync(join(TRAJ, f), 'utf8')
         .split('\n')
@@ -277,7 +412,14 @@ describe('raw tau-bench and tau2-bench results', () => {
         { role: 'system', content: 'policy' },
         { role: 'user', content: r.meta.first_user_message },
         ...r.steps.flatMap((s: { tool: string; args: object; result: string }, i: number) => [
-          { role: 'assistant', content: null, tool_calls: [{ id: `call_${k}_${i}`, type: 'function', function: { name: s.tool, arguments: JSON.stringify(s.args) } }], function_call: null },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: `call_${k}_${i}`, type: 'function', function: { name: s.tool, arguments: JSON.stringify(s.args) } },
+            ],
+            function_call: null,
+          },
           { role: 'tool', tool_call_id: `call_${k}_${i}`, name: s.tool, content: s.result },
         ]),
         { role: 'assistant', content: 'Done.', tool_calls: null },
@@ -307,7 +449,9 @@ describe('auto-detection', () => {
     const tau2sim = JSON.parse(fixture('tau2-results.json')).simulations[0];
     const otel = fixture('otel-genai-traces.jsonl').split('\n')[2];
     const tauRun = JSON.parse(fixture('tau-bench-results.json'))[2];
-    const text = [line(normalized), openai, anthropic, line(tau2sim), otel, line(tauRun), '{"neither": true}'].join('\n');
+    const text = [line(normalized), openai, anthropic, line(tau2sim), otel, line(tauRun), '{"neither": true}'].join(
+      '\n',
+    );
     const p = parseCaptureText(text, opts({ file: 'mixed.jsonl' }));
     expect(p.format).toBe('mixed');
     expect(p.formats).toEqual({ jsonl: 1, openai: 1, anthropic: 1, tau: 2, otel: 1 });
@@ -328,7 +472,9 @@ describe('auto-detection', () => {
     expect(detect({ steps: [] })).toBe('jsonl');
     expect(detect({ messages: [{ role: 'user', content: 'x' }] })).toBe('openai');
     expect(detect({ system: 'be nice', messages: [{ role: 'user', content: 'x' }] })).toBe('anthropic');
-    expect(detect([{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'b', input: {} }] }])).toBe('anthropic');
+    expect(detect([{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'b', input: {} }] }])).toBe(
+      'anthropic',
+    );
     expect(detect({ resourceSpans: [] })).toBe('otel');
     expect(detect({ task_id: 1, reward: 1, traj: [] })).toBe('tau');
     expect(detect({ tasks: [], simulations: [] })).toBe('tau');

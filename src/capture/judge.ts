@@ -53,18 +53,31 @@ export class RuleJudge implements OutcomeJudge {
   readonly id = 'rule';
   private readonly giveUp: RegExp | null;
 
-  constructor(private readonly cfg: Pick<JudgeConfig, 'requireFinalAnswer' | 'minCalls' | 'giveUpPattern'> = resolveJudgeConfig()) {
+  constructor(
+    private readonly cfg: Pick<JudgeConfig, 'requireFinalAnswer' | 'minCalls' | 'giveUpPattern'> = resolveJudgeConfig(),
+  ) {
     this.giveUp = cfg.giveUpPattern ? new RegExp(cfg.giveUpPattern, 'i') : null;
   }
 
   decide(input: JudgeInput): Judgement {
     const d = (outcome: Outcome, reason: string): Judgement => ({ outcome, judge: this.id, reason });
     const n = input.calls.length;
-    if (n === 0 || n < this.cfg.minCalls) return d('unknown', n === 0 ? 'no tool calls to judge' : `only ${n} tool call(s), fewer than ${this.cfg.minCalls}`);
+    if (n === 0 || n < this.cfg.minCalls)
+      return d(
+        'unknown',
+        n === 0 ? 'no tool calls to judge' : `only ${n} tool call(s), fewer than ${this.cfg.minCalls}`,
+      );
     const last = input.calls[n - 1];
-    if (!last.ok) return d('failure', `the last tool call (${last.tool}) failed${last.error ? `: ${oneLine(last.error, 120)}` : ''}`);
+    if (!last.ok)
+      return d(
+        'failure',
+        `the last tool call (${last.tool}) failed${last.error ? `: ${oneLine(last.error, 120)}` : ''}`,
+      );
     const answer = input.finalAnswer?.trim() ?? '';
-    if (!answer) return this.cfg.requireFinalAnswer ? d('unknown', 'the last tool call succeeded but the agent gave no final answer') : d('success', `the last tool call (${last.tool}) succeeded`);
+    if (!answer)
+      return this.cfg.requireFinalAnswer
+        ? d('unknown', 'the last tool call succeeded but the agent gave no final answer')
+        : d('success', `the last tool call (${last.tool}) succeeded`);
     if (this.giveUp?.test(answer)) return d('unknown', 'the final answer reads as giving up or apologising');
     return d('success', `the last tool call (${last.tool}) succeeded and the agent gave a final answer`);
   }
@@ -113,10 +126,17 @@ export class LlmJudge implements OutcomeJudge {
   /** The prompt, redacted (SPEC "Trust boundary": nothing secret leaves the process) and within budget. */
   prompt(input: JudgeInput): string {
     const budget = this.opts.maxPromptChars ?? 6000;
-    const lines: string[] = ['<untrusted-transcript>', `Goal: ${oneLine(untrusted(input.goal), 800)}`, '', 'Tool calls, in order:'];
+    const lines: string[] = [
+      '<untrusted-transcript>',
+      `Goal: ${oneLine(untrusted(input.goal), 800)}`,
+      '',
+      'Tool calls, in order:',
+    ];
     const calls = input.calls.map((c, i) => {
       const args = oneLine(untrusted(safeJson(c.args)), 200);
-      const outcome = c.ok ? `ok: ${oneLine(untrusted(c.result ?? ''), 240)}` : `FAILED: ${oneLine(untrusted(c.error ?? c.result ?? ''), 240)}`;
+      const outcome = c.ok
+        ? `ok: ${oneLine(untrusted(c.result ?? ''), 240)}`
+        : `FAILED: ${oneLine(untrusted(c.error ?? c.result ?? ''), 240)}`;
       return `${i + 1}. ${c.tool}(${args}) -> ${outcome}`;
     });
     // Keep the end of a long transcript: the last calls decide the outcome.
@@ -130,7 +150,12 @@ export class LlmJudge implements OutcomeJudge {
       kept.unshift(calls[i]);
       used += calls[i].length + 1;
     }
-    lines.push(...(kept.length ? kept : ['(none)']), '', `Final answer: ${input.finalAnswer ? oneLine(untrusted(input.finalAnswer), 600) : '(none)'}`, '</untrusted-transcript>');
+    lines.push(
+      ...(kept.length ? kept : ['(none)']),
+      '',
+      `Final answer: ${input.finalAnswer ? oneLine(untrusted(input.finalAnswer), 600) : '(none)'}`,
+      '</untrusted-transcript>',
+    );
     return lines.join('\n');
   }
 
@@ -189,13 +214,23 @@ export interface CreateJudgeDeps {
  * section's (an OpenAI-compatible server, or with `llm.provider` llama-cpp the local GGUF file); a missing one
  * is a BackendConfigError that says what to set, never a silent fallback.
  */
-export function createJudge(judge: JudgeConfigInput | JudgeConfig = {}, llm: LlmSection = {}, deps: CreateJudgeDeps = {}): OutcomeJudge {
+export function createJudge(
+  judge: JudgeConfigInput | JudgeConfig = {},
+  llm: LlmSection = {},
+  deps: CreateJudgeDeps = {},
+): OutcomeJudge {
   const cfg = resolveJudgeConfig(judge);
   if (cfg.mode === 'off') return new OffJudge();
   const rule = new RuleJudge(cfg);
   if (cfg.mode === 'rule') return rule;
   const model = deps.model ?? createJudgeModel(cfg, llm, { fetch: deps.fetch });
-  return new LlmJudge({ model, onError: cfg.onError, maxPromptChars: cfg.maxPromptChars, fallback: rule, log: deps.log });
+  return new LlmJudge({
+    model,
+    onError: cfg.onError,
+    maxPromptChars: cfg.maxPromptChars,
+    fallback: rule,
+    log: deps.log,
+  });
 }
 
 export interface JudgeReport {
@@ -213,9 +248,16 @@ export interface JudgeReport {
  * Judges, in place, the sessions whose source gave no outcome (`unknown`). A success/failure decision is
  * stored as `judged`; an `unknown` decision leaves the session as it was (nothing was decided).
  */
-export async function judgeSessions(sessions: CapturedSession[], finalAnswers: (string | null)[], judge: OutcomeJudge, opts: { concurrency?: number } = {}): Promise<JudgeReport> {
+export async function judgeSessions(
+  sessions: CapturedSession[],
+  finalAnswers: (string | null)[],
+  judge: OutcomeJudge,
+  opts: { concurrency?: number } = {},
+): Promise<JudgeReport> {
   const report: JudgeReport = { judge: judge.id, judged: 0, success: 0, failure: 0, unknown: 0, decisions: [] };
-  const todo = sessions.map((s, i) => ({ s, i })).filter(({ s }) => s.outcome === 'unknown' && s.outcomeSource !== 'judged');
+  const todo = sessions
+    .map((s, i) => ({ s, i }))
+    .filter(({ s }) => s.outcome === 'unknown' && s.outcomeSource !== 'judged');
   const results: (Judgement | null)[] = new Array(todo.length).fill(null);
   let next = 0;
   const worker = async () => {

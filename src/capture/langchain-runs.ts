@@ -20,7 +20,12 @@ import { InputError } from '../errors/input-error.js';
  */
 
 export function isLangChainRun(v: unknown): v is JsonObject {
-  return isObject(v) && typeof v.run_type === 'string' && ('inputs' in v || 'child_runs' in v) && (typeof v.id === 'string' || typeof v.name === 'string');
+  return (
+    isObject(v) &&
+    typeof v.run_type === 'string' &&
+    ('inputs' in v || 'child_runs' in v) &&
+    (typeof v.id === 'string' || typeof v.name === 'string')
+  );
 }
 
 export function isLangChainRunList(v: unknown): v is JsonObject[] {
@@ -45,7 +50,16 @@ export class LangChainCollector {
   add(v: JsonObject, line: number, path: string, parent: string | null = null): void {
     const id = typeof v.id === 'string' ? v.id : `${path || 'run'}@${line}`;
     const start = Date.parse(typeof v.start_time === 'string' ? v.start_time : '');
-    this.runs.push({ raw: v, id, parent: typeof v.parent_run_id === 'string' ? v.parent_run_id : parent, type: v.run_type as string, start: Number.isFinite(start) ? start : NaN, line, path, order: this.runs.length });
+    this.runs.push({
+      raw: v,
+      id,
+      parent: typeof v.parent_run_id === 'string' ? v.parent_run_id : parent,
+      type: v.run_type as string,
+      start: Number.isFinite(start) ? start : NaN,
+      line,
+      path,
+      order: this.runs.length,
+    });
     if (Array.isArray(v.child_runs)) {
       v.child_runs.forEach((c, i) => {
         if (isLangChainRun(c)) this.add(c, line, `${path ? `${path}.` : ''}child_runs[${i}]`, id);
@@ -53,7 +67,12 @@ export class LangChainCollector {
     }
   }
 
-  build(namespace: string, limits: CaptureLimits, now: string, problems: { line: number; path: string; reason: string }[]): BuiltSession[] {
+  build(
+    namespace: string,
+    limits: CaptureLimits,
+    now: string,
+    problems: { line: number; path: string; reason: string }[],
+  ): BuiltSession[] {
     const byId = new Map(this.runs.map((r) => [r.id, r]));
     const rootOf = (r: Run): Run => {
       const seen = new Set<Run>();
@@ -76,18 +95,34 @@ export class LangChainCollector {
       try {
         out.push(this.session(root, members, namespace, limits, now));
       } catch (e) {
-        problems.push({ line: root.line, path: root.path, reason: `${root.path ? `${root.path}: ` : ''}run ${root.id}: ${(e as Error).message}` });
+        problems.push({
+          line: root.line,
+          path: root.path,
+          reason: `${root.path ? `${root.path}: ` : ''}run ${root.id}: ${(e as Error).message}`,
+        });
       }
     }
     return out.sort((a, b) => a.line - b.line);
   }
 
   private session(root: Run, members: Run[], namespace: string, limits: CaptureLimits, now: string): BuiltSession {
-    const tools = members.filter((r) => r.type === 'tool' || r.type === 'retriever').sort((a, b) => (Number.isFinite(a.start) && Number.isFinite(b.start) ? a.start - b.start : 0) || a.order - b.order);
-    if (tools.length > limits.maxCallsPerSession) throw new InputError(`${tools.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+    const tools = members
+      .filter((r) => r.type === 'tool' || r.type === 'retriever')
+      .sort(
+        (a, b) => (Number.isFinite(a.start) && Number.isFinite(b.start) ? a.start - b.start : 0) || a.order - b.order,
+      );
+    if (tools.length > limits.maxCallsPerSession)
+      throw new InputError(`${tools.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
     const calls = tools.map((r, position) => toCall(r, position, limits));
-    const goal = goalOf(root.raw.inputs) ?? members.filter((r) => r.type === 'llm' || r.type === 'chat_model').map((r) => goalOf(r.raw.inputs)).find((g) => g) ?? null;
-    if (!goal) throw new InputError('no goal (no inputs.input / question / query and no human message in inputs.messages)');
+    const goal =
+      goalOf(root.raw.inputs) ??
+      members
+        .filter((r) => r.type === 'llm' || r.type === 'chat_model')
+        .map((r) => goalOf(r.raw.inputs))
+        .find((g) => g) ??
+      null;
+    if (!goal)
+      throw new InputError('no goal (no inputs.input / question / query and no human message in inputs.messages)');
     const failed = typeof root.raw.error === 'string' && root.raw.error.length > 0;
     const outcome: Outcome = failed ? 'failure' : 'unknown';
     const str = (k: string) => (typeof root.raw[k] === 'string' ? (root.raw[k] as string) : null);
@@ -104,7 +139,12 @@ export class LangChainCollector {
         source: 'langchain',
         startedAt: str('start_time') ?? now,
         endedAt: str('end_time'),
-        labels: { format: 'langchain', run_id: root.id, ...(str('trace_id') ? { trace_id: str('trace_id') } : {}), ...(str('session_name') ? { project: str('session_name') } : {}) },
+        labels: {
+          format: 'langchain',
+          run_id: root.id,
+          ...(str('trace_id') ? { trace_id: str('trace_id') } : {}),
+          ...(str('session_name') ? { project: str('session_name') } : {}),
+        },
         calls,
         outcomeSource: 'reported',
       },
@@ -126,10 +166,17 @@ function toCall(r: Run, position: number, limits: CaptureLimits): ToolCall {
     }
   }
   const outputs = isObject(r.raw.outputs) ? r.raw.outputs : null;
-  const rawOut = outputs ? ('output' in outputs ? outputs.output : 'documents' in outputs ? outputs.documents : outputs) : null;
+  const rawOut = outputs
+    ? 'output' in outputs
+      ? outputs.output
+      : 'documents' in outputs
+        ? outputs.documents
+        : outputs
+    : null;
   const result = messageContent(rawOut);
   const error = typeof r.raw.error === 'string' && r.raw.error ? r.raw.error : null;
-  const status = isObject(rawOut) && isObject(rawOut.kwargs) ? rawOut.kwargs.status : isObject(rawOut) ? rawOut.status : null;
+  const status =
+    isObject(rawOut) && isObject(rawOut.kwargs) ? rawOut.kwargs.status : isObject(rawOut) ? rawOut.status : null;
   const failed = error !== null || status === 'error';
   const start = Date.parse(typeof r.raw.start_time === 'string' ? r.raw.start_time : '');
   const end = Date.parse(typeof r.raw.end_time === 'string' ? r.raw.end_time : '');
@@ -151,14 +198,16 @@ function messageContent(m: unknown): string {
   if (typeof m === 'string') return m;
   if (Array.isArray(m) && m.length === 2 && typeof m[0] === 'string' && typeof m[1] === 'string') return m[1];
   if (isObject(m) && isObject(m.kwargs) && 'content' in m.kwargs) return contentText(m.kwargs.content);
-  if (isObject(m) && 'content' in m && (typeof m.type === 'string' || typeof m.role === 'string')) return contentText(m.content);
+  if (isObject(m) && 'content' in m && (typeof m.type === 'string' || typeof m.role === 'string'))
+    return contentText(m.content);
   return resultText(m);
 }
 
 function roleOf(m: unknown): string | null {
   if (Array.isArray(m) && typeof m[0] === 'string') return m[0];
   if (!isObject(m)) return null;
-  if (Array.isArray(m.id) && typeof m.id[m.id.length - 1] === 'string') return (m.id[m.id.length - 1] as string).replace(/Message(Chunk)?$/, '').toLowerCase();
+  if (Array.isArray(m.id) && typeof m.id[m.id.length - 1] === 'string')
+    return (m.id[m.id.length - 1] as string).replace(/Message(Chunk)?$/, '').toLowerCase();
   const r = m.type ?? m.role;
   return typeof r === 'string' ? r : null;
 }
@@ -171,7 +220,8 @@ function goalOf(inputs: unknown): string | null {
   }
   let messages: unknown = inputs.messages;
   // Chat model runs hold a list of message lists.
-  if (Array.isArray(messages) && messages.length && Array.isArray(messages[0]) && !(typeof messages[0][0] === 'string')) messages = messages[0];
+  if (Array.isArray(messages) && messages.length && Array.isArray(messages[0]) && !(typeof messages[0][0] === 'string'))
+    messages = messages[0];
   if (Array.isArray(messages)) {
     for (const m of messages) {
       const role = roleOf(m);

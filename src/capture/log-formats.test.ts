@@ -11,7 +11,16 @@ const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const NOW = '2025-03-01T12:00:00.000Z';
 
 function parse(name: string, over: Partial<ParseOptions> = {}) {
-  return parseCaptureText(fixture(name), { file: name, namespace: 'default', format: 'auto', maxRecordBytes: 4 * 1024 * 1024, resultChars: 2000, maxCallsPerSession: 1000, now: NOW, ...over });
+  return parseCaptureText(fixture(name), {
+    file: name,
+    namespace: 'default',
+    format: 'auto',
+    maxRecordBytes: 4 * 1024 * 1024,
+    resultChars: 2000,
+    maxCallsPerSession: 1000,
+    now: NOW,
+    ...over,
+  });
 }
 
 const steps = (s: { calls: { tool: string; ok: boolean }[] }) => s.calls.map((c) => (c.ok ? c.tool : `${c.tool}!`));
@@ -39,7 +48,10 @@ describe('Claude Code transcripts', () => {
     const [fix, changelog, commit] = parsed.sessions;
     // The sidechain's Grep call is not the main agent's step.
     expect(steps(fix)).toEqual(['Bash!', 'Read', 'Edit', 'Bash']);
-    expect(fix.calls[0].args).toEqual({ command: 'npm test -- src/utils/date.test.ts', description: 'Run the date tests' });
+    expect(fix.calls[0].args).toEqual({
+      command: 'npm test -- src/utils/date.test.ts',
+      description: 'Run the date tests',
+    });
     expect(fix.calls[0].error).toMatch(/^FAIL src\/utils\/date.test.ts/);
     expect(fix.calls[0].durationMs).toBe(6500);
     expect(fix.calls[0].at).toBe('2025-08-04T09:00:08.000Z');
@@ -55,8 +67,13 @@ describe('Claude Code transcripts', () => {
   });
 
   it('leaves the outcome to the judge (Claude Code logs none) and keeps where it ran as labels', () => {
-    for (const s of parsed.sessions) expect(s).toMatchObject({ outcome: 'unknown', source: 'claude-code', agentId: 'claude-code' });
-    expect(parsed.sessions[0].labels).toMatchObject({ format: 'claude-code', cwd: '/home/dev/acme-web', git_branch: 'main' });
+    for (const s of parsed.sessions)
+      expect(s).toMatchObject({ outcome: 'unknown', source: 'claude-code', agentId: 'claude-code' });
+    expect(parsed.sessions[0].labels).toMatchObject({
+      format: 'claude-code',
+      cwd: '/home/dev/acme-web',
+      git_branch: 'main',
+    });
     expect(parsed.sessions[0].startedAt).toBe('2025-08-04T09:00:05.000Z');
   });
 
@@ -65,8 +82,22 @@ describe('Claude Code transcripts', () => {
     const bad = JSON.parse(lines[4]);
     bad.message.content[0].tool_use_id = 'toolu_nowhere';
     lines[4] = JSON.stringify(bad);
-    const p = parseCaptureText(lines.join('\n'), { file: 'cc.jsonl', namespace: 'default', format: 'auto', maxRecordBytes: 1e6, resultChars: 2000, maxCallsPerSession: 1000, now: NOW });
-    expect(p.problems).toEqual([{ file: 'cc.jsonl', line: 5, reason: 'message.content[0]: tool_result for toolu_nowhere, which no earlier tool_use has' }]);
+    const p = parseCaptureText(lines.join('\n'), {
+      file: 'cc.jsonl',
+      namespace: 'default',
+      format: 'auto',
+      maxRecordBytes: 1e6,
+      resultChars: 2000,
+      maxCallsPerSession: 1000,
+      now: NOW,
+    });
+    expect(p.problems).toEqual([
+      {
+        file: 'cc.jsonl',
+        line: 5,
+        reason: 'message.content[0]: tool_result for toolu_nowhere, which no earlier tool_use has',
+      },
+    ]);
     expect(p.sessions).toHaveLength(3);
   });
 });
@@ -78,17 +109,37 @@ describe('Codex CLI rollouts', () => {
     expect(parsed.problems).toEqual([]);
     expect(parsed.format).toBe('codex');
     const [fix, log] = parsed.sessions;
-    expect(fix).toMatchObject({ id: 'codex:0198a3c4-7e21-7c10-9b5d-2f6e8a1b3c4d', goal: 'The balance test fails after the rounding change; make cargo test pass', outcome: 'unknown', source: 'codex' });
+    expect(fix).toMatchObject({
+      id: 'codex:0198a3c4-7e21-7c10-9b5d-2f6e8a1b3c4d',
+      goal: 'The balance test fails after the rounding change; make cargo test pass',
+      outcome: 'unknown',
+      source: 'codex',
+    });
     expect(steps(fix)).toEqual(['shell!', 'shell', 'apply_patch', 'shell']);
-    expect(fix.calls[0].args).toEqual({ command: ['bash', '-lc', 'cargo test balance'], workdir: '/home/dev/ledger', timeout_ms: 120000 });
+    expect(fix.calls[0].args).toEqual({
+      command: ['bash', '-lc', 'cargo test balance'],
+      workdir: '/home/dev/ledger',
+      timeout_ms: 120000,
+    });
     expect(fix.calls[0].error).toMatch(/^exit code 101: running 3 tests/);
     expect(fix.calls[2].args).toEqual({ input: expect.stringContaining('*** Update File: src/money.rs') });
     expect(fix.calls[2].at).toBe('2025-09-12T14:02:40.000Z');
-    expect(fix.labels).toMatchObject({ format: 'codex', cwd: '/home/dev/ledger', cli_version: '0.36.0', model: 'gpt-5-codex' });
+    expect(fix.labels).toMatchObject({
+      format: 'codex',
+      cwd: '/home/dev/ledger',
+      cli_version: '0.36.0',
+      model: 'gpt-5-codex',
+    });
     // A second prompt after the final answer is a second task; the text `Exit code: 0` form is read too.
-    expect(log).toMatchObject({ id: 'codex:0198a3c4-7e21-7c10-9b5d-2f6e8a1b3c4d#2', goal: 'Show me the last three commits' });
+    expect(log).toMatchObject({
+      id: 'codex:0198a3c4-7e21-7c10-9b5d-2f6e8a1b3c4d#2',
+      goal: 'Show me the last three commits',
+    });
     expect(steps(log)).toEqual(['shell']);
-    expect(parsed.records.map((r) => r.finalAnswer)).toEqual(["Switched round_cents to banker's rounding; cargo test passes (3/3).", 'The last three commits are 9f1e2d3, 1a2b3c4 and 5d6e7f8.']);
+    expect(parsed.records.map((r) => r.finalAnswer)).toEqual([
+      "Switched round_cents to banker's rounding; cargo test passes (3/3).",
+      'The last three commits are 9f1e2d3, 1a2b3c4 and 5d6e7f8.',
+    ]);
   });
 
   it('--format codex on a file that is not a rollout says what it expected', () => {
@@ -104,9 +155,16 @@ describe('OpenAI Agents SDK / Responses API items', () => {
     expect(parsed.problems).toEqual([]);
     expect(parsed.format).toBe('openai-agents');
     const [s] = parsed.sessions;
-    expect(s.goal).toBe('What will the weather be in Lisbon and Porto tomorrow? Book a table outside in the warmer city.');
+    expect(s.goal).toBe(
+      'What will the weather be in Lisbon and Porto tomorrow? Book a table outside in the warmer city.',
+    );
     expect(steps(s)).toEqual(['get_forecast', 'get_forecast', 'book_table!', 'book_table']);
-    expect(s.calls.map((c) => c.result)).toEqual(['{"high_c": 27, "sky": "sunny"}', '{"high_c": 22, "sky": "cloudy"}', 'Error: no outside tables left at 20:00', '{"confirmation": "LX-4471"}']);
+    expect(s.calls.map((c) => c.result)).toEqual([
+      '{"high_c": 27, "sky": "sunny"}',
+      '{"high_c": 22, "sky": "cloudy"}',
+      'Error: no outside tables left at 20:00',
+      '{"confirmation": "LX-4471"}',
+    ]);
     expect(s.outcome).toBe('unknown');
     expect(parsed.records[0].finalAnswer).toMatch(/^Lisbon will be warmer/);
   });
@@ -131,7 +189,9 @@ describe('OpenAI Agents SDK / Responses API items', () => {
   it('read as chat-completions (--format openai), the items give no call: that is an error, not a silent 0', () => {
     const parsed = parse('responses-wrapped-messages.jsonl', { format: 'openai' });
     expect(parsed.problems.length).toBeGreaterThan(0);
-    expect(parsed.problems[0].reason).toMatch(/no tool call came out, though the record holds tool-call items .*try --format auto/);
+    expect(parsed.problems[0].reason).toMatch(
+      /no tool call came out, though the record holds tool-call items .*try --format auto/,
+    );
   });
 });
 
@@ -141,7 +201,13 @@ describe('LangChain / LangSmith runs', () => {
     expect(parsed.problems).toEqual([]);
     expect(parsed.format).toBe('langchain');
     const [s] = parsed.sessions;
-    expect(s).toMatchObject({ id: 'langchain:1f0a9c2e-55b1-4c8e-9d3a-7b6e5f4a3c21', goal: 'Why was invoice INV-2291 charged twice?', outcome: 'unknown', agentId: 'AgentExecutor', source: 'langchain' });
+    expect(s).toMatchObject({
+      id: 'langchain:1f0a9c2e-55b1-4c8e-9d3a-7b6e5f4a3c21',
+      goal: 'Why was invoice INV-2291 charged twice?',
+      outcome: 'unknown',
+      agentId: 'AgentExecutor',
+      source: 'langchain',
+    });
     expect(steps(s)).toEqual(['lookup_invoice', 'list_charges!', 'list_charges', 'refund_charge']);
     expect(s.calls[0].args).toEqual({ invoice_id: 'INV-2291' });
     expect(s.calls[1].error).toBe('RateLimitError: 429 Too Many Requests');
@@ -159,14 +225,26 @@ describe('LangChain / LangSmith runs', () => {
     const [s] = parsed.sessions;
     expect(s.goal).toBe('Summarise the open P1 bugs for the mobile app');
     expect(steps(s)).toEqual(['search_issues', 'get_issue', 'get_issue']);
-    expect(s.calls.map((c) => c.args)).toEqual([{ jql: 'project = MOB AND priority = P1 AND status = Open' }, { issue_key: 'MOB-311' }, { issue_key: 'MOB-318' }]);
+    expect(s.calls.map((c) => c.args)).toEqual([
+      { jql: 'project = MOB AND priority = P1 AND status = Open' },
+      { issue_key: 'MOB-311' },
+      { issue_key: 'MOB-318' },
+    ]);
     expect(parsed.records[0].finalAnswer).toMatch(/^There are 2 open P1 bugs/);
   });
 
   it('a root run with an error is a failure', () => {
     const run = JSON.parse(fixture('langchain-run.json'));
     run.error = 'GraphRecursionError: Recursion limit of 25 reached';
-    const p = parseCaptureText(JSON.stringify(run, null, 2), { file: 'r.json', namespace: 'default', format: 'auto', maxRecordBytes: 1e6, resultChars: 2000, maxCallsPerSession: 1000, now: NOW });
+    const p = parseCaptureText(JSON.stringify(run, null, 2), {
+      file: 'r.json',
+      namespace: 'default',
+      format: 'auto',
+      maxRecordBytes: 1e6,
+      resultChars: 2000,
+      maxCallsPerSession: 1000,
+      now: NOW,
+    });
     expect(p.sessions[0].outcome).toBe('failure');
   });
 });
@@ -203,7 +281,9 @@ describe('OTel GenAI chat spans with tool calls in their messages', () => {
     expect(parsed.sessions).toEqual([]);
     expect(parsed.format).toBe('otel');
     expect(parsed.problems).toHaveLength(1);
-    expect(parsed.problems[0].reason).toMatch(/2 chat span\(s\), 1 finishing with tool_calls, but no tool call is recorded.*content capture/);
+    expect(parsed.problems[0].reason).toMatch(
+      /2 chat span\(s\), 1 finishing with tool_calls, but no tool call is recorded.*content capture/,
+    );
   });
 });
 
@@ -217,13 +297,29 @@ describe('files that give nothing', () => {
 
   it('an empty file, or one of blank lines, is an error', () => {
     for (const text of ['', '\n\n  \n']) {
-      const p = parseCaptureText(text, { file: 'e.jsonl', namespace: 'default', format: 'auto', maxRecordBytes: 1e6, resultChars: 2000, maxCallsPerSession: 1000, now: NOW });
+      const p = parseCaptureText(text, {
+        file: 'e.jsonl',
+        namespace: 'default',
+        format: 'auto',
+        maxRecordBytes: 1e6,
+        resultChars: 2000,
+        maxCallsPerSession: 1000,
+        now: NOW,
+      });
       expect(p.problems).toEqual([{ file: 'e.jsonl', line: 1, reason: 'the file is empty: no session' }]);
     }
   });
 
   it('a JSON document of no known shape is an error naming its keys', () => {
-    const p = parseCaptureText('{\n  "data": {"rows": []},\n  "version": 3\n}\n', { file: 'x.json', namespace: 'default', format: 'auto', maxRecordBytes: 1e6, resultChars: 2000, maxCallsPerSession: 1000, now: NOW });
+    const p = parseCaptureText('{\n  "data": {"rows": []},\n  "version": 3\n}\n', {
+      file: 'x.json',
+      namespace: 'default',
+      format: 'auto',
+      maxRecordBytes: 1e6,
+      resultChars: 2000,
+      maxCallsPerSession: 1000,
+      now: NOW,
+    });
     expect(p.sessions).toEqual([]);
     expect(p.problems).toHaveLength(1);
     expect(p.problems[0].reason).toMatch(/keys: data, version/);

@@ -54,9 +54,16 @@ export function stringifyResult(result: unknown): string {
 }
 
 /** Maps one validated record to a Session. Throws with a reason when the record is unusable. */
-export function fromNormalized(rec: NormalizedSession, namespace: string, limits: CaptureLimits, now: string): CapturedSession {
+export function fromNormalized(
+  rec: NormalizedSession,
+  namespace: string,
+  limits: CaptureLimits,
+  now: string,
+): CapturedSession {
   if (rec.steps.length > limits.maxCallsPerSession) {
-    throw new InputError(`steps: ${rec.steps.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`);
+    throw new InputError(
+      `steps: ${rec.steps.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`,
+    );
   }
   const outcome: Outcome = rec.outcome ?? (rec.success == null ? 'unknown' : rec.success ? 'success' : 'failure');
   const calls: ToolCall[] = rec.steps.map((s, position) => ({

@@ -43,7 +43,11 @@ export interface BuiltSession extends ParsedSession {
 }
 
 /** Sessions from an ordered list of Responses items; one problem per unusable item, thrown as a list. */
-export function sessionsFromItems(entries: ItemEntry[], o: ItemSessionOptions, problems: { line: number; path: string; reason: string }[]): BuiltSession[] {
+export function sessionsFromItems(
+  entries: ItemEntry[],
+  o: ItemSessionOptions,
+  problems: { line: number; path: string; reason: string }[],
+): BuiltSession[] {
   const split = new TaskSplitter();
   for (const e of entries) {
     try {
@@ -63,11 +67,20 @@ export function sessionsFromItems(entries: ItemEntry[], o: ItemSessionOptions, p
   const out: BuiltSession[] = [];
   split.tasks.forEach((t, i) => {
     if (t.goal === null) {
-      if (t.calls.length) problems.push({ line: t.line, path: '', reason: `${t.calls.length} tool call(s) with no user message before them to take the goal from` });
+      if (t.calls.length)
+        problems.push({
+          line: t.line,
+          path: '',
+          reason: `${t.calls.length} tool call(s) with no user message before them to take the goal from`,
+        });
       return;
     }
     if (t.calls.length > o.limits.maxCallsPerSession) {
-      problems.push({ line: t.line, path: '', reason: `${t.calls.length} calls exceed the limit of ${o.limits.maxCallsPerSession}` });
+      problems.push({
+        line: t.line,
+        path: '',
+        reason: `${t.calls.length} calls exceed the limit of ${o.limits.maxCallsPerSession}`,
+      });
       return;
     }
     out.push({
@@ -102,7 +115,11 @@ export function responsesItemsOf(v: unknown): unknown[] | null {
   for (const k of CONTAINER_KEYS) if (Array.isArray(v[k])) lists.push(...(v[k] as unknown[]));
   // Agents SDK RunItems wrap the item as `raw_item`.
   const items = lists.map((x) => (isObject(x) && isObject(x.raw_item) ? x.raw_item : x));
-  return items.length && hasResponsesCalls(items) && items.every((x) => isResponsesItem(x) || (isObject(x) && typeof x.role === 'string')) ? items : null;
+  return items.length &&
+    hasResponsesCalls(items) &&
+    items.every((x) => isResponsesItem(x) || (isObject(x) && typeof x.role === 'string'))
+    ? items
+    : null;
 }
 
 /** Whether a whole value (container or list) is OpenAI Agents / Responses run history. */
@@ -110,22 +127,46 @@ export function isAgentsHistory(v: unknown): boolean {
   return responsesItemsOf(v) !== null;
 }
 
-export function fromAgentsHistory(v: unknown, namespace: string, limits: CaptureLimits, now: string, line: number, path: string, problems: { line: number; path: string; reason: string }[]): BuiltSession[] {
+export function fromAgentsHistory(
+  v: unknown,
+  namespace: string,
+  limits: CaptureLimits,
+  now: string,
+  line: number,
+  path: string,
+  problems: { line: number; path: string; reason: string }[],
+): BuiltSession[] {
   const items = responsesItemsOf(v);
   if (!items) throw new InputError('expected OpenAI Agents / Responses items (function_call / function_call_output)');
   const c: JsonObject = isObject(v) ? v : {};
   const pre = path ? `${path}.` : '';
   const key = Array.isArray(v) ? null : CONTAINER_KEYS.find((k) => Array.isArray(c[k]));
-  const entries: ItemEntry[] = items.map((item, i) => ({ item, where: key ? `${pre}${key}[${i}]` : `${path}[${i}]`, line, at: null }));
-  const id = typeof c.session_id === 'string' ? c.session_id : typeof c.id === 'string' ? c.id : typeof c.conversation_id === 'string' ? c.conversation_id : contentId('openai-agents', items);
-  return sessionsFromItems(entries, {
-    idBase: id,
-    source: typeof c.source === 'string' ? c.source : 'openai-agents',
-    namespace,
-    limits,
-    now,
-    outcome: outcomeOf(c) ?? 'unknown',
-    reward: typeof c.reward === 'number' ? c.reward : null,
-    agentId: typeof c.agent_id === 'string' ? c.agent_id : typeof c.agent === 'string' ? c.agent : null,
-  }, problems);
+  const entries: ItemEntry[] = items.map((item, i) => ({
+    item,
+    where: key ? `${pre}${key}[${i}]` : `${path}[${i}]`,
+    line,
+    at: null,
+  }));
+  const id =
+    typeof c.session_id === 'string'
+      ? c.session_id
+      : typeof c.id === 'string'
+        ? c.id
+        : typeof c.conversation_id === 'string'
+          ? c.conversation_id
+          : contentId('openai-agents', items);
+  return sessionsFromItems(
+    entries,
+    {
+      idBase: id,
+      source: typeof c.source === 'string' ? c.source : 'openai-agents',
+      namespace,
+      limits,
+      now,
+      outcome: outcomeOf(c) ?? 'unknown',
+      reward: typeof c.reward === 'number' ? c.reward : null,
+      agentId: typeof c.agent_id === 'string' ? c.agent_id : typeof c.agent === 'string' ? c.agent : null,
+    },
+    problems,
+  );
 }

@@ -29,7 +29,8 @@ interface PendingCall {
 
 /** A conversation container: a non-empty array of role messages, or an object with a `messages` array. */
 export function isOpenAiConversation(value: unknown): value is OpenAiConversation | unknown[] {
-  if (Array.isArray(value)) return value.length > 0 && value.every((m) => typeof m === 'object' && m !== null && 'role' in m);
+  if (Array.isArray(value))
+    return value.length > 0 && value.every((m) => typeof m === 'object' && m !== null && 'role' in m);
   return typeof value === 'object' && value !== null && Array.isArray((value as { messages?: unknown }).messages);
 }
 
@@ -38,11 +39,19 @@ export function hasOpenAiMarkers(messages: unknown[]): boolean {
   return messages.some(
     (m) =>
       isObject(m) &&
-      (m.role === 'tool' || m.role === 'function' || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) || isObject(m.function_call)),
+      (m.role === 'tool' ||
+        m.role === 'function' ||
+        (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) ||
+        isObject(m.function_call)),
   );
 }
 
-export function fromOpenAi(value: OpenAiConversation | unknown[], namespace: string, limits: CaptureLimits, now: string): ParsedSession {
+export function fromOpenAi(
+  value: OpenAiConversation | unknown[],
+  namespace: string,
+  limits: CaptureLimits,
+  now: string,
+): ParsedSession {
   const conv: OpenAiConversation = Array.isArray(value) ? { messages: value } : value;
   const calls: ToolCall[] = [];
   const pending: PendingCall[] = [];
@@ -51,7 +60,16 @@ export function fromOpenAi(value: OpenAiConversation | unknown[], namespace: str
 
   const addCall = (name: unknown, rawArgs: unknown, id: unknown, where: string) => {
     if (typeof name !== 'string' || !name) throw new InputError(`${where}.name: missing`);
-    const call: ToolCall = { position: calls.length, tool: name, args: parseArgs(rawArgs, `${where}.arguments`), result: '', ok: true, error: null, durationMs: null, at: null };
+    const call: ToolCall = {
+      position: calls.length,
+      tool: name,
+      args: parseArgs(rawArgs, `${where}.arguments`),
+      result: '',
+      ok: true,
+      error: null,
+      durationMs: null,
+      at: null,
+    };
     calls.push(call);
     pending.push({ id: typeof id === 'string' ? id : null, call });
   };
@@ -70,14 +88,16 @@ export function fromOpenAi(value: OpenAiConversation | unknown[], namespace: str
         const t = (isObject(tc) ? tc : {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
         addCall(t.function?.name, t.function?.arguments, t.id, `messages[${index}].tool_calls[${j}].function`);
       });
-      if (isObject(m.function_call)) addCall(m.function_call.name, m.function_call.arguments, null, `messages[${index}].function_call`);
+      if (isObject(m.function_call))
+        addCall(m.function_call.name, m.function_call.arguments, null, `messages[${index}].function_call`);
       const text = contentText(m.content).trim();
       finalAnswer = toolCalls.length === 0 && !isObject(m.function_call) && text ? text : null;
     }
     if (role === 'tool' || role === 'function') {
       const id = typeof m.tool_call_id === 'string' ? m.tool_call_id : null;
       let k = id === null ? -1 : pending.findIndex((p) => p.id === id);
-      if (k < 0 && role === 'function' && typeof m.name === 'string') k = pending.findIndex((p) => p.call.tool === m.name);
+      if (k < 0 && role === 'function' && typeof m.name === 'string')
+        k = pending.findIndex((p) => p.call.tool === m.name);
       if (k < 0) k = 0;
       const match = pending.splice(k, 1)[0];
       if (!match) throw new InputError(`messages[${index}]: tool result without a pending tool call`);
@@ -91,7 +111,8 @@ export function fromOpenAi(value: OpenAiConversation | unknown[], namespace: str
     }
   });
   if (goal === null) throw new InputError('no user message to take the goal from');
-  if (calls.length > limits.maxCallsPerSession) throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+  if (calls.length > limits.maxCallsPerSession)
+    throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
   const outcome: Outcome = outcomeOf(conv) ?? 'unknown';
   // A conversation without an id gets one from its content, so re-ingesting the same file stays idempotent.
   const id = conv.session_id ?? conv.id ?? contentId('openai', conv.messages);

@@ -54,18 +54,25 @@ function toMsgs(v: unknown): Msg[] {
     if (Array.isArray(m.parts)) {
       for (const p of m.parts) {
         if (!isObject(p)) continue;
-        if (p.type === 'tool_call' && typeof p.name === 'string') msg.calls.push({ id: typeof p.id === 'string' ? p.id : null, name: p.name, args: p.arguments });
-        if (p.type === 'tool_call_response') msg.responses.push({ id: typeof p.id === 'string' ? p.id : null, text: resultText(p.response ?? p.result ?? '') });
+        if (p.type === 'tool_call' && typeof p.name === 'string')
+          msg.calls.push({ id: typeof p.id === 'string' ? p.id : null, name: p.name, args: p.arguments });
+        if (p.type === 'tool_call_response')
+          msg.responses.push({
+            id: typeof p.id === 'string' ? p.id : null,
+            text: resultText(p.response ?? p.result ?? ''),
+          });
       }
     }
     if (Array.isArray(m.tool_calls)) {
       for (const tc of m.tool_calls) {
         if (!isObject(tc)) continue;
         const fn = isObject(tc.function) ? tc.function : tc;
-        if (typeof fn.name === 'string') msg.calls.push({ id: typeof tc.id === 'string' ? tc.id : null, name: fn.name, args: fn.arguments });
+        if (typeof fn.name === 'string')
+          msg.calls.push({ id: typeof tc.id === 'string' ? tc.id : null, name: fn.name, args: fn.arguments });
       }
     }
-    if (role === 'tool' && typeof m.tool_call_id === 'string') msg.responses.push({ id: m.tool_call_id, text: contentText(m.content) });
+    if (role === 'tool' && typeof m.tool_call_id === 'string')
+      msg.responses.push({ id: m.tool_call_id, text: contentText(m.content) });
     out.push(msg);
   }
   return out;
@@ -82,14 +89,26 @@ function flattened(attrs: Map<string, unknown>, prefix: string): Msg[] {
     const msg: Msg = { role: typeof role === 'string' ? role : 'assistant', calls: [], responses: [] };
     for (let j = 0; attrs.has(`${p}.tool_calls.${j}.name`); j++) {
       const id = attrs.get(`${p}.tool_calls.${j}.id`);
-      msg.calls.push({ id: typeof id === 'string' ? id : null, name: String(attrs.get(`${p}.tool_calls.${j}.name`)), args: attrs.get(`${p}.tool_calls.${j}.arguments`) });
+      msg.calls.push({
+        id: typeof id === 'string' ? id : null,
+        name: String(attrs.get(`${p}.tool_calls.${j}.name`)),
+        args: attrs.get(`${p}.tool_calls.${j}.arguments`),
+      });
     }
     // The oldest OpenLLMetry form: one function_call per completion.
-    if (attrs.has(`${p}.function_call.name`)) msg.calls.push({ id: null, name: String(attrs.get(`${p}.function_call.name`)), args: attrs.get(`${p}.function_call.arguments`) });
+    if (attrs.has(`${p}.function_call.name`))
+      msg.calls.push({
+        id: null,
+        name: String(attrs.get(`${p}.function_call.name`)),
+        args: attrs.get(`${p}.function_call.arguments`),
+      });
     const toolId = attrs.get(`${p}.tool_call_id`);
     if (msg.role === 'tool') {
       const c = attrs.get(`${p}.content`);
-      msg.responses.push({ id: typeof toolId === 'string' ? toolId : null, text: typeof c === 'string' ? c : resultText(c ?? '') });
+      msg.responses.push({
+        id: typeof toolId === 'string' ? toolId : null,
+        text: typeof c === 'string' ? c : resultText(c ?? ''),
+      });
     }
     out.push(msg);
   }
@@ -97,8 +116,16 @@ function flattened(attrs: Map<string, unknown>, prefix: string): Msg[] {
 }
 
 function messagesOfSpan(s: ChatSpanLike): Msg[] {
-  const input = [...toMsgs(s.attrs.get('gen_ai.input.messages')), ...toMsgs(s.attrs.get('gen_ai.prompt')), ...flattened(s.attrs, 'gen_ai.prompt')];
-  const output = [...toMsgs(s.attrs.get('gen_ai.output.messages')), ...toMsgs(s.attrs.get('gen_ai.completion')), ...flattened(s.attrs, 'gen_ai.completion')];
+  const input = [
+    ...toMsgs(s.attrs.get('gen_ai.input.messages')),
+    ...toMsgs(s.attrs.get('gen_ai.prompt')),
+    ...flattened(s.attrs, 'gen_ai.prompt'),
+  ];
+  const output = [
+    ...toMsgs(s.attrs.get('gen_ai.output.messages')),
+    ...toMsgs(s.attrs.get('gen_ai.completion')),
+    ...flattened(s.attrs, 'gen_ai.completion'),
+  ];
   for (const e of s.events) {
     input.push(...toMsgs(e.attrs.get('gen_ai.input.messages')));
     output.push(...toMsgs(e.attrs.get('gen_ai.output.messages')));
@@ -110,12 +137,18 @@ function messagesOfSpan(s: ChatSpanLike): Msg[] {
 export function askedForTools(s: ChatSpanLike): boolean {
   const fr = s.attrs.get('gen_ai.response.finish_reasons');
   const list = Array.isArray(fr) ? fr : typeof fr === 'string' ? [fr] : [];
-  const flat = [...s.attrs.entries()].some(([k, v]) => /^gen_ai\.completion\.\d+\.finish_reason$/.test(k) && (v === 'tool_calls' || v === 'function_call'));
+  const flat = [...s.attrs.entries()].some(
+    ([k, v]) => /^gen_ai\.completion\.\d+\.finish_reason$/.test(k) && (v === 'tool_calls' || v === 'function_call'),
+  );
   return flat || list.some((x) => x === 'tool_calls' || x === 'tool_call' || x === 'function_call');
 }
 
 /** The calls of a conversation told only through its chat spans (ordered by start), with their results. */
-export function callsFromChatSpans(spans: ChatSpanLike[], limits: CaptureLimits, at: (s: ChatSpanLike) => string | null): ToolCall[] {
+export function callsFromChatSpans(
+  spans: ChatSpanLike[],
+  limits: CaptureLimits,
+  at: (s: ChatSpanLike) => string | null,
+): ToolCall[] {
   const calls: ToolCall[] = [];
   const byId = new Map<string, ToolCall>();
   const answered = new Set<ToolCall>();
@@ -135,7 +168,16 @@ export function callsFromChatSpans(spans: ChatSpanLike[], limits: CaptureLimits,
           if (seenNoId.has(key)) continue;
           seenNoId.add(key);
         }
-        const call: ToolCall = { position: calls.length, tool: c.name, args, result: '', ok: true, error: null, durationMs: null, at: at(s) };
+        const call: ToolCall = {
+          position: calls.length,
+          tool: c.name,
+          args,
+          result: '',
+          ok: true,
+          error: null,
+          durationMs: null,
+          at: at(s),
+        };
         calls.push(call);
         if (c.id) byId.set(c.id, call);
       }

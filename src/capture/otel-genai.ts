@@ -116,13 +116,26 @@ export class OtelCollector {
     let count = 0;
     (doc[rsKey] as unknown[]).forEach((rs, i) => {
       const rsPath = `${pre}${rsKey}[${i}]`;
-      if (!isObject(rs)) return this.problems.push({ line, path: rsPath, reason: `${rsPath}: not an object` });
-      const ssKey = Array.isArray(rs.scopeSpans) ? 'scopeSpans' : Array.isArray(rs.scope_spans) ? 'scope_spans' : 'instrumentationLibrarySpans';
+      if (!isObject(rs)) {
+        this.problems.push({ line, path: rsPath, reason: `${rsPath}: not an object` });
+        return;
+      }
+      const ssKey = Array.isArray(rs.scopeSpans)
+        ? 'scopeSpans'
+        : Array.isArray(rs.scope_spans)
+          ? 'scope_spans'
+          : 'instrumentationLibrarySpans';
       const scopes = rs[ssKey];
-      if (!Array.isArray(scopes)) return this.problems.push({ line, path: rsPath, reason: `${rsPath}.scopeSpans: missing` });
+      if (!Array.isArray(scopes)) {
+        this.problems.push({ line, path: rsPath, reason: `${rsPath}.scopeSpans: missing` });
+        return;
+      }
       scopes.forEach((ss, j) => {
         const ssPath = `${rsPath}.${ssKey}[${j}]`;
-        if (!isObject(ss) || !Array.isArray(ss.spans)) return this.problems.push({ line, path: ssPath, reason: `${ssPath}.spans: missing` });
+        if (!isObject(ss) || !Array.isArray(ss.spans)) {
+          this.problems.push({ line, path: ssPath, reason: `${ssPath}.spans: missing` });
+          return;
+        }
         ss.spans.forEach((raw, k) => {
           const path = `${ssPath}.spans[${k}]`;
           try {
@@ -138,7 +151,11 @@ export class OtelCollector {
   }
 
   /** One session per agent invocation (or per agent-less trace with tool spans), in file order. */
-  build(namespace: string, limits: CaptureLimits, now: string): { sessions: (ParsedSession & { line: number; path: string })[]; problems: OtelProblem[] } {
+  build(
+    namespace: string,
+    limits: CaptureLimits,
+    now: string,
+  ): { sessions: (ParsedSession & { line: number; path: string })[]; problems: OtelProblem[] } {
     const problems = [...this.problems];
     const byKey = new Map<string, OtelSpan>();
     for (const s of this.spans) byKey.set(`${s.traceId}/${s.spanId}`, s);
@@ -169,7 +186,11 @@ export class OtelCollector {
         const inTrace = agents.filter((a) => a.traceId === s.traceId);
         owner = inTrace.length === 1 ? inTrace[0] : inTrace.length === 0 ? s.traceId : null;
         if (owner === null) {
-          problems.push({ line: s.line, path: s.path, reason: `${s.path}: execute_tool span ${s.spanId} has no agent ancestor in trace ${s.traceId}, which has several agent spans: call skipped` });
+          problems.push({
+            line: s.line,
+            path: s.path,
+            reason: `${s.path}: execute_tool span ${s.spanId} has no agent ancestor in trace ${s.traceId}, which has several agent spans: call skipped`,
+          });
           continue;
         }
       }
@@ -179,9 +200,19 @@ export class OtelCollector {
     }
 
     const sessions: (ParsedSession & { line: number; path: string })[] = [];
-    const build = (root: OtelSpan | null, traceId: string, tools: OtelSpan[], related: OtelSpan[], origin: OtelSpan) => {
+    const build = (
+      root: OtelSpan | null,
+      traceId: string,
+      tools: OtelSpan[],
+      related: OtelSpan[],
+      origin: OtelSpan,
+    ) => {
       try {
-        sessions.push({ ...this.session(root, traceId, tools, related, namespace, limits, now), line: origin.line, path: origin.path });
+        sessions.push({
+          ...this.session(root, traceId, tools, related, namespace, limits, now),
+          line: origin.line,
+          path: origin.path,
+        });
       } catch (e) {
         problems.push({ line: origin.line, path: origin.path, reason: `${origin.path}: ${(e as Error).message}` });
       }
@@ -194,7 +225,10 @@ export class OtelCollector {
     }
     // Traces with neither agent nor tool spans: a model client's chat spans, whose tool calls (if any) live in
     // their messages. One session per trace.
-    const traced = new Set([...agents.map((a) => a.traceId), ...[...toolsOf.keys()].filter((k): k is string => typeof k === 'string')]);
+    const traced = new Set([
+      ...agents.map((a) => a.traceId),
+      ...[...toolsOf.keys()].filter((k): k is string => typeof k === 'string'),
+    ]);
     const chatOnly = new Map<string, OtelSpan[]>();
     for (const s of this.spans) {
       if (traced.has(s.traceId) || !MODEL_OPS.has(opOf(s) ?? '')) continue;
@@ -202,19 +236,38 @@ export class OtelCollector {
       if (!list) chatOnly.set(s.traceId, (list = []));
       list.push(s);
     }
-    for (const [traceId, models] of chatOnly) build(null, traceId, [], this.spans.filter((s) => s.traceId === traceId), models[0]);
+    for (const [traceId, models] of chatOnly)
+      build(
+        null,
+        traceId,
+        [],
+        this.spans.filter((s) => s.traceId === traceId),
+        models[0],
+      );
     sessions.sort((x, y) => x.line - y.line || (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
     return { sessions, problems };
   }
 
-  private session(root: OtelSpan | null, traceId: string, tools: OtelSpan[], related: OtelSpan[], namespace: string, limits: CaptureLimits, now: string): ParsedSession {
+  private session(
+    root: OtelSpan | null,
+    traceId: string,
+    tools: OtelSpan[],
+    related: OtelSpan[],
+    namespace: string,
+    limits: CaptureLimits,
+    now: string,
+  ): ParsedSession {
     const ordered = [...tools].sort((a, b) => cmpTime(a.start, b.start) || a.order - b.order);
-    if (ordered.length > limits.maxCallsPerSession) throw new InputError(`${ordered.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
-    const models = related.filter((s) => MODEL_OPS.has(opOf(s) ?? '')).sort((a, b) => cmpTime(a.start, b.start) || a.order - b.order);
+    if (ordered.length > limits.maxCallsPerSession)
+      throw new InputError(`${ordered.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+    const models = related
+      .filter((s) => MODEL_OPS.has(opOf(s) ?? ''))
+      .sort((a, b) => cmpTime(a.start, b.start) || a.order - b.order);
     let calls: ToolCall[] = ordered.map((s, position) => toCall(s, position, limits));
     if (calls.length === 0 && models.length) {
       calls = callsFromChatSpans(models, limits, (s) => isoOf((s as OtelSpan).start));
-      if (calls.length > limits.maxCallsPerSession) throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+      if (calls.length > limits.maxCallsPerSession)
+        throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
       const asking = models.filter(askedForTools).length;
       if (calls.length === 0 && asking > 0) {
         throw new InputError(
@@ -229,9 +282,15 @@ export class OtelCollector {
       if (goal) break;
       goal = firstUserText(s);
     }
-    if (!goal) throw new InputError(`${root ? `agent span ${root.spanId}` : `trace ${traceId}`}: no goal (no skillsmith.goal attribute and no user message in gen_ai.input.messages or gen_ai.prompt)`);
+    if (!goal)
+      throw new InputError(
+        `${root ? `agent span ${root.spanId}` : `trace ${traceId}`}: no goal (no skillsmith.goal attribute and no user message in gen_ai.input.messages or gen_ai.prompt)`,
+      );
 
-    const lastToolEnd = ordered.reduce<bigint | null>((m, s) => (s.end != null && (m == null || s.end > m) ? s.end : m), null);
+    const lastToolEnd = ordered.reduce<bigint | null>(
+      (m, s) => (s.end != null && (m == null || s.end > m) ? s.end : m),
+      null,
+    );
     let finalAnswer = root ? lastAssistantText(root) : null;
     if (!finalAnswer) {
       for (const s of [...models].reverse()) {
@@ -257,7 +316,10 @@ export class OtelCollector {
     const agentName = attr('gen_ai.agent.name') ?? attr('gen_ai.agent.id');
     const sessionAttr = attr('skillsmith.session_id');
     const first = root ?? ordered[0] ?? models[0];
-    const lastModelEnd = models.reduce<bigint | null>((m, s) => (s.end != null && (m == null || s.end > m) ? s.end : m), null);
+    const lastModelEnd = models.reduce<bigint | null>(
+      (m, s) => (s.end != null && (m == null || s.end > m) ? s.end : m),
+      null,
+    );
     return {
       session: {
         id: sessionAttr ?? (root ? `otel:${root.traceId}:${root.spanId}` : `otel:${traceId}`),
@@ -275,7 +337,9 @@ export class OtelCollector {
           ...(root ? { span_id: root.spanId } : {}),
           ...(attr('gen_ai.conversation.id') ? { conversation_id: attr('gen_ai.conversation.id') } : {}),
           ...(attr('gen_ai.request.model') ? { model: attr('gen_ai.request.model') } : {}),
-          ...(attr('gen_ai.provider.name') ?? attr('gen_ai.system') ? { provider: attr('gen_ai.provider.name') ?? attr('gen_ai.system') } : {}),
+          ...((attr('gen_ai.provider.name') ?? attr('gen_ai.system'))
+            ? { provider: attr('gen_ai.provider.name') ?? attr('gen_ai.system') }
+            : {}),
         },
         calls,
         outcomeSource: 'reported',
@@ -315,7 +379,11 @@ function readSpan(raw: unknown, line: number, path: string, order: number): Otel
     events: events.map((e, i) => {
       const where = `${path}.events[${i}]`;
       if (!isObject(e)) throw new InputError(`${where}: not an object`);
-      return { name: typeof e.name === 'string' ? e.name : '', time: nanos(e.timeUnixNano, `${where}.timeUnixNano`), attrs: attributes(e.attributes, `${where}.attributes`) };
+      return {
+        name: typeof e.name === 'string' ? e.name : '',
+        time: nanos(e.timeUnixNano, `${where}.timeUnixNano`),
+        attrs: attributes(e.attributes, `${where}.attributes`),
+      };
     }),
     statusError: ERROR_CODES.has(status.code),
     statusMessage: typeof status.message === 'string' && status.message ? status.message : null,
@@ -329,7 +397,9 @@ function readSpan(raw: unknown, line: number, path: string, order: number): Otel
 export function opOf(s: OtelSpan): string | null {
   const op = s.attrs.get('gen_ai.operation.name');
   if (typeof op === 'string' && op) return op;
-  const prefix = /^(invoke_agent|execute_tool|chat|text_completion|generate_content|create_agent|embeddings)\b/.exec(s.name);
+  const prefix = /^(invoke_agent|execute_tool|chat|text_completion|generate_content|create_agent|embeddings)\b/.exec(
+    s.name,
+  );
   if (prefix) return prefix[1];
   // OpenLLMetry names its spans `openai.chat` and says the request type in `llm.request.type`.
   const reqType = s.attrs.get('llm.request.type');
@@ -346,7 +416,8 @@ function toCall(s: OtelSpan, position: number, limits: CaptureLimits): ToolCall 
   const nameAttr = s.attrs.get('gen_ai.tool.name') ?? s.attrs.get('tool.name');
   const tool = typeof nameAttr === 'string' && nameAttr ? nameAttr : s.name.replace(/^execute_tool\s+/, '').trim();
   if (!tool) throw new InputError(`${s.path}: execute_tool span without gen_ai.tool.name`);
-  const rawArgs = s.attrs.get('gen_ai.tool.call.arguments') ?? s.attrs.get('tool.parameters') ?? s.attrs.get('input.value');
+  const rawArgs =
+    s.attrs.get('gen_ai.tool.call.arguments') ?? s.attrs.get('tool.parameters') ?? s.attrs.get('input.value');
   let args: Record<string, unknown>;
   try {
     args = parseArgs(rawArgs, 'gen_ai.tool.call.arguments');
@@ -360,7 +431,11 @@ function toCall(s: OtelSpan, position: number, limits: CaptureLimits): ToolCall 
   const failed = s.statusError || (typeof errorType === 'string' && errorType !== '');
   const excMessage = exception?.attrs.get('exception.message');
   const error = failed
-    ? String(s.statusMessage ?? (typeof excMessage === 'string' ? excMessage : null) ?? (typeof errorType === 'string' ? errorType : 'error'))
+    ? String(
+        s.statusMessage ??
+          (typeof excMessage === 'string' ? excMessage : null) ??
+          (typeof errorType === 'string' ? errorType : 'error'),
+      )
     : null;
   return {
     position,
@@ -393,7 +468,8 @@ function messagesOf(v: unknown): unknown[] | null {
 
 function messageText(m: unknown): string {
   if (!isObject(m)) return typeof m === 'string' ? m : '';
-  if (Array.isArray(m.parts)) return contentText(m.parts.filter((p) => isObject(p) && (p.type === 'text' || p.type == null)));
+  if (Array.isArray(m.parts))
+    return contentText(m.parts.filter((p) => isObject(p) && (p.type === 'text' || p.type == null)));
   const msg = isObject(m.message) ? m.message : m; // gen_ai.choice style {message: {...}}
   return contentText(msg.content);
 }

@@ -87,7 +87,7 @@ describe('normalized JSONL', () => {
   });
 
   it('accepts CRLF line endings', () => {
-    const parsed = parseCaptureText([line(good('a')), line(good('b'))].join('\r\n') + '\r\n', opts());
+    const parsed = parseCaptureText(`${[line(good('a')), line(good('b'))].join('\r\n')}\r\n`, opts());
     expect(parsed.problems).toEqual([]);
     expect(parsed.sessions.map((s) => s.id)).toEqual(['a', 'b']);
   });
@@ -120,7 +120,13 @@ describe('normalized JSONL', () => {
       started_at: '2024-01-01T00:00:00Z',
       steps: [
         { tool: 'find_user', args: { zip: '80217' }, result: 'u_1', ok: true, duration_ms: 12 },
-        { tool: 'return_items', args: { order_id: '#W2' }, result: 'Error: order not delivered', ok: false, error: 'order not delivered' },
+        {
+          tool: 'return_items',
+          args: { order_id: '#W2' },
+          result: 'Error: order not delivered',
+          ok: false,
+          error: 'order not delivered',
+        },
         { tool: 'get_order', args: {}, result: long },
         { tool: 'get_order', result: { items: [1, 2] } },
         { tool: 'lookup', error: 'timeout' },
@@ -141,7 +147,14 @@ describe('normalized JSONL', () => {
       labels: { family: 'retail/return', task: 18, tags: ['a', 'b'] },
     });
     expect(s.calls.map((c) => c.position)).toEqual([0, 1, 2, 3, 4]);
-    expect(s.calls[0]).toMatchObject({ tool: 'find_user', args: { zip: '80217' }, result: 'u_1', ok: true, error: null, durationMs: 12 });
+    expect(s.calls[0]).toMatchObject({
+      tool: 'find_user',
+      args: { zip: '80217' },
+      result: 'u_1',
+      ok: true,
+      error: null,
+      durationMs: 12,
+    });
     expect(s.calls[1]).toMatchObject({ tool: 'return_items', ok: false, error: 'order not delivered' });
     expect(s.calls[2].result).toBe(`${long.slice(0, 40)}… (truncated)`);
     expect(s.calls[3].result).toBe('{"items":[1,2]}');
@@ -151,7 +164,10 @@ describe('normalized JSONL', () => {
   });
 
   it('does not truncate a result of exactly resultChars', () => {
-    const parsed = parseCaptureText(line(good('exact', { steps: [{ tool: 't', result: 'x'.repeat(40) }] })), opts({ resultChars: 40 }));
+    const parsed = parseCaptureText(
+      line(good('exact', { steps: [{ tool: 't', result: 'x'.repeat(40) }] })),
+      opts({ resultChars: 40 }),
+    );
     expect(parsed.sessions[0].calls[0].result).toBe('x'.repeat(40));
   });
 
@@ -231,7 +247,12 @@ describe('OpenAI chat-completions logs', () => {
     expect(s.goal).toBe('What is the status of flight HAT001?');
     expect(s.outcome).toBe('unknown');
     expect(s.calls).toHaveLength(1);
-    expect(s.calls[0]).toMatchObject({ tool: 'get_flight_status', args: { flight_number: 'HAT001', date: '2024-05-16' }, result: 'available', ok: true });
+    expect(s.calls[0]).toMatchObject({
+      tool: 'get_flight_status',
+      args: { flight_number: 'HAT001', date: '2024-05-16' },
+      result: 'available',
+      ok: true,
+    });
   });
 
   it('reads a whole-file JSON array of conversations', () => {
@@ -241,7 +262,10 @@ describe('OpenAI chat-completions logs', () => {
       .map((l) => JSON.parse(l));
     const parsed = parseCaptureText(JSON.stringify(convs, null, 2), opts());
     expect(parsed.problems).toEqual([]);
-    expect(parsed.sessions.map((s) => s.goal)).toEqual(['Please cancel order #W100 and tell me the refund.', 'Change my flight to Friday.']);
+    expect(parsed.sessions.map((s) => s.goal)).toEqual([
+      'Please cancel order #W100 and tell me the refund.',
+      'Change my flight to Friday.',
+    ]);
   });
 
   it('gives a conversation without an id a stable content-hash id', () => {
@@ -268,14 +292,25 @@ describe('OpenAI chat-completions logs', () => {
     const bad = {
       messages: [
         { role: 'user', content: 'Cancel order #W1' },
-        { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_order', arguments: '{"order_id": "#W1"}' } }] },
+        {
+          role: 'assistant',
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'get_order', arguments: '{"order_id": "#W1"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'pending' },
-        { role: 'assistant', tool_calls: [{ id: 'c2', type: 'function', function: { name: 'cancel_order', arguments: '{order_id: #W1' } }] },
+        {
+          role: 'assistant',
+          tool_calls: [{ id: 'c2', type: 'function', function: { name: 'cancel_order', arguments: '{order_id: #W1' } }],
+        },
         { role: 'tool', tool_call_id: 'c2', content: 'cancelled' },
       ],
     };
     const okConv = { id: 'fine', messages: [{ role: 'user', content: 'hello' }] };
-    const parsed = parseCaptureText([JSON.stringify(okConv), JSON.stringify(bad)].join('\n'), opts({ file: 'conv.jsonl' }));
+    const parsed = parseCaptureText(
+      [JSON.stringify(okConv), JSON.stringify(bad)].join('\n'),
+      opts({ file: 'conv.jsonl' }),
+    );
     expect(parsed.sessions.map((s) => s.id)).toEqual(['fine']);
     expect(parsed.problems).toHaveLength(1);
     expect(parsed.problems[0]).toMatchObject({ file: 'conv.jsonl', line: 2 });
@@ -284,8 +319,18 @@ describe('OpenAI chat-completions logs', () => {
   });
 
   it('reports a conversation without a user message, and a tool result with no pending call', () => {
-    const noUser = { messages: [{ role: 'system', content: 'sys' }, { role: 'assistant', content: 'hi' }] };
-    const orphan = { messages: [{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'x', content: 'r' }] };
+    const noUser = {
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'assistant', content: 'hi' },
+      ],
+    };
+    const orphan = {
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'tool', tool_call_id: 'x', content: 'r' },
+      ],
+    };
     const parsed = parseCaptureText([JSON.stringify(noUser), JSON.stringify(orphan)].join('\n'), opts());
     expect(parsed.sessions).toEqual([]);
     expect(parsed.problems.map((p) => p.line)).toEqual([1, 2]);

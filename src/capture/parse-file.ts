@@ -10,12 +10,19 @@ import { type BuiltSession, fromAgentsHistory, isAgentsHistory } from './openai-
 import { isLangChainRun, isLangChainRunList, LangChainCollector } from './langchain-runs.js';
 import { isResponsesItem } from './responses-items.js';
 import { type PrivacyPolicy, protectSession } from './privacy.js';
-import { fromTau2Simulation, fromTauBench, isTau2Results, isTau2Simulation, isTauBenchResult, isTauRecord, tau2TaskIndex } from './tau-raw.js';
+import {
+  fromTau2Simulation,
+  fromTauBench,
+  isTau2Results,
+  isTau2Simulation,
+  isTauBenchResult,
+  isTauRecord,
+  tau2TaskIndex,
+} from './tau-raw.js';
 import type { CapturedSession, DetectedFormat, IngestFormat, ParsedSession, RecordInfo } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
 export type { DetectedFormat, IngestFormat } from './types.js';
-export { INGEST_FORMATS, isIngestFormat } from './types.js';
 
 export interface IngestProblem {
   file: string;
@@ -70,7 +77,10 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const langchain = new LangChainCollector();
   const streamProblems: { line: number; path: string; reason: string }[] = [];
   // With a privacy policy, parsers keep whole results: they are redacted first and capped after.
-  const limits: CaptureLimits = { resultChars: opts.privacy ? Number.MAX_SAFE_INTEGER : opts.resultChars, maxCallsPerSession: opts.maxCallsPerSession };
+  const limits: CaptureLimits = {
+    resultChars: opts.privacy ? Number.MAX_SAFE_INTEGER : opts.resultChars,
+    maxCallsPerSession: opts.maxCallsPerSession,
+  };
   let sawDocumentArray = false;
 
   const trimmed = text.replace(/^\uFEFF/, '').trimStart();
@@ -81,8 +91,16 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       const doc = JSON.parse(trimmed) as unknown;
       handled = true;
       sawDocumentArray = true;
-      if (isOpenAiConversation(doc) || !Array.isArray(doc) || (opts.format === 'auto' ? isAgentsHistory(doc) : opts.format === 'openai-agents')) addRecord(doc, 1, '');
-      else doc.forEach((item, i) => addRecord(item, 1, `[${i}]`));
+      if (
+        isOpenAiConversation(doc) ||
+        !Array.isArray(doc) ||
+        (opts.format === 'auto' ? isAgentsHistory(doc) : opts.format === 'openai-agents')
+      )
+        addRecord(doc, 1, '');
+      else
+        doc.forEach((item, i) => {
+          addRecord(item, 1, `[${i}]`);
+        });
     } catch (e) {
       if (!(e instanceof SyntaxError)) throw e;
       // Not one document: fall through to line-by-line parsing, which reports the broken lines.
@@ -116,7 +134,11 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       if (!line) return;
       const lineNo = i + 1;
       if (Buffer.byteLength(line) > opts.maxRecordBytes) {
-        problems.push({ file: opts.file, line: lineNo, reason: `record is ${Buffer.byteLength(line)} bytes, over the ${opts.maxRecordBytes}-byte limit` });
+        problems.push({
+          file: opts.file,
+          line: lineNo,
+          reason: `record is ${Buffer.byteLength(line)} bytes, over the ${opts.maxRecordBytes}-byte limit`,
+        });
         return;
       }
       let value: unknown;
@@ -126,7 +148,10 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         problems.push({ file: opts.file, line: lineNo, reason: `not valid JSON (${(e as Error).message})` });
         return;
       }
-      if (exceedsDepth(value)) return problem(lineNo, '', depthReason('record'));
+      if (exceedsDepth(value)) {
+        problem(lineNo, '', depthReason('record'));
+        return;
+      }
       lines.push({ value, line: lineNo });
     });
     // Transcript formats spread one conversation over many lines (one event or item per line): the whole file
@@ -154,9 +179,20 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const formats: Partial<Record<DetectedFormat, number>> = {};
   for (const r of records) formats[r.format] = (formats[r.format] ?? 0) + 1;
   const kinds = Object.keys(formats) as DetectedFormat[];
-  const fallback: DetectedFormat = opts.format !== 'auto' ? opts.format : otel.spans.length ? 'otel' : langchain.runs.length ? 'langchain' : sawDocumentArray ? 'openai' : 'jsonl';
+  const fallback: DetectedFormat =
+    opts.format !== 'auto'
+      ? opts.format
+      : otel.spans.length
+        ? 'otel'
+        : langchain.runs.length
+          ? 'langchain'
+          : sawDocumentArray
+            ? 'openai'
+            : 'jsonl';
   const format = kinds.length > 1 ? 'mixed' : (kinds[0] ?? fallback);
-  const sessions = out.map((p) => (opts.privacy ? protectSession(p.session, opts.privacy, opts.resultChars) : p.session));
+  const sessions = out.map((p) =>
+    opts.privacy ? protectSession(p.session, opts.privacy, opts.resultChars) : p.session,
+  );
   return { format, detected: opts.format === 'auto', formats, sessions, records, problems };
 
   function push(p: ParsedSession, line: number, path: string, format: DetectedFormat) {
@@ -165,7 +201,12 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 
   function problem(line: number, path: string, reason: string) {
-    problems.push({ file: opts.file, line, ...(path ? { path } : {}), reason: path && !reason.startsWith(path) ? `${path}: ${reason}` : reason });
+    problems.push({
+      file: opts.file,
+      line,
+      ...(path ? { path } : {}),
+      reason: path && !reason.startsWith(path) ? `${path}: ${reason}` : reason,
+    });
   }
 
   function pushBuilt(list: BuiltSession[], path: string, format: DetectedFormat) {
@@ -174,10 +215,21 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
 
   function addStream(format: DetectedFormat, lines: StreamLine[]) {
     if (format === 'claude-code') {
-      if (!isClaudeCodeTranscript(lines)) streamProblems.push({ line: lines[0]?.line ?? 1, path: '', reason: 'expected a Claude Code transcript (lines with type user/assistant, message, sessionId, uuid)' });
+      if (!isClaudeCodeTranscript(lines))
+        streamProblems.push({
+          line: lines[0]?.line ?? 1,
+          path: '',
+          reason: 'expected a Claude Code transcript (lines with type user/assistant, message, sessionId, uuid)',
+        });
       else pushBuilt(fromClaudeCode(lines, opts.namespace, limits, now, streamProblems), '', 'claude-code');
     } else if (format === 'codex') {
-      if (!isCodexRollout(lines)) streamProblems.push({ line: lines[0]?.line ?? 1, path: '', reason: 'expected a Codex CLI rollout (lines {timestamp, type: session_meta | response_item | event_msg, payload})' });
+      if (!isCodexRollout(lines))
+        streamProblems.push({
+          line: lines[0]?.line ?? 1,
+          path: '',
+          reason:
+            'expected a Codex CLI rollout (lines {timestamp, type: session_meta | response_item | event_msg, payload})',
+        });
       else pushBuilt(fromCodexRollout(lines, opts.file, opts.namespace, limits, now, streamProblems), '', 'codex');
     } else if (format === 'openai-agents') {
       if (lines.length === 1) return addRecord(lines[0].value, lines[0].line, '');
@@ -187,7 +239,15 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
 
   function sessionsFromLines(lines: StreamLine[]): BuiltSession[] {
     // One Responses item per line: one history, each item keeping its own line number.
-    const built = fromAgentsHistory(lines.map((l) => l.value), opts.namespace, limits, now, 1, '', streamProblems);
+    const built = fromAgentsHistory(
+      lines.map((l) => l.value),
+      opts.namespace,
+      limits,
+      now,
+      1,
+      '',
+      streamProblems,
+    );
     const lineOf = (path: string) => lines[Number(/^\[(\d+)\]/.exec(path)?.[1] ?? 0)]?.line ?? 1;
     for (const p of streamProblems) if (p.line === 1 && /^\[\d+\]/.test(p.path)) p.line = lineOf(p.path);
     return built;
@@ -199,7 +259,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     if (exceedsDepth(value)) return problem(line, path, depthReason('record'));
     if (path) {
       const bytes = Buffer.byteLength(JSON.stringify(value) ?? '');
-      if (bytes > opts.maxRecordBytes) return problem(line, path, `record is ${bytes} bytes, over the ${opts.maxRecordBytes}-byte limit`);
+      if (bytes > opts.maxRecordBytes)
+        return problem(line, path, `record is ${bytes} bytes, over the ${opts.maxRecordBytes}-byte limit`);
     }
     const kind = opts.format === 'auto' ? detect(value) : opts.format;
     const sessionsBefore = out.length;
@@ -209,14 +270,27 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         case 'codex':
           throw new InputError(`a ${kind} transcript is a JSONL file with one event per line; this record is not one`);
         case 'langchain': {
-          if (isLangChainRunList(value)) value.forEach((r, i) => langchain.add(r, line, `${path}[${i}]`));
+          if (isLangChainRunList(value))
+            value.forEach((r, i) => {
+              langchain.add(r, line, `${path}[${i}]`);
+            });
           else if (isLangChainRun(value)) langchain.add(value, line, path);
-          else throw new InputError('expected a LangChain / LangSmith run ({id, name, run_type, inputs, outputs, child_runs | parent_run_id})');
+          else
+            throw new InputError(
+              'expected a LangChain / LangSmith run ({id, name, run_type, inputs, outputs, child_runs | parent_run_id})',
+            );
           return;
         }
         case 'openai-agents': {
-          if (!isAgentsHistory(value)) throw new InputError('expected OpenAI Agents SDK / Responses API items (function_call / function_call_output items, bare or under messages / input / output / items)');
-          pushBuilt(fromAgentsHistory(value, opts.namespace, limits, now, line, path, streamProblems), path, 'openai-agents');
+          if (!isAgentsHistory(value))
+            throw new InputError(
+              'expected OpenAI Agents SDK / Responses API items (function_call / function_call_output items, bare or under messages / input / output / items)',
+            );
+          pushBuilt(
+            fromAgentsHistory(value, opts.namespace, limits, now, line, path, streamProblems),
+            path,
+            'openai-agents',
+          );
           return;
         }
         case 'otel':
@@ -226,16 +300,24 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         case 'tau':
           return addTau(value, line, path);
         case 'openai': {
-          if (!isOpenAiConversation(value)) throw new InputError('expected an OpenAI conversation ({"messages": [...]} or a message array)');
+          if (!isOpenAiConversation(value))
+            throw new InputError('expected an OpenAI conversation ({"messages": [...]} or a message array)');
           const messages = Array.isArray(value) ? value : value.messages;
-          if (hasAnthropicMarkers(messages) && !hasOpenAiMarkers(messages)) throw new InputError('this is an Anthropic conversation (tool_use / tool_result blocks): use --format anthropic or auto');
+          if (hasAnthropicMarkers(messages) && !hasOpenAiMarkers(messages))
+            throw new InputError(
+              'this is an Anthropic conversation (tool_use / tool_result blocks): use --format anthropic or auto',
+            );
           push(fromOpenAi(value, opts.namespace, limits, now), line, path, 'openai');
           return;
         }
         case 'anthropic': {
-          if (!isOpenAiConversation(value)) throw new InputError('expected an Anthropic conversation ({"messages": [...]} or a message array)');
+          if (!isOpenAiConversation(value))
+            throw new InputError('expected an Anthropic conversation ({"messages": [...]} or a message array)');
           const messages = Array.isArray(value) ? value : value.messages;
-          if (hasOpenAiMarkers(messages)) throw new InputError('this is an OpenAI conversation (tool_calls / tool messages): use --format openai or auto');
+          if (hasOpenAiMarkers(messages))
+            throw new InputError(
+              'this is an OpenAI conversation (tool_calls / tool messages): use --format openai or auto',
+            );
           push(fromAnthropic(value, opts.namespace, limits, now), line, path, 'anthropic');
           return;
         }
@@ -243,10 +325,21 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           const parsed = normalizedSessionSchema.safeParse(value);
           if (!parsed.success) {
             const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'record'}: ${i.message}`).join('; ');
-            if (kind === null && isObject(value)) throw new InputError(`no known format matches this record (keys: ${Object.keys(value).slice(0, 10).join(', ')}); as a jsonl session: ${issues}`);
+            if (kind === null && isObject(value))
+              throw new InputError(
+                `no known format matches this record (keys: ${Object.keys(value).slice(0, 10).join(', ')}); as a jsonl session: ${issues}`,
+              );
             throw new InputError(kind === null && !isObject(value) ? `not a session record (${issues})` : issues);
           }
-          push({ session: fromNormalized(parsed.data, opts.namespace, limits, now), finalAnswer: parsed.data.final_answer ?? null }, line, path, 'jsonl');
+          push(
+            {
+              session: fromNormalized(parsed.data, opts.namespace, limits, now),
+              finalAnswer: parsed.data.final_answer ?? null,
+            },
+            line,
+            path,
+            'jsonl',
+          );
         }
       }
     } catch (e) {
@@ -256,7 +349,12 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       const added = out.slice(sessionsBefore);
       if (added.length && added.every((p) => p.session.calls.length === 0)) {
         const marker = toolMarker(value);
-        if (marker) problem(line, path, `read as ${kind ?? 'jsonl'} but no tool call came out, though the record holds ${marker}${opts.format === 'auto' ? '' : ': try --format auto'}`);
+        if (marker)
+          problem(
+            line,
+            path,
+            `read as ${kind ?? 'jsonl'} but no tool call came out, though the record holds ${marker}${opts.format === 'auto' ? '' : ': try --format auto'}`,
+          );
       }
     }
   }
@@ -264,14 +362,16 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   function addTau(value: unknown, line: number, path: string) {
     const pre = path ? `${path}.` : '';
     if (isTauBenchResult(value)) return push(fromTauBench(value, opts.namespace, limits, now), line, path, 'tau');
-    if (isTau2Simulation(value)) return push(fromTau2Simulation(value, {}, opts.namespace, limits, now), line, path, 'tau');
+    if (isTau2Simulation(value))
+      return push(fromTau2Simulation(value, {}, opts.namespace, limits, now), line, path, 'tau');
     if (isTau2Results(value)) {
       const tasks = tau2TaskIndex(value);
       const info = isObject(value.info) ? value.info : {};
       (value.simulations as unknown[]).forEach((sim, i) => {
         const where = `${pre}simulations[${i}]`;
         try {
-          if (!isObject(sim) || !Array.isArray(sim.messages)) throw new InputError('not a simulation run (no messages)');
+          if (!isObject(sim) || !Array.isArray(sim.messages))
+            throw new InputError('not a simulation run (no messages)');
           push(fromTau2Simulation(sim, { info, tasks }, opts.namespace, limits, now), line, where, 'tau');
         } catch (e) {
           problem(line, where, (e as Error).message);
@@ -279,12 +379,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       });
       return;
     }
-    throw new InputError('expected a tau-bench result ({task_id, reward, info, traj}) or a tau2-bench results file ({tasks, simulations})');
+    throw new InputError(
+      'expected a tau-bench result ({task_id, reward, info, traj}) or a tau2-bench results file ({tasks, simulations})',
+    );
   }
 }
 
 const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex']);
-
 
 /** The transcript format of a whole JSONL file (one event per line), or null for one record per line. */
 export function detectStream(lines: StreamLine[]): DetectedFormat | null {
@@ -292,8 +393,12 @@ export function detectStream(lines: StreamLine[]): DetectedFormat | null {
   if (isClaudeCodeTranscript(lines)) return 'claude-code';
   if (isCodexRollout(lines)) return 'codex';
   // One Responses item per line (an Agents SDK history written line by line).
-  const items = lines.filter((l) => isResponsesItem(l.value) || (isObject(l.value) && typeof l.value.role === 'string' && !('messages' in l.value)));
-  if (lines.length > 1 && items.length === lines.length && isAgentsHistory(lines.map((l) => l.value))) return 'openai-agents';
+  const items = lines.filter(
+    (l) =>
+      isResponsesItem(l.value) || (isObject(l.value) && typeof l.value.role === 'string' && !('messages' in l.value)),
+  );
+  if (lines.length > 1 && items.length === lines.length && isAgentsHistory(lines.map((l) => l.value)))
+    return 'openai-agents';
   return null;
 }
 
@@ -325,14 +430,26 @@ export function toolMarker(value: unknown): string | null {
  * A file that gave no session at all, or sessions without a call although it holds tool traffic, is an error
  * naming what was seen (so `ingest` never exits 0 on a file it could not read).
  */
-function emptiness(text: string, out: ParsedSession[], records: ParsedRecord[], problems: IngestProblem[], file: string): IngestProblem[] {
+function emptiness(
+  text: string,
+  out: ParsedSession[],
+  records: ParsedRecord[],
+  problems: IngestProblem[],
+  file: string,
+): IngestProblem[] {
   const body = text.replace(/^\uFEFF/, '').trim();
   if (!body) return [{ file, line: 1, reason: 'the file is empty: no session' }];
   if (out.length === 0) {
     // Rejected records were each named already (and make the exit non-zero); a file with nothing to name
     // still must not pass as an empty success.
     if (problems.length) return [];
-    return [{ file, line: 1, reason: `no session in this file: ${describeContent(body)}${problems.length ? `; ${problems.length} record(s) rejected above` : ''}` }];
+    return [
+      {
+        file,
+        line: 1,
+        reason: `no session in this file: ${describeContent(body)}${problems.length ? `; ${problems.length} record(s) rejected above` : ''}`,
+      },
+    ];
   }
   const calls = out.reduce((n, p) => n + p.session.calls.length, 0);
   if (calls === 0) {
@@ -340,7 +457,13 @@ function emptiness(text: string, out: ParsedSession[], records: ParsedRecord[], 
     const already = problems.some((p) => p.reason.includes('no tool call came out'));
     if (marker && !already) {
       const kinds = [...new Set(records.map((r) => r.format))].join(', ');
-      return [{ file, line: records[0]?.line ?? 1, reason: `${out.length} session(s) read as ${kinds}, none with a tool call, though the file holds ${marker}` }];
+      return [
+        {
+          file,
+          line: records[0]?.line ?? 1,
+          reason: `${out.length} session(s) read as ${kinds}, none with a tool call, though the file holds ${marker}`,
+        },
+      ];
     }
   }
   return [];
@@ -374,14 +497,21 @@ function describeContent(body: string): string {
   const types = new Set<string>();
   for (const v of sample) {
     if (!isObject(v)) continue;
-    Object.keys(v).slice(0, 8).forEach((k) => keys.add(k));
+    Object.keys(v)
+      .slice(0, 8)
+      .forEach((k) => {
+        keys.add(k);
+      });
     if (typeof v.type === 'string') types.add(v.type);
   }
-  const what = sample.length ? `keys ${[...keys].slice(0, 12).join(', ') || '(none)'}${types.size ? `; type ${[...types].join(', ')}` : ''}` : 'no JSON object';
+  const what = sample.length
+    ? `keys ${[...keys].slice(0, 12).join(', ') || '(none)'}${types.size ? `; type ${[...types].join(', ')}` : ''}`
+    : 'no JSON object';
   return `${shape}, ${what}; not a known format (${DETECTED_KINDS})`;
 }
 
-const DETECTED_KINDS = 'jsonl sessions, OpenAI / Anthropic messages, OpenAI Agents / Responses items, Claude Code, Codex CLI, LangChain runs, OTLP GenAI spans, tau-bench';
+const DETECTED_KINDS =
+  'jsonl sessions, OpenAI / Anthropic messages, OpenAI Agents / Responses items, Claude Code, Codex CLI, LangChain runs, OTLP GenAI spans, tau-bench';
 
 /** The format of one record, or null when it looks like none of them. */
 export function detect(value: unknown): DetectedFormat | null {

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../domain/types.js';
-import { globMatch, hashText, protectArgs, protectError, protectResult, protectSession, resolvePrivacy, toolPolicy } from './privacy.js';
+import {
+  globMatch,
+  hashText,
+  protectArgs,
+  protectError,
+  protectResult,
+  protectSession,
+  resolvePrivacy,
+  toolPolicy,
+} from './privacy.js';
 
 const OPENAI_KEY = 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXyZ0aB';
 const GITHUB = 'ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
@@ -18,7 +27,12 @@ describe('capture privacy', () => {
   const policy = resolvePrivacy();
 
   it('redacts secrets and personal data in args (values, nested keys) and results by default', () => {
-    const args = protectArgs(policy, 'login', { user: EMAIL, password: 'hunter2-pass', nested: { api_key: 'abc', note: `use ${OPENAI_KEY}` }, list: [GITHUB, 3] });
+    const args = protectArgs(policy, 'login', {
+      user: EMAIL,
+      password: 'hunter2-pass',
+      nested: { api_key: 'abc', note: `use ${OPENAI_KEY}` },
+      list: [GITHUB, 3],
+    });
     const text = JSON.stringify(args);
     expect(leaks(text)).toEqual([]);
     expect(args).toEqual({
@@ -75,7 +89,9 @@ describe('capture privacy', () => {
   });
 
   it('drop keeps the call but not its data; keep stores as is', () => {
-    const p = resolvePrivacy({ tools: { secret_tool: { args: 'drop', results: 'drop' }, echo: { args: 'keep', results: 'keep' } } });
+    const p = resolvePrivacy({
+      tools: { secret_tool: { args: 'drop', results: 'drop' }, echo: { args: 'keep', results: 'keep' } },
+    });
     expect(protectArgs(p, 'secret_tool', { a: 1 })).toEqual({});
     expect(protectResult(p, 'secret_tool', 'abc', 100)).toBe('');
     expect(protectError(p, 'secret_tool', `boom ${OPENAI_KEY}`)).toBe('error (details dropped by the privacy policy)');
@@ -89,7 +105,13 @@ describe('capture privacy', () => {
       denyTools: ['*_credentials'],
     });
     expect(protectArgs(p, 'get_order', { order_id: '#W1', note: 'private' })).toEqual({ order_id: '#W1' });
-    expect(protectArgs(p, 'update_profile', { name: 'Ann', ssn: '078-05-1120', address: { dob: '1990-01-01', city: 'Austin' } })).toEqual({ name: 'Ann', address: { city: 'Austin' } });
+    expect(
+      protectArgs(p, 'update_profile', {
+        name: 'Ann',
+        ssn: '078-05-1120',
+        address: { dob: '1990-01-01', city: 'Austin' },
+      }),
+    ).toEqual({ name: 'Ann', address: { city: 'Austin' } });
     expect(toolPolicy(p, 'fetch_credentials')).toEqual({ args: 'drop', results: 'drop' });
     const allow = resolvePrivacy({ allowTools: ['search_*'] });
     expect(toolPolicy(allow, 'search_flights').args).toBe('redact');
@@ -115,7 +137,18 @@ describe('capture privacy', () => {
       startedAt: 'x',
       endedAt: null,
       labels: { first_user_message: `I am ${EMAIL}` },
-      calls: [{ position: 0, tool: 'rotate_key', args: { key: OPENAI_KEY }, result: `new key ${GITHUB}`, ok: false, error: `invalid ${AWS}`, durationMs: null, at: null }],
+      calls: [
+        {
+          position: 0,
+          tool: 'rotate_key',
+          args: { key: OPENAI_KEY },
+          result: `new key ${GITHUB}`,
+          ok: false,
+          error: `invalid ${AWS}`,
+          durationMs: null,
+          at: null,
+        },
+      ],
     };
     const out = protectSession(s, policy, 2000);
     expect(leaks(JSON.stringify(out))).toEqual([]);
@@ -128,7 +161,9 @@ describe('capture privacy', () => {
 describe('prose credentials', () => {
   it('redacts "password X" and "password is X" when X is not a plain word', async () => {
     const { redactCapture } = await import('./privacy.js');
-    expect(redactCapture('Log me in, password Tr0ub4dor-and-3-horses, thanks')).toBe('Log me in, password [REDACTED:password], thanks');
+    expect(redactCapture('Log me in, password Tr0ub4dor-and-3-horses, thanks')).toBe(
+      'Log me in, password [REDACTED:password], thanks',
+    );
     expect(redactCapture('my passcode is 4921.')).toBe('my passcode is [REDACTED:password].');
     expect(redactCapture('Please reset my password today')).toBe('Please reset my password today');
     expect(redactCapture('password=abc123')).toBe('password=[REDACTED:password]');

@@ -30,7 +30,10 @@ export function globMatch(pattern: string, name: string): boolean {
   if (!pattern.includes('*') && !pattern.includes('?')) return pattern === name;
   let re = globCache.get(pattern);
   if (!re) {
-    const src = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    const src = pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
     globCache.set(pattern, (re = new RegExp(`^${src}$`)));
   }
   return re.test(name);
@@ -57,7 +60,10 @@ const MARKER = /\[REDACTED:([a-z_]+)\]/g;
 const HASHED_KINDS = new Set(['email', 'phone', 'card', 'national_id']);
 
 function hashOf(salt: string, kind: string, value: string): string {
-  return createHmac('sha256', salt || 'skillsmith').update(`${kind}\u0000${value}`).digest('hex').slice(0, 10);
+  return createHmac('sha256', salt || 'skillsmith')
+    .update(`${kind}\u0000${value}`)
+    .digest('hex')
+    .slice(0, 10);
 }
 
 /**
@@ -70,7 +76,11 @@ export function hashText(text: string, salt: string): string {
   const markers = [...redacted.matchAll(MARKER)];
   if (markers.length === 0) return redacted;
   // redacted = L0 M1 L1 ... Mn Ln and text = L0 R1 L1 ... Rn Ln: find each region Ri that marker Mi replaced.
-  const literalAfter = (i: number) => redacted.slice(markers[i].index + markers[i][0].length, i + 1 < markers.length ? markers[i + 1].index : redacted.length);
+  const literalAfter = (i: number) =>
+    redacted.slice(
+      markers[i].index + markers[i][0].length,
+      i + 1 < markers.length ? markers[i + 1].index : redacted.length,
+    );
   const first = redacted.slice(0, markers[0].index);
   if (!text.startsWith(first)) return redacted;
   let out = first;
@@ -82,11 +92,15 @@ export function hashText(text: string, salt: string): string {
     const last = i + 1 === markers.length;
     let end: number | null;
     if (last) end = text.endsWith(literal) ? text.length - literal.length : -1;
-    else if (literal.length === 0) end = null; // two adjacent markers: the boundary between them is unknown
+    else if (literal.length === 0)
+      end = null; // two adjacent markers: the boundary between them is unknown
     else end = text.indexOf(literal, cursor + 1);
     if (end !== null && end < cursor) return redacted;
     const value = start !== null && end !== null ? text.slice(start, end) : null;
-    out += value !== null && HASHED_KINDS.has(kind!) && value !== marker ? `[HASH:${kind}:${hashOf(salt, kind!, value)}]` : marker;
+    out +=
+      value !== null && HASHED_KINDS.has(kind!) && value !== marker
+        ? `[HASH:${kind}:${hashOf(salt, kind!, value)}]`
+        : marker;
     out += literal;
     if (end === null) {
       start = null;
@@ -102,7 +116,8 @@ export function hashText(text: string, salt: string): string {
  * Credentials written as prose ("my password is hunter2", "password Tr0ub4dor&3"), which the key=value rules of
  * `redactText` do not see. A value made only of letters ("password reset") is left alone.
  */
-const PROSE_PASSWORD = /\b(pass(?:word|wd|phrase|code)|pwd)(\s+(?:is|was)\s+|\s+)(?!\[(?:REDACTED|HASH):)([^\s"',;]{4,128})/gi;
+const PROSE_PASSWORD =
+  /\b(pass(?:word|wd|phrase|code)|pwd)(\s+(?:is|was)\s+|\s+)(?!\[(?:REDACTED|HASH):)([^\s"',;]{4,128})/gi;
 
 export function redactProse(text: string): string {
   return text.replace(PROSE_PASSWORD, (m, key: string, sep: string, value: string) => {
@@ -149,11 +164,16 @@ function hashValue(v: unknown, salt: string): unknown {
     // Ask redactValue whether the key alone makes the value a secret or a phone number.
     const probe = redactValue({ [key]: primitive ? value : 'placeholder' }) as Record<string, unknown>;
     const probed = Object.values(probe)[0];
-    const byKey = typeof probed === 'string' && PLAIN_MARKER.test(probed) && !(typeof value === 'string' && redactText(value) === probed);
+    const byKey =
+      typeof probed === 'string' &&
+      PLAIN_MARKER.test(probed) &&
+      !(typeof value === 'string' && redactText(value) === probed);
     const k = hashText(key, salt);
     if (byKey) {
       const kind = PLAIN_MARKER.exec(probed as string)![1];
-      out[k] = HASHED_KINDS.has(kind) ? `[HASH:${kind}:${hashOf(salt, kind, typeof value === 'string' ? value : JSON.stringify(value))}]` : probed;
+      out[k] = HASHED_KINDS.has(kind)
+        ? `[HASH:${kind}:${hashOf(salt, kind, typeof value === 'string' ? value : JSON.stringify(value))}]`
+        : probed;
     } else out[k] = hashValue(value, salt);
   }
   return out;
@@ -193,7 +213,11 @@ export function jsonSafe(v: unknown): unknown {
 
 // ── the public steps ─────────────────────────────────────────────────────
 
-export function protectArgs(policy: PrivacyPolicy, tool: string, args: Record<string, unknown>): Record<string, unknown> {
+export function protectArgs(
+  policy: PrivacyPolicy,
+  tool: string,
+  args: Record<string, unknown>,
+): Record<string, unknown> {
   const rule = toolPolicy(policy, tool);
   if (rule.args === 'drop') return {};
   let v: Record<string, unknown> = args ?? {};
@@ -249,12 +273,24 @@ export function protectCall(policy: PrivacyPolicy, call: ToolCall, cap: number):
  * (a protected id maps to itself). Control bytes make an id unusable too: they are hashed the same way.
  */
 export function protectId(policy: Pick<PrivacyPolicy, 'salt'>, value: string, prefix: string): string;
-export function protectId(policy: Pick<PrivacyPolicy, 'salt'>, value: string | null | undefined, prefix: string): string | null;
-export function protectId(policy: Pick<PrivacyPolicy, 'salt'>, value: string | null | undefined, prefix: string): string | null {
+export function protectId(
+  policy: Pick<PrivacyPolicy, 'salt'>,
+  value: string | null | undefined,
+  prefix: string,
+): string | null;
+export function protectId(
+  policy: Pick<PrivacyPolicy, 'salt'>,
+  value: string | null | undefined,
+  prefix: string,
+): string | null {
   if (value == null) return null;
   // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find control characters
   if (!/[\u0000-\u001f\u007f-\u009f]/.test(value) && redactCapture(value) === value) return value;
-  return `${prefix}_${createHmac('sha256', policy.salt || 'skillsmith').update(`id\u0000${value}`).digest('hex').slice(0, 20)}`;
+  return `${prefix}_${createHmac('sha256', policy.salt || 'skillsmith')
+    .update(`id\u0000${value}`)
+    .digest('hex')
+    .slice(0, 20)}`;
 }
 
 /** A time as given when it reads as one, else redacted like any other text (it is a free string in a file). */
@@ -277,6 +313,9 @@ export function protectSession<S extends Session>(session: S, policy: PrivacyPol
       const call = protectCall(policy, c, resultChars);
       return call.at == null ? call : { ...call, at: protectTime(call.at) };
     }),
-    labels: session.labels && policy.goal !== 'keep' ? (deepStrings(redactValue(session.labels), redactProse) as Record<string, unknown>) : session.labels,
+    labels:
+      session.labels && policy.goal !== 'keep'
+        ? (deepStrings(redactValue(session.labels), redactProse) as Record<string, unknown>)
+        : session.labels,
   };
 }

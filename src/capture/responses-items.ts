@@ -17,8 +17,23 @@ import { InputError } from '../errors/input-error.js';
  * - `reasoning` items are skipped (chain of thought is never a step).
  */
 
-const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'computer_call', 'mcp_call', 'web_search_call', 'file_search_call', 'code_interpreter_call', 'image_generation_call']);
-const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output', 'computer_call_output']);
+const CALL_TYPES = new Set([
+  'function_call',
+  'custom_tool_call',
+  'local_shell_call',
+  'computer_call',
+  'mcp_call',
+  'web_search_call',
+  'file_search_call',
+  'code_interpreter_call',
+  'image_generation_call',
+]);
+const OUTPUT_TYPES = new Set([
+  'function_call_output',
+  'custom_tool_call_output',
+  'local_shell_call_output',
+  'computer_call_output',
+]);
 
 /** Whether one item is a Responses item (a typed message, a call, a call output or reasoning). */
 export function isResponsesItem(v: unknown): boolean {
@@ -28,12 +43,19 @@ export function isResponsesItem(v: unknown): boolean {
 
 /** Whether a list of items is Responses traffic: some item is a call or call output. */
 export function hasResponsesCalls(items: unknown[]): boolean {
-  return items.some((v) => isObject(v) && typeof v.type === 'string' && (CALL_TYPES.has(v.type) || OUTPUT_TYPES.has(v.type)));
+  return items.some(
+    (v) => isObject(v) && typeof v.type === 'string' && (CALL_TYPES.has(v.type) || OUTPUT_TYPES.has(v.type)),
+  );
 }
 
 /** A list of Responses items (easy messages `{role, content}` allowed) holding at least one call or output. */
 export function isResponsesItemList(v: unknown): v is unknown[] {
-  return Array.isArray(v) && v.length > 0 && hasResponsesCalls(v) && v.every((x) => isResponsesItem(x) || (isObject(x) && typeof x.role === 'string'));
+  return (
+    Array.isArray(v) &&
+    v.length > 0 &&
+    hasResponsesCalls(v) &&
+    v.every((x) => isResponsesItem(x) || (isObject(x) && typeof x.role === 'string'))
+  );
 }
 
 /** What one item says, for the session builders: a user text, an assistant text, a call, an output, or nothing. */
@@ -70,7 +92,8 @@ function readCall(item: JsonObject, type: string, where: string, limits: Capture
   let args: Record<string, unknown>;
   if (type === 'function_call' || type === 'custom_tool_call' || type === 'mcp_call') {
     if (typeof item.name !== 'string' || !item.name) throw new InputError(`${where}.name: missing`);
-    tool = type === 'mcp_call' && typeof item.server_label === 'string' ? `${item.server_label}.${item.name}` : item.name;
+    tool =
+      type === 'mcp_call' && typeof item.server_label === 'string' ? `${item.server_label}.${item.name}` : item.name;
     const raw = type === 'custom_tool_call' ? item.input : item.arguments;
     if (type === 'custom_tool_call' && typeof raw === 'string') {
       // Custom (freeform) tools take plain text, e.g. Codex's apply_patch: the text is the argument.
@@ -88,11 +111,22 @@ function readCall(item: JsonObject, type: string, where: string, limits: Capture
     args = isObject(item.action) ? item.action : {};
   } else {
     tool = type.replace(/_call$/, '');
-    args = isObject(item.action) ? item.action : typeof item.query === 'string' ? { query: item.query } : Array.isArray(item.queries) ? { queries: item.queries } : {};
+    args = isObject(item.action)
+      ? item.action
+      : typeof item.query === 'string'
+        ? { query: item.query }
+        : Array.isArray(item.queries)
+          ? { queries: item.queries }
+          : {};
   }
   const call: ToolCall = { position: 0, tool, args, result: '', ok: true, error: null, durationMs: null, at };
   // Calls that carry their own result (hosted tools, MCP) are complete as they are.
-  let done = !(type === 'function_call' || type === 'custom_tool_call' || type === 'local_shell_call' || type === 'computer_call');
+  let done = !(
+    type === 'function_call' ||
+    type === 'custom_tool_call' ||
+    type === 'local_shell_call' ||
+    type === 'computer_call'
+  );
   if (type === 'mcp_call') {
     if (item.output != null) call.result = capText(resultText(item.output), limits.resultChars);
     if (typeof item.error === 'string' && item.error) {
@@ -116,7 +150,15 @@ function readCall(item: JsonObject, type: string, where: string, limits: Capture
 function messageText(content: unknown): string {
   if (Array.isArray(content)) {
     return content
-      .map((p) => (isObject(p) && (p.type === 'input_text' || p.type === 'output_text' || p.type === 'text') && typeof p.text === 'string' ? p.text : isObject(p) && p.type === 'refusal' && typeof p.refusal === 'string' ? p.refusal : ''))
+      .map((p) =>
+        isObject(p) &&
+        (p.type === 'input_text' || p.type === 'output_text' || p.type === 'text') &&
+        typeof p.text === 'string'
+          ? p.text
+          : isObject(p) && p.type === 'refusal' && typeof p.refusal === 'string'
+            ? p.refusal
+            : '',
+      )
       .join('');
   }
   return contentText(content);
@@ -128,9 +170,16 @@ function outputText(output: unknown): string {
 }
 
 /** Pairs an output with the earliest pending call with its id (else the earliest pending call) and records it. */
-export function applyOutput(pending: { id: string | null; call: ToolCall }[], ev: { id: string | null; text: string; failed: boolean | null }, limits: CaptureLimits, where: string, resultCheck: (text: string) => { failed: boolean; error: string | null } = defaultCheck): void {
+export function applyOutput(
+  pending: { id: string | null; call: ToolCall }[],
+  ev: { id: string | null; text: string; failed: boolean | null },
+  limits: CaptureLimits,
+  where: string,
+  resultCheck: (text: string) => { failed: boolean; error: string | null } = defaultCheck,
+): void {
   let k = ev.id === null ? -1 : pending.findIndex((p) => p.id === ev.id);
-  if (k < 0 && ev.id !== null && pending.length && pending.every((p) => p.id !== null)) throw new InputError(`${where}: output for call_id ${ev.id}, which no earlier call has`);
+  if (k < 0 && ev.id !== null && pending.length && pending.every((p) => p.id !== null))
+    throw new InputError(`${where}: output for call_id ${ev.id}, which no earlier call has`);
   if (k < 0) k = 0;
   const match = pending.splice(k, 1)[0];
   if (!match) throw new InputError(`${where}: output without a pending call`);

@@ -35,7 +35,9 @@ export function isTau2Results(v: unknown): v is JsonObject {
 }
 
 export function isTau2Simulation(v: unknown): v is JsonObject {
-  return isObject(v) && Array.isArray(v.messages) && 'task_id' in v && ('reward_info' in v || 'termination_reason' in v);
+  return (
+    isObject(v) && Array.isArray(v.messages) && 'task_id' in v && ('reward_info' in v || 'termination_reason' in v)
+  );
 }
 
 export function isTauRecord(v: unknown): boolean {
@@ -49,7 +51,8 @@ function rewardOf(v: unknown, where: string): number | null {
   return Math.min(1, v);
 }
 
-const outcomeOfReward = (r: number | null): Outcome => (r == null ? 'unknown' : r >= SUCCESS_MIN ? 'success' : 'failure');
+const outcomeOfReward = (r: number | null): Outcome =>
+  r == null ? 'unknown' : r >= SUCCESS_MIN ? 'success' : 'failure';
 
 function shortHash(v: unknown): string {
   return createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 10);
@@ -65,10 +68,14 @@ export function fromTauBench(rec: JsonObject, namespace: string, limits: Capture
   traj.forEach((m, i) => {
     if (!isObject(m)) throw new InputError(`traj[${i}]: not a message object`);
   });
-  const tool = traj.some((m) => isObject(m) && (m.role === 'tool' || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0)));
+  const tool = traj.some(
+    (m) => isObject(m) && (m.role === 'tool' || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0)),
+  );
   let parsed: ParsedSession;
   try {
-    parsed = tool ? fromOpenAi({ messages: traj, goal: instruction }, namespace, limits, now) : fromReAct(traj, instruction, namespace, limits, now);
+    parsed = tool
+      ? fromOpenAi({ messages: traj, goal: instruction }, namespace, limits, now)
+      : fromReAct(traj, instruction, namespace, limits, now);
   } catch (e) {
     throw new InputError((e as Error).message.replace(/^messages\[/, 'traj['));
   }
@@ -87,14 +94,22 @@ export function fromTauBench(rec: JsonObject, namespace: string, limits: Capture
     task_id: taskId,
     trial,
     ...(typeof task.user_id === 'string' ? { user_id: task.user_id } : {}),
-    ...(Array.isArray(task.actions) ? { gold_actions: task.actions.map((a) => (isObject(a) ? a.name : null)).filter(Boolean) } : {}),
+    ...(Array.isArray(task.actions)
+      ? { gold_actions: task.actions.map((a) => (isObject(a) ? a.name : null)).filter(Boolean) }
+      : {}),
     ...(firstUser ? { first_user_message: contentText((firstUser as JsonObject).content) } : {}),
   };
   return parsed;
 }
 
 /** tau-bench's ReAct agents write their actions as text: `Action:\n{"name": ..., "arguments": {...}}`. */
-function fromReAct(traj: unknown[], instruction: string | undefined, namespace: string, limits: CaptureLimits, now: string): ParsedSession {
+function fromReAct(
+  traj: unknown[],
+  instruction: string | undefined,
+  namespace: string,
+  limits: CaptureLimits,
+  now: string,
+): ParsedSession {
   const calls: ToolCall[] = [];
   let goal = instruction ?? null;
   let open: ToolCall | null = null;
@@ -125,19 +140,47 @@ function fromReAct(traj: unknown[], instruction: string | undefined, namespace: 
     } catch {
       throw new InputError(`traj[${i}].content: the Action is not valid JSON`);
     }
-    if (!isObject(action) || typeof action.name !== 'string') throw new InputError(`traj[${i}].content: the Action has no name`);
+    if (!isObject(action) || typeof action.name !== 'string')
+      throw new InputError(`traj[${i}].content: the Action has no name`);
     if (action.name === RESPOND_ACTION) {
-      finalAnswer = isObject(action.arguments) && typeof action.arguments.content === 'string' ? action.arguments.content : finalAnswer;
+      finalAnswer =
+        isObject(action.arguments) && typeof action.arguments.content === 'string'
+          ? action.arguments.content
+          : finalAnswer;
       return;
     }
-    open = { position: calls.length, tool: action.name, args: parseArgs(action.arguments, `traj[${i}].content.Action.arguments`), result: '', ok: true, error: null, durationMs: null, at: null };
+    open = {
+      position: calls.length,
+      tool: action.name,
+      args: parseArgs(action.arguments, `traj[${i}].content.Action.arguments`),
+      result: '',
+      ok: true,
+      error: null,
+      durationMs: null,
+      at: null,
+    };
     calls.push(open);
     finalAnswer = null;
   });
-  if (goal === null) throw new InputError('no task instruction (info.task.instruction) and no user message to take the goal from');
-  if (calls.length > limits.maxCallsPerSession) throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+  if (goal === null)
+    throw new InputError('no task instruction (info.task.instruction) and no user message to take the goal from');
+  if (calls.length > limits.maxCallsPerSession)
+    throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
   return {
-    session: { id: '', namespace, goal, outcome: 'unknown', reward: null, agentId: null, source: 'tau-bench', startedAt: now, endedAt: null, labels: null, calls, outcomeSource: 'reported' },
+    session: {
+      id: '',
+      namespace,
+      goal,
+      outcome: 'unknown',
+      reward: null,
+      agentId: null,
+      source: 'tau-bench',
+      startedAt: now,
+      endedAt: null,
+      labels: null,
+      calls,
+      outcomeSource: 'reported',
+    },
     finalAnswer,
   };
 }
@@ -153,7 +196,8 @@ function tau2Goal(task: JsonObject | undefined): string | null {
   const scenario = task && isObject(task.user_scenario) ? task.user_scenario : null;
   const instr = scenario?.instructions;
   if (typeof instr === 'string' && instr.trim()) return instr;
-  if (isObject(instr) && typeof instr.reason_for_call === 'string' && instr.reason_for_call.trim()) return instr.reason_for_call;
+  if (isObject(instr) && typeof instr.reason_for_call === 'string' && instr.reason_for_call.trim())
+    return instr.reason_for_call;
   return null;
 }
 
@@ -168,7 +212,8 @@ export function fromTau2Simulation(
   const info = ctx.info ?? {};
   const env = isObject(info.environment_info) ? info.environment_info : {};
   const agent = isObject(info.agent_info) ? info.agent_info : {};
-  const domain = typeof env.domain_name === 'string' ? env.domain_name : typeof sim.domain === 'string' ? sim.domain : 'unknown';
+  const domain =
+    typeof env.domain_name === 'string' ? env.domain_name : typeof sim.domain === 'string' ? sim.domain : 'unknown';
   const taskId = String(sim.task_id);
   let goal = tau2Goal(ctx.tasks?.get(taskId));
   const rewardInfo = isObject(sim.reward_info) ? sim.reward_info : {};
@@ -209,7 +254,8 @@ export function fromTau2Simulation(
       calls.push(call);
       pending.push({ id, call });
     });
-    if (m.role === 'assistant') finalAnswer = toolCalls.length === 0 && text.trim() ? text.trim() : toolCalls.length ? null : finalAnswer;
+    if (m.role === 'assistant')
+      finalAnswer = toolCalls.length === 0 && text.trim() ? text.trim() : toolCalls.length ? null : finalAnswer;
     if (m.role === 'tool') {
       const id = typeof m.id === 'string' ? m.id : typeof m.tool_call_id === 'string' ? m.tool_call_id : null;
       let k = id === null ? -1 : pending.findIndex((p) => p.id === id);
@@ -235,7 +281,8 @@ export function fromTau2Simulation(
   });
   goal ??= firstUser;
   if (goal === null) throw new InputError('no task instructions and no user message to take the goal from');
-  if (calls.length > limits.maxCallsPerSession) throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+  if (calls.length > limits.maxCallsPerSession)
+    throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
   const simId = typeof sim.id === 'string' && sim.id ? sim.id : shortHash(sim.messages);
   return {
     session: {

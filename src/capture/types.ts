@@ -1,7 +1,17 @@
 import type { Session } from '../domain/types.js';
 
 /** The capture formats `ingest` reads; `auto` detects one per record. */
-export const DETECTED_FORMATS = ['jsonl', 'openai', 'anthropic', 'otel', 'tau', 'claude-code', 'codex', 'openai-agents', 'langchain'] as const;
+export const DETECTED_FORMATS = [
+  'jsonl',
+  'openai',
+  'anthropic',
+  'otel',
+  'tau',
+  'claude-code',
+  'codex',
+  'openai-agents',
+  'langchain',
+] as const;
 export type DetectedFormat = (typeof DETECTED_FORMATS)[number];
 export type IngestFormat = 'auto' | DetectedFormat;
 export const INGEST_FORMATS: readonly IngestFormat[] = ['auto', ...DETECTED_FORMATS];

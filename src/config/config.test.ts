@@ -28,8 +28,13 @@ describe('loadConfig', () => {
 
   it('has the verifier thresholds as settings, 0.5 each by default (MemOS), validated', () => {
     expect(loadConfig({}, noEnv).synthesis.verify).toEqual({ minCoverage: 0.5, minResonance: 0.5 });
-    expect(loadConfig({ synthesis: { verify: { minResonance: 0.25 } } }, noEnv).synthesis.verify).toEqual({ minCoverage: 0.5, minResonance: 0.25 });
-    expect(thrown(() => loadConfig({ synthesis: { verify: { minCoverage: 1.5 } } }, noEnv)).message).toMatch(/synthesis\.verify\.minCoverage/);
+    expect(loadConfig({ synthesis: { verify: { minResonance: 0.25 } } }, noEnv).synthesis.verify).toEqual({
+      minCoverage: 0.5,
+      minResonance: 0.25,
+    });
+    expect(thrown(() => loadConfig({ synthesis: { verify: { minCoverage: 1.5 } } }, noEnv)).message).toMatch(
+      /synthesis\.verify\.minCoverage/,
+    );
   });
 
   it('names every bad key, and refuses unknown ones', () => {
@@ -53,12 +58,22 @@ describe('loadConfig', () => {
     } as NodeJS.ProcessEnv;
     const c = loadConfig({ llm: { model: 'from-file', temperature: 0.3 }, embedder: { batchSize: 8 } }, env);
     expect(c.distiller).toBe('llm');
-    expect(c.llm).toMatchObject({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5:7b-instruct', apiKey: 'sk-from-env', timeoutMs: 5000, temperature: 0.3 });
+    expect(c.llm).toMatchObject({
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'qwen2.5:7b-instruct',
+      apiKey: 'sk-from-env',
+      timeoutMs: 5000,
+      temperature: 0.3,
+    });
     expect(c.embedder).toMatchObject({ provider: 'openai', model: 'nomic-embed-text', batchSize: 8 });
   });
 
   it('empty variables are ignored; SKILLSMITH_DISABLED takes 1/true/0/false', () => {
-    expect(loadConfig({ distiller: 'llm', llm: { baseUrl: 'http://h/v1' } }, { SKILLSMITH_DISTILLER: '' } as NodeJS.ProcessEnv).distiller).toBe('llm');
+    expect(
+      loadConfig({ distiller: 'llm', llm: { baseUrl: 'http://h/v1' } }, {
+        SKILLSMITH_DISTILLER: '',
+      } as NodeJS.ProcessEnv).distiller,
+    ).toBe('llm');
     expect(loadConfig({}, { SKILLSMITH_DISABLED: '1' } as NodeJS.ProcessEnv).disabled).toBe(true);
     expect(loadConfig({ disabled: true }, { SKILLSMITH_DISABLED: 'false' } as NodeJS.ProcessEnv).disabled).toBe(false);
   });
@@ -69,11 +84,15 @@ describe('loadConfig', () => {
     expect(thrown(() => loadConfig({}, { SKILLSMITH_LLM_TIMEOUT_MS: 'soon' } as NodeJS.ProcessEnv)).message).toBe(
       'environment variable SKILLSMITH_LLM_TIMEOUT_MS="soon" is not a number',
     );
-    expect(thrown(() => loadConfig({}, { SKILLSMITH_DISABLED: 'maybe' } as NodeJS.ProcessEnv)).message).toMatch(/SKILLSMITH_DISABLED="maybe" is not a boolean/);
+    expect(thrown(() => loadConfig({}, { SKILLSMITH_DISABLED: 'maybe' } as NodeJS.ProcessEnv)).message).toMatch(
+      /SKILLSMITH_DISABLED="maybe" is not a boolean/,
+    );
   });
 
   it('every documented variable maps to a key the schema knows', () => {
-    const env = Object.fromEntries(CONFIG_ENV.map((v) => [v.name, v.kind === 'number' ? '1000' : v.kind === 'boolean' ? '0' : 'x']));
+    const env = Object.fromEntries(
+      CONFIG_ENV.map((v) => [v.name, v.kind === 'number' ? '1000' : v.kind === 'boolean' ? '0' : 'x']),
+    );
     const { origin } = configFromEnv(env);
     expect([...origin.values()].sort()).toEqual(CONFIG_ENV.map((v) => v.name).sort());
     // Only value errors (not "unrecognized key") may come back for these placeholder values.
@@ -91,14 +110,22 @@ describe('configuration files', () => {
     expect(configFilePath(undefined, noEnv, cwd)).toBeNull();
     writeFileSync(join(cwd, 'skillsmith.config.json'), '{"distiller": "heuristic"}');
     expect(configFilePath(undefined, noEnv, cwd)).toBe(join(cwd, 'skillsmith.config.json'));
-    expect(configFilePath(undefined, { SKILLSMITH_CONFIG: '/etc/skillsmith.json' } as NodeJS.ProcessEnv, cwd)).toBe('/etc/skillsmith.json');
-    expect(configFilePath('mine.json', { SKILLSMITH_CONFIG: '/etc/skillsmith.json' } as NodeJS.ProcessEnv, cwd)).toBe('mine.json');
+    expect(configFilePath(undefined, { SKILLSMITH_CONFIG: '/etc/skillsmith.json' } as NodeJS.ProcessEnv, cwd)).toBe(
+      '/etc/skillsmith.json',
+    );
+    expect(configFilePath('mine.json', { SKILLSMITH_CONFIG: '/etc/skillsmith.json' } as NodeJS.ProcessEnv, cwd)).toBe(
+      'mine.json',
+    );
   });
 
   it('says which file is missing, not JSON, or not an object', () => {
-    expect(thrown(() => readConfigFile(join(dir, 'nope.json'))).message).toBe(`cannot read config file ${join(dir, 'nope.json')}: no such file`);
+    expect(thrown(() => readConfigFile(join(dir, 'nope.json'))).message).toBe(
+      `cannot read config file ${join(dir, 'nope.json')}: no such file`,
+    );
     writeFileSync(join(dir, 'bad.json'), '{"distiller": "llm",}');
-    expect(thrown(() => readConfigFile(join(dir, 'bad.json'))).message).toMatch(new RegExp(`config file .*bad\\.json is not valid JSON`));
+    expect(thrown(() => readConfigFile(join(dir, 'bad.json'))).message).toMatch(
+      /config file .*bad\.json is not valid JSON/,
+    );
     writeFileSync(join(dir, 'list.json'), '["llm"]');
     expect(thrown(() => readConfigFile(join(dir, 'list.json'))).message).toMatch(/list\.json must hold a JSON object/);
   });
@@ -106,7 +133,10 @@ describe('configuration files', () => {
   it('the command line: the file found in the working directory, the variables over it, --namespace over both', () => {
     const cwd = join(dir, 'cli');
     mkdirSync(cwd);
-    writeFileSync(join(cwd, 'skillsmith.config.json'), JSON.stringify({ namespace: 'file', distiller: 'llm', llm: { baseUrl: 'http://file/v1', model: 'm' } }));
+    writeFileSync(
+      join(cwd, 'skillsmith.config.json'),
+      JSON.stringify({ namespace: 'file', distiller: 'llm', llm: { baseUrl: 'http://file/v1', model: 'm' } }),
+    );
     const env = { SKILLSMITH_LLM_BASE_URL: 'http://env/v1' } as NodeJS.ProcessEnv;
     const c = configFromFlags({}, env, cwd);
     expect(c).toMatchObject({ namespace: 'file', distiller: 'llm', llm: { baseUrl: 'http://env/v1', model: 'm' } });
@@ -117,6 +147,8 @@ describe('configuration files', () => {
     const path = join(dir, 'invalid.json');
     writeFileSync(path, JSON.stringify({ embedder: { provider: 'word2vec' } }));
     const e = thrown(() => configFromFlags({ config: path }, noEnv, dir));
-    expect(e.message).toMatch(new RegExp(`^invalid configuration in ${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\n  embedder\\.provider:`));
+    expect(e.message).toMatch(
+      new RegExp(`^invalid configuration in ${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\n  embedder\\.provider:`),
+    );
   });
 });

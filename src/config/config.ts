@@ -153,7 +153,11 @@ export const configSchema = z
       .object({
         resultChars: z.number().int().min(0).default(2000),
         /** Largest accepted JSONL record, in bytes. */
-        maxRecordBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
+        maxRecordBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(4 * 1024 * 1024),
         maxCallsPerSession: z.number().int().min(1).default(1000),
         /** Privacy at capture time: redact (default), hash, drop or keep args/results, per tool (see capture/capture-config.ts). */
         privacy: privacyConfigSchema.prefault({}),
@@ -171,11 +175,18 @@ export type SkillsmithConfigInput = z.input<typeof configSchema>;
  * Validates a configuration: `input` (a file's or the caller's settings) under the `SKILLSMITH_*`
  * environment variables (see sources.ts). The error lists each bad key, and the variable it came from.
  */
-export function loadConfig(input: unknown = {}, env: NodeJS.ProcessEnv = process.env, source?: string): SkillsmithConfig {
+export function loadConfig(
+  input: unknown = {},
+  env: NodeJS.ProcessEnv = process.env,
+  source?: string,
+): SkillsmithConfig {
   const fromEnv = configFromEnv<SkillsmithConfigInput>(env);
   const given = input ?? {};
   // Anything but an object is left for the schema to reject, naming the root.
-  const merged = typeof given === 'object' && !Array.isArray(given) ? mergeConfig(given as SkillsmithConfigInput, fromEnv.input) : given;
+  const merged =
+    typeof given === 'object' && !Array.isArray(given)
+      ? mergeConfig(given as SkillsmithConfigInput, fromEnv.input)
+      : given;
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {
@@ -183,7 +194,9 @@ export function loadConfig(input: unknown = {}, env: NodeJS.ProcessEnv = process
       const from = fromEnv.origin.get(key);
       return `  ${key || '(root)'}: ${i.message}${from ? ` (from environment variable ${from})` : ''}`;
     });
-    throw new ConfigError(`invalid configuration${source ? ` in ${source}` : ''}:\n${lines.join('\n')}\nFix these keys or remove them to use the defaults.`);
+    throw new ConfigError(
+      `invalid configuration${source ? ` in ${source}` : ''}:\n${lines.join('\n')}\nFix these keys or remove them to use the defaults.`,
+    );
   }
   return parsed.data;
 }

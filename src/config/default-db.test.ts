@@ -10,23 +10,43 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('which memory a surface opens', () => {
   it('--db, then SKILLSMITH_DB, then an existing ./skillsmith.db, then the per-user data directory', () => {
     const env = { XDG_DATA_HOME: '/data/xdg' };
-    expect(resolveDbLocation('x.db', { ...env, SKILLSMITH_DB: 'env.db' }, dir, 'linux', '/home/u')).toEqual({ path: 'x.db', reason: 'flag' });
-    expect(resolveDbLocation(undefined, { ...env, SKILLSMITH_DB: 'env.db' }, dir, 'linux', '/home/u')).toEqual({ path: 'env.db', reason: 'SKILLSMITH_DB' });
-    expect(resolveDbLocation(undefined, env, dir, 'linux', '/home/u')).toEqual({ path: '/data/xdg/skillsmith/skillsmith.db', reason: 'per-user data directory' });
+    expect(resolveDbLocation('x.db', { ...env, SKILLSMITH_DB: 'env.db' }, dir, 'linux', '/home/u')).toEqual({
+      path: 'x.db',
+      reason: 'flag',
+    });
+    expect(resolveDbLocation(undefined, { ...env, SKILLSMITH_DB: 'env.db' }, dir, 'linux', '/home/u')).toEqual({
+      path: 'env.db',
+      reason: 'SKILLSMITH_DB',
+    });
+    expect(resolveDbLocation(undefined, env, dir, 'linux', '/home/u')).toEqual({
+      path: '/data/xdg/skillsmith/skillsmith.db',
+      reason: 'per-user data directory',
+    });
     writeFileSync(join(dir, 'skillsmith.db'), '');
-    expect(resolveDbLocation(undefined, env, dir, 'linux', '/home/u')).toEqual({ path: join(dir, 'skillsmith.db'), reason: 'working directory' });
+    expect(resolveDbLocation(undefined, env, dir, 'linux', '/home/u')).toEqual({
+      path: join(dir, 'skillsmith.db'),
+      reason: 'working directory',
+    });
   });
 
   it('follows each platform: XDG (absolute only) or ~/.local/share, Application Support, LOCALAPPDATA', () => {
     expect(perUserDbPath({}, 'linux', '/home/u')).toBe('/home/u/.local/share/skillsmith/skillsmith.db');
-    expect(perUserDbPath({ XDG_DATA_HOME: 'relative' }, 'linux', '/home/u')).toBe('/home/u/.local/share/skillsmith/skillsmith.db');
-    expect(perUserDbPath({}, 'darwin', '/Users/u')).toBe('/Users/u/Library/Application Support/skillsmith/skillsmith.db');
-    expect(perUserDbPath({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32', 'C:\\Users\\u')).toBe('C:\\Users\\u\\AppData\\Local\\skillsmith\\skillsmith.db');
+    expect(perUserDbPath({ XDG_DATA_HOME: 'relative' }, 'linux', '/home/u')).toBe(
+      '/home/u/.local/share/skillsmith/skillsmith.db',
+    );
+    expect(perUserDbPath({}, 'darwin', '/Users/u')).toBe(
+      '/Users/u/Library/Application Support/skillsmith/skillsmith.db',
+    );
+    expect(perUserDbPath({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32', 'C:\\Users\\u')).toBe(
+      'C:\\Users\\u\\AppData\\Local\\skillsmith\\skillsmith.db',
+    );
   });
 
   it('names the memory on start-up, never a password in a URL', () => {
     expect(describeDbLocation({ path: 'x.db', reason: 'flag' })).toBeNull();
-    expect(describeDbLocation({ path: '/d/skillsmith.db', reason: 'per-user data directory' })).toBe('skillsmith: memory /d/skillsmith.db (per-user data directory; --db PATH to choose another)');
+    expect(describeDbLocation({ path: '/d/skillsmith.db', reason: 'per-user data directory' })).toBe(
+      'skillsmith: memory /d/skillsmith.db (per-user data directory; --db PATH to choose another)',
+    );
     expect(describeDbLocation({ path: 'postgres://u:secret@h/db', reason: 'SKILLSMITH_DB' })).not.toContain('secret');
   });
 });

@@ -32,14 +32,18 @@ export function resolveDbLocation(
  * `<data dir>/skillsmith/skillsmith.db`: $XDG_DATA_HOME or ~/.local/share on Linux and other Unix systems,
  * ~/Library/Application Support on macOS, %LOCALAPPDATA% (else %APPDATA%) on Windows.
  */
-export function perUserDbPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
+export function perUserDbPath(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
   if (platform === 'win32') {
     const base = env.LOCALAPPDATA || env.APPDATA || win32.join(home, 'AppData', 'Local');
     return win32.join(base, 'skillsmith', 'skillsmith.db');
   }
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'skillsmith', 'skillsmith.db');
   // XDG: a relative XDG_DATA_HOME is invalid and ignored.
-  const xdg = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(home, '.local', 'share');
+  const xdg = env.XDG_DATA_HOME?.startsWith('/') ? env.XDG_DATA_HOME : join(home, '.local', 'share');
   return join(xdg, 'skillsmith', 'skillsmith.db');
 }
 

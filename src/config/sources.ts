@@ -41,7 +41,9 @@ export const CONFIG_ENV: ReadonlyArray<{ name: string; key: string; kind: EnvKin
 ];
 
 /** The settings the environment sets, and which variable set each key (for error messages). */
-export function configFromEnv<T extends Settings = Record<string, unknown>>(env: NodeJS.ProcessEnv): { input: T; origin: Map<string, string> } {
+export function configFromEnv<T extends Settings = Record<string, unknown>>(
+  env: NodeJS.ProcessEnv,
+): { input: T; origin: Map<string, string> } {
   const input: Record<string, unknown> = {};
   const origin = new Map<string, string>();
   for (const { name, key, kind } of CONFIG_ENV) {
@@ -94,7 +96,9 @@ export function readConfigFile<T extends Settings = Record<string, unknown>>(pat
     text = readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError(`cannot read config file ${path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    throw new ConfigError(
+      `cannot read config file ${path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+    );
   }
   let value: unknown;
   try {
@@ -102,12 +106,17 @@ export function readConfigFile<T extends Settings = Record<string, unknown>>(pat
   } catch (e) {
     throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
   }
-  if (!isPlain(value)) throw new ConfigError(`config file ${path} must hold a JSON object, e.g. {"distiller": "heuristic"}`);
+  if (!isPlain(value))
+    throw new ConfigError(`config file ${path} must hold a JSON object, e.g. {"distiller": "heuristic"}`);
   return value as T;
 }
 
 /** The file the command line uses: `--config FILE`, else SKILLSMITH_CONFIG, else ./skillsmith.config.json if present. */
-export function configFilePath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | null {
+export function configFilePath(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): string | null {
   if (flag) return flag;
   if (env.SKILLSMITH_CONFIG?.trim()) return env.SKILLSMITH_CONFIG.trim();
   const local = resolve(cwd, CONFIG_FILE_NAME);
@@ -115,7 +124,11 @@ export function configFilePath(flag: string | undefined, env: NodeJS.ProcessEnv 
 }
 
 /** What the command line's configuration file says ({} when there is none). */
-export function configFileInput<T extends Settings = Record<string, unknown>>(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): T {
+export function configFileInput<T extends Settings = Record<string, unknown>>(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): T {
   const path = configFilePath(flag, env, cwd);
   return path ? readConfigFile<T>(path) : ({} as T);
 }

@@ -40,5 +40,7 @@ export async function createDistiller(config: SkillsmithConfig, deps: DistillerD
     log: deps.log?.child('llm'),
   });
   // Only when the configuration asks for it (SPEC "Off-states and failures": never a silent swap).
-  return llm.fallback === 'heuristic' ? new FallbackDistiller(distiller, heuristic(), deps.log?.child('distiller')) : distiller;
+  return llm.fallback === 'heuristic'
+    ? new FallbackDistiller(distiller, heuristic(), deps.log?.child('distiller'))
+    : distiller;
 }

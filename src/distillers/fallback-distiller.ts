@@ -61,6 +61,10 @@ export class FallbackDistiller implements Distiller {
     if (!LlmUnavailableError.isInstance(e)) throw e;
     this.used = { from: this.primary.id, to: this.secondary.id, reason: e.problem };
     this.active = this.secondary;
-    this.log?.warn('model distiller unavailable: this pass falls back to the heuristic distiller (llm.fallback)', { from: this.used.from, to: this.used.to, reason: e.problem });
+    this.log?.warn('model distiller unavailable: this pass falls back to the heuristic distiller (llm.fallback)', {
+      from: this.used.from,
+      to: this.used.to,
+      reason: e.problem,
+    });
   }
 }

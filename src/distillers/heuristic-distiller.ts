@@ -42,7 +42,13 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   // Verb and object from what the users asked for, backed by the action; never one persona's words.
   // Goals and cues are untrusted text: one that carries an instruction gives no word to the name or description.
   const trusted = (xs: readonly string[]) => xs.filter((g) => !hasInstructions(g));
-  const wording = wordSkill({ goals: trusted(input.goals), cues: trusted(input.cues ?? []), toolSequence, actionTool: distinctive, wordWeight: input.goalWordWeight });
+  const wording = wordSkill({
+    goals: trusted(input.goals),
+    cues: trusted(input.cues ?? []),
+    toolSequence,
+    actionTool: distinctive,
+    wordWeight: input.goalWordWeight,
+  });
   const baseName = toSkillName(wording.nameWords.join(' ') || 'procedure');
   const name = uniqueName(baseName, input.takenNames);
   const title = wording.title;
@@ -75,7 +81,9 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     '',
     ...(edgeCases.length
       ? edgeCases.map((e) => `- ${e.text}`)
-      : ['- No failure was observed in the evidence: if a step errors, stop and report the error rather than guessing.']),
+      : [
+          '- No failure was observed in the evidence: if a step errors, stop and report the error rather than guessing.',
+        ]),
   ].join('\n');
 
   return { name, whenToUse, toolsRequired, toolSequence, body, kind: 'playbook', steps };
@@ -87,7 +95,9 @@ function renderStep(s: ProcedureStep): string {
   const params = s.parameters.filter((p) => !flowArgs.has(p));
   if (params.length) parts.push(` with ${params.map((p) => `\`${p}\``).join(', ')} from the request`);
   if (s.dataFlow.length) {
-    parts.push(`${params.length ? ', and' : ' with'} ${s.dataFlow.map((f) => `\`${f.arg}\` from the result of \`${f.fromTool}\``).join(', ')}`);
+    parts.push(
+      `${params.length ? ', and' : ' with'} ${s.dataFlow.map((f) => `\`${f.arg}\` from the result of \`${f.fromTool}\``).join(', ')}`,
+    );
   }
   if (s.repeated) parts.push('; repeat for each item concerned');
   if (s.conditional) parts.push(` (only when needed: seen in ${Math.round(s.support * 100)}% of successful sessions)`);
@@ -102,4 +112,3 @@ function uniqueName(base: string, taken: ReadonlySet<string>): string {
     if (!taken.has(candidate)) return candidate;
   }
 }
-

@@ -5,7 +5,13 @@ import type { Session } from '../domain/types.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { EndpointUnreachableError } from '../errors/endpoint-unreachable-error.js';
 import type { DistillInput } from './distiller.js';
-import { buildDistillPrompt, draftFromIntermediate, LlmDistiller, LlmUnavailableError, MalformedDraftError } from './llm-distiller.js';
+import {
+  buildDistillPrompt,
+  draftFromIntermediate,
+  LlmDistiller,
+  LlmUnavailableError,
+  MalformedDraftError,
+} from './llm-distiller.js';
 
 const TOOLS = ['lookup_account', 'list_invoices', 'send_invoice_copy'];
 
@@ -20,7 +26,16 @@ function session(i: number): Session {
     source: null,
     startedAt: '2026-01-01T00:00:00.000Z',
     endedAt: null,
-    calls: TOOLS.map((tool, position) => ({ position, tool, args: { id: `x${i}` }, result: 'ok', ok: true, error: null, durationMs: null, at: null })),
+    calls: TOOLS.map((tool, position) => ({
+      position,
+      tool,
+      args: { id: `x${i}` },
+      result: 'ok',
+      ok: true,
+      error: null,
+      durationMs: null,
+      at: null,
+    })),
   };
 }
 
@@ -43,13 +58,17 @@ function input(extra: Partial<DistillInput> = {}): DistillInput {
 }
 
 const LIMITS = { maxBodyLines: 500, maxBodyChars: 20_000 };
-const doc = (body: string, fm = 'name: send-invoice-copy\nwhen_to_use: Send a copy of an invoice. Use when the user asks for an invoice.\ntools_required: [lookup_account, list_invoices, send_invoice_copy]') =>
-  `---\n${fm}\n---\n${body}`;
+const doc = (
+  body: string,
+  fm = 'name: send-invoice-copy\nwhen_to_use: Send a copy of an invoice. Use when the user asks for an invoice.\ntools_required: [lookup_account, list_invoices, send_invoice_copy]',
+) => `---\n${fm}\n---\n${body}`;
 
 describe('draftFromIntermediate: the deterministic translation of the model answer', () => {
   it('reads the tool sequence from the backticked tools of the numbered steps, in order', () => {
     const d = draftFromIntermediate(
-      doc('# Send Invoice Copy\n\n1. Call `lookup_account` with the `email`.\n2. Use `list_invoices` to find it.\n3. Call `send_invoice_copy`.\n\n## Edge cases\n- Call `lookup_account` again if the email changed.\n'),
+      doc(
+        '# Send Invoice Copy\n\n1. Call `lookup_account` with the `email`.\n2. Use `list_invoices` to find it.\n3. Call `send_invoice_copy`.\n\n## Edge cases\n- Call `lookup_account` again if the email changed.\n',
+      ),
       input(),
       LIMITS,
     )!;
@@ -60,14 +79,23 @@ describe('draftFromIntermediate: the deterministic translation of the model answ
   });
 
   it('counts known tools written without backticks, marks worded-optional steps conditional', () => {
-    const d = draftFromIntermediate(doc('# T\n\n1. lookup_account for the user.\n2. If needed, list_invoices.\n3. send_invoice_copy.\n\n## Edge cases\n- none\n'), input(), LIMITS)!;
+    const d = draftFromIntermediate(
+      doc(
+        '# T\n\n1. lookup_account for the user.\n2. If needed, list_invoices.\n3. send_invoice_copy.\n\n## Edge cases\n- none\n',
+      ),
+      input(),
+      LIMITS,
+    )!;
     expect(d.toolSequence).toEqual(TOOLS);
     expect(d.steps.find((s) => s.tool === 'list_invoices')!.conditional).toBe(true);
   });
 
   it('adds a title when the body has none, and unions tools_required with the steps', () => {
     const d = draftFromIntermediate(
-      doc('1. Call `lookup_account`.\n2. Call `send_invoice_copy`.\n\n## Edge cases\n- x\n', 'name: send-invoice-copy\nwhen_to_use: Send a copy.\ntools_required: []'),
+      doc(
+        '1. Call `lookup_account`.\n2. Call `send_invoice_copy`.\n\n## Edge cases\n- x\n',
+        'name: send-invoice-copy\nwhen_to_use: Send a copy.\ntools_required: []',
+      ),
       input(),
       LIMITS,
     )!;
@@ -76,7 +104,14 @@ describe('draftFromIntermediate: the deterministic translation of the model answ
   });
 
   it('normalises an invalid name and cleans the description', () => {
-    const d = draftFromIntermediate(doc('# T\n1. Call `lookup_account`.\n## Edge cases\n- x', 'name: Send Invoice Copy\nwhen_to_use: "Send <a> copy."\ntools_required: [lookup_account]'), input(), LIMITS)!;
+    const d = draftFromIntermediate(
+      doc(
+        '# T\n1. Call `lookup_account`.\n## Edge cases\n- x',
+        'name: Send Invoice Copy\nwhen_to_use: "Send <a> copy."\ntools_required: [lookup_account]',
+      ),
+      input(),
+      LIMITS,
+    )!;
     expect(d.name).toBe('send-invoice-copy');
     expect(d.whenToUse).toBe('Send a copy.');
   });
@@ -85,7 +120,11 @@ describe('draftFromIntermediate: the deterministic translation of the model answ
     expect(draftFromIntermediate('SKIP', input(), LIMITS)).toBeNull();
     expect(draftFromIntermediate('SKIP.', input(), LIMITS)).toBeNull();
     expect(draftFromIntermediate('```\nSKIP\n```', input(), LIMITS)).toBeNull();
-    const d = draftFromIntermediate(`Here is the skill:\n${doc('# T\n1. Call `lookup_account`.\n## Edge cases\n- x')}`, input(), LIMITS);
+    const d = draftFromIntermediate(
+      `Here is the skill:\n${doc('# T\n1. Call `lookup_account`.\n## Edge cases\n- x')}`,
+      input(),
+      LIMITS,
+    );
     expect(d?.name).toBe('send-invoice-copy');
   });
 
@@ -103,8 +142,12 @@ describe('draftFromIntermediate: the deterministic translation of the model answ
     expect(reason('---\nwhen_to_use: x\n---\n# T\n1. a')).toMatch(/name: missing/);
     expect(reason('---\nname: a-b\n---\n# T\n1. a')).toMatch(/when_to_use: missing/);
     expect(reason(doc('# T\nJust prose, no steps.'))).toMatch(/no numbered steps/);
-    expect(reason(doc('# T\n1. Think hard.\n', 'name: a-b\nwhen_to_use: x\ntools_required: []'))).toMatch(/names no tool/);
-    expect(reason(doc('# T\n1. Call `lookup_account`.'), input({ takenNames: new Set(['send-invoice-copy']) }))).toMatch(/name clash/);
+    expect(reason(doc('# T\n1. Think hard.\n', 'name: a-b\nwhen_to_use: x\ntools_required: []'))).toMatch(
+      /names no tool/,
+    );
+    expect(
+      reason(doc('# T\n1. Call `lookup_account`.'), input({ takenNames: new Set(['send-invoice-copy']) })),
+    ).toMatch(/name clash/);
   });
 });
 
@@ -120,11 +163,23 @@ describe('buildDistillPrompt', () => {
 });
 
 describe('LlmDistiller with a stand-in chat model', () => {
-  const model = (answer: () => Promise<string>): ChatModel => ({ id: 'fake:m', endpoint: 'http://fake/v1', complete: answer, check: async () => {} });
+  const model = (answer: () => Promise<string>): ChatModel => ({
+    id: 'fake:m',
+    endpoint: 'http://fake/v1',
+    complete: answer,
+    check: async () => {},
+  });
 
   it('makes no call when there is no evidence to ground a draft', async () => {
     let calls = 0;
-    const d = new LlmDistiller({ model: model(async () => (calls++, 'SKIP')), temperature: 0.1, maxTokens: 100 });
+    const d = new LlmDistiller({
+      model: model(async () => {
+        calls++;
+        return 'SKIP';
+      }),
+      temperature: 0.1,
+      maxTokens: 100,
+    });
     expect(await d.distil(input({ evidence: [] }))).toBeNull();
     expect(calls).toBe(0);
   });

@@ -76,7 +76,9 @@ export class LlmDistiller implements Distiller {
   async distil(input: DistillInput): Promise<Draft | null> {
     const allowed = allowedTools(input);
     if (allowed.length === 0) {
-      this.opts.log?.info('no evidence to ground a draft: cluster skipped without a model call', { cluster: input.clusterId });
+      this.opts.log?.info('no evidence to ground a draft: cluster skipped without a model call', {
+        cluster: input.clusterId,
+      });
       return null;
     }
     const messages = buildDistillPrompt(input, {
@@ -86,11 +88,19 @@ export class LlmDistiller implements Distiller {
     let text: string;
     const started = Date.now();
     try {
-      text = await this.opts.model.complete(messages, { temperature: this.opts.temperature, maxTokens: this.opts.maxTokens });
+      text = await this.opts.model.complete(messages, {
+        temperature: this.opts.temperature,
+        maxTokens: this.opts.maxTokens,
+      });
     } catch (e) {
       throw this.unavailable(e);
     }
-    this.opts.log?.debug('llm answered', { cluster: input.clusterId, model: this.opts.model.id, ms: Date.now() - started, chars: text.length });
+    this.opts.log?.debug('llm answered', {
+      cluster: input.clusterId,
+      model: this.opts.model.id,
+      ms: Date.now() - started,
+      chars: text.length,
+    });
     return draftFromIntermediate(text, input, {
       maxBodyLines: this.opts.maxBodyLines ?? 500,
       maxBodyChars: this.opts.maxBodyChars ?? 20_000,
@@ -103,12 +113,19 @@ export class LlmDistiller implements Distiller {
 
   private unavailable(e: unknown): LlmUnavailableError {
     if (LlmUnavailableError.isInstance(e)) return e;
-    return llmUnavailable(e, { model: this.opts.model, configKey: this.opts.configKey ?? 'llm', timeoutMs: this.opts.timeoutMs });
+    return llmUnavailable(e, {
+      model: this.opts.model,
+      configKey: this.opts.configKey ?? 'llm',
+      timeoutMs: this.opts.timeoutMs,
+    });
   }
 }
 
 /** An LlmUnavailableError whose message says what failed and what to do about it. */
-export function llmUnavailable(e: unknown, ctx: { model: Pick<ChatModel, 'id' | 'endpoint'>; configKey?: string; timeoutMs?: number }): LlmUnavailableError {
+export function llmUnavailable(
+  e: unknown,
+  ctx: { model: Pick<ChatModel, 'id' | 'endpoint'>; configKey?: string; timeoutMs?: number },
+): LlmUnavailableError {
   const key = ctx.configKey ?? 'llm';
   const what = (e as Error)?.message ?? String(e);
   const reason = SkillsmithError.isInstance(e) ? e.code : 'LLM_ERROR';
@@ -118,14 +135,15 @@ export function llmUnavailable(e: unknown, ctx: { model: Pick<ChatModel, 'id' | 
       fix = `Start the model server (e.g. "ollama serve") or correct ${key}.baseUrl (now ${ctx.model.endpoint}).`;
       break;
     case 'ENDPOINT_TIMEOUT':
-      fix = `The model took longer than ${key}.timeoutMs${ctx.timeoutMs ? ` (${ctx.timeoutMs} ms)` : (EndpointTimeoutError.isInstance(e) ? ` (${e.timeoutMs} ms)` : '')}: raise it, use a faster model, or check the server's load.`;
+      fix = `The model took longer than ${key}.timeoutMs${ctx.timeoutMs ? ` (${ctx.timeoutMs} ms)` : EndpointTimeoutError.isInstance(e) ? ` (${e.timeoutMs} ms)` : ''}: raise it, use a faster model, or check the server's load.`;
       break;
     case 'ENDPOINT_HTTP_ERROR': {
       const status = EndpointHttpError.isInstance(e) ? e.status : 0;
       if (status === 401 || status === 403) fix = `The server refused the credentials: set ${key}.apiKey.`;
-      else if (status === 404) fix = `Check ${key}.model (pull it first, e.g. "ollama pull <model>") and ${key}.baseUrl (OpenAI-compatible base URLs usually end in /v1).`;
+      else if (status === 404)
+        fix = `Check ${key}.model (pull it first, e.g. "ollama pull <model>") and ${key}.baseUrl (OpenAI-compatible base URLs usually end in /v1).`;
       else if (status === 429) fix = 'The server is rate-limiting: retry later or lower synthesis.maxClustersPerPass.';
-      else fix = "The server failed: check its logs.";
+      else fix = 'The server failed: check its logs.';
       break;
     }
     case 'MALFORMED_RESPONSE':
@@ -249,7 +267,8 @@ export function draftFromIntermediate(raw: string, input: DistillInput, opts: Tr
   if (!/^#\s+\S/m.test(body)) body = `# ${titleFromName(name)}\n\n${body}`;
   const lineCount = body.split('\n').length;
   if (lineCount > opts.maxBodyLines) throw fail(`body too long: ${lineCount} lines (at most ${opts.maxBodyLines})`);
-  if (body.length > opts.maxBodyChars) throw fail(`body too long: ${body.length} characters (at most ${opts.maxBodyChars})`);
+  if (body.length > opts.maxBodyChars)
+    throw fail(`body too long: ${body.length} characters (at most ${opts.maxBodyChars})`);
 
   const allowed = allowedTools(input);
   const declared = [...new Set(parsed.toolsRequired.map((t) => t.trim()).filter(Boolean))];
@@ -266,7 +285,9 @@ export function draftFromIntermediate(raw: string, input: DistillInput, opts: Tr
 
 /** Drops a reasoning model's <think> block and any chatter before the frontmatter fence. */
 function cleanAnswer(raw: string): string {
-  let text = String(raw ?? '').replace(/<think>[\s\S]*?<\/think>/gi, '').trim();
+  let text = String(raw ?? '')
+    .replace(/<think>[\s\S]*?<\/think>/gi, '')
+    .trim();
   if (!text.startsWith('---') && !text.startsWith('```') && !/^SKIP\b/.test(text)) {
     const fence = /^---[ \t]*$/m.exec(text);
     if (fence) text = text.slice(fence.index);
@@ -323,7 +344,14 @@ function stepsFor(sequence: string[], stepLines: string[], input: DistillInput):
     const support = spans ? input.spans.filter((s) => s.calls.some((c) => c.tool === tool)).length / spans : 0;
     const line = stepLines.find((l) => l.includes(tool)) ?? '';
     const optional = /\b(?:if|only when|when needed|optional(?:ly)?|unless)\b/i.test(line);
-    return { tool, support, conditional: optional || (spans > 0 && support < 0.5), parameters: [], dataFlow: [], repeated: false };
+    return {
+      tool,
+      support,
+      conditional: optional || (spans > 0 && support < 0.5),
+      parameters: [],
+      dataFlow: [],
+      repeated: false,
+    };
   });
 }
 

@@ -75,14 +75,20 @@ export async function runDoctor(config: SkillsmithConfig, deps: DoctorDeps = {})
     checks,
   };
   const embedder = await checkEmbedder(config, deps, checks, report);
-  if (embedder && deps.store) await checkStoredVectors(deps.store, deps.namespace ?? config.namespace, embedder, checks);
+  if (embedder && deps.store)
+    await checkStoredVectors(deps.store, deps.namespace ?? config.namespace, embedder, checks);
   await checkDistiller(config, deps, checks, report);
-  if (config.distiller === 'llm' && config.llm.fallback === 'heuristic' && checks.some((c) => c.backend === 'llm' && c.status === 'fail')) {
+  if (
+    config.distiller === 'llm' &&
+    config.llm.fallback === 'heuristic' &&
+    checks.some((c) => c.backend === 'llm' && c.status === 'fail')
+  ) {
     checks.push({
       backend: 'llm',
       check: 'fallback',
       status: 'warn',
-      message: 'llm.fallback is "heuristic": while the model is unavailable, passes distil with the heuristic distiller (and say so)',
+      message:
+        'llm.fallback is "heuristic": while the model is unavailable, passes distil with the heuristic distiller (and say so)',
     });
   }
   report.problems = checks.filter((c) => c.status === 'fail').length;
@@ -91,7 +97,13 @@ export async function runDoctor(config: SkillsmithConfig, deps: DoctorDeps = {})
   return report;
 }
 
-function summary(c: { provider: string; model?: string; baseUrl?: string; modelPath?: string; apiKey?: string }): BackendSummary {
+function summary(c: {
+  provider: string;
+  model?: string;
+  baseUrl?: string;
+  modelPath?: string;
+  apiKey?: string;
+}): BackendSummary {
   const out: BackendSummary = { provider: c.provider };
   if (c.model) out.model = c.model;
   if (c.baseUrl) out.endpoint = new OpenAiClient({ baseUrl: c.baseUrl, timeoutMs: 1, breaker: null }).endpoint;
@@ -102,7 +114,12 @@ function summary(c: { provider: string; model?: string; baseUrl?: string; modelP
 
 // ── embedder ────────────────────────────────────────────────────────────────
 
-async function checkEmbedder(config: SkillsmithConfig, deps: DoctorDeps, checks: DoctorCheck[], report: DoctorReport): Promise<Embedder | null> {
+async function checkEmbedder(
+  config: SkillsmithConfig,
+  deps: DoctorDeps,
+  checks: DoctorCheck[],
+  report: DoctorReport,
+): Promise<Embedder | null> {
   const e = config.embedder;
   const add = (c: Omit<DoctorCheck, 'backend'>) => checks.push({ backend: 'embedder', ...c });
   let embedder: (Embedder & { calibrated?: boolean; thresholdSource?: string; close?(): Promise<void> }) | null = null;
@@ -111,10 +128,20 @@ async function checkEmbedder(config: SkillsmithConfig, deps: DoctorDeps, checks:
     try {
       const glove = await createEmbedder(config, { probe: false });
       const vectors = await glove.embed(ROUND_TRIP_TEXTS);
-      add({ check: 'round-trip', status: 'ok', message: `embedded GloVe embedder ${glove.id} is ready: ${vectors[0].length} dimensions, no network, no download`, details: { dimensions: glove.dimensions } });
+      add({
+        check: 'round-trip',
+        status: 'ok',
+        message: `embedded GloVe embedder ${glove.id} is ready: ${vectors[0].length} dimensions, no network, no download`,
+        details: { dimensions: glove.dimensions },
+      });
       embedder = Object.assign(glove, { calibrated: true, thresholdSource: 'calibrated on the tau dev traces' });
     } catch (err) {
-      add({ check: 'round-trip', status: 'fail', message: `the embedded GloVe embedder cannot load: ${message(err)}`, fix: 'reinstall skillsmith: the GloVe table in assets/ is missing or damaged' });
+      add({
+        check: 'round-trip',
+        status: 'fail',
+        message: `the embedded GloVe embedder cannot load: ${message(err)}`,
+        fix: 'reinstall skillsmith: the GloVe table in assets/ is missing or damaged',
+      });
       return null;
     }
   } else if (e.provider === 'openai') {
@@ -123,14 +150,21 @@ async function checkEmbedder(config: SkillsmithConfig, deps: DoctorDeps, checks:
         check: 'config',
         status: 'fail',
         message: `embedder.provider is "openai" but embedder.${!e.baseUrl ? 'baseUrl' : 'model'} is not set`,
-        fix: !e.baseUrl ? 'set embedder.baseUrl, e.g. "http://127.0.0.1:11434/v1" for Ollama' : 'set embedder.model, e.g. "nomic-embed-text"',
+        fix: !e.baseUrl
+          ? 'set embedder.baseUrl, e.g. "http://127.0.0.1:11434/v1" for Ollama'
+          : 'set embedder.model, e.g. "nomic-embed-text"',
       });
       return null;
     }
-    const candidate = (await createEmbedder(config, { fetch: deps.fetch, breaker: null, probe: false })) as OpenAiEmbedder;
+    const candidate = (await createEmbedder(config, {
+      fetch: deps.fetch,
+      breaker: null,
+      probe: false,
+    })) as OpenAiEmbedder;
     const listing = await checkServer(candidate.client, e.model, 'embedder', probeTimeout(deps, e.timeoutMs), add);
     if (listing === 'down') {
-      for (const check of ['model', 'round-trip']) add({ check, status: 'skip', message: 'not checked: the server is not reachable' });
+      for (const check of ['model', 'round-trip'])
+        add({ check, status: 'skip', message: 'not checked: the server is not reachable' });
       return null;
     }
     embedder = await roundTrip(candidate, add, { model: e.model, listing, key: 'embedder' });
@@ -140,14 +174,23 @@ async function checkEmbedder(config: SkillsmithConfig, deps: DoctorDeps, checks:
     if (!pkgOk) return null;
     if (isLlama) {
       if (!checkPath(e.modelPath, 'embedder.modelPath', 'file', add)) return null;
-      embedder = await roundTrip(await createEmbedder(config, { importer: deps.importer, probe: false }), add, { key: 'embedder' });
+      embedder = await roundTrip(await createEmbedder(config, { importer: deps.importer, probe: false }), add, {
+        key: 'embedder',
+      });
     } else {
       if (!e.model && !e.modelPath) {
-        add({ check: 'config', status: 'fail', message: 'embedder.provider is "transformers" but neither embedder.model nor embedder.modelPath is set', fix: 'set embedder.modelPath to a local model folder, or embedder.model to a model id' });
+        add({
+          check: 'config',
+          status: 'fail',
+          message: 'embedder.provider is "transformers" but neither embedder.model nor embedder.modelPath is set',
+          fix: 'set embedder.modelPath to a local model folder, or embedder.model to a model id',
+        });
         return null;
       }
       if (e.modelPath && !checkPath(e.modelPath, 'embedder.modelPath', 'dir', add)) return null;
-      embedder = await roundTrip(await createEmbedder(config, { importer: deps.importer, probe: false }), add, { key: 'embedder' });
+      embedder = await roundTrip(await createEmbedder(config, { importer: deps.importer, probe: false }), add, {
+        key: 'embedder',
+      });
     }
   }
   if (!embedder) return null;
@@ -156,12 +199,21 @@ async function checkEmbedder(config: SkillsmithConfig, deps: DoctorDeps, checks:
   report.embedder.dimensions = embedder.dimensions;
   const t = embedder.thresholds;
   const overrides = config.thresholds;
-  const effective = { cluster: overrides.cluster ?? t.cluster, recall: overrides.recall ?? t.recall, duplicate: overrides.duplicate ?? t.duplicate };
+  const effective = {
+    cluster: overrides.cluster ?? t.cluster,
+    recall: overrides.recall ?? t.recall,
+    duplicate: overrides.duplicate ?? t.duplicate,
+  };
   report.embedder.thresholds = effective;
   const allSet = overrides.cluster !== undefined && overrides.recall !== undefined && overrides.duplicate !== undefined;
   const shown = `cluster ${effective.cluster}, recall ${effective.recall}, duplicate ${effective.duplicate}`;
   if (allSet) add({ check: 'thresholds', status: 'ok', message: `${shown} (from the configuration)` });
-  else if (embedder.calibrated) add({ check: 'thresholds', status: 'ok', message: `${shown} (${embedder.thresholdSource ?? 'per-embedder defaults'})` });
+  else if (embedder.calibrated)
+    add({
+      check: 'thresholds',
+      status: 'ok',
+      message: `${shown} (${embedder.thresholdSource ?? 'per-embedder defaults'})`,
+    });
   else {
     add({
       check: 'thresholds',
@@ -177,10 +229,20 @@ async function checkEmbedder(config: SkillsmithConfig, deps: DoctorDeps, checks:
 type Listing = { ids: string[] } | 'unlisted' | 'down';
 
 /** GET /models: reachable? authorised? Returns the model ids, 'unlisted' when the server has no list, or 'down'. */
-async function checkServer(client: OpenAiClient, model: string, key: 'embedder' | 'llm', timeoutMs: number, add: (c: Omit<DoctorCheck, 'backend'>) => void): Promise<Listing> {
+async function checkServer(
+  client: OpenAiClient,
+  _model: string,
+  key: 'embedder' | 'llm',
+  timeoutMs: number,
+  add: (c: Omit<DoctorCheck, 'backend'>) => void,
+): Promise<Listing> {
   try {
     const ids = await client.listModels({ timeoutMs });
-    add({ check: 'reachable', status: 'ok', message: `${client.endpoint} answers (${ids.length} model${ids.length === 1 ? '' : 's'} listed)` });
+    add({
+      check: 'reachable',
+      status: 'ok',
+      message: `${client.endpoint} answers (${ids.length} model${ids.length === 1 ? '' : 's'} listed)`,
+    });
     return { ids };
   } catch (err) {
     if (EndpointHttpError.isInstance(err) && (err.status === 404 || err.status === 405)) {
@@ -188,7 +250,9 @@ async function checkServer(client: OpenAiClient, model: string, key: 'embedder' 
         check: 'reachable',
         status: 'warn',
         message: `${client.endpoint} answers but has no model list (${err.message})`,
-        fix: /\/v\d+$/.test(client.endpoint) ? 'the model cannot be checked before the round trip; make sure the server is OpenAI-compatible' : `OpenAI-compatible base URLs usually end in /v1: try ${client.endpoint}/v1 in ${key}.baseUrl`,
+        fix: /\/v\d+$/.test(client.endpoint)
+          ? 'the model cannot be checked before the round trip; make sure the server is OpenAI-compatible'
+          : `OpenAI-compatible base URLs usually end in /v1: try ${client.endpoint}/v1 in ${key}.baseUrl`,
       });
       return 'unlisted';
     }
@@ -198,12 +262,19 @@ async function checkServer(client: OpenAiClient, model: string, key: 'embedder' 
 }
 
 async function roundTrip(
-  candidate: Embedder & { ready?(): Promise<unknown>; calibrated?: boolean; thresholdSource?: string; close?(): Promise<void> },
+  candidate: Embedder & {
+    ready?(): Promise<unknown>;
+    calibrated?: boolean;
+    thresholdSource?: string;
+    close?(): Promise<void>;
+  },
   add: (c: Omit<DoctorCheck, 'backend'>) => void,
   ctx: { model?: string; listing?: Listing; key: 'embedder' },
 ): Promise<typeof candidate | null> {
-  const listed = ctx.model && ctx.listing && typeof ctx.listing === 'object' ? modelListed(ctx.model, ctx.listing.ids) : undefined;
-  const available = ctx.listing && typeof ctx.listing === 'object' ? ctx.listing.ids.slice(0, 10).join(', ') || '(none)' : '';
+  const listed =
+    ctx.model && ctx.listing && typeof ctx.listing === 'object' ? modelListed(ctx.model, ctx.listing.ids) : undefined;
+  const available =
+    ctx.listing && typeof ctx.listing === 'object' ? ctx.listing.ids.slice(0, 10).join(', ') || '(none)' : '';
   if (listed === true) add({ check: 'model', status: 'ok', message: `${ctx.model} is served` });
   try {
     await candidate.ready?.();
@@ -211,19 +282,43 @@ async function roundTrip(
     const dims = vectors[0]?.length ?? 0;
     const unit = vectors.every((v) => Math.abs(Math.hypot(...v) - 1) < 1e-3);
     if (listed === false) {
-      add({ check: 'model', status: 'warn', message: `${ctx.model} is not in the server's model list (${available}) but it answered`, fix: `check that ${ctx.key}.model names the model you mean` });
+      add({
+        check: 'model',
+        status: 'warn',
+        message: `${ctx.model} is not in the server's model list (${available}) but it answered`,
+        fix: `check that ${ctx.key}.model names the model you mean`,
+      });
     }
     if (!unit || dims === 0) {
-      add({ check: 'round-trip', status: 'fail', message: `the embedder returned ${unit ? 'empty' : 'zero'} vectors for non-empty texts`, fix: `check that ${ctx.key}.model is an embedding model` });
+      add({
+        check: 'round-trip',
+        status: 'fail',
+        message: `the embedder returned ${unit ? 'empty' : 'zero'} vectors for non-empty texts`,
+        fix: `check that ${ctx.key}.model is an embedding model`,
+      });
       return null;
     }
-    add({ check: 'round-trip', status: 'ok', message: `${vectors.length} texts embedded: ${dims} dimensions, id ${candidate.id}`, details: { id: candidate.id, dimensions: dims } });
+    add({
+      check: 'round-trip',
+      status: 'ok',
+      message: `${vectors.length} texts embedded: ${dims} dimensions, id ${candidate.id}`,
+      details: { id: candidate.id, dimensions: dims },
+    });
     const known = ctx.model ? knownEmbeddingModel(ctx.model)?.dimensions : undefined;
-    add({ check: 'dimension', status: 'ok', message: `${dims} dimensions${known ? ` (as expected for ${ctx.model})` : ''}` });
+    add({
+      check: 'dimension',
+      status: 'ok',
+      message: `${dims} dimensions${known ? ` (as expected for ${ctx.model})` : ''}`,
+    });
     return candidate;
   } catch (err) {
     if (listed === false) {
-      add({ check: 'model', status: 'fail', message: `${ctx.model} is not served (available: ${available})`, fix: `pull it (e.g. "ollama pull ${ctx.model}") or set ${ctx.key}.model to one of the available models` });
+      add({
+        check: 'model',
+        status: 'fail',
+        message: `${ctx.model} is not served (available: ${available})`,
+        fix: `pull it (e.g. "ollama pull ${ctx.model}") or set ${ctx.key}.model to one of the available models`,
+      });
     }
     if (EmbeddingDimensionError.isInstance(err)) {
       add({
@@ -233,18 +328,36 @@ async function roundTrip(
         fix: `check ${ctx.key}.model and the server's model`,
       });
     } else {
-      add({ check: 'round-trip', status: 'fail', message: message(err), fix: listed === false ? undefined : serverFix(err, ctx.key, (candidate as { endpoint?: string }).endpoint ?? '') });
+      add({
+        check: 'round-trip',
+        status: 'fail',
+        message: message(err),
+        fix:
+          listed === false ? undefined : serverFix(err, ctx.key, (candidate as { endpoint?: string }).endpoint ?? ''),
+      });
     }
     return null;
   }
 }
 
-async function checkStoredVectors(store: Pick<Store, 'listSkills'>, namespace: string, embedder: Embedder, checks: DoctorCheck[]): Promise<void> {
+async function checkStoredVectors(
+  store: Pick<Store, 'listSkills'>,
+  namespace: string,
+  embedder: Embedder,
+  checks: DoctorCheck[],
+): Promise<void> {
   const skills = await store.listSkills(namespace, { includeSuperseded: true });
-  const stale = skills.filter((s) => s.embedderId !== embedder.id || !s.embedding || s.embedding.length !== embedder.dimensions);
+  const stale = skills.filter(
+    (s) => s.embedderId !== embedder.id || !s.embedding || s.embedding.length !== embedder.dimensions,
+  );
   const ids = [...new Set(stale.map((s) => s.embedderId ?? 'none'))];
   if (stale.length === 0) {
-    checks.push({ backend: 'store', check: 'stored-vectors', status: 'ok', message: `${skills.length} skill vector${skills.length === 1 ? '' : 's'} in namespace "${namespace}" come from ${embedder.id}` });
+    checks.push({
+      backend: 'store',
+      check: 'stored-vectors',
+      status: 'ok',
+      message: `${skills.length} skill vector${skills.length === 1 ? '' : 's'} in namespace "${namespace}" come from ${embedder.id}`,
+    });
     return;
   }
   checks.push({
@@ -259,7 +372,12 @@ async function checkStoredVectors(store: Pick<Store, 'listSkills'>, namespace: s
 
 // ── distiller ───────────────────────────────────────────────────────────────
 
-async function checkDistiller(config: SkillsmithConfig, deps: DoctorDeps, checks: DoctorCheck[], report: DoctorReport): Promise<void> {
+async function checkDistiller(
+  config: SkillsmithConfig,
+  deps: DoctorDeps,
+  checks: DoctorCheck[],
+  report: DoctorReport,
+): Promise<void> {
   const add = (c: Omit<DoctorCheck, 'backend'>) => checks.push({ backend: 'llm', ...c });
   const llm = config.llm;
   if (config.distiller === 'heuristic') {
@@ -278,7 +396,9 @@ async function checkDistiller(config: SkillsmithConfig, deps: DoctorDeps, checks
         check: 'config',
         status: 'fail',
         message: `distiller is "llm" but llm.${!llm.baseUrl ? 'baseUrl' : 'model'} is not set`,
-        fix: !llm.baseUrl ? 'set llm.baseUrl, e.g. "http://127.0.0.1:11434/v1" for Ollama' : 'set llm.model to a chat model the server serves',
+        fix: !llm.baseUrl
+          ? 'set llm.baseUrl, e.g. "http://127.0.0.1:11434/v1" for Ollama'
+          : 'set llm.model to a chat model the server serves',
       });
       return;
     }
@@ -286,7 +406,8 @@ async function checkDistiller(config: SkillsmithConfig, deps: DoctorDeps, checks
     const client = model.client;
     const listing = await checkServer(client, llm.model, 'llm', probeTimeout(deps, llm.timeoutMs), add);
     if (listing === 'down') {
-      for (const check of ['model', 'round-trip']) add({ check, status: 'skip', message: 'not checked: the server is not reachable' });
+      for (const check of ['model', 'round-trip'])
+        add({ check, status: 'skip', message: 'not checked: the server is not reachable' });
       return;
     }
     const listed = typeof listing === 'object' ? modelListed(llm.model, listing.ids) : undefined;
@@ -295,11 +416,26 @@ async function checkDistiller(config: SkillsmithConfig, deps: DoctorDeps, checks
     const started = Date.now();
     try {
       await model.check();
-      if (listed === false) add({ check: 'model', status: 'warn', message: `${llm.model} is not in the server's model list (${available}) but it answered`, fix: 'check that llm.model names the model you mean' });
-      add({ check: 'round-trip', status: 'ok', message: `a one-token chat completion took ${Date.now() - started} ms` });
+      if (listed === false)
+        add({
+          check: 'model',
+          status: 'warn',
+          message: `${llm.model} is not in the server's model list (${available}) but it answered`,
+          fix: 'check that llm.model names the model you mean',
+        });
+      add({
+        check: 'round-trip',
+        status: 'ok',
+        message: `a one-token chat completion took ${Date.now() - started} ms`,
+      });
     } catch (err) {
       if (listed === false) {
-        add({ check: 'model', status: 'fail', message: `${llm.model} is not served (available: ${available})`, fix: `pull it (e.g. "ollama pull ${llm.model}") or set llm.model to one of the available models` });
+        add({
+          check: 'model',
+          status: 'fail',
+          message: `${llm.model} is not served (available: ${available})`,
+          fix: `pull it (e.g. "ollama pull ${llm.model}") or set llm.model to one of the available models`,
+        });
       }
       add({ check: 'round-trip', status: 'fail', message: message(err), fix: serverFix(err, 'llm', client.endpoint) });
     }
@@ -312,10 +448,22 @@ async function checkDistiller(config: SkillsmithConfig, deps: DoctorDeps, checks
   const model = await createChatModel({ ...llm, timeoutMs: undefined }, { importer: deps.importer });
   const started = Date.now();
   try {
-    await model.complete([{ role: 'user', content: 'Reply with the single word OK.' }], { temperature: 0, maxTokens: 1 });
-    add({ check: 'round-trip', status: 'ok', message: `${model.id} loaded and answered in ${Date.now() - started} ms` });
+    await model.complete([{ role: 'user', content: 'Reply with the single word OK.' }], {
+      temperature: 0,
+      maxTokens: 1,
+    });
+    add({
+      check: 'round-trip',
+      status: 'ok',
+      message: `${model.id} loaded and answered in ${Date.now() - started} ms`,
+    });
   } catch (err) {
-    add({ check: 'round-trip', status: 'fail', message: message(err), fix: 'check that llm.modelPath is a GGUF chat model node-llama-cpp can load' });
+    add({
+      check: 'round-trip',
+      status: 'fail',
+      message: message(err),
+      fix: 'check that llm.modelPath is a GGUF chat model node-llama-cpp can load',
+    });
   } finally {
     await model.close?.();
   }
@@ -323,27 +471,56 @@ async function checkDistiller(config: SkillsmithConfig, deps: DoctorDeps, checks
 
 // ── helpers ─────────────────────────────────────────────────────────────────
 
-async function checkPackage(which: 'llama-cpp' | 'transformers', deps: DoctorDeps, add: (c: Omit<DoctorCheck, 'backend'>) => void, key: string): Promise<boolean> {
+async function checkPackage(
+  which: 'llama-cpp' | 'transformers',
+  deps: DoctorDeps,
+  add: (c: Omit<DoctorCheck, 'backend'>) => void,
+  key: string,
+): Promise<boolean> {
   try {
     if (which === 'llama-cpp') await loadLlamaCpp('provider llama-cpp', deps.importer);
     else await loadTransformers(deps.importer);
-    add({ check: 'package', status: 'ok', message: `${which === 'llama-cpp' ? 'node-llama-cpp' : 'transformers.js'} is installed` });
+    add({
+      check: 'package',
+      status: 'ok',
+      message: `${which === 'llama-cpp' ? 'node-llama-cpp' : 'transformers.js'} is installed`,
+    });
     return true;
   } catch (err) {
-    add({ check: 'package', status: 'fail', message: message(err), fix: `install the optional package, or set ${key === 'llm' ? '"distiller": "heuristic"' : 'embedder.provider to "glove"'}` });
+    add({
+      check: 'package',
+      status: 'fail',
+      message: message(err),
+      fix: `install the optional package, or set ${key === 'llm' ? '"distiller": "heuristic"' : 'embedder.provider to "glove"'}`,
+    });
     return false;
   }
 }
 
-function checkPath(path: string | undefined, key: string, kind: 'file' | 'dir', add: (c: Omit<DoctorCheck, 'backend'>) => void): boolean {
+function checkPath(
+  path: string | undefined,
+  key: string,
+  kind: 'file' | 'dir',
+  add: (c: Omit<DoctorCheck, 'backend'>) => void,
+): boolean {
   if (!path) {
-    add({ check: 'config', status: 'fail', message: `${key} is not set`, fix: `set ${key} to the local model ${kind === 'file' ? 'GGUF file' : 'folder'}` });
+    add({
+      check: 'config',
+      status: 'fail',
+      message: `${key} is not set`,
+      fix: `set ${key} to the local model ${kind === 'file' ? 'GGUF file' : 'folder'}`,
+    });
     return false;
   }
   const full = resolve(path);
   const ok = existsSync(full) && (kind === 'file' ? statSync(full).isFile() : statSync(full).isDirectory());
   if (!ok) {
-    add({ check: 'config', status: 'fail', message: `${key}: no ${kind === 'file' ? 'file' : 'folder'} at ${full}`, fix: `correct ${key}` });
+    add({
+      check: 'config',
+      status: 'fail',
+      message: `${key}: no ${kind === 'file' ? 'file' : 'folder'} at ${full}`,
+      fix: `correct ${key}`,
+    });
     return false;
   }
   add({ check: 'config', status: 'ok', message: `${key} ${full} exists` });
@@ -352,14 +529,17 @@ function checkPath(path: string | undefined, key: string, kind: 'file' | 'dir', 
 
 function serverFix(err: unknown, key: string, endpoint: string): string {
   const code = SkillsmithError.isInstance(err) ? err.code : '';
-  if (code === 'ENDPOINT_UNREACHABLE') return `start the server (e.g. "ollama serve") or correct ${key}.baseUrl (now ${endpoint})`;
+  if (code === 'ENDPOINT_UNREACHABLE')
+    return `start the server (e.g. "ollama serve") or correct ${key}.baseUrl (now ${endpoint})`;
   if (code === 'ENDPOINT_TIMEOUT') return `the server is too slow or hung: check it, or raise ${key}.timeoutMs`;
   if (EndpointHttpError.isInstance(err)) {
     if (err.status === 401 || err.status === 403) return `the server refused the credentials: set ${key}.apiKey`;
-    if (err.status === 404) return `check ${key}.model and ${key}.baseUrl (OpenAI-compatible base URLs usually end in /v1)`;
-    return "the server failed: check its logs";
+    if (err.status === 404)
+      return `check ${key}.model and ${key}.baseUrl (OpenAI-compatible base URLs usually end in /v1)`;
+    return 'the server failed: check its logs';
   }
-  if (code === 'MALFORMED_RESPONSE') return `${endpoint} does not answer like an OpenAI-compatible server: check ${key}.baseUrl`;
+  if (code === 'MALFORMED_RESPONSE')
+    return `${endpoint} does not answer like an OpenAI-compatible server: check ${key}.baseUrl`;
   if (code === 'MISSING_OPTIONAL_DEPENDENCY') return 'install the optional package named above';
   return `check the ${key} settings`;
 }

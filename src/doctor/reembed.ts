@@ -7,7 +7,6 @@ import type { Store } from '../store/store.js';
 
 /** Re-embedding works on any store: the swap of vectors and cluster state is one store transaction. */
 export type ReembedStore = Store;
-export type { EmbeddingReplacement } from '../store/store.js';
 
 export interface ReembedOptions {
   /** Count what would change; embed nothing and write nothing. */
@@ -38,7 +37,12 @@ export interface ReembedReport {
  * procedure's title and tools); imported skills, and learned ones whose sessions are gone, the vector of
  * their description (as `skills import` does). Nothing is written unless every vector was computed.
  */
-export async function reembed(store: ReembedStore, embedder: Embedder, namespace: string, opts: ReembedOptions = {}): Promise<ReembedReport> {
+export async function reembed(
+  store: ReembedStore,
+  embedder: Embedder,
+  namespace: string,
+  opts: ReembedOptions = {},
+): Promise<ReembedReport> {
   const skills = await store.listSkills(namespace, { includeSuperseded: true });
   const from: Record<string, number> = {};
   for (const s of skills) from[s.embedderId ?? 'none'] = (from[s.embedderId ?? 'none'] ?? 0) + 1;
@@ -66,10 +70,13 @@ export async function reembed(store: ReembedStore, embedder: Embedder, namespace
   }
   if (byDescription.length) {
     const embedded = await embedder.embed(byDescription.map((s) => s.description));
-    byDescription.forEach((s, i) => vectors.push({ skillId: s.id, embedding: embedded[i] }));
+    byDescription.forEach((s, i) => {
+      vectors.push({ skillId: s.id, embedding: embedded[i] });
+    });
   }
   for (const v of vectors) {
-    if (v.embedding.length !== embedder.dimensions) throw new EmbeddingDimensionError(embedder.id, embedder.dimensions, v.embedding.length);
+    if (v.embedding.length !== embedder.dimensions)
+      throw new EmbeddingDimensionError(embedder.id, embedder.dimensions, v.embedding.length);
   }
   opts.onProgress?.(skills.length, skills.length);
 
@@ -85,7 +92,12 @@ export async function reembed(store: ReembedStore, embedder: Embedder, namespace
 }
 
 /** The normalised mean of the skill's stored source sessions' goal embeddings, or null when none is stored. */
-async function goalCentroid(store: ReembedStore, embedder: Embedder, namespace: string, skill: Skill): Promise<Float32Array | null> {
+async function goalCentroid(
+  store: ReembedStore,
+  embedder: Embedder,
+  namespace: string,
+  skill: Skill,
+): Promise<Float32Array | null> {
   if (skill.sourceSessions.length === 0) return null;
   const sessions = await store.getSessions(namespace, skill.sourceSessions);
   if (sessions.length === 0) return null;

@@ -3,7 +3,12 @@ import { admitCluster, denyReason, seedEta, shrunkGain } from './admit.js';
 import { detectSpan } from './spans.js';
 import type { Session } from './types.js';
 
-const session = (id: string, tools: string[], outcome: Session['outcome'] = 'success', goal = 'refund my order'): Session => ({
+const session = (
+  id: string,
+  tools: string[],
+  outcome: Session['outcome'] = 'success',
+  goal = 'refund my order',
+): Session => ({
   id,
   namespace: 'default',
   goal,
@@ -13,9 +18,24 @@ const session = (id: string, tools: string[], outcome: Session['outcome'] = 'suc
   source: null,
   startedAt: '2026-01-01T00:00:00Z',
   endedAt: null,
-  calls: tools.map((tool, position) => ({ position, tool, args: {}, result: '', ok: true, error: null, durationMs: null, at: null })),
+  calls: tools.map((tool, position) => ({
+    position,
+    tool,
+    args: {},
+    result: '',
+    ok: true,
+    error: null,
+    durationMs: null,
+    at: null,
+  })),
 });
-const rules = { minOccurrences: 3, minSuccessRate: 0.8, followThreshold: 0.5, thinkTools: ['think'], findSecrets: (t: string) => (t.includes('sk-') ? [1] : []) };
+const rules = {
+  minOccurrences: 3,
+  minSuccessRate: 0.8,
+  followThreshold: 0.5,
+  thinkTools: ['think'],
+  findSecrets: (t: string) => (t.includes('sk-') ? [1] : []),
+};
 const spanOf = (s: Session) => detectSpan(s, { minSteps: 3, thinkTools: ['think'] });
 const procedure = () => ['find', 'get', 'refund'];
 const path = ['find', 'get', 'refund'];
@@ -28,7 +48,12 @@ describe('admitCluster', () => {
   });
 
   it('needs minOccurrences successful sessions', () => {
-    const a = admitCluster([session('a', path), session('b', path), session('c', path, 'failure')], spanOf, procedure, rules);
+    const a = admitCluster(
+      [session('a', path), session('b', path), session('c', path, 'failure')],
+      spanOf,
+      procedure,
+      rules,
+    );
     expect(a.admitted).toBe(false);
     expect(a.reason).toMatch(/2 successful sessions/);
   });
@@ -58,20 +83,36 @@ describe('admitCluster', () => {
 
   it('admits by evidence: a procedure most agents fail at is learned when following it beats their baseline', () => {
     // 3 of 5 followers succeed (0.6), while the 5 sessions that took another path all failed: baseline 0.3.
-    const followers = [session('a', path), session('b', path), session('c', path), session('d', path, 'failure'), session('e', path, 'failure')];
+    const followers = [
+      session('a', path),
+      session('b', path),
+      session('c', path),
+      session('d', path, 'failure'),
+      session('e', path, 'failure'),
+    ];
     const others = ['v', 'w', 'x', 'y', 'z'].map((id) => session(id, ['search', 'transfer_to_human'], 'failure'));
     const evidence = admitCluster([...followers, ...others], spanOf, procedure, { ...rules, minSuccessRate: 0.5 });
     expect(evidence.admitted).toBe(true);
     expect(evidence.baselineRate).toBeCloseTo(0.3);
     expect(evidence.gain).toBeCloseTo(shrunkGain(0.6, 0.3, 5, 4));
     // GAIA's absolute rule throws the same evidence away.
-    const absolute = admitCluster([...followers, ...others], spanOf, procedure, { ...rules, rule: 'absolute', minSuccessRate: 0.8 });
+    const absolute = admitCluster([...followers, ...others], spanOf, procedure, {
+      ...rules,
+      rule: 'absolute',
+      minSuccessRate: 0.8,
+    });
     expect(absolute.admitted).toBe(false);
     expect(absolute.reason).toMatch(/below the floor 0.8/);
   });
 
   it('rejects a procedure whose followers do worse than the agents that took another path', () => {
-    const followers = [session('a', path), session('b', path), session('c', path), session('d', path, 'failure'), session('e', path, 'failure')];
+    const followers = [
+      session('a', path),
+      session('b', path),
+      session('c', path),
+      session('d', path, 'failure'),
+      session('e', path, 'failure'),
+    ];
     const others = ['v', 'w', 'x', 'y'].map((id) => session(id, ['search', 'refund_now', 'notify'], 'success'));
     const a = admitCluster([...followers, ...others], spanOf, procedure, { ...rules, minSuccessRate: 0.5 });
     expect(a.admitted).toBe(false);
@@ -79,7 +120,12 @@ describe('admitCluster', () => {
   });
 
   it('keeps a floor: a procedure whose followers mostly fail is never learned, whatever the baseline', () => {
-    const followers = [session('a', path), session('b', path), session('c', path), ...['d', 'e', 'f', 'g'].map((id) => session(id, path, 'failure'))];
+    const followers = [
+      session('a', path),
+      session('b', path),
+      session('c', path),
+      ...['d', 'e', 'f', 'g'].map((id) => session(id, path, 'failure')),
+    ];
     const others = ['v', 'w', 'x', 'y', 'z'].map((id) => session(id, ['search', 'transfer_to_human'], 'failure'));
     const a = admitCluster([...followers, ...others], spanOf, procedure, { ...rules, minSuccessRate: 0.5 });
     expect(a.admitted).toBe(false);

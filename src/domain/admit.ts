@@ -58,10 +58,15 @@ export function seedEta(successfulFollowers: number, followers: number): number 
 }
 
 /** Deny rules for one span: chain-of-thought, raw tool-JSON dumps, secrets. Returns the reason or null. */
-export function denyReason(session: Session, span: Span, rules: Pick<AdmitRules, 'thinkTools' | 'findSecrets'>): string | null {
+export function denyReason(
+  session: Session,
+  span: Span,
+  rules: Pick<AdmitRules, 'thinkTools' | 'findSecrets'>,
+): string | null {
   const think = new Set(rules.thinkTools);
   const thinking = session.calls.filter((c) => think.has(c.tool)).length;
-  if (thinking > 0 && thinking >= session.calls.length - thinking) return 'chain-of-thought: reasoning calls outnumber actions';
+  if (thinking > 0 && thinking >= session.calls.length - thinking)
+    return 'chain-of-thought: reasoning calls outnumber actions';
   const goal = session.goal.trim();
   if (/^[[{]/.test(goal)) {
     try {
@@ -71,9 +76,11 @@ export function denyReason(session: Session, span: Span, rules: Pick<AdmitRules,
       /* not JSON: fine */
     }
   }
-  if (goal.length > 0 && (goal.match(/[{}[\]":,]/g)?.length ?? 0) / goal.length > 0.25) return 'raw tool-JSON dump: the goal is mostly JSON punctuation';
+  if (goal.length > 0 && (goal.match(/[{}[\]":,]/g)?.length ?? 0) / goal.length > 0.25)
+    return 'raw tool-JSON dump: the goal is mostly JSON punctuation';
   for (const c of span.calls) {
-    if (rules.findSecrets(JSON.stringify(c.args ?? {})).length > 0) return `holds a secret in the arguments of ${c.tool}`;
+    if (rules.findSecrets(JSON.stringify(c.args ?? {})).length > 0)
+      return `holds a secret in the arguments of ${c.tool}`;
   }
   return null;
 }
@@ -101,9 +108,22 @@ export function admitCluster(
       spanSessions.push(s);
     }
   }
-  const empty = { spans, followers: [], successfulFollowers: [], counterExamples: [], successRate: 0, baselineRate: 0, gain: 0, denied };
+  const empty = {
+    spans,
+    followers: [],
+    successfulFollowers: [],
+    counterExamples: [],
+    successRate: 0,
+    baselineRate: 0,
+    gain: 0,
+    denied,
+  };
   if (spans.length < rules.minOccurrences) {
-    return { ...empty, admitted: false, reason: `${spans.length} successful sessions with material, ${rules.minOccurrences} needed` };
+    return {
+      ...empty,
+      admitted: false,
+      reason: `${spans.length} successful sessions with material, ${rules.minOccurrences} needed`,
+    };
   }
   const proc = collapseRepeats(procedure(spans));
   const think = new Set(rules.thinkTools);
@@ -122,12 +142,29 @@ export function admitCluster(
   const known = sessions.filter((s) => s.outcome !== 'unknown');
   const baselineRate = known.length ? known.filter((s) => s.outcome === 'success').length / known.length : 0;
   const gain = shrunkGain(successRate, baselineRate, followers.length, rules.gainShrinkage ?? 4);
-  const base = { spans: spans.filter((sp) => followerIds.has(sp.sessionId)), followers, successfulFollowers, counterExamples, successRate, baselineRate, gain, denied };
+  const base = {
+    spans: spans.filter((sp) => followerIds.has(sp.sessionId)),
+    followers,
+    successfulFollowers,
+    counterExamples,
+    successRate,
+    baselineRate,
+    gain,
+    denied,
+  };
   if (successfulFollowers.length < rules.minOccurrences) {
-    return { ...base, admitted: false, reason: `${successfulFollowers.length} successful sessions follow the procedure, ${rules.minOccurrences} needed` };
+    return {
+      ...base,
+      admitted: false,
+      reason: `${successfulFollowers.length} successful sessions follow the procedure, ${rules.minOccurrences} needed`,
+    };
   }
   if (successRate < rules.minSuccessRate) {
-    return { ...base, admitted: false, reason: `success rate ${successRate.toFixed(2)} over ${followers.length} followers, below the floor ${rules.minSuccessRate}` };
+    return {
+      ...base,
+      admitted: false,
+      reason: `success rate ${successRate.toFixed(2)} over ${followers.length} followers, below the floor ${rules.minSuccessRate}`,
+    };
   }
   if ((rules.rule ?? 'evidence') === 'evidence' && gain < (rules.minGain ?? 0)) {
     return {

@@ -37,7 +37,9 @@ describe('buildConsensus', () => {
   });
 
   it('treats a run of the same call as one repeated step', () => {
-    const spans = ['a', 'b', 'c'].map((id) => span(id, [call(0, 'find'), call(1, 'get_item'), call(2, 'get_item'), call(3, 'act')]));
+    const spans = ['a', 'b', 'c'].map((id) =>
+      span(id, [call(0, 'find'), call(1, 'get_item'), call(2, 'get_item'), call(3, 'act')]),
+    );
     const { steps } = buildConsensus(spans, rules);
     expect(steps.map((s) => s.tool)).toEqual(['find', 'get_item', 'act']);
     expect(steps[1].repeated).toBe(true);

@@ -165,7 +165,10 @@ function argumentRoles(byspan: (Group | undefined)[], spans: Span[], previousToo
     }
   });
   const present = byspan.filter(Boolean).length;
-  const parameters = [...values.entries()].filter(([, set]) => set.size > 1).map(([arg]) => arg).sort();
+  const parameters = [...values.entries()]
+    .filter(([, set]) => set.size > 1)
+    .map(([arg]) => arg)
+    .sort();
   const dataFlow = [...flows.entries()]
     .map(([arg, m]) => {
       const [fromTool, count] = [...m.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0];

@@ -2,11 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { clip, formatContextPack, TRUNCATION_MARKER } from './context-pack.js';
 import { breakNearTies } from '../pipeline/recall.js';
 
-const body = ['# Refund An Order', '', '## Steps', '', '1. Call `find_user`.', '2. Call `refund`.', '', '## Done when', '', '`refund` succeeded.', '', '## Edge cases', '', '- If `refund` fails, stop.'].join('\n');
+const body = [
+  '# Refund An Order',
+  '',
+  '## Steps',
+  '',
+  '1. Call `find_user`.',
+  '2. Call `refund`.',
+  '',
+  '## Done when',
+  '',
+  '`refund` succeeded.',
+  '',
+  '## Edge cases',
+  '',
+  '- If `refund` fails, stop.',
+].join('\n');
 
 describe('context pack', () => {
   it('renders When / Do / Done without YAML', () => {
-    const text = formatContextPack([{ id: 'x', name: 'refund-order', description: 'Refund a delivered order.', body, kind: 'playbook', eta: 0.5 }], 1500);
+    const text = formatContextPack(
+      [{ id: 'x', name: 'refund-order', description: 'Refund a delivered order.', body, kind: 'playbook', eta: 0.5 }],
+      1500,
+    );
     expect(text).toContain('When: Refund a delivered order.');
     expect(text).toContain('1. Call `find_user`.');
     expect(text).toContain('Done: `refund` succeeded.');

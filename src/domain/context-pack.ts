@@ -18,17 +18,29 @@ export function clip(text: string, max: number): string {
  * Renders recalled skills for a planner prompt: each as a short When / Do / Done block taken from its body,
  * clipped to maxBodyChars, never raw YAML.
  */
-export function formatContextPack(skills: Pick<Skill, 'id' | 'name' | 'description' | 'body' | 'kind' | 'eta'>[], maxBodyChars: number): string {
+export function formatContextPack(
+  skills: Pick<Skill, 'id' | 'name' | 'description' | 'body' | 'kind' | 'eta'>[],
+  maxBodyChars: number,
+): string {
   if (skills.length === 0) return '';
   const blocks = skills.map((s) => {
     // Defence in depth: a stored skill (an older one, or a promoted import) may still carry a planted
     // instruction; the planner never reads one. Lines that carry one are left out, the rest is neutralised.
-    const body = s.body.split('\n').filter((l) => !hasInstructions(l, SKILL_TEXT)).join('\n');
+    const body = s.body
+      .split('\n')
+      .filter((l) => !hasInstructions(l, SKILL_TEXT))
+      .join('\n');
     const steps = body.split('\n').filter((l) => /^\s*\d+\.\s/.test(l));
     const done = sectionText(body, 'Done when');
     const edges = sectionLines(body, 'Edge cases');
     const block = steps.length
-      ? [`When: ${neutraliseInstructions(s.description, SKILL_TEXT)}`, 'Do:', ...steps.map((l) => `  ${l.trim()}`), ...(done ? [`Done: ${done}`] : []), ...(edges.length ? ['Watch out:', ...edges.map((l) => `  ${l}`)] : [])].join('\n')
+      ? [
+          `When: ${neutraliseInstructions(s.description, SKILL_TEXT)}`,
+          'Do:',
+          ...steps.map((l) => `  ${l.trim()}`),
+          ...(done ? [`Done: ${done}`] : []),
+          ...(edges.length ? ['Watch out:', ...edges.map((l) => `  ${l}`)] : []),
+        ].join('\n')
       : neutraliseInstructions(body.trim(), SKILL_TEXT);
     return `### Skill: ${s.name} (${s.kind}, eta ${s.eta.toFixed(2)})\n${clip(block, maxBodyChars)}`;
   });

@@ -53,7 +53,10 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
     const nextTool = [...r.next.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
     let action: string;
     if (r.retried * 2 >= r.count) {
-      action = nextTool && nextTool !== tool ? `check the inputs (e.g. with \`${nextTool}\`) and retry \`${tool}\`` : `correct the arguments and retry \`${tool}\``;
+      action =
+        nextTool && nextTool !== tool
+          ? `check the inputs (e.g. with \`${nextTool}\`) and retry \`${tool}\``
+          : `correct the arguments and retry \`${tool}\``;
     } else if (nextTool) action = `continue with \`${nextTool}\` instead`;
     else action = 'stop and report the error to the user';
     items.push({ kind: 'recovery', tool, count: r.count, text: `If \`${tool}\` fails${err}, ${action}.` });
@@ -80,7 +83,9 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
 
 function countSessionsUsing(sessions: Session[], think: Set<string>): Map<string, number> {
   const m = new Map<string, number>();
-  for (const s of sessions) for (const t of new Set(s.calls.filter((c) => !think.has(c.tool)).map((c) => c.tool))) m.set(t, (m.get(t) ?? 0) + 1);
+  for (const s of sessions)
+    for (const t of new Set(s.calls.filter((c) => !think.has(c.tool)).map((c) => c.tool)))
+      m.set(t, (m.get(t) ?? 0) + 1);
   return m;
 }
 
@@ -95,11 +100,20 @@ export function failureKind(text: string | null | undefined): string {
 }
 
 const FAILURE_KINDS: [RegExp, string][] = [
-  [/\b(?:not found|no such|does not exist|doesn't exist|unknown (?:id|user|order|item)|404)\b/, 'e.g. nothing found for the given id'],
+  [
+    /\b(?:not found|no such|does not exist|doesn't exist|unknown (?:id|user|order|item)|404)\b/,
+    'e.g. nothing found for the given id',
+  ],
   [/\b(?:permission|forbidden|unauthori[sz]ed|not allowed|denied|401|403)\b/, 'e.g. not permitted'],
   [/\b(?:timed? ?out|timeout|unavailable|try again|rate limit|429|503)\b/, 'e.g. a transient error'],
-  [/\b(?:invalid|malformed|missing|required|must be|wrong|bad request|out of range|400)\b/, 'e.g. invalid or missing arguments'],
+  [
+    /\b(?:invalid|malformed|missing|required|must be|wrong|bad request|out of range|400)\b/,
+    'e.g. invalid or missing arguments',
+  ],
   [/\b(?:already|duplicate|conflict|409)\b/, 'e.g. already done'],
   [/\b(?:insufficient|not enough|balance|limit exceeded)\b/, 'e.g. insufficient funds or limit'],
-  [/\b(?:status|cannot be|can't be|not (?:pending|delivered|active|eligible))\b/, 'e.g. the item is not in the right state'],
+  [
+    /\b(?:status|cannot be|can't be|not (?:pending|delivered|active|eligible))\b/,
+    'e.g. the item is not in the right state',
+  ],
 ];

@@ -20,9 +20,15 @@ export interface EvidenceRules {
  * Picks the most representative sessions (highest agreement with the procedure, then most recent) and
  * renders each as a capped, redacted trace. Nothing unredacted leaves this function.
  */
-export function gatherEvidence(candidates: { session: Session; agreement: number }[], rules: EvidenceRules): EvidenceTrace[] {
+export function gatherEvidence(
+  candidates: { session: Session; agreement: number }[],
+  rules: EvidenceRules,
+): EvidenceTrace[] {
   const ranked = [...candidates].sort(
-    (a, b) => b.agreement - a.agreement || (b.session.seq ?? 0) - (a.session.seq ?? 0) || a.session.id.localeCompare(b.session.id),
+    (a, b) =>
+      b.agreement - a.agreement ||
+      (b.session.seq ?? 0) - (a.session.seq ?? 0) ||
+      a.session.id.localeCompare(b.session.id),
   );
   return ranked.slice(0, rules.evidenceLimit).map(({ session }) => renderTrace(session, rules));
 }

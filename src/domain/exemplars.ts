@@ -13,7 +13,11 @@ export const MAX_EXEMPLARS = 8;
  * vector least similar to everything chosen so far. Near-duplicates (cosine >= `duplicate`) are never both
  * kept. Deterministic for a given input order.
  */
-export function chooseExemplars(vectors: readonly Float32Array[], max = MAX_EXEMPLARS, duplicate = 0.98): Float32Array[] {
+export function chooseExemplars(
+  vectors: readonly Float32Array[],
+  max = MAX_EXEMPLARS,
+  duplicate = 0.98,
+): Float32Array[] {
   const pool = vectors.filter((v) => v.some((x) => x !== 0));
   if (pool.length === 0 || max <= 0) return [];
   const dims = pool[0].length;
@@ -54,7 +58,9 @@ export function packExemplars(vectors: readonly Float32Array[]): Float32Array | 
   if (vectors.length === 0) return null;
   const dims = vectors[0].length;
   const out = new Float32Array(vectors.length * dims);
-  vectors.forEach((v, i) => out.set(v, i * dims));
+  vectors.forEach((v, i) => {
+    out.set(v, i * dims);
+  });
   return out;
 }
 

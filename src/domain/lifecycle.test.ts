@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { applySignal, betaPosterior, INITIAL_LIFECYCLE, parseSignal, updateUtility, type LifecycleState } from './lifecycle.js';
+import {
+  applySignal,
+  betaPosterior,
+  INITIAL_LIFECYCLE,
+  parseSignal,
+  updateUtility,
+  type LifecycleState,
+} from './lifecycle.js';
 
 const rules = { candidateTrials: 3, minEtaForRetrieval: 0.5, retireEta: 0.25, etaDelta: 0.1, utilityAlpha: 0.2 };
 const run = (signals: Parameters<typeof applySignal>[1][], from: LifecycleState = INITIAL_LIFECYCLE) =>
@@ -9,7 +16,13 @@ const fail = { kind: 'trial.fail' } as const;
 
 describe('lifecycle maths', () => {
   it('starts probationary at the Beta posterior with no trials, utility 0', () => {
-    expect(INITIAL_LIFECYCLE).toEqual({ status: 'probationary', eta: 0.5, utility: 0, trialsAttempted: 0, trialsPassed: 0 });
+    expect(INITIAL_LIFECYCLE).toEqual({
+      status: 'probationary',
+      eta: 0.5,
+      utility: 0,
+      trialsAttempted: 0,
+      trialsPassed: 0,
+    });
     expect(betaPosterior(0, 0)).toBe(0.5);
     expect(betaPosterior(2, 3)).toBe(0.6);
   });
@@ -35,7 +48,11 @@ describe('lifecycle maths', () => {
   it('retires after candidateTrials when eta is below minEtaForRetrieval, at the edge included', () => {
     expect(run([pass, fail, fail]).status).toBe('retired'); // eta = 2/5
     // eta exactly at the bar (2 passes of 2 -> 3/4 ... use a constructed state at 0.5) is promoted.
-    const edge = applySignal({ status: 'probationary', eta: 0.5, utility: 0, trialsAttempted: 2, trialsPassed: 1 }, { kind: 'user.positive' }, { ...rules, etaDelta: 0 });
+    const edge = applySignal(
+      { status: 'probationary', eta: 0.5, utility: 0, trialsAttempted: 2, trialsPassed: 1 },
+      { kind: 'user.positive' },
+      { ...rules, etaDelta: 0 },
+    );
     expect(edge.status).toBe('probationary'); // thumbs are not trials: the trial count decides promotion
     const atBar = run([pass, fail], { ...INITIAL_LIFECYCLE });
     const third = applySignal(atBar, { kind: 'trial.pass' }, { ...rules, minEtaForRetrieval: 0.6 });

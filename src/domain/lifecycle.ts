@@ -8,8 +8,6 @@ export type Signal =
   | { kind: 'user.negative' }
   | { kind: 'reward'; value: number };
 
-export type SignalKind = Signal['kind'];
-
 export interface LifecycleState {
   status: SkillStatus;
   eta: number;
@@ -32,7 +30,13 @@ export interface LifecycleRules {
 }
 
 /** The state of a freshly written skill: the Beta posterior with no trials, and utility 0 (ACT-R's weak new production). */
-export const INITIAL_LIFECYCLE: LifecycleState = { status: 'probationary', eta: 0.5, utility: 0, trialsAttempted: 0, trialsPassed: 0 };
+export const INITIAL_LIFECYCLE: LifecycleState = {
+  status: 'probationary',
+  eta: 0.5,
+  utility: 0,
+  trialsAttempted: 0,
+  trialsPassed: 0,
+};
 
 /** Clamped to [0,1] and rounded, so 0.35 - 0.1 is 0.25 and not 0.2499999…: thresholds compare as people expect. */
 const clamp01 = (x: number) => Math.round(Math.min(1, Math.max(0, x)) * 1e9) / 1e9;
@@ -111,7 +115,8 @@ export function parseSignal(text: string): Signal {
   const m = /^reward\s*[=:]\s*(.+)$/.exec(t);
   if (m) {
     const value = Number(m[1]);
-    if (!Number.isFinite(value) || value < 0 || value > 1) throw new RangeError(`reward must be in [0,1], got "${m[1]}"`);
+    if (!Number.isFinite(value) || value < 0 || value > 1)
+      throw new RangeError(`reward must be in [0,1], got "${m[1]}"`);
     return { kind: 'reward', value };
   }
   throw new RangeError(`unknown feedback "${text}": use pass, fail, up, down or reward=<0..1>`);

@@ -3,7 +3,14 @@ import { INITIAL_LIFECYCLE } from './lifecycle.js';
 import { newSkill, newSkillId } from './new-skill.js';
 
 const AT = '2025-06-01T00:00:00.000Z';
-const required = { namespace: 'default', name: 'cancel-order', description: 'Cancel an order.', skillMd: '---\n---\n', body: '# x\n', kind: 'playbook' as const };
+const required = {
+  namespace: 'default',
+  name: 'cancel-order',
+  description: 'Cancel an order.',
+  skillMd: '---\n---\n',
+  body: '# x\n',
+  kind: 'playbook' as const,
+};
 
 describe('newSkill', () => {
   it('fills every default: a fresh internal, enabled, probationary skill with the initial lifecycle, created at `at`', () => {
@@ -34,7 +41,14 @@ describe('newSkill', () => {
   });
 
   it('given fields win; fields given as undefined keep the default', () => {
-    const s = newSkill(AT, { ...required, id: undefined, createdAt: undefined, corpus: 'external', eta: 0.7, version: '2.1.0' });
+    const s = newSkill(AT, {
+      ...required,
+      id: undefined,
+      createdAt: undefined,
+      corpus: 'external',
+      eta: 0.7,
+      version: '2.1.0',
+    });
     expect(s.id).toMatch(/^sk_/);
     expect(s).toMatchObject({ corpus: 'external', eta: 0.7, version: '2.1.0', createdAt: AT });
     expect(newSkill(AT, { ...required, id: 'sk_given' }).id).toBe('sk_given');

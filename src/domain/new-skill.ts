@@ -8,7 +8,8 @@ export function newSkillId(): string {
 }
 
 /** What a new skill must be told; everything else has a default (see `newSkill`). */
-export type NewSkillFields = Pick<Skill, 'namespace' | 'name' | 'description' | 'skillMd' | 'body' | 'kind'> & Partial<Skill>;
+export type NewSkillFields = Pick<Skill, 'namespace' | 'name' | 'description' | 'skillMd' | 'body' | 'kind'> &
+  Partial<Skill>;
 
 /**
  * A new Skill with every default filled in: a fresh id, version 1.0.0, an internal, enabled, probationary

@@ -27,7 +27,9 @@ describe('normalizeGoal on real goals', () => {
 
   it('replaces reservation codes, flight numbers and money', () => {
     expect(
-      normalizeGoal('Change flight HAT069 within reservation XEWRD9 (or 1N99U6). You pay a fee upto $100, not $1,234.56.'),
+      normalizeGoal(
+        'Change flight HAT069 within reservation XEWRD9 (or 1N99U6). You pay a fee upto $100, not $1,234.56.',
+      ),
     ).toBe('Change flight <id> within reservation <id> (or <id>). You pay a fee upto <money>, not <money>.');
   });
 
@@ -40,7 +42,9 @@ describe('normalizeGoal on real goals', () => {
 
   it('maps goals that differ only in their entities to the same text', () => {
     const a = normalizeGoal('You are mia_li_3668. Fly JFK to SEA on May 20, budget $300, 2 bags, order #W8665881.');
-    const b = normalizeGoal('You are omar_davis_3817. Fly JFK to SEA on June 3rd, budget $1,250, 4 bags, order #W2378156.');
+    const b = normalizeGoal(
+      'You are omar_davis_3817. Fly JFK to SEA on June 3rd, budget $1,250, 4 bags, order #W2378156.',
+    );
     expect(a).toBe(b);
   });
 });

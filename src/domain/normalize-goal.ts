@@ -38,7 +38,8 @@ const TOKEN = /#?[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*/g;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Capture-time privacy markers (`[REDACTED:email]`, `[HASH:phone:1f0c9a2b]`) are entities too. */
 const MARKER = /\[(?:REDACTED|HASH):([a-z_]+)(?::[0-9a-f]+)?\]/g;
-const markerPlaceholder = (_m: string, kind: string) => (kind === 'email' ? '<email>' : kind === 'phone' ? '<phone>' : kind === 'card' ? '<id>' : '<secret>');
+const markerPlaceholder = (_m: string, kind: string) =>
+  kind === 'email' ? '<email>' : kind === 'phone' ? '<phone>' : kind === 'card' ? '<id>' : '<secret>';
 
 /** Replaces entities with `<email> <url> <date> <time> <money> <phone> <id> <num> <str>`; keeps words. */
 export function normalizeGoal(text: string): string {

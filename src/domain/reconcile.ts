@@ -27,13 +27,21 @@ export interface ReconcileRules {
   dominanceMargin: number;
 }
 
-export const defaultReconcileRules: ReconcileRules = { sameProcedure: 0.9, relatedProcedure: 0.6, dominanceMargin: 0.1 };
+export const defaultReconcileRules: ReconcileRules = {
+  sameProcedure: 0.9,
+  relatedProcedure: 0.6,
+  dominanceMargin: 0.1,
+};
 
 /**
  * Weighted Jaccard of two tool sets: |A ∩ B|w / |A ∪ B|w, each tool weighted by how distinctive it is. Two
  * procedures that share only common lookups score low, and a superset does not swallow its subsets.
  */
-export function weightedOverlap(a: readonly string[], b: readonly string[], weight: (t: string) => number = () => 1): number {
+export function weightedOverlap(
+  a: readonly string[],
+  b: readonly string[],
+  weight: (t: string) => number = () => 1,
+): number {
   const A = new Set(a);
   const B = new Set(b);
   const sum = (xs: Iterable<string>) => [...xs].reduce((acc, t) => acc + Math.max(0, weight(t)), 0);
@@ -47,13 +55,20 @@ export function weightedOverlap(a: readonly string[], b: readonly string[], weig
  * distinctive tool (its action) is part of the other: a flight change and an escalation share lookups, not
  * their action.
  */
-export function sameSkill(a: readonly string[], b: readonly string[], rules: Pick<ReconcileRules, 'relatedProcedure' | 'toolWeight'>): boolean {
+export function sameSkill(
+  a: readonly string[],
+  b: readonly string[],
+  rules: Pick<ReconcileRules, 'relatedProcedure' | 'toolWeight'>,
+): boolean {
   const w = rules.toolWeight ?? (() => 1);
   const top = (xs: readonly string[]) => [...xs].sort((x, y) => w(y) - w(x) || x.localeCompare(y))[0];
-  if (weightedOverlap(a, b, rules.toolWeight) >= rules.relatedProcedure && b.includes(top(a)) && a.includes(top(b))) return true;
+  if (weightedOverlap(a, b, rules.toolWeight) >= rules.relatedProcedure && b.includes(top(a)) && a.includes(top(b)))
+    return true;
   // The same action reached through another lookup (a user found by email rather than by name and zip code).
   const actA = actionOf(a, w);
-  return actA !== null && actA === actionOf(b, w) && weightedOverlap(a, b, rules.toolWeight) >= rules.relatedProcedure - 0.2;
+  return (
+    actA !== null && actA === actionOf(b, w) && weightedOverlap(a, b, rules.toolWeight) >= rules.relatedProcedure - 0.2
+  );
 }
 
 /**
@@ -72,7 +87,12 @@ export function actionOf(seq: readonly string[], weight: (t: string) => number =
  * never delete). `own` is the skill this cluster already produced; `neighbours` are other live internal
  * skills whose description embedding is at least the duplicate threshold, best first. Never by name alone.
  */
-export function reconcile(candidate: Candidate, own: Skill | null, neighbours: { skill: Skill; similarity: number }[], rules: ReconcileRules = defaultReconcileRules): Decision {
+export function reconcile(
+  candidate: Candidate,
+  own: Skill | null,
+  neighbours: { skill: Skill; similarity: number }[],
+  rules: ReconcileRules = defaultReconcileRules,
+): Decision {
   let target: Skill | null = own;
   let similarity = 1;
   const crossCluster = !own;
@@ -82,7 +102,8 @@ export function reconcile(candidate: Candidate, own: Skill | null, neighbours: {
     target = match.skill;
     similarity = match.similarity;
   }
-  if (sequenceF1(candidate.toolSequence, target.toolSequence) >= rules.sameProcedure) return { action: 'reinforce', target, similarity };
+  if (sequenceF1(candidate.toolSequence, target.toolSequence) >= rules.sameProcedure)
+    return { action: 'reinforce', target, similarity };
   const oldRate = target.attemptCount ? target.successCount / target.attemptCount : 0;
   const newRate = candidate.followers ? candidate.successes / candidate.followers : 0;
   if (newRate >= oldRate + rules.dominanceMargin && candidate.successes >= target.successCount) {

@@ -22,7 +22,12 @@ describe('redactText: secrets', () => {
     ['Slack bot token', 'slack %s', 'xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx', 'token'],
     ['Slack user token', 'slack %s', 'xoxp-123456789012-123456789012-123456789012-abcdef1234567890', 'token'],
     ['Slack app token', 'slack %s.', 'xoxa-2-123456789012-abcdefABCDEF', 'token'],
-    ['JWT', 'cookie %s;', 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c', 'jwt'],
+    [
+      'JWT',
+      'cookie %s;',
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
+      'jwt',
+    ],
   ])('%s', (_name, context, secret, kind) => {
     expectRedacted(context, secret, kind);
   });
@@ -196,13 +201,13 @@ describe('adversarial input', () => {
       mb('1 '),
       mb('+1 '),
       mb('a@'),
-      'x@' + mb('a.'),
+      `x@${mb('a.')}`,
       mb('a.b_c%d+'),
-      'sk-' + mb('a'),
+      `sk-${mb('a')}`,
       mb('eyJabcde.'),
       mb('Bearer '),
       mb('-----BEGIN PRIVATE KEY-----'),
-      'http://' + mb('a:'),
+      `http://${mb('a:')}`,
       mb('password: "'),
       mb('authorization: '),
       mb('4111 '),
@@ -220,7 +225,12 @@ describe('redactText: the kinds added for issue #14', () => {
   it.each([
     ['GitLab token', 'use %s here', 'glpat-xR4nd0mT0k3nV4lu3zZ9', 'token'],
     ['Hugging Face token', 'HF=%s', 'hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789', 'token'],
-    ['AWS secret key after its key id', 'AKIAIOSFODNN7EXAMPLE %s', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_key'],
+    [
+      'AWS secret key after its key id',
+      'AKIAIOSFODNN7EXAMPLE %s',
+      'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      'aws_key',
+    ],
     ['bare AWS secret key', 'creds: %s', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'high_entropy'],
     ['US SSN', 'ssn on file %s.', '123-45-6789', 'national_id'],
     ['national id under its key', '{"national_id": "%s"}', 'AB123456C', 'national_id'],
@@ -230,7 +240,8 @@ describe('redactText: the kinds added for issue #14', () => {
   });
 
   it('redacts a PGP private key block, also when cut before its END line', () => {
-    const block = '-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0bVfkBCADPfJzY8dPq3kL0mN2oP4qR6sT8uV0w\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----';
+    const block =
+      '-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0bVfkBCADPfJzY8dPq3kL0mN2oP4qR6sT8uV0w\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----';
     expect(redactText(`key:\n${block}\nafter`)).toBe('key:\n[REDACTED:private_key]\nafter');
     expect(redactText('-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0b')).toBe('[REDACTED:private_key]');
   });

@@ -78,7 +78,8 @@ function kindOfKey(key: string): RedactionKind | null {
 }
 
 /** Keys whose value is a national id number (US SSN, UK NINO, ...). */
-const NATIONAL_ID_KEY = /(?:^|[^a-z])(?:ssn|social[_-]?security(?:[_-]?(?:number|no))?|national[_-]?id(?:[_-]?(?:number|no))?|nino|tax[_-]?id|sin)$|(?:^|[^a-z])passport[_-]?(?:number|no)$/;
+const NATIONAL_ID_KEY =
+  /(?:^|[^a-z])(?:ssn|social[_-]?security(?:[_-]?(?:number|no))?|national[_-]?id(?:[_-]?(?:number|no))?|nino|tax[_-]?id|sin)$|(?:^|[^a-z])passport[_-]?(?:number|no)$/;
 
 /** US SSN: area not 000, 666 or 9xx; group not 00; serial not 0000. */
 function validSsn(m: string): boolean {
@@ -151,7 +152,7 @@ const RULES: Rule[] = [
     // Authorization: <scheme> <credentials>, whatever they look like (a Bearer token the rule above
     // already replaced no longer matches: the marker is not token text).
     re: /(?<![A-Za-z0-9])(authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?)((?:Basic|Bearer|Token|Digest)[ \t]+)?([A-Za-z0-9\-._~+/]{8,}=*)/gi,
-    render: (_m, [head, scheme, cred]) => {
+    render: (_m, [head, scheme, _cred]) => {
       const kind = scheme && /^bearer/i.test(scheme) ? 'bearer' : 'token';
       return { kind, text: `${head}${scheme ?? ''}${marker(kind)}` };
     },
@@ -185,7 +186,10 @@ const RULES: Rule[] = [
       return { kind, text: `${key}${sep}${dq ?? sq ?? ''}${marker(kind)}` };
     },
   },
-  { re: /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{32,512}(?![A-Za-z0-9+/_=-])/g, render: whole('high_entropy', looksLikeSecret) },
+  {
+    re: /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{32,512}(?![A-Za-z0-9+/_=-])/g,
+    render: whole('high_entropy', looksLikeSecret),
+  },
   {
     re: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
     render: whole('email'),
@@ -207,7 +211,8 @@ const RULES: Rule[] = [
   {
     // A national id under a key that names one (ssn, national_id, nino, tax_id), in any shape.
     re: /(?<![A-Za-z0-9])(ssn|social[_-]?security[_-]?(?:number|no)?|national[_-]?id(?:[_-]?(?:number|no))?|nino|tax[_-]?id)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)([A-Za-z0-9][A-Za-z0-9-]{4,18}[A-Za-z0-9])(?![A-Za-z0-9-])/gi,
-    render: (_m, [key, sep, value]) => (/\d{4}/.test(value!) ? { kind: 'national_id', text: `${key}${sep}${marker('national_id')}` } : null),
+    render: (_m, [key, sep, value]) =>
+      /\d{4}/.test(value!) ? { kind: 'national_id', text: `${key}${sep}${marker('national_id')}` } : null,
   },
   {
     // International: +<country> then digit groups, 8-15 digits in all (E.164).
@@ -225,7 +230,10 @@ const RULES: Rule[] = [
   },
   {
     // A phone number under a phone-named key may be bare digits.
-    re: new RegExp(`(?<![A-Za-z0-9])(${PHONE_KEY_SRC})(\\\\?["']?[ \\t]*[:=][ \\t]*\\\\?["']?)(\\+?\\d[\\d ().-]{5,22}\\d)(?![\\d])`, 'gi'),
+    re: new RegExp(
+      `(?<![A-Za-z0-9])(${PHONE_KEY_SRC})(\\\\?["']?[ \\t]*[:=][ \\t]*\\\\?["']?)(\\+?\\d[\\d ().-]{5,22}\\d)(?![\\d])`,
+      'gi',
+    ),
     render: (_m, [key, sep, value]) => {
       const n = digitsOf(value!).length;
       return n >= 7 && n <= 15 ? { kind: 'phone', text: `${key}${sep}${marker('phone')}` } : null;
@@ -237,7 +245,10 @@ const RULES: Rule[] = [
 function applyRule(text: string, rule: Rule): string {
   rule.re.lastIndex = 0;
   return text.replace(rule.re, (match: string, ...rest: unknown[]) => {
-    const groups = rest.slice(0, rest.findIndex((x) => typeof x === 'number')) as (string | undefined)[];
+    const groups = rest.slice(
+      0,
+      rest.findIndex((x) => typeof x === 'number'),
+    ) as (string | undefined)[];
     return rule.render(match, groups)?.text ?? match;
   });
 }

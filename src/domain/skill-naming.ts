@@ -7,14 +7,57 @@
 
 /** Verbs that name a task. Their order breaks ties: earlier ones are the more specific. */
 const TASK_VERBS = [
-  'exchange', 'return', 'refund', 'cancel', 'book', 'reschedule', 'upgrade', 'downgrade', 'change', 'modify', 'update',
-  'transfer', 'send', 'schedule', 'pay', 'buy', 'track', 'reset', 'restore', 'fix', 'enable', 'disable',
-  'activate', 'renew', 'add', 'remove', 'delete', 'create', 'move', 'copy', 'rename', 'post', 'share', 'search', 'find',
-  'compare', 'check', 'list', 'report', 'calculate', 'forward', 'reply', 'summarise', 'summarize', 'plan', 'open',
+  'exchange',
+  'return',
+  'refund',
+  'cancel',
+  'book',
+  'reschedule',
+  'upgrade',
+  'downgrade',
+  'change',
+  'modify',
+  'update',
+  'transfer',
+  'send',
+  'schedule',
+  'pay',
+  'buy',
+  'track',
+  'reset',
+  'restore',
+  'fix',
+  'enable',
+  'disable',
+  'activate',
+  'renew',
+  'add',
+  'remove',
+  'delete',
+  'create',
+  'move',
+  'copy',
+  'rename',
+  'post',
+  'share',
+  'search',
+  'find',
+  'compare',
+  'check',
+  'list',
+  'report',
+  'calculate',
+  'forward',
+  'reply',
+  'summarise',
+  'summarize',
+  'plan',
+  'open',
 ] as const;
 
 /** Words that say something is broken: such goals are fixes. */
-const PROBLEM = /\b(not working|isn'?t working|stopped working|unable|can'?t|cannot|trouble|problem|broken|error|fails?|failing|no service|slow)\b/i;
+const PROBLEM =
+  /\b(not working|isn'?t working|stopped working|unable|can'?t|cannot|trouble|problem|broken|error|fails?|failing|no service|slow)\b/i;
 
 /** Words never used as the object of a name (too general, or grammar). */
 const FILLER = new Set(
@@ -66,19 +109,42 @@ export function wordSkill(input: NamingInput): SkillWording {
     // Share squared: a word nearly every request uses (goals and users' own words alike) beats a rarer one.
     .map(([w, c]) => ({ w, score: (c / n) ** 2 * (1 + input.wordWeight(w)) * (toolWords.includes(w) ? 1.5 : 1) }))
     .sort((a, b) => b.score - a.score || a.w.localeCompare(b.w));
-  const keywords = ranked.filter((r) => (df.get(r.w) ?? 0) / n >= 0.5 && !/^.{4,}(ly|ing|ed)$/.test(r.w)).slice(0, 4).map((r) => r.w);
+  const keywords = ranked
+    .filter((r) => (df.get(r.w) ?? 0) / n >= 0.5 && !/^.{4,}(ly|ing|ed)$/.test(r.w))
+    .slice(0, 4)
+    .map((r) => r.w);
   const toolVerb = toolWords.find((w) => (TASK_VERBS as readonly string[]).includes(w)) ?? null;
-  const toolObject = toolWords.filter((w, i) => !(i === toolWords.indexOf(toolVerb ?? '') && w === toolVerb) && w !== verb && !FILLER.has(w) && w.length > 2);
+  const toolObject = toolWords.filter(
+    (w, i) =>
+      !(i === toolWords.indexOf(toolVerb ?? '') && w === toolVerb) && w !== verb && !FILLER.has(w) && w.length > 2,
+  );
   // The action's own object when it does what the users asked (cancel + cancel_pending_order -> pending
   // order); the requests' common words otherwise (a fix, or an action such as an escalation that is not the task).
   // Nouns rather than adverbs and participles ("absolutely", "showing", "placed").
   const common = ranked.filter((r) => (df.get(r.w) ?? 0) / n >= 0.5 && !/^.{4,}(ly|ing|ed)$/.test(r.w)).map((r) => r.w);
   // Else the object of another step that does what was asked (an exchange that ends with a follow-up change).
-  const matching = input.toolSequence.map(toolWordsOf).find((ws) => ws.length > 1 && sameVerb(ws[0], verb))?.slice(1).filter((w) => w !== verb && !FILLER.has(w) && w.length > 2) ?? [];
+  const matching =
+    input.toolSequence
+      .map(toolWordsOf)
+      .find((ws) => ws.length > 1 && sameVerb(ws[0], verb))
+      ?.slice(1)
+      .filter((w) => w !== verb && !FILLER.has(w) && w.length > 2) ?? [];
   // A handful of requests share their persona's words, not the task's: there the action names the skill.
-  if (verb !== 'fix' && toolVerb && !sameVerb(toolVerb, verb) && matching.length === 0 && toolObject.length > 0 && n < 5) verb = toolVerb;
+  if (
+    verb !== 'fix' &&
+    toolVerb &&
+    !sameVerb(toolVerb, verb) &&
+    matching.length === 0 &&
+    toolObject.length > 0 &&
+    n < 5
+  )
+    verb = toolVerb;
   const fromTool = verb !== 'fix' && toolObject.length > 0 && (toolVerb === null || sameVerb(toolVerb, verb));
-  let object = fromTool ? toolObject.slice(0, 3) : verb !== 'fix' && matching.length ? matching.slice(0, 3) : common.slice(0, 2);
+  let object = fromTool
+    ? toolObject.slice(0, 3)
+    : verb !== 'fix' && matching.length
+      ? matching.slice(0, 3)
+      : common.slice(0, 2);
   // The action's object may be the verb itself (send_email for "email the forecast"): the requests' words then.
   if (object.length === 0) object = common.slice(0, 2);
   if (object.length === 0) object = toolObject.slice(0, 3);
@@ -92,9 +158,13 @@ export function wordSkill(input: NamingInput): SkillWording {
   const thing = ordered.join(' ') || 'request';
   const steps = input.toolSequence.length;
   const first = input.toolSequence[0];
-  const route = input.actionTool && first && first !== input.actionTool ? `, from \`${first}\` to \`${input.actionTool}\`` : '';
+  const route =
+    input.actionTool && first && first !== input.actionTool ? `, from \`${first}\` to \`${input.actionTool}\`` : '';
   const what = `${title}: the ${steps}-step procedure that worked for agents on this kind of request${route}.`;
-  const when = verb === 'fix' ? ` Use when a user reports that their ${thing} is not working.` : ` Use when a user asks to ${verb} ${thing}.`;
+  const when =
+    verb === 'fix'
+      ? ` Use when a user reports that their ${thing} is not working.`
+      : ` Use when a user asks to ${verb} ${thing}.`;
   const mention = keywords.length ? ` Typical requests mention ${listJoin(keywords)}.` : '';
   return { nameWords, title, description: `${what}${when}${mention}`.replace(/[<>]/g, ''), keywords };
 }
@@ -194,7 +264,10 @@ function words(text: string): string[] {
 }
 
 function clean(text: string): string {
-  return text.replace(/<[a-z_]+>/g, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/<[a-z_]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function listJoin(xs: string[]): string {

@@ -1,4 +1,4 @@
-import type { Session, Span, ToolCall } from './types.js';
+import type { Session, Span } from './types.js';
 
 export interface SpanRules {
   minSteps: number;
@@ -16,10 +16,4 @@ export function detectSpan(session: Session, rules: SpanRules): Span | null {
   const calls = session.calls.filter((c) => c.ok && !think.has(c.tool));
   if (calls.length < rules.minSteps) return null;
   return { sessionId: session.id, start: calls[0].position, end: calls[calls.length - 1].position + 1, calls };
-}
-
-/** The tools a session used, in order, without reasoning tools (successful and failed calls alike). */
-export function toolPath(calls: readonly ToolCall[], thinkTools: readonly string[], okOnly = false): string[] {
-  const think = new Set(thinkTools);
-  return calls.filter((c) => !think.has(c.tool) && (!okOnly || c.ok)).map((c) => c.tool);
 }

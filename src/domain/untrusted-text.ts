@@ -37,7 +37,10 @@ const PATTERNS: { kind: InstructionKind; re: RegExp; strict?: true }[] = [
     ),
   },
   { kind: 'override', re: /\bforget\s+(?:everything|all)\b/gi },
-  { kind: 'override', re: /\b(?:new|updated|real|actual|revised)\s+(?:system\s+)?(?:instructions?|prompt|directives?)\s*[:\-–]/gi },
+  {
+    kind: 'override',
+    re: /\b(?:new|updated|real|actual|revised)\s+(?:system\s+)?(?:instructions?|prompt|directives?)\s*[:\-–]/gi,
+  },
   { kind: 'override', re: /\b(?:jailbreak|DAN mode|developer mode enabled|do anything now)\b/gi },
   {
     // Chat-template and prompt-format role markers.
@@ -155,7 +158,8 @@ function sentenceEnd(text: string, from: number): number {
   for (let i = from; i < text.length; i++) {
     const c = text[i];
     if (c === '\n') return i;
-    if ((c === '.' || c === '!' || c === '?' || c === ';') && (i + 1 === text.length || /\s/.test(text[i + 1]))) return i + 1;
+    if ((c === '.' || c === '!' || c === '?' || c === ';') && (i + 1 === text.length || /\s/.test(text[i + 1])))
+      return i + 1;
   }
   return text.length;
 }
@@ -166,10 +170,16 @@ function sentenceEnd(text: string, from: number): number {
  * data.
  */
 export function quoteUntrusted(text: string): string {
-  return neutraliseInstructions(escapeControl(text)).replace(/```/g, "'''").replace(/<\/?untrusted[^>]*>/gi, '');
+  return neutraliseInstructions(escapeControl(text))
+    .replace(/```/g, "'''")
+    .replace(/<\/?untrusted[^>]*>/gi, '');
 }
 
 /** C0/C1 control bytes (except tab and newline) and bidi overrides as visible `\u` escapes. */
 export function escapeControl(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find control characters
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

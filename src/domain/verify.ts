@@ -22,7 +22,12 @@ const TOKEN = /[a-z][a-z0-9_]{2,}/g;
  * The deterministic verifier (no model): no invented tools, tool coverage and evidence resonance at least
  * 0.5 (MemOS), numbered steps and an Edge cases section, and a SKILL.md that validates.
  */
-export function verifyDraft(draft: Draft, evidence: EvidenceTrace[], rules: VerifyRules, materialTools?: ReadonlySet<string>): Verdict {
+export function verifyDraft(
+  draft: Draft,
+  evidence: EvidenceTrace[],
+  rules: VerifyRules,
+  materialTools?: ReadonlySet<string>,
+): Verdict {
   const reasons: string[] = [];
   // The tools of all the material (every session of the group), not only the capped traces a model sees.
   const evidenceTools = new Set([...evidence.flatMap((e) => e.tools), ...(materialTools ?? [])]);
@@ -46,19 +51,26 @@ export function verifyDraft(draft: Draft, evidence: EvidenceTrace[], rules: Veri
   const draftTokens = new Set(`${draft.whenToUse}\n${draft.body}`.toLowerCase().match(TOKEN) ?? []);
   const resonant = evidence.filter((e) => {
     let shared = 0;
-    for (const t of new Set(e.text.toLowerCase().match(TOKEN) ?? [])) if (draftTokens.has(t) && ++shared >= 2) return true;
+    for (const t of new Set(e.text.toLowerCase().match(TOKEN) ?? []))
+      if (draftTokens.has(t) && ++shared >= 2) return true;
     return false;
   }).length;
   const resonance = evidence.length ? resonant / evidence.length : 0;
-  if (resonance < rules.minResonance) reasons.push(`evidence resonance ${resonance.toFixed(2)} below ${rules.minResonance}`);
+  if (resonance < rules.minResonance)
+    reasons.push(`evidence resonance ${resonance.toFixed(2)} below ${rules.minResonance}`);
 
   if (!/^\s*1\.\s+\S/m.test(draft.body)) reasons.push('body has no numbered steps');
   if (!/^##\s+Edge cases\s*$/im.test(draft.body)) reasons.push('body has no "## Edge cases" section');
   // A skill is read by future planners: it may not carry an instruction planted in a tool result, an error,
   // a goal or a model's answer.
-  for (const [field, text] of [['name', draft.name], ['description', draft.whenToUse], ['body', draft.body]] as const) {
+  for (const [field, text] of [
+    ['name', draft.name],
+    ['description', draft.whenToUse],
+    ['body', draft.body],
+  ] as const) {
     const found = findInstructions(text, { source: 'skill' });
-    if (found.length) reasons.push(`${field} carries instruction-like text (${[...new Set(found.map((f) => f.kind))].join(', ')})`);
+    if (found.length)
+      reasons.push(`${field} carries instruction-like text (${[...new Set(found.map((f) => f.kind))].join(', ')})`);
   }
   reasons.push(...rules.validateSkillMd(draft));
   return { ok: reasons.length === 0, reasons, coverage, resonance };

@@ -64,7 +64,8 @@ export class LlamaCppEmbedder implements Embedder {
       const { context } = await this.load();
       const { vector } = await context.getEmbeddingFor(text);
       if (this.dims === undefined) this.dims = vector.length;
-      else if (vector.length !== this.dims) throw new EmbeddingDimensionError(`llama-cpp embedder ${this.modelName}`, this.dims, vector.length);
+      else if (vector.length !== this.dims)
+        throw new EmbeddingDimensionError(`llama-cpp embedder ${this.modelName}`, this.dims, vector.length);
       out[i] = l2normalize(vector, `llama-cpp embedder ${this.modelName}`);
     }
     for (let i = 0; i < texts.length; i++) out[i] ??= new Float32Array(this.dimensions);
@@ -81,7 +82,11 @@ export class LlamaCppEmbedder implements Embedder {
 
   private load() {
     this.loaded ??= (async () => {
-      const { model } = await loadLlamaModel({ modelPath: this.opts.modelPath, importer: this.opts.importer, usedBy: 'provider llama-cpp' });
+      const { model } = await loadLlamaModel({
+        modelPath: this.opts.modelPath,
+        importer: this.opts.importer,
+        usedBy: 'provider llama-cpp',
+      });
       return { model, context: await model.createEmbeddingContext() };
     })().catch((e) => {
       this.loaded = null;

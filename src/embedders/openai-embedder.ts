@@ -94,7 +94,8 @@ export class OpenAiEmbedder implements Embedder {
 
   private checkDimensions(length: number) {
     if (this.dims === undefined) this.dims = length;
-    else if (length !== this.dims) throw new EmbeddingDimensionError(`openai embedder ${this.model} at ${this.client.endpoint}`, this.dims, length);
+    else if (length !== this.dims)
+      throw new EmbeddingDimensionError(`openai embedder ${this.model} at ${this.client.endpoint}`, this.dims, length);
   }
 }
 

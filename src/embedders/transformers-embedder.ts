@@ -15,7 +15,9 @@ export interface TransformersModule {
   env: { allowRemoteModels: boolean; allowLocalModels: boolean; localModelPath: string; version?: string };
   pipeline(task: 'feature-extraction', model: string, options?: Record<string, unknown>): Promise<FeatureExtractor>;
 }
-type FeatureExtractor = ((texts: string[], options: { pooling: 'mean'; normalize: boolean }) => Promise<Tensor>) & { dispose?(): Promise<void> };
+type FeatureExtractor = ((texts: string[], options: { pooling: 'mean'; normalize: boolean }) => Promise<Tensor>) & {
+  dispose?(): Promise<void>;
+};
 interface Tensor {
   dims: number[];
   data: ArrayLike<number>;
@@ -48,7 +50,11 @@ export class TransformersEmbedder implements Embedder {
   private extractor: Promise<FeatureExtractor> | null = null;
 
   constructor(private readonly opts: TransformersEmbedderOptions) {
-    if (!opts.model && !opts.modelPath) throw new BackendConfigError('embedder.model', 'provider transformers needs embedder.model (a model id) or embedder.modelPath (a local model folder)');
+    if (!opts.model && !opts.modelPath)
+      throw new BackendConfigError(
+        'embedder.model',
+        'provider transformers needs embedder.model (a model id) or embedder.modelPath (a local model folder)',
+      );
     this.modelName = opts.modelPath ? basename(resolve(opts.modelPath)) : opts.model!;
     this.dims = knownEmbeddingModel(this.modelName)?.dimensions;
     const defaults = thresholdsForModel(this.modelName);
@@ -86,17 +92,30 @@ export class TransformersEmbedder implements Embedder {
       for (let start = 0; start < pending.length; start += size) {
         const batch = pending.slice(start, start + size);
         // Normalised here, not by transformers.js: its normalize divides 0 by 0 when a text's mean is zero.
-        const tensor = await extractor(batch.map((i) => texts[i]), { pooling: 'mean', normalize: false });
-        const [rows, width] = tensor.dims.length === 2 ? tensor.dims : [batch.length, tensor.data.length / batch.length];
-        if (rows !== batch.length || !Number.isInteger(width)) throw new BackendLoadError('transformers.js', `unexpected output shape [${tensor.dims.join(', ')}] for ${batch.length} texts`);
+        const tensor = await extractor(
+          batch.map((i) => texts[i]),
+          { pooling: 'mean', normalize: false },
+        );
+        const [rows, width] =
+          tensor.dims.length === 2 ? tensor.dims : [batch.length, tensor.data.length / batch.length];
+        if (rows !== batch.length || !Number.isInteger(width))
+          throw new BackendLoadError(
+            'transformers.js',
+            `unexpected output shape [${tensor.dims.join(', ')}] for ${batch.length} texts`,
+          );
         if (this.dims === undefined) this.dims = width;
-        else if (width !== this.dims) throw new EmbeddingDimensionError(`transformers embedder ${this.modelName}`, this.dims, width);
+        else if (width !== this.dims)
+          throw new EmbeddingDimensionError(`transformers embedder ${this.modelName}`, this.dims, width);
         batch.forEach((index, k) => {
-          out[index] = l2normalize(Array.prototype.slice.call(tensor.data, k * width, (k + 1) * width) as number[], `transformers embedder ${this.modelName}`);
+          out[index] = l2normalize(
+            Array.prototype.slice.call(tensor.data, k * width, (k + 1) * width) as number[],
+            `transformers embedder ${this.modelName}`,
+          );
         });
       }
     }
-    if (pending.length < texts.length) for (let i = 0; i < texts.length; i++) out[i] ??= new Float32Array(this.dimensions);
+    if (pending.length < texts.length)
+      for (let i = 0; i < texts.length; i++) out[i] ??= new Float32Array(this.dimensions);
     return out;
   }
 
@@ -119,11 +138,16 @@ export class TransformersEmbedder implements Embedder {
     const { env } = mod;
     // transformers.js settings are process-wide: set them for this load only, then put them back, so that
     // this embedder's choices (a local folder, no downloads) do not leak into another one's.
-    const saved = { allowLocalModels: env.allowLocalModels, allowRemoteModels: env.allowRemoteModels, localModelPath: env.localModelPath };
+    const saved = {
+      allowLocalModels: env.allowLocalModels,
+      allowRemoteModels: env.allowRemoteModels,
+      localModelPath: env.localModelPath,
+    };
     let model: string;
     if (this.opts.modelPath) {
       const folder = resolve(this.opts.modelPath);
-      if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new BackendConfigError('embedder.modelPath', `embedder.modelPath: no model folder at ${folder}`);
+      if (!existsSync(folder) || !statSync(folder).isDirectory())
+        throw new BackendConfigError('embedder.modelPath', `embedder.modelPath: no model folder at ${folder}`);
       env.allowLocalModels = true;
       env.allowRemoteModels = false;
       // v2 always looks under localModelPath. v3 does only for names that are valid Hub repo ids: any other
@@ -141,7 +165,11 @@ export class TransformersEmbedder implements Embedder {
       return await mod.pipeline('feature-extraction', model);
     } catch (e) {
       const hint = env.allowRemoteModels ? '' : ' (downloads are off: a local folder, offline, or HF_HUB_OFFLINE=1)';
-      throw new BackendLoadError('transformers.js', `cannot load model ${this.endpoint}${hint}: ${(e as Error)?.message ?? e}`, { cause: e });
+      throw new BackendLoadError(
+        'transformers.js',
+        `cannot load model ${this.endpoint}${hint}: ${(e as Error)?.message ?? e}`,
+        { cause: e },
+      );
     } finally {
       Object.assign(env, saved);
     }
@@ -151,11 +179,19 @@ export class TransformersEmbedder implements Embedder {
 /** `@huggingface/transformers` (v3), else `@xenova/transformers` (v2), else an actionable error. */
 export async function loadTransformers(importer?: ModuleImporter): Promise<TransformersModule> {
   try {
-    return await importOptional<TransformersModule>(OPTIONAL_PACKAGES.transformers, 'embedder provider transformers', importer);
+    return await importOptional<TransformersModule>(
+      OPTIONAL_PACKAGES.transformers,
+      'embedder provider transformers',
+      importer,
+    );
   } catch (e) {
     if (!MissingOptionalDependencyError.isInstance(e)) throw e;
     try {
-      return await importOptional<TransformersModule>({ name: '@xenova/transformers', install: '@xenova/transformers@2' }, 'embedder provider transformers', importer);
+      return await importOptional<TransformersModule>(
+        { name: '@xenova/transformers', install: '@xenova/transformers@2' },
+        'embedder provider transformers',
+        importer,
+      );
     } catch (e2) {
       if (MissingOptionalDependencyError.isInstance(e2)) throw e; // report the current package name
       throw e2;

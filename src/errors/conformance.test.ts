@@ -34,7 +34,10 @@ describe('the error family, walked from the public entries', () => {
   it('every exported error class extends SkillsmithError and has a non-empty code of its own', () => {
     for (const [file, entry] of Object.entries(ENTRIES)) {
       for (const [name, C] of errorClasses(entry)) {
-        expect(C === main.SkillsmithError || C.prototype instanceof main.SkillsmithError, `${file}: ${name} extends SkillsmithError`).toBe(true);
+        expect(
+          C === main.SkillsmithError || C.prototype instanceof main.SkillsmithError,
+          `${file}: ${name} extends SkillsmithError`,
+        ).toBe(true);
         expect(typeof C.code === 'string' && C.code.length > 0, `${file}: ${name} has a code`).toBe(true);
         expect(Object.hasOwn(C, 'code'), `${file}: ${name} declares its own code`).toBe(true);
       }
@@ -54,21 +57,32 @@ describe('the error family, walked from the public entries', () => {
     expect(familyClasses.length).toBeGreaterThan(20);
     for (const [name, C] of familyClasses) expect(main[name as keyof typeof main], name).toBe(C);
     for (const [file, entry] of Object.entries(ENTRIES)) {
-      for (const [name, C] of errorClasses(entry)) expect(family[name as keyof typeof family], `${file}: ${name}`).toBe(C);
+      for (const [name, C] of errorClasses(entry))
+        expect(family[name as keyof typeof family], `${file}: ${name}`).toBe(C);
     }
   });
 
   it('isInstance recognises an error by brand and code, also one made by another copy of the module', () => {
     for (const [name, C] of mainClasses) {
       if (C === main.SkillsmithError) continue;
-      const foreign = Object.assign(new Error('made elsewhere'), { code: codeOf(C), [Symbol.for('skillsmith.error')]: true });
+      const foreign = Object.assign(new Error('made elsewhere'), {
+        code: codeOf(C),
+        [Symbol.for('skillsmith.error')]: true,
+      });
       expect(C.isInstance!(foreign), name).toBe(true);
       expect(main.SkillsmithError.isInstance(foreign), name).toBe(true);
-      for (const [other, D] of mainClasses) if (D !== C && D !== main.SkillsmithError) expect(D.isInstance!(foreign), `${other} is not ${name}`).toBe(false);
+      for (const [other, D] of mainClasses)
+        if (D !== C && D !== main.SkillsmithError)
+          expect(D.isInstance!(foreign), `${other} is not ${name}`).toBe(false);
       expect(C.isInstance!(Object.assign(new Error('x'), { code: codeOf(C) })), `${name} needs the brand`).toBe(false);
     }
     const e = new main.NotFoundError('no skill named "x"');
-    expect([e.name, e.code, e.message, main.errorCode(e)]).toEqual(['NotFoundError', 'NOT_FOUND', 'no skill named "x"', 'NOT_FOUND']);
+    expect([e.name, e.code, e.message, main.errorCode(e)]).toEqual([
+      'NotFoundError',
+      'NOT_FOUND',
+      'no skill named "x"',
+      'NOT_FOUND',
+    ]);
     expect(e).toBeInstanceOf(Error);
   });
 });
@@ -97,7 +111,11 @@ describe('statuses and exit codes follow the code', () => {
     expect(main.exitCodeOf(new main.TransferError('x'))).toBe(1);
     expect(main.exitCodeOf(new Error('x'))).toBe(1);
     // By code, not by class: a ConfigError from another copy of the module exits 2 too.
-    expect(main.exitCodeOf(Object.assign(new Error('x'), { code: 'CONFIG_INVALID', [Symbol.for('skillsmith.error')]: true }))).toBe(2);
+    expect(
+      main.exitCodeOf(
+        Object.assign(new Error('x'), { code: 'CONFIG_INVALID', [Symbol.for('skillsmith.error')]: true }),
+      ),
+    ).toBe(2);
   });
 });
 
@@ -112,11 +130,24 @@ describe('the public entries', () => {
   });
 
   it('keep the main entry small: capture, instrumentation, SKILL.md and PostgreSQL live behind subpaths', () => {
-    for (const name of ['createRecorder', 'parseCaptureText', 'createJudge', 'resolvePrivacy', 'parseSkillMd', 'validateSkillMd', 'openPgStore', 'PgStore']) {
+    for (const name of [
+      'createRecorder',
+      'parseCaptureText',
+      'createJudge',
+      'resolvePrivacy',
+      'parseSkillMd',
+      'validateSkillMd',
+      'openPgStore',
+      'PgStore',
+    ]) {
       expect(name in main, name).toBe(false);
     }
-    expect(Object.keys(instrument)).toEqual(expect.arrayContaining(['createRecorder', 'ToolRecorder', 'RecordedSession']));
-    expect(Object.keys(capture)).toEqual(expect.arrayContaining(['parseCaptureText', 'createJudge', 'RuleJudge', 'LlmJudge', 'resolvePrivacy']));
+    expect(Object.keys(instrument)).toEqual(
+      expect.arrayContaining(['createRecorder', 'ToolRecorder', 'RecordedSession']),
+    );
+    expect(Object.keys(capture)).toEqual(
+      expect.arrayContaining(['parseCaptureText', 'createJudge', 'RuleJudge', 'LlmJudge', 'resolvePrivacy']),
+    );
     expect(Object.keys(skillMd).sort()).toEqual(['parseSkillMd', 'serializeSkillMd', 'validateSkillMd']);
     expect(Object.keys(postgres).sort()).toEqual(['PgStore', 'openPgStore']);
   });

@@ -4,6 +4,8 @@ import { SkillsmithError } from './skillsmith-error.js';
 export class EmbedderNotReadyError extends SkillsmithError {
   static override readonly code = 'EMBEDDER_NOT_READY';
   constructor(readonly embedder: string) {
-    super(`${embedder}: the dimension is not known yet; call "await embedder.ready()" (createEmbedder does) before using it`);
+    super(
+      `${embedder}: the dimension is not known yet; call "await embedder.ready()" (createEmbedder does) before using it`,
+    );
   }
 }

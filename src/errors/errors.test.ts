@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import * as errors from './index.js';
 
 describe('typed errors', () => {
-  const classes = Object.entries(errors).filter(([name]) => name.endsWith('Error') && name !== 'SkillsmithError') as [string, typeof errors.SkillsmithError][];
+  const classes = Object.entries(errors).filter(([name]) => name.endsWith('Error') && name !== 'SkillsmithError') as [
+    string,
+    typeof errors.SkillsmithError,
+  ][];
 
   it('every class has its own code, and isInstance recognises exactly its own instances', () => {
     const codes = classes.map(([, C]) => (C as unknown as { code: string }).code);

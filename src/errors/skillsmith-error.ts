@@ -6,6 +6,7 @@
  */
 const BRAND = Symbol.for('skillsmith.error');
 
+// biome-ignore lint/suspicious/noExplicitAny: any constructor of the family, whatever its parameters
 type ErrorClass = abstract new (...args: any[]) => SkillsmithError;
 
 export class SkillsmithError extends Error {
@@ -23,8 +24,8 @@ export class SkillsmithError extends Error {
   /** True for an error of this class (by code), whichever copy of the module created it. */
   static isInstance<T extends ErrorClass>(this: T & { code: string }, value: unknown): value is InstanceType<T> {
     if (value === null || typeof value !== 'object' || (value as Record<symbol, unknown>)[BRAND] !== true) return false;
-    if ((this as unknown) === SkillsmithError) return true;
-    return (value as { code?: unknown }).code === this.code;
+    if ((SkillsmithError as unknown) === SkillsmithError) return true;
+    return (value as { code?: unknown }).code === SkillsmithError.code;
   }
 }
 

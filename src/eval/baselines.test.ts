@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../domain/types.js';
-import { baselineFalseRecall, baselineRecall, mostFrequentSequence, oracleProcedures, type LabelledSession } from './baselines.js';
+import {
+  baselineFalseRecall,
+  baselineRecall,
+  mostFrequentSequence,
+  oracleProcedures,
+  type LabelledSession,
+} from './baselines.js';
 import { scoreQueries } from './metrics.js';
 
 let n = 0;
@@ -23,7 +29,11 @@ function session(tools: (string | [string, boolean])[], outcome: Session['outcom
     }),
   };
 }
-const L = (kind: string | null, tools: (string | [string, boolean])[], outcome: Session['outcome'] = 'success'): LabelledSession => ({ session: session(tools, outcome), kind });
+const L = (
+  kind: string | null,
+  tools: (string | [string, boolean])[],
+  outcome: Session['outcome'] = 'success',
+): LabelledSession => ({ session: session(tools, outcome), kind });
 
 describe('mostFrequentSequence', () => {
   it('takes the most frequent essential sequence of the successful sessions, with its majority kind', () => {
@@ -82,13 +92,19 @@ describe('baseline recall and scoring', () => {
   ];
 
   it('none recalls nothing: hit 0 and nothing saved', () => {
-    const m = scoreQueries(queries.map((q) => ({ ...q, recalled: baselineRecall('none', q, data) })), { topK: 2 });
+    const m = scoreQueries(
+      queries.map((q) => ({ ...q, recalled: baselineRecall('none', q, data) })),
+      { topK: 2 },
+    );
     expect(m).toMatchObject({ recalled: 0, hitsTop1: 0, hitsTopK: 0, hitRateTop1: 0 });
     expect(m.stepsSaved).toMatchObject({ agreeing: 0, perQuery: 0 });
     expect(baselineFalseRecall('none', data)).toBe(0);
   });
   it('most-frequent recalls its sequence for every goal and hits where its kind is the session kind', () => {
-    const m = scoreQueries(queries.map((q) => ({ ...q, recalled: baselineRecall('most-frequent', q, data) })), { topK: 2 });
+    const m = scoreQueries(
+      queries.map((q) => ({ ...q, recalled: baselineRecall('most-frequent', q, data) })),
+      { topK: 2 },
+    );
     expect(m).toMatchObject({ recalled: 3, hitsTop1: 1 });
     // agreement: 1 (refund), F1([find,get,refund],[find,cancel]) = 0.4, F1 with [find,get,exchange] = 2/3
     expect(m.stepAgreement.overRecalled).toBeCloseTo((1 + 0.4 + 2 / 3) / 3);
@@ -98,7 +114,10 @@ describe('baseline recall and scoring', () => {
     expect(baselineFalseRecall('most-frequent', { frequent: null })).toBe(0);
   });
   it('oracle recalls the procedure of the true kind, and nothing for kinds it never saw', () => {
-    const m = scoreQueries(queries.map((q) => ({ ...q, recalled: baselineRecall('oracle', q, data) })), { topK: 2 });
+    const m = scoreQueries(
+      queries.map((q) => ({ ...q, recalled: baselineRecall('oracle', q, data) })),
+      { topK: 2 },
+    );
     expect(m).toMatchObject({ recalled: 1, hitsTop1: 1, precisionTop1: 1 });
     expect(m.stepAgreement.overHits).toBe(1);
     expect(baselineRecall('oracle', { kind: null }, data)).toEqual([]);

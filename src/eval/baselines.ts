@@ -34,7 +34,10 @@ export type BaselineName = (typeof BASELINE_NAMES)[number];
  * The most frequent essential sequence of the successful sessions. Ties go to the sequence that agrees most
  * with all the others (mean LCS F1), then the shorter, then the one that sorts first. Null without material.
  */
-export function mostFrequentSequence(train: readonly LabelledSession[], thinkTools: readonly string[] = DEFAULT_THINK_TOOLS): FrequentSequence | null {
+export function mostFrequentSequence(
+  train: readonly LabelledSession[],
+  thinkTools: readonly string[] = DEFAULT_THINK_TOOLS,
+): FrequentSequence | null {
   const groups = new Map<string, { sequence: string[]; kinds: (string | null)[] }>();
   const all: string[][] = [];
   for (const { session, kind } of train) {
@@ -53,7 +56,9 @@ export function mostFrequentSequence(train: readonly LabelledSession[], thinkToo
   const centrality = (seq: string[]) => all.reduce((acc, other) => acc + sequenceF1(seq, other), 0) / all.length;
   const ranked = tied
     .map(([key, g]) => ({ key, g, c: tied.length > 1 ? centrality(g.sequence) : 0 }))
-    .sort((a, b) => b.c - a.c || a.g.sequence.length - b.g.sequence.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    .sort(
+      (a, b) => b.c - a.c || a.g.sequence.length - b.g.sequence.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    );
   const best = ranked[0].g;
   const majority = majorityLabel(best.kinds);
   return { sequence: best.sequence, count: best.kinds.length, kind: majority.label, kindShare: majority.share };
@@ -77,14 +82,22 @@ export function oracleProcedures(
     if (kind == null || session.outcome !== 'success') continue;
     const calls = session.calls.filter((c) => c.ok && !think.has(c.tool));
     if (calls.length === 0) continue;
-    const span: Span = { sessionId: session.id, start: calls[0].position, end: calls[calls.length - 1].position + 1, calls };
+    const span: Span = {
+      sessionId: session.id,
+      start: calls[0].position,
+      end: calls[calls.length - 1].position + 1,
+      calls,
+    };
     let list = byKind.get(kind);
     if (!list) byKind.set(kind, (list = []));
     list.push(span);
   }
   const out = new Map<string, string[]>();
   for (const kind of [...byKind.keys()].sort()) {
-    const consensus = buildConsensus(byKind.get(kind)!, { requiredSupport: rules.requiredSupport, conditionalSupport: rules.conditionalSupport });
+    const consensus = buildConsensus(byKind.get(kind)!, {
+      requiredSupport: rules.requiredSupport,
+      conditionalSupport: rules.conditionalSupport,
+    });
     const required = consensus.steps.filter((s) => !s.conditional).map((s) => s.tool);
     out.set(kind, required.length ? collapseRepeats(required) : consensus.steps.map((s) => s.tool));
   }

@@ -20,7 +20,8 @@ export function checkReport(report: EvalReport): string[] {
   };
   const isRate = (where: string, r: number | null, n: number, d: number) => {
     unit(where, r);
-    if (d === 0 ? r !== null : r === null || Math.abs(r - n / d) > EPS) fail(where, `rate ${r} does not equal ${n}/${d}`);
+    if (d === 0 ? r !== null : r === null || Math.abs(r - n / d) > EPS)
+      fail(where, `rate ${r} does not equal ${n}/${d}`);
   };
 
   const query = (where: string, m: QuerySetMetrics) => {
@@ -37,12 +38,16 @@ export function checkReport(report: EvalReport): string[] {
     isRate(`${where}.stepsSaved.agreeRate`, m.stepsSaved.agreeRate, m.stepsSaved.agreeing, m.queries);
     unit(`${where}.stepAgreement.overHits`, m.stepAgreement.overHits);
     unit(`${where}.stepAgreement.overRecalled`, m.stepAgreement.overRecalled);
-    if ((m.hitsTop1 === 0) !== (m.stepAgreement.overHits === null)) fail(where, 'stepAgreement.overHits must be null exactly when there are no top-1 hits');
-    if ((m.recalled === 0) !== (m.stepAgreement.overRecalled === null)) fail(where, 'stepAgreement.overRecalled must be null exactly when nothing was recalled');
-    if ((m.stepsSaved.agreeing === 0) !== (m.stepsSaved.meanWhenAgrees === null)) fail(where, 'stepsSaved.meanWhenAgrees must be null exactly when nothing agrees');
+    if ((m.hitsTop1 === 0) !== (m.stepAgreement.overHits === null))
+      fail(where, 'stepAgreement.overHits must be null exactly when there are no top-1 hits');
+    if ((m.recalled === 0) !== (m.stepAgreement.overRecalled === null))
+      fail(where, 'stepAgreement.overRecalled must be null exactly when nothing was recalled');
+    if ((m.stepsSaved.agreeing === 0) !== (m.stepsSaved.meanWhenAgrees === null))
+      fail(where, 'stepsSaved.meanWhenAgrees must be null exactly when nothing agrees');
     if (m.stepsSaved.meanWhenAgrees != null && m.stepsSaved.perQuery != null) {
       const expected = (m.stepsSaved.meanWhenAgrees * m.stepsSaved.agreeing) / m.queries;
-      if (Math.abs(expected - m.stepsSaved.perQuery) > 0.01 + EPS * Math.abs(expected)) fail(where, `stepsSaved.perQuery ${m.stepsSaved.perQuery} != mean x agreeing / queries (${expected})`);
+      if (Math.abs(expected - m.stepsSaved.perQuery) > 0.01 + EPS * Math.abs(expected))
+        fail(where, `stepsSaved.perQuery ${m.stepsSaved.perQuery} != mean x agreeing / queries (${expected})`);
     }
     const c = m.coverage;
     le(`${where}.coverage`, c.kindsHitTop1, c.kindsHitTopK, 'kindsHitTop1', 'kindsHitTopK');
@@ -52,10 +57,19 @@ export function checkReport(report: EvalReport): string[] {
     isRate(`${where}.coverage.topK`, c.topK, c.kindsHitTopK, c.kinds);
     if (m.misses) {
       const sum = m.misses.unlabelled + m.misses.noSkillForKind + m.misses.nothingRecalled + m.misses.wrongKind;
-      if (sum !== m.queries - m.hitsTop1) fail(`${where}.misses`, `parts sum to ${sum}, not queries - hitsTop1 = ${m.queries - m.hitsTop1}`);
-      if (m.misses.nothingRecalled > m.queries - m.recalled) fail(`${where}.misses`, 'more "nothing recalled" misses than queries without recall');
-      le(`${where}.misses`, m.misses.noSkillForKindRecalledOther, m.misses.noSkillForKind, 'noSkillForKindRecalledOther', 'noSkillForKind');
-      if (m.misses.wrongKind + m.misses.noSkillForKindRecalledOther > m.recalled - m.hitsTop1) fail(`${where}.misses`, 'more wrong recalls than recalls that missed');
+      if (sum !== m.queries - m.hitsTop1)
+        fail(`${where}.misses`, `parts sum to ${sum}, not queries - hitsTop1 = ${m.queries - m.hitsTop1}`);
+      if (m.misses.nothingRecalled > m.queries - m.recalled)
+        fail(`${where}.misses`, 'more "nothing recalled" misses than queries without recall');
+      le(
+        `${where}.misses`,
+        m.misses.noSkillForKindRecalledOther,
+        m.misses.noSkillForKind,
+        'noSkillForKindRecalledOther',
+        'noSkillForKind',
+      );
+      if (m.misses.wrongKind + m.misses.noSkillForKindRecalledOther > m.recalled - m.hitsTop1)
+        fail(`${where}.misses`, 'more wrong recalls than recalls that missed');
     }
   };
 
@@ -79,14 +93,25 @@ export function checkReport(report: EvalReport): string[] {
   unit('settings.agreeThreshold', report.settings.agreeThreshold);
 
   const all = [
-    ...report.baselines.results.map((b) => ({ where: `baseline ${b.name}`, queries: b.queries, falseRecall: b.falseRecall })),
+    ...report.baselines.results.map((b) => ({
+      where: `baseline ${b.name}`,
+      queries: b.queries,
+      falseRecall: b.falseRecall,
+    })),
     ...report.variants.map((v) => ({ where: `variant ${v.name}`, queries: v.queries, falseRecall: v.falseRecall })),
   ];
   for (const r of all) {
     query(`${r.where} goal`, r.queries.goal);
     query(`${r.where} firstUserMessage`, r.queries.firstUserMessage);
-    if (r.queries.goal.queries !== report.test.successes) fail(`${r.where} goal`, `queries ${r.queries.goal.queries} != successful test sessions ${report.test.successes}`);
-    le(`${r.where} firstUserMessage`, r.queries.firstUserMessage.queries, r.queries.goal.queries, 'queries', 'goal queries');
+    if (r.queries.goal.queries !== report.test.successes)
+      fail(`${r.where} goal`, `queries ${r.queries.goal.queries} != successful test sessions ${report.test.successes}`);
+    le(
+      `${r.where} firstUserMessage`,
+      r.queries.firstUserMessage.queries,
+      r.queries.goal.queries,
+      'queries',
+      'goal queries',
+    );
     le(`${r.where} falseRecall`, r.falseRecall.recalled, r.falseRecall.goals, 'recalled', 'goals');
     isRate(`${r.where} falseRecall.rate`, r.falseRecall.rate, r.falseRecall.recalled, r.falseRecall.goals);
   }
@@ -94,7 +119,8 @@ export function checkReport(report: EvalReport): string[] {
   const none = report.baselines.results.find((b) => b.name === 'none');
   if (none) {
     for (const q of [none.queries.goal, none.queries.firstUserMessage]) {
-      if (q.recalled !== 0 || q.hitsTopK !== 0 || (q.queries > 0 && q.stepsSaved.perQuery !== 0)) fail('baseline none', 'must recall nothing, hit nothing and save nothing');
+      if (q.recalled !== 0 || q.hitsTopK !== 0 || (q.queries > 0 && q.stepsSaved.perQuery !== 0))
+        fail('baseline none', 'must recall nothing, hit nothing and save nothing');
     }
   }
 
@@ -113,20 +139,35 @@ export function checkReport(report: EvalReport): string[] {
       unit(`${where} kind ${k.kind} agreementOverHits`, k.agreementOverHits);
       queries += k.queries;
     }
-    if (queries !== v.queries.goal.labelled) fail(where, `per-kind queries sum to ${queries}, not the ${v.queries.goal.labelled} labelled goal queries`);
+    if (queries !== v.queries.goal.labelled)
+      fail(where, `per-kind queries sum to ${queries}, not the ${v.queries.goal.labelled} labelled goal queries`);
     const fa = v.fourthAttempt;
     if (fa) {
       attempts(`${where} fourthAttempt.probes`, fa.probes);
       attempts(`${where} fourthAttempt.later`, fa.later);
-      if (fa.probes.attempts !== fa.kindsProbed) fail(`${where} fourthAttempt`, `probes ${fa.probes.attempts} != kindsProbed ${fa.kindsProbed}`);
+      if (fa.probes.attempts !== fa.kindsProbed)
+        fail(`${where} fourthAttempt`, `probes ${fa.probes.attempts} != kindsProbed ${fa.kindsProbed}`);
       le(`${where} fourthAttempt`, fa.kindsProbed, fa.kinds, 'kindsProbed', 'kinds');
       le(`${where} fourthAttempt`, fa.probes.attempts, fa.later.attempts, 'probes', 'later attempts');
-      le(`${where} fourthAttempt`, fa.probes.hitsFirstUserMessage, fa.probes.withFirstUserMessage, 'hitsFirstUserMessage', 'withFirstUserMessage');
-      isRate(`${where} fourthAttempt.probes.hitRateFirstUserMessage`, fa.probes.hitRateFirstUserMessage, fa.probes.hitsFirstUserMessage, fa.probes.withFirstUserMessage);
+      le(
+        `${where} fourthAttempt`,
+        fa.probes.hitsFirstUserMessage,
+        fa.probes.withFirstUserMessage,
+        'hitsFirstUserMessage',
+        'withFirstUserMessage',
+      );
+      isRate(
+        `${where} fourthAttempt.probes.hitRateFirstUserMessage`,
+        fa.probes.hitRateFirstUserMessage,
+        fa.probes.hitsFirstUserMessage,
+        fa.probes.withFirstUserMessage,
+      );
       for (const k of fa.perKind) {
-        if (k.probe && k.successes < report.settings.fourthAttemptAfter) fail(`${where} fourthAttempt kind ${k.kind}`, 'probed before enough successes');
+        if (k.probe && k.successes < report.settings.fourthAttemptAfter)
+          fail(`${where} fourthAttempt kind ${k.kind}`, 'probed before enough successes');
         if (k.probe) unit(`${where} fourthAttempt kind ${k.kind} agreement`, k.probe.agreement);
-        if (k.probe?.hit && !k.probe.skillOfKindExisted) fail(`${where} fourthAttempt kind ${k.kind}`, 'hit without a skill of the kind');
+        if (k.probe?.hit && !k.probe.skillOfKindExisted)
+          fail(`${where} fourthAttempt kind ${k.kind}`, 'hit without a skill of the kind');
       }
     }
   }

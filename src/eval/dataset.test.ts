@@ -4,8 +4,20 @@ import { defaultName } from '../surfaces/cli/commands/eval.js';
 
 const line = (o: Record<string, unknown>) => JSON.stringify(o);
 const text = [
-  line({ session_id: 's1', goal: 'Refund order #1', success: true, steps: [{ tool: 'find' }, { tool: 'refund', ok: false }], meta: { family: 'retail:refund', task_id: 1, first_user_message: 'Hi, I want a refund' } }),
-  line({ session_id: 's2', goal: 'Cancel order #2', success: false, steps: [{ tool: 'find' }], meta: { family: 'retail:cancel', task_id: 2, nested: { kind: 7 } } }),
+  line({
+    session_id: 's1',
+    goal: 'Refund order #1',
+    success: true,
+    steps: [{ tool: 'find' }, { tool: 'refund', ok: false }],
+    meta: { family: 'retail:refund', task_id: 1, first_user_message: 'Hi, I want a refund' },
+  }),
+  line({
+    session_id: 's2',
+    goal: 'Cancel order #2',
+    success: false,
+    steps: [{ tool: 'find' }],
+    meta: { family: 'retail:cancel', task_id: 2, nested: { kind: 7 } },
+  }),
   line({ session_id: 's1', goal: 'duplicate id', success: true, steps: [] }),
   'not json',
   line({ session_id: 's3', goal: 'No labels here', outcome: 'unknown', steps: [] }),
@@ -24,7 +36,10 @@ describe('parseEvalText', () => {
   it('maps outcomes and calls as ingest does, keeps the first record of an id and reports bad lines', () => {
     const [s1] = loaded.sessions;
     expect(s1.session.outcome).toBe('success');
-    expect(s1.session.calls.map((c) => [c.tool, c.ok])).toEqual([['find', true], ['refund', false]]);
+    expect(s1.session.calls.map((c) => [c.tool, c.ok])).toEqual([
+      ['find', true],
+      ['refund', false],
+    ]);
     expect(s1.session.goal).toBe('Refund order #1');
     expect(loaded.problems).toHaveLength(1);
     expect(loaded.problems[0].line).toBe(4);

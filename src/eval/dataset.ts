@@ -32,10 +32,20 @@ export interface LoadedFile {
  * `session_id`, `source`, `agent_id` and `goal` read those top-level fields. Non-string values are
  * stringified; missing values give null.
  */
-export function readLabel(session: Session, meta: Record<string, unknown> | null | undefined, path: string): string | null {
+export function readLabel(
+  session: Session,
+  meta: Record<string, unknown> | null | undefined,
+  path: string,
+): string | null {
   const parts = path.split('.').filter(Boolean);
   if (parts.length === 0) return null;
-  const top: Record<string, unknown> = { meta: meta ?? null, session_id: session.id, source: session.source, agent_id: session.agentId, goal: session.goal };
+  const top: Record<string, unknown> = {
+    meta: meta ?? null,
+    session_id: session.id,
+    source: session.source,
+    agent_id: session.agentId,
+    goal: session.goal,
+  };
   let value: unknown = top;
   for (const p of parts) {
     if (value == null || typeof value !== 'object') return null;
@@ -48,8 +58,14 @@ export function readLabel(session: Session, meta: Record<string, unknown> | null
 /** Checks a label path before a run, so that a typo fails loudly instead of scoring zero. */
 export function validateLabelPath(path: string): void {
   const parts = path.split('.').filter(Boolean);
-  if (parts.length === 0 || !['meta', 'session_id', 'source', 'agent_id', 'goal'].includes(parts[0]) || (parts[0] === 'meta' && parts.length < 2)) {
-    throw new Error(`--label must be a path such as meta.family (meta.<key>[.<key>...], or source / agent_id), not "${path}"`);
+  if (
+    parts.length === 0 ||
+    !['meta', 'session_id', 'source', 'agent_id', 'goal'].includes(parts[0]) ||
+    (parts[0] === 'meta' && parts.length < 2)
+  ) {
+    throw new Error(
+      `--label must be a path such as meta.family (meta.<key>[.<key>...], or source / agent_id), not "${path}"`,
+    );
   }
 }
 
@@ -71,7 +87,10 @@ export function parseEvalText(text: string, opts: { file: string; label: string;
     if (seen.has(s.id)) continue; // the first record of an id wins, as on ingest
     seen.add(s.id);
     const meta = s.labels ?? null;
-    const fum = meta && typeof meta.first_user_message === 'string' && meta.first_user_message.trim() ? meta.first_user_message : null;
+    const fum =
+      meta && typeof meta.first_user_message === 'string' && meta.first_user_message.trim()
+        ? meta.first_user_message
+        : null;
     sessions.push({
       session: { ...s, labels: null },
       kind: readLabel(s, meta, opts.label),

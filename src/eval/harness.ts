@@ -11,7 +11,15 @@ import { loadConfig, type SkillsmithConfigInput } from '../config/config.js';
 import type { Session, Skill } from '../domain/types.js';
 import { openMemory, type Memory } from '../memory.js';
 import { isRecallable } from '../pipeline/recall.js';
-import { baselineFalseRecall, baselineRecall, BASELINE_NAMES, mostFrequentSequence, oracleProcedures, type BaselineName, type FrequentSequence } from './baselines.js';
+import {
+  baselineFalseRecall,
+  baselineRecall,
+  BASELINE_NAMES,
+  mostFrequentSequence,
+  oracleProcedures,
+  type BaselineName,
+  type FrequentSequence,
+} from './baselines.js';
 import type { EvalSession } from './dataset.js';
 import {
   AGREE_THRESHOLD,
@@ -38,7 +46,9 @@ import { EVAL_VARIANTS, type EvalVariant } from './variants.js';
 export const FOURTH_ATTEMPT_AFTER = 3;
 
 /** Under every evaluated memory: no cooldown between distillations, and no background passes (passes run when the harness says). */
-export const BASE_EVAL_CONFIG: SkillsmithConfigInput = { synthesis: { cooldownMs: 0, auto: { afterSessions: 0, intervalMs: 0, onFirstUse: false } } };
+export const BASE_EVAL_CONFIG: SkillsmithConfigInput = {
+  synthesis: { cooldownMs: 0, auto: { afterSessions: 0, intervalMs: 0, onFirstUse: false } },
+};
 
 export interface DatasetSummary {
   file: string;
@@ -135,7 +145,11 @@ export interface FourthAttemptResult {
   /** Kinds that reached FOURTH_ATTEMPT_AFTER successes and had a session after that. */
   kindsProbed: number;
   /** The fourth attempt of each kind (one probe per kind). */
-  probes: AttemptSummary & { hitsFirstUserMessage: number; withFirstUserMessage: number; hitRateFirstUserMessage: number | null };
+  probes: AttemptSummary & {
+    hitsFirstUserMessage: number;
+    withFirstUserMessage: number;
+    hitRateFirstUserMessage: number | null;
+  };
   /** Every later session of a kind after its third success (the probe included): does memory keep helping? */
   later: AttemptSummary;
   perKind: FourthAttemptKind[];
@@ -231,10 +245,15 @@ export interface EvalOptions {
 const BASELINE_DESCRIPTIONS: Record<BaselineName, string> = {
   none: 'no memory: nothing is recalled',
   'most-frequent': 'always the most frequent essential tool sequence of the successful training sessions',
-  oracle: 'knows the task kind; recalls the consensus procedure (required steps) of that kind in the training set (upper bound)',
+  oracle:
+    'knows the task kind; recalls the consensus procedure (required steps) of that kind in the training set (upper bound)',
 };
 
-export function summarize(file: string, split: DatasetSummary['split'], sessions: readonly EvalSession[]): DatasetSummary {
+export function summarize(
+  file: string,
+  split: DatasetSummary['split'],
+  sessions: readonly EvalSession[],
+): DatasetSummary {
   return {
     file,
     split,
@@ -260,17 +279,33 @@ export async function runEval(opts: EvalOptions): Promise<EvalReport> {
   // The baselines read the same consensus rules and reasoning tools as the engine's configuration.
   const synthesis = loadConfig(baseConfig, {}).synthesis;
   const frequent = mostFrequentSequence(labelledTrain, synthesis.thinkTools);
-  const oracle = oracleProcedures(labelledTrain, { requiredSupport: synthesis.consensusSupport, conditionalSupport: synthesis.conditionalSupport, thinkTools: synthesis.thinkTools });
+  const oracle = oracleProcedures(labelledTrain, {
+    requiredSupport: synthesis.consensusSupport,
+    conditionalSupport: synthesis.conditionalSupport,
+    thinkTools: synthesis.thinkTools,
+  });
   const baselineResults: BaselineResult[] = BASELINE_NAMES.map((name) => {
     const data = { frequent, oracle };
     const outcomes = (text: (s: EvalSession) => string | null) =>
-      queries.filter((s) => text(s) != null).map((s) => ({ ...queryBase(s), recalled: baselineRecall(name, { kind: s.kind }, data) }));
+      queries
+        .filter((s) => text(s) != null)
+        .map((s) => ({ ...queryBase(s), recalled: baselineRecall(name, { kind: s.kind }, data) }));
     return {
       name,
       description: BASELINE_DESCRIPTIONS[name],
       queries: {
-        goal: roundMetrics(scoreQueries(outcomes((s) => s.session.goal), { topK, agreeThreshold })),
-        firstUserMessage: roundMetrics(scoreQueries(outcomes((s) => s.firstUserMessage), { topK, agreeThreshold })),
+        goal: roundMetrics(
+          scoreQueries(
+            outcomes((s) => s.session.goal),
+            { topK, agreeThreshold },
+          ),
+        ),
+        firstUserMessage: roundMetrics(
+          scoreQueries(
+            outcomes((s) => s.firstUserMessage),
+            { topK, agreeThreshold },
+          ),
+        ),
       },
       falseRecall: roundRate(falseRecall(unrelated.map(() => baselineFalseRecall(name, data)))),
     };
@@ -280,8 +315,23 @@ export async function runEval(opts: EvalOptions): Promise<EvalReport> {
   for (const [i, variant] of variants.entries()) {
     const tag = `${i + 1}/${variants.length} ${variant.name}`;
     const progress = (phase: string, done: number, total: number) => opts.onProgress?.(`${tag} ${phase}`, done, total);
-    const result = await evaluateVariant(variant, { ...opts, topK, agreeThreshold, unrelated, baseConfig, queries, progress });
-    if (opts.replay !== false) result.fourthAttempt = await fourthAttemptReplay(variant, opts.test.sessions, { topK, agreeThreshold, baseConfig, stream: opts.test.file, progress });
+    const result = await evaluateVariant(variant, {
+      ...opts,
+      topK,
+      agreeThreshold,
+      unrelated,
+      baseConfig,
+      queries,
+      progress,
+    });
+    if (opts.replay !== false)
+      result.fourthAttempt = await fourthAttemptReplay(variant, opts.test.sessions, {
+        topK,
+        agreeThreshold,
+        baseConfig,
+        stream: opts.test.file,
+        progress,
+      });
     results.push(result);
   }
 
@@ -313,10 +363,18 @@ function roundRate<T extends { rate: number | null }>(x: T): T {
 }
 
 /** A fresh memory on a temporary SQLite file; `dispose` closes it and removes the file. */
-async function freshMemory(variant: EvalVariant, baseConfig: SkillsmithConfigInput): Promise<{ memory: Memory; dispose: () => Promise<void> }> {
+async function freshMemory(
+  variant: EvalVariant,
+  baseConfig: SkillsmithConfigInput,
+): Promise<{ memory: Memory; dispose: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'skillsmith-eval-'));
   const config = mergeConfig(mergeConfig(baseConfig, variant.config), BASE_EVAL_CONFIG);
-  const memory = await openMemory({ db: join(dir, 'memory.db'), config, embedder: variant.embedder?.(), logLevel: 'silent' });
+  const memory = await openMemory({
+    db: join(dir, 'memory.db'),
+    config,
+    embedder: variant.embedder?.(),
+    logLevel: 'silent',
+  });
   if (memory.config.disabled || !memory.store) {
     await memory.close();
     rmSync(dir, { recursive: true, force: true });
@@ -380,7 +438,12 @@ async function evaluateVariant(
     const clusters = await memory.store!.loadClusters(ns, memory.embedder.id);
 
     const details: QueryDetail[] = [];
-    const run = async (query: 'goal' | 'firstUserMessage', text: (s: EvalSession) => string | null, done0: number, total: number) => {
+    const run = async (
+      query: 'goal' | 'firstUserMessage',
+      text: (s: EvalSession) => string | null,
+      done0: number,
+      total: number,
+    ) => {
       const outcomes: QueryOutcome[] = [];
       let done = done0;
       for (const s of o.queries) {
@@ -408,13 +471,16 @@ async function evaluateVariant(
     const total = o.queries.length + withFum;
     const goalOutcomes = await run('goal', (s) => s.session.goal, 0, total);
     const fumOutcomes = await run('firstUserMessage', (s) => s.firstUserMessage, o.queries.length, total);
-    const score = (x: QueryOutcome[]) => scoreQueries(x, { topK: o.topK, agreeThreshold: o.agreeThreshold, kindsWithSkill });
+    const score = (x: QueryOutcome[]) =>
+      scoreQueries(x, { topK: o.topK, agreeThreshold: o.agreeThreshold, kindsWithSkill });
 
     const unrelatedCounts: number[] = [];
     for (const g of o.unrelated) unrelatedCounts.push((await memory.recall(g, { topK: o.topK })).length);
 
     // Per kind (goal queries), for every kind of the training or test side.
-    const allKinds = [...new Set([...o.train.sessions, ...o.queries].map((s) => s.kind).filter((k): k is string => k != null))].sort();
+    const allKinds = [
+      ...new Set([...o.train.sessions, ...o.queries].map((s) => s.kind).filter((k): k is string => k != null)),
+    ].sort();
     const perKind: KindRow[] = allKinds.map((kind) => {
       const m = score(goalOutcomes.filter((q) => q.kind === kind));
       const f = score(fumOutcomes.filter((q) => q.kind === kind));
@@ -436,7 +502,8 @@ async function evaluateVariant(
     });
 
     const skillOf = new Map<string, string>();
-    for (const s of skills) if (!s.supersededBy) for (const id of s.sourceSessions) if (!skillOf.has(id)) skillOf.set(id, s.id);
+    for (const s of skills)
+      if (!s.supersededBy) for (const id of s.sourceSessions) if (!skillOf.has(id)) skillOf.set(id, s.id);
     const labelledPairs = (groupOf: (id: string) => string | undefined) =>
       o.train.sessions.flatMap((s) => {
         const group = groupOf(s.session.id);
@@ -444,8 +511,16 @@ async function evaluateVariant(
       });
     const clusterOf = new Map<string, string>();
     for (const c of clusters) for (const id of await memory.store!.clusterMembers(ns, c.id)) clusterOf.set(id, c.id);
-    const roundV = (v: VMeasure): VMeasure => ({ ...v, homogeneity: round4(v.homogeneity)!, completeness: round4(v.completeness)!, vMeasure: round4(v.vMeasure)! });
-    const vm = { skills: roundV(vMeasure(labelledPairs((id) => skillOf.get(id)))), clusters: roundV(vMeasure(labelledPairs((id) => clusterOf.get(id)))) };
+    const roundV = (v: VMeasure): VMeasure => ({
+      ...v,
+      homogeneity: round4(v.homogeneity)!,
+      completeness: round4(v.completeness)!,
+      vMeasure: round4(v.vMeasure)!,
+    });
+    const vm = {
+      skills: roundV(vMeasure(labelledPairs((id) => skillOf.get(id)))),
+      clusters: roundV(vMeasure(labelledPairs((id) => clusterOf.get(id)))),
+    };
 
     let pure = 0;
     let sources = 0;
@@ -453,7 +528,14 @@ async function evaluateVariant(
       const k = kinds.get(s.id)!;
       pure += k.majority;
       sources += k.labelled;
-      return { name: s.name, kind: k.kind, purity: round4(k.purity)!, sourceSessions: s.sourceSessions.length, steps: s.toolSequence.length, toolSequence: s.toolSequence };
+      return {
+        name: s.name,
+        kind: k.kind,
+        purity: round4(k.purity)!,
+        sourceSessions: s.sourceSessions.length,
+        steps: s.toolSequence.length,
+        toolSequence: s.toolSequence,
+      };
     });
     list.sort((a, b) => (a.kind ?? '').localeCompare(b.kind ?? '') || a.name.localeCompare(b.name));
 
@@ -493,7 +575,13 @@ async function evaluateVariant(
 export async function fourthAttemptReplay(
   variant: EvalVariant,
   stream: readonly EvalSession[],
-  o: { topK: number; agreeThreshold?: number; baseConfig?: SkillsmithConfigInput; stream: string; progress?: (phase: string, done: number, total: number) => void },
+  o: {
+    topK: number;
+    agreeThreshold?: number;
+    baseConfig?: SkillsmithConfigInput;
+    stream: string;
+    progress?: (phase: string, done: number, total: number) => void;
+  },
 ): Promise<FourthAttemptResult> {
   const threshold = o.agreeThreshold ?? AGREE_THRESHOLD;
   const { memory, dispose } = await freshMemory(variant, o.baseConfig ?? {});
@@ -509,7 +597,9 @@ export async function fourthAttemptReplay(
     let recallableKinds = new Set<string>();
 
     const refresh = async () => {
-      const skills = (await memory.listSkills()).filter((s) => s.corpus === 'internal' && isRecallable(s, memory.config.lifecycle.retireEta));
+      const skills = (await memory.listSkills()).filter(
+        (s) => s.corpus === 'internal' && isRecallable(s, memory.config.lifecycle.retireEta),
+      );
       kinds = skillKinds(skills, kindOf);
       recallableKinds = new Set([...kinds.values()].map((k) => k.kind).filter((k): k is string => k != null));
       for (const k of recallableKinds) if (!firstSkillAfter.has(k)) firstSkillAfter.set(k, seen.get(k) ?? 0);
@@ -540,7 +630,10 @@ export async function fourthAttemptReplay(
           hit: isHit(kind, topKind),
           hitFirstUserMessage: hitFum,
           agreement: round4(agreement),
-          stepsSaved: agreement == null ? null : stepsSaved(s.session.calls.length, top!.toolSequence.length, agreement, threshold),
+          stepsSaved:
+            agreement == null
+              ? null
+              : stepsSaved(s.session.calls.length, top!.toolSequence.length, agreement, threshold),
         };
         if (!probes.has(kind)) probes.set(kind, probe);
         later.push(probe);

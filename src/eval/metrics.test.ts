@@ -17,7 +17,12 @@ const c = (tool: string, ok = true) => ({ tool, ok });
 
 describe('essentialSequence', () => {
   it('keeps successful non-think calls in order and collapses immediate repeats', () => {
-    expect(essentialSequence([c('a'), c('think'), c('a'), c('b', false), c('b'), c('b'), c('c'), c('a')])).toEqual(['a', 'b', 'c', 'a']);
+    expect(essentialSequence([c('a'), c('think'), c('a'), c('b', false), c('b'), c('b'), c('c'), c('a')])).toEqual([
+      'a',
+      'b',
+      'c',
+      'a',
+    ]);
   });
   it('is empty for a session of failed and reasoning calls', () => {
     expect(essentialSequence([c('x', false), c('think'), c('reflect')])).toEqual([]);
@@ -89,7 +94,15 @@ describe('scoreQueries', () => {
     // hit at 1, agreement 1, saves 6 - 3 = 3
     { kind: 'A', callsMade: 6, essential: ['a', 'b', 'c'], recalled: [{ kind: 'A', toolSequence: ['a', 'b', 'c'] }] },
     // wrong kind first, right kind second: a hit at k=2 only; agreement 0
-    { kind: 'B', callsMade: 4, essential: ['x', 'y'], recalled: [{ kind: 'A', toolSequence: ['a', 'b', 'c'] }, { kind: 'B', toolSequence: ['x', 'y'] }] },
+    {
+      kind: 'B',
+      callsMade: 4,
+      essential: ['x', 'y'],
+      recalled: [
+        { kind: 'A', toolSequence: ['a', 'b', 'c'] },
+        { kind: 'B', toolSequence: ['x', 'y'] },
+      ],
+    },
     // no skill of kind C exists, nothing recalled
     { kind: 'C', callsMade: 5, essential: ['a', 'b'], recalled: [] },
     // unlabelled: recalled and agrees (saves 2 - 1 = 1) but can never be a hit
@@ -127,13 +140,22 @@ describe('scoreQueries', () => {
   });
   it('splits the top-1 misses by cause, and the parts add up', () => {
     const m = scoreQueries(queries, { topK: 2, kindsWithSkill });
-    expect(m.misses).toEqual({ unlabelled: 1, noSkillForKind: 1, noSkillForKindRecalledOther: 0, nothingRecalled: 1, wrongKind: 1 });
+    expect(m.misses).toEqual({
+      unlabelled: 1,
+      noSkillForKind: 1,
+      noSkillForKindRecalledOther: 0,
+      nothingRecalled: 1,
+      wrongKind: 1,
+    });
     const x = m.misses!;
     expect(x.unlabelled + x.noSkillForKind + x.nothingRecalled + x.wrongKind).toBe(m.queries - m.hitsTop1);
     expect(scoreQueries(queries, { topK: 2 }).misses).toBeNull();
   });
   it('flags a recall of another kind where no skill of the kind exists', () => {
-    const m = scoreQueries([{ kind: 'C', callsMade: 3, essential: ['a'], recalled: [{ kind: 'A', toolSequence: ['a'] }] }], { topK: 2, kindsWithSkill });
+    const m = scoreQueries(
+      [{ kind: 'C', callsMade: 3, essential: ['a'], recalled: [{ kind: 'A', toolSequence: ['a'] }] }],
+      { topK: 2, kindsWithSkill },
+    );
     expect(m.misses).toMatchObject({ noSkillForKind: 1, noSkillForKindRecalledOther: 1, wrongKind: 0 });
   });
   it('looks only at the first k recalled skills', () => {
@@ -143,7 +165,14 @@ describe('scoreQueries', () => {
   });
   it('gives no rates and no means for an empty query set', () => {
     const m = scoreQueries([], { topK: 2, kindsWithSkill });
-    expect(m).toMatchObject({ queries: 0, recalled: 0, recallRate: null, hitRateTop1: null, precisionTop1: null, callsMean: null });
+    expect(m).toMatchObject({
+      queries: 0,
+      recalled: 0,
+      recallRate: null,
+      hitRateTop1: null,
+      precisionTop1: null,
+      callsMean: null,
+    });
     expect(m.stepAgreement).toEqual({ overHits: null, overRecalled: null, perQuery: null });
     expect(m.stepsSaved).toEqual({ agreeing: 0, agreeRate: null, meanWhenAgrees: null, perQuery: null });
   });

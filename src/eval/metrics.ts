@@ -14,7 +14,10 @@ export const DEFAULT_THINK_TOOLS: readonly string[] = ['think', 'reason', 'refle
  * The essential calls of a session: its successful, non-reasoning calls in order, with immediate repeats
  * collapsed (a repeated lookup is one step). This is what a procedure can be compared with.
  */
-export function essentialSequence(calls: readonly { tool: string; ok: boolean }[], thinkTools: readonly string[] = DEFAULT_THINK_TOOLS): string[] {
+export function essentialSequence(
+  calls: readonly { tool: string; ok: boolean }[],
+  thinkTools: readonly string[] = DEFAULT_THINK_TOOLS,
+): string[] {
   const think = new Set(thinkTools);
   return collapseRepeats(calls.filter((c) => c.ok && !think.has(c.tool)).map((c) => c.tool));
 }
@@ -30,7 +33,12 @@ export function stepAgreement(skillSequence: readonly string[], sessionSequence:
  * (agreement >= threshold); null when it does not agree, i.e. the skill would not have replaced this path.
  * Signed: a skill longer than the session's path "saves" a negative number of steps.
  */
-export function stepsSaved(callsMade: number, prescribedSteps: number, agreement: number, threshold = AGREE_THRESHOLD): number | null {
+export function stepsSaved(
+  callsMade: number,
+  prescribedSteps: number,
+  agreement: number,
+  threshold = AGREE_THRESHOLD,
+): number | null {
   if (!(agreement >= threshold)) return null;
   return callsMade - prescribedSteps;
 }
@@ -40,7 +48,11 @@ export function stepsSaved(callsMade: number, prescribedSteps: number, agreement
  * other. A tie has no majority (label null): a skill learned evenly from two kinds is of neither, so it can
  * never count as a hit. `count` is the top frequency and `share` its fraction of the labelled entries.
  */
-export function majorityLabel(labels: readonly (string | null | undefined)[]): { label: string | null; count: number; share: number } {
+export function majorityLabel(labels: readonly (string | null | undefined)[]): {
+  label: string | null;
+  count: number;
+  share: number;
+} {
   const counts = new Map<string, number>();
   let total = 0;
   for (const l of labels) {
@@ -161,7 +173,13 @@ export function scoreQueries(
   const kinds = new Set<string>();
   const kindsHit1 = new Set<string>();
   const kindsHitK = new Set<string>();
-  const misses: MissBreakdown = { unlabelled: 0, noSkillForKind: 0, noSkillForKindRecalledOther: 0, nothingRecalled: 0, wrongKind: 0 };
+  const misses: MissBreakdown = {
+    unlabelled: 0,
+    noSkillForKind: 0,
+    noSkillForKindRecalledOther: 0,
+    nothingRecalled: 0,
+    wrongKind: 0,
+  };
 
   for (const q of outcomes) {
     calls.push(q.callsMade);
@@ -188,8 +206,7 @@ export function scoreQueries(
     else if (opts.kindsWithSkill && !opts.kindsWithSkill.has(q.kind)) {
       misses.noSkillForKind++;
       if (top) misses.noSkillForKindRecalledOther++;
-    }
-    else if (!top) misses.nothingRecalled++;
+    } else if (!top) misses.nothingRecalled++;
     else misses.wrongKind++;
     if (hitK) {
       hitsTopK++;
@@ -209,8 +226,17 @@ export function scoreQueries(
     hitRateTop1: ratio(hitsTop1, n),
     hitRateTopK: ratio(hitsTopK, n),
     precisionTop1: ratio(hitsTop1, recalled),
-    stepAgreement: { overHits: mean(agreeHits), overRecalled: mean(agreeRecalled), perQuery: n ? agreeRecalled.reduce((a, b) => a + b, 0) / n : null },
-    stepsSaved: { agreeing: saved.length, agreeRate: ratio(saved.length, n), meanWhenAgrees: mean(saved), perQuery: n ? savedSum / n : null },
+    stepAgreement: {
+      overHits: mean(agreeHits),
+      overRecalled: mean(agreeRecalled),
+      perQuery: n ? agreeRecalled.reduce((a, b) => a + b, 0) / n : null,
+    },
+    stepsSaved: {
+      agreeing: saved.length,
+      agreeRate: ratio(saved.length, n),
+      meanWhenAgrees: mean(saved),
+      perQuery: n ? savedSum / n : null,
+    },
     callsMean: mean(calls),
     coverage: {
       kinds: kinds.size,
@@ -224,7 +250,11 @@ export function scoreQueries(
 }
 
 /** False recall: the share of unrelated goals for which anything at all was recalled. */
-export function falseRecall(recalledPerGoal: readonly number[]): { goals: number; recalled: number; rate: number | null } {
+export function falseRecall(recalledPerGoal: readonly number[]): {
+  goals: number;
+  recalled: number;
+  rate: number | null;
+} {
   const recalled = recalledPerGoal.filter((n) => n > 0).length;
   return { goals: recalledPerGoal.length, recalled, rate: ratio(recalled, recalledPerGoal.length) };
 }
@@ -237,7 +267,11 @@ export function roundMetrics(m: QuerySetMetrics): QuerySetMetrics {
     hitRateTop1: round4(m.hitRateTop1),
     hitRateTopK: round4(m.hitRateTopK),
     precisionTop1: round4(m.precisionTop1),
-    stepAgreement: { overHits: round4(m.stepAgreement.overHits), overRecalled: round4(m.stepAgreement.overRecalled), perQuery: round4(m.stepAgreement.perQuery) },
+    stepAgreement: {
+      overHits: round4(m.stepAgreement.overHits),
+      overRecalled: round4(m.stepAgreement.overRecalled),
+      perQuery: round4(m.stepAgreement.perQuery),
+    },
     stepsSaved: {
       agreeing: m.stepsSaved.agreeing,
       agreeRate: round4(m.stepsSaved.agreeRate),

@@ -17,17 +17,39 @@ export function renderTable(head: string[], rows: string[][], style: Style): str
     ].join('\n');
   }
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const fmt = (r: string[]) => r.map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const fmt = (r: string[]) =>
+    r
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n');
 }
 
 /** Fixed decimals without a negative zero ("-0.0" reads as a loss). */
-const fixed = (x: number | null | undefined, digits: number) => (x == null ? '-' : x.toFixed(digits).replace(/^-(0\.?0*)$/, '$1'));
+const fixed = (x: number | null | undefined, digits: number) =>
+  x == null ? '-' : x.toFixed(digits).replace(/^-(0\.?0*)$/, '$1');
 const r3 = (x: number | null | undefined) => fixed(x, 3);
 const r1 = (x: number | null | undefined) => fixed(x, 1);
 const frac = (n: number, d: number) => `${n}/${d}`;
 
-const QUERY_HEAD = ['system', 'queries', 'recalled', 'hit@1', 'hit@k', 'prec@1', 'agree|hit', 'agree|rec', 'agree/query', 'agreeing', 'saved|agree', 'saved/query', 'cover@1', 'cover@k', 'false recall', 'skills'];
+const QUERY_HEAD = [
+  'system',
+  'queries',
+  'recalled',
+  'hit@1',
+  'hit@k',
+  'prec@1',
+  'agree|hit',
+  'agree|rec',
+  'agree/query',
+  'agreeing',
+  'saved|agree',
+  'saved/query',
+  'cover@1',
+  'cover@k',
+  'false recall',
+  'skills',
+];
 
 function queryRow(name: string, m: QuerySetMetrics, falseRecall: number | null, skills: string): string[] {
   return [
@@ -52,8 +74,10 @@ function queryRow(name: string, m: QuerySetMetrics, falseRecall: number | null, 
 
 export function headlineTable(report: EvalReport, set: 'goal' | 'firstUserMessage', style: Style): string {
   const rows: string[][] = [];
-  for (const b of report.baselines.results) rows.push(queryRow(`baseline: ${b.name}`, b.queries[set], b.falseRecall.rate, '-'));
-  for (const v of report.variants) rows.push(queryRow(v.name, v.queries[set], v.falseRecall.rate, String(v.learned.recallableSkills)));
+  for (const b of report.baselines.results)
+    rows.push(queryRow(`baseline: ${b.name}`, b.queries[set], b.falseRecall.rate, '-'));
+  for (const v of report.variants)
+    rows.push(queryRow(v.name, v.queries[set], v.falseRecall.rate, String(v.learned.recallableSkills)));
   return renderTable(QUERY_HEAD, rows, style);
 }
 
@@ -75,7 +99,16 @@ function missesTable(report: EvalReport, style: Style): string {
     }),
   );
   return renderTable(
-    ['system (query)', 'queries', 'top-1 hits', 'no skill for kind', '...but recalled another', 'skill exists, nothing recalled', 'skill exists, other kind first', 'unlabelled'],
+    [
+      'system (query)',
+      'queries',
+      'top-1 hits',
+      'no skill for kind',
+      '...but recalled another',
+      'skill exists, nothing recalled',
+      'skill exists, other kind first',
+      'unlabelled',
+    ],
     rows,
     style,
   );
@@ -101,7 +134,19 @@ function fourthTable(report: EvalReport, style: Style): string {
       ];
     });
   return renderTable(
-    ['system', 'kinds probed', '4th hits', '4th hit rate', 'skill existed', 'hits (first msg)', 'saved|agree', 'saved/success', 'later hits', 'later hit rate', 'later saved/success'],
+    [
+      'system',
+      'kinds probed',
+      '4th hits',
+      '4th hit rate',
+      'skill existed',
+      'hits (first msg)',
+      'saved|agree',
+      'saved/success',
+      'later hits',
+      'later hit rate',
+      'later saved/success',
+    ],
     rows,
     style,
   );
@@ -121,7 +166,23 @@ function fourthPerKind(v: VariantResult, style: Style): string {
     k.probe ? r3(k.probe.agreement) : '-',
     k.probe && k.probe.stepsSaved != null ? String(k.probe.stepsSaved) : '-',
   ]);
-  return renderTable(['kind', 'sessions', 'successes', 'skill after', 'probe #', 'outcome', 'skill existed', 'recalled', 'hit', 'agreement', 'saved'], rows, style);
+  return renderTable(
+    [
+      'kind',
+      'sessions',
+      'successes',
+      'skill after',
+      'probe #',
+      'outcome',
+      'skill existed',
+      'recalled',
+      'hit',
+      'agreement',
+      'saved',
+    ],
+    rows,
+    style,
+  );
 }
 
 function perKindTable(v: VariantResult, style: Style): string {
@@ -137,11 +198,33 @@ function perKindTable(v: VariantResult, style: Style): string {
     r1(k.stepsSavedMeanWhenAgrees),
     frac(k.fumHitsTop1, k.fumQueries),
   ]);
-  return renderTable(['kind', 'train ok/all', 'skills', 'queries', 'hit@1', 'hit@k', 'recalled', 'agree|hit', 'saved|agree', 'first msg hit@1'], rows, style);
+  return renderTable(
+    [
+      'kind',
+      'train ok/all',
+      'skills',
+      'queries',
+      'hit@1',
+      'hit@k',
+      'recalled',
+      'agree|hit',
+      'saved|agree',
+      'first msg hit@1',
+    ],
+    rows,
+    style,
+  );
 }
 
 function skillsTable(v: VariantResult, style: Style): string {
-  const rows = v.learned.list.map((s) => [s.name, s.kind ?? '-', r3(s.purity), String(s.sourceSessions), String(s.steps), s.toolSequence.join(' > ')]);
+  const rows = v.learned.list.map((s) => [
+    s.name,
+    s.kind ?? '-',
+    r3(s.purity),
+    String(s.sourceSessions),
+    String(s.steps),
+    s.toolSequence.join(' > '),
+  ]);
   return renderTable(['skill', 'kind (majority)', 'purity', 'sources', 'steps', 'tool sequence'], rows, style);
 }
 
@@ -156,7 +239,20 @@ function learnedTable(report: EvalReport, style: Style): string {
     vm(v.learned.vMeasure?.clusters),
     v.learned.kindsWithSkill.length ? v.learned.kindsWithSkill.join(', ') : '-',
   ]);
-  return renderTable(['system', 'embedder', 'clusters', 'skills', 'skill purity', 'skills V (h / c)', 'clusters V (h / c)', 'kinds with a skill'], rows, style);
+  return renderTable(
+    [
+      'system',
+      'embedder',
+      'clusters',
+      'skills',
+      'skill purity',
+      'skills V (h / c)',
+      'clusters V (h / c)',
+      'kinds with a skill',
+    ],
+    rows,
+    style,
+  );
 }
 
 /** V-measure with its homogeneity and completeness, e.g. "0.921 (0.933 / 0.910)". */
@@ -171,7 +267,9 @@ function datasetLine(label: string, d: EvalReport['train']): string {
 /** The stdout view: headline tables, misses, fourth attempt. */
 export function formatEvalText(report: EvalReport): string {
   const out: string[] = [];
-  out.push(`Replay evaluation "${report.name}" (label ${report.label}, top-k ${report.settings.topK}, agrees = step agreement >= ${report.settings.agreeThreshold})`);
+  out.push(
+    `Replay evaluation "${report.name}" (label ${report.label}, top-k ${report.settings.topK}, agrees = step agreement >= ${report.settings.agreeThreshold})`,
+  );
   out.push(datasetLine('train', report.train));
   out.push(datasetLine('test ', report.test));
   const f = report.baselines.mostFrequentSequence;
@@ -187,7 +285,9 @@ export function formatEvalText(report: EvalReport): string {
   out.push(missesTable(report, 'text'));
   if (report.variants.some((v) => v.fourthAttempt)) {
     out.push('');
-    out.push(`Fourth attempt (replay of the test file in order; probe = the next session of a kind after ${report.settings.fourthAttemptAfter} successes):`);
+    out.push(
+      `Fourth attempt (replay of the test file in order; probe = the next session of a kind after ${report.settings.fourthAttemptAfter} successes):`,
+    );
     out.push(fourthTable(report, 'text'));
   }
   out.push('');
@@ -200,10 +300,18 @@ export function formatEvalText(report: EvalReport): string {
     out.push(perKindTable(def, 'text'));
   }
   out.push('');
-  out.push('Columns: hit@1/hit@k = share of queries whose first / any recalled skill was learned from the same task kind; prec@1 = hits among');
-  out.push('recalls; agree|hit, agree|rec = mean LCS F1 of the top-1 skill with the session path over hits / over all recalls; agreeing = share');
-  out.push('of queries whose top-1 skill agrees; saved|agree = mean calls made minus steps prescribed when it agrees; saved/query = the same');
-  out.push('summed over all queries / queries; cover = share of test kinds with at least one hit; false recall = share of unrelated goals');
+  out.push(
+    'Columns: hit@1/hit@k = share of queries whose first / any recalled skill was learned from the same task kind; prec@1 = hits among',
+  );
+  out.push(
+    'recalls; agree|hit, agree|rec = mean LCS F1 of the top-1 skill with the session path over hits / over all recalls; agreeing = share',
+  );
+  out.push(
+    'of queries whose top-1 skill agrees; saved|agree = mean calls made minus steps prescribed when it agrees; saved/query = the same',
+  );
+  out.push(
+    'summed over all queries / queries; cover = share of test kinds with at least one hit; false recall = share of unrelated goals',
+  );
   out.push('that recall anything.');
   return out.join('\n');
 }
@@ -232,10 +340,14 @@ export function summaryLines(report: EvalReport): string[] {
       `Of the ${g.queries - g.hitsTop1} top-1 misses, ${g.misses.noSkillForKind} are sessions of a kind nothing was learned for (${g.misses.noSkillForKindRecalledOther} of them recalled another kind's skill instead), ${g.misses.nothingRecalled} recalled nothing although a skill of their kind exists, and ${g.misses.wrongKind} ranked another kind's skill first.`,
     );
   }
-  lines.push(`With the first user message instead of the goal: hit@1 ${pct(f.hitRateTop1)} (${f.hitsTop1}/${f.queries}), recalled ${pct(f.recallRate)}.`);
+  lines.push(
+    `With the first user message instead of the goal: hit@1 ${pct(f.hitRateTop1)} (${f.hitsTop1}/${f.queries}), recalled ${pct(f.recallRate)}.`,
+  );
   lines.push(`False recall on ${def.falseRecall.goals} unrelated goals: ${pct(def.falseRecall.rate)}.`);
   const best = (key: (v: (typeof report.variants)[number]) => number | null) =>
-    [...report.variants].sort((a, b) => (key(b) ?? -Infinity) - (key(a) ?? -Infinity) || a.name.localeCompare(b.name))[0];
+    [...report.variants].sort(
+      (a, b) => (key(b) ?? -Infinity) - (key(a) ?? -Infinity) || a.name.localeCompare(b.name),
+    )[0];
   const byHit = best((v) => v.queries.goal.hitRateTop1);
   const bySaved = best((v) => v.queries.goal.stepsSaved.perQuery);
   const byFum = best((v) => v.queries.firstUserMessage.hitRateTop1);
@@ -257,14 +369,21 @@ export function formatEvalMarkdown(report: EvalReport): string {
   const def = report.variants[0];
   out.push(`# Skillsmith replay evaluation: ${report.name}`);
   out.push('');
-  out.push(`Generated by \`skillsmith eval\` (src/eval/). Labels (\`${report.label}\`) are read by the harness for scoring only; every session handed to the engine has its labels stripped.`);
+  out.push(
+    `Generated by \`skillsmith eval\` (src/eval/). Labels (\`${report.label}\`) are read by the harness for scoring only; every session handed to the engine has its labels stripped.`,
+  );
   out.push('');
   if (report.command) out.push(`Reproduce: \`npm run build && npx ${report.command}\``, '');
   out.push(`- ${datasetLine('train', report.train)}`);
   out.push(`- ${datasetLine('test', report.test)}`);
-  out.push(`- top-k ${report.settings.topK}; a skill *agrees* with a session when their step agreement (LCS F1) is at least ${report.settings.agreeThreshold}; ${report.settings.unrelatedGoals} unrelated goals for false recall; every memory is a fresh temporary SQLite file on the embedded defaults plus \`${JSON.stringify(report.settings.baseConfig)}\` and each system's overrides${report.settings.environment?.length ? `, under the environment variables ${report.settings.environment.join(', ')}` : ''}.`);
+  out.push(
+    `- top-k ${report.settings.topK}; a skill *agrees* with a session when their step agreement (LCS F1) is at least ${report.settings.agreeThreshold}; ${report.settings.unrelatedGoals} unrelated goals for false recall; every memory is a fresh temporary SQLite file on the embedded defaults plus \`${JSON.stringify(report.settings.baseConfig)}\` and each system's overrides${report.settings.environment?.length ? `, under the environment variables ${report.settings.environment.join(', ')}` : ''}.`,
+  );
   const f = report.baselines.mostFrequentSequence;
-  if (f) out.push(`- most frequent training sequence (${f.count} successful sessions, majority kind \`${f.kind}\`, share ${r3(f.kindShare)}): \`${f.sequence.join(' > ')}\``);
+  if (f)
+    out.push(
+      `- most frequent training sequence (${f.count} successful sessions, majority kind \`${f.kind}\`, share ${r3(f.kindShare)}): \`${f.sequence.join(' > ')}\``,
+    );
   out.push(`- oracle: consensus procedures for ${report.baselines.oracleKinds} task kinds of the training set.`);
   out.push('');
   out.push('## Summary');
@@ -317,15 +436,33 @@ export function formatEvalMarkdown(report: EvalReport): string {
   out.push('');
   out.push('## Definitions');
   out.push('');
-  out.push('- **queries**: the successful sessions of the test set, queried once with the goal text and once with `meta.first_user_message` (when present).');
-  out.push('- **V (h / c)**: V-measure of the grouping against the task kinds, with its homogeneity (each group holds one kind) and completeness (each kind sits in one group); *skills* over the source sessions of the learned skills, *clusters* over every labelled training session.');
-  out.push('- **step agreement per query**: the LCS F1 of the top-1 recalled procedure with each successful test session, a query that recalled nothing counting 0 (the JSON report\'s `stepAgreement.perQuery`).');
-  out.push('- **kind of a skill**: the majority label of its source sessions (more of them than of any other kind; a skill learned evenly from two kinds has no kind and never counts as a hit). **hit@1**: the first recalled skill is of the session\'s kind; **hit@k**: any of the top-k is. Rates are over all queries; **prec@1** = hits / queries that recalled anything.');
-  out.push('- **step agreement**: F1 of the longest common subsequence between the top-1 skill\'s `toolSequence` and the session\'s essential calls (successful, non-`think` calls, immediate repeats collapsed); averaged over top-1 hits (`agree|hit`) and over every query that recalled something (`agree|rec`).');
-  out.push(`- **steps saved**: calls the session made (every call: failed, repeated and \`think\` calls included) minus the steps the skill prescribes (length of its \`toolSequence\`, conditional steps included), counted only when the skill *agrees* (step agreement >= ${report.settings.agreeThreshold}); \`saved|agree\` is the mean over agreeing queries, \`saved/query\` spreads the same sum over all queries (0 where nothing agrees). Signed: a skill longer than the session's path counts negative.`);
-  out.push('- **coverage**: share of the test task kinds (among queries) with at least one hit. **false recall**: share of goals from outside the training domains for which anything is recalled.');
-  out.push('- **baselines**: *none* recalls nothing; *most-frequent* always recalls the most frequent essential sequence of the successful training sessions (a hit when its majority kind is the session\'s; it "recalls" for unrelated goals too); *oracle* knows the kind and recalls the consensus procedure of that kind\'s successful training sessions: the required steps (in at least half of them) of the engine\'s own aligner, with no admission bar (leaving out the conditional steps gives the oracle its best agreement and steps saved).');
-  out.push('- **why top-1 missed**: *no skill for kind* = nothing of that kind was learned (a learning miss), of which *but recalled another* = memory recalled another kind\'s skill instead of staying silent; *skill exists, nothing recalled* = a skill of the kind exists but no skill passed the recall threshold; *skill exists, other kind first* = another kind\'s skill was ranked first.');
+  out.push(
+    '- **queries**: the successful sessions of the test set, queried once with the goal text and once with `meta.first_user_message` (when present).',
+  );
+  out.push(
+    '- **V (h / c)**: V-measure of the grouping against the task kinds, with its homogeneity (each group holds one kind) and completeness (each kind sits in one group); *skills* over the source sessions of the learned skills, *clusters* over every labelled training session.',
+  );
+  out.push(
+    "- **step agreement per query**: the LCS F1 of the top-1 recalled procedure with each successful test session, a query that recalled nothing counting 0 (the JSON report's `stepAgreement.perQuery`).",
+  );
+  out.push(
+    "- **kind of a skill**: the majority label of its source sessions (more of them than of any other kind; a skill learned evenly from two kinds has no kind and never counts as a hit). **hit@1**: the first recalled skill is of the session's kind; **hit@k**: any of the top-k is. Rates are over all queries; **prec@1** = hits / queries that recalled anything.",
+  );
+  out.push(
+    "- **step agreement**: F1 of the longest common subsequence between the top-1 skill's `toolSequence` and the session's essential calls (successful, non-`think` calls, immediate repeats collapsed); averaged over top-1 hits (`agree|hit`) and over every query that recalled something (`agree|rec`).",
+  );
+  out.push(
+    `- **steps saved**: calls the session made (every call: failed, repeated and \`think\` calls included) minus the steps the skill prescribes (length of its \`toolSequence\`, conditional steps included), counted only when the skill *agrees* (step agreement >= ${report.settings.agreeThreshold}); \`saved|agree\` is the mean over agreeing queries, \`saved/query\` spreads the same sum over all queries (0 where nothing agrees). Signed: a skill longer than the session's path counts negative.`,
+  );
+  out.push(
+    '- **coverage**: share of the test task kinds (among queries) with at least one hit. **false recall**: share of goals from outside the training domains for which anything is recalled.',
+  );
+  out.push(
+    "- **baselines**: *none* recalls nothing; *most-frequent* always recalls the most frequent essential sequence of the successful training sessions (a hit when its majority kind is the session's; it \"recalls\" for unrelated goals too); *oracle* knows the kind and recalls the consensus procedure of that kind's successful training sessions: the required steps (in at least half of them) of the engine's own aligner, with no admission bar (leaving out the conditional steps gives the oracle its best agreement and steps saved).",
+  );
+  out.push(
+    "- **why top-1 missed**: *no skill for kind* = nothing of that kind was learned (a learning miss), of which *but recalled another* = memory recalled another kind's skill instead of staying silent; *skill exists, nothing recalled* = a skill of the kind exists but no skill passed the recall threshold; *skill exists, other kind first* = another kind's skill was ranked first.",
+  );
   out.push('');
   return out.join('\n');
 }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
  */
 export function splitOf(record: { session_id: string; meta?: Record<string, unknown> | null }): 'tune' | 'test' {
   const meta = record.meta ?? {};
-  const key = String(meta.task_id ?? meta.group ?? record.session_id) + '|' + String(meta.domain ?? '');
+  const key = `${String(meta.task_id ?? meta.group ?? record.session_id)}|${String(meta.domain ?? '')}`;
   const h = createHash('sha1').update(key).digest();
   return h[0] % 2 === 0 ? 'tune' : 'test';
 }

@@ -19,7 +19,8 @@ export interface EvalVariant {
 export const EVAL_VARIANTS: readonly EvalVariant[] = [
   {
     name: 'default',
-    description: 'embedded defaults: GloVe SIF + lexical (0.6/0.4), clustering on goal + tool use (toolWeight 0.7), heuristic distiller',
+    description:
+      'embedded defaults: GloVe SIF + lexical (0.6/0.4), clustering on goal + tool use (toolWeight 0.7), heuristic distiller',
   },
   {
     name: 'semantic-only',
@@ -28,7 +29,8 @@ export const EVAL_VARIANTS: readonly EvalVariant[] = [
   },
   {
     name: 'lexical-only',
-    description: 'lexical (hashed IDF unigrams + bigrams) part only (weights semantic 0, lexical 1); default thresholds',
+    description:
+      'lexical (hashed IDF unigrams + bigrams) part only (weights semantic 0, lexical 1); default thresholds',
     embedder: () => createGloveEmbedder({ weights: { semantic: 0, lexical: 1 } }),
   },
   {
@@ -43,7 +45,8 @@ export const EVAL_VARIANTS: readonly EvalVariant[] = [
   },
   {
     name: 'recall-threshold-0.4',
-    description: 'embedded defaults with a lower recall threshold (thresholds.recall 0.4 instead of 0.5): recall against false recall',
+    description:
+      'embedded defaults with a lower recall threshold (thresholds.recall 0.4 instead of 0.5): recall against false recall',
     config: { thresholds: { recall: 0.4 } },
   },
 ];
@@ -51,4 +54,3 @@ export const EVAL_VARIANTS: readonly EvalVariant[] = [
 export function variantByName(name: string): EvalVariant | undefined {
   return EVAL_VARIANTS.find((v) => v.name === name);
 }
-

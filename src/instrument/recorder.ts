@@ -3,7 +3,15 @@ import { performance } from 'node:perf_hooks';
 import type { Outcome, ToolCall } from '../domain/types.js';
 import type { JudgeConfig, JudgeConfigInput, PrivacyConfig, PrivacyConfigInput } from '../capture/capture-config.js';
 import { createJudge, type Judgement, type LlmSection, type OutcomeJudge } from '../capture/judge.js';
-import { jsonSafe, protectArgs, protectError, protectGoal, protectResult, resolvePrivacy, type PrivacyPolicy } from '../capture/privacy.js';
+import {
+  jsonSafe,
+  protectArgs,
+  protectError,
+  protectGoal,
+  protectResult,
+  resolvePrivacy,
+  type PrivacyPolicy,
+} from '../capture/privacy.js';
 import type { OutcomeSource } from '../capture/types.js';
 import type { Logger } from '../support/log.js';
 
@@ -30,14 +38,35 @@ import type { Logger } from '../support/log.js';
 
 /** The recording side of a memory: `Memory` satisfies it (duck-typed so that tests can pass anything). */
 export interface RecordingTarget {
-  startSession(opts: { goal: string; cue?: string; id?: string; agentId?: string; source?: string; namespace?: string }): Promise<TargetSession>;
-  readonly config?: { capture?: { resultChars?: number; privacy?: PrivacyConfigInput | PrivacyConfig; judge?: JudgeConfigInput | JudgeConfig }; llm?: LlmSection };
+  startSession(opts: {
+    goal: string;
+    cue?: string;
+    id?: string;
+    agentId?: string;
+    source?: string;
+    namespace?: string;
+  }): Promise<TargetSession>;
+  readonly config?: {
+    capture?: {
+      resultChars?: number;
+      privacy?: PrivacyConfigInput | PrivacyConfig;
+      judge?: JudgeConfigInput | JudgeConfig;
+    };
+    llm?: LlmSection;
+  };
   readonly log?: Logger;
 }
 
 export interface TargetSession {
   readonly id: string;
-  call(call: { tool: string; args?: Record<string, unknown>; result?: unknown; ok?: boolean; error?: string | null; durationMs?: number | null }): Promise<void>;
+  call(call: {
+    tool: string;
+    args?: Record<string, unknown>;
+    result?: unknown;
+    ok?: boolean;
+    error?: string | null;
+    durationMs?: number | null;
+  }): Promise<void>;
   /** `opts.source` is `judged` when the outcome judge decided (stored as `outcome_source`). */
   end(outcome: Outcome, reward?: number | null, opts?: { source?: OutcomeSource }): Promise<void>;
   recall?(goal?: string, opts?: { topK?: number }): Promise<unknown[]>;
@@ -115,11 +144,18 @@ function isNativePromise(v: unknown): v is Promise<unknown> {
 }
 
 function isThenable(v: unknown): boolean {
-  return (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as { then?: unknown }).then === 'function';
+  return (
+    (typeof v === 'object' || typeof v === 'function') &&
+    v !== null &&
+    typeof (v as { then?: unknown }).then === 'function'
+  );
 }
 
 function errorText(e: unknown): string {
-  if (e instanceof Error) return e.name && e.name !== 'Error' && !e.message.startsWith(e.name) ? `${e.name}: ${e.message}` : e.message || e.name;
+  if (e instanceof Error)
+    return e.name && e.name !== 'Error' && !e.message.startsWith(e.name)
+      ? `${e.name}: ${e.message}`
+      : e.message || e.name;
   if (typeof e === 'string') return e;
   try {
     return JSON.stringify(e) ?? String(e);
@@ -132,9 +168,10 @@ function errorText(e: unknown): string {
 export function summarise(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
-  if (typeof value === 'object' && Symbol.asyncIterator in (value as object) && !isThenable(value)) return '(streamed result)';
+  if (typeof value === 'object' && Symbol.asyncIterator in (value as object) && !isThenable(value))
+    return '(streamed result)';
   const safe = jsonSafe(value);
-  return typeof safe === 'string' ? safe : JSON.stringify(safe) ?? '';
+  return typeof safe === 'string' ? safe : (JSON.stringify(safe) ?? '');
 }
 
 /** Arguments of a call as a record: one object argument as is, a JSON object string parsed, else positional. */
@@ -231,7 +268,14 @@ export class RecordedSession {
       this.calls.push(c);
       if (!this.inner) continue;
       try {
-        await this.inner.call({ tool: c.tool, args: c.args, result: c.result, ok: c.ok, error: c.error, durationMs: c.durationMs });
+        await this.inner.call({
+          tool: c.tool,
+          args: c.args,
+          result: c.result,
+          ok: c.ok,
+          error: c.error,
+          durationMs: c.durationMs,
+        });
         this.written++;
       } catch (e) {
         this.recorder.report(e, { op: 'call', sessionId: this.id, tool: c.tool });
@@ -240,7 +284,14 @@ export class RecordedSession {
   }
 
   /** Records a call made outside the wrappers (e.g. a tool the agent ran itself). */
-  async record(call: { tool: string; args?: Record<string, unknown>; result?: unknown; ok?: boolean; error?: string | null; durationMs?: number | null }): Promise<void> {
+  async record(call: {
+    tool: string;
+    args?: Record<string, unknown>;
+    result?: unknown;
+    ok?: boolean;
+    error?: string | null;
+    durationMs?: number | null;
+  }): Promise<void> {
     try {
       const slot = this.begin(call.tool, (jsonSafe(call.args ?? {}) as Record<string, unknown>) ?? {});
       if (!slot) return;
@@ -318,6 +369,7 @@ export class RecordedSession {
   }
 
   // ── wrappers bound to this session ──
+  // biome-ignore lint/suspicious/noExplicitAny: any function of the wrapped SDK: its own parameter types are kept by F
   wrap<F extends (...args: any[]) => any>(name: string, fn: F): F {
     return this.recorder.wrapWith(() => this, name, fn);
   }
@@ -362,8 +414,14 @@ export class ToolRecorder {
     this.resultChars = opts.resultChars ?? capture?.resultChars ?? 2000;
     this.clock = opts.clock ?? (() => performance.now());
     if (opts.judge === null) this.judge = null;
-    else if (opts.judge && typeof (opts.judge as OutcomeJudge).judge === 'function') this.judge = opts.judge as OutcomeJudge;
-    else this.judge = createJudge((opts.judge as JudgeConfigInput | undefined) ?? capture?.judge ?? {}, target.config?.llm ?? {}, { log: target.log });
+    else if (opts.judge && typeof (opts.judge as OutcomeJudge).judge === 'function')
+      this.judge = opts.judge as OutcomeJudge;
+    else
+      this.judge = createJudge(
+        (opts.judge as JudgeConfigInput | undefined) ?? capture?.judge ?? {},
+        target.config?.llm ?? {},
+        { log: target.log },
+      );
   }
 
   /** @internal Reports a recording failure: the first one through `onError`, every one counted. */
@@ -460,6 +518,7 @@ export class ToolRecorder {
   // ── generic wrapping ──
 
   /** @internal Wraps one function; `read` turns a returned value into a result summary. */
+  // biome-ignore lint/suspicious/noExplicitAny: any function of the wrapped SDK: its own parameter types are kept by F
   wrapWith<F extends (...args: any[]) => any>(
     resolve: () => RecordedSession | null,
     name: string,
@@ -474,7 +533,11 @@ export class ToolRecorder {
       try {
         session = resolve();
         if (session) slot = session.begin(name, argsOf(args));
-        else recorder.report(new Error(`tool ${name} was called outside a session: not recorded`), { op: 'unattributed', tool: name });
+        else
+          recorder.report(new Error(`tool ${name} was called outside a session: not recorded`), {
+            op: 'unattributed',
+            tool: name,
+          });
       } catch (e) {
         recorder.report(e, { op: 'record', tool: name });
       }
@@ -522,7 +585,10 @@ export class ToolRecorder {
   /** @internal */
   functionsWith<T extends Record<string, unknown>>(resolve: () => RecordedSession | null, tools: T): T {
     const out: Record<string, unknown> = {};
-    for (const [name, v] of Object.entries(tools)) out[name] = typeof v === 'function' ? this.wrapWith(resolve, name, v as (...a: any[]) => any) : v;
+    for (const [name, v] of Object.entries(tools)) {
+      // biome-ignore lint/suspicious/noExplicitAny: any function of the wrapped SDK: its own parameter types are kept by F
+      out[name] = typeof v === 'function' ? this.wrapWith(resolve, name, v as (...a: any[]) => any) : v;
+    }
     return out as T;
   }
 
@@ -537,7 +603,10 @@ export class ToolRecorder {
       }
       const copy = Object.assign(Object.create(Object.getPrototypeOf(t)), t) as Record<string, unknown>;
       // execute(input, { toolCallId, messages, abortSignal }): the input is the call's arguments.
-      copy.execute = this.wrapWith(resolve, name, execute.bind(t) as (...a: any[]) => any, undefined, (args) => argsRecord(args.slice(0, 1)));
+      // biome-ignore lint/suspicious/noExplicitAny: any function of the wrapped SDK: its own parameter types are kept by F
+      copy.execute = this.wrapWith(resolve, name, execute.bind(t) as (...a: any[]) => any, undefined, (args) =>
+        argsRecord(args.slice(0, 1)),
+      );
       out[name] = copy;
     }
     return out as T;
@@ -556,8 +625,12 @@ export class ToolRecorder {
         if (prop === 'callTool') {
           const call = (params: { name?: unknown; arguments?: unknown }, ...rest: unknown[]) => {
             const name = typeof params?.name === 'string' ? params.name : 'unknown_tool';
-            const wrapped = recorder.wrapWith(resolve, name, (p: unknown, ...r: unknown[]) => (value as (...a: unknown[]) => unknown).call(target, p, ...r), readMcpResult, (args) =>
-              argsRecord([(args[0] as { arguments?: unknown })?.arguments ?? {}]),
+            const wrapped = recorder.wrapWith(
+              resolve,
+              name,
+              (p: unknown, ...r: unknown[]) => (value as (...a: unknown[]) => unknown).call(target, p, ...r),
+              readMcpResult,
+              (args) => argsRecord([(args[0] as { arguments?: unknown })?.arguments ?? {}]),
             );
             return wrapped(params, ...rest);
           };
@@ -572,16 +645,21 @@ export class ToolRecorder {
 
   /** @internal LangChain.js tools: objects with `name` and `invoke(input, config)` (StructuredTool, DynamicTool, tool()). */
   langChainWith<T extends object>(resolve: () => RecordedSession | null, tools: T[]): T[] {
-    const recorder = this;
     return tools.map((tool) => {
       const name = String((tool as { name?: unknown }).name ?? 'tool');
       const invoke = (tool as { invoke?: unknown }).invoke;
       if (typeof invoke !== 'function') return tool;
-      const wrappedInvoke = recorder.wrapWith(resolve, name, (input: unknown, ...rest: unknown[]) => invoke.call(tool, input, ...rest), (v) => readLangChainResult(v, recorder, name), (args) => {
-        const input = args[0] as { type?: unknown; args?: unknown } | undefined;
-        // A ToolCall object ({name, args, id, type: 'tool_call'}) carries the arguments in `args`.
-        return argsRecord([input && typeof input === 'object' && input.type === 'tool_call' ? input.args : input]);
-      });
+      const wrappedInvoke = this.wrapWith(
+        resolve,
+        name,
+        (input: unknown, ...rest: unknown[]) => invoke.call(tool, input, ...rest),
+        (v) => readLangChainResult(v, this, name),
+        (args) => {
+          const input = args[0] as { type?: unknown; args?: unknown } | undefined;
+          // A ToolCall object ({name, args, id, type: 'tool_call'}) carries the arguments in `args`.
+          return argsRecord([input && typeof input === 'object' && input.type === 'tool_call' ? input.args : input]);
+        },
+      );
       return new Proxy(tool, {
         get(target, prop) {
           if (prop === 'invoke') return wrappedInvoke;
@@ -595,6 +673,7 @@ export class ToolRecorder {
   // ── public wrappers (calls go to the current session) ──
 
   /** One function, recorded under `name`. */
+  // biome-ignore lint/suspicious/noExplicitAny: any function of the wrapped SDK: its own parameter types are kept by F
   wrap<F extends (...args: any[]) => any>(name: string, fn: F): F {
     return this.wrapWith(() => this.current(), name, fn);
   }
@@ -622,7 +701,12 @@ export class ToolRecorder {
 
 /** MCP `CallToolResult`: text content (or structured content) is the result; `isError` marks a failure. */
 export function readMcpResult(value: unknown): ResultReading {
-  const v = (value ?? {}) as { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown };
+  const v = (value ?? {}) as {
+    content?: unknown;
+    structuredContent?: unknown;
+    isError?: unknown;
+    toolResult?: unknown;
+  };
   let text: string;
   if (Array.isArray(v.content) && v.content.length) {
     text = v.content
@@ -636,7 +720,9 @@ export function readMcpResult(value: unknown): ResultReading {
   } else if (v.structuredContent !== undefined) text = summarise(v.structuredContent);
   else if (v.toolResult !== undefined) text = summarise(v.toolResult);
   else text = summarise(value);
-  return v.isError === true ? { result: text, ok: false, error: text || 'isError' } : { result: text, ok: true, error: null };
+  return v.isError === true
+    ? { result: text, ok: false, error: text || 'isError' }
+    : { result: text, ok: true, error: null };
 }
 
 function readLangChainResult(value: unknown, recorder: ToolRecorder, tool: string): ResultReading {
@@ -644,7 +730,9 @@ function readLangChainResult(value: unknown, recorder: ToolRecorder, tool: strin
   const v = value as { content?: unknown; status?: unknown; lc_namespace?: unknown } | null;
   if (v && typeof v === 'object' && 'content' in v && ('lc_namespace' in v || 'tool_call_id' in v)) {
     const text = summarise(v.content);
-    return v.status === 'error' ? { result: text, ok: false, error: text || 'error' } : { result: text, ok: true, error: null };
+    return v.status === 'error'
+      ? { result: text, ok: false, error: text || 'error' }
+      : { result: text, ok: true, error: null };
   }
   return recorder.readValue(value, tool);
 }

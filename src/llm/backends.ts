@@ -34,10 +34,20 @@ export interface BackendDeps {
 }
 
 /** An embedder that may need `ready()` before its id and dimension are known. */
-export type ReadyableEmbedder = Embedder & { ready?(): Promise<unknown>; endpoint?: string; calibrated?: boolean; thresholdSource?: string; close?(): Promise<void> };
+export type ReadyableEmbedder = Embedder & {
+  ready?(): Promise<unknown>;
+  endpoint?: string;
+  calibrated?: boolean;
+  thresholdSource?: string;
+  close?(): Promise<void>;
+};
 
 /** An OpenAI-compatible client; its circuit breaker is named `label` (none when `deps.breaker` is null). */
-function openAiClient(s: { baseUrl: string; apiKey?: string; timeoutMs: number }, label: string, deps: Pick<BackendDeps, 'fetch' | 'breaker'>): OpenAiClient {
+function openAiClient(
+  s: { baseUrl: string; apiKey?: string; timeoutMs: number },
+  label: string,
+  deps: Pick<BackendDeps, 'fetch' | 'breaker'>,
+): OpenAiClient {
   return new OpenAiClient({
     baseUrl: s.baseUrl,
     apiKey: s.apiKey,
@@ -48,7 +58,10 @@ function openAiClient(s: { baseUrl: string; apiKey?: string; timeoutMs: number }
 }
 
 /** The `llm` settings a chat model is built from; `timeoutMs` unset leaves a local completion unbounded. */
-export type ChatModelSettings = Pick<SkillsmithConfig['llm'], 'provider' | 'baseUrl' | 'model' | 'apiKey' | 'modelPath'> & { timeoutMs?: number };
+export type ChatModelSettings = Pick<
+  SkillsmithConfig['llm'],
+  'provider' | 'baseUrl' | 'model' | 'apiKey' | 'modelPath'
+> & { timeoutMs?: number };
 
 /**
  * The distiller's chat model (the `llm` section): `openai`, an OpenAI-compatible server, or `llama-cpp`, a
@@ -62,15 +75,25 @@ export async function createChatModel(llm: ChatModelSettings, deps: BackendDeps 
         'distiller is "llm" but llm.baseUrl is not set: set it to the OpenAI-compatible base URL (e.g. http://127.0.0.1:11434/v1 for Ollama, http://127.0.0.1:8080/v1 for llama.cpp server), or set "distiller": "heuristic"',
       );
     }
-    if (!llm.model) throw new BackendConfigError('llm.model', 'distiller is "llm" but llm.model is not set: set it to a chat model the server serves (e.g. "qwen2.5:7b-instruct")');
-    return new OpenAiChatModel(openAiClient({ baseUrl: llm.baseUrl, apiKey: llm.apiKey, timeoutMs: llm.timeoutMs! }, `llm ${llm.model}`, deps), llm.model);
+    if (!llm.model)
+      throw new BackendConfigError(
+        'llm.model',
+        'distiller is "llm" but llm.model is not set: set it to a chat model the server serves (e.g. "qwen2.5:7b-instruct")',
+      );
+    return new OpenAiChatModel(
+      openAiClient({ baseUrl: llm.baseUrl, apiKey: llm.apiKey, timeoutMs: llm.timeoutMs! }, `llm ${llm.model}`, deps),
+      llm.model,
+    );
   }
   if (llm.provider === 'llama-cpp') {
     await loadLlamaCpp('provider llama-cpp', deps.importer); // fail now, with the install hint, if it is absent
     const modelPath = requireGgufPath(llm.modelPath, 'llm.modelPath');
     return new LlamaCppChatModel({ modelPath, timeoutMs: llm.timeoutMs, importer: deps.importer });
   }
-  throw new BackendConfigError('llm.provider', `unknown llm.provider "${String((llm as { provider: unknown }).provider)}"`);
+  throw new BackendConfigError(
+    'llm.provider',
+    `unknown llm.provider "${String((llm as { provider: unknown }).provider)}"`,
+  );
 }
 
 /** The judge's own model settings (`capture.judge`), each falling back on the `llm` section's. */
@@ -95,9 +118,17 @@ export interface LlmSection {
  * The outcome judge's chat model: `capture.judge.baseUrl`/`model`, else the `llm` section's (an
  * OpenAI-compatible server, or with `llm.provider` llama-cpp the local GGUF file, loaded on first use).
  */
-export function createJudgeModel(judge: JudgeModelSettings, llm: LlmSection, deps: Pick<BackendDeps, 'fetch'> = {}): ChatModel {
+export function createJudgeModel(
+  judge: JudgeModelSettings,
+  llm: LlmSection,
+  deps: Pick<BackendDeps, 'fetch'> = {},
+): ChatModel {
   if (!judge.baseUrl && llm.provider === 'llama-cpp') {
-    if (!llm.modelPath) throw new BackendConfigError('llm.modelPath', 'capture.judge.mode is "llm" and llm.provider is "llama-cpp" but llm.modelPath is not set: set it to a local GGUF file, or use "rule"');
+    if (!llm.modelPath)
+      throw new BackendConfigError(
+        'llm.modelPath',
+        'capture.judge.mode is "llm" and llm.provider is "llama-cpp" but llm.modelPath is not set: set it to a local GGUF file, or use "rule"',
+      );
     return new LlamaCppChatModel({ modelPath: llm.modelPath, timeoutMs: judge.timeoutMs ?? llm.timeoutMs });
   }
   const baseUrl = judge.baseUrl ?? llm.baseUrl;
@@ -108,7 +139,11 @@ export function createJudgeModel(judge: JudgeModelSettings, llm: LlmSection, dep
       'capture.judge.mode is "llm" but no model is configured: set capture.judge.baseUrl and capture.judge.model (or llm.baseUrl and llm.model), or use "rule"',
     );
   }
-  const client = openAiClient({ baseUrl, apiKey: judge.apiKey ?? llm.apiKey, timeoutMs: judge.timeoutMs ?? llm.timeoutMs ?? 30_000 }, `judge ${name}`, { fetch: deps.fetch });
+  const client = openAiClient(
+    { baseUrl, apiKey: judge.apiKey ?? llm.apiKey, timeoutMs: judge.timeoutMs ?? llm.timeoutMs ?? 30_000 },
+    `judge ${name}`,
+    { fetch: deps.fetch },
+  );
   return new OpenAiChatModel(client, name);
 }
 
@@ -131,24 +166,45 @@ export async function createEmbedder(config: SkillsmithConfig, deps: BackendDeps
         );
       }
       if (!e.model) {
-        throw new BackendConfigError('embedder.model', 'embedder.provider is "openai" but embedder.model is not set: set it (e.g. "nomic-embed-text" with Ollama)');
+        throw new BackendConfigError(
+          'embedder.model',
+          'embedder.provider is "openai" but embedder.model is not set: set it (e.g. "nomic-embed-text" with Ollama)',
+        );
       }
-      const client = openAiClient({ baseUrl: e.baseUrl, apiKey: e.apiKey, timeoutMs: e.timeoutMs }, `embedder ${e.model}`, deps);
+      const client = openAiClient(
+        { baseUrl: e.baseUrl, apiKey: e.apiKey, timeoutMs: e.timeoutMs },
+        `embedder ${e.model}`,
+        deps,
+      );
       embedder = new OpenAiEmbedder({ client, model: e.model, batchSize: e.batchSize });
       break;
     }
     case 'transformers':
       if (!e.model && !e.modelPath) {
-        throw new BackendConfigError('embedder.model', 'embedder.provider is "transformers" but neither embedder.model (a model id) nor embedder.modelPath (a local model folder) is set');
+        throw new BackendConfigError(
+          'embedder.model',
+          'embedder.provider is "transformers" but neither embedder.model (a model id) nor embedder.modelPath (a local model folder) is set',
+        );
       }
-      embedder = new TransformersEmbedder({ model: e.model, modelPath: e.modelPath, batchSize: e.batchSize, importer: deps.importer });
+      embedder = new TransformersEmbedder({
+        model: e.model,
+        modelPath: e.modelPath,
+        batchSize: e.batchSize,
+        importer: deps.importer,
+      });
       break;
     case 'llama-cpp':
       await loadLlamaCpp('provider llama-cpp', deps.importer); // fail now, with the install hint, if it is absent
-      embedder = new LlamaCppEmbedder({ modelPath: requireGgufPath(e.modelPath, 'embedder.modelPath'), importer: deps.importer });
+      embedder = new LlamaCppEmbedder({
+        modelPath: requireGgufPath(e.modelPath, 'embedder.modelPath'),
+        importer: deps.importer,
+      });
       break;
     default:
-      throw new BackendConfigError('embedder.provider', `unknown embedder.provider "${String((e as { provider: unknown }).provider)}"`);
+      throw new BackendConfigError(
+        'embedder.provider',
+        `unknown embedder.provider "${String((e as { provider: unknown }).provider)}"`,
+      );
   }
   if (deps.probe !== false) await embedder.ready?.();
   return embedder;

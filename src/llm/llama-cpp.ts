@@ -46,9 +46,14 @@ export function loadLlamaCpp(usedBy = 'provider llama-cpp', importer?: ModuleImp
 
 /** The GGUF path, resolved, or a BackendConfigError naming the key to set. */
 export function requireGgufPath(modelPath: string | undefined, key: string): string {
-  if (!modelPath) throw new BackendConfigError(key, `${key} is not set: provider llama-cpp needs the path of a local GGUF model file`);
+  if (!modelPath)
+    throw new BackendConfigError(
+      key,
+      `${key} is not set: provider llama-cpp needs the path of a local GGUF model file`,
+    );
   const path = resolve(modelPath);
-  if (!existsSync(path) || !statSync(path).isFile()) throw new BackendConfigError(key, `${key}: no GGUF file at ${path}`);
+  if (!existsSync(path) || !statSync(path).isFile())
+    throw new BackendConfigError(key, `${key}: no GGUF file at ${path}`);
   return path;
 }
 
@@ -74,7 +79,9 @@ export interface LlamaCppLoadOptions {
 }
 
 /** Loads the package, the runtime and the model, with errors that say which step failed. */
-export async function loadLlamaModel(opts: LlamaCppLoadOptions): Promise<{ module: LlamaCppModule; model: LlamaModelLike }> {
+export async function loadLlamaModel(
+  opts: LlamaCppLoadOptions,
+): Promise<{ module: LlamaCppModule; model: LlamaModelLike }> {
   const notGguf = ggufHeaderProblem(opts.modelPath);
   if (notGguf) throw new BackendLoadError('node-llama-cpp', `cannot load ${opts.modelPath}: ${notGguf}`);
   const module = await loadLlamaCpp(opts.usedBy, opts.importer);
@@ -82,12 +89,16 @@ export async function loadLlamaModel(opts: LlamaCppLoadOptions): Promise<{ modul
   try {
     llama = await runtimeOf(module);
   } catch (e) {
-    throw new BackendLoadError('node-llama-cpp', `cannot start the llama.cpp runtime: ${(e as Error)?.message ?? e}`, { cause: e });
+    throw new BackendLoadError('node-llama-cpp', `cannot start the llama.cpp runtime: ${(e as Error)?.message ?? e}`, {
+      cause: e,
+    });
   }
   try {
     return { module, model: await llama.loadModel({ modelPath: opts.modelPath }) };
   } catch (e) {
-    throw new BackendLoadError('node-llama-cpp', `cannot load ${opts.modelPath}: ${(e as Error)?.message ?? e}`, { cause: e });
+    throw new BackendLoadError('node-llama-cpp', `cannot load ${opts.modelPath}: ${(e as Error)?.message ?? e}`, {
+      cause: e,
+    });
   }
 }
 
@@ -110,13 +121,16 @@ export function ggufHeaderProblem(path: string): string | null {
   } catch (e) {
     return `cannot read the file (${(e as Error).message})`;
   }
-  if (read < header.length || header.toString('latin1', 0, 4) !== 'GGUF') return 'not a GGUF model file (it does not start with the GGUF header)';
+  if (read < header.length || header.toString('latin1', 0, 4) !== 'GGUF')
+    return 'not a GGUF model file (it does not start with the GGUF header)';
   const version = header.readUInt32LE(4);
-  if (version !== 2 && version !== 3) return `unsupported GGUF version ${version} (node-llama-cpp reads versions 2 and 3)`;
+  if (version !== 2 && version !== 3)
+    return `unsupported GGUF version ${version} (node-llama-cpp reads versions 2 and 3)`;
   const tensors = header.readBigUInt64LE(8);
   const entries = header.readBigUInt64LE(16);
   // Every tensor descriptor and metadata entry takes at least 8 bytes: more than the file holds is corrupt.
-  if (tensors === 0n || (tensors + entries) * 8n > BigInt(size)) return `a corrupt or truncated GGUF file (${tensors} tensors and ${entries} metadata entries declared in ${size} bytes)`;
+  if (tensors === 0n || (tensors + entries) * 8n > BigInt(size))
+    return `a corrupt or truncated GGUF file (${tensors} tensors and ${entries} metadata entries declared in ${size} bytes)`;
   return null;
 }
 
@@ -143,7 +157,11 @@ export class LlamaCppChatModel implements ChatModel {
   }
 
   private load() {
-    this.loaded ??= loadLlamaModel({ modelPath: this.opts.modelPath, importer: this.opts.importer, usedBy: 'provider llama-cpp' }).catch((e) => {
+    this.loaded ??= loadLlamaModel({
+      modelPath: this.opts.modelPath,
+      importer: this.opts.importer,
+      usedBy: 'provider llama-cpp',
+    }).catch((e) => {
       this.loaded = null;
       throw e;
     });
@@ -162,12 +180,21 @@ export class LlamaCppChatModel implements ChatModel {
 
   private async completeNow(messages: ChatMessage[], opts: ChatOptions): Promise<string> {
     const { module, model } = await this.load();
-    const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
-    const user = messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n\n');
+    const system = messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n\n');
+    const user = messages
+      .filter((m) => m.role !== 'system')
+      .map((m) => m.content)
+      .join('\n\n');
     // A fresh context per call: distillations are independent and must not see each other.
     const context = await model.createContext();
     try {
-      const session = new module.LlamaChatSession({ contextSequence: context.getSequence(), systemPrompt: system || undefined });
+      const session = new module.LlamaChatSession({
+        contextSequence: context.getSequence(),
+        systemPrompt: system || undefined,
+      });
       const timeoutMs = this.opts.timeoutMs;
       const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
       try {

@@ -16,10 +16,18 @@ export interface KnownEmbeddingModel {
 }
 
 /** GAIA's value for nomic-embed-text (768-d): cluster and recall 0.82; duplicates must be closer still. */
-export const NOMIC_THRESHOLDS: Readonly<EmbedderThresholds> = Object.freeze({ cluster: 0.82, recall: 0.82, duplicate: 0.9 });
+export const NOMIC_THRESHOLDS: Readonly<EmbedderThresholds> = Object.freeze({
+  cluster: 0.82,
+  recall: 0.82,
+  duplicate: 0.9,
+});
 
 /** For models nobody calibrated here: a starting point, reported as such by `skillsmith doctor`. */
-export const GENERIC_MODEL_THRESHOLDS: Readonly<EmbedderThresholds> = Object.freeze({ cluster: 0.8, recall: 0.7, duplicate: 0.9 });
+export const GENERIC_MODEL_THRESHOLDS: Readonly<EmbedderThresholds> = Object.freeze({
+  cluster: 0.8,
+  recall: 0.7,
+  duplicate: 0.9,
+});
 
 const KNOWN: Record<string, KnownEmbeddingModel> = {
   'nomic-embed-text': { dimensions: 768, thresholds: NOMIC_THRESHOLDS, source: 'GAIA #887 (SIMILARITY_TAU 0.82)' },
@@ -59,9 +67,14 @@ export function knownEmbeddingModel(model: string): KnownEmbeddingModel | undefi
 }
 
 /** Default thresholds for a model: calibrated ones when known, else the generic starting point. */
-export function thresholdsForModel(model: string): { thresholds: EmbedderThresholds; calibrated: boolean; source: string } {
+export function thresholdsForModel(model: string): {
+  thresholds: EmbedderThresholds;
+  calibrated: boolean;
+  source: string;
+} {
   const known = knownEmbeddingModel(model);
-  if (known?.thresholds) return { thresholds: { ...known.thresholds }, calibrated: true, source: known.source ?? 'built-in table' };
+  if (known?.thresholds)
+    return { thresholds: { ...known.thresholds }, calibrated: true, source: known.source ?? 'built-in table' };
   return { thresholds: { ...GENERIC_MODEL_THRESHOLDS }, calibrated: false, source: 'generic default (uncalibrated)' };
 }
 

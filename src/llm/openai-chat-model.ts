@@ -15,7 +15,12 @@ export class OpenAiChatModel implements ChatModel {
   }
 
   async complete(messages: ChatMessage[], opts: ChatOptions): Promise<string> {
-    const res = await this.client.chat({ model: this.model, messages, temperature: opts.temperature, maxTokens: opts.maxTokens });
+    const res = await this.client.chat({
+      model: this.model,
+      messages,
+      temperature: opts.temperature,
+      maxTokens: opts.maxTokens,
+    });
     return res.text;
   }
 
@@ -24,6 +29,11 @@ export class OpenAiChatModel implements ChatModel {
    * the model and can answer, before a pass writes anything.
    */
   async check(): Promise<void> {
-    await this.client.chat({ model: this.model, messages: [{ role: 'user', content: 'Reply with the single word OK.' }], temperature: 0, maxTokens: 1 });
+    await this.client.chat({
+      model: this.model,
+      messages: [{ role: 'user', content: 'Reply with the single word OK.' }],
+      temperature: 0,
+      maxTokens: 1,
+    });
   }
 }

@@ -98,7 +98,8 @@ export class OpenAiClient {
     if (req.stop?.length) body.stop = req.stop;
     const { url, json } = await this.request('POST', '/chat/completions', body, req.timeoutMs);
     const choices = (json as { choices?: unknown }).choices;
-    if (!Array.isArray(choices) || choices.length === 0) throw new MalformedResponseError(url, 'no "choices" array in the chat completion');
+    if (!Array.isArray(choices) || choices.length === 0)
+      throw new MalformedResponseError(url, 'no "choices" array in the chat completion');
     const first = choices[0] as { message?: { content?: unknown }; text?: unknown; finish_reason?: unknown };
     const content = first?.message?.content ?? first?.text;
     let text: string;
@@ -106,7 +107,13 @@ export class OpenAiClient {
     else if (content === null || content === undefined) text = '';
     else if (Array.isArray(content)) {
       // Some servers send content parts: [{type: 'text', text: '...'}].
-      text = content.map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('');
+      text = content
+        .map((p) =>
+          p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'
+            ? (p as { text: string }).text
+            : '',
+        )
+        .join('');
     } else throw new MalformedResponseError(url, 'choices[0].message.content is not text');
     const usage = (json as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }).usage;
     return {
@@ -123,10 +130,16 @@ export class OpenAiClient {
   /** `POST /embeddings` for a batch of texts; the caller batches. */
   async embeddings(req: EmbeddingsRequest): Promise<EmbeddingsResult> {
     if (req.input.length === 0) return { vectors: [], model: null };
-    const { url, json } = await this.request('POST', '/embeddings', { model: req.model, input: req.input }, req.timeoutMs);
+    const { url, json } = await this.request(
+      'POST',
+      '/embeddings',
+      { model: req.model, input: req.input },
+      req.timeoutMs,
+    );
     const data = (json as { data?: unknown }).data;
     if (!Array.isArray(data)) throw new MalformedResponseError(url, 'no "data" array in the embeddings response');
-    if (data.length !== req.input.length) throw new MalformedResponseError(url, `${data.length} embeddings for ${req.input.length} inputs`);
+    if (data.length !== req.input.length)
+      throw new MalformedResponseError(url, `${data.length} embeddings for ${req.input.length} inputs`);
     const vectors: number[][] = new Array(req.input.length);
     data.forEach((item, position) => {
       const entry = item as { embedding?: unknown; index?: unknown };
@@ -136,7 +149,10 @@ export class OpenAiClient {
       }
       vectors[index] = readVector(url, entry?.embedding, index);
     });
-    return { vectors, model: typeof (json as { model?: unknown }).model === 'string' ? (json as { model: string }).model : null };
+    return {
+      vectors,
+      model: typeof (json as { model?: unknown }).model === 'string' ? (json as { model: string }).model : null,
+    };
   }
 
   /** `GET /models`: the ids the server says it serves. */
@@ -145,11 +161,22 @@ export class OpenAiClient {
     const list = (json as { data?: unknown; models?: unknown }).data ?? (json as { models?: unknown }).models;
     if (!Array.isArray(list)) throw new MalformedResponseError(url, 'no "data" array in the model list');
     return list
-      .map((m) => (typeof m === 'string' ? m : m && typeof m === 'object' ? ((m as { id?: unknown }).id ?? (m as { name?: unknown }).name) : undefined))
+      .map((m) =>
+        typeof m === 'string'
+          ? m
+          : m && typeof m === 'object'
+            ? ((m as { id?: unknown }).id ?? (m as { name?: unknown }).name)
+            : undefined,
+      )
       .filter((id): id is string => typeof id === 'string');
   }
 
-  private async request(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs = this.timeoutMs): Promise<{ url: string; json: unknown }> {
+  private async request(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    timeoutMs = this.timeoutMs,
+  ): Promise<{ url: string; json: unknown }> {
     const url = `${this.baseUrl}${path}`;
     const shown = `${method} ${safeUrl(url)}`;
     const call = () => this.send(method, url, shown, body, timeoutMs);
@@ -170,7 +197,12 @@ export class OpenAiClient {
       let res: Response;
       let text: string;
       try {
-        res = await this.#fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: controller.signal });
+        res = await this.#fetch(url, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: controller.signal,
+        });
         text = await res.text();
       } catch (e) {
         if (timedOut) throw new EndpointTimeoutError(shown, timeoutMs);
@@ -215,13 +247,17 @@ function readVector(url: string, raw: unknown, index: number): number[] {
   if (typeof raw === 'string') {
     // encoding_format "base64": little-endian float32.
     const bytes = Buffer.from(raw, 'base64');
-    if (bytes.length === 0 || bytes.length % 4 !== 0) throw new MalformedResponseError(url, `embedding ${index} is not a float32 base64 string`);
+    if (bytes.length === 0 || bytes.length % 4 !== 0)
+      throw new MalformedResponseError(url, `embedding ${index} is not a float32 base64 string`);
     const out = new Array<number>(bytes.length / 4);
     for (let i = 0; i < out.length; i++) out[i] = bytes.readFloatLE(i * 4);
     return out;
   }
-  if (!Array.isArray(raw) || raw.length === 0) throw new MalformedResponseError(url, `embedding ${index} is not a list of numbers`);
-  for (const x of raw) if (typeof x !== 'number' || !Number.isFinite(x)) throw new MalformedResponseError(url, `embedding ${index} holds a non-finite value`);
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw new MalformedResponseError(url, `embedding ${index} is not a list of numbers`);
+  for (const x of raw)
+    if (typeof x !== 'number' || !Number.isFinite(x))
+      throw new MalformedResponseError(url, `embedding ${index} holds a non-finite value`);
   return raw as number[];
 }
 
@@ -263,7 +299,8 @@ function serverMessage(text: string, statusText: string): string {
     const json = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };
     const err = json?.error;
     if (typeof err === 'string') return snippet(err);
-    if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string') return snippet((err as { message: string }).message);
+    if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string')
+      return snippet((err as { message: string }).message);
     if (typeof json?.message === 'string') return snippet(json.message);
     if (typeof json?.detail === 'string') return snippet(json.detail);
   } catch {

@@ -27,12 +27,19 @@ export interface OptionalPackage {
  * Imports an optional package, or throws MissingOptionalDependencyError ("install X to use Y") when it is
  * not installed, or BackendLoadError when it is installed but fails to load (e.g. a native binary).
  */
-export async function importOptional<T>(pkg: OptionalPackage, usedBy: string, importer: ModuleImporter = defaultImporter): Promise<T> {
+export async function importOptional<T>(
+  pkg: OptionalPackage,
+  usedBy: string,
+  importer: ModuleImporter = defaultImporter,
+): Promise<T> {
   try {
     return (await importer(pkg.name)) as T;
   } catch (e) {
-    if (isModuleNotFound(e, pkg.name)) throw new MissingOptionalDependencyError(pkg.name, pkg.install, usedBy, { cause: e, hint: pkg.hint });
-    throw new BackendLoadError(pkg.name, `installed but failed to load: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    if (isModuleNotFound(e, pkg.name))
+      throw new MissingOptionalDependencyError(pkg.name, pkg.install, usedBy, { cause: e, hint: pkg.hint });
+    throw new BackendLoadError(pkg.name, `installed but failed to load: ${(e as Error)?.message ?? String(e)}`, {
+      cause: e,
+    });
   }
 }
 
@@ -41,7 +48,9 @@ function isModuleNotFound(e: unknown, name: string): boolean {
   const message = String((e as { message?: unknown })?.message ?? '');
   if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
     // Only when the package itself is missing, not one of its own dependencies.
-    return message.includes(`'${name}'`) || message.includes(`"${name}"`) || !/imported from .*node_modules/.test(message);
+    return (
+      message.includes(`'${name}'`) || message.includes(`"${name}"`) || !/imported from .*node_modules/.test(message)
+    );
   }
   return /Cannot find (package|module)/.test(message) && message.includes(name);
 }

@@ -26,7 +26,8 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
     material = factDraft(input);
   } else {
     const admission = admitGroup(deps.config.synthesis, input);
-    if (!admission.admitted) return skip(`not admitted: ${admission.reason}`, { admission: summarizeAdmission(admission) });
+    if (!admission.admitted)
+      return skip(`not admitted: ${admission.reason}`, { admission: summarizeAdmission(admission) });
     const evidence = collectEvidence(deps.config.synthesis, admission);
     const distilled = await distilDraft(deps, input, admission, evidence);
     if ('skipped' in distilled) return skip(distilled.skipped, { admission: summarizeAdmission(admission) });
@@ -35,12 +36,15 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
   const { draft, admissionSummary } = material;
 
   const verdict = await verifyMaterial(deps, input, material);
-  if (!verdict.ok) return skip(`verification failed: ${verdict.reasons.join('; ')}`, { draft, admission: admissionSummary });
+  if (!verdict.ok)
+    return skip(`verification failed: ${verdict.reasons.join('; ')}`, { draft, admission: admissionSummary });
 
   // The recall vector: what the cluster's goals have in common, plus the words of the procedure itself, so
   // that a short request ("exchange my keyboard") meets a skill learned from long persona-style goals.
   const embedding = await skillEmbedding(deps.embedder, input.goalCentroid, draft);
-  const exemplars = material.exemplarTexts.length ? packExemplars(chooseExemplars(await embedTexts(deps.store, deps.embedder, material.exemplarTexts))) : null;
+  const exemplars = material.exemplarTexts.length
+    ? packExemplars(chooseExemplars(await embedTexts(deps.store, deps.embedder, material.exemplarTexts)))
+    : null;
 
   const placed = reconcileDraft(deps, input, material, embedding, exemplars);
   const { decision, target } = placed;

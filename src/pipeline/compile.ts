@@ -30,7 +30,10 @@ export interface CompileResult {
   reason: string | null;
   skill: Pick<Skill, 'id' | 'name' | 'version' | 'description' | 'toolsRequired' | 'toolSequence' | 'kind'> | null;
   skillMd: string | null;
-  parents: { sessions: { id: string; goal: string; outcome: Session['outcome'] }[]; facts: { id: string; text: string }[] };
+  parents: {
+    sessions: { id: string; goal: string; outcome: Session['outcome'] }[];
+    facts: { id: string; text: string }[];
+  };
   /** The existing skill this one would reinforce, update or supersede. */
   duplicateOf: { id: string; name: string } | null;
   cluster: string | null;
@@ -68,7 +71,9 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
       sessions = await store.getSessions(ns, await store.clusterMembers(ns, hit.id));
       goalCentroid = clusters.find((c) => c.id === hit.id)!.goalCentroid;
     } else if (!req.facts?.length) {
-      throw new CompileError(`no stored sessions match the cue "${req.cue}" (similarity below ${deps.thresholds.recall}); name the sessions explicitly instead`);
+      throw new CompileError(
+        `no stored sessions match the cue "${req.cue}" (similarity below ${deps.thresholds.recall}); name the sessions explicitly instead`,
+      );
     }
   }
   const facts: Fact[] = req.facts?.length ? await store.getFacts(ns, req.facts) : [];
@@ -76,7 +81,9 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
   if (missingFacts.length) throw new CompileError(`unknown fact id(s) in namespace ${ns}: ${missingFacts.join(', ')}`);
 
   if (!goalCentroid) {
-    const goals = sessions.length ? [...(await embedGoals(store, embedder, sessions)).values()] : await embedder.embed([normalizeGoal(req.cue ?? facts.map((f) => f.text).join(' '))]);
+    const goals = sessions.length
+      ? [...(await embedGoals(store, embedder, sessions)).values()]
+      : await embedder.embed([normalizeGoal(req.cue ?? facts.map((f) => f.text).join(' '))]);
     const sum = new Float32Array(embedder.dimensions);
     for (const g of goals) for (let i = 0; i < sum.length; i++) sum[i] += g[i];
     goalCentroid = unit(sum);
@@ -84,8 +91,14 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
 
   const toolStats = TermStats.fromJSON(await store.getState(ns, stateKey.toolStats));
   const goalStats = TermStats.fromJSON(await store.getState(ns, stateKey.goalStats));
-  const clusterRecord = clusterId ? (await store.loadClusters(ns, embedder.id)).find((c) => c.id === clusterId) : undefined;
-  const catalog = new SkillCatalog(embedder.dimensions, await store.listSkills(ns, { corpus: 'internal', includeSuperseded: true }), embedder.id);
+  const clusterRecord = clusterId
+    ? (await store.loadClusters(ns, embedder.id)).find((c) => c.id === clusterId)
+    : undefined;
+  const catalog = new SkillCatalog(
+    embedder.dimensions,
+    await store.listSkills(ns, { corpus: 'internal', includeSuperseded: true }),
+    embedder.id,
+  );
   const out = await distilGroup(deps, {
     namespace: ns,
     clusterId: clusterId ?? 'compile',
@@ -109,11 +122,21 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
     action: out.action,
     reason: out.reason ?? null,
     skill: out.skill
-      ? { id: out.skill.id, name: out.skill.name, version: out.skill.version, description: out.skill.description, toolsRequired: out.skill.toolsRequired, toolSequence: out.skill.toolSequence, kind: out.skill.kind }
+      ? {
+          id: out.skill.id,
+          name: out.skill.name,
+          version: out.skill.version,
+          description: out.skill.description,
+          toolsRequired: out.skill.toolsRequired,
+          toolSequence: out.skill.toolSequence,
+          kind: out.skill.kind,
+        }
       : null,
     skillMd: out.skill?.skillMd ?? null,
     parents: {
-      sessions: sessions.filter((s) => parentIds.has(s.id)).map((s) => ({ id: s.id, goal: s.goal, outcome: s.outcome })),
+      sessions: sessions
+        .filter((s) => parentIds.has(s.id))
+        .map((s) => ({ id: s.id, goal: s.goal, outcome: s.outcome })),
       facts: facts.map((f) => ({ id: f.id, text: f.text })),
     },
     duplicateOf: out.target ?? null,

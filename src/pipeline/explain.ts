@@ -2,7 +2,26 @@ import type { AuditRecord, Skill } from '../domain/types.js';
 import { FORGOTTEN_PARENT, type FeedbackRecord, type SkillVersion, type Store } from '../store/store.js';
 
 export interface Explanation {
-  skill: Pick<Skill, 'id' | 'name' | 'description' | 'version' | 'kind' | 'corpus' | 'status' | 'enabled' | 'eta' | 'utility' | 'successCount' | 'attemptCount' | 'support' | 'trialsAttempted' | 'trialsPassed' | 'createdAt' | 'lastUsedAt'>;
+  skill: Pick<
+    Skill,
+    | 'id'
+    | 'name'
+    | 'description'
+    | 'version'
+    | 'kind'
+    | 'corpus'
+    | 'status'
+    | 'enabled'
+    | 'eta'
+    | 'utility'
+    | 'successCount'
+    | 'attemptCount'
+    | 'support'
+    | 'trialsAttempted'
+    | 'trialsPassed'
+    | 'createdAt'
+    | 'lastUsedAt'
+  >;
   parents: {
     sessions: { id: string; goal: string; outcome: string; calls: number; tools: string[]; addedInVersion: string }[];
     facts: { id: string; text: string }[];
@@ -34,18 +53,38 @@ export async function explainSkill(store: Store, namespace: string, idOrName: st
   const all = await store.listSkills(namespace, { includeSuperseded: true });
   const byId = new Map(all.map((s) => [s.id, s]));
   const chain: Skill[] = [skill];
-  for (let prev = all.find((s) => s.supersededBy === chain[0].id); prev && !chain.includes(prev); prev = all.find((s) => s.supersededBy === chain[0].id)) {
+  for (
+    let prev = all.find((s) => s.supersededBy === chain[0].id);
+    prev && !chain.includes(prev);
+    prev = all.find((s) => s.supersededBy === chain[0].id)
+  ) {
     chain.unshift(prev);
   }
-  for (let next = skill.supersededBy ? byId.get(skill.supersededBy) : undefined; next && !chain.includes(next); next = next.supersededBy ? byId.get(next.supersededBy) : undefined) {
+  for (
+    let next = skill.supersededBy ? byId.get(skill.supersededBy) : undefined;
+    next && !chain.includes(next);
+    next = next.supersededBy ? byId.get(next.supersededBy) : undefined
+  ) {
     chain.push(next);
   }
 
   const trials = await store.feedbackHistory(skill.id);
   const track = [
     // The eta it started with (seeded from its evidence): before the first signal, or today's when none came.
-    { at: skill.createdAt, eta: trials[0]?.etaBefore ?? skill.eta, utility: 0, status: 'probationary', signal: 'created' },
-    ...trials.map((t) => ({ at: t.at, eta: t.etaAfter, utility: t.utilityAfter, status: t.statusAfter, signal: t.signal })),
+    {
+      at: skill.createdAt,
+      eta: trials[0]?.etaBefore ?? skill.eta,
+      utility: 0,
+      status: 'probationary',
+      signal: 'created',
+    },
+    ...trials.map((t) => ({
+      at: t.at,
+      eta: t.etaAfter,
+      utility: t.utilityAfter,
+      status: t.statusAfter,
+      signal: t.signal,
+    })),
   ];
   return {
     skill: {
@@ -81,8 +120,18 @@ export async function explainSkill(store: Store, namespace: string, idOrName: st
       missing: sessionIds.filter((id) => !sessions.some((s) => s.id === id)),
       forgotten: episodic.length - sessionIds.length,
     },
-    versions: (await store.skillVersions(skill.id)).map((v) => ({ version: v.version, reason: v.reason, createdAt: v.createdAt, toolSequence: v.toolSequence })),
-    supersedeChain: chain.map((s) => ({ id: s.id, name: s.name, version: s.version, status: s.supersededBy ? 'superseded' : s.status })),
+    versions: (await store.skillVersions(skill.id)).map((v) => ({
+      version: v.version,
+      reason: v.reason,
+      createdAt: v.createdAt,
+      toolSequence: v.toolSequence,
+    })),
+    supersedeChain: chain.map((s) => ({
+      id: s.id,
+      name: s.name,
+      version: s.version,
+      status: s.supersededBy ? 'superseded' : s.status,
+    })),
     trials,
     track,
     audit: (await store.audit(namespace, { subjectId: skill.id, limit: 1000 })).reverse(),

@@ -21,19 +21,29 @@ export interface ForgetSessionDeps {
  * term statistics, so no word of its goal stays in the store. Run under the namespace's synthesis lock: a pass
  * reading the session meanwhile would write it back into provenance.
  */
-export async function forgetSession(deps: ForgetSessionDeps, namespace: string, sessionId: string, opts: { actor: string; at: string }): Promise<ForgottenSession | null> {
+export async function forgetSession(
+  deps: ForgetSessionDeps,
+  namespace: string,
+  sessionId: string,
+  opts: { actor: string; at: string },
+): Promise<ForgottenSession | null> {
   const { store, embedder } = deps;
   const session = await store.getSession(namespace, sessionId);
   if (!session) return null;
   const texts = [session.goal, ...(session.cue ? [session.cue] : [])];
   // The cache key a pass used for these texts (stages/embed.ts): a shared entry is only recomputed when needed.
-  const embeddingHashes = texts.map((t) => ({ embedderId: embedder.id, hash: createHash('sha1').update(normalizeGoal(t)).digest('hex') }));
+  const embeddingHashes = texts.map((t) => ({
+    embedderId: embedder.id,
+    hash: createHash('sha1').update(normalizeGoal(t)).digest('hex'),
+  }));
   // Computed before, written by the store in the same transaction, and only when a pass had counted the session.
   const ifClustered: { key: StateKey; value: string }[] = [];
   const toolStats = await store.getState(namespace, stateKey.toolStats);
   if (toolStats) {
     const stats = TermStats.fromJSON(toolStats);
-    stats.removeDocument(toolTerms(collapseRepeats(session.calls.filter((c) => !deps.thinkTools.includes(c.tool)).map((c) => c.tool))));
+    stats.removeDocument(
+      toolTerms(collapseRepeats(session.calls.filter((c) => !deps.thinkTools.includes(c.tool)).map((c) => c.tool))),
+    );
     ifClustered.push({ key: stateKey.toolStats, value: stats.toJSON() });
   }
   const goalStats = await store.getState(namespace, stateKey.goalStats);
@@ -42,6 +52,10 @@ export async function forgetSession(deps: ForgetSessionDeps, namespace: string, 
     stats.removeDocument(goalWords(session.goal));
     ifClustered.push({ key: stateKey.goalStats, value: stats.toJSON() });
   }
-  const result = await store.forgetSession(namespace, sessionId, { ...opts, embeddingHashes, stateIfClustered: ifClustered });
+  const result = await store.forgetSession(namespace, sessionId, {
+    ...opts,
+    embeddingHashes,
+    stateIfClustered: ifClustered,
+  });
   return result;
 }

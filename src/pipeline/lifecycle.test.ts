@@ -43,7 +43,10 @@ describe('outcomes become trials of the skills recalled for a session', () => {
     expect(tried.length).toBeGreaterThan(0);
     for (const s of tried) {
       // The Beta posterior over the trials, its prior (weight 2) centred on the eta the evidence gave it.
-      expect(s.eta).toBeCloseTo((s.trialsPassed + 2 * seedEta(s.successCount, s.attemptCount)) / (s.trialsAttempted + 2), 6);
+      expect(s.eta).toBeCloseTo(
+        (s.trialsPassed + 2 * seedEta(s.successCount, s.attemptCount)) / (s.trialsAttempted + 2),
+        6,
+      );
       if (s.eta < 0.25) expect(s.status).toBe('retired');
       if (s.trialsAttempted >= 3) expect(s.status).not.toBe('probationary');
       else expect(s.status).toBe('probationary');
@@ -61,7 +64,10 @@ describe('outcomes become trials of the skills recalled for a session', () => {
     expect(story.parents.sessions.every((p) => p.outcome === 'success' && p.goal.length > 0)).toBe(true);
     expect(story.trials.length).toBe(after!.trialsAttempted);
     // It started from the eta its evidence gave it (the Beta posterior over the sessions that followed it).
-    expect(story.track[0]).toMatchObject({ signal: 'created', eta: (victim.successCount + 1) / (victim.attemptCount + 2) });
+    expect(story.track[0]).toMatchObject({
+      signal: 'created',
+      eta: (victim.successCount + 1) / (victim.attemptCount + 2),
+    });
     expect(story.track[story.track.length - 1]).toMatchObject({ status: 'retired' });
     expect(story.versions.map((v) => v.version)).toContain('1.0.0');
   });
@@ -102,7 +108,9 @@ describe('feedback', () => {
     for (let i = 0; i < downs; i++) await memory.feedback(skill.name, 'down');
     const down = (await memory.getSkill(skill.id))!;
     expect(down.status).toBe('retired');
-    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['skill.eta_changed', 'skill.status_changed', 'skill.retired']));
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['skill.eta_changed', 'skill.status_changed', 'skill.retired']),
+    );
     expect((await memory.store!.feedbackHistory(skill.id)).length).toBe(2 + downs);
     await expect(memory.feedback(skill.name, 'reward=3')).rejects.toThrow(/\[0,1\]/);
     await expect(memory.feedback('no-such-skill', 'up')).rejects.toThrow(/no skill/);
@@ -121,7 +129,12 @@ describe('explicit compile', () => {
     const ids = records.slice(0, 2).map((r) => r.session_id);
     const counts = () => {
       const raw = new Database(db, { readonly: true });
-      const row = Object.fromEntries(['skills', 'provenance', 'skill_versions', 'audit', 'events'].map((t) => [t, (raw.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n]));
+      const row = Object.fromEntries(
+        ['skills', 'provenance', 'skill_versions', 'audit', 'events'].map((t) => [
+          t,
+          (raw.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n,
+        ]),
+      );
       raw.close();
       return row;
     };
@@ -168,7 +181,9 @@ describe('explicit compile', () => {
     expect(byCue.duplicateOf?.id).toBe(skill.id);
     await expect(memory.compile({ cue: 'write a haiku about autumn' })).rejects.toThrow(/no stored sessions match/);
 
-    const f1 = await memory.addFact('Refunds go to the original payment method unless the customer asks for a gift card.');
+    const f1 = await memory.addFact(
+      'Refunds go to the original payment method unless the customer asks for a gift card.',
+    );
     const f2 = await memory.addFact('Only delivered orders can be returned; pending orders are cancelled instead.');
     const facts = await memory.compile({ cue: 'returns and refunds policy', facts: [f1.id, f2.id], commit: true });
     expect(facts.action).toBe('add');
@@ -181,7 +196,12 @@ describe('explicit compile', () => {
 
   it('goes through the same pipeline as the synthesis pass: the same distiller, the same single write path', async () => {
     const calls: string[] = [];
-    const inner = new HeuristicDistiller({ requiredSupport: 0.5, conditionalSupport: 0.25, thinkTools: ['think'], redact: redactText });
+    const inner = new HeuristicDistiller({
+      requiredSupport: 0.5,
+      conditionalSupport: 0.25,
+      thinkTools: ['think'],
+      redact: redactText,
+    });
     const spy: Distiller = {
       id: inner.id,
       distil: (input: DistillInput) => {
@@ -212,7 +232,10 @@ describe('explicit compile', () => {
 describe('events and audit', () => {
   it('a listener that throws does not stop a synthesis pass, and the failure is logged', async () => {
     const lines: string[] = [];
-    const memory = await openMemory({ db: tempDbPath(), logger: createLogger('warn', 'skillsmith', (l) => void lines.push(l)) });
+    const memory = await openMemory({
+      db: tempDbPath(),
+      logger: createLogger('warn', 'skillsmith', (l) => void lines.push(l)),
+    });
     let seen = 0;
     memory.on('skill.created', () => {
       seen++;
@@ -228,7 +251,9 @@ describe('events and audit', () => {
     expect((await memory.listSkills()).length).toBe(report.created.length);
     await new Promise((r) => setImmediate(r));
     const failures = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'event listener failed');
-    expect(failures.map((f) => f.error)).toEqual(expect.arrayContaining(['Error: listener bug', 'Error: async listener bug']));
+    expect(failures.map((f) => f.error)).toEqual(
+      expect.arrayContaining(['Error: listener bug', 'Error: async listener bug']),
+    );
   });
 
   it('keeps an append-only JSONL audit file that no command truncates', async () => {
@@ -255,7 +280,9 @@ describe('events and audit', () => {
     const rows = (raw.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
     raw.close();
     expect(all.length).toBe(rows);
-    expect(all.map((l) => JSON.parse(l).action)).toEqual(expect.arrayContaining(['skill.add', 'skill.disable', 'skill.enable', 'skill.feedback']));
+    expect(all.map((l) => JSON.parse(l).action)).toEqual(
+      expect.arrayContaining(['skill.add', 'skill.disable', 'skill.enable', 'skill.feedback']),
+    );
   });
 });
 

@@ -32,7 +32,10 @@ export interface RecalledSkill {
 }
 
 /** A skill may be served when a person has not disabled it, it is internal, live, not retired and above the eta floor. */
-export function isRecallable(s: Pick<Skill, 'enabled' | 'corpus' | 'supersededBy' | 'status' | 'eta'>, retireEta: number): boolean {
+export function isRecallable(
+  s: Pick<Skill, 'enabled' | 'corpus' | 'supersededBy' | 'status' | 'eta'>,
+  retireEta: number,
+): boolean {
   return s.enabled && s.corpus === 'internal' && !s.supersededBy && s.status !== 'retired' && s.eta >= retireEta;
 }
 
@@ -148,7 +151,11 @@ export class RecallIndex {
     if (!this.path) return;
     const loaded = loadIndexFile(this.path, this.identity(basis), this.indexOptions());
     if ('reason' in loaded) {
-      if (loaded.reason !== 'no index file') this.log?.info(`recall index file not used (${loaded.reason}): rebuilding it`, { namespace: this.namespace, file: this.path });
+      if (loaded.reason !== 'no index file')
+        this.log?.info(`recall index file not used (${loaded.reason}): rebuilding it`, {
+          namespace: this.namespace,
+          file: this.path,
+        });
       return;
     }
     this.index = loaded.index;
@@ -186,12 +193,18 @@ export class RecallIndex {
     // Written right away: this is the work a new process should not repeat.
     this.unsaved = Math.max(1, ids.length);
     // Said once per load, not per recall: vectors of two models are never compared, so these are not served.
-    if (foreign) this.log?.warn(`${foreign} recallable skills were embedded by another model than ${this.embedder.id} and are not served: run "skillsmith reembed"`, { namespace: this.namespace });
+    if (foreign)
+      this.log?.warn(
+        `${foreign} recallable skills were embedded by another model than ${this.embedder.id} and are not served: run "skillsmith reembed"`,
+        { namespace: this.namespace },
+      );
   }
 
   /** The skills the store changed since the index's revision, and only those. */
   private async applyChanges() {
-    const { revision, rows, changedIds } = await this.store.skillVectors(this.namespace, { changedAfter: this.revision!.revision });
+    const { revision, rows, changedIds } = await this.store.skillVectors(this.namespace, {
+      changedAfter: this.revision!.revision,
+    });
     if (changedIds === null) {
       // The store's change log no longer reaches back to this index (it keeps a bounded window): start over.
       this.log?.info('recall index is older than the skill change log: rebuilding it', { namespace: this.namespace });
@@ -211,7 +224,10 @@ export class RecallIndex {
       }
     } catch (e) {
       // A mapped graph whose file went away before its first change (see HnswIndex.loadGraph): start over.
-      this.log?.info('recall index could not take the changes: rebuilding it', { namespace: this.namespace, error: String(e) });
+      this.log?.info('recall index could not take the changes: rebuilding it', {
+        namespace: this.namespace,
+        error: String(e),
+      });
       this.index = null;
       await this.rebuild(this.basis!);
       return;
@@ -226,7 +242,10 @@ export class RecallIndex {
     if (row.embedding && row.embedderId !== this.embedder.id) return 'foreign';
     if (!row.embedding || row.embedding.length !== this.embedder.dimensions) return null;
     const ids = entryIds(row.id);
-    return recallVectors(row, this.embedder.dimensions).map((v, i) => [ids[i], removeDirection(v, this.center, this.strength)]);
+    return recallVectors(row, this.embedder.dimensions).map((v, i) => [
+      ids[i],
+      removeDirection(v, this.center, this.strength),
+    ]);
   }
 
   /** Saves after a rebuild, or once the changes applied since the last save are a sizeable share. */
@@ -310,7 +329,10 @@ export class RecallIndex {
     return this.index?.size ?? 0;
   }
 
-  async recall(goal: string, opts: { topK?: number; threshold: number; touch?: boolean; now?: Date; sessionId?: string | null }): Promise<RecalledSkill[]> {
+  async recall(
+    goal: string,
+    opts: { topK?: number; threshold: number; touch?: boolean; now?: Date; sessionId?: string | null },
+  ): Promise<RecalledSkill[]> {
     if (!goal.trim()) return [];
     await this.ensure();
     if (!this.index || this.index.size === 0) return [];
@@ -324,7 +346,11 @@ export class RecallIndex {
     // one graph then agree). On a large graph a wider search costs: at 100k entries k = 256 took 5x the time
     // of k = 36, and the first search of a new process touches that many more pages of the mapped graph.
     const want = (topK + 2) * (MAX_EXEMPLARS + 1);
-    const hits = bestPerSkill(this.index.search(vec, this.index.size <= EXHAUSTIVE ? Math.max(want, EXHAUSTIVE) : want, { minScore: opts.threshold }));
+    const hits = bestPerSkill(
+      this.index.search(vec, this.index.size <= EXHAUSTIVE ? Math.max(want, EXHAUSTIVE) : want, {
+        minScore: opts.threshold,
+      }),
+    );
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const close = hits.filter((h) => h.score >= floor);
@@ -389,12 +415,20 @@ export function bestPerSkill(hits: readonly { id: string; score: number }[]): { 
  * Among matches whose similarity is within `margin`, the higher utility wins (proven skills beat new ones),
  * then the higher eta (a skill with more evidence beats a thinly supported one).
  */
-export function breakNearTies(ranked: { skill: Pick<Skill, 'utility'> & Partial<Pick<Skill, 'eta'>>; similarity: number }[], margin: number) {
+export function breakNearTies(
+  ranked: { skill: Pick<Skill, 'utility'> & Partial<Pick<Skill, 'eta'>>; similarity: number }[],
+  margin: number,
+) {
   ranked.sort((a, b) => b.similarity - a.similarity);
-  const better = (x: (typeof ranked)[number]['skill'], y: (typeof ranked)[number]['skill']) => x.utility > y.utility || (x.utility === y.utility && (x.eta ?? 0) > (y.eta ?? 0));
+  const better = (x: (typeof ranked)[number]['skill'], y: (typeof ranked)[number]['skill']) =>
+    x.utility > y.utility || (x.utility === y.utility && (x.eta ?? 0) > (y.eta ?? 0));
   for (let i = 1; i < ranked.length; i++) {
     let j = i;
-    while (j > 0 && ranked[j - 1].similarity - ranked[j].similarity <= margin && better(ranked[j].skill, ranked[j - 1].skill)) {
+    while (
+      j > 0 &&
+      ranked[j - 1].similarity - ranked[j].similarity <= margin &&
+      better(ranked[j].skill, ranked[j - 1].skill)
+    ) {
       [ranked[j - 1], ranked[j]] = [ranked[j], ranked[j - 1]];
       j--;
     }
@@ -405,7 +439,12 @@ export function breakNearTies(ranked: { skill: Pick<Skill, 'utility'> & Partial<
  * Exploration among near-ties: one of the matches within `margin` of the best is drawn with probability
  * proportional to exp(utility / temperature) and moved to the front.
  */
-export function softmaxDraw(ranked: { skill: Pick<Skill, 'utility'>; similarity: number }[], margin: number, temperature: number, random: () => number) {
+export function softmaxDraw(
+  ranked: { skill: Pick<Skill, 'utility'>; similarity: number }[],
+  margin: number,
+  temperature: number,
+  random: () => number,
+) {
   if (ranked.length < 2) return;
   const best = Math.max(...ranked.map((r) => r.similarity));
   const group = ranked.filter((r) => best - r.similarity <= margin);
@@ -424,4 +463,3 @@ export function softmaxDraw(ranked: { skill: Pick<Skill, 'utility'>; similarity:
   ranked.splice(ranked.indexOf(pick), 1);
   ranked.unshift(pick);
 }
-

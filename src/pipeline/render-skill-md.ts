@@ -17,7 +17,10 @@ export function sessionRef(id: string): string {
 }
 
 /** The canonical SKILL.md of a draft: license and version injected, never taken from a distiller. */
-export function renderSkillMd(draft: Pick<Draft, 'name' | 'whenToUse' | 'toolsRequired' | 'kind' | 'body'>, o: RenderOptions): string {
+export function renderSkillMd(
+  draft: Pick<Draft, 'name' | 'whenToUse' | 'toolsRequired' | 'kind' | 'body'>,
+  o: RenderOptions,
+): string {
   const metadata: Record<string, string> = {
     version: o.version,
     'tools-required': draft.toolsRequired.join(' '),
@@ -32,5 +35,11 @@ export function renderSkillMd(draft: Pick<Draft, 'name' | 'whenToUse' | 'toolsRe
     metadata['parents-episodic'] = o.sourceSessions.slice(0, 8).map(sessionRef).join(' ');
     metadata['parents-episodic-count'] = String(o.sourceSessions.length);
   }
-  return serializeSkillMd({ name: draft.name, description: draft.whenToUse, license: o.license, metadata, body: draft.body });
+  return serializeSkillMd({
+    name: draft.name,
+    description: draft.whenToUse,
+    license: o.license,
+    metadata,
+    body: draft.body,
+  });
 }

@@ -7,7 +7,11 @@ export class SkillCatalog {
   private readonly historic = new Set<string>();
   private index: VectorIndex;
 
-  constructor(private readonly dims: number, skills: Skill[], private readonly embedderId: string) {
+  constructor(
+    private readonly dims: number,
+    skills: Skill[],
+    private readonly embedderId: string,
+  ) {
     this.index = new VectorIndex(dims);
     for (const s of skills) this.put(s);
   }
@@ -21,7 +25,8 @@ export class SkillCatalog {
       return;
     }
     this.byId.set(skill.id, skill);
-    if (skill.embedding && skill.embedderId === this.embedderId && skill.embedding.length === this.dims) this.index.add(skill.id, skill.embedding);
+    if (skill.embedding && skill.embedderId === this.embedderId && skill.embedding.length === this.dims)
+      this.index.add(skill.id, skill.embedding);
   }
 
   remove(id: string) {
@@ -42,7 +47,10 @@ export class SkillCatalog {
 
   names(except?: string): Set<string> {
     const own = except ? this.byId.get(except)?.name : undefined;
-    return new Set([...[...this.byId.values()].filter((s) => s.id !== except).map((s) => s.name), ...[...this.historic].filter((n) => n !== own)]);
+    return new Set([
+      ...[...this.byId.values()].filter((s) => s.id !== except).map((s) => s.name),
+      ...[...this.historic].filter((n) => n !== own),
+    ]);
   }
 
   neighbours(vector: Float32Array, minScore: number, exclude?: string): { skill: Skill; similarity: number }[] {

@@ -3,7 +3,11 @@ import type { Draft } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 
 /** Normalised mean of the goal centroid and the embedding of the procedure's own words (title, tools). */
-export async function skillEmbedding(embedder: Embedder, goalCentroid: Float32Array, draft: Pick<Draft, 'body' | 'toolsRequired'>): Promise<Float32Array> {
+export async function skillEmbedding(
+  embedder: Embedder,
+  goalCentroid: Float32Array,
+  draft: Pick<Draft, 'body' | 'toolsRequired'>,
+): Promise<Float32Array> {
   const title = /^#\s+(.+)$/m.exec(draft.body)?.[1] ?? '';
   const words = `${title}. ${draft.toolsRequired.map((t) => t.replace(/[_-]+/g, ' ')).join('. ')}`;
   const [own] = await embedder.embed([words]);

@@ -80,14 +80,18 @@ describe('synthesis pass on the tau dev traces', () => {
   });
 
   it('learns more of what the agents know than the absolute 0.8 rule, on the same history', async () => {
-    const gaia = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0, admission: 'absolute' } } });
+    const gaia = await openMemory({
+      db: tempDbPath(),
+      config: { synthesis: { cooldownMs: 0, admission: 'absolute' } },
+    });
     try {
       expect(gaia.config.synthesis.minSuccessRate).toBe(0.8);
       await gaia.ingest(records.map((r) => toSession(r)));
       await gaia.synthesize();
       const strict = await gaia.listSkills();
       for (const s of strict) expect(s.successCount / s.attemptCount).toBeGreaterThanOrEqual(0.8);
-      const kinds = (skills: { sourceSessions: string[] }[]) => new Set(skills.map((s) => family.get(s.sourceSessions[0])));
+      const kinds = (skills: { sourceSessions: string[] }[]) =>
+        new Set(skills.map((s) => family.get(s.sourceSessions[0])));
       expect(kinds(await memory.listSkills()).size).toBeGreaterThan(kinds(strict).size);
     } finally {
       await gaia.close();
@@ -129,9 +133,16 @@ describe('synthesis pass on the tau dev traces', () => {
     const events = await memory.events();
     for (const s of await memory.listSkills()) {
       const prov = await memory.store!.provenance(s.id);
-      expect(prov.filter((p) => p.sourceKind === 'episodic').map((p) => p.sourceId).sort()).toEqual([...s.sourceSessions].sort());
+      expect(
+        prov
+          .filter((p) => p.sourceKind === 'episodic')
+          .map((p) => p.sourceId)
+          .sort(),
+      ).toEqual([...s.sourceSessions].sort());
       expect((await memory.store!.skillVersions(s.id)).map((v) => v.version)).toContain('1.0.0');
-      expect((await memory.store!.audit('default', { subjectId: s.id })).some((a) => a.action === 'skill.add')).toBe(true);
+      expect((await memory.store!.audit('default', { subjectId: s.id })).some((a) => a.action === 'skill.add')).toBe(
+        true,
+      );
       expect(events.some((e) => e.type === 'skill.created' && e.skillId === s.id)).toBe(true);
     }
   });
@@ -236,13 +247,23 @@ describe('redaction', () => {
       s.goal = `${s.goal} Contact me at ${secrets.email}.`;
       s.calls = s.calls.map((c, j) =>
         j === 0
-          ? { ...c, result: `${c.result} token=${secrets.jwt} card ${secrets.card} key ${secrets.openai} ${secrets.github} ${secrets.aws}` }
+          ? {
+              ...c,
+              result: `${c.result} token=${secrets.jwt} card ${secrets.card} key ${secrets.openai} ${secrets.github} ${secrets.aws}`,
+            }
           : c,
       );
       // A failed call whose error quotes secrets: failure-then-recovery becomes an edge case.
       if (i % 2 === 0) {
-        s.calls.splice(1, 0, { ...s.calls[1], ok: false, error: `Error: bad credentials ${secrets.openai} for ${secrets.email}`, result: `Error: ${secrets.github}` });
-        s.calls.forEach((c, k) => (c.position = k));
+        s.calls.splice(1, 0, {
+          ...s.calls[1],
+          ok: false,
+          error: `Error: bad credentials ${secrets.openai} for ${secrets.email}`,
+          result: `Error: ${secrets.github}`,
+        });
+        s.calls.forEach((c, k) => {
+          c.position = k;
+        });
       }
       return s;
     });
@@ -267,7 +288,11 @@ describe('redaction', () => {
     const { redactText } = await import('../domain/redact.js');
     const s = toSession(readTau(TAU_DEV)[0]);
     s.goal += ` my email is ${secrets.email}`;
-    s.calls[0] = { ...s.calls[0], args: { api_key: secrets.openai, note: secrets.github }, result: `${secrets.jwt} ${secrets.card} ${secrets.aws}` };
+    s.calls[0] = {
+      ...s.calls[0],
+      args: { api_key: secrets.openai, note: secrets.github },
+      result: `${secrets.jwt} ${secrets.card} ${secrets.aws}`,
+    };
     const trace = renderTrace(s, { traceCharCap: 10_000, thinkTools: ['think'], redact: redactText });
     for (const secret of Object.values(secrets)) expect(trace.text).not.toContain(secret);
     expect(existsSync(TAU_DEV)).toBe(true);

@@ -19,7 +19,14 @@ export interface SynthesisReport {
   /** Present only when `llm.fallback` stood in for an unavailable model during this pass. */
   fallback?: DistillerFallback;
   /** Extra figures about the pass (not part of the stable shape's required keys). */
-  stats: { newSessions: number; clusters: number; dirtyClusters: number; distilled: number; dryRun: boolean; ms: number };
+  stats: {
+    newSessions: number;
+    clusters: number;
+    dirtyClusters: number;
+    distilled: number;
+    dryRun: boolean;
+    ms: number;
+  };
 }
 
 export interface SkillRef {
@@ -69,8 +76,11 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   // them. Refuse before anything is written, and say how to re-embed.
   const stored = await store.listSkills(ns, { corpus: 'internal', includeSuperseded: true });
   const foreign: Record<string, number> = {};
-  for (const s of stored) if (!s.supersededBy && s.embedding && s.embedderId !== embedder.id) foreign[s.embedderId ?? 'unknown'] = (foreign[s.embedderId ?? 'unknown'] ?? 0) + 1;
-  if (Object.keys(foreign).length) throw new EmbedderMismatchError(ns, embedder.id, foreign, stored.filter((s) => !s.supersededBy).length);
+  for (const s of stored)
+    if (!s.supersededBy && s.embedding && s.embedderId !== embedder.id)
+      foreign[s.embedderId ?? 'unknown'] = (foreign[s.embedderId ?? 'unknown'] ?? 0) + 1;
+  if (Object.keys(foreign).length)
+    throw new EmbedderMismatchError(ns, embedder.id, foreign, stored.filter((s) => !s.supersededBy).length);
 
   // A model distiller must answer before the pass writes anything: LlmUnavailableError skips the whole pass
   // (or, with llm.fallback, switches this pass to the heuristic distiller).
@@ -105,10 +115,13 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     const deferred = deferCluster(c, config.synthesis, now, distilled, bounded);
     if (deferred) {
       // Too small to be admitted: not worth loading; it stays dirty until it grows. Reported when it changed.
-      if (!deferred.tooSmall || c.newMembers.length > 0) report.skipped.push({ cluster: c.id, reason: deferred.reason });
+      if (!deferred.tooSmall || c.newMembers.length > 0)
+        report.skipped.push({ cluster: c.id, reason: deferred.reason });
       continue;
     }
-    const memberIds = opts.dryRun ? [...(await store.clusterMembers(ns, c.id)), ...c.newMembers] : await store.clusterMembers(ns, c.id);
+    const memberIds = opts.dryRun
+      ? [...(await store.clusterMembers(ns, c.id)), ...c.newMembers]
+      : await store.clusterMembers(ns, c.id);
     const sessions = await store.getSessions(ns, [...new Set(memberIds)]);
     distilled++;
     const out = await distilGroup(deps, {
@@ -128,8 +141,20 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   }
   report.stats.distilled = distilled;
   // Skills stored earlier (or by this pass, from two clusters) that turn out to be one procedure become one.
-  for (const { winner, loser } of await consolidateSkills(deps, { namespace: ns, skills: catalog, toolWeight: (t) => clustering.toolStats.weight(t), actor: opts.actor ?? 'synthesis', dryRun: !!opts.dryRun })) {
-    report.superseded.push({ id: winner.id, name: winner.name, version: winner.version, cluster: winner.clusterId ?? '', supersedes: loser.id });
+  for (const { winner, loser } of await consolidateSkills(deps, {
+    namespace: ns,
+    skills: catalog,
+    toolWeight: (t) => clustering.toolStats.weight(t),
+    actor: opts.actor ?? 'synthesis',
+    dryRun: !!opts.dryRun,
+  })) {
+    report.superseded.push({
+      id: winner.id,
+      name: winner.name,
+      version: winner.version,
+      cluster: winner.clusterId ?? '',
+      supersedes: loser.id,
+    });
   }
   opts.onProgress?.('distil', dirty.length, dirty.length);
   return finish();

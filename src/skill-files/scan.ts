@@ -30,10 +30,19 @@ export function scanSkillFiles(files: SkillFile[], rules: ScanRules): ScanFindin
       const redacted = rules.redact(line);
       if (redacted !== line) {
         const kinds = [...new Set([...redacted.matchAll(/\[REDACTED:([a-z_-]+)\]/g)].map((m) => m[1]))];
-        out.push({ path: f.path, line: i + 1, reason: `looks like a secret or personal data (${kinds.join(', ') || 'redactable'}); kept as written` });
+        out.push({
+          path: f.path,
+          line: i + 1,
+          reason: `looks like a secret or personal data (${kinds.join(', ') || 'redactable'}); kept as written`,
+        });
         n++;
       } else if (f.path === 'SKILL.md' && rules.hasInstructions?.(line)) {
-        out.push({ path: f.path, line: i + 1, reason: 'instruction-like text; kept as written, neutralised in the copy that can be recalled after promotion' });
+        out.push({
+          path: f.path,
+          line: i + 1,
+          reason:
+            'instruction-like text; kept as written, neutralised in the copy that can be recalled after promotion',
+        });
         n++;
       }
     }

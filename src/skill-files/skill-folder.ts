@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { SkillFile } from '../store/store.js';
 import { InputError } from '../errors/input-error.js';
@@ -50,16 +59,25 @@ export function findSkillFolders(root: string): { folders: string[]; skipped: Fo
       return;
     }
     if (depth >= SKILL_FOLDER_LIMITS.searchDepth) {
-      skipped.push({ path: dir, reason: `not searched: deeper than ${SKILL_FOLDER_LIMITS.searchDepth} folders below the import root` });
+      skipped.push({
+        path: dir,
+        reason: `not searched: deeper than ${SKILL_FOLDER_LIMITS.searchDepth} folders below the import root`,
+      });
       return;
     }
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )) {
       const p = join(dir, entry.name);
       if (entry.isSymbolicLink()) {
         if (isDirThroughLink(p)) {
           const real = realpathSync(p);
           const inside = real === realRoot || real.startsWith(realRoot + sep);
-          skipped.push(inside ? { path: p, reason: 'not searched: a symbolic link to a folder (never followed)' } : { path: p, reason: `refused: a symlink leads out of ${root} (to ${real})`, refused: true });
+          skipped.push(
+            inside
+              ? { path: p, reason: 'not searched: a symbolic link to a folder (never followed)' }
+              : { path: p, reason: `refused: a symlink leads out of ${root} (to ${real})`, refused: true },
+          );
         }
         continue;
       }
@@ -106,7 +124,10 @@ export function readSkillFolder(folder: string): ReadFolder {
   const top = lstatSync(skillMd);
   if (top.isSymbolicLink()) throw new InputError('refused: SKILL.md is a symbolic link');
   if (!top.isFile()) throw new InputError('refused: SKILL.md is not a regular file');
-  if (top.size > SKILL_FOLDER_LIMITS.skillMdBytes) throw new InputError(`refused: SKILL.md is ${top.size} bytes, over the ${SKILL_FOLDER_LIMITS.skillMdBytes}-byte limit`);
+  if (top.size > SKILL_FOLDER_LIMITS.skillMdBytes)
+    throw new InputError(
+      `refused: SKILL.md is ${top.size} bytes, over the ${SKILL_FOLDER_LIMITS.skillMdBytes}-byte limit`,
+    );
   const files: SkillFile[] = [];
   const skipped: FolderSkip[] = [];
   let total = 0;
@@ -132,10 +153,15 @@ export function readSkillFolder(folder: string): ReadFolder {
       }
       const info = lstatSync(p);
       const size = info.size;
-      if (size > SKILL_FOLDER_LIMITS.fileBytes) throw new InputError(`refused: ${rel} is ${size} bytes, over the ${SKILL_FOLDER_LIMITS.fileBytes}-byte limit per file`);
+      if (size > SKILL_FOLDER_LIMITS.fileBytes)
+        throw new InputError(
+          `refused: ${rel} is ${size} bytes, over the ${SKILL_FOLDER_LIMITS.fileBytes}-byte limit per file`,
+        );
       total += size;
-      if (total > SKILL_FOLDER_LIMITS.folderBytes) throw new InputError(`refused: the folder is over the ${SKILL_FOLDER_LIMITS.folderBytes}-byte limit per skill`);
-      if (files.length >= SKILL_FOLDER_LIMITS.files) throw new InputError(`refused: more than ${SKILL_FOLDER_LIMITS.files} files`);
+      if (total > SKILL_FOLDER_LIMITS.folderBytes)
+        throw new InputError(`refused: the folder is over the ${SKILL_FOLDER_LIMITS.folderBytes}-byte limit per skill`);
+      if (files.length >= SKILL_FOLDER_LIMITS.files)
+        throw new InputError(`refused: more than ${SKILL_FOLDER_LIMITS.files} files`);
       files.push({ path: rel, bytes: readFileSync(p), ...(info.mode & 0o111 ? { executable: true } : {}) });
     }
   };
@@ -156,7 +182,9 @@ export function safeRelativePath(path: string): boolean {
  * file's path is a symbolic link. Returns null, or why nothing was written.
  */
 export function writeSkillFolder(folder: string, files: SkillFile[]): string | null {
-  for (const f of files) if (!safeRelativePath(f.path)) return `refusing the stored path ${JSON.stringify(f.path)}: not a plain relative path`;
+  for (const f of files)
+    if (!safeRelativePath(f.path))
+      return `refusing the stored path ${JSON.stringify(f.path)}: not a plain relative path`;
   const dirs = new Set<string>([folder]);
   for (const f of files) {
     const parts = f.path.split('/');

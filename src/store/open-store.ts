@@ -10,6 +10,7 @@ export function isPostgresUrl(location: string): boolean {
 /** Opens the memory at `location`: a PostgreSQL URL (shared by a fleet) or a SQLite file (one host). */
 export async function openStore(location: string, opts: { postgres?: PgStoreOptions } = {}): Promise<Store> {
   // The PostgreSQL driver loads only for a PostgreSQL memory: a SQLite CLI start does not pay for it.
-  if (isPostgresUrl(location)) return (await import('./postgres/pg-store.js')).openPgStore(location.trim(), opts.postgres);
+  if (isPostgresUrl(location))
+    return (await import('./postgres/pg-store.js')).openPgStore(location.trim(), opts.postgres);
   return openSqliteStore(location);
 }

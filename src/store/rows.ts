@@ -4,6 +4,7 @@ import type { FeedbackRecord, SkillEvent, SkillVersion } from './store.js';
 import type { FeedbackInsert, RowChange } from './write-plan.js';
 
 /** Row helpers shared by the store back ends: one mapping, so SQLite and PostgreSQL cannot drift. */
+// biome-ignore lint/suspicious/noExplicitAny: a database row as the driver returns it; the mapping functions give it types
 export type Row = Record<string, any>;
 
 export const json = (v: unknown) => JSON.stringify(v ?? null);
@@ -35,15 +36,35 @@ export function factFromRow(r: Row): Fact {
 }
 
 export function provenanceFromRow(r: Row): Provenance {
-  return { skillId: r.skill_id, sourceKind: r.source_kind, sourceId: r.source_id, version: r.version, createdAt: r.created_at };
+  return {
+    skillId: r.skill_id,
+    sourceKind: r.source_kind,
+    sourceId: r.source_id,
+    version: r.version,
+    createdAt: r.created_at,
+  };
 }
 
 export function versionFromRow(r: Row): SkillVersion {
-  return { skillId: r.skill_id, version: r.version, skillMd: r.skill_md, toolSequence: parseJson(r.tool_sequence, []), reason: r.reason, createdAt: r.created_at };
+  return {
+    skillId: r.skill_id,
+    version: r.version,
+    skillMd: r.skill_md,
+    toolSequence: parseJson(r.tool_sequence, []),
+    reason: r.reason,
+    createdAt: r.created_at,
+  };
 }
 
 export function eventFromRow(r: Row): SkillEvent {
-  return { id: Number(r.id), namespace: r.namespace, at: r.at, type: r.type, skillId: r.skill_id, payload: parseJson(r.payload, {}) };
+  return {
+    id: Number(r.id),
+    namespace: r.namespace,
+    at: r.at,
+    type: r.type,
+    skillId: r.skill_id,
+    payload: parseJson(r.payload, {}),
+  };
 }
 
 export function feedbackFromRow(r: Row): FeedbackRecord {
@@ -123,36 +144,110 @@ export const FEEDBACK_INSERT_COLUMNS = [
 ] as const;
 
 export function feedbackInsertValues(f: FeedbackInsert): unknown[] {
-  return [f.namespace, f.skillId, f.signal, f.value, f.sessionId, f.at, f.etaBefore, f.etaAfter, f.statusBefore, f.statusAfter, f.utilityBefore, f.utilityAfter];
+  return [
+    f.namespace,
+    f.skillId,
+    f.signal,
+    f.value,
+    f.sessionId,
+    f.at,
+    f.etaBefore,
+    f.etaAfter,
+    f.statusBefore,
+    f.statusAfter,
+    f.utilityBefore,
+    f.utilityAfter,
+  ];
 }
 
 /**
  * The statement of a row change in a dialect: `placeholder(i)` is its i-th parameter (0-based, `?` or `$1`),
  * `bool` how it stores a boolean.
  */
-export function rowChangeSql(change: RowChange, placeholder: (i: number) => string, bool: (b: boolean) => unknown): { text: string; values: unknown[] } {
+export function rowChangeSql(
+  change: RowChange,
+  placeholder: (i: number) => string,
+  bool: (b: boolean) => unknown,
+): { text: string; values: unknown[] } {
   const values: unknown[] = [];
   const param = (v: unknown) => {
     values.push(typeof v === 'boolean' ? bool(v) : v);
     return placeholder(values.length - 1);
   };
   const set = change.set ? Object.entries(change.set).map(([c, v]) => `${c} = ${param(v)}`) : [];
-  const where = Object.entries(change.where).map(([c, v]) => `${c} = ${param(v)}`).join(' AND ');
-  const text = change.set ? `UPDATE ${change.table} SET ${set.join(', ')} WHERE ${where}` : `DELETE FROM ${change.table} WHERE ${where}`;
+  const where = Object.entries(change.where)
+    .map(([c, v]) => `${c} = ${param(v)}`)
+    .join(' AND ');
+  const text = change.set
+    ? `UPDATE ${change.table} SET ${set.join(', ')} WHERE ${where}`
+    : `DELETE FROM ${change.table} WHERE ${where}`;
   return { text, values };
 }
 
 /** The columns of a session row as written, in the order of `sessionRowValues` (`seq` is the store's). */
-export const SESSION_COLUMNS = ['namespace', 'id', 'goal', 'cue', 'outcome', 'outcome_source', 'reward', 'agent_id', 'source', 'started_at', 'ended_at', 'labels'] as const;
+export const SESSION_COLUMNS = [
+  'namespace',
+  'id',
+  'goal',
+  'cue',
+  'outcome',
+  'outcome_source',
+  'reward',
+  'agent_id',
+  'source',
+  'started_at',
+  'ended_at',
+  'labels',
+] as const;
 
 export function sessionRowValues(s: Omit<Session, 'calls' | 'seq'>): unknown[] {
   const labels = s.labels == null ? null : JSON.stringify(s.labels);
-  return [s.namespace, s.id, s.goal, s.cue ?? null, s.outcome, s.outcomeSource ?? 'reported', s.reward, s.agentId, s.source, s.startedAt, s.endedAt, labels];
+  return [
+    s.namespace,
+    s.id,
+    s.goal,
+    s.cue ?? null,
+    s.outcome,
+    s.outcomeSource ?? 'reported',
+    s.reward,
+    s.agentId,
+    s.source,
+    s.startedAt,
+    s.endedAt,
+    labels,
+  ];
 }
 
 /** The columns of a tool-call row, in the order of `callRowValues`. */
-export const CALL_COLUMNS = ['namespace', 'session_id', 'position', 'tool', 'args', 'result', 'ok', 'error', 'duration_ms', 'at'] as const;
+export const CALL_COLUMNS = [
+  'namespace',
+  'session_id',
+  'position',
+  'tool',
+  'args',
+  'result',
+  'ok',
+  'error',
+  'duration_ms',
+  'at',
+] as const;
 
-export function callRowValues(namespace: string, sessionId: string, c: ToolCall, bool: (b: boolean) => unknown): unknown[] {
-  return [namespace, sessionId, c.position, c.tool, JSON.stringify(c.args ?? {}), c.result ?? '', bool(!!c.ok), c.error, c.durationMs, c.at];
+export function callRowValues(
+  namespace: string,
+  sessionId: string,
+  c: ToolCall,
+  bool: (b: boolean) => unknown,
+): unknown[] {
+  return [
+    namespace,
+    sessionId,
+    c.position,
+    c.tool,
+    JSON.stringify(c.args ?? {}),
+    c.result ?? '',
+    bool(!!c.ok),
+    c.error,
+    c.durationMs,
+    c.at,
+  ];
 }

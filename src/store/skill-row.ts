@@ -42,7 +42,13 @@ export const SKILL_COLUMNS = [
 export type SkillColumn = (typeof SKILL_COLUMNS)[number];
 
 /** Columns a rewrite of an existing row keeps: its identity, lineage, birth and last use. */
-const KEPT_ON_REWRITE: ReadonlySet<SkillColumn> = new Set(['id', 'namespace', 'superseded_by', 'created_at', 'last_used_at']);
+const KEPT_ON_REWRITE: ReadonlySet<SkillColumn> = new Set([
+  'id',
+  'namespace',
+  'superseded_by',
+  'created_at',
+  'last_used_at',
+]);
 
 /** The columns of recall's index rows (`SkillVectorRow`). */
 export const VECTOR_COLUMNS = 'id, corpus, enabled, status, eta, superseded_by, embedder_id, embedding, exemplars';

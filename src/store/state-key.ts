@@ -3,7 +3,12 @@
  * `stateKey`, so a typo cannot start a second, empty state. The strings are what existing databases hold:
  * never change them.
  */
-export type StateKey = 'tool-stats' | 'goal-stats' | `goal-mean:${string}` | `watermark:${string}` | `audit-file:${string}`;
+export type StateKey =
+  | 'tool-stats'
+  | 'goal-stats'
+  | `goal-mean:${string}`
+  | `watermark:${string}`
+  | `audit-file:${string}`;
 
 export const stateKey = {
   /** Document frequencies of tool terms over the clustered sessions (JSON of `TermStats`). */

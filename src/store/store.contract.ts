@@ -70,24 +70,60 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           sessionId,
           actor: 'outcome',
           at: '2025-02-03T00:00:00.000Z',
-          compute: (s: Skill) => ({ status: s.status, eta: 0.6, utility: s.utility, trialsAttempted: s.trialsAttempted + 1, trialsPassed: s.trialsPassed + 1 }),
+          compute: (s: Skill) => ({
+            status: s.status,
+            eta: 0.6,
+            utility: s.utility,
+            trialsAttempted: s.trialsAttempted + 1,
+            trialsPassed: s.trialsPassed + 1,
+          }),
         });
 
         it('forgetSession removes the session, its calls, membership, recalls and cache entries; parents become markers', async () => {
-          await store.insertSessions([session('default', 's1', 'private goal', [call(0, 'get_order'), call(1, 'cancel_order')]), session('default', 's2', 'other goal', [call(0, 'get_order')])]);
+          await store.insertSessions([
+            session('default', 's1', 'private goal', [call(0, 'get_order'), call(1, 'cancel_order')]),
+            session('default', 's2', 'other goal', [call(0, 'get_order')]),
+          ]);
           await store.insertSessions([session('other', 's1', 'same id, other namespace', [call(0, 'x')])]);
           await store.saveClusters('default', 'emb', [cluster('c1', ['s1', 's2'])], 2);
           await store.putCachedEmbeddings('emb', [
             { hash: 'h-s1', vector: new Float32Array([1, 0]) },
             { hash: 'h-s2', vector: new Float32Array([0, 1]) },
           ]);
-          await store.writeSkill({ action: 'add', skill: skill(), parents: [{ kind: 'episodic', id: 's1' }, { kind: 'episodic', id: 's2' }, { kind: 'semantic', id: 'f1' }], actor: 'synth', detail: {}, clusterId: 'c1', at: '2025-02-01T00:00:00.000Z' });
-          await store.recordRecall('default', { sessionId: 's1', goal: 'private goal', at: '2025-02-02T00:00:00.000Z', items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }] });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [
+              { kind: 'episodic', id: 's1' },
+              { kind: 'episodic', id: 's2' },
+              { kind: 'semantic', id: 'f1' },
+            ],
+            actor: 'synth',
+            detail: {},
+            clusterId: 'c1',
+            at: '2025-02-01T00:00:00.000Z',
+          });
+          await store.recordRecall('default', {
+            sessionId: 's1',
+            goal: 'private goal',
+            at: '2025-02-02T00:00:00.000Z',
+            items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }],
+          });
           await store.applyFeedback(trialFor('s1'));
 
           await store.setState('default', 'goal-stats', 'with the private words');
-          const r = await store.forgetSession('default', 's1', { actor: 'user', at: AT, embeddingHashes: [{ embedderId: 'emb', hash: 'h-s1' }], stateIfClustered: [{ key: 'goal-stats', value: 'without them' }] });
-          expect(r).toEqual({ ref: expect.stringMatching(/^ses-[0-9a-f]{16}$/), calls: 2, skills: ['sk_old'], clusterId: 'c1' });
+          const r = await store.forgetSession('default', 's1', {
+            actor: 'user',
+            at: AT,
+            embeddingHashes: [{ embedderId: 'emb', hash: 'h-s1' }],
+            stateIfClustered: [{ key: 'goal-stats', value: 'without them' }],
+          });
+          expect(r).toEqual({
+            ref: expect.stringMatching(/^ses-[0-9a-f]{16}$/),
+            calls: 2,
+            skills: ['sk_old'],
+            clusterId: 'c1',
+          });
 
           expect(await store.getSession('default', 's1')).toBeNull();
           expect(await store.countSessions('default')).toBe(1);
@@ -102,14 +138,30 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           const kept = (await store.getSkill('default', 'sk_old'))!;
           expect(kept.sourceSessions).toEqual(['s2']);
           const prov = await store.provenance('sk_old');
-          expect(prov.filter((p) => p.sourceKind === 'episodic').map((p) => p.sourceId.startsWith(FORGOTTEN_PARENT) || p.sourceId)).toEqual(expect.arrayContaining([true, 's2']));
+          expect(
+            prov
+              .filter((p) => p.sourceKind === 'episodic')
+              .map((p) => p.sourceId.startsWith(FORGOTTEN_PARENT) || p.sourceId),
+          ).toEqual(expect.arrayContaining([true, 's2']));
           expect(prov).toHaveLength(3);
-          expect((await store.feedbackHistory('sk_old')).map((f) => [f.signal, f.sessionId])).toEqual([['trial.pass', null]]);
+          expect((await store.feedbackHistory('sk_old')).map((f) => [f.signal, f.sessionId])).toEqual([
+            ['trial.pass', null],
+          ]);
           // One audit record that names the session by its opaque reference only.
           const audit = (await store.audit('default')).find((a) => a.action === 'session.forget')!;
-          expect(audit).toMatchObject({ actor: 'user', at: AT, subjectKind: 'session', subjectId: r!.ref, detail: { calls: 2, skills: ['sk_old'] } });
+          expect(audit).toMatchObject({
+            actor: 'user',
+            at: AT,
+            subjectKind: 'session',
+            subjectId: r!.ref,
+            detail: { calls: 2, skills: ['sk_old'] },
+          });
           expect(JSON.stringify(await store.audit('default'))).not.toContain('private goal');
-          expect((await store.events('default')).filter((e) => e.type === 'skill.parent_forgotten').map((e) => [e.skillId, e.payload.name])).toEqual([['sk_old', 'cancel-order']]);
+          expect(
+            (await store.events('default'))
+              .filter((e) => e.type === 'skill.parent_forgotten')
+              .map((e) => [e.skillId, e.payload.name]),
+          ).toEqual([['sk_old', 'cancel-order']]);
 
           // Forgetting again, or an unknown session, changes nothing.
           const before = await skillSnapshot();
@@ -118,13 +170,45 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         });
 
         it('forgetSkill removes the skill with its versions, provenance, feedback and recall items; others stay', async () => {
-          await store.writeSkill({ action: 'add', skill: skill({ exemplars: new Float32Array([1, 0]) }), parents: [{ kind: 'episodic', id: 's1' }], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
-          await store.writeSkill({ action: 'update', skill: skill({ version: '1.1.0' }), parents: [], actor: 'synth', detail: {}, at: '2025-02-02T00:00:00.000Z' });
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_b', name: 'b' }), parents: [{ kind: 'episodic', id: 's1' }], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
-          await store.recordRecall('default', { sessionId: 's1', goal: 'cancel', at: '2025-02-05T00:00:00.000Z', items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }, { skillId: 'sk_b', rank: 1, similarity: 0.8 }] });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ exemplars: new Float32Array([1, 0]) }),
+            parents: [{ kind: 'episodic', id: 's1' }],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
+          await store.writeSkill({
+            action: 'update',
+            skill: skill({ version: '1.1.0' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-02T00:00:00.000Z',
+          });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_b', name: 'b' }),
+            parents: [{ kind: 'episodic', id: 's1' }],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
+          await store.recordRecall('default', {
+            sessionId: 's1',
+            goal: 'cancel',
+            at: '2025-02-05T00:00:00.000Z',
+            items: [
+              { skillId: 'sk_old', rank: 0, similarity: 0.9 },
+              { skillId: 'sk_b', rank: 1, similarity: 0.8 },
+            ],
+          });
           await store.applyFeedback(trialFor('s1'));
 
-          expect(await store.forgetSkill('default', 'cancel-order', { actor: 'user', at: AT })).toEqual({ id: 'sk_old', name: 'cancel-order' });
+          expect(await store.forgetSkill('default', 'cancel-order', { actor: 'user', at: AT })).toEqual({
+            id: 'sk_old',
+            name: 'cancel-order',
+          });
           expect(await store.getSkill('default', 'sk_old')).toBeNull();
           expect(await store.getSkill('default', 'cancel-order')).toBeNull();
           expect((await store.listSkills('default', { includeSuperseded: true })).map((s) => s.id)).toEqual(['sk_b']);
@@ -134,8 +218,15 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.skillsServedForSession('default', 's1')).toEqual(['sk_b']);
           expect((await store.provenance('sk_b')).map((p) => p.sourceId)).toEqual(['s1']);
           const audit = (await store.audit('default')).find((a) => a.action === 'skill.forget')!;
-          expect(audit).toMatchObject({ actor: 'user', subjectKind: 'skill', subjectId: 'sk_old', detail: { name: 'cancel-order', version: '1.1.0' } });
-          expect((await store.events('default')).filter((e) => e.type === 'skill.forgotten').map((e) => e.skillId)).toEqual(['sk_old']);
+          expect(audit).toMatchObject({
+            actor: 'user',
+            subjectKind: 'skill',
+            subjectId: 'sk_old',
+            detail: { name: 'cancel-order', version: '1.1.0' },
+          });
+          expect(
+            (await store.events('default')).filter((e) => e.type === 'skill.forgotten').map((e) => e.skillId),
+          ).toEqual(['sk_old']);
 
           expect(await store.forgetSkill('default', 'cancel-order', { actor: 'user', at: AT })).toBeNull();
           expect(await store.forgetSkill('other', 'b', { actor: 'user', at: AT })).toBeNull();
@@ -147,17 +238,40 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           await store.insertSessions([session('default', 's1', 'g1', [call(0, 'a')])]);
           const other = await peer();
           // Not clustered: the state given for a clustered session is not written.
-          expect(await other.forgetSession('default', 's1', { actor: 'user', at: AT, stateIfClustered: [{ key: 'goal-stats', value: 'x' }] })).toMatchObject({ clusterId: null, calls: 1 });
+          expect(
+            await other.forgetSession('default', 's1', {
+              actor: 'user',
+              at: AT,
+              stateIfClustered: [{ key: 'goal-stats', value: 'x' }],
+            }),
+          ).toMatchObject({ clusterId: null, calls: 1 });
           expect(await store.getSession('default', 's1')).toBeNull();
           expect(await store.getState('default', 'goal-stats')).toBeNull();
         });
       });
 
       describe('namespaces', () => {
-        it('two namespaces in one memory never see each other\'s sessions, skills, events or audit', async () => {
-          await store.insertSessions([session('alpha', 's1', 'alpha goal', [call(0, 'a')]), session('beta', 's1', 'beta goal', [call(0, 'b')])]);
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_a', namespace: 'alpha' }), parents: [{ kind: 'episodic', id: 's1' }], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_b', namespace: 'beta', name: 'beta-skill' }), parents: [], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
+        it("two namespaces in one memory never see each other's sessions, skills, events or audit", async () => {
+          await store.insertSessions([
+            session('alpha', 's1', 'alpha goal', [call(0, 'a')]),
+            session('beta', 's1', 'beta goal', [call(0, 'b')]),
+          ]);
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_a', namespace: 'alpha' }),
+            parents: [{ kind: 'episodic', id: 's1' }],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_b', namespace: 'beta', name: 'beta-skill' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
           expect((await store.listSkills('alpha')).map((s) => s.id)).toEqual(['sk_a']);
           expect((await store.listSkills('beta')).map((s) => s.id)).toEqual(['sk_b']);
           expect(await store.getSkill('alpha', 'sk_b')).toBeNull();
@@ -175,7 +289,14 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           await store.listSkills('default');
           const t0 = await store.changeToken();
           expect(await store.changeToken()).toBe(t0);
-          await p.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
+          await p.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
           await expect.poll(() => store.changeToken(), { timeout: 5_000, interval: 20 }).not.toBe(t0);
           const t1 = await store.changeToken();
           await p.setSkillEnabled('default', 'sk_old', false, 'alice');
@@ -204,7 +325,9 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         it('is idempotent by (namespace, id): the same session twice is stored once and reported skipped', async () => {
           const s = session('default', 'sess-1', 'Cancel my order', [call(0, 'get_order'), call(1, 'cancel_order')]);
           expect(await store.insertSessions([s])).toEqual({ inserted: 1, skipped: 0 });
-          expect(await store.insertSessions([{ ...s, goal: 'A different goal', calls: [call(0, 'other_tool')] }])).toEqual({ inserted: 0, skipped: 1 });
+          expect(
+            await store.insertSessions([{ ...s, goal: 'A different goal', calls: [call(0, 'other_tool')] }]),
+          ).toEqual({ inserted: 0, skipped: 1 });
           expect(await store.countSessions('default')).toBe(1);
           const got = await store.getSession('default', 'sess-1');
           expect(got?.goal).toBe('Cancel my order');
@@ -213,7 +336,10 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
 
         it('counts a batch with a repeated session as one stored and one skipped', async () => {
           const a = session('default', 'a', 'goal a', [call(0, 't')]);
-          expect(await store.insertSessions([a, a, session('default', 'b', 'goal b')])).toEqual({ inserted: 2, skipped: 1 });
+          expect(await store.insertSessions([a, a, session('default', 'b', 'goal b')])).toEqual({
+            inserted: 2,
+            skipped: 1,
+          });
           expect(await store.countSessions('default')).toBe(2);
           expect((await store.getSession('default', 'a'))?.calls).toHaveLength(1);
           expect(await store.insertSessions([])).toEqual({ inserted: 0, skipped: 0 });
@@ -221,7 +347,11 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
 
         it('treats the same id in another namespace as a different session', async () => {
           await store.insertSessions([session('ns-a', 'shared-id', 'goal in a', [call(0, 'tool_a')])]);
-          expect(await store.insertSessions([session('ns-b', 'shared-id', 'goal in b', [call(0, 'tool_b'), call(1, 'tool_b2')])])).toEqual({
+          expect(
+            await store.insertSessions([
+              session('ns-b', 'shared-id', 'goal in b', [call(0, 'tool_b'), call(1, 'tool_b2')]),
+            ]),
+          ).toEqual({
             inserted: 1,
             skipped: 0,
           });
@@ -248,13 +378,23 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           const got = await store.getSession('default', 'full');
           expect(got).toMatchObject({ ...s, seq: expect.any(Number) });
           expect(got?.calls).toEqual(s.calls);
-          const bare = { ...session('default', 'bare', 'no extras'), cue: null, reward: null, agentId: null, source: null, endedAt: null, labels: null, outcome: 'unknown' as const };
+          const bare = {
+            ...session('default', 'bare', 'no extras'),
+            cue: null,
+            reward: null,
+            agentId: null,
+            source: null,
+            endedAt: null,
+            labels: null,
+            outcome: 'unknown' as const,
+          };
           await store.insertSessions([bare]);
           expect(await store.getSession('default', 'bare')).toMatchObject({ ...bare, seq: expect.any(Number) });
         });
 
         it('numbers sessions in insertion order: listSessionsAfter pages through them by seq', async () => {
-          for (let i = 0; i < 5; i++) await store.insertSessions([session('default', `s${i}`, `goal ${i}`, [call(0, `t${i}`)])]);
+          for (let i = 0; i < 5; i++)
+            await store.insertSessions([session('default', `s${i}`, `goal ${i}`, [call(0, `t${i}`)])]);
           await store.insertSessions([session('other', 'x', 'elsewhere')]);
           const all = await store.listSessionsAfter('default', 0, 100);
           expect(all.map((s) => s.id)).toEqual(['s0', 's1', 's2', 's3', 's4']);
@@ -276,7 +416,12 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
 
       describe('live sessions', () => {
         it('beginSession + appendCall (idempotent by position) + endSession', async () => {
-          const live = { ...session('default', 'live-1', 'Book a flight'), outcome: 'unknown' as const, reward: null, endedAt: null };
+          const live = {
+            ...session('default', 'live-1', 'Book a flight'),
+            outcome: 'unknown' as const,
+            reward: null,
+            endedAt: null,
+          };
           const { calls: _ignored, ...head } = live;
           await store.beginSession(head);
           await store.beginSession({ ...head, goal: 'reopened with another goal' });
@@ -305,7 +450,8 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           const { calls: _c, ...head } = session('default', 'race', 'Race');
           await store.beginSession(head);
           const attempts = [];
-          for (let round = 0; round < 3; round++) for (let p = 0; p < 20; p++) attempts.push(store.appendCall('default', 'race', call(p, `tool_${p}`)));
+          for (let round = 0; round < 3; round++)
+            for (let p = 0; p < 20; p++) attempts.push(store.appendCall('default', 'race', call(p, `tool_${p}`)));
           await Promise.all(attempts);
           const got = await store.getSession('default', 'race');
           expect(got?.calls.map((c) => c.position)).toEqual(Array.from({ length: 20 }, (_, i) => i));
@@ -313,7 +459,9 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         });
 
         it('appendCall on an unknown session throws a clear error and stores nothing', async () => {
-          await expect(store.appendCall('default', 'nope', call(0, 't'))).rejects.toThrow(/nope.*beginSession|beginSession.*nope/);
+          await expect(store.appendCall('default', 'nope', call(0, 't'))).rejects.toThrow(
+            /nope.*beginSession|beginSession.*nope/,
+          );
           // A session of the same id in another namespace does not make it known here.
           await store.insertSessions([session('other', 'nope', 'elsewhere')]);
           await expect(store.appendCall('default', 'nope', call(0, 't'))).rejects.toThrow(/nope/);
@@ -325,7 +473,9 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         });
 
         it('endSession on an unknown session throws', async () => {
-          await expect(store.endSession('default', 'ghost', 'success', null, '2025-01-01T00:00:00Z')).rejects.toThrow(/ghost/);
+          await expect(store.endSession('default', 'ghost', 'success', null, '2025-01-01T00:00:00Z')).rejects.toThrow(
+            /ghost/,
+          );
         });
 
         it('getSessions returns sessions in insertion order and leaves unknown ids out', async () => {
@@ -343,10 +493,34 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
 
       describe('facts', () => {
         it('facts are idempotent by (namespace, id), listed oldest first and fetched in the order asked', async () => {
-          await store.addFact({ id: 'f2', namespace: 'default', text: 'Second', source: null, createdAt: '2025-01-02T00:00:00.000Z' });
-          await store.addFact({ id: 'f1', namespace: 'default', text: 'First', source: 'policy', createdAt: '2025-01-01T00:00:00.000Z' });
-          await store.addFact({ id: 'f1', namespace: 'default', text: 'Changed', source: null, createdAt: '2025-01-03T00:00:00.000Z' });
-          await store.addFact({ id: 'f1', namespace: 'other', text: 'Other', source: null, createdAt: '2025-01-01T00:00:00.000Z' });
+          await store.addFact({
+            id: 'f2',
+            namespace: 'default',
+            text: 'Second',
+            source: null,
+            createdAt: '2025-01-02T00:00:00.000Z',
+          });
+          await store.addFact({
+            id: 'f1',
+            namespace: 'default',
+            text: 'First',
+            source: 'policy',
+            createdAt: '2025-01-01T00:00:00.000Z',
+          });
+          await store.addFact({
+            id: 'f1',
+            namespace: 'default',
+            text: 'Changed',
+            source: null,
+            createdAt: '2025-01-03T00:00:00.000Z',
+          });
+          await store.addFact({
+            id: 'f1',
+            namespace: 'other',
+            text: 'Other',
+            source: null,
+            createdAt: '2025-01-01T00:00:00.000Z',
+          });
           expect((await store.listFacts('default')).map((f) => [f.id, f.text, f.source])).toEqual([
             ['f1', 'First', 'policy'],
             ['f2', 'Second', null],
@@ -392,7 +566,11 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
 
       describe('clusters', () => {
         it('saveClusters stores centroids, membership and the watermark together; a cluster keeps its skill link', async () => {
-          await store.insertSessions([session('default', 's1', 'g1'), session('default', 's2', 'g2'), session('default', 's3', 'g3')]);
+          await store.insertSessions([
+            session('default', 's1', 'g1'),
+            session('default', 's2', 'g2'),
+            session('default', 's3', 'g3'),
+          ]);
           const c1 = cluster('c1', ['s2', 's1']);
           await store.saveClusters('default', 'emb', [c1, cluster('c2', ['s3'])], 42);
           expect(await store.getState('default', 'watermark:emb')).toBe('42');
@@ -407,18 +585,34 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.loadClusters('other', 'emb')).toEqual([]);
 
           // Linking a skill clears dirty and stamps the pass; a later save does not undo the link.
-          await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, clusterId: 'c1', at: '2025-03-01T00:00:00.000Z' });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            clusterId: 'c1',
+            at: '2025-03-01T00:00:00.000Z',
+          });
           let again = (await store.loadClusters('default', 'emb')).find((c) => c.id === 'c1')!;
           expect(again).toMatchObject({ skillId: 'sk_old', dirty: false, lastPassAt: '2025-03-01T00:00:00.000Z' });
           await store.saveClusters('default', 'emb', [{ ...cluster('c1', ['s3']), size: 3, dirty: true }], 43);
           again = (await store.loadClusters('default', 'emb')).find((c) => c.id === 'c1')!;
-          expect(again).toMatchObject({ skillId: 'sk_old', dirty: true, size: 3, lastPassAt: '2025-03-01T00:00:00.000Z' });
+          expect(again).toMatchObject({
+            skillId: 'sk_old',
+            dirty: true,
+            size: 3,
+            lastPassAt: '2025-03-01T00:00:00.000Z',
+          });
           // A session moved to another cluster belongs to that one only.
           expect(await store.clusterMembers('default', 'c1')).toEqual(['s1', 's2', 's3']);
           expect(await store.clusterMembers('default', 'c2')).toEqual([]);
 
           await store.markClusterPassed('default', 'c2', '2025-03-02T00:00:00.000Z', false);
-          expect((await store.loadClusters('default', 'emb')).find((c) => c.id === 'c2')).toMatchObject({ dirty: false, lastPassAt: '2025-03-02T00:00:00.000Z' });
+          expect((await store.loadClusters('default', 'emb')).find((c) => c.id === 'c2')).toMatchObject({
+            dirty: false,
+            lastPassAt: '2025-03-02T00:00:00.000Z',
+          });
         });
 
         it('replaceEmbeddings re-embeds skills and clears the namespace cluster state in one step', async () => {
@@ -428,7 +622,14 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           await store.setState('default', 'goal-stats', '{}');
           await store.setState('default', stateKey.auditFileMark('keep-me'), 'yes');
           await store.saveClusters('other', 'old-emb', [cluster('c1', [])], 3);
-          await store.writeSkill({ action: 'add', skill: skill({ clusterId: 'c1' }), parents: [], actor: 'synth', detail: {}, at: '2025-03-01T00:00:00.000Z' });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ clusterId: 'c1' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-03-01T00:00:00.000Z',
+          });
           const before = (await store.getSkill('default', 'sk_old'))!;
 
           const res = await store.replaceEmbeddings('default', {
@@ -454,8 +655,16 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.getState('default', 'goal-stats')).toBeNull();
           expect(await store.getState('default', stateKey.auditFileMark('keep-me'))).toBe('yes');
           expect(await store.loadClusters('other', 'old-emb')).toHaveLength(1);
-          expect((await store.audit('default', { limit: 1 }))[0]).toMatchObject({ action: 'skills.reembed', actor: 'doctor', subjectKind: 'namespace' });
-          expect((await store.events('default')).at(-1)).toMatchObject({ type: 'skills.reembedded', skillId: null, payload: { embedderId: 'new-emb', skills: 1, clusters: 1 } });
+          expect((await store.audit('default', { limit: 1 }))[0]).toMatchObject({
+            action: 'skills.reembed',
+            actor: 'doctor',
+            subjectKind: 'namespace',
+          });
+          expect((await store.events('default')).at(-1)).toMatchObject({
+            type: 'skills.reembedded',
+            skillId: null,
+            payload: { embedderId: 'new-emb', skills: 1, clusters: 1 },
+          });
         });
       });
 
@@ -513,31 +722,76 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             detail: { why: 'test' },
             at: AT1,
           });
-          expect({ ...saved, embedding: Array.from(saved.embedding!), exemplars: Array.from(saved.exemplars!) }).toEqual({
+          expect({
+            ...saved,
+            embedding: Array.from(saved.embedding!),
+            exemplars: Array.from(saved.exemplars!),
+          }).toEqual({
             ...s,
             sourceSessions: ['s1', 's2'],
             embedding: Array.from(s.embedding!),
             exemplars: Array.from(s.exemplars!),
           });
-          expect((await store.provenance('sk_old')).map((p) => [p.sourceKind, p.sourceId, p.version, p.createdAt])).toEqual([
+          expect(
+            (await store.provenance('sk_old')).map((p) => [p.sourceKind, p.sourceId, p.version, p.createdAt]),
+          ).toEqual([
             ['semantic', 'f1', '1.0.0', AT1],
             ['episodic', 's1', '1.0.0', AT1],
             ['episodic', 's2', '1.0.0', AT1],
           ]);
-          expect(await store.skillVersions('sk_old')).toEqual([{ skillId: 'sk_old', version: '1.0.0', skillMd: s.skillMd, toolSequence: s.toolSequence, reason: 'add', createdAt: AT1 }]);
+          expect(await store.skillVersions('sk_old')).toEqual([
+            {
+              skillId: 'sk_old',
+              version: '1.0.0',
+              skillMd: s.skillMd,
+              toolSequence: s.toolSequence,
+              reason: 'add',
+              createdAt: AT1,
+            },
+          ]);
           expect((await store.audit('default')).map((a) => [a.action, a.actor, a.subjectId, a.detail])).toEqual([
             ['skill.add', 'synth', 'sk_old', { why: 'test', version: '1.0.0', parents: 3, supersedes: null }],
           ]);
-          expect((await store.events('default')).map((e) => [e.type, e.skillId, e.payload.name])).toEqual([['skill.created', 'sk_old', 'cancel-order']]);
+          expect((await store.events('default')).map((e) => [e.type, e.skillId, e.payload.name])).toEqual([
+            ['skill.created', 'sk_old', 'cancel-order'],
+          ]);
         });
 
         it('reinforce updates counts and adds provenance without a new version row; update adds one', async () => {
-          await store.writeSkill({ action: 'add', skill: skill(), parents: [{ kind: 'episodic', id: 's1' }], actor: 'synth', detail: {}, at: AT1 });
-          await store.writeSkill({ action: 'reinforce', skill: skill({ support: 5, successCount: 5, attemptCount: 6, updatedAt: AT2 }), parents: [{ kind: 'episodic', id: 's2' }], actor: 'synth', detail: {}, at: AT2 });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [{ kind: 'episodic', id: 's1' }],
+            actor: 'synth',
+            detail: {},
+            at: AT1,
+          });
+          await store.writeSkill({
+            action: 'reinforce',
+            skill: skill({ support: 5, successCount: 5, attemptCount: 6, updatedAt: AT2 }),
+            parents: [{ kind: 'episodic', id: 's2' }],
+            actor: 'synth',
+            detail: {},
+            at: AT2,
+          });
           let got = (await store.getSkill('default', 'sk_old'))!;
-          expect(got).toMatchObject({ support: 5, successCount: 5, attemptCount: 6, updatedAt: AT2, createdAt: '2025-01-02T00:00:00.000Z', sourceSessions: ['s1', 's2'] });
+          expect(got).toMatchObject({
+            support: 5,
+            successCount: 5,
+            attemptCount: 6,
+            updatedAt: AT2,
+            createdAt: '2025-01-02T00:00:00.000Z',
+            sourceSessions: ['s1', 's2'],
+          });
           expect((await store.skillVersions('sk_old')).map((v) => v.version)).toEqual(['1.0.0']);
-          await store.writeSkill({ action: 'update', skill: skill({ version: '1.1.0', body: 'new body', updatedAt: AT2 }), parents: [], actor: 'synth', detail: {}, at: AT2 });
+          await store.writeSkill({
+            action: 'update',
+            skill: skill({ version: '1.1.0', body: 'new body', updatedAt: AT2 }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: AT2,
+          });
           got = (await store.getSkill('default', 'sk_old'))!;
           expect(got.version).toBe('1.1.0');
           expect(got.body).toBe('new body');
@@ -545,7 +799,11 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             ['1.0.0', 'add'],
             ['1.1.0', 'update'],
           ]);
-          expect((await store.events('default')).map((e) => e.type)).toEqual(['skill.created', 'skill.reinforced', 'skill.updated']);
+          expect((await store.events('default')).map((e) => e.type)).toEqual([
+            'skill.created',
+            'skill.reinforced',
+            'skill.updated',
+          ]);
         });
 
         it('an import keeps its folder files byte for byte, per version; learned skills have none', async () => {
@@ -555,17 +813,40 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             { path: 'assets/x.png', bytes: bin },
             { path: 'scripts/run.sh', bytes: Buffer.from('#!/bin/sh\necho ok\n'), executable: true },
           ];
-          await store.writeSkill({ action: 'import', skill: skill({ corpus: 'external' }), parents: [], actor: 'user', detail: {}, files: v1, at: AT1 });
+          await store.writeSkill({
+            action: 'import',
+            skill: skill({ corpus: 'external' }),
+            parents: [],
+            actor: 'user',
+            detail: {},
+            files: v1,
+            at: AT1,
+          });
           expect(await store.skillFiles('sk_old', '1.0.0')).toEqual(v1);
           const v2 = [{ path: 'SKILL.md', bytes: Buffer.from('changed') }];
-          await store.writeSkill({ action: 'import', skill: skill({ corpus: 'external', version: '1.0.1', updatedAt: AT2 }), parents: [], actor: 'user', detail: {}, files: v2, at: AT2 });
+          await store.writeSkill({
+            action: 'import',
+            skill: skill({ corpus: 'external', version: '1.0.1', updatedAt: AT2 }),
+            parents: [],
+            actor: 'user',
+            detail: {},
+            files: v2,
+            at: AT2,
+          });
           expect(await store.skillFiles('sk_old', '1.0.1')).toEqual(v2);
           expect(await store.skillFiles('sk_old', '1.0.0')).toEqual(v1);
           expect(await store.skillFiles('sk_nope', '1.0.0')).toEqual([]);
         });
 
         it('supersede marks the old row superseded_by the new one; both rows exist', async () => {
-          const old = await store.writeSkill({ action: 'add', skill: skill(), parents: [{ kind: 'episodic', id: 's1' }], actor: 'synth', detail: {}, at: AT1 });
+          const old = await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [{ kind: 'episodic', id: 's1' }],
+            actor: 'synth',
+            detail: {},
+            at: AT1,
+          });
           expect(old.supersededBy).toBeNull();
           expect(old.sourceSessions).toEqual(['s1']);
 
@@ -584,7 +865,10 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
 
           const oldRow = await store.getSkill('default', 'sk_old');
           expect(oldRow?.supersededBy).toBe('sk_new');
-          expect((await store.listSkills('default', { includeSuperseded: true })).map((s) => s.id).sort()).toEqual(['sk_new', 'sk_old']);
+          expect((await store.listSkills('default', { includeSuperseded: true })).map((s) => s.id).sort()).toEqual([
+            'sk_new',
+            'sk_old',
+          ]);
           expect((await store.listSkills('default')).map((s) => s.id)).toEqual(['sk_new']);
           // By name, the live row wins.
           expect((await store.getSkill('default', 'cancel-order'))?.id).toBe('sk_new');
@@ -594,12 +878,21 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             ['skill.created', 'sk_new'],
             ['skill.superseded', 'sk_old'],
           ]);
-          expect((await store.audit('default', { subjectId: 'sk_new' })).map((a) => a.action)).toEqual(['skill.supersede']);
+          expect((await store.audit('default', { subjectId: 'sk_new' })).map((a) => a.action)).toEqual([
+            'skill.supersede',
+          ]);
           expect((await store.skillVersions('sk_new')).map((v) => v.version)).toEqual(['2.0.0']);
         });
 
         it('a failing supersede (unknown skill id) writes nothing: no skill row, provenance, version, audit or event', async () => {
-          await store.writeSkill({ action: 'add', skill: skill(), parents: [{ kind: 'episodic', id: 's1' }], actor: 'synth', detail: {}, at: AT1 });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [{ kind: 'episodic', id: 's1' }],
+            actor: 'synth',
+            detail: {},
+            at: AT1,
+          });
           const before = await skillSnapshot('default', ['sk_new']);
 
           await expect(
@@ -625,7 +918,15 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           // The new row breaks a NOT NULL constraint, so the INSERT fails after the UPDATE of the old row ran.
           const broken = skill({ id: 'sk_broken', description: null as unknown as string });
           await expect(
-            store.writeSkill({ action: 'supersede', skill: broken, supersedes: 'sk_old', parents: [{ kind: 'episodic', id: 's9' }], actor: 'synth', detail: {}, at: AT2 }),
+            store.writeSkill({
+              action: 'supersede',
+              skill: broken,
+              supersedes: 'sk_old',
+              parents: [{ kind: 'episodic', id: 's9' }],
+              actor: 'synth',
+              detail: {},
+              at: AT2,
+            }),
           ).rejects.toThrow();
           expect(await skillSnapshot('default', ['sk_broken'])).toEqual(before);
           expect((await store.getSkill('default', 'sk_old'))?.supersededBy).toBeNull();
@@ -634,9 +935,25 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
 
         it('superseding an already superseded skill fails', async () => {
           await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: AT1 });
-          await store.writeSkill({ action: 'supersede', skill: skill({ id: 'sk_2' }), supersedes: 'sk_old', parents: [], actor: 'synth', detail: {}, at: AT2 });
+          await store.writeSkill({
+            action: 'supersede',
+            skill: skill({ id: 'sk_2' }),
+            supersedes: 'sk_old',
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: AT2,
+          });
           await expect(
-            store.writeSkill({ action: 'supersede', skill: skill({ id: 'sk_3' }), supersedes: 'sk_old', parents: [], actor: 'synth', detail: {}, at: AT2 }),
+            store.writeSkill({
+              action: 'supersede',
+              skill: skill({ id: 'sk_3' }),
+              supersedes: 'sk_old',
+              parents: [],
+              actor: 'synth',
+              detail: {},
+              at: AT2,
+            }),
           ).rejects.toThrow(/sk_old/);
           expect(await store.getSkill('default', 'sk_3')).toBeNull();
           expect((await store.getSkill('default', 'sk_old'))?.supersededBy).toBe('sk_2');
@@ -644,20 +961,78 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
 
         it('two live skills of one namespace and corpus cannot share a name; other corpora and namespaces can', async () => {
           await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: AT1 });
-          await expect(store.writeSkill({ action: 'add', skill: skill({ id: 'sk_dup' }), parents: [], actor: 'synth', detail: {}, at: AT1 })).rejects.toThrow();
-          await store.writeSkill({ action: 'import', skill: skill({ id: 'sk_ext', corpus: 'external' }), parents: [], actor: 'user', detail: {}, at: AT1 });
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_other', namespace: 'other' }), parents: [], actor: 'synth', detail: {}, at: AT1 });
+          await expect(
+            store.writeSkill({
+              action: 'add',
+              skill: skill({ id: 'sk_dup' }),
+              parents: [],
+              actor: 'synth',
+              detail: {},
+              at: AT1,
+            }),
+          ).rejects.toThrow();
+          await store.writeSkill({
+            action: 'import',
+            skill: skill({ id: 'sk_ext', corpus: 'external' }),
+            parents: [],
+            actor: 'user',
+            detail: {},
+            at: AT1,
+          });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_other', namespace: 'other' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: AT1,
+          });
           // By name: internal before external.
           expect((await store.getSkill('default', 'cancel-order'))?.id).toBe('sk_old');
           expect((await store.listSkills('default', { corpus: 'external' })).map((s) => s.id)).toEqual(['sk_ext']);
         });
 
         it('listSkills filters by corpus, status, enabled and supersession, oldest first', async () => {
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'b', name: 'b', createdAt: '2025-01-03T00:00:00.000Z' }), parents: [], actor: 's', detail: {}, at: AT1 });
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'a', name: 'a', createdAt: '2025-01-01T00:00:00.000Z', status: 'active' }), parents: [], actor: 's', detail: {}, at: AT1 });
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'c', name: 'c', createdAt: '2025-01-02T00:00:00.000Z', enabled: false, status: 'retired' }), parents: [], actor: 's', detail: {}, at: AT1 });
-          await store.writeSkill({ action: 'import', skill: skill({ id: 'd', name: 'd', corpus: 'external', createdAt: '2025-01-04T00:00:00.000Z' }), parents: [], actor: 's', detail: {}, at: AT1 });
-          const ids = async (f?: Parameters<Store['listSkills']>[1]) => (await store.listSkills('default', f)).map((s) => s.id);
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'b', name: 'b', createdAt: '2025-01-03T00:00:00.000Z' }),
+            parents: [],
+            actor: 's',
+            detail: {},
+            at: AT1,
+          });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'a', name: 'a', createdAt: '2025-01-01T00:00:00.000Z', status: 'active' }),
+            parents: [],
+            actor: 's',
+            detail: {},
+            at: AT1,
+          });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({
+              id: 'c',
+              name: 'c',
+              createdAt: '2025-01-02T00:00:00.000Z',
+              enabled: false,
+              status: 'retired',
+            }),
+            parents: [],
+            actor: 's',
+            detail: {},
+            at: AT1,
+          });
+          await store.writeSkill({
+            action: 'import',
+            skill: skill({ id: 'd', name: 'd', corpus: 'external', createdAt: '2025-01-04T00:00:00.000Z' }),
+            parents: [],
+            actor: 's',
+            detail: {},
+            at: AT1,
+          });
+          const ids = async (f?: Parameters<Store['listSkills']>[1]) =>
+            (await store.listSkills('default', f)).map((s) => s.id);
           expect(await ids()).toEqual(['a', 'c', 'b', 'd']);
           expect(await ids({ corpus: 'internal' })).toEqual(['a', 'c', 'b']);
           expect(await ids({ status: ['active', 'retired'] })).toEqual(['a', 'c']);
@@ -669,7 +1044,14 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
 
       describe('setSkillEnabled', () => {
         it('writes an audit record and an event for each change, by id or by name', async () => {
-          await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
           const auditBefore = (await store.audit('default')).length;
           const lastEvent = (await store.events('default')).at(-1)!.id;
 
@@ -702,7 +1084,14 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         });
 
         it('does not reach a skill of another namespace', async () => {
-          await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
           expect(await store.setSkillEnabled('elsewhere', 'cancel-order', false, 'alice')).toBeNull();
           expect((await store.getSkill('default', 'sk_old'))?.enabled).toBe(true);
           expect(await store.events('elsewhere')).toEqual([]);
@@ -723,17 +1112,36 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             const attempted = s.trialsAttempted + 1;
             const passed = s.trialsPassed + (pass ? 1 : 0);
             const eta = (passed + 1) / (attempted + 2);
-            return { status: attempted >= 3 ? (eta >= 0.5 ? ('active' as const) : ('retired' as const)) : s.status, eta, utility: s.utility + 0.1, trialsAttempted: attempted, trialsPassed: passed };
+            return {
+              status: attempted >= 3 ? (eta >= 0.5 ? ('active' as const) : ('retired' as const)) : s.status,
+              eta,
+              utility: s.utility + 0.1,
+              trialsAttempted: attempted,
+              trialsPassed: passed,
+            };
           },
           ...over,
         });
 
         it('applies a signal with its history, audit record and events for eta and status changes', async () => {
-          await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
           const mark = await store.lastEventId();
           const r1 = await store.applyFeedback(trial(false));
           expect(r1?.before.eta).toBe(0.5);
-          expect(r1?.after).toMatchObject({ trialsAttempted: 1, trialsPassed: 0, eta: 1 / 3, status: 'probationary', updatedAt: '2025-02-03T00:00:00.000Z' });
+          expect(r1?.after).toMatchObject({
+            trialsAttempted: 1,
+            trialsPassed: 0,
+            eta: 1 / 3,
+            status: 'probationary',
+            updatedAt: '2025-02-03T00:00:00.000Z',
+          });
           await store.applyFeedback(trial(false));
           const r3 = await store.applyFeedback(trial(false));
           expect(r3?.after).toMatchObject({ trialsAttempted: 3, status: 'retired', eta: 0.2 });
@@ -743,7 +1151,13 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             ['trial.fail', 'probationary', 'probationary'],
             ['trial.fail', 'probationary', 'retired'],
           ]);
-          expect(history[0]).toMatchObject({ skillId: 'sk_old', etaBefore: 0.5, etaAfter: 1 / 3, value: null, sessionId: null });
+          expect(history[0]).toMatchObject({
+            skillId: 'sk_old',
+            etaBefore: 0.5,
+            etaAfter: 1 / 3,
+            value: null,
+            sessionId: null,
+          });
           expect(history[2].utilityAfter).toBeCloseTo(0.3, 10);
           expect((await store.events('default', { afterId: mark })).map((e) => e.type)).toEqual([
             'skill.eta_changed',
@@ -752,13 +1166,23 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             'skill.status_changed',
             'skill.retired',
           ]);
-          expect((await store.audit('default', { subjectId: 'sk_old', limit: 1 }))[0]).toMatchObject({ action: 'skill.feedback', actor: 'outcome' });
+          expect((await store.audit('default', { subjectId: 'sk_old', limit: 1 }))[0]).toMatchObject({
+            action: 'skill.feedback',
+            actor: 'outcome',
+          });
           expect(await store.applyFeedback(trial(true, { idOrName: 'ghost' }))).toBeNull();
           expect(await store.applyFeedback(trial(true, { namespace: 'elsewhere' }))).toBeNull();
         });
 
         it('oncePerSession: a session gives a skill one trial, however often its outcome is reported', async () => {
-          await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
           expect(await store.applyFeedback(trial(true, { sessionId: 'sess-1', oncePerSession: true }))).not.toBeNull();
           expect(await store.applyFeedback(trial(true, { sessionId: 'sess-1', oncePerSession: true }))).toBeNull();
           expect(await store.applyFeedback(trial(true, { sessionId: 'sess-2', oncePerSession: true }))).not.toBeNull();
@@ -766,8 +1190,19 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         });
 
         it('concurrent signals on one skill are all applied, each to the state the previous one left', async () => {
-          await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
-          const results = await Promise.all(Array.from({ length: 12 }, (_, i) => store.applyFeedback(trial(true, { sessionId: `s${i % 6}`, oncePerSession: true }))));
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
+          const results = await Promise.all(
+            Array.from({ length: 12 }, (_, i) =>
+              store.applyFeedback(trial(true, { sessionId: `s${i % 6}`, oncePerSession: true })),
+            ),
+          );
           expect(results.filter(Boolean)).toHaveLength(6);
           const after = (await store.getSkill('default', 'sk_old'))!;
           expect(after.trialsAttempted).toBe(6);
@@ -779,9 +1214,28 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
 
       describe('recall records', () => {
         it('recordRecall remembers what was served for a session and touches last_used_at', async () => {
-          await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_b', name: 'b' }), parents: [], actor: 'synth', detail: {}, at: '2025-02-01T00:00:00.000Z' });
-          await store.recordRecall('default', { sessionId: 'sess-1', goal: 'cancel', at: '2025-02-05T00:00:00.000Z', items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }] });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_b', name: 'b' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
+          await store.recordRecall('default', {
+            sessionId: 'sess-1',
+            goal: 'cancel',
+            at: '2025-02-05T00:00:00.000Z',
+            items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }],
+          });
           await store.recordRecall('default', {
             sessionId: 'sess-1',
             goal: 'cancel again',
@@ -791,7 +1245,12 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
               { skillId: 'sk_b', rank: 1, similarity: 0.7 },
             ],
           });
-          await store.recordRecall('default', { sessionId: null, goal: 'no session', at: '2025-02-07T00:00:00.000Z', items: [] });
+          await store.recordRecall('default', {
+            sessionId: null,
+            goal: 'no session',
+            at: '2025-02-07T00:00:00.000Z',
+            items: [],
+          });
           expect(await store.skillsServedForSession('default', 'sess-1')).toEqual(['sk_b', 'sk_old']);
           expect(await store.skillsServedForSession('default', 'sess-2')).toEqual([]);
           expect(await store.skillsServedForSession('other', 'sess-1')).toEqual([]);
@@ -818,7 +1277,12 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(r1.revision).toBeGreaterThan(r0.revision);
           expect((await store.skillRevision('other')).revision).toBe((await store.skillRevision('other')).revision);
 
-          await store.recordRecall('default', { sessionId: null, goal: 'cancel', at, items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }] });
+          await store.recordRecall('default', {
+            sessionId: null,
+            goal: 'cancel',
+            at,
+            items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }],
+          });
           await store.touchSkills('default', ['sk_old'], at);
           await store.getSkill('default', 'sk_old'); // flushes a queued recall
           expect((await store.skillRevision('default')).revision).toBe(r1.revision);
@@ -826,23 +1290,53 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           await store.setSkillEnabled('default', 'sk_old', false, 'alice');
           const r2 = await store.skillRevision('default');
           expect(r2.revision).toBeGreaterThan(r1.revision);
-          await store.applyFeedback({ namespace: 'default', idOrName: 'sk_old', signal: 'user.positive', value: null, sessionId: null, actor: 'u', at, compute: (x) => ({ ...x, eta: 0.6 }) });
+          await store.applyFeedback({
+            namespace: 'default',
+            idOrName: 'sk_old',
+            signal: 'user.positive',
+            value: null,
+            sessionId: null,
+            actor: 'u',
+            at,
+            compute: (x) => ({ ...x, eta: 0.6 }),
+          });
           expect((await store.skillRevision('default')).revision).toBeGreaterThan(r2.revision);
           // Another namespace's writes leave this one's revision alone.
           const before = await store.skillRevision('default');
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_x', namespace: 'other' }), parents: [], actor: 'synth', detail: {}, at });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_x', namespace: 'other' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at,
+          });
           expect((await store.skillRevision('default')).revision).toBe(before.revision);
         });
 
         it('lists every skill vector, or only those changed after a revision, and the revision they reflect', async () => {
           await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at });
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_b', name: 'b', embedding: null, embedderId: null }), parents: [], actor: 'synth', detail: {}, at });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_b', name: 'b', embedding: null, embedderId: null }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at,
+          });
           const all = await store.skillVectors('default');
           expect(all.changedIds).toBeNull();
           expect(all.revision).toEqual(await store.skillRevision('default'));
           const byId = new Map(all.rows.map((r) => [r.id, r]));
           expect([...byId.keys()].sort()).toEqual(['sk_b', 'sk_old']);
-          expect(byId.get('sk_old')).toMatchObject({ corpus: 'internal', enabled: true, status: 'probationary', eta: 0.5, supersededBy: null, embedderId: 'test-embedder' });
+          expect(byId.get('sk_old')).toMatchObject({
+            corpus: 'internal',
+            enabled: true,
+            status: 'probationary',
+            eta: 0.5,
+            supersededBy: null,
+            embedderId: 'test-embedder',
+          });
           expect(Array.from(byId.get('sk_old')!.embedding!)).toEqual(Array.from(new Float32Array([0.6, 0.8, 0])));
           expect(byId.get('sk_b')!.embedding).toBeNull();
 
@@ -857,7 +1351,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(delta.revision.revision).toBeGreaterThan(all.revision.revision);
         });
 
-        it('sees another connection\'s writes', async () => {
+        it("sees another connection's writes", async () => {
           const p = await peer();
           const r0 = await store.skillRevision('default');
           await p.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at });
@@ -867,9 +1361,18 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
 
         it('getSkillsById returns the known skills of the namespace only', async () => {
           await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at });
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_x', namespace: 'other' }), parents: [], actor: 'synth', detail: {}, at });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_x', namespace: 'other' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at,
+          });
           const got = await store.getSkillsById('default', ['sk_old', 'sk_x', 'ghost', 'sk_old']);
-          expect(got.map((s) => [s.id, s.name, s.body])).toEqual([['sk_old', 'cancel-order', '# Cancel order\n\n1. a\n2. b\n']]);
+          expect(got.map((s) => [s.id, s.name, s.body])).toEqual([
+            ['sk_old', 'cancel-order', '# Cancel order\n\n1. a\n2. b\n'],
+          ]);
           expect(await store.getSkillsById('default', [])).toEqual([]);
         });
       });
@@ -892,8 +1395,24 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.events('default', { limit: 1 })).toHaveLength(1);
           expect(await store.lastEventId()).toBe(Math.max(...events.map((e) => e.id)));
 
-          await store.appendAudit({ namespace: 'default', at: '2025-02-01T00:00:00.000Z', actor: 'a', action: 'x.one', subjectKind: 'k', subjectId: 'id1', detail: { a: 1 } });
-          await store.appendAudit({ namespace: 'other', at: '2025-02-01T00:00:00.000Z', actor: 'b', action: 'x.two', subjectKind: 'k', subjectId: 'id2', detail: {} });
+          await store.appendAudit({
+            namespace: 'default',
+            at: '2025-02-01T00:00:00.000Z',
+            actor: 'a',
+            action: 'x.one',
+            subjectKind: 'k',
+            subjectId: 'id1',
+            detail: { a: 1 },
+          });
+          await store.appendAudit({
+            namespace: 'other',
+            at: '2025-02-01T00:00:00.000Z',
+            actor: 'b',
+            action: 'x.two',
+            subjectKind: 'k',
+            subjectId: 'id2',
+            detail: {},
+          });
           const all = await store.auditSince(0, 100);
           expect(all.map((a) => [a.namespace, a.action, a.detail])).toEqual([
             ['default', 'x.one', { a: 1 }],
@@ -908,7 +1427,9 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
       describe('what each write appends', () => {
         const AT = '2025-05-01T00:00:00.000Z';
         const AT2 = '2025-05-02T00:00:00.000Z';
-        const signal = (compute: (s: Skill) => Pick<Skill, 'status' | 'eta' | 'utility' | 'trialsAttempted' | 'trialsPassed'>) => ({
+        const signal = (
+          compute: (s: Skill) => Pick<Skill, 'status' | 'eta' | 'utility' | 'trialsAttempted' | 'trialsPassed'>,
+        ) => ({
           namespace: 'default',
           idOrName: 'sk_new',
           signal: 'trial.fail',
@@ -920,7 +1441,14 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         });
 
         it('skill writes, supersede, enable, feedback and forget: the exact audit records and events', async () => {
-          await store.writeSkill({ action: 'add', skill: skill(), parents: [{ kind: 'episodic', id: 's1' }], actor: 'synth', detail: { cluster: 'c1' }, at: AT });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [{ kind: 'episodic', id: 's1' }],
+            actor: 'synth',
+            detail: { cluster: 'c1' },
+            at: AT,
+          });
           await store.writeSkill({
             action: 'supersede',
             skill: skill({ id: 'sk_new', version: '2.0.0', createdAt: AT, updatedAt: AT }),
@@ -930,19 +1458,50 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             detail: {},
             at: AT,
           });
-          await store.writeSkill({ action: 'reinforce', skill: skill({ id: 'sk_new', version: '2.0.0', successCount: 4 }), parents: [{ kind: 'episodic', id: 's2' }], actor: 'synth', detail: { n: 1 }, at: AT });
+          await store.writeSkill({
+            action: 'reinforce',
+            skill: skill({ id: 'sk_new', version: '2.0.0', successCount: 4 }),
+            parents: [{ kind: 'episodic', id: 's2' }],
+            actor: 'synth',
+            detail: { n: 1 },
+            at: AT,
+          });
           await store.setSkillEnabled('default', 'sk_new', false, 'user');
           // A signal that moves neither eta nor status: an audit record, no event.
-          await store.applyFeedback(signal((s) => ({ status: s.status, eta: s.eta, utility: s.utility, trialsAttempted: s.trialsAttempted + 1, trialsPassed: s.trialsPassed })));
-          await store.applyFeedback(signal((s) => ({ status: 'retired', eta: 0.1, utility: -0.5, trialsAttempted: s.trialsAttempted + 1, trialsPassed: s.trialsPassed })));
+          await store.applyFeedback(
+            signal((s) => ({
+              status: s.status,
+              eta: s.eta,
+              utility: s.utility,
+              trialsAttempted: s.trialsAttempted + 1,
+              trialsPassed: s.trialsPassed,
+            })),
+          );
+          await store.applyFeedback(
+            signal((s) => ({
+              status: 'retired',
+              eta: 0.1,
+              utility: -0.5,
+              trialsAttempted: s.trialsAttempted + 1,
+              trialsPassed: s.trialsPassed,
+            })),
+          );
           await store.forgetSkill('default', 'sk_new', { actor: 'user', at: AT2 });
 
           const events = await store.events('default');
           expect(events.map((e) => [e.type, e.skillId, e.payload])).toEqual([
-            ['skill.created', 'sk_old', { name: 'cancel-order', cluster: 'c1', version: '1.0.0', parents: 1, supersedes: null }],
+            [
+              'skill.created',
+              'sk_old',
+              { name: 'cancel-order', cluster: 'c1', version: '1.0.0', parents: 1, supersedes: null },
+            ],
             ['skill.created', 'sk_new', { name: 'cancel-order', version: '2.0.0', parents: 0, supersedes: 'sk_old' }],
             ['skill.superseded', 'sk_old', { by: 'sk_new' }],
-            ['skill.reinforced', 'sk_new', { name: 'cancel-order', n: 1, version: '2.0.0', parents: 1, supersedes: null }],
+            [
+              'skill.reinforced',
+              'sk_new',
+              { name: 'cancel-order', n: 1, version: '2.0.0', parents: 1, supersedes: null },
+            ],
             ['skill.disabled', 'sk_new', { name: 'cancel-order' }],
             ['skill.eta_changed', 'sk_new', { name: 'cancel-order', from: 0.5, to: 0.1, signal: 'trial.fail' }],
             ['skill.status_changed', 'sk_new', { name: 'cancel-order', from: 'probationary', to: 'retired' }],
@@ -952,12 +1511,44 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(events.every((e) => e.namespace === 'default')).toBe(true);
           const audit = (await store.audit('default', { limit: 100 })).reverse();
           expect(audit.map((a) => [a.action, a.actor, a.subjectKind, a.subjectId, a.detail])).toEqual([
-            ['skill.add', 'synth', 'skill', 'sk_old', { cluster: 'c1', version: '1.0.0', parents: 1, supersedes: null }],
+            [
+              'skill.add',
+              'synth',
+              'skill',
+              'sk_old',
+              { cluster: 'c1', version: '1.0.0', parents: 1, supersedes: null },
+            ],
             ['skill.supersede', 'synth', 'skill', 'sk_new', { version: '2.0.0', parents: 0, supersedes: 'sk_old' }],
             ['skill.reinforce', 'synth', 'skill', 'sk_new', { n: 1, version: '2.0.0', parents: 1, supersedes: null }],
             ['skill.disable', 'user', 'skill', 'sk_new', { name: 'cancel-order' }],
-            ['skill.feedback', 'outcome', 'skill', 'sk_new', { signal: 'trial.fail', value: 0.25, session: 'sess-9', eta: [0.5, 0.5], status: ['probationary', 'probationary'], utility: [0, 0] }],
-            ['skill.feedback', 'outcome', 'skill', 'sk_new', { signal: 'trial.fail', value: 0.25, session: 'sess-9', eta: [0.5, 0.1], status: ['probationary', 'retired'], utility: [0, -0.5] }],
+            [
+              'skill.feedback',
+              'outcome',
+              'skill',
+              'sk_new',
+              {
+                signal: 'trial.fail',
+                value: 0.25,
+                session: 'sess-9',
+                eta: [0.5, 0.5],
+                status: ['probationary', 'probationary'],
+                utility: [0, 0],
+              },
+            ],
+            [
+              'skill.feedback',
+              'outcome',
+              'skill',
+              'sk_new',
+              {
+                signal: 'trial.fail',
+                value: 0.25,
+                session: 'sess-9',
+                eta: [0.5, 0.1],
+                status: ['probationary', 'retired'],
+                utility: [0, -0.5],
+              },
+            ],
             ['skill.forget', 'user', 'skill', 'sk_new', { name: 'cancel-order', version: '2.0.0', corpus: 'internal' }],
           ]);
           expect(audit.map((a) => a.at)).toEqual([AT, AT, AT, audit[3].at, AT2, AT2, AT2]);
@@ -965,11 +1556,26 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         });
 
         it('a supersede names a live skill of its own namespace: one of another namespace is refused, nothing written', async () => {
-          await store.writeSkill({ action: 'add', skill: skill({ namespace: 'other' }), parents: [], actor: 'synth', detail: {}, at: AT });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ namespace: 'other' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: AT,
+          });
           const before = await skillSnapshot('default', ['sk_new']);
           const other = await skillSnapshot('other');
           await expect(
-            store.writeSkill({ action: 'supersede', skill: skill({ id: 'sk_new' }), supersedes: 'sk_old', parents: [], actor: 'synth', detail: {}, at: AT2 }),
+            store.writeSkill({
+              action: 'supersede',
+              skill: skill({ id: 'sk_new' }),
+              supersedes: 'sk_old',
+              parents: [],
+              actor: 'synth',
+              detail: {},
+              at: AT2,
+            }),
           ).rejects.toThrow('cannot supersede sk_old: not a live skill in default');
           expect(await skillSnapshot('default', ['sk_new'])).toEqual(before);
           expect(await skillSnapshot('other')).toEqual(other);
@@ -978,7 +1584,15 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         it('of two supersedes of one skill at once, exactly one is written', async () => {
           await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: AT });
           const supersede = (id: string) =>
-            store.writeSkill({ action: 'supersede', skill: skill({ id, name: `cancel-order-${id}` }), supersedes: 'sk_old', parents: [], actor: 'synth', detail: {}, at: AT2 });
+            store.writeSkill({
+              action: 'supersede',
+              skill: skill({ id, name: `cancel-order-${id}` }),
+              supersedes: 'sk_old',
+              parents: [],
+              actor: 'synth',
+              detail: {},
+              at: AT2,
+            });
           const results = await Promise.allSettled([supersede('sk_a'), supersede('sk_b')]);
           expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
           const winner = (await store.getSkill('default', 'sk_old'))!.supersededBy;
@@ -988,7 +1602,14 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
         });
 
         it('a signal skipped as a repeated trial of its session appends nothing', async () => {
-          await store.writeSkill({ action: 'add', skill: skill({ id: 'sk_new' }), parents: [], actor: 'synth', detail: {}, at: AT });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_new' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: AT,
+          });
           const req = { ...signal((s) => ({ ...s, trialsAttempted: s.trialsAttempted + 1 })), oncePerSession: true };
           expect(await store.applyFeedback(req)).not.toBeNull();
           const before = await skillSnapshot('default');

@@ -36,7 +36,14 @@ export interface SessionStore {
   beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void>;
   /** Records one call; idempotent by (session, position). */
   appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void>;
-  endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string, source?: OutcomeSource): Promise<void>;
+  endSession(
+    namespace: string,
+    sessionId: string,
+    outcome: Outcome,
+    reward: number | null,
+    endedAt: string,
+    source?: OutcomeSource,
+  ): Promise<void>;
   getSession(namespace: string, id: string): Promise<Session | null>;
   /** Many sessions at once, in insertion order; unknown ids are left out. */
   getSessions(namespace: string, ids: string[]): Promise<Session[]>;
@@ -109,7 +116,15 @@ export interface SkillStore {
   applyFeedback(req: FeedbackRequest): Promise<{ before: Skill; after: Skill } | null>;
   feedbackHistory(skillId: string): Promise<FeedbackRecord[]>;
   /** Records which skills a recall served (and touches their last_used_at) in one transaction. */
-  recordRecall(namespace: string, recall: { sessionId: string | null; goal: string; at: string; items: { skillId: string; rank: number; similarity: number }[] }): Promise<void>;
+  recordRecall(
+    namespace: string,
+    recall: {
+      sessionId: string | null;
+      goal: string;
+      at: string;
+      items: { skillId: string; rank: number; similarity: number }[];
+    },
+  ): Promise<void>;
   /** Skills served by recalls made for a session, without repeats. */
   skillsServedForSession(namespace: string, sessionId: string): Promise<string[]>;
   /**
@@ -134,7 +149,10 @@ export interface SkillStore {
    * log keeps a window of the last 100,000 changes (migration 9): when it no longer reaches back to
    * `changedAfter` and the namespace changed since, every skill is returned with `changedIds` null (rebuild).
    */
-  skillVectors(namespace: string, opts?: { changedAfter?: number }): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }>;
+  skillVectors(
+    namespace: string,
+    opts?: { changedAfter?: number },
+  ): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }>;
   /** Skills by id (recall's hits) in any order; unknown ids are left out. */
   getSkillsById(namespace: string, ids: string[]): Promise<Skill[]>;
 }
@@ -144,7 +162,13 @@ export interface EventLog {
   audit(namespace: string, opts?: { subjectId?: string; limit?: number }): Promise<AuditRecord[]>;
   /** Audit records of every namespace with id > afterId, oldest first (for the append-only JSONL file). */
   auditSince(afterId: number, limit: number): Promise<AuditRecord[]>;
-  appendEvent(namespace: string, type: string, skillId: string | null, payload: Record<string, unknown>, at: string): Promise<void>;
+  appendEvent(
+    namespace: string,
+    type: string,
+    skillId: string | null,
+    payload: Record<string, unknown>,
+    at: string,
+  ): Promise<void>;
   appendAudit(record: AuditRecord): Promise<void>;
 
   events(namespace: string, opts?: { afterId?: number; limit?: number }): Promise<SkillEvent[]>;
@@ -157,7 +181,10 @@ export interface SkillRevision {
   revision: number;
 }
 
-export type SkillVectorRow = Pick<Skill, 'id' | 'corpus' | 'enabled' | 'status' | 'eta' | 'supersededBy' | 'embedderId' | 'embedding' | 'exemplars'>;
+export type SkillVectorRow = Pick<
+  Skill,
+  'id' | 'corpus' | 'enabled' | 'status' | 'eta' | 'supersededBy' | 'embedderId' | 'embedding' | 'exemplars'
+>;
 
 export interface ForgetOptions {
   actor: string;

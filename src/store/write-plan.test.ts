@@ -23,22 +23,66 @@ function write(over: Partial<SkillWrite> = {}): SkillWrite {
 }
 
 function feedback(compute: FeedbackRequest['compute'], over: Partial<FeedbackRequest> = {}): FeedbackRequest {
-  return { namespace: 'default', idOrName: 'cancel-order', signal: 'trial.pass', value: null, sessionId: 's1', actor: 'outcome', at: AT, compute, ...over };
+  return {
+    namespace: 'default',
+    idOrName: 'cancel-order',
+    signal: 'trial.pass',
+    value: null,
+    sessionId: 's1',
+    actor: 'outcome',
+    at: AT,
+    compute,
+    ...over,
+  };
 }
 
 describe('planSkillWrite', () => {
   it('an add: the row, its parents and version, one audit record and one event', () => {
     const s = skill();
-    const plan = accepted(planSkillWrite(write({ skill: s, parents: [{ kind: 'episodic', id: 's1' }], detail: { cluster: 'c1' }, clusterId: 'c1' }), { superseded: null }));
+    const plan = accepted(
+      planSkillWrite(
+        write({ skill: s, parents: [{ kind: 'episodic', id: 's1' }], detail: { cluster: 'c1' }, clusterId: 'c1' }),
+        { superseded: null },
+      ),
+    );
     expect(plan).toEqual<SkillWritePlan>({
       skill: s,
       supersede: null,
       provenance: [{ skillId: 'sk_old', sourceKind: 'episodic', sourceId: 's1', version: '1.0.0', createdAt: AT }],
-      version: { skillId: 'sk_old', version: '1.0.0', skillMd: s.skillMd, toolSequence: s.toolSequence, reason: 'add', createdAt: AT },
+      version: {
+        skillId: 'sk_old',
+        version: '1.0.0',
+        skillMd: s.skillMd,
+        toolSequence: s.toolSequence,
+        reason: 'add',
+        createdAt: AT,
+      },
       files: null,
-      linkCluster: { table: 'clusters', set: { skill_id: 'sk_old', dirty: false, last_pass_at: AT }, where: { namespace: 'default', id: 'c1' } },
-      audit: [{ namespace: 'default', at: AT, actor: 'synth', action: 'skill.add', subjectKind: 'skill', subjectId: 'sk_old', detail: { cluster: 'c1', version: '1.0.0', parents: 1, supersedes: null } }],
-      events: [{ namespace: 'default', at: AT, type: 'skill.created', skillId: 'sk_old', payload: { name: 'cancel-order', cluster: 'c1', version: '1.0.0', parents: 1, supersedes: null } }],
+      linkCluster: {
+        table: 'clusters',
+        set: { skill_id: 'sk_old', dirty: false, last_pass_at: AT },
+        where: { namespace: 'default', id: 'c1' },
+      },
+      audit: [
+        {
+          namespace: 'default',
+          at: AT,
+          actor: 'synth',
+          action: 'skill.add',
+          subjectKind: 'skill',
+          subjectId: 'sk_old',
+          detail: { cluster: 'c1', version: '1.0.0', parents: 1, supersedes: null },
+        },
+      ],
+      events: [
+        {
+          namespace: 'default',
+          at: AT,
+          type: 'skill.created',
+          skillId: 'sk_old',
+          payload: { name: 'cancel-order', cluster: 'c1', version: '1.0.0', parents: 1, supersedes: null },
+        },
+      ],
       skillsChanged: true,
     });
   });
@@ -47,13 +91,26 @@ describe('planSkillWrite', () => {
     expect(accepted(planSkillWrite(write({ action: 'reinforce' }), { superseded: null })).version).toBeNull();
     const files = [{ path: 'SKILL.md', bytes: Buffer.from('x') }];
     const plan = accepted(planSkillWrite(write({ action: 'import', files }), { superseded: null }));
-    expect(plan.files).toEqual({ skillId: 'sk_old', version: '1.0.0', files, clear: { table: 'skill_files', where: { skill_id: 'sk_old', version: '1.0.0' } } });
+    expect(plan.files).toEqual({
+      skillId: 'sk_old',
+      version: '1.0.0',
+      files,
+      clear: { table: 'skill_files', where: { skill_id: 'sk_old', version: '1.0.0' } },
+    });
     expect(plan.version?.reason).toBe('import');
   });
 
   it('a supersede of a live row marks it and adds the skill.superseded event', () => {
-    const plan = accepted(planSkillWrite(write({ action: 'supersede', skill: skill({ id: 'sk_new' }), supersedes: 'sk_old' }), { superseded: { supersededBy: null } }));
-    expect(plan.supersede).toEqual({ table: 'skills', set: { superseded_by: 'sk_new', updated_at: AT }, where: { namespace: 'default', id: 'sk_old' } });
+    const plan = accepted(
+      planSkillWrite(write({ action: 'supersede', skill: skill({ id: 'sk_new' }), supersedes: 'sk_old' }), {
+        superseded: { supersededBy: null },
+      }),
+    );
+    expect(plan.supersede).toEqual({
+      table: 'skills',
+      set: { superseded_by: 'sk_new', updated_at: AT },
+      where: { namespace: 'default', id: 'sk_old' },
+    });
     expect(plan.events.map((e) => [e.type, e.skillId, e.payload.supersedes ?? e.payload.by])).toEqual([
       ['skill.created', 'sk_new', 'sk_old'],
       ['skill.superseded', 'sk_old', 'sk_new'],
@@ -62,9 +119,15 @@ describe('planSkillWrite', () => {
 
   it('refuses a supersede of a missing or already superseded row, with a typed rejection', () => {
     for (const superseded of [null, { supersededBy: 'sk_other' }]) {
-      const out = planSkillWrite(write({ action: 'supersede', skill: skill({ id: 'sk_new' }), supersedes: 'sk_old' }), { superseded });
+      const out = planSkillWrite(write({ action: 'supersede', skill: skill({ id: 'sk_new' }), supersedes: 'sk_old' }), {
+        superseded,
+      });
       expect(isRejection(out)).toBe(true);
-      expect(out).toEqual({ rejected: true, code: 'supersede-target-not-live', message: 'cannot supersede sk_old: not a live skill in default' });
+      expect(out).toEqual({
+        rejected: true,
+        code: 'supersede-target-not-live',
+        message: 'cannot supersede sk_old: not a live skill in default',
+      });
       expect(() => accepted(out)).toThrow(WriteRejectedError);
       expect(() => accepted(out)).toThrow('cannot supersede sk_old: not a live skill in default');
     }
@@ -84,7 +147,14 @@ describe('planSkillWrite', () => {
 
 describe('planFeedback', () => {
   const before = skill({ eta: 0.5, status: 'probationary', utility: 0.2, trialsAttempted: 2, trialsPassed: 1 });
-  const to = (next: Partial<Skill>) => (s: Skill) => ({ status: s.status, eta: s.eta, utility: s.utility, trialsAttempted: s.trialsAttempted + 1, trialsPassed: s.trialsPassed, ...next });
+  const to = (next: Partial<Skill>) => (s: Skill) => ({
+    status: s.status,
+    eta: s.eta,
+    utility: s.utility,
+    trialsAttempted: s.trialsAttempted + 1,
+    trialsPassed: s.trialsPassed,
+    ...next,
+  });
 
   it('writes the lifecycle, a feedback row and an audit record; no event when neither eta nor status moves', () => {
     const plan = planFeedback(feedback(to({})), before, { sessionAlreadyTried: false })!;
@@ -116,16 +186,31 @@ describe('planFeedback', () => {
         action: 'skill.feedback',
         subjectKind: 'skill',
         subjectId: 'sk_old',
-        detail: { signal: 'trial.pass', value: null, session: 's1', eta: [0.5, 0.5], status: ['probationary', 'probationary'], utility: [0.2, 0.2] },
+        detail: {
+          signal: 'trial.pass',
+          value: null,
+          session: 's1',
+          eta: [0.5, 0.5],
+          status: ['probationary', 'probationary'],
+          utility: [0.2, 0.2],
+        },
       },
     ]);
     expect(plan.events).toEqual([]);
   });
 
   it('an eta change, a status change and a retirement each emit their event, in that order', () => {
-    expect(planFeedback(feedback(to({ eta: 0.6 })), before, { sessionAlreadyTried: false })!.events.map((e) => e.type)).toEqual(['skill.eta_changed']);
-    expect(planFeedback(feedback(to({ status: 'active' })), before, { sessionAlreadyTried: false })!.events.map((e) => e.type)).toEqual(['skill.status_changed']);
-    const retired = planFeedback(feedback(to({ eta: 0.1, status: 'retired' })), before, { sessionAlreadyTried: false })!;
+    expect(
+      planFeedback(feedback(to({ eta: 0.6 })), before, { sessionAlreadyTried: false })!.events.map((e) => e.type),
+    ).toEqual(['skill.eta_changed']);
+    expect(
+      planFeedback(feedback(to({ status: 'active' })), before, { sessionAlreadyTried: false })!.events.map(
+        (e) => e.type,
+      ),
+    ).toEqual(['skill.status_changed']);
+    const retired = planFeedback(feedback(to({ eta: 0.1, status: 'retired' })), before, {
+      sessionAlreadyTried: false,
+    })!;
     expect(retired.events.map((e) => [e.type, e.payload])).toEqual([
       ['skill.eta_changed', { name: 'cancel-order', from: 0.5, to: 0.1, signal: 'trial.pass' }],
       ['skill.status_changed', { name: 'cancel-order', from: 'probationary', to: 'retired' }],
@@ -137,7 +222,9 @@ describe('planFeedback', () => {
     expect(planFeedback(feedback(to({}), { oncePerSession: true }), before, { sessionAlreadyTried: true })).toBeNull();
     expect(planFeedback(feedback(to({})), before, { sessionAlreadyTried: true })).not.toBeNull();
     // Without a session there is nothing to count once.
-    expect(planFeedback(feedback(to({}), { oncePerSession: true, sessionId: null }), before, { sessionAlreadyTried: true })).not.toBeNull();
+    expect(
+      planFeedback(feedback(to({}), { oncePerSession: true, sessionId: null }), before, { sessionAlreadyTried: true }),
+    ).not.toBeNull();
   });
 });
 
@@ -161,24 +248,61 @@ describe('the other plans', () => {
       ['skill_files', 'delete', { skill_id: 'sk_old' }],
       ['clusters', { skill_id: null }, { namespace: 'default', skill_id: 'sk_old' }],
     ]);
-    expect(plan.audit[0]).toMatchObject({ action: 'skill.forget', subjectId: 'sk_old', detail: { name: 'cancel-order', version: '1.0.0', corpus: 'internal' } });
-    expect(plan.events).toEqual([{ namespace: 'default', at: AT, type: 'skill.forgotten', skillId: 'sk_old', payload: plan.audit[0].detail }]);
+    expect(plan.audit[0]).toMatchObject({
+      action: 'skill.forget',
+      subjectId: 'sk_old',
+      detail: { name: 'cancel-order', version: '1.0.0', corpus: 'internal' },
+    });
+    expect(plan.events).toEqual([
+      { namespace: 'default', at: AT, type: 'skill.forgotten', skillId: 'sk_old', payload: plan.audit[0].detail },
+    ]);
   });
 
   it('forgetting a session: named by its reference only; one event per parent skill; skills change only with parents', () => {
-    const plan = planForgetSession('default', 'ses-0123456789abcdef', { calls: 3, clusterId: 'c1', parents: [{ skillId: 'sk_a', name: 'a' }] }, { actor: 'user', at: AT });
+    const plan = planForgetSession(
+      'default',
+      'ses-0123456789abcdef',
+      { calls: 3, clusterId: 'c1', parents: [{ skillId: 'sk_a', name: 'a' }] },
+      { actor: 'user', at: AT },
+    );
     expect(plan.result).toEqual({ ref: 'ses-0123456789abcdef', calls: 3, skills: ['sk_a'], clusterId: 'c1' });
     expect(plan.audit).toEqual([
-      { namespace: 'default', at: AT, actor: 'user', action: 'session.forget', subjectKind: 'session', subjectId: 'ses-0123456789abcdef', detail: { calls: 3, skills: ['sk_a'] } },
+      {
+        namespace: 'default',
+        at: AT,
+        actor: 'user',
+        action: 'session.forget',
+        subjectKind: 'session',
+        subjectId: 'ses-0123456789abcdef',
+        detail: { calls: 3, skills: ['sk_a'] },
+      },
     ]);
-    expect(plan.events.map((e) => [e.type, e.skillId, e.payload])).toEqual([['skill.parent_forgotten', 'sk_a', { name: 'a' }]]);
+    expect(plan.events.map((e) => [e.type, e.skillId, e.payload])).toEqual([
+      ['skill.parent_forgotten', 'sk_a', { name: 'a' }],
+    ]);
     expect(plan.skillsChanged).toBe(true);
-    expect(planForgetSession('default', 'ses-x', { calls: 0, clusterId: null, parents: [] }, { actor: 'user', at: AT }).skillsChanged).toBe(false);
+    expect(
+      planForgetSession('default', 'ses-x', { calls: 0, clusterId: null, parents: [] }, { actor: 'user', at: AT })
+        .skillsChanged,
+    ).toBe(false);
   });
 
   it('re-embedding: one audit record and one namespace event with the counts', () => {
     const plan = planReembed('default', { embedderId: 'e2', actor: 'doctor', at: AT }, { skills: 2, clusters: 1 });
-    expect(plan.audit[0]).toMatchObject({ action: 'skills.reembed', subjectKind: 'namespace', subjectId: 'default', detail: { embedderId: 'e2', skills: 2, clusters: 1 } });
-    expect(plan.events).toEqual([{ namespace: 'default', at: AT, type: 'skills.reembedded', skillId: null, payload: { embedderId: 'e2', skills: 2, clusters: 1 } }]);
+    expect(plan.audit[0]).toMatchObject({
+      action: 'skills.reembed',
+      subjectKind: 'namespace',
+      subjectId: 'default',
+      detail: { embedderId: 'e2', skills: 2, clusters: 1 },
+    });
+    expect(plan.events).toEqual([
+      {
+        namespace: 'default',
+        at: AT,
+        type: 'skills.reembedded',
+        skillId: null,
+        payload: { embedderId: 'e2', skills: 2, clusters: 1 },
+      },
+    ]);
   });
 });

@@ -3,7 +3,16 @@
 // rows, the audit records and the events, or a typed rejection. A back end only executes the plan, in one
 // transaction, in its own SQL dialect.
 import type { AuditRecord, Skill } from '../domain/types.js';
-import type { EmbeddingReplacement, FeedbackRecord, FeedbackRequest, ForgetOptions, ForgottenSession, SkillFile, SkillVersion, SkillWrite } from './store.js';
+import type {
+  EmbeddingReplacement,
+  FeedbackRecord,
+  FeedbackRequest,
+  ForgetOptions,
+  ForgottenSession,
+  SkillFile,
+  SkillVersion,
+  SkillWrite,
+} from './store.js';
 import { ConflictError } from '../errors/conflict-error.js';
 
 /** One audit record to append (the store hands out its id). */
@@ -115,22 +124,83 @@ export interface SkillWriteCurrent {
 export function planSkillWrite(w: SkillWrite, current: SkillWriteCurrent): SkillWritePlan | WriteRejection {
   const s = w.skill;
   if (w.supersedes && (!current.superseded || current.superseded.supersededBy !== null)) {
-    return { rejected: true, code: 'supersede-target-not-live', message: `cannot supersede ${w.supersedes}: not a live skill in ${s.namespace}` };
+    return {
+      rejected: true,
+      code: 'supersede-target-not-live',
+      message: `cannot supersede ${w.supersedes}: not a live skill in ${s.namespace}`,
+    };
   }
   const detail = { ...w.detail, version: s.version, parents: w.parents.length, supersedes: w.supersedes ?? null };
-  const events: EventEntry[] = [{ namespace: s.namespace, at: w.at, type: eventType(w.action), skillId: s.id, payload: { name: s.name, ...detail } }];
-  if (w.supersedes) events.push({ namespace: s.namespace, at: w.at, type: 'skill.superseded', skillId: w.supersedes, payload: { by: s.id } });
+  const events: EventEntry[] = [
+    {
+      namespace: s.namespace,
+      at: w.at,
+      type: eventType(w.action),
+      skillId: s.id,
+      payload: { name: s.name, ...detail },
+    },
+  ];
+  if (w.supersedes)
+    events.push({
+      namespace: s.namespace,
+      at: w.at,
+      type: 'skill.superseded',
+      skillId: w.supersedes,
+      payload: { by: s.id },
+    });
   return {
     skill: s,
-    supersede: w.supersedes ? { table: 'skills', set: { superseded_by: s.id, updated_at: w.at }, where: { namespace: s.namespace, id: w.supersedes } } : null,
-    provenance: w.parents.map((p) => ({ skillId: s.id, sourceKind: p.kind, sourceId: p.id, version: s.version, createdAt: w.at })),
-    version:
-      w.action === 'reinforce' ? null : { skillId: s.id, version: s.version, skillMd: s.skillMd, toolSequence: s.toolSequence, reason: w.action, createdAt: w.at },
-    files: w.files ? { skillId: s.id, version: s.version, files: w.files, clear: { table: 'skill_files', where: { skill_id: s.id, version: s.version } } } : null,
-    linkCluster: w.clusterId
-      ? { table: 'clusters', set: { skill_id: s.id, dirty: false, last_pass_at: w.at }, where: { namespace: s.namespace, id: w.clusterId } }
+    supersede: w.supersedes
+      ? {
+          table: 'skills',
+          set: { superseded_by: s.id, updated_at: w.at },
+          where: { namespace: s.namespace, id: w.supersedes },
+        }
       : null,
-    audit: [{ namespace: s.namespace, at: w.at, actor: w.actor, action: `skill.${w.action}`, subjectKind: 'skill', subjectId: s.id, detail }],
+    provenance: w.parents.map((p) => ({
+      skillId: s.id,
+      sourceKind: p.kind,
+      sourceId: p.id,
+      version: s.version,
+      createdAt: w.at,
+    })),
+    version:
+      w.action === 'reinforce'
+        ? null
+        : {
+            skillId: s.id,
+            version: s.version,
+            skillMd: s.skillMd,
+            toolSequence: s.toolSequence,
+            reason: w.action,
+            createdAt: w.at,
+          },
+    files: w.files
+      ? {
+          skillId: s.id,
+          version: s.version,
+          files: w.files,
+          clear: { table: 'skill_files', where: { skill_id: s.id, version: s.version } },
+        }
+      : null,
+    linkCluster: w.clusterId
+      ? {
+          table: 'clusters',
+          set: { skill_id: s.id, dirty: false, last_pass_at: w.at },
+          where: { namespace: s.namespace, id: w.clusterId },
+        }
+      : null,
+    audit: [
+      {
+        namespace: s.namespace,
+        at: w.at,
+        actor: w.actor,
+        action: `skill.${w.action}`,
+        subjectKind: 'skill',
+        subjectId: s.id,
+        detail,
+      },
+    ],
     events,
     skillsChanged: true,
   };
@@ -139,7 +209,11 @@ export function planSkillWrite(w: SkillWrite, current: SkillWriteCurrent): Skill
 // ── feedback ─────────────────────────────────────────────────────────────────
 
 /** A new feedback row: the record as `feedbackHistory` reads it (without its id), with namespace and utility before. */
-export type FeedbackInsert = Omit<FeedbackRecord, 'id'> & { namespace: string; utilityBefore: number; utilityAfter: number };
+export type FeedbackInsert = Omit<FeedbackRecord, 'id'> & {
+  namespace: string;
+  utilityBefore: number;
+  utilityAfter: number;
+};
 
 export interface FeedbackPlan extends Outbox {
   /** The lifecycle columns of the skill's row. */
@@ -163,13 +237,24 @@ export const TRIAL_SIGNALS = ['trial.pass', 'trial.fail'] as const;
  * a retirement. Null (nothing written) when this session already gave the skill a trial and the request
  * counts once per session.
  */
-export function planFeedback(req: FeedbackRequest, before: Skill, current: { sessionAlreadyTried: boolean }): FeedbackPlan | null {
+export function planFeedback(
+  req: FeedbackRequest,
+  before: Skill,
+  current: { sessionAlreadyTried: boolean },
+): FeedbackPlan | null {
   if (feedbackNeedsTrialCheck(req) && current.sessionAlreadyTried) return null;
   const next = req.compute(before);
   const ns = req.namespace;
-  const event = (type: string, payload: Record<string, unknown>): EventEntry => ({ namespace: ns, at: req.at, type, skillId: before.id, payload });
+  const event = (type: string, payload: Record<string, unknown>): EventEntry => ({
+    namespace: ns,
+    at: req.at,
+    type,
+    skillId: before.id,
+    payload,
+  });
   const events: EventEntry[] = [];
-  if (next.eta !== before.eta) events.push(event('skill.eta_changed', { name: before.name, from: before.eta, to: next.eta, signal: req.signal }));
+  if (next.eta !== before.eta)
+    events.push(event('skill.eta_changed', { name: before.name, from: before.eta, to: next.eta, signal: req.signal }));
   if (next.status !== before.status) {
     events.push(event('skill.status_changed', { name: before.name, from: before.status, to: next.status }));
     if (next.status === 'retired') events.push(event('skill.retired', { name: before.name }));
@@ -182,7 +267,14 @@ export function planFeedback(req: FeedbackRequest, before: Skill, current: { ses
     status: [before.status, next.status],
     utility: [before.utility, next.utility],
   };
-  const changed = { status: next.status, eta: next.eta, utility: next.utility, trialsAttempted: next.trialsAttempted, trialsPassed: next.trialsPassed, updatedAt: req.at };
+  const changed = {
+    status: next.status,
+    eta: next.eta,
+    utility: next.utility,
+    trialsAttempted: next.trialsAttempted,
+    trialsPassed: next.trialsPassed,
+    updatedAt: req.at,
+  };
   return {
     update: {
       table: 'skills',
@@ -211,7 +303,17 @@ export function planFeedback(req: FeedbackRequest, before: Skill, current: { ses
       utilityAfter: next.utility,
     },
     after: { ...before, ...changed },
-    audit: [{ namespace: ns, at: req.at, actor: req.actor, action: 'skill.feedback', subjectKind: 'skill', subjectId: before.id, detail }],
+    audit: [
+      {
+        namespace: ns,
+        at: req.at,
+        actor: req.actor,
+        action: 'skill.feedback',
+        subjectKind: 'skill',
+        subjectId: before.id,
+        detail,
+      },
+    ],
     events,
     skillsChanged: true,
   };
@@ -224,12 +326,27 @@ export interface EnablePlan extends Outbox {
 }
 
 /** What enabling or disabling a skill writes: the flag, one audit record and one event. */
-export function planSetEnabled(skill: Pick<Skill, 'id' | 'name' | 'namespace'>, enabled: boolean, actor: string, at: string): EnablePlan {
+export function planSetEnabled(
+  skill: Pick<Skill, 'id' | 'name' | 'namespace'>,
+  enabled: boolean,
+  actor: string,
+  at: string,
+): EnablePlan {
   const payload = { name: skill.name };
   const ns = skill.namespace;
   return {
     update: { table: 'skills', set: { enabled, updated_at: at }, where: { id: skill.id } },
-    audit: [{ namespace: ns, at, actor, action: enabled ? 'skill.enable' : 'skill.disable', subjectKind: 'skill', subjectId: skill.id, detail: payload }],
+    audit: [
+      {
+        namespace: ns,
+        at,
+        actor,
+        action: enabled ? 'skill.enable' : 'skill.disable',
+        subjectKind: 'skill',
+        subjectId: skill.id,
+        detail: payload,
+      },
+    ],
     events: [{ namespace: ns, at, type: enabled ? 'skill.enabled' : 'skill.disabled', skillId: skill.id, payload }],
     skillsChanged: true,
   };
@@ -243,7 +360,10 @@ export interface ForgetSkillPlan extends Outbox {
 }
 
 /** What forgetting a skill deletes and appends: every row of it, one audit record and one event. */
-export function planForgetSkill(skill: Pick<Skill, 'id' | 'name' | 'namespace' | 'version' | 'corpus'>, opts: ForgetOptions): ForgetSkillPlan {
+export function planForgetSkill(
+  skill: Pick<Skill, 'id' | 'name' | 'namespace' | 'version' | 'corpus'>,
+  opts: ForgetOptions,
+): ForgetSkillPlan {
   const detail = { name: skill.name, version: skill.version, corpus: skill.corpus };
   const ns = skill.namespace;
   const ofSkill = { skill_id: skill.id };
@@ -257,7 +377,17 @@ export function planForgetSkill(skill: Pick<Skill, 'id' | 'name' | 'namespace' |
       { table: 'skill_files', where: ofSkill },
       { table: 'clusters', set: { skill_id: null }, where: { namespace: ns, skill_id: skill.id } },
     ],
-    audit: [{ namespace: ns, at: opts.at, actor: opts.actor, action: 'skill.forget', subjectKind: 'skill', subjectId: skill.id, detail }],
+    audit: [
+      {
+        namespace: ns,
+        at: opts.at,
+        actor: opts.actor,
+        action: 'skill.forget',
+        subjectKind: 'skill',
+        subjectId: skill.id,
+        detail,
+      },
+    ],
     events: [{ namespace: ns, at: opts.at, type: 'skill.forgotten', skillId: skill.id, payload: detail }],
     skillsChanged: true,
   };
@@ -280,8 +410,24 @@ export function planForgetSession(
   const skills = gone.parents.map((p) => p.skillId);
   return {
     result: { ref, calls: gone.calls, skills, clusterId: gone.clusterId },
-    audit: [{ namespace, at: opts.at, actor: opts.actor, action: 'session.forget', subjectKind: 'session', subjectId: ref, detail: { calls: gone.calls, skills } }],
-    events: gone.parents.map((p) => ({ namespace, at: opts.at, type: 'skill.parent_forgotten', skillId: p.skillId, payload: { name: p.name } })),
+    audit: [
+      {
+        namespace,
+        at: opts.at,
+        actor: opts.actor,
+        action: 'session.forget',
+        subjectKind: 'session',
+        subjectId: ref,
+        detail: { calls: gone.calls, skills },
+      },
+    ],
+    events: gone.parents.map((p) => ({
+      namespace,
+      at: opts.at,
+      type: 'skill.parent_forgotten',
+      skillId: p.skillId,
+      payload: { name: p.name },
+    })),
     skillsChanged: skills.length > 0,
   };
 }
@@ -289,10 +435,24 @@ export function planForgetSession(
 // ── re-embedding ─────────────────────────────────────────────────────────────
 
 /** What replacing a namespace's embeddings appends: one `skills.reembed` audit record and one event. */
-export function planReembed(namespace: string, change: Pick<EmbeddingReplacement, 'embedderId' | 'actor' | 'at'>, counts: { skills: number; clusters: number }): Outbox {
+export function planReembed(
+  namespace: string,
+  change: Pick<EmbeddingReplacement, 'embedderId' | 'actor' | 'at'>,
+  counts: { skills: number; clusters: number },
+): Outbox {
   const detail = { embedderId: change.embedderId, skills: counts.skills, clusters: counts.clusters };
   return {
-    audit: [{ namespace, at: change.at, actor: change.actor, action: 'skills.reembed', subjectKind: 'namespace', subjectId: namespace, detail }],
+    audit: [
+      {
+        namespace,
+        at: change.at,
+        actor: change.actor,
+        action: 'skills.reembed',
+        subjectKind: 'namespace',
+        subjectId: namespace,
+        detail,
+      },
+    ],
     events: [{ namespace, at: change.at, type: 'skills.reembedded', skillId: null, payload: detail }],
     skillsChanged: true,
   };

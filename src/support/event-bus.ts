@@ -52,7 +52,9 @@ export class EventBus {
       try {
         const r = l(event);
         if (r && typeof (r as Promise<void>).catch === 'function') {
-          (r as Promise<void>).catch((e) => this.log.warn('event listener failed', { type: event.type, error: String(e) }));
+          (r as Promise<void>).catch((e) =>
+            this.log.warn('event listener failed', { type: event.type, error: String(e) }),
+          );
         }
       } catch (e) {
         this.log.warn('event listener failed', { type: event.type, error: String(e) });

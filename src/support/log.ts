@@ -10,7 +10,11 @@ export interface Logger {
 }
 
 /** Structured log lines (one JSON object per line) on stderr, per component, filtered by level. */
-export function createLogger(level: LogLevel = 'warn', component = 'skillsmith', sink: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Logger {
+export function createLogger(
+  level: LogLevel = 'warn',
+  component = 'skillsmith',
+  sink: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Logger {
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (rank[lvl] < rank[level]) return;
     sink(JSON.stringify({ t: new Date().toISOString(), level: lvl, component, msg, ...fields }));

@@ -27,8 +27,6 @@ export function skillJson(s: Skill) {
   };
 }
 
-export type SkillJson = ReturnType<typeof skillJson>;
-
 /** A session without its calls (list views): how many calls and which tools. */
 export function sessionSummary(s: Session) {
   return {

@@ -22,7 +22,9 @@ export class ExactIndex implements NearestIndex {
   /** An index over `ids` with their vectors back to back in `vectors` (taken over, not copied). */
   static fromArrays(dimensions: number, ids: string[], vectors: Float32Array): ExactIndex {
     if (vectors.length !== ids.length * dimensions) {
-      throw new Error(`ExactIndex.fromArrays: ${ids.length} ids need ${ids.length * dimensions} values, got ${vectors.length}`);
+      throw new Error(
+        `ExactIndex.fromArrays: ${ids.length} ids need ${ids.length * dimensions} values, got ${vectors.length}`,
+      );
     }
     const index = new ExactIndex(dimensions);
     index.data = vectors.length ? vectors : index.data;

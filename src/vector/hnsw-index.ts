@@ -62,7 +62,12 @@ export interface HnswOptions {
   threads?: number;
 }
 
-export const defaultHnswOptions: Required<HnswOptions> = { connectivity: 16, expansionAdd: 128, expansionSearch: 192, threads: 0 };
+export const defaultHnswOptions: Required<HnswOptions> = {
+  connectivity: 16,
+  expansionAdd: 128,
+  expansionSearch: 192,
+  threads: 0,
+};
 
 export class HnswIndex implements NearestIndex {
   readonly dimensions: number;
@@ -89,7 +94,11 @@ export class HnswIndex implements NearestIndex {
 
   private static newGraph(dimensions: number, o: Required<HnswOptions>): NativeIndex {
     const lib = loadUsearch();
-    if (!lib) throw new BackendLoadError('HnswIndex', 'the usearch native module does not load on this platform; use ExactIndex or VectorIndex');
+    if (!lib)
+      throw new BackendLoadError(
+        'HnswIndex',
+        'the usearch native module does not load on this platform; use ExactIndex or VectorIndex',
+      );
     // Inner product on unit vectors is the cosine, and keeps zero vectors at score 0 as the exact scan does.
     return new lib.Index({
       dimensions,
@@ -145,7 +154,9 @@ export class HnswIndex implements NearestIndex {
     }
     if (ids.length === 0) return;
     const unique = new Map<string, number>();
-    ids.forEach((id, i) => unique.set(id, i));
+    ids.forEach((id, i) => {
+      unique.set(id, i);
+    });
     this.thaw();
     this.unpack();
     const keys = new BigUint64Array(unique.size);
@@ -213,7 +224,8 @@ export class HnswIndex implements NearestIndex {
     if (!this.viewOf) return;
     const graph = HnswIndex.newGraph(this.dimensions, this.options);
     graph.load(this.viewOf);
-    if (graph.size() !== this.live) throw new Error(`HnswIndex: ${this.viewOf} no longer holds the graph that was viewed`);
+    if (graph.size() !== this.live)
+      throw new Error(`HnswIndex: ${this.viewOf} no longer holds the graph that was viewed`);
     this.graph = graph;
     this.viewOf = null;
   }
@@ -233,7 +245,12 @@ export class HnswIndex implements NearestIndex {
    * the graph is memory-mapped (no copy, ready at once) until the first change, which loads a writable copy of
    * the same file: graph files are never rewritten in place, so that copy is the graph that was viewed.
    */
-  static loadGraph(path: string, dimensions: number, keyTable: PackedIds, opts: HnswOptions & { view?: boolean } = {}): HnswIndex {
+  static loadGraph(
+    path: string,
+    dimensions: number,
+    keyTable: PackedIds,
+    opts: HnswOptions & { view?: boolean } = {},
+  ): HnswIndex {
     const { view, ...graphOpts } = opts;
     const index = new HnswIndex(dimensions, graphOpts);
     if (view) {
@@ -248,7 +265,9 @@ export class HnswIndex implements NearestIndex {
     index.keys = null;
     index.live = keyTable.live;
     if (index.graph.size() !== index.live) {
-      throw new Error(`HnswIndex.loadGraph: the graph holds ${index.graph.size()} vectors, its key table ${index.live}`);
+      throw new Error(
+        `HnswIndex.loadGraph: the graph holds ${index.graph.size()} vectors, its key table ${index.live}`,
+      );
     }
     return index;
   }

@@ -1,4 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +15,12 @@ import { loadIndexFile, saveIndexFile, type IndexIdentity } from './index-file.j
 import { clustered } from './nearest-index.contract.js';
 import { TieredIndex } from './tiered-index.js';
 
-const identity: IndexIdentity = { namespace: 'default', embedderId: 'test@24', dimensions: 24, basis: 'store-1;centering=0' };
+const identity: IndexIdentity = {
+  namespace: 'default',
+  embedderId: 'test@24',
+  dimensions: 24,
+  basis: 'store-1;centering=0',
+};
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -18,7 +32,9 @@ function fixture(n: number, annFrom: number) {
   const data = clustered(n, 24, 20, 0.4, 9);
   const ids = data.map((_, i) => `sk_${i}`);
   const flat = new Float32Array(n * 24);
-  data.forEach((v, i) => flat.set(v, i * 24));
+  data.forEach((v, i) => {
+    flat.set(v, i * 24);
+  });
   const index = TieredIndex.build(24, ids, flat, { annFrom });
   return { dir, path: join(dir, 'memory.db.recall-x.idx'), index, queries: data.slice(0, 10) };
 }
@@ -86,7 +102,12 @@ for (const [tier, annFrom] of [
     it('is refused for another namespace, embedder, dimension or basis', () => {
       const { path, index } = fixture(200, annFrom);
       saveIndexFile(path, index, identity, 1);
-      for (const other of [{ namespace: 'x' }, { embedderId: 'other@24' }, { dimensions: 25 }, { basis: 'store-2;centering=0' }]) {
+      for (const other of [
+        { namespace: 'x' },
+        { embedderId: 'other@24' },
+        { dimensions: 25 },
+        { basis: 'store-2;centering=0' },
+      ]) {
         const got = loadIndexFile(path, { ...identity, ...other }, { annFrom });
         expect(got).toEqual({ reason: expect.stringMatching(/another/) });
       }

@@ -19,7 +19,19 @@
 //   the caller applies the changes since (or rebuilds when it cannot).
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync, type BigIntStats } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+  type BigIntStats,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { ExactIndex } from './exact-index.js';
@@ -150,11 +162,14 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
   try {
     file = readFileSync(path);
   } catch (e) {
-    return { reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no index file' : `unreadable: ${(e as Error).message}` };
+    return {
+      reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no index file' : `unreadable: ${(e as Error).message}`,
+    };
   }
   try {
     if (file.length < PREFIX_BYTES || file.readUInt32LE(0) !== MAGIC) return { reason: 'not an index file' };
-    if (file.readUInt32LE(4) !== INDEX_FILE_FORMAT) return { reason: `format ${file.readUInt32LE(4)}, expected ${INDEX_FILE_FORMAT}` };
+    if (file.readUInt32LE(4) !== INDEX_FILE_FORMAT)
+      return { reason: `format ${file.readUInt32LE(4)}, expected ${INDEX_FILE_FORMAT}` };
     const headerLen = file.readUInt32LE(8);
     if (PREFIX_BYTES + headerLen > file.length) return { reason: 'truncated header' };
     const headerBlock = file.subarray(PREFIX_BYTES, PREFIX_BYTES + headerLen);
@@ -165,7 +180,8 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
     }
     const idsStart = PREFIX_BYTES + headerLen;
     const vectorsStart = idsStart + h.idsBytes;
-    if (vectorsStart + h.vectorsBytes !== file.length) return { reason: `size ${file.length} bytes, header says ${vectorsStart + h.vectorsBytes}` };
+    if (vectorsStart + h.vectorsBytes !== file.length)
+      return { reason: `size ${file.length} bytes, header says ${vectorsStart + h.vectorsBytes}` };
     const idsBlock = file.subarray(idsStart, vectorsStart);
     const vectorBlock = file.subarray(vectorsStart);
     if (crc32(idsBlock) !== h.idsCrc || crc32(vectorBlock) !== h.vectorsCrc) return { reason: 'checksum mismatch' };
@@ -189,7 +205,8 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
     } catch {
       return { reason: 'graph file missing' };
     }
-    if (graphStat.size !== BigInt(h.graphBytes)) return { reason: `graph file size ${graphStat.size} bytes, header says ${h.graphBytes}` };
+    if (graphStat.size !== BigInt(h.graphBytes))
+      return { reason: `graph file size ${graphStat.size} bytes, header says ${h.graphBytes}` };
     // Checked before the native code sees it: a corrupt graph could point outside its own arrays.
     if (fileStamp(graphStat) !== h.graphStamp) {
       const graphSum = fileChecksum(graphPath);
@@ -200,7 +217,12 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
     // Memory-mapped: pages are read when a search first touches them, and shared with the page cache.
     // The graph's shape comes from the file; how wide a search looks is today's setting, not the writer's.
     const expansionSearch = opts.hnsw?.expansionSearch ?? defaultHnswOptions.expansionSearch;
-    const inner = HnswIndex.loadGraph(graphPath, h.dimensions, keyTable, { ...h.hnsw, ...opts.hnsw, expansionSearch, view: true });
+    const inner = HnswIndex.loadGraph(graphPath, h.dimensions, keyTable, {
+      ...h.hnsw,
+      ...opts.hnsw,
+      expansionSearch,
+      view: true,
+    });
     if (inner.size !== h.count) return { reason: 'counts disagree' };
     return { index: new TieredIndex(h.dimensions, opts, inner), revision: h.revision };
   } catch (e) {

@@ -47,7 +47,11 @@ export function recallAtK(got: SearchHit[], want: SearchHit[]): number {
   return Math.min(want.length, got.filter((h) => h.score >= kth - 1e-5).length) / want.length;
 }
 
-export function nearestIndexContract(name: string, make: (dimensions: number) => NearestIndex, opts: ContractOptions): void {
+export function nearestIndexContract(
+  name: string,
+  make: (dimensions: number) => NearestIndex,
+  opts: ContractOptions,
+): void {
   const expectHits = (got: SearchHit[], want: SearchHit[], vectors: Map<string, Float32Array>, query: Float32Array) => {
     // Whatever the index, a hit's score is the true dot product and hits come best first.
     for (const h of got) expect(h.score).toBeCloseTo(dot(vectors.get(h.id)!, query), 4);
@@ -147,7 +151,12 @@ export function nearestIndexContract(name: string, make: (dimensions: number) =>
       expect(index.has('c')).toBe(true);
       expect(index.size).toBe(2);
       expect(index.search(new Float32Array([0, 0, 1]), 1)[0]).toMatchObject({ id: 'c' });
-      expect(index.search(new Float32Array([0, 1, 0]), 5).map((h) => h.id).sort()).toEqual(['b', 'c']);
+      expect(
+        index
+          .search(new Float32Array([0, 1, 0]), 5)
+          .map((h) => h.id)
+          .sort(),
+      ).toEqual(['b', 'c']);
 
       index.clear();
       expect(index.size).toBe(0);

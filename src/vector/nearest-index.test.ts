@@ -5,12 +5,20 @@ import { TieredIndex } from './tiered-index.js';
 import { VectorIndex } from './vector-index.js';
 
 nearestIndexContract('ExactIndex', (d) => new ExactIndex(d), { approximate: false });
-nearestIndexContract('VectorIndex (exact scan)', (d) => new VectorIndex(d, { ivfThreshold: Infinity }), { approximate: false });
-// Probing every list makes the partition exact, so this checks its bookkeeping. With its default probe count it
-// is built for clustered goals: on the uniform random vectors of the first case it finds 0.76 of the 10 best.
-nearestIndexContract('VectorIndex (IVF from 64 vectors, every list probed)', (d) => new VectorIndex(d, { ivfThreshold: 64, nProbe: 1_000 }), {
+nearestIndexContract('VectorIndex (exact scan)', (d) => new VectorIndex(d, { ivfThreshold: Infinity }), {
   approximate: false,
 });
+// Probing every list makes the partition exact, so this checks its bookkeeping. With its default probe count it
+// is built for clustered goals: on the uniform random vectors of the first case it finds 0.76 of the 10 best.
+nearestIndexContract(
+  'VectorIndex (IVF from 64 vectors, every list probed)',
+  (d) => new VectorIndex(d, { ivfThreshold: 64, nProbe: 1_000 }),
+  {
+    approximate: false,
+  },
+);
 nearestIndexContract('HnswIndex', (d) => new HnswIndex(d), { approximate: true });
-nearestIndexContract('TieredIndex (graph from 100 vectors)', (d) => new TieredIndex(d, { annFrom: 100 }), { approximate: true });
+nearestIndexContract('TieredIndex (graph from 100 vectors)', (d) => new TieredIndex(d, { annFrom: 100 }), {
+  approximate: true,
+});
 nearestIndexContract('TieredIndex (default crossover)', (d) => new TieredIndex(d), { approximate: true });

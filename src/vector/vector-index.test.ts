@@ -12,7 +12,9 @@ function bruteForce(vectors: Map<string, Float32Array>, q: Float32Array, k: numb
 
 function expectSameHits(got: { id: string; score: number }[], want: { id: string; score: number }[]) {
   expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
-  got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i].score, 5));
+  got.forEach((h, i) => {
+    expect(h.score).toBeCloseTo(want[i].score, 5);
+  });
 }
 
 describe('VectorIndex: exact scan', () => {
@@ -179,7 +181,7 @@ describe('VectorIndex: IVF partition', () => {
 
   it('keeps recall@5 >= 0.95 against the exact scan on 20k clustered vectors', () => {
     const index = new VectorIndex(d);
-    vectors.forEach((v, i) => index.add(`v${i}`, v));
+    for (const [i, v] of vectors.entries()) index.add(`v${i}`, v);
     let found = 0;
     for (const q of queries) {
       const exact = index.searchExact(q, 5).map((h) => h.id);
@@ -193,7 +195,7 @@ describe('VectorIndex: IVF partition', () => {
   it('is deterministic: the same inputs give the same partition and hits', () => {
     const build = () => {
       const index = new VectorIndex(d, { ivfThreshold: 1_000 });
-      vectors.slice(0, 3_000).forEach((v, i) => index.add(`v${i}`, v));
+      for (const [i, v] of vectors.slice(0, 3_000).entries()) index.add(`v${i}`, v);
       return queries.slice(0, 20).map((q) => index.search(q, 5, { filter: (id) => id !== 'v1' }));
     };
     expect(build()).toEqual(build());
@@ -201,7 +203,7 @@ describe('VectorIndex: IVF partition', () => {
 
   it('applies filter and minScore through the partition', () => {
     const index = new VectorIndex(d, { ivfThreshold: 1_000 });
-    vectors.slice(0, 3_000).forEach((v, i) => index.add(`v${i}`, v));
+    for (const [i, v] of vectors.slice(0, 3_000).entries()) index.add(`v${i}`, v);
     const q = vectors[10];
     const hits = index.search(q, 5, { minScore: 0.3, filter: (id) => id !== 'v10' });
     expect(index.partitioned).toBe(true);

@@ -359,7 +359,13 @@ function kmeansPlusPlus(sample: Float32Array, m: number, d: number, k: number, r
 }
 
 /** Index and score of the row of `rows` (k rows of d) with the largest dot product with `v` at `off`. */
-function argmaxDot(rows: Float32Array, k: number, v: Float32Array, off: number, d: number): { index: number; score: number } {
+function argmaxDot(
+  rows: Float32Array,
+  k: number,
+  v: Float32Array,
+  off: number,
+  d: number,
+): { index: number; score: number } {
   let index = 0;
   let score = -Infinity;
   for (let c = 0; c < k; c++) {
@@ -457,4 +463,3 @@ export class TopK {
     return this.sorted;
   }
 }
-

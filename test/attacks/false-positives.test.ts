@@ -25,7 +25,13 @@ function textsOf(file: string): Texts {
   return {
     goals: recs.map((r) => r.goal),
     calls: recs.flatMap((r) =>
-      r.steps.flatMap((s) => [JSON.stringify(s.args ?? {}), typeof s.result === 'string' ? s.result : JSON.stringify(s.result ?? ''), s.error ?? '']).filter(Boolean),
+      r.steps
+        .flatMap((s) => [
+          JSON.stringify(s.args ?? {}),
+          typeof s.result === 'string' ? s.result : JSON.stringify(s.result ?? ''),
+          s.error ?? '',
+        ])
+        .filter(Boolean),
     ),
   };
 }
@@ -38,8 +44,12 @@ describe('false-positive rates of the new detectors on the real traces', () => {
 
   it('instruction detection flags no goal, argument, result or error of the real traces', () => {
     const flagged: string[] = [];
-    for (const t of all) for (const text of [...t.goals, ...t.calls]) if (findInstructions(text).length) flagged.push(`${t.file}: ${text.slice(0, 120)}`);
-    console.log(`instruction detector: ${flagged.length} of ${total} texts flagged (${((100 * flagged.length) / total).toFixed(3)}%)`);
+    for (const t of all)
+      for (const text of [...t.goals, ...t.calls])
+        if (findInstructions(text).length) flagged.push(`${t.file}: ${text.slice(0, 120)}`);
+    console.log(
+      `instruction detector: ${flagged.length} of ${total} texts flagged (${((100 * flagged.length) / total).toFixed(3)}%)`,
+    );
     expect(total).toBeGreaterThan(10_000);
     expect(flagged.length / total).toBeLessThan(0.001);
   });
@@ -49,11 +59,14 @@ describe('false-positive rates of the new detectors on the real traces', () => {
     for (const t of all) {
       for (const text of [...t.goals, ...t.calls]) {
         const out = redactText(text);
-        for (const m of out.matchAll(NEW_KINDS)) hits.push(`${t.file}: ${m[1]} in ${out.slice(Math.max(0, m.index - 60), m.index + 40)}`);
+        for (const m of out.matchAll(NEW_KINDS))
+          hits.push(`${t.file}: ${m[1]} in ${out.slice(Math.max(0, m.index - 60), m.index + 40)}`);
       }
     }
     const texts = new Set(hits.map((h) => h.split(' in ')[1])).size;
-    console.log(`new redaction kinds: ${hits.length} hits in ${texts} of ${total} texts (${((100 * texts) / total).toFixed(3)}%)`);
+    console.log(
+      `new redaction kinds: ${hits.length} hits in ${texts} of ${total} texts (${((100 * texts) / total).toFixed(3)}%)`,
+    );
     if (hits.length) console.log(hits.slice(0, 20).join('\n'));
     expect(texts / total).toBeLessThan(0.001);
   });

@@ -22,7 +22,11 @@ import { cliArgs, learnSample, ROOT } from '../support/surfaces.js';
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 async function stdioClient(db: string) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: cliArgs(['mcp', '--db', db, '--log-level', 'error']), stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: cliArgs(['mcp', '--db', db, '--log-level', 'error']),
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'attack', version: '1.0.0' });
   await client.connect(transport);
   return client;
@@ -32,14 +36,26 @@ describe('end_session is once', () => {
   it('over MCP stdio: a second end with another outcome is an error and never flips the stored outcome', async () => {
     const db = tempDbPath('skillsmith-proto-');
     const client = await stdioClient(db);
-    const rec = (await client.callTool({ name: 'record_tool_call', arguments: { goal: 'refund my order', tool: 'get_order', result: 'ok' } })) as CallToolResult;
+    const rec = (await client.callTool({
+      name: 'record_tool_call',
+      arguments: { goal: 'refund my order', tool: 'get_order', result: 'ok' },
+    })) as CallToolResult;
     const sid = (rec.structuredContent as { session_id: string }).session_id;
-    const first = (await client.callTool({ name: 'end_session', arguments: { session_id: sid, outcome: 'success' } })) as CallToolResult;
+    const first = (await client.callTool({
+      name: 'end_session',
+      arguments: { session_id: sid, outcome: 'success' },
+    })) as CallToolResult;
     expect(first.isError).toBeFalsy();
-    const again = (await client.callTool({ name: 'end_session', arguments: { session_id: sid, outcome: 'failure' } })) as CallToolResult;
+    const again = (await client.callTool({
+      name: 'end_session',
+      arguments: { session_id: sid, outcome: 'failure' },
+    })) as CallToolResult;
     expect(again.isError).toBe(true);
     expect(text(again)).toMatch(/already ended as success/);
-    const same = (await client.callTool({ name: 'end_session', arguments: { session_id: sid, outcome: 'success' } })) as CallToolResult;
+    const same = (await client.callTool({
+      name: 'end_session',
+      arguments: { session_id: sid, outcome: 'success' },
+    })) as CallToolResult;
     expect(same.isError).toBeFalsy();
     await client.close();
     const memory = await openMemory({ db, logLevel: 'silent', auditFile: null });
@@ -61,7 +77,10 @@ describe('end_session is once', () => {
 describe('MCP stdio answers bad input per JSON-RPC and keeps serving', () => {
   it('parse error, invalid request and a 12 MB message each get an error; the server then still answers', async () => {
     const db = tempDbPath('skillsmith-proto-');
-    const child = spawn(process.execPath, cliArgs(['mcp', '--db', db, '--log-level', 'error']), { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, cliArgs(['mcp', '--db', db, '--log-level', 'error']), {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const answers: Record<string, unknown>[] = [];
     let buf = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -81,11 +100,22 @@ describe('MCP stdio answers bad input per JSON-RPC and keeps serving', () => {
     child.stdin.write('{"hello": "world", "id": 7}\n');
     await waitFor(2);
     expect(answers[1]).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32600 } });
-    const huge = JSON.stringify({ method: 'tools/call', params: { name: 'record_tool_call', arguments: { goal: 'g', tool: 't', result: 'x'.repeat(12 * 1024 * 1024) } }, jsonrpc: '2.0', id: 42 });
+    const huge = JSON.stringify({
+      method: 'tools/call',
+      params: { name: 'record_tool_call', arguments: { goal: 'g', tool: 't', result: 'x'.repeat(12 * 1024 * 1024) } },
+      jsonrpc: '2.0',
+      id: 42,
+    });
     child.stdin.write(`${huge}\n`);
     await waitFor(3);
-    expect(answers[2]).toMatchObject({ jsonrpc: '2.0', id: 42, error: { code: -32600, message: expect.stringMatching(/over the \d+-byte limit/) } });
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+    expect(answers[2]).toMatchObject({
+      jsonrpc: '2.0',
+      id: 42,
+      error: { code: -32600, message: expect.stringMatching(/over the \d+-byte limit/) },
+    });
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+    );
     await waitFor(4);
     expect(answers[3]).toMatchObject({ id: 1, result: { serverInfo: { name: 'skillsmith' } } });
     expect(child.exitCode).toBeNull();
@@ -96,10 +126,16 @@ describe('MCP stdio answers bad input per JSON-RPC and keeps serving', () => {
   it('a record over the size limit is a tool error, not a stored call', async () => {
     const db = tempDbPath('skillsmith-proto-');
     const client = await stdioClient(db);
-    const r = (await client.callTool({ name: 'record_tool_call', arguments: { goal: 'g', tool: 't', result: 'x'.repeat(4.5 * 1024 * 1024) } })) as CallToolResult;
+    const r = (await client.callTool({
+      name: 'record_tool_call',
+      arguments: { goal: 'g', tool: 't', result: 'x'.repeat(4.5 * 1024 * 1024) },
+    })) as CallToolResult;
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/over the 4194304-byte limit/);
-    const ok = (await client.callTool({ name: 'record_tool_call', arguments: { goal: 'g', tool: 't', result: 'fine' } })) as CallToolResult;
+    const ok = (await client.callTool({
+      name: 'record_tool_call',
+      arguments: { goal: 'g', tool: 't', result: 'fine' },
+    })) as CallToolResult;
     expect(ok.isError).toBeFalsy();
     await client.close();
   }, 60_000);
@@ -118,7 +154,12 @@ describe('bounded HTTP servers', () => {
     fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
     });
 
   it('MCP over HTTP caps its sessions and expires idle ones', async () => {
@@ -177,7 +218,9 @@ describe('bounded HTTP servers', () => {
       const started = Date.now();
       const closed = await new Promise<string>((resolve) => {
         const sock = connect(Number(port), '127.0.0.1', () => {
-          sock.write('POST /api/recall HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Skillsmith-CSRF: 1\r\nContent-Length: 1000\r\n\r\n{"goal": ');
+          sock.write(
+            'POST /api/recall HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Skillsmith-CSRF: 1\r\nContent-Length: 1000\r\n\r\n{"goal": ',
+          );
         });
         let got = '';
         sock.on('data', (d) => (got += d.toString()));
@@ -212,9 +255,18 @@ describe('terminal output and duplicate ids', () => {
   it('control bytes from bad input are escaped on the terminal; a duplicate id with other content is named', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'skillsmith-term-'));
     const file = join(dir, 'bad.jsonl');
-    const rec = (goal: string) => JSON.stringify({ session_id: 'same-id', goal, success: true, steps: [{ tool: 'get_order', result: 'ok' }] });
-    writeFileSync(file, [rec('refund my order'), '{"session_id": "x\u001b[2J\u0007", "goal": 5}', rec('cancel everything instead')].join('\n'));
-    const child = spawn(process.execPath, cliArgs(['ingest', file, '--db', join(dir, 'm.db')]), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const rec = (goal: string) =>
+      JSON.stringify({ session_id: 'same-id', goal, success: true, steps: [{ tool: 'get_order', result: 'ok' }] });
+    writeFileSync(
+      file,
+      [rec('refund my order'), '{"session_id": "x\u001b[2J\u0007", "goal": 5}', rec('cancel everything instead')].join(
+        '\n',
+      ),
+    );
+    const child = spawn(process.execPath, cliArgs(['ingest', file, '--db', join(dir, 'm.db')]), {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -222,7 +274,11 @@ describe('terminal output and duplicate ids', () => {
     expect(code).toBe(1);
     expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
     expect(out).toContain(`${file}:2:`);
-    expect(out).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: session id same-id was already used at line 1 by a session with different content`));
+    expect(out).toMatch(
+      new RegExp(
+        `${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: session id same-id was already used at line 1 by a session with different content`,
+      ),
+    );
   }, 60_000);
 });
 
@@ -248,8 +304,23 @@ describe('PostgreSQL connection loss', () => {
       held.release(true);
       expect(lines.join('\n')).toMatch(/PostgreSQL connection lost \(57P01/);
       // Work goes on: every idle connection killed too, then a write and a read succeed (retried).
-      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
-      await store.insertSessions([{ id: 'after', namespace: 'default', goal: 'g', outcome: 'success', reward: null, agentId: null, source: null, startedAt: '2026-01-01T00:00:00Z', endedAt: null, calls: [] }]);
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      );
+      await store.insertSessions([
+        {
+          id: 'after',
+          namespace: 'default',
+          goal: 'g',
+          outcome: 'success',
+          reward: null,
+          agentId: null,
+          source: null,
+          startedAt: '2026-01-01T00:00:00Z',
+          endedAt: null,
+          calls: [],
+        },
+      ]);
       expect((await store.getSession('default', 'after'))?.goal).toBe('g');
     } finally {
       await admin.end();

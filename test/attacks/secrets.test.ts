@@ -33,8 +33,18 @@ function plantedRecord(i: number) {
     started_at: `soon ${SECRETS.openai}`,
     ended_at: SECRETS.email,
     steps: [
-      { tool: 'find_customer', at: `t ${SECRETS.github}`, error: null, args: { zip: `${10000 + i}`, aws: SECRETS.awsSecret, note: `token ${SECRETS.gitlab}` }, result: `{"customer_id": "cust_${i}", "hf": "${SECRETS.huggingface}"}` },
-      { tool: 'get_order', args: { order_id: `#W${1000 + i}`, blob: SECRETS.entropy }, result: `{"status": "delivered", "key": ${JSON.stringify(PGP)}}` },
+      {
+        tool: 'find_customer',
+        at: `t ${SECRETS.github}`,
+        error: null,
+        args: { zip: `${10000 + i}`, aws: SECRETS.awsSecret, note: `token ${SECRETS.gitlab}` },
+        result: `{"customer_id": "cust_${i}", "hf": "${SECRETS.huggingface}"}`,
+      },
+      {
+        tool: 'get_order',
+        args: { order_id: `#W${1000 + i}`, blob: SECRETS.entropy },
+        result: `{"status": "delivered", "key": ${JSON.stringify(PGP)}}`,
+      },
       { tool: 'issue_refund', args: { order_id: `#W${1000 + i}` }, result: `{"ok": true, "ssn": "${SECRETS.ssn}"}` },
     ],
     meta: { owner: SECRETS.email, api: SECRETS.openai },
@@ -96,7 +106,12 @@ describe('secrets in every field', () => {
 
   it('a live session records ids, agent ids and sources through the same protection', async () => {
     const memory = await openMemory({ db: tempDbPath('skillsmith-secrets-'), logLevel: 'silent', auditFile: null });
-    const s = await memory.startSession({ goal: 'refund my order', id: `x-${SECRETS.email}`, agentId: SECRETS.openai, source: SECRETS.github });
+    const s = await memory.startSession({
+      goal: 'refund my order',
+      id: `x-${SECRETS.email}`,
+      agentId: SECRETS.openai,
+      source: SECRETS.github,
+    });
     expect(s.id).toMatch(/^sid_/);
     await s.call({ tool: 'get_order', args: { blob: SECRETS.entropy }, result: PGP });
     await s.call({ tool: `lookup ${SECRETS.github}`, args: {}, result: 'ok' });
@@ -121,13 +136,28 @@ describe('a record nested 6,000 levels deep', () => {
   it('is refused with file:line and reason; the valid records of the same file are stored', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'skillsmith-deep-'));
     const file = join(dir, 'deep.jsonl');
-    const deep = '{"a":'.repeat(6000) + '1' + '}'.repeat(6000);
-    const good = (i: number) => JSON.stringify({ session_id: `ok-${i}`, goal: 'refund my order', success: true, steps: [{ tool: 'get_order', args: {}, result: 'ok' }] });
-    writeFileSync(file, [good(1), `{"session_id": "deep", "goal": "g", "success": true, "steps": [{"tool": "t", "args": ${deep}}]}`, good(2)].join('\n'));
+    const deep = `${'{"a":'.repeat(6000)}1${'}'.repeat(6000)}`;
+    const good = (i: number) =>
+      JSON.stringify({
+        session_id: `ok-${i}`,
+        goal: 'refund my order',
+        success: true,
+        steps: [{ tool: 'get_order', args: {}, result: 'ok' }],
+      });
+    writeFileSync(
+      file,
+      [
+        good(1),
+        `{"session_id": "deep", "goal": "g", "success": true, "steps": [{"tool": "t", "args": ${deep}}]}`,
+        good(2),
+      ].join('\n'),
+    );
     const memory = await openMemory({ db: tempDbPath('skillsmith-deep-'), logLevel: 'silent', auditFile: null });
     const r = await memory.ingestFile(file);
     expect(r.inserted).toBe(2);
-    expect(r.problems).toEqual([expect.objectContaining({ file, line: 2, reason: expect.stringMatching(/nested more than \d+ levels deep/) })]);
+    expect(r.problems).toEqual([
+      expect.objectContaining({ file, line: 2, reason: expect.stringMatching(/nested more than \d+ levels deep/) }),
+    ]);
     await memory.close();
   });
 
@@ -135,9 +165,22 @@ describe('a record nested 6,000 levels deep', () => {
     const dir = mkdtempSync(join(tmpdir(), 'skillsmith-deep-'));
     const file = join(dir, 'array.json');
     const deep = '['.repeat(6000) + ']'.repeat(6000);
-    const good = JSON.stringify({ session_id: 'ok', goal: 'refund my order', success: true, steps: [{ tool: 'get_order', args: {}, result: 'ok' }] });
-    const big = JSON.stringify({ session_id: 'big', goal: 'g', success: true, steps: [{ tool: 't', args: {}, result: 'x'.repeat(5 * 1024 * 1024) }] });
-    writeFileSync(file, `[${good}, {"session_id": "deep", "goal": "g", "success": true, "steps": [{"tool": "t", "args": {"v": ${deep}}}]}, ${big}]`);
+    const good = JSON.stringify({
+      session_id: 'ok',
+      goal: 'refund my order',
+      success: true,
+      steps: [{ tool: 'get_order', args: {}, result: 'ok' }],
+    });
+    const big = JSON.stringify({
+      session_id: 'big',
+      goal: 'g',
+      success: true,
+      steps: [{ tool: 't', args: {}, result: 'x'.repeat(5 * 1024 * 1024) }],
+    });
+    writeFileSync(
+      file,
+      `[${good}, {"session_id": "deep", "goal": "g", "success": true, "steps": [{"tool": "t", "args": {"v": ${deep}}}]}, ${big}]`,
+    );
     const memory = await openMemory({ db: tempDbPath('skillsmith-deep-'), logLevel: 'silent', auditFile: null });
     const r = await memory.ingestFile(file);
     expect(r.inserted).toBe(1);
@@ -147,19 +190,51 @@ describe('a record nested 6,000 levels deep', () => {
   });
 
   it('through the library: a deep or oversized call, or one call too many, is refused with its reason', async () => {
-    const memory = await openMemory({ db: tempDbPath('skillsmith-deep-'), logLevel: 'silent', auditFile: null, config: { capture: { maxCallsPerSession: 2 } } });
+    const memory = await openMemory({
+      db: tempDbPath('skillsmith-deep-'),
+      logLevel: 'silent',
+      auditFile: null,
+      config: { capture: { maxCallsPerSession: 2 } },
+    });
     const s = await memory.startSession({ goal: 'refund my order' });
     let deep: unknown = 1;
     for (let i = 0; i < 6000; i++) deep = { a: deep };
-    await expect(s.call({ tool: 't', args: deep as Record<string, unknown> })).rejects.toThrow(/args is nested more than/);
-    await expect(s.call({ tool: 't', result: 'x'.repeat(5 * 1024 * 1024) })).rejects.toThrow(/over the 4194304-byte limit/);
+    await expect(s.call({ tool: 't', args: deep as Record<string, unknown> })).rejects.toThrow(
+      /args is nested more than/,
+    );
+    await expect(s.call({ tool: 't', result: 'x'.repeat(5 * 1024 * 1024) })).rejects.toThrow(
+      /over the 4194304-byte limit/,
+    );
     await s.call({ tool: 't' });
     await s.call({ tool: 't' });
     await expect(s.call({ tool: 't' })).rejects.toThrow(/limit per session/);
     expect((await memory.store!.getSession('default', s.id))!.calls).toHaveLength(2);
     const r = await memory.ingest([
-      { id: 'fine', namespace: 'default', goal: 'g', outcome: 'success', reward: null, agentId: null, source: null, startedAt: '2026-01-01T00:00:00Z', endedAt: null, calls: [] },
-      { id: 'deep', namespace: 'default', goal: 'g', outcome: 'success', reward: null, agentId: null, source: null, startedAt: '2026-01-01T00:00:00Z', endedAt: null, calls: [], labels: deep as Record<string, unknown> },
+      {
+        id: 'fine',
+        namespace: 'default',
+        goal: 'g',
+        outcome: 'success',
+        reward: null,
+        agentId: null,
+        source: null,
+        startedAt: '2026-01-01T00:00:00Z',
+        endedAt: null,
+        calls: [],
+      },
+      {
+        id: 'deep',
+        namespace: 'default',
+        goal: 'g',
+        outcome: 'success',
+        reward: null,
+        agentId: null,
+        source: null,
+        startedAt: '2026-01-01T00:00:00Z',
+        endedAt: null,
+        calls: [],
+        labels: deep as Record<string, unknown>,
+      },
     ]);
     expect(r.inserted).toBe(1);
     expect(r.problems).toEqual([{ index: 1, sessionId: 'deep', reason: expect.stringMatching(/labels is nested/) }]);

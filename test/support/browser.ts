@@ -22,7 +22,9 @@ export async function chromiumExecutable(): Promise<string> {
   if (packaged) return packaged;
   const system = SYSTEM.find((p) => existsSync(p));
   if (system) return system;
-  throw new Error(`no Chromium for the dashboard tests (no packaged one for ${process.platform}-${process.arch}, none of ${SYSTEM.join(', ')}). ${INSTALL_HINT}`);
+  throw new Error(
+    `no Chromium for the dashboard tests (no packaged one for ${process.platform}-${process.arch}, none of ${SYSTEM.join(', ')}). ${INSTALL_HINT}`,
+  );
 }
 
 async function packagedChromium(): Promise<string | null> {
@@ -42,12 +44,18 @@ async function packagedChromium(): Promise<string | null> {
   const savedTmp = process.env.TMPDIR;
   process.env.TMPDIR = staging;
   try {
-    const { default: chromium } = (await import('@sparticuz/chromium')) as { default: { executablePath(input?: string): Promise<string> } };
+    const { default: chromium } = (await import('@sparticuz/chromium')) as {
+      default: { executablePath(input?: string): Promise<string> };
+    };
     const unpacked = await chromium.executablePath(join(pkg, 'bin'));
-    if (dirname(unpacked) !== staging) throw new Error(`@sparticuz/chromium unpacked to ${unpacked}, not into ${staging}`);
+    if (dirname(unpacked) !== staging)
+      throw new Error(`@sparticuz/chromium unpacked to ${unpacked}, not into ${staging}`);
   } catch (e) {
     rmSync(staging, { recursive: true, force: true });
-    throw new Error(`could not unpack the packaged Chromium (@sparticuz/chromium ${version}): ${(e as Error).message}. ${INSTALL_HINT}`, { cause: e });
+    throw new Error(
+      `could not unpack the packaged Chromium (@sparticuz/chromium ${version}): ${(e as Error).message}. ${INSTALL_HINT}`,
+      { cause: e },
+    );
   } finally {
     if (savedTmp === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = savedTmp;

@@ -40,7 +40,10 @@ export interface FakeCall {
 
 /** An in-memory RecordingTarget that can be told to fail, for the recorder's contract. */
 export function fakeTarget(fail: { start?: boolean; call?: boolean; end?: boolean; delayMs?: number } = {}) {
-  const sessions = new Map<string, { goal: string; ended?: { outcome: Outcome; reward: number | null; source?: string } }>();
+  const sessions = new Map<
+    string,
+    { goal: string; ended?: { outcome: Outcome; reward: number | null; source?: string } }
+  >();
   const calls: FakeCall[] = [];
   let n = 0;
   const target: RecordingTarget = {

@@ -26,9 +26,36 @@ export function forgetSessions(prefix = 'fg'): Session[] {
     endedAt: '2026-01-01T00:01:00.000Z',
     labels: null,
     calls: [
-      { position: 0, tool: 'find_user_id_by_email', args: { email: `u${i}@example.com` }, result: `{"user_id":"u${i}"}`, ok: true, error: null, durationMs: 5, at: '2026-01-01T00:00:01.000Z' },
-      { position: 1, tool: 'get_order_details', args: { order_id: `#W900${i + 1}` }, result: i === 0 ? `{"status":"pending","note":"${SECRET_RESULT}"}` : '{"status":"pending"}', ok: true, error: null, durationMs: 5, at: '2026-01-01T00:00:02.000Z' },
-      { position: 2, tool: 'cancel_pending_order', args: { order_id: `#W900${i + 1}`, reason: 'no longer needed' }, result: 'cancelled', ok: true, error: null, durationMs: 5, at: '2026-01-01T00:00:03.000Z' },
+      {
+        position: 0,
+        tool: 'find_user_id_by_email',
+        args: { email: `u${i}@example.com` },
+        result: `{"user_id":"u${i}"}`,
+        ok: true,
+        error: null,
+        durationMs: 5,
+        at: '2026-01-01T00:00:01.000Z',
+      },
+      {
+        position: 1,
+        tool: 'get_order_details',
+        args: { order_id: `#W900${i + 1}` },
+        result: i === 0 ? `{"status":"pending","note":"${SECRET_RESULT}"}` : '{"status":"pending"}',
+        ok: true,
+        error: null,
+        durationMs: 5,
+        at: '2026-01-01T00:00:02.000Z',
+      },
+      {
+        position: 2,
+        tool: 'cancel_pending_order',
+        args: { order_id: `#W900${i + 1}`, reason: 'no longer needed' },
+        result: 'cancelled',
+        ok: true,
+        error: null,
+        durationMs: 5,
+        at: '2026-01-01T00:00:03.000Z',
+      },
     ],
   }));
 }
@@ -37,5 +64,7 @@ export function forgetSessions(prefix = 'fg'): Session[] {
 export function tracesInFile(path: string, needles: string[]): string[] {
   const files = [path, `${path}-wal`].filter((p) => existsSync(p));
   const bytes = files.map((p) => readFileSync(p));
-  return needles.filter((n) => bytes.some((b) => b.includes(Buffer.from(n, 'utf8')) || b.includes(Buffer.from(n, 'utf16le'))));
+  return needles.filter((n) =>
+    bytes.some((b) => b.includes(Buffer.from(n, 'utf8')) || b.includes(Buffer.from(n, 'utf16le'))),
+  );
 }

@@ -26,7 +26,9 @@ export default function buildDist(): void {
   const started = Date.now();
   const r = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) {
-    throw new Error(`npm run build failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}): fix the errors above; the tests that launch dist/ would otherwise run a stale build`);
+    throw new Error(
+      `npm run build failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}): fix the errors above; the tests that launch dist/ would otherwise run a stale build`,
+    );
   }
   console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

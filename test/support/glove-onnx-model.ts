@@ -39,7 +39,8 @@ export function writeGloveOnnxModel(
   const embeddings = new Float32Array(vocabSize * dims);
   for (let r = 0; r < words; r++) {
     const scale = table.scales[r];
-    for (let d = 0; d < dims; d++) embeddings[(r + SPECIAL_TOKENS.length) * dims + d] = scale * table.vectors[r * dims + d];
+    for (let d = 0; d < dims; d++)
+      embeddings[(r + SPECIAL_TOKENS.length) * dims + d] = scale * table.vectors[r * dims + d];
   }
 
   writeJson(join(folder, 'config.json'), {
@@ -77,21 +78,39 @@ function writeJson(path: string, value: unknown): void {
 /** An HF tokenizers file: lowercase, split on whitespace and punctuation, whole words or [UNK]. */
 function tokenizerJson(words: readonly string[]): unknown {
   const vocab: Record<string, number> = Object.create(null);
-  SPECIAL_TOKENS.forEach((t, id) => (vocab[t] = id));
+  SPECIAL_TOKENS.forEach((t, id) => {
+    vocab[t] = id;
+  });
   // A repeated word would shift ids; keep its first row (the later one is simply never produced).
-  words.forEach((w, r) => (vocab[w] ??= r + SPECIAL_TOKENS.length));
+  words.forEach((w, r) => {
+    vocab[w] ??= r + SPECIAL_TOKENS.length;
+  });
   return {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: SPECIAL_TOKENS.map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    added_tokens: SPECIAL_TOKENS.map((content, id) => ({
+      id,
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
     normalizer: { type: 'Lowercase' },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     // No [CLS]/[SEP]: only word vectors take part in the mean.
     post_processor: null,
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
     // There are no "##" continuation pieces in the vocabulary, so a word is either whole or [UNK].
-    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
+    model: {
+      type: 'WordPiece',
+      unk_token: '[UNK]',
+      continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100,
+      vocab,
+    },
   };
 }
 

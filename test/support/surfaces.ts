@@ -25,9 +25,12 @@ export async function learnSample(db: string): Promise<void> {
 
 /** `node <cli>` arguments for a surface command: the real CLI once it dispatches serve/mcp, else the fixture. */
 export function cliArgs(args: string[]): string[] {
-  if (!existsSync(join(ROOT, 'dist', 'surfaces', 'cli', 'commands', 'serve.js'))) throw new Error('run `npm run build` first: the surface tests drive dist/');
+  if (!existsSync(join(ROOT, 'dist', 'surfaces', 'cli', 'commands', 'serve.js')))
+    throw new Error('run `npm run build` first: the surface tests drive dist/');
   // main.js routes through its routing table (routes.js); an older build named the commands in main.js itself.
-  const wired = existsSync(MAIN) && [MAIN, ROUTES].some((f) => existsSync(f) && readFileSync(f, 'utf8').includes('commands/serve.js'));
+  const wired =
+    existsSync(MAIN) &&
+    [MAIN, ROUTES].some((f) => existsSync(f) && readFileSync(f, 'utf8').includes('commands/serve.js'));
   return [wired ? MAIN : FALLBACK, ...args];
 }
 
@@ -40,7 +43,11 @@ export interface Child {
 
 /** Starts a long-running CLI command and waits until it prints the URL it listens on. */
 export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Child> {
-  const child = spawn(process.execPath, cliArgs(args), { cwd: ROOT, env: { ...process.env, SKILLSMITH_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgs(args), {
+    cwd: ROOT,
+    env: { ...process.env, SKILLSMITH_TOKEN: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL printed within 20 s:\n${out}`)), 20_000);
@@ -73,7 +80,11 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<C
 export function runCli(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', ...CONFIG_ENV.map((v) => v.name)]) delete env[name];
-  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'surfaces', 'cli', 'main.js'), ...args], { cwd, env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'surfaces', 'cli', 'main.js'), ...args], {
+    cwd,
+    env,
+    encoding: 'utf8',
+  });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -78,7 +78,8 @@ export function writeTinyGguf(path: string, opts: TinyGgufOptions): TinyGguf {
     tokens.push(String.fromCharCode(c));
     types.push(NORMAL);
   }
-  if (tokens.includes(opts.answer)) throw new Error(`writeTinyGguf: the answer must not be a single character or a special token`);
+  if (tokens.includes(opts.answer))
+    throw new Error(`writeTinyGguf: the answer must not be a single character or a special token`);
   const answer = tokens.length;
   tokens.push(opts.answer);
   types.push(NORMAL);
@@ -203,9 +204,13 @@ class ByteWriter {
     if (type === U32) b.writeUInt32LE(v as number);
     else if (type === I32) b.writeInt32LE(v as number);
     else if (type === F32) b.writeFloatLE(v as number);
-    else if (type === BOOL) return this.bytes(Buffer.from([v ? 1 : 0]));
-    else if (type === STRING) return this.string(v as string);
-    else throw new Error(`GGUF value type ${type} is not written here`);
+    else if (type === BOOL) {
+      this.bytes(Buffer.from([v ? 1 : 0]));
+      return;
+    } else if (type === STRING) {
+      this.string(v as string);
+      return;
+    } else throw new Error(`GGUF value type ${type} is not written here`);
     this.bytes(b);
   }
   pad(): void {

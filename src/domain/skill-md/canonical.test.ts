@@ -42,7 +42,14 @@ describe('toCanonicalDoc', () => {
   });
 
   it('takes the license from the options only, never from the text', () => {
-    const parsed = { ...EMPTY, format: 'intermediate' as const, name: 'a', description: 'd', license: 'GPL-3.0', body: 'b' };
+    const parsed = {
+      ...EMPTY,
+      format: 'intermediate' as const,
+      name: 'a',
+      description: 'd',
+      license: 'GPL-3.0',
+      body: 'b',
+    };
     expect(toCanonicalDoc(parsed, { license: 'MIT' }).license).toBe('MIT');
     expect(toCanonicalDoc(parsed, { license: 'Apache-2.0' }).license).toBe('Apache-2.0');
   });
@@ -74,7 +81,9 @@ describe('toCanonicalDoc', () => {
 
   it('infers kind: playbook for a body with numbered steps, heuristic otherwise', () => {
     expect(toCanonicalDoc({ ...EMPTY, body: '# T\n\n1. a\n2. b' }, { license: 'MIT' }).metadata.kind).toBe('playbook');
-    expect(toCanonicalDoc({ ...EMPTY, body: 'Prefer small commits.' }, { license: 'MIT' }).metadata.kind).toBe('heuristic');
+    expect(toCanonicalDoc({ ...EMPTY, body: 'Prefer small commits.' }, { license: 'MIT' }).metadata.kind).toBe(
+      'heuristic',
+    );
   });
 
   it('gives a legacy skill a name from its first heading and a description from its first prose line', () => {
@@ -95,7 +104,13 @@ describe('toCanonicalDoc', () => {
 
   it('fills in everything for an empty skill', () => {
     const doc = toCanonicalDoc(EMPTY, { license: 'MIT' });
-    expect(doc).toEqual({ name: 'skill', description: 'skill', license: 'MIT', metadata: { version: '1.0.0', kind: 'heuristic' }, body: '# Skill\n\nskill' });
+    expect(doc).toEqual({
+      name: 'skill',
+      description: 'skill',
+      license: 'MIT',
+      metadata: { version: '1.0.0', kind: 'heuristic' },
+      body: '# Skill\n\nskill',
+    });
     expectValid(EMPTY);
   });
 
@@ -108,7 +123,14 @@ describe('toCanonicalDoc', () => {
 
   it('fixes names, caps compatibility at 500 characters and drops empty optional fields', () => {
     const doc = toCanonicalDoc(
-      { ...EMPTY, name: 'Bad_Name', description: 'd', compatibility: `${'word '.repeat(200)}`, allowedTools: '  ', body: 'b' },
+      {
+        ...EMPTY,
+        name: 'Bad_Name',
+        description: 'd',
+        compatibility: `${'word '.repeat(200)}`,
+        allowedTools: '  ',
+        body: 'b',
+      },
       { license: 'MIT' },
     );
     expect(doc.name).toBe('bad-name');
@@ -121,7 +143,13 @@ describe('toCanonicalDoc', () => {
       '---\nname: a\ndescription: d\nmetadata:\n  owner: core\n  tools_required: x y\n  version: 0.3\n  parents.semantic: f1\n  gaia:\n    version: 9.9.9\n---\nbody',
     );
     const doc = toCanonicalDoc(parsed, { license: 'MIT' });
-    expect(doc.metadata).toEqual({ version: '0.3.0', 'tools-required': 'x y', kind: 'heuristic', 'parents-semantic': 'f1', owner: 'core' });
+    expect(doc.metadata).toEqual({
+      version: '0.3.0',
+      'tools-required': 'x y',
+      kind: 'heuristic',
+      'parents-semantic': 'f1',
+      owner: 'core',
+    });
     expect(Object.keys(doc.metadata)).toEqual(['version', 'tools-required', 'kind', 'parents-semantic', 'owner']);
   });
 });

@@ -2,7 +2,14 @@
 // always passes validateSkillMd once serialized.
 
 import { normalizeBody } from './frontmatter.js';
-import { KIND_METADATA_KEYS, parentMetadataKeys, TOOLS_METADATA_KEYS, VERSION_METADATA_KEYS, type ParsedSkill, type SkillParents } from './parse.js';
+import {
+  KIND_METADATA_KEYS,
+  parentMetadataKeys,
+  TOOLS_METADATA_KEYS,
+  VERSION_METADATA_KEYS,
+  type ParsedSkill,
+  type SkillParents,
+} from './parse.js';
 import { toDescription, toSkillName, type CanonicalSkillDoc } from './serialize.js';
 import { capAtWordBoundary } from './text.js';
 import { MAX_COMPATIBILITY_LENGTH } from './validate.js';
@@ -41,7 +48,9 @@ export function toCanonicalDoc(parsed: ParsedSkill, opts: CanonicalOptions): Can
 
   const metadata: Record<string, string> = {};
   metadata.version = toSemver(opts.version) ?? toSemver(parsed.version) ?? INITIAL_VERSION;
-  const tools = (parsed.toolsRequired ?? []).flatMap((t) => (typeof t === 'string' ? t.split(/\s+/) : [])).filter(Boolean);
+  const tools = (parsed.toolsRequired ?? [])
+    .flatMap((t) => (typeof t === 'string' ? t.split(/\s+/) : []))
+    .filter(Boolean);
   if (tools.length > 0) metadata['tools-required'] = [...new Set(tools)].join(' ');
   metadata.kind = parsed.kind ?? (hasNumberedSteps(body) ? 'playbook' : 'heuristic');
   for (const kind of PARENT_KINDS) {
@@ -60,7 +69,10 @@ export function toCanonicalDoc(parsed: ParsedSkill, opts: CanonicalOptions): Can
   }
 
   const doc: CanonicalSkillDoc = { name, description, license: opts.license, metadata, body };
-  const compatibility = typeof parsed.compatibility === 'string' ? capAtWordBoundary(parsed.compatibility.trim(), MAX_COMPATIBILITY_LENGTH) : '';
+  const compatibility =
+    typeof parsed.compatibility === 'string'
+      ? capAtWordBoundary(parsed.compatibility.trim(), MAX_COMPATIBILITY_LENGTH)
+      : '';
   if (compatibility !== '') doc.compatibility = compatibility;
   const allowedTools = typeof parsed.allowedTools === 'string' ? parsed.allowedTools.trim() : '';
   if (allowedTools !== '') doc.allowedTools = allowedTools;

@@ -3,11 +3,19 @@ import { loadYaml, normalizeBody, splitFrontmatter } from './frontmatter.js';
 
 describe('splitFrontmatter', () => {
   it('splits at the first closing fence and keeps later --- lines in the body', () => {
-    expect(splitFrontmatter('---\nname: a\n---\n\nOne\n---\nTwo\n')).toEqual({ ok: true, yaml: 'name: a', body: 'One\n---\nTwo' });
+    expect(splitFrontmatter('---\nname: a\n---\n\nOne\n---\nTwo\n')).toEqual({
+      ok: true,
+      yaml: 'name: a',
+      body: 'One\n---\nTwo',
+    });
   });
 
   it('normalises CRLF and lone CR, skips a BOM and leading whitespace', () => {
-    expect(splitFrontmatter('\uFEFF \r\n---\r\nname: a\r\n---\r\nbody\r\nmore\r\n')).toEqual({ ok: true, yaml: 'name: a', body: 'body\nmore' });
+    expect(splitFrontmatter('\uFEFF \r\n---\r\nname: a\r\n---\r\nbody\r\nmore\r\n')).toEqual({
+      ok: true,
+      yaml: 'name: a',
+      body: 'body\nmore',
+    });
     expect(splitFrontmatter('---\rname: a\r---\rbody')).toEqual({ ok: true, yaml: 'name: a', body: 'body' });
   });
 
@@ -16,8 +24,14 @@ describe('splitFrontmatter', () => {
   });
 
   it('says why it cannot split', () => {
-    expect(splitFrontmatter('body')).toEqual({ ok: false, reason: 'text does not start with a "---" frontmatter fence' });
-    expect(splitFrontmatter('---\nname: a\n')).toEqual({ ok: false, reason: 'frontmatter is not closed by a "---" line' });
+    expect(splitFrontmatter('body')).toEqual({
+      ok: false,
+      reason: 'text does not start with a "---" frontmatter fence',
+    });
+    expect(splitFrontmatter('---\nname: a\n')).toEqual({
+      ok: false,
+      reason: 'frontmatter is not closed by a "---" line',
+    });
     expect(splitFrontmatter('----\nname: a\n---\n').ok).toBe(false);
   });
 });
@@ -31,8 +45,16 @@ describe('normalizeBody', () => {
 describe('loadYaml', () => {
   it('keeps YAML core types in typed mode and source text in source mode', () => {
     const src = 'a: 1.0\nb: true\nc: ~\nd: "1.0"\ne: [0x1F]';
-    expect(loadYaml(src, 'typed')).toEqual({ ok: true, value: { a: 1, b: true, c: null, d: '1.0', e: [31] }, warnings: [] });
-    expect(loadYaml(src, 'source')).toEqual({ ok: true, value: { a: '1.0', b: 'true', c: null, d: '1.0', e: ['0x1F'] }, warnings: [] });
+    expect(loadYaml(src, 'typed')).toEqual({
+      ok: true,
+      value: { a: 1, b: true, c: null, d: '1.0', e: [31] },
+      warnings: [],
+    });
+    expect(loadYaml(src, 'source')).toEqual({
+      ok: true,
+      value: { a: '1.0', b: 'true', c: null, d: '1.0', e: ['0x1F'] },
+      warnings: [],
+    });
   });
 
   it('resolves ordinary aliases', () => {

@@ -12,9 +12,7 @@ const FENCE = /^---[ \t]*$/;
 const MAX_DEPTH = 64;
 const MAX_NODES = 20_000;
 
-export type FrontmatterSplit =
-  | { ok: true; yaml: string; body: string }
-  | { ok: false; reason: string };
+export type FrontmatterSplit = { ok: true; yaml: string; body: string } | { ok: false; reason: string };
 
 /** Turns CRLF and lone CR line endings into LF. */
 export function normalizeNewlines(text: string): string {
@@ -72,7 +70,8 @@ interface WalkContext {
 /** Parses YAML text into plain data. Never throws: errors and limits come back as `{ok: false, reason}`. */
 export function loadYaml(src: string, mode: ScalarMode): YamlLoad {
   try {
-    if (src.length > MAX_YAML_CHARS) return { ok: false, reason: `YAML frontmatter is ${src.length} characters, over the ${MAX_YAML_CHARS} limit` };
+    if (src.length > MAX_YAML_CHARS)
+      return { ok: false, reason: `YAML frontmatter is ${src.length} characters, over the ${MAX_YAML_CHARS} limit` };
     const doc = parseDocument(src, { uniqueKeys: true, prettyErrors: false, strict: true });
     if (doc.errors.length > 0) return { ok: false, reason: firstLine(doc.errors[0]?.message ?? 'YAML error') };
     // Resolving an alias walks the document: many aliases would make loading quadratic (a billion-laughs

@@ -122,13 +122,17 @@ describe('parseSkillMd: our agentskills.io documents', () => {
   });
 
   it('reads unquoted numbers and booleans in metadata as their source text', () => {
-    const p = parseSkillMd('---\nname: a\ndescription: d\nmetadata:\n  version: 1.0\n  retries: 003\n  beta: yes\n---\nbody');
+    const p = parseSkillMd(
+      '---\nname: a\ndescription: d\nmetadata:\n  version: 1.0\n  retries: 003\n  beta: yes\n---\nbody',
+    );
     expect(p.metadata).toEqual({ version: '1.0', retries: '003', beta: 'yes' });
     expect(p.version).toBe('1.0');
   });
 
   it('flattens nested metadata into dotted keys and lists into space-separated values', () => {
-    const p = parseSkillMd('---\nname: a\ndescription: d\nmetadata:\n  owner:\n    team: core\n    tags: [x, y]\n  empty:\n---\nbody');
+    const p = parseSkillMd(
+      '---\nname: a\ndescription: d\nmetadata:\n  owner:\n    team: core\n    tags: [x, y]\n  empty:\n---\nbody',
+    );
     expect(p.metadata).toEqual({ 'owner.team': 'core', 'owner.tags': 'x y' });
     expect(p.warnings).toEqual(['metadata.empty: empty value dropped']);
   });
@@ -166,7 +170,9 @@ describe('parseSkillMd: our agentskills.io documents', () => {
   it('normalises snake_case and Title Case names, saying so in a warning', () => {
     const snake = parseSkillMd('---\nname: exchange_delivered_order_items\ndescription: d\n---\nbody');
     expect(snake.name).toBe('exchange-delivered-order-items');
-    expect(snake.warnings).toEqual(['name: "exchange_delivered_order_items" is not a valid skill name; normalised to "exchange-delivered-order-items"']);
+    expect(snake.warnings).toEqual([
+      'name: "exchange_delivered_order_items" is not a valid skill name; normalised to "exchange-delivered-order-items"',
+    ]);
     const title = parseSkillMd('---\nname: Exchange Delivered Order Items\ndescription: d\n---\nbody');
     expect(title.name).toBe('exchange-delivered-order-items');
     expect(title.warnings[0]).toContain('normalised to "exchange-delivered-order-items"');
@@ -200,7 +206,9 @@ describe('parseSkillMd: GAIA', () => {
     const p = parseSkillMd(GAIA_A);
     expect(p.format).toBe('gaia');
     expect(p.name).toBe('triage-support-ticket');
-    expect(p.description).toBe('Triage an inbound support ticket end to end. Use when the user pastes a support ticket or asks to triage one.');
+    expect(p.description).toBe(
+      'Triage an inbound support ticket end to end. Use when the user pastes a support ticket or asks to triage one.',
+    );
     expect(p.license).toBe('MIT');
     expect(p.toolsRequired).toEqual(['query_documents', 'read_file', 'remember']);
     expect(p.version).toBe('1.0.0');
@@ -213,7 +221,9 @@ describe('parseSkillMd: GAIA', () => {
     const p = parseSkillMd(GAIA_B);
     expect(p.format).toBe('intermediate');
     expect(p.name).toBe('triage-support-ticket');
-    expect(p.description).toBe('Triage an inbound support ticket end to end. Use when the user pastes a support ticket or asks to triage one.');
+    expect(p.description).toBe(
+      'Triage an inbound support ticket end to end. Use when the user pastes a support ticket or asks to triage one.',
+    );
     expect(p.toolsRequired).toEqual(['query_documents', 'read_file', 'remember']);
     expect(p.license).toBeNull();
     expect(p.version).toBeNull();
@@ -243,7 +253,9 @@ describe('parseSkillMd: Spector', () => {
   });
 
   it('reads Spector tools as required tools, and procedural parents', () => {
-    const p = parseSkillMd('---\nschema: spector.skill.v1\nname: a\nkind: heuristic\ntools: [grep, sed]\nparents:\n  procedural: skill-1\n---\nbody');
+    const p = parseSkillMd(
+      '---\nschema: spector.skill.v1\nname: a\nkind: heuristic\ntools: [grep, sed]\nparents:\n  procedural: skill-1\n---\nbody',
+    );
     expect(p.toolsRequired).toEqual(['grep', 'sed']);
     expect(p.kind).toBe('heuristic');
     expect(p.parents.procedural).toEqual(['skill-1']);
@@ -281,17 +293,23 @@ tools: [docker.build]
     expect(p.description).toBe('Install a missing Alpine package before building.');
     expect(p.toolsRequired).toEqual(['docker.build', 'apk.add']);
     expect(p.metadata).toEqual({ 'memos.eta': '0.72', 'memos.status': 'active', 'memos.parameters': 'package' });
-    expect(p.body).toBe('# Apk Add Dependency\n\n1. Find the missing package in the error\n2. Install it with apk add\n3. Rebuild the image');
+    expect(p.body).toBe(
+      '# Apk Add Dependency\n\n1. Find the missing package in the error\n2. Install it with apk add\n3. Rebuild the image',
+    );
   });
 
   it('prefers description over summary and keeps a written body over the steps', () => {
-    const p = parseSkillMd('---\nname: a\ndescription: The description.\nsummary: The summary.\nsteps: [one, two]\n---\n# Written body');
+    const p = parseSkillMd(
+      '---\nname: a\ndescription: The description.\nsummary: The summary.\nsteps: [one, two]\n---\n# Written body',
+    );
     expect(p.description).toBe('The description.');
     expect(p.body).toBe('# Written body');
   });
 
   it('reads steps nested in a procedure object', () => {
-    const p = parseSkillMd('---\nname: a\nsummary: s\nprocedure:\n  steps:\n    - {tool: t1, text: Do one}\n    - {tool: t2}\n---\n');
+    const p = parseSkillMd(
+      '---\nname: a\nsummary: s\nprocedure:\n  steps:\n    - {tool: t1, text: Do one}\n    - {tool: t2}\n---\n',
+    );
     expect(p.toolsRequired).toEqual(['t1', 't2']);
     expect(p.body).toBe('# A\n\n1. Do one\n2. Call `t2`.');
   });
@@ -378,9 +396,61 @@ function rng(seed: number): () => number {
 }
 
 const ALPHABET = [
-  '-', '-', '---', '\n', '\n', '\r\n', '\r', ' ', '  ', '\t', ':', ': ', '#', '[', ']', '{', '}', ',', '&a', '*a', '!', '!!str', '|', '>',
-  '<', '"', "'", '%', '@', '`', '?', '~', 'name', 'description', 'metadata', 'version', 'when_to_use', 'schema', 'spector.skill.v1',
-  'tools_required', 'parents', 'episodic', 'a', 'B', '1', '1.0', 'true', 'null', '\uFEFF', '\u0000', '\u2028', 'é', '😀', '\uD800', '...',
+  '-',
+  '-',
+  '---',
+  '\n',
+  '\n',
+  '\r\n',
+  '\r',
+  ' ',
+  '  ',
+  '\t',
+  ':',
+  ': ',
+  '#',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '&a',
+  '*a',
+  '!',
+  '!!str',
+  '|',
+  '>',
+  '<',
+  '"',
+  "'",
+  '%',
+  '@',
+  '`',
+  '?',
+  '~',
+  'name',
+  'description',
+  'metadata',
+  'version',
+  'when_to_use',
+  'schema',
+  'spector.skill.v1',
+  'tools_required',
+  'parents',
+  'episodic',
+  'a',
+  'B',
+  '1',
+  '1.0',
+  'true',
+  'null',
+  '\uFEFF',
+  '\u0000',
+  '\u2028',
+  'é',
+  '😀',
+  '\uD800',
+  '...',
 ];
 
 function garbage(next: () => number): string {
@@ -432,7 +502,8 @@ describe('parseIntermediate (the LLM output contract)', () => {
     expect(parseIntermediate(GAIA_B)).toEqual({
       kind: 'draft',
       name: 'triage-support-ticket',
-      whenToUse: 'Triage an inbound support ticket end to end. Use when the user pastes a support ticket or asks to triage one.',
+      whenToUse:
+        'Triage an inbound support ticket end to end. Use when the user pastes a support ticket or asks to triage one.',
       toolsRequired: ['query_documents', 'read_file', 'remember'],
       body: BODY_A,
     });
@@ -445,7 +516,9 @@ describe('parseIntermediate (the LLM output contract)', () => {
   });
 
   it('normalises a snake_case name into a valid one', () => {
-    const r = parseIntermediate('---\nname: triage_ticket\nwhen_to_use: Use when triaging.\ntools_required: [a]\n---\n# T\n1. a');
+    const r = parseIntermediate(
+      '---\nname: triage_ticket\nwhen_to_use: Use when triaging.\ntools_required: [a]\n---\n# T\n1. a',
+    );
     expect(r).toMatchObject({ kind: 'draft', name: 'triage-ticket' });
   });
 
@@ -456,10 +529,19 @@ describe('parseIntermediate (the LLM output contract)', () => {
 
   it('reports what is missing or malformed', () => {
     expect(parseIntermediate('')).toEqual({ kind: 'error', reason: 'output is empty' });
-    expect(parseIntermediate('# Just a body')).toEqual({ kind: 'error', reason: expect.stringMatching(/^not the intermediate form: .*fence/) });
-    expect(parseIntermediate('---\nname: [x\n---\nbody')).toEqual({ kind: 'error', reason: expect.stringMatching(/^not the intermediate form: frontmatter YAML does not parse/) });
+    expect(parseIntermediate('# Just a body')).toEqual({
+      kind: 'error',
+      reason: expect.stringMatching(/^not the intermediate form: .*fence/),
+    });
+    expect(parseIntermediate('---\nname: [x\n---\nbody')).toEqual({
+      kind: 'error',
+      reason: expect.stringMatching(/^not the intermediate form: frontmatter YAML does not parse/),
+    });
     expect(parseIntermediate('---\nwhen_to_use: w\n---\nbody')).toEqual({ kind: 'error', reason: 'name: missing' });
     expect(parseIntermediate('---\nname: a\n---\nbody')).toEqual({ kind: 'error', reason: 'when_to_use: missing' });
-    expect(parseIntermediate('---\nname: a\nwhen_to_use: w\n---\n\n')).toEqual({ kind: 'error', reason: 'body: empty' });
+    expect(parseIntermediate('---\nname: a\nwhen_to_use: w\n---\n\n')).toEqual({
+      kind: 'error',
+      reason: 'body: empty',
+    });
   });
 });

@@ -47,7 +47,14 @@ export type IntermediateResult =
 
 const PARENT_KINDS = ['episodic', 'semantic', 'procedural'] as const;
 /** Metadata keys (after flattening) that hold the required tools, in every shape we read. */
-export const TOOLS_METADATA_KEYS = ['tools-required', 'tools_required', 'toolsRequired', 'gaia.tools_required', 'gaia.tools-required', 'gaia.toolsRequired'];
+export const TOOLS_METADATA_KEYS = [
+  'tools-required',
+  'tools_required',
+  'toolsRequired',
+  'gaia.tools_required',
+  'gaia.tools-required',
+  'gaia.toolsRequired',
+];
 /** Metadata keys (after flattening) that hold the version. */
 export const VERSION_METADATA_KEYS = ['version', 'gaia.version'];
 /** Metadata keys (after flattening) that hold the kind. */
@@ -57,11 +64,42 @@ export function parentMetadataKeys(kind: keyof SkillParents): string[] {
   return [`parents-${kind}`, `parents.${kind}`, `parents_${kind}`];
 }
 
-const MEMOS_KEYS = ['invocationGuide', 'invocation_guide', 'procedure', 'procedureJson', 'procedure_json', 'steps', 'eta', 'trialsAttempted', 'trialsPassed', 'sourcePolicyIds', 'summary'];
+const MEMOS_KEYS = [
+  'invocationGuide',
+  'invocation_guide',
+  'procedure',
+  'procedureJson',
+  'procedure_json',
+  'steps',
+  'eta',
+  'trialsAttempted',
+  'trialsPassed',
+  'sourcePolicyIds',
+  'summary',
+];
 const KNOWN_TOP_LEVEL = new Set([
-  'name', 'description', 'license', 'compatibility', 'allowed-tools', 'allowed_tools', 'allowedTools', 'metadata',
-  'version', 'schema', 'kind', 'confidence', 'tools', 'tools_required', 'tools-required', 'toolsRequired',
-  'when_to_use', 'whenToUse', 'parents', 'status', 'parameters', ...MEMOS_KEYS,
+  'name',
+  'description',
+  'license',
+  'compatibility',
+  'allowed-tools',
+  'allowed_tools',
+  'allowedTools',
+  'metadata',
+  'version',
+  'schema',
+  'kind',
+  'confidence',
+  'tools',
+  'tools_required',
+  'tools-required',
+  'toolsRequired',
+  'when_to_use',
+  'whenToUse',
+  'parents',
+  'status',
+  'parameters',
+  ...MEMOS_KEYS,
 ]);
 
 /**
@@ -99,7 +137,13 @@ export function parseIntermediate(text: string): IntermediateResult {
   if (parsed.name === null) return { kind: 'error', reason: 'name: missing' };
   if (parsed.description === null) return { kind: 'error', reason: 'when_to_use: missing' };
   if (parsed.body.trim() === '') return { kind: 'error', reason: 'body: empty' };
-  return { kind: 'draft', name: parsed.name, whenToUse: parsed.description, toolsRequired: parsed.toolsRequired, body: parsed.body };
+  return {
+    kind: 'draft',
+    name: parsed.name,
+    whenToUse: parsed.description,
+    toolsRequired: parsed.toolsRequired,
+    body: parsed.body,
+  };
 }
 
 function unwrapCodeFence(text: string): string {
@@ -155,7 +199,8 @@ type Mapping = { [key: string]: YamlValue };
 function fromMapping(fm: Mapping, body: string, warnings: string[]): ParsedSkill {
   const format = detectFormat(fm);
   const schema = text(own(fm, 'schema'));
-  if (schema !== null && format !== 'spector') warnings.push(`schema: "${schema}" is not a known schema; read leniently`);
+  if (schema !== null && format !== 'spector')
+    warnings.push(`schema: "${schema}" is not a known schema; read leniently`);
   for (const key of Object.keys(fm)) {
     if (!KNOWN_TOP_LEVEL.has(key)) warnings.push(`${key}: unknown top-level key ignored`);
   }
@@ -170,7 +215,8 @@ function fromMapping(fm: Mapping, body: string, warnings: string[]): ParsedSkill
   const allowedTools = readAllowedTools(fm, warnings);
 
   const tools: string[] = [];
-  for (const key of TOOLS_METADATA_KEYS) if (Object.hasOwn(metadata, key)) tools.push(...splitList(metadata[key] ?? ''));
+  for (const key of TOOLS_METADATA_KEYS)
+    if (Object.hasOwn(metadata, key)) tools.push(...splitList(metadata[key] ?? ''));
   for (const key of ['tools_required', 'tools-required', 'toolsRequired']) tools.push(...toolNames(own(fm, key)));
   if (format === 'spector' || format === 'memos') tools.push(...toolNames(own(fm, 'tools')));
   else if (own(fm, 'tools') !== undefined) warnings.push('tools: read as provided tools, not required tools; ignored');
@@ -244,7 +290,11 @@ function readAllowedTools(fm: Mapping, warnings: string[]): string | null {
     const value = own(fm, key);
     if (Array.isArray(value)) {
       warnings.push(`${key}: a list; joined into a space-separated string`);
-      const joined = value.filter((v): v is string => typeof v === 'string').map((v) => v.trim()).filter(Boolean).join(' ');
+      const joined = value
+        .filter((v): v is string => typeof v === 'string')
+        .map((v) => v.trim())
+        .filter(Boolean)
+        .join(' ');
       if (joined !== '') return joined;
     }
     const t = text(value);
@@ -291,17 +341,24 @@ function liftExtras(fm: Mapping, format: 'spector' | 'memos', metadata: Record<s
   }
   if (format === 'memos') {
     const names = parameterNames(own(fm, 'parameters'));
-    if (names.length > 0 && !Object.hasOwn(metadata, 'memos.parameters')) setOwn(metadata, 'memos.parameters', names.join(' '));
+    if (names.length > 0 && !Object.hasOwn(metadata, 'memos.parameters'))
+      setOwn(metadata, 'memos.parameters', names.join(' '));
   }
 }
 
 function parameterNames(value: YamlValue | undefined): string[] {
   if (Array.isArray(value)) {
     return dedupe(
-      value.map((p) => (isMapping(p) ? text(own(p, 'name')) : text(p))).filter((p): p is string => p !== null).map((p) => p.replace(/\s+/g, '_')),
+      value
+        .map((p) => (isMapping(p) ? text(own(p, 'name')) : text(p)))
+        .filter((p): p is string => p !== null)
+        .map((p) => p.replace(/\s+/g, '_')),
     );
   }
-  if (isMapping(value)) return Object.keys(value).map((k) => k.trim().replace(/\s+/g, '_')).filter(Boolean);
+  if (isMapping(value))
+    return Object.keys(value)
+      .map((k) => k.trim().replace(/\s+/g, '_'))
+      .filter(Boolean);
   return [];
 }
 
@@ -311,7 +368,8 @@ interface MemosStep {
 }
 
 function memosSteps(fm: Mapping): MemosStep[] {
-  let raw: YamlValue | undefined = own(fm, 'steps') ?? own(fm, 'procedure') ?? own(fm, 'procedureJson') ?? own(fm, 'procedure_json');
+  let raw: YamlValue | undefined =
+    own(fm, 'steps') ?? own(fm, 'procedure') ?? own(fm, 'procedureJson') ?? own(fm, 'procedure_json');
   if (isMapping(raw)) raw = own(raw, 'steps') ?? own(raw, 'procedure');
   if (typeof raw === 'string') {
     return raw
@@ -325,7 +383,9 @@ function memosSteps(fm: Mapping): MemosStep[] {
   for (const item of raw) {
     if (isMapping(item)) {
       const tool = firstText(['tool', 'toolName', 'tool_name'].map((k) => own(item, k)));
-      const body = firstText(['description', 'text', 'step', 'action', 'instruction', 'title', 'summary'].map((k) => own(item, k)));
+      const body = firstText(
+        ['description', 'text', 'step', 'action', 'instruction', 'title', 'summary'].map((k) => own(item, k)),
+      );
       const line = body ?? (tool !== null ? `Call \`${tool}\`.` : null);
       if (line !== null) steps.push({ text: line.replace(/\s+/g, ' '), tool });
     } else {
@@ -337,7 +397,13 @@ function memosSteps(fm: Mapping): MemosStep[] {
 }
 
 function renderSteps(name: string | null, steps: MemosStep[]): string {
-  const title = name === null ? 'Procedure' : name.split('-').map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : w)).join(' ');
+  const title =
+    name === null
+      ? 'Procedure'
+      : name
+          .split('-')
+          .map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : w))
+          .join(' ');
   return [`# ${title}`, '', ...steps.map((s, i) => `${i + 1}. ${s.text}`)].join('\n');
 }
 

@@ -18,7 +18,37 @@ function rng(seed: number): () => number {
   };
 }
 
-const WORDS = ['use', 'when', 'the', 'user', 'asks:', '1.0', 'yes', 'null', '#tag', '"quoted"', "it's", '- dash', '---', '[x]', '{y}', 'é', '😀', 'a&b', '*', '%', '@', '`', '~', 'true', '0o17', '1:20', '\\', '|', 'key: value'];
+const WORDS = [
+  'use',
+  'when',
+  'the',
+  'user',
+  'asks:',
+  '1.0',
+  'yes',
+  'null',
+  '#tag',
+  '"quoted"',
+  "it's",
+  '- dash',
+  '---',
+  '[x]',
+  '{y}',
+  'é',
+  '😀',
+  'a&b',
+  '*',
+  '%',
+  '@',
+  '`',
+  '~',
+  'true',
+  '0o17',
+  '1:20',
+  '\\',
+  '|',
+  'key: value',
+];
 
 function phrase(next: () => number, max: number): string {
   const n = 1 + Math.floor(next() * max);
@@ -26,7 +56,11 @@ function phrase(next: () => number, max: number): string {
 }
 
 function randomDoc(next: () => number): CanonicalSkillDoc {
-  const metadata: Record<string, string> = { version: '1.0.0', 'tools-required': 'a_tool b.tool', kind: next() < 0.5 ? 'playbook' : 'heuristic' };
+  const metadata: Record<string, string> = {
+    version: '1.0.0',
+    'tools-required': 'a_tool b.tool',
+    kind: next() < 0.5 ? 'playbook' : 'heuristic',
+  };
   const extra = Math.floor(next() * 4);
   for (let i = 0; i < extra; i++) metadata[`k${i}-${toSkillName(phrase(next, 2))}`] = phrase(next, 6);
   const doc: CanonicalSkillDoc = {
@@ -48,7 +82,13 @@ describe('serialize -> parse -> serialize', () => {
     license: 'MIT',
     compatibility: 'Needs the orders API',
     allowedTools: 'get_order exchange_items',
-    metadata: { version: '1.0.0', 'tools-required': 'get_order exchange_items', kind: 'playbook', 'parents-episodic': 's1 s2', source: 'compiled' },
+    metadata: {
+      version: '1.0.0',
+      'tools-required': 'get_order exchange_items',
+      kind: 'playbook',
+      'parents-episodic': 's1 s2',
+      source: 'compiled',
+    },
     body: '# Exchange Delivered Order Items\n\n1. Look up the order.\n2. Exchange.\n\n---\n\n## Edge cases\n- Not delivered: refuse.',
   };
 
@@ -107,7 +147,41 @@ describe('serialize -> parse -> serialize', () => {
 });
 
 describe('any text -> parse -> canonical -> serialize is valid', () => {
-  const FRAGMENTS = ['---', '\n', '\r\n', 'name: ', 'description: ', 'when_to_use: ', 'version: 1.0', 'metadata:\n  ', 'gaia:\n    tools_required: [a, b]', 'schema: spector.skill.v1\n', 'parents:\n  episodic: [e1]\n', 'kind: playbook\n', 'Title Case Name', 'snake_case_name', '<b>', '>', ': ', '#', '[', '{', '&x', '*x', '1. step', '# Heading', 'é😀', '\u0000', '\uFEFF', ' ', 'x'.repeat(70), 'y '.repeat(600), 'steps: [a, b]\n', 'tools: [t]\n', 'compatibility: ' + 'c '.repeat(300)];
+  const FRAGMENTS = [
+    '---',
+    '\n',
+    '\r\n',
+    'name: ',
+    'description: ',
+    'when_to_use: ',
+    'version: 1.0',
+    'metadata:\n  ',
+    'gaia:\n    tools_required: [a, b]',
+    'schema: spector.skill.v1\n',
+    'parents:\n  episodic: [e1]\n',
+    'kind: playbook\n',
+    'Title Case Name',
+    'snake_case_name',
+    '<b>',
+    '>',
+    ': ',
+    '#',
+    '[',
+    '{',
+    '&x',
+    '*x',
+    '1. step',
+    '# Heading',
+    'é😀',
+    '\u0000',
+    '\uFEFF',
+    ' ',
+    'x'.repeat(70),
+    'y '.repeat(600),
+    'steps: [a, b]\n',
+    'tools: [t]\n',
+    `compatibility: ${'c '.repeat(300)}`,
+  ];
 
   it('holds for 2000 randomised inputs', () => {
     const next = rng(99);
@@ -117,7 +191,8 @@ describe('any text -> parse -> canonical -> serialize is valid', () => {
       const doc = toCanonicalDoc(parseSkillMd(input), { license: 'MIT' });
       const text = serializeSkillMd(doc);
       const result = validateSkillMd(text, { dirName: doc.name });
-      if (!result.valid) throw new Error(`input ${JSON.stringify(input)} gave invalid output: ${result.errors.join('; ')}`);
+      if (!result.valid)
+        throw new Error(`input ${JSON.stringify(input)} gave invalid output: ${result.errors.join('; ')}`);
     }
   });
 });

@@ -55,7 +55,10 @@ describe('serializeSkillMd', () => {
     };
     const keys = Object.keys(frontmatterOf(serializeSkillMd(shuffled)) as object);
     expect(keys).toEqual(['name', 'description', 'license', 'compatibility', 'allowed-tools', 'metadata']);
-    expect(Object.keys((frontmatterOf(serializeSkillMd(shuffled)) as { metadata: object }).metadata)).toEqual(['b', 'a']);
+    expect(Object.keys((frontmatterOf(serializeSkillMd(shuffled)) as { metadata: object }).metadata)).toEqual([
+      'b',
+      'a',
+    ]);
   });
 
   it('omits compatibility, allowed-tools and an empty metadata map', () => {
@@ -64,7 +67,18 @@ describe('serializeSkillMd', () => {
   });
 
   it('keeps version-like and boolean-like values strings, for YAML 1.2 and 1.1 readers', () => {
-    const metadata = { version: '1.0.0', short: '1.0', int: '2', yes: 'yes', on: 'on', nul: 'null', tilde: '~', oct: '0o17', sexa: '1:20', empty: '' };
+    const metadata = {
+      version: '1.0.0',
+      short: '1.0',
+      int: '2',
+      yes: 'yes',
+      on: 'on',
+      nul: 'null',
+      tilde: '~',
+      oct: '0o17',
+      sexa: '1:20',
+      empty: '',
+    };
     const text = serializeSkillMd({ ...DOC, metadata });
     expect(text).toContain('  version: 1.0.0\n');
     for (const version of ['1.2', '1.1'] as const) {
@@ -75,7 +89,21 @@ describe('serializeSkillMd', () => {
   });
 
   it('keeps descriptions with colons, quotes, hashes and leading dashes intact', () => {
-    for (const description of ['Use when: a colon appears', '"Quoted" start', "it's #1 # not a comment", '- looks like a list', '[bracketed]', '{braced}', '@at', '`tick`', '!bang', '&amp', '*star', '%percent', '? question']) {
+    for (const description of [
+      'Use when: a colon appears',
+      '"Quoted" start',
+      "it's #1 # not a comment",
+      '- looks like a list',
+      '[bracketed]',
+      '{braced}',
+      '@at',
+      '`tick`',
+      '!bang',
+      '&amp',
+      '*star',
+      '%percent',
+      '? question',
+    ]) {
       const text = serializeSkillMd({ ...DOC, description });
       expect((frontmatterOf(text) as { description: string }).description).toBe(description);
       expect(validateSkillMd(text)).toEqual({ valid: true, errors: [] });
@@ -124,7 +152,8 @@ describe('toSkillName', () => {
   });
 
   it('leaves a valid name unchanged', () => {
-    for (const name of ['a', 'triage-support-ticket', 'v2-export-3', 'a'.repeat(64)]) expect(toSkillName(name)).toBe(name);
+    for (const name of ['a', 'triage-support-ticket', 'v2-export-3', 'a'.repeat(64)])
+      expect(toSkillName(name)).toBe(name);
   });
 
   it('cuts at the last word boundary that fits in 64 characters', () => {
@@ -148,7 +177,18 @@ describe('toSkillName', () => {
   });
 
   it('always returns a valid name', () => {
-    for (const text of ['  ', 'A', '9', '-x-', 'a'.repeat(63) + ' bb', 'ÅÄÖ åäö', 'ǅ ǈ', 'İstanbul', '\u0000\u0001', '😀 emoji 😀']) {
+    for (const text of [
+      '  ',
+      'A',
+      '9',
+      '-x-',
+      `${'a'.repeat(63)} bb`,
+      'ÅÄÖ åäö',
+      'ǅ ǈ',
+      'İstanbul',
+      '\u0000\u0001',
+      '😀 emoji 😀',
+    ]) {
       expect(validateSkillName(toSkillName(text))).toEqual([]);
     }
   });

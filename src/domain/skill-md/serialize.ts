@@ -109,6 +109,9 @@ export function toSkillName(text: string): string {
  */
 export function toDescription(text: string): string {
   if (typeof text !== 'string') return '';
-  const cleaned = collapseWhitespace(text.replace(/[<>]/g, '').replace(/[\u0000-\u0008\u000E-\u001F\u007F-\u009F\uFEFF]/g, ''));
+  const cleaned = collapseWhitespace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find control characters
+    text.replace(/[<>]/g, '').replace(/[\u0000-\u0008\u000E-\u001F\u007F-\u009F\uFEFF]/g, ''),
+  );
   return capAtWordBoundary(cleaned, MAX_DESCRIPTION_LENGTH);
 }

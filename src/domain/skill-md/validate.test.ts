@@ -38,18 +38,26 @@ describe('validateSkillMd', () => {
   });
 
   it('requires the text to start with a --- fence', () => {
-    expect(validateSkillMd('# Just markdown\n').errors).toEqual([expect.stringMatching(/^frontmatter: .*must start with a "---" fence/)]);
+    expect(validateSkillMd('# Just markdown\n').errors).toEqual([
+      expect.stringMatching(/^frontmatter: .*must start with a "---" fence/),
+    ]);
     expect(validateSkillMd(`\n${doc(MINIMAL)}`).valid).toBe(false);
   });
 
   it('rejects frontmatter that never closes', () => {
-    expect(validateSkillMd(`---\n${MINIMAL}\n\n# body`).errors).toEqual([expect.stringMatching(/^frontmatter: .*not closed/)]);
+    expect(validateSkillMd(`---\n${MINIMAL}\n\n# body`).errors).toEqual([
+      expect.stringMatching(/^frontmatter: .*not closed/),
+    ]);
   });
 
   it('rejects YAML that does not parse, or is not a mapping', () => {
-    expect(validateSkillMd(doc('name: [unclosed\ndescription: x')).errors[0]).toMatch(/^frontmatter: YAML does not parse/);
+    expect(validateSkillMd(doc('name: [unclosed\ndescription: x')).errors[0]).toMatch(
+      /^frontmatter: YAML does not parse/,
+    );
     expect(validateSkillMd(doc('- a\n- b')).errors).toEqual(['frontmatter: must be a YAML mapping of keys to values']);
-    expect(validateSkillMd(doc('name: a\nname: b\ndescription: x')).errors[0]).toMatch(/^frontmatter: YAML does not parse/);
+    expect(validateSkillMd(doc('name: a\nname: b\ndescription: x')).errors[0]).toMatch(
+      /^frontmatter: YAML does not parse/,
+    );
   });
 
   it('requires name and description', () => {
@@ -82,7 +90,9 @@ describe('validateSkillMd', () => {
   it('requires metadata to be a flat map of string to string', () => {
     const nested = validateSkillMd(doc(`${MINIMAL}\nmetadata:\n  gaia:\n    tools_required: [a]`));
     expect(nested.errors).toEqual([expect.stringMatching(/^metadata\.gaia: must be a string, got a nested mapping/)]);
-    const number = validateSkillMd(doc(`${MINIMAL}\nmetadata:\n  version: 1.0\n  ok: "1.0"\n  flag: true\n  list: [a]`));
+    const number = validateSkillMd(
+      doc(`${MINIMAL}\nmetadata:\n  version: 1.0\n  ok: "1.0"\n  flag: true\n  list: [a]`),
+    );
     expect(number.errors).toEqual([
       expect.stringMatching(/^metadata\.version: must be a string, got a number/),
       expect.stringMatching(/^metadata\.flag: must be a string, got a boolean/),
@@ -99,7 +109,9 @@ describe('validateSkillMd', () => {
       'compatibility: must be at most 500 characters (got 501)',
     ]);
     expect(validateSkillMd(doc(`${MINIMAL}\ncompatibility: [a]`)).errors).toEqual(['compatibility: must be a string']);
-    expect(validateSkillMd(doc(`${MINIMAL}\ncompatibility: ""`)).errors).toEqual(['compatibility: must not be empty when present']);
+    expect(validateSkillMd(doc(`${MINIMAL}\ncompatibility: ""`)).errors).toEqual([
+      'compatibility: must not be empty when present',
+    ]);
   });
 
   it('requires allowed-tools and license to be strings', () => {
@@ -139,7 +151,9 @@ describe('validateSkillName', () => {
   });
 
   it('rejects uppercase, underscores, spaces and non-ASCII letters, showing what it found', () => {
-    expect(validateSkillName('Triage')[0]).toBe('name: must be lowercase ASCII letters, digits and "-" only (found "T")');
+    expect(validateSkillName('Triage')[0]).toBe(
+      'name: must be lowercase ASCII letters, digits and "-" only (found "T")',
+    );
     expect(validateSkillName('a_b')[0]).toContain('"_"');
     expect(validateSkillName('a b')[0]).toContain('" "');
     expect(validateSkillName('café')[0]).toContain('"é"');

@@ -4,7 +4,14 @@
 import { isMapping, loadYaml, splitFrontmatter } from './frontmatter.js';
 import { codePointLength } from './text.js';
 
-export const ALLOWED_TOP_LEVEL_KEYS = ['name', 'description', 'license', 'compatibility', 'allowed-tools', 'metadata'] as const;
+export const ALLOWED_TOP_LEVEL_KEYS = [
+  'name',
+  'description',
+  'license',
+  'compatibility',
+  'allowed-tools',
+  'metadata',
+] as const;
 export const MAX_NAME_LENGTH = 64;
 export const MAX_DESCRIPTION_LENGTH = 1024;
 export const MAX_COMPATIBILITY_LENGTH = 500;
@@ -74,8 +81,17 @@ export function validateSkillMd(text: string, opts: ValidateOptions = {}): Valid
     else {
       for (const [k, v] of Object.entries(md)) {
         if (typeof v !== 'string') {
-          const what = v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a nested mapping' : `a ${typeof v}`;
-          errors.push(`metadata.${k}: must be a string, got ${what} (metadata is a flat map of string to string; quote scalars)`);
+          const what =
+            v === null
+              ? 'null'
+              : Array.isArray(v)
+                ? 'a list'
+                : typeof v === 'object'
+                  ? 'a nested mapping'
+                  : `a ${typeof v}`;
+          errors.push(
+            `metadata.${k}: must be a string, got ${what} (metadata is a flat map of string to string; quote scalars)`,
+          );
         }
       }
     }
@@ -95,7 +111,10 @@ export function validateSkillName(name: unknown): string[] {
   if (length > MAX_NAME_LENGTH) errors.push(`name: must be at most ${MAX_NAME_LENGTH} characters (got ${length})`);
   const bad = [...new Set(Array.from(name).filter((ch) => !/^[a-z0-9-]$/.test(ch)))];
   if (bad.length > 0) {
-    const shown = bad.slice(0, 5).map((ch) => JSON.stringify(ch)).join(', ');
+    const shown = bad
+      .slice(0, 5)
+      .map((ch) => JSON.stringify(ch))
+      .join(', ');
     errors.push(`name: must be lowercase ASCII letters, digits and "-" only (found ${shown})`);
   }
   if (name.startsWith('-') || name.endsWith('-')) errors.push('name: must not start or end with "-"');

@@ -68,7 +68,9 @@ describe('GloveEmbedder', () => {
     const texts = ['cancel my order', 'my phone shows no service', ''];
     const vectors = await embedder.embed(texts);
     expect(vectors).toHaveLength(3);
-    vectors.forEach((v, i) => expect(Array.from(v)).toEqual(Array.from(vec(texts[i]))));
+    vectors.forEach((v, i) => {
+      expect(Array.from(v)).toEqual(Array.from(vec(texts[i])));
+    });
   });
 
   it('scores paraphrases above unrelated sentences', () => {
@@ -106,9 +108,7 @@ describe('GloveEmbedder', () => {
 
   it('ignores typed placeholders', () => {
     expect(Array.from(vec('order <id>'))).toEqual(Array.from(vec('order <id> <num>')));
-    expect(Array.from(vec('refund <money> to <email> for order <id>'))).toEqual(
-      Array.from(vec('refund to for order')),
-    );
+    expect(Array.from(vec('refund <money> to <email> for order <id>'))).toEqual(Array.from(vec('refund to for order')));
     const table = loadGloveTable();
     expect(tokenize('<id> <num> <email> <date> <str> <phone> <url> <money>', table)).toEqual([]);
     // The ids were replaced upstream, so two sessions about different orders embed the same.
@@ -134,7 +134,15 @@ describe('GloveEmbedder', () => {
 
   it('keeps known hyphenated words whole and expands negations', () => {
     const table = loadGloveTable();
-    expect(tokenize("I don't get e-mail on the Wi-Fi", table)).toEqual(['do', 'not', 'get', 'e-mail', 'on', 'the', 'wi-fi']);
+    expect(tokenize("I don't get e-mail on the Wi-Fi", table)).toEqual([
+      'do',
+      'not',
+      'get',
+      'e-mail',
+      'on',
+      'the',
+      'wi-fi',
+    ]);
   });
 
   it('mixes the parts by the configured weights', () => {

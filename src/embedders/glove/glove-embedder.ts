@@ -96,15 +96,20 @@ export class GloveEmbedder implements Embedder {
       );
     }
     const sifA = options.sifA ?? DEFAULT_SIF_A;
-    if (!(sifA > 0 && Number.isFinite(sifA))) throw new InputError(`GloveEmbedder sifA must be a positive number (got ${sifA}).`);
+    if (!(sifA > 0 && Number.isFinite(sifA)))
+      throw new InputError(`GloveEmbedder sifA must be a positive number (got ${sifA}).`);
 
-    this.weights = Object.freeze({ semantic: semantic / (semantic + lexical), lexical: lexical / (semantic + lexical) });
+    this.weights = Object.freeze({
+      semantic: semantic / (semantic + lexical),
+      lexical: lexical / (semantic + lexical),
+    });
     this.sifA = sifA;
     this.semanticScale = Math.sqrt(this.weights.semantic);
     this.lexicalScale = Math.sqrt(this.weights.lexical);
     this.thresholds = Object.freeze({ ...DEFAULT_GLOVE_THRESHOLDS, ...options.thresholds });
     for (const [name, value] of Object.entries(this.thresholds)) {
-      if (!(value >= -1 && value <= 1)) throw new InputError(`GloveEmbedder threshold ${name} must be a cosine in [-1, 1] (got ${value}).`);
+      if (!(value >= -1 && value <= 1))
+        throw new InputError(`GloveEmbedder threshold ${name} must be a cosine in [-1, 1] (got ${value}).`);
     }
     this.id = embedderId(this.weights, sifA);
 
@@ -235,7 +240,9 @@ function embedderId(weights: Readonly<GloveWeights>, sifA: number): string {
 
 function checkTable(table: GloveTable): GloveTable {
   if (table.dims !== SEMANTIC_DIMENSIONS) {
-    throw new BackendUnavailableError(`The GloVe table has ${table.dims} dimensions; ${GLOVE_EMBEDDER_ID} needs ${SEMANTIC_DIMENSIONS}.`);
+    throw new BackendUnavailableError(
+      `The GloVe table has ${table.dims} dimensions; ${GLOVE_EMBEDDER_ID} needs ${SEMANTIC_DIMENSIONS}.`,
+    );
   }
   return table;
 }
@@ -284,7 +291,7 @@ export function tokenize(text: string, table: Pick<GloveTable, 'rowOf'>): string
  */
 export function lightStem(word: string): string {
   let w = word;
-  if (w.length > 4 && w.endsWith('ies')) w = w.slice(0, -3) + 'y';
+  if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
   else if (w.length > 4 && /(?:ss|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
   else if (w.length > 3 && w.endsWith('s') && !/[sui]s$/.test(w)) w = w.slice(0, -1);
   if (w.length > 5 && w.endsWith('ing') && /[aeiouy]/.test(w.slice(0, -3))) w = w.slice(0, -3);

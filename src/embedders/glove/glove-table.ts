@@ -58,7 +58,9 @@ function readTable(file: string): Buffer {
 
 function parseGloveTable(input: Buffer, file: string): GloveTable {
   const fail = (why: string): never => {
-    throw new BackendUnavailableError(`${file} is not a usable GloVe word table (${why}); rebuild it with \`npm run build:embeddings\`.`);
+    throw new BackendUnavailableError(
+      `${file} is not a usable GloVe word table (${why}); rebuild it with \`npm run build:embeddings\`.`,
+    );
   };
   if (input.length < HEADER_BYTES || input.toString('latin1', 0, 8) !== MAGIC) fail('bad magic bytes');
   const version = input.readUInt32LE(8);

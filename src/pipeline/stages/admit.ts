@@ -20,16 +20,21 @@ export function consensusRules(cfg: Synthesis) {
 export function admitGroup(cfg: Synthesis, input: GroupInput): Admission {
   const spanRules = { minSteps: cfg.minSteps, thinkTools: cfg.thinkTools };
   const consensus = consensusRules(cfg);
-  return admitCluster(input.sessions, (s) => detectSpan(s, spanRules), (spans) => buildConsensus(spans, consensus).steps.map((s) => s.tool), {
-    minOccurrences: input.admission?.minOccurrences ?? cfg.minOccurrences,
-    minSuccessRate: input.admission?.minSuccessRate ?? cfg.minSuccessRate,
-    rule: input.admission ? 'absolute' : cfg.admission,
-    minGain: cfg.minGain,
-    gainShrinkage: cfg.gainShrinkage,
-    followThreshold: cfg.followThreshold,
-    thinkTools: cfg.thinkTools,
-    findSecrets,
-  });
+  return admitCluster(
+    input.sessions,
+    (s) => detectSpan(s, spanRules),
+    (spans) => buildConsensus(spans, consensus).steps.map((s) => s.tool),
+    {
+      minOccurrences: input.admission?.minOccurrences ?? cfg.minOccurrences,
+      minSuccessRate: input.admission?.minSuccessRate ?? cfg.minSuccessRate,
+      rule: input.admission ? 'absolute' : cfg.admission,
+      minGain: cfg.minGain,
+      gainShrinkage: cfg.gainShrinkage,
+      followThreshold: cfg.followThreshold,
+      thinkTools: cfg.thinkTools,
+      findSecrets,
+    },
+  );
 }
 
 export function summarizeAdmission(admission: Admission): AdmissionSummary {
@@ -45,9 +50,18 @@ export function summarizeAdmission(admission: Admission): AdmissionSummary {
  * Before a dirty cluster is loaded: why the pass leaves it for later (too small, in cooldown, or the pass's
  * bound on model distillations reached), or null when it goes through the stages.
  */
-export function deferCluster(c: Pick<ClusterRecord, 'size' | 'lastPassAt'>, cfg: Synthesis, now: Date, distilled: number, bounded: boolean): { reason: string; tooSmall: boolean } | null {
-  if (c.size < cfg.minOccurrences) return { reason: `not admitted: ${c.size} sessions, ${cfg.minOccurrences} needed`, tooSmall: true };
-  if (c.lastPassAt && now.getTime() - Date.parse(c.lastPassAt) < cfg.cooldownMs) return { reason: 'cooldown: distilled less than cooldownMs ago', tooSmall: false };
-  if (bounded && distilled >= cfg.maxClustersPerPass) return { reason: `deferred: maxClustersPerPass (${cfg.maxClustersPerPass}) reached`, tooSmall: false };
+export function deferCluster(
+  c: Pick<ClusterRecord, 'size' | 'lastPassAt'>,
+  cfg: Synthesis,
+  now: Date,
+  distilled: number,
+  bounded: boolean,
+): { reason: string; tooSmall: boolean } | null {
+  if (c.size < cfg.minOccurrences)
+    return { reason: `not admitted: ${c.size} sessions, ${cfg.minOccurrences} needed`, tooSmall: true };
+  if (c.lastPassAt && now.getTime() - Date.parse(c.lastPassAt) < cfg.cooldownMs)
+    return { reason: 'cooldown: distilled less than cooldownMs ago', tooSmall: false };
+  if (bounded && distilled >= cfg.maxClustersPerPass)
+    return { reason: `deferred: maxClustersPerPass (${cfg.maxClustersPerPass}) reached`, tooSmall: false };
   return null;
 }

@@ -21,10 +21,19 @@ export interface Clustering {
 }
 
 /** Reads the stored clusters and statistics, ready for incremental assignment of new sessions. */
-export async function loadClustering(store: Store, namespace: string, embedder: Embedder, config: SkillsmithConfig, thresholds: EmbedderThresholds): Promise<Clustering> {
+export async function loadClustering(
+  store: Store,
+  namespace: string,
+  embedder: Embedder,
+  config: SkillsmithConfig,
+  thresholds: EmbedderThresholds,
+): Promise<Clustering> {
   const toolStats = TermStats.fromJSON(await store.getState(namespace, stateKey.toolStats));
   const goalStats = TermStats.fromJSON(await store.getState(namespace, stateKey.goalStats));
-  const goalMean = GoalMean.fromJSON(await store.getState(namespace, stateKey.goalMean(embedder.id)), embedder.dimensions);
+  const goalMean = GoalMean.fromJSON(
+    await store.getState(namespace, stateKey.goalMean(embedder.id)),
+    embedder.dimensions,
+  );
   const threshold = config.thresholds.cluster ?? thresholds.cluster;
   const goalDims = embedder.dimensions;
   const existing = await store.loadClusters(namespace, embedder.id);
@@ -53,16 +62,27 @@ export async function loadClustering(store: Store, namespace: string, embedder: 
  * Cluster: a page of new sessions joins the corpus statistics, then each session joins the nearest cluster
  * (goal and tool use) or starts one. `goals` holds each session's goal embedding.
  */
-export function clusterSessions(state: Clustering, page: readonly Session[], goals: ReadonlyMap<string, Float32Array>, synthesis: SkillsmithConfig['synthesis']): void {
+export function clusterSessions(
+  state: Clustering,
+  page: readonly Session[],
+  goals: ReadonlyMap<string, Float32Array>,
+  synthesis: SkillsmithConfig['synthesis'],
+): void {
   const think = synthesis.thinkTools;
   for (const s of page) {
-    state.toolStats.addDocument(toolTerms(collapseRepeats(s.calls.filter((c) => !think.includes(c.tool)).map((c) => c.tool))));
+    state.toolStats.addDocument(
+      toolTerms(collapseRepeats(s.calls.filter((c) => !think.includes(c.tool)).map((c) => c.tool))),
+    );
     state.goalStats.addDocument(goalWords(s.goal));
   }
   for (const s of page) {
     const goal = goals.get(s.id)!;
     state.goalMean.add(goal);
-    const tools = toolFeatures(s.calls.filter((c) => c.ok && !think.includes(c.tool)).map((c) => c.tool), state.toolStats, FEATURE_TOOL_DIMS);
+    const tools = toolFeatures(
+      s.calls.filter((c) => c.ok && !think.includes(c.tool)).map((c) => c.tool),
+      state.toolStats,
+      FEATURE_TOOL_DIMS,
+    );
     state.clusters.assign(s.id, clusteringFeature(goal, tools, synthesis.toolWeight), goal);
   }
 }
@@ -83,9 +103,21 @@ export function clusterRecords(state: Clustering): ClusterRecord[] {
 }
 
 /** Stores the clusters that grew, the watermark and the statistics. */
-export async function saveClustering(store: Store, namespace: string, embedderId: string, state: Clustering, records: readonly ClusterRecord[], watermark: number): Promise<void> {
+export async function saveClustering(
+  store: Store,
+  namespace: string,
+  embedderId: string,
+  state: Clustering,
+  records: readonly ClusterRecord[],
+  watermark: number,
+): Promise<void> {
   // Cluster state and watermark move together: a crash before this line re-reads the same sessions.
-  await store.saveClusters(namespace, embedderId, records.filter((r) => r.newMembers.length > 0), watermark);
+  await store.saveClusters(
+    namespace,
+    embedderId,
+    records.filter((r) => r.newMembers.length > 0),
+    watermark,
+  );
   await store.setState(namespace, stateKey.toolStats, state.toolStats.toJSON());
   await store.setState(namespace, stateKey.goalStats, state.goalStats.toJSON());
   await store.setState(namespace, stateKey.goalMean(embedderId), state.goalMean.toJSON());

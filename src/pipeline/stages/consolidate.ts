@@ -10,7 +10,10 @@ import { mergeExemplars } from '../skill-embedding.js';
  * become one. The one with more support absorbs the other's provenance, counts and exemplars; the other is
  * superseded with lineage, never deleted. One write per pair, through the single write path.
  */
-export async function consolidateSkills(deps: PipelineDeps, input: { namespace: string; skills: SkillCatalog; toolWeight: (t: string) => number; actor: string; dryRun: boolean }): Promise<{ winner: Skill; loser: Skill }[]> {
+export async function consolidateSkills(
+  deps: PipelineDeps,
+  input: { namespace: string; skills: SkillCatalog; toolWeight: (t: string) => number; actor: string; dryRun: boolean },
+): Promise<{ winner: Skill; loser: Skill }[]> {
   const merged: { winner: Skill; loser: Skill }[] = [];
   const bar = Math.min(deps.thresholds.recall, deps.thresholds.duplicate);
   const rules = { ...defaultReconcileRules, toolWeight: input.toolWeight };
@@ -20,14 +23,21 @@ export async function consolidateSkills(deps: PipelineDeps, input: { namespace: 
     const winner = input.skills.get(candidate.id);
     if (!winner?.embedding) continue;
     for (const { skill: loser } of input.skills.neighbours(winner.embedding, bar, winner.id)) {
-      if (!loser.clusterId || loser.support > winner.support || !sameSkill(winner.toolSequence, loser.toolSequence, rules)) continue;
+      if (
+        !loser.clusterId ||
+        loser.support > winner.support ||
+        !sameSkill(winner.toolSequence, loser.toolSequence, rules)
+      )
+        continue;
       const at = deps.now().toISOString();
       const absorbed: Skill = {
         ...winner,
         successCount: winner.successCount + loser.successCount,
         attemptCount: winner.attemptCount + loser.attemptCount,
         support: winner.support + loser.support,
-        exemplars: winner.exemplars ? mergeExemplars(winner.exemplars, loser.exemplars ?? null, deps.embedder.dimensions) : (loser.exemplars ?? null),
+        exemplars: winner.exemplars
+          ? mergeExemplars(winner.exemplars, loser.exemplars ?? null, deps.embedder.dimensions)
+          : (loser.exemplars ?? null),
         sourceSessions: [...new Set([...winner.sourceSessions, ...loser.sourceSessions])],
         updatedAt: at,
       };

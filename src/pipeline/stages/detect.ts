@@ -10,7 +10,13 @@ const PAGE = 5000;
  * Detect: the sessions added since the watermark, a page at a time, at most `limit` in all (the rest waits
  * for the next pass; the watermark remembers). The caller handles a page before the next one is read.
  */
-export async function* detectNewSessions(store: Store, namespace: string, watermark: number, limit: number, log: Logger): AsyncGenerator<Session[]> {
+export async function* detectNewSessions(
+  store: Store,
+  namespace: string,
+  watermark: number,
+  limit: number,
+  log: Logger,
+): AsyncGenerator<Session[]> {
   let mark = watermark;
   let seen = 0;
   for (;;) {

@@ -15,7 +15,12 @@ import { summarizeAdmission } from './admit.js';
  * draft with what it was learned from, or why there is none (SKIP, or a model answer that is not a draft).
  * Any other error (the model is unavailable) stops the pass.
  */
-export async function distilDraft(deps: PipelineDeps, input: GroupInput, admission: Admission, evidence: EvidenceTrace[]): Promise<DraftMaterial | { skipped: string }> {
+export async function distilDraft(
+  deps: PipelineDeps,
+  input: GroupInput,
+  admission: Admission,
+  evidence: EvidenceTrace[],
+): Promise<DraftMaterial | { skipped: string }> {
   const own = input.ownSkillId ? (input.skills.get(input.ownSkillId) ?? null) : null;
   let raw: Draft | null;
   try {
@@ -30,21 +35,34 @@ export async function distilDraft(deps: PipelineDeps, input: GroupInput, admissi
       goalWordWeight: input.goalWordWeight,
       toolWeight: input.toolWeight,
       takenNames: input.skills.names(own?.id),
-      stats: { successes: admission.successfulFollowers.length, followers: admission.followers.length, sessions: input.sessions.length },
+      stats: {
+        successes: admission.successfulFollowers.length,
+        followers: admission.followers.length,
+        sessions: input.sessions.length,
+      },
     });
   } catch (e) {
     // A model answer that is not a usable draft: skip this cluster, the pass goes on (SPEC "Off-states").
     if (MalformedDraftError.isInstance(e)) return { skipped: `distiller output rejected: ${e.reason}` };
     throw e; // LlmUnavailableError (and anything else) stops the pass
   }
-  deps.log.child('distiller').debug(raw ? 'draft' : 'SKIP', { cluster: input.clusterId, distiller: deps.distiller.id, name: raw?.name, steps: raw?.toolSequence.length });
+  deps.log.child('distiller').debug(raw ? 'draft' : 'SKIP', {
+    cluster: input.clusterId,
+    distiller: deps.distiller.id,
+    name: raw?.name,
+    steps: raw?.toolSequence.length,
+  });
   if (!raw) return { skipped: 'distiller returned SKIP' };
   // Defence in depth: whatever a distiller wrote, no secret or personal datum reaches a stored skill.
   const draft: Draft = { ...raw, whenToUse: redactText(raw.whenToUse), body: redactText(raw.body) };
   return {
     draft,
     evidence,
-    counts: { successCount: admission.successfulFollowers.length, attemptCount: admission.followers.length, support: admission.spans.length },
+    counts: {
+      successCount: admission.successfulFollowers.length,
+      attemptCount: admission.followers.length,
+      support: admission.spans.length,
+    },
     sourceSessions: admission.successfulFollowers.map((s) => s.id),
     admissionSummary: summarizeAdmission(admission),
     materialTools: new Set(input.sessions.flatMap((s) => s.calls.map((c) => c.tool))),
@@ -72,7 +90,22 @@ export function factDraft(input: GroupInput): DraftMaterial {
     '',
     '- These are facts, not an observed procedure: check them against the current situation before acting.',
   ].join('\n');
-  const draft: Draft = { name, whenToUse: toDescription(`Use when ${cue}`), toolsRequired: [], toolSequence: [], body, kind: 'heuristic', steps: [] };
+  const draft: Draft = {
+    name,
+    whenToUse: toDescription(`Use when ${cue}`),
+    toolsRequired: [],
+    toolSequence: [],
+    body,
+    kind: 'heuristic',
+    steps: [],
+  };
   const evidence = facts.map((f, i) => ({ sessionId: f.id, outcome: 'unknown' as const, text: texts[i], tools: [] }));
-  return { draft, evidence, counts: { successCount: 0, attemptCount: 0, support: facts.length }, sourceSessions: [], materialTools: new Set(), exemplarTexts: [] };
+  return {
+    draft,
+    evidence,
+    counts: { successCount: 0, attemptCount: 0, support: facts.length },
+    sourceSessions: [],
+    materialTools: new Set(),
+    exemplarTexts: [],
+  };
 }

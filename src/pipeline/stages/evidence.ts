@@ -13,9 +13,18 @@ import { consensusRules } from './admit.js';
  */
 export function collectEvidence(cfg: SkillsmithConfig['synthesis'], admission: Admission): EvidenceTrace[] {
   const procedure = collapseRepeats(buildConsensus(admission.spans, consensusRules(cfg)).steps.map((s) => s.tool));
-  const agreementOf = (s: Session) => sequenceF1(procedure, collapseRepeats(s.calls.filter((c) => c.ok && !cfg.thinkTools.includes(c.tool)).map((c) => c.tool)));
+  const agreementOf = (s: Session) =>
+    sequenceF1(
+      procedure,
+      collapseRepeats(s.calls.filter((c) => c.ok && !cfg.thinkTools.includes(c.tool)).map((c) => c.tool)),
+    );
   return gatherEvidence(
     admission.successfulFollowers.map((session) => ({ session, agreement: agreementOf(session) })),
-    { evidenceLimit: cfg.evidenceLimit, traceCharCap: cfg.traceCharCap, thinkTools: cfg.thinkTools, redact: redactText },
+    {
+      evidenceLimit: cfg.evidenceLimit,
+      traceCharCap: cfg.traceCharCap,
+      thinkTools: cfg.thinkTools,
+      redact: redactText,
+    },
   );
 }

@@ -11,7 +11,13 @@ import type { Placement } from './reconcile.js';
  * catalog takes the would-be skill so later groups of the same run see it, as they would in a real pass.
  * Returns the skill as stored.
  */
-export async function persistSkill(deps: PipelineDeps, input: GroupInput, material: DraftMaterial, verdict: Verdict, placed: Placement): Promise<Skill> {
+export async function persistSkill(
+  deps: PipelineDeps,
+  input: GroupInput,
+  material: DraftMaterial,
+  verdict: Verdict,
+  placed: Placement,
+): Promise<Skill> {
   const { skill, decision, supersedes, at } = placed;
   if (input.dryRun) {
     if (decision.action === 'supersede') input.skills.remove(decision.target.id);
@@ -45,7 +51,9 @@ export async function persistSkill(deps: PipelineDeps, input: GroupInput, materi
   const saved = await deps.store.writeSkill(write);
   if (supersedes) input.skills.remove(supersedes);
   input.skills.put(saved);
-  deps.log.child('pass').info(`skill ${decision.action}`, { cluster: input.clusterId, skill: saved.name, version: saved.version });
+  deps.log
+    .child('pass')
+    .info(`skill ${decision.action}`, { cluster: input.clusterId, skill: saved.name, version: saved.version });
   return saved;
 }
 

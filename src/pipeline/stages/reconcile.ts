@@ -25,7 +25,13 @@ export interface Placement {
  * skill (add), a new version of its own cluster's skill (update), support for an existing one (reinforce), or
  * its successor (supersede). Nothing is deleted; the resulting row is built here, written by persist.
  */
-export function reconcileDraft(deps: PipelineDeps, input: GroupInput, material: DraftMaterial, embedding: Float32Array, exemplars: Float32Array | null): Placement {
+export function reconcileDraft(
+  deps: PipelineDeps,
+  input: GroupInput,
+  material: DraftMaterial,
+  embedding: Float32Array,
+  exemplars: Float32Array | null,
+): Placement {
   const { draft, counts, sourceSessions } = material;
   const linked = input.linkCluster !== false;
   const own = input.ownSkillId ? (input.skills.get(input.ownSkillId) ?? null) : null;
@@ -74,7 +80,14 @@ export function reconcileDraft(deps: PipelineDeps, input: GroupInput, material: 
       name,
       description: draft.whenToUse,
       body: draft.body,
-      skillMd: renderSkillMd(named, { license, version, id, sourceSessions, clusterId: input.clusterId, learnedBy: deps.distiller.id }),
+      skillMd: renderSkillMd(named, {
+        license,
+        version,
+        id,
+        sourceSessions,
+        clusterId: input.clusterId,
+        learnedBy: deps.distiller.id,
+      }),
       version,
       toolsRequired: draft.toolsRequired,
       toolSequence: draft.toolSequence,
@@ -95,7 +108,14 @@ export function reconcileDraft(deps: PipelineDeps, input: GroupInput, material: 
       ...base,
       description: draft.whenToUse,
       body: draft.body,
-      skillMd: renderSkillMd(named, { license, version, id: t.id, sourceSessions, clusterId: input.clusterId, learnedBy: deps.distiller.id }),
+      skillMd: renderSkillMd(named, {
+        license,
+        version,
+        id: t.id,
+        sourceSessions,
+        clusterId: input.clusterId,
+        learnedBy: deps.distiller.id,
+      }),
       version,
       toolsRequired: draft.toolsRequired,
       toolSequence: draft.toolSequence,
@@ -110,7 +130,10 @@ export function reconcileDraft(deps: PipelineDeps, input: GroupInput, material: 
     ...t,
     embedding: ownGrowth || !t.embedding || t.embedderId !== deps.embedder.id ? embedding : t.embedding,
     // Its own cluster's exemplars follow the cluster; another group's support adds its wordings to them.
-    exemplars: ownGrowth || !t.exemplars || t.embedderId !== deps.embedder.id ? exemplars : mergeExemplars(t.exemplars, exemplars, deps.embedder.dimensions),
+    exemplars:
+      ownGrowth || !t.exemplars || t.embedderId !== deps.embedder.id
+        ? exemplars
+        : mergeExemplars(t.exemplars, exemplars, deps.embedder.dimensions),
     embedderId: deps.embedder.id,
     clusterId: t.clusterId ?? (linked ? input.clusterId : null),
     successCount: Math.max(t.successCount, counts.successCount),

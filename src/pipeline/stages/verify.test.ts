@@ -16,16 +16,37 @@ const draft: Draft = {
   kind: 'playbook',
   steps: [],
 };
-const trace = (id: string, text: string): EvidenceTrace => ({ sessionId: id, outcome: 'success', text, tools: ['get_order_details', 'cancel_pending_order'] });
+const trace = (id: string, text: string): EvidenceTrace => ({
+  sessionId: id,
+  outcome: 'success',
+  text,
+  tools: ['get_order_details', 'cancel_pending_order'],
+});
 // One trace of two shares the draft's words: resonance 0.5.
-const evidence = [trace('s1', 'goal: cancel my pending order\nget_order_details(order) -> pending\ncancel_pending_order(order) -> cancelled'), trace('s2', 'xyz')];
-const material: DraftMaterial = { draft, evidence, counts: { successCount: 2, attemptCount: 2, support: 2 }, sourceSessions: ['s1', 's2'], materialTools: new Set(draft.toolsRequired), exemplarTexts: [] };
+const evidence = [
+  trace(
+    's1',
+    'goal: cancel my pending order\nget_order_details(order) -> pending\ncancel_pending_order(order) -> cancelled',
+  ),
+  trace('s2', 'xyz'),
+];
+const material: DraftMaterial = {
+  draft,
+  evidence,
+  counts: { successCount: 2, attemptCount: 2, support: 2 },
+  sourceSessions: ['s1', 's2'],
+  materialTools: new Set(draft.toolsRequired),
+  exemplarTexts: [],
+};
 
 function setup(verify?: { minCoverage?: number; minResonance?: number }) {
   const events: { type: string; payload: unknown }[] = [];
   const deps = {
     config: loadConfig({ synthesis: { verify } }, {}),
-    store: { appendEvent: async (_ns: string, type: string, _skill: string | null, payload: unknown) => void events.push({ type, payload }) },
+    store: {
+      appendEvent: async (_ns: string, type: string, _skill: string | null, payload: unknown) =>
+        void events.push({ type, payload }),
+    },
     distiller: { id: 'heuristic@1' },
     now: () => new Date('2026-12-01T00:00:00Z'),
     log: createLogger('silent'),
@@ -47,7 +68,12 @@ describe('verify stage', () => {
     const verdict = await verifyMaterial(deps, input, material);
     expect(verdict.ok).toBe(false);
     expect(verdict.reasons).toEqual(['evidence resonance 0.50 below 0.75']);
-    expect(events).toEqual([{ type: 'skill.verification_failed', payload: { cluster: 'c000001', name: 'cancel-pending-order', reasons: verdict.reasons } }]);
+    expect(events).toEqual([
+      {
+        type: 'skill.verification_failed',
+        payload: { cluster: 'c000001', name: 'cancel-pending-order', reasons: verdict.reasons },
+      },
+    ]);
   });
 
   it('writes nothing in a dry run', async () => {

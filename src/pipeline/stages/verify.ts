@@ -12,15 +12,36 @@ import { renderSkillMd } from '../render-skill-md.js';
 export async function verifyMaterial(deps: PipelineDeps, input: GroupInput, material: DraftMaterial): Promise<Verdict> {
   const { draft } = material;
   const license = deps.config.license;
-  const verdict = verifyDraft(draft, material.evidence, {
-    minCoverage: deps.config.synthesis.verify.minCoverage,
-    minResonance: deps.config.synthesis.verify.minResonance,
-    validateSkillMd: (d) => validateSkillMd(renderSkillMd(d, { license, version: '1.0.0', id: 'x', sourceSessions: [], clusterId: input.clusterId, learnedBy: deps.distiller.id })).errors,
-  }, material.materialTools);
+  const verdict = verifyDraft(
+    draft,
+    material.evidence,
+    {
+      minCoverage: deps.config.synthesis.verify.minCoverage,
+      minResonance: deps.config.synthesis.verify.minResonance,
+      validateSkillMd: (d) =>
+        validateSkillMd(
+          renderSkillMd(d, {
+            license,
+            version: '1.0.0',
+            id: 'x',
+            sourceSessions: [],
+            clusterId: input.clusterId,
+            learnedBy: deps.distiller.id,
+          }),
+        ).errors,
+    },
+    material.materialTools,
+  );
   if (!verdict.ok) {
     deps.log.child('verifier').warn('verification failed', { cluster: input.clusterId, reasons: verdict.reasons });
     if (!input.dryRun) {
-      await deps.store.appendEvent(input.namespace, 'skill.verification_failed', null, { cluster: input.clusterId, name: draft.name, reasons: verdict.reasons }, deps.now().toISOString());
+      await deps.store.appendEvent(
+        input.namespace,
+        'skill.verification_failed',
+        null,
+        { cluster: input.clusterId, name: draft.name, reasons: verdict.reasons },
+        deps.now().toISOString(),
+      );
     }
   }
   return verdict;

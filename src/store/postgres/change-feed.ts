@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from '../../support/log.js';
 
 /** The channel every skill-changing transaction notifies on commit; the payload is the new counter value. */

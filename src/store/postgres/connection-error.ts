@@ -1,4 +1,13 @@
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /**
  * True when an error means "the server is not reachable right now" (down, restarting, network cut) rather
@@ -12,5 +21,7 @@ export function isConnectionError(e: unknown): boolean {
   if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
   if (NETWORK_CODES.has(code)) return true;
   const message = typeof err.message === 'string' ? err.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|Client was closed|terminating connection/i.test(message);
+  return /Connection terminated|connection timeout|Client has encountered a connection error|Client was closed|terminating connection/i.test(
+    message,
+  );
 }

@@ -49,7 +49,9 @@ describe('PostgreSQL store: opening', () => {
     const url = await server.createDatabase();
     const stores = await Promise.all(Array.from({ length: 6 }, () => open(url)));
     for (const s of stores) expect(await s.schemaVersion()).toBe(latestPgSchemaVersion);
-    expect((await stores[0].pool.query('SELECT COUNT(*) AS n FROM schema_migrations')).rows[0].n).toBe(pgMigrations.length);
+    expect((await stores[0].pool.query('SELECT COUNT(*) AS n FROM schema_migrations')).rows[0].n).toBe(
+      pgMigrations.length,
+    );
   });
 
   it('keeps the password out of its location and says clearly when the server cannot be reached', async () => {
@@ -60,7 +62,9 @@ describe('PostgreSQL store: opening', () => {
     const dead = `postgres://postgres:s3cret@127.0.0.1:1/nowhere`;
     const err = await openPgStore(dead, { pollMs: 0 }).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
-    expect((err as Error).message).toMatch(/cannot open PostgreSQL memory at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nowhere/);
+    expect((err as Error).message).toMatch(
+      /cannot open PostgreSQL memory at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nowhere/,
+    );
     expect((err as Error).message).not.toContain('s3cret');
   });
 
@@ -133,7 +137,13 @@ describe('PostgreSQL store: many writers', () => {
       }
     })();
     await Promise.all(
-      writers.map((w, i) => Promise.all(Array.from({ length: 100 }, (_, j) => w.appendEvent('default', 'test.tick', null, { n: i * 100 + j }, new Date().toISOString())))),
+      writers.map((w, i) =>
+        Promise.all(
+          Array.from({ length: 100 }, (_, j) =>
+            w.appendEvent('default', 'test.tick', null, { n: i * 100 + j }, new Date().toISOString()),
+          ),
+        ),
+      ),
     );
     done = true;
     await tail;
@@ -153,12 +163,19 @@ describe('PostgreSQL store: many writers', () => {
     const holder = await b.pool.query(`SELECT holder FROM locks WHERE name = 'synthesis:default'`);
     expect(holder.rows[0].holder).toBe('host-a:1:x');
     // Its process dies (here: its connection is cut, as when a host vanishes).
-    await b.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`);
-    await expect.poll(async () => {
-      const r = await b.tryLock('synthesis:default', 'host-b:2:y', 60_000);
-      if (r) await r();
-      return r !== null;
-    }, { timeout: 5_000, interval: 50 }).toBe(true);
+    await b.pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`,
+    );
+    await expect
+      .poll(
+        async () => {
+          const r = await b.tryLock('synthesis:default', 'host-b:2:y', 60_000);
+          if (r) await r();
+          return r !== null;
+        },
+        { timeout: 5_000, interval: 50 },
+      )
+      .toBe(true);
     await release!(); // a no-op now, and it does not throw
   });
 
@@ -167,12 +184,24 @@ describe('PostgreSQL store: many writers', () => {
     const a = await open(url);
     const b = await open(url);
     const t0 = await b.changeToken();
-    await a.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 't', detail: {}, at: '2025-01-01T00:00:00.000Z' });
+    await a.writeSkill({
+      action: 'add',
+      skill: skill(),
+      parents: [],
+      actor: 't',
+      detail: {},
+      at: '2025-01-01T00:00:00.000Z',
+    });
     await expect.poll(() => b.changeToken(), { timeout: 5_000, interval: 10 }).not.toBe(t0);
     // Recording sessions and recalls does not make every process reload its skills.
     const t1 = await b.changeToken();
     await a.insertSessions([session('default', 's1', 'g', [call(0, 't')])]);
-    await a.recordRecall('default', { sessionId: 's1', goal: 'g', at: '2025-01-01T00:00:00.000Z', items: [{ skillId: 'sk_old', rank: 0, similarity: 1 }] });
+    await a.recordRecall('default', {
+      sessionId: 's1',
+      goal: 'g',
+      at: '2025-01-01T00:00:00.000Z',
+      items: [{ skillId: 'sk_old', rank: 0, similarity: 1 }],
+    });
     expect(await a.skillsServedForSession('default', 's1')).toEqual(['sk_old']);
     await new Promise((r) => setTimeout(r, 100));
     expect(await b.changeToken()).toBe(t1);
@@ -192,7 +221,14 @@ describe('PostgreSQL store: many writers', () => {
     const url = await server.createDatabase();
     const s = await open(url);
     for (const [i, id] of ['b', 'B', 'a', '_x', 'Ä'].entries()) {
-      await s.writeSkill({ action: 'add', skill: skill({ id, name: `n${i}`, createdAt: '2025-01-01T00:00:00.000Z' }), parents: [], actor: 't', detail: {}, at: '2025-01-01T00:00:00.000Z' });
+      await s.writeSkill({
+        action: 'add',
+        skill: skill({ id, name: `n${i}`, createdAt: '2025-01-01T00:00:00.000Z' }),
+        parents: [],
+        actor: 't',
+        detail: {},
+        at: '2025-01-01T00:00:00.000Z',
+      });
     }
     expect((await s.listSkills('default')).map((k) => k.id)).toEqual(['B', '_x', 'a', 'b', 'Ä']);
   });
@@ -203,12 +239,22 @@ describe('PostgreSQL store: schema', () => {
     const s = await open(await server.createDatabase());
     const lite = openSqliteStore(':memory:');
     try {
-      const tables = (lite.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
+      const tables = (
+        lite.db
+          .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+          .all() as { name: string }[]
+      ).map((r) => r.name);
       expect(tables.length).toBeGreaterThan(10);
       for (const t of tables) {
         const liteCols = (lite.db.prepare(`PRAGMA table_info(${t})`).all() as { name: string }[]).map((c) => c.name);
-        const { rows } = await s.pool.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`, [t]);
-        expect(rows.map((r) => r.column_name), t).toEqual(liteCols);
+        const { rows } = await s.pool.query(
+          `SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
+          [t],
+        );
+        expect(
+          rows.map((r) => r.column_name),
+          t,
+        ).toEqual(liteCols);
       }
     } finally {
       await lite.close();

@@ -1,18 +1,81 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
+import type {
+  AuditRecord,
+  Fact,
+  Outcome,
+  OutcomeSource,
+  Provenance,
+  Session,
+  Skill,
+  ToolCall,
+} from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
 import { createLogger, type Logger } from '../../support/log.js';
-import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgetSessionOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillFile, type SkillRevision, type SkillVectorRow, type SkillVersion, type SkillWrite, type Store } from '../store.js';
+import {
+  FORGOTTEN_PARENT,
+  type ClusterRecord,
+  type EmbeddingReplacement,
+  type FeedbackRecord,
+  type FeedbackRequest,
+  type ForgetOptions,
+  type ForgetSessionOptions,
+  type ForgottenSession,
+  type SkillEvent,
+  type SkillFilter,
+  type SkillFile,
+  type SkillRevision,
+  type SkillVectorRow,
+  type SkillVersion,
+  type SkillWrite,
+  type Store,
+} from '../store.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
 import { isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
-import { auditFromRow, CALL_COLUMNS, callFromRow, callRowValues, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, rowChangeSql, SESSION_COLUMNS, sessionFromRow, sessionRef, sessionRowValues, versionFromRow, type Row } from '../rows.js';
-import { skillFromRow as skillFromStoredRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
+import {
+  auditFromRow,
+  CALL_COLUMNS,
+  callFromRow,
+  callRowValues,
+  eventFromRow,
+  factFromRow,
+  FEEDBACK_INSERT_COLUMNS,
+  feedbackFromRow,
+  feedbackInsertValues,
+  json,
+  provenanceFromRow,
+  rowChangeSql,
+  SESSION_COLUMNS,
+  sessionFromRow,
+  sessionRef,
+  sessionRowValues,
+  versionFromRow,
+  type Row,
+} from '../rows.js';
+import {
+  skillFromRow as skillFromStoredRow,
+  skillInsertSql,
+  skillRowValues,
+  vectorRowFrom,
+  VECTOR_COLUMNS,
+} from '../skill-row.js';
 import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, stateShapesRecall, type StateKey } from '../state-key.js';
-import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox, type RowChange } from '../write-plan.js';
+import {
+  accepted,
+  feedbackNeedsTrialCheck,
+  planFeedback,
+  planForgetSession,
+  planForgetSkill,
+  planReembed,
+  planSetEnabled,
+  planSkillWrite,
+  TRIAL_SIGNALS,
+  type Outbox,
+  type RowChange,
+} from '../write-plan.js';
 import { BackendUnavailableError, NotFoundError, SessionStateError } from '../../errors/index.js';
 
 /** A connection in a transaction, or the store's own retrying autocommit path. */
@@ -59,20 +122,26 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   // a listener of our own that is an unhandled 'error' event and the process dies with a stack trace. The
   // statement that uses the client next fails with a connection error, which the store retries.
   pool.on('connect', (client) => {
-    client.on('error', (e) => log.warn(`PostgreSQL connection lost (${connectionLossText(e)}); retrying on a new connection`));
+    client.on('error', (e) =>
+      log.warn(`PostgreSQL connection lost (${connectionLossText(e)}); retrying on a new connection`),
+    );
   });
   try {
     await migratePg(pool);
   } catch (e) {
     await pool.end().catch(() => undefined);
-    throw new BackendUnavailableError(`cannot open PostgreSQL memory at ${redactUrl(url)}: ${(e as Error).message}`, { cause: e });
+    throw new BackendUnavailableError(`cannot open PostgreSQL memory at ${redactUrl(url)}: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
   const store = new PgStore(pool, redactUrl(url), config, log, opts);
   try {
     await store.start();
   } catch (e) {
     await store.close();
-    throw new BackendUnavailableError(`cannot listen for changes on ${redactUrl(url)}: ${(e as Error).message}`, { cause: e });
+    throw new BackendUnavailableError(`cannot listen for changes on ${redactUrl(url)}: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
   return store;
 }
@@ -89,13 +158,19 @@ export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Pr
       await client.query(
         `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
       );
-      const applied = new Set((await client.query('SELECT version FROM schema_migrations')).rows.map((r) => r.version as number));
+      const applied = new Set(
+        (await client.query('SELECT version FROM schema_migrations')).rows.map((r) => r.version as number),
+      );
       for (const m of pgMigrations) {
         if (m.version > upTo || applied.has(m.version)) continue;
         await client.query('BEGIN');
         try {
           await client.query(m.sql);
-          await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, new Date().toISOString()]);
+          await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+            m.version,
+            m.name,
+            new Date().toISOString(),
+          ]);
           await client.query('COMMIT');
         } catch (e) {
           await client.query('ROLLBACK').catch(() => undefined);
@@ -129,7 +204,6 @@ export function redactUrl(url: string): string {
     return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
   }
 }
-
 
 /** How PostgreSQL stores a boolean. */
 const pgBool = (b: boolean) => b;
@@ -204,7 +278,9 @@ export class PgStore implements Store {
       log.child('changes'),
       { pollMs: opts.pollMs ?? 5_000 },
     );
-    this.recalls = new WriteBehindQueue((batch) => this.writeRecalls(batch), log.child('recalls'), { limit: opts.recallQueueLimit ?? 10_000 });
+    this.recalls = new WriteBehindQueue((batch) => this.writeRecalls(batch), log.child('recalls'), {
+      limit: opts.recallQueueLimit ?? 10_000,
+    });
   }
 
   /** @internal Starts the change listener (openPgStore does). */
@@ -347,14 +423,14 @@ export class PgStore implements Store {
   async insertSessions(sessions: Session[]): Promise<{ inserted: number; skipped: number }> {
     if (sessions.length === 0) return { inserted: 0, skipped: 0 };
     const inserted = await this.tx(async (c) => {
-      await this.lockSessions(c, sessions.map((s) => s.namespace));
+      await this.lockSessions(
+        c,
+        sessions.map((s) => s.namespace),
+      );
       let n = 0;
       const calls: { namespace: string; sessionId: string; call: ToolCall }[] = [];
       for (const s of sessions) {
-        const res = await c.query(
-          INSERT_SESSION_SQL,
-          sessionRowValues(s),
-        );
+        const res = await c.query(INSERT_SESSION_SQL, sessionRowValues(s));
         if (res.rowCount === 0) continue;
         n++;
         for (const call of s.calls) calls.push({ namespace: s.namespace, sessionId: s.id, call });
@@ -368,12 +444,11 @@ export class PgStore implements Store {
   private insertCallRows(c: Db, rows: { namespace: string; sessionId: string; call: ToolCall }[]) {
     const cols: unknown[][] = CALL_COLUMNS.map(() => []);
     for (const { namespace, sessionId, call } of rows) {
-      callRowValues(namespace, sessionId, call, pgBool).forEach((v, i) => cols[i].push(v));
+      callRowValues(namespace, sessionId, call, pgBool).forEach((v, i) => {
+        cols[i].push(v);
+      });
     }
-    return c.query(
-      INSERT_CALLS_SQL,
-      cols,
-    );
+    return c.query(INSERT_CALLS_SQL, cols);
   }
 
   async beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void> {
@@ -393,11 +468,21 @@ export class PgStore implements Store {
     });
     if (res.rowCount === 0) {
       const known = await this.query('SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2', [namespace, sessionId]);
-      if (known.rowCount === 0) throw new SessionStateError(`session ${sessionId} is not open in namespace ${namespace}: call beginSession first`);
+      if (known.rowCount === 0)
+        throw new SessionStateError(
+          `session ${sessionId} is not open in namespace ${namespace}: call beginSession first`,
+        );
     }
   }
 
-  async endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string, source: OutcomeSource = 'reported'): Promise<void> {
+  async endSession(
+    namespace: string,
+    sessionId: string,
+    outcome: Outcome,
+    reward: number | null,
+    endedAt: string,
+    source: OutcomeSource = 'reported',
+  ): Promise<void> {
     const res = await this.query({
       name: 'skillsmith.endSession',
       text: 'UPDATE sessions SET outcome = $1, reward = $2, ended_at = $3, outcome_source = $6 WHERE namespace = $4 AND id = $5',
@@ -413,21 +498,26 @@ export class PgStore implements Store {
 
   async getSessions(namespace: string, ids: string[]): Promise<Session[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.query('SELECT * FROM sessions WHERE namespace = $1 AND id = ANY($2::text[]) ORDER BY seq', [namespace, ids]);
+    const { rows } = await this.query(
+      'SELECT * FROM sessions WHERE namespace = $1 AND id = ANY($2::text[]) ORDER BY seq',
+      [namespace, ids],
+    );
     return this.hydrate(rows);
   }
 
   async listSessionsAfter(namespace: string, afterSeq: number, limit: number): Promise<Session[]> {
-    const { rows } = await this.query('SELECT * FROM sessions WHERE namespace = $1 AND seq > $2 ORDER BY seq LIMIT $3', [namespace, afterSeq, limit]);
+    const { rows } = await this.query(
+      'SELECT * FROM sessions WHERE namespace = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+      [namespace, afterSeq, limit],
+    );
     return this.hydrate(rows);
   }
 
   async listSessions(namespace: string, opts: { limit?: number; offset?: number } = {}): Promise<Session[]> {
-    const { rows } = await this.query('SELECT * FROM sessions WHERE namespace = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3', [
-      namespace,
-      opts.limit ?? 100,
-      opts.offset ?? 0,
-    ]);
+    const { rows } = await this.query(
+      'SELECT * FROM sessions WHERE namespace = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3',
+      [namespace, opts.limit ?? 100, opts.offset ?? 0],
+    );
     return this.hydrate(rows);
   }
 
@@ -438,7 +528,10 @@ export class PgStore implements Store {
 
   async existingSessionIds(namespace: string, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const { rows } = await this.query('SELECT id FROM sessions WHERE namespace = $1 AND id = ANY($2::text[])', [namespace, ids]);
+    const { rows } = await this.query('SELECT id FROM sessions WHERE namespace = $1 AND id = ANY($2::text[])', [
+      namespace,
+      ids,
+    ]);
     return new Set(rows.map((r) => r.id as string));
   }
 
@@ -471,13 +564,10 @@ export class PgStore implements Store {
   }
 
   async addFact(fact: Fact): Promise<void> {
-    await this.query('INSERT INTO facts (namespace, id, text, source, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
-      fact.namespace,
-      fact.id,
-      fact.text,
-      fact.source,
-      fact.createdAt,
-    ]);
+    await this.query(
+      'INSERT INTO facts (namespace, id, text, source, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING',
+      [fact.namespace, fact.id, fact.text, fact.source, fact.createdAt],
+    );
   }
 
   async listFacts(namespace: string): Promise<Fact[]> {
@@ -493,7 +583,8 @@ export class PgStore implements Store {
   }
 
   async setState(namespace: string, key: StateKey, value: string): Promise<void> {
-    const upsert = 'INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value';
+    const upsert =
+      'INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value';
     // The mean goal direction shapes every recall vector: recall indexes elsewhere must reload when it moves.
     if (!stateShapesRecall(key)) {
       await this.query(upsert, [namespace, key, value]);
@@ -509,10 +600,10 @@ export class PgStore implements Store {
   async getCachedEmbeddings(embedderId: string, hashes: string[]): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     if (hashes.length === 0) return out;
-    const { rows } = await this.query('SELECT text_hash, vector FROM embedding_cache WHERE embedder_id = $1 AND text_hash = ANY($2::text[])', [
-      embedderId,
-      hashes,
-    ]);
+    const { rows } = await this.query(
+      'SELECT text_hash, vector FROM embedding_cache WHERE embedder_id = $1 AND text_hash = ANY($2::text[])',
+      [embedderId, hashes],
+    );
     for (const r of rows) out.set(r.text_hash, fromBuffer(r.vector));
     return out;
   }
@@ -532,7 +623,10 @@ export class PgStore implements Store {
   }
 
   async loadClusters(namespace: string, embedderId: string): Promise<ClusterRecord[]> {
-    const { rows } = await this.query('SELECT * FROM clusters WHERE namespace = $1 AND embedder_id = $2 ORDER BY id', [namespace, embedderId]);
+    const { rows } = await this.query('SELECT * FROM clusters WHERE namespace = $1 AND embedder_id = $2 ORDER BY id', [
+      namespace,
+      embedderId,
+    ]);
     return rows.map((r) => ({
       id: r.id,
       centroid: fromBuffer(r.centroid),
@@ -545,7 +639,12 @@ export class PgStore implements Store {
     }));
   }
 
-  async saveClusters(namespace: string, embedderId: string, clusters: ClusterRecord[], watermark: number): Promise<void> {
+  async saveClusters(
+    namespace: string,
+    embedderId: string,
+    clusters: ClusterRecord[],
+    watermark: number,
+  ): Promise<void> {
     await this.tx(async (c) => {
       for (const cl of clusters) {
         await c.query(
@@ -553,7 +652,17 @@ export class PgStore implements Store {
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
            ON CONFLICT (namespace, id) DO UPDATE SET centroid = excluded.centroid, goal_centroid = excluded.goal_centroid,
              size = excluded.size, dirty = excluded.dirty`,
-          [namespace, cl.id, embedderId, toBuffer(cl.centroid), toBuffer(cl.goalCentroid), cl.size, cl.dirty, cl.skillId, cl.lastPassAt],
+          [
+            namespace,
+            cl.id,
+            embedderId,
+            toBuffer(cl.centroid),
+            toBuffer(cl.goalCentroid),
+            cl.size,
+            cl.dirty,
+            cl.skillId,
+            cl.lastPassAt,
+          ],
         );
         const members = [...new Set(cl.newMembers)];
         for (let i = 0; i < members.length; i += 5000) {
@@ -564,11 +673,10 @@ export class PgStore implements Store {
           );
         }
       }
-      await c.query('INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value', [
-        namespace,
-        stateKey.watermark(embedderId),
-        String(watermark),
-      ]);
+      await c.query(
+        'INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value',
+        [namespace, stateKey.watermark(embedderId), String(watermark)],
+      );
     });
   }
 
@@ -581,17 +689,18 @@ export class PgStore implements Store {
     return rows.map((r) => r.session_id as string);
   }
 
-  async replaceEmbeddings(namespace: string, change: EmbeddingReplacement): Promise<{ skills: number; clusters: number }> {
+  async replaceEmbeddings(
+    namespace: string,
+    change: EmbeddingReplacement,
+  ): Promise<{ skills: number; clusters: number }> {
     const out = { skills: 0, clusters: 0 };
     const version = await this.tx(async (c) => {
       out.skills = 0;
       for (const v of change.vectors) {
-        const r = await c.query('UPDATE skills SET embedder_id = $1, embedding = $2, exemplars = NULL, cluster_id = NULL WHERE namespace = $3 AND id = $4', [
-          change.embedderId,
-          toBuffer(v.embedding),
-          namespace,
-          v.skillId,
-        ]);
+        const r = await c.query(
+          'UPDATE skills SET embedder_id = $1, embedding = $2, exemplars = NULL, cluster_id = NULL WHERE namespace = $3 AND id = $4',
+          [change.embedderId, toBuffer(v.embedding), namespace, v.skillId],
+        );
         out.skills += r.rowCount ?? 0;
       }
       await c.query('DELETE FROM cluster_members WHERE namespace = $1', [namespace]);
@@ -614,7 +723,12 @@ export class PgStore implements Store {
     let held = false;
     let lost = false;
     client.on('error', (e) => {
-      if (held && !lost) this.log.warn('the connection holding a pass lock was lost: the lock is released', { name, holder, error: String(e) });
+      if (held && !lost)
+        this.log.warn('the connection holding a pass lock was lost: the lock is released', {
+          name,
+          holder,
+          error: String(e),
+        });
       lost = true;
     });
     await client.connect();
@@ -653,7 +767,12 @@ export class PgStore implements Store {
   }
 
   async markClusterPassed(namespace: string, clusterId: string, at: string, dirty: boolean): Promise<void> {
-    await this.query('UPDATE clusters SET last_pass_at = $1, dirty = $2 WHERE namespace = $3 AND id = $4', [at, dirty, namespace, clusterId]);
+    await this.query('UPDATE clusters SET last_pass_at = $1, dirty = $2 WHERE namespace = $3 AND id = $4', [
+      at,
+      dirty,
+      namespace,
+      clusterId,
+    ]);
   }
 
   // ── skills ────────────────────────────────────────────────────────────────
@@ -675,7 +794,10 @@ export class PgStore implements Store {
       args.push(filter.status);
       where.push(`s.status = ANY($${args.length}::text[])`);
     }
-    const { rows } = await this.query(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE ${where.join(' AND ')} ORDER BY s.created_at, s.id`, args);
+    const { rows } = await this.query(
+      `SELECT ${SKILL_COLUMNS} FROM skills s WHERE ${where.join(' AND ')} ORDER BY s.created_at, s.id`,
+      args,
+    );
     return rows.map(skillFromRow);
   }
 
@@ -687,7 +809,10 @@ export class PgStore implements Store {
   /** By id, else the best row of that name (live first, internal first, newest first); optionally locked. */
   private async findSkill(c: Db, namespace: string, idOrName: string, forUpdate = false): Promise<Skill | null> {
     const lock = forUpdate ? ' FOR UPDATE OF s' : '';
-    const byId = await c.query(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.namespace = $1 AND s.id = $2${lock}`, [namespace, idOrName]);
+    const byId = await c.query(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.namespace = $1 AND s.id = $2${lock}`, [
+      namespace,
+      idOrName,
+    ]);
     if (byId.rows.length) return skillFromRow(byId.rows[0]);
     const byName = await c.query(
       `SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.namespace = $1 AND s.name = $2
@@ -702,9 +827,16 @@ export class PgStore implements Store {
     const version = await this.tx(async (c) => {
       // The row being superseded is locked: of two writers superseding it, the second sees the first's mark.
       const superseded = w.supersedes
-        ? (await c.query('SELECT superseded_by FROM skills WHERE namespace = $1 AND id = $2 FOR UPDATE', [s.namespace, w.supersedes])).rows[0]
+        ? (
+            await c.query('SELECT superseded_by FROM skills WHERE namespace = $1 AND id = $2 FOR UPDATE', [
+              s.namespace,
+              w.supersedes,
+            ])
+          ).rows[0]
         : undefined;
-      const plan = accepted(planSkillWrite(w, { superseded: superseded ? { supersededBy: superseded.superseded_by } : null }));
+      const plan = accepted(
+        planSkillWrite(w, { superseded: superseded ? { supersededBy: superseded.superseded_by } : null }),
+      );
       if (plan.supersede) await change(c, plan.supersede);
       await c.query(SKILL_UPSERT, skillRowValues(plan.skill, pgBool));
       if (plan.provenance.length) {
@@ -712,7 +844,13 @@ export class PgStore implements Store {
         await c.query(
           `INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at)
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING`,
-          [p.map((r) => r.skillId), p.map((r) => r.sourceKind), p.map((r) => r.sourceId), p.map((r) => r.version), p.map((r) => r.createdAt)],
+          [
+            p.map((r) => r.skillId),
+            p.map((r) => r.sourceKind),
+            p.map((r) => r.sourceId),
+            p.map((r) => r.version),
+            p.map((r) => r.createdAt),
+          ],
         );
       }
       if (plan.version) {
@@ -726,7 +864,10 @@ export class PgStore implements Store {
         const f = plan.files;
         await change(c, f.clear);
         for (const file of f.files) {
-          await c.query('INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES ($1, $2, $3, $4, $5)', [f.skillId, f.version, file.path, file.bytes, file.executable ? 1 : 0]);
+          await c.query(
+            'INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES ($1, $2, $3, $4, $5)',
+            [f.skillId, f.version, file.path, file.bytes, file.executable ? 1 : 0],
+          );
         }
       }
       if (plan.linkCluster) await change(c, plan.linkCluster);
@@ -750,28 +891,50 @@ export class PgStore implements Store {
 
   async touchSkills(namespace: string, ids: string[], at: string): Promise<void> {
     if (ids.length === 0) return;
-    await this.query('UPDATE skills SET last_used_at = $1 WHERE namespace = $2 AND id = ANY($3::text[])', [at, namespace, ids]);
+    await this.query('UPDATE skills SET last_used_at = $1 WHERE namespace = $2 AND id = ANY($3::text[])', [
+      at,
+      namespace,
+      ids,
+    ]);
   }
 
   async provenance(skillId: string): Promise<Provenance[]> {
-    const { rows } = await this.query('SELECT * FROM provenance WHERE skill_id = $1 ORDER BY created_at, source_id', [skillId]);
+    const { rows } = await this.query('SELECT * FROM provenance WHERE skill_id = $1 ORDER BY created_at, source_id', [
+      skillId,
+    ]);
     return rows.map(provenanceFromRow);
   }
 
   async skillFiles(skillId: string, version: string): Promise<SkillFile[]> {
-    const { rows } = await this.query('SELECT path, bytes, executable FROM skill_files WHERE skill_id = $1 AND version = $2 ORDER BY path COLLATE "C"', [skillId, version]);
-    return rows.map((r: { path: string; bytes: Buffer; executable: number }) => ({ path: r.path, bytes: Buffer.from(r.bytes), ...(r.executable ? { executable: true } : {}) }));
+    const { rows } = await this.query(
+      'SELECT path, bytes, executable FROM skill_files WHERE skill_id = $1 AND version = $2 ORDER BY path COLLATE "C"',
+      [skillId, version],
+    );
+    return rows.map((r: { path: string; bytes: Buffer; executable: number }) => ({
+      path: r.path,
+      bytes: Buffer.from(r.bytes),
+      ...(r.executable ? { executable: true } : {}),
+    }));
   }
 
   async skillVersions(skillId: string): Promise<SkillVersion[]> {
-    const { rows } = await this.query('SELECT * FROM skill_versions WHERE skill_id = $1 ORDER BY created_at, version', [skillId]);
+    const { rows } = await this.query('SELECT * FROM skill_versions WHERE skill_id = $1 ORDER BY created_at, version', [
+      skillId,
+    ]);
     return rows.map(versionFromRow);
   }
 
   async audit(namespace: string, opts: { subjectId?: string; limit?: number } = {}): Promise<AuditRecord[]> {
     const { rows } = opts.subjectId
-      ? await this.query('SELECT * FROM audit WHERE namespace = $1 AND subject_id = $2 ORDER BY id DESC LIMIT $3', [namespace, opts.subjectId, opts.limit ?? 100])
-      : await this.query('SELECT * FROM audit WHERE namespace = $1 ORDER BY id DESC LIMIT $2', [namespace, opts.limit ?? 100]);
+      ? await this.query('SELECT * FROM audit WHERE namespace = $1 AND subject_id = $2 ORDER BY id DESC LIMIT $3', [
+          namespace,
+          opts.subjectId,
+          opts.limit ?? 100,
+        ])
+      : await this.query('SELECT * FROM audit WHERE namespace = $1 ORDER BY id DESC LIMIT $2', [
+          namespace,
+          opts.limit ?? 100,
+        ]);
     return rows.map(auditFromRow);
   }
 
@@ -780,7 +943,10 @@ export class PgStore implements Store {
     return { storeId: rows[0].store_id, revision: Number(rows[0].revision) };
   }
 
-  async skillVectors(namespace: string, opts: { changedAfter?: number } = {}): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }> {
+  async skillVectors(
+    namespace: string,
+    opts: { changedAfter?: number } = {},
+  ): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }> {
     // REPEATABLE READ: the revision and the rows come from one snapshot.
     return this.tx(async (c) => {
       await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -795,10 +961,16 @@ export class PgStore implements Store {
         const { rows } = await c.query(`SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = $1`, [namespace]);
         return { revision, rows: rows.map(vectorRowFrom), changedIds: null };
       }
-      const changed = await c.query('SELECT DISTINCT skill_id FROM skill_changes WHERE namespace = $1 AND revision > $2', [namespace, opts.changedAfter]);
+      const changed = await c.query(
+        'SELECT DISTINCT skill_id FROM skill_changes WHERE namespace = $1 AND revision > $2',
+        [namespace, opts.changedAfter],
+      );
       const changedIds = changed.rows.map((x) => x.skill_id as string);
       const { rows } = changedIds.length
-        ? await c.query(`SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = $1 AND id = ANY($2::text[])`, [namespace, changedIds])
+        ? await c.query(`SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = $1 AND id = ANY($2::text[])`, [
+            namespace,
+            changedIds,
+          ])
         : { rows: [] as Row[] };
       return { revision, rows: rows.map(vectorRowFrom), changedIds };
     });
@@ -807,7 +979,10 @@ export class PgStore implements Store {
   async getSkillsById(namespace: string, ids: string[]): Promise<Skill[]> {
     await this.recalls.flush();
     if (ids.length === 0) return [];
-    const { rows } = await this.query(`SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.namespace = $1 AND s.id = ANY($2::text[])`, [namespace, [...new Set(ids)]]);
+    const { rows } = await this.query(
+      `SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.namespace = $1 AND s.id = ANY($2::text[])`,
+      [namespace, [...new Set(ids)]],
+    );
     return rows.map(skillFromRow);
   }
 
@@ -821,8 +996,16 @@ export class PgStore implements Store {
     return rows.map(auditFromRow);
   }
 
-  async appendEvent(namespace: string, type: string, skillId: string | null, payload: Record<string, unknown>, at: string): Promise<void> {
-    await this.tx((c) => this.outbox(c, { audit: [], events: [{ namespace, at, type, skillId, payload }], skillsChanged: false }));
+  async appendEvent(
+    namespace: string,
+    type: string,
+    skillId: string | null,
+    payload: Record<string, unknown>,
+    at: string,
+  ): Promise<void> {
+    await this.tx((c) =>
+      this.outbox(c, { audit: [], events: [{ namespace, at, type, skillId, payload }], skillsChanged: false }),
+    );
   }
 
   async appendAudit(r: AuditRecord): Promise<void> {
@@ -839,7 +1022,12 @@ export class PgStore implements Store {
       const before = await this.findSkill(c, req.namespace, req.idOrName, true);
       if (!before) return null;
       const tried = feedbackNeedsTrialCheck(req)
-        ? !!(await c.query(`SELECT 1 FROM feedback WHERE skill_id = $1 AND session_id = $2 AND signal = ANY($3::text[]) LIMIT 1`, [before.id, req.sessionId, TRIAL_SIGNALS])).rowCount
+        ? !!(
+            await c.query(
+              `SELECT 1 FROM feedback WHERE skill_id = $1 AND session_id = $2 AND signal = ANY($3::text[]) LIMIT 1`,
+              [before.id, req.sessionId, TRIAL_SIGNALS],
+            )
+          ).rowCount
         : false;
       const plan = planFeedback(req, before, { sessionAlreadyTried: tried });
       if (!plan) return null;
@@ -863,21 +1051,42 @@ export class PgStore implements Store {
    * in-memory index without waiting on the database, also while the database restarts. Reads that show what
    * recalls recorded (`skillsServedForSession`, `getSkill`, `listSkills`) write the queue out first.
    */
-  async recordRecall(namespace: string, recall: { sessionId: string | null; goal: string; at: string; items: { skillId: string; rank: number; similarity: number }[] }): Promise<void> {
-    this.recalls.push({ namespace, sessionId: recall.sessionId, goal: recall.goal.slice(0, 2000), at: recall.at, items: recall.items.map((i) => ({ ...i })) });
+  async recordRecall(
+    namespace: string,
+    recall: {
+      sessionId: string | null;
+      goal: string;
+      at: string;
+      items: { skillId: string; rank: number; similarity: number }[];
+    },
+  ): Promise<void> {
+    this.recalls.push({
+      namespace,
+      sessionId: recall.sessionId,
+      goal: recall.goal.slice(0, 2000),
+      at: recall.at,
+      items: recall.items.map((i) => ({ ...i })),
+    });
   }
 
   private async writeRecalls(batch: RecallRecord[]): Promise<void> {
     await this.tx(async (c) => {
       for (const r of batch) {
-        const { rows } = await c.query('INSERT INTO recalls (namespace, session_id, goal, at) VALUES ($1, $2, $3, $4) RETURNING id', [r.namespace, r.sessionId, r.goal, r.at]);
+        const { rows } = await c.query(
+          'INSERT INTO recalls (namespace, session_id, goal, at) VALUES ($1, $2, $3, $4) RETURNING id',
+          [r.namespace, r.sessionId, r.goal, r.at],
+        );
         if (r.items.length === 0) continue;
         await c.query(
           `INSERT INTO recall_items (recall_id, skill_id, rank, similarity) SELECT $1::bigint, s, k, m FROM unnest($2::text[], $3::int[], $4::float8[]) AS u(s, k, m)
            ON CONFLICT DO NOTHING`,
           [rows[0].id, r.items.map((i) => i.skillId), r.items.map((i) => i.rank), r.items.map((i) => i.similarity)],
         );
-        await c.query('UPDATE skills SET last_used_at = $1 WHERE namespace = $2 AND id = ANY($3::text[])', [r.at, r.namespace, r.items.map((i) => i.skillId)]);
+        await c.query('UPDATE skills SET last_used_at = $1 WHERE namespace = $2 AND id = ANY($3::text[])', [
+          r.at,
+          r.namespace,
+          r.items.map((i) => i.skillId),
+        ]);
       }
     });
   }
@@ -899,43 +1108,69 @@ export class PgStore implements Store {
 
   async getFacts(namespace: string, ids: string[]): Promise<Fact[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.query('SELECT * FROM facts WHERE namespace = $1 AND id = ANY($2::text[])', [namespace, ids]);
+    const { rows } = await this.query('SELECT * FROM facts WHERE namespace = $1 AND id = ANY($2::text[])', [
+      namespace,
+      ids,
+    ]);
     const byId = new Map(rows.map((r) => [r.id as string, factFromRow(r)]));
     return ids.map((id) => byId.get(id)).filter((f): f is Fact => !!f);
   }
 
   // ── forgetting ────────────────────────────────────────────────────────────
 
-  async forgetSession(namespace: string, sessionId: string, opts: ForgetSessionOptions): Promise<ForgottenSession | null> {
+  async forgetSession(
+    namespace: string,
+    sessionId: string,
+    opts: ForgetSessionOptions,
+  ): Promise<ForgottenSession | null> {
     // A recall still queued for this session must not be written after it is forgotten.
     await this.recalls.flush();
     const out = await this.tx(async (c) => {
-      const gone = await c.query('DELETE FROM sessions WHERE namespace = $1 AND id = $2 RETURNING id', [namespace, sessionId]);
-      if (gone.rowCount === 0) return null;
-      const calls = (await c.query('DELETE FROM tool_calls WHERE namespace = $1 AND session_id = $2', [namespace, sessionId])).rowCount ?? 0;
-      const member = await c.query('DELETE FROM cluster_members WHERE namespace = $1 AND session_id = $2 RETURNING cluster_id', [namespace, sessionId]);
-      const clusterId = (member.rows[0]?.cluster_id as string | undefined) ?? null;
-      if (clusterId) {
-        await c.query('UPDATE clusters SET size = GREATEST(size - 1, 0) WHERE namespace = $1 AND id = $2', [namespace, clusterId]);
-        for (const st of opts.stateIfClustered ?? []) {
-          await c.query('INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value', [namespace, st.key, st.value]);
-        }
-      }
-      await c.query('DELETE FROM recall_items WHERE recall_id IN (SELECT id FROM recalls WHERE namespace = $1 AND session_id = $2)', [namespace, sessionId]);
-      await c.query('DELETE FROM recalls WHERE namespace = $1 AND session_id = $2', [namespace, sessionId]);
-      await c.query('UPDATE feedback SET session_id = NULL WHERE namespace = $1 AND session_id = $2', [namespace, sessionId]);
-      // Feedback audit records named the session by id: they keep its opaque reference instead.
-      await c.query(`UPDATE audit SET detail = (detail::jsonb || jsonb_build_object('session', $1::text))::text WHERE namespace = $2 AND detail::jsonb ->> 'session' = $3`, [
-        sessionRef(sessionId),
+      const gone = await c.query('DELETE FROM sessions WHERE namespace = $1 AND id = $2 RETURNING id', [
         namespace,
         sessionId,
       ]);
+      if (gone.rowCount === 0) return null;
+      const calls =
+        (await c.query('DELETE FROM tool_calls WHERE namespace = $1 AND session_id = $2', [namespace, sessionId]))
+          .rowCount ?? 0;
+      const member = await c.query(
+        'DELETE FROM cluster_members WHERE namespace = $1 AND session_id = $2 RETURNING cluster_id',
+        [namespace, sessionId],
+      );
+      const clusterId = (member.rows[0]?.cluster_id as string | undefined) ?? null;
+      if (clusterId) {
+        await c.query('UPDATE clusters SET size = GREATEST(size - 1, 0) WHERE namespace = $1 AND id = $2', [
+          namespace,
+          clusterId,
+        ]);
+        for (const st of opts.stateIfClustered ?? []) {
+          await c.query(
+            'INSERT INTO state (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value',
+            [namespace, st.key, st.value],
+          );
+        }
+      }
+      await c.query(
+        'DELETE FROM recall_items WHERE recall_id IN (SELECT id FROM recalls WHERE namespace = $1 AND session_id = $2)',
+        [namespace, sessionId],
+      );
+      await c.query('DELETE FROM recalls WHERE namespace = $1 AND session_id = $2', [namespace, sessionId]);
+      await c.query('UPDATE feedback SET session_id = NULL WHERE namespace = $1 AND session_id = $2', [
+        namespace,
+        sessionId,
+      ]);
+      // Feedback audit records named the session by id: they keep its opaque reference instead.
+      await c.query(
+        `UPDATE audit SET detail = (detail::jsonb || jsonb_build_object('session', $1::text))::text WHERE namespace = $2 AND detail::jsonb ->> 'session' = $3`,
+        [sessionRef(sessionId), namespace, sessionId],
+      );
       const hashes = opts.embeddingHashes ?? [];
       if (hashes.length) {
-        await c.query('DELETE FROM embedding_cache e USING unnest($1::text[], $2::text[]) AS u(m, h) WHERE e.embedder_id = u.m AND e.text_hash = u.h', [
-          hashes.map((e) => e.embedderId),
-          hashes.map((e) => e.hash),
-        ]);
+        await c.query(
+          'DELETE FROM embedding_cache e USING unnest($1::text[], $2::text[]) AS u(m, h) WHERE e.embedder_id = u.m AND e.text_hash = u.h',
+          [hashes.map((e) => e.embedderId), hashes.map((e) => e.hash)],
+        );
       }
       // Lineage stays honest: the skill keeps a marker that one of its parents was forgotten, not which.
       const parents = (
@@ -946,13 +1181,16 @@ export class PgStore implements Store {
         )
       ).rows;
       for (const p of parents) {
-        await c.query(`UPDATE provenance SET source_id = $1 WHERE skill_id = $2 AND source_kind = 'episodic' AND source_id = $3`, [
-          `${FORGOTTEN_PARENT}${randomUUID()}`,
-          p.skill_id,
-          sessionId,
-        ]);
+        await c.query(
+          `UPDATE provenance SET source_id = $1 WHERE skill_id = $2 AND source_kind = 'episodic' AND source_id = $3`,
+          [`${FORGOTTEN_PARENT}${randomUUID()}`, p.skill_id, sessionId],
+        );
       }
-      const found = { calls, clusterId, parents: parents.map((p) => ({ skillId: p.skill_id as string, name: p.name as string })) };
+      const found = {
+        calls,
+        clusterId,
+        parents: parents.map((p) => ({ skillId: p.skill_id as string, name: p.name as string })),
+      };
       const plan = planForgetSession(namespace, sessionRef(sessionId), found, opts);
       return { result: plan.result, version: await this.outbox(c, plan) };
     });
@@ -961,7 +1199,11 @@ export class PgStore implements Store {
     return out.result;
   }
 
-  async forgetSkill(namespace: string, idOrName: string, opts: ForgetOptions): Promise<{ id: string; name: string } | null> {
+  async forgetSkill(
+    namespace: string,
+    idOrName: string,
+    opts: ForgetOptions,
+  ): Promise<{ id: string; name: string } | null> {
     await this.recalls.flush();
     const out = await this.tx(async (c) => {
       const skill = await this.findSkill(c, namespace, idOrName, true);

@@ -100,7 +100,9 @@ class SqliteSide implements Side {
   async page(table: string, cols: string[], key: string[], after: Value[] | null, limit: number): Promise<Value[][]> {
     const where = after ? `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : '';
     return this.db
-      .prepare(`SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM ${table} ${where} ORDER BY ${key.join(', ')} LIMIT ?`)
+      .prepare(
+        `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM ${table} ${where} ORDER BY ${key.join(', ')} LIMIT ?`,
+      )
       .raw()
       .all(...(after ?? []), limit) as Value[][];
   }
@@ -111,7 +113,9 @@ class SqliteSide implements Side {
   }
 
   async insert(table: string, cols: string[], rows: Value[][]): Promise<void> {
-    const stmt = this.db.prepare(`INSERT INTO ${table} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
+    const stmt = this.db.prepare(
+      `INSERT INTO ${table} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
+    );
     for (const r of rows) stmt.run(...r);
   }
 
@@ -150,7 +154,10 @@ class PgSide implements Side {
       `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
       [table],
     );
-    this.booleans.set(table, new Set(rows.filter((r) => r.data_type === 'boolean').map((r) => r.column_name as string)));
+    this.booleans.set(
+      table,
+      new Set(rows.filter((r) => r.data_type === 'boolean').map((r) => r.column_name as string)),
+    );
     return rows.map((r) => r.column_name as string);
   }
 
@@ -167,7 +174,9 @@ class PgSide implements Side {
       values: args,
       rowMode: 'array',
     });
-    return (rows as unknown[][]).map((r) => r.map((v, i) => (bools.has(cols[i]) && typeof v === 'boolean' ? (v ? 1 : 0) : (v as Value))));
+    return (rows as unknown[][]).map((r) =>
+      r.map((v, i) => (bools.has(cols[i]) && typeof v === 'boolean' ? (v ? 1 : 0) : (v as Value))),
+    );
   }
 
   async begin(mode: 'read' | 'write'): Promise<void> {
@@ -189,7 +198,10 @@ class PgSide implements Side {
         });
         return `(${marks.join(', ')})`;
       });
-      await this.db.query(`INSERT INTO ${table} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES ${tuples.join(', ')}`, values);
+      await this.db.query(
+        `INSERT INTO ${table} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES ${tuples.join(', ')}`,
+        values,
+      );
     }
   }
 
@@ -230,7 +242,8 @@ async function openSide(location: string, role: 'source' | 'target'): Promise<Si
     return new PgSide(store, store.location);
   }
   // A source that does not exist would be created empty by opening it: say so instead.
-  if (role === 'source' && location !== ':memory:' && !existsSync(location)) throw new TransferError(`no SQLite memory at ${location}`);
+  if (role === 'source' && location !== ':memory:' && !existsSync(location))
+    throw new TransferError(`no SQLite memory at ${location}`);
   return new SqliteSide(openSqliteStore(location), location);
 }
 
@@ -243,13 +256,23 @@ function rowDigest(cols: string[], order: number[], row: Value[]): bigint {
     if (typeof v === 'bigint') return Number(v);
     return v;
   });
-  return BigInt(`0x${createHash('sha256').update(JSON.stringify([order.map((i) => cols[i]), parts])).digest('hex')}`);
+  return BigInt(
+    `0x${createHash('sha256')
+      .update(JSON.stringify([order.map((i) => cols[i]), parts]))
+      .digest('hex')}`,
+  );
 }
 
 const MOD = 1n << 256n;
 const hex = (n: bigint) => n.toString(16).padStart(64, '0');
 
-async function checksumOf(side: Side, table: string, cols: string[], key: string[], pageSize: number): Promise<{ rows: number; sum: bigint }> {
+async function checksumOf(
+  side: Side,
+  table: string,
+  cols: string[],
+  key: string[],
+  pageSize: number,
+): Promise<{ rows: number; sum: bigint }> {
   const order = cols.map((_, i) => i).sort((a, b) => (cols[a] < cols[b] ? -1 : 1));
   const keyIdx = key.map((k) => cols.indexOf(k));
   let after: Value[] | null = null;
@@ -300,7 +323,9 @@ export async function transferMemory(
       plan.push({ ...t, cols });
     }
     if (occupied.length) {
-      throw new TransferError(`${target.label} already holds a memory (${occupied.join(', ')}); migrate copies into an empty one only`);
+      throw new TransferError(
+        `${target.label} already holds a memory (${occupied.join(', ')}); migrate copies into an empty one only`,
+      );
     }
 
     const sums = new Map<string, { rows: number; sum: bigint }>();
@@ -362,7 +387,10 @@ export async function transferMemory(
 }
 
 /** Per-table counts and checksums of a memory as it is now (the same figures `transferMemory` verifies). */
-export async function memoryChecksums(location: string, pageSize = 2_000): Promise<{ table: string; rows: number; checksum: string }[]> {
+export async function memoryChecksums(
+  location: string,
+  pageSize = 2_000,
+): Promise<{ table: string; rows: number; checksum: string }[]> {
   const side = await openSide(location, 'source');
   try {
     await side.begin('read');

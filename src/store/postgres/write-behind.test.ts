@@ -6,7 +6,7 @@ const quiet = createLogger('silent');
 const down = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 
 describe('WriteBehindQueue', () => {
-  it('push returns at once; items are written in order, off the caller\'s path', async () => {
+  it("push returns at once; items are written in order, off the caller's path", async () => {
     const written: number[] = [];
     const q = new WriteBehindQueue<number>(async (batch) => void written.push(...batch), quiet, { batch: 3 });
     for (let i = 0; i < 10; i++) q.push(i);
@@ -53,9 +53,13 @@ describe('WriteBehindQueue', () => {
   });
 
   it('is bounded: past the limit the oldest waiting items go; close reports what the database never took', async () => {
-    const q = new WriteBehindQueue<number>(async () => {
-      throw down();
-    }, quiet, { limit: 3, maxBackoffMs: 10_000 });
+    const q = new WriteBehindQueue<number>(
+      async () => {
+        throw down();
+      },
+      quiet,
+      { limit: 3, maxBackoffMs: 10_000 },
+    );
     for (let i = 0; i < 5; i++) q.push(i);
     expect(q.pending).toBe(3);
     expect(await q.close(50)).toBe(3);

@@ -33,7 +33,8 @@ export class WriteBehindQueue<T> {
     const limit = this.opts.limit ?? 10_000;
     if (this.items.length >= limit) {
       this.items.shift();
-      if (this.dropped++ % 1000 === 0) this.log.warn('database unreachable for long: oldest queued writes dropped', { dropped: this.dropped, limit });
+      if (this.dropped++ % 1000 === 0)
+        this.log.warn('database unreachable for long: oldest queued writes dropped', { dropped: this.dropped, limit });
     }
     this.items.push(item);
     if (!this.scheduled && !this.retry) {
@@ -88,7 +89,10 @@ export class WriteBehindQueue<T> {
           if (isConnectionError(e)) throw e;
           // A batch the database rejects for what it holds would block the queue forever: drop it, say so.
           this.items.splice(0, batch.length);
-          this.log.error('queued writes rejected by the database and dropped', { items: batch.length, error: String(e) });
+          this.log.error('queued writes rejected by the database and dropped', {
+            items: batch.length,
+            error: String(e),
+          });
           continue;
         }
         this.items.splice(0, batch.length);
@@ -114,7 +118,11 @@ export class WriteBehindQueue<T> {
   private failed(e: unknown): void {
     if (this.closed || this.retry) return;
     this.failures++;
-    if (this.failures === 1) this.log.warn('database unreachable: writes queued until it is back', { pending: this.items.length, error: String(e) });
+    if (this.failures === 1)
+      this.log.warn('database unreachable: writes queued until it is back', {
+        pending: this.items.length,
+        error: String(e),
+      });
     const delay = Math.min(this.opts.maxBackoffMs ?? 5_000, 100 * 2 ** Math.min(this.failures, 10));
     this.retry = setTimeout(() => {
       this.retry = null;

@@ -53,7 +53,9 @@ function columnsOf(db: Database.Database, table: string): string[] {
 }
 
 function tableNames(db: Database.Database): string[] {
-  return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
+  return (
+    db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[]
+  ).map((r) => r.name);
 }
 
 function count(store: SqliteStore, table: string): number {
@@ -68,7 +70,9 @@ describe('opening a file', () => {
     expect(latestSchemaVersion).toBe(migrations[migrations.length - 1].version);
     expect(await store.schemaVersion()).toBe(latestSchemaVersion);
     expect(String(store.db.pragma('journal_mode', { simple: true })).toLowerCase()).toBe('wal');
-    const applied = store.db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[];
+    const applied = store.db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as {
+      version: number;
+    }[];
     expect(applied.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
     await store.close();
 
@@ -141,7 +145,8 @@ describe('migration from an older schema', () => {
     for (const t of OLD_TABLES) expect(columnsOf(store.db, t).slice(0, oldColumns[t].length)).toEqual(oldColumns[t]);
 
     const tables = tableNames(store.db);
-    for (const t of ['state', 'embedding_cache', 'clusters', 'cluster_members', 'skill_versions', 'events']) expect(tables).toContain(t);
+    for (const t of ['state', 'embedding_cache', 'clusters', 'cluster_members', 'skill_versions', 'events'])
+      expect(tables).toContain(t);
     for (const t of tablesV1) expect(tables).toContain(t);
 
     // The migrated rows are readable through the store.
@@ -165,16 +170,25 @@ describe('migration from an older schema', () => {
     const path = join(dir, 'v4.db');
     const raw = new Database(path);
     expect(migrate(raw, 4)).toBe(4);
-    expect(raw.prepare("SELECT sql FROM sqlite_master WHERE name = 'embedding_cache'").pluck().get()).toMatch(/WITHOUT ROWID/);
+    expect(raw.prepare("SELECT sql FROM sqlite_master WHERE name = 'embedding_cache'").pluck().get()).toMatch(
+      /WITHOUT ROWID/,
+    );
     const insert = raw.prepare('INSERT INTO embedding_cache (embedder_id, text_hash, vector) VALUES (?, ?, ?)');
-    for (let i = 0; i < 50; i++) insert.run(i % 2 ? 'glove-sif-lex@1' : 'openai:m@3', `h${i}`, Buffer.from(new Float32Array([i, i + 0.5, -i]).buffer));
+    for (let i = 0; i < 50; i++)
+      insert.run(
+        i % 2 ? 'glove-sif-lex@1' : 'openai:m@3',
+        `h${i}`,
+        Buffer.from(new Float32Array([i, i + 0.5, -i]).buffer),
+      );
     const before = dumpTable(raw, 'embedding_cache');
     const columns = columnsOf(raw, 'embedding_cache');
     raw.close();
 
     const store = open('v4.db');
     expect(await store.schemaVersion()).toBe(latestSchemaVersion);
-    expect(store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'embedding_cache'").pluck().get()).not.toMatch(/WITHOUT ROWID/);
+    expect(store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'embedding_cache'").pluck().get()).not.toMatch(
+      /WITHOUT ROWID/,
+    );
     // Same columns (the PostgreSQL transfer compares them), same rows, same key.
     expect(columnsOf(store.db, 'embedding_cache')).toEqual(columns);
     expect(dumpTable(store.db, 'embedding_cache')).toEqual(before);

@@ -3,15 +3,72 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hostname } from 'node:os';
-import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, Skill, ToolCall } from '../../domain/types.js';
+import type {
+  AuditRecord,
+  Fact,
+  Outcome,
+  OutcomeSource,
+  Provenance,
+  Session,
+  Skill,
+  ToolCall,
+} from '../../domain/types.js';
 import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
-import { FORGOTTEN_PARENT, type ClusterRecord, type EmbeddingReplacement, type FeedbackRecord, type FeedbackRequest, type ForgetOptions, type ForgetSessionOptions, type ForgottenSession, type SkillEvent, type SkillFilter, type SkillFile, type SkillRevision, type SkillVectorRow, type SkillVersion, type SkillWrite, type Store } from '../store.js';
+import {
+  FORGOTTEN_PARENT,
+  type ClusterRecord,
+  type EmbeddingReplacement,
+  type FeedbackRecord,
+  type FeedbackRequest,
+  type ForgetOptions,
+  type ForgetSessionOptions,
+  type ForgottenSession,
+  type SkillEvent,
+  type SkillFilter,
+  type SkillFile,
+  type SkillRevision,
+  type SkillVectorRow,
+  type SkillVersion,
+  type SkillWrite,
+  type Store,
+} from '../store.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
-import { auditFromRow, CALL_COLUMNS, callFromRow, callRowValues, eventFromRow, factFromRow, FEEDBACK_INSERT_COLUMNS, feedbackFromRow, feedbackInsertValues, json, provenanceFromRow, rowChangeSql, SESSION_COLUMNS, sessionFromRow, sessionRef, sessionRowValues, versionFromRow, type Row } from '../rows.js';
+import {
+  auditFromRow,
+  CALL_COLUMNS,
+  callFromRow,
+  callRowValues,
+  eventFromRow,
+  factFromRow,
+  FEEDBACK_INSERT_COLUMNS,
+  feedbackFromRow,
+  feedbackInsertValues,
+  json,
+  provenanceFromRow,
+  rowChangeSql,
+  SESSION_COLUMNS,
+  sessionFromRow,
+  sessionRef,
+  sessionRowValues,
+  versionFromRow,
+  type Row,
+} from '../rows.js';
 import { skillFromRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
 import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, type StateKey } from '../state-key.js';
-import { accepted, feedbackNeedsTrialCheck, planFeedback, planForgetSession, planForgetSkill, planReembed, planSetEnabled, planSkillWrite, TRIAL_SIGNALS, type Outbox, type RowChange } from '../write-plan.js';
+import {
+  accepted,
+  feedbackNeedsTrialCheck,
+  planFeedback,
+  planForgetSession,
+  planForgetSkill,
+  planReembed,
+  planSetEnabled,
+  planSkillWrite,
+  TRIAL_SIGNALS,
+  type Outbox,
+  type RowChange,
+} from '../write-plan.js';
 import { NotFoundError, SessionStateError } from '../../errors/index.js';
 
 /** How SQLite stores a boolean. */
@@ -33,25 +90,35 @@ export function openSqliteStore(path: string): SqliteStore {
 
 /** Applies the migrations the file has not seen yet, each in its own transaction. */
 export function migrate(db: Database.Database, upTo = latestSchemaVersion): number {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => r.version as number));
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
+  );
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => r.version as number),
+  );
   for (const m of migrations) {
     if (m.version > upTo || applied.has(m.version)) continue;
     db.transaction(() => {
       db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      );
     })();
   }
   const row = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as Row;
   return (row.v as number) ?? 0;
 }
 
-
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly stmts: ReturnType<SqliteStore['prepare']>;
 
-  constructor(readonly db: Database.Database, readonly location: string) {
+  constructor(
+    readonly db: Database.Database,
+    readonly location: string,
+  ) {
     this.stmts = this.prepare();
   }
 
@@ -61,7 +128,9 @@ export class SqliteStore implements Store {
       insertSession: db.prepare(
         `INSERT INTO sessions (${SESSION_COLUMNS.join(', ')}) VALUES (${SESSION_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (namespace, id) DO NOTHING`,
       ),
-      insertCall: db.prepare(`INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')}) VALUES (${CALL_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`),
+      insertCall: db.prepare(
+        `INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')}) VALUES (${CALL_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
+      ),
       sessionById: db.prepare('SELECT * FROM sessions WHERE namespace = ? AND id = ?'),
       callsOf: db.prepare('SELECT * FROM tool_calls WHERE namespace = ? AND session_id = ? ORDER BY position'),
       skillById: db.prepare('SELECT * FROM skills WHERE namespace = ? AND id = ?'),
@@ -77,17 +146,19 @@ export class SqliteStore implements Store {
       insertVersion: db.prepare(
         'INSERT INTO skill_versions (skill_id, version, skill_md, tool_sequence, reason, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
       ),
-      insertFeedback: db.prepare(`INSERT INTO feedback (${FEEDBACK_INSERT_COLUMNS.join(', ')}) VALUES (${FEEDBACK_INSERT_COLUMNS.map(() => '?').join(', ')})`),
+      insertFeedback: db.prepare(
+        `INSERT INTO feedback (${FEEDBACK_INSERT_COLUMNS.join(', ')}) VALUES (${FEEDBACK_INSERT_COLUMNS.map(() => '?').join(', ')})`,
+      ),
       insertRecall: db.prepare('INSERT INTO recalls (namespace, session_id, goal, at) VALUES (?, ?, ?, ?)'),
-      insertRecallItem: db.prepare('INSERT OR IGNORE INTO recall_items (recall_id, skill_id, rank, similarity) VALUES (?, ?, ?, ?)'),
+      insertRecallItem: db.prepare(
+        'INSERT OR IGNORE INTO recall_items (recall_id, skill_id, rank, similarity) VALUES (?, ?, ?, ?)',
+      ),
       touchSkill: db.prepare('UPDATE skills SET last_used_at = ? WHERE namespace = ? AND id = ?'),
       skillRevision: db.prepare(
         `SELECT (SELECT id FROM store_identity) AS store_id,
                 COALESCE((SELECT MAX(revision) FROM skill_changes WHERE namespace = ?), 0) AS revision`,
       ),
-      skillVectors: db.prepare(
-        `SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = ?`,
-      ),
+      skillVectors: db.prepare(`SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = ?`),
       changedSkillIds: db.prepare('SELECT DISTINCT skill_id FROM skill_changes WHERE namespace = ? AND revision > ?'),
       changesPrunedThrough: db.prepare('SELECT through FROM skill_changes_pruned').pluck(),
     };
@@ -133,13 +204,25 @@ export class SqliteStore implements Store {
 
   async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void> {
     const exists = this.stmts.sessionById.get(namespace, sessionId);
-    if (!exists) throw new SessionStateError(`session ${sessionId} is not open in namespace ${namespace}: call beginSession first`);
+    if (!exists)
+      throw new SessionStateError(
+        `session ${sessionId} is not open in namespace ${namespace}: call beginSession first`,
+      );
     this.insertCallRow(namespace, sessionId, call);
   }
 
-  async endSession(namespace: string, sessionId: string, outcome: Outcome, reward: number | null, endedAt: string, source: OutcomeSource = 'reported'): Promise<void> {
+  async endSession(
+    namespace: string,
+    sessionId: string,
+    outcome: Outcome,
+    reward: number | null,
+    endedAt: string,
+    source: OutcomeSource = 'reported',
+  ): Promise<void> {
     const info = this.db
-      .prepare('UPDATE sessions SET outcome = ?, outcome_source = ?, reward = ?, ended_at = ? WHERE namespace = ? AND id = ?')
+      .prepare(
+        'UPDATE sessions SET outcome = ?, outcome_source = ?, reward = ?, ended_at = ? WHERE namespace = ? AND id = ?',
+      )
       .run(outcome, source, reward, endedAt, namespace, sessionId);
     if (info.changes === 0) throw new NotFoundError(`session ${sessionId} does not exist in namespace ${namespace}`);
   }
@@ -178,7 +261,8 @@ export class SqliteStore implements Store {
   }
 
   async countSessions(namespace: string): Promise<number> {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE namespace = ?').get(namespace) as Row).n as number;
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE namespace = ?').get(namespace) as Row)
+      .n as number;
   }
 
   async existingSessionIds(namespace: string, ids: string[]): Promise<Set<string>> {
@@ -199,7 +283,9 @@ export class SqliteStore implements Store {
         const chunk = rows.slice(i, i + 500);
         const marks = chunk.map(() => '?').join(',');
         const calls = this.db
-          .prepare(`SELECT * FROM tool_calls WHERE namespace = ? AND session_id IN (${marks}) ORDER BY session_id, position`)
+          .prepare(
+            `SELECT * FROM tool_calls WHERE namespace = ? AND session_id IN (${marks}) ORDER BY session_id, position`,
+          )
           .all(ns, ...chunk.map((r) => r.id)) as Row[];
         for (const c of calls) {
           let list = byKey.get(c.session_id);
@@ -215,24 +301,32 @@ export class SqliteStore implements Store {
 
   async addFact(fact: Fact): Promise<void> {
     this.db
-      .prepare('INSERT INTO facts (namespace, id, text, source, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
+      .prepare(
+        'INSERT INTO facts (namespace, id, text, source, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      )
       .run(fact.namespace, fact.id, fact.text, fact.source, fact.createdAt);
   }
 
   async listFacts(namespace: string): Promise<Fact[]> {
-    return (this.db.prepare('SELECT * FROM facts WHERE namespace = ? ORDER BY created_at').all(namespace) as Row[]).map(factFromRow);
+    return (this.db.prepare('SELECT * FROM facts WHERE namespace = ? ORDER BY created_at').all(namespace) as Row[]).map(
+      factFromRow,
+    );
   }
 
   // ── synthesis state ───────────────────────────────────────────────────────
 
   async getState(namespace: string, key: StateKey): Promise<string | null> {
-    const row = this.db.prepare('SELECT value FROM state WHERE namespace = ? AND key = ?').get(namespace, key) as Row | undefined;
+    const row = this.db.prepare('SELECT value FROM state WHERE namespace = ? AND key = ?').get(namespace, key) as
+      | Row
+      | undefined;
     return row ? (row.value as string) : null;
   }
 
   async setState(namespace: string, key: StateKey, value: string): Promise<void> {
     this.db
-      .prepare('INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value')
+      .prepare(
+        'INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value',
+      )
       .run(namespace, key, value);
   }
 
@@ -247,14 +341,18 @@ export class SqliteStore implements Store {
   }
 
   async putCachedEmbeddings(embedderId: string, entries: { hash: string; vector: Float32Array }[]): Promise<void> {
-    const stmt = this.db.prepare('INSERT OR REPLACE INTO embedding_cache (embedder_id, text_hash, vector) VALUES (?, ?, ?)');
+    const stmt = this.db.prepare(
+      'INSERT OR REPLACE INTO embedding_cache (embedder_id, text_hash, vector) VALUES (?, ?, ?)',
+    );
     this.db.transaction(() => {
       for (const e of entries) stmt.run(embedderId, e.hash, toBuffer(e.vector));
     })();
   }
 
   async loadClusters(namespace: string, embedderId: string): Promise<ClusterRecord[]> {
-    const rows = this.db.prepare('SELECT * FROM clusters WHERE namespace = ? AND embedder_id = ? ORDER BY id').all(namespace, embedderId) as Row[];
+    const rows = this.db
+      .prepare('SELECT * FROM clusters WHERE namespace = ? AND embedder_id = ? ORDER BY id')
+      .all(namespace, embedderId) as Row[];
     return rows.map((r) => ({
       id: r.id,
       centroid: fromBuffer(r.centroid),
@@ -267,21 +365,40 @@ export class SqliteStore implements Store {
     }));
   }
 
-  async saveClusters(namespace: string, embedderId: string, clusters: ClusterRecord[], watermark: number): Promise<void> {
+  async saveClusters(
+    namespace: string,
+    embedderId: string,
+    clusters: ClusterRecord[],
+    watermark: number,
+  ): Promise<void> {
     const upsert = this.db.prepare(
       `INSERT INTO clusters (namespace, id, embedder_id, centroid, goal_centroid, size, dirty, skill_id, last_pass_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (namespace, id) DO UPDATE SET centroid = excluded.centroid, goal_centroid = excluded.goal_centroid,
          size = excluded.size, dirty = excluded.dirty`,
     );
-    const member = this.db.prepare('INSERT OR REPLACE INTO cluster_members (namespace, session_id, cluster_id) VALUES (?, ?, ?)');
+    const member = this.db.prepare(
+      'INSERT OR REPLACE INTO cluster_members (namespace, session_id, cluster_id) VALUES (?, ?, ?)',
+    );
     this.db.transaction(() => {
       for (const c of clusters) {
-        upsert.run(namespace, c.id, embedderId, toBuffer(c.centroid), toBuffer(c.goalCentroid), c.size, c.dirty ? 1 : 0, c.skillId, c.lastPassAt);
+        upsert.run(
+          namespace,
+          c.id,
+          embedderId,
+          toBuffer(c.centroid),
+          toBuffer(c.goalCentroid),
+          c.size,
+          c.dirty ? 1 : 0,
+          c.skillId,
+          c.lastPassAt,
+        );
         for (const s of c.newMembers) member.run(namespace, s, c.id);
       }
       this.db
-        .prepare('INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value')
+        .prepare(
+          'INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value',
+        )
         .run(namespace, stateKey.watermark(embedderId), String(watermark));
     })();
   }
@@ -297,12 +414,18 @@ export class SqliteStore implements Store {
     ).map((r) => r.session_id as string);
   }
 
-  async replaceEmbeddings(namespace: string, change: EmbeddingReplacement): Promise<{ skills: number; clusters: number }> {
+  async replaceEmbeddings(
+    namespace: string,
+    change: EmbeddingReplacement,
+  ): Promise<{ skills: number; clusters: number }> {
     const db = this.db;
     const out = { skills: 0, clusters: 0 };
     db.transaction(() => {
-      const update = db.prepare('UPDATE skills SET embedder_id = ?, embedding = ?, exemplars = NULL, cluster_id = NULL WHERE namespace = ? AND id = ?');
-      for (const v of change.vectors) out.skills += update.run(change.embedderId, toBuffer(v.embedding), namespace, v.skillId).changes;
+      const update = db.prepare(
+        'UPDATE skills SET embedder_id = ?, embedding = ?, exemplars = NULL, cluster_id = NULL WHERE namespace = ? AND id = ?',
+      );
+      for (const v of change.vectors)
+        out.skills += update.run(change.embedderId, toBuffer(v.embedding), namespace, v.skillId).changes;
       db.prepare('DELETE FROM cluster_members WHERE namespace = ?').run(namespace);
       out.clusters = db.prepare('DELETE FROM clusters WHERE namespace = ?').run(namespace).changes;
       db.prepare(`DELETE FROM state WHERE namespace = ? AND ${STATE_CLEARED_ON_REEMBED_SQL}`).run(namespace);
@@ -313,12 +436,16 @@ export class SqliteStore implements Store {
 
   async tryLock(name: string, holder: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
     const now = Date.now();
-    const taken = this.db.transaction(() => {
-      const row = this.db.prepare('SELECT holder, expires_at FROM locks WHERE name = ?').get(name) as Row | undefined;
-      if (row && row.holder !== holder && row.expires_at > now && holderAlive(row.holder)) return false;
-      this.db.prepare('INSERT OR REPLACE INTO locks (name, holder, expires_at) VALUES (?, ?, ?)').run(name, holder, now + ttlMs);
-      return true;
-    }).immediate();
+    const taken = this.db
+      .transaction(() => {
+        const row = this.db.prepare('SELECT holder, expires_at FROM locks WHERE name = ?').get(name) as Row | undefined;
+        if (row && row.holder !== holder && row.expires_at > now && holderAlive(row.holder)) return false;
+        this.db
+          .prepare('INSERT OR REPLACE INTO locks (name, holder, expires_at) VALUES (?, ?, ?)')
+          .run(name, holder, now + ttlMs);
+        return true;
+      })
+      .immediate();
     if (!taken) return null;
     return async () => {
       if (this.db.open) this.db.prepare('DELETE FROM locks WHERE name = ? AND holder = ?').run(name, holder);
@@ -326,7 +453,9 @@ export class SqliteStore implements Store {
   }
 
   async markClusterPassed(namespace: string, clusterId: string, at: string, dirty: boolean): Promise<void> {
-    this.db.prepare('UPDATE clusters SET last_pass_at = ?, dirty = ? WHERE namespace = ? AND id = ?').run(at, dirty ? 1 : 0, namespace, clusterId);
+    this.db
+      .prepare('UPDATE clusters SET last_pass_at = ?, dirty = ? WHERE namespace = ? AND id = ?')
+      .run(at, dirty ? 1 : 0, namespace, clusterId);
   }
 
   // ── skills ────────────────────────────────────────────────────────────────
@@ -348,7 +477,9 @@ export class SqliteStore implements Store {
       where.push(`status IN (${filter.status.map(() => '?').join(',')})`);
       args.push(...filter.status);
     }
-    const rows = this.db.prepare(`SELECT * FROM skills WHERE ${where.join(' AND ')} ORDER BY created_at, id`).all(...args) as Row[];
+    const rows = this.db
+      .prepare(`SELECT * FROM skills WHERE ${where.join(' AND ')} ORDER BY created_at, id`)
+      .all(...args) as Row[];
     // One query for every listed skill's parents rather than one per skill.
     const parents = new Map<string, string[]>();
     const prov = this.db
@@ -367,7 +498,9 @@ export class SqliteStore implements Store {
 
   async getSkill(namespace: string, idOrName: string): Promise<Skill | null> {
     this.flushRecalls();
-    const row = (this.stmts.skillById.get(namespace, idOrName) ?? this.stmts.skillByName.get(namespace, idOrName)) as Row | undefined;
+    const row = (this.stmts.skillById.get(namespace, idOrName) ?? this.stmts.skillByName.get(namespace, idOrName)) as
+      | Row
+      | undefined;
     return row ? this.skillFromRow(row) : null;
   }
 
@@ -376,17 +509,29 @@ export class SqliteStore implements Store {
     return { storeId: r.store_id, revision: r.revision };
   }
 
-  async skillVectors(namespace: string, opts: { changedAfter?: number } = {}): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }> {
+  async skillVectors(
+    namespace: string,
+    opts: { changedAfter?: number } = {},
+  ): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }> {
     // One read transaction: the revision and the rows come from the same snapshot.
     return this.db.transaction(() => {
       const r = this.stmts.skillRevision.get(namespace) as Row;
       const revision = { storeId: r.store_id as string, revision: r.revision as number };
       // The log was pruned past `changedAfter` and this namespace changed since: every skill, as for a rebuild.
-      const pruned = opts.changedAfter !== undefined && revision.revision > opts.changedAfter && opts.changedAfter < (this.stmts.changesPrunedThrough.get() as number);
+      const pruned =
+        opts.changedAfter !== undefined &&
+        revision.revision > opts.changedAfter &&
+        opts.changedAfter < (this.stmts.changesPrunedThrough.get() as number);
       if (opts.changedAfter === undefined || pruned) {
-        return { revision, rows: (this.stmts.skillVectors.all(namespace) as Row[]).map(vectorRowFrom), changedIds: null };
+        return {
+          revision,
+          rows: (this.stmts.skillVectors.all(namespace) as Row[]).map(vectorRowFrom),
+          changedIds: null,
+        };
       }
-      const changedIds = (this.stmts.changedSkillIds.all(namespace, opts.changedAfter) as Row[]).map((c) => c.skill_id as string);
+      const changedIds = (this.stmts.changedSkillIds.all(namespace, opts.changedAfter) as Row[]).map(
+        (c) => c.skill_id as string,
+      );
       const rows: SkillVectorRow[] = [];
       for (let i = 0; i < changedIds.length; i += 500) {
         const chunk = changedIds.slice(i, i + 500);
@@ -414,7 +559,9 @@ export class SqliteStore implements Store {
   private sourceSessions(skillId: string): string[] {
     return (
       this.db
-        .prepare(`SELECT source_id FROM provenance WHERE skill_id = ? AND source_kind = 'episodic' AND source_id NOT LIKE '${FORGOTTEN_PARENT}%' ORDER BY created_at, source_id`)
+        .prepare(
+          `SELECT source_id FROM provenance WHERE skill_id = ? AND source_kind = 'episodic' AND source_id NOT LIKE '${FORGOTTEN_PARENT}%' ORDER BY created_at, source_id`,
+        )
         .all(skillId) as Row[]
     ).map((r) => r.source_id as string);
   }
@@ -428,12 +575,18 @@ export class SqliteStore implements Store {
     const db = this.db;
     db.transaction(() => {
       const superseded = w.supersedes
-        ? (db.prepare('SELECT superseded_by FROM skills WHERE namespace = ? AND id = ?').get(s.namespace, w.supersedes) as Row | undefined)
+        ? (db
+            .prepare('SELECT superseded_by FROM skills WHERE namespace = ? AND id = ?')
+            .get(s.namespace, w.supersedes) as Row | undefined)
         : undefined;
-      const plan = accepted(planSkillWrite(w, { superseded: superseded ? { supersededBy: superseded.superseded_by } : null }));
+      const plan = accepted(
+        planSkillWrite(w, { superseded: superseded ? { supersededBy: superseded.superseded_by } : null }),
+      );
       if (plan.supersede) this.change(plan.supersede);
       this.stmts.upsertSkill.run(...skillRowValues(plan.skill, sqliteBool));
-      const prov = db.prepare('INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING');
+      const prov = db.prepare(
+        'INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      );
       for (const p of plan.provenance) prov.run(p.skillId, p.sourceKind, p.sourceId, p.version, p.createdAt);
       if (plan.version) {
         const v = plan.version;
@@ -442,7 +595,9 @@ export class SqliteStore implements Store {
       if (plan.files) {
         const f = plan.files;
         this.change(f.clear);
-        const put = db.prepare('INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES (?, ?, ?, ?, ?)');
+        const put = db.prepare(
+          'INSERT INTO skill_files (skill_id, version, path, bytes, executable) VALUES (?, ?, ?, ?, ?)',
+        );
         for (const file of f.files) put.run(f.skillId, f.version, file.path, file.bytes, file.executable ? 1 : 0);
       }
       if (plan.linkCluster) this.change(plan.linkCluster);
@@ -459,7 +614,8 @@ export class SqliteStore implements Store {
 
   /** Appends a plan's audit records and events (inside the caller's transaction). */
   private writeOutbox(o: Outbox): void {
-    for (const a of o.audit) this.stmts.insertAudit.run(a.namespace, a.at, a.actor, a.action, a.subjectKind, a.subjectId, json(a.detail));
+    for (const a of o.audit)
+      this.stmts.insertAudit.run(a.namespace, a.at, a.actor, a.action, a.subjectKind, a.subjectId, json(a.detail));
     for (const e of o.events) this.stmts.insertEvent.run(e.namespace, e.at, e.type, e.skillId, json(e.payload));
   }
 
@@ -482,23 +638,39 @@ export class SqliteStore implements Store {
   }
 
   async provenance(skillId: string): Promise<Provenance[]> {
-    return (this.db.prepare('SELECT * FROM provenance WHERE skill_id = ? ORDER BY created_at, source_id').all(skillId) as Row[]).map(provenanceFromRow);
+    return (
+      this.db
+        .prepare('SELECT * FROM provenance WHERE skill_id = ? ORDER BY created_at, source_id')
+        .all(skillId) as Row[]
+    ).map(provenanceFromRow);
   }
 
   async skillFiles(skillId: string, version: string): Promise<SkillFile[]> {
-    const rows = this.db.prepare('SELECT path, bytes, executable FROM skill_files WHERE skill_id = ? AND version = ? ORDER BY path').all(skillId, version) as { path: string; bytes: Buffer; executable: number }[];
-    return rows.map((r) => ({ path: r.path, bytes: Buffer.from(r.bytes), ...(r.executable ? { executable: true } : {}) }));
+    const rows = this.db
+      .prepare('SELECT path, bytes, executable FROM skill_files WHERE skill_id = ? AND version = ? ORDER BY path')
+      .all(skillId, version) as { path: string; bytes: Buffer; executable: number }[];
+    return rows.map((r) => ({
+      path: r.path,
+      bytes: Buffer.from(r.bytes),
+      ...(r.executable ? { executable: true } : {}),
+    }));
   }
 
   async skillVersions(skillId: string): Promise<SkillVersion[]> {
-    return (this.db.prepare('SELECT * FROM skill_versions WHERE skill_id = ? ORDER BY created_at').all(skillId) as Row[]).map(versionFromRow);
+    return (
+      this.db.prepare('SELECT * FROM skill_versions WHERE skill_id = ? ORDER BY created_at').all(skillId) as Row[]
+    ).map(versionFromRow);
   }
 
   async audit(namespace: string, opts: { subjectId?: string; limit?: number } = {}): Promise<AuditRecord[]> {
     const rows = (
       opts.subjectId
-        ? this.db.prepare('SELECT * FROM audit WHERE namespace = ? AND subject_id = ? ORDER BY id DESC LIMIT ?').all(namespace, opts.subjectId, opts.limit ?? 100)
-        : this.db.prepare('SELECT * FROM audit WHERE namespace = ? ORDER BY id DESC LIMIT ?').all(namespace, opts.limit ?? 100)
+        ? this.db
+            .prepare('SELECT * FROM audit WHERE namespace = ? AND subject_id = ? ORDER BY id DESC LIMIT ?')
+            .all(namespace, opts.subjectId, opts.limit ?? 100)
+        : this.db
+            .prepare('SELECT * FROM audit WHERE namespace = ? ORDER BY id DESC LIMIT ?')
+            .all(namespace, opts.limit ?? 100)
     ) as Row[];
     return rows.map(auditFromRow);
   }
@@ -508,10 +680,18 @@ export class SqliteStore implements Store {
   }
 
   async auditSince(afterId: number, limit: number): Promise<AuditRecord[]> {
-    return (this.db.prepare('SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as Row[]).map(auditFromRow);
+    return (this.db.prepare('SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as Row[]).map(
+      auditFromRow,
+    );
   }
 
-  async appendEvent(namespace: string, type: string, skillId: string | null, payload: Record<string, unknown>, at: string): Promise<void> {
+  async appendEvent(
+    namespace: string,
+    type: string,
+    skillId: string | null,
+    payload: Record<string, unknown>,
+    at: string,
+  ): Promise<void> {
     this.writeOutbox({ audit: [], events: [{ namespace, at, type, skillId, payload }], skillsChanged: false });
   }
 
@@ -527,7 +707,9 @@ export class SqliteStore implements Store {
       const before = this.skillFromRow(this.stmts.skillById.get(req.namespace, found.id) as Row);
       const tried = feedbackNeedsTrialCheck(req)
         ? !!this.db
-            .prepare(`SELECT 1 FROM feedback WHERE skill_id = ? AND session_id = ? AND signal IN (${TRIAL_SIGNALS.map(() => '?').join(',')})`)
+            .prepare(
+              `SELECT 1 FROM feedback WHERE skill_id = ? AND session_id = ? AND signal IN (${TRIAL_SIGNALS.map(() => '?').join(',')})`,
+            )
             .get(before.id, req.sessionId, ...TRIAL_SIGNALS)
         : false;
       const plan = planFeedback(req, before, { sessionAlreadyTried: tried });
@@ -540,7 +722,9 @@ export class SqliteStore implements Store {
   }
 
   async feedbackHistory(skillId: string): Promise<FeedbackRecord[]> {
-    return (this.db.prepare('SELECT * FROM feedback WHERE skill_id = ? ORDER BY id').all(skillId) as Row[]).map(feedbackFromRow);
+    return (this.db.prepare('SELECT * FROM feedback WHERE skill_id = ? ORDER BY id').all(skillId) as Row[]).map(
+      feedbackFromRow,
+    );
   }
 
   /**
@@ -548,12 +732,26 @@ export class SqliteStore implements Store {
    * for a write transaction. Anything that reads them (a session's served skills) writes the queue out first,
    * and so does close().
    */
-  async recordRecall(namespace: string, recall: { sessionId: string | null; goal: string; at: string; items: { skillId: string; rank: number; similarity: number }[] }): Promise<void> {
+  async recordRecall(
+    namespace: string,
+    recall: {
+      sessionId: string | null;
+      goal: string;
+      at: string;
+      items: { skillId: string; rank: number; similarity: number }[];
+    },
+  ): Promise<void> {
     this.pendingRecalls.push({ namespace, ...recall });
     if (this.pendingRecalls.length === 1) setImmediate(() => this.flushRecalls());
   }
 
-  private readonly pendingRecalls: { namespace: string; sessionId: string | null; goal: string; at: string; items: { skillId: string; rank: number; similarity: number }[] }[] = [];
+  private readonly pendingRecalls: {
+    namespace: string;
+    sessionId: string | null;
+    goal: string;
+    at: string;
+    items: { skillId: string; rank: number; similarity: number }[];
+  }[] = [];
 
   private flushRecalls(): void {
     if (this.pendingRecalls.length === 0 || !this.db.open) return;
@@ -592,27 +790,48 @@ export class SqliteStore implements Store {
 
   // ── forgetting ────────────────────────────────────────────────────────────
 
-  async forgetSession(namespace: string, sessionId: string, opts: ForgetSessionOptions): Promise<ForgottenSession | null> {
+  async forgetSession(
+    namespace: string,
+    sessionId: string,
+    opts: ForgetSessionOptions,
+  ): Promise<ForgottenSession | null> {
     this.flushRecalls();
     const db = this.db;
     const out = db.transaction((): ForgottenSession | null => {
       if (!this.stmts.sessionById.get(namespace, sessionId)) return null;
-      const calls = db.prepare('DELETE FROM tool_calls WHERE namespace = ? AND session_id = ?').run(namespace, sessionId).changes;
+      const calls = db
+        .prepare('DELETE FROM tool_calls WHERE namespace = ? AND session_id = ?')
+        .run(namespace, sessionId).changes;
       db.prepare('DELETE FROM sessions WHERE namespace = ? AND id = ?').run(namespace, sessionId);
-      const member = db.prepare('SELECT cluster_id FROM cluster_members WHERE namespace = ? AND session_id = ?').get(namespace, sessionId) as Row | undefined;
+      const member = db
+        .prepare('SELECT cluster_id FROM cluster_members WHERE namespace = ? AND session_id = ?')
+        .get(namespace, sessionId) as Row | undefined;
       if (member) {
         db.prepare('DELETE FROM cluster_members WHERE namespace = ? AND session_id = ?').run(namespace, sessionId);
-        db.prepare('UPDATE clusters SET size = MAX(size - 1, 0) WHERE namespace = ? AND id = ?').run(namespace, member.cluster_id);
-        const put = db.prepare('INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value');
+        db.prepare('UPDATE clusters SET size = MAX(size - 1, 0) WHERE namespace = ? AND id = ?').run(
+          namespace,
+          member.cluster_id,
+        );
+        const put = db.prepare(
+          'INSERT INTO state (namespace, key, value) VALUES (?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value',
+        );
         for (const st of opts.stateIfClustered ?? []) put.run(namespace, st.key, st.value);
       }
-      const recalls = db.prepare('SELECT id FROM recalls WHERE namespace = ? AND session_id = ?').all(namespace, sessionId) as Row[];
+      const recalls = db
+        .prepare('SELECT id FROM recalls WHERE namespace = ? AND session_id = ?')
+        .all(namespace, sessionId) as Row[];
       for (const r of recalls) db.prepare('DELETE FROM recall_items WHERE recall_id = ?').run(r.id);
       db.prepare('DELETE FROM recalls WHERE namespace = ? AND session_id = ?').run(namespace, sessionId);
-      db.prepare('UPDATE feedback SET session_id = NULL WHERE namespace = ? AND session_id = ?').run(namespace, sessionId);
+      db.prepare('UPDATE feedback SET session_id = NULL WHERE namespace = ? AND session_id = ?').run(
+        namespace,
+        sessionId,
+      );
       // Feedback audit records named the session by id: they keep its opaque reference instead.
-      db.prepare(`UPDATE audit SET detail = json_set(detail, '$.session', ?) WHERE namespace = ? AND json_valid(detail) AND json_extract(detail, '$.session') = ?`).run(sessionRef(sessionId), namespace, sessionId);
-      for (const e of opts.embeddingHashes ?? []) db.prepare('DELETE FROM embedding_cache WHERE embedder_id = ? AND text_hash = ?').run(e.embedderId, e.hash);
+      db.prepare(
+        `UPDATE audit SET detail = json_set(detail, '$.session', ?) WHERE namespace = ? AND json_valid(detail) AND json_extract(detail, '$.session') = ?`,
+      ).run(sessionRef(sessionId), namespace, sessionId);
+      for (const e of opts.embeddingHashes ?? [])
+        db.prepare('DELETE FROM embedding_cache WHERE embedder_id = ? AND text_hash = ?').run(e.embedderId, e.hash);
       // Lineage stays honest: the skill keeps a marker that one of its parents was forgotten, not which.
       const parents = db
         .prepare(
@@ -621,16 +840,19 @@ export class SqliteStore implements Store {
         )
         .all(namespace, sessionId) as Row[];
       for (const p of parents) {
-        db.prepare(`DELETE FROM provenance WHERE skill_id = ? AND source_kind = 'episodic' AND source_id = ?`).run(p.skill_id, sessionId);
-        db.prepare('INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at) VALUES (?, ?, ?, ?, ?)').run(
+        db.prepare(`DELETE FROM provenance WHERE skill_id = ? AND source_kind = 'episodic' AND source_id = ?`).run(
           p.skill_id,
-          'episodic',
-          `${FORGOTTEN_PARENT}${randomUUID()}`,
-          p.version,
-          p.created_at,
+          sessionId,
         );
+        db.prepare(
+          'INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at) VALUES (?, ?, ?, ?, ?)',
+        ).run(p.skill_id, 'episodic', `${FORGOTTEN_PARENT}${randomUUID()}`, p.version, p.created_at);
       }
-      const gone = { calls, clusterId: (member?.cluster_id as string) ?? null, parents: parents.map((p) => ({ skillId: p.skill_id as string, name: p.name as string })) };
+      const gone = {
+        calls,
+        clusterId: (member?.cluster_id as string) ?? null,
+        parents: parents.map((p) => ({ skillId: p.skill_id as string, name: p.name as string })),
+      };
       const plan = planForgetSession(namespace, sessionRef(sessionId), gone, opts);
       this.writeOutbox(plan);
       return plan.result;
@@ -639,7 +861,11 @@ export class SqliteStore implements Store {
     return out;
   }
 
-  async forgetSkill(namespace: string, idOrName: string, opts: ForgetOptions): Promise<{ id: string; name: string } | null> {
+  async forgetSkill(
+    namespace: string,
+    idOrName: string,
+    opts: ForgetOptions,
+  ): Promise<{ id: string; name: string } | null> {
     this.flushRecalls();
     const skill = await this.getSkill(namespace, idOrName);
     if (!skill) return null;

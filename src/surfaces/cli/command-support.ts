@@ -32,7 +32,11 @@ export const processIo: CommandIo = {
  * The validated configuration of a command: the file (`--config FILE`, else SKILLSMITH_CONFIG, else
  * ./skillsmith.config.json), under the SKILLSMITH_* variables, with `--namespace` applied.
  */
-export function configFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): SkillsmithConfig {
+export function configFromFlags(
+  flags: CommandFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): SkillsmithConfig {
   const path = configFilePath(flags.config, env, cwd);
   let input = path ? readConfigFile(path) : {};
   if (flags.namespace) input = { ...input, namespace: flags.namespace };
@@ -48,7 +52,10 @@ export function dbPathFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = pr
 }
 
 /** Resolves the memory for a surface and names it on stderr when the person did not choose it with --db. */
-export function announcedDbPath(flag: string | undefined, write: (line: string) => void = (l) => process.stderr.write(`${escapeControl(l)}\n`)): string {
+export function announcedDbPath(
+  flag: string | undefined,
+  write: (line: string) => void = (l) => process.stderr.write(`${escapeControl(l)}\n`),
+): string {
   const loc = resolveDbLocation(flag);
   const line = describeDbLocation(loc);
   if (line) write(line);
@@ -64,7 +71,12 @@ export function dbExists(path: string): boolean {
  * The memory the global flags describe (--db, named on stderr unless chosen; --namespace, --config,
  * --log-level): what every command that works on one memory opens.
  */
-export async function memoryFromFlags(flags: { db?: unknown; namespace?: unknown; config?: unknown; 'log-level'?: unknown }): Promise<Memory> {
+export async function memoryFromFlags(flags: {
+  db?: unknown;
+  namespace?: unknown;
+  config?: unknown;
+  'log-level'?: unknown;
+}): Promise<Memory> {
   // The memory is named first, then the configuration is read (a bad one fails after saying which memory).
   const db = announcedDbPath(typeof flags.db === 'string' ? flags.db : undefined);
   const namespace = typeof flags.namespace === 'string' ? flags.namespace : undefined;

@@ -50,7 +50,9 @@ export async function main(argv: string[]): Promise<number> {
 
 /** What a command threw, said on stderr, as an exit code: it follows the error's code (src/errors/error-codes.ts). */
 function exitCode(e: unknown): number {
-  writeErr(`skillsmith: ${(e as Error).message}\n${UsageError.isInstance(e) ? 'Run "skillsmith --help" for usage.\n' : ''}`);
+  writeErr(
+    `skillsmith: ${(e as Error).message}\n${UsageError.isInstance(e) ? 'Run "skillsmith --help" for usage.\n' : ''}`,
+  );
   return exitCodeOf(e);
 }
 

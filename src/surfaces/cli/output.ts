@@ -26,7 +26,9 @@ export function printSkillTable(skills: Skill[]) {
     s.name,
     `${s.status}${s.enabled ? '' : ' (disabled)'}${s.corpus === 'external' ? ' [imported]' : ''}`,
     String(s.support),
-    s.attemptCount ? `${Math.round((100 * s.successCount) / s.attemptCount)}% (${s.successCount}/${s.attemptCount})` : '-',
+    s.attemptCount
+      ? `${Math.round((100 * s.successCount) / s.attemptCount)}% (${s.successCount}/${s.attemptCount})`
+      : '-',
     s.toolSequence.join(' > '),
   ]);
   const head = ['name', 'status', 'support', 'success rate', 'tools'];
@@ -38,12 +40,23 @@ export function printSkillTable(skills: Skill[]) {
 
 /** The JSON shape of a synthesis report (stable key order). */
 export function stableReport(r: SynthesisReport) {
-  return { created: r.created, updated: r.updated, reinforced: r.reinforced, superseded: r.superseded, skipped: r.skipped, ...(r.fallback ? { fallback: r.fallback } : {}), stats: r.stats };
+  return {
+    created: r.created,
+    updated: r.updated,
+    reinforced: r.reinforced,
+    superseded: r.superseded,
+    skipped: r.skipped,
+    ...(r.fallback ? { fallback: r.fallback } : {}),
+    stats: r.stats,
+  };
 }
 
 /** Said first and on stderr: a pass whose drafts came from the configured fallback, not the model. */
 export function reportFallback(r: SynthesisReport): void {
-  if (r.fallback) writeErr(`skillsmith: the model distiller was unavailable, so this pass used ${r.fallback.to} (llm.fallback): ${r.fallback.reason}\n`);
+  if (r.fallback)
+    writeErr(
+      `skillsmith: the model distiller was unavailable, so this pass used ${r.fallback.to} (llm.fallback): ${r.fallback.reason}\n`,
+    );
 }
 
 /** The argument, or a UsageError naming the usage. */
@@ -58,4 +71,10 @@ export function notFound(name: string | undefined): number {
 }
 
 /** A comma-separated list of ids (`--sessions a,b`), or undefined. */
-export const ids = (v: string | undefined) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+export const ids = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : undefined;

@@ -11,7 +11,9 @@ export function progressBar(label: string, stream: NodeJS.WriteStream = process.
       const width = 24;
       const frac = total > 0 ? Math.min(1, done / total) : 0;
       const filled = Math.round(frac * width);
-      stream.write(`\r${label} ${phase.padEnd(8)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}   `);
+      stream.write(
+        `\r${label} ${phase.padEnd(8)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}   `,
+      );
     },
     done() {
       if (enabled) stream.write('\r\x1b[2K');

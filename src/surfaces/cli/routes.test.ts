@@ -29,6 +29,11 @@ describe('the CLI routing table', () => {
   it('only the evaluation answers --help itself; it and the servers open what they need', async () => {
     const commands = await Promise.all(ROUTES.map(async (r) => (await r.load()).command));
     expect(commands.filter((c) => c.ownHelp).map((c) => c.name)).toEqual(['eval']);
-    expect(commands.filter((c) => c.opens === 'self').map((c) => c.name).sort()).toEqual(['doctor', 'eval', 'mcp', 'migrate', 'reembed', 'serve']);
+    expect(
+      commands
+        .filter((c) => c.opens === 'self')
+        .map((c) => c.name)
+        .sort(),
+    ).toEqual(['doctor', 'eval', 'mcp', 'migrate', 'reembed', 'serve']);
   });
 });

@@ -43,4 +43,3 @@ export async function help(): Promise<string> {
   const commands = await Promise.all(ROUTES.map(async (r) => (await r.load()).command.help));
   return `skillsmith: procedural memory for LLM agents\n\nUsage: skillsmith <command> [options]\n\nCommands\n${commands.join('\n')}\n\n${OPTIONS_HELP}`;
 }
-

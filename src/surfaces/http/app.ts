@@ -31,7 +31,8 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const PUBLIC = new Set(['/api/health', '/api/openapi.json']);
 
 /** The page may load and call only this origin: no CDN, no third party, nothing inline. */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** The REST API under /api and the dashboard at /, over one memory. */
 export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
@@ -76,7 +77,8 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
 
   app.onError((e, c) => {
     const status = errorStatus(e);
-    if (status >= 500) log.error('request failed', { method: c.req.method, path: c.req.path, error: String((e as Error).stack ?? e) });
+    if (status >= 500)
+      log.error('request failed', { method: c.req.method, path: c.req.path, error: String((e as Error).stack ?? e) });
     return c.json({ error: (e as Error).message ?? String(e) }, status as 400);
   });
   return app;

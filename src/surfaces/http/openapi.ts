@@ -8,15 +8,30 @@ const error = (description: string) => json(ref('Error'), description);
 const page = (item: Schema) => ({
   type: 'object',
   required: ['total', 'limit', 'offset', 'items'],
-  properties: { total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, items: { type: 'array', items: item } },
+  properties: {
+    total: { type: 'integer' },
+    limit: { type: 'integer' },
+    offset: { type: 'integer' },
+    items: { type: 'array', items: item },
+  },
 });
-const query = (name: string, schema: Schema, description?: string) => ({ name, in: 'query', required: false, schema, description });
+const query = (name: string, schema: Schema, description?: string) => ({
+  name,
+  in: 'query',
+  required: false,
+  schema,
+  description,
+});
 const path = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 const body = (schema: Schema) => ({ required: true, content: { 'application/json': { schema } } });
 const csrf = { name: CSRF_HEADER, in: 'header', required: true, schema: { type: 'string', enum: ['1'] } };
 const paging = [query('limit', { type: 'integer', minimum: 1 }), query('offset', { type: 'integer', minimum: 0 })];
 const notFound = { 404: error('No such skill or session') };
-const rejected = { 400: error('Invalid request'), 403: error(`Missing ${CSRF_HEADER} header`), 413: error('Body too large') };
+const rejected = {
+  400: error('Invalid request'),
+  403: error(`Missing ${CSRF_HEADER} header`),
+  413: error('Body too large'),
+};
 
 /** The OpenAPI 3.1 description of /api (hand-written: the routes are few and their shapes stable). */
 export function openApiDocument(version: string) {
@@ -34,7 +49,12 @@ export function openApiDocument(version: string) {
     security: [{ bearer: [] }],
     paths: {
       '/api/health': { get: { summary: 'Liveness', security: [], responses: { 200: json({ type: 'object' }) } } },
-      '/api/stats': { get: { summary: 'Counts of skills by status and corpus, sessions, last event id, the embedder and distiller in use', responses: { 200: json({ type: 'object' }) } } },
+      '/api/stats': {
+        get: {
+          summary: 'Counts of skills by status and corpus, sessions, last event id, the embedder and distiller in use',
+          responses: { 200: json({ type: 'object' }) },
+        },
+      },
       '/api/skills': {
         get: {
           summary: 'Live skills (all=true adds superseded ones), filtered, sorted and paged',
@@ -53,17 +73,31 @@ export function openApiDocument(version: string) {
       '/api/skills.zip': {
         get: {
           summary: 'Export as a zip of <name>/SKILL.md (live internal skills; external=true adds imported ones)',
-          parameters: [query('names', { type: 'string' }, 'comma-separated skill names'), query('external', { type: 'boolean' })],
+          parameters: [
+            query('names', { type: 'string' }, 'comma-separated skill names'),
+            query('external', { type: 'boolean' }),
+          ],
           responses: { 200: { description: 'zip archive', content: { 'application/zip': {} } } },
         },
       },
       '/api/skills/{name}': {
-        get: { summary: 'One skill with its SKILL.md', parameters: [path('name')], responses: { 200: json(ref('Skill')), ...notFound } },
+        get: {
+          summary: 'One skill with its SKILL.md',
+          parameters: [path('name')],
+          responses: { 200: json(ref('Skill')), ...notFound },
+        },
         delete: {
-          summary: 'Forget a skill: its row, versions, provenance, track record and vectors are deleted and it is never recalled again; an audit record keeps its id and name',
+          summary:
+            'Forget a skill: its row, versions, provenance, track record and vectors are deleted and it is never recalled again; an audit record keeps its id and name',
           parameters: [path('name'), csrf],
           responses: {
-            200: json({ type: 'object', required: ['forgotten'], properties: { forgotten: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } } }),
+            200: json({
+              type: 'object',
+              required: ['forgotten'],
+              properties: {
+                forgotten: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } },
+              },
+            }),
             ...notFound,
             403: error(`Missing ${CSRF_HEADER} header`),
           },
@@ -79,11 +113,19 @@ export function openApiDocument(version: string) {
         get: {
           summary: 'Export one skill as SKILL.md (redacted, validated)',
           parameters: [path('name')],
-          responses: { 200: { description: 'SKILL.md', content: { 'text/markdown': {} } }, ...notFound, 422: error('Not exportable') },
+          responses: {
+            200: { description: 'SKILL.md', content: { 'text/markdown': {} } },
+            ...notFound,
+            422: error('Not exportable'),
+          },
         },
       },
       '/api/skills/{name}/explain': {
-        get: { summary: 'Parents, versions, supersede chain, trials and track record', parameters: [path('name')], responses: { 200: json({ type: 'object' }), ...notFound } },
+        get: {
+          summary: 'Parents, versions, supersede chain, trials and track record',
+          parameters: [path('name')],
+          responses: { 200: json({ type: 'object' }), ...notFound },
+        },
       },
       '/api/skills/{name}/feedback': {
         post: {
@@ -92,13 +134,24 @@ export function openApiDocument(version: string) {
           requestBody: body({
             type: 'object',
             required: ['signal'],
-            properties: { signal: { type: 'string', description: 'pass | fail | up | down | reward=<0..1>' }, sessionId: { type: 'string' } },
+            properties: {
+              signal: { type: 'string', description: 'pass | fail | up | down | reward=<0..1>' },
+              sessionId: { type: 'string' },
+            },
           }),
-          responses: { 200: json({ type: 'object', properties: { before: ref('Skill'), after: ref('Skill') } }), ...notFound, ...rejected },
+          responses: {
+            200: json({ type: 'object', properties: { before: ref('Skill'), after: ref('Skill') } }),
+            ...notFound,
+            ...rejected,
+          },
         },
       },
       '/api/sessions': {
-        get: { summary: 'Stored sessions, newest first', parameters: paging, responses: { 200: json(page(ref('SessionSummary'))) } },
+        get: {
+          summary: 'Stored sessions, newest first',
+          parameters: paging,
+          responses: { 200: json(page(ref('SessionSummary'))) },
+        },
         post: {
           summary: 'Start a session (or re-open a live one by id); record its calls, then end it',
           parameters: [csrf],
@@ -113,16 +166,38 @@ export function openApiDocument(version: string) {
               source: { type: 'string', default: 'http' },
             },
           }),
-          responses: { 201: json(ref('SessionSummary'), 'Started'), ...rejected, 409: error('A session with this id already ended') },
+          responses: {
+            201: json(ref('SessionSummary'), 'Started'),
+            ...rejected,
+            409: error('A session with this id already ended'),
+          },
         },
       },
       '/api/sessions/{id}': {
-        get: { summary: 'One session with each tool call', parameters: [path('id')], responses: { 200: json({ type: 'object' }), ...notFound } },
+        get: {
+          summary: 'One session with each tool call',
+          parameters: [path('id')],
+          responses: { 200: json({ type: 'object' }), ...notFound },
+        },
         delete: {
-          summary: 'Forget a session: its goal, calls, results, cluster membership and recalls are deleted; skills learned from it keep a forgotten-parent marker; an audit record names it by an opaque reference',
+          summary:
+            'Forget a session: its goal, calls, results, cluster membership and recalls are deleted; skills learned from it keep a forgotten-parent marker; an audit record names it by an opaque reference',
           parameters: [path('id'), csrf],
           responses: {
-            200: json({ type: 'object', required: ['forgotten'], properties: { forgotten: { type: 'object', properties: { ref: { type: 'string' }, calls: { type: 'integer' }, skills: { type: 'array', items: { type: 'string' } } } } } }),
+            200: json({
+              type: 'object',
+              required: ['forgotten'],
+              properties: {
+                forgotten: {
+                  type: 'object',
+                  properties: {
+                    ref: { type: 'string' },
+                    calls: { type: 'integer' },
+                    skills: { type: 'array', items: { type: 'string' } },
+                  },
+                },
+              },
+            }),
             ...notFound,
             403: error(`Missing ${CSRF_HEADER} header`),
             409: error('A synthesis pass is running on the namespace'),
@@ -131,13 +206,18 @@ export function openApiDocument(version: string) {
       },
       '/api/sessions/{id}/calls': {
         post: {
-          summary: 'Record one tool call. Idempotent by position: a position already recorded is a no-op (200, recorded: false); no position appends',
+          summary:
+            'Record one tool call. Idempotent by position: a position already recorded is a no-op (200, recorded: false); no position appends',
           parameters: [path('id'), csrf],
           requestBody: body({
             type: 'object',
             required: ['tool'],
             properties: {
-              position: { type: 'integer', minimum: 0, description: '0-based position in the session (send it so a retry is stored once)' },
+              position: {
+                type: 'integer',
+                minimum: 0,
+                description: '0-based position in the session (send it so a retry is stored once)',
+              },
               tool: { type: 'string' },
               args: { type: 'object' },
               result: { description: 'text or JSON; stored capped and redacted' },
@@ -157,18 +237,30 @@ export function openApiDocument(version: string) {
       },
       '/api/sessions/{id}/end': {
         post: {
-          summary: 'End a session with its outcome; each skill recalled for it gets a trial. The same outcome again is a no-op; another is refused',
+          summary:
+            'End a session with its outcome; each skill recalled for it gets a trial. The same outcome again is a no-op; another is refused',
           parameters: [path('id'), csrf],
           requestBody: body(ref('OutcomeReport')),
-          responses: { 200: json(ref('EndedSession')), ...notFound, ...rejected, 409: error('Already ended with another outcome') },
+          responses: {
+            200: json(ref('EndedSession')),
+            ...notFound,
+            ...rejected,
+            409: error('Already ended with another outcome'),
+          },
         },
       },
       '/api/sessions/{id}/outcome': {
         post: {
-          summary: 'Report the outcome of a session later (same rules as /end: a reported outcome is final; a judged or unknown one may be replaced)',
+          summary:
+            'Report the outcome of a session later (same rules as /end: a reported outcome is final; a judged or unknown one may be replaced)',
           parameters: [path('id'), csrf],
           requestBody: body(ref('OutcomeReport')),
-          responses: { 200: json(ref('EndedSession')), ...notFound, ...rejected, 409: error('Already ended with another outcome') },
+          responses: {
+            200: json(ref('EndedSession')),
+            ...notFound,
+            ...rejected,
+            409: error('Already ended with another outcome'),
+          },
         },
       },
       '/api/compile': {
@@ -189,14 +281,29 @@ export function openApiDocument(version: string) {
       },
       '/api/recall': {
         post: {
-          summary: 'What a planner gets for a goal (recorded as a recall: served skills get a trial when the session ends)',
+          summary:
+            'What a planner gets for a goal (recorded as a recall: served skills get a trial when the session ends)',
           parameters: [csrf],
           requestBody: body({
             type: 'object',
             required: ['goal'],
-            properties: { goal: { type: 'string' }, topK: { type: 'integer', minimum: 1 }, sessionId: { type: 'string' } },
+            properties: {
+              goal: { type: 'string' },
+              topK: { type: 'integer', minimum: 1 },
+              sessionId: { type: 'string' },
+            },
           }),
-          responses: { 200: json({ type: 'object', properties: { skills: { type: 'array' }, context: { type: 'string' }, tools: { type: 'array', items: { type: 'string' } } } }), ...rejected },
+          responses: {
+            200: json({
+              type: 'object',
+              properties: {
+                skills: { type: 'array' },
+                context: { type: 'string' },
+                tools: { type: 'array', items: { type: 'string' } },
+              },
+            }),
+            ...rejected,
+          },
         },
       },
       '/api/events': {
@@ -240,14 +347,32 @@ export function openApiDocument(version: string) {
         OutcomeReport: {
           type: 'object',
           required: ['outcome'],
-          properties: { outcome: { type: 'string', enum: ['success', 'failure', 'unknown'] }, reward: { type: ['number', 'null'], minimum: 0, maximum: 1 } },
+          properties: {
+            outcome: { type: 'string', enum: ['success', 'failure', 'unknown'] },
+            reward: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+          },
         },
         EndedSession: {
-          allOf: [ref('SessionSummary'), { type: 'object', properties: { credited: { type: 'array', items: { type: 'string' }, description: 'skills that got a trial' } } }],
+          allOf: [
+            ref('SessionSummary'),
+            {
+              type: 'object',
+              properties: {
+                credited: { type: 'array', items: { type: 'string' }, description: 'skills that got a trial' },
+              },
+            },
+          ],
         },
         Event: {
           type: 'object',
-          properties: { id: { type: 'integer' }, namespace: { type: 'string' }, at: { type: 'string' }, type: { type: 'string' }, skillId: { type: ['string', 'null'] }, payload: { type: 'object' } },
+          properties: {
+            id: { type: 'integer' },
+            namespace: { type: 'string' },
+            at: { type: 'string' },
+            type: { type: 'string' },
+            skillId: { type: ['string', 'null'] },
+            payload: { type: 'object' },
+          },
         },
         Skill: {
           type: 'object',

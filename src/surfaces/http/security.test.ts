@@ -3,8 +3,10 @@ import { checkBind, isLoopback } from './security.js';
 
 describe('trust boundary', () => {
   it('knows the loopback names', () => {
-    for (const h of ['127.0.0.1', '127.8.9.10', 'localhost', 'LOCALHOST', '::1', '[::1]', 'app.localhost']) expect(isLoopback(h), h).toBe(true);
-    for (const h of ['0.0.0.0', '192.168.1.4', '::', 'example.com', 'localhost.example.com', '128.0.0.1']) expect(isLoopback(h), h).toBe(false);
+    for (const h of ['127.0.0.1', '127.8.9.10', 'localhost', 'LOCALHOST', '::1', '[::1]', 'app.localhost'])
+      expect(isLoopback(h), h).toBe(true);
+    for (const h of ['0.0.0.0', '192.168.1.4', '::', 'example.com', 'localhost.example.com', '128.0.0.1'])
+      expect(isLoopback(h), h).toBe(false);
   });
 
   it('binds loopback freely, anything else only with a token of at least 16 characters', () => {

@@ -24,7 +24,9 @@ export function checkBind(opts: { host: string; token?: string | null; requireTo
     throw new UnsafeBindError('the token must be at least 16 characters (e.g. `openssl rand -hex 24`)');
   }
   if (!opts.token && !isLoopback(opts.host)) {
-    throw new UnsafeBindError(`refusing to listen on ${opts.host} without a token: pass --token or set SKILLSMITH_TOKEN, or bind to 127.0.0.1`);
+    throw new UnsafeBindError(
+      `refusing to listen on ${opts.host} without a token: pass --token or set SKILLSMITH_TOKEN, or bind to 127.0.0.1`,
+    );
   }
   if (!opts.token && opts.requireToken) {
     throw new UnsafeBindError('--require-token needs a token: pass --token or set SKILLSMITH_TOKEN');
@@ -39,7 +41,8 @@ export function loopbackHostOnly(): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header('host') ?? '';
     const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
-    if (!isLoopback(name)) return c.json({ error: `host "${host}" is not allowed: this server answers on localhost only` }, 403);
+    if (!isLoopback(name))
+      return c.json({ error: `host "${host}" is not allowed: this server answers on localhost only` }, 403);
     await next();
   };
 }
@@ -80,7 +83,14 @@ export function originAllowed(allowed: readonly string[] = []): MiddlewareHandle
   return async (c, next) => {
     const origin = c.req.header('origin');
     if (origin !== undefined && !isLoopbackOrigin(origin) && !extra.has(origin.trim().toLowerCase())) {
-      return c.json({ jsonrpc: '2.0', error: { code: -32000, message: `origin "${origin}" is not allowed: this server answers local clients only` }, id: null }, 403);
+      return c.json(
+        {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: `origin "${origin}" is not allowed: this server answers local clients only` },
+          id: null,
+        },
+        403,
+      );
     }
     await next();
   };

@@ -34,7 +34,13 @@ export interface ServeOptions extends Pick<AppOptions, 'maxBodyBytes' | 'webRoot
 export async function serveApi(memory: Memory, opts: ServeOptions = {}): Promise<RunningServer> {
   const host = opts.host ?? DEFAULT_HOST;
   checkBind({ host, token: opts.token, requireToken: opts.requireToken });
-  const app = createApp(memory, { token: opts.token, loopbackOnly: isLoopback(host), maxBodyBytes: opts.maxBodyBytes, webRoot: opts.webRoot, maxEventStreams: opts.maxEventStreams });
+  const app = createApp(memory, {
+    token: opts.token,
+    loopbackOnly: isLoopback(host),
+    maxBodyBytes: opts.maxBodyBytes,
+    webRoot: opts.webRoot,
+    maxEventStreams: opts.maxEventStreams,
+  });
   return listen(app, { host, port: opts.port ?? DEFAULT_PORT, requestTimeoutMs: opts.requestTimeoutMs });
 }
 
@@ -46,7 +52,10 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const HEADERS_TIMEOUT_MS = 15_000;
 
 /** Serves a Hono app on host:port and resolves once it listens. */
-export function listen(app: Hono, opts: { host: string; port: number; requestTimeoutMs?: number }): Promise<RunningServer> {
+export function listen(
+  app: Hono,
+  opts: { host: string; port: number; requestTimeoutMs?: number },
+): Promise<RunningServer> {
   const requestTimeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     const serverOptions = {
@@ -54,19 +63,22 @@ export function listen(app: Hono, opts: { host: string; port: number; requestTim
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout),
       connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(requestTimeout / 4))),
     };
-    const server = serve({ fetch: app.fetch, hostname: opts.host, port: opts.port, serverOptions }, (info: AddressInfo) => {
-      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-      resolve({
-        url: `http://${host}:${info.port}`,
-        port: info.port,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            // Event streams never end on their own.
-            server.closeAllConnections();
-          }),
-      });
-    }) as Server;
+    const server = serve(
+      { fetch: app.fetch, hostname: opts.host, port: opts.port, serverOptions },
+      (info: AddressInfo) => {
+        const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+        resolve({
+          url: `http://${host}:${info.port}`,
+          port: info.port,
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done());
+              // Event streams never end on their own.
+              server.closeAllConnections();
+            }),
+        });
+      },
+    ) as Server;
     server.once('error', reject);
   });
 }

@@ -32,7 +32,10 @@ export const DEFAULT_MCP_SESSION_IDLE_MS = 10 * 60_000;
  * MCP over streamable HTTP at /mcp: one transport and server per MCP session (the `Mcp-Session-Id` header),
  * behind the same trust boundary as the REST API (loopback by default, a bearer token for anything else).
  */
-export async function serveMcpHttp(memory: Memory, opts: McpHttpOptions = {}): Promise<RunningServer & { openSessions(): number }> {
+export async function serveMcpHttp(
+  memory: Memory,
+  opts: McpHttpOptions = {},
+): Promise<RunningServer & { openSessions(): number }> {
   const host = opts.host ?? DEFAULT_HOST;
   checkBind({ host, token: opts.token, requireToken: opts.requireToken });
   const live = new LiveSessions(memory);
@@ -67,12 +70,26 @@ export async function serveMcpHttp(memory: Memory, opts: McpHttpOptions = {}): P
   app.all('/mcp', async (c) => {
     const id = c.req.header('mcp-session-id');
     let transport = id ? transports.get(id) : undefined;
-    if (id && !transport) return c.json({ jsonrpc: '2.0', error: { code: -32001, message: `unknown MCP session ${id}: initialize again` }, id: null }, 404);
+    if (id && !transport)
+      return c.json(
+        { jsonrpc: '2.0', error: { code: -32001, message: `unknown MCP session ${id}: initialize again` }, id: null },
+        404,
+      );
     if (id) lastSeen.set(id, Date.now());
     if (!transport) {
       if (transports.size >= maxSessions) sweep();
       if (transports.size >= maxSessions) {
-        return c.json({ jsonrpc: '2.0', error: { code: -32000, message: `too many open MCP sessions (${maxSessions}): close one (DELETE /mcp) or retry later` }, id: null }, 503);
+        return c.json(
+          {
+            jsonrpc: '2.0',
+            error: {
+              code: -32000,
+              message: `too many open MCP sessions (${maxSessions}): close one (DELETE /mcp) or retry later`,
+            },
+            id: null,
+          },
+          503,
+        );
       }
       // A request without a session must be an initialize; the transport answers anything else with an error.
       const fresh = new WebStandardStreamableHTTPServerTransport({

@@ -29,7 +29,14 @@ export class LiveSessions {
   /** Stores one call; the first call of a new session must carry its goal. Returns the session id. */
   async record(call: RecordedCall): Promise<string> {
     const recorder = await this.recorder(call);
-    await recorder.call({ tool: call.tool, args: call.args, result: call.result, ok: call.ok, error: call.error, durationMs: call.durationMs });
+    await recorder.call({
+      tool: call.tool,
+      args: call.args,
+      result: call.result,
+      ok: call.ok,
+      error: call.error,
+      durationMs: call.durationMs,
+    });
     return recorder.id;
   }
 
@@ -67,10 +74,13 @@ export class LiveSessions {
   private async start(call: RecordedCall): Promise<SessionRecorder> {
     const stored = call.sessionId ? await this.memory.getSession(this.memory.sessionKey(call.sessionId)) : null;
     if (stored && (stored.endedAt || stored.outcome !== 'unknown')) {
-      throw new SessionStateError(`session ${stored.id} has already ended (${stored.outcome}); record into a new session id`);
+      throw new SessionStateError(
+        `session ${stored.id} has already ended (${stored.outcome}); record into a new session id`,
+      );
     }
     const goal = call.goal?.trim() || stored?.goal;
-    if (!goal) throw new InputError('the first call of a session needs its goal: pass goal (what the agent is trying to do)');
+    if (!goal)
+      throw new InputError('the first call of a session needs its goal: pass goal (what the agent is trying to do)');
     return this.memory.startSession({ goal, id: call.sessionId, agentId: call.agentId, source: 'mcp' });
   }
 

@@ -13,7 +13,8 @@ const served = (s: Skill) => s.corpus === 'internal' && s.enabled && !s.supersed
 export function registerSkillResources(server: McpServer, memory: Memory): void {
   const read = async (uri: string, name: string): Promise<ReadResourceResult> => {
     const skill = await memory.getSkill(name);
-    if (!skill || !served(skill)) throw notFound(uri, `no skill named "${name}" (list them with resources/list or list_skills)`);
+    if (!skill || !served(skill))
+      throw notFound(uri, `no skill named "${name}" (list them with resources/list or list_skills)`);
     return { contents: [{ uri, mimeType: 'text/markdown', text: skill.skillMd }] };
   };
   server.registerResource(
@@ -29,7 +30,11 @@ export function registerSkillResources(server: McpServer, memory: Memory): void 
         })),
       }),
       complete: {
-        name: async (prefix) => (await memory.listSkills({ corpus: 'internal' })).filter(served).map((s) => s.name).filter((n) => n.startsWith(prefix)),
+        name: async (prefix) =>
+          (await memory.listSkills({ corpus: 'internal' }))
+            .filter(served)
+            .map((s) => s.name)
+            .filter((n) => n.startsWith(prefix)),
       },
     }),
     { title: 'Skill', description: 'A learned procedure as SKILL.md', mimeType: 'text/markdown' },

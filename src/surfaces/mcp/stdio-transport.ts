@@ -76,7 +76,9 @@ export class BoundedStdioTransport implements Transport {
       return;
     }
     if (this.size + part.length > this.maxMessageBytes) {
-      const head = Buffer.concat([...this.chunks, part]).subarray(0, 4096).toString('latin1');
+      const head = Buffer.concat([...this.chunks, part])
+        .subarray(0, 4096)
+        .toString('latin1');
       this.skipping = { bytes: this.size + part.length, head, tail: part.toString('latin1').slice(-256) };
       this.chunks = [];
       this.size = 0;
@@ -90,7 +92,11 @@ export class BoundedStdioTransport implements Transport {
     if (this.skipping) {
       const { bytes, head, tail } = this.skipping;
       this.skipping = null;
-      this.reject(idIn(head) ?? idIn(tail, true) ?? null, INVALID_REQUEST, `message of ${bytes} bytes or more is over the ${this.maxMessageBytes}-byte limit; it was discarded`);
+      this.reject(
+        idIn(head) ?? idIn(tail, true) ?? null,
+        INVALID_REQUEST,
+        `message of ${bytes} bytes or more is over the ${this.maxMessageBytes}-byte limit; it was discarded`,
+      );
       return;
     }
     const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
@@ -106,8 +112,13 @@ export class BoundedStdioTransport implements Transport {
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
-      const id = typeof value === 'object' && value !== null && 'id' in value ? ((value as { id: unknown }).id as Id) : null;
-      this.reject(typeof id === 'string' || typeof id === 'number' ? id : null, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message');
+      const id =
+        typeof value === 'object' && value !== null && 'id' in value ? ((value as { id: unknown }).id as Id) : null;
+      this.reject(
+        typeof id === 'string' || typeof id === 'number' ? id : null,
+        INVALID_REQUEST,
+        'Invalid Request: not a JSON-RPC 2.0 message',
+      );
       return;
     }
     try {
@@ -119,13 +130,17 @@ export class BoundedStdioTransport implements Transport {
 
   private reject(id: Id, code: number, message: string) {
     this.onerror?.(new Error(message));
-    this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage).catch((e) => this.onerror?.(e as Error));
+    this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage).catch((e) =>
+      this.onerror?.(e as Error),
+    );
   }
 }
 
 /** The JSON-RPC id of a message from a piece of its text (the SDK client writes `"id"` last). */
 function idIn(text: string, atEnd = false): Id | undefined {
-  const re = atEnd ? /"id"\s*:\s*(\d{1,15}|"[^"\\]{0,200}")\s*\}\s*$/ : /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(\d{1,15}|"[^"\\]{0,200}")/;
+  const re = atEnd
+    ? /"id"\s*:\s*(\d{1,15}|"[^"\\]{0,200}")\s*\}\s*$/
+    : /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(\d{1,15}|"[^"\\]{0,200}")/;
   const m = re.exec(text);
   if (!m) return undefined;
   return m[1].startsWith('"') ? m[1].slice(1, -1) : Number(m[1]);

@@ -23,7 +23,16 @@ const output = {
     dryRun: z.boolean(),
     action: z.string().describe('add | update | reinforce | supersede | skip'),
     reason: z.string().nullable(),
-    skill: z.object({ id: z.string(), name: z.string(), version: z.string(), description: z.string(), toolsRequired: z.array(z.string()) }).passthrough().nullable(),
+    skill: z
+      .object({
+        id: z.string(),
+        name: z.string(),
+        version: z.string(),
+        description: z.string(),
+        toolsRequired: z.array(z.string()),
+      })
+      .passthrough()
+      .nullable(),
     skillMd: z.string().nullable(),
     parents: z.object({
       sessions: z.array(z.object({ id: z.string(), goal: z.string(), outcome: z.string() }).passthrough()),
@@ -35,10 +44,26 @@ const output = {
   feedback: { name: z.string(), eta: z.number(), status, utility: z.number() },
   listed: {
     skills: z.array(
-      z.object({ id: z.string(), name: z.string(), description: z.string(), status, enabled: z.boolean(), eta: z.number(), successCount: z.number(), attemptCount: z.number(), toolsRequired: z.array(z.string()) }).passthrough(),
+      z
+        .object({
+          id: z.string(),
+          name: z.string(),
+          description: z.string(),
+          status,
+          enabled: z.boolean(),
+          eta: z.number(),
+          successCount: z.number(),
+          attemptCount: z.number(),
+          toolsRequired: z.array(z.string()),
+        })
+        .passthrough(),
     ),
   },
-  forgottenSession: { ref: z.string().describe('the opaque reference the audit record keeps'), calls: z.number(), skills: z.array(z.string()).describe('skills that keep a forgotten-parent marker') },
+  forgottenSession: {
+    ref: z.string().describe('the opaque reference the audit record keeps'),
+    calls: z.number(),
+    skills: z.array(z.string()).describe('skills that keep a forgotten-parent marker'),
+  },
   forgottenSkill: { id: z.string(), name: z.string() },
 };
 
@@ -57,8 +82,15 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         'Store one tool call of the current session as it happens. The first call of a session must carry its goal; ' +
         'omit session_id there to get a new one back, and pass it on every later call.',
       inputSchema: {
-        session_id: sessionId.optional().describe('the session this call belongs to (omit on the first call to start one)'),
-        goal: z.string().min(1).max(8000).optional().describe('what the agent is trying to do (required on the first call of a session)'),
+        session_id: sessionId
+          .optional()
+          .describe('the session this call belongs to (omit on the first call to start one)'),
+        goal: z
+          .string()
+          .min(1)
+          .max(8000)
+          .optional()
+          .describe('what the agent is trying to do (required on the first call of a session)'),
         tool: z.string().min(1).max(200).describe('name of the tool that was called'),
         args: z.record(z.string(), z.unknown()).optional().describe('the arguments it was called with'),
         result: z.unknown().optional().describe('what it returned (text or JSON; stored capped)'),
@@ -90,7 +122,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     'end_session',
     {
       title: 'End a session',
-      description: 'Close a session with its outcome. With success or failure, every skill recalled for the session gets a trial.',
+      description:
+        'Close a session with its outcome. With success or failure, every skill recalled for the session gets a trial.',
       inputSchema: {
         session_id: sessionId,
         outcome: z.enum(['success', 'failure', 'unknown']),
@@ -129,7 +162,10 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         tools: memory.toolsFor(skills),
         context,
       };
-      return answer(skills.length ? `${context}\nSkill ids: ${data.skill_ids.join(', ')}` : 'No learned skill matches this goal.', data);
+      return answer(
+        skills.length ? `${context}\nSkill ids: ${data.skill_ids.join(', ')}` : 'No learned skill matches this goal.',
+        data,
+      );
     },
   );
 
@@ -142,7 +178,12 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         'written) unless commit is true; the answer shows the SKILL.md and what would happen (add, update, supersede, skip).',
       inputSchema: {
         session_ids: z.array(sessionId).min(1).max(500).optional(),
-        cue: z.string().min(1).max(4000).optional().describe('a goal-like text: the nearest stored cluster provides the sessions'),
+        cue: z
+          .string()
+          .min(1)
+          .max(4000)
+          .optional()
+          .describe('a goal-like text: the nearest stored cluster provides the sessions'),
         commit: z.boolean().optional().describe('write the skill (default false: dry run)'),
       },
       outputSchema: output.compiled,
@@ -164,7 +205,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     'skill_feedback',
     {
       title: 'Give feedback on a skill',
-      description: 'A trial result (pass/fail), a thumbs up/down, or a reward in [0,1] for a skill; it moves the skill\'s eta and status.',
+      description:
+        "A trial result (pass/fail), a thumbs up/down, or a reward in [0,1] for a skill; it moves the skill's eta and status.",
       inputSchema: {
         skill: z.string().min(1).max(200).describe('skill name or id'),
         signal: z.enum(['pass', 'fail', 'up', 'down', 'reward']),
@@ -175,7 +217,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       annotations: { readOnlyHint: false },
     },
     async (a) => {
-      if (a.signal === 'reward' && a.reward === undefined) throw new InputError('signal "reward" needs reward, a number in [0,1]');
+      if (a.signal === 'reward' && a.reward === undefined)
+        throw new InputError('signal "reward" needs reward, a number in [0,1]');
       const signal = a.signal === 'reward' ? `reward=${a.reward}` : a.signal;
       const { before, after } = await memory.feedback(a.skill, signal, { sessionId: a.session_id, actor: 'mcp' });
       return answer(`${after.name}: eta ${before.eta.toFixed(2)} -> ${after.eta.toFixed(2)}, status ${after.status}`, {
@@ -191,7 +234,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     'list_skills',
     {
       title: 'List skills',
-      description: 'The skills in memory with status, eta, track record and tools. Read one with the resource skill://<name>.',
+      description:
+        'The skills in memory with status, eta, track record and tools. Read one with the resource skill://<name>.',
       inputSchema: {
         status: z.array(z.enum(['probationary', 'active', 'retired'])).optional(),
         corpus: z.enum(['internal', 'external']).optional(),
@@ -205,7 +249,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         (s) => !a.status || a.status.includes(s.status),
       );
       const lines = skills.map(
-        (s) => `${s.name} [${s.status}${s.enabled ? '' : ', disabled'}${s.corpus === 'external' ? ', imported' : ''}] eta ${s.eta.toFixed(2)}, ${s.successCount}/${s.attemptCount}: ${s.description}`,
+        (s) =>
+          `${s.name} [${s.status}${s.enabled ? '' : ', disabled'}${s.corpus === 'external' ? ', imported' : ''}] eta ${s.eta.toFixed(2)}, ${s.successCount}/${s.attemptCount}: ${s.description}`,
       );
       return answer(lines.length ? lines.join('\n') : 'No skills yet.', { skills: skills.map(skillJson) });
     },
@@ -226,7 +271,11 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       const gone = await memory.forgetSession(a.session_id, { actor: 'mcp' });
       live.drop(a.session_id);
       if (!gone) throw new NotFoundError(`no session "${a.session_id}"`);
-      return answer(`forgot session ${a.session_id} (${gone.calls} calls)` + (gone.skills.length ? `; ${gone.skills.join(', ')} keep a forgotten-parent marker` : ''), { ...gone });
+      return answer(
+        `forgot session ${a.session_id} (${gone.calls} calls)` +
+          (gone.skills.length ? `; ${gone.skills.join(', ')} keep a forgotten-parent marker` : ''),
+        { ...gone },
+      );
     },
   );
 
@@ -234,7 +283,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     'forget_skill',
     {
       title: 'Forget a skill',
-      description: 'Delete a skill for good (its SKILL.md versions, lineage and track record); it is never recalled again. disable keeps it instead.',
+      description:
+        'Delete a skill for good (its SKILL.md versions, lineage and track record); it is never recalled again. disable keeps it instead.',
       inputSchema: { skill: z.string().min(1).max(200).describe('skill name or id') },
       outputSchema: output.forgottenSkill,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },

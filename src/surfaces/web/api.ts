@@ -78,7 +78,12 @@ export function followEvents(onEvent: (e: SkillEvent) => void, onLive: (live: bo
           while ((end = buffer.indexOf('\n\n')) >= 0) {
             const frame = buffer.slice(0, end);
             buffer = buffer.slice(end + 2);
-            const fields = Object.fromEntries(frame.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]));
+            const fields = Object.fromEntries(
+              frame
+                .split('\n')
+                .filter((l) => !l.startsWith(':'))
+                .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]),
+            );
             if (fields.id) last = fields.id;
             if (fields.id && fields.data) onEvent(JSON.parse(fields.data) as SkillEvent);
           }

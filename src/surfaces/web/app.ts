@@ -56,7 +56,8 @@ async function route(moveFocus = true) {
     else if (section === 'sessions' && id) await sessionView(main, id);
     else if (section === 'sessions') await sessionsView(main, params, ctx);
     else if (section === 'search') await searchView(main, params);
-    else mount(main, h('h1', { tabindex: -1 }, 'Not found'), h('p', {}, h('a', { href: '#/skills' }, 'Go to the skills')));
+    else
+      mount(main, h('h1', { tabindex: -1 }, 'Not found'), h('p', {}, h('a', { href: '#/skills' }, 'Go to the skills')));
     document.title = `${main.querySelector('h1')?.textContent ?? 'Skillsmith'} · Skillsmith`;
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) return askForToken();
@@ -99,7 +100,16 @@ function startEvents() {
   stopEvents = followEvents(
     (e: SkillEvent) => {
       const name = typeof e.payload.name === 'string' ? e.payload.name : (e.skillId ?? '');
-      if (['skill.created', 'skill.updated', 'skill.superseded', 'skill.status_changed', 'skill.retired', 'skill.promoted'].includes(e.type)) {
+      if (
+        [
+          'skill.created',
+          'skill.updated',
+          'skill.superseded',
+          'skill.status_changed',
+          'skill.retired',
+          'skill.promoted',
+        ].includes(e.type)
+      ) {
         ctx.notify(`${e.type.replace('skill.', 'Skill ').replace('_', ' ')}: ${name}`);
       }
       // Several events often arrive together (a pass, a commit): refresh once.

@@ -24,7 +24,9 @@ export function trackChart(track: TrackPoint[]): HTMLElement {
   const y = (v: number) => PAD.top + (1 - Math.max(0, Math.min(1, v))) * plotH;
   const line = (pick: (p: TrackPoint) => number | null, cls: string) => {
     const pts = track.map((p, i) => [i, pick(p)] as const).filter((p): p is readonly [number, number] => p[1] !== null);
-    return pts.length ? s('polyline', { class: cls, points: pts.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ') }) : null;
+    return pts.length
+      ? s('polyline', { class: cls, points: pts.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ') })
+      : null;
   };
   const last = track[track.length - 1];
   const summary = last
@@ -41,12 +43,18 @@ export function trackChart(track: TrackPoint[]): HTMLElement {
     line((p) => p.utility, 'utility'),
     line((p) => p.eta, 'eta'),
     track.map((p, i) =>
-      s('circle', { class: 'eta', cx: x(i), cy: y(p.eta), r: 3.5 }, s('title', {}, `${date(p.at)} — ${p.signal}: eta ${num(p.eta)}, ${p.status}`)),
+      s(
+        'circle',
+        { class: 'eta', cx: x(i), cy: y(p.eta), r: 3.5 },
+        s('title', {}, `${date(p.at)} — ${p.signal}: eta ${num(p.eta)}, ${p.status}`),
+      ),
     ),
     track.length
       ? [
           s('text', { class: 'axis', x: PAD.left, y: H - 12, 'text-anchor': 'start' }, date(track[0].at)),
-          track.length > 1 ? s('text', { class: 'axis', x: W - PAD.right, y: H - 12, 'text-anchor': 'end' }, date(last.at)) : null,
+          track.length > 1
+            ? s('text', { class: 'axis', x: W - PAD.right, y: H - 12, 'text-anchor': 'end' }, date(last.at))
+            : null,
         ]
       : null,
   );
@@ -55,7 +63,14 @@ export function trackChart(track: TrackPoint[]): HTMLElement {
     'figure',
     { class: 'chart-figure' },
     svg,
-    h('figcaption', {}, h('span', { class: 'key eta' }, 'eta'), ' ', h('span', { class: 'key utility' }, 'utility'), ` — ${summary}`),
+    h(
+      'figcaption',
+      {},
+      h('span', { class: 'key eta' }, 'eta'),
+      ' ',
+      h('span', { class: 'key utility' }, 'utility'),
+      ` — ${summary}`,
+    ),
     h(
       'details',
       {},
@@ -63,11 +78,33 @@ export function trackChart(track: TrackPoint[]): HTMLElement {
       h(
         'table',
         {},
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Signal'), h('th', { scope: 'col' }, 'Eta'), h('th', { scope: 'col' }, 'Utility'), h('th', { scope: 'col' }, 'Status'))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, 'When'),
+            h('th', { scope: 'col' }, 'Signal'),
+            h('th', { scope: 'col' }, 'Eta'),
+            h('th', { scope: 'col' }, 'Utility'),
+            h('th', { scope: 'col' }, 'Status'),
+          ),
+        ),
         h(
           'tbody',
           {},
-          track.map((p) => h('tr', {}, h('td', {}, date(p.at)), h('td', {}, p.signal), h('td', {}, num(p.eta)), h('td', {}, p.utility == null ? '—' : num(p.utility)), h('td', {}, p.status))),
+          track.map((p) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, date(p.at)),
+              h('td', {}, p.signal),
+              h('td', {}, num(p.eta)),
+              h('td', {}, p.utility == null ? '—' : num(p.utility)),
+              h('td', {}, p.status),
+            ),
+          ),
         ),
       ),
     ),

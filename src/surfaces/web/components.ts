@@ -23,7 +23,11 @@ export const skillHref = (name: string) => `#/skills/${encodeURIComponent(name)}
 export const sessionHref = (id: string) => `#/sessions/${encodeURIComponent(id)}`;
 
 /** An on/off switch for a skill's `enabled` flag: PATCHes the skill, puts the box back when that fails. */
-export function enabledSwitch(skill: Pick<Skill, 'name' | 'enabled'>, ctx: ViewContext, onChange?: (s: Skill) => void): HTMLElement {
+export function enabledSwitch(
+  skill: Pick<Skill, 'name' | 'enabled'>,
+  ctx: ViewContext,
+  onChange?: (s: Skill) => void,
+): HTMLElement {
   const box = h('input', { type: 'checkbox', role: 'switch', id: `enabled-${skill.name}`, checked: skill.enabled });
   const text = h('span', { class: 'switch-text' }, skill.enabled ? 'On' : 'Off');
   box.addEventListener('change', async () => {
@@ -32,7 +36,9 @@ export function enabledSwitch(skill: Pick<Skill, 'name' | 'enabled'>, ctx: ViewC
     try {
       const updated = await api.patch<Skill>(`/api/skills/${encodeURIComponent(skill.name)}`, { enabled: wanted });
       text.textContent = updated.enabled ? 'On' : 'Off';
-      ctx.notify(`${updated.name} ${updated.enabled ? 'enabled: it can be recalled' : 'disabled: it will not be recalled'}`);
+      ctx.notify(
+        `${updated.name} ${updated.enabled ? 'enabled: it can be recalled' : 'disabled: it will not be recalled'}`,
+      );
       ctx.changed();
       onChange?.(updated);
     } catch (e) {
@@ -42,7 +48,13 @@ export function enabledSwitch(skill: Pick<Skill, 'name' | 'enabled'>, ctx: ViewC
       box.disabled = false;
     }
   });
-  return h('label', { class: 'switch', title: `Allow ${skill.name} in recall` }, box, h('span', { class: 'visually-hidden' }, `Enabled: ${skill.name}`), text);
+  return h(
+    'label',
+    { class: 'switch', title: `Allow ${skill.name} in recall` },
+    box,
+    h('span', { class: 'visually-hidden' }, `Enabled: ${skill.name}`),
+    text,
+  );
 }
 
 function json(value: unknown): string {
@@ -55,21 +67,36 @@ export function callItem(call: ToolCall): HTMLElement {
   return h(
     'li',
     { class: `call ${call.ok ? 'ok' : 'failed'}` },
-    h('div', { class: 'call-head' }, h('code', { class: 'tool' }, call.tool), ' ', h('span', { class: `badge ${call.ok ? 'outcome-success' : 'outcome-failure'}` }, call.ok ? 'ok' : 'failed'), call.durationMs != null ? h('span', { class: 'muted' }, ` ${call.durationMs} ms`) : null),
-    Object.keys(call.args ?? {}).length ? h('details', {}, h('summary', {}, 'Arguments'), h('pre', {}, json(call.args))) : h('p', { class: 'muted' }, 'No arguments'),
+    h(
+      'div',
+      { class: 'call-head' },
+      h('code', { class: 'tool' }, call.tool),
+      ' ',
+      h('span', { class: `badge ${call.ok ? 'outcome-success' : 'outcome-failure'}` }, call.ok ? 'ok' : 'failed'),
+      call.durationMs != null ? h('span', { class: 'muted' }, ` ${call.durationMs} ms`) : null,
+    ),
+    Object.keys(call.args ?? {}).length
+      ? h('details', {}, h('summary', {}, 'Arguments'), h('pre', {}, json(call.args)))
+      : h('p', { class: 'muted' }, 'No arguments'),
     call.error ? h('p', { class: 'error-text' }, `Error: ${call.error}`) : null,
     result ? h('details', {}, h('summary', {}, `Result: ${clipText(result, 90)}`), h('pre', {}, result)) : null,
   );
 }
 
 export function callList(session: Session): HTMLElement {
-  return session.calls.length ? h('ol', { class: 'calls' }, session.calls.map(callItem)) : h('p', { class: 'muted' }, 'This session has no tool calls.');
+  return session.calls.length
+    ? h('ol', { class: 'calls' }, session.calls.map(callItem))
+    : h('p', { class: 'muted' }, 'This session has no tool calls.');
 }
 
 /** A button that loads a session's tool calls under itself the first time, then shows and hides them. */
 export function callsDisclosure(id: string, count: number): HTMLElement {
   const panel = h('div', { class: 'calls-panel', id: `calls-${cssId(id)}`, hidden: true });
-  const button = h('button', { type: 'button', class: 'link-button', 'aria-expanded': 'false', 'aria-controls': panel.id }, `Show ${count} tool call${count === 1 ? '' : 's'}`);
+  const button = h(
+    'button',
+    { type: 'button', class: 'link-button', 'aria-expanded': 'false', 'aria-controls': panel.id },
+    `Show ${count} tool call${count === 1 ? '' : 's'}`,
+  );
   let loaded = false;
   button.addEventListener('click', async () => {
     const open = button.getAttribute('aria-expanded') !== 'true';
@@ -94,16 +121,24 @@ export function errorBox(e: unknown): HTMLElement {
   return h('div', { class: 'error', role: 'alert' }, msg);
 }
 
-export function sessionMeta(s: Pick<Session, 'outcome' | 'source' | 'agentId' | 'startedAt' | 'endedAt' | 'reward' | 'callCount'>): HTMLElement {
+export function sessionMeta(
+  s: Pick<Session, 'outcome' | 'source' | 'agentId' | 'startedAt' | 'endedAt' | 'reward' | 'callCount'>,
+): HTMLElement {
   return h(
     'dl',
     { class: 'facts' },
-    h('dt', {}, 'Outcome'), h('dd', {}, outcomeBadge(s.outcome), s.reward != null ? ` reward ${s.reward}` : ''),
-    h('dt', {}, 'Tool calls'), h('dd', {}, String(s.callCount)),
-    h('dt', {}, 'Source'), h('dd', {}, s.source ?? '—'),
-    h('dt', {}, 'Agent'), h('dd', {}, s.agentId ?? '—'),
-    h('dt', {}, 'Started'), h('dd', {}, date(s.startedAt)),
-    h('dt', {}, 'Ended'), h('dd', {}, date(s.endedAt)),
+    h('dt', {}, 'Outcome'),
+    h('dd', {}, outcomeBadge(s.outcome), s.reward != null ? ` reward ${s.reward}` : ''),
+    h('dt', {}, 'Tool calls'),
+    h('dd', {}, String(s.callCount)),
+    h('dt', {}, 'Source'),
+    h('dd', {}, s.source ?? '—'),
+    h('dt', {}, 'Agent'),
+    h('dd', {}, s.agentId ?? '—'),
+    h('dt', {}, 'Started'),
+    h('dd', {}, date(s.startedAt)),
+    h('dt', {}, 'Ended'),
+    h('dd', {}, date(s.endedAt)),
   );
 }
 

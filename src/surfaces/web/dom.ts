@@ -6,7 +6,11 @@ type Child = Node | string | number | null | undefined | false | Child[];
  * Creates an element. Text is always set as text (never parsed as HTML), so nothing from the memory (goals,
  * tool results, skill bodies) can inject markup.
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   setAttrs(el, attrs);
   append(el, children);

@@ -11,7 +11,13 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
   const s = Math.round((now - new Date(iso).getTime()) / 1000);
   if (!Number.isFinite(s)) return iso;
   if (s < 60) return 'just now';
-  const units: [number, string][] = [[60, 'minute'], [3600, 'hour'], [86400, 'day'], [2592000, 'month'], [31536000, 'year']];
+  const units: [number, string][] = [
+    [60, 'minute'],
+    [3600, 'hour'],
+    [86400, 'day'],
+    [2592000, 'month'],
+    [31536000, 'year'],
+  ];
   let [size, name] = units[0];
   for (const u of units) if (s >= u[0]) [size, name] = u;
   const n = Math.floor(s / size);

@@ -8,7 +8,9 @@ describe('renderMarkdown', () => {
     );
     expect(html).toContain('<h1>Return Items</h1>');
     expect(html).toContain('<p>Learned from <strong>10</strong> sessions.</p>');
-    expect(html).toContain('<ol><li>Call <code>find_user</code>.</li><li>Call <code>get_order</code> with <code>order_id</code>.</li></ol>');
+    expect(html).toContain(
+      '<ol><li>Call <code>find_user</code>.</li><li>Call <code>get_order</code> with <code>order_id</code>.</li></ol>',
+    );
     expect(html).toContain('<ul><li>edge <em>case</em></li></ul>');
     expect(html).toContain('<pre><code>raw &lt;b&gt;code&lt;/b&gt;</code></pre>');
   });
@@ -27,14 +29,19 @@ describe('renderMarkdown', () => {
     const tags = [...html.matchAll(/<([a-z0-9]+)([^>]*)>/g)];
     for (const [, tag, attrs] of tags) {
       expect(['p', 'code', 'h1', 'ol', 'li', 'a']).toContain(tag);
-      if (tag === 'a') expect(attrs).toMatch(/^ href="https:\/\/a\.example\/&quot;onmouseover=&quot;alert\(1" rel="noopener noreferrer nofollow" target="_blank"$/);
+      if (tag === 'a')
+        expect(attrs).toMatch(
+          /^ href="https:\/\/a\.example\/&quot;onmouseover=&quot;alert\(1" rel="noopener noreferrer nofollow" target="_blank"$/,
+        );
       else expect(attrs).toBe('');
     }
     expect(html).not.toMatch(/javascript:alert\(1\)"/);
   });
 
   it('moves headings down under the page headings', () => {
-    expect(renderMarkdown('# Title\n\n## Steps\n\n###### Deep', { headingOffset: 2 })).toBe('<h3>Title</h3>\n<h4>Steps</h4>\n<h6>Deep</h6>');
+    expect(renderMarkdown('# Title\n\n## Steps\n\n###### Deep', { headingOffset: 2 })).toBe(
+      '<h3>Title</h3>\n<h4>Steps</h4>\n<h6>Deep</h6>',
+    );
   });
 
   it('shows images as their alt text: nothing is loaded from elsewhere', () => {
@@ -47,6 +54,8 @@ describe('renderMarkdown', () => {
   });
 
   it('escapes the five HTML-significant characters', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
   });
 });

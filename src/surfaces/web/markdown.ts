@@ -23,7 +23,10 @@ function inline(text: string): string {
       if (i % 2 === 1) return `<code>${escapeHtml(part.slice(1, -1))}</code>`;
       return escapeHtml(part)
         .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-        .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, '<a href="$2" rel="noopener noreferrer nofollow" target="_blank">$1</a>')
+        .replace(
+          /\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g,
+          '<a href="$2" rel="noopener noreferrer nofollow" target="_blank">$1</a>',
+        )
         .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
         .replace(/(^|[\s(])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>')
         .replace(/(^|[\s(])_([^_\s][^_]*)_(?=$|[\s.,;:!?)])/g, '$1<em>$2</em>');

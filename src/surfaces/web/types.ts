@@ -64,7 +64,24 @@ export interface Session extends SessionSummary {
 }
 
 export interface Explanation {
-  skill: Pick<Skill, 'id' | 'name' | 'description' | 'version' | 'kind' | 'corpus' | 'status' | 'enabled' | 'eta' | 'utility' | 'successCount' | 'attemptCount' | 'support' | 'createdAt' | 'lastUsedAt'> & {
+  skill: Pick<
+    Skill,
+    | 'id'
+    | 'name'
+    | 'description'
+    | 'version'
+    | 'kind'
+    | 'corpus'
+    | 'status'
+    | 'enabled'
+    | 'eta'
+    | 'utility'
+    | 'successCount'
+    | 'attemptCount'
+    | 'support'
+    | 'createdAt'
+    | 'lastUsedAt'
+  > & {
     trialsAttempted: number;
     trialsPassed: number;
   };
@@ -82,7 +99,15 @@ export interface CompileResult {
   dryRun: boolean;
   action: 'add' | 'update' | 'reinforce' | 'supersede' | 'skip';
   reason: string | null;
-  skill: { id: string; name: string; version: string; description: string; toolsRequired: string[]; toolSequence: string[]; kind: string } | null;
+  skill: {
+    id: string;
+    name: string;
+    version: string;
+    description: string;
+    toolsRequired: string[];
+    toolSequence: string[];
+    kind: string;
+  } | null;
   skillMd: string | null;
   parents: { sessions: { id: string; goal: string; outcome: string }[]; facts: { id: string; text: string }[] };
   duplicateOf: { id: string; name: string } | null;
@@ -109,7 +134,14 @@ export interface RecallAnswer {
 
 export interface Stats {
   namespace: string;
-  skills: { live: number; superseded: number; enabled: number; byStatus: Record<Status, number>; byCorpus: Record<string, number>; meanEta: number | null };
+  skills: {
+    live: number;
+    superseded: number;
+    enabled: number;
+    byStatus: Record<Status, number>;
+    byCorpus: Record<string, number>;
+    meanEta: number | null;
+  };
   sessions: { total: number };
   lastEventId: number;
   backends: { embedder: string; distiller: string };

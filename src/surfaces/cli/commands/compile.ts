@@ -9,8 +9,14 @@ export const command: Command = {
   opens: 'memory',
   async run(_args, { flags, memory: open }) {
     const memory = await open();
-    if (!flags.sessions && !flags.cue && !flags.facts) throw new UsageError('usage: skillsmith compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]');
-    const res = await memory.compile({ sessions: ids(flags.sessions), cue: flags.cue, facts: ids(flags.facts), commit: !!flags.commit });
+    if (!flags.sessions && !flags.cue && !flags.facts)
+      throw new UsageError('usage: skillsmith compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]');
+    const res = await memory.compile({
+      sessions: ids(flags.sessions),
+      cue: flags.cue,
+      facts: ids(flags.facts),
+      commit: !!flags.commit,
+    });
     if (flags.json) {
       printJson(res);
       return res.action === 'skip' ? 1 : 0;
@@ -19,11 +25,18 @@ export const command: Command = {
       writeErr(`skillsmith: no skill: ${res.reason}\n`);
       return 1;
     }
-    out(res.dryRun ? `Dry run: this is the skill that would be ${res.action === 'add' ? 'written' : res.action + 'd'} (nothing was written; add --commit).` : `Committed: ${res.action} ${res.skill?.name}.`);
-    if (res.duplicateOf) out(`It duplicates the existing skill ${res.duplicateOf.name} (${res.duplicateOf.id}): ${res.action}.`);
+    out(
+      res.dryRun
+        ? `Dry run: this is the skill that would be ${res.action === 'add' ? 'written' : `${res.action}d`} (nothing was written; add --commit).`
+        : `Committed: ${res.action} ${res.skill?.name}.`,
+    );
+    if (res.duplicateOf)
+      out(`It duplicates the existing skill ${res.duplicateOf.name} (${res.duplicateOf.id}): ${res.action}.`);
     out('');
     if (res.skillMd) out(res.skillMd);
-    out(`Parents: ${res.parents.sessions.map((p) => `${p.id} (${p.outcome})`).join(', ') || '-'}${res.parents.facts.length ? `; facts ${res.parents.facts.map((f) => f.id).join(', ')}` : ''}`);
+    out(
+      `Parents: ${res.parents.sessions.map((p) => `${p.id} (${p.outcome})`).join(', ') || '-'}${res.parents.facts.length ? `; facts ${res.parents.facts.map((f) => f.id).join(', ')}` : ''}`,
+    );
     return 0;
   },
 };

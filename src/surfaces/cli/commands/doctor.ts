@@ -1,5 +1,12 @@
 import { runDoctor, type DoctorDeps, type DoctorReport } from '../../../doctor/doctor.js';
-import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../command-support.js';
+import {
+  dbExists,
+  startCommand,
+  dbPathFromFlags,
+  processIo,
+  type CommandFlags,
+  type CommandIo,
+} from '../command-support.js';
 import { openStoreAt } from '../../../app/backends.js';
 import type { Command } from '../command.js';
 
@@ -8,7 +15,12 @@ import type { Command } from '../command.js';
  * and says what to fix. Exit 0 when nothing failed (warnings allowed), 1 when something is broken,
  * 2 for bad usage or an invalid configuration. The memory file is only read, and only if it exists.
  */
-export async function doctorCommand(args: string[], flags: CommandFlags, io: CommandIo = processIo, deps: DoctorDeps = {}): Promise<number> {
+export async function doctorCommand(
+  args: string[],
+  flags: CommandFlags,
+  io: CommandIo = processIo,
+  deps: DoctorDeps = {},
+): Promise<number> {
   const config = startCommand('doctor', args, flags, io);
   if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
@@ -31,7 +43,9 @@ export function renderDoctorReport(r: DoctorReport): string {
   const lines: string[] = ['skillsmith doctor', ''];
   const e = r.embedder;
   const where = (s: { provider: string; model?: string; endpoint?: string; apiKey?: string }) =>
-    [s.provider, s.model, s.endpoint ? `at ${s.endpoint}` : '', s.apiKey ? `(api key ${s.apiKey})` : ''].filter(Boolean).join(' ');
+    [s.provider, s.model, s.endpoint ? `at ${s.endpoint}` : '', s.apiKey ? `(api key ${s.apiKey})` : '']
+      .filter(Boolean)
+      .join(' ');
   const section = (title: string, backend: string) => {
     const checks = r.checks.filter((c) => c.backend === backend);
     if (checks.length === 0) return;
@@ -46,7 +60,11 @@ export function renderDoctorReport(r: DoctorReport): string {
   section('store', 'store');
   section(`distiller: ${r.distiller.kind}${r.distiller.llm ? ` (${where(r.distiller.llm)})` : ''}`, 'llm');
   const warn = r.warnings ? `, ${r.warnings} warning${r.warnings === 1 ? '' : 's'}` : '';
-  lines.push(r.ok ? `Everything needed is ready${warn}.` : `${r.problems} problem${r.problems === 1 ? '' : 's'}${warn}: fix the lines marked FAIL.`);
+  lines.push(
+    r.ok
+      ? `Everything needed is ready${warn}.`
+      : `${r.problems} problem${r.problems === 1 ? '' : 's'}${warn}: fix the lines marked FAIL.`,
+  );
   return lines.join('\n');
 }
 

@@ -9,7 +9,14 @@ import { loadConfig, type SkillsmithConfigInput } from '../../../config/config.j
 import { configFileInput, mergeConfig } from '../../../config/sources.js';
 import { exitCodeOf, UsageError as EvalUsageError } from '../../../errors/index.js';
 import { checkReport } from '../../../eval/consistency.js';
-import { loadEvalFile, otherSplit, selectSplit, validateLabelPath, type EvalSession, type SplitName } from '../../../eval/dataset.js';
+import {
+  loadEvalFile,
+  otherSplit,
+  selectSplit,
+  validateLabelPath,
+  type EvalSession,
+  type SplitName,
+} from '../../../eval/dataset.js';
 import { runEval, type EvalReport } from '../../../eval/harness.js';
 import { formatEvalMarkdown, formatEvalText } from '../../../eval/report.js';
 import { EVAL_VARIANTS, variantByName, type EvalVariant } from '../../../eval/variants.js';
@@ -84,19 +91,26 @@ export async function evalCommand(args: string[], flags: EvalFlags): Promise<num
     const opts = parseEvalFlags(args, flags);
     const trainFile = loadEvalFile(opts.trainFile, { label: opts.label });
     const testFile = trainFile.file === opts.testFile ? trainFile : loadEvalFile(opts.testFile, { label: opts.label });
-    for (const p of [...trainFile.problems, ...(testFile === trainFile ? [] : testFile.problems)]) err(`${p.file}:${p.line}: ${p.reason} (skipped)`);
+    for (const p of [...trainFile.problems, ...(testFile === trainFile ? [] : testFile.problems)])
+      err(`${p.file}:${p.line}: ${p.reason} (skipped)`);
     const pick = (sessions: EvalSession[], split: SplitName | 'all') => {
       const chosen = selectSplit(sessions, split);
       return opts.limit ? chosen.slice(0, opts.limit) : chosen;
     };
     const trainSplit = opts.split ? otherSplit(opts.split) : 'all';
     const testSplit = opts.split ?? 'all';
-    const asGoals = (sessions: EvalSession[]) => (opts.goals === 'task' ? sessions : sessions.map(firstUserMessageAsGoal));
+    const asGoals = (sessions: EvalSession[]) =>
+      opts.goals === 'task' ? sessions : sessions.map(firstUserMessageAsGoal);
     const train = asGoals(pick(trainFile.sessions, trainSplit));
     const test = asGoals(pick(testFile.sessions, testSplit));
-    if (train.length === 0) throw new EvalUsageError(`no training sessions in ${opts.trainFile}${opts.split ? ` (${trainSplit} split)` : ''}`);
-    if (test.length === 0) throw new EvalUsageError(`no test sessions in ${opts.testFile}${opts.split ? ` (${testSplit} split)` : ''}`);
-    if (!test.some((s) => s.kind != null)) err(`warning: no test session has a label at ${opts.label}; every hit rate will be 0`);
+    if (train.length === 0)
+      throw new EvalUsageError(
+        `no training sessions in ${opts.trainFile}${opts.split ? ` (${trainSplit} split)` : ''}`,
+      );
+    if (test.length === 0)
+      throw new EvalUsageError(`no test sessions in ${opts.testFile}${opts.split ? ` (${testSplit} split)` : ''}`);
+    if (!test.some((s) => s.kind != null))
+      err(`warning: no test session has a label at ${opts.label}; every hit rate will be 0`);
 
     bar = progressBar('eval');
     const report = await runEval({
@@ -155,24 +169,47 @@ function parseEvalFlags(args: string[], flags: EvalFlags): ParsedEvalFlags {
   } catch (e) {
     throw new EvalUsageError((e as Error).message);
   }
-  if (flags.split !== undefined && flags.split !== 'tune' && flags.split !== 'test') throw new EvalUsageError(`--split must be tune or test, not "${flags.split}"`);
+  if (flags.split !== undefined && flags.split !== 'tune' && flags.split !== 'test')
+    throw new EvalUsageError(`--split must be tune or test, not "${flags.split}"`);
   const topK = flags['top-k'] === undefined ? 2 : Number(flags['top-k']);
   if (!Number.isInteger(topK) || topK < 1) throw new EvalUsageError('--top-k must be a positive integer');
   const limit = flags.limit === undefined ? null : Number(flags.limit);
-  if (limit !== null && (!Number.isInteger(limit) || limit < 1)) throw new EvalUsageError('--limit must be a positive integer');
-  const names = flags.variants ? flags.variants.split(',').map((s) => s.trim()).filter(Boolean) : EVAL_VARIANTS.map((v) => v.name);
+  if (limit !== null && (!Number.isInteger(limit) || limit < 1))
+    throw new EvalUsageError('--limit must be a positive integer');
+  const names = flags.variants
+    ? flags.variants
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : EVAL_VARIANTS.map((v) => v.name);
   const variants = names.map((n) => {
     const v = variantByName(n);
-    if (!v) throw new EvalUsageError(`unknown system "${n}" in --variants (known: ${EVAL_VARIANTS.map((x) => x.name).join(', ')})`);
+    if (!v)
+      throw new EvalUsageError(
+        `unknown system "${n}" in --variants (known: ${EVAL_VARIANTS.map((x) => x.name).join(', ')})`,
+      );
     return v;
   });
   if (variants.length === 0) throw new EvalUsageError('--variants names no system');
-  if (flags.name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/.test(flags.name)) throw new EvalUsageError('--name must be letters, digits, ".", "_" or "-" (it becomes a file name)');
-  if (flags.goals !== undefined && flags.goals !== 'task' && flags.goals !== 'first-user-message') throw new EvalUsageError(`--goals must be task or first-user-message, not "${flags.goals}"`);
+  if (flags.name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/.test(flags.name))
+    throw new EvalUsageError('--name must be letters, digits, ".", "_" or "-" (it becomes a file name)');
+  if (flags.goals !== undefined && flags.goals !== 'task' && flags.goals !== 'first-user-message')
+    throw new EvalUsageError(`--goals must be task or first-user-message, not "${flags.goals}"`);
   const goals = (flags.goals ?? 'task') as ParsedEvalFlags['goals'];
   const baseConfig: SkillsmithConfigInput = configFileInput(flags.config);
   for (const v of variants) loadConfig(mergeConfig(baseConfig, v.config)); // fail fast on a bad key
-  return { trainFile: resolve(trainFile), testFile: resolve(testFile), label, split: (flags.split as SplitName | undefined) ?? null, topK, limit, name: flags.name ?? null, variants, baseConfig, goals };
+  return {
+    trainFile: resolve(trainFile),
+    testFile: resolve(testFile),
+    label,
+    split: (flags.split as SplitName | undefined) ?? null,
+    topK,
+    limit,
+    name: flags.name ?? null,
+    variants,
+    baseConfig,
+    goals,
+  };
 }
 
 /** The flags that shape the numbers, as a command line that reproduces them (output flags left out). */
@@ -198,8 +235,16 @@ function displayPath(file: string): string {
 export function defaultName(trainFile: string, trainSplit: string, testFile: string, testSplit: string): string {
   const stem = (f: string) => basename(f).replace(/\.(jsonl|json)$/i, '');
   const part = (f: string, s: string) => `${stem(f)}${s === 'all' ? '' : `-${s}`}`;
-  const raw = trainFile === testFile && trainSplit !== 'all' ? `${stem(testFile)}-${testSplit}` : `${part(trainFile, trainSplit)}-to-${part(testFile, testSplit)}`;
-  return raw.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'run';
+  const raw =
+    trainFile === testFile && trainSplit !== 'all'
+      ? `${stem(testFile)}-${testSplit}`
+      : `${part(trainFile, trainSplit)}-to-${part(testFile, testSplit)}`;
+  return (
+    raw
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'run'
+  );
 }
 
 /** Writes DIR/eval-<name>.json (the report) and DIR/eval-<name>.md; returns the paths. */

@@ -12,7 +12,7 @@ export const command: Command = {
     const memory = await open();
     const [name, signal] = args;
     if (!name || !signal) throw new UsageError('usage: skillsmith feedback NAME pass|fail|up|down|reward=<0..1>');
-    let res;
+    let res: Awaited<ReturnType<typeof memory.feedback>>;
     try {
       res = await memory.feedback(name, signal, { sessionId: flags.session });
     } catch (e) {
@@ -21,7 +21,10 @@ export const command: Command = {
       throw e;
     }
     if (flags.json) printJson({ before: skillJson(res.before), after: skillJson(res.after) });
-    else out(`${res.after.name}: eta ${res.before.eta.toFixed(2)} -> ${res.after.eta.toFixed(2)}, utility ${res.after.utility.toFixed(2)}, ${res.before.status}${res.before.status !== res.after.status ? ` -> ${res.after.status}` : ''}`);
+    else
+      out(
+        `${res.after.name}: eta ${res.before.eta.toFixed(2)} -> ${res.after.eta.toFixed(2)}, utility ${res.after.utility.toFixed(2)}, ${res.before.status}${res.before.status !== res.after.status ? ` -> ${res.after.status}` : ''}`,
+      );
     return 0;
   },
 };

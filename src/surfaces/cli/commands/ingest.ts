@@ -27,7 +27,8 @@ export type JudgeMode = (typeof JUDGE_MODES)[number];
 /** Validates --format and --judge; throws IngestUsageError (exit 2) with what is allowed. */
 export function ingestOptions(flags: IngestFlags): { format: IngestFormat; judge?: JudgeMode } {
   const format = flags.format ?? 'auto';
-  if (!isIngestFormat(format)) throw new IngestUsageError(`--format must be one of ${INGEST_FORMATS.join(', ')}, not "${format}"`);
+  if (!isIngestFormat(format))
+    throw new IngestUsageError(`--format must be one of ${INGEST_FORMATS.join(', ')}, not "${format}"`);
   if (flags.judge !== undefined && !(JUDGE_MODES as readonly string[]).includes(flags.judge)) {
     throw new IngestUsageError(`--judge must be one of ${JUDGE_MODES.join(', ')}, not "${flags.judge}"`);
   }
@@ -37,7 +38,12 @@ export function ingestOptions(flags: IngestFlags): { format: IngestFormat; judge
 type IngestFile = (path: string, opts: { format: IngestFormat; judge?: JudgeMode }) => Promise<IngestResult>;
 
 /** Ingests each file in turn (the results of `memory.ingestFile`, in order). */
-export async function ingestFiles(memory: Pick<Memory, 'ingestFile'>, files: string[], flags: IngestFlags, command = 'ingest'): Promise<IngestResult[]> {
+export async function ingestFiles(
+  memory: Pick<Memory, 'ingestFile'>,
+  files: string[],
+  flags: IngestFlags,
+  command = 'ingest',
+): Promise<IngestResult[]> {
   if (files.length === 0) throw new IngestUsageError(`${command} needs at least one FILE`);
   const opts = ingestOptions(flags);
   const ingestFile = memory.ingestFile.bind(memory) as unknown as IngestFile;
@@ -56,10 +62,13 @@ interface Detailed {
 /** The human summary of one file: stored / present, the format chosen, per-record formats when mixed, the judge. */
 export function formatIngestResult(r: IngestResult): string[] {
   const d = r as IngestResult & Detailed;
-  const how = d.formats ? describeFormats({ format: r.format as never, formats: d.formats, detected: d.detected ?? true }) : r.format;
+  const how = d.formats
+    ? describeFormats({ format: r.format as never, formats: d.formats, detected: d.detected ?? true })
+    : r.format;
   const lines = [`${r.file}: ${r.inserted} sessions stored, ${r.skipped} already present (${how})`];
   if (r.format === 'mixed' && d.records) {
-    for (const rec of d.records) lines.push(`  line ${rec.line}${rec.path ? ` ${rec.path}` : ''}: ${rec.format} -> ${rec.sessionId}`);
+    for (const rec of d.records)
+      lines.push(`  line ${rec.line}${rec.path ? ` ${rec.path}` : ''}: ${rec.format} -> ${rec.sessionId}`);
   }
   if (d.judged && d.judged.judged > 0) {
     lines.push(
@@ -81,7 +90,10 @@ export async function ingestCommand(
   memory: Pick<Memory, 'ingestFile'>,
   files: string[],
   flags: IngestFlags,
-  io: { out: (s: string) => void; err: (s: string) => void } = { out: (s) => process.stdout.write(`${escapeControl(s)}\n`), err: (s) => process.stderr.write(`${escapeControl(s)}\n`) },
+  io: { out: (s: string) => void; err: (s: string) => void } = {
+    out: (s) => process.stdout.write(`${escapeControl(s)}\n`),
+    err: (s) => process.stderr.write(`${escapeControl(s)}\n`),
+  },
 ): Promise<number> {
   const results = await ingestFiles(memory, files, flags);
   const problems = results.flatMap((r) => r.problems);

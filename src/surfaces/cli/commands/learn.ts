@@ -37,13 +37,19 @@ export const command: Command = {
     if (example) {
       out('');
       out(`Recall example: the goal "${example.goal}"`);
-      out(example.hits.length ? `  -> ${example.hits.map((h) => `${h.name} (similarity ${h.similarity.toFixed(2)})`).join(', ')}` : '  -> no skill');
+      out(
+        example.hits.length
+          ? `  -> ${example.hits.map((h) => `${h.name} (similarity ${h.similarity.toFixed(2)})`).join(', ')}`
+          : '  -> no skill',
+      );
       if (example.hits.length) {
         out('');
         out(memory.formatContext(example.hits.slice(0, 1)));
       }
     }
-    out(`Export the SKILL.md files with: skillsmith skills export --out ./skills${flags.db ? ` --db ${flags.db}` : ''}`);
+    out(
+      `Export the SKILL.md files with: skillsmith skills export --out ./skills${flags.db ? ` --db ${flags.db}` : ''}`,
+    );
     return problems.length ? 1 : 0;
   },
 };

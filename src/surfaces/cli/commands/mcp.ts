@@ -14,7 +14,11 @@ import type { Command } from '../command.js';
  * `skillsmith mcp --http [--host H] [--port N] [--token T] [--require-token]`: the same over streamable HTTP at /mcp.
  * Runs until the client closes stdin (stdio) or Ctrl-C.
  */
-export async function mcpCommand(args: string[], flags: Record<string, unknown>, stop?: Promise<void>): Promise<number> {
+export async function mcpCommand(
+  args: string[],
+  flags: Record<string, unknown>,
+  stop?: Promise<void>,
+): Promise<number> {
   if (args.length) return failure(new ConfigError(`mcp takes no arguments (got "${args.join(' ')}")`));
   let memory: Memory | null = null;
   try {

@@ -1,4 +1,5 @@
-import { transferMemory, TransferError, type TransferReport } from '../../../store/postgres/transfer.js';
+import { copyMemory, type TransferReport } from '../../../app/backends.js';
+import { TransferError } from '../../../errors/transfer-error.js';
 import type { Command } from '../command.js';
 
 export interface MigrateIo {
@@ -11,7 +12,8 @@ const processIo: MigrateIo = {
   stderr: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
 };
 
-const USAGE = 'usage: skillsmith migrate --from SOURCE --to TARGET [--json]   (each a SQLite path or a postgres:// URL)';
+const USAGE =
+  'usage: skillsmith migrate --from SOURCE --to TARGET [--json]   (each a SQLite path or a postgres:// URL)';
 
 /**
  * `skillsmith migrate --from A --to B [--json]`: copies the whole memory at A (every namespace, with its ids,
@@ -19,7 +21,11 @@ const USAGE = 'usage: skillsmith migrate --from SOURCE --to TARGET [--json]   (e
  * count and checksum. SQLite -> PostgreSQL moves a laptop memory to a fleet; PostgreSQL -> SQLite takes one
  * back. Exit 0 when verified, 1 when the copy failed or did not verify, 2 for bad usage.
  */
-export async function migrateCommand(args: string[], flags: Record<string, unknown>, io: MigrateIo = processIo): Promise<number> {
+export async function migrateCommand(
+  args: string[],
+  flags: Record<string, unknown>,
+  io: MigrateIo = processIo,
+): Promise<number> {
   // --from/--to, or the two locations as arguments.
   const rest = [...args];
   const from = typeof flags.from === 'string' ? flags.from : rest.shift();
@@ -34,7 +40,7 @@ export async function migrateCommand(args: string[], flags: Record<string, unkno
   }
   let report: TransferReport;
   try {
-    report = await transferMemory(from, to);
+    report = await copyMemory(from, to);
   } catch (e) {
     const why = e instanceof TransferError ? e.message : `${(e as Error)?.message ?? e}`;
     io.stderr(`skillsmith: migrate failed: ${why}`);
@@ -43,7 +49,9 @@ export async function migrateCommand(args: string[], flags: Record<string, unkno
   if (flags.json) io.stdout(JSON.stringify(report, null, 2));
   else io.stdout(renderTransferReport(report));
   if (!report.ok) {
-    io.stderr(`skillsmith: migrate: the copy in ${report.to} does not match ${report.from} (see the tables marked MISMATCH); do not use it`);
+    io.stderr(
+      `skillsmith: migrate: the copy in ${report.to} does not match ${report.from} (see the tables marked MISMATCH); do not use it`,
+    );
     return 1;
   }
   return 0;
@@ -55,13 +63,18 @@ export function renderTransferReport(r: TransferReport): string {
   lines.push(`${'table'.padEnd(width)}  ${'rows'.padStart(9)}  checksum (sha-256 sum)  check`);
   for (const t of r.tables) {
     const rows = t.sourceRows === t.targetRows ? String(t.targetRows) : `${t.sourceRows}->${t.targetRows}`;
-    lines.push(`${t.table.padEnd(width)}  ${rows.padStart(9)}  ${t.targetChecksum.slice(0, 16)}...     ${t.ok ? 'ok' : 'MISMATCH'}`);
+    lines.push(
+      `${t.table.padEnd(width)}  ${rows.padStart(9)}  ${t.targetChecksum.slice(0, 16)}...     ${t.ok ? 'ok' : 'MISMATCH'}`,
+    );
   }
   lines.push('');
   lines.push(
     r.ok
       ? `Verified: ${r.tables.length} tables, ${r.rows} rows, counts and checksums equal on both sides.`
-      : `NOT verified: ${r.tables.filter((t) => !t.ok).map((t) => t.table).join(', ')} differ.`,
+      : `NOT verified: ${r.tables
+          .filter((t) => !t.ok)
+          .map((t) => t.table)
+          .join(', ')} differ.`,
   );
   return lines.join('\n');
 }

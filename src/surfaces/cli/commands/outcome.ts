@@ -10,10 +10,16 @@ export const command: Command = {
   async run(args, { flags, memory: open }) {
     const memory = await open();
     const [session, outcome] = args;
-    if (!session || !['success', 'failure', 'unknown'].includes(outcome ?? '')) throw new UsageError('usage: skillsmith outcome SESSION success|failure');
+    if (!session || !['success', 'failure', 'unknown'].includes(outcome ?? ''))
+      throw new UsageError('usage: skillsmith outcome SESSION success|failure');
     const res = await memory.reportOutcome(session, outcome as 'success' | 'failure');
     if (flags.json) printJson(res);
-    else out(res.credited.length ? `Recorded; trial ${outcome === 'success' ? 'passed' : 'failed'} for: ${res.credited.join(', ')}` : 'Recorded; no recalled skill to credit.');
+    else
+      out(
+        res.credited.length
+          ? `Recorded; trial ${outcome === 'success' ? 'passed' : 'failed'} for: ${res.credited.join(', ')}`
+          : 'Recorded; no recalled skill to credit.',
+      );
     return 0;
   },
 };

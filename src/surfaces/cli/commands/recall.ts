@@ -11,10 +11,20 @@ export const command: Command = {
     const goal = args.join(' ').trim();
     if (!goal) throw new UsageError('recall needs a GOAL, e.g. skillsmith recall "cancel my order"');
     const topK = flags['top-k'] ? Number(flags['top-k']) : undefined;
-    if (topK !== undefined && (!Number.isInteger(topK) || topK < 1)) throw new UsageError('--top-k must be a positive integer');
+    if (topK !== undefined && (!Number.isInteger(topK) || topK < 1))
+      throw new UsageError('--top-k must be a positive integer');
     const hits = await memory.recall(goal, { topK });
     if (flags.json) {
-      printJson(hits.map((h) => ({ id: h.id, name: h.name, similarity: h.similarity, toolsRequired: h.toolsRequired, toolSequence: h.toolSequence, body: h.body })));
+      printJson(
+        hits.map((h) => ({
+          id: h.id,
+          name: h.name,
+          similarity: h.similarity,
+          toolsRequired: h.toolsRequired,
+          toolSequence: h.toolSequence,
+          body: h.body,
+        })),
+      );
       return 0;
     }
     if (hits.length === 0) {

@@ -1,4 +1,11 @@
-import { dbExists, startCommand, dbPathFromFlags, processIo, type CommandFlags, type CommandIo } from '../command-support.js';
+import {
+  dbExists,
+  startCommand,
+  dbPathFromFlags,
+  processIo,
+  type CommandFlags,
+  type CommandIo,
+} from '../command-support.js';
 import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/reembed.js';
 import type { BackendDeps } from '../../../llm/backends.js';
 import { openEmbedder, openStoreAt } from '../../../app/backends.js';
@@ -17,7 +24,12 @@ export interface ReembedCommandDeps extends BackendDeps {
  * skill of the namespace with the configured embedder and clears the cluster state, so the next synthesis
  * pass re-clusters with it. Exit 0 on success, 1 on failure (nothing written), 2 for bad usage or config.
  */
-export async function reembedCommand(args: string[], flags: CommandFlags, io: CommandIo = processIo, deps: ReembedCommandDeps = {}): Promise<number> {
+export async function reembedCommand(
+  args: string[],
+  flags: CommandFlags,
+  io: CommandIo = processIo,
+  deps: ReembedCommandDeps = {},
+): Promise<number> {
   const config = startCommand('reembed', args, flags, io);
   if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
@@ -35,7 +47,9 @@ export async function reembedCommand(args: string[], flags: CommandFlags, io: Co
     return 0;
   } catch (e) {
     const code = SkillsmithError.isInstance(e) ? ` [${e.code}]` : '';
-    io.stderr(`skillsmith: reembed failed${code}: ${(e as Error)?.message ?? e}\nNothing was written. Run "skillsmith doctor" to check the embedder.`);
+    io.stderr(
+      `skillsmith: reembed failed${code}: ${(e as Error)?.message ?? e}\nNothing was written. Run "skillsmith doctor" to check the embedder.`,
+    );
     return exitCodeOf(e);
   } finally {
     if (!deps.embedder) await embedder?.close?.();
@@ -48,8 +62,10 @@ export function renderReembedReport(r: ReembedReport): string {
     .map(([id, n]) => `${id} (${n})`)
     .join(', ');
   if (r.dryRun) {
-    return `Dry run: ${r.skills} skill${r.skills === 1 ? '' : 's'} in namespace "${r.namespace}" would be re-embedded with ${r.embedderId}` +
-      `${from ? `; now embedded with ${from}` : ''}. The cluster state would be cleared. Nothing was written.`;
+    return (
+      `Dry run: ${r.skills} skill${r.skills === 1 ? '' : 's'} in namespace "${r.namespace}" would be re-embedded with ${r.embedderId}` +
+      `${from ? `; now embedded with ${from}` : ''}. The cluster state would be cleared. Nothing was written.`
+    );
   }
   return [
     `Re-embedded ${r.skills} skill${r.skills === 1 ? '' : 's'} in namespace "${r.namespace}" with ${r.embedderId} (${r.dimensions} dimensions)${from ? `; before: ${from}` : ''}.`,

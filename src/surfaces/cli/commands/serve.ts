@@ -15,9 +15,14 @@ export interface ServerFlags {
 }
 
 /** host, port, token (--token, else SKILLSMITH_TOKEN) and --require-token; throws ConfigError on a bad value. */
-export function serverFlags(flags: Record<string, unknown>, defaultPort: number, env: NodeJS.ProcessEnv = process.env): ServerFlags {
+export function serverFlags(
+  flags: Record<string, unknown>,
+  defaultPort: number,
+  env: NodeJS.ProcessEnv = process.env,
+): ServerFlags {
   const port = flags.port === undefined ? defaultPort : Number(flags.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port must be an integer in 0..65535 (0: any free port), not "${String(flags.port)}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`--port must be an integer in 0..65535 (0: any free port), not "${String(flags.port)}"`);
   const host = typeof flags.host === 'string' && flags.host.trim() ? flags.host.trim() : DEFAULT_HOST;
   const token = (typeof flags.token === 'string' && flags.token) || env.SKILLSMITH_TOKEN || null;
   const server = { host, port, token, requireToken: !!flags['require-token'] };
@@ -49,7 +54,11 @@ export function failure(e: unknown): number {
  * /api and the dashboard at /, until Ctrl-C. Binds 127.0.0.1:7700 by default; refuses any other address
  * without a token.
  */
-export async function serveCommand(args: string[], flags: Record<string, unknown>, stop?: Promise<void>): Promise<number> {
+export async function serveCommand(
+  args: string[],
+  flags: Record<string, unknown>,
+  stop?: Promise<void>,
+): Promise<number> {
   if (args.length) return failure(new ConfigError(`serve takes no arguments (got "${args.join(' ')}")`));
   let memory: Memory | null = null;
   try {

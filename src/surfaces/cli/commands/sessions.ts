@@ -21,7 +21,10 @@ export const command: Command = {
     }
     if (flags.json) printJson({ forgotten, missing });
     else {
-      for (const f of forgotten) out(`session ${f.id} forgotten (${f.calls} calls)${f.skills.length ? `; ${f.skills.join(', ')} keep a forgotten-parent marker` : ''}`);
+      for (const f of forgotten)
+        out(
+          `session ${f.id} forgotten (${f.calls} calls)${f.skills.length ? `; ${f.skills.join(', ')} keep a forgotten-parent marker` : ''}`,
+        );
       for (const id of missing) writeErr(`skillsmith: no session "${escapeControl(id)}"\n`);
     }
     return missing.length ? 1 : 0;

@@ -38,7 +38,9 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       if (flags.json) printJson({ ...skillJson(skill), skillMd: skill.skillMd });
       else {
         out(skill.skillMd);
-        out(`status ${skill.status}, eta ${skill.eta.toFixed(2)}, utility ${skill.utility.toFixed(2)}, ${skill.successCount}/${skill.attemptCount} successful followers, ${skill.enabled ? 'enabled' : 'disabled'}`);
+        out(
+          `status ${skill.status}, eta ${skill.eta.toFixed(2)}, utility ${skill.utility.toFixed(2)}, ${skill.successCount}/${skill.attemptCount} successful followers, ${skill.enabled ? 'enabled' : 'disabled'}`,
+        );
         out(`source sessions: ${skill.sourceSessions.join(', ') || '-'}`);
       }
       return 0;
@@ -51,18 +53,29 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         return 0;
       }
       const k = ex.skill;
-      out(`${k.name} ${k.version} (${k.kind}, ${k.corpus}) — ${k.status}${k.enabled ? '' : ', disabled'}, eta ${k.eta.toFixed(2)}, utility ${k.utility.toFixed(2)}`);
+      out(
+        `${k.name} ${k.version} (${k.kind}, ${k.corpus}) — ${k.status}${k.enabled ? '' : ', disabled'}, eta ${k.eta.toFixed(2)}, utility ${k.utility.toFixed(2)}`,
+      );
       out(`  ${k.description}`);
-      out(`Learned from ${ex.parents.sessions.length} session(s)${ex.parents.facts.length ? ` and ${ex.parents.facts.length} fact(s)` : ''}; ${k.successCount}/${k.attemptCount} followers succeeded; ${k.trialsPassed}/${k.trialsAttempted} trials passed.`);
-      for (const p of ex.parents.sessions) out(`  session ${p.id} [${p.outcome}, ${p.calls} calls, since v${p.addedInVersion}] ${p.goal.replace(/\s+/g, ' ').slice(0, 100)}`);
+      out(
+        `Learned from ${ex.parents.sessions.length} session(s)${ex.parents.facts.length ? ` and ${ex.parents.facts.length} fact(s)` : ''}; ${k.successCount}/${k.attemptCount} followers succeeded; ${k.trialsPassed}/${k.trialsAttempted} trials passed.`,
+      );
+      for (const p of ex.parents.sessions)
+        out(
+          `  session ${p.id} [${p.outcome}, ${p.calls} calls, since v${p.addedInVersion}] ${p.goal.replace(/\s+/g, ' ').slice(0, 100)}`,
+        );
       for (const f of ex.parents.facts) out(`  fact ${f.id}: ${f.text}`);
       if (ex.parents.missing.length) out(`  (no longer stored: ${ex.parents.missing.join(', ')})`);
       if (ex.parents.forgotten) out(`  (${ex.parents.forgotten} parent session(s) forgotten at a person's request)`);
       out('Versions:');
       for (const v of ex.versions) out(`  ${v.version} ${v.reason} ${v.createdAt}: ${v.toolSequence.join(' > ')}`);
-      if (ex.supersedeChain.length > 1) out(`Supersede chain: ${ex.supersedeChain.map((c) => `${c.name}@${c.version} (${c.status})`).join(' -> ')}`);
+      if (ex.supersedeChain.length > 1)
+        out(`Supersede chain: ${ex.supersedeChain.map((c) => `${c.name}@${c.version} (${c.status})`).join(' -> ')}`);
       out('Track record (eta, utility, status after each signal):');
-      for (const t of ex.track) out(`  ${t.at} ${t.signal.padEnd(13)} eta ${t.eta.toFixed(2)} utility ${t.utility == null ? '-' : t.utility.toFixed(2)} ${t.status}`);
+      for (const t of ex.track)
+        out(
+          `  ${t.at} ${t.signal.padEnd(13)} eta ${t.eta.toFixed(2)} utility ${t.utility == null ? '-' : t.utility.toFixed(2)} ${t.status}`,
+        );
       return 0;
     }
     case 'forget': {
@@ -95,8 +108,13 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       const res = await memory.importSkills(need(rest[0], 'skills import DIR'), { force: !!flags.force });
       if (flags.json) printJson(res);
       else {
-        out(`Imported ${res.imported.length} skill(s) into the external corpus (listed, never recalled until promoted).`);
-        for (const i of res.imported) out(`  ${i.name} (${i.format}${i.version ? `, version ${i.version}` : ''}${i.files ? `, ${i.files} file(s) kept` : ''}${i.replaces ? `, replaces version ${i.replaces}` : ''})`);
+        out(
+          `Imported ${res.imported.length} skill(s) into the external corpus (listed, never recalled until promoted).`,
+        );
+        for (const i of res.imported)
+          out(
+            `  ${i.name} (${i.format}${i.version ? `, version ${i.version}` : ''}${i.files ? `, ${i.files} file(s) kept` : ''}${i.replaces ? `, replaces version ${i.replaces}` : ''})`,
+          );
         for (const s of res.skipped) out(`  skipped ${s.path}: ${s.reason}`);
         for (const w of res.warnings ?? []) writeErr(`${w.path}${w.line ? `:${w.line}` : ''}: ${w.reason}\n`);
       }
@@ -110,6 +128,8 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     default:
-      throw new UsageError(`skills needs a subcommand: list, show, explain, enable, disable, export, import or promote`);
+      throw new UsageError(
+        `skills needs a subcommand: list, show, explain, enable, disable, export, import or promote`,
+      );
   }
 }

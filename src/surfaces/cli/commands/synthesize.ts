@@ -10,7 +10,10 @@ export const command: Command = {
   async run(_args, { flags, memory: open }) {
     const memory = await open();
     const bar = flags.json ? null : progressBar('synthesis');
-    const report = await memory.synthesize({ dryRun: !!flags['dry-run'], onProgress: bar ? (p, d, t) => bar.update(p, d, t) : undefined });
+    const report = await memory.synthesize({
+      dryRun: !!flags['dry-run'],
+      onProgress: bar ? (p, d, t) => bar.update(p, d, t) : undefined,
+    });
     bar?.done();
     reportFallback(report);
     if (flags.json) {
@@ -18,13 +21,23 @@ export const command: Command = {
       return 0;
     }
     const verb = flags['dry-run'] ? 'would be' : '';
-    out(`${report.stats.newSessions} new sessions, ${report.stats.clusters} clusters, ${report.stats.dirtyClusters} to examine${flags['dry-run'] ? ' (dry run: nothing written)' : ''}.`);
-    for (const s of report.created) out(`  created ${verb} ${s.name} ${s.version} (cluster ${s.cluster})`.replace(/ {2,}/g, ' '));
+    out(
+      `${report.stats.newSessions} new sessions, ${report.stats.clusters} clusters, ${report.stats.dirtyClusters} to examine${flags['dry-run'] ? ' (dry run: nothing written)' : ''}.`,
+    );
+    for (const s of report.created)
+      out(`  created ${verb} ${s.name} ${s.version} (cluster ${s.cluster})`.replace(/ {2,}/g, ' '));
     for (const s of report.updated) out(`  updated ${verb} ${s.name} -> ${s.version}`.replace(/ {2,}/g, ' '));
     for (const s of report.reinforced) out(`  reinforced ${verb} ${s.name}`.replace(/ {2,}/g, ' '));
-    for (const s of report.superseded) out(`  superseded ${verb} ${s.supersedes} by ${s.name} ${s.version}`.replace(/ {2,}/g, ' '));
+    for (const s of report.superseded)
+      out(`  superseded ${verb} ${s.supersedes} by ${s.name} ${s.version}`.replace(/ {2,}/g, ' '));
     for (const s of report.skipped) out(`  skipped ${s.cluster}: ${s.reason}`);
-    if (!report.created.length && !report.updated.length && !report.reinforced.length && !report.superseded.length && !report.skipped.length) {
+    if (
+      !report.created.length &&
+      !report.updated.length &&
+      !report.reinforced.length &&
+      !report.superseded.length &&
+      !report.skipped.length
+    ) {
       out('Nothing new to learn.');
     }
     return 0;

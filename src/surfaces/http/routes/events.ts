@@ -31,10 +31,16 @@ export function eventRoutes(memory: Memory, opts: { maxStreams?: number } = {}):
   });
 
   app.get('/events/stream', async (c) => {
-    if (open >= maxStreams) return c.json({ error: `too many open event streams (${maxStreams}); close one or retry later` }, 503, { 'Retry-After': '5' });
+    if (open >= maxStreams)
+      return c.json({ error: `too many open event streams (${maxStreams}); close one or retry later` }, 503, {
+        'Retry-After': '5',
+      });
     const resume = Number(c.req.header('last-event-id') ?? c.req.query('after'));
-    let last = Number.isInteger(resume) && resume >= 0 ? resume : (await memory.lastEventId());
-    if (open >= maxStreams) return c.json({ error: `too many open event streams (${maxStreams}); close one or retry later` }, 503, { 'Retry-After': '5' });
+    let last = Number.isInteger(resume) && resume >= 0 ? resume : await memory.lastEventId();
+    if (open >= maxStreams)
+      return c.json({ error: `too many open event streams (${maxStreams}); close one or retry later` }, 503, {
+        'Retry-After': '5',
+      });
     open++;
     let counted = true;
     const release = () => {

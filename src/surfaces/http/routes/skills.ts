@@ -11,7 +11,12 @@ const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' |
 const list = (values: readonly [string, ...string[]]) =>
   z
     .string()
-    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(values)));
 
 const SORTS = {
@@ -34,7 +39,15 @@ const listQuery = z.object({
 });
 
 const exportQuery = z.object({
-  names: z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)).optional(),
+  names: z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .optional(),
   external: flag.optional(),
 });
 
@@ -62,7 +75,12 @@ export function skillRoutes(memory: Memory): Hono {
       .filter((s) => q.enabled === undefined || s.enabled === q.enabled)
       .filter((s) => !needle || s.name.includes(needle) || s.description.toLowerCase().includes(needle))
       .sort(SORTS[q.sort]);
-    return c.json({ total: matched.length, limit: q.limit, offset: q.offset, items: matched.slice(q.offset, q.offset + q.limit).map(skillJson) });
+    return c.json({
+      total: matched.length,
+      limit: q.limit,
+      offset: q.offset,
+      items: matched.slice(q.offset, q.offset + q.limit).map(skillJson),
+    });
   });
 
   app.get('/skills.zip', async (c) => {
@@ -70,7 +88,14 @@ export function skillRoutes(memory: Memory): Hono {
     const { files, skipped } = await exportSkillFiles(memory, { names: q.names, includeExternal: q.external });
     const zip = createZip(files.map((f) => ({ path: `${f.name}/SKILL.md`, data: f.text })));
     c.header('Content-Disposition', 'attachment; filename="skills.zip"');
-    if (skipped.length) c.header('X-Skillsmith-Skipped', skipped.map((s) => s.name).join(',').replace(/[^\x20-\x7e]/g, '?'));
+    if (skipped.length)
+      c.header(
+        'X-Skillsmith-Skipped',
+        skipped
+          .map((s) => s.name)
+          .join(',')
+          .replace(/[^\x20-\x7e]/g, '?'),
+      );
     return c.body(new Uint8Array(zip), 200, { 'Content-Type': 'application/zip' });
   });
 
@@ -110,7 +135,11 @@ export function skillRoutes(memory: Memory): Hono {
     const skill = await find(c.req.param('name'));
     const { files, skipped } = await exportSkillFiles(memory, { names: [skill.name], includeExternal: true });
     const file = files.find((f) => f.name === skill.name);
-    if (!file) throw new HttpError(422, `${skill.name} cannot be exported: ${skipped.map((s) => s.reason).join('; ') || 'not a live skill'}`);
+    if (!file)
+      throw new HttpError(
+        422,
+        `${skill.name} cannot be exported: ${skipped.map((s) => s.reason).join('; ') || 'not a live skill'}`,
+      );
     c.header('Content-Disposition', `attachment; filename="${file.name}.SKILL.md"`);
     return c.body(file.text, 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
   });

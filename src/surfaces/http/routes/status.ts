@@ -39,6 +39,10 @@ export function statusRoutes(memory: Memory, version: string): Hono {
 function backends(memory: Memory): { embedder: string; distiller: string } {
   const { distiller, llm } = memory.config;
   if (distiller === 'heuristic') return { embedder: memory.embedder.id, distiller: 'heuristic' };
-  const model = llm.provider === 'llama-cpp' ? basename(llm.modelPath ?? '').replace(/\.gguf$/i, '') : (llm.model ?? '');
-  return { embedder: memory.embedder.id, distiller: `llm:${llm.provider}:${model}${llm.fallback === 'heuristic' ? ' (fallback: heuristic)' : ''}` };
+  const model =
+    llm.provider === 'llama-cpp' ? basename(llm.modelPath ?? '').replace(/\.gguf$/i, '') : (llm.model ?? '');
+  return {
+    embedder: memory.embedder.id,
+    distiller: `llm:${llm.provider}:${model}${llm.fallback === 'heuristic' ? ' (fallback: heuristic)' : ''}`,
+  };
 }

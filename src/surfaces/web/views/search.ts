@@ -6,9 +6,19 @@ import type { RecallAnswer } from '../types.js';
 
 /** Type a goal, see what recall hands the planner: the skills, best first, and the context pack itself. */
 export async function searchView(main: HTMLElement, params: URLSearchParams): Promise<void> {
-  const goal = h('textarea', { id: 'goal', name: 'goal', rows: 3, required: true, placeholder: 'e.g. I need to return a couple of items from my order' });
+  const goal = h('textarea', {
+    id: 'goal',
+    name: 'goal',
+    rows: 3,
+    required: true,
+    placeholder: 'e.g. I need to return a couple of items from my order',
+  });
   goal.value = params.get('goal') ?? '';
-  const topK = h('select', { id: 'top-k' }, [1, 2, 3, 5].map((k) => h('option', { value: k, selected: k === 2 }, String(k))));
+  const topK = h(
+    'select',
+    { id: 'top-k' },
+    [1, 2, 3, 5].map((k) => h('option', { value: k, selected: k === 2 }, String(k))),
+  );
   const results = h('section', { id: 'recall-results', 'aria-live': 'polite', 'aria-label': 'Recall results' });
 
   const run = async () => {
@@ -20,7 +30,13 @@ export async function searchView(main: HTMLElement, params: URLSearchParams): Pr
       const r = await api.post<RecallAnswer>('/api/recall', { goal: text, topK: Number(topK.value) });
       mount(
         results,
-        h('h2', {}, r.skills.length ? `${r.skills.length} skill${r.skills.length === 1 ? '' : 's'} recalled` : 'No skill recalled'),
+        h(
+          'h2',
+          {},
+          r.skills.length
+            ? `${r.skills.length} skill${r.skills.length === 1 ? '' : 's'} recalled`
+            : 'No skill recalled',
+        ),
         r.skills.length
           ? h(
               'ol',
@@ -33,12 +49,24 @@ export async function searchView(main: HTMLElement, params: URLSearchParams): Pr
                   ` — similarity ${num(s.similarity)}, eta ${num(s.eta)} `,
                   statusBadge(s.status),
                   h('p', { class: 'desc' }, s.description),
-                  h('p', { class: 'muted' }, 'Tools: ', s.toolSequence.map((t, i) => [i ? ' → ' : '', h('code', {}, t)])),
+                  h(
+                    'p',
+                    { class: 'muted' },
+                    'Tools: ',
+                    s.toolSequence.map((t, i) => [i ? ' → ' : '', h('code', {}, t)]),
+                  ),
                 ),
               ),
             )
           : h('p', {}, 'Nothing learned is close enough to this goal (or the close skills are disabled or retired).'),
-        r.context ? h('details', { open: true }, h('summary', {}, 'What the planner receives'), h('pre', { class: 'context' }, r.context)) : null,
+        r.context
+          ? h(
+              'details',
+              { open: true },
+              h('summary', {}, 'What the planner receives'),
+              h('pre', { class: 'context' }, r.context),
+            )
+          : null,
       );
     } catch (e) {
       mount(results, errorBox(e));
@@ -48,13 +76,31 @@ export async function searchView(main: HTMLElement, params: URLSearchParams): Pr
   mount(
     main,
     h('h1', { tabindex: -1 }, 'Search by goal'),
-    h('p', { class: 'lede' }, 'What recall returns for a goal, as an agent would get it. A search counts as a use of the skills it returns (their “last used” time changes).'),
+    h(
+      'p',
+      { class: 'lede' },
+      'What recall returns for a goal, as an agent would get it. A search counts as a use of the skills it returns (their “last used” time changes).',
+    ),
     h(
       'form',
-      { class: 'search-form', role: 'search', onsubmit: (e: Event) => (e.preventDefault(), void run()) },
+      {
+        class: 'search-form',
+        role: 'search',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void run();
+        },
+      },
       h('label', { for: 'goal' }, 'Goal'),
       goal,
-      h('div', { class: 'row' }, h('label', { for: 'top-k' }, 'At most'), topK, h('span', {}, 'skills'), h('button', { type: 'submit', class: 'primary' }, 'Recall')),
+      h(
+        'div',
+        { class: 'row' },
+        h('label', { for: 'top-k' }, 'At most'),
+        topK,
+        h('span', {}, 'skills'),
+        h('button', { type: 'submit', class: 'primary' }, 'Recall'),
+      ),
     ),
     results,
   );

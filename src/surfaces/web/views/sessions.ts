@@ -1,5 +1,14 @@
 import { api } from '../api.js';
-import { cssId, errorBox, outcomeBadge, sessionHref, sessionMeta, skillHref, callList, type ViewContext } from '../components.js';
+import {
+  cssId,
+  errorBox,
+  outcomeBadge,
+  sessionHref,
+  sessionMeta,
+  skillHref,
+  callList,
+  type ViewContext,
+} from '../components.js';
 import { h, mount } from '../dom.js';
 import { clipText, date } from '../format.js';
 import { renderMarkdown, splitFrontmatter } from '../markdown.js';
@@ -47,8 +56,17 @@ export async function sessionsView(main: HTMLElement, params: URLSearchParams, c
     const page = await api.get<Page<SessionSummary>>(`/api/sessions?limit=${PAGE}&offset=${offset}`);
     pageIds = page.items.map((s) => s.id);
     count.textContent = `${page.total} stored session${page.total === 1 ? '' : 's'}, newest first. Select the ones that show one procedure, then preview the skill they would make.`;
-    mount(body, page.items.map((s) => row(s, sync)));
-    mount(pager, pagerLinks(page, (o) => ((offset = o), void load())));
+    mount(
+      body,
+      page.items.map((s) => row(s, sync)),
+    );
+    mount(
+      pager,
+      pagerLinks(page, (o) => {
+        offset = o;
+        void load();
+      }),
+    );
     sync();
   };
 
@@ -72,7 +90,13 @@ export async function sessionsView(main: HTMLElement, params: URLSearchParams, c
     main,
     h('h1', { tabindex: -1 }, 'Sessions'),
     count,
-    h('div', { class: 'selection-bar', role: 'group', 'aria-label': 'Promote selected sessions' }, chosen, previewButton, clearButton),
+    h(
+      'div',
+      { class: 'selection-bar', role: 'group', 'aria-label': 'Promote selected sessions' },
+      chosen,
+      previewButton,
+      clearButton,
+    ),
     preview,
     h(
       'div',
@@ -87,7 +111,16 @@ export async function sessionsView(main: HTMLElement, params: URLSearchParams, c
           h(
             'tr',
             {},
-            h('th', { scope: 'col' }, h('label', { class: 'inline' }, selectPage, h('span', { class: 'visually-hidden' }, 'Select every session on this page'))),
+            h(
+              'th',
+              { scope: 'col' },
+              h(
+                'label',
+                { class: 'inline' },
+                selectPage,
+                h('span', { class: 'visually-hidden' }, 'Select every session on this page'),
+              ),
+            ),
             ['Goal', 'Outcome', 'Calls', 'Tools', 'Started'].map((t) => h('th', { scope: 'col' }, t)),
           ),
         ),
@@ -100,7 +133,12 @@ export async function sessionsView(main: HTMLElement, params: URLSearchParams, c
 }
 
 function row(s: SessionSummary, sync: () => void): HTMLElement {
-  const box = h('input', { type: 'checkbox', id: `pick-${cssId(s.id)}`, checked: selected.has(s.id), 'data-session': s.id });
+  const box = h('input', {
+    type: 'checkbox',
+    id: `pick-${cssId(s.id)}`,
+    checked: selected.has(s.id),
+    'data-session': s.id,
+  });
   box.addEventListener('change', () => {
     if (box.checked) selected.add(s.id);
     else selected.delete(s.id);
@@ -110,7 +148,12 @@ function row(s: SessionSummary, sync: () => void): HTMLElement {
     'tr',
     { 'data-session': s.id },
     h('td', {}, box, h('label', { for: box.id, class: 'visually-hidden' }, `Select session ${s.id}`)),
-    h('td', {}, h('a', { href: sessionHref(s.id), title: s.goal }, clipText(s.goal, 140)), h('div', { class: 'muted small' }, s.id)),
+    h(
+      'td',
+      {},
+      h('a', { href: sessionHref(s.id), title: s.goal }, clipText(s.goal, 140)),
+      h('div', { class: 'muted small' }, s.id),
+    ),
     h('td', {}, outcomeBadge(s.outcome)),
     h('td', { class: 'num' }, String(s.callCount)),
     h('td', { class: 'small' }, clipText(s.tools.join(', '), 80)),
@@ -129,7 +172,11 @@ async function promote(panel: HTMLElement, sessions: string[], ctx: ViewContext,
     mount(panel, errorBox(e));
     return;
   }
-  const commit = h('button', { type: 'button', class: 'primary', id: 'commit-skill', disabled: dry.action === 'skip' }, dry.action === 'add' ? 'Create this skill' : `Commit (${dry.action})`);
+  const commit = h(
+    'button',
+    { type: 'button', class: 'primary', id: 'commit-skill', disabled: dry.action === 'skip' },
+    dry.action === 'add' ? 'Create this skill' : `Commit (${dry.action})`,
+  );
   const cancel = h('button', { type: 'button' }, 'Discard preview');
   cancel.addEventListener('click', () => mount(panel));
   commit.addEventListener('click', async () => {
@@ -139,10 +186,17 @@ async function promote(panel: HTMLElement, sessions: string[], ctx: ViewContext,
       if (done.action === 'skip' || !done.skill) throw new Error(done.reason ?? 'nothing was written');
       mount(
         panel,
-        h('div', { class: 'success', role: 'status' }, `Committed: ${done.action} `, h('a', { href: skillHref(done.skill.name), id: 'committed-skill' }, done.skill.name), ` v${done.skill.version}.`),
+        h(
+          'div',
+          { class: 'success', role: 'status' },
+          `Committed: ${done.action} `,
+          h('a', { href: skillHref(done.skill.name), id: 'committed-skill' }, done.skill.name),
+          ` v${done.skill.version}.`,
+        ),
       );
       selected.clear();
-      for (const box of document.querySelectorAll<HTMLInputElement>('table.sessions input[type=checkbox]')) box.checked = false;
+      for (const box of document.querySelectorAll<HTMLInputElement>('table.sessions input[type=checkbox]'))
+        box.checked = false;
       sync();
       ctx.changed();
       panel.querySelector<HTMLElement>('#committed-skill')?.focus();
@@ -155,9 +209,22 @@ async function promote(panel: HTMLElement, sessions: string[], ctx: ViewContext,
   mount(
     panel,
     h('h2', { id: 'preview-title', tabindex: -1 }, dry.skill ? `Preview: ${dry.skill.name}` : 'Preview: no skill'),
-    h('p', {}, `Dry run, nothing written yet: ${ACTION_TEXT[dry.action]}.`, dry.duplicateOf ? [' Existing skill: ', h('a', { href: skillHref(dry.duplicateOf.name) }, dry.duplicateOf.name), '.'] : null),
+    h(
+      'p',
+      {},
+      `Dry run, nothing written yet: ${ACTION_TEXT[dry.action]}.`,
+      dry.duplicateOf
+        ? [' Existing skill: ', h('a', { href: skillHref(dry.duplicateOf.name) }, dry.duplicateOf.name), '.']
+        : null,
+    ),
     dry.reason ? h('p', { class: dry.action === 'skip' ? 'error-text' : 'muted' }, dry.reason) : null,
-    dry.parents.sessions.length ? h('p', { class: 'muted' }, `Built on ${dry.parents.sessions.length} of the ${sessions.length} selected session(s) (the successful ones that follow the procedure).`) : null,
+    dry.parents.sessions.length
+      ? h(
+          'p',
+          { class: 'muted' },
+          `Built on ${dry.parents.sessions.length} of the ${sessions.length} selected session(s) (the successful ones that follow the procedure).`,
+        )
+      : null,
     dry.skillMd ? h('div', { class: 'preview-md' }, md) : null,
     h('div', { class: 'actions' }, commit, cancel),
   );

@@ -1,6 +1,14 @@
 import { api, download } from '../api.js';
 import { trackChart } from '../chart.js';
-import { callsDisclosure, enabledSwitch, outcomeBadge, sessionHref, skillHref, statusBadge, type ViewContext } from '../components.js';
+import {
+  callsDisclosure,
+  enabledSwitch,
+  outcomeBadge,
+  sessionHref,
+  skillHref,
+  statusBadge,
+  type ViewContext,
+} from '../components.js';
 import { h, mount } from '../dom.js';
 import { date, num, ratio } from '../format.js';
 import { renderMarkdown, splitFrontmatter } from '../markdown.js';
@@ -46,21 +54,47 @@ export async function skillView(main: HTMLElement, name: string, ctx: ViewContex
       enabledSwitch(skill, ctx),
       h('button', { type: 'button', onclick: feedback('up') }, 'Helpful'),
       h('button', { type: 'button', onclick: feedback('down') }, 'Not helpful'),
-      h('button', { type: 'button', onclick: () => download(`${path}/SKILL.md`, `${skill.name}.SKILL.md`).catch((e: Error) => ctx.notify(`Export failed: ${e.message}`, 'error')) }, 'Download SKILL.md'),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: () =>
+            download(`${path}/SKILL.md`, `${skill.name}.SKILL.md`).catch((e: Error) =>
+              ctx.notify(`Export failed: ${e.message}`, 'error'),
+            ),
+        },
+        'Download SKILL.md',
+      ),
     ),
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, 'Eta'), h('dd', {}, num(skill.eta)),
-      h('dt', {}, 'Utility'), h('dd', {}, num(skill.utility)),
-      h('dt', {}, 'Followers that succeeded'), h('dd', {}, ratio(skill.successCount, skill.attemptCount)),
-      h('dt', {}, 'Trials passed'), h('dd', {}, ratio(ex.skill.trialsPassed, ex.skill.trialsAttempted)),
-      h('dt', {}, 'Support'), h('dd', {}, `${skill.support} session${skill.support === 1 ? '' : 's'}`),
-      h('dt', {}, 'Tools'), h('dd', {}, skill.toolSequence.map((t, i) => [i ? ' → ' : '', h('code', {}, t)])),
-      h('dt', {}, 'Created'), h('dd', {}, date(skill.createdAt)),
-      h('dt', {}, 'Last used'), h('dd', {}, date(skill.lastUsedAt)),
+      h('dt', {}, 'Eta'),
+      h('dd', {}, num(skill.eta)),
+      h('dt', {}, 'Utility'),
+      h('dd', {}, num(skill.utility)),
+      h('dt', {}, 'Followers that succeeded'),
+      h('dd', {}, ratio(skill.successCount, skill.attemptCount)),
+      h('dt', {}, 'Trials passed'),
+      h('dd', {}, ratio(ex.skill.trialsPassed, ex.skill.trialsAttempted)),
+      h('dt', {}, 'Support'),
+      h('dd', {}, `${skill.support} session${skill.support === 1 ? '' : 's'}`),
+      h('dt', {}, 'Tools'),
+      h(
+        'dd',
+        {},
+        skill.toolSequence.map((t, i) => [i ? ' → ' : '', h('code', {}, t)]),
+      ),
+      h('dt', {}, 'Created'),
+      h('dd', {}, date(skill.createdAt)),
+      h('dt', {}, 'Last used'),
+      h('dd', {}, date(skill.lastUsedAt)),
     ),
-    section('Procedure', rendered, frontmatter ? h('details', {}, h('summary', {}, 'Frontmatter'), h('pre', {}, frontmatter)) : null),
+    section(
+      'Procedure',
+      rendered,
+      frontmatter ? h('details', {}, h('summary', {}, 'Frontmatter'), h('pre', {}, frontmatter)) : null,
+    ),
     section('Track record', trackChart(ex.track)),
     section('Provenance', provenance(ex)),
     section('Versions', versions(ex)),
@@ -78,7 +112,13 @@ function provenance(ex: Explanation): HTMLElement {
   return h(
     'div',
     {},
-    h('p', {}, sessions.length ? `Learned from ${sessions.length} source session${sessions.length === 1 ? '' : 's'}:` : 'No source sessions (compiled from facts or imported).'),
+    h(
+      'p',
+      {},
+      sessions.length
+        ? `Learned from ${sessions.length} source session${sessions.length === 1 ? '' : 's'}:`
+        : 'No source sessions (compiled from facts or imported).',
+    ),
     sessions.length
       ? h(
           'ul',
@@ -87,15 +127,37 @@ function provenance(ex: Explanation): HTMLElement {
             h(
               'li',
               { class: 'source', 'data-session': s.id },
-              h('div', {}, h('a', { href: sessionHref(s.id), class: 'session-id' }, s.id), ' ', outcomeBadge(s.outcome), h('span', { class: 'muted' }, ` since v${s.addedInVersion}`)),
+              h(
+                'div',
+                {},
+                h('a', { href: sessionHref(s.id), class: 'session-id' }, s.id),
+                ' ',
+                outcomeBadge(s.outcome),
+                h('span', { class: 'muted' }, ` since v${s.addedInVersion}`),
+              ),
               h('p', { class: 'goal' }, s.goal),
-              h('p', { class: 'muted' }, s.tools.map((t, i) => [i ? ', ' : '', h('code', {}, t)])),
+              h(
+                'p',
+                { class: 'muted' },
+                s.tools.map((t, i) => [i ? ', ' : '', h('code', {}, t)]),
+              ),
               callsDisclosure(s.id, s.calls),
             ),
           ),
         )
       : null,
-    ex.parents.facts.length ? h('div', {}, h('h3', {}, 'Facts'), h('ul', {}, ex.parents.facts.map((f) => h('li', {}, f.text)))) : null,
+    ex.parents.facts.length
+      ? h(
+          'div',
+          {},
+          h('h3', {}, 'Facts'),
+          h(
+            'ul',
+            {},
+            ex.parents.facts.map((f) => h('li', {}, f.text)),
+          ),
+        )
+      : null,
     ex.parents.missing.length ? h('p', { class: 'muted' }, `No longer stored: ${ex.parents.missing.join(', ')}`) : null,
   );
 }
@@ -104,8 +166,32 @@ function versions(ex: Explanation): HTMLElement {
   return h(
     'table',
     {},
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Version'), h('th', { scope: 'col' }, 'Why'), h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Tools'))),
-    h('tbody', {}, ex.versions.map((v) => h('tr', {}, h('td', {}, v.version), h('td', {}, v.reason), h('td', {}, date(v.createdAt)), h('td', {}, v.toolSequence.join(' → '))))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, 'Version'),
+        h('th', { scope: 'col' }, 'Why'),
+        h('th', { scope: 'col' }, 'When'),
+        h('th', { scope: 'col' }, 'Tools'),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ex.versions.map((v) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, v.version),
+          h('td', {}, v.reason),
+          h('td', {}, date(v.createdAt)),
+          h('td', {}, v.toolSequence.join(' → ')),
+        ),
+      ),
+    ),
   );
 }
 
@@ -114,7 +200,14 @@ function chain(ex: Explanation, currentId: string): HTMLElement {
     'ol',
     { class: 'chain' },
     ex.supersedeChain.map((c) =>
-      h('li', {}, c.id === currentId ? h('strong', { 'aria-current': 'page' }, `${c.name} v${c.version}`) : h('a', { href: skillHref(c.id) }, `${c.name} v${c.version}`), ` (${c.status})`),
+      h(
+        'li',
+        {},
+        c.id === currentId
+          ? h('strong', { 'aria-current': 'page' }, `${c.name} v${c.version}`)
+          : h('a', { href: skillHref(c.id) }, `${c.name} v${c.version}`),
+        ` (${c.status})`,
+      ),
     ),
   );
 }

@@ -7,8 +7,17 @@ import type { Page, Skill } from '../types.js';
 const PAGE = 50;
 
 /** The skill catalogue: count, status, eta, track record, last use and the enabled switch of each skill. */
-export async function skillsView(main: HTMLElement, params: URLSearchParams, ctx: ViewContext): Promise<{ refresh(): Promise<void> }> {
-  const state = { q: params.get('q') ?? '', status: params.get('status') ?? '', all: params.get('all') === '1', offset: Number(params.get('offset')) || 0 };
+export async function skillsView(
+  main: HTMLElement,
+  params: URLSearchParams,
+  ctx: ViewContext,
+): Promise<{ refresh(): Promise<void> }> {
+  const state = {
+    q: params.get('q') ?? '',
+    status: params.get('status') ?? '',
+    all: params.get('all') === '1',
+    offset: Number(params.get('offset')) || 0,
+  };
   const count = h('p', { class: 'lede', id: 'skills-count' });
   const body = h('tbody');
   const pager = h('nav', { class: 'pager', 'aria-label': 'Skill pages' });
@@ -21,8 +30,27 @@ export async function skillsView(main: HTMLElement, params: URLSearchParams, ctx
     const page = await api.get<Page<Skill>>(`/api/skills?${query}`);
     const focused = document.activeElement?.id;
     count.textContent = `${page.total} skill${page.total === 1 ? '' : 's'}${state.q || state.status ? ' match' : state.all ? ' (superseded included)' : ' live'}`;
-    mount(body, page.items.length ? page.items.map((s) => row(s, ctx)) : h('tr', {}, h('td', { colspan: 7, class: 'empty' }, 'No skills yet: a skill needs at least 3 similar successful sessions.')));
-    mount(pager, pagerLinks(page, (offset) => ((state.offset = offset), void load())));
+    mount(
+      body,
+      page.items.length
+        ? page.items.map((s) => row(s, ctx))
+        : h(
+            'tr',
+            {},
+            h(
+              'td',
+              { colspan: 7, class: 'empty' },
+              'No skills yet: a skill needs at least 3 similar successful sessions.',
+            ),
+          ),
+    );
+    mount(
+      pager,
+      pagerLinks(page, (offset) => {
+        state.offset = offset;
+        void load();
+      }),
+    );
     if (focused) document.getElementById(focused)?.focus();
     const shown = new URLSearchParams();
     if (state.q) shown.set('q', state.q);
@@ -32,17 +60,43 @@ export async function skillsView(main: HTMLElement, params: URLSearchParams, ctx
   };
 
   let timer: number | undefined;
-  const search = h('input', { type: 'search', id: 'skill-filter', value: state.q, placeholder: 'name or description', autocomplete: 'off' });
+  const search = h('input', {
+    type: 'search',
+    id: 'skill-filter',
+    value: state.q,
+    placeholder: 'name or description',
+    autocomplete: 'off',
+  });
   search.addEventListener('input', () => {
     clearTimeout(timer);
-    timer = window.setTimeout(() => ((state.q = search.value.trim()), (state.offset = 0), void load()), 200);
+    timer = window.setTimeout(() => {
+      state.q = search.value.trim();
+      state.offset = 0;
+      void load();
+    }, 200);
   });
-  const status = h('select', { id: 'skill-status' }, ['', 'probationary', 'active', 'retired'].map((v) => h('option', { value: v, selected: v === state.status }, v || 'any status')));
-  status.addEventListener('change', () => ((state.status = status.value), (state.offset = 0), void load()));
+  const status = h(
+    'select',
+    { id: 'skill-status' },
+    ['', 'probationary', 'active', 'retired'].map((v) =>
+      h('option', { value: v, selected: v === state.status }, v || 'any status'),
+    ),
+  );
+  status.addEventListener('change', () => {
+    state.status = status.value;
+    state.offset = 0;
+    void load();
+  });
   const all = h('input', { type: 'checkbox', id: 'skill-all', checked: state.all });
-  all.addEventListener('change', () => ((state.all = all.checked), (state.offset = 0), void load()));
+  all.addEventListener('change', () => {
+    state.all = all.checked;
+    state.offset = 0;
+    void load();
+  });
   const exportButton = h('button', { type: 'button' }, 'Export all as zip');
-  exportButton.addEventListener('click', () => download('/api/skills.zip', 'skills.zip').catch((e: Error) => ctx.notify(`Export failed: ${e.message}`, 'error')));
+  exportButton.addEventListener('click', () =>
+    download('/api/skills.zip', 'skills.zip').catch((e: Error) => ctx.notify(`Export failed: ${e.message}`, 'error')),
+  );
 
   mount(
     main,
@@ -51,8 +105,10 @@ export async function skillsView(main: HTMLElement, params: URLSearchParams, ctx
     h(
       'form',
       { class: 'toolbar', role: 'search', 'aria-label': 'Filter skills', onsubmit: (e: Event) => e.preventDefault() },
-      h('label', { for: 'skill-filter' }, 'Filter'), search,
-      h('label', { for: 'skill-status' }, 'Status'), status,
+      h('label', { for: 'skill-filter' }, 'Filter'),
+      search,
+      h('label', { for: 'skill-status' }, 'Status'),
+      status,
       h('label', { class: 'inline' }, all, ' Include superseded'),
       h('span', { class: 'spacer' }),
       exportButton,
@@ -64,7 +120,17 @@ export async function skillsView(main: HTMLElement, params: URLSearchParams, ctx
         'table',
         { class: 'skills' },
         h('caption', { class: 'visually-hidden' }, 'Learned skills'),
-        h('thead', {}, h('tr', {}, ['Skill', 'Status', 'Eta', 'Successes / attempts', 'Support', 'Last used', 'Enabled'].map((t) => h('th', { scope: 'col' }, t)))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Skill', 'Status', 'Eta', 'Successes / attempts', 'Support', 'Last used', 'Enabled'].map((t) =>
+              h('th', { scope: 'col' }, t),
+            ),
+          ),
+        ),
         body,
       ),
     ),
@@ -102,5 +168,9 @@ export function pagerLinks(page: Page<unknown>, go: (offset: number) => void): N
   const next = h('button', { type: 'button', disabled: page.offset + page.limit >= page.total }, 'Next →');
   prev.addEventListener('click', () => go(Math.max(0, page.offset - page.limit)));
   next.addEventListener('click', () => go(page.offset + page.limit));
-  return [prev, h('span', {}, ` ${page.offset + 1}–${Math.min(page.total, page.offset + page.limit)} of ${page.total} `), next];
+  return [
+    prev,
+    h('span', {}, ` ${page.offset + 1}–${Math.min(page.total, page.offset + page.limit)} of ${page.total} `),
+    next,
+  ];
 }
