@@ -5,6 +5,7 @@ import { toDescription, toSkillName } from '../domain/skill-md/index.js';
 import { wordSkill } from '../domain/skill-naming.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
 import type { DistillInput, Distiller } from './distiller.js';
+import { uniqueName } from '../domain/skill-naming.js';
 
 export interface HeuristicDistillerOptions extends ConsensusRules {
   thinkTools: readonly string[];
@@ -102,13 +103,4 @@ function renderStep(s: ProcedureStep): string {
   if (s.repeated) parts.push('; repeat for each item concerned');
   if (s.conditional) parts.push(` (only when needed: seen in ${Math.round(s.support * 100)}% of successful sessions)`);
   return `${parts.join('')}.`;
-}
-
-function uniqueName(base: string, taken: ReadonlySet<string>): string {
-  if (!taken.has(base)) return base;
-  for (let i = 2; ; i++) {
-    const suffix = `-${i}`;
-    const candidate = `${base.slice(0, 64 - suffix.length).replace(/-+$/, '')}${suffix}`;
-    if (!taken.has(candidate)) return candidate;
-  }
 }

@@ -276,3 +276,13 @@ function listJoin(xs: string[]): string {
 }
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** `base`, or `base-2`, `base-3`, ...: the first name not in `taken`, never over the 64-character name limit. */
+export function uniqueName(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) {
+    const suffix = `-${i}`;
+    const candidate = `${base.slice(0, 64 - suffix.length).replace(/-+$/, '')}${suffix}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}

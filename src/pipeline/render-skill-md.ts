@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { serializeSkillMd } from '../domain/skill-md/index.js';
 import type { Draft } from '../domain/types.js';
+import { sessionRef } from '../domain/session-ref.js';
 
 export interface RenderOptions {
   license: string;
@@ -9,11 +9,6 @@ export interface RenderOptions {
   sourceSessions: string[];
   clusterId: string | null;
   learnedBy: string;
-}
-
-/** The opaque id a SKILL.md uses for a source session: `ses-` and 16 hex digits of its id's hash. */
-export function sessionRef(id: string): string {
-  return `ses-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
 }
 
 /** The canonical SKILL.md of a draft: license and version injected, never taken from a distiller. */

@@ -59,12 +59,3 @@ export class SkillCatalog {
       .map((h) => ({ skill: this.byId.get(h.id)!, similarity: h.score }));
   }
 }
-
-/** `base`, or `base-2`, `base-3`, ... : the first name not in `taken`. */
-export function uniqueName(base: string, taken: ReadonlySet<string>): string {
-  if (!taken.has(base)) return base;
-  for (let i = 2; ; i++) {
-    const candidate = `${base.slice(0, 60).replace(/-+$/, '')}-${i}`;
-    if (!taken.has(candidate)) return candidate;
-  }
-}

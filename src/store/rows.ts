@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, ToolCall } from '../domain/types.js';
 import type { FeedbackRecord, SkillEvent, SkillVersion } from './store.js';
 import type { FeedbackInsert, RowChange } from './write-plan.js';
@@ -83,13 +82,7 @@ export function feedbackFromRow(r: Row): FeedbackRecord {
   };
 }
 
-/**
- * The opaque reference of a session (`ses-` and 16 hex digits of its id's SHA-256): how SKILL.md files and
- * the audit record of a forgotten session name it, without its id or content.
- */
-export function sessionRef(id: string): string {
-  return `ses-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
-}
+export { sessionRef } from '../domain/session-ref.js';
 
 /** A stored boolean as either back end returns it (SQLite 1/0, PostgreSQL true/false). */
 const truthy = (v: unknown) => v === 1 || v === true;

@@ -7,7 +7,7 @@ import type { Draft } from '../../domain/types.js';
 import { MalformedDraftError } from '../../errors/malformed-draft-error.js';
 import type { DraftMaterial, GroupInput } from '../group.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
-import { uniqueName } from '../skill-catalog.js';
+import { uniqueName } from '../../domain/skill-naming.js';
 import { summarizeAdmission } from './admit.js';
 
 /**

@@ -4,7 +4,7 @@ import type { Skill } from '../../domain/types.js';
 import type { DraftMaterial, GroupInput } from '../group.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import { renderSkillMd } from '../render-skill-md.js';
-import { uniqueName } from '../skill-catalog.js';
+import { uniqueName } from '../../domain/skill-naming.js';
 import { mergeExemplars } from '../skill-embedding.js';
 import { newSkill, newSkillId } from '../../domain/new-skill.js';
 
