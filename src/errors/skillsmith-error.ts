@@ -24,8 +24,11 @@ export class SkillsmithError extends Error {
   /** True for an error of this class (by code), whichever copy of the module created it. */
   static isInstance<T extends ErrorClass>(this: T & { code: string }, value: unknown): value is InstanceType<T> {
     if (value === null || typeof value !== 'object' || (value as Record<symbol, unknown>)[BRAND] !== true) return false;
-    if ((SkillsmithError as unknown) === SkillsmithError) return true;
-    return (value as { code?: unknown }).code === SkillsmithError.code;
+    // `this` is the class isInstance was called on (a subclass checks its own code): it must stay `this`.
+    // biome-ignore lint/complexity/noThisInStatic: the receiver is the subclass, not SkillsmithError
+    if ((this as unknown) === SkillsmithError) return true;
+    // biome-ignore lint/complexity/noThisInStatic: the receiver is the subclass, not SkillsmithError
+    return (value as { code?: unknown }).code === this.code;
   }
 }
 
