@@ -32,8 +32,26 @@ export function marker(kind: RedactionKind): string {
 type Render = (match: string, groups: (string | undefined)[]) => { kind: RedactionKind; text: string } | null;
 
 interface Rule {
+  /**
+   * A cheap necessary condition for `re` to match: a literal it cannot match without, a length or a digit
+   * count. Most strings in a trace (ids, names, dates) fail every one, so most of the rules' scans are
+   * skipped. `digits` counts the original text's digits (no replacement adds one, so it bounds the text's).
+   */
+  need: (text: string, digits: number) => boolean;
   re: RegExp;
   render: Render;
+}
+
+/** A key-value rule needs its separator. */
+const keyValue = (t: string) => t.includes(':') || t.includes('=');
+
+function countDigits(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) n++;
+  }
+  return n;
 }
 
 /** The whole match becomes the marker, when `accept` (if any) agrees. */
@@ -124,25 +142,30 @@ const NOT_A_VALUE = /^(?:null|none|undefined|true|false|\*+|\[REDACTED:[a-z_]+\]
 const RULES: Rule[] = [
   {
     // OpenPGP armour; a trace cut mid-key, again, counts from BEGIN on.
+    need: (t) => t.includes('-----BEGIN PGP'),
     re: /-----BEGIN PGP PRIVATE KEY BLOCK-----(?:[\s\S]*?-----END PGP PRIVATE KEY BLOCK-----|[\s\S]*$)/g,
     render: whole('private_key'),
   },
   {
     // A trace cut mid-key has no END line: then everything from BEGIN on is key material.
+    need: (t) => t.includes('-----BEGIN '),
     re: /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|[\s\S]*$)/g,
     render: whole('private_key'),
   },
   {
+    need: (t) => t.includes('eyJ'),
     re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
     render: whole('jwt'),
   },
   {
     // scheme://user:pass@host keeps the user and host.
+    need: (t) => t.includes('://'),
     re: /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/)([^\s:/?#@"'\\]{0,256}):([^\s/?#@"'\\]{1,256})@/g,
     render: (_m, [scheme, user, pass]) =>
       pass!.startsWith('[REDACTED:') ? null : { kind: 'password', text: `${scheme}${user}:${marker('password')}@` },
   },
   {
+    need: (t) => /bearer/i.test(t),
     re: /(?<![A-Za-z0-9])(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)/gi,
     // Prose has "bearer" too: a token has a digit or is longer than any word.
     render: (_m, [word, space, token]) =>
@@ -151,28 +174,55 @@ const RULES: Rule[] = [
   {
     // Authorization: <scheme> <credentials>, whatever they look like (a Bearer token the rule above
     // already replaced no longer matches: the marker is not token text).
+    need: (t) => /authorization/i.test(t),
     re: /(?<![A-Za-z0-9])(authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?)((?:Basic|Bearer|Token|Digest)[ \t]+)?([A-Za-z0-9\-._~+/]{8,}=*)/gi,
     render: (_m, [head, scheme, _cred]) => {
       const kind = scheme && /^bearer/i.test(scheme) ? 'bearer' : 'token';
       return { kind, text: `${head}${scheme ?? ''}${marker(kind)}` };
     },
   },
-  { re: /(?<![A-Za-z0-9_-])sk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, render: whole('api_key', hasDigit) },
-  { re: /(?<![A-Za-z0-9_])[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g, render: whole('api_key') },
-  { re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/g, render: whole('api_key') },
-  { re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g, render: whole('token') },
-  { re: /(?<![A-Za-z0-9-])(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}/g, render: whole('token') },
-  { re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, render: whole('aws_key') },
-  { re: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}/g, render: whole('token') },
-  { re: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/g, render: whole('token') },
+  {
+    need: (t) => t.includes('sk-'),
+    re: /(?<![A-Za-z0-9_-])sk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
+    render: whole('api_key', hasDigit),
+  },
+  {
+    need: (t) => t.includes('k_live_') || t.includes('k_test_'),
+    re: /(?<![A-Za-z0-9_])[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g,
+    render: whole('api_key'),
+  },
+  { need: (t) => t.includes('AIza'), re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/g, render: whole('api_key') },
+  {
+    need: (t) => t.includes('gh') || t.includes('github_pat_'),
+    re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
+    render: whole('token'),
+  },
+  {
+    need: (t) => t.includes('xox') || t.includes('xapp-'),
+    re: /(?<![A-Za-z0-9-])(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}/g,
+    render: whole('token'),
+  },
+  {
+    need: (t) => t.includes('AKIA') || t.includes('ASIA'),
+    re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+    render: whole('aws_key'),
+  },
+  { need: (t) => t.includes('glpat-'), re: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}/g, render: whole('token') },
+  {
+    need: (t) => t.includes('hf_'),
+    re: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/g,
+    render: whole('token'),
+  },
   {
     // An AWS secret access key: 40 base64 characters, recognised by its context (a key id, or the word aws
     // or secret within the 120 characters before it).
     // The context look-behind comes last, so it runs only where a 40-character run was found.
+    need: (t) => t.length >= 40,
     re: /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])(?<=(?:AKIA|ASIA|aws|AWS|Aws|secret|SECRET|Secret|\[REDACTED:aws_key\])[\s\S]{0,160})/g,
     render: whole('aws_key', (m) => /[A-Z]/.test(m) && /[a-z]/.test(m) && /\d/.test(m) && !/^[0-9a-f]+$/i.test(m)),
   },
   {
+    need: keyValue,
     // password=..., "api_key": "...", token: ... (also inside JSON that was escaped into a string).
     re: new RegExp(
       `(?<![A-Za-z0-9])(${SECRET_KEY_SRC})(\\\\?["']?[ \\t]*[:=][ \\t]*)` +
@@ -187,16 +237,19 @@ const RULES: Rule[] = [
     },
   },
   {
+    need: (t) => t.length >= 32,
     re: /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{32,512}(?![A-Za-z0-9+/_=-])/g,
     render: whole('high_entropy', looksLikeSecret),
   },
   {
+    need: (t) => t.includes('@'),
     re: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
     render: whole('email'),
   },
   {
     // 13-19 digits, bare or in groups; Visa/Mastercard/Amex/Discover/JCB/UnionPay start with 2-6 (which
     // also spares millisecond timestamps), and the Luhn check spares the rest of the numeric ids.
+    need: (_t, digits) => digits >= 13,
     re: /(?<![\w.+-])(?:[2-6]\d{12,18}|[2-6]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?|3\d{3}([ -])\d{6}\2\d{4,5})(?![\w]|[.-]\d)/g,
     render: whole('card', (m) => {
       const d = digitsOf(m);
@@ -205,17 +258,20 @@ const RULES: Rule[] = [
   },
   {
     // US social security number, written with dashes or spaces.
+    need: (_t, digits) => digits >= 9,
     re: /(?<![\w.+-])\d{3}([- ])\d{2}\1\d{4}(?![\w]|[.-]\d)/g,
     render: whole('national_id', validSsn),
   },
   {
     // A national id under a key that names one (ssn, national_id, nino, tax_id), in any shape.
+    need: keyValue,
     re: /(?<![A-Za-z0-9])(ssn|social[_-]?security[_-]?(?:number|no)?|national[_-]?id(?:[_-]?(?:number|no))?|nino|tax[_-]?id)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)([A-Za-z0-9][A-Za-z0-9-]{4,18}[A-Za-z0-9])(?![A-Za-z0-9-])/gi,
     render: (_m, [key, sep, value]) =>
       /\d{4}/.test(value!) ? { kind: 'national_id', text: `${key}${sep}${marker('national_id')}` } : null,
   },
   {
     // International: +<country> then digit groups, 8-15 digits in all (E.164).
+    need: (t) => t.includes('+'),
     re: /(?<![\w+])\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]\d{1,5}){1,5}(?![\w]|[.-]\d)|(?<![\w+])\+\d{8,15}(?!\w)/g,
     render: whole('phone', (m) => {
       const n = digitsOf(m).length;
@@ -225,10 +281,12 @@ const RULES: Rule[] = [
   {
     // US: (555) 123-4567, 555-123-4567, 555.123.4567, 1-800-555-0199. A separator is required, so bare
     // digit ids, dates (4-2-2) and times never match.
+    need: (_t, digits) => digits >= 10,
     re: /(?<![\w.+-])(?:1[ .-])?(?:\(\d{3}\)[ .-]?\d{3}[ .-]|\d{3}([ .-])\d{3}\1)\d{4}(?![\w]|[.-]\d)/g,
     render: whole('phone'),
   },
   {
+    need: keyValue,
     // A phone number under a phone-named key may be bare digits.
     re: new RegExp(
       `(?<![A-Za-z0-9])(${PHONE_KEY_SRC})(\\\\?["']?[ \\t]*[:=][ \\t]*\\\\?["']?)(\\+?\\d[\\d ().-]{5,22}\\d)(?![\\d])`,
@@ -256,7 +314,8 @@ function applyRule(text: string, rule: Rule): string {
 /** Replaces secrets and personal data with typed markers such as `[REDACTED:api_key]`. */
 export function redactText(text: string): string {
   let out = text;
-  for (const rule of RULES) out = applyRule(out, rule);
+  const digits = countDigits(text);
+  for (const rule of RULES) if (rule.need(out, digits)) out = applyRule(out, rule);
   return out;
 }
 
@@ -267,7 +326,9 @@ export function redactText(text: string): string {
  */
 export function findSecrets(text: string, opts: { personal?: boolean } = {}): SecretMatch[] {
   const found: { kind: RedactionKind; index: number; end: number }[] = [];
+  const digits = countDigits(text);
   for (const rule of RULES) {
+    if (!rule.need(text, digits)) continue;
     rule.re.lastIndex = 0;
     for (const m of text.matchAll(rule.re)) {
       const r = rule.render(m[0], m.slice(1));
