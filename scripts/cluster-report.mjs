@@ -1,48 +1,21 @@
 // Dev tool: how the engine clusters and what it admits on labelled traces (labels used for scoring only).
 // Usage: node scripts/cluster-report.mjs FILE.jsonl [configJSON] [--split tune|test|all]
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import { loadEvalFile, selectSplit } from '../dist/eval/dataset.js';
 import { openMemory } from '../dist/index.js';
-import { splitOf } from '../dist/eval/split.js';
 
 const [file, cfgText, ...rest] = process.argv.slice(2);
 const part = rest.includes('--split') ? rest[rest.indexOf('--split') + 1] : 'all';
 const config = cfgText ? JSON.parse(cfgText) : {};
-const records = readFileSync(file, 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => JSON.parse(l));
-const chosen = records.filter((r) => part === 'all' || splitOf(r) === part);
-const family = new Map(chosen.map((r) => [r.session_id, r.meta.family]));
+const chosen = selectSplit(loadEvalFile(file, { label: 'meta.family' }).sessions, part);
+const family = new Map(chosen.map((s) => [s.session.id, s.kind]));
 const db = `/tmp/cluster-report-${process.pid}.db`;
 const memory = await openMemory({
   db,
   config: { ...config, synthesis: { cooldownMs: 0, ...(config.synthesis ?? {}) } },
   logLevel: 'error',
 });
-await memory.ingest(
-  chosen.map((r) => ({
-    id: r.session_id,
-    namespace: 'default',
-    goal: r.goal,
-    outcome: r.success ? 'success' : 'failure',
-    reward: r.reward,
-    agentId: null,
-    source: r.source,
-    startedAt: new Date(0).toISOString(),
-    endedAt: null,
-    labels: null,
-    calls: r.steps.map((s, i) => ({
-      position: i,
-      tool: s.tool,
-      args: s.args ?? {},
-      result: String(s.result ?? ''),
-      ok: s.ok !== false,
-      error: null,
-      durationMs: null,
-      at: null,
-    })),
-  })),
-);
+await memory.ingest(chosen.map((s) => s.session));
 const report = await memory.synthesize();
 const clusters = await memory.store.loadClusters('default', memory.embedder.id);
 let pure = 0,

@@ -1,45 +1,18 @@
 // Dev tool: similarity of recall candidates for in-domain goals (same family or not) and unrelated goals.
 // Learns from one split and queries with goals of the same split (calibration never looks at the test split).
-import { readFileSync } from 'node:fs';
+import { loadEvalFile, selectSplit } from '../dist/eval/dataset.js';
 import { openMemory } from '../dist/index.js';
-import { splitOf } from '../dist/eval/split.js';
 import { UNRELATED_GOALS } from '../dist/eval/unrelated-goals.js';
+
 const [file, part = 'tune'] = process.argv.slice(2);
-const records = readFileSync(file, 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => JSON.parse(l))
-  .filter((r) => part === 'all' || splitOf(r) === part);
-const fam = new Map(records.map((r) => [r.session_id, r.meta.family]));
+const records = selectSplit(loadEvalFile(file, { label: 'meta.family' }).sessions, part);
+const fam = new Map(records.map((r) => [r.session.id, r.kind]));
 const memory = await openMemory({
   db: ':memory:',
   config: { synthesis: { cooldownMs: 0 }, thresholds: { recall: -1 } },
   logLevel: 'error',
 });
-await memory.ingest(
-  records.map((r) => ({
-    id: r.session_id,
-    namespace: 'default',
-    goal: r.goal,
-    outcome: r.success ? 'success' : 'failure',
-    reward: r.reward,
-    agentId: null,
-    source: r.source,
-    startedAt: new Date(0).toISOString(),
-    endedAt: null,
-    labels: null,
-    calls: r.steps.map((s, i) => ({
-      position: i,
-      tool: s.tool,
-      args: s.args ?? {},
-      result: String(s.result ?? ''),
-      ok: s.ok !== false,
-      error: null,
-      durationMs: null,
-      at: null,
-    })),
-  })),
-);
+await memory.ingest(records.map((r) => r.session));
 await memory.synthesize();
 const skills = await memory.listSkills();
 const skillFam = new Map(
@@ -53,10 +26,10 @@ const same = [],
   other = [],
   unrelated = [];
 for (const r of records) {
-  for (const goal of [r.goal, r.meta.first_user_message].filter(Boolean)) {
+  for (const goal of [r.session.goal, r.firstUserMessage].filter(Boolean)) {
     const [top] = await memory.recall(goal, { topK: 1 });
     if (!top) continue;
-    (skillFam.get(top.id) === r.meta.family ? same : other).push(top.similarity);
+    (skillFam.get(top.id) === r.kind ? same : other).push(top.similarity);
   }
 }
 for (const g of UNRELATED_GOALS) {
