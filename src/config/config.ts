@@ -46,6 +46,8 @@ export const configSchema = z
          * when its goal is at least this similar: one procedure worded several ways is one cluster.
          */
         sameProcedureGoalFloor: z.number().min(-1).max(1).default(0),
+        /** How alike two sessions' tool use must be (cosine of the IDF-weighted tool sets) to count as one procedure. */
+        sameProcedureToolFloor: z.number().min(0).max(1).default(0.95),
         maxClustersPerPass: z.number().int().min(1).default(10),
         evidenceLimit: z.number().int().min(1).default(4),
         traceCharCap: z.number().int().min(50).default(600),

@@ -34,24 +34,23 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   const toolSequence = required.length ? required : steps.map((s) => s.tool);
   const toolsRequired = [...new Set(steps.map((s) => s.tool))];
 
-  // The step that sets the procedure apart: the last required step among the rarer half of its tools (the
-  // action the lookups lead to), not a common lookup every procedure of the namespace shares.
-  const requiredSteps = steps.filter((s) => !s.conditional);
-  const weights = requiredSteps.map((s) => input.toolWeight(s.tool)).sort((a, b) => a - b);
-  const median = weights.length ? weights[Math.floor((weights.length - 1) / 2)] : 0;
-  const distinctive = [...requiredSteps].reverse().find((s) => input.toolWeight(s.tool) >= median)?.tool ?? null;
-  // Verb and object from what the users asked for, backed by the action; never one persona's words.
-  // Goals and cues are untrusted text: one that carries an instruction gives no word to the name or description.
+  // Verb and object from what the users asked for, backed by the action the lookups lead to; never one
+  // persona's words. Goals and cues are untrusted text: one that carries an instruction gives no word to the
+  // name or description.
   const trusted = (xs: readonly string[]) => xs.filter((g) => !hasInstructions(g));
   const wording = wordSkill({
     goals: trusted(input.goals),
     cues: trusted(input.cues ?? []),
     toolSequence,
-    actionTool: distinctive,
+    toolWeight: input.toolWeight,
     wordWeight: input.goalWordWeight,
   });
   const baseName = toSkillName(wording.nameWords.join(' ') || 'procedure');
-  const name = uniqueName(baseName, input.takenNames);
+  // A name another skill holds: first what this procedure's other steps do, then a number.
+  const qualified = wording.qualifiers
+    .map((q) => toSkillName([...wording.nameWords, ...q].join(' ')))
+    .find((n) => n !== baseName && !input.takenNames.has(n));
+  const name = input.takenNames.has(baseName) && qualified ? qualified : uniqueName(baseName, input.takenNames);
   const title = wording.title;
   const whenToUse = toDescription(wording.description);
 

@@ -46,6 +46,8 @@ export class IncrementalClusters {
      * its goal is at least this similar: three runs of one procedure, worded three ways, are one cluster.
      */
     private readonly sameProcedureGoalFloor = 0,
+    /** Cosine of the tool parts from which two sessions count as one procedure. */
+    private readonly sameProcedureToolFloor = 0.95,
   ) {
     this.index = new VectorIndex(featureDims);
     this.goalIndex = new VectorIndex(goalDims);
@@ -107,7 +109,8 @@ export class IncrementalClusters {
         const c = this.clusters.get(h.id)!;
         const toolCos = partCosine(feature, c.featureSum, this.goalDims, this.featureDims);
         const goalCos = partCosine(goal, c.goalSum, 0, this.goalDims);
-        if (toolCos >= 0.95 && goalCos >= this.sameProcedureGoalFloor) return { id: h.id, score: this.threshold };
+        if (toolCos >= this.sameProcedureToolFloor && goalCos >= this.sameProcedureGoalFloor)
+          return { id: h.id, score: this.threshold };
       }
     }
     return hits[0];

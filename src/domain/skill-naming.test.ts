@@ -40,7 +40,7 @@ describe('skill names and descriptions', () => {
     expect(w.nameWords).toContain('phone');
     expect(w.nameWords).toContain('service');
     expect(w.nameWords.join('-')).not.toMatch(/transfer|human|agents/);
-    expect(w.description).toMatch(/Use when a user reports that their/);
+    expect(w.description).toMatch(/Use when a user reports a problem with their phone service\./);
   });
 
   it('never uses a name of a person or a placeholder, and quotes no goal', () => {
@@ -58,5 +58,94 @@ describe('skill names and descriptions', () => {
     expect(w.nameWords).toEqual(['exchange', 'delivered', 'order', 'items']);
     expect(w.description).not.toMatch(/sophia|silva|<|>|\{/i);
     for (const g of goals) expect(w.description).not.toContain(g);
+  });
+
+  it('names the task the steps lead to, not a hand-off to a person at the end', () => {
+    const w = wordSkill({
+      goals: [
+        'You want to change your upcoming flight from LAS to IAH to a nonstop flight.',
+        'You want to change the return flight of reservation <id> to the next day.',
+      ],
+      cues: ['Hi, I need to make some changes to my upcoming flight.', 'Hi! I would like to change my flight.'],
+      toolSequence: [
+        'get_reservation_details',
+        'search_direct_flight',
+        'update_reservation_flights',
+        'transfer_to_human_agents',
+      ],
+      toolWeight: (t) => (t.startsWith('get_') ? 0.2 : 2),
+      wordWeight: idf,
+    });
+    expect(w.nameWords[0]).toMatch(/^(change|update)$/);
+    expect(w.nameWords).toContain('reservation');
+    expect(w.nameWords.some((x) => x.startsWith('flight'))).toBe(true);
+    expect(w.nameWords.join('-')).not.toMatch(/transfer|human|agent/);
+    expect(w.actionTool).toBe('update_reservation_flights');
+    // The description says what the steps do, in words, and that the person is handed the case last.
+    expect(w.description).toMatch(
+      /looks up reservation and direct flight, then updates reservation flights and hands over to a human agent/,
+    );
+  });
+
+  it('names a fix by the words next to the problem, never by a lookup key or a quoted label read as a name', () => {
+    const w = wordSkill({
+      goals: [
+        'You mobile data is not working properly. It either stops working or is very slow.',
+        'Your mobile data is very slow and you want excellent internet speed.',
+      ],
+      cues: ['Hi, my mobile data is really slow on my phone.', "My phone's mobile data keeps failing, can you help?"],
+      toolSequence: ['get_customer_by_phone', 'check_network_status', 'toggle_airplane_mode', 'toggle_data'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(w.nameWords).toEqual(['fix', 'mobile', 'data']);
+    const sms = wordSkill({
+      goals: ['You are unable to send MMS messages using your messaging app.'],
+      cues: [
+        "Hi, I can't send MMS messages, they just fail.",
+        "My phone says 'Message Failed' when I send MMS messages.",
+      ],
+      toolSequence: ['get_customer_by_phone', 'check_apn_settings', 'reset_apn_settings', 'can_send_mms'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(sms.nameWords).toEqual(['fix', 'mms', 'messages']);
+    expect(sms.title).toBe('Fix MMS Messages');
+    expect(sms.description).not.toMatch(/message failed/i);
+  });
+
+  it('never repeats a word, and names shell steps by their verbs', () => {
+    const cancel = wordSkill({
+      goals: ['You want to cancel two of your reservations.', 'Cancel my reservations please.'],
+      cues: [],
+      toolSequence: ['get_reservation_details', 'cancel_reservation'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(cancel.nameWords).toEqual(['cancel', 'reservations']);
+    const copy = wordSkill({
+      goals: ['Copy the report into the archive directory.', 'Please copy notes.txt to the backup directory.'],
+      cues: [],
+      toolSequence: ['cd', 'cp'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(copy.nameWords[0]).toBe('copy');
+    expect(copy.nameWords).toContain('directory');
+  });
+
+  it('offers what other steps do to tell two procedures of one name apart', () => {
+    const w = wordSkill({
+      goals: ['Fill the tank with 30 liters of fuel.', 'Please fill my fuel tank before the trip.'],
+      cues: [],
+      toolSequence: ['fillFuelTank', 'lockDoors', 'post_tweet'],
+      toolWeight: (t) => (t === 'post_tweet' ? 3 : 1),
+      wordWeight: idf,
+    });
+    expect(w.nameWords).toEqual(['fill', 'fuel', 'tank']);
+    expect(w.qualifiers).toEqual([
+      ['post', 'tweet'],
+      ['lock', 'doors'],
+    ]);
   });
 });

@@ -61,7 +61,7 @@ const PROBLEM =
 
 /** Words never used as the object of a name (too general, or grammar). */
 const FILLER = new Set(
-  'the and you your are for with that this have has not but can will would want wants wanted also any all from into them they their then than when what which who how its our out was were been being very just only some more most other such each both few may might must should could about after before over under again once here there why where while because does did doing done get got make made like know need needs one two three first last new able sure please thanks thank hello help fine okay yes hi hey sorry really still past hours days today tomorrow yesterday agent customer user assistant someone something anything everything way time name id number either neither whether also even ever never always already instead rather quite much many lot lots bit excellent good great bad poor fair best better worse old recent quick fast urgent important different same whole entire current original wrong right correct expensive cheap cheaper cheapest possible available otherwise another'.split(
+  'unable too ones off the and you your are for with that this have has not but can will would want wants wanted also any all from into them they their then than when what which who how its our out was were been being very just only some more most other such each both few may might must should could about after before over under again once here there why where while because does did doing done get got make made like know need needs one two three first last new able sure please thanks thank hello help fine okay yes hi hey sorry really still past hours days today tomorrow yesterday agent customer user assistant someone something anything everything way time name id number either neither whether also even ever never always already instead rather quite much many lot lots bit excellent good great bad poor fair best better worse old recent quick fast urgent important different same whole entire current original wrong right correct expensive cheap cheaper cheapest possible available otherwise another'.split(
     ' ',
   ),
 );
@@ -71,9 +71,12 @@ export interface NamingInput {
   goals: readonly string[];
   /** Cues (first user messages) of those sessions, when known. */
   cues: readonly string[];
-  /** The procedure's required tools in order, and the one that sets it apart (its action). */
+  /** The procedure's required tools in order. */
   toolSequence: readonly string[];
-  actionTool: string | null;
+  /** How distinctive a tool is across the namespace (an IDF; higher = rarer): finds the action among the steps. */
+  toolWeight?: (tool: string) => number;
+  /** The step that sets the procedure apart, when the caller already knows it (else chosen here). */
+  actionTool?: string | null;
   /** How distinctive a goal word is across the namespace (an IDF; higher = rarer). */
   wordWeight: (word: string) => number;
 }
@@ -87,6 +90,89 @@ export interface SkillWording {
   description: string;
   /** The distinctive request words the description mentions. */
   keywords: string[];
+  /**
+   * Words that tell this procedure from another of the same name, best first: what its other acting steps
+   * do (fill-fuel-tank vs fill-fuel-tank-post-tweet). A name taken already takes the first free one.
+   */
+  qualifiers: string[][];
+  /** The step the procedure leads to (its action), as named in the description. */
+  actionTool: string | null;
+}
+
+/** First words of tools that read, look up or compute: they lead to the action, they are not it. */
+const LOOKUP_VERBS = new Set(
+  'cd get find search list check calculate compute can is has view display show read fetch lookup query estimate count describe verify validate ls cat grep tail head pwd diff wc du sort think reason reflect'.split(
+    ' ',
+  ),
+);
+
+/** A hand-off to a person ends a procedure without being its task. */
+const HANDOFF = /^(transfer|escalate|handoff|hand)\b.*\b(human|agent|agents|person|operator|support)\b/;
+
+type StepRole = 'action' | 'handoff' | 'lookup';
+
+/** Shell commands as the verbs they are. */
+const COMMAND_VERBS: Readonly<Record<string, string>> = {
+  cp: 'copy',
+  mv: 'move',
+  rm: 'remove',
+  rmdir: 'remove',
+  mkdir: 'create',
+  touch: 'create',
+};
+
+/** Verbs of steps that change something, beside the task verbs (set_navigation, fillFuelTank, place_order). */
+const ACT_VERBS = new Set(
+  'set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit login logout toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay'.split(
+    ' ',
+  ),
+);
+
+function roleOf(tool: string): StepRole {
+  const words = toolWordsOf(tool);
+  if (HANDOFF.test(words.join(' '))) return 'handoff';
+  const verb = words[0];
+  if (!verb || LOOKUP_VERBS.has(verb)) return 'lookup';
+  // A step named by a noun (liter_to_gallon, logarithm) computes something; it is not the action.
+  return ACT_VERBS.has(verb) || (TASK_VERBS as readonly string[]).includes(verb) ? 'action' : 'lookup';
+}
+
+/** "filling" -> "fill", "flights" -> "flight": enough to match a request's words with a tool's. */
+function stem(w: string): string {
+  if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
+  if (w.length > 4 && w.endsWith('ed')) return w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
+  return w;
+}
+
+/**
+ * The step a procedure leads to: among the steps that act (not lookups, not a hand-off to a person), the one
+ * the requests talk about and the namespace rarely sees; a hand-off when nothing else acts; the last step
+ * when everything only reads.
+ */
+export function chooseActionTool(
+  toolSequence: readonly string[],
+  toolWeight: (tool: string) => number,
+  requestShare: (stemmed: string) => number = () => 0,
+): string | null {
+  const distinct = [...new Set(toolSequence)];
+  const acting = distinct.filter((t) => roleOf(t) === 'action');
+  if (acting.length) {
+    let best = acting[0];
+    let bestScore = -Infinity;
+    for (const t of acting) {
+      const overlap = Math.max(0, ...toolWordsOf(t).map((w) => requestShare(stem(w))));
+      const score = (1 + toolWeight(t)) * (1 + 2 * overlap);
+      // Later steps win ties: the lookups and preparations come first.
+      if (score >= bestScore - 1e-9) {
+        best = t;
+        bestScore = score;
+      }
+    }
+    return best;
+  }
+  const handoff = [...distinct].reverse().find((t) => roleOf(t) === 'handoff');
+  return handoff ?? toolSequence[toolSequence.length - 1] ?? null;
 }
 
 /** The verb, object and description of a procedure from its sessions' words. */
@@ -94,103 +180,251 @@ export function wordSkill(input: NamingInput): SkillWording {
   // "find out why" asks a question; it is not a request to find something.
   const texts = [...input.goals, ...input.cues].map((t) => clean(t).replace(/\bfind out\b/gi, 'learn'));
   const proper = properNouns(texts);
+  // Words the requests write in capitals (MMS, APN): the title keeps them so.
+  const acronyms = new Set(texts.flatMap((t) => t.match(/\b[A-Z]{2,5}\b/g) ?? []).map((w) => w.toLowerCase()));
   const docs = texts.map((t) => new Set(words(t).filter((w) => !proper.has(w))));
   const n = Math.max(1, docs.length);
   const df = new Map<string, number>();
   for (const d of docs) for (const w of d) df.set(w, (df.get(w) ?? 0) + 1);
+  const stemDocs = docs.map((d) => new Set([...d].map(stem)));
+  const stemShare = (w: string) => stemDocs.filter((d) => d.has(w)).length / n;
 
-  const toolWords = toolWordsOf(input.actionTool ?? input.toolSequence[input.toolSequence.length - 1] ?? '');
-  let verb = chooseVerb(df, n, toolWords, texts);
+  const action =
+    input.actionTool !== undefined && input.actionTool !== null
+      ? input.actionTool
+      : chooseActionTool(input.toolSequence, input.toolWeight ?? (() => 0), stemShare);
+  const actionWords = action ? toolWordsOf(action) : [];
+  const actionRole = action ? roleOf(action) : 'lookup';
+  const actionVerb = actionRole === 'action' ? (actionWords[0] ?? null) : null;
 
-  // Object: the goals' most characteristic words (frequent here, rare across the namespace), nouns of the
-  // request rather than names, backed by the action tool's own words.
-  const ranked = [...df.entries()]
-    .filter(([w, c]) => c / n >= 0.25 && w !== verb && !FILLER.has(w) && !(TASK_VERBS as readonly string[]).includes(w))
-    // Share squared: a word nearly every request uses (goals and users' own words alike) beats a rarer one.
-    .map(([w, c]) => ({ w, score: (c / n) ** 2 * (1 + input.wordWeight(w)) * (toolWords.includes(w) ? 1.5 : 1) }))
-    .sort((a, b) => b.score - a.score || a.w.localeCompare(b.w));
-  const keywords = ranked
-    .filter((r) => (df.get(r.w) ?? 0) / n >= 0.5 && !/^.{4,}(ly|ing|ed)$/.test(r.w))
-    .slice(0, 4)
-    .map((r) => r.w);
-  const toolVerb = toolWords.find((w) => (TASK_VERBS as readonly string[]).includes(w)) ?? null;
-  const toolObject = toolWords.filter(
-    (w, i) =>
-      !(i === toolWords.indexOf(toolVerb ?? '') && w === toolVerb) && w !== verb && !FILLER.has(w) && w.length > 2,
-  );
-  // The action's own object when it does what the users asked (cancel + cancel_pending_order -> pending
-  // order); the requests' common words otherwise (a fix, or an action such as an escalation that is not the task).
-  // Nouns rather than adverbs and participles ("absolutely", "showing", "placed").
-  const common = ranked.filter((r) => (df.get(r.w) ?? 0) / n >= 0.5 && !/^.{4,}(ly|ing|ed)$/.test(r.w)).map((r) => r.w);
-  // Else the object of another step that does what was asked (an exchange that ends with a follow-up change).
-  const matching =
+  // The procedure's own vocabulary: the nouns of its tools' names (order, reservation, watchlist). A request
+  // word that is also one of these is the task's object; other shared words (moods, dates, a persona's
+  // story) only fill in where the tools say nothing.
+  const vocabulary = new Set(
     input.toolSequence
-      .map(toolWordsOf)
-      .find((ws) => ws.length > 1 && sameVerb(ws[0], verb))
-      ?.slice(1)
-      .filter((w) => w !== verb && !FILLER.has(w) && w.length > 2) ?? [];
-  // A handful of requests share their persona's words, not the task's: there the action names the skill.
-  if (
-    verb !== 'fix' &&
-    toolVerb &&
-    !sameVerb(toolVerb, verb) &&
-    matching.length === 0 &&
-    toolObject.length > 0 &&
-    n < 5
-  )
-    verb = toolVerb;
-  const fromTool = verb !== 'fix' && toolObject.length > 0 && (toolVerb === null || sameVerb(toolVerb, verb));
-  let object = fromTool
-    ? toolObject.slice(0, 3)
-    : verb !== 'fix' && matching.length
-      ? matching.slice(0, 3)
-      : common.slice(0, 2);
-  // The action's object may be the verb itself (send_email for "email the forecast"): the requests' words then.
-  if (object.length === 0) object = common.slice(0, 2);
-  if (object.length === 0) object = toolObject.slice(0, 3);
-  // A one-word object of the action (send_email) takes the word nearly every request shares (weather).
-  const shared = common.find((w) => (df.get(w) ?? 0) / n >= 0.75 && !object.includes(w));
-  if (object.length === 1 && shared) object = [...object, shared];
-  const ordered = inTextOrder(object, texts);
-  const nameWords = [...new Set([verb, ...ordered])];
+      .filter((t) => roleOf(t) !== 'handoff')
+      .flatMap((t) =>
+        toolWordsOf(t)
+          .filter((w, k) => k > 0 && !TOOL_FILLER.has(w) && !FILLER.has(w))
+          .map(stem),
+      ),
+  );
+  // Nouns most requests share (frequent here, rare across the namespace), never names, adverbs or participles.
+  const ranked = [...df.entries()]
+    .filter(
+      ([w, c]) =>
+        c / n >= 0.5 &&
+        !FILLER.has(w) &&
+        !(TASK_VERBS as readonly string[]).includes(w) &&
+        !/^.{2,}(ly|ing|ed)$/.test(w),
+    )
+    // Share squared: a word nearly every request uses (goals and users' own words alike) beats a rarer one.
+    .map(([w, c]) => ({
+      w,
+      tool: vocabulary.has(stem(w)),
+      score: (c / n) ** 2 * (1 + input.wordWeight(w)),
+    }))
+    .filter((r) => r.tool || (df.get(r.w) ?? 0) / n >= 0.75)
+    .sort((a, b) => Number(b.tool) - Number(a.tool) || b.score - a.score || a.w.localeCompare(b.w));
+  // The requests' words that name one of the tools' objects: the task's object. Other shared words (a
+  // persona's mood, dates, story) name only what is broken in a fix ("no service").
+  const nouns = ranked.filter((r) => r.tool).map((r) => r.w);
+  const symptoms = [...ranked]
+    .sort((a, b) => b.score * (b.tool ? 2 : 1) - a.score * (a.tool ? 2 : 1) || a.w.localeCompare(b.w))
+    .map((r) => r.w);
 
-  const title = nameWords.map(capitalise).join(' ');
-  const thing = ordered.join(' ') || 'request';
-  const steps = input.toolSequence.length;
-  const first = input.toolSequence[0];
-  const route =
-    input.actionTool && first && first !== input.actionTool ? `, from \`${first}\` to \`${input.actionTool}\`` : '';
-  const what = `${title}: the ${steps}-step procedure that worked for agents on this kind of request${route}.`;
+  const { verb: asked, share } = sharedVerb(df, n);
+  const problem = texts.filter((t) => PROBLEM.test(t)).length / n >= 0.5;
+  // A step that does what the users asked for (a request to change answered by update_reservation_flights).
+  const doing = (v: string) =>
+    v === actionVerb
+      ? action
+      : (input.toolSequence.find((t) => roleOf(t) === 'action' && sameVerb(toolWordsOf(t)[0], v)) ??
+        // A request to check or find answered by the lookup of that name (check_tire_pressure).
+        (LOOKUP_VERBS.has(v) ? input.toolSequence.find((t) => toolWordsOf(t)[0] === v) : undefined) ??
+        null);
+  let verb: string;
+  const askedByMost = !!asked && share >= 0.5;
+  // The users' verb when a step does it; a fix when they report something broken; else what the acting step
+  // does (a request worded every which way, or whose verb no step performs); a request that only ends with a
+  // person is theirs to name, or an escalation.
+  if (askedByMost && doing(asked!)) verb = asked!;
+  else if (problem) verb = 'fix';
+  else if (actionVerb) verb = actionVerb;
+  else if (askedByMost) verb = asked!;
+  else if (actionRole === 'handoff') verb = 'escalate';
+  else verb = asked ?? actionWords[0] ?? 'handle';
+
+  // Object: the words of the step that does the asked thing (cancel_pending_order -> pending order), else
+  // what the requests have in common (a fix names what is broken), else the action's own words.
+  const step = verb === 'fix' ? null : doing(verb);
+  const objectOf = (tool: string) => {
+    const ws = toolWordsOf(tool);
+    // The first word of a step named by a verb is its verb, never its object (sort, get_order_details).
+    const named = roleOf(tool) === 'action' || LOOKUP_VERBS.has(ws[0] ?? '');
+    return ws.filter(
+      (w, i) =>
+        !(i === 0 && (named || sameVerb(w, verb))) &&
+        w !== verb &&
+        !FILLER.has(w) &&
+        !TOOL_FILLER.has(w) &&
+        w.length > 2,
+    );
+  };
+  let object = step ? objectOf(step).slice(0, 3) : (verb === 'fix' ? brokenThing(texts, symptoms) : nouns).slice(0, 2);
+  if (object.length === 0) object = nouns.slice(0, 2);
+  // Else what the procedure looks at before it acts (get_order_details -> order), then the action's own words.
+  const looked = [...input.toolSequence].reverse().find((t) => roleOf(t) === 'lookup' && objectOf(t).length > 0);
+  if (object.length === 0 && looked) object = objectOf(looked).slice(0, 2);
+  if (object.length === 0 && action) object = objectOf(action).slice(0, 3);
+  // Last: what nearly every request mentions (a verb alone names no task).
+  if (object.length === 0) object = symptoms.slice(0, 2);
+  // The action's object may be the verb itself (send_email for "email the forecast"): add what most requests share.
+  const extra = nouns.find(
+    (w) => vocabulary.has(stem(w)) && (df.get(w) ?? 0) / n >= 0.75 && !object.some((o) => stem(o) === stem(w)),
+  );
+  if (object.length === 1 && extra) object = [...object, extra];
+  // The head noun as the requests say it (flights or flight); the words before it stay as the tool has them.
+  if (object.length) object[object.length - 1] = surfaceForm(object[object.length - 1], df);
+  // A tool's words keep the tool's order (delivered order items); the requests' own words take theirs.
+  const ordered =
+    step && object.every((w) => objectOf(step).some((x) => stem(x) === stem(w))) ? object : inTextOrder(object, texts);
+  const seen = new Set<string>();
+  const nameWords = [verb, ...ordered].filter((w) => {
+    const k = stem(w);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+
+  const keywords = ranked
+    .map((r) => r.w)
+    .filter((w) => !nameWords.some((x) => stem(x) === stem(w)))
+    .slice(0, 5);
+  const title = nameWords.map((w) => (acronyms.has(w) ? w.toUpperCase() : capitalise(w))).join(' ');
+  const thingWords = nameWords.slice(1).map((w) => (acronyms.has(w) ? w.toUpperCase() : w));
+  const thing = thingWords.join(' ') || 'request';
+  const what = `${title}: ${summarizeSteps(input.toolSequence, objectOf)}.`;
   const when =
     verb === 'fix'
-      ? ` Use when a user reports that their ${thing} is not working.`
+      ? ` Use when a user reports a problem with their ${thing}.`
       : ` Use when a user asks to ${verb} ${thing}.`;
   const mention = keywords.length ? ` Typical requests mention ${listJoin(keywords)}.` : '';
-  return { nameWords, title, description: `${what}${when}${mention}`.replace(/[<>]/g, ''), keywords };
+  return {
+    nameWords,
+    title,
+    description: `${what}${when}${mention}`.replace(/[<>]/g, ''),
+    keywords,
+    actionTool: action,
+    qualifiers: qualifiersOf(input, action, nameWords),
+  };
 }
 
-function chooseVerb(df: Map<string, number>, n: number, toolWords: string[], texts: string[]): string {
-  // A task verb most of the requests use, the more specific first on a tie.
-  let best: string | null = null;
-  let bestShare = 0;
+/**
+ * What the steps do, in a sentence: "looks up the customer and bills, then sends a payment request and resumes
+ * the line (7 steps)". Tool names are the vocabulary; the lookups are summed up, the acting steps named.
+ */
+function summarizeSteps(sequence: readonly string[], objectOf: (tool: string) => string[]): string {
+  const distinct = [...new Set(sequence)];
+  const looked = [
+    ...new Set(distinct.filter((t) => roleOf(t) === 'lookup').flatMap((t) => objectOf(t).slice(0, 2).join(' ') || [])),
+  ];
+  const acts = distinct
+    .filter((t) => roleOf(t) !== 'lookup')
+    .map((t) => {
+      if (roleOf(t) === 'handoff') return 'hands over to a human agent';
+      const [verb, ...rest] = toolWordsOf(t);
+      const obj = rest.filter((w) => !TOOL_FILLER.has(w)).join(' ');
+      return `${thirdPerson(verb)}${obj ? ` ${obj}` : ''}`;
+    });
+  const parts: string[] = [];
+  if (looked.length) parts.push(`looks up ${listJoin(looked.slice(0, 4), 'and')}`);
+  if (acts.length) parts.push(`${parts.length ? 'then ' : ''}${listJoin(acts.slice(0, 4), 'and')}`);
+  const summary = parts.join(', ') || 'a procedure learned from agents';
+  return `${summary} (${sequence.length} step${sequence.length === 1 ? '' : 's'} that worked for agents on this kind of request)`;
+}
+
+function thirdPerson(verb: string): string {
+  if (/(s|sh|ch|x|z)$/.test(verb)) return `${verb}es`;
+  if (/[^aeiou]y$/.test(verb)) return `${verb.slice(0, -1)}ies`;
+  return `${verb}s`;
+}
+
+/** The other acting steps as words a name can take on, the rarer in the namespace first. */
+function qualifiersOf(input: NamingInput, action: string | null, nameWords: readonly string[]): string[][] {
+  const weight = input.toolWeight ?? (() => 0);
+  const used = new Set(nameWords.map(stem));
+  const steps = [...new Set(input.toolSequence)].filter((t) => t !== action && roleOf(t) === 'action');
+  steps.sort((a, b) => weight(b) - weight(a) || input.toolSequence.indexOf(a) - input.toolSequence.indexOf(b));
+  const out: string[][] = [];
+  for (const t of steps) {
+    const words = toolWordsOf(t).filter((w) => !used.has(stem(w)) && !TOOL_FILLER.has(w) && w.length > 1);
+    if (words.length && !out.some((q) => q.join(' ') === words.join(' '))) out.push(words);
+  }
+  return out;
+}
+
+/** What the phrases around a problem name ("mobile data is not working", "unable to send MMS messages"). */
+const BROKEN_SUBJECT =
+  /\b([a-z]+)\s+([a-z]+)\s+(?:is|are|has|have|keeps|was)?\s*(?:been\s+)?(?:not working|isn'?t working|stopped working|not loading|(?:very\s+)?slow|broken|failing)\b/gi;
+const BROKEN_ABILITY = /\b(?:unable to|can'?t|cannot|trouble)\s+([a-z]+)\s+([a-z]+)(?:\s+([a-z]+))?/gi;
+const NOTHING = /\bno\s+([a-z]+)\b/gi;
+
+/**
+ * The object of a fix: the words the requests put next to the problem (mobile data, MMS messages, service),
+ * those at least 30% of the requests share, in the order they say them; the shared nouns fill in.
+ */
+function brokenThing(texts: readonly string[], symptoms: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const t of texts) {
+    const found = new Set<string>();
+    for (const re of [BROKEN_SUBJECT, BROKEN_ABILITY, NOTHING]) {
+      for (const m of t.matchAll(re))
+        for (const w of m.slice(1)) {
+          const x = w?.toLowerCase();
+          if (
+            x &&
+            x.length >= 3 &&
+            !FILLER.has(x) &&
+            !(TASK_VERBS as readonly string[]).includes(x) &&
+            !/^(is|are|was|been|has|have|keeps|my|your|the|to)$/.test(x)
+          )
+            found.add(x);
+        }
+    }
+    for (const w of found) counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  const named = [...counts.entries()]
+    .filter(([, c]) => c / Math.max(1, texts.length) >= 0.3)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([w]) => w)
+    .slice(0, 2);
+  const out = [...named];
+  for (const w of symptoms) if (out.length < 2 && !out.some((o) => stem(o) === stem(w))) out.push(w);
+  return out;
+}
+
+/** Nouns of tool names that say nothing about the task (get_order_details -> order). */
+const TOOL_FILLER = new Set(['details', 'detail', 'info', 'information', 'by', 'id', 'to', 'for', 'based', 'on']);
+
+/** The form the requests use of a word (flight, not flights, when they say "my flight"). */
+function surfaceForm(w: string, df: ReadonlyMap<string, number>): string {
+  const other = w.endsWith('s') ? w.slice(0, -1) : `${w}s`;
+  return (df.get(other) ?? 0) > (df.get(w) ?? 0) ? other : w;
+}
+
+/** The task verb most requests use (the more specific first on a tie), and the share of requests using it. */
+function sharedVerb(df: Map<string, number>, n: number): { verb: string | null; share: number } {
+  let verb: string | null = null;
+  let share = 0;
   for (const v of TASK_VERBS) {
-    const share = (df.get(v) ?? 0) / n;
-    if (share > bestShare + 1e-9) {
-      best = v;
-      bestShare = share;
+    const s = (df.get(v) ?? 0) / n;
+    if (s > share + 1e-9) {
+      verb = v;
+      share = s;
     }
   }
-  // A verb most requests share names the task.
-  if (best && bestShare >= 0.5) return best;
-  // Requests that describe something broken are fixes, whatever tool ended them.
-  if (texts.filter((t) => PROBLEM.test(t)).length / Math.max(1, texts.length) >= 0.5) return 'fix';
-  // The action tool's verb (cancel_pending_order -> cancel).
-  // Requests worded every which way: the action says what is done (send_invite -> send).
-  const toolVerb = toolWords.find((w) => (TASK_VERBS as readonly string[]).includes(w));
-  if (toolVerb) return toolVerb;
-  if (best && bestShare >= 0.3) return best;
-  if (best) return best;
-  return toolWords[0] ?? 'handle';
+  return { verb, share };
 }
 
 const VERB_GROUPS: readonly (readonly string[])[] = [
@@ -204,11 +438,17 @@ const VERB_GROUPS: readonly (readonly string[])[] = [
 
 /** The words of a tool name: cancel_pending_order, cancelPendingOrder -> cancel, pending, order. */
 function toolWordsOf(tool: string): string[] {
-  return tool
+  const all = tool
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .split(/[^a-zA-Z]+/)
     .map((w) => w.toLowerCase())
     .filter(Boolean);
+  // What follows "by" is the lookup's key, not its object (get_customer_by_phone, find_user_id_by_name_zip).
+  const by = all.indexOf('by');
+  const words = by > 0 ? all.slice(0, by) : all;
+  if (words.length === 1 && COMMAND_VERBS[words[0]])
+    return [COMMAND_VERBS[words[0]], ...(words[0] === 'mkdir' || words[0] === 'rmdir' ? ['directory'] : [])];
+  return words;
 }
 
 /** Words in the order the requests use them most often ("mobile data", not "data mobile"). */
@@ -245,13 +485,23 @@ function properNouns(texts: readonly string[]): Set<string> {
     while ((m = re.exec(t))) {
       const w = m[0].toLowerCase().replace(/'s$/, '').replace(/'/g, '');
       const before = t.slice(0, m.index).trimEnd();
-      const sentenceStart = before === '' || /[.!?:]$/.test(before);
+      // A sentence start, or a quoted label ('No Service', "Airplane Mode"): capitals there name nothing.
+      const sentenceStart = before === '' || /[.!?:'"“‘]$/.test(before) || insideQuotes(before);
+      // An acronym (MMS, APN) is a thing, not a name.
+      const acronym = m[0].length <= 5 && m[0] === m[0].toUpperCase() && /[A-Z]{2}/.test(m[0]);
       if (/^[A-Z]/.test(m[0])) {
-        if (!sentenceStart) capital.add(w);
+        if (!sentenceStart && !acronym) capital.add(w);
       } else lower.add(w);
     }
   }
   return new Set([...capital].filter((w) => !lower.has(w)));
+}
+
+/** Whether a text ending here is inside double (or curly) quotes. */
+function insideQuotes(before: string): boolean {
+  if (((before.match(/["“”]/g)?.length ?? 0) & 1) === 1) return true;
+  // An opening single quote after a space, not closed since ('No Service').
+  return /(^|[\s(])['‘][^'’]*$/.test(before);
 }
 
 /** Lowercase words of a text, without typed placeholders and possessives. */
@@ -270,9 +520,9 @@ function clean(text: string): string {
     .trim();
 }
 
-function listJoin(xs: string[]): string {
+function listJoin(xs: string[], last: 'or' | 'and' = 'or'): string {
   if (xs.length <= 1) return xs.join('');
-  return `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`;
+  return `${xs.slice(0, -1).join(', ')} ${last} ${xs[xs.length - 1]}`;
 }
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

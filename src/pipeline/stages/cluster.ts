@@ -54,6 +54,7 @@ export async function loadClustering(
     'c',
     config.synthesis.sameGoalThreshold,
     config.synthesis.sameProcedureGoalFloor,
+    config.synthesis.sameProcedureToolFloor,
   );
   return { clusters, toolStats, goalStats, goalMean };
 }

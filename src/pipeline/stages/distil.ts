@@ -11,6 +11,14 @@ import { uniqueName } from '../../domain/skill-naming.js';
 import { summarizeAdmission } from './admit.js';
 
 /**
+ * A goal as the distiller reads it: redacted, entities as placeholders, but quoted words kept as words (a
+ * phone "showing 'No Service'" says what is broken).
+ */
+function wordingText(text: string): string {
+  return redactText(normalizeGoal(text.replace(/["“”`]/g, "'")));
+}
+
+/**
  * Distil: the configured distiller writes a draft from the admitted sessions and their evidence. Returns the
  * draft with what it was learned from, or why there is none (SKIP, or a model answer that is not a draft).
  * Any other error (the model is unavailable) stops the pass.
@@ -29,8 +37,8 @@ export async function distilDraft(
       spans: admission.spans,
       successes: admission.successfulFollowers,
       failures: input.sessions.filter((s) => s.outcome === 'failure'),
-      goals: admission.successfulFollowers.map((s) => redactText(normalizeGoal(s.goal))),
-      cues: admission.successfulFollowers.flatMap((s) => (s.cue ? [redactText(normalizeGoal(s.cue))] : [])),
+      goals: admission.successfulFollowers.map((s) => wordingText(s.goal)),
+      cues: admission.successfulFollowers.flatMap((s) => (s.cue ? [wordingText(s.cue)] : [])),
       evidence,
       goalWordWeight: input.goalWordWeight,
       toolWeight: input.toolWeight,
