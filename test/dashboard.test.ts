@@ -89,10 +89,10 @@ describe('dashboard', () => {
     const names = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-skill')));
     expect(names).toEqual([
       'exchange-delivered-order-items',
-      'exchange-delivered-order-items-2',
-      'fix-data-speed',
+      'exchange-delivered-order-items-return',
+      'fix-mobile-data',
       'return-delivered-order-items',
-      'transfer-human-agents',
+      'return-order',
     ]);
     await expect.poll(() => page.locator('#skills-count').textContent()).toBe('5 skills live');
     const row = page.locator('tr[data-skill="exchange-delivered-order-items"]');
@@ -121,29 +121,29 @@ describe('dashboard', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await page.keyboard.press('Enter');
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
-    await page.locator('#link-fix-data-speed').focus();
+    await page.locator('#link-fix-mobile-data').focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('main > h1').textContent()).toBe('fix-data-speed');
+    await expect.poll(() => page.locator('main > h1').textContent()).toBe('fix-mobile-data');
   });
 
   it('toggling a skill off removes it from recall; toggling it on brings it back', async () => {
-    const skill = await api<SkillRow>('/api/skills/fix-data-speed');
+    const skill = await api<SkillRow>('/api/skills/fix-mobile-data');
     const goal = (await api<{ goal: string }>(`/api/sessions/${encodeURIComponent(skill.sourceSessions[0])}`)).goal;
-    expect(await recalledNames(goal)).toContain('fix-data-speed');
+    expect(await recalledNames(goal)).toContain('fix-mobile-data');
     await shot('search');
 
     await open('#/skills');
-    const toggle = page.locator('#enabled-fix-data-speed');
+    const toggle = page.locator('#enabled-fix-mobile-data');
     await toggle.focus();
     await page.keyboard.press('Space');
-    await expect.poll(async () => (await api<SkillRow>('/api/skills/fix-data-speed')).enabled).toBe(false);
+    await expect.poll(async () => (await api<SkillRow>('/api/skills/fix-mobile-data')).enabled).toBe(false);
     expect(await toggle.isChecked()).toBe(false);
-    expect(await recalledNames(goal)).not.toContain('fix-data-speed');
+    expect(await recalledNames(goal)).not.toContain('fix-mobile-data');
 
     await open('#/skills');
-    await page.locator('#enabled-fix-data-speed').click();
-    await expect.poll(async () => (await api<SkillRow>('/api/skills/fix-data-speed')).enabled).toBe(true);
-    expect(await recalledNames(goal)).toContain('fix-data-speed');
+    await page.locator('#enabled-fix-mobile-data').click();
+    await expect.poll(async () => (await api<SkillRow>('/api/skills/fix-mobile-data')).enabled).toBe(true);
+    expect(await recalledNames(goal)).toContain('fix-mobile-data');
   });
 
   it('the skill page renders the SKILL.md, the track record chart and the provenance down to each tool call', async () => {

@@ -141,13 +141,13 @@ describe('trust boundary', () => {
       expect((await call(base, 'GET', '/api/openapi.json')).status).toBe(200);
       for (const [method, path] of [
         ['GET', '/api/skills'],
-        ['GET', '/api/skills/fix-data-speed'],
+        ['GET', '/api/skills/fix-mobile-data'],
         ['GET', '/api/skills.zip'],
         ['GET', '/api/sessions'],
         ['GET', '/api/stats'],
         ['GET', '/api/events'],
         ['POST', '/api/recall'],
-        ['PATCH', '/api/skills/fix-data-speed'],
+        ['PATCH', '/api/skills/fix-mobile-data'],
       ]) {
         const r = await call(base, method, path, { body: method === 'GET' ? undefined : {} });
         expect(r.status, `${method} ${path}`).toBe(401);
@@ -175,11 +175,11 @@ describe('trust boundary', () => {
   });
 
   it('answers 403 to a state change without the CSRF header, and changes nothing', async () => {
-    const r = await api('PATCH', '/api/skills/fix-data-speed', { body: { enabled: false }, csrf: false });
+    const r = await api('PATCH', '/api/skills/fix-mobile-data', { body: { enabled: false }, csrf: false });
     expect(r.status).toBe(403);
     expect(r.data.error).toMatch(/X-Skillsmith-CSRF/);
-    expect((await api('GET', '/api/skills/fix-data-speed')).data.enabled).toBe(true);
-    for (const path of ['/api/compile', '/api/recall', '/api/skills/fix-data-speed/feedback']) {
+    expect((await api('GET', '/api/skills/fix-mobile-data')).data.enabled).toBe(true);
+    for (const path of ['/api/compile', '/api/recall', '/api/skills/fix-mobile-data/feedback']) {
       expect((await api('POST', path, { body: {}, csrf: false })).status).toBe(403);
     }
   });
@@ -325,20 +325,20 @@ describe('skills', () => {
   it('PATCH /api/skills/:name enables and disables, and recall follows', async () => {
     const goal = (await memory.store!.getSession(
       memory.namespace,
-      ((await api('GET', '/api/skills/fix-data-speed')).data as SkillRow).sourceSessions[0],
+      ((await api('GET', '/api/skills/fix-mobile-data')).data as SkillRow).sourceSessions[0],
     ))!.goal;
     const before = await api('POST', '/api/recall', { body: { goal } });
-    expect(before.data.skills.map((s: { name: string }) => s.name)).toContain('fix-data-speed');
+    expect(before.data.skills.map((s: { name: string }) => s.name)).toContain('fix-mobile-data');
 
-    const off = await api('PATCH', '/api/skills/fix-data-speed', { body: { enabled: false } });
+    const off = await api('PATCH', '/api/skills/fix-mobile-data', { body: { enabled: false } });
     expect(off.status).toBe(200);
     expect(off.data.enabled).toBe(false);
     const during = await api('POST', '/api/recall', { body: { goal } });
-    expect(during.data.skills.map((s: { name: string }) => s.name)).not.toContain('fix-data-speed');
+    expect(during.data.skills.map((s: { name: string }) => s.name)).not.toContain('fix-mobile-data');
 
-    expect((await api('PATCH', '/api/skills/fix-data-speed', { body: { enabled: true } })).data.enabled).toBe(true);
-    expect((await api('PATCH', '/api/skills/fix-data-speed', { body: { enabled: 'yes' } })).status).toBe(400);
-    expect((await api('PATCH', '/api/skills/fix-data-speed', { raw: '{not json' })).status).toBe(400);
+    expect((await api('PATCH', '/api/skills/fix-mobile-data', { body: { enabled: true } })).data.enabled).toBe(true);
+    expect((await api('PATCH', '/api/skills/fix-mobile-data', { body: { enabled: 'yes' } })).status).toBe(400);
+    expect((await api('PATCH', '/api/skills/fix-mobile-data', { raw: '{not json' })).status).toBe(400);
     expect((await api('PATCH', '/api/skills/no-such-skill', { body: { enabled: false } })).status).toBe(404);
   });
 
@@ -353,14 +353,14 @@ describe('skills', () => {
   });
 
   it('POST /api/skills/:name/feedback moves eta; a bad signal is a 400, an unknown skill a 404', async () => {
-    const before = ((await api('GET', '/api/skills/exchange-delivered-order-items-2')).data as SkillRow).eta;
-    const r = await api('POST', '/api/skills/exchange-delivered-order-items-2/feedback', { body: { signal: 'up' } });
+    const before = ((await api('GET', '/api/skills/exchange-delivered-order-items-return')).data as SkillRow).eta;
+    const r = await api('POST', '/api/skills/exchange-delivered-order-items-return/feedback', { body: { signal: 'up' } });
     expect(r.status).toBe(200);
     expect(r.data.before.eta).toBe(before);
     expect(r.data.after.eta).toBeGreaterThan(before);
-    const track = (await api('GET', '/api/skills/exchange-delivered-order-items-2/explain')).data.track;
+    const track = (await api('GET', '/api/skills/exchange-delivered-order-items-return/explain')).data.track;
     expect(track.at(-1).signal).toBe('user.positive');
-    const bad = await api('POST', '/api/skills/exchange-delivered-order-items-2/feedback', {
+    const bad = await api('POST', '/api/skills/exchange-delivered-order-items-return/feedback', {
       body: { signal: 'reward=7' },
     });
     expect(bad.status).toBe(400);
@@ -386,19 +386,19 @@ describe('export', () => {
     const files = unzip(r.data as Buffer);
     const names = ((await api('GET', '/api/skills')).data as Page<SkillRow>).items.map((s) => s.name);
     expect([...files.keys()].sort()).toEqual(names.map((n) => `${n}/SKILL.md`).sort());
-    expect(files.get('fix-data-speed/SKILL.md')).toBe((await api('GET', '/api/skills/fix-data-speed/SKILL.md')).data);
-    const one = unzip((await api('GET', '/api/skills.zip?names=fix-data-speed')).data as Buffer);
-    expect([...one.keys()]).toEqual(['fix-data-speed/SKILL.md']);
+    expect(files.get('fix-mobile-data/SKILL.md')).toBe((await api('GET', '/api/skills/fix-mobile-data/SKILL.md')).data);
+    const one = unzip((await api('GET', '/api/skills.zip?names=fix-mobile-data')).data as Buffer);
+    expect([...one.keys()]).toEqual(['fix-mobile-data/SKILL.md']);
   });
 
   it('no path traversal through export names', async () => {
     // A request name never becomes a path: it is looked up, and unknown names are 404.
-    for (const name of ['..%2F..%2Fetc%2Fpasswd', '%2E%2E', '..%5C..%5Cwindows', 'fix-data-speed%2F..%2F..']) {
+    for (const name of ['..%2F..%2Fetc%2Fpasswd', '%2E%2E', '..%5C..%5Cwindows', 'fix-mobile-data%2F..%2F..']) {
       expect((await api('GET', `/api/skills/${name}/SKILL.md`)).status, name).toBe(404);
     }
     // A stored row whose name is not a valid skill name (only possible by writing the store directly) is never
     // exported: not as a download, not inside the zip.
-    const good = (await memory.getSkill('fix-data-speed'))!;
+    const good = (await memory.getSkill('fix-mobile-data'))!;
     const at = new Date().toISOString();
     await memory.store!.writeSkill({
       action: 'add',
@@ -528,13 +528,13 @@ describe('events', () => {
       }
     };
     await until(/event: ready/);
-    await api('PATCH', '/api/skills/transfer-human-agents', { body: { enabled: false } });
+    await api('PATCH', '/api/skills/return-order', { body: { enabled: false } });
     await until(/event: skill\.disabled\ndata: (.*)\nid: (\d+)/);
     const [, data, id] = /event: skill\.disabled\ndata: (.*)\nid: (\d+)/.exec(text)!;
     expect(JSON.parse(data)).toMatchObject({ type: 'skill.disabled', payload: expect.any(Object) });
     stop.abort();
 
-    await api('PATCH', '/api/skills/transfer-human-agents', { body: { enabled: true } });
+    await api('PATCH', '/api/skills/return-order', { body: { enabled: true } });
     const resumed = await fetch(`${server.url}/api/events/stream`, { headers: { 'Last-Event-ID': id } });
     const r2 = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
     let more = '';

@@ -125,10 +125,10 @@ describe.each([
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
     expect(skills.map((s) => s.name).sort()).toEqual([
       'exchange-delivered-order-items',
-      'exchange-delivered-order-items-2',
-      'fix-data-speed',
+      'exchange-delivered-order-items-return',
+      'fix-mobile-data',
       'return-delivered-order-items',
-      'transfer-human-agents',
+      'return-order',
     ]);
   });
 
@@ -239,12 +239,12 @@ describe.each([
 
   it('applies feedback', async () => {
     const r = await ok<{ name: string; eta: number }>(client, 'skill_feedback', {
-      skill: 'fix-data-speed',
+      skill: 'fix-mobile-data',
       signal: 'up',
     });
-    expect(r.name).toBe('fix-data-speed');
+    expect(r.name).toBe('fix-mobile-data');
     expect(r.eta).toBeGreaterThan(0.5);
-    expect(await toolError(client, 'skill_feedback', { skill: 'fix-data-speed', signal: 'reward' })).toMatch(
+    expect(await toolError(client, 'skill_feedback', { skill: 'fix-mobile-data', signal: 'reward' })).toMatch(
       /needs reward/,
     );
     expect(await toolError(client, 'skill_feedback', { skill: 'no-such-skill', signal: 'up' })).toMatch(
@@ -254,12 +254,12 @@ describe.each([
 
   it('lists skills as resources and reads one as SKILL.md; an unknown one is an error', async () => {
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri)).toContain('skill://fix-data-speed');
+    expect(resources.map((r) => r.uri)).toContain('skill://fix-mobile-data');
     expect(resources.every((r) => r.mimeType === 'text/markdown')).toBe(true);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('skill://{name}');
-    const read = await client.readResource({ uri: 'skill://fix-data-speed' });
-    expect(resourceText(read.contents[0])).toMatch(/^---\nname: fix-data-speed\n/);
+    const read = await client.readResource({ uri: 'skill://fix-mobile-data' });
+    expect(resourceText(read.contents[0])).toMatch(/^---\nname: fix-mobile-data\n/);
     await expect(client.readResource({ uri: 'skill://no-such-skill' })).rejects.toThrow(
       /no skill named "no-such-skill"/,
     );
@@ -307,18 +307,18 @@ describe.each([
       await toolError(client, 'record_tool_call', { session_id: live.session_id, tool: 'cancel_pending_order' }),
     ).toMatch(/needs its goal/);
 
-    expect(await ok(client, 'forget_skill', { skill: 'transfer-human-agents' })).toEqual({
+    expect(await ok(client, 'forget_skill', { skill: 'return-order' })).toEqual({
       id: expect.any(String),
-      name: 'transfer-human-agents',
+      name: 'return-order',
     });
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', { include_superseded: true });
-    expect(skills.map((s) => s.name)).not.toContain('transfer-human-agents');
-    await expect(client.readResource({ uri: 'skill://transfer-human-agents' })).rejects.toMatchObject({ code: -32002 });
-    expect(await toolError(client, 'forget_skill', { skill: 'transfer-human-agents' })).toMatch(/no skill named/);
+    expect(skills.map((s) => s.name)).not.toContain('return-order');
+    await expect(client.readResource({ uri: 'skill://return-order' })).rejects.toMatchObject({ code: -32002 });
+    expect(await toolError(client, 'forget_skill', { skill: 'return-order' })).toMatch(/no skill named/);
     const recalled = await ok<{ skills: { name: string }[] }>(client, 'recall_skills', {
       goal: 'I bought this for a human, return it please',
     });
-    expect(recalled.skills.map((s) => s.name)).not.toContain('transfer-human-agents');
+    expect(recalled.skills.map((s) => s.name)).not.toContain('return-order');
 
     expect(tracesInFile(db, [secretGoal, secretResult])).toEqual([]);
   });

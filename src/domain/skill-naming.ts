@@ -101,7 +101,7 @@ export interface SkillWording {
 
 /** First words of tools that read, look up or compute: they lead to the action, they are not it. */
 const LOOKUP_VERBS = new Set(
-  'cd get find search list check calculate compute can is has view display show read fetch lookup query estimate count describe verify validate ls cat grep tail head pwd diff wc du sort think reason reflect'.split(
+  'cd run test get find search list check calculate compute can is has view display show read fetch lookup query estimate count describe verify validate ls cat grep tail head pwd diff wc du sort think reason reflect'.split(
     ' ',
   ),
 );
@@ -297,8 +297,13 @@ export function wordSkill(input: NamingInput): SkillWording {
     return true;
   });
 
+  // What users say, when their own words are known (first messages), else the goals: the description's
+  // "typical requests mention", so that a planner matching on words finds it.
+  const said = input.cues.length >= 2 ? input.cues.map(clean) : texts;
+  const saidDocs = said.map((t) => new Set(words(t).filter((w) => !proper.has(w))));
   const keywords = ranked
     .map((r) => r.w)
+    .filter((w) => saidDocs.filter((d) => d.has(w)).length / Math.max(1, saidDocs.length) >= 0.3)
     .filter((w) => !nameWords.some((x) => stem(x) === stem(w)))
     .slice(0, 5);
   const title = nameWords.map((w) => (acronyms.has(w) ? w.toUpperCase() : capitalise(w))).join(' ');

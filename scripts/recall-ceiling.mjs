@@ -1,0 +1,113 @@
+// Dev tool: how far recall from words can go on a trace file, whatever the engine learns. It groups the training
+// successes by their label (meta.family, which the engine never reads: a perfect clustering, one skill per
+// kind with every success's goal and first user message) and asks which kind each successful test session's
+// words are nearest, with the embedded GloVe embedder and with TF-IDF across kinds. No threshold: an upper
+// bound on hit@1 for a memory that only has the request's words.
+// Usage: npm run build && node scripts/recall-ceiling.mjs --train A.jsonl --test B.jsonl [--split test|tune]
+import { parseArgs } from 'node:util';
+import { loadEvalFile, otherSplit, selectSplit } from '../dist/eval/dataset.js';
+import { GloveEmbedder } from '../dist/embedders/glove/glove-embedder.js';
+import { normalizeGoal } from '../dist/domain/normalize-goal.js';
+
+const { values } = parseArgs({
+  options: { train: { type: 'string' }, test: { type: 'string' }, split: { type: 'string' } },
+});
+if (!values.train || !values.test) throw new Error('usage: --train A.jsonl --test B.jsonl [--split test|tune]');
+const load = (file) => loadEvalFile(file, { label: 'meta.family' }).sessions;
+const split = values.split;
+const train = selectSplit(load(values.train), split ? otherSplit(split) : 'all').filter(
+  (s) => s.session.outcome === 'success',
+);
+const test = selectSplit(load(values.test), split ?? 'all').filter((s) => s.session.outcome === 'success');
+
+const embedder = new GloveEmbedder();
+const embed = (t) => embedder.embedSync(normalizeGoal(t));
+const dot = (a, b) => {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+};
+const STOP = new Set(
+  'the a an and or to of in on for with you your i my me is are be that this it at as by from if but not do does want would like can could will have has was were so any all about into than then also they them their there what which when who how please hi hello thanks thank need just some more get make sure am im ive its yes no ok okay he she his her we us our one'.split(
+    ' ',
+  ),
+);
+const terms = (t) => [
+  ...new Set(
+    normalizeGoal(t)
+      .toLowerCase()
+      .replace(/<[a-z_]+>/g, ' ')
+      .split(/[^a-z]+/)
+      .filter((w) => w.length > 1 && !STOP.has(w))
+      .map((w) => (w.length > 4 ? w.replace(/(ing|ed|es|s)$/, '') : w)),
+  ),
+];
+
+/** One prototype per kind: its texts' vectors and a TF-IDF profile. */
+function prototypes(textsOf) {
+  const kinds = new Map();
+  for (const s of train) {
+    if (s.kind == null) continue;
+    const texts = textsOf(s);
+    if (!kinds.has(s.kind)) kinds.set(s.kind, []);
+    kinds.get(s.kind).push(...texts);
+  }
+  const list = [...kinds].map(([kind, texts]) => {
+    const vecs = texts.map(embed);
+    const mean = new Float32Array(embedder.dimensions);
+    for (const v of vecs) for (let i = 0; i < mean.length; i++) mean[i] += v[i];
+    const norm = Math.hypot(...mean) || 1;
+    const tf = new Map();
+    for (const t of texts) for (const w of terms(t)) tf.set(w, (tf.get(w) ?? 0) + 1 / texts.length);
+    return { kind, vecs, mean: mean.map((x) => x / norm), tf };
+  });
+  const df = new Map();
+  for (const p of list) for (const w of p.tf.keys()) df.set(w, (df.get(w) ?? 0) + 1);
+  const idf = (w) => Math.log((list.length + 1) / ((df.get(w) ?? list.length) + 0.5));
+  for (const p of list) {
+    p.w = new Map([...p.tf].map(([w, x]) => [w, x * idf(w)]));
+    p.norm = Math.hypot(...p.w.values()) || 1;
+  }
+  return { list, idf };
+}
+
+function score({ list, idf }, text) {
+  const v = embed(text);
+  const q = terms(text).filter((w) => idf(w) > 0);
+  const qn = Math.hypot(...q.map(idf)) || 1;
+  const best = (f) =>
+    list.reduce((a, p) => (f(p) > a.s ? { s: f(p), kind: p.kind } : a), { s: -Infinity, kind: null }).kind;
+  return {
+    nearestRequest: best((p) => Math.max(...p.vecs.map((e) => dot(v, e)))),
+    kindCentroid: best((p) => dot(v, p.mean)),
+    tfidf: best((p) => q.reduce((a, w) => a + idf(w) * (p.w.get(w) ?? 0), 0) / (qn * p.norm)),
+  };
+}
+
+const rows = [];
+const run = (name, protos, textOf) => {
+  const queries = test.filter((s) => textOf(s));
+  const hits = { nearestRequest: 0, kindCentroid: 0, tfidf: 0 };
+  for (const s of queries) {
+    const got = score(protos, textOf(s));
+    for (const k of Object.keys(hits)) if (got[k] === s.kind) hits[k]++;
+  }
+  const r = (k) => (queries.length ? (hits[k] / queries.length).toFixed(3) : '-');
+  rows.push(`| ${name} | ${queries.length} | ${r('nearestRequest')} | ${r('kindCentroid')} | ${r('tfidf')} |`);
+};
+const both = prototypes((s) => [s.session.goal, ...(s.firstUserMessage ? [s.firstUserMessage] : [])]);
+run('task statements', both, (s) => s.session.goal);
+run('first user messages', both, (s) => s.firstUserMessage);
+run(
+  'first user messages, learned from them only',
+  prototypes((s) => (s.firstUserMessage ? [s.firstUserMessage] : [])),
+  (s) => s.firstUserMessage,
+);
+const kinds = new Set(train.map((s) => s.kind));
+const covered = test.filter((s) => kinds.has(s.kind)).length;
+console.log(
+  `${values.train} -> ${values.test}${split ? ` (${split} half)` : ''}: ${train.length} training successes, ${test.length} queries, ${(covered / Math.max(1, test.length)).toFixed(3)} of them of a kind seen in training\n`,
+);
+console.log('| query | queries | nearest request (GloVe) | kind centroid (GloVe) | TF-IDF across kinds |');
+console.log('|---|---|---|---|---|');
+for (const r of rows) console.log(r);
