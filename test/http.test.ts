@@ -354,7 +354,9 @@ describe('skills', () => {
 
   it('POST /api/skills/:name/feedback moves eta; a bad signal is a 400, an unknown skill a 404', async () => {
     const before = ((await api('GET', '/api/skills/exchange-delivered-order-items-return')).data as SkillRow).eta;
-    const r = await api('POST', '/api/skills/exchange-delivered-order-items-return/feedback', { body: { signal: 'up' } });
+    const r = await api('POST', '/api/skills/exchange-delivered-order-items-return/feedback', {
+      body: { signal: 'up' },
+    });
     expect(r.status).toBe(200);
     expect(r.data.before.eta).toBe(before);
     expect(r.data.after.eta).toBeGreaterThan(before);
