@@ -177,7 +177,10 @@ describe("GAIA's headline on the defaults", () => {
     // A memory whose thresholds kept two variants of one procedure apart (as older versions did).
     const strict = await openMemory({
       db: path,
-      config: { synthesis: { cooldownMs: 0 }, thresholds: { recall: 0.99, duplicate: 0.99 } },
+      config: {
+        synthesis: { cooldownMs: 0, sameProcedureToolFloor: 1 },
+        thresholds: { cluster: 0.99, recall: 0.99, duplicate: 0.99 },
+      },
       logLevel: 'silent',
     });
     await strict.ingest([...sessionsOf(d, 'a'), ...sessionsOf(lookupByEmail, 'b')]);

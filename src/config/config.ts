@@ -125,6 +125,11 @@ export const configSchema = z
         tieMargin: z.number().min(0).max(1).default(0.02),
         /** Skills below (best similarity - relativeMargin) are not served even when above the threshold. */
         relativeMargin: z.number().min(0).max(2).default(0.2),
+        /**
+         * Weight of word overlap with a skill's name and description in the order of the skills the embedding
+         * found above the threshold (0 = the embedding alone). Never lets in a skill below the threshold.
+         */
+        wordWeight: z.number().min(0).max(1).default(0.7),
         /** How much of the namespace's mean goal direction to remove from skill and query vectors (0..1). */
         centering: z.number().min(0).max(1).default(0.5),
         /** > 0: among near-ties, draw by softmax over utility at this temperature (exploration); 0 = argmax. */

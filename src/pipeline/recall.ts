@@ -13,6 +13,7 @@ import { stateKey } from '../store/state-key.js';
 import { mulberry32 } from '../support/random.js';
 import type { Logger } from '../support/log.js';
 import { redactText } from '../domain/redact.js';
+import { contentWords, skillWords, wordOverlap } from '../domain/word-match.js';
 
 /** One recalled skill: the stable JSON shape of `skillsmith recall --json`, plus a few extras. */
 export interface RecalledSkill {
@@ -303,7 +304,9 @@ export class RecallIndex {
     const ranked: { skill: Skill; similarity: number }[] = [];
     let read = 0;
     // A topK below 1 serves nothing but still draws among every candidate (as it always did): read them all.
-    let want = topK >= 1 ? Math.min(close.length, topK) : close.length;
+    // With words in the order, WORD_POOL more than topK are read, so a skill the words favour can move up.
+    const first = this.config.recall.wordWeight > 0 ? topK + WORD_POOL : topK;
+    let want = topK >= 1 ? Math.min(close.length, first) : close.length;
     while (read < want) {
       const batch = close.slice(read, want);
       const skills = await this.skillsFor(batch.map((h) => h.id));
@@ -354,7 +357,10 @@ export class RecallIndex {
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const close = hits.filter((h) => h.score >= floor);
-    const ranked = await this.candidates(close, topK);
+    const candidates = await this.candidates(close, topK);
+    // The order: the embedding's similarity, blended with how well the request's words match what each skill
+    // says it does (its name and description). The similarity served stays the embedding's.
+    const ranked = rankByWords(candidates, text, this.config.recall.wordWeight);
     breakNearTies(ranked, this.config.recall.tieMargin);
     if (this.config.recall.softmaxTemperature > 0) {
       softmaxDraw(ranked, this.config.recall.tieMargin, this.config.recall.softmaxTemperature, this.random);
@@ -367,14 +373,14 @@ export class RecallIndex {
         // Stored: the goal is untrusted text like any other (secrets and personal data redacted).
         goal: redactText(goal),
         at: (opts.now ?? new Date()).toISOString(),
-        items: chosen.map((c, rank) => ({ skillId: c.skill.id, rank, similarity: c.similarity })),
+        items: chosen.map((c, rank) => ({ skillId: c.skill.id, rank, similarity: c.cosine })),
       });
       this.token = await this.store.changeToken();
     }
-    return chosen.map(({ skill, similarity }) => ({
+    return chosen.map(({ skill, cosine }) => ({
       id: skill.id,
       name: skill.name,
-      similarity: Math.round(similarity * 10000) / 10000,
+      similarity: Math.round(cosine * 10000) / 10000,
       toolsRequired: skill.toolsRequired,
       toolSequence: skill.toolSequence,
       body: clip(skill.body, this.config.recall.maxBodyChars),
@@ -389,6 +395,28 @@ export class RecallIndex {
 }
 
 const EXEMPLAR_MARK = '#';
+
+/** Candidates read beyond topK when words take part in the order. */
+const WORD_POOL = 2;
+
+/**
+ * Candidates in the order recall serves them: `similarity` becomes (1 - w) * cosine + w * word overlap of the
+ * request with the skill's name and description; `cosine` keeps the embedding's similarity.
+ */
+export function rankByWords<S extends Pick<Skill, 'name' | 'description'>>(
+  candidates: readonly { skill: S; similarity: number }[],
+  request: string,
+  weight: number,
+): { skill: S; similarity: number; cosine: number }[] {
+  const words = weight > 0 ? contentWords(request) : null;
+  return candidates
+    .map((c) => ({
+      skill: c.skill,
+      cosine: c.similarity,
+      similarity: words ? (1 - weight) * c.similarity + weight * wordOverlap(words, skillWords(c.skill)) : c.similarity,
+    }))
+    .sort((a, b) => b.similarity - a.similarity);
+}
 
 /** The index ids of a skill's vectors: its id for the centroid, then id#1... for its exemplars. */
 function entryIds(id: string): string[] {

@@ -36,7 +36,9 @@ describe('synthesis pass on the tau dev traces', () => {
       expect(s.status).toBe('probationary');
       // Seeded from the evidence: the Beta posterior of success over the sessions that followed it.
       expect(s.eta).toBeCloseTo((s.successCount + 1) / (s.attemptCount + 2), 10);
-      expect(s.version).toBe('1.0.0');
+      // New this pass: 1.0.0, or the next major version of a skill of this pass it superseded.
+      const superseding = firstReport.superseded.find((x) => x.id === s.id);
+      expect(s.version).toBe(superseding ? '2.0.0' : '1.0.0');
     }
   });
 
@@ -139,10 +141,16 @@ describe('synthesis pass on the tau dev traces', () => {
           .map((p) => p.sourceId)
           .sort(),
       ).toEqual([...s.sourceSessions].sort());
-      expect((await memory.store!.skillVersions(s.id)).map((v) => v.version)).toContain('1.0.0');
-      expect((await memory.store!.audit('default', { subjectId: s.id })).some((a) => a.action === 'skill.add')).toBe(
-        true,
+      // A skill that superseded another of this pass starts at 2.0.0, its audit saying so.
+      const superseding = firstReport.superseded.some((x) => x.id === s.id);
+      expect((await memory.store!.skillVersions(s.id)).map((v) => v.version)).toContain(
+        superseding ? '2.0.0' : '1.0.0',
       );
+      expect(
+        (await memory.store!.audit('default', { subjectId: s.id })).some(
+          (a) => a.action === (superseding ? 'skill.supersede' : 'skill.add'),
+        ),
+      ).toBe(true);
       expect(events.some((e) => e.type === 'skill.created' && e.skillId === s.id)).toBe(true);
     }
   });

@@ -1,0 +1,109 @@
+/**
+ * What each step of a procedure does, from its tool's name: a lookup (get_order_details, search_direct_flight,
+ * a computation such as liter_to_gallon), an action that changes something (cancel_pending_order,
+ * fillFuelTank), or a hand-off to a person (transfer_to_human_agents). Names and descriptions say the action;
+ * clustering weighs the actions over the lookups every procedure of a namespace shares. Pure.
+ */
+
+/** Verbs that name a task. Their order breaks ties: earlier ones are the more specific. */
+export const TASK_VERBS = [
+  'exchange',
+  'return',
+  'refund',
+  'cancel',
+  'book',
+  'reschedule',
+  'upgrade',
+  'downgrade',
+  'change',
+  'modify',
+  'update',
+  'transfer',
+  'send',
+  'schedule',
+  'pay',
+  'buy',
+  'track',
+  'reset',
+  'restore',
+  'fix',
+  'enable',
+  'disable',
+  'activate',
+  'renew',
+  'add',
+  'remove',
+  'delete',
+  'create',
+  'move',
+  'copy',
+  'rename',
+  'post',
+  'share',
+  'search',
+  'find',
+  'compare',
+  'check',
+  'list',
+  'report',
+  'calculate',
+  'forward',
+  'reply',
+  'summarise',
+  'summarize',
+  'plan',
+  'open',
+] as const;
+
+/** First words of tools that read, look up or compute: they lead to the action, they are not it. */
+export const LOOKUP_VERBS = new Set(
+  'cd run test get find search list check calculate compute can is has view display show read fetch lookup query estimate count describe verify validate ls cat grep tail head pwd diff wc du sort think reason reflect'.split(
+    ' ',
+  ),
+);
+
+/** A hand-off to a person ends a procedure without being its task. */
+const HANDOFF = /^(transfer|escalate|handoff|hand)\b.*\b(human|agent|agents|person|operator|support)\b/;
+
+export type StepRole = 'action' | 'handoff' | 'lookup';
+
+/** Shell commands as the verbs they are. */
+const COMMAND_VERBS: Readonly<Record<string, string>> = {
+  cp: 'copy',
+  mv: 'move',
+  rm: 'remove',
+  rmdir: 'remove',
+  mkdir: 'create',
+  touch: 'create',
+};
+
+/** Verbs of steps that change something, beside the task verbs (set_navigation, fillFuelTank, place_order). */
+const ACT_VERBS = new Set(
+  'set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit login logout toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay'.split(
+    ' ',
+  ),
+);
+
+export function roleOf(tool: string): StepRole {
+  const words = toolWordsOf(tool);
+  if (HANDOFF.test(words.join(' '))) return 'handoff';
+  const verb = words[0];
+  if (!verb || LOOKUP_VERBS.has(verb)) return 'lookup';
+  // A step named by a noun (liter_to_gallon, logarithm) computes something; it is not the action.
+  return ACT_VERBS.has(verb) || (TASK_VERBS as readonly string[]).includes(verb) ? 'action' : 'lookup';
+}
+
+/** The words of a tool name: cancel_pending_order, cancelPendingOrder -> cancel, pending, order. */
+export function toolWordsOf(tool: string): string[] {
+  const all = tool
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .split(/[^a-zA-Z]+/)
+    .map((w) => w.toLowerCase())
+    .filter(Boolean);
+  // What follows "by" is the lookup's key, not its object (get_customer_by_phone, find_user_id_by_name_zip).
+  const by = all.indexOf('by');
+  const words = by > 0 ? all.slice(0, by) : all;
+  if (words.length === 1 && COMMAND_VERBS[words[0]])
+    return [COMMAND_VERBS[words[0]], ...(words[0] === 'mkdir' || words[0] === 'rmdir' ? ['directory'] : [])];
+  return words;
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { contentWords, skillWords, wordOverlap } from './word-match.js';
+
+describe('word overlap of a request with what a skill says it does', () => {
+  it('keeps content words, stems their forms, drops courtesy and placeholders', () => {
+    expect([...contentWords('Hi, I need to cancel my orders <id> please')].sort()).toEqual(['cancel', 'order']);
+    expect(contentWords('Cancelled ORDER').has('cancel')).toBe(true);
+    expect(contentWords('fillFuelTank').has('fuel')).toBe(true);
+  });
+
+  it('scores the verb that tells two skills apart: "change" is not "cancel"', () => {
+    const change = skillWords({
+      name: 'update-reservation-flight',
+      description:
+        'Update Reservation Flight: looks up reservation, then updates reservation flights. Use when a user asks to change a flight.',
+    });
+    const cancel = skillWords({
+      name: 'cancel-reservations',
+      description:
+        'Cancel Reservations: looks up reservation, then cancels reservation. Use when a user asks to cancel reservations.',
+    });
+    const request = contentWords("Hi! I'd like to change my flight reservation.");
+    expect(wordOverlap(request, change)).toBeGreaterThan(wordOverlap(request, cancel));
+    expect(wordOverlap(contentWords('I need to cancel my reservation'), cancel)).toBeGreaterThan(
+      wordOverlap(contentWords('I need to cancel my reservation'), change),
+    );
+  });
+
+  it('is 0 with nothing in common or nothing to compare, 1 for the same words', () => {
+    expect(wordOverlap(contentWords('weather in Paris'), contentWords('refund my order'))).toBe(0);
+    expect(wordOverlap(new Set(), contentWords('refund my order'))).toBe(0);
+    expect(wordOverlap(contentWords('refund order'), contentWords('orders refund'))).toBeCloseTo(1);
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * Word overlap between a request and what a skill says it does (its name and description): the second
+ * opinion recall asks once the embedding has found the candidates. An embedding blends every word of a
+ * request; a planner choosing a skill reads its words ("cancel" is not "change"). Scored as the cosine of
+ * the two bags of content words (lightly stemmed, function words dropped), so a request that uses the skill's
+ * own verb and object scores high whatever else it says. Pure.
+ */
+
+/** Function words and courtesy that say nothing about a task. */
+const STOP = new Set(
+  'the a an and or to of in on for with you your i my me is are be been being that this it at as by from if but not do does did want wants would like can could will have has had was were so any all about into than then also they them their there what which when who how please hi hello hey thanks thank need needs just some more get got make sure am im ive id its yes no ok okay he she his her we us our one use user users asks ask request requests when steps step agents agent looks up worked kind procedure typical mention mentions'.split(
+    ' ',
+  ),
+);
+
+/** "cancelled" -> "cancel", "orders" -> "order", "changing" -> "chang": enough to match forms of a word. */
+function stem(w: string): string {
+  if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
+  if (w.length > 5 && w.endsWith('led')) return w.slice(0, -3);
+  if (w.length > 4 && w.endsWith('ed')) return w.slice(0, -2);
+  if (w.length > 4 && w.endsWith('es') && !w.endsWith('ses')) return w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
+  return w;
+}
+
+/** The distinct content words of a text, stemmed (placeholders such as <id> and tool-name separators split). */
+export function contentWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of text
+    .replace(/<[a-z_]+>/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z]+/)) {
+    if (raw.length < 2 || STOP.has(raw)) continue;
+    out.add(stem(raw));
+  }
+  return out;
+}
+
+/** Cosine of two bags of words (each word counted once): shared / sqrt(|a| * |b|); 0 when either is empty. */
+export function wordOverlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared / Math.sqrt(a.size * b.size);
+}
+
+/** The words a skill is found by: its name (hyphens as spaces) and its description. */
+export function skillWords(skill: { name: string; description: string }): Set<string> {
+  return contentWords(`${skill.name.replace(/-/g, ' ')} ${skill.description}`);
+}
