@@ -40,6 +40,11 @@ describe('synthesis pass on the tau dev traces', () => {
       const superseding = firstReport.superseded.find((x) => x.id === s.id);
       expect(s.version).toBe(superseding ? '2.0.0' : '1.0.0');
     }
+    // A skill superseded in the same pass hands its name to its successor (no "-2", no qualifier).
+    for (const x of firstReport.superseded) {
+      const old = await memory.getSkill(x.supersedes);
+      expect(x.name).toBe(old!.name);
+    }
   });
 
   it('never names a tool that is absent from the sessions it was learned from', async () => {

@@ -72,7 +72,11 @@ export function reconcileDraft(
     // A new name is free among every live skill but the one it replaces (the draft was named before reconcile
     // chose its target, and a neighbour it did not merge with may hold that name).
     const taken = input.skills.names(decision.action === 'supersede' ? decision.target.id : undefined);
-    const name = keep ? decision.target.name : taken.has(draft.name) ? uniqueName(draft.name, taken) : draft.name;
+    // A draft that was given a qualifier or a number only because the skill it supersedes held the name
+    // (cancel-pending-order-modify-items beside cancel-pending-order) takes that name back.
+    const renamedAway = decision.action === 'supersede' && draft.name.startsWith(`${decision.target.name}-`);
+    const name =
+      keep || renamedAway ? decision.target.name : taken.has(draft.name) ? uniqueName(draft.name, taken) : draft.name;
     const named = { ...draft, name };
     const skill: Skill = newSkill(at, {
       ...base,
