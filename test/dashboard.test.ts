@@ -92,7 +92,7 @@ describe('dashboard', () => {
       'exchange-delivered-order-items-return',
       'fix-mobile-data',
       'return-delivered-order-items',
-      'return-order',
+      'return-delivered-order-items-2',
     ]);
     await expect.poll(() => page.locator('#skills-count').textContent()).toBe('5 skills live');
     const row = page.locator('tr[data-skill="exchange-delivered-order-items"]');

@@ -128,7 +128,7 @@ describe.each([
       'exchange-delivered-order-items-return',
       'fix-mobile-data',
       'return-delivered-order-items',
-      'return-order',
+      'return-delivered-order-items-2',
     ]);
   });
 
@@ -307,18 +307,22 @@ describe.each([
       await toolError(client, 'record_tool_call', { session_id: live.session_id, tool: 'cancel_pending_order' }),
     ).toMatch(/needs its goal/);
 
-    expect(await ok(client, 'forget_skill', { skill: 'return-order' })).toEqual({
+    expect(await ok(client, 'forget_skill', { skill: 'return-delivered-order-items-2' })).toEqual({
       id: expect.any(String),
-      name: 'return-order',
+      name: 'return-delivered-order-items-2',
     });
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', { include_superseded: true });
-    expect(skills.map((s) => s.name)).not.toContain('return-order');
-    await expect(client.readResource({ uri: 'skill://return-order' })).rejects.toMatchObject({ code: -32002 });
-    expect(await toolError(client, 'forget_skill', { skill: 'return-order' })).toMatch(/no skill named/);
+    expect(skills.map((s) => s.name)).not.toContain('return-delivered-order-items-2');
+    await expect(client.readResource({ uri: 'skill://return-delivered-order-items-2' })).rejects.toMatchObject({
+      code: -32002,
+    });
+    expect(await toolError(client, 'forget_skill', { skill: 'return-delivered-order-items-2' })).toMatch(
+      /no skill named/,
+    );
     const recalled = await ok<{ skills: { name: string }[] }>(client, 'recall_skills', {
       goal: 'I bought this for a human, return it please',
     });
-    expect(recalled.skills.map((s) => s.name)).not.toContain('return-order');
+    expect(recalled.skills.map((s) => s.name)).not.toContain('return-delivered-order-items-2');
 
     expect(tracesInFile(db, [secretGoal, secretResult])).toEqual([]);
   });
