@@ -5,7 +5,7 @@
  * persona's goal. Pure: word weights come in as a function.
  */
 
-import { LOOKUP_VERBS, roleOf, TASK_VERBS, toolWordsOf } from './step-role.js';
+import { chooseActionTool, LOOKUP_VERBS, roleOf, TASK_VERBS, toolWordsOf } from './step-role.js';
 
 /** Words that say something is broken: such goals are fixes. */
 const PROBLEM =
@@ -59,36 +59,6 @@ function stem(w: string): string {
   return w;
 }
 
-/**
- * The step a procedure leads to: among the steps that act (not lookups, not a hand-off to a person), the one
- * the requests talk about and the namespace rarely sees; a hand-off when nothing else acts; the last step
- * when everything only reads.
- */
-export function chooseActionTool(
-  toolSequence: readonly string[],
-  toolWeight: (tool: string) => number,
-  requestShare: (stemmed: string) => number = () => 0,
-): string | null {
-  const distinct = [...new Set(toolSequence)];
-  const acting = distinct.filter((t) => roleOf(t) === 'action');
-  if (acting.length) {
-    let best = acting[0];
-    let bestScore = -Infinity;
-    for (const t of acting) {
-      const overlap = Math.max(0, ...toolWordsOf(t).map((w) => requestShare(stem(w))));
-      const score = (1 + toolWeight(t)) * (1 + 2 * overlap);
-      // Later steps win ties: the lookups and preparations come first.
-      if (score >= bestScore - 1e-9) {
-        best = t;
-        bestScore = score;
-      }
-    }
-    return best;
-  }
-  const handoff = [...distinct].reverse().find((t) => roleOf(t) === 'handoff');
-  return handoff ?? toolSequence[toolSequence.length - 1] ?? null;
-}
-
 /** The verb, object and description of a procedure from its sessions' words. */
 export function wordSkill(input: NamingInput): SkillWording {
   // "find out why" asks a question; it is not a request to find something.
@@ -106,7 +76,7 @@ export function wordSkill(input: NamingInput): SkillWording {
   const action =
     input.actionTool !== undefined && input.actionTool !== null
       ? input.actionTool
-      : chooseActionTool(input.toolSequence, input.toolWeight ?? (() => 0), stemShare);
+      : chooseActionTool(input.toolSequence, input.toolWeight ?? (() => 0), (w) => stemShare(stem(w)));
   const actionWords = action ? toolWordsOf(action) : [];
   const actionRole = action ? roleOf(action) : 'lookup';
   const actionVerb = actionRole === 'action' ? (actionWords[0] ?? null) : null;

@@ -107,3 +107,33 @@ export function toolWordsOf(tool: string): string[] {
     return [COMMAND_VERBS[words[0]], ...(words[0] === 'mkdir' || words[0] === 'rmdir' ? ['directory'] : [])];
   return words;
 }
+
+/**
+ * The step a procedure leads to: among the steps that act (not lookups, not a hand-off to a person), the one
+ * the requests talk about and the namespace rarely sees; a hand-off when nothing else acts; the last step
+ * when everything only reads.
+ */
+export function chooseActionTool(
+  toolSequence: readonly string[],
+  toolWeight: (tool: string) => number,
+  requestShare: (word: string) => number = () => 0,
+): string | null {
+  const distinct = [...new Set(toolSequence)];
+  const acting = distinct.filter((t) => roleOf(t) === 'action');
+  if (acting.length) {
+    let best = acting[0];
+    let bestScore = -Infinity;
+    for (const t of acting) {
+      const overlap = Math.max(0, ...toolWordsOf(t).map((w) => requestShare(w)));
+      const score = (1 + toolWeight(t)) * (1 + 2 * overlap);
+      // Later steps win ties: the lookups and preparations come first.
+      if (score >= bestScore - 1e-9) {
+        best = t;
+        bestScore = score;
+      }
+    }
+    return best;
+  }
+  const handoff = [...distinct].reverse().find((t) => roleOf(t) === 'handoff');
+  return handoff ?? toolSequence[toolSequence.length - 1] ?? null;
+}
