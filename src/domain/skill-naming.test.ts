@@ -148,4 +148,27 @@ describe('skill names and descriptions', () => {
       ['lock', 'doors'],
     ]);
   });
+
+  it('names a procedure in which no step acts by what it does: it checks or escalates what was asked', () => {
+    const goals = ['You want to change your flight to the next day.', 'Change my flight reservation to a later one.'];
+    const looked = wordSkill({
+      goals,
+      cues: [],
+      toolSequence: ['get_reservation_details', 'search_direct_flight', 'calculate'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(looked.nameWords).toEqual(['check', 'flight', 'change']);
+    expect(looked.description).toMatch(/changing nothing itself/);
+    const handed = wordSkill({
+      goals,
+      cues: [],
+      toolSequence: ['get_reservation_details', 'transfer_to_human_agents'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(handed.nameWords[0]).toBe('escalate');
+    expect(handed.nameWords.at(-1)).toBe('change');
+    expect(handed.description).toMatch(/hands the case to a person/);
+  });
 });

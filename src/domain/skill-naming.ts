@@ -132,10 +132,16 @@ export function wordSkill(input: NamingInput): SkillWording {
   // The users' verb when a step does it; a fix when they report something broken; else what the acting step
   // does (a request worded every which way, or whose verb no step performs); a request that only ends with a
   // person is theirs to name, or an escalation.
+  // A procedure in which no step acts only looks things up (and may hand over to a person): it checks or
+  // escalates what was asked, it does not do it ("check-flight-change", not "change-flight").
+  let asking: string | null = null;
   if (askedByMost && doing(asked!)) verb = asked!;
   else if (problem) verb = 'fix';
   else if (actionVerb) verb = actionVerb;
-  else if (askedByMost) verb = asked!;
+  else if (askedByMost && !LOOKUP_VERBS.has(asked!)) {
+    verb = actionRole === 'handoff' ? 'escalate' : 'check';
+    asking = NOMINAL[asked!] ?? asked!;
+  } else if (askedByMost) verb = asked!;
   else if (actionRole === 'handoff') verb = 'escalate';
   else verb = asked ?? actionWords[0] ?? 'handle';
 
@@ -170,9 +176,13 @@ export function wordSkill(input: NamingInput): SkillWording {
   if (object.length === 1 && extra) object = [...object, extra];
   // The head noun as the requests say it (flights or flight); the words before it stay as the tool has them.
   if (object.length) object[object.length - 1] = surfaceForm(object[object.length - 1], df);
+  // What was asked, after its object: check-flight-change, escalate-order-return.
+  if (asking) object = [...object.slice(0, 1).map((w) => surfaceForm(stem(w), df)), asking];
   // A tool's words keep the tool's order (delivered order items); the requests' own words take theirs.
   const ordered =
-    step && object.every((w) => objectOf(step).some((x) => stem(x) === stem(w))) ? object : inTextOrder(object, texts);
+    asking || (step && object.every((w) => objectOf(step).some((x) => stem(x) === stem(w))))
+      ? object
+      : inTextOrder(object, texts);
   const seen = new Set<string>();
   const nameWords = [verb, ...ordered].filter((w) => {
     const k = stem(w);
@@ -197,7 +207,9 @@ export function wordSkill(input: NamingInput): SkillWording {
   const when =
     verb === 'fix'
       ? ` Use when a user reports a problem with their ${thing}.`
-      : ` Use when a user asks to ${verb} ${thing}.`;
+      : asking
+        ? ` Use when a user asks to ${asked} their ${thingWords.slice(0, -1).join(' ') || 'request'}: it looks up what that needs${actionRole === 'handoff' ? ' and hands the case to a person' : ' and answers'}, changing nothing itself.`
+        : ` Use when a user asks to ${verb} ${thing}.`;
   const mention = keywords.length ? ` Typical requests mention ${listJoin(keywords)}.` : '';
   return {
     nameWords,
@@ -292,6 +304,21 @@ function brokenThing(texts: readonly string[], symptoms: readonly string[]): str
   for (const w of symptoms) if (out.length < 2 && !out.some((o) => stem(o) === stem(w))) out.push(w);
   return out;
 }
+
+/** What a request to do something is called (a request to cancel asks for a cancellation). */
+const NOMINAL: Readonly<Record<string, string>> = {
+  cancel: 'cancellation',
+  book: 'booking',
+  modify: 'change',
+  reschedule: 'rescheduling',
+  pay: 'payment',
+  buy: 'purchase',
+  send: 'sending',
+  restore: 'restoration',
+  create: 'creation',
+  delete: 'deletion',
+  remove: 'removal',
+};
 
 /** Nouns of tool names that say nothing about the task (get_order_details -> order). */
 const TOOL_FILLER = new Set(['details', 'detail', 'info', 'information', 'by', 'id', 'to', 'for', 'based', 'on']);
