@@ -68,18 +68,19 @@ const HANDOFF = /^(transfer|escalate|handoff|hand)\b.*\b(human|agent|agents|pers
 export type StepRole = 'action' | 'handoff' | 'lookup';
 
 /** Shell commands as the verbs they are. */
-const COMMAND_VERBS: Readonly<Record<string, string>> = {
-  cp: 'copy',
-  mv: 'move',
-  rm: 'remove',
-  rmdir: 'remove',
-  mkdir: 'create',
-  touch: 'create',
+const COMMAND_VERBS: Readonly<Record<string, readonly string[]>> = {
+  cp: ['copy', 'file'],
+  mv: ['move', 'file'],
+  rm: ['remove', 'file'],
+  rmdir: ['remove', 'directory'],
+  mkdir: ['create', 'directory'],
+  touch: ['create', 'file'],
+  echo: ['write', 'file'],
 };
 
 /** Verbs of steps that change something, beside the task verbs (set_navigation, fillFuelTank, place_order). */
 const ACT_VERBS = new Set(
-  'set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit login logout toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay'.split(
+  'write set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit login logout toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay'.split(
     ' ',
   ),
 );
@@ -103,8 +104,7 @@ export function toolWordsOf(tool: string): string[] {
   // What follows "by" is the lookup's key, not its object (get_customer_by_phone, find_user_id_by_name_zip).
   const by = all.indexOf('by');
   const words = by > 0 ? all.slice(0, by) : all;
-  if (words.length === 1 && COMMAND_VERBS[words[0]])
-    return [COMMAND_VERBS[words[0]], ...(words[0] === 'mkdir' || words[0] === 'rmdir' ? ['directory'] : [])];
+  if (words.length === 1 && COMMAND_VERBS[words[0]]) return [...COMMAND_VERBS[words[0]]];
   return words;
 }
 
