@@ -11,7 +11,7 @@ const TRACES = join(import.meta.dirname, 'fixtures', 'traces');
 
 /** Verbs a task name may start with. */
 const VERBS = new Set(
-  'add book cancel change check copy create escalate exchange fill find fix list modify move place plan post remove return send set share track update'.split(
+  'add book cancel change check copy create escalate exchange fill find fix list modify move place plan post remove return send set share track update write'.split(
     ' ',
   ),
 );
