@@ -396,6 +396,14 @@ export class RecallIndex {
 
 const EXEMPLAR_MARK = '#';
 
+/** The words of a skill read from the store, kept as long as the skill object is (recall's skill cache). */
+const skillWordCache = new WeakMap<object, Set<string>>();
+function wordsOf(skill: Pick<Skill, 'name' | 'description'>): Set<string> {
+  let words = skillWordCache.get(skill);
+  if (!words) skillWordCache.set(skill, (words = skillWords(skill)));
+  return words;
+}
+
 /** Candidates read beyond topK when words take part in the order. */
 const WORD_POOL = 2;
 
@@ -413,7 +421,7 @@ export function rankByWords<S extends Pick<Skill, 'name' | 'description'>>(
     .map((c) => ({
       skill: c.skill,
       cosine: c.similarity,
-      similarity: words ? (1 - weight) * c.similarity + weight * wordOverlap(words, skillWords(c.skill)) : c.similarity,
+      similarity: words ? (1 - weight) * c.similarity + weight * wordOverlap(words, wordsOf(c.skill)) : c.similarity,
     }))
     .sort((a, b) => b.similarity - a.similarity);
 }
