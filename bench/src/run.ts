@@ -525,6 +525,9 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
       firstRecallCpuMs?: number;
       rssMB: number;
       maxRssMB: number;
+      rssFileMB?: number | null;
+      rssAnonMB?: number | null;
+      inheritedMaxRssMB?: number;
     };
   };
   await memory.flushIndexes();
@@ -545,6 +548,9 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
     openMs: round(loads[1].openMs, 1),
     embedderWarmMs: round(loads[1].embedderWarmMs, 1),
     maxRssMB: round(Math.max(...loads.map((l) => l.maxRssMB)), 1),
+    rssFileMB: loads[1].rssFileMB == null ? null : round(loads[1].rssFileMB, 1),
+    rssAnonMB: loads[1].rssAnonMB == null ? null : round(loads[1].rssAnonMB, 1),
+    inheritedMaxRssMB: round(Math.max(...loads.map((l) => l.inheritedMaxRssMB ?? l.maxRssMB)), 1),
     withoutFileMs: rebuilt ? round(rebuilt.firstRecallMs, 1) : null,
     withoutFileMaxRssMB: rebuilt ? round(rebuilt.maxRssMB, 1) : null,
     load1: round(loadavg()[0], 2),
