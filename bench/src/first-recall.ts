@@ -53,7 +53,8 @@ console.log(
 function procStatus(): Record<string, number> {
   const out: Record<string, number> = {};
   try {
-    for (const m of readFileSync('/proc/self/status', 'utf8').matchAll(/^(\w+):\s+(\d+) kB$/gm)) out[m[1]] = (Number(m[2]) * 1024) / 1e6;
+    for (const m of readFileSync('/proc/self/status', 'utf8').matchAll(/^(\w+):\s+(\d+) kB$/gm))
+      out[m[1]] = (Number(m[2]) * 1024) / 1e6;
   } catch {
     // Not Linux: getrusage's figure stands.
   }

@@ -42,7 +42,12 @@ console.log(
     p99Ms: percentile(latency, 99),
     meanMs: latency.reduce((a, b) => a + b, 0) / latency.length,
     firstRecallMs,
-    memory: { rss: mb(usage.rss), heapUsed: mb(usage.heapUsed), external: mb(usage.external), arrayBuffers: mb(usage.arrayBuffers) },
+    memory: {
+      rss: mb(usage.rss),
+      heapUsed: mb(usage.heapUsed),
+      external: mb(usage.external),
+      arrayBuffers: mb(usage.arrayBuffers),
+    },
     maxRssMB: mb(process.resourceUsage().maxRSS * 1024),
   }),
 );

@@ -490,8 +490,8 @@ export function renderMarkdown(r: BenchResults): string {
         'whatever the skill count: column "Embedder first use"), then time the first `recall` (index file loaded and checked, ' +
         'changes since applied, query embedded, hits read from SQLite), then 200 more recalls; peak RSS is the kernel high-water mark of that process ' +
         "(VmHWM in /proc/self/status; mapped files: the HNSW graph's pages and the code, shared with the page cache). getrusage's maxRSS, shown " +
-        'last, is not that process\'s own: Linux keeps the high-water mark across exec, and a child made by fork+exec starts as a copy of the bench ' +
-        'process, so it reports at least the bench process\'s RSS at spawn (earlier results used it: 1,093 MB at 100k skills). ' +
+        "last, is not that process's own: Linux keeps the high-water mark across exec, and a child made by fork+exec starts as a copy of the bench " +
+        "process, so it reports at least the bench process's RSS at spawn (earlier results used it: 1,093 MB at 100k skills). " +
         '"Without the file" is the same process with `recall.persistIndex: false` (not run at 100k: minutes of graph building per run).  "Before" is what the previous code did on a first recall: every skill row ' +
         'through `store.listSkills`, then the IVF index, timed in the bench process.',
       '',

@@ -1334,6 +1334,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             enabled: true,
             status: 'probationary',
             eta: 0.5,
+            utility: skill().utility,
             supersededBy: null,
             embedderId: 'test-embedder',
           });

@@ -183,7 +183,7 @@ export interface SkillRevision {
 
 export type SkillVectorRow = Pick<
   Skill,
-  'id' | 'corpus' | 'enabled' | 'status' | 'eta' | 'supersededBy' | 'embedderId' | 'embedding' | 'exemplars'
+  'id' | 'corpus' | 'enabled' | 'status' | 'eta' | 'utility' | 'supersededBy' | 'embedderId' | 'embedding' | 'exemplars'
 >;
 
 export interface ForgetOptions {
