@@ -526,7 +526,7 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       'Exact scan: `ExactIndex`, a flat dot-product scan over one Float32Array (brute force without SQLite), and the reference. ' +
         'IVF: the previous `VectorIndex` (~sqrt(n) k-means lists, sqrt(lists) probed). Recall index: `TieredIndex`, the exact scan below ' +
-        '`recall.annFrom` skills and a USearch HNSW graph (M 16, ef_construction 128, ef 192, inner product) from there. ' +
+        '`recall.annFrom` skills and a USearch HNSW graph (M 24, ef_construction 200, ef 192, at least 320 from 50k vectors, inner product) from there. ' +
         "The recall index here is the one recall saved, loaded from its file (its build is the bench process's first recall above). " +
         "The vectors compared are the stored ones; recall itself removes half the namespace's mean goal direction first when a pass has recorded one (none in these bulk-written files). " +
         'recall@10 counts a hit tying the exact 10th score as found (many bench skills are copies of one goal and share its vector).',
