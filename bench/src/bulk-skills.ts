@@ -4,10 +4,17 @@
 // skills for the recall benchmark in seconds instead of minutes; the rows recall reads are identical.
 
 import type Database from 'better-sqlite3';
-import type { Skill } from '#dist/domain/types.js';
+import { clip } from '#dist/domain/context-pack.js';
+import { newSkill } from '#dist/domain/new-skill.js';
+import { normalizeGoal } from '#dist/domain/normalize-goal.js';
+import { collapseRepeats } from '#dist/domain/sequence.js';
+import type { Session, Skill } from '#dist/domain/types.js';
+import type { Memory } from '#dist/memory.js';
+import { renderSkillMd } from '#dist/pipeline/render-skill-md.js';
 import { json } from '#dist/store/rows.js';
 import { skillInsertSql, skillRowValues } from '#dist/store/skill-row.js';
 import { accepted, planSkillWrite } from '#dist/store/write-plan.js';
+import { syntheticSessionBatches } from './synthetic.js';
 
 export interface BulkSkillWriter {
   write(skills: Skill[], actor: string): void;
@@ -40,4 +47,68 @@ export function bulkSkillWriter(db: Database.Database): BulkSkillWriter {
     }
   });
   return { write: (skills, actor) => run(skills, actor) };
+}
+
+/**
+ * Writes `count` skills from perturbed real sessions (seeded) into the memory's store. Returns seconds. On SQLite,
+ * the bulk writer above inserts the rows writeSkill('add') would, 1,000 per transaction; elsewhere, through the
+ * store's one write path, one skill at a time.
+ */
+export async function writeBenchSkills(
+  memory: Memory,
+  count: number,
+  opts: { seed: number; traces: string[]; onBatch?: (done: number) => void },
+): Promise<number> {
+  const store = memory.store!;
+  const start = performance.now();
+  let i = 0;
+  const db = store.kind === 'sqlite' ? (store as unknown as { db: Database.Database }).db : null;
+  const bulk = db ? bulkSkillWriter(db) : null;
+  for (const batch of syntheticSessionBatches(count, opts.seed, opts.traces, 1_000)) {
+    if (bulk) {
+      bulk.write(
+        batch.map((session) => benchSkill(memory, session, i++)),
+        'bench',
+      );
+      opts.onBatch?.(i);
+      continue;
+    }
+    for (const session of batch) {
+      const skill = benchSkill(memory, session, i++);
+      await store.writeSkill({ action: 'add', skill, parents: [], actor: 'bench', detail: {}, at: skill.createdAt });
+      if (i % 50 === 0) opts.onBatch?.(i);
+    }
+  }
+  return (performance.now() - start) / 1000;
+}
+
+/** A plausible learned skill for a session: its tool path as the procedure, its goal as the trigger text. */
+function benchSkill(memory: Memory, session: Session, i: number): Skill {
+  const tools = collapseRepeats(session.calls.filter((c) => c.ok).map((c) => c.tool));
+  const required = [...new Set(tools)];
+  const id = `sk_bench${String(i).padStart(8, '0')}`;
+  const name = `bench-${(tools.find((t) => !t.startsWith('get_') && !t.startsWith('find_')) ?? tools[0] ?? 'answer').replace(/_/g, '-')}-${i}`;
+  const description = clip(session.goal.replace(/\s+/g, ' '), 240);
+  const body = `# ${name}\n\n${tools.map((t, k) => `${k + 1}. Call \`${t}\`.`).join('\n')}\n`;
+  const at = new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString();
+  const skillMd = renderSkillMd(
+    { name, whenToUse: description, toolsRequired: required, kind: 'playbook', body },
+    { license: memory.config.license, version: '1.0.0', id, sourceSessions: [], clusterId: null, learnedBy: 'bench' },
+  );
+  return newSkill(at, {
+    id,
+    namespace: memory.namespace,
+    name,
+    description,
+    skillMd,
+    body,
+    kind: 'playbook',
+    toolsRequired: required,
+    toolSequence: tools,
+    successCount: 3,
+    attemptCount: 3,
+    support: 3,
+    embedderId: memory.embedder.id,
+    embedding: memory.embedder.embedSync!(normalizeGoal(session.goal)),
+  });
 }

@@ -86,7 +86,13 @@ export interface RecallResult {
     firstRecallCpuMs?: number | null;
     openMs: number;
     embedderWarmMs: number;
+    /** The process's own high-water mark (VmHWM; see first-recall.ts). */
     maxRssMB: number;
+    /** At the end of the process (median one): mapped-file and anonymous resident pages. */
+    rssFileMB?: number | null;
+    rssAnonMB?: number | null;
+    /** getrusage maxRSS of the same processes: carries the bench process's RSS at spawn over exec. */
+    inheritedMaxRssMB?: number;
     withoutFileMs: number | null;
     withoutFileMaxRssMB: number | null;
     load1: number;
@@ -469,16 +475,23 @@ export function renderMarkdown(r: BenchResults): string {
           q.newProcess.withoutFileMs === null ? 'not run' : String(q.newProcess.withoutFileMs),
           String(round1(q.firstRecallParts.listSkillsMs + q.firstRecallParts.indexBuildMs)),
           String(q.firstRecallMs),
-          q.newProcess.withoutFileMaxRssMB === null
+          (q.newProcess.withoutFileMaxRssMB === null
             ? String(q.newProcess.maxRssMB)
-            : `${q.newProcess.maxRssMB} (${q.newProcess.withoutFileMaxRssMB} without the file)`,
+            : `${q.newProcess.maxRssMB} (${q.newProcess.withoutFileMaxRssMB} without the file)`) +
+            (q.newProcess.rssFileMB == null
+              ? ''
+              : `; at the end ${q.newProcess.rssAnonMB} anonymous + ${q.newProcess.rssFileMB} mapped files`) +
+            (q.newProcess.inheritedMaxRssMB == null ? '' : `; getrusage ${q.newProcess.inheritedMaxRssMB}`),
           String(q.newProcess.load1),
         ]),
       ),
       '',
       'Each is a new `node bench/build/bench/src/first-recall.js` process: open the memory, use the embedder once (its word table loads on first use, ' +
         'whatever the skill count: column "Embedder first use"), then time the first `recall` (index file loaded and checked, ' +
-        'changes since applied, query embedded, hits read from SQLite), then 200 more recalls; peak RSS is the kernel high-water mark of that process. ' +
+        'changes since applied, query embedded, hits read from SQLite), then 200 more recalls; peak RSS is the kernel high-water mark of that process ' +
+        "(VmHWM in /proc/self/status; mapped files: the HNSW graph's pages and the code, shared with the page cache). getrusage's maxRSS, shown " +
+        "last, is not that process's own: Linux keeps the high-water mark across exec, and a child made by fork+exec starts as a copy of the bench " +
+        "process, so it reports at least the bench process's RSS at spawn (earlier results used it: 1,093 MB at 100k skills). " +
         '"Without the file" is the same process with `recall.persistIndex: false` (not run at 100k: minutes of graph building per run).  "Before" is what the previous code did on a first recall: every skill row ' +
         'through `store.listSkills`, then the IVF index, timed in the bench process.',
       '',
@@ -513,7 +526,7 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       'Exact scan: `ExactIndex`, a flat dot-product scan over one Float32Array (brute force without SQLite), and the reference. ' +
         'IVF: the previous `VectorIndex` (~sqrt(n) k-means lists, sqrt(lists) probed). Recall index: `TieredIndex`, the exact scan below ' +
-        '`recall.annFrom` skills and a USearch HNSW graph (M 16, ef_construction 128, ef 192, inner product) from there. ' +
+        '`recall.annFrom` skills and a USearch HNSW graph (M 24, ef_construction 200, ef 192, at least 320 from 50k vectors, inner product) from there. ' +
         "The recall index here is the one recall saved, loaded from its file (its build is the bench process's first recall above). " +
         "The vectors compared are the stored ones; recall itself removes half the namespace's mean goal direction first when a pass has recorded one (none in these bulk-written files). " +
         'recall@10 counts a hit tying the exact 10th score as found (many bench skills are copies of one goal and share its vector).',

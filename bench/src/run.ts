@@ -22,11 +22,8 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { clip } from '#dist/domain/context-pack.js';
-import { newSkill } from '#dist/domain/new-skill.js';
 import { normalizeGoal } from '#dist/domain/normalize-goal.js';
-import { collapseRepeats } from '#dist/domain/sequence.js';
-import type { Session, Skill } from '#dist/domain/types.js';
+import type { Session } from '#dist/domain/types.js';
 import { ExactIndex } from '#dist/vector/exact-index.js';
 import { loadIndexFile, type IndexIdentity } from '#dist/vector/index-file.js';
 import { recallIndexPath } from '#dist/vector/index-location.js';
@@ -34,7 +31,6 @@ import type { NearestIndex, SearchHit } from '#dist/vector/nearest-index.js';
 import type { TieredIndex } from '#dist/vector/tiered-index.js';
 import { VectorIndex } from '#dist/vector/vector-index.js';
 import { openMemory, type Memory } from '#dist/memory.js';
-import { renderSkillMd } from '#dist/pipeline/render-skill-md.js';
 import {
   renderMarkdown,
   renderSummaryTable,
@@ -46,9 +42,8 @@ import {
   type CliResult,
   type ClusteringResult,
 } from './report.js';
-import type BetterSqlite3 from 'better-sqlite3';
 import { IncrementalClusters } from '#dist/domain/clustering.js';
-import { bulkSkillWriter } from './bulk-skills.js';
+import { writeBenchSkills } from './bulk-skills.js';
 import { renderChart } from './chart.js';
 import { greedyCluster } from './greedy.js';
 import { CLI, REPO } from './paths.js';
@@ -530,6 +525,9 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
       firstRecallCpuMs?: number;
       rssMB: number;
       maxRssMB: number;
+      rssFileMB?: number | null;
+      rssAnonMB?: number | null;
+      inheritedMaxRssMB?: number;
     };
   };
   await memory.flushIndexes();
@@ -550,6 +548,9 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
     openMs: round(loads[1].openMs, 1),
     embedderWarmMs: round(loads[1].embedderWarmMs, 1),
     maxRssMB: round(Math.max(...loads.map((l) => l.maxRssMB)), 1),
+    rssFileMB: loads[1].rssFileMB == null ? null : round(loads[1].rssFileMB, 1),
+    rssAnonMB: loads[1].rssAnonMB == null ? null : round(loads[1].rssAnonMB, 1),
+    inheritedMaxRssMB: round(Math.max(...loads.map((l) => l.inheritedMaxRssMB ?? l.maxRssMB)), 1),
     withoutFileMs: rebuilt ? round(rebuilt.firstRecallMs, 1) : null,
     withoutFileMaxRssMB: rebuilt ? round(rebuilt.maxRssMB, 1) : null,
     load1: round(loadavg()[0], 2),
@@ -714,72 +715,15 @@ function recallAt10(got: SearchHit[], want: SearchHit[]): number {
   return Math.min(want.length, got.filter((h) => h.score >= kth - 1e-5).length) / want.length;
 }
 
-/**
- * Writes `count` skills from perturbed real sessions. Returns seconds. On SQLite, a bench-only bulk writer inserts
- * the rows writeSkill('add') would (skills, skill_versions, audit, events), 1,000 per transaction; elsewhere,
- * through the store's one write path, one skill at a time.
- */
-async function populateSkills(
-  ctx: Context,
-  memory: Memory,
-  count: number,
-  onProgress?: (done: number) => void,
-): Promise<number> {
-  const store = memory.store!;
-  const start = nowMs();
-  let i = 0;
-  const db = store.kind === 'sqlite' ? (store as unknown as { db: BetterSqlite3.Database }).db : null;
-  const bulk = db ? bulkSkillWriter(db) : null;
-  for (const batch of syntheticSessionBatches(count, ctx.seed + 1, ctx.traces, 1_000)) {
-    if (bulk) {
-      bulk.write(
-        batch.map((session) => skillFrom(memory, session, i++)),
-        'bench',
-      );
+/** Writes `count` skills from perturbed real sessions (see bulk-skills.ts). Returns seconds. */
+function populateSkills(ctx: Context, memory: Memory, count: number, onProgress?: (done: number) => void) {
+  return writeBenchSkills(memory, count, {
+    seed: ctx.seed + 1,
+    traces: ctx.traces,
+    onBatch: (done) => {
       ctx.rss.sample();
-      onProgress?.(i);
-      continue;
-    }
-    for (const session of batch) {
-      const skill = skillFrom(memory, session, i++);
-      await store.writeSkill({ action: 'add', skill, parents: [], actor: 'bench', detail: {}, at: skill.createdAt });
-      if (i % 50 === 0) {
-        ctx.rss.sample();
-        onProgress?.(i);
-      }
-    }
-  }
-  return (nowMs() - start) / 1000;
-}
-
-/** A plausible learned skill for a session: its tool path as the procedure, its goal as the trigger text. */
-function skillFrom(memory: Memory, session: Session, i: number): Skill {
-  const tools = collapseRepeats(session.calls.filter((c) => c.ok).map((c) => c.tool));
-  const required = [...new Set(tools)];
-  const id = `sk_bench${String(i).padStart(8, '0')}`;
-  const name = `bench-${(tools.find((t) => !t.startsWith('get_') && !t.startsWith('find_')) ?? tools[0] ?? 'answer').replace(/_/g, '-')}-${i}`;
-  const description = clip(session.goal.replace(/\s+/g, ' '), 240);
-  const body = `# ${name}\n\n${tools.map((t, k) => `${k + 1}. Call \`${t}\`.`).join('\n')}\n`;
-  const at = new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString();
-  const skillMd = renderSkillMd(
-    { name, whenToUse: description, toolsRequired: required, kind: 'playbook', body },
-    { license: memory.config.license, version: '1.0.0', id, sourceSessions: [], clusterId: null, learnedBy: 'bench' },
-  );
-  return newSkill(at, {
-    id,
-    namespace: memory.namespace,
-    name,
-    description,
-    skillMd,
-    body,
-    kind: 'playbook',
-    toolsRequired: required,
-    toolSequence: tools,
-    successCount: 3,
-    attemptCount: 3,
-    support: 3,
-    embedderId: memory.embedder.id,
-    embedding: embed(memory, session.goal),
+      onProgress?.(done);
+    },
   });
 }
 

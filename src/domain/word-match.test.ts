@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { contentWords, skillWords, wordOverlap } from './word-match.js';
 
+const bag = (s: { name: string; description: string }) => new Set(skillWords(s).split(' '));
+
 describe('word overlap of a request with what a skill says it does', () => {
   it('keeps content words, stems their forms, drops courtesy and placeholders', () => {
     expect([...contentWords('Hi, I need to cancel my orders <id> please')].sort()).toEqual(['cancel', 'order']);
@@ -9,12 +11,12 @@ describe('word overlap of a request with what a skill says it does', () => {
   });
 
   it('scores the verb that tells two skills apart: "change" is not "cancel"', () => {
-    const change = skillWords({
+    const change = bag({
       name: 'update-reservation-flight',
       description:
         'Update Reservation Flight: looks up reservation, then updates reservation flights. Use when a user asks to change a flight.',
     });
-    const cancel = skillWords({
+    const cancel = bag({
       name: 'cancel-reservations',
       description:
         'Cancel Reservations: looks up reservation, then cancels reservation. Use when a user asks to cancel reservations.',

@@ -45,7 +45,10 @@ export function wordOverlap(a: ReadonlySet<string>, b: ReadonlySet<string>): num
   return shared / Math.sqrt(a.size * b.size);
 }
 
-/** The words a skill is found by: its name (hyphens as spaces) and its description. */
-export function skillWords(skill: { name: string; description: string }): Set<string> {
-  return contentWords(`${skill.name.replace(/-/g, ' ')} ${skill.description}`);
+/**
+ * The words a skill is found by, from its name (hyphens as spaces) and its description: distinct stems, sorted
+ * and joined by spaces (a compact form to keep for many skills; split it to compare).
+ */
+export function skillWords(skill: { name: string; description: string }): string {
+  return [...contentWords(`${skill.name.replace(/-/g, ' ')} ${skill.description}`)].sort().join(' ');
 }

@@ -1,5 +1,93 @@
+// Recall's ranking of near-ties (many skills learned from one goal share its vector): utility and eta come
+// from what the index keeps beside its vectors, the served skills from the store, checked as stored now.
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { newSkill } from '../domain/new-skill.js';
+import { normalizeGoal } from '../domain/normalize-goal.js';
+import { openMemory, type Memory } from '../memory.js';
+import { contentWords, skillWords } from '../domain/word-match.js';
 import { rankByWords } from './recall.js';
+import { tempDbPath } from '../../test/support/tau.js';
+
+const GOAL = 'cancel my pending order and refund it';
+
+/** `n` skills learned from one goal (one vector), utility rising with the index. */
+async function copiesOfOneGoal(n: number): Promise<{ memory: Memory; db: string; ids: string[] }> {
+  const db = tempDbPath();
+  const memory = await openMemory({ db, config: { recall: { persistIndex: false, topK: 3 } } });
+  const embedding = memory.embedder.embedSync!(normalizeGoal(GOAL));
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+    const name = `cancel-order-${i}`;
+    const skill = newSkill(at, {
+      namespace: memory.namespace,
+      name,
+      description: GOAL,
+      skillMd: `---\nname: ${name}\n---\n`,
+      body: `# ${name}\n`,
+      kind: 'playbook',
+      utility: i / 100,
+      embedderId: memory.embedder.id,
+      embedding,
+    });
+    await memory.store!.writeSkill({ action: 'add', skill, parents: [], actor: 'test', detail: {}, at });
+    ids.push(skill.id);
+  }
+  return { memory, db, ids };
+}
+
+/** Counts the skill ids recall reads from the store. */
+function countReads(memory: Memory): { ids: number } {
+  const store = memory.store!;
+  const read = store.getSkillsById.bind(store);
+  const count = { ids: 0 };
+  store.getSkillsById = async (ns, ids) => {
+    count.ids += ids.length;
+    return read(ns, ids);
+  };
+  return count;
+}
+
+describe('recall among near-ties', () => {
+  it('ranks forty copies of one goal by utility, reading from the store only the skills it serves', async () => {
+    const { memory, ids } = await copiesOfOneGoal(40);
+    const reads = countReads(memory);
+    const first = await memory.recall(GOAL, { record: false });
+    expect(first.map((h) => h.id)).toEqual([ids[39], ids[38], ids[37]]);
+    expect(reads.ids).toBeLessThanOrEqual(3);
+    reads.ids = 0;
+    // Served again: the recently served skills are kept, nothing is read.
+    expect((await memory.recall(GOAL, { record: false })).map((h) => h.id)).toEqual(first.map((h) => h.id));
+    expect(reads.ids).toBe(0);
+    await memory.close();
+  });
+
+  it('follows a utility changed by another connection: the re-ranked list is the one fresh rows give', async () => {
+    const { memory, db, ids } = await copiesOfOneGoal(20);
+    await memory.recall(GOAL, { record: false });
+    const other = new Database(db);
+    other.prepare('UPDATE skills SET utility = 5 WHERE id = ?').run(ids[0]);
+    other.prepare('UPDATE skills SET enabled = 0 WHERE id = ?').run(ids[19]);
+    other.close();
+    expect((await memory.recall(GOAL, { record: false })).map((h) => h.id)).toEqual([ids[0], ids[18], ids[17]]);
+    await memory.close();
+  });
+
+  it('never serves a skill the store no longer allows, even one its ranks still hold (a write racing the recall)', async () => {
+    const { memory, ids } = await copiesOfOneGoal(20);
+    // The index is built from rows where the best one is servable; read as stored now, it is disabled (as if
+    // written between the index's check of the change log and the read of the skills it serves).
+    const store = memory.store!;
+    const read = store.getSkillsById.bind(store);
+    store.getSkillsById = async (ns, wanted) =>
+      (await read(ns, wanted)).map((s) => (s.id === ids[19] ? { ...s, enabled: false } : s));
+    const served = await memory.recall(GOAL, { record: false });
+    expect(served.map((h) => h.id)).not.toContain(ids[19]);
+    expect(served.map((h) => h.id)).toEqual([ids[18], ids[17], ids[16]]);
+    await memory.close();
+  });
+});
 
 const cancel = {
   name: 'cancel-reservations',
@@ -10,15 +98,19 @@ const change = {
   description:
     'Update Reservation Flight: looks up reservation, then updates reservation flights. Use when a user asks to change a flight.',
 };
+const rank = (s: { name: string; description: string }) => ({ words: skillWords(s) });
 
 describe('recall order: the embedding, then the words', () => {
-  it('lets the words of the request reorder close candidates, and keeps the embedding similarity as served', () => {
-    const candidates = [
-      { skill: cancel, similarity: 0.66 },
-      { skill: change, similarity: 0.61 },
-    ];
-    const ranked = rankByWords(candidates, "Hi! I'd like to change my flight reservation.", 0.7);
-    expect(ranked.map((r) => r.skill.name)).toEqual(['update-reservation-flight', 'cancel-reservations']);
+  it('lets the words of the request reorder close candidates, and keeps the embedding similarity apart', () => {
+    const ranked = rankByWords(
+      [
+        { skill: rank(cancel), similarity: 0.66, name: cancel.name },
+        { skill: rank(change), similarity: 0.61, name: change.name },
+      ],
+      contentWords("Hi! I'd like to change my flight reservation."),
+      0.7,
+    );
+    expect(ranked.map((r) => r.name)).toEqual(['update-reservation-flight', 'cancel-reservations']);
     expect(ranked.map((r) => r.cosine)).toEqual([0.61, 0.66]);
     expect(ranked[0].similarity).toBeGreaterThan(ranked[1].similarity);
   });
@@ -26,13 +118,13 @@ describe('recall order: the embedding, then the words', () => {
   it('with weight 0 is the embedding order, unchanged', () => {
     const ranked = rankByWords(
       [
-        { skill: change, similarity: 0.61 },
-        { skill: cancel, similarity: 0.66 },
+        { skill: rank(change), similarity: 0.61, name: change.name },
+        { skill: rank(cancel), similarity: 0.66, name: cancel.name },
       ],
-      'change my flight',
+      contentWords('change my flight'),
       0,
     );
-    expect(ranked.map((r) => [r.skill.name, r.similarity, r.cosine])).toEqual([
+    expect(ranked.map((r) => [r.name, r.similarity, r.cosine])).toEqual([
       ['cancel-reservations', 0.66, 0.66],
       ['update-reservation-flight', 0.61, 0.61],
     ]);

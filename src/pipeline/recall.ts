@@ -72,6 +72,12 @@ export class RecallIndex {
   private random: () => number;
   /** Recently served skills (bounded; insertion order is recency). */
   private skills = new Map<string, Skill>();
+  /**
+   * What ranking needs of the skills the index holds (utility and eta; being indexed means recallable), as of
+   * the index's revision: kept by the same change-log path as the index, so recall ranks the near-ties of a
+   * query without reading them from the store. After a file load it fills as skills are first read.
+   */
+  private ranks = new Map<string, Rank>();
   /** Changes applied since the index was last saved. */
   private unsaved = 0;
   private readonly path: string | null;
@@ -128,6 +134,7 @@ export class RecallIndex {
       this.strength = strength;
       this.index = null;
       this.skills.clear();
+      this.ranks.clear();
     }
     if (!this.index) this.loadFile(basis);
     // A file from the future (the database was restored from an older copy) cannot be wound back: rebuild.
@@ -160,6 +167,7 @@ export class RecallIndex {
       return;
     }
     this.index = loaded.index;
+    this.ranks.clear();
     this.basis = basis;
     this.revision = { storeId: basis.slice(0, basis.indexOf(';')), revision: loaded.revision };
     this.unsaved = 0;
@@ -177,10 +185,14 @@ export class RecallIndex {
     const ids: string[] = [];
     let foreign = 0;
     const served: [string, Float32Array][] = [];
+    const ranks = new Map<string, Rank>();
     for (const row of rows) {
       const v = this.servedVectors(row);
       if (v === 'foreign') foreign++;
-      if (Array.isArray(v)) served.push(...v);
+      if (Array.isArray(v)) {
+        served.push(...v);
+        ranks.set(row.id, rankOf(row));
+      }
     }
     const vectors = new Float32Array(served.length * d);
     for (const [id, v] of served) {
@@ -191,6 +203,7 @@ export class RecallIndex {
     this.revision = revision;
     this.basis = basis;
     this.skills.clear();
+    this.ranks = ranks;
     // Written right away: this is the work a new process should not repeat.
     this.unsaved = Math.max(1, ids.length);
     // Said once per load, not per recall: vectors of two models are never compared, so these are not served.
@@ -218,10 +231,13 @@ export class RecallIndex {
       for (const id of changedIds ?? []) {
         for (const entry of entryIds(id)) index.remove(entry);
         this.skills.delete(id);
+        this.ranks.delete(id);
       }
       for (const row of rows) {
         const v = this.servedVectors(row);
-        if (Array.isArray(v)) for (const [id, vector] of v) index.add(id, vector);
+        if (!Array.isArray(v)) continue;
+        for (const [id, vector] of v) index.add(id, vector);
+        this.ranks.set(row.id, rankOf(row));
       }
     } catch (e) {
       // A mapped graph whose file went away before its first change (see HnswIndex.loadGraph): start over.
@@ -291,28 +307,26 @@ export class RecallIndex {
 
   /**
    * The servable skills among `close` (best first) that can still end in the top `topK` once near-ties are
-   * broken and drawn: read from the store best first, stopping where the rest cannot matter. A skill only
-   * moves ahead of skills at most `tieMargin` more similar (breakNearTies, softmaxDraw), so once `topK`
-   * servable skills are read, those below the topK-th similarity minus the margin (a suffix of `close`) leave
-   * the served list unchanged: a recall reads a handful of rows, not the hundreds of copies of one goal that
-   * can sit within the relative margin.
+   * broken and drawn, with what ranking needs of them: from `ranks`, and read from the store only for skills
+   * not known yet (after a file load), best first, stopping where the rest cannot matter. A skill only moves
+   * ahead of skills at most `tieMargin` more similar (breakNearTies, softmaxDraw), so once `topK` servable
+   * skills are known, those below the topK-th similarity minus the margin (a suffix of `close`) leave the served
+   * list unchanged: the hundreds of copies of one goal that can sit within the relative margin cost a map
+   * lookup each, and at most one store read in the life of the index.
    */
-  private async candidates(close: { id: string; score: number }[], topK: number) {
-    // Checked again on the row as stored now: a skill disabled or retired a moment ago is not served.
-    const retireEta = this.config.lifecycle.retireEta;
+  private async candidates(close: { id: string; score: number }[], topK: number): Promise<Candidate[]> {
     const margin = this.config.recall.tieMargin;
-    const ranked: { skill: Skill; similarity: number }[] = [];
+    const ranked: Candidate[] = [];
     let read = 0;
     // A topK below 1 serves nothing but still draws among every candidate (as it always did): read them all.
-    // With words in the order, WORD_POOL more than topK are read, so a skill the words favour can move up.
-    const first = this.config.recall.wordWeight > 0 ? topK + WORD_POOL : topK;
-    let want = topK >= 1 ? Math.min(close.length, first) : close.length;
+    let want = topK >= 1 ? Math.min(close.length, topK) : close.length;
     while (read < want) {
       const batch = close.slice(read, want);
-      const skills = await this.skillsFor(batch.map((h) => h.id));
+      const unknown = batch.filter((h) => !this.ranks.has(h.id)).map((h) => h.id);
+      if (unknown.length) await this.learnRanks(unknown);
       for (const h of batch) {
-        const skill = skills.get(h.id);
-        if (skill && isRecallable(skill, retireEta)) ranked.push({ skill, similarity: h.score });
+        const rank = this.ranks.get(h.id);
+        if (rank) ranked.push({ id: h.id, skill: rank, similarity: h.score });
       }
       read = want;
       if (topK < 1) break;
@@ -325,6 +339,63 @@ export class RecallIndex {
       while (want < close.length && close[want].score >= cutoff) want++;
     }
     return ranked;
+  }
+
+  /** Ranks of indexed skills not known yet, from the store (checked as stored now: an unservable one is left out). */
+  private async learnRanks(ids: string[]) {
+    const retireEta = this.config.lifecycle.retireEta;
+    const skills = await this.skillsFor(ids);
+    for (const id of ids) {
+      const skill = skills.get(id);
+      if (skill && isRecallable(skill, retireEta)) this.ranks.set(id, rankOf(skill));
+    }
+  }
+
+  /**
+   * The skills to serve for `close`, best first: ranked from `ranks`, then the chosen ones read (from the
+   * recently served or the store) and checked again as stored now. A chosen skill that is gone, no longer
+   * servable or ranked on old figures (a change not yet seen) is ranked again from what was read: the served
+   * list is the one ranking on fresh rows gives.
+   */
+  private async serve(close: { id: string; score: number }[], topK: number, request: string) {
+    const retireEta = this.config.lifecycle.retireEta;
+    const weight = this.config.recall.wordWeight;
+    // With words in the order, WORD_POOL candidates more than topK are ranked, so one the words favour can move up.
+    const pool = weight > 0 && topK >= 1 ? topK + WORD_POOL : topK;
+    const words = weight > 0 ? contentWords(request) : null;
+    // A second ranking uses the rows just read; only writes racing this recall could ask for a third.
+    for (let attempt = 1; ; attempt++) {
+      const ranked = rankByWords(await this.candidates(close, pool), words, weight);
+      breakNearTies(ranked, this.config.recall.tieMargin);
+      if (this.config.recall.softmaxTemperature > 0) {
+        softmaxDraw(ranked, this.config.recall.tieMargin, this.config.recall.softmaxTemperature, this.random);
+      }
+      const chosen = ranked.slice(0, topK);
+      const skills = await this.skillsFor(chosen.map((c) => c.id));
+      let stale = false;
+      for (const c of chosen) {
+        const skill = skills.get(c.id);
+        if (
+          skill &&
+          isRecallable(skill, retireEta) &&
+          skill.utility === c.skill.utility &&
+          skill.eta === c.skill.eta &&
+          skillWords(skill) === c.skill.words
+        )
+          continue;
+        stale = true;
+        this.skills.delete(c.id);
+        if (skill && isRecallable(skill, retireEta)) this.ranks.set(c.id, rankOf(skill));
+        else this.ranks.delete(c.id);
+      }
+      if (!stale || attempt >= 3) {
+        return chosen.flatMap((c) => {
+          const skill = skills.get(c.id);
+          // The similarity served is the embedding's; words only ordered the candidates.
+          return skill && isRecallable(skill, retireEta) ? [{ skill, similarity: c.cosine }] : [];
+        });
+      }
+    }
   }
 
   /** Skills the index holds. */
@@ -357,15 +428,7 @@ export class RecallIndex {
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const close = hits.filter((h) => h.score >= floor);
-    const candidates = await this.candidates(close, topK);
-    // The order: the embedding's similarity, blended with how well the request's words match what each skill
-    // says it does (its name and description). The similarity served stays the embedding's.
-    const ranked = rankByWords(candidates, text, this.config.recall.wordWeight);
-    breakNearTies(ranked, this.config.recall.tieMargin);
-    if (this.config.recall.softmaxTemperature > 0) {
-      softmaxDraw(ranked, this.config.recall.tieMargin, this.config.recall.softmaxTemperature, this.random);
-    }
-    const chosen = ranked.slice(0, topK);
+    const chosen = await this.serve(close, topK, text);
     if (chosen.length && opts.touch !== false) {
       // The recall is recorded with the skills it served: the session's outcome later becomes their trial.
       await this.store.recordRecall(this.namespace, {
@@ -373,14 +436,14 @@ export class RecallIndex {
         // Stored: the goal is untrusted text like any other (secrets and personal data redacted).
         goal: redactText(goal),
         at: (opts.now ?? new Date()).toISOString(),
-        items: chosen.map((c, rank) => ({ skillId: c.skill.id, rank, similarity: c.cosine })),
+        items: chosen.map((c, rank) => ({ skillId: c.skill.id, rank, similarity: c.similarity })),
       });
       this.token = await this.store.changeToken();
     }
-    return chosen.map(({ skill, cosine }) => ({
+    return chosen.map(({ skill, similarity }) => ({
       id: skill.id,
       name: skill.name,
-      similarity: Math.round(cosine * 10000) / 10000,
+      similarity: Math.round(similarity * 10000) / 10000,
       toolsRequired: skill.toolsRequired,
       toolSequence: skill.toolSequence,
       body: clip(skill.body, this.config.recall.maxBodyChars),
@@ -394,37 +457,52 @@ export class RecallIndex {
   }
 }
 
-const EXEMPLAR_MARK = '#';
-
-/** The words of a skill read from the store, kept as long as the skill object is (recall's skill cache). */
-const skillWordCache = new WeakMap<object, Set<string>>();
-function wordsOf(skill: Pick<Skill, 'name' | 'description'>): Set<string> {
-  let words = skillWordCache.get(skill);
-  if (!words) skillWordCache.set(skill, (words = skillWords(skill)));
-  return words;
+/**
+ * What ranking reads of a skill: its words (name and description, as distinct stems joined by spaces) blended
+ * into the order; near-ties go to the higher utility, then the higher eta.
+ */
+interface Rank {
+  utility: number;
+  eta: number;
+  words: string;
 }
 
-/** Candidates read beyond topK when words take part in the order. */
+function rankOf(s: Pick<Skill, 'utility' | 'eta' | 'name' | 'description'>): Rank {
+  return { utility: s.utility, eta: s.eta, words: skillWords(s) };
+}
+
+/** Candidates ranked beyond topK when words take part in the order. */
 const WORD_POOL = 2;
 
 /**
- * Candidates in the order recall serves them: `similarity` becomes (1 - w) * cosine + w * word overlap of the
- * request with the skill's name and description; `cosine` keeps the embedding's similarity.
+ * Candidates in the order recall serves them: `similarity` becomes (1 - w) * cosine + w * the overlap of the
+ * request's words with the skill's (name and description); `cosine` keeps the embedding's similarity.
  */
-export function rankByWords<S extends Pick<Skill, 'name' | 'description'>>(
-  candidates: readonly { skill: S; similarity: number }[],
-  request: string,
+export function rankByWords<C extends { skill: { words: string }; similarity: number }>(
+  candidates: readonly C[],
+  requestWords: ReadonlySet<string> | null,
   weight: number,
-): { skill: S; similarity: number; cosine: number }[] {
-  const words = weight > 0 ? contentWords(request) : null;
+): (C & { cosine: number })[] {
   return candidates
     .map((c) => ({
-      skill: c.skill,
+      ...c,
       cosine: c.similarity,
-      similarity: words ? (1 - weight) * c.similarity + weight * wordOverlap(words, wordsOf(c.skill)) : c.similarity,
+      similarity:
+        requestWords && weight > 0
+          ? (1 - weight) * c.similarity + weight * wordOverlap(requestWords, new Set(c.skill.words.split(' ')))
+          : c.similarity,
     }))
     .sort((a, b) => b.similarity - a.similarity);
 }
+
+/** A servable hit as ranked: its skill's rank and its best similarity. */
+interface Candidate {
+  id: string;
+  skill: Rank;
+  similarity: number;
+}
+
+const EXEMPLAR_MARK = '#';
 
 /** The index ids of a skill's vectors: its id for the centroid, then id#1... for its exemplars. */
 function entryIds(id: string): string[] {

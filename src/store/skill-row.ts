@@ -51,7 +51,8 @@ const KEPT_ON_REWRITE: ReadonlySet<SkillColumn> = new Set([
 ]);
 
 /** The columns of recall's index rows (`SkillVectorRow`). */
-export const VECTOR_COLUMNS = 'id, corpus, enabled, status, eta, superseded_by, embedder_id, embedding, exemplars';
+export const VECTOR_COLUMNS =
+  'id, name, description, corpus, enabled, status, eta, utility, superseded_by, embedder_id, embedding, exemplars';
 
 /** How a back end writes a boolean. */
 export type BoolValue = (b: boolean) => unknown;
@@ -146,10 +147,13 @@ export function skillFromRow(r: Row, sourceSessions: string[]): Skill {
 export function vectorRowFrom(r: Row): SkillVectorRow {
   return {
     id: r.id,
+    name: r.name,
+    description: r.description,
     corpus: r.corpus,
     enabled: truthy(r.enabled),
     status: r.status,
     eta: r.eta,
+    utility: r.utility,
     supersededBy: r.superseded_by,
     embedderId: r.embedder_id,
     embedding: vector(r.embedding),

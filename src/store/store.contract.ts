@@ -1334,6 +1334,9 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             enabled: true,
             status: 'probationary',
             eta: 0.5,
+            utility: skill().utility,
+            name: skill().name,
+            description: skill().description,
             supersededBy: null,
             embedderId: 'test-embedder',
           });

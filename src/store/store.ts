@@ -183,7 +183,18 @@ export interface SkillRevision {
 
 export type SkillVectorRow = Pick<
   Skill,
-  'id' | 'corpus' | 'enabled' | 'status' | 'eta' | 'supersededBy' | 'embedderId' | 'embedding' | 'exemplars'
+  | 'id'
+  | 'name'
+  | 'description'
+  | 'corpus'
+  | 'enabled'
+  | 'status'
+  | 'eta'
+  | 'utility'
+  | 'supersededBy'
+  | 'embedderId'
+  | 'embedding'
+  | 'exemplars'
 >;
 
 export interface ForgetOptions {

@@ -150,6 +150,23 @@ describe('index file: files on disk', () => {
     expect(loaded(path).index.size).toBe(300);
   });
 
+  it('a graph built with other HNSW parameters than asked for is refused (rebuilt once), and loads when they match', () => {
+    const { path } = fixture(1, 100);
+    const data = clustered(200, 24, 20, 0.4, 9);
+    const flat = new Float32Array(200 * 24);
+    data.forEach((v, i) => {
+      flat.set(v, i * 24);
+    });
+    const older = { connectivity: 16, expansionAdd: 128 };
+    const ids = data.map((_, i) => `sk_${i}`);
+    saveIndexFile(path, TieredIndex.build(24, ids, flat, { annFrom: 100, hnsw: older }), identity, 3);
+    expect(loadIndexFile(path, identity, { annFrom: 100, hnsw: { connectivity: 24, expansionAdd: 200 } })).toEqual({
+      reason: 'graph built with M 16, efConstruction 128; now 24, 200',
+    });
+    const back = loadIndexFile(path, identity, { annFrom: 100, hnsw: older });
+    expect('reason' in back ? back.reason : back.index.size).toBe(200);
+  });
+
   it('a file that is not an index is refused', () => {
     const { path } = fixture(1, 100);
     writeFileSync(path, 'SQLite format 3\0 and then some');

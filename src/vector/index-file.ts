@@ -4,7 +4,8 @@
 // - A reader never trusts a byte it has not checked: a fixed prefix (magic, format, header length, header
 //   CRC-32), then a JSON header that gives the size and CRC-32 of every block that follows (and of the graph
 //   file beside it). A truncated, corrupt or foreign file, or one written for another namespace, embedder,
-//   dimension or format, loads as `{ reason }`: the caller rebuilds. Loading never throws.
+//   dimension or format, or a graph built with other HNSW parameters (M, efConstruction) than today's, loads
+//   as `{ reason }`: the caller rebuilds. Loading never throws.
 // - A writer never leaves a half-written file under the real name: every file is written to a temporary name
 //   and renamed over the old one (rename is atomic on one file system). The HNSW graph goes to a file of its
 //   own with a fresh name, written before the main file that names it, so a reader sees an old complete
@@ -197,6 +198,13 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
       return { index: new TieredIndex(h.dimensions, opts, inner), revision: h.revision };
     }
     if (!h.graphFile || basename(h.graphFile) !== h.graphFile || !h.hnsw) return { reason: 'malformed header' };
+    // A graph built with other parameters than today's answers correctly, but finds fewer of the true nearest
+    // (the defaults changed for that reason): rebuilt once rather than kept for the life of the memory.
+    const shape = { ...defaultHnswOptions, ...opts.hnsw };
+    if (h.hnsw.connectivity !== shape.connectivity || h.hnsw.expansionAdd !== shape.expansionAdd)
+      return {
+        reason: `graph built with M ${h.hnsw.connectivity}, efConstruction ${h.hnsw.expansionAdd}; now ${shape.connectivity}, ${shape.expansionAdd}`,
+      };
     if (!loadUsearch()) return { reason: 'the HNSW graph needs the usearch native module' };
     const graphPath = join(dirname(path), h.graphFile);
     let graphStat: BigIntStats;

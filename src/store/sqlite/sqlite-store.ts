@@ -161,6 +161,10 @@ export class SqliteStore implements Store {
       skillVectors: db.prepare(`SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = ?`),
       changedSkillIds: db.prepare('SELECT DISTINCT skill_id FROM skill_changes WHERE namespace = ? AND revision > ?'),
       changesPrunedThrough: db.prepare('SELECT through FROM skill_changes_pruned').pluck(),
+      // Prepared once: every skill read runs it (recall reads a few per query).
+      sourceSessions: db.prepare(
+        `SELECT source_id FROM provenance WHERE skill_id = ? AND source_kind = 'episodic' AND source_id NOT LIKE '${FORGOTTEN_PARENT}%' ORDER BY created_at, source_id`,
+      ),
     };
   }
 
@@ -557,13 +561,7 @@ export class SqliteStore implements Store {
   }
 
   private sourceSessions(skillId: string): string[] {
-    return (
-      this.db
-        .prepare(
-          `SELECT source_id FROM provenance WHERE skill_id = ? AND source_kind = 'episodic' AND source_id NOT LIKE '${FORGOTTEN_PARENT}%' ORDER BY created_at, source_id`,
-        )
-        .all(skillId) as Row[]
-    ).map((r) => r.source_id as string);
+    return (this.stmts.sourceSessions.all(skillId) as Row[]).map((r) => r.source_id as string);
   }
 
   private skillFromRow(r: Row, sourceSessions?: string[]): Skill {
