@@ -169,7 +169,8 @@ describe('incremental learning', () => {
     await memory.ingest(records.map((r) => toSession(r)));
     await memory.synthesize();
     const skills = await memory.listSkills();
-    const target = skills[0];
+    // Chosen by name, not by list position (skills of one pass share a creation time; their order is their ids').
+    const target = [...skills].sort((a, b) => a.name.localeCompare(b.name))[0];
     const originals = await memory.store!.getSessions('default', target.sourceSessions.slice(0, 3));
     const copies: Session[] = originals.map((s, i) => ({ ...s, id: `${s.id}:again${i}`, seq: undefined }));
     await memory.ingest(copies);
@@ -187,6 +188,9 @@ describe('incremental learning', () => {
     const after = await memory.listSkills();
     expect(after.length).toBe(skills.length);
     const updated = after.find((s) => s.name === target.name)!;
+    // The copies joined the skill's cluster and are among its sources now.
+    const members = await memory.store!.clusterMembers('default', updated.clusterId!);
+    for (const c of copies) expect(members).toContain(c.id);
     for (const c of copies) expect(updated.sourceSessions).toContain(c.id);
     expect(updated.support).toBeGreaterThanOrEqual(target.support);
   });
