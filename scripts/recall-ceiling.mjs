@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { loadEvalFile, otherSplit, selectSplit } from '../dist/eval/dataset.js';
 import { GloveEmbedder } from '../dist/embedders/glove/glove-embedder.js';
 import { normalizeGoal } from '../dist/domain/normalize-goal.js';
+import { contentWords } from '../dist/domain/word-match.js';
 
 const { values } = parseArgs({
   options: { train: { type: 'string' }, test: { type: 'string' }, split: { type: 'string' } },
@@ -27,21 +28,8 @@ const dot = (a, b) => {
   for (let i = 0; i < a.length; i++) s += a[i] * b[i];
   return s;
 };
-const STOP = new Set(
-  'the a an and or to of in on for with you your i my me is are be that this it at as by from if but not do does want would like can could will have has was were so any all about into than then also they them their there what which when who how please hi hello thanks thank need just some more get make sure am im ive its yes no ok okay he she his her we us our one'.split(
-    ' ',
-  ),
-);
-const terms = (t) => [
-  ...new Set(
-    normalizeGoal(t)
-      .toLowerCase()
-      .replace(/<[a-z_]+>/g, ' ')
-      .split(/[^a-z]+/)
-      .filter((w) => w.length > 1 && !STOP.has(w))
-      .map((w) => (w.length > 4 ? w.replace(/(ing|ed|es|s)$/, '') : w)),
-  ),
-];
+// The words recall compares (src/domain/word-match.ts): content words, function words dropped, lightly stemmed.
+const terms = (t) => [...contentWords(normalizeGoal(t))];
 
 /** One prototype per kind: its texts' vectors and a TF-IDF profile. */
 function prototypes(textsOf) {

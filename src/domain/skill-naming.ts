@@ -6,6 +6,7 @@
  */
 
 import { chooseActionTool, LOOKUP_VERBS, roleOf, TASK_VERBS, toolWordsOf } from './step-role.js';
+import { stem } from './word-match.js';
 
 /** Words that say something is broken: such goals are fixes. */
 const PROBLEM =
@@ -49,14 +50,6 @@ export interface SkillWording {
   qualifiers: string[][];
   /** The step the procedure leads to (its action), as named in the description. */
   actionTool: string | null;
-}
-
-/** "filling" -> "fill", "flights" -> "flight": enough to match a request's words with a tool's. */
-function stem(w: string): string {
-  if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
-  if (w.length > 4 && w.endsWith('ed')) return w.slice(0, -2);
-  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
-  return w;
 }
 
 /** The verb, object and description of a procedure from its sessions' words. */

@@ -13,8 +13,11 @@ const STOP = new Set(
   ),
 );
 
-/** "cancelled" -> "cancel", "orders" -> "order", "changing" -> "chang": enough to match forms of a word. */
-function stem(w: string): string {
+/**
+ * "cancelled" -> "cancel", "orders" -> "order", "changing" -> "chang", "filling" -> "fill": enough to match
+ * forms of a word (a request's with a skill's, or with a tool name's).
+ */
+export function stem(w: string): string {
   if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
   if (w.length > 5 && w.endsWith('led')) return w.slice(0, -3);
   if (w.length > 4 && w.endsWith('ed')) return w.slice(0, -2);
