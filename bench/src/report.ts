@@ -173,7 +173,7 @@ export interface BenchResults {
 
 const TARGETS = {
   ingestCallsPerSec: 50_000,
-  synthesis100kSeconds: 60,
+  synthesis100kSeconds: 20,
   recallP50Ms10k: 0.6,
   cliMedianMs: 300,
 };
@@ -197,7 +197,7 @@ export function renderSummaryTable(r: BenchResults): string {
   for (const s of r.synthesis) {
     const target =
       s.sessions === 100_000
-        ? `< ${TARGETS.synthesis100kSeconds} s: ${mark(s.seconds < TARGETS.synthesis100kSeconds)}`
+        ? `<= ${TARGETS.synthesis100kSeconds} s: ${mark(s.seconds <= TARGETS.synthesis100kSeconds)}`
         : '';
     rows.push([
       `Synthesis pass, ${k(s.sessions)} sessions`,

@@ -65,6 +65,13 @@ export const configSchema = z
           .prefault({}),
         /** Bound on the work of one pass: the rest waits for the next pass (the watermark remembers). */
         maxSessionsPerPass: z.number().int().min(1).default(200_000),
+        /**
+         * Members of one cluster that a pass reads to admit and distil it: the newest ones. A procedure seen five
+         * hundred times is not learned better from five thousand (a success rate from 500 sessions is within about
+         * 2 points), and agents' tools and policies drift, so the newest runs are the ones to learn from. Cluster
+         * sizes and assignment still count every session.
+         */
+        maxClusterSessions: z.number().int().min(10).default(500),
         /** Run the pass by itself, off the hot path (recording and recall never wait for it). */
         auto: z
           .object({

@@ -64,6 +64,7 @@ export class IncrementalClusters {
     this.nextId = max + 1;
   }
 
+  /** Puts a session in its cluster. Keeps neither vector (callers may reuse them): sums and indexes copy. */
   assign(sessionId: string, feature: Float32Array, goal: Float32Array): Assignment {
     const sameGoal = this.goalIndex.search(goal, 1)[0];
     const hit = sameGoal && sameGoal.score >= this.sameGoalThreshold ? sameGoal : this.nearest(feature, goal);

@@ -9,6 +9,12 @@
 export const MAX_EXEMPLARS = 8;
 
 /**
+ * Successful sessions, the newest, whose goals and cues exemplars are chosen from: eight spread-out wordings
+ * are found among a hundred as well as among a thousand, and each candidate costs an embedding.
+ */
+export const EXEMPLAR_SOURCES = 128;
+
+/**
  * Greedy farthest-point choice of at most `max` vectors: start with the one nearest the mean, then add the
  * vector least similar to everything chosen so far. Near-duplicates (cosine >= `duplicate`) are never both
  * kept. Deterministic for a given input order.

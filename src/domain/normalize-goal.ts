@@ -43,23 +43,28 @@ const markerPlaceholder = (_m: string, kind: string) =>
 
 /** Replaces entities with `<email> <url> <date> <time> <money> <phone> <id> <num> <str>`; keeps words. */
 export function normalizeGoal(text: string): string {
-  return text
-    .replace(MARKER, markerPlaceholder)
-    .replace(URL, (m) => {
+  // Each pattern runs only on text that holds the character it cannot match without (most goals have no
+  // email, url or quote): the same result, a third of the regex work on long goals.
+  let t = text;
+  if (t.includes('[')) t = t.replace(MARKER, markerPlaceholder);
+  if (t.includes('://') || /www\./i.test(t))
+    t = t.replace(URL, (m) => {
       // Sentence punctuation after a URL is not part of it.
       const tail = /[.,;:!?]+$/.exec(m)?.[0] ?? '';
       return `<url>${tail}`;
-    })
-    .replace(EMAIL, '<email>')
-    .replace(QUOTED, '<str>')
-    .replace(DATE, '<date>')
-    .replace(TIME, '<time>')
-    .replace(MONEY, '<money>')
-    .replace(PHONE, (m) => (m.startsWith('+') && m.replace(/\D/g, '').length < 8 ? m : '<phone>'))
-    .replace(GROUPED_NUMBER, '<num>')
-    .replace(TOKEN, token)
-    .replace(/\s+/g, ' ')
-    .trim();
+    });
+  if (t.includes('@')) t = t.replace(EMAIL, '<email>');
+  if (/["`“]/.test(t)) t = t.replace(QUOTED, '<str>');
+  // Dates, times, money, phones, numbers and identifiers all hold a digit.
+  if (/\d/.test(t))
+    t = t
+      .replace(DATE, '<date>')
+      .replace(TIME, '<time>')
+      .replace(MONEY, '<money>')
+      .replace(PHONE, (m) => (m.startsWith('+') && m.replace(/\D/g, '').length < 8 ? m : '<phone>'))
+      .replace(GROUPED_NUMBER, '<num>')
+      .replace(TOKEN, token);
+  return t.replace(/\s+/g, ' ').trim();
 }
 
 function token(t: string): string {

@@ -21,6 +21,19 @@ export interface ToolCall {
 }
 
 /** One agent run toward one goal. */
+/**
+ * What a synthesis pass clusters a session by: its goal and which tools its calls used, in order, without their
+ * arguments or results (a pass reads every new session this way; full sessions only for the clusters it distils).
+ */
+export interface SessionOutline {
+  id: string;
+  goal: string;
+  cue?: string | null;
+  outcome: Outcome;
+  calls: Pick<ToolCall, 'tool' | 'ok'>[];
+  seq?: number;
+}
+
 export interface Session {
   id: string;
   namespace: string;

@@ -315,3 +315,57 @@ describe('redaction', () => {
     expect(existsSync(TAU_DEV)).toBe(true);
   });
 });
+
+describe('large clusters', () => {
+  const session = (i: number, tools: string[]): Session => ({
+    id: `refund-${String(i).padStart(3, '0')}`,
+    namespace: 'default',
+    goal: `Refund order #W${1000 + i} to the original payment method`,
+    outcome: 'success',
+    reward: 1,
+    agentId: null,
+    source: 'test',
+    startedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+    endedAt: null,
+    calls: tools.map((tool, position) => ({
+      position,
+      tool,
+      args: { order_id: `#W${1000 + i}` },
+      result: JSON.stringify({ order_id: `#W${1000 + i}`, status: 'ok' }),
+      ok: true,
+      error: null,
+      durationMs: 5,
+      at: null,
+    })),
+  });
+
+  it('admits and distils a cluster from its newest maxClusterSessions sessions; the cluster still counts them all', async () => {
+    // 20 older runs look the order up and refund it; the 12 newest also check the payment first.
+    const older = Array.from({ length: 20 }, (_, i) => session(i, ['get_order_details', 'refund_order']));
+    const newer = Array.from({ length: 12 }, (_, i) =>
+      session(20 + i, ['get_order_details', 'verify_payment_method', 'refund_order']),
+    );
+    const learn = async (maxClusterSessions?: number) => {
+      const memory = await openMemory({
+        db: tempDbPath(),
+        config: { synthesis: { cooldownMs: 0, minSteps: 2, ...(maxClusterSessions ? { maxClusterSessions } : {}) } },
+      });
+      await memory.ingest([...older, ...newer]);
+      const report = await memory.synthesize();
+      expect(report.stats.clusters).toBe(1);
+      const [skill] = await memory.listSkills();
+      const clusterSize = (await memory.store!.clusterMembers('default', skill.clusterId!)).length;
+      await memory.close();
+      return { skill, clusterSize };
+    };
+    const all = await learn();
+    expect(all.clusterSize).toBe(32);
+    expect(all.skill.toolSequence).not.toContain('verify_payment_method');
+
+    const newest = await learn(12);
+    expect(newest.clusterSize).toBe(32);
+    expect(newest.skill.toolSequence).toEqual(['get_order_details', 'verify_payment_method', 'refund_order']);
+    expect(newest.skill.sourceSessions).toEqual(newer.map((s) => s.id));
+    expect(newest.skill.attemptCount).toBe(12);
+  });
+});

@@ -122,7 +122,8 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     const memberIds = opts.dryRun
       ? [...(await store.clusterMembers(ns, c.id)), ...c.newMembers]
       : await store.clusterMembers(ns, c.id);
-    const sessions = await store.getSessions(ns, [...new Set(memberIds)]);
+    // Members come oldest first: the newest `maxClusterSessions` of them are read.
+    const sessions = await store.getSessions(ns, [...new Set(memberIds)].slice(-config.synthesis.maxClusterSessions));
     distilled++;
     const out = await distilGroup(deps, {
       namespace: ns,

@@ -1,4 +1,13 @@
-import type { AuditRecord, Fact, Outcome, OutcomeSource, Provenance, Session, ToolCall } from '../domain/types.js';
+import type {
+  AuditRecord,
+  Fact,
+  Outcome,
+  OutcomeSource,
+  Provenance,
+  Session,
+  SessionOutline,
+  ToolCall,
+} from '../domain/types.js';
 import type { FeedbackRecord, SkillEvent, SkillVersion } from './store.js';
 import type { FeedbackInsert, RowChange } from './write-plan.js';
 
@@ -98,6 +107,26 @@ export function callFromRow(c: Row): ToolCall {
     durationMs: c.duration_ms,
     at: c.at,
   };
+}
+
+/**
+ * Session outlines from their rows and `[session_id, tool, ok]` call rows in position order (a call row of a
+ * session not among the rows, committed between the two reads, is left out).
+ */
+export function outlinesFromRows(rows: Row[], calls: readonly (readonly unknown[])[]): SessionOutline[] {
+  const byId = new Map<string, SessionOutline>();
+  for (const r of rows)
+    byId.set(r.id, {
+      id: r.id,
+      goal: r.goal,
+      cue: r.cue ?? null,
+      outcome: r.outcome as Outcome,
+      seq: Number(r.seq),
+      calls: [],
+    });
+  for (const [sessionId, tool, ok] of calls)
+    byId.get(sessionId as string)?.calls.push({ tool: tool as string, ok: truthy(ok) });
+  return [...byId.values()];
 }
 
 /** A session from its row and its calls (in position order). */

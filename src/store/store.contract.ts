@@ -278,7 +278,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.getSkill('beta', 'cancel-order')).toBeNull();
           expect((await store.events('alpha')).map((e) => e.skillId)).toEqual(['sk_a']);
           expect((await store.audit('beta')).map((a) => a.subjectId)).toEqual(['sk_b']);
-          expect((await store.listSessionsAfter('alpha', 0, 10)).map((s) => s.calls[0].tool)).toEqual(['a']);
+          expect((await store.listSessionOutlinesAfter('alpha', 0, 10)).map((s) => s.calls[0].tool)).toEqual(['a']);
         });
       });
 
@@ -392,25 +392,53 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.getSession('default', 'bare')).toMatchObject({ ...bare, seq: expect.any(Number) });
         });
 
-        it('numbers sessions in insertion order: listSessionsAfter pages through them by seq', async () => {
+        it('numbers sessions in insertion order: listSessionOutlinesAfter pages through them by seq', async () => {
           for (let i = 0; i < 5; i++)
             await store.insertSessions([session('default', `s${i}`, `goal ${i}`, [call(0, `t${i}`)])]);
           await store.insertSessions([session('other', 'x', 'elsewhere')]);
-          const all = await store.listSessionsAfter('default', 0, 100);
+          const all = await store.listSessionOutlinesAfter('default', 0, 100);
           expect(all.map((s) => s.id)).toEqual(['s0', 's1', 's2', 's3', 's4']);
           const seqs = all.map((s) => s.seq!);
           expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
           expect(new Set(seqs).size).toBe(5);
-          const page = await store.listSessionsAfter('default', seqs[1], 2);
+          const page = await store.listSessionOutlinesAfter('default', seqs[1], 2);
           expect(page.map((s) => s.id)).toEqual(['s2', 's3']);
           expect(page[0].calls.map((c) => c.tool)).toEqual(['t2']);
-          expect(await store.listSessionsAfter('default', seqs[4], 10)).toEqual([]);
+          expect(await store.listSessionOutlinesAfter('default', seqs[4], 10)).toEqual([]);
           // Newest first, with limit and offset.
           expect((await store.listSessions('default', { limit: 2 })).map((s) => s.id)).toEqual(['s4', 's3']);
           expect((await store.listSessions('default', { limit: 2, offset: 3 })).map((s) => s.id)).toEqual(['s1', 's0']);
           expect(await store.countSessions('default')).toBe(5);
           expect(await store.existingSessionIds('default', ['s1', 'x', 'nope', 's4'])).toEqual(new Set(['s1', 's4']));
           expect(await store.existingSessionIds('default', [])).toEqual(new Set());
+        });
+
+        it('reads session outlines: goal, cue, outcome, and each call’s tool and ok in position order', async () => {
+          await store.insertSessions([
+            {
+              ...session('default', 's5', 'refund an order', [
+                call(1, 'refund_order', { ok: false }),
+                call(0, 'get_order'),
+                call(2, 'refund_order'),
+              ]),
+              cue: 'I want my money back',
+              outcome: 'failure',
+            },
+          ]);
+          const [outline] = await store.listSessionOutlinesAfter('default', 0, 10);
+          expect(outline).toEqual({
+            id: 's5',
+            goal: 'refund an order',
+            cue: 'I want my money back',
+            outcome: 'failure',
+            seq: outline.seq,
+            calls: [
+              { tool: 'get_order', ok: true },
+              { tool: 'refund_order', ok: false },
+              { tool: 'refund_order', ok: true },
+            ],
+          });
+          expect(outline.seq).toBeGreaterThan(0);
         });
       });
 

@@ -6,6 +6,7 @@ import type {
   Provenance,
   ProvenanceKind,
   Session,
+  SessionOutline,
   Skill,
   SkillStatus,
   ToolCall,
@@ -47,8 +48,8 @@ export interface SessionStore {
   getSession(namespace: string, id: string): Promise<Session | null>;
   /** Many sessions at once, in insertion order; unknown ids are left out. */
   getSessions(namespace: string, ids: string[]): Promise<Session[]>;
-  /** Sessions with seq > afterSeq, in seq order. */
-  listSessionsAfter(namespace: string, afterSeq: number, limit: number): Promise<Session[]>;
+  /** Outlines (goal, outcome, each call's tool and ok) of the sessions with seq > afterSeq, in seq order. */
+  listSessionOutlinesAfter(namespace: string, afterSeq: number, limit: number): Promise<SessionOutline[]>;
   listSessions(namespace: string, opts?: { limit?: number; offset?: number }): Promise<Session[]>;
   countSessions(namespace: string): Promise<number>;
   existingSessionIds(namespace: string, ids: string[]): Promise<Set<string>>;

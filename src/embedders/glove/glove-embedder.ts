@@ -67,6 +67,15 @@ const EULER_GAMMA = 0.5772156649;
 const MIN_NORM = 1e-9;
 /** Lexical features per text are indexed below this (2^20); longer texts are cut to half as many tokens. */
 const FEATURE_SLOTS = 2 ** 20;
+/** Distinct tokens remembered by one embedder (about 100 bytes each) before the memo starts over. */
+const WORD_MEMO_LIMIT = 100_000;
+
+/** What the embedder needs of a token, a pure function of it. */
+interface Word {
+  row: number;
+  stem: string;
+  stemHash: number;
+}
 const MAX_TOKENS = FEATURE_SLOTS / 2;
 
 export class GloveEmbedder implements Embedder {
@@ -86,6 +95,7 @@ export class GloveEmbedder implements Embedder {
   private rows = new Int32Array(64);
   private featureKeys = new Float64Array(128);
   private featureWeights = new Float64Array(128);
+  private readonly words = new Map<string, Word>();
 
   constructor(options: GloveEmbedderOptions = {}) {
     const semantic = options.weights?.semantic ?? DEFAULT_GLOVE_WEIGHTS.semantic;
@@ -133,11 +143,15 @@ export class GloveEmbedder implements Embedder {
     if (tokens.length > MAX_TOKENS) tokens.length = MAX_TOKENS;
     if (tokens.length > this.rows.length) this.rows = new Int32Array(2 ** Math.ceil(Math.log2(tokens.length)));
     const rows = this.rows;
-    for (let i = 0; i < tokens.length; i++) rows[i] = table.rowOf(tokens[i]);
+    const words: Word[] = new Array(tokens.length);
+    for (let i = 0; i < tokens.length; i++) {
+      words[i] = this.word(tokens[i], table);
+      rows[i] = words[i].row;
+    }
 
     const out = new Float32Array(this.dimensions);
     const semanticNorm = this.semanticPart(rows, tokens.length, table);
-    const lexicalNorm = this.lexicalPart(tokens, rows, table);
+    const lexicalNorm = this.lexicalPart(words, rows, table);
 
     // Each present part is unit length times sqrt(weight); a missing part leaves its weight unused, so
     // rescale to keep the whole vector unit length.
@@ -179,7 +193,7 @@ export class GloveEmbedder implements Embedder {
   }
 
   /** Fills `this.lexical` and returns its norm (0 when there are no tokens). */
-  private lexicalPart(tokens: readonly string[], rows: Int32Array, table: GloveTable): number {
+  private lexicalPart(tokens: readonly Word[], rows: Int32Array, table: GloveTable): number {
     const acc = this.lexical;
     acc.fill(0);
     if (tokens.length === 0) return 0;
@@ -193,16 +207,17 @@ export class GloveEmbedder implements Embedder {
       weights[n++] = weight;
     };
 
-    let previousStem = '';
+    let previous: Word | null = null;
     let previousIdf = 0;
     for (let i = 0; i < tokens.length; i++) {
       const rank = rows[i] < 0 ? table.sourceSize : table.ranks[rows[i]]; // unknown words count as rare
       const idf = Math.log1p(rank / IDF_RANK_SCALE);
-      const stem = lightStem(tokens[i]);
-      add(fnv1a(stem), idf);
+      const word = tokens[i];
+      add(word.stemHash, idf);
       if (rank <= BIGRAM_STOP_RANK) continue;
-      if (previousStem) add(fnv1a(stem, fnv1a(' ', fnv1a(previousStem))), BIGRAM_WEIGHT * Math.sqrt(idf * previousIdf));
-      previousStem = stem;
+      // The bigram's hash is that of "previous-stem stem", continued from the previous stem's own hash.
+      if (previous) add(fnv1a(word.stem, fnv1a(' ', previous.stemHash)), BIGRAM_WEIGHT * Math.sqrt(idf * previousIdf));
+      previous = word;
       previousIdf = idf;
     }
 
@@ -218,6 +233,18 @@ export class GloveEmbedder implements Embedder {
       acc[hash & (LEXICAL_DIMENSIONS - 1)] += sign * (1 + Math.log(count)) * weight;
     }
     return norm(acc);
+  }
+
+  /** A token's table row and light stem, remembered: goals repeat a few thousand words. */
+  private word(token: string, table: GloveTable): Word {
+    let w = this.words.get(token);
+    if (!w) {
+      if (this.words.size >= WORD_MEMO_LIMIT) this.words.clear();
+      const stem = lightStem(token);
+      w = { row: table.rowOf(token), stem, stemHash: fnv1a(stem) };
+      this.words.set(token, w);
+    }
+    return w;
   }
 
   private reserveFeatures(count: number): void {

@@ -4,7 +4,7 @@ import { GoalMean } from '../../domain/goal-mean.js';
 import { collapseRepeats } from '../../domain/sequence.js';
 import { TermStats } from '../../domain/term-stats.js';
 import { clusteringFeature, toolFeatures, toolTerms } from '../../domain/tool-features.js';
-import type { Session } from '../../domain/types.js';
+import type { SessionOutline } from '../../domain/types.js';
 import type { Embedder, EmbedderThresholds } from '../../embedders/embedder.js';
 import type { ClusterRecord, Store } from '../../store/store.js';
 import { stateKey } from '../../store/state-key.js';
@@ -65,7 +65,7 @@ export async function loadClustering(
  */
 export function clusterSessions(
   state: Clustering,
-  page: readonly Session[],
+  page: readonly SessionOutline[],
   goals: ReadonlyMap<string, Float32Array>,
   synthesis: SkillsmithConfig['synthesis'],
 ): void {
@@ -76,15 +76,21 @@ export function clusterSessions(
     );
     state.goalStats.addDocument(goalWords(s.goal));
   }
+  // Scratch reused for every session: assign copies what it keeps.
+  const { feature: featureDims } = state.clusters.dims;
+  const tools = new Float32Array(FEATURE_TOOL_DIMS);
+  const feature = new Float32Array(featureDims);
   for (const s of page) {
     const goal = goals.get(s.id)!;
     state.goalMean.add(goal);
-    const tools = toolFeatures(
+    toolFeatures(
       s.calls.filter((c) => c.ok && !think.includes(c.tool)).map((c) => c.tool),
       state.toolStats,
       FEATURE_TOOL_DIMS,
+      undefined,
+      tools,
     );
-    state.clusters.assign(s.id, clusteringFeature(goal, tools, synthesis.toolWeight), goal);
+    state.clusters.assign(s.id, clusteringFeature(goal, tools, synthesis.toolWeight, feature), goal);
   }
 }
 
@@ -126,9 +132,10 @@ export async function saveClustering(
 
 /** The words of a goal that count toward the namespace's goal-word statistics. */
 export function goalWords(goal: string): string[] {
-  return goal
-    .toLowerCase()
-    .split(/[^a-z']+/)
-    .map((w) => w.replace(/'s$/, '').replace(/'/g, ''))
-    .filter((w) => w.length >= 3);
+  const out: string[] = [];
+  for (const [run] of goal.toLowerCase().matchAll(/[a-z']+/g)) {
+    const w = run.includes("'") ? run.replace(/'s$/, '').replace(/'/g, '') : run;
+    if (w.length >= 3) out.push(w);
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import type { Session } from '../../domain/types.js';
+import type { SessionOutline } from '../../domain/types.js';
 import type { Store } from '../../store/store.js';
 import type { Logger } from '../../support/log.js';
 import { stateKey } from '../../store/state-key.js';
@@ -7,7 +7,7 @@ import { stateKey } from '../../store/state-key.js';
 const PAGE = 5000;
 
 /**
- * Detect: the sessions added since the watermark, a page at a time, at most `limit` in all (the rest waits
+ * Detect: the outlines of the sessions added since the watermark, a page at a time, at most `limit` in all (the rest waits
  * for the next pass; the watermark remembers). The caller handles a page before the next one is read.
  */
 export async function* detectNewSessions(
@@ -16,11 +16,11 @@ export async function* detectNewSessions(
   watermark: number,
   limit: number,
   log: Logger,
-): AsyncGenerator<Session[]> {
+): AsyncGenerator<SessionOutline[]> {
   let mark = watermark;
   let seen = 0;
   for (;;) {
-    const page = await store.listSessionsAfter(namespace, mark, Math.min(PAGE, limit - seen));
+    const page = await store.listSessionOutlinesAfter(namespace, mark, Math.min(PAGE, limit - seen));
     if (page.length === 0) return;
     yield page;
     mark = page[page.length - 1].seq!;

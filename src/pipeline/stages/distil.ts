@@ -1,4 +1,5 @@
 import type { Admission } from '../../domain/admit.js';
+import { EXEMPLAR_SOURCES } from '../../domain/exemplars.js';
 import type { EvidenceTrace } from '../../domain/evidence.js';
 import { normalizeGoal } from '../../domain/normalize-goal.js';
 import { redactText } from '../../domain/redact.js';
@@ -74,7 +75,9 @@ export async function distilDraft(
     sourceSessions: admission.successfulFollowers.map((s) => s.id),
     admissionSummary: summarizeAdmission(admission),
     materialTools: new Set(input.sessions.flatMap((s) => s.calls.map((c) => c.tool))),
-    exemplarTexts: admission.successfulFollowers.flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])]),
+    exemplarTexts: admission.successfulFollowers
+      .slice(-EXEMPLAR_SOURCES)
+      .flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])]),
   };
 }
 

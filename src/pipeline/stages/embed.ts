@@ -4,11 +4,11 @@ import type { Session } from '../../domain/types.js';
 import type { Embedder } from '../../embedders/embedder.js';
 import type { Store } from '../../store/store.js';
 
-/** Embed: normalised goals in batches, through the store's cache keyed by embedder and text hash. */
+/** Embed: each session's normalised goal (see `embedTexts`). */
 export async function embedGoals(
   store: Store,
   embedder: Embedder,
-  sessions: Session[],
+  sessions: readonly Pick<Session, 'id' | 'goal'>[],
 ): Promise<Map<string, Float32Array>> {
   const vectors = await embedTexts(
     store,
@@ -18,9 +18,26 @@ export async function embedGoals(
   return new Map(sessions.map((s, i) => [s.id, vectors[i]]));
 }
 
-/** Embeds texts (normalised first: typed placeholders) in batches, through the store's embedding cache. */
+/**
+ * Embeds texts (normalised first: typed placeholders), each distinct text once. A model's vectors go through the
+ * store's embedding cache, keyed by embedder and text hash; an in-process embedder (`embedSync`, the GloVe default)
+ * computes a vector in less time than the cache takes to read or write one, so its vectors are not cached.
+ */
 export async function embedTexts(store: Store, embedder: Embedder, texts: readonly string[]): Promise<Float32Array[]> {
-  const normalised = texts.map((t) => normalizeGoal(t));
+  const seen = new Map<string, string>();
+  const normalised = texts.map((t) => {
+    let n = seen.get(t);
+    if (n === undefined) seen.set(t, (n = normalizeGoal(t)));
+    return n;
+  });
+  if (embedder.embedSync) {
+    const local = new Map<string, Float32Array>();
+    return normalised.map((t) => {
+      let v = local.get(t);
+      if (!v) local.set(t, (v = embedder.embedSync!(t)));
+      return v;
+    });
+  }
   const hashes = normalised.map((t) => createHash('sha1').update(t).digest('hex'));
   const cached = await store.getCachedEmbeddings(embedder.id, [...new Set(hashes)]);
   const missing = [...new Set(hashes.filter((h) => !cached.has(h)))];

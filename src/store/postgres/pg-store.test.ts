@@ -94,7 +94,7 @@ describe('PostgreSQL store: many writers', () => {
       let mark = 0;
       for (;;) {
         const finished = done;
-        const page = await reader.listSessionsAfter('race', mark, 500);
+        const page = await reader.listSessionOutlinesAfter('race', mark, 500);
         for (const s of page) seen.push(s.id);
         if (page.length) mark = page[page.length - 1].seq!;
         if (finished && page.length === 0) return;

@@ -7,6 +7,7 @@ import type {
   OutcomeSource,
   Provenance,
   Session,
+  SessionOutline,
   Skill,
   ToolCall,
 } from '../../domain/types.js';
@@ -46,6 +47,7 @@ import {
   feedbackFromRow,
   feedbackInsertValues,
   json,
+  outlinesFromRows,
   provenanceFromRow,
   rowChangeSql,
   SESSION_COLUMNS,
@@ -505,12 +507,22 @@ export class PgStore implements Store {
     return this.hydrate(rows);
   }
 
-  async listSessionsAfter(namespace: string, afterSeq: number, limit: number): Promise<Session[]> {
+  async listSessionOutlinesAfter(namespace: string, afterSeq: number, limit: number): Promise<SessionOutline[]> {
     const { rows } = await this.query(
-      'SELECT * FROM sessions WHERE namespace = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+      'SELECT seq, id, goal, cue, outcome FROM sessions WHERE namespace = $1 AND seq > $2 ORDER BY seq LIMIT $3',
       [namespace, afterSeq, limit],
     );
-    return this.hydrate(rows);
+    if (rows.length === 0) return [];
+    const { rows: calls } = await this.query(
+      `SELECT c.session_id, c.tool, c.ok FROM sessions s
+       JOIN tool_calls c ON c.namespace = s.namespace AND c.session_id = s.id
+       WHERE s.namespace = $1 AND s.seq > $2 AND s.seq <= $3 ORDER BY s.seq, c.position`,
+      [namespace, afterSeq, rows[rows.length - 1].seq],
+    );
+    return outlinesFromRows(
+      rows,
+      calls.map((c) => [c.session_id, c.tool, c.ok]),
+    );
   }
 
   async listSessions(namespace: string, opts: { limit?: number; offset?: number } = {}): Promise<Session[]> {

@@ -10,6 +10,7 @@ import type {
   OutcomeSource,
   Provenance,
   Session,
+  SessionOutline,
   Skill,
   ToolCall,
 } from '../../domain/types.js';
@@ -45,6 +46,7 @@ import {
   feedbackFromRow,
   feedbackInsertValues,
   json,
+  outlinesFromRows,
   provenanceFromRow,
   rowChangeSql,
   SESSION_COLUMNS,
@@ -132,6 +134,18 @@ export class SqliteStore implements Store {
         `INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')}) VALUES (${CALL_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
       ),
       sessionById: db.prepare('SELECT * FROM sessions WHERE namespace = ? AND id = ?'),
+      // NOT INDEXED and CROSS JOIN keep SQLite on the seq (rowid) range: by the (namespace, id) index it would
+      // visit every session, or every call, of the namespace for each page.
+      outlinesAfter: db.prepare(
+        'SELECT seq, id, goal, cue, outcome FROM sessions NOT INDEXED WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?',
+      ),
+      outlineCalls: db
+        .prepare(
+          `SELECT c.session_id, c.tool, c.ok FROM sessions s NOT INDEXED
+           CROSS JOIN tool_calls c ON c.namespace = s.namespace AND c.session_id = s.id
+           WHERE s.namespace = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq, c.position`,
+        )
+        .raw(),
       callsOf: db.prepare('SELECT * FROM tool_calls WHERE namespace = ? AND session_id = ? ORDER BY position'),
       skillById: db.prepare('SELECT * FROM skills WHERE namespace = ? AND id = ?'),
       skillByName: db.prepare(
@@ -250,11 +264,11 @@ export class SqliteStore implements Store {
     return this.hydrate(rows);
   }
 
-  async listSessionsAfter(namespace: string, afterSeq: number, limit: number): Promise<Session[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM sessions WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?')
-      .all(namespace, afterSeq, limit) as Row[];
-    return this.hydrate(rows);
+  async listSessionOutlinesAfter(namespace: string, afterSeq: number, limit: number): Promise<SessionOutline[]> {
+    const rows = this.stmts.outlinesAfter.all(namespace, afterSeq, limit) as Row[];
+    if (rows.length === 0) return [];
+    const calls = this.stmts.outlineCalls.all(namespace, afterSeq, rows[rows.length - 1].seq) as unknown[][];
+    return outlinesFromRows(rows, calls);
   }
 
   async listSessions(namespace: string, opts: { limit?: number; offset?: number } = {}): Promise<Session[]> {
