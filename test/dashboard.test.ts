@@ -85,16 +85,15 @@ describe('dashboard', () => {
   it('the skills table shows the learned skills with status, eta, track record and a switch', async () => {
     await open('#/skills');
     const rows = page.locator('table.skills tbody tr[data-skill]');
-    await expect.poll(() => rows.count()).toBe(5);
+    await expect.poll(() => rows.count()).toBe(4);
     const names = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-skill')));
     expect(names).toEqual([
       'exchange-delivered-order-items',
       'exchange-delivered-order-items-return',
       'fix-mobile-data',
       'return-delivered-order-items',
-      'return-delivered-order-items-2',
     ]);
-    await expect.poll(() => page.locator('#skills-count').textContent()).toBe('5 skills live');
+    await expect.poll(() => page.locator('#skills-count').textContent()).toBe('4 skills live');
     const row = page.locator('tr[data-skill="exchange-delivered-order-items"]');
     const shown = await api<SkillRow & { successCount: number; attemptCount: number }>(
       '/api/skills/exchange-delivered-order-items',
@@ -215,7 +214,7 @@ describe('dashboard', () => {
       'Dry run, nothing written yet: a new skill would be added.',
     );
     expect(await page.locator('#promotion .markdown h3').count()).toBe(1);
-    expect((await api<{ total: number }>('/api/skills')).total).toBe(5);
+    expect((await api<{ total: number }>('/api/skills')).total).toBe(4);
     await shot('promote-preview');
 
     await page.getByRole('button', { name: 'Create this skill' }).click();

@@ -156,7 +156,7 @@ describe('trust boundary', () => {
       expect((await call(base, 'GET', '/api/skills', { token: 'wrong-token-0123456789' })).status).toBe(401);
       const ok = await call(base, 'GET', '/api/skills', { token: TOKEN });
       expect(ok.status).toBe(200);
-      expect(ok.data.total).toBe(5);
+      expect(ok.data.total).toBe(4);
       // Bound beyond loopback, the Host header is not checked: the token is the guard.
       expect(await statusWithHost(guarded.port, 'skills.example', TOKEN)).toBe(200);
     } finally {
@@ -241,8 +241,8 @@ describe('meta', () => {
   it('GET /api/stats counts skills and sessions', async () => {
     const r = await api('GET', '/api/stats');
     expect(r.data.sessions.total).toBe(95);
-    expect(r.data.skills.live).toBe(5);
-    expect(r.data.skills.byCorpus.internal).toBe(5);
+    expect(r.data.skills.live).toBe(4);
+    expect(r.data.skills.byCorpus.internal).toBe(4);
     expect(r.data.skills.byStatus.probationary + r.data.skills.byStatus.active + r.data.skills.byStatus.retired).toBe(
       5,
     );
@@ -291,7 +291,7 @@ describe('meta', () => {
 describe('skills', () => {
   it('GET /api/skills lists, filters, sorts and pages', async () => {
     const all = (await api('GET', '/api/skills')).data as Page<SkillRow>;
-    expect(all.total).toBe(5);
+    expect(all.total).toBe(4);
     expect(all.items.map((s) => s.name)).toEqual([...all.items.map((s) => s.name)].sort());
     const paged = (await api('GET', '/api/skills?limit=2&offset=2')).data as Page<SkillRow>;
     expect(paged.items.map((s) => s.name)).toEqual(all.items.slice(2, 4).map((s) => s.name));
@@ -530,13 +530,13 @@ describe('events', () => {
       }
     };
     await until(/event: ready/);
-    await api('PATCH', '/api/skills/return-delivered-order-items-2', { body: { enabled: false } });
+    await api('PATCH', '/api/skills/exchange-delivered-order-items-return', { body: { enabled: false } });
     await until(/event: skill\.disabled\ndata: (.*)\nid: (\d+)/);
     const [, data, id] = /event: skill\.disabled\ndata: (.*)\nid: (\d+)/.exec(text)!;
     expect(JSON.parse(data)).toMatchObject({ type: 'skill.disabled', payload: expect.any(Object) });
     stop.abort();
 
-    await api('PATCH', '/api/skills/return-delivered-order-items-2', { body: { enabled: true } });
+    await api('PATCH', '/api/skills/exchange-delivered-order-items-return', { body: { enabled: true } });
     const resumed = await fetch(`${server.url}/api/events/stream`, { headers: { 'Last-Event-ID': id } });
     const r2 = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
     let more = '';

@@ -128,7 +128,6 @@ describe.each([
       'exchange-delivered-order-items-return',
       'fix-mobile-data',
       'return-delivered-order-items',
-      'return-delivered-order-items-2',
     ]);
   });
 
@@ -307,22 +306,22 @@ describe.each([
       await toolError(client, 'record_tool_call', { session_id: live.session_id, tool: 'cancel_pending_order' }),
     ).toMatch(/needs its goal/);
 
-    expect(await ok(client, 'forget_skill', { skill: 'return-delivered-order-items-2' })).toEqual({
+    expect(await ok(client, 'forget_skill', { skill: 'exchange-delivered-order-items-return' })).toEqual({
       id: expect.any(String),
-      name: 'return-delivered-order-items-2',
+      name: 'exchange-delivered-order-items-return',
     });
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', { include_superseded: true });
-    expect(skills.map((s) => s.name)).not.toContain('return-delivered-order-items-2');
-    await expect(client.readResource({ uri: 'skill://return-delivered-order-items-2' })).rejects.toMatchObject({
+    expect(skills.map((s) => s.name)).not.toContain('exchange-delivered-order-items-return');
+    await expect(client.readResource({ uri: 'skill://exchange-delivered-order-items-return' })).rejects.toMatchObject({
       code: -32002,
     });
-    expect(await toolError(client, 'forget_skill', { skill: 'return-delivered-order-items-2' })).toMatch(
+    expect(await toolError(client, 'forget_skill', { skill: 'exchange-delivered-order-items-return' })).toMatch(
       /no skill named/,
     );
     const recalled = await ok<{ skills: { name: string }[] }>(client, 'recall_skills', {
       goal: 'I bought this for a human, return it please',
     });
-    expect(recalled.skills.map((s) => s.name)).not.toContain('return-delivered-order-items-2');
+    expect(recalled.skills.map((s) => s.name)).not.toContain('exchange-delivered-order-items-return');
 
     expect(tracesInFile(db, [secretGoal, secretResult])).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bumpVersion, reconcile } from './reconcile.js';
+import { bumpVersion, defaultReconcileRules, reconcile, sameSkill } from './reconcile.js';
 import type { Skill } from './types.js';
 
 const skill = (over: Partial<Skill>): Skill =>
@@ -49,5 +49,58 @@ describe('reconcile', () => {
   it('bumps SemVer: minor for an update, major for a superseding skill', () => {
     expect(bumpVersion('1.0.0', 'minor')).toBe('1.1.0');
     expect(bumpVersion('1.4.2', 'major')).toBe('2.0.0');
+  });
+
+  it('treats a procedure that ends with a hand-off to a person as the same skill as its action, not an escalation', () => {
+    // IDF-like weights as a pass gives them: the email lookup and the transfer are rare, so plain weighted
+    // overlap of the two procedures is 0.35, below the bar.
+    const weight: Record<string, number> = {
+      find_user_id_by_name_zip: 0.94,
+      find_user_id_by_email: 2.2,
+      get_user_details: 0.85,
+      get_order_details: 0.85,
+      return_delivered_order_items: 1.34,
+      cancel_pending_order: 1.6,
+      transfer_to_human_agents: 2.46,
+    };
+    const rules = { ...defaultReconcileRules, toolWeight: (t: string) => weight[t] ?? 1 };
+    const returnByName = [
+      'find_user_id_by_name_zip',
+      'get_user_details',
+      'get_order_details',
+      'return_delivered_order_items',
+    ];
+    const returnByEmailThenTransfer = [
+      'find_user_id_by_email',
+      'get_user_details',
+      'get_order_details',
+      'return_delivered_order_items',
+      'transfer_to_human_agents',
+    ];
+    expect(sameSkill(returnByName, returnByEmailThenTransfer, rules)).toBe(true);
+    // Escalations (lookups, then a hand-off) are still one skill with each other, and not with a return.
+    const escalateByName = [
+      'find_user_id_by_name_zip',
+      'get_user_details',
+      'get_order_details',
+      'transfer_to_human_agents',
+    ];
+    const escalateByEmail = [
+      'find_user_id_by_email',
+      'get_user_details',
+      'get_order_details',
+      'transfer_to_human_agents',
+    ];
+    expect(sameSkill(escalateByName, escalateByEmail, rules)).toBe(true);
+    expect(sameSkill(returnByName, escalateByEmail, rules)).toBe(false);
+    // Another action after the same lookups is another skill, hand-off or not.
+    const cancelThenTransfer = [
+      'find_user_id_by_email',
+      'get_user_details',
+      'get_order_details',
+      'cancel_pending_order',
+      'transfer_to_human_agents',
+    ];
+    expect(sameSkill(returnByEmailThenTransfer, cancelThenTransfer, rules)).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { sequenceF1 } from './sequence.js';
+import { roleOf } from './step-role.js';
 import type { Skill } from './types.js';
 
 export interface Candidate {
@@ -62,13 +63,33 @@ export function sameSkill(
 ): boolean {
   const w = rules.toolWeight ?? (() => 1);
   const top = (xs: readonly string[]) => [...xs].sort((x, y) => w(y) - w(x) || x.localeCompare(y))[0];
-  if (weightedOverlap(a, b, rules.toolWeight) >= rules.relatedProcedure && b.includes(top(a)) && a.includes(top(b)))
+  // Compared without their hand-offs to a person when they act: a hand-off is how a run ends when the agent
+  // may not finish, not the task (a return that ends with a transfer is still a return, and a rare transfer
+  // must not make a return and a cancellation look alike).
+  const ownA = withoutHandoffs(a);
+  const ownB = withoutHandoffs(b);
+  if (
+    weightedOverlap(ownA, ownB, rules.toolWeight) >= rules.relatedProcedure &&
+    ownB.includes(top(ownA)) &&
+    ownA.includes(top(ownB))
+  )
     return true;
   // The same action reached through another lookup (a user found by email rather than by name and zip code).
-  const actA = actionOf(a, w);
+  const actA = actionOf(ownA, w);
   return (
-    actA !== null && actA === actionOf(b, w) && weightedOverlap(a, b, rules.toolWeight) >= rules.relatedProcedure - 0.2
+    actA !== null &&
+    actA === actionOf(ownB, w) &&
+    weightedOverlap(ownA, ownB, rules.toolWeight) >= rules.relatedProcedure - 0.2
   );
+}
+
+/**
+ * A procedure's steps other than hand-offs to a person, when one of them acts; else all of them (a procedure of
+ * lookups and a hand-off is an escalation, and its hand-off is what it does).
+ */
+function withoutHandoffs(seq: readonly string[]): readonly string[] {
+  const own = seq.filter((t) => roleOf(t) !== 'handoff');
+  return own.some((t) => roleOf(t) === 'action') ? own : seq;
 }
 
 /**

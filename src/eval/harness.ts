@@ -176,7 +176,13 @@ export interface VariantResult {
     synthesisMs: number;
   };
   queries: QuerySets;
-  falseRecall: { goals: number; recalled: number; rate: number | null };
+  falseRecall: {
+    goals: number;
+    recalled: number;
+    rate: number | null;
+    /** Each unrelated goal that recalled something, with the top skill and its similarity. */
+    examples: { goal: string; skill: string; similarity: number }[];
+  };
   perKind: KindRow[];
   fourthAttempt: FourthAttemptResult | null;
   /** Per-query rows, with --details only. */
@@ -475,7 +481,12 @@ async function evaluateVariant(
       scoreQueries(x, { topK: o.topK, agreeThreshold: o.agreeThreshold, kindsWithSkill });
 
     const unrelatedCounts: number[] = [];
-    for (const g of o.unrelated) unrelatedCounts.push((await memory.recall(g, { topK: o.topK })).length);
+    const falseRecalls: VariantResult['falseRecall']['examples'] = [];
+    for (const g of o.unrelated) {
+      const served = await memory.recall(g, { topK: o.topK });
+      unrelatedCounts.push(served.length);
+      if (served.length) falseRecalls.push({ goal: g, skill: served[0].name, similarity: Math.round(served[0].similarity * 1e4) / 1e4 });
+    }
 
     // Per kind (goal queries), for every kind of the training or test side.
     const allKinds = [
@@ -555,7 +566,7 @@ async function evaluateVariant(
         synthesisMs: report.stats.ms,
       },
       queries: { goal: roundMetrics(score(goalOutcomes)), firstUserMessage: roundMetrics(score(fumOutcomes)) },
-      falseRecall: roundRate(falseRecall(unrelatedCounts)),
+      falseRecall: { ...roundRate(falseRecall(unrelatedCounts)), examples: falseRecalls },
       perKind,
       fourthAttempt: null,
     };

@@ -343,7 +343,13 @@ export function summaryLines(report: EvalReport): string[] {
   lines.push(
     `With the first user message instead of the goal: hit@1 ${pct(f.hitRateTop1)} (${f.hitsTop1}/${f.queries}), recalled ${pct(f.recallRate)}.`,
   );
-  lines.push(`False recall on ${def.falseRecall.goals} unrelated goals: ${pct(def.falseRecall.rate)}.`);
+  lines.push(
+    `False recall on ${def.falseRecall.goals} unrelated goals: ${pct(def.falseRecall.rate)}${
+      def.falseRecall.examples.length
+        ? ` (${def.falseRecall.examples.map((x) => `"${x.goal}" -> ${x.skill} at ${x.similarity.toFixed(3)}`).join('; ')})`
+        : ''
+    }.`,
+  );
   const best = (key: (v: (typeof report.variants)[number]) => number | null) =>
     [...report.variants].sort(
       (a, b) => (key(b) ?? -Infinity) - (key(a) ?? -Infinity) || a.name.localeCompare(b.name),
