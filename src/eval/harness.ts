@@ -485,7 +485,8 @@ async function evaluateVariant(
     for (const g of o.unrelated) {
       const served = await memory.recall(g, { topK: o.topK });
       unrelatedCounts.push(served.length);
-      if (served.length) falseRecalls.push({ goal: g, skill: served[0].name, similarity: Math.round(served[0].similarity * 1e4) / 1e4 });
+      if (served.length)
+        falseRecalls.push({ goal: g, skill: served[0].name, similarity: Math.round(served[0].similarity * 1e4) / 1e4 });
     }
 
     // Per kind (goal queries), for every kind of the training or test side.
