@@ -244,7 +244,7 @@ describe('meta', () => {
     expect(r.data.skills.live).toBe(4);
     expect(r.data.skills.byCorpus.internal).toBe(4);
     expect(r.data.skills.byStatus.probationary + r.data.skills.byStatus.active + r.data.skills.byStatus.retired).toBe(
-      5,
+      4,
     );
     // Which models learn and match, by name only.
     expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@1', distiller: 'heuristic' });

@@ -151,11 +151,16 @@ describe('explicit compile', () => {
     expect((await memory.listSkills()).map((s) => s.name)).toEqual([committed.skill!.name]);
     expect(counts().skills).toBe(before.skills + 1);
 
-    // Compiling one of those sessions again is the same skill: it is reinforced, not duplicated.
-    const single = await memory.compile({ sessions: [ids[0]] });
+    // Compiling one of those sessions again is the same skill: it is reinforced, not duplicated. (The other one
+    // alone is another procedure: its return call failed and the agent handed the user over, an escalation.)
+    const escalation = await memory.compile({ sessions: [ids[0]] });
+    expect(escalation.action).toBe('add');
+    expect(escalation.skillMd).toMatch(/^name: escalate-/m);
+    expect(escalation.skillMd).toMatch(/^ {2}tools-required: .*transfer_to_human_agents$/m);
+    const single = await memory.compile({ sessions: [ids[1]] });
     expect(single.action).toBe('reinforce');
     expect(single.duplicateOf?.name).toBe(committed.skill!.name);
-    const again = await memory.compile({ sessions: [ids[0]], commit: true });
+    const again = await memory.compile({ sessions: [ids[1]], commit: true });
     expect(again.action).toBe('reinforce');
     expect((await memory.listSkills()).length).toBe(1);
     expect(counts().skills).toBe(before.skills + 1);
