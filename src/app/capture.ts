@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { OutcomeJudge } from '../capture/judge.js';
 import type { IngestFormat } from '../capture/parse-file.js';
-import { protectCall, protectGoal, protectId, protectSession, resolvePrivacy } from '../capture/privacy.js';
+import { protectCall, protectGoal, protectId, protectLabels, resolvePrivacy } from '../capture/privacy.js';
 import { depthReason, exceedsDepth } from '../domain/json-limits.js';
 import type { Outcome, Session, ToolCall } from '../domain/types.js';
 import type { Catalog } from './catalog.js';
@@ -50,7 +50,7 @@ export class Capture {
           id: protectId(policy, session.id, 'sid'),
           agentId: protectId(policy, session.agentId, 'agent'),
           source: protectId(policy, session.source, 'source'),
-          labels: protectSession({ ...session, calls: [] }, policy, 0).labels,
+          labels: protectLabels(policy, session.labels),
         });
     });
     const r = await this.ctx.requireStore().insertSessions(ok);

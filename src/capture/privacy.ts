@@ -313,9 +313,11 @@ export function protectSession<S extends Session>(session: S, policy: PrivacyPol
       const call = protectCall(policy, c, resultChars);
       return call.at == null ? call : { ...call, at: protectTime(call.at) };
     }),
-    labels:
-      session.labels && policy.goal !== 'keep'
-        ? (deepStrings(redactValue(session.labels), redactProse) as Record<string, unknown>)
-        : session.labels,
+    labels: protectLabels(policy, session.labels),
   };
+}
+
+/** A session's free-form labels as they may be stored: every string redacted (unless goals are kept as given). */
+export function protectLabels<L extends Session['labels']>(policy: PrivacyPolicy, labels: L): L {
+  return labels && policy.goal !== 'keep' ? (deepStrings(redactValue(labels), redactProse) as L) : labels;
 }

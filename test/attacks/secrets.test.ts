@@ -240,4 +240,31 @@ describe('a record nested 6,000 levels deep', () => {
     expect(r.problems).toEqual([{ index: 1, sessionId: 'deep', reason: expect.stringMatching(/labels is nested/) }]);
     await memory.close();
   });
+
+  it('stores the labels of an ingested session redacted: a secret in a label never reaches the database file', async () => {
+    const db = tempDbPath();
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    await memory.ingest([
+      {
+        id: 'labelled',
+        namespace: 'default',
+        goal: 'look up an order',
+        outcome: 'success',
+        reward: null,
+        agentId: null,
+        source: null,
+        startedAt: '2026-01-01T00:00:00Z',
+        endedAt: null,
+        calls: [],
+        labels: { family: 'retail', note: `key ${SECRETS.openai}`, customer: { email: 'jane.roe@example.org' } },
+      },
+    ]);
+    const stored = await memory.store!.getSession('default', 'labelled');
+    expect(stored!.labels!.family).toBe('retail');
+    expect(JSON.stringify(stored!.labels)).not.toContain(SECRETS.openai);
+    expect(JSON.stringify(stored!.labels)).not.toContain('jane.roe@example.org');
+    await memory.close();
+    // Closed, the write-ahead log is checkpointed into the file itself.
+    expect(readFileSync(db).toString('latin1')).not.toContain(SECRETS.openai);
+  });
 });
