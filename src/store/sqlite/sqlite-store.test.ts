@@ -94,6 +94,25 @@ describe('opening a file', () => {
   });
 });
 
+describe('reading new sessions for a pass', () => {
+  it("reads the page's seq range by rowid, each session's calls by key, and sorts nothing", () => {
+    const store = open('plan.db');
+    const plan = (sql: string) =>
+      (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('default', 0, 10) as { detail: string }[]).map(
+        (r) => r.detail,
+      );
+    // The statements listSessionOutlinesAfter runs, as prepared.
+    const { stmts } = store as unknown as { stmts: Record<'outlinesAfter' | 'outlineCalls', { source: string }> };
+    const sessions = plan(stmts.outlinesAfter.source);
+    expect(sessions[0]).toMatch(/USING INTEGER PRIMARY KEY \(rowid>\?\)/);
+    expect(sessions.join('\n')).not.toMatch(/TEMP B-TREE/);
+    const calls = plan(stmts.outlineCalls.source);
+    expect(calls[0]).toMatch(/USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/);
+    expect(calls[1]).toMatch(/USING PRIMARY KEY \(namespace=\? AND session_id=\?\)/);
+    expect(calls.join('\n')).not.toMatch(/TEMP B-TREE/);
+  });
+});
+
 describe('migration from an older schema', () => {
   const OLD_TABLES = ['sessions', 'tool_calls', 'facts', 'skills', 'provenance', 'feedback', 'audit'];
 

@@ -425,7 +425,8 @@ export class SqliteStore implements Store {
     return (
       this.db
         .prepare(
-          `SELECT m.session_id FROM cluster_members m JOIN sessions s ON s.namespace = m.namespace AND s.id = m.session_id
+          // CROSS JOIN: from the cluster's members, not from every session of the namespace in seq order.
+          `SELECT m.session_id FROM cluster_members m CROSS JOIN sessions s ON s.namespace = m.namespace AND s.id = m.session_id
            WHERE m.namespace = ? AND m.cluster_id = ? ORDER BY s.seq`,
         )
         .all(namespace, clusterId) as Row[]
