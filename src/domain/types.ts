@@ -28,7 +28,6 @@ export interface ToolCall {
 export interface SessionOutline {
   id: string;
   goal: string;
-  cue?: string | null;
   outcome: Outcome;
   calls: Pick<ToolCall, 'tool' | 'ok'>[];
   seq?: number;

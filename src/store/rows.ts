@@ -119,7 +119,6 @@ export function outlinesFromRows(rows: Row[], calls: readonly (readonly unknown[
     byId.set(r.id, {
       id: r.id,
       goal: r.goal,
-      cue: r.cue ?? null,
       outcome: r.outcome as Outcome,
       seq: Number(r.seq),
       calls: [],

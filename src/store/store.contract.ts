@@ -413,7 +413,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.existingSessionIds('default', [])).toEqual(new Set());
         });
 
-        it('reads session outlines: goal, cue, outcome, and each call’s tool and ok in position order', async () => {
+        it('reads session outlines: goal, outcome, and each call’s tool and ok in position order, nothing else', async () => {
           await store.insertSessions([
             {
               ...session('default', 's5', 'refund an order', [
@@ -429,9 +429,8 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(outline).toEqual({
             id: 's5',
             goal: 'refund an order',
-            cue: 'I want my money back',
             outcome: 'failure',
-            seq: outline.seq,
+            seq: expect.any(Number),
             calls: [
               { tool: 'get_order', ok: true },
               { tool: 'refund_order', ok: false },

@@ -7,8 +7,8 @@ import { stateKey } from '../../store/state-key.js';
 const PAGE = 5000;
 
 /**
- * Detect: the outlines of the sessions added since the watermark, a page at a time, at most `limit` in all (the rest waits
- * for the next pass; the watermark remembers). The caller handles a page before the next one is read.
+ * Detect: the outlines of the sessions added since the watermark, a page at a time, at most `limit` in all (the
+ * rest waits for the next pass; the watermark remembers). The caller handles a page before the next one is read.
  */
 export async function* detectNewSessions(
   store: Store,

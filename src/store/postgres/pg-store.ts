@@ -509,7 +509,7 @@ export class PgStore implements Store {
 
   async listSessionOutlinesAfter(namespace: string, afterSeq: number, limit: number): Promise<SessionOutline[]> {
     const { rows } = await this.query(
-      'SELECT seq, id, goal, cue, outcome FROM sessions WHERE namespace = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+      'SELECT seq, id, goal, outcome FROM sessions WHERE namespace = $1 AND seq > $2 ORDER BY seq LIMIT $3',
       [namespace, afterSeq, limit],
     );
     if (rows.length === 0) return [];

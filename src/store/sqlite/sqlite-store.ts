@@ -137,7 +137,7 @@ export class SqliteStore implements Store {
       // NOT INDEXED and CROSS JOIN keep SQLite on the seq (rowid) range: by the (namespace, id) index it would
       // visit every session, or every call, of the namespace for each page.
       outlinesAfter: db.prepare(
-        'SELECT seq, id, goal, cue, outcome FROM sessions NOT INDEXED WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?',
+        'SELECT seq, id, goal, outcome FROM sessions NOT INDEXED WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?',
       ),
       outlineCalls: db
         .prepare(
