@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { OutcomeJudge } from '../capture/judge.js';
 import type { IngestFormat } from '../capture/parse-file.js';
 import { protectCall, protectGoal, protectId, protectLabels, resolvePrivacy } from '../capture/privacy.js';
-import { depthReason, exceedsDepth } from '../domain/json-limits.js';
+import { depthReason, exceedsDepth, jsonBytesWithin } from '../domain/json-limits.js';
 import type { Outcome, Session, ToolCall } from '../domain/types.js';
 import type { Catalog } from './catalog.js';
 import type { Changes } from './changes.js';
@@ -387,6 +387,9 @@ function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPe
   if (!Array.isArray(s.calls)) return 'calls must be an array';
   if (s.calls.length > limits.maxCallsPerSession)
     return `${s.calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`;
+  // One walk bounds the whole record's depth and size. Only a record near a limit (or one the walk cannot
+  // bound) is measured field by field and serialised to count its bytes exactly.
+  if (jsonBytesWithin(s, limits.maxRecordBytes) >= 0) return null;
   if (exceedsDepth(s.labels)) return depthReason('labels');
   for (const c of s.calls) if (exceedsDepth(c?.args)) return depthReason(`calls[${c.position}].args`);
   const bytes = Buffer.byteLength(JSON.stringify(s));

@@ -228,7 +228,7 @@ export function protectArgs(
   if (rule.denyArgs?.length) v = dropKeys(v, new Set(rule.denyArgs)) as Record<string, unknown>;
   if (rule.args === 'keep') return v;
   if (rule.args === 'hash') return deepStrings(hashValue(v, policy.salt), redactProse) as Record<string, unknown>;
-  return deepStrings(redactValue(v), redactProse) as Record<string, unknown>;
+  return redactValue(v, redactCapture) as Record<string, unknown>;
 }
 
 /**
@@ -319,5 +319,30 @@ export function protectSession<S extends Session>(session: S, policy: PrivacyPol
 
 /** A session's free-form labels as they may be stored: every string redacted (unless goals are kept as given). */
 export function protectLabels<L extends Session['labels']>(policy: PrivacyPolicy, labels: L): L {
-  return labels && policy.goal !== 'keep' ? (deepStrings(redactValue(labels), redactProse) as L) : labels;
+  return labels && policy.goal !== 'keep' ? (redactValue(labels, redactLabelText) as L) : labels;
+}
+
+// Label values repeat from session to session (an agent's model, a domain, a ticket text): each distinct
+// string is redacted once and its redacted form remembered. The memo is bounded (strings of up to 8,192
+// characters, 4 million characters in all) and forgets everything when full. It holds the texts as given, as
+// the sessions being ingested do, in this process's memory only: nothing of it is written or logged.
+const LABEL_MEMO_CHARS = 4_000_000;
+const LABEL_MEMO_TEXT_CHARS = 8_192;
+const labelMemo = new Map<string, string>();
+let labelMemoChars = 0;
+
+/** `redactCapture` for a label value (the same rules, the same output), remembered per distinct string. */
+function redactLabelText(text: string): string {
+  const known = labelMemo.get(text);
+  if (known !== undefined) return known;
+  const out = redactCapture(text);
+  if (text.length <= LABEL_MEMO_TEXT_CHARS) {
+    if (labelMemoChars + text.length > LABEL_MEMO_CHARS) {
+      labelMemo.clear();
+      labelMemoChars = 0;
+    }
+    labelMemo.set(text, out);
+    labelMemoChars += text.length;
+  }
+  return out;
 }

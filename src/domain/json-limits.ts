@@ -25,3 +25,52 @@ export function exceedsDepth(value: unknown, limit = MAX_JSON_DEPTH): boolean {
 export function depthReason(field: string, limit = MAX_JSON_DEPTH): string {
   return `${field} is nested more than ${limit} levels deep (refused: too deep to store safely)`;
 }
+
+// The longest JSON a number can take ("-2.2250738585072014e-308"), and a UTF-16 unit's longest escape (\uXXXX).
+const NUMBER_BYTES = 24;
+const CHAR_BYTES = 6;
+
+/**
+ * An upper bound on the UTF-8 length of `JSON.stringify(value)`, found without serialising it, provided the
+ * value nests no deeper than `depthLimit` (counted as `exceedsDepth` counts) and its bound stays within
+ * `maxBytes`. -1 otherwise, and when no cheap bound exists (a `toJSON`, a class instance, a bigint): then the
+ * caller measures exactly. The recursion stops at `depthLimit`, so untrusted depth never grows the stack;
+ * a cycle deepens without end and so gives -1 too.
+ */
+export function jsonBytesWithin(value: unknown, maxBytes: number, depthLimit = MAX_JSON_DEPTH): number {
+  const bytes = bound(value, depthLimit, maxBytes);
+  return bytes <= maxBytes ? bytes : -1;
+}
+
+function bound(v: unknown, depthLeft: number, budget: number): number {
+  switch (typeof v) {
+    case 'string':
+      return CHAR_BYTES * v.length + 2;
+    case 'number':
+      return NUMBER_BYTES;
+    case 'boolean':
+      return 5;
+    case 'object':
+      break;
+    case 'bigint':
+      return Number.POSITIVE_INFINITY;
+    default:
+      return 4; // undefined, a function or a symbol: left out, or `null` in an array
+  }
+  if (v === null) return 4;
+  if (depthLeft === 0) return Number.POSITIVE_INFINITY;
+  let bytes = 2;
+  if (Array.isArray(v)) {
+    bytes += v.length;
+    for (let i = 0; i < v.length && bytes <= budget; i++) bytes += bound(v[i], depthLeft - 1, budget - bytes);
+    return bytes;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function')
+    return Number.POSITIVE_INFINITY;
+  for (const k in v) {
+    if (bytes > budget) break;
+    bytes += CHAR_BYTES * k.length + 4 + bound((v as Record<string, unknown>)[k], depthLeft - 1, budget - bytes);
+  }
+  return bytes;
+}

@@ -85,6 +85,19 @@ const PHONE_KEY_SRC = '(?:phone|mobile|fax|tel(?:ephone)?)(?:[_-]?(?:number|no|n
 const PHONE_KEY = /(?:phone|(?:^|[^a-z])(?:mobile|fax|tel))(?:[_-]?(?:number|no|num))?$/i;
 
 function kindOfKey(key: string): RedactionKind | null {
+  let kind = keyKinds.get(key);
+  if (kind === undefined) {
+    // Keys repeat across every record of a trace: each distinct one is classified once (a bounded memo).
+    if (keyKinds.size >= KEY_MEMO_LIMIT) keyKinds.clear();
+    keyKinds.set(key, (kind = classifyKey(key)));
+  }
+  return kind;
+}
+
+const KEY_MEMO_LIMIT = 10_000;
+const keyKinds = new Map<string, RedactionKind | null>();
+
+function classifyKey(key: string): RedactionKind | null {
   const k = key.toLowerCase();
   if (/(?:password|passwd|passphrase|pwd)$/.test(k)) return 'password';
   if (/private[_-]?key$/.test(k)) return 'private_key';
@@ -351,20 +364,37 @@ export function findSecrets(text: string, opts: { personal?: boolean } = {}): Se
 /**
  * Deep-redacts a JSON value: every string (object keys too) goes through `redactText`, and the whole value
  * under a key that names a secret (`password`, `api_key`, `token`, `secret`, `authorization`, ...) or a
- * phone number is replaced by its marker.
+ * phone number is replaced by its marker. `text` redacts the string values (keys always go through
+ * `redactText`): a caller may add rules, or remember answers, as long as it redacts at least as much.
  */
-export function redactValue(v: unknown): unknown {
-  if (typeof v === 'string') return redactText(v);
-  if (Array.isArray(v)) return v.map(redactValue);
+export function redactValue(v: unknown, text: (s: string) => string = redactText): unknown {
+  if (typeof v === 'string') return text(v);
+  if (Array.isArray(v)) return v.map((x) => redactValue(x, text));
   if (v === null || typeof v !== 'object' || !isPlainObject(v)) return v;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(v)) {
-    out[redactText(key)] = redactEntry(key, value);
+    out[redactKey(key)] = redactEntry(key, value, text);
   }
   return out;
 }
 
-function redactEntry(key: string, value: unknown): unknown {
+const KEY_TEXT_CHARS = 256;
+const redactedKeys = new Map<string, string>();
+
+/** `redactText` for an object key; keys repeat in every record, so short ones are remembered (bounded). */
+function redactKey(key: string): string {
+  let out = redactedKeys.get(key);
+  if (out === undefined) {
+    out = redactText(key);
+    if (key.length <= KEY_TEXT_CHARS) {
+      if (redactedKeys.size >= KEY_MEMO_LIMIT) redactedKeys.clear();
+      redactedKeys.set(key, out);
+    }
+  }
+  return out;
+}
+
+function redactEntry(key: string, value: unknown, text: (s: string) => string): unknown {
   const empty = value === null || value === undefined || value === '' || typeof value === 'boolean';
   const kind = kindOfKey(key);
   if (kind && !empty) return marker(kind);
@@ -372,7 +402,7 @@ function redactEntry(key: string, value: unknown): unknown {
     const n = typeof value === 'string' || typeof value === 'number' ? digitsOf(String(value)).length : 0;
     if (n >= 7 && n <= 15) return marker('phone');
   }
-  return redactValue(value);
+  return redactValue(value, text);
 }
 
 function isPlainObject(v: object): boolean {

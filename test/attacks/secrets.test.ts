@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redactText } from '../../src/domain/redact.js';
+import type { Session, ToolCall } from '../../src/domain/types.js';
 import { parseSkillMd, validateSkillMd } from '../../src/domain/skill-md/index.js';
 import { openMemory } from '../../src/memory.js';
 import { tempDbPath } from '../support/tau.js';
@@ -238,6 +239,83 @@ describe('a record nested 6,000 levels deep', () => {
     ]);
     expect(r.inserted).toBe(1);
     expect(r.problems).toEqual([{ index: 1, sessionId: 'deep', reason: expect.stringMatching(/labels is nested/) }]);
+    await memory.close();
+  });
+
+  it('through the library: whole sessions near the limits are judged exactly, whatever the quick bound says', async () => {
+    const memory = await openMemory({
+      db: tempDbPath('skillsmith-limits-'),
+      logLevel: 'silent',
+      auditFile: null,
+      config: { capture: { maxRecordBytes: 64 * 1024 } },
+    });
+    const session = (id: string, calls: ToolCall[]): Session => ({
+      id,
+      namespace: 'default',
+      goal: 'g',
+      outcome: 'success',
+      reward: null,
+      agentId: null,
+      source: null,
+      startedAt: '2026-01-01T00:00:00Z',
+      endedAt: null,
+      calls,
+    });
+    const call = (args: unknown, result: string): ToolCall => ({
+      position: 0,
+      tool: 't',
+      args: args as Record<string, unknown>,
+      result,
+      ok: true,
+      error: null,
+      durationMs: null,
+      at: null,
+    });
+    // Arguments nested 63 levels: the session around them is deeper than 64, the arguments are not.
+    let args: unknown = 'x';
+    for (let i = 0; i < 63; i++) args = { a: args };
+    // Quotes take two bytes each in JSON: 25,000 of them are 50 kB, under the limit, though 6 bytes a character
+    // (the quick bound) would be over it.
+    const quoted = '"'.repeat(25_000);
+    const big = session('big', [call({}, 'y'.repeat(70_000))]);
+    const r = await memory.ingest([
+      session('nested-args', [call(args, 'ok')]),
+      session('quoted', [call({}, quoted)]),
+      big,
+    ]);
+    expect(r.inserted).toBe(2);
+    expect(r.problems).toEqual([
+      {
+        index: 2,
+        sessionId: 'big',
+        reason: `session is ${Buffer.byteLength(JSON.stringify(big))} bytes, over the 65536-byte limit`,
+      },
+    ]);
+    expect((await memory.store!.getSession('default', 'quoted'))!.calls[0]!.result).toBe(quoted);
+    await memory.close();
+  });
+
+  it('redacts a label every time it is ingested, not only the first', async () => {
+    const memory = await openMemory({ db: tempDbPath(), logLevel: 'silent', auditFile: null });
+    const labelled = (id: string): Session => ({
+      id,
+      namespace: 'default',
+      goal: 'look up an order',
+      outcome: 'success',
+      reward: null,
+      agentId: null,
+      source: null,
+      startedAt: '2026-01-01T00:00:00Z',
+      endedAt: null,
+      calls: [],
+      labels: { note: `key ${SECRETS.openai}`, domain: 'retail' },
+    });
+    await memory.ingest([labelled('first'), labelled('second')]);
+    await memory.ingest([labelled('third')]);
+    for (const id of ['first', 'second', 'third']) {
+      const stored = await memory.store!.getSession('default', id);
+      expect(stored!.labels).toEqual({ note: 'key [REDACTED:api_key]', domain: 'retail' });
+    }
     await memory.close();
   });
 
