@@ -264,7 +264,7 @@ describe('LlmDistiller against a real OpenAI-protocol server', () => {
       loadConfig({ distiller: 'llm', llm: { baseUrl: server.baseUrl, model: 'test-chat' } }),
     );
     expect(d.id).toBe('llm@2:openai:test-chat');
-    expect((await createDistiller(loadConfig({}))).id).toBe('heuristic@1');
+    expect((await createDistiller(loadConfig({}))).id).toBe('heuristic@2');
     await expect(createDistiller(loadConfig({ distiller: 'llm' }))).rejects.toThrow(/llm\.baseUrl is not set/);
     await expect(createDistiller(loadConfig({ distiller: 'llm', llm: { baseUrl: server.baseUrl } }))).rejects.toThrow(
       /llm\.model is not set/,

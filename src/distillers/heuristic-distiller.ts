@@ -17,7 +17,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * from it, with no model. Deterministic: the same cluster always gives the same draft.
  */
 export class HeuristicDistiller implements Distiller {
-  readonly id = 'heuristic@1';
+  readonly id = 'heuristic@2';
   constructor(private readonly opts: HeuristicDistillerOptions) {}
 
   async distil(input: DistillInput): Promise<Draft | null> {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 import { openMemory, type Memory } from '../memory.js';
 import { validateSkillMd } from '../domain/skill-md/index.js';
 import type { Session } from '../domain/types.js';
@@ -367,5 +368,115 @@ describe('large clusters', () => {
     expect(newest.skill.toolSequence).toEqual(['get_order_details', 'verify_payment_method', 'refund_order']);
     expect(newest.skill.sourceSessions).toEqual(newer.map((s) => s.id));
     expect(newest.skill.attemptCount).toBe(12);
+  });
+});
+
+describe('skills from an earlier release of the distiller', () => {
+  const session = (i: number, goal: string, tools: string[]): Session => ({
+    id: `run-${String(i).padStart(3, '0')}`,
+    namespace: 'default',
+    goal: goal.replace('#', `#W${1000 + i}`),
+    outcome: 'success',
+    reward: 1,
+    agentId: null,
+    source: 'test',
+    startedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+    endedAt: null,
+    calls: tools.map((tool, position) => ({
+      position,
+      tool,
+      args: { order_id: `#W${1000 + i}` },
+      result: JSON.stringify({ order_id: `#W${1000 + i}`, status: 'ok' }),
+      ok: true,
+      error: null,
+      durationMs: 5,
+      at: null,
+    })),
+  });
+
+  it('are distilled again once, renamed with lineage or updated in place, keeping their track record', async () => {
+    const db = tempDbPath();
+    const config = { synthesis: { cooldownMs: 60 * 60 * 1000, minSteps: 2 } };
+    const refunds = Array.from({ length: 6 }, (_, i) =>
+      session(i, 'Refund order # to the original payment method', ['get_order_details', 'refund_order']),
+    );
+    const moves = Array.from({ length: 6 }, (_, i) =>
+      session(10 + i, 'Change the shipping address of order # to my new flat', [
+        'get_order_details',
+        'modify_order_address',
+      ]),
+    );
+    const first = await openMemory({ db, config });
+    await first.ingest([...refunds, ...moves]);
+    await first.synthesize();
+    const learned = await first.listSkills();
+    await first.close();
+    expect(learned).toHaveLength(2);
+    const refund = learned.find((s) => s.toolSequence.includes('refund_order'))!;
+    const move = learned.find((s) => s.toolSequence.includes('modify_order_address'))!;
+    expect(refund.skillMd).toContain('learned-by: heuristic@2');
+
+    // What an earlier release left in the file: the refund skill under its old name, with trials behind it;
+    // the address skill under the name this release gives it. Both written by heuristic@1.
+    const raw = new Database(db);
+    const older = (md: string) => md.replace('learned-by: heuristic@2', 'learned-by: heuristic@1');
+    raw
+      .prepare(
+        'UPDATE skills SET name = ?, skill_md = ?, eta = 0.9, trials_attempted = 10, trials_passed = 9, status = ? WHERE id = ?',
+      )
+      .run(
+        'refund-payment-method',
+        older(refund.skillMd).replace(`name: ${refund.name}`, 'name: refund-payment-method'),
+        'active',
+        refund.id,
+      );
+    raw.prepare('UPDATE skills SET skill_md = ? WHERE id = ?').run(older(move.skillMd), move.id);
+    raw.close();
+
+    // Nothing new was ingested, and both clusters are in cooldown: the outdated skills are redone anyway.
+    const upgraded = await openMemory({ db, config });
+    const report = await upgraded.synthesize();
+    expect(report.stats.newSessions).toBe(0);
+    expect(report.superseded.map((x) => [x.name, x.supersedes])).toEqual([[refund.name, refund.id]]);
+    expect(report.updated.map((x) => x.id)).toEqual([move.id]);
+    const renamed = (await upgraded.listSkills()).find((s) => s.name === refund.name)!;
+    expect(renamed.id).not.toBe(refund.id);
+    expect(renamed.version).toBe('2.0.0');
+    expect(renamed.skillMd).toContain('learned-by: heuristic@2');
+    expect(renamed).toMatchObject({ eta: 0.9, trialsAttempted: 10, trialsPassed: 9, status: 'active' });
+    expect((await upgraded.getSkill(refund.id))!.supersededBy).toBe(renamed.id);
+    const updated = (await upgraded.getSkill(move.id))!;
+    expect(updated).toMatchObject({ name: move.name, version: '1.1.0', supersededBy: null });
+    expect(updated.skillMd).toContain('learned-by: heuristic@2');
+
+    // Once is enough: the next pass has nothing to do.
+    const again = await upgraded.synthesize();
+    expect([again.created, again.updated, again.reinforced, again.superseded].map((xs) => xs.length)).toEqual([
+      0, 0, 0, 0,
+    ]);
+    await upgraded.close();
+  });
+
+  it('leaves a skill that another distiller wrote as it is', async () => {
+    const db = tempDbPath();
+    const config = { synthesis: { cooldownMs: 0, minSteps: 2 } };
+    const first = await openMemory({ db, config });
+    await first.ingest(
+      Array.from({ length: 6 }, (_, i) =>
+        session(i, 'Refund order # to the original payment method', ['get_order_details', 'refund_order']),
+      ),
+    );
+    await first.synthesize();
+    const [skill] = await first.listSkills();
+    await first.close();
+    const raw = new Database(db);
+    const byModel = skill.skillMd.replace('learned-by: heuristic@2', 'learned-by: "llm@1:qwen2.5:7b"');
+    raw.prepare('UPDATE skills SET skill_md = ? WHERE id = ?').run(byModel, skill.id);
+    raw.close();
+    const later = await openMemory({ db, config });
+    const report = await later.synthesize();
+    expect([...report.created, ...report.updated, ...report.superseded]).toEqual([]);
+    expect((await later.getSkill(skill.id))!.skillMd).toBe(byModel);
+    await later.close();
   });
 });

@@ -1,4 +1,6 @@
 import type { DistillerFallback } from '../distillers/distiller.js';
+import { learnedByOf, olderDistiller } from '../domain/learned-by.js';
+import type { ClusterRecord } from '../store/store.js';
 import { EmbedderMismatchError } from '../errors/embedder-mismatch-error.js';
 import { distilGroup } from './chain.js';
 import type { GroupOutcome } from './group.js';
@@ -104,7 +106,17 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
 
   // Distil dirty clusters, biggest first, out of cooldown, at most maxClustersPerPass for a model distiller.
   const now = deps.now();
-  const dirty = records.filter((r) => r.dirty).sort((a, b) => b.size - a.size || a.id.localeCompare(b.id));
+  // A cluster whose skill an earlier version of this distiller wrote is distilled again, even with no new
+  // sessions and in cooldown: the skill is refreshed once (learned-by.ts).
+  const outdated = new Set(
+    stored
+      .filter((s) => !s.supersededBy && s.clusterId && olderDistiller(learnedByOf(s.skillMd), deps.distiller.id))
+      .map((s) => s.id),
+  );
+  const refresh = (r: ClusterRecord) => !!r.skillId && outdated.has(r.skillId);
+  const dirty = records
+    .filter((r) => r.dirty || refresh(r))
+    .sort((a, b) => b.size - a.size || a.id.localeCompare(b.id));
   report.stats.dirtyClusters = dirty.filter((c) => c.size >= config.synthesis.minOccurrences).length;
   // The skills read at the start: the pass lock keeps other passes from writing any since.
   const catalog = new SkillCatalog(embedder.dimensions, stored, embedder.id);
@@ -112,7 +124,13 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   let distilled = 0;
   for (const [i, c] of dirty.entries()) {
     opts.onProgress?.('distil', i, dirty.length);
-    const deferred = deferCluster(c, config.synthesis, now, distilled, bounded);
+    const deferred = deferCluster(
+      refresh(c) ? { ...c, lastPassAt: null } : c,
+      config.synthesis,
+      now,
+      distilled,
+      bounded,
+    );
     if (deferred) {
       // Too small to be admitted: not worth loading; it stays dirty until it grows. Reported when it changed.
       if (!deferred.tooSmall || c.newMembers.length > 0)

@@ -1,5 +1,6 @@
 import { seedEta } from '../../domain/admit.js';
 import { bumpVersion, defaultReconcileRules, reconcile, type Decision } from '../../domain/reconcile.js';
+import { learnedByOf, olderDistiller } from '../../domain/learned-by.js';
 import type { Skill } from '../../domain/types.js';
 import type { DraftMaterial, GroupInput } from '../group.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
@@ -7,6 +8,19 @@ import { renderSkillMd } from '../render-skill-md.js';
 import { uniqueName } from '../../domain/skill-naming.js';
 import { mergeExemplars } from '../skill-embedding.js';
 import { newSkill, newSkillId } from '../../domain/new-skill.js';
+
+/** What a skill's use has taught: carried over when a newer distiller rewrites it. */
+function trackRecord(s: Skill): Partial<Skill> {
+  return {
+    eta: s.eta,
+    utility: s.utility,
+    trialsAttempted: s.trialsAttempted,
+    trialsPassed: s.trialsPassed,
+    status: s.status,
+    enabled: s.enabled,
+    lastUsedAt: s.lastUsedAt,
+  };
+}
 
 /** Where a verified draft lands among the live skills, and the skill row that results. */
 export interface Placement {
@@ -46,12 +60,21 @@ export function reconcileDraft(
   // (the duplicate threshold) is reinforced instead.
   const bar = linked ? Math.min(deps.thresholds.recall, deps.thresholds.duplicate) : deps.thresholds.duplicate;
   const neighbours = mine ? [] : own ? [{ skill: own, similarity: 1 }] : input.skills.neighbours(embedding, bar);
-  const decision = reconcile(
+  const reconciled = reconcile(
     { toolSequence: draft.toolSequence, successes: counts.successCount, followers: counts.attemptCount },
     mine,
     neighbours,
     { ...defaultReconcileRules, toolWeight: input.toolWeight },
   );
+  // Written by an earlier version of this distiller: the cluster's skill takes this version's text whatever
+  // the procedure did. Under a new name it is superseded (lineage kept, track record carried over), as
+  // planners and exports know a skill by its name; under the same name it is updated.
+  const upgradedFrom = mine && olderDistiller(learnedByOf(mine.skillMd), deps.distiller.id) ? mine : null;
+  const renamed = !!upgradedFrom && draft.name !== upgradedFrom.name;
+  const decision: Decision =
+    upgradedFrom && reconciled.action !== 'supersede'
+      ? { action: renamed ? 'supersede' : 'update', target: upgradedFrom, similarity: 1 }
+      : reconciled;
   const at = deps.now().toISOString();
   const base = {
     namespace: input.namespace,
@@ -68,13 +91,14 @@ export function reconcileDraft(
     const version = decision.action === 'add' ? '1.0.0' : bumpVersion(decision.target.version, 'major');
     // A superseding skill of the same cluster keeps the name people know; one from another cluster is named
     // by its own draft (its title and description say what it does), with the lineage in supersedes.
-    const keep = decision.action === 'supersede' && decision.target.clusterId === input.clusterId;
+    const keep = decision.action === 'supersede' && decision.target.clusterId === input.clusterId && !renamed;
     // A new name is free among every live skill but the one it replaces (the draft was named before reconcile
     // chose its target, and a neighbour it did not merge with may hold that name).
     const taken = input.skills.names(decision.action === 'supersede' ? decision.target.id : undefined);
     // A draft that was given a qualifier or a number only because the skill it supersedes held the name
     // (cancel-pending-order-modify-items beside cancel-pending-order) takes that name back.
-    const renamedAway = decision.action === 'supersede' && draft.name.startsWith(`${decision.target.name}-`);
+    const renamedAway =
+      decision.action === 'supersede' && !renamed && draft.name.startsWith(`${decision.target.name}-`);
     const name =
       keep || renamedAway ? decision.target.name : taken.has(draft.name) ? uniqueName(draft.name, taken) : draft.name;
     const named = { ...draft, name };
@@ -99,6 +123,10 @@ export function reconcileDraft(
       // Seeded from the evidence (Beta posterior over the followers): thin support starts lower; trials do the rest.
       eta: seedEta(counts.successCount, counts.attemptCount),
       sourceSessions,
+      // The same skill in this distiller's words: what trials and people said of it still holds.
+      ...(upgradedFrom && decision.action === 'supersede' && decision.target === upgradedFrom
+        ? trackRecord(upgradedFrom)
+        : {}),
     });
     if (decision.action === 'add') return { decision, skill, at };
     return { decision, skill, supersedes: decision.target.id, target: decision.target, at };

@@ -1,0 +1,28 @@
+// Which distiller wrote a learned skill, and whether a newer version of that distiller is running now.
+//
+// A distiller id is `name@version`, optionally followed by `:what` (the model an LLM distiller uses):
+// `heuristic@2`, `llm@1:qwen2.5:7b`. The version goes up whenever the distiller's output changes (names,
+// descriptions, the procedure's wording). A skill written by an older version of the distiller now running
+// is re-distilled from its cluster once, so a memory that was filled by an earlier release shows what
+// this release learns; a skill written by another distiller, or for another model, is left as it is.
+
+/** The distiller a SKILL.md names in its frontmatter metadata (`learned-by`), or null. */
+export function learnedByOf(skillMd: string): string | null {
+  const end = skillMd.startsWith('---') ? skillMd.indexOf('\n---', 3) : -1;
+  if (end < 0) return null;
+  const m = /^[ \t]+learned-by:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\n]*?))[ \t]*$/m.exec(skillMd.slice(0, end));
+  return m ? (m[1] ?? m[2] ?? m[3] ?? null) : null;
+}
+
+function parseId(id: string): { name: string; version: number; rest: string } | null {
+  const m = /^([^@\s]+)@(\d+)(.*)$/.exec(id);
+  return m ? { name: m[1]!, version: Number(m[2]), rest: m[3]! } : null;
+}
+
+/** True when `learnedBy` is an earlier version of the distiller `current` (same name, same model). */
+export function olderDistiller(learnedBy: string | null, current: string): boolean {
+  if (!learnedBy) return false;
+  const was = parseId(learnedBy);
+  const now = parseId(current);
+  return !!was && !!now && was.name === now.name && was.rest === now.rest && was.version < now.version;
+}
