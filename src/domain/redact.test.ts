@@ -171,6 +171,29 @@ describe('redactValue', () => {
     expect(redactValue(null)).toBe(null);
     expect(redactValue('call 555-123-4567')).toBe('call [REDACTED:phone]');
   });
+
+  it('copies only what it redacts: a clean value comes back as it is, clean parts are shared', () => {
+    const clean = { domain: 'retail', tags: ['a', 'b'], origin: { repo: 'x/y' } };
+    expect(redactValue(clean)).toBe(clean);
+    const input = { origin: { repo: 'x/y' }, tags: ['a', 'mail a.b@example.org', 'c'], api_key: 'k-123' };
+    const out = redactValue(input) as typeof input;
+    expect(out).toEqual({
+      origin: { repo: 'x/y' },
+      tags: ['a', 'mail [REDACTED:email]', 'c'],
+      api_key: '[REDACTED:api_key]',
+    });
+    expect(out).not.toBe(input);
+    expect(out.origin).toBe(input.origin);
+    expect(input.tags[1]).toBe('mail a.b@example.org');
+    expect(input.api_key).toBe('k-123');
+    // Key order is kept when a copy is made after the first keys.
+    expect(Object.keys(redactValue({ a: 1, b: 'x', password: 'p', z: 2 }) as object)).toEqual([
+      'a',
+      'b',
+      'password',
+      'z',
+    ]);
+  });
 });
 
 describe('findSecrets', () => {

@@ -366,16 +366,36 @@ export function findSecrets(text: string, opts: { personal?: boolean } = {}): Se
  * under a key that names a secret (`password`, `api_key`, `token`, `secret`, `authorization`, ...) or a
  * phone number is replaced by its marker. `text` redacts the string values (keys always go through
  * `redactText`): a caller may add rules, or remember answers, as long as it redacts at least as much.
+ * What needs no redaction is returned as it is, not copied (the value itself when nothing in it changed):
+ * the result is read, never mutated.
  */
 export function redactValue(v: unknown, text: (s: string) => string = redactText): unknown {
   if (typeof v === 'string') return text(v);
-  if (Array.isArray(v)) return v.map((x) => redactValue(x, text));
-  if (v === null || typeof v !== 'object' || !isPlainObject(v)) return v;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(v)) {
-    out[redactKey(key)] = redactEntry(key, value, text);
+  if (Array.isArray(v)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < v.length; i++) {
+      const x = redactValue(v[i], text);
+      if (!out && x !== v[i]) out = v.slice(0, i);
+      out?.push(x);
+    }
+    return out ?? v;
   }
-  return out;
+  if (v === null || typeof v !== 'object' || !isPlainObject(v)) return v;
+  const record = v as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let out: Record<string, unknown> | null = null;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const value = record[key];
+    const k = redactKey(key);
+    const x = redactEntry(key, value, text);
+    if (!out && (k !== key || x !== value)) {
+      out = {};
+      for (let j = 0; j < i; j++) out[keys[j]!] = record[keys[j]!];
+    }
+    if (out) out[k] = x;
+  }
+  return out ?? v;
 }
 
 const KEY_TEXT_CHARS = 256;

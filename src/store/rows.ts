@@ -259,7 +259,18 @@ export function callRowValues(
   c: ToolCall,
   bool: (b: boolean) => unknown,
 ): unknown[] {
-  return [
+  return pushCallRow([], namespace, sessionId, c, bool);
+}
+
+/** Appends the values of a tool-call row (`callRowValues`) to `out`, for multi-row inserts; returns `out`. */
+export function pushCallRow(
+  out: unknown[],
+  namespace: string,
+  sessionId: string,
+  c: ToolCall,
+  bool: (b: boolean) => unknown,
+): unknown[] {
+  out.push(
     namespace,
     sessionId,
     c.position,
@@ -270,5 +281,6 @@ export function callRowValues(
     c.error,
     c.durationMs,
     c.at,
-  ];
+  );
+  return out;
 }

@@ -345,6 +345,27 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.insertSessions([])).toEqual({ inserted: 0, skipped: 0 });
         });
 
+        it('stores every call of a batch in order, however the calls fall across insert statements', async () => {
+          const calls = (n: number, prefix: string) =>
+            Array.from({ length: n }, (_, i) => call(i, `${prefix}_${i}`, { args: { i }, result: `r${i}` }));
+          const batch = [
+            session('default', 'long', 'a long session', calls(120, 'long')),
+            session('default', 'one', 'one call', calls(1, 'one')),
+            session('default', 'none', 'no calls'),
+            // A repeated position keeps the first call under it.
+            session('default', 'dup', 'repeated position', [call(0, 'first'), call(0, 'second'), call(1, 'third')]),
+            session('default', 'tail', 'the last few', calls(49, 'tail')),
+          ];
+          expect(await store.insertSessions(batch)).toEqual({ inserted: 5, skipped: 0 });
+          const long = await store.getSession('default', 'long');
+          expect(long!.calls.map((c) => c.tool)).toEqual(calls(120, 'long').map((c) => c.tool));
+          expect(long!.calls[119]).toMatchObject({ position: 119, args: { i: 119 }, result: 'r119' });
+          expect((await store.getSession('default', 'one'))!.calls.map((c) => c.tool)).toEqual(['one_0']);
+          expect((await store.getSession('default', 'none'))!.calls).toEqual([]);
+          expect((await store.getSession('default', 'dup'))!.calls.map((c) => c.tool)).toEqual(['first', 'third']);
+          expect((await store.getSession('default', 'tail'))!.calls).toHaveLength(49);
+        });
+
         it('treats the same id in another namespace as a different session', async () => {
           await store.insertSessions([session('ns-a', 'shared-id', 'goal in a', [call(0, 'tool_a')])]);
           expect(
