@@ -94,6 +94,38 @@ describe('opening a file', () => {
   });
 });
 
+describe('recall records', () => {
+  const recall = (goal: string) => ({
+    sessionId: null,
+    goal,
+    at: '2026-01-01T00:00:00.000Z',
+    items: [{ skillId: 'sk_a', rank: 1, similarity: 0.9 }],
+  });
+
+  it('are written shortly after the recalls, all of them, and by close() when it comes first', async () => {
+    const store = open();
+    await store.writeSkill({
+      action: 'add',
+      skill: skill({ id: 'sk_a' }),
+      parents: [],
+      actor: 't',
+      detail: {},
+      at: '2026-01-01T00:00:00.000Z',
+    });
+    for (const goal of ['one', 'two', 'three']) await store.recordRecall('default', recall(goal));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(count(store, 'recalls')).toBe(3);
+    expect(count(store, 'recall_items')).toBe(3);
+
+    const path = join(dir, 'closing.db');
+    const closing = openSqliteStore(path);
+    await closing.recordRecall('default', recall('right before closing'));
+    await closing.close();
+    const reopened = open('closing.db');
+    expect(count(reopened, 'recalls')).toBe(1);
+  });
+});
+
 describe('reading new sessions for a pass', () => {
   it("reads the page's seq range by rowid, each session's calls by key, and sorts nothing", () => {
     const store = open('plan.db');

@@ -76,6 +76,8 @@ import { NotFoundError, SessionStateError } from '../../errors/index.js';
 
 /** How SQLite stores a boolean. */
 const sqliteBool = (b: boolean) => (b ? 1 : 0);
+/** How long recall records wait to be written together (milliseconds). */
+const RECALL_FLUSH_MS = 20;
 /** Call rows per INSERT statement when whole sessions are stored (10 values each, far under SQLite's limit). */
 const CALL_ROWS_PER_INSERT = 50;
 
@@ -791,7 +793,10 @@ export class SqliteStore implements Store {
     },
   ): Promise<void> {
     this.pendingRecalls.push({ namespace, ...recall });
-    if (this.pendingRecalls.length === 1) setImmediate(() => this.flushRecalls());
+    // Written RECALL_FLUSH_MS later, with every recall made meanwhile, in one transaction: a busy server commits
+    // once per batch, not once per recall, and a recall does not wait on the write of the one before. Reads
+    // that depend on them (stats, last use, a session's served skills) and close() write them first.
+    if (this.pendingRecalls.length === 1) setTimeout(() => this.flushRecalls(), RECALL_FLUSH_MS);
   }
 
   private readonly pendingRecalls: {
