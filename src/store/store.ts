@@ -154,7 +154,7 @@ export interface SkillStore {
     namespace: string,
     opts?: { changedAfter?: number },
   ): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }>;
-  /** Skills by id (recall's hits) in any order; unknown ids are left out. */
+  /** Skills by id (recall's hits) in any order; unknown ids are left out. `lastUsedAt` may lag the latest recalls. */
   getSkillsById(namespace: string, ids: string[]): Promise<Skill[]>;
 }
 

@@ -604,7 +604,8 @@ export class SqliteStore implements Store {
   }
 
   async getSkillsById(namespace: string, ids: string[]): Promise<Skill[]> {
-    this.flushRecalls();
+    // Recall's hits: read without writing the pending recall records first (their last use may lag by up to
+    // RECALL_FLUSH_MS), so a recall never waits on the write of the ones before it.
     const out: Skill[] = [];
     for (const id of new Set(ids)) {
       const row = this.stmts.skillById.get(namespace, id) as Row | undefined;
