@@ -317,11 +317,12 @@ describe('redaction', () => {
   });
 });
 
-describe('large clusters', () => {
-  const session = (i: number, tools: string[]): Session => ({
-    id: `refund-${String(i).padStart(3, '0')}`,
+/** Session `i` of a synthetic order procedure: `#` in the goal is its order id; every call succeeds. */
+function orderSession(i: number, goal: string, tools: string[]): Session {
+  return {
+    id: `run-${String(i).padStart(3, '0')}`,
     namespace: 'default',
-    goal: `Refund order #W${1000 + i} to the original payment method`,
+    goal: goal.replace('#', `#W${1000 + i}`),
     outcome: 'success',
     reward: 1,
     agentId: null,
@@ -338,7 +339,12 @@ describe('large clusters', () => {
       durationMs: 5,
       at: null,
     })),
-  });
+  };
+}
+
+describe('large clusters', () => {
+  const session = (i: number, tools: string[]) =>
+    orderSession(i, 'Refund order # to the original payment method', tools);
 
   it('admits and distils a cluster from its newest maxClusterSessions sessions; the cluster still counts them all', async () => {
     // 20 older runs look the order up and refund it; the 12 newest also check the payment first.
@@ -372,27 +378,7 @@ describe('large clusters', () => {
 });
 
 describe('skills from an earlier release of the distiller', () => {
-  const session = (i: number, goal: string, tools: string[]): Session => ({
-    id: `run-${String(i).padStart(3, '0')}`,
-    namespace: 'default',
-    goal: goal.replace('#', `#W${1000 + i}`),
-    outcome: 'success',
-    reward: 1,
-    agentId: null,
-    source: 'test',
-    startedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
-    endedAt: null,
-    calls: tools.map((tool, position) => ({
-      position,
-      tool,
-      args: { order_id: `#W${1000 + i}` },
-      result: JSON.stringify({ order_id: `#W${1000 + i}`, status: 'ok' }),
-      ok: true,
-      error: null,
-      durationMs: 5,
-      at: null,
-    })),
-  });
+  const session = orderSession;
 
   it('are distilled again once, renamed with lineage or updated in place, keeping their track record', async () => {
     const db = tempDbPath();

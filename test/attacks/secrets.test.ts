@@ -11,6 +11,23 @@ import { parseSkillMd, validateSkillMd } from '../../src/domain/skill-md/index.j
 import { openMemory } from '../../src/memory.js';
 import { tempDbPath } from '../support/tau.js';
 
+/** A session with no calls unless given; `over` replaces any field. */
+function plainSession(id: string, over: Partial<Session> = {}): Session {
+  return {
+    id,
+    namespace: 'default',
+    goal: 'g',
+    outcome: 'success',
+    reward: null,
+    agentId: null,
+    source: null,
+    startedAt: '2026-01-01T00:00:00Z',
+    endedAt: null,
+    calls: [],
+    ...over,
+  };
+}
+
 const SECRETS = {
   openai: 'sk-proj-Zx81kQ2mW7vN4pR9tL3bY6cJ0aQ',
   github: 'ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R',
@@ -249,18 +266,7 @@ describe('a record nested 6,000 levels deep', () => {
       auditFile: null,
       config: { capture: { maxRecordBytes: 64 * 1024 } },
     });
-    const session = (id: string, calls: ToolCall[]): Session => ({
-      id,
-      namespace: 'default',
-      goal: 'g',
-      outcome: 'success',
-      reward: null,
-      agentId: null,
-      source: null,
-      startedAt: '2026-01-01T00:00:00Z',
-      endedAt: null,
-      calls,
-    });
+    const session = (id: string, calls: ToolCall[]) => plainSession(id, { calls });
     const call = (args: unknown, result: string): ToolCall => ({
       position: 0,
       tool: 't',
@@ -297,19 +303,8 @@ describe('a record nested 6,000 levels deep', () => {
 
   it('redacts a label every time it is ingested, not only the first', async () => {
     const memory = await openMemory({ db: tempDbPath(), logLevel: 'silent', auditFile: null });
-    const labelled = (id: string): Session => ({
-      id,
-      namespace: 'default',
-      goal: 'look up an order',
-      outcome: 'success',
-      reward: null,
-      agentId: null,
-      source: null,
-      startedAt: '2026-01-01T00:00:00Z',
-      endedAt: null,
-      calls: [],
-      labels: { note: `key ${SECRETS.openai}`, domain: 'retail' },
-    });
+    const labelled = (id: string) =>
+      plainSession(id, { goal: 'look up an order', labels: { note: `key ${SECRETS.openai}`, domain: 'retail' } });
     await memory.ingest([labelled('first'), labelled('second')]);
     await memory.ingest([labelled('third')]);
     for (const id of ['first', 'second', 'third']) {
@@ -323,19 +318,10 @@ describe('a record nested 6,000 levels deep', () => {
     const db = tempDbPath();
     const memory = await openMemory({ db, logLevel: 'silent' });
     await memory.ingest([
-      {
-        id: 'labelled',
-        namespace: 'default',
+      plainSession('labelled', {
         goal: 'look up an order',
-        outcome: 'success',
-        reward: null,
-        agentId: null,
-        source: null,
-        startedAt: '2026-01-01T00:00:00Z',
-        endedAt: null,
-        calls: [],
         labels: { family: 'retail', note: `key ${SECRETS.openai}`, customer: { email: 'jane.roe@example.org' } },
-      },
+      }),
     ]);
     const stored = await memory.store!.getSession('default', 'labelled');
     expect(stored!.labels!.family).toBe('retail');
