@@ -443,6 +443,33 @@ describe('skills from an earlier release of the distiller', () => {
     await upgraded.close();
   });
 
+  it('are not redone again and again: a cluster a pass examined since its skill was written waits for new sessions', async () => {
+    const db = tempDbPath();
+    const config = { synthesis: { cooldownMs: 0, minSteps: 2 } };
+    const first = await openMemory({ db, config });
+    await first.ingest(
+      Array.from({ length: 6 }, (_, i) =>
+        session(i, 'Refund order # to the original payment method', ['get_order_details', 'refund_order']),
+      ),
+    );
+    await first.synthesize();
+    const [skill] = await first.listSkills();
+    await first.close();
+    // An earlier release wrote the skill, and a later pass of this release examined the cluster (its draft
+    // was skipped): the skill stays as it is until the cluster has something new.
+    const raw = new Database(db);
+    raw
+      .prepare('UPDATE skills SET skill_md = ? WHERE id = ?')
+      .run(skill.skillMd.replace('learned-by: heuristic@2', 'learned-by: heuristic@1'), skill.id);
+    raw.prepare('UPDATE clusters SET last_pass_at = ? WHERE id = ?').run('2099-01-01T00:00:00.000Z', skill.clusterId);
+    raw.close();
+    const later = await openMemory({ db, config });
+    const report = await later.synthesize();
+    expect([...report.created, ...report.updated, ...report.reinforced, ...report.superseded]).toEqual([]);
+    expect((await later.getSkill(skill.id))!.skillMd).toContain('learned-by: heuristic@1');
+    await later.close();
+  });
+
   it('leaves a skill that another distiller wrote as it is', async () => {
     const db = tempDbPath();
     const config = { synthesis: { cooldownMs: 0, minSteps: 2 } };

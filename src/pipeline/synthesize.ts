@@ -106,14 +106,18 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
 
   // Distil dirty clusters, biggest first, out of cooldown, at most maxClustersPerPass for a model distiller.
   const now = deps.now();
-  // A cluster whose skill an earlier version of this distiller wrote is distilled again, even with no new
-  // sessions and in cooldown: the skill is refreshed once (learned-by.ts).
-  const outdated = new Set(
+  // A cluster whose skill an earlier version of this distiller wrote is distilled again once, even with no new
+  // sessions and in cooldown (learned-by.ts): unless a pass has examined it since the skill was written (a
+  // refresh whose draft was skipped), when it waits, like any cluster, for new sessions.
+  const outdated = new Map(
     stored
       .filter((s) => !s.supersededBy && s.clusterId && olderDistiller(learnedByOf(s.skillMd), deps.distiller.id))
-      .map((s) => s.id),
+      .map((s) => [s.id, Date.parse(s.updatedAt)]),
   );
-  const refresh = (r: ClusterRecord) => !!r.skillId && outdated.has(r.skillId);
+  const refresh = (r: ClusterRecord) => {
+    const written = r.skillId ? outdated.get(r.skillId) : undefined;
+    return written !== undefined && (!r.lastPassAt || Date.parse(r.lastPassAt) <= written);
+  };
   const dirty = records
     .filter((r) => r.dirty || refresh(r))
     .sort((a, b) => b.size - a.size || a.id.localeCompare(b.id));
