@@ -443,7 +443,8 @@ describe('skills from an earlier release of the distiller', () => {
     await upgraded.close();
   });
 
-  it('are not redone again and again: a cluster a pass examined since its skill was written waits for new sessions', async () => {
+  /** A file in which this release learned one refund skill from six runs (cooldown 0); the memory is closed. */
+  async function learnRefund() {
     const db = tempDbPath();
     const config = { synthesis: { cooldownMs: 0, minSteps: 2 } };
     const first = await openMemory({ db, config });
@@ -455,6 +456,11 @@ describe('skills from an earlier release of the distiller', () => {
     await first.synthesize();
     const [skill] = await first.listSkills();
     await first.close();
+    return { db, config, skill: skill! };
+  }
+
+  it('are not redone again and again: a cluster a pass examined since its skill was written waits for new sessions', async () => {
+    const { db, config, skill } = await learnRefund();
     // An earlier release wrote the skill, and a later pass of this release examined the cluster (its draft
     // was skipped): the skill stays as it is until the cluster has something new.
     const raw = new Database(db);
@@ -471,17 +477,7 @@ describe('skills from an earlier release of the distiller', () => {
   });
 
   it('leaves a skill that another distiller wrote as it is', async () => {
-    const db = tempDbPath();
-    const config = { synthesis: { cooldownMs: 0, minSteps: 2 } };
-    const first = await openMemory({ db, config });
-    await first.ingest(
-      Array.from({ length: 6 }, (_, i) =>
-        session(i, 'Refund order # to the original payment method', ['get_order_details', 'refund_order']),
-      ),
-    );
-    await first.synthesize();
-    const [skill] = await first.listSkills();
-    await first.close();
+    const { db, config, skill } = await learnRefund();
     const raw = new Database(db);
     const byModel = skill.skillMd.replace('learned-by: heuristic@2', 'learned-by: "llm@1:qwen2.5:7b"');
     raw.prepare('UPDATE skills SET skill_md = ? WHERE id = ?').run(byModel, skill.id);

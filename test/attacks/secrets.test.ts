@@ -228,31 +228,8 @@ describe('a record nested 6,000 levels deep', () => {
     await expect(s.call({ tool: 't' })).rejects.toThrow(/limit per session/);
     expect((await memory.store!.getSession('default', s.id))!.calls).toHaveLength(2);
     const r = await memory.ingest([
-      {
-        id: 'fine',
-        namespace: 'default',
-        goal: 'g',
-        outcome: 'success',
-        reward: null,
-        agentId: null,
-        source: null,
-        startedAt: '2026-01-01T00:00:00Z',
-        endedAt: null,
-        calls: [],
-      },
-      {
-        id: 'deep',
-        namespace: 'default',
-        goal: 'g',
-        outcome: 'success',
-        reward: null,
-        agentId: null,
-        source: null,
-        startedAt: '2026-01-01T00:00:00Z',
-        endedAt: null,
-        calls: [],
-        labels: deep as Record<string, unknown>,
-      },
+      plainSession('fine'),
+      plainSession('deep', { labels: deep as Record<string, unknown> }),
     ]);
     expect(r.inserted).toBe(1);
     expect(r.problems).toEqual([{ index: 1, sessionId: 'deep', reason: expect.stringMatching(/labels is nested/) }]);
