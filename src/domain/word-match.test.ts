@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentWords, skillWords, wordOverlap } from './word-match.js';
+import { contentWords, overlapWithWords, skillWords, wordOverlap } from './word-match.js';
 
 const bag = (s: { name: string; description: string }) => new Set(skillWords(s).split(' '));
 
@@ -32,5 +32,29 @@ describe('word overlap of a request with what a skill says it does', () => {
     expect(wordOverlap(contentWords('weather in Paris'), contentWords('refund my order'))).toBe(0);
     expect(wordOverlap(new Set(), contentWords('refund my order'))).toBe(0);
     expect(wordOverlap(contentWords('refund order'), contentWords('orders refund'))).toBeCloseTo(1);
+  });
+
+  it('scores a compact word string as it scores the set of its words', () => {
+    const skills = [
+      { name: 'cancel-reservations', description: 'Cancel Reservations: looks up reservation, then cancels it.' },
+      { name: 'fill-fuel-tank', description: 'Fills the tank of the car. Use when the fuel is low.' },
+      { name: 'x', description: '' },
+    ];
+    const requests = ['I need to cancel my reservation', 'fuel the car please', '', 'weather in Paris'];
+    for (const s of skills)
+      for (const r of requests) {
+        const words = skillWords(s);
+        const expected = words ? wordOverlap(contentWords(r), new Set(words.split(' '))) : 0;
+        expect(overlapWithWords(contentWords(r), words)).toBeCloseTo(expected, 12);
+      }
+  });
+
+  it("follows a skill object's name and description when they change", () => {
+    const skill = { name: 'cancel-order', description: 'Cancels a pending order.' };
+    expect(skillWords(skill)).toBe('cancel order pend');
+    skill.description = 'Refunds a delivered order.';
+    expect(skillWords(skill)).toBe('cancel deliver order refund');
+    skill.name = 'refund-order';
+    expect(skillWords(skill)).toBe('deliver order refund');
   });
 });

@@ -49,9 +49,36 @@ export function wordOverlap(a: ReadonlySet<string>, b: ReadonlySet<string>): num
 }
 
 /**
+ * wordOverlap of `a` with the words of a skillWords string (distinct words joined by single spaces), without
+ * building a set of them: recall scores every candidate this way on every request.
+ */
+export function overlapWithWords(a: ReadonlySet<string>, words: string): number {
+  if (a.size === 0 || words.length === 0) return 0;
+  let shared = 0;
+  let count = 0;
+  for (let start = 0; start <= words.length; ) {
+    let end = words.indexOf(' ', start);
+    if (end < 0) end = words.length;
+    if (end > start) {
+      count++;
+      if (a.has(words.slice(start, end))) shared++;
+    }
+    start = end + 1;
+  }
+  return count === 0 ? 0 : shared / Math.sqrt(a.size * count);
+}
+
+/** skillWords of skill objects already seen (recall checks the words of each skill it serves). */
+const wordsOfSkill = new WeakMap<object, { name: string; description: string; words: string }>();
+
+/**
  * The words a skill is found by, from its name (hyphens as spaces) and its description: distinct stems, sorted
  * and joined by spaces (a compact form to keep for many skills; split it to compare).
  */
 export function skillWords(skill: { name: string; description: string }): string {
-  return [...contentWords(`${skill.name.replace(/-/g, ' ')} ${skill.description}`)].sort().join(' ');
+  const seen = wordsOfSkill.get(skill);
+  if (seen && seen.name === skill.name && seen.description === skill.description) return seen.words;
+  const words = [...contentWords(`${skill.name.replace(/-/g, ' ')} ${skill.description}`)].sort().join(' ');
+  wordsOfSkill.set(skill, { name: skill.name, description: skill.description, words });
+  return words;
 }

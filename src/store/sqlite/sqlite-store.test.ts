@@ -126,6 +126,26 @@ describe('recall records', () => {
   });
 });
 
+describe('the change token', () => {
+  it('moves when another connection commits, and only then', async () => {
+    const reader = open();
+    const writer = open();
+    const before = await reader.changeToken();
+    expect(await reader.changeToken()).toBe(before);
+    await writer.writeSkill({
+      action: 'add',
+      skill: skill({ id: 'sk_a' }),
+      parents: [],
+      actor: 't',
+      detail: {},
+      at: '2026-01-01T00:00:00.000Z',
+    });
+    const after = await reader.changeToken();
+    expect(after).not.toBe(before);
+    expect(await reader.changeToken()).toBe(after);
+  });
+});
+
 describe('reading new sessions for a pass', () => {
   it("reads the page's seq range by rowid, each session's calls by key, and sorts nothing", () => {
     const store = open('plan.db');

@@ -163,6 +163,8 @@ export class SqliteStore implements Store {
         .raw(),
       callsOf: db.prepare('SELECT * FROM tool_calls WHERE namespace = ? AND session_id = ? ORDER BY position'),
       skillById: db.prepare('SELECT * FROM skills WHERE namespace = ? AND id = ?'),
+      // Prepared once: db.pragma() prepares its statement on every call, and recall asks on every request.
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       skillByName: db.prepare(
         `SELECT * FROM skills WHERE namespace = ? AND name = ?
          ORDER BY (superseded_by IS NULL) DESC, (corpus = 'internal') DESC, created_at DESC LIMIT 1`,
@@ -203,7 +205,7 @@ export class SqliteStore implements Store {
   }
 
   async changeToken(): Promise<string> {
-    return String(this.db.pragma('data_version', { simple: true }));
+    return String(this.stmts.dataVersion.get());
   }
 
   async schemaVersion(): Promise<number> {
