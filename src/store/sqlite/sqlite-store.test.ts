@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { skill, storeContract } from '../store.contract.js';
+import { call, session, skill, storeContract } from '../store.contract.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 import { migrate, openSqliteStore, type SqliteStore } from './sqlite-store.js';
 
@@ -83,6 +83,26 @@ describe('opening a file', () => {
     } finally {
       raw.close();
     }
+  });
+
+  it('makes a new file with 32 KB pages; a file made with 4 KB pages keeps them and its rows', async () => {
+    const fresh = open('fresh.db');
+    expect(fresh.db.pragma('page_size', { simple: true })).toBe(32_768);
+    // 32 MB of log before it is copied into the file: 1,024 pages of 32 KB, 8,192 of 4 KB.
+    expect(fresh.db.pragma('wal_autocheckpoint', { simple: true })).toBe(1024);
+
+    const path = join(dir, 'small-pages.db');
+    const raw = new Database(path);
+    raw.pragma('page_size = 4096');
+    raw.pragma('journal_mode = WAL');
+    raw.close();
+    const first = openSqliteStore(path);
+    await first.insertSessions([session('default', 's1', 'refund my order', [call(0, 'get_order')])]);
+    await first.close();
+    const again = open('small-pages.db');
+    expect(again.db.pragma('page_size', { simple: true })).toBe(4096);
+    expect(again.db.pragma('wal_autocheckpoint', { simple: true })).toBe(8192);
+    expect((await again.getSession('default', 's1'))?.calls.map((c) => c.tool)).toEqual(['get_order']);
   });
 
   it('reopening an up-to-date file applies nothing twice', async () => {

@@ -81,10 +81,19 @@ const RECALL_FLUSH_MS = 20;
 /** Call rows per INSERT statement when whole sessions are stored (10 values each, far under SQLite's limit). */
 const CALL_ROWS_PER_INSERT = 50;
 
+/** Page size of a new database file (bytes). */
+const PAGE_SIZE = 32_768;
+/** How much write-ahead log builds up before it is copied into the database (bytes). */
+const WAL_CHECKPOINT_BYTES = 32 * 1024 * 1024;
+
 /** Opens (creating and migrating as needed) a SQLite memory file. `:memory:` works for throwaway use. */
 export function openSqliteStore(path: string): SqliteStore {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
+  // A new file gets 32 KB pages instead of SQLite's 4 KB: a batch of sessions lands on a few wide leaves of the
+  // call table rather than splitting many narrow ones, and storing calls took half the time (issue 18, fifth
+  // round). Set before WAL mode, it only applies to a file with nothing in it yet; an existing file keeps its size.
+  db.pragma(`page_size = ${PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -94,10 +103,11 @@ export function openSqliteStore(path: string): SqliteStore {
   // A statement that writes many rows keeps a statement journal (to undo just that statement): in memory, not a
   // temporary file. Ingest writes 50 calls a statement.
   db.pragma('temp_store = MEMORY');
-  // The write-ahead log is copied into the database every 8,000 pages (32 MB) rather than SQLite's 1,000: a
-  // page that several batches touch is copied once, and ingest runs about 8% faster. A log that grew past
-  // 64 MB is cut back to that after each copy.
-  db.pragma('wal_autocheckpoint = 8000');
+  // The write-ahead log is copied into the database once it holds 32 MB (SQLite's default is 1,000 pages, 4 MB
+  // of 4 KB pages): a page that several batches touch is copied once, and ingest ran about 8% faster on 4 KB
+  // pages. A log that grew past 64 MB is cut back to that after each copy.
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  db.pragma(`wal_autocheckpoint = ${Math.max(1000, Math.round(WAL_CHECKPOINT_BYTES / pageSize))}`);
   db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   migrate(db);
   return new SqliteStore(db, path);
