@@ -1,8 +1,10 @@
 // Dev tool: how far recall from words can go on a trace file, whatever the engine learns. It groups the training
 // successes by their label (meta.family, which the engine never reads: a perfect clustering, one skill per
 // kind with every success's goal and first user message) and asks which kind each successful test session's
-// words are nearest, with the embedded GloVe embedder and with TF-IDF across kinds. No threshold: an upper
-// bound on hit@1 for a memory that only has the request's words.
+// words are nearest, with the embedded GloVe embedder and with TF-IDF across kinds, and which kind a naive
+// Bayes classifier trained on those texts picks (content words and word pairs, add-0.5 smoothing; of the
+// text classifiers tried it did best on tau-retail-extra). No threshold: an upper bound on hit@1 for a memory
+// that only has the request's words.
 // Usage: npm run build && node scripts/recall-ceiling.mjs --train A.jsonl --test B.jsonl [--split test|tune]
 import { parseArgs } from 'node:util';
 import { loadEvalFile, otherSplit, selectSplit } from '../dist/eval/dataset.js';
@@ -30,6 +32,16 @@ const dot = (a, b) => {
 };
 // The words recall compares (src/domain/word-match.ts): content words, function words dropped, lightly stemmed.
 const terms = (t) => [...contentWords(normalizeGoal(t))];
+/** Naive Bayes features: the content words, and each pair of adjacent words. */
+const features = (t) => {
+  const words = normalizeGoal(t)
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((w) => w.length > 1);
+  const out = new Set(terms(t));
+  for (let i = 0; i + 1 < words.length; i++) out.add(`${words[i]} ${words[i + 1]}`);
+  return [...out];
+};
 
 /** One prototype per kind: its texts' vectors and a TF-IDF profile. */
 function prototypes(textsOf) {
@@ -56,10 +68,25 @@ function prototypes(textsOf) {
     p.w = new Map([...p.tf].map(([w, x]) => [w, x * idf(w)]));
     p.norm = Math.hypot(...p.w.values()) || 1;
   }
-  return { list, idf };
+  // Naive Bayes: how often each feature occurs among a kind's texts.
+  const vocabulary = new Set();
+  for (const p of list) {
+    p.counts = new Map();
+    p.total = 0;
+    for (const t of kinds.get(p.kind))
+      for (const f of features(t)) {
+        p.counts.set(f, (p.counts.get(f) ?? 0) + 1);
+        p.total++;
+        vocabulary.add(f);
+      }
+  }
+  return { list, idf, vocabulary };
 }
 
-function score({ list, idf }, text) {
+function score({ list, idf, vocabulary }, text) {
+  const seen = features(text).filter((f) => vocabulary.has(f));
+  const logLikelihood = (p) =>
+    seen.reduce((a, f) => a + Math.log(((p.counts.get(f) ?? 0) + 0.5) / (p.total + 0.5 * vocabulary.size)), 0);
   const v = embed(text);
   const q = terms(text).filter((w) => idf(w) > 0);
   const qn = Math.hypot(...q.map(idf)) || 1;
@@ -69,19 +96,22 @@ function score({ list, idf }, text) {
     nearestRequest: best((p) => Math.max(...p.vecs.map((e) => dot(v, e)))),
     kindCentroid: best((p) => dot(v, p.mean)),
     tfidf: best((p) => q.reduce((a, w) => a + idf(w) * (p.w.get(w) ?? 0), 0) / (qn * p.norm)),
+    naiveBayes: best(logLikelihood),
   };
 }
 
 const rows = [];
 const run = (name, protos, textOf) => {
   const queries = test.filter((s) => textOf(s));
-  const hits = { nearestRequest: 0, kindCentroid: 0, tfidf: 0 };
+  const hits = { nearestRequest: 0, kindCentroid: 0, tfidf: 0, naiveBayes: 0 };
   for (const s of queries) {
     const got = score(protos, textOf(s));
     for (const k of Object.keys(hits)) if (got[k] === s.kind) hits[k]++;
   }
   const r = (k) => (queries.length ? (hits[k] / queries.length).toFixed(3) : '-');
-  rows.push(`| ${name} | ${queries.length} | ${r('nearestRequest')} | ${r('kindCentroid')} | ${r('tfidf')} |`);
+  rows.push(
+    `| ${name} | ${queries.length} | ${r('nearestRequest')} | ${r('kindCentroid')} | ${r('tfidf')} | ${r('naiveBayes')} |`,
+  );
 };
 const both = prototypes((s) => [s.session.goal, ...(s.firstUserMessage ? [s.firstUserMessage] : [])]);
 run('task statements', both, (s) => s.session.goal);
@@ -96,6 +126,8 @@ const covered = test.filter((s) => kinds.has(s.kind)).length;
 console.log(
   `${values.train} -> ${values.test}${split ? ` (${split} half)` : ''}: ${train.length} training successes, ${test.length} queries, ${(covered / Math.max(1, test.length)).toFixed(3)} of them of a kind seen in training\n`,
 );
-console.log('| query | queries | nearest request (GloVe) | kind centroid (GloVe) | TF-IDF across kinds |');
-console.log('|---|---|---|---|---|');
+console.log(
+  '| query | queries | nearest request (GloVe) | kind centroid (GloVe) | TF-IDF across kinds | naive Bayes (words, pairs) |',
+);
+console.log('|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
