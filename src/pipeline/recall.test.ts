@@ -74,6 +74,24 @@ describe('recall among near-ties', () => {
     await memory.close();
   });
 
+  it('sees a change another connection commits while a recall is being recorded', async () => {
+    const { memory, db, ids } = await copiesOfOneGoal(20);
+    const store = memory.store!;
+    const record = store.recordRecall.bind(store);
+    let raced = false;
+    store.recordRecall = async (ns, r) => {
+      await record(ns, r);
+      if (raced) return;
+      raced = true;
+      const other = new Database(db);
+      other.prepare('UPDATE skills SET enabled = 0 WHERE id = ?').run(ids[19]);
+      other.close();
+    };
+    expect((await memory.recall(GOAL)).map((h) => h.id)).toEqual([ids[19], ids[18], ids[17]]);
+    expect((await memory.recall(GOAL)).map((h) => h.id)).toEqual([ids[18], ids[17], ids[16]]);
+    await memory.close();
+  });
+
   it('never serves a skill the store no longer allows, even one its ranks still hold (a write racing the recall)', async () => {
     const { memory, ids } = await copiesOfOneGoal(20);
     // The index is built from rows where the best one is servable; read as stored now, it is disabled (as if

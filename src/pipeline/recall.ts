@@ -438,7 +438,8 @@ export class RecallIndex {
         at: (opts.now ?? new Date()).toISOString(),
         items: chosen.map((c, rank) => ({ skillId: c.skill.id, rank, similarity: c.similarity })),
       });
-      this.token = await this.store.changeToken();
+      // The token is not read again here: the record is written later, and reading it now would take in a
+      // change another process committed since ensure() without loading it.
     }
     return chosen.map(({ skill, similarity }) => ({
       id: skill.id,
