@@ -405,6 +405,22 @@ describe('skillsmith skills export', () => {
   });
 });
 
+describe('skillsmith skills list --all', () => {
+  it('shows a superseded skill as superseded, naming the skill that replaced it', () => {
+    const db = copyOfShared();
+    const [old, next] = learned;
+    const raw = new Database(db);
+    raw.prepare('UPDATE skills SET superseded_by = ? WHERE id = ?').run(next.id, old.id);
+    raw.close();
+    const live = cli(['skills', 'list', '--db', db]);
+    expect(live.stdout).not.toMatch(new RegExp(`^${old.name} `, 'm'));
+    const all = cli(['skills', 'list', '--all', '--db', db]);
+    const row = all.stdout.split('\n').find((l) => l.startsWith(`${old.name} `));
+    expect(row).toMatch(new RegExp(`  superseded by ${next.name}  `));
+    expect(all.stdout.split('\n').find((l) => l.startsWith(`${next.name} `))).not.toMatch(/superseded/);
+  });
+});
+
 describe('skillsmith skills import / promote', () => {
   const GAIA = 'triage-support-ticket';
   const SPECTOR = 'null-check-auth-validator';

@@ -443,6 +443,47 @@ describe('skills from an earlier release of the distiller', () => {
     await upgraded.close();
   });
 
+  it('redoes the cluster an outdated skill was learned from, not another cluster that reinforced it', async () => {
+    const db = tempDbPath();
+    const config = { synthesis: { cooldownMs: 60 * 60 * 1000, minSteps: 2 } };
+    const first = await openMemory({ db, config });
+    await first.ingest([
+      ...Array.from({ length: 6 }, (_, i) =>
+        session(i, 'Refund order # to the original payment method', ['get_order_details', 'refund_order']),
+      ),
+      ...Array.from({ length: 6 }, (_, i) =>
+        session(10 + i, 'Change the shipping address of order # to my new flat', [
+          'get_order_details',
+          'modify_order_address',
+        ]),
+      ),
+    ]);
+    await first.synthesize();
+    const learned = await first.listSkills();
+    await first.close();
+    const refund = learned.find((s) => s.toolSequence.includes('refund_order'))!;
+    const move = learned.find((s) => s.toolSequence.includes('modify_order_address'))!;
+    // An earlier release wrote the refund skill; the address cluster is on record as having reinforced it, in
+    // a pass before the refund skill's last update.
+    const raw = new Database(db);
+    raw
+      .prepare('UPDATE skills SET skill_md = ? WHERE id = ?')
+      .run(refund.skillMd.replace('learned-by: heuristic@2', 'learned-by: heuristic@1'), refund.id);
+    expect(
+      raw
+        .prepare('UPDATE clusters SET skill_id = ?, last_pass_at = ? WHERE skill_id = ?')
+        .run(refund.id, '2020-01-01T00:00:00.000Z', move.id).changes,
+    ).toBe(1);
+    raw.close();
+
+    const upgraded = await openMemory({ db, config });
+    const report = await upgraded.synthesize();
+    expect(report.stats.distilled).toBe(1);
+    expect(report.updated.map((x) => x.id)).toEqual([refund.id]);
+    expect(report.reinforced).toEqual([]);
+    await upgraded.close();
+  });
+
   /** A file in which this release learned one refund skill from six runs (cooldown 0); the memory is closed. */
   async function learnRefund() {
     const db = tempDbPath();

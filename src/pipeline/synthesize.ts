@@ -108,15 +108,16 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   const now = deps.now();
   // A cluster whose skill an earlier version of this distiller wrote is distilled again once, even with no new
   // sessions and in cooldown (learned-by.ts): unless a pass has examined it since the skill was written (a
-  // refresh whose draft was skipped), when it waits, like any cluster, for new sessions.
+  // refresh whose draft was skipped), when it waits, like any cluster, for new sessions. Only the cluster the
+  // skill was learned from: another cluster that reinforced it holds the same procedure and has nothing to add.
   const outdated = new Map(
     stored
       .filter((s) => !s.supersededBy && s.clusterId && olderDistiller(learnedByOf(s.skillMd), deps.distiller.id))
-      .map((s) => [s.id, Date.parse(s.updatedAt)]),
+      .map((s) => [s.id, { written: Date.parse(s.updatedAt), cluster: s.clusterId }]),
   );
   const refresh = (r: ClusterRecord) => {
-    const written = r.skillId ? outdated.get(r.skillId) : undefined;
-    return written !== undefined && (!r.lastPassAt || Date.parse(r.lastPassAt) <= written);
+    const skill = r.skillId ? outdated.get(r.skillId) : undefined;
+    return skill?.cluster === r.id && (!r.lastPassAt || Date.parse(r.lastPassAt) <= skill.written);
   };
   const dirty = records
     .filter((r) => r.dirty || refresh(r))

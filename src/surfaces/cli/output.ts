@@ -22,9 +22,11 @@ export function printSkillTable(skills: Skill[]) {
     return;
   }
   out(`Learned skills (${skills.length}):`);
+  const nameOf = new Map(skills.map((s) => [s.id, s.name]));
   const rows = skills.map((s) => [
     s.name,
-    `${s.status}${s.enabled ? '' : ' (disabled)'}${s.corpus === 'external' ? ' [imported]' : ''}`,
+    // A superseded skill (listed with --all) keeps the status it had; what matters now is what replaced it.
+    `${s.supersededBy ? `superseded by ${nameOf.get(s.supersededBy) ?? s.supersededBy}` : s.status}${s.enabled ? '' : ' (disabled)'}${s.corpus === 'external' ? ' [imported]' : ''}`,
     String(s.support),
     s.attemptCount
       ? `${Math.round((100 * s.successCount) / s.attemptCount)}% (${s.successCount}/${s.attemptCount})`
