@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentWords, overlapWithWords, skillWords, wordOverlap } from './word-match.js';
+import { contentWords, skillWords, wordOverlap } from './word-match.js';
 
 const bag = (s: { name: string; description: string }) => new Set(skillWords(s).split(' '));
 
@@ -45,7 +45,7 @@ describe('word overlap of a request with what a skill says it does', () => {
       for (const r of requests) {
         const words = skillWords(s);
         const expected = words ? wordOverlap(contentWords(r), new Set(words.split(' '))) : 0;
-        expect(overlapWithWords(contentWords(r), words)).toBeCloseTo(expected, 12);
+        expect(wordOverlap(contentWords(r), words)).toBeCloseTo(expected, 12);
       }
   });
 

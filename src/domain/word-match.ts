@@ -40,32 +40,30 @@ export function contentWords(text: string): Set<string> {
   return out;
 }
 
-/** Cosine of two bags of words (each word counted once): shared / sqrt(|a| * |b|); 0 when either is empty. */
-export function wordOverlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  let shared = 0;
-  for (const w of a) if (b.has(w)) shared++;
-  return shared / Math.sqrt(a.size * b.size);
-}
-
 /**
- * wordOverlap of `a` with the words of a skillWords string (distinct words joined by single spaces), without
- * building a set of them: recall scores every candidate this way on every request.
+ * Cosine of two bags of words (each word counted once): shared / sqrt(|a| * |b|); 0 when either is empty. `b`
+ * may also be a skillWords string (distinct words joined by single spaces), read without building a set of it:
+ * recall scores every candidate this way on every request.
  */
-export function overlapWithWords(a: ReadonlySet<string>, words: string): number {
-  if (a.size === 0 || words.length === 0) return 0;
+export function wordOverlap(a: ReadonlySet<string>, b: ReadonlySet<string> | string): number {
+  if (a.size === 0) return 0;
   let shared = 0;
-  let count = 0;
-  for (let start = 0; start <= words.length; ) {
-    let end = words.indexOf(' ', start);
-    if (end < 0) end = words.length;
-    if (end > start) {
-      count++;
-      if (a.has(words.slice(start, end))) shared++;
+  let size = 0;
+  if (typeof b === 'string') {
+    for (let start = 0; start <= b.length; start++) {
+      let end = b.indexOf(' ', start);
+      if (end < 0) end = b.length;
+      if (end > start) {
+        size++;
+        if (a.has(b.slice(start, end))) shared++;
+      }
+      start = end;
     }
-    start = end + 1;
+  } else {
+    size = b.size;
+    for (const w of a) if (b.has(w)) shared++;
   }
-  return count === 0 ? 0 : shared / Math.sqrt(a.size * count);
+  return size === 0 ? 0 : shared / Math.sqrt(a.size * size);
 }
 
 /** skillWords of skill objects already seen (recall checks the words of each skill it serves). */

@@ -13,7 +13,7 @@ import { stateKey } from '../store/state-key.js';
 import { mulberry32 } from '../support/random.js';
 import type { Logger } from '../support/log.js';
 import { redactText } from '../domain/redact.js';
-import { contentWords, overlapWithWords, skillWords } from '../domain/word-match.js';
+import { contentWords, skillWords, wordOverlap } from '../domain/word-match.js';
 
 /** One recalled skill: the stable JSON shape of `skillsmith recall --json`, plus a few extras. */
 export interface RecalledSkill {
@@ -490,7 +490,7 @@ export function rankByWords<C extends { skill: { words: string }; similarity: nu
       cosine: c.similarity,
       similarity:
         requestWords && weight > 0
-          ? (1 - weight) * c.similarity + weight * overlapWithWords(requestWords, c.skill.words)
+          ? (1 - weight) * c.similarity + weight * wordOverlap(requestWords, c.skill.words)
           : c.similarity,
     }))
     .sort((a, b) => b.similarity - a.similarity);

@@ -84,7 +84,7 @@ const LARGE_GRAPH = 50_000;
 const LARGE_GRAPH_EF = 320;
 
 /** How many candidates a search of a graph of `size` entries looks at, at least (see expansionSearch). */
-export function searchWidth(size: number): number {
+function searchWidth(size: number): number {
   return size >= LARGE_GRAPH ? LARGE_GRAPH_EF : size >= MID_GRAPH ? MID_GRAPH_EF : 0;
 }
 

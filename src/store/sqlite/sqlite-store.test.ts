@@ -40,6 +40,18 @@ function open(name = 'memory.db'): SqliteStore {
   return store;
 }
 
+/** Stores a plain skill with this id. */
+function addSkill(store: SqliteStore, id: string) {
+  return store.writeSkill({
+    action: 'add',
+    skill: skill({ id }),
+    parents: [],
+    actor: 't',
+    detail: {},
+    at: '2026-01-01T00:00:00.000Z',
+  });
+}
+
 /** Every row of a table, each column as SQLite's own `typeof` and `quote()` (exact, bytes included for BLOBs). */
 function dumpTable(db: Database.Database, table: string, only?: string[]): string[][] {
   const cols = only ?? columnsOf(db, table);
@@ -124,14 +136,7 @@ describe('recall records', () => {
 
   it('are written shortly after the recalls, all of them, and by close() when it comes first', async () => {
     const store = open();
-    await store.writeSkill({
-      action: 'add',
-      skill: skill({ id: 'sk_a' }),
-      parents: [],
-      actor: 't',
-      detail: {},
-      at: '2026-01-01T00:00:00.000Z',
-    });
+    await addSkill(store, 'sk_a');
     for (const goal of ['one', 'two', 'three']) await store.recordRecall('default', recall(goal));
     await new Promise((r) => setTimeout(r, 100));
     expect(count(store, 'recalls')).toBe(3);
@@ -152,14 +157,7 @@ describe('the change token', () => {
     const writer = open();
     const before = await reader.changeToken();
     expect(await reader.changeToken()).toBe(before);
-    await writer.writeSkill({
-      action: 'add',
-      skill: skill({ id: 'sk_a' }),
-      parents: [],
-      actor: 't',
-      detail: {},
-      at: '2026-01-01T00:00:00.000Z',
-    });
+    await addSkill(writer, 'sk_a');
     const after = await reader.changeToken();
     expect(after).not.toBe(before);
     expect(await reader.changeToken()).toBe(after);
