@@ -15,6 +15,7 @@ import { openPgStore } from '../../src/store/postgres/pg-store.js';
 import { createLogger } from '../../src/support/log.js';
 import { serveApi } from '../../src/surfaces/http/server.js';
 import { serveMcpHttp } from '../../src/surfaces/mcp/http.js';
+import { plainSession } from '../support/capture.js';
 import { tempDbPath } from '../support/tau.js';
 import { startPgServer, type PgServer } from '../support/pg-server.js';
 import { cliArgs, learnSample, ROOT } from '../support/surfaces.js';
@@ -307,20 +308,7 @@ describe('PostgreSQL connection loss', () => {
       await admin.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
       );
-      await store.insertSessions([
-        {
-          id: 'after',
-          namespace: 'default',
-          goal: 'g',
-          outcome: 'success',
-          reward: null,
-          agentId: null,
-          source: null,
-          startedAt: '2026-01-01T00:00:00Z',
-          endedAt: null,
-          calls: [],
-        },
-      ]);
+      await store.insertSessions([plainSession('after')]);
       expect((await store.getSession('default', 'after'))?.goal).toBe('g');
     } finally {
       await admin.end();

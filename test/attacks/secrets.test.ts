@@ -6,27 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redactText } from '../../src/domain/redact.js';
-import type { Session, ToolCall } from '../../src/domain/types.js';
+import type { ToolCall } from '../../src/domain/types.js';
 import { parseSkillMd, validateSkillMd } from '../../src/domain/skill-md/index.js';
 import { openMemory } from '../../src/memory.js';
+import { plainSession } from '../support/capture.js';
 import { tempDbPath } from '../support/tau.js';
-
-/** A session with no calls unless given; `over` replaces any field. */
-function plainSession(id: string, over: Partial<Session> = {}): Session {
-  return {
-    id,
-    namespace: 'default',
-    goal: 'g',
-    outcome: 'success',
-    reward: null,
-    agentId: null,
-    source: null,
-    startedAt: '2026-01-01T00:00:00Z',
-    endedAt: null,
-    calls: [],
-    ...over,
-  };
-}
 
 const SECRETS = {
   openai: 'sk-proj-Zx81kQ2mW7vN4pR9tL3bY6cJ0aQ',

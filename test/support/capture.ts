@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { Outcome } from '../../src/domain/types.js';
+import type { Outcome, Session } from '../../src/domain/types.js';
 import type { RecordingTarget, TargetSession } from '../../src/instrument/index.js';
 
 /** Every byte the memory left on disk: the SQLite file, its WAL and the audit copy, as one string. */
@@ -67,4 +67,21 @@ export function fakeTarget(fail: { start?: boolean; call?: boolean; end?: boolea
     },
   };
   return { target, sessions, calls };
+}
+
+/** A session with no calls unless given; `over` replaces any field. */
+export function plainSession(id: string, over: Partial<Session> = {}): Session {
+  return {
+    id,
+    namespace: 'default',
+    goal: 'g',
+    outcome: 'success',
+    reward: null,
+    agentId: null,
+    source: null,
+    startedAt: '2026-01-01T00:00:00Z',
+    endedAt: null,
+    calls: [],
+    ...over,
+  };
 }
