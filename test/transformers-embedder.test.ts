@@ -44,7 +44,7 @@ function gloveMean(text: string, words = WORDS): Float32Array {
   for (const token of text.toLowerCase().match(new RegExp(`[^\\s${punctuation}]+|[${punctuation}]`, 'gu')) ?? []) {
     const row = table.rowOf(token);
     if (row < 0 || row >= words) continue; // [UNK]: a zero vector
-    for (let d = 0; d < table.dims; d++) sum[d] += table.scales[row] * table.vectors[row * table.dims + d];
+    for (let d = 0; d < table.dims; d++) sum[d] += table.scales[row] * table.row(row)[d];
   }
   const n = norm(sum);
   return Float32Array.from(sum, (x) => x / n);

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { clustered } from './nearest-index.contract.js';
-import { HnswIndex } from './hnsw-index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HnswIndex, usearchLoaders } from './hnsw-index.js';
 
 describe('HnswIndex bulk build', () => {
   // USearch's parallel insert raced while the graph was nearly empty: on a loaded machine about one build in
@@ -24,6 +27,57 @@ describe('HnswIndex bulk build', () => {
       for (const a of answers) expect(new Set(a).size).toBe(vectors.length);
       first ??= answers;
       expect(answers).toEqual(first);
+    }
+  });
+});
+
+describe('loading USearch', () => {
+  // The index loads USearch's binary directly (a new process saves the package loader's folder scan); the
+  // package's own Index must keep giving the same graph, so an upgrade that changes the binary's interface
+  // shows here and not as wrong recalls.
+  it("answers through the binary directly as through the package's Index, and each reads the other's file", () => {
+    const binary = usearchLoaders.binary();
+    const wrapped = usearchLoaders.package();
+    expect(binary).not.toBeNull();
+    expect(wrapped).not.toBeNull();
+    const d = 16;
+    const vectors = clustered(200, d, 5, 0.1, 3);
+    const flat = new Float32Array(vectors.length * d);
+    vectors.forEach((v, i) => {
+      flat.set(v, i * d);
+    });
+    const keys = BigUint64Array.from(vectors, (_, i) => BigInt(i));
+    const config = {
+      dimensions: d,
+      metric: 'ip',
+      quantization: 'f32',
+      connectivity: 16,
+      expansion_add: 64,
+      expansion_search: 64,
+    };
+    const graphs = [binary!(config), wrapped!(config)];
+    for (const g of graphs) {
+      g.add(keys, flat, 1);
+      expect(g.remove(7n)).toBeTruthy();
+      expect(g.size()).toBe(199);
+    }
+    const query = clustered(1, d, 5, 0.3, 9)[0];
+    const [a, b] = graphs.map((g) => g.search(query, 10, 1));
+    expect(a.keys.length).toBe(10);
+    expect([...a.keys]).toEqual([...b.keys]);
+    expect([...a.distances]).toEqual([...b.distances]);
+    expect([...a.keys]).not.toContain(7n);
+
+    const dir = mkdtempSync(join(tmpdir(), 'usearch-'));
+    try {
+      graphs[0].save(join(dir, 'binary.usearch'));
+      graphs[1].save(join(dir, 'package.usearch'));
+      const viewed = [wrapped!(config), binary!(config)];
+      viewed[0].view(join(dir, 'binary.usearch'));
+      viewed[1].load(join(dir, 'package.usearch'));
+      for (const g of viewed) expect([...g.search(query, 10, 1).keys]).toEqual([...a.keys]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -39,8 +39,8 @@ export function writeGloveOnnxModel(
   const embeddings = new Float32Array(vocabSize * dims);
   for (let r = 0; r < words; r++) {
     const scale = table.scales[r];
-    for (let d = 0; d < dims; d++)
-      embeddings[(r + SPECIAL_TOKENS.length) * dims + d] = scale * table.vectors[r * dims + d];
+    const vector = table.row(r);
+    for (let d = 0; d < dims; d++) embeddings[(r + SPECIAL_TOKENS.length) * dims + d] = scale * vector[d];
   }
 
   writeJson(join(folder, 'config.json'), {

@@ -8,7 +8,10 @@ import {
   lightStem,
   tokenize,
 } from './glove-embedder.js';
-import { loadGloveTable } from './glove-table.js';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GLOVE_TABLE_URL, loadGloveTable } from './glove-table.js';
 
 const embedder = createGloveEmbedder();
 const vec = (text: string) => embedder.embedSync(text);
@@ -32,8 +35,35 @@ describe('glove word table', () => {
     const table = loadGloveTable();
     const row = table.rowOf('chair');
     let sum = 0;
-    for (let d = 0; d < table.dims; d++) sum += (table.scales[row] * table.vectors[row * table.dims + d]) ** 2;
+    for (let d = 0; d < table.dims; d++) sum += (table.scales[row] * table.row(row)[d]) ** 2;
     expect(Math.sqrt(sum)).toBeCloseTo(1, 2);
+  });
+
+  it('reads each word vector as the file stores it, whichever block it is in', () => {
+    const table = loadGloveTable();
+    const file = readFileSync(GLOVE_TABLE_URL);
+    const vectorsStart = 64 + 8 * table.size + 4 * table.components.length;
+    for (const row of [0, 1, 255, 256, 50_000, table.size - 1]) {
+      const stored = new Int8Array(file.buffer, file.byteOffset + vectorsStart + row * table.dims, table.dims);
+      expect(Array.from(table.row(row))).toEqual(Array.from(stored));
+    }
+    expect(() => table.row(table.size)).toThrow(RangeError);
+  });
+
+  it('says so when its file is cut short after it was opened', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'glove-'));
+    try {
+      const copy = join(dir, 'glove.bin');
+      copyFileSync(GLOVE_TABLE_URL, copy);
+      const table = loadGloveTable(copy);
+      const first = Array.from(table.row(0));
+      truncateSync(copy, 1_000_000);
+      expect(() => table.row(90_000)).toThrow(/not a usable GloVe word table \(it was cut short after it was opened\)/);
+      expect(Array.from(table.row(0))).toEqual(first);
+      expect(() => loadGloveTable(join(dir, 'other.bin'))).toThrow(/npm run build:embeddings/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('says how to rebuild a missing table', () => {

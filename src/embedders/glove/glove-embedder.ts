@@ -170,7 +170,7 @@ export class GloveEmbedder implements Embedder {
   private semanticPart(rows: Int32Array, count: number, table: GloveTable): number {
     const acc = this.semantic;
     acc.fill(0);
-    const { vectors, scales, ranks, components } = table;
+    const { scales, ranks, components } = table;
     // Zipf estimate p(w) = 1 / (rank * H_N); SIF weight a / (a + p) = a*rank*H / (a*rank*H + 1).
     const aH = this.sifA * (Math.log(table.sourceSize) + EULER_GAMMA);
     let found = 0;
@@ -180,8 +180,8 @@ export class GloveEmbedder implements Embedder {
       found++;
       const x = aH * ranks[row];
       const weight = (x / (x + 1)) * scales[row];
-      const base = row * SEMANTIC_DIMENSIONS;
-      for (let d = 0; d < SEMANTIC_DIMENSIONS; d++) acc[d] += weight * vectors[base + d];
+      const vector = table.row(row);
+      for (let d = 0; d < SEMANTIC_DIMENSIONS; d++) acc[d] += weight * vector[d];
     }
     if (found === 0) return 0;
     for (let c = 0; c < components.length; c += SEMANTIC_DIMENSIONS) {

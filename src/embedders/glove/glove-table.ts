@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BackendUnavailableError } from '../../errors/backend-unavailable-error.js';
 
@@ -13,8 +13,11 @@ export interface GloveTable {
   readonly dims: number;
   /** Number of ranked tokens in the source list; normalises the Zipf frequency estimate. */
   readonly sourceSize: number;
-  /** Row i dequantises as `scales[i] * vectors[i * dims + d]` (a unit vector, up to rounding). */
-  readonly vectors: Int8Array;
+  /**
+   * The quantised vector of row i (`dims` values): it dequantises as `scales[i] * row(i)[d]`, a unit vector up
+   * to rounding. Read from the file on first need (see loadGloveTable); the array must not be changed.
+   */
+  row(i: number): Int8Array;
   readonly scales: Float32Array;
   /** 1-based frequency rank of each row's word in the source list. */
   readonly ranks: Uint32Array;
@@ -33,20 +36,33 @@ const HEADER_BYTES = 64;
 
 const cache = new Map<string, GloveTable>();
 
-/** Loads (once per process and path) the word table; the default path works from `src/` and `dist/`. */
+/** Rows read from the file at once when one of them is first needed (a block of 25.6 KB at 100 dimensions). */
+const ROWS_PER_BLOCK = 256;
+
+/**
+ * Loads (once per process and path) the word table; the default path works from `src/` and `dist/`.
+ *
+ * Only the parts every lookup needs are read up front (weights, ranks, vocabulary and its hash table: about 3 MB
+ * of the 13 MB file). The word vectors, 10 MB, are read a block of rows at a time when a word of the block is
+ * first embedded: a process that embeds a few requests reads a few blocks (rows are ordered by frequency, so
+ * common words share the first blocks). Reading and paging in the whole file was most of the 50-60 ms a new
+ * process spent on its first embedding. The file stays open until every block is in, and is read through that
+ * one descriptor, so a table replaced on disk meanwhile (an upgrade) is not mixed with the one loaded.
+ */
 export function loadGloveTable(path: string | URL = GLOVE_TABLE_URL): GloveTable {
   const file = typeof path === 'string' ? path : fileURLToPath(path);
   let table = cache.get(file);
   if (!table) {
-    table = parseGloveTable(readTable(file), file);
+    table = openGloveTable(file);
     cache.set(file, table);
   }
   return table;
 }
 
-function readTable(file: string): Buffer {
+function openGloveTable(file: string): GloveTable {
+  let fd: number;
   try {
-    return readFileSync(file);
+    fd = openSync(file, 'r');
   } catch (cause) {
     throw new BackendUnavailableError(
       `Cannot read the GloVe word table at ${file}. It ships with the package under assets/; ` +
@@ -54,49 +70,91 @@ function readTable(file: string): Buffer {
       { cause },
     );
   }
+  try {
+    return parseGloveTable(fd, file);
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
 }
 
-function parseGloveTable(input: Buffer, file: string): GloveTable {
+function parseGloveTable(fd: number, file: string): GloveTable {
   const fail = (why: string): never => {
     throw new BackendUnavailableError(
       `${file} is not a usable GloVe word table (${why}); rebuild it with \`npm run build:embeddings\`.`,
     );
   };
-  if (input.length < HEADER_BYTES || input.toString('latin1', 0, 8) !== MAGIC) fail('bad magic bytes');
-  const version = input.readUInt32LE(8);
+  /** `length` bytes from `position` into a new, 4-byte aligned buffer. */
+  const read = (position: number, length: number): ArrayBuffer => {
+    const buffer = new ArrayBuffer(length);
+    const bytes = new Uint8Array(buffer);
+    for (let done = 0; done < length; ) {
+      const n = readSync(fd, bytes, done, length - done, position + done);
+      if (n === 0) fail('shorter than its header says');
+      done += n;
+    }
+    return buffer;
+  };
+  const fileBytes = fstatSync(fd).size;
+  if (fileBytes < HEADER_BYTES) fail('bad magic bytes');
+  const header = Buffer.from(read(0, HEADER_BYTES));
+  if (header.toString('latin1', 0, 8) !== MAGIC) fail('bad magic bytes');
+  const version = header.readUInt32LE(8);
   if (version !== FORMAT_VERSION) fail(`format version ${version}, expected ${FORMAT_VERSION}`);
-  const size = input.readUInt32LE(12);
-  const dims = input.readUInt32LE(16);
-  const componentCount = input.readUInt32LE(20);
-  const sourceSize = input.readUInt32LE(24);
-  const vocabBytes = input.readUInt32LE(32);
-  const slotCount = input.readUInt32LE(36);
-  const vocabEnd = HEADER_BYTES + 8 * size + 4 * componentCount * dims + size * dims + vocabBytes;
+  const size = header.readUInt32LE(12);
+  const dims = header.readUInt32LE(16);
+  const componentCount = header.readUInt32LE(20);
+  const sourceSize = header.readUInt32LE(24);
+  const vocabBytes = header.readUInt32LE(32);
+  const slotCount = header.readUInt32LE(36);
+  const vectorsStart = HEADER_BYTES + 8 * size + 4 * componentCount * dims;
+  const vocabStart = vectorsStart + size * dims;
+  const vocabEnd = vocabStart + vocabBytes;
   const padding = (4 - (vocabEnd % 4)) % 4;
   const expected = vocabEnd + padding + 4 * (size + 1) + 4 * slotCount;
-  if (input.length !== expected) fail(`${input.length} bytes, header says ${expected}`);
+  if (fileBytes !== expected) fail(`${fileBytes} bytes, header says ${expected}`);
+  if (slotCount === 0 || (slotCount & (slotCount - 1)) !== 0) fail(`${slotCount} lookup slots, not a power of two`);
 
-  // Typed-array views read the file's little-endian numbers in host order (little-endian on x64 and arm64).
-  // They need 4-byte alignment of the underlying memory; copy only if the Buffer lacks it.
-  const bytes = input.byteOffset % 4 === 0 ? input : Buffer.from(input);
-  const { buffer, byteOffset } = bytes;
-  let offset = byteOffset + HEADER_BYTES;
-  const scales = new Float32Array(buffer, offset, size);
-  offset += 4 * size;
-  const ranks = new Uint32Array(buffer, offset, size);
-  offset += 4 * size;
-  const components = new Float32Array(buffer, offset, componentCount * dims);
-  offset += 4 * componentCount * dims;
-  const vectors = new Int8Array(buffer, offset, size * dims);
-  offset += size * dims;
-
+  // Typed arrays read the file's little-endian numbers in host order (little-endian on x64 and arm64).
+  const weights = read(HEADER_BYTES, vectorsStart - HEADER_BYTES);
+  const scales = new Float32Array(weights, 0, size);
+  const ranks = new Uint32Array(weights, 4 * size, size);
+  const components = new Float32Array(weights, 8 * size, componentCount * dims);
   // The vocabulary stays bytes, with the lookup table the build script stored beside it: loading builds no
-  // strings and no Map (which was most of the CLI's cold-start cost).
-  const vocab = new Uint8Array(buffer, offset, vocabBytes);
-  offset += vocabBytes + padding;
-  const starts = new Uint32Array(buffer, offset, size + 1);
-  offset += 4 * (size + 1);
-  const slots = new Int32Array(buffer, offset, slotCount);
+  // strings and no Map.
+  const vocab = new Uint8Array(read(vocabStart, vocabBytes));
+  const lookup = read(vocabEnd + padding, 4 * (size + 1) + 4 * slotCount);
+  const starts = new Uint32Array(lookup, 0, size + 1);
+  const slots = new Int32Array(lookup, 4 * (size + 1), slotCount);
+
+  // The vectors fill in block by block; untouched blocks cost no memory (the zeroed pages are never written).
+  let vectors: Int8Array | null = null;
+  const blocks = Math.ceil(size / ROWS_PER_BLOCK);
+  const loaded = new Uint8Array(blocks);
+  let loadedBlocks = 0;
+  let open = true;
+  const row = (i: number): Int8Array => {
+    if (!(i >= 0 && i < size && Number.isInteger(i))) throw new RangeError(`GloVe row ${i} is outside 0..${size - 1}`);
+    vectors ??= new Int8Array(size * dims);
+    const block = Math.floor(i / ROWS_PER_BLOCK);
+    if (!loaded[block]) {
+      const first = block * ROWS_PER_BLOCK;
+      const rows = Math.min(ROWS_PER_BLOCK, size - first);
+      const target = new Uint8Array(vectors.buffer, first * dims, rows * dims);
+      for (let done = 0; done < target.length; ) {
+        const n = readSync(fd, target, done, target.length - done, vectorsStart + first * dims + done);
+        if (n === 0) fail('it was cut short after it was opened');
+        done += n;
+      }
+      loaded[block] = 1;
+      if (++loadedBlocks === blocks && open) {
+        closeSync(fd);
+        open = false;
+      }
+    }
+    return vectors.subarray(i * dims, (i + 1) * dims);
+  };
+
   const mask = slotCount - 1;
   const encoder = new TextEncoder();
   const rowOf = (word: string): number => {
@@ -136,10 +194,10 @@ function parseGloveTable(input: Buffer, file: string): GloveTable {
     size,
     dims,
     sourceSize,
-    vectors,
     scales,
     ranks,
     components,
+    row,
     // Decoded only if asked for (tests, tools): the embedder never needs the strings.
     get words() {
       words ??= new TextDecoder().decode(vocab).split('\n');
