@@ -59,6 +59,10 @@ for (const [tier, annFrom] of [
       expect(back.index.size).toBe(400);
       expect(back.index.approximate).toBe(index.approximate);
       for (const q of queries) expect(back.index.search(q, 5)).toEqual(index.search(q, 5));
+      // A filter sees the ids as saved (a loaded index decodes them per hit).
+      const odd = { filter: (id: string) => Number(id.slice(3)) % 2 === 1 };
+      expect(back.index.search(queries[0], 5, odd)).toEqual(index.search(queries[0], 5, odd));
+      expect(back.index.search(queries[0], 5, odd).length).toBe(5);
       // The loaded index keeps working: it accepts changes like a new one.
       back.index.remove('sk_0');
       back.index.add('sk_new', queries[1]);

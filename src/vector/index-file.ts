@@ -191,10 +191,14 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
 
     if (h.tier === 'exact') {
       if (ids.length !== h.count || h.vectorsBytes !== h.count * h.dimensions * 4) return { reason: 'counts disagree' };
-      const vectors = new Float32Array(h.count * h.dimensions);
-      new Uint8Array(vectors.buffer).set(vectorBlock);
       if (ids.live !== ids.length) return { reason: 'malformed id table' };
-      const inner = ExactIndex.fromArrays(h.dimensions, ids.toArray() as string[], vectors);
+      // The writer starts the vectors on a 4-byte boundary, so they are read where they lie: no copy.
+      const at = vectorBlock.byteOffset;
+      const vectors =
+        at % 4 === 0
+          ? new Float32Array(vectorBlock.buffer, at, h.count * h.dimensions)
+          : new Float32Array(new Uint8Array(vectorBlock).buffer);
+      const inner = ExactIndex.fromPacked(h.dimensions, ids, vectors);
       return { index: new TieredIndex(h.dimensions, opts, inner), revision: h.revision };
     }
     if (!h.graphFile || basename(h.graphFile) !== h.graphFile || !h.hnsw) return { reason: 'malformed header' };

@@ -43,7 +43,7 @@ describe('glove word table', () => {
     const table = loadGloveTable();
     const file = readFileSync(GLOVE_TABLE_URL);
     const vectorsStart = 64 + 8 * table.size + 4 * table.components.length;
-    for (const row of [0, 1, 255, 256, 50_000, table.size - 1]) {
+    for (const row of [0, 1, 63, 64, 50_000, table.size - 1]) {
       const stored = new Int8Array(file.buffer, file.byteOffset + vectorsStart + row * table.dims, table.dims);
       expect(Array.from(table.row(row))).toEqual(Array.from(stored));
     }
