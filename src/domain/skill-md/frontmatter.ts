@@ -1,7 +1,8 @@
 // Splitting a SKILL.md text into its YAML frontmatter and markdown body, and loading that YAML into plain
 // data without ever executing anything or throwing. Shared by the validator and the parser.
 
-import { isAlias, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
+import type { Document } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 
 /** Aliases (`*name`) a frontmatter may use, and its largest size: far above any real SKILL.md. */
 export const MAX_ALIASES = 100;
@@ -61,7 +62,7 @@ export type ScalarMode = 'typed' | 'source';
 class LoadLimit extends Error {}
 
 interface WalkContext {
-  doc: ReturnType<typeof parseDocument>;
+  doc: Document.Parsed;
   nodes: number;
   /** Resolved alias targets (resolving walks the document, so do it once per alias). */
   aliases: Map<object, unknown>;
@@ -72,6 +73,7 @@ export function loadYaml(src: string, mode: ScalarMode): YamlLoad {
   try {
     if (src.length > MAX_YAML_CHARS)
       return { ok: false, reason: `YAML frontmatter is ${src.length} characters, over the ${MAX_YAML_CHARS} limit` };
+    const { parseDocument, visit } = yamlLibrary();
     const doc = parseDocument(src, { uniqueKeys: true, prettyErrors: false, strict: true });
     if (doc.errors.length > 0) return { ok: false, reason: firstLine(doc.errors[0]?.message ?? 'YAML error') };
     // Resolving an alias walks the document: many aliases would make loading quadratic (a billion-laughs
@@ -98,6 +100,7 @@ export function setOwn<T>(target: Record<string, T>, key: string, value: T): voi
 }
 
 function toPlain(node: unknown, ctx: WalkContext, mode: ScalarMode, depth: number): YamlValue {
+  const { isAlias, isMap, isScalar, isSeq } = yamlLibrary();
   if (depth > MAX_DEPTH) throw new LoadLimit('YAML nests too deeply');
   if (++ctx.nodes > MAX_NODES) throw new LoadLimit('YAML expands to too many nodes');
   if (node === null || node === undefined) return null;

@@ -2,12 +2,13 @@
 // value that changes is re-quoted, so `[REDACTED:email]` can never turn into a YAML list), and the body as
 // text. A text without frontmatter (or with YAML that does not parse) is redacted as plain text.
 
-import { isScalar, parseDocument, Scalar, visit } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 import { splitFrontmatter } from './frontmatter.js';
 
 export function redactSkillMd(text: string, redact: (text: string) => string): string {
   const split = splitFrontmatter(text);
   if (!split.ok) return redact(text);
+  const { isScalar, parseDocument, Scalar, visit } = yamlLibrary();
   const doc = parseDocument(split.yaml, { uniqueKeys: true, strict: true, logLevel: 'silent' });
   if (doc.errors.length) return redact(text);
   let changed = false;

@@ -1,6 +1,6 @@
 // Emitting the canonical SKILL.md, and turning free text into a valid name or description. Pure.
 
-import { Document, isScalar, parseDocument, Scalar, visit } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 import { normalizeBody, setOwn } from './frontmatter.js';
 import { capAtWordBoundary, collapseWhitespace } from './text.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from './validate.js';
@@ -40,6 +40,7 @@ export function serializeSkillMd(doc: CanonicalSkillDoc): string {
   for (const [key, value] of Object.entries(doc.metadata ?? {})) setOwn(metadata, key, value);
   if (Object.keys(metadata).length > 0) fm.metadata = metadata;
 
+  const { Document, Scalar, visit } = yamlLibrary();
   const yamlDoc = new Document(fm);
   visit(yamlDoc, {
     Scalar(_key, node) {
@@ -54,6 +55,7 @@ export function serializeSkillMd(doc: CanonicalSkillDoc): string {
 
 /** True when `value`, written as a plain scalar on its own, reads back as the same string in YAML 1.2 and 1.1. */
 function readsBackAsSameString(value: string): boolean {
+  const { isScalar, parseDocument } = yamlLibrary();
   for (const version of ['1.2', '1.1'] as const) {
     try {
       const parsed = parseDocument(value, { version, logLevel: 'silent' });
