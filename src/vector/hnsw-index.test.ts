@@ -3,7 +3,8 @@ import { clustered } from './nearest-index.contract.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HnswIndex, usearchLoaders } from './hnsw-index.js';
+import { HnswIndex } from './hnsw-index.js';
+import { usearchLoaders } from './usearch.js';
 
 describe('HnswIndex bulk build', () => {
   // USearch's parallel insert raced while the graph was nearly empty: on a loaded machine about one build in
@@ -55,7 +56,7 @@ describe('loading USearch', () => {
       expansion_add: 64,
       expansion_search: 64,
     };
-    const graphs = [binary!(config), wrapped!(config)];
+    const graphs = [binary!.graph(config), wrapped!.graph(config)];
     for (const g of graphs) {
       g.add(keys, flat, 1);
       expect(g.remove(7n)).toBeTruthy();
@@ -72,7 +73,7 @@ describe('loading USearch', () => {
     try {
       graphs[0].save(join(dir, 'binary.usearch'));
       graphs[1].save(join(dir, 'package.usearch'));
-      const viewed = [wrapped!(config), binary!(config)];
+      const viewed = [wrapped!.graph(config), binary!.graph(config)];
       viewed[0].view(join(dir, 'binary.usearch'));
       viewed[1].load(join(dir, 'package.usearch'));
       for (const g of viewed) expect([...g.search(query, 10, 1).keys]).toEqual([...a.keys]);

@@ -4,130 +4,10 @@
 // it answers in well under a millisecond at recall@10 >= 0.95, builds on every core, and saves/loads its graph
 // as one file. Keys are numbers inside the graph; this class maps them to skill ids.
 
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
 import { checkDimensions, type NearestIndex, type SearchHit, type SearchOptions } from './nearest-index.js';
 import { BackendLoadError } from '../errors/backend-load-error.js';
 import type { PackedIds } from './packed-ids.js';
-
-/** The part of USearch's index used here, whichever way the module was loaded. */
-interface NativeIndex {
-  add(keys: BigUint64Array, vectors: Float32Array, threads: number): void;
-  search(vector: Float32Array, k: number, threads: number): { keys: BigUint64Array; distances: Float32Array };
-  remove(key: bigint): unknown;
-  size(): number;
-  save(path: string): void;
-  load(path: string): void;
-  view(path: string): void;
-}
-
-interface GraphConfig {
-  dimensions: number;
-  metric: string;
-  quantization: string;
-  connectivity: number;
-  expansion_add: number;
-  expansion_search: number;
-}
-
-/** The native class of USearch's binary: what its JavaScript `Index` wraps (checks and argument shaping). */
-interface CompiledIndex extends Omit<NativeIndex, 'search' | 'remove'> {
-  remove(keys: BigUint64Array): unknown;
-  /** Keys, distances and per-query counts of a batch search, k slots per query. */
-  search(vectors: Float32Array, k: number, threads: number): [BigUint64Array, Float32Array, BigUint64Array];
-}
-type CompiledModule = {
-  CompiledIndex: new (
-    dimensions: number,
-    metric: string,
-    quantization: string,
-    connectivity: number,
-    expansionAdd: number,
-    expansionSearch: number,
-    multi: boolean,
-  ) => CompiledIndex;
-};
-type PackageModule = { Index: new (config: GraphConfig & { multi: boolean }) => NativeIndex };
-
-/** Makes an empty graph. */
-type GraphFactory = (config: GraphConfig) => NativeIndex;
-
-let native: GraphFactory | null | undefined;
-
-/**
- * USearch, or null where its binary does not load (an unsupported platform): callers fall back to a scan.
- * The binary for this platform is loaded directly when the package ships one (see compiledBinary); through the
- * package's own loader otherwise. Going through the package costs a new process about 8 ms more (its loader
- * helpers, a scan of its build folders, its wrapper), and recall pays it on the first search.
- */
-export function loadUsearch(): GraphFactory | null {
-  if (native === undefined) native = compiledBinary() ?? packageIndex();
-  return native;
-}
-
-/** The two ways to load USearch, each on its own (for tests that hold them to the same answers). */
-export const usearchLoaders = { binary: () => compiledBinary(), package: () => packageIndex() };
-
-function compiledBinary(): GraphFactory | null {
-  try {
-    const require = createRequire(import.meta.url);
-    // The package's main file is javascript/dist/cjs/usearch.js under its root.
-    const root = resolve(dirname(require.resolve('usearch')), '..', '..', '..');
-    const file = [join(root, 'build', 'Release', 'usearch.node'), ...prebuiltBinaries(root)].find(existsSync);
-    if (!file) return null;
-    const lib = require(file) as Partial<CompiledModule>;
-    const Compiled = lib.CompiledIndex;
-    if (typeof Compiled !== 'function') return null;
-    return (c) => {
-      const graph = new Compiled(
-        c.dimensions,
-        c.metric,
-        c.quantization,
-        c.connectivity,
-        c.expansion_add,
-        c.expansion_search,
-        false,
-      );
-      return {
-        add: (keys, vectors, threads) => graph.add(keys, vectors, threads),
-        search(vector, k, threads) {
-          const [keys, distances, counts] = graph.search(vector, k, threads);
-          const n = Number(counts[0]);
-          return { keys: keys.subarray(0, n), distances: distances.subarray(0, n) };
-        },
-        remove: (key) => graph.remove(BigUint64Array.of(key)),
-        size: () => graph.size(),
-        save: (path) => graph.save(path),
-        load: (path) => graph.load(path),
-        view: (path) => graph.view(path),
-      };
-    };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The package's prebuilt binaries for this platform (its folders are named platform-arch, or platform-arch+arch).
- * They are the files the package's own loader picks here: the package ships one untagged binary per folder.
- * Where one does not load (a musl system, say), the package's loader is tried next and decides.
- */
-function prebuiltBinaries(root: string): string[] {
-  return [
-    join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'usearch.node'),
-    join(root, 'prebuilds', `${process.platform}-arm64+x64`, 'usearch.node'),
-  ];
-}
-
-function packageIndex(): GraphFactory | null {
-  try {
-    const lib = createRequire(import.meta.url)('usearch') as PackageModule;
-    return (c) => new lib.Index({ ...c, multi: false });
-  } catch {
-    return null;
-  }
-}
+import { loadUsearch, type NativeIndex } from './usearch.js';
 
 export interface HnswOptions {
   /**
@@ -198,14 +78,14 @@ export class HnswIndex implements NearestIndex {
   }
 
   private static newGraph(dimensions: number, o: Required<HnswOptions>): NativeIndex {
-    const make = loadUsearch();
-    if (!make)
+    const usearch = loadUsearch();
+    if (!usearch)
       throw new BackendLoadError(
         'HnswIndex',
         'the usearch native module does not load on this platform; use ExactIndex or VectorIndex',
       );
     // Inner product on unit vectors is the cosine, and keeps zero vectors at score 0 as the exact scan does.
-    return make({
+    return usearch.graph({
       dimensions,
       metric: 'ip',
       quantization: 'f32',

@@ -36,7 +36,8 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { ExactIndex } from './exact-index.js';
-import { defaultHnswOptions, HnswIndex, loadUsearch, type HnswOptions } from './hnsw-index.js';
+import { defaultHnswOptions, HnswIndex, type HnswOptions } from './hnsw-index.js';
+import { loadUsearch } from './usearch.js';
 import { PackedIds } from './packed-ids.js';
 import { TieredIndex, type TieredOptions } from './tiered-index.js';
 

@@ -6,7 +6,8 @@
 // a rebuild from the store picks the tier again by size).
 
 import { ExactIndex } from './exact-index.js';
-import { HnswIndex, loadUsearch, type HnswOptions } from './hnsw-index.js';
+import { HnswIndex, type HnswOptions } from './hnsw-index.js';
+import { loadUsearch } from './usearch.js';
 import type { NearestIndex, SearchHit, SearchOptions } from './nearest-index.js';
 
 export interface TieredOptions {

@@ -37,6 +37,35 @@ describe('VectorIndex: exact scan', () => {
     expect(index.partitioned).toBe(false);
   });
 
+  // From NATIVE_SCAN_FROM vectors USearch picks the rows and they are scored again here: the hits, their
+  // exact scores and the order of ties must be those of the JavaScript scan alone (below the cut-off).
+  it('picks the same hits with the same scores and tie order whether USearch or JavaScript scans', () => {
+    const d = 24;
+    const base = clustered(40, d, 4, 0.05, 5);
+    const rows = [...base, ...base.slice(0, 10), ...base.slice(0, 10)]; // exact duplicates: ties
+    const big = new VectorIndex(d);
+    rows.forEach((v, i) => {
+      big.add(`r${i}`, v);
+    });
+    for (const q of clustered(15, d, 4, 0.2, 6)) {
+      const got = big.searchExact(q, 6);
+      const scored = rows.map((v, i) => ({ id: `r${i}`, score: dot(v, q), slot: i }));
+      scored.sort((a, b) => b.score - a.score || a.slot - b.slot);
+      expect(got.map((h) => h.id)).toEqual(scored.slice(0, 6).map((h) => h.id));
+      got.forEach((h, i) => {
+        expect(h.score).toBeCloseTo(scored[i].score, 12);
+      });
+      const floor = scored[2].score - 1e-9;
+      const above = big.searchExact(q, 6, { minScore: floor });
+      expect(above.map((h) => h.id)).toEqual(
+        scored
+          .filter((h) => h.score >= floor)
+          .slice(0, 6)
+          .map((h) => h.id),
+      );
+    }
+  });
+
   it('clamps k to the size and returns nothing for k <= 0', () => {
     const query = randomUnit(32, r);
     expect(index.search(query, 10_000)).toHaveLength(500);

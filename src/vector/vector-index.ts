@@ -5,8 +5,17 @@
 
 import { mulberry32 } from '../support/random.js';
 import type { NearestIndex, SearchHit, SearchOptions } from './nearest-index.js';
+import { loadUsearch } from './usearch.js';
 
 export type { SearchHit, SearchOptions } from './nearest-index.js';
+
+/**
+ * From this many vectors a full exact scan asks USearch for the best rows first (clustering's scans of a few
+ * hundred centroids: 10 us against 55 us in JavaScript at 106 x 356), then scores those NATIVE_SCAN_SPARE more
+ * than asked for exactly. Below it, the JavaScript loop is as fast as the call.
+ */
+const NATIVE_SCAN_FROM = 32;
+const NATIVE_SCAN_SPARE = 8;
 
 export interface VectorIndexOptions {
   /** Size from which searches go through the IVF partition (default 2048). */
@@ -192,6 +201,21 @@ export class VectorIndex implements NearestIndex {
     const d = this.dimensions;
     const minScore = opts.minScore ?? -Infinity;
     const filter = opts.filter;
+    if (!slots && !filter && this.ids.length >= NATIVE_SCAN_FROM) {
+      const usearch = loadUsearch();
+      if (usearch) {
+        // USearch's SIMD scan picks the rows (single precision), a few more than asked for; they are scored again
+        // here as the loop below would, and pushed in slot order, so near-ties rank as in a full scan.
+        const n = this.ids.length;
+        const rows = usearch.bestRows(this.data.subarray(0, n * d), query, d, Math.min(n, top.k + NATIVE_SCAN_SPARE));
+        const picked = Int32Array.from(rows, Number).sort();
+        for (const s of picked) {
+          const score = dotAt(this.data, s * d, query, d);
+          if (score >= minScore && top.accepts(score)) top.push(score, s);
+        }
+        return;
+      }
+    }
     const n = slots ? slots.length : this.ids.length;
     for (let i = 0; i < n; i++) {
       const s = slots ? slots[i] : i;
