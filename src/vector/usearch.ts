@@ -150,8 +150,7 @@ function packageModule(): Usearch | null {
     const lib = createRequire(import.meta.url)('usearch') as PackageModule;
     return {
       graph: (c) => new lib.Index({ ...c, multi: false }),
-      bestRows: (dataset, query, dimensions, count) =>
-        lib.exactSearch(dataset, query, dimensions, count, 'ip', 1).keys,
+      bestRows: (dataset, query, dimensions, count) => lib.exactSearch(dataset, query, dimensions, count, 'ip', 1).keys,
     };
   } catch {
     return null;
