@@ -80,7 +80,7 @@ export interface RecallResult {
   };
   /** What the first recall cost before the index file: store.listSkills() and VectorIndex add + build (IVF training). */
   firstRecallParts: { listSkillsMs: number; indexBuildMs: number };
-  /** New processes (bench/first-recall.js): the median of 3 first recalls from the index file; one without it. */
+  /** New processes (bench/first-recall.js): the median of 5 first recalls from the index file; one without it. */
   newProcess: {
     firstRecallMs: number;
     firstRecallCpuMs?: number | null;
@@ -456,7 +456,7 @@ export function renderMarkdown(r: BenchResults): string {
       table(
         [
           'Skills',
-          'From the index file (ms, median of 3 processes)',
+          'From the index file (ms, median of 5 processes)',
           'Its CPU time (ms)',
           'openMemory (ms)',
           'Embedder first use (ms)',
