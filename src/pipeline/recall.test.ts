@@ -40,9 +40,9 @@ async function copiesOfOneGoal(n: number): Promise<{ memory: Memory; db: string;
 /** Counts the skill ids recall reads from the store. */
 function countReads(memory: Memory): { ids: number } {
   const store = memory.store!;
-  const read = store.getSkillsById.bind(store);
+  const read = store.recallSkills.bind(store);
   const count = { ids: 0 };
-  store.getSkillsById = async (ns, ids) => {
+  store.recallSkills = async (ns, ids) => {
     count.ids += ids.length;
     return read(ns, ids);
   };
@@ -97,8 +97,8 @@ describe('recall among near-ties', () => {
     // The index is built from rows where the best one is servable; read as stored now, it is disabled (as if
     // written between the index's check of the change log and the read of the skills it serves).
     const store = memory.store!;
-    const read = store.getSkillsById.bind(store);
-    store.getSkillsById = async (ns, wanted) =>
+    const read = store.recallSkills.bind(store);
+    store.recallSkills = async (ns, wanted) =>
       (await read(ns, wanted)).map((s) => (s.id === ids[19] ? { ...s, enabled: false } : s));
     const served = await memory.recall(GOAL, { record: false });
     expect(served.map((h) => h.id)).not.toContain(ids[19]);

@@ -8,7 +8,7 @@ import { recallIndexPath, shortHash } from '../vector/index-location.js';
 import { TieredIndex } from '../vector/tiered-index.js';
 import { GoalMean, removeDirection } from '../domain/goal-mean.js';
 import { MAX_EXEMPLARS, unpackExemplars } from '../domain/exemplars.js';
-import type { SkillRevision, SkillVectorRow, Store } from '../store/store.js';
+import type { ServedSkill, SkillRevision, SkillVectorRow, Store } from '../store/store.js';
 import { stateKey } from '../store/state-key.js';
 import { mulberry32 } from '../support/random.js';
 import type { Logger } from '../support/log.js';
@@ -71,7 +71,7 @@ export class RecallIndex {
   private strength = 0;
   private random: () => number;
   /** Recently served skills (bounded; insertion order is recency). */
-  private skills = new Map<string, Skill>();
+  private skills = new Map<string, ServedSkill>();
   /**
    * What ranking needs of the skills the index holds (utility and eta; being indexed means recallable), as of
    * the index's revision: kept by the same change-log path as the index, so recall ranks the near-ties of a
@@ -286,8 +286,8 @@ export class RecallIndex {
   }
 
   /** The skills behind these hits, fresh from the store unless recently served. */
-  private async skillsFor(ids: string[]): Promise<Map<string, Skill>> {
-    const out = new Map<string, Skill>();
+  private async skillsFor(ids: string[]): Promise<Map<string, ServedSkill>> {
+    const out = new Map<string, ServedSkill>();
     const missing: string[] = [];
     for (const id of ids) {
       const s = this.skills.get(id);
@@ -295,7 +295,7 @@ export class RecallIndex {
       else missing.push(id);
     }
     if (missing.length) {
-      for (const s of await this.store.getSkillsById(this.namespace, missing)) out.set(s.id, s);
+      for (const s of await this.store.recallSkills(this.namespace, missing)) out.set(s.id, s);
     }
     for (const [id, s] of out) {
       this.skills.delete(id);

@@ -1,6 +1,6 @@
 import type { Skill } from '../domain/types.js';
 import { fromBuffer, toBuffer } from '../vector/vector-math.js';
-import type { SkillVectorRow } from './store.js';
+import type { ServedSkill, SkillVectorRow } from './store.js';
 import { json, parseJson, type Row } from './rows.js';
 
 /**
@@ -53,6 +53,10 @@ const KEPT_ON_REWRITE: ReadonlySet<SkillColumn> = new Set([
 /** The columns of recall's index rows (`SkillVectorRow`). */
 export const VECTOR_COLUMNS =
   'id, name, description, corpus, enabled, status, eta, utility, superseded_by, embedder_id, embedding, exemplars';
+
+/** The columns of what recall serves (`ServedSkill`). */
+export const SERVED_COLUMNS =
+  'id, name, description, body, version, kind, corpus, status, enabled, tools_required, tool_sequence, eta, utility, superseded_by';
 
 /** How a back end writes a boolean. */
 export type BoolValue = (b: boolean) => unknown;
@@ -140,6 +144,26 @@ export function skillFromRow(r: Row, sourceSessions: string[]): Skill {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     lastUsedAt: r.last_used_at,
+  };
+}
+
+/** What recall serves, from a row of `SERVED_COLUMNS`. */
+export function servedSkillFrom(r: Row): ServedSkill {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    body: r.body,
+    version: r.version,
+    kind: r.kind,
+    corpus: r.corpus,
+    status: r.status,
+    enabled: truthy(r.enabled),
+    toolsRequired: parseJson(r.tools_required, []),
+    toolSequence: parseJson(r.tool_sequence, []),
+    eta: r.eta,
+    utility: r.utility,
+    supersededBy: r.superseded_by,
   };
 }
 

@@ -1410,7 +1410,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect((await store.skillVectors('default', { changedAfter: r0.revision })).changedIds).toEqual(['sk_old']);
         });
 
-        it('getSkillsById returns the known skills of the namespace only', async () => {
+        it('recallSkills returns what recall serves of the known skills of the namespace only', async () => {
           await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at });
           await store.writeSkill({
             action: 'add',
@@ -1420,11 +1420,11 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             detail: {},
             at,
           });
-          const got = await store.getSkillsById('default', ['sk_old', 'sk_x', 'ghost', 'sk_old']);
+          const got = await store.recallSkills('default', ['sk_old', 'sk_x', 'ghost', 'sk_old']);
           expect(got.map((s) => [s.id, s.name, s.body])).toEqual([
             ['sk_old', 'cancel-order', '# Cancel order\n\n1. a\n2. b\n'],
           ]);
-          expect(await store.getSkillsById('default', [])).toEqual([]);
+          expect(await store.recallSkills('default', [])).toEqual([]);
         });
       });
     });

@@ -154,8 +154,11 @@ export interface SkillStore {
     namespace: string,
     opts?: { changedAfter?: number },
   ): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }>;
-  /** Skills by id (recall's hits) in any order; unknown ids are left out. `lastUsedAt` may lag the latest recalls. */
-  getSkillsById(namespace: string, ids: string[]): Promise<Skill[]>;
+  /**
+   * What recall serves of these skills (its hits), in any order; unknown ids are left out. Only the columns in
+   * `ServedSkill`: no vectors, provenance or SKILL.md text, which a recall reads for every hit it ranks.
+   */
+  recallSkills(namespace: string, ids: string[]): Promise<ServedSkill[]>;
 }
 
 /** The append-only event log and audit trail (written with the changes they describe; see write-plan.ts). */
@@ -181,6 +184,25 @@ export interface SkillRevision {
   storeId: string;
   revision: number;
 }
+
+/** A skill as recall reads it to rank and serve it (`Store.recallSkills`; columns: `SERVED_COLUMNS`). */
+export type ServedSkill = Pick<
+  Skill,
+  | 'id'
+  | 'name'
+  | 'description'
+  | 'body'
+  | 'version'
+  | 'kind'
+  | 'corpus'
+  | 'status'
+  | 'enabled'
+  | 'toolsRequired'
+  | 'toolSequence'
+  | 'eta'
+  | 'utility'
+  | 'supersededBy'
+>;
 
 export type SkillVectorRow = Pick<
   Skill,

@@ -25,6 +25,7 @@ import {
   type SkillEvent,
   type SkillFilter,
   type SkillFile,
+  type ServedSkill,
   type SkillRevision,
   type SkillVectorRow,
   type SkillVersion,
@@ -58,6 +59,8 @@ import {
   type Row,
 } from '../rows.js';
 import {
+  SERVED_COLUMNS,
+  servedSkillFrom,
   skillFromRow as skillFromStoredRow,
   skillInsertSql,
   skillRowValues,
@@ -988,14 +991,14 @@ export class PgStore implements Store {
     });
   }
 
-  async getSkillsById(namespace: string, ids: string[]): Promise<Skill[]> {
+  async recallSkills(namespace: string, ids: string[]): Promise<ServedSkill[]> {
     await this.recalls.flush();
     if (ids.length === 0) return [];
     const { rows } = await this.query(
-      `SELECT ${SKILL_COLUMNS} FROM skills s WHERE s.namespace = $1 AND s.id = ANY($2::text[])`,
+      `SELECT ${SERVED_COLUMNS} FROM skills WHERE namespace = $1 AND id = ANY($2::text[])`,
       [namespace, [...new Set(ids)]],
     );
-    return rows.map(skillFromRow);
+    return rows.map(servedSkillFrom);
   }
 
   async lastEventId(): Promise<number> {

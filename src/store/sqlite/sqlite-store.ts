@@ -27,6 +27,7 @@ import {
   type SkillEvent,
   type SkillFilter,
   type SkillFile,
+  type ServedSkill,
   type SkillRevision,
   type SkillVectorRow,
   type SkillVersion,
@@ -57,7 +58,15 @@ import {
   versionFromRow,
   type Row,
 } from '../rows.js';
-import { skillFromRow, skillInsertSql, skillRowValues, vectorRowFrom, VECTOR_COLUMNS } from '../skill-row.js';
+import {
+  SERVED_COLUMNS,
+  servedSkillFrom,
+  skillFromRow,
+  skillInsertSql,
+  skillRowValues,
+  vectorRowFrom,
+  VECTOR_COLUMNS,
+} from '../skill-row.js';
 import { STATE_CLEARED_ON_REEMBED_SQL, stateKey, type StateKey } from '../state-key.js';
 import {
   accepted,
@@ -173,6 +182,7 @@ export class SqliteStore implements Store {
         .raw(),
       callsOf: db.prepare('SELECT * FROM tool_calls WHERE namespace = ? AND session_id = ? ORDER BY position'),
       skillById: db.prepare('SELECT * FROM skills WHERE namespace = ? AND id = ?'),
+      servedSkill: db.prepare(`SELECT ${SERVED_COLUMNS} FROM skills WHERE namespace = ? AND id = ?`),
       // Prepared once: db.pragma() prepares its statement on every call, and recall asks on every request.
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       skillByName: db.prepare(
@@ -615,13 +625,13 @@ export class SqliteStore implements Store {
     })();
   }
 
-  async getSkillsById(namespace: string, ids: string[]): Promise<Skill[]> {
+  async recallSkills(namespace: string, ids: string[]): Promise<ServedSkill[]> {
     // Recall's hits: read without writing the pending recall records first (their last use may lag by up to
     // RECALL_FLUSH_MS), so a recall never waits on the write of the ones before it.
-    const out: Skill[] = [];
+    const out: ServedSkill[] = [];
     for (const id of new Set(ids)) {
-      const row = this.stmts.skillById.get(namespace, id) as Row | undefined;
-      if (row) out.push(this.skillFromRow(row));
+      const row = this.stmts.servedSkill.get(namespace, id) as Row | undefined;
+      if (row) out.push(servedSkillFrom(row));
     }
     return out;
   }
