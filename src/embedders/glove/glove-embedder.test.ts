@@ -8,7 +8,7 @@ import {
   lightStem,
   tokenize,
 } from './glove-embedder.js';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GLOVE_TABLE_URL, loadGloveTable } from './glove-table.js';
@@ -50,7 +50,7 @@ describe('glove word table', () => {
     expect(() => table.row(table.size)).toThrow(RangeError);
   });
 
-  it('says so when its file is cut short after it was opened', () => {
+  it('says so when its file is cut short or rewritten after it was opened', () => {
     const dir = mkdtempSync(join(tmpdir(), 'glove-'));
     try {
       const copy = join(dir, 'glove.bin');
@@ -58,8 +58,15 @@ describe('glove word table', () => {
       const table = loadGloveTable(copy);
       const first = Array.from(table.row(0));
       truncateSync(copy, 1_000_000);
-      expect(() => table.row(90_000)).toThrow(/not a usable GloVe word table \(it was cut short after it was opened\)/);
+      expect(() => table.row(90_000)).toThrow(/not a usable GloVe word table \(it was changed on disk after/);
       expect(Array.from(table.row(0))).toEqual(first);
+      // Rewritten in place with the same length (an upgrade): refused too, not mixed with what was read.
+      const rewritten = join(dir, 'rewritten.bin');
+      copyFileSync(GLOVE_TABLE_URL, rewritten);
+      const other = loadGloveTable(rewritten);
+      other.row(0);
+      utimesSync(rewritten, new Date(), new Date(Date.now() + 5_000));
+      expect(() => other.row(90_000)).toThrow(/changed on disk after this process opened it/);
       expect(() => loadGloveTable(join(dir, 'other.bin'))).toThrow(/npm run build:embeddings/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

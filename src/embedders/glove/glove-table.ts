@@ -95,7 +95,10 @@ function parseGloveTable(fd: number, file: string): GloveTable {
     }
     return buffer;
   };
-  const fileBytes = fstatSync(fd).size;
+  // The file as opened: a block read later checks it is still this file (an upgrade rewriting it in place
+  // would otherwise mix its vectors with the vocabulary read now).
+  const opened = fstatSync(fd, { bigint: true });
+  const fileBytes = Number(opened.size);
   if (fileBytes < HEADER_BYTES) fail('bad magic bytes');
   const header = Buffer.from(read(0, HEADER_BYTES));
   if (header.toString('latin1', 0, 8) !== MAGIC) fail('bad magic bytes');
@@ -138,6 +141,9 @@ function parseGloveTable(fd: number, file: string): GloveTable {
     vectors ??= new Int8Array(size * dims);
     const block = Math.floor(i / ROWS_PER_BLOCK);
     if (!loaded[block]) {
+      const now = fstatSync(fd, { bigint: true });
+      if (now.size !== opened.size || now.mtimeNs !== opened.mtimeNs || now.ctimeNs !== opened.ctimeNs)
+        fail('it was changed on disk after this process opened it; restart the process');
       const first = block * ROWS_PER_BLOCK;
       const rows = Math.min(ROWS_PER_BLOCK, size - first);
       const target = new Uint8Array(vectors.buffer, first * dims, rows * dims);
