@@ -109,8 +109,11 @@ export interface RecallResult {
 }
 
 export interface IndexMeasure {
+  /** Second pass over the queries (see compareIndexes in run.ts). */
   p50Ms: number;
   p99Ms: number;
+  /** First pass: the loaded recall index faults its memory-mapped graph in meanwhile. */
+  firstPassP50Ms?: number;
   recallAt10: number;
 }
 
@@ -235,7 +238,7 @@ export function renderSummaryTable(r: BenchResults): string {
       const i = q.indexes;
       rows.push([
         `Index search, ${k(q.skills)} skills (p50, recall@10): recall index / IVF before / exact`,
-        `${i.tiered.p50Ms} ms, ${i.tiered.recallAt10} (${i.tiered.kind}) / ${i.ivf.p50Ms} ms, ${i.ivf.recallAt10} / ${i.exact.p50Ms} ms, 1`,
+        `${i.tiered.p50Ms} ms, ${i.tiered.recallAt10} (${i.tiered.kind}; first pass ${i.tiered.firstPassP50Ms ?? '-'} ms) / ${i.ivf.p50Ms} ms, ${i.ivf.recallAt10} / ${i.exact.p50Ms} ms, 1`,
         q.skills === 100_000
           ? `<= 1 ms, >= 0.95: ${mark(i.tiered.p50Ms <= 1 && i.tiered.recallAt10 >= 0.95)}`
           : `>= 0.95: ${mark(i.tiered.recallAt10 >= 0.95)}`,
@@ -505,6 +508,7 @@ export function renderMarkdown(r: BenchResults): string {
           'IVF (before) p50 / p99 (ms)',
           'IVF recall@10',
           'Recall index p50 / p99 (ms)',
+          'Recall index first pass p50 (ms)',
           'Recall index recall@10',
           'Recall index kind',
           'Recall index file load (ms, bench process)',
@@ -517,6 +521,7 @@ export function renderMarkdown(r: BenchResults): string {
           `${q.indexes.ivf.p50Ms} / ${q.indexes.ivf.p99Ms}`,
           String(q.indexes.ivf.recallAt10),
           `${q.indexes.tiered.p50Ms} / ${q.indexes.tiered.p99Ms}`,
+          String(q.indexes.tiered.firstPassP50Ms ?? '-'),
           String(q.indexes.tiered.recallAt10),
           q.indexes.tiered.kind,
           String(q.indexes.tiered.loadMs),
@@ -526,8 +531,9 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       'Exact scan: `ExactIndex`, a flat dot-product scan over one Float32Array (brute force without SQLite), and the reference. ' +
         'IVF: the previous `VectorIndex` (~sqrt(n) k-means lists, sqrt(lists) probed). Recall index: `TieredIndex`, the exact scan below ' +
-        '`recall.annFrom` skills and a USearch HNSW graph (M 24, ef_construction 200, ef 192, at least 320 from 50k vectors, inner product) from there. ' +
+        '`recall.annFrom` skills and a USearch HNSW graph (M 24, ef_construction 200; ef 96 below 16,384 vectors, 192 below 50,000, 320 from there; inner product) from there. ' +
         "The recall index here is the one recall saved, loaded from its file (its build is the bench process's first recall above). " +
+        'Each index answers the queries twice and the second pass is timed: in the first, the loaded recall index also faults in the pages of its memory-mapped graph (its p50 is shown apart), which the two in-memory indexes never pay. ' +
         "The vectors compared are the stored ones; recall itself removes half the namespace's mean goal direction first when a pass has recorded one (none in these bulk-written files). " +
         'recall@10 counts a hit tying the exact 10th score as found (many bench skills are copies of one goal and share its vector).',
       '',

@@ -669,18 +669,27 @@ function compareIndexes(
   const tieredLoadMs = nowMs() - t0;
   const queries = goals.slice(0, 300).map((g) => memory.embedder.embedSync!(normalizeGoal(g)));
   const truth = queries.map((q) => exact.search(q, 10));
+  // Two passes over the queries, the second one reported: in the first, the loaded recall index also faults in
+  // the pages of its memory-mapped graph (a process that has served recalls has them), which the in-memory
+  // exact scan and IVF index never pay. The first pass's p50 is reported beside it.
   const measure = (index: NearestIndex) => {
-    const ms: number[] = [];
-    let found = 0;
-    for (const [i, q] of queries.entries()) {
-      const t = nowMs();
-      const hits = index.search(q, 10);
-      ms.push(nowMs() - t);
-      found += recallAt10(hits, truth[i]);
-    }
+    const pass = () => {
+      const ms: number[] = [];
+      let found = 0;
+      for (const [i, q] of queries.entries()) {
+        const t = nowMs();
+        const hits = index.search(q, 10);
+        ms.push(nowMs() - t);
+        found += recallAt10(hits, truth[i]);
+      }
+      return { ms, found };
+    };
+    const first = pass();
+    const { ms, found } = pass();
     return {
       p50Ms: round(percentile(ms, 50), 3),
       p99Ms: round(percentile(ms, 99), 3),
+      firstPassP50Ms: round(percentile(first.ms, 50), 3),
       recallAt10: round(found / queries.length, 4),
     };
   };
