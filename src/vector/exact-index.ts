@@ -3,7 +3,7 @@
 
 import { checkDimensions, type NearestIndex, type SearchHit, type SearchOptions } from './nearest-index.js';
 import type { PackedIds } from './packed-ids.js';
-import { TopK, dotRows } from './vector-index.js';
+import { TopK, dotRows, nativeCandidates } from './vector-index.js';
 
 export class ExactIndex implements NearestIndex {
   readonly dimensions: number;
@@ -142,6 +142,14 @@ export class ExactIndex implements NearestIndex {
     const d = this.dimensions;
     const minScore = opts.minScore ?? -Infinity;
     const filter = opts.filter;
+    const picked = filter ? null : nativeCandidates(this.data, n, d, query, top.k);
+    if (picked) {
+      for (const s of picked) {
+        const score = dotRows(this.data, s * d, query, 0, d);
+        if (score >= minScore && top.accepts(score)) top.push(score, s);
+      }
+      return top.slotsBestFirst().map((s, i) => ({ id: this.idAt(s), score: top.scoreAt(i) }));
+    }
     for (let s = 0; s < n; s++) {
       const score = dotRows(this.data, s * d, query, 0, d);
       // `!(>=)` also drops NaN; the filter runs only for hits that would enter the top k.

@@ -22,10 +22,10 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  fstatSync,
   fsyncSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   renameSync,
   rmSync,
@@ -160,32 +160,36 @@ export function saveIndexFile(path: string, index: TieredIndex, identity: IndexI
 
 /** Loads the index at `path` if it is whole and was built for `identity`; otherwise says why not. */
 export function loadIndexFile(path: string, identity: IndexIdentity, opts: TieredOptions = {}): LoadedIndex {
-  let file: Buffer;
+  let fd: number;
   try {
-    file = readFileSync(path);
+    fd = openSync(path, 'r');
   } catch (e) {
     return {
       reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no index file' : `unreadable: ${(e as Error).message}`,
     };
   }
   try {
-    if (file.length < PREFIX_BYTES || file.readUInt32LE(0) !== MAGIC) return { reason: 'not an index file' };
-    if (file.readUInt32LE(4) !== INDEX_FILE_FORMAT)
-      return { reason: `format ${file.readUInt32LE(4)}, expected ${INDEX_FILE_FORMAT}` };
-    const headerLen = file.readUInt32LE(8);
-    if (PREFIX_BYTES + headerLen > file.length) return { reason: 'truncated header' };
-    const headerBlock = file.subarray(PREFIX_BYTES, PREFIX_BYTES + headerLen);
-    if (crc32(headerBlock) !== file.readUInt32LE(12)) return { reason: 'header checksum mismatch' };
+    const size = fstatSync(fd).size;
+    const prefix = readBlock(fd, 0, Math.min(PREFIX_BYTES, size));
+    if (prefix.length < PREFIX_BYTES || prefix.readUInt32LE(0) !== MAGIC) return { reason: 'not an index file' };
+    if (prefix.readUInt32LE(4) !== INDEX_FILE_FORMAT)
+      return { reason: `format ${prefix.readUInt32LE(4)}, expected ${INDEX_FILE_FORMAT}` };
+    const headerLen = prefix.readUInt32LE(8);
+    if (PREFIX_BYTES + headerLen > size) return { reason: 'truncated header' };
+    const headerBlock = readBlock(fd, PREFIX_BYTES, headerLen);
+    if (crc32(headerBlock) !== prefix.readUInt32LE(12)) return { reason: 'header checksum mismatch' };
     const h = JSON.parse(headerBlock.toString('utf8')) as Header;
     for (const key of ['namespace', 'embedderId', 'dimensions', 'basis'] as const) {
       if (h[key] !== identity[key]) return { reason: `built for another ${key}` };
     }
     const idsStart = PREFIX_BYTES + headerLen;
     const vectorsStart = idsStart + h.idsBytes;
-    if (vectorsStart + h.vectorsBytes !== file.length)
-      return { reason: `size ${file.length} bytes, header says ${vectorsStart + h.vectorsBytes}` };
-    const idsBlock = file.subarray(idsStart, vectorsStart);
-    const vectorBlock = file.subarray(vectorsStart);
+    if (vectorsStart + h.vectorsBytes !== size)
+      return { reason: `size ${size} bytes, header says ${vectorsStart + h.vectorsBytes}` };
+    const idsBlock = readBlock(fd, idsStart, h.idsBytes);
+    // The vectors get an array of their own: aligned, and starting at its buffer's start, as USearch's exact
+    // scan needs (see nativeCandidates).
+    const vectorBlock = readBlock(fd, vectorsStart, h.vectorsBytes);
     if (crc32(idsBlock) !== h.idsCrc || crc32(vectorBlock) !== h.vectorsCrc) return { reason: 'checksum mismatch' };
     const ids = PackedIds.decode(idsBlock);
     if (!ids || ids.length !== h.idsCount) return { reason: 'malformed id table' };
@@ -193,12 +197,7 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
     if (h.tier === 'exact') {
       if (ids.length !== h.count || h.vectorsBytes !== h.count * h.dimensions * 4) return { reason: 'counts disagree' };
       if (ids.live !== ids.length) return { reason: 'malformed id table' };
-      // The writer starts the vectors on a 4-byte boundary, so they are read where they lie: no copy.
-      const at = vectorBlock.byteOffset;
-      const vectors =
-        at % 4 === 0
-          ? new Float32Array(vectorBlock.buffer, at, h.count * h.dimensions)
-          : new Float32Array(new Uint8Array(vectorBlock).buffer);
+      const vectors = new Float32Array(vectorBlock.buffer, vectorBlock.byteOffset, h.count * h.dimensions);
       const inner = ExactIndex.fromPacked(h.dimensions, ids, vectors);
       return { index: new TieredIndex(h.dimensions, opts, inner), revision: h.revision };
     }
@@ -240,7 +239,24 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
     return { index: new TieredIndex(h.dimensions, opts, inner), revision: h.revision };
   } catch (e) {
     return { reason: `unreadable: ${(e as Error).message}` };
+  } finally {
+    closeSync(fd);
   }
+}
+
+/**
+ * `length` bytes of `fd` from `position`, in a buffer of their own (offset 0 of a fresh ArrayBuffer); shorter
+ * when the file ends first.
+ */
+function readBlock(fd: number, position: number, length: number): Buffer {
+  const block = Buffer.from(new ArrayBuffer(length));
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, block, done, length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done === length ? block : block.subarray(0, done);
 }
 
 /** What the file system says about a file: inode, size, modification and change times (ns). */

@@ -35,9 +35,15 @@ export interface Usearch {
   graph(config: GraphConfig): NativeIndex;
   /**
    * Rows of `dataset` (`dimensions` floats each, back to back) by inner product with `query`, best first, at
-   * most `count`. Single precision: callers that need exact scores compute them again for these rows.
+   * most `count`, with their distances (1 - inner product). Single precision: see nativeCandidates. Both
+   * arrays are read from the start of their buffers, whatever their byte offset (USearch 2.26's binding).
    */
-  bestRows(dataset: Float32Array, query: Float32Array, dimensions: number, count: number): BigUint64Array;
+  bestRows(
+    dataset: Float32Array,
+    query: Float32Array,
+    dimensions: number,
+    count: number,
+  ): { rows: BigUint64Array; distances: Float32Array };
 }
 
 /** The native class of USearch's binary: what its JavaScript `Index` wraps (checks and argument shaping). */
@@ -74,7 +80,7 @@ type PackageModule = {
     count: number,
     metric: string,
     threads: number,
-  ): { keys: BigUint64Array };
+  ): { keys: BigUint64Array; distances: Float32Array };
 };
 
 let native: Usearch | null | undefined;
@@ -124,8 +130,9 @@ function compiledBinary(): Usearch | null {
         };
       },
       bestRows(dataset, query, dimensions, count) {
-        const [keys, , counts] = exactSearch(dataset, query, dimensions, count, 'ip', 1);
-        return keys.subarray(0, Number(counts[0]));
+        const [keys, distances, counts] = exactSearch(dataset, query, dimensions, count, 'ip', 1);
+        const n = Number(counts[0]);
+        return { rows: keys.subarray(0, n), distances: distances.subarray(0, n) };
       },
     };
   } catch {
@@ -150,7 +157,10 @@ function packageModule(): Usearch | null {
     const lib = createRequire(import.meta.url)('usearch') as PackageModule;
     return {
       graph: (c) => new lib.Index({ ...c, multi: false }),
-      bestRows: (dataset, query, dimensions, count) => lib.exactSearch(dataset, query, dimensions, count, 'ip', 1).keys,
+      bestRows(dataset, query, dimensions, count) {
+        const found = lib.exactSearch(dataset, query, dimensions, count, 'ip', 1);
+        return { rows: found.keys, distances: found.distances };
+      },
     };
   } catch {
     return null;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clustered, randomUnit, rng } from './nearest-index.contract.js';
+import { ExactIndex } from './exact-index.js';
 import { VectorIndex, defaultProbe } from './vector-index.js';
 import { cosine, dot, fromBuffer, meanVector, normalize, toBuffer } from './vector-math.js';
 
@@ -63,6 +64,52 @@ describe('VectorIndex: exact scan', () => {
           .slice(0, 6)
           .map((h) => h.id),
       );
+    }
+  });
+
+  it('keeps the lowest slots of a run of equal vectors longer than the candidates USearch is asked for', () => {
+    const d = 16;
+    const [same, ...others] = clustered(21, d, 3, 0.2, 13);
+    const rows = [...others.slice(0, 10), ...Array.from({ length: 30 }, () => same), ...others.slice(10)];
+    const index = new VectorIndex(d);
+    const exact = ExactIndex.fromArrays(
+      d,
+      rows.map((_, i) => `r${i}`),
+      new Float32Array(rows.length * d),
+    );
+    rows.forEach((v, i) => {
+      index.add(`r${i}`, v);
+      exact.add(`r${i}`, v);
+    });
+    const firstCopies = Array.from({ length: 6 }, (_, i) => `r${10 + i}`);
+    expect(index.searchExact(same, 6).map((h) => h.id)).toEqual(firstCopies);
+    expect(exact.search(same, 6).map((h) => h.id)).toEqual(firstCopies);
+  });
+
+  // USearch's exact scan reads a typed array from the start of its buffer whatever its offset: a view must
+  // not be handed to it as is (a loaded index file's vectors were one, and answered with other rows).
+  it('answers the same over views into larger buffers, for the vectors and the query', () => {
+    const d = 24;
+    const rows = clustered(80, d, 5, 0.1, 11);
+    const padded = new Float32Array((rows.length + 3) * d);
+    rows.forEach((v, i) => {
+      padded.set(v, (i + 3) * d);
+    });
+    const ids = rows.map((_, i) => `r${i}`);
+    const fresh = ExactIndex.fromArrays(d, ids, padded.slice(3 * d));
+    const viewed = ExactIndex.fromArrays(d, ids, padded.subarray(3 * d));
+    const big = new VectorIndex(d);
+    rows.forEach((v, i) => {
+      big.add(ids[i], v);
+    });
+    for (const q of clustered(10, d, 5, 0.3, 12)) {
+      const inBuffer = new Float32Array(2 * d);
+      inBuffer.set(q, d);
+      const queryView = inBuffer.subarray(d);
+      const want = fresh.search(q, 5);
+      expect(viewed.search(q, 5)).toEqual(want);
+      expect(fresh.search(queryView, 5)).toEqual(want);
+      expect(big.searchExact(queryView, 5).map((h) => h.id)).toEqual(want.map((h) => h.id));
     }
   });
 
