@@ -115,28 +115,15 @@ const vector = (v: Buffer | null | undefined) => (v ? fromBuffer(v) : null);
 /** A skill from its row and its live episodic parents (provenance, oldest first). */
 export function skillFromRow(r: Row, sourceSessions: string[]): Skill {
   return {
-    id: r.id,
+    ...servedSkillFrom(r),
     namespace: r.namespace,
-    name: r.name,
-    description: r.description,
     skillMd: r.skill_md,
-    body: r.body,
-    version: r.version,
-    kind: r.kind,
-    corpus: r.corpus,
-    status: r.status,
-    enabled: truthy(r.enabled),
-    toolsRequired: parseJson(r.tools_required, []),
-    toolSequence: parseJson(r.tool_sequence, []),
     successCount: r.success_count,
     attemptCount: r.attempt_count,
     support: r.support,
-    eta: r.eta,
-    utility: r.utility,
     trialsAttempted: r.trials_attempted,
     trialsPassed: r.trials_passed,
     sourceSessions,
-    supersededBy: r.superseded_by,
     clusterId: r.cluster_id,
     embedderId: r.embedder_id,
     embedding: vector(r.embedding),
@@ -147,7 +134,7 @@ export function skillFromRow(r: Row, sourceSessions: string[]): Skill {
   };
 }
 
-/** What recall serves, from a row of `SERVED_COLUMNS`. */
+/** What recall serves, from a row of `SERVED_COLUMNS` (or of every column: skillFromRow builds on it). */
 export function servedSkillFrom(r: Row): ServedSkill {
   return {
     id: r.id,

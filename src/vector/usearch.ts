@@ -62,26 +62,21 @@ type CompiledModule = {
     expansionSearch: number,
     multi: boolean,
   ) => CompiledIndex;
-  exactSearch(
-    dataset: Float32Array,
-    queries: Float32Array,
-    dimensions: number,
-    count: number,
-    metric: string,
-    threads: number,
-  ): [BigUint64Array, Float32Array, BigUint64Array];
+  exactSearch: ExactSearch<[BigUint64Array, Float32Array, BigUint64Array]>;
 };
 type PackageModule = {
   Index: new (config: GraphConfig & { multi: boolean }) => NativeIndex;
-  exactSearch(
-    dataset: Float32Array,
-    queries: Float32Array,
-    dimensions: number,
-    count: number,
-    metric: string,
-    threads: number,
-  ): { keys: BigUint64Array; distances: Float32Array };
+  exactSearch: ExactSearch<{ keys: BigUint64Array; distances: Float32Array }>;
 };
+/** USearch's exact scan, as the binary and as the package's wrapper (which shapes the result) take it. */
+type ExactSearch<Result> = (
+  dataset: Float32Array,
+  queries: Float32Array,
+  dimensions: number,
+  count: number,
+  metric: string,
+  threads: number,
+) => Result;
 
 let native: Usearch | null | undefined;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clustered, randomUnit, rng } from './nearest-index.contract.js';
 import { ExactIndex } from './exact-index.js';
-import { VectorIndex, defaultProbe } from './vector-index.js';
+import { VectorIndex, defaultProbe, nativeCandidates } from './vector-index.js';
 import { cosine, dot, fromBuffer, meanVector, normalize, toBuffer } from './vector-math.js';
 
 function bruteForce(vectors: Map<string, Float32Array>, q: Float32Array, k: number) {
@@ -81,6 +81,13 @@ describe('VectorIndex: exact scan', () => {
       index.add(`r${i}`, v);
       exact.add(`r${i}`, v);
     });
+    // USearch is asked for k + 8 rows; 30 equal ones at the boundary could hide others, so the scan is full.
+    const flat = new Float32Array(rows.length * d);
+    rows.forEach((v, i) => {
+      flat.set(v, i * d);
+    });
+    expect(nativeCandidates(flat, rows.length, d, same, 6)).toBeNull();
+    expect(nativeCandidates(flat, rows.length, d, others[0], 1)).not.toBeNull();
     const firstCopies = Array.from({ length: 6 }, (_, i) => `r${10 + i}`);
     expect(index.searchExact(same, 6).map((h) => h.id)).toEqual(firstCopies);
     expect(exact.search(same, 6).map((h) => h.id)).toEqual(firstCopies);
