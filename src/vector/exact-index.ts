@@ -142,15 +142,10 @@ export class ExactIndex implements NearestIndex {
     const d = this.dimensions;
     const minScore = opts.minScore ?? -Infinity;
     const filter = opts.filter;
+    // Every slot, or (without a filter) the candidates USearch picks, in slot order either way.
     const picked = filter ? null : nativeCandidates(this.data, n, d, query, top.k);
-    if (picked) {
-      for (const s of picked) {
-        const score = dotRows(this.data, s * d, query, 0, d);
-        if (score >= minScore && top.accepts(score)) top.push(score, s);
-      }
-      return top.slotsBestFirst().map((s, i) => ({ id: this.idAt(s), score: top.scoreAt(i) }));
-    }
-    for (let s = 0; s < n; s++) {
+    for (let i = 0, count = picked ? picked.length : n; i < count; i++) {
+      const s = picked ? picked[i] : i;
       const score = dotRows(this.data, s * d, query, 0, d);
       // `!(>=)` also drops NaN; the filter runs only for hits that would enter the top k.
       if (!(score >= minScore) || !top.accepts(score)) continue;

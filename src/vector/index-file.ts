@@ -39,6 +39,7 @@ import { ExactIndex } from './exact-index.js';
 import { defaultHnswOptions, HnswIndex, type HnswOptions } from './hnsw-index.js';
 import { loadUsearch } from './usearch.js';
 import { PackedIds } from './packed-ids.js';
+import { readAt } from '../support/read-at.js';
 import { TieredIndex, type TieredOptions } from './tiered-index.js';
 
 const MAGIC = 0x49524b53; // "SKRI" little-endian
@@ -250,12 +251,7 @@ export function loadIndexFile(path: string, identity: IndexIdentity, opts: Tiere
  */
 function readBlock(fd: number, position: number, length: number): Buffer {
   const block = Buffer.from(new ArrayBuffer(length));
-  let done = 0;
-  while (done < length) {
-    const n = readSync(fd, block, done, length - done, position + done);
-    if (n === 0) break;
-    done += n;
-  }
+  const done = readAt(fd, block, position);
   return done === length ? block : block.subarray(0, done);
 }
 

@@ -231,17 +231,11 @@ export class VectorIndex implements NearestIndex {
     const d = this.dimensions;
     const minScore = opts.minScore ?? -Infinity;
     const filter = opts.filter;
-    const picked = !slots && !filter ? nativeCandidates(this.data, this.ids.length, d, query, top.k) : null;
-    if (picked) {
-      for (const s of picked) {
-        const score = dotAt(this.data, s * d, query, d);
-        if (score >= minScore && top.accepts(score)) top.push(score, s);
-      }
-      return;
-    }
-    const n = slots ? slots.length : this.ids.length;
+    // A full scan without a filter scores only the candidates USearch picks (in slot order, as a full scan would).
+    const rows = slots ?? (filter ? null : nativeCandidates(this.data, this.ids.length, d, query, top.k));
+    const n = rows ? rows.length : this.ids.length;
     for (let i = 0; i < n; i++) {
-      const s = slots ? slots[i] : i;
+      const s = rows ? rows[i] : i;
       const score = dotAt(this.data, s * d, query, d);
       // `!(>=)` also drops NaN. The filter runs only for hits that would enter the top k.
       if (!(score >= minScore) || !top.accepts(score)) continue;

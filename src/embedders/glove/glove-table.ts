@@ -1,6 +1,7 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BackendUnavailableError } from '../../errors/backend-unavailable-error.js';
+import { readAt } from '../../support/read-at.js';
 
 /**
  * The int8 GloVe word table written by `scripts/build-embeddings.mjs` (format documented there).
@@ -87,12 +88,7 @@ function parseGloveTable(fd: number, file: string): GloveTable {
   /** `length` bytes from `position` into a new, 4-byte aligned buffer. */
   const read = (position: number, length: number): ArrayBuffer => {
     const buffer = new ArrayBuffer(length);
-    const bytes = new Uint8Array(buffer);
-    for (let done = 0; done < length; ) {
-      const n = readSync(fd, bytes, done, length - done, position + done);
-      if (n === 0) fail('shorter than its header says');
-      done += n;
-    }
+    if (readAt(fd, new Uint8Array(buffer), position) < length) fail('shorter than its header says');
     return buffer;
   };
   // The file as opened: a block read later checks it is still this file (an upgrade rewriting it in place
@@ -135,7 +131,6 @@ function parseGloveTable(fd: number, file: string): GloveTable {
   const blocks = Math.ceil(size / ROWS_PER_BLOCK);
   const loaded = new Uint8Array(blocks);
   let loadedBlocks = 0;
-  let open = true;
   const row = (i: number): Int8Array => {
     if (!(i >= 0 && i < size && Number.isInteger(i))) throw new RangeError(`GloVe row ${i} is outside 0..${size - 1}`);
     vectors ??= new Int8Array(size * dims);
@@ -147,16 +142,9 @@ function parseGloveTable(fd: number, file: string): GloveTable {
       const first = block * ROWS_PER_BLOCK;
       const rows = Math.min(ROWS_PER_BLOCK, size - first);
       const target = new Uint8Array(vectors.buffer, first * dims, rows * dims);
-      for (let done = 0; done < target.length; ) {
-        const n = readSync(fd, target, done, target.length - done, vectorsStart + first * dims + done);
-        if (n === 0) fail('it was cut short after it was opened');
-        done += n;
-      }
+      if (readAt(fd, target, vectorsStart + first * dims) < target.length) fail('it was cut short after it was opened');
       loaded[block] = 1;
-      if (++loadedBlocks === blocks && open) {
-        closeSync(fd);
-        open = false;
-      }
+      if (++loadedBlocks === blocks) closeSync(fd);
     }
     return vectors.subarray(i * dims, (i + 1) * dims);
   };
