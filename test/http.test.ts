@@ -156,7 +156,7 @@ describe('trust boundary', () => {
       expect((await call(base, 'GET', '/api/skills', { token: 'wrong-token-0123456789' })).status).toBe(401);
       const ok = await call(base, 'GET', '/api/skills', { token: TOKEN });
       expect(ok.status).toBe(200);
-      expect(ok.data.total).toBe(4);
+      expect(ok.data.total).toBe(5);
       // Bound beyond loopback, the Host header is not checked: the token is the guard.
       expect(await statusWithHost(guarded.port, 'skills.example', TOKEN)).toBe(200);
     } finally {
@@ -240,11 +240,11 @@ describe('meta', () => {
 
   it('GET /api/stats counts skills and sessions', async () => {
     const r = await api('GET', '/api/stats');
-    expect(r.data.sessions.total).toBe(95);
-    expect(r.data.skills.live).toBe(4);
-    expect(r.data.skills.byCorpus.internal).toBe(4);
+    expect(r.data.sessions.total).toBe(83);
+    expect(r.data.skills.live).toBe(5);
+    expect(r.data.skills.byCorpus.internal).toBe(5);
     expect(r.data.skills.byStatus.probationary + r.data.skills.byStatus.active + r.data.skills.byStatus.retired).toBe(
-      4,
+      5,
     );
     // Which models learn and match, by name only.
     expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@1', distiller: 'heuristic' });
@@ -291,7 +291,7 @@ describe('meta', () => {
 describe('skills', () => {
   it('GET /api/skills lists, filters, sorts and pages', async () => {
     const all = (await api('GET', '/api/skills')).data as Page<SkillRow>;
-    expect(all.total).toBe(4);
+    expect(all.total).toBe(5);
     expect(all.items.map((s) => s.name)).toEqual([...all.items.map((s) => s.name)].sort());
     const paged = (await api('GET', '/api/skills?limit=2&offset=2')).data as Page<SkillRow>;
     expect(paged.items.map((s) => s.name)).toEqual(all.items.slice(2, 4).map((s) => s.name));
@@ -353,16 +353,16 @@ describe('skills', () => {
   });
 
   it('POST /api/skills/:name/feedback moves eta; a bad signal is a 400, an unknown skill a 404', async () => {
-    const before = ((await api('GET', '/api/skills/exchange-delivered-order-items-return')).data as SkillRow).eta;
-    const r = await api('POST', '/api/skills/exchange-delivered-order-items-return/feedback', {
+    const before = ((await api('GET', '/api/skills/escalate-order-return')).data as SkillRow).eta;
+    const r = await api('POST', '/api/skills/escalate-order-return/feedback', {
       body: { signal: 'up' },
     });
     expect(r.status).toBe(200);
     expect(r.data.before.eta).toBe(before);
     expect(r.data.after.eta).toBeGreaterThan(before);
-    const track = (await api('GET', '/api/skills/exchange-delivered-order-items-return/explain')).data.track;
+    const track = (await api('GET', '/api/skills/escalate-order-return/explain')).data.track;
     expect(track.at(-1).signal).toBe('user.positive');
-    const bad = await api('POST', '/api/skills/exchange-delivered-order-items-return/feedback', {
+    const bad = await api('POST', '/api/skills/escalate-order-return/feedback', {
       body: { signal: 'reward=7' },
     });
     expect(bad.status).toBe(400);
@@ -427,7 +427,7 @@ describe('sessions', () => {
       callCount: number;
       tools: string[];
     }>;
-    expect(first.total).toBe(95);
+    expect(first.total).toBe(83);
     expect(first.items).toHaveLength(10);
     const second = (await api('GET', '/api/sessions?limit=10&offset=10')).data as Page<{ id: string }>;
     expect(second.items.map((s) => s.id)).not.toContain(first.items[0].id);
@@ -447,7 +447,7 @@ describe('sessions', () => {
 });
 
 describe('compile and recall', () => {
-  let modifySessions: string[];
+  let roamingSessions: string[];
 
   beforeAll(async () => {
     const sessions = (await api('GET', '/api/sessions?limit=200')).data as Page<{
@@ -455,25 +455,26 @@ describe('compile and recall', () => {
       outcome: string;
       tools: string[];
     }>;
-    modifySessions = sessions.items
+    roamingSessions = sessions.items
       .filter(
         (s) =>
           s.outcome === 'success' &&
-          s.tools.includes('modify_pending_order_items') &&
-          !s.tools.includes('exchange_delivered_order_items'),
+          // Roaming fixes that needed no data toggle: a kind the sample's pass learned no skill for.
+          s.tools.includes('enable_roaming') &&
+          !s.tools.includes('toggle_data'),
       )
       .map((s) => s.id);
-    expect(modifySessions.length).toBeGreaterThan(0);
+    expect(roamingSessions.length).toBeGreaterThan(0);
   });
 
   it('POST /api/compile is a dry run unless commit', async () => {
-    const dry = await api('POST', '/api/compile', { body: { sessions: modifySessions } });
+    const dry = await api('POST', '/api/compile', { body: { sessions: roamingSessions } });
     expect(dry.status).toBe(200);
     expect(dry.data).toMatchObject({ dryRun: true, action: 'add' });
     expect(dry.data.skillMd).toContain(`name: ${dry.data.skill.name}`);
     expect((await api('GET', `/api/skills/${dry.data.skill.name}`)).status).toBe(404);
 
-    const done = await api('POST', '/api/compile', { body: { sessions: modifySessions, commit: true } });
+    const done = await api('POST', '/api/compile', { body: { sessions: roamingSessions, commit: true } });
     expect(done.data).toMatchObject({ dryRun: false, action: 'add' });
     const stored = await api('GET', `/api/skills/${done.data.skill.name}`);
     expect(stored.status).toBe(200);
@@ -530,13 +531,13 @@ describe('events', () => {
       }
     };
     await until(/event: ready/);
-    await api('PATCH', '/api/skills/exchange-delivered-order-items-return', { body: { enabled: false } });
+    await api('PATCH', '/api/skills/escalate-order-return', { body: { enabled: false } });
     await until(/event: skill\.disabled\ndata: (.*)\nid: (\d+)/);
     const [, data, id] = /event: skill\.disabled\ndata: (.*)\nid: (\d+)/.exec(text)!;
     expect(JSON.parse(data)).toMatchObject({ type: 'skill.disabled', payload: expect.any(Object) });
     stop.abort();
 
-    await api('PATCH', '/api/skills/exchange-delivered-order-items-return', { body: { enabled: true } });
+    await api('PATCH', '/api/skills/escalate-order-return', { body: { enabled: true } });
     const resumed = await fetch(`${server.url}/api/events/stream`, { headers: { 'Last-Event-ID': id } });
     const r2 = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
     let more = '';

@@ -31,6 +31,7 @@ function run(cmd: string, args: string[], cwd: string, extra: string[] = []) {
 let work: string;
 let project: string;
 let tarball: string;
+let installOutput = '';
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'skillsmith-consumer-'));
@@ -64,6 +65,7 @@ beforeAll(() => {
     project,
   );
   if (install.status !== 0) throw new Error(`npm install of the packed tarball failed:\n${install.out}`);
+  installOutput = install.out;
   const release = join(project, 'node_modules', 'better-sqlite3', 'build', 'Release');
   mkdirSync(release, { recursive: true });
   copyFileSync(
@@ -77,6 +79,10 @@ afterAll(() => {
 });
 
 describe('the npm package, installed into a TypeScript project', () => {
+  it('installs on this Node without an engine or config warning', () => {
+    expect(installOutput).not.toMatch(/EBADENGINE|Unsupported engine|Unknown (project|env|user) config/);
+  });
+
   it('ships the built entries, the embedder table and the README, and no tests, sources or build stamp', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
     expect(files).toContain('package/dist/index.js');

@@ -124,9 +124,10 @@ describe.each([
   it('lists the learned skills', async () => {
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
     expect(skills.map((s) => s.name).sort()).toEqual([
+      'escalate-order-return',
       'exchange-delivered-order-items',
-      'exchange-delivered-order-items-return',
       'fix-mobile-data',
+      'modify-pending-order-items',
       'return-delivered-order-items',
     ]);
   });
@@ -306,22 +307,20 @@ describe.each([
       await toolError(client, 'record_tool_call', { session_id: live.session_id, tool: 'cancel_pending_order' }),
     ).toMatch(/needs its goal/);
 
-    expect(await ok(client, 'forget_skill', { skill: 'exchange-delivered-order-items-return' })).toEqual({
+    expect(await ok(client, 'forget_skill', { skill: 'escalate-order-return' })).toEqual({
       id: expect.any(String),
-      name: 'exchange-delivered-order-items-return',
+      name: 'escalate-order-return',
     });
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', { include_superseded: true });
-    expect(skills.map((s) => s.name)).not.toContain('exchange-delivered-order-items-return');
-    await expect(client.readResource({ uri: 'skill://exchange-delivered-order-items-return' })).rejects.toMatchObject({
+    expect(skills.map((s) => s.name)).not.toContain('escalate-order-return');
+    await expect(client.readResource({ uri: 'skill://escalate-order-return' })).rejects.toMatchObject({
       code: -32002,
     });
-    expect(await toolError(client, 'forget_skill', { skill: 'exchange-delivered-order-items-return' })).toMatch(
-      /no skill named/,
-    );
+    expect(await toolError(client, 'forget_skill', { skill: 'escalate-order-return' })).toMatch(/no skill named/);
     const recalled = await ok<{ skills: { name: string }[] }>(client, 'recall_skills', {
       goal: 'I bought this for a human, return it please',
     });
-    expect(recalled.skills.map((s) => s.name)).not.toContain('exchange-delivered-order-items-return');
+    expect(recalled.skills.map((s) => s.name)).not.toContain('escalate-order-return');
 
     expect(tracesInFile(db, [secretGoal, secretResult])).toEqual([]);
   });

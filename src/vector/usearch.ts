@@ -36,7 +36,7 @@ export interface Usearch {
   /**
    * Rows of `dataset` (`dimensions` floats each, back to back) by inner product with `query`, best first, at
    * most `count`, with their distances (1 - inner product). Single precision: see nativeCandidates. Both
-   * arrays are read from the start of their buffers, whatever their byte offset (USearch 2.26's binding).
+   * arrays are read from the start of their buffers, whatever their byte offset (USearch's binding, 2.25 and 2.26).
    */
   bestRows(
     dataset: Float32Array,

@@ -12,7 +12,7 @@ const MAIN = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
 const ROUTES = join(ROOT, 'dist', 'surfaces', 'cli', 'routes.js');
 const FALLBACK = join(ROOT, 'test', 'fixtures', 'surface-cli.mjs');
 
-/** Ingests the 95 tau sessions into a fresh SQLite file and runs one synthesis pass. */
+/** Ingests the 83 tau sessions into a fresh SQLite file and runs one synthesis pass. */
 export async function learnSample(db: string): Promise<void> {
   const memory = await openMemory({ db, logLevel: 'silent', auditFile: null });
   try {

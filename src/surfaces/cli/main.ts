@@ -5,6 +5,7 @@ import type { CommandContext } from './command.js';
 import { memoryFromFlags } from './command-support.js';
 import { parseCommandLine } from './options.js';
 import { help, ROUTES } from './routes.js';
+import { nearestName } from './suggest.js';
 import { writeErr } from './output.js';
 
 /** Parses the command line, routes to the command by name and returns its exit code. */
@@ -30,7 +31,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   // An unknown command must not create a database on its way to failing.
   if (!command) {
-    writeErr(`skillsmith: unknown command "${name}"\nRun "skillsmith --help" for usage.\n`);
+    const guess = nearestName(
+      name,
+      ROUTES.map((r) => r.name),
+    );
+    const hint = guess === undefined ? '' : ` (did you mean "${guess}"?)`;
+    writeErr(`skillsmith: unknown command "${name}"${hint}\nRun "skillsmith --help" for usage.\n`);
     return 2;
   }
   let memory: Memory | null = null;

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { UsageError } from '../../errors/index.js';
+import { nearestName } from './suggest.js';
 
 /** Every flag the CLI accepts (one parser for all commands: an unknown flag is a usage error, exit 2). */
 const options = {
@@ -10,6 +12,7 @@ const options = {
   json: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   'top-k': { type: 'string' },
+  try: { type: 'string' },
   sessions: { type: 'string' },
   cue: { type: 'string' },
   facts: { type: 'string' },
@@ -43,7 +46,25 @@ const options = {
 } as const;
 
 export function parseCommandLine(argv: string[]) {
-  return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw unknownFlagError(e);
+  }
+}
+
+/**
+ * Node's parser says of an unknown flag only how to pass it as a positional; a user who typed `--topk`
+ * wants to hear about `--top-k`. Other parse errors pass through as they are.
+ */
+function unknownFlagError(e: unknown): unknown {
+  if ((e as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return e;
+  const typed = /Unknown option '(-{1,2})([^'=]+)/.exec((e as Error).message);
+  if (!typed) return e;
+  const [, dashes, name] = typed;
+  const guess = nearestName(name, Object.keys(options));
+  const hint = guess === undefined ? '' : ` (did you mean --${guess}?)`;
+  return new UsageError(`unknown flag ${dashes}${name}${hint}`);
 }
 
 /** The parsed flags, as every command receives them. */

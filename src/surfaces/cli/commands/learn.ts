@@ -2,6 +2,7 @@ import type { Skill } from '../../../domain/types.js';
 import type { Memory } from '../../../memory.js';
 import { skillJson } from '../../shapes.js';
 import type { Command } from '../command.js';
+import { dbPathFromFlags } from '../command-support.js';
 import { out, printJson, printSkillTable, reportFallback, reportProblems, stableReport } from '../output.js';
 import { progressBar } from '../progress.js';
 import { ingestFiles } from './ingest.js';
@@ -9,10 +10,12 @@ import { ingestFiles } from './ingest.js';
 /** `skillsmith learn FILE...`: ingest, then a synthesis pass, the skills learned and a recall example. */
 export const command: Command = {
   name: 'learn',
-  help: `  learn FILE...               ingest, then run a synthesis pass and show what was learned`,
+  help: `  learn FILE... [--try GOAL]  ingest, then run a synthesis pass and show what was learned; --try: then
+                              what recall returns for GOAL (default: a goal it learned from)`,
   opens: 'memory',
   async run(files, { flags, memory: open }) {
     const memory = await open();
+    const skillsBefore = (await memory.listSkills()).length;
     const results = await ingestFiles(memory, files, flags, 'learn');
     const problems = results.flatMap((r) => r.problems);
     const bar = flags.json ? null : progressBar('learning');
@@ -31,12 +34,23 @@ export const command: Command = {
         `${report.created.length} created, ${report.updated.length} updated, ${report.reinforced.length} reinforced, ` +
         `${report.superseded.length} superseded, ${report.skipped.length} clusters skipped (${report.stats.ms} ms).`,
     );
+    const alreadyPresent = results.reduce((n, r) => n + r.skipped, 0);
+    if (alreadyPresent > 0 || skillsBefore > 0) {
+      const where = dbPathFromFlags(flags);
+      const pg = /^postgres(ql)?:/i.test(where);
+      out('');
+      out(
+        `This reused an existing memory (${pg ? 'the PostgreSQL database named' : where}): it already held ` +
+          `${alreadyPresent} of these sessions and ${skillsBefore} skill(s) from earlier runs, listed below with ` +
+          `what this run added. To start from an empty memory, ${pg ? 'add --db with another database URL' : `add --db ./new-memory.db (a file that does not exist yet), or delete ${where}`}.`,
+      );
+    }
     out('');
     printSkillTable(skills);
-    const example = await recallExample(memory, skills);
+    const example = flags.try ? await recallFor(memory, flags.try, 'a request') : await recallExample(memory, skills);
     if (example) {
       out('');
-      out(`Recall example: the goal "${example.goal}"`);
+      out(`Recall example: ${example.what} "${example.goal}"`);
       out(
         example.hits.length
           ? `  -> ${example.hits.map((h) => `${h.name} (similarity ${h.similarity.toFixed(2)})`).join(', ')}`
@@ -54,12 +68,19 @@ export const command: Command = {
   },
 };
 
-/** A recall example for `learn`: the goal of a stored session the first skill was learned from. */
+/**
+ * A recall example for `learn` without --try: the goal of a stored session the first skill was learned from,
+ * said to be one (its similarity is near 1 because the skill was learned from it, which says little).
+ */
 async function recallExample(memory: Memory, skills: Skill[]) {
   const skill = skills.find((s) => s.corpus === 'internal' && s.sourceSessions.length);
   if (!skill) return null;
   const session = await memory.getSession(skill.sourceSessions[skill.sourceSessions.length - 1]);
   if (!session) return null;
-  const goal = session.goal.length > 160 ? `${session.goal.slice(0, 157)}...` : session.goal;
-  return { goal, hits: await memory.recall(session.goal) };
+  return recallFor(memory, session.goal, 'a goal it learned from,');
+}
+
+async function recallFor(memory: Memory, goal: string, what: string) {
+  const shown = goal.length > 160 ? `${goal.slice(0, 157)}...` : goal;
+  return { what, goal: shown, hits: await memory.recall(goal) };
 }
