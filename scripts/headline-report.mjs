@@ -34,7 +34,15 @@ function sessionsOf(s, prefix) {
 
 async function withMemory(fn) {
   const dir = mkdtempSync(join(tmpdir(), 'skillsmith-headline-'));
-  const memory = await openMemory({ db: join(dir, 'm.db'), config: { synthesis: { cooldownMs: 0 }, ...(process.env.RECALL_T ? { thresholds: { recall: Number(process.env.RECALL_T) } } : {}) }, logLevel: 'silent', auditFile: null });
+  const memory = await openMemory({
+    db: join(dir, 'm.db'),
+    config: {
+      synthesis: { cooldownMs: 0 },
+      ...(process.env.RECALL_T ? { thresholds: { recall: Number(process.env.RECALL_T) } } : {}),
+    },
+    logLevel: 'silent',
+    auditFile: null,
+  });
   try {
     return await fn(memory);
   } finally {
@@ -66,7 +74,9 @@ for (const set of sets) {
         const top = (await memory.recall(f, { record: false }))[0];
         const hit = one && top?.id === skills[0].id;
         if (hit) fourthHits++;
-        rows.push(`    ${hit ? 'hit ' : 'MISS'} ${top ? `${top.name} ${top.similarity.toFixed(3)}` : 'nothing'}  <- ${f}`);
+        rows.push(
+          `    ${hit ? 'hit ' : 'MISS'} ${top ? `${top.name} ${top.similarity.toFixed(3)}` : 'nothing'}  <- ${f}`,
+        );
       }
       let fr = 0;
       for (const g of unrelated) {
@@ -89,7 +99,11 @@ for (const set of sets) {
     let wrong = 0;
     let hits = 0;
     for (const s of scenarios) {
-      const own = skills.find((k) => k.toolSequence.join() === [...new Set(s.tools.map((t) => t.tool))].join() || k.sourceSessions.every((id) => id.startsWith(slug(s))));
+      const own = skills.find(
+        (k) =>
+          k.toolSequence.join() === [...new Set(s.tools.map((t) => t.tool))].join() ||
+          k.sourceSessions.every((id) => id.startsWith(slug(s))),
+      );
       for (const f of s.fourth) {
         const top = (await memory.recall(f, { record: false }))[0];
         if (top && own && top.id === own.id) hits++;
