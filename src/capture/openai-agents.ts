@@ -107,24 +107,104 @@ export function sessionsFromItems(
 
 const CONTAINER_KEYS = ['messages', 'input', 'items', 'history', 'output', 'new_items'] as const;
 
-/** The item list of a container, or null when the value is not one. */
-export function responsesItemsOf(v: unknown): unknown[] | null {
-  if (isResponsesItemList(v)) return v;
+/**
+ * A serialised JavaScript Agents SDK run state (`result.state.toString()`, or the `state` of
+ * `JSON.stringify(result)`): `$schemaVersion`, `originalInput`, `modelResponses`, `generatedItems`.
+ */
+export function runStateOf(v: unknown): JsonObject | null {
+  const s = isObject(v) && isObject(v.state) && '$schemaVersion' in v.state ? v.state : v;
+  if (!isObject(s) || typeof s.$schemaVersion !== 'string') return null;
+  return 'originalInput' in s || Array.isArray(s.generatedItems) || Array.isArray(s.modelResponses) ? s : null;
+}
+
+/** A raw Responses API object (`{"object": "response", "output": [...]}`). */
+export function isResponseObject(v: unknown): v is JsonObject {
+  return isObject(v) && v.object === 'response' && Array.isArray(v.output);
+}
+
+/** A list of raw Responses API objects (one model turn each): one history. */
+export function isResponseObjectList(v: unknown): v is JsonObject[] {
+  return Array.isArray(v) && v.length > 0 && v.every(isResponseObject);
+}
+
+/** The items of a run state: the original input, then what the run generated (approval requests repeat a call). */
+function runStateItems(s: JsonObject): unknown[] {
+  const input =
+    typeof s.originalInput === 'string'
+      ? [{ role: 'user', content: s.originalInput }]
+      : Array.isArray(s.originalInput)
+        ? s.originalInput
+        : [];
+  const generated = (Array.isArray(s.generatedItems) ? s.generatedItems : [])
+    .filter((g) => !(isObject(g) && g.type === 'tool_approval_item'))
+    .map((g) => (isObject(g) && isObject(g.rawItem) ? g.rawItem : g));
+  // Without generated items, the model responses still hold the calls (not their results).
+  const outputs = generated.length
+    ? []
+    : (Array.isArray(s.modelResponses) ? s.modelResponses : []).flatMap((r) =>
+        isObject(r) && Array.isArray(r.output) ? r.output : [],
+      );
+  return [...input, ...generated, ...outputs];
+}
+
+/**
+ * The user message a goal comes from when the items have none: Response objects hold the model's output
+ * only, so the `instructions` of the first stand in (said in a note by the caller).
+ */
+function instructionsOf(responses: JsonObject[]): string | null {
+  for (const r of responses) if (typeof r.instructions === 'string' && r.instructions.trim()) return r.instructions;
+  return null;
+}
+
+interface History {
+  items: unknown[];
+  /** Where the items sit in the container, for problems (`generatedItems` paths are approximate). */
+  key: string | null;
+  /** A user message to put first when the items hold none (raw Response objects). */
+  goalFallback: string | null;
+}
+
+function historyOf(v: unknown): History | null {
+  const state = runStateOf(v);
+  if (state) return { items: runStateItems(state), key: null, goalFallback: null };
+  if (isResponseObjectList(v))
+    return { items: v.flatMap((r) => r.output as unknown[]), key: null, goalFallback: instructionsOf(v) };
+  if (isResponsesItemList(v)) return { items: v, key: null, goalFallback: null };
   if (!isObject(v)) return null;
   const lists: unknown[] = [];
   for (const k of CONTAINER_KEYS) if (Array.isArray(v[k])) lists.push(...(v[k] as unknown[]));
-  // Agents SDK RunItems wrap the item as `raw_item`.
-  const items = lists.map((x) => (isObject(x) && isObject(x.raw_item) ? x.raw_item : x));
-  return items.length &&
-    hasResponsesCalls(items) &&
-    items.every((x) => isResponsesItem(x) || (isObject(x) && typeof x.role === 'string'))
-    ? items
-    : null;
+  // Agents SDK RunItems wrap the item as `raw_item` (Python) or `rawItem` (JavaScript).
+  const items = lists.map((x) =>
+    isObject(x) && isObject(x.raw_item) ? x.raw_item : isObject(x) && isObject(x.rawItem) ? x.rawItem : x,
+  );
+  if (
+    !items.length ||
+    !hasResponsesCalls(items) ||
+    !items.every((x) => isResponsesItem(x) || (isObject(x) && typeof x.role === 'string'))
+  )
+    return null;
+  return {
+    items,
+    key: CONTAINER_KEYS.find((k) => Array.isArray(v[k])) ?? null,
+    goalFallback: isResponseObject(v) ? instructionsOf([v]) : null,
+  };
+}
+
+/** The item list of a container, or null when the value is not one. */
+export function responsesItemsOf(v: unknown): unknown[] | null {
+  const h = historyOf(v);
+  return h && hasResponsesCalls(h.items) ? h.items : null;
 }
 
 /** Whether a whole value (container or list) is OpenAI Agents / Responses run history. */
 export function isAgentsHistory(v: unknown): boolean {
   return responsesItemsOf(v) !== null;
+}
+
+/** Whether the items of a history hold no user message, so that its goal is taken from `instructions`. */
+export function goalFromInstructions(v: unknown): boolean {
+  const h = historyOf(v);
+  return !!h?.goalFallback && !h.items.some((x) => isObject(x) && x.role === 'user');
 }
 
 export function fromAgentsHistory(
@@ -136,17 +216,22 @@ export function fromAgentsHistory(
   path: string,
   problems: { line: number; path: string; reason: string }[],
 ): BuiltSession[] {
-  const items = responsesItemsOf(v);
-  if (!items) throw new InputError('expected OpenAI Agents / Responses items (function_call / function_call_output)');
-  const c: JsonObject = isObject(v) ? v : {};
+  const h = historyOf(v);
+  if (!h || !hasResponsesCalls(h.items))
+    throw new InputError('expected OpenAI Agents / Responses items (function_call / function_call_output)');
+  const { items, key } = h;
+  const state = runStateOf(v);
+  const c: JsonObject = state ?? (isObject(v) ? v : Array.isArray(v) && isResponseObject(v[0]) ? v[0] : {});
   const pre = path ? `${path}.` : '';
-  const key = Array.isArray(v) ? null : CONTAINER_KEYS.find((k) => Array.isArray(c[k]));
   const entries: ItemEntry[] = items.map((item, i) => ({
     item,
     where: key ? `${pre}${key}[${i}]` : `${path}[${i}]`,
     line,
     at: null,
   }));
+  if (h.goalFallback && !items.some((x) => isObject(x) && x.role === 'user'))
+    entries.unshift({ item: { role: 'user', content: h.goalFallback }, where: `${pre}instructions`, line, at: null });
+  const agent = state && isObject(state.currentAgent) ? state.currentAgent.name : null;
   const id =
     typeof c.session_id === 'string'
       ? c.session_id
@@ -165,7 +250,14 @@ export function fromAgentsHistory(
       now,
       outcome: outcomeOf(c) ?? 'unknown',
       reward: typeof c.reward === 'number' ? c.reward : null,
-      agentId: typeof c.agent_id === 'string' ? c.agent_id : typeof c.agent === 'string' ? c.agent : null,
+      agentId:
+        typeof c.agent_id === 'string'
+          ? c.agent_id
+          : typeof c.agent === 'string'
+            ? c.agent
+            : typeof agent === 'string'
+              ? agent
+              : null,
     },
     problems,
   );
