@@ -47,7 +47,7 @@ const IDE_REQUEST = /^\s*# Context from my IDE setup:[\s\S]*?^## My request for 
 /** The request in one user text: context blocks before it dropped; '' when the text is context only. */
 export function codexRequest(text: string): string {
   let t = text;
-  for (let m = CONTEXT_BLOCK.exec(t); m && m[0].length; m = CONTEXT_BLOCK.exec(t)) t = t.slice(m[0].length);
+  for (let m = CONTEXT_BLOCK.exec(t); m?.[0].length; m = CONTEXT_BLOCK.exec(t)) t = t.slice(m[0].length);
   const ide = IDE_REQUEST.exec(t);
   if (ide) t = t.slice(ide.index + ide[0].length);
   return t.trim();
@@ -120,7 +120,10 @@ export function fromCodexRollout(
     if (value.type === 'response_item') {
       const p = value.payload;
       const user = isObject(p) && p.role === 'user' && (p.type === 'message' || p.type === undefined);
-      entries.push({ item: user ? requestItem(p) : p, where: 'payload', line, at });
+      // Item kinds this version does not know (say `ghost_snapshot`) are counted, not read.
+      if (isObject(p) && typeof p.type === 'string' && !user && !isResponsesItem(p))
+        countUnread(unread, `response_item ${p.type}`);
+      else entries.push({ item: user ? requestItem(p) : p, where: 'payload', line, at });
       continue;
     }
     if (value.type === 'event_msg') {
