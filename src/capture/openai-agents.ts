@@ -127,24 +127,55 @@ export function isResponseObjectList(v: unknown): v is JsonObject[] {
   return Array.isArray(v) && v.length > 0 && v.every(isResponseObject);
 }
 
+/** Items with the JSON path of each inside their container. */
+interface Located {
+  items: unknown[];
+  paths: string[];
+}
+
+function located(list: unknown[], prefix: string, unwrap: string | null = null): Located {
+  const items: unknown[] = [];
+  const paths: string[] = [];
+  list.forEach((x, i) => {
+    const inner = unwrap && isObject(x) && isObject(x[unwrap]);
+    items.push(inner ? (x as JsonObject)[unwrap as string] : x);
+    paths.push(`${prefix}[${i}]${inner ? `.${unwrap}` : ''}`);
+  });
+  return { items, paths };
+}
+
 /** The items of a run state: the original input, then what the run generated (approval requests repeat a call). */
-function runStateItems(s: JsonObject): unknown[] {
-  const input =
+function runStateItems(s: JsonObject): Located {
+  const input: Located =
     typeof s.originalInput === 'string'
-      ? [{ role: 'user', content: s.originalInput }]
-      : Array.isArray(s.originalInput)
-        ? s.originalInput
-        : [];
-  const generated = (Array.isArray(s.generatedItems) ? s.generatedItems : [])
-    .filter((g) => !(isObject(g) && g.type === 'tool_approval_item'))
-    .map((g) => (isObject(g) && isObject(g.rawItem) ? g.rawItem : g));
+      ? { items: [{ role: 'user', content: s.originalInput }], paths: ['originalInput'] }
+      : located(Array.isArray(s.originalInput) ? s.originalInput : [], 'originalInput');
+  const all = located(Array.isArray(s.generatedItems) ? s.generatedItems : [], 'generatedItems', 'rawItem');
+  const keep = (Array.isArray(s.generatedItems) ? s.generatedItems : []).map(
+    (g) => !(isObject(g) && g.type === 'tool_approval_item'),
+  );
+  const generated: Located = {
+    items: all.items.filter((_, i) => keep[i]),
+    paths: all.paths.filter((_, i) => keep[i]),
+  };
   // Without generated items, the model responses still hold the calls (not their results).
-  const outputs = generated.length
-    ? []
-    : (Array.isArray(s.modelResponses) ? s.modelResponses : []).flatMap((r) =>
-        isObject(r) && Array.isArray(r.output) ? r.output : [],
-      );
-  return [...input, ...generated, ...outputs];
+  const outputs = generated.items.length ? { items: [], paths: [] } : outputsOf(s.modelResponses, 'modelResponses');
+  return {
+    items: [...input.items, ...generated.items, ...outputs.items],
+    paths: [...input.paths, ...generated.paths, ...outputs.paths],
+  };
+}
+
+/** The output items of a list of responses, each with its path (`[i].output[k]`). */
+function outputsOf(responses: unknown, prefix = ''): Located {
+  const out: Located = { items: [], paths: [] };
+  (Array.isArray(responses) ? responses : []).forEach((r, i) => {
+    if (!isObject(r) || !Array.isArray(r.output)) return;
+    const l = located(r.output, `${prefix}[${i}].output`);
+    out.items.push(...l.items);
+    out.paths.push(...l.paths);
+  });
+  return out;
 }
 
 /**
@@ -158,7 +189,9 @@ function instructionsOf(responses: JsonObject[]): string | null {
 
 interface History {
   items: unknown[];
-  /** Where the items sit in the container, for problems (`generatedItems` paths are approximate). */
+  /** Where each item sits in the container (for problems), when not simply `[i]` or `<key>[i]`. */
+  paths: string[] | null;
+  /** The container key the items sit under. */
   key: string | null;
   /** A user message to put first when the items hold none (raw Response objects). */
   goalFallback: string | null;
@@ -166,10 +199,12 @@ interface History {
 
 function historyOf(v: unknown): History | null {
   const state = runStateOf(v);
-  if (state) return { items: runStateItems(state), key: null, goalFallback: null };
-  if (isResponseObjectList(v))
-    return { items: v.flatMap((r) => r.output as unknown[]), key: null, goalFallback: instructionsOf(v) };
-  if (isResponsesItemList(v)) return { items: v, key: null, goalFallback: null };
+  if (state) {
+    const { items, paths } = runStateItems(state);
+    return { items, paths: paths.map((p) => (state === v ? p : `state.${p}`)), key: null, goalFallback: null };
+  }
+  if (isResponseObjectList(v)) return { ...outputsOf(v), key: null, goalFallback: instructionsOf(v) };
+  if (isResponsesItemList(v)) return { items: v, paths: null, key: null, goalFallback: null };
   if (!isObject(v)) return null;
   const lists: unknown[] = [];
   for (const k of CONTAINER_KEYS) if (Array.isArray(v[k])) lists.push(...(v[k] as unknown[]));
@@ -185,6 +220,7 @@ function historyOf(v: unknown): History | null {
     return null;
   return {
     items,
+    paths: null,
     key: CONTAINER_KEYS.find((k) => Array.isArray(v[k])) ?? null,
     goalFallback: isResponseObject(v) ? instructionsOf([v]) : null,
   };
@@ -223,9 +259,10 @@ export function fromAgentsHistory(
   const state = runStateOf(v);
   const c: JsonObject = state ?? (isObject(v) ? v : Array.isArray(v) && isResponseObject(v[0]) ? v[0] : {});
   const pre = path ? `${path}.` : '';
+  const under = (p: string) => (!path || p.startsWith('[') ? `${path}${p}` : `${path}.${p}`);
   const entries: ItemEntry[] = items.map((item, i) => ({
     item,
-    where: key ? `${pre}${key}[${i}]` : `${path}[${i}]`,
+    where: h.paths ? under(h.paths[i]) : key ? `${pre}${key}[${i}]` : `${path}[${i}]`,
     line,
     at: null,
   }));

@@ -284,16 +284,9 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 
   function sessionsFromLines(lines: StreamLine[]): BuiltSession[] {
-    // One Responses item per line: one history, each item keeping its own line number.
-    const built = fromAgentsHistory(
-      lines.map((l) => l.value),
-      opts.namespace,
-      limits,
-      now,
-      1,
-      '',
-      streamProblems,
-    );
+    // One Responses item (or Response object) per line: one history, each item keeping its own line number.
+    const values = lines.map((l) => l.value);
+    const built = fromAgentsHistory(values, opts.namespace, limits, now, 1, '', streamProblems);
     const lineOf = (path: string) => lines[Number(/^\[(\d+)\]/.exec(path)?.[1] ?? 0)]?.line ?? 1;
     for (const p of streamProblems) if (p.line === 1 && /^\[\d+\]/.test(p.path)) p.line = lineOf(p.path);
     return built;

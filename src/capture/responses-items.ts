@@ -113,12 +113,11 @@ function readCall(item: JsonObject, type: string, where: string, limits: Capture
     if (typeof item.name !== 'string' || !item.name) throw new InputError(`${where}.name: missing`);
     tool = item.name.replace(/_call$/, '');
     args = parseArgs(item.arguments, `${where}.arguments`);
-  } else if (type === 'shell_call') {
-    tool = 'shell';
-    args = isObject(item.action) ? item.action : {};
-  } else if (type === 'apply_patch_call') {
-    tool = 'apply_patch';
-    args = isObject(item.operation) ? item.operation : {};
+  } else if (type in ACTION_CALLS) {
+    const [name, field] = ACTION_CALLS[type];
+    tool = name;
+    const action = item[field];
+    args = isObject(action) ? action : {};
   } else if (type === 'function_call' || type === 'custom_tool_call' || type === 'mcp_call') {
     if (typeof item.name !== 'string' || !item.name) throw new InputError(`${where}.name: missing`);
     tool =
@@ -132,12 +131,6 @@ function readCall(item: JsonObject, type: string, where: string, limits: Capture
         args = { input: raw };
       }
     } else args = parseArgs(raw, `${where}.arguments`);
-  } else if (type === 'local_shell_call') {
-    tool = 'local_shell';
-    args = isObject(item.action) ? item.action : {};
-  } else if (type === 'computer_call') {
-    tool = 'computer';
-    args = isObject(item.action) ? item.action : {};
   } else {
     tool = type.replace(/_call$/, '');
     args = isObject(item.action)
@@ -170,6 +163,14 @@ function readCall(item: JsonObject, type: string, where: string, limits: Capture
   }
   return { kind: 'call', id, call, done };
 }
+
+/** Calls whose arguments are one object field: the tool name and that field. */
+const ACTION_CALLS: Record<string, [string, string]> = {
+  local_shell_call: ['local_shell', 'action'],
+  computer_call: ['computer', 'action'],
+  shell_call: ['shell', 'action'],
+  apply_patch_call: ['apply_patch', 'operation'],
+};
 
 /** Calls answered by a later output item (the others carry their own result or status). */
 const ANSWERED_LATER = new Set([
