@@ -440,6 +440,18 @@ describe('OpenAI Agents SDK (JavaScript) and raw Responses API objects', () => {
     expect(s.calls[1].result).toBe('cdnctl: permission denied');
   });
 
+  it('an item kind this version does not know is read past and counted, not a reason to reject the history', () => {
+    const later = fixture('openai-agents-js-items.jsonl').replace(
+      /\n/,
+      '\n{"type":"future_item","id":"fi_1","providerData":{}}\n',
+    );
+    const p = parseText(later, 'later.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('openai-agents');
+    expect(p.sessions.map(steps)).toEqual([['rename_bucket', 'shell!']]);
+    expect(p.unread).toEqual({ future_item: 1 });
+  });
+
   it('a serialised RunState: the original input is the goal, generated items the calls (an approval request is not a second call)', () => {
     const p = parse('openai-agents-js-run-state.json');
     expect(p.problems).toEqual([]);

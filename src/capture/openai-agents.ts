@@ -1,7 +1,14 @@
 import type { Outcome } from '../domain/types.js';
-import { contentId, isObject, outcomeOf, type JsonObject } from './common.js';
+import { contentId, countUnread, isObject, outcomeOf, type JsonObject, type Unread } from './common.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
-import { applyOutput, hasResponsesCalls, isResponsesItem, isResponsesItemList, readItem } from './responses-items.js';
+import {
+  applyOutput,
+  hasResponsesCalls,
+  isItemList,
+  isResponsesItemList,
+  isUnknownItem,
+  readItem,
+} from './responses-items.js';
 import { TaskSplitter } from './task-splitter.js';
 import type { ParsedSession } from './types.js';
 import { InputError } from '../errors/input-error.js';
@@ -36,6 +43,8 @@ export interface ItemSessionOptions {
   /** False for user messages that are context rather than a request (instructions, environment). */
   isGoalText?: (text: string) => boolean;
   resultCheck?: (text: string) => { failed: boolean; error: string | null };
+  /** Where item kinds this version does not know are counted. */
+  unread?: Unread;
 }
 
 export interface BuiltSession extends ParsedSession {
@@ -59,7 +68,7 @@ export function sessionsFromItems(
       else if (ev.kind === 'output') {
         applyOutput(split.current.pending, ev, o.limits, e.where, o.resultCheck);
         split.resulted(e.at);
-      }
+      } else if (o.unread && isUnknownItem(e.item)) countUnread(o.unread, (e.item as JsonObject).type);
     } catch (err) {
       problems.push({ line: e.line, path: e.where, reason: (err as Error).message });
     }
@@ -212,12 +221,7 @@ function historyOf(v: unknown): History | null {
   const items = lists.map((x) =>
     isObject(x) && isObject(x.raw_item) ? x.raw_item : isObject(x) && isObject(x.rawItem) ? x.rawItem : x,
   );
-  if (
-    !items.length ||
-    !hasResponsesCalls(items) ||
-    !items.every((x) => isResponsesItem(x) || (isObject(x) && typeof x.role === 'string'))
-  )
-    return null;
+  if (!items.length || !hasResponsesCalls(items) || !isItemList(items)) return null;
   return {
     items,
     paths: null,
@@ -251,6 +255,7 @@ export function fromAgentsHistory(
   line: number,
   path: string,
   problems: { line: number; path: string; reason: string }[],
+  unread?: Unread,
 ): BuiltSession[] {
   const h = historyOf(v);
   if (!h || !hasResponsesCalls(h.items))
@@ -287,6 +292,7 @@ export function fromAgentsHistory(
       now,
       outcome: outcomeOf(c) ?? 'unknown',
       reward: typeof c.reward === 'number' ? c.reward : null,
+      unread,
       agentId:
         typeof c.agent_id === 'string'
           ? c.agent_id

@@ -14,7 +14,7 @@ import {
   isResponseObjectList,
 } from './openai-agents.js';
 import { isLangChainRun, isLangChainRunList, LangChainCollector } from './langchain-runs.js';
-import { isResponsesItem } from './responses-items.js';
+import { isItemList } from './responses-items.js';
 import { type PrivacyPolicy, protectSession } from './privacy.js';
 import {
   fromTau2Simulation,
@@ -286,7 +286,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   function sessionsFromLines(lines: StreamLine[]): BuiltSession[] {
     // One Responses item (or Response object) per line: one history, each item keeping its own line number.
     const values = lines.map((l) => l.value);
-    const built = fromAgentsHistory(values, opts.namespace, limits, now, 1, '', streamProblems);
+    const built = fromAgentsHistory(values, opts.namespace, limits, now, 1, '', streamProblems, unread);
     const lineOf = (path: string) => lines[Number(/^\[(\d+)\]/.exec(path)?.[1] ?? 0)]?.line ?? 1;
     for (const p of streamProblems) if (p.line === 1 && /^\[\d+\]/.test(p.path)) p.line = lineOf(p.path);
     return built;
@@ -327,7 +327,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
             );
           const before = out.length;
           pushBuilt(
-            fromAgentsHistory(value, opts.namespace, limits, now, line, path, streamProblems),
+            fromAgentsHistory(value, opts.namespace, limits, now, line, path, streamProblems, unread),
             path,
             'openai-agents',
           );
@@ -434,15 +434,10 @@ export function detectStream(lines: StreamLine[]): DetectedFormat | null {
   if (isClaudeCodeTranscript(lines)) return 'claude-code';
   if (isCodexRollout(lines)) return 'codex';
   // One Responses item per line (an Agents SDK history written line by line).
-  const items = lines.filter(
-    (l) =>
-      isResponsesItem(l.value) || (isObject(l.value) && typeof l.value.role === 'string' && !('messages' in l.value)),
-  );
-  if (lines.length > 1 && items.length === lines.length && isAgentsHistory(lines.map((l) => l.value)))
-    return 'openai-agents';
+  const values = lines.map((l) => l.value);
+  if (lines.length > 1 && isItemList(values) && isAgentsHistory(values)) return 'openai-agents';
   // One raw Responses API object per line (a model turn each): one history.
-  if (lines.length > 1 && isResponseObjectList(lines.map((l) => l.value)) && isAgentsHistory(lines.map((l) => l.value)))
-    return 'openai-agents';
+  if (lines.length > 1 && isResponseObjectList(values) && isAgentsHistory(values)) return 'openai-agents';
   return null;
 }
 

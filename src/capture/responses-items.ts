@@ -65,14 +65,27 @@ export function hasResponsesCalls(items: unknown[]): boolean {
   );
 }
 
+/** A typed item of a kind this version does not know (a later SDK's), read past and counted. */
+export function isUnknownItem(x: unknown): boolean {
+  return isObject(x) && typeof x.type === 'string' && !isResponsesItem(x) && !('messages' in x) && !('steps' in x);
+}
+
+/**
+ * Whether a list reads as Responses items: known items and easy messages `{role, content}`, with at most a
+ * minority of typed items of kinds this version does not know.
+ */
+export function isItemList(items: unknown[]): boolean {
+  let known = 0;
+  for (const x of items) {
+    if (isResponsesItem(x) || (isObject(x) && typeof x.role === 'string' && !('messages' in x))) known++;
+    else if (!isUnknownItem(x)) return false;
+  }
+  return known * 2 > items.length;
+}
+
 /** A list of Responses items (easy messages `{role, content}` allowed) holding at least one call or output. */
 export function isResponsesItemList(v: unknown): v is unknown[] {
-  return (
-    Array.isArray(v) &&
-    v.length > 0 &&
-    hasResponsesCalls(v) &&
-    v.every((x) => isResponsesItem(x) || (isObject(x) && typeof x.role === 'string'))
-  );
+  return Array.isArray(v) && v.length > 0 && hasResponsesCalls(v) && isItemList(v);
 }
 
 /** What one item says, for the session builders: a user text, an assistant text, a call, an output, or nothing. */
