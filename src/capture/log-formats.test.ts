@@ -400,6 +400,36 @@ describe('Codex CLI 0.104 rollout', () => {
     ]);
   });
 
+  it('reads the request out of a message whose parts are AGENTS.md, environment and request, or behind the IDE context', () => {
+    const line = (type: string, payload: unknown) =>
+      JSON.stringify({ timestamp: '2026-02-23T11:40:29.278Z', type, payload });
+    const user = (...texts: string[]) =>
+      line('response_item', {
+        type: 'message',
+        role: 'user',
+        content: texts.map((text) => ({ type: 'input_text', text })),
+      });
+    const call = (id: string) => [
+      line('response_item', { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"ls"}', call_id: id }),
+      line('response_item', { type: 'function_call_output', call_id: id, output: 'Process exited with code 0' }),
+      line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] }),
+    ];
+    const text = [
+      line('session_meta', { id: '019c0000-0000-7000-8000-000000000001', cli_version: '0.104.0' }),
+      user(
+        '# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nBe brief.\n</INSTRUCTIONS>',
+        '<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>',
+        'List the files in the repository',
+      ),
+      ...call('c1'),
+      user('# Context from my IDE setup:\n\n## Active file: src/a.ts\n\n## My request for Codex:\nExplain src/a.ts'),
+      ...call('c2'),
+    ].join('\n');
+    const p = parseText(text, 'rollout-x.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.sessions.map((x) => x.goal)).toEqual(['List the files in the repository', 'Explain src/a.ts']);
+  });
+
   it('keeps calls, arguments, results and exit status; an unknown item kind is counted', () => {
     const [tax, quebec] = parsed.sessions;
     expect(steps(tax)).toEqual(['exec_command', 'apply_patch', 'exec_command']);
