@@ -53,10 +53,11 @@ function isTranscriptLine(v: JsonObject): boolean {
 }
 
 /**
- * Whether a JSONL file is a Claude Code transcript: most of its first few dozen records are transcript lines,
- * and some line of the file is a user or assistant message (line types are read past, whatever they are).
+ * Whether a JSONL file is a Claude Code transcript: most of its first few dozen records are transcript lines
+ * (whatever their type). `no-messages` when no line of it is a user or assistant message (a session file
+ * holding only a summary or snapshots).
  */
-export function isClaudeCodeTranscript(lines: StreamLine[]): boolean {
+export function claudeCodeShape(lines: StreamLine[]): 'transcript' | 'no-messages' | null {
   let seen = 0;
   let shaped = 0;
   let messages = 0;
@@ -67,8 +68,8 @@ export function isClaudeCodeTranscript(lines: StreamLine[]): boolean {
     if (isTranscriptLine(value)) shaped++;
     if (isMessageLine(value)) messages++;
   }
-  if (seen === 0 || shaped < seen / 2) return false;
-  return messages > 0 || lines.some((l) => isObject(l.value) && isMessageLine(l.value));
+  if (seen === 0 || shaped < seen / 2) return null;
+  return messages > 0 || lines.some((l) => isObject(l.value) && isMessageLine(l.value)) ? 'transcript' : 'no-messages';
 }
 
 const NOT_A_PROMPT =

@@ -388,6 +388,21 @@ describe('Claude Code 2.1 transcript with every line type', () => {
   });
 });
 
+describe('a Claude Code session file without messages', () => {
+  it('is one clear problem naming what it holds, not a rejection per line', () => {
+    const text = [
+      '{"type":"summary","summary":"Cart fix","leafUuid":"a1"}',
+      '{"type":"file-history-snapshot","messageId":"m1","snapshot":{"messageId":"m1","trackedFileBackups":{}},"isSnapshotUpdate":false}',
+      '{"type":"summary","summary":"Version bump","leafUuid":"a2"}',
+    ].join('\n');
+    const p = parseText(text, 'only-summaries.jsonl');
+    expect(p.sessions).toEqual([]);
+    expect(p.problems.map((x) => `${x.line}: ${x.reason}`)).toEqual([
+      '1: a Claude Code transcript without a single user or assistant message: nothing to store (summary 2, file-history-snapshot 1)',
+    ]);
+  });
+});
+
 describe('Codex CLI 0.104 rollout', () => {
   const parsed = parse('codex-rollout-0.104.jsonl');
 

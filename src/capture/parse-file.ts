@@ -1,10 +1,10 @@
 import { hasAnthropicMarkers, fromAnthropic } from './anthropic-messages.js';
 import { depthReason, exceedsDepth } from '../domain/json-limits.js';
-import { isObject, type Unread } from './common.js';
+import { countUnread, isObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
 import { fromOpenAi, hasOpenAiMarkers, isOpenAiConversation } from './openai-messages.js';
 import { isOtlpTraces, OtelCollector } from './otel-genai.js';
-import { fromClaudeCode, isClaudeCodeTranscript } from './claude-code.js';
+import { claudeCodeShape, fromClaudeCode } from './claude-code.js';
 import { fromCodexRollout, isCodexRollout, type StreamLine } from './codex-rollout.js';
 import {
   type BuiltSession,
@@ -253,7 +253,16 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
 
   function addStream(format: DetectedFormat, lines: StreamLine[]) {
     if (format === 'claude-code') {
-      if (!isClaudeCodeTranscript(lines))
+      const shape = claudeCodeShape(lines);
+      if (shape === 'no-messages') {
+        const kinds = new Map<string, number>();
+        for (const l of lines) countUnread(kinds, isObject(l.value) ? l.value.type : null);
+        streamProblems.push({
+          line: lines[0]?.line ?? 1,
+          path: '',
+          reason: `a Claude Code transcript without a single user or assistant message: nothing to store (${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')})`,
+        });
+      } else if (shape === null)
         streamProblems.push({
           line: lines[0]?.line ?? 1,
           path: '',
@@ -431,7 +440,7 @@ const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex']);
 /** The transcript format of a whole JSONL file (one event per line), or null for one record per line. */
 export function detectStream(lines: StreamLine[]): DetectedFormat | null {
   if (lines.length === 0) return null;
-  if (isClaudeCodeTranscript(lines)) return 'claude-code';
+  if (claudeCodeShape(lines)) return 'claude-code';
   if (isCodexRollout(lines)) return 'codex';
   // One Responses item per line (an Agents SDK history written line by line).
   const values = lines.map((l) => l.value);
