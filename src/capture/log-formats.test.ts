@@ -507,6 +507,9 @@ describe('OpenAI Agents SDK (JavaScript) and raw Responses API objects', () => {
     expect(steps(s)).toEqual(['get_order', 'issue_refund']);
     expect(s.calls[0].result).toContain('"delivered":true');
     expect(s.calls[1]).toMatchObject({ args: { order_id: 'A-1043', amount: 89.9 }, result: '' });
+    expect(p.notes.map((n) => n.reason)).toEqual([
+      'the run stopped for approval: 1 call(s) awaiting it (issue_refund) never ran and have no result',
+    ]);
   });
 
   it('the state of JSON.stringify(result) ({state: RunState}) reads the same', () => {

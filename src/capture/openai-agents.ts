@@ -241,10 +241,32 @@ export function isAgentsHistory(v: unknown): boolean {
   return responsesItemsOf(v) !== null;
 }
 
-/** Whether the items of a history hold no user message, so that its goal is taken from `instructions`. */
-export function goalFromInstructions(v: unknown): boolean {
+/**
+ * What a history does not record, for a note: Response objects hold no user input (the goal came from their
+ * instructions) and no tool results; an interrupted run state has calls that never ran.
+ */
+export function historyNotes(v: unknown): string[] {
   const h = historyOf(v);
-  return !!h?.goalFallback && !h.items.some((x) => isObject(x) && x.role === 'user');
+  if (!h) return [];
+  const notes: string[] = [];
+  if (h.goalFallback && !h.items.some((x) => isObject(x) && x.role === 'user'))
+    notes.push(
+      "Responses API objects hold the model's output only (no user input, no tool results): the goal is taken from their instructions and the calls have no results",
+    );
+  const state = runStateOf(v);
+  const step = state && isObject(state.currentStep) ? state.currentStep : null;
+  if (step?.type === 'next_step_interruption') {
+    const names: string[] = [];
+    for (const g of Array.isArray(state?.generatedItems) ? state.generatedItems : []) {
+      if (!isObject(g) || g.type !== 'tool_approval_item') continue;
+      const raw = isObject(g.rawItem) ? g.rawItem : {};
+      names.push(typeof g.toolName === 'string' ? g.toolName : typeof raw.name === 'string' ? raw.name : '?');
+    }
+    notes.push(
+      `the run stopped for approval: ${names.length} call(s) awaiting it (${names.join(', ')}) never ran and have no result`,
+    );
+  }
+  return notes;
 }
 
 export function fromAgentsHistory(

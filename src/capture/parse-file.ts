@@ -9,7 +9,7 @@ import { fromCodexRollout, isCodexRollout, type StreamLine } from './codex-rollo
 import {
   type BuiltSession,
   fromAgentsHistory,
-  goalFromInstructions,
+  historyNotes,
   isAgentsHistory,
   isResponseObjectList,
 } from './openai-agents.js';
@@ -241,14 +241,10 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     for (const b of list) push({ session: b.session, finalAnswer: b.finalAnswer }, b.line, path, format);
   }
 
-  function noteInstructionsGoal(value: unknown, line: number, path: string, before: number) {
-    if (out.length > before && goalFromInstructions(value))
-      notes.push({
-        file: opts.file,
-        line,
-        ...(path ? { path } : {}),
-        reason: `${path ? `${path}: ` : ''}Responses API objects hold the model's output only (no user input, no tool results): the goal is taken from their instructions and the calls have no results`,
-      });
+  function noteHistory(value: unknown, line: number, path: string, before: number) {
+    if (out.length === before) return;
+    for (const reason of historyNotes(value))
+      notes.push({ file: opts.file, line, ...(path ? { path } : {}), reason: path ? `${path}: ${reason}` : reason });
   }
 
   function addStream(format: DetectedFormat, lines: StreamLine[]) {
@@ -283,7 +279,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       if (lines.length === 1) return addRecord(lines[0].value, lines[0].line, '');
       const before = out.length;
       pushBuilt(sessionsFromLines(lines), '', 'openai-agents');
-      noteInstructionsGoal(
+      noteHistory(
         lines.map((l) => l.value),
         lines[0].line,
         '',
@@ -340,7 +336,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
             path,
             'openai-agents',
           );
-          noteInstructionsGoal(value, line, path, before);
+          noteHistory(value, line, path, before);
           return;
         }
         case 'otel':
