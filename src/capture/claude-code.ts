@@ -24,7 +24,7 @@ import { InputError } from '../errors/input-error.js';
  */
 
 /** How many records detection reads: a transcript may open with dozens of snapshot, hook and queue lines. */
-export const DETECT_SAMPLE = 50;
+const DETECT_SAMPLE = 50;
 
 /** Lines Claude Code writes besides messages, each known by a field of its own. */
 const META_SIGNATURE: Record<string, string> = {

@@ -45,7 +45,7 @@ const CONTEXT_BLOCK =
 const IDE_REQUEST = /^\s*# Context from my IDE setup:[\s\S]*?^## My request for Codex:[^\S\n]*\n?/m;
 
 /** The request in one user text: context blocks before it dropped; '' when the text is context only. */
-export function codexRequest(text: string): string {
+function codexRequest(text: string): string {
   let t = text;
   for (let m = CONTEXT_BLOCK.exec(t); m?.[0].length; m = CONTEXT_BLOCK.exec(t)) t = t.slice(m[0].length);
   const ide = IDE_REQUEST.exec(t);

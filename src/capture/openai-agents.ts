@@ -120,14 +120,14 @@ const CONTAINER_KEYS = ['messages', 'input', 'items', 'history', 'output', 'new_
  * A serialised JavaScript Agents SDK run state (`result.state.toString()`, or the `state` of
  * `JSON.stringify(result)`): `$schemaVersion`, `originalInput`, `modelResponses`, `generatedItems`.
  */
-export function runStateOf(v: unknown): JsonObject | null {
+function runStateOf(v: unknown): JsonObject | null {
   const s = isObject(v) && isObject(v.state) && '$schemaVersion' in v.state ? v.state : v;
   if (!isObject(s) || typeof s.$schemaVersion !== 'string') return null;
   return 'originalInput' in s || Array.isArray(s.generatedItems) || Array.isArray(s.modelResponses) ? s : null;
 }
 
 /** A raw Responses API object (`{"object": "response", "output": [...]}`). */
-export function isResponseObject(v: unknown): v is JsonObject {
+function isResponseObject(v: unknown): v is JsonObject {
   return isObject(v) && v.object === 'response' && Array.isArray(v.output);
 }
 

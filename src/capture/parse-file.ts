@@ -577,7 +577,7 @@ export function detect(value: unknown): DetectedFormat | null {
 }
 
 /** "skipped 1,367 line(s) of 4 kind(s) this version of Skillsmith does not read (progress 1,333, ...)". */
-export function unreadNote(unread: Unread): string {
+function unreadNote(unread: Unread): string {
   const total = [...unread.values()].reduce((a, b) => a + b, 0);
   const kinds = [...unread].sort((a, b) => b[1] - a[1]);
   const list = kinds

@@ -118,7 +118,7 @@ export async function ingestCommand(
 }
 
 /** What `ingest --dry-run --json` prints per file. */
-export interface DryRunResult {
+interface DryRunResult {
   file: string;
   dryRun: true;
   format: string;
@@ -133,7 +133,7 @@ export interface DryRunResult {
 }
 
 /** Reads each file as `ingest` would (format, limits, capture privacy of the configuration); stores nothing. */
-export async function dryRunFiles(files: string[], flags: IngestFlags & CommandFlags): Promise<DryRunResult[]> {
+async function dryRunFiles(files: string[], flags: IngestFlags & CommandFlags): Promise<DryRunResult[]> {
   if (files.length === 0) throw new IngestUsageError('ingest needs at least one FILE');
   const { format } = ingestOptions(flags);
   const config = configFromFlags(flags);
@@ -180,7 +180,7 @@ const clip = (t: string, n: number) => {
 };
 
 /** The human account of a dry run: per file, the sessions with their calls, then the notes. */
-export function formatDryRun(r: DryRunResult): string[] {
+function formatDryRun(r: DryRunResult): string[] {
   const how = describeFormats({ format: r.format as never, formats: r.formats, detected: r.detected });
   const lines = [
     `${r.file}: dry run, nothing stored: ${r.sessions.length} session(s) with ${r.calls} tool call(s) would be stored (${how})`,
