@@ -90,6 +90,8 @@ export function fromClaudeCode(
   let branch: string | null = null;
   let version: string | null = null;
   const startedAt = new Map<ToolCall, number>();
+  let sidechain = 0;
+  let mainLine = false;
   for (const { value, line } of lines) {
     if (!isObject(value)) {
       problems.push({ line, path: '', reason: 'not a transcript line (expected an object)' });
@@ -100,7 +102,11 @@ export function fromClaudeCode(
       countUnread(unread, value.type);
       continue;
     }
-    if (value.isSidechain === true) continue;
+    if (value.isSidechain === true) {
+      sidechain++;
+      continue;
+    }
+    mainLine = true;
     if (!isObject(value.message)) {
       problems.push({ line, path: 'message', reason: `message: missing in a ${value.type} line` });
       continue;
@@ -177,6 +183,14 @@ export function fromClaudeCode(
     }
   }
 
+  if (sidechain && !mainLine) {
+    problems.push({
+      line: lines[0]?.line ?? 1,
+      path: '',
+      reason: `a Claude Code subagent transcript (all ${sidechain} message lines are sidechain): nothing to store on its own; ingest the main session file, where the subagent's work is its Task call`,
+    });
+    return [];
+  }
   const base = `claude-code:${sessionId ?? 'unknown'}`;
   const out: BuiltSession[] = [];
   split.tasks.forEach((t, i) => {

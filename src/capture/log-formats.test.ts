@@ -403,6 +403,20 @@ describe('a Claude Code session file without messages', () => {
   });
 });
 
+describe('a Claude Code subagent file (subagents/agent-*.jsonl)', () => {
+  it('is one clear problem pointing to the main session file', () => {
+    const sub = fixture('claude-code-2.1.jsonl')
+      .split('\n')
+      .filter((l) => l.includes('"isSidechain":true'))
+      .join('\n');
+    const p = parseText(sub, 'agent-a2898e3.jsonl');
+    expect(p.sessions).toEqual([]);
+    expect(p.problems.map((x) => x.reason)).toEqual([
+      "a Claude Code subagent transcript (all 2 message lines are sidechain): nothing to store on its own; ingest the main session file, where the subagent's work is its Task call",
+    ]);
+  });
+});
+
 describe('Codex CLI 0.104 rollout', () => {
   const parsed = parse('codex-rollout-0.104.jsonl');
 
