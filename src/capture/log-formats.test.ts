@@ -560,7 +560,7 @@ describe('OTel GenAI agent spans with message content capture off', () => {
   it('stores the tool names, order, status and timing the spans hold, and names what is missing', () => {
     expect(p.problems).toEqual([]);
     const [s] = p.sessions;
-    expect(s.goal).toBe('Order support run (goal not recorded)');
+    expect(s.goal).toBe('Order support run calling lookup_order, check_stock (goal not recorded)');
     expect(steps(s)).toEqual(['lookup_order', 'check_stock!', 'check_stock']);
     expect(s.calls.map((c) => c.args)).toEqual([{}, {}, {}]);
     expect(s.calls[1].error).toBe('stock service timed out');
@@ -570,6 +570,21 @@ describe('OTel GenAI agent spans with message content capture off', () => {
     expect(p.notes[0].reason).toMatch(
       /3 call\(s\) stored with tool name, order, status and timing; not recorded in the spans: goal, arguments, results/,
     );
+  });
+});
+
+describe('OTel tool and model spans without an agent span, content capture off', () => {
+  it('are one run too: the model calls around the tools say it was an agent', () => {
+    const doc = JSON.parse(fixture('otel-openai-agents-no-content.json')) as {
+      resourceSpans: { scopeSpans: { spans: { spanId: string; parentSpanId?: string }[] }[] }[];
+    };
+    const scope = doc.resourceSpans[0].scopeSpans[0];
+    scope.spans = scope.spans.filter((x) => x.spanId !== 'a000000000000001');
+    for (const x of scope.spans) delete x.parentSpanId;
+    const p = parseText(JSON.stringify(doc), 'no-agent.json');
+    expect(p.problems).toEqual([]);
+    expect(p.sessions.map((x) => x.goal)).toEqual(['agent run calling lookup_order, check_stock (goal not recorded)']);
+    expect(p.sessions.map(steps)).toEqual([['lookup_order', 'check_stock!', 'check_stock']]);
   });
 });
 

@@ -292,11 +292,14 @@ export class OtelCollector {
     };
     const agentName = attr('gen_ai.agent.name') ?? attr('gen_ai.agent.id');
     // Content capture off: the tool spans still say which tools ran, in what order, how they ended and how
-    // long they took. An agent run is stored, under a goal saying it was not recorded; the caller names what is
-    // missing. (Tool spans with neither agent span nor goal stay an error: nothing says what they were for.)
+    // long they took. An agent run (an agent span, or model calls around the tools) is stored under a goal that
+    // names its tools and says the request was not recorded; the caller names what is missing. (Bare tool spans
+    // with neither agent nor model spans nor a goal stay an error: nothing says what they were for.)
     const missing: string[] = [];
-    if (!goal && ordered.length && root) {
-      goal = `${agentName ?? 'agent'} run (goal not recorded)`;
+    if (!goal && ordered.length && (root || models.length)) {
+      const tools = [...new Set(calls.map((c) => c.tool))];
+      const named = tools.slice(0, 5).join(', ') + (tools.length > 5 ? ', ...' : '');
+      goal = `${agentName ?? 'agent'} run calling ${named} (goal not recorded)`;
       missing.push('goal');
       if (ordered.every((s) => !hasArgs(s))) missing.push('arguments');
       if (ordered.every((s) => !hasResult(s))) missing.push('results');
