@@ -38,9 +38,13 @@ export function isCodexRollout(lines: StreamLine[]): boolean {
   return typeof v.id === 'string' && 'instructions' in v && lines.slice(1).some((l) => isResponsesItem(l.value));
 }
 
-/** Context blocks Codex puts in user messages before (or instead of) the request, each with its closing tag. */
+/**
+ * Context blocks Codex puts in user messages before (or instead of) the request, each with its closing tag:
+ * `<user_instructions>`, `<environment_context>`, `<user_shell_command>`, `<turn_aborted>`,
+ * `<recommended_plugins>` and the like (a snake_case tag), `<INSTRUCTIONS>`, an AGENTS.md preamble.
+ */
 const CONTEXT_BLOCK =
-  /^\s*(?:<(user_instructions|environment_context|user_shell_command|INSTRUCTIONS|turn_aborted)>[\s\S]*?(?:<\/\1>|$)|# AGENTS\.md instructions[^\n]*\n+(?:<INSTRUCTIONS>[\s\S]*?(?:<\/INSTRUCTIONS>|$))?)/;
+  /^\s*(?:<([a-z]+(?:_[a-z]+)+|INSTRUCTIONS)>[\s\S]*?(?:<\/\1>|$)|# AGENTS\.md instructions[^\n]*\n+(?:<INSTRUCTIONS>[\s\S]*?(?:<\/INSTRUCTIONS>|$))?)/;
 /** The IDE extensions send `# Context from my IDE setup: ... ## My request for Codex: <request>`. */
 const IDE_REQUEST = /^\s*# Context from my IDE setup:[\s\S]*?^## My request for Codex:[^\S\n]*\n?/m;
 
@@ -51,6 +55,23 @@ function codexRequest(text: string): string {
   const ide = IDE_REQUEST.exec(t);
   if (ide) t = t.slice(ide.index + ide[0].length);
   return t.trim();
+}
+
+/** The request of an `event_msg` payload, or null when it carries none. */
+function typedRequest(p: unknown): string | null {
+  if (!isObject(p)) return null;
+  if (p.type === 'user_message' && typeof p.message === 'string') return codexRequest(p.message);
+  if (p.type === 'item_completed' && isObject(p.item) && String(p.item.type).toLowerCase() === 'usermessage') {
+    const parts = Array.isArray(p.item.content) ? p.item.content : [];
+    return codexRequest(
+      parts
+        .map((c) =>
+          isObject(c) && String(c.type).toLowerCase() === 'text' && typeof c.text === 'string' ? c.text : '',
+        )
+        .join(''),
+    );
+  }
+  return null;
 }
 
 /** A user message item with its context parts and blocks taken out (parts are read one by one). */
@@ -127,11 +148,11 @@ export function fromCodexRollout(
       continue;
     }
     if (value.type === 'event_msg') {
-      // The request as the person typed it; a rollout may carry it here only (the response_item user
-      // message beside it, when there is one, gives the same text and does not start a second task).
-      const p = value.payload;
-      if (isObject(p) && p.type === 'user_message' && typeof p.message === 'string')
-        entries.push({ item: { role: 'user', content: codexRequest(p.message) }, where: 'payload', line, at });
+      // The request as the person typed it (`user_message`; from 0.147 an `item_completed` UserMessage); a
+      // rollout may carry it here only. The response_item user message beside it, when there is one, gives the
+      // same text and does not start a second task.
+      const typed = typedRequest(value.payload);
+      if (typed !== null) entries.push({ item: { role: 'user', content: typed }, where: 'payload', line, at });
       continue;
     }
     if (value.type === 'compacted' || value.record_type === 'state') continue;

@@ -459,6 +459,50 @@ describe('Codex CLI 0.104 rollout', () => {
     expect(p.sessions.map((x) => x.goal)).toEqual(['List the files in the repository', 'Explain src/a.ts']);
   });
 
+  it('reads the request of later versions from the item_completed UserMessage event, past a plugins block', () => {
+    // Codex 0.147+ (shapes as described in vectorize-io/hindsight#4377 and Daily-Nerd/daimon#623 and seen in
+    // public rollout-reader tests): the typed request is an `item_completed` UserMessage event; the desktop app
+    // puts a <recommended_plugins> block in a user message first; new line types such as `world_state`.
+    const lines = [
+      { type: 'session_meta', payload: { id: '01a01ec8-3867-7730-8acf-8911ef19b587', cli_version: '0.150.0' } },
+      {
+        type: 'response_item',
+        payload: {
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: '<recommended_plugins>github, linear</recommended_plugins>' }],
+        },
+      },
+      { type: 'event_msg', payload: { type: 'turn_started', turn_id: 't1' } },
+      {
+        type: 'event_msg',
+        payload: {
+          type: 'item_completed',
+          turn_id: 't1',
+          item: {
+            type: 'UserMessage',
+            id: 'um-1',
+            content: [{ type: 'text', text: 'Why does CI fail on main?', text_elements: [] }],
+          },
+        },
+      },
+      { type: 'world_state', payload: { full: false, state: { cwd: '/p' } } },
+      {
+        type: 'response_item',
+        payload: { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"gh run list"}', call_id: 'c1' },
+      },
+      {
+        type: 'response_item',
+        payload: { type: 'function_call_output', call_id: 'c1', output: 'Process exited with code 0' },
+      },
+    ].map((l, i) => JSON.stringify({ timestamp: `2026-09-15T09:25:2${i}.000Z`, ...l }));
+    const p = parseText(lines.join('\n'), 'rollout-new.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.sessions.map((x) => x.goal)).toEqual(['Why does CI fail on main?']);
+    expect(p.sessions.map(steps)).toEqual([['exec_command']]);
+    expect(p.unread).toEqual({ world_state: 1 });
+  });
+
   it('keeps calls, arguments, results and exit status; an unknown item kind is counted', () => {
     const [tax, quebec] = parsed.sessions;
     expect(steps(tax)).toEqual(['exec_command', 'apply_patch', 'exec_command']);
