@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +45,15 @@ describe('skillsmith ingest: real agent logs', () => {
     ['langsmith-runs.jsonl', 'langchain', 1, 3],
     ['otel-traceloop-openai.jsonl', 'otel', 1, 2],
     ['otel-chat-messages.json', 'otel', 1, 3],
+    // The logs of issue 28: current Claude Code and Codex, the JavaScript Agents SDK, Responses objects, OTel
+    // agent spans without content.
+    ['claude-code-2.1.jsonl', 'claude-code', 2, 8],
+    ['codex-rollout-0.104.jsonl', 'codex', 2, 5],
+    ['openai-agents-js-history.json', 'openai-agents', 1, 4],
+    ['openai-agents-js-items.jsonl', 'openai-agents', 1, 2],
+    ['openai-agents-js-run-state.json', 'openai-agents', 1, 2],
+    ['responses-api-objects.json', 'openai-agents', 1, 2],
+    ['otel-openai-agents-no-content.json', 'otel', 1, 3],
   ])('%s: detected as %s, %i session(s) and %i tool calls stored, exit 0', (file, format, sessions, toolCalls) => {
     const db = join(tmp, `m${++n}.db`);
     const r = cli(['ingest', join(FIX, file), '--db', db, '--judge', 'off']);
@@ -97,5 +106,62 @@ describe('skillsmith ingest: real agent logs', () => {
     ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/expected a Claude Code transcript/);
+  });
+
+  it('a Claude Code transcript names the line kinds it read past under the file, with exit 0', () => {
+    const r = cli(['ingest', join(FIX, 'claude-code-2.1.jsonl'), '--db', join(tmp, `m${++n}.db`), '--judge', 'off']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      '  note: line 1: skipped 15 line(s) of 8 kind(s) this version of Skillsmith does not read (progress 4, system 3,',
+    );
+    const json = cli([
+      'ingest',
+      join(FIX, 'claude-code-2.1.jsonl'),
+      '--db',
+      join(tmp, `m${++n}.db`),
+      '--judge',
+      'off',
+      '--json',
+    ]);
+    const [result] = JSON.parse(json.stdout) as { inserted: number; unread: Record<string, number> }[];
+    expect(result.inserted).toBe(2);
+    expect(result.unread).toMatchObject({ progress: 4, 'file-history-snapshot': 2, 'queue-operation': 2, system: 3 });
+  });
+});
+
+describe('skillsmith ingest --dry-run', () => {
+  it('prints the sessions, calls and skipped kinds it would store, and writes nothing (not even the database)', () => {
+    const db = join(tmp, `dry${++n}.db`);
+    const r = cli(['ingest', '--dry-run', join(FIX, 'claude-code-2.1.jsonl'), '--db', db]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain(
+      'claude-code-2.1.jsonl: dry run, nothing stored: 2 session(s) with 8 tool call(s) would be stored (claude-code, auto-detected)',
+    );
+    expect(r.stdout).toContain('claude-code:7c1e9a52-3d4b-4f0e-9a61-2b8c5d7e1f03: 6 call(s), 1 failed; goal "The cart');
+    expect(r.stdout).toContain('    Bash, Read, Task, Edit, Edit, Bash');
+    expect(r.stdout).toContain('skipped 15 line(s) of 8 kind(s)');
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('--json gives each file with its sessions, calls, problems, notes and unread kinds; a bad record exits 1', () => {
+    const bad = join(tmp, 'bad-then-good.jsonl');
+    writeFileSync(bad, `${readFileSync(join(FIX, 'openai-agents-js-items.jsonl'), 'utf8')}{not json\n`);
+    const r = cli(['ingest', '--dry-run', '--json', bad, join(FIX, 'responses-api-objects.json')]);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout) as {
+      file: string;
+      dryRun: boolean;
+      sessions: { tools: string[] }[];
+      calls: number;
+      problems: { line: number; reason: string }[];
+      notes: { reason: string }[];
+    }[];
+    expect(out.map((f) => f.dryRun)).toEqual([true, true]);
+    expect(out[0].problems).toEqual([
+      expect.objectContaining({ line: 8, reason: expect.stringMatching(/not valid JSON/) }),
+    ]);
+    expect(out[1].sessions.map((s) => s.tools)).toEqual([['search_flights', 'hold_seat']]);
+    expect(out[1].notes).toHaveLength(1);
   });
 });

@@ -127,6 +127,8 @@ export class Capture {
       detected: parsed.detected,
       formats: parsed.formats,
       records: parsed.records.map(({ finalAnswer: _f, ...r }) => r),
+      notes: parsed.notes,
+      unread: parsed.unread,
       judged: judgement && {
         judge: judgement.judge,
         judged: judgement.judged,

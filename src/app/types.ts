@@ -17,6 +17,10 @@ export interface IngestResult {
   records?: RecordInfo[];
   /** What the outcome judge decided for the sessions whose source gave no outcome (null: not judged). */
   judged?: { judge: string; judged: number; success: number; failure: number; unknown: number } | null;
+  /** Not errors (the exit code stays 0): lines of kinds this version does not read, parts a log did not record. */
+  notes?: IngestProblem[];
+  /** Lines of a known format read past, by kind (Claude Code `progress`, `file-history-snapshot`...). */
+  unread?: Record<string, number>;
 }
 
 export interface ExportResult {

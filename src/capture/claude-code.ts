@@ -1,5 +1,5 @@
 import type { ToolCall } from '../domain/types.js';
-import { contentText, isObject, parseArgs } from './common.js';
+import { contentText, countUnread, isObject, type JsonObject, parseArgs, type Unread } from './common.js';
 import type { StreamLine } from './codex-rollout.js';
 import { capText, type CaptureLimits } from './normalized-jsonl.js';
 import type { BuiltSession } from './openai-agents.js';
@@ -8,7 +8,8 @@ import { InputError } from '../errors/input-error.js';
 
 /**
  * Claude Code session transcripts (`~/.claude/projects/<project>/<session-id>.jsonl`): one JSON object per
- * line with `type` `user` / `assistant` (plus `summary`, `system`, `file-history-snapshot` lines, skipped),
+ * line with `type` `user` / `assistant` (every other type, `progress`, `system`, `file-history-snapshot`,
+ * `queue-operation`, `summary` and whatever a later version adds, is read past and counted by kind),
  * `sessionId`, `uuid` / `parentUuid`, `timestamp`, `isSidechain`, `isMeta`, and `message` in the Anthropic
  * Messages shape: assistant `tool_use` blocks answered by `tool_result` blocks (`is_error`) in later user
  * lines, paired by `tool_use_id`.
@@ -22,25 +23,57 @@ import { InputError } from '../errors/input-error.js';
  * - Claude Code logs no outcome: it is left to the judge.
  */
 
-export function isClaudeCodeTranscript(lines: StreamLine[]): boolean {
-  let hits = 0;
+/** How many records detection reads: a transcript may open with dozens of snapshot, hook and queue lines. */
+const DETECT_SAMPLE = 50;
+
+/** Lines Claude Code writes besides messages, each known by a field of its own. */
+const META_SIGNATURE: Record<string, string> = {
+  'file-history-snapshot': 'snapshot',
+  summary: 'leafUuid',
+  'queue-operation': 'operation',
+  'custom-title': 'customTitle',
+  'last-prompt': 'lastPrompt',
+};
+
+function isMessageLine(v: JsonObject): boolean {
+  return (
+    (v.type === 'user' || v.type === 'assistant') &&
+    isObject(v.message) &&
+    typeof v.sessionId === 'string' &&
+    'uuid' in v
+  );
+}
+
+/** A line as Claude Code writes it: a message, or any typed line carrying the session id and a uuid, or a meta line. */
+function isTranscriptLine(v: JsonObject): boolean {
+  if (typeof v.type !== 'string') return false;
+  if (typeof v.sessionId === 'string' && 'uuid' in v) return true;
+  const field = META_SIGNATURE[v.type];
+  return field !== undefined && field in v;
+}
+
+/**
+ * Whether a JSONL file is a Claude Code transcript: most of its first few dozen records are transcript lines
+ * (whatever their type). `no-messages` when no line of it is a user or assistant message (a session file
+ * holding only a summary or snapshots).
+ */
+export function claudeCodeShape(lines: StreamLine[]): 'transcript' | 'no-messages' | null {
   let seen = 0;
+  let shaped = 0;
+  let messages = 0;
   for (const { value } of lines) {
+    if (seen >= DETECT_SAMPLE) break;
     if (!isObject(value)) continue;
     seen++;
-    if (
-      (value.type === 'user' || value.type === 'assistant') &&
-      isObject(value.message) &&
-      typeof value.sessionId === 'string' &&
-      'uuid' in value
-    )
-      hits++;
+    if (isTranscriptLine(value)) shaped++;
+    if (isMessageLine(value)) messages++;
   }
-  return hits > 0 && hits >= seen / 3;
+  if (seen === 0 || shaped < seen / 2) return null;
+  return messages > 0 || lines.some((l) => isObject(l.value) && isMessageLine(l.value)) ? 'transcript' : 'no-messages';
 }
 
 const NOT_A_PROMPT =
-  /^\s*(?:<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<bash-input>|<bash-stdout>|<bash-stderr>|Caveat: The messages below were generated|\[Request interrupted by user)/;
+  /^\s*(?:<command-name>|<command-message>|<command-args>|<local-command-stdout>|<local-command-stderr>|<local-command-caveat>|<bash-input>|<bash-stdout>|<bash-stderr>|<task-notification>|<system-reminder>|Caveat: The messages below were generated|\[Request interrupted by user)/;
 const CLEAR = /<command-name>\/?clear<\/command-name>/;
 
 export function fromClaudeCode(
@@ -49,6 +82,7 @@ export function fromClaudeCode(
   limits: CaptureLimits,
   now: string,
   problems: { line: number; path: string; reason: string }[],
+  unread: Unread = new Map(),
 ): BuiltSession[] {
   const split = new TaskSplitter();
   let sessionId: string | null = null;
@@ -56,13 +90,23 @@ export function fromClaudeCode(
   let branch: string | null = null;
   let version: string | null = null;
   const startedAt = new Map<ToolCall, number>();
+  let sidechain = 0;
+  let mainLine = false;
   for (const { value, line } of lines) {
     if (!isObject(value)) {
       problems.push({ line, path: '', reason: 'not a transcript line (expected an object)' });
       continue;
     }
-    if (value.type !== 'user' && value.type !== 'assistant') continue;
-    if (value.isSidechain === true) continue;
+    if (value.type !== 'user' && value.type !== 'assistant') {
+      // progress, system, file-history-snapshot, queue-operation, summary... and whatever a newer version adds.
+      countUnread(unread, value.type);
+      continue;
+    }
+    if (value.isSidechain === true) {
+      sidechain++;
+      continue;
+    }
+    mainLine = true;
     if (!isObject(value.message)) {
       problems.push({ line, path: 'message', reason: `message: missing in a ${value.type} line` });
       continue;
@@ -104,7 +148,9 @@ export function fromClaudeCode(
           if (t0 !== undefined && Number.isFinite(t1) && t1 >= t0) match.call.durationMs = t1 - t0;
           split.resulted(at);
         });
-        if (value.isMeta !== true && text.trim() && !NOT_A_PROMPT.test(text)) split.user(text, line, at);
+        // A compaction summary stands in for earlier turns: not a request.
+        const notAsked = value.isMeta === true || value.isCompactSummary === true || NOT_A_PROMPT.test(text);
+        if (!notAsked && text.trim()) split.user(text, line, at);
       } else {
         let said = '';
         let called = false;
@@ -137,6 +183,14 @@ export function fromClaudeCode(
     }
   }
 
+  if (sidechain && !mainLine) {
+    problems.push({
+      line: lines[0]?.line ?? 1,
+      path: '',
+      reason: `a Claude Code subagent transcript (all ${sidechain} message lines are sidechain): nothing to store on its own; ingest the main session file, where the subagent's work is its Task call`,
+    });
+    return [];
+  }
   const base = `claude-code:${sessionId ?? 'unknown'}`;
   const out: BuiltSession[] = [];
   split.tasks.forEach((t, i) => {

@@ -1,4 +1,4 @@
-import { isObject } from './common.js';
+import { countUnread, isObject, type JsonObject, type Unread } from './common.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
 import { type BuiltSession, type ItemEntry, sessionsFromItems } from './openai-agents.js';
 import { isResponsesItem } from './responses-items.js';
@@ -38,8 +38,51 @@ export function isCodexRollout(lines: StreamLine[]): boolean {
   return typeof v.id === 'string' && 'instructions' in v && lines.slice(1).some((l) => isResponsesItem(l.value));
 }
 
-const CONTEXT_ONLY =
-  /^\s*(?:<user_instructions>|<environment_context>|<user_shell_command>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
+/**
+ * Context blocks Codex puts in user messages before (or instead of) the request, each with its closing tag:
+ * `<user_instructions>`, `<environment_context>`, `<user_shell_command>`, `<turn_aborted>`,
+ * `<recommended_plugins>` and the like (a snake_case tag), `<INSTRUCTIONS>`, an AGENTS.md preamble.
+ */
+const CONTEXT_BLOCK =
+  /^\s*(?:<([a-z]+(?:_[a-z]+)+|INSTRUCTIONS)>[\s\S]*?(?:<\/\1>|$)|# AGENTS\.md instructions[^\n]*\n+(?:<INSTRUCTIONS>[\s\S]*?(?:<\/INSTRUCTIONS>|$))?)/;
+/** The IDE extensions send `# Context from my IDE setup: ... ## My request for Codex: <request>`. */
+const IDE_REQUEST = /^\s*# Context from my IDE setup:[\s\S]*?^## My request for Codex:[^\S\n]*\n?/m;
+
+/** The request in one user text: context blocks before it dropped; '' when the text is context only. */
+function codexRequest(text: string): string {
+  let t = text;
+  for (let m = CONTEXT_BLOCK.exec(t); m?.[0].length; m = CONTEXT_BLOCK.exec(t)) t = t.slice(m[0].length);
+  const ide = IDE_REQUEST.exec(t);
+  if (ide) t = t.slice(ide.index + ide[0].length);
+  return t.trim();
+}
+
+/** The request of an `event_msg` payload, or null when it carries none. */
+function typedRequest(p: unknown): string | null {
+  if (!isObject(p)) return null;
+  if (p.type === 'user_message' && typeof p.message === 'string') return codexRequest(p.message);
+  if (p.type === 'item_completed' && isObject(p.item) && String(p.item.type).toLowerCase() === 'usermessage') {
+    const parts = Array.isArray(p.item.content) ? p.item.content : [];
+    return codexRequest(
+      parts
+        .map((c) =>
+          isObject(c) && String(c.type).toLowerCase() === 'text' && typeof c.text === 'string' ? c.text : '',
+        )
+        .join(''),
+    );
+  }
+  return null;
+}
+
+/** A user message item with its context parts and blocks taken out (parts are read one by one). */
+function requestItem(item: JsonObject): JsonObject {
+  const parts = Array.isArray(item.content) ? item.content : [item.content];
+  const text = parts
+    .map((p) => codexRequest(typeof p === 'string' ? p : isObject(p) && typeof p.text === 'string' ? p.text : ''))
+    .filter(Boolean)
+    .join('\n');
+  return { type: 'message', role: 'user', content: [{ type: 'input_text', text }] };
+}
 
 /** Exit status of a shell output: `{"metadata": {"exit_code": N}}` or a leading `Exit code: N` line. */
 export function shellOutcome(text: string): { failed: boolean; error: string | null } {
@@ -71,6 +114,7 @@ export function fromCodexRollout(
   limits: CaptureLimits,
   now: string,
   problems: { line: number; path: string; reason: string }[],
+  unread: Unread = new Map(),
 ): BuiltSession[] {
   let id: string | null = null;
   let cwd: string | null = null;
@@ -95,15 +139,31 @@ export function fromCodexRollout(
       continue;
     }
     if (value.type === 'response_item') {
-      entries.push({ item: value.payload, where: 'payload', line, at });
+      const p = value.payload;
+      const user = isObject(p) && p.role === 'user' && (p.type === 'message' || p.type === undefined);
+      // Item kinds this version does not know (say `ghost_snapshot`) are counted, not read.
+      if (isObject(p) && typeof p.type === 'string' && !user && !isResponsesItem(p))
+        countUnread(unread, `response_item ${p.type}`);
+      else entries.push({ item: user ? requestItem(p) : p, where: 'payload', line, at });
       continue;
     }
-    if (value.type === 'event_msg' || value.type === 'compacted' || value.record_type === 'state') continue;
+    if (value.type === 'event_msg') {
+      // The request as the person typed it (`user_message`; from 0.147 an `item_completed` UserMessage); a
+      // rollout may carry it here only. The response_item user message beside it, when there is one, gives the
+      // same text and does not start a second task.
+      const typed = typedRequest(value.payload);
+      if (typed !== null) entries.push({ item: { role: 'user', content: typed }, where: 'payload', line, at });
+      continue;
+    }
+    if (value.type === 'compacted' || value.record_type === 'state') continue;
     if (!id && typeof value.id === 'string' && 'instructions' in value) {
       id = value.id;
       continue;
     }
-    if (isResponsesItem(value)) entries.push({ item: value, where: '', line, at });
+    if (isResponsesItem(value)) {
+      const user = value.type === 'message' && value.role === 'user';
+      entries.push({ item: user ? requestItem(value) : value, where: '', line, at });
+    } else if ('payload' in value || typeof value.type === 'string') countUnread(unread, value.type);
   }
   if (!id) {
     const m = /rollout-[^/\\]*?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(file);
@@ -123,7 +183,6 @@ export function fromCodexRollout(
         ...(version ? { cli_version: version } : {}),
         ...(model ? { model } : {}),
       },
-      isGoalText: (t) => !CONTEXT_ONLY.test(t),
       resultCheck: shellOutcome,
     },
     problems,

@@ -58,3 +58,11 @@ export function outcomeOf(rec: { outcome?: unknown; success?: unknown }): Outcom
 export function resultText(v: unknown): string {
   return typeof v === 'string' ? v : stringifyResult(v);
 }
+
+/** Lines of a known format that this version does not read, counted by kind (`type`). */
+export type Unread = Map<string, number>;
+
+export function countUnread(unread: Unread, kind: unknown): void {
+  const k = typeof kind === 'string' && kind ? kind.slice(0, 60) : '(no type)';
+  unread.set(k, (unread.get(k) ?? 0) + 1);
+}

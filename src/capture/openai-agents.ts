@@ -1,7 +1,14 @@
 import type { Outcome } from '../domain/types.js';
-import { contentId, isObject, outcomeOf, type JsonObject } from './common.js';
+import { contentId, countUnread, isObject, outcomeOf, type JsonObject, type Unread } from './common.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
-import { applyOutput, hasResponsesCalls, isResponsesItem, isResponsesItemList, readItem } from './responses-items.js';
+import {
+  applyOutput,
+  hasResponsesCalls,
+  isItemList,
+  isResponsesItemList,
+  isUnknownItem,
+  readItem,
+} from './responses-items.js';
 import { TaskSplitter } from './task-splitter.js';
 import type { ParsedSession } from './types.js';
 import { InputError } from '../errors/input-error.js';
@@ -36,6 +43,8 @@ export interface ItemSessionOptions {
   /** False for user messages that are context rather than a request (instructions, environment). */
   isGoalText?: (text: string) => boolean;
   resultCheck?: (text: string) => { failed: boolean; error: string | null };
+  /** Where item kinds this version does not know are counted. */
+  unread?: Unread;
 }
 
 export interface BuiltSession extends ParsedSession {
@@ -59,7 +68,7 @@ export function sessionsFromItems(
       else if (ev.kind === 'output') {
         applyOutput(split.current.pending, ev, o.limits, e.where, o.resultCheck);
         split.resulted(e.at);
-      }
+      } else if (o.unread && isUnknownItem(e.item)) countUnread(o.unread, (e.item as JsonObject).type);
     } catch (err) {
       problems.push({ line: e.line, path: e.where, reason: (err as Error).message });
     }
@@ -107,24 +116,157 @@ export function sessionsFromItems(
 
 const CONTAINER_KEYS = ['messages', 'input', 'items', 'history', 'output', 'new_items'] as const;
 
-/** The item list of a container, or null when the value is not one. */
-export function responsesItemsOf(v: unknown): unknown[] | null {
-  if (isResponsesItemList(v)) return v;
+/**
+ * A serialised JavaScript Agents SDK run state (`result.state.toString()`, or the `state` of
+ * `JSON.stringify(result)`): `$schemaVersion`, `originalInput`, `modelResponses`, `generatedItems`.
+ */
+function runStateOf(v: unknown): JsonObject | null {
+  const s = isObject(v) && isObject(v.state) && '$schemaVersion' in v.state ? v.state : v;
+  if (!isObject(s) || typeof s.$schemaVersion !== 'string') return null;
+  return 'originalInput' in s || Array.isArray(s.generatedItems) || Array.isArray(s.modelResponses) ? s : null;
+}
+
+/** A raw Responses API object (`{"object": "response", "output": [...]}`). */
+function isResponseObject(v: unknown): v is JsonObject {
+  return isObject(v) && v.object === 'response' && Array.isArray(v.output);
+}
+
+/** A list of raw Responses API objects (one model turn each): one history. */
+export function isResponseObjectList(v: unknown): v is JsonObject[] {
+  return Array.isArray(v) && v.length > 0 && v.every(isResponseObject);
+}
+
+/** Items with the JSON path of each inside their container. */
+interface Located {
+  items: unknown[];
+  paths: string[];
+}
+
+function located(list: unknown[], prefix: string, unwrap: string | null = null): Located {
+  const items: unknown[] = [];
+  const paths: string[] = [];
+  list.forEach((x, i) => {
+    const inner = unwrap && isObject(x) && isObject(x[unwrap]);
+    items.push(inner ? (x as JsonObject)[unwrap as string] : x);
+    paths.push(`${prefix}[${i}]${inner ? `.${unwrap}` : ''}`);
+  });
+  return { items, paths };
+}
+
+/** The items of a run state: the original input, then what the run generated (approval requests repeat a call). */
+function runStateItems(s: JsonObject): Located {
+  const input: Located =
+    typeof s.originalInput === 'string'
+      ? { items: [{ role: 'user', content: s.originalInput }], paths: ['originalInput'] }
+      : located(Array.isArray(s.originalInput) ? s.originalInput : [], 'originalInput');
+  const all = located(Array.isArray(s.generatedItems) ? s.generatedItems : [], 'generatedItems', 'rawItem');
+  const keep = (Array.isArray(s.generatedItems) ? s.generatedItems : []).map(
+    (g) => !(isObject(g) && g.type === 'tool_approval_item'),
+  );
+  const generated: Located = {
+    items: all.items.filter((_, i) => keep[i]),
+    paths: all.paths.filter((_, i) => keep[i]),
+  };
+  // Without generated items, the model responses still hold the calls (not their results).
+  const outputs = generated.items.length ? { items: [], paths: [] } : outputsOf(s.modelResponses, 'modelResponses');
+  return {
+    items: [...input.items, ...generated.items, ...outputs.items],
+    paths: [...input.paths, ...generated.paths, ...outputs.paths],
+  };
+}
+
+/** The output items of a list of responses, each with its path (`[i].output[k]`). */
+function outputsOf(responses: unknown, prefix = ''): Located {
+  const out: Located = { items: [], paths: [] };
+  (Array.isArray(responses) ? responses : []).forEach((r, i) => {
+    if (!isObject(r) || !Array.isArray(r.output)) return;
+    const l = located(r.output, `${prefix}[${i}].output`);
+    out.items.push(...l.items);
+    out.paths.push(...l.paths);
+  });
+  return out;
+}
+
+/**
+ * The user message a goal comes from when the items have none: Response objects hold the model's output
+ * only, so the `instructions` of the first stand in (said in a note by the caller).
+ */
+function instructionsOf(responses: JsonObject[]): string | null {
+  for (const r of responses) if (typeof r.instructions === 'string' && r.instructions.trim()) return r.instructions;
+  return null;
+}
+
+interface History {
+  items: unknown[];
+  /** Where each item sits in the container (for problems), when not simply `[i]` or `<key>[i]`. */
+  paths: string[] | null;
+  /** The container key the items sit under. */
+  key: string | null;
+  /** A user message to put first when the items hold none (raw Response objects). */
+  goalFallback: string | null;
+}
+
+function historyOf(v: unknown): History | null {
+  const state = runStateOf(v);
+  if (state) {
+    const { items, paths } = runStateItems(state);
+    return { items, paths: paths.map((p) => (state === v ? p : `state.${p}`)), key: null, goalFallback: null };
+  }
+  if (isResponseObjectList(v)) return { ...outputsOf(v), key: null, goalFallback: instructionsOf(v) };
+  if (isResponsesItemList(v)) return { items: v, paths: null, key: null, goalFallback: null };
   if (!isObject(v)) return null;
   const lists: unknown[] = [];
   for (const k of CONTAINER_KEYS) if (Array.isArray(v[k])) lists.push(...(v[k] as unknown[]));
-  // Agents SDK RunItems wrap the item as `raw_item`.
-  const items = lists.map((x) => (isObject(x) && isObject(x.raw_item) ? x.raw_item : x));
-  return items.length &&
-    hasResponsesCalls(items) &&
-    items.every((x) => isResponsesItem(x) || (isObject(x) && typeof x.role === 'string'))
-    ? items
-    : null;
+  // Agents SDK RunItems wrap the item as `raw_item` (Python) or `rawItem` (JavaScript).
+  const items = lists.map((x) =>
+    isObject(x) && isObject(x.raw_item) ? x.raw_item : isObject(x) && isObject(x.rawItem) ? x.rawItem : x,
+  );
+  if (!items.length || !hasResponsesCalls(items) || !isItemList(items)) return null;
+  return {
+    items,
+    paths: null,
+    key: CONTAINER_KEYS.find((k) => Array.isArray(v[k])) ?? null,
+    goalFallback: isResponseObject(v) ? instructionsOf([v]) : null,
+  };
+}
+
+/** The item list of a container, or null when the value is not one. */
+export function responsesItemsOf(v: unknown): unknown[] | null {
+  const h = historyOf(v);
+  return h && hasResponsesCalls(h.items) ? h.items : null;
 }
 
 /** Whether a whole value (container or list) is OpenAI Agents / Responses run history. */
 export function isAgentsHistory(v: unknown): boolean {
   return responsesItemsOf(v) !== null;
+}
+
+/**
+ * What a history does not record, for a note: Response objects hold no user input (the goal came from their
+ * instructions) and no tool results; an interrupted run state has calls that never ran.
+ */
+export function historyNotes(v: unknown): string[] {
+  const h = historyOf(v);
+  if (!h) return [];
+  const notes: string[] = [];
+  if (h.goalFallback && !h.items.some((x) => isObject(x) && x.role === 'user'))
+    notes.push(
+      "Responses API objects hold the model's output only (no user input, no tool results): the goal is taken from their instructions and the calls have no results",
+    );
+  const state = runStateOf(v);
+  const step = state && isObject(state.currentStep) ? state.currentStep : null;
+  if (step?.type === 'next_step_interruption') {
+    const names: string[] = [];
+    for (const g of Array.isArray(state?.generatedItems) ? state.generatedItems : []) {
+      if (!isObject(g) || g.type !== 'tool_approval_item') continue;
+      const raw = isObject(g.rawItem) ? g.rawItem : {};
+      names.push(typeof g.toolName === 'string' ? g.toolName : typeof raw.name === 'string' ? raw.name : '?');
+    }
+    notes.push(
+      `the run stopped for approval: ${names.length} call(s) awaiting it (${names.join(', ')}) never ran and have no result`,
+    );
+  }
+  return notes;
 }
 
 export function fromAgentsHistory(
@@ -135,18 +277,25 @@ export function fromAgentsHistory(
   line: number,
   path: string,
   problems: { line: number; path: string; reason: string }[],
+  unread?: Unread,
 ): BuiltSession[] {
-  const items = responsesItemsOf(v);
-  if (!items) throw new InputError('expected OpenAI Agents / Responses items (function_call / function_call_output)');
-  const c: JsonObject = isObject(v) ? v : {};
+  const h = historyOf(v);
+  if (!h || !hasResponsesCalls(h.items))
+    throw new InputError('expected OpenAI Agents / Responses items (function_call / function_call_output)');
+  const { items, key } = h;
+  const state = runStateOf(v);
+  const c: JsonObject = state ?? (isObject(v) ? v : Array.isArray(v) && isResponseObject(v[0]) ? v[0] : {});
   const pre = path ? `${path}.` : '';
-  const key = Array.isArray(v) ? null : CONTAINER_KEYS.find((k) => Array.isArray(c[k]));
+  const under = (p: string) => (!path || p.startsWith('[') ? `${path}${p}` : `${path}.${p}`);
   const entries: ItemEntry[] = items.map((item, i) => ({
     item,
-    where: key ? `${pre}${key}[${i}]` : `${path}[${i}]`,
+    where: h.paths ? under(h.paths[i]) : key ? `${pre}${key}[${i}]` : `${path}[${i}]`,
     line,
     at: null,
   }));
+  if (h.goalFallback && !items.some((x) => isObject(x) && x.role === 'user'))
+    entries.unshift({ item: { role: 'user', content: h.goalFallback }, where: `${pre}instructions`, line, at: null });
+  const agent = state && isObject(state.currentAgent) ? state.currentAgent.name : null;
   const id =
     typeof c.session_id === 'string'
       ? c.session_id
@@ -165,7 +314,15 @@ export function fromAgentsHistory(
       now,
       outcome: outcomeOf(c) ?? 'unknown',
       reward: typeof c.reward === 'number' ? c.reward : null,
-      agentId: typeof c.agent_id === 'string' ? c.agent_id : typeof c.agent === 'string' ? c.agent : null,
+      unread,
+      agentId:
+        typeof c.agent_id === 'string'
+          ? c.agent_id
+          : typeof c.agent === 'string'
+            ? c.agent
+            : typeof agent === 'string'
+              ? agent
+              : null,
     },
     problems,
   );

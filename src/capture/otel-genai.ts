@@ -155,7 +155,8 @@ export class OtelCollector {
     namespace: string,
     limits: CaptureLimits,
     now: string,
-  ): { sessions: (ParsedSession & { line: number; path: string })[]; problems: OtelProblem[] } {
+  ): { sessions: (ParsedSession & { line: number; path: string })[]; problems: OtelProblem[]; notes: OtelProblem[] } {
+    const notes: OtelProblem[] = [];
     const problems = [...this.problems];
     const byKey = new Map<string, OtelSpan>();
     for (const s of this.spans) byKey.set(`${s.traceId}/${s.spanId}`, s);
@@ -208,11 +209,14 @@ export class OtelCollector {
       origin: OtelSpan,
     ) => {
       try {
-        sessions.push({
-          ...this.session(root, traceId, tools, related, namespace, limits, now),
-          line: origin.line,
-          path: origin.path,
-        });
+        const { missing, ...built } = this.session(root, traceId, tools, related, namespace, limits, now);
+        sessions.push({ ...built, line: origin.line, path: origin.path });
+        if (missing.length)
+          notes.push({
+            line: origin.line,
+            path: origin.path,
+            reason: `${origin.path}: ${built.session.calls.length} call(s) stored with tool name, order, status and timing; not recorded in the spans: ${missing.join(', ')} (message content capture is off: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true records them)`,
+          });
       } catch (e) {
         problems.push({ line: origin.line, path: origin.path, reason: `${origin.path}: ${(e as Error).message}` });
       }
@@ -245,7 +249,7 @@ export class OtelCollector {
         models[0],
       );
     sessions.sort((x, y) => x.line - y.line || (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
-    return { sessions, problems };
+    return { sessions, problems, notes };
   }
 
   private session(
@@ -256,7 +260,7 @@ export class OtelCollector {
     namespace: string,
     limits: CaptureLimits,
     now: string,
-  ): ParsedSession {
+  ): ParsedSession & { missing: string[] } {
     const ordered = [...tools].sort((a, b) => cmpTime(a.start, b.start) || a.order - b.order);
     if (ordered.length > limits.maxCallsPerSession)
       throw new InputError(`${ordered.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
@@ -281,6 +285,24 @@ export class OtelCollector {
     for (const s of [...(root ? [root] : []), ...models, ...related]) {
       if (goal) break;
       goal = firstUserText(s);
+    }
+    const attr = (k: string) => {
+      const v = root?.attrs.get(k);
+      return typeof v === 'string' && v ? v : null;
+    };
+    const agentName = attr('gen_ai.agent.name') ?? attr('gen_ai.agent.id');
+    // Content capture off: the tool spans still say which tools ran, in what order, how they ended and how
+    // long they took. An agent run (an agent span, or model calls around the tools) is stored under a goal that
+    // names its tools and says the request was not recorded; the caller names what is missing. (Bare tool spans
+    // with neither agent nor model spans nor a goal stay an error: nothing says what they were for.)
+    const missing: string[] = [];
+    if (!goal && ordered.length && (root || models.length)) {
+      const tools = [...new Set(calls.map((c) => c.tool))];
+      const named = tools.slice(0, 5).join(', ') + (tools.length > 5 ? ', ...' : '');
+      goal = `${agentName ?? 'agent'} run calling ${named} (goal not recorded)`;
+      missing.push('goal');
+      if (ordered.every((s) => !hasArgs(s))) missing.push('arguments');
+      if (ordered.every((s) => !hasResult(s))) missing.push('results');
     }
     if (!goal)
       throw new InputError(
@@ -309,11 +331,6 @@ export class OtelCollector {
     const rewardAttr = root?.attrs.get('skillsmith.reward');
     const reward = typeof rewardAttr === 'number' && rewardAttr >= 0 && rewardAttr <= 1 ? rewardAttr : null;
 
-    const attr = (k: string) => {
-      const v = root?.attrs.get(k);
-      return typeof v === 'string' && v ? v : null;
-    };
-    const agentName = attr('gen_ai.agent.name') ?? attr('gen_ai.agent.id');
     const sessionAttr = attr('skillsmith.session_id');
     const first = root ?? ordered[0] ?? models[0];
     const lastModelEnd = models.reduce<bigint | null>(
@@ -340,11 +357,13 @@ export class OtelCollector {
           ...((attr('gen_ai.provider.name') ?? attr('gen_ai.system'))
             ? { provider: attr('gen_ai.provider.name') ?? attr('gen_ai.system') }
             : {}),
+          ...(missing.length ? { not_recorded: missing.join(',') } : {}),
         },
         calls,
         outcomeSource: 'reported',
       },
       finalAnswer,
+      missing,
     };
   }
 }
@@ -527,4 +546,12 @@ function lastAssistantText(s: OtelSpan): string | null {
     if (typeof v === 'string' && v.trim()) return v;
   }
   return null;
+}
+
+function hasArgs(s: OtelSpan): boolean {
+  return ['gen_ai.tool.call.arguments', 'tool.parameters', 'input.value'].some((k) => s.attrs.get(k) != null);
+}
+
+function hasResult(s: OtelSpan): boolean {
+  return ['gen_ai.tool.call.result', 'output.value'].some((k) => s.attrs.get(k) != null);
 }

@@ -1,14 +1,20 @@
 import { hasAnthropicMarkers, fromAnthropic } from './anthropic-messages.js';
 import { depthReason, exceedsDepth } from '../domain/json-limits.js';
-import { isObject } from './common.js';
+import { countUnread, isObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
 import { fromOpenAi, hasOpenAiMarkers, isOpenAiConversation } from './openai-messages.js';
 import { isOtlpTraces, OtelCollector } from './otel-genai.js';
-import { fromClaudeCode, isClaudeCodeTranscript } from './claude-code.js';
+import { claudeCodeShape, fromClaudeCode } from './claude-code.js';
 import { fromCodexRollout, isCodexRollout, type StreamLine } from './codex-rollout.js';
-import { type BuiltSession, fromAgentsHistory, isAgentsHistory } from './openai-agents.js';
+import {
+  type BuiltSession,
+  fromAgentsHistory,
+  historyNotes,
+  isAgentsHistory,
+  isResponseObjectList,
+} from './openai-agents.js';
 import { isLangChainRun, isLangChainRunList, LangChainCollector } from './langchain-runs.js';
-import { isResponsesItem } from './responses-items.js';
+import { isItemList } from './responses-items.js';
 import { type PrivacyPolicy, protectSession } from './privacy.js';
 import {
   fromTau2Simulation,
@@ -49,6 +55,13 @@ export interface ParsedFile {
   /** One per session, in the same order: where it was read and as what. */
   records: ParsedRecord[];
   problems: IngestProblem[];
+  /**
+   * What the reader wants the person to know without it being an error (the exit code stays 0): lines of
+   * kinds it does not read, parts a log did not record.
+   */
+  notes: IngestProblem[];
+  /** Lines of a known format that were read past, by kind (e.g. Claude Code `progress`). */
+  unread: Record<string, number>;
 }
 
 export interface ParseOptions extends CaptureLimits {
@@ -76,6 +89,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const otel = new OtelCollector();
   const langchain = new LangChainCollector();
   const streamProblems: { line: number; path: string; reason: string }[] = [];
+  const notes: IngestProblem[] = [];
+  const unread: Unread = new Map();
   // With a privacy policy, parsers keep whole results: they are redacted first and capped after.
   const limits: CaptureLimits = {
     resultChars: opts.privacy ? Number.MAX_SAFE_INTEGER : opts.resultChars,
@@ -170,6 +185,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   if (otel.spans.length || otel.problems.length) {
     const built = otel.build(opts.namespace, limits, now);
     for (const p of built.problems) problems.push({ file: opts.file, line: p.line, path: p.path, reason: p.reason });
+    for (const n of built.notes) notes.push({ file: opts.file, line: n.line, path: n.path, reason: n.reason });
     for (const s of built.sessions) push(s, s.line, s.path, 'otel');
   }
 
@@ -193,7 +209,19 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const sessions = out.map((p) =>
     opts.privacy ? protectSession(p.session, opts.privacy, opts.resultChars) : p.session,
   );
-  return { format, detected: opts.format === 'auto', formats, sessions, records, problems };
+  if (unread.size) notes.push({ file: opts.file, line: 1, reason: unreadNote(unread) });
+  notes.sort((a, b) => a.line - b.line);
+  const unreadCounts = Object.fromEntries([...unread].sort((a, b) => b[1] - a[1]));
+  return {
+    format,
+    detected: opts.format === 'auto',
+    formats,
+    sessions,
+    records,
+    problems,
+    notes,
+    unread: unreadCounts,
+  };
 
   function push(p: ParsedSession, line: number, path: string, format: DetectedFormat) {
     out.push(p);
@@ -213,15 +241,30 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     for (const b of list) push({ session: b.session, finalAnswer: b.finalAnswer }, b.line, path, format);
   }
 
+  function noteHistory(value: unknown, line: number, path: string, before: number) {
+    if (out.length === before) return;
+    for (const reason of historyNotes(value))
+      notes.push({ file: opts.file, line, ...(path ? { path } : {}), reason: path ? `${path}: ${reason}` : reason });
+  }
+
   function addStream(format: DetectedFormat, lines: StreamLine[]) {
     if (format === 'claude-code') {
-      if (!isClaudeCodeTranscript(lines))
+      const shape = claudeCodeShape(lines);
+      if (shape === 'no-messages') {
+        const kinds = new Map<string, number>();
+        for (const l of lines) countUnread(kinds, isObject(l.value) ? l.value.type : null);
+        streamProblems.push({
+          line: lines[0]?.line ?? 1,
+          path: '',
+          reason: `a Claude Code transcript without a single user or assistant message: nothing to store (${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')})`,
+        });
+      } else if (shape === null)
         streamProblems.push({
           line: lines[0]?.line ?? 1,
           path: '',
           reason: 'expected a Claude Code transcript (lines with type user/assistant, message, sessionId, uuid)',
         });
-      else pushBuilt(fromClaudeCode(lines, opts.namespace, limits, now, streamProblems), '', 'claude-code');
+      else pushBuilt(fromClaudeCode(lines, opts.namespace, limits, now, streamProblems, unread), '', 'claude-code');
     } else if (format === 'codex') {
       if (!isCodexRollout(lines))
         streamProblems.push({
@@ -230,24 +273,25 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           reason:
             'expected a Codex CLI rollout (lines {timestamp, type: session_meta | response_item | event_msg, payload})',
         });
-      else pushBuilt(fromCodexRollout(lines, opts.file, opts.namespace, limits, now, streamProblems), '', 'codex');
+      else
+        pushBuilt(fromCodexRollout(lines, opts.file, opts.namespace, limits, now, streamProblems, unread), '', 'codex');
     } else if (format === 'openai-agents') {
       if (lines.length === 1) return addRecord(lines[0].value, lines[0].line, '');
+      const before = out.length;
       pushBuilt(sessionsFromLines(lines), '', 'openai-agents');
+      noteHistory(
+        lines.map((l) => l.value),
+        lines[0].line,
+        '',
+        before,
+      );
     }
   }
 
   function sessionsFromLines(lines: StreamLine[]): BuiltSession[] {
-    // One Responses item per line: one history, each item keeping its own line number.
-    const built = fromAgentsHistory(
-      lines.map((l) => l.value),
-      opts.namespace,
-      limits,
-      now,
-      1,
-      '',
-      streamProblems,
-    );
+    // One Responses item (or Response object) per line: one history, each item keeping its own line number.
+    const values = lines.map((l) => l.value);
+    const built = fromAgentsHistory(values, opts.namespace, limits, now, 1, '', streamProblems, unread);
     const lineOf = (path: string) => lines[Number(/^\[(\d+)\]/.exec(path)?.[1] ?? 0)]?.line ?? 1;
     for (const p of streamProblems) if (p.line === 1 && /^\[\d+\]/.test(p.path)) p.line = lineOf(p.path);
     return built;
@@ -286,11 +330,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
             throw new InputError(
               'expected OpenAI Agents SDK / Responses API items (function_call / function_call_output items, bare or under messages / input / output / items)',
             );
+          const before = out.length;
           pushBuilt(
-            fromAgentsHistory(value, opts.namespace, limits, now, line, path, streamProblems),
+            fromAgentsHistory(value, opts.namespace, limits, now, line, path, streamProblems, unread),
             path,
             'openai-agents',
           );
+          noteHistory(value, line, path, before);
           return;
         }
         case 'otel':
@@ -390,15 +436,13 @@ const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex']);
 /** The transcript format of a whole JSONL file (one event per line), or null for one record per line. */
 export function detectStream(lines: StreamLine[]): DetectedFormat | null {
   if (lines.length === 0) return null;
-  if (isClaudeCodeTranscript(lines)) return 'claude-code';
+  if (claudeCodeShape(lines)) return 'claude-code';
   if (isCodexRollout(lines)) return 'codex';
   // One Responses item per line (an Agents SDK history written line by line).
-  const items = lines.filter(
-    (l) =>
-      isResponsesItem(l.value) || (isObject(l.value) && typeof l.value.role === 'string' && !('messages' in l.value)),
-  );
-  if (lines.length > 1 && items.length === lines.length && isAgentsHistory(lines.map((l) => l.value)))
-    return 'openai-agents';
+  const values = lines.map((l) => l.value);
+  if (lines.length > 1 && isItemList(values) && isAgentsHistory(values)) return 'openai-agents';
+  // One raw Responses API object per line (a model turn each): one history.
+  if (lines.length > 1 && isResponseObjectList(values) && isAgentsHistory(values)) return 'openai-agents';
   return null;
 }
 
@@ -530,4 +574,15 @@ export function detect(value: unknown): DetectedFormat | null {
     return 'openai';
   }
   return null;
+}
+
+/** "skipped 1,367 line(s) of 4 kind(s) this version of Skillsmith does not read (progress 1,333, ...)". */
+function unreadNote(unread: Unread): string {
+  const total = [...unread.values()].reduce((a, b) => a + b, 0);
+  const kinds = [...unread].sort((a, b) => b[1] - a[1]);
+  const list = kinds
+    .slice(0, 8)
+    .map(([k, n]) => `${k} ${n.toLocaleString('en-US')}`)
+    .join(', ');
+  return `skipped ${total.toLocaleString('en-US')} line(s) of ${kinds.length} kind(s) this version of Skillsmith does not read (${list}${kinds.length > 8 ? ', ...' : ''})`;
 }

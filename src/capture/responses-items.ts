@@ -19,6 +19,9 @@ import { InputError } from '../errors/input-error.js';
 
 const CALL_TYPES = new Set([
   'function_call',
+  'hosted_tool_call',
+  'shell_call',
+  'apply_patch_call',
   'custom_tool_call',
   'local_shell_call',
   'computer_call',
@@ -30,15 +33,29 @@ const CALL_TYPES = new Set([
 ]);
 const OUTPUT_TYPES = new Set([
   'function_call_output',
+  'function_call_result',
+  'computer_call_result',
+  'shell_call_output',
+  'apply_patch_call_output',
   'custom_tool_call_output',
   'local_shell_call_output',
   'computer_call_output',
 ]);
 
+/** Items that carry no call, result or message: read past (the Agents SDK's `unknown` holds provider extras). */
+const QUIET_TYPES = new Set(['reasoning', 'compaction', 'unknown', 'tool_search_call', 'tool_search_output']);
+
 /** Whether one item is a Responses item (a typed message, a call, a call output or reasoning). */
 export function isResponsesItem(v: unknown): boolean {
   if (!isObject(v) || typeof v.type !== 'string') return false;
-  return v.type === 'message' || v.type === 'reasoning' || CALL_TYPES.has(v.type) || OUTPUT_TYPES.has(v.type);
+  return v.type === 'message' || QUIET_TYPES.has(v.type) || CALL_TYPES.has(v.type) || OUTPUT_TYPES.has(v.type);
+}
+
+/** The call id of an item: `call_id` (Responses API, Python SDK) or `callId` (the JavaScript Agents SDK). */
+function callIdOf(item: JsonObject): string | null {
+  if (typeof item.call_id === 'string') return item.call_id;
+  if (typeof item.callId === 'string') return item.callId;
+  return typeof item.id === 'string' ? item.id : null;
 }
 
 /** Whether a list of items is Responses traffic: some item is a call or call output. */
@@ -48,14 +65,27 @@ export function hasResponsesCalls(items: unknown[]): boolean {
   );
 }
 
+/** A typed item of a kind this version does not know (a later SDK's), read past and counted. */
+export function isUnknownItem(x: unknown): boolean {
+  return isObject(x) && typeof x.type === 'string' && !isResponsesItem(x) && !('messages' in x) && !('steps' in x);
+}
+
+/**
+ * Whether a list reads as Responses items: known items and easy messages `{role, content}`, with at most a
+ * minority of typed items of kinds this version does not know.
+ */
+export function isItemList(items: unknown[]): boolean {
+  let known = 0;
+  for (const x of items) {
+    if (isResponsesItem(x) || (isObject(x) && typeof x.role === 'string' && !('messages' in x))) known++;
+    else if (!isUnknownItem(x)) return false;
+  }
+  return known * 2 > items.length;
+}
+
 /** A list of Responses items (easy messages `{role, content}` allowed) holding at least one call or output. */
 export function isResponsesItemList(v: unknown): v is unknown[] {
-  return (
-    Array.isArray(v) &&
-    v.length > 0 &&
-    hasResponsesCalls(v) &&
-    v.every((x) => isResponsesItem(x) || (isObject(x) && typeof x.role === 'string'))
-  );
+  return Array.isArray(v) && v.length > 0 && hasResponsesCalls(v) && isItemList(v);
 }
 
 /** What one item says, for the session builders: a user text, an assistant text, a call, an output, or nothing. */
@@ -78,19 +108,30 @@ export function readItem(item: unknown, where: string, limits: CaptureLimits, at
   }
   if (type && CALL_TYPES.has(type)) return readCall(item, type, where, limits, at);
   if (type && OUTPUT_TYPES.has(type)) {
-    const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : null;
+    const id = callIdOf(item);
     const text = outputText(item.output);
-    const failed = item.status === 'failed' || item.status === 'incomplete' ? true : null;
+    const failed =
+      item.status === 'failed' || item.status === 'incomplete' || shellOutputFailed(item.output) ? true : null;
     return { kind: 'output', id, text, failed };
   }
   return { kind: 'other' };
 }
 
 function readCall(item: JsonObject, type: string, where: string, limits: CaptureLimits, at: string | null): ItemEvent {
-  const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : null;
+  const id = callIdOf(item);
   let tool: string;
   let args: Record<string, unknown>;
-  if (type === 'function_call' || type === 'custom_tool_call' || type === 'mcp_call') {
+  if (type === 'hosted_tool_call') {
+    // The JavaScript Agents SDK's hosted tools (web search, file search, code interpreter...): their own result.
+    if (typeof item.name !== 'string' || !item.name) throw new InputError(`${where}.name: missing`);
+    tool = item.name.replace(/_call$/, '');
+    args = parseArgs(item.arguments, `${where}.arguments`);
+  } else if (type in ACTION_CALLS) {
+    const [name, field] = ACTION_CALLS[type];
+    tool = name;
+    const action = item[field];
+    args = isObject(action) ? action : {};
+  } else if (type === 'function_call' || type === 'custom_tool_call' || type === 'mcp_call') {
     if (typeof item.name !== 'string' || !item.name) throw new InputError(`${where}.name: missing`);
     tool =
       type === 'mcp_call' && typeof item.server_label === 'string' ? `${item.server_label}.${item.name}` : item.name;
@@ -103,12 +144,6 @@ function readCall(item: JsonObject, type: string, where: string, limits: Capture
         args = { input: raw };
       }
     } else args = parseArgs(raw, `${where}.arguments`);
-  } else if (type === 'local_shell_call') {
-    tool = 'local_shell';
-    args = isObject(item.action) ? item.action : {};
-  } else if (type === 'computer_call') {
-    tool = 'computer';
-    args = isObject(item.action) ? item.action : {};
   } else {
     tool = type.replace(/_call$/, '');
     args = isObject(item.action)
@@ -121,13 +156,8 @@ function readCall(item: JsonObject, type: string, where: string, limits: Capture
   }
   const call: ToolCall = { position: 0, tool, args, result: '', ok: true, error: null, durationMs: null, at };
   // Calls that carry their own result (hosted tools, MCP) are complete as they are.
-  let done = !(
-    type === 'function_call' ||
-    type === 'custom_tool_call' ||
-    type === 'local_shell_call' ||
-    type === 'computer_call'
-  );
-  if (type === 'mcp_call') {
+  let done = !ANSWERED_LATER.has(type);
+  if (type === 'mcp_call' || type === 'hosted_tool_call') {
     if (item.output != null) call.result = capText(resultText(item.output), limits.resultChars);
     if (typeof item.error === 'string' && item.error) {
       call.ok = false;
@@ -145,6 +175,35 @@ function readCall(item: JsonObject, type: string, where: string, limits: Capture
     done = false;
   }
   return { kind: 'call', id, call, done };
+}
+
+/** Calls whose arguments are one object field: the tool name and that field. */
+const ACTION_CALLS: Record<string, [string, string]> = {
+  local_shell_call: ['local_shell', 'action'],
+  computer_call: ['computer', 'action'],
+  shell_call: ['shell', 'action'],
+  apply_patch_call: ['apply_patch', 'operation'],
+};
+
+/** Calls answered by a later output item (the others carry their own result or status). */
+const ANSWERED_LATER = new Set([
+  'function_call',
+  'custom_tool_call',
+  'local_shell_call',
+  'computer_call',
+  'shell_call',
+  'apply_patch_call',
+]);
+
+/** A JavaScript Agents SDK shell output: `[{stdout, stderr, outcome: {type: "exit", exitCode}}]`. */
+function shellOutputFailed(output: unknown): boolean {
+  if (!Array.isArray(output)) return false;
+  return output.some(
+    (o) =>
+      isObject(o) &&
+      isObject(o.outcome) &&
+      (o.outcome.type === 'timeout' || (typeof o.outcome.exitCode === 'number' && o.outcome.exitCode !== 0)),
+  );
 }
 
 function messageText(content: unknown): string {
@@ -165,7 +224,16 @@ function messageText(content: unknown): string {
 }
 
 function outputText(output: unknown): string {
-  if (Array.isArray(output)) return messageText(output);
+  if (Array.isArray(output)) {
+    // Shell outputs: stdout then stderr of each command; else content parts.
+    if (output.some((o) => isObject(o) && ('stdout' in o || 'stderr' in o)))
+      return output
+        .map((o) => (isObject(o) ? [o.stdout, o.stderr].filter((t) => typeof t === 'string' && t).join('\n') : ''))
+        .join('\n');
+    return messageText(output);
+  }
+  // The JavaScript Agents SDK's `{type: "text", text}` tool output.
+  if (isObject(output) && output.type === 'text' && typeof output.text === 'string') return output.text;
   return resultText(output ?? '');
 }
 

@@ -1,15 +1,20 @@
 /**
  * `skillsmith ingest [--format auto|jsonl|openai|anthropic|otel|tau|claude-code|codex|openai-agents|langchain]
- * [--judge rule|llm|off] [--json] FILE...`
+ * [--judge rule|llm|off] [--dry-run] [--json] FILE...`
  * (also the ingest half of `learn`). Every valid record is stored; each bad one is named as
  * `file:line: reason` (with its JSON path) and the exit code is 1. Auto-detection says what it chose, per
- * file, and per record when a file mixes formats.
+ * file, and per record when a file mixes formats. Notes (lines of kinds this version does not read, parts a
+ * log did not record) are said under the file and do not change the exit code. `--dry-run` reads and
+ * prints what would be stored without opening the memory at all.
  */
+import { readFileSync } from 'node:fs';
 import { escapeControl } from '../../../domain/untrusted-text.js';
-import { describeFormats } from '../../../capture/ingest.js';
+import { describeFormats, prepareCapture } from '../../../capture/ingest.js';
+import type { IngestProblem, ParsedFile } from '../../../capture/parse-file.js';
 import { INGEST_FORMATS, isIngestFormat, type IngestFormat } from '../../../capture/types.js';
 import type { IngestResult, Memory } from '../../../memory.js';
 import { UsageError, type Command } from '../command.js';
+import { type CommandFlags, configFromFlags } from '../command-support.js';
 
 /** Bad --format, --judge or no FILE: a usage error (exit 2); the one UsageError class under its old name. */
 export { UsageError as IngestUsageError };
@@ -19,6 +24,7 @@ export interface IngestFlags {
   format?: string;
   judge?: string;
   json?: boolean;
+  'dry-run'?: boolean;
 }
 
 export const JUDGE_MODES = ['rule', 'llm', 'off'] as const;
@@ -75,7 +81,13 @@ export function formatIngestResult(r: IngestResult): string[] {
       `  ${d.judged.judged} session(s) without an outcome judged by ${d.judged.judge}: ${d.judged.success} success, ${d.judged.failure} failure, ${d.judged.unknown} left unknown`,
     );
   }
+  lines.push(...formatNotes(r.notes ?? []));
   return lines;
+}
+
+/** Notes under a file's summary: `  note: line 1: reason`. */
+function formatNotes(notes: IngestProblem[]): string[] {
+  return notes.map((n) => `  note: line ${n.line}: ${n.reason}`);
 }
 
 /** `file:line: reason` per problem on stderr, then a one-line total. */
@@ -105,13 +117,115 @@ export async function ingestCommand(
   return problems.length ? 1 : 0;
 }
 
+/** What `ingest --dry-run --json` prints per file. */
+interface DryRunResult {
+  file: string;
+  dryRun: true;
+  format: string;
+  detected: boolean;
+  formats: ParsedFile['formats'];
+  /** The sessions that would be stored, as capture privacy leaves them (whether one is already stored is not checked). */
+  sessions: { id: string; line: number; goal: string; calls: number; tools: string[]; failedCalls: number }[];
+  calls: number;
+  problems: IngestProblem[];
+  notes: IngestProblem[];
+  unread: Record<string, number>;
+}
+
+/** Reads each file as `ingest` would (format, limits, capture privacy of the configuration); stores nothing. */
+async function dryRunFiles(files: string[], flags: IngestFlags & CommandFlags): Promise<DryRunResult[]> {
+  if (files.length === 0) throw new IngestUsageError('ingest needs at least one FILE');
+  const { format } = ingestOptions(flags);
+  const config = configFromFlags(flags);
+  const out: DryRunResult[] = [];
+  for (const file of files) {
+    const { parsed } = await prepareCapture(readFileSync(file, 'utf8'), {
+      file,
+      namespace: config.namespace,
+      format,
+      now: new Date().toISOString(),
+      resultChars: config.capture.resultChars,
+      maxRecordBytes: config.capture.maxRecordBytes,
+      maxCallsPerSession: config.capture.maxCallsPerSession,
+      privacy: config.capture.privacy,
+      judge: null,
+    });
+    const sessions = parsed.sessions.map((s, i) => ({
+      id: s.id,
+      line: parsed.records[i]?.line ?? 1,
+      goal: s.goal,
+      calls: s.calls.length,
+      tools: s.calls.map((c) => c.tool),
+      failedCalls: s.calls.filter((c) => !c.ok).length,
+    }));
+    out.push({
+      file,
+      dryRun: true,
+      format: parsed.format,
+      detected: parsed.detected,
+      formats: parsed.formats,
+      sessions,
+      calls: sessions.reduce((n, s) => n + s.calls, 0),
+      problems: parsed.problems,
+      notes: parsed.notes,
+      unread: parsed.unread,
+    });
+  }
+  return out;
+}
+
+const clip = (t: string, n: number) => {
+  const one = t.replace(/\s+/g, ' ').trim();
+  return one.length > n ? `${one.slice(0, n - 3)}...` : one;
+};
+
+/** The human account of a dry run: per file, the sessions with their calls, then the notes. */
+function formatDryRun(r: DryRunResult): string[] {
+  const how = describeFormats({ format: r.format as never, formats: r.formats, detected: r.detected });
+  const lines = [
+    `${r.file}: dry run, nothing stored: ${r.sessions.length} session(s) with ${r.calls} tool call(s) would be stored (${how})`,
+  ];
+  for (const s of r.sessions) {
+    const tools = s.tools.slice(0, 12).join(', ') + (s.tools.length > 12 ? `, ... (${s.tools.length - 12} more)` : '');
+    lines.push(
+      `  line ${s.line}: ${s.id}: ${s.calls} call(s)${s.failedCalls ? `, ${s.failedCalls} failed` : ''}; goal "${clip(s.goal, 80)}"`,
+    );
+    if (tools) lines.push(`    ${tools}`);
+  }
+  lines.push(...formatNotes(r.notes));
+  return lines;
+}
+
+/** `ingest --dry-run`: what would be stored, on stdout; problems on stderr; exit 1 when any record is bad. */
+export async function dryRunCommand(
+  files: string[],
+  flags: IngestFlags & CommandFlags,
+  io: { out: (s: string) => void; err: (s: string) => void } = {
+    out: (s) => process.stdout.write(`${escapeControl(s)}\n`),
+    err: (s) => process.stderr.write(`${escapeControl(s)}\n`),
+  },
+): Promise<number> {
+  const results = await dryRunFiles(files, flags);
+  const problems = results.flatMap((r) => r.problems);
+  if (flags.json) io.out(JSON.stringify(results, null, 2));
+  else {
+    for (const r of results) for (const l of formatDryRun(r)) io.out(l);
+    for (const l of problems.map((p) => `${p.file}:${p.line}: ${p.reason}`)) io.err(l);
+    if (problems.length) io.err(`${problems.length} record(s) would be rejected.`);
+  }
+  return problems.length ? 1 : 0;
+}
+
 /** `skillsmith ingest FILE...`: every valid record stored, each bad one named (exit 1), bad usage exit 2. */
 export const command: Command = {
   name: 'ingest',
   help: `  ingest FILE...              store sessions: JSONL interchange, OpenAI or Anthropic message logs, Claude Code
-                              transcripts, Codex CLI rollouts, OpenAI Agents SDK / Responses items, LangChain /
-                              LangSmith runs, OTLP GenAI spans, raw tau-bench results (--format; sessions
-                              without an outcome are judged; a file that gives no session is an error)`,
-  opens: 'memory',
-  run: async (files, { flags, memory }) => ingestCommand(await memory(), files, flags),
+                              transcripts, Codex CLI rollouts, OpenAI Agents SDK (Python and JavaScript) items and
+                              run states, Responses API objects, LangChain / LangSmith runs, OTLP GenAI spans, raw
+                              tau-bench results (--format; sessions without an outcome are judged; a file that
+                              gives no session is an error); --dry-run prints what would be stored, storing nothing`,
+  // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags.
+  opens: 'self',
+  run: async (files, { flags, memory }) =>
+    flags['dry-run'] ? dryRunCommand(files, flags) : ingestCommand(await memory(), files, flags),
 };
