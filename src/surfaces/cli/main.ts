@@ -3,9 +3,9 @@ import { exitCodeOf, UsageError } from '../../errors/index.js';
 import type { Memory } from '../../memory.js';
 import type { CommandContext } from './command.js';
 import { memoryFromFlags } from './command-support.js';
-import { parseCommandLine } from './options.js';
+import { FLAG_NAMES, parseCommandLine } from './options.js';
 import { help, ROUTES } from './routes.js';
-import { nearestName } from './suggest.js';
+import { nearestName, parseErrorMessage } from './suggest.js';
 import { writeErr } from './output.js';
 
 /** Parses the command line, routes to the command by name and returns its exit code. */
@@ -14,7 +14,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     parsed = parseCommandLine(argv);
   } catch (e) {
-    writeErr(`skillsmith: ${(e as Error).message}\nRun "skillsmith --help" for usage.\n`);
+    writeErr(`skillsmith: ${parseErrorMessage(e, FLAG_NAMES)}\nRun "skillsmith --help" for usage.\n`);
     return 2;
   }
   const { values: flags, positionals } = parsed;

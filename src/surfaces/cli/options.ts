@@ -1,6 +1,4 @@
 import { parseArgs } from 'node:util';
-import { UsageError } from '../../errors/index.js';
-import { nearestName } from './suggest.js';
 
 /** Every flag the CLI accepts (one parser for all commands: an unknown flag is a usage error, exit 2). */
 const options = {
@@ -46,26 +44,11 @@ const options = {
 } as const;
 
 export function parseCommandLine(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw unknownFlagError(e);
-  }
+  return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
 }
 
-/**
- * Node's parser says of an unknown flag only how to pass it as a positional; a user who typed `--topk`
- * wants to hear about `--top-k`. Other parse errors pass through as they are.
- */
-function unknownFlagError(e: unknown): unknown {
-  if ((e as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return e;
-  const typed = /Unknown option '(-{1,2})([^'=]+)/.exec((e as Error).message);
-  if (!typed) return e;
-  const [, dashes, name] = typed;
-  const guess = nearestName(name, Object.keys(options));
-  const hint = guess === undefined ? '' : ` (did you mean --${guess}?)`;
-  return new UsageError(`unknown flag ${dashes}${name}${hint}`);
-}
+/** The long names of every flag, for suggesting one when a flag is mistyped. */
+export const FLAG_NAMES: readonly string[] = Object.keys(options);
 
 /** The parsed flags, as every command receives them. */
 export type Flags = ReturnType<typeof parseCommandLine>['values'];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nearestName } from './suggest.js';
+import { FLAG_NAMES, parseCommandLine } from './options.js';
+import { nearestName, parseErrorMessage } from './suggest.js';
 
 const FLAGS = ['db', 'json', 'top-k', 'dry-run', 'format', 'force', 'from', 'to', 'test', 'train'];
 
@@ -26,5 +27,27 @@ describe('nearestName', () => {
   it('keeps the edit budget small for short names, so two letters do not match anything', () => {
     expect(nearestName('xy', FLAGS)).toBeUndefined();
     expect(nearestName('tx', FLAGS)).toBe('to');
+  });
+});
+
+describe('parseErrorMessage', () => {
+  const refused = (argv: string[]) => {
+    try {
+      parseCommandLine(argv);
+    } catch (e) {
+      return parseErrorMessage(e, FLAG_NAMES);
+    }
+    throw new Error(`${argv.join(' ')} was accepted`);
+  };
+
+  it('names the mistyped flag and the one meant, with or without a value after =', () => {
+    expect(refused(['recall', 'x', '--topk', '3'])).toBe('unknown flag --topk (did you mean --top-k?)');
+    expect(refused(['recall', 'x', '--topk=3'])).toBe('unknown flag --topk (did you mean --top-k?)');
+    expect(refused(['learn', 'f', '--dryrun'])).toBe('unknown flag --dryrun (did you mean --dry-run?)');
+  });
+
+  it('names an unknown flag with no near neighbour plainly, and passes other parse errors through', () => {
+    expect(refused(['recall', 'x', '--bogus-flag'])).toBe('unknown flag --bogus-flag');
+    expect(refused(['recall', '--top-k'])).toMatch(/--top-k/);
   });
 });
