@@ -25,11 +25,11 @@ export function goalStep<T extends { tool: string; conditional: boolean }>(steps
 /** Values longer than this are records, not what a result "showed". */
 const MAX_SHOWN_VALUE = 40;
 /** Field names that say what happened. */
-const OUTCOME_FIELD = /(^|\.)(status|state|result|success|message|outcome)$/i;
+const OUTCOME_FIELD = /(^|\.)(status|result|success|message|outcome)$/i;
 
 /**
- * What the goal action's results showed every time it worked: outcome fields (status, state, result, success,
- * message) whose value is the same in at least 80% of the results (and seen in at least two), short, and not
+ * What the goal action's results showed every time it worked: outcome fields (status, result, success,
+ * message; not `state`, which is as often a place) whose value is the same in at least 80% of the results (and seen in at least two), short, and not
  * an id or an amount (`status` `cancelled`). Shallow fields first; at most `max`.
  */
 export function constantFields(results: readonly string[], max = 2): Leaf[] {
