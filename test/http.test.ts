@@ -353,16 +353,16 @@ describe('skills', () => {
   });
 
   it('POST /api/skills/:name/feedback moves eta; a bad signal is a 400, an unknown skill a 404', async () => {
-    const before = ((await api('GET', '/api/skills/exchange-delivered-order-items-return')).data as SkillRow).eta;
-    const r = await api('POST', '/api/skills/exchange-delivered-order-items-return/feedback', {
+    const before = ((await api('GET', '/api/skills/modify-pending-order-items')).data as SkillRow).eta;
+    const r = await api('POST', '/api/skills/modify-pending-order-items/feedback', {
       body: { signal: 'up' },
     });
     expect(r.status).toBe(200);
     expect(r.data.before.eta).toBe(before);
     expect(r.data.after.eta).toBeGreaterThan(before);
-    const track = (await api('GET', '/api/skills/exchange-delivered-order-items-return/explain')).data.track;
+    const track = (await api('GET', '/api/skills/modify-pending-order-items/explain')).data.track;
     expect(track.at(-1).signal).toBe('user.positive');
-    const bad = await api('POST', '/api/skills/exchange-delivered-order-items-return/feedback', {
+    const bad = await api('POST', '/api/skills/modify-pending-order-items/feedback', {
       body: { signal: 'reward=7' },
     });
     expect(bad.status).toBe(400);
@@ -530,13 +530,13 @@ describe('events', () => {
       }
     };
     await until(/event: ready/);
-    await api('PATCH', '/api/skills/exchange-delivered-order-items-return', { body: { enabled: false } });
+    await api('PATCH', '/api/skills/modify-pending-order-items', { body: { enabled: false } });
     await until(/event: skill\.disabled\ndata: (.*)\nid: (\d+)/);
     const [, data, id] = /event: skill\.disabled\ndata: (.*)\nid: (\d+)/.exec(text)!;
     expect(JSON.parse(data)).toMatchObject({ type: 'skill.disabled', payload: expect.any(Object) });
     stop.abort();
 
-    await api('PATCH', '/api/skills/exchange-delivered-order-items-return', { body: { enabled: true } });
+    await api('PATCH', '/api/skills/modify-pending-order-items', { body: { enabled: true } });
     const resumed = await fetch(`${server.url}/api/events/stream`, { headers: { 'Last-Event-ID': id } });
     const r2 = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
     let more = '';

@@ -125,8 +125,8 @@ describe.each([
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
     expect(skills.map((s) => s.name).sort()).toEqual([
       'exchange-delivered-order-items',
-      'exchange-delivered-order-items-return',
       'fix-mobile-data',
+      'modify-pending-order-items',
       'return-delivered-order-items',
     ]);
   });
@@ -306,22 +306,20 @@ describe.each([
       await toolError(client, 'record_tool_call', { session_id: live.session_id, tool: 'cancel_pending_order' }),
     ).toMatch(/needs its goal/);
 
-    expect(await ok(client, 'forget_skill', { skill: 'exchange-delivered-order-items-return' })).toEqual({
+    expect(await ok(client, 'forget_skill', { skill: 'fix-mobile-data' })).toEqual({
       id: expect.any(String),
-      name: 'exchange-delivered-order-items-return',
+      name: 'fix-mobile-data',
     });
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', { include_superseded: true });
-    expect(skills.map((s) => s.name)).not.toContain('exchange-delivered-order-items-return');
-    await expect(client.readResource({ uri: 'skill://exchange-delivered-order-items-return' })).rejects.toMatchObject({
+    expect(skills.map((s) => s.name)).not.toContain('fix-mobile-data');
+    await expect(client.readResource({ uri: 'skill://fix-mobile-data' })).rejects.toMatchObject({
       code: -32002,
     });
-    expect(await toolError(client, 'forget_skill', { skill: 'exchange-delivered-order-items-return' })).toMatch(
-      /no skill named/,
-    );
+    expect(await toolError(client, 'forget_skill', { skill: 'fix-mobile-data' })).toMatch(/no skill named/);
     const recalled = await ok<{ skills: { name: string }[] }>(client, 'recall_skills', {
-      goal: 'I bought this for a human, return it please',
+      goal: 'My mobile data is not working, please fix it',
     });
-    expect(recalled.skills.map((s) => s.name)).not.toContain('exchange-delivered-order-items-return');
+    expect(recalled.skills.map((s) => s.name)).not.toContain('fix-mobile-data');
 
     expect(tracesInFile(db, [secretGoal, secretResult])).toEqual([]);
   });
