@@ -27,7 +27,10 @@ export class HeuristicDistiller implements Distiller {
 
 export function distilHeuristically(input: DistillInput, opts: HeuristicDistillerOptions): Draft | null {
   if (input.spans.length === 0) return null;
-  const { steps, goal } = buildConsensus(input.spans, opts);
+  const consensus = buildConsensus(input.spans, opts);
+  // An optional step is written only with the condition under which the sessions took it.
+  const steps = consensus.steps.filter((s) => !s.conditional || (s.when && !s.when.in.some((v) => hasInstructions(v))));
+  const { goal } = consensus;
   if (steps.length === 0) return null;
   // The procedure's sequence is its required steps; conditional ones stay in the body and in toolsRequired.
   const required = steps.filter((s) => !s.conditional).map((s) => s.tool);
@@ -71,7 +74,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     '',
     '## Steps',
     '',
-    ...steps.map((s, i) => `${i + 1}. ${renderStep(s)}`),
+    ...steps.map((s, i) => `${i + 1}. ${renderStep(s, opts.redact)}`),
     '',
     '## Done when',
     '',
@@ -99,7 +102,7 @@ function doneWhen(goal: Consensus['goal'], lastRequired: string, redact: (text: 
   return `\`${goal.tool}\` has succeeded${shows.length ? ` and its result shows ${shows.join(' and ')}` : ''}, and the result is confirmed with the user.`;
 }
 
-function renderStep(s: ProcedureStep): string {
+function renderStep(s: ProcedureStep, redact: (text: string) => string): string {
   const parts = [`Call \`${s.tool}\``];
   const fromResult = s.dataFlow;
   const flowArgs = new Set(fromResult.map((f) => f.arg));
@@ -117,6 +120,12 @@ function renderStep(s: ProcedureStep): string {
   }
   if (clauses.length) parts.push(` with ${clauses.join(', ')}`);
   if (s.repeated) parts.push('; repeat for each item concerned');
-  if (s.conditional) parts.push(` (only when needed: seen in ${Math.round(s.support * 100)}% of successful sessions)`);
+  if (s.conditional && s.when) {
+    const values = s.when.in.map((v) => JSON.stringify(redact(v))).join(', ');
+    parts.push(
+      ` (only when \`${s.when.tool}\` shows \`${s.when.path}\` in [${values}]: seen in ${Math.round(s.support * 100)}% of successful sessions)`,
+    );
+  } else if (s.conditional)
+    parts.push(` (only when needed: seen in ${Math.round(s.support * 100)}% of successful sessions)`);
   return `${parts.join('')}.`;
 }

@@ -33,6 +33,27 @@ describe('buildConsensus', () => {
     expect(steps.filter((s) => !s.conditional).map((s) => s.tool)).toEqual(['find_user', 'get_order', 'refund']);
   });
 
+  it('keeps with an optional step the condition under which the sessions took it, when a lookup shows it', () => {
+    const spans = ['1', '2', '3', '4', '5', '6', '7'].map((k, i) => {
+      const damaged = i < 3;
+      return span(`s${k}`, [
+        call(
+          0,
+          'get_order_details',
+          { order_id: `#W${k}00` },
+          JSON.stringify({ order_id: `#W${k}00`, condition: damaged ? 'damaged' : 'fine' }),
+        ),
+        ...(damaged ? [call(1, 'check_policy', { order_id: `#W${k}00` }, '{}')] : []),
+        call(2, 'refund_order', { order_id: `#W${k}00` }, '{"status": "refunded"}'),
+      ]);
+    });
+    const policy = buildConsensus(spans, rules).steps.find((s) => s.tool === 'check_policy');
+    expect(policy).toMatchObject({
+      conditional: true,
+      when: { tool: 'get_order_details', path: 'condition', in: ['damaged'] },
+    });
+  });
+
   it('never keeps a step only one session took, even in a small cluster (a side trip, not a step)', () => {
     const spans = [
       span('a', [

@@ -1,3 +1,4 @@
+import { categoricalFields, separatingCondition } from './branches.js';
 import { constantFields, goalStep, mainPathLength } from './main-path.js';
 import { argumentOrigins, type Leaf, sourceKey, type ValueSource } from './result-values.js';
 import { collapseRepeats, lcsAlignment, sequenceF1 } from './sequence.js';
@@ -129,14 +130,27 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
       : slots.length > 0
         ? slots.filter((s) => s.key === Math.floor(s.key))
         : backbone.map((tool, p) => ({ key: p, tool, byspan: aligned[p], support: 1 / n }));
+  const categorical = whole ? null : categoricalFields(spans);
   const steps: ProcedureStep[] = chosen.map((slot, idx) => {
     const previous = chosen.slice(0, idx).map((s) => s.tool);
+    const conditional = slot.support < rules.requiredSupport;
+    // An optional step is kept with the condition under which the sessions took it, when their lookups say.
+    const when =
+      conditional && categorical
+        ? separatingCondition(
+            spans.filter((_, s) => slot.byspan[s]),
+            spans.filter((_, s) => !slot.byspan[s]),
+            previous,
+            categorical,
+          )
+        : null;
     return {
       tool: slot.tool,
       support: round(slot.support),
-      conditional: slot.support < rules.requiredSupport,
+      conditional,
       repeated: isRepeated(slot.byspan),
       ...argumentRoles(slot.byspan, origins, previous),
+      ...(when ? { when } : {}),
     };
   });
   const collapsed = collapseSteps(steps);

@@ -106,6 +106,11 @@ export interface ProcedureStep {
   sources?: ArgumentSource[];
   /** The step is usually a run of the same call (e.g. one lookup per order). */
   repeated: boolean;
+  /**
+   * For a conditional step: what an earlier lookup showed in the sessions that took it and in none of the others
+   * (branches.ts: separatingCondition), when the sessions say so cleanly.
+   */
+  when?: { tool: string; path: string; in: string[] };
 }
 
 /** Where an argument of a step takes its value from. */
