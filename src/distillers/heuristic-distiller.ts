@@ -98,7 +98,10 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
  */
 function doneWhen(goal: Consensus['goal'], lastRequired: string, redact: (text: string) => string): string {
   if (!goal) return `\`${lastRequired}\` has succeeded and the result is confirmed with the user.`;
-  const shows = goal.shows.map((l) => `\`${l.path}\` ${JSON.stringify(redact(l.value))}`);
+  // Tool results are untrusted: a value that carries an instruction is not quoted.
+  const shows = goal.shows
+    .filter((l) => !hasInstructions(l.value))
+    .map((l) => `\`${l.path}\` ${JSON.stringify(redact(l.value))}`);
   return `\`${goal.tool}\` has succeeded${shows.length ? ` and its result shows ${shows.join(' and ')}` : ''}, and the result is confirmed with the user.`;
 }
 
