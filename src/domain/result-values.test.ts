@@ -67,6 +67,22 @@ describe('argumentOrigins', () => {
     expect(o.get(4)!.get('reason')).toBe('user');
   });
 
+  it('gives no origin to a value that a cut result may have held', () => {
+    const cut = [
+      call(
+        0,
+        'get_product_details',
+        { product_id: '6086499569' },
+        '{"name": "Lamp", "variants": {"1569765161": {"item_id": "15697',
+      ),
+      call(1, 'exchange_delivered_order_items', { new_item_ids: ['1569765161'], reason: 'broken lamp' }, '{}'),
+    ];
+    const o = argumentOrigins(cut);
+    expect(o.get(0)!.get('product_id')).toBe('user');
+    expect(o.get(1)!.has('new_item_ids')).toBe(false);
+    expect(o.get(1)!.has('reason')).toBe(false);
+  });
+
   it('checks a stated source against the values of a session', () => {
     expect(valueHeldBy(session, 4, '#W8665881', { tool: 'get_user_details', path: 'orders[]' })).toBe(true);
     expect(valueHeldBy(session, 4, '#W8665881', { tool: 'get_user_details', path: 'default_order' })).toBe(false);

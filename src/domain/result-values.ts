@@ -126,6 +126,18 @@ class Reader {
   }
 }
 
+/** A JSON result that does not parse whole was cut by capture (`capture.resultChars`). */
+export function isCut(result: string): boolean {
+  const t = result.trim();
+  if (t[0] !== '{' && t[0] !== '[') return false;
+  try {
+    JSON.parse(t);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** An argument value as the text it would have in a result (strings and numbers; nothing else is traced). */
 function scalarText(v: unknown): string | null {
   if (typeof v === 'string') return v.length >= MIN_VALUE_LENGTH ? v : null;
@@ -150,19 +162,23 @@ export const sourceKey = (s: ValueSource): string => (s === 'user' ? 'user' : `$
 /**
  * For each call of a session (by position), where each argument's value came from: the field of the earlier
  * successful result in which the exact value first appeared, or `user` when it appeared first as an argument
- * (nothing the session read held it). An argument holding several values (a list of item ids) takes the source
- * most of them share. Arguments with no traceable value (short, boolean) are absent.
+ * (nothing the session read held it). After a result that capture cut, a value no visible part held has no
+ * known origin (it may sit in the part that is gone) and is left out. An argument holding several values (a list
+ * of item ids) takes the source most of them share. Arguments with no traceable value (short, boolean) are absent.
  */
 export function argumentOrigins(calls: readonly ToolCall[]): Map<number, Map<string, ValueSource>> {
-  const seen = new Map<string, ValueSource>();
+  const seen = new Map<string, ValueSource | null>();
   const out = new Map<number, Map<string, ValueSource>>();
+  // Once a result was cut, a value no visible part holds may sit in the part that is gone: its origin is unknown.
+  let cut = false;
   for (const call of calls) {
     const sources = new Map<string, ValueSource>();
     for (const [arg, v] of Object.entries(call.args ?? {})) {
       const votes = new Map<string, { source: ValueSource; n: number }>();
       for (const value of argValues(v)) {
-        const source = seen.get(value) ?? 'user';
-        if (!seen.has(value)) seen.set(value, 'user');
+        if (!seen.has(value)) seen.set(value, cut ? null : 'user');
+        const source = seen.get(value);
+        if (!source) continue;
         const key = sourceKey(source);
         const vote = votes.get(key) ?? { source, n: 0 };
         vote.n++;
@@ -173,6 +189,7 @@ export function argumentOrigins(calls: readonly ToolCall[]): Map<number, Map<str
     }
     out.set(call.position, sources);
     if (!call.ok) continue;
+    if (isCut(call.result)) cut = true;
     for (const leaf of resultLeaves(call.result)) {
       if (leaf.value.length < MIN_VALUE_LENGTH || seen.has(leaf.value)) continue;
       seen.set(leaf.value, { tool: call.tool, path: leaf.path });

@@ -7,7 +7,7 @@
  * source whose tool the session never called before the step is not checkable (the session took another way to
  * the value, e.g. found the user by email instead of by name and zip) and is counted apart. Pure.
  */
-import { argumentOrigins, valueHeldBy } from '../domain/result-values.js';
+import { argumentOrigins, isCut, valueHeldBy } from '../domain/result-values.js';
 import { lcsAlignment } from '../domain/sequence.js';
 import type { ProcedureStep, ToolCall } from '../domain/types.js';
 
@@ -22,8 +22,9 @@ export interface SourceCheck {
   /** Result sources whose tool the session did not call before the step (another way to the value). */
   otherWay: number;
   /**
-   * Result sources the session cannot decide: the value is nowhere in the visible part of the stated tool's
-   * results, and one of them was cut by capture (`capture.resultChars`), so it may sit in the part that is gone.
+   * Sources the session cannot decide: for a result source, the value is nowhere in the visible part of the stated
+   * tool's results and one of them was cut by capture (`capture.resultChars`); for a user source, an earlier
+   * result was cut and no visible part held the value (it may sit in the part that is gone).
    */
   undecided: number;
 }
@@ -31,18 +32,6 @@ export interface SourceCheck {
 /** Is the value anywhere in the visible part of these results (then a miss at the stated field is a miss)? */
 function visibleIn(calls: readonly ToolCall[], value: unknown): boolean {
   return calls.some((c) => valueHeldBy([c], c.position + 1, value, 'user') === false);
-}
-
-/** A JSON result that does not parse whole was cut by capture: a value may sit in the part that is gone. */
-function isCut(result: string): boolean {
-  const t = result.trim();
-  if (t[0] !== '{' && t[0] !== '[') return false;
-  try {
-    JSON.parse(t);
-    return false;
-  } catch {
-    return true;
-  }
 }
 
 export const NO_CHECKS: SourceCheck = {
@@ -70,7 +59,13 @@ export function checkSources(steps: readonly ProcedureStep[], calls: readonly To
       const earlier = ok.filter((c) => c.position < call.position);
       let held: boolean;
       if (s.from === 'user') {
-        held = origins.get(call.position)?.get(s.arg) === 'user';
+        const origin = origins.get(call.position)?.get(s.arg);
+        // After a cut result, a value no visible part held has no known origin: the session cannot decide.
+        if (!origin) {
+          out.undecided++;
+          continue;
+        }
+        held = origin === 'user';
       } else {
         const own = earlier.filter((c) => c.tool === s.tool);
         if (own.length === 0) {
