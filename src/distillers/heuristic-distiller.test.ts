@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Session, Span, ToolCall } from '../domain/types.js';
+import { toolCall } from '../../test/support/calls.js';
+import type { Session, Span } from '../domain/types.js';
 import type { DistillInput } from './distiller.js';
 import { distilHeuristically } from './heuristic-distiller.js';
 
-const call = (position: number, tool: string, args: Record<string, unknown>, result: string): ToolCall => ({
-  position,
-  tool,
-  args,
-  result,
-  ok: true,
-  error: null,
-  durationMs: null,
-  at: null,
-});
+const call = toolCall;
 
 function input(status: (i: number) => string): DistillInput {
   const spans: Span[] = [0, 1, 2, 3].map((i) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { toolCall } from '../../test/support/calls.js';
 import {
   branchesOf,
   categoricalFields,
@@ -7,18 +8,10 @@ import {
   separatingCondition,
   withBranches,
 } from './branches.js';
-import type { Span, ToolCall } from './types.js';
+import type { Span } from './types.js';
 
-const call = (position: number, tool: string, args: Record<string, unknown>, result = '{}'): ToolCall => ({
-  position,
-  tool,
-  args,
-  result,
-  ok: true,
-  error: null,
-  durationMs: null,
-  at: null,
-});
+const call = (position: number, tool: string, args: Record<string, unknown>, result = '{}') =>
+  toolCall(position, tool, args, result);
 const order = (id: string, status: string, city: string) =>
   JSON.stringify({ order_id: id, address: { city }, status, items: [{ options: { color: 'red' } }] });
 /** A retail session: look the order up, then cancel it (pending) or return it (delivered). */

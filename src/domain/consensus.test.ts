@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { toolCall } from '../../test/support/calls.js';
 import { buildConsensus } from './consensus.js';
 import type { Span, ToolCall } from './types.js';
 
-const call = (position: number, tool: string, args: Record<string, unknown> = {}, result = ''): ToolCall => ({
-  position,
-  tool,
-  args,
-  result,
-  ok: true,
-  error: null,
-  durationMs: null,
-  at: null,
-});
+const call = toolCall;
 const span = (id: string, calls: ToolCall[]): Span => ({ sessionId: id, start: 0, end: calls.length, calls });
 const rules = { requiredSupport: 0.5, conditionalSupport: 0.25 };
 

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { toolCall } from '../../test/support/calls.js';
 import { argumentOrigins, resultLeaves, valueHeldBy } from './result-values.js';
-import type { ToolCall } from './types.js';
 
-const call = (position: number, tool: string, args: Record<string, unknown>, result: string, ok = true): ToolCall => ({
-  position,
-  tool,
-  args,
-  result,
-  ok,
-  error: ok ? null : result,
-  durationMs: null,
-  at: null,
-});
+const call = toolCall;
 
 describe('resultLeaves', () => {
   it('lists string and number leaves with dot paths, lists as [] and id keys as *', () => {

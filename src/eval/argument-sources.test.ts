@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ProcedureStep, ToolCall } from '../domain/types.js';
+import { toolCall } from '../../test/support/calls.js';
+import type { ProcedureStep } from '../domain/types.js';
 import { addChecks, checkSources } from './argument-sources.js';
 
-const call = (position: number, tool: string, args: Record<string, unknown>, result: string): ToolCall => ({
-  position,
-  tool,
-  args,
-  result,
-  ok: true,
-  error: null,
-  durationMs: null,
-  at: null,
-});
+const call = toolCall;
 const step = (tool: string, sources: ProcedureStep['sources']): ProcedureStep => ({
   tool,
   support: 1,
