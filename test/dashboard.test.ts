@@ -89,8 +89,8 @@ describe('dashboard', () => {
     const names = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-skill')));
     expect(names).toEqual([
       'exchange-delivered-order-items',
-      'exchange-delivered-order-items-return',
       'fix-mobile-data',
+      'modify-pending-order-items',
       'return-delivered-order-items',
     ]);
     await expect.poll(() => page.locator('#skills-count').textContent()).toBe('4 skills live');
