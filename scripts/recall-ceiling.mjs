@@ -5,12 +5,22 @@
 // Bayes classifier trained on those texts picks (content words and word pairs, add-0.5 smoothing; of the
 // text classifiers tried it did best on tau-retail-extra). No threshold: an upper bound on hit@1 for a memory
 // that only has the request's words.
+// It then gives two step-agreement ceilings (LCS F1 against each successful test session's essential calls,
+// as the evaluation scores them): one fixed sequence per kind chosen with hindsight (the candidate sequence of the
+// kind, from either side, with the best mean F1 on that kind's test sessions), and the same with up to three
+// branches per kind on one field of one lookup, resolved by each session's own result (the field and the
+// sequence of each branch chosen with hindsight too): what a memory that knows the kind, and reads the lookup
+// right, could give.
 // Usage: npm run build && node scripts/recall-ceiling.mjs --train A.jsonl --test B.jsonl [--split test|tune]
 import { parseArgs } from 'node:util';
 import { loadEvalFile, otherSplit, selectSplit } from '../dist/eval/dataset.js';
 import { GloveEmbedder } from '../dist/embedders/glove/glove-embedder.js';
 import { normalizeGoal } from '../dist/domain/normalize-goal.js';
 import { contentWords } from '../dist/domain/word-match.js';
+import { resultLeaves } from '../dist/domain/result-values.js';
+import { roleOf } from '../dist/domain/step-role.js';
+import { essentialSequence } from '../dist/eval/metrics.js';
+import { sequenceF1 } from '../dist/domain/sequence.js';
 
 const { values } = parseArgs({
   options: { train: { type: 'string' }, test: { type: 'string' }, split: { type: 'string' } },
@@ -131,3 +141,71 @@ console.log(
 );
 console.log('|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
+
+// Step-agreement ceilings.
+const essential = (s) => essentialSequence(s.session.calls);
+const byKind = new Map();
+for (const s of [...train, ...test]) {
+  if (s.kind == null) continue;
+  if (!byKind.has(s.kind)) byKind.set(s.kind, { candidates: new Map(), queries: [] });
+  const seq = essential(s);
+  if (seq.length) byKind.get(s.kind).candidates.set(seq.join('\u0000'), seq);
+}
+for (const s of test) if (s.kind != null) byKind.get(s.kind).queries.push(s);
+/** The candidate with the best total F1 over these sessions, and that total. */
+const bestSequence = (candidates, sessions) => {
+  let best = { total: 0, seq: [] };
+  for (const seq of candidates) {
+    const total = sessions.reduce((a, s) => a + sequenceF1(seq, essential(s)), 0);
+    if (total > best.total) best = { total, seq };
+  }
+  return best;
+};
+/** Per path, the values a session's last call of `tool` before its first state-changing call showed. */
+const decisive = (s, tool) => {
+  const calls = s.session.calls;
+  const act = calls.findIndex((c) => c.ok && roleOf(c.tool) === 'action');
+  const call = [...(act < 0 ? calls : calls.slice(0, act))].reverse().find((c) => c.ok && c.tool === tool);
+  const out = new Map();
+  for (const l of call ? resultLeaves(call.result) : []) if (l.path && l.value.length <= 30) out.set(l.path, l.value);
+  return out;
+};
+let single = 0;
+let branched = 0;
+for (const { candidates, queries } of byKind.values()) {
+  if (queries.length === 0) continue;
+  const cands = [...candidates.values()];
+  const base = bestSequence(cands, queries).total;
+  single += base;
+  // Up to three branches on one field: its two most frequent values among the kind's test sessions, and the rest.
+  let best = base;
+  const tools = new Set(
+    queries.flatMap((s) => s.session.calls.filter((c) => roleOf(c.tool) === 'lookup').map((c) => c.tool)),
+  );
+  for (const tool of tools) {
+    const seen = queries.map((s) => decisive(s, tool));
+    const paths = new Set(seen.flatMap((m) => [...m.keys()]));
+    for (const path of paths) {
+      const counts = new Map();
+      for (const m of seen) if (m.has(path)) counts.set(m.get(path), (counts.get(m.get(path)) ?? 0) + 1);
+      const top = [...counts]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 2)
+        .map(([v]) => v);
+      const cells = new Map();
+      queries.forEach((s, i) => {
+        const v = seen[i].get(path);
+        const cell = top.includes(v) ? v : '\u0000other';
+        if (!cells.has(cell)) cells.set(cell, []);
+        cells.get(cell).push(s);
+      });
+      const total = [...cells.values()].reduce((a, cell) => a + bestSequence(cands, cell).total, 0);
+      if (total > best) best = total;
+    }
+  }
+  branched += best;
+}
+const n = test.filter((s) => s.kind != null).length;
+console.log(
+  `\nStep agreement ceilings over ${n} labelled successful test sessions: one sequence per kind chosen with hindsight ${(single / Math.max(1, n)).toFixed(3)}; with up to three branches per kind on one lookup field, resolved by each session's own result, ${(branched / Math.max(1, n)).toFixed(3)}.`,
+);

@@ -38,6 +38,7 @@ interface SkillJson {
   corpus: string;
   toolsRequired: string[];
   toolSequence: string[];
+  branches: { when: { tool: string; path: string; in: string[] }; toolSequence: string[] }[];
   successCount: number;
   attemptCount: number;
   eta: number;
@@ -51,6 +52,7 @@ interface RecallJson {
   similarity: number;
   toolsRequired: string[];
   toolSequence: string[];
+  branches: SkillJson['branches'];
   body: string;
 }
 
@@ -305,7 +307,17 @@ describe('skillsmith recall', () => {
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.length).toBeLessThanOrEqual(2);
     const top = hits[0];
-    expect(Object.keys(top).sort()).toEqual(['body', 'id', 'name', 'similarity', 'toolSequence', 'toolsRequired']);
+    expect(Object.keys(top).sort()).toEqual([
+      'body',
+      'branches',
+      'id',
+      'name',
+      'similarity',
+      'toolSequence',
+      'toolsRequired',
+    ]);
+    // The field skills list --json shows too (empty for a plain procedure).
+    expect(top.branches).toEqual(first.branches);
     expect(top.name).toBe(first.name);
     expect(top.id).toBe(first.id);
     expect(top.similarity).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-import { buildConsensus, type ConsensusRules } from '../domain/consensus.js';
+import { buildConsensus, type Consensus, type ConsensusRules } from '../domain/consensus.js';
 import { findEdgeCases } from '../domain/edge-cases.js';
 import { hasInstructions } from '../domain/untrusted-text.js';
 import { toDescription, toSkillName } from '../domain/skill-md/index.js';
@@ -27,7 +27,10 @@ export class HeuristicDistiller implements Distiller {
 
 export function distilHeuristically(input: DistillInput, opts: HeuristicDistillerOptions): Draft | null {
   if (input.spans.length === 0) return null;
-  const { steps } = buildConsensus(input.spans, opts);
+  const consensus = buildConsensus(input.spans, opts);
+  // An optional step is written only with the condition under which the sessions took it.
+  const steps = consensus.steps.filter((s) => !s.conditional || (s.when && !s.when.in.some((v) => hasInstructions(v))));
+  const { goal } = consensus;
   if (steps.length === 0) return null;
   // The procedure's sequence is its required steps; conditional ones stay in the body and in toolsRequired.
   const required = steps.filter((s) => !s.conditional).map((s) => s.tool);
@@ -71,11 +74,11 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     '',
     '## Steps',
     '',
-    ...steps.map((s, i) => `${i + 1}. ${renderStep(s)}`),
+    ...steps.map((s, i) => `${i + 1}. ${renderStep(s, opts.redact)}`),
     '',
     '## Done when',
     '',
-    `\`${lastRequired}\` has succeeded and the result is confirmed with the user.`,
+    doneWhen(goal, lastRequired, opts.redact),
     '',
     '## Edge cases',
     '',
@@ -89,17 +92,43 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   return { name, whenToUse, toolsRequired, toolSequence, body, kind: 'playbook', steps };
 }
 
-function renderStep(s: ProcedureStep): string {
+/**
+ * The finishing condition: the state-changing call the main path ends at and what its result showed every time
+ * it worked (values redacted and quoted as data); the last required step when no step changes anything.
+ */
+function doneWhen(goal: Consensus['goal'], lastRequired: string, redact: (text: string) => string): string {
+  if (!goal) return `\`${lastRequired}\` has succeeded and the result is confirmed with the user.`;
+  // Tool results are untrusted: a value that carries an instruction is not quoted.
+  const shows = goal.shows
+    .filter((l) => !hasInstructions(l.value))
+    .map((l) => `\`${l.path}\` ${JSON.stringify(redact(l.value))}`);
+  return `\`${goal.tool}\` has succeeded${shows.length ? ` and its result shows ${shows.join(' and ')}` : ''}, and the result is confirmed with the user.`;
+}
+
+function renderStep(s: ProcedureStep, redact: (text: string) => string): string {
   const parts = [`Call \`${s.tool}\``];
-  const flowArgs = new Set(s.dataFlow.map((f) => f.arg));
+  const fromResult = s.dataFlow;
+  const flowArgs = new Set(fromResult.map((f) => f.arg));
   const params = s.parameters.filter((p) => !flowArgs.has(p));
-  if (params.length) parts.push(` with ${params.map((p) => `\`${p}\``).join(', ')} from the request`);
-  if (s.dataFlow.length) {
-    parts.push(
-      `${params.length ? ', and' : ' with'} ${s.dataFlow.map((f) => `\`${f.arg}\` from the result of \`${f.fromTool}\``).join(', ')}`,
-    );
+  // Without traced sources (an older step), every varying argument is the user's, as it always was said.
+  const fromUser = s.sources ? new Set(s.sources.filter((x) => x.from === 'user').map((x) => x.arg)) : null;
+  const said = params.filter((p) => !fromUser || fromUser.has(p));
+  const unsure = params.filter((p) => fromUser && !fromUser.has(p));
+  const clauses: string[] = [];
+  if (said.length) clauses.push(`${said.map((p) => `\`${p}\``).join(', ')} from the user`);
+  if (unsure.length) clauses.push(`${unsure.map((p) => `\`${p}\``).join(', ')} as the case needs`);
+  for (const f of fromResult) {
+    const field = f.path ? ` (field \`${f.path}\`)` : '';
+    clauses.push(`\`${f.arg}\` from the result of \`${f.fromTool}\`${field}`);
   }
+  if (clauses.length) parts.push(` with ${clauses.join(', ')}`);
   if (s.repeated) parts.push('; repeat for each item concerned');
-  if (s.conditional) parts.push(` (only when needed: seen in ${Math.round(s.support * 100)}% of successful sessions)`);
+  if (s.conditional && s.when) {
+    const values = s.when.in.map((v) => JSON.stringify(redact(v))).join(', ');
+    parts.push(
+      ` (only when \`${s.when.tool}\` shows \`${s.when.path}\` in [${values}]: seen in ${Math.round(s.support * 100)}% of successful sessions)`,
+    );
+  } else if (s.conditional)
+    parts.push(` (only when needed: seen in ${Math.round(s.support * 100)}% of successful sessions)`);
   return `${parts.join('')}.`;
 }

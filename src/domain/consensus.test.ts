@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { toolCall } from '../../test/support/calls.js';
 import { buildConsensus } from './consensus.js';
 import type { Span, ToolCall } from './types.js';
 
-const call = (position: number, tool: string, args: Record<string, unknown> = {}, result = ''): ToolCall => ({
-  position,
-  tool,
-  args,
-  result,
-  ok: true,
-  error: null,
-  durationMs: null,
-  at: null,
-});
+const call = toolCall;
 const span = (id: string, calls: ToolCall[]): Span => ({ sessionId: id, start: 0, end: calls.length, calls });
 const rules = { requiredSupport: 0.5, conditionalSupport: 0.25 };
 
@@ -22,11 +14,67 @@ describe('buildConsensus', () => {
       span('b', [call(0, 'find_user'), call(1, 'get_order'), call(2, 'refund')]),
       span('c', [call(0, 'find_user'), call(1, 'get_order'), call(2, 'check_policy'), call(3, 'refund')]),
       span('d', [call(0, 'find_user'), call(1, 'get_order'), call(2, 'refund')]),
+      span('e', [call(0, 'find_user'), call(1, 'get_order'), call(2, 'check_policy'), call(3, 'refund')]),
+      span('f', [call(0, 'find_user'), call(1, 'get_order'), call(2, 'refund')]),
+      span('g', [call(0, 'find_user'), call(1, 'get_order'), call(2, 'refund')]),
+      span('h', [call(0, 'find_user'), call(1, 'get_order'), call(2, 'refund')]),
     ];
     const { steps } = buildConsensus(spans, rules);
     expect(steps.map((s) => s.tool)).toEqual(['find_user', 'get_order', 'check_policy', 'refund']);
     expect(steps.find((s) => s.tool === 'check_policy')).toMatchObject({ conditional: true, support: 0.25 });
     expect(steps.filter((s) => !s.conditional).map((s) => s.tool)).toEqual(['find_user', 'get_order', 'refund']);
+  });
+
+  it('keeps with an optional step the condition under which the sessions took it, when a lookup shows it', () => {
+    const spans = ['1', '2', '3', '4', '5', '6', '7'].map((k, i) => {
+      const damaged = i < 3;
+      return span(`s${k}`, [
+        call(
+          0,
+          'get_order_details',
+          { order_id: `#W${k}00` },
+          JSON.stringify({ order_id: `#W${k}00`, condition: damaged ? 'damaged' : 'fine' }),
+        ),
+        ...(damaged ? [call(1, 'check_policy', { order_id: `#W${k}00` }, '{}')] : []),
+        call(2, 'refund_order', { order_id: `#W${k}00` }, '{"status": "refunded"}'),
+      ]);
+    });
+    const policy = buildConsensus(spans, rules).steps.find((s) => s.tool === 'check_policy');
+    expect(policy).toMatchObject({
+      conditional: true,
+      when: { tool: 'get_order_details', path: 'condition', in: ['damaged'] },
+    });
+  });
+
+  it('never keeps a step only one session took, even in a small cluster (a side trip, not a step)', () => {
+    const spans = [
+      span('a', [
+        call(0, 'find_user'),
+        call(1, 'get_order'),
+        call(2, 'list_all_product_types'),
+        call(3, 'cancel_order'),
+      ]),
+      span('b', [call(0, 'find_user'), call(1, 'get_order'), call(2, 'cancel_order')]),
+    ];
+    expect(buildConsensus(spans, rules).steps.map((s) => s.tool)).toEqual(['find_user', 'get_order', 'cancel_order']);
+  });
+
+  it("ends the path at the state-changing call: later lookups and hand-offs go, and one session's extra write", () => {
+    const spans = ['a', 'b', 'c'].map((id, i) =>
+      span(id, [
+        call(0, 'find_user'),
+        call(1, 'get_order_details'),
+        call(2, 'cancel_pending_order', {}, '{"order_id": "#W1", "status": "cancelled"}'),
+        ...(i === 0
+          ? [call(3, 'modify_pending_order_items'), call(4, 'cancel_pending_order', {}, '{"status": "cancelled"}')]
+          : []),
+        call(5, 'get_product_details'),
+        call(6, 'transfer_to_human_agents'),
+      ]),
+    );
+    const c = buildConsensus(spans, rules);
+    expect(c.steps.map((s) => s.tool)).toEqual(['find_user', 'get_order_details', 'cancel_pending_order']);
+    expect(c.goal).toEqual({ tool: 'cancel_pending_order', shows: [{ path: 'status', value: 'cancelled' }] });
   });
 
   it('drops steps seen in fewer sessions than conditionalSupport', () => {
@@ -55,9 +103,48 @@ describe('buildConsensus', () => {
     );
     const { steps } = buildConsensus(spans, rules);
     expect(steps[0].parameters).toEqual(['email']);
-    expect(steps[1].dataFlow).toEqual([{ arg: 'user_id', fromTool: 'find_user' }]);
+    expect(steps[1].dataFlow).toEqual([{ arg: 'user_id', fromTool: 'find_user', path: 'user_id' }]);
+    expect(steps[0].sources).toEqual([{ arg: 'email', from: 'user' }]);
     expect(steps[1].parameters).not.toContain('limit');
     expect(steps[2].parameters).toEqual(['order_id']);
+  });
+
+  it('takes each argument from the result that first held its exact value, whatever the names say', () => {
+    // A real-shaped telecom session: the bill id is only in the bills, the customer id only in the customer.
+    const spans = ['1', '2', '3'].map((k) =>
+      span(`s${k}`, [
+        call(
+          0,
+          'get_customer_by_phone',
+          { phone_number: `555-01${k}0` },
+          `{"customer_id": "C100${k}", "line_ids": ["L200${k}"]}`,
+        ),
+        call(
+          1,
+          'get_bills_for_customer',
+          { customer_id: `C100${k}` },
+          `[{"bill_id": "B300${k}", "status": "overdue"}]`,
+        ),
+        call(2, 'send_payment_request', { customer_id: `C100${k}`, bill_id: `B300${k}` }, '{"status": "sent"}'),
+      ]),
+    );
+    const pay = buildConsensus(spans, rules).steps[2];
+    expect(pay.sources).toEqual([
+      { arg: 'bill_id', from: 'result', tool: 'get_bills_for_customer', path: '[].bill_id' },
+      { arg: 'customer_id', from: 'result', tool: 'get_customer_by_phone', path: 'customer_id' },
+    ]);
+  });
+
+  it('states no source the sessions do not agree on', () => {
+    const spans = ['1', '2', '3', '4'].map((k, i) =>
+      span(`s${k}`, [
+        call(0, 'get_user_details', { user_id: `u${k}xx` }, `{"orders": ["#W${k}11"], "default_order": "#W${k}22"}`),
+        call(1, 'get_order_details', { order_id: i < 2 ? `#W${k}11` : `#W${k}22` }, '{}'),
+      ]),
+    );
+    const [, get] = buildConsensus(spans, rules).steps;
+    expect(get.sources).toEqual([]);
+    expect(get.dataFlow).toEqual([]);
   });
 
   it('is deterministic and rejects an empty cluster', () => {

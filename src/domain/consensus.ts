@@ -1,5 +1,8 @@
+import { categoricalFields, separatingCondition } from './branches.js';
+import { constantFields, goalStep, mainPathLength } from './main-path.js';
+import { argumentOrigins, type Leaf, sourceKey, type ValueSource } from './result-values.js';
 import { collapseRepeats, lcsAlignment, sequenceF1 } from './sequence.js';
-import type { ProcedureStep, Span, ToolCall } from './types.js';
+import type { ArgumentSource, ProcedureStep, Span, ToolCall } from './types.js';
 
 export interface ConsensusRules {
   /** Steps in at least this fraction of spans are required. */
@@ -8,12 +11,22 @@ export interface ConsensusRules {
   conditionalSupport: number;
   /** Cap on the spans compared pairwise to find the medoid (keeps big clusters linear). */
   medoidSample?: number;
+  /**
+   * `whole`: align the paths as the sessions took them (no cut at the goal call, a step one session took may
+   * stay): what admission compares sessions with to tell who followed the procedure. Default `main`.
+   */
+  path?: 'main' | 'whole';
 }
 
 export interface Consensus {
   steps: ProcedureStep[];
   /** The medoid span's session id: the most representative path. */
   medoidSessionId: string;
+  /**
+   * The state-changing call the sessions' main paths end at, and the outcome fields its results showed every
+   * time (`status` `cancelled`); null when no session acts.
+   */
+  goal: { tool: string; shows: Leaf[] } | null;
 }
 
 /** One collapsed step of one span: the tool and the calls it covers (a repeated lookup is one step). */
@@ -33,15 +46,23 @@ function groups(span: Span): Group[] {
 }
 
 /**
- * Aligns the spans' tool sequences into a consensus: the medoid path (highest total LCS agreement with the
- * others) is the backbone; each of its steps is kept when enough spans align to it, and steps that the
- * medoid lacks but many spans share are inserted where they occur. Deterministic for a given input order.
+ * Aligns the spans' main paths into a consensus. Each span is cut after its last state-changing call (see
+ * main-path.ts: a look-up or a hand-off after it is not the procedure); the medoid path
+ * (highest total LCS agreement with the others) is the backbone; each of its steps is kept when enough spans
+ * align to it, steps that the medoid lacks but many spans share are inserted where they occur, and a step only
+ * one session took (a side trip, a retry) is never kept when there are several. Argument sources are traced by
+ * value (result-values.ts) and agreed across the spans. Deterministic for a given input order.
  */
 export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus {
   if (spans.length === 0) throw new Error('buildConsensus needs at least one span');
-  const grouped = spans.map(groups);
+  const whole = rules.path === 'whole';
+  const full = spans.map(groups);
+  const grouped = whole ? full : full.map((g) => g.slice(0, mainPathLength(g.map((x) => x.tool))));
   const seqs = grouped.map((g) => g.map((x) => x.tool));
   const n = spans.length;
+  const origins = spans.map((s) => argumentOrigins(s.calls));
+  /** A step must be shared: with several sessions, one session's step is a side trip. */
+  const shared = (count: number) => whole || n < 2 || count >= 2;
 
   const sample = Math.min(n, rules.medoidSample ?? 40);
   let medoid = 0;
@@ -88,12 +109,12 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   type Slot = { key: number; tool: string; byspan: (Group | undefined)[]; support: number };
   const slots: Slot[] = [];
   backbone.forEach((tool, p) => {
-    const support = aligned[p].filter(Boolean).length / n;
-    slots.push({ key: p, tool, byspan: aligned[p], support });
+    const count = aligned[p].filter(Boolean).length;
+    if (shared(count)) slots.push({ key: p, tool, byspan: aligned[p], support: count / n });
   });
   for (const e of inserts.values()) {
     const support = e.spans.size / n;
-    if (support < rules.conditionalSupport) continue;
+    if (support < rules.conditionalSupport || !shared(e.spans.size)) continue;
     const byspan: (Group | undefined)[] = new Array(n);
     for (const [s, g] of e.spans) byspan[s] = g;
     const meanPos = e.order.reduce((a, b) => a + b, 0) / e.order.length;
@@ -103,18 +124,50 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
 
   const kept = slots.filter((s) => s.support >= rules.conditionalSupport);
   // Never drop below the steps the spans agree on; if nothing reaches the bar, the medoid path is the procedure.
-  const chosen = kept.length > 0 ? kept : slots.filter((s) => s.key === Math.floor(s.key));
+  const chosen =
+    kept.length > 0
+      ? kept
+      : slots.length > 0
+        ? slots.filter((s) => s.key === Math.floor(s.key))
+        : backbone.map((tool, p) => ({ key: p, tool, byspan: aligned[p], support: 1 / n }));
+  const categorical = whole ? null : categoricalFields(spans);
   const steps: ProcedureStep[] = chosen.map((slot, idx) => {
     const previous = chosen.slice(0, idx).map((s) => s.tool);
+    const conditional = slot.support < rules.requiredSupport;
+    // An optional step is kept with the condition under which the sessions took it, when their lookups say.
+    const when =
+      conditional && categorical
+        ? separatingCondition(
+            spans.filter((_, s) => slot.byspan[s]),
+            spans.filter((_, s) => !slot.byspan[s]),
+            previous,
+            categorical,
+          )
+        : null;
     return {
       tool: slot.tool,
       support: round(slot.support),
-      conditional: slot.support < rules.requiredSupport,
+      conditional,
       repeated: isRepeated(slot.byspan),
-      ...argumentRoles(slot.byspan, spans, previous),
+      ...argumentRoles(slot.byspan, origins, previous),
+      ...(when ? { when } : {}),
     };
   });
-  return { steps: collapseSteps(steps), medoidSessionId: spans[medoid].sessionId };
+  const collapsed = collapseSteps(steps);
+  const goalTool = whole ? null : (goalStep(collapsed)?.tool ?? null);
+  // What the goal call's results showed, in the sessions whose main path ends at it.
+  const goal = goalTool
+    ? {
+        tool: goalTool,
+        shows: constantFields(
+          grouped.flatMap((g) => {
+            const last = g[g.length - 1];
+            return last?.tool === goalTool ? [last.calls[last.calls.length - 1].result] : [];
+          }),
+        ),
+      }
+    : null;
+  return { steps: collapsed, medoidSessionId: spans[medoid].sessionId, goal };
 }
 
 function isRepeated(byspan: (Group | undefined)[]): boolean {
@@ -139,46 +192,58 @@ function collapseSteps(steps: ProcedureStep[]): ProcedureStep[] {
 }
 
 /**
- * Arguments whose values differ across spans are parameters; an argument whose value appeared in the
- * result of an earlier call of the same session is data flow from that call's tool.
+ * Arguments whose values differ across spans are parameters. Each argument's source is where its value came
+ * from in each span (argumentOrigins: found by value), agreed across the spans: the source most spans share,
+ * when more than half of the spans that pass the argument do and, for a result, its tool is an earlier step.
  */
-function argumentRoles(byspan: (Group | undefined)[], spans: Span[], previousTools: string[]) {
+function argumentRoles(
+  byspan: (Group | undefined)[],
+  origins: Map<number, Map<string, ValueSource>>[],
+  previousTools: string[],
+) {
   const values = new Map<string, Set<string>>();
-  const flows = new Map<string, Map<string, number>>();
+  const votes = new Map<string, Map<string, { source: ValueSource; n: number }>>();
+  const passed = new Map<string, number>();
   byspan.forEach((g, s) => {
     if (!g) return;
+    const counted = new Set<string>();
     for (const call of g.calls) {
       for (const [arg, v] of Object.entries(call.args ?? {})) {
         const text = typeof v === 'string' ? v : JSON.stringify(v);
         let set = values.get(arg);
         if (!set) values.set(arg, (set = new Set()));
         set.add(text);
-        if (text.length < 3) continue;
-        const earlier = spans[s].calls.filter((c) => c.position < call.position && c.result.includes(text));
-        const source = earlier[earlier.length - 1];
-        if (source && previousTools.includes(source.tool)) {
-          let m = flows.get(arg);
-          if (!m) flows.set(arg, (m = new Map()));
-          m.set(source.tool, (m.get(source.tool) ?? 0) + 1);
-        }
+        // One vote per span: the first call of a repeated step says where the value came from.
+        const source = origins[s].get(call.position)?.get(arg);
+        if (!source || counted.has(arg)) continue;
+        counted.add(arg);
+        passed.set(arg, (passed.get(arg) ?? 0) + 1);
+        let m = votes.get(arg);
+        if (!m) votes.set(arg, (m = new Map()));
+        const key = sourceKey(source);
+        const vote = m.get(key) ?? { source, n: 0 };
+        vote.n++;
+        m.set(key, vote);
       }
     }
   });
-  const present = byspan.filter(Boolean).length;
   const parameters = [...values.entries()]
     .filter(([, set]) => set.size > 1)
     .map(([arg]) => arg)
     .sort();
-  const dataFlow = [...flows.entries()]
-    .map(([arg, m]) => {
-      const [fromTool, count] = [...m.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0];
-      return { arg, fromTool, count };
-    })
-    // Data flow must be the usual case, not a coincidence in one session.
-    .filter((f) => f.count >= Math.max(1, Math.ceil(present / 2)))
-    .map(({ arg, fromTool }) => ({ arg, fromTool }))
-    .sort((a, b) => a.arg.localeCompare(b.arg));
-  return { parameters, dataFlow };
+  const sources: ArgumentSource[] = [];
+  for (const [arg, m] of [...votes.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const [best] = [...m.values()].sort((a, b) => b.n - a.n || sourceKey(a.source).localeCompare(sourceKey(b.source)));
+    // The usual case, not a coincidence in one session.
+    if (best.n * 2 <= (passed.get(arg) ?? 0)) continue;
+    if (best.source === 'user') sources.push({ arg, from: 'user' });
+    else if (previousTools.includes(best.source.tool))
+      sources.push({ arg, from: 'result', tool: best.source.tool, path: best.source.path });
+  }
+  const dataFlow = sources.flatMap((f) =>
+    f.from === 'result' ? [{ arg: f.arg, fromTool: f.tool, path: f.path }] : [],
+  );
+  return { parameters, dataFlow, sources };
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;

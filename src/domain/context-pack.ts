@@ -15,7 +15,7 @@ export function clip(text: string, max: number): string {
 }
 
 /**
- * Renders recalled skills for a planner prompt: each as a short When / Do / Done block taken from its body,
+ * Renders recalled skills for a planner prompt: each as a short When / Do / Branches / Done block taken from its body,
  * clipped to maxBodyChars, never raw YAML.
  */
 export function formatContextPack(
@@ -31,6 +31,7 @@ export function formatContextPack(
       .filter((l) => !hasInstructions(l, SKILL_TEXT))
       .join('\n');
     const steps = body.split('\n').filter((l) => /^\s*\d+\.\s/.test(l));
+    const branches = sectionLines(body, 'Branches');
     const done = sectionText(body, 'Done when');
     const edges = sectionLines(body, 'Edge cases');
     const block = steps.length
@@ -38,6 +39,7 @@ export function formatContextPack(
           `When: ${neutraliseInstructions(s.description, SKILL_TEXT)}`,
           'Do:',
           ...steps.map((l) => `  ${l.trim()}`),
+          ...(branches.length ? ['Branches:', ...branches.map((l) => `  ${l}`)] : []),
           ...(done ? [`Done: ${done}`] : []),
           ...(edges.length ? ['Watch out:', ...edges.map((l) => `  ${l}`)] : []),
         ].join('\n')

@@ -80,7 +80,7 @@ const COMMAND_VERBS: Readonly<Record<string, readonly string[]>> = {
 
 /** Verbs of steps that change something, beside the task verbs (set_navigation, fillFuelTank, place_order). */
 const ACT_VERBS = new Set(
-  'write set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit login logout toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay'.split(
+  'write set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit login logout toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay notify alert page'.split(
     ' ',
   ),
 );

@@ -94,11 +94,29 @@ export interface ProcedureStep {
   conditional: boolean;
   /** Argument names whose values vary across sessions (parameters of the skill). */
   parameters: string[];
-  /** Argument names fed by an earlier step's result: `arg <- tool` pairs. */
-  dataFlow: { arg: string; fromTool: string }[];
+  /**
+   * Argument names fed by an earlier step's result: `arg <- tool` pairs, with the field of that result that held
+   * the value (`orders[]`, a dot path; `` for the whole result) when known.
+   */
+  dataFlow: { arg: string; fromTool: string; path?: string }[];
+  /**
+   * Where each traced argument's value came from, agreed across the sessions: a field of an earlier step's
+   * result, found by value, or the user when no earlier result held it.
+   */
+  sources?: ArgumentSource[];
   /** The step is usually a run of the same call (e.g. one lookup per order). */
   repeated: boolean;
+  /**
+   * For a conditional step: what an earlier lookup showed in the sessions that took it and in none of the others
+   * (branches.ts: separatingCondition), when the sessions say so cleanly.
+   */
+  when?: { tool: string; path: string; in: string[] };
 }
+
+/** Where an argument of a step takes its value from. */
+export type ArgumentSource =
+  | { arg: string; from: 'user' }
+  | { arg: string; from: 'result'; tool: string; path: string };
 
 /** A distilled candidate before verification. */
 export interface Draft {

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type SkillsmithConfigInput } from '../config/config.js';
+import { resolveBranches } from '../domain/branches.js';
 import type { Session, Skill } from '../domain/types.js';
 import { openMemory, type Memory } from '../memory.js';
 import { isRecallable } from '../pipeline/recall.js';
@@ -456,7 +457,11 @@ async function evaluateVariant(
         const goal = text(s);
         if (goal == null) continue;
         const hits = await memory.recall(goal, { topK: o.topK });
-        const recalled = hits.map((h) => ({ kind: kinds.get(h.id)?.kind ?? null, toolSequence: h.toolSequence }));
+        // A branching skill is followed as the session's own lookups decide: the branch whose condition holds.
+        const recalled = hits.map((h) => ({
+          kind: kinds.get(h.id)?.kind ?? null,
+          toolSequence: resolveBranches(h, s.session.calls),
+        }));
         const base = queryBase(s);
         outcomes.push({ ...base, recalled });
         if (o.details) {
@@ -629,7 +634,8 @@ export async function fourthAttemptReplay(
           hitFum = !!f && isHit(kind, kinds.get(f.id)?.kind);
         }
         const succeeded = s.session.outcome === 'success';
-        const agreement = top && succeeded ? stepAgreement(top.toolSequence, essentialSequence(s.session.calls)) : null;
+        const path = top ? resolveBranches(top, s.session.calls) : [];
+        const agreement = top && succeeded ? stepAgreement(path, essentialSequence(s.session.calls)) : null;
         const probe: FourthAttemptProbe = {
           kind,
           position: (seen.get(kind) ?? 0) + 1,
@@ -642,10 +648,7 @@ export async function fourthAttemptReplay(
           hit: isHit(kind, topKind),
           hitFirstUserMessage: hitFum,
           agreement: round4(agreement),
-          stepsSaved:
-            agreement == null
-              ? null
-              : stepsSaved(s.session.calls.length, top!.toolSequence.length, agreement, threshold),
+          stepsSaved: agreement == null ? null : stepsSaved(s.session.calls.length, path.length, agreement, threshold),
         };
         if (!probes.has(kind)) probes.set(kind, probe);
         later.push(probe);

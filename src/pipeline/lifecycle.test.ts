@@ -127,6 +127,13 @@ describe('explicit compile', () => {
     const records = readTau(TAU_DEV).filter((r) => r.meta.family === 'retail:return_items' && r.success);
     await memory.ingest(records.map((r) => toSession(r)));
     const ids = records.slice(0, 2).map((r) => r.session_id);
+    // Two sessions that did return the items: a procedure keeps only the steps its sessions share, so the skill
+    // is compiled from two of them (ids[0]'s return call failed and it handed the user over: another procedure).
+    const returned = records
+      .filter((r) => r.steps.some((s) => s.tool === 'return_delivered_order_items' && s.ok))
+      .slice(0, 2)
+      .map((r) => r.session_id);
+    expect(returned[0]).toBe(ids[1]);
     const counts = () => {
       const raw = new Database(db, { readonly: true });
       const row = Object.fromEntries(
@@ -139,14 +146,14 @@ describe('explicit compile', () => {
       return row;
     };
     const before = counts();
-    const dry = await memory.compile({ sessions: ids });
+    const dry = await memory.compile({ sessions: returned });
     expect(dry.dryRun).toBe(true);
     expect(dry.action).toBe('add');
     expect(dry.skillMd).toMatch(/^---\nname: /);
-    expect(dry.parents.sessions.map((p) => p.id).sort()).toEqual([...ids].sort());
+    expect(dry.parents.sessions.map((p) => p.id).sort()).toEqual([...returned].sort());
     expect(counts()).toEqual(before);
 
-    const committed = await memory.compile({ sessions: ids, commit: true });
+    const committed = await memory.compile({ sessions: returned, commit: true });
     expect(committed.action).toBe('add');
     expect((await memory.listSkills()).map((s) => s.name)).toEqual([committed.skill!.name]);
     expect(counts().skills).toBe(before.skills + 1);

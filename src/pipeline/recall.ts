@@ -1,4 +1,5 @@
 import type { SkillsmithConfig } from '../config/config.js';
+import { type Branch, branchesOf } from '../domain/branches.js';
 import { clip } from '../domain/context-pack.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
 import type { Skill } from '../domain/types.js';
@@ -21,7 +22,13 @@ export interface RecalledSkill {
   name: string;
   similarity: number;
   toolsRequired: string[];
+  /** The main path (with branches: the default one). */
   toolSequence: string[];
+  /**
+   * Where the procedure branches on what a lookup shows: each branch's condition on `when.tool`'s result and the
+   * whole path to follow when it holds (read from the body's `## Branches` section; empty for a plain procedure).
+   */
+  branches: Branch[];
   /** The body, clipped to maxRecallBodyChars with an explicit marker. */
   body: string;
   description: string;
@@ -447,6 +454,7 @@ export class RecallIndex {
       similarity: Math.round(similarity * 10000) / 10000,
       toolsRequired: skill.toolsRequired,
       toolSequence: skill.toolSequence,
+      branches: branchesOf(skill.body),
       body: clip(skill.body, this.config.recall.maxBodyChars),
       description: skill.description,
       status: skill.status,

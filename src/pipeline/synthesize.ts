@@ -1,3 +1,4 @@
+import { branchSkills } from './stages/branch.js';
 import type { DistillerFallback } from '../distillers/distiller.js';
 import { learnedByOf, olderDistiller } from '../domain/learned-by.js';
 import type { ClusterRecord } from '../store/store.js';
@@ -179,6 +180,15 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
       cluster: winner.clusterId ?? '',
       supersedes: loser.id,
     });
+  }
+  // Skills that share their lookups and part at the state-changing call branch on what the lookups showed.
+  for (const skill of await branchSkills(deps, {
+    namespace: ns,
+    skills: catalog,
+    actor: opts.actor ?? 'synthesis',
+    dryRun: !!opts.dryRun,
+  })) {
+    report.updated.push({ id: skill.id, name: skill.name, version: skill.version, cluster: skill.clusterId ?? '' });
   }
   opts.onProgress?.('distil', dirty.length, dirty.length);
   return finish();

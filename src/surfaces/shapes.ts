@@ -1,5 +1,7 @@
 /** The JSON shapes every surface (CLI --json, REST, MCP) shows: one definition, so they cannot drift. */
+import { branchesOf } from '../domain/branches.js';
 import type { Session, Skill } from '../domain/types.js';
+import type { RecalledSkill } from '../pipeline/recall.js';
 
 /** A skill as every surface shows it: the stable shape of `skills list --json` (README "Stable JSON shapes"). */
 export function skillJson(s: Skill) {
@@ -14,6 +16,7 @@ export function skillJson(s: Skill) {
     corpus: s.corpus,
     toolsRequired: s.toolsRequired,
     toolSequence: s.toolSequence,
+    branches: branchesOf(s.body),
     successCount: s.successCount,
     attemptCount: s.attemptCount,
     support: s.support,
@@ -24,6 +27,19 @@ export function skillJson(s: Skill) {
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     lastUsedAt: s.lastUsedAt,
+  };
+}
+
+/** A recalled skill as `recall --json` shows it: the main path and, where the procedure branches, its branches. */
+export function recalledJson(h: RecalledSkill) {
+  return {
+    id: h.id,
+    name: h.name,
+    similarity: h.similarity,
+    toolsRequired: h.toolsRequired,
+    toolSequence: h.toolSequence,
+    branches: h.branches,
+    body: h.body,
   };
 }
 

@@ -23,7 +23,8 @@ export function admitGroup(cfg: Synthesis, input: GroupInput): Admission {
   return admitCluster(
     input.sessions,
     (s) => detectSpan(s, spanRules),
-    (spans) => buildConsensus(spans, consensus).steps.map((s) => s.tool),
+    // Who followed the procedure is judged on the paths as the sessions took them, not on the main path alone.
+    (spans) => buildConsensus(spans, { ...consensus, path: 'whole' }).steps.map((s) => s.tool),
     {
       minOccurrences: input.admission?.minOccurrences ?? cfg.minOccurrences,
       minSuccessRate: input.admission?.minSuccessRate ?? cfg.minSuccessRate,

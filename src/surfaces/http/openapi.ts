@@ -387,6 +387,27 @@ export function openApiDocument(version: string) {
             corpus: { type: 'string', enum: ['internal', 'external'] },
             toolsRequired: { type: 'array', items: { type: 'string' } },
             toolSequence: { type: 'array', items: { type: 'string' } },
+            branches: {
+              type: 'array',
+              description: 'where the procedure branches on what a lookup shows (empty for a plain procedure)',
+              items: {
+                type: 'object',
+                properties: {
+                  when: {
+                    type: 'object',
+                    properties: {
+                      tool: { type: 'string' },
+                      path: {
+                        type: 'string',
+                        description: "dot path into the tool's JSON result, [] for any list element",
+                      },
+                      in: { type: 'array', items: { type: 'string' } },
+                    },
+                  },
+                  toolSequence: { type: 'array', items: { type: 'string' } },
+                },
+              },
+            },
             successCount: { type: 'integer' },
             attemptCount: { type: 'integer' },
             support: { type: 'integer' },

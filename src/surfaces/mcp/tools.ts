@@ -15,7 +15,22 @@ const output = {
   ended: { session_id: z.string(), outcome: z.enum(['success', 'failure', 'unknown']) },
   recalled: {
     skill_ids: z.array(z.string()),
-    skills: z.array(z.object({ id: z.string(), name: z.string(), similarity: z.number(), eta: z.number(), status })),
+    skills: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        similarity: z.number(),
+        eta: z.number(),
+        status,
+        toolSequence: z.array(z.string()),
+        branches: z.array(
+          z.object({
+            when: z.object({ tool: z.string(), path: z.string(), in: z.array(z.string()) }),
+            toolSequence: z.array(z.string()),
+          }),
+        ),
+      }),
+    ),
     tools: z.array(z.string()),
     context: z.string(),
   },
@@ -158,7 +173,15 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       const context = memory.formatContext(skills);
       const data = {
         skill_ids: skills.map((s) => s.id),
-        skills: skills.map((s) => ({ id: s.id, name: s.name, similarity: s.similarity, eta: s.eta, status: s.status })),
+        skills: skills.map((s) => ({
+          id: s.id,
+          name: s.name,
+          similarity: s.similarity,
+          eta: s.eta,
+          status: s.status,
+          toolSequence: s.toolSequence,
+          branches: s.branches,
+        })),
         tools: memory.toolsFor(skills),
         context,
       };

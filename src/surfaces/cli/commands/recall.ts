@@ -1,4 +1,5 @@
 import { UsageError, type Command } from '../command.js';
+import { recalledJson } from '../../shapes.js';
 import { out, printJson } from '../output.js';
 
 /** `skillsmith recall "GOAL" [--top-k N]`: the skills a planner would get for this goal. */
@@ -15,16 +16,7 @@ export const command: Command = {
       throw new UsageError('--top-k must be a positive integer');
     const hits = await memory.recall(goal, { topK });
     if (flags.json) {
-      printJson(
-        hits.map((h) => ({
-          id: h.id,
-          name: h.name,
-          similarity: h.similarity,
-          toolsRequired: h.toolsRequired,
-          toolSequence: h.toolSequence,
-          body: h.body,
-        })),
-      );
+      printJson(hits.map(recalledJson));
       return 0;
     }
     if (hits.length === 0) {

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { toolCall } from '../../test/support/calls.js';
+import {
+  branchesOf,
+  categoricalFields,
+  conditionHolds,
+  resolveBranches,
+  separatingCondition,
+  withBranches,
+} from './branches.js';
+import type { Span } from './types.js';
+
+const call = (position: number, tool: string, args: Record<string, unknown>, result = '{}') =>
+  toolCall(position, tool, args, result);
+const order = (id: string, status: string, city: string) =>
+  JSON.stringify({ order_id: id, address: { city }, status, items: [{ options: { color: 'red' } }] });
+/** A retail session: look the order up, then cancel it (pending) or return it (delivered). */
+function session(id: string, status: 'pending' | 'delivered', city = 'Austin'): Span {
+  const calls = [
+    call(0, 'find_user_id_by_email', { email: `${id}@x.org` }, `user_${id}`),
+    call(1, 'get_order_details', { order_id: `#W${id}` }, order(`#W${id}`, status, city)),
+    status === 'pending'
+      ? call(2, 'cancel_pending_order', { order_id: `#W${id}` }, order(`#W${id}`, 'cancelled', city))
+      : call(2, 'return_delivered_order_items', { order_id: `#W${id}` }, order(`#W${id}`, 'return requested', city)),
+  ];
+  return { sessionId: id, start: 0, end: calls.length, calls };
+}
+const shared = ['find_user_id_by_email', 'get_order_details'];
+
+describe('separatingCondition', () => {
+  const cancels = ['1001', '1002', '1003'].map((id) => session(id, 'pending'));
+  const returns = ['2001', '2002', '2003', '2004'].map((id) => session(id, 'delivered'));
+
+  it('finds the field of the shared lookup that parts the sessions, read before they act', () => {
+    const all = [...cancels, ...returns];
+    expect(separatingCondition(cancels, returns, shared, categoricalFields(all))).toEqual({
+      tool: 'get_order_details',
+      path: 'status',
+      in: ['pending'],
+    });
+    expect(separatingCondition(returns, cancels, shared, categoricalFields(all))?.in).toEqual(['delivered']);
+  });
+
+  it('keeps no condition that replays of one record, a mixed field or a list element would give', () => {
+    // The same order looked up three times is one record: no evidence.
+    const replays = [1, 2, 3].map(() => session('1001', 'pending'));
+    expect(separatingCondition(replays, returns, shared)).toBeNull();
+    // A status both sides saw does not separate them.
+    const mixed = [...returns.slice(0, 3), session('2005', 'pending')];
+    expect(separatingCondition(cancels, mixed, shared)).toBeNull();
+    // A city that differs by chance is not categorical across the sessions.
+    const here = ['1001', '1002', '1003'].map((id, i) => session(id, 'pending', `Town${'abc'[i]}`));
+    const there = ['2001', '2002', '2003', '2004'].map((id, i) => session(id, 'delivered', `City${'abcd'[i]}`));
+    const cond = separatingCondition(here, there, shared, categoricalFields([...here, ...there]));
+    expect(cond?.path).toBe('status');
+  });
+});
+
+describe('branches in a body', () => {
+  const branches = [
+    {
+      when: { tool: 'get_order_details', path: 'status', in: ['pending'] },
+      toolSequence: ['find_user_id_by_email', 'get_order_details', 'cancel_pending_order'],
+    },
+  ];
+  const body = '# Return Items\n\n## Steps\n\n1. Call `get_order_details`.\n\n## Done when\n\nDone.\n';
+
+  it('states them plainly and reads them back; an empty list removes the section', () => {
+    const written = withBranches(body, branches, (v) => JSON.stringify(v));
+    expect(written).toContain(
+      '- If `get_order_details` shows `status` in ["pending"], follow: `find_user_id_by_email` > `get_order_details` > `cancel_pending_order`.',
+    );
+    expect(written.indexOf('## Branches')).toBeLessThan(written.indexOf('## Done when'));
+    expect(branchesOf(written)).toEqual(branches);
+    expect(withBranches(written, branches, (v) => JSON.stringify(v))).toBe(written);
+    expect(withBranches(written, [], (v) => JSON.stringify(v))).toBe(body);
+    expect(branchesOf(body)).toEqual([]);
+  });
+
+  it('follows the branch whose condition the session shows, else the main path', () => {
+    const skill = { toolSequence: ['get_order_details', 'return_delivered_order_items'], branches };
+    const pending = session('3001', 'pending').calls;
+    const delivered = session('3002', 'delivered').calls;
+    expect(conditionHolds(branches[0].when, pending)).toBe(true);
+    expect(resolveBranches(skill, pending)).toEqual(branches[0].toolSequence);
+    expect(resolveBranches(skill, delivered)).toEqual(skill.toolSequence);
+    expect(resolveBranches({ toolSequence: ['x'] }, pending)).toEqual(['x']);
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * Branches on what the lookups show. Two procedures may share their lookups and part at the state-changing
+ * call: a return on an order that turns out to be pending is a cancellation. When a value in a shared lookup's
+ * result separates their sessions cleanly (the sessions of one saw it, those of the other did not: an order's
+ * `status`, a reservation's `cabin`), a skill branches on it toward the other's path. The condition is mined
+ * from the sessions' results, never from the goal words. Pure.
+ */
+import { resultLeaves } from './result-values.js';
+import { roleOf } from './step-role.js';
+import type { Span, ToolCall } from './types.js';
+
+/** A branch: when `tool`'s result shows a value of `in` at `path` (a dot path, `[]` for any list element). */
+export interface BranchCondition {
+  tool: string;
+  path: string;
+  in: string[];
+}
+
+export interface Branch {
+  when: BranchCondition;
+  /** The whole path an agent follows when the condition holds. */
+  toolSequence: string[];
+}
+
+/** At most this many branches a skill, the default ("otherwise") path included. */
+export const MAX_BRANCHES = 3;
+/** A condition names a few values of a categorical field, never an id, a date or a name. */
+const MAX_CONDITION_VALUES = 3;
+const MAX_FIELD_VALUES = 6;
+const MAX_VALUE_LENGTH = 30;
+/** Distinct records of each side that must show the field for it to separate them on the evidence. */
+const MIN_EVIDENCE = 3;
+
+/**
+ * The call of `tool` a decision is read from: its last successful call before the session's first state-changing
+ * call (the order looked up right before acting on it), or its last call when nothing changed anything.
+ */
+function decisiveCall<C extends Pick<ToolCall, 'tool' | 'ok'>>(calls: readonly C[], tool: string): C | undefined {
+  const act = calls.findIndex((c) => c.ok && roleOf(c.tool) === 'action');
+  const before = act < 0 ? calls : calls.slice(0, act);
+  return [...before].reverse().find((c) => c.ok && c.tool === tool);
+}
+
+/** What the decisive call of `tool` was asked (its arguments): which record was looked up. */
+function lookedUp(span: Span, tool: string): string {
+  return JSON.stringify(decisiveCall(span.calls, tool)?.args ?? null);
+}
+
+/** Per path, the categorical values the decisive call of `tool` showed in one span. */
+function shown(span: Span, tool: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const call = decisiveCall(span.calls, tool);
+  if (!call) return out;
+  for (const leaf of resultLeaves(call.result)) {
+    if (leaf.path === '' || leaf.path.includes('*')) continue;
+    if (leaf.value.length > MAX_VALUE_LENGTH || /\d{3}/.test(leaf.value)) continue;
+    let set = out.get(leaf.path);
+    if (!set) out.set(leaf.path, (set = new Set()));
+    set.add(leaf.value);
+  }
+  return out;
+}
+
+/**
+ * Does a session's own result of `when.tool` show one of `when.in` at `when.path`? Read from its decisive call:
+ * the last one before the session's first state-changing call.
+ */
+export function conditionHolds(when: BranchCondition, calls: readonly Pick<ToolCall, 'tool' | 'ok' | 'result'>[]) {
+  const call = decisiveCall(calls, when.tool);
+  const wanted = new Set(when.in);
+  return !!call && resultLeaves(call.result).some((l) => l.path === when.path && wanted.has(l.value));
+}
+
+/** The path to follow in a session: the first branch whose condition its own results meet, else the default. */
+export function resolveBranches(
+  skill: { toolSequence: readonly string[]; branches?: readonly Branch[] | null },
+  calls: readonly Pick<ToolCall, 'tool' | 'ok' | 'result'>[],
+): readonly string[] {
+  for (const b of skill.branches ?? []) if (conditionHolds(b.when, calls)) return b.toolSequence;
+  return skill.toolSequence;
+}
+
+/**
+ * The condition that separates `group` from `rest`: a field of one of `tools` (lookups both sides' procedures
+ * call) as the sessions saw it before acting,
+ * with categorical values (a few across all spans), shown by at least half of the group's spans and, on each side,
+ * for at least MIN_EVIDENCE distinct records looked up (the evidence; a result cut before the field says nothing,
+ * and replays of one task are one record), every span of the group that shows it shows one of the
+ * condition's values (each seen in at least two of them), and no span of the rest does. Fewest values first,
+ * then the shallowest field, then by name.
+ */
+export function separatingCondition(
+  group: readonly Span[],
+  rest: readonly Span[],
+  tools: readonly string[],
+  categorical: (tool: string, path: string) => boolean = () => true,
+): BranchCondition | null {
+  const lookups = [...new Set(tools)].filter((t) => roleOf(t) === 'lookup');
+  let best: { when: BranchCondition; depth: number } | null = null;
+  for (const tool of lookups.sort()) {
+    const g = group.map((s) => shown(s, tool));
+    const r = rest.map((s) => shown(s, tool));
+    // Evidence counts records, not sessions: replays of one task look the same record up again.
+    const records = (spans: readonly Span[], maps: Map<string, Set<string>>[], path: string) =>
+      new Set(spans.filter((_, i) => maps[i].has(path)).map((s) => lookedUp(s, tool))).size;
+    const paths = [...new Set(g.flatMap((m) => [...m.keys()]))].sort();
+    for (const path of paths) {
+      // A value of one element of a list (one item's options) is not a property of what was looked up.
+      if (path.includes('[]') || !categorical(tool, path)) continue;
+      const gs = g.filter((m) => m.has(path));
+      const rs = r.filter((m) => m.has(path));
+      if (gs.length * 2 < g.length) continue;
+      if (records(group, g, path) < MIN_EVIDENCE || records(rest, r, path) < MIN_EVIDENCE) continue;
+      const all = new Set([...gs, ...rs].flatMap((m) => [...m.get(path)!]));
+      if (all.size > MAX_FIELD_VALUES) continue;
+      const counts = new Map<string, number>();
+      for (const m of gs) for (const v of m.get(path)!) counts.set(v, (counts.get(v) ?? 0) + 1);
+      const values = [...counts].filter(([, n]) => n >= 2).map(([v]) => v);
+      if (values.length === 0 || values.length > MAX_CONDITION_VALUES) continue;
+      const holds = (m: Map<string, Set<string>>) => values.some((v) => m.get(path)!.has(v));
+      if (!gs.every(holds) || rs.some(holds)) continue;
+      const when = { tool, path, in: values.sort() };
+      const depth = path.split(/[.[]/).length;
+      if (!best || values.length < best.when.in.length || (values.length === best.when.in.length && depth < best.depth))
+        best = { when, depth };
+    }
+  }
+  return best?.when ?? null;
+}
+
+/**
+ * Which fields of which lookups are categorical across a set of sessions (a status, a cabin class; not a city, a
+ * name or an airport): at most MAX_FIELD_VALUES distinct values, each value seen on average in at least
+ * three sessions. Only such a field can carry a condition: a value a few repeated sessions share by chance
+ * (the same customer's city) is no rule.
+ */
+export function categoricalFields(spans: readonly Span[]): (tool: string, path: string) => boolean {
+  const seen = new Map<string, { values: Set<string>; sessions: number }>();
+  for (const span of spans) {
+    for (const tool of new Set(span.calls.map((c) => c.tool))) {
+      if (roleOf(tool) !== 'lookup') continue;
+      for (const [path, values] of shown(span, tool)) {
+        const key = `${tool}\u0000${path}`;
+        const e = seen.get(key) ?? { values: new Set<string>(), sessions: 0 };
+        for (const v of values) e.values.add(v);
+        e.sessions++;
+        seen.set(key, e);
+      }
+    }
+  }
+  return (tool, path) => {
+    const e = seen.get(`${tool}\u0000${path}`);
+    return !!e && e.values.size <= MAX_FIELD_VALUES && e.sessions >= 3 * e.values.size;
+  };
+}
+
+/** How a branch is written in a SKILL.md body: plain words that read back into the structured field. */
+export function branchLine(b: Branch, quote: (value: string) => string): string {
+  const values = `[${b.when.in.map(quote).join(', ')}]`;
+  return `- If \`${b.when.tool}\` shows \`${b.when.path}\` in ${values}, follow: ${b.toolSequence.map((t) => `\`${t}\``).join(' > ')}.`;
+}
+
+const BRANCH_LINE = /^- If `([^`]+)` shows `([^`]+)` in (\[.*\]), follow: ((?:`[^`]+`(?: > )?)+)\.$/;
+
+/** The branches a body states (its `## Branches` section), as written by branchLine; none when it has none. */
+export function branchesOf(body: string): Branch[] {
+  const lines = body.split('\n');
+  const start = lines.findIndex((l) => /^##\s+Branches\s*$/.test(l));
+  if (start < 0) return [];
+  const out: Branch[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (/^#{1,6}\s/.test(line)) break;
+    const m = BRANCH_LINE.exec(line.trim());
+    if (!m) continue;
+    let values: unknown;
+    try {
+      values = JSON.parse(m[3]);
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) continue;
+    const toolSequence = [...m[4].matchAll(/`([^`]+)`/g)].map((x) => x[1]);
+    out.push({ when: { tool: m[1], path: m[2], in: values }, toolSequence });
+  }
+  return out.slice(0, MAX_BRANCHES - 1);
+}
+
+/**
+ * A body with its `## Branches` section set to `branches` (before `## Done when`, else at the end), or without
+ * one when there are none. Values are quoted by `quote` (redacted, as data).
+ */
+export function withBranches(body: string, branches: readonly Branch[], quote: (value: string) => string): string {
+  const lines = body.split('\n');
+  const start = lines.findIndex((l) => /^##\s+Branches\s*$/.test(l));
+  if (start >= 0) {
+    let end = start + 1;
+    while (end < lines.length && !/^#{1,6}\s/.test(lines[end])) end++;
+    lines.splice(start, end - start);
+  }
+  if (branches.length === 0) return lines.join('\n');
+  const section = [
+    '## Branches',
+    '',
+    'Decided by what a lookup shows, not by the words of the request; the first that holds:',
+    ...branches.map((b) => branchLine(b, quote)),
+    '- Otherwise: follow the steps above.',
+    '',
+  ];
+  const done = lines.findIndex((l) => /^##\s+Done when\s*$/.test(l));
+  if (done >= 0) lines.splice(done, 0, ...section);
+  else lines.push('', ...section);
+  return lines.join('\n').replace(/\n{3,}/g, '\n\n');
+}

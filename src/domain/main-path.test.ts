@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { constantFields, goalStep, mainPathLength } from './main-path.js';
+
+describe('the main path', () => {
+  it('ends at the last state-changing call, or keeps everything when nothing changed anything', () => {
+    expect(mainPathLength(['get_order', 'cancel_order', 'get_order', 'transfer_to_human_agents'])).toBe(2);
+    expect(mainPathLength(['get_bills', 'send_payment_request', 'get_line', 'resume_line', 'get_line'])).toBe(4);
+    expect(mainPathLength(['get_x', 'get_y', 'transfer_to_human_agents'])).toBe(3);
+  });
+
+  it('names the last required state-changing step as the goal', () => {
+    const step = (tool: string, conditional = false) => ({ tool, conditional });
+    expect(goalStep([step('get_bills'), step('send_payment_request'), step('resume_line')])?.tool).toBe('resume_line');
+    expect(goalStep([step('get_x'), step('cancel_order'), step('modify_order', true)])?.tool).toBe('cancel_order');
+    expect(goalStep([step('get_x'), step('transfer_to_human_agents')])).toBeNull();
+  });
+
+  it('says what the goal call showed every time, never an id or an amount', () => {
+    const results = [
+      '{"order_id": "#W1234567", "status": "cancelled", "total": 120.5}',
+      '{"order_id": "#W7654321", "status": "cancelled", "total": 99.5}',
+      '{"order_id": "#W1111111", "status": "cancelled", "total": 120.5}',
+    ];
+    expect(constantFields(results)).toEqual([{ path: 'status', value: 'cancelled' }]);
+    expect(constantFields([results[0]])).toEqual([]);
+    expect(constantFields([results[0], '{"status": "pending"}'])).toEqual([]);
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * The main path of a procedure: each session's calls up to the state-changing call that achieved its goal
+ * (what came after, a last look-up or a hand-off, is not the procedure), and what that call's result showed
+ * when it worked. Pure.
+ */
+import { type Leaf, resultLeaves } from './result-values.js';
+import { roleOf } from './step-role.js';
+
+/**
+ * How many of a session's steps belong to its main path: up to its last state-changing call (what came after,
+ * a look-up or a hand-off to a person, is not the procedure); all of them when nothing changed anything (a
+ * session that only looks things up and answers, or hands off).
+ */
+export function mainPathLength(seq: readonly string[]): number {
+  for (let i = seq.length - 1; i >= 0; i--) if (roleOf(seq[i]) === 'action') return i + 1;
+  return seq.length;
+}
+
+/** The call a procedure's main path ends at: its last state-changing step, preferring a required one. */
+export function goalStep<T extends { tool: string; conditional: boolean }>(steps: readonly T[]): T | null {
+  const acting = steps.filter((s) => roleOf(s.tool) === 'action');
+  return [...acting].reverse().find((s) => !s.conditional) ?? acting[acting.length - 1] ?? null;
+}
+
+/** Values longer than this are records, not what a result "showed". */
+const MAX_SHOWN_VALUE = 40;
+/** Field names that say what happened. */
+const OUTCOME_FIELD = /(^|\.)(status|result|success|message|outcome)$/i;
+
+/**
+ * What the goal action's results showed every time it worked: outcome fields (status, result, success,
+ * message; not `state`, which is as often a place) whose value is the same in at least 80% of the results (and seen in at least two), short, and not
+ * an id or an amount (`status` `cancelled`). Shallow fields first; at most `max`.
+ */
+export function constantFields(results: readonly string[], max = 2): Leaf[] {
+  if (results.length === 0) return [];
+  const counts = new Map<string, { leaf: Leaf; n: number }>();
+  for (const r of results) {
+    const once = new Set<string>();
+    for (const leaf of resultLeaves(r)) {
+      if (!OUTCOME_FIELD.test(leaf.path) || leaf.path.includes('[]') || leaf.path.includes('*')) continue;
+      if (leaf.value.length > MAX_SHOWN_VALUE || /\d{3}/.test(leaf.value) || /(^|[._])id$/i.test(leaf.path)) continue;
+      const key = `${leaf.path}\u0000${leaf.value}`;
+      if (once.has(key)) continue;
+      once.add(key);
+      const c = counts.get(key) ?? { leaf, n: 0 };
+      c.n++;
+      counts.set(key, c);
+    }
+  }
+  const need = Math.max(2, Math.ceil(results.length * 0.8));
+  return [...counts.values()]
+    .filter((c) => c.n >= need)
+    .sort(
+      (a, b) => a.leaf.path.split('.').length - b.leaf.path.split('.').length || a.leaf.path.localeCompare(b.leaf.path),
+    )
+    .slice(0, max)
+    .map((c) => c.leaf);
+}

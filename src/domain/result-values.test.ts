@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { toolCall } from '../../test/support/calls.js';
+import { argumentOrigins, resultLeaves, valueHeldBy } from './result-values.js';
+
+const call = toolCall;
+
+describe('resultLeaves', () => {
+  it('lists string and number leaves with dot paths, lists as [] and id keys as *', () => {
+    const text = JSON.stringify({
+      name: { first_name: 'Mia' },
+      orders: ['#W8665881', '#W2890441'],
+      payment_methods: { credit_card_4421486: { id: 'credit_card_4421486', last_four: '7447' } },
+      address1: '975 Sunset Drive',
+      total: 293.5,
+      gift: true,
+    });
+    expect(resultLeaves(text)).toEqual([
+      { path: 'name.first_name', value: 'Mia' },
+      { path: 'orders[]', value: '#W8665881' },
+      { path: 'orders[]', value: '#W2890441' },
+      { path: 'payment_methods.*.id', value: 'credit_card_4421486' },
+      { path: 'payment_methods.*.last_four', value: '7447' },
+      { path: 'address1', value: '975 Sunset Drive' },
+      { path: 'total', value: '293.5' },
+    ]);
+  });
+
+  it('reads a result cut in the middle up to the cut, and a plain-text result as one leaf', () => {
+    const cut = '{"order_id": "#W8665881", "items": [{"item_id": "5855700373", "price": 293.46, "options": {"col';
+    expect(resultLeaves(cut)).toEqual([
+      { path: 'order_id', value: '#W8665881' },
+      { path: 'items[].item_id', value: '5855700373' },
+      { path: 'items[].price', value: '293.46' },
+    ]);
+    expect(resultLeaves(' fatima_johnson_7581 ')).toEqual([{ path: '', value: 'fatima_johnson_7581' }]);
+    expect(resultLeaves('')).toEqual([]);
+  });
+});
+
+describe('argumentOrigins', () => {
+  const session = [
+    call(0, 'find_user_id_by_name_zip', { first_name: 'Fatima', zip: '78712' }, 'fatima_johnson_7581'),
+    call(1, 'get_user_details', { user_id: 'fatima_johnson_7581' }, '{"orders": ["#W8665881", "#W1111111"]}'),
+    call(2, 'get_order_details', { order_id: '#W9999999' }, 'Error: order not found', false),
+    call(3, 'get_order_details', { order_id: '#W8665881' }, '{"order_id": "#W8665881", "status": "pending"}'),
+    call(4, 'cancel_pending_order', { order_id: '#W8665881', reason: 'no longer needed' }, '{"status": "cancelled"}'),
+  ];
+
+  it('traces each value to the result it first appeared in, or to the user', () => {
+    const o = argumentOrigins(session);
+    expect(o.get(0)!.get('first_name')).toBe('user');
+    expect(o.get(1)!.get('user_id')).toEqual({ tool: 'find_user_id_by_name_zip', path: '' });
+    // A value no result held came from the user, even when a later call is of the same tool.
+    expect(o.get(2)!.get('order_id')).toBe('user');
+    // First appearance, not the latest echo: the order id came from the user's details, not the order lookup.
+    expect(o.get(3)!.get('order_id')).toEqual({ tool: 'get_user_details', path: 'orders[]' });
+    expect(o.get(4)!.get('order_id')).toEqual({ tool: 'get_user_details', path: 'orders[]' });
+    expect(o.get(4)!.get('reason')).toBe('user');
+  });
+
+  it('gives no origin to a value that a cut result may have held', () => {
+    const cut = [
+      call(
+        0,
+        'get_product_details',
+        { product_id: '6086499569' },
+        '{"name": "Lamp", "variants": {"1569765161": {"item_id": "15697',
+      ),
+      call(1, 'exchange_delivered_order_items', { new_item_ids: ['1569765161'], reason: 'broken lamp' }, '{}'),
+    ];
+    const o = argumentOrigins(cut);
+    expect(o.get(0)!.get('product_id')).toBe('user');
+    expect(o.get(1)!.has('new_item_ids')).toBe(false);
+    expect(o.get(1)!.has('reason')).toBe(false);
+  });
+
+  it('checks a stated source against the values of a session', () => {
+    expect(valueHeldBy(session, 4, '#W8665881', { tool: 'get_user_details', path: 'orders[]' })).toBe(true);
+    expect(valueHeldBy(session, 4, '#W8665881', { tool: 'get_user_details', path: 'default_order' })).toBe(false);
+    expect(valueHeldBy(session, 1, '#W8665881', { tool: 'get_user_details', path: 'orders[]' })).toBe(false);
+    expect(valueHeldBy(session, 4, 'no longer needed', 'user')).toBe(true);
+    expect(valueHeldBy(session, 4, '#W8665881', 'user')).toBe(false);
+  });
+});

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { openMemory } from '../src/memory.js';
+import { skillJson } from '../src/surfaces/shapes.js';
+import { tempDbPath } from './support/tau.js';
+
+const order = (id: string, status: string) =>
+  JSON.stringify({ order_id: id, user_id: `u${id}`, status, items: [{ name: 'Desk Lamp', item_id: `9${id}` }] });
+
+/** Retail-shaped sessions: two procedures that share their lookups and part at what the order turned out to be. */
+function sessions() {
+  const out = [];
+  const cancel = [
+    'Cancel my order please',
+    'I want to cancel the order I placed',
+    'Please cancel my recent order',
+    'Cancel order, I changed my mind',
+  ];
+  const ret = [
+    'I want to return the lamp I bought',
+    'Return my item, it arrived broken',
+    'Please return the desk lamp',
+    'Return the order I received',
+  ];
+  for (const [i, goal] of cancel.entries()) {
+    const id = `#W10${i}1`;
+    out.push({
+      id: `cancel-${i}`,
+      goal,
+      outcome: 'success' as const,
+      calls: [
+        { tool: 'find_user_id_by_email', args: { email: 'a@x.org' }, result: `user_${i}` },
+        { tool: 'get_order_details', args: { order_id: id }, result: order(id, 'pending') },
+        {
+          tool: 'cancel_pending_order',
+          args: { order_id: id, reason: 'no longer needed' },
+          result: order(id, 'cancelled'),
+        },
+      ],
+    });
+  }
+  for (const [i, goal] of ret.entries()) {
+    const id = `#W20${i}2`;
+    out.push({
+      id: `return-${i}`,
+      goal,
+      outcome: 'success' as const,
+      calls: [
+        { tool: 'find_user_id_by_email', args: { email: 'b@x.org' }, result: `user_${i}` },
+        { tool: 'get_order_details', args: { order_id: id }, result: order(id, 'delivered') },
+        {
+          tool: 'return_delivered_order_items',
+          args: { order_id: id, item_ids: [`9${id}`] },
+          result: order(id, 'return requested'),
+        },
+      ],
+    });
+  }
+  return out;
+}
+
+describe('skills that branch on what a lookup shows', () => {
+  it('learns the condition from the results, states it, and serves it as branches', async () => {
+    const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } } });
+    try {
+      for (const s of sessions()) {
+        const rec = await memory.startSession({ goal: s.goal });
+        for (const c of s.calls) await rec.call(c);
+        await rec.end(s.outcome, 1);
+      }
+      await memory.synthesize();
+      const skills = await memory.listSkills();
+      const returns = skills.find((s) => s.toolSequence.includes('return_delivered_order_items'))!;
+      const cancels = skills.find((s) => s.toolSequence.includes('cancel_pending_order'))!;
+      expect(skillJson(returns).branches).toEqual([
+        {
+          when: { tool: 'get_order_details', path: 'status', in: ['pending'] },
+          toolSequence: cancels.toolSequence,
+        },
+      ]);
+      expect(skillJson(cancels).branches[0].when).toEqual({
+        tool: 'get_order_details',
+        path: 'status',
+        in: ['delivered'],
+      });
+      expect(returns.skillMd).toContain('If `get_order_details` shows `status` in ["pending"], follow:');
+
+      // The stored skill reads back with its branches, and recall serves them with the context that states them.
+      const [hit] = await memory.recall('I would like to return the desk lamp I bought');
+      expect(hit.id).toBe(returns.id);
+      expect(hit.branches).toEqual(skillJson(returns).branches);
+      expect(memory.formatContext([hit])).toContain('Branches:');
+      // A second pass with nothing new does not rewrite them.
+      const again = await memory.synthesize();
+      expect(again.updated).toEqual([]);
+    } finally {
+      await memory.close();
+    }
+  });
+});

@@ -1,0 +1,12 @@
+import type { ToolCall } from '../../src/domain/types.js';
+
+/** A recorded tool call for unit tests: successful unless `ok` is false (then its result is also its error). */
+export function toolCall(
+  position: number,
+  tool: string,
+  args: Record<string, unknown> = {},
+  result = '',
+  ok = true,
+): ToolCall {
+  return { position, tool, args, result, ok, error: ok ? null : result, durationMs: null, at: null };
+}
