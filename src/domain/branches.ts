@@ -164,6 +164,8 @@ const BRANCH_LINE = /^- If `([^`]+)` shows `([^`]+)` in (\[.*\]), follow: ((?:`[
 
 /** The branches a body states (its `## Branches` section), as written by branchLine; none when it has none. */
 export function branchesOf(body: string): Branch[] {
+  // Recall calls this per served skill: a body without the section (most) costs one search, not a split.
+  if (!body.includes('Branches')) return [];
   const lines = body.split('\n');
   const start = lines.findIndex((l) => /^##\s+Branches\s*$/.test(l));
   if (start < 0) return [];
