@@ -1,0 +1,72 @@
+import { describeDbLocation, resolveDbLocation } from '../../config/default-db.js';
+import { recallConfig } from '../../config/recall-config.js';
+import { configFilePath, readConfigFile } from '../../config/sources.js';
+import type { LogLevel } from '../../support/log.js';
+import { recallRequest, recallText } from './commands/recall.js';
+import { parseCommandLine, type Flags } from './options.js';
+import { exitCode, writeErr } from './output.js';
+
+/** The flags a recall may carry and still take the short path; any other flag goes through the full CLI. */
+const LEAN_FLAGS = new Set(['db', 'namespace', 'config', 'json', 'top-k', 'log-level']);
+
+/**
+ * The arguments of a `skillsmith recall` the short path can answer (see `leanRecall`), or null for any other
+ * command line (another command, --help, another flag, a parse error): the full CLI then runs it.
+ * SKILLSMITH_LEAN_RECALL=0 always takes the full CLI.
+ */
+export function leanRecallArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { args: string[]; flags: Flags } | null {
+  if (env.SKILLSMITH_LEAN_RECALL === '0') return null;
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch {
+    return null;
+  }
+  const [name, ...args] = parsed.positionals;
+  if (name !== 'recall' || Object.keys(parsed.values).some((flag) => !LEAN_FLAGS.has(flag))) return null;
+  return { args, flags: parsed.values };
+}
+
+/**
+ * `skillsmith recall` on the short path: what the full CLI prints and exits with for the same command line,
+ * loading only what a recall needs (no command table, configuration schema, migrations, synthesis or
+ * surfaces). Null, before writing anything, whenever the full CLI must answer: a goal or --top-k it rejects, a
+ * configuration the plain check cannot vouch for (`recallConfig`), a memory that must be created, migrated or
+ * is not a SQLite file (`openRecallOnly`). Errors after that are said as the full CLI says them.
+ */
+export async function leanRecall(args: string[], flags: Flags): Promise<number | null> {
+  let request: ReturnType<typeof recallRequest>;
+  let input: Record<string, unknown>;
+  try {
+    request = recallRequest(args, flags);
+    const path = configFilePath(flags.config);
+    input = path ? readConfigFile(path) : {};
+  } catch {
+    return null;
+  }
+  if (flags.namespace) input = { ...input, namespace: flags.namespace };
+  const config = recallConfig(input);
+  if (!config) return null;
+  const location = resolveDbLocation(flags.db);
+  const { openRecallOnly } = await import('../../app/recall-only.js');
+  const memory = await openRecallOnly({
+    db: location.path,
+    config,
+    logLevel: (flags['log-level'] as LogLevel | undefined) ?? 'warn',
+  }).catch(() => null);
+  if (!memory) return null;
+  // Said as the full CLI says it: the memory is named first.
+  const line = describeDbLocation(location);
+  if (line) writeErr(`${line}\n`);
+  try {
+    process.stdout.write(recallText(await memory.recall(request.goal, { topK: request.topK }), !!flags.json, memory));
+    return 0;
+  } catch (e) {
+    return exitCode(e);
+  } finally {
+    await memory.close();
+  }
+}
