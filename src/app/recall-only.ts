@@ -1,3 +1,4 @@
+import { isPostgresUrl } from '../config/default-db.js';
 import type { RecallConfig } from '../config/recall-config.js';
 import { formatContextPack } from '../domain/context-pack.js';
 import { InputError } from '../errors/input-error.js';
@@ -57,7 +58,7 @@ export async function openRecallOnly(opts: {
   if (config.embedder.provider !== 'glove') return null;
   let store: SqliteStore | null = null;
   if (!config.disabled) {
-    if (opts.db === ':memory:' || /^postgres(ql)?:\/\//i.test(opts.db.trim())) return null;
+    if (opts.db === ':memory:' || isPostgresUrl(opts.db)) return null;
     store = openCurrentSqliteStore(opts.db);
     if (!store) return null;
   }

@@ -1,4 +1,5 @@
-import { describeDbLocation, resolveDbLocation } from '../../config/default-db.js';
+import { resolve } from 'node:path';
+import { describeDbLocation, isPostgresUrl, resolveDbLocation } from '../../config/default-db.js';
 import { recallConfig } from '../../config/recall-config.js';
 import { configFilePath, readConfigFile } from '../../config/sources.js';
 import type { LogLevel } from '../../support/log.js';
@@ -51,16 +52,38 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
   const config = recallConfig(input);
   if (!config) return null;
   const location = resolveDbLocation(flags.db);
-  const { openRecallOnly } = await import('../../app/recall-only.js');
-  const memory = await openRecallOnly({
-    db: location.path,
-    config,
-    logLevel: (flags['log-level'] as LogLevel | undefined) ?? 'warn',
-  }).catch(() => null);
-  if (!memory) return null;
+  const logLevel = (flags['log-level'] as LogLevel | undefined) ?? 'warn';
   // Said as the full CLI says it: the memory is named first.
-  const line = describeDbLocation(location);
-  if (line) writeErr(`${line}\n`);
+  const announce = () => {
+    const line = describeDbLocation(location);
+    if (line) writeErr(`${line}\n`);
+  };
+  let startDaemon: (() => Promise<void>) | null = null;
+  if (!config.disabled && location.path !== ':memory:' && !isPostgresUrl(location.path)) {
+    const client = await import('./recall-client.js');
+    if (client.daemonEnabled()) {
+      const socket = client.socketPath(location.path);
+      const { answer, missing } = await client.askDaemon(socket, {
+        db: resolve(location.path),
+        config,
+        logLevel,
+        goal: request.goal,
+        topK: request.topK,
+        json: !!flags.json,
+      });
+      if (answer && !('fallback' in answer)) {
+        announce();
+        process.stderr.write(answer.stderr);
+        process.stdout.write(answer.stdout);
+        return answer.code;
+      }
+      if (missing) startDaemon = () => client.startDaemon(socket, location.path);
+    }
+  }
+  const { openRecallOnly } = await import('../../app/recall-only.js');
+  const memory = await openRecallOnly({ db: location.path, config, logLevel }).catch(() => null);
+  if (!memory) return null;
+  announce();
   try {
     process.stdout.write(recallText(await memory.recall(request.goal, { topK: request.topK }), !!flags.json, memory));
     return 0;
@@ -68,5 +91,7 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
     return exitCode(e);
   } finally {
     await memory.close();
+    // Started once this recall is answered: the next one finds it.
+    await startDaemon?.();
   }
 }
