@@ -17,7 +17,16 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { Session as InspectorSession } from 'node:inspector/promises';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -817,6 +826,14 @@ async function benchClustering(ctx: Context): Promise<ClusteringResult[]> {
 
 // ── 5. CLI cold start ───────────────────────────────────────────────────────
 
+/**
+ * `skillsmith recall` as a hook runs it, a new process each time, against bare `node -e ""`, in rounds (each
+ * round runs every variant once, so a slow moment of the machine touches them all): recall in its own process
+ * (the short path, SKILLSMITH_RECALL_DAEMON=0), answered by the recall daemon (started by an untimed first run),
+ * the same with --json, and the full CLI (SKILLSMITH_LEAN_RECALL=0, what every recall ran before), on ~100
+ * skills and on the largest recall file up to 10k skills. The daemons run in a runtime directory of the bench's
+ * own and stop 20 s after the phase.
+ */
 async function benchCli(ctx: Context): Promise<CliResult> {
   const { plan, progress, rss } = ctx;
   const db = join(ctx.work, 'cli.db');
@@ -826,52 +843,87 @@ async function benchCli(ctx: Context): Promise<CliResult> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
 
   rss.begin('cli');
-  const args = [CLI, 'recall', 'cancel my order', '--db', db];
-  const spawnMs = (argv: string[]): { ms: number; stdout: string } => {
+  const runtimeDir = mkdtempSync(join(ctx.work, 'run-'));
+  const baseEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_RUNTIME_DIR: runtimeDir,
+    SKILLSMITH_RECALL_DAEMON_IDLE_MS: '20000',
+  };
+  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', 'SKILLSMITH_RECALL_DAEMON', 'SKILLSMITH_LEAN_RECALL'])
+    delete baseEnv[name];
+  const spawnMs = (argv: string[], env: NodeJS.ProcessEnv = baseEnv): { ms: number; stdout: string } => {
     const t0 = nowMs();
-    const r = spawnSync(process.execPath, argv, { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, argv, { encoding: 'utf8', env });
     const ms = nowMs() - t0;
     if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
     return { ms, stdout: r.stdout };
   };
-  const first = spawnMs(args); // warms the OS file cache, like any second invocation
-  const times: number[] = [];
-  for (let i = 0; i < plan.cliRuns; i++) {
-    times.push(spawnMs(args).ms);
-    progress.bar('cli cold start', i + 1, plan.cliRuns);
+  const files = [{ skills: plan.cliSkills, path: db }];
+  if (ctx.largeSkillDb) files.push({ skills: ctx.largeSkillDb.skills, path: ctx.largeSkillDb.path });
+  type Variant = {
+    mode: NonNullable<CliResult['modes']>[number]['mode'];
+    skills: number;
+    json: boolean;
+    argv: string[];
+    env: NodeJS.ProcessEnv;
+  };
+  const variants: Variant[] = [];
+  for (const f of files) {
+    const argv = [CLI, 'recall', 'cancel my order', '--db', f.path];
+    variants.push(
+      { mode: 'daemon', skills: f.skills, json: false, argv, env: baseEnv },
+      { mode: 'daemon', skills: f.skills, json: true, argv: [...argv, '--json'], env: baseEnv },
+      { mode: 'in-process', skills: f.skills, json: false, argv, env: { ...baseEnv, SKILLSMITH_RECALL_DAEMON: '0' } },
+      { mode: 'full CLI', skills: f.skills, json: false, argv, env: { ...baseEnv, SKILLSMITH_LEAN_RECALL: '0' } },
+    );
   }
+  // Untimed: warms the OS file cache and starts each file's daemon (a recall with none starts it).
+  const first = spawnMs(variants[2].argv, variants[2].env);
+  for (const v of variants) spawnMs(v.argv, v.env);
+  const sockets = () =>
+    existsSync(join(runtimeDir, 'skillsmith')) ? readdirSync(join(runtimeDir, 'skillsmith')).length : 0;
+  for (let wait = 0; sockets() < files.length && wait < 100; wait++) await new Promise((r) => setTimeout(r, 100));
+  for (const v of variants) spawnMs(v.argv, v.env);
+  const times = variants.map(() => [] as number[]);
   const baseline: number[] = [];
-  for (let i = 0; i < plan.cliRuns; i++) baseline.push(spawnMs(['-e', '']).ms);
-  let large: CliResult['large'] = null;
-  if (ctx.largeSkillDb) {
-    const argsLarge = [CLI, 'recall', 'cancel my order', '--db', ctx.largeSkillDb.path];
-    const timesLarge: number[] = [];
-    for (let i = 0; i < plan.cliRunsLarge; i++) {
-      timesLarge.push(spawnMs(argsLarge).ms);
-      progress.bar(`cli cold start, ${short(ctx.largeSkillDb.skills)} skills`, i + 1, plan.cliRunsLarge);
-    }
-    large = {
-      skills: ctx.largeSkillDb.skills,
-      runs: plan.cliRunsLarge,
-      medianMs: round(percentile(timesLarge, 50), 1),
-    };
-    removeDb(ctx, ctx.largeSkillDb.path);
+  for (let round = 0; round < plan.cliRuns; round++) {
+    baseline.push(spawnMs(['-e', '']).ms);
+    variants.forEach((v, i) => {
+      times[i].push(spawnMs(v.argv, v.env).ms);
+    });
+    progress.bar('cli cold start', round + 1, plan.cliRuns);
   }
   rss.end();
+  const nodeMs = percentile(baseline, 50);
+  const modes = variants.map((v, i) => ({
+    mode: v.mode,
+    skills: v.skills,
+    json: v.json,
+    medianMs: round(percentile(times[i], 50), 1),
+    minMs: round(Math.min(...times[i]), 1),
+    maxMs: round(Math.max(...times[i]), 1),
+    ratioToNode: round(percentile(times[i], 50) / nodeMs, 2),
+  }));
+  const inProcess = (skills: number) => modes.find((m) => m.mode === 'in-process' && m.skills === skills)!;
+  const large = ctx.largeSkillDb
+    ? { skills: ctx.largeSkillDb.skills, runs: plan.cliRuns, medianMs: inProcess(ctx.largeSkillDb.skills).medianMs }
+    : null;
+  const small = inProcess(plan.cliSkills);
   const result: CliResult = {
     command: `node dist/surfaces/cli/main.js recall "cancel my order" --db <${plan.cliSkills} skills>`,
     runs: plan.cliRuns,
-    medianMs: round(percentile(times, 50), 1),
-    minMs: round(Math.min(...times), 1),
-    maxMs: round(Math.max(...times), 1),
-    nodeBaselineMedianMs: round(percentile(baseline, 50), 1),
+    medianMs: small.medianMs,
+    minMs: small.minMs,
+    maxMs: small.maxMs,
+    nodeBaselineMedianMs: round(nodeMs, 1),
     firstOutputLine: first.stdout.split('\n').find((l) => l.trim()) ?? '',
     large,
+    modes,
   };
   progress.line(
-    `cli: median ${result.medianMs} ms (bare node ${result.nodeBaselineMedianMs} ms)` +
-      (large ? `; with ${short(large.skills)} skills median ${large.medianMs} ms` : ''),
+    `cli: bare node ${result.nodeBaselineMedianMs} ms; ${modes.map((m) => `${m.mode}${m.json ? ' --json' : ''} ${short(m.skills)} ${m.medianMs} ms (x${m.ratioToNode})`).join(', ')}`,
   );
+  if (ctx.largeSkillDb) removeDb(ctx, ctx.largeSkillDb.path);
   removeDb(ctx, db);
   return result;
 }

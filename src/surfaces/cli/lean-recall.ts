@@ -3,9 +3,8 @@ import { describeDbLocation, isPostgresUrl, resolveDbLocation } from '../../conf
 import { recallConfig } from '../../config/recall-config.js';
 import { configFilePath, readConfigFile } from '../../config/sources.js';
 import type { LogLevel } from '../../support/log.js';
-import { recallRequest, recallText } from './commands/recall.js';
-import { parseCommandLine, type Flags } from './options.js';
-import { exitCode, writeErr } from './output.js';
+import { parseCommandLine, recallArgs, type Flags } from './options.js';
+import { askDaemon, daemonEnabled, socketPath, startDaemon } from './recall-client.js';
 
 /** The flags a recall may carry and still take the short path; any other flag goes through the full CLI. */
 const LEAN_FLAGS = new Set(['db', 'namespace', 'config', 'json', 'top-k', 'log-level']);
@@ -39,10 +38,10 @@ export function leanRecallArgs(
  * is not a SQLite file (`openRecallOnly`). Errors after that are said as the full CLI says them.
  */
 export async function leanRecall(args: string[], flags: Flags): Promise<number | null> {
-  let request: ReturnType<typeof recallRequest>;
+  const request = recallArgs(args, flags);
+  if (typeof request === 'string') return null;
   let input: Record<string, unknown>;
   try {
-    request = recallRequest(args, flags);
     const path = configFilePath(flags.config);
     input = path ? readConfigFile(path) : {};
   } catch {
@@ -54,36 +53,37 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
   const location = resolveDbLocation(flags.db);
   const logLevel = (flags['log-level'] as LogLevel | undefined) ?? 'warn';
   // Said as the full CLI says it: the memory is named first.
-  const announce = () => {
+  const announce = async () => {
     const line = describeDbLocation(location);
-    if (line) writeErr(`${line}\n`);
+    if (line) (await import('./output.js')).writeErr(`${line}\n`);
   };
-  let startDaemon: (() => Promise<void>) | null = null;
-  if (!config.disabled && location.path !== ':memory:' && !isPostgresUrl(location.path)) {
-    const client = await import('./recall-client.js');
-    if (client.daemonEnabled()) {
-      const socket = client.socketPath(location.path);
-      const { answer, missing } = await client.askDaemon(socket, {
-        db: resolve(location.path),
-        config,
-        logLevel,
-        goal: request.goal,
-        topK: request.topK,
-        json: !!flags.json,
-      });
-      if (answer && !('fallback' in answer)) {
-        announce();
-        process.stderr.write(answer.stderr);
-        process.stdout.write(answer.stdout);
-        return answer.code;
-      }
-      if (missing) startDaemon = () => client.startDaemon(socket, location.path);
+  let start: (() => Promise<void>) | null = null;
+  if (!config.disabled && location.path !== ':memory:' && !isPostgresUrl(location.path) && daemonEnabled()) {
+    const socket = socketPath(location.path);
+    const { answer, missing } = await askDaemon(socket, {
+      db: resolve(location.path),
+      config,
+      logLevel,
+      goal: request.goal,
+      topK: request.topK,
+      json: !!flags.json,
+    });
+    if (answer && !('fallback' in answer)) {
+      await announce();
+      process.stderr.write(answer.stderr);
+      process.stdout.write(answer.stdout);
+      return answer.code;
     }
+    if (missing) start = () => startDaemon(socket, location.path);
   }
-  const { openRecallOnly } = await import('../../app/recall-only.js');
+  const [{ openRecallOnly }, { recallText }, { exitCode }] = await Promise.all([
+    import('../../app/recall-only.js'),
+    import('./commands/recall.js'),
+    import('./output.js'),
+  ]);
   const memory = await openRecallOnly({ db: location.path, config, logLevel }).catch(() => null);
   if (!memory) return null;
-  announce();
+  await announce();
   try {
     process.stdout.write(recallText(await memory.recall(request.goal, { topK: request.topK }), !!flags.json, memory));
     return 0;
@@ -92,6 +92,6 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
   } finally {
     await memory.close();
     // Started once this recall is answered: the next one finds it.
-    await startDaemon?.();
+    await start?.();
   }
 }

@@ -1,17 +1,7 @@
 import type { RecalledSkill } from '../../../pipeline/recall.js';
 import { UsageError, type Command } from '../command.js';
-import type { Flags } from '../options.js';
+import { recallArgs } from '../options.js';
 import { jsonText, outText } from '../output.js';
-
-/** The goal and --top-k of `skillsmith recall`, or a UsageError saying what is wrong with them. */
-export function recallRequest(args: string[], flags: Flags): { goal: string; topK: number | undefined } {
-  const goal = args.join(' ').trim();
-  if (!goal) throw new UsageError('recall needs a GOAL, e.g. skillsmith recall "cancel my order"');
-  const topK = flags['top-k'] ? Number(flags['top-k']) : undefined;
-  if (topK !== undefined && (!Number.isInteger(topK) || topK < 1))
-    throw new UsageError('--top-k must be a positive integer');
-  return { goal, topK };
-}
 
 /** What recall prints: the stable JSON shape with --json, else the prompt block and the tools to load. */
 export function recallText(
@@ -44,7 +34,9 @@ export const command: Command = {
   opens: 'memory',
   async run(args, { flags, memory: open }) {
     const memory = await open();
-    const { goal, topK } = recallRequest(args, flags);
+    const request = recallArgs(args, flags);
+    if (typeof request === 'string') throw new UsageError(request);
+    const { goal, topK } = request;
     process.stdout.write(recallText(await memory.recall(goal, { topK }), !!flags.json, memory));
     return 0;
   },
