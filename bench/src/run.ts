@@ -31,7 +31,9 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { MAX_EXEMPLARS } from '#dist/domain/exemplars.js';
 import { normalizeGoal } from '#dist/domain/normalize-goal.js';
+import { recallVectors } from '#dist/pipeline/recall.js';
 import type { Session } from '#dist/domain/types.js';
 import { ExactIndex } from '#dist/vector/exact-index.js';
 import { loadIndexFile, type IndexIdentity } from '#dist/vector/index-file.js';
@@ -74,6 +76,10 @@ interface Plan {
   ingestBatch: number;
   synthSizes: number[];
   skillCounts: number[];
+  /** Skill counts measured again with skills that carry exemplars (several vectors each, as learned skills do). */
+  multiVectorCounts: number[];
+  /** Exemplars per skill in those runs (plus the centroid: 1 + this many vectors a skill). */
+  exemplars: number;
   recallQueries: number;
   recallWarmup: number;
   /** Wall-time budget of the brute-force scan per skill count (all queries when it fits). */
@@ -93,6 +99,8 @@ const FULL: Plan = {
   ingestBatch: 1_000,
   synthSizes: [1_000, 10_000, 100_000],
   skillCounts: [1_000, 10_000, 100_000],
+  multiVectorCounts: [100_000],
+  exemplars: 3,
   recallQueries: 2_000,
   recallWarmup: 200,
   bruteBudgetMs: 30_000,
@@ -109,6 +117,7 @@ const QUICK: Plan = {
   ingestCalls: 40_000,
   synthSizes: [1_000, 5_000],
   skillCounts: [1_000],
+  multiVectorCounts: [1_000],
   clusterSizes: [1_000, 5_000],
   greedyBudgetMs: 20_000,
   cliRuns: 5,
@@ -135,6 +144,7 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       'synth-sizes': { type: 'string' },
       skills: { type: 'string' },
+      'multi-vector-skills': { type: 'string' },
       'cluster-sizes': { type: 'string' },
       traces: { type: 'string' },
       seed: { type: 'string' },
@@ -159,6 +169,7 @@ async function main(): Promise<void> {
       .filter((n) => Number.isInteger(n) && n > 0);
   if (values['synth-sizes']) plan.synthSizes = sizes(values['synth-sizes']);
   if (values.skills) plan.skillCounts = sizes(values.skills);
+  if (values['multi-vector-skills'] !== undefined) plan.multiVectorCounts = sizes(values['multi-vector-skills']);
   if (values['cluster-sizes']) plan.clusterSizes = sizes(values['cluster-sizes']);
   const only = values.only ? new Set(values.only.split(',').map((p) => p.trim() as Phase)) : null;
   for (const p of only ?? [])
@@ -216,7 +227,10 @@ async function main(): Promise<void> {
   try {
     if (run('ingest')) results.ingest = await benchIngest(ctx);
     if (run('synthesis')) for (const n of plan.synthSizes) results.synthesis.push(await benchSynthesis(ctx, n));
-    if (run('recall')) for (const n of plan.skillCounts) results.recall.push(await benchRecall(ctx, n));
+    if (run('recall')) {
+      for (const n of plan.skillCounts) results.recall.push(await benchRecall(ctx, n));
+      for (const n of plan.multiVectorCounts) results.recall.push(await benchRecall(ctx, n, plan.exemplars));
+    }
     if (run('clustering') && plan.clusterSizes.length) results.clustering = await benchClustering(ctx);
     if (run('cli')) results.cli = await benchCli(ctx);
   } finally {
@@ -426,10 +440,10 @@ async function stopProfiler(session: InspectorSession): Promise<CpuProfile> {
 
 // ── 3. recall ───────────────────────────────────────────────────────────────
 
-async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
+async function benchRecall(ctx: Context, count: number, exemplars = 0): Promise<RecallResult> {
   const { plan, progress, rss } = ctx;
-  const label = `recall ${short(count)}`;
-  const db = join(ctx.work, `recall-${count}.db`);
+  const label = `recall ${short(count)}${exemplars ? ` x${exemplars + 1} vectors` : ''}`;
+  const db = join(ctx.work, `recall-${count}${exemplars ? `-x${exemplars + 1}` : ''}.db`);
   const memory = await openMemory({ db, logLevel: 'silent' });
   const store = memory.store!;
   const ns = memory.namespace;
@@ -438,7 +452,13 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
 
   collectGarbage();
   rss.begin(`${label}: populate`);
-  const populateSeconds = await populateSkills(ctx, memory, count, (d) => progress.bar(`${label}: populate`, d, count));
+  const populateSeconds = await populateSkills(
+    ctx,
+    memory,
+    count,
+    (d) => progress.bar(`${label}: populate`, d, count),
+    exemplars,
+  );
   const queries = syntheticGoals(plan.recallQueries, ctx.seed + 7, ctx.traces);
 
   collectGarbage();
@@ -605,6 +625,8 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
   const bruteP50 = percentile(bruteLatency, 50);
   const result: RecallResult = {
     skills: count,
+    exemplars,
+    vectors: tiered.size,
     populateSeconds: round(populateSeconds, 2),
     queries: queries.length,
     firstRecallMs: round(firstRecallMs, 1),
@@ -642,7 +664,7 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
     `${label}: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, first recall ${result.firstRecallMs} ms (brute force p50 ${result.bruteForce.p50Ms} ms over ${bruteLatency.length} queries, x${result.speedupP50}); ` +
       `hit rate ${result.hitRate}, top-1 agreement ${result.top1Agreement}`,
   );
-  if (ctx.keepForCli === count) ctx.largeSkillDb = { path: db, skills: count };
+  if (ctx.keepForCli === count && !exemplars) ctx.largeSkillDb = { path: db, skills: count };
   else removeDb(ctx, db);
   return result;
 }
@@ -655,16 +677,19 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
 function compareIndexes(
   memory: Memory,
   goals: string[],
-  rows: { id: string; embedding: Float32Array | null }[],
+  rows: { id: string; embedding: Float32Array | null; exemplars?: Float32Array | null }[],
   ivf: VectorIndex,
   indexFile: string,
 ) {
   const d = memory.embedder.dimensions;
-  const withVector = rows.filter((r) => r.embedding && r.embedding.length === d);
-  const ids = withVector.map((r) => r.id);
+  // Every vector recall searches: each skill's centroid and its exemplars (ids as the recall index has them).
+  const entries = rows
+    .filter((r) => r.embedding && r.embedding.length === d)
+    .flatMap((r) => recallVectors(r, d).map((v, i) => [i ? `${r.id}#${i}` : r.id, v] as const));
+  const ids = entries.map(([id]) => id);
   const vectors = new Float32Array(ids.length * d);
-  withVector.forEach((r, i) => {
-    vectors.set(r.embedding!, i * d);
+  entries.forEach(([, v], i) => {
+    vectors.set(v, i * d);
   });
   let t0 = nowMs();
   const exact = ExactIndex.fromArrays(d, ids, vectors.slice());
@@ -672,7 +697,9 @@ function compareIndexes(
   // The recall index as recall uses it: loaded from the file the bench's recalls saved (building a second
   // 100k graph here would cost minutes); its build time is the first recall's, in the recall table.
   t0 = nowMs();
-  const loaded = loadIndexFile(indexFile, readIdentity(indexFile), { annFrom: memory.config.recall.annFrom });
+  const loaded = loadIndexFile(indexFile, readIdentity(indexFile), {
+    annFrom: memory.config.recall.annFrom * (MAX_EXEMPLARS + 1),
+  });
   if ('reason' in loaded) throw new Error(`bench: the recall index file ${indexFile} did not load: ${loaded.reason}`);
   const tiered: TieredIndex = loaded.index;
   const tieredLoadMs = nowMs() - t0;
@@ -741,10 +768,17 @@ function recallAt10(got: SearchHit[], want: SearchHit[]): number {
 }
 
 /** Writes `count` skills from perturbed real sessions (see bulk-skills.ts). Returns seconds. */
-function populateSkills(ctx: Context, memory: Memory, count: number, onProgress?: (done: number) => void) {
+function populateSkills(
+  ctx: Context,
+  memory: Memory,
+  count: number,
+  onProgress?: (done: number) => void,
+  exemplars = 0,
+) {
   return writeBenchSkills(memory, count, {
     seed: ctx.seed + 1,
     traces: ctx.traces,
+    exemplars,
     onBatch: (done) => {
       ctx.rss.sample();
       onProgress?.(done);
