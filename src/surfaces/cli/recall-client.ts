@@ -118,7 +118,8 @@ export function askDaemon(
 export async function startDaemon(socket: string, db: string): Promise<void> {
   try {
     const { spawn } = await import('node:child_process');
-    spawn(process.execPath, [DAEMON, socket, resolve(db)], { detached: true, stdio: 'ignore' }).unref();
+    // Started from / so that it holds no working directory of the caller's.
+    spawn(process.execPath, [DAEMON, socket, resolve(db)], { detached: true, stdio: 'ignore', cwd: '/' }).unref();
   } catch {
     // No daemon: the next recall runs in its own process again.
   }
