@@ -8,5 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A `skillsmith recall` run by a test recalls in its own process: the tests of the recall daemon
+    // (test/recall-daemon.test.ts) start it themselves, and no daemon outlives the run.
+    env: { SKILLSMITH_RECALL_DAEMON: '0' },
   },
 });

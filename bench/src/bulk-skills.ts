@@ -5,6 +5,7 @@
 
 import type Database from 'better-sqlite3';
 import { clip } from '#dist/domain/context-pack.js';
+import { chooseExemplars, packExemplars } from '#dist/domain/exemplars.js';
 import { newSkill } from '#dist/domain/new-skill.js';
 import { normalizeGoal } from '#dist/domain/normalize-goal.js';
 import { collapseRepeats } from '#dist/domain/sequence.js';
@@ -14,7 +15,7 @@ import { renderSkillMd } from '#dist/pipeline/render-skill-md.js';
 import { json } from '#dist/store/rows.js';
 import { skillInsertSql, skillRowValues } from '#dist/store/skill-row.js';
 import { accepted, planSkillWrite } from '#dist/store/write-plan.js';
-import { syntheticSessionBatches } from './synthetic.js';
+import { goalWordings, loadSourceSessions, syntheticSessionBatches } from './synthetic.js';
 
 export interface BulkSkillWriter {
   write(skills: Skill[], actor: string): void;
@@ -57,9 +58,12 @@ export function bulkSkillWriter(db: Database.Database): BulkSkillWriter {
 export async function writeBenchSkills(
   memory: Memory,
   count: number,
-  opts: { seed: number; traces: string[]; onBatch?: (done: number) => void },
+  opts: { seed: number; traces: string[]; onBatch?: (done: number) => void; exemplars?: number },
 ): Promise<number> {
   const store = memory.store!;
+  const sources = opts.exemplars ? loadSourceSessions(opts.traces) : [];
+  const benchSkill = (memory: Memory, session: Session, i: number) =>
+    withExemplars(memory, benchSkillOf(memory, session, i), sources, session, opts.seed, opts.exemplars ?? 0);
   const start = performance.now();
   let i = 0;
   const db = store.kind === 'sqlite' ? (store as unknown as { db: Database.Database }).db : null;
@@ -82,8 +86,26 @@ export async function writeBenchSkills(
   return (performance.now() - start) / 1000;
 }
 
+/**
+ * The skill with up to `count` exemplars, as a learned skill carries them (see domain/exemplars.ts): embeddings
+ * of other wordings of its task, chosen for spread. None when `count` is 0.
+ */
+function withExemplars(
+  memory: Memory,
+  skill: Skill,
+  sources: readonly Session[],
+  session: Session,
+  seed: number,
+  count: number,
+): Skill {
+  if (count <= 0) return skill;
+  const wordings = goalWordings(sources, session, seed, count + 2);
+  const vectors = wordings.map((w) => memory.embedder.embedSync!(normalizeGoal(w)));
+  return { ...skill, exemplars: packExemplars(chooseExemplars(vectors, count)) };
+}
+
 /** A plausible learned skill for a session: its tool path as the procedure, its goal as the trigger text. */
-function benchSkill(memory: Memory, session: Session, i: number): Skill {
+function benchSkillOf(memory: Memory, session: Session, i: number): Skill {
   const tools = collapseRepeats(session.calls.filter((c) => c.ok).map((c) => c.tool));
   const required = [...new Set(tools)];
   const id = `sk_bench${String(i).padStart(8, '0')}`;

@@ -17,12 +17,23 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { Session as InspectorSession } from 'node:inspector/promises';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { MAX_EXEMPLARS } from '#dist/domain/exemplars.js';
 import { normalizeGoal } from '#dist/domain/normalize-goal.js';
+import { recallVectors } from '#dist/pipeline/recall.js';
 import type { Session } from '#dist/domain/types.js';
 import { ExactIndex } from '#dist/vector/exact-index.js';
 import { loadIndexFile, type IndexIdentity } from '#dist/vector/index-file.js';
@@ -65,6 +76,10 @@ interface Plan {
   ingestBatch: number;
   synthSizes: number[];
   skillCounts: number[];
+  /** Skill counts measured again with skills that carry exemplars (several vectors each, as learned skills do). */
+  multiVectorCounts: number[];
+  /** Exemplars per skill in those runs (plus the centroid: 1 + this many vectors a skill). */
+  exemplars: number;
   recallQueries: number;
   recallWarmup: number;
   /** Wall-time budget of the brute-force scan per skill count (all queries when it fits). */
@@ -84,6 +99,8 @@ const FULL: Plan = {
   ingestBatch: 1_000,
   synthSizes: [1_000, 10_000, 100_000],
   skillCounts: [1_000, 10_000, 100_000],
+  multiVectorCounts: [100_000],
+  exemplars: 3,
   recallQueries: 2_000,
   recallWarmup: 200,
   bruteBudgetMs: 30_000,
@@ -100,6 +117,7 @@ const QUICK: Plan = {
   ingestCalls: 40_000,
   synthSizes: [1_000, 5_000],
   skillCounts: [1_000],
+  multiVectorCounts: [1_000],
   clusterSizes: [1_000, 5_000],
   greedyBudgetMs: 20_000,
   cliRuns: 5,
@@ -126,6 +144,7 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       'synth-sizes': { type: 'string' },
       skills: { type: 'string' },
+      'multi-vector-skills': { type: 'string' },
       'cluster-sizes': { type: 'string' },
       traces: { type: 'string' },
       seed: { type: 'string' },
@@ -150,6 +169,7 @@ async function main(): Promise<void> {
       .filter((n) => Number.isInteger(n) && n > 0);
   if (values['synth-sizes']) plan.synthSizes = sizes(values['synth-sizes']);
   if (values.skills) plan.skillCounts = sizes(values.skills);
+  if (values['multi-vector-skills'] !== undefined) plan.multiVectorCounts = sizes(values['multi-vector-skills']);
   if (values['cluster-sizes']) plan.clusterSizes = sizes(values['cluster-sizes']);
   const only = values.only ? new Set(values.only.split(',').map((p) => p.trim() as Phase)) : null;
   for (const p of only ?? [])
@@ -207,7 +227,10 @@ async function main(): Promise<void> {
   try {
     if (run('ingest')) results.ingest = await benchIngest(ctx);
     if (run('synthesis')) for (const n of plan.synthSizes) results.synthesis.push(await benchSynthesis(ctx, n));
-    if (run('recall')) for (const n of plan.skillCounts) results.recall.push(await benchRecall(ctx, n));
+    if (run('recall')) {
+      for (const n of plan.skillCounts) results.recall.push(await benchRecall(ctx, n));
+      for (const n of plan.multiVectorCounts) results.recall.push(await benchRecall(ctx, n, plan.exemplars));
+    }
     if (run('clustering') && plan.clusterSizes.length) results.clustering = await benchClustering(ctx);
     if (run('cli')) results.cli = await benchCli(ctx);
   } finally {
@@ -417,10 +440,10 @@ async function stopProfiler(session: InspectorSession): Promise<CpuProfile> {
 
 // ── 3. recall ───────────────────────────────────────────────────────────────
 
-async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
+async function benchRecall(ctx: Context, count: number, exemplars = 0): Promise<RecallResult> {
   const { plan, progress, rss } = ctx;
-  const label = `recall ${short(count)}`;
-  const db = join(ctx.work, `recall-${count}.db`);
+  const label = `recall ${short(count)}${exemplars ? ` x${exemplars + 1} vectors` : ''}`;
+  const db = join(ctx.work, `recall-${count}${exemplars ? `-x${exemplars + 1}` : ''}.db`);
   const memory = await openMemory({ db, logLevel: 'silent' });
   const store = memory.store!;
   const ns = memory.namespace;
@@ -429,7 +452,13 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
 
   collectGarbage();
   rss.begin(`${label}: populate`);
-  const populateSeconds = await populateSkills(ctx, memory, count, (d) => progress.bar(`${label}: populate`, d, count));
+  const populateSeconds = await populateSkills(
+    ctx,
+    memory,
+    count,
+    (d) => progress.bar(`${label}: populate`, d, count),
+    exemplars,
+  );
   const queries = syntheticGoals(plan.recallQueries, ctx.seed + 7, ctx.traces);
 
   collectGarbage();
@@ -596,6 +625,8 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
   const bruteP50 = percentile(bruteLatency, 50);
   const result: RecallResult = {
     skills: count,
+    exemplars,
+    vectors: tiered.size,
     populateSeconds: round(populateSeconds, 2),
     queries: queries.length,
     firstRecallMs: round(firstRecallMs, 1),
@@ -633,7 +664,7 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
     `${label}: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, first recall ${result.firstRecallMs} ms (brute force p50 ${result.bruteForce.p50Ms} ms over ${bruteLatency.length} queries, x${result.speedupP50}); ` +
       `hit rate ${result.hitRate}, top-1 agreement ${result.top1Agreement}`,
   );
-  if (ctx.keepForCli === count) ctx.largeSkillDb = { path: db, skills: count };
+  if (ctx.keepForCli === count && !exemplars) ctx.largeSkillDb = { path: db, skills: count };
   else removeDb(ctx, db);
   return result;
 }
@@ -646,16 +677,19 @@ async function benchRecall(ctx: Context, count: number): Promise<RecallResult> {
 function compareIndexes(
   memory: Memory,
   goals: string[],
-  rows: { id: string; embedding: Float32Array | null }[],
+  rows: { id: string; embedding: Float32Array | null; exemplars?: Float32Array | null }[],
   ivf: VectorIndex,
   indexFile: string,
 ) {
   const d = memory.embedder.dimensions;
-  const withVector = rows.filter((r) => r.embedding && r.embedding.length === d);
-  const ids = withVector.map((r) => r.id);
+  // Every vector recall searches: each skill's centroid and its exemplars (ids as the recall index has them).
+  const entries = rows
+    .filter((r) => r.embedding && r.embedding.length === d)
+    .flatMap((r) => recallVectors(r, d).map((v, i) => [i ? `${r.id}#${i}` : r.id, v] as const));
+  const ids = entries.map(([id]) => id);
   const vectors = new Float32Array(ids.length * d);
-  withVector.forEach((r, i) => {
-    vectors.set(r.embedding!, i * d);
+  entries.forEach(([, v], i) => {
+    vectors.set(v, i * d);
   });
   let t0 = nowMs();
   const exact = ExactIndex.fromArrays(d, ids, vectors.slice());
@@ -663,7 +697,9 @@ function compareIndexes(
   // The recall index as recall uses it: loaded from the file the bench's recalls saved (building a second
   // 100k graph here would cost minutes); its build time is the first recall's, in the recall table.
   t0 = nowMs();
-  const loaded = loadIndexFile(indexFile, readIdentity(indexFile), { annFrom: memory.config.recall.annFrom });
+  const loaded = loadIndexFile(indexFile, readIdentity(indexFile), {
+    annFrom: memory.config.recall.annFrom * (MAX_EXEMPLARS + 1),
+  });
   if ('reason' in loaded) throw new Error(`bench: the recall index file ${indexFile} did not load: ${loaded.reason}`);
   const tiered: TieredIndex = loaded.index;
   const tieredLoadMs = nowMs() - t0;
@@ -732,10 +768,17 @@ function recallAt10(got: SearchHit[], want: SearchHit[]): number {
 }
 
 /** Writes `count` skills from perturbed real sessions (see bulk-skills.ts). Returns seconds. */
-function populateSkills(ctx: Context, memory: Memory, count: number, onProgress?: (done: number) => void) {
+function populateSkills(
+  ctx: Context,
+  memory: Memory,
+  count: number,
+  onProgress?: (done: number) => void,
+  exemplars = 0,
+) {
   return writeBenchSkills(memory, count, {
     seed: ctx.seed + 1,
     traces: ctx.traces,
+    exemplars,
     onBatch: (done) => {
       ctx.rss.sample();
       onProgress?.(done);
@@ -817,6 +860,14 @@ async function benchClustering(ctx: Context): Promise<ClusteringResult[]> {
 
 // ── 5. CLI cold start ───────────────────────────────────────────────────────
 
+/**
+ * `skillsmith recall` as a hook runs it, a new process each time, against bare `node -e ""`, in rounds (each
+ * round runs every variant once, so a slow moment of the machine touches them all): recall in its own process
+ * (the short path, SKILLSMITH_RECALL_DAEMON=0), answered by the recall daemon (started by an untimed first run),
+ * the same with --json, and the full CLI (SKILLSMITH_LEAN_RECALL=0, what every recall ran before), on ~100
+ * skills and on the largest recall file up to 10k skills. The daemons run in a runtime directory of the bench's
+ * own and stop 20 s after the phase.
+ */
 async function benchCli(ctx: Context): Promise<CliResult> {
   const { plan, progress, rss } = ctx;
   const db = join(ctx.work, 'cli.db');
@@ -826,52 +877,87 @@ async function benchCli(ctx: Context): Promise<CliResult> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
 
   rss.begin('cli');
-  const args = [CLI, 'recall', 'cancel my order', '--db', db];
-  const spawnMs = (argv: string[]): { ms: number; stdout: string } => {
+  const runtimeDir = mkdtempSync(join(ctx.work, 'run-'));
+  const baseEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_RUNTIME_DIR: runtimeDir,
+    SKILLSMITH_RECALL_DAEMON_IDLE_MS: '20000',
+  };
+  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', 'SKILLSMITH_RECALL_DAEMON', 'SKILLSMITH_LEAN_RECALL'])
+    delete baseEnv[name];
+  const spawnMs = (argv: string[], env: NodeJS.ProcessEnv = baseEnv): { ms: number; stdout: string } => {
     const t0 = nowMs();
-    const r = spawnSync(process.execPath, argv, { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, argv, { encoding: 'utf8', env });
     const ms = nowMs() - t0;
     if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
     return { ms, stdout: r.stdout };
   };
-  const first = spawnMs(args); // warms the OS file cache, like any second invocation
-  const times: number[] = [];
-  for (let i = 0; i < plan.cliRuns; i++) {
-    times.push(spawnMs(args).ms);
-    progress.bar('cli cold start', i + 1, plan.cliRuns);
+  const files = [{ skills: plan.cliSkills, path: db }];
+  if (ctx.largeSkillDb) files.push({ skills: ctx.largeSkillDb.skills, path: ctx.largeSkillDb.path });
+  type Variant = {
+    mode: NonNullable<CliResult['modes']>[number]['mode'];
+    skills: number;
+    json: boolean;
+    argv: string[];
+    env: NodeJS.ProcessEnv;
+  };
+  const variants: Variant[] = [];
+  for (const f of files) {
+    const argv = [CLI, 'recall', 'cancel my order', '--db', f.path];
+    variants.push(
+      { mode: 'daemon', skills: f.skills, json: false, argv, env: baseEnv },
+      { mode: 'daemon', skills: f.skills, json: true, argv: [...argv, '--json'], env: baseEnv },
+      { mode: 'in-process', skills: f.skills, json: false, argv, env: { ...baseEnv, SKILLSMITH_RECALL_DAEMON: '0' } },
+      { mode: 'full CLI', skills: f.skills, json: false, argv, env: { ...baseEnv, SKILLSMITH_LEAN_RECALL: '0' } },
+    );
   }
+  // Untimed: warms the OS file cache and starts each file's daemon (a recall with none starts it).
+  const first = spawnMs(variants[2].argv, variants[2].env);
+  for (const v of variants) spawnMs(v.argv, v.env);
+  const sockets = () =>
+    existsSync(join(runtimeDir, 'skillsmith')) ? readdirSync(join(runtimeDir, 'skillsmith')).length : 0;
+  for (let wait = 0; sockets() < files.length && wait < 100; wait++) await new Promise((r) => setTimeout(r, 100));
+  for (const v of variants) spawnMs(v.argv, v.env);
+  const times = variants.map(() => [] as number[]);
   const baseline: number[] = [];
-  for (let i = 0; i < plan.cliRuns; i++) baseline.push(spawnMs(['-e', '']).ms);
-  let large: CliResult['large'] = null;
-  if (ctx.largeSkillDb) {
-    const argsLarge = [CLI, 'recall', 'cancel my order', '--db', ctx.largeSkillDb.path];
-    const timesLarge: number[] = [];
-    for (let i = 0; i < plan.cliRunsLarge; i++) {
-      timesLarge.push(spawnMs(argsLarge).ms);
-      progress.bar(`cli cold start, ${short(ctx.largeSkillDb.skills)} skills`, i + 1, plan.cliRunsLarge);
-    }
-    large = {
-      skills: ctx.largeSkillDb.skills,
-      runs: plan.cliRunsLarge,
-      medianMs: round(percentile(timesLarge, 50), 1),
-    };
-    removeDb(ctx, ctx.largeSkillDb.path);
+  for (let round = 0; round < plan.cliRuns; round++) {
+    baseline.push(spawnMs(['-e', '']).ms);
+    variants.forEach((v, i) => {
+      times[i].push(spawnMs(v.argv, v.env).ms);
+    });
+    progress.bar('cli cold start', round + 1, plan.cliRuns);
   }
   rss.end();
+  const nodeMs = percentile(baseline, 50);
+  const modes = variants.map((v, i) => ({
+    mode: v.mode,
+    skills: v.skills,
+    json: v.json,
+    medianMs: round(percentile(times[i], 50), 1),
+    minMs: round(Math.min(...times[i]), 1),
+    maxMs: round(Math.max(...times[i]), 1),
+    ratioToNode: round(percentile(times[i], 50) / nodeMs, 2),
+  }));
+  const inProcess = (skills: number) => modes.find((m) => m.mode === 'in-process' && m.skills === skills)!;
+  const large = ctx.largeSkillDb
+    ? { skills: ctx.largeSkillDb.skills, runs: plan.cliRuns, medianMs: inProcess(ctx.largeSkillDb.skills).medianMs }
+    : null;
+  const small = inProcess(plan.cliSkills);
   const result: CliResult = {
     command: `node dist/surfaces/cli/main.js recall "cancel my order" --db <${plan.cliSkills} skills>`,
     runs: plan.cliRuns,
-    medianMs: round(percentile(times, 50), 1),
-    minMs: round(Math.min(...times), 1),
-    maxMs: round(Math.max(...times), 1),
-    nodeBaselineMedianMs: round(percentile(baseline, 50), 1),
+    medianMs: small.medianMs,
+    minMs: small.minMs,
+    maxMs: small.maxMs,
+    nodeBaselineMedianMs: round(nodeMs, 1),
     firstOutputLine: first.stdout.split('\n').find((l) => l.trim()) ?? '',
     large,
+    modes,
   };
   progress.line(
-    `cli: median ${result.medianMs} ms (bare node ${result.nodeBaselineMedianMs} ms)` +
-      (large ? `; with ${short(large.skills)} skills median ${large.medianMs} ms` : ''),
+    `cli: bare node ${result.nodeBaselineMedianMs} ms; ${modes.map((m) => `${m.mode}${m.json ? ' --json' : ''} ${short(m.skills)} ${m.medianMs} ms (x${m.ratioToNode})`).join(', ')}`,
   );
+  if (ctx.largeSkillDb) removeDb(ctx, ctx.largeSkillDb.path);
   removeDb(ctx, db);
   return result;
 }

@@ -124,6 +124,22 @@ export function syntheticSession(
 }
 
 /**
+ * Other wordings of the task of synthetic session `index`, as the sessions a learned skill's exemplars come from
+ * would word it: its source's first user message when the trace has one, then the source's goal with other
+ * identifiers and persona details. Deterministic for (seed, index).
+ */
+export function goalWordings(sources: readonly Session[], session: Session, seed: number, count: number): string[] {
+  const src = sources.find((s) => s.id === session.labels?.synthetic_of);
+  if (!src || count <= 0) return [];
+  const rand = mulberry32(mixSeed(seed ^ 0x27d4eb2f, Number(session.id.split('-').at(-1)) || 0));
+  const out: string[] = [];
+  const first = src.labels?.first_user_message;
+  if (typeof first === 'string' && first.trim()) out.push(digitPerturber(rand)(first));
+  while (out.length < count) out.push(`${digitPerturber(rand)(src.goal)} ${personaDetail(rand)}`);
+  return out.slice(0, count);
+}
+
+/**
  * Realistic recall queries: the goal of a random real session or, when the trace has one, the first user
  * message the agent saw (tau's `meta.first_user_message`; read here by the benchmark, never by the engine),
  * with its identifiers perturbed.

@@ -12,10 +12,8 @@ import type { SkillEvent } from '../store/store.js';
 import type { Changes } from './changes.js';
 import type { RecallIndexes } from './recall-indexes.js';
 import type { AppContext } from './context.js';
+import { checkGoal, MAX_TEXT_CHARS, toolsOf } from './recall-only.js';
 import { ConflictError, InputError, NotFoundError } from '../errors/index.js';
-
-/** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */
-const MAX_TEXT_CHARS = 64 * 1024;
 
 /**
  * The skill catalogue: recall, the skills and facts and their history, and the changes a person or an outcome
@@ -41,9 +39,7 @@ export class Catalog {
     goal: string,
     opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {},
   ): Promise<RecalledSkill[]> {
-    if (typeof goal !== 'string') throw new InputError('recall: goal must be a string');
-    if (goal.length > MAX_TEXT_CHARS)
-      throw new InputError(`recall: goal is ${goal.length} characters, over the ${MAX_TEXT_CHARS} limit`);
+    checkGoal(goal);
     if (!this.ctx.storing) return [];
     this.onUse();
     // record: false looks without leaving a trace (no recall row, last_used_at untouched): previews, searches.
@@ -65,7 +61,7 @@ export class Catalog {
 
   /** Union of the recalled skills' tools, for callers that load tools per turn. */
   toolsFor(skills: RecalledSkill[]): string[] {
-    return [...new Set(skills.flatMap((s) => s.toolsRequired))];
+    return toolsOf(skills);
   }
 
   // ── reading ──────────────────────────────────────────────────────────────

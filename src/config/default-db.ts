@@ -47,9 +47,14 @@ export function perUserDbPath(
   return join(xdg, 'skillsmith', 'skillsmith.db');
 }
 
+/** `postgres://` and `postgresql://` URLs name a PostgreSQL memory; anything else is a SQLite file path. */
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location.trim());
+}
+
 /** The start-up line naming the memory (nothing when --db named it: the person already knows). */
 export function describeDbLocation(loc: DbLocation): string | null {
   if (loc.reason === 'flag') return null;
-  const shown = /^postgres(ql)?:\/\//i.test(loc.path) ? loc.path.replace(/\/\/[^@/]*@/, '//***@') : loc.path;
+  const shown = isPostgresUrl(loc.path) ? loc.path.replace(/\/\/[^@/]*@/, '//***@') : loc.path;
   return `skillsmith: memory ${shown} (${loc.reason}; --db PATH to choose another)`;
 }

@@ -47,6 +47,11 @@ export function isRecallable(
   return s.enabled && s.corpus === 'internal' && !s.supersededBy && s.status !== 'retired' && s.eta >= retireEta;
 }
 
+/** What recall reads of the configuration. */
+export type RecallSettings = Pick<SkillsmithConfig, 'recall'> & {
+  lifecycle: Pick<SkillsmithConfig['lifecycle'], 'retireEta'>;
+};
+
 /** Index size up to which recall asks the index for every entry (see recall()). */
 const EXHAUSTIVE = 256;
 
@@ -93,7 +98,7 @@ export class RecallIndex {
     private readonly store: Store,
     private readonly embedder: Embedder,
     private readonly namespace: string,
-    private readonly config: SkillsmithConfig,
+    private readonly config: RecallSettings,
     private readonly log?: Logger,
   ) {
     this.random = mulberry32(config.recall.seed);

@@ -1,11 +1,9 @@
+import { isPostgresUrl } from '../config/default-db.js';
 import type { PgStoreOptions } from './postgres/pg-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
-/** `postgres://` and `postgresql://` URLs name a PostgreSQL memory; anything else is a SQLite file path. */
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location.trim());
-}
+export { isPostgresUrl };
 
 /** Opens the memory at `location`: a PostgreSQL URL (shared by a fleet) or a SQLite file (one host). */
 export async function openStore(location: string, opts: { postgres?: PgStoreOptions } = {}): Promise<Store> {

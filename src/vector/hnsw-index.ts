@@ -22,11 +22,13 @@ export interface HnswOptions {
   expansionAdd?: number;
   /**
    * Candidate list while searching, ef, for the smallest graphs (default 96; a search for more than ef hits
-   * widens it). Larger graphs are searched wider (searchWidth): 192 from MID_GRAPH entries, 320 from
-   * LARGE_GRAPH. Builds differ (inserts run in parallel): at 100k three builds of the graph above gave
-   * recall@10 0.978 / 0.958 / 0.956 at ef 192 (p50 0.37-0.41 ms) and 0.978 at ef 320 (0.54 ms). On the bench's
-   * skill vectors, k = 36: at 10k ef 96 gives 0.995 (0.15 ms) against 1.0 at 192 (0.24 ms), 64 gives 0.992;
-   * at 20k ef 96 gives 0.988, 192 gives 0.994; at 1k every ef from 64 gives 1.0.
+   * widens it). Larger graphs are searched wider (searchWidth): 192 from MID_GRAPH entries. Builds differ
+   * (inserts run in parallel): at 100k three builds of the graph above gave recall@10 0.978 / 0.958 / 0.956 at
+   * ef 192 (p50 0.37-0.41 ms) and 0.978 at ef 320 (0.54 ms). On the bench's skill vectors, k = 36: at 10k ef 96
+   * gives 0.995 (0.15 ms) against 1.0 at 192 (0.24 ms), 64 gives 0.992; at 20k ef 96 gives 0.988, 192 gives
+   * 0.994; at 1k every ef from 64 gives 1.0. Skills with exemplars (issue 29: 100k skills, 398,866 vectors):
+   * ef 320 1.0 (p50 0.51 ms), 192 0.980 (0.29 ms), 128 0.977 (0.22 ms), 96 0.973 (0.17 ms). Issue 18 searched
+   * 320 wide from 50,000 entries; issue 29 (recall p50 <= 0.5 ms at 100k skills) keeps 192 there too.
    */
   expansionSearch?: number;
   /** Threads for bulk adds (default 0: every core). Searches run on the calling thread. */
@@ -40,15 +42,13 @@ export const defaultHnswOptions: Required<HnswOptions> = {
   threads: 0,
 };
 
-/** From MID_GRAPH entries a search looks at least MID_GRAPH_EF candidates wide, from LARGE_GRAPH LARGE_GRAPH_EF. */
+/** From MID_GRAPH entries a search looks at least MID_GRAPH_EF candidates wide. */
 const MID_GRAPH = 16_384;
 const MID_GRAPH_EF = 192;
-const LARGE_GRAPH = 50_000;
-const LARGE_GRAPH_EF = 320;
 
 /** How many candidates a search of a graph of `size` entries looks at, at least (see expansionSearch). */
 function searchWidth(size: number): number {
-  return size >= LARGE_GRAPH ? LARGE_GRAPH_EF : size >= MID_GRAPH ? MID_GRAPH_EF : 0;
+  return size >= MID_GRAPH ? MID_GRAPH_EF : 0;
 }
 
 /** Entries a graph takes on one thread before bulk inserts go parallel (see addMany). */

@@ -81,7 +81,8 @@ import {
   type Outbox,
   type RowChange,
 } from '../write-plan.js';
-import { NotFoundError, SessionStateError } from '../../errors/index.js';
+import { NotFoundError } from '../../errors/not-found-error.js';
+import { SessionStateError } from '../../errors/session-state-error.js';
 
 /** How SQLite stores a boolean. */
 const sqliteBool = (b: boolean) => (b ? 1 : 0);
@@ -98,11 +99,50 @@ const WAL_CHECKPOINT_BYTES = 32 * 1024 * 1024;
 /** Opens (creating and migrating as needed) a SQLite memory file. `:memory:` works for throwaway use. */
 export function openSqliteStore(path: string): SqliteStore {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = openDatabase(path);
+  migrate(db);
+  return new SqliteStore(db, path);
+}
+
+/**
+ * Opens an existing SQLite memory file whose schema is already the latest, without creating or migrating
+ * anything: the short start of a process that only recalls. Null when the file is missing or needs
+ * migrating (the caller then opens it with `openSqliteStore`).
+ */
+export function openCurrentSqliteStore(path: string): SqliteStore | null {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { fileMustExist: true });
+  } catch {
+    return null;
+  }
+  try {
+    configure(db);
+    const version = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as Row).v;
+    if (version !== latestSchemaVersion) {
+      db.close();
+      return null;
+    }
+    return new SqliteStore(db, path);
+  } catch {
+    // No schema_migrations table (an empty or foreign file), or a file SQLite cannot read: the full open says why.
+    if (db.open) db.close();
+    return null;
+  }
+}
+
+function openDatabase(path: string): Database.Database {
   const db = new Database(path);
   // A new file gets 32 KB pages instead of SQLite's 4 KB: a batch of sessions lands on a few wide leaves of the
   // call table rather than splitting many narrow ones, and storing calls took half the time (issue 18, fifth
   // round). Set before WAL mode, it only applies to a file with nothing in it yet; an existing file keeps its size.
   db.pragma(`page_size = ${PAGE_SIZE}`);
+  configure(db);
+  return db;
+}
+
+/** The connection settings every open applies. */
+function configure(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -118,8 +158,6 @@ export function openSqliteStore(path: string): SqliteStore {
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   db.pragma(`wal_autocheckpoint = ${Math.max(1000, Math.round(WAL_CHECKPOINT_BYTES / pageSize))}`);
   db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-  migrate(db);
-  return new SqliteStore(db, path);
 }
 
 /** Applies the migrations the file has not seen yet, each in its own transaction. */
@@ -830,7 +868,8 @@ export class SqliteStore implements Store {
     items: { skillId: string; rank: number; similarity: number }[];
   }[] = [];
 
-  private flushRecalls(): void {
+  /** Writes the recalls recorded and not written yet (a long-lived process that answers per request). */
+  flushRecalls(): void {
     if (this.pendingRecalls.length === 0 || !this.db.open) return;
     const batch = this.pendingRecalls.splice(0);
     const { insertRecall, insertRecallItem, touchSkill } = this.stmts;

@@ -1,66 +1,11 @@
 #!/usr/bin/env node
-import { exitCodeOf, UsageError } from '../../errors/index.js';
-import type { Memory } from '../../memory.js';
-import type { CommandContext } from './command.js';
-import { memoryFromFlags } from './command-support.js';
-import { FLAG_NAMES, parseCommandLine } from './options.js';
-import { help, ROUTES } from './routes.js';
-import { nearestName, parseErrorMessage } from './suggest.js';
-import { writeErr } from './output.js';
+import { leanRecall, leanRecallArgs } from './lean-recall.js';
 
-/** Parses the command line, routes to the command by name and returns its exit code. */
-export async function main(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseCommandLine>;
-  try {
-    parsed = parseCommandLine(argv);
-  } catch (e) {
-    writeErr(`skillsmith: ${parseErrorMessage(e, FLAG_NAMES)}\nRun "skillsmith --help" for usage.\n`);
-    return 2;
-  }
-  const { values: flags, positionals } = parsed;
-  const [name, ...args] = positionals;
-  const route = ROUTES.find((r) => r.name === name);
-  const command = route && (await route.load()).command;
-  if (flags.help && !command?.ownHelp) {
-    process.stdout.write(await help());
-    return 0;
-  }
-  if (!name) {
-    writeErr(await help());
-    return 2;
-  }
-  // An unknown command must not create a database on its way to failing.
-  if (!command) {
-    const guess = nearestName(
-      name,
-      ROUTES.map((r) => r.name),
-    );
-    const hint = guess === undefined ? '' : ` (did you mean "${guess}"?)`;
-    writeErr(`skillsmith: unknown command "${name}"${hint}\nRun "skillsmith --help" for usage.\n`);
-    return 2;
-  }
-  let memory: Memory | null = null;
-  const ctx: CommandContext = {
-    flags,
-    memory: async () => (memory ??= await memoryFromFlags(flags)),
-  };
-  try {
-    if (command.opens === 'memory') await ctx.memory();
-    return await command.run(args, ctx);
-  } catch (e) {
-    return exitCode(e);
-  } finally {
-    await (memory as Memory | null)?.close();
-  }
-}
-
-/** What a command threw, said on stderr, as an exit code: it follows the error's code (src/errors/error-codes.ts). */
-function exitCode(e: unknown): number {
-  writeErr(
-    `skillsmith: ${(e as Error).message}\n${UsageError.isInstance(e) ? 'Run "skillsmith --help" for usage.\n' : ''}`,
-  );
-  return exitCodeOf(e);
-}
+/*
+ * The `skillsmith` executable. A plain `skillsmith recall "GOAL"` (what a hook runs before every prompt) takes
+ * the short path (`lean-recall.ts`), which loads only what a recall needs; anything else, or any recall the
+ * short path cannot answer exactly as the full CLI would, runs the full CLI (`cli.ts`).
+ */
 
 // Output piped into `head` (or any reader that stops early) is not an error: stop quietly.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -68,11 +13,21 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
-main(process.argv.slice(2)).then(
+async function run(argv: string[]): Promise<number> {
+  const lean = leanRecallArgs(argv);
+  if (lean) {
+    const code = await leanRecall(lean.args, lean.flags);
+    if (code !== null) return code;
+  }
+  return (await import('./cli.js')).main(argv);
+}
+
+run(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
-  (e) => {
+  async (e) => {
+    const { writeErr } = await import('./output.js');
     writeErr(`skillsmith: ${(e as Error).stack ?? e}\n`);
     process.exitCode = 1;
   },

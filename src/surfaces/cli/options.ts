@@ -52,3 +52,15 @@ export const FLAG_NAMES: readonly string[] = Object.keys(options);
 
 /** The parsed flags, as every command receives them. */
 export type Flags = ReturnType<typeof parseCommandLine>['values'];
+
+/**
+ * The goal and --top-k of `skillsmith recall`, or what is wrong with them (the recall command throws it as a
+ * usage error; the short path leaves such a command line to the full CLI).
+ */
+export function recallArgs(args: string[], flags: Flags): { goal: string; topK: number | undefined } | string {
+  const goal = args.join(' ').trim();
+  if (!goal) return 'recall needs a GOAL, e.g. skillsmith recall "cancel my order"';
+  const topK = flags['top-k'] ? Number(flags['top-k']) : undefined;
+  if (topK !== undefined && (!Number.isInteger(topK) || topK < 1)) return '--top-k must be a positive integer';
+  return { goal, topK };
+}

@@ -1,14 +1,37 @@
 import { escapeControl } from '../../domain/untrusted-text.js';
 import type { Skill } from '../../domain/types.js';
 import type { SynthesisReport } from '../../pipeline/synthesize.js';
+import { exitCodeOf } from '../../errors/error-codes.js';
 import { UsageError } from './command.js';
 
 /** Terminal output never carries raw control bytes from bad input (escape sequences, bells, bidi overrides). */
 export const writeErr = (s: string) => process.stderr.write(escapeControl(s));
 
-export const out = (s: string) => process.stdout.write(escapeControl(s.endsWith('\n') ? s : `${s}\n`));
+/** A line of terminal output as `out` writes it: control bytes escaped, one newline at the end. */
+export const outText = (s: string) => escapeControl(s.endsWith('\n') ? s : `${s}\n`);
+
+export const out = (s: string) => process.stdout.write(outText(s));
+
+export const jsonText = (v: unknown) => outText(JSON.stringify(v, null, 2));
 
 export const printJson = (v: unknown) => out(JSON.stringify(v, null, 2));
+
+/** What a command threw, said on stderr, as an exit code: it follows the error's code (src/errors/error-codes.ts). */
+export function exitCode(e: unknown): number {
+  const { stderr, code } = errorOutcome(e);
+  process.stderr.write(stderr);
+  return code;
+}
+
+/** What `exitCode` says and returns for an error, without saying it. */
+export function errorOutcome(e: unknown): { stderr: string; code: number } {
+  return {
+    stderr: escapeControl(
+      `skillsmith: ${(e as Error).message}\n${UsageError.isInstance(e) ? 'Run "skillsmith --help" for usage.\n' : ''}`,
+    ),
+    code: exitCodeOf(e),
+  };
+}
 
 /** `file:line: reason` per rejected record on stderr, then a one-line total. */
 export function reportProblems(problems: { file: string; line: number; reason: string }[]) {

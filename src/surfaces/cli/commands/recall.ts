@@ -1,30 +1,34 @@
+import type { RecalledSkill } from '../../../pipeline/recall.js';
 import { UsageError, type Command } from '../command.js';
 import { recalledJson } from '../../shapes.js';
-import { out, printJson } from '../output.js';
+import { recallArgs } from '../options.js';
+import { jsonText, outText } from '../output.js';
 
-/** `skillsmith recall "GOAL" [--top-k N]`: the skills a planner would get for this goal. */
+/** What recall prints: the stable JSON shape with --json, else the prompt block and the tools to load. */
+export function recallText(
+  hits: RecalledSkill[],
+  json: boolean,
+  memory: { formatContext(skills: RecalledSkill[]): string; toolsFor(skills: RecalledSkill[]): string[] },
+): string {
+  if (json) return jsonText(hits.map(recalledJson));
+  if (hits.length === 0) return outText('No skill matches this goal.');
+  return outText(memory.formatContext(hits)) + outText(`Tools to load: ${memory.toolsFor(hits).join(', ')}`);
+}
+
+/**
+ * `skillsmith recall "GOAL" [--top-k N]`: the skills a planner would get for this goal. (A plain recall
+ * usually takes the short path of `../lean-recall.ts`, which prints through the same functions.)
+ */
 export const command: Command = {
   name: 'recall',
   help: `  recall "GOAL" [--top-k N]   the skills a planner would get for this goal`,
   opens: 'memory',
   async run(args, { flags, memory: open }) {
     const memory = await open();
-    const goal = args.join(' ').trim();
-    if (!goal) throw new UsageError('recall needs a GOAL, e.g. skillsmith recall "cancel my order"');
-    const topK = flags['top-k'] ? Number(flags['top-k']) : undefined;
-    if (topK !== undefined && (!Number.isInteger(topK) || topK < 1))
-      throw new UsageError('--top-k must be a positive integer');
-    const hits = await memory.recall(goal, { topK });
-    if (flags.json) {
-      printJson(hits.map(recalledJson));
-      return 0;
-    }
-    if (hits.length === 0) {
-      out('No skill matches this goal.');
-      return 0;
-    }
-    out(memory.formatContext(hits));
-    out(`Tools to load: ${memory.toolsFor(hits).join(', ')}`);
+    const request = recallArgs(args, flags);
+    if (typeof request === 'string') throw new UsageError(request);
+    const { goal, topK } = request;
+    process.stdout.write(recallText(await memory.recall(goal, { topK }), !!flags.json, memory));
     return 0;
   },
 };

@@ -1,0 +1,94 @@
+import { isPostgresUrl } from '../config/default-db.js';
+import type { RecallConfig } from '../config/recall-config.js';
+import { formatContextPack } from '../domain/context-pack.js';
+import { InputError } from '../errors/input-error.js';
+import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
+import { RecallIndex, type RecalledSkill } from '../pipeline/recall.js';
+import { openCurrentSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { createLogger, type LogLevel } from '../support/log.js';
+import { auditFileFor } from './backends.js';
+import { Outbox } from './outbox.js';
+
+/** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */
+export const MAX_TEXT_CHARS = 64 * 1024;
+
+/** A recall goal as the library accepts it: a string of at most MAX_TEXT_CHARS characters. */
+export function checkGoal(goal: unknown): asserts goal is string {
+  if (typeof goal !== 'string') throw new InputError('recall: goal must be a string');
+  if (goal.length > MAX_TEXT_CHARS)
+    throw new InputError(`recall: goal is ${goal.length} characters, over the ${MAX_TEXT_CHARS} limit`);
+}
+
+/** Union of the recalled skills' tools, for callers that load tools per turn. */
+export function toolsOf(skills: RecalledSkill[]): string[] {
+  return [...new Set(skills.flatMap((s) => s.toolsRequired))];
+}
+
+/** What `openRecallOnly` gives: `Memory.recall`, `formatContext`, `toolsFor` and `close`, and nothing else. */
+export interface RecallOnlyMemory {
+  recall(goal: string, opts?: { topK?: number }): Promise<RecalledSkill[]>;
+  formatContext(skills: RecalledSkill[]): string;
+  toolsFor(skills: RecalledSkill[]): string[];
+  /**
+   * Leaves the memory as closing it would, and keeps it open: the recalls recorded are written, the audit file
+   * brought up to date and the index file saved if due (a long-lived process, after each request).
+   */
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A second composition root, for a process that only recalls (a hook running `skillsmith recall` on every
+ * prompt): the SQLite store, the GloVe embedder and one namespace's recall index, without the services a recall
+ * never calls (capture, synthesis, the catalogue's writes, skill files), the configuration schema or migrations.
+ * It behaves as `openMemory(...).recall()` does for the same memory and settings: the same hits, the recall
+ * recorded, the audit file brought up to date and the index file saved on close.
+ *
+ * Null when this memory needs the full open: a PostgreSQL URL, a file that does not exist yet or whose schema
+ * is not the latest (the full open creates or migrates it), or a file that does not open.
+ */
+export async function openRecallOnly(opts: {
+  db: string;
+  config: RecallConfig;
+  logLevel: LogLevel;
+  /** Where log lines go (default stderr). */
+  logSink?: (line: string) => void;
+}): Promise<RecallOnlyMemory | null> {
+  const { config } = opts;
+  if (config.embedder.provider !== 'glove') return null;
+  let store: SqliteStore | null = null;
+  if (!config.disabled) {
+    if (opts.db === ':memory:' || isPostgresUrl(opts.db)) return null;
+    store = openCurrentSqliteStore(opts.db);
+    if (!store) return null;
+  }
+  const log = createLogger(opts.logLevel, undefined, opts.logSink);
+  const recallLog = log.child('recall');
+  const embedder = createGloveEmbedder();
+  const outbox = new Outbox(store, config.namespace, store ? auditFileFor(opts.db) : null, log);
+  await outbox.init();
+  const index = store ? new RecallIndex(store, embedder, config.namespace, config, recallLog) : null;
+  const threshold = config.thresholds.recall ?? embedder.thresholds.recall;
+  return {
+    async recall(goal, { topK } = {}) {
+      checkGoal(goal);
+      if (!index) return [];
+      const hits = await index.recall(goal, { topK, threshold, now: new Date(), touch: true });
+      recallLog.debug('recall', { served: hits.map((h) => h.name), session: null });
+      return hits;
+    },
+    formatContext: (skills) => formatContextPack(skills, config.recall.maxBodyChars),
+    toolsFor: toolsOf,
+    async sync() {
+      store?.flushRecalls();
+      await outbox.flush().catch((e) => log.warn('final flush failed', { error: String(e) }));
+      index?.persist();
+    },
+    async close() {
+      // As Memory.close: the audit file, then the index file, then the store (which writes pending recalls).
+      await outbox.flush().catch((e) => log.warn('final flush failed', { error: String(e) }));
+      index?.persist();
+      await store?.close();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import type { Memory } from '../../memory.js';
+import type { CommandContext } from './command.js';
+import { memoryFromFlags } from './command-support.js';
+import { FLAG_NAMES, parseCommandLine } from './options.js';
+import { help, ROUTES } from './routes.js';
+import { nearestName, parseErrorMessage } from './suggest.js';
+import { exitCode, writeErr } from './output.js';
+
+/** The full command line: parses it, routes to the command by name and returns its exit code (see main.ts). */
+export async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (e) {
+    writeErr(`skillsmith: ${parseErrorMessage(e, FLAG_NAMES)}\nRun "skillsmith --help" for usage.\n`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  const [name, ...args] = positionals;
+  const route = ROUTES.find((r) => r.name === name);
+  const command = route && (await route.load()).command;
+  if (flags.help && !command?.ownHelp) {
+    process.stdout.write(await help());
+    return 0;
+  }
+  if (!name) {
+    writeErr(await help());
+    return 2;
+  }
+  // An unknown command must not create a database on its way to failing.
+  if (!command) {
+    const guess = nearestName(
+      name,
+      ROUTES.map((r) => r.name),
+    );
+    const hint = guess === undefined ? '' : ` (did you mean "${guess}"?)`;
+    writeErr(`skillsmith: unknown command "${name}"${hint}\nRun "skillsmith --help" for usage.\n`);
+    return 2;
+  }
+  let memory: Memory | null = null;
+  const ctx: CommandContext = {
+    flags,
+    memory: async () => (memory ??= await memoryFromFlags(flags)),
+  };
+  try {
+    if (command.opens === 'memory') await ctx.memory();
+    return await command.run(args, ctx);
+  } catch (e) {
+    return exitCode(e);
+  } finally {
+    await (memory as Memory | null)?.close();
+  }
+}

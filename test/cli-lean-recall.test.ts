@@ -1,0 +1,188 @@
+import Database from 'better-sqlite3';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONFIG_ENV } from '../src/config/sources.js';
+
+// `skillsmith recall` takes a short path (src/surfaces/cli/lean-recall.ts) that loads only what a recall needs.
+// It must be indistinguishable from the full CLI: same stdout, stderr and exit code, and the same trace left in
+// the memory, for the same memory and command line. SKILLSMITH_LEAN_RECALL=0 runs the full CLI.
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const CLI = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
+const SAMPLE = join(ROOT, 'examples', 'tau-sample.jsonl');
+const LOG_MODULES = join(ROOT, 'test', 'fixtures', 'log-modules.mjs');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let tmp: string;
+let learnedDb: string;
+let goals: string[];
+let counter = 0;
+
+function cli(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = [], cwd = tmp): Run {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', 'SKILLSMITH_LEAN_RECALL', ...CONFIG_ENV.map((v) => v.name)])
+    delete base[name];
+  const r = spawnSync(process.execPath, [...nodeArgs, CLI, ...args], {
+    cwd,
+    env: { ...base, ...env },
+    encoding: 'utf8',
+  });
+  if (r.error) throw r.error;
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A private copy of a memory file (with its recall index file, if any). */
+function copyOf(db: string): string {
+  const dir = join(tmp, `copy-${++counter}`);
+  mkdirSync(dir);
+  const out = join(dir, 'memory.db');
+  for (const suffix of ['', '-wal', '-shm']) if (existsSync(db + suffix)) copyFileSync(db + suffix, out + suffix);
+  return out;
+}
+
+/** What a recall leaves in the memory: its recall rows (goal, skills served), without times. */
+function recallTrace(db: string): unknown[] {
+  const raw = new Database(db, { readonly: true });
+  try {
+    return raw
+      .prepare('SELECT * FROM recalls ORDER BY id')
+      .all()
+      .map((r) => {
+        const { at: _at, created_at: _c, ...rest } = r as Record<string, unknown>;
+        return rest;
+      });
+  } finally {
+    raw.close();
+  }
+}
+
+/** Runs the same command line on two copies of `db`, short path and full CLI, and returns both. */
+function both(db: string | null, args: (db: string) => string[], env: Record<string, string> = {}) {
+  const [a, b] = db ? [copyOf(db), copyOf(db)] : [join(tmp, `new-${++counter}.db`), join(tmp, `new-${++counter}.db`)];
+  const lean = cli(args(a), env);
+  const full = cli(args(b), { ...env, SKILLSMITH_LEAN_RECALL: '0' });
+  return { lean, full, a, b };
+}
+
+function expectSame(r: ReturnType<typeof both>) {
+  expect(r.lean.code).toBe(r.full.code);
+  expect(r.lean.stdout).toBe(r.full.stdout);
+  expect(r.lean.stderr.replaceAll(r.a, 'DB')).toBe(r.full.stderr.replaceAll(r.b, 'DB'));
+}
+
+beforeAll(() => {
+  if (!existsSync(CLI)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-lean-'));
+  learnedDb = join(tmp, 'learned', 'memory.db');
+  const learned = cli(['learn', SAMPLE, '--db', learnedDb]);
+  expect(learned.code, learned.stderr).toBe(0);
+  goals = readFileSync(SAMPLE, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => (JSON.parse(l) as { goal: string }).goal)
+    .slice(0, 4);
+}, 120_000);
+
+afterAll(() => {
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('skillsmith recall: the short path and the full CLI', () => {
+  it('print the same skills, text and --json, and record the same recalls', () => {
+    for (const goal of [...goals, 'write a haiku about autumn']) {
+      for (const extra of [[], ['--json'], ['--top-k', '1', '--json'], ['--top-k', '3']]) {
+        const r = both(learnedDb, (db) => ['recall', goal, '--db', db, ...extra]);
+        expectSame(r);
+        expect(r.lean.code).toBe(0);
+        expect(recallTrace(r.a)).toEqual(recallTrace(r.b));
+      }
+    }
+  });
+
+  it('agree on the audit file and on a memory whose recall index file is missing or stale', () => {
+    const r = both(learnedDb, (db) => ['recall', goals[0], '--db', db]);
+    expectSame(r);
+    expect(readFileSync(`${r.a}.audit.jsonl`, 'utf8').split('\n').length).toBe(
+      readFileSync(`${r.b}.audit.jsonl`, 'utf8').split('\n').length,
+    );
+    // A skill disabled after the index file was written is not served by either.
+    const first = JSON.parse(cli(['recall', goals[0], '--db', learnedDb, '--json']).stdout) as { name: string }[];
+    expect(first.length).toBeGreaterThan(0);
+    const changed = copyOf(learnedDb);
+    expect(cli(['skills', 'disable', first[0].name, '--db', changed]).code).toBe(0);
+    const after = both(changed, (db) => ['recall', goals[0], '--db', db, '--json']);
+    expectSame(after);
+    expect((JSON.parse(after.lean.stdout) as { name: string }[]).map((h) => h.name)).not.toContain(first[0].name);
+  });
+
+  it('agree with settings from a file, the environment and --namespace', () => {
+    const config = join(tmp, 'recall.config.json');
+    writeFileSync(config, JSON.stringify({ recall: { topK: 3, wordWeight: 0, maxBodyChars: 100 } }));
+    expectSame(both(learnedDb, (db) => ['recall', goals[1], '--db', db, '--config', config]));
+    expectSame(both(learnedDb, (db) => ['recall', goals[1], '--db', db], { SKILLSMITH_LOG_LEVEL: 'error' }));
+    expectSame(both(learnedDb, (db) => ['recall', goals[1], '--db', db, '--namespace', 'elsewhere', '--json']));
+    expectSame(both(learnedDb, (db) => ['recall', goals[1], '--db', db], { SKILLSMITH_DISABLED: '1' }));
+    // Settings the short path does not check itself go through the full CLI, with the same result.
+    writeFileSync(config, JSON.stringify({ distiller: 'heuristic', capture: { resultChars: 10 } }));
+    expectSame(both(learnedDb, (db) => ['recall', goals[1], '--db', db, '--config', config]));
+  });
+
+  it('fail the same way: invalid settings, a bad goal or --top-k, a memory file that is not one', () => {
+    const config = join(tmp, 'bad.config.json');
+    writeFileSync(config, JSON.stringify({ recall: { topK: 0, centering: 3 } }));
+    const bad = both(learnedDb, (db) => ['recall', goals[0], '--db', db, '--config', config]);
+    expectSame(bad);
+    expect(bad.lean.code).toBe(2);
+    expect(bad.lean.stderr).toMatch(/recall\.topK/);
+    const env = both(learnedDb, (db) => ['recall', goals[0], '--db', db], { SKILLSMITH_DISABLED: 'maybe' });
+    expectSame(env);
+    expect(env.lean.code).toBe(2);
+    expectSame(both(learnedDb, (db) => ['recall', '--db', db]));
+    expectSame(both(learnedDb, (db) => ['recall', goals[0], '--db', db, '--top-k', '0']));
+    expectSame(both(learnedDb, (db) => ['recall', 'x'.repeat(70_000), '--db', db]));
+    const junk = join(tmp, 'junk.db');
+    writeFileSync(junk, 'not a database');
+    const j1 = cli(['recall', goals[0], '--db', junk]);
+    const j2 = cli(['recall', goals[0], '--db', junk], { SKILLSMITH_LEAN_RECALL: '0' });
+    expect(j1).toEqual(j2);
+    expect(j1.code).not.toBe(0);
+  });
+
+  it('agree on a memory that does not exist yet (the full CLI creates it)', () => {
+    const r = both(null, (db) => ['recall', 'cancel my order', '--db', db]);
+    expectSame(r);
+    expect(r.lean.stdout).toBe('No skill matches this goal.\n');
+    expect(existsSync(r.a)).toBe(true);
+  });
+
+  it('names the memory on stderr when --db does not, as the full CLI does', () => {
+    const cwd = join(tmp, `cwd-${++counter}`);
+    mkdirSync(cwd);
+    copyFileSync(learnedDb, join(cwd, 'skillsmith.db'));
+    const lean = cli(['recall', goals[0]], {}, [], cwd);
+    const full = cli(['recall', goals[0]], { SKILLSMITH_LEAN_RECALL: '0' }, [], cwd);
+    expect(lean).toEqual(full);
+    expect(lean.stderr).toMatch(/^skillsmith: memory .*skillsmith\.db \(working directory/);
+  });
+
+  it('loads no configuration schema, YAML, command table or dashboard', () => {
+    const log = join(tmp, 'modules.log');
+    const r = cli(['recall', goals[0], '--db', copyOf(learnedDb), '--json'], { LOG_MODULES_FILE: log }, [
+      '--import',
+      LOG_MODULES,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const loaded = readFileSync(log, 'utf8');
+    expect(loaded).toMatch(/pipeline\/recall\.js/);
+    for (const absent of ['/zod/', '/yaml/', 'cli/routes', 'cli/cli.js', 'surfaces/web', 'hono'])
+      expect(loaded).not.toContain(absent);
+  });
+});
