@@ -1,25 +1,17 @@
 import Database from 'better-sqlite3';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIG_ENV } from '../src/config/sources.js';
+import { BUILT_CLI as CLI, copyMemory, LOG_MODULES, type Run, runBuiltCli } from './support/built-cli.js';
 
 // `skillsmith recall` takes a short path (src/surfaces/cli/lean-recall.ts) that loads only what a recall needs.
 // It must be indistinguishable from the full CLI: same stdout, stderr and exit code, and the same trace left in
 // the memory, for the same memory and command line. SKILLSMITH_LEAN_RECALL=0 runs the full CLI.
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const CLI = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
 const SAMPLE = join(ROOT, 'examples', 'tau-sample.jsonl');
-const LOG_MODULES = join(ROOT, 'test', 'fixtures', 'log-modules.mjs');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let tmp: string;
 let learnedDb: string;
@@ -27,26 +19,11 @@ let goals: string[];
 let counter = 0;
 
 function cli(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = [], cwd = tmp): Run {
-  const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', 'SKILLSMITH_LEAN_RECALL', ...CONFIG_ENV.map((v) => v.name)])
-    delete base[name];
-  const r = spawnSync(process.execPath, [...nodeArgs, CLI, ...args], {
-    cwd,
-    env: { ...base, ...env },
-    encoding: 'utf8',
-  });
-  if (r.error) throw r.error;
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runBuiltCli(args, { cwd, env, nodeArgs, unset: ['SKILLSMITH_LEAN_RECALL'] });
 }
 
 /** A private copy of a memory file (with its recall index file, if any). */
-function copyOf(db: string): string {
-  const dir = join(tmp, `copy-${++counter}`);
-  mkdirSync(dir);
-  const out = join(dir, 'memory.db');
-  for (const suffix of ['', '-wal', '-shm']) if (existsSync(db + suffix)) copyFileSync(db + suffix, out + suffix);
-  return out;
-}
+const copyOf = (db: string) => copyMemory(db, join(tmp, `copy-${++counter}`));
 
 /** What a recall leaves in the memory: its recall rows (goal, skills served), without times. */
 function recallTrace(db: string): unknown[] {

@@ -1,20 +1,10 @@
 import Database from 'better-sqlite3';
-import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-} from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIG_ENV } from '../src/config/sources.js';
+import { BUILT_CLI as CLI, copyMemory, LOG_MODULES, type Run, runBuiltCli } from './support/built-cli.js';
 
 // The recall daemon (src/surfaces/cli/recall-daemon.ts): the first `skillsmith recall` that finds none recalls
 // in its own process and starts it; later recalls of the same memory file are answered by it, exactly as the
@@ -22,16 +12,8 @@ import { CONFIG_ENV } from '../src/config/sources.js';
 // own, and a short idle time, so none outlives the run.
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const CLI = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
 const SAMPLE = join(ROOT, 'examples', 'tau-sample.jsonl');
-const LOG_MODULES = join(ROOT, 'test', 'fixtures', 'log-modules.mjs');
 const IDLE_MS = 2_500;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let tmp: string;
 let learnedDb: string;
@@ -40,21 +22,12 @@ let counter = 0;
 const runtimeDirs: string[] = [];
 
 function cli(args: string[], env: Record<string, string>, nodeArgs: string[] = []): Run {
-  const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of [
-    'SKILLSMITH_DB',
-    'SKILLSMITH_CONFIG',
-    'SKILLSMITH_RECALL_DAEMON',
-    ...CONFIG_ENV.map((v) => v.name),
-  ])
-    delete base[name];
-  const r = spawnSync(process.execPath, [...nodeArgs, CLI, ...args], {
+  return runBuiltCli(args, {
     cwd: tmp,
-    env: { ...base, SKILLSMITH_RECALL_DAEMON_IDLE_MS: String(IDLE_MS), ...env },
-    encoding: 'utf8',
+    env: { SKILLSMITH_RECALL_DAEMON_IDLE_MS: String(IDLE_MS), ...env },
+    nodeArgs,
+    unset: ['SKILLSMITH_RECALL_DAEMON'],
   });
-  if (r.error) throw r.error;
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** A runtime directory of the test's own (XDG_RUNTIME_DIR): its daemons' sockets go in skillsmith/ there. */
@@ -65,13 +38,7 @@ function runtime(): { env: Record<string, string>; sockets: () => string[] } {
   return { env: { XDG_RUNTIME_DIR: dir }, sockets };
 }
 
-function copyOf(db: string): string {
-  const dir = join(tmp, `copy-${++counter}`);
-  mkdirSync(dir);
-  const out = join(dir, 'memory.db');
-  for (const suffix of ['', '-wal', '-shm']) if (existsSync(db + suffix)) copyFileSync(db + suffix, out + suffix);
-  return out;
-}
+const copyOf = (db: string) => copyMemory(db, join(tmp, `copy-${++counter}`));
 
 function recallCount(db: string): number {
   const raw = new Database(db, { readonly: true });
