@@ -198,7 +198,7 @@ function collapseSteps(steps: ProcedureStep[]): ProcedureStep[] {
  */
 function argumentRoles(
   byspan: (Group | undefined)[],
-  origins: Map<number, Map<string, ValueSource>>[],
+  origins: ReadonlyMap<number, ReadonlyMap<string, ValueSource>>[],
   previousTools: string[],
 ) {
   const values = new Map<string, Set<string>>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toolCall } from '../../test/support/calls.js';
-import { argumentOrigins, resultLeaves, valueHeldBy } from './result-values.js';
+import { argumentOrigins, isCut, resultLeaves, valueHeldBy } from './result-values.js';
 
 const call = toolCall;
 
@@ -34,6 +34,30 @@ describe('resultLeaves', () => {
     ]);
     expect(resultLeaves(' fatima_johnson_7581 ')).toEqual([{ path: '', value: 'fatima_johnson_7581' }]);
     expect(resultLeaves('')).toEqual([]);
+  });
+
+  it('reads a whole result (parsed) and the same text with its end gone astray (read by hand) alike', () => {
+    const whole = JSON.stringify({
+      user_id: 'mei_davis_8935',
+      address: { city: 'Denver', zip: '80217' },
+      orders: ['#W2890441'],
+      payment_methods: { credit_card_1061405: { id: 'credit_card_1061405', brand: 'mastercard' } },
+      note: 'say "hi"\nthen leave',
+      total: 1e21,
+      rate: -0.25,
+      flags: [true, null],
+    });
+    expect(isCut(whole)).toBe(false);
+    expect(isCut(`${whole} trailing`)).toBe(true);
+    expect(resultLeaves(`${whole} trailing`)).toEqual(resultLeaves(whole));
+    expect(resultLeaves(whole)).toContainEqual({ path: 'note', value: 'say "hi"\nthen leave' });
+    expect(resultLeaves(whole)).toContainEqual({ path: 'total', value: '1e+21' });
+  });
+
+  it('stops at a malformed string in a cut result instead of failing the pass', () => {
+    const cut = '{"status": "pending", "note": "bad \\x escape", "more": "gone';
+    expect(resultLeaves(cut)).toEqual([{ path: 'status', value: 'pending' }]);
+    expect(isCut(cut)).toBe(true);
   });
 });
 

@@ -21,27 +21,75 @@ const ID_KEY = /\d.*\d.*\d/;
 /** Short values (`1`, `no`) occur everywhere by chance: they say nothing about where a value came from. */
 const MIN_VALUE_LENGTH = 3;
 
+/** What one result holds: its leaves, and whether it is JSON that capture cut. */
+interface ReadResult {
+  leaves: readonly Leaf[];
+  cut: boolean;
+}
+
+/**
+ * Results already read, by their text: a pass reads each result for argument origins, the main path's "Done"
+ * and branch conditions, and the same lookup results recur across a cluster. Cleared when full.
+ */
+const READ = new Map<string, ReadResult>();
+const READ_LIMIT = 8192;
+
+function readResult(text: string): ReadResult {
+  const known = READ.get(text);
+  if (known) return known;
+  const read = readUncached(text.trim());
+  if (READ.size >= READ_LIMIT) READ.clear();
+  READ.set(text, read);
+  return read;
+}
+
+function readUncached(t: string): ReadResult {
+  if (t === '') return { leaves: [], cut: false };
+  if (t[0] !== '{' && t[0] !== '[' && t[0] !== '"') return { leaves: [{ path: '', value: t }], cut: false };
+  const out: Leaf[] = [];
+  let whole: unknown;
+  try {
+    whole = JSON.parse(t);
+  } catch {
+    // Cut by capture (or not JSON after all): the leaves before the cut.
+    try {
+      new Reader(t, out).value('');
+    } catch {
+      // END_OF_TEXT where the text stops; a malformed escape stops the reading the same way.
+    }
+    return { leaves: out, cut: t[0] !== '"' };
+  }
+  walk(whole, '', out);
+  return { leaves: out, cut: false };
+}
+
+/** The leaves of a parsed JSON value, as the tolerant reader lists them for the same text. */
+function walk(v: unknown, path: string, out: Leaf[]): void {
+  if (typeof v === 'string') out.push({ path, value: v });
+  else if (typeof v === 'number') out.push({ path, value: String(v) });
+  else if (Array.isArray(v)) for (const x of v) walk(x, `${path}[]`, out);
+  else if (v && typeof v === 'object')
+    for (const [key, x] of Object.entries(v)) {
+      const name = ID_KEY.test(key) ? '*' : key;
+      walk(x, path ? `${path}.${name}` : name, out);
+    }
+}
+
 /**
  * Every string and number leaf of a JSON text, with its path, in document order. A text cut in the middle
  * gives the leaves read before the cut; a text that is not JSON at all is one leaf at path `` (the whole result,
- * trimmed), as a plain-text result such as a user id is.
+ * trimmed), as a plain-text result such as a user id is. The list is shared: do not change it.
  */
-export function resultLeaves(text: string): Leaf[] {
-  const t = text.trim();
-  if (t === '') return [];
-  if (t[0] !== '{' && t[0] !== '[' && t[0] !== '"') return [{ path: '', value: t }];
-  const out: Leaf[] = [];
-  const reader = new Reader(t, out);
-  try {
-    reader.value('');
-  } catch (e) {
-    if (!(e instanceof EndOfText)) throw e;
-  }
-  return out;
+export function resultLeaves(text: string): readonly Leaf[] {
+  return readResult(text).leaves;
 }
 
-class EndOfText extends Error {}
+/** Thrown (not an Error: no stack to build) where the text ends before the value does. */
+const END_OF_TEXT = Symbol('end of text');
 
+const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
+
+/** A reader of JSON that stops where the text does, listing the leaves read so far. */
 class Reader {
   private i = 0;
   constructor(
@@ -50,8 +98,8 @@ class Reader {
   ) {}
 
   private ws() {
-    while (this.i < this.s.length && /\s/.test(this.s[this.i])) this.i++;
-    if (this.i >= this.s.length) throw new EndOfText();
+    while (this.i < this.s.length && isSpace(this.s.charCodeAt(this.i))) this.i++;
+    if (this.i >= this.s.length) throw END_OF_TEXT;
   }
 
   value(path: string): void {
@@ -67,7 +115,7 @@ class Reader {
         this.i += m[0].length;
       } else {
         const w = /^(true|false|null)/.exec(this.s.slice(this.i, this.i + 5));
-        if (!w) throw new EndOfText(); // a cut number, or not JSON after all: stop here
+        if (!w) throw END_OF_TEXT; // a cut number, or not JSON after all: stop here
         this.i += w[0].length;
       }
     }
@@ -85,10 +133,10 @@ class Reader {
         this.i++;
         continue;
       }
-      if (this.s[this.i] !== '"') throw new EndOfText();
+      if (this.s[this.i] !== '"') throw END_OF_TEXT;
       const key = this.string();
       this.ws();
-      if (this.s[this.i] !== ':') throw new EndOfText();
+      if (this.s[this.i] !== ':') throw END_OF_TEXT;
       this.i++;
       const name = ID_KEY.test(key) ? '*' : key;
       this.value(path ? `${path}.${name}` : name);
@@ -113,29 +161,25 @@ class Reader {
 
   private string(): string {
     const start = this.i;
+    let escaped = false;
     this.i++;
     while (this.i < this.s.length) {
-      const c = this.s[this.i];
-      if (c === '\\') this.i += 2;
-      else if (c === '"') {
+      const c = this.s.charCodeAt(this.i);
+      if (c === 92) {
+        escaped = true;
+        this.i += 2;
+      } else if (c === 34) {
         this.i++;
-        return JSON.parse(this.s.slice(start, this.i)) as string;
+        return escaped ? (JSON.parse(this.s.slice(start, this.i)) as string) : this.s.slice(start + 1, this.i - 1);
       } else this.i++;
     }
-    throw new EndOfText();
+    throw END_OF_TEXT;
   }
 }
 
 /** A JSON result that does not parse whole was cut by capture (`capture.resultChars`). */
 export function isCut(result: string): boolean {
-  const t = result.trim();
-  if (t[0] !== '{' && t[0] !== '[') return false;
-  try {
-    JSON.parse(t);
-    return false;
-  } catch {
-    return true;
-  }
+  return readResult(result).cut;
 }
 
 /** An argument value as the text it would have in a result (strings and numbers; nothing else is traced). */
@@ -166,7 +210,16 @@ export const sourceKey = (s: ValueSource): string => (s === 'user' ? 'user' : `$
  * known origin (it may sit in the part that is gone) and is left out. An argument holding several values (a list
  * of item ids) takes the source most of them share. Arguments with no traceable value (short, boolean) are absent.
  */
-export function argumentOrigins(calls: readonly ToolCall[]): Map<number, Map<string, ValueSource>> {
+export function argumentOrigins(calls: readonly ToolCall[]): ReadonlyMap<number, ReadonlyMap<string, ValueSource>> {
+  // A pass asks again for the same span (admission, evidence and the draft each build its consensus).
+  let known = ORIGINS.get(calls);
+  if (!known) ORIGINS.set(calls, (known = originsOf(calls)));
+  return known;
+}
+
+const ORIGINS = new WeakMap<readonly ToolCall[], ReadonlyMap<number, ReadonlyMap<string, ValueSource>>>();
+
+function originsOf(calls: readonly ToolCall[]): Map<number, Map<string, ValueSource>> {
   const seen = new Map<string, ValueSource | null>();
   const out = new Map<number, Map<string, ValueSource>>();
   // Once a result was cut, a value no visible part holds may sit in the part that is gone: its origin is unknown.

@@ -85,8 +85,22 @@ const ACT_VERBS = new Set(
   ),
 );
 
+/** Roles already worked out, by tool name: a pass asks for the role of every call of every session. */
+const ROLES = new Map<string, StepRole>();
+const ROLES_LIMIT = 65_536;
+
+/** What a step does: changes something (`action`), hands the user to a person (`handoff`) or reads (`lookup`). */
 export function roleOf(tool: string): StepRole {
-  const words = toolWordsOf(tool);
+  let role = ROLES.get(tool);
+  if (role === undefined) {
+    role = roleOfWords(toolWordsOf(tool));
+    if (ROLES.size >= ROLES_LIMIT) ROLES.clear();
+    ROLES.set(tool, role);
+  }
+  return role;
+}
+
+function roleOfWords(words: readonly string[]): StepRole {
   if (HANDOFF.test(words.join(' '))) return 'handoff';
   const verb = words[0];
   if (!verb || LOOKUP_VERBS.has(verb)) return 'lookup';
