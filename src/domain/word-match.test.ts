@@ -39,8 +39,17 @@ describe('word overlap of a request with what a skill says it does', () => {
       { name: 'cancel-reservations', description: 'Cancel Reservations: looks up reservation, then cancels it.' },
       { name: 'fill-fuel-tank', description: 'Fills the tank of the car. Use when the fuel is low.' },
       { name: 'x', description: '' },
+      // Words inside other words ("car" in "cart" and "scar", "tank" in "tanks") are not matches.
+      { name: 'empty-cart', description: 'Empties a scarce cart of its tanks and carts.' },
     ];
-    const requests = ['I need to cancel my reservation', 'fuel the car please', '', 'weather in Paris'];
+    const requests = [
+      'I need to cancel my reservation',
+      'fuel the car please',
+      '',
+      'weather in Paris',
+      'car tank art',
+      'empty the cart',
+    ];
     for (const s of skills)
       for (const r of requests) {
         const words = skillWords(s);

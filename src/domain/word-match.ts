@@ -42,28 +42,43 @@ export function contentWords(text: string): Set<string> {
 
 /**
  * Cosine of two bags of words (each word counted once): shared / sqrt(|a| * |b|); 0 when either is empty. `b`
- * may also be a skillWords string (distinct words joined by single spaces), read without building a set of it:
- * recall scores every candidate this way on every request.
+ * may also be a skillWords string (distinct words joined by single spaces): see overlapScorer.
  */
 export function wordOverlap(a: ReadonlySet<string>, b: ReadonlySet<string> | string): number {
-  if (a.size === 0) return 0;
+  if (typeof b === 'string') return overlapScorer(a)(b);
+  if (a.size === 0 || b.size === 0) return 0;
   let shared = 0;
-  let size = 0;
-  if (typeof b === 'string') {
-    for (let start = 0; start <= b.length; start++) {
-      let end = b.indexOf(' ', start);
-      if (end < 0) end = b.length;
-      if (end > start) {
-        size++;
-        if (a.has(b.slice(start, end))) shared++;
-      }
-      start = end;
-    }
-  } else {
-    size = b.size;
-    for (const w of a) if (b.has(w)) shared++;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared / Math.sqrt(a.size * b.size);
+}
+
+/**
+ * wordOverlap of one request's words with skillWords strings, for recall, which scores every candidate on
+ * every request: each of the request's few words is looked up in the string as a whole word, so a candidate
+ * costs a handful of native substring searches and no split of its string.
+ */
+export function overlapScorer(request: ReadonlySet<string>): (skillWords: string) => number {
+  if (request.size === 0) return () => 0;
+  const needles = [...request];
+  return (words) => {
+    if (words.length === 0) return 0;
+    let size = 1;
+    for (let i = words.indexOf(' '); i >= 0; i = words.indexOf(' ', i + 1)) size++;
+    let shared = 0;
+    for (const needle of needles) if (hasWord(words, needle)) shared++;
+    return shared / Math.sqrt(request.size * size);
+  };
+}
+
+/** Whether `word` stands in `words` (words joined by single spaces) as a whole word. */
+function hasWord(words: string, word: string): boolean {
+  const SPACE = 32;
+  for (let at = words.indexOf(word); at >= 0; at = words.indexOf(word, at + 1)) {
+    const end = at + word.length;
+    if ((at === 0 || words.charCodeAt(at - 1) === SPACE) && (end === words.length || words.charCodeAt(end) === SPACE))
+      return true;
   }
-  return size === 0 ? 0 : shared / Math.sqrt(a.size * size);
+  return false;
 }
 
 /** skillWords of skill objects already seen (recall checks the words of each skill it serves). */

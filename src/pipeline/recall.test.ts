@@ -122,13 +122,13 @@ describe('recall order: the embedding, then the words', () => {
   it('lets the words of the request reorder close candidates, and keeps the embedding similarity apart', () => {
     const ranked = rankByWords(
       [
-        { skill: rank(cancel), similarity: 0.66, name: cancel.name },
-        { skill: rank(change), similarity: 0.61, name: change.name },
+        { skill: rank(cancel), similarity: 0.66, id: cancel.name },
+        { skill: rank(change), similarity: 0.61, id: change.name },
       ],
       contentWords("Hi! I'd like to change my flight reservation."),
       0.7,
     );
-    expect(ranked.map((r) => r.name)).toEqual(['update-reservation-flight', 'cancel-reservations']);
+    expect(ranked.map((r) => r.id)).toEqual(['update-reservation-flight', 'cancel-reservations']);
     expect(ranked.map((r) => r.cosine)).toEqual([0.61, 0.66]);
     expect(ranked[0].similarity).toBeGreaterThan(ranked[1].similarity);
   });
@@ -136,13 +136,13 @@ describe('recall order: the embedding, then the words', () => {
   it('with weight 0 is the embedding order, unchanged', () => {
     const ranked = rankByWords(
       [
-        { skill: rank(change), similarity: 0.61, name: change.name },
-        { skill: rank(cancel), similarity: 0.66, name: cancel.name },
+        { skill: rank(change), similarity: 0.61, id: change.name },
+        { skill: rank(cancel), similarity: 0.66, id: cancel.name },
       ],
       contentWords('change my flight'),
       0,
     );
-    expect(ranked.map((r) => [r.name, r.similarity, r.cosine])).toEqual([
+    expect(ranked.map((r) => [r.id, r.similarity, r.cosine])).toEqual([
       ['cancel-reservations', 0.66, 0.66],
       ['update-reservation-flight', 0.61, 0.61],
     ]);

@@ -14,7 +14,7 @@ import { stateKey } from '../store/state-key.js';
 import { mulberry32 } from '../support/random.js';
 import type { Logger } from '../support/log.js';
 import { redactText } from '../domain/redact.js';
-import { contentWords, skillWords, wordOverlap } from '../domain/word-match.js';
+import { contentWords, overlapScorer, skillWords } from '../domain/word-match.js';
 
 /** One recalled skill: the stable JSON shape of `skillsmith recall --json`, plus a few extras. */
 export interface RecalledSkill {
@@ -492,19 +492,19 @@ const WORD_POOL = 2;
  * Candidates in the order recall serves them: `similarity` becomes (1 - w) * cosine + w * the overlap of the
  * request's words with the skill's (name and description); `cosine` keeps the embedding's similarity.
  */
-export function rankByWords<C extends { skill: { words: string }; similarity: number }>(
-  candidates: readonly C[],
+export function rankByWords<S extends { words: string }>(
+  candidates: readonly { id: string; skill: S; similarity: number }[],
   requestWords: ReadonlySet<string> | null,
   weight: number,
-): (C & { cosine: number })[] {
+): { id: string; skill: S; similarity: number; cosine: number }[] {
+  const overlap = requestWords && weight > 0 ? overlapScorer(requestWords) : null;
+  // Built field by field: a spread of each candidate cost more than the rest of the ranking together.
   return candidates
-    .map((c) => ({
-      ...c,
-      cosine: c.similarity,
-      similarity:
-        requestWords && weight > 0
-          ? (1 - weight) * c.similarity + weight * wordOverlap(requestWords, c.skill.words)
-          : c.similarity,
+    .map(({ id, skill, similarity }) => ({
+      id,
+      skill,
+      cosine: similarity,
+      similarity: overlap ? (1 - weight) * similarity + weight * overlap(skill.words) : similarity,
     }))
     .sort((a, b) => b.similarity - a.similarity);
 }

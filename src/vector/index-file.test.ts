@@ -66,7 +66,8 @@ for (const [tier, annFrom] of [
       // The loaded index keeps working: it accepts changes like a new one.
       back.index.remove('sk_0');
       back.index.add('sk_new', queries[1]);
-      expect(back.index.search(queries[1], 1)[0].score).toBeCloseTo(1, 5);
+      // (it answers from a half-precision graph here: its scores are exact to 3 places)
+      expect(back.index.search(queries[1], 1)[0].score).toBeCloseTo(1, 3);
       expect(back.index.has('sk_0')).toBe(false);
     });
 

@@ -17,8 +17,16 @@ nearestIndexContract(
     approximate: false,
   },
 );
-nearestIndexContract('HnswIndex', (d) => new HnswIndex(d), { approximate: true });
-nearestIndexContract('TieredIndex (graph from 100 vectors)', (d) => new TieredIndex(d, { annFrom: 100 }), {
+// The graph holds its vectors in half precision by default: scores to 3 places (see HnswOptions.quantization).
+nearestIndexContract('HnswIndex', (d) => new HnswIndex(d), { approximate: true, scoreDigits: 3 });
+nearestIndexContract('HnswIndex (single precision)', (d) => new HnswIndex(d, { quantization: 'f32' }), {
   approximate: true,
 });
-nearestIndexContract('TieredIndex (default crossover)', (d) => new TieredIndex(d), { approximate: true });
+nearestIndexContract('TieredIndex (graph from 100 vectors)', (d) => new TieredIndex(d, { annFrom: 100 }), {
+  approximate: true,
+  scoreDigits: 3,
+});
+nearestIndexContract('TieredIndex (default crossover)', (d) => new TieredIndex(d), {
+  approximate: true,
+  scoreDigits: 3,
+});
