@@ -54,6 +54,32 @@ describe('separatingCondition', () => {
     const cond = separatingCondition(here, there, shared, categoricalFields([...here, ...there]));
     expect(cond?.path).toBe('status');
   });
+
+  it('tolerates a few sessions of the group that saw another value, never one of the rest that saw the value', () => {
+    // Eight cancellations of pending orders and one of a delivered order (it did the same): the rule holds for
+    // 8 of the 9, and no return saw "pending".
+    const group = [
+      ...['1001', '1002', '1003', '1004', '1005', '1006', '1007', '1008'].map((id) => session(id, 'pending')),
+    ];
+    group.push(session('1009', 'delivered'));
+    expect(separatingCondition(group, returns, shared)).toEqual({
+      tool: 'get_order_details',
+      path: 'status',
+      in: ['pending'],
+    });
+    // Two of five that saw another value are too many: no rule.
+    const split = [...cancels.slice(0, 3), session('1010', 'delivered'), session('1011', 'delivered')];
+    expect(separatingCondition(split, returns, shared)).toBeNull();
+    // Two records on each side are evidence enough; one is not.
+    expect(separatingCondition(cancels.slice(0, 2), returns.slice(0, 2), shared)?.in).toEqual(['pending']);
+    // A field each record has its own value of (a town per order) is no category, however cleanly it parts them:
+    // here six towns over eight orders.
+    const inTowns = (ids: string[], names: string[]) => ids.map((id, i) => session(id, 'pending', names[i]));
+    const ab = inTowns(['1001', '1002', '1003', '1004'], ['Ames', 'Boise', 'Ames', 'Boise']);
+    const rest = inTowns(['2001', '2002', '2003', '2004'], ['Cary', 'Dover', 'Elko', 'Fargo']);
+    expect(separatingCondition(ab, rest, shared)).toBeNull();
+    expect(separatingCondition([cancels[0], cancels[0]], returns, shared)).toBeNull();
+  });
 });
 
 describe('branches in a body', () => {

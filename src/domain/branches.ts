@@ -28,47 +28,59 @@ export const MAX_BRANCHES = 3;
 const MAX_CONDITION_VALUES = 3;
 const MAX_FIELD_VALUES = 6;
 const MAX_VALUE_LENGTH = 30;
-/** Distinct records of each side that must show the field for it to separate them on the evidence. */
-const MIN_EVIDENCE = 3;
+/**
+ * Distinct records of each side that must show the field for it to separate them on the evidence (the group's
+ * records showing one of the condition's values). Two: benchmark worlds hold few records (tau2's telecom tasks
+ * look up lines L1001-L1003), and replays of one record still count once.
+ */
+const MIN_EVIDENCE = 2;
+/**
+ * Share of the group's spans showing the field in which it shows one of the condition's values: a few sessions of
+ * the group that saw another value (and did the same) follow the default path, which a rule need not cover; the
+ * rest of the sessions must never show a condition value (a rule that fires must send the agent the right way).
+ */
+const MIN_COVERAGE = 0.8;
 
 /**
- * The call of `tool` a decision is read from: its last successful call before the session's first state-changing
- * call (the order looked up right before acting on it), or its last call when nothing changed anything.
+ * The calls of `tool` a decision is read from: its successful calls before the session's first state-changing
+ * call (what the agent had seen when it acted), or all of them when nothing changed anything. One tool may look up
+ * records of several kinds (tau2's `get_details_by_id` reads a line, a plan, a device or a bill): each counts.
  */
-function decisiveCall<C extends Pick<ToolCall, 'tool' | 'ok'>>(calls: readonly C[], tool: string): C | undefined {
+function decisiveCalls<C extends Pick<ToolCall, 'tool' | 'ok'>>(calls: readonly C[], tool: string): C[] {
   const act = calls.findIndex((c) => c.ok && roleOf(c.tool) === 'action');
   const before = act < 0 ? calls : calls.slice(0, act);
-  return [...before].reverse().find((c) => c.ok && c.tool === tool);
+  return before.filter((c) => c.ok && c.tool === tool);
 }
 
-/** What the decisive call of `tool` was asked (its arguments): which record was looked up. */
+/** What the decisive calls of `tool` were asked (their arguments): which records were looked up. */
 function lookedUp(span: Span, tool: string): string {
-  return JSON.stringify(decisiveCall(span.calls, tool)?.args ?? null);
+  return JSON.stringify(decisiveCalls(span.calls, tool).map((c) => c.args));
 }
 
-/** Per path, the categorical values the decisive call of `tool` showed in one span. */
+/** Per path, the categorical values the decisive calls of `tool` showed in one span. */
 function shown(span: Span, tool: string): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  const call = decisiveCall(span.calls, tool);
-  if (!call) return out;
-  for (const leaf of resultLeaves(call.result)) {
-    if (leaf.path === '' || leaf.path.includes('*')) continue;
-    if (leaf.value.length > MAX_VALUE_LENGTH || /\d{3}/.test(leaf.value)) continue;
-    let set = out.get(leaf.path);
-    if (!set) out.set(leaf.path, (set = new Set()));
-    set.add(leaf.value);
+  for (const call of decisiveCalls(span.calls, tool)) {
+    for (const leaf of resultLeaves(call.result)) {
+      if (leaf.path === '' || leaf.path.includes('*')) continue;
+      if (leaf.value.length > MAX_VALUE_LENGTH || /\d{3}/.test(leaf.value)) continue;
+      let set = out.get(leaf.path);
+      if (!set) out.set(leaf.path, (set = new Set()));
+      set.add(leaf.value);
+    }
   }
   return out;
 }
 
 /**
- * Does a session's own result of `when.tool` show one of `when.in` at `when.path`? Read from its decisive call:
- * the last one before the session's first state-changing call.
+ * Does a session's own result of `when.tool` show one of `when.in` at `when.path`? Read from its decisive calls:
+ * those before the session's first state-changing call.
  */
 export function conditionHolds(when: BranchCondition, calls: readonly Pick<ToolCall, 'tool' | 'ok' | 'result'>[]) {
-  const call = decisiveCall(calls, when.tool);
   const wanted = new Set(when.in);
-  return !!call && resultLeaves(call.result).some((l) => l.path === when.path && wanted.has(l.value));
+  return decisiveCalls(calls, when.tool).some((call) =>
+    resultLeaves(call.result).some((l) => l.path === when.path && wanted.has(l.value)),
+  );
 }
 
 /** The path to follow in a session: the first branch whose condition its own results meet, else the default. */
@@ -82,12 +94,12 @@ export function resolveBranches(
 
 /**
  * The condition that separates `group` from `rest`: a field of one of `tools` (lookups both sides' procedures
- * call) as the sessions saw it before acting,
- * with categorical values (a few across all spans), shown by at least half of the group's spans and, on each side,
- * for at least MIN_EVIDENCE distinct records looked up (the evidence; a result cut before the field says nothing,
- * and replays of one task are one record), every span of the group that shows it shows one of the
- * condition's values (each seen in at least two of them), and no span of the rest does. Fewest values first,
- * then the shallowest field, then by name.
+ * call) as the sessions saw it before acting, with categorical values (a few across all spans), shown by at
+ * least half of the group's spans. Its values are those the group's spans showed for at least MIN_EVIDENCE
+ * distinct records looked up and no span of the rest showed; they must cover MIN_COVERAGE of the group's spans
+ * that show the field, and the rest's evidence must come from at least MIN_EVIDENCE records too (a result cut
+ * before the field says nothing, and replays of one task are one record). Fewest values first, then the widest coverage, then the shallowest
+ * field, then by name.
  */
 export function separatingCondition(
   group: readonly Span[],
@@ -96,13 +108,13 @@ export function separatingCondition(
   categorical: (tool: string, path: string) => boolean = () => true,
 ): BranchCondition | null {
   const lookups = [...new Set(tools)].filter((t) => roleOf(t) === 'lookup');
-  let best: { when: BranchCondition; depth: number } | null = null;
+  let best: { when: BranchCondition; coverage: number; depth: number } | null = null;
   for (const tool of lookups.sort()) {
     const g = group.map((s) => shown(s, tool));
     const r = rest.map((s) => shown(s, tool));
     // Evidence counts records, not sessions: replays of one task look the same record up again.
-    const records = (spans: readonly Span[], maps: Map<string, Set<string>>[], path: string) =>
-      new Set(spans.filter((_, i) => maps[i].has(path)).map((s) => lookedUp(s, tool))).size;
+    const records = (spans: readonly Span[], keep: (m: Map<string, Set<string>>) => boolean, maps: typeof g) =>
+      new Set(spans.filter((_, i) => keep(maps[i])).map((s) => lookedUp(s, tool))).size;
     const paths = [...new Set(g.flatMap((m) => [...m.keys()]))].sort();
     for (const path of paths) {
       // A value of one element of a list (one item's options) is not a property of what was looked up.
@@ -110,19 +122,41 @@ export function separatingCondition(
       const gs = g.filter((m) => m.has(path));
       const rs = r.filter((m) => m.has(path));
       if (gs.length * 2 < g.length) continue;
-      if (records(group, g, path) < MIN_EVIDENCE || records(rest, r, path) < MIN_EVIDENCE) continue;
       const all = new Set([...gs, ...rs].flatMap((m) => [...m.get(path)!]));
       if (all.size > MAX_FIELD_VALUES) continue;
-      const counts = new Map<string, number>();
-      for (const m of gs) for (const v of m.get(path)!) counts.set(v, (counts.get(v) ?? 0) + 1);
-      const values = [...counts].filter(([, n]) => n >= 2).map(([v]) => v);
+      // A category recurs: the field has at most half as many values as records show it. A field each record has
+      // its own value of (an airport, a booking code) parts any two sets of records and is no rule.
+      const shownBy = new Set(
+        [...group.filter((_, i) => g[i].has(path)), ...rest.filter((_, i) => r[i].has(path))].map((s) =>
+          lookedUp(s, tool),
+        ),
+      );
+      if (all.size * 2 > shownBy.size) continue;
+      const seenByRest = new Set(rs.flatMap((m) => [...m.get(path)!]));
+      // Each value on the evidence of distinct records: an airport two replays of one booking showed is no rule.
+      const recordsOf = new Map<string, Set<string>>();
+      g.forEach((m, i) => {
+        for (const v of m.get(path) ?? []) {
+          if (!recordsOf.has(v)) recordsOf.set(v, new Set());
+          recordsOf.get(v)!.add(lookedUp(group[i], tool));
+        }
+      });
+      const values = [...recordsOf]
+        .filter(([v, records]) => records.size >= MIN_EVIDENCE && !seenByRest.has(v))
+        .map(([v]) => v);
       if (values.length === 0 || values.length > MAX_CONDITION_VALUES) continue;
-      const holds = (m: Map<string, Set<string>>) => values.some((v) => m.get(path)!.has(v));
-      if (!gs.every(holds) || rs.some(holds)) continue;
+      const holds = (m: Map<string, Set<string>>) => m.has(path) && values.some((v) => m.get(path)!.has(v));
+      const coverage = gs.filter(holds).length / gs.length;
+      if (coverage < MIN_COVERAGE) continue;
+      if (records(rest, (m) => m.has(path), r) < MIN_EVIDENCE) continue;
       const when = { tool, path, in: values.sort() };
       const depth = path.split(/[.[]/).length;
-      if (!best || values.length < best.when.in.length || (values.length === best.when.in.length && depth < best.depth))
-        best = { when, depth };
+      const better =
+        !best ||
+        values.length < best.when.in.length ||
+        (values.length === best.when.in.length &&
+          (coverage > best.coverage || (coverage === best.coverage && depth < best.depth)));
+      if (better) best = { when, coverage, depth };
     }
   }
   return best?.when ?? null;
