@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '../../support/log.js';
 import { callRowValues, json, sessionRowValues, SESSION_COLUMNS, CALL_COLUMNS } from '../rows.js';
 import { pgDialect } from '../sql/dialect.js';
 import { CALL_TYPES, sqlPlan, type Query, type QueryResult, type Script } from '../sql/plan.js';
-import { SqlStore, type Written } from '../sql/sql-store.js';
+import { type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
 import type { ServedSkill, Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
@@ -152,14 +152,6 @@ const APPEND_CALL_SQL = `INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')})
   SELECT ${CALL_TYPES.map((t, i) => `$${i + 1}::${t}`).join(', ')}
   WHERE EXISTS (SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2)
   ON CONFLICT DO NOTHING`;
-
-interface RecallRecord {
-  namespace: string;
-  sessionId: string | null;
-  goal: string;
-  at: string;
-  items: { skillId: string; rank: number; similarity: number }[];
-}
 
 /**
  * The PostgreSQL back end: the same tables and semantics as the SQLite store, made safe for many processes
@@ -441,15 +433,7 @@ export class PgStore extends SqlStore implements Store {
    * in-memory index without waiting on the database, also while the database restarts. Reads that show what
    * recalls recorded (`skillsServedForSession`, `getSkill`, `listSkills`) write the queue out first.
    */
-  async recordRecall(
-    namespace: string,
-    recall: {
-      sessionId: string | null;
-      goal: string;
-      at: string;
-      items: { skillId: string; rank: number; similarity: number }[];
-    },
-  ): Promise<void> {
+  async recordRecall(namespace: string, recall: Omit<RecallRecord, 'namespace'>): Promise<void> {
     this.recalls.push({
       namespace,
       sessionId: recall.sessionId,

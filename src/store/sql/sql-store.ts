@@ -67,6 +67,9 @@ import {
 } from '../write-plan.js';
 import type { Query, Script, SqlPlan } from './plan.js';
 
+/** A recall as `recordRecall` takes it, with its namespace: what a driver keeps until it writes it. */
+export type RecallRecord = { namespace: string } & Parameters<Store['recordRecall']>[1];
+
 /** What a write script returns: its answer and the audit records and events to append in its transaction. */
 export interface Written<T> {
   result: T;

@@ -7,7 +7,7 @@ import { SessionStateError } from '../../errors/session-state-error.js';
 import { callRowValues, json, outlinesFromRows, sessionRowValues, type Row } from '../rows.js';
 import { sqliteDialect } from '../sql/dialect.js';
 import { sqlPlan, type Query, type QueryResult, type Script } from '../sql/plan.js';
-import { SqlStore, type Written } from '../sql/sql-store.js';
+import { type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
 import type { Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
@@ -268,15 +268,7 @@ export class SqliteStore extends SqlStore implements Store {
    * for a write transaction. Anything that reads them (a session's served skills) writes the queue out first,
    * and so does close().
    */
-  async recordRecall(
-    namespace: string,
-    recall: {
-      sessionId: string | null;
-      goal: string;
-      at: string;
-      items: { skillId: string; rank: number; similarity: number }[];
-    },
-  ): Promise<void> {
+  async recordRecall(namespace: string, recall: Omit<RecallRecord, 'namespace'>): Promise<void> {
     this.pendingRecalls.push({ namespace, ...recall });
     // Written RECALL_FLUSH_MS later, with every recall made meanwhile, in one transaction: a busy server commits
     // once per batch, not once per recall, and a recall does not wait on the write of the one before. Reads
@@ -284,13 +276,7 @@ export class SqliteStore extends SqlStore implements Store {
     if (this.pendingRecalls.length === 1) setTimeout(() => this.flushRecalls(), RECALL_FLUSH_MS);
   }
 
-  private readonly pendingRecalls: {
-    namespace: string;
-    sessionId: string | null;
-    goal: string;
-    at: string;
-    items: { skillId: string; rank: number; similarity: number }[];
-  }[] = [];
+  private readonly pendingRecalls: RecallRecord[] = [];
 
   /** Writes the recalls recorded and not written yet (a long-lived process that answers per request). */
   flushRecalls(): void {
