@@ -8,12 +8,16 @@ import type {
   SessionOutline,
   ToolCall,
 } from '../domain/types.js';
-import type { FeedbackRecord, SkillEvent, SkillVersion } from './store.js';
+import { fromBuffer } from '../vector/vector-math.js';
+import type { ClusterRecord, FeedbackRecord, SkillEvent, SkillFile, SkillVersion } from './store.js';
 import type { FeedbackInsert, RowChange } from './write-plan.js';
 
 /** Row helpers shared by the store back ends: one mapping, so SQLite and PostgreSQL cannot drift. */
 // biome-ignore lint/suspicious/noExplicitAny: a database row as the driver returns it; the mapping functions give it types
 export type Row = Record<string, any>;
+
+/** A stored boolean as either back end returns it (SQLite 1/0, PostgreSQL true/false). */
+export const truthy = (v: unknown) => v === 1 || v === true;
 
 export const json = (v: unknown) => JSON.stringify(v ?? null);
 
@@ -91,10 +95,28 @@ export function feedbackFromRow(r: Row): FeedbackRecord {
   };
 }
 
-export { sessionRef } from '../domain/session-ref.js';
+export function clusterFromRow(r: Row): ClusterRecord {
+  return {
+    id: r.id,
+    centroid: fromBuffer(r.centroid),
+    goalCentroid: fromBuffer(r.goal_centroid),
+    size: r.size,
+    dirty: truthy(r.dirty),
+    skillId: r.skill_id,
+    lastPassAt: r.last_pass_at,
+    newMembers: [],
+  };
+}
 
-/** A stored boolean as either back end returns it (SQLite 1/0, PostgreSQL true/false). */
-const truthy = (v: unknown) => v === 1 || v === true;
+export function skillFileFromRow(r: Row): SkillFile {
+  return {
+    path: r.path,
+    bytes: Buffer.from(r.bytes),
+    ...(r.executable ? { executable: true } : {}),
+  };
+}
+
+export { sessionRef } from '../domain/session-ref.js';
 
 export function callFromRow(c: Row): ToolCall {
   return {

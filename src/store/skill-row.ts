@@ -1,7 +1,7 @@
 import type { Skill } from '../domain/types.js';
 import { fromBuffer, toBuffer } from '../vector/vector-math.js';
 import type { ServedSkill, SkillVectorRow } from './store.js';
-import { json, parseJson, type Row } from './rows.js';
+import { json, parseJson, truthy, type Row } from './rows.js';
 
 /**
  * The one mapping between a Skill and a row of the `skills` table, for every back end and the bench writer:
@@ -106,9 +106,6 @@ export function skillInsertSql(placeholder: (i: number) => string, opts: { upser
   const set = SKILL_COLUMNS.filter((c) => !KEPT_ON_REWRITE.has(c)).map((c) => `${c} = excluded.${c}`);
   return `${insert} ON CONFLICT (id) DO UPDATE SET ${set.join(', ')}`;
 }
-
-/** A stored boolean as either back end returns it (SQLite 1/0, PostgreSQL true/false). */
-const truthy = (v: unknown) => v === 1 || v === true;
 
 const vector = (v: Buffer | null | undefined) => (v ? fromBuffer(v) : null);
 

@@ -1,3 +1,5 @@
+import { changeLogWindow, LOGGED_SKILL_COLUMNS_V6, LOGGED_SKILL_COLUMNS_V7 } from '../change-log-schema.js';
+
 /**
  * Additive, numbered migrations of the PostgreSQL store. Versions 1-4 hold the same tables and columns as the
  * SQLite migrations of the same number (a memory copies between the two column for column); 5 onwards are
@@ -14,6 +16,30 @@ export interface PgMigration {
 }
 
 const T = 'TEXT COLLATE "C"';
+
+/**
+ * Logs a skill's row unless none of `columns` changed (and its old key too when the key itself changed). The
+ * advisory lock, held to COMMIT, serialises the writers of the log: revisions then commit in order.
+ */
+function skillsLogChangeFunction(create: 'CREATE' | 'CREATE OR REPLACE', columns: readonly string[]): string {
+  return `${create} FUNCTION skills_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' AND ${columns.map((c) => `OLD.${c} IS NOT DISTINCT FROM NEW.${c}`).join(' AND ')} THEN
+    RETURN NULL;
+  END IF;
+  PERFORM pg_advisory_xact_lock(hashtextextended('skillsmith:skill_changes', 0));
+  IF TG_OP <> 'INSERT' THEN
+    INSERT INTO skill_changes (namespace, skill_id) VALUES (OLD.namespace, OLD.id);
+  END IF;
+  IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR OLD.id IS DISTINCT FROM NEW.id OR OLD.namespace IS DISTINCT FROM NEW.namespace) THEN
+    INSERT INTO skill_changes (namespace, skill_id) VALUES (NEW.namespace, NEW.id);
+  END IF;
+  RETURN NULL;
+END $$;
+`;
+}
+
+const pruning = changeLogWindow('GREATEST');
 
 export const pgMigrations: PgMigration[] = [
   {
@@ -227,8 +253,8 @@ INSERT INTO change_counter (id, value) VALUES (1, 0);
   {
     version: 6,
     name: 'skill change log for the persisted recall index',
-    // As SQLite's migration 6. The advisory lock, held to COMMIT, serialises the writers of the log: revisions
-    // then commit in order, so a reader that has seen revision r has seen every revision below it.
+    // As SQLite's migration 6. Revisions commit in order (see skillsLogChangeFunction), so a reader that has
+    // seen revision r has seen every revision below it.
     sql: `
 CREATE TABLE skill_changes (
   revision  BIGSERIAL PRIMARY KEY,
@@ -238,27 +264,7 @@ CREATE TABLE skill_changes (
 CREATE INDEX skill_changes_namespace ON skill_changes (namespace, revision);
 CREATE TABLE store_identity (id ${T} NOT NULL);
 INSERT INTO store_identity (id) VALUES (md5(random()::text || clock_timestamp()::text));
-CREATE FUNCTION skills_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'UPDATE' AND OLD.id IS NOT DISTINCT FROM NEW.id AND OLD.namespace IS NOT DISTINCT FROM NEW.namespace
-     AND OLD.corpus IS NOT DISTINCT FROM NEW.corpus AND OLD.enabled IS NOT DISTINCT FROM NEW.enabled
-     AND OLD.status IS NOT DISTINCT FROM NEW.status AND OLD.eta IS NOT DISTINCT FROM NEW.eta
-     AND OLD.superseded_by IS NOT DISTINCT FROM NEW.superseded_by AND OLD.embedder_id IS NOT DISTINCT FROM NEW.embedder_id
-     AND OLD.embedding IS NOT DISTINCT FROM NEW.embedding AND OLD.utility IS NOT DISTINCT FROM NEW.utility
-     AND OLD.name IS NOT DISTINCT FROM NEW.name AND OLD.description IS NOT DISTINCT FROM NEW.description
-     AND OLD.body IS NOT DISTINCT FROM NEW.body AND OLD.version IS NOT DISTINCT FROM NEW.version AND OLD.kind IS NOT DISTINCT FROM NEW.kind
-     AND OLD.tools_required IS NOT DISTINCT FROM NEW.tools_required AND OLD.tool_sequence IS NOT DISTINCT FROM NEW.tool_sequence THEN
-    RETURN NULL;
-  END IF;
-  PERFORM pg_advisory_xact_lock(hashtextextended('skillsmith:skill_changes', 0));
-  IF TG_OP <> 'INSERT' THEN
-    INSERT INTO skill_changes (namespace, skill_id) VALUES (OLD.namespace, OLD.id);
-  END IF;
-  IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR OLD.id IS DISTINCT FROM NEW.id OR OLD.namespace IS DISTINCT FROM NEW.namespace) THEN
-    INSERT INTO skill_changes (namespace, skill_id) VALUES (NEW.namespace, NEW.id);
-  END IF;
-  RETURN NULL;
-END $$;
+${skillsLogChangeFunction('CREATE', LOGGED_SKILL_COLUMNS_V6)}
 CREATE TRIGGER skills_log_change AFTER INSERT OR UPDATE OR DELETE ON skills FOR EACH ROW EXECUTE FUNCTION skills_log_change();
 `,
   },
@@ -269,28 +275,7 @@ CREATE TRIGGER skills_log_change AFTER INSERT OR UPDATE OR DELETE ON skills FOR 
     sql: `
 ALTER TABLE sessions ADD COLUMN cue ${T};
 ALTER TABLE skills ADD COLUMN exemplars BYTEA;
-CREATE OR REPLACE FUNCTION skills_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'UPDATE' AND OLD.id IS NOT DISTINCT FROM NEW.id AND OLD.namespace IS NOT DISTINCT FROM NEW.namespace
-     AND OLD.corpus IS NOT DISTINCT FROM NEW.corpus AND OLD.enabled IS NOT DISTINCT FROM NEW.enabled
-     AND OLD.status IS NOT DISTINCT FROM NEW.status AND OLD.eta IS NOT DISTINCT FROM NEW.eta
-     AND OLD.superseded_by IS NOT DISTINCT FROM NEW.superseded_by AND OLD.embedder_id IS NOT DISTINCT FROM NEW.embedder_id
-     AND OLD.embedding IS NOT DISTINCT FROM NEW.embedding AND OLD.exemplars IS NOT DISTINCT FROM NEW.exemplars AND OLD.utility IS NOT DISTINCT FROM NEW.utility
-     AND OLD.name IS NOT DISTINCT FROM NEW.name AND OLD.description IS NOT DISTINCT FROM NEW.description
-     AND OLD.body IS NOT DISTINCT FROM NEW.body AND OLD.version IS NOT DISTINCT FROM NEW.version AND OLD.kind IS NOT DISTINCT FROM NEW.kind
-     AND OLD.tools_required IS NOT DISTINCT FROM NEW.tools_required AND OLD.tool_sequence IS NOT DISTINCT FROM NEW.tool_sequence THEN
-    RETURN NULL;
-  END IF;
-  PERFORM pg_advisory_xact_lock(hashtextextended('skillsmith:skill_changes', 0));
-  IF TG_OP <> 'INSERT' THEN
-    INSERT INTO skill_changes (namespace, skill_id) VALUES (OLD.namespace, OLD.id);
-  END IF;
-  IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR OLD.id IS DISTINCT FROM NEW.id OR OLD.namespace IS DISTINCT FROM NEW.namespace) THEN
-    INSERT INTO skill_changes (namespace, skill_id) VALUES (NEW.namespace, NEW.id);
-  END IF;
-  RETURN NULL;
-END $$;
-`,
+${skillsLogChangeFunction('CREATE OR REPLACE', LOGGED_SKILL_COLUMNS_V7)}`,
   },
   {
     version: 8,
@@ -316,10 +301,8 @@ CREATE TABLE skill_changes_pruned (through BIGINT NOT NULL);
 INSERT INTO skill_changes_pruned (through) VALUES (0);
 CREATE FUNCTION skill_changes_window() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF NEW.revision % 1000 = 0 AND NEW.revision > 100000 THEN
-    UPDATE skill_changes_pruned SET through = GREATEST(through, NEW.revision - 100000);
-    DELETE FROM skill_changes WHERE revision <= NEW.revision - 100000
-      AND revision NOT IN (SELECT MAX(revision) FROM skill_changes GROUP BY namespace);
+  IF ${pruning.when} THEN
+    ${pruning.prune}
   END IF;
   RETURN NULL;
 END $$;

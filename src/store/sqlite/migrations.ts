@@ -1,3 +1,5 @@
+import { changeLogWindow, LOGGED_SKILL_COLUMNS_V6, LOGGED_SKILL_COLUMNS_V7 } from '../change-log-schema.js';
+
 /**
  * Additive, numbered migrations. A migration never rewrites a stored fact; new columns get defaults. A table of
  * derived data (the embedding cache) may be moved to a new layout with every row copied as it was.
@@ -8,6 +10,19 @@ export interface Migration {
   name: string;
   sql: string;
 }
+
+/** Logs a skill's row when any of `columns` changes (and its old key too when the key itself changed). */
+function skillsLogUpdateTrigger(columns: readonly string[]): string {
+  return `CREATE TRIGGER skills_log_update AFTER UPDATE ON skills
+WHEN ${columns.map((c) => `OLD.${c} IS NOT NEW.${c}`).join(' OR ')}
+BEGIN
+  INSERT INTO skill_changes (namespace, skill_id) VALUES (NEW.namespace, NEW.id);
+  INSERT INTO skill_changes (namespace, skill_id) SELECT OLD.namespace, OLD.id WHERE OLD.id IS NOT NEW.id OR OLD.namespace IS NOT NEW.namespace;
+END;
+`;
+}
+
+const pruning = changeLogWindow('MAX');
 
 export const migrations: Migration[] = [
   {
@@ -242,18 +257,7 @@ END;
 CREATE TRIGGER skills_log_delete AFTER DELETE ON skills BEGIN
   INSERT INTO skill_changes (namespace, skill_id) VALUES (OLD.namespace, OLD.id);
 END;
-CREATE TRIGGER skills_log_update AFTER UPDATE ON skills
-WHEN OLD.id IS NOT NEW.id OR OLD.namespace IS NOT NEW.namespace OR OLD.corpus IS NOT NEW.corpus
-  OR OLD.enabled IS NOT NEW.enabled OR OLD.status IS NOT NEW.status OR OLD.eta IS NOT NEW.eta
-  OR OLD.superseded_by IS NOT NEW.superseded_by OR OLD.embedder_id IS NOT NEW.embedder_id OR OLD.embedding IS NOT NEW.embedding
-  OR OLD.utility IS NOT NEW.utility OR OLD.name IS NOT NEW.name OR OLD.description IS NOT NEW.description OR OLD.body IS NOT NEW.body
-  OR OLD.version IS NOT NEW.version OR OLD.kind IS NOT NEW.kind OR OLD.tools_required IS NOT NEW.tools_required
-  OR OLD.tool_sequence IS NOT NEW.tool_sequence
-BEGIN
-  INSERT INTO skill_changes (namespace, skill_id) VALUES (NEW.namespace, NEW.id);
-  INSERT INTO skill_changes (namespace, skill_id) SELECT OLD.namespace, OLD.id WHERE OLD.id IS NOT NEW.id OR OLD.namespace IS NOT NEW.namespace;
-END;
-`,
+${skillsLogUpdateTrigger(LOGGED_SKILL_COLUMNS_V6)}`,
   },
   {
     version: 7,
@@ -263,19 +267,7 @@ END;
 ALTER TABLE sessions ADD COLUMN cue TEXT;
 ALTER TABLE skills ADD COLUMN exemplars BLOB;
 DROP TRIGGER skills_log_update;
-CREATE TRIGGER skills_log_update AFTER UPDATE ON skills
-WHEN OLD.id IS NOT NEW.id OR OLD.namespace IS NOT NEW.namespace OR OLD.corpus IS NOT NEW.corpus
-  OR OLD.enabled IS NOT NEW.enabled OR OLD.status IS NOT NEW.status OR OLD.eta IS NOT NEW.eta
-  OR OLD.superseded_by IS NOT NEW.superseded_by OR OLD.embedder_id IS NOT NEW.embedder_id OR OLD.embedding IS NOT NEW.embedding
-  OR OLD.exemplars IS NOT NEW.exemplars
-  OR OLD.utility IS NOT NEW.utility OR OLD.name IS NOT NEW.name OR OLD.description IS NOT NEW.description OR OLD.body IS NOT NEW.body
-  OR OLD.version IS NOT NEW.version OR OLD.kind IS NOT NEW.kind OR OLD.tools_required IS NOT NEW.tools_required
-  OR OLD.tool_sequence IS NOT NEW.tool_sequence
-BEGIN
-  INSERT INTO skill_changes (namespace, skill_id) VALUES (NEW.namespace, NEW.id);
-  INSERT INTO skill_changes (namespace, skill_id) SELECT OLD.namespace, OLD.id WHERE OLD.id IS NOT NEW.id OR OLD.namespace IS NOT NEW.namespace;
-END;
-`,
+${skillsLogUpdateTrigger(LOGGED_SKILL_COLUMNS_V7)}`,
   },
   {
     version: 8,
@@ -301,11 +293,9 @@ CREATE TABLE skill_files (
 CREATE TABLE skill_changes_pruned (through INTEGER NOT NULL);
 INSERT INTO skill_changes_pruned (through) VALUES (0);
 CREATE TRIGGER skill_changes_window AFTER INSERT ON skill_changes
-WHEN NEW.revision % 1000 = 0 AND NEW.revision > 100000
+WHEN ${pruning.when}
 BEGIN
-  UPDATE skill_changes_pruned SET through = MAX(through, NEW.revision - 100000);
-  DELETE FROM skill_changes WHERE revision <= NEW.revision - 100000
-    AND revision NOT IN (SELECT MAX(revision) FROM skill_changes GROUP BY namespace);
+  ${pruning.prune}
 END;
 `,
   },

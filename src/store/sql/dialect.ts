@@ -1,0 +1,109 @@
+import { FORGOTTEN_PARENT } from '../store.js';
+
+/**
+ * What differs between SQLite and PostgreSQL, and nothing else: the query plan (`plan.ts`) is written once with
+ * `?` parameters, and each back end's dialect turns it into its own SQL.
+ */
+export interface Dialect {
+  /** The statement with the plan's `?` parameters as the dialect writes them (`?`, or `$1`, `$2`, …). */
+  numbered(sql: string): string;
+  /** How a boolean is stored (SQLite 1/0, PostgreSQL true/false). */
+  bool(b: boolean): unknown;
+  /** The SQL of a list of `n` values bound to one condition: one key per length, or one for every length. */
+  listKey(n: number): number;
+  /** `column` is one of the `listKey(n)` values of a list. */
+  inList(column: string, key: number): string;
+  /** The parameters of such a list. */
+  listParams(values: readonly unknown[]): unknown[];
+  /** The most values one list binds (longer lists are read in chunks). */
+  maxList: number;
+  /** Inserts of many rows at once: what one statement holds, and its SQL (see `insertRowsSql`). */
+  maxRowsPerInsert: number;
+  insertRowsSql(table: string, columns: readonly RowColumn[], rows: number, onConflict: string): string;
+  /** The parameters of such an insert, from its rows. */
+  insertRowsParams(columns: readonly RowColumn[], rows: readonly unknown[][]): unknown[];
+  /** The larger of two values. */
+  greatest: 'MAX' | 'GREATEST';
+  /** Appended to a read of the skill rows (`skills s`) the transaction goes on to write. */
+  lockSkillRows: string;
+  /** Planner hints: read sessions by their seq range, and join in the order written. */
+  seqRange: string;
+  joinInOrder: string;
+  /** The columns of a skill read (`skills s`); with `parentsInRow`, its live episodic parents come along as `source_sessions`. */
+  skillColumns: string;
+  parentsInRow: boolean;
+  /** Feedback audit records naming a session by id name its opaque reference instead (parameters: ref, namespace, id). */
+  auditSessionRefSql: string;
+  /**
+   * Taken before sessions are inserted, with the list of their namespaces: PostgreSQL serialises the session
+   * inserts of a namespace so `seq` is handed out in commit order; SQLite has one writer at a time anyway.
+   */
+  lockSessionsSql: string | null;
+  /** Appended to an INSERT that hands out an id, to read it back (SQLite reads the last row id instead). */
+  returningId: string;
+}
+
+/** A column of a multi-row insert, with the PostgreSQL type its array of values is bound as. */
+export interface RowColumn {
+  name: string;
+  type: 'text' | 'int' | 'bigint' | 'bool' | 'float8' | 'bytea';
+}
+
+const marks = (n: number) => Array(n).fill('?').join(', ');
+
+export const sqliteDialect: Dialect = {
+  numbered: (sql) => sql,
+  bool: (b) => (b ? 1 : 0),
+  listKey: (n) => n,
+  inList: (column, n) => `${column} IN (${marks(n)})`,
+  listParams: (values) => [...values],
+  maxList: 500,
+  // 50 rows a statement: about 8% faster than one statement a row when a batch of sessions stores its calls.
+  maxRowsPerInsert: 50,
+  insertRowsSql: (table, columns, rows, onConflict) =>
+    `INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) VALUES ${Array(rows)
+      .fill(`(${marks(columns.length)})`)
+      .join(', ')} ${onConflict}`,
+  insertRowsParams: (_columns, rows) => rows.flat(),
+  greatest: 'MAX',
+  // One writer at a time: a write transaction has the whole file.
+  lockSkillRows: '',
+  // Without them SQLite would walk the (namespace, id) index: every session, or every call, of the namespace.
+  seqRange: ' NOT INDEXED',
+  joinInOrder: 'CROSS JOIN',
+  skillColumns: 's.*',
+  parentsInRow: false,
+  auditSessionRefSql: `UPDATE audit SET detail = json_set(detail, '$.session', ?) WHERE namespace = ? AND json_valid(detail) AND json_extract(detail, '$.session') = ?`,
+  lockSessionsSql: null,
+  returningId: '',
+};
+
+export const pgDialect: Dialect = {
+  numbered: (sql) => {
+    let i = 0;
+    return sql.replace(/\?/g, () => `$${++i}`);
+  },
+  bool: (b) => b,
+  listKey: () => 1,
+  inList: (column) => `${column} = ANY(?::text[])`,
+  listParams: (values) => [values],
+  maxList: 1000,
+  maxRowsPerInsert: 1000,
+  insertRowsSql: (table, columns, _rows, onConflict) =>
+    `INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) SELECT * FROM unnest(${columns
+      .map((c) => `?::${c.type}[]`)
+      .join(', ')}) ${onConflict}`,
+  insertRowsParams: (columns, rows) => columns.map((_, i) => rows.map((r) => r[i])),
+  greatest: 'GREATEST',
+  lockSkillRows: ' FOR UPDATE OF s',
+  seqRange: '',
+  joinInOrder: 'JOIN',
+  skillColumns: `s.*, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
+  FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic' AND p.source_id NOT LIKE '${FORGOTTEN_PARENT}%') AS source_sessions`,
+  parentsInRow: true,
+  auditSessionRefSql: `UPDATE audit SET detail = (detail::jsonb || jsonb_build_object('session', ?::text))::text WHERE namespace = ? AND detail::jsonb ->> 'session' = ?`,
+  // A pass that has read up to seq N can then never meet a committed session below N. Always in the same
+  // (sorted) order, so two batches of several namespaces cannot deadlock.
+  lockSessionsSql: `SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:sessions:' || ns, 0)) FROM unnest(?::text[]) AS ns`,
+  returningId: ' RETURNING id',
+};

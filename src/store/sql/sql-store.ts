@@ -1,0 +1,701 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  AuditRecord,
+  Fact,
+  Outcome,
+  OutcomeSource,
+  Provenance,
+  Session,
+  SessionOutline,
+  Skill,
+} from '../../domain/types.js';
+import { NotFoundError } from '../../errors/not-found-error.js';
+import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
+import {
+  auditFromRow,
+  callFromRow,
+  clusterFromRow,
+  eventFromRow,
+  factFromRow,
+  feedbackFromRow,
+  feedbackInsertValues,
+  json,
+  outlinesFromRows,
+  provenanceFromRow,
+  pushCallRow,
+  rowChangeSql,
+  sessionFromRow,
+  sessionRef,
+  sessionRowValues,
+  skillFileFromRow,
+  versionFromRow,
+  type Row,
+} from '../rows.js';
+import { servedSkillFrom, skillFromRow, skillRowValues, vectorRowFrom } from '../skill-row.js';
+import { stateKey, stateShapesRecall, type StateKey } from '../state-key.js';
+import {
+  FORGOTTEN_PARENT,
+  type ClusterRecord,
+  type EmbeddingReplacement,
+  type FeedbackRecord,
+  type FeedbackRequest,
+  type ForgetOptions,
+  type ForgetSessionOptions,
+  type ForgottenSession,
+  type ServedSkill,
+  type SkillEvent,
+  type SkillFile,
+  type SkillFilter,
+  type SkillRevision,
+  type SkillVectorRow,
+  type SkillVersion,
+  type SkillWrite,
+  type Store,
+} from '../store.js';
+import {
+  accepted,
+  feedbackNeedsTrialCheck,
+  planFeedback,
+  planForgetSession,
+  planForgetSkill,
+  planReembed,
+  planSetEnabled,
+  planSkillWrite,
+  TRIAL_SIGNALS,
+  type Outbox,
+  type RowChange,
+} from '../write-plan.js';
+import type { Query, Script, SqlPlan } from './plan.js';
+
+/** A recall as `recordRecall` takes it, with its namespace: what a driver keeps until it writes it. */
+export type RecallRecord = { namespace: string } & Parameters<Store['recordRecall']>[1];
+
+/** What a write script returns: its answer and the audit records and events to append in its transaction. */
+export interface Written<T> {
+  result: T;
+  outbox: Outbox | null;
+}
+
+const NO_OUTBOX = null;
+
+/**
+ * Every operation of the `Store` that both back ends share, written once over the query plan: a driver only
+ * says how a script runs (`read`, `write`, `snapshot`: SQLite synchronously in a better-sqlite3 transaction,
+ * PostgreSQL with awaits on a pooled connection) and adds what is its own (capture's live calls, the pass lock,
+ * recall records written behind, the change token).
+ */
+export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlStoreOwn>> {
+  protected constructor(protected readonly plan: SqlPlan) {}
+
+  abstract readonly kind: string;
+  abstract readonly location: string;
+
+  /** Runs a script outside any transaction (each statement on its own). */
+  protected abstract read<T>(script: () => Script<T>): Promise<T>;
+  /** Runs a script and then its outbox in one transaction (the factory is called again when a driver retries). */
+  protected abstract write<T>(script: () => Script<Written<T>>): Promise<T>;
+  /** Runs a read-only script in one transaction, from one snapshot. */
+  protected abstract snapshot<T>(script: () => Script<T>): Promise<T>;
+  /** Writes out the recall records waiting to be written, before a read that shows them. */
+  protected abstract settleRecalls(): Promise<void> | void;
+  /** After a forget has committed (SQLite scrubs its write-ahead log). */
+  protected afterForget(): void {}
+
+  async schemaVersion(): Promise<number> {
+    const p = this.plan;
+    return this.read(function* () {
+      return ((yield q(p.schemaVersion)).rows[0]?.v as number) ?? 0;
+    });
+  }
+
+  // ── capture ──────────────────────────────────────────────────────────────
+
+  async insertSessions(sessions: Session[]): Promise<{ inserted: number; skipped: number }> {
+    if (sessions.length === 0) return { inserted: 0, skipped: 0 };
+    const p = this.plan;
+    const inserted = await this.write(function* () {
+      const lock = p.lockSessions(sessions.map((s) => s.namespace));
+      if (lock) yield lock;
+      let n = 0;
+      const calls: unknown[][] = [];
+      for (const s of sessions) {
+        if ((yield q(p.insertSession, sessionRowValues(s))).changes === 0) continue;
+        n++;
+        for (const c of s.calls) calls.push(pushCallRow([], s.namespace, s.id, c, p.dialect.bool));
+      }
+      for (const insert of p.insertCalls(calls)) yield insert;
+      return { result: n, outbox: NO_OUTBOX };
+    });
+    return { inserted, skipped: sessions.length - inserted };
+  }
+
+  async endSession(
+    namespace: string,
+    sessionId: string,
+    outcome: Outcome,
+    reward: number | null,
+    endedAt: string,
+    source: OutcomeSource = 'reported',
+  ): Promise<void> {
+    const p = this.plan;
+    const changed = await this.read(function* () {
+      const params = [outcome, source, reward, endedAt, namespace, sessionId];
+      return (yield { ...q(p.endSession, params), name: 'skillsmith.endSession' }).changes;
+    });
+    if (changed === 0) throw new NotFoundError(`session ${sessionId} does not exist in namespace ${namespace}`);
+  }
+
+  async getSession(namespace: string, id: string): Promise<Session | null> {
+    const p = this.plan;
+    const self = this;
+    return this.read(function* () {
+      const { rows } = yield q(p.sessionById, [namespace, id]);
+      return rows.length ? (yield* self.hydrate(rows))[0] : null;
+    });
+  }
+
+  async getSessions(namespace: string, ids: string[]): Promise<Session[]> {
+    const self = this;
+    return this.read(function* () {
+      const rows = yield* self.readIn(ids, (chunk) =>
+        q(self.plan.sessionsIn(chunk.length), [namespace, ...self.list(chunk)]),
+      );
+      rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+      return yield* self.hydrate(rows);
+    });
+  }
+
+  async listSessionOutlinesAfter(namespace: string, afterSeq: number, limit: number): Promise<SessionOutline[]> {
+    const p = this.plan;
+    return this.read(function* () {
+      const { rows } = yield q(p.outlinesAfter, [namespace, afterSeq, limit]);
+      if (rows.length === 0) return [];
+      const calls = yield q(p.outlineCalls, [namespace, afterSeq, rows[rows.length - 1].seq]);
+      return outlinesFromRows(
+        rows,
+        calls.rows.map((c) => [c.session_id, c.tool, c.ok]),
+      );
+    });
+  }
+
+  async listSessions(namespace: string, opts: { limit?: number; offset?: number } = {}): Promise<Session[]> {
+    const self = this;
+    return this.read(function* () {
+      const { rows } = yield q(self.plan.listSessions, [namespace, opts.limit ?? 100, opts.offset ?? 0]);
+      return yield* self.hydrate(rows);
+    });
+  }
+
+  async countSessions(namespace: string): Promise<number> {
+    const p = this.plan;
+    return this.read(function* () {
+      return Number((yield q(p.countSessions, [namespace])).rows[0].n);
+    });
+  }
+
+  async existingSessionIds(namespace: string, ids: string[]): Promise<Set<string>> {
+    const self = this;
+    return this.read(function* () {
+      const rows = yield* self.readIn(ids, (chunk) =>
+        q(self.plan.sessionIdsIn(chunk.length), [namespace, ...self.list(chunk)]),
+      );
+      return new Set(rows.map((r) => r.id as string));
+    });
+  }
+
+  /** The sessions of these rows with their calls: one query per namespace and chunk of sessions. */
+  private *hydrate(rows: Row[]): Script<Session[]> {
+    const byNamespace = new Map<string, string[]>();
+    for (const r of rows) {
+      let ids = byNamespace.get(r.namespace);
+      if (!ids) byNamespace.set(r.namespace, (ids = []));
+      ids.push(r.id);
+    }
+    const key = (ns: string, id: string) => `${ns}\u0000${id}`;
+    const calls = new Map<string, ReturnType<typeof callFromRow>[]>();
+    for (const [ns, ids] of byNamespace) {
+      const found = yield* this.readIn(ids, (chunk) => q(this.plan.callsIn(chunk.length), [ns, ...this.list(chunk)]));
+      for (const c of found) {
+        const k = key(ns, c.session_id);
+        let list = calls.get(k);
+        if (!list) calls.set(k, (list = []));
+        list.push(callFromRow(c));
+      }
+    }
+    return rows.map((r) => sessionFromRow(r, calls.get(key(r.namespace, r.id)) ?? []));
+  }
+
+  async addFact(fact: Fact): Promise<void> {
+    const p = this.plan;
+    await this.read(function* () {
+      yield q(p.addFact, [fact.namespace, fact.id, fact.text, fact.source, fact.createdAt]);
+    });
+  }
+
+  async listFacts(namespace: string): Promise<Fact[]> {
+    const p = this.plan;
+    return this.read(function* () {
+      return (yield q(p.listFacts, [namespace])).rows.map(factFromRow);
+    });
+  }
+
+  async getFacts(namespace: string, ids: string[]): Promise<Fact[]> {
+    const self = this;
+    return this.read(function* () {
+      const rows = yield* self.readIn(ids, (chunk) =>
+        q(self.plan.factsIn(chunk.length), [namespace, ...self.list(chunk)]),
+      );
+      const byId = new Map(rows.map((r) => [r.id as string, factFromRow(r)]));
+      return ids.map((id) => byId.get(id)).filter((f): f is Fact => !!f);
+    });
+  }
+
+  // ── synthesis state ──────────────────────────────────────────────────────
+
+  async getState(namespace: string, key: StateKey): Promise<string | null> {
+    const p = this.plan;
+    return this.read(function* () {
+      const { rows } = yield q(p.getState, [namespace, key]);
+      return rows.length ? (rows[0].value as string) : null;
+    });
+  }
+
+  async setState(namespace: string, key: StateKey, value: string): Promise<void> {
+    const p = this.plan;
+    // The mean goal direction shapes every recall vector: recall indexes elsewhere must reload when it moves.
+    const outbox = stateShapesRecall(key) ? { audit: [], events: [], skillsChanged: true } : NO_OUTBOX;
+    await this.write(function* () {
+      yield q(p.setState, [namespace, key, value]);
+      return { result: undefined, outbox };
+    });
+  }
+
+  async getCachedEmbeddings(embedderId: string, hashes: string[]): Promise<Map<string, Float32Array>> {
+    const self = this;
+    return this.read(function* () {
+      const rows = yield* self.readIn(hashes, (chunk) =>
+        q(self.plan.cachedEmbeddingsIn(chunk.length), [embedderId, ...self.list(chunk)]),
+      );
+      return new Map(rows.map((r) => [r.text_hash as string, fromBuffer(r.vector)]));
+    });
+  }
+
+  async putCachedEmbeddings(embedderId: string, entries: { hash: string; vector: Float32Array }[]): Promise<void> {
+    const p = this.plan;
+    // The last entry for a hash wins (one statement cannot upsert a key twice).
+    const latest = new Map(entries.map((e) => [e.hash, e.vector]));
+    const rows = [...latest].map(([hash, vector]) => [embedderId, hash, toBuffer(vector)]);
+    await this.write(function* () {
+      for (const insert of p.putCachedEmbeddings(rows)) yield insert;
+      return { result: undefined, outbox: NO_OUTBOX };
+    });
+  }
+
+  async loadClusters(namespace: string, embedderId: string): Promise<ClusterRecord[]> {
+    const p = this.plan;
+    return this.read(function* () {
+      return (yield q(p.loadClusters, [namespace, embedderId])).rows.map(clusterFromRow);
+    });
+  }
+
+  async saveClusters(
+    namespace: string,
+    embedderId: string,
+    clusters: ClusterRecord[],
+    watermark: number,
+  ): Promise<void> {
+    const p = this.plan;
+    const bool = p.dialect.bool;
+    await this.write(function* () {
+      for (const c of clusters) {
+        yield q(p.upsertCluster, [
+          namespace,
+          c.id,
+          embedderId,
+          toBuffer(c.centroid),
+          toBuffer(c.goalCentroid),
+          c.size,
+          bool(c.dirty),
+          c.skillId,
+          c.lastPassAt,
+        ]);
+        const members = [...new Set(c.newMembers)].map((s) => [namespace, s, c.id]);
+        for (const insert of p.addClusterMembers(members)) yield insert;
+      }
+      yield q(p.setState, [namespace, stateKey.watermark(embedderId), String(watermark)]);
+      return { result: undefined, outbox: NO_OUTBOX };
+    });
+  }
+
+  async clusterMembers(namespace: string, clusterId: string): Promise<string[]> {
+    const p = this.plan;
+    return this.read(function* () {
+      return (yield q(p.clusterMembers, [namespace, clusterId])).rows.map((r) => r.session_id as string);
+    });
+  }
+
+  async markClusterPassed(namespace: string, clusterId: string, at: string, dirty: boolean): Promise<void> {
+    const p = this.plan;
+    await this.read(function* () {
+      yield q(p.markClusterPassed, [at, p.dialect.bool(dirty), namespace, clusterId]);
+    });
+  }
+
+  async replaceEmbeddings(
+    namespace: string,
+    change: EmbeddingReplacement,
+  ): Promise<{ skills: number; clusters: number }> {
+    const p = this.plan;
+    return this.write(function* () {
+      const out = { skills: 0, clusters: 0 };
+      for (const v of change.vectors)
+        out.skills += (yield q(p.updateEmbedding, [
+          change.embedderId,
+          toBuffer(v.embedding),
+          namespace,
+          v.skillId,
+        ])).changes;
+      yield q(p.deleteClusterMembers, [namespace]);
+      out.clusters = (yield q(p.deleteClusters, [namespace])).changes;
+      yield q(p.clearReembedState, [namespace]);
+      return { result: out, outbox: planReembed(namespace, change, out) };
+    });
+  }
+
+  // ── skills ───────────────────────────────────────────────────────────────
+
+  async listSkills(namespace: string, filter: SkillFilter = {}): Promise<Skill[]> {
+    await this.settleRecalls(); // last_used_at must read as the recalls left it
+    const p = this.plan;
+    return this.read(function* () {
+      const list = p.skillList(namespace, filter);
+      const { rows } = yield list.skills;
+      if (p.dialect.parentsInRow) return rows.map((r) => skillFromRow(r, r.source_sessions ?? []));
+      // One query for every listed skill's parents rather than one per skill.
+      const parents = new Map<string, string[]>();
+      for (const r of (yield list.parents).rows) {
+        let ids = parents.get(r.skill_id);
+        if (!ids) parents.set(r.skill_id, (ids = []));
+        ids.push(r.source_id);
+      }
+      return rows.map((r) => skillFromRow(r, parents.get(r.id) ?? []));
+    });
+  }
+
+  async getSkill(namespace: string, idOrName: string): Promise<Skill | null> {
+    await this.settleRecalls();
+    return this.read(() => this.findSkill(namespace, idOrName, false));
+  }
+
+  /** By id, else the best row of that name (live first, internal first, newest first); locked to write it. */
+  private *findSkill(namespace: string, idOrName: string, forUpdate: boolean): Script<Skill | null> {
+    const p = this.plan;
+    const byId = yield q(forUpdate ? p.skillByIdLocked : p.skillById, [namespace, idOrName]);
+    const row =
+      byId.rows[0] ?? (yield q(forUpdate ? p.skillByNameLocked : p.skillByName, [namespace, idOrName])).rows[0];
+    if (!row) return null;
+    if (p.dialect.parentsInRow) return skillFromRow(row, row.source_sessions ?? []);
+    const parents = yield q(p.sourceSessions, [row.id]);
+    return skillFromRow(
+      row,
+      parents.rows.map((r) => r.source_id as string),
+    );
+  }
+
+  async writeSkill(w: SkillWrite): Promise<Skill> {
+    const p = this.plan;
+    const s = w.skill;
+    const self = this;
+    await this.write(function* () {
+      // The row being superseded is locked: of two writers superseding it, the second sees the first's mark.
+      const superseded = w.supersedes ? (yield q(p.supersededBy, [s.namespace, w.supersedes])).rows[0] : undefined;
+      const plan = accepted(
+        planSkillWrite(w, { superseded: superseded ? { supersededBy: superseded.superseded_by } : null }),
+      );
+      if (plan.supersede) yield self.change(plan.supersede);
+      yield q(p.upsertSkill, skillRowValues(plan.skill, p.dialect.bool));
+      const provenance = plan.provenance.map((r) => [r.skillId, r.sourceKind, r.sourceId, r.version, r.createdAt]);
+      for (const insert of p.insertProvenance(provenance)) yield insert;
+      const v = plan.version;
+      if (v) yield q(p.insertVersion, [v.skillId, v.version, v.skillMd, json(v.toolSequence), v.reason, v.createdAt]);
+      if (plan.files) {
+        const f = plan.files;
+        yield self.change(f.clear);
+        for (const file of f.files)
+          yield q(p.insertSkillFile, [f.skillId, f.version, file.path, file.bytes, file.executable ? 1 : 0]);
+      }
+      if (plan.linkCluster) yield self.change(plan.linkCluster);
+      return { result: undefined, outbox: plan };
+    });
+    return (await this.getSkill(s.namespace, s.id))!;
+  }
+
+  /** A plan's change to existing rows, in the dialect. */
+  private change(ch: RowChange): Query {
+    const { text, values } = rowChangeSql(ch, () => '?', this.plan.dialect.bool);
+    return { sql: this.plan.dialect.numbered(text), params: values };
+  }
+
+  async setSkillEnabled(namespace: string, idOrName: string, enabled: boolean, actor: string): Promise<Skill | null> {
+    const skill = await this.getSkill(namespace, idOrName);
+    if (!skill) return null;
+    const plan = planSetEnabled(skill, enabled, actor, new Date().toISOString());
+    const self = this;
+    await this.write(function* () {
+      yield self.change(plan.update);
+      return { result: undefined, outbox: plan };
+    });
+    return this.getSkill(namespace, skill.id);
+  }
+
+  async touchSkills(namespace: string, ids: string[], at: string): Promise<void> {
+    const self = this;
+    await this.write(function* () {
+      yield* self.readIn(ids, (chunk) =>
+        q(self.plan.touchSkillsIn(chunk.length), [at, namespace, ...self.list(chunk)]),
+      );
+      return { result: undefined, outbox: NO_OUTBOX };
+    });
+  }
+
+  async provenance(skillId: string): Promise<Provenance[]> {
+    const p = this.plan;
+    return this.read(function* () {
+      return (yield q(p.provenance, [skillId])).rows.map(provenanceFromRow);
+    });
+  }
+
+  async skillFiles(skillId: string, version: string): Promise<SkillFile[]> {
+    const p = this.plan;
+    return this.read(function* () {
+      return (yield q(p.skillFiles, [skillId, version])).rows.map(skillFileFromRow);
+    });
+  }
+
+  async skillVersions(skillId: string): Promise<SkillVersion[]> {
+    const p = this.plan;
+    return this.read(function* () {
+      return (yield q(p.skillVersions, [skillId])).rows.map(versionFromRow);
+    });
+  }
+
+  async applyFeedback(req: FeedbackRequest): Promise<{ before: Skill; after: Skill } | null> {
+    await this.settleRecalls();
+    const self = this;
+    return this.write(function* () {
+      // Lock the row first: concurrent signals on one skill apply one after the other, each to the state the
+      // previous one left, and the once-per-session check below cannot be passed twice.
+      const before = yield* self.findSkill(req.namespace, req.idOrName, true);
+      if (!before) return { result: null, outbox: NO_OUTBOX };
+      const p = self.plan;
+      const tried =
+        feedbackNeedsTrialCheck(req) &&
+        (yield q(p.sessionTried(TRIAL_SIGNALS.length), [before.id, req.sessionId, ...self.list(TRIAL_SIGNALS)])).rows
+          .length > 0;
+      const plan = planFeedback(req, before, { sessionAlreadyTried: tried });
+      if (!plan) return { result: null, outbox: NO_OUTBOX };
+      yield self.change(plan.update);
+      yield q(p.insertFeedback, feedbackInsertValues(plan.feedback));
+      return { result: { before, after: plan.after }, outbox: plan };
+    });
+  }
+
+  async feedbackHistory(skillId: string): Promise<FeedbackRecord[]> {
+    const p = this.plan;
+    return this.read(function* () {
+      return (yield q(p.feedbackHistory, [skillId])).rows.map(feedbackFromRow);
+    });
+  }
+
+  async skillsServedForSession(namespace: string, sessionId: string): Promise<string[]> {
+    await this.settleRecalls();
+    const p = this.plan;
+    return this.read(function* () {
+      return (yield q(p.servedForSession, [namespace, sessionId])).rows.map((r) => r.skill_id as string);
+    });
+  }
+
+  // ── recall index ─────────────────────────────────────────────────────────
+
+  async skillRevision(namespace: string): Promise<SkillRevision> {
+    const p = this.plan;
+    return this.read(function* () {
+      return revisionFrom((yield q(p.skillRevision, [namespace])).rows[0]);
+    });
+  }
+
+  async skillVectors(
+    namespace: string,
+    opts: { changedAfter?: number } = {},
+  ): Promise<{ revision: SkillRevision; rows: SkillVectorRow[]; changedIds: string[] | null }> {
+    const self = this;
+    const p = this.plan;
+    // One snapshot: the revision and the rows are read together.
+    return this.snapshot(function* () {
+      const revision = revisionFrom((yield q(p.skillRevision, [namespace])).rows[0]);
+      const after = opts.changedAfter;
+      // The log was pruned past `changedAfter` and this namespace changed since: every skill, as for a rebuild.
+      const pruned =
+        after !== undefined &&
+        revision.revision > after &&
+        after < Number((yield q(p.changesPrunedThrough, [])).rows[0].through);
+      if (after === undefined || pruned) {
+        return { revision, rows: (yield q(p.vectorsAll, [namespace])).rows.map(vectorRowFrom), changedIds: null };
+      }
+      const changedIds = (yield q(p.changedSkillIds, [namespace, after])).rows.map((c) => c.skill_id as string);
+      const rows = yield* self.readIn(changedIds, (chunk) =>
+        q(p.vectorsIn(chunk.length), [namespace, ...self.list(chunk)]),
+      );
+      return { revision, rows: rows.map(vectorRowFrom), changedIds };
+    });
+  }
+
+  async recallSkills(namespace: string, ids: string[]): Promise<ServedSkill[]> {
+    const self = this;
+    return this.read(function* () {
+      const rows = yield* self.readIn([...new Set(ids)], (chunk) =>
+        q(self.plan.servedIn(chunk.length), [namespace, ...self.list(chunk)]),
+      );
+      return rows.map(servedSkillFrom);
+    });
+  }
+
+  // ── audit and events ─────────────────────────────────────────────────────
+
+  async audit(namespace: string, opts: { subjectId?: string; limit?: number } = {}): Promise<AuditRecord[]> {
+    const p = this.plan;
+    const limit = opts.limit ?? 100;
+    return this.read(function* () {
+      const read = opts.subjectId ? q(p.auditOf, [namespace, opts.subjectId, limit]) : q(p.audit, [namespace, limit]);
+      return (yield read).rows.map(auditFromRow);
+    });
+  }
+
+  async auditSince(afterId: number, limit: number): Promise<AuditRecord[]> {
+    const p = this.plan;
+    return this.read(function* () {
+      return (yield q(p.auditSince, [afterId, limit])).rows.map(auditFromRow);
+    });
+  }
+
+  async lastEventId(): Promise<number> {
+    const p = this.plan;
+    return this.read(function* () {
+      return Number((yield q(p.lastEventId, [])).rows[0].id);
+    });
+  }
+
+  async events(namespace: string, opts: { afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {
+    const p = this.plan;
+    return this.read(function* () {
+      return (yield q(p.events, [namespace, opts.afterId ?? 0, opts.limit ?? 1000])).rows.map(eventFromRow);
+    });
+  }
+
+  async appendEvent(
+    namespace: string,
+    type: string,
+    skillId: string | null,
+    payload: Record<string, unknown>,
+    at: string,
+  ): Promise<void> {
+    await this.appendOutbox({ audit: [], events: [{ namespace, at, type, skillId, payload }], skillsChanged: false });
+  }
+
+  async appendAudit(r: AuditRecord): Promise<void> {
+    await this.appendOutbox({ audit: [r], events: [], skillsChanged: false });
+  }
+
+  private appendOutbox(outbox: Outbox): Promise<void> {
+    // biome-ignore lint/correctness/useYield: an outbox alone: the driver writes it
+    return this.write(function* () {
+      return { result: undefined, outbox };
+    });
+  }
+
+  // ── forgetting ───────────────────────────────────────────────────────────
+
+  async forgetSession(
+    namespace: string,
+    sessionId: string,
+    opts: ForgetSessionOptions,
+  ): Promise<ForgottenSession | null> {
+    // A recall still queued for this session must not be written after it is forgotten.
+    await this.settleRecalls();
+    const p = this.plan;
+    const out = await this.write(function* () {
+      const ids = [namespace, sessionId];
+      if ((yield q(p.deleteSession, ids)).changes === 0) return { result: null, outbox: NO_OUTBOX };
+      const calls = (yield q(p.deleteCalls, ids)).changes;
+      const clusterId = ((yield q(p.leaveCluster, ids)).rows[0]?.cluster_id as string | undefined) ?? null;
+      if (clusterId) {
+        yield q(p.shrinkCluster, [namespace, clusterId]);
+        for (const st of opts.stateIfClustered ?? []) yield q(p.setState, [namespace, st.key, st.value]);
+      }
+      yield q(p.deleteRecallItemsOf, ids);
+      yield q(p.deleteRecallsOf, ids);
+      yield q(p.anonymiseFeedback, ids);
+      // Feedback audit records named the session by id: they keep its opaque reference instead.
+      yield q(p.auditSessionRef, [sessionRef(sessionId), namespace, sessionId]);
+      for (const e of opts.embeddingHashes ?? []) yield q(p.deleteCachedEmbedding, [e.embedderId, e.hash]);
+      // Lineage stays honest: the skill keeps a marker that one of its parents was forgotten, not which.
+      const parents = (yield q(p.parentsOf, ids)).rows;
+      for (const parent of parents)
+        yield q(p.forgetParent, [`${FORGOTTEN_PARENT}${randomUUID()}`, parent.skill_id, sessionId]);
+      const gone = {
+        calls,
+        clusterId,
+        parents: parents.map((r) => ({ skillId: r.skill_id as string, name: r.name as string })),
+      };
+      const plan = planForgetSession(namespace, sessionRef(sessionId), gone, opts);
+      return { result: plan.result, outbox: plan };
+    });
+    if (out) this.afterForget();
+    return out;
+  }
+
+  async forgetSkill(
+    namespace: string,
+    idOrName: string,
+    opts: ForgetOptions,
+  ): Promise<{ id: string; name: string } | null> {
+    await this.settleRecalls();
+    const self = this;
+    const out = await this.write(function* () {
+      const skill = yield* self.findSkill(namespace, idOrName, true);
+      if (!skill) return { result: null, outbox: NO_OUTBOX };
+      const plan = planForgetSkill(skill, opts);
+      for (const ch of plan.changes) yield self.change(ch);
+      return { result: { id: skill.id, name: skill.name }, outbox: plan };
+    });
+    if (out) this.afterForget();
+    return out;
+  }
+
+  // ── helpers ──────────────────────────────────────────────────────────────
+
+  /** The rows a list statement reads for `values`, in chunks the dialect can bind. */
+  private *readIn(values: readonly string[], read: (chunk: readonly string[]) => Query): Script<Row[]> {
+    const rows: Row[] = [];
+    const max = this.plan.dialect.maxList;
+    for (let i = 0; i < values.length; i += max) rows.push(...(yield read(values.slice(i, i + max))).rows);
+    return rows;
+  }
+
+  /** The parameters of a list of values in the dialect. */
+  private list(values: readonly unknown[]): unknown[] {
+    return this.plan.dialect.listParams(values);
+  }
+}
+
+/** The methods each driver writes itself. */
+type SqlStoreOwn = 'close' | 'changeToken' | 'beginSession' | 'appendCall' | 'tryLock' | 'recordRecall';
+
+/** A statement of the plan with its parameters. */
+function q(sql: string, params: unknown[] = []): Query {
+  return { sql, params };
+}
+
+function revisionFrom(r: Row): SkillRevision {
+  return { storeId: r.store_id as string, revision: Number(r.revision) };
+}
