@@ -137,23 +137,23 @@ afterAll(() => {
 });
 
 describe('skillsmith ingest', () => {
-  it('stores the 83 sample sessions once; ingesting again stores nothing and reports them already present', () => {
+  it('stores the 89 sample sessions once; ingesting again stores nothing and reports them already present', () => {
     const db = freshDb();
     const first = cli(['ingest', SAMPLE, '--db', db]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/\b83 sessions stored, 0 already present\b/);
+    expect(first.stdout).toMatch(/\b89 sessions stored, 0 already present\b/);
     expect(first.stderr).toBe('');
-    expect(countSessions(db)).toBe(83);
+    expect(countSessions(db)).toBe(89);
 
     const again = cli(['ingest', SAMPLE, '--db', db]);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/\b0 sessions stored, 83 already present\b/);
-    expect(countSessions(db)).toBe(83);
+    expect(again.stdout).toMatch(/\b0 sessions stored, 89 already present\b/);
+    expect(countSessions(db)).toBe(89);
 
     const asJson = json<{ inserted: number; skipped: number; problems: unknown[] }[]>(['ingest', SAMPLE, '--db', db]);
     expect(asJson).toHaveLength(1);
-    expect(asJson[0]).toMatchObject({ inserted: 0, skipped: 83, problems: [] });
-    expect(countSessions(db)).toBe(83);
+    expect(asJson[0]).toMatchObject({ inserted: 0, skipped: 89, problems: [] });
+    expect(countSessions(db)).toBe(89);
   });
 
   it('stores every valid line of a file with bad lines, names each bad one as file:line: reason and exits non-zero', () => {
@@ -209,7 +209,7 @@ describe('skillsmith learn', () => {
     expect(learnRun.code, learnRun.stderr).toBe(0);
     expect(learned.length).toBeGreaterThan(0);
     const out = learnRun.stdout;
-    expect(out).toMatch(/83 new sessions/);
+    expect(out).toMatch(/89 new sessions/);
     expect(out).toContain(`Learned skills (${learned.length}):`);
     expect(out).toMatch(/^name\s+status\s+support\s+success rate\s+tools$/m);
     for (const s of learned) expect(out).toMatch(new RegExp(`^${s.name}\\s+${s.status}\\b`, 'm'));
@@ -276,9 +276,9 @@ describe('skillsmith synthesize', () => {
     const after = cli(['skills', 'list', '--json', '--db', db]);
     expect(after.code).toBe(0);
     expect(JSON.parse(after.stdout)).toEqual([]);
-    // The dry run did not move the watermark: a real pass still sees all 83 sessions.
+    // The dry run did not move the watermark: a real pass still sees all 89 sessions.
     const real = json<{ stats: { newSessions: number } }>(['synthesize', '--db', db]);
-    expect(real.stats.newSessions).toBe(83);
+    expect(real.stats.newSessions).toBe(89);
   });
 
   it('a dry run predicts the real pass: the same skills would be created, under distinct names', () => {
@@ -522,11 +522,11 @@ describe('namespaces', () => {
     const show = cli(['skills', 'show', inA[0].name, '--db', db, '--namespace', 'b']);
     expect(show.code).toBe(1);
 
-    // The same file in namespace b is 83 new sessions, not duplicates of a's.
+    // The same file in namespace b is 89 new sessions, not duplicates of a's.
     const ingestB = cli(['ingest', SAMPLE, '--db', db, '--namespace', 'b']);
-    expect(ingestB.stdout).toMatch(/\b83 sessions stored, 0 already present\b/);
-    expect(countSessions(db, 'a')).toBe(83);
-    expect(countSessions(db, 'b')).toBe(83);
+    expect(ingestB.stdout).toMatch(/\b89 sessions stored, 0 already present\b/);
+    expect(countSessions(db, 'a')).toBe(89);
+    expect(countSessions(db, 'b')).toBe(89);
   });
 });
 

@@ -85,16 +85,17 @@ describe('dashboard', () => {
   it('the skills table shows the learned skills with status, eta, track record and a switch', async () => {
     await open('#/skills');
     const rows = page.locator('table.skills tbody tr[data-skill]');
-    await expect.poll(() => rows.count()).toBe(5);
+    await expect.poll(() => rows.count()).toBe(6);
     const names = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-skill')));
     expect(names).toEqual([
       'escalate-order-return',
       'exchange-delivered-order-items',
       'fix-mobile-data',
+      'fix-phone-service',
       'modify-pending-order-items',
       'return-delivered-order-items',
     ]);
-    await expect.poll(() => page.locator('#skills-count').textContent()).toBe('5 skills live');
+    await expect.poll(() => page.locator('#skills-count').textContent()).toBe('6 skills live');
     const row = page.locator('tr[data-skill="exchange-delivered-order-items"]');
     const shown = await api<SkillRow & { successCount: number; attemptCount: number }>(
       '/api/skills/exchange-delivered-order-items',
@@ -219,13 +220,13 @@ describe('dashboard', () => {
       'Dry run, nothing written yet: a new skill would be added.',
     );
     expect(await page.locator('#promotion .markdown h3').count()).toBe(1);
-    expect((await api<{ total: number }>('/api/skills')).total).toBe(5);
+    expect((await api<{ total: number }>('/api/skills')).total).toBe(6);
     await shot('promote-preview');
 
     await page.getByRole('button', { name: 'Create this skill' }).click();
     await page.locator('#committed-skill').waitFor();
     expect(await page.locator('#committed-skill').textContent()).toBe(name);
-    expect((await api<{ total: number }>('/api/skills')).total).toBe(6);
+    expect((await api<{ total: number }>('/api/skills')).total).toBe(7);
 
     await page.locator('#committed-skill').click();
     await expect.poll(() => page.locator('main > h1').textContent()).toBe(name);
@@ -240,7 +241,7 @@ describe('dashboard', () => {
     for (const id of sources) expect(chosen.map((s) => s.id)).toContain(id);
 
     await open('#/skills');
-    await expect.poll(() => page.locator('table.skills tbody tr[data-skill]').count()).toBe(6);
+    await expect.poll(() => page.locator('table.skills tbody tr[data-skill]').count()).toBe(7);
   });
 
   it('search by goal shows what recall returns, with the context pack', async () => {

@@ -48,14 +48,20 @@ describe('npm start', () => {
     expect(got?.[1]).toBe(demoRequest);
     expect(got?.[2]).toBe(promised);
     expect(Number(got?.[3])).toBeLessThan(1);
+    // At least one skill learned from the bundled traces branches on what a lookup showed, and the README shows
+    // the line npm start prints for it.
+    const branch = /^ {2}(\S+): if (\S+) shows (\S+) in \[.+\], follow .+$/m.exec(r.stdout);
+    expect(r.stdout).toMatch(/^Branches \(decided by what a lookup shows/m);
+    expect(branch, r.stdout).not.toBeNull();
+    expect(read('README.md')).toContain(branch![0]);
   });
 
   it('run again, says it reused the memory, what it held, and how to start from an empty one', () => {
     const r = npmStart();
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/0 new sessions, 83 already present/);
+    expect(r.stdout).toMatch(/0 new sessions, 89 already present/);
     expect(r.stdout).toContain(
-      `This reused an existing memory (${env.SKILLSMITH_DB}): it already held 83 of these sessions and`,
+      `This reused an existing memory (${env.SKILLSMITH_DB}): it already held 89 of these sessions and`,
     );
     expect(r.stdout).toMatch(/To start from an empty memory, add --db \.\/new-memory\.db .*or delete /);
   });

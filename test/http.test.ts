@@ -156,7 +156,7 @@ describe('trust boundary', () => {
       expect((await call(base, 'GET', '/api/skills', { token: 'wrong-token-0123456789' })).status).toBe(401);
       const ok = await call(base, 'GET', '/api/skills', { token: TOKEN });
       expect(ok.status).toBe(200);
-      expect(ok.data.total).toBe(5);
+      expect(ok.data.total).toBe(6);
       // Bound beyond loopback, the Host header is not checked: the token is the guard.
       expect(await statusWithHost(guarded.port, 'skills.example', TOKEN)).toBe(200);
     } finally {
@@ -240,11 +240,11 @@ describe('meta', () => {
 
   it('GET /api/stats counts skills and sessions', async () => {
     const r = await api('GET', '/api/stats');
-    expect(r.data.sessions.total).toBe(83);
-    expect(r.data.skills.live).toBe(5);
-    expect(r.data.skills.byCorpus.internal).toBe(5);
+    expect(r.data.sessions.total).toBe(89);
+    expect(r.data.skills.live).toBe(6);
+    expect(r.data.skills.byCorpus.internal).toBe(6);
     expect(r.data.skills.byStatus.probationary + r.data.skills.byStatus.active + r.data.skills.byStatus.retired).toBe(
-      5,
+      6,
     );
     // Which models learn and match, by name only.
     expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@1', distiller: 'heuristic' });
@@ -291,7 +291,7 @@ describe('meta', () => {
 describe('skills', () => {
   it('GET /api/skills lists, filters, sorts and pages', async () => {
     const all = (await api('GET', '/api/skills')).data as Page<SkillRow>;
-    expect(all.total).toBe(5);
+    expect(all.total).toBe(6);
     expect(all.items.map((s) => s.name)).toEqual([...all.items.map((s) => s.name)].sort());
     const paged = (await api('GET', '/api/skills?limit=2&offset=2')).data as Page<SkillRow>;
     expect(paged.items.map((s) => s.name)).toEqual(all.items.slice(2, 4).map((s) => s.name));
@@ -427,7 +427,7 @@ describe('sessions', () => {
       callCount: number;
       tools: string[];
     }>;
-    expect(first.total).toBe(83);
+    expect(first.total).toBe(89);
     expect(first.items).toHaveLength(10);
     const second = (await api('GET', '/api/sessions?limit=10&offset=10')).data as Page<{ id: string }>;
     expect(second.items.map((s) => s.id)).not.toContain(first.items[0].id);

@@ -127,6 +127,7 @@ describe.each([
       'escalate-order-return',
       'exchange-delivered-order-items',
       'fix-mobile-data',
+      'fix-phone-service',
       'modify-pending-order-items',
       'return-delivered-order-items',
     ]);

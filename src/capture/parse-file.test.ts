@@ -182,8 +182,8 @@ describe('normalized JSONL', () => {
     const parsed = parseCaptureText(text, opts({ file: 'tau-sample.jsonl', maxRecordBytes: 4 * 1024 * 1024 }));
     expect(parsed.problems).toEqual([]);
     expect(parsed.format).toBe('jsonl');
-    expect(parsed.sessions).toHaveLength(83);
-    expect(new Set(parsed.sessions.map((s) => s.id)).size).toBe(83);
+    expect(parsed.sessions).toHaveLength(89);
+    expect(new Set(parsed.sessions.map((s) => s.id)).size).toBe(89);
     const outcomes = new Set(parsed.sessions.map((s) => s.outcome));
     expect(outcomes.has('success') && outcomes.has('failure')).toBe(true);
     expect(parsed.sessions.every((s) => s.goal.length > 0 && s.calls.every((c, i) => c.position === i))).toBe(true);

@@ -29,9 +29,10 @@ const MAX_CONDITION_VALUES = 3;
 const MAX_FIELD_VALUES = 6;
 const MAX_VALUE_LENGTH = 30;
 /**
- * Distinct records of each side that must show the field for it to separate them on the evidence (the group's
- * records showing one of the condition's values). Two: benchmark worlds hold few records (tau2's telecom tasks
- * look up lines L1001-L1003), and replays of one record still count once.
+ * Distinct observations (records looked up, and the values they showed) of each side that must show the field for
+ * it to separate them on the evidence; on the group's side, per value of the condition. Two: benchmark worlds
+ * hold few records (tau2's telecom tasks look up lines L1001-L1003, suspended in some tasks and not in others),
+ * and replays of one task still count once.
  */
 const MIN_EVIDENCE = 2;
 /**
@@ -94,12 +95,12 @@ export function resolveBranches(
 
 /**
  * The condition that separates `group` from `rest`: a field of one of `tools` (lookups both sides' procedures
- * call) as the sessions saw it before acting, with categorical values (a few across all spans), shown by at
- * least half of the group's spans. Its values are those the group's spans showed for at least MIN_EVIDENCE
- * distinct records looked up and no span of the rest showed; they must cover MIN_COVERAGE of the group's spans
- * that show the field, and the rest's evidence must come from at least MIN_EVIDENCE records too (a result cut
- * before the field says nothing, and replays of one task are one record). Fewest values first, then the widest coverage, then the shallowest
- * field, then by name.
+ * call) as the sessions saw it before acting, with categorical values (a few across all spans, and at most half
+ * as many as the observations of it), shown by at least half of the group's spans. Its values are those the
+ * group showed in at least MIN_EVIDENCE distinct observations and the rest never showed; they must cover
+ * MIN_COVERAGE of the group's spans that show the field, and the rest must show it in MIN_EVIDENCE observations
+ * too (a result cut before the field says nothing; replays of one task are one observation). Fewest values
+ * first, then the widest coverage, then the shallowest field, then by name.
  */
 export function separatingCondition(
   group: readonly Span[],
@@ -112,9 +113,6 @@ export function separatingCondition(
   for (const tool of lookups.sort()) {
     const g = group.map((s) => shown(s, tool));
     const r = rest.map((s) => shown(s, tool));
-    // Evidence counts records, not sessions: replays of one task look the same record up again.
-    const records = (spans: readonly Span[], keep: (m: Map<string, Set<string>>) => boolean, maps: typeof g) =>
-      new Set(spans.filter((_, i) => keep(maps[i])).map((s) => lookedUp(s, tool))).size;
     const paths = [...new Set(g.flatMap((m) => [...m.keys()]))].sort();
     for (const path of paths) {
       // A value of one element of a list (one item's options) is not a property of what was looked up.
@@ -124,31 +122,28 @@ export function separatingCondition(
       if (gs.length * 2 < g.length) continue;
       const all = new Set([...gs, ...rs].flatMap((m) => [...m.get(path)!]));
       if (all.size > MAX_FIELD_VALUES) continue;
-      // A category recurs: the field has at most half as many values as records show it. A field each record has
-      // its own value of (an airport, a booking code) parts any two sets of records and is no rule.
-      const shownBy = new Set(
-        [...group.filter((_, i) => g[i].has(path)), ...rest.filter((_, i) => r[i].has(path))].map((s) =>
-          lookedUp(s, tool),
-        ),
-      );
-      if (all.size * 2 > shownBy.size) continue;
+      // Evidence counts observations (the records looked up and what they showed), not sessions: replays of one
+      // task look the same record up and see the same thing again.
+      const observed = (spans: readonly Span[], maps: typeof g) =>
+        spans.flatMap((s, i) => {
+          const values = maps[i].get(path);
+          return values ? [{ values, key: `${lookedUp(s, tool)}=${[...values].sort()}` }] : [];
+        });
+      const inGroup = observed(group, g);
+      const inRest = observed(rest, r);
+      // A category recurs: at most half as many values as observations. A field each record has its own value of
+      // (an airport, a booking code) parts any two sets of records and is no rule; a status the same record
+      // shows differently from task to task is one.
+      if (all.size * 2 > new Set([...inGroup, ...inRest].map((o) => o.key)).size) continue;
+      if (new Set(inRest.map((o) => o.key)).size < MIN_EVIDENCE) continue;
       const seenByRest = new Set(rs.flatMap((m) => [...m.get(path)!]));
-      // Each value on the evidence of distinct records: an airport two replays of one booking showed is no rule.
-      const recordsOf = new Map<string, Set<string>>();
-      g.forEach((m, i) => {
-        for (const v of m.get(path) ?? []) {
-          if (!recordsOf.has(v)) recordsOf.set(v, new Set());
-          recordsOf.get(v)!.add(lookedUp(group[i], tool));
-        }
-      });
-      const values = [...recordsOf]
-        .filter(([v, records]) => records.size >= MIN_EVIDENCE && !seenByRest.has(v))
-        .map(([v]) => v);
+      // Each value on the evidence of distinct observations: an airport two replays of one booking showed is no rule.
+      const evidence = (v: string) => new Set(inGroup.filter((o) => o.values.has(v)).map((o) => o.key)).size;
+      const values = [...all].filter((v) => !seenByRest.has(v) && evidence(v) >= MIN_EVIDENCE);
       if (values.length === 0 || values.length > MAX_CONDITION_VALUES) continue;
       const holds = (m: Map<string, Set<string>>) => m.has(path) && values.some((v) => m.get(path)!.has(v));
       const coverage = gs.filter(holds).length / gs.length;
       if (coverage < MIN_COVERAGE) continue;
-      if (records(rest, (m) => m.has(path), r) < MIN_EVIDENCE) continue;
       const when = { tool, path, in: values.sort() };
       const depth = path.split(/[.[]/).length;
       const better =

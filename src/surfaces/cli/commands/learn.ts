@@ -1,3 +1,4 @@
+import { branchesOf } from '../../../domain/branches.js';
 import type { Skill } from '../../../domain/types.js';
 import type { Memory } from '../../../memory.js';
 import { skillJson } from '../../shapes.js';
@@ -47,6 +48,7 @@ export const command: Command = {
     }
     out('');
     printSkillTable(skills);
+    printBranches(skills);
     const example = flags.try ? await recallFor(memory, flags.try, 'a request') : await recallExample(memory, skills);
     if (example) {
       out('');
@@ -67,6 +69,18 @@ export const command: Command = {
     return problems.length ? 1 : 0;
   },
 };
+
+/** The skills whose procedure branches on what a lookup shows, one line a branch (nothing when none does). */
+function printBranches(skills: readonly Skill[]) {
+  const branching = skills.flatMap((s) => branchesOf(s.body).map((b) => ({ name: s.name, ...b })));
+  if (branching.length === 0) return;
+  out('');
+  out("Branches (decided by what a lookup shows, learned from the sessions' results):");
+  for (const b of branching)
+    out(
+      `  ${b.name}: if ${b.when.tool} shows ${b.when.path} in ${JSON.stringify(b.when.in)}, follow ${b.toolSequence.join(' > ')}`,
+    );
+}
 
 /**
  * A recall example for `learn` without --try: the goal of a stored session the first skill was learned from,
