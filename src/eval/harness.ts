@@ -42,6 +42,7 @@ import {
 import { UNRELATED_GOALS } from './unrelated-goals.js';
 import { CONFIG_ENV, mergeConfig } from '../config/sources.js';
 import { EVAL_VARIANTS, type EvalVariant } from './variants.js';
+import { DisabledError } from '../errors/disabled-error.js';
 
 /** Successes of a kind that must be ingested before its next session is the "fourth attempt" probe. */
 export const FOURTH_ATTEMPT_AFTER = 3;
@@ -385,7 +386,9 @@ async function freshMemory(
   if (memory.config.disabled || !memory.store) {
     await memory.close();
     rmSync(dir, { recursive: true, force: true });
-    throw new Error('eval: the memory is disabled (config.disabled or SKILLSMITH_DISABLED=1); unset it to evaluate');
+    throw new DisabledError(
+      'eval: the memory is disabled (config.disabled or SKILLSMITH_DISABLED=1); unset it to evaluate',
+    );
   }
   return {
     memory,

@@ -14,6 +14,7 @@ import {
 } from '../capture/privacy.js';
 import type { OutcomeSource } from '../capture/types.js';
 import type { Logger } from '../support/log.js';
+import { SessionStateError } from '../errors/session-state-error.js';
 
 /**
  * Tool instrumentation: wrap a set of tools once, and every call is recorded (args, result, ok, error,
@@ -534,7 +535,7 @@ export class ToolRecorder {
         session = resolve();
         if (session) slot = session.begin(name, argsOf(args));
         else
-          recorder.report(new Error(`tool ${name} was called outside a session: not recorded`), {
+          recorder.report(new SessionStateError(`tool ${name} was called outside a session: not recorded`), {
             op: 'unattributed',
             tool: name,
           });
