@@ -1,7 +1,9 @@
 // Skillsmith's main entry: the memory facade, its options and result types, the domain types, configuration
 // loading and the error family. Explicit named exports only. The rest sits behind subpath entries, so this one
-// stays small and never loads the `pg` driver:
+// stays small, names no store driver and never loads the `pg` driver:
+//   skillsmith/sqlite      the SQLite store and `openStore` (src/sqlite.ts)
 //   skillsmith/postgres    the PostgreSQL store (src/postgres.ts)
+//   skillsmith/builtins    the built-in embedder and distiller `openMemory` uses by default (src/builtins.ts)
 //   skillsmith/capture     capture parsers, outcome judges and the capture privacy policy (src/capture.ts)
 //   skillsmith/instrument  tool wrappers that record every call into a session (src/instrument.ts)
 //   skillsmith/skill-md    the SKILL.md parse / serialize / validate module (src/skill-md.ts)
@@ -60,23 +62,13 @@ export type { SynthesisReport } from './pipeline/synthesize.js';
 /** A skill named in a synthesis report. */
 export type { SkillRef } from './pipeline/synthesize.js';
 
-// ---- Back ends that `openMemory` accepts ----
+// ---- Back-end interfaces `openMemory` accepts (built-in ones: skillsmith/sqlite, skillsmith/builtins) ----
 /** The embedder interface: text to vectors, with the similarity thresholds that suit it. */
 export type { Embedder, EmbedderThresholds } from './embedders/embedder.js';
 /** The distiller interface: a cluster of sessions to a skill draft. */
 export type { Distiller, DistillInput } from './distillers/distiller.js';
 /** The store interface that SQLite and PostgreSQL implement. */
 export type { Store } from './store/store.js';
-/** The SQLite store (the default back end). */
-export { openSqliteStore, SqliteStore } from './store/sqlite/sqlite-store.js';
-/** Opens the store a path or postgres:// URL names; `isPostgresUrl` tells the two apart. */
-export { openStore, isPostgresUrl } from './store/open-store.js';
-/** The built-in offline embedder (GloVe word vectors plus lexical features). */
-export { createGloveEmbedder, GloveEmbedder } from './embedders/glove/glove-embedder.js';
-/** The built-in distiller that needs no model. */
-export { HeuristicDistiller } from './distillers/heuristic-distiller.js';
-/** Redacts secrets and personal data from text (what the distillers apply to skill text). */
-export { redactText } from './domain/redact.js';
 
 // ---- Errors: every error a caller can meet is a SkillsmithError with a stable `code` ----
 /** Base of the family: `code`, and `isInstance()` that works across copies of the module. */
