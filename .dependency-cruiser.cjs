@@ -38,14 +38,14 @@ module.exports = {
       severity: 'error',
       comment: 'Stores, model clients, capture adapters and config do not reach up into the pipeline, the app or a surface.',
       from: { path: layer('store', 'llm', 'embedders', 'capture', 'skill-files', 'config'), pathNot: TESTS },
-      to: { path: [layer('pipeline', 'distillers', 'instrument', 'app', 'surfaces', 'doctor', 'eval', 'bench'), '^src/(memory|index|sqlite|postgres|builtins)\\.ts$'] },
+      to: { path: [layer('pipeline', 'distillers', 'instrument', 'app', 'surfaces', 'doctor', 'eval', 'bench'), '^src/(index|sqlite|postgres|builtins)\\.ts$'] },
     },
     {
       name: 'pipeline-below-the-app',
       severity: 'error',
       comment: 'The synthesis pipeline and distillers are driven by the app layer, never the other way round.',
       from: { path: layer('pipeline', 'distillers', 'instrument'), pathNot: TESTS },
-      to: { path: [layer('app', 'surfaces', 'doctor', 'eval', 'bench'), '^src/(memory|index|sqlite|postgres|builtins)\\.ts$'] },
+      to: { path: [layer('app', 'surfaces', 'doctor', 'eval', 'bench'), '^src/(index|sqlite|postgres|builtins)\\.ts$'] },
     },
     {
       name: 'only-surfaces-import-surfaces',
@@ -67,6 +67,14 @@ module.exports = {
       comment: 'Only the composition root (app/) opens a store back end; everything else works on the Store interfaces.',
       from: { path: '^src/', pathNot: [layer('store', 'app'), '^src/(sqlite|postgres)\\.ts$', TESTS] },
       to: { path: ['^src/store/(sqlite|postgres)/', '^src/store/open-store\\.ts$'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'src-tests-use-only-src',
+      severity: 'error',
+      comment:
+        'A test beside the code imports only from src/ (CONTRIBUTING.md); one that needs test/support or test/fixtures lives in test/. The PostgreSQL store test starts a server from test/support and is to move with the store work.',
+      from: { path: TESTS, pathNot: '^src/store/postgres/pg-store\\.test\\.ts$' },
+      to: { path: '^test/' },
     },
     {
       name: 'no-test-code-in-src',

@@ -10,19 +10,19 @@
 
 // ---- The memory facade ----
 /** Opens a procedural memory on a SQLite file, a postgres:// URL or a ready Store. */
-export { openMemory } from './memory.js';
+export { openMemory } from './app/open-memory.js';
 /** The procedural memory: capture, synthesis, recall and the skill catalogue behind one object. */
-export { Memory } from './memory.js';
+export { Memory } from './app/memory.js';
 /** Options of `openMemory`: where the memory lives, its namespace, configuration and injected back ends. */
-export type { OpenMemoryOptions } from './memory.js';
+export type { OpenMemoryOptions } from './app/open-memory.js';
 /** What `memory.ingestFile` stored and which records it refused. */
-export type { IngestResult } from './memory.js';
+export type { IngestResult } from './app/types.js';
 /** What `memory.exportSkills` wrote and skipped. */
-export type { ExportResult } from './memory.js';
+export type { ExportResult } from './app/types.js';
 /** What `memory.importSkills` stored, skipped and warned about. */
-export type { ImportResult } from './memory.js';
+export type { ImportResult } from './app/types.js';
 /** A live session opened by `memory.startSession`: `call()` records a tool call, `end()` its outcome. */
-export type { SessionRecorder } from './memory.js';
+export type { SessionRecorder } from './app/types.js';
 
 // ---- Configuration ----
 /** Reads the configuration: schema defaults, then the file, then `SKILLSMITH_*` variables, then overrides. */

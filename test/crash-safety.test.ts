@@ -2,7 +2,7 @@ import { spawnSync, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { readTau, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
 
 const root = new URL('..', import.meta.url).pathname;

@@ -4,7 +4,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRecorder } from '../src/instrument/index.js';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { tempDbPath } from './support/tau.js';
 import { diskText, fakeTarget, leaked, PLANTED } from './support/capture.js';
 

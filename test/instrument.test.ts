@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createRecorder } from '../src/instrument/index.js';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { tempDbPath } from './support/tau.js';
 import { diskText, fakeTarget, leaked, PLANTED } from './support/capture.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { skillJson } from '../src/surfaces/shapes.js';
 import { tempDbPath } from './support/tau.js';
 

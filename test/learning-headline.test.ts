@@ -6,7 +6,8 @@ import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Session } from '../src/domain/types.js';
 import { UNRELATED_GOALS } from '../src/eval/unrelated-goals.js';
-import { openMemory, type Memory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
 import { readTau, TAU_RETAIL_EXTRA, tempDbPath, toSession } from './support/tau.js';
 
 interface Domain {

@@ -12,7 +12,7 @@ import { LlmUnavailableError } from '../src/distillers/llm-distiller.js';
 import { BackendLoadError } from '../src/errors/backend-load-error.js';
 import { EndpointTimeoutError } from '../src/errors/endpoint-timeout-error.js';
 import { LlamaCppChatModel } from '../src/llm/llama-cpp.js';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { tempDbPath } from './support/tau.js';
 import { GOOD_DRAFT, PLANTED_SECRET, returnSessions } from './fixtures/llm-cluster.js';
 import { runtimeInstalled } from './support/model-runtimes.js';

@@ -5,7 +5,8 @@ import { LlmDistiller, LlmUnavailableError } from '../src/distillers/llm-distill
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiChatModel } from '../src/llm/openai-chat-model.js';
 import { OpenAiClient } from '../src/llm/openai-client.js';
-import { openMemory, type Memory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
 import { tempDbPath } from './support/tau.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 import {

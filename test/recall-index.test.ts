@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFil
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { readTau, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
 
 const root = new URL('..', import.meta.url).pathname;

@@ -12,7 +12,7 @@ import {
   type TransformersModule,
 } from '../src/embedders/transformers-embedder.js';
 import { BackendConfigError, BackendLoadError } from '../src/errors/index.js';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { readTau, TAU_DEV, toSession } from './support/tau.js';
 import { writeGloveOnnxModel } from './support/glove-onnx-model.js';
 import { runtimeInstalled } from './support/model-runtimes.js';

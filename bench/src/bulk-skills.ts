@@ -10,7 +10,7 @@ import { newSkill } from '#dist/domain/new-skill.js';
 import { normalizeGoal } from '#dist/domain/normalize-goal.js';
 import { collapseRepeats } from '#dist/domain/sequence.js';
 import type { Session, Skill } from '#dist/domain/types.js';
-import type { Memory } from '#dist/memory.js';
+import type { Memory } from '#dist/app/memory.js';
 import { renderSkillMd } from '#dist/pipeline/render-skill-md.js';
 import { json } from '#dist/store/rows.js';
 import { skillInsertSql, skillRowValues } from '#dist/store/skill-row.js';

@@ -11,7 +11,7 @@
 // firstRecallMs is what the skill count costs: index file load and check, changes since, search, hits read.
 
 import { readFileSync } from 'node:fs';
-import { openMemory } from '#dist/memory.js';
+import { openMemory } from '#dist/app/open-memory.js';
 
 const [db, goalsJson, configJson] = process.argv.slice(2);
 const goals = JSON.parse(goalsJson) as string[];

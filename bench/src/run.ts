@@ -41,7 +41,8 @@ import { recallIndexPath } from '#dist/vector/index-location.js';
 import type { NearestIndex, SearchHit } from '#dist/vector/nearest-index.js';
 import type { TieredIndex } from '#dist/vector/tiered-index.js';
 import { VectorIndex } from '#dist/vector/vector-index.js';
-import { openMemory, type Memory } from '#dist/memory.js';
+import { openMemory } from '#dist/app/open-memory.js';
+import type { Memory } from '#dist/app/memory.js';
 import {
   renderMarkdown,
   renderSummaryTable,

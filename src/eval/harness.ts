@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { loadConfig, type SkillsmithConfigInput } from '../config/config.js';
 import { resolveBranches } from '../domain/branches.js';
 import type { Session, Skill } from '../domain/types.js';
-import { openMemory, type Memory } from '../memory.js';
+import { openMemory } from '../app/open-memory.js';
+import type { Memory } from '../app/memory.js';
 import { isRecallable } from '../pipeline/recall.js';
 import {
   baselineFalseRecall,

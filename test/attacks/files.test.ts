@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openMemory } from '../../src/memory.js';
+import { openMemory } from '../../src/app/open-memory.js';
 import { tempDbPath } from '../support/tau.js';
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));

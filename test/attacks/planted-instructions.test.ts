@@ -8,7 +8,7 @@ import { validateSkillMd } from '../../src/domain/skill-md/index.js';
 import type { Draft, Session } from '../../src/domain/types.js';
 import { verifyDraft } from '../../src/domain/verify.js';
 import { buildDistillPrompt } from '../../src/distillers/llm-distiller.js';
-import { openMemory } from '../../src/memory.js';
+import { openMemory } from '../../src/app/open-memory.js';
 import { renderSkillMd } from '../../src/pipeline/render-skill-md.js';
 import { tempDbPath } from '../support/tau.js';
 import { clusterInput, returnSessions } from '../fixtures/llm-cluster.js';

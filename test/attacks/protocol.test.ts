@@ -10,7 +10,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMemory, type Memory } from '../../src/memory.js';
+import { openMemory } from '../../src/app/open-memory.js';
+import type { Memory } from '../../src/app/memory.js';
 import { openPgStore } from '../../src/store/postgres/pg-store.js';
 import { createLogger } from '../../src/support/log.js';
 import { serveApi } from '../../src/surfaces/http/server.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { redactText } from '../../src/domain/redact.js';
 import type { ToolCall } from '../../src/domain/types.js';
 import { parseSkillMd, validateSkillMd } from '../../src/domain/skill-md/index.js';
-import { openMemory } from '../../src/memory.js';
+import { openMemory } from '../../src/app/open-memory.js';
 import { plainSession } from '../support/capture.js';
 import { tempDbPath } from '../support/tau.js';
 

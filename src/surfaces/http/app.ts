@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 import { openApiDocument } from './openapi.js';
 import { errorStatus } from './request.js';
 import { eventRoutes } from './routes/events.js';

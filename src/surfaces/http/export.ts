@@ -1,4 +1,4 @@
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 
 export interface ExportedFile {
   name: string;

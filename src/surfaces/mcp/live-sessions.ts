@@ -1,4 +1,5 @@
-import type { Memory, SessionRecorder } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
+import type { SessionRecorder } from '../../app/types.js';
 import type { Outcome } from '../../domain/types.js';
 import { InputError, SessionStateError } from '../../errors/index.js';
 

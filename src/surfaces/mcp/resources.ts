@@ -1,6 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError, ReadResourceRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 import type { Skill } from '../../domain/types.js';
 
 /** The error code the MCP specification gives a resource that does not exist. */

@@ -1,5 +1,5 @@
 import type { Skill } from '../../../domain/types.js';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import { skillJson } from '../../shapes.js';
 import type { Command } from '../command.js';
 import { dbPathFromFlags } from '../command-support.js';

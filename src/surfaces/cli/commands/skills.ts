@@ -1,4 +1,4 @@
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import { skillJson } from '../../shapes.js';
 import { UsageError, type Command } from '../command.js';
 import type { Flags } from '../options.js';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import { readJson } from '../request.js';
 
 const ids = z.array(z.string().min(1).max(500)).max(500);

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import { HttpError, readJson, readQuery } from '../request.js';
 import { sessionJson, sessionSummary } from '../../shapes.js';
 

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { Hono } from 'hono';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 
 /** Health (public: no data) and stats (counts the dashboard header shows). */
 export function statusRoutes(memory: Memory, version: string): Hono {

@@ -2,11 +2,12 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { openMemory, type Memory } from '../memory.js';
-import { validateSkillMd } from '../domain/skill-md/index.js';
-import type { Session } from '../domain/types.js';
-import { vMeasure } from '../eval/metrics.js';
-import { readTau, TAU_DEV, tempDbPath, toSession, type TauRecord } from '../../test/support/tau.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
+import { validateSkillMd } from '../src/domain/skill-md/index.js';
+import type { Session } from '../src/domain/types.js';
+import { vMeasure } from '../src/eval/metrics.js';
+import { readTau, TAU_DEV, tempDbPath, toSession, type TauRecord } from './support/tau.js';
 
 /** Learning on the real dev traces: what a user depends on after `skillsmith learn`. */
 describe('synthesis pass on the tau dev traces', () => {
@@ -302,8 +303,8 @@ describe('redaction', () => {
   });
 
   it('renders evidence without any planted secret', async () => {
-    const { renderTrace } = await import('../domain/evidence.js');
-    const { redactText } = await import('../domain/redact.js');
+    const { renderTrace } = await import('../src/domain/evidence.js');
+    const { redactText } = await import('../src/domain/redact.js');
     const s = toSession(readTau(TAU_DEV)[0]);
     s.goal += ` my email is ${secrets.email}`;
     s.calls[0] = {

@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { seedEta } from '../domain/admit.js';
+import { seedEta } from '../src/domain/admit.js';
 import { describe, expect, it } from 'vitest';
-import { openMemory } from '../memory.js';
-import type { Distiller, DistillInput } from '../distillers/distiller.js';
-import { HeuristicDistiller } from '../distillers/heuristic-distiller.js';
-import { redactText } from '../domain/redact.js';
-import type { BusEvent } from '../support/event-bus.js';
-import { createLogger } from '../support/log.js';
-import { readTau, TAU_DEV, tempDbPath, toSession } from '../../test/support/tau.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Distiller, DistillInput } from '../src/distillers/distiller.js';
+import { HeuristicDistiller } from '../src/distillers/heuristic-distiller.js';
+import { redactText } from '../src/domain/redact.js';
+import type { BusEvent } from '../src/support/event-bus.js';
+import { createLogger } from '../src/support/log.js';
+import { readTau, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
 
 describe('outcomes become trials of the skills recalled for a session', () => {
   it('replays later sessions as trials: skills whose later sessions fail retire and stop being recalled; explain tells the story', async () => {

@@ -2,12 +2,13 @@
 // from what the index keeps beside its vectors, the served skills from the store, checked as stored now.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { newSkill } from '../domain/new-skill.js';
-import { normalizeGoal } from '../domain/normalize-goal.js';
-import { openMemory, type Memory } from '../memory.js';
-import { contentWords, skillWords } from '../domain/word-match.js';
-import { rankByWords } from './recall.js';
-import { tempDbPath } from '../../test/support/tau.js';
+import { newSkill } from '../src/domain/new-skill.js';
+import { normalizeGoal } from '../src/domain/normalize-goal.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
+import { contentWords, skillWords } from '../src/domain/word-match.js';
+import { rankByWords } from '../src/pipeline/recall.js';
+import { tempDbPath } from './support/tau.js';
 
 const GOAL = 'cancel my pending order and refund it';
 
