@@ -1,6 +1,7 @@
 // The layers of src/, checked on every `npm test` (npm run check:deps). Lower layers never import higher ones:
-//   support, errors  <  vector  <  domain  <  back ends (llm, embedders, store, capture, skill-files, config)
-//   <  pipeline, distillers, instrument  <  app  <  surfaces, doctor, eval, entry points
+//   support, errors  <  vector  <  domain  <  back ends (store, capture, skill-files, config, and the model
+//   back ends: model-clients  <  llm, embedders  <  backends)  <  pipeline, distillers, instrument  <  app
+//   <  surfaces, doctor, eval, entry points
 // The rule names say what a violation means; README "Architecture" says where each kind of change goes.
 const layer = (...folders) => `^src/(${folders.join('|')})/`;
 // Tests may import across layers (a store test starts a server, a pipeline test opens a memory).
@@ -34,10 +35,26 @@ module.exports = {
       },
     },
     {
+      name: 'model-clients-are-shared',
+      severity: 'error',
+      comment:
+        'model-clients/ (the OpenAI-compatible HTTP client, the llama.cpp loader, model descriptors, optional packages) serve chat models and embedders alike: they import neither, nor the back-end selection.',
+      from: { path: layer('model-clients'), pathNot: TESTS },
+      to: { path: '^src/', pathNot: layer('model-clients', 'support', 'errors') },
+    },
+    {
+      name: 'model-back-ends-point-one-way',
+      severity: 'error',
+      comment:
+        'Chat models (llm/) and embedders (embedders/) build on model-clients/, never on each other or on backends/, the one place that picks them from the configuration.',
+      from: { path: '^src/(llm|embedders)/', pathNot: TESTS },
+      to: { path: '^src/(llm|embedders|backends)/', pathNot: '^src/$1/' },
+    },
+    {
       name: 'back-ends-stay-below-the-pipeline',
       severity: 'error',
       comment: 'Stores, model clients, capture adapters and config do not reach up into the pipeline, the app or a surface.',
-      from: { path: layer('store', 'llm', 'embedders', 'capture', 'skill-files', 'config'), pathNot: TESTS },
+      from: { path: layer('store', 'model-clients', 'llm', 'embedders', 'backends', 'capture', 'skill-files', 'config'), pathNot: TESTS },
       to: { path: [layer('pipeline', 'distillers', 'instrument', 'app', 'surfaces', 'doctor', 'eval', 'bench'), '^src/(index|sqlite|postgres|builtins)\\.ts$'] },
     },
     {

@@ -4,7 +4,7 @@ import type { Session } from '../src/domain/types.js';
 import { LlmDistiller, LlmUnavailableError } from '../src/distillers/llm-distiller.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiChatModel } from '../src/llm/openai-chat-model.js';
-import { OpenAiClient } from '../src/llm/openai-client.js';
+import { OpenAiClient } from '../src/model-clients/openai-client.js';
 import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';
 import { tempDbPath } from './support/tau.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reembed } from '../src/doctor/reembed.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiEmbedder } from '../src/embedders/openai-embedder.js';
-import { OpenAiClient } from '../src/llm/openai-client.js';
+import { OpenAiClient } from '../src/model-clients/openai-client.js';
 import { EmbedderMismatchError } from '../src/errors/embedder-mismatch-error.js';
 import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { runDoctor, type DoctorReport } from '../src/doctor/doctor.js';
-import { createEmbedder, type ReadyableEmbedder } from '../src/llm/backends.js';
+import { createEmbedder, type ReadyableEmbedder } from '../src/backends/from-config.js';
 import { loadGloveTable } from '../src/embedders/glove/glove-table.js';
 import {
   loadTransformers,
