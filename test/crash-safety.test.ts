@@ -44,14 +44,14 @@ describe('crash safety', () => {
 
     const resumed = await openMemory({ db });
     const report = await resumed.synthesize();
-    const after = await resumed.listSkills();
+    const after = await resumed.skills.list();
     expect(after.length).toBeGreaterThan(written);
 
     // The interrupted history ends where an uninterrupted one does.
     const clean = await openMemory({ db: tempDbPath() });
     await clean.ingest(sessions);
     await clean.synthesize();
-    expect(after.map((s) => s.name).sort()).toEqual((await clean.listSkills()).map((s) => s.name).sort());
+    expect(after.map((s) => s.name).sort()).toEqual((await clean.skills.list()).map((s) => s.name).sort());
     expect(report.created.length + written).toBe(after.length);
   });
 });

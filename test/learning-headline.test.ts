@@ -127,7 +127,7 @@ describe("GAIA's headline on the defaults", () => {
       await memory.ingest(sessionsOf(d, d.name.replace(/\W+/g, '-')));
       const report = await memory.synthesize();
       expect(report.created).toHaveLength(1);
-      const skills = (await memory.listSkills()).filter((s) => s.corpus === 'internal');
+      const skills = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
       expect(skills).toHaveLength(1);
       const skill = skills[0];
       expect(skill.toolSequence).toEqual(d.tools.map((t) => t.tool));
@@ -146,7 +146,7 @@ describe("GAIA's headline on the defaults", () => {
     const memory = await fresh();
     await memory.ingest(DOMAINS.flatMap((d) => sessionsOf(d, d.name.replace(/\W+/g, '-'))));
     await memory.synthesize();
-    const skills = (await memory.listSkills()).filter((s) => s.corpus === 'internal');
+    const skills = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
     expect(skills).toHaveLength(DOMAINS.length);
     expect(new Set(skills.map((s) => s.name)).size).toBe(DOMAINS.length);
     let recalled = 0;
@@ -186,7 +186,7 @@ describe("GAIA's headline on the defaults", () => {
     });
     await strict.ingest([...sessionsOf(d, 'a'), ...sessionsOf(lookupByEmail, 'b')]);
     await strict.synthesize();
-    const before = (await strict.listSkills()).filter((s) => s.corpus === 'internal');
+    const before = (await strict.skills.list()).filter((s) => s.corpus === 'internal');
     await strict.close();
     expect(before).toHaveLength(2);
 
@@ -194,9 +194,9 @@ describe("GAIA's headline on the defaults", () => {
     opened.push({ memory, path });
     const report = await memory.synthesize();
     expect(report.superseded).toHaveLength(1);
-    const live = (await memory.listSkills()).filter((s) => s.corpus === 'internal');
+    const live = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
     expect(live).toHaveLength(1);
-    const all = await memory.listSkills({ includeSuperseded: true });
+    const all = await memory.skills.list({ includeSuperseded: true });
     expect(all).toHaveLength(2);
     const loser = all.find((s) => s.supersededBy)!;
     expect(loser.supersededBy).toBe(live[0].id);
@@ -219,7 +219,7 @@ describe("GAIA's headline on the defaults", () => {
       await memory.ingest([toSession(r)]);
       if (r.success) await memory.synthesize();
     }
-    const live = await memory.listSkills();
+    const live = await memory.skills.list();
     expect(live.length).toBeGreaterThan(0);
     expect(new Set(live.map((s) => s.name)).size).toBe(live.length);
   });

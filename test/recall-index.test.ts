@@ -50,7 +50,7 @@ beforeAll(async () => {
   const memory = await openMemory({ db, config: { recall: { persistIndex: false } } });
   await memory.ingest(records.map((r) => toSession(r)));
   await memory.synthesize();
-  expect((await memory.listSkills()).length).toBeGreaterThan(3);
+  expect((await memory.skills.list()).length).toBeGreaterThan(3);
   await memory.close();
   goals = [...new Set(records.map((r) => toSession(r).goal))].slice(0, 40);
   reference = await freshRecall();
@@ -79,7 +79,7 @@ describe('persisted recall index', () => {
     expect(got).toEqual(await freshRecall());
     // And back: re-enabled elsewhere, served again.
     const memory = await openMemory({ db, config });
-    await memory.setEnabled(served, true);
+    await memory.skills.setEnabled(served, true);
     await memory.close();
     expect(recallInChild()).toEqual(reference);
   }, 120_000);
@@ -102,7 +102,7 @@ describe('persisted recall index', () => {
     expect(got.flat().map((h) => h[0])).not.toContain(served);
     expect(got).toEqual(await freshRecall());
     const memory = await openMemory({ db, config });
-    await memory.setEnabled(served, true);
+    await memory.skills.setEnabled(served, true);
     await memory.close();
     expect(recallInChild()).toEqual(reference);
   }, 120_000);

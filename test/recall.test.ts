@@ -16,7 +16,7 @@ const GOAL = 'cancel my pending order and refund it';
 async function copiesOfOneGoal(n: number): Promise<{ memory: Memory; db: string; ids: string[] }> {
   const db = tempDbPath();
   const memory = await openMemory({ db, config: { recall: { persistIndex: false, topK: 3 } } });
-  const embedding = memory.embedder.embedSync!(normalizeGoal(GOAL));
+  const embedding = memory.parts.embedder.embedSync!(normalizeGoal(GOAL));
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
@@ -29,10 +29,10 @@ async function copiesOfOneGoal(n: number): Promise<{ memory: Memory; db: string;
       body: `# ${name}\n`,
       kind: 'playbook',
       utility: i / 100,
-      embedderId: memory.embedder.id,
+      embedderId: memory.parts.embedder.id,
       embedding,
     });
-    await memory.store!.writeSkill({ action: 'add', skill, parents: [], actor: 'test', detail: {}, at });
+    await memory.parts.store!.writeSkill({ action: 'add', skill, parents: [], actor: 'test', detail: {}, at });
     ids.push(skill.id);
   }
   return { memory, db, ids };
@@ -40,7 +40,7 @@ async function copiesOfOneGoal(n: number): Promise<{ memory: Memory; db: string;
 
 /** Counts the skill ids recall reads from the store. */
 function countReads(memory: Memory): { ids: number } {
-  const store = memory.store!;
+  const store = memory.parts.store!;
   const read = store.recallSkills.bind(store);
   const count = { ids: 0 };
   store.recallSkills = async (ns, ids) => {
@@ -77,7 +77,7 @@ describe('recall among near-ties', () => {
 
   it('sees a change another connection commits while a recall is being recorded', async () => {
     const { memory, db, ids } = await copiesOfOneGoal(20);
-    const store = memory.store!;
+    const store = memory.parts.store!;
     const record = store.recordRecall.bind(store);
     let raced = false;
     store.recordRecall = async (ns, r) => {
@@ -97,7 +97,7 @@ describe('recall among near-ties', () => {
     const { memory, ids } = await copiesOfOneGoal(20);
     // The index is built from rows where the best one is servable; read as stored now, it is disabled (as if
     // written between the index's check of the change log and the read of the skills it serves).
-    const store = memory.store!;
+    const store = memory.parts.store!;
     const read = store.recallSkills.bind(store);
     store.recallSkills = async (ns, wanted) =>
       (await read(ns, wanted)).map((s) => (s.id === ids[19] ? { ...s, enabled: false } : s));

@@ -19,7 +19,7 @@ const start = performance.now();
 const memory = await openMemory({ db, logLevel: 'silent', config: configJson ? JSON.parse(configJson) : {} });
 const openMs = performance.now() - start;
 let t = performance.now();
-memory.embedder.embedSync?.('warm up the embedder');
+memory.parts.embedder.embedSync?.('warm up the embedder');
 const embedderWarmMs = performance.now() - t;
 t = performance.now();
 const cpu = process.cpuUsage();

@@ -55,7 +55,9 @@ export interface RecordingTarget {
     };
     llm?: LlmSection;
   };
+  /** Where recording failures are reported: `log`, or a Memory's own logger (`memory.parts.log`). */
   readonly log?: Logger;
+  readonly parts?: { readonly log?: Logger };
 }
 
 export interface TargetSession {
@@ -406,10 +408,13 @@ export class ToolRecorder {
   failures = 0;
   lastError: unknown = null;
 
+  private readonly log: Logger | undefined;
+
   constructor(
     private readonly target: RecordingTarget,
     private readonly opts: RecorderOptions = {},
   ) {
+    this.log = target.log ?? target.parts?.log;
     const capture = target.config?.capture;
     this.policy = resolvePrivacy(opts.privacy ?? capture?.privacy ?? {});
     this.resultChars = opts.resultChars ?? capture?.resultChars ?? 2000;
@@ -421,7 +426,7 @@ export class ToolRecorder {
       this.judge = createJudge(
         (opts.judge as JudgeConfigInput | undefined) ?? capture?.judge ?? {},
         target.config?.llm ?? {},
-        { log: target.log },
+        { log: this.log },
       );
   }
 
@@ -436,7 +441,7 @@ export class ToolRecorder {
       if (this.opts.onError) this.opts.onError(error, context);
       else {
         const msg = `tool recording failed (${context.op}${context.tool ? ` ${context.tool}` : ''}); the agent is unaffected, further failures are not reported`;
-        if (this.target.log) this.target.log.warn(msg, { error: errorText(error), sessionId: context.sessionId });
+        if (this.log) this.log.warn(msg, { error: errorText(error), sessionId: context.sessionId });
         else process.stderr.write(`skillsmith: ${msg}: ${errorText(error)}\n`);
       }
     } catch {

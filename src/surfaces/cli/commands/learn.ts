@@ -15,13 +15,13 @@ export const command: Command = {
   opens: 'memory',
   async run(files, { flags, memory: open }) {
     const memory = await open();
-    const skillsBefore = (await memory.listSkills()).length;
+    const skillsBefore = (await memory.skills.list()).length;
     const results = await ingestFiles(memory, files, flags, 'learn');
     const problems = results.flatMap((r) => r.problems);
     const bar = flags.json ? null : progressBar('learning');
     const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
     bar?.done();
-    const skills = await memory.listSkills();
+    const skills = await memory.skills.list();
     reportFallback(report);
     if (flags.json) {
       printJson({ ingest: results, synthesis: stableReport(report), skills: skills.map(skillJson) });
@@ -75,7 +75,7 @@ export const command: Command = {
 async function recallExample(memory: Memory, skills: Skill[]) {
   const skill = skills.find((s) => s.corpus === 'internal' && s.sourceSessions.length);
   if (!skill) return null;
-  const session = await memory.getSession(skill.sourceSessions[skill.sourceSessions.length - 1]);
+  const session = await memory.sessions.get(skill.sourceSessions[skill.sourceSessions.length - 1]);
   if (!session) return null;
   return recallFor(memory, session.goal, 'a goal it learned from,');
 }

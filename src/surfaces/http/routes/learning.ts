@@ -26,7 +26,7 @@ export function learningRoutes(memory: Memory): Hono {
 
   app.post('/compile', async (c) => {
     const body = await readJson(c, compileBody);
-    return c.json(await memory.compile({ ...body, actor: 'http' }));
+    return c.json(await memory.skills.compile({ ...body, actor: 'http' }));
   });
 
   // A POST: recall records which skills it served (their trials when the session ends) and touches last-used.
