@@ -17,9 +17,9 @@ export { Memory } from './app/memory.js';
 export type { OpenMemoryOptions } from './app/open-memory.js';
 /** What `memory.ingestFile` stored and which records it refused. */
 export type { IngestResult } from './app/types.js';
-/** What `memory.exportSkills` wrote and skipped. */
+/** What `memory.skills.export` wrote and skipped. */
 export type { ExportResult } from './app/types.js';
-/** What `memory.importSkills` stored, skipped and warned about. */
+/** What `memory.skills.import` stored, skipped and warned about. */
 export type { ImportResult } from './app/types.js';
 /** A live session opened by `memory.startSession`: `call()` records a tool call, `end()` its outcome. */
 export type { SessionRecorder } from './app/types.js';
