@@ -1,6 +1,7 @@
 // The layers of src/, checked on every `npm test` (npm run check:deps). Lower layers never import higher ones:
-//   support, errors  <  vector  <  domain  <  back ends (llm, embedders, store, capture, skill-files, config)
-//   <  pipeline, distillers, instrument  <  app  <  surfaces, doctor, eval, entry points
+//   support, errors  <  vector  <  domain  <  back ends (store, capture, skill-files, config, and the model
+//   back ends: model-clients  <  llm, embedders  <  backends)  <  pipeline, distillers, instrument  <  app
+//   <  surfaces, doctor, eval, entry points
 // The rule names say what a violation means; README "Architecture" says where each kind of change goes.
 const layer = (...folders) => `^src/(${folders.join('|')})/`;
 // Tests may import across layers (a store test starts a server, a pipeline test opens a memory).
@@ -34,18 +35,34 @@ module.exports = {
       },
     },
     {
+      name: 'model-clients-are-shared',
+      severity: 'error',
+      comment:
+        'model-clients/ (the OpenAI-compatible HTTP client, the llama.cpp loader, model descriptors, optional packages) serve chat models and embedders alike: they import neither, nor the back-end selection.',
+      from: { path: layer('model-clients'), pathNot: TESTS },
+      to: { path: '^src/', pathNot: layer('model-clients', 'support', 'errors') },
+    },
+    {
+      name: 'model-back-ends-point-one-way',
+      severity: 'error',
+      comment:
+        'Chat models (llm/) and embedders (embedders/) build on model-clients/, never on each other or on backends/, the one place that picks them from the configuration.',
+      from: { path: '^src/(llm|embedders)/', pathNot: TESTS },
+      to: { path: '^src/(llm|embedders|backends)/', pathNot: '^src/$1/' },
+    },
+    {
       name: 'back-ends-stay-below-the-pipeline',
       severity: 'error',
       comment: 'Stores, model clients, capture adapters and config do not reach up into the pipeline, the app or a surface.',
-      from: { path: layer('store', 'llm', 'embedders', 'capture', 'skill-files', 'config'), pathNot: TESTS },
-      to: { path: [layer('pipeline', 'distillers', 'instrument', 'app', 'surfaces', 'doctor', 'eval', 'bench'), '^src/(memory|index|postgres)\\.ts$'] },
+      from: { path: layer('store', 'model-clients', 'llm', 'embedders', 'backends', 'capture', 'skill-files', 'config'), pathNot: TESTS },
+      to: { path: [layer('pipeline', 'distillers', 'instrument', 'app', 'surfaces', 'doctor', 'eval', 'bench'), '^src/(index|sqlite|postgres|builtins)\\.ts$'] },
     },
     {
       name: 'pipeline-below-the-app',
       severity: 'error',
       comment: 'The synthesis pipeline and distillers are driven by the app layer, never the other way round.',
       from: { path: layer('pipeline', 'distillers', 'instrument'), pathNot: TESTS },
-      to: { path: [layer('app', 'surfaces', 'doctor', 'eval', 'bench'), '^src/(memory|index|postgres)\\.ts$'] },
+      to: { path: [layer('app', 'surfaces', 'doctor', 'eval', 'bench'), '^src/(index|sqlite|postgres|builtins)\\.ts$'] },
     },
     {
       name: 'only-surfaces-import-surfaces',
@@ -65,8 +82,16 @@ module.exports = {
       name: 'stores-are-opened-by-the-app',
       severity: 'error',
       comment: 'Only the composition root (app/) opens a store back end; everything else works on the Store interfaces.',
-      from: { path: '^src/', pathNot: [layer('store', 'app'), '^src/(index|postgres)\\.ts$', TESTS] },
+      from: { path: '^src/', pathNot: [layer('store', 'app'), '^src/(sqlite|postgres)\\.ts$', TESTS] },
       to: { path: ['^src/store/(sqlite|postgres)/', '^src/store/open-store\\.ts$'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'src-tests-use-only-src',
+      severity: 'error',
+      comment:
+        'A test beside the code imports only from src/ (CONTRIBUTING.md); one that needs test/support or test/fixtures lives in test/. The PostgreSQL store test starts a server from test/support and is to move with the store work.',
+      from: { path: TESTS, pathNot: '^src/store/postgres/pg-store\\.test\\.ts$' },
+      to: { path: '^test/' },
     },
     {
       name: 'no-test-code-in-src',

@@ -36,7 +36,7 @@ for (const file of files) {
     const report = await memory.synthesize();
     const skipped = {};
     for (const s of report.skipped) skipped[category(s.reason)] = (skipped[category(s.reason)] ?? 0) + 1;
-    const live = (await memory.listSkills()).length;
+    const live = (await memory.skills.list()).length;
     rows.push({
       file: file.split('/').pop(),
       admission,

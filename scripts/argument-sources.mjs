@@ -45,7 +45,7 @@ try {
   const rules = { requiredSupport: cfg.consensusSupport, conditionalSupport: cfg.conditionalSupport };
   const spanRules = { minSteps: cfg.minSteps, thinkTools: cfg.thinkTools };
   const procedures = new Map();
-  for (const skill of await memory.listSkills()) {
+  for (const skill of await memory.skills.list()) {
     const spans = skill.sourceSessions.map((id) => byId.get(id)).flatMap((s) => (s ? [detectSpan(s, spanRules)] : []));
     const present = spans.filter(Boolean);
     const kinds = new Map();

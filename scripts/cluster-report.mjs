@@ -17,12 +17,12 @@ const memory = await openMemory({
 });
 await memory.ingest(chosen.map((s) => s.session));
 const report = await memory.synthesize();
-const clusters = await memory.store.loadClusters('default', memory.embedder.id);
+const clusters = await memory.synthesis.clusters('default');
 let pure = 0,
   total = 0;
 const rows = [];
 for (const c of clusters) {
-  const members = await memory.store.clusterMembers('default', c.id);
+  const { members } = c;
   const counts = {};
   for (const m of members) counts[family.get(m)] = (counts[family.get(m)] ?? 0) + 1;
   const top = Math.max(...Object.values(counts));
@@ -32,7 +32,7 @@ for (const c of clusters) {
 }
 rows.sort((a, b) => b.size - a.size);
 if (process.env.VERBOSE) for (const r of rows) console.log(r.id, r.size, JSON.stringify(r.counts));
-const skills = await memory.listSkills();
+const skills = await memory.skills.list();
 let skillPure = 0,
   skillTotal = 0;
 const fams = new Set();

@@ -65,7 +65,7 @@ for (const set of sets) {
     await withMemory(async (memory) => {
       await memory.ingest(sessionsOf(s, slug(s)));
       await memory.synthesize();
-      const skills = (await memory.listSkills()).filter((k) => k.corpus === 'internal');
+      const skills = (await memory.skills.list()).filter((k) => k.corpus === 'internal');
       const one = skills.length === 1;
       if (one) learned++;
       const rows = [];
@@ -95,7 +95,7 @@ for (const set of sets) {
   const together = await withMemory(async (memory) => {
     await memory.ingest(scenarios.flatMap((s) => sessionsOf(s, slug(s))));
     await memory.synthesize();
-    const skills = (await memory.listSkills()).filter((k) => k.corpus === 'internal');
+    const skills = (await memory.skills.list()).filter((k) => k.corpus === 'internal');
     let wrong = 0;
     let hits = 0;
     for (const s of scenarios) {

@@ -14,7 +14,7 @@ const memory = await openMemory({
 });
 await memory.ingest(records.map((r) => r.session));
 await memory.synthesize();
-const skills = await memory.listSkills();
+const skills = await memory.skills.list();
 const skillFam = new Map(
   skills.map((s) => {
     const c = {};

@@ -24,3 +24,5 @@ export {
 export { resolvePrivacy, type PrivacyPolicy } from './capture/privacy.js';
 /** The capture sections of the configuration, as a caller writes them. */
 export type { PrivacyConfigInput, JudgeConfigInput, FieldMode } from './capture/capture-config.js';
+/** Redacts secrets and personal data from text (what the privacy policy and the distillers apply). */
+export { redactText } from './domain/redact.js';

@@ -1,26 +1,28 @@
 // Skillsmith's main entry: the memory facade, its options and result types, the domain types, configuration
 // loading and the error family. Explicit named exports only. The rest sits behind subpath entries, so this one
-// stays small and never loads the `pg` driver:
+// stays small, names no store driver and never loads the `pg` driver:
+//   skillsmith/sqlite      the SQLite store and `openStore` (src/sqlite.ts)
 //   skillsmith/postgres    the PostgreSQL store (src/postgres.ts)
+//   skillsmith/builtins    the built-in embedder and distiller `openMemory` uses by default (src/builtins.ts)
 //   skillsmith/capture     capture parsers, outcome judges and the capture privacy policy (src/capture.ts)
 //   skillsmith/instrument  tool wrappers that record every call into a session (src/instrument.ts)
 //   skillsmith/skill-md    the SKILL.md parse / serialize / validate module (src/skill-md.ts)
 
 // ---- The memory facade ----
 /** Opens a procedural memory on a SQLite file, a postgres:// URL or a ready Store. */
-export { openMemory } from './memory.js';
+export { openMemory } from './app/open-memory.js';
 /** The procedural memory: capture, synthesis, recall and the skill catalogue behind one object. */
-export { Memory } from './memory.js';
+export { Memory } from './app/memory.js';
 /** Options of `openMemory`: where the memory lives, its namespace, configuration and injected back ends. */
-export type { OpenMemoryOptions } from './memory.js';
+export type { OpenMemoryOptions } from './app/open-memory.js';
 /** What `memory.ingestFile` stored and which records it refused. */
-export type { IngestResult } from './memory.js';
-/** What `memory.exportSkills` wrote and skipped. */
-export type { ExportResult } from './memory.js';
-/** What `memory.importSkills` stored, skipped and warned about. */
-export type { ImportResult } from './memory.js';
+export type { IngestResult } from './app/types.js';
+/** What `memory.skills.export` wrote and skipped. */
+export type { ExportResult } from './app/types.js';
+/** What `memory.skills.import` stored, skipped and warned about. */
+export type { ImportResult } from './app/types.js';
 /** A live session opened by `memory.startSession`: `call()` records a tool call, `end()` its outcome. */
-export type { SessionRecorder } from './memory.js';
+export type { SessionRecorder } from './app/types.js';
 
 // ---- Configuration ----
 /** Reads the configuration: schema defaults, then the file, then `SKILLSMITH_*` variables, then overrides. */
@@ -60,23 +62,13 @@ export type { SynthesisReport } from './pipeline/synthesize.js';
 /** A skill named in a synthesis report. */
 export type { SkillRef } from './pipeline/synthesize.js';
 
-// ---- Back ends that `openMemory` accepts ----
+// ---- Back-end interfaces `openMemory` accepts (built-in ones: skillsmith/sqlite, skillsmith/builtins) ----
 /** The embedder interface: text to vectors, with the similarity thresholds that suit it. */
 export type { Embedder, EmbedderThresholds } from './embedders/embedder.js';
 /** The distiller interface: a cluster of sessions to a skill draft. */
 export type { Distiller, DistillInput } from './distillers/distiller.js';
 /** The store interface that SQLite and PostgreSQL implement. */
 export type { Store } from './store/store.js';
-/** The SQLite store (the default back end). */
-export { openSqliteStore, SqliteStore } from './store/sqlite/sqlite-store.js';
-/** Opens the store a path or postgres:// URL names; `isPostgresUrl` tells the two apart. */
-export { openStore, isPostgresUrl } from './store/open-store.js';
-/** The built-in offline embedder (GloVe word vectors plus lexical features). */
-export { createGloveEmbedder, GloveEmbedder } from './embedders/glove/glove-embedder.js';
-/** The built-in distiller that needs no model. */
-export { HeuristicDistiller } from './distillers/heuristic-distiller.js';
-/** Redacts secrets and personal data from text (what the distillers apply to skill text). */
-export { redactText } from './domain/redact.js';
 
 // ---- Errors: every error a caller can meet is a SkillsmithError with a stable `code` ----
 /** Base of the family: `code`, and `isInstance()` that works across copies of the module. */

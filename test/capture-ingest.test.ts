@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareCapture } from '../src/capture/ingest.js';
 import { RuleJudge } from '../src/capture/judge.js';
-import { openMemory, type Memory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
 import { ingestCommand, ingestOptions, IngestUsageError } from '../src/surfaces/cli/commands/ingest.js';
 import { TAU_DIR, tempDbPath } from './support/tau.js';
 import { diskText, leaked, PLANTED } from './support/capture.js';
@@ -180,7 +181,7 @@ describe('capture -> store (works before and after the memory wiring)', () => {
       expect(r.parsed.format, file).toBe(format);
       expect(r.inserted, file).toBe(calls.length);
       for (const [i, rec] of r.parsed.records.entries()) {
-        const stored = (await memory.store!.getSession('default', rec.sessionId))!;
+        const stored = (await memory.parts.store!.getSession('default', rec.sessionId))!;
         expect(stored.calls.length, `${file} #${i}`).toBe(calls[i]);
         expect(stored.calls.map((c) => c.position)).toEqual(stored.calls.map((_c, k) => k));
       }
@@ -200,7 +201,7 @@ describe('capture -> store (works before and after the memory wiring)', () => {
       total += r.inserted;
     }
     expect(total).toBe(434);
-    expect(await memory.store!.countSessions('default')).toBe(434);
+    expect(await memory.parts.store!.countSessions('default')).toBe(434);
     await memory.close();
   });
 });
@@ -216,7 +217,7 @@ describe('ingest --format / --judge options', () => {
 });
 
 const sourceOf = (memory: Memory, id: string) =>
-  (memory.store as unknown as { db: { prepare(s: string): { get(...a: unknown[]): unknown } } }).db
+  (memory.parts.store as unknown as { db: { prepare(s: string): { get(...a: unknown[]): unknown } } }).db
     .prepare('SELECT outcome, outcome_source FROM sessions WHERE namespace = ? AND id = ?')
     .get('default', id) as {
     outcome: string;
@@ -237,7 +238,7 @@ describe('memory.ingestFile and the CLI command, with the wiring applied', () =>
     expect(sourceOf(memory, a)).toEqual({ outcome: 'success', outcome_source: 'judged' }); // last call ok + final answer
     expect(sourceOf(memory, b)).toEqual({ outcome: 'failure', outcome_source: 'reported' }); // agent span status ERROR
     expect(sourceOf(memory, c)).toEqual({ outcome: 'success', outcome_source: 'judged' });
-    expect((await memory.store!.getSession('default', a))!.outcomeSource).toBe('judged');
+    expect((await memory.parts.store!.getSession('default', a))!.outcomeSource).toBe('judged');
     await memory.reportOutcome(a, 'failure');
     expect(sourceOf(memory, a)).toEqual({ outcome: 'failure', outcome_source: 'reported' });
     await memory.close();

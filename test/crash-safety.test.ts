@@ -2,7 +2,7 @@ import { spawnSync, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { readTau, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -44,14 +44,14 @@ describe('crash safety', () => {
 
     const resumed = await openMemory({ db });
     const report = await resumed.synthesize();
-    const after = await resumed.listSkills();
+    const after = await resumed.skills.list();
     expect(after.length).toBeGreaterThan(written);
 
     // The interrupted history ends where an uninterrupted one does.
     const clean = await openMemory({ db: tempDbPath() });
     await clean.ingest(sessions);
     await clean.synthesize();
-    expect(after.map((s) => s.name).sort()).toEqual((await clean.listSkills()).map((s) => s.name).sort());
+    expect(after.map((s) => s.name).sort()).toEqual((await clean.skills.list()).map((s) => s.name).sort());
     expect(report.created.length + written).toBe(after.length);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { createDistiller } from '../src/distillers/create-distiller.js';
-import { createEmbedder } from '../src/llm/backends.js';
+import { createEmbedder } from '../src/backends/from-config.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiEmbedder } from '../src/embedders/openai-embedder.js';
 import { BackendConfigError } from '../src/errors/backend-config-error.js';
@@ -13,8 +13,8 @@ import { EmbedderNotReadyError } from '../src/errors/embedder-not-ready-error.js
 import { EmbeddingDimensionError } from '../src/errors/embedding-dimension-error.js';
 import { EndpointUnreachableError } from '../src/errors/endpoint-unreachable-error.js';
 import { MissingOptionalDependencyError } from '../src/errors/missing-optional-dependency-error.js';
-import { GENERIC_MODEL_THRESHOLDS, NOMIC_THRESHOLDS } from '../src/llm/models.js';
-import { OpenAiClient } from '../src/llm/openai-client.js';
+import { GENERIC_MODEL_THRESHOLDS, NOMIC_THRESHOLDS } from '../src/model-clients/models.js';
+import { OpenAiClient } from '../src/model-clients/openai-client.js';
 import { deadPort, pseudoVector, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 
 async function caught(p: Promise<unknown>): Promise<any> {

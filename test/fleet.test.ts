@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLEET_FAMILIES, fleetSession } from '../bench/src/pg-fleet-work.js';
-import { openMemory, type Memory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
 import { openPgStore, type PgStore } from '../src/store/postgres/pg-store.js';
 import { memoryChecksums } from '../src/store/postgres/transfer.js';
 import { createLogger } from '../src/support/log.js';
@@ -232,7 +233,7 @@ describe('a fleet of agents sharing one PostgreSQL memory', () => {
     const next = await after.synthesize();
     expect(next.stats.newSessions).toBe(4000 - won.stats.newSessions);
     expect(next.created).toEqual([]);
-    expect(await after.listSkills()).toHaveLength(FLEET_FAMILIES.length);
+    expect(await after.skills.list()).toHaveLength(FLEET_FAMILIES.length);
   }, 300_000);
 
   it('a process keeps recalling from its index while the database restarts, and picks up changes once it is back', async () => {
@@ -259,19 +260,19 @@ describe('a fleet of agents sharing one PostgreSQL memory', () => {
       }
       // Served from memory: no connection attempt, no timeout on the way.
       expect(Math.max(...latencies)).toBeLessThan(250);
-      expect((reader.store as PgStore).pendingRecalls).toBeGreaterThanOrEqual(20);
+      expect((reader.parts.store as PgStore).pendingRecalls).toBeGreaterThanOrEqual(20);
     } finally {
       server.start();
     }
 
     // Another process changes the skills after the restart: the reader sees it without being told.
-    await writer.setEnabled(served.name, false);
+    await writer.skills.setEnabled(served.name, false);
     await expect
       .poll(async () => (await reader.recall(goal)).map((s) => s.id), { timeout: 15_000, interval: 100 })
       .not.toContain(served.id);
     // What it served while the database was away was recorded once it came back.
-    await expect.poll(() => (reader.store as PgStore).pendingRecalls, { timeout: 15_000, interval: 100 }).toBe(0);
-    const { rows } = await (reader.store as PgStore).pool.query(
+    await expect.poll(() => (reader.parts.store as PgStore).pendingRecalls, { timeout: 15_000, interval: 100 }).toBe(0);
+    const { rows } = await (reader.parts.store as PgStore).pool.query(
       `SELECT COUNT(*) AS n FROM recalls WHERE namespace = 'restart'`,
     );
     expect(rows[0].n).toBeGreaterThanOrEqual(21);
@@ -290,11 +291,11 @@ describe('a fleet of agents sharing one PostgreSQL memory', () => {
     expect(r.created.length).toBeGreaterThan(0);
     expect(t.created.length).toBeGreaterThan(0);
 
-    const retailSkills = await retail.listSkills();
-    const telecomSkills = await telecom.listSkills();
+    const retailSkills = await retail.skills.list();
+    const telecomSkills = await telecom.skills.list();
     // Every skill each namespace ever wrote, superseded ones included (consolidation supersedes within a pass).
-    const retailIds = new Set((await retail.listSkills({ includeSuperseded: true })).map((s) => s.id));
-    const telecomIds = new Set((await telecom.listSkills({ includeSuperseded: true })).map((s) => s.id));
+    const retailIds = new Set((await retail.skills.list({ includeSuperseded: true })).map((s) => s.id));
+    const telecomIds = new Set((await telecom.skills.list({ includeSuperseded: true })).map((s) => s.id));
     const retailSessions = new Set(sample.filter((x) => x.meta.family.startsWith('retail:')).map((x) => x.session_id));
     const telecomSessions = new Set(
       sample.filter((x) => x.meta.family.startsWith('telecom:')).map((x) => x.session_id),
@@ -314,11 +315,11 @@ describe('a fleet of agents sharing one PostgreSQL memory', () => {
     expect((await retail.recall(retailGoal)).length).toBeGreaterThan(0);
     expect((await retail.recall(telecomGoal)).every((s) => retailIds.has(s.id))).toBe(true);
     expect((await telecom.recall(retailGoal)).every((s) => telecomIds.has(s.id))).toBe(true);
-    expect(await retail.getSkill(telecomSkills[0].id)).toBeNull();
-    expect(await retail.setEnabled(telecomSkills[0].id, false)).toBeNull();
-    expect((await telecom.getSkill(telecomSkills[0].id))?.enabled).toBe(true);
-    expect((await retail.events()).every((e) => e.skillId === null || retailIds.has(e.skillId))).toBe(true);
-    expect((await telecom.events()).every((e) => e.skillId === null || telecomIds.has(e.skillId))).toBe(true);
+    expect(await retail.skills.get(telecomSkills[0].id)).toBeNull();
+    expect(await retail.skills.setEnabled(telecomSkills[0].id, false)).toBeNull();
+    expect((await telecom.skills.get(telecomSkills[0].id))?.enabled).toBe(true);
+    expect((await retail.events.list()).every((e) => e.skillId === null || retailIds.has(e.skillId))).toBe(true);
+    expect((await telecom.events.list()).every((e) => e.skillId === null || telecomIds.has(e.skillId))).toBe(true);
     // The dashboard's API over each memory shows its own skills only.
     for (const [memory, own, other] of [
       [retail, retailIds, telecomSkills],
@@ -344,9 +345,9 @@ describe('skillsmith migrate', () => {
     expect((await live.recall()).length).toBeGreaterThan(0);
     await live.call({ tool: 'find_user_id_by_email', args: { email: 'a@b.c' }, result: 'u1', ok: true });
     await live.end('success');
-    await source.addFact('Returns are accepted within 30 days.', { id: 'f1' });
-    const skills = await source.listSkills();
-    await source.setEnabled(skills[skills.length - 1].name, false);
+    await source.facts.add('Returns are accepted within 30 days.', { id: 'f1' });
+    const skills = await source.skills.list();
+    await source.skills.setEnabled(skills[skills.length - 1].name, false);
     await source.close();
     const before = await memoryChecksums(lite);
     for (const t of [
@@ -377,15 +378,15 @@ describe('skillsmith migrate', () => {
     const onPg = await pgMemory(url, 'default');
     const reopened = await openMemory({ db: lite, auditFile: null, logLevel: 'silent' });
     cleanups.push(() => reopened.close());
-    const plain = (list: Awaited<ReturnType<Memory['listSkills']>>) =>
+    const plain = (list: Awaited<ReturnType<Memory['skills']['list']>>) =>
       list.map((s) => ({ ...s, embedding: Array.from(s.embedding ?? []) }));
-    expect(plain(await onPg.listSkills({ includeSuperseded: true }))).toEqual(
-      plain(await reopened.listSkills({ includeSuperseded: true })),
+    expect(plain(await onPg.skills.list({ includeSuperseded: true }))).toEqual(
+      plain(await reopened.skills.list({ includeSuperseded: true })),
     );
     expect((await onPg.recall(goal)).map((s) => s.id)).toEqual((await reopened.recall(goal)).map((s) => s.id));
-    const seqBefore = Math.max(...(await onPg.store!.listSessions('default', { limit: 1 })).map((s) => s.seq!));
+    const seqBefore = Math.max(...(await onPg.parts.store!.listSessions('default', { limit: 1 })).map((s) => s.seq!));
     await onPg.ingest([{ ...toSession(sample[0]), id: 'after-migrate' }]);
-    expect((await onPg.store!.getSession('default', 'after-migrate'))!.seq!).toBeGreaterThan(seqBefore);
+    expect((await onPg.parts.store!.getSession('default', 'after-migrate'))!.seq!).toBeGreaterThan(seqBefore);
 
     // And back into a new SQLite file: every table holds what the PostgreSQL memory holds now, row for row.
     const back = tempDbPath('skillsmith-migrate-back-');

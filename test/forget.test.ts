@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMemory, type Memory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
 import { forgetSessions, SECRET_GOAL_WORD, SECRET_RESULT, tracesInFile } from './support/forget-fixture.js';
 import { startPgServer, type PgServer } from './support/pg-server.js';
 
@@ -18,43 +19,43 @@ async function learnThenForget(memory: Memory) {
   await memory.ingest(sessions);
   const report = await memory.synthesize();
   expect(report.created).toHaveLength(1);
-  const skill = (await memory.getSkill(report.created[0].name))!;
+  const skill = (await memory.skills.get(report.created[0].name))!;
   expect(skill.sourceSessions).toContain('fg-0');
   await memory.recall(GOAL, { sessionId: 'fg-0' });
   await memory.feedback(skill.name, 'up', { sessionId: 'fg-0' });
 
-  const gone = await memory.forgetSession('fg-0', { actor: 'privacy-request' });
+  const gone = await memory.sessions.forget('fg-0', { actor: 'privacy-request' });
   expect(gone).toEqual({ ref: expect.stringMatching(/^ses-[0-9a-f]{16}$/), calls: 3, skills: [skill.name] });
-  expect(await memory.store!.getSession('default', 'fg-0')).toBeNull();
-  expect(await memory.forgetSession('fg-0')).toBeNull();
+  expect(await memory.parts.store!.getSession('default', 'fg-0')).toBeNull();
+  expect(await memory.sessions.forget('fg-0')).toBeNull();
 
   // The skill stays, recallable, and says one parent was forgotten; the others are still named.
-  const ex = (await memory.explain(skill.name))!;
+  const ex = (await memory.skills.explain(skill.name))!;
   expect(ex.parents.forgotten).toBe(1);
   expect(ex.parents.sessions.map((s) => s.id).sort()).toEqual(['fg-1', 'fg-2', 'fg-3']);
   expect(ex.parents.missing).toEqual([]);
-  expect((await memory.getSkill(skill.name))!.sourceSessions.sort()).toEqual(['fg-1', 'fg-2', 'fg-3']);
+  expect((await memory.skills.get(skill.name))!.sourceSessions.sort()).toEqual(['fg-1', 'fg-2', 'fg-3']);
   expect((await memory.recall(GOAL)).map((s) => s.name)).toEqual([skill.name]);
-  const audit = (await memory.store!.audit('default')).find((a) => a.action === 'session.forget')!;
+  const audit = (await memory.parts.store!.audit('default')).find((a) => a.action === 'session.forget')!;
   expect(audit).toMatchObject({ actor: 'privacy-request', subjectKind: 'session', subjectId: gone!.ref });
   expect(JSON.stringify(audit)).not.toContain(SECRET_GOAL_WORD);
 
   // A new pass after forgetting does not bring the session back into the lineage.
   await memory.synthesize();
-  expect((await memory.explain(skill.name))!.parents.forgotten).toBe(1);
+  expect((await memory.skills.explain(skill.name))!.parents.forgotten).toBe(1);
 
   // Forgetting the skill: gone from every read and from recall, with an audit record.
-  expect(await memory.forgetSkill(skill.name, { actor: 'user' })).toEqual({ id: skill.id, name: skill.name });
-  expect(await memory.getSkill(skill.id)).toBeNull();
-  expect(await memory.explain(skill.name)).toBeNull();
+  expect(await memory.skills.forget(skill.name, { actor: 'user' })).toEqual({ id: skill.id, name: skill.name });
+  expect(await memory.skills.get(skill.id)).toBeNull();
+  expect(await memory.skills.explain(skill.name)).toBeNull();
   expect(await memory.recall(GOAL)).toEqual([]);
-  expect(await memory.store!.skillVersions(skill.id)).toEqual([]);
-  expect(await memory.store!.provenance(skill.id)).toEqual([]);
-  expect((await memory.store!.audit('default')).find((a) => a.action === 'skill.forget')).toMatchObject({
+  expect(await memory.parts.store!.skillVersions(skill.id)).toEqual([]);
+  expect(await memory.parts.store!.provenance(skill.id)).toEqual([]);
+  expect((await memory.parts.store!.audit('default')).find((a) => a.action === 'skill.forget')).toMatchObject({
     subjectId: skill.id,
     detail: { name: skill.name },
   });
-  expect(await memory.forgetSkill(skill.name)).toBeNull();
+  expect(await memory.skills.forget(skill.name)).toBeNull();
   return skill;
 }
 
@@ -72,7 +73,7 @@ describe('forgetting on SQLite', () => {
     try {
       // The strings are in the file before: the scan can see them.
       await memory.ingest(forgetSessions('probe'));
-      for (const id of ['probe-0', 'probe-1', 'probe-2', 'probe-3']) await memory.forgetSession(id);
+      for (const id of ['probe-0', 'probe-1', 'probe-2', 'probe-3']) await memory.sessions.forget(id);
       const skill = await learnThenForget(memory);
       skillMd = skill.skillMd;
       expect(tracesInFile(db, [SECRET_GOAL_WORD, SECRET_RESULT, skillMd, '"fg-0"'])).toEqual([]);
@@ -89,7 +90,7 @@ describe('forgetting on SQLite', () => {
     const memory = await openMemory({ db, logLevel: 'silent' });
     try {
       await memory.ingest(forgetSessions());
-      memory.store!.kind === 'sqlite' && (memory.store as any).db.pragma('wal_checkpoint(TRUNCATE)');
+      memory.parts.store!.kind === 'sqlite' && (memory.parts.store as any).db.pragma('wal_checkpoint(TRUNCATE)');
       expect(tracesInFile(db, [SECRET_GOAL_WORD, SECRET_RESULT])).toEqual([SECRET_GOAL_WORD, SECRET_RESULT]);
     } finally {
       await memory.close();

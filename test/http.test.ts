@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMemory, type Memory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
 import { serveApi, type RunningServer } from '../src/surfaces/http/server.js';
 import { serveCommand } from '../src/surfaces/cli/commands/serve.js';
 import { learnSample } from './support/surfaces.js';
@@ -323,7 +324,7 @@ describe('skills', () => {
   });
 
   it('PATCH /api/skills/:name enables and disables, and recall follows', async () => {
-    const goal = (await memory.store!.getSession(
+    const goal = (await memory.parts.store!.getSession(
       memory.namespace,
       ((await api('GET', '/api/skills/fix-mobile-data')).data as SkillRow).sourceSessions[0],
     ))!.goal;
@@ -400,9 +401,9 @@ describe('export', () => {
     }
     // A stored row whose name is not a valid skill name (only possible by writing the store directly) is never
     // exported: not as a download, not inside the zip.
-    const good = (await memory.getSkill('fix-mobile-data'))!;
+    const good = (await memory.skills.get('fix-mobile-data'))!;
     const at = new Date().toISOString();
-    await memory.store!.writeSkill({
+    await memory.parts.store!.writeSkill({
       action: 'add',
       skill: { ...good, id: 'sk_traversal', name: '../../../evil', sourceSessions: [], createdAt: at, updatedAt: at },
       parents: [],
@@ -416,7 +417,7 @@ describe('export', () => {
     const direct = await api('GET', '/api/skills/sk_traversal/SKILL.md');
     expect(direct.status).toBe(422);
     expect(direct.data.error).toMatch(/name/);
-    await memory.setEnabled('sk_traversal', false);
+    await memory.skills.setEnabled('sk_traversal', false);
   });
 });
 

@@ -4,7 +4,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRecorder } from '../src/instrument/index.js';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { tempDbPath } from './support/tau.js';
 import { diskText, fakeTarget, leaked, PLANTED } from './support/capture.js';
 
@@ -87,7 +87,7 @@ describe('MCP client instrumentation (real SDK client and server, in-memory tran
     expect(unknownWrapped).toEqual(unknownDirect);
     await session.end({ finalAnswer: 'Order #W1 is cancelled.' });
 
-    const stored = (await memory.store!.getSession('default', session.id))!;
+    const stored = (await memory.parts.store!.getSession('default', session.id))!;
     expect(stored.calls.map((c) => [c.tool, c.args, c.ok])).toEqual([
       ['get_order', { order_id: '#W1' }, true],
       ['get_order', { order_id: '#W404' }, false],

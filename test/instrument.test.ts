@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createRecorder } from '../src/instrument/index.js';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { tempDbPath } from './support/tau.js';
 import { diskText, fakeTarget, leaked, PLANTED } from './support/capture.js';
 
@@ -71,7 +71,7 @@ describe('wrapping a map of functions (OpenAI / Anthropic tool-calling loops)', 
 
     const end = await session.end('success');
     expect(end).toEqual({ outcome: 'success', outcomeSource: 'reported', recorded: 4 });
-    const stored = (await memory.store!.getSession('default', session.id))!;
+    const stored = (await memory.parts.store!.getSession('default', session.id))!;
     expect(stored).toMatchObject({
       goal: 'Return the item from order #W1',
       outcome: 'success',
@@ -130,7 +130,7 @@ describe('wrapping a map of functions (OpenAI / Anthropic tool-calling loops)', 
     ]);
     expect(results).toEqual(['first', 'second', 'third']);
     await s.end('success');
-    const stored = (await memory.store!.getSession('default', s.id))!;
+    const stored = (await memory.parts.store!.getSession('default', s.id))!;
     expect(stored.calls.map((c) => [c.position, c.args.value, c.result])).toEqual([
       [0, 'first', 'first'],
       [1, 'second', 'second'],
@@ -280,7 +280,7 @@ describe('a broken store never breaks the agent', () => {
     const recorder = createRecorder(memory);
     const wrapped = recorder.wrapFunctions(retailTools().tools);
     const s = await recorder.startSession({ goal: 'Look up order #W1' });
-    await memory.store!.close(); // the database goes away mid-run
+    await memory.parts.store!.close(); // the database goes away mid-run
     for (let i = 0; i < 3; i++) expect(wrapped.get_order_details({ order_id: '#W1' }).status).toBe('delivered');
     await expect(wrapped.slow_lookup({ ms: 1, value: 'v' })).resolves.toBe('v');
     await expect(s.end('success')).resolves.toMatchObject({ recorded: 0 });

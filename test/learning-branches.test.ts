@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { skillJson } from '../src/surfaces/shapes.js';
 import { tempDbPath } from './support/tau.js';
 
@@ -68,7 +68,7 @@ describe('skills that branch on what a lookup shows', () => {
         await rec.end(s.outcome, 1);
       }
       await memory.synthesize();
-      const skills = await memory.listSkills();
+      const skills = await memory.skills.list();
       const returns = skills.find((s) => s.toolSequence.includes('return_delivered_order_items'))!;
       const cancels = skills.find((s) => s.toolSequence.includes('cancel_pending_order'))!;
       expect(skillJson(returns).branches).toEqual([

@@ -6,7 +6,8 @@ import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Session } from '../src/domain/types.js';
 import { UNRELATED_GOALS } from '../src/eval/unrelated-goals.js';
-import { openMemory, type Memory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
 import { readTau, TAU_RETAIL_EXTRA, tempDbPath, toSession } from './support/tau.js';
 
 interface Domain {
@@ -126,7 +127,7 @@ describe("GAIA's headline on the defaults", () => {
       await memory.ingest(sessionsOf(d, d.name.replace(/\W+/g, '-')));
       const report = await memory.synthesize();
       expect(report.created).toHaveLength(1);
-      const skills = (await memory.listSkills()).filter((s) => s.corpus === 'internal');
+      const skills = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
       expect(skills).toHaveLength(1);
       const skill = skills[0];
       expect(skill.toolSequence).toEqual(d.tools.map((t) => t.tool));
@@ -145,7 +146,7 @@ describe("GAIA's headline on the defaults", () => {
     const memory = await fresh();
     await memory.ingest(DOMAINS.flatMap((d) => sessionsOf(d, d.name.replace(/\W+/g, '-'))));
     await memory.synthesize();
-    const skills = (await memory.listSkills()).filter((s) => s.corpus === 'internal');
+    const skills = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
     expect(skills).toHaveLength(DOMAINS.length);
     expect(new Set(skills.map((s) => s.name)).size).toBe(DOMAINS.length);
     let recalled = 0;
@@ -185,7 +186,7 @@ describe("GAIA's headline on the defaults", () => {
     });
     await strict.ingest([...sessionsOf(d, 'a'), ...sessionsOf(lookupByEmail, 'b')]);
     await strict.synthesize();
-    const before = (await strict.listSkills()).filter((s) => s.corpus === 'internal');
+    const before = (await strict.skills.list()).filter((s) => s.corpus === 'internal');
     await strict.close();
     expect(before).toHaveLength(2);
 
@@ -193,9 +194,9 @@ describe("GAIA's headline on the defaults", () => {
     opened.push({ memory, path });
     const report = await memory.synthesize();
     expect(report.superseded).toHaveLength(1);
-    const live = (await memory.listSkills()).filter((s) => s.corpus === 'internal');
+    const live = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
     expect(live).toHaveLength(1);
-    const all = await memory.listSkills({ includeSuperseded: true });
+    const all = await memory.skills.list({ includeSuperseded: true });
     expect(all).toHaveLength(2);
     const loser = all.find((s) => s.supersededBy)!;
     expect(loser.supersededBy).toBe(live[0].id);
@@ -218,7 +219,7 @@ describe("GAIA's headline on the defaults", () => {
       await memory.ingest([toSession(r)]);
       if (r.success) await memory.synthesize();
     }
-    const live = await memory.listSkills();
+    const live = await memory.skills.list();
     expect(live.length).toBeGreaterThan(0);
     expect(new Set(live.map((s) => s.name)).size).toBe(live.length);
   });

@@ -31,7 +31,7 @@ async function learn(file: string) {
   const sessions = loadEvalFile(join(TRACES, file), { label: 'meta.family' }).sessions;
   await memory.ingest(sessions.map((s) => s.session));
   await memory.synthesize();
-  const skills = (await memory.listSkills()).filter((s) => s.corpus === 'internal' && !s.supersededBy);
+  const skills = (await memory.skills.list()).filter((s) => s.corpus === 'internal' && !s.supersededBy);
   const goals = sessions.flatMap((s) => [s.session.goal, ...(s.firstUserMessage ? [s.firstUserMessage] : [])]);
   return { skills, goals };
 }

@@ -88,7 +88,8 @@ describe('the npm package, installed into a TypeScript project', () => {
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/index.d.ts');
     expect(files).toContain('package/dist/postgres.d.ts');
-    for (const entry of ['capture', 'instrument', 'skill-md']) expect(files).toContain(`package/dist/${entry}.d.ts`);
+    for (const entry of ['sqlite', 'builtins', 'capture', 'instrument', 'skill-md'])
+      expect(files).toContain(`package/dist/${entry}.d.ts`);
     expect(files).toContain('package/assets/glove-100k-int8.bin');
     expect(files).toContain('package/README.md');
     expect(
@@ -153,6 +154,29 @@ describe('the npm package, installed into a TypeScript project', () => {
       instrument: ['function', 'function'],
       skillMd: true,
       errors: ['NOT_FOUND', true],
+    });
+  });
+
+  it('serves the SQLite store and the built-in back ends from their own entries, not from the main one', () => {
+    const script = [
+      "const sqlite = await import('skillsmith/sqlite');",
+      "const builtins = await import('skillsmith/builtins');",
+      "const main = await import('skillsmith');",
+      'console.log(JSON.stringify({',
+      '  sqlite: [typeof sqlite.openSqliteStore, typeof sqlite.SqliteStore, typeof sqlite.openStore, typeof sqlite.isPostgresUrl],',
+      '  builtins: [typeof builtins.createGloveEmbedder, typeof builtins.GloveEmbedder, typeof builtins.HeuristicDistiller],',
+      "  main: ['openSqliteStore', 'SqliteStore', 'openStore', 'GloveEmbedder', 'HeuristicDistiller'].filter((n) => n in main),",
+      '}));',
+    ].join('\n');
+    const r = run(process.execPath, ['--input-type=module', '-e', script], project, [
+      '--import',
+      join(project, 'no-pg.mjs'),
+    ]);
+    expect(r.status, r.out).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      sqlite: ['function', 'function', 'function', 'function'],
+      builtins: ['function', 'function', 'function'],
+      main: [],
     });
   });
 

@@ -6,13 +6,13 @@ import { createJudge } from '../src/capture/judge.js';
 import { loadConfig } from '../src/config/config.js';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import { runDoctor } from '../src/doctor/doctor.js';
-import { createEmbedder } from '../src/llm/backends.js';
+import { createEmbedder } from '../src/backends/from-config.js';
 import type { LlamaCppEmbedder } from '../src/embedders/llama-cpp-embedder.js';
 import { LlmUnavailableError } from '../src/distillers/llm-distiller.js';
 import { BackendLoadError } from '../src/errors/backend-load-error.js';
 import { EndpointTimeoutError } from '../src/errors/endpoint-timeout-error.js';
-import { LlamaCppChatModel } from '../src/llm/llama-cpp.js';
-import { openMemory } from '../src/memory.js';
+import { LlamaCppChatModel } from '../src/llm/llama-cpp-chat-model.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { tempDbPath } from './support/tau.js';
 import { GOOD_DRAFT, PLANTED_SECRET, returnSessions } from './fixtures/llm-cluster.js';
 import { runtimeInstalled } from './support/model-runtimes.js';
@@ -72,7 +72,7 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
       try {
         const report = await memory.synthesize();
         expect(report.created.map((c) => c.name)).toEqual(['return-delivered-order-items']);
-        const [skill] = await memory.listSkills();
+        const [skill] = await memory.skills.list();
         expect(validateSkillMd(skill.skillMd, { dirName: skill.name }).errors).toEqual([]);
         expect(skill.skillMd).toMatch(/learned-by: llm@2:llama-cpp:tiny-drafter/);
         expect(skill.toolSequence).toEqual([
@@ -92,7 +92,7 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
         const report = await memory.synthesize();
         expect(report.created).toEqual([]);
         expect(report.skipped.map((s) => s.reason)).toContain('distiller returned SKIP');
-        expect(await memory.listSkills()).toEqual([]);
+        expect(await memory.skills.list()).toEqual([]);
       } finally {
         await memory.close();
       }
@@ -108,7 +108,7 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
           (e: unknown) => e as Error,
         );
         expect(error?.message).toMatch(/broken\.gguf/);
-        expect(await memory.listSkills()).toEqual([]);
+        expect(await memory.skills.list()).toEqual([]);
       } finally {
         await memory.close();
       }
@@ -144,7 +144,7 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
         );
         expect(LlmUnavailableError.isInstance(error)).toBe(true);
         expect(error!.message).toMatch(/llm\.timeoutMs \(100 ms\): raise it/);
-        expect(await memory.listSkills()).toEqual([]);
+        expect(await memory.skills.list()).toEqual([]);
       } finally {
         await memory.close();
       }
@@ -224,7 +224,7 @@ describe.skipIf(!installed)('node-llama-cpp with a generated GGUF model', () => 
         await memory.ingest(returnSessions(5));
         const report = await memory.synthesize();
         expect(report.created).toHaveLength(1);
-        const [skill] = await memory.listSkills();
+        const [skill] = await memory.skills.list();
         expect(skill.embedderId).toBe(embedder.id);
         expect(skill.embedding?.length).toBe(skip.dimensions);
         const recalled = await memory.recall('Please return the delivered keyboard from order #W1003');

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CircuitBreaker } from '../src/llm/circuit-breaker.js';
+import { CircuitBreaker } from '../src/model-clients/circuit-breaker.js';
 import { CircuitOpenError } from '../src/errors/circuit-open-error.js';
 import { EndpointHttpError } from '../src/errors/endpoint-http-error.js';
 import { EndpointTimeoutError } from '../src/errors/endpoint-timeout-error.js';
 import { EndpointUnreachableError } from '../src/errors/endpoint-unreachable-error.js';
 import { MalformedResponseError } from '../src/errors/malformed-response-error.js';
 import { SkillsmithError } from '../src/errors/skillsmith-error.js';
-import { OpenAiClient, safeUrl } from '../src/llm/openai-client.js';
+import { OpenAiClient, safeUrl } from '../src/model-clients/openai-client.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 
 const KEY = 'sk-test-4f9a1c7e2b8d6a0f3e5c9b1d';

@@ -5,7 +5,7 @@ import { createDistiller } from '../src/distillers/create-distiller.js';
 import { LlmDistiller, LlmUnavailableError, MalformedDraftError } from '../src/distillers/llm-distiller.js';
 import { loadConfig } from '../src/config/config.js';
 import { OpenAiChatModel } from '../src/llm/openai-chat-model.js';
-import { OpenAiClient } from '../src/llm/openai-client.js';
+import { OpenAiClient } from '../src/model-clients/openai-client.js';
 import { renderSkillMd } from '../src/pipeline/render-skill-md.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 import {

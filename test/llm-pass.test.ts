@@ -4,8 +4,9 @@ import type { Session } from '../src/domain/types.js';
 import { LlmDistiller, LlmUnavailableError } from '../src/distillers/llm-distiller.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiChatModel } from '../src/llm/openai-chat-model.js';
-import { OpenAiClient } from '../src/llm/openai-client.js';
-import { openMemory, type Memory } from '../src/memory.js';
+import { OpenAiClient } from '../src/model-clients/openai-client.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
 import { tempDbPath } from './support/tau.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 import {
@@ -110,7 +111,7 @@ describe('synthesis pass with the LLM distiller', () => {
     const before = server.requests.length;
     const report = await memory.synthesize();
     expect(report.created.map((c) => c.name)).toEqual(['return-delivered-order-items']);
-    const [skill] = await memory.listSkills();
+    const [skill] = await memory.skills.list();
     expect(validateSkillMd(skill.skillMd, { dirName: skill.name }).errors).toEqual([]);
     expect(skill.skillMd).toMatch(/learned-by: llm@2:openai:test-chat/);
     expect(skill.skillMd).toMatch(/^license: MIT$/m);
@@ -130,7 +131,7 @@ describe('synthesis pass with the LLM distiller', () => {
     const report = await memory.synthesize();
     expect(report.created).toEqual([]);
     expect(report.skipped.map((s) => s.reason)).toContain('distiller returned SKIP');
-    expect(await memory.listSkills()).toEqual([]);
+    expect(await memory.skills.list()).toEqual([]);
     await memory.close();
   });
 
@@ -142,7 +143,7 @@ describe('synthesis pass with the LLM distiller', () => {
     expect(report.skipped.find((s) => /verification failed/.test(s.reason))?.reason).toMatch(
       /absent from the evidence: issue_store_credit/,
     );
-    expect(await memory.listSkills()).toEqual([]);
+    expect(await memory.skills.list()).toEqual([]);
     await memory.close();
   });
 
@@ -172,7 +173,7 @@ describe('synthesis pass with the LLM distiller', () => {
       const report = await memory.synthesize();
       expect(report.skipped.some((s) => /not the intermediate form/.test(s.reason))).toBe(true);
       expect(report.created.map((c) => c.name)).toEqual(['change-reservation-flights']);
-      expect((await memory.listSkills()).map((s) => s.name)).toEqual(['change-reservation-flights']);
+      expect((await memory.skills.list()).map((s) => s.name)).toEqual(['change-reservation-flights']);
       await memory.close();
     });
 
@@ -204,8 +205,8 @@ describe('synthesis pass with the LLM distiller', () => {
         );
         expect(LlmUnavailableError.isInstance(error)).toBe(true);
         expect(error.message).toMatch(/skillsmith doctor/);
-        const store = memory.store!;
-        expect(await memory.listSkills()).toEqual([]);
+        const store = memory.parts.store!;
+        expect(await memory.skills.list()).toEqual([]);
         expect(await store.loadClusters('default', GLOVE_EMBEDDER_ID)).toEqual([]);
         expect(await store.getState('default', `watermark:${GLOVE_EMBEDDER_ID}`)).toBeNull();
         await memory.close();
@@ -243,7 +244,7 @@ describe('llm.fallback "heuristic": opted into, said out loud', () => {
       expect(report.fallback?.reason).toMatch(/unreachable .*Start the model server/);
       expect(report.fallback?.reason).not.toMatch(/pass is skipped/);
       expect(report.created).toHaveLength(1);
-      const [skill] = await memory.listSkills();
+      const [skill] = await memory.skills.list();
       expect(skill.skillMd).toMatch(/learned-by: heuristic/);
       expect(skill.toolSequence).toEqual([
         'find_user_id_by_email',
@@ -266,7 +267,7 @@ describe('llm.fallback "heuristic": opted into, said out loud', () => {
       const report = await memory.synthesize();
       expect(report.fallback?.reason).toMatch(/500|model crashed/);
       expect(report.created.map((c) => c.name).sort()).toHaveLength(2);
-      for (const skill of await memory.listSkills()) expect(skill.skillMd).toMatch(/learned-by: heuristic/);
+      for (const skill of await memory.skills.list()) expect(skill.skillMd).toMatch(/learned-by: heuristic/);
     } finally {
       await memory.close();
     }
@@ -283,7 +284,7 @@ describe('llm.fallback "heuristic": opted into, said out loud', () => {
       const second = await memory.synthesize();
       expect(second.fallback).toBeUndefined();
       expect(second.created.map((c) => c.name)).toEqual(['change-reservation-flights']);
-      expect((await memory.listSkills()).find((s) => s.name === 'change-reservation-flights')?.skillMd).toMatch(
+      expect((await memory.skills.list()).find((s) => s.name === 'change-reservation-flights')?.skillMd).toMatch(
         /learned-by: llm@2:openai:test-chat/,
       );
     } finally {

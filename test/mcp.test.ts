@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { serveMcpHttp } from '../src/surfaces/mcp/http.js';
 import { tracesInFile } from './support/forget-fixture.js';
 import { cliArgs, learnSample, startCli, type Child } from './support/surfaces.js';

@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMemory, type Memory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
 import { serveApi, type RunningServer } from '../src/surfaces/http/server.js';
 import { ROOT } from './support/surfaces.js';
 
@@ -66,7 +67,7 @@ describe('Python client against the real server', () => {
     // Stored, with each call once (the retried position was a no-op) and the reported outcome.
     expect(out.sessions).toHaveLength(4);
     expect(out.retry).toMatchObject({ position: 1, recorded: false });
-    const first = (await memory.store!.getSession(memory.namespace, out.sessions[0]))!;
+    const first = (await memory.parts.store!.getSession(memory.namespace, out.sessions[0]))!;
     expect(first.goal).toBe('Cancel my pending order #W1001 because I no longer need it');
     expect(first.calls.map((c) => c.tool)).toEqual([
       'find_user_id_by_email',
@@ -82,14 +83,14 @@ describe('Python client against the real server', () => {
 
     // Learned from the four sessions, recalled for a new goal, and the feedback moved its eta.
     expect(out.recall.skills.length).toBeGreaterThan(0);
-    const skill = (await memory.getSkill(out.recall.skills[0].name))!;
+    const skill = (await memory.skills.get(out.recall.skills[0].name))!;
     expect(skill.sourceSessions.sort()).toEqual([...out.sessions].sort());
     expect(skill.toolsRequired).toEqual(expect.arrayContaining(['get_order_details', 'cancel_pending_order']));
     expect(out.recall.context).toContain('cancel_pending_order');
     expect(out.explain_parents).toBe(4);
     expect(out.feedback.after).toBeGreaterThan(out.feedback.before);
     expect(skill.eta).toBeCloseTo(out.feedback.after, 10);
-    const history = await memory.store!.feedbackHistory(skill.id);
+    const history = await memory.parts.store!.feedbackHistory(skill.id);
     expect(history.map((f) => f.signal)).toContain('user.positive');
   }, 180_000);
 

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFil
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { readTau, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -50,7 +50,7 @@ beforeAll(async () => {
   const memory = await openMemory({ db, config: { recall: { persistIndex: false } } });
   await memory.ingest(records.map((r) => toSession(r)));
   await memory.synthesize();
-  expect((await memory.listSkills()).length).toBeGreaterThan(3);
+  expect((await memory.skills.list()).length).toBeGreaterThan(3);
   await memory.close();
   goals = [...new Set(records.map((r) => toSession(r).goal))].slice(0, 40);
   reference = await freshRecall();
@@ -79,7 +79,7 @@ describe('persisted recall index', () => {
     expect(got).toEqual(await freshRecall());
     // And back: re-enabled elsewhere, served again.
     const memory = await openMemory({ db, config });
-    await memory.setEnabled(served, true);
+    await memory.skills.setEnabled(served, true);
     await memory.close();
     expect(recallInChild()).toEqual(reference);
   }, 120_000);
@@ -102,7 +102,7 @@ describe('persisted recall index', () => {
     expect(got.flat().map((h) => h[0])).not.toContain(served);
     expect(got).toEqual(await freshRecall());
     const memory = await openMemory({ db, config });
-    await memory.setEnabled(served, true);
+    await memory.skills.setEnabled(served, true);
     await memory.close();
     expect(recallInChild()).toEqual(reference);
   }, 120_000);

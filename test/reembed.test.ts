@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reembed } from '../src/doctor/reembed.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiEmbedder } from '../src/embedders/openai-embedder.js';
-import { OpenAiClient } from '../src/llm/openai-client.js';
+import { OpenAiClient } from '../src/model-clients/openai-client.js';
 import { EmbedderMismatchError } from '../src/errors/embedder-mismatch-error.js';
-import { openMemory, type Memory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
 import { createLogger } from '../src/support/log.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { reembedCommand } from '../src/surfaces/cli/commands/reembed.js';
@@ -30,8 +31,8 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
     memory = await openMemory({ db: dbPath, config: { synthesis: { cooldownMs: 0 } } });
     await memory.ingestFile(SAMPLE);
     await memory.synthesize();
-    await memory.importSkills(IMPORT_DIR);
-    store = memory.store as SqliteStore;
+    await memory.skills.import(IMPORT_DIR);
+    store = memory.parts.store as SqliteStore;
     sessionCount = await store.countSessions('default');
     embedder = await new OpenAiEmbedder({
       client: new OpenAiClient({ baseUrl: server.baseUrl, timeoutMs: 5000, breaker: null }),
@@ -127,7 +128,7 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
     const report = await next.synthesize({ dryRun: true });
     expect(report.stats.newSessions).toBe(sessionCount);
     // recall now serves the re-embedded skills with the new embedder (no cross-model comparison)
-    const skills = await next.listSkills();
+    const skills = await next.skills.list();
     expect(skills.every((s) => s.embedderId === embedder.id)).toBe(true);
   });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/surfaces.js';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { startPgServer, type PgServer } from './support/pg-server.js';
 
 /**
@@ -174,11 +174,11 @@ describe('the same round trip through the library on PostgreSQL', () => {
     pg = await startPgServer();
     const memory = await openMemory({ db: await pg.createDatabase(), logLevel: 'silent', auditFile: null });
     try {
-      const res = await memory.importSkills(FOLDERS);
+      const res = await memory.skills.import(FOLDERS);
       expect(res.imported.map((i) => i.name).sort()).toEqual(Object.keys(SKILLS).sort());
       expect(res.skipped.filter((s) => s.refused)).toEqual([]);
       const out = join(tmp, 'pg-out');
-      const exp = await memory.exportSkills(out, { includeExternal: true });
+      const exp = await memory.skills.export(out, { includeExternal: true });
       expect(exp.skipped).toEqual([]);
       for (const [n, dir] of Object.entries(SKILLS)) expectSameTree(join(out, n), join(FOLDERS, dir));
     } finally {

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { runDoctor, type DoctorReport } from '../src/doctor/doctor.js';
-import { createEmbedder, type ReadyableEmbedder } from '../src/llm/backends.js';
+import { createEmbedder, type ReadyableEmbedder } from '../src/backends/from-config.js';
 import { loadGloveTable } from '../src/embedders/glove/glove-table.js';
 import {
   loadTransformers,
@@ -12,7 +12,7 @@ import {
   type TransformersModule,
 } from '../src/embedders/transformers-embedder.js';
 import { BackendConfigError, BackendLoadError } from '../src/errors/index.js';
-import { openMemory } from '../src/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { readTau, TAU_DEV, toSession } from './support/tau.js';
 import { writeGloveOnnxModel } from './support/glove-onnx-model.js';
 import { runtimeInstalled } from './support/model-runtimes.js';
@@ -261,13 +261,13 @@ describe.skipIf(!installed)(
         },
       });
       try {
-        expect(memory.embedder.id).toBe('transformers:glove-onnx@100');
+        expect(memory.parts.embedder.id).toBe('transformers:glove-onnx@100');
         await memory.ingest(records.map((r) => toSession(r)));
         const report = await memory.synthesize();
         expect(report.stats.newSessions).toBe(records.length);
         expect(report.created.length).toBeGreaterThanOrEqual(2);
 
-        const skills = await memory.listSkills();
+        const skills = await memory.skills.list();
         expect(skills.length).toBeGreaterThanOrEqual(2);
         for (const s of skills) {
           expect(s.embedderId).toBe('transformers:glove-onnx@100');
@@ -290,7 +290,7 @@ describe.skipIf(!installed)(
 
         // The doctor agrees that the stored vectors come from the configured embedder.
         const r = await runDoctor(loadConfig({ embedder: { provider: 'transformers', modelPath: folder } }), {
-          store: memory.store!,
+          store: memory.parts.store!,
           namespace: 'default',
         });
         expect(find(r, 'store', 'stored-vectors')[0]).toMatchObject({ status: 'ok' });

@@ -10,7 +10,7 @@ import { newSkill } from '#dist/domain/new-skill.js';
 import { normalizeGoal } from '#dist/domain/normalize-goal.js';
 import { collapseRepeats } from '#dist/domain/sequence.js';
 import type { Session, Skill } from '#dist/domain/types.js';
-import type { Memory } from '#dist/memory.js';
+import type { Memory } from '#dist/app/memory.js';
 import { renderSkillMd } from '#dist/pipeline/render-skill-md.js';
 import { json } from '#dist/store/rows.js';
 import { skillInsertSql, skillRowValues } from '#dist/store/skill-row.js';
@@ -60,7 +60,7 @@ export async function writeBenchSkills(
   count: number,
   opts: { seed: number; traces: string[]; onBatch?: (done: number) => void; exemplars?: number },
 ): Promise<number> {
-  const store = memory.store!;
+  const store = memory.parts.store!;
   const sources = opts.exemplars ? loadSourceSessions(opts.traces) : [];
   const benchSkill = (memory: Memory, session: Session, i: number) =>
     withExemplars(memory, benchSkillOf(memory, session, i), sources, session, opts.seed, opts.exemplars ?? 0);
@@ -100,7 +100,7 @@ function withExemplars(
 ): Skill {
   if (count <= 0) return skill;
   const wordings = goalWordings(sources, session, seed, count + 2);
-  const vectors = wordings.map((w) => memory.embedder.embedSync!(normalizeGoal(w)));
+  const vectors = wordings.map((w) => memory.parts.embedder.embedSync!(normalizeGoal(w)));
   return { ...skill, exemplars: packExemplars(chooseExemplars(vectors, count)) };
 }
 
@@ -130,7 +130,7 @@ function benchSkillOf(memory: Memory, session: Session, i: number): Skill {
     successCount: 3,
     attemptCount: 3,
     support: 3,
-    embedderId: memory.embedder.id,
-    embedding: memory.embedder.embedSync!(normalizeGoal(session.goal)),
+    embedderId: memory.parts.embedder.id,
+    embedding: memory.parts.embedder.embedSync!(normalizeGoal(session.goal)),
   });
 }

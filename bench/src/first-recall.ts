@@ -11,7 +11,7 @@
 // firstRecallMs is what the skill count costs: index file load and check, changes since, search, hits read.
 
 import { readFileSync } from 'node:fs';
-import { openMemory } from '#dist/memory.js';
+import { openMemory } from '#dist/app/open-memory.js';
 
 const [db, goalsJson, configJson] = process.argv.slice(2);
 const goals = JSON.parse(goalsJson) as string[];
@@ -19,7 +19,7 @@ const start = performance.now();
 const memory = await openMemory({ db, logLevel: 'silent', config: configJson ? JSON.parse(configJson) : {} });
 const openMs = performance.now() - start;
 let t = performance.now();
-memory.embedder.embedSync?.('warm up the embedder');
+memory.parts.embedder.embedSync?.('warm up the embedder');
 const embedderWarmMs = performance.now() - t;
 t = performance.now();
 const cpu = process.cpuUsage();

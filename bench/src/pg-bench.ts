@@ -23,7 +23,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseCaptureText } from '#dist/capture/parse-file.js';
 import type { Skill } from '#dist/domain/types.js';
-import { openMemory, type Memory } from '#dist/memory.js';
+import { openMemory } from '#dist/app/open-memory.js';
+import type { Memory } from '#dist/app/memory.js';
 import { RecallIndex } from '#dist/pipeline/recall.js';
 import { openPgStore, type PgStore } from '#dist/store/postgres/pg-store.js';
 import { createLogger } from '#dist/support/log.js';
@@ -167,9 +168,9 @@ async function benchRecall(
     });
     await writer.ingest(parsed.sessions);
     await writer.synthesize();
-    const learned = await writer.listSkills({ corpus: 'internal' });
+    const learned = await writer.skills.list({ corpus: 'internal' });
     await addSkills(writer, learned, extraSkills);
-    const skills = (await writer.listSkills({ corpus: 'internal' })).length;
+    const skills = (await writer.skills.list({ corpus: 'internal' })).length;
 
     reader = await openMemory({ db: await openPgStore(url, { log: quiet }), namespace, logLevel: 'silent' });
     const goals = parsed.sessions.map((s) => s.goal);
@@ -186,29 +187,29 @@ async function benchRecall(
       times.push(nowMs() - t0);
       if (got.length) hits++;
     }
-    const readOnly = new RecallIndex(reader.store!, reader.embedder, namespace, reader.config);
-    await readOnly.recall(queries[0], { threshold: reader.thresholds.recall, touch: false });
+    const readOnly = new RecallIndex(reader.parts.store!, reader.parts.embedder, namespace, reader.config);
+    await readOnly.recall(queries[0], { threshold: reader.parts.thresholds.recall, touch: false });
     const readOnlyTimes: number[] = [];
     for (const q of queries) {
       t0 = nowMs();
-      await readOnly.recall(q, { threshold: reader.thresholds.recall, touch: false });
+      await readOnly.recall(q, { threshold: reader.parts.thresholds.recall, touch: false });
       readOnlyTimes.push(nowMs() - t0);
     }
 
     // A change made by another process: how long until this one's token moves, and what the next recall pays.
     const visible: number[] = [];
-    const target = learned[0] ?? (await writer.listSkills())[0];
+    const target = learned[0] ?? (await writer.skills.list())[0];
     for (let i = 0; i < 20; i++) {
-      const before = await reader.store!.changeToken();
+      const before = await reader.parts.store!.changeToken();
       t0 = nowMs();
-      await writer.setEnabled(target.id, i % 2 === 1);
-      while ((await reader.store!.changeToken()) === before) await new Promise((r) => setImmediate(r));
+      await writer.skills.setEnabled(target.id, i % 2 === 1);
+      while ((await reader.parts.store!.changeToken()) === before) await new Promise((r) => setImmediate(r));
       visible.push(nowMs() - t0);
     }
     t0 = nowMs();
     await reader.recall(queries[1]);
     const reloadAfterChangeMs = nowMs() - t0;
-    await writer.setEnabled(target.id, true);
+    await writer.skills.setEnabled(target.id, true);
 
     let whileDatabaseDown: PgBenchResults['recall']['whileDatabaseDown'] = null;
     if (server) {
@@ -222,7 +223,7 @@ async function benchRecall(
           down.push(nowMs() - t0);
         }
       } finally {
-        const queued = (reader.store as PgStore).pendingRecalls;
+        const queued = (reader.parts.store as PgStore).pendingRecalls;
         server.start();
         whileDatabaseDown = { ...latency(down), recalls: down.length, queuedRecords: queued };
       }
@@ -254,7 +255,7 @@ async function addSkills(memory: Memory, learned: Skill[], count: number): Promi
     const base = learned[i % learned.length];
     const v = Float32Array.from(base.embedding ?? [], (x) => x + random() * 0.2);
     const norm = Math.hypot(...v) || 1;
-    await memory.store!.writeSkill({
+    await memory.parts.store!.writeSkill({
       action: 'add',
       skill: {
         ...base,

@@ -16,7 +16,7 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Session } from '#dist/domain/types.js';
-import { openMemory } from '#dist/memory.js';
+import { openMemory } from '#dist/app/open-memory.js';
 import { openPgStore } from '#dist/store/postgres/pg-store.js';
 import { createLogger } from '#dist/support/log.js';
 import { fleetSession } from './pg-fleet-work.js';

@@ -5,7 +5,7 @@
 // Prints one JSON line: { skills, queries, p50Ms, p99Ms, meanMs, firstRecallMs, rssMB, maxRssMB, memory }.
 
 import { existsSync } from 'node:fs';
-import { openMemory } from '#dist/memory.js';
+import { openMemory } from '#dist/app/open-memory.js';
 import { writeBenchSkills } from './bulk-skills.js';
 import { nowMs, percentile } from './monitor.js';
 import { defaultSourceFiles, syntheticGoals } from './synthetic.js';

@@ -41,7 +41,8 @@ import { recallIndexPath } from '#dist/vector/index-location.js';
 import type { NearestIndex, SearchHit } from '#dist/vector/nearest-index.js';
 import type { TieredIndex } from '#dist/vector/tiered-index.js';
 import { VectorIndex } from '#dist/vector/vector-index.js';
-import { openMemory, type Memory } from '#dist/memory.js';
+import { openMemory } from '#dist/app/open-memory.js';
+import type { Memory } from '#dist/app/memory.js';
 import {
   renderMarkdown,
   renderSummaryTable,
@@ -356,7 +357,7 @@ async function benchSynthesis(ctx: Context, size: number): Promise<SynthesisResu
     progress.bar(`${label}: ingest`, done, size);
   }
   const ingestSeconds = (nowMs() - ingestStart) / 1000;
-  memory.embedder.embedSync?.('load the word table before the clock starts');
+  memory.parts.embedder.embedSync?.('load the word table before the clock starts');
 
   collectGarbage();
   rss.begin(`${label}: pass`);
@@ -383,7 +384,7 @@ async function benchSynthesis(ctx: Context, size: number): Promise<SynthesisResu
     profile = { file: file.replace(`${REPO}/`, ''), top: summary.functions, inclusive: inclusiveTop(cpuprofile, 15) };
     progress.line(formatSummary(summary, profile.inclusive));
   }
-  const skills = (await memory.listSkills()).length;
+  const skills = (await memory.skills.list()).length;
   await memory.close();
 
   const clusterMs = (clusteredAt ?? start + ms) - start;
@@ -445,10 +446,10 @@ async function benchRecall(ctx: Context, count: number, exemplars = 0): Promise<
   const label = `recall ${short(count)}${exemplars ? ` x${exemplars + 1} vectors` : ''}`;
   const db = join(ctx.work, `recall-${count}${exemplars ? `-x${exemplars + 1}` : ''}.db`);
   const memory = await openMemory({ db, logLevel: 'silent' });
-  const store = memory.store!;
+  const store = memory.parts.store!;
   const ns = memory.namespace;
   const topK = memory.config.recall.topK;
-  const threshold = memory.thresholds.recall;
+  const threshold = memory.parts.thresholds.recall;
 
   collectGarbage();
   rss.begin(`${label}: populate`);
@@ -536,7 +537,7 @@ async function benchRecall(ctx: Context, count: number, exemplars = 0): Promise<
   const listed = await store.listSkills(ns, { corpus: 'internal' });
   const listSkillsMs = nowMs() - t0;
   t0 = nowMs();
-  const index = new VectorIndex(memory.embedder.dimensions);
+  const index = new VectorIndex(memory.parts.embedder.dimensions);
   for (const s of listed) if (s.embedding) index.add(s.id, s.embedding);
   index.build();
   const indexBuildMs = nowMs() - t0;
@@ -597,9 +598,9 @@ async function benchRecall(ctx: Context, count: number, exemplars = 0): Promise<
 
   // Where a recall's time goes: each step of the hot path timed alone over the same queries.
   const normalised = queries.map((q) => normalizeGoal(q));
-  const vectors = normalised.map((text) => memory.embedder.embedSync!(text));
+  const vectors = normalised.map((text) => memory.parts.embedder.embedSync!(text));
   const normalizeMs = queries.map((q) => time(() => normalizeGoal(q)));
-  const embedMs = normalised.map((text) => time(() => memory.embedder.embedSync!(text)));
+  const embedMs = normalised.map((text) => time(() => memory.parts.embedder.embedSync!(text)));
   const searchMs = vectors.map((v) => time(() => tiered.search(v, topK + 8, { minScore: threshold })));
   const tokenMs: number[] = [];
   const writeMs: number[] = [];
@@ -683,7 +684,7 @@ function compareIndexes(
   ivf: VectorIndex,
   indexFile: string,
 ) {
-  const d = memory.embedder.dimensions;
+  const d = memory.parts.embedder.dimensions;
   // Every vector recall searches: each skill's centroid and its exemplars (ids as the recall index has them).
   const entries = rows
     .filter((r) => r.embedding && r.embedding.length === d)
@@ -705,7 +706,7 @@ function compareIndexes(
   if ('reason' in loaded) throw new Error(`bench: the recall index file ${indexFile} did not load: ${loaded.reason}`);
   const tiered: TieredIndex = loaded.index;
   const tieredLoadMs = nowMs() - t0;
-  const queries = goals.slice(0, 300).map((g) => memory.embedder.embedSync!(normalizeGoal(g)));
+  const queries = goals.slice(0, 300).map((g) => memory.parts.embedder.embedSync!(normalizeGoal(g)));
   const rowOf = new Map(ids.map((id, i) => [id, i]));
   const exactScores = (hits: SearchHit[], q: Float32Array): SearchHit[] =>
     hits.map((h) => {
@@ -758,7 +759,7 @@ function recallIndexFile(memory: Memory, db: string): string {
     storeKind: 'sqlite',
     storeLocation: db,
     namespace: memory.namespace,
-    embedderId: memory.embedder.id,
+    embedderId: memory.parts.embedder.id,
   });
   if (!path || !existsSync(path)) throw new Error(`bench: no recall index file beside ${db}`);
   return path;
@@ -798,7 +799,7 @@ function populateSkills(
 
 /** The goal embedding exactly as recall computes it. */
 function embed(memory: Memory, goal: string): Float32Array {
-  return memory.embedder.embedSync!(normalizeGoal(goal));
+  return memory.parts.embedder.embedSync!(normalizeGoal(goal));
 }
 
 // ── 4. clustering: incremental against greedy ───────────────────────────────
@@ -806,9 +807,9 @@ function embed(memory: Memory, goal: string): Float32Array {
 async function benchClustering(ctx: Context): Promise<ClusteringResult[]> {
   const { plan, progress, rss } = ctx;
   const memory = await openMemory({ db: join(ctx.work, 'clustering.db'), logLevel: 'silent' });
-  const threshold = memory.thresholds.cluster;
+  const threshold = memory.parts.thresholds.cluster;
   const sameGoal = memory.config.synthesis.sameGoalThreshold;
-  const dims = memory.embedder.dimensions;
+  const dims = memory.parts.embedder.dimensions;
   const largest = Math.max(...plan.clusterSizes);
   collectGarbage();
   rss.begin('clustering: embed goals');

@@ -126,9 +126,9 @@ export async function openExampleMemory() {
 /** Learn from what was recorded, then recall for a new goal, and print what a planner would get. */
 export async function learnAndRecall(memory, label) {
   const report = await memory.synthesize();
-  const skills = await memory.listSkills();
+  const skills = await memory.skills.list();
   console.log(
-    `[${label}] ${await memory.store.countSessions(memory.namespace)} sessions recorded; synthesis created ${report.created.length} skill(s): ${skills.map((s) => s.name).join(', ') || '-'}`,
+    `[${label}] ${await memory.sessions.count()} sessions recorded; synthesis created ${report.created.length} skill(s): ${skills.map((s) => s.name).join(', ') || '-'}`,
   );
   const goal = 'Please cancel my order #W6006, the account is fay.o@example.com';
   const hits = await memory.recall(goal);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { SkillsmithConfig } from '../config/config.js';
-import type { BackendDeps, ReadyableEmbedder } from '../llm/backends.js';
+import type { BackendDeps, ReadyableEmbedder } from '../backends/from-config.js';
 import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
 import { isPostgresUrl, openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -35,7 +35,7 @@ export function auditFileFor(location: string): string | null {
  */
 export async function openEmbedder(config: SkillsmithConfig, deps: BackendDeps = {}): Promise<ReadyableEmbedder> {
   if (config.embedder.provider === 'glove') return createGloveEmbedder();
-  const { createEmbedder } = await import('../llm/backends.js');
+  const { createEmbedder } = await import('../backends/from-config.js');
   return createEmbedder(config, deps);
 }
 

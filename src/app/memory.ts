@@ -32,65 +32,188 @@ export interface MemoryServices {
   skillFiles: SkillFiles;
 }
 
-/**
- * The procedural memory: one entry point for capture, synthesis, recall and the skill catalogue. A facade:
- * each method hands over to the service that does the work (see `src/app/`).
- */
-export class Memory {
-  readonly namespace: string;
-  readonly bus: EventBus;
-  /** The store (null when disabled). Surfaces use the methods below; this is for tests and tools. */
+/** `memory.sessions`: the stored sessions, read, recorded into a call at a time, and forgotten (capture.ts). */
+export interface MemorySessions {
+  /** Stored sessions, newest first, a page at a time. */
+  list(opts?: { namespace?: string; limit?: number; offset?: number }): Promise<Session[]>;
+  /** One stored session by its stored id (`key(id)` for a caller's id); null when absent or disabled. */
+  get(storedId: string, namespace?: string): Promise<Session | null>;
+  /** How many sessions are stored (0 when disabled). */
+  count(namespace?: string): Promise<number>;
+  /**
+   * The key a session id is stored under: unchanged, or a keyed hash when the id itself holds a secret or
+   * personal data (see `protectId`). Every lookup by a caller-supplied id goes through it.
+   */
+  key(id: string): string;
+  /**
+   * Records one call of a stored, still open session at a given position (for surfaces that hold no recorder
+   * between requests, such as REST). Idempotent by position; a position past the next one is refused.
+   */
+  recordCall(
+    sessionId: string,
+    c: RecordedCall & { position?: number },
+    opts?: { namespace?: string },
+  ): Promise<{ sessionId: string; position: number; recorded: boolean }>;
+  /**
+   * Forgets a session: goal, calls, results, cluster membership, recalls and cached goal embeddings are
+   * deleted; a skill learned from it keeps its row and a forgotten-parent marker; an audit record names it
+   * only by an opaque reference. Refused (PassLockedError) while a pass runs on the namespace. Null when
+   * there is no such session.
+   */
+  forget(
+    sessionId: string,
+    opts?: { namespace?: string; actor?: string },
+  ): Promise<{ ref: string; calls: number; skills: string[] } | null>;
+}
+
+/** `memory.skills`: the skill catalogue, managed by hand, explained, and read or written as SKILL.md folders. */
+export interface MemorySkills {
+  list(opts?: { namespace?: string; corpus?: 'internal' | 'external'; includeSuperseded?: boolean }): Promise<Skill[]>;
+  get(idOrName: string, namespace?: string): Promise<Skill | null>;
+  setEnabled(idOrName: string, enabled: boolean, opts?: { namespace?: string; actor?: string }): Promise<Skill | null>;
+  /** A person promotes an imported skill into the internal corpus: from then on it can be recalled. */
+  promote(name: string, opts?: { namespace?: string; actor?: string }): Promise<Skill>;
+  /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
+  explain(idOrName: string, namespace?: string): Promise<Explanation | null>;
+  /** Explicit compile from session ids, a cue or facts: a dry run unless `commit`. Same pathway as the pass. */
+  compile(req: Omit<CompileRequest, 'namespace'> & { namespace?: string }): Promise<CompileResult>;
+  /**
+   * Forgets a skill: its row, SKILL.md versions, provenance, track record, vectors and exemplars are deleted and
+   * it is never recalled again; an audit record keeps its id and name. Null when there is no such skill.
+   */
+  forget(idOrName: string, opts?: { namespace?: string; actor?: string }): Promise<{ id: string; name: string } | null>;
+  /** Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. */
+  export(
+    dir: string,
+    opts?: { namespace?: string; names?: string[]; includeExternal?: boolean },
+  ): Promise<ExportResult>;
+  /**
+   * The exported SKILL.md texts of the live skills (internal by default), redacted and validated, without
+   * writing anything: what `export` writes, and what a read-only surface (a download) serves.
+   */
+  renderFiles(opts?: {
+    namespace?: string;
+    names?: string[];
+    includeExternal?: boolean;
+  }): Promise<{ files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] }>;
+  /**
+   * Reads skill folders written by other systems into the external corpus: listed and exported, never recalled
+   * until a person promotes them (see `SkillFiles.importSkills`).
+   */
+  import(dir: string, opts?: { namespace?: string; actor?: string; force?: boolean }): Promise<ImportResult>;
+}
+
+/** `memory.facts`: facts (semantic memory) that can be parents of a compiled skill. */
+export interface MemoryFacts {
+  /** Records a fact. */
+  add(text: string, opts?: { id?: string; source?: string; namespace?: string }): Promise<{ id: string }>;
+  /** The stored facts of the namespace. */
+  list(namespace?: string): Promise<Fact[]>;
+}
+
+/** `memory.events`: the stored skill events (`memory.on` hears them as they happen). */
+export interface MemoryEvents {
+  list(opts?: { namespace?: string; afterId?: number; limit?: number }): Promise<SkillEvent[]>;
+  /** The id of the newest stored event (0 when there is none, or the memory is disabled). */
+  lastId(): Promise<number>;
+}
+
+/** `memory.synthesis`: the state of synthesis beyond `memory.synthesize()` (synthesis.ts). */
+export interface MemorySynthesis {
+  /** Resolves when no background pass is running (tests, graceful shutdown). */
+  idle(): Promise<void>;
+  /** The clusters the passes formed for this memory's embedder, each with its member sessions' stored ids. */
+  clusters(namespace?: string): Promise<{ id: string; members: string[] }[]>;
+}
+
+/** `memory.parts`: what the memory is built from, for tools, benchmarks and tests; applications need none of it. */
+export interface MemoryParts {
+  /** The store (null when disabled). */
   readonly store: Store | null;
-  readonly config: SkillsmithConfig;
   readonly embedder: Embedder;
+  readonly thresholds: EmbedderThresholds;
   readonly log: Logger;
-  private readonly ctx: AppContext;
-  private readonly outbox: Outbox;
-  private readonly indexes: RecallIndexes;
-  private readonly capture: Capture;
-  private readonly synthesis: Synthesis;
-  private readonly catalog: Catalog;
-  private readonly skillFiles: SkillFiles;
-
-  constructor(services: MemoryServices) {
-    ({
-      ctx: this.ctx,
-      outbox: this.outbox,
-      indexes: this.indexes,
-      capture: this.capture,
-      synthesis: this.synthesis,
-      catalog: this.catalog,
-      skillFiles: this.skillFiles,
-    } = services);
-    this.namespace = this.ctx.namespace;
-    this.store = this.ctx.store;
-    this.config = this.ctx.config;
-    this.embedder = this.ctx.embedder;
-    this.log = this.ctx.log;
-    this.bus = this.outbox.bus;
-  }
-
+  readonly bus: EventBus;
   /**
    * The configured distiller, created on first use: recording and recall never load the distillation code
    * (or a model client), which keeps the CLI's cold start short.
    */
-  distiller(): Promise<Distiller> {
-    return this.ctx.distiller();
-  }
+  distiller(): Promise<Distiller>;
+}
 
-  /** @internal Starts event delivery after the events that exist now. */
-  async init(): Promise<this> {
-    await this.outbox.init();
-    return this;
-  }
+/**
+ * The procedural memory: one entry point for capture, synthesis, recall and the skill catalogue. A facade:
+ * the calls an agent makes on every run are methods; the rarer ones are grouped by job (`sessions`, `skills`,
+ * `facts`, `events`, `synthesis`, `parts`), and each hands over to the service that does the work (src/app/).
+ */
+export class Memory {
+  readonly namespace: string;
+  readonly config: SkillsmithConfig;
+  readonly sessions: MemorySessions;
+  readonly skills: MemorySkills;
+  readonly facts: MemoryFacts;
+  readonly events: MemoryEvents;
+  readonly synthesis: MemorySynthesis;
+  readonly parts: MemoryParts;
+  private readonly ctx: AppContext;
+  private readonly outbox: Outbox;
+  private readonly indexes: RecallIndexes;
+  private readonly capture: Capture;
+  private readonly synthesisService: Synthesis;
+  private readonly catalog: Catalog;
 
-  /** Subscribes to skill events; a listener that throws never breaks the operation that emitted. */
-  on(type: SkillEventType | '*', listener: Listener): () => void {
-    return this.outbox.on(type, listener);
-  }
-
-  get thresholds(): EmbedderThresholds {
-    return this.ctx.thresholds;
+  constructor(services: MemoryServices) {
+    const { ctx, outbox, capture, catalog, skillFiles } = services;
+    this.ctx = ctx;
+    this.outbox = outbox;
+    this.indexes = services.indexes;
+    this.capture = capture;
+    this.synthesisService = services.synthesis;
+    this.catalog = catalog;
+    this.namespace = ctx.namespace;
+    this.config = ctx.config;
+    this.sessions = {
+      list: (opts = {}) => capture.listSessions(opts),
+      get: (storedId, namespace) => capture.getSession(storedId, namespace),
+      count: (namespace) => capture.countSessions(namespace),
+      key: (id) => ctx.sessionKey(id),
+      recordCall: (sessionId, c, opts = {}) => capture.recordCall(sessionId, c, opts),
+      forget: (sessionId, opts = {}) => capture.forgetSession(sessionId, opts),
+    };
+    this.skills = {
+      list: (opts = {}) => catalog.listSkills(opts),
+      get: (idOrName, namespace) => catalog.getSkill(idOrName, namespace),
+      setEnabled: (idOrName, enabled, opts = {}) => catalog.setEnabled(idOrName, enabled, opts),
+      promote: (name, opts = {}) => catalog.promote(name, opts),
+      explain: (idOrName, namespace) => catalog.explain(idOrName, namespace),
+      compile: (req) => catalog.compile(req),
+      forget: (idOrName, opts = {}) => catalog.forgetSkill(idOrName, opts),
+      export: (dir, opts = {}) => skillFiles.exportSkills(dir, opts),
+      renderFiles: (opts = {}) => skillFiles.renderSkillFiles(opts),
+      import: (dir, opts = {}) => skillFiles.importSkills(dir, opts),
+    };
+    this.facts = {
+      add: (text, opts = {}) => catalog.addFact(text, opts),
+      list: (namespace) => catalog.listFacts(namespace),
+    };
+    this.events = {
+      list: (opts = {}) => catalog.events(opts),
+      lastId: () => catalog.lastEventId(),
+    };
+    this.synthesis = {
+      idle: () => services.synthesis.idle(),
+      clusters: (namespace) => services.synthesis.clusters(namespace),
+    };
+    this.parts = {
+      store: ctx.store,
+      embedder: ctx.embedder,
+      get thresholds() {
+        return ctx.thresholds;
+      },
+      log: ctx.log,
+      bus: outbox.bus,
+      distiller: () => ctx.distiller(),
+    };
   }
 
   /** True when the memory stores nothing (config.disabled or SKILLSMITH_DISABLED=1). */
@@ -99,37 +222,6 @@ export class Memory {
   }
 
   // ── capture ──────────────────────────────────────────────────────────────
-
-  /**
-   * Stores whole sessions; a session id already stored is left untouched (idempotent). A session over the
-   * limits (calls per session, record size, nesting depth) is not stored and is named in `problems`.
-   */
-  ingest(
-    sessions: Session[],
-  ): Promise<{ inserted: number; skipped: number; problems?: { index: number; sessionId: string; reason: string }[] }> {
-    return this.capture.ingest(sessions);
-  }
-
-  /**
-   * The key a session id is stored under: unchanged, or a keyed hash when the id itself holds a secret or
-   * personal data (see `protectId`). Every lookup by a caller-supplied id goes through it.
-   */
-  sessionKey(id: string): string {
-    return this.ctx.sessionKey(id);
-  }
-
-  /**
-   * Ingests a capture file (JSONL interchange, OpenAI or Anthropic messages, OTLP GenAI spans, raw tau-bench
-   * results; `auto` detects per record). Capture privacy is applied before anything is stored; sessions
-   * without an outcome are judged (`capture.judge`, or `opts.judge`). Bad records are reported with line,
-   * JSON path and reason; the valid ones are kept.
-   */
-  ingestFile(
-    path: string,
-    opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
-  ): Promise<IngestResult> {
-    return this.capture.ingestFile(path, opts);
-  }
 
   /** Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. */
   /** `cue`: the user's own words when `goal` is something else (a ticket title, a task statement). */
@@ -145,15 +237,26 @@ export class Memory {
   }
 
   /**
-   * Records one call of a stored, still open session at a given position (for surfaces that hold no recorder
-   * between requests, such as REST). Idempotent by position; a position past the next one is refused.
+   * Stores whole sessions; a session id already stored is left untouched (idempotent). A session over the
+   * limits (calls per session, record size, nesting depth) is not stored and is named in `problems`.
    */
-  recordCall(
-    sessionId: string,
-    c: RecordedCall & { position?: number },
-    opts: { namespace?: string } = {},
-  ): Promise<{ sessionId: string; position: number; recorded: boolean }> {
-    return this.capture.recordCall(sessionId, c, opts);
+  ingest(
+    sessions: Session[],
+  ): Promise<{ inserted: number; skipped: number; problems?: { index: number; sessionId: string; reason: string }[] }> {
+    return this.capture.ingest(sessions);
+  }
+
+  /**
+   * Ingests a capture file (JSONL interchange, OpenAI or Anthropic messages, OTLP GenAI spans, raw tau-bench
+   * results; `auto` detects per record). Capture privacy is applied before anything is stored; sessions
+   * without an outcome are judged (`capture.judge`, or `opts.judge`). Bad records are reported with line,
+   * JSON path and reason; the valid ones are kept.
+   */
+  ingestFile(
+    path: string,
+    opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
+  ): Promise<IngestResult> {
+    return this.capture.ingestFile(path, opts);
   }
 
   /**
@@ -168,58 +271,12 @@ export class Memory {
     return this.capture.reportOutcome(sessionId, outcome, opts);
   }
 
-  /** Stored sessions, newest first, a page at a time. */
-  listSessions(opts: { namespace?: string; limit?: number; offset?: number } = {}): Promise<Session[]> {
-    return this.capture.listSessions(opts);
-  }
-
-  /** One stored session by its stored id (`sessionKey(id)` for a caller's id); null when absent or disabled. */
-  getSession(storedId: string, namespace?: string): Promise<Session | null> {
-    return this.capture.getSession(storedId, namespace);
-  }
-
-  /** How many sessions are stored (0 when disabled). */
-  countSessions(namespace?: string): Promise<number> {
-    return this.capture.countSessions(namespace);
-  }
-
-  // ── forgetting ───────────────────────────────────────────────────────────
-
-  /**
-   * Forgets a session: goal, calls, results, cluster membership, recalls and cached goal embeddings are
-   * deleted; a skill learned from it keeps its row and a forgotten-parent marker; an audit record names it
-   * only by an opaque reference. Refused (PassLockedError) while a pass runs on the namespace. Null when
-   * there is no such session.
-   */
-  forgetSession(
-    sessionId: string,
-    opts: { namespace?: string; actor?: string } = {},
-  ): Promise<{ ref: string; calls: number; skills: string[] } | null> {
-    return this.capture.forgetSession(sessionId, opts);
-  }
-
-  /**
-   * Forgets a skill: its row, SKILL.md versions, provenance, track record, vectors and exemplars are deleted and
-   * it is never recalled again; an audit record keeps its id and name. Null when there is no such skill.
-   */
-  forgetSkill(
-    idOrName: string,
-    opts: { namespace?: string; actor?: string } = {},
-  ): Promise<{ id: string; name: string } | null> {
-    return this.catalog.forgetSkill(idOrName, opts);
-  }
-
   // ── synthesis ────────────────────────────────────────────────────────────
 
   synthesize(
     opts: { dryRun?: boolean; namespace?: string; onProgress?: SynthesisProgress } = {},
   ): Promise<SynthesisReport> {
-    return this.synthesis.synthesize(opts);
-  }
-
-  /** Resolves when no background pass is running (tests, graceful shutdown). */
-  idle(): Promise<void> {
-    return this.synthesis.idle();
+    return this.synthesisService.synthesize(opts);
   }
 
   // ── recall ───────────────────────────────────────────────────────────────
@@ -242,8 +299,6 @@ export class Memory {
     return this.catalog.toolsFor(skills);
   }
 
-  // ── lifecycle ────────────────────────────────────────────────────────────
-
   /** Applies one feedback signal (pass | fail | up | down | reward=<0..1>) to a skill. */
   feedback(
     idOrName: string,
@@ -253,86 +308,11 @@ export class Memory {
     return this.catalog.feedback(idOrName, signal, opts);
   }
 
-  /** Explicit compile from session ids, a cue or facts: a dry run unless `commit`. Same pathway as the pass. */
-  compile(req: Omit<CompileRequest, 'namespace'> & { namespace?: string }): Promise<CompileResult> {
-    return this.catalog.compile(req);
-  }
+  // ── events and lifecycle ─────────────────────────────────────────────────
 
-  /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
-  explain(idOrName: string, namespace?: string): Promise<Explanation | null> {
-    return this.catalog.explain(idOrName, namespace);
-  }
-
-  /** Records a fact (semantic memory) that can be a parent of a compiled skill. */
-  addFact(text: string, opts: { id?: string; source?: string; namespace?: string } = {}): Promise<{ id: string }> {
-    return this.catalog.addFact(text, opts);
-  }
-
-  /** The stored facts of the namespace. */
-  listFacts(namespace?: string): Promise<Fact[]> {
-    return this.catalog.listFacts(namespace);
-  }
-
-  // ── skills ───────────────────────────────────────────────────────────────
-
-  listSkills(
-    opts: { namespace?: string; corpus?: 'internal' | 'external'; includeSuperseded?: boolean } = {},
-  ): Promise<Skill[]> {
-    return this.catalog.listSkills(opts);
-  }
-
-  getSkill(idOrName: string, namespace?: string): Promise<Skill | null> {
-    return this.catalog.getSkill(idOrName, namespace);
-  }
-
-  setEnabled(
-    idOrName: string,
-    enabled: boolean,
-    opts: { namespace?: string; actor?: string } = {},
-  ): Promise<Skill | null> {
-    return this.catalog.setEnabled(idOrName, enabled, opts);
-  }
-
-  /** A person promotes an imported skill into the internal corpus: from then on it can be recalled. */
-  promote(name: string, opts: { namespace?: string; actor?: string } = {}): Promise<Skill> {
-    return this.catalog.promote(name, opts);
-  }
-
-  /** Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. */
-  exportSkills(
-    dir: string,
-    opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {},
-  ): Promise<ExportResult> {
-    return this.skillFiles.exportSkills(dir, opts);
-  }
-
-  /**
-   * The exported SKILL.md texts of the live skills (internal by default), redacted and validated, without
-   * writing anything: what `exportSkills` writes, and what a read-only surface (a download) serves.
-   */
-  renderSkillFiles(
-    opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {},
-  ): Promise<{ files: { skill: Skill; text: string }[]; skipped: { name: string; reason: string }[] }> {
-    return this.skillFiles.renderSkillFiles(opts);
-  }
-
-  /**
-   * Reads skill folders written by other systems into the external corpus: listed and exported, never recalled
-   * until a person promotes them (see `SkillFiles.importSkills`).
-   */
-  importSkills(dir: string, opts: { namespace?: string; actor?: string; force?: boolean } = {}): Promise<ImportResult> {
-    return this.skillFiles.importSkills(dir, opts);
-  }
-
-  // ── events ───────────────────────────────────────────────────────────────
-
-  events(opts: { namespace?: string; afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {
-    return this.catalog.events(opts);
-  }
-
-  /** The id of the newest stored event (0 when there is none, or the memory is disabled). */
-  lastEventId(): Promise<number> {
-    return this.catalog.lastEventId();
+  /** Subscribes to skill events; a listener that throws never breaks the operation that emitted. */
+  on(type: SkillEventType | '*', listener: Listener): () => void {
+    return this.outbox.on(type, listener);
   }
 
   /**
@@ -344,8 +324,8 @@ export class Memory {
   }
 
   async close(): Promise<void> {
-    await this.synthesis.close();
-    await this.outbox.flush().catch((e) => this.log.warn('final flush failed', { error: String(e) }));
+    await this.synthesisService.close();
+    await this.outbox.flush().catch((e) => this.ctx.log.warn('final flush failed', { error: String(e) }));
     await this.flushIndexes();
     await this.ctx.close();
   }

@@ -63,12 +63,13 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
     store = typeof opts.db === 'object' ? opts.db : await openStoreAt(path!, { log: log.child('store') });
     if (opts.auditFile === undefined && path) auditFile = auditFileFor(path);
   }
-  return new Memory(
-    buildServices(
-      new AppContext(store, config, embedder, log, opts.now ?? (() => new Date()), distiller, owned),
-      auditFile,
-    ),
-  ).init();
+  const services = buildServices(
+    new AppContext(store, config, embedder, log, opts.now ?? (() => new Date()), distiller, owned),
+    auditFile,
+  );
+  // Event delivery starts after the events that exist now.
+  await services.outbox.init();
+  return new Memory(services);
 }
 
 /** Wires the services of one memory around its context. */

@@ -101,6 +101,17 @@ export class Synthesis {
     if (this.ctx.config.synthesis.auto.onFirstUse) this.schedule('first use');
   }
 
+  /** The clusters the passes formed for this memory's embedder, each with its member sessions' stored ids. */
+  async clusters(namespace?: string): Promise<{ id: string; members: string[] }[]> {
+    const { ctx } = this;
+    if (!ctx.store) return [];
+    const ns = ctx.ns(namespace);
+    const clusters: { id: string; members: string[] }[] = [];
+    for (const c of await ctx.store.loadClusters(ns, ctx.embedder.id))
+      clusters.push({ id: c.id, members: await ctx.store.clusterMembers(ns, c.id) });
+    return clusters;
+  }
+
   /** Resolves when no background pass is running (tests, graceful shutdown). */
   async idle(): Promise<void> {
     while (this.background) await this.background;

@@ -2,7 +2,7 @@ import { quoteUntrusted } from '../domain/untrusted-text.js';
 import { redactText } from '../domain/redact.js';
 import type { Outcome, ToolCall } from '../domain/types.js';
 import type { ChatModel } from '../llm/chat-model.js';
-import { createJudgeModel, type LlmSection } from '../llm/backends.js';
+import { createJudgeModel, type LlmSection } from '../backends/from-config.js';
 import type { Logger } from '../support/log.js';
 import { type JudgeConfig, type JudgeConfigInput, judgeConfigSchema } from './capture-config.js';
 import type { CapturedSession } from './types.js';
@@ -200,7 +200,7 @@ export function parseVerdict(text: string): { outcome: Outcome; reason: string }
   return { outcome, reason };
 }
 
-export type { LlmSection } from '../llm/backends.js';
+export type { LlmSection } from '../backends/from-config.js';
 
 export interface CreateJudgeDeps {
   /** A ready chat model (tests, other providers); otherwise one is built from the configuration. */

@@ -4,7 +4,7 @@ import type { Distiller } from './distiller.js';
 import { FallbackDistiller } from './fallback-distiller.js';
 import { HeuristicDistiller } from './heuristic-distiller.js';
 import { LlmDistiller } from './llm-distiller.js';
-import { createChatModel, type BackendDeps } from '../llm/backends.js';
+import { createChatModel, type BackendDeps } from '../backends/from-config.js';
 import type { Logger } from '../support/log.js';
 
 export interface DistillerDeps extends Omit<BackendDeps, 'probe'> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toolCall } from '../../test/support/calls.js';
+import { toolCall } from '../domain/tool-call.case.js';
 import type { Session, Span } from '../domain/types.js';
 import type { DistillInput } from './distiller.js';
 import { distilHeuristically } from './heuristic-distiller.js';

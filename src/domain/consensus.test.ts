@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toolCall } from '../../test/support/calls.js';
+import { toolCall } from './tool-call.case.js';
 import { buildConsensus } from './consensus.js';
 import type { Span, ToolCall } from './types.js';
 

@@ -3,6 +3,7 @@ import { constantFields, goalStep, mainPathLength } from './main-path.js';
 import { argumentOrigins, type Leaf, sourceKey, type ValueSource } from './result-values.js';
 import { collapseRepeats, lcsAlignment, sequenceF1 } from './sequence.js';
 import type { ArgumentSource, ProcedureStep, Span, ToolCall } from './types.js';
+import { InputError } from '../errors/input-error.js';
 
 export interface ConsensusRules {
   /** Steps in at least this fraction of spans are required. */
@@ -54,7 +55,7 @@ function groups(span: Span): Group[] {
  * value (result-values.ts) and agreed across the spans. Deterministic for a given input order.
  */
 export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus {
-  if (spans.length === 0) throw new Error('buildConsensus needs at least one span');
+  if (spans.length === 0) throw new InputError('buildConsensus: a consensus needs at least one span, got none');
   const whole = rules.path === 'whole';
   const full = spans.map(groups);
   const grouped = whole ? full : full.map((g) => g.slice(0, mainPathLength(g.map((x) => x.tool))));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toolCall } from '../../test/support/calls.js';
+import { toolCall } from './tool-call.case.js';
 import { argumentOrigins, isCut, resultLeaves, valueHeldBy } from './result-values.js';
 
 const call = toolCall;

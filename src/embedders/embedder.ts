@@ -1,3 +1,7 @@
+import type { EmbedderThresholds } from '../model-clients/models.js';
+
+export type { EmbedderThresholds };
+
 /**
  * Turns texts into unit-length vectors. Vectors of two embedders are never compared: every stored vector
  * carries `id`, and thresholds that depend on the embedder are keyed by it.
@@ -14,13 +18,4 @@ export interface Embedder {
   embedSync?(text: string): Float32Array;
   /** Releases what the embedder holds (a loaded model); the owner calls it once, when done. */
   close?(): Promise<void>;
-}
-
-export interface EmbedderThresholds {
-  /** Minimum goal similarity for a session to join a cluster. */
-  cluster: number;
-  /** Minimum goal-to-skill similarity for recall. */
-  recall: number;
-  /** Minimum skill-to-skill description similarity to treat two skills as the same (reconcile). */
-  duplicate: number;
 }

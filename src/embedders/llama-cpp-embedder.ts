@@ -3,9 +3,9 @@ import type { Embedder, EmbedderThresholds } from './embedder.js';
 import { l2normalize } from './openai-embedder.js';
 import { EmbedderNotReadyError } from '../errors/embedder-not-ready-error.js';
 import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
-import { loadLlamaModel, type LlamaEmbeddingContextLike, type LlamaModelLike } from '../llm/llama-cpp.js';
-import { canonicalModelName, knownEmbeddingModel, thresholdsForModel } from '../llm/models.js';
-import type { ModuleImporter } from '../llm/optional-import.js';
+import { loadLlamaModel, type LlamaEmbeddingContextLike, type LlamaModelLike } from '../model-clients/llama-cpp.js';
+import { canonicalModelName, knownEmbeddingModel, thresholdsForModel } from '../model-clients/models.js';
+import type { ModuleImporter } from '../model-clients/optional-import.js';
 
 export interface LlamaCppEmbedderOptions {
   /** Path of a local GGUF embedding model (e.g. nomic-embed-text-v1.5.Q8_0.gguf). */

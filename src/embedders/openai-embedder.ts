@@ -2,8 +2,8 @@ import type { Embedder, EmbedderThresholds } from './embedder.js';
 import { EmbedderNotReadyError } from '../errors/embedder-not-ready-error.js';
 import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
 import { MalformedResponseError } from '../errors/malformed-response-error.js';
-import { canonicalModelName, knownEmbeddingModel, thresholdsForModel } from '../llm/models.js';
-import type { OpenAiClient } from '../llm/openai-client.js';
+import { canonicalModelName, knownEmbeddingModel, thresholdsForModel } from '../model-clients/models.js';
+import type { OpenAiClient } from '../model-clients/openai-client.js';
 
 export interface OpenAiEmbedderOptions {
   client: OpenAiClient;
@@ -13,7 +13,7 @@ export interface OpenAiEmbedderOptions {
   batchSize: number;
   /** The vector length when known in advance; otherwise taken from the built-in table or the first answer. */
   dimensions?: number;
-  /** Overrides of the per-model defaults (see llm/models.ts). */
+  /** Overrides of the per-model defaults (see model-clients/models.ts). */
   thresholds?: Partial<EmbedderThresholds>;
 }
 

@@ -7,8 +7,8 @@ import { BackendLoadError } from '../errors/backend-load-error.js';
 import { EmbedderNotReadyError } from '../errors/embedder-not-ready-error.js';
 import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
 import { MissingOptionalDependencyError } from '../errors/missing-optional-dependency-error.js';
-import { canonicalModelName, knownEmbeddingModel, thresholdsForModel } from '../llm/models.js';
-import { importOptional, OPTIONAL_PACKAGES, type ModuleImporter } from '../llm/optional-import.js';
+import { canonicalModelName, knownEmbeddingModel, thresholdsForModel } from '../model-clients/models.js';
+import { importOptional, OPTIONAL_PACKAGES, type ModuleImporter } from '../model-clients/optional-import.js';
 
 /** The part of transformers.js (v3 `@huggingface/transformers`, or v2 `@xenova/transformers`) used here. */
 export interface TransformersModule {

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import * as builtins from '../builtins.js';
 import * as capture from '../capture.js';
 import * as main from '../index.js';
 import * as instrument from '../instrument.js';
 import * as postgres from '../postgres.js';
 import * as skillMd from '../skill-md.js';
+import * as sqlite from '../sqlite.js';
 import * as family from './index.js';
 
 /**
@@ -13,7 +15,9 @@ import * as family from './index.js';
  */
 const ENTRIES: Record<string, Record<string, unknown>> = {
   'src/index.ts': main,
+  'src/sqlite.ts': sqlite,
   'src/postgres.ts': postgres,
+  'src/builtins.ts': builtins,
   'src/capture.ts': capture,
   'src/instrument.ts': instrument,
   'src/skill-md.ts': skillMd,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toolCall } from '../../test/support/calls.js';
+import { toolCall } from '../domain/tool-call.case.js';
 import type { ProcedureStep } from '../domain/types.js';
 import { addChecks, checkSources } from './argument-sources.js';
 

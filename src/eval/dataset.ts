@@ -7,6 +7,7 @@ import { loadConfig } from '../config/config.js';
 import { parseCaptureText, type IngestProblem } from '../capture/parse-file.js';
 import type { Session } from '../domain/types.js';
 import { splitOf } from './split.js';
+import { InputError } from '../errors/input-error.js';
 
 export type SplitName = 'tune' | 'test';
 
@@ -63,7 +64,7 @@ export function validateLabelPath(path: string): void {
     !['meta', 'session_id', 'source', 'agent_id', 'goal'].includes(parts[0]) ||
     (parts[0] === 'meta' && parts.length < 2)
   ) {
-    throw new Error(
+    throw new InputError(
       `--label must be a path such as meta.family (meta.<key>[.<key>...], or source / agent_id), not "${path}"`,
     );
   }

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { loadConfig, type SkillsmithConfigInput } from '../config/config.js';
 import { resolveBranches } from '../domain/branches.js';
 import type { Session, Skill } from '../domain/types.js';
-import { openMemory, type Memory } from '../memory.js';
+import { openMemory } from '../app/open-memory.js';
+import type { Memory } from '../app/memory.js';
 import { isRecallable } from '../pipeline/recall.js';
 import {
   baselineFalseRecall,
@@ -42,6 +43,7 @@ import {
 import { UNRELATED_GOALS } from './unrelated-goals.js';
 import { CONFIG_ENV, mergeConfig } from '../config/sources.js';
 import { EVAL_VARIANTS, type EvalVariant } from './variants.js';
+import { DisabledError } from '../errors/disabled-error.js';
 
 /** Successes of a kind that must be ingested before its next session is the "fourth attempt" probe. */
 export const FOURTH_ATTEMPT_AFTER = 3;
@@ -382,10 +384,12 @@ async function freshMemory(
     embedder: variant.embedder?.(),
     logLevel: 'silent',
   });
-  if (memory.config.disabled || !memory.store) {
+  if (memory.config.disabled || memory.disabled) {
     await memory.close();
     rmSync(dir, { recursive: true, force: true });
-    throw new Error('eval: the memory is disabled (config.disabled or SKILLSMITH_DISABLED=1); unset it to evaluate');
+    throw new DisabledError(
+      'eval: the memory is disabled (config.disabled or SKILLSMITH_DISABLED=1); unset it to evaluate',
+    );
   }
   return {
     memory,
@@ -438,11 +442,11 @@ async function evaluateVariant(
     await memory.ingest(o.train.sessions.map((s) => forEngine(s, ns)));
     const report = await memory.synthesize({ onProgress: (phase, d, t) => o.progress(phase, d, t) });
     const kindOf = new Map(o.train.sessions.map((s) => [s.session.id, s.kind]));
-    const skills = (await memory.listSkills()).filter((s) => s.corpus === 'internal');
+    const skills = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
     const recallable = skills.filter((s) => isRecallable(s, memory.config.lifecycle.retireEta));
     const kinds = skillKinds(skills, kindOf);
     const kindsWithSkill = new Set(recallable.map((s) => kinds.get(s.id)!.kind).filter((k): k is string => k != null));
-    const clusters = await memory.store!.loadClusters(ns, memory.embedder.id);
+    const clusters = await memory.synthesis.clusters(ns);
 
     const details: QueryDetail[] = [];
     const run = async (
@@ -527,7 +531,7 @@ async function evaluateVariant(
         return group != null && s.kind != null ? [{ group, label: s.kind }] : [];
       });
     const clusterOf = new Map<string, string>();
-    for (const c of clusters) for (const id of await memory.store!.clusterMembers(ns, c.id)) clusterOf.set(id, c.id);
+    for (const c of clusters) for (const id of c.members) clusterOf.set(id, c.id);
     const roundV = (v: VMeasure): VMeasure => ({
       ...v,
       homogeneity: round4(v.homogeneity)!,
@@ -559,7 +563,7 @@ async function evaluateVariant(
     const result: VariantResult = {
       name: variant.name,
       description: variant.description,
-      embedderId: memory.embedder.id,
+      embedderId: memory.parts.embedder.id,
       config: variant.config ?? {},
       learned: {
         clusters: clusters.length,
@@ -614,7 +618,7 @@ export async function fourthAttemptReplay(
     let recallableKinds = new Set<string>();
 
     const refresh = async () => {
-      const skills = (await memory.listSkills()).filter(
+      const skills = (await memory.skills.list()).filter(
         (s) => s.corpus === 'internal' && isRecallable(s, memory.config.lifecycle.retireEta),
       );
       kinds = skillKinds(skills, kindOf);

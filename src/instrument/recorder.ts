@@ -14,6 +14,7 @@ import {
 } from '../capture/privacy.js';
 import type { OutcomeSource } from '../capture/types.js';
 import type { Logger } from '../support/log.js';
+import { SessionStateError } from '../errors/session-state-error.js';
 
 /**
  * Tool instrumentation: wrap a set of tools once, and every call is recorded (args, result, ok, error,
@@ -54,7 +55,9 @@ export interface RecordingTarget {
     };
     llm?: LlmSection;
   };
+  /** Where recording failures are reported: `log`, or a Memory's own logger (`memory.parts.log`). */
   readonly log?: Logger;
+  readonly parts?: { readonly log?: Logger };
 }
 
 export interface TargetSession {
@@ -405,10 +408,13 @@ export class ToolRecorder {
   failures = 0;
   lastError: unknown = null;
 
+  private readonly log: Logger | undefined;
+
   constructor(
     private readonly target: RecordingTarget,
     private readonly opts: RecorderOptions = {},
   ) {
+    this.log = target.log ?? target.parts?.log;
     const capture = target.config?.capture;
     this.policy = resolvePrivacy(opts.privacy ?? capture?.privacy ?? {});
     this.resultChars = opts.resultChars ?? capture?.resultChars ?? 2000;
@@ -420,7 +426,7 @@ export class ToolRecorder {
       this.judge = createJudge(
         (opts.judge as JudgeConfigInput | undefined) ?? capture?.judge ?? {},
         target.config?.llm ?? {},
-        { log: target.log },
+        { log: this.log },
       );
   }
 
@@ -435,7 +441,7 @@ export class ToolRecorder {
       if (this.opts.onError) this.opts.onError(error, context);
       else {
         const msg = `tool recording failed (${context.op}${context.tool ? ` ${context.tool}` : ''}); the agent is unaffected, further failures are not reported`;
-        if (this.target.log) this.target.log.warn(msg, { error: errorText(error), sessionId: context.sessionId });
+        if (this.log) this.log.warn(msg, { error: errorText(error), sessionId: context.sessionId });
         else process.stderr.write(`skillsmith: ${msg}: ${errorText(error)}\n`);
       }
     } catch {
@@ -534,7 +540,7 @@ export class ToolRecorder {
         session = resolve();
         if (session) slot = session.begin(name, argsOf(args));
         else
-          recorder.report(new Error(`tool ${name} was called outside a session: not recorded`), {
+          recorder.report(new SessionStateError(`tool ${name} was called outside a session: not recorded`), {
             op: 'unattributed',
             tool: name,
           });

@@ -1,6 +1,6 @@
-import type { ChatMessage } from './openai-client.js';
+import type { ChatMessage } from '../model-clients/openai-client.js';
 
-export type { ChatMessage } from './openai-client.js';
+export type { ChatMessage } from '../model-clients/openai-client.js';
 
 export interface ChatOptions {
   temperature: number;

@@ -1,5 +1,5 @@
 import type { ChatModel, ChatOptions } from './chat-model.js';
-import type { ChatMessage, OpenAiClient } from './openai-client.js';
+import type { ChatMessage, OpenAiClient } from '../model-clients/openai-client.js';
 
 /** Chat completions on an OpenAI-compatible server. */
 export class OpenAiChatModel implements ChatModel {

@@ -4,6 +4,7 @@
 import { checkDimensions, type NearestIndex, type SearchHit, type SearchOptions } from './nearest-index.js';
 import type { PackedIds } from './packed-ids.js';
 import { TopK, dotRows, nativeCandidates } from './vector-index.js';
+import { InputError } from '../errors/input-error.js';
 
 export class ExactIndex implements NearestIndex {
   readonly dimensions: number;
@@ -17,7 +18,7 @@ export class ExactIndex implements NearestIndex {
 
   constructor(dimensions: number) {
     if (!Number.isInteger(dimensions) || dimensions <= 0) {
-      throw new Error(`ExactIndex: dimensions must be a positive integer, got ${dimensions}`);
+      throw new InputError(`ExactIndex: dimensions must be a positive integer, got ${dimensions}`);
     }
     this.dimensions = dimensions;
     this.data = new Float32Array(dimensions * 64);
@@ -38,7 +39,10 @@ export class ExactIndex implements NearestIndex {
    * built on the first change, so loading costs no per-id work.
    */
   static fromPacked(dimensions: number, ids: PackedIds, vectors: Float32Array): ExactIndex {
-    if (ids.live !== ids.length) throw new Error('ExactIndex.fromPacked: the id table has empty slots');
+    if (ids.live !== ids.length)
+      throw new InputError(
+        `ExactIndex.fromPacked: the id table has ${ids.length - ids.live} empty slots; every slot needs an id`,
+      );
     const index = ExactIndex.over(dimensions, ids.length, vectors, 'ExactIndex.fromPacked');
     index.packed = ids;
     index.slotOf = null;
@@ -47,7 +51,7 @@ export class ExactIndex implements NearestIndex {
 
   private static over(dimensions: number, count: number, vectors: Float32Array, caller: string): ExactIndex {
     if (vectors.length !== count * dimensions) {
-      throw new Error(`${caller}: ${count} ids need ${count * dimensions} values, got ${vectors.length}`);
+      throw new InputError(`${caller}: ${count} ids need ${count * dimensions} values, got ${vectors.length}`);
     }
     const index = new ExactIndex(dimensions);
     index.data = vectors.length ? vectors : index.data;
@@ -73,7 +77,7 @@ export class ExactIndex implements NearestIndex {
     if (!this.slotOf) {
       const slots = new Map<string, number>();
       for (let i = 0; i < this.ids.length; i++) {
-        if (slots.has(this.ids[i])) throw new Error(`ExactIndex: id ${this.ids[i]} appears twice`);
+        if (slots.has(this.ids[i])) throw new InputError(`ExactIndex: id ${this.ids[i]} appears twice in the id table`);
         slots.set(this.ids[i], i);
       }
       this.slotOf = slots;

@@ -8,6 +8,8 @@ import { checkDimensions, type NearestIndex, type SearchHit, type SearchOptions 
 import { BackendLoadError } from '../errors/backend-load-error.js';
 import type { PackedIds } from './packed-ids.js';
 import { loadUsearch, type NativeIndex } from './usearch.js';
+import { BackendUnavailableError } from '../errors/backend-unavailable-error.js';
+import { InputError } from '../errors/input-error.js';
 
 export interface HnswOptions {
   /**
@@ -86,7 +88,7 @@ export class HnswIndex implements NearestIndex {
 
   constructor(dimensions: number, opts: HnswOptions = {}) {
     if (!Number.isInteger(dimensions) || dimensions <= 0) {
-      throw new Error(`HnswIndex: dimensions must be a positive integer, got ${dimensions}`);
+      throw new InputError(`HnswIndex: dimensions must be a positive integer, got ${dimensions}`);
     }
     this.dimensions = dimensions;
     this.options = { ...defaultHnswOptions, ...opts };
@@ -150,7 +152,7 @@ export class HnswIndex implements NearestIndex {
   addMany(ids: string[], vectors: Float32Array): void {
     const d = this.dimensions;
     if (vectors.length !== ids.length * d) {
-      throw new Error(`HnswIndex.addMany: ${ids.length} ids need ${ids.length * d} values, got ${vectors.length}`);
+      throw new InputError(`HnswIndex.addMany: ${ids.length} ids need ${ids.length * d} values, got ${vectors.length}`);
     }
     if (ids.length === 0) return;
     const unique = new Map<string, number>();
@@ -233,7 +235,9 @@ export class HnswIndex implements NearestIndex {
     const graph = HnswIndex.newGraph(this.dimensions, this.options);
     graph.load(this.viewOf);
     if (graph.size() !== this.live)
-      throw new Error(`HnswIndex: ${this.viewOf} no longer holds the graph that was viewed`);
+      throw new BackendUnavailableError(
+        `HnswIndex: ${this.viewOf} no longer holds the graph that was viewed (the file was replaced), so it cannot be changed`,
+      );
     this.graph = graph;
     this.viewOf = null;
   }
@@ -273,8 +277,8 @@ export class HnswIndex implements NearestIndex {
     index.keys = null;
     index.live = keyTable.live;
     if (index.graph.size() !== index.live) {
-      throw new Error(
-        `HnswIndex.loadGraph: the graph holds ${index.graph.size()} vectors, its key table ${index.live}`,
+      throw new BackendUnavailableError(
+        `HnswIndex.loadGraph: the graph in ${path} holds ${index.graph.size()} vectors, its key table ${index.live}`,
       );
     }
     return index;

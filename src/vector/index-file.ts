@@ -41,6 +41,7 @@ import { loadUsearch } from './usearch.js';
 import { PackedIds } from './packed-ids.js';
 import { readAt } from '../support/read-at.js';
 import { TieredIndex, type TieredOptions } from './tiered-index.js';
+import { BackendUnavailableError } from '../errors/backend-unavailable-error.js';
 
 const MAGIC = 0x49524b53; // "SKRI" little-endian
 export const INDEX_FILE_FORMAT = 2;
@@ -96,7 +97,8 @@ export function saveIndexFile(path: string, index: TieredIndex, identity: IndexI
     try {
       tier.saveGraph(tmp);
       const sum = fileChecksum(tmp);
-      if (!sum) throw new Error(`could not read back ${tmp}`);
+      if (!sum)
+        throw new BackendUnavailableError(`recall index file: could not read back the graph just saved to ${tmp}`);
       graphBytes = sum.bytes;
       graphCrc = sum.crc;
       syncFile(tmp);

@@ -2,6 +2,8 @@
 // partition and the HNSW graph without knowing which one it holds. Vectors are unit length (or all zero):
 // the score of a hit is the dot product, which is the cosine.
 
+import { InputError } from '../errors/input-error.js';
+
 export interface SearchOptions {
   /** Hits scoring below this are dropped. */
   minScore?: number;
@@ -29,6 +31,6 @@ export interface NearestIndex {
 
 export function checkDimensions(where: string, v: Float32Array, dimensions: number): void {
   if (v.length !== dimensions) {
-    throw new Error(`${where}: vector has ${v.length} dimensions, index has ${dimensions}`);
+    throw new InputError(`${where}: vector has ${v.length} dimensions, index has ${dimensions}`);
   }
 }

@@ -5,6 +5,8 @@
 // Layout: u32 count, count x u32 end offsets (little-endian, non-decreasing), then the UTF-8 bytes. An empty
 // range is an empty slot (a removed graph key); ids themselves are never empty.
 
+import { InputError } from '../errors/input-error.js';
+
 export class PackedIds {
   private constructor(
     private readonly bytes: Buffer,
@@ -32,7 +34,7 @@ export class PackedIds {
 
   static encode(ids: readonly (string | undefined)[]): Buffer {
     const texts = ids.map((id) => {
-      if (id === '') throw new Error('recall index: an id cannot be empty');
+      if (id === '') throw new InputError('PackedIds.encode: a recall index id cannot be empty');
       return Buffer.from(id ?? '', 'utf8');
     });
     const head = Buffer.alloc(4 + 4 * ids.length);

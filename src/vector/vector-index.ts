@@ -6,6 +6,7 @@
 import { mulberry32 } from '../support/random.js';
 import type { NearestIndex, SearchHit, SearchOptions } from './nearest-index.js';
 import { loadUsearch } from './usearch.js';
+import { InputError } from '../errors/input-error.js';
 
 export type { SearchHit, SearchOptions } from './nearest-index.js';
 
@@ -97,7 +98,7 @@ export class VectorIndex implements NearestIndex {
 
   constructor(dimensions: number, opts: VectorIndexOptions = {}) {
     if (!Number.isInteger(dimensions) || dimensions <= 0) {
-      throw new Error(`VectorIndex: dimensions must be a positive integer, got ${dimensions}`);
+      throw new InputError(`VectorIndex: dimensions must be a positive integer, got ${dimensions}`);
     }
     this.dimensions = dimensions;
     this.threshold = Math.max(1, opts.ivfThreshold ?? 2048);
@@ -250,7 +251,7 @@ export class VectorIndex implements NearestIndex {
 
   private checkDims(v: Float32Array, where: string): void {
     if (v.length !== this.dimensions) {
-      throw new Error(`VectorIndex.${where}: vector has ${v.length} dimensions, index has ${this.dimensions}`);
+      throw new InputError(`VectorIndex.${where}: vector has ${v.length} dimensions, index has ${this.dimensions}`);
     }
   }
 

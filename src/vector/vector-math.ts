@@ -1,5 +1,7 @@
 // Small vector helpers shared by the embedders, the index and the store. Vectors are Float32Array.
 
+import { InputError } from '../errors/input-error.js';
+
 /** Dot product over the common length (cosine for unit vectors). */
 export function dot(a: Float32Array, b: Float32Array): number {
   const n = Math.min(a.length, b.length);
@@ -49,7 +51,9 @@ export function toBuffer(v: Float32Array): Buffer {
  */
 export function fromBuffer(buf: Uint8Array): Float32Array {
   if (buf.byteLength % 4 !== 0) {
-    throw new Error(`fromBuffer: ${buf.byteLength} bytes is not a whole number of float32 values`);
+    throw new InputError(
+      `fromBuffer: a stored vector of ${buf.byteLength} bytes is not a whole number of float32 values`,
+    );
   }
   const out = new Float32Array(buf.byteLength / 4);
   new Uint8Array(out.buffer).set(buf);

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openMemory } from '../../src/memory.js';
+import { openMemory } from '../../src/app/open-memory.js';
 import { tempDbPath } from '../support/tau.js';
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
@@ -19,7 +19,7 @@ async function memoryWithSkill() {
   const src = tmp('skillsmith-src-');
   mkdirSync(join(src, 'good-skill'));
   writeFileSync(join(src, 'good-skill', 'SKILL.md'), skillFile('good-skill'));
-  await memory.importSkills(src);
+  await memory.skills.import(src);
   return memory;
 }
 
@@ -34,7 +34,7 @@ describe('skills import stays inside the folder', () => {
     mkdirSync(join(dir, 'fine'));
     writeFileSync(join(dir, 'fine', 'SKILL.md'), skillFile('fine'));
     const memory = await openMemory({ db: tempDbPath('skillsmith-files-'), logLevel: 'silent', auditFile: null });
-    const r = await memory.importSkills(dir);
+    const r = await memory.skills.import(dir);
     expect(r.imported.map((i) => i.name)).toEqual(['fine']);
     expect(r.skipped).toEqual([
       expect.objectContaining({
@@ -42,7 +42,7 @@ describe('skills import stays inside the folder', () => {
         reason: expect.stringMatching(/symlink leads out of/),
       }),
     ]);
-    const all = await memory.listSkills({ corpus: 'external' });
+    const all = await memory.skills.list({ corpus: 'external' });
     expect(all.map((s) => s.name)).toEqual(['fine']);
     for (const s of all) expect(s.skillMd).not.toContain('root:x:0');
     await memory.close();
@@ -55,7 +55,7 @@ describe('skills import stays inside the folder', () => {
     const dir = tmp('skillsmith-import-');
     symlinkSync(join(outside, 'elsewhere'), join(dir, 'elsewhere'));
     const memory = await openMemory({ db: tempDbPath('skillsmith-files-'), logLevel: 'silent', auditFile: null });
-    const r = await memory.importSkills(dir);
+    const r = await memory.skills.import(dir);
     expect(r.imported).toEqual([]);
     expect(r.skipped[0].reason).toMatch(/symlink leads out of/);
     await memory.close();
@@ -68,12 +68,12 @@ describe('skills import stays inside the folder', () => {
     writeFileSync(join(dir, 'a', 'SKILL.md'), skillFile('Refund Order', 'First one. Use for refunds.'));
     writeFileSync(join(dir, 'b', 'SKILL.md'), skillFile('refund_order', 'Second one. Use for other refunds.'));
     const memory = await openMemory({ db: tempDbPath('skillsmith-files-'), logLevel: 'silent', auditFile: null });
-    const r = await memory.importSkills(dir);
+    const r = await memory.skills.import(dir);
     expect(r.imported).toHaveLength(1);
     expect(r.skipped).toEqual([
       expect.objectContaining({ reason: expect.stringMatching(/same skill name "refund-order" as .*\/a\/SKILL\.md/) }),
     ]);
-    const [kept] = await memory.listSkills({ corpus: 'external' });
+    const [kept] = await memory.skills.list({ corpus: 'external' });
     expect(kept.description).toMatch(/^First one/);
     await memory.close();
   });
@@ -88,10 +88,10 @@ describe('skills import stays inside the folder', () => {
     );
     const memory = await openMemory({ db: tempDbPath('skillsmith-files-'), logLevel: 'silent', auditFile: null });
     const started = Date.now();
-    const r = await memory.importSkills(dir);
+    const r = await memory.skills.import(dir);
     // Fail-open parsing: the bad frontmatter never expands; the file is at worst a legacy body.
     expect(Date.now() - started).toBeLessThan(20_000);
-    const stored = await memory.listSkills({ corpus: 'external' });
+    const stored = await memory.skills.list({ corpus: 'external' });
     for (const s of stored) expect(s.skillMd.length).toBeLessThan(2_000_000);
     expect(r.imported.length + r.skipped.length).toBe(1);
     await memory.close();
@@ -101,13 +101,13 @@ describe('skills import stays inside the folder', () => {
 describe('skills export never writes through a symlink', () => {
   it('a SKILL.md symlink planted in the output folder is refused and its target left untouched', async () => {
     const memory = await memoryWithSkill();
-    await memory.promote('good-skill');
+    await memory.skills.promote('good-skill');
     const out = tmp('skillsmith-export-');
     const victim = join(tmp('skillsmith-victim-'), 'important.txt');
     writeFileSync(victim, 'do not overwrite');
     mkdirSync(join(out, 'good-skill'));
     symlinkSync(victim, join(out, 'good-skill', 'SKILL.md'));
-    const r = await memory.exportSkills(out);
+    const r = await memory.skills.export(out);
     expect(r.written).toEqual([]);
     expect(r.skipped).toEqual([
       expect.objectContaining({ name: 'good-skill', reason: expect.stringMatching(/symlink/) }),
@@ -118,15 +118,15 @@ describe('skills export never writes through a symlink', () => {
 
   it('a skill folder symlinked elsewhere is refused too; a clean folder is written', async () => {
     const memory = await memoryWithSkill();
-    await memory.promote('good-skill');
+    await memory.skills.promote('good-skill');
     const out = tmp('skillsmith-export-');
     const elsewhere = tmp('skillsmith-victim-');
     symlinkSync(elsewhere, join(out, 'good-skill'));
-    const r = await memory.exportSkills(out);
+    const r = await memory.skills.export(out);
     expect(r.written).toEqual([]);
     expect(r.skipped[0].reason).toMatch(/symlink/);
     const clean = tmp('skillsmith-export-');
-    const ok = await memory.exportSkills(clean);
+    const ok = await memory.skills.export(clean);
     expect(ok.written.map((w) => w.name)).toEqual(['good-skill']);
     expect(readFileSync(join(clean, 'good-skill', 'SKILL.md'), 'utf8')).toMatch(/^---\nname: good-skill/);
     await memory.close();
@@ -145,11 +145,11 @@ describe('imported skills are untrusted text', () => {
       ),
     );
     const memory = await openMemory({ db: tempDbPath('skillsmith-files-'), logLevel: 'silent', auditFile: null });
-    const r = await memory.importSkills(dir);
+    const r = await memory.skills.import(dir);
     expect(r.imported.map((i) => i.name)).toEqual(['poisoned']);
-    const fixtures = await memory.importSkills(new URL('../fixtures/skills-import', import.meta.url).pathname);
+    const fixtures = await memory.skills.import(new URL('../fixtures/skills-import', import.meta.url).pathname);
     expect(fixtures.imported).toHaveLength(2);
-    const all = await memory.listSkills({ corpus: 'external' });
+    const all = await memory.skills.list({ corpus: 'external' });
     const poisoned = all.find((s) => s.name === 'poisoned')!;
     expect(poisoned.skillMd).not.toMatch(/IGNORE PREVIOUS|delete_all_users|im_start|account 99/);
     expect(poisoned.skillMd).toContain('[instruction removed]');

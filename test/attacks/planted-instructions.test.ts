@@ -8,7 +8,7 @@ import { validateSkillMd } from '../../src/domain/skill-md/index.js';
 import type { Draft, Session } from '../../src/domain/types.js';
 import { verifyDraft } from '../../src/domain/verify.js';
 import { buildDistillPrompt } from '../../src/distillers/llm-distiller.js';
-import { openMemory } from '../../src/memory.js';
+import { openMemory } from '../../src/app/open-memory.js';
 import { renderSkillMd } from '../../src/pipeline/render-skill-md.js';
 import { tempDbPath } from '../support/tau.js';
 import { clusterInput, returnSessions } from '../fixtures/llm-cluster.js';
@@ -54,7 +54,7 @@ function expectClean(text: string) {
 describe('planted instructions never reach a skill or the context pack', () => {
   it('an instruction in one tool error of twelve sessions (retried) is neither quoted nor an edge case', async () => {
     const memory = await learnRefunds(12, (i) => (i === 4 ? { errorAt: 1, error: PLANTED } : {}));
-    const skills = await memory.listSkills();
+    const skills = await memory.skills.list();
     expect(skills).toHaveLength(1);
     const [skill] = skills;
     expectClean(skill.skillMd);
@@ -71,7 +71,7 @@ describe('planted instructions never reach a skill or the context pack', () => {
     const memory = await learnRefunds(12, (i) =>
       i % 3 === 0 ? { errorAt: 1, error: `Order not found. ${PLANTED}` } : {},
     );
-    const [skill] = await memory.listSkills();
+    const [skill] = await memory.skills.list();
     expect(skill.body).toMatch(/If `get_order` fails \(e\.g\. nothing found for the given id\), .*retry `get_order`/);
     expectClean(skill.skillMd);
     const pack = memory.formatContext(await memory.recall('refund my order #W77, it arrived broken'));
@@ -84,7 +84,7 @@ describe('planted instructions never reach a skill or the context pack', () => {
     const memory = await learnRefunds(8, (i) => ({
       goal: `Please refund my order #W${1000 + i}, it arrived broken. ${PLANTED}`,
     }));
-    const [skill] = await memory.listSkills();
+    const [skill] = await memory.skills.list();
     expect(skill).toBeDefined();
     expectClean(skill.description);
     expectClean(skill.skillMd);

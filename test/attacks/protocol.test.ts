@@ -10,7 +10,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMemory, type Memory } from '../../src/memory.js';
+import { openMemory } from '../../src/app/open-memory.js';
+import type { Memory } from '../../src/app/memory.js';
 import { openPgStore } from '../../src/store/postgres/pg-store.js';
 import { createLogger } from '../../src/support/log.js';
 import { serveApi } from '../../src/surfaces/http/server.js';
@@ -60,7 +61,7 @@ describe('end_session is once', () => {
     expect(same.isError).toBeFalsy();
     await client.close();
     const memory = await openMemory({ db, logLevel: 'silent', auditFile: null });
-    expect((await memory.store!.getSession('default', sid))!.outcome).toBe('success');
+    expect((await memory.parts.store!.getSession('default', sid))!.outcome).toBe('success');
     await memory.close();
   });
 
@@ -70,7 +71,7 @@ describe('end_session is once', () => {
     await s.end('success');
     await expect(s.end('failure')).rejects.toThrow(/already ended/);
     await expect(memory.reportOutcome(s.id, 'failure')).rejects.toThrow(/already ended as success/);
-    expect((await memory.store!.getSession('default', s.id))!.outcome).toBe('success');
+    expect((await memory.parts.store!.getSession('default', s.id))!.outcome).toBe('success');
     await memory.close();
   });
 });
@@ -238,14 +239,14 @@ describe('bounded HTTP servers', () => {
   it('GET routes write no events (the zip and the SKILL.md download)', async () => {
     const server = await serveApi(memory, { port: 0, webRoot: null });
     try {
-      const before = await memory.store!.lastEventId();
-      const [skill] = await memory.listSkills();
+      const before = await memory.parts.store!.lastEventId();
+      const [skill] = await memory.skills.list();
       for (const path of ['/api/skills.zip', `/api/skills/${skill.name}/SKILL.md`]) {
         const r = await fetch(`${server.url}${path}`);
         expect(r.status).toBe(200);
         await r.arrayBuffer();
       }
-      expect(await memory.store!.lastEventId()).toBe(before);
+      expect(await memory.parts.store!.lastEventId()).toBe(before);
     } finally {
       await server.close();
     }

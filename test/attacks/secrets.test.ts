@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { redactText } from '../../src/domain/redact.js';
 import type { ToolCall } from '../../src/domain/types.js';
 import { parseSkillMd, validateSkillMd } from '../../src/domain/skill-md/index.js';
-import { openMemory } from '../../src/memory.js';
+import { openMemory } from '../../src/app/open-memory.js';
 import { plainSession } from '../support/capture.js';
 import { tempDbPath } from '../support/tau.js';
 
@@ -70,23 +70,23 @@ describe('secrets in every field', () => {
     expect(r.inserted).toBe(6);
 
     // What /api/sessions and /api/sessions/:id serve: the store's rows.
-    const sessions = await memory.store!.listSessions('default', { limit: 50, offset: 0 });
+    const sessions = await memory.parts.store!.listSessions('default', { limit: 50, offset: 0 });
     expect(sessions).toHaveLength(6);
     for (const s of sessions) {
-      const full = (await memory.store!.getSession('default', s.id))!;
+      const full = (await memory.parts.store!.getSession('default', s.id))!;
       expectNoSecret(JSON.stringify(full), `session ${s.id}`);
       expect(full.id).toMatch(/^sid_[0-9a-f]{20}$/);
       expect(full.agentId).toMatch(/^agent_[0-9a-f]{20}$/);
       expect(full.source).toMatch(/^source_[0-9a-f]{20}$/);
     }
     // The same raw id always maps to the same key: reporting an outcome by the raw id still finds the session.
-    expect(memory.sessionKey(`run-0-${SECRETS.email}`)).toBe(memory.sessionKey(`run-0-${SECRETS.email}`));
+    expect(memory.sessions.key(`run-0-${SECRETS.email}`)).toBe(memory.sessions.key(`run-0-${SECRETS.email}`));
     await expect(memory.reportOutcome(`run-0-${SECRETS.email}`, 'success')).resolves.toEqual({ credited: [] });
     // Re-ingesting the same file is still a no-op.
     expect((await memory.ingestFile(file)).inserted).toBe(0);
 
     await memory.synthesize();
-    const skills = await memory.listSkills();
+    const skills = await memory.skills.list();
     expect(skills).toHaveLength(1);
     for (const s of skills) {
       expectNoSecret(JSON.stringify(s), `skill ${s.name}`);
@@ -96,7 +96,7 @@ describe('secrets in every field', () => {
       for (const p of parents) expect(p).toMatch(/^ses-[0-9a-f]{16}$/);
     }
     const out = join(dir, 'export');
-    const exported = await memory.exportSkills(out);
+    const exported = await memory.skills.export(out);
     expect(exported.skipped).toEqual([]);
     for (const w of exported.written) {
       const text = readFileSync(w.path, 'utf8');
@@ -118,7 +118,7 @@ describe('secrets in every field', () => {
     await s.call({ tool: 'get_order', args: { blob: SECRETS.entropy }, result: PGP });
     await s.call({ tool: `lookup ${SECRETS.github}`, args: {}, result: 'ok' });
     await s.end('success');
-    const stored = (await memory.store!.getSession('default', s.id))!;
+    const stored = (await memory.parts.store!.getSession('default', s.id))!;
     expectNoSecret(JSON.stringify(stored), 'live session');
     await memory.close();
   });
@@ -210,7 +210,7 @@ describe('a record nested 6,000 levels deep', () => {
     await s.call({ tool: 't' });
     await s.call({ tool: 't' });
     await expect(s.call({ tool: 't' })).rejects.toThrow(/limit per session/);
-    expect((await memory.store!.getSession('default', s.id))!.calls).toHaveLength(2);
+    expect((await memory.parts.store!.getSession('default', s.id))!.calls).toHaveLength(2);
     const r = await memory.ingest([
       plainSession('fine'),
       plainSession('deep', { labels: deep as Record<string, unknown> }),
@@ -258,7 +258,7 @@ describe('a record nested 6,000 levels deep', () => {
         reason: `session is ${Buffer.byteLength(JSON.stringify(big))} bytes, over the 65536-byte limit`,
       },
     ]);
-    expect((await memory.store!.getSession('default', 'quoted'))!.calls[0]!.result).toBe(quoted);
+    expect((await memory.parts.store!.getSession('default', 'quoted'))!.calls[0]!.result).toBe(quoted);
     await memory.close();
   });
 
@@ -269,7 +269,7 @@ describe('a record nested 6,000 levels deep', () => {
     await memory.ingest([labelled('first'), labelled('second')]);
     await memory.ingest([labelled('third')]);
     for (const id of ['first', 'second', 'third']) {
-      const stored = await memory.store!.getSession('default', id);
+      const stored = await memory.parts.store!.getSession('default', id);
       expect(stored!.labels).toEqual({ note: 'key [REDACTED:api_key]', domain: 'retail' });
     }
     await memory.close();
@@ -284,7 +284,7 @@ describe('a record nested 6,000 levels deep', () => {
         labels: { family: 'retail', note: `key ${SECRETS.openai}`, customer: { email: 'jane.roe@example.org' } },
       }),
     ]);
-    const stored = await memory.store!.getSession('default', 'labelled');
+    const stored = await memory.parts.store!.getSession('default', 'labelled');
     expect(stored!.labels!.family).toBe('retail');
     expect(JSON.stringify(stored!.labels)).not.toContain(SECRETS.openai);
     expect(JSON.stringify(stored!.labels)).not.toContain('jane.roe@example.org');

@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_ENV } from '../../src/config/sources.js';
-import { openMemory } from '../../src/memory.js';
+import { openMemory } from '../../src/app/open-memory.js';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const SAMPLE = join(ROOT, 'examples', 'tau-sample.jsonl');

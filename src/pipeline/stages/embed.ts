@@ -3,6 +3,7 @@ import { normalizeGoal } from '../../domain/normalize-goal.js';
 import type { Session } from '../../domain/types.js';
 import type { Embedder } from '../../embedders/embedder.js';
 import type { Store } from '../../store/store.js';
+import { MalformedResponseError } from '../../errors/malformed-response-error.js';
 
 /** Embed: each session's normalised goal (see `embedTexts`). */
 export async function embedGoals(
@@ -45,7 +46,10 @@ export async function embedTexts(store: Store, embedder: Embedder, texts: readon
     const textOf = new Map(hashes.map((h, i) => [h, normalised[i]]));
     const vectors = await embedder.embed(missing.map((h) => textOf.get(h)!));
     if (vectors.length !== missing.length)
-      throw new Error(`embedder ${embedder.id} returned ${vectors.length} vectors for ${missing.length} texts`);
+      throw new MalformedResponseError(
+        `embedder ${embedder.id}`,
+        `${vectors.length} vectors for ${missing.length} texts (one per text expected)`,
+      );
     const entries = missing.map((hash, i) => ({ hash, vector: vectors[i] }));
     await store.putCachedEmbeddings(embedder.id, entries);
     for (const e of entries) cached.set(e.hash, e.vector);

@@ -1,4 +1,4 @@
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 import type { CommandContext } from './command.js';
 import { memoryFromFlags } from './command-support.js';
 import { FLAG_NAMES, parseCommandLine } from './options.js';

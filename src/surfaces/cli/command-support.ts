@@ -2,7 +2,7 @@ import { escapeControl } from '../../domain/untrusted-text.js';
 import { ConfigError, loadConfig, type SkillsmithConfig } from '../../config/config.js';
 import { configFilePath, readConfigFile } from '../../config/sources.js';
 import { storeExists } from '../../app/backends.js';
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 import type { LogLevel } from '../../support/log.js';
 import { describeDbLocation, resolveDbLocation } from '../../config/default-db.js';
 
@@ -82,7 +82,7 @@ export async function memoryFromFlags(flags: {
   const namespace = typeof flags.namespace === 'string' ? flags.namespace : undefined;
   const config = configFromFlags({ config: typeof flags.config === 'string' ? flags.config : undefined, namespace });
   // Loaded on use: doctor and reembed read this module and never open a memory.
-  const { openMemory } = await import('../../memory.js');
+  const { openMemory } = await import('../../app/open-memory.js');
   return openMemory({
     db,
     namespace,

@@ -1,4 +1,4 @@
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 import type { Flags } from './options.js';
 
 /**

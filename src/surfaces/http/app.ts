@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 import { openApiDocument } from './openapi.js';
 import { errorStatus } from './request.js';
 import { eventRoutes } from './routes/events.js';
@@ -37,7 +37,7 @@ const CSP =
 /** The REST API under /api and the dashboard at /, over one memory. */
 export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
   const app = new Hono();
-  const log = memory.log.child('http');
+  const log = memory.parts.log.child('http');
   const maxSize = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   app.use('*', async (c, next) => {

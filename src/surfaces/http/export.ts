@@ -1,4 +1,4 @@
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 
 export interface ExportedFile {
   name: string;
@@ -13,6 +13,6 @@ export async function exportSkillFiles(
   memory: Memory,
   opts: { names?: string[]; includeExternal?: boolean },
 ): Promise<{ files: ExportedFile[]; skipped: { name: string; reason: string }[] }> {
-  const res = await memory.renderSkillFiles(opts);
+  const res = await memory.skills.renderFiles(opts);
   return { files: res.files.map((f) => ({ name: f.skill.name, text: f.text })), skipped: res.skipped };
 }

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 import { createApp, type AppOptions } from './app.js';
 import { checkBind, isLoopback } from './security.js';
 

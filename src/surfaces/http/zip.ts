@@ -1,4 +1,5 @@
 import { deflateRawSync } from 'node:zlib';
+import { InputError } from '../../errors/input-error.js';
 
 /** One file of an archive: a relative path (forward slashes) and its content. */
 export interface ZipEntry {
@@ -43,7 +44,7 @@ export function createZip(entries: ZipEntry[], modified = new Date()): Buffer {
   let offset = 0;
   for (const entry of entries) {
     if (entry.path.startsWith('/') || entry.path.split('/').some((p) => p === '..' || p === '')) {
-      throw new Error(`zip: unsafe entry path "${entry.path}"`);
+      throw new InputError(`zip: unsafe entry path "${entry.path}" (it must be relative, without empty or .. parts)`);
     }
     const name = Buffer.from(entry.path, 'utf8');
     const raw = typeof entry.data === 'string' ? Buffer.from(entry.data, 'utf8') : Buffer.from(entry.data);

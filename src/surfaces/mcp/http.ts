@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 import { bearerToken, checkBind, isLoopback, loopbackHostOnly, originAllowed } from '../http/security.js';
 import { DEFAULT_HOST, listen, type RunningServer } from '../http/server.js';
 import { VERSION } from '../http/version.js';

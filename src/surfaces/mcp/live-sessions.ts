@@ -1,4 +1,5 @@
-import type { Memory, SessionRecorder } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
+import type { SessionRecorder } from '../../app/types.js';
 import type { Outcome } from '../../domain/types.js';
 import { InputError, SessionStateError } from '../../errors/index.js';
 
@@ -72,7 +73,7 @@ export class LiveSessions {
   }
 
   private async start(call: RecordedCall): Promise<SessionRecorder> {
-    const stored = call.sessionId ? await this.memory.getSession(this.memory.sessionKey(call.sessionId)) : null;
+    const stored = call.sessionId ? await this.memory.sessions.get(this.memory.sessions.key(call.sessionId)) : null;
     if (stored && (stored.endedAt || stored.outcome !== 'unknown')) {
       throw new SessionStateError(
         `session ${stored.id} has already ended (${stored.outcome}); record into a new session id`,

@@ -1,6 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError, ReadResourceRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 import type { Skill } from '../../domain/types.js';
 
 /** The error code the MCP specification gives a resource that does not exist. */
@@ -12,7 +12,7 @@ const served = (s: Skill) => s.corpus === 'internal' && s.enabled && !s.supersed
 /** Each skill as `skill://<name>`, whose content is its SKILL.md; resources/list lists them. */
 export function registerSkillResources(server: McpServer, memory: Memory): void {
   const read = async (uri: string, name: string): Promise<ReadResourceResult> => {
-    const skill = await memory.getSkill(name);
+    const skill = await memory.skills.get(name);
     if (!skill || !served(skill))
       throw notFound(uri, `no skill named "${name}" (list them with resources/list or list_skills)`);
     return { contents: [{ uri, mimeType: 'text/markdown', text: skill.skillMd }] };
@@ -21,7 +21,7 @@ export function registerSkillResources(server: McpServer, memory: Memory): void 
     'skill',
     new ResourceTemplate('skill://{name}', {
       list: async () => ({
-        resources: (await memory.listSkills({ corpus: 'internal' })).filter(served).map((s) => ({
+        resources: (await memory.skills.list({ corpus: 'internal' })).filter(served).map((s) => ({
           uri: `skill://${s.name}`,
           name: s.name,
           title: s.name,
@@ -31,7 +31,7 @@ export function registerSkillResources(server: McpServer, memory: Memory): void 
       }),
       complete: {
         name: async (prefix) =>
-          (await memory.listSkills({ corpus: 'internal' }))
+          (await memory.skills.list({ corpus: 'internal' }))
             .filter(served)
             .map((s) => s.name)
             .filter((n) => n.startsWith(prefix)),

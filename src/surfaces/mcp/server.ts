@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 import { VERSION } from '../http/version.js';
 import type { LiveSessions } from './live-sessions.js';
 import { registerSkillResources } from './resources.js';

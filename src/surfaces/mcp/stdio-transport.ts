@@ -1,6 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { InputError } from '../../errors/input-error.js';
+import { SessionStateError } from '../../errors/session-state-error.js';
 
 /** JSON-RPC 2.0 error codes answered by the transport itself. */
 export const PARSE_ERROR = -32700;
@@ -48,7 +50,7 @@ export class BoundedStdioTransport implements Transport {
   private readonly onstreamerror = (e: Error) => this.onerror?.(e);
 
   async start(): Promise<void> {
-    if (this.started) throw new Error('BoundedStdioTransport already started');
+    if (this.started) throw new SessionStateError('BoundedStdioTransport already started: start() reads stdin once');
     this.started = true;
     this.stdin.on('data', this.ondata);
     this.stdin.on('error', this.onstreamerror);
@@ -129,7 +131,7 @@ export class BoundedStdioTransport implements Transport {
   }
 
   private reject(id: Id, code: number, message: string) {
-    this.onerror?.(new Error(message));
+    this.onerror?.(new InputError(message));
     this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage).catch((e) =>
       this.onerror?.(e as Error),
     );

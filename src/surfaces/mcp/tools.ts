@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Memory } from '../../memory.js';
+import type { Memory } from '../../app/memory.js';
 import { skillJson } from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
 import { InputError, NotFoundError } from '../../errors/index.js';
@@ -214,7 +214,12 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
     async (a) => {
       if (!a.session_ids?.length && !a.cue) throw new InputError('compile_skill needs session_ids or cue');
-      const r = await memory.compile({ sessions: a.session_ids, cue: a.cue, commit: a.commit ?? false, actor: 'mcp' });
+      const r = await memory.skills.compile({
+        sessions: a.session_ids,
+        cue: a.cue,
+        commit: a.commit ?? false,
+        actor: 'mcp',
+      });
       const head =
         r.action === 'skip'
           ? `No skill: ${r.reason}`
@@ -268,7 +273,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       annotations: { readOnlyHint: true },
     },
     async (a) => {
-      const skills = (await memory.listSkills({ corpus: a.corpus, includeSuperseded: a.include_superseded })).filter(
+      const skills = (await memory.skills.list({ corpus: a.corpus, includeSuperseded: a.include_superseded })).filter(
         (s) => !a.status || a.status.includes(s.status),
       );
       const lines = skills.map(
@@ -291,7 +296,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     },
     async (a) => {
-      const gone = await memory.forgetSession(a.session_id, { actor: 'mcp' });
+      const gone = await memory.sessions.forget(a.session_id, { actor: 'mcp' });
       live.drop(a.session_id);
       if (!gone) throw new NotFoundError(`no session "${a.session_id}"`);
       return answer(
@@ -313,7 +318,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     },
     async (a) => {
-      const gone = await memory.forgetSkill(a.skill, { actor: 'mcp' });
+      const gone = await memory.skills.forget(a.skill, { actor: 'mcp' });
       if (!gone) throw new NotFoundError(`no skill named "${a.skill}"`);
       return answer(`forgot skill ${gone.name}`, { ...gone });
     },

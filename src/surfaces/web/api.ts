@@ -66,7 +66,11 @@ export function followEvents(onEvent: (e: SkillEvent) => void, onLive: (live: bo
         h.Accept = 'text/event-stream';
         if (last) h['Last-Event-ID'] = last;
         const res = await fetch('/api/events/stream', { headers: h, signal: stop.signal });
-        if (!res.ok || !res.body) throw new Error(String(res.status));
+        if (!res.ok || !res.body)
+          throw new ApiError(
+            res.status,
+            `the event stream answered HTTP ${res.status}${res.body ? '' : ' without a body'}`,
+          );
         onLive(true);
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';

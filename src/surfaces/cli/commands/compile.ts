@@ -11,7 +11,7 @@ export const command: Command = {
     const memory = await open();
     if (!flags.sessions && !flags.cue && !flags.facts)
       throw new UsageError('usage: skillsmith compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]');
-    const res = await memory.compile({
+    const res = await memory.skills.compile({
       sessions: ids(flags.sessions),
       cue: flags.cue,
       facts: ids(flags.facts),

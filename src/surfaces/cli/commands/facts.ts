@@ -11,13 +11,13 @@ export const command: Command = {
     const memory = await open();
     const [sub, ...rest] = args;
     if (sub === 'add') {
-      const { id } = await memory.addFact(need(rest.join(' ').trim() || undefined, 'facts add "TEXT"'));
+      const { id } = await memory.facts.add(need(rest.join(' ').trim() || undefined, 'facts add "TEXT"'));
       if (flags.json) printJson({ id });
       else out(`fact ${id} stored`);
       return 0;
     }
     if (sub === 'list') {
-      const facts = await memory.listFacts();
+      const facts = await memory.facts.list();
       if (flags.json) printJson(facts);
       else for (const f of facts) out(`${f.id}  ${f.text}`);
       return 0;

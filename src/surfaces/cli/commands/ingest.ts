@@ -12,7 +12,8 @@ import { escapeControl } from '../../../domain/untrusted-text.js';
 import { describeFormats, prepareCapture } from '../../../capture/ingest.js';
 import type { IngestProblem, ParsedFile } from '../../../capture/parse-file.js';
 import { INGEST_FORMATS, isIngestFormat, type IngestFormat } from '../../../capture/types.js';
-import type { IngestResult, Memory } from '../../../memory.js';
+import type { IngestResult } from '../../../app/types.js';
+import type { Memory } from '../../../app/memory.js';
 import { UsageError, type Command } from '../command.js';
 import { type CommandFlags, configFromFlags } from '../command-support.js';
 

@@ -1,6 +1,6 @@
 import { branchesOf } from '../../../domain/branches.js';
 import type { Skill } from '../../../domain/types.js';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import { skillJson } from '../../shapes.js';
 import type { Command } from '../command.js';
 import { dbPathFromFlags } from '../command-support.js';
@@ -16,13 +16,13 @@ export const command: Command = {
   opens: 'memory',
   async run(files, { flags, memory: open }) {
     const memory = await open();
-    const skillsBefore = (await memory.listSkills()).length;
+    const skillsBefore = (await memory.skills.list()).length;
     const results = await ingestFiles(memory, files, flags, 'learn');
     const problems = results.flatMap((r) => r.problems);
     const bar = flags.json ? null : progressBar('learning');
     const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
     bar?.done();
-    const skills = await memory.listSkills();
+    const skills = await memory.skills.list();
     reportFallback(report);
     if (flags.json) {
       printJson({ ingest: results, synthesis: stableReport(report), skills: skills.map(skillJson) });
@@ -89,7 +89,7 @@ function printBranches(skills: readonly Skill[]) {
 async function recallExample(memory: Memory, skills: Skill[]) {
   const skill = skills.find((s) => s.corpus === 'internal' && s.sourceSessions.length);
   if (!skill) return null;
-  const session = await memory.getSession(skill.sourceSessions[skill.sourceSessions.length - 1]);
+  const session = await memory.sessions.get(skill.sourceSessions[skill.sourceSessions.length - 1]);
   if (!session) return null;
   return recallFor(memory, session.goal, 'a goal it learned from,');
 }

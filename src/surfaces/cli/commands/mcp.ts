@@ -1,5 +1,5 @@
 import { ConfigError } from '../../../config/config.js';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import { DEFAULT_MCP_PORT, serveMcpHttp } from '../../mcp/http.js';
 import { LiveSessions } from '../../mcp/live-sessions.js';
 import { createMcpServer } from '../../mcp/server.js';

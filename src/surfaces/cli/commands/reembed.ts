@@ -7,7 +7,7 @@ import {
   type CommandIo,
 } from '../command-support.js';
 import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/reembed.js';
-import type { BackendDeps } from '../../../llm/backends.js';
+import type { BackendDeps } from '../../../backends/from-config.js';
 import { openEmbedder, openStoreAt } from '../../../app/backends.js';
 import type { Embedder } from '../../../embedders/embedder.js';
 import { exitCodeOf } from '../../../errors/error-codes.js';

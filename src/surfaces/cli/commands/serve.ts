@@ -1,5 +1,5 @@
 import { ConfigError } from '../../../config/config.js';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import { memoryFromFlags } from '../command-support.js';
 import { checkBind } from '../../http/security.js';
 import { exitCodeOf } from '../../../errors/error-codes.js';

@@ -15,7 +15,7 @@ export const command: Command = {
     const forgotten: { id: string; ref: string; calls: number; skills: string[] }[] = [];
     const missing: string[] = [];
     for (const id of ids) {
-      const gone = await memory.forgetSession(id, { actor: 'cli' });
+      const gone = await memory.sessions.forget(id, { actor: 'cli' });
       if (gone) forgotten.push({ id, ...gone });
       else missing.push(id);
     }

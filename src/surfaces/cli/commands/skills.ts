@@ -1,4 +1,4 @@
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import { skillJson } from '../../shapes.js';
 import { UsageError, type Command } from '../command.js';
 import type { Flags } from '../options.js';
@@ -27,13 +27,13 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
   const [sub, ...rest] = args;
   switch (sub) {
     case 'list': {
-      const list = await memory.listSkills({ includeSuperseded: !!flags.all });
+      const list = await memory.skills.list({ includeSuperseded: !!flags.all });
       if (flags.json) printJson(list.map(skillJson));
       else printSkillTable(list);
       return 0;
     }
     case 'show': {
-      const skill = await memory.getSkill(need(rest[0], 'skills show NAME'));
+      const skill = await memory.skills.get(need(rest[0], 'skills show NAME'));
       if (!skill) return notFound(rest[0]);
       if (flags.json) printJson({ ...skillJson(skill), skillMd: skill.skillMd });
       else {
@@ -46,7 +46,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'explain': {
-      const ex = await memory.explain(need(rest[0], 'skills explain NAME'));
+      const ex = await memory.skills.explain(need(rest[0], 'skills explain NAME'));
       if (!ex) return notFound(rest[0]);
       if (flags.json) {
         printJson(ex);
@@ -79,7 +79,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'forget': {
-      const gone = await memory.forgetSkill(need(rest[0], 'skills forget NAME'), { actor: 'cli' });
+      const gone = await memory.skills.forget(need(rest[0], 'skills forget NAME'), { actor: 'cli' });
       if (!gone) return notFound(rest[0]);
       if (flags.json) printJson({ forgotten: gone });
       else out(`${gone.name} forgotten (row, versions, lineage and track record deleted; an audit record remains)`);
@@ -87,7 +87,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
     }
     case 'enable':
     case 'disable': {
-      const skill = await memory.setEnabled(need(rest[0], `skills ${sub} NAME`), sub === 'enable');
+      const skill = await memory.skills.setEnabled(need(rest[0], `skills ${sub} NAME`), sub === 'enable');
       if (!skill) return notFound(rest[0]);
       if (flags.json) printJson(skillJson(skill));
       else out(`${skill.name} ${sub}d`);
@@ -95,7 +95,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
     }
     case 'export': {
       const dir = need(flags.out ?? rest[0], 'skills export --out DIR');
-      const res = await memory.exportSkills(dir, { includeExternal: !!flags.all });
+      const res = await memory.skills.export(dir, { includeExternal: !!flags.all });
       if (flags.json) printJson(res);
       else {
         out(`Wrote ${res.written.length} SKILL.md file(s) under ${res.dir}`);
@@ -105,7 +105,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'import': {
-      const res = await memory.importSkills(need(rest[0], 'skills import DIR'), { force: !!flags.force });
+      const res = await memory.skills.import(need(rest[0], 'skills import DIR'), { force: !!flags.force });
       if (flags.json) printJson(res);
       else {
         out(
@@ -122,7 +122,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return res.skipped.some((s) => s.refused) ? 1 : 0;
     }
     case 'promote': {
-      const skill = await memory.promote(need(rest[0], 'skills promote NAME'));
+      const skill = await memory.skills.promote(need(rest[0], 'skills promote NAME'));
       if (flags.json) printJson(skillJson(skill));
       else out(`${skill.name} promoted: it can now be recalled.`);
       return 0;

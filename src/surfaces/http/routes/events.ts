@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import { readQuery } from '../request.js';
 
 const listQuery = z.object({
@@ -27,7 +27,7 @@ export function eventRoutes(memory: Memory, opts: { maxStreams?: number } = {}):
 
   app.get('/events', async (c) => {
     const { after, limit } = readQuery(c, listQuery);
-    return c.json(await memory.events({ afterId: after, limit }));
+    return c.json(await memory.events.list({ afterId: after, limit }));
   });
 
   app.get('/events/stream', async (c) => {
@@ -36,7 +36,7 @@ export function eventRoutes(memory: Memory, opts: { maxStreams?: number } = {}):
         'Retry-After': '5',
       });
     const resume = Number(c.req.header('last-event-id') ?? c.req.query('after'));
-    let last = Number.isInteger(resume) && resume >= 0 ? resume : await memory.lastEventId();
+    let last = Number.isInteger(resume) && resume >= 0 ? resume : await memory.events.lastId();
     if (open >= maxStreams)
       return c.json({ error: `too many open event streams (${maxStreams}); close one or retry later` }, 503, {
         'Retry-After': '5',
@@ -60,7 +60,7 @@ export function eventRoutes(memory: Memory, opts: { maxStreams?: number } = {}):
         await stream.writeSSE({ event: 'ready', data: JSON.stringify({ after: last }), retry: 3000 });
         while (!stream.aborted) {
           pending = false;
-          const batch = await memory.events({ afterId: last, limit: 200 });
+          const batch = await memory.events.list({ afterId: last, limit: 200 });
           for (const e of batch) {
             await stream.writeSSE({ id: String(e.id), event: e.type, data: JSON.stringify(e) });
             last = e.id;

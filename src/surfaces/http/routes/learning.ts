@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import { readJson } from '../request.js';
 
 const ids = z.array(z.string().min(1).max(500)).max(500);
@@ -26,7 +26,7 @@ export function learningRoutes(memory: Memory): Hono {
 
   app.post('/compile', async (c) => {
     const body = await readJson(c, compileBody);
-    return c.json(await memory.compile({ ...body, actor: 'http' }));
+    return c.json(await memory.skills.compile({ ...body, actor: 'http' }));
   });
 
   // A POST: recall records which skills it served (their trials when the session ends) and touches last-used.

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import { HttpError, readJson, readQuery } from '../request.js';
 import { sessionJson, sessionSummary } from '../../shapes.js';
 
@@ -42,12 +42,15 @@ export function sessionRoutes(memory: Memory): Hono {
 
   app.get('/sessions', async (c) => {
     const { limit, offset } = readQuery(c, page);
-    const [total, items] = await Promise.all([sessions().countSessions(), sessions().listSessions({ limit, offset })]);
+    const [total, items] = await Promise.all([
+      sessions().sessions.count(),
+      sessions().sessions.list({ limit, offset }),
+    ]);
     return c.json({ total, limit, offset, items: items.map(sessionSummary) });
   });
 
   app.get('/sessions/:id', async (c) => {
-    const session = await sessions().getSession(memory.sessionKey(c.req.param('id')));
+    const session = await sessions().sessions.get(memory.sessions.key(c.req.param('id')));
     if (!session) throw new HttpError(404, `no session "${c.req.param('id')}"`);
     return c.json(sessionJson(session));
   });
@@ -55,13 +58,13 @@ export function sessionRoutes(memory: Memory): Hono {
   app.post('/sessions', async (c) => {
     const body = await readJson(c, startBody);
     const recorder = await memory.startSession({ ...body, source: body.source ?? 'http' });
-    const session = await sessions().getSession(recorder.id);
+    const session = await sessions().sessions.get(recorder.id);
     return c.json(sessionSummary(session!), 201);
   });
 
   app.post('/sessions/:id/calls', async (c) => {
     const body = await readJson(c, callBody);
-    const res = await memory.recordCall(c.req.param('id'), body);
+    const res = await memory.sessions.recordCall(c.req.param('id'), body);
     return c.json(res, res.recorded ? 201 : 200);
   });
 
@@ -69,14 +72,14 @@ export function sessionRoutes(memory: Memory): Hono {
   const end = async (c: Context) => {
     const body = await readJson(c, endBody);
     const { credited } = await memory.reportOutcome(c.req.param('id')!, body.outcome, { reward: body.reward });
-    const session = await sessions().getSession(memory.sessionKey(c.req.param('id')!));
+    const session = await sessions().sessions.get(memory.sessions.key(c.req.param('id')!));
     return c.json({ ...sessionSummary(session!), credited });
   };
   app.post('/sessions/:id/end', end);
   app.post('/sessions/:id/outcome', end);
 
   app.delete('/sessions/:id', async (c) => {
-    const gone = await memory.forgetSession(c.req.param('id'), { actor: 'http' });
+    const gone = await memory.sessions.forget(c.req.param('id'), { actor: 'http' });
     if (!gone) throw new HttpError(404, `no session "${c.req.param('id')}"`);
     return c.json({ forgotten: gone });
   });

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 import type { Skill } from '../../../domain/types.js';
 import { exportSkillFiles } from '../export.js';
 import { HttpError, readJson, readQuery } from '../request.js';
@@ -62,7 +62,7 @@ export function skillRoutes(memory: Memory): Hono {
   const app = new Hono();
 
   const find = async (name: string): Promise<Skill> => {
-    const skill = await memory.getSkill(name);
+    const skill = await memory.skills.get(name);
     if (!skill) throw new HttpError(404, `no skill named "${name}"`);
     return skill;
   };
@@ -70,7 +70,7 @@ export function skillRoutes(memory: Memory): Hono {
   app.get('/skills', async (c) => {
     const q = readQuery(c, listQuery);
     const needle = q.q?.toLowerCase();
-    const matched = (await memory.listSkills({ corpus: q.corpus, includeSuperseded: q.all }))
+    const matched = (await memory.skills.list({ corpus: q.corpus, includeSuperseded: q.all }))
       .filter((s) => !q.status || q.status.includes(s.status))
       .filter((s) => q.enabled === undefined || s.enabled === q.enabled)
       .filter((s) => !needle || s.name.includes(needle) || s.description.toLowerCase().includes(needle))
@@ -106,20 +106,20 @@ export function skillRoutes(memory: Memory): Hono {
 
   app.patch('/skills/:name', async (c) => {
     const { enabled } = await readJson(c, z.object({ enabled: z.boolean() }));
-    const skill = await memory.setEnabled(c.req.param('name'), enabled, { actor: 'http' });
+    const skill = await memory.skills.setEnabled(c.req.param('name'), enabled, { actor: 'http' });
     if (!skill) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
     return c.json(skillJson(skill));
   });
 
   // Forgetting: the row, versions, provenance, track record and vectors are deleted; an audit record remains.
   app.delete('/skills/:name', async (c) => {
-    const gone = await memory.forgetSkill(c.req.param('name'), { actor: 'http' });
+    const gone = await memory.skills.forget(c.req.param('name'), { actor: 'http' });
     if (!gone) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
     return c.json({ forgotten: gone });
   });
 
   app.get('/skills/:name/explain', async (c) => {
-    const ex = await memory.explain(c.req.param('name'));
+    const ex = await memory.skills.explain(c.req.param('name'));
     if (!ex) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
     return c.json(ex);
   });

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { Hono } from 'hono';
-import type { Memory } from '../../../memory.js';
+import type { Memory } from '../../../app/memory.js';
 
 /** Health (public: no data) and stats (counts the dashboard header shows). */
 export function statusRoutes(memory: Memory, version: string): Hono {
@@ -9,7 +9,7 @@ export function statusRoutes(memory: Memory, version: string): Hono {
   app.get('/health', (c) => c.json({ ok: true, name: 'skillsmith', version }));
 
   app.get('/stats', async (c) => {
-    const all = await memory.listSkills({ includeSuperseded: true });
+    const all = await memory.skills.list({ includeSuperseded: true });
     const live = all.filter((s) => !s.supersededBy);
     const count = <K extends string>(keys: readonly K[], of: (s: (typeof all)[number]) => K) =>
       Object.fromEntries(keys.map((k) => [k, live.filter((s) => of(s) === k).length])) as Record<K, number>;
@@ -23,8 +23,8 @@ export function statusRoutes(memory: Memory, version: string): Hono {
         byCorpus: count(['internal', 'external'], (s) => s.corpus),
         meanEta: live.length ? live.reduce((a, s) => a + s.eta, 0) / live.length : null,
       },
-      sessions: { total: await memory.countSessions() },
-      lastEventId: await memory.lastEventId(),
+      sessions: { total: await memory.sessions.count() },
+      lastEventId: await memory.events.lastId(),
       backends: backends(memory),
     });
   });
@@ -38,11 +38,11 @@ export function statusRoutes(memory: Memory, version: string): Hono {
  */
 function backends(memory: Memory): { embedder: string; distiller: string } {
   const { distiller, llm } = memory.config;
-  if (distiller === 'heuristic') return { embedder: memory.embedder.id, distiller: 'heuristic' };
+  if (distiller === 'heuristic') return { embedder: memory.parts.embedder.id, distiller: 'heuristic' };
   const model =
     llm.provider === 'llama-cpp' ? basename(llm.modelPath ?? '').replace(/\.gguf$/i, '') : (llm.model ?? '');
   return {
-    embedder: memory.embedder.id,
+    embedder: memory.parts.embedder.id,
     distiller: `llm:${llm.provider}:${model}${llm.fallback === 'heuristic' ? ' (fallback: heuristic)' : ''}`,
   };
 }

@@ -183,7 +183,10 @@ async function promote(panel: HTMLElement, sessions: string[], ctx: ViewContext,
     commit.disabled = true;
     try {
       const done = await api.post<CompileResult>('/api/compile', { sessions, commit: true });
-      if (done.action === 'skip' || !done.skill) throw new Error(done.reason ?? 'nothing was written');
+      if (done.action === 'skip' || !done.skill) {
+        mount(panel, errorBox(done.reason ?? 'nothing was written'));
+        return;
+      }
       mount(
         panel,
         h(

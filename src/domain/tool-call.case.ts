@@ -1,4 +1,5 @@
-import type { ToolCall } from '../../src/domain/types.js';
+// Test-only (a *.case.ts file is never built): the tool-call builder the domain, distiller and eval unit tests share.
+import type { ToolCall } from './types.js';
 
 /** A recorded tool call for unit tests: successful unless `ok` is false (then its result is also its error). */
 export function toolCall(

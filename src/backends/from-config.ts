@@ -4,17 +4,19 @@ import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
 import { LlamaCppEmbedder } from '../embedders/llama-cpp-embedder.js';
 import { OpenAiEmbedder } from '../embedders/openai-embedder.js';
 import { TransformersEmbedder } from '../embedders/transformers-embedder.js';
-import type { ChatModel } from './chat-model.js';
-import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import { CircuitBreaker, type CircuitBreakerOptions } from '../model-clients/circuit-breaker.js';
 import { BackendConfigError } from '../errors/backend-config-error.js';
-import { LlamaCppChatModel, loadLlamaCpp, requireGgufPath } from './llama-cpp.js';
-import { OpenAiChatModel } from './openai-chat-model.js';
-import { OpenAiClient } from './openai-client.js';
-import type { ModuleImporter } from './optional-import.js';
+import { LlamaCppChatModel } from '../llm/llama-cpp-chat-model.js';
+import { loadLlamaCpp, requireGgufPath } from '../model-clients/llama-cpp.js';
+import { OpenAiChatModel } from '../llm/openai-chat-model.js';
+import { OpenAiClient } from '../model-clients/openai-client.js';
+import type { ModuleImporter } from '../model-clients/optional-import.js';
 
 /**
- * The one place model back ends are built from configuration: the chat model of the LLM distiller, of the
- * outcome judge and of the doctor's checks, and the embedder. A missing setting or package is a
+ * The one place model back ends are picked and built from configuration: the chat model of the LLM distiller,
+ * of the outcome judge and of the doctor's checks, and the embedder. The chat models (llm/) and embedders
+ * (embedders/) it builds share their clients from model-clients/ and never import this module. A missing setting or package is a
  * BackendConfigError (exit code 2) that says what to set or install; there is never a silent fallback.
  */
 

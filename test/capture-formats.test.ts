@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { detect, parseCaptureText, type ParseOptions } from './parse-file.js';
-import { TAU_DIR } from '../../test/support/tau.js';
+import { detect, parseCaptureText, type ParseOptions } from '../src/capture/parse-file.js';
+import { TAU_DIR } from './support/tau.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'capture');
 const TRAJ = TAU_DIR;
 const NOW = '2025-03-01T12:00:00.000Z';

@@ -1,6 +1,56 @@
 import { describe, expect, it } from 'vitest';
-import { openMemory } from './memory.js';
-import { tempDbPath } from '../test/support/tau.js';
+import { DisabledError } from '../src/errors/disabled-error.js';
+import { openMemory } from '../src/app/open-memory.js';
+import { tempDbPath } from './support/tau.js';
+
+describe('the Memory facade: what the surfaces read through it', () => {
+  it('lists, counts and finds stored sessions and facts; events go out after a change', async () => {
+    const memory = await openMemory({ db: tempDbPath(), auditFile: null });
+    try {
+      expect(memory.disabled).toBe(false);
+      expect(await memory.sessions.count()).toBe(0);
+      const first = await memory.events.lastId();
+      const s = await memory.startSession({ goal: 'Refund order #W1001 for alice', id: 'sess-1' });
+      await s.call({ tool: 'find_order', args: { id: 'W1001' }, result: 'ok' });
+      await s.end('success');
+      expect(await memory.sessions.count()).toBe(1);
+      expect((await memory.sessions.list({ limit: 10 })).map((x) => x.id)).toEqual([memory.sessions.key('sess-1')]);
+      expect((await memory.sessions.get(memory.sessions.key('sess-1')))?.calls).toHaveLength(1);
+      expect(await memory.sessions.get('no-such-session')).toBeNull();
+
+      const { id } = await memory.facts.add('Refunds need the order id');
+      expect((await memory.facts.list()).map((f) => f.id)).toEqual([id]);
+
+      // A change that writes events: listeners hear of it, and lastEventId moves on.
+      await memory.skills.import(new URL('./fixtures/skills-import/', import.meta.url).pathname);
+      const heard: string[] = [];
+      memory.on('*', (e) => {
+        heard.push(e.type);
+      });
+      const [imported] = await memory.skills.list({ corpus: 'external' });
+      await memory.skills.promote(imported.name);
+      expect(heard).toContain('skill.promoted');
+      expect(await memory.events.lastId()).toBeGreaterThan(first);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('a disabled memory stores nothing: reads answer empty, listing refuses with DisabledError', async () => {
+    const memory = await openMemory({ config: { disabled: true } });
+    try {
+      expect(memory.disabled).toBe(true);
+      expect(await memory.sessions.count()).toBe(0);
+      expect(await memory.events.lastId()).toBe(0);
+      expect(await memory.sessions.get('x')).toBeNull();
+      await expect(memory.sessions.list()).rejects.toBeInstanceOf(DisabledError);
+      await expect(memory.facts.list()).rejects.toBeInstanceOf(DisabledError);
+      expect(await memory.recall('anything')).toEqual([]);
+    } finally {
+      await memory.close();
+    }
+  });
+});
 
 describe('recording sessions as they happen', () => {
   it('stores each call immediately, ends with an outcome, and learns from recorded sessions', async () => {
@@ -26,15 +76,15 @@ describe('recording sessions as they happen', () => {
       });
       await s.call({ tool: 'issue_refund', args: { order_id: `#W${i}` }, result: '{"ok": true}' });
       // Stored before the session ends: a crash now loses nothing recorded so far.
-      expect((await memory.store!.getSession('default', s.id))!.calls).toHaveLength(3);
+      expect((await memory.parts.store!.getSession('default', s.id))!.calls).toHaveLength(3);
       await s.end('success', 1);
     }
     const report = await memory.synthesize();
     expect(report.created).toHaveLength(1);
-    const [skill] = await memory.listSkills();
+    const [skill] = await memory.skills.list();
     expect(skill.toolSequence).toEqual(['find_customer', 'get_order', 'issue_refund']);
     expect(skill.body).toContain('`customer_id` from the result of `find_customer`');
-    for (const s of await memory.listSkills()) expect(s.skillMd).not.toMatch(/user\d@example\.com/);
+    for (const s of await memory.skills.list()) expect(s.skillMd).not.toMatch(/user\d@example\.com/);
 
     const hits = await memory.recall('refund my order #W9999');
     expect(hits.map((h) => h.name)).toEqual([skill.name]);
@@ -46,7 +96,7 @@ describe('recording sessions as they happen', () => {
   it('rejects a call for a session that was never opened, and a session without a goal', async () => {
     const memory = await openMemory({ db: tempDbPath() });
     await expect(
-      memory.store!.appendCall('default', 'nope', {
+      memory.parts.store!.appendCall('default', 'nope', {
         position: 0,
         tool: 't',
         args: {},
@@ -77,15 +127,15 @@ describe('one synthesis pass at a time', () => {
     const db = tempDbPath();
     const a = await openMemory({ db });
     const b = await openMemory({ db });
-    const release = await a.store!.tryLock('synthesis:default', 'someone-else', 60_000);
+    const release = await a.parts.store!.tryLock('synthesis:default', 'someone-else', 60_000);
     expect(release).not.toBeNull();
     await expect(b.synthesize()).rejects.toThrow(/another synthesis pass is running on namespace default/);
     expect((await b.synthesize({ dryRun: true })).stats.dryRun).toBe(true);
     await release!();
     await expect(b.synthesize()).resolves.toMatchObject({ created: [] });
     // A holder that died loses the lock when it expires.
-    expect(await a.store!.tryLock('synthesis:x', 'dead', 1)).not.toBeNull();
+    expect(await a.parts.store!.tryLock('synthesis:x', 'dead', 1)).not.toBeNull();
     await new Promise((r) => setTimeout(r, 5));
-    expect(await b.store!.tryLock('synthesis:x', 'alive', 60_000)).not.toBeNull();
+    expect(await b.parts.store!.tryLock('synthesis:x', 'alive', 60_000)).not.toBeNull();
   });
 });

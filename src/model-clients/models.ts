@@ -1,5 +1,14 @@
 import { basename } from 'node:path';
-import type { EmbedderThresholds } from '../embedders/embedder.js';
+
+/** The similarity thresholds an embedder works with; what a model descriptor carries when it is calibrated. */
+export interface EmbedderThresholds {
+  /** Minimum goal similarity for a session to join a cluster. */
+  cluster: number;
+  /** Minimum goal-to-skill similarity for recall. */
+  recall: number;
+  /** Minimum skill-to-skill description similarity to treat two skills as the same (reconcile). */
+  duplicate: number;
+}
 
 /**
  * What is known about common embedding models: their dimension (so that no probe request is needed) and,

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseCaptureText, type ParseOptions } from './parse-file.js';
+import { parseCaptureText, type ParseOptions } from '../src/capture/parse-file.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'capture');
 const NOW = '2025-03-01T12:00:00.000Z';
 

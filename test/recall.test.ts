@@ -2,12 +2,13 @@
 // from what the index keeps beside its vectors, the served skills from the store, checked as stored now.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { newSkill } from '../domain/new-skill.js';
-import { normalizeGoal } from '../domain/normalize-goal.js';
-import { openMemory, type Memory } from '../memory.js';
-import { contentWords, skillWords } from '../domain/word-match.js';
-import { rankByWords } from './recall.js';
-import { tempDbPath } from '../../test/support/tau.js';
+import { newSkill } from '../src/domain/new-skill.js';
+import { normalizeGoal } from '../src/domain/normalize-goal.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
+import { contentWords, skillWords } from '../src/domain/word-match.js';
+import { rankByWords } from '../src/pipeline/recall.js';
+import { tempDbPath } from './support/tau.js';
 
 const GOAL = 'cancel my pending order and refund it';
 
@@ -15,7 +16,7 @@ const GOAL = 'cancel my pending order and refund it';
 async function copiesOfOneGoal(n: number): Promise<{ memory: Memory; db: string; ids: string[] }> {
   const db = tempDbPath();
   const memory = await openMemory({ db, config: { recall: { persistIndex: false, topK: 3 } } });
-  const embedding = memory.embedder.embedSync!(normalizeGoal(GOAL));
+  const embedding = memory.parts.embedder.embedSync!(normalizeGoal(GOAL));
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
@@ -28,10 +29,10 @@ async function copiesOfOneGoal(n: number): Promise<{ memory: Memory; db: string;
       body: `# ${name}\n`,
       kind: 'playbook',
       utility: i / 100,
-      embedderId: memory.embedder.id,
+      embedderId: memory.parts.embedder.id,
       embedding,
     });
-    await memory.store!.writeSkill({ action: 'add', skill, parents: [], actor: 'test', detail: {}, at });
+    await memory.parts.store!.writeSkill({ action: 'add', skill, parents: [], actor: 'test', detail: {}, at });
     ids.push(skill.id);
   }
   return { memory, db, ids };
@@ -39,7 +40,7 @@ async function copiesOfOneGoal(n: number): Promise<{ memory: Memory; db: string;
 
 /** Counts the skill ids recall reads from the store. */
 function countReads(memory: Memory): { ids: number } {
-  const store = memory.store!;
+  const store = memory.parts.store!;
   const read = store.recallSkills.bind(store);
   const count = { ids: 0 };
   store.recallSkills = async (ns, ids) => {
@@ -76,7 +77,7 @@ describe('recall among near-ties', () => {
 
   it('sees a change another connection commits while a recall is being recorded', async () => {
     const { memory, db, ids } = await copiesOfOneGoal(20);
-    const store = memory.store!;
+    const store = memory.parts.store!;
     const record = store.recordRecall.bind(store);
     let raced = false;
     store.recordRecall = async (ns, r) => {
@@ -96,7 +97,7 @@ describe('recall among near-ties', () => {
     const { memory, ids } = await copiesOfOneGoal(20);
     // The index is built from rows where the best one is servable; read as stored now, it is disabled (as if
     // written between the index's check of the change log and the read of the skills it serves).
-    const store = memory.store!;
+    const store = memory.parts.store!;
     const read = store.recallSkills.bind(store);
     store.recallSkills = async (ns, wanted) =>
       (await read(ns, wanted)).map((s) => (s.id === ids[19] ? { ...s, enabled: false } : s));

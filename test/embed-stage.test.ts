@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGloveEmbedder } from '../../embedders/glove/glove-embedder.js';
-import type { Embedder } from '../../embedders/embedder.js';
-import { openSqliteStore, type SqliteStore } from '../../store/sqlite/sqlite-store.js';
-import { tempDbPath } from '../../../test/support/tau.js';
-import { embedTexts } from './embed.js';
+import { createGloveEmbedder } from '../src/embedders/glove/glove-embedder.js';
+import type { Embedder } from '../src/embedders/embedder.js';
+import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { tempDbPath } from './support/tau.js';
+import { embedTexts } from '../src/pipeline/stages/embed.js';
 
 /** The default embedder with its synchronous path hidden, as a model server's embedder has none, counting texts. */
 function modelLike(): Embedder & { embedded: string[] } {

@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseCaptureText, type ParseOptions } from './parse-file.js';
-import { resolvePrivacy } from './privacy.js';
+import { parseCaptureText, type ParseOptions } from '../src/capture/parse-file.js';
+import { resolvePrivacy } from '../src/capture/privacy.js';
 
 /** The agent logs people have: Claude Code, Codex CLI, OpenAI Agents SDK / Responses, LangChain, OTel chat spans. */
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test', 'fixtures', 'capture');
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'capture');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const NOW = '2025-03-01T12:00:00.000Z';
 

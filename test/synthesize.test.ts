@@ -2,11 +2,12 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { openMemory, type Memory } from '../memory.js';
-import { validateSkillMd } from '../domain/skill-md/index.js';
-import type { Session } from '../domain/types.js';
-import { vMeasure } from '../eval/metrics.js';
-import { readTau, TAU_DEV, tempDbPath, toSession, type TauRecord } from '../../test/support/tau.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
+import { validateSkillMd } from '../src/domain/skill-md/index.js';
+import type { Session } from '../src/domain/types.js';
+import { vMeasure } from '../src/eval/metrics.js';
+import { readTau, TAU_DEV, tempDbPath, toSession, type TauRecord } from './support/tau.js';
 
 /** Learning on the real dev traces: what a user depends on after `skillsmith learn`. */
 describe('synthesis pass on the tau dev traces', () => {
@@ -24,7 +25,7 @@ describe('synthesis pass on the tau dev traces', () => {
   });
 
   it('learns skills, each a valid agentskills.io SKILL.md whose name is its directory name', async () => {
-    const skills = await memory.listSkills();
+    const skills = await memory.skills.list();
     expect(skills.length).toBeGreaterThanOrEqual(3);
     expect(firstReport.created.length).toBe(skills.length);
     for (const s of skills) {
@@ -43,23 +44,23 @@ describe('synthesis pass on the tau dev traces', () => {
     }
     // A skill superseded in the same pass hands its name to its successor (no "-2", no qualifier).
     for (const x of firstReport.superseded) {
-      const old = await memory.getSkill(x.supersedes);
+      const old = await memory.skills.get(x.supersedes);
       expect(x.name).toBe(old!.name);
     }
   });
 
   it('never names a tool that is absent from the sessions it was learned from', async () => {
-    for (const s of await memory.listSkills()) {
-      const sessions = await memory.store!.getSessions('default', s.sourceSessions);
+    for (const s of await memory.skills.list()) {
+      const sessions = await memory.parts.store!.getSessions('default', s.sourceSessions);
       const seen = new Set(sessions.flatMap((x) => x.calls.map((c) => c.tool)));
       for (const t of [...s.toolsRequired, ...s.toolSequence]) expect(seen.has(t), `${s.name} names ${t}`).toBe(true);
     }
   });
 
   it('resolves every source session id to a stored, successful session', async () => {
-    for (const s of await memory.listSkills()) {
+    for (const s of await memory.skills.list()) {
       expect(s.sourceSessions.length).toBeGreaterThanOrEqual(memory.config.synthesis.minOccurrences);
-      const sessions = await memory.store!.getSessions('default', s.sourceSessions);
+      const sessions = await memory.parts.store!.getSessions('default', s.sourceSessions);
       expect(sessions.map((x) => x.id).sort()).toEqual([...s.sourceSessions].sort());
       expect(sessions.every((x) => x.outcome === 'success')).toBe(true);
     }
@@ -68,7 +69,7 @@ describe('synthesis pass on the tau dev traces', () => {
   it('keeps one skill per task kind: V-measure of skills against the labels (used for scoring only) >= 0.8', async () => {
     const pairs: { group: string; label: string }[] = [];
     const seen = new Set<string>();
-    for (const s of await memory.listSkills()) {
+    for (const s of await memory.skills.list()) {
       for (const id of s.sourceSessions) {
         if (seen.has(id)) continue;
         seen.add(id);
@@ -84,7 +85,7 @@ describe('synthesis pass on the tau dev traces', () => {
   it('admits only procedures that work when followed: success over followers above the floor', async () => {
     expect(memory.config.synthesis.admission).toBe('evidence');
     expect(memory.config.synthesis.minSuccessRate).toBe(0.5);
-    for (const s of await memory.listSkills()) expect(s.successCount / s.attemptCount).toBeGreaterThanOrEqual(0.5);
+    for (const s of await memory.skills.list()) expect(s.successCount / s.attemptCount).toBeGreaterThanOrEqual(0.5);
   });
 
   it('learns more of what the agents know than the absolute 0.8 rule, on the same history', async () => {
@@ -96,51 +97,51 @@ describe('synthesis pass on the tau dev traces', () => {
       expect(gaia.config.synthesis.minSuccessRate).toBe(0.8);
       await gaia.ingest(records.map((r) => toSession(r)));
       await gaia.synthesize();
-      const strict = await gaia.listSkills();
+      const strict = await gaia.skills.list();
       for (const s of strict) expect(s.successCount / s.attemptCount).toBeGreaterThanOrEqual(0.8);
       const kinds = (skills: { sourceSessions: string[] }[]) =>
         new Set(skills.map((s) => family.get(s.sourceSessions[0])));
-      expect(kinds(await memory.listSkills()).size).toBeGreaterThan(kinds(strict).size);
+      expect(kinds(await memory.skills.list()).size).toBeGreaterThan(kinds(strict).size);
     } finally {
       await gaia.close();
     }
   });
 
   it('creates nothing new when the same history is synthesised again', async () => {
-    const before = (await memory.listSkills()).map((s) => `${s.id}@${s.version}`).sort();
+    const before = (await memory.skills.list()).map((s) => `${s.id}@${s.version}`).sort();
     const again = await memory.synthesize();
     expect(again.created).toEqual([]);
     expect(again.updated).toEqual([]);
     expect(again.superseded).toEqual([]);
     expect(again.stats.newSessions).toBe(0);
-    expect((await memory.listSkills()).map((s) => `${s.id}@${s.version}`).sort()).toEqual(before);
+    expect((await memory.skills.list()).map((s) => `${s.id}@${s.version}`).sort()).toEqual(before);
   });
 
   it('recalls a learned skill for a goal phrased like its cluster, and nothing for an unrelated goal', async () => {
-    const skill = (await memory.listSkills())[0];
-    const source = (await memory.store!.getSession('default', skill.sourceSessions[0]))!;
+    const skill = (await memory.skills.list())[0];
+    const source = (await memory.parts.store!.getSession('default', skill.sourceSessions[0]))!;
     const hits = await memory.recall(source.goal);
     expect(hits[0]?.name).toBe(skill.name);
     expect(hits[0].toolSequence).toEqual(skill.toolSequence);
     expect(await memory.recall('write a haiku about autumn')).toEqual([]);
-    const touched = await memory.getSkill(skill.id);
+    const touched = await memory.skills.get(skill.id);
     expect(touched!.lastUsedAt).not.toBeNull();
   });
 
   it('never recalls a disabled skill, and keeps its row', async () => {
-    const skill = (await memory.listSkills())[0];
-    const source = (await memory.store!.getSession('default', skill.sourceSessions[0]))!;
-    await memory.setEnabled(skill.name, false);
+    const skill = (await memory.skills.list())[0];
+    const source = (await memory.parts.store!.getSession('default', skill.sourceSessions[0]))!;
+    await memory.skills.setEnabled(skill.name, false);
     expect((await memory.recall(source.goal, { topK: 5 })).map((h) => h.id)).not.toContain(skill.id);
-    expect((await memory.getSkill(skill.id))!.enabled).toBe(false);
-    await memory.setEnabled(skill.name, true);
+    expect((await memory.skills.get(skill.id))!.enabled).toBe(false);
+    await memory.skills.setEnabled(skill.name, true);
     expect((await memory.recall(source.goal)).map((h) => h.id)).toContain(skill.id);
   });
 
   it('records lineage: provenance rows, a version row, an audit record and a created event per skill', async () => {
-    const events = await memory.events();
-    for (const s of await memory.listSkills()) {
-      const prov = await memory.store!.provenance(s.id);
+    const events = await memory.events.list();
+    for (const s of await memory.skills.list()) {
+      const prov = await memory.parts.store!.provenance(s.id);
       expect(
         prov
           .filter((p) => p.sourceKind === 'episodic')
@@ -149,11 +150,11 @@ describe('synthesis pass on the tau dev traces', () => {
       ).toEqual([...s.sourceSessions].sort());
       // A skill that superseded another of this pass starts at 2.0.0, its audit saying so.
       const superseding = firstReport.superseded.some((x) => x.id === s.id);
-      expect((await memory.store!.skillVersions(s.id)).map((v) => v.version)).toContain(
+      expect((await memory.parts.store!.skillVersions(s.id)).map((v) => v.version)).toContain(
         superseding ? '2.0.0' : '1.0.0',
       );
       expect(
-        (await memory.store!.audit('default', { subjectId: s.id })).some(
+        (await memory.parts.store!.audit('default', { subjectId: s.id })).some(
           (a) => a.action === (superseding ? 'skill.supersede' : 'skill.add'),
         ),
       ).toBe(true);
@@ -169,10 +170,10 @@ describe('incremental learning', () => {
     const memory = await openMemory({ db: tempDbPath(), now: () => new Date(clock) });
     await memory.ingest(records.map((r) => toSession(r)));
     await memory.synthesize();
-    const skills = await memory.listSkills();
+    const skills = await memory.skills.list();
     // Chosen by name, not by list position (skills of one pass share a creation time; their order is their ids').
     const target = [...skills].sort((a, b) => a.name.localeCompare(b.name))[0];
-    const originals = await memory.store!.getSessions('default', target.sourceSessions.slice(0, 3));
+    const originals = await memory.parts.store!.getSessions('default', target.sourceSessions.slice(0, 3));
     const copies: Session[] = originals.map((s, i) => ({ ...s, id: `${s.id}:again${i}`, seq: undefined }));
     await memory.ingest(copies);
 
@@ -186,11 +187,11 @@ describe('incremental learning', () => {
     expect(later.created).toEqual([]);
     const touched = [...later.reinforced, ...later.updated, ...later.superseded].map((r) => r.name);
     expect(touched).toContain(target.name);
-    const after = await memory.listSkills();
+    const after = await memory.skills.list();
     expect(after.length).toBe(skills.length);
     const updated = after.find((s) => s.name === target.name)!;
     // The copies joined the skill's cluster and are among its sources now.
-    const members = await memory.store!.clusterMembers('default', updated.clusterId!);
+    const members = await memory.parts.store!.clusterMembers('default', updated.clusterId!);
     for (const c of copies) expect(members).toContain(c.id);
     for (const c of copies) expect(updated.sourceSessions).toContain(c.id);
     expect(updated.support).toBeGreaterThanOrEqual(target.support);
@@ -201,7 +202,7 @@ describe('incremental learning', () => {
     await memory.ingest(readTau(TAU_DEV).map((r) => toSession(r)));
     const dry = await memory.synthesize({ dryRun: true });
     expect(dry.created.length).toBeGreaterThan(0);
-    expect(await memory.listSkills()).toEqual([]);
+    expect(await memory.skills.list()).toEqual([]);
     const real = await memory.synthesize();
     expect(real.created.map((c) => c.name).sort()).toEqual(dry.created.map((c) => c.name).sort());
   });
@@ -220,8 +221,8 @@ describe('incremental learning', () => {
     const on = await openMemory({ db });
     await on.ingest(records.map((r) => toSession(r)));
     await on.synthesize();
-    const skill = (await on.listSkills())[0];
-    const goal = (await on.store!.getSession('default', skill.sourceSessions[0]))!.goal;
+    const skill = (await on.skills.list())[0];
+    const goal = (await on.parts.store!.getSession('default', skill.sourceSessions[0]))!.goal;
     await on.close();
     const off = await openMemory({ db, config: { synthesis: { enabled: false } } });
     await off.ingest(records.slice(0, 5).map((r) => toSession({ ...r, session_id: `${r.session_id}:new` })));
@@ -238,11 +239,11 @@ describe('namespaces', () => {
     const a = await openMemory({ db, namespace: 'agent-a' });
     await a.ingest(records.map((r) => toSession(r, 'agent-a')));
     await a.synthesize();
-    const learned = await a.listSkills();
+    const learned = await a.skills.list();
     expect(learned.length).toBeGreaterThan(0);
-    const goal = (await a.store!.getSession('agent-a', learned[0].sourceSessions[0]))!.goal;
+    const goal = (await a.parts.store!.getSession('agent-a', learned[0].sourceSessions[0]))!.goal;
     const b = await openMemory({ db, namespace: 'agent-b' });
-    expect(await b.listSkills()).toEqual([]);
+    expect(await b.skills.list()).toEqual([]);
     expect(await b.recall(goal)).toEqual([]);
     expect((await a.recall(goal)).length).toBeGreaterThan(0);
   });
@@ -288,10 +289,10 @@ describe('redaction', () => {
     const memory = await openMemory({ db: tempDbPath() });
     await memory.ingest(planted);
     await memory.synthesize();
-    const skills = await memory.listSkills();
+    const skills = await memory.skills.list();
     expect(skills.length).toBeGreaterThan(0);
     const dir = join(tempDbPath('skillsmith-export-'), '..', 'export');
-    const exported = await memory.exportSkills(dir);
+    const exported = await memory.skills.export(dir);
     expect(exported.written.length).toBe(skills.length);
     const texts = [
       ...skills.flatMap((s) => [s.skillMd, s.body, s.description]),
@@ -302,8 +303,8 @@ describe('redaction', () => {
   });
 
   it('renders evidence without any planted secret', async () => {
-    const { renderTrace } = await import('../domain/evidence.js');
-    const { redactText } = await import('../domain/redact.js');
+    const { renderTrace } = await import('../src/domain/evidence.js');
+    const { redactText } = await import('../src/domain/redact.js');
     const s = toSession(readTau(TAU_DEV)[0]);
     s.goal += ` my email is ${secrets.email}`;
     s.calls[0] = {
@@ -360,8 +361,8 @@ describe('large clusters', () => {
       await memory.ingest([...older, ...newer]);
       const report = await memory.synthesize();
       expect(report.stats.clusters).toBe(1);
-      const [skill] = await memory.listSkills();
-      const clusterSize = (await memory.store!.clusterMembers('default', skill.clusterId!)).length;
+      const [skill] = await memory.skills.list();
+      const clusterSize = (await memory.parts.store!.clusterMembers('default', skill.clusterId!)).length;
       await memory.close();
       return { skill, clusterSize };
     };
@@ -395,7 +396,7 @@ describe('skills from an earlier release of the distiller', () => {
     const first = await openMemory({ db, config });
     await first.ingest([...refunds, ...moves]);
     await first.synthesize();
-    const learned = await first.listSkills();
+    const learned = await first.skills.list();
     await first.close();
     expect(learned).toHaveLength(2);
     const refund = learned.find((s) => s.toolSequence.includes('refund_order'))!;
@@ -425,13 +426,13 @@ describe('skills from an earlier release of the distiller', () => {
     expect(report.stats.newSessions).toBe(0);
     expect(report.superseded.map((x) => [x.name, x.supersedes])).toEqual([[refund.name, refund.id]]);
     expect(report.updated.map((x) => x.id)).toEqual([move.id]);
-    const renamed = (await upgraded.listSkills()).find((s) => s.name === refund.name)!;
+    const renamed = (await upgraded.skills.list()).find((s) => s.name === refund.name)!;
     expect(renamed.id).not.toBe(refund.id);
     expect(renamed.version).toBe('2.0.0');
     expect(renamed.skillMd).toContain('learned-by: heuristic@2');
     expect(renamed).toMatchObject({ eta: 0.9, trialsAttempted: 10, trialsPassed: 9, status: 'active' });
-    expect((await upgraded.getSkill(refund.id))!.supersededBy).toBe(renamed.id);
-    const updated = (await upgraded.getSkill(move.id))!;
+    expect((await upgraded.skills.get(refund.id))!.supersededBy).toBe(renamed.id);
+    const updated = (await upgraded.skills.get(move.id))!;
     expect(updated).toMatchObject({ name: move.name, version: '1.1.0', supersededBy: null });
     expect(updated.skillMd).toContain('learned-by: heuristic@2');
 
@@ -459,7 +460,7 @@ describe('skills from an earlier release of the distiller', () => {
       ),
     ]);
     await first.synthesize();
-    const learned = await first.listSkills();
+    const learned = await first.skills.list();
     await first.close();
     const refund = learned.find((s) => s.toolSequence.includes('refund_order'))!;
     const move = learned.find((s) => s.toolSequence.includes('modify_order_address'))!;
@@ -495,7 +496,7 @@ describe('skills from an earlier release of the distiller', () => {
       ),
     );
     await first.synthesize();
-    const [skill] = await first.listSkills();
+    const [skill] = await first.skills.list();
     await first.close();
     return { db, config, skill: skill! };
   }
@@ -513,7 +514,7 @@ describe('skills from an earlier release of the distiller', () => {
     const later = await openMemory({ db, config });
     const report = await later.synthesize();
     expect([...report.created, ...report.updated, ...report.reinforced, ...report.superseded]).toEqual([]);
-    expect((await later.getSkill(skill.id))!.skillMd).toContain('learned-by: heuristic@1');
+    expect((await later.skills.get(skill.id))!.skillMd).toContain('learned-by: heuristic@1');
     await later.close();
   });
 
@@ -526,7 +527,7 @@ describe('skills from an earlier release of the distiller', () => {
     const later = await openMemory({ db, config });
     const report = await later.synthesize();
     expect([...report.created, ...report.updated, ...report.superseded]).toEqual([]);
-    expect((await later.getSkill(skill.id))!.skillMd).toBe(byModel);
+    expect((await later.skills.get(skill.id))!.skillMd).toBe(byModel);
     await later.close();
   });
 });

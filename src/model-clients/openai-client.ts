@@ -209,13 +209,10 @@ export class OpenAiClient {
         throw new EndpointUnreachableError(shown, this.scrub(networkReason(e)), { cause: e });
       }
       if (!res.ok) throw new EndpointHttpError(shown, res.status, this.scrub(serverMessage(text, res.statusText)));
-      try {
-        const json = JSON.parse(text) as unknown;
-        if (json === null || typeof json !== 'object') throw new Error('not an object');
-        return json;
-      } catch {
+      const json = parseJsonOrUndefined(text);
+      if (json === null || typeof json !== 'object')
         throw new MalformedResponseError(shown, `not a JSON object (${this.scrub(snippet(text))})`);
-      }
+      return json;
     } finally {
       clearTimeout(timer);
     }
@@ -312,4 +309,13 @@ function serverMessage(text: string, statusText: string): string {
 function snippet(text: string, max = 300): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/** The value `text` holds as JSON, or undefined when it is not JSON. */
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { seedEta } from '../domain/admit.js';
+import { seedEta } from '../src/domain/admit.js';
 import { describe, expect, it } from 'vitest';
-import { openMemory } from '../memory.js';
-import type { Distiller, DistillInput } from '../distillers/distiller.js';
-import { HeuristicDistiller } from '../distillers/heuristic-distiller.js';
-import { redactText } from '../domain/redact.js';
-import type { BusEvent } from '../support/event-bus.js';
-import { createLogger } from '../support/log.js';
-import { readTau, TAU_DEV, tempDbPath, toSession } from '../../test/support/tau.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Distiller, DistillInput } from '../src/distillers/distiller.js';
+import { HeuristicDistiller } from '../src/distillers/heuristic-distiller.js';
+import { redactText } from '../src/domain/redact.js';
+import type { BusEvent } from '../src/support/event-bus.js';
+import { createLogger } from '../src/support/log.js';
+import { readTau, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
 
 describe('outcomes become trials of the skills recalled for a session', () => {
   it('replays later sessions as trials: skills whose later sessions fail retire and stop being recalled; explain tells the story', async () => {
@@ -18,7 +18,7 @@ describe('outcomes become trials of the skills recalled for a session', () => {
     const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } } });
     await memory.ingest(firstPart.map((r) => toSession(r)));
     await memory.synthesize();
-    const learned = await memory.listSkills();
+    const learned = await memory.skills.list();
     expect(learned.length).toBeGreaterThan(0);
 
     // Later sessions arrive: each recalls with its goal, runs, and reports its real outcome.
@@ -29,17 +29,17 @@ describe('outcomes become trials of the skills recalled for a session', () => {
     }
     // A skill that later sessions keep failing with: failed trials pull eta below the floor and retire it.
     const victim = learned[0];
-    const goal = (await memory.store!.getSession('default', victim.sourceSessions[0]))!.goal;
+    const goal = (await memory.parts.store!.getSession('default', victim.sourceSessions[0]))!.goal;
     for (let i = 0; i < 300; i++) {
       const s = await memory.startSession({ goal, id: `failing-${i}` });
       const served = await s.recall(goal, { topK: 5 });
       if (!served.some((h) => h.id === victim.id)) break;
       await s.end('failure');
     }
-    const after = await memory.getSkill(victim.id);
+    const after = await memory.skills.get(victim.id);
     expect(after!.trialsAttempted).toBeGreaterThanOrEqual(3);
     expect(after!.status).toBe('retired');
-    const tried = (await memory.listSkills()).filter((s) => s.trialsAttempted > 0);
+    const tried = (await memory.skills.list()).filter((s) => s.trialsAttempted > 0);
     expect(tried.length).toBeGreaterThan(0);
     for (const s of tried) {
       // The Beta posterior over the trials, its prior (weight 2) centred on the eta the evidence gave it.
@@ -51,14 +51,14 @@ describe('outcomes become trials of the skills recalled for a session', () => {
       if (s.trialsAttempted >= 3) expect(s.status).not.toBe('probationary');
       else expect(s.status).toBe('probationary');
     }
-    const retired = (await memory.listSkills()).filter((s) => s.status === 'retired');
+    const retired = (await memory.skills.list()).filter((s) => s.status === 'retired');
     expect(retired.map((s) => s.id)).toContain(victim.id);
     for (const s of retired) {
-      const source = (await memory.store!.getSession('default', s.sourceSessions[0]))!;
+      const source = (await memory.parts.store!.getSession('default', s.sourceSessions[0]))!;
       expect((await memory.recall(source.goal, { topK: 5 })).map((h) => h.id)).not.toContain(s.id);
     }
 
-    const story = (await memory.explain(victim.name))!;
+    const story = (await memory.skills.explain(victim.name))!;
     expect(story.skill.status).toBe('retired');
     expect(story.parents.sessions.map((p) => p.id).sort()).toEqual([...victim.sourceSessions].sort());
     expect(story.parents.sessions.every((p) => p.outcome === 'success' && p.goal.length > 0)).toBe(true);
@@ -74,49 +74,49 @@ describe('outcomes become trials of the skills recalled for a session', () => {
 
   it('credits a trial once per session, and applies nothing for an unknown outcome', async () => {
     const memory = await learnedMemory();
-    const [skill] = await memory.listSkills();
-    const goal = (await memory.store!.getSession('default', skill.sourceSessions[0]))!.goal;
+    const [skill] = await memory.skills.list();
+    const goal = (await memory.parts.store!.getSession('default', skill.sourceSessions[0]))!.goal;
     const s = await memory.startSession({ goal, id: 'once' });
     await s.recall();
     await s.recall();
     await s.end('success');
-    expect((await memory.getSkill(skill.id))!.trialsAttempted).toBe(1);
+    expect((await memory.skills.get(skill.id))!.trialsAttempted).toBe(1);
     expect((await memory.reportOutcome('once', 'success')).credited).toEqual([]);
     const u = await memory.startSession({ goal, id: 'unknown' });
     await u.recall();
     await u.end('unknown');
-    expect((await memory.getSkill(skill.id))!.trialsAttempted).toBe(1);
+    expect((await memory.skills.get(skill.id))!.trialsAttempted).toBe(1);
     // The truth, reported later, counts.
     expect((await memory.reportOutcome('unknown', 'failure')).credited).toEqual([skill.name]);
-    expect((await memory.getSkill(skill.id))!.trialsAttempted).toBe(2);
+    expect((await memory.skills.get(skill.id))!.trialsAttempted).toBe(2);
   });
 });
 
 describe('feedback', () => {
   it('moves eta and status, writes a feedback row, an audit record and events, and rejects bad input', async () => {
     const memory = await learnedMemory();
-    const [skill] = await memory.listSkills();
+    const [skill] = await memory.skills.list();
     const events: BusEvent[] = [];
     memory.on('*', (e) => void events.push(e));
     const up = await memory.feedback(skill.name, 'up');
     expect(up.after.eta).toBeCloseTo(Math.min(1, skill.eta + 0.1));
     await memory.feedback(skill.name, 'reward=1');
-    expect((await memory.getSkill(skill.id))!.utility).toBeCloseTo(0.2);
+    expect((await memory.skills.get(skill.id))!.utility).toBeCloseTo(0.2);
     // Thumbs down, 0.1 each, until eta falls below retireEta (how many depends on the eta its evidence gave it).
-    const start = (await memory.getSkill(skill.id))!.eta;
+    const start = (await memory.skills.get(skill.id))!.eta;
     const downs = Math.floor((start - 0.25) / 0.1 + 1e-9) + 1;
     for (let i = 0; i < downs; i++) await memory.feedback(skill.name, 'down');
-    const down = (await memory.getSkill(skill.id))!;
+    const down = (await memory.skills.get(skill.id))!;
     expect(down.status).toBe('retired');
     expect(events.map((e) => e.type)).toEqual(
       expect.arrayContaining(['skill.eta_changed', 'skill.status_changed', 'skill.retired']),
     );
-    expect((await memory.store!.feedbackHistory(skill.id)).length).toBe(2 + downs);
+    expect((await memory.parts.store!.feedbackHistory(skill.id)).length).toBe(2 + downs);
     await expect(memory.feedback(skill.name, 'reward=3')).rejects.toThrow(/\[0,1\]/);
     await expect(memory.feedback('no-such-skill', 'up')).rejects.toThrow(/no skill/);
     // Back from retirement on a positive signal.
     for (let i = 0; i < 3; i++) await memory.feedback(skill.name, 'up');
-    expect((await memory.getSkill(skill.id))!.status).toBe('probationary');
+    expect((await memory.skills.get(skill.id))!.status).toBe('probationary');
   });
 });
 
@@ -146,30 +146,30 @@ describe('explicit compile', () => {
       return row;
     };
     const before = counts();
-    const dry = await memory.compile({ sessions: returned });
+    const dry = await memory.skills.compile({ sessions: returned });
     expect(dry.dryRun).toBe(true);
     expect(dry.action).toBe('add');
     expect(dry.skillMd).toMatch(/^---\nname: /);
     expect(dry.parents.sessions.map((p) => p.id).sort()).toEqual([...returned].sort());
     expect(counts()).toEqual(before);
 
-    const committed = await memory.compile({ sessions: returned, commit: true });
+    const committed = await memory.skills.compile({ sessions: returned, commit: true });
     expect(committed.action).toBe('add');
-    expect((await memory.listSkills()).map((s) => s.name)).toEqual([committed.skill!.name]);
+    expect((await memory.skills.list()).map((s) => s.name)).toEqual([committed.skill!.name]);
     expect(counts().skills).toBe(before.skills + 1);
 
     // Compiling one of those sessions again is the same skill: it is reinforced, not duplicated. (The other one
     // alone is another procedure: its return call failed and the agent handed the user over, an escalation.)
-    const escalation = await memory.compile({ sessions: [ids[0]] });
+    const escalation = await memory.skills.compile({ sessions: [ids[0]] });
     expect(escalation.action).toBe('add');
     expect(escalation.skillMd).toMatch(/^name: escalate-/m);
     expect(escalation.skillMd).toMatch(/^ {2}tools-required: .*transfer_to_human_agents$/m);
-    const single = await memory.compile({ sessions: [ids[1]] });
+    const single = await memory.skills.compile({ sessions: [ids[1]] });
     expect(single.action).toBe('reinforce');
     expect(single.duplicateOf?.name).toBe(committed.skill!.name);
-    const again = await memory.compile({ sessions: [ids[1]], commit: true });
+    const again = await memory.skills.compile({ sessions: [ids[1]], commit: true });
     expect(again.action).toBe('reinforce');
-    expect((await memory.listSkills()).length).toBe(1);
+    expect((await memory.skills.list()).length).toBe(1);
     expect(counts().skills).toBe(before.skills + 1);
   });
 
@@ -179,31 +179,39 @@ describe('explicit compile', () => {
     const s = toSession(r);
     s.calls[0].args = { api_key: 'sk-proj-Abc123def456GHI789jkl012MNO345pqr' };
     await memory.ingest([s]);
-    const res = await memory.compile({ sessions: [s.id], commit: true });
+    const res = await memory.skills.compile({ sessions: [s.id], commit: true });
     expect(res.action).toBe('skip');
     expect(res.reason).toMatch(/not admitted/);
-    expect(await memory.listSkills()).toEqual([]);
+    expect(await memory.skills.list()).toEqual([]);
   });
 
   it('compiles from a cue (the cluster it names) and from facts alone (a heuristic skill with semantic parents)', async () => {
     const memory = await learnedMemory();
-    const [skill] = await memory.listSkills();
-    const goal = (await memory.store!.getSession('default', skill.sourceSessions[0]))!.goal;
-    const byCue = await memory.compile({ cue: goal });
+    const [skill] = await memory.skills.list();
+    const goal = (await memory.parts.store!.getSession('default', skill.sourceSessions[0]))!.goal;
+    const byCue = await memory.skills.compile({ cue: goal });
     expect(byCue.duplicateOf?.id).toBe(skill.id);
-    await expect(memory.compile({ cue: 'write a haiku about autumn' })).rejects.toThrow(/no stored sessions match/);
+    await expect(memory.skills.compile({ cue: 'write a haiku about autumn' })).rejects.toThrow(
+      /no stored sessions match/,
+    );
 
-    const f1 = await memory.addFact(
+    const f1 = await memory.facts.add(
       'Refunds go to the original payment method unless the customer asks for a gift card.',
     );
-    const f2 = await memory.addFact('Only delivered orders can be returned; pending orders are cancelled instead.');
-    const facts = await memory.compile({ cue: 'returns and refunds policy', facts: [f1.id, f2.id], commit: true });
+    const f2 = await memory.facts.add('Only delivered orders can be returned; pending orders are cancelled instead.');
+    const facts = await memory.skills.compile({
+      cue: 'returns and refunds policy',
+      facts: [f1.id, f2.id],
+      commit: true,
+    });
     expect(facts.action).toBe('add');
-    const stored = (await memory.getSkill(facts.skill!.id))!;
+    const stored = (await memory.skills.get(facts.skill!.id))!;
     expect(stored.kind).toBe('heuristic');
-    const prov = await memory.store!.provenance(stored.id);
+    const prov = await memory.parts.store!.provenance(stored.id);
     expect(prov.map((p) => p.sourceKind)).toEqual(['semantic', 'semantic']);
-    expect((await memory.explain(stored.id))!.parents.facts.map((f) => f.id).sort()).toEqual([f1.id, f2.id].sort());
+    expect((await memory.skills.explain(stored.id))!.parents.facts.map((f) => f.id).sort()).toEqual(
+      [f1.id, f2.id].sort(),
+    );
   });
 
   it('goes through the same pipeline as the synthesis pass: the same distiller, the same single write path', async () => {
@@ -231,10 +239,10 @@ describe('explicit compile', () => {
     expect(fromPass).toBe(decided + pass.skipped.filter((s) => /verification|SKIP/.test(s.reason)).length);
     // A task kind with a single success in the traces: nothing learned it, so the compile adds a skill.
     const r = records.find((x) => x.meta.family === 'airline:update_passengers' && x.success)!;
-    await memory.compile({ sessions: [r.session_id], commit: true });
+    await memory.skills.compile({ sessions: [r.session_id], commit: true });
     expect(calls.length).toBe(fromPass + 1);
     expect(calls[calls.length - 1]).toBe('compile');
-    const audits = await memory.store!.audit('default', { limit: 1000 });
+    const audits = await memory.parts.store!.audit('default', { limit: 1000 });
     const adds = audits.filter((a) => a.action === 'skill.add');
     expect(new Set(adds.map((a) => a.actor))).toEqual(new Set(['synthesis', 'compile']));
     expect(new Set(adds.map((a) => JSON.stringify(Object.keys(a.detail).sort())))).toHaveProperty('size', 1);
@@ -261,7 +269,7 @@ describe('events and audit', () => {
     expect(report.created.length).toBeGreaterThan(0);
     // A draft that superseded a skill of the same pass is a new skill too (created event, listed as superseding).
     expect(seen).toBe(report.created.length + report.superseded.length);
-    expect((await memory.listSkills()).length).toBe(report.created.length);
+    expect((await memory.skills.list()).length).toBe(report.created.length);
     await new Promise((r) => setImmediate(r));
     const failures = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'event listener failed');
     expect(failures.map((f) => f.error)).toEqual(
@@ -278,9 +286,9 @@ describe('events and audit', () => {
     expect(existsSync(file)).toBe(true);
     const lines = () => readFileSync(file, 'utf8').trim().split('\n');
     const first = lines();
-    const [skill] = await memory.listSkills();
-    await memory.setEnabled(skill.name, false);
-    await memory.setEnabled(skill.name, true);
+    const [skill] = await memory.skills.list();
+    await memory.skills.setEnabled(skill.name, false);
+    await memory.skills.setEnabled(skill.name, true);
     await memory.feedback(skill.name, 'up');
     await memory.synthesize();
     await memory.close();
@@ -304,12 +312,12 @@ describe('synthesis cadence', () => {
     const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { auto: { afterSessions: 50 } } } });
     const sessions = readTau(TAU_DEV).map((r) => toSession(r));
     await memory.ingest(sessions.slice(0, 40));
-    await memory.idle();
-    expect(await memory.listSkills()).toEqual([]);
+    await memory.synthesis.idle();
+    expect(await memory.skills.list()).toEqual([]);
     await memory.ingest(sessions.slice(40));
     // ingest returned before the pass ran; the pass completes in the background.
-    await memory.idle();
-    expect((await memory.listSkills()).length).toBeGreaterThan(0);
+    await memory.synthesis.idle();
+    expect((await memory.skills.list()).length).toBeGreaterThan(0);
     await memory.close();
   });
 
@@ -320,8 +328,8 @@ describe('synthesis cadence', () => {
     await setup.close();
     const memory = await openMemory({ db, config: { synthesis: { auto: { onFirstUse: true } } } });
     expect(await memory.recall('my phone has no service')).toEqual([]);
-    await memory.idle();
-    expect((await memory.listSkills()).length).toBeGreaterThan(0);
+    await memory.synthesis.idle();
+    expect((await memory.skills.list()).length).toBeGreaterThan(0);
     await memory.close();
   });
 });
