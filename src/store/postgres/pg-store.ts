@@ -111,7 +111,10 @@ export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Pr
           await client.query('COMMIT');
         } catch (e) {
           await client.query('ROLLBACK').catch(() => undefined);
-          throw new Error(`migration ${m.version} (${m.name}) failed: ${(e as Error).message}`, { cause: e });
+          throw new BackendUnavailableError(
+            `PostgreSQL migration ${m.version} (${m.name}) failed and was rolled back: ${(e as Error).message}`,
+            { cause: e },
+          );
         }
       }
       const { rows } = await client.query('SELECT MAX(version) AS v FROM schema_migrations');

@@ -1,3 +1,4 @@
+import { BackendUnavailableError } from '../../errors/backend-unavailable-error.js';
 import type { Logger } from '../../support/log.js';
 import { isConnectionError } from './connection-error.js';
 
@@ -29,7 +30,8 @@ export class WriteBehindQueue<T> {
   }
 
   push(item: T): void {
-    if (this.closed) throw new Error('write-behind queue is closed');
+    if (this.closed)
+      throw new BackendUnavailableError('the PostgreSQL store is closed: its write-behind queue takes no more writes');
     const limit = this.opts.limit ?? 10_000;
     if (this.items.length >= limit) {
       this.items.shift();

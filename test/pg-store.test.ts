@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPgServer, type PgServer } from '../../../test/support/pg-server.js';
-import { isPostgresUrl, openStore } from '../open-store.js';
-import { call, session, skill, storeContract } from '../store.contract.js';
-import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
-import { openPgStore, type PgStore } from './pg-store.js';
-import { openSqliteStore } from '../sqlite/sqlite-store.js';
-import { createLogger } from '../../support/log.js';
+import { startPgServer, type PgServer } from './support/pg-server.js';
+import { isPostgresUrl, openStore } from '../src/store/open-store.js';
+import { call, session, skill, storeContract } from '../src/store/store.contract.js';
+import { latestPgSchemaVersion, pgMigrations } from '../src/store/postgres/migrations.js';
+import { openPgStore, type PgStore } from '../src/store/postgres/pg-store.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createLogger } from '../src/support/log.js';
 
 const quiet = createLogger('silent');
 let server: PgServer;
