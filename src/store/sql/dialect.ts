@@ -64,7 +64,12 @@ export const sqliteDialect: Dialect = {
     `INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) VALUES ${Array(rows)
       .fill(`(${marks(columns.length)})`)
       .join(', ')} ${onConflict}`,
-  insertRowsParams: (_columns, rows) => rows.flat(),
+  // A loop, not rows.flat(): flat() cost a sixth of ingest's time (207k calls in 50-row statements).
+  insertRowsParams: (_columns, rows) => {
+    const params: unknown[] = [];
+    for (const row of rows) for (const value of row) params.push(value);
+    return params;
+  },
   greatest: 'MAX',
   // One writer at a time: a write transaction has the whole file.
   lockSkillRows: '',
