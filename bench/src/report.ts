@@ -462,7 +462,7 @@ export function renderMarkdown(r: BenchResults): string {
               .join(', ')}; top-1 agreement over those). `
           : '. ') +
         'No-write: `memory.recall(goal, { record: false })`, without the write transaction (`store.recordRecall`: a `recalls` row, `recall_items`, `last_used_at`) that `memory.recall` makes whenever it serves a skill. ' +
-        "Top-1 agreement: the first skill recalled scores as the exact scan's first (both above the recall threshold; ties between copies of one goal count as agreement). " +
+        "Top-1 agreement: the first skill recalled scores as the exact scan's first, to 3e-4 (both above the recall threshold; ties between copies of one goal count as agreement). " +
         'First recall: in the bench process, with no index file yet: reading every skill vector from SQLite, building the index and saving its file (see below for a new process).',
       '',
       'p50 of each step of a recall, timed alone:',
