@@ -7,7 +7,7 @@ import { normalizeGoal } from '../src/domain/normalize-goal.js';
 import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';
 import { contentWords, skillWords } from '../src/domain/word-match.js';
-import { rankByWords } from '../src/pipeline/recall.js';
+import { bestPerSkill, rankByWords } from '../src/pipeline/recall.js';
 import { tempDbPath } from './support/tau.js';
 
 const GOAL = 'cancel my pending order and refund it';
@@ -147,5 +147,27 @@ describe('recall order: the embedding, then the words', () => {
       ['cancel-reservations', 0.66, 0.66],
       ['update-reservation-flight', 0.61, 0.61],
     ]);
+  });
+});
+
+describe('one hit a skill', () => {
+  it("folds a skill's centroid and exemplars into its best score, best first, in order or not", () => {
+    const hits = [
+      { id: 'a#2', score: 0.9 },
+      { id: 'b', score: 0.8 },
+      { id: 'a', score: 0.7 },
+      { id: 'c#1', score: 0.6 },
+      { id: 'b#1', score: 0.5 },
+    ];
+    const folded = [
+      { id: 'a', score: 0.9 },
+      { id: 'b', score: 0.8 },
+      { id: 'c', score: 0.6 },
+    ];
+    expect(bestPerSkill(hits)).toEqual(folded);
+    expect(bestPerSkill([...hits].reverse())).toEqual(folded);
+    expect(bestPerSkill([hits[4], hits[0], hits[2], hits[1], hits[3]])).toEqual(folded);
+    // The hits given are not changed.
+    expect(hits[0]).toEqual({ id: 'a#2', score: 0.9 });
   });
 });

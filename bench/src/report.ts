@@ -563,7 +563,7 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       'Exact scan: `ExactIndex`, a flat dot-product scan over one Float32Array (brute force without SQLite), and the reference. ' +
         'IVF: the previous `VectorIndex` (~sqrt(n) k-means lists, sqrt(lists) probed). Recall index: `TieredIndex`, the exact scan below ' +
-        '`recall.annFrom` skills and a USearch HNSW graph (M 24, ef_construction 200, vectors in half precision; ef 96 below 16,384 vectors, 192 below 65,536, 320 from there; inner product) from there; recall@10 judges its hits on their exact scores. ' +
+        '`recall.annFrom` skills and a USearch HNSW graph (M 32, ef_construction 400, vectors in half precision; ef 96 below 16,384 vectors, 160 from there; inner product) from there; recall@10 judges its hits on their exact scores. ' +
         "The recall index here is the one recall saved, loaded from its file (its build is the bench process's first recall above). " +
         'Each index answers the queries twice and the second pass is timed: in the first, the loaded recall index also faults in the pages of its memory-mapped graph (its p50 is shown apart), which the two in-memory indexes never pay. ' +
         "The vectors compared are the stored ones; recall itself removes half the namespace's mean goal direction first when a pass has recorded one (none in these bulk-written files). " +

@@ -528,15 +528,31 @@ export function recallVectors(s: Pick<Skill, 'embedding' | 'exemplars'>, dims: n
   return s.embedding ? [s.embedding, ...unpackExemplars(s.exemplars, dims)] : [];
 }
 
-/** Index hits of several vectors per skill folded into one hit per skill, its best score, best first. */
+/**
+ * Index hits of several vectors per skill folded into one hit per skill, its best score, best first. The index
+ * answers best first, so a skill's first hit is its best: one pass keeps those (a sort only if the input was
+ * not in order).
+ */
 export function bestPerSkill(hits: readonly { id: string; score: number }[]): { id: string; score: number }[] {
-  const best = new Map<string, number>();
-  for (const h of hits) {
+  const seen = new Set<string>();
+  const out: { id: string; score: number }[] = [];
+  let ordered = true;
+  for (let i = 0; i < hits.length; i++) {
+    const h = hits[i];
+    if (i > 0 && h.score > hits[i - 1].score) ordered = false;
     const cut = h.id.indexOf(EXEMPLAR_MARK);
     const id = cut < 0 ? h.id : h.id.slice(0, cut);
-    if (!best.has(id) || best.get(id)! < h.score) best.set(id, h.score);
+    if (seen.has(id)) {
+      if (!ordered) {
+        const kept = out.find((o) => o.id === id)!;
+        if (kept.score < h.score) kept.score = h.score;
+      }
+      continue;
+    }
+    seen.add(id);
+    out.push({ id, score: h.score });
   }
-  return [...best.entries()].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+  return ordered ? out : out.sort((a, b) => b.score - a.score);
 }
 
 /**

@@ -13,27 +13,27 @@ import { InputError } from '../errors/input-error.js';
 
 export interface HnswOptions {
   /**
-   * Graph degree M (default 24) and candidate list while inserting, efConstruction (default 200). On the
+   * Graph degree M (default 32) and candidate list while inserting, efConstruction (default 400). On the
    * bench's 100k skills (copies of a few hundred goals: many equal vectors; 300 queries, recall@10 against the
-   * exact scan, one build each, load average 4-6): M 16 / efc 128 gave 0.924 at ef 192 (p50 0.38 ms) and
-   * needed ef 512 for 0.958 (0.65 ms); M 24 / efc 200 gives 0.978 at ef 192 (0.39 ms), 0.985 at ef 256;
-   * M 32 / efc 256 0.957 at ef 192 (0.45 ms). The graph file grows by 64 bytes per vector (links) against
-   * 1,424 of vector at 356 dimensions.
+   * exact scan): M 16 / efc 128 gave 0.924 at ef 192 and needed ef 512 for 0.958; M 24 / efc 200 (the default
+   * until the graph went to half precision) 0.942-0.978 at ef 192 over six builds; in half precision, on a quiet
+   * machine, two builds each: M 24 / efc 400 0.961 / 0.967 at ef 160 (p50 0.18-0.21 ms), 0.972 / 0.968 at 192;
+   * M 32 / efc 400 0.975 / 0.971 at ef 160 (0.18-0.20 ms), 0.982 / 0.986 at 192 (0.22-0.23 ms), built in 24 s on
+   * both cores (M 24 / efc 200: 13-20 s). A better-connected graph is searched narrower for the same recall: a
+   * recall's search costs less than the build's extra seconds, which a memory pays once (its index is saved). The
+   * graph file grows by 4 bytes per link (M 32: 256 bytes a vector on the bottom layer) against 712 of vector.
    */
   connectivity?: number;
   expansionAdd?: number;
   /**
    * Candidate list while searching, ef, for the smallest graphs (default 96; a search for more than ef hits
-   * widens it). Larger graphs are searched wider (searchWidth): 192 from MID_GRAPH entries, 320 from
-   * LARGE_GRAPH. Builds differ (inserts run in parallel), so figures are given per build; 300 queries,
-   * recall@10 against the exact scan, k = 36 as recall asks, load average 1-2. At 100k of the bench's skill
-   * vectors, f32: ef 192 gave 0.942 / 0.950 (p50 0.30-0.33 ms; earlier builds 0.956-0.978), 256 0.959 / 0.964
-   * (0.39 ms), 320 0.980 / 0.989 (0.48 ms). Half precision (see `quantization`), four builds: ef 192 0.947 /
-   * 0.963 / 0.972 / 0.947 (0.19-0.23 ms), 256 0.957 / 0.972 / 0.982 / 0.957 (0.24-0.27 ms), 320 0.968 / 0.980 /
-   * 0.990 / 0.972 (0.28-0.33 ms): at 320 it searches in the time f32 took at 192, never below 0.95. At 10k,
-   * f32, ef 96 gives 0.995 (0.15 ms) against 1.0 at 192 (0.24 ms); at 20k ef 96 gives 0.988, 192 gives 0.994;
-   * at 1k every ef from 64 gives 1.0. Skills with exemplars (issue 29: 100k skills, 398,866 vectors), f32: ef
-   * 320 1.0 (p50 0.51 ms), 192 0.980 (0.29 ms), 128 0.977 (0.22 ms).
+   * widens it). From MID_GRAPH entries a search looks MID_GRAPH_EF wide (searchWidth). Builds differ (inserts
+   * run in parallel), so figures are given per build; 300 queries, recall@10 against the exact scan. At 100k of
+   * the bench's skill vectors, M 32 / efc 400, half precision: ef 160 0.975 / 0.971 (p50 0.18-0.20 ms), 192
+   * 0.982 / 0.986 (0.22-0.23 ms), 256 0.989 / 0.989 (0.30 ms). Before (M 24 / efc 200): f32 at ef 192 0.942 /
+   * 0.950 (0.30-0.33 ms), half precision at 320 0.968-0.990 over four builds (0.28-0.33 ms). At 10k, f32, ef 96
+   * gave 0.995 (0.15 ms) against 1.0 at 192; at 20k ef 96 gave 0.988, 192 0.994; at 1k every ef from 64 gave
+   * 1.0. Skills with exemplars (issue 29: 100k skills, 398,866 vectors), f32, M 24: ef 192 0.980, 128 0.977.
    */
   expansionSearch?: number;
   /** Threads for bulk adds (default 0: every core). Searches run on the calling thread. */
@@ -50,22 +50,19 @@ export interface HnswOptions {
 }
 
 export const defaultHnswOptions: Required<HnswOptions> = {
-  connectivity: 24,
-  expansionAdd: 200,
+  connectivity: 32,
+  expansionAdd: 400,
   expansionSearch: 96,
   threads: 0,
   quantization: 'f16',
 };
 
-/** From MID_GRAPH entries a search looks at least MID_GRAPH_EF candidates wide, from LARGE_GRAPH LARGE_GRAPH_EF. */
+/** From MID_GRAPH entries a search looks at least MID_GRAPH_EF candidates wide. */
 const MID_GRAPH = 16_384;
-const MID_GRAPH_EF = 192;
-const LARGE_GRAPH = 65_536;
-const LARGE_GRAPH_EF = 320;
+const MID_GRAPH_EF = 160;
 
 /** How many candidates a search of a graph of `size` entries looks at, at least (see expansionSearch). */
 function searchWidth(size: number): number {
-  if (size >= LARGE_GRAPH) return LARGE_GRAPH_EF;
   return size >= MID_GRAPH ? MID_GRAPH_EF : 0;
 }
 
