@@ -16,6 +16,16 @@ import type { IngestResult, RecordedCall, SessionRecorder } from './types.js';
  * Capture: whole sessions and capture files in, live sessions recorded call by call, outcomes reported, and
  * sessions forgotten. Capture privacy and the capture limits apply here, before anything is stored.
  */
+/** A live session to open: its goal, and `cue`, the user's own words when `goal` is something else (a ticket title, a task statement). */
+export interface StartSessionOptions {
+  goal: string;
+  cue?: string;
+  id?: string;
+  agentId?: string;
+  source?: string;
+  namespace?: string;
+}
+
 export class Capture {
   private readonly judges = new Map<string, OutcomeJudge>();
 
@@ -156,14 +166,7 @@ export class Capture {
   }
 
   /** Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. */
-  async startSession(opts: {
-    goal: string;
-    cue?: string;
-    id?: string;
-    agentId?: string;
-    source?: string;
-    namespace?: string;
-  }): Promise<SessionRecorder> {
+  async startSession(opts: StartSessionOptions): Promise<SessionRecorder> {
     const { ctx } = this;
     const store = ctx.requireStore();
     if (!opts.goal?.trim()) throw new RangeError('startSession: goal must be a non-empty string');

@@ -12,7 +12,7 @@ import type { SynthesisReport } from '../pipeline/synthesize.js';
 import type { SkillEvent, Store } from '../store/store.js';
 import type { EventBus, Listener, SkillEventType } from '../support/event-bus.js';
 import type { Logger } from '../support/log.js';
-import type { Capture } from './capture.js';
+import type { Capture, StartSessionOptions } from './capture.js';
 import type { Catalog } from './catalog.js';
 import type { RecallIndexes } from './recall-indexes.js';
 import type { AppContext } from './context.js';
@@ -223,16 +223,11 @@ export class Memory {
 
   // ── capture ──────────────────────────────────────────────────────────────
 
-  /** Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. */
-  /** `cue`: the user's own words when `goal` is something else (a ticket title, a task statement). */
-  startSession(opts: {
-    goal: string;
-    cue?: string;
-    id?: string;
-    agentId?: string;
-    source?: string;
-    namespace?: string;
-  }): Promise<SessionRecorder> {
+  /**
+   * Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. `cue`: the
+   * user's own words when `goal` is something else (a ticket title, a task statement).
+   */
+  startSession(opts: StartSessionOptions): Promise<SessionRecorder> {
     return this.capture.startSession(opts);
   }
 
