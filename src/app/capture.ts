@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { OutcomeJudge } from '../capture/judge.js';
 import type { IngestFormat } from '../capture/parse-file.js';
+import type { StartSessionOptions } from '../capture/types.js';
 import { protectCall, protectGoal, protectId, protectLabels, resolvePrivacy } from '../capture/privacy.js';
 import { depthReason, exceedsDepth, jsonBytesWithin } from '../domain/json-limits.js';
 import type { Outcome, Session, ToolCall } from '../domain/types.js';
@@ -16,16 +17,6 @@ import type { IngestResult, RecordedCall, SessionRecorder } from './types.js';
  * Capture: whole sessions and capture files in, live sessions recorded call by call, outcomes reported, and
  * sessions forgotten. Capture privacy and the capture limits apply here, before anything is stored.
  */
-/** A live session to open: its goal, and `cue`, the user's own words when `goal` is something else (a ticket title, a task statement). */
-export interface StartSessionOptions {
-  goal: string;
-  cue?: string;
-  id?: string;
-  agentId?: string;
-  source?: string;
-  namespace?: string;
-}
-
 export class Capture {
   private readonly judges = new Map<string, OutcomeJudge>();
 

@@ -46,3 +46,16 @@ export interface RecordInfo {
   format: DetectedFormat;
   sessionId: string;
 }
+
+/**
+ * A live session to open: its goal, and `cue`, the user's own words when `goal` is something else (a ticket
+ * title, a task statement).
+ */
+export interface StartSessionOptions {
+  goal: string;
+  cue?: string;
+  id?: string;
+  agentId?: string;
+  source?: string;
+  namespace?: string;
+}

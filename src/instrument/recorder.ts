@@ -12,7 +12,7 @@ import {
   resolvePrivacy,
   type PrivacyPolicy,
 } from '../capture/privacy.js';
-import type { OutcomeSource } from '../capture/types.js';
+import type { OutcomeSource, StartSessionOptions } from '../capture/types.js';
 import type { Logger } from '../support/log.js';
 import { SessionStateError } from '../errors/session-state-error.js';
 
@@ -39,14 +39,7 @@ import { SessionStateError } from '../errors/session-state-error.js';
 
 /** The recording side of a memory: `Memory` satisfies it (duck-typed so that tests can pass anything). */
 export interface RecordingTarget {
-  startSession(opts: {
-    goal: string;
-    cue?: string;
-    id?: string;
-    agentId?: string;
-    source?: string;
-    namespace?: string;
-  }): Promise<TargetSession>;
+  startSession(opts: StartSessionOptions): Promise<TargetSession>;
   readonly config?: {
     capture?: {
       resultChars?: number;
