@@ -113,6 +113,8 @@ export function separatingCondition(
   for (const tool of lookups.sort()) {
     const g = group.map((s) => shown(s, tool));
     const r = rest.map((s) => shown(s, tool));
+    const gRecords = group.map((s) => lookedUp(s, tool));
+    const rRecords = rest.map((s) => lookedUp(s, tool));
     const paths = [...new Set(g.flatMap((m) => [...m.keys()]))].sort();
     for (const path of paths) {
       // A value of one element of a list (one item's options) is not a property of what was looked up.
@@ -124,13 +126,13 @@ export function separatingCondition(
       if (all.size > MAX_FIELD_VALUES) continue;
       // Evidence counts observations (the records looked up and what they showed), not sessions: replays of one
       // task look the same record up and see the same thing again.
-      const observed = (spans: readonly Span[], maps: typeof g) =>
-        spans.flatMap((s, i) => {
-          const values = maps[i].get(path);
-          return values ? [{ values, key: `${lookedUp(s, tool)}=${[...values].sort()}` }] : [];
+      const observed = (maps: typeof g, records: string[]) =>
+        maps.flatMap((m, i) => {
+          const values = m.get(path);
+          return values ? [{ values, key: `${records[i]}=${[...values].sort()}` }] : [];
         });
-      const inGroup = observed(group, g);
-      const inRest = observed(rest, r);
+      const inGroup = observed(g, gRecords);
+      const inRest = observed(r, rRecords);
       // A category recurs: at most half as many values as observations. A field each record has its own value of
       // (an airport, a booking code) parts any two sets of records and is no rule; a status the same record
       // shows differently from task to task is one.
