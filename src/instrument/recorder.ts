@@ -103,15 +103,8 @@ export interface RecorderOptions {
   clock?: () => number;
 }
 
-export interface StartOptions {
-  goal: string;
-  /** The user's own words when `goal` is something else (a ticket title, a task statement): a recall cue. */
-  cue?: string;
-  id?: string;
-  agentId?: string;
-  source?: string;
-  namespace?: string;
-}
+/** What a recorded session starts with: the same options as `Memory.startSession` (the public name of this entry). */
+export type StartOptions = StartSessionOptions;
 
 export interface EndOptions {
   /** The outcome when known; without it the judge decides (stored as judged). */
