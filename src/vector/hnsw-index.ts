@@ -34,6 +34,10 @@ export interface HnswOptions {
    * 0.950 (0.30-0.33 ms), half precision at 320 0.968-0.990 over four builds (0.28-0.33 ms). At 10k, f32, ef 96
    * gave 0.995 (0.15 ms) against 1.0 at 192; at 20k ef 96 gave 0.988, 192 0.994; at 1k every ef from 64 gave
    * 1.0. Skills with exemplars (issue 29: 100k skills, 398,866 vectors), f32, M 24: ef 192 0.980, 128 0.977.
+   * MID_GRAPH_EF went 160 -> 112 once the graph was M 32 in half precision: on one build of the bench's 100k
+   * skills, recall@10 0.972 / 0.970 / 0.968 at ef 160 / 128 / 112 (0.952 at 96), and with exemplars 0.963 at all
+   * three; a whole recall's p50 (recall-probe, three alternating runs) 0.49-0.56 / 0.42-0.48 / 0.41-0.43 ms, with
+   * exemplars 0.62 / 0.52-0.56 / 0.48-0.49 ms.
    */
   expansionSearch?: number;
   /** Threads for bulk adds (default 0: every core). Searches run on the calling thread. */
@@ -59,7 +63,7 @@ export const defaultHnswOptions: Required<HnswOptions> = {
 
 /** From MID_GRAPH entries a search looks at least MID_GRAPH_EF candidates wide. */
 const MID_GRAPH = 16_384;
-const MID_GRAPH_EF = 160;
+const MID_GRAPH_EF = 112;
 
 /** How many candidates a search of a graph of `size` entries looks at, at least (see expansionSearch). */
 function searchWidth(size: number): number {
