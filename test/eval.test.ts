@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkReport } from '../src/eval/consistency.js';
 import { loadEvalFile, selectSplit } from '../src/eval/dataset.js';
 import { runEval, type EvalReport } from '../src/eval/harness.js';
+import { stepAgreement } from '../src/eval/metrics.js';
 import { formatEvalMarkdown, formatEvalText } from '../src/eval/report.js';
 import { UNRELATED_GOALS } from '../src/eval/unrelated-goals.js';
 import { EVAL_VARIANTS } from '../src/eval/variants.js';
@@ -62,6 +63,7 @@ describe('replay evaluation on the tau dev traces (tune half -> test half)', () 
         test: { file: 'tau-dev.jsonl', split: 'test', sessions: selectSplit(file.sessions, 'test') },
         // Three of the compared systems keep the run short; the committed report has all of them.
         variants: EVAL_VARIANTS.filter((v) => SYSTEMS.includes(v.name)),
+        details: true,
       });
     } finally {
       if (saved === undefined) delete process.env.SKILLSMITH_LLM_TIMEOUT_MS;
@@ -146,6 +148,20 @@ describe('replay evaluation on the tau dev traces (tune half -> test half)', () 
     expect(def.queries.goal.hitsTop1).toBeGreaterThan(0);
     expect(def.queries.goal.hitRateTop1!).toBeGreaterThan(report.baselines.results[0].queries.goal.hitRateTop1!);
     expect(def.falseRecall.rate!).toBeLessThanOrEqual(0.1);
+  });
+
+  it('lists per query the steps the top skill gives, branches resolved, beside the calls the session made', () => {
+    const details = report.variants[0].details ?? [];
+    expect(details.length).toBe(
+      report.variants[0].queries.goal.queries + report.variants[0].queries.firstUserMessage.queries,
+    );
+    const recalled = details.filter((d) => d.followed);
+    expect(recalled.length).toBeGreaterThan(0);
+    expect(details.some((d) => d.essential.length > 0)).toBe(true);
+    for (const d of details) {
+      if (d.followed) expect(d.agreement).toBeCloseTo(stepAgreement(d.followed, d.essential), 4);
+      else expect(d.agreement).toBeNull();
+    }
   });
 
   it('replays the fourth attempt per kind, probing only kinds with three successes', () => {

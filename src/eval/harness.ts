@@ -199,6 +199,9 @@ export interface QueryDetail {
   recalled: { name: string; kind: string | null; similarity: number }[];
   hitTop1: boolean;
   agreement: number | null;
+  /** The top-1 skill's steps as the session's own lookups resolve its branches, and the session's essential calls. */
+  followed: string[] | null;
+  essential: string[];
 }
 
 export interface BaselineResult {
@@ -476,6 +479,8 @@ async function evaluateVariant(
             recalled: hits.map((h, i) => ({ name: h.name, kind: recalled[i].kind, similarity: h.similarity })),
             hitTop1: isHit(s.kind, recalled[0]?.kind),
             agreement: recalled[0] ? round4(stepAgreement(recalled[0].toolSequence, base.essential)) : null,
+            followed: recalled[0] ? [...recalled[0].toolSequence] : null,
+            essential: [...base.essential],
           });
         }
         o.progress('recall', ++done, total);
