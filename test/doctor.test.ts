@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type SkillsmithConfigInput } from '../src/config/config.js';
 import { runDoctor, type DoctorReport } from '../src/doctor/doctor.js';
 import type { Skill } from '../src/domain/types.js';
+import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { doctorCommand } from '../src/surfaces/cli/commands/doctor.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 
@@ -49,7 +50,7 @@ describe('skillsmith doctor', () => {
     const r = await runDoctor(loadConfig({}));
     expect(r.ok).toBe(true);
     expect(find(r, 'embedder', 'round-trip')[0].status).toBe('ok');
-    expect(find(r, 'embedder', 'round-trip')[0].message).toMatch(/glove-sif-lex@1 is ready: 356 dimensions/);
+    expect(find(r, 'embedder', 'round-trip')[0].message).toMatch(/glove-sif-lex@2 is ready: 356 dimensions/);
     expect(find(r, 'llm', 'distiller')[0]).toMatchObject({ status: 'ok' });
     const t = io();
     expect(await doctorCommand([], noDb, t.io)).toBe(0);
@@ -206,6 +207,16 @@ describe('skillsmith doctor', () => {
     );
     expect(stored.fix).toMatch(/skillsmith reembed/);
     expect(r.ok).toBe(false);
+    // The built-in embedder's own earlier version: a warning, since the next pass re-embeds them on its own.
+    const upgraded = find(
+      await runDoctor(loadConfig({}), { store, namespace: 'default' }),
+      'store',
+      'stored-vectors',
+    )[0];
+    expect(upgraded.status).toBe('warn');
+    expect(upgraded.message).toMatch(/an earlier version of glove-sif-lex@2/);
+    expect(upgraded.fix).toMatch(/skillsmith synthesize/);
+    skill.embedderId = GLOVE_EMBEDDER_ID;
     const same = await runDoctor(loadConfig({}), { store, namespace: 'default' });
     expect(find(same, 'store', 'stored-vectors')[0].status).toBe('ok');
   });

@@ -248,7 +248,7 @@ describe('meta', () => {
       6,
     );
     // Which models learn and match, by name only.
-    expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@1', distiller: 'heuristic' });
+    expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@2', distiller: 'heuristic' });
   });
 
   it('GET /api/stats names a configured model distiller without its URL or key', async () => {
@@ -271,7 +271,7 @@ describe('meta', () => {
     try {
       const r = await call(llmServer.url, 'GET', '/api/stats');
       expect(r.data.backends).toEqual({
-        embedder: 'glove-sif-lex@1',
+        embedder: 'glove-sif-lex@2',
         distiller: 'llm:openai:qwen2.5:7b-instruct (fallback: heuristic)',
       });
       const body = JSON.stringify(r.data);

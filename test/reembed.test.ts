@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reembed } from '../src/doctor/reembed.js';
-import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
+import { reembed } from '../src/pipeline/reembed.js';
+import Database from 'better-sqlite3';
+import { createGloveEmbedder, GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiEmbedder } from '../src/embedders/openai-embedder.js';
 import { OpenAiClient } from '../src/model-clients/openai-client.js';
 import { EmbedderMismatchError } from '../src/errors/embedder-mismatch-error.js';
@@ -169,5 +170,87 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
     const err: string[] = [];
     expect(await reembedCommand([], { config, db }, { stdout: () => {}, stderr: (t) => void err.push(t) })).toBe(1);
     expect(err.join('\n')).toMatch(/reembed failed \[ENDPOINT_UNREACHABLE\].*\n?Nothing was written/s);
+  });
+});
+
+describe("a new version of the built-in embedder: the pass re-embeds the earlier version's skills on its own", () => {
+  const EARLIER = 'glove-sif-lex@1';
+  let dbPath: string;
+  let names: string[];
+
+  /** Marks every stored vector as made by the earlier version, as a memory written before the upgrade is. */
+  function markEarlier(path: string) {
+    const db = new Database(path);
+    db.prepare('UPDATE skills SET embedder_id = ? WHERE embedding IS NOT NULL').run(EARLIER);
+    db.close();
+  }
+
+  beforeAll(async () => {
+    dbPath = tempDbPath('skillsmith-reembed-upgrade-');
+    const memory = await openMemory({ db: dbPath, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
+    await memory.ingestFile(SAMPLE);
+    await memory.synthesize();
+    names = (await memory.skills.list()).map((s) => s.name).sort();
+    await memory.close();
+    markEarlier(dbPath);
+  });
+
+  it('the built-in embedder names the version it supersedes', () => {
+    expect(GLOVE_EMBEDDER_ID).not.toBe(EARLIER);
+    expect(createGloveEmbedder().supersedes).toEqual([EARLIER]);
+  });
+
+  it('until a pass, recall serves none of them and says a pass re-embeds them; a dry-run pass neither refuses nor re-embeds', async () => {
+    const lines: string[] = [];
+    const memory = await openMemory({
+      db: dbPath,
+      config: { synthesis: { cooldownMs: 0 } },
+      logger: createLogger('warn', 'skillsmith', (l) => void lines.push(l)),
+    });
+    try {
+      expect(await memory.recall('I need to exchange a laptop I received', { record: false })).toEqual([]);
+      expect(lines.filter((l) => l.includes(`an earlier version of ${GLOVE_EMBEDDER_ID}`))).toHaveLength(1);
+      await memory.synthesize({ dryRun: true });
+      const ids = new Set((await memory.skills.list()).map((s) => s.embedderId));
+      expect([...ids]).toEqual([EARLIER]);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('a pass re-embeds them, learns nothing twice, and recall serves them again', async () => {
+    const memory = await openMemory({ db: dbPath, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
+    try {
+      await memory.synthesize();
+      const skills = await memory.skills.list();
+      expect(new Set(skills.map((s) => s.embedderId))).toEqual(new Set([GLOVE_EMBEDDER_ID]));
+      expect(skills.map((s) => s.name).sort()).toEqual(names);
+      const served = await memory.recall(
+        'I need to exchange a laptop I received for one with an i7 processor, 8GB RAM, and a 1TB SSD.',
+        { record: false },
+      );
+      expect(served[0]?.name).toBe('exchange-delivered-order-items');
+      // Exemplars are made again too (reembed chooses them as a pass does), not dropped.
+      expect(skills.filter((s) => s.exemplars && s.exemplars.length > 0).length).toBeGreaterThan(0);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('vectors of any other model still stop the pass', async () => {
+    const path = tempDbPath('skillsmith-reembed-other-');
+    const first = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
+    await first.ingestFile(SAMPLE);
+    await first.synthesize();
+    await first.close();
+    const db = new Database(path);
+    db.prepare('UPDATE skills SET embedder_id = ? WHERE embedding IS NOT NULL').run('openai:other@16');
+    db.close();
+    const memory = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
+    try {
+      await expect(memory.synthesize()).rejects.toBeInstanceOf(EmbedderMismatchError);
+    } finally {
+      await memory.close();
+    }
   });
 });

@@ -360,12 +360,28 @@ async function checkStoredVectors(
     });
     return;
   }
+  const reembed = `skillsmith reembed${namespace === 'default' ? '' : ` --namespace ${namespace}`}`;
+  const earlier = new Set(embedder.supersedes ?? []);
+  if (
+    stale.every((s) => s.embedding && s.embedding.length === embedder.dimensions && earlier.has(s.embedderId ?? ''))
+  ) {
+    // An earlier version of this embedder: the next pass re-embeds them on its own.
+    checks.push({
+      backend: 'store',
+      check: 'stored-vectors',
+      status: 'warn',
+      message: `${stale.length} of ${skills.length} skills in namespace "${namespace}" were embedded with ${ids.join(', ')}, an earlier version of ${embedder.id}: recall ignores them until the next synthesis pass re-embeds them`,
+      fix: `run a pass ("skillsmith synthesize") or "${reembed}"`,
+      details: { stale: stale.length, total: skills.length, embedders: ids },
+    });
+    return;
+  }
   checks.push({
     backend: 'store',
     check: 'stored-vectors',
     status: 'fail',
     message: `${stale.length} of ${skills.length} skills in namespace "${namespace}" were embedded with ${ids.join(', ')}, not ${embedder.id}: recall and reconcile ignore them`,
-    fix: `run "skillsmith reembed${namespace === 'default' ? '' : ` --namespace ${namespace}`}" to re-embed them with the configured embedder`,
+    fix: `run "${reembed}" to re-embed them with the configured embedder`,
     details: { stale: stale.length, total: skills.length, embedders: ids },
   });
 }

@@ -7,8 +7,14 @@ export type { EmbedderThresholds };
  * carries `id`, and thresholds that depend on the embedder are keyed by it.
  */
 export interface Embedder {
-  /** Versioned identity, e.g. `glove-sif-lex@1`. Changing the maths must change the id. */
+  /** Versioned identity, e.g. `glove-sif-lex@2`. Changing the maths must change the id. */
   readonly id: string;
+  /**
+   * Ids of earlier versions of this same embedder (local, offline, cheap to run again) whose vectors a
+   * synthesis pass may replace on its own, re-embedding the namespace before it learns. Vectors of any other
+   * id stay a mismatch that the user settles with `skillsmith reembed`.
+   */
+  readonly supersedes?: readonly string[];
   readonly dimensions: number;
   /** Calibrated cosine thresholds for this embedder. */
   readonly thresholds: EmbedderThresholds;

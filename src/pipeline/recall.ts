@@ -196,11 +196,14 @@ export class RecallIndex {
     const d = this.embedder.dimensions;
     const ids: string[] = [];
     let foreign = 0;
+    let earlier = 0;
+    const superseded = new Set(this.embedder.supersedes ?? []);
     const served: [string, Float32Array][] = [];
     const ranks = new Map<string, Rank>();
     for (const row of rows) {
       const v = this.servedVectors(row);
-      if (v === 'foreign') foreign++;
+      if (v === 'foreign' && superseded.has(row.embedderId ?? '')) earlier++;
+      else if (v === 'foreign') foreign++;
       if (Array.isArray(v)) {
         served.push(...v);
         ranks.set(row.id, rankOf(row));
@@ -222,6 +225,11 @@ export class RecallIndex {
     if (foreign)
       this.log?.warn(
         `${foreign} recallable skills were embedded by another model than ${this.embedder.id} and are not served: run "skillsmith reembed"`,
+        { namespace: this.namespace },
+      );
+    if (earlier)
+      this.log?.warn(
+        `${earlier} recallable skills were embedded by an earlier version of ${this.embedder.id} and are not served until the next synthesis pass re-embeds them (or run "skillsmith reembed")`,
         { namespace: this.namespace },
       );
   }

@@ -12,6 +12,7 @@ import { clusterRecords, clusterSessions, loadClustering, saveClustering } from 
 import { consolidateSkills } from './stages/consolidate.js';
 import { detectNewSessions, readWatermark } from './stages/detect.js';
 import { embedGoals } from './stages/embed.js';
+import { reembed } from './reembed.js';
 
 export interface SynthesisReport {
   created: SkillRef[];
@@ -76,12 +77,27 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     return finish();
   }
   // Skills embedded by another model cannot be compared with this one's drafts: learning on would duplicate
-  // them. Refuse before anything is written, and say how to re-embed.
-  const stored = await store.listSkills(ns, { corpus: 'internal', includeSuperseded: true });
-  const foreign: Record<string, number> = {};
-  for (const s of stored)
-    if (!s.supersededBy && s.embedding && s.embedderId !== embedder.id)
-      foreign[s.embedderId ?? 'unknown'] = (foreign[s.embedderId ?? 'unknown'] ?? 0) + 1;
+  // them. Vectors of an earlier version of this embedder are made again first (it says which it supersedes:
+  // local and cheap); any other model's, the pass refuses before anything is written, and says how to re-embed.
+  let stored = await store.listSkills(ns, { corpus: 'internal', includeSuperseded: true });
+  let foreign = foreignVectors(stored, embedder.id);
+  const earlier = new Set(embedder.supersedes ?? []);
+  if (Object.keys(foreign).length && Object.keys(foreign).every((id) => earlier.has(id))) {
+    if (opts.dryRun) {
+      log.info('a pass will re-embed the skills an earlier version of the embedder made', { namespace: ns, foreign });
+      foreign = {};
+    } else {
+      const done = await reembed(store, embedder, ns, { actor: opts.actor ?? 'synthesis', now: deps.now });
+      log.info('re-embedded the skills an earlier version of the embedder made', {
+        namespace: ns,
+        embedder: embedder.id,
+        from: done.from,
+        skills: done.skills,
+      });
+      stored = await store.listSkills(ns, { corpus: 'internal', includeSuperseded: true });
+      foreign = foreignVectors(stored, embedder.id);
+    }
+  }
   if (Object.keys(foreign).length)
     throw new EmbedderMismatchError(ns, embedder.id, foreign, stored.filter((s) => !s.supersededBy).length);
 
@@ -211,4 +227,16 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     if (fellBack) report.fallback = { ...fellBack };
     return report;
   }
+}
+
+/** Live skills whose vector another embedder made, counted by that embedder's id. */
+function foreignVectors(
+  skills: readonly { supersededBy: string | null; embedding: Float32Array | null; embedderId: string | null }[],
+  embedderId: string,
+): Record<string, number> {
+  const foreign: Record<string, number> = {};
+  for (const s of skills)
+    if (!s.supersededBy && s.embedding && s.embedderId !== embedderId)
+      foreign[s.embedderId ?? 'unknown'] = (foreign[s.embedderId ?? 'unknown'] ?? 0) + 1;
+  return foreign;
 }

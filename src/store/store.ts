@@ -275,7 +275,8 @@ export interface FeedbackRecord {
 export interface EmbeddingReplacement {
   /** The new embedder's id, stored with every vector. */
   embedderId: string;
-  vectors: { skillId: string; embedding: Float32Array }[];
+  /** Each skill's new vector and, when its sessions give them, its new exemplars (else it has none). */
+  vectors: { skillId: string; embedding: Float32Array; exemplars?: Float32Array | null }[];
   actor: string;
   at: string;
 }

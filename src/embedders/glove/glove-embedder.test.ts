@@ -81,7 +81,8 @@ describe('glove word table', () => {
 describe('GloveEmbedder', () => {
   it('has a stable id, dimensions and default thresholds', () => {
     expect(embedder.id).toBe(GLOVE_EMBEDDER_ID);
-    expect(embedder.id).toBe('glove-sif-lex@1');
+    expect(embedder.id).toBe('glove-sif-lex@2');
+    expect(embedder.supersedes).toEqual(['glove-sif-lex@1']);
     expect(embedder.dimensions).toBe(356);
     expect(vec('cancel my order')).toHaveLength(356);
     expect(embedder.thresholds).toEqual(DEFAULT_GLOVE_THRESHOLDS);
@@ -180,6 +181,28 @@ describe('GloveEmbedder', () => {
       'the',
       'wi-fi',
     ]);
+  });
+
+  it('reads a closed compound GloVe lacks as the two common words it is made of, and leaves names and typos whole', () => {
+    const table = loadGloveTable();
+    expect(tokenize('restart the webserver after the healthcheck', table)).toEqual([
+      'restart',
+      'the',
+      'web',
+      'server',
+      'after',
+      'the',
+      'health',
+      'check',
+    ]);
+    // A place name and a typo are not split into rare pieces ("river mist", "con fig").
+    expect(tokenize('rivermist config occuring', table)).toEqual(['rivermist', 'config', 'occuring']);
+    // Words GloVe knows stay whole, however they could be cut.
+    expect(tokenize('password database', table)).toEqual(['password', 'database']);
+    // So a request written with the compound meets a skill learned from the open spelling.
+    expect(similarity('the webserver stopped, start it again', 'the web server went down, restart it')).toBeGreaterThan(
+      similarity('the kubectlz stopped, start it again', 'the web server went down, restart it') + 0.1,
+    );
   });
 
   it('mixes the parts by the configured weights', () => {

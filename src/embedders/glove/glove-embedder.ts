@@ -14,7 +14,12 @@ import { InputError } from '../../errors/input-error.js';
  * (e.g. every word is outside GloVe), the vector is renormalised so it stays unit length.
  */
 
-export const GLOVE_EMBEDDER_ID = 'glove-sif-lex@1';
+export const GLOVE_EMBEDDER_ID = 'glove-sif-lex@2';
+/**
+ * Ids of earlier versions of this maths, whose vectors a pass replaces on its own (see Embedder.supersedes):
+ * @1 kept closed compounds GloVe does not know ("webserver") whole.
+ */
+const EARLIER_IDS = ['glove-sif-lex@1'];
 export const SEMANTIC_DIMENSIONS = 100;
 export const LEXICAL_DIMENSIONS = 256;
 
@@ -80,6 +85,7 @@ const MAX_TOKENS = FEATURE_SLOTS / 2;
 
 export class GloveEmbedder implements Embedder {
   readonly id: string;
+  readonly supersedes: readonly string[];
   readonly dimensions = SEMANTIC_DIMENSIONS + LEXICAL_DIMENSIONS;
   readonly thresholds: EmbedderThresholds;
   readonly weights: Readonly<GloveWeights>;
@@ -121,7 +127,8 @@ export class GloveEmbedder implements Embedder {
       if (!(value >= -1 && value <= 1))
         throw new InputError(`GloveEmbedder threshold ${name} must be a cosine in [-1, 1] (got ${value}).`);
     }
-    this.id = embedderId(this.weights, sifA);
+    this.id = embedderId(GLOVE_EMBEDDER_ID, this.weights, sifA);
+    this.supersedes = EARLIER_IDS.map((earlier) => embedderId(earlier, this.weights, sifA));
 
     if (typeof options.table === 'object' && !(options.table instanceof URL)) this.loaded = checkTable(options.table);
     else this.tableSource = options.table;
@@ -259,10 +266,10 @@ export function createGloveEmbedder(options?: GloveEmbedderOptions): GloveEmbedd
   return new GloveEmbedder(options);
 }
 
-function embedderId(weights: Readonly<GloveWeights>, sifA: number): string {
+function embedderId(base: string, weights: Readonly<GloveWeights>, sifA: number): string {
   // Vectors made with other maths must not be compared with default ones, so the id records the change.
-  if (weights.semantic === DEFAULT_GLOVE_WEIGHTS.semantic && sifA === DEFAULT_SIF_A) return GLOVE_EMBEDDER_ID;
-  return `${GLOVE_EMBEDDER_ID}(semantic=${+weights.semantic.toFixed(4)},sifA=${sifA})`;
+  if (weights.semantic === DEFAULT_GLOVE_WEIGHTS.semantic && sifA === DEFAULT_SIF_A) return base;
+  return `${base}(semantic=${+weights.semantic.toFixed(4)},sifA=${sifA})`;
 }
 
 function checkTable(table: GloveTable): GloveTable {
@@ -279,10 +286,13 @@ function checkTable(table: GloveTable): GloveTable {
  * "a"/"i" are noise). snake_case and camelCase are split; a hyphenated word stays whole when GloVe knows
  * it (e-mail, wi-fi); "don't" becomes "do not"; other clitics ('s, 're, ...) are dropped.
  */
-export function tokenize(text: string, table: Pick<GloveTable, 'rowOf'>): string[] {
+export function tokenize(text: string, table: Pick<GloveTable, 'rowOf' | 'ranks'>): string[] {
   const tokens: string[] = [];
   const push = (word: string) => {
-    if (word.length > 1) tokens.push(word);
+    if (word.length < 2) return;
+    const parts = word.length >= 2 * MIN_COMPOUND_PART ? compoundParts(word, table) : null;
+    if (parts) tokens.push(parts[0], parts[1]);
+    else tokens.push(word);
   };
   TOKEN.lastIndex = 0;
   for (let match = TOKEN.exec(text); match; match = TOKEN.exec(text)) {
@@ -309,6 +319,40 @@ export function tokenize(text: string, table: Pick<GloveTable, 'rowOf'>): string
     }
   }
   return tokens;
+}
+
+/** Shortest part a closed compound is split into, and the rarest word (by rank) a part may be. */
+const MIN_COMPOUND_PART = 3;
+const MAX_COMPOUND_PART_RANK = 10_000;
+/** Words looked up for a split already (most requests repeat their few unknown words). */
+const compounds = new Map<string, readonly [string, string] | null>();
+
+/**
+ * A closed compound GloVe does not know, as the two common words it is written from: "webserver" is "web server",
+ * "healthcheck" "health check", so it shares the meaning and the words of the open spelling. Null for a word
+ * GloVe knows, or one no split makes of two words both among the MAX_COMPOUND_PART_RANK most frequent (a name
+ * such as "kowalski" stays whole); of several splits, the one whose rarer part is the more frequent.
+ */
+function compoundParts(word: string, table: Pick<GloveTable, 'rowOf' | 'ranks'>): readonly [string, string] | null {
+  const seen = compounds.get(word);
+  if (seen !== undefined) return seen;
+  let best: readonly [string, string] | null = null;
+  let bestRank = MAX_COMPOUND_PART_RANK + 1;
+  if (table.rowOf(word) < 0 && /^[a-z]+$/.test(word)) {
+    for (let i = MIN_COMPOUND_PART; i <= word.length - MIN_COMPOUND_PART; i++) {
+      const a = table.rowOf(word.slice(0, i));
+      const b = table.rowOf(word.slice(i));
+      if (a < 0 || b < 0) continue;
+      const rank = Math.max(table.ranks[a], table.ranks[b]);
+      if (rank < bestRank) {
+        bestRank = rank;
+        best = [word.slice(0, i), word.slice(i)];
+      }
+    }
+  }
+  if (compounds.size >= WORD_MEMO_LIMIT) compounds.clear();
+  compounds.set(word, best);
+  return best;
 }
 
 /**

@@ -185,7 +185,7 @@ export function sqlPlan(d: Dialect) {
     skillFiles: sql('SELECT path, bytes, executable FROM skill_files WHERE skill_id = ? AND version = ? ORDER BY path'),
     skillVersions: sql('SELECT * FROM skill_versions WHERE skill_id = ? ORDER BY created_at, version'),
     updateEmbedding: sql(
-      'UPDATE skills SET embedder_id = ?, embedding = ?, exemplars = NULL, cluster_id = NULL WHERE namespace = ? AND id = ?',
+      'UPDATE skills SET embedder_id = ?, embedding = ?, exemplars = ?, cluster_id = NULL WHERE namespace = ? AND id = ?',
     ),
     deleteClusterMembers: sql('DELETE FROM cluster_members WHERE namespace = ?'),
     deleteClusters: sql('DELETE FROM clusters WHERE namespace = ?'),

@@ -352,6 +352,7 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
         out.skills += (yield q(p.updateEmbedding, [
           change.embedderId,
           toBuffer(v.embedding),
+          v.exemplars ? toBuffer(v.exemplars) : null,
           namespace,
           v.skillId,
         ])).changes;

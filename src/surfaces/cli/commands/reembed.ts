@@ -6,7 +6,7 @@ import {
   type CommandFlags,
   type CommandIo,
 } from '../command-support.js';
-import { reembed, type ReembedReport, type ReembedStore } from '../../../doctor/reembed.js';
+import { reembed, type ReembedReport, type ReembedStore } from '../../../pipeline/reembed.js';
 import type { BackendDeps } from '../../../backends/from-config.js';
 import { openEmbedder, openStoreAt } from '../../../app/backends.js';
 import type { Embedder } from '../../../embedders/embedder.js';

@@ -1,8 +1,9 @@
-import type { Skill } from '../domain/types.js';
+import { chooseExemplars, EXEMPLAR_SOURCES, packExemplars } from '../domain/exemplars.js';
+import type { Session, Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
-import { skillEmbedding } from '../pipeline/skill-embedding.js';
-import { embedGoals } from '../pipeline/stages/embed.js';
+import { skillEmbedding } from './skill-embedding.js';
+import { embedGoals, embedTexts } from './stages/embed.js';
 import type { Store } from '../store/store.js';
 
 /** Re-embedding works on any store: the swap of vectors and cluster state is one store transaction. */
@@ -34,7 +35,7 @@ export interface ReembedReport {
  * cluster state, so that vectors of two embedders are never compared: run it after changing
  * `embedder.provider` / `embedder.model`. Learned skills get the vector the pass gives them
  * (`skillEmbedding`: the normalised mean of their source sessions' normalised goals, blended with the
- * procedure's title and tools); imported skills, and learned ones whose sessions are gone, the vector of
+ * procedure's title and tools) and their exemplars as a pass chooses them; imported skills, and learned ones whose sessions are gone, the vector of
  * their description (as `skills import` does). Nothing is written unless every vector was computed.
  */
 export async function reembed(
@@ -57,16 +58,21 @@ export async function reembed(
   };
   if (opts.dryRun) return report;
 
-  const vectors: { skillId: string; embedding: Float32Array }[] = [];
+  const vectors: { skillId: string; embedding: Float32Array; exemplars?: Float32Array | null }[] = [];
   const byDescription: Skill[] = [];
   for (const [i, skill] of skills.entries()) {
     opts.onProgress?.(i, skills.length);
-    const centroid = skill.corpus === 'internal' ? await goalCentroid(store, embedder, namespace, skill) : null;
+    const sessions = skill.corpus === 'internal' ? await sourceSessions(store, namespace, skill) : [];
+    const centroid = sessions.length ? await goalCentroid(store, embedder, sessions) : null;
     if (!centroid) {
       byDescription.push(skill);
       continue;
     }
-    vectors.push({ skillId: skill.id, embedding: await skillEmbedding(embedder, centroid, skill) });
+    vectors.push({
+      skillId: skill.id,
+      embedding: await skillEmbedding(embedder, centroid, skill),
+      exemplars: await exemplarsOf(store, embedder, sessions),
+    });
   }
   if (byDescription.length) {
     const embedded = await embedder.embed(byDescription.map((s) => s.description));
@@ -91,16 +97,26 @@ export async function reembed(
   return report;
 }
 
-/** The normalised mean of the skill's stored source sessions' goal embeddings, or null when none is stored. */
+/** The skill's source sessions still stored. */
+async function sourceSessions(store: ReembedStore, namespace: string, skill: Skill): Promise<Session[]> {
+  return skill.sourceSessions.length ? store.getSessions(namespace, skill.sourceSessions) : [];
+}
+
+/**
+ * Recall exemplars as a pass chooses them (chain.ts): from the goals and cues of the newest EXEMPLAR_SOURCES
+ * source sessions, embedded by the new embedder. Null when the sessions give none.
+ */
+async function exemplarsOf(store: ReembedStore, embedder: Embedder, sessions: Session[]): Promise<Float32Array | null> {
+  const texts = sessions.slice(-EXEMPLAR_SOURCES).flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])]);
+  return texts.length ? packExemplars(chooseExemplars(await embedTexts(store, embedder, texts))) : null;
+}
+
+/** The normalised mean of the source sessions' goal embeddings, or null when there is none. */
 async function goalCentroid(
   store: ReembedStore,
   embedder: Embedder,
-  namespace: string,
-  skill: Skill,
+  sessions: Session[],
 ): Promise<Float32Array | null> {
-  if (skill.sourceSessions.length === 0) return null;
-  const sessions = await store.getSessions(namespace, skill.sourceSessions);
-  if (sessions.length === 0) return null;
   const goals = await embedGoals(store as unknown as Store, embedder, sessions);
   const sum = new Float32Array(embedder.dimensions);
   for (const v of goals.values()) for (let d = 0; d < sum.length; d++) sum[d] += v[d];
