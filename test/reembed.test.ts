@@ -178,21 +178,25 @@ describe("a new version of the built-in embedder: the pass re-embeds the earlier
   let dbPath: string;
   let names: string[];
 
-  /** Marks every stored vector as made by the earlier version, as a memory written before the upgrade is. */
-  function markEarlier(path: string) {
+  /**
+   * A memory learned from the sample whose stored vectors are then marked as `embedderId`'s, as a memory written
+   * by another embedder (or an earlier version of this one) is. Returns its path and its skills' names.
+   */
+  async function learnedAs(embedderId: string): Promise<{ path: string; names: string[] }> {
+    const path = tempDbPath('skillsmith-reembed-upgrade-');
+    const memory = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
+    await memory.ingestFile(SAMPLE);
+    await memory.synthesize();
+    const learned = (await memory.skills.list()).map((s) => s.name).sort();
+    await memory.close();
     const db = new Database(path);
-    db.prepare('UPDATE skills SET embedder_id = ? WHERE embedding IS NOT NULL').run(EARLIER);
+    db.prepare('UPDATE skills SET embedder_id = ? WHERE embedding IS NOT NULL').run(embedderId);
     db.close();
+    return { path, names: learned };
   }
 
   beforeAll(async () => {
-    dbPath = tempDbPath('skillsmith-reembed-upgrade-');
-    const memory = await openMemory({ db: dbPath, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
-    await memory.ingestFile(SAMPLE);
-    await memory.synthesize();
-    names = (await memory.skills.list()).map((s) => s.name).sort();
-    await memory.close();
-    markEarlier(dbPath);
+    ({ path: dbPath, names } = await learnedAs(EARLIER));
   });
 
   it('the built-in embedder names the version it supersedes', () => {
@@ -238,14 +242,7 @@ describe("a new version of the built-in embedder: the pass re-embeds the earlier
   });
 
   it('vectors of any other model still stop the pass', async () => {
-    const path = tempDbPath('skillsmith-reembed-other-');
-    const first = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
-    await first.ingestFile(SAMPLE);
-    await first.synthesize();
-    await first.close();
-    const db = new Database(path);
-    db.prepare('UPDATE skills SET embedder_id = ? WHERE embedding IS NOT NULL').run('openai:other@16');
-    db.close();
+    const { path } = await learnedAs('openai:other@16');
     const memory = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
     try {
       await expect(memory.synthesize()).rejects.toBeInstanceOf(EmbedderMismatchError);
