@@ -47,9 +47,21 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
   }
   const items: EdgeCase[] = [];
   const minRecoveries = input.successes.length >= 3 ? 2 : 1;
+  const workedIn = countSessionsUsing(input.successes, think, true);
   for (const [tool, r] of recoveries) {
     if (r.count < minRecoveries) continue;
     const err = r.error ? ` (${r.error})` : '';
+    // A call that is no step of the procedure and never worked in a successful session was a wrong turn:
+    // "if it fails, go on" would tell the agent to try it first.
+    if (!input.procedureTools.includes(tool) && !workedIn.has(tool)) {
+      items.push({
+        kind: 'avoid',
+        tool,
+        count: r.count,
+        text: `Do not call \`${tool}\` for this task: it failed${err} in each of the ${r.count} successful sessions that called it, and they succeeded without it.`,
+      });
+      continue;
+    }
     const nextTool = [...r.next.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
     let action: string;
     if (r.retried * 2 >= r.count) {
@@ -81,10 +93,11 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
   return items.slice(0, input.maxItems ?? 6);
 }
 
-function countSessionsUsing(sessions: Session[], think: Set<string>): Map<string, number> {
+/** Per tool, how many of the sessions called it (`okOnly`: with a call that worked). */
+function countSessionsUsing(sessions: Session[], think: Set<string>, okOnly = false): Map<string, number> {
   const m = new Map<string, number>();
   for (const s of sessions)
-    for (const t of new Set(s.calls.filter((c) => !think.has(c.tool)).map((c) => c.tool)))
+    for (const t of new Set(s.calls.filter((c) => !think.has(c.tool) && (!okOnly || c.ok)).map((c) => c.tool)))
       m.set(t, (m.get(t) ?? 0) + 1);
   return m;
 }

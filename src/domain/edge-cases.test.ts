@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { findEdgeCases } from './edge-cases.js';
+import type { Session, ToolCall } from './types.js';
+
+/** A session of `steps`: a name is a call that worked, `name!` one that failed with `error`. */
+function session(
+  id: string,
+  steps: string[],
+  error = 'Error: order status is delivered, cannot be cancelled',
+): Session {
+  const calls: ToolCall[] = steps.map((step, position) => {
+    const failed = step.endsWith('!');
+    return {
+      position,
+      tool: failed ? step.slice(0, -1) : step,
+      args: {},
+      result: failed ? error : '{"ok":true}',
+      ok: !failed,
+      error: failed ? error : null,
+      durationMs: null,
+      at: null,
+    };
+  });
+  return {
+    id,
+    namespace: 'default',
+    goal: 'exchange the lamp I received',
+    outcome: 'success',
+    reward: 1,
+    agentId: null,
+    source: 'test',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    endedAt: null,
+    labels: null,
+    calls,
+  } as Session;
+}
+
+const procedureTools = ['get_order_details', 'exchange_delivered_order_items'];
+
+describe('findEdgeCases', () => {
+  it('tells the agent to retry a step of the procedure that failed and then worked', () => {
+    const items = findEdgeCases({
+      successes: [
+        session('a', ['get_order_details!', 'get_order_details', 'exchange_delivered_order_items'], 'not found'),
+        session('b', ['get_order_details!', 'get_order_details', 'exchange_delivered_order_items'], 'not found'),
+        session('c', ['get_order_details', 'exchange_delivered_order_items']),
+      ],
+      failures: [],
+      procedureTools,
+      thinkTools: [],
+    });
+    expect(items.map((i) => i.text)).toEqual([
+      'If `get_order_details` fails (e.g. nothing found for the given id), correct the arguments and retry `get_order_details`.',
+    ]);
+  });
+
+  it('says not to call a tool outside the procedure that only ever failed in the successful sessions', () => {
+    const items = findEdgeCases({
+      successes: [
+        session('a', ['return_delivered_order_items!', 'get_order_details', 'exchange_delivered_order_items']),
+        session('b', ['get_order_details', 'return_delivered_order_items!', 'exchange_delivered_order_items']),
+        session('c', ['get_order_details', 'exchange_delivered_order_items']),
+      ],
+      failures: [],
+      procedureTools,
+      thinkTools: [],
+    });
+    expect(items).toEqual([
+      {
+        kind: 'avoid',
+        tool: 'return_delivered_order_items',
+        count: 2,
+        text: 'Do not call `return_delivered_order_items` for this task: it failed (e.g. the item is not in the right state) in each of the 2 successful sessions that called it, and they succeeded without it.',
+      },
+    ]);
+  });
+
+  it('keeps the recovery of a tool outside the procedure that also worked in a successful session', () => {
+    const items = findEdgeCases({
+      successes: [
+        session('a', ['get_order_details', 'check_stock!', 'exchange_delivered_order_items']),
+        session('b', ['get_order_details', 'check_stock!', 'exchange_delivered_order_items']),
+        session('c', ['get_order_details', 'check_stock', 'exchange_delivered_order_items']),
+      ],
+      failures: [],
+      procedureTools,
+      thinkTools: [],
+    });
+    expect(items).toHaveLength(1);
+    expect(items[0].kind).toBe('recovery');
+    expect(items[0].text).toBe(
+      'If `check_stock` fails (e.g. the item is not in the right state), continue with `exchange_delivered_order_items` instead.',
+    );
+  });
+});
