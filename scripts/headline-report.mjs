@@ -98,6 +98,7 @@ for (const set of sets) {
     const skills = (await memory.skills.list()).filter((k) => k.corpus === 'internal');
     let wrong = 0;
     let hits = 0;
+    const misses = [];
     for (const s of scenarios) {
       const own = skills.find(
         (k) =>
@@ -107,12 +108,17 @@ for (const set of sets) {
       for (const f of s.fourth) {
         const top = (await memory.recall(f, { record: false }))[0];
         if (top && own && top.id === own.id) hits++;
-        else if (top) wrong++;
+        else {
+          if (top) wrong++;
+          misses.push(
+            `    ${top ? 'OTHER' : 'MISS '} ${top ? `${top.name} ${top.similarity.toFixed(3)}` : 'nothing'}  <- ${f} (${s.domain}/${s.name}: ${own?.name ?? 'no skill'})`,
+          );
+        }
       }
     }
     let fr = 0;
     for (const g of unrelated) if ((await memory.recall(g, { record: false })).length) fr++;
-    return { skills: skills.length, hits, wrong, fr };
+    return { skills: skills.length, hits, wrong, fr, misses };
   });
   console.log(
     `${set}: skills learned ${learned}/${scenarios.length}; further wordings recalled first ${fourthHits}/${fourths}; ` +
@@ -122,4 +128,5 @@ for (const set of sets) {
     `${set}, one memory: ${together.skills} skills; further wordings recalled first ${together.hits}/${fourths}, ` +
       `another scenario's skill first ${together.wrong}; false recalls ${together.fr}/${unrelated.length}`,
   );
+  for (const m of together.misses) console.log(m);
 }
