@@ -55,9 +55,12 @@ export const TASK_VERBS = [
   'open',
 ] as const;
 
-/** First words of tools that read, look up or compute: they lead to the action, they are not it. */
+/**
+ * First words of tools that read, look up or compute, or open a session (login): they lead to the action, they
+ * are not it.
+ */
 export const LOOKUP_VERBS = new Set(
-  'cd run test get find search list check calculate compute can is has view display show read fetch lookup query estimate count describe verify validate ls cat grep tail head pwd diff wc du sort think reason reflect'.split(
+  'cd run test get find search list check calculate compute can is has view display show read fetch lookup query estimate count describe verify validate ls cat grep tail head pwd diff wc du sort think reason reflect login logout authenticate'.split(
     ' ',
   ),
 );
@@ -80,7 +83,7 @@ const COMMAND_VERBS: Readonly<Record<string, readonly string[]>> = {
 
 /** Verbs of steps that change something, beside the task verbs (set_navigation, fillFuelTank, place_order). */
 const ACT_VERBS = new Set(
-  'write set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit login logout toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay notify alert page'.split(
+  'write set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay notify alert page drop'.split(
     ' ',
   ),
 );
@@ -108,9 +111,23 @@ function roleOfWords(words: readonly string[]): StepRole {
   return ACT_VERBS.has(verb) || (TASK_VERBS as readonly string[]).includes(verb) ? 'action' : 'lookup';
 }
 
-/** The words of a tool name: cancel_pending_order, cancelPendingOrder -> cancel, pending, order. */
+/** Separators of a tool's module or server from its own name: email.send_email, mcp__github__create_issue. */
+const MODULE_SEPARATOR = /\.|__|\//;
+
+/** Any word known to name what a step does. */
+function isVerb(word: string): boolean {
+  return LOOKUP_VERBS.has(word) || ACT_VERBS.has(word) || (TASK_VERBS as readonly string[]).includes(word);
+}
+
+/**
+ * The words of a tool name, verb first: cancel_pending_order, cancelPendingOrder -> cancel, pending, order. A
+ * module or server prefix is dropped (calendar.create_event -> create, event), and a name that leads with its
+ * object has its verb moved to the front (vault_create_key -> create, vault, key; flights_book -> book,
+ * flights): otherwise the object reads as the verb and every step of such a toolset looks like a lookup.
+ */
 export function toolWordsOf(tool: string): string[] {
-  const all = tool
+  const own = tool.split(MODULE_SEPARATOR).filter((part) => /[a-zA-Z]/.test(part));
+  const all = (own[own.length - 1] ?? tool)
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .split(/[^a-zA-Z]+/)
     .map((w) => w.toLowerCase())
@@ -119,6 +136,8 @@ export function toolWordsOf(tool: string): string[] {
   const by = all.indexOf('by');
   const words = by > 0 ? all.slice(0, by) : all;
   if (words.length === 1 && COMMAND_VERBS[words[0]]) return [...COMMAND_VERBS[words[0]]];
+  const verbAt = words.findIndex(isVerb);
+  if (verbAt > 0) return [words[verbAt], ...words.slice(0, verbAt), ...words.slice(verbAt + 1)];
   return words;
 }
 
