@@ -1,4 +1,5 @@
 import { buildConsensus, type Consensus, type ConsensusRules } from '../domain/consensus.js';
+import { commandAsToolName, commandHead } from '../domain/commands.js';
 import { findEdgeCases } from '../domain/edge-cases.js';
 import { hasInstructions } from '../domain/untrusted-text.js';
 import { toDescription, toSkillName } from '../domain/skill-md/index.js';
@@ -33,18 +34,20 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   const { goal } = consensus;
   if (steps.length === 0) return null;
   // The procedure's sequence is its required steps; conditional ones stay in the body and in toolsRequired.
-  const required = steps.filter((s) => !s.conditional).map((s) => s.tool);
-  const toolSequence = required.length ? required : steps.map((s) => s.tool);
+  const required = steps.filter((s) => !s.conditional);
+  const sequenceSteps = required.length ? required : steps;
+  const toolSequence = sequenceSteps.map((s) => s.tool);
   const toolsRequired = [...new Set(steps.map((s) => s.tool))];
 
   // Verb and object from what the users asked for, backed by the action the lookups lead to; never one
   // persona's words. Goals and cues are untrusted text: one that carries an instruction gives no word to the
   // name or description.
   const trusted = (xs: readonly string[]) => xs.filter((g) => !hasInstructions(g));
+  // A command step is named by what its command does (systemctl restart nginx), not by its runner (run_shell).
   const wording = wordSkill({
     goals: trusted(input.goals),
     cues: trusted(input.cues ?? []),
-    toolSequence,
+    toolSequence: sequenceSteps.map((s) => (s.command && commandAsToolName(s.command)) || s.tool),
     toolWeight: input.toolWeight,
     wordWeight: input.goalWordWeight,
   });
@@ -106,10 +109,11 @@ function doneWhen(goal: Consensus['goal'], lastRequired: string, redact: (text: 
 }
 
 function renderStep(s: ProcedureStep, redact: (text: string) => string): string {
-  const parts = [`Call \`${s.tool}\``];
+  const parts = [s.command ? runCommand(s.tool, s.command, redact) : `Call \`${s.tool}\``];
   const fromResult = s.dataFlow;
   const flowArgs = new Set(fromResult.map((f) => f.arg));
-  const params = s.parameters.filter((p) => !flowArgs.has(p));
+  // A command step shows its command; the argument that holds it is not a parameter to fill in.
+  const params = s.parameters.filter((p) => !flowArgs.has(p) && !(s.command && (p === 'command' || p === 'cmd')));
   // Without traced sources (an older step), every varying argument is the user's, as it always was said.
   const fromUser = s.sources ? new Set(s.sources.filter((x) => x.from === 'user').map((x) => x.arg)) : null;
   const said = params.filter((p) => !fromUser || fromUser.has(p));
@@ -131,4 +135,23 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string): string 
   } else if (s.conditional)
     parts.push(` (only when needed: seen in ${Math.round(s.support * 100)}% of successful sessions)`);
   return `${parts.join('')}.`;
+}
+
+/**
+ * A command step: the line the sessions ran (redacted; tool arguments are untrusted, so a line that reads as an
+ * instruction is not quoted), or, when they ran different lines, the kind of command with an example.
+ */
+function runCommand(tool: string, command: { text: string; exact: boolean }, redact: (text: string) => string): string {
+  const text = redact(command.text);
+  const head = commandHead(command.text);
+  if (hasInstructions(text)) return `Run a \`${head}\` command with \`${tool}\``;
+  if (command.exact) return `Run ${inlineCode(text)} with \`${tool}\``;
+  return `Run a \`${head}\` command with \`${tool}\`, as the case needs (the sessions ran, for example, ${inlineCode(text)})`;
+}
+
+/** Markdown inline code that holds any text: a fence longer than the text's longest run of backticks. */
+function inlineCode(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(longest + 1);
+  return longest ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`;
 }

@@ -1,7 +1,8 @@
 import { categoricalFields, separatingCondition } from './branches.js';
+import { commandOf, representativeCommand, stepKey } from './commands.js';
 import { constantFields, goalStep, mainPathLength } from './main-path.js';
 import { argumentOrigins, type Leaf, sourceKey, type ValueSource } from './result-values.js';
-import { collapseRepeats, lcsAlignment, sequenceF1 } from './sequence.js';
+import { lcsAlignment, sequenceF1 } from './sequence.js';
 import type { ArgumentSource, ProcedureStep, Span, ToolCall } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
@@ -30,18 +31,23 @@ export interface Consensus {
   goal: { tool: string; shows: Leaf[] } | null;
 }
 
-/** One collapsed step of one span: the tool and the calls it covers (a repeated lookup is one step). */
+/**
+ * One collapsed step of one span: the tool, the key it aligns on (the tool, and for a command line its head:
+ * see commands.ts) and the calls it covers (a repeated lookup is one step).
+ */
 interface Group {
   tool: string;
+  key: string;
   calls: ToolCall[];
 }
 
 function groups(span: Span): Group[] {
   const out: Group[] = [];
   for (const c of span.calls) {
+    const key = stepKey(c);
     const last = out[out.length - 1];
-    if (last && last.tool === c.tool) last.calls.push(c);
-    else out.push({ tool: c.tool, calls: [c] });
+    if (last && last.key === key) last.calls.push(c);
+    else out.push({ tool: c.tool, key, calls: [c] });
   }
   return out;
 }
@@ -59,7 +65,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   const whole = rules.path === 'whole';
   const full = spans.map(groups);
   const grouped = whole ? full : full.map((g) => g.slice(0, mainPathLength(g.map((x) => x.tool))));
-  const seqs = grouped.map((g) => g.map((x) => x.tool));
+  const seqs = grouped.map((g) => g.map((x) => x.key));
   const n = spans.length;
   const origins = spans.map((s) => argumentOrigins(s.calls));
   /** A step must be shared: with several sessions, one session's step is a side trip. */
@@ -82,7 +88,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   // aligned[p] = per span, the group aligned to backbone position p (or undefined).
   const aligned: (Group | undefined)[][] = backbone.map(() => new Array(n));
   // Insertions: tool + anchor (last aligned backbone position before it, -1 at the start) -> spans.
-  const inserts = new Map<string, { tool: string; anchor: number; spans: Map<number, Group>; order: number[] }>();
+  const inserts = new Map<string, { key: string; anchor: number; spans: Map<number, Group>; order: number[] }>();
   for (let s = 0; s < n; s++) {
     const pairs = lcsAlignment(backbone, seqs[s]);
     const matchedJ = new Map<number, number>();
@@ -99,7 +105,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
       }
       const key = `${anchor}\u0000${seqs[s][j]}`;
       let entry = inserts.get(key);
-      if (!entry) inserts.set(key, (entry = { tool: seqs[s][j], anchor, spans: new Map(), order: [] }));
+      if (!entry) inserts.set(key, (entry = { key: seqs[s][j], anchor, spans: new Map(), order: [] }));
       if (!entry.spans.has(s)) {
         entry.spans.set(s, grouped[s][j]);
         entry.order.push(j / Math.max(1, seqs[s].length));
@@ -107,11 +113,13 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
     }
   }
 
-  type Slot = { key: number; tool: string; byspan: (Group | undefined)[]; support: number };
+  // A slot's tool is that of any call aligned to it: calls of one step key share their tool.
+  const toolOf = (byspan: (Group | undefined)[]) => byspan.find((g) => g !== undefined)!.tool;
+  type Slot = { key: number; step: string; tool: string; byspan: (Group | undefined)[]; support: number };
   const slots: Slot[] = [];
-  backbone.forEach((tool, p) => {
+  backbone.forEach((step, p) => {
     const count = aligned[p].filter(Boolean).length;
-    if (shared(count)) slots.push({ key: p, tool, byspan: aligned[p], support: count / n });
+    if (shared(count)) slots.push({ key: p, step, tool: toolOf(aligned[p]), byspan: aligned[p], support: count / n });
   });
   for (const e of inserts.values()) {
     const support = e.spans.size / n;
@@ -119,9 +127,9 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
     const byspan: (Group | undefined)[] = new Array(n);
     for (const [s, g] of e.spans) byspan[s] = g;
     const meanPos = e.order.reduce((a, b) => a + b, 0) / e.order.length;
-    slots.push({ key: e.anchor + 0.5 + meanPos / 10, tool: e.tool, byspan, support });
+    slots.push({ key: e.anchor + 0.5 + meanPos / 10, step: e.key, tool: toolOf(byspan), byspan, support });
   }
-  slots.sort((a, b) => a.key - b.key || a.tool.localeCompare(b.tool));
+  slots.sort((a, b) => a.key - b.key || a.step.localeCompare(b.step));
 
   const kept = slots.filter((s) => s.support >= rules.conditionalSupport);
   // Never drop below the steps the spans agree on; if nothing reaches the bar, the medoid path is the procedure.
@@ -130,7 +138,13 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
       ? kept
       : slots.length > 0
         ? slots.filter((s) => s.key === Math.floor(s.key))
-        : backbone.map((tool, p) => ({ key: p, tool, byspan: aligned[p], support: 1 / n }));
+        : backbone.map((step, p) => ({
+            key: p,
+            step,
+            tool: grouped[medoid][p].tool,
+            byspan: aligned[p],
+            support: 1 / n,
+          }));
   const categorical = whole ? null : categoricalFields(spans);
   const steps: ProcedureStep[] = chosen.map((slot, idx) => {
     const previous = chosen.slice(0, idx).map((s) => s.tool);
@@ -145,8 +159,15 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
             categorical,
           )
         : null;
+    const command = representativeCommand(
+      slot.byspan.flatMap((g) => {
+        const c = g ? commandOf(g.calls[0]) : null;
+        return c === null ? [] : [c];
+      }),
+    );
     return {
       tool: slot.tool,
+      ...(command ? { command } : {}),
       support: round(slot.support),
       conditional,
       repeated: isRepeated(slot.byspan),
@@ -154,7 +175,10 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
       ...(when ? { when } : {}),
     };
   });
-  const collapsed = collapseSteps(steps);
+  const collapsed = collapseSteps(
+    steps,
+    chosen.map((slot) => slot.step),
+  );
   const goalTool = whole ? null : (goalStep(collapsed)?.tool ?? null);
   // What the goal call's results showed, in the sessions whose main path ends at it.
   const goal = goalTool
@@ -176,19 +200,17 @@ function isRepeated(byspan: (Group | undefined)[]): boolean {
   return present.length > 0 && present.filter((g) => g.calls.length > 1).length * 2 >= present.length;
 }
 
-/** Two adjacent slots of the same tool (an insertion next to its twin) are one step. */
-function collapseSteps(steps: ProcedureStep[]): ProcedureStep[] {
-  const seq = collapseRepeats(steps.map((s) => s.tool));
-  if (seq.length === steps.length) return steps;
+/** Two adjacent slots of the same step (an insertion next to its twin) are one step. */
+function collapseSteps(steps: ProcedureStep[], keys: readonly string[]): ProcedureStep[] {
   const out: ProcedureStep[] = [];
-  for (const s of steps) {
+  steps.forEach((s, i) => {
     const last = out[out.length - 1];
-    if (last && last.tool === s.tool) {
+    if (last && keys[i - 1] === keys[i]) {
       last.support = Math.max(last.support, s.support);
       last.conditional = last.conditional && s.conditional;
       last.repeated = true;
     } else out.push({ ...s });
-  }
+  });
   return out;
 }
 

@@ -1,8 +1,10 @@
+import { stepKeysOf } from './commands.js';
 import { sequenceF1 } from './sequence.js';
 import { roleOf } from './step-role.js';
 import type { Skill } from './types.js';
 
 export interface Candidate {
+  /** The candidate's steps as they align (commands.ts: stepKeysOf): its tool sequence, commands told apart. */
   toolSequence: string[];
   successes: number;
   followers: number;
@@ -118,12 +120,14 @@ export function reconcile(
   let similarity = 1;
   const crossCluster = !own;
   if (!target) {
-    const match = neighbours.find((n) => sameSkill(candidate.toolSequence, n.skill.toolSequence, rules));
+    const match = neighbours.find((n) =>
+      sameSkill(candidate.toolSequence, stepKeysOf(n.skill.toolSequence, n.skill.body), rules),
+    );
     if (!match) return { action: 'add' };
     target = match.skill;
     similarity = match.similarity;
   }
-  if (sequenceF1(candidate.toolSequence, target.toolSequence) >= rules.sameProcedure)
+  if (sequenceF1(candidate.toolSequence, stepKeysOf(target.toolSequence, target.body)) >= rules.sameProcedure)
     return { action: 'reinforce', target, similarity };
   const oldRate = target.attemptCount ? target.successCount / target.attemptCount : 0;
   const newRate = candidate.followers ? candidate.successes / candidate.followers : 0;

@@ -5,6 +5,7 @@
  * persona's goal. Pure: word weights come in as a function.
  */
 
+import { isCommandRunner } from './commands.js';
 import { chooseActionTool, LOOKUP_VERBS, roleOf, TASK_VERBS, toolWordsOf } from './step-role.js';
 import { stem } from './word-match.js';
 
@@ -79,7 +80,7 @@ export function wordSkill(input: NamingInput): SkillWording {
   // story) only fill in where the tools say nothing.
   const vocabulary = new Set(
     input.toolSequence
-      .filter((t) => roleOf(t) !== 'handoff')
+      .filter((t) => roleOf(t) !== 'handoff' && !isCommandRunner(t))
       .flatMap((t) =>
         toolWordsOf(t)
           .filter((w, k) => k > 0 && !TOOL_FILLER.has(w) && !FILLER.has(w))
@@ -101,7 +102,8 @@ export function wordSkill(input: NamingInput): SkillWording {
       tool: vocabulary.has(stem(w)),
       score: (c / n) ** 2 * (1 + input.wordWeight(w)),
     }))
-    .filter((r) => r.tool || (df.get(r.w) ?? 0) / n >= 0.75)
+    // Tools that name nothing (a command runner's steps) leave the requests' words most of them share.
+    .filter((r) => r.tool || (df.get(r.w) ?? 0) / n >= (vocabulary.size ? 0.75 : 0.5))
     .sort((a, b) => Number(b.tool) - Number(a.tool) || b.score - a.score || a.w.localeCompare(b.w));
   // The requests' words that name one of the tools' objects: the task's object. Other shared words (a
   // persona's mood, dates, story) name only what is broken in a fix ("no service").
@@ -142,6 +144,8 @@ export function wordSkill(input: NamingInput): SkillWording {
   // what the requests have in common (a fix names what is broken), else the action's own words.
   const step = verb === 'fix' ? null : doing(verb);
   const objectOf = (tool: string) => {
+    // A command runner's name (Bash, run_shell) says how a step runs, never what it acts on.
+    if (isCommandRunner(tool)) return [];
     const ws = toolWordsOf(tool);
     // The first word of a step named by a verb is its verb, never its object (sort, get_order_details).
     const named = roleOf(tool) === 'action' || LOOKUP_VERBS.has(ws[0] ?? '');

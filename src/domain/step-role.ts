@@ -34,6 +34,8 @@ export const TASK_VERBS = [
   'add',
   'remove',
   'delete',
+  'clean',
+  'clear',
   'create',
   'move',
   'copy',
@@ -83,7 +85,7 @@ const COMMAND_VERBS: Readonly<Record<string, readonly string[]>> = {
 
 /** Verbs of steps that change something, beside the task verbs (set_navigation, fillFuelTank, place_order). */
 const ACT_VERBS = new Set(
-  'write set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay notify alert page drop'.split(
+  'write set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay notify alert page drop install uninstall deploy'.split(
     ' ',
   ),
 );
@@ -115,7 +117,7 @@ function roleOfWords(words: readonly string[]): StepRole {
 const MODULE_SEPARATOR = /\.|__|\//;
 
 /** Any word known to name what a step does. */
-function isVerb(word: string): boolean {
+export function isVerb(word: string): boolean {
   return LOOKUP_VERBS.has(word) || ACT_VERBS.has(word) || (TASK_VERBS as readonly string[]).includes(word);
 }
 

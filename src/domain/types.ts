@@ -29,7 +29,8 @@ export interface SessionOutline {
   id: string;
   goal: string;
   outcome: Outcome;
-  calls: Pick<ToolCall, 'tool' | 'ok'>[];
+  /** `key`: what the call aligns on in a procedure (commands.ts: stepKey), when it differs from its tool. */
+  calls: (Pick<ToolCall, 'tool' | 'ok'> & { key?: string })[];
   seq?: number;
 }
 
@@ -88,6 +89,11 @@ export type SkillCorpus = 'internal' | 'external';
 /** One step of a distilled procedure. */
 export interface ProcedureStep {
   tool: string;
+  /**
+   * For a tool that runs command lines (Bash, shell, run_shell): the command the sessions ran at this step,
+   * `exact` when at least half of them ran that very line, else an example of the step's command (commands.ts).
+   */
+  command?: { text: string; exact: boolean };
   /** Fraction of the cluster's successful sessions in which the step occurs. */
   support: number;
   /** Steps present in most sessions are the procedure; rarer ones are conditional. */

@@ -8,6 +8,7 @@ import type {
   SessionOutline,
   ToolCall,
 } from '../domain/types.js';
+import { stepKey } from '../domain/commands.js';
 import { fromBuffer } from '../vector/vector-math.js';
 import type { ClusterRecord, FeedbackRecord, SkillEvent, SkillFile, SkillVersion } from './store.js';
 import type { FeedbackInsert, RowChange } from './write-plan.js';
@@ -132,7 +133,8 @@ export function callFromRow(c: Row): ToolCall {
 }
 
 /**
- * Session outlines from their rows and `[session_id, tool, ok]` call rows in position order (a call row of a
+ * Session outlines from their rows and `[session_id, tool, ok, args]` call rows in position order (args only for
+ * tools that may run command lines) (a call row of a
  * session not among the rows, committed between the two reads, is left out).
  */
 export function outlinesFromRows(rows: Row[], calls: readonly (readonly unknown[])[]): SessionOutline[] {
@@ -145,8 +147,12 @@ export function outlinesFromRows(rows: Row[], calls: readonly (readonly unknown[
       seq: Number(r.seq),
       calls: [],
     });
-  for (const [sessionId, tool, ok] of calls)
-    byId.get(sessionId as string)?.calls.push({ tool: tool as string, ok: truthy(ok) });
+  for (const [sessionId, tool, ok, args] of calls) {
+    const key = outlineKey(tool as string, args);
+    byId
+      .get(sessionId as string)
+      ?.calls.push(key === tool ? { tool, ok: truthy(ok) } : { tool: tool as string, ok: truthy(ok), key });
+  }
   return [...byId.values()];
 }
 
@@ -305,4 +311,17 @@ export function pushCallRow(
     c.at,
   );
   return out;
+}
+
+/** The step key of an outline's call (commands.ts): its tool, or for a command line its tool and head. */
+function outlineKey(tool: string, args: unknown): string {
+  if (typeof args !== 'string') return tool;
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? stepKey({ tool, args: parsed as Record<string, unknown> })
+      : tool;
+  } catch {
+    return tool;
+  }
 }

@@ -71,8 +71,9 @@ export function clusterSessions(
 ): void {
   const think = synthesis.thinkTools;
   for (const s of page) {
+    // A command runner's calls count by what they run (run_shell df, run_shell systemctl restart).
     state.toolStats.addDocument(
-      toolTerms(collapseRepeats(s.calls.filter((c) => !think.includes(c.tool)).map((c) => c.tool))),
+      toolTerms(collapseRepeats(s.calls.filter((c) => !think.includes(c.tool)).map((c) => c.key ?? c.tool))),
     );
     state.goalStats.addDocument(goalWords(s.goal));
   }
@@ -84,7 +85,7 @@ export function clusterSessions(
     const goal = goals.get(s.id)!;
     state.goalMean.add(goal);
     toolFeatures(
-      s.calls.filter((c) => c.ok && !think.includes(c.tool)).map((c) => c.tool),
+      s.calls.filter((c) => c.ok && !think.includes(c.tool)).map((c) => c.key ?? c.tool),
       state.toolStats,
       FEATURE_TOOL_DIMS,
       undefined,

@@ -1,3 +1,4 @@
+import { stepKeysOf } from '../../domain/commands.js';
 import { defaultReconcileRules, sameSkill } from '../../domain/reconcile.js';
 import type { Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
@@ -26,7 +27,7 @@ export async function consolidateSkills(
       if (
         !loser.clusterId ||
         loser.support > winner.support ||
-        !sameSkill(winner.toolSequence, loser.toolSequence, rules)
+        !sameSkill(stepKeysOf(winner.toolSequence, winner.body), stepKeysOf(loser.toolSequence, loser.body), rules)
       )
         continue;
       const at = deps.now().toISOString();

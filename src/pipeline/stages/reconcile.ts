@@ -1,3 +1,4 @@
+import { stepKeysOf } from '../../domain/commands.js';
 import { seedEta } from '../../domain/admit.js';
 import { bumpVersion, defaultReconcileRules, reconcile, type Decision } from '../../domain/reconcile.js';
 import { learnedByOf, olderDistiller } from '../../domain/learned-by.js';
@@ -61,7 +62,11 @@ export function reconcileDraft(
   const bar = linked ? Math.min(deps.thresholds.recall, deps.thresholds.duplicate) : deps.thresholds.duplicate;
   const neighbours = mine ? [] : own ? [{ skill: own, similarity: 1 }] : input.skills.neighbours(embedding, bar);
   const reconciled = reconcile(
-    { toolSequence: draft.toolSequence, successes: counts.successCount, followers: counts.attemptCount },
+    {
+      toolSequence: stepKeysOf(draft.toolSequence, draft.body),
+      successes: counts.successCount,
+      followers: counts.attemptCount,
+    },
     mine,
     neighbours,
     { ...defaultReconcileRules, toolWeight: input.toolWeight },

@@ -4,6 +4,14 @@ import { STATE_CLEARED_ON_REEMBED_SQL } from '../state-key.js';
 import { FORGOTTEN_PARENT, type SkillFilter } from '../store.js';
 import type { Dialect, RowColumn } from './dialect.js';
 
+/**
+ * The arguments of a call whose tool name may be a command runner (bash, shell, exec, command, cmd, terminal),
+ * else NULL: a cheap filter in SQL, the exact test in commands.ts.
+ */
+const RUNNER_ARGS = `CASE WHEN ${['sh', 'exec', 'command', 'cmd', 'terminal']
+  .map((w) => `lower(c.tool) LIKE '%${w}%'`)
+  .join(' OR ')} THEN c.args END AS args`;
+
 /** One statement in a dialect: its SQL (built once) and its parameters. */
 export interface Query {
   sql: string;
@@ -114,7 +122,8 @@ export function sqlPlan(d: Dialect) {
       `SELECT seq, id, goal, outcome FROM sessions${d.seqRange} WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?`,
     ),
     outlineCalls: sql(
-      `SELECT c.session_id, c.tool, c.ok FROM sessions s${d.seqRange}
+      // Arguments only of calls whose tool may run command lines (commands.ts decides): a pass reads every call.
+      `SELECT c.session_id, c.tool, c.ok, ${RUNNER_ARGS} FROM sessions s${d.seqRange}
        ${d.joinInOrder} tool_calls c ON c.namespace = s.namespace AND c.session_id = s.id
        WHERE s.namespace = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq, c.position`,
     ),

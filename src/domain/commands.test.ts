@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { commandAsToolName, commandHead, commandOf, representativeCommand, stepKey, stepKeysOf } from './commands.js';
+
+describe('commandOf', () => {
+  it('reads the command line of the runners agents use today', () => {
+    expect(commandOf({ tool: 'Bash', args: { command: 'npm test -- cart', description: 'Run tests' } })).toBe(
+      'npm test -- cart',
+    );
+    expect(commandOf({ tool: 'exec_command', args: { cmd: 'rg -n taxRate src', workdir: '/w' } })).toBe(
+      'rg -n taxRate src',
+    );
+    expect(commandOf({ tool: 'run_shell', args: { command: '  df  -h /' } })).toBe('df -h /');
+    // Codex's argv form: a `bash -lc` wrapper is unwrapped; a plain argv is joined.
+    expect(commandOf({ tool: 'shell', args: { command: ['bash', '-lc', 'git status'] } })).toBe('git status');
+    expect(commandOf({ tool: 'shell', args: { command: ['ls', '-la'] } })).toBe('ls -la');
+    expect(commandOf({ tool: 'runTerminalCommand', args: { command: 'make' } })).toBe('make');
+  });
+
+  it('is null for tools that do not run commands, or hold no command', () => {
+    expect(commandOf({ tool: 'cancel_pending_order', args: { command: 'x' } })).toBeNull();
+    expect(commandOf({ tool: 'share_tweet', args: { command: 'x' } })).toBeNull();
+    expect(commandOf({ tool: 'Bash', args: { description: 'no command' } })).toBeNull();
+    expect(commandOf({ tool: 'Bash', args: { command: '   ' } })).toBeNull();
+    expect(commandOf({ tool: 'Bash', args: null })).toBeNull();
+    expect(commandOf({ tool: 'shell', args: { command: [1, 2] } })).toBeNull();
+  });
+});
+
+describe('commandHead', () => {
+  it('is the program, and the subcommand of programs that have them', () => {
+    expect(commandHead('df -h /')).toBe('df');
+    expect(commandHead('du -sh /var/log/* | sort -h | tail')).toBe('du');
+    expect(commandHead('systemctl restart nginx')).toBe('systemctl restart');
+    expect(commandHead('git commit -m "fix"')).toBe('git commit');
+    expect(commandHead('npm test -- cart')).toBe('npm test');
+    expect(commandHead('git -C repo status')).toBe('git');
+    expect(commandHead('service nginx restart')).toBe('service restart');
+    // A file operand is not a subcommand.
+    expect(commandHead('cat README')).toBe('cat');
+  });
+
+  it('reads past sudo, environment assignments, paths and a leading cd', () => {
+    expect(commandHead('sudo systemctl restart nginx')).toBe('systemctl restart');
+    expect(commandHead('CI=1 NODE_ENV=test npm run build')).toBe('npm run');
+    expect(commandHead('/usr/bin/journalctl -u nginx -n 50')).toBe('journalctl');
+    expect(commandHead('cd /srv/app && make build')).toBe('make build');
+    expect(commandHead('cd /srv/app')).toBe('cd');
+    expect(commandHead('')).toBe('');
+  });
+});
+
+describe('stepKey', () => {
+  it('tells apart calls of one runner by what they run, and leaves other tools as they are', () => {
+    const df = stepKey({ tool: 'run_shell', args: { command: 'df -h /' } });
+    const restart = stepKey({ tool: 'run_shell', args: { command: 'systemctl restart nginx' } });
+    expect(df).not.toBe(restart);
+    expect(stepKey({ tool: 'run_shell', args: { command: 'df -i' } })).toBe(df);
+    expect(stepKey({ tool: 'get_order_details', args: { order_id: '#W1' } })).toBe('get_order_details');
+  });
+});
+
+describe('representativeCommand', () => {
+  it('is exact when at least half ran the same line, else an example', () => {
+    expect(representativeCommand(['df -h /', 'df -h /', 'df -h /home'])).toEqual({ text: 'df -h /', exact: true });
+    expect(representativeCommand(['systemctl restart a', 'systemctl restart b', 'systemctl restart c'])).toEqual({
+      text: 'systemctl restart a',
+      exact: false,
+    });
+    expect(representativeCommand([])).toBeNull();
+    expect(representativeCommand(['x'.repeat(500)])!.text).toHaveLength(160);
+  });
+});
+
+describe('commandAsToolName', () => {
+  it('names a step by the act its command performs, with the operand only when every session ran that line', () => {
+    expect(commandAsToolName({ text: 'systemctl restart nginx', exact: true })).toBe('restart_nginx');
+    // Lines that differ: what the program acts on, when known, else the verb alone.
+    expect(commandAsToolName({ text: 'systemctl restart nginx', exact: false })).toBe('restart_service');
+    expect(commandAsToolName({ text: 'make install', exact: false })).toBe('install');
+    expect(commandAsToolName({ text: 'git push origin main', exact: true })).toBeNull();
+    expect(commandAsToolName({ text: 'df -h /', exact: true })).toBeNull();
+    expect(commandAsToolName({ text: 'git status', exact: true })).toBeNull();
+  });
+});
+
+describe('stepKeysOf', () => {
+  it('reads the commands of a stored procedure back from its steps, in order', () => {
+    const body = [
+      '## Steps',
+      '',
+      '1. Run `df -h /` with `run_shell`.',
+      '2. Call `notify` with `text` from the user.',
+      '3. Run a `systemctl restart` command with `run_shell`, as the case needs (the sessions ran, for example, `systemctl restart a`).',
+      '4. Run `rm -rf /tmp/x` with `run_shell` (only when needed: seen in 30% of successful sessions).',
+    ].join('\n');
+    expect(stepKeysOf(['run_shell', 'notify', 'run_shell'], body)).toEqual([
+      'run_shell\u0000df',
+      'notify',
+      'run_shell\u0000systemctl restart',
+    ]);
+    // A command with backticks in it is fenced with two.
+    expect(stepKeysOf(['Bash'], '1. Run `` echo `date` `` with `Bash`.')).toEqual(['Bash\u0000echo']);
+    expect(stepKeysOf(['get_user', 'cancel'], 'anything')).toEqual(['get_user', 'cancel']);
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * Steps of tools that run command lines (Claude Code's `Bash`, Codex's `shell` and `exec_command`, a
+ * `run_shell`): the tool name says nothing, the command says what the step does. Such a call is told apart
+ * from another of the same tool by its command's head (`df`, `systemctl restart`, `git commit`), so that a
+ * procedure of three commands keeps three steps, and a step can show the command the sessions ran. Pure.
+ */
+import { isVerb } from './step-role.js';
+
+/** Tool names of command runners: a whole word of the name says shell, bash, terminal, exec or command. */
+const RUNNER = /(^|[_.\-\s])(bash|sh|zsh|shell|terminal|powershell|pwsh|cmd|exec|execute|command)([_.\-\s]|$)/i;
+
+/** Shells whose `-c` / `-lc` argument is the command line itself (Codex: ["bash", "-lc", "npm test"]). */
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'fish', 'pwsh', 'powershell']);
+
+/**
+ * Programs whose first word after them names what they do (`git commit`, `systemctl restart`, `npm test`):
+ * the head keeps it. Any other program is its head alone (`df -h /`, `rg -n x src`).
+ */
+const SUBCOMMANDS = new Set(
+  'git gh hg svn systemctl launchctl docker podman kubectl helm npm pnpm yarn npx bun deno pip pip3 uv poetry conda apt apt-get dnf yum brew snap cargo go rustup make just gradle mvn dotnet terraform aws gcloud az heroku fly vercel supabase rails bundle gem composer mix'.split(
+    ' ',
+  ),
+);
+
+/** What a program's subcommands act on, to name a step whose operand varies (`systemctl restart X`). */
+const ACTS_ON: Readonly<Record<string, string>> = {
+  systemctl: 'service',
+  service: 'service',
+  launchctl: 'service',
+  docker: 'container',
+  podman: 'container',
+  apt: 'package',
+  'apt-get': 'package',
+  dnf: 'package',
+  yum: 'package',
+  brew: 'package',
+  snap: 'package',
+  pip: 'package',
+  pip3: 'package',
+  npm: 'package',
+  pnpm: 'package',
+  yarn: 'package',
+  cargo: 'package',
+  gem: 'package',
+  helm: 'release',
+};
+
+/** Tool names that run command lines (Bash, shell, exec_command, run_shell, runTerminalCommand). */
+export function isCommandRunner(tool: string): boolean {
+  return RUNNER.test(tool.replace(/([a-z])([A-Z])/g, '$1_$2'));
+}
+
+/** Longest command text a step shows. */
+const MAX_COMMAND = 160;
+
+/** The command line a call runs, when its tool runs commands and its arguments hold one; else null. */
+export function commandOf(call: { tool: string; args?: Record<string, unknown> | null }): string | null {
+  if (!isCommandRunner(call.tool)) return null;
+  const raw = call.args?.command ?? call.args?.cmd;
+  let text: string | null = null;
+  if (typeof raw === 'string') text = raw;
+  else if (Array.isArray(raw) && raw.length > 0 && raw.every((x) => typeof x === 'string')) {
+    const argv = raw as string[];
+    const base = argv[0].split('/').pop() ?? '';
+    // A shell wrapper: the command line is the argument after -c / -lc.
+    const flag = argv.findIndex((a, i) => i > 0 && /^-[a-z]*c$/.test(a));
+    text = SHELLS.has(base) && flag > 0 && argv[flag + 1] !== undefined ? argv[flag + 1] : argv.join(' ');
+  }
+  const trimmed = text?.trim().replace(/\s+/g, ' ');
+  return trimmed ? trimmed : null;
+}
+
+/**
+ * What a command line does, in one or two words: its program (path and `sudo`, environment assignments, a
+ * leading `cd DIR &&` left out) and, for programs with subcommands, the subcommand. `service NAME restart`
+ * reads `service restart`.
+ */
+export function commandHead(command: string): string {
+  // The first command of a chain that is not a cd (cd /srv && make build -> make build).
+  const parts = command.split(/\s*(?:&&|\|\||;)\s*/).filter((p) => p.trim() !== '');
+  const first = parts.find((p) => !/^cd(\s|$)/.test(p.trim())) ?? parts[0] ?? command;
+  const words = first.trim().split(/\s+/);
+  let i = 0;
+  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]) || words[i] === 'sudo' || words[i] === 'env'))
+    i++;
+  const program = (words[i] ?? '').split('/').pop()?.toLowerCase() ?? '';
+  if (!program) return '';
+  const plain = (w: string | undefined) => (w && /^[a-z][a-z0-9-]*$/.test(w) ? w : null);
+  if (program === 'service') {
+    const verb = plain(words[i + 2]);
+    return verb ? `service ${verb}` : program;
+  }
+  const sub = SUBCOMMANDS.has(program) ? plain(words[i + 1]) : null;
+  return sub ? `${program} ${sub}` : program;
+}
+
+/** The key a call aligns on in a procedure: its tool, and for a command line also the command's head. */
+export function stepKey(call: { tool: string; args?: Record<string, unknown> | null }): string {
+  const command = commandOf(call);
+  if (command === null) return call.tool;
+  const head = commandHead(command);
+  return head ? `${call.tool}\u0000${head}` : call.tool;
+}
+
+/**
+ * The command a step shows: the command line most of its calls ran, when at least half of them ran that
+ * exact line (`exact`); otherwise the most common one, as an example. Cut to a readable length.
+ */
+export function representativeCommand(commands: readonly string[]): { text: string; exact: boolean } | null {
+  if (commands.length === 0) return null;
+  const counts = new Map<string, number>();
+  for (const c of commands) counts.set(c, (counts.get(c) ?? 0) + 1);
+  const [text, n] = [...counts].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || a[0].localeCompare(b[0]))[0];
+  const cut = text.length > MAX_COMMAND ? `${text.slice(0, MAX_COMMAND - 1)}…` : text;
+  return { text: cut, exact: n * 2 >= commands.length };
+}
+
+/**
+ * A tool name that says what a command step does, for naming a procedure: the subcommand when it is a verb,
+ * with its first operand when every session ran that very line (`systemctl restart nginx` -> `restart_nginx`);
+ * null when the command names no act (`df -h`, `git status`): the step then reads as its tool.
+ */
+export function commandAsToolName(command: { text: string; exact: boolean }): string | null {
+  const head = commandHead(command.text);
+  const [program, sub] = head.split(' ');
+  const verb = program === 'service' || SUBCOMMANDS.has(program) ? sub : undefined;
+  if (!verb || !isVerb(verb)) return null;
+  // Different lines (restart nginx, restart caddy): what such a program acts on.
+  if (!command.exact) return ACTS_ON[program] ? `${verb}_${ACTS_ON[program]}` : verb;
+  const words = command.text.split(/\s+/);
+  const at = words.indexOf(verb);
+  const operand = words.slice(at + 1).find((w) => !w.startsWith('-'));
+  return operand && /^[A-Za-z][A-Za-z0-9_.-]*$/.test(operand) ? `${verb}_${operand}` : verb;
+}
+
+/** A step line of a SKILL.md that runs a command: "3. Run `df -h /` with ..." or "3. Run a `make` command with ...". */
+const RUN_STEP = /^\s*\d+\.\s+Run (a )?(`+)\s?(.+?)\s?\2/;
+
+/**
+ * A procedure as the keys its steps align on (stepKey): its tool sequence, where each command runner's step
+ * takes the head of the command its SKILL.md body shows for it, in order (a step "only when" something is
+ * not in the sequence and is skipped). What tells two shell procedures apart when both are `run_shell` x3.
+ */
+export function stepKeysOf(toolSequence: readonly string[], body: string): string[] {
+  if (!toolSequence.some(isCommandRunner)) return [...toolSequence];
+  const heads = body
+    .split('\n')
+    .filter((line) => !line.includes('(only when'))
+    .flatMap((line) => {
+      const m = RUN_STEP.exec(line);
+      if (!m) return [];
+      return [m[1] ? m[3] : commandHead(m[3])];
+    });
+  let next = 0;
+  return toolSequence.map((t) => (isCommandRunner(t) && next < heads.length ? `${t}\u0000${heads[next++]}` : t));
+}

@@ -1,0 +1,127 @@
+// Procedures of a command runner (Claude Code's Bash, Codex's shell, a run_shell tool): every step calls the
+// same tool, and the command is what the agent must know. Learned on a real SQLite memory through the pass.
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Session } from '../src/domain/types.js';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
+import { tempDbPath } from './support/tau.js';
+
+const DISK = {
+  goals: [
+    'The server is running out of disk space, free some up',
+    'Root partition is almost full; find what is eating the space and clean it',
+    'Clear old logs so the machine has room on its disk again',
+  ],
+  commands: ['df -h /', 'du -sh /var/log/* | sort -h | tail', 'journalctl --vacuum-size=500M'],
+};
+const RESTART = {
+  goals: [
+    'nginx went down on the web server, bring it back up',
+    'The web service crashed; check its logs and restart it',
+    'Our site is returning 502s because the daemon died, get it running again',
+  ],
+  commands: [
+    'systemctl status nginx',
+    'journalctl -u nginx -n 50',
+    'systemctl restart nginx',
+    'systemctl is-active nginx',
+  ],
+};
+
+function sessions(d: { goals: string[]; commands: string[] }, prefix: string, tool = 'run_shell'): Session[] {
+  return d.goals.map((goal, i) => ({
+    id: `${prefix}-${i}`,
+    namespace: 'default',
+    goal,
+    outcome: 'success',
+    reward: 1,
+    agentId: null,
+    source: 'command-test',
+    startedAt: `2026-01-0${i + 1}T00:00:00.000Z`,
+    endedAt: null,
+    labels: null,
+    calls: d.commands.map((command, position) => ({
+      position,
+      tool,
+      args: { command },
+      result: 'ok',
+      ok: true,
+      error: null,
+      durationMs: null,
+      at: null,
+    })),
+  }));
+}
+
+const opened: { memory: Memory; path: string }[] = [];
+async function fresh(): Promise<Memory> {
+  const path = tempDbPath('skillsmith-commands-');
+  const memory = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
+  opened.push({ memory, path });
+  return memory;
+}
+
+afterEach(async () => {
+  for (const { memory, path } of opened.splice(0)) {
+    await memory.close();
+    rmSync(dirname(path), { recursive: true, force: true });
+  }
+});
+
+describe('procedures of a command runner', () => {
+  it('keep one step per command, show the commands, and are named by what they do', async () => {
+    const memory = await fresh();
+    await memory.ingest(sessions(RESTART, 'restart'));
+    await memory.synthesize();
+    const [skill] = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
+    expect(skill.toolSequence).toEqual(['run_shell', 'run_shell', 'run_shell', 'run_shell']);
+    // Named by its commands (`systemctl restart nginx`), and a runner's name is never the object.
+    expect(skill.description).not.toMatch(/shell/i);
+    expect(skill.name).toBe('restart-nginx');
+    const steps = skill.body.split('\n').filter((l) => /^\d+\. /.test(l));
+    expect(steps).toEqual(RESTART.commands.map((c, i) => `${i + 1}. Run \`${c}\` with \`run_shell\`.`));
+    // The command is shown, not asked of the user.
+    expect(skill.body).not.toContain('`command` from the user');
+  });
+
+  it('two shell procedures in one memory stay two skills, each recalled for its own kind of request', async () => {
+    const memory = await fresh();
+    await memory.ingest([...sessions(DISK, 'disk'), ...sessions(RESTART, 'restart')]);
+    await memory.synthesize();
+    const skills = (await memory.skills.list()).filter((s) => s.corpus === 'internal' && s.supersededBy === null);
+    expect(skills).toHaveLength(2);
+    const bySessions = Object.fromEntries(skills.map((s) => [s.sourceSessions[0].split('-')[0], s]));
+    expect(bySessions.disk.sourceSessions.sort()).toEqual(['disk-0', 'disk-1', 'disk-2']);
+    expect(bySessions.restart.sourceSessions.sort()).toEqual(['restart-0', 'restart-1', 'restart-2']);
+    expect(bySessions.disk.body).toContain('Run `journalctl --vacuum-size=500M` with `run_shell`');
+    // No step names the task, so the requests' shared words do: "clean" and "disk space".
+    expect(bySessions.disk.name).toBe('clean-disk-space');
+    expect((await memory.recall('Disk usage is at 96 percent, please make some room', { record: false }))[0]?.id).toBe(
+      bySessions.disk.id,
+    );
+    expect(
+      (await memory.recall('Can you look at why the webserver stopped and start it again?', { record: false }))[0]?.id,
+    ).toBe(bySessions.restart.id);
+    // A second pass over the same memory keeps them apart (consolidation reads the commands back from SKILL.md).
+    await memory.ingest(sessions(DISK, 'disk-again'));
+    await memory.synthesize();
+    const after = (await memory.skills.list()).filter((s) => s.corpus === 'internal' && s.supersededBy === null);
+    expect(after).toHaveLength(2);
+  });
+
+  it('a command that varies across sessions is shown as the kind of command, with an example', async () => {
+    const memory = await fresh();
+    const varied = sessions(RESTART, 'varied', 'Bash');
+    for (const [i, s] of varied.entries())
+      s.calls[2].args = { command: `systemctl restart ${['nginx', 'apache2', 'caddy'][i]}`, description: 'restart' };
+    await memory.ingest(varied);
+    await memory.synthesize();
+    const [skill] = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
+    expect(skill.body).toContain(
+      '3. Run a `systemctl restart` command with `Bash`, as the case needs (the sessions ran, for example, `systemctl restart caddy`).',
+    );
+    expect(skill.name).toBe('restart-service');
+  });
+});
