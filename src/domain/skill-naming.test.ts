@@ -22,6 +22,20 @@ describe('skill names and descriptions', () => {
     expect(w.description).toMatch(/Use when a user asks to cancel pending order\./);
   });
 
+  it('is not a fix when only one request of two mentions an error, as an instruction', () => {
+    const w = wordSkill({
+      goals: [
+        "Go to the 'Documents' directory and create a file called 'summary.txt'. If it already exists, return an error",
+        "In my folder called 'Lectures', I'd like to set up a new file called 'Notes2023.txt'.",
+      ],
+      cues: [],
+      toolSequence: ['touch', 'echo'],
+      wordWeight: idf,
+    });
+    expect(w.nameWords[0]).not.toBe('fix');
+    expect(w.nameWords).toContain('file');
+  });
+
   it('calls a problem report a fix, named by what is broken, not by the tool that ended it', () => {
     const w = wordSkill({
       goals: [

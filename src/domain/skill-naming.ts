@@ -113,7 +113,8 @@ export function wordSkill(input: NamingInput): SkillWording {
     .map((r) => r.w);
 
   const { verb: asked, share } = sharedVerb(df, n);
-  const problem = texts.filter((t) => PROBLEM.test(t)).length / n >= 0.5;
+  // Most requests, not one of two: "if it already exists, return an error" is an instruction, not a fault.
+  const problem = texts.filter((t) => PROBLEM.test(t)).length / n > 0.5;
   // A step that does what the users asked for (a request to change answered by update_reservation_flights).
   const doing = (v: string) =>
     v === actionVerb
