@@ -124,4 +124,62 @@ describe('procedures of a command runner', () => {
     );
     expect(skill.name).toBe('restart-service');
   });
+
+  it("a coding agent's to-do list is neither a step nor the task, and does not make a short session 'reasoning'", async () => {
+    const memory = await fresh();
+    const goals = [
+      'The cart total ignores the discount code, fix it',
+      'Discounts are not applied to the cart total; please repair the calculation',
+      'Fix the bug where the cart total skips the discount',
+    ];
+    const todo = (position: number) => ({
+      position,
+      tool: 'TodoWrite',
+      args: { todos: [{ content: 'fix discount', status: 'in_progress' }] },
+      result: 'ok',
+      ok: true,
+      error: null,
+      durationMs: null,
+      at: null,
+    });
+    const call = (position: number, tool: string, args: Record<string, unknown>) => ({
+      position,
+      tool,
+      args,
+      result: 'ok',
+      ok: true,
+      error: null,
+      durationMs: null,
+      at: null,
+    });
+    await memory.ingest(
+      goals.map((goal, i) => ({
+        id: `cart-${i}`,
+        namespace: 'default',
+        goal,
+        outcome: 'success' as const,
+        reward: 1,
+        agentId: null,
+        source: 'command-test',
+        startedAt: `2026-01-0${i + 1}T00:00:00.000Z`,
+        endedAt: null,
+        labels: null,
+        // Three to-do updates around a test run and an edit: planning, not a chain-of-thought dump.
+        calls: [
+          todo(0),
+          call(1, 'Bash', { command: 'npm test -- cart', description: 'Reproduce with the cart tests' }),
+          todo(2),
+          call(3, 'Edit', { file_path: 'src/cart.ts', old_string: 'a', new_string: 'b' }),
+          todo(4),
+        ],
+      })),
+    );
+    const report = await memory.synthesize();
+    expect(report.skipped).toEqual([]);
+    const [skill] = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
+    expect(skill.toolSequence).toEqual(['Bash', 'Edit']);
+    expect(skill.body).not.toContain('TodoWrite');
+    expect(skill.body).toContain('Run `npm test -- cart` with `Bash`');
+    expect(skill.name).not.toMatch(/todo/);
+  });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { judgeConfigSchema, privacyConfigSchema } from '../capture/capture-config.js';
+import { PLANNING_TOOLS, REASONING_TOOLS } from '../domain/step-role.js';
 import { ConfigError, configFromEnv, mergeConfig } from './sources.js';
 
 export { ConfigError } from './sources.js';
@@ -52,8 +53,11 @@ export const configSchema = z
         evidenceLimit: z.number().int().min(1).default(4),
         traceCharCap: z.number().int().min(50).default(600),
         cooldownMs: z.number().int().min(0).default(60_000),
-        /** Reject spans/clusters whose calls are mostly chain-of-thought tools such as `think`. */
-        thinkTools: z.array(z.string()).default(['think', 'reason', 'reflect', 'scratchpad']),
+        /**
+         * Reasoning and planning tools (`think`, Claude Code's `TodoWrite`, Codex's `update_plan`): never steps of a
+         * procedure, and spans made mostly of them are rejected.
+         */
+        thinkTools: z.array(z.string()).default([...REASONING_TOOLS, ...PLANNING_TOOLS]),
         /** The deterministic verifier a draft must pass before it becomes a skill (MemOS's thresholds). */
         verify: z
           .object({

@@ -1,4 +1,5 @@
 import { collapseRepeats, sequenceF1 } from './sequence.js';
+import { PLANNING_TOOLS } from './step-role.js';
 import type { Session, Span } from './types.js';
 
 export interface AdmitRules {
@@ -64,8 +65,10 @@ export function denyReason(
   rules: Pick<AdmitRules, 'thinkTools' | 'findSecrets'>,
 ): string | null {
   const think = new Set(rules.thinkTools);
-  const thinking = session.calls.filter((c) => think.has(c.tool)).length;
-  if (thinking > 0 && thinking >= session.calls.length - thinking)
+  // Planning calls (a to-do list) are neither reasoning nor work here.
+  const planning = session.calls.filter((c) => PLANNING_TOOLS.has(c.tool)).length;
+  const thinking = session.calls.filter((c) => think.has(c.tool) && !PLANNING_TOOLS.has(c.tool)).length;
+  if (thinking > 0 && thinking >= session.calls.length - planning - thinking)
     return 'chain-of-thought: reasoning calls outnumber actions';
   const goal = session.goal.trim();
   if (/^[[{]/.test(goal)) {

@@ -5,6 +5,16 @@
  * clustering weighs the actions over the lookups every procedure of a namespace shares. Pure.
  */
 
+/** Tools an agent reasons with: never steps of a procedure (with PLANNING_TOOLS, the default `synthesis.thinkTools`). */
+export const REASONING_TOOLS: readonly string[] = ['think', 'reason', 'reflect', 'scratchpad'];
+
+/**
+ * Planning tools of coding agents (Claude Code's `TodoWrite`, Codex's `update_plan`): left out of procedures like
+ * reasoning tools, where they would read as the task ("write todo"); but a session that mostly
+ * updates its to-do list between a few edits is still work, not a chain-of-thought dump (admit.ts: denyReason).
+ */
+export const PLANNING_TOOLS: ReadonlySet<string> = new Set(['TodoWrite', 'TodoRead', 'update_plan']);
+
 /** Verbs that name a task. Their order breaks ties: earlier ones are the more specific. */
 export const TASK_VERBS = [
   'exchange',

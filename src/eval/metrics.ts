@@ -7,8 +7,10 @@ import { collapseRepeats, sequenceF1 } from '../domain/sequence.js';
 /** A recalled skill "agrees" with a session when the LCS F1 of their tool sequences reaches this. */
 export const AGREE_THRESHOLD = 0.5;
 
-/** Reasoning-only tools, never steps of a procedure (the engine's default `synthesis.thinkTools`). */
-export const DEFAULT_THINK_TOOLS: readonly string[] = ['think', 'reason', 'reflect', 'scratchpad'];
+import { PLANNING_TOOLS, REASONING_TOOLS } from '../domain/step-role.js';
+
+/** Reasoning and planning tools, never steps of a procedure (the engine's default `synthesis.thinkTools`). */
+export const DEFAULT_THINK_TOOLS: readonly string[] = [...REASONING_TOOLS, ...PLANNING_TOOLS];
 
 /**
  * The essential calls of a session: its successful, non-reasoning calls in order, with immediate repeats
