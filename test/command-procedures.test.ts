@@ -1,12 +1,8 @@
 // Procedures of a command runner (Claude Code's Bash, Codex's shell, a run_shell tool): every step calls the
 // same tool, and the command is what the agent must know. Learned on a real SQLite memory through the pass.
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Session } from '../src/domain/types.js';
-import { openMemory } from '../src/app/open-memory.js';
-import type { Memory } from '../src/app/memory.js';
-import { tempDbPath } from './support/tau.js';
+import { testMemories } from './support/memories.js';
 
 const DISK = {
   goals: [
@@ -55,20 +51,7 @@ function sessions(d: { goals: string[]; commands: string[] }, prefix: string, to
   }));
 }
 
-const opened: { memory: Memory; path: string }[] = [];
-async function fresh(): Promise<Memory> {
-  const path = tempDbPath('skillsmith-commands-');
-  const memory = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
-  opened.push({ memory, path });
-  return memory;
-}
-
-afterEach(async () => {
-  for (const { memory, path } of opened.splice(0)) {
-    await memory.close();
-    rmSync(dirname(path), { recursive: true, force: true });
-  }
-});
+const { fresh } = testMemories('skillsmith-commands-');
 
 describe('procedures of a command runner', () => {
   it('keep one step per command, show the commands, and are named by what they do', async () => {
@@ -90,7 +73,7 @@ describe('procedures of a command runner', () => {
     const memory = await fresh();
     await memory.ingest([...sessions(DISK, 'disk'), ...sessions(RESTART, 'restart')]);
     await memory.synthesize();
-    const skills = (await memory.skills.list()).filter((s) => s.corpus === 'internal' && s.supersededBy === null);
+    const skills = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
     expect(skills).toHaveLength(2);
     const bySessions = Object.fromEntries(skills.map((s) => [s.sourceSessions[0].split('-')[0], s]));
     expect(bySessions.disk.sourceSessions.sort()).toEqual(['disk-0', 'disk-1', 'disk-2']);
@@ -107,7 +90,7 @@ describe('procedures of a command runner', () => {
     // A second pass over the same memory keeps them apart (consolidation reads the commands back from SKILL.md).
     await memory.ingest(sessions(DISK, 'disk-again'));
     await memory.synthesize();
-    const after = (await memory.skills.list()).filter((s) => s.corpus === 'internal' && s.supersededBy === null);
+    const after = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
     expect(after).toHaveLength(2);
   });
 
@@ -132,16 +115,6 @@ describe('procedures of a command runner', () => {
       'Discounts are not applied to the cart total; please repair the calculation',
       'Fix the bug where the cart total skips the discount',
     ];
-    const todo = (position: number) => ({
-      position,
-      tool: 'TodoWrite',
-      args: { todos: [{ content: 'fix discount', status: 'in_progress' }] },
-      result: 'ok',
-      ok: true,
-      error: null,
-      durationMs: null,
-      at: null,
-    });
     const call = (position: number, tool: string, args: Record<string, unknown>) => ({
       position,
       tool,
@@ -152,6 +125,8 @@ describe('procedures of a command runner', () => {
       durationMs: null,
       at: null,
     });
+    const todo = (position: number) =>
+      call(position, 'TodoWrite', { todos: [{ content: 'fix discount', status: 'in_progress' }] });
     await memory.ingest(
       goals.map((goal, i) => ({
         id: `cart-${i}`,

@@ -1,13 +1,11 @@
 // GAIA's headline, on the embedded defaults: after three successful runs of one procedure, worded three
 // different ways, there is one skill, a fourth wording recalls it, and unrelated requests recall nothing.
 // The procedures are written here, in several domains, so that no tuning data is involved.
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Session } from '../src/domain/types.js';
 import { UNRELATED_GOALS } from '../src/eval/unrelated-goals.js';
 import { openMemory } from '../src/app/open-memory.js';
-import type { Memory } from '../src/app/memory.js';
+import { testMemories } from './support/memories.js';
 import { readTau, TAU_RETAIL_EXTRA, tempDbPath, toSession } from './support/tau.js';
 
 interface Domain {
@@ -105,20 +103,7 @@ function sessionsOf(d: Domain, prefix: string): Session[] {
   }));
 }
 
-const opened: { memory: Memory; path: string }[] = [];
-async function fresh(): Promise<Memory> {
-  const path = tempDbPath('skillsmith-headline-');
-  const memory = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
-  opened.push({ memory, path });
-  return memory;
-}
-
-afterEach(async () => {
-  for (const { memory, path } of opened.splice(0)) {
-    await memory.close();
-    rmSync(dirname(path), { recursive: true, force: true });
-  }
-});
+const { fresh, track } = testMemories('skillsmith-headline-');
 
 describe("GAIA's headline on the defaults", () => {
   for (const d of DOMAINS) {
@@ -191,7 +176,7 @@ describe("GAIA's headline on the defaults", () => {
     expect(before).toHaveLength(2);
 
     const memory = await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
-    opened.push({ memory, path });
+    track(memory, path);
     const report = await memory.synthesize();
     expect(report.superseded).toHaveLength(1);
     const live = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
@@ -214,7 +199,7 @@ describe("GAIA's headline on the defaults", () => {
       config: { synthesis: { cooldownMs: 0, toolWeight: 0 } },
       logLevel: 'silent',
     });
-    opened.push({ memory, path });
+    track(memory, path);
     for (const r of readTau(TAU_RETAIL_EXTRA)) {
       await memory.ingest([toSession(r)]);
       if (r.success) await memory.synthesize();
