@@ -24,9 +24,14 @@ const RESTART = {
     'systemctl restart nginx',
     'systemctl is-active nginx',
   ],
+  results: ['nginx.service: failed (Result: exit-code)', 'bind() to 0.0.0.0:80 failed', '', 'active\n'],
 };
 
-function sessions(d: { goals: string[]; commands: string[] }, prefix: string, tool = 'run_shell'): Session[] {
+function sessions(
+  d: { goals: string[]; commands: string[]; results?: string[] },
+  prefix: string,
+  tool = 'run_shell',
+): Session[] {
   return d.goals.map((goal, i) => ({
     id: `${prefix}-${i}`,
     namespace: 'default',
@@ -42,7 +47,7 @@ function sessions(d: { goals: string[]; commands: string[] }, prefix: string, to
       position,
       tool,
       args: { command },
-      result: 'ok',
+      result: d.results?.[position] ?? 'ok',
       ok: true,
       error: null,
       durationMs: null,
@@ -67,6 +72,10 @@ describe('procedures of a command runner', () => {
     expect(steps).toEqual(RESTART.commands.map((c, i) => `${i + 1}. Run \`${c}\` with \`run_shell\`.`));
     // The command is shown, not asked of the user.
     expect(skill.body).not.toContain('`command` from the user');
+    // Done when the last command prints what it printed every time.
+    expect(skill.body).toContain(
+      'The last command (`systemctl is-active nginx` with `run_shell`) prints "active", as it did every time',
+    );
   });
 
   it('two shell procedures in one memory stay two skills, each recalled for its own kind of request', async () => {

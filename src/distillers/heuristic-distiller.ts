@@ -68,7 +68,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     redact: opts.redact,
   });
   const rate = input.stats.followers ? Math.round((100 * input.stats.successes) / input.stats.followers) : 0;
-  const lastRequired = [...steps].reverse().find((s) => !s.conditional)?.tool ?? toolSequence[toolSequence.length - 1];
+  const lastRequired = [...steps].reverse().find((s) => !s.conditional) ?? steps[steps.length - 1];
 
   const body = [
     `# ${title}`,
@@ -99,8 +99,14 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
  * The finishing condition: the state-changing call the main path ends at and what its result showed every time
  * it worked (values redacted and quoted as data); the last required step when no step changes anything.
  */
-function doneWhen(goal: Consensus['goal'], lastRequired: string, redact: (text: string) => string): string {
-  if (!goal) return `\`${lastRequired}\` has succeeded and the result is confirmed with the user.`;
+function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: (text: string) => string): string {
+  if (!goal) {
+    // A last command that printed the same short line every time (`active`): that line is the check.
+    const prints = lastRequired.command?.prints;
+    if (lastRequired.command && prints && !hasInstructions(prints) && !hasInstructions(lastRequired.command.text))
+      return `The last command (${inlineCode(redact(lastRequired.command.text))} with \`${lastRequired.tool}\`) prints ${JSON.stringify(redact(prints))}, as it did every time, and the result is confirmed with the user.`;
+    return `\`${lastRequired.tool}\` has succeeded and the result is confirmed with the user.`;
+  }
   // Tool results are untrusted: a value that carries an instruction is not quoted.
   const shows = goal.shows
     .filter((l) => !hasInstructions(l.value))

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { commandAsToolName, commandHead, commandOf, representativeCommand, stepKey, stepKeysOf } from './commands.js';
+import {
+  commandAsToolName,
+  commandHead,
+  commandOf,
+  constantOutput,
+  representativeCommand,
+  stepKey,
+  stepKeysOf,
+} from './commands.js';
 
 describe('commandOf', () => {
   it('reads the command line of the runners agents use today', () => {
@@ -101,5 +109,18 @@ describe('stepKeysOf', () => {
     // A command with backticks in it is fenced with two.
     expect(stepKeysOf(['Bash'], '1. Run `` echo `date` `` with `Bash`.')).toEqual(['Bash\u0000echo']);
     expect(stepKeysOf(['get_user', 'cancel'], 'anything')).toEqual(['get_user', 'cancel']);
+  });
+});
+
+describe('constantOutput', () => {
+  it('is the short line a command printed every time, else null', () => {
+    expect(constantOutput(['active\n', 'active', ' active'])).toBe('active');
+    expect(constantOutput(['active', 'active', 'active', 'active', 'failed'])).toBe('active');
+    expect(constantOutput(['active', 'active', 'failed'])).toBeNull();
+    expect(constantOutput(['active'])).toBeNull();
+    expect(constantOutput(['', ''])).toBeNull();
+    expect(constantOutput(['a\nb', 'a\nb'])).toBeNull();
+    expect(constantOutput(['x'.repeat(41), 'x'.repeat(41)])).toBeNull();
+    expect(constantOutput([])).toBeNull();
   });
 });

@@ -102,6 +102,22 @@ export function stepKey(call: { tool: string; args?: Record<string, unknown> | n
   return head ? `${call.tool}\u0000${head}` : call.tool;
 }
 
+/** Longest output a step quotes as what its command printed. */
+const MAX_OUTPUT = 40;
+
+/**
+ * What a command printed every time (at least 80% of its runs, and two): one short line such as `active`;
+ * null when the outputs differ, are long or empty.
+ */
+export function constantOutput(outputs: readonly string[]): string | null {
+  const lines = outputs.map((o) => o.trim());
+  const counts = new Map<string, number>();
+  for (const l of lines) counts.set(l, (counts.get(l) ?? 0) + 1);
+  const [line, n] = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] ?? ['', 0];
+  if (!line || line.length > MAX_OUTPUT || line.includes('\n') || n < 2 || n < lines.length * 0.8) return null;
+  return line;
+}
+
 /**
  * The command a step shows: the command line most of its calls ran, when at least half of them ran that
  * exact line (`exact`); otherwise the most common one, as an example. Cut to a readable length.

@@ -1,5 +1,5 @@
 import { categoricalFields, separatingCondition } from './branches.js';
-import { commandOf, representativeCommand, stepKey } from './commands.js';
+import { commandOf, constantOutput, representativeCommand, stepKey } from './commands.js';
 import { constantFields, goalStep, mainPathLength } from './main-path.js';
 import { argumentOrigins, type Leaf, sourceKey, type ValueSource } from './result-values.js';
 import { lcsAlignment, sequenceF1 } from './sequence.js';
@@ -165,9 +165,13 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
         return c === null ? [] : [c];
       }),
     );
+    // What the step's command printed every time (`systemctl is-active nginx` -> `active`).
+    const prints = command
+      ? constantOutput(slot.byspan.flatMap((g) => (g ? [g.calls[g.calls.length - 1].result ?? ''] : [])))
+      : null;
     return {
       tool: slot.tool,
-      ...(command ? { command } : {}),
+      ...(command ? { command: prints ? { ...command, prints } : command } : {}),
       support: round(slot.support),
       conditional,
       repeated: isRepeated(slot.byspan),

@@ -91,9 +91,10 @@ export interface ProcedureStep {
   tool: string;
   /**
    * For a tool that runs command lines (Bash, shell, run_shell): the command the sessions ran at this step,
-   * `exact` when at least half of them ran that very line, else an example of the step's command (commands.ts).
+   * `exact` when at least half of them ran that very line, else an example of the step's command (commands.ts);
+   * `prints`: the short output it printed every time, when it did.
    */
-  command?: { text: string; exact: boolean };
+  command?: { text: string; exact: boolean; prints?: string };
   /** Fraction of the cluster's successful sessions in which the step occurs. */
   support: number;
   /** Steps present in most sessions are the procedure; rarer ones are conditional. */
