@@ -22,6 +22,21 @@ describe('skill names and descriptions', () => {
     expect(w.description).toMatch(/Use when a user asks to cancel pending order\./);
   });
 
+  it('calls a request to fix something a fix, whatever step does it (a coding agent edits)', () => {
+    const w = wordSkill({
+      goals: [
+        'The cart total ignores the discount code, fix it',
+        'Discounts are not applied to the cart total; please repair the calculation',
+        'Fix the bug where the cart total skips the discount',
+      ],
+      cues: [],
+      toolSequence: ['Grep', 'Read', 'Edit'],
+      wordWeight: idf,
+    });
+    expect(w.nameWords[0]).toBe('fix');
+    expect(w.nameWords).toContain('cart');
+  });
+
   it('is not a fix when only one request of two mentions an error, as an instruction', () => {
     const w = wordSkill({
       goals: [

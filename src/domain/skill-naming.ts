@@ -132,7 +132,8 @@ export function wordSkill(input: NamingInput): SkillWording {
   // escalates what was asked, it does not do it ("check-flight-change", not "change-flight").
   let asking: string | null = null;
   if (askedByMost && doing(asked!)) verb = asked!;
-  else if (problem) verb = 'fix';
+  // A request to fix something is a fix whatever step does it (an edit, a reset): no tool is named "fix".
+  else if (problem || (askedByMost && asked === 'fix')) verb = 'fix';
   else if (actionVerb) verb = actionVerb;
   else if (askedByMost && !LOOKUP_VERBS.has(asked!)) {
     verb = actionRole === 'handoff' ? 'escalate' : 'check';
