@@ -460,6 +460,27 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           });
           expect(outline.seq).toBeGreaterThan(0);
         });
+
+        it('gives a command runner’s calls the key of what they ran (the head of the command), and only theirs', async () => {
+          await store.insertSessions([
+            session('default', 's6', 'restart the web server', [
+              call(0, 'Bash', { args: { command: 'sudo systemctl restart nginx', description: 'restart' } }),
+              call(1, 'shell', { args: { command: ['bash', '-lc', 'git status'] } }),
+              call(2, 'exec_command', { args: { cmd: 'npm test -- cart' } }),
+              // Matched by the query's cheap filter on the name, refused by the exact test: a key only for runners.
+              call(3, 'share_post', { args: { command: 'x' } }),
+              call(4, 'run_shell', { args: { script: 'no command' } }),
+            ]),
+          ]);
+          const [outline] = await store.listSessionOutlinesAfter('default', 0, 10);
+          expect(outline.calls).toEqual([
+            { tool: 'Bash', ok: true, key: 'Bash\u0000systemctl restart' },
+            { tool: 'shell', ok: true, key: 'shell\u0000git status' },
+            { tool: 'exec_command', ok: true, key: 'exec_command\u0000npm test' },
+            { tool: 'share_post', ok: true },
+            { tool: 'run_shell', ok: true },
+          ]);
+        });
       });
 
       describe('live sessions', () => {

@@ -173,7 +173,7 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
       const calls = yield q(p.outlineCalls, [namespace, afterSeq, rows[rows.length - 1].seq]);
       return outlinesFromRows(
         rows,
-        calls.rows.map((c) => [c.session_id, c.tool, c.ok]),
+        calls.rows.map((c) => [c.session_id, c.tool, c.ok, c.args]),
       );
     });
   }
