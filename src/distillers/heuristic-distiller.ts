@@ -149,10 +149,10 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string): string 
  */
 function runCommand(tool: string, command: { text: string; exact: boolean }, redact: (text: string) => string): string {
   const text = redact(command.text);
-  const head = commandHead(command.text);
-  if (hasInstructions(text)) return `Run a \`${head}\` command with \`${tool}\``;
+  const head = inlineCode(commandHead(command.text));
+  if (hasInstructions(text)) return `Run a ${head} command with \`${tool}\``;
   if (command.exact) return `Run ${inlineCode(text)} with \`${tool}\``;
-  return `Run a \`${head}\` command with \`${tool}\`, as the case needs (the sessions ran, for example, ${inlineCode(text)})`;
+  return `Run a ${head} command with \`${tool}\`, as the case needs (the sessions ran, for example, ${inlineCode(text)})`;
 }
 
 /** Markdown inline code that holds any text: a fence longer than the text's longest run of backticks. */
