@@ -18,8 +18,8 @@ let learnedDb: string;
 let goals: string[];
 let counter = 0;
 
-function cli(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = [], cwd = tmp): Run {
-  return runBuiltCli(args, { cwd, env, nodeArgs, unset: ['SKILLSMITH_LEAN_RECALL'] });
+function cli(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = [], cwd = tmp, input = ''): Run {
+  return runBuiltCli(args, { cwd, env, nodeArgs, unset: ['SKILLSMITH_LEAN_RECALL'], input });
 }
 
 /** A private copy of a memory file (with its recall index file, if any). */
@@ -42,10 +42,10 @@ function recallTrace(db: string): unknown[] {
 }
 
 /** Runs the same command line on two copies of `db`, short path and full CLI, and returns both. */
-function both(db: string | null, args: (db: string) => string[], env: Record<string, string> = {}) {
+function both(db: string | null, args: (db: string) => string[], env: Record<string, string> = {}, input = '') {
   const [a, b] = db ? [copyOf(db), copyOf(db)] : [join(tmp, `new-${++counter}.db`), join(tmp, `new-${++counter}.db`)];
-  const lean = cli(args(a), env);
-  const full = cli(args(b), { ...env, SKILLSMITH_LEAN_RECALL: '0' });
+  const lean = cli(args(a), env, [], tmp, input);
+  const full = cli(args(b), { ...env, SKILLSMITH_LEAN_RECALL: '0' }, [], tmp, input);
   return { lean, full, a, b };
 }
 
@@ -70,6 +70,50 @@ beforeAll(() => {
 
 afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserPromptSubmit hook hands it over', () => {
+  const claudeCode = (prompt: string) =>
+    JSON.stringify({
+      session_id: 'abc',
+      transcript_path: '/home/me/.claude/projects/p/abc.jsonl',
+      cwd: '/home/me/p',
+      hook_event_name: 'UserPromptSubmit',
+      prompt,
+    });
+
+  it('prints the context pack for a prompt that matches, from the JSON or from plain text, short path and full CLI alike', () => {
+    for (const input of [claudeCode(goals[0]), `${goals[0]}\n`]) {
+      for (const extra of [[], ['--json']]) {
+        const r = both(learnedDb, (db) => ['recall', '--hook', '--db', db, ...extra], {}, input);
+        expectSame(r);
+        expect(r.lean.code).toBe(0);
+        if (extra.length) expect((JSON.parse(r.lean.stdout) as unknown[]).length).toBeGreaterThan(0);
+        else expect(r.lean.stdout).toMatch(/^## Relevant procedures from past runs/);
+      }
+    }
+    // The same skills as the goal given as an argument.
+    const direct = cli(['recall', goals[0], '--db', copyOf(learnedDb), '--json']);
+    const hooked = cli(['recall', '--hook', '--db', copyOf(learnedDb), '--json'], {}, [], tmp, claudeCode(goals[0]));
+    expect(hooked.stdout).toBe(direct.stdout);
+  });
+
+  it('adds nothing, and exits 0, when no skill matches or the prompt is empty: a hook never nags or blocks', () => {
+    for (const input of [
+      claudeCode('write a haiku about autumn'),
+      claudeCode(''),
+      claudeCode('   '),
+      '',
+      '{"prompt": 42}',
+    ]) {
+      const r = both(learnedDb, (db) => ['recall', '--hook', '--db', db], {}, input);
+      expectSame(r);
+      expect(r.lean.code).toBe(0);
+      expect(r.lean.stdout).toBe('');
+    }
+    // Without --hook an empty goal is still a usage error.
+    expect(cli(['recall', '--db', copyOf(learnedDb)]).code).toBe(2);
+  });
 });
 
 describe('skillsmith recall: the short path and the full CLI', () => {

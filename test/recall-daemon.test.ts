@@ -21,12 +21,13 @@ let goals: string[];
 let counter = 0;
 const runtimeDirs: string[] = [];
 
-function cli(args: string[], env: Record<string, string>, nodeArgs: string[] = []): Run {
+function cli(args: string[], env: Record<string, string>, nodeArgs: string[] = [], input = ''): Run {
   return runBuiltCli(args, {
     cwd: tmp,
     env: { SKILLSMITH_RECALL_DAEMON_IDLE_MS: String(IDLE_MS), ...env },
     nodeArgs,
     unset: ['SKILLSMITH_RECALL_DAEMON'],
+    input,
   });
 }
 
@@ -58,9 +59,9 @@ async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void
 }
 
 /** Whether the recall ran in the CLI's own process: it loaded the recall pipeline. */
-function recallLoaded(args: string[], env: Record<string, string>): { run: Run; inProcess: boolean } {
+function recallLoaded(args: string[], env: Record<string, string>, input = ''): { run: Run; inProcess: boolean } {
   const log = join(tmp, `modules-${++counter}.log`);
-  const run = cli(args, { ...env, LOG_MODULES_FILE: log }, ['--import', LOG_MODULES]);
+  const run = cli(args, { ...env, LOG_MODULES_FILE: log }, ['--import', LOG_MODULES], input);
   return { run, inProcess: readFileSync(log, 'utf8').includes('pipeline/recall.js') };
 }
 
@@ -106,6 +107,20 @@ describe('the recall daemon', () => {
         const full = cli(args, { ...env, SKILLSMITH_LEAN_RECALL: '0', SKILLSMITH_RECALL_DAEMON: '0' });
         expect(viaDaemon.run).toEqual(full);
       }
+    // A hook's request on stdin: the daemon answers it too, with nothing at all when no skill matches.
+    for (const prompt of [goals[0], 'write a haiku about autumn']) {
+      const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt });
+      const viaDaemon = recallLoaded(['recall', '--hook', '--db', db], env, input);
+      expect(viaDaemon.inProcess).toBe(false);
+      const full = cli(
+        ['recall', '--hook', '--db', db],
+        { ...env, SKILLSMITH_LEAN_RECALL: '0', SKILLSMITH_RECALL_DAEMON: '0' },
+        [],
+        input,
+      );
+      expect(viaDaemon.run).toEqual(full);
+      expect(viaDaemon.run.stdout === '').toBe(prompt !== goals[0]);
+    }
     // Each recall that served skills was recorded before the CLI returned (the daemon's and the full CLI's).
     expect(recallCount(db)).toBeGreaterThan(recorded + 1);
     expect(readFileSync(`${db}.audit.jsonl`, 'utf8').length).toBeGreaterThan(0);

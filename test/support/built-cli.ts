@@ -18,11 +18,11 @@ export interface Run {
 
 /**
  * `node [nodeArgs] dist/.../main.js args` in `cwd`, with this process's environment less the variables that
- * choose a memory or its configuration and less `unset`, then `env` on top.
+ * choose a memory or its configuration and less `unset`, then `env` on top; `input` on its stdin.
  */
 export function runBuiltCli(
   args: string[],
-  opts: { cwd: string; env?: Record<string, string>; nodeArgs?: string[]; unset?: string[] },
+  opts: { cwd: string; env?: Record<string, string>; nodeArgs?: string[]; unset?: string[]; input?: string },
 ): Run {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', ...(opts.unset ?? []), ...CONFIG_ENV.map((v) => v.name)])
@@ -31,6 +31,8 @@ export function runBuiltCli(
     cwd: opts.cwd,
     env: { ...base, ...opts.env },
     encoding: 'utf8',
+    // Written to the CLI's stdin (a hook's input); else stdin is empty.
+    input: opts.input ?? '',
   });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };

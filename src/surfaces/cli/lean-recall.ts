@@ -3,11 +3,11 @@ import { describeDbLocation, isPostgresUrl, resolveDbLocation } from '../../conf
 import { recallConfig } from '../../config/recall-config.js';
 import { configFilePath, readConfigFile } from '../../config/sources.js';
 import type { LogLevel } from '../../support/log.js';
-import { parseCommandLine, recallArgs, type Flags } from './options.js';
+import { parseCommandLine, readStdin, recallArgs, type Flags } from './options.js';
 import { askDaemon, daemonEnabled, socketPath, startDaemon } from './recall-client.js';
 
 /** The flags a recall may carry and still take the short path; any other flag goes through the full CLI. */
-const LEAN_FLAGS = new Set(['db', 'namespace', 'config', 'json', 'top-k', 'log-level']);
+const LEAN_FLAGS = new Set(['db', 'namespace', 'config', 'json', 'top-k', 'log-level', 'hook']);
 
 /**
  * The arguments of a `skillsmith recall` the short path can answer (see `leanRecall`), or null for any other
@@ -38,8 +38,10 @@ export function leanRecallArgs(
  * is not a SQLite file (`openRecallOnly`). Errors after that are said as the full CLI says them.
  */
 export async function leanRecall(args: string[], flags: Flags): Promise<number | null> {
-  const request = recallArgs(args, flags);
+  const request = recallArgs(args, flags, readStdin);
   if (typeof request === 'string') return null;
+  // A hook with nothing to ask (an empty prompt) adds nothing, without opening the memory.
+  if (!request.goal) return 0;
   let input: Record<string, unknown>;
   try {
     const path = configFilePath(flags.config);
@@ -67,6 +69,7 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
       goal: request.goal,
       topK: request.topK,
       json: !!flags.json,
+      hook: !!flags.hook,
     });
     if (answer && !('fallback' in answer)) {
       await announce();
@@ -85,7 +88,9 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
   if (!memory) return null;
   await announce();
   try {
-    process.stdout.write(recallText(await memory.recall(request.goal, { topK: request.topK }), !!flags.json, memory));
+    process.stdout.write(
+      recallText(await memory.recall(request.goal, { topK: request.topK }), !!flags.json, memory, !!flags.hook),
+    );
     return 0;
   } catch (e) {
     return exitCode(e);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 /** Every flag the CLI accepts (one parser for all commands: an unknown flag is a usage error, exit 2). */
@@ -10,6 +11,7 @@ const options = {
   json: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   'top-k': { type: 'string' },
+  hook: { type: 'boolean' },
   try: { type: 'string' },
   sessions: { type: 'string' },
   cue: { type: 'string' },
@@ -57,10 +59,43 @@ export type Flags = ReturnType<typeof parseCommandLine>['values'];
  * The goal and --top-k of `skillsmith recall`, or what is wrong with them (the recall command throws it as a
  * usage error; the short path leaves such a command line to the full CLI).
  */
-export function recallArgs(args: string[], flags: Flags): { goal: string; topK: number | undefined } | string {
-  const goal = args.join(' ').trim();
-  if (!goal) return 'recall needs a GOAL, e.g. skillsmith recall "cancel my order"';
+export function recallArgs(
+  args: string[],
+  flags: Flags,
+  stdin: () => string = () => '',
+): { goal: string; topK: number | undefined } | string {
+  // A hook hands the request over on stdin; an empty one (a bare slash command) asks for nothing.
+  const goal = flags.hook && args.length === 0 ? hookGoal(stdin()) : args.join(' ').trim();
+  if (!goal && !flags.hook) return 'recall needs a GOAL, e.g. skillsmith recall "cancel my order"';
   const topK = flags['top-k'] ? Number(flags['top-k']) : undefined;
   if (topK !== undefined && (!Number.isInteger(topK) || topK < 1)) return '--top-k must be a positive integer';
   return { goal, topK };
+}
+
+/**
+ * The request a hook hands over on stdin: Claude Code's `UserPromptSubmit` input (a JSON object whose `prompt` is
+ * what the user typed), else the text itself (any other wrapper: `echo "$PROMPT" | skillsmith recall --hook`).
+ */
+export function hookGoal(input: string): string {
+  const text = input.trim();
+  if (text.startsWith('{')) {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value && typeof value === 'object' && 'prompt' in value)
+        return typeof value.prompt === 'string' ? value.prompt.trim() : '';
+    } catch {
+      // Not JSON after all: the text is the request.
+    }
+  }
+  return text;
+}
+
+/** What a hook wrote on stdin (empty when stdin is a terminal or cannot be read). */
+export function readStdin(): string {
+  if (process.stdin.isTTY) return '';
+  try {
+    return readFileSync(0, 'utf8');
+  } catch {
+    return '';
+  }
 }

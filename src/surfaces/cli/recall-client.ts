@@ -23,6 +23,8 @@ export interface RecallRequest {
   goal: string;
   topK: number | undefined;
   json: boolean;
+  /** Asked by a hook: no text at all when nothing matches. */
+  hook?: boolean;
 }
 
 /** What the CLI writes and exits with; `fallback`: the daemon cannot answer this one (run it here). */

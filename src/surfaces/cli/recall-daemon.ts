@@ -67,7 +67,7 @@ async function answer(request: RecallRequest): Promise<RecallAnswer> {
   let result: { stdout: string; error: string; code: number };
   try {
     const hits = await memory.recall(request.goal, { topK: request.topK });
-    result = { stdout: recallText(hits, request.json, memory), error: '', code: 0 };
+    result = { stdout: recallText(hits, request.json, memory, !!request.hook), error: '', code: 0 };
   } catch (e) {
     const { stderr, code } = errorOutcome(e);
     result = { stdout: '', error: stderr, code };

@@ -1,7 +1,7 @@
 import type { RecalledSkill } from '../../../pipeline/recall.js';
 import { UsageError, type Command } from '../command.js';
 import { recalledJson } from '../../shapes.js';
-import { recallArgs } from '../options.js';
+import { readStdin, recallArgs } from '../options.js';
 import { jsonText, outText } from '../output.js';
 
 /** What recall prints: the stable JSON shape with --json, else the prompt block and the tools to load. */
@@ -9,9 +9,11 @@ export function recallText(
   hits: RecalledSkill[],
   json: boolean,
   memory: { formatContext(skills: RecalledSkill[]): string; toolsFor(skills: RecalledSkill[]): string[] },
+  hook = false,
 ): string {
   if (json) return jsonText(hits.map(recalledJson));
-  if (hits.length === 0) return outText('No skill matches this goal.');
+  // A hook's output is added to the agent's context: nothing to add is no text at all.
+  if (hits.length === 0) return hook ? '' : outText('No skill matches this goal.');
   return outText(memory.formatContext(hits)) + outText(`Tools to load: ${memory.toolsFor(hits).join(', ')}`);
 }
 
@@ -21,14 +23,16 @@ export function recallText(
  */
 export const command: Command = {
   name: 'recall',
-  help: `  recall "GOAL" [--top-k N]   the skills a planner would get for this goal`,
+  help: `  recall "GOAL" [--top-k N]   the skills a planner would get for this goal; --hook: the goal from stdin
+                              (Claude Code's UserPromptSubmit JSON, or plain text), nothing printed when none matches`,
   opens: 'memory',
   async run(args, { flags, memory: open }) {
     const memory = await open();
-    const request = recallArgs(args, flags);
+    const request = recallArgs(args, flags, readStdin);
     if (typeof request === 'string') throw new UsageError(request);
     const { goal, topK } = request;
-    process.stdout.write(recallText(await memory.recall(goal, { topK }), !!flags.json, memory));
+    const hits = goal ? await memory.recall(goal, { topK }) : [];
+    process.stdout.write(recallText(hits, !!flags.json, memory, !!flags.hook));
     return 0;
   },
 };
