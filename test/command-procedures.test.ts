@@ -2,7 +2,7 @@
 // same tool, and the command is what the agent must know. Learned on a real SQLite memory through the pass.
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../src/domain/types.js';
-import { testMemories } from './support/memories.js';
+import { successfulRuns, testMemories } from './support/memories.js';
 
 const DISK = {
   goals: [
@@ -27,33 +27,17 @@ const RESTART = {
   results: ['nginx.service: failed (Result: exit-code)', 'bind() to 0.0.0.0:80 failed', '', 'active\n'],
 };
 
+/** Successful runs of the commands `d` lists, each through `tool`. */
 function sessions(
   d: { goals: string[]; commands: string[]; results?: string[] },
   prefix: string,
   tool = 'run_shell',
 ): Session[] {
-  return d.goals.map((goal, i) => ({
-    id: `${prefix}-${i}`,
-    namespace: 'default',
-    goal,
-    outcome: 'success',
-    reward: 1,
-    agentId: null,
-    source: 'command-test',
-    startedAt: `2026-01-0${i + 1}T00:00:00.000Z`,
-    endedAt: null,
-    labels: null,
-    calls: d.commands.map((command, position) => ({
-      position,
-      tool,
-      args: { command },
-      result: d.results?.[position] ?? 'ok',
-      ok: true,
-      error: null,
-      durationMs: null,
-      at: null,
-    })),
-  }));
+  return successfulRuns(
+    prefix,
+    d.goals,
+    d.commands.map((command, i) => ({ tool, args: { command }, result: d.results?.[i] ?? 'ok' })),
+  );
 }
 
 const { fresh } = testMemories('skillsmith-commands-');
@@ -144,39 +128,24 @@ describe('procedures of a command runner', () => {
       'Discounts are not applied to the cart total; please repair the calculation',
       'Fix the bug where the cart total skips the discount',
     ];
-    const call = (position: number, tool: string, args: Record<string, unknown>) => ({
-      position,
-      tool,
-      args,
+    const todo = {
+      tool: 'TodoWrite',
+      args: { todos: [{ content: 'fix discount', status: 'in_progress' }] },
       result: 'ok',
-      ok: true,
-      error: null,
-      durationMs: null,
-      at: null,
-    });
-    const todo = (position: number) =>
-      call(position, 'TodoWrite', { todos: [{ content: 'fix discount', status: 'in_progress' }] });
+    };
+    // Three to-do updates around a test run and an edit: planning, not a chain-of-thought dump.
     await memory.ingest(
-      goals.map((goal, i) => ({
-        id: `cart-${i}`,
-        namespace: 'default',
-        goal,
-        outcome: 'success' as const,
-        reward: 1,
-        agentId: null,
-        source: 'command-test',
-        startedAt: `2026-01-0${i + 1}T00:00:00.000Z`,
-        endedAt: null,
-        labels: null,
-        // Three to-do updates around a test run and an edit: planning, not a chain-of-thought dump.
-        calls: [
-          todo(0),
-          call(1, 'Bash', { command: 'npm test -- cart', description: 'Reproduce with the cart tests' }),
-          todo(2),
-          call(3, 'Edit', { file_path: 'src/cart.ts', old_string: 'a', new_string: 'b' }),
-          todo(4),
-        ],
-      })),
+      successfulRuns('cart', goals, [
+        todo,
+        {
+          tool: 'Bash',
+          args: { command: 'npm test -- cart', description: 'Reproduce with the cart tests' },
+          result: 'ok',
+        },
+        todo,
+        { tool: 'Edit', args: { file_path: 'src/cart.ts', old_string: 'a', new_string: 'b' }, result: 'ok' },
+        todo,
+      ]),
     );
     const report = await memory.synthesize();
     expect(report.skipped).toEqual([]);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Session } from '../src/domain/types.js';
 import { UNRELATED_GOALS } from '../src/eval/unrelated-goals.js';
 import { openMemory } from '../src/app/open-memory.js';
-import { testMemories } from './support/memories.js';
+import { successfulRuns, testMemories } from './support/memories.js';
 import { readTau, TAU_RETAIL_EXTRA, tempDbPath, toSession } from './support/tau.js';
 
 interface Domain {
@@ -79,28 +79,7 @@ const DOMAINS: Domain[] = [
 ];
 
 function sessionsOf(d: Domain, prefix: string): Session[] {
-  return d.goals.map((goal, i) => ({
-    id: `${prefix}-${i}`,
-    namespace: 'default',
-    goal,
-    outcome: 'success',
-    reward: 1,
-    agentId: null,
-    source: 'headline-test',
-    startedAt: `2026-01-0${i + 1}T00:00:00.000Z`,
-    endedAt: null,
-    labels: null,
-    calls: d.tools.map((t, position) => ({
-      position,
-      tool: t.tool,
-      args: t.args,
-      result: t.result,
-      ok: true,
-      error: null,
-      durationMs: null,
-      at: null,
-    })),
-  }));
+  return successfulRuns(prefix, d.goals, d.tools);
 }
 
 const { fresh, track } = testMemories('skillsmith-headline-');
