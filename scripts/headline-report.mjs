@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // GAIA's headline on the current defaults, over test/fixtures/headline/scenarios.json: for each scenario, three
 // differently worded successful runs in a fresh memory, one pass, then the further wordings ("fourth") must
-// recall the learned skill first, and unrelated requests must recall nothing. Also all scenarios of a set in
-// one memory (a fourth must never recall another scenario's skill). Reads dist/ (npm run build).
+// recall the learned skill first (the first of them is the seed's "fourth request"), and unrelated requests must
+// recall nothing. Also all scenarios of a set in one memory (a fourth must never recall another scenario's
+// skill). Reads dist/ (npm run build).
 //   node scripts/headline-report.mjs [--set tune|test|both]
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +60,8 @@ for (const set of sets) {
   let learned = 0;
   let fourthHits = 0;
   let fourths = 0;
+  // The issue's shape: one fourth request per scenario (the first further wording).
+  let firstHits = 0;
   let falseRecalls = 0;
   let unrelatedAsked = 0;
   for (const s of scenarios) {
@@ -74,6 +77,7 @@ for (const set of sets) {
         const top = (await memory.recall(f, { record: false }))[0];
         const hit = one && top?.id === skills[0].id;
         if (hit) fourthHits++;
+        if (hit && f === s.fourth[0]) firstHits++;
         rows.push(
           `    ${hit ? 'hit ' : 'MISS'} ${top ? `${top.name} ${top.similarity.toFixed(3)}` : 'nothing'}  <- ${f}`,
         );
@@ -98,6 +102,7 @@ for (const set of sets) {
     const skills = (await memory.skills.list()).filter((k) => k.corpus === 'internal');
     let wrong = 0;
     let hits = 0;
+    let first = 0;
     const misses = [];
     for (const s of scenarios) {
       const own = skills.find(
@@ -107,8 +112,10 @@ for (const set of sets) {
       );
       for (const f of s.fourth) {
         const top = (await memory.recall(f, { record: false }))[0];
-        if (top && own && top.id === own.id) hits++;
-        else {
+        if (top && own && top.id === own.id) {
+          hits++;
+          if (f === s.fourth[0]) first++;
+        } else {
           if (top) wrong++;
           misses.push(
             `    ${top ? 'OTHER' : 'MISS '} ${top ? `${top.name} ${top.similarity.toFixed(3)}` : 'nothing'}  <- ${f} (${s.domain}/${s.name}: ${own?.name ?? 'no skill'})`,
@@ -118,14 +125,16 @@ for (const set of sets) {
     }
     let fr = 0;
     for (const g of unrelated) if ((await memory.recall(g, { record: false })).length) fr++;
-    return { skills: skills.length, hits, wrong, fr, misses };
+    return { skills: skills.length, hits, first, wrong, fr, misses };
   });
   console.log(
-    `${set}: skills learned ${learned}/${scenarios.length}; further wordings recalled first ${fourthHits}/${fourths}; ` +
+    `${set}: skills learned ${learned}/${scenarios.length}; further wordings recalled first ${fourthHits}/${fourths} ` +
+      `(the fourth request, the first of them: ${firstHits}/${scenarios.length}); ` +
       `false recalls ${falseRecalls}/${unrelatedAsked} (per-scenario memories)`,
   );
   console.log(
-    `${set}, one memory: ${together.skills} skills; further wordings recalled first ${together.hits}/${fourths}, ` +
+    `${set}, one memory: ${together.skills} skills; further wordings recalled first ${together.hits}/${fourths} ` +
+      `(the fourth request: ${together.first}/${scenarios.length}), ` +
       `another scenario's skill first ${together.wrong}; false recalls ${together.fr}/${unrelated.length}`,
   );
   for (const m of together.misses) console.log(m);
