@@ -37,6 +37,22 @@ describe('skill names and descriptions', () => {
     expect(w.nameWords).toContain('cart');
   });
 
+  it('does not add to a name what another acting step acts on (a posted tweet and a filled tank are two tasks)', () => {
+    const w = wordSkill({
+      goals: [
+        'Fill the fuel tank to 40 gallons, then share a tweet about my road trip',
+        'Top up the tank and post a tweet saying we are on our way',
+        'Please fill my tank and tweet that the car is ready',
+        'Share a tweet about the trip once the tank is full',
+      ],
+      cues: [],
+      toolSequence: ['fillFuelTank', 'authenticate_twitter', 'share_tweet'],
+      actionTool: 'share_tweet',
+      wordWeight: idf,
+    });
+    expect(w.nameWords).toEqual(['share', 'tweet']);
+  });
+
   it('is not a fix when only one request of two mentions an error, as an instruction', () => {
     const w = wordSkill({
       goals: [

@@ -168,9 +168,20 @@ export function wordSkill(input: NamingInput): SkillWording {
   if (object.length === 0 && action) object = objectOf(action).slice(0, 3);
   // Last: what nearly every request mentions (a verb alone names no task).
   if (object.length === 0) object = symptoms.slice(0, 2);
-  // The action's object may be the verb itself (send_email for "email the forecast"): add what most requests share.
+  // The action's object may be the verb itself (send_email for "email the forecast"): add what most requests share,
+  // but not what another acting step acts on (a tweet posted and a tank filled are two tasks, not a "tweet tank").
+  const otherActs = new Set(
+    input.toolSequence
+      .filter((t) => t !== step && roleOf(t) === 'action')
+      .flatMap((t) => toolWordsOf(t).slice(1))
+      .map(stem),
+  );
   const extra = nouns.find(
-    (w) => vocabulary.has(stem(w)) && (df.get(w) ?? 0) / n >= 0.75 && !object.some((o) => stem(o) === stem(w)),
+    (w) =>
+      vocabulary.has(stem(w)) &&
+      !otherActs.has(stem(w)) &&
+      (df.get(w) ?? 0) / n >= 0.75 &&
+      !object.some((o) => stem(o) === stem(w)),
   );
   if (object.length === 1 && extra) object = [...object, extra];
   // The head noun as the requests say it (flights or flight); the words before it stay as the tool has them.
