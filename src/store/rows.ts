@@ -133,9 +133,9 @@ export function callFromRow(c: Row): ToolCall {
 }
 
 /**
- * Session outlines from their rows and `[session_id, tool, ok, args]` call rows in position order (args only for
- * tools that may run command lines) (a call row of a
- * session not among the rows, committed between the two reads, is left out).
+ * Session outlines from their rows and `[session_id, tool, ok, args]` call rows in position order. `args` is read
+ * only for tools that may run command lines; such a call gets the step key of its command. A call row of a session
+ * not among the rows, committed between the two reads, is left out.
  */
 export function outlinesFromRows(rows: Row[], calls: readonly (readonly unknown[])[]): SessionOutline[] {
   const byId = new Map<string, SessionOutline>();
