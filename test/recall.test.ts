@@ -150,6 +150,58 @@ describe('recall order: the embedding, then the words', () => {
   });
 });
 
+describe('recall order: a quoted label is words', () => {
+  /** Two skills on one vector (the request's), so only the words order them. */
+  async function twoSkills(request: string) {
+    const memory = await openMemory({ db: tempDbPath(), config: { recall: { persistIndex: false } } });
+    const embedding = memory.parts.embedder.embedSync!(normalizeGoal(request));
+    const skills = [
+      [
+        'fix-phone-service',
+        'Fix Phone Service: resumes the line. Use when a user reports a problem with their phone service.',
+      ],
+      ['fix-phone', 'Fix Phone: restarts it.'],
+    ];
+    for (const [i, [name, description]] of skills.entries()) {
+      const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+      const skill = newSkill(at, {
+        namespace: memory.namespace,
+        name,
+        description,
+        skillMd: `---\nname: ${name}\n---\n`,
+        body: `# ${name}\n`,
+        kind: 'playbook',
+        embedderId: memory.parts.embedder.id,
+        embedding,
+      });
+      await memory.parts.store!.writeSkill({ action: 'add', skill, parents: [], actor: 'test', detail: {}, at });
+    }
+    return memory;
+  }
+
+  it('reads the words of what the user quotes from the screen ("No Service"), not a placeholder', async () => {
+    const request = 'My phone shows "No Service" since this morning';
+    const memory = await twoSkills(request);
+    try {
+      // Without the label's words only "phone" is shared, and the skill with fewer words would come first.
+      expect((await memory.recall(request)).map((s) => s.name)).toEqual(['fix-phone-service', 'fix-phone']);
+      expect((await memory.recall('My phone shows “No Service” since this morning'))[0].name).toBe('fix-phone-service');
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it("keeps a quoted message a placeholder: its words are not the request's", async () => {
+    const request = 'My phone shows "Service restored at 9:30 on line 2" since this morning';
+    const memory = await twoSkills('My phone shows "No Service" since this morning');
+    try {
+      expect((await memory.recall(request))[0]?.name).toBe('fix-phone');
+    } finally {
+      await memory.close();
+    }
+  });
+});
+
 describe('one hit a skill', () => {
   it("folds a skill's centroid and exemplars into its best score, best first, in order or not", () => {
     const hits = [

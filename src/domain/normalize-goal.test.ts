@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeGoal } from './normalize-goal.js';
+import { normalizeGoal, unquoteLabels } from './normalize-goal.js';
 
 describe('normalizeGoal on real goals', () => {
   it('replaces the persona id, date and time of an airline goal and keeps the places', () => {
@@ -83,5 +83,29 @@ describe('normalizeGoal placeholders', () => {
   it('is idempotent', () => {
     const once = normalizeGoal('You are mia_li_3668, order #W8665881 on 2024-05-20 at 07:00 for $12, "x" 3 bags');
     expect(normalizeGoal(once)).toBe(once);
+  });
+});
+
+describe('unquoteLabels', () => {
+  it.each([
+    ['my phone says "No Service" again', 'my phone says No Service again'],
+    ['it shows “Airplane Mode” and “SOS”', 'it shows Airplane Mode and SOS'],
+    ['the light says "Can\'t Connect"', "the light says Can't Connect"],
+  ])('unquotes a short label of plain words: %s', (input, expected) => {
+    expect(unquoteLabels(input)).toBe(expected);
+  });
+
+  it.each([
+    'post "Excited to announce our new product launch today"',
+    'open "report_2024.txt"',
+    'search "wireless earbuds 2"',
+    'run `ls -la`',
+    'no quotes here',
+  ])('leaves other quoted strings as they are: %s', (input) => {
+    expect(unquoteLabels(input)).toBe(input);
+  });
+
+  it('so normalizeGoal keeps the label as words and still hides the rest', () => {
+    expect(normalizeGoal(unquoteLabels('shows "No Service" after "order #W123"'))).toBe('shows No Service after <str>');
   });
 });

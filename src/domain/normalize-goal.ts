@@ -85,3 +85,21 @@ function part(p: string): string {
   // Letters mixed with digits: mia_li_3668, XEWRD9, HAT069, W8665881, 0x1f, v1.2.
   return '<id>';
 }
+
+/** A quoted label of one to four plain words ("No Service", “Airplane Mode”): what a screen or a user calls a thing. */
+const QUOTED_LABEL =
+  /"([A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*){0,3})"|“([A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*){0,3})”/g;
+
+/**
+ * The text with its quoted labels unquoted, so that their words stay words: normalizeGoal makes any quoted
+ * string a placeholder, right for ids and dictated messages, but a user who quotes what the phone shows
+ * ("No Service") names the problem there. Other quoted strings (with digits, dots, more than four words) keep
+ * their quotes. Pure.
+ */
+export function unquoteLabels(text: string): string {
+  if (!/["“]/.test(text)) return text;
+  return text.replace(
+    QUOTED_LABEL,
+    (_m, straight: string | undefined, curly: string | undefined) => straight ?? curly ?? '',
+  );
+}

@@ -1,7 +1,7 @@
 import type { SkillsmithConfig } from '../config/config.js';
 import { type Branch, branchesOf } from '../domain/branches.js';
 import { clip } from '../domain/context-pack.js';
-import { normalizeGoal } from '../domain/normalize-goal.js';
+import { normalizeGoal, unquoteLabels } from '../domain/normalize-goal.js';
 import type { Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { loadIndexFile, saveIndexFile, type IndexIdentity } from '../vector/index-file.js';
@@ -448,7 +448,10 @@ export class RecallIndex {
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const close = hits.filter((h) => h.score >= floor);
-    const chosen = await this.serve(close, topK, text);
+    // The words that order the candidates keep a quoted label's words ("No Service"); the embedding does not
+    // need them (tried: no better on either half of the dev traces).
+    const wordText = /["“]/.test(goal) ? normalizeGoal(unquoteLabels(goal)) : text;
+    const chosen = await this.serve(close, topK, wordText);
     if (chosen.length && opts.touch !== false) {
       // The recall is recorded with the skills it served: the session's outcome later becomes their trial.
       await this.store.recordRecall(this.namespace, {
