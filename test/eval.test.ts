@@ -45,7 +45,7 @@ function rates(value: unknown, path = ''): { path: string; value: unknown }[] {
   return [];
 }
 
-const SYSTEMS = ['default', 'goal-only-clustering', 'recall-threshold-0.4'];
+const SYSTEMS = ['default', 'goal-only-clustering', 'recall-threshold-0.5'];
 
 describe('replay evaluation on the tau dev traces (tune half -> test half)', () => {
   let report: EvalReport;
@@ -104,6 +104,13 @@ describe('replay evaluation on the tau dev traces (tune half -> test half)', () 
     expect(report.test.sessions).toBeGreaterThan(100);
     for (const r of [...report.baselines.results, ...report.variants])
       expect(r.queries.goal.queries).toBe(report.test.successes);
+  });
+
+  it('with a stricter recall threshold recalls for fewer requests and false-recalls no more', () => {
+    const [def, strict] = ['default', 'recall-threshold-0.5'].map((n) => report.variants.find((v) => v.name === n)!);
+    expect(strict.config).toEqual({ thresholds: { recall: 0.5 } });
+    expect(strict.queries.goal.recalled).toBeLessThan(def.queries.goal.recalled);
+    expect(strict.falseRecall.recalled).toBeLessThanOrEqual(def.falseRecall.recalled);
   });
 
   it('keeps every rate within [0,1]', () => {

@@ -44,10 +44,10 @@ export const EVAL_VARIANTS: readonly EvalVariant[] = [
     config: { synthesis: { toolWeight: 1 } },
   },
   {
-    name: 'recall-threshold-0.4',
+    name: 'recall-threshold-0.5',
     description:
-      'embedded defaults with a lower recall threshold (thresholds.recall 0.4 instead of 0.5): recall against false recall',
-    config: { thresholds: { recall: 0.4 } },
+      'embedded defaults with a stricter recall threshold (thresholds.recall 0.5 instead of the GloVe default 0.4): recall against false recall',
+    config: { thresholds: { recall: 0.5 } },
   },
 ];
 
