@@ -69,6 +69,8 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   });
   const rate = input.stats.followers ? Math.round((100 * input.stats.successes) / input.stats.followers) : 0;
   const lastRequired = [...steps].reverse().find((s) => !s.conditional) ?? steps[steps.length - 1];
+  const requests = [...input.goals, ...(input.cues ?? [])].map((t) => t.toLowerCase());
+  const requested = (value: string) => requests.some((t) => t.includes(value.toLowerCase()));
 
   const body = [
     `# ${title}`,
@@ -77,7 +79,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     '',
     '## Steps',
     '',
-    ...steps.map((s, i) => `${i + 1}. ${renderStep(s, opts.redact)}`),
+    ...steps.map((s, i) => `${i + 1}. ${renderStep(s, opts.redact, requested)}`),
     '',
     '## Done when',
     '',
@@ -114,7 +116,11 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
   return `\`${goal.tool}\` has succeeded${shows.length ? ` and its result shows ${shows.join(' and ')}` : ''}, and the result is confirmed with the user.`;
 }
 
-function renderStep(s: ProcedureStep, redact: (text: string) => string): string {
+/**
+ * Renders one step. `requested` says whether a value is written in the requests (the user's choice, replayed:
+ * named, never quoted as a setting).
+ */
+function renderStep(s: ProcedureStep, redact: (text: string) => string, requested: (value: string) => boolean): string {
   const parts = [s.command ? runCommand(s.tool, s.command, redact) : `Call \`${s.tool}\``];
   const fromResult = s.dataFlow;
   const flowArgs = new Set(fromResult.map((f) => f.arg));
@@ -122,10 +128,16 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string): string 
   const params = s.parameters.filter((p) => !flowArgs.has(p) && !(s.command && (p === 'command' || p === 'cmd')));
   // Without traced sources (an older step), every varying argument is the user's, as it always was said.
   const fromUser = s.sources ? new Set(s.sources.filter((x) => x.from === 'user').map((x) => x.arg)) : null;
-  const said = params.filter((p) => !fromUser || fromUser.has(p));
-  const unsure = params.filter((p) => fromUser && !fromUser.has(p));
+  // A value every session passed: quoted when it is a setting (and carries no instruction), else named.
+  // A command step is its command: the runner's other fixed options (a description, a timeout) are not steps.
+  const fixed = s.command ? [] : (s.fixed ?? []).filter((f) => !flowArgs.has(f.arg));
+  const quoted = fixed.filter((f) => f.value !== undefined && !hasInstructions(f.value) && !requested(f.value));
+  const named = fixed.filter((f) => !quoted.includes(f)).map((f) => f.arg);
+  const said = [...params, ...named].filter((p) => !fromUser || fromUser.has(p)).sort();
+  const unsure = [...params, ...named].filter((p) => fromUser && !fromUser.has(p)).sort();
   const clauses: string[] = [];
   if (said.length) clauses.push(`${said.map((p) => `\`${p}\``).join(', ')} from the user`);
+  for (const f of quoted) clauses.push(`\`${f.arg}\` ${JSON.stringify(redact(f.value!))}`);
   if (unsure.length) clauses.push(`${unsure.map((p) => `\`${p}\``).join(', ')} as the case needs`);
   for (const f of fromResult) {
     const field = f.path ? ` (field \`${f.path}\`)` : '';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toolCall } from './tool-call.case.js';
-import { buildConsensus } from './consensus.js';
+import { buildConsensus, isSetting } from './consensus.js';
 import type { Span, ToolCall } from './types.js';
 
 const call = toolCall;
@@ -151,5 +151,35 @@ describe('buildConsensus', () => {
     const spans = ['a', 'b', 'c'].map((id) => span(id, [call(0, 'x'), call(1, 'y'), call(2, 'z')]));
     expect(buildConsensus(spans, rules)).toEqual(buildConsensus(spans, rules));
     expect(() => buildConsensus([], rules)).toThrow();
+  });
+});
+
+describe('isSetting: a fixed argument value a skill may quote', () => {
+  it.each([
+    ['mode', '4g_5g_preferred'],
+    ['permission', 'storage'],
+    ['app_name', 'messaging'],
+    ['theme', 'dark-mode'],
+    ['format', 'v1.json'],
+  ])('quotes %s %s', (arg, value) => {
+    expect(isSetting(arg, value)).toBe(true);
+  });
+
+  it.each([
+    ['phone_number', '555-123-2002'],
+    ['first_name', 'yusuf'],
+    ['name', 'ana'],
+    ['email', 'a.b'],
+    ['customer_id', 'c1001'],
+    ['item_ids', 'abc'],
+    ['payment_method_id', 'gift_card_7194529'],
+    ['mode', 'gift_card_7194529'],
+    ['reason', 'no longer needed'],
+    ['mode', 'Preferred'],
+    ['flag', 'true'],
+    ['count', '42'],
+    ['mode', 'x'.repeat(33)],
+  ])('does not quote %s %s', (arg, value) => {
+    expect(isSetting(arg, value)).toBe(false);
   });
 });

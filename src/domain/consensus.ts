@@ -231,15 +231,24 @@ function argumentRoles(
   const values = new Map<string, Set<string>>();
   const votes = new Map<string, Map<string, { source: ValueSource; n: number }>>();
   const passed = new Map<string, number>();
+  // Spans that pass each argument at this step, and spans that take the step at all.
+  const spansWith = new Map<string, number>();
+  let spansWithStep = 0;
   byspan.forEach((g, s) => {
     if (!g) return;
+    spansWithStep++;
     const counted = new Set<string>();
+    const seen = new Set<string>();
     for (const call of g.calls) {
       for (const [arg, v] of Object.entries(call.args ?? {})) {
         const text = typeof v === 'string' ? v : JSON.stringify(v);
         let set = values.get(arg);
         if (!set) values.set(arg, (set = new Set()));
         set.add(text);
+        if (!seen.has(arg)) {
+          seen.add(arg);
+          spansWith.set(arg, (spansWith.get(arg) ?? 0) + 1);
+        }
         // One vote per span: the first call of a repeated step says where the value came from.
         const source = origins[s].get(call.position)?.get(arg);
         if (!source || counted.has(arg)) continue;
@@ -270,7 +279,44 @@ function argumentRoles(
   const dataFlow = sources.flatMap((f) =>
     f.from === 'result' ? [{ arg: f.arg, fromTool: f.tool, path: f.path }] : [],
   );
-  return { parameters, dataFlow, sources };
+  // Arguments every session passed with one value, that no earlier result supplied: a setting the procedure
+  // always uses (`mode` "4g_5g_preferred"), or the same person's data replayed (a phone number), which is
+  // named but never quoted.
+  const fromResult = new Set(dataFlow.map((f) => f.arg));
+  const fixed = [...values.entries()]
+    .filter(
+      ([arg, set]) =>
+        set.size === 1 &&
+        !fromResult.has(arg) &&
+        (spansWith.get(arg) ?? 0) >= 2 &&
+        (spansWith.get(arg) ?? 0) * 2 > spansWithStep,
+    )
+    .map(([arg, set]) => {
+      const value = [...set][0];
+      return isSetting(arg, value) ? { arg, value } : { arg };
+    })
+    .sort((a, b) => a.arg.localeCompare(b.arg));
+  return { parameters, dataFlow, sources, ...(fixed.length ? { fixed } : {}) };
+}
+
+/** Argument names that hold a person's or an account's data, whatever their value looks like. */
+const PERSONAL_ARG =
+  /^name$|(first|last|full|middle|given|family|sur|user)_?name$|mail|phone|address|zip|postal|user|customer|account|passw|token|secret|key|card|(^|_)ids?$/i;
+
+/**
+ * A value a procedure sets, safe to quote in a skill: one lowercase word or a few joined by `_`, `-` or `.`
+ * ("4g_5g_preferred", "storage", "dark-mode"), short, no run of three digits (ids, amounts, phone numbers), for
+ * an argument whose name is not a person's or an account's data. JSON values (numbers, objects) are not.
+ */
+export function isSetting(arg: string, value: string): boolean {
+  return (
+    !PERSONAL_ARG.test(arg) &&
+    value.length <= 32 &&
+    /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/.test(value) &&
+    /[a-z]/.test(value) &&
+    !/\d{3}/.test(value) &&
+    !/^(true|false|null)$/.test(value)
+  );
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;

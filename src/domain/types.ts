@@ -111,6 +111,11 @@ export interface ProcedureStep {
    * result, found by value, or the user when no earlier result held it.
    */
   sources?: ArgumentSource[];
+  /**
+   * Arguments every session passed with the same value that no earlier result supplied, with that value when it
+   * is a setting safe to quote (`mode` "4g_5g_preferred"); without it when it may be someone's data.
+   */
+  fixed?: { arg: string; value?: string }[];
   /** The step is usually a run of the same call (e.g. one lookup per order). */
   repeated: boolean;
   /**
