@@ -216,4 +216,17 @@ describe('skill names and descriptions', () => {
     expect(handed.nameWords.at(-1)).toBe('change');
     expect(handed.description).toMatch(/hands the case to a person/);
   });
+
+  it('tells two look-up-only procedures of one name apart by what they look at, the last lookup first', () => {
+    const w = wordSkill({
+      goals: ['You want to change your flight to the next day.', 'Change my flight reservation to a later one.'],
+      cues: [],
+      toolSequence: ['get_reservation_details', 'search_direct_flight', 'search_onestop_flight'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(w.nameWords).toEqual(['check', 'flight', 'change']);
+    // Never the lookup's verb (search, get) nor a word the name already has (flight).
+    expect(w.qualifiers).toEqual([['onestop'], ['direct'], ['reservation']]);
+  });
 });

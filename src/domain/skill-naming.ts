@@ -272,6 +272,20 @@ function qualifiersOf(input: NamingInput, action: string | null, nameWords: read
     const words = toolWordsOf(t).filter((w) => !used.has(stem(w)) && !TOOL_FILLER.has(w) && w.length > 1);
     if (words.length && !out.some((q) => q.join(' ') === words.join(' '))) out.push(words);
   }
+  // Then what its lookups look at, the last first (the most specific): a procedure that only looks things up
+  // is told apart by them (check-flight-change-onestop, not check-flight-change-2).
+  const lookups = [...new Set(input.toolSequence)].filter((t) => roleOf(t) === 'lookup').reverse();
+  for (const t of lookups) {
+    const words = toolWordsOf(t).filter(
+      (w, i) =>
+        !(i === 0 && LOOKUP_VERBS.has(w)) &&
+        !used.has(stem(w)) &&
+        !TOOL_FILLER.has(w) &&
+        !FILLER.has(w) &&
+        w.length > 1,
+    );
+    if (words.length && !out.some((q) => q.join(' ') === words.join(' '))) out.push(words);
+  }
   return out;
 }
 
