@@ -217,6 +217,30 @@ describe('skill names and descriptions', () => {
     expect(handed.description).toMatch(/hands the case to a person/);
   });
 
+  it("says the words most users' own first messages share, when the task statements do not", () => {
+    const goals = Array(4).fill("Your phone has been showing 'No Service' for the past few hours.");
+    const cues = [
+      'My phone says No Service and I cannot make calls. I hope you can fix it.',
+      'Hi, no service on my phone since this morning, calls fail. I hope this is quick.',
+      'I have No Service and my calls do not go through, I hope you can help.',
+      'Hello, my phone shows No Service. Can you help?',
+    ];
+    const sequence = ['get_customer_by_phone', 'get_bills_for_customer', 'send_payment_request', 'resume_line'];
+    const w = wordSkill({ goals, cues, toolSequence: sequence, toolWeight: () => 1, wordWeight: idf });
+    // "calls" is in three of four messages; "hope" too, but it is chat, not the task.
+    expect(w.description).toMatch(/Typical requests mention [^.]*\bcalls\b/);
+    expect(w.description).not.toMatch(/\bhope\b/);
+    // Two messages are one conversation replayed, as often as not: their words are not "typical".
+    const two = wordSkill({
+      goals,
+      cues: cues.slice(0, 2),
+      toolSequence: sequence,
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(two.description).not.toMatch(/\bcalls\b/);
+  });
+
   it('tells two look-up-only procedures of one name apart by what they look at, the last lookup first', () => {
     const w = wordSkill({
       goals: ['You want to change your flight to the next day.', 'Change my flight reservation to a later one.'],

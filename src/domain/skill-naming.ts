@@ -20,6 +20,9 @@ const FILLER = new Set(
   ),
 );
 
+/** Words of chat that say nothing about the task, among the users' own words (first messages). */
+const CHAT_FILLER = new Set('use used using had less thing things anymore back hope assist fun'.split(' '));
+
 export interface NamingInput {
   /** Goals of the sessions the skill is learned from (normalised: typed placeholders such as <id>). */
   goals: readonly string[];
@@ -205,9 +208,24 @@ export function wordSkill(input: NamingInput): SkillWording {
   // "typical requests mention", so that a planner matching on words finds it.
   const said = input.cues.length >= 2 ? input.cues.map(clean) : texts;
   const saidDocs = said.map((t) => new Set(words(t).filter((w) => !proper.has(w))));
-  const keywords = ranked
-    .map((r) => r.w)
-    .filter((w) => saidDocs.filter((d) => d.has(w)).length / Math.max(1, saidDocs.length) >= 0.3)
+  const saidShare = (w: string) => saidDocs.filter((d) => d.has(w)).length / Math.max(1, saidDocs.length);
+  // The users' own words most of their first messages share, after the goals' ("make calls" when the task
+  // statements only say "No Service").
+  const usersOwn =
+    said === texts || input.cues.length < 3
+      ? []
+      : [...new Set(saidDocs.flatMap((d) => [...d]))]
+          .filter(
+            (w) =>
+              saidShare(w) >= 0.5 &&
+              !FILLER.has(w) &&
+              !CHAT_FILLER.has(w) &&
+              !(TASK_VERBS as readonly string[]).includes(w) &&
+              !/^.{2,}(ly|ing|ed)$/.test(w),
+          )
+          .sort((a, b) => saidShare(b) - saidShare(a) || a.localeCompare(b));
+  const keywords = [...new Set([...ranked.map((r) => r.w), ...usersOwn])]
+    .filter((w) => saidShare(w) >= 0.3)
     .filter((w) => !nameWords.some((x) => stem(x) === stem(w)))
     .slice(0, 5);
   const title = nameWords.map((w) => (acronyms.has(w) ? w.toUpperCase() : capitalise(w))).join(' ');
