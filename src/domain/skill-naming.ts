@@ -21,7 +21,11 @@ const FILLER = new Set(
 );
 
 /** Words of chat that say nothing about the task, among the users' own words (first messages). */
-const CHAT_FILLER = new Set('use used using had less thing things anymore back hope assist fun'.split(' '));
+const CHAT_FILLER = new Set(
+  'use used using had less thing things anymore back hope assist fun now well soon since though actually honestly pretty'.split(
+    ' ',
+  ),
+);
 
 export interface NamingInput {
   /** Goals of the sessions the skill is learned from (normalised: typed placeholders such as <id>). */
