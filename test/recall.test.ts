@@ -18,24 +18,31 @@ async function copiesOfOneGoal(n: number): Promise<{ memory: Memory; db: string;
   const memory = await openMemory({ db, config: { recall: { persistIndex: false, topK: 3 } } });
   const embedding = memory.parts.embedder.embedSync!(normalizeGoal(GOAL));
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-    const name = `cancel-order-${i}`;
-    const skill = newSkill(at, {
-      namespace: memory.namespace,
-      name,
-      description: GOAL,
-      skillMd: `---\nname: ${name}\n---\n`,
-      body: `# ${name}\n`,
-      kind: 'playbook',
-      utility: i / 100,
-      embedderId: memory.parts.embedder.id,
-      embedding,
-    });
-    await memory.parts.store!.writeSkill({ action: 'add', skill, parents: [], actor: 'test', detail: {}, at });
-    ids.push(skill.id);
-  }
+  for (let i = 0; i < n; i++)
+    ids.push(await addSkill(memory, i, { name: `cancel-order-${i}`, description: GOAL, embedding, utility: i / 100 }));
   return { memory, db, ids };
+}
+
+/** Writes the `i`-th skill of a test (one second apart) straight to the store, with the vector given; its id. */
+async function addSkill(
+  memory: Memory,
+  i: number,
+  s: { name: string; description: string; embedding: Float32Array; utility?: number },
+): Promise<string> {
+  const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+  const skill = newSkill(at, {
+    namespace: memory.namespace,
+    name: s.name,
+    description: s.description,
+    skillMd: `---\nname: ${s.name}\n---\n`,
+    body: `# ${s.name}\n`,
+    kind: 'playbook',
+    ...(s.utility !== undefined ? { utility: s.utility } : {}),
+    embedderId: memory.parts.embedder.id,
+    embedding: s.embedding,
+  });
+  await memory.parts.store!.writeSkill({ action: 'add', skill, parents: [], actor: 'test', detail: {}, at });
+  return skill.id;
 }
 
 /** Counts the skill ids recall reads from the store. */
@@ -162,20 +169,8 @@ describe('recall order: a quoted label is words', () => {
       ],
       ['fix-phone', 'Fix Phone: restarts it.'],
     ];
-    for (const [i, [name, description]] of skills.entries()) {
-      const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-      const skill = newSkill(at, {
-        namespace: memory.namespace,
-        name,
-        description,
-        skillMd: `---\nname: ${name}\n---\n`,
-        body: `# ${name}\n`,
-        kind: 'playbook',
-        embedderId: memory.parts.embedder.id,
-        embedding,
-      });
-      await memory.parts.store!.writeSkill({ action: 'add', skill, parents: [], actor: 'test', detail: {}, at });
-    }
+    for (const [i, [name, description]] of skills.entries())
+      await addSkill(memory, i, { name, description, embedding });
     return memory;
   }
 
