@@ -204,7 +204,11 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     actor: opts.actor ?? 'synthesis',
     dryRun: !!opts.dryRun,
   })) {
-    report.updated.push({ id: skill.id, name: skill.name, version: skill.version, cluster: skill.clusterId ?? '' });
+    // A skill this pass already wrote is reported once, at the version the pass left it.
+    const listed = [...report.created, ...report.updated, ...report.superseded].find((r) => r.id === skill.id);
+    if (listed) listed.version = skill.version;
+    else
+      report.updated.push({ id: skill.id, name: skill.name, version: skill.version, cluster: skill.clusterId ?? '' });
   }
   opts.onProgress?.('distil', dirty.length, dirty.length);
   return finish();
