@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import { verifyDraft } from '../src/domain/verify.js';
 import { createDistiller } from '../src/distillers/create-distiller.js';
+import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
 import { LlmDistiller, LlmUnavailableError, MalformedDraftError } from '../src/distillers/llm-distiller.js';
 import { loadConfig } from '../src/config/config.js';
 import { OpenAiChatModel } from '../src/llm/openai-chat-model.js';
@@ -264,7 +265,7 @@ describe('LlmDistiller against a real OpenAI-protocol server', () => {
       loadConfig({ distiller: 'llm', llm: { baseUrl: server.baseUrl, model: 'test-chat' } }),
     );
     expect(d.id).toBe('llm@2:openai:test-chat');
-    expect((await createDistiller(loadConfig({}))).id).toBe('heuristic@2');
+    expect((await createDistiller(loadConfig({}))).id).toBe(HEURISTIC_DISTILLER_ID);
     await expect(createDistiller(loadConfig({ distiller: 'llm' }))).rejects.toThrow(/llm\.baseUrl is not set/);
     await expect(createDistiller(loadConfig({ distiller: 'llm', llm: { baseUrl: server.baseUrl } }))).rejects.toThrow(
       /llm\.model is not set/,

@@ -6,6 +6,7 @@ import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';
 import { branchesOf } from '../src/domain/branches.js';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
+import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
 import type { Session } from '../src/domain/types.js';
 import { vMeasure } from '../src/eval/metrics.js';
 import { readTau, TAU_DEV, tempDbPath, toSession, type TauRecord } from './support/tau.js';
@@ -45,6 +46,12 @@ describe('synthesis pass on the tau dev traces', () => {
       const major = superseding ? 2 : 1;
       expect(s.version).toBe(branchesOf(s.body).length ? `${major}.1.0` : `${major}.0.0`);
     }
+    // The report names each skill once, at the version the pass left it: a skill created and then branched in the
+    // same pass is created, not also updated.
+    const named = [...firstReport.created, ...firstReport.updated, ...firstReport.superseded];
+    expect(new Set(named.map((x) => x.id)).size).toBe(named.length);
+    expect(firstReport.updated).toEqual([]);
+    for (const x of named) expect(x.version).toBe((await memory.skills.get(x.id))!.version);
     // A skill superseded in the same pass hands its name to its successor (no "-2", no qualifier).
     for (const x of firstReport.superseded) {
       const old = await memory.skills.get(x.supersedes);
@@ -414,12 +421,12 @@ describe('skills from an earlier release of the distiller', () => {
     expect(learned).toHaveLength(2);
     const refund = learned.find((s) => s.toolSequence.includes('refund_order'))!;
     const move = learned.find((s) => s.toolSequence.includes('modify_order_address'))!;
-    expect(refund.skillMd).toContain('learned-by: heuristic@2');
+    expect(refund.skillMd).toContain(`learned-by: ${HEURISTIC_DISTILLER_ID}`);
 
     // What an earlier release left in the file: the refund skill under its old name, with trials behind it;
     // the address skill under the name this release gives it. Both written by heuristic@1.
     const raw = new Database(db);
-    const older = (md: string) => md.replace('learned-by: heuristic@2', 'learned-by: heuristic@1');
+    const older = (md: string) => md.replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: heuristic@1');
     raw
       .prepare(
         'UPDATE skills SET name = ?, skill_md = ?, eta = 0.9, trials_attempted = 10, trials_passed = 9, status = ? WHERE id = ?',
@@ -442,12 +449,12 @@ describe('skills from an earlier release of the distiller', () => {
     const renamed = (await upgraded.skills.list()).find((s) => s.name === refund.name)!;
     expect(renamed.id).not.toBe(refund.id);
     expect(renamed.version).toBe('2.0.0');
-    expect(renamed.skillMd).toContain('learned-by: heuristic@2');
+    expect(renamed.skillMd).toContain(`learned-by: ${HEURISTIC_DISTILLER_ID}`);
     expect(renamed).toMatchObject({ eta: 0.9, trialsAttempted: 10, trialsPassed: 9, status: 'active' });
     expect((await upgraded.skills.get(refund.id))!.supersededBy).toBe(renamed.id);
     const updated = (await upgraded.skills.get(move.id))!;
     expect(updated).toMatchObject({ name: move.name, version: '1.1.0', supersededBy: null });
-    expect(updated.skillMd).toContain('learned-by: heuristic@2');
+    expect(updated.skillMd).toContain(`learned-by: ${HEURISTIC_DISTILLER_ID}`);
 
     // Once is enough: the next pass has nothing to do.
     const again = await upgraded.synthesize();
@@ -482,7 +489,7 @@ describe('skills from an earlier release of the distiller', () => {
     const raw = new Database(db);
     raw
       .prepare('UPDATE skills SET skill_md = ? WHERE id = ?')
-      .run(refund.skillMd.replace('learned-by: heuristic@2', 'learned-by: heuristic@1'), refund.id);
+      .run(refund.skillMd.replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: heuristic@1'), refund.id);
     expect(
       raw
         .prepare('UPDATE clusters SET skill_id = ?, last_pass_at = ? WHERE skill_id = ?')
@@ -521,7 +528,7 @@ describe('skills from an earlier release of the distiller', () => {
     const raw = new Database(db);
     raw
       .prepare('UPDATE skills SET skill_md = ? WHERE id = ?')
-      .run(skill.skillMd.replace('learned-by: heuristic@2', 'learned-by: heuristic@1'), skill.id);
+      .run(skill.skillMd.replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: heuristic@1'), skill.id);
     raw.prepare('UPDATE clusters SET last_pass_at = ? WHERE id = ?').run('2099-01-01T00:00:00.000Z', skill.clusterId);
     raw.close();
     const later = await openMemory({ db, config });
@@ -534,7 +541,7 @@ describe('skills from an earlier release of the distiller', () => {
   it('leaves a skill that another distiller wrote as it is', async () => {
     const { db, config, skill } = await learnRefund();
     const raw = new Database(db);
-    const byModel = skill.skillMd.replace('learned-by: heuristic@2', 'learned-by: "llm@1:qwen2.5:7b"');
+    const byModel = skill.skillMd.replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: "llm@1:qwen2.5:7b"');
     raw.prepare('UPDATE skills SET skill_md = ? WHERE id = ?').run(byModel, skill.id);
     raw.close();
     const later = await openMemory({ db, config });

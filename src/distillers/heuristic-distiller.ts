@@ -14,11 +14,19 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
 }
 
 /**
+ * Which heuristic distiller wrote a skill (`metadata.learned-by`). The version goes up with every release that
+ * changes what it writes (names, descriptions, steps, branches): the first pass after an upgrade then distils
+ * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
+ * test/distiller-version.test.ts fails when the output changes and this id does not.
+ */
+export const HEURISTIC_DISTILLER_ID = 'heuristic@3';
+
+/**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
  * from it, with no model. Deterministic: the same cluster always gives the same draft.
  */
 export class HeuristicDistiller implements Distiller {
-  readonly id = 'heuristic@2';
+  readonly id = HEURISTIC_DISTILLER_ID;
   constructor(private readonly opts: HeuristicDistillerOptions) {}
 
   async distil(input: DistillInput): Promise<Draft | null> {

@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { prepareCapture } from '../src/capture/ingest.js';
+import { loadConfig } from '../src/config/config.js';
+import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
+import { openMemory } from '../src/index.js';
+import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
+
+/**
+ * A returning user sees what a release learns only if the heuristic distiller's version goes up with its output
+ * (the first pass after an upgrade distils again what an earlier version wrote; learned-by.ts). This test learns
+ * from the bundled traces, as `skillsmith learn` reads them, and fingerprints every skill it writes (name,
+ * description, SKILL.md body, tool sequence and branches). A change to what is learned changes the fingerprint:
+ * then raise HEURISTIC_DISTILLER_ID in src/distillers/heuristic-distiller.ts and add the new version's
+ * fingerprint below. Never edit a released version's entry: that is the change the upgrade would miss.
+ */
+const FINGERPRINTS: Record<string, string> = {
+  'heuristic@3': '3a65709785ee258b',
+};
+
+const FILES = [SAMPLE, TAU_DEV, `${TAU_DIR}bfcl-multi-turn-base.jsonl`];
+const db = tempDbPath('skillsmith-distiller-version-');
+afterAll(() => rmSync(dirname(db), { recursive: true, force: true }));
+
+async function learnedFingerprint(): Promise<{ digest: string; skills: number }> {
+  const config = loadConfig({});
+  const memory = await openMemory({ db, logLevel: 'silent' });
+  try {
+    for (const file of FILES) {
+      const { parsed } = await prepareCapture(readFileSync(file, 'utf8'), {
+        file,
+        namespace: memory.namespace,
+        now: '2026-01-01T00:00:00.000Z',
+        resultChars: config.capture.resultChars,
+        maxRecordBytes: config.capture.maxRecordBytes,
+        maxCallsPerSession: config.capture.maxCallsPerSession,
+        judge: null,
+      });
+      await memory.ingest(parsed.sessions);
+    }
+    await memory.synthesize();
+    const skills = (await memory.skills.list()).sort((a, b) => a.name.localeCompare(b.name));
+    const hash = createHash('sha256');
+    for (const s of skills) {
+      const body = s.skillMd.slice(s.skillMd.indexOf('\n---', 3) + 4);
+      hash.update(JSON.stringify([s.name, s.description, body, s.toolSequence, s.status]));
+    }
+    return { digest: hash.digest('hex').slice(0, 16), skills: skills.length };
+  } finally {
+    await memory.close();
+  }
+}
+
+describe('the heuristic distiller version', () => {
+  it('goes up whenever what it learns from the bundled traces changes', async () => {
+    const { digest, skills } = await learnedFingerprint();
+    expect(skills).toBeGreaterThan(10);
+    expect(
+      FINGERPRINTS[HEURISTIC_DISTILLER_ID],
+      `What the heuristic distiller writes changed (fingerprint ${digest}). Raise HEURISTIC_DISTILLER_ID and record ` +
+        'the fingerprint under the new version in this file, so that returning users get the new skills.',
+    ).toBe(digest);
+    // Two versions never share a fingerprint: a version that changed nothing was not needed.
+    expect(new Set(Object.values(FINGERPRINTS)).size).toBe(Object.keys(FINGERPRINTS).length);
+  });
+});
