@@ -134,6 +134,9 @@ describe('replay evaluation on the tau dev traces (tune half -> test half)', () 
     const problems = checkReport(bad);
     expect(problems.some((p) => p.includes('hitsTop1'))).toBe(true);
     expect(problems.some((p) => p.includes('not within [0,1]'))).toBe(true);
+    const band = structuredClone(report);
+    band.variants[0].falseRecall.interval95 = [0.9, 1];
+    expect(checkReport(band).some((p) => p.includes('falseRecall.interval95'))).toBe(true);
   });
 
   it('scores the baselines as defined: none recalls nothing, the oracle is always right when it recalls', () => {

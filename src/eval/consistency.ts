@@ -114,6 +114,10 @@ export function checkReport(report: EvalReport): string[] {
     );
     le(`${r.where} falseRecall`, r.falseRecall.recalled, r.falseRecall.goals, 'recalled', 'goals');
     isRate(`${r.where} falseRecall.rate`, r.falseRecall.rate, r.falseRecall.recalled, r.falseRecall.goals);
+    const band = r.falseRecall.interval95;
+    const rate = r.falseRecall.rate;
+    if (rate != null && (!band || band[0] > rate || band[1] < rate))
+      fail(`${r.where} falseRecall.interval95`, `${JSON.stringify(band)} does not hold the rate ${rate}`);
   }
 
   const none = report.baselines.results.find((b) => b.name === 'none');

@@ -183,6 +183,8 @@ export interface VariantResult {
     goals: number;
     recalled: number;
     rate: number | null;
+    /** Wilson 95% interval of the rate: with 60 goals, one recall more or less moves the rate by 0.017. */
+    interval95: [number, number] | null;
     /** Each unrelated goal that recalled something, with the top skill and its similarity. */
     examples: { goal: string; skill: string; similarity: number }[];
   };
@@ -208,7 +210,7 @@ export interface BaselineResult {
   name: BaselineName;
   description: string;
   queries: QuerySets;
-  falseRecall: { goals: number; recalled: number; rate: number | null };
+  falseRecall: { goals: number; recalled: number; rate: number | null; interval95: [number, number] | null };
 }
 
 export interface EvalReport {

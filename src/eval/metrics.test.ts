@@ -10,6 +10,7 @@ import {
   scoreQueries,
   stepAgreement,
   stepsSaved,
+  wilson95,
   type QueryOutcome,
 } from './metrics.js';
 
@@ -185,8 +186,26 @@ describe('scoreQueries', () => {
 });
 
 describe('falseRecall', () => {
-  it('is the share of unrelated goals that recalled anything', () => {
-    expect(falseRecall([0, 2, 0, 1])).toEqual({ goals: 4, recalled: 2, rate: 0.5 });
-    expect(falseRecall([])).toEqual({ goals: 0, recalled: 0, rate: null });
+  it('is the share of unrelated goals that recalled anything, with its 95% interval', () => {
+    expect(falseRecall([0, 2, 0, 1])).toEqual({ goals: 4, recalled: 2, rate: 0.5, interval95: wilson95(2, 4) });
+    expect(falseRecall([])).toEqual({ goals: 0, recalled: 0, rate: null, interval95: null });
+  });
+});
+
+describe('wilson95', () => {
+  it('is the Wilson score interval: none of n is 0 to z^2 / (n + z^2), and it holds the observed rate', () => {
+    const z2 = 1.959964 ** 2;
+    expect(wilson95(0, 60)).toEqual([0, Math.round((z2 / (60 + z2)) * 1e4) / 1e4]);
+    expect(wilson95(60, 60)).toEqual([Math.round((60 / (60 + z2)) * 1e4) / 1e4, 1]);
+    // 4 of 60 (the dev split's false recall) and 3 of 60 (the target 0.05) are not told apart by 60 goals.
+    const [lo4, hi4] = wilson95(4, 60)!;
+    expect([lo4, hi4]).toEqual([0.0262, 0.1593]);
+    const [lo3, hi3] = wilson95(3, 60)!;
+    expect(lo3).toBeLessThan(3 / 60);
+    expect(hi3).toBeGreaterThan(4 / 60);
+    expect(wilson95(0, 0)).toBeNull();
+    // More goals, a narrower interval around the same rate.
+    const [lo, hi] = wilson95(40, 600)!;
+    expect(hi - lo).toBeLessThan(hi4 - lo4);
   });
 });

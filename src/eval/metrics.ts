@@ -251,14 +251,35 @@ export function scoreQueries(
   };
 }
 
-/** False recall: the share of unrelated goals for which anything at all was recalled. */
+/**
+ * Wilson score interval at 95% for `k` of `n`: where the true rate may lie given so few trials (4 of 60 is
+ * 0.026-0.159). Rounded to 4 decimals; null when there is nothing to count.
+ */
+export function wilson95(k: number, n: number): [number, number] | null {
+  if (n <= 0) return null;
+  const z = 1.959964;
+  const p = k / n;
+  const z2n = (z * z) / n;
+  const centre = (p + z2n / 2) / (1 + z2n);
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2n / (4 * n))) / (1 + z2n);
+  const r = (x: number) => Math.round(Math.min(1, Math.max(0, x)) * 1e4) / 1e4;
+  return [r(centre - half), r(centre + half)];
+}
+
+/** False recall: the share of unrelated goals for which anything at all was recalled, and its 95% interval. */
 export function falseRecall(recalledPerGoal: readonly number[]): {
   goals: number;
   recalled: number;
   rate: number | null;
+  interval95: [number, number] | null;
 } {
   const recalled = recalledPerGoal.filter((n) => n > 0).length;
-  return { goals: recalledPerGoal.length, recalled, rate: ratio(recalled, recalledPerGoal.length) };
+  return {
+    goals: recalledPerGoal.length,
+    recalled,
+    rate: ratio(recalled, recalledPerGoal.length),
+    interval95: wilson95(recalled, recalledPerGoal.length),
+  };
 }
 
 /** Rounds every number of a metrics object to 4 decimals (counts are integers and stay as they are). */

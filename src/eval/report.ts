@@ -1,6 +1,6 @@
 /** Renders an evaluation report as plain-text tables (stdout) or Markdown (the committed report). */
 import { basename } from 'node:path';
-import type { EvalReport, VariantResult } from './harness.js';
+import type { BaselineResult, EvalReport, VariantResult } from './harness.js';
 import type { QuerySetMetrics } from './metrics.js';
 
 type Style = 'text' | 'md';
@@ -51,7 +51,16 @@ const QUERY_HEAD = [
   'skills',
 ];
 
-function queryRow(name: string, m: QuerySetMetrics, falseRecall: number | null, skills: string): string[] {
+type FalseRecall = BaselineResult['falseRecall'];
+
+/** `0.067 (4/60, 95% 0.026-0.159)`: the rate, its counts and where the true rate may lie. */
+function falseRecallCell(f: FalseRecall): string {
+  if (f.rate == null) return r3(f.rate);
+  const interval = f.interval95 ? `, 95% ${r3(f.interval95[0])}-${r3(f.interval95[1])}` : '';
+  return `${r3(f.rate)} (${f.recalled}/${f.goals}${interval})`;
+}
+
+function queryRow(name: string, m: QuerySetMetrics, falseRecall: FalseRecall, skills: string): string[] {
   return [
     name,
     String(m.queries),
@@ -67,7 +76,7 @@ function queryRow(name: string, m: QuerySetMetrics, falseRecall: number | null, 
     r1(m.stepsSaved.perQuery),
     r3(m.coverage.top1),
     r3(m.coverage.topK),
-    r3(falseRecall),
+    falseRecallCell(falseRecall),
     skills,
   ];
 }
@@ -75,9 +84,9 @@ function queryRow(name: string, m: QuerySetMetrics, falseRecall: number | null, 
 export function headlineTable(report: EvalReport, set: 'goal' | 'firstUserMessage', style: Style): string {
   const rows: string[][] = [];
   for (const b of report.baselines.results)
-    rows.push(queryRow(`baseline: ${b.name}`, b.queries[set], b.falseRecall.rate, '-'));
+    rows.push(queryRow(`baseline: ${b.name}`, b.queries[set], b.falseRecall, '-'));
   for (const v of report.variants)
-    rows.push(queryRow(v.name, v.queries[set], v.falseRecall.rate, String(v.learned.recallableSkills)));
+    rows.push(queryRow(v.name, v.queries[set], v.falseRecall, String(v.learned.recallableSkills)));
   return renderTable(QUERY_HEAD, rows, style);
 }
 
