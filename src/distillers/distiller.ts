@@ -21,7 +21,11 @@ export interface DistillInput {
   toolWeight: (tool: string) => number;
   /** Names already taken by other skills of the namespace: a draft must not clash. */
   takenNames: ReadonlySet<string>;
-  stats: { successes: number; followers: number; sessions: number };
+  /**
+   * `successes`: the successful sessions the procedure was learned from (its material); `succeeded`: the
+   * sessions that followed it and succeeded, material or not; `followers`: all that followed it.
+   */
+  stats: { successes: number; succeeded: number; followers: number; sessions: number };
 }
 
 /** Turns one cluster into a draft, or null for "no skill here" (the LLM's SKIP). */

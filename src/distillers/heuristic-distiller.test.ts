@@ -49,7 +49,7 @@ function input(status: (i: number) => string): DistillInput {
     goalWordWeight: () => 1,
     toolWeight: () => 1,
     takenNames: new Set(),
-    stats: { successes: 4, followers: 4, sessions: 4 },
+    stats: { successes: 4, succeeded: 4, followers: 4, sessions: 4 },
   };
 }
 const opts = { requiredSupport: 0.75, conditionalSupport: 0.25, thinkTools: [], redact: (t: string) => t };
@@ -104,7 +104,7 @@ describe('the heuristic distiller', () => {
           calls: s.calls,
         })),
         goals: spans.map(() => 'My phone has no data; I like the Blue theme'),
-        stats: { successes: 3, followers: 3, sessions: 3 },
+        stats: { successes: 3, succeeded: 3, followers: 3, sessions: 3 },
       },
       opts,
     )!;

@@ -75,7 +75,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     thinkTools: opts.thinkTools,
     redact: opts.redact,
   });
-  const rate = input.stats.followers ? Math.round((100 * input.stats.successes) / input.stats.followers) : 0;
+  const rate = input.stats.followers ? Math.round((100 * input.stats.succeeded) / input.stats.followers) : 0;
   const lastRequired = [...steps].reverse().find((s) => !s.conditional) ?? steps[steps.length - 1];
   const requests = [...input.goals, ...(input.cues ?? [])].map((t) => t.toLowerCase());
   const requested = (value: string) => requests.some((t) => t.includes(value.toLowerCase()));

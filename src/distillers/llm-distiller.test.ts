@@ -52,7 +52,7 @@ function input(extra: Partial<DistillInput> = {}): DistillInput {
     goalWordWeight: () => 1,
     toolWeight: () => 1,
     takenNames: new Set(),
-    stats: { successes: 3, followers: 3, sessions: 3 },
+    stats: { successes: 3, succeeded: 3, followers: 3, sessions: 3 },
     ...extra,
   };
 }

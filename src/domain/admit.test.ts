@@ -70,6 +70,27 @@ describe('admitCluster', () => {
     expect(b.successRate).toBeCloseTo(4 / 6);
   });
 
+  it('counts a follower that succeeded as a success, even when its own span is no material', () => {
+    // Two of the five succeeded in one call less than a span needs, one held a secret in its arguments: no
+    // material, but they followed the procedure and succeeded. All five succeeded, as every session of the group did.
+    const short = ['d', 'e'].map((id) => session(id, ['get', 'refund']));
+    const secret = session('f', path);
+    secret.calls[0].args = { key: 'sk-abcdef' };
+    const a = admitCluster(
+      [session('a', path), session('b', path), session('c', path), ...short, secret],
+      spanOf,
+      procedure,
+      rules,
+    );
+    expect(a.followers.map((s) => s.id)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(a.successRate).toBe(1);
+    expect(a.gain).toBe(0);
+    expect(a.admitted).toBe(true);
+    // The material, the sources and the support stay the sessions whose spans may be read.
+    expect(a.successfulFollowers.map((s) => s.id)).toEqual(['a', 'b', 'c']);
+    expect(a.succeeded).toBe(6);
+  });
+
   it('denies chain-of-thought spans, tool-JSON dumps and spans holding secrets', () => {
     const cot = session('t', ['think', 'think', 'think', 'find', 'get', 'refund']);
     expect(denyReason(cot, spanOf(cot)!, rules)).toMatch(/chain-of-thought/);

@@ -29,7 +29,13 @@ export interface Admission {
   /** Material: spans of successful sessions that passed the deny rules. */
   spans: Span[];
   followers: Session[];
+  /** Followers whose span is material and that succeeded: the procedure's sources and its support. */
   successfulFollowers: Session[];
+  /**
+   * Followers that succeeded, material or not (a span a call too short, or one denied for a secret, still shows
+   * that following the procedure worked): the success rate's numerator and the skill's starting track record.
+   */
+  succeeded: number;
   /** Sessions that took another path and failed: counter-examples, not votes against. */
   counterExamples: Session[];
   successRate: number;
@@ -115,6 +121,7 @@ export function admitCluster(
     spans,
     followers: [],
     successfulFollowers: [],
+    succeeded: 0,
     counterExamples: [],
     successRate: 0,
     baselineRate: 0,
@@ -139,9 +146,11 @@ export function admitCluster(
     else if (s.outcome === 'failure') counterExamples.push(s);
   }
   const spanIds = new Set(spans.map((sp) => sp.sessionId));
-  const successfulFollowers = followers.filter((s) => s.outcome === 'success' && spanIds.has(s.id));
+  const succeeded = followers.filter((s) => s.outcome === 'success');
+  const successfulFollowers = succeeded.filter((s) => spanIds.has(s.id));
   const followerIds = new Set(successfulFollowers.map((s) => s.id));
-  const successRate = followers.length ? successfulFollowers.length / followers.length : 0;
+  // Over outcomes, like the baseline: a follower that succeeded is a success whether or not its span is material.
+  const successRate = followers.length ? succeeded.length / followers.length : 0;
   const known = sessions.filter((s) => s.outcome !== 'unknown');
   const baselineRate = known.length ? known.filter((s) => s.outcome === 'success').length / known.length : 0;
   const gain = shrunkGain(successRate, baselineRate, followers.length, rules.gainShrinkage ?? 4);
@@ -149,6 +158,7 @@ export function admitCluster(
     spans: spans.filter((sp) => followerIds.has(sp.sessionId)),
     followers,
     successfulFollowers,
+    succeeded: succeeded.length,
     counterExamples,
     successRate,
     baselineRate,

@@ -46,6 +46,7 @@ export async function distilDraft(
       takenNames: input.skills.names(own?.id),
       stats: {
         successes: admission.successfulFollowers.length,
+        succeeded: admission.succeeded,
         followers: admission.followers.length,
         sessions: input.sessions.length,
       },
@@ -68,7 +69,7 @@ export async function distilDraft(
     draft,
     evidence,
     counts: {
-      successCount: admission.successfulFollowers.length,
+      successCount: admission.succeeded,
       attemptCount: admission.followers.length,
       support: admission.spans.length,
     },
