@@ -10,7 +10,7 @@ import { formatEvalMarkdown, formatEvalText } from '../src/eval/report.js';
 import { UNRELATED_GOALS } from '../src/eval/unrelated-goals.js';
 import { EVAL_VARIANTS } from '../src/eval/variants.js';
 import { evalCommand } from '../src/surfaces/cli/commands/eval.js';
-import { TAU_DEV } from './support/tau.js';
+import { TAU_DEV, TAU_DIR } from './support/tau.js';
 
 /** Keys whose values are rates or shares: every one must lie within [0,1] (or be null over an empty set). */
 const RATE_KEYS = new Set([
@@ -263,4 +263,29 @@ describe('skillsmith eval (command function)', () => {
       err.mockRestore();
     }
   });
+});
+
+describe('the evaluation stores sessions as `skillsmith ingest` does', () => {
+  it('learns a procedure whose calls carried a password, redacted before storage, and never writes the password', async () => {
+    // BFCL turns that sign in with a password, then post: the password is redacted at capture, as the CLI's
+    // ingest does, so their spans are material; kept raw, every span would be denied for holding a secret.
+    const file = loadEvalFile(`${TAU_DIR}bfcl-multi-turn-turns.jsonl`, { label: 'meta.family' });
+    const signIn = file.sessions.filter((s) => s.session.calls.some((c) => c.tool === 'authenticate_twitter'));
+    const passwords = new Set(signIn.flatMap((s) => s.session.calls.map((c) => String(c.args.password ?? ''))));
+    passwords.delete('');
+    expect(signIn.length).toBeGreaterThanOrEqual(4);
+    expect(passwords.size).toBeGreaterThan(0);
+    const half = { file: 'bfcl-multi-turn-turns.jsonl', split: null, sessions: signIn };
+    const report = await runEval({
+      name: 'sign-in',
+      label: 'meta.family',
+      train: half,
+      test: half,
+      variants: EVAL_VARIANTS.filter((v) => v.name === 'default'),
+    });
+    const learned = report.variants[0].learned.list;
+    expect(learned.some((s) => s.toolSequence.includes('authenticate_twitter'))).toBe(true);
+    const text = JSON.stringify(report);
+    for (const p of passwords) expect(text).not.toContain(p);
+  }, 60_000);
 });
