@@ -275,7 +275,7 @@ describe('the evaluation stores sessions as `skillsmith ingest` does', () => {
     passwords.delete('');
     expect(signIn.length).toBeGreaterThanOrEqual(4);
     expect(passwords.size).toBeGreaterThan(0);
-    const half = { file: 'bfcl-multi-turn-turns.jsonl', split: null, sessions: signIn };
+    const half = { file: 'bfcl-multi-turn-turns.jsonl', split: 'all' as const, sessions: signIn };
     const report = await runEval({
       name: 'sign-in',
       label: 'meta.family',
