@@ -71,8 +71,8 @@ describe('admitCluster', () => {
   });
 
   it('counts a follower that succeeded as a success, even when its own span is no material', () => {
-    // Two of the five succeeded in one call less than a span needs, one held a secret in its arguments: no
-    // material, but they followed the procedure and succeeded. All five succeeded, as every session of the group did.
+    // Of six followers, two succeeded in one call less than a span needs and one held a secret in its arguments:
+    // no material, but they followed the procedure and succeeded. All six succeeded, as did the group: no gain, no loss.
     const short = ['d', 'e'].map((id) => session(id, ['get', 'refund']));
     const secret = session('f', path);
     secret.calls[0].args = { key: 'sk-abcdef' };

@@ -406,20 +406,19 @@ async function freshMemory(
   };
 }
 
-/** The engine's view of a session: no labels, in the memory's namespace. */
 /**
- * A session as the engine gets it: its labels stripped, and through the capture privacy of the memory's
- * configuration, as `skillsmith ingest` and live recording store it (a token in a call's arguments is redacted
- * before it is stored, so its span is material like any other). The id is kept: scoring finds the label by it.
+ * Sessions as the engine gets them: in the memory's namespace, their labels stripped, and through the capture
+ * privacy of the memory's configuration, as `skillsmith ingest` and live recording store them (a token in a call's
+ * arguments is redacted before it is stored, so its span is material like any other). The id is kept: scoring
+ * finds the label by it.
  */
-function forEngine(s: EvalSession, memory: Memory): Session {
-  const capture = memory.config.capture;
-  const stored = protectSession(
-    { ...s.session, namespace: memory.namespace, labels: null },
-    resolvePrivacy(capture.privacy),
-    capture.resultChars,
-  );
-  return { ...stored, id: s.session.id };
+function engineView(memory: Memory): (s: EvalSession) => Session {
+  const { privacy, resultChars } = memory.config.capture;
+  const policy = resolvePrivacy(privacy);
+  return (s) => ({
+    ...protectSession({ ...s.session, namespace: memory.namespace, labels: null }, policy, resultChars),
+    id: s.session.id,
+  });
 }
 
 interface SkillKind {
@@ -456,7 +455,7 @@ async function evaluateVariant(
   try {
     const ns = memory.namespace;
     o.progress('learn', 0, 1);
-    await memory.ingest(o.train.sessions.map((s) => forEngine(s, memory)));
+    await memory.ingest(o.train.sessions.map(engineView(memory)));
     const report = await memory.synthesize({ onProgress: (phase, d, t) => o.progress(phase, d, t) });
     const kindOf = new Map(o.train.sessions.map((s) => [s.session.id, s.kind]));
     const skills = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
@@ -626,6 +625,7 @@ export async function fourthAttemptReplay(
   const threshold = o.agreeThreshold ?? AGREE_THRESHOLD;
   const { memory, dispose } = await freshMemory(variant, o.baseConfig ?? {});
   try {
+    const forEngine = engineView(memory);
     const kindOf = new Map<string, string | null>();
     const successes = new Map<string, number>();
     const seen = new Map<string, number>();
@@ -677,7 +677,7 @@ export async function fourthAttemptReplay(
       }
       kindOf.set(s.session.id, kind);
       if (kind != null) seen.set(kind, (seen.get(kind) ?? 0) + 1);
-      await memory.ingest([forEngine(s, memory)]);
+      await memory.ingest([forEngine(s)]);
       if (s.session.outcome === 'success') {
         if (kind != null) successes.set(kind, (successes.get(kind) ?? 0) + 1);
         await memory.synthesize();

@@ -262,8 +262,8 @@ export function wilson95(k: number, n: number): [number, number] | null {
   const z2n = (z * z) / n;
   const centre = (p + z2n / 2) / (1 + z2n);
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2n / (4 * n))) / (1 + z2n);
-  const r = (x: number) => Math.round(Math.min(1, Math.max(0, x)) * 1e4) / 1e4;
-  return [r(centre - half), r(centre + half)];
+  const bound = (x: number) => round4(Math.min(1, Math.max(0, x))) as number;
+  return [bound(centre - half), bound(centre + half)];
 }
 
 /** False recall: the share of unrelated goals for which anything at all was recalled, and its 95% interval. */
