@@ -159,6 +159,23 @@ describe('skill names and descriptions', () => {
     expect(sms.description).not.toMatch(/message failed/i);
   });
 
+  it("writes a word in capitals only when the requests never write it otherwise (MMS, not 'START' mode)", () => {
+    const w = wordSkill({
+      goals: [
+        "Lock the doors, press the brake and start the engine in 'START' mode",
+        'Start the car: doors locked, brake pressed, ignition in START',
+        'Please start the engine once the doors are locked',
+      ],
+      cues: [],
+      toolSequence: ['lockDoors', 'pressBrakePedal', 'startEngine'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(w.nameWords).toEqual(['start', 'engine']);
+    expect(w.title).toBe('Start Engine');
+    expect(w.description).toMatch(/^Start Engine: /);
+  });
+
   it('never repeats a word, and names shell steps by their verbs', () => {
     const cancel = wordSkill({
       goals: ['You want to cancel two of your reservations.', 'Cancel my reservations please.'],

@@ -66,7 +66,14 @@ export function wordSkill(input: NamingInput): SkillWording {
   const texts = [...input.goals, ...input.cues].map((t) => clean(t).replace(/\bfind out\b/gi, 'learn'));
   const proper = properNouns(texts);
   // Words the requests write in capitals (MMS, APN): the title keeps them so.
-  const acronyms = new Set(texts.flatMap((t) => t.match(/\b[A-Z]{2,5}\b/g) ?? []).map((w) => w.toLowerCase()));
+  // A word the requests write in capitals and never otherwise (MMS, not the START of "start it in 'START' mode").
+  const otherwise = new Set(texts.flatMap((t) => t.match(/\b[A-Za-z][a-z]+\b/g) ?? []).map((w) => w.toLowerCase()));
+  const acronyms = new Set(
+    texts
+      .flatMap((t) => t.match(/\b[A-Z]{2,5}\b/g) ?? [])
+      .map((w) => w.toLowerCase())
+      .filter((w) => !otherwise.has(w)),
+  );
   const docs = texts.map((t) => new Set(words(t).filter((w) => !proper.has(w))));
   const n = Math.max(1, docs.length);
   const df = new Map<string, number>();

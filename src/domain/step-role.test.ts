@@ -29,6 +29,15 @@ describe('toolWordsOf and roleOf', () => {
     expect(roleOf('liter_to_gallon')).toBe('lookup');
   });
 
+  it('reads shell commands as the verbs they are; those that read stay lookups', () => {
+    expect(toolWordsOf('grep')).toEqual(['search', 'file']);
+    expect(toolWordsOf('tail')).toEqual(['show', 'file']);
+    expect(toolWordsOf('wc')).toEqual(['count', 'file']);
+    expect(toolWordsOf('mv')).toEqual(['move', 'file']);
+    for (const t of ['grep', 'cat', 'head', 'tail', 'wc']) expect(roleOf(t)).toBe('lookup');
+    for (const t of ['cp', 'mv', 'rm', 'mkdir', 'touch', 'echo']) expect(roleOf(t)).toBe('action');
+  });
+
   it('treats logging in and out as opening a session, not as the task', () => {
     expect(roleOf('message_login')).toBe('lookup');
     expect(roleOf('logout')).toBe('lookup');

@@ -82,8 +82,13 @@ const HANDOFF = /^(transfer|escalate|handoff|hand)\b.*\b(human|agent|agents|pers
 
 export type StepRole = 'action' | 'handoff' | 'lookup';
 
-/** Shell commands as the verbs they are. */
+/** Shell commands as the verbs they are (those that read stay lookups: search, show, count). */
 const COMMAND_VERBS: Readonly<Record<string, readonly string[]>> = {
+  grep: ['search', 'file'],
+  cat: ['show', 'file'],
+  head: ['show', 'file'],
+  tail: ['show', 'file'],
+  wc: ['count', 'file'],
   cp: ['copy', 'file'],
   mv: ['move', 'file'],
   rm: ['remove', 'file'],
