@@ -17,10 +17,10 @@ import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
  * fingerprint below. Never edit a released version's entry: that is the change the upgrade would miss.
  */
 const FINGERPRINTS: Record<string, string> = {
-  'heuristic@3': '',
+  'heuristic@3': 'def1a06925af1828',
 };
 
-const FILES = [SAMPLE, TAU_DEV, `${TAU_DIR}bfcl-multi-turn-base.jsonl`];
+const FILES = [SAMPLE, TAU_DEV, `${TAU_DIR}bfcl-multi-turn-base.jsonl`, `${TAU_DIR}bfcl-multi-turn-turns.jsonl`];
 const db = tempDbPath('skillsmith-distiller-version-');
 afterAll(() => rmSync(dirname(db), { recursive: true, force: true }));
 
