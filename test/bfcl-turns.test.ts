@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { splitOf } from '../src/eval/split.js';
-import { TAU_DIR, tempDbPath } from './support/tau.js';
+import { TAU_DIR } from './support/tau.js';
 
 /**
  * test/fixtures/traces/bfcl-multi-turn-turns.jsonl is the BFCL conversations split at their user turns
@@ -14,8 +15,9 @@ import { TAU_DIR, tempDbPath } from './support/tau.js';
 const ROOT = new URL('..', import.meta.url).pathname;
 const BASE = join(TAU_DIR, 'bfcl-multi-turn-base.jsonl');
 const TURNS = join(TAU_DIR, 'bfcl-multi-turn-turns.jsonl');
-const out = tempDbPath('skillsmith-bfcl-turns-').replace(/memory\.db$/, 'turns.jsonl');
-afterAll(() => rmSync(dirname(out), { recursive: true, force: true }));
+const dir = mkdtempSync(join(tmpdir(), 'skillsmith-bfcl-turns-'));
+const out = join(dir, 'turns.jsonl');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Row {
   session_id: string;
