@@ -3,7 +3,6 @@ import { readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareCapture } from '../src/capture/ingest.js';
-import { loadConfig } from '../src/config/config.js';
 import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
 import { openMemory } from '../src/index.js';
 import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
@@ -25,17 +24,18 @@ const db = tempDbPath('skillsmith-distiller-version-');
 afterAll(() => rmSync(dirname(db), { recursive: true, force: true }));
 
 async function learnedFingerprint(): Promise<{ digest: string; skills: number }> {
-  const config = loadConfig({});
   const memory = await openMemory({ db, logLevel: 'silent' });
+  const { capture } = memory.config;
   try {
     for (const file of FILES) {
       const { parsed } = await prepareCapture(readFileSync(file, 'utf8'), {
         file,
         namespace: memory.namespace,
         now: '2026-01-01T00:00:00.000Z',
-        resultChars: config.capture.resultChars,
-        maxRecordBytes: config.capture.maxRecordBytes,
-        maxCallsPerSession: config.capture.maxCallsPerSession,
+        resultChars: capture.resultChars,
+        maxRecordBytes: capture.maxRecordBytes,
+        maxCallsPerSession: capture.maxCallsPerSession,
+        privacy: capture.privacy,
         judge: null,
       });
       await memory.ingest(parsed.sessions);
