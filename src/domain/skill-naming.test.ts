@@ -196,6 +196,53 @@ describe('skill names and descriptions', () => {
     expect(copy.nameWords).toEqual(['copy', 'file']);
   });
 
+  it('names a procedure that only reads by what its reading step does, not by the verb of one request', () => {
+    // No verb is shared by most requests; "post" here means "after", and no step posts anything.
+    const grep = wordSkill({
+      goals: [
+        "Post review, organize the lines in 'summary.txt' alphabetically.",
+        "Investigate within 'log.txt' for the occurrence of the keyword 'Error'.",
+        "Perform a detailed search using grep to identify sections in the file pertaining to 'budget analysis'.",
+        'Navigate to that first analysis and identify any line with error in it.',
+      ],
+      cues: [],
+      toolSequence: ['cd', 'grep'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(grep.nameWords).toEqual(['search', 'file']);
+    // A verb some requests use stays when one of the steps does it (check_tire_pressure).
+    const tires = wordSkill({
+      goals: [
+        'Could you check my tire pressure? If it is below 40, point me to the nearest tire shop.',
+        'Please assess my tire pressures and guide me to the closest tire shop if any is under 40 PSI.',
+        'Is my tire pressure fine before the trip? Point me to a shop if it is low.',
+      ],
+      cues: [],
+      toolSequence: ['check_tire_pressure', 'find_nearest_tire_shop'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(tires.nameWords.slice(0, 3)).toEqual(['check', 'tire', 'pressure']);
+  });
+
+  it('tells two procedures of one name apart by what most of their requests mention, before a number', () => {
+    const w = wordSkill({
+      goals: [
+        'In the documents directory, display the last line of the first file for me.',
+        'Go to the documents folder. What does the last line of the first document look like?',
+        "Find 'config.py' somewhere deep in the file system and display its last line.",
+      ],
+      cues: [],
+      toolSequence: ['cd', 'tail'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(w.nameWords).toEqual(['show', 'file']);
+    expect(w.qualifiers.at(-1)).toEqual(['line']);
+    expect(w.qualifiers.flat()).not.toContain('file');
+  });
+
   it('offers what other steps do to tell two procedures of one name apart', () => {
     const w = wordSkill({
       goals: ['Fill the tank with 30 liters of fuel.', 'Please fill my fuel tank before the trip.'],

@@ -154,6 +154,11 @@ export function wordSkill(input: NamingInput): SkillWording {
     asking = NOMINAL[asked!] ?? asked!;
   } else if (askedByMost) verb = asked!;
   else if (actionRole === 'handoff') verb = 'escalate';
+  // A procedure that only reads, asked for every which way: a verb of some requests that one of its steps does
+  // (check_tire_pressure for "check"), else what its last step does when that says a task (grep: search, tail:
+  // show), never the verb of one request of several that nothing does ("Post review, sort the lines").
+  else if (asked && doing(asked)) verb = asked;
+  else if (actionWords[0] && READING_VERBS.has(actionWords[0])) verb = actionWords[0];
   else verb = asked ?? actionWords[0] ?? 'handle';
 
   // Object: the words of the step that does the asked thing (cancel_pending_order -> pending order), else
@@ -256,7 +261,7 @@ export function wordSkill(input: NamingInput): SkillWording {
     description: `${what}${when}${mention}`.replace(/[<>]/g, ''),
     keywords,
     actionTool: action,
-    qualifiers: qualifiersOf(input, action, nameWords),
+    qualifiers: qualifiersOf(input, action, nameWords, keywords),
   };
 }
 
@@ -290,8 +295,16 @@ function thirdPerson(verb: string): string {
   return `${verb}s`;
 }
 
-/** The other acting steps as words a name can take on, the rarer in the namespace first. */
-function qualifiersOf(input: NamingInput, action: string | null, nameWords: readonly string[]): string[][] {
+/**
+ * Words a name can take on to tell it from another of the same name: what its other acting steps do, the rarer
+ * in the namespace first, then what its lookups look at, then what most of its requests mention.
+ */
+function qualifiersOf(
+  input: NamingInput,
+  action: string | null,
+  nameWords: readonly string[],
+  keywords: readonly string[],
+): string[][] {
   const weight = input.toolWeight ?? (() => 0);
   const used = new Set(nameWords.map(stem));
   const steps = [...new Set(input.toolSequence)].filter((t) => t !== action && roleOf(t) === 'action');
@@ -315,6 +328,8 @@ function qualifiersOf(input: NamingInput, action: string | null, nameWords: read
     );
     if (words.length && !out.some((q) => q.join(' ') === words.join(' '))) out.push(words);
   }
+  // Last, what most of its requests mention (show-file-line for "display the last line"), before a number.
+  for (const k of keywords) if (!used.has(stem(k)) && !out.some((q) => q.join(' ') === k)) out.push([k]);
   return out;
 }
 
@@ -359,6 +374,9 @@ function brokenThing(texts: readonly string[], symptoms: readonly string[]): str
 }
 
 /** What a request to do something is called (a request to cancel asks for a cancellation). */
+/** Verbs of reading steps that say what a person asked for (not get, fetch, run: how a step reads). */
+const READING_VERBS = new Set('search show count find list check view display read verify describe compare'.split(' '));
+
 const NOMINAL: Readonly<Record<string, string>> = {
   cancel: 'cancellation',
   book: 'booking',
