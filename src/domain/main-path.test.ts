@@ -6,6 +6,9 @@ describe('the main path', () => {
     expect(mainPathLength(['get_order', 'cancel_order', 'get_order', 'transfer_to_human_agents'])).toBe(2);
     expect(mainPathLength(['get_bills', 'send_payment_request', 'get_line', 'resume_line', 'get_line'])).toBe(4);
     expect(mainPathLength(['get_x', 'get_y', 'transfer_to_human_agents'])).toBe(3);
+    // Buying more data after enabling roaming is the fix, not a look-up after it (tau2 telecom).
+    const data = ['get_customer_by_phone', 'enable_roaming', 'get_data_usage', 'refuel_data', 'get_details_by_id'];
+    expect(mainPathLength(data)).toBe(4);
   });
 
   it('names the last required state-changing step as the goal', () => {

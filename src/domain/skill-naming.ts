@@ -420,7 +420,7 @@ const VERB_GROUPS: readonly (readonly string[])[] = [
   ['send', 'email', 'forward', 'reply', 'post', 'share'],
   ['find', 'search', 'check', 'list'],
   ['remove', 'delete', 'cancel'],
-  ['buy', 'book'],
+  ['buy', 'book', 'purchase'],
 ];
 
 /** Words in the order the requests use them most often ("mobile data", not "data mobile"). */

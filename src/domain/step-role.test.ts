@@ -38,6 +38,26 @@ describe('toolWordsOf and roleOf', () => {
     for (const t of ['cp', 'mv', 'rm', 'mkdir', 'touch', 'echo']) expect(roleOf(t)).toBe('action');
   });
 
+  it('reads steps that spend, buy, sign up or switch something off as changing it', () => {
+    // Each of these changes the world (data bought, a policy taken out, a card stored, a VPN cut), so a main
+    // path that ends at its last state-changing call keeps them.
+    for (const t of [
+      'refuel_data',
+      'purchase_insurance',
+      'register_credit_card',
+      'disconnect_vpn',
+      'reseat_sim_card',
+      'withdraw_funds',
+      'fund_account',
+      'make_payment',
+    ])
+      expect(roleOf(t), t).toBe('action');
+    expect(roleOf('retrieve_invoice')).toBe('lookup');
+    expect(toolWordsOf('retrieve_invoice')[0]).toBe('retrieve');
+    // Contacting support hands the case to a person, as a transfer to a human agent does.
+    expect(roleOf('contact_customer_support')).toBe('handoff');
+  });
+
   it('treats logging in and out as opening a session, not as the task', () => {
     expect(roleOf('message_login')).toBe('lookup');
     expect(roleOf('logout')).toBe('lookup');

@@ -33,6 +33,7 @@ export const TASK_VERBS = [
   'schedule',
   'pay',
   'buy',
+  'purchase',
   'track',
   'reset',
   'restore',
@@ -72,13 +73,13 @@ export const TASK_VERBS = [
  * are not it.
  */
 export const LOOKUP_VERBS = new Set(
-  'cd run test get find search list check calculate compute can is has view display show read fetch lookup query estimate count describe verify validate ls cat grep tail head pwd diff wc du sort think reason reflect login logout authenticate'.split(
+  'cd run test get find search list check calculate compute can is has view display show read fetch retrieve lookup query estimate count describe verify validate ls cat grep tail head pwd diff wc du sort think reason reflect login logout authenticate'.split(
     ' ',
   ),
 );
 
 /** A hand-off to a person ends a procedure without being its task. */
-const HANDOFF = /^(transfer|escalate|handoff|hand)\b.*\b(human|agent|agents|person|operator|support)\b/;
+const HANDOFF = /^(transfer|escalate|handoff|hand|contact)\b.*\b(human|agent|agents|person|operator|support)\b/;
 
 export type StepRole = 'action' | 'handoff' | 'lookup';
 
@@ -100,7 +101,7 @@ const COMMAND_VERBS: Readonly<Record<string, readonly string[]>> = {
 
 /** Verbs of steps that change something, beside the task verbs (set_navigation, fillFuelTank, place_order). */
 const ACT_VERBS = new Set(
-  'write set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay notify alert page drop install uninstall deploy'.split(
+  'write set fill lock unlock press start stop activate deactivate place post comment mention follow retweet resolve close submit toggle reboot restart resume suspend grant revoke apply assign approve reject invite publish upload write edit insert pay notify alert page drop install uninstall deploy purchase register refuel refill reseat connect disconnect fund withdraw deposit sell subscribe unsubscribe enroll charge make'.split(
     ' ',
   ),
 );
