@@ -17,7 +17,7 @@ import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
  */
 const FINGERPRINTS: Record<string, string> = {
   'heuristic@3': 'def1a06925af1828',
-  'heuristic@4': 'a6e22dc68c4f7f8a',
+  'heuristic@4': 'cd99388c22e86808',
 };
 
 const FILES = [SAMPLE, TAU_DEV, `${TAU_DIR}bfcl-multi-turn-base.jsonl`, `${TAU_DIR}bfcl-multi-turn-turns.jsonl`];

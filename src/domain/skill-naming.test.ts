@@ -211,6 +211,18 @@ describe('skill names and descriptions', () => {
       wordWeight: idf,
     });
     expect(grep.nameWords).toEqual(['search', 'file']);
+    const distance = wordSkill({
+      goals: [
+        'Could you determine the distance to Rivermist to help me plan my fuel stops?',
+        'I am planning a road trip from Rivermist and need to know how far I will be traveling.',
+        'Will you estimate the distance between San Francisco and Silverpine for me?',
+      ],
+      cues: [],
+      toolSequence: ['get_zipcode_based_on_city', 'estimate_distance'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(distance.nameWords).toEqual(['estimate', 'distance']);
     // A verb some requests use stays when one of the steps does it (check_tire_pressure).
     const tires = wordSkill({
       goals: [

@@ -375,7 +375,7 @@ function brokenThing(texts: readonly string[], symptoms: readonly string[]): str
 
 /** What a request to do something is called (a request to cancel asks for a cancellation). */
 /** Verbs of reading steps that say what a person asked for (not get, fetch, run: how a step reads). */
-const READING_VERBS = new Set('search show count find list check view display read verify describe compare'.split(' '));
+const READING_VERBS = new Set('search show count find list check view display read verify describe compare estimate'.split(' '));
 
 const NOMINAL: Readonly<Record<string, string>> = {
   cancel: 'cancellation',
