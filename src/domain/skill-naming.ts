@@ -373,10 +373,12 @@ function brokenThing(texts: readonly string[], symptoms: readonly string[]): str
   return out;
 }
 
-/** What a request to do something is called (a request to cancel asks for a cancellation). */
 /** Verbs of reading steps that say what a person asked for (not get, fetch, run: how a step reads). */
-const READING_VERBS = new Set('search show count find list check view display read verify describe compare estimate'.split(' '));
+const READING_VERBS = new Set(
+  'search show count find list check view display read verify describe compare estimate'.split(' '),
+);
 
+/** What a request to do something is called (a request to cancel asks for a cancellation). */
 const NOMINAL: Readonly<Record<string, string>> = {
   cancel: 'cancellation',
   book: 'booking',
