@@ -329,4 +329,37 @@ describe('skill names and descriptions', () => {
     // Never the lookup's verb (search, get) nor a word the name already has (flight).
     expect(w.qualifiers).toEqual([['onestop'], ['direct'], ['reservation']]);
   });
+
+  it('names what a namespaced step acts on, even a word that says nothing in a request (add_customer)', () => {
+    // WorkBench's CRM: "customer" is chat in a request ("the customer wants"), but it is all add_customer names.
+    const w = wordSkill({
+      goals: [
+        'Add Taylor Kim as a new lead in the crm and assign them to Akira',
+        'Can you add Sam Lee as a new lead in the crm and assign them to Nadia?',
+        'Add Pat Jones as a new lead in the crm and assign them to Raj',
+      ],
+      cues: [],
+      toolSequence: ['company_directory.find_email_address', 'customer_relationship_manager.add_customer'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(w.nameWords).toEqual(['add', 'customer']);
+    expect(w.description).toMatch(/^Add Customer: looks up email address, then adds customer/);
+  });
+
+  it('gives a verb its preposition in the description (replies to email)', () => {
+    const w = wordSkill({
+      goals: [
+        "Reply to raj's last email about 'Budget' with 'Thanks'",
+        "Reply to amir's last email about 'Plan' with 'Ok'",
+      ],
+      cues: [],
+      toolSequence: ['email.search_emails', 'email.reply_email'],
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(w.nameWords).toEqual(['reply', 'email']);
+    expect(w.description).toContain('then replies to email');
+    expect(w.description).toContain('Use when a user asks to reply to email.');
+  });
 });

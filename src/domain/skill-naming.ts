@@ -170,14 +170,13 @@ export function wordSkill(input: NamingInput): SkillWording {
     const ws = toolWordsOf(tool);
     // The first word of a step named by a verb is its verb, never its object (sort, get_order_details).
     const named = roleOf(tool) === 'action' || LOOKUP_VERBS.has(ws[0] ?? '');
-    return ws.filter(
-      (w, i) =>
-        !(i === 0 && (named || sameVerb(w, verb))) &&
-        w !== verb &&
-        !FILLER.has(w) &&
-        !TOOL_FILLER.has(w) &&
-        w.length > 2,
+    const own = ws.filter(
+      (w, i) => !(i === 0 && (named || sameVerb(w, verb))) && w !== verb && !TOOL_FILLER.has(w) && w.length > 2,
     );
+    // Words that say nothing in a request ("the customer wants") still name what a step acts on when they are
+    // all it names (add_customer: customer).
+    const telling = own.filter((w) => !FILLER.has(w));
+    return telling.length || roleOf(tool) !== 'action' ? telling : own;
   };
   let object = step ? objectOf(step).slice(0, 3) : (verb === 'fix' ? brokenThing(texts, symptoms) : nouns).slice(0, 2);
   if (object.length === 0) object = nouns.slice(0, 2);
@@ -253,7 +252,7 @@ export function wordSkill(input: NamingInput): SkillWording {
       ? ` Use when a user reports a problem with their ${thing}.`
       : asking
         ? ` Use when a user asks to ${asked} their ${thingWords.slice(0, -1).join(' ') || 'request'}: it looks up what that needs${actionRole === 'handoff' ? ' and hands the case to a person' : ' and answers'}, changing nothing itself.`
-        : ` Use when a user asks to ${verb} ${thing}.`;
+        : ` Use when a user asks to ${verb} ${VERB_PREPOSITION[verb] ?? ''}${thing}.`;
   const mention = keywords.length ? ` Typical requests mention ${listJoin(keywords)}.` : '';
   return {
     nameWords,
@@ -280,7 +279,7 @@ function summarizeSteps(sequence: readonly string[], objectOf: (tool: string) =>
       if (roleOf(t) === 'handoff') return 'hands over to a human agent';
       const [verb, ...rest] = toolWordsOf(t);
       const obj = rest.filter((w) => !TOOL_FILLER.has(w)).join(' ');
-      return `${thirdPerson(verb)}${obj ? ` ${obj}` : ''}`;
+      return `${thirdPerson(verb)}${obj ? ` ${VERB_PREPOSITION[verb] ?? ''}${obj}` : ''}`;
     });
   const parts: string[] = [];
   if (looked.length) parts.push(`looks up ${listJoin(looked.slice(0, 4), 'and')}`);
@@ -288,6 +287,16 @@ function summarizeSteps(sequence: readonly string[], objectOf: (tool: string) =>
   const summary = parts.join(', ') || 'a procedure learned from agents';
   return `${summary} (${sequence.length} step${sequence.length === 1 ? '' : 's'} that worked for agents on this kind of request)`;
 }
+
+/** Verbs whose object takes a preposition: "replies to email", "subscribes to channel". */
+const VERB_PREPOSITION: Readonly<Record<string, string>> = {
+  reply: 'to ',
+  respond: 'to ',
+  subscribe: 'to ',
+  unsubscribe: 'from ',
+  comment: 'on ',
+  vote: 'on ',
+};
 
 function thirdPerson(verb: string): string {
   if (/(s|sh|ch|x|z)$/.test(verb)) return `${verb}es`;
