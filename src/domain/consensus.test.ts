@@ -135,6 +135,32 @@ describe('buildConsensus', () => {
     ]);
   });
 
+  it('takes the source every session had over one that held the value in some sessions first', () => {
+    // WorkBench: the recipient's address is in the search results when an earlier email went to them (two
+    // sessions of three), and always in the directory lookup that comes after.
+    const spans = ['1', '2', '3'].map((k, i) =>
+      span(`s${k}`, [
+        call(
+          0,
+          'email.search_emails',
+          { query: `Update ${k}` },
+          `[{'email_id': '0000012${k}', 'sender/recipient': '${i < 2 ? `p${k}@atlas.example` : 'x@atlas.example'}'}]`,
+        ),
+        call(
+          1,
+          'company_directory.find_email_address',
+          { name: `p${k}` },
+          `array(['p${k}@atlas.example'], dtype=object)`,
+        ),
+        call(2, 'email.forward_email', { email_id: `0000012${k}`, recipient: `p${k}@atlas.example` }, 'Forwarded.'),
+      ]),
+    );
+    expect(buildConsensus(spans, rules).steps[2].sources).toEqual([
+      { arg: 'email_id', from: 'result', tool: 'email.search_emails', path: '[].email_id' },
+      { arg: 'recipient', from: 'result', tool: 'company_directory.find_email_address', path: '[]' },
+    ]);
+  });
+
   it('states no source the sessions do not agree on', () => {
     const spans = ['1', '2', '3', '4'].map((k, i) =>
       span(`s${k}`, [

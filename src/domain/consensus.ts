@@ -1,7 +1,7 @@
 import { categoricalFields, separatingCondition } from './branches.js';
 import { commandOf, constantOutput, representativeCommand, stepKey } from './commands.js';
 import { constantFields, goalStep, mainPathLength } from './main-path.js';
-import { argumentOrigins, type Leaf, sourceKey, type ValueSource } from './result-values.js';
+import { argumentHolders, type Leaf, sourceKey, type ValueSource } from './result-values.js';
 import { lcsAlignment, sequenceF1 } from './sequence.js';
 import type { ArgumentSource, ProcedureStep, Span, ToolCall } from './types.js';
 import { InputError } from '../errors/input-error.js';
@@ -67,7 +67,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   const grouped = whole ? full : full.map((g) => g.slice(0, mainPathLength(g.map((x) => x.tool))));
   const seqs = grouped.map((g) => g.map((x) => x.key));
   const n = spans.length;
-  const origins = spans.map((s) => argumentOrigins(s.calls));
+  const origins = spans.map((s) => argumentHolders(s.calls));
   /** A step must be shared: with several sessions, one session's step is a side trip. */
   const shared = (count: number) => whole || n < 2 || count >= 2;
 
@@ -220,16 +220,17 @@ function collapseSteps(steps: ProcedureStep[], keys: readonly string[]): Procedu
 
 /**
  * Arguments whose values differ across spans are parameters. Each argument's source is where its value came
- * from in each span (argumentOrigins: found by value), agreed across the spans: the source most spans share,
- * when more than half of the spans that pass the argument do and, for a result, its tool is an earlier step.
+ * from in each span (argumentHolders: every earlier result that held the value, found by value), agreed across
+ * the spans: the source most spans share, the earlier one of two that all share, when more than half of the
+ * spans that pass the argument have it and, for a result, its tool is an earlier step.
  */
 function argumentRoles(
   byspan: (Group | undefined)[],
-  origins: ReadonlyMap<number, ReadonlyMap<string, ValueSource>>[],
+  origins: ReadonlyMap<number, ReadonlyMap<string, readonly ValueSource[]>>[],
   previousTools: string[],
 ) {
   const values = new Map<string, Set<string>>();
-  const votes = new Map<string, Map<string, { source: ValueSource; n: number }>>();
+  const votes = new Map<string, Map<string, { source: ValueSource; n: number; ranks: number }>>();
   const passed = new Map<string, number>();
   // Spans that pass each argument at this step, and spans that take the step at all.
   const spansWith = new Map<string, number>();
@@ -249,17 +250,20 @@ function argumentRoles(
           seen.add(arg);
           spansWith.set(arg, (spansWith.get(arg) ?? 0) + 1);
         }
-        // One vote per span: the first call of a repeated step says where the value came from.
-        const source = origins[s].get(call.position)?.get(arg);
-        if (!source || counted.has(arg)) continue;
+        // One vote per span for each place that held the value: the first call of a repeated step says where.
+        const holders = origins[s].get(call.position)?.get(arg);
+        if (!holders?.length || counted.has(arg)) continue;
         counted.add(arg);
         passed.set(arg, (passed.get(arg) ?? 0) + 1);
         let m = votes.get(arg);
         if (!m) votes.set(arg, (m = new Map()));
-        const key = sourceKey(source);
-        const vote = m.get(key) ?? { source, n: 0 };
-        vote.n++;
-        m.set(key, vote);
+        holders.forEach((source, rank) => {
+          const key = sourceKey(source);
+          const vote = m.get(key) ?? { source, n: 0, ranks: 0 };
+          vote.n++;
+          vote.ranks += rank;
+          m.set(key, vote);
+        });
       }
     }
   });
@@ -269,7 +273,9 @@ function argumentRoles(
     .sort();
   const sources: ArgumentSource[] = [];
   for (const [arg, m] of [...votes.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
-    const [best] = [...m.values()].sort((a, b) => b.n - a.n || sourceKey(a.source).localeCompare(sourceKey(b.source)));
+    const [best] = [...m.values()].sort(
+      (a, b) => b.n - a.n || a.ranks - b.ranks || sourceKey(a.source).localeCompare(sourceKey(b.source)),
+    );
     // The usual case, not a coincidence in one session.
     if (best.n * 2 <= (passed.get(arg) ?? 0)) continue;
     if (best.source === 'user') sources.push({ arg, from: 'user' });

@@ -28,6 +28,11 @@ export function marker(kind: RedactionKind): string {
   return `[REDACTED:${kind}]`;
 }
 
+/** A value that is nothing but a redaction marker: every redacted email reads the same, so it traces nothing. */
+export function isMarker(value: string): boolean {
+  return /^\[REDACTED:[a-z_]+\]$/.test(value);
+}
+
 /** What a rule does with one match: the replacement and its kind, or null to keep the text. */
 type Render = (match: string, groups: (string | undefined)[]) => { kind: RedactionKind; text: string } | null;
 

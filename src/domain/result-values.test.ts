@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toolCall } from './tool-call.case.js';
-import { argumentOrigins, isCut, resultLeaves, valueHeldBy } from './result-values.js';
+import { argumentHolders, argumentOrigins, isCut, resultLeaves, valueHeldBy } from './result-values.js';
 
 const call = toolCall;
 
@@ -52,6 +52,72 @@ describe('resultLeaves', () => {
     expect(resultLeaves(`${whole} trailing`)).toEqual(resultLeaves(whole));
     expect(resultLeaves(whole)).toContainEqual({ path: 'note', value: 'say "hi"\nthen leave' });
     expect(resultLeaves(whole)).toContainEqual({ path: 'total', value: '1e+21' });
+  });
+
+  it("reads a Python tool's printed dicts and lists like JSON (single quotes, None, numpy's array(...))", () => {
+    const text =
+      "[{'email_id': '00000120', 'inbox/outbox': 'inbox', 'subject': 'Anaya\\'s update', 'cc': None, 'read': True}]";
+    expect(resultLeaves(text)).toEqual([
+      { path: '[].email_id', value: '00000120' },
+      { path: '[].inbox/outbox', value: 'inbox' },
+      { path: '[].subject', value: "Anaya's update" },
+    ]);
+    expect(isCut(text)).toBe(false);
+    const array = "array(['nadia.moreau@atlas.com'], dtype=object)";
+    expect(resultLeaves(array)).toEqual([{ path: '[]', value: 'nadia.moreau@atlas.com' }]);
+    expect(isCut(array)).toBe(false);
+    // Cut by capture: the values before the cut, and the origin of later values unknown.
+    const cut = "[{'customer_id': '00000046', 'assigned_to_email': 'lena.schmidt@atlas.com', 'customer_name': 'Ke";
+    expect(resultLeaves(cut).map((l) => l.value)).toEqual(['00000046', 'lena.schmidt@atlas.com']);
+    expect(isCut(cut)).toBe(true);
+    // Plain text stays one leaf, quotes and all.
+    expect(resultLeaves("'quoted' words")).toEqual([{ path: '', value: "'quoted' words" }]);
+  });
+
+  it('traces an argument to the Python-printed result that held it', () => {
+    const calls = [
+      call(0, 'email.search_emails', { query: 'Board' }, "[{'email_id': '00000120', 'subject': 'Board'}]"),
+      call(
+        1,
+        'company_directory.find_email_address',
+        { name: 'nadia' },
+        "array(['nadia.moreau@atlas.com'], dtype=object)",
+      ),
+      call(2, 'email.forward_email', { email_id: '00000120', recipient: 'nadia.moreau@atlas.com' }, 'Email forwarded.'),
+    ];
+    expect(Object.fromEntries(argumentOrigins(calls).get(2)!)).toEqual({
+      email_id: { tool: 'email.search_emails', path: '[].email_id' },
+      recipient: { tool: 'company_directory.find_email_address', path: '[]' },
+    });
+  });
+
+  it('traces no redacted value: every redacted email reads the same, so the first result with any would win', () => {
+    const calls = [
+      call(0, 'email.search_emails', { query: 'Board' }, "[{'email_id': '00000120', 'sender': '[REDACTED:email]'}]"),
+      call(1, 'company_directory.find_email_address', { name: 'nadia' }, "['[REDACTED:email]']"),
+      call(2, 'email.forward_email', { email_id: '00000120', recipient: '[REDACTED:email]' }, 'Email forwarded.'),
+    ];
+    expect(Object.fromEntries(argumentOrigins(calls).get(2)!)).toEqual({
+      email_id: { tool: 'email.search_emails', path: '[].email_id' },
+    });
+  });
+
+  it('lists every earlier result that held a value, the first appearance first', () => {
+    const calls = [
+      call(0, 'email.search_emails', { query: 'Board' }, "[{'email_id': '00000120', 'to': 'nadia@atlas.example'}]"),
+      call(1, 'company_directory.find_email_address', { name: 'nadia' }, "['nadia@atlas.example']"),
+      call(2, 'email.forward_email', { email_id: '00000120', recipient: 'nadia@atlas.example' }, 'Email forwarded.'),
+      call(3, 'email.search_emails', { query: 'nadia' }, "[{'email_id': '00000121', 'to': 'nadia@atlas.example'}]"),
+    ];
+    expect(Object.fromEntries(argumentHolders(calls).get(2)!)).toEqual({
+      email_id: [{ tool: 'email.search_emails', path: '[].email_id' }],
+      recipient: [
+        { tool: 'email.search_emails', path: '[].to' },
+        { tool: 'company_directory.find_email_address', path: '[]' },
+      ],
+    });
+    // A value the user gave first is theirs, whatever result echoes it later.
+    expect(argumentHolders(calls).get(3)!.get('query')).toEqual(['user']);
   });
 
   it('stops at a malformed string in a cut result instead of failing the pass', () => {

@@ -4,6 +4,7 @@
  * `payment_methods.*.id`), and the origin of each argument value of a session: the earlier result in which that
  * exact value first appeared, or the user when no earlier result held it. Pure.
  */
+import { isMarker } from './redact.js';
 import type { ToolCall } from './types.js';
 
 /** One scalar of a result: its dot path (`[]` for any element of a list, `*` for an id used as a key) and value. */
@@ -43,21 +44,30 @@ function readResult(text: string): ReadResult {
   return read;
 }
 
-function readUncached(t: string): ReadResult {
+/** A list a Python tool printed through numpy or pandas: `array(['a@b.com'], dtype=object)`. */
+const PY_ARRAY = /^array\((?=\[)/;
+
+function readUncached(text: string): ReadResult {
+  const t = text.replace(PY_ARRAY, '');
   if (t === '') return { leaves: [], cut: false };
-  if (t[0] !== '{' && t[0] !== '[' && t[0] !== '"') return { leaves: [{ path: '', value: t }], cut: false };
+  if (t[0] !== '{' && t[0] !== '[' && t[0] !== '"' && !(t[0] === "'" && t !== text)) {
+    return { leaves: [{ path: '', value: text }], cut: false };
+  }
   const out: Leaf[] = [];
   let whole: unknown;
   try {
     whole = JSON.parse(t);
   } catch {
-    // Cut by capture (or not JSON after all): the leaves before the cut.
+    // Cut by capture, or a Python literal (a tool's dict printed with str()): the leaves before the cut or the end.
+    const reader = new Reader(t, out);
+    let done = false;
     try {
-      new Reader(t, out).value('');
+      reader.value('');
+      done = true;
     } catch {
       // END_OF_TEXT where the text stops; a malformed escape stops the reading the same way.
     }
-    return { leaves: out, cut: t[0] !== '"' };
+    return { leaves: out, cut: !(done && reader.atEnd(t !== text)) && t[0] !== '"' };
   }
   walk(whole, '', out);
   return { leaves: out, cut: false };
@@ -89,13 +99,25 @@ const END_OF_TEXT = Symbol('end of text');
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
-/** A reader of JSON that stops where the text does, listing the leaves read so far. */
+/** Python's words for null, booleans and floats that are no number, as `str()` prints them in a result. */
+const PY_WORDS = /^(true|false|null|None|True|False|nan|inf|-inf)\b/;
+
+/**
+ * A reader of JSON, and of the Python literals tools print (single quotes, None, True), that stops where the text
+ * does, listing the leaves read so far.
+ */
 class Reader {
   private i = 0;
   constructor(
     private readonly s: string,
     private readonly out: Leaf[],
   ) {}
+
+  /** Only spaces (and, after `array(`, the rest of its call) follow the value read. */
+  atEnd(inCall: boolean): boolean {
+    const rest = this.s.slice(this.i).trim();
+    return rest === '' || (inCall && /^,\s*dtype=\w+\)$|^\)$/.test(rest));
+  }
 
   private ws() {
     while (this.i < this.s.length && isSpace(this.s.charCodeAt(this.i))) this.i++;
@@ -108,13 +130,14 @@ class Reader {
     if (c === '{') this.object(path);
     else if (c === '[') this.array(path);
     else if (c === '"') this.out.push({ path, value: this.string() });
+    else if (c === "'") this.out.push({ path, value: this.quoted() });
     else {
       const m = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(this.s.slice(this.i, this.i + 40));
       if (m && this.i + m[0].length < this.s.length) {
         this.out.push({ path, value: String(Number(m[0])) });
         this.i += m[0].length;
       } else {
-        const w = /^(true|false|null)/.exec(this.s.slice(this.i, this.i + 5));
+        const w = PY_WORDS.exec(this.s.slice(this.i, this.i + 6));
         if (!w) throw END_OF_TEXT; // a cut number, or not JSON after all: stop here
         this.i += w[0].length;
       }
@@ -133,8 +156,9 @@ class Reader {
         this.i++;
         continue;
       }
-      if (this.s[this.i] !== '"') throw END_OF_TEXT;
-      const key = this.string();
+      const q = this.s[this.i];
+      if (q !== '"' && q !== "'") throw END_OF_TEXT;
+      const key = q === '"' ? this.string() : this.quoted();
       this.ws();
       if (this.s[this.i] !== ':') throw END_OF_TEXT;
       this.i++;
@@ -175,7 +199,40 @@ class Reader {
     }
     throw END_OF_TEXT;
   }
+
+  /** A Python string in single quotes, its escapes undone (\\n, \\', \\\\, \\xNN, \\uNNNN). */
+  private quoted(): string {
+    let value = '';
+    this.i++;
+    while (this.i < this.s.length) {
+      const c = this.s[this.i];
+      if (c === "'") {
+        this.i++;
+        return value;
+      }
+      if (c !== '\\') {
+        value += c;
+        this.i++;
+        continue;
+      }
+      const e = this.s[this.i + 1];
+      if (e === undefined) break;
+      const hex = e === 'x' ? 2 : e === 'u' ? 4 : 0;
+      if (hex) {
+        const code = this.s.slice(this.i + 2, this.i + 2 + hex);
+        if (!/^[0-9a-fA-F]+$/.test(code) || code.length < hex) throw END_OF_TEXT;
+        value += String.fromCharCode(Number.parseInt(code, 16));
+        this.i += 2 + hex;
+      } else {
+        value += PY_ESCAPES[e] ?? e;
+        this.i += 2;
+      }
+    }
+    throw END_OF_TEXT;
+  }
 }
+
+const PY_ESCAPES: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', '0': '\0' };
 
 /** A JSON result that does not parse whole was cut by capture (`capture.resultChars`). */
 export function isCut(result: string): boolean {
@@ -184,7 +241,7 @@ export function isCut(result: string): boolean {
 
 /** An argument value as the text it would have in a result (strings and numbers; nothing else is traced). */
 function scalarText(v: unknown): string | null {
-  if (typeof v === 'string') return v.length >= MIN_VALUE_LENGTH ? v : null;
+  if (typeof v === 'string') return v.length >= MIN_VALUE_LENGTH && !isMarker(v) ? v : null;
   if (typeof v === 'number' && Number.isFinite(v)) {
     const s = String(v);
     return s.length >= MIN_VALUE_LENGTH ? s : null;
@@ -211,41 +268,79 @@ export const sourceKey = (s: ValueSource): string => (s === 'user' ? 'user' : `$
  * of item ids) takes the source most of them share. Arguments with no traceable value (short, boolean) are absent.
  */
 export function argumentOrigins(calls: readonly ToolCall[]): ReadonlyMap<number, ReadonlyMap<string, ValueSource>> {
-  // A pass asks again for the same span (admission, evidence and the draft each build its consensus).
   let known = ORIGINS.get(calls);
-  if (!known) ORIGINS.set(calls, (known = originsOf(calls)));
+  if (!known) {
+    known = new Map(
+      [...argumentHolders(calls)].map(([position, args]) => [
+        position,
+        new Map([...args].map(([arg, holders]) => [arg, holders[0]])),
+      ]),
+    );
+    ORIGINS.set(calls, known);
+  }
+  return known;
+}
+
+/**
+ * Every place each argument's value could have come from, the first appearance first: each earlier successful
+ * result that held it (an email's recipient is in the search results and in the directory lookup after them),
+ * or only `user`. A cluster agrees on the source most of its sessions share (consensus), which the first
+ * appearance alone would leave to chance.
+ */
+export function argumentHolders(
+  calls: readonly ToolCall[],
+): ReadonlyMap<number, ReadonlyMap<string, readonly ValueSource[]>> {
+  // A pass asks again for the same span (admission, evidence and the draft each build its consensus).
+  let known = HOLDERS.get(calls);
+  if (!known) HOLDERS.set(calls, (known = holdersOf(calls)));
   return known;
 }
 
 const ORIGINS = new WeakMap<readonly ToolCall[], ReadonlyMap<number, ReadonlyMap<string, ValueSource>>>();
+const HOLDERS = new WeakMap<readonly ToolCall[], ReadonlyMap<number, ReadonlyMap<string, readonly ValueSource[]>>>();
 
-function originsOf(calls: readonly ToolCall[]): Map<number, Map<string, ValueSource>> {
-  const seen = new Map<string, ValueSource | null>();
-  const out = new Map<number, Map<string, ValueSource>>();
+function holdersOf(calls: readonly ToolCall[]): Map<number, Map<string, ValueSource[]>> {
+  // Each value's holders in the order they appeared; `null` where a cut result may have hidden its origin.
+  const seen = new Map<string, ValueSource[] | null>();
+  const out = new Map<number, Map<string, ValueSource[]>>();
   // Once a result was cut, a value no visible part holds may sit in the part that is gone: its origin is unknown.
   let cut = false;
   for (const call of calls) {
-    const sources = new Map<string, ValueSource>();
+    const sources = new Map<string, ValueSource[]>();
     for (const [arg, v] of Object.entries(call.args ?? {})) {
-      const votes = new Map<string, { source: ValueSource; n: number }>();
+      // Per source: how many of the argument's values it holds, and how early it first held one.
+      const votes = new Map<string, { source: ValueSource; n: number; first: number }>();
       for (const value of argValues(v)) {
-        if (!seen.has(value)) seen.set(value, cut ? null : 'user');
-        const source = seen.get(value);
-        if (!source) continue;
-        const key = sourceKey(source);
-        const vote = votes.get(key) ?? { source, n: 0 };
-        vote.n++;
-        votes.set(key, vote);
+        if (!seen.has(value)) seen.set(value, cut ? null : ['user']);
+        const holders = seen.get(value);
+        if (!holders) continue;
+        holders.forEach((source, rank) => {
+          const key = sourceKey(source);
+          const vote = votes.get(key) ?? { source, n: 0, first: rank };
+          vote.n++;
+          vote.first = Math.min(vote.first, rank);
+          votes.set(key, vote);
+        });
       }
-      const best = [...votes.values()].sort((a, b) => b.n - a.n)[0];
-      if (best) sources.set(arg, best.source);
+      const ranked = [...votes.values()].sort((a, b) => b.n - a.n || a.first - b.first);
+      if (ranked.length)
+        sources.set(
+          arg,
+          ranked.map((r) => r.source),
+        );
     }
     out.set(call.position, sources);
     if (!call.ok) continue;
     if (isCut(call.result)) cut = true;
     for (const leaf of resultLeaves(call.result)) {
-      if (leaf.value.length < MIN_VALUE_LENGTH || seen.has(leaf.value)) continue;
-      seen.set(leaf.value, { tool: call.tool, path: leaf.path });
+      if (leaf.value.length < MIN_VALUE_LENGTH || isMarker(leaf.value)) continue;
+      const holders = seen.get(leaf.value);
+      const source: ValueSource = { tool: call.tool, path: leaf.path };
+      if (holders === undefined) seen.set(leaf.value, [source]);
+      // A value the user gave first stays theirs; a result that echoes it is no origin.
+      else if (holders && holders[0] !== 'user' && !holders.some((h) => sourceKey(h) === sourceKey(source))) {
+        holders.push(source);
+      }
     }
   }
   return out;
