@@ -114,7 +114,7 @@ try {
     const proc = top && procedures.get(top.id);
     if (!proc) continue;
     followed++;
-    const c = checkSources(proc.steps, s.calls);
+    const c = checkSources(proc.steps, s.calls, [s.goal, s.cue ?? ''].filter(Boolean).join('\n'));
     total = addChecks(total, c);
     if (proc.kind != null && proc.kind === kindOf.get(s.id)) ofKind = addChecks(ofKind, c);
     const check = (key, step, arg, tool) => {

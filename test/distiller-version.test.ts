@@ -17,7 +17,7 @@ import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
  */
 const FINGERPRINTS: Record<string, string> = {
   'heuristic@3': 'def1a06925af1828',
-  'heuristic@4': '3d1ac7255b6fedf9',
+  'heuristic@4': 'b37473f66ab385c9',
 };
 
 const FILES = [SAMPLE, TAU_DEV, `${TAU_DIR}bfcl-multi-turn-base.jsonl`, `${TAU_DIR}bfcl-multi-turn-turns.jsonl`];

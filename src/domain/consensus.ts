@@ -67,7 +67,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   const grouped = whole ? full : full.map((g) => g.slice(0, mainPathLength(g.map((x) => x.tool))));
   const seqs = grouped.map((g) => g.map((x) => x.key));
   const n = spans.length;
-  const origins = spans.map((s) => argumentHolders(s.calls));
+  const origins = spans.map((s) => argumentHolders(s.calls, s.request));
   /** A step must be shared: with several sessions, one session's step is a side trip. */
   const shared = (count: number) => whole || n < 2 || count >= 2;
 

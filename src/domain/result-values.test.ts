@@ -120,6 +120,24 @@ describe('resultLeaves', () => {
     expect(argumentHolders(calls).get(3)!.get('query')).toEqual(['user']);
   });
 
+  it("takes a value the request names as the user's, even after a result capture cut", () => {
+    const calls = [
+      call(0, 'email.search_emails', { query: 'Board' }, "[{'email_id': '00000120', 'body': 'Dear Nadia, the boa"),
+      call(1, 'company_directory.find_email_address', { name: 'nadia' }, "['[REDACTED:email]']"),
+    ];
+    // Without the request the name might sit in the cut part of the search results: no known origin.
+    expect(argumentOrigins(calls).get(1)!.has('name')).toBe(false);
+    const request = "Forward all the emails from anaya about 'Board' to Nadia";
+    expect(
+      argumentHolders([...calls], request)
+        .get(1)!
+        .get('name'),
+    ).toEqual(['user']);
+    // A whole word only: "nad" is not named by "Nadia".
+    const part = [calls[0], call(1, 'company_directory.find_email_address', { name: 'nad' }, '[]')];
+    expect(argumentHolders(part, request).get(1)!.has('name')).toBe(false);
+  });
+
   it('stops at a malformed string in a cut result instead of failing the pass', () => {
     const cut = '{"status": "pending", "note": "bad \\x escape", "more": "gone';
     expect(resultLeaves(cut)).toEqual([{ path: 'status', value: 'pending' }]);

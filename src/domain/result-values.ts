@@ -267,11 +267,14 @@ export const sourceKey = (s: ValueSource): string => (s === 'user' ? 'user' : `$
  * known origin (it may sit in the part that is gone) and is left out. An argument holding several values (a list
  * of item ids) takes the source most of them share. Arguments with no traceable value (short, boolean) are absent.
  */
-export function argumentOrigins(calls: readonly ToolCall[]): ReadonlyMap<number, ReadonlyMap<string, ValueSource>> {
+export function argumentOrigins(
+  calls: readonly ToolCall[],
+  request = '',
+): ReadonlyMap<number, ReadonlyMap<string, ValueSource>> {
   let known = ORIGINS.get(calls);
   if (!known) {
     known = new Map(
-      [...argumentHolders(calls)].map(([position, args]) => [
+      [...argumentHolders(calls, request)].map(([position, args]) => [
         position,
         new Map([...args].map(([arg, holders]) => [arg, holders[0]])),
       ]),
@@ -289,17 +292,28 @@ export function argumentOrigins(calls: readonly ToolCall[]): ReadonlyMap<number,
  */
 export function argumentHolders(
   calls: readonly ToolCall[],
+  request = '',
 ): ReadonlyMap<number, ReadonlyMap<string, readonly ValueSource[]>> {
-  // A pass asks again for the same span (admission, evidence and the draft each build its consensus).
+  // A pass asks again for the same span (admission, evidence and the draft each build its consensus); a span's
+  // calls always come with the same request.
   let known = HOLDERS.get(calls);
-  if (!known) HOLDERS.set(calls, (known = holdersOf(calls)));
+  if (!known) HOLDERS.set(calls, (known = holdersOf(calls, request)));
   return known;
+}
+
+/** Does the request name the value, as a whole word or phrase (any case)? */
+function names(request: string, value: string): boolean {
+  if (!request) return false;
+  const at = request.toLowerCase().indexOf(value.toLowerCase());
+  if (at < 0) return false;
+  const word = /[A-Za-z0-9]/;
+  return !word.test(request[at - 1] ?? '') && !word.test(request[at + value.length] ?? '');
 }
 
 const ORIGINS = new WeakMap<readonly ToolCall[], ReadonlyMap<number, ReadonlyMap<string, ValueSource>>>();
 const HOLDERS = new WeakMap<readonly ToolCall[], ReadonlyMap<number, ReadonlyMap<string, readonly ValueSource[]>>>();
 
-function holdersOf(calls: readonly ToolCall[]): Map<number, Map<string, ValueSource[]>> {
+function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map<string, ValueSource[]>> {
   // Each value's holders in the order they appeared; `null` where a cut result may have hidden its origin.
   const seen = new Map<string, ValueSource[] | null>();
   const out = new Map<number, Map<string, ValueSource[]>>();
@@ -311,7 +325,8 @@ function holdersOf(calls: readonly ToolCall[]): Map<number, Map<string, ValueSou
       // Per source: how many of the argument's values it holds, and how early it first held one.
       const votes = new Map<string, { source: ValueSource; n: number; first: number }>();
       for (const value of argValues(v)) {
-        if (!seen.has(value)) seen.set(value, cut ? null : ['user']);
+        // A value the request names is the user's, even after a cut result.
+        if (!seen.has(value)) seen.set(value, cut && !names(request, value) ? null : ['user']);
         const holders = seen.get(value);
         if (!holders) continue;
         holders.forEach((source, rank) => {

@@ -15,5 +15,12 @@ export function detectSpan(session: Session, rules: SpanRules): Span | null {
   const think = new Set(rules.thinkTools);
   const calls = session.calls.filter((c) => c.ok && !think.has(c.tool));
   if (calls.length < rules.minSteps) return null;
-  return { sessionId: session.id, start: calls[0].position, end: calls[calls.length - 1].position + 1, calls };
+  const request = [session.goal, session.cue ?? ''].filter(Boolean).join('\n');
+  return {
+    sessionId: session.id,
+    start: calls[0].position,
+    end: calls[calls.length - 1].position + 1,
+    calls,
+    ...(request ? { request } : {}),
+  };
 }

@@ -79,6 +79,11 @@ export interface Span {
   end: number;
   /** The successful calls of the span, in order. */
   calls: ToolCall[];
+  /**
+   * What the user asked, as the session recorded it (goal and first message): a value it names came from the
+   * user even where a result capture cut might have held it.
+   */
+  request?: string;
 }
 
 export type SkillStatus = 'probationary' | 'active' | 'retired';

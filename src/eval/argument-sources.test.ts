@@ -116,4 +116,18 @@ describe('checkSources', () => {
     ]);
     expect(checkSources([wrongField], seen)).toMatchObject({ checked: 1, held: 0, undecided: 0 });
   });
+
+  it("decides a user source after a cut result when the session's request names the value", () => {
+    const calls = [
+      call(0, 'get_user_details', { user_id: 'mia_li_3668' }, '{"orders": ["#W1000001"], "addr'),
+      call(1, 'get_order_details', { order_id: '#W1000002' }, '{"status": "pending"}'),
+    ];
+    const byUser = step('get_order_details', [{ arg: 'order_id', from: 'user' }]);
+    expect(checkSources([byUser], calls)).toMatchObject({ checked: 0, undecided: 1 });
+    expect(checkSources([byUser], calls, 'Cancel order #W1000002, please')).toMatchObject({
+      checked: 1,
+      held: 1,
+      undecided: 0,
+    });
+  });
 });
