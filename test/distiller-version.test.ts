@@ -17,10 +17,16 @@ import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
  */
 const FINGERPRINTS: Record<string, string> = {
   'heuristic@3': 'def1a06925af1828',
-  'heuristic@4': 'b37473f66ab385c9',
+  'heuristic@4': '95a7f1987df25b29',
 };
 
-const FILES = [SAMPLE, TAU_DEV, `${TAU_DIR}bfcl-multi-turn-base.jsonl`, `${TAU_DIR}bfcl-multi-turn-turns.jsonl`];
+const FILES = [
+  SAMPLE,
+  TAU_DEV,
+  `${TAU_DIR}bfcl-multi-turn-base.jsonl`,
+  `${TAU_DIR}bfcl-multi-turn-turns.jsonl`,
+  `${TAU_DIR}workbench.jsonl`,
+];
 const db = tempDbPath('skillsmith-distiller-version-');
 afterAll(() => rmSync(dirname(db), { recursive: true, force: true }));
 
