@@ -17,7 +17,7 @@ import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
  */
 const FINGERPRINTS: Record<string, string> = {
   'heuristic@3': 'def1a06925af1828',
-  'heuristic@4': '95a7f1987df25b29',
+  'heuristic@4': '3936a17da4ce5dd2',
 };
 
 const FILES = [

@@ -118,9 +118,12 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
     return `\`${lastRequired.tool}\` has succeeded and the result is confirmed with the user.`;
   }
   // Tool results are untrusted: a value that carries an instruction is not quoted.
-  const shows = goal.shows
-    .filter((l) => !hasInstructions(l.value))
-    .map((l) => `\`${l.path}\` ${JSON.stringify(redact(l.value))}`);
+  const shown = goal.shows.filter((l) => !hasInstructions(l.value));
+  // A plain-text answer is quoted whole: "answered "Email deleted successfully."".
+  const answered = shown.find((l) => l.path === '');
+  if (answered)
+    return `\`${goal.tool}\` has succeeded and answered ${JSON.stringify(redact(answered.value))}, and the result is confirmed with the user.`;
+  const shows = shown.map((l) => `\`${l.path}\` ${JSON.stringify(redact(l.value))}`);
   return `\`${goal.tool}\` has succeeded${shows.length ? ` and its result shows ${shows.join(' and ')}` : ''}, and the result is confirmed with the user.`;
 }
 

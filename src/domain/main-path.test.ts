@@ -28,4 +28,12 @@ describe('the main path', () => {
     expect(constantFields([results[0]])).toEqual([]);
     expect(constantFields([results[0], '{"status": "pending"}'])).toEqual([]);
   });
+
+  it('quotes a plain-text answer the goal call gave every time, but not a printed nothing', () => {
+    const said = ['Email forwarded successfully.', 'Email forwarded successfully.', 'Email forwarded successfully.'];
+    expect(constantFields(said)).toEqual([{ path: '', value: 'Email forwarded successfully.' }]);
+    expect(constantFields(['None', 'None', 'None'])).toEqual([]);
+    // Answers that differ (an id in each) say nothing constant.
+    expect(constantFields(['Created task 00001234', 'Created task 00005678'])).toEqual([]);
+  });
 });

@@ -29,8 +29,9 @@ const OUTCOME_FIELD = /(^|\.)(status|result|success|message|outcome)$/i;
 
 /**
  * What the goal action's results showed every time it worked: outcome fields (status, result, success,
- * message; not `state`, which is as often a place) whose value is the same in at least 80% of the results (and seen in at least two), short, and not
- * an id or an amount (`status` `cancelled`). Shallow fields first; at most `max`.
+ * message; not `state`, which is as often a place), or a plain-text answer as a whole (path ``), whose value is
+ * the same in at least 80% of the results (and seen in at least two), short, and not an id or an amount
+ * (`status` `cancelled`, "Email deleted successfully."). Shallow fields first; at most `max`.
  */
 export function constantFields(results: readonly string[], max = 2): Leaf[] {
   if (results.length === 0) return [];
@@ -38,7 +39,13 @@ export function constantFields(results: readonly string[], max = 2): Leaf[] {
   for (const r of results) {
     const once = new Set<string>();
     for (const leaf of resultLeaves(r)) {
-      if (!OUTCOME_FIELD.test(leaf.path) || leaf.path.includes('[]') || leaf.path.includes('*')) continue;
+      // A plain-text answer (path ``, "Email forwarded successfully.") says what happened as a whole.
+      // Not a printed nothing (`None`, `null`).
+      const said =
+        leaf.path === ''
+          ? !/^[[{"]/.test(leaf.value) && !/^(none|null|nil|undefined|nan)$/i.test(leaf.value)
+          : OUTCOME_FIELD.test(leaf.path);
+      if (!said || leaf.path.includes('[]') || leaf.path.includes('*')) continue;
       if (leaf.value.length > MAX_SHOWN_VALUE || /\d{3}/.test(leaf.value) || /(^|[._])id$/i.test(leaf.path)) continue;
       const key = `${leaf.path}\u0000${leaf.value}`;
       if (once.has(key)) continue;
