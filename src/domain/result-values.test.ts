@@ -127,12 +127,11 @@ describe('resultLeaves', () => {
     ];
     // Without the request the name might sit in the cut part of the search results: no known origin.
     expect(argumentOrigins(calls).get(1)!.has('name')).toBe(false);
-    const request = "Forward all the emails from anaya about 'Board' to Nadia";
-    expect(
-      argumentHolders([...calls], request)
-        .get(1)!
-        .get('name'),
-    ).toEqual(['user']);
+    // The same calls with a request: worked out again, not answered from what was found without it; a first
+    // mention inside a word ("nadiasoft") does not count, a later whole-word one does.
+    const request = "Forward nadiasoft's emails from anaya about 'Board' to Nadia";
+    expect(argumentHolders(calls, request).get(1)!.get('name')).toEqual(['user']);
+    expect(argumentOrigins(calls, request).get(1)!.get('name')).toBe('user');
     // A whole word only: "nad" is not named by "Nadia".
     const part = [calls[0], call(1, 'company_directory.find_email_address', { name: 'nad' }, '[]')];
     expect(argumentHolders(part, request).get(1)!.has('name')).toBe(false);

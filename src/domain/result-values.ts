@@ -271,17 +271,16 @@ export function argumentOrigins(
   calls: readonly ToolCall[],
   request = '',
 ): ReadonlyMap<number, ReadonlyMap<string, ValueSource>> {
-  let known = ORIGINS.get(calls);
-  if (!known) {
-    known = new Map(
-      [...argumentHolders(calls, request)].map(([position, args]) => [
-        position,
-        new Map([...args].map(([arg, holders]) => [arg, holders[0]])),
-      ]),
-    );
-    ORIGINS.set(calls, known);
-  }
-  return known;
+  const known = ORIGINS.get(calls);
+  if (known?.request === request) return known.origins;
+  const origins = new Map(
+    [...argumentHolders(calls, request)].map(([position, args]) => [
+      position,
+      new Map([...args].map(([arg, holders]) => [arg, holders[0]])),
+    ]),
+  );
+  ORIGINS.set(calls, { request, origins });
+  return origins;
 }
 
 /**
@@ -294,24 +293,34 @@ export function argumentHolders(
   calls: readonly ToolCall[],
   request = '',
 ): ReadonlyMap<number, ReadonlyMap<string, readonly ValueSource[]>> {
-  // A pass asks again for the same span (admission, evidence and the draft each build its consensus); a span's
-  // calls always come with the same request.
-  let known = HOLDERS.get(calls);
-  if (!known) HOLDERS.set(calls, (known = holdersOf(calls, request)));
-  return known;
+  // A pass asks again for the same span (admission, evidence and the draft each build its consensus).
+  const known = HOLDERS.get(calls);
+  if (known?.request === request) return known.holders;
+  const holders = holdersOf(calls, request);
+  HOLDERS.set(calls, { request, holders });
+  return holders;
 }
 
 /** Does the request name the value, as a whole word or phrase (any case)? */
 function names(request: string, value: string): boolean {
-  if (!request) return false;
-  const at = request.toLowerCase().indexOf(value.toLowerCase());
-  if (at < 0) return false;
+  const text = request.toLowerCase();
+  const v = value.toLowerCase();
   const word = /[A-Za-z0-9]/;
-  return !word.test(request[at - 1] ?? '') && !word.test(request[at + value.length] ?? '');
+  for (let at = text.indexOf(v); at >= 0; at = text.indexOf(v, at + 1)) {
+    if (!word.test(text[at - 1] ?? '') && !word.test(text[at + v.length] ?? '')) return true;
+  }
+  return false;
 }
 
-const ORIGINS = new WeakMap<readonly ToolCall[], ReadonlyMap<number, ReadonlyMap<string, ValueSource>>>();
-const HOLDERS = new WeakMap<readonly ToolCall[], ReadonlyMap<number, ReadonlyMap<string, readonly ValueSource[]>>>();
+/** Per calls array, the last answer and the request it was for. */
+const ORIGINS = new WeakMap<
+  readonly ToolCall[],
+  { request: string; origins: ReadonlyMap<number, ReadonlyMap<string, ValueSource>> }
+>();
+const HOLDERS = new WeakMap<
+  readonly ToolCall[],
+  { request: string; holders: ReadonlyMap<number, ReadonlyMap<string, readonly ValueSource[]>> }
+>();
 
 function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map<string, ValueSource[]>> {
   // Each value's holders in the order they appeared; `null` where a cut result may have hidden its origin.
