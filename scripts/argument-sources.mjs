@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildConsensus } from '../dist/domain/consensus.js';
 import { resultLeaves } from '../dist/domain/result-values.js';
-import { detectSpan } from '../dist/domain/spans.js';
+import { detectSpan, requestOf } from '../dist/domain/spans.js';
 import { addChecks, checkSources, NO_CHECKS } from '../dist/eval/argument-sources.js';
 import { loadEvalFile, otherSplit, selectSplit } from '../dist/eval/dataset.js';
 import { openMemory } from '../dist/index.js';
@@ -114,7 +114,7 @@ try {
     const proc = top && procedures.get(top.id);
     if (!proc) continue;
     followed++;
-    const c = checkSources(proc.steps, s.calls, [s.goal, s.cue ?? ''].filter(Boolean).join('\n'));
+    const c = checkSources(proc.steps, s.calls, requestOf(s));
     total = addChecks(total, c);
     if (proc.kind != null && proc.kind === kindOf.get(s.id)) ofKind = addChecks(ofKind, c);
     const check = (key, step, arg, tool) => {

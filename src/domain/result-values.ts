@@ -49,8 +49,9 @@ const PY_ARRAY = /^array\((?=\[)/;
 
 function readUncached(text: string): ReadResult {
   const t = text.replace(PY_ARRAY, '');
+  const inArray = t !== text;
   if (t === '') return { leaves: [], cut: false };
-  if (t[0] !== '{' && t[0] !== '[' && t[0] !== '"' && !(t[0] === "'" && t !== text)) {
+  if (t[0] !== '{' && t[0] !== '[' && t[0] !== '"' && !(t[0] === "'" && inArray)) {
     return { leaves: [{ path: '', value: text }], cut: false };
   }
   const out: Leaf[] = [];
@@ -67,7 +68,7 @@ function readUncached(text: string): ReadResult {
     } catch {
       // END_OF_TEXT where the text stops; a malformed escape stops the reading the same way.
     }
-    return { leaves: out, cut: !(done && reader.atEnd(t !== text)) && t[0] !== '"' };
+    return { leaves: out, cut: !(done && reader.atEnd(inArray)) && t[0] !== '"' };
   }
   walk(whole, '', out);
   return { leaves: out, cut: false };

@@ -15,7 +15,7 @@ export function detectSpan(session: Session, rules: SpanRules): Span | null {
   const think = new Set(rules.thinkTools);
   const calls = session.calls.filter((c) => c.ok && !think.has(c.tool));
   if (calls.length < rules.minSteps) return null;
-  const request = [session.goal, session.cue ?? ''].filter(Boolean).join('\n');
+  const request = requestOf(session);
   return {
     sessionId: session.id,
     start: calls[0].position,
@@ -23,4 +23,9 @@ export function detectSpan(session: Session, rules: SpanRules): Span | null {
     calls,
     ...(request ? { request } : {}),
   };
+}
+
+/** What the user asked, as the session recorded it: its goal and, when known apart, its first message. */
+export function requestOf(session: Pick<Session, 'goal' | 'cue'>): string {
+  return [session.goal, session.cue ?? ''].filter(Boolean).join('\n');
 }
