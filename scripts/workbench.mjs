@@ -12,10 +12,13 @@
 //   `email.send_email`, `calendar.create_event`, ...; never a search); a run succeeds when it made exactly the
 //   reference answer's state-changing calls, compared as sets of calls with their arguments (argument order and
 //   quoting aside). A run with none succeeds when the answer has none.
-// - Labels, for scoring only (the engine never reads `meta`): `meta.family` is `workbench:<domain>:<template>`,
-//   the benchmark's own base task template (`Delete my last email from {name}`; the reworded templates a query was
-//   written from are in `chosen_template`), found by the task's exact text in the reference answers. A task that
-//   no reference answer has is left out and named (ten email tasks whose bodies the published run words otherwise).
+// - Labels, for scoring only (the engine never reads `meta`): `meta.family` follows the other trace files' rule,
+//   the domain and the first state-changing call the task required (`email:forward_email`), or `<domain>:no_change`
+//   when the reference answer changes nothing (nothing matches the request: the right run only looks). The finer
+//   `meta.family_fine` is `workbench:<domain>:<template>`, the benchmark's own base task template (`Delete my last
+//   email from {name}`; the reworded templates a query was written from are in `chosen_template`). Both are found
+//   by the task's exact text in the reference answers. A task that no reference answer has is left out and named
+//   (ten email tasks whose bodies the published run words otherwise).
 // - Domains: those with a run in the input folder. Calendar is not there: no stored version of its reference
 //   answers has the run's tasks, so its runs cannot be scored.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -71,6 +74,9 @@ for (const domain of DOMAINS) {
   }
 }
 
+/** The kind of a task, as the other trace files label it: its domain and the first state-changing call it required. */
+const familyOf = (domain, calls) => `${domain}:${calls.length ? calls[0].name.split('.').pop() : 'no_change'}`;
+
 /** A tool's answer that says the call failed. */
 const FAILED = /^(error|invalid|exception|traceback)\b|\berror:/i;
 
@@ -106,7 +112,8 @@ for (const { file, model, domain } of RUNS) {
         domain,
         // The same task run by several agents goes to one half of the evaluation's tune/test split.
         task_id: `${domain}:${run.task}`,
-        family: `workbench:${domain}:${reference.template}`,
+        family: familyOf(domain, reference.calls),
+        family_fine: `workbench:${domain}:${reference.template}`,
         agent_model: model,
         first_user_message: run.task,
         reference_actions: reference.calls.map((c) => c.name),

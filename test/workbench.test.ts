@@ -24,7 +24,14 @@ interface Row {
   goal: string;
   success: boolean;
   steps: { tool: string; args: Record<string, unknown>; result: string; ok: boolean }[];
-  meta: { domain: string; family: string; task_id: string; agent_model: string; reference_actions: string[] };
+  meta: {
+    domain: string;
+    family: string;
+    family_fine: string;
+    task_id: string;
+    agent_model: string;
+    reference_actions: string[];
+  };
 }
 const jsonl = <T>(file: string) =>
   readFileSync(file, 'utf8')
@@ -41,7 +48,7 @@ describe('the WorkBench sessions', () => {
     expect(readFileSync(out, 'utf8')).toBe(readFileSync(TRACES, 'utf8'));
   });
 
-  it("hold each run's task and calls, labelled by the benchmark's template, scored against the reference", () => {
+  it("hold each run's task and calls, labelled by the first change the task needs and by the benchmark's template, scored against the reference", () => {
     const answers = new Map<string, { template: string; answer: string[] }>();
     for (const f of readdirSync(RUNS_DIR).filter((f) => f.startsWith('answers-'))) {
       const domain = f.slice('answers-'.length, -'.jsonl'.length);
@@ -53,11 +60,14 @@ describe('the WorkBench sessions', () => {
     for (const row of rows) {
       const reference = answers.get(`${row.meta.domain}\u0000${row.goal}`);
       expect(reference, row.session_id).toBeDefined();
-      expect(row.meta.family).toBe(`workbench:${row.meta.domain}:${reference!.template}`);
+      expect(row.meta.family_fine).toBe(`workbench:${row.meta.domain}:${reference!.template}`);
       // The reference's acting functions, in order, are what the label says the task needs.
       expect(row.meta.reference_actions).toEqual(
         reference!.answer.map((c) => c.slice(0, c.indexOf('(')).replace(/\.func$/, '')),
       );
+      // The kind, as the other trace files label it: the domain and the first state-changing call required.
+      const first = row.meta.reference_actions[0];
+      expect(row.meta.family).toBe(`${row.meta.domain}:${first ? first.split('.').pop() : 'no_change'}`);
       // A run that called nothing succeeded only where the answer is to do nothing.
       if (row.steps.length === 0) expect(row.success).toBe(reference!.answer.length === 0);
       // A run that succeeded made every acting call the answer makes.

@@ -3,7 +3,7 @@
  * different weights, the clustering signal, and the recall threshold. (The heuristic distiller is the only distiller that exists;
  * an LLM distiller needs a model server, which these machines do not have.)
  */
-import type { SkillsmithConfigInput } from '../config/config.js';
+import { configSchema, type SkillsmithConfigInput } from '../config/config.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
 
@@ -19,8 +19,8 @@ export interface EvalVariant {
 export const EVAL_VARIANTS: readonly EvalVariant[] = [
   {
     name: 'default',
-    description:
-      'embedded defaults: GloVe SIF + lexical (0.6/0.4), clustering on goal + tool use (toolWeight 0.7), heuristic distiller',
+    // The weight is read from the defaults, so the report says what ran.
+    description: `embedded defaults: GloVe SIF + lexical (0.6/0.4), clustering on goal + tool use (toolWeight ${configSchema.parse({}).synthesis.toolWeight}), heuristic distiller`,
   },
   {
     name: 'semantic-only',
