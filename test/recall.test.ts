@@ -141,6 +141,30 @@ describe('recall order: the embedding, then the words', () => {
     expect(ranked[0].similarity).toBeGreaterThan(ranked[1].similarity);
   });
 
+  it('weighs the words the candidates share less than the word that tells them apart', () => {
+    const phone = {
+      name: 'fix-phone-service',
+      description: 'Fix Phone Service: resumes the line. Use when a phone has a problem.',
+    };
+    const mms = {
+      name: 'fix-mms-messages',
+      description:
+        'Fix MMS Messages: checks the network status, APN settings, wifi calling and app permissions, then grants the messaging app its storage permission. Use when a phone has a problem sending pictures.',
+    };
+    // The embedding puts the phone skill a little ahead; the request names MMS, which only the other skill says.
+    const ranked = rankByWords(
+      [
+        { skill: rank(phone), similarity: 0.6, id: phone.name },
+        { skill: rank(mms), similarity: 0.52, id: mms.name },
+      ],
+      contentWords('Hi! My phone has a problem with MMS, can you fix it?'),
+      0.7,
+    );
+    expect(ranked.map((r) => r.id)).toEqual(['fix-mms-messages', 'fix-phone-service']);
+    // Beyond the near-tie margin (0.02): utility does not undo what the words decided.
+    expect(ranked[0].similarity - ranked[1].similarity).toBeGreaterThan(0.02);
+  });
+
   it('with weight 0 is the embedding order, unchanged', () => {
     const ranked = rankByWords(
       [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentWords, skillWords, wordOverlap } from './word-match.js';
+import { contentWords, distinctiveWeights, overlapScorer, skillWords, wordOverlap } from './word-match.js';
 
 const bag = (s: { name: string; description: string }) => new Set(skillWords(s).split(' '));
 
@@ -65,5 +65,40 @@ describe('word overlap of a request with what a skill says it does', () => {
     expect(skillWords(skill)).toBe('cancel deliver order refund');
     skill.name = 'refund-order';
     expect(skillWords(skill)).toBe('deliver order refund');
+  });
+});
+
+describe('words weighted by how well they tell the candidates apart', () => {
+  const phone = skillWords({
+    name: 'fix-phone-service',
+    description: 'Fix Phone Service: resumes the line. Use when a phone has a problem.',
+  });
+  const mms = skillWords({
+    name: 'fix-mms-messages',
+    description:
+      'Fix MMS Messages: checks the network status, APN settings, wifi calling and app permissions, then grants the messaging app its storage permission. Use when a phone has a problem sending pictures.',
+  });
+
+  it('counts a word every candidate holds less than a word one alone holds, and a word none holds as 1', () => {
+    const weight = distinctiveWeights([phone, mms]);
+    expect(weight('fix')).toBeLessThan(weight('mms'));
+    expect(weight('mms')).toBeCloseTo(Math.log(3 / 1.5), 12);
+    expect(weight('fix')).toBeCloseTo(Math.log(3 / 2.5), 12);
+    expect(weight('weather')).toBe(1);
+  });
+
+  it('puts the skill that shares the telling word first where plain counts put the other first', () => {
+    const request = contentWords('Hi! My phone has a problem with MMS, can you fix it?');
+    // Counted plainly, the shorter description wins on the words both share (fix, phone, problem).
+    expect(wordOverlap(request, phone)).toBeGreaterThan(wordOverlap(request, mms));
+    const weighted = overlapScorer(request, distinctiveWeights([phone, mms]));
+    expect(weighted(mms)).toBeGreaterThan(weighted(phone));
+  });
+
+  it('is a cosine: 0 with nothing shared or nothing to compare, 1 for the same words', () => {
+    const weight = distinctiveWeights([phone, mms]);
+    expect(overlapScorer(contentWords('weather in Paris'), weight)(mms)).toBe(0);
+    expect(overlapScorer(contentWords('weather in Paris'), weight)('')).toBe(0);
+    expect(overlapScorer(new Set(mms.split(' ')), weight)(mms)).toBeCloseTo(1, 12);
   });
 });

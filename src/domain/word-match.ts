@@ -57,9 +57,13 @@ export function wordOverlap(a: ReadonlySet<string>, b: ReadonlySet<string> | str
  * every request: each of the request's few words is looked up in the string as a whole word, so a candidate
  * costs a handful of native substring searches and no split of its string.
  */
-export function overlapScorer(request: ReadonlySet<string>): (skillWords: string) => number {
+export function overlapScorer(
+  request: ReadonlySet<string>,
+  weightOf?: (word: string) => number,
+): (skillWords: string) => number {
   if (request.size === 0) return () => 0;
   const needles = [...request];
+  if (weightOf) return weightedScorer(needles, weightOf);
   return (words) => {
     if (words.length === 0) return 0;
     let size = 1;
@@ -67,6 +71,47 @@ export function overlapScorer(request: ReadonlySet<string>): (skillWords: string
     let shared = 0;
     for (const needle of needles) if (hasWord(words, needle)) shared++;
     return shared / Math.sqrt(request.size * size);
+  };
+}
+
+/**
+ * The overlap with each word weighted (a cosine of weighted bags): the words the request shares with a skill,
+ * each counted by its squared weight, over the weighted sizes of both.
+ */
+function weightedScorer(needles: readonly string[], weightOf: (word: string) => number): (words: string) => number {
+  const squares = needles.map((w) => weightOf(w) ** 2);
+  const requestNorm = squares.reduce((a, b) => a + b, 0);
+  return (words) => {
+    if (words.length === 0 || requestNorm === 0) return 0;
+    let skillNorm = 0;
+    for (const w of words.split(' ')) skillNorm += weightOf(w) ** 2;
+    let shared = 0;
+    needles.forEach((needle, i) => {
+      if (hasWord(words, needle)) shared += squares[i];
+    });
+    return skillNorm > 0 ? shared / Math.sqrt(requestNorm * skillNorm) : 0;
+  };
+}
+
+/**
+ * How much each word tells a few skills apart (their skillWords strings), for ordering them against one request:
+ * ln((n + 1) / (k + 0.5)) for a word k of the n skills hold, so a word every one of them has ("fix", "problem")
+ * counts little and a word one alone has ("mms") counts most; a word none of them holds counts 1, as every word
+ * did before. Chosen on the tune halves (learn from the test half, query the tune half), against every word
+ * counting 1: hit@1 on tau task statements 0.529 -> 0.541 and on first user messages 0.324 -> 0.366, BFCL 0.087 ->
+ * 0.097, BFCL turns 0.249 -> 0.263, WorkBench unchanged (0.456); the same weights over every skill of the namespace
+ * did no better and would need the whole vocabulary at recall.
+ */
+export function distinctiveWeights(skillWordStrings: readonly string[]): (word: string) => number {
+  const held = new Map<string, number>();
+  for (const words of skillWordStrings) {
+    if (!words) continue;
+    for (const w of words.split(' ')) held.set(w, (held.get(w) ?? 0) + 1);
+  }
+  const n = skillWordStrings.length;
+  return (w) => {
+    const k = held.get(w);
+    return k === undefined ? 1 : Math.log((n + 1) / (k + 0.5));
   };
 }
 

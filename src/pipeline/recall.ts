@@ -14,7 +14,7 @@ import { stateKey } from '../store/state-key.js';
 import { mulberry32 } from '../support/random.js';
 import type { Logger } from '../support/log.js';
 import { redactText } from '../domain/redact.js';
-import { contentWords, overlapScorer, skillWords } from '../domain/word-match.js';
+import { contentWords, distinctiveWeights, overlapScorer, skillWords } from '../domain/word-match.js';
 
 /** One recalled skill: the stable JSON shape of `skillsmith recall --json`, plus a few extras. */
 export interface RecalledSkill {
@@ -501,14 +501,19 @@ const WORD_POOL = 2;
 
 /**
  * Candidates in the order recall serves them: `similarity` becomes (1 - w) * cosine + w * the overlap of the
- * request's words with the skill's (name and description); `cosine` keeps the embedding's similarity.
+ * request's words with the skill's (name and description), each word weighted by how few of the candidates hold
+ * it (distinctiveWeights); `cosine` keeps the embedding's similarity.
  */
 export function rankByWords<S extends { words: string }>(
   candidates: readonly { id: string; skill: S; similarity: number }[],
   requestWords: ReadonlySet<string> | null,
   weight: number,
 ): { id: string; skill: S; similarity: number; cosine: number }[] {
-  const overlap = requestWords && weight > 0 ? overlapScorer(requestWords) : null;
+  // Words weigh by how well they tell these candidates apart: the ones they all share decide nothing.
+  const overlap =
+    requestWords && weight > 0
+      ? overlapScorer(requestWords, distinctiveWeights(candidates.map((c) => c.skill.words)))
+      : null;
   // Built field by field: a spread of each candidate cost more than the rest of the ranking together.
   return candidates
     .map(({ id, skill, similarity }) => ({
