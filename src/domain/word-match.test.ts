@@ -80,11 +80,14 @@ describe('words weighted by how well they tell the candidates apart', () => {
   });
 
   it('counts a word every candidate holds less than a word one alone holds, and a word none holds as 1', () => {
-    const weight = distinctiveWeights([phone, mms]);
-    expect(weight('fix')).toBeLessThan(weight('mms'));
-    expect(weight('mms')).toBeCloseTo(Math.log(3 / 1.5), 12);
-    expect(weight('fix')).toBeCloseTo(Math.log(3 / 2.5), 12);
-    expect(weight('weather')).toBe(1);
+    const weights = distinctiveWeights([phone, mms]);
+    expect(weights.square('fix')).toBeLessThan(weights.square('mms'));
+    expect(weights.square('mms')).toBeCloseTo(Math.log(3 / 1.5) ** 2, 12);
+    expect(weights.square('fix')).toBeCloseTo(Math.log(3 / 2.5) ** 2, 12);
+    expect(weights.square('weather')).toBe(1);
+    // A skill's size sums its words' squares, whether or not it was among the skills weighed.
+    expect(weights.size('fix mms')).toBeCloseTo(weights.square('fix') + weights.square('mms'), 12);
+    expect(distinctiveWeights([]).size('fix mms')).toBe(2);
   });
 
   it('puts the skill that shares the telling word first where plain counts put the other first', () => {
@@ -96,9 +99,9 @@ describe('words weighted by how well they tell the candidates apart', () => {
   });
 
   it('is a cosine: 0 with nothing shared or nothing to compare, 1 for the same words', () => {
-    const weight = distinctiveWeights([phone, mms]);
-    expect(overlapScorer(contentWords('weather in Paris'), weight)(mms)).toBe(0);
-    expect(overlapScorer(contentWords('weather in Paris'), weight)('')).toBe(0);
-    expect(overlapScorer(new Set(mms.split(' ')), weight)(mms)).toBeCloseTo(1, 12);
+    const weights = distinctiveWeights([phone, mms]);
+    expect(overlapScorer(contentWords('weather in Paris'), weights)(mms)).toBe(0);
+    expect(overlapScorer(contentWords('weather in Paris'), weights)('')).toBe(0);
+    expect(overlapScorer(new Set(mms.split(' ')), weights)(mms)).toBeCloseTo(1, 12);
   });
 });

@@ -57,13 +57,10 @@ export function wordOverlap(a: ReadonlySet<string>, b: ReadonlySet<string> | str
  * every request: each of the request's few words is looked up in the string as a whole word, so a candidate
  * costs a handful of native substring searches and no split of its string.
  */
-export function overlapScorer(
-  request: ReadonlySet<string>,
-  weightOf?: (word: string) => number,
-): (skillWords: string) => number {
+export function overlapScorer(request: ReadonlySet<string>, weights?: WordWeights): (skillWords: string) => number {
   if (request.size === 0) return () => 0;
   const needles = [...request];
-  if (weightOf) return weightedScorer(needles, weightOf);
+  if (weights) return weightedScorer(needles, weights);
   return (words) => {
     if (words.length === 0) return 0;
     let size = 1;
@@ -78,19 +75,23 @@ export function overlapScorer(
  * The overlap with each word weighted (a cosine of weighted bags): the words the request shares with a skill,
  * each counted by its squared weight, over the weighted sizes of both.
  */
-function weightedScorer(needles: readonly string[], weightOf: (word: string) => number): (words: string) => number {
-  const squares = needles.map((w) => weightOf(w) ** 2);
-  const requestNorm = squares.reduce((a, b) => a + b, 0);
+function weightedScorer(needles: readonly string[], weights: WordWeights): (words: string) => number {
+  const squares = needles.map((w) => weights.square(w));
+  const requestSize = squares.reduce((a, b) => a + b, 0);
   return (words) => {
-    if (words.length === 0 || requestNorm === 0) return 0;
-    let skillNorm = 0;
-    for (const w of words.split(' ')) skillNorm += weightOf(w) ** 2;
+    if (words.length === 0 || requestSize === 0) return 0;
     let shared = 0;
-    needles.forEach((needle, i) => {
-      if (hasWord(words, needle)) shared += squares[i];
-    });
-    return skillNorm > 0 ? shared / Math.sqrt(requestNorm * skillNorm) : 0;
+    for (let i = 0; i < needles.length; i++) if (hasWord(words, needles[i])) shared += squares[i];
+    return shared === 0 ? 0 : shared / Math.sqrt(requestSize * weights.size(words));
   };
+}
+
+/** Word weights for ordering a few skills against one request (distinctiveWeights). */
+export interface WordWeights {
+  /** A word's weight, squared. */
+  square(word: string): number;
+  /** The sum of the squared weights of a skillWords string's words. */
+  size(skillWords: string): number;
 }
 
 /**
@@ -99,19 +100,26 @@ function weightedScorer(needles: readonly string[], weightOf: (word: string) => 
  * counts little and a word one alone has ("mms") counts most; a word none of them holds counts 1, as every word
  * did before. Chosen on the tune halves (learn from the test half, query the tune half), against every word
  * counting 1: hit@1 on tau task statements 0.529 -> 0.541 and on first user messages 0.324 -> 0.366, BFCL 0.087 ->
- * 0.097, BFCL turns 0.249 -> 0.263, WorkBench unchanged (0.456); the same weights over every skill of the namespace
- * did no better and would need the whole vocabulary at recall.
+ * 0.097, BFCL turns 0.249 -> 0.263, WorkBench unchanged (0.456). The same weights over every skill of the
+ * namespace gave tau 0.541 / 0.380 but left BFCL and its turns where they were (0.087, 0.249), and recall would
+ * need the whole vocabulary. Each string is split once, here.
  */
-export function distinctiveWeights(skillWordStrings: readonly string[]): (word: string) => number {
+export function distinctiveWeights(skillWordStrings: readonly string[]): WordWeights {
+  const split = skillWordStrings.map((s) => (s ? s.split(' ') : []));
   const held = new Map<string, number>();
-  for (const words of skillWordStrings) {
-    if (!words) continue;
-    for (const w of words.split(' ')) held.set(w, (held.get(w) ?? 0) + 1);
-  }
+  for (const words of split) for (const w of words) held.set(w, (held.get(w) ?? 0) + 1);
   const n = skillWordStrings.length;
-  return (w) => {
-    const k = held.get(w);
-    return k === undefined ? 1 : Math.log((n + 1) / (k + 0.5));
+  const squares = new Map<string, number>();
+  for (const [w, k] of held) squares.set(w, Math.log((n + 1) / (k + 0.5)) ** 2);
+  const square = (w: string) => squares.get(w) ?? 1;
+  const sizes = new Map<string, number>();
+  const sizeOf = (words: readonly string[]) => words.reduce((a, w) => a + square(w), 0);
+  skillWordStrings.forEach((s, i) => {
+    sizes.set(s, sizeOf(split[i]));
+  });
+  return {
+    square,
+    size: (s) => sizes.get(s) ?? (s ? sizeOf(s.split(' ')) : 0),
   };
 }
 
