@@ -70,6 +70,23 @@ describe('admitCluster', () => {
     expect(b.successRate).toBeCloseTo(4 / 6);
   });
 
+  it('does not count a session that skipped a step every successful one made as following the procedure', () => {
+    // Every success looked the recipient up before forwarding; the failures forwarded to an address they made up.
+    const forward = ['search', 'lookup', 'forward'];
+    const succeeded = ['a', 'b', 'c'].map((id) => session(id, forward));
+    const skipped = ['w', 'x', 'y', 'z'].map((id) => session(id, ['search', 'forward'], 'failure'));
+    const a = admitCluster([...succeeded, ...skipped], spanOf, () => forward, rules);
+    expect(a.followers.map((s) => s.id)).toEqual(['a', 'b', 'c']);
+    expect(a.counterExamples.map((s) => s.id)).toEqual(['w', 'x', 'y', 'z']);
+    expect(a.successRate).toBe(1);
+    expect(a.admitted).toBe(true);
+    // A failure that made every such step did follow it, and counts against it.
+    const followedAndFailed = ['x', 'y'].map((id) => session(id, forward, 'failure'));
+    const b = admitCluster([...succeeded, ...followedAndFailed], spanOf, () => forward, rules);
+    expect(b.followers.map((s) => s.id)).toEqual(['a', 'b', 'c', 'x', 'y']);
+    expect(b.admitted).toBe(false);
+  });
+
   it('counts a follower that succeeded as a success, even when its own span is no material', () => {
     // Of six followers, two succeeded in one call less than a span needs and one held a secret in its arguments:
     // no material, but they followed the procedure and succeeded. All six succeeded, as did the group: no gain, no loss.

@@ -96,7 +96,8 @@ export function denyReason(
 
 /**
  * Admit: the cluster needs minOccurrences successful sessions with material, and the procedure must work
- * when it is followed: the success rate is taken over the sessions whose path agrees with the procedure.
+ * when it is followed: the success rate is taken over the sessions whose path agrees with the procedure and
+ * that made every step all the successful ones among them made.
  */
 export function admitCluster(
   sessions: Session[],
@@ -137,14 +138,21 @@ export function admitCluster(
   }
   const proc = collapseRepeats(procedure(spans));
   const think = new Set(rules.thinkTools);
-  const followers: Session[] = [];
-  const counterExamples: Session[] = [];
+  const paths = new Map<Session, string[]>();
+  const near: Session[] = [];
   for (const s of sessions) {
     if (s.outcome === 'unknown') continue;
     const path = collapseRepeats(s.calls.filter((c) => c.ok && !think.has(c.tool)).map((c) => c.tool));
-    if (sequenceF1(proc, path) >= rules.followThreshold) followers.push(s);
-    else if (s.outcome === 'failure') counterExamples.push(s);
+    paths.set(s, path);
+    if (sequenceF1(proc, path) >= rules.followThreshold) near.push(s);
   }
+  // The steps every successful one of them made (looking up a recipient's address before forwarding to it): a
+  // session that skipped such a step took another path, however much of the procedure it shares.
+  const successes = near.filter((s) => s.outcome === 'success');
+  const everyone = successes.length ? proc.filter((t) => successes.every((s) => paths.get(s)!.includes(t))) : [];
+  const followers = near.filter((s) => everyone.every((t) => paths.get(s)!.includes(t)));
+  const followed = new Set(followers);
+  const counterExamples = sessions.filter((s) => s.outcome === 'failure' && !followed.has(s));
   const spanIds = new Set(spans.map((sp) => sp.sessionId));
   const succeeded = followers.filter((s) => s.outcome === 'success');
   const successfulFollowers = succeeded.filter((s) => spanIds.has(s.id));
