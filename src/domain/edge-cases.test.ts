@@ -93,4 +93,46 @@ describe('findEdgeCases', () => {
       'If `check_stock` fails (e.g. the item is not in the right state), continue with `exchange_delivered_order_items` instead.',
     );
   });
+
+  it('tells the agent not to skip a step every success made and failures went without before the change', () => {
+    const forward = ['search_emails', 'find_email_address', 'forward_email'];
+    const failed = (id: string, steps: string[]) => ({ ...session(id, steps), outcome: 'failure' as const });
+    const successes = ['a', 'b'].map((id) => session(id, forward));
+    const items = findEdgeCases({
+      successes,
+      // Three forwarded to an address they made up; one looked it up and still failed; one never forwarded.
+      failures: [
+        failed('w', ['search_emails', 'forward_email']),
+        failed('x', ['search_emails', 'forward_email']),
+        failed('y', ['forward_email']),
+        failed('z', forward),
+        failed('v', ['search_emails']),
+      ],
+      procedureTools: forward,
+      thinkTools: [],
+    });
+    expect(items).toEqual([
+      {
+        kind: 'required',
+        tool: 'find_email_address',
+        count: 3,
+        text: 'Call `find_email_address` before `forward_email`: every successful session did, and the 3 sessions that called `forward_email` without it failed.',
+      },
+    ]);
+    // Not when a successful session went without it, nor for one failure alone.
+    const optional = findEdgeCases({
+      successes: [...successes, session('c', ['search_emails', 'forward_email'])],
+      failures: [failed('w', ['search_emails', 'forward_email']), failed('x', ['search_emails', 'forward_email'])],
+      procedureTools: forward,
+      thinkTools: [],
+    });
+    expect(optional.filter((e) => e.kind === 'required')).toEqual([]);
+    const once = findEdgeCases({
+      successes,
+      failures: [failed('w', ['search_emails', 'forward_email'])],
+      procedureTools: forward,
+      thinkTools: [],
+    });
+    expect(once).toEqual([]);
+  });
 });

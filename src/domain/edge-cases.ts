@@ -1,3 +1,4 @@
+import { roleOf } from './step-role.js';
 import type { Session } from './types.js';
 
 export interface EdgeCaseInput {
@@ -13,7 +14,7 @@ export interface EdgeCaseInput {
 }
 
 export interface EdgeCase {
-  kind: 'recovery' | 'avoid' | 'conditional';
+  kind: 'recovery' | 'avoid' | 'conditional' | 'required';
   tool: string;
   text: string;
   /** Sessions that show it. */
@@ -21,8 +22,8 @@ export interface EdgeCase {
 }
 
 /**
- * Turns observed failure-then-recovery into "if X fails ..." items and tools that only failed sessions used
- * into "do not ..." items. Deterministic. Error texts are untrusted (a tool can return anything, including
+ * Turns observed failure-then-recovery into "if X fails ..." items, tools that only failed sessions used
+ * into "do not ..." items, and steps every success made but failures skipped into "call X before Y" items. Deterministic. Error texts are untrusted (a tool can return anything, including
  * orders aimed at the next model that reads the skill), so an item never quotes one: it names the step that
  * failed, the kind of failure in our own fixed words, and what recovered it. A failure seen in one session
  * out of several is noise, not an edge case.
@@ -89,8 +90,38 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
       });
     }
   }
+  items.push(...skippedSteps(input, think));
   items.sort((a, b) => b.count - a.count || a.tool.localeCompare(b.tool));
   return items.slice(0, input.maxItems ?? 6);
+}
+
+/**
+ * Steps not to skip: a step of the procedure every successful session made, which failed sessions went without
+ * on their way to the procedure's last state change (forwarding to an address they never looked up). At least
+ * two such failures, and at least half of the failures that made that change.
+ */
+function skippedSteps(input: EdgeCaseInput, think: Set<string>): EdgeCase[] {
+  const tools = input.procedureTools.filter((t) => !think.has(t));
+  const last = [...tools].reverse().find((t) => roleOf(t) === 'action');
+  if (!last || input.successes.length < 2) return [];
+  const made = (s: Session, tool: string, before = s.calls.length) =>
+    s.calls.slice(0, before).some((c) => c.ok && c.tool === tool);
+  const reached = input.failures
+    .map((s) => ({ s, at: s.calls.findIndex((c) => c.ok && c.tool === last) }))
+    .filter((r) => r.at >= 0);
+  const items: EdgeCase[] = [];
+  for (const tool of tools.slice(0, tools.indexOf(last))) {
+    if (!input.successes.every((s) => made(s, tool))) continue;
+    const without = reached.filter((r) => !made(r.s, tool, r.at)).length;
+    if (without < 2 || without * 2 < reached.length) continue;
+    items.push({
+      kind: 'required',
+      tool,
+      count: without,
+      text: `Call \`${tool}\` before \`${last}\`: every successful session did, and the ${without} sessions that called \`${last}\` without it failed.`,
+    });
+  }
+  return items;
 }
 
 /** Per tool, how many of the sessions called it (`okOnly`: with a call that worked). */
