@@ -23,10 +23,11 @@ export interface EdgeCase {
 
 /**
  * Turns observed failure-then-recovery into "if X fails ..." items, tools that only failed sessions used
- * into "do not ..." items, and steps every success made but failures skipped into "call X before Y" items. Deterministic. Error texts are untrusted (a tool can return anything, including
- * orders aimed at the next model that reads the skill), so an item never quotes one: it names the step that
- * failed, the kind of failure in our own fixed words, and what recovered it. A failure seen in one session
- * out of several is noise, not an edge case.
+ * into "do not ..." items, and steps every success made but failures skipped into "call X before Y" items.
+ * Deterministic. Error texts are untrusted (a tool can return anything, including orders aimed at the next
+ * model that reads the skill), so an item never quotes one: it names the step that failed, the kind of failure
+ * in our own fixed words, and what recovered it. A failure seen in one session out of several is noise, not an
+ * edge case.
  */
 export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
   const think = new Set(input.thinkTools);
