@@ -55,6 +55,22 @@ function input(status: (i: number) => string): DistillInput {
 const opts = { requiredSupport: 0.75, conditionalSupport: 0.25, thinkTools: [], redact: (t: string) => t };
 
 describe('the heuristic distiller', () => {
+  it('says when no failure was seen, and when the failed sessions show nothing to avoid', () => {
+    const base = input(() => 'cancelled');
+    expect(distilHeuristically(base, opts)!.body).toContain(
+      '- No failure was observed: if a step errors, stop and report the error rather than guessing.',
+    );
+    const failed: Session = {
+      ...base.successes[0],
+      id: 'f1',
+      outcome: 'failure',
+      calls: base.successes[0].calls.slice(0, 2),
+    };
+    expect(distilHeuristically({ ...base, failures: [failed, { ...failed, id: 'f2' }] }, opts)!.body).toContain(
+      '- The 2 failed sessions show no step to avoid and no failure recovered from: if a step errors, stop and report',
+    );
+  });
+
   it('quotes what a goal call answered in plain text every time, as data', () => {
     const base = input(() => 'cancelled');
     const answer = (text: (i: number) => string) => {
