@@ -18,7 +18,7 @@ import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
 const FINGERPRINTS: Record<string, string> = {
   'heuristic@3': 'def1a06925af1828',
   'heuristic@4': '3936a17da4ce5dd2',
-  'heuristic@5': 'fa9324c784b9355d',
+  'heuristic@5': 'f8354f3c8dcb0572',
 };
 
 const FILES = [

@@ -69,6 +69,9 @@ describe('the heuristic distiller', () => {
     expect(distilHeuristically({ ...base, failures: [failed, { ...failed, id: 'f2' }] }, opts)!.body).toContain(
       '- The 2 failed sessions show no step to avoid and no failure recovered from: if a step errors, stop and report',
     );
+    expect(distilHeuristically({ ...base, failures: [failed] }, opts)!.body).toContain(
+      '- The failed session shows no step to avoid and no failure recovered from:',
+    );
   });
 
   it('quotes what a goal call answered in plain text every time, as data', () => {

@@ -100,7 +100,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
       : [
           // Said apart from the failed sessions there were: the header counts them among the followers.
           input.failures.length
-            ? `- The ${input.failures.length} failed sessions show no step to avoid and no failure recovered from: if a step errors, stop and report the error rather than guessing.`
+            ? `- ${input.failures.length === 1 ? 'The failed session shows' : `The ${input.failures.length} failed sessions show`} no step to avoid and no failure recovered from: if a step errors, stop and report the error rather than guessing.`
             : '- No failure was observed: if a step errors, stop and report the error rather than guessing.',
         ]),
   ].join('\n');

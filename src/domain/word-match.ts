@@ -55,7 +55,8 @@ export function wordOverlap(a: ReadonlySet<string>, b: ReadonlySet<string> | str
 /**
  * wordOverlap of one request's words with skillWords strings, for recall, which scores every candidate on
  * every request: each of the request's few words is looked up in the string as a whole word, so a candidate
- * costs a handful of native substring searches and no split of its string.
+ * costs a handful of native substring searches and no split of its string. With `weights` (distinctiveWeights),
+ * each word counts by its weight instead of 1.
  */
 export function overlapScorer(request: ReadonlySet<string>, weights?: WordWeights): (skillWords: string) => number {
   if (request.size === 0) return () => 0;
