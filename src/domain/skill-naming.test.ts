@@ -317,6 +317,27 @@ describe('skill names and descriptions', () => {
     expect(two.description).not.toMatch(/\bcalls\b/);
   });
 
+  it('calls a word typical only when three sessions asked with it, not one persona twice', () => {
+    const sequence = ['find_user_id_by_email', 'get_order_details', 'cancel_pending_order'];
+    // Two runs of one task: its statement and each run's first message all mention the camera.
+    const goals = Array(2).fill('You want to cancel the digital camera you ordered; the zoom lens stays.');
+    const cues = ['Hi, please cancel my digital camera order.', 'I want to cancel the digital camera with zoom.'];
+    const two = wordSkill({ goals, cues, toolSequence: sequence, toolWeight: () => 1, wordWeight: idf });
+    expect(two.nameWords).toEqual(['cancel', 'pending', 'order']);
+    expect(two.description).not.toMatch(/Typical requests/);
+    expect(two.keywords).toEqual([]);
+    // Three sessions' statements say it: that is what such requests mention.
+    const three = wordSkill({
+      goals: [...goals, 'You want to cancel the camera order, it was a gift nobody wanted.'],
+      cues,
+      toolSequence: sequence,
+      toolWeight: () => 1,
+      wordWeight: idf,
+    });
+    expect(three.description).toMatch(/Typical requests mention [^.]*\bcamera\b/);
+    expect(three.description).not.toMatch(/\bzoom\b/);
+  });
+
   it('tells two look-up-only procedures of one name apart by what they look at, the last lookup first', () => {
     const w = wordSkill({
       goals: ['You want to change your flight to the next day.', 'Change my flight reservation to a later one.'],

@@ -239,8 +239,18 @@ export function wordSkill(input: NamingInput): SkillWording {
               !/^.{2,}(ly|ing|ed)$/.test(w),
           )
           .sort((a, b) => saidShare(b) - saidShare(a) || a.localeCompare(b));
+  // A typical word is said in several sessions' requests: at least three task statements, or three first
+  // messages, say it. Not one request twice (its statement and its first message), not one task replayed twice:
+  // a camera two runs of one persona wanted returned is no typical request.
+  const saidIn = (xs: readonly string[]) => {
+    const sets = xs.map((t) => new Set(words(clean(t))));
+    return (w: string) => sets.filter((d) => d.has(w)).length;
+  };
+  const inGoals = saidIn(input.goals);
+  const inCues = saidIn(input.cues);
+  const spread = (w: string) => inGoals(w) >= 3 || inCues(w) >= 3;
   const keywords = [...new Set([...ranked.map((r) => r.w), ...usersOwn])]
-    .filter((w) => saidShare(w) >= 0.3)
+    .filter((w) => saidShare(w) >= 0.3 && spread(w))
     .filter((w) => !nameWords.some((x) => stem(x) === stem(w)))
     .slice(0, 5);
   const title = nameWords.map((w) => (acronyms.has(w) ? w.toUpperCase() : capitalise(w))).join(' ');
