@@ -102,6 +102,23 @@ describe('resultLeaves', () => {
     });
   });
 
+  it("takes a redacted value as the user's when no earlier result showed one of its kind", () => {
+    const calls = [
+      call(0, 'get_customer_by_phone', { phone_number: '[REDACTED:phone]' }, '{"customer_id": "C1001"}'),
+      call(1, 'get_details_by_id', { id: 'L1002' }, '{"line_id": "L1002", "status": "Suspended", "pla'),
+      call(2, 'find_user_id_by_email', { email: '[REDACTED:email]' }, 'user_0001'),
+      call(3, 'send_sms', { to: '[REDACTED:phone]' }, 'sent'),
+    ];
+    // Results are redacted alike: no earlier result showed a phone, so none held the one looked up by.
+    expect(argumentOrigins(calls).get(0)!.get('phone_number')).toBe('user');
+    // After a cut result, only a request holding one of its kind says so (the cut part may have held it)...
+    expect(argumentOrigins(calls).get(2)!.has('email')).toBe(false);
+    expect(argumentOrigins(calls, 'I am [REDACTED:email], find me').get(2)!.get('email')).toBe('user');
+    // ...and once a result showed one, a phone may be the user's or that one: unknown, whatever the request says.
+    const shown = [calls[0], call(1, 'get_line', { id: 'L1' }, '{"owner": "[REDACTED:phone]"}'), calls[3]];
+    expect(argumentOrigins(shown, 'call me on [REDACTED:phone]').get(3)!.has('to')).toBe(false);
+  });
+
   it('lists every earlier result that held a value, the first appearance first', () => {
     const calls = [
       call(0, 'email.search_emails', { query: 'Board' }, "[{'email_id': '00000120', 'to': 'nadia@atlas.example'}]"),

@@ -19,6 +19,9 @@ export type ValueSource = { tool: string; path: string } | 'user';
 /** A key that is an id (`credit_card_4421486`, `#W2890441`) is no field name: every session has another. */
 const ID_KEY = /\d.*\d.*\d/;
 
+/** Redaction markers anywhere in a text (see redact.ts). */
+const MARKERS = /\[REDACTED:[a-z_]+\]/g;
+
 /** Short values (`1`, `no`) occur everywhere by chance: they say nothing about where a value came from. */
 const MIN_VALUE_LENGTH = 3;
 
@@ -329,9 +332,19 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
   const out = new Map<number, Map<string, ValueSource[]>>();
   // Once a result was cut, a value no visible part holds may sit in the part that is gone: its origin is unknown.
   let cut = false;
+  // Redaction markers results showed: a marker stands for every value of its kind, so it traces to no result.
+  const markersShown = new Set<string>();
   for (const call of calls) {
     const sources = new Map<string, ValueSource[]>();
     for (const [arg, v] of Object.entries(call.args ?? {})) {
+      // A redacted value (`[REDACTED:phone]`) stands for every value of its kind, and results are redacted alike:
+      // when no earlier result showed a marker of its kind, none held the value, and it is the user's as any value
+      // that appeared first as an argument (after a cut result, only if the request holds one). A result that
+      // showed one may have held it, or not: unknown.
+      if (typeof v === 'string' && isMarker(v)) {
+        if (!markersShown.has(v) && (!cut || request.includes(v))) sources.set(arg, ['user']);
+        continue;
+      }
       // Per source: how many of the argument's values it holds, and how early it first held one.
       const votes = new Map<string, { source: ValueSource; n: number; first: number }>();
       for (const value of argValues(v)) {
@@ -357,6 +370,7 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     out.set(call.position, sources);
     if (!call.ok) continue;
     if (isCut(call.result)) cut = true;
+    for (const m of call.result.match(MARKERS) ?? []) markersShown.add(m);
     for (const leaf of resultLeaves(call.result)) {
       if (leaf.value.length < MIN_VALUE_LENGTH || isMarker(leaf.value)) continue;
       const holders = seen.get(leaf.value);
