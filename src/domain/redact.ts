@@ -33,6 +33,11 @@ export function isMarker(value: string): boolean {
   return /^\[REDACTED:[a-z_]+\]$/.test(value);
 }
 
+/** The redaction markers a text holds anywhere (`[REDACTED:phone]` inside a record), each as often as it occurs. */
+export function markersIn(text: string): string[] {
+  return text.includes('[REDACTED:') ? (text.match(/\[REDACTED:[a-z_]+\]/g) ?? []) : [];
+}
+
 /** What a rule does with one match: the replacement and its kind, or null to keep the text. */
 type Render = (match: string, groups: (string | undefined)[]) => { kind: RedactionKind; text: string } | null;
 

@@ -4,7 +4,7 @@
  * `payment_methods.*.id`), and the origin of each argument value of a session: the earlier result in which that
  * exact value first appeared, or the user when no earlier result held it. Pure.
  */
-import { isMarker } from './redact.js';
+import { isMarker, markersIn } from './redact.js';
 import type { ToolCall } from './types.js';
 
 /** One scalar of a result: its dot path (`[]` for any element of a list, `*` for an id used as a key) and value. */
@@ -18,9 +18,6 @@ export type ValueSource = { tool: string; path: string } | 'user';
 
 /** A key that is an id (`credit_card_4421486`, `#W2890441`) is no field name: every session has another. */
 const ID_KEY = /\d.*\d.*\d/;
-
-/** Redaction markers anywhere in a text (see redact.ts). */
-const MARKERS = /\[REDACTED:[a-z_]+\]/g;
 
 /** Short values (`1`, `no`) occur everywhere by chance: they say nothing about where a value came from. */
 const MIN_VALUE_LENGTH = 3;
@@ -370,7 +367,7 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     out.set(call.position, sources);
     if (!call.ok) continue;
     if (isCut(call.result)) cut = true;
-    for (const m of call.result.match(MARKERS) ?? []) markersShown.add(m);
+    for (const m of markersIn(call.result)) markersShown.add(m);
     for (const leaf of resultLeaves(call.result)) {
       if (leaf.value.length < MIN_VALUE_LENGTH || isMarker(leaf.value)) continue;
       const holders = seen.get(leaf.value);
