@@ -91,15 +91,31 @@ describe('resultLeaves', () => {
     });
   });
 
-  it('traces no redacted value: every redacted email reads the same, so the first result with any would win', () => {
+  it('traces a redacted value to the latest result that showed one of its kind, never the first with any', () => {
     const calls = [
       call(0, 'email.search_emails', { query: 'Board' }, "[{'email_id': '00000120', 'sender': '[REDACTED:email]'}]"),
       call(1, 'company_directory.find_email_address', { name: 'nadia' }, "['[REDACTED:email]']"),
       call(2, 'email.forward_email', { email_id: '00000120', recipient: '[REDACTED:email]' }, 'Email forwarded.'),
     ];
+    // Every redacted email reads the same: the directory lookup made just before is where the address came from.
     expect(Object.fromEntries(argumentOrigins(calls).get(2)!)).toEqual({
       email_id: { tool: 'email.search_emails', path: '[].email_id' },
+      recipient: { tool: 'company_directory.find_email_address', path: '[]' },
     });
+    // Not when the request holds an email too (the user's, or the lookup's), nor when the latest result showed one
+    // in two fields (a sender and a recipient), nor after a result capture cut (the value may sit in the part gone).
+    expect(argumentOrigins(calls, 'Forward it to [REDACTED:email]').get(2)!.has('recipient')).toBe(false);
+    const two = [
+      calls[0],
+      call(1, 'email.get_email', { email_id: '00000120' }, "{'sender': '[REDACTED:email]', 'to': '[REDACTED:email]'}"),
+      calls[2],
+    ];
+    expect(argumentOrigins(two).get(2)!.has('recipient')).toBe(false);
+    const cut = [
+      call(0, 'email.search_emails', { query: 'Board' }, '[{"email_id": "00000120", "body": "Dear Nad'),
+      ...calls.slice(1),
+    ];
+    expect(argumentOrigins(cut).get(2)!.has('recipient')).toBe(false);
   });
 
   it("takes a redacted value as the user's when no earlier result showed one of its kind", () => {
