@@ -55,6 +55,23 @@ function input(status: (i: number) => string): DistillInput {
 const opts = { requiredSupport: 0.75, conditionalSupport: 0.25, thinkTools: [], redact: (t: string) => t };
 
 describe('the heuristic distiller', () => {
+  it("says which words the tool took for an argument, unless they are the user's own", () => {
+    const base = input(() => 'cancelled');
+    const reasons = ['no longer needed', 'ordered by mistake'];
+    const spans = base.spans.map((sp, i) => ({
+      ...sp,
+      calls: sp.calls.map((c) =>
+        c.tool === 'cancel_pending_order' ? { ...c, args: { ...c.args, reason: reasons[i % 2] } } : c,
+      ),
+    }));
+    expect(distilHeuristically({ ...base, spans }, opts)!.body).toContain(
+      '`reason` ("no longer needed" or "ordered by mistake", as the case needs)',
+    );
+    // A request that says one of them: the user's words, named as such.
+    const said = distilHeuristically({ ...base, spans, goals: ['Cancel my order, I ordered by mistake'] }, opts)!;
+    expect(said.body).not.toContain('"ordered by mistake"');
+  });
+
   it('says when no failure was seen, and when the failed sessions show nothing to avoid', () => {
     const base = input(() => 'cancelled');
     expect(distilHeuristically(base, opts)!.body).toContain(

@@ -147,11 +147,21 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
   const fixed = s.command ? [] : (s.fixed ?? []).filter((f) => !flowArgs.has(f.arg));
   const quoted = fixed.filter((f) => f.value !== undefined && !hasInstructions(f.value) && !requested(f.value));
   const named = fixed.filter((f) => !quoted.includes(f)).map((f) => f.arg);
-  const said = [...params, ...named].filter((p) => !fromUser || fromUser.has(p)).sort();
-  const unsure = [...params, ...named].filter((p) => fromUser && !fromUser.has(p)).sort();
+  // A few words the tool took there, none of them the user's own (a request that says "ordered by mistake" names it).
+  const choices = s.command
+    ? []
+    : (s.choices ?? []).filter(
+        (c) => !flowArgs.has(c.arg) && !c.values.some((v) => hasInstructions(v) || requested(v)),
+      );
+  const chosen = new Set(choices.map((c) => c.arg));
+  const open = [...params, ...named].filter((p) => !chosen.has(p));
+  const said = open.filter((p) => !fromUser || fromUser.has(p)).sort();
+  const unsure = open.filter((p) => fromUser && !fromUser.has(p)).sort();
   const clauses: string[] = [];
   if (said.length) clauses.push(`${said.map((p) => `\`${p}\``).join(', ')} from the user`);
   for (const f of quoted) clauses.push(`\`${f.arg}\` ${JSON.stringify(redact(f.value!))}`);
+  for (const c of choices)
+    clauses.push(`\`${c.arg}\` (${c.values.map((v) => JSON.stringify(redact(v))).join(' or ')}, as the case needs)`);
   if (unsure.length) clauses.push(`${unsure.map((p) => `\`${p}\``).join(', ')} as the case needs`);
   for (const f of fromResult) {
     const field = f.path ? ` (field \`${f.path}\`)` : '';

@@ -109,6 +109,35 @@ describe('buildConsensus', () => {
     expect(steps[2].parameters).toEqual(['order_id']);
   });
 
+  it('names the few words the sessions set an argument to, each in two sessions at least, as its choices', () => {
+    const reasons = ['no longer needed', 'ordered by mistake', 'no longer needed', 'ordered by mistake'];
+    const spansWith = (reason: (i: number) => string, email = (i: number) => `u${i}@x.org`) =>
+      [0, 1, 2, 3].map((i) =>
+        span(`s${i}`, [
+          call(0, 'find_user', { email: email(i) }, `{"user_id": "u${i}"}`),
+          call(1, 'cancel', { order_id: `o${i}`, reason: reason(i), notify_email: email(i % 2) }),
+        ]),
+      );
+    const [, cancel] = buildConsensus(
+      spansWith((i) => reasons[i]),
+      rules,
+    ).steps;
+    expect(cancel.choices).toEqual([{ arg: 'reason', values: ['no longer needed', 'ordered by mistake'] }]);
+    expect(cancel.parameters).toContain('reason');
+    // A value one session passed is no choice of the task; a person's data never is (two emails, each twice).
+    const once = buildConsensus(
+      spansWith((i) => (i === 3 ? 'found cheaper' : reasons[i])),
+      rules,
+    ).steps[1];
+    expect(once.choices).toBeUndefined();
+    // More than three values is data, not a vocabulary.
+    const many = buildConsensus(
+      spansWith((i) => ['a', 'b', 'c', 'd'][i]).concat(spansWith((i) => ['a', 'b', 'c', 'd'][i])),
+      rules,
+    ).steps[1];
+    expect(many.choices).toBeUndefined();
+  });
+
   it('takes each argument from the result that first held its exact value, whatever the names say', () => {
     // A real-shaped telecom session: the bill id is only in the bills, the customer id only in the customer.
     const spans = ['1', '2', '3'].map((k) =>

@@ -230,6 +230,8 @@ function argumentRoles(
   previousTools: string[],
 ) {
   const values = new Map<string, Set<string>>();
+  // Per argument and value, the spans that passed it (a value one session passed is no choice of the task).
+  const valueSpans = new Map<string, Map<string, Set<number>>>();
   const votes = new Map<string, Map<string, { source: ValueSource; n: number; ranks: number }>>();
   const passed = new Map<string, number>();
   // Spans that pass each argument at this step, and spans that take the step at all.
@@ -246,6 +248,8 @@ function argumentRoles(
         let set = values.get(arg);
         if (!set) values.set(arg, (set = new Set()));
         set.add(text);
+        const bySpan = valueSpans.get(arg) ?? new Map<string, Set<number>>();
+        valueSpans.set(arg, bySpan.set(text, (bySpan.get(text) ?? new Set()).add(s)));
         if (!seen.has(arg)) {
           seen.add(arg);
           spansWith.set(arg, (spansWith.get(arg) ?? 0) + 1);
@@ -302,7 +306,33 @@ function argumentRoles(
       return isSetting(arg, value) ? { arg, value } : { arg };
     })
     .sort((a, b) => a.arg.localeCompare(b.arg));
-  return { parameters, dataFlow, sources, ...(fixed.length ? { fixed } : {}) };
+  // Arguments the sessions set to one of a few words, each value passed in at least two of them, that no earlier
+  // result supplied: what the tool accepts there (`reason` "no longer needed" or "ordered by mistake").
+  const choices = [...values.entries()]
+    .filter(
+      ([arg, set]) =>
+        set.size >= 2 &&
+        set.size <= MAX_CHOICES &&
+        !fromResult.has(arg) &&
+        [...set].every((v) => isChoice(arg, v) && (valueSpans.get(arg)?.get(v)?.size ?? 0) >= 2),
+    )
+    .map(([arg, set]) => ({ arg, values: [...set].sort() }))
+    .sort((a, b) => a.arg.localeCompare(b.arg));
+  return {
+    parameters,
+    dataFlow,
+    sources,
+    ...(fixed.length ? { fixed } : {}),
+    ...(choices.length ? { choices } : {}),
+  };
+}
+
+/** At most this many values make a choice; more is data (a date, a city), not a vocabulary. */
+const MAX_CHOICES = 3;
+
+/** A value of a choice: a setting, or a few lowercase words ("no longer needed"), for a non-personal argument. */
+function isChoice(arg: string, value: string): boolean {
+  return isSetting(arg, value.replace(/ /g, '_')) && !/ {2}|^ | $/.test(value);
 }
 
 /** Argument names that hold a person's or an account's data, whatever their value looks like. */

@@ -121,6 +121,11 @@ export interface ProcedureStep {
    * is a setting safe to quote (`mode` "4g_5g_preferred"); without it when it may be someone's data.
    */
   fixed?: { arg: string; value?: string }[];
+  /**
+   * Arguments the sessions set to one of two or three words, each value passed in at least two sessions, that no
+   * earlier result supplied: the values the tool took there (`reason` "no longer needed" or "ordered by mistake").
+   */
+  choices?: { arg: string; values: string[] }[];
   /** The step is usually a run of the same call (e.g. one lookup per order). */
   repeated: boolean;
   /**
