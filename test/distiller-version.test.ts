@@ -19,7 +19,7 @@ const FINGERPRINTS: Record<string, string> = {
   'heuristic@3': 'def1a06925af1828',
   'heuristic@4': '3936a17da4ce5dd2',
   'heuristic@5': 'f8354f3c8dcb0572',
-  'heuristic@6': '1138fbbeabee4353',
+  'heuristic@6': 'bb11869acda06bb0',
 };
 
 const FILES = [

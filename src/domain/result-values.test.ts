@@ -103,7 +103,7 @@ describe('resultLeaves', () => {
       recipient: { tool: 'company_directory.find_email_address', path: '[]' },
     });
     // Not when the request holds an email too (the user's, or the lookup's), nor when the latest result showed one
-    // in two fields (a sender and a recipient), nor after a result capture cut (the value may sit in the part gone).
+    // in two fields (a sender and a recipient).
     expect(argumentOrigins(calls, 'Forward it to [REDACTED:email]').get(2)!.has('recipient')).toBe(false);
     const two = [
       calls[0],
@@ -111,11 +111,19 @@ describe('resultLeaves', () => {
       calls[2],
     ];
     expect(argumentOrigins(two).get(2)!.has('recipient')).toBe(false);
-    const cut = [
-      call(0, 'email.search_emails', { query: 'Board' }, '[{"email_id": "00000120", "body": "Dear Nad'),
-      ...calls.slice(1),
-    ];
-    expect(argumentOrigins(cut).get(2)!.has('recipient')).toBe(false);
+    // A result cut before the lookup leaves it the latest holder; one cut after it may hold the value in the part
+    // that is gone.
+    const searchCut = call(0, 'email.search_emails', { query: 'Board' }, '[{"email_id": "00000120", "body": "Dear Nad');
+    expect(
+      argumentOrigins([searchCut, ...calls.slice(1)])
+        .get(2)!
+        .get('recipient'),
+    ).toEqual({
+      tool: 'company_directory.find_email_address',
+      path: '[]',
+    });
+    const cutAfter = [calls[1], { ...searchCut, position: 2 }, { ...calls[2], position: 3 }];
+    expect(argumentOrigins(cutAfter).get(3)!.has('recipient')).toBe(false);
   });
 
   it("takes a redacted value as the user's when no earlier result showed one of its kind", () => {

@@ -329,7 +329,8 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
   const out = new Map<number, Map<string, ValueSource[]>>();
   // Once a result was cut, a value no visible part holds may sit in the part that is gone: its origin is unknown.
   let cut = false;
-  // Redaction markers the results showed anywhere, and per marker the latest field that held one as a whole.
+  // Redaction markers the results showed anywhere, and per marker the field of the latest result that held one, while
+  // it is sure.
   const markersShown = new Set<string>();
   const lastShown = new Map<string, ValueSource>();
   for (const call of calls) {
@@ -337,14 +338,14 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     for (const [arg, v] of Object.entries(call.args ?? {})) {
       // A redacted value (`[REDACTED:phone]`) stands for every value of its kind, and results are redacted alike.
       // When no earlier result showed a marker of its kind, none held the value: it is the user's, as any value that
-      // appeared first as an argument (after a result capture cut, only if the request holds one). When results did
-      // and nothing was cut, it is the latest one's (the directory lookup made to find the address; a value nobody
-      // showed would be the user's), unless the request holds one too. Else unknown.
+      // appeared first as an argument (after a result capture cut, only if the request holds one). When results did,
+      // it is the latest one's (the directory lookup made to find the address), if that one showed it in a single
+      // field, no result was cut since, and the request holds none. Else unknown.
       if (typeof v === 'string' && isMarker(v)) {
         const latest = lastShown.get(v);
         if (!markersShown.has(v)) {
           if (!cut || request.includes(v)) sources.set(arg, ['user']);
-        } else if (latest && !cut && !request.includes(v)) sources.set(arg, [latest]);
+        } else if (latest && !request.includes(v)) sources.set(arg, [latest]);
         continue;
       }
       // Per source: how many of the argument's values it holds, and how early it first held one.
@@ -371,16 +372,19 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     }
     out.set(call.position, sources);
     if (!call.ok) continue;
-    if (isCut(call.result)) cut = true;
-    // The latest result that showed a marker decides: in one field (a directory lookup's answer), or nowhere sure
-    // (inside a text, or in two fields of one record: a sender and a recipient).
+    const whole = !isCut(call.result);
+    if (!whole) cut = true;
+    // The latest result that showed a marker decides: in one field of a whole result (a directory lookup's answer),
+    // or nowhere sure (inside a text, in two fields of one record, in a result cut short). A cut result also makes
+    // every earlier holder unsure: the value may sit in the part that is gone.
+    if (!whole) lastShown.clear();
     const fields = new Map<string, Set<string>>();
     for (const leaf of resultLeaves(call.result))
       if (isMarker(leaf.value)) fields.set(leaf.value, (fields.get(leaf.value) ?? new Set()).add(leaf.path));
     for (const m of markersIn(call.result)) {
       markersShown.add(m);
       const paths = fields.get(m);
-      if (paths?.size === 1) lastShown.set(m, { tool: call.tool, path: [...paths][0] });
+      if (whole && paths?.size === 1) lastShown.set(m, { tool: call.tool, path: [...paths][0] });
       else lastShown.delete(m);
     }
     for (const leaf of resultLeaves(call.result)) {
