@@ -374,21 +374,13 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     if (!call.ok) continue;
     const whole = !isCut(call.result);
     if (!whole) cut = true;
-    // The latest result that showed a marker decides: in one field of a whole result (a directory lookup's answer),
-    // or nowhere sure (inside a text, in two fields of one record, in a result cut short). A cut result also makes
-    // every earlier holder unsure: the value may sit in the part that is gone.
-    if (!whole) lastShown.clear();
     const fields = new Map<string, Set<string>>();
-    for (const leaf of resultLeaves(call.result))
-      if (isMarker(leaf.value)) fields.set(leaf.value, (fields.get(leaf.value) ?? new Set()).add(leaf.path));
-    for (const m of markersIn(call.result)) {
-      markersShown.add(m);
-      const paths = fields.get(m);
-      if (whole && paths?.size === 1) lastShown.set(m, { tool: call.tool, path: [...paths][0] });
-      else lastShown.delete(m);
-    }
     for (const leaf of resultLeaves(call.result)) {
-      if (leaf.value.length < MIN_VALUE_LENGTH || isMarker(leaf.value)) continue;
+      if (isMarker(leaf.value)) {
+        fields.set(leaf.value, (fields.get(leaf.value) ?? new Set()).add(leaf.path));
+        continue;
+      }
+      if (leaf.value.length < MIN_VALUE_LENGTH) continue;
       const holders = seen.get(leaf.value);
       const source: ValueSource = { tool: call.tool, path: leaf.path };
       if (holders === undefined) seen.set(leaf.value, [source]);
@@ -396,6 +388,16 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
       else if (holders && holders[0] !== 'user' && !holders.some((h) => sourceKey(h) === sourceKey(source))) {
         holders.push(source);
       }
+    }
+    // The latest result that showed a marker decides: in one field of a whole result (a directory lookup's answer),
+    // or nowhere sure (inside a text, in two fields of one record, in a result cut short). A cut result also makes
+    // every earlier holder unsure: the value may sit in the part that is gone.
+    if (!whole) lastShown.clear();
+    for (const m of markersIn(call.result)) {
+      markersShown.add(m);
+      const paths = fields.get(m);
+      if (whole && paths?.size === 1) lastShown.set(m, { tool: call.tool, path: [...paths][0] });
+      else lastShown.delete(m);
     }
   }
   return out;
