@@ -230,8 +230,6 @@ function argumentRoles(
   previousTools: string[],
 ) {
   const values = new Map<string, Set<string>>();
-  // Per argument and value, the spans that passed it (a value one session passed is no choice of the task).
-  const valueSpans = new Map<string, Map<string, Set<number>>>();
   const votes = new Map<string, Map<string, { source: ValueSource; n: number; ranks: number }>>();
   const passed = new Map<string, number>();
   // Spans that pass each argument at this step, and spans that take the step at all.
@@ -248,8 +246,6 @@ function argumentRoles(
         let set = values.get(arg);
         if (!set) values.set(arg, (set = new Set()));
         set.add(text);
-        const bySpan = valueSpans.get(arg) ?? new Map<string, Set<number>>();
-        valueSpans.set(arg, bySpan.set(text, (bySpan.get(text) ?? new Set()).add(s)));
         if (!seen.has(arg)) {
           seen.add(arg);
           spansWith.set(arg, (spansWith.get(arg) ?? 0) + 1);
@@ -306,15 +302,19 @@ function argumentRoles(
       return isSetting(arg, value) ? { arg, value } : { arg };
     })
     .sort((a, b) => a.arg.localeCompare(b.arg));
-  // Arguments the sessions set to one of a few words, each value passed in at least two of them, that no earlier
-  // result supplied: what the tool accepts there (`reason` "no longer needed" or "ordered by mistake").
+  // Arguments the sessions set to one of a few words, each value passed in at least two of them (a value one session
+  // passed is no choice of the task), that no earlier result supplied: what the tool accepts there (`reason` "no
+  // longer needed" or "ordered by mistake").
+  const spansPassing = (arg: string, value: string) =>
+    byspan.filter((g) => g?.calls.some((c) => c.args?.[arg] === value)).length;
   const choices = [...values.entries()]
     .filter(
       ([arg, set]) =>
         set.size >= 2 &&
         set.size <= MAX_CHOICES &&
         !fromResult.has(arg) &&
-        [...set].every((v) => isChoice(arg, v) && (valueSpans.get(arg)?.get(v)?.size ?? 0) >= 2),
+        [...set].every((v) => isChoice(arg, v)) &&
+        [...set].every((v) => spansPassing(arg, v) >= 2),
     )
     .map(([arg, set]) => ({ arg, values: [...set].sort() }))
     .sort((a, b) => a.arg.localeCompare(b.arg));

@@ -374,9 +374,10 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     if (!call.ok) continue;
     const whole = !isCut(call.result);
     if (!whole) cut = true;
-    const fields = new Map<string, Set<string>>();
+    let fields: Map<string, Set<string>> | undefined;
     for (const leaf of resultLeaves(call.result)) {
       if (isMarker(leaf.value)) {
+        fields ??= new Map();
         fields.set(leaf.value, (fields.get(leaf.value) ?? new Set()).add(leaf.path));
         continue;
       }
@@ -395,7 +396,7 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     if (!whole) lastShown.clear();
     for (const m of markersIn(call.result)) {
       markersShown.add(m);
-      const paths = fields.get(m);
+      const paths = fields?.get(m);
       if (whole && paths?.size === 1) lastShown.set(m, { tool: call.tool, path: [...paths][0] });
       else lastShown.delete(m);
     }
