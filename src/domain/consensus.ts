@@ -330,9 +330,9 @@ function argumentRoles(
 /** At most this many values make a choice; more is data (a date, a city), not a vocabulary. */
 const MAX_CHOICES = 3;
 
-/** A value of a choice: a setting, or a few lowercase words ("no longer needed"), for a non-personal argument. */
+/** A value of a choice: a setting, or a few lowercase words one space apart ("no longer needed"). */
 function isChoice(arg: string, value: string): boolean {
-  return isSetting(arg, value.replace(/ /g, '_')) && !/ {2}|^ | $/.test(value);
+  return isSetting(arg, value.replace(/ /g, '_'));
 }
 
 /** Argument names that hold a person's or an account's data, whatever their value looks like. */

@@ -242,12 +242,9 @@ export function wordSkill(input: NamingInput): SkillWording {
   // A typical word is said in several sessions' requests: at least three task statements, or three first
   // messages, say it. Not one request twice (its statement and its first message), not one task replayed twice:
   // a camera two runs of one persona wanted returned is no typical request.
-  const saidIn = (xs: readonly string[]) => {
-    const sets = xs.map((t) => new Set(words(clean(t))));
-    return (w: string) => sets.filter((d) => d.has(w)).length;
-  };
-  const inGoals = saidIn(input.goals);
-  const inCues = saidIn(input.cues);
+  const saidIn = (sets: readonly Set<string>[]) => (w: string) => sets.filter((d) => d.has(w)).length;
+  const inGoals = saidIn(docs.slice(0, input.goals.length));
+  const inCues = saidIn(docs.slice(input.goals.length));
   const spread = (w: string) => inGoals(w) >= 3 || inCues(w) >= 3;
   const keywords = [...new Set([...ranked.map((r) => r.w), ...usersOwn])]
     .filter((w) => saidShare(w) >= 0.3 && spread(w))
