@@ -6,6 +6,7 @@
  */
 import { isMarker } from '../domain/redact.js';
 import { argumentOrigins, sourceKey } from '../domain/result-values.js';
+import { requestOf } from '../domain/spans.js';
 import type { Session } from '../domain/types.js';
 
 export interface RedactedOriginCheck {
@@ -22,8 +23,6 @@ export interface RedactedOriginCheck {
   noneDecided: number;
 }
 
-const request = (s: Pick<Session, 'goal' | 'cue'>) => [s.goal, s.cue].filter(Boolean).join('\n');
-
 /**
  * `pairs`: each session as recorded (real values) and as stored (redacted), with the same calls in the same order.
  * A stated origin holds when the real value's origin is the same; one whose real value has no known origin (it
@@ -35,8 +34,8 @@ export function checkRedactedOrigins(pairs: readonly { raw: Session; stored: Ses
     const real = raw.calls.filter((c) => c.ok);
     const red = stored.calls.filter((c) => c.ok);
     if (real.length !== red.length) continue;
-    const before = argumentOrigins(real, request(raw));
-    const after = argumentOrigins(red, request(stored));
+    const before = argumentOrigins(real, requestOf(raw));
+    const after = argumentOrigins(red, requestOf(stored));
     red.forEach((call, i) => {
       for (const [arg, value] of Object.entries(call.args ?? {})) {
         if (typeof value !== 'string' || !isMarker(value)) continue;
