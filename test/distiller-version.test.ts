@@ -20,6 +20,7 @@ const FINGERPRINTS: Record<string, string> = {
   'heuristic@4': '3936a17da4ce5dd2',
   'heuristic@5': 'f8354f3c8dcb0572',
   'heuristic@6': 'bb11869acda06bb0',
+  'heuristic@7': '049937277d8bb6fa',
 };
 
 const FILES = [

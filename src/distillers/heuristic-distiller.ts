@@ -19,7 +19,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@6';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@7';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -37,8 +37,15 @@ export class HeuristicDistiller implements Distiller {
 export function distilHeuristically(input: DistillInput, opts: HeuristicDistillerOptions): Draft | null {
   if (input.spans.length === 0) return null;
   const consensus = buildConsensus(input.spans, opts);
-  // An optional step is written only with the condition under which the sessions took it.
-  const steps = consensus.steps.filter((s) => !s.conditional || (s.when && !s.when.in.some((v) => hasInstructions(v))));
+  // A condition quotes what a tool printed: untrusted, so one that reads as an instruction is not written, and an
+  // optional step is written only with the condition under which the sessions took it.
+  const steps = consensus.steps.flatMap((s): ProcedureStep[] => {
+    const when = s.when && ![s.when.path, ...s.when.in].some((v) => hasInstructions(v)) ? s.when : undefined;
+    if (s.conditional && !when) return [];
+    if (when === s.when) return [s];
+    const { when: _dropped, ...rest } = s;
+    return [rest];
+  });
   const { goal } = consensus;
   if (steps.length === 0) return null;
   // The procedure's sequence is its required steps; conditional ones stay in the body and in toolsRequired.
@@ -169,14 +176,25 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
   }
   if (clauses.length) parts.push(` with ${clauses.join(', ')}`);
   if (s.repeated) parts.push('; repeat for each item concerned');
-  if (s.conditional && s.when) {
-    const values = s.when.in.map((v) => JSON.stringify(redact(v))).join(', ');
-    parts.push(
-      ` (only when \`${s.when.tool}\` shows \`${s.when.path}\` in [${values}]: seen in ${Math.round(s.support * 100)}% of successful sessions)`,
-    );
+  if (s.when) {
+    const seen = `seen in ${Math.round(s.support * 100)}% of successful sessions`;
+    parts.push(` (${s.conditional ? 'only when' : 'when'} ${shows(s.when, redact)}: ${seen})`);
   } else if (s.conditional)
     parts.push(` (only when needed: seen in ${Math.round(s.support * 100)}% of successful sessions)`);
   return `${parts.join('')}.`;
+}
+
+/**
+ * What a step's condition asks of an earlier result: a JSON field's values (`status` in ["pending"]), or the
+ * line or text a tool printed ("Airplane Mode: ON", "inactive").
+ */
+function shows(when: NonNullable<ProcedureStep['when']>, redact: (v: string) => string): string {
+  if (!when.text) {
+    const values = when.in.map((v) => JSON.stringify(redact(v))).join(', ');
+    return `\`${when.tool}\` shows \`${when.path}\` in [${values}]`;
+  }
+  const lines = when.in.map((v) => JSON.stringify(redact(when.path ? `${when.path}: ${v}` : v)));
+  return `\`${when.tool}\` printed ${lines.join(' or ')}`;
 }
 
 /**

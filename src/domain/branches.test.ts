@@ -6,6 +6,7 @@ import {
   conditionHolds,
   resolveBranches,
   separatingCondition,
+  textFields,
   withBranches,
 } from './branches.js';
 import type { Span } from './types.js';
@@ -111,5 +112,68 @@ describe('branches in a body', () => {
     expect(resolveBranches(skill, pending)).toEqual(branches[0].toolSequence);
     expect(resolveBranches(skill, delivered)).toEqual(skill.toolSequence);
     expect(resolveBranches({ toolSequence: ['x'] }, pending)).toEqual(['x']);
+  });
+});
+
+describe("conditions on what a tool printed (a step's condition)", () => {
+  it('reads the fields of a plain-text result: Key: value lines, their | parts, a one-line text', () => {
+    expect(textFields('Airplane Mode: ON\nSIM Card Status: active\n(These are technical settings.)')).toEqual([
+      { path: 'Airplane Mode', value: 'ON' },
+      { path: 'SIM Card Status', value: 'active' },
+    ]);
+    expect(textFields('Status Bar: ✈️ Airplane Mode | 🔋 80%')).toEqual([
+      { path: 'Status Bar', value: '✈️ Airplane Mode' },
+      { path: 'Status Bar', value: '🔋 80%' },
+    ]);
+    expect(textFields('VPN is turned OFF.')).toEqual([{ path: '', value: 'VPN is turned OFF.' }]);
+    expect(textFields('inactive\n')).toEqual([{ path: '', value: 'inactive' }]);
+    // JSON has its own paths; a listing of several lines, or a long sentence, is no field.
+    expect(textFields('{"status": "pending"}')).toEqual([]);
+    expect(textFields('a.txt\nb.txt\nc.txt')).toEqual([]);
+    expect(textFields(`The line ${'was checked and '.repeat(5)}found fine.`)).toEqual([]);
+    expect(textFields(null)).toEqual([]);
+  });
+
+  /** A phone support session: read the device's status, then toggle airplane mode off when it was on. */
+  const device = (id: string, airplane: 'ON' | 'OFF', data: 'Yes' | 'No', toggles: boolean): Span => {
+    const status = `Airplane Mode: ${airplane}\nMobile Data Enabled: ${data}\nData Roaming Enabled: No`;
+    const calls = [
+      call(0, 'get_customer_by_phone', { phone_number: `555-${id}` }, JSON.stringify({ customer_id: `C${id}` })),
+      call(1, 'check_network_status', {}, status),
+      ...(toggles ? [call(2, 'toggle_airplane_mode', {}, 'Airplane Mode: OFF')] : []),
+      call(3, 'run_speed_test', {}, 'Speed Test Result: 275.00 Mbps (Excellent).'),
+    ];
+    return { sessionId: id, start: 0, end: calls.length, calls };
+  };
+  const tools = ['get_customer_by_phone', 'check_network_status'];
+  const read = { text: true, all: true, about: 'toggle_airplane_mode' };
+  // The sessions that toggled, as they were just before toggling; the others as they were throughout.
+  const took = [device('1', 'ON', 'No', true), device('2', 'ON', 'Yes', true), device('3', 'ON', 'No', true)].map(
+    (s) => ({ ...s, calls: s.calls.slice(0, 2) }),
+  );
+  const skipped = [device('4', 'OFF', 'No', false), device('5', 'OFF', 'Yes', false), device('6', 'OFF', 'No', false)];
+
+  it('names the printed line that parts the sessions which took a step from those which did not', () => {
+    const categorical = categoricalFields([...took, ...skipped], read);
+    expect(separatingCondition(took, skipped, tools, categorical, read)).toEqual({
+      tool: 'check_network_status',
+      path: 'Airplane Mode',
+      in: ['ON'],
+      text: true,
+    });
+    const holds = (calls: Span['calls']) =>
+      conditionHolds({ tool: 'check_network_status', path: 'Airplane Mode', in: ['ON'], text: true }, calls);
+    expect(holds(device('6', 'ON', 'No', false).calls)).toBe(true);
+    expect(holds(device('7', 'OFF', 'No', false).calls)).toBe(false);
+    // A branch never reads text: the recall contract's path is a JSON path.
+    expect(separatingCondition(took, skipped, tools, categorical)).toBeNull();
+  });
+
+  it('names a printed line only for the step it is about, and counts the same print of a check once', () => {
+    // "Airplane Mode: ON" says nothing about roaming, however cleanly it parts these sessions.
+    expect(separatingCondition(took, skipped, tools, () => true, { ...read, about: 'toggle_roaming' })).toBeNull();
+    // The others printed the same status twice: one observation, not the two a rule needs.
+    const same = [device('4', 'OFF', 'No', false), device('5', 'OFF', 'No', false)];
+    expect(separatingCondition(took, same, tools, () => true, read)).toBeNull();
   });
 });

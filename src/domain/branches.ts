@@ -5,15 +5,22 @@
  * `status`, a reservation's `cabin`), a skill branches on it toward the other's path. The condition is mined
  * from the sessions' results, never from the goal words. Pure.
  */
-import { resultLeaves } from './result-values.js';
-import { roleOf } from './step-role.js';
+import { type Leaf, resultLeaves } from './result-values.js';
+import { isVerb, roleOf, toolWordsOf } from './step-role.js';
+import { contentWords, stem } from './word-match.js';
 import type { Span, ToolCall } from './types.js';
 
-/** A branch: when `tool`'s result shows a value of `in` at `path` (a dot path, `[]` for any list element). */
+/**
+ * A branch: when `tool`'s result shows a value of `in` at `path` (a dot path, `[]` for any list element). With
+ * `text`, the result is plain text the tool printed: `path` is the key of one of its `Key: value` lines (a value
+ * of `in` is the line's value or one of its ` | `-separated parts), or `` for a one-line text (a value of `in` is
+ * the whole text). Only a step's condition reads text; a branch's is always a JSON path (the recall contract).
+ */
 export interface BranchCondition {
   tool: string;
   path: string;
   in: string[];
+  text?: true;
 }
 
 export interface Branch {
@@ -47,27 +54,83 @@ const MIN_COVERAGE = 0.8;
  * call (what the agent had seen when it acted), or all of them when nothing changed anything. One tool may look up
  * records of several kinds (tau2's `get_details_by_id` reads a line, a plan, a device or a bill): each counts.
  */
-function decisiveCalls<C extends Pick<ToolCall, 'tool' | 'ok'>>(calls: readonly C[], tool: string): C[] {
-  const act = calls.findIndex((c) => c.ok && roleOf(c.tool) === 'action');
+function decisiveCalls<C extends Pick<ToolCall, 'tool' | 'ok'>>(calls: readonly C[], tool: string, all = false): C[] {
+  const act = all ? -1 : calls.findIndex((c) => c.ok && roleOf(c.tool) === 'action');
   const before = act < 0 ? calls : calls.slice(0, act);
   return before.filter((c) => c.ok && c.tool === tool);
 }
 
-/** What the decisive calls of `tool` were asked (their arguments): which records were looked up. */
-function lookedUp(span: Span, tool: string): string {
-  return JSON.stringify(decisiveCalls(span.calls, tool).map((c) => c.args));
+/** Key of a text field in the maps below: set apart from JSON paths, which never hold this character. */
+const TEXT_MARK = '\u0001';
+/** A `Key: value` line of a plain-text result: a short key of words (`Airplane Mode`, `Status Bar`). */
+const TEXT_LINE = /^([A-Za-z][A-Za-z0-9 ()'/_-]{0,40}?):[ \t]+(\S.*)$/;
+/** A whole one-line text is a value up to this long ("Data Saver mode is ON (limits data usage)."). */
+const MAX_TEXT_LENGTH = 60;
+
+/**
+ * The fields of a plain-text result, as the tool printed them: each `Key: value` line's key with its value, or
+ * its ` | `-separated parts (a status bar's `✈️ Airplane Mode`, `🔋 80%`); a one-line text with no such key is
+ * one field at path `` (`inactive`, "VPN is turned OFF."). A JSON result, or a longer text, has none.
+ */
+export function textFields(result: string | null | undefined): Leaf[] {
+  if (!result) return [];
+  const leaves = resultLeaves(result);
+  if (leaves.length !== 1 || leaves[0].path !== '') return [];
+  const text = leaves[0].value;
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const out: Leaf[] = [];
+  for (const line of lines) {
+    const m = TEXT_LINE.exec(line);
+    if (!m) continue;
+    for (const part of m[2].split(' | ')) if (part.trim()) out.push({ path: m[1].trim(), value: part.trim() });
+  }
+  if (out.length === 0 && lines.length === 1 && text.length <= MAX_TEXT_LENGTH) out.push({ path: '', value: text });
+  return out;
 }
 
-/** Per path, the categorical values the decisive calls of `tool` showed in one span. */
-function shown(span: Span, tool: string): Map<string, Set<string>> {
+/** What one call showed that a condition may name: its JSON leaves, and with `text`, a plain text's fields. */
+function observed(result: string | null | undefined, text: boolean): { key: string; value: string }[] {
+  const out: { key: string; value: string }[] = [];
+  for (const leaf of resultLeaves(result ?? '')) {
+    if (leaf.path === '' || leaf.path.includes('*')) continue;
+    if (leaf.value.length > MAX_VALUE_LENGTH || /\d{3}/.test(leaf.value)) continue;
+    out.push({ key: leaf.path, value: leaf.value });
+  }
+  if (text)
+    for (const f of textFields(result))
+      if (!/\d{3}/.test(f.value) && !/\d{3}/.test(f.path)) out.push({ key: TEXT_MARK + f.path, value: f.value });
+  return out;
+}
+
+/** A condition on the field a key of `shown` names. */
+function conditionOn(tool: string, key: string, values: string[]): BranchCondition {
+  return key.startsWith(TEXT_MARK)
+    ? { tool, path: key.slice(TEXT_MARK.length), in: values, text: true }
+    : { tool, path: key, in: values };
+}
+
+/** What the decisive calls of `tool` were asked (their arguments): which records were looked up. */
+function lookedUp(span: Span, tool: string, all = false): string {
+  // A check that takes no arguments (a device's status) reads the state it prints: that is its record.
+  return JSON.stringify(
+    decisiveCalls(span.calls, tool, all).map((c) => (Object.keys(c.args ?? {}).length ? c.args : (c.result ?? null))),
+  );
+}
+
+/**
+ * Per field, the categorical values the decisive calls of `tool` showed in one span (with `text`, a plain-text
+ * result's fields too, keyed apart); with `all`, every call of it in the span counts.
+ */
+function shown(span: Span, tool: string, text = false, all = false): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  for (const call of decisiveCalls(span.calls, tool)) {
-    for (const leaf of resultLeaves(call.result)) {
-      if (leaf.path === '' || leaf.path.includes('*')) continue;
-      if (leaf.value.length > MAX_VALUE_LENGTH || /\d{3}/.test(leaf.value)) continue;
-      let set = out.get(leaf.path);
-      if (!set) out.set(leaf.path, (set = new Set()));
-      set.add(leaf.value);
+  for (const call of decisiveCalls(span.calls, tool, all)) {
+    for (const { key, value } of observed(call.result, text)) {
+      let set = out.get(key);
+      if (!set) out.set(key, (set = new Set()));
+      set.add(value);
     }
   }
   return out;
@@ -80,7 +143,9 @@ function shown(span: Span, tool: string): Map<string, Set<string>> {
 export function conditionHolds(when: BranchCondition, calls: readonly Pick<ToolCall, 'tool' | 'ok' | 'result'>[]) {
   const wanted = new Set(when.in);
   return decisiveCalls(calls, when.tool).some((call) =>
-    resultLeaves(call.result).some((l) => l.path === when.path && wanted.has(l.value)),
+    (when.text ? textFields(call.result) : resultLeaves(call.result)).some(
+      (l) => l.path === when.path && wanted.has(l.value),
+    ),
   );
 }
 
@@ -91,6 +156,34 @@ export function resolveBranches(
 ): readonly string[] {
   for (const b of skill.branches ?? []) if (conditionHolds(b.when, calls)) return b.toolSequence;
   return skill.toolSequence;
+}
+
+/**
+ * What a condition may be read from. `text`: plain-text results' fields too (a step's condition; never a
+ * branch's). `all`: every call of a lookup in the spans given, not only those before the first state change (a
+ * step's condition, read from the calls before that step).
+ */
+export interface ReadOptions {
+  text?: boolean;
+  all?: boolean;
+  /**
+   * The tool of the step the condition is for: a text field is named only when it is about that step, sharing a
+   * word with its tool name besides the verb (`toggle_airplane_mode` and "Airplane Mode: ON"). A status print
+   * shows many things at once, and in a few sessions one of them goes with any step (a benchmark's faults come
+   * together); the field that names the step's object is the one the agent looked at.
+   */
+  about?: string;
+}
+
+/** Does a text field (its key, or a one-line text itself) share a word with `tool`'s name besides its verb? */
+function isAbout(tool: string, key: string, values: readonly string[]): boolean {
+  const object = new Set(
+    toolWordsOf(tool)
+      .filter((w) => !isVerb(w))
+      .map(stem),
+  );
+  const said = contentWords(key || values.join(' '));
+  return [...said].some((w) => object.has(w));
 }
 
 /**
@@ -107,14 +200,16 @@ export function separatingCondition(
   rest: readonly Span[],
   tools: readonly string[],
   categorical: (tool: string, path: string) => boolean = () => true,
+  opts: ReadOptions = {},
 ): BranchCondition | null {
   const lookups = [...new Set(tools)].filter((t) => roleOf(t) === 'lookup');
+  const { text = false, all = false } = opts;
   let best: { when: BranchCondition; coverage: number; depth: number } | null = null;
   for (const tool of lookups.sort()) {
-    const g = group.map((s) => shown(s, tool));
-    const r = rest.map((s) => shown(s, tool));
-    const gRecords = group.map((s) => lookedUp(s, tool));
-    const rRecords = rest.map((s) => lookedUp(s, tool));
+    const g = group.map((s) => shown(s, tool, text, all));
+    const r = rest.map((s) => shown(s, tool, text, all));
+    const gRecords = group.map((s) => lookedUp(s, tool, all));
+    const rRecords = rest.map((s) => lookedUp(s, tool, all));
     const paths = [...new Set(g.flatMap((m) => [...m.keys()]))].sort();
     for (const path of paths) {
       // A value of one element of a list (one item's options) is not a property of what was looked up.
@@ -143,10 +238,12 @@ export function separatingCondition(
       const evidence = (v: string) => new Set(inGroup.filter((o) => o.values.has(v)).map((o) => o.key)).size;
       const values = [...all].filter((v) => !seenByRest.has(v) && evidence(v) >= MIN_EVIDENCE);
       if (values.length === 0 || values.length > MAX_CONDITION_VALUES) continue;
+      if (opts.about && path.startsWith(TEXT_MARK) && !isAbout(opts.about, path.slice(TEXT_MARK.length), values))
+        continue;
       const holds = (m: Map<string, Set<string>>) => m.has(path) && values.some((v) => m.get(path)!.has(v));
       const coverage = gs.filter(holds).length / gs.length;
       if (coverage < MIN_COVERAGE) continue;
-      const when = { tool, path, in: values.sort() };
+      const when = conditionOn(tool, path, values.sort());
       const depth = path.split(/[.[]/).length;
       const better =
         !best ||
@@ -165,12 +262,15 @@ export function separatingCondition(
  * three sessions. Only such a field can carry a condition: a value a few repeated sessions share by chance
  * (the same customer's city) is no rule.
  */
-export function categoricalFields(spans: readonly Span[]): (tool: string, path: string) => boolean {
+export function categoricalFields(
+  spans: readonly Span[],
+  opts: ReadOptions = {},
+): (tool: string, path: string) => boolean {
   const seen = new Map<string, { values: Set<string>; sessions: number }>();
   for (const span of spans) {
     for (const tool of new Set(span.calls.map((c) => c.tool))) {
       if (roleOf(tool) !== 'lookup') continue;
-      for (const [path, values] of shown(span, tool)) {
+      for (const [path, values] of shown(span, tool, opts.text, opts.all)) {
         const key = `${tool}\u0000${path}`;
         const e = seen.get(key) ?? { values: new Set<string>(), sessions: 0 };
         for (const v of values) e.values.add(v);

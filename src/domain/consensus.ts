@@ -145,18 +145,26 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
             byspan: aligned[p],
             support: 1 / n,
           }));
-  const categorical = whole ? null : categoricalFields(spans);
+  // A step's condition is read from what the checks before it showed, plain text included (a status line).
+  const read = { text: true, all: true };
+  const categorical = whole ? null : categoricalFields(spans, read);
   const steps: ProcedureStep[] = chosen.map((slot, idx) => {
     const previous = chosen.slice(0, idx).map((s) => s.tool);
     const conditional = slot.support < rules.requiredSupport;
-    // An optional step is kept with the condition under which the sessions took it, when their lookups say.
+    // A step some sessions skipped is kept with the condition under which the others took it, when what they had
+    // seen before it says so (an optional step is written only with one): the sessions that took it as they were
+    // just before it, against everything the others saw.
     const when =
-      conditional && categorical
+      slot.support < 1 && categorical
         ? separatingCondition(
-            spans.filter((_, s) => slot.byspan[s]),
+            spans.flatMap((span, s) => {
+              const first = slot.byspan[s]?.calls[0];
+              return first ? [{ ...span, calls: span.calls.slice(0, Math.max(0, span.calls.indexOf(first))) }] : [];
+            }),
             spans.filter((_, s) => !slot.byspan[s]),
             previous,
             categorical,
+            { ...read, about: slot.tool },
           )
         : null;
     const command = representativeCommand(

@@ -129,10 +129,11 @@ export interface ProcedureStep {
   /** The step is usually a run of the same call (e.g. one lookup per order). */
   repeated: boolean;
   /**
-   * For a conditional step: what an earlier lookup showed in the sessions that took it and in none of the others
-   * (branches.ts: separatingCondition), when the sessions say so cleanly.
+   * For a step some sessions skipped: what an earlier lookup showed in the sessions that took it, before they did,
+   * and never in the others (branches.ts: separatingCondition), when the sessions say so cleanly. `text`: read from
+   * a plain-text result (a `Key: value` line's key at `path`, `` for a one-line text).
    */
-  when?: { tool: string; path: string; in: string[] };
+  when?: { tool: string; path: string; in: string[]; text?: true };
 }
 
 /** Where an argument of a step takes its value from. */
