@@ -132,6 +132,8 @@ describe("conditions on what a tool printed (a step's condition)", () => {
     expect(textFields('a.txt\nb.txt\nc.txt')).toEqual([]);
     expect(textFields(`The line ${'was checked and '.repeat(5)}found fine.`)).toEqual([]);
     expect(textFields(null)).toEqual([]);
+    // A long text (a log, a file) is no status print, whatever lines it holds.
+    expect(textFields(`Airplane Mode: ON\n${'log line\n'.repeat(300)}`)).toEqual([]);
   });
 
   /** A phone support session: read the device's status, then toggle airplane mode off when it was on. */

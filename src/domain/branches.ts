@@ -73,37 +73,42 @@ const MAX_TEXT_LENGTH = 60;
  * one field at path `` (`inactive`, "VPN is turned OFF."). A JSON result, or a longer text, has none.
  */
 export function textFields(result: string | null | undefined): Leaf[] {
-  if (!result) return [];
+  if (!result || result.length > MAX_PRINT_LENGTH) return [];
   const leaves = resultLeaves(result);
   if (leaves.length !== 1 || leaves[0].path !== '') return [];
   const text = leaves[0].value;
-  const lines = text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
+  // Most plain results are a word or an id (a user id, `inactive`): no key to look for.
+  const lines = text.includes(':') ? text.split('\n').map((l) => l.trim()) : [text];
   const out: Leaf[] = [];
   for (const line of lines) {
-    const m = TEXT_LINE.exec(line);
+    const m = line && TEXT_LINE.exec(line);
     if (!m) continue;
     for (const part of m[2].split(' | ')) if (part.trim()) out.push({ path: m[1].trim(), value: part.trim() });
   }
-  if (out.length === 0 && lines.length === 1 && text.length <= MAX_TEXT_LENGTH) out.push({ path: '', value: text });
+  if (out.length === 0 && text.length <= MAX_TEXT_LENGTH && !text.includes('\n')) out.push({ path: '', value: text });
   return out;
 }
 
+/** A status a check prints is short: a longer text (a log, a listing, a file) is read for no field. */
+const MAX_PRINT_LENGTH = 2000;
+
 /** What one call showed that a condition may name: its JSON leaves, and with `text`, a plain text's fields. */
-function observed(result: string | null | undefined, text: boolean): { key: string; value: string }[] {
-  const out: { key: string; value: string }[] = [];
-  for (const leaf of resultLeaves(result ?? '')) {
+function observed(result: string | null | undefined, text: boolean): Observed[] {
+  const out: Observed[] = [];
+  const leaves = resultLeaves(result ?? '');
+  for (const leaf of leaves) {
     if (leaf.path === '' || leaf.path.includes('*')) continue;
     if (leaf.value.length > MAX_VALUE_LENGTH || /\d{3}/.test(leaf.value)) continue;
     out.push({ key: leaf.path, value: leaf.value });
   }
-  if (text)
+  // Only a plain-text result (one leaf, the whole text) has text fields.
+  if (text && leaves.length === 1 && leaves[0].path === '')
     for (const f of textFields(result))
       if (!/\d{3}/.test(f.value) && !/\d{3}/.test(f.path)) out.push({ key: TEXT_MARK + f.path, value: f.value });
   return out;
 }
+
+type Observed = { key: string; value: string };
 
 /** A condition on the field a key of `shown` names. */
 function conditionOn(tool: string, key: string, values: string[]): BranchCondition {
@@ -121,20 +126,31 @@ function lookedUp(span: Span, tool: string, all = false): string {
 }
 
 /**
- * Per field, the categorical values the decisive calls of `tool` showed in one span (with `text`, a plain-text
- * result's fields too, keyed apart); with `all`, every call of it in the span counts.
+ * Per lookup tool, and per field, the categorical values its decisive calls showed in one span (with `text`, a
+ * plain-text result's fields too, keyed apart); with `all`, every call of it in the span counts. One pass over
+ * the span's calls.
  */
-function shown(span: Span, tool: string, text = false, all = false): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const call of decisiveCalls(span.calls, tool, all)) {
+function shownByTool(span: Span, text = false, all = false): Map<string, Map<string, Set<string>>> {
+  const out = new Map<string, Map<string, Set<string>>>();
+  const act = all ? -1 : span.calls.findIndex((c) => c.ok && roleOf(c.tool) === 'action');
+  const calls = act < 0 ? span.calls : span.calls.slice(0, act);
+  for (const call of calls) {
+    if (!call.ok) continue;
+    let fields = out.get(call.tool);
+    if (!fields) {
+      if (roleOf(call.tool) !== 'lookup') continue;
+      out.set(call.tool, (fields = new Map()));
+    }
     for (const { key, value } of observed(call.result, text)) {
-      let set = out.get(key);
-      if (!set) out.set(key, (set = new Set()));
+      let set = fields.get(key);
+      if (!set) fields.set(key, (set = new Set()));
       set.add(value);
     }
   }
   return out;
 }
+
+const NOTHING_SHOWN: ReadonlyMap<string, Set<string>> = new Map();
 
 /**
  * Does a session's own result of `when.tool` show one of `when.in` at `when.path`? Read from its decisive calls:
@@ -205,9 +221,11 @@ export function separatingCondition(
   const lookups = [...new Set(tools)].filter((t) => roleOf(t) === 'lookup');
   const { text = false, all = false } = opts;
   let best: { when: BranchCondition; coverage: number; depth: number } | null = null;
+  const gShown = lookups.length ? group.map((s) => shownByTool(s, text, all)) : [];
+  const rShown = lookups.length ? rest.map((s) => shownByTool(s, text, all)) : [];
   for (const tool of lookups.sort()) {
-    const g = group.map((s) => shown(s, tool, text, all));
-    const r = rest.map((s) => shown(s, tool, text, all));
+    const g = gShown.map((m) => m.get(tool) ?? NOTHING_SHOWN);
+    const r = rShown.map((m) => m.get(tool) ?? NOTHING_SHOWN);
     const gRecords = group.map((s) => lookedUp(s, tool, all));
     const rRecords = rest.map((s) => lookedUp(s, tool, all));
     const paths = [...new Set(g.flatMap((m) => [...m.keys()]))].sort();
@@ -240,7 +258,7 @@ export function separatingCondition(
       if (values.length === 0 || values.length > MAX_CONDITION_VALUES) continue;
       if (opts.about && path.startsWith(TEXT_MARK) && !isAbout(opts.about, path.slice(TEXT_MARK.length), values))
         continue;
-      const holds = (m: Map<string, Set<string>>) => m.has(path) && values.some((v) => m.get(path)!.has(v));
+      const holds = (m: ReadonlyMap<string, Set<string>>) => m.has(path) && values.some((v) => m.get(path)!.has(v));
       const coverage = gs.filter(holds).length / gs.length;
       if (coverage < MIN_COVERAGE) continue;
       const when = conditionOn(tool, path, values.sort());
@@ -268,9 +286,8 @@ export function categoricalFields(
 ): (tool: string, path: string) => boolean {
   const seen = new Map<string, { values: Set<string>; sessions: number }>();
   for (const span of spans) {
-    for (const tool of new Set(span.calls.map((c) => c.tool))) {
-      if (roleOf(tool) !== 'lookup') continue;
-      for (const [path, values] of shown(span, tool, opts.text, opts.all)) {
+    for (const [tool, fields] of shownByTool(span, opts.text, opts.all)) {
+      for (const [path, values] of fields) {
         const key = `${tool}\u0000${path}`;
         const e = seen.get(key) ?? { values: new Set<string>(), sessions: 0 };
         for (const v of values) e.values.add(v);

@@ -3,6 +3,7 @@ import { commandOf, constantOutput, representativeCommand, stepKey } from './com
 import { constantFields, goalStep, mainPathLength } from './main-path.js';
 import { argumentHolders, type Leaf, sourceKey, type ValueSource } from './result-values.js';
 import { lcsAlignment, sequenceF1 } from './sequence.js';
+import { roleOf } from './step-role.js';
 import type { ArgumentSource, ProcedureStep, Span, ToolCall } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
@@ -152,10 +153,12 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
     const previous = chosen.slice(0, idx).map((s) => s.tool);
     const conditional = slot.support < rules.requiredSupport;
     // A step some sessions skipped is kept with the condition under which the others took it, when what they had
-    // seen before it says so (an optional step is written only with one): the sessions that took it as they were
-    // just before it, against everything the others saw.
+    // seen before it says so (an optional step is written only with one; a required one is asked only when it
+    // changes something: a lookup some skipped does no harm): the sessions that took it as they were just before
+    // it, against everything the others saw.
+    const asked = conditional || (slot.support < 1 && roleOf(slot.tool) === 'action');
     const when =
-      slot.support < 1 && categorical
+      asked && categorical
         ? separatingCondition(
             spans.flatMap((span, s) => {
               const first = slot.byspan[s]?.calls[0];
