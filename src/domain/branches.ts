@@ -110,6 +110,20 @@ function observed(result: string | null | undefined, text: boolean): Observed[] 
 
 type Observed = { key: string; value: string };
 
+/**
+ * observed() of one call's result, kept with the call: a consensus asks for each step that some sessions skipped,
+ * and reads the same calls (the whole spans, and the same spans cut before each step) again every time.
+ */
+const OBSERVED = new WeakMap<object, Observed[]>();
+const OBSERVED_WITH_TEXT = new WeakMap<object, Observed[]>();
+
+function observedIn(call: Pick<ToolCall, 'result'>, text: boolean): Observed[] {
+  const cache = text ? OBSERVED_WITH_TEXT : OBSERVED;
+  let out = cache.get(call);
+  if (!out) cache.set(call, (out = observed(call.result, text)));
+  return out;
+}
+
 /** A condition on the field a key of `shown` names. */
 function conditionOn(tool: string, key: string, values: string[]): BranchCondition {
   return key.startsWith(TEXT_MARK)
@@ -141,7 +155,7 @@ function shownByTool(span: Span, text = false, all = false): Map<string, Map<str
       if (roleOf(call.tool) !== 'lookup') continue;
       out.set(call.tool, (fields = new Map()));
     }
-    for (const { key, value } of observed(call.result, text)) {
+    for (const { key, value } of observedIn(call, text)) {
       let set = fields.get(key);
       if (!set) fields.set(key, (set = new Set()));
       set.add(value);
@@ -226,8 +240,15 @@ export function separatingCondition(
   for (const tool of lookups.sort()) {
     const g = gShown.map((m) => m.get(tool) ?? NOTHING_SHOWN);
     const r = rShown.map((m) => m.get(tool) ?? NOTHING_SHOWN);
-    const gRecords = group.map((s) => lookedUp(s, tool, all));
-    const rRecords = rest.map((s) => lookedUp(s, tool, all));
+    // Each distinct record read as a short number: an argless check's record is the text it printed.
+    const ids = new Map<string, number>();
+    const idOf = (record: string) => {
+      let id = ids.get(record);
+      if (id === undefined) ids.set(record, (id = ids.size));
+      return id;
+    };
+    const gRecords = group.map((s) => idOf(lookedUp(s, tool, all)));
+    const rRecords = rest.map((s) => idOf(lookedUp(s, tool, all)));
     const paths = [...new Set(g.flatMap((m) => [...m.keys()]))].sort();
     for (const path of paths) {
       // A value of one element of a list (one item's options) is not a property of what was looked up.
@@ -239,7 +260,7 @@ export function separatingCondition(
       if (all.size > MAX_FIELD_VALUES) continue;
       // Evidence counts observations (the records looked up and what they showed), not sessions: replays of one
       // task look the same record up and see the same thing again.
-      const observed = (maps: typeof g, records: string[]) =>
+      const observed = (maps: typeof g, records: number[]) =>
         maps.flatMap((m, i) => {
           const values = m.get(path);
           return values ? [{ values, key: `${records[i]}=${[...values].sort()}` }] : [];
