@@ -223,7 +223,8 @@ function isAbout(tool: string, key: string, values: readonly string[]): boolean 
  * group showed in at least MIN_EVIDENCE distinct observations and the rest never showed; they must cover
  * MIN_COVERAGE of the group's spans that show the field, and the rest must show it in MIN_EVIDENCE observations
  * too (a result cut before the field says nothing; replays of one task are one observation). Fewest values
- * first, then the widest coverage, then the shallowest field, then by name.
+ * first, then the widest coverage, then the shallowest field, then by name. `opts` (ReadOptions) widens what is
+ * read for a step's condition: plain text, and every call of the spans given (the caller cuts them).
  */
 export function separatingCondition(
   group: readonly Span[],
@@ -233,10 +234,10 @@ export function separatingCondition(
   opts: ReadOptions = {},
 ): BranchCondition | null {
   const lookups = [...new Set(tools)].filter((t) => roleOf(t) === 'lookup');
-  const { text = false, all = false } = opts;
+  const { text = false, all: allCalls = false } = opts;
   let best: { when: BranchCondition; coverage: number; depth: number } | null = null;
-  const gShown = lookups.length ? group.map((s) => shownByTool(s, text, all)) : [];
-  const rShown = lookups.length ? rest.map((s) => shownByTool(s, text, all)) : [];
+  const gShown = lookups.length ? group.map((s) => shownByTool(s, text, allCalls)) : [];
+  const rShown = lookups.length ? rest.map((s) => shownByTool(s, text, allCalls)) : [];
   for (const tool of lookups.sort()) {
     const g = gShown.map((m) => m.get(tool) ?? NOTHING_SHOWN);
     const r = rShown.map((m) => m.get(tool) ?? NOTHING_SHOWN);
@@ -247,8 +248,8 @@ export function separatingCondition(
       if (id === undefined) ids.set(record, (id = ids.size));
       return id;
     };
-    const gRecords = group.map((s) => idOf(lookedUp(s, tool, all)));
-    const rRecords = rest.map((s) => idOf(lookedUp(s, tool, all)));
+    const gRecords = group.map((s) => idOf(lookedUp(s, tool, allCalls)));
+    const rRecords = rest.map((s) => idOf(lookedUp(s, tool, allCalls)));
     const paths = [...new Set(g.flatMap((m) => [...m.keys()]))].sort();
     for (const path of paths) {
       // A value of one element of a list (one item's options) is not a property of what was looked up.
@@ -260,13 +261,13 @@ export function separatingCondition(
       if (all.size > MAX_FIELD_VALUES) continue;
       // Evidence counts observations (the records looked up and what they showed), not sessions: replays of one
       // task look the same record up and see the same thing again.
-      const observed = (maps: typeof g, records: number[]) =>
+      const observations = (maps: typeof g, records: number[]) =>
         maps.flatMap((m, i) => {
           const values = m.get(path);
           return values ? [{ values, key: `${records[i]}=${[...values].sort()}` }] : [];
         });
-      const inGroup = observed(g, gRecords);
-      const inRest = observed(r, rRecords);
+      const inGroup = observations(g, gRecords);
+      const inRest = observations(r, rRecords);
       // A category recurs: at most half as many values as observations. A field each record has its own value of
       // (an airport, a booking code) parts any two sets of records and is no rule; a status the same record
       // shows differently from task to task is one.
