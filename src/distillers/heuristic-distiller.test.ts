@@ -218,4 +218,33 @@ describe('the heuristic distiller', () => {
     expect(clean.body).toContain('3. Call `toggle_airplane_mode`.');
     expect(clean.body).not.toContain('Ignore previous');
   });
+
+  it('says a hand-off after the goal step as the fallback the sessions used it for, not a step after the goal', () => {
+    // Three sessions hand the user off after looking the order up; two cancel it (their path ends there).
+    const session = (i: number, cancels: boolean): Span => {
+      const id = `#W${i}0000`;
+      const calls = [
+        call(0, 'find_user_id_by_email', { email: `u${i}@x.org` }, `user_${i}abc`),
+        call(1, 'get_order_details', { order_id: id }, JSON.stringify({ order_id: id, status: 'pending' })),
+        cancels
+          ? call(2, 'cancel_pending_order', { order_id: id }, JSON.stringify({ order_id: id, status: 'cancelled' }))
+          : call(2, 'transfer_to_human_agents', { summary: 'cannot cancel' }, 'Transfer successful'),
+      ];
+      return { sessionId: `h${i}`, start: 0, end: calls.length, calls };
+    };
+    const spans = [0, 1, 2, 3, 4].map((i) => session(i, i < 2));
+    const base = input(() => 'cancelled');
+    const stats = { successes: 5, succeeded: 5, followers: 5, sessions: 5 };
+    const draft = distilHeuristically({ ...base, spans, stats }, { ...opts, requiredSupport: 0.4 })!;
+    expect(draft.toolSequence).toEqual([
+      'find_user_id_by_email',
+      'get_order_details',
+      'cancel_pending_order',
+      'transfer_to_human_agents',
+    ]);
+    expect(draft.body).toContain(
+      '4. If `cancel_pending_order` cannot be done, or the problem remains after it: call `transfer_to_human_agents`',
+    );
+    expect(draft.body).toContain('`cancel_pending_order` has succeeded and its result shows `status` "cancelled"');
+  });
 });

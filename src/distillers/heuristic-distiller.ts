@@ -2,6 +2,7 @@ import { buildConsensus, type Consensus, type ConsensusRules } from '../domain/c
 import { commandAsToolName, commandHead } from '../domain/commands.js';
 import { findEdgeCases } from '../domain/edge-cases.js';
 import { hasInstructions } from '../domain/untrusted-text.js';
+import { roleOf } from '../domain/step-role.js';
 import { toDescription, toSkillName } from '../domain/skill-md/index.js';
 import { wordSkill } from '../domain/skill-naming.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
@@ -84,6 +85,13 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   });
   const rate = input.stats.followers ? Math.round((100 * input.stats.succeeded) / input.stats.followers) : 0;
   const lastRequired = [...steps].reverse().find((s) => !s.conditional) ?? steps[steps.length - 1];
+  // A hand-off after the goal step is what the sessions did when the goal could not be reached or did not fix
+  // things, not a step after it: said as the fallback it was.
+  const goalAt = goal ? steps.map((s) => s.tool).lastIndexOf(goal.tool) : -1;
+  const fallback = (s: ProcedureStep, i: number) =>
+    goal && goalAt >= 0 && i > goalAt && roleOf(s.tool) === 'handoff'
+      ? `If \`${goal.tool}\` cannot be done, or the problem remains after it: `
+      : '';
   const requests = [...input.goals, ...(input.cues ?? [])].map((t) => t.toLowerCase());
   const requested = (value: string) => requests.some((t) => t.includes(value.toLowerCase()));
 
@@ -94,7 +102,11 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     '',
     '## Steps',
     '',
-    ...steps.map((s, i) => `${i + 1}. ${renderStep(s, opts.redact, requested)}`),
+    ...steps.map((s, i) => {
+      const step = renderStep(s, opts.redact, requested);
+      const lead = fallback(s, i);
+      return `${i + 1}. ${lead ? lead + step[0].toLowerCase() + step.slice(1) : step}`;
+    }),
     '',
     '## Done when',
     '',
