@@ -2,6 +2,7 @@ import { buildConsensus, type Consensus, type ConsensusRules } from '../domain/c
 import { commandAsToolName, commandHead } from '../domain/commands.js';
 import { findEdgeCases } from '../domain/edge-cases.js';
 import { hasInstructions } from '../domain/untrusted-text.js';
+import { textFields } from '../domain/branches.js';
 import { roleOf } from '../domain/step-role.js';
 import { toDescription, toSkillName } from '../domain/skill-md/index.js';
 import { wordSkill } from '../domain/skill-naming.js';
@@ -194,6 +195,43 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
   } else if (s.conditional)
     parts.push(` (only when needed: seen in ${Math.round(s.support * 100)}% of successful sessions)`);
   return `${parts.join('')}.`;
+}
+
+/** A step line's condition as renderStep writes it, up to the support it ends with. */
+const STEP_CONDITION =
+  / \((?:only )?when `([^`]+)` (shows `([^`]+)` in (\[.*\])|printed (.+)): seen in \d+% of successful sessions\)\.$/;
+/** The tool a step line calls: "Call `x`", a fallback's "call `x`", or a command's "... with `x`". */
+const STEP_TOOL = /^\d+\. (?:.*?\b[Cc]all `([^`]+)`|Run .*? with `([^`]+)`)/;
+
+/**
+ * The conditions a body's steps state, read back from the lines renderStep writes: each step's tool and its
+ * condition (what the evaluation holds against sessions the skill was not learned from). None for a body that
+ * states none.
+ */
+export function stepConditions(body: string): { step: string; when: NonNullable<ProcedureStep['when']> }[] {
+  const out: { step: string; when: NonNullable<ProcedureStep['when']> }[] = [];
+  for (const line of body.split('\n')) {
+    const m = STEP_CONDITION.exec(line);
+    const step = m && STEP_TOOL.exec(line);
+    if (!m || !step) continue;
+    const tool = step[1] ?? step[2];
+    if (m[3] !== undefined) {
+      let values: unknown;
+      try {
+        values = JSON.parse(m[4]);
+      } catch {
+        continue;
+      }
+      if (Array.isArray(values) && values.every((v) => typeof v === 'string'))
+        out.push({ step: tool, when: { tool: m[1], path: m[3], in: values } });
+      continue;
+    }
+    // Printed lines: each quoted as JSON, joined by " or "; a line reads back into its key and value as printed.
+    const fields = [...m[5].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((q) => textFields(JSON.parse(`"${q[1]}"`))[0]);
+    if (fields.length === 0 || fields.some((f) => !f || f.path !== fields[0].path)) continue;
+    out.push({ step: tool, when: { tool: m[1], path: fields[0].path, in: fields.map((f) => f.value), text: true } });
+  }
+  return out;
 }
 
 /**

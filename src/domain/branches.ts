@@ -171,11 +171,19 @@ const NOTHING_SHOWN: ReadonlyMap<string, Set<string>> = new Map();
  * those before the session's first state-changing call.
  */
 export function conditionHolds(when: BranchCondition, calls: readonly Pick<ToolCall, 'tool' | 'ok' | 'result'>[]) {
+  return shownIn(when, decisiveCalls(calls, when.tool));
+}
+
+/** Does any successful call of `when.tool` among `calls` show one of `when.in` at `when.path`? */
+export function shownIn(when: BranchCondition, calls: readonly Pick<ToolCall, 'tool' | 'ok' | 'result'>[]): boolean {
   const wanted = new Set(when.in);
-  return decisiveCalls(calls, when.tool).some((call) =>
-    (when.text ? textFields(call.result) : resultLeaves(call.result)).some(
-      (l) => l.path === when.path && wanted.has(l.value),
-    ),
+  return calls.some(
+    (call) =>
+      call.ok &&
+      call.tool === when.tool &&
+      (when.text ? textFields(call.result) : resultLeaves(call.result)).some(
+        (l) => l.path === when.path && wanted.has(l.value),
+      ),
   );
 }
 
