@@ -5,20 +5,11 @@ import type { Session } from '../src/domain/types.js';
 import { loadEvalFile, selectSplit } from '../src/eval/dataset.js';
 import { BASE_EVAL_CONFIG } from '../src/eval/harness.js';
 import { checkStepConditions } from '../src/eval/step-conditions.js';
+import { plainSession } from './support/capture.js';
 import { TAU_DEV, tempDbPath } from './support/tau.js';
 
-const session = (id: string, calls: Session['calls'], outcome: Session['outcome'] = 'success'): Session => ({
-  id,
-  namespace: 'default',
-  goal: 'Fix my mobile data',
-  outcome,
-  reward: null,
-  agentId: null,
-  source: null,
-  startedAt: '2026-01-01T00:00:00Z',
-  endedAt: null,
-  calls,
-});
+const session = (id: string, calls: Session['calls'], outcome: Session['outcome'] = 'success') =>
+  plainSession(id, { goal: 'Fix my mobile data', calls, outcome });
 
 describe('conditions on steps, held to sessions the skill was not learned from', () => {
   it('counts, among sessions that ran the check, who took the step after it showed the condition and who did not', () => {
