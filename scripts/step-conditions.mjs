@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { openMemory } from '../dist/index.js';
 import { loadEvalFile, selectSplit } from '../dist/eval/dataset.js';
 import { BASE_EVAL_CONFIG } from '../dist/eval/harness.js';
+import { shows } from '../dist/distillers/heuristic-distiller.js';
 import { checkStepConditions } from '../dist/eval/step-conditions.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -39,11 +40,8 @@ for (const file of files) {
       selectSplit(loaded.sessions, read).map((s) => s.session),
     );
     for (const c of checks) {
-      const when = c.when.text
-        ? `\`${c.when.tool}\` printed ${c.when.in.map((v) => JSON.stringify(c.when.path ? `${c.when.path}: ${v}` : v)).join(' or ')}`
-        : `\`${c.when.tool}\` shows \`${c.when.path}\` in ${JSON.stringify(c.when.in)}`;
       console.log(
-        `| ${file.split('/').pop()} | ${learn} | ${c.skill} | \`${c.step}\` | ${when} | ${c.sessions} | ${c.tookWhenShown} | ${c.tookOtherwise} | ${c.skippedWhenNotShown} | ${c.firedWithout} |`,
+        `| ${file.split('/').pop()} | ${learn} | ${c.skill} | \`${c.step}\` | ${shows(c.when)} | ${c.sessions} | ${c.tookWhenShown} | ${c.tookOtherwise} | ${c.skippedWhenNotShown} | ${c.firedWithout} |`,
       );
     }
     if (checks.length === 0)

@@ -2,7 +2,7 @@ import { buildConsensus, type Consensus, type ConsensusRules } from '../domain/c
 import { commandAsToolName, commandHead } from '../domain/commands.js';
 import { findEdgeCases } from '../domain/edge-cases.js';
 import { hasInstructions } from '../domain/untrusted-text.js';
-import { textFields } from '../domain/branches.js';
+import { type BranchCondition, textFields } from '../domain/branches.js';
 import { roleOf } from '../domain/step-role.js';
 import { toDescription, toSkillName } from '../domain/skill-md/index.js';
 import { wordSkill } from '../domain/skill-naming.js';
@@ -208,8 +208,8 @@ const STEP_TOOL = /^\d+\. (?:.*?\b[Cc]all `([^`]+)`|Run .*? with `([^`]+)`)/;
  * condition (what the evaluation holds against sessions the skill was not learned from). None for a body that
  * states none.
  */
-export function stepConditions(body: string): { step: string; when: NonNullable<ProcedureStep['when']> }[] {
-  const out: { step: string; when: NonNullable<ProcedureStep['when']> }[] = [];
+export function stepConditions(body: string): { step: string; when: BranchCondition }[] {
+  const out: { step: string; when: BranchCondition }[] = [];
   for (const line of body.split('\n')) {
     const m = STEP_CONDITION.exec(line);
     const step = m && STEP_TOOL.exec(line);
@@ -238,7 +238,7 @@ export function stepConditions(body: string): { step: string; when: NonNullable<
  * What a step's condition asks of an earlier result: a JSON field's values (`status` in ["pending"]), or the
  * line or text a tool printed ("Airplane Mode: ON", "inactive").
  */
-function shows(when: NonNullable<ProcedureStep['when']>, redact: (v: string) => string): string {
+export function shows(when: BranchCondition, redact: (v: string) => string = (v) => v): string {
   if (!when.text) {
     const values = when.in.map((v) => JSON.stringify(redact(v))).join(', ');
     return `\`${when.tool}\` shows \`${when.path}\` in [${values}]`;

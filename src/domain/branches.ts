@@ -8,20 +8,9 @@
 import { type Leaf, resultLeaves } from './result-values.js';
 import { isVerb, roleOf, toolWordsOf } from './step-role.js';
 import { contentWords, stem } from './word-match.js';
-import type { Span, ToolCall } from './types.js';
+import type { BranchCondition, Span, ToolCall } from './types.js';
 
-/**
- * A branch: when `tool`'s result shows a value of `in` at `path` (a dot path, `[]` for any list element). With
- * `text`, the result is plain text the tool printed: `path` is the key of one of its `Key: value` lines (a value
- * of `in` is the line's value or one of its ` | `-separated parts), or `` for a one-line text (a value of `in` is
- * the whole text). Only a step's condition reads text; a branch's is always a JSON path (the recall contract).
- */
-export interface BranchCondition {
-  tool: string;
-  path: string;
-  in: string[];
-  text?: true;
-}
+export type { BranchCondition } from './types.js';
 
 export interface Branch {
   when: BranchCondition;

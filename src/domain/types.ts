@@ -91,6 +91,19 @@ export type SkillKind = 'playbook' | 'heuristic';
 /** internal: synthesised or compiled here (may be recalled). external: imported (never recalled until promoted). */
 export type SkillCorpus = 'internal' | 'external';
 
+/**
+ * A branch: when `tool`'s result shows a value of `in` at `path` (a dot path, `[]` for any list element). With
+ * `text`, the result is plain text the tool printed: `path` is the key of one of its `Key: value` lines (a value
+ * of `in` is the line's value or one of its ` | `-separated parts), or `` for a one-line text (a value of `in` is
+ * the whole text). Only a step's condition reads text; a branch's is always a JSON path (the recall contract).
+ */
+export interface BranchCondition {
+  tool: string;
+  path: string;
+  in: string[];
+  text?: true;
+}
+
 /** One step of a distilled procedure. */
 export interface ProcedureStep {
   tool: string;
@@ -133,7 +146,7 @@ export interface ProcedureStep {
    * and never in the others (branches.ts: separatingCondition), when the sessions say so cleanly. `text`: read from
    * a plain-text result (a `Key: value` line's key at `path`, `` for a one-line text).
    */
-  when?: { tool: string; path: string; in: string[]; text?: true };
+  when?: BranchCondition;
 }
 
 /** Where an argument of a step takes its value from. */

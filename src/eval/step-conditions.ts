@@ -4,14 +4,14 @@
  * Mode: ON""); read on other successful sessions that ran that check, the condition should have shown before the
  * step in those that took it, and never in those that did not. Reads each skill's body, as an agent does.
  */
-import { shownIn } from '../domain/branches.js';
+import { type BranchCondition, shownIn } from '../domain/branches.js';
 import type { Session } from '../domain/types.js';
 import { stepConditions } from '../distillers/heuristic-distiller.js';
 
 export interface StepConditionCheck {
   skill: string;
   step: string;
-  when: ReturnType<typeof stepConditions>[number]['when'];
+  when: BranchCondition;
   /** Successful sessions that ran the condition's check. */
   sessions: number;
   /** Took the step, and the check had shown the condition before it. */
