@@ -4,6 +4,7 @@ import {
   branchesOf,
   categoricalFields,
   conditionHolds,
+  isPersonalField,
   resolveBranches,
   separatingCondition,
   textFields,
@@ -80,6 +81,33 @@ describe('separatingCondition', () => {
     const rest = inTowns(['2001', '2002', '2003', '2004'], ['Cary', 'Dover', 'Elko', 'Fargo']);
     expect(separatingCondition(ab, rest, shared)).toBeNull();
     expect(separatingCondition([cancels[0], cancels[0]], returns, shared)).toBeNull();
+  });
+
+  it("never names a person's details, however cleanly they part the sessions", () => {
+    // The cancellations were all for customers in Ames, the returns in Cary; every order was pending. The town
+    // parts them on the evidence, but it is an address: a skill must not quote it, and it is no rule.
+    const here = ['1001', '1002', '1003', '1004'].map((id) => session(id, 'pending', 'Ames'));
+    const there = ['2001', '2002', '2003', '2004'].map((id) => session(id, 'pending', 'Cary'));
+    const all = [...here, ...there];
+    expect(categoricalFields(all)('get_order_details', 'address.city')).toBe(false);
+    expect(separatingCondition(here, there, shared, categoricalFields(all))).toBeNull();
+    // The same town printed by a check as a line of text is not named either.
+    const printed = (id: string, town: string, ok: boolean): Span => {
+      const calls = [
+        call(0, 'show_customer', {}, `Customer: ${id}\nAddress: ${town}`),
+        call(1, ok ? 'cancel_pending_order' : 'return_delivered_order_items', { order_id: `#W${id}` }, 'done'),
+      ];
+      return { sessionId: id, start: 0, end: calls.length, calls };
+    };
+    const a = ['1001', '1002', '1003'].map((id) => printed(id, 'Ames', true));
+    const b = ['2001', '2002', '2003'].map((id) => printed(id, 'Cary', false));
+    expect(separatingCondition(a, b, ['show_customer'], undefined, { text: true, all: true })).toBeNull();
+    expect(isPersonalField('address.city')).toBe(true);
+    expect(isPersonalField('passengers[].first_name')).toBe(true);
+    expect(isPersonalField('Phone Number')).toBe(true);
+    expect(isPersonalField('shipping_address.zip')).toBe(true);
+    for (const field of ['status', 'cabin', 'membership', 'name', 'items[].options.capacity', 'Airplane Mode'])
+      expect(isPersonalField(field)).toBe(false);
   });
 });
 

@@ -87,17 +87,31 @@ function observed(result: string | null | undefined, text: boolean): Observed[] 
   const leaves = resultLeaves(result ?? '');
   for (const leaf of leaves) {
     if (leaf.path === '' || leaf.path.includes('*')) continue;
-    if (leaf.value.length > MAX_VALUE_LENGTH || /\d{3}/.test(leaf.value)) continue;
+    if (leaf.value.length > MAX_VALUE_LENGTH || /\d{3}/.test(leaf.value) || isPersonalField(leaf.path)) continue;
     out.push({ key: leaf.path, value: leaf.value });
   }
   // Only a plain-text result (one leaf, the whole text) has text fields.
   if (text && leaves.length === 1 && leaves[0].path === '')
     for (const f of textFields(result))
-      if (!/\d{3}/.test(f.value) && !/\d{3}/.test(f.path)) out.push({ key: TEXT_MARK + f.path, value: f.value });
+      if (!/\d{3}/.test(f.value) && !/\d{3}/.test(f.path) && !isPersonalField(f.path))
+        out.push({ key: TEXT_MARK + f.path, value: f.value });
   return out;
 }
 
 type Observed = { key: string; value: string };
+
+/**
+ * One segment of a field that holds a person's details: a name, an email, a phone number, a postal address (all
+ * of it: `address.city` too), a birth date. Such a field never carries a condition: its values are personal data,
+ * which a skill must not quote, and no rule (a few sessions of one customer share a town or a last name by chance).
+ */
+const PERSONAL_SEGMENT =
+  /^(?:(?:first|last|middle|full|given|family|sur|user)_?name|e_?mail(?:_?address(?:es)?)?|e_?mails|(?:phone|mobile|fax|tel(?:ephone)?)(?:_?(?:number|no|num)s?)?|(?:[a-z]+_)?address(?:es)?(?:_?(?:line_?)?\d)?|street|zip(?:_?code)?|post(?:al)?_?code|dob|date_?of_?birth|birth_?date|birthday)$/i;
+
+/** Does a field's path (a JSON path, or a printed line's key) name a person's details in any of its parts? */
+export function isPersonalField(path: string): boolean {
+  return path.split(/[.[\]]+/).some((part) => PERSONAL_SEGMENT.test(part.trim().replace(/[\s-]+/g, '_')));
+}
 
 /**
  * observed() of one call's result, kept with the call: a consensus asks for each step that some sessions skipped,
