@@ -4,7 +4,6 @@ import {
   branchesOf,
   categoricalFields,
   conditionHolds,
-  isPersonalField,
   resolveBranches,
   separatingCondition,
   textFields,
@@ -102,12 +101,6 @@ describe('separatingCondition', () => {
     const a = ['1001', '1002', '1003'].map((id) => printed(id, 'Ames', true));
     const b = ['2001', '2002', '2003'].map((id) => printed(id, 'Cary', false));
     expect(separatingCondition(a, b, ['show_customer'], undefined, { text: true, all: true })).toBeNull();
-    expect(isPersonalField('address.city')).toBe(true);
-    expect(isPersonalField('passengers[].first_name')).toBe(true);
-    expect(isPersonalField('Phone Number')).toBe(true);
-    expect(isPersonalField('shipping_address.zip')).toBe(true);
-    for (const field of ['status', 'cabin', 'membership', 'name', 'items[].options.capacity', 'Airplane Mode'])
-      expect(isPersonalField(field)).toBe(false);
   });
 });
 

@@ -5,6 +5,7 @@
  * `status`, a reservation's `cabin`), a skill branches on it toward the other's path. The condition is mined
  * from the sessions' results, never from the goal words. Pure.
  */
+import { isPersonalField } from './personal-data.js';
 import { type Leaf, resultLeaves } from './result-values.js';
 import { isVerb, roleOf, toolWordsOf } from './step-role.js';
 import { contentWords, stem } from './word-match.js';
@@ -99,19 +100,6 @@ function observed(result: string | null | undefined, text: boolean): Observed[] 
 }
 
 type Observed = { key: string; value: string };
-
-/**
- * One segment of a field that holds a person's details: a name, an email, a phone number, a postal address (all
- * of it: `address.city` too), a birth date. Such a field never carries a condition: its values are personal data,
- * which a skill must not quote, and no rule (a few sessions of one customer share a town or a last name by chance).
- */
-const PERSONAL_SEGMENT =
-  /^(?:(?:first|last|middle|full|given|family|sur|user)_?name|e_?mail(?:_?address(?:es)?)?|e_?mails|(?:phone|mobile|fax|tel(?:ephone)?)(?:_?(?:number|no|num)s?)?|(?:[a-z]+_)?address(?:es)?(?:_?(?:line_?)?\d)?|street|zip(?:_?code)?|post(?:al)?_?code|dob|date_?of_?birth|birth_?date|birthday)$/i;
-
-/** Does a field's path (a JSON path, or a printed line's key) name a person's details in any of its parts? */
-export function isPersonalField(path: string): boolean {
-  return path.split(/[.[\]]+/).some((part) => PERSONAL_SEGMENT.test(part.trim().replace(/[\s-]+/g, '_')));
-}
 
 /**
  * observed() of one call's result, kept with the call: a consensus asks for each step that some sessions skipped,

@@ -3,6 +3,7 @@ import { commandOf, constantOutput, representativeCommand, stepKey } from './com
 import { constantFields, goalStep, mainPathLength } from './main-path.js';
 import { argumentHolders, type Leaf, sourceKey, type ValueSource } from './result-values.js';
 import { lcsAlignment, sequenceF1 } from './sequence.js';
+import { holdsPersonalData } from './personal-data.js';
 import { roleOf } from './step-role.js';
 import type { ArgumentSource, ProcedureStep, Span, ToolCall } from './types.js';
 import { InputError } from '../errors/input-error.js';
@@ -346,10 +347,6 @@ function isChoice(arg: string, value: string): boolean {
   return isSetting(arg, value.replace(/ /g, '_'));
 }
 
-/** Argument names that hold a person's or an account's data, whatever their value looks like. */
-const PERSONAL_ARG =
-  /^name$|(first|last|full|middle|given|family|sur|user)_?name$|mail|phone|address|zip|postal|user|customer|account|passw|token|secret|key|card|(^|_)ids?$/i;
-
 /**
  * A value a procedure sets, safe to quote in a skill: one lowercase word or a few joined by `_`, `-` or `.`
  * ("4g_5g_preferred", "storage", "dark-mode"), short, no run of three digits (ids, amounts, phone numbers), for
@@ -357,7 +354,7 @@ const PERSONAL_ARG =
  */
 export function isSetting(arg: string, value: string): boolean {
   return (
-    !PERSONAL_ARG.test(arg) &&
+    !holdsPersonalData(arg) &&
     value.length <= 32 &&
     /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/.test(value) &&
     /[a-z]/.test(value) &&
