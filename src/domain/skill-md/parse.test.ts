@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseIntermediate, parseSkillMd, type ParsedSkill } from './parse.js';
 import { validateSkillName } from './validate.js';
+import { mulberry32 } from '../../support/random.js';
 
 // Example A of the GAIA seed (gaia-skill-auto-synthesis.md): the on-disk #691 document.
 const GAIA_A = `---
@@ -383,18 +384,6 @@ describe('parseSkillMd: legacy (fail-open)', () => {
   });
 });
 
-/** Deterministic PRNG (mulberry32) so a failing fuzz case is reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const ALPHABET = [
   '-',
   '-',
@@ -464,7 +453,7 @@ function garbage(next: () => number): string {
 
 describe('parseSkillMd never throws (randomised)', () => {
   it('returns a well-formed ParsedSkill for 3000 garbage inputs', () => {
-    const next = rng(20240611);
+    const next = mulberry32(20240611);
     const formats = new Set(['agentskills', 'gaia', 'spector', 'memos', 'intermediate', 'legacy']);
     for (let i = 0; i < 3000; i++) {
       const input = garbage(next);

@@ -6,17 +6,7 @@ import { toCanonicalDoc } from './canonical.js';
 import { parseSkillMd } from './parse.js';
 import { serializeSkillMd, toDescription, toSkillName, type CanonicalSkillDoc } from './serialize.js';
 import { validateSkillMd } from './validate.js';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../support/random.js';
 
 const WORDS = [
   'use',
@@ -126,7 +116,7 @@ describe('serialize -> parse -> serialize', () => {
   });
 
   it('holds for 500 randomised valid documents with YAML-hostile text', () => {
-    const next = rng(7);
+    const next = mulberry32(7);
     for (let i = 0; i < 500; i++) {
       const doc = randomDoc(next);
       const text = serializeSkillMd(doc);
@@ -184,7 +174,7 @@ describe('any text -> parse -> canonical -> serialize is valid', () => {
   ];
 
   it('holds for 2000 randomised inputs', () => {
-    const next = rng(99);
+    const next = mulberry32(99);
     for (let i = 0; i < 2000; i++) {
       const n = Math.floor(next() * 25);
       const input = Array.from({ length: n }, () => FRAGMENTS[Math.floor(next() * FRAGMENTS.length)]!).join('');
