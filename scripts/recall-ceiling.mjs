@@ -216,8 +216,9 @@ for (const [kind, { candidates, queries }] of byKind) {
   single += base;
   branched += bestBranched(cands, queries, base, () => true);
   // Only a field the engine could branch on (branches.ts categoricalFields, over the kind's sessions on both
-  // sides): few values, each seen in several sessions. That rules out ids, but not a name or a price that the
-  // repeated trials of one task share, so this figure is still above what a rule that generalises can reach.
+  // sides): few values, each seen in several sessions, and no person's details. That rules out ids and names, but
+  // not a price that the repeated trials of one task share, so this figure is still above what a rule that
+  // generalises can reach.
   const kindSpans = [...train, ...test]
     .filter((s) => s.kind === kind)
     .map((s) => ({ sessionId: s.session.id, start: 0, end: s.session.calls.length, calls: s.session.calls }));
@@ -225,5 +226,5 @@ for (const [kind, { candidates, queries }] of byKind) {
 }
 const n = test.filter((s) => s.kind != null).length;
 console.log(
-  `\nStep agreement ceilings over ${n} labelled successful test sessions: one sequence per kind chosen with hindsight ${(single / Math.max(1, n)).toFixed(3)}; with up to three branches per kind on one lookup field, resolved by each session's own result, ${(branched / Math.max(1, n)).toFixed(3)} (any field, ids included: inflated by the repeats of one task), ${(categorical / Math.max(1, n)).toFixed(3)} on fields the engine counts as categorical (still inflated: repeated trials of one task share a last name or a price).`,
+  `\nStep agreement ceilings over ${n} labelled successful test sessions: one sequence per kind chosen with hindsight ${(single / Math.max(1, n)).toFixed(3)}; with up to three branches per kind on one lookup field, resolved by each session's own result, ${(branched / Math.max(1, n)).toFixed(3)} (any field, ids included: inflated by the repeats of one task), ${(categorical / Math.max(1, n)).toFixed(3)} on fields the engine counts as categorical (still inflated: repeated trials of one task share a price).`,
 );
