@@ -17,7 +17,8 @@ export interface ConsensusRules {
   medoidSample?: number;
   /**
    * `whole`: align the paths as the sessions took them (no cut at the goal call, a step one session took may
-   * stay): what admission compares sessions with to tell who followed the procedure. Default `main`.
+   * stay): what admission compares sessions with to tell who followed the procedure. Its steps carry their tools,
+   * support and commands, not where their arguments came from (no result is read for that). Default `main`.
    */
   path?: 'main' | 'whole';
 }
@@ -69,7 +70,8 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   const grouped = whole ? full : full.map((g) => g.slice(0, mainPathLength(g.map((x) => x.tool))));
   const seqs = grouped.map((g) => g.map((x) => x.key));
   const n = spans.length;
-  const origins = spans.map((s) => argumentHolders(s.calls, s.request));
+  // Where each argument value came from: read from every result of every span, so only for a procedure to write.
+  const origins = whole ? null : spans.map((s) => argumentHolders(s.calls, s.request));
   /** A step must be shared: with several sessions, one session's step is a side trip. */
   const shared = (count: number) => whole || n < 2 || count >= 2;
 
@@ -187,7 +189,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
       support: round(slot.support),
       conditional,
       repeated: isRepeated(slot.byspan),
-      ...argumentRoles(slot.byspan, origins, previous),
+      ...(origins ? argumentRoles(slot.byspan, origins, previous) : { parameters: [], dataFlow: [] }),
       ...(when ? { when } : {}),
     };
   });
