@@ -39,11 +39,21 @@ describe('buildConsensus', () => {
         call(2, 'refund_order', { order_id: `#W${k}00` }, '{"status": "refunded"}'),
       ]);
     });
-    const policy = buildConsensus(spans, rules).steps.find((s) => s.tool === 'check_policy');
+    const full = buildConsensus(spans, rules);
+    const policy = full.steps.find((s) => s.tool === 'check_policy');
     expect(policy).toMatchObject({
       conditional: true,
       when: { tool: 'get_order_details', path: 'condition', in: ['damaged'] },
     });
+    expect(full.steps.find((s) => s.tool === 'refund_order')?.sources).toEqual([{ arg: 'order_id', from: 'user' }]);
+    expect(full.goal?.shows).toEqual([{ path: 'status', value: 'refunded' }]);
+    // What admission and evidence compare sessions with: the same steps, with nothing read from the results.
+    const bare = buildConsensus(spans, { ...rules, stepsOnly: true });
+    expect(bare.steps.map((s) => [s.tool, s.support, s.conditional])).toEqual(
+      full.steps.map((s) => [s.tool, s.support, s.conditional]),
+    );
+    expect(bare.steps.some((s) => s.when || s.dataFlow.length || s.parameters.length || s.sources)).toBe(false);
+    expect(bare.goal).toEqual({ tool: 'refund_order', shows: [] });
   });
 
   it('never keeps a step only one session took, even in a small cluster (a side trip, not a step)', () => {

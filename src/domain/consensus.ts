@@ -17,10 +17,15 @@ export interface ConsensusRules {
   medoidSample?: number;
   /**
    * `whole`: align the paths as the sessions took them (no cut at the goal call, a step one session took may
-   * stay): what admission compares sessions with to tell who followed the procedure. Its steps carry their tools,
-   * support and commands, not where their arguments came from (no result is read for that). Default `main`.
+   * stay): what admission compares sessions with to tell who followed the procedure. Default `main`.
    */
   path?: 'main' | 'whole';
+  /**
+   * Only the steps' tools, order, support and commands, for comparing sessions with the procedure (admission,
+   * evidence): no argument is traced to its source, no step's condition or goal outcome is read, so no result is
+   * read for them.
+   */
+  stepsOnly?: boolean;
 }
 
 export interface Consensus {
@@ -71,7 +76,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   const seqs = grouped.map((g) => g.map((x) => x.key));
   const n = spans.length;
   // Where each argument value came from: read from every result of every span, so only for a procedure to write.
-  const origins = whole ? null : spans.map((s) => argumentHolders(s.calls, s.request));
+  const origins = rules.stepsOnly ? null : spans.map((s) => argumentHolders(s.calls, s.request));
   /** A step must be shared: with several sessions, one session's step is a side trip. */
   const shared = (count: number) => whole || n < 2 || count >= 2;
 
@@ -151,7 +156,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
           }));
   // A step's condition is read from what the checks before it showed, plain text included (a status line).
   const read = { text: true, all: true };
-  const categorical = whole ? null : categoricalFields(spans, read);
+  const categorical = whole || rules.stepsOnly ? null : categoricalFields(spans, read);
   const steps: ProcedureStep[] = chosen.map((slot, idx) => {
     const previous = chosen.slice(0, idx).map((s) => s.tool);
     const conditional = slot.support < rules.requiredSupport;
@@ -202,12 +207,14 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   const goal = goalTool
     ? {
         tool: goalTool,
-        shows: constantFields(
-          grouped.flatMap((g) => {
-            const last = g[g.length - 1];
-            return last?.tool === goalTool ? [last.calls[last.calls.length - 1].result] : [];
-          }),
-        ),
+        shows: rules.stepsOnly
+          ? []
+          : constantFields(
+              grouped.flatMap((g) => {
+                const last = g[g.length - 1];
+                return last?.tool === goalTool ? [last.calls[last.calls.length - 1].result] : [];
+              }),
+            ),
       }
     : null;
   return { steps: collapsed, medoidSessionId: spans[medoid].sessionId, goal };

@@ -24,7 +24,7 @@ export function admitGroup(cfg: Synthesis, input: GroupInput): Admission {
     input.sessions,
     (s) => detectSpan(s, spanRules),
     // Who followed the procedure is judged on the paths as the sessions took them, not on the main path alone.
-    (spans) => buildConsensus(spans, { ...consensus, path: 'whole' }).steps.map((s) => s.tool),
+    (spans) => buildConsensus(spans, { ...consensus, path: 'whole', stepsOnly: true }).steps.map((s) => s.tool),
     {
       minOccurrences: input.admission?.minOccurrences ?? cfg.minOccurrences,
       minSuccessRate: input.admission?.minSuccessRate ?? cfg.minSuccessRate,

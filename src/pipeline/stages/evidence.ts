@@ -12,7 +12,9 @@ import { consensusRules } from './admit.js';
  * recent), each trace capped and redacted before it reaches a model or a skill.
  */
 export function collectEvidence(cfg: SkillsmithConfig['synthesis'], admission: Admission): EvidenceTrace[] {
-  const procedure = collapseRepeats(buildConsensus(admission.spans, consensusRules(cfg)).steps.map((s) => s.tool));
+  const procedure = collapseRepeats(
+    buildConsensus(admission.spans, { ...consensusRules(cfg), stepsOnly: true }).steps.map((s) => s.tool),
+  );
   const agreementOf = (s: Session) =>
     sequenceF1(
       procedure,
