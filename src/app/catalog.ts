@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { protectId } from '../capture/privacy.js';
 import { seedEta } from '../domain/admit.js';
-import { formatContextPack } from '../domain/context-pack.js';
 import { applySignal, parseSignal, type LifecycleRules, type Signal } from '../domain/lifecycle.js';
 import { redactText } from '../domain/redact.js';
 import type { Fact, Outcome, Skill } from '../domain/types.js';
@@ -12,7 +11,7 @@ import type { SkillEvent } from '../store/store.js';
 import type { Changes } from './changes.js';
 import type { RecallIndexes } from './recall-indexes.js';
 import type { AppContext } from './context.js';
-import { checkGoal, MAX_TEXT_CHARS, toolsOf } from './recall-only.js';
+import { checkGoal, contextPack, MAX_TEXT_CHARS, toolsOf } from './recall-only.js';
 import { ConflictError, InputError, NotFoundError } from '../errors/index.js';
 
 /**
@@ -56,7 +55,7 @@ export class Catalog {
 
   /** The prompt block for recalled skills (When / Do / Done, clipped; never raw YAML). */
   formatContext(skills: RecalledSkill[]): string {
-    return formatContextPack(skills, this.ctx.config.recall.maxBodyChars);
+    return contextPack(skills, this.ctx.config.recall.maxBodyChars);
   }
 
   /** Union of the recalled skills' tools, for callers that load tools per turn. */

@@ -3,7 +3,7 @@ import type { RecallConfig } from '../config/recall-config.js';
 import { formatContextPack } from '../domain/context-pack.js';
 import { InputError } from '../errors/input-error.js';
 import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
-import { RecallIndex, type RecalledSkill } from '../pipeline/recall.js';
+import { RecallIndex, type RecalledSkill, unclippedBody } from '../pipeline/recall.js';
 import { openCurrentSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createLogger, type LogLevel } from '../support/log.js';
 import { auditFileFor } from './backends.js';
@@ -22,6 +22,14 @@ export function checkGoal(goal: unknown): asserts goal is string {
 /** Union of the recalled skills' tools, for callers that load tools per turn. */
 export function toolsOf(skills: RecalledSkill[]): string[] {
   return [...new Set(skills.flatMap((s) => s.toolsRequired))];
+}
+
+/** The prompt block for recalled skills, each made to fit `maxBodyChars` from its whole body (context-pack.ts). */
+export function contextPack(skills: RecalledSkill[], maxBodyChars: number): string {
+  return formatContextPack(
+    skills.map((s) => ({ ...s, body: unclippedBody(s) })),
+    maxBodyChars,
+  );
 }
 
 /** What `openRecallOnly` gives: `Memory.recall`, `formatContext`, `toolsFor` and `close`, and nothing else. */
@@ -77,7 +85,7 @@ export async function openRecallOnly(opts: {
       recallLog.debug('recall', { served: hits.map((h) => h.name), session: null });
       return hits;
     },
-    formatContext: (skills) => formatContextPack(skills, config.recall.maxBodyChars),
+    formatContext: (skills) => contextPack(skills, config.recall.maxBodyChars),
     toolsFor: toolsOf,
     async sync() {
       store?.flushRecalls();

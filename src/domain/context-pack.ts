@@ -16,7 +16,8 @@ export function clip(text: string, max: number): string {
 
 /**
  * Renders recalled skills for a planner prompt: each as a short When / Do / Branches / Done block taken from its body,
- * clipped to maxBodyChars, never raw YAML.
+ * within maxBodyChars, never raw YAML. A block over the budget is made shorter before anything is cut (packBlock):
+ * what the planner acts on (the steps, the branches, when it is done) is the last to go.
  */
 export function formatContextPack(
   skills: Pick<Skill, 'id' | 'name' | 'description' | 'body' | 'kind' | 'eta'>[],
@@ -31,22 +32,68 @@ export function formatContextPack(
       .filter((l) => !hasInstructions(l, SKILL_TEXT))
       .join('\n');
     const steps = body.split('\n').filter((l) => /^\s*\d+\.\s/.test(l));
-    const branches = sectionLines(body, 'Branches');
-    const done = sectionText(body, 'Done when');
-    const edges = sectionLines(body, 'Edge cases');
     const block = steps.length
-      ? [
-          `When: ${neutraliseInstructions(s.description, SKILL_TEXT)}`,
-          'Do:',
-          ...steps.map((l) => `  ${l.trim()}`),
-          ...(branches.length ? ['Branches:', ...branches.map((l) => `  ${l}`)] : []),
-          ...(done ? [`Done: ${done}`] : []),
-          ...(edges.length ? ['Watch out:', ...edges.map((l) => `  ${l}`)] : []),
-        ].join('\n')
-      : neutraliseInstructions(body.trim(), SKILL_TEXT);
-    return `### Skill: ${s.name} (${s.kind}, eta ${s.eta.toFixed(2)})\n${clip(block, maxBodyChars)}`;
+      ? packBlock(
+          {
+            description: neutraliseInstructions(s.description, SKILL_TEXT),
+            steps: steps.map((l) => l.trim()),
+            branches: sectionLines(body, 'Branches'),
+            done: sectionText(body, 'Done when'),
+            edges: sectionLines(body, 'Edge cases'),
+          },
+          maxBodyChars,
+        )
+      : clip(neutraliseInstructions(body.trim(), SKILL_TEXT), maxBodyChars);
+    return `### Skill: ${s.name} (${s.kind}, eta ${s.eta.toFixed(2)})\n${block}`;
   });
   return `## Relevant procedures from past runs\n\n${blocks.join('\n\n')}\n`;
+}
+
+interface BlockParts {
+  description: string;
+  steps: string[];
+  branches: string[];
+  done: string;
+  edges: string[];
+}
+
+function renderBlock(p: BlockParts): string {
+  return [
+    `When: ${p.description}`,
+    'Do:',
+    ...p.steps.map((l) => `  ${l}`),
+    ...(p.branches.length ? ['Branches:', ...p.branches.map((l) => `  ${l}`)] : []),
+    ...(p.done ? [`Done: ${p.done}`] : []),
+    ...(p.edges.length ? ['Watch out:', ...p.edges.map((l) => `  ${l}`)] : []),
+  ].join('\n');
+}
+
+/** How often the sessions took a step, as a step line states it: a figure for whoever maintains the skill. */
+const SUPPORT = /: seen in \d+% of successful sessions\)/g;
+/** Where in an earlier result a value is: the tool that gave it stays, which field is in the skill's SKILL.md. */
+const FIELD = / \(field `[^`]*`\)/g;
+
+/**
+ * A block within `max` characters. When the whole block does not fit, it is shortened in turn: the description to
+ * its "Use when" sentence; the steps without how often the sessions took them and without which field of a result
+ * a value comes from; then without the edge cases. Only what still does not fit is clipped, with the marker.
+ */
+function packBlock(parts: BlockParts, max: number): string {
+  const whole = renderBlock(parts);
+  if (whole.length <= max) return whole;
+  const shorter = { ...parts, description: useWhen(parts.description) };
+  const short = renderBlock(shorter);
+  if (short.length <= max) return short;
+  const lean = { ...shorter, steps: shorter.steps.map((l) => l.replace(SUPPORT, ')').replace(FIELD, '')) };
+  const leaner = renderBlock(lean);
+  if (leaner.length <= max) return leaner;
+  return clip(renderBlock({ ...lean, edges: [] }), max);
+}
+
+/** A description's "Use when ..." sentence, or its first sentence when it has none. */
+function useWhen(description: string): string {
+  const sentences = description.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g)?.map((x) => x.trim()) ?? [description];
+  return sentences.find((x) => /^use when\b/i.test(x)) ?? sentences[0] ?? description;
 }
 
 function sectionLines(body: string, title: string): string[] {

@@ -464,22 +464,38 @@ export class RecallIndex {
       // The token is not read again here: the record is written later, and reading it now would take in a
       // change another process committed since ensure() without loading it.
     }
-    return chosen.map(({ skill, similarity }) => ({
-      id: skill.id,
-      name: skill.name,
-      similarity: Math.round(similarity * 10000) / 10000,
-      toolsRequired: skill.toolsRequired,
-      toolSequence: skill.toolSequence,
-      branches: branchesOf(skill.body),
-      body: clip(skill.body, this.config.recall.maxBodyChars),
-      description: skill.description,
-      status: skill.status,
-      eta: skill.eta,
-      utility: skill.utility,
-      kind: skill.kind,
-      version: skill.version,
-    }));
+    return chosen.map(({ skill, similarity }) => {
+      const served: RecalledSkill = {
+        id: skill.id,
+        name: skill.name,
+        similarity: Math.round(similarity * 10000) / 10000,
+        toolsRequired: skill.toolsRequired,
+        toolSequence: skill.toolSequence,
+        branches: branchesOf(skill.body),
+        body: clip(skill.body, this.config.recall.maxBodyChars),
+        description: skill.description,
+        status: skill.status,
+        eta: skill.eta,
+        utility: skill.utility,
+        kind: skill.kind,
+        version: skill.version,
+      };
+      if (served.body !== skill.body) UNCLIPPED.set(served, skill.body);
+      return served;
+    });
   }
+}
+
+/** The whole body of a recalled skill whose `body` was clipped, kept beside the object (never serialised). */
+const UNCLIPPED = new WeakMap<RecalledSkill, string>();
+
+/**
+ * A recalled skill's whole body: its `body` is clipped to maxBodyChars for callers that print it, while the
+ * context pack makes the whole body fit the same budget by shortening it first (context-pack.ts). A skill that
+ * did not come from this process's recall (read back from JSON) has only its clipped body.
+ */
+export function unclippedBody(skill: RecalledSkill): string {
+  return UNCLIPPED.get(skill) ?? skill.body;
 }
 
 /**
