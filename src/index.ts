@@ -56,7 +56,7 @@ export type { SkillKind } from './domain/types.js';
 /** One source a skill was learned from (a session, a fact or another skill). */
 export type { Provenance } from './domain/types.js';
 /** A skill returned by `memory.recall`, with its score. */
-export type { RecalledSkill } from './pipeline/recall.js';
+export type { NearestSkill, RecalledSkill } from './pipeline/recall.js';
 /** What a synthesis pass created, updated and skipped. */
 export type { SynthesisReport } from './pipeline/synthesize.js';
 /** A skill named in a synthesis report. */

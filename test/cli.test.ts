@@ -333,9 +333,30 @@ describe('skillsmith recall', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([]);
     expect(r.stdout.trim()).toBe('[]');
+    const recalls = () => {
+      const raw = new Database(sharedDb, { readonly: true });
+      try {
+        return (raw.prepare('SELECT COUNT(*) AS n FROM recalls').get() as { n: number }).n;
+      } finally {
+        raw.close();
+      }
+    };
+    const before = recalls();
     const text = cli(['recall', 'write a haiku about autumn', '--db', sharedDb]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/No skill matches/);
+    // Why nothing matched: the skill the goal came nearest to, its score and the threshold it missed.
+    const why =
+      /^No skill matches this goal\. The nearest, (\S+), scores (0\.\d\d), under the recall threshold (0\.\d\d) \(thresholds\.recall\)\.$/m.exec(
+        text.stdout,
+      );
+    expect(why, text.stdout).toBeTruthy();
+    const names = (JSON.parse(cli(['skills', 'list', '--json', '--db', sharedDb]).stdout) as { name: string }[]).map(
+      (s) => s.name,
+    );
+    expect(names).toContain(why![1]);
+    expect(Number(why![2])).toBeLessThan(Number(why![3]));
+    // Looking it up left no trace: no recall was recorded.
+    expect(recalls()).toBe(before);
   });
 
   it('--top-k 1 returns at most one skill, the best one', () => {

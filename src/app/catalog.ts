@@ -6,7 +6,7 @@ import { redactText } from '../domain/redact.js';
 import type { Fact, Outcome, Skill } from '../domain/types.js';
 import type { CompileRequest, CompileResult } from '../pipeline/compile.js';
 import type { Explanation } from '../pipeline/explain.js';
-import type { RecalledSkill } from '../pipeline/recall.js';
+import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
 import type { SkillEvent } from '../store/store.js';
 import type { Changes } from './changes.js';
 import type { RecallIndexes } from './recall-indexes.js';
@@ -53,7 +53,20 @@ export class Catalog {
     return hits;
   }
 
-  /** The prompt block for recalled skills (When / Do / Done, clipped; never raw YAML). */
+  /**
+   * The skill a goal came nearest to, whatever the threshold, for saying why nothing was recalled; leaves no trace
+   * (no recall row, last use untouched). Null when the namespace has no recallable skill.
+   */
+  async nearest(goal: string, opts: { namespace?: string } = {}): Promise<NearestSkill | null> {
+    checkGoal(goal);
+    if (!this.ctx.storing) return null;
+    const [hit] = await this.indexes
+      .of(opts.namespace)
+      .recall(goal, { topK: 1, threshold: -1, now: this.ctx.now(), touch: false });
+    return hit ? { name: hit.name, similarity: hit.similarity, threshold: this.ctx.thresholds.recall } : null;
+  }
+
+  /** The prompt block for recalled skills (When / Do / Branches / Done within the budget; never raw YAML). */
   formatContext(skills: RecalledSkill[]): string {
     return contextPack(skills, this.ctx.config.recall.maxBodyChars);
   }

@@ -7,7 +7,7 @@ import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
 import type { Signal } from '../domain/lifecycle.js';
 import type { CompileRequest, CompileResult } from '../pipeline/compile.js';
 import type { Explanation } from '../pipeline/explain.js';
-import type { RecalledSkill } from '../pipeline/recall.js';
+import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
 import type { SynthesisReport } from '../pipeline/synthesize.js';
 import type { SkillEvent, Store } from '../store/store.js';
 import type { EventBus, Listener, SkillEventType } from '../support/event-bus.js';
@@ -285,7 +285,15 @@ export class Memory {
     return this.catalog.recall(goal, opts);
   }
 
-  /** The prompt block for recalled skills (When / Do / Done, clipped; never raw YAML). */
+  /**
+   * The skill a goal came nearest to when it recalled none, with its similarity and the threshold it missed (null
+   * when there is no skill to recall): why nothing matched. Leaves no trace.
+   */
+  nearest(goal: string, opts: { namespace?: string } = {}): Promise<NearestSkill | null> {
+    return this.catalog.nearest(goal, opts);
+  }
+
+  /** The prompt block for recalled skills (When / Do / Branches / Done within the budget; never raw YAML). */
   formatContext(skills: RecalledSkill[]): string {
     return this.catalog.formatContext(skills);
   }

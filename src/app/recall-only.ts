@@ -3,7 +3,7 @@ import type { RecallConfig } from '../config/recall-config.js';
 import { formatContextPack } from '../domain/context-pack.js';
 import { InputError } from '../errors/input-error.js';
 import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
-import { RecallIndex, type RecalledSkill, unclippedBody } from '../pipeline/recall.js';
+import { type NearestSkill, RecallIndex, type RecalledSkill, unclippedBody } from '../pipeline/recall.js';
 import { openCurrentSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createLogger, type LogLevel } from '../support/log.js';
 import { auditFileFor } from './backends.js';
@@ -35,6 +35,7 @@ export function contextPack(skills: RecalledSkill[], maxBodyChars: number): stri
 /** What `openRecallOnly` gives: `Memory.recall`, `formatContext`, `toolsFor` and `close`, and nothing else. */
 export interface RecallOnlyMemory {
   recall(goal: string, opts?: { topK?: number }): Promise<RecalledSkill[]>;
+  nearest(goal: string): Promise<NearestSkill | null>;
   formatContext(skills: RecalledSkill[]): string;
   toolsFor(skills: RecalledSkill[]): string[];
   /**
@@ -84,6 +85,12 @@ export async function openRecallOnly(opts: {
       const hits = await index.recall(goal, { topK, threshold, now: new Date(), touch: true });
       recallLog.debug('recall', { served: hits.map((h) => h.name), session: null });
       return hits;
+    },
+    async nearest(goal) {
+      checkGoal(goal);
+      if (!index) return null;
+      const [hit] = await index.recall(goal, { topK: 1, threshold: -1, now: new Date(), touch: false });
+      return hit ? { name: hit.name, similarity: hit.similarity, threshold } : null;
     },
     formatContext: (skills) => contextPack(skills, config.recall.maxBodyChars),
     toolsFor: toolsOf,

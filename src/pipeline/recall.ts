@@ -39,6 +39,13 @@ export interface RecalledSkill {
   version: string;
 }
 
+/** The best skill for a goal that recalled none, with the similarity it fell short at and the threshold it missed. */
+export interface NearestSkill {
+  name: string;
+  similarity: number;
+  threshold: number;
+}
+
 /** A skill may be served when a person has not disabled it, it is internal, live, not retired and above the eta floor. */
 export function isRecallable(
   s: Pick<Skill, 'enabled' | 'corpus' | 'supersededBy' | 'status' | 'eta'>,

@@ -79,7 +79,7 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
     }
     if (missing) start = () => startDaemon(socket, location.path);
   }
-  const [{ openRecallOnly }, { recallText }, { exitCode }] = await Promise.all([
+  const [{ openRecallOnly }, { answerRecall }, { exitCode }] = await Promise.all([
     import('../../app/recall-only.js'),
     import('./commands/recall.js'),
     import('./output.js'),
@@ -88,9 +88,8 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
   if (!memory) return null;
   await announce();
   try {
-    process.stdout.write(
-      recallText(await memory.recall(request.goal, { topK: request.topK }), !!flags.json, memory, !!flags.hook),
-    );
+    const { goal, topK } = request;
+    process.stdout.write(await answerRecall(memory, { goal, topK, json: !!flags.json, hook: !!flags.hook }));
     return 0;
   } catch (e) {
     return exitCode(e);

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { openRecallOnly, type RecallOnlyMemory } from '../../app/recall-only.js';
-import { recallText } from './commands/recall.js';
+import { answerRecall } from './commands/recall.js';
 import { errorOutcome } from './output.js';
 import { privateDir, type RecallAnswer, type RecallRequest } from './recall-client.js';
 
@@ -66,8 +66,13 @@ async function answer(request: RecallRequest): Promise<RecallAnswer> {
   }
   let result: { stdout: string; error: string; code: number };
   try {
-    const hits = await memory.recall(request.goal, { topK: request.topK });
-    result = { stdout: recallText(hits, request.json, memory, !!request.hook), error: '', code: 0 };
+    const stdout = await answerRecall(memory, {
+      goal: request.goal,
+      topK: request.topK,
+      json: request.json,
+      hook: !!request.hook,
+    });
+    result = { stdout, error: '', code: 0 };
   } catch (e) {
     const { stderr, code } = errorOutcome(e);
     result = { stdout: '', error: stderr, code };

@@ -1,20 +1,54 @@
-import type { RecalledSkill } from '../../../pipeline/recall.js';
+import type { NearestSkill, RecalledSkill } from '../../../pipeline/recall.js';
 import { UsageError, type Command } from '../command.js';
 import { recalledJson } from '../../shapes.js';
 import { readStdin, recallArgs } from '../options.js';
 import { jsonText, outText } from '../output.js';
 
+interface Printing {
+  formatContext(skills: RecalledSkill[]): string;
+  toolsFor(skills: RecalledSkill[]): string[];
+}
+
 /** What recall prints: the stable JSON shape with --json, else the prompt block and the tools to load. */
 export function recallText(
   hits: RecalledSkill[],
   json: boolean,
-  memory: { formatContext(skills: RecalledSkill[]): string; toolsFor(skills: RecalledSkill[]): string[] },
+  memory: Printing,
   hook = false,
+  nearest: NearestSkill | null = null,
 ): string {
   if (json) return jsonText(hits.map(recalledJson));
   // A hook's output is added to the agent's context: nothing to add is no text at all.
-  if (hits.length === 0) return hook ? '' : outText('No skill matches this goal.');
+  if (hits.length === 0) return hook ? '' : outText(noMatch(nearest));
   return outText(memory.formatContext(hits)) + outText(`Tools to load: ${memory.toolsFor(hits).join(', ')}`);
+}
+
+/** Why nothing was recalled, for a person: the nearest skill and the threshold it missed, when there is one. */
+function noMatch(nearest: NearestSkill | null): string {
+  if (!nearest) return 'No skill matches this goal.';
+  const score = (x: number) => x.toFixed(2);
+  return (
+    `No skill matches this goal. The nearest, ${nearest.name}, scores ${score(nearest.similarity)}, under the ` +
+    `recall threshold ${score(nearest.threshold)} (thresholds.recall).`
+  );
+}
+
+/**
+ * Recalls for one command line and says what it found, as every path prints it (the full CLI, the short path and
+ * the recall daemon): a person told that nothing matched also learns which skill came nearest (looked up without
+ * a trace); a hook and --json get nothing more.
+ */
+export async function answerRecall(
+  memory: Printing & {
+    recall(goal: string, opts: { topK?: number }): Promise<RecalledSkill[]>;
+    nearest(goal: string): Promise<NearestSkill | null>;
+  },
+  request: { goal: string; topK?: number; json: boolean; hook: boolean },
+): Promise<string> {
+  const hits = await memory.recall(request.goal, { topK: request.topK });
+  const explain = hits.length === 0 && !request.json && !request.hook;
+  const nearest = explain ? await memory.nearest(request.goal) : null;
+  return recallText(hits, request.json, memory, request.hook, nearest);
 }
 
 /**
@@ -23,16 +57,20 @@ export function recallText(
  */
 export const command: Command = {
   name: 'recall',
-  help: `  recall "GOAL" [--top-k N]   the skills a planner would get for this goal; --hook: the goal from stdin
-                              (Claude Code's UserPromptSubmit JSON, or plain text), nothing printed when none matches`,
+  help: `  recall "GOAL" [--top-k N]   the skills a planner would get for this goal (when none matches: which came
+                              nearest, and the threshold it missed); --hook: the goal from stdin (Claude Code's
+                              UserPromptSubmit JSON, or plain text), nothing printed when none matches`,
   opens: 'memory',
   async run(args, { flags, memory: open }) {
     const memory = await open();
     const request = recallArgs(args, flags, readStdin);
     if (typeof request === 'string') throw new UsageError(request);
     const { goal, topK } = request;
-    const hits = goal ? await memory.recall(goal, { topK }) : [];
-    process.stdout.write(recallText(hits, !!flags.json, memory, !!flags.hook));
+    const json = !!flags.json;
+    const hook = !!flags.hook;
+    process.stdout.write(
+      goal ? await answerRecall(memory, { goal, topK, json, hook }) : recallText([], json, memory, hook),
+    );
     return 0;
   },
 };
