@@ -4,6 +4,7 @@ import { findEdgeCases } from '../domain/edge-cases.js';
 import { hasInstructions } from '../domain/untrusted-text.js';
 import { type BranchCondition, textFields } from '../domain/branches.js';
 import { roleOf } from '../domain/step-role.js';
+import { fieldNote, SUPPORT_NOTE, supportNote } from '../domain/step-notes.js';
 import { toDescription, toSkillName } from '../domain/skill-md/index.js';
 import { wordSkill } from '../domain/skill-naming.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
@@ -184,22 +185,21 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
     clauses.push(`\`${c.arg}\` (${c.values.map((v) => JSON.stringify(redact(v))).join(' or ')}, as the case needs)`);
   if (unsure.length) clauses.push(`${unsure.map((p) => `\`${p}\``).join(', ')} as the case needs`);
   for (const f of fromResult) {
-    const field = f.path ? ` (field \`${f.path}\`)` : '';
+    const field = f.path ? fieldNote(f.path) : '';
     clauses.push(`\`${f.arg}\` from the result of \`${f.fromTool}\`${field}`);
   }
   if (clauses.length) parts.push(` with ${clauses.join(', ')}`);
   if (s.repeated) parts.push('; repeat for each item concerned');
   if (s.when) {
-    const seen = `seen in ${Math.round(s.support * 100)}% of successful sessions`;
-    parts.push(` (${s.conditional ? 'only when' : 'when'} ${shows(s.when, redact)}: ${seen})`);
-  } else if (s.conditional)
-    parts.push(` (only when needed: seen in ${Math.round(s.support * 100)}% of successful sessions)`);
+    parts.push(` (${s.conditional ? 'only when' : 'when'} ${shows(s.when, redact)}: ${supportNote(s.support)})`);
+  } else if (s.conditional) parts.push(` (only when needed: ${supportNote(s.support)})`);
   return `${parts.join('')}.`;
 }
 
 /** A step line's condition as renderStep writes it, up to the support it ends with. */
-const STEP_CONDITION =
-  / \((?:only )?when `([^`]+)` (shows `([^`]+)` in (\[.*\])|printed (.+)): seen in \d+% of successful sessions\)\.$/;
+const STEP_CONDITION = new RegExp(
+  ` \\((?:only )?when \`([^\`]+)\` (shows \`([^\`]+)\` in (\\[.*\\])|printed (.+)): ${SUPPORT_NOTE.source}\\)\\.$`,
+);
 /** The tool a step line calls: "Call `x`", a fallback's "call `x`", or a command's "... with `x`". */
 const STEP_TOOL = /^\d+\. (?:.*?\b[Cc]all `([^`]+)`|Run .*? with `([^`]+)`)/;
 

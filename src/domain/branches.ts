@@ -45,9 +45,13 @@ const MIN_COVERAGE = 0.8;
  * records of several kinds (tau2's `get_details_by_id` reads a line, a plan, a device or a bill): each counts.
  */
 function decisiveCalls<C extends Pick<ToolCall, 'tool' | 'ok'>>(calls: readonly C[], tool: string, all = false): C[] {
+  return beforeActing(calls, all).filter((c) => c.ok && c.tool === tool);
+}
+
+/** The calls before the first successful state-changing one (all of them when none, or with `all`). */
+function beforeActing<C extends Pick<ToolCall, 'tool' | 'ok'>>(calls: readonly C[], all = false): readonly C[] {
   const act = all ? -1 : calls.findIndex((c) => c.ok && roleOf(c.tool) === 'action');
-  const before = act < 0 ? calls : calls.slice(0, act);
-  return before.filter((c) => c.ok && c.tool === tool);
+  return act < 0 ? calls : calls.slice(0, act);
 }
 
 /** Key of a text field in the maps below: set apart from JSON paths, which never hold this character. */
@@ -137,9 +141,7 @@ function lookedUp(span: Span, tool: string, all = false): string {
  */
 function shownByTool(span: Span, text = false, all = false): Map<string, Map<string, Set<string>>> {
   const out = new Map<string, Map<string, Set<string>>>();
-  const act = all ? -1 : span.calls.findIndex((c) => c.ok && roleOf(c.tool) === 'action');
-  const calls = act < 0 ? span.calls : span.calls.slice(0, act);
-  for (const call of calls) {
+  for (const call of beforeActing(span.calls, all)) {
     if (!call.ok) continue;
     let fields = out.get(call.tool);
     if (!fields) {

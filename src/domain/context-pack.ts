@@ -1,3 +1,4 @@
+import { FIELD_NOTE, SUPPORT_NOTE } from './step-notes.js';
 import type { Skill } from './types.js';
 import { hasInstructions, neutraliseInstructions } from './untrusted-text.js';
 
@@ -68,10 +69,10 @@ function renderBlock(p: BlockParts): string {
   ].join('\n');
 }
 
-/** How often the sessions took a step, as a step line states it: a figure for whoever maintains the skill. */
-const SUPPORT = /: seen in \d+% of successful sessions\)/g;
+/** How often the sessions took a step, ending a step's parenthesis: a figure for whoever maintains the skill. */
+const SUPPORT = new RegExp(`: ${SUPPORT_NOTE.source}\\)`, 'g');
 /** Where in an earlier result a value is: the tool that gave it stays, which field is in the skill's SKILL.md. */
-const FIELD = / \(field `[^`]*`\)/g;
+const FIELD = new RegExp(FIELD_NOTE.source, 'g');
 
 /**
  * A block within `max` characters. When the whole block does not fit, it is shortened in turn: the description to

@@ -1,0 +1,22 @@
+/**
+ * The notes a step line of a learned procedure carries besides what to call: how many of the successful sessions
+ * took the step, and which field of an earlier result a value comes from. The heuristic distiller writes them,
+ * the context pack leaves them out when a block must be shorter, and the evaluation reads a step's condition
+ * back up to its support note: one wording, here. Pure.
+ */
+
+/** "seen in 60% of successful sessions": the share of the successful sessions that took a step. */
+export function supportNote(support: number): string {
+  return `seen in ${Math.round(support * 100)}% of successful sessions`;
+}
+
+/** A support note, as a pattern (no flags: compose it into others with `.source`). */
+export const SUPPORT_NOTE = /seen in \d+% of successful sessions/;
+
+/** " (field `orders[]`)": where in an earlier call's result an argument's value is. */
+export function fieldNote(path: string): string {
+  return ` (field \`${path}\`)`;
+}
+
+/** A field note, as a pattern. */
+export const FIELD_NOTE = / \(field `[^`]*`\)/;
