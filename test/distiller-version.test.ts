@@ -21,6 +21,7 @@ const FINGERPRINTS: Record<string, string> = {
   'heuristic@5': 'f8354f3c8dcb0572',
   'heuristic@6': 'bb11869acda06bb0',
   'heuristic@7': '049937277d8bb6fa',
+  'heuristic@8': 'd2d0afec15cb2a6d',
 };
 
 const FILES = [

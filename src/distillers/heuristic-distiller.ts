@@ -4,7 +4,7 @@ import { findEdgeCases } from '../domain/edge-cases.js';
 import { hasInstructions } from '../domain/untrusted-text.js';
 import { type BranchCondition, textFields } from '../domain/branches.js';
 import { roleOf } from '../domain/step-role.js';
-import { fieldNote, SUPPORT_NOTE, supportNote } from '../domain/step-notes.js';
+import { fieldNote, RESULT_NOTE, resultNote, SUPPORT_NOTE, supportNote } from '../domain/step-notes.js';
 import { toDescription, toSkillName } from '../domain/skill-md/index.js';
 import { wordSkill } from '../domain/skill-naming.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
@@ -22,7 +22,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@7';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@8';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -107,7 +107,9 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     ...steps.map((s, i) => {
       const step = renderStep(s, opts.redact, requested);
       const lead = fallback(s, i);
-      return `${i + 1}. ${lead ? lead + step[0].toLowerCase() + step.slice(1) : step}`;
+      // The goal step's result is the finishing condition, said under "Done when".
+      const check = i === goalAt ? '' : resultNote(shownValues(s.shows ?? [], opts.redact));
+      return `${i + 1}. ${lead ? lead + step[0].toLowerCase() + step.slice(1) : step}${check}`;
     }),
     '',
     '## Done when',
@@ -141,14 +143,22 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
       return `The last command (${inlineCode(redact(lastRequired.command.text))} with \`${lastRequired.tool}\`) prints ${JSON.stringify(redact(prints))}, as it did every time, and the result is confirmed with the user.`;
     return `\`${lastRequired.tool}\` has succeeded and the result is confirmed with the user.`;
   }
-  // Tool results are untrusted: a value that carries an instruction is not quoted.
-  const shown = goal.shows.filter((l) => !hasInstructions(l.value));
-  // A plain-text answer is quoted whole: "answered "Email deleted successfully."".
-  const answered = shown.find((l) => l.path === '');
-  if (answered)
+  // A plain-text answer is quoted as the answer: "answered "Email deleted successfully."".
+  const answered = goal.shows.find((l) => l.path === '');
+  if (answered && !hasInstructions(answered.value))
     return `\`${goal.tool}\` has succeeded and answered ${JSON.stringify(redact(answered.value))}, and the result is confirmed with the user.`;
-  const shows = shown.map((l) => `\`${l.path}\` ${JSON.stringify(redact(l.value))}`);
+  const shows = shownValues(goal.shows, redact);
   return `\`${goal.tool}\` has succeeded${shows.length ? ` and its result shows ${shows.join(' and ')}` : ''}, and the result is confirmed with the user.`;
+}
+
+/**
+ * What a result showed, quoted as data: a plain text as a JSON string, a field as `path` "value". Tool results
+ * are untrusted: a value that carries an instruction is not quoted.
+ */
+function shownValues(shows: readonly { path: string; value: string }[], redact: (text: string) => string): string[] {
+  return shows
+    .filter((l) => !hasInstructions(l.value))
+    .map((l) => (l.path === '' ? JSON.stringify(redact(l.value)) : `\`${l.path}\` ${JSON.stringify(redact(l.value))}`));
 }
 
 /**
@@ -198,7 +208,7 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
 
 /** A step line's condition as renderStep writes it, up to the support it ends with. */
 const STEP_CONDITION = new RegExp(
-  ` \\((?:only )?when \`([^\`]+)\` (shows \`([^\`]+)\` in (\\[.*\\])|printed (.+)): ${SUPPORT_NOTE.source}\\)\\.$`,
+  ` \\((?:only )?when \`([^\`]+)\` (shows \`([^\`]+)\` in (\\[.*\\])|printed (.+)): ${SUPPORT_NOTE.source}\\)\\.(?:${RESULT_NOTE.source})?$`,
 );
 /** The tool a step line calls: "Call `x`", a fallback's "call `x`", or a command's "... with `x`". */
 const STEP_TOOL = /^\d+\. (?:.*?\b[Cc]all `([^`]+)`|Run .*? with `([^`]+)`)/;

@@ -47,13 +47,35 @@ describe('buildConsensus', () => {
     });
     expect(full.steps.find((s) => s.tool === 'refund_order')?.sources).toEqual([{ arg: 'order_id', from: 'user' }]);
     expect(full.goal?.shows).toEqual([{ path: 'status', value: 'refunded' }]);
+    // A state-changing step says what its result showed; a lookup's result is what it found.
+    expect(full.steps.find((s) => s.tool === 'refund_order')?.shows).toEqual([{ path: 'status', value: 'refunded' }]);
+    expect(full.steps.find((s) => s.tool === 'get_order_details')?.shows).toBeUndefined();
     // What admission and evidence compare sessions with: the same steps, with nothing read from the results.
     const bare = buildConsensus(spans, { ...rules, stepsOnly: true });
     expect(bare.steps.map((s) => [s.tool, s.support, s.conditional])).toEqual(
       full.steps.map((s) => [s.tool, s.support, s.conditional]),
     );
-    expect(bare.steps.some((s) => s.when || s.dataFlow.length || s.parameters.length || s.sources)).toBe(false);
+    expect(bare.steps.some((s) => s.when || s.dataFlow.length || s.parameters.length || s.sources || s.shows)).toBe(
+      false,
+    );
     expect(bare.goal).toEqual({ tool: 'refund_order', shows: [] });
+  });
+
+  it('says what a state-changing step showed when it worked, not what a failed try printed before', () => {
+    const spans = ['a', 'b', 'c'].map((id, i) =>
+      span(id, [
+        call(0, 'get_line', { line: `L${i}` }, JSON.stringify({ line: `L${i}`, roaming: false })),
+        // One session's first try fails; its retry works like the others.
+        ...(i === 0 ? [call(1, 'enable_roaming', { line: 'L0' }, 'Error: line busy', false)] : []),
+        call(2, 'enable_roaming', { line: `L${i}` }, 'Roaming enabled.\nStatus Bar: 5G'),
+        call(3, 'refuel_data', { line: `L${i}`, gb: 2 }, `Added 2 GB to line L${i}`),
+      ]),
+    );
+    const { steps } = buildConsensus(spans, rules);
+    expect(steps.map((s) => s.tool)).toEqual(['get_line', 'enable_roaming', 'refuel_data']);
+    expect(steps[1].shows).toEqual([{ path: '', value: 'Roaming enabled.' }]);
+    // A result that names the line each time shows nothing constant.
+    expect(steps[2].shows).toBeUndefined();
   });
 
   it('never keeps a step only one session took, even in a small cluster (a side trip, not a step)', () => {

@@ -188,6 +188,11 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
     const prints = command
       ? constantOutput(slot.byspan.flatMap((g) => (g ? [g.calls[g.calls.length - 1].result ?? ''] : [])))
       : null;
+    // What a state-changing call's result showed every time it worked: the check after it.
+    const shows =
+      command || rules.stepsOnly || roleOf(slot.tool) !== 'action'
+        ? []
+        : constantFields(slot.byspan.flatMap((g) => (g ? lastResult(g.calls) : [])));
     return {
       tool: slot.tool,
       ...(command ? { command: prints ? { ...command, prints } : command } : {}),
@@ -196,6 +201,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
       repeated: isRepeated(slot.byspan),
       ...(origins ? argumentRoles(slot.byspan, origins, previous) : { parameters: [], dataFlow: [] }),
       ...(when ? { when } : {}),
+      ...(shows.length ? { shows } : {}),
     };
   });
   const collapsed = collapseSteps(
@@ -218,6 +224,12 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
       }
     : null;
   return { steps: collapsed, medoidSessionId: spans[medoid].sessionId, goal };
+}
+
+/** The result of the last call that worked, if any did. */
+function lastResult(calls: readonly ToolCall[]): string[] {
+  for (let i = calls.length - 1; i >= 0; i--) if (calls[i].ok !== false) return [calls[i].result ?? ''];
+  return [];
 }
 
 function isRepeated(byspan: (Group | undefined)[]): boolean {

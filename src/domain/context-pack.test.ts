@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clip, formatContextPack, TRUNCATION_MARKER } from './context-pack.js';
+import { resultNote } from './step-notes.js';
 import { breakNearTies } from '../pipeline/recall.js';
 
 const body = [
@@ -35,7 +36,7 @@ describe('context pack', () => {
     const steps = Array.from(
       { length: 9 },
       (_, i) =>
-        `${i + 1}. Call \`step_${i}\` with \`id\` from the result of \`get_account\` (field \`accounts[].id\`) (when \`get_account\` shows \`status\` in ["open"]: seen in 60% of successful sessions).`,
+        `${i + 1}. Call \`step_${i}\` with \`id\` from the result of \`get_account\` (field \`accounts[].id\`) (when \`get_account\` shows \`status\` in ["open"]: seen in 60% of successful sessions).${i < 8 ? resultNote(['`status` "closed"']) : ''}`,
     );
     const long = [
       '# Close Accounts',
@@ -63,6 +64,7 @@ describe('context pack', () => {
     const skill = { id: 'x', name: 'close-accounts', description, body: long, kind: 'playbook' as const, eta: 0.5 };
     const whole = formatContextPack([skill], 100_000);
     expect(whole).toContain('(field `accounts[].id`)');
+    expect(whole).toContain('sessions). Expect its result to show `status` "closed", as it did in the sessions.');
     const budget = 1500;
     expect(whole.length).toBeGreaterThan(budget);
     const pack = formatContextPack([skill], budget);
@@ -75,6 +77,10 @@ describe('context pack', () => {
     expect(pack).toContain('9. Call `step_8` with `id` from the result of `get_account` (when `get_account` shows');
     expect(pack).toContain('10. Call `audit` (only when needed).');
     expect(pack).not.toContain('seen in');
+    expect(pack).not.toContain('Expect its result');
+    expect(pack).toContain(
+      '1. Call `step_0` with `id` from the result of `get_account` (when `get_account` shows `status` in ["open"]).\n',
+    );
     // A budget nothing fits: the shortest form, cut with the marker, within the budget.
     const tight = formatContextPack([skill], 400);
     expect(tight).toContain(TRUNCATION_MARKER);

@@ -1,4 +1,4 @@
-import { FIELD_NOTE, SUPPORT_NOTE } from './step-notes.js';
+import { FIELD_NOTE, RESULT_NOTE, SUPPORT_NOTE } from './step-notes.js';
 import type { Skill } from './types.js';
 import { hasInstructions, neutraliseInstructions } from './untrusted-text.js';
 
@@ -73,11 +73,14 @@ function renderBlock(p: BlockParts): string {
 const SUPPORT = new RegExp(`: ${SUPPORT_NOTE.source}\\)`, 'g');
 /** Where in an earlier result a value is: the tool that gave it stays, which field is in the skill's SKILL.md. */
 const FIELD = new RegExp(FIELD_NOTE.source, 'g');
+/** What a step's result showed in the sessions: a check after the call, kept in the skill's SKILL.md. */
+const RESULT = new RegExp(`${RESULT_NOTE.source}$`);
 
 /**
  * A block within `max` characters. When the whole block does not fit, it is shortened in turn: the description to
- * its "Use when" sentence; the steps without how often the sessions took them and without which field of a result
- * a value comes from; then without the edge cases. Only what still does not fit is clipped, with the marker.
+ * its "Use when" sentence; the steps without how often the sessions took them, without which field of a result
+ * a value comes from and without what their results showed; then without the edge cases. Only what still does
+ * not fit is clipped, with the marker.
  */
 function packBlock(parts: BlockParts, max: number): string {
   const whole = renderBlock(parts);
@@ -85,7 +88,10 @@ function packBlock(parts: BlockParts, max: number): string {
   const shorter = { ...parts, description: useWhen(parts.description) };
   const short = renderBlock(shorter);
   if (short.length <= max) return short;
-  const lean = { ...shorter, steps: shorter.steps.map((l) => l.replace(SUPPORT, ')').replace(FIELD, '')) };
+  const lean = {
+    ...shorter,
+    steps: shorter.steps.map((l) => l.replace(SUPPORT, ')').replace(FIELD, '').replace(RESULT, '')),
+  };
   const leaner = renderBlock(lean);
   if (leaner.length <= max) return leaner;
   return clip(renderBlock({ ...lean, edges: [] }), max);

@@ -36,4 +36,17 @@ describe('the main path', () => {
     // Answers that differ (an id in each) say nothing constant.
     expect(constantFields(['Created task 00001234', 'Created task 00005678'])).toEqual([]);
   });
+
+  it("reads a printed answer's first line, over a status print that differs each time", () => {
+    const toggled = ['Poor | 2G', 'Excellent | 5G', 'Good | 4G'].map(
+      (bar) => `Airplane Mode is now OFF.\nStatus Bar: ${bar}`,
+    );
+    expect(constantFields(toggled)).toEqual([{ path: '', value: 'Airplane Mode is now OFF.' }]);
+    // A sentence up to 80 characters says what happened; a longer first line is a record.
+    const set = (bar: string) => `Preferred Network Mode set to: 4g_5g_preferred\nStatus Bar: ${bar}`;
+    expect(constantFields([set('a'), set('b')])).toEqual([
+      { path: '', value: 'Preferred Network Mode set to: 4g_5g_preferred' },
+    ]);
+    expect(constantFields(['x'.repeat(81), 'x'.repeat(81)])).toEqual([]);
+  });
 });

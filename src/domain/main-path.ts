@@ -22,31 +22,36 @@ export function goalStep<T extends { tool: string; conditional: boolean }>(steps
   return [...acting].reverse().find((s) => !s.conditional) ?? acting[acting.length - 1] ?? null;
 }
 
-/** Values longer than this are records, not what a result "showed". */
+/** Field values longer than this are records, not what a result "showed". */
 const MAX_SHOWN_VALUE = 40;
+/** A plain-text answer's first line up to this long is a sentence saying what happened. */
+const MAX_SHOWN_TEXT = 80;
 /** Field names that say what happened. */
 const OUTCOME_FIELD = /(^|\.)(status|result|success|message|outcome)$/i;
 
 /**
- * What the goal action's results showed every time it worked: outcome fields (status, result, success,
- * message; not `state`, which is as often a place), or a plain-text answer as a whole (path ``), whose value is
- * the same in at least 80% of the results (and seen in at least two), short, and not an id or an amount
- * (`status` `cancelled`, "Email deleted successfully."). Shallow fields first; at most `max`.
+ * What an action's results showed every time it worked: outcome fields (status, result, success, message; not
+ * `state`, which is as often a place), or a plain-text answer's first line (path ``: the line that says what
+ * happened, above a status print that differs each time), whose value is the same in at least 80% of the results
+ * (and seen in at least two), short, and not an id or an amount (`status` `cancelled`, "Email deleted
+ * successfully.", "Airplane Mode is now OFF."). Shallow fields first; at most `max`.
  */
 export function constantFields(results: readonly string[], max = 2): Leaf[] {
   if (results.length === 0) return [];
   const counts = new Map<string, { leaf: Leaf; n: number }>();
   for (const r of results) {
     const once = new Set<string>();
-    for (const leaf of resultLeaves(r)) {
-      // A plain-text answer (path ``, "Email forwarded successfully.") says what happened as a whole.
+    for (const whole of resultLeaves(r)) {
+      // A plain-text answer (path ``, "Email forwarded successfully.") says what happened in its first line.
       // Not a printed nothing (`None`, `null`).
-      const said =
-        leaf.path === ''
-          ? !/^[[{"]/.test(leaf.value) && !/^(none|null|nil|undefined|nan)$/i.test(leaf.value)
-          : OUTCOME_FIELD.test(leaf.path);
+      const text = whole.path === '';
+      const leaf = text ? { path: '', value: firstLine(whole.value) } : whole;
+      const said = text
+        ? !/^[[{"]/.test(leaf.value) && !/^(none|null|nil|undefined|nan)$/i.test(leaf.value)
+        : OUTCOME_FIELD.test(leaf.path);
       if (!said || leaf.path.includes('[]') || leaf.path.includes('*')) continue;
-      if (leaf.value.length > MAX_SHOWN_VALUE || /\d{3}/.test(leaf.value) || /(^|[._])id$/i.test(leaf.path)) continue;
+      if (leaf.value.length > (text ? MAX_SHOWN_TEXT : MAX_SHOWN_VALUE)) continue;
+      if (/\d{3}/.test(leaf.value) || /(^|[._])id$/i.test(leaf.path)) continue;
       const key = `${leaf.path}\u0000${leaf.value}`;
       if (once.has(key)) continue;
       once.add(key);
@@ -63,4 +68,13 @@ export function constantFields(results: readonly string[], max = 2): Leaf[] {
     )
     .slice(0, max)
     .map((c) => c.leaf);
+}
+
+function firstLine(text: string): string {
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l) ?? ''
+  );
 }

@@ -1,6 +1,7 @@
 /**
  * The notes a step line of a learned procedure carries besides what to call: how many of the successful sessions
- * took the step, and which field of an earlier result a value comes from. The heuristic distiller writes them,
+ * took the step, which field of an earlier result a value comes from, and what a state-changing step's result
+ * showed. The heuristic distiller writes them,
  * the context pack leaves them out when a block must be shorter, and the evaluation reads a step's condition
  * back up to its support note: one wording, here. Pure.
  */
@@ -20,3 +21,14 @@ export function fieldNote(path: string): string {
 
 /** A field note, as a pattern. */
 export const FIELD_NOTE = / \(field `[^`]*`\)/;
+
+/**
+ * " Expect its result to show "Airplane Mode is now OFF.", as it did in the sessions.": what a state-changing
+ * step's result showed when it worked, each item already quoted (a text as JSON, a field as `path` "value").
+ */
+export function resultNote(shown: readonly string[]): string {
+  return shown.length ? ` Expect its result to show ${shown.join(' and ')}, as it did in the sessions.` : '';
+}
+
+/** A result note, as a pattern (it ends the step line). */
+export const RESULT_NOTE = / Expect its result to show .+, as it did in the sessions\./;

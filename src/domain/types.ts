@@ -147,6 +147,12 @@ export interface ProcedureStep {
    * a plain-text result (a `Key: value` line's key at `path`, `` for a one-line text).
    */
   when?: BranchCondition;
+  /**
+   * For a state-changing step: what its result showed every time it worked (main-path.ts: constantFields), an
+   * outcome field (`status` "cancelled") or a plain-text answer's first line (path ``, "Airplane Mode is now
+   * OFF."): what the agent checks after the call, and for a switch, the state it is meant to leave.
+   */
+  shows?: { path: string; value: string }[];
 }
 
 /** Where an argument of a step takes its value from. */
