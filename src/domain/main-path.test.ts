@@ -48,5 +48,7 @@ describe('the main path', () => {
       { path: '', value: 'Preferred Network Mode set to: 4g_5g_preferred' },
     ]);
     expect(constantFields(['x'.repeat(81), 'x'.repeat(81)])).toEqual([]);
+    // A header over a listing says nothing about what happened.
+    expect(constantFields(['Files:\na.txt', 'Files:\nb.txt'])).toEqual([]);
   });
 });

@@ -46,8 +46,11 @@ export function constantFields(results: readonly string[], max = 2): Leaf[] {
       // Not a printed nothing (`None`, `null`).
       const text = whole.path === '';
       const leaf = text ? { path: '', value: firstLine(whole.value) } : whole;
+      // Not a header over what follows (`Results:`).
       const said = text
-        ? !/^[[{"]/.test(leaf.value) && !/^(none|null|nil|undefined|nan)$/i.test(leaf.value)
+        ? !/^[[{"]/.test(leaf.value) &&
+          !/^(none|null|nil|undefined|nan)$/i.test(leaf.value) &&
+          !leaf.value.endsWith(':')
         : OUTCOME_FIELD.test(leaf.path);
       if (!said || leaf.path.includes('[]') || leaf.path.includes('*')) continue;
       if (leaf.value.length > (text ? MAX_SHOWN_TEXT : MAX_SHOWN_VALUE)) continue;
