@@ -5,6 +5,7 @@ import type { Session } from '../src/domain/types.js';
 import { loadEvalFile, selectSplit } from '../src/eval/dataset.js';
 import { BASE_EVAL_CONFIG } from '../src/eval/harness.js';
 import { checkStepConditions } from '../src/eval/step-conditions.js';
+import { checkStepResults } from '../src/eval/step-results.js';
 import { plainSession } from './support/capture.js';
 import { TAU_DEV, tempDbPath } from './support/tau.js';
 
@@ -56,6 +57,73 @@ describe('conditions on steps, held to sessions the skill was not learned from',
         expect(c.tookWhenShown).toBeGreaterThan(0);
         expect((c.tookWhenShown + c.skippedWhenNotShown) / c.sessions).toBeGreaterThanOrEqual(0.9);
       }
+    } finally {
+      await memory.close();
+    }
+  });
+});
+
+describe('expected results, held to sessions the skill was not learned from', () => {
+  it('counts the sessions in which the call worked, and those whose last working call showed what the skill says', () => {
+    const body = [
+      '## Steps',
+      '',
+      '1. Call `toggle_data`. Expect its result to show "Mobile Data is now ON.", as it did in the sessions.',
+      '2. Call `cancel_order` with `order_id` from the user.',
+      '',
+      '## Done when',
+      '',
+      '`cancel_order` has succeeded and its result shows `status` "Cancelled", and the result is confirmed with the user.',
+    ].join('\n');
+    const toggled = (text: string, ok = true) => toolCall(0, 'toggle_data', {}, `${text}\nStatus Bar: 5G`, ok);
+    const cancelled = (status: string) => toolCall(1, 'cancel_order', { order_id: 'o1' }, JSON.stringify({ status }));
+    const checks = checkStepResults(
+      [{ name: 'fix-data', body }],
+      [
+        session('a', [toggled('Mobile Data is now ON.'), cancelled('Cancelled')]),
+        // Switched twice: the last working call is the one that counts.
+        session('b', [toggled('Mobile Data is now ON.'), toggled('Mobile Data is now OFF.'), cancelled('Pending')]),
+        session('c', [toggled('Error: no SIM', false)]), // the call never worked: not counted
+        session('d', [toggled('Mobile Data is now ON.')], 'failure'), // only successful sessions count
+      ],
+    );
+    expect(checks).toEqual([
+      {
+        skill: 'fix-data',
+        step: 'toggle_data',
+        done: false,
+        shows: [{ path: '', value: 'Mobile Data is now ON.' }],
+        sessions: 2,
+        held: 1,
+      },
+      {
+        skill: 'fix-data',
+        step: 'cancel_order',
+        done: true,
+        shows: [{ path: 'status', value: 'Cancelled' }],
+        sessions: 2,
+        held: 1,
+      },
+    ]);
+  });
+
+  it('hold on the tau traces in nearly every session where the call worked', async () => {
+    // Learned on the test half of tau-dev, read on the tune half (node scripts/step-conditions.mjs prints both ways).
+    const loaded = loadEvalFile(TAU_DEV, { label: 'meta.family' });
+    const memory = await openMemory({ db: tempDbPath(), config: BASE_EVAL_CONFIG, logLevel: 'silent' });
+    try {
+      await memory.ingest(selectSplit(loaded.sessions, 'test').map((s) => ({ ...s.session, labels: null })));
+      await memory.synthesize();
+      const checks = checkStepResults(
+        await memory.skills.list(),
+        selectSplit(loaded.sessions, 'tune').map((s) => s.session),
+      );
+      // The switches of the mobile-data fix and the finishing calls that quote what they showed.
+      expect(checks.filter((c) => !c.done).length).toBeGreaterThanOrEqual(3);
+      const sessions = checks.reduce((n, c) => n + c.sessions, 0);
+      const held = checks.reduce((n, c) => n + c.held, 0);
+      expect(sessions).toBeGreaterThanOrEqual(20);
+      expect(held / sessions).toBeGreaterThanOrEqual(0.9);
     } finally {
       await memory.close();
     }

@@ -4,7 +4,7 @@ import { findEdgeCases } from '../domain/edge-cases.js';
 import { hasInstructions } from '../domain/untrusted-text.js';
 import { type BranchCondition, textFields } from '../domain/branches.js';
 import { roleOf } from '../domain/step-role.js';
-import { fieldNote, RESULT_NOTE, resultNote, SUPPORT_NOTE, supportNote } from '../domain/step-notes.js';
+import { fieldNote, RESULT_NOTE, resultNote, SUPPORT_NOTE, shownItems, supportNote } from '../domain/step-notes.js';
 import { toDescription, toSkillName } from '../domain/skill-md/index.js';
 import { wordSkill } from '../domain/skill-naming.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
@@ -241,6 +241,30 @@ export function stepConditions(body: string): { step: string; when: BranchCondit
     if (fields.length === 0 || fields.some((f) => !f || f.path !== fields[0].path)) continue;
     out.push({ step: tool, when: { tool: m[1], path: fields[0].path, in: fields.map((f) => f.value), text: true } });
   }
+  return out;
+}
+
+/** A finishing condition that quotes what the goal call's result showed, as doneWhen writes it. */
+const DONE_SHOWS =
+  /^`([^`]+)` has succeeded (?:and answered |and its result shows )(.+), and the result is confirmed with the user\.$/;
+
+/**
+ * What a body says the results of its state-changing calls show, read back from the lines renderStep and doneWhen
+ * write: each step's expected result, and the finishing call's (`done`). What the evaluation checks against the
+ * results of sessions the skill was not learned from.
+ */
+export function stepResults(body: string): { step: string; shows: { path: string; value: string }[]; done: boolean }[] {
+  const out: { step: string; shows: { path: string; value: string }[]; done: boolean }[] = [];
+  const lines = body.split('\n');
+  for (const line of lines) {
+    const note = new RegExp(`${RESULT_NOTE.source}$`).exec(line);
+    const step = note && STEP_TOOL.exec(line);
+    if (note && step) out.push({ step: step[1] ?? step[2], shows: shownItems(note[1]), done: false });
+  }
+  const doneAt = lines.findIndex((l) => /^## Done when\s*$/.test(l));
+  const done = doneAt >= 0 ? lines.slice(doneAt + 1).find((l) => l.trim()) : undefined;
+  const m = done ? DONE_SHOWS.exec(done.trim()) : null;
+  if (m) out.push({ step: m[1], shows: shownItems(m[2]), done: true });
   return out;
 }
 

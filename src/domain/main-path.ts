@@ -40,24 +40,8 @@ export function constantFields(results: readonly string[], max = 2): Leaf[] {
   if (results.length === 0) return [];
   const counts = new Map<string, { leaf: Leaf; n: number }>();
   for (const r of results) {
-    const once = new Set<string>();
-    for (const whole of resultLeaves(r)) {
-      // A plain-text answer (path ``, "Email forwarded successfully.") says what happened in its first line.
-      // Not a printed nothing (`None`, `null`).
-      const text = whole.path === '';
-      const leaf = text ? { path: '', value: firstLine(whole.value) } : whole;
-      // Not a header over what follows (`Results:`).
-      const said = text
-        ? !/^[[{"]/.test(leaf.value) &&
-          !/^(none|null|nil|undefined|nan)$/i.test(leaf.value) &&
-          !leaf.value.endsWith(':')
-        : OUTCOME_FIELD.test(leaf.path);
-      if (!said || leaf.path.includes('[]') || leaf.path.includes('*')) continue;
-      if (leaf.value.length > (text ? MAX_SHOWN_TEXT : MAX_SHOWN_VALUE)) continue;
-      if (/\d{3}/.test(leaf.value) || /(^|[._])id$/i.test(leaf.path)) continue;
+    for (const leaf of shownLeaves(r)) {
       const key = `${leaf.path}\u0000${leaf.value}`;
-      if (once.has(key)) continue;
-      once.add(key);
       const c = counts.get(key) ?? { leaf, n: 0 };
       c.n++;
       counts.set(key, c);
@@ -71,6 +55,31 @@ export function constantFields(results: readonly string[], max = 2): Leaf[] {
     )
     .slice(0, max)
     .map((c) => c.leaf);
+}
+
+/**
+ * What one result says happened, each distinct leaf once: its outcome fields, or a plain text's first line (not a
+ * printed nothing such as `None`, nor a header over a listing such as `Results:`), short and not an id or an
+ * amount. constantFields keeps those most results share; the evaluation checks a stated one against a result.
+ */
+export function shownLeaves(result: string): Leaf[] {
+  const out: Leaf[] = [];
+  const once = new Set<string>();
+  for (const whole of resultLeaves(result)) {
+    const text = whole.path === '';
+    const leaf = text ? { path: '', value: firstLine(whole.value) } : whole;
+    const said = text
+      ? !/^[[{"]/.test(leaf.value) && !/^(none|null|nil|undefined|nan)$/i.test(leaf.value) && !leaf.value.endsWith(':')
+      : OUTCOME_FIELD.test(leaf.path);
+    if (!said || leaf.path.includes('[]') || leaf.path.includes('*')) continue;
+    if (leaf.value.length > (text ? MAX_SHOWN_TEXT : MAX_SHOWN_VALUE)) continue;
+    if (/\d{3}/.test(leaf.value) || /(^|[._])id$/i.test(leaf.path)) continue;
+    const key = `${leaf.path}\u0000${leaf.value}`;
+    if (once.has(key)) continue;
+    once.add(key);
+    out.push(leaf);
+  }
+  return out;
 }
 
 function firstLine(text: string): string {

@@ -30,5 +30,13 @@ export function resultNote(shown: readonly string[]): string {
   return shown.length ? ` Expect its result to show ${shown.join(' and ')}, as it did in the sessions.` : '';
 }
 
-/** A result note, as a pattern (it ends the step line). */
-export const RESULT_NOTE = / Expect its result to show .+, as it did in the sessions\./;
+/** A result note, as a pattern (it ends the step line); the group holds the quoted items. */
+export const RESULT_NOTE = / Expect its result to show (.+), as it did in the sessions\./;
+
+/** The items of a result note or a finishing condition read back: `"text"` (path ``) or `` `path` "value" ``. */
+export function shownItems(said: string): { path: string; value: string }[] {
+  return [...said.matchAll(/(?:`([^`]+)` )?("(?:[^"\\]|\\.)*")/g)].map((m) => ({
+    path: m[1] ?? '',
+    value: JSON.parse(m[2]) as string,
+  }));
+}
