@@ -257,7 +257,7 @@ export function stepResults(body: string): { step: string; shows: { path: string
   const out: { step: string; shows: { path: string; value: string }[]; done: boolean }[] = [];
   const lines = body.split('\n');
   for (const line of lines) {
-    const note = new RegExp(`${RESULT_NOTE.source}$`).exec(line);
+    const note = RESULT_NOTE.exec(line);
     const step = note && STEP_TOOL.exec(line);
     if (note && step) out.push({ step: step[1] ?? step[2], shows: shownItems(note[1]), done: false });
   }

@@ -73,8 +73,6 @@ function renderBlock(p: BlockParts): string {
 const SUPPORT = new RegExp(`: ${SUPPORT_NOTE.source}\\)`, 'g');
 /** Where in an earlier result a value is: the tool that gave it stays, which field is in the skill's SKILL.md. */
 const FIELD = new RegExp(FIELD_NOTE.source, 'g');
-/** What a step's result showed in the sessions: a check after the call, kept in the skill's SKILL.md. */
-const RESULT = new RegExp(`${RESULT_NOTE.source}$`);
 
 /**
  * A block within `max` characters. When the whole block does not fit, it is shortened in turn: the description to
@@ -90,7 +88,7 @@ function packBlock(parts: BlockParts, max: number): string {
   if (short.length <= max) return short;
   const lean = {
     ...shorter,
-    steps: shorter.steps.map((l) => l.replace(SUPPORT, ')').replace(FIELD, '').replace(RESULT, '')),
+    steps: shorter.steps.map((l) => l.replace(SUPPORT, ')').replace(FIELD, '').replace(RESULT_NOTE, '')),
   };
   const leaner = renderBlock(lean);
   if (leaner.length <= max) return leaner;

@@ -1,9 +1,8 @@
 /**
  * The notes a step line of a learned procedure carries besides what to call: how many of the successful sessions
  * took the step, which field of an earlier result a value comes from, and what a state-changing step's result
- * showed. The heuristic distiller writes them,
- * the context pack leaves them out when a block must be shorter, and the evaluation reads a step's condition
- * back up to its support note: one wording, here. Pure.
+ * showed. The heuristic distiller writes them, the context pack leaves them out when a block must be shorter, and
+ * the evaluation reads a step's condition and expected result back: one wording, here. Pure.
  */
 
 /** "seen in 60% of successful sessions": the share of the successful sessions that took a step. */
@@ -30,8 +29,8 @@ export function resultNote(shown: readonly string[]): string {
   return shown.length ? ` Expect its result to show ${shown.join(' and ')}, as it did in the sessions.` : '';
 }
 
-/** A result note, as a pattern (it ends the step line); the group holds the quoted items. */
-export const RESULT_NOTE = / Expect its result to show (.+), as it did in the sessions\./;
+/** A result note, as a pattern: it ends the step line, and its group holds the quoted items. */
+export const RESULT_NOTE = / Expect its result to show (.+), as it did in the sessions\.$/;
 
 /** The items of a result note or a finishing condition read back: `"text"` (path ``) or `` `path` "value" ``. */
 export function shownItems(said: string): { path: string; value: string }[] {
