@@ -23,6 +23,8 @@ export type { ExportResult } from './app/types.js';
 export type { ImportResult } from './app/types.js';
 /** A live session opened by `memory.startSession`: `call()` records a tool call, `end()` its outcome. */
 export type { SessionRecorder } from './app/types.js';
+/** What `memory.recall` takes besides the goal: topK, namespace, session, whether to record, the agent's tools. */
+export type { RecallOptions } from './app/types.js';
 
 // ---- Configuration ----
 /** Reads the configuration: schema defaults, then the file, then `SKILLSMITH_*` variables, then overrides. */

@@ -116,10 +116,34 @@ describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserP
   });
 });
 
+/** A phone-support agent's tools (tau2 telecom). */
+const PHONE =
+  'get_customer_by_phone,get_details_by_id,get_bills_for_customer,send_payment_request,resume_line,check_status_bar,toggle_airplane_mode';
+
+describe('skillsmith recall --tools: an agent that names its tools', () => {
+  it('is handed only skills whose steps it can take, and told when none of them fits', () => {
+    const shop = cli(['recall', goals[0], '--db', copyOf(learnedDb), '--json']);
+    const first = (JSON.parse(shop.stdout) as { name: string; toolSequence: string[] }[])[0];
+    expect(first, 'the first sample goal recalls a skill').toBeTruthy();
+    const tools = PHONE.split(',');
+    expect(first.toolSequence.every((t) => tools.includes(t))).toBe(false);
+    const phone = both(learnedDb, (db) => ['recall', goals[0], '--db', db, '--tools', PHONE, '--json']);
+    expectSame(phone);
+    for (const s of JSON.parse(phone.lean.stdout) as { name: string; toolSequence: string[] }[])
+      expect(
+        s.toolSequence.every((t) => tools.includes(t)),
+        s.name,
+      ).toBe(true);
+    const own = both(learnedDb, (db) => ['recall', goals[0], '--db', db, '--tools', first.toolSequence.join(',')]);
+    expectSame(own);
+    expect(own.lean.stdout).toContain(`### Skill: ${first.name}`);
+  });
+});
+
 describe('skillsmith recall: the short path and the full CLI', () => {
   it('print the same skills, text and --json, and record the same recalls', () => {
     for (const goal of [...goals, 'write a haiku about autumn']) {
-      for (const extra of [[], ['--json'], ['--top-k', '1', '--json'], ['--top-k', '3']]) {
+      for (const extra of [[], ['--json'], ['--top-k', '1', '--json'], ['--top-k', '3'], ['--tools', PHONE]]) {
         const r = both(learnedDb, (db) => ['recall', goal, '--db', db, ...extra]);
         expectSame(r);
         expect(r.lean.code).toBe(0);
@@ -168,6 +192,10 @@ describe('skillsmith recall: the short path and the full CLI', () => {
     expect(env.lean.code).toBe(2);
     expectSame(both(learnedDb, (db) => ['recall', '--db', db]));
     expectSame(both(learnedDb, (db) => ['recall', goals[0], '--db', db, '--top-k', '0']));
+    const noTools = both(learnedDb, (db) => ['recall', goals[0], '--db', db, '--tools', ' , ']);
+    expectSame(noTools);
+    expect(noTools.lean.code).toBe(2);
+    expect(noTools.lean.stderr).toMatch(/--tools needs the names of the tools/);
     expectSame(both(learnedDb, (db) => ['recall', 'x'.repeat(70_000), '--db', db]));
     const junk = join(tmp, 'junk.db');
     writeFileSync(junk, 'not a database');

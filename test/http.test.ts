@@ -505,6 +505,24 @@ describe('compile and recall', () => {
     expect((await api('POST', '/api/recall', { body: { goal: '' } })).status).toBe(400);
     expect((await api('POST', '/api/recall', { body: { goal: 'x', topK: 0 } })).status).toBe(400);
   });
+
+  it('POST /api/recall with the tools the agent has serves only skills it can follow', async () => {
+    const goal = 'I want to return some items of my delivered order';
+    const { data: all } = await api('POST', '/api/recall', { body: { goal, topK: 1 } });
+    const returns = all.skills[0] as { name: string; toolSequence: string[] };
+    const has = await api('POST', '/api/recall', { body: { goal, topK: 1, tools: returns.toolSequence } });
+    expect(has.status).toBe(200);
+    expect(has.data.skills.map((s: { name: string }) => s.name)).toEqual([returns.name]);
+    // Without the return call itself, that skill is not handed over; whatever is, the agent can follow.
+    const lacking = returns.toolSequence.filter((t) => t !== 'return_delivered_order_items');
+    const without = await api('POST', '/api/recall', { body: { goal, topK: 3, tools: lacking } });
+    expect(without.status).toBe(200);
+    for (const s of without.data.skills as { name: string; toolSequence: string[] }[]) {
+      expect(s.name).not.toBe(returns.name);
+      expect(s.toolSequence.every((t) => lacking.includes(t))).toBe(true);
+    }
+    expect((await api('POST', '/api/recall', { body: { goal, tools: [] } })).status).toBe(400);
+  });
 });
 
 describe('events', () => {

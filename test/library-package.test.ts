@@ -123,11 +123,13 @@ describe('the npm package, installed into a TypeScript project', () => {
     const out = JSON.parse(r.stdout) as {
       created: string[];
       recalled: { name: string; tools: string[] }[];
+      withoutRefund: string[];
       context: string;
     };
     expect(out.created).toHaveLength(1);
     expect(out.recalled.map((s) => s.name)).toEqual(out.created);
     expect(out.recalled[0].tools).toEqual(['get_order_details', 'refund_order', 'send_confirmation']);
+    expect(out.withoutRefund).toEqual([]);
     expect(out.context).toContain('`refund_order`');
   });
 

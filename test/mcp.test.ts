@@ -230,6 +230,20 @@ describe.each([
     )!;
     expect(after.eta).toBeGreaterThan(target.eta);
 
+    // An agent that names its tools is handed only skills it can follow.
+    const lookups = ['find_user_id_by_email', 'find_user_id_by_name_zip', 'get_user_details', 'get_order_details'];
+    const lacking = await ok<{ skills: { name: string; toolSequence: string[] }[] }>(client, 'recall_skills', {
+      goal,
+      top_k: 3,
+      tools: lookups,
+    });
+    expect(lacking.skills.map((s) => s.name)).not.toContain('return-delivered-order-items');
+    for (const s of lacking.skills)
+      expect(
+        s.toolSequence.every((t) => lookups.includes(t)),
+        s.name,
+      ).toBe(true);
+
     const none = (await client.callTool({
       name: 'recall_skills',
       arguments: { goal: 'Bake sourdough bread with a rye starter' },

@@ -100,7 +100,12 @@ describe('the recall daemon', () => {
     await until('the daemon to listen', () => sockets().length === 1);
     expect(recallCount(db)).toBe(recorded + 1);
     for (const goal of [...goals, 'write a haiku about autumn'])
-      for (const extra of [[], ['--json'], ['--top-k', '3', '--json']]) {
+      for (const extra of [
+        [],
+        ['--json'],
+        ['--top-k', '3', '--json'],
+        ['--tools', 'get_customer_by_phone,get_details_by_id'],
+      ]) {
         const args = ['recall', goal, '--db', db, ...extra];
         const viaDaemon = recallLoaded(args, env);
         expect(viaDaemon.inProcess).toBe(false);

@@ -192,7 +192,8 @@ export class Capture {
     this.synthesis.noteFirstUse();
     return {
       id,
-      recall: (goal, o = {}) => this.catalog.recall(goal ?? opts.goal, { topK: o.topK, namespace, sessionId: id }),
+      recall: (goal, o = {}) =>
+        this.catalog.recall(goal ?? opts.goal, { topK: o.topK, tools: o.tools, namespace, sessionId: id }),
       call: async (c) => {
         if (ended) throw new SessionStateError(`session ${id} already ended; record into a new session`);
         const call = this.prepareCall(id, c, position);

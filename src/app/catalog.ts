@@ -10,6 +10,7 @@ import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
 import type { SkillEvent } from '../store/store.js';
 import type { Changes } from './changes.js';
 import type { RecallIndexes } from './recall-indexes.js';
+import type { RecallOptions } from './types.js';
 import type { AppContext } from './context.js';
 import { checkGoal, contextPack, MAX_TEXT_CHARS, toolsOf } from './recall-only.js';
 import { ConflictError, InputError, NotFoundError } from '../errors/index.js';
@@ -34,10 +35,7 @@ export class Catalog {
   // ── recall ───────────────────────────────────────────────────────────────
 
   /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
-  async recall(
-    goal: string,
-    opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {},
-  ): Promise<RecalledSkill[]> {
+  async recall(goal: string, opts: RecallOptions = {}): Promise<RecalledSkill[]> {
     checkGoal(goal);
     if (!this.ctx.storing) return [];
     this.onUse();
@@ -48,6 +46,7 @@ export class Catalog {
       now: this.ctx.now(),
       sessionId: opts.sessionId && this.ctx.sessionKey(opts.sessionId),
       touch: opts.record !== false,
+      tools: opts.tools,
     });
     this.recallLog.debug('recall', { served: hits.map((h) => h.name), session: opts.sessionId ?? null });
     return hits;
@@ -57,12 +56,12 @@ export class Catalog {
    * The skill a goal came nearest to, whatever the threshold, for saying why nothing was recalled; leaves no trace
    * (no recall row, last use untouched). Null when the namespace has no recallable skill.
    */
-  async nearest(goal: string, opts: { namespace?: string } = {}): Promise<NearestSkill | null> {
+  async nearest(goal: string, opts: Pick<RecallOptions, 'namespace' | 'tools'> = {}): Promise<NearestSkill | null> {
     checkGoal(goal);
     if (!this.ctx.storing) return null;
     const [hit] = await this.indexes
       .of(opts.namespace)
-      .recall(goal, { topK: 1, threshold: -1, now: this.ctx.now(), touch: false });
+      .recall(goal, { topK: 1, threshold: -1, now: this.ctx.now(), touch: false, tools: opts.tools });
     return hit ? { name: hit.name, similarity: hit.similarity, threshold: this.ctx.thresholds.recall } : null;
   }
 

@@ -20,7 +20,14 @@ import type { AppContext } from './context.js';
 import type { Outbox } from './outbox.js';
 import type { SkillFiles } from './skill-files.js';
 import type { Synthesis, SynthesisProgress } from './synthesis.js';
-import type { ExportResult, ImportResult, IngestResult, RecordedCall, SessionRecorder } from './types.js';
+import type {
+  ExportResult,
+  ImportResult,
+  IngestResult,
+  RecallOptions,
+  RecordedCall,
+  SessionRecorder,
+} from './types.js';
 
 /** The services of one memory, each with one job; built by the composition root (`openMemory`). */
 export interface MemoryServices {
@@ -278,10 +285,7 @@ export class Memory {
   // ── recall ───────────────────────────────────────────────────────────────
 
   /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
-  recall(
-    goal: string,
-    opts: { topK?: number; namespace?: string; sessionId?: string; record?: boolean } = {},
-  ): Promise<RecalledSkill[]> {
+  recall(goal: string, opts: RecallOptions = {}): Promise<RecalledSkill[]> {
     return this.catalog.recall(goal, opts);
   }
 
@@ -289,7 +293,7 @@ export class Memory {
    * The skill a goal came nearest to when it recalled none, with its similarity and the threshold it missed (null
    * when there is no skill to recall): why nothing matched. Leaves no trace.
    */
-  nearest(goal: string, opts: { namespace?: string } = {}): Promise<NearestSkill | null> {
+  nearest(goal: string, opts: Pick<RecallOptions, 'namespace' | 'tools'> = {}): Promise<NearestSkill | null> {
     return this.catalog.nearest(goal, opts);
   }
 

@@ -8,6 +8,7 @@ import { openCurrentSqliteStore, type SqliteStore } from '../store/sqlite/sqlite
 import { createLogger, type LogLevel } from '../support/log.js';
 import { auditFileFor } from './backends.js';
 import { Outbox } from './outbox.js';
+import type { RecallOptions } from './types.js';
 
 /** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */
 export const MAX_TEXT_CHARS = 64 * 1024;
@@ -34,8 +35,8 @@ export function contextPack(skills: RecalledSkill[], maxBodyChars: number): stri
 
 /** What `openRecallOnly` gives: `Memory.recall`, `formatContext`, `toolsFor` and `close`, and nothing else. */
 export interface RecallOnlyMemory {
-  recall(goal: string, opts?: { topK?: number }): Promise<RecalledSkill[]>;
-  nearest(goal: string): Promise<NearestSkill | null>;
+  recall(goal: string, opts?: Pick<RecallOptions, 'topK' | 'tools'>): Promise<RecalledSkill[]>;
+  nearest(goal: string, opts?: Pick<RecallOptions, 'tools'>): Promise<NearestSkill | null>;
   formatContext(skills: RecalledSkill[]): string;
   toolsFor(skills: RecalledSkill[]): string[];
   /**
@@ -79,17 +80,17 @@ export async function openRecallOnly(opts: {
   const index = store ? new RecallIndex(store, embedder, config.namespace, config, recallLog) : null;
   const threshold = config.thresholds.recall ?? embedder.thresholds.recall;
   return {
-    async recall(goal, { topK } = {}) {
+    async recall(goal, { topK, tools } = {}) {
       checkGoal(goal);
       if (!index) return [];
-      const hits = await index.recall(goal, { topK, threshold, now: new Date(), touch: true });
+      const hits = await index.recall(goal, { topK, threshold, now: new Date(), touch: true, tools });
       recallLog.debug('recall', { served: hits.map((h) => h.name), session: null });
       return hits;
     },
-    async nearest(goal) {
+    async nearest(goal, { tools } = {}) {
       checkGoal(goal);
       if (!index) return null;
-      const [hit] = await index.recall(goal, { topK: 1, threshold: -1, now: new Date(), touch: false });
+      const [hit] = await index.recall(goal, { topK: 1, threshold: -1, now: new Date(), touch: false, tools });
       return hit ? { name: hit.name, similarity: hit.similarity, threshold } : null;
     },
     formatContext: (skills) => contextPack(skills, config.recall.maxBodyChars),

@@ -40,6 +40,22 @@ export interface ImportResult {
 }
 
 /** One tool call as a caller records it. */
+/** What `memory.recall` takes besides the goal. */
+export interface RecallOptions {
+  /** Skills served at most (default `recall.topK`). */
+  topK?: number;
+  namespace?: string;
+  /** The session the skills are recalled for: its outcome becomes their trial. */
+  sessionId?: string;
+  /** false: look without leaving a trace (no recall row, last use untouched). */
+  record?: boolean;
+  /**
+   * The tools the agent has: only skills whose main path (`toolSequence`) calls none other are served, so an agent
+   * sharing a memory with others is never handed steps it cannot take. Omitted: every skill.
+   */
+  tools?: readonly string[];
+}
+
 export interface RecordedCall {
   tool: string;
   args?: Record<string, unknown>;
@@ -53,7 +69,7 @@ export interface RecordedCall {
 export interface SessionRecorder {
   readonly id: string;
   /** Recall for this session: the skills served become trials when the session ends with an outcome. */
-  recall(goal?: string, opts?: { topK?: number }): Promise<RecalledSkill[]>;
+  recall(goal?: string, opts?: Pick<RecallOptions, 'topK' | 'tools'>): Promise<RecalledSkill[]>;
   call(call: RecordedCall): Promise<void>;
   /**
    * Ends the session; with a reported success/failure outcome, each skill recalled for it gets a trial.

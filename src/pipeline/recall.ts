@@ -425,6 +425,17 @@ export class RecallIndex {
     }
   }
 
+  /**
+   * The hits whose skill's main path (`toolSequence`) uses only `tools`, read from the recently served or the store:
+   * a fleet's agents share a memory, and an agent is not handed a procedure whose steps call tools it lacks.
+   */
+  private async followable(hits: { id: string; score: number }[], tools: readonly string[]) {
+    if (hits.length === 0) return hits;
+    const have = new Set(tools);
+    const skills = await this.skillsFor(hits.map((h) => h.id));
+    return hits.filter((h) => skills.get(h.id)?.toolSequence.every((t) => have.has(t)) ?? false);
+  }
+
   /** Skills the index holds. */
   get size(): number {
     return this.index?.size ?? 0;
@@ -432,7 +443,15 @@ export class RecallIndex {
 
   async recall(
     goal: string,
-    opts: { topK?: number; threshold: number; touch?: boolean; now?: Date; sessionId?: string | null },
+    opts: {
+      topK?: number;
+      threshold: number;
+      touch?: boolean;
+      now?: Date;
+      sessionId?: string | null;
+      /** The tools the agent has: only skills whose main path uses none other are served (null: any skill). */
+      tools?: readonly string[] | null;
+    },
   ): Promise<RecalledSkill[]> {
     if (!goal.trim()) return [];
     await this.ensure();
@@ -446,12 +465,14 @@ export class RecallIndex {
     // EXHAUSTIVE entries is asked for all of them, so a small graph's answer is the exact one (two builds of
     // one graph then agree). On a large graph a wider search costs: at 100k entries k = 256 took 5x the time
     // of k = 36, and the first search of a new process touches that many more pages of the mapped graph.
-    const want = (topK + 2) * (MAX_EXEMPLARS + 1);
-    const hits = bestPerSkill(
+    // With the agent's tools named, skills it cannot follow are passed over: a wider search keeps enough behind them.
+    const want = (topK + 2) * (MAX_EXEMPLARS + 1) * (opts.tools ? TOOLS_WIDTH : 1);
+    const found = bestPerSkill(
       this.index.search(vec, this.index.size <= EXHAUSTIVE ? Math.max(want, EXHAUSTIVE) : want, {
         minScore: opts.threshold,
       }),
     );
+    const hits = opts.tools ? await this.followable(found, opts.tools) : found;
     // A second skill must be competitive with the best match, not merely above the absolute threshold.
     const floor = hits.length ? hits[0].score - this.config.recall.relativeMargin : 0;
     const close = hits.filter((h) => h.score >= floor);
@@ -521,6 +542,8 @@ function rankOf(s: Pick<Skill, 'utility' | 'eta' | 'name' | 'description'>): Ran
 
 /** Candidates ranked beyond topK when words take part in the order. */
 const WORD_POOL = 2;
+/** How much wider recall searches when it may only serve skills that use the agent's tools. */
+const TOOLS_WIDTH = 4;
 
 /**
  * Candidates in the order recall serves them: `similarity` becomes (1 - w) * cosine + w * the overlap of the

@@ -7,7 +7,7 @@ import { parseCommandLine, readStdin, recallArgs, type Flags } from './options.j
 import { askDaemon, daemonEnabled, socketPath, startDaemon } from './recall-client.js';
 
 /** The flags a recall may carry and still take the short path; any other flag goes through the full CLI. */
-const LEAN_FLAGS = new Set(['db', 'namespace', 'config', 'json', 'top-k', 'log-level', 'hook']);
+const LEAN_FLAGS = new Set(['db', 'namespace', 'config', 'json', 'top-k', 'tools', 'log-level', 'hook']);
 
 /**
  * The arguments of a `skillsmith recall` the short path can answer (see `leanRecall`), or null for any other
@@ -68,6 +68,7 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
       logLevel,
       goal: request.goal,
       topK: request.topK,
+      tools: request.tools,
       json: !!flags.json,
       hook: !!flags.hook,
     });
@@ -88,8 +89,8 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
   if (!memory) return null;
   await announce();
   try {
-    const { goal, topK } = request;
-    process.stdout.write(await answerRecall(memory, { goal, topK, json: !!flags.json, hook: !!flags.hook }));
+    const { goal, topK, tools } = request;
+    process.stdout.write(await answerRecall(memory, { goal, topK, tools, json: !!flags.json, hook: !!flags.hook }));
     return 0;
   } catch (e) {
     return exitCode(e);

@@ -11,6 +11,7 @@ const options = {
   json: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   'top-k': { type: 'string' },
+  tools: { type: 'string' },
   hook: { type: 'boolean' },
   try: { type: 'string' },
   sessions: { type: 'string' },
@@ -63,13 +64,21 @@ export function recallArgs(
   args: string[],
   flags: Flags,
   stdin: () => string = () => '',
-): { goal: string; topK: number | undefined } | string {
+): { goal: string; topK: number | undefined; tools?: string[] } | string {
   // A hook hands the request over on stdin; an empty one (a bare slash command) asks for nothing.
   const goal = flags.hook && args.length === 0 ? hookGoal(stdin()) : args.join(' ').trim();
   if (!goal && !flags.hook) return 'recall needs a GOAL, e.g. skillsmith recall "cancel my order"';
   const topK = flags['top-k'] ? Number(flags['top-k']) : undefined;
   if (topK !== undefined && (!Number.isInteger(topK) || topK < 1)) return '--top-k must be a positive integer';
-  return { goal, topK };
+  if (flags.tools === undefined) return { goal, topK };
+  // The tools the agent has, comma-separated: only skills whose steps use none other are served.
+  const tools = flags.tools
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  if (tools.length === 0)
+    return '--tools needs the names of the tools the agent has, e.g. --tools get_order,cancel_order';
+  return { goal, topK, tools };
 }
 
 /**

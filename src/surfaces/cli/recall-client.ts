@@ -22,6 +22,8 @@ export interface RecallRequest {
   logLevel: LogLevel;
   goal: string;
   topK: number | undefined;
+  /** The tools the agent has (--tools): only skills that use none other are served. */
+  tools?: string[];
   json: boolean;
   /** Asked by a hook: no text at all when nothing matches. */
   hook?: boolean;

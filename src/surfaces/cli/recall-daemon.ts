@@ -69,6 +69,7 @@ async function answer(request: RecallRequest): Promise<RecallAnswer> {
     const stdout = await answerRecall(memory, {
       goal: request.goal,
       topK: request.topK,
+      tools: request.tools,
       json: request.json,
       hook: !!request.hook,
     });

@@ -291,6 +291,11 @@ export function openApiDocument(version: string) {
               goal: { type: 'string' },
               topK: { type: 'integer', minimum: 1 },
               sessionId: { type: 'string' },
+              tools: {
+                type: 'array',
+                items: { type: 'string' },
+                description: 'The tools the agent has: only skills whose steps call none other are served',
+              },
             },
           }),
           responses: {

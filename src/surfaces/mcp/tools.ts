@@ -159,17 +159,19 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       title: 'Recall skills for a goal',
       description:
         'The procedures learned from past runs that fit this goal, as a context pack to put in the prompt, with their ids. ' +
-        'Pass session_id so the outcome of the session counts as a trial of the skills served.',
+        'Pass session_id so the outcome of the session counts as a trial of the skills served, and tools (the names ' +
+        'of the tools you have) to get only skills whose steps you can take.',
       inputSchema: {
         goal: z.string().min(1).max(8000),
         top_k: z.number().int().min(1).max(10).optional(),
         session_id: sessionId.optional(),
+        tools: z.array(z.string().min(1).max(500)).min(1).max(2000).optional(),
       },
       outputSchema: output.recalled,
       annotations: { readOnlyHint: false },
     },
     async (a) => {
-      const skills = await memory.recall(a.goal, { topK: a.top_k, sessionId: a.session_id });
+      const skills = await memory.recall(a.goal, { topK: a.top_k, sessionId: a.session_id, tools: a.tools });
       const context = memory.formatContext(skills);
       const data = {
         skill_ids: skills.map((s) => s.id),

@@ -40,14 +40,15 @@ function noMatch(nearest: NearestSkill | null): string {
  */
 export async function answerRecall(
   memory: Printing & {
-    recall(goal: string, opts: { topK?: number }): Promise<RecalledSkill[]>;
-    nearest(goal: string): Promise<NearestSkill | null>;
+    recall(goal: string, opts: { topK?: number; tools?: readonly string[] }): Promise<RecalledSkill[]>;
+    nearest(goal: string, opts: { tools?: readonly string[] }): Promise<NearestSkill | null>;
   },
-  request: { goal: string; topK?: number; json: boolean; hook: boolean },
+  request: { goal: string; topK?: number; tools?: string[]; json: boolean; hook: boolean },
 ): Promise<string> {
-  const hits = await memory.recall(request.goal, { topK: request.topK });
+  const { goal, topK, tools } = request;
+  const hits = await memory.recall(goal, { topK, tools });
   const explain = hits.length === 0 && !request.json && !request.hook;
-  const nearest = explain ? await memory.nearest(request.goal) : null;
+  const nearest = explain ? await memory.nearest(goal, { tools }) : null;
   return recallText(hits, request.json, memory, request.hook, nearest);
 }
 
@@ -57,19 +58,21 @@ export async function answerRecall(
  */
 export const command: Command = {
   name: 'recall',
-  help: `  recall "GOAL" [--top-k N]   the skills a planner would get for this goal (when none matches: which came
-                              nearest, and the threshold it missed); --hook: the goal from stdin (Claude Code's
-                              UserPromptSubmit JSON, or plain text), nothing printed when none matches`,
+  help: `  recall "GOAL" [--top-k N] [--tools A,B]
+                              the skills a planner would get for this goal (when none matches: which came
+                              nearest, and the threshold it missed); --tools: only skills whose steps use none but
+                              the agent's tools; --hook: the goal from stdin (Claude Code's UserPromptSubmit JSON,
+                              or plain text), nothing printed when none matches`,
   opens: 'memory',
   async run(args, { flags, memory: open }) {
     const memory = await open();
     const request = recallArgs(args, flags, readStdin);
     if (typeof request === 'string') throw new UsageError(request);
-    const { goal, topK } = request;
+    const { goal, topK, tools } = request;
     const json = !!flags.json;
     const hook = !!flags.hook;
     process.stdout.write(
-      goal ? await answerRecall(memory, { goal, topK, json, hook }) : recallText([], json, memory, hook),
+      goal ? await answerRecall(memory, { goal, topK, tools, json, hook }) : recallText([], json, memory, hook),
     );
     return 0;
   },

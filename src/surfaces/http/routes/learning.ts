@@ -18,6 +18,8 @@ const recallBody = z.object({
   goal: z.string().min(1).max(8000),
   topK: z.number().int().min(1).max(20).optional(),
   sessionId: z.string().min(1).max(500).optional(),
+  /** The tools the agent has: only skills whose steps call none other are served. */
+  tools: z.array(z.string().min(1).max(500)).min(1).max(2000).optional(),
 });
 
 /** Compile (a dry run unless commit) and recall: the two ways skills go in and come out. */
@@ -32,7 +34,7 @@ export function learningRoutes(memory: Memory): Hono {
   // A POST: recall records which skills it served (their trials when the session ends) and touches last-used.
   app.post('/recall', async (c) => {
     const body = await readJson(c, recallBody);
-    const skills = await memory.recall(body.goal, { topK: body.topK, sessionId: body.sessionId });
+    const skills = await memory.recall(body.goal, { topK: body.topK, sessionId: body.sessionId, tools: body.tools });
     return c.json({ skills, context: memory.formatContext(skills), tools: memory.toolsFor(skills) });
   });
 
