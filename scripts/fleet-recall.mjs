@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openMemory } from '../dist/index.js';
-import { loadEvalFile, selectSplit } from '../dist/eval/dataset.js';
+import { loadEvalFile } from '../dist/eval/dataset.js';
 import { BASE_EVAL_CONFIG } from '../dist/eval/harness.js';
 import { majorityLabel } from '../dist/eval/metrics.js';
 import { UNRELATED_GOALS } from '../dist/eval/unrelated-goals.js';

@@ -6,7 +6,7 @@ import { registerSkillResources } from './resources.js';
 import { registerTools } from './tools.js';
 
 const INSTRUCTIONS = `Skillsmith is procedural memory: it learns reusable procedures (skills) from your tool calls.
-At the start of a task call recall_skills with the goal (and your session id) and follow what it returns.
+At the start of a task call recall_skills with the goal (and your session id, and the names of your tools so that only procedures you can follow come back) and follow what it returns.
 Record each tool call with record_tool_call (the first one carries the goal) and finish with end_session and the outcome.`;
 
 /** One MCP server over the memory (one per connection; the live sessions are shared between them). */
