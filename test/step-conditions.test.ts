@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
 import { toolCall } from '../src/domain/tool-call.case.js';
-import type { Session } from '../src/domain/types.js';
+import type { Session, Skill } from '../src/domain/types.js';
 import { loadEvalFile, selectSplit } from '../src/eval/dataset.js';
 import { BASE_EVAL_CONFIG } from '../src/eval/harness.js';
 import { checkStepConditions } from '../src/eval/step-conditions.js';
@@ -11,6 +11,26 @@ import { TAU_DEV, tempDbPath } from './support/tau.js';
 
 const session = (id: string, calls: Session['calls'], outcome: Session['outcome'] = 'success') =>
   plainSession(id, { goal: 'Fix my mobile data', calls, outcome });
+
+let learned: Promise<{ skills: Skill[]; other: Session[] }> | null = null;
+/**
+ * The skills learned on the test half of tau-dev, and the tune half's sessions to hold them to (node
+ * scripts/step-conditions.mjs prints both ways): learned once for every test that reads them.
+ */
+function learnedOnTestHalf() {
+  learned ??= (async () => {
+    const loaded = loadEvalFile(TAU_DEV, { label: 'meta.family' });
+    const memory = await openMemory({ db: tempDbPath(), config: BASE_EVAL_CONFIG, logLevel: 'silent' });
+    try {
+      await memory.ingest(selectSplit(loaded.sessions, 'test').map((s) => ({ ...s.session, labels: null })));
+      await memory.synthesize();
+      return { skills: await memory.skills.list(), other: selectSplit(loaded.sessions, 'tune').map((s) => s.session) };
+    } finally {
+      await memory.close();
+    }
+  })();
+  return learned;
+}
 
 describe('conditions on steps, held to sessions the skill was not learned from', () => {
   it('counts, among sessions that ran the check, who took the step after it showed the condition and who did not', () => {
@@ -41,24 +61,13 @@ describe('conditions on steps, held to sessions the skill was not learned from',
   });
 
   it('never fires, on the tau traces, for a session that did not take the step', async () => {
-    // Learned on the test half of tau-dev, read on the tune half (node scripts/step-conditions.mjs prints both ways).
-    const loaded = loadEvalFile(TAU_DEV, { label: 'meta.family' });
-    const memory = await openMemory({ db: tempDbPath(), config: BASE_EVAL_CONFIG, logLevel: 'silent' });
-    try {
-      await memory.ingest(selectSplit(loaded.sessions, 'test').map((s) => ({ ...s.session, labels: null })));
-      await memory.synthesize();
-      const checks = checkStepConditions(
-        await memory.skills.list(),
-        selectSplit(loaded.sessions, 'tune').map((s) => s.session),
-      );
-      expect(checks.length).toBeGreaterThan(0);
-      for (const c of checks) {
-        expect(c.firedWithout).toBe(0);
-        expect(c.tookWhenShown).toBeGreaterThan(0);
-        expect((c.tookWhenShown + c.skippedWhenNotShown) / c.sessions).toBeGreaterThanOrEqual(0.9);
-      }
-    } finally {
-      await memory.close();
+    const { skills, other } = await learnedOnTestHalf();
+    const checks = checkStepConditions(skills, other);
+    expect(checks.length).toBeGreaterThan(0);
+    for (const c of checks) {
+      expect(c.firedWithout).toBe(0);
+      expect(c.tookWhenShown).toBeGreaterThan(0);
+      expect((c.tookWhenShown + c.skippedWhenNotShown) / c.sessions).toBeGreaterThanOrEqual(0.9);
     }
   });
 });
@@ -108,24 +117,13 @@ describe('expected results, held to sessions the skill was not learned from', ()
   });
 
   it('hold on the tau traces in nearly every session where the call worked', async () => {
-    // Learned on the test half of tau-dev, read on the tune half (node scripts/step-conditions.mjs prints both ways).
-    const loaded = loadEvalFile(TAU_DEV, { label: 'meta.family' });
-    const memory = await openMemory({ db: tempDbPath(), config: BASE_EVAL_CONFIG, logLevel: 'silent' });
-    try {
-      await memory.ingest(selectSplit(loaded.sessions, 'test').map((s) => ({ ...s.session, labels: null })));
-      await memory.synthesize();
-      const checks = checkStepResults(
-        await memory.skills.list(),
-        selectSplit(loaded.sessions, 'tune').map((s) => s.session),
-      );
-      // The switches of the mobile-data fix and the finishing calls that quote what they showed.
-      expect(checks.filter((c) => !c.done).length).toBeGreaterThanOrEqual(3);
-      const sessions = checks.reduce((n, c) => n + c.sessions, 0);
-      const held = checks.reduce((n, c) => n + c.held, 0);
-      expect(sessions).toBeGreaterThanOrEqual(20);
-      expect(held / sessions).toBeGreaterThanOrEqual(0.9);
-    } finally {
-      await memory.close();
-    }
+    const { skills, other } = await learnedOnTestHalf();
+    const checks = checkStepResults(skills, other);
+    // The switches of the mobile-data fix and the finishing calls that quote what they showed.
+    expect(checks.filter((c) => !c.done).length).toBeGreaterThanOrEqual(3);
+    const sessions = checks.reduce((n, c) => n + c.sessions, 0);
+    const held = checks.reduce((n, c) => n + c.held, 0);
+    expect(sessions).toBeGreaterThanOrEqual(20);
+    expect(held / sessions).toBeGreaterThanOrEqual(0.9);
   });
 });
