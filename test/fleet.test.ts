@@ -333,6 +333,36 @@ describe('a fleet of agents sharing one PostgreSQL memory', () => {
   }, 120_000);
 });
 
+describe('a fleet whose agents have different tools, in one namespace', () => {
+  it('hands each agent only skills whose steps use its own tools', async () => {
+    const url = await server.createDatabase();
+    const shared = await pgMemory(url, 'shared');
+    await shared.ingest(sample.map((r) => toSession(r, 'shared')));
+    await shared.synthesize();
+    const skills = await shared.skills.list();
+    const toolsOf = (family: string) => [
+      ...new Set(sample.filter((r) => r.meta.family.startsWith(family)).flatMap((r) => r.steps.map((c) => c.tool))),
+    ];
+    const shop = toolsOf('retail:');
+    const phone = toolsOf('telecom:');
+    const retailGoal = sample.find((x) => x.meta.family === 'retail:exchange_items' && x.success)!.goal;
+    const telecomGoal = sample.find((x) => x.meta.family.startsWith('telecom:') && x.success)!.goal;
+    const follows = (tools: string[]) => (s: { toolSequence: string[] }) =>
+      s.toolSequence.every((t) => tools.includes(t));
+    // Both kinds were learned in the one namespace, and without a list each request finds its own.
+    expect(skills.some(follows(shop)) && skills.some(follows(phone))).toBe(true);
+    const asShop = await shared.recall(retailGoal, { tools: shop, topK: 5 });
+    expect(asShop.length).toBeGreaterThan(0);
+    expect(asShop.every(follows(shop))).toBe(true);
+    const asPhone = await shared.recall(telecomGoal, { tools: phone, topK: 5 });
+    expect(asPhone.length).toBeGreaterThan(0);
+    expect(asPhone.every(follows(phone))).toBe(true);
+    // The shop's request asked by the phone agent gets nothing of the shop's.
+    expect((await shared.recall(retailGoal, { tools: phone, topK: 5 })).every(follows(phone))).toBe(true);
+    expect((await shared.recall(retailGoal, { topK: 5 })).some((s) => !follows(phone)(s))).toBe(true);
+  }, 120_000);
+});
+
 describe('skillsmith migrate', () => {
   it('copies a SQLite memory into PostgreSQL and back, verified by counts and checksums; both copies work', async () => {
     const lite = tempDbPath('skillsmith-migrate-');
