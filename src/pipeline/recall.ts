@@ -407,7 +407,8 @@ export class RecallIndex {
           isRecallable(skill, retireEta) &&
           skill.utility === c.skill.utility &&
           skill.eta === c.skill.eta &&
-          skillWords(skill) === c.skill.words
+          skillWords(skill) === c.skill.words &&
+          toolsKey(skill.toolSequence) === c.skill.tools
         )
           continue;
         stale = true;
@@ -426,14 +427,25 @@ export class RecallIndex {
   }
 
   /**
-   * The hits whose skill's main path (`toolSequence`) uses only `tools`, read from the recently served or the store:
-   * a fleet's agents share a memory, and an agent is not handed a procedure whose steps call tools it lacks.
+   * The hits whose skill's main path (`toolSequence`) uses only `tools`, from the ranks the index keeps (read from
+   * the store only for skills not known yet, after a file load): a fleet's agents share a memory, and an agent is
+   * not handed a procedure whose steps call tools it lacks.
    */
   private async followable(hits: { id: string; score: number }[], tools: readonly string[]) {
-    if (hits.length === 0) return hits;
+    const unknown = hits.filter((h) => !this.ranks.has(h.id)).map((h) => h.id);
+    if (unknown.length) await this.learnRanks(unknown);
     const have = new Set(tools);
-    const skills = await this.skillsFor(hits.map((h) => h.id));
-    return hits.filter((h) => skills.get(h.id)?.toolSequence.every((t) => have.has(t)) ?? false);
+    const fits = new Map<string, boolean>();
+    return hits.filter((h) => {
+      const key = this.ranks.get(h.id)?.tools;
+      if (key === undefined) return false;
+      let ok = fits.get(key);
+      if (ok === undefined) {
+        ok = key === '' || key.split('\n').every((t) => have.has(t));
+        fits.set(key, ok);
+      }
+      return ok;
+    });
   }
 
   /** Skills the index holds. */
@@ -534,11 +546,30 @@ interface Rank {
   utility: number;
   eta: number;
   words: string;
+  /** The main path's tools (toolsKey), for a recall that names the agent's tools. */
+  tools: string;
 }
 
-function rankOf(s: Pick<Skill, 'utility' | 'eta' | 'name' | 'description'>): Rank {
-  return { utility: s.utility, eta: s.eta, words: skillWords(s) };
+function rankOf(s: Pick<Skill, 'utility' | 'eta' | 'name' | 'description' | 'toolSequence'>): Rank {
+  return { utility: s.utility, eta: s.eta, words: skillWords(s), tools: toolsKey(s.toolSequence) };
 }
+
+/**
+ * A main path's tools as one string (each name on its own line): what a rank keeps, one short string a skill, the
+ * same string for every skill of one procedure (many share one), compared whole when the skill is read again.
+ */
+const TOOL_KEYS = new Map<string, string>();
+function toolsKey(sequence: readonly string[]): string {
+  const key = sequence.join('\n');
+  let kept = TOOL_KEYS.get(key);
+  if (kept === undefined) {
+    if (TOOL_KEYS.size >= MAX_TOOL_KEYS) TOOL_KEYS.clear();
+    TOOL_KEYS.set(key, key);
+    kept = key;
+  }
+  return kept;
+}
+const MAX_TOOL_KEYS = 65_536;
 
 /** Candidates ranked beyond topK when words take part in the order. */
 const WORD_POOL = 2;

@@ -52,7 +52,7 @@ const KEPT_ON_REWRITE: ReadonlySet<SkillColumn> = new Set([
 
 /** The columns of recall's index rows (`SkillVectorRow`). */
 export const VECTOR_COLUMNS =
-  'id, name, description, corpus, enabled, status, eta, utility, superseded_by, embedder_id, embedding, exemplars';
+  'id, name, description, corpus, enabled, status, eta, utility, superseded_by, embedder_id, embedding, exemplars, tool_sequence';
 
 /** The columns of what recall serves (`ServedSkill`). */
 export const SERVED_COLUMNS =
@@ -166,5 +166,6 @@ export function vectorRowFrom(r: Row): SkillVectorRow {
     embedderId: r.embedder_id,
     embedding: vector(r.embedding),
     exemplars: vector(r.exemplars),
+    toolSequence: parseJson(r.tool_sequence, []),
   };
 }

@@ -218,6 +218,7 @@ export type SkillVectorRow = Pick<
   | 'embedderId'
   | 'embedding'
   | 'exemplars'
+  | 'toolSequence'
 >;
 
 export interface ForgetOptions {
