@@ -9,6 +9,7 @@ import { redactText } from '../../domain/redact.js';
 import { bumpVersion } from '../../domain/reconcile.js';
 import { learnedByOf } from '../../domain/learned-by.js';
 import { detectSpan } from '../../domain/spans.js';
+import { strongerFirst } from '../../domain/skill-order.js';
 import { roleOf } from '../../domain/step-role.js';
 import type { Skill, Span } from '../../domain/types.js';
 import { hasInstructions } from '../../domain/untrusted-text.js';
@@ -57,7 +58,8 @@ export async function branchSkills(
   const categorical = categoricalFields([...spans.values()].flat());
   const quote = (v: string) => JSON.stringify(redactText(v));
   const written: Skill[] = [];
-  const ordered = [...skills].sort((a, b) => b.support - a.support || a.id.localeCompare(b.id));
+  // The first that separates on a field wins it: two passes over the same history give the same branches.
+  const ordered = [...skills].sort(strongerFirst);
   for (const skill of ordered) {
     const own = spans.get(skill.id) ?? [];
     const end = endOf(skill.toolSequence);

@@ -1,5 +1,6 @@
 import { stepKeysOf } from '../../domain/commands.js';
 import { defaultReconcileRules, sameSkill } from '../../domain/reconcile.js';
+import { strongerThenOlderFirst } from '../../domain/skill-order.js';
 import type { Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import type { SkillCatalog } from '../skill-catalog.js';
@@ -19,7 +20,7 @@ export async function consolidateSkills(
   const bar = Math.min(deps.thresholds.recall, deps.thresholds.duplicate);
   const rules = { ...defaultReconcileRules, toolWeight: input.toolWeight };
   const learned = input.skills.live().filter((s) => s.clusterId && s.embedding);
-  learned.sort((a, b) => b.support - a.support || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  learned.sort(strongerThenOlderFirst);
   for (const candidate of learned) {
     const winner = input.skills.get(candidate.id);
     if (!winner?.embedding) continue;
