@@ -19,19 +19,14 @@ import { UNRELATED_GOALS } from '../dist/eval/unrelated-goals.js';
 const ROOT = new URL('..', import.meta.url).pathname;
 const FILES = { 'tau-dev': 'meta.domain', 'bfcl-multi-turn-base': 'bfcl', workbench: 'workbench' };
 
-/** Each record's agent: its tau domain, or the file's name for a file whose runs all had one tool set. */
-function load(split) {
-  const out = [];
-  for (const [name, agent] of Object.entries(FILES)) {
-    const file = `${ROOT}test/fixtures/traces/${name}.jsonl`;
-    const kinds = loadEvalFile(file, { label: 'meta.family' }).sessions;
-    const agents = agent.startsWith('meta.') ? loadEvalFile(file, { label: agent }).sessions : null;
-    kinds.forEach((s, i) => {
-      if (s.split === split) out.push({ ...s, agent: agents ? `${name}:${agents[i].kind}` : name });
-    });
-  }
-  return out;
-}
+/** Every record, read once, with its agent: its tau domain, or the file's name where all runs had one tool set. */
+const RECORDS = Object.entries(FILES).flatMap(([name, agent]) => {
+  const file = `${ROOT}test/fixtures/traces/${name}.jsonl`;
+  const kinds = loadEvalFile(file, { label: 'meta.family' }).sessions;
+  const agents = agent.startsWith('meta.') ? loadEvalFile(file, { label: agent }).sessions : null;
+  return kinds.map((s, i) => ({ ...s, agent: agents ? `${name}:${agents[i].kind}` : name }));
+});
+const load = (split) => RECORDS.filter((s) => s.split === split);
 
 const pct = (n, d) => (d ? (n / d).toFixed(3) : '-');
 console.log(
