@@ -4,7 +4,16 @@ import { findEdgeCases } from '../domain/edge-cases.js';
 import { hasInstructions } from '../domain/untrusted-text.js';
 import { type BranchCondition, textFields } from '../domain/branches.js';
 import { roleOf } from '../domain/step-role.js';
-import { fieldNote, RESULT_NOTE, resultNote, SUPPORT_NOTE, shownItems, supportNote } from '../domain/step-notes.js';
+import {
+  DONE_NOTE,
+  doneNote,
+  fieldNote,
+  RESULT_NOTE,
+  resultNote,
+  SUPPORT_NOTE,
+  shownItems,
+  supportNote,
+} from '../domain/step-notes.js';
 import { toDescription, toSkillName } from '../domain/skill-md/index.js';
 import { wordSkill } from '../domain/skill-naming.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
@@ -146,9 +155,8 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
   // A plain-text answer is quoted as the answer: "answered "Email deleted successfully."".
   const answered = goal.shows.find((l) => l.path === '');
   if (answered && !hasInstructions(answered.value))
-    return `\`${goal.tool}\` has succeeded and answered ${JSON.stringify(redact(answered.value))}, and the result is confirmed with the user.`;
-  const shows = shownValues(goal.shows, redact);
-  return `\`${goal.tool}\` has succeeded${shows.length ? ` and its result shows ${shows.join(' and ')}` : ''}, and the result is confirmed with the user.`;
+    return doneNote(goal.tool, { answered: JSON.stringify(redact(answered.value)) });
+  return doneNote(goal.tool, { shows: shownValues(goal.shows, redact) });
 }
 
 /**
@@ -244,10 +252,6 @@ export function stepConditions(body: string): { step: string; when: BranchCondit
   return out;
 }
 
-/** A finishing condition that quotes what the goal call's result showed, as doneWhen writes it. */
-const DONE_SHOWS =
-  /^`([^`]+)` has succeeded (?:and answered |and its result shows )(.+), and the result is confirmed with the user\.$/;
-
 /**
  * What a body says the results of its state-changing calls show, read back from the lines renderStep and doneWhen
  * write: each step's expected result, and the finishing call's (`done`). What the evaluation checks against the
@@ -263,7 +267,7 @@ export function stepResults(body: string): { step: string; shows: { path: string
   }
   const doneAt = lines.findIndex((l) => /^## Done when\s*$/.test(l));
   const done = doneAt >= 0 ? lines.slice(doneAt + 1).find((l) => l.trim()) : undefined;
-  const m = done ? DONE_SHOWS.exec(done.trim()) : null;
+  const m = done ? DONE_NOTE.exec(done.trim()) : null;
   if (m) out.push({ step: m[1], shows: shownItems(m[2]), done: true });
   return out;
 }

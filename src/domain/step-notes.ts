@@ -1,7 +1,7 @@
 /**
  * The notes a step line of a learned procedure carries besides what to call: how many of the successful sessions
  * took the step, which field of an earlier result a value comes from, and what a state-changing step's result
- * showed. The heuristic distiller writes them, the context pack leaves them out when a block must be shorter, and
+ * showed, and the finishing condition's quote of the goal call's result. The heuristic distiller writes them, the context pack leaves them out when a block must be shorter, and
  * the evaluation reads a step's condition and expected result back: one wording, here. Pure.
  */
 
@@ -39,3 +39,22 @@ export function shownItems(said: string): { path: string; value: string }[] {
     value: JSON.parse(m[2]) as string,
   }));
 }
+
+/**
+ * The finishing condition of a procedure that ends at a state-changing call: "`resume_line` has succeeded and its
+ * result shows `status` "Active", and the result is confirmed with the user." A plain-text answer is quoted as the
+ * answer ("... has succeeded and answered "Email deleted.", ..."); each item is already quoted, as in resultNote.
+ */
+export function doneNote(tool: string, shown: { answered: string } | { shows: readonly string[] }): string {
+  const what =
+    'answered' in shown
+      ? ` and answered ${shown.answered}`
+      : shown.shows.length
+        ? ` and its result shows ${shown.shows.join(' and ')}`
+        : '';
+  return `\`${tool}\` has succeeded${what}, and the result is confirmed with the user.`;
+}
+
+/** A finishing condition that quotes a result, as a pattern: the call, then the quoted items (see shownItems). */
+export const DONE_NOTE =
+  /^`([^`]+)` has succeeded (?:and answered |and its result shows )(.+), and the result is confirmed with the user\.$/;

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { DONE_NOTE, doneNote, RESULT_NOTE, resultNote, shownItems } from './step-notes.js';
+
+describe('step notes read back as they are written', () => {
+  it('a result note gives back its quoted items', () => {
+    const line = `4. Call \`toggle_data\`.${resultNote(['"Mobile Data is now ON."', '`status` "on"'])}`;
+    const m = RESULT_NOTE.exec(line);
+    expect(m).not.toBeNull();
+    expect(shownItems(m![1])).toEqual([
+      { path: '', value: 'Mobile Data is now ON.' },
+      { path: 'status', value: 'on' },
+    ]);
+    expect(resultNote([])).toBe('');
+  });
+
+  it('a finishing condition gives back its call and what its result showed', () => {
+    const fields = DONE_NOTE.exec(doneNote('resume_line', { shows: ['`line.status` "Active"'] }));
+    expect(fields?.[1]).toBe('resume_line');
+    expect(shownItems(fields![2])).toEqual([{ path: 'line.status', value: 'Active' }]);
+    const answered = DONE_NOTE.exec(doneNote('delete_email', { answered: JSON.stringify('Email "x" deleted.') }));
+    expect(answered?.[1]).toBe('delete_email');
+    expect(shownItems(answered![2])).toEqual([{ path: '', value: 'Email "x" deleted.' }]);
+  });
+
+  it('a finishing condition that quotes nothing says the call succeeded and is not read as a quote', () => {
+    const text = doneNote('cancel_pending_order', { shows: [] });
+    expect(text).toBe('`cancel_pending_order` has succeeded, and the result is confirmed with the user.');
+    expect(DONE_NOTE.exec(text)).toBeNull();
+  });
+});
