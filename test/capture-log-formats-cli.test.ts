@@ -54,6 +54,10 @@ describe('skillsmith ingest: real agent logs', () => {
     ['openai-agents-js-run-state.json', 'openai-agents', 1, 2],
     ['responses-api-objects.json', 'openai-agents', 1, 2],
     ['otel-openai-agents-no-content.json', 'otel', 1, 3],
+    // Gemini CLI, as it writes sessions now (JSONL) and before (one document), and a /chat save checkpoint.
+    ['gemini-cli-session.jsonl', 'gemini', 2, 7],
+    ['gemini-cli-session-legacy.json', 'gemini', 1, 4],
+    ['gemini-chat-checkpoint.json', 'gemini', 1, 2],
   ])('%s: detected as %s, %i session(s) and %i tool calls stored, exit 0', (file, format, sessions, toolCalls) => {
     const db = join(tmp, `m${++n}.db`);
     const r = cli(['ingest', join(FIX, file), '--db', db, '--judge', 'off']);

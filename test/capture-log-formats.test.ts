@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCaptureText, type ParseOptions } from '../src/capture/parse-file.js';
 import { resolvePrivacy } from '../src/capture/privacy.js';
 
-/** The agent logs people have: Claude Code, Codex CLI, OpenAI Agents SDK / Responses, LangChain, OTel chat spans. */
+/** The agent logs people have: Claude Code, Codex CLI, Gemini CLI, OpenAI Agents SDK / Responses, LangChain, OTel chat spans. */
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'capture');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
@@ -633,17 +633,191 @@ describe('OTel tool and model spans without an agent span, content capture off',
 });
 
 describe('the new readers go through capture privacy', () => {
-  it.each(['claude-code-2.1.jsonl', 'codex-rollout-0.104.jsonl', 'openai-agents-js-history.json'])(
-    '%s: no secret or address reaches a session',
-    (name) => {
-      const raw = fixture(name);
-      expect(raw).toMatch(/AKIAIOSFODNN7EXAMPLE|mia\.li3818@example\.com/);
-      const p = parse(name, { privacy: resolvePrivacy() });
-      expect(p.sessions.length).toBeGreaterThan(0);
-      const text = JSON.stringify(p.sessions);
-      expect(text).not.toContain('AKIAIOSFODNN7EXAMPLE');
-      expect(text).not.toContain('mia.li3818@example.com');
-      expect(text).toContain('[REDACTED');
-    },
-  );
+  it.each([
+    'claude-code-2.1.jsonl',
+    'codex-rollout-0.104.jsonl',
+    'openai-agents-js-history.json',
+    'gemini-cli-session.jsonl',
+  ])('%s: no secret or address reaches a session', (name) => {
+    const raw = fixture(name);
+    expect(raw).toMatch(/AKIAIOSFODNN7EXAMPLE|mia\.li3818@example\.com/);
+    const p = parse(name, { privacy: resolvePrivacy() });
+    expect(p.sessions.length).toBeGreaterThan(0);
+    const text = JSON.stringify(p.sessions);
+    expect(text).not.toContain('AKIAIOSFODNN7EXAMPLE');
+    expect(text).not.toContain('mia.li3818@example.com');
+    expect(text).toContain('[REDACTED');
+  });
+});
+
+describe('Gemini CLI session logs (JSONL, since the CLI appends records)', () => {
+  const parsed = parse('gemini-cli-session.jsonl');
+  const [fix, commit] = parsed.sessions;
+
+  it('is detected as one transcript and split into one session per task; a rewound prompt is no task', () => {
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.format).toBe('gemini');
+    expect(parsed.detected).toBe(true);
+    expect(parsed.sessions.map((s) => s.id)).toEqual([
+      'gemini-cli:3f9c1e2a-7b4d-4c8e-9a1f-2d3e4f5a6b7c',
+      'gemini-cli:3f9c1e2a-7b4d-4c8e-9a1f-2d3e4f5a6b7c#2',
+    ]);
+    // The typed prompt, not the file its @reference pasted after it; "Delete node_modules..." was taken back.
+    expect(parsed.sessions.map((s) => s.goal)).toEqual([
+      'Why does `npm run build` fail in packages/api? Fix it. @packages/api/tsconfig.json',
+      'Now run the api tests and commit the fix',
+    ]);
+  });
+
+  it('reads the last copy of a message written twice, with the calls in order, their arguments, results and status', () => {
+    expect(steps(fix)).toEqual(['run_shell_command!', 'read_file', 'replace', 'run_shell_command']);
+    // The first copy had the build still running and no result: the second one counts.
+    expect(fix.calls[0].args).toEqual({
+      command: 'npm run build --workspace packages/api',
+      description: 'Build the api package',
+    });
+    expect(fix.calls[0].result).toContain("error TS2307: Cannot find module '@acme/shared'");
+    expect(fix.calls[0].error).toContain('Exit Code: 2');
+    expect(fix.calls[0].at).toBe('2026-06-02T08:15:12.000Z');
+    expect(fix.calls[2].args).toMatchObject({ file_path: '/home/dev/acme/packages/api/tsconfig.json' });
+    expect(fix.calls[2].result).toBe(
+      'Successfully modified file: /home/dev/acme/packages/api/tsconfig.json (1 replacements).',
+    );
+    expect(fix.calls[3].result).toContain('Exit Code: 0');
+    // A call the person declined did not happen: it failed, with the reason.
+    expect(steps(commit)).toEqual(['run_shell_command', 'run_shell_command', 'run_shell_command!']);
+    expect(commit.calls[2].args).toEqual({ command: 'git push' });
+    expect(commit.calls[2].error).toContain('User denied execution');
+    expect(parsed.records.map((r) => r.finalAnswer)).toEqual([
+      'Fixed: `packages/api/tsconfig.json` now references `../shared`, and `npm run build --workspace packages/api` exits 0.',
+      'The 42 api tests pass and the fix is committed as 1a2b3c4. I did not push: you declined it.',
+    ]);
+  });
+
+  it('leaves the outcome to the judge, keeps the project and model as labels, and counts what it reads past', () => {
+    for (const s of parsed.sessions)
+      expect(s).toMatchObject({ outcome: 'unknown', source: 'gemini-cli', agentId: 'gemini-cli' });
+    expect(fix.labels).toEqual({
+      format: 'gemini',
+      project_hash: 'c41b7f0e9d2a6b58e3f1a07c9d4e2b6f8a1c3e5d7f90b2d4e6a8c0e2f4a6b8d0',
+      model: 'gemini-2.5-pro',
+    });
+    expect(parsed.unread).toEqual({ memory_update: 1, 'message info': 1 });
+    expect(parsed.notes.map((n) => n.reason)).toEqual([
+      'skipped 2 line(s) of 2 kind(s) this version of Skillsmith does not read (memory_update 1, message info 1)',
+    ]);
+  });
+
+  it('--format gemini reads it the same, and on another log says what it expected', () => {
+    const forced = parse('gemini-cli-session.jsonl', { format: 'gemini' });
+    expect(forced.sessions.map((s) => s.calls.length)).toEqual([4, 3]);
+    expect(forced.detected).toBe(false);
+    const wrong = parse('codex-rollout.jsonl', { format: 'gemini' });
+    expect(wrong.sessions).toEqual([]);
+    expect(wrong.problems[0].reason).toMatch(/^expected a Gemini CLI session \(\{sessionId, projectHash, messages\}\)/);
+  });
+
+  it('a subagent session, or a session of metadata only, is one clear problem', () => {
+    const lines = fixture('gemini-cli-session.jsonl').split('\n');
+    const sub = [lines[0].replace('"kind": "main"', '"kind": "subagent"'), ...lines.slice(1)].join('\n');
+    const p = parseText(sub, 'codebase_investigator-1.jsonl');
+    expect(p.sessions).toEqual([]);
+    expect(p.problems.map((x) => x.reason)).toEqual([
+      "a Gemini CLI subagent session (kind: subagent): nothing to store on its own; ingest the main session file, where the subagent's work is its tool call",
+    ]);
+    const empty = parseText(
+      `${lines[0]}\n{"$set": {"lastUpdated": "2026-06-02T09:00:00.000Z"}}`,
+      'session-empty.jsonl',
+    );
+    expect(empty.sessions).toEqual([]);
+    expect(empty.problems.map((x) => x.reason)).toEqual([
+      'a Gemini CLI session without a single user or gemini message: nothing to store',
+    ]);
+  });
+});
+
+describe('Gemini CLI sessions of older versions (one JSON document)', () => {
+  it('reads the messages of the document: a failed edit and its retry, the answer after them', () => {
+    const p = parse('gemini-cli-session-legacy.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('gemini');
+    expect(p.sessions.map((s) => s.id)).toEqual(['gemini-cli:8d2e4f60-1a3b-4c5d-8e9f-0a1b2c3d4e5f']);
+    const [s] = p.sessions;
+    expect(s.goal).toBe('Find where the retry limit for the HTTP client is set and raise it to 5');
+    expect(steps(s)).toEqual(['search_file_content', 'read_file', 'replace!', 'replace']);
+    expect(s.calls[2].error).toContain('0 occurrences found for old_string');
+    expect(s.calls[0].result).toContain('L12: const maxRetries = 3;');
+    expect(s.labels).toMatchObject({ model: 'gemini-2.5-flash' });
+    expect(p.records[0].finalAnswer).toMatch(/^The retry limit is `maxRetries`/);
+  });
+});
+
+describe('Gemini API contents (a /chat save checkpoint, a genai SDK history, a generateContent request)', () => {
+  it("a checkpoint: the CLI's setup context is no goal, thoughts are no answer, responses pair with calls by id", () => {
+    const p = parse('gemini-chat-checkpoint.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('gemini');
+    expect(p.sessions).toHaveLength(1);
+    const [s] = p.sessions;
+    expect(s.goal).toBe('List the open TODO comments in src/ and put them in TODO.md');
+    expect(steps(s)).toEqual(['search_file_content', 'write_file']);
+    expect(s.calls[0].args).toEqual({ pattern: 'TODO', include: 'src/**/*.ts' });
+    expect(s.calls[0].result).toContain('src/a.ts L3: // TODO: handle timeouts');
+    expect(s.calls[1].result).toBe('Successfully created and wrote to new file: /home/dev/acme/TODO.md.');
+    expect(s).toMatchObject({ source: 'gemini', outcome: 'unknown', labels: { format: 'gemini' } });
+    expect(p.records[0].finalAnswer).toBe('TODO.md now lists the 2 open TODO comments.');
+    // The same content gives the same id: ingesting the file again adds nothing.
+    expect(parse('gemini-chat-checkpoint.json').sessions[0].id).toBe(s.id);
+  });
+
+  it('bare contents or under "contents", one conversation a line: responses without ids pair in order; an error fails a call', () => {
+    const turns = [
+      { role: 'user', parts: [{ text: 'What is the weather in Oslo and Bergen?' }] },
+      {
+        role: 'model',
+        parts: [
+          { functionCall: { name: 'get_weather', args: { city: 'Oslo' } } },
+          { functionCall: { name: 'get_weather', args: { city: 'Bergen' } } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'get_weather', response: { output: 'Oslo: 4 C, rain' } } },
+          { functionResponse: { name: 'get_weather', response: { error: 'station offline' } } },
+        ],
+      },
+      { role: 'model', parts: [{ text: 'Oslo has 4 C and rain; the Bergen station is offline.' }] },
+    ];
+    const p = parseText(
+      `${JSON.stringify(turns)}\n${JSON.stringify({ contents: turns.slice(0, 3) })}\n`,
+      'genai.jsonl',
+    );
+    expect(p.problems).toEqual([]);
+    expect(p.records.map((r) => r.format)).toEqual(['gemini', 'gemini']);
+    for (const s of p.sessions) {
+      expect(steps(s)).toEqual(['get_weather', 'get_weather!']);
+      expect(s.calls.map((c) => c.args.city)).toEqual(['Oslo', 'Bergen']);
+      expect(s.calls[0].result).toBe('Oslo: 4 C, rain');
+      expect(s.calls[1].error).toBe('station offline');
+    }
+  });
+
+  it('a function call without a name is named with its place; the rest is kept', () => {
+    const turns = [
+      { role: 'user', parts: [{ text: 'Book the 9:00 room' }] },
+      {
+        role: 'model',
+        parts: [
+          { functionCall: { args: { room: 'A' } } },
+          { functionCall: { name: 'book_room', args: { room: 'A' } } },
+        ],
+      },
+      { role: 'user', parts: [{ functionResponse: { name: 'book_room', response: { output: 'booked' } } }] },
+    ];
+    const p = parseText(JSON.stringify({ history: turns }), 'checkpoint-x.json');
+    expect(p.problems.map((x) => `${x.line}: ${x.reason}`)).toEqual(['1: history[1].parts.name: missing']);
+    expect(p.sessions.map(steps)).toEqual([['book_room']]);
+    expect(p.sessions[0].calls[0].result).toBe('booked');
+  });
 });

@@ -6,6 +6,7 @@ import { fromOpenAi, hasOpenAiMarkers, isOpenAiConversation } from './openai-mes
 import { isOtlpTraces, OtelCollector } from './otel-genai.js';
 import { claudeCodeShape, fromClaudeCode } from './claude-code.js';
 import { fromCodexRollout, isCodexRollout, type StreamLine } from './codex-rollout.js';
+import { fromGeminiCli, fromGeminiContents, isGeminiCliLog, isGeminiContents, isGeminiSession } from './gemini.js';
 import {
   type BuiltSession,
   fromAgentsHistory,
@@ -275,6 +276,11 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         });
       else
         pushBuilt(fromCodexRollout(lines, opts.file, opts.namespace, limits, now, streamProblems, unread), '', 'codex');
+    } else if (format === 'gemini') {
+      // A session log; else (with --format gemini) one session document or contents list per line.
+      if (isGeminiCliLog(lines))
+        pushBuilt(fromGeminiCli(lines, opts.file, opts.namespace, limits, now, streamProblems, unread), '', 'gemini');
+      else for (const l of lines) addRecord(l.value, l.line, '');
     } else if (format === 'openai-agents') {
       if (lines.length === 1) return addRecord(lines[0].value, lines[0].line, '');
       const before = out.length;
@@ -337,6 +343,25 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
             'openai-agents',
           );
           noteHistory(value, line, path, before);
+          return;
+        }
+        case 'gemini': {
+          if (isGeminiSession(value))
+            pushBuilt(
+              fromGeminiCli([{ value, line }], opts.file, opts.namespace, limits, now, streamProblems, unread),
+              path,
+              'gemini',
+            );
+          else if (isGeminiContents(value))
+            pushBuilt(
+              fromGeminiContents(value, opts.namespace, limits, now, line, path, streamProblems),
+              path,
+              'gemini',
+            );
+          else
+            throw new InputError(
+              'expected a Gemini CLI session ({sessionId, projectHash, messages}) or Gemini API contents ([{role, parts}], bare or under history / contents)',
+            );
           return;
         }
         case 'otel':
@@ -431,13 +456,14 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 }
 
-const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex']);
+const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex', 'gemini']);
 
 /** The transcript format of a whole JSONL file (one event per line), or null for one record per line. */
 export function detectStream(lines: StreamLine[]): DetectedFormat | null {
   if (lines.length === 0) return null;
   if (claudeCodeShape(lines)) return 'claude-code';
   if (isCodexRollout(lines)) return 'codex';
+  if (isGeminiCliLog(lines)) return 'gemini';
   // One Responses item per line (an Agents SDK history written line by line).
   const values = lines.map((l) => l.value);
   if (lines.length > 1 && isItemList(values) && isAgentsHistory(values)) return 'openai-agents';
@@ -453,6 +479,8 @@ const TOOL_MARKERS: [RegExp, string][] = [
   [/"run_type"\s*:\s*"tool"/, 'tool runs'],
   [/gen_ai\.(?:completion|prompt)\.\d+\.tool_calls\.\d+\.name/, 'gen_ai.*.tool_calls attributes'],
   [/"execute_tool/, 'execute_tool spans'],
+  [/"functionCall"\s*:\s*\{/, 'functionCall parts'],
+  [/"toolCalls"\s*:\s*\[\s*\{/, 'toolCalls'],
 ];
 
 /** What in a record says it holds tool calls, or null. */
@@ -555,13 +583,15 @@ function describeContent(body: string): string {
 }
 
 const DETECTED_KINDS =
-  'jsonl sessions, OpenAI / Anthropic messages, OpenAI Agents / Responses items, Claude Code, Codex CLI, LangChain runs, OTLP GenAI spans, tau-bench';
+  'jsonl sessions, OpenAI / Anthropic messages, OpenAI Agents / Responses items, Claude Code, Codex CLI, Gemini CLI / Gemini API contents, LangChain runs, OTLP GenAI spans, tau-bench';
 
 /** The format of one record, or null when it looks like none of them. */
 export function detect(value: unknown): DetectedFormat | null {
   if (isOtlpTraces(value)) return 'otel';
   if (isTauRecord(value)) return 'tau';
   if (isLangChainRun(value) || isLangChainRunList(value)) return 'langchain';
+  // Before the chat shapes: a Gemini session has `messages`, and contents are a list of turns with a role.
+  if (isGeminiSession(value) || isGeminiContents(value)) return 'gemini';
   if (isAgentsHistory(value)) return 'openai-agents';
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'steps' in value) return 'jsonl';
   if (isOpenAiConversation(value)) {

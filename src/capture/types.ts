@@ -9,6 +9,7 @@ export const DETECTED_FORMATS = [
   'tau',
   'claude-code',
   'codex',
+  'gemini',
   'openai-agents',
   'langchain',
 ] as const;

@@ -30,7 +30,7 @@ const OPTIONS_HELP = `Options
   --namespace NS     memory namespace (default "default")
   --config FILE      JSON configuration file (default: SKILLSMITH_CONFIG, else ./skillsmith.config.json when
                      present); SKILLSMITH_* variables override it (see README "Configuration")
-  --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau | claude-code | codex |
+  --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau | claude-code | codex | gemini |
                      openai-agents | langchain (default auto: per file for transcripts, else per record)
   --judge J          outcome judge for sessions without one: rule | llm | off (default: capture.judge, rule)
   --json             machine-readable output (stable shapes, see README)

@@ -1,5 +1,5 @@
 /**
- * `skillsmith ingest [--format auto|jsonl|openai|anthropic|otel|tau|claude-code|codex|openai-agents|langchain]
+ * `skillsmith ingest [--format auto|jsonl|openai|anthropic|otel|tau|claude-code|codex|gemini|openai-agents|langchain]
  * [--judge rule|llm|off] [--dry-run] [--json] FILE...`
  * (also the ingest half of `learn`). Every valid record is stored; each bad one is named as
  * `file:line: reason` (with its JSON path) and the exit code is 1. Auto-detection says what it chose, per
@@ -221,10 +221,11 @@ export async function dryRunCommand(
 export const command: Command = {
   name: 'ingest',
   help: `  ingest FILE...              store sessions: JSONL interchange, OpenAI or Anthropic message logs, Claude Code
-                              transcripts, Codex CLI rollouts, OpenAI Agents SDK (Python and JavaScript) items and
-                              run states, Responses API objects, LangChain / LangSmith runs, OTLP GenAI spans, raw
-                              tau-bench results (--format; sessions without an outcome are judged; a file that
-                              gives no session is an error); --dry-run prints what would be stored, storing nothing`,
+                              transcripts, Codex CLI rollouts, Gemini CLI sessions and Gemini API contents, OpenAI
+                              Agents SDK (Python and JavaScript) items and run states, Responses API objects,
+                              LangChain / LangSmith runs, OTLP GenAI spans, raw tau-bench results (--format;
+                              sessions without an outcome are judged; a file that gives no session is an error);
+                              --dry-run prints what would be stored, storing nothing`,
   // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags.
   opens: 'self',
   run: async (files, { flags, memory }) =>

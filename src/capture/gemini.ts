@@ -1,0 +1,340 @@
+import { contentId, countUnread, isObject, type JsonObject, resultText, type Unread } from './common.js';
+import type { StreamLine } from './codex-rollout.js';
+import type { CaptureLimits } from './normalized-jsonl.js';
+import { type BuiltSession, type ItemEntry, sessionsFromItems } from './openai-agents.js';
+
+/**
+ * Gemini logs, in two shapes. Both are turned into Responses items and go through sessionsFromItems, so a log
+ * splits into tasks by the rule every transcript follows (task-splitter.ts) and results pair with their calls.
+ *
+ * - Gemini CLI sessions, `~/.gemini/tmp/<project hash>/chats/session-<time>-<id>.jsonl`: a metadata record
+ *   (`sessionId`, `projectHash`, `startTime`, `lastUpdated`, `kind`), then message records (`id`, `timestamp`,
+ *   `type` user | gemini | info | error | warning, `content` as text or parts, `displayContent`, and on a gemini
+ *   message `toolCalls` with `name`, `args`, `result`, `status`, `timestamp`). A message that changes (its tool
+ *   calls finish, its tokens arrive) is written again whole: the last copy counts, in the place of the first.
+ *   `{"$set": {...}}` updates the metadata (a `messages` list there replaces the messages), and
+ *   `{"$rewindTo": id}` takes that message and every later one back. Versions before the JSONL layout wrote one
+ *   JSON document, `{sessionId, projectHash, startTime, lastUpdated, messages}`.
+ * - Gemini API contents, `[{role: "user" | "model", parts: [{text} | {functionCall} | {functionResponse}]}]`:
+ *   bare (a `/chat save` checkpoint of older CLIs, a genai SDK history), under `history` (checkpoints) or under
+ *   `contents` (a generateContent request, which carries the whole conversation).
+ *
+ * The goal is the first user text: the text the person typed (`displayContent`) when the CLI recorded it, and
+ * never the files an `@path` reference pasted after it, nor the environment the CLI sends first ("This is the
+ * Gemini CLI. We are setting up the context for our chat."). Thought parts are not answers. A call failed when its
+ * status is not `success` (an error, a cancellation) or its response holds an `error`. Neither shape records
+ * an outcome: it is left to the judge.
+ */
+
+/** How many records detection reads. */
+const DETECT_SAMPLE = 50;
+
+const MESSAGE_TYPES = new Set(['user', 'gemini', 'info', 'error', 'warning']);
+
+/** Where the CLI appends the files an `@path` reference names to the typed prompt. */
+const REFERENCED_FILES = /\n*--- Content from referenced files ---[\s\S]*$/;
+
+/** The environment the CLI (or a fork of it) sends as the first user turn of a chat: context, not a request. */
+const SETUP_CONTEXT =
+  /^\s*(?:<session_context>\s*)?This is the [^.\n]{1,40}\. We are setting up the context for our chat\./;
+const isRequest = (text: string) => !SETUP_CONTEXT.test(text);
+
+function isMetadata(v: JsonObject): boolean {
+  return typeof v.sessionId === 'string' && typeof v.projectHash === 'string';
+}
+
+function isMessageRecord(v: JsonObject): boolean {
+  return (
+    typeof v.id === 'string' &&
+    typeof v.type === 'string' &&
+    MESSAGE_TYPES.has(v.type) &&
+    'content' in v &&
+    !('message' in v) &&
+    !('uuid' in v)
+  );
+}
+
+/** A Gemini CLI session written as one JSON document (versions before the JSONL layout). */
+export function isGeminiSession(v: unknown): v is JsonObject {
+  return isObject(v) && isMetadata(v) && Array.isArray(v.messages);
+}
+
+/** Whether a JSONL file is a Gemini CLI session log: most of its first records are the CLI's, and some carry it. */
+export function isGeminiCliLog(lines: StreamLine[]): boolean {
+  let seen = 0;
+  let known = 0;
+  let carrying = 0;
+  for (const { value } of lines) {
+    if (seen >= DETECT_SAMPLE) break;
+    if (!isObject(value)) continue;
+    seen++;
+    const meta = isMetadata(value);
+    const message = isMessageRecord(value);
+    if (meta || message) carrying++;
+    if (meta || message || isObject(value.$set) || typeof value.$rewindTo === 'string') known++;
+  }
+  return seen > 0 && carrying > 0 && known >= seen / 2;
+}
+
+/** The contents list of a value in the Gemini API shape, or null. */
+function contentsOf(v: unknown): unknown[] | null {
+  const list = Array.isArray(v)
+    ? v
+    : isObject(v) && Array.isArray(v.history)
+      ? v.history
+      : isObject(v) && Array.isArray(v.contents)
+        ? v.contents
+        : null;
+  if (!list || list.length === 0) return null;
+  const turn = (c: unknown) =>
+    isObject(c) && Array.isArray(c.parts) && (c.role === 'user' || c.role === 'model' || c.role === 'function');
+  return list.every(turn) ? list : null;
+}
+
+export function isGeminiContents(v: unknown): boolean {
+  return contentsOf(v) !== null;
+}
+
+/** The text parts of a content (thoughts left out). */
+function partsText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  const parts = Array.isArray(content) ? content : isObject(content) ? [content] : [];
+  return parts
+    .map((p) =>
+      typeof p === 'string' ? p : isObject(p) && p.thought !== true && typeof p.text === 'string' ? p.text : '',
+    )
+    .join('');
+}
+
+/** A function response's text, and whether it reports an error. */
+function responseOf(fr: JsonObject): { text: string; failed: boolean } {
+  const r = fr.response;
+  if (isObject(r)) {
+    if (r.error != null && r.error !== '') return { text: resultText(r.error), failed: true };
+    if (typeof r.output === 'string') return { text: r.output, failed: false };
+    if (r.output != null) return { text: resultText(r.output), failed: false };
+  }
+  return { text: r == null ? '' : resultText(r), failed: false };
+}
+
+/** The shell tool reports a command's exit status in its output ("Exit Code: 1"); the call itself succeeded. */
+function shellFailed(tool: unknown, text: string): boolean {
+  const exit = typeof tool === 'string' && /shell/i.test(tool) ? /^Exit Code: (-?\d+)/m.exec(text) : null;
+  return !!exit && exit[1] !== '0';
+}
+
+/** What a recorded tool call returned: its function responses (or text parts), else what the CLI displayed. */
+function toolCallResult(tc: JsonObject): { text: string; failed: boolean } {
+  const parts = Array.isArray(tc.result) ? tc.result : tc.result == null ? [] : [tc.result];
+  const texts: string[] = [];
+  let failed = false;
+  for (const p of parts) {
+    if (typeof p === 'string') texts.push(p);
+    else if (isObject(p) && isObject(p.functionResponse)) {
+      const r = responseOf(p.functionResponse);
+      texts.push(r.text);
+      failed ||= r.failed;
+    } else if (isObject(p) && typeof p.text === 'string') texts.push(p.text);
+  }
+  let text = texts.filter(Boolean).join('\n');
+  if (!text && typeof tc.resultDisplay === 'string') text = tc.resultDisplay;
+  const status = typeof tc.status === 'string' ? tc.status : 'success';
+  if (status !== 'success') failed = true;
+  if (shellFailed(tc.name, text)) failed = true;
+  return { text: text || (failed ? status : ''), failed };
+}
+
+/** One Gemini CLI message as Responses items (the request, or the model's text and its calls with their results). */
+function messageItems(m: JsonObject, line: number, unread: Unread): ItemEntry[] {
+  const at = typeof m.timestamp === 'string' ? m.timestamp : null;
+  if (m.type === 'user') {
+    const typed = m.displayContent != null ? partsText(m.displayContent) : partsText(m.content);
+    const text = typed.replace(REFERENCED_FILES, '').trim();
+    return [{ item: { type: 'message', role: 'user', content: text }, where: 'content', line, at }];
+  }
+  if (m.type !== 'gemini') {
+    // info, error and warning lines are the CLI's own notices, not the conversation.
+    countUnread(unread, `message ${String(m.type)}`);
+    return [];
+  }
+  const out: ItemEntry[] = [];
+  const said = partsText(m.content);
+  if (said.trim())
+    out.push({ item: { type: 'message', role: 'assistant', content: said }, where: 'content', line, at });
+  (Array.isArray(m.toolCalls) ? m.toolCalls : []).forEach((tc, k) => {
+    const where = `toolCalls[${k}]`;
+    if (!isObject(tc)) {
+      out.push({ item: null, where, line, at });
+      return;
+    }
+    const when = typeof tc.timestamp === 'string' ? tc.timestamp : at;
+    const id = typeof tc.id === 'string' ? tc.id : null;
+    out.push({
+      item: { type: 'function_call', call_id: id, name: tc.name, arguments: tc.args ?? {} },
+      where,
+      line,
+      at: when,
+    });
+    const r = toolCallResult(tc);
+    out.push({
+      item: { type: 'function_call_output', call_id: id, output: r.text, status: r.failed ? 'failed' : 'completed' },
+      where,
+      line,
+      at: when,
+    });
+  });
+  return out;
+}
+
+/**
+ * Sessions from a Gemini CLI session log (JSONL records, or the one document of older versions as one record):
+ * the records replayed into the conversation they leave, then read as a transcript.
+ */
+export function fromGeminiCli(
+  lines: StreamLine[],
+  file: string,
+  namespace: string,
+  limits: CaptureLimits,
+  now: string,
+  problems: { line: number; path: string; reason: string }[],
+  unread: Unread = new Map(),
+): BuiltSession[] {
+  let meta: JsonObject = {};
+  let metaLine = lines[0]?.line ?? 1;
+  const messages = new Map<string, { m: JsonObject; line: number }>();
+  for (const { value, line } of lines) {
+    if (!isObject(value)) {
+      problems.push({ line, path: '', reason: 'not a Gemini CLI session record (expected an object)' });
+      continue;
+    }
+    if (typeof value.$rewindTo === 'string') {
+      // That message and everything after it were taken back (all of them when the id is not found).
+      let gone = !messages.has(value.$rewindTo);
+      for (const id of [...messages.keys()]) {
+        if (id === value.$rewindTo) gone = true;
+        if (gone) messages.delete(id);
+      }
+    } else if (isMessageRecord(value)) messages.set(value.id as string, { m: value, line });
+    else if (isObject(value.$set)) {
+      meta = { ...meta, ...value.$set };
+      if (Array.isArray(value.$set.messages)) metaLine = line;
+    } else if (isMetadata(value)) {
+      meta = { ...meta, ...value };
+      if (Array.isArray(value.messages)) metaLine = line;
+    } else countUnread(unread, typeof value.type === 'string' ? value.type : (Object.keys(value)[0] ?? '(empty)'));
+  }
+  // A messages list in the metadata (the one-document layout, or a rewrite) is the conversation.
+  const list =
+    Array.isArray(meta.messages) && meta.messages.length
+      ? meta.messages.filter(isObject).map((m) => ({ m, line: metaLine }))
+      : [...messages.values()];
+  if (meta.kind === 'subagent') {
+    problems.push({
+      line: lines[0]?.line ?? 1,
+      path: '',
+      reason:
+        "a Gemini CLI subagent session (kind: subagent): nothing to store on its own; ingest the main session file, where the subagent's work is its tool call",
+    });
+    return [];
+  }
+  if (!list.some(({ m }) => m.type === 'user' || m.type === 'gemini')) {
+    problems.push({
+      line: lines[0]?.line ?? 1,
+      path: '',
+      reason: 'a Gemini CLI session without a single user or gemini message: nothing to store',
+    });
+    return [];
+  }
+  const entries = list.flatMap(({ m, line }) => messageItems(m, line, unread));
+  const id = typeof meta.sessionId === 'string' ? meta.sessionId : file;
+  const model = list.map(({ m }) => m.model).find((x): x is string => typeof x === 'string' && x !== '');
+  return sessionsFromItems(
+    entries,
+    {
+      idBase: `gemini-cli:${id}`,
+      source: 'gemini-cli',
+      agentId: 'gemini-cli',
+      isGoalText: isRequest,
+      namespace,
+      limits,
+      now,
+      labels: {
+        format: 'gemini',
+        ...(typeof meta.projectHash === 'string' ? { project_hash: meta.projectHash } : {}),
+        ...(model ? { model } : {}),
+      },
+      unread,
+    },
+    problems,
+  );
+}
+
+/** Sessions from Gemini API contents: function calls answered by function responses, in order or by id. */
+export function fromGeminiContents(
+  value: unknown,
+  namespace: string,
+  limits: CaptureLimits,
+  now: string,
+  line: number,
+  path: string,
+  problems: { line: number; path: string; reason: string }[],
+): BuiltSession[] {
+  const list = contentsOf(value) ?? [];
+  const prefix = Array.isArray(value)
+    ? path
+    : `${path ? `${path}.` : ''}${isObject(value) && Array.isArray(value.history) ? 'history' : 'contents'}`;
+  const entries: ItemEntry[] = [];
+  list.forEach((c, i) => {
+    const turn = c as JsonObject;
+    const where = `${prefix}[${i}]`;
+    const parts = (turn.parts as unknown[]).filter(isObject);
+    if (turn.role === 'model') {
+      for (const p of parts) {
+        if (isObject(p.functionCall)) {
+          const fc = p.functionCall;
+          entries.push({
+            item: {
+              type: 'function_call',
+              call_id: typeof fc.id === 'string' ? fc.id : null,
+              name: fc.name,
+              arguments: fc.args ?? {},
+            },
+            where: `${where}.parts`,
+            line,
+            at: null,
+          });
+        } else if (p.thought !== true && typeof p.text === 'string' && p.text.trim())
+          entries.push({ item: { type: 'message', role: 'assistant', content: p.text }, where, line, at: null });
+      }
+      return;
+    }
+    // A user (or function) turn: the responses answer the calls before it; its text is a request.
+    for (const p of parts) {
+      if (!isObject(p.functionResponse)) continue;
+      const r = responseOf(p.functionResponse);
+      const id = typeof p.functionResponse.id === 'string' ? p.functionResponse.id : null;
+      const failed = r.failed || shellFailed(p.functionResponse.name, r.text);
+      entries.push({
+        item: { type: 'function_call_output', call_id: id, output: r.text, status: failed ? 'failed' : 'completed' },
+        where: `${where}.parts`,
+        line,
+        at: null,
+      });
+    }
+    const text = partsText(parts).replace(REFERENCED_FILES, '').trim();
+    if (text) entries.push({ item: { type: 'message', role: 'user', content: text }, where, line, at: null });
+  });
+  return sessionsFromItems(
+    entries,
+    {
+      idBase: contentId('gemini', list),
+      source: 'gemini',
+      isGoalText: isRequest,
+      namespace,
+      limits,
+      now,
+      labels: { format: 'gemini' },
+    },
+    problems,
+  );
+}
