@@ -676,7 +676,7 @@ describe('Gemini CLI session logs (JSONL, since the CLI appends records)', () =>
       command: 'npm run build --workspace packages/api',
       description: 'Build the api package',
     });
-    expect(fix.calls[0].result).toContain("error TS2307: Cannot find module '@acme/shared'");
+    expect(fix.calls[0].result).toContain("error TS2307: Cannot find module '@acme/common'");
     expect(fix.calls[0].error).toContain('Exit Code: 2');
     expect(fix.calls[0].at).toBe('2026-06-02T08:15:12.000Z');
     expect(fix.calls[2].args).toMatchObject({ file_path: '/home/dev/acme/packages/api/tsconfig.json' });
@@ -689,7 +689,7 @@ describe('Gemini CLI session logs (JSONL, since the CLI appends records)', () =>
     expect(commit.calls[2].args).toEqual({ command: 'git push' });
     expect(commit.calls[2].error).toContain('User denied execution');
     expect(parsed.records.map((r) => r.finalAnswer)).toEqual([
-      'Fixed: `packages/api/tsconfig.json` now references `../shared`, and `npm run build --workspace packages/api` exits 0.',
+      'Fixed: `packages/api/tsconfig.json` now references `../common`, and `npm run build --workspace packages/api` exits 0.',
       'The 42 api tests pass and the fix is committed as 1a2b3c4. I did not push: you declined it.',
     ]);
   });
