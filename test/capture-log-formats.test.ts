@@ -717,6 +717,51 @@ describe('Gemini CLI session logs (JSONL, since the CLI appends records)', () =>
     expect(wrong.problems[0].reason).toMatch(/^expected a Gemini CLI session \(\{sessionId, projectHash, messages\}\)/);
   });
 
+  it('a rewrite of the history ($set messages) replaces the messages before it; records after it still count', () => {
+    const lines = fixture('gemini-cli-session.jsonl').split('\n');
+    const rewrite = {
+      $set: {
+        messages: [
+          {
+            id: 'r1',
+            timestamp: '2026-06-02T09:00:00.000Z',
+            type: 'user',
+            content: [{ text: 'Count the lines of README.md' }],
+          },
+          {
+            id: 'r2',
+            timestamp: '2026-06-02T09:00:02.000Z',
+            type: 'gemini',
+            content: '',
+            toolCalls: [
+              {
+                id: 'c1',
+                name: 'run_shell_command',
+                args: { command: 'wc -l README.md' },
+                status: 'success',
+                result: [
+                  { functionResponse: { id: 'c1', name: 'run_shell_command', response: { output: '120 README.md' } } },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    };
+    const answer = {
+      id: 'r3',
+      timestamp: '2026-06-02T09:00:04.000Z',
+      type: 'gemini',
+      content: 'README.md has 120 lines.',
+    };
+    const p = parseText([...lines.slice(0, 8), JSON.stringify(rewrite), JSON.stringify(answer)].join('\n'), 's.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.sessions.map((s) => [s.goal, steps(s)])).toEqual([
+      ['Count the lines of README.md', ['run_shell_command']],
+    ]);
+    expect(p.records[0].finalAnswer).toBe('README.md has 120 lines.');
+  });
+
   it('a subagent session, or a session of metadata only, is one clear problem', () => {
     const lines = fixture('gemini-cli-session.jsonl').split('\n');
     const sub = [lines[0].replace('"kind": "main"', '"kind": "subagent"'), ...lines.slice(1)].join('\n');

@@ -200,8 +200,15 @@ export function fromGeminiCli(
   unread: Unread = new Map(),
 ): BuiltSession[] {
   let meta: JsonObject = {};
-  let metaLine = lines[0]?.line ?? 1;
   const messages = new Map<string, { m: JsonObject; line: number }>();
+  // A messages list in the metadata (the one-document layout, or a rewrite of the history) is the conversation
+  // at that point; later records still change it.
+  const replaceAll = (list: unknown[], line: number) => {
+    messages.clear();
+    list.forEach((m, k) => {
+      if (isObject(m)) messages.set(typeof m.id === 'string' ? m.id : `#${k}`, { m, line });
+    });
+  };
   for (const { value, line } of lines) {
     if (!isObject(value)) {
       problems.push({ line, path: '', reason: 'not a Gemini CLI session record (expected an object)' });
@@ -215,19 +222,13 @@ export function fromGeminiCli(
         if (gone) messages.delete(id);
       }
     } else if (isMessageRecord(value)) messages.set(value.id as string, { m: value, line });
-    else if (isObject(value.$set)) {
-      meta = { ...meta, ...value.$set };
-      if (Array.isArray(value.$set.messages)) metaLine = line;
-    } else if (isMetadata(value)) {
-      meta = { ...meta, ...value };
-      if (Array.isArray(value.messages)) metaLine = line;
+    else if (isObject(value.$set) || isMetadata(value)) {
+      const update = isObject(value.$set) ? value.$set : value;
+      meta = { ...meta, ...update };
+      if (Array.isArray(update.messages)) replaceAll(update.messages, line);
     } else countUnread(unread, typeof value.type === 'string' ? value.type : (Object.keys(value)[0] ?? '(empty)'));
   }
-  // A messages list in the metadata (the one-document layout, or a rewrite) is the conversation.
-  const list =
-    Array.isArray(meta.messages) && meta.messages.length
-      ? meta.messages.filter(isObject).map((m) => ({ m, line: metaLine }))
-      : [...messages.values()];
+  const list = [...messages.values()];
   if (meta.kind === 'subagent') {
     problems.push({
       line: lines[0]?.line ?? 1,
