@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,5 +167,92 @@ describe('skillsmith ingest --dry-run', () => {
     ]);
     expect(out[1].sessions.map((s) => s.tools)).toEqual([['search_flights', 'hold_seat']]);
     expect(out[1].notes).toHaveLength(1);
+  });
+});
+
+describe('skillsmith ingest DIR: where agents keep their logs', () => {
+  /** A ~/.gemini/tmp laid out as the CLI leaves it: session logs under chats/, a checkpoint, the prompt log. */
+  function geminiHome(): string {
+    const home = mkdtempSync(join(tmp, 'gemini-tmp-'));
+    const project = join(home, 'c41b7f0e9d2a6b58');
+    mkdirSync(join(project, 'chats'), { recursive: true });
+    mkdirSync(join(home, '.cache'), { recursive: true });
+    copyFileSync(
+      join(FIX, 'gemini-cli-session.jsonl'),
+      join(project, 'chats', 'session-2026-06-02T08-15-3f9c1e2a.jsonl'),
+    );
+    copyFileSync(
+      join(FIX, 'gemini-cli-session-legacy.json'),
+      join(project, 'chats', 'session-2025-11-03T09-41-8d2e4f60.json'),
+    );
+    copyFileSync(join(FIX, 'gemini-chat-checkpoint.json'), join(project, 'checkpoint-todo.json'));
+    writeFileSync(
+      join(project, 'logs.json'),
+      JSON.stringify([
+        {
+          sessionId: '3f9c1e2a',
+          messageId: 0,
+          type: 'user',
+          message: 'Why does the build fail?',
+          timestamp: '2026-06-02T08:15:10.000Z',
+        },
+        {
+          sessionId: '3f9c1e2a',
+          messageId: 1,
+          type: 'user',
+          message: 'Now commit',
+          timestamp: '2026-06-02T08:16:30.000Z',
+        },
+      ]),
+    );
+    writeFileSync(join(project, 'shell_history'), 'npm test\n');
+    writeFileSync(join(home, '.cache', 'stale.jsonl'), '{"not": "a log"}\n');
+    return home;
+  }
+
+  it('reads every .jsonl and .json file below it in name order; hidden folders and other files are left out', () => {
+    const home = geminiHome();
+    const db = join(tmp, `dir${++n}.db`);
+    const r = cli(['ingest', home, '--db', db, '--judge', 'off']);
+    const files = r.stdout.split('\n').filter((l) => /sessions stored/.test(l));
+    expect(files).toEqual([
+      expect.stringMatching(
+        /c41b7f0e9d2a6b58\/chats\/session-2025-11-03T09-41-8d2e4f60\.json: 1 sessions stored, 0 already present \(gemini, auto-detected\)$/,
+      ),
+      expect.stringMatching(
+        /chats\/session-2026-06-02T08-15-3f9c1e2a\.jsonl: 2 sessions stored, 0 already present \(gemini, auto-detected\)$/,
+      ),
+      expect.stringMatching(/c41b7f0e9d2a6b58\/checkpoint-todo\.json: 1 sessions stored/),
+      expect.stringMatching(/c41b7f0e9d2a6b58\/logs\.json: 0 sessions stored/),
+    ]);
+    expect(calls(db)).toHaveLength(4 + 7 + 2);
+    // The prompt log holds no session: one clear line for the file, not one per prompt; the sessions are kept.
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'logs.json:1: a Gemini CLI prompt log (logs.json: the prompts typed, without replies or tool calls): nothing to store; the sessions are in chats/session-*.jsonl beside it',
+    );
+    expect(r.stderr).toContain('1 record(s) rejected; every valid record was stored.');
+    expect(r.stderr).not.toContain('stale.jsonl');
+    // learn and --dry-run take a directory the same way.
+    const dry = cli(['ingest', '--dry-run', '--json', home]);
+    expect((JSON.parse(dry.stdout) as { file: string }[]).map((f) => f.file.slice(home.length))).toEqual([
+      '/c41b7f0e9d2a6b58/chats/session-2025-11-03T09-41-8d2e4f60.json',
+      '/c41b7f0e9d2a6b58/chats/session-2026-06-02T08-15-3f9c1e2a.jsonl',
+      '/c41b7f0e9d2a6b58/checkpoint-todo.json',
+      '/c41b7f0e9d2a6b58/logs.json',
+    ]);
+  });
+
+  it('a path that does not exist, or a directory without a log, is a usage error (exit 2) and nothing is stored', () => {
+    const db = join(tmp, `dir${++n}.db`);
+    const missing = join(tmp, 'no-such-dir');
+    const r = cli(['ingest', join(FIX, 'codex-rollout.jsonl'), missing, '--db', db]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`ingest: cannot read "${missing}": no such file or directory`);
+    expect(existsSync(db) ? calls(db) : []).toEqual([]);
+    const empty = mkdtempSync(join(tmp, 'empty-'));
+    const l = cli(['learn', empty, '--db', db]);
+    expect(l.code).toBe(2);
+    expect(l.stderr).toContain(`learn: "${empty}" is a directory with no .jsonl or .json file below it`);
   });
 });

@@ -76,6 +76,18 @@ export function isGeminiCliLog(lines: StreamLine[]): boolean {
   return seen > 0 && carrying > 0 && known >= seen / 2;
 }
 
+/**
+ * The CLI's prompt log (`~/.gemini/tmp/<project hash>/logs.json`): what the person typed, one entry a prompt
+ * (`sessionId`, `messageId`, `type`, `message`, `timestamp`), without replies or tool calls.
+ */
+export function isGeminiPromptLog(v: unknown): boolean {
+  return (
+    Array.isArray(v) &&
+    v.length > 0 &&
+    v.every((e) => isObject(e) && typeof e.sessionId === 'string' && typeof e.messageId === 'number' && 'message' in e)
+  );
+}
+
 /** The contents list of a value in the Gemini API shape, or null. */
 function contentsOf(v: unknown): unknown[] | null {
   const list = Array.isArray(v)

@@ -6,7 +6,14 @@ import { fromOpenAi, hasOpenAiMarkers, isOpenAiConversation } from './openai-mes
 import { isOtlpTraces, OtelCollector } from './otel-genai.js';
 import { claudeCodeShape, fromClaudeCode } from './claude-code.js';
 import { fromCodexRollout, isCodexRollout, type StreamLine } from './codex-rollout.js';
-import { fromGeminiCli, fromGeminiContents, isGeminiCliLog, isGeminiContents, isGeminiSession } from './gemini.js';
+import {
+  fromGeminiCli,
+  fromGeminiContents,
+  isGeminiCliLog,
+  isGeminiContents,
+  isGeminiPromptLog,
+  isGeminiSession,
+} from './gemini.js';
 import {
   type BuiltSession,
   fromAgentsHistory,
@@ -110,6 +117,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       if (
         isOpenAiConversation(doc) ||
         !Array.isArray(doc) ||
+        isGeminiPromptLog(doc) ||
         (opts.format === 'auto' ? isAgentsHistory(doc) : opts.format === 'openai-agents')
       )
         addRecord(doc, 1, '');
@@ -346,6 +354,10 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           return;
         }
         case 'gemini': {
+          if (isGeminiPromptLog(value))
+            throw new InputError(
+              'a Gemini CLI prompt log (logs.json: the prompts typed, without replies or tool calls): nothing to store; the sessions are in chats/session-*.jsonl beside it',
+            );
           if (isGeminiSession(value))
             pushBuilt(
               fromGeminiCli([{ value, line }], opts.file, opts.namespace, limits, now, streamProblems, unread),
@@ -591,7 +603,7 @@ export function detect(value: unknown): DetectedFormat | null {
   if (isTauRecord(value)) return 'tau';
   if (isLangChainRun(value) || isLangChainRunList(value)) return 'langchain';
   // Before the chat shapes: a Gemini session has `messages`, and contents are a list of turns with a role.
-  if (isGeminiSession(value) || isGeminiContents(value)) return 'gemini';
+  if (isGeminiSession(value) || isGeminiContents(value) || isGeminiPromptLog(value)) return 'gemini';
   if (isAgentsHistory(value)) return 'openai-agents';
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'steps' in value) return 'jsonl';
   if (isOpenAiConversation(value)) {

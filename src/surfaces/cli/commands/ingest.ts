@@ -16,6 +16,7 @@ import type { IngestResult } from '../../../app/types.js';
 import type { Memory } from '../../../app/memory.js';
 import { UsageError, type Command } from '../command.js';
 import { type CommandFlags, configFromFlags } from '../command-support.js';
+import { inputFiles } from '../input-files.js';
 
 /** Bad --format, --judge or no FILE: a usage error (exit 2); the one UsageError class under its old name. */
 export { UsageError as IngestUsageError };
@@ -55,7 +56,7 @@ export async function ingestFiles(
   const opts = ingestOptions(flags);
   const ingestFile = memory.ingestFile.bind(memory) as unknown as IngestFile;
   const results: IngestResult[] = [];
-  for (const f of files) results.push(await ingestFile(f, opts));
+  for (const f of inputFiles(files, command)) results.push(await ingestFile(f, opts));
   return results;
 }
 
@@ -139,7 +140,7 @@ async function dryRunFiles(files: string[], flags: IngestFlags & CommandFlags): 
   const { format } = ingestOptions(flags);
   const config = configFromFlags(flags);
   const out: DryRunResult[] = [];
-  for (const file of files) {
+  for (const file of inputFiles(files, 'ingest')) {
     const { parsed } = await prepareCapture(readFileSync(file, 'utf8'), {
       file,
       namespace: config.namespace,
@@ -220,12 +221,13 @@ export async function dryRunCommand(
 /** `skillsmith ingest FILE...`: every valid record stored, each bad one named (exit 1), bad usage exit 2. */
 export const command: Command = {
   name: 'ingest',
-  help: `  ingest FILE...              store sessions: JSONL interchange, OpenAI or Anthropic message logs, Claude Code
+  help: `  ingest FILE|DIR...          store sessions: JSONL interchange, OpenAI or Anthropic message logs, Claude Code
                               transcripts, Codex CLI rollouts, Gemini CLI sessions and Gemini API contents, OpenAI
                               Agents SDK (Python and JavaScript) items and run states, Responses API objects,
                               LangChain / LangSmith runs, OTLP GenAI spans, raw tau-bench results (--format;
                               sessions without an outcome are judged; a file that gives no session is an error);
-                              --dry-run prints what would be stored, storing nothing`,
+                              a DIR: every .jsonl and .json file below it; --dry-run prints what would be stored,
+                              storing nothing`,
   // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags.
   opens: 'self',
   run: async (files, { flags, memory }) =>

@@ -11,7 +11,8 @@ import { ingestFiles } from './ingest.js';
 /** `skillsmith learn FILE...`: ingest, then a synthesis pass, the skills learned and a recall example. */
 export const command: Command = {
   name: 'learn',
-  help: `  learn FILE... [--try GOAL]  ingest, then run a synthesis pass and show what was learned; --try: then
+  help: `  learn FILE|DIR... [--try GOAL]
+                              ingest, then run a synthesis pass and show what was learned; --try: then
                               what recall returns for GOAL (default: a goal it learned from)`,
   opens: 'memory',
   async run(files, { flags, memory: open }) {
