@@ -214,6 +214,8 @@ describe('skillsmith ingest DIR: where agents keep their logs', () => {
     const home = geminiHome();
     const db = join(tmp, `dir${++n}.db`);
     const r = cli(['ingest', home, '--db', db, '--judge', 'off']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
     const files = r.stdout.split('\n').filter((l) => /sessions stored/.test(l));
     expect(files).toEqual([
       expect.stringMatching(
@@ -223,24 +225,51 @@ describe('skillsmith ingest DIR: where agents keep their logs', () => {
         /chats\/session-2026-06-02T08-15-3f9c1e2a\.jsonl: 2 sessions stored, 0 already present \(gemini, auto-detected\)$/,
       ),
       expect.stringMatching(/c41b7f0e9d2a6b58\/checkpoint-todo\.json: 1 sessions stored/),
-      expect.stringMatching(/c41b7f0e9d2a6b58\/logs\.json: 0 sessions stored/),
     ]);
     expect(calls(db)).toHaveLength(4 + 7 + 2);
-    // The prompt log holds no session: one clear line for the file, not one per prompt; the sessions are kept.
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(
-      'logs.json:1: a Gemini CLI prompt log (logs.json: the prompts typed, without replies or tool calls): nothing to store; the sessions are in chats/session-*.jsonl beside it',
+    // The prompt log beside chats/ holds no session: left out, and said so.
+    expect(r.stdout).toContain(
+      `note: ${home}: left out 1 file(s) that hold no session of their own (subagent transcripts, whose work is a tool call of the main session, and the Gemini CLI's prompt log)`,
     );
-    expect(r.stderr).toContain('1 record(s) rejected; every valid record was stored.');
-    expect(r.stderr).not.toContain('stale.jsonl');
-    // learn and --dry-run take a directory the same way.
+    // --dry-run takes a directory the same way.
     const dry = cli(['ingest', '--dry-run', '--json', home]);
     expect((JSON.parse(dry.stdout) as { file: string }[]).map((f) => f.file.slice(home.length))).toEqual([
       '/c41b7f0e9d2a6b58/chats/session-2025-11-03T09-41-8d2e4f60.json',
       '/c41b7f0e9d2a6b58/chats/session-2026-06-02T08-15-3f9c1e2a.jsonl',
       '/c41b7f0e9d2a6b58/checkpoint-todo.json',
-      '/c41b7f0e9d2a6b58/logs.json',
     ]);
+    // Named on its own, the prompt log is read, and is one clear problem (not one per prompt).
+    const named = cli(['ingest', join(home, 'c41b7f0e9d2a6b58', 'logs.json'), '--db', db]);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain(
+      'logs.json:1: a Gemini CLI prompt log (logs.json: the prompts typed, without replies or tool calls): nothing to store; the sessions are in chats/session-*.jsonl beside it',
+    );
+    expect(named.stderr).toContain('1 record(s) rejected; every valid record was stored.');
+  });
+
+  it('a Claude Code projects folder: every transcript, not the subagent files beside them; learn reads it too', () => {
+    const projects = mkdtempSync(join(tmp, 'claude-projects-'));
+    const project = join(projects, '-home-dev-acme-web');
+    const session = '7c1e9a52-3d4b-4f0e-9a61-2b8c5d7e1f03';
+    mkdirSync(join(project, session, 'subagents'), { recursive: true });
+    const transcript = readFileSync(join(FIX, 'claude-code-2.1.jsonl'), 'utf8');
+    writeFileSync(join(project, `${session}.jsonl`), transcript);
+    writeFileSync(
+      join(project, session, 'subagents', 'agent-a2898e3.jsonl'),
+      transcript
+        .split('\n')
+        .filter((l) => l.includes('"isSidechain":true'))
+        .join('\n'),
+    );
+    copyFileSync(join(FIX, 'claude-code-session.jsonl'), join(project, 'b2c3d4e5.jsonl'));
+    const db = join(tmp, `dir${++n}.db`);
+    const r = cli(['learn', projects, '--db', db, '--judge', 'off']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`note: ${projects}: left out 1 file(s) that hold no session of their own`);
+    expect(r.stdout).toContain('b2c3d4e5.jsonl: 3 new sessions, 0 already present.');
+    expect(r.stdout).toContain(`${session}.jsonl: 2 new sessions, 0 already present.`);
+    expect(calls(db)).toHaveLength(7 + 8);
   });
 
   it('a path that does not exist, or a directory without a log, is a usage error (exit 2) and nothing is stored', () => {
@@ -253,6 +282,6 @@ describe('skillsmith ingest DIR: where agents keep their logs', () => {
     const empty = mkdtempSync(join(tmp, 'empty-'));
     const l = cli(['learn', empty, '--db', db]);
     expect(l.code).toBe(2);
-    expect(l.stderr).toContain(`learn: "${empty}" is a directory with no .jsonl or .json file below it`);
+    expect(l.stderr).toContain(`learn: "${empty}" is a directory with no .jsonl or .json session log below it`);
   });
 });

@@ -1,5 +1,5 @@
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { UsageError } from '../../errors/usage-error.js';
 
 /**
@@ -7,8 +7,13 @@ import { UsageError } from '../../errors/usage-error.js';
  * file below it, in name order (where agents keep their logs: `~/.claude/projects`, `~/.codex/sessions`,
  * `~/.gemini/tmp`), leaving out hidden folders and `node_modules` below it. A path that does not exist, or a
  * directory with no log file below it, is a usage error naming it, before anything is read or stored.
+ *
+ * Inside a directory, the files the agents keep beside their sessions that hold no session of their own are
+ * left out, and `notes` says how many: subagent transcripts (Claude Code's `subagents/agent-*.jsonl`, the
+ * Gemini CLI's `chats/<parent session>/*.jsonl`: the main session's tool call stands for them) and the Gemini
+ * CLI's prompt log (`logs.json` beside `chats/`). Named one by one, they are read, and said to hold nothing.
  */
-export function inputFiles(paths: readonly string[], command: string): string[] {
+export function inputFiles(paths: readonly string[], command: string, notes: string[] = []): string[] {
   const files: string[] = [];
   for (const path of paths) {
     let dir: boolean;
@@ -25,14 +30,30 @@ export function inputFiles(paths: readonly string[], command: string): string[] 
       continue;
     }
     const found = logsBelow(path);
-    if (found.length === 0)
-      throw new UsageError(`${command}: "${path}" is a directory with no .jsonl or .json file below it`);
-    files.push(...found);
+    const kept = found.filter((f) => !besideSessions(f));
+    if (kept.length === 0)
+      throw new UsageError(`${command}: "${path}" is a directory with no .jsonl or .json session log below it`);
+    if (kept.length < found.length)
+      notes.push(
+        `${path}: left out ${found.length - kept.length} file(s) that hold no session of their own (subagent transcripts, whose work is a tool call of the main session, and the Gemini CLI's prompt log)`,
+      );
+    files.push(...kept);
   }
   return files;
 }
 
 const LOG_FILE = /\.jsonl?$/i;
+
+/** A file an agent keeps beside its sessions that holds none of its own (see inputFiles). */
+function besideSessions(file: string): boolean {
+  const parts = file.split(sep);
+  const name = parts[parts.length - 1];
+  const parent = parts[parts.length - 2];
+  const grandparent = parts[parts.length - 3];
+  if (parent === 'subagents' && /^agent-.*\.jsonl$/.test(name)) return true;
+  if (grandparent === 'chats' && name.endsWith('.jsonl')) return true;
+  return name === 'logs.json' && existsSync(join(dirname(file), 'chats'));
+}
 
 function logsBelow(dir: string): string[] {
   const out: string[] = [];

@@ -51,12 +51,13 @@ export async function ingestFiles(
   files: string[],
   flags: IngestFlags,
   command = 'ingest',
+  notes: string[] = [],
 ): Promise<IngestResult[]> {
   if (files.length === 0) throw new IngestUsageError(`${command} needs at least one FILE`);
   const opts = ingestOptions(flags);
   const ingestFile = memory.ingestFile.bind(memory) as unknown as IngestFile;
   const results: IngestResult[] = [];
-  for (const f of inputFiles(files, command)) results.push(await ingestFile(f, opts));
+  for (const f of inputFiles(files, command, notes)) results.push(await ingestFile(f, opts));
   return results;
 }
 
@@ -109,10 +110,12 @@ export async function ingestCommand(
     err: (s) => process.stderr.write(`${escapeControl(s)}\n`),
   },
 ): Promise<number> {
-  const results = await ingestFiles(memory, files, flags);
+  const notes: string[] = [];
+  const results = await ingestFiles(memory, files, flags, 'ingest', notes);
   const problems = results.flatMap((r) => r.problems);
   if (flags.json) io.out(JSON.stringify(results, null, 2));
   else {
+    for (const n of notes) io.out(`note: ${n}`);
     for (const r of results) for (const l of formatIngestResult(r)) io.out(l);
     for (const l of formatProblems(problems)) io.err(l);
   }
@@ -135,12 +138,16 @@ interface DryRunResult {
 }
 
 /** Reads each file as `ingest` would (format, limits, capture privacy of the configuration); stores nothing. */
-async function dryRunFiles(files: string[], flags: IngestFlags & CommandFlags): Promise<DryRunResult[]> {
+async function dryRunFiles(
+  files: string[],
+  flags: IngestFlags & CommandFlags,
+  notes: string[],
+): Promise<DryRunResult[]> {
   if (files.length === 0) throw new IngestUsageError('ingest needs at least one FILE');
   const { format } = ingestOptions(flags);
   const config = configFromFlags(flags);
   const out: DryRunResult[] = [];
-  for (const file of inputFiles(files, 'ingest')) {
+  for (const file of inputFiles(files, 'ingest', notes)) {
     const { parsed } = await prepareCapture(readFileSync(file, 'utf8'), {
       file,
       namespace: config.namespace,
@@ -207,10 +214,12 @@ export async function dryRunCommand(
     err: (s) => process.stderr.write(`${escapeControl(s)}\n`),
   },
 ): Promise<number> {
-  const results = await dryRunFiles(files, flags);
+  const notes: string[] = [];
+  const results = await dryRunFiles(files, flags, notes);
   const problems = results.flatMap((r) => r.problems);
   if (flags.json) io.out(JSON.stringify(results, null, 2));
   else {
+    for (const n of notes) io.out(`note: ${n}`);
     for (const r of results) for (const l of formatDryRun(r)) io.out(l);
     for (const l of problems.map((p) => `${p.file}:${p.line}: ${p.reason}`)) io.err(l);
     if (problems.length) io.err(`${problems.length} record(s) would be rejected.`);

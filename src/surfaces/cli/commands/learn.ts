@@ -18,7 +18,8 @@ export const command: Command = {
   async run(files, { flags, memory: open }) {
     const memory = await open();
     const skillsBefore = (await memory.skills.list()).length;
-    const results = await ingestFiles(memory, files, flags, 'learn');
+    const notes: string[] = [];
+    const results = await ingestFiles(memory, files, flags, 'learn', notes);
     const problems = results.flatMap((r) => r.problems);
     const bar = flags.json ? null : progressBar('learning');
     const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
@@ -29,6 +30,7 @@ export const command: Command = {
       printJson({ ingest: results, synthesis: stableReport(report), skills: skills.map(skillJson) });
       return problems.length ? 1 : 0;
     }
+    for (const n of notes) out(`note: ${n}`);
     for (const r of results) out(`Ingested ${r.file}: ${r.inserted} new sessions, ${r.skipped} already present.`);
     reportProblems(problems);
     out(
