@@ -1,6 +1,6 @@
 /**
  * `skillsmith ingest [--format auto|jsonl|openai|anthropic|otel|tau|claude-code|codex|gemini|openai-agents|langchain]
- * [--judge rule|llm|off] [--dry-run] [--json] FILE...`
+ * [--judge rule|llm|off] [--dry-run] [--json] FILE|DIR...`
  * (also the ingest half of `learn`). Every valid record is stored; each bad one is named as
  * `file:line: reason` (with its JSON path) and the exit code is 1. Auto-detection says what it chose, per
  * file, and per record when a file mixes formats. Notes (lines of kinds this version does not read, parts a
@@ -227,7 +227,7 @@ export async function dryRunCommand(
   return problems.length ? 1 : 0;
 }
 
-/** `skillsmith ingest FILE...`: every valid record stored, each bad one named (exit 1), bad usage exit 2. */
+/** `skillsmith ingest FILE|DIR...`: every valid record stored, each bad one named (exit 1), bad usage exit 2. */
 export const command: Command = {
   name: 'ingest',
   help: `  ingest FILE|DIR...          store sessions: JSONL interchange, OpenAI or Anthropic message logs, Claude Code

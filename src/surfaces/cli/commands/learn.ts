@@ -8,7 +8,7 @@ import { out, printJson, printSkillTable, reportFallback, reportProblems, stable
 import { progressBar } from '../progress.js';
 import { ingestFiles } from './ingest.js';
 
-/** `skillsmith learn FILE...`: ingest, then a synthesis pass, the skills learned and a recall example. */
+/** `skillsmith learn FILE|DIR...`: ingest, then a synthesis pass, the skills learned and a recall example. */
 export const command: Command = {
   name: 'learn',
   help: `  learn FILE|DIR... [--try GOAL]
