@@ -272,16 +272,32 @@ describe('skillsmith ingest DIR: where agents keep their logs', () => {
     expect(calls(db)).toHaveLength(7 + 8);
   });
 
-  it('a path that does not exist, or a directory without a log, is a usage error (exit 2) and nothing is stored', () => {
+  it('a path that does not exist, or a directory without a log, is a usage error (exit 2) that creates no database', () => {
     const db = join(tmp, `dir${++n}.db`);
     const missing = join(tmp, 'no-such-dir');
     const r = cli(['ingest', join(FIX, 'codex-rollout.jsonl'), missing, '--db', db]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`ingest: cannot read "${missing}": no such file or directory`);
-    expect(existsSync(db) ? calls(db) : []).toEqual([]);
+    // Checked before the memory opens: no empty database file where --db pointed.
+    expect(existsSync(db)).toBe(false);
     const empty = mkdtempSync(join(tmp, 'empty-'));
     const l = cli(['learn', empty, '--db', db]);
     expect(l.code).toBe(2);
     expect(l.stderr).toContain(`learn: "${empty}" is a directory with no .jsonl or .json session log below it`);
+    expect(existsSync(db)).toBe(false);
+    const f = cli(['ingest', join(FIX, 'codex-rollout.jsonl'), '--format', 'nope', '--db', db]);
+    expect(f.code).toBe(2);
+    expect(f.stderr).toContain('--format must be one of');
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('learn on an existing memory still says what it already held after checking its paths first', () => {
+    const db = join(tmp, `dir${++n}.db`);
+    const first = cli(['learn', join(FIX, 'codex-rollout.jsonl'), '--db', db, '--judge', 'off']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).not.toContain('This reused an existing memory');
+    const again = cli(['learn', join(FIX, 'codex-rollout.jsonl'), '--db', db, '--judge', 'off']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`This reused an existing memory (${db})`);
   });
 });

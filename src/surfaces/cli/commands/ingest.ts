@@ -45,9 +45,16 @@ export function ingestOptions(flags: IngestFlags): { format: IngestFormat; judge
 
 type IngestFile = (path: string, opts: { format: IngestFormat; judge?: JudgeMode }) => Promise<IngestResult>;
 
-/** Ingests each file in turn (the results of `memory.ingestFile`, in order). */
+/** A memory, or what opens it: `ingest` and `learn` open theirs only once their arguments are known to be good. */
+export type MemoryOrOpener = Pick<Memory, 'ingestFile'> | (() => Promise<Pick<Memory, 'ingestFile'>>);
+
+/**
+ * Ingests each file in turn (the results of `memory.ingestFile`, in order). The flags and paths are checked
+ * before the memory is opened, so a usage error (no FILE, a path that is not there, a folder without a log)
+ * leaves no database file behind where `--db` pointed.
+ */
 export async function ingestFiles(
-  memory: Pick<Memory, 'ingestFile'>,
+  memory: MemoryOrOpener,
   files: string[],
   flags: IngestFlags,
   command = 'ingest',
@@ -55,9 +62,11 @@ export async function ingestFiles(
 ): Promise<IngestResult[]> {
   if (files.length === 0) throw new IngestUsageError(`${command} needs at least one FILE`);
   const opts = ingestOptions(flags);
-  const ingestFile = memory.ingestFile.bind(memory) as unknown as IngestFile;
+  const paths = inputFiles(files, command, notes);
+  const opened = typeof memory === 'function' ? await memory() : memory;
+  const ingestFile = opened.ingestFile.bind(opened) as unknown as IngestFile;
   const results: IngestResult[] = [];
-  for (const f of inputFiles(files, command, notes)) results.push(await ingestFile(f, opts));
+  for (const f of paths) results.push(await ingestFile(f, opts));
   return results;
 }
 
@@ -102,7 +111,7 @@ export function formatProblems(problems: IngestResult['problems']): string[] {
 
 /** The whole `ingest` command; returns the exit code (IngestUsageError for bad usage: exit 2). */
 export async function ingestCommand(
-  memory: Pick<Memory, 'ingestFile'>,
+  memory: MemoryOrOpener,
   files: string[],
   flags: IngestFlags,
   io: { out: (s: string) => void; err: (s: string) => void } = {
@@ -237,8 +246,9 @@ export const command: Command = {
                               sessions without an outcome are judged; a file that gives no session is an error);
                               a DIR: every .jsonl and .json file below it; --dry-run prints what would be stored,
                               storing nothing`,
-  // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags.
+  // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags, once the
+  // arguments are known to be good.
   opens: 'self',
   run: async (files, { flags, memory }) =>
-    flags['dry-run'] ? dryRunCommand(files, flags) : ingestCommand(await memory(), files, flags),
+    flags['dry-run'] ? dryRunCommand(files, flags) : ingestCommand(memory, files, flags),
 };

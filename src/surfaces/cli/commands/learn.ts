@@ -14,12 +14,23 @@ export const command: Command = {
   help: `  learn FILE|DIR... [--try GOAL]
                               ingest, then run a synthesis pass and show what was learned; --try: then
                               what recall returns for GOAL (default: a goal it learned from)`,
-  opens: 'memory',
+  // The memory opens once the arguments are known to be good (a missing path creates no database file).
+  opens: 'self',
   async run(files, { flags, memory: open }) {
-    const memory = await open();
-    const skillsBefore = (await memory.skills.list()).length;
+    let skillsBefore = 0;
     const notes: string[] = [];
-    const results = await ingestFiles(memory, files, flags, 'learn', notes);
+    const results = await ingestFiles(
+      async () => {
+        const opened = await open();
+        skillsBefore = (await opened.skills.list()).length;
+        return opened;
+      },
+      files,
+      flags,
+      'learn',
+      notes,
+    );
+    const memory = await open();
     const problems = results.flatMap((r) => r.problems);
     const bar = flags.json ? null : progressBar('learning');
     const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
