@@ -90,6 +90,20 @@ describe('words weighted by how well they tell the candidates apart', () => {
     expect(distinctiveWeights([]).size('fix mms')).toBe(2);
   });
 
+  it('counts a string as often as it stands among the candidates (copies of one procedure count each)', () => {
+    // The copies hold "phone" three times and "mms" once, among four candidates and an empty one.
+    const weights = distinctiveWeights([phone, phone, mms, phone, '']);
+    expect(weights.square('mms')).toBe(Math.log(6 / 1.5) ** 2);
+    expect(weights.square('resum')).toBe(Math.log(6 / 3.5) ** 2);
+    expect(weights.square('fix')).toBe(Math.log(6 / 4.5) ** 2);
+    const sum = (s: string) => s.split(' ').reduce((a, w) => a + weights.square(w), 0);
+    expect(weights.size(phone)).toBe(sum(phone));
+    expect(weights.size(mms)).toBe(sum(mms));
+    expect(weights.size('')).toBe(0);
+    // Asked again (recall weighs the same strings on every request), the figures are the same.
+    expect(distinctiveWeights([phone, phone, mms, phone, '']).size(mms)).toBe(sum(mms));
+  });
+
   it('puts the skill that shares the telling word first where plain counts put the other first', () => {
     const request = contentWords('Hi! My phone has a problem with MMS, can you fix it?');
     // Counted plainly, the shorter description wins on the words both share (fix, phone, problem).

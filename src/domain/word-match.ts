@@ -106,23 +106,54 @@ export interface WordWeights {
  * need the whole vocabulary. Each string is split once, here.
  */
 export function distinctiveWeights(skillWordStrings: readonly string[]): WordWeights {
-  const split = skillWordStrings.map((s) => (s ? s.split(' ') : []));
+  // Candidates often share one string (the copies of one procedure): each distinct string is split once and
+  // counted as many times as it stands in the list, and weights and sizes are worked out when first asked for
+  // (a candidate that shares no word with the request never needs its size). The figures are those of counting
+  // every string and weighing every word up front.
+  const times = new Map<string, number>();
+  for (const s of skillWordStrings) times.set(s, (times.get(s) ?? 0) + 1);
   const held = new Map<string, number>();
-  for (const words of split) for (const w of words) held.set(w, (held.get(w) ?? 0) + 1);
+  for (const [s, t] of times) for (const w of splitWords(s)) held.set(w, (held.get(w) ?? 0) + t);
   const n = skillWordStrings.length;
   const squares = new Map<string, number>();
-  for (const [w, k] of held) squares.set(w, Math.log((n + 1) / (k + 0.5)) ** 2);
-  const square = (w: string) => squares.get(w) ?? 1;
+  const square = (w: string) => {
+    let q = squares.get(w);
+    if (q === undefined) {
+      const k = held.get(w);
+      q = k === undefined ? 1 : Math.log((n + 1) / (k + 0.5)) ** 2;
+      squares.set(w, q);
+    }
+    return q;
+  };
   const sizes = new Map<string, number>();
-  const sizeOf = (words: readonly string[]) => words.reduce((a, w) => a + square(w), 0);
-  skillWordStrings.forEach((s, i) => {
-    sizes.set(s, sizeOf(split[i]));
-  });
   return {
     square,
-    size: (s) => sizes.get(s) ?? (s ? sizeOf(s.split(' ')) : 0),
+    size: (s) => {
+      let z = sizes.get(s);
+      if (z === undefined) {
+        z = splitWords(s).reduce((a, w) => a + square(w), 0);
+        sizes.set(s, z);
+      }
+      return z;
+    },
   };
 }
+
+/**
+ * A skillWords string's words. Recall weighs the same few strings on every request (a skill's words change only
+ * with its name or description), so the splits are kept, a bounded number of them.
+ */
+function splitWords(s: string): readonly string[] {
+  let words = SPLITS.get(s);
+  if (words === undefined) {
+    if (SPLITS.size >= MAX_SPLITS) SPLITS.clear();
+    words = s ? s.split(' ') : [];
+    SPLITS.set(s, words);
+  }
+  return words;
+}
+const SPLITS = new Map<string, readonly string[]>();
+const MAX_SPLITS = 4096;
 
 /** Whether `word` stands in `words` (words joined by single spaces) as a whole word. */
 function hasWord(words: string, word: string): boolean {

@@ -591,13 +591,23 @@ export function rankByWords<S extends { words: string }>(
     requestWords && weight > 0
       ? overlapScorer(requestWords, distinctiveWeights(candidates.map((c) => c.skill.words)))
       : null;
+  // Copies of one procedure share their words: each distinct string is scored once.
+  const scored = new Map<string, number>();
+  const overlapOf = (words: string) => {
+    let o = scored.get(words);
+    if (o === undefined) {
+      o = overlap!(words);
+      scored.set(words, o);
+    }
+    return o;
+  };
   // Built field by field: a spread of each candidate cost more than the rest of the ranking together.
   return candidates
     .map(({ id, skill, similarity }) => ({
       id,
       skill,
       cosine: similarity,
-      similarity: overlap ? (1 - weight) * similarity + weight * overlap(skill.words) : similarity,
+      similarity: overlap ? (1 - weight) * similarity + weight * overlapOf(skill.words) : similarity,
     }))
     .sort((a, b) => b.similarity - a.similarity);
 }
