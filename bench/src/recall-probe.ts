@@ -1,9 +1,10 @@
 // Bench-only probe of recall at one skill count, for profiling and for before/after comparisons of one change
 // (the full bench takes minutes). Writes the skills once (kept at <db> for later runs), then times recalls
 // exactly as the bench's recall table does.
-//   node bench/build/bench/src/recall-probe.js <db> <skills> [<queries>] [--no-record] [--tools]
+//   node bench/build/bench/src/recall-probe.js <db> <skills> [<queries>] [--no-record] [--tools] [--exemplars=N]
 // --tools: each recall names the tools of a retail agent (every tool tau's retail sessions called), so only the
 // skills it can follow are served (`recall(goal, { tools })`).
+// --exemplars=N: a new <db> gets up to N exemplars a skill, as the bench's multi-vector table (3 there).
 // Prints one JSON line: { skills, queries, p50Ms, p99Ms, meanMs, firstRecallMs, rssMB, maxRssMB, memory }.
 
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { defaultSourceFiles, syntheticGoals } from './synthetic.js';
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const record = !process.argv.includes('--no-record');
 const named = process.argv.includes('--tools');
+const exemplars = Number(process.argv.find((a) => a.startsWith('--exemplars='))?.slice('--exemplars='.length) ?? 0);
 const [db, skillsArg, queriesArg] = args;
 const skills = Number(skillsArg);
 const queryCount = Number(queriesArg ?? 2000);
@@ -22,7 +24,7 @@ const seed = 42;
 const traces = defaultSourceFiles();
 const fresh = !existsSync(db);
 const memory = await openMemory({ db, logLevel: 'silent' });
-if (fresh) await writeBenchSkills(memory, skills, { seed: seed + 1, traces });
+if (fresh) await writeBenchSkills(memory, skills, { seed: seed + 1, traces, exemplars });
 const queries = syntheticGoals(queryCount, seed + 7, traces);
 const retailTools = named
   ? [
