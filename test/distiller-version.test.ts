@@ -22,6 +22,7 @@ const FINGERPRINTS: Record<string, string> = {
   'heuristic@6': 'bb11869acda06bb0',
   'heuristic@7': '049937277d8bb6fa',
   'heuristic@8': 'd2d0afec15cb2a6d',
+  'heuristic@9': '7d7008483b43af89',
 };
 
 const FILES = [

@@ -105,6 +105,22 @@ describe('skill names and descriptions', () => {
     for (const g of goals) expect(w.description).not.toContain(g);
   });
 
+  it('names what a look-up-only procedure was asked about in whole words (messages, never the stem "messag")', () => {
+    const w = wordSkill({
+      goals: [
+        'You want to delete the voice messages on your line <id>.',
+        'You wish to delete old messages from your inbox.',
+        'Delete the saved messages of your account please.',
+      ],
+      cues: [],
+      toolSequence: ['get_account_details', 'list_voice_messages', 'transfer_to_human_agents'],
+      toolWeight: (t) => (t.startsWith('get_') ? 0.2 : 2),
+      wordWeight: () => 1,
+    });
+    expect(w.nameWords).toEqual(['escalate', 'messages', 'deletion']);
+    expect(w.description).toMatch(/Use when a user asks to delete their messages: /);
+  });
+
   it('names the task the steps lead to, not a hand-off to a person at the end', () => {
     const w = wordSkill({
       goals: [

@@ -205,7 +205,7 @@ export function wordSkill(input: NamingInput): SkillWording {
   // The head noun as the requests say it (flights or flight); the words before it stay as the tool has them.
   if (object.length) object[object.length - 1] = surfaceForm(object[object.length - 1], df);
   // What was asked, after its object: check-flight-change, escalate-order-return.
-  if (asking) object = [...object.slice(0, 1).map((w) => surfaceForm(stem(w), df)), asking];
+  if (asking) object = [...object.slice(0, 1).map((w) => surfaceForm(singular(w), df)), asking];
   // A tool's words keep the tool's order (delivered order items); the requests' own words take theirs.
   const ordered =
     asking || (step && object.every((w) => objectOf(step).some((x) => stem(x) === stem(w))))
@@ -411,6 +411,11 @@ const NOMINAL: Readonly<Record<string, string>> = {
 
 /** Nouns of tool names that say nothing about the task (get_order_details -> order). */
 const TOOL_FILLER = new Set(['details', 'detail', 'info', 'information', 'by', 'id', 'to', 'for', 'based', 'on']);
+
+/** A plural noun's singular, the light way (flights -> flight, messages -> message; address stays). */
+function singular(w: string): string {
+  return w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w;
+}
 
 /** The form the requests use of a word (flight, not flights, when they say "my flight"). */
 function surfaceForm(w: string, df: ReadonlyMap<string, number>): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentWords, distinctiveWeights, overlapScorer, skillWords, wordOverlap } from './word-match.js';
+import { contentWords, distinctiveWeights, overlapScorer, skillWords, stem, wordOverlap } from './word-match.js';
 
 const bag = (s: { name: string; description: string }) => new Set(skillWords(s).split(' '));
 
@@ -8,6 +8,20 @@ describe('word overlap of a request with what a skill says it does', () => {
     expect([...contentWords('Hi, I need to cancel my orders <id> please')].sort()).toEqual(['cancel', 'order']);
     expect(contentWords('Cancelled ORDER').has('cancel')).toBe(true);
     expect(contentWords('fillFuelTank').has('fuel')).toBe(true);
+  });
+
+  it('gives the forms of a word one stem, a final e included', () => {
+    const one = (...forms: string[]) => new Set(forms.map(stem));
+    expect(one('price', 'prices', 'priced')).toEqual(new Set(['pric']));
+    expect(one('change', 'changes', 'changed', 'changing')).toEqual(new Set(['chang']));
+    expect(one('message', 'messages')).toEqual(new Set(['messag']));
+    expect(one('address', 'addresses')).toEqual(new Set(['address']));
+    expect(one('order', 'orders', 'ordered')).toEqual(new Set(['order']));
+    expect(one('cancel', 'cancelled', 'cancels')).toEqual(new Set(['cancel']));
+    // Short words keep their e ("use", "fee"): too little is left to tell words apart.
+    expect(stem('use')).toBe('use');
+    // So a request that says "message" meets a skill that says "messages".
+    expect(wordOverlap(contentWords('The message will not send'), contentWords('Fix MMS Messages'))).toBeGreaterThan(0);
   });
 
   it('scores the verb that tells two skills apart: "change" is not "cancel"', () => {

@@ -15,15 +15,18 @@ const STOP = new Set(
 
 /**
  * "cancelled" -> "cancel", "orders" -> "order", "changing" -> "chang", "filling" -> "fill": enough to match
- * forms of a word (a request's with a skill's, or with a tool name's).
+ * forms of a word (a request's with a skill's, or with a tool name's). A final e goes too, whatever came off
+ * before it, so that a word's forms meet: "price", "prices" and "priced" give "pric", "change" and "changes"
+ * "chang", "address" and "addresses" "address" (without it "prices" gave "pric" and "price" "price").
  */
 export function stem(w: string): string {
-  if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
-  if (w.length > 5 && w.endsWith('led')) return w.slice(0, -3);
-  if (w.length > 4 && w.endsWith('ed')) return w.slice(0, -2);
-  if (w.length > 4 && w.endsWith('es') && !w.endsWith('ses')) return w.slice(0, -2);
-  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
-  return w;
+  let s = w;
+  if (s.length > 5 && s.endsWith('ing')) s = s.slice(0, -3);
+  else if (s.length > 5 && s.endsWith('led')) s = s.slice(0, -3);
+  else if (s.length > 4 && s.endsWith('ed')) s = s.slice(0, -2);
+  else if (s.length > 4 && s.endsWith('es') && !s.endsWith('ses')) s = s.slice(0, -2);
+  else if (s.length > 3 && s.endsWith('s') && !s.endsWith('ss')) s = s.slice(0, -1);
+  return s.length > 3 && s.endsWith('e') ? s.slice(0, -1) : s;
 }
 
 /** The distinct content words of a text, stemmed (placeholders such as <id> and tool-name separators split). */
