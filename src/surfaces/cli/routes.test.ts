@@ -26,7 +26,7 @@ describe('the CLI routing table', () => {
     expect(text).toMatch(/\nOptions\n/);
   });
 
-  it('only the evaluation answers --help itself; it, the servers and ingest (never opened by --dry-run) open what they need', async () => {
+  it('only the evaluation answers --help itself; it, the servers, ingest and learn (which check their paths first) open what they need', async () => {
     const commands = await Promise.all(ROUTES.map(async (r) => (await r.load()).command));
     expect(commands.filter((c) => c.ownHelp).map((c) => c.name)).toEqual(['eval']);
     expect(
@@ -34,6 +34,6 @@ describe('the CLI routing table', () => {
         .filter((c) => c.opens === 'self')
         .map((c) => c.name)
         .sort(),
-    ).toEqual(['doctor', 'eval', 'ingest', 'mcp', 'migrate', 'reembed', 'serve']);
+    ).toEqual(['doctor', 'eval', 'ingest', 'learn', 'mcp', 'migrate', 'reembed', 'serve']);
   });
 });
