@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -39,6 +39,24 @@ function open(name = 'memory.db'): SqliteStore {
   opened.push(store);
   return store;
 }
+
+describe('a path that cannot be a memory', () => {
+  it('is an error naming the path and why, and a file of another kind is left as it was', () => {
+    expect(() => openSqliteStore(dir)).toThrow(
+      expect.objectContaining({
+        code: 'BACKEND_UNAVAILABLE',
+        message: `cannot open SQLite memory at ${dir}: it is a directory (give a file path, e.g. --db ./skillsmith.db)`,
+      }),
+    );
+    const notes = join(dir, 'notes.db');
+    const text = 'my notes, not a database\n'.repeat(100);
+    writeFileSync(notes, text);
+    expect(() => openSqliteStore(notes)).toThrow(
+      `cannot open SQLite memory at ${notes}: the file is not a SQLite database`,
+    );
+    expect(readFileSync(notes, 'utf8')).toBe(text);
+  });
+});
 
 /** Stores a plain skill with this id. */
 function addSkill(store: SqliteStore, id: string) {

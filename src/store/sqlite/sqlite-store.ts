@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { SessionOutline, Session, ToolCall } from '../../domain/types.js';
+import { BackendUnavailableError } from '../../errors/backend-unavailable-error.js';
 import { SessionStateError } from '../../errors/session-state-error.js';
 import { callRowValues, json, outlinesFromRows, sessionRowValues, type Row } from '../rows.js';
 import { sqliteDialect } from '../sql/dialect.js';
@@ -22,12 +23,38 @@ const PAGE_SIZE = 32_768;
 /** How much write-ahead log builds up before it is copied into the database (bytes). */
 const WAL_CHECKPOINT_BYTES = 32 * 1024 * 1024;
 
-/** Opens (creating and migrating as needed) a SQLite memory file. `:memory:` works for throwaway use. */
+/**
+ * Opens (creating and migrating as needed) a SQLite memory file. `:memory:` works for throwaway use. A path that
+ * cannot be a memory (a folder, a file of another kind, one this account may not write) is a
+ * BackendUnavailableError naming it and why; SQLite alone says "unable to open database file".
+ */
 export function openSqliteStore(path: string): SqliteStore {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = openDatabase(path);
-  migrate(db);
-  return new SqliteStore(db, path);
+  let db: Database.Database | null = null;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    db = openDatabase(path);
+    migrate(db);
+    return new SqliteStore(db, path);
+  } catch (e) {
+    if (db?.open) db.close();
+    throw new BackendUnavailableError(`cannot open SQLite memory at ${path}: ${whyNot(path, e as Error)}`, {
+      cause: e,
+    });
+  }
+}
+
+/** Why a path did not open as a SQLite memory, in words (SQLite's own message when nothing plainer fits). */
+function whyNot(path: string, e: Error): string {
+  const code = (e as { code?: string }).code;
+  if (code === 'SQLITE_NOTADB') return 'the file is not a SQLite database';
+  try {
+    if (statSync(path).isDirectory()) return 'it is a directory (give a file path, e.g. --db ./skillsmith.db)';
+  } catch {
+    // not there: SQLite's message (or mkdir's) says what went wrong
+  }
+  if (code === 'SQLITE_READONLY' || code === 'EACCES' || code === 'SQLITE_CANTOPEN')
+    return `${e.message} (check that this account may write the file and its folder)`;
+  return e.message;
 }
 
 /**
