@@ -438,6 +438,18 @@ describe('skillsmith skills export', () => {
   });
 });
 
+describe('skillsmith skills export into a file', () => {
+  it('is an error naming the path (exit 1) and leaves the file as it was', () => {
+    const file = join(tmp, 'not-a-folder.txt');
+    writeFileSync(file, 'keep me\n');
+    const r = cli(['skills', 'export', '--out', file, '--db', sharedDb]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`cannot export into ${file}: it is a file, not a folder`);
+    expect(r.stdout).toBe('');
+    expect(readFileSync(file, 'utf8')).toBe('keep me\n');
+  });
+});
+
 describe('skillsmith skills list --all', () => {
   it('shows a superseded skill as superseded, naming the skill that replaced it', () => {
     const db = copyOfShared();

@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { redactText } from '../domain/redact.js';
 import { redactSkillMd } from '../domain/skill-md/redact-skill-md.js';
@@ -28,6 +28,9 @@ export class SkillFiles {
     opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {},
   ): Promise<ExportResult> {
     const root = resolve(dir);
+    // A file where the folder should be: said before anything is rendered (was a raw ENOTDIR per skill).
+    if (existsSync(root) && !statSync(root).isDirectory())
+      throw new InputError(`cannot export into ${root}: it is a file, not a folder`);
     const rendered = await this.renderSkillFiles(opts);
     const result: ExportResult = { dir: root, written: [], skipped: rendered.skipped };
     const { writeSkillFolder } = await import('../skill-files/skill-folder.js');
