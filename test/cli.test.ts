@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { loadConfig } from '../src/config/config.js';
 import { CONFIG_ENV } from '../src/config/sources.js';
 import { deadPort } from './fixtures/fake-openai-server.js';
 
@@ -435,6 +436,15 @@ describe('skillsmith skills export', () => {
       expect(String(metadata.version)).toBe(s.version);
       expect(text.slice(end + 5).trim().length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('skillsmith skills list on an empty memory', () => {
+  it('says how many sessions a skill needs, the number the defaults use', () => {
+    const r = cli(['skills', 'list', '--db', join(tmp, 'empty-list.db')]);
+    expect(r.code).toBe(0);
+    const needed = loadConfig({}, {}).synthesis.minOccurrences;
+    expect(r.stdout).toContain(`a skill needs at least ${needed} similar successful sessions`);
   });
 });
 

@@ -41,7 +41,10 @@ export function reportProblems(problems: { file: string; line: number; reason: s
 
 export function printSkillTable(skills: Skill[]) {
   if (skills.length === 0) {
-    out('No skills learned yet: a skill needs at least 3 similar successful sessions that follow the same procedure.');
+    out(
+      'No skills learned yet: a skill needs at least 2 similar successful sessions that follow the same procedure ' +
+        '(synthesis.minOccurrences), and a synthesis pass after them.',
+    );
     return;
   }
   out(`Learned skills (${skills.length}):`);

@@ -40,7 +40,7 @@ export async function skillsView(
             h(
               'td',
               { colspan: 7, class: 'empty' },
-              'No skills yet: a skill needs at least 3 similar successful sessions.',
+              'No skills yet: a skill needs at least 2 similar successful sessions (the default synthesis.minOccurrences).',
             ),
           ),
     );
