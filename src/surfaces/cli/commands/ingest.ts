@@ -45,28 +45,33 @@ export function ingestOptions(flags: IngestFlags): { format: IngestFormat; judge
 
 type IngestFile = (path: string, opts: { format: IngestFormat; judge?: JudgeMode }) => Promise<IngestResult>;
 
-/** A memory, or what opens it: `ingest` and `learn` open theirs only once their arguments are known to be good. */
-export type MemoryOrOpener = Pick<Memory, 'ingestFile'> | (() => Promise<Pick<Memory, 'ingestFile'>>);
+/** What `ingest` and `learn` were asked to read: the files (folders expanded) and the options, checked. */
+export interface IngestInputs {
+  paths: string[];
+  opts: { format: IngestFormat; judge?: JudgeMode };
+}
 
 /**
- * Ingests each file in turn (the results of `memory.ingestFile`, in order). The flags and paths are checked
- * before the memory is opened, so a usage error (no FILE, a path that is not there, a folder without a log)
- * leaves no database file behind where `--db` pointed.
+ * Checks the flags and expands the paths (IngestUsageError, exit 2, when either is wrong), before any memory
+ * is opened: a usage error (no FILE, a path that is not there, a folder without a log, a bad --format) leaves
+ * no database file behind where `--db` pointed.
  */
-export async function ingestFiles(
-  memory: MemoryOrOpener,
+export function ingestInputs(
   files: string[],
   flags: IngestFlags,
   command = 'ingest',
   notes: string[] = [],
-): Promise<IngestResult[]> {
+): IngestInputs {
   if (files.length === 0) throw new IngestUsageError(`${command} needs at least one FILE`);
   const opts = ingestOptions(flags);
-  const paths = inputFiles(files, command, notes);
-  const opened = typeof memory === 'function' ? await memory() : memory;
-  const ingestFile = opened.ingestFile.bind(opened) as unknown as IngestFile;
+  return { paths: inputFiles(files, command, notes), opts };
+}
+
+/** Ingests each file in turn (the results of `memory.ingestFile`, in order). */
+export async function ingestFiles(memory: Pick<Memory, 'ingestFile'>, inputs: IngestInputs): Promise<IngestResult[]> {
+  const ingestFile = memory.ingestFile.bind(memory) as unknown as IngestFile;
   const results: IngestResult[] = [];
-  for (const f of paths) results.push(await ingestFile(f, opts));
+  for (const f of inputs.paths) results.push(await ingestFile(f, inputs.opts));
   return results;
 }
 
@@ -111,7 +116,7 @@ export function formatProblems(problems: IngestResult['problems']): string[] {
 
 /** The whole `ingest` command; returns the exit code (IngestUsageError for bad usage: exit 2). */
 export async function ingestCommand(
-  memory: MemoryOrOpener,
+  memory: Pick<Memory, 'ingestFile'> | (() => Promise<Pick<Memory, 'ingestFile'>>),
   files: string[],
   flags: IngestFlags,
   io: { out: (s: string) => void; err: (s: string) => void } = {
@@ -120,7 +125,8 @@ export async function ingestCommand(
   },
 ): Promise<number> {
   const notes: string[] = [];
-  const results = await ingestFiles(memory, files, flags, 'ingest', notes);
+  const inputs = ingestInputs(files, flags, 'ingest', notes);
+  const results = await ingestFiles(typeof memory === 'function' ? await memory() : memory, inputs);
   const problems = results.flatMap((r) => r.problems);
   if (flags.json) io.out(JSON.stringify(results, null, 2));
   else {
@@ -152,11 +158,11 @@ async function dryRunFiles(
   flags: IngestFlags & CommandFlags,
   notes: string[],
 ): Promise<DryRunResult[]> {
-  if (files.length === 0) throw new IngestUsageError('ingest needs at least one FILE');
-  const { format } = ingestOptions(flags);
+  const { paths, opts } = ingestInputs(files, flags, 'ingest', notes);
+  const { format } = opts;
   const config = configFromFlags(flags);
   const out: DryRunResult[] = [];
-  for (const file of inputFiles(files, 'ingest', notes)) {
+  for (const file of paths) {
     const { parsed } = await prepareCapture(readFileSync(file, 'utf8'), {
       file,
       namespace: config.namespace,

@@ -6,7 +6,7 @@ import type { Command } from '../command.js';
 import { dbPathFromFlags } from '../command-support.js';
 import { out, printJson, printSkillTable, reportFallback, reportProblems, stableReport } from '../output.js';
 import { progressBar } from '../progress.js';
-import { ingestFiles } from './ingest.js';
+import { ingestFiles, ingestInputs } from './ingest.js';
 
 /** `skillsmith learn FILE|DIR...`: ingest, then a synthesis pass, the skills learned and a recall example. */
 export const command: Command = {
@@ -17,20 +17,11 @@ export const command: Command = {
   // The memory opens once the arguments are known to be good (a missing path creates no database file).
   opens: 'self',
   async run(files, { flags, memory: open }) {
-    let skillsBefore = 0;
     const notes: string[] = [];
-    const results = await ingestFiles(
-      async () => {
-        const opened = await open();
-        skillsBefore = (await opened.skills.list()).length;
-        return opened;
-      },
-      files,
-      flags,
-      'learn',
-      notes,
-    );
+    const inputs = ingestInputs(files, flags, 'learn', notes);
     const memory = await open();
+    const skillsBefore = (await memory.skills.list()).length;
+    const results = await ingestFiles(memory, inputs);
     const problems = results.flatMap((r) => r.problems);
     const bar = flags.json ? null : progressBar('learning');
     const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
