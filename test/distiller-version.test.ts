@@ -23,6 +23,7 @@ const FINGERPRINTS: Record<string, string> = {
   'heuristic@7': '049937277d8bb6fa',
   'heuristic@8': 'd2d0afec15cb2a6d',
   'heuristic@9': '7d7008483b43af89',
+  'heuristic@10': '2f757415b793788d',
 };
 
 const FILES = [

@@ -130,6 +130,23 @@ describe('the heuristic distiller', () => {
     expect(draft.body).not.toContain('get_product_details');
   });
 
+  it('says a value came from one of the values a lookup lists when that result is a plain list, not a record', () => {
+    const spans: Span[] = [0, 1, 2].map((i) => {
+      const address = `person${i}@example.com`;
+      const calls = [
+        call(0, 'find_email_address', { name: `Person ${i}` }, JSON.stringify([address])),
+        call(1, 'forward_email', { email_id: `000${i}42`, recipient: address }, 'Email forwarded successfully.'),
+      ];
+      return { sessionId: `s${i}`, start: 0, end: calls.length, calls };
+    });
+    const base = input(() => 'cancelled');
+    const body = distilHeuristically({ ...base, spans }, opts)!.body;
+    expect(body).toContain(
+      'Call `forward_email` with `email_id` from the user, `recipient` from the result of `find_email_address` (one of the values it lists).',
+    );
+    expect(body).not.toContain('(field `[]`)');
+  });
+
   it("quotes a setting every session passed, names a value that may be someone's data, and never quotes an instruction", () => {
     const spans: Span[] = [0, 1, 2].map((i) => {
       const calls = [

@@ -76,6 +76,18 @@ describe('findEdgeCases', () => {
     ]);
   });
 
+  it('says so plainly when the one successful session that called such a tool is all the evidence', () => {
+    const items = findEdgeCases({
+      successes: [session('a', ['get_order_details', 'return_delivered_order_items!', 'transfer_to_human_agents'])],
+      failures: [],
+      procedureTools: ['get_order_details', 'transfer_to_human_agents'],
+      thinkTools: [],
+    });
+    expect(items.map((i) => i.text)).toEqual([
+      'Do not call `return_delivered_order_items` for this task: it failed (e.g. the item is not in the right state) in the one successful session that called it, which succeeded without it.',
+    ]);
+  });
+
   it('keeps the recovery of a tool outside the procedure that also worked in a successful session', () => {
     const items = findEdgeCases({
       successes: [

@@ -60,7 +60,7 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
         kind: 'avoid',
         tool,
         count: r.count,
-        text: `Do not call \`${tool}\` for this task: it failed${err} in each of the ${r.count} successful sessions that called it, and they succeeded without it.`,
+        text: `Do not call \`${tool}\` for this task: it failed${err} ${r.count === 1 ? 'in the one successful session that called it, which' : `in each of the ${r.count} successful sessions that called it, and they`} succeeded without it.`,
       });
       continue;
     }

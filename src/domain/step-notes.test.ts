@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DONE_NOTE, doneNote, RESULT_NOTE, resultNote, shownItems } from './step-notes.js';
+import { DONE_NOTE, doneNote, FIELD_NOTE, fieldNote, RESULT_NOTE, resultNote, shownItems } from './step-notes.js';
 
 describe('step notes read back as they are written', () => {
   it('a result note gives back its quoted items', () => {
@@ -20,6 +20,17 @@ describe('step notes read back as they are written', () => {
     const answered = DONE_NOTE.exec(doneNote('delete_email', { answered: JSON.stringify('Email "x" deleted.') }));
     expect(answered?.[1]).toBe('delete_email');
     expect(shownItems(answered![2])).toEqual([{ path: '', value: 'Email "x" deleted.' }]);
+  });
+
+  it('a field note names the field, or says the result lists values, and both read back as a field note', () => {
+    expect(fieldNote('orders[]')).toBe(' (field `orders[]`)');
+    expect(fieldNote('[]')).toBe(' (one of the values it lists)');
+    for (const path of ['orders[]', '[]', 'payment_methods.*.id']) {
+      const line = `Call \`get_order_details\` with \`order_id\` from the result of \`get_user_details\`${fieldNote(path)}.`;
+      expect(line.replace(FIELD_NOTE, '')).toBe(
+        'Call `get_order_details` with `order_id` from the result of `get_user_details`.',
+      );
+    }
   });
 
   it('a finishing condition that quotes nothing says the call succeeded and is not read as a quote', () => {

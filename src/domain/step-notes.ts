@@ -13,13 +13,16 @@ export function supportNote(support: number): string {
 /** A support note, as a pattern (no flags: compose it into others with `.source`). */
 export const SUPPORT_NOTE = /seen in \d+% of successful sessions/;
 
-/** " (field `orders[]`)": where in an earlier call's result an argument's value is. */
+/**
+ * " (field `orders[]`)": where in an earlier call's result an argument's value is; " (one of the values it lists)"
+ * when the result is a plain list of values (path `[]`: a directory lookup's email addresses), which has no field.
+ */
 export function fieldNote(path: string): string {
-  return ` (field \`${path}\`)`;
+  return path === '[]' ? ' (one of the values it lists)' : ` (field \`${path}\`)`;
 }
 
 /** A field note, as a pattern. */
-export const FIELD_NOTE = / \(field `[^`]*`\)/;
+export const FIELD_NOTE = / \((?:field `[^`]*`|one of the values it lists)\)/;
 
 /**
  * " Expect its result to show "Airplane Mode is now OFF.", as it did in the sessions.": what a state-changing
