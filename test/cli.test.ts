@@ -446,6 +446,14 @@ describe('skillsmith skills list on an empty memory', () => {
     const needed = loadConfig({}, {}).synthesis.minOccurrences;
     expect(r.stdout).toContain(`a skill needs at least ${needed} similar successful sessions`);
   });
+
+  it('says the number this memory is configured with, not the default', () => {
+    const config = join(tmp, 'three-sessions.json');
+    writeFileSync(config, JSON.stringify({ synthesis: { minOccurrences: 3 } }));
+    const r = cli(['skills', 'list', '--db', join(tmp, 'empty-list-3.db'), '--config', config]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('a skill needs at least 3 similar successful sessions');
+  });
 });
 
 describe('skillsmith skills export into a file', () => {

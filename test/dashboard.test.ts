@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -244,6 +244,14 @@ describe('dashboard', () => {
     await expect.poll(() => page.locator('table.skills tbody tr[data-skill]').count()).toBe(7);
   });
 
+  it('a search that matches no skill says so, not that the memory has none', async () => {
+    await open('#/skills?q=zzz-no-such-skill');
+    await expect
+      .poll(() => page.locator('table.skills tbody td.empty').textContent())
+      .toBe('No skill matches this search.');
+    await expect.poll(() => page.locator('#skills-count').textContent()).toBe('0 skills match');
+  });
+
   it('search by goal shows what recall returns, with the context pack', async () => {
     expect(await recalledNames('I want to return some items of my delivered order')).toContain(
       'return-delivered-order-items',
@@ -260,5 +268,37 @@ describe('dashboard', () => {
     );
     expect(requested.length).toBeGreaterThan(10);
     expect(outside).toEqual([]);
+  });
+});
+
+describe('dashboard on an empty memory', () => {
+  let empty: Child;
+  beforeAll(async () => {
+    const config = join(tmp, 'three-sessions.json');
+    writeFileSync(config, JSON.stringify({ synthesis: { minOccurrences: 3 } }));
+    empty = await startCli([
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      join(tmp, 'empty.db'),
+      '--config',
+      config,
+      '--log-level',
+      'error',
+    ]);
+  });
+  afterAll(async () => {
+    await empty?.stop();
+  });
+
+  it('says how many similar sessions a skill needs, as this memory is configured', async () => {
+    await page.goto(`${empty.url}/#/skills`);
+    await page.locator('main > h1').first().waitFor();
+    await expect
+      .poll(() => page.locator('table.skills tbody td.empty').textContent())
+      .toBe(
+        'No skills yet: a skill needs at least 3 similar successful sessions (synthesis.minOccurrences) and a synthesis pass after them.',
+      );
   });
 });

@@ -249,6 +249,8 @@ describe('meta', () => {
     );
     // Which models learn and match, by name only.
     expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@2', distiller: 'heuristic' });
+    // What a skill needs, as this memory is configured (the dashboard's empty catalogue says it).
+    expect(r.data.synthesis).toEqual({ minOccurrences: 2 });
   });
 
   it('GET /api/stats names a configured model distiller without its URL or key', async () => {
@@ -259,6 +261,7 @@ describe('meta', () => {
       auditFile: null,
       config: {
         distiller: 'llm',
+        synthesis: { minOccurrences: 4 },
         llm: {
           baseUrl: 'http://admin:hunter2@10.0.0.7:11434/v1',
           model: 'qwen2.5:7b-instruct',
@@ -274,6 +277,7 @@ describe('meta', () => {
         embedder: 'glove-sif-lex@2',
         distiller: 'llm:openai:qwen2.5:7b-instruct (fallback: heuristic)',
       });
+      expect(r.data.synthesis).toEqual({ minOccurrences: 4 });
       const body = JSON.stringify(r.data);
       for (const secret of [secretKey, 'hunter2', '10.0.0.7']) expect(body).not.toContain(secret);
     } finally {

@@ -39,10 +39,11 @@ export function reportProblems(problems: { file: string; line: number; reason: s
   if (problems.length) writeErr(`${problems.length} record(s) rejected; every valid record was stored.\n`);
 }
 
-export function printSkillTable(skills: Skill[]) {
+/** The skills as a table; none: how many sessions a skill needs (`minOccurrences`, as this memory is configured). */
+export function printSkillTable(skills: Skill[], minOccurrences: number) {
   if (skills.length === 0) {
     out(
-      'No skills learned yet: a skill needs at least 2 similar successful sessions that follow the same procedure ' +
+      `No skills learned yet: a skill needs at least ${minOccurrences} similar successful sessions that follow the same procedure ` +
         '(synthesis.minOccurrences), and a synthesis pass after them.',
     );
     return;

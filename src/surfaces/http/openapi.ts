@@ -51,7 +51,9 @@ export function openApiDocument(version: string) {
       '/api/health': { get: { summary: 'Liveness', security: [], responses: { 200: json({ type: 'object' }) } } },
       '/api/stats': {
         get: {
-          summary: 'Counts of skills by status and corpus, sessions, last event id, the embedder and distiller in use',
+          summary:
+            'Counts of skills by status and corpus, sessions, last event id, the embedder and distiller in use, and ' +
+            'synthesis.minOccurrences (the similar successful sessions a skill needs)',
           responses: { 200: json({ type: 'object' }) },
         },
       },

@@ -145,6 +145,7 @@ export interface Stats {
   sessions: { total: number };
   lastEventId: number;
   backends: { embedder: string; distiller: string };
+  synthesis: { minOccurrences: number };
 }
 
 export interface SkillEvent {

@@ -52,7 +52,7 @@ export const command: Command = {
       );
     }
     out('');
-    printSkillTable(skills);
+    printSkillTable(skills, memory.config.synthesis.minOccurrences);
     printBranches(skills);
     const example = flags.try ? await recallFor(memory, flags.try, 'a request') : await recallExample(memory, skills);
     if (example) {

@@ -29,7 +29,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
     case 'list': {
       const list = await memory.skills.list({ includeSuperseded: !!flags.all });
       if (flags.json) printJson(list.map(skillJson));
-      else printSkillTable(list);
+      else printSkillTable(list, memory.config.synthesis.minOccurrences);
       return 0;
     }
     case 'show': {

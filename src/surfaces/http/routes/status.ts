@@ -26,6 +26,8 @@ export function statusRoutes(memory: Memory, version: string): Hono {
       sessions: { total: await memory.sessions.count() },
       lastEventId: await memory.events.lastId(),
       backends: backends(memory),
+      // What a skill needs, as this memory is configured: the dashboard's empty catalogue says it.
+      synthesis: { minOccurrences: memory.config.synthesis.minOccurrences },
     });
   });
 

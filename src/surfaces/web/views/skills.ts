@@ -2,7 +2,7 @@ import { api, download } from '../api.js';
 import { enabledSwitch, skillHref, statusBadge, type ViewContext } from '../components.js';
 import { h, mount } from '../dom.js';
 import { ago, date, num, ratio } from '../format.js';
-import type { Page, Skill } from '../types.js';
+import type { Page, Skill, Stats } from '../types.js';
 
 const PAGE = 50;
 
@@ -29,6 +29,9 @@ export async function skillsView(
     if (state.all) query.set('all', 'true');
     const page = await api.get<Page<Skill>>(`/api/skills?${query}`);
     const focused = document.activeElement?.id;
+    const filtered = !!(state.q || state.status);
+    // An empty catalogue says what a skill needs, as this memory is configured (asked for only then).
+    const needed = page.items.length || filtered ? null : (await api.get<Stats>('/api/stats')).synthesis.minOccurrences;
     count.textContent = `${page.total} skill${page.total === 1 ? '' : 's'}${state.q || state.status ? ' match' : state.all ? ' (superseded included)' : ' live'}`;
     mount(
       body,
@@ -40,7 +43,9 @@ export async function skillsView(
             h(
               'td',
               { colspan: 7, class: 'empty' },
-              'No skills yet: a skill needs at least 2 similar successful sessions (the default synthesis.minOccurrences).',
+              filtered
+                ? 'No skill matches this search.'
+                : `No skills yet: a skill needs at least ${needed} similar successful sessions (synthesis.minOccurrences) and a synthesis pass after them.`,
             ),
           ),
     );
