@@ -256,6 +256,16 @@ describe('dashboard', () => {
     expect(await recalledNames('I want to return some items of my delivered order')).toContain(
       'return-delivered-order-items',
     );
+    // A skill that branches on what a lookup shows lists its branches under its main path, as the contract has them.
+    expect(await recalledNames('My mobile data is not working, it is very slow')).toContain('fix-mobile-data');
+    const learned = await api<{ branches: { when: { tool: string; path: string; in: string[] } }[] }>(
+      '/api/skills/fix-mobile-data',
+    );
+    expect(learned.branches.length).toBeGreaterThan(0);
+    const first = learned.branches[0].when;
+    expect(await page.locator('li[data-skill="fix-mobile-data"] ul.branches li').first().textContent()).toContain(
+      `If ${first.tool} shows ${first.path} in ${JSON.stringify(first.in)}: `,
+    );
     expect(await page.locator('pre.context').textContent()).toContain('## Relevant procedures from past runs');
     expect(await recalledNames('Bake sourdough bread with a rye starter')).toEqual([]);
     expect(await page.locator('#recall-results h2').textContent()).toBe('No skill recalled');

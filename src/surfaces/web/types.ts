@@ -123,6 +123,8 @@ export interface RecalledSkill {
   eta: number;
   toolsRequired: string[];
   toolSequence: string[];
+  /** Paths taken when a lookup's result shows a value (the recall contract's `branches`). */
+  branches: { when: { tool: string; path: string; in: string[] }; toolSequence: string[] }[];
   body: string;
 }
 

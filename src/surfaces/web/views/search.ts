@@ -49,12 +49,25 @@ export async function searchView(main: HTMLElement, params: URLSearchParams): Pr
                   ` — similarity ${num(s.similarity)}, eta ${num(s.eta)} `,
                   statusBadge(s.status),
                   h('p', { class: 'desc' }, s.description),
-                  h(
-                    'p',
-                    { class: 'muted' },
-                    'Tools: ',
-                    s.toolSequence.map((t, i) => [i ? ' → ' : '', h('code', {}, t)]),
-                  ),
+                  h('p', { class: 'muted' }, 'Tools: ', path(s.toolSequence)),
+                  s.branches.length
+                    ? h(
+                        'ul',
+                        { class: 'branches muted', 'aria-label': 'Branches' },
+                        s.branches.map((b) =>
+                          h(
+                            'li',
+                            {},
+                            'If ',
+                            h('code', {}, b.when.tool),
+                            ' shows ',
+                            h('code', {}, b.when.path),
+                            ` in ${JSON.stringify(b.when.in)}: `,
+                            path(b.toolSequence),
+                          ),
+                        ),
+                      )
+                    : null,
                 ),
               ),
             )
@@ -105,4 +118,9 @@ export async function searchView(main: HTMLElement, params: URLSearchParams): Pr
     results,
   );
   if (goal.value) await run();
+}
+
+/** A tool sequence as code spans joined by arrows. */
+function path(tools: readonly string[]) {
+  return tools.map((t, i) => [i ? ' → ' : '', h('code', {}, t)]);
 }
