@@ -93,6 +93,11 @@ describe('the memory a surface opens without --db', () => {
     expect(r.status, r.stderr).toBe(0);
     const perUser = join(xdg, 'skillsmith', 'skillsmith.db');
     expect(r.stderr).toContain(`skillsmith: memory ${perUser} (per-user data directory`);
+    // A recall only reads: on a fresh machine it creates no memory; a command that writes creates it there.
+    expect(existsSync(perUser)).toBe(false);
+    const write = cli(['facts', 'add', 'a fact'], { cwd, env: { XDG_DATA_HOME: xdg, HOME: join(tmp, 'home') } });
+    expect(write.status, write.stderr).toBe(0);
+    expect(write.stderr).toContain(`skillsmith: memory ${perUser} (per-user data directory`);
     expect(existsSync(perUser)).toBe(true);
     expect(existsSync(join(cwd, 'skillsmith.db'))).toBe(false);
   });

@@ -205,11 +205,13 @@ describe('skillsmith recall: the short path and the full CLI', () => {
     expect(j1.code).not.toBe(0);
   });
 
-  it('agree on a memory that does not exist yet (the full CLI creates it)', () => {
+  it('agree on a memory that does not exist yet (answered as empty; neither creates it)', () => {
     const r = both(null, (db) => ['recall', 'cancel my order', '--db', db]);
     expectSame(r);
     expect(r.lean.stdout).toBe('No skill matches this goal.\n');
-    expect(existsSync(r.a)).toBe(true);
+    expect(r.lean.stderr).toContain(`no memory at ${r.a} yet`);
+    expect(existsSync(r.a)).toBe(false);
+    expect(existsSync(r.b)).toBe(false);
   });
 
   it('names the memory on stderr when --db does not, as the full CLI does', () => {

@@ -456,6 +456,41 @@ describe('skillsmith skills list on an empty memory', () => {
   });
 });
 
+describe('a command that only reads, on a memory path with no file yet', () => {
+  it('answers as an empty memory would, says so, and creates no file (a hook stays silent)', () => {
+    const dir = join(tmp, 'no-memory-here');
+    mkdirSync(dir);
+    const db = join(dir, 'mistyped.db');
+    const note = `skillsmith: no memory at ${db} yet (nothing was ingested or learned there): answered as an empty memory, and no file was created`;
+    const list = cli(['skills', 'list', '--db', db]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('No skills learned yet');
+    expect(list.stderr).toContain(note);
+    const json = cli(['recall', 'I want to return an item', '--json', '--db', db]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual([]);
+    expect(json.stderr).toContain(note);
+    const text = cli(['recall', 'I want to return an item', '--db', db], tmp, { SKILLSMITH_RECALL_DAEMON: '0' });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('No skill matches this goal.');
+    const show = cli(['skills', 'show', 'return-delivered-order-items', '--db', db]);
+    expect(show.code).toBe(1);
+    expect(show.stderr).toContain('no skill named "return-delivered-order-items"');
+    const hook = spawnSync(process.execPath, [CLI, 'recall', '--hook', '--db', db], {
+      cwd: tmp,
+      input: JSON.stringify({ prompt: 'I want to return an item' }),
+      encoding: 'utf8',
+    });
+    expect(hook.status).toBe(0);
+    expect(hook.stdout).toBe('');
+    expect(hook.stderr).toBe('');
+    expect(readdirSync(dir)).toEqual([]);
+    // A command that writes still creates the memory it was pointed at.
+    expect(cli(['synthesize', '--db', db]).code).toBe(0);
+    expect(existsSync(db)).toBe(true);
+  });
+});
+
 describe('skillsmith skills export into a file', () => {
   it('is an error naming the path (exit 1) and leaves the file as it was', () => {
     const file = join(tmp, 'not-a-folder.txt');

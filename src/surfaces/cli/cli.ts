@@ -40,7 +40,9 @@ export async function main(argv: string[]): Promise<number> {
   let memory: Memory | null = null;
   const ctx: CommandContext = {
     flags,
-    memory: async () => (memory ??= await memoryFromFlags(flags)),
+    // A hook's recall stays silent when there is nothing to add, a missing memory included.
+    memory: async () =>
+      (memory ??= await memoryFromFlags(flags, { readsOnly: !!command.readsOnly?.(args), quiet: !!flags.hook })),
   };
   try {
     if (command.opens === 'memory') await ctx.memory();

@@ -69,22 +69,31 @@ export function dbExists(path: string): boolean {
 
 /**
  * The memory the global flags describe (--db, named on stderr unless chosen; --namespace, --config,
- * --log-level): what every command that works on one memory opens.
+ * --log-level): what every command that works on one memory opens. `readsOnly`: a run that only reads, which on
+ * a SQLite path with no file yet says so (unless `quiet`) and gets an empty memory in RAM instead of a new file.
  */
-export async function memoryFromFlags(flags: {
-  db?: unknown;
-  namespace?: unknown;
-  config?: unknown;
-  'log-level'?: unknown;
-}): Promise<Memory> {
+export async function memoryFromFlags(
+  flags: {
+    db?: unknown;
+    namespace?: unknown;
+    config?: unknown;
+    'log-level'?: unknown;
+  },
+  opts: { readsOnly?: boolean; quiet?: boolean } = {},
+): Promise<Memory> {
   // The memory is named first, then the configuration is read (a bad one fails after saying which memory).
   const db = announcedDbPath(typeof flags.db === 'string' ? flags.db : undefined);
   const namespace = typeof flags.namespace === 'string' ? flags.namespace : undefined;
   const config = configFromFlags({ config: typeof flags.config === 'string' ? flags.config : undefined, namespace });
+  const missing = opts.readsOnly && !dbExists(db);
+  if (missing && !opts.quiet)
+    process.stderr.write(
+      `${escapeControl(`skillsmith: no memory at ${db} yet (nothing was ingested or learned there): answered as an empty memory, and no file was created`)}\n`,
+    );
   // Loaded on use: doctor and reembed read this module and never open a memory.
   const { openMemory } = await import('../../app/open-memory.js');
   return openMemory({
-    db,
+    db: missing ? ':memory:' : db,
     namespace,
     config,
     logLevel: (flags['log-level'] as LogLevel | undefined) ?? 'warn',

@@ -16,6 +16,11 @@ export interface Command {
   opens: 'memory' | 'self';
   /** The command answers `--help` itself (and never opens --db on the way). */
   ownHelp?: boolean;
+  /**
+   * This run only reads the memory (a recall, a listing): where --db names a SQLite file that is not there yet (a
+   * mistyped path, a memory nothing was learned into), it answers as an empty memory would and creates no file.
+   */
+  readsOnly?(args: string[]): boolean;
   /** The exit code. */
   run(args: string[], ctx: CommandContext): Promise<number>;
 }

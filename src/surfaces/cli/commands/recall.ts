@@ -64,6 +64,7 @@ export const command: Command = {
                               the agent's tools; --hook: the goal from stdin (Claude Code's UserPromptSubmit JSON,
                               or plain text), nothing printed when none matches`,
   opens: 'memory',
+  readsOnly: () => true,
   async run(args, { flags, memory: open }) {
     const memory = await open();
     const request = recallArgs(args, flags, readStdin);

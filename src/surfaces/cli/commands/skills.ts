@@ -20,6 +20,7 @@ export const command: Command = {
   skills promote NAME         make an imported skill recallable
   skills forget NAME          delete a skill for good: SKILL.md versions, lineage, track record (an audit record stays)`,
   opens: 'memory',
+  readsOnly: ([sub]) => ['list', 'show', 'explain', 'export'].includes(sub ?? ''),
   run: async (args, { flags, memory }) => skills(await memory(), args, flags),
 };
 
