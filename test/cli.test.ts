@@ -669,7 +669,9 @@ describe('usage', () => {
     [['recall'], /recall needs a GOAL/],
     [['ingest'], /ingest needs at least one FILE/],
     [['learn'], /needs at least one FILE/],
-    [['skills'], /skills needs a subcommand/],
+    [['skills'], /skills needs a subcommand: list, show, explain, enable, disable, export, import, promote or forget/],
+    [['skills', 'lst'], /unknown skills subcommand "lst" \(did you mean "list"\?\)/],
+    [['sessions', 'list'], /usage: skillsmith sessions forget ID/],
     [['skills', 'show'], /skills show NAME/],
     [['skills', 'disable'], /skills disable NAME/],
     [['skills', 'export'], /skills export --out DIR/],
@@ -688,6 +690,16 @@ describe('usage', () => {
     expect(r.stderr).toMatch(message as RegExp);
     expect(r.stderr).toMatch(usageHint);
     expect(r.stdout).toBe('');
+    // A usage error is said before any memory opens: nothing is created at --db.
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('--version prints the package version and exits 0', () => {
+    const r = cli(['--version']);
+    expect(r.code).toBe(0);
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(r.stdout).toBe(`skillsmith ${version}\n`);
+    expect(cli(['--help']).stdout).toContain('--version');
   });
 
   it('with no command at all, exits 2 with a usage hint on stderr', () => {

@@ -1,5 +1,5 @@
 import type { Memory } from '../../app/memory.js';
-import type { CommandContext } from './command.js';
+import { type CommandContext, UsageError } from './command.js';
 import { memoryFromFlags } from './command-support.js';
 import { FLAG_NAMES, parseCommandLine } from './options.js';
 import { help, ROUTES } from './routes.js';
@@ -19,6 +19,11 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...args] = positionals;
   const route = ROUTES.find((r) => r.name === name);
   const command = route && (await route.load()).command;
+  if (flags.version) {
+    const { VERSION } = await import('../version.js');
+    process.stdout.write(`skillsmith ${VERSION}\n`);
+    return 0;
+  }
   if (flags.help && !command?.ownHelp) {
     process.stdout.write(await help());
     return 0;
@@ -45,6 +50,8 @@ export async function main(argv: string[]): Promise<number> {
       (memory ??= await memoryFromFlags(flags, { readsOnly: !!command.readsOnly?.(args), quiet: !!flags.hook })),
   };
   try {
+    const wrong = command.usage?.(args);
+    if (wrong) throw new UsageError(wrong);
     if (command.opens === 'memory') await ctx.memory();
     return await command.run(args, ctx);
   } catch (e) {

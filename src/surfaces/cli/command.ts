@@ -21,6 +21,8 @@ export interface Command {
    * mistyped path, a memory nothing was learned into), it answers as an empty memory would and creates no file.
    */
   readsOnly?(args: string[]): boolean;
+  /** What is wrong with the arguments, said before any memory opens (a mistyped subcommand creates nothing); null: fine. */
+  usage?(args: string[]): string | null;
   /** The exit code. */
   run(args: string[], ctx: CommandContext): Promise<number>;
 }

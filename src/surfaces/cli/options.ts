@@ -44,6 +44,7 @@ const options = {
   from: { type: 'string' },
   to: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
 } as const;
 
 export function parseCommandLine(argv: string[]) {

@@ -36,6 +36,7 @@ const OPTIONS_HELP = `Options
   --json             machine-readable output (stable shapes, see README)
   --log-level L      debug | info | warn | error | silent (default warn)
   -h, --help         this text
+  --version          the version of skillsmith
 `;
 
 /** `skillsmith --help`: the commands' own lines, then the global options. */

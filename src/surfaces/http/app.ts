@@ -10,7 +10,7 @@ import { skillRoutes } from './routes/skills.js';
 import { statusRoutes } from './routes/status.js';
 import { bearerToken, csrfHeader, loopbackHostOnly } from './security.js';
 import { dashboardRoutes, DEFAULT_WEB_ROOT } from './static.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../version.js';
 
 export interface AppOptions {
   /** Bearer token every /api route but /api/health requires (none: no token checked). */

@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import type { Memory } from '../../app/memory.js';
 import { bearerToken, checkBind, isLoopback, loopbackHostOnly, originAllowed } from '../http/security.js';
 import { DEFAULT_HOST, listen, type RunningServer } from '../http/server.js';
-import { VERSION } from '../http/version.js';
+import { VERSION } from '../version.js';
 import { LiveSessions } from './live-sessions.js';
 import { createMcpServer } from './server.js';
 

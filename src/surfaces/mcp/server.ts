@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Memory } from '../../app/memory.js';
-import { VERSION } from '../http/version.js';
+import { VERSION } from '../version.js';
 import type { LiveSessions } from './live-sessions.js';
 import { registerSkillResources } from './resources.js';
 import { registerTools } from './tools.js';

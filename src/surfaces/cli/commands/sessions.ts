@@ -1,5 +1,5 @@
 import { escapeControl } from '../../../domain/untrusted-text.js';
-import { UsageError, type Command } from '../command.js';
+import type { Command } from '../command.js';
 import { out, printJson, writeErr } from '../output.js';
 
 /** `skillsmith sessions forget ID...`: sessions deleted for good (exit 1 when one was not found). */
@@ -8,10 +8,10 @@ export const command: Command = {
   help: `  sessions forget ID...       delete sessions for good: goal, calls, results; skills learned from them keep a
                               forgotten-parent marker (an audit record names each by an opaque reference)`,
   opens: 'memory',
+  usage: ([sub, ...ids]) => (sub !== 'forget' || ids.length === 0 ? 'usage: skillsmith sessions forget ID...' : null),
   async run(args, { flags, memory: open }) {
     const memory = await open();
-    const [sub, ...ids] = args;
-    if (sub !== 'forget' || ids.length === 0) throw new UsageError('usage: skillsmith sessions forget ID...');
+    const ids = args.slice(1);
     const forgotten: { id: string; ref: string; calls: number; skills: string[] }[] = [];
     const missing: string[] = [];
     for (const id of ids) {

@@ -3,6 +3,7 @@ import { skillJson } from '../../shapes.js';
 import { UsageError, type Command } from '../command.js';
 import type { Flags } from '../options.js';
 import { need, notFound, out, printJson, printSkillTable, writeErr } from '../output.js';
+import { nearestName } from '../suggest.js';
 
 /** `skillsmith skills list|show|explain|enable|disable|export|import|promote|forget`: the skill catalogue. */
 export const command: Command = {
@@ -21,8 +22,39 @@ export const command: Command = {
   skills forget NAME          delete a skill for good: SKILL.md versions, lineage, track record (an audit record stays)`,
   opens: 'memory',
   readsOnly: ([sub]) => ['list', 'show', 'explain', 'export'].includes(sub ?? ''),
+  usage: ([sub, operand]) => {
+    if (sub === undefined || !Object.hasOwn(OPERANDS, sub)) return wrongSubcommand(sub);
+    return OPERANDS[sub] && !operand ? `usage: skillsmith ${operandUsage(sub)}` : null;
+  },
   run: async (args, { flags, memory }) => skills(await memory(), args, flags),
 };
+
+/** Each subcommand, and the operand it needs (export takes its folder from --out or an operand). */
+const OPERANDS: Readonly<Record<string, 'NAME' | 'DIR' | null>> = {
+  list: null,
+  show: 'NAME',
+  explain: 'NAME',
+  enable: 'NAME',
+  disable: 'NAME',
+  export: null,
+  import: 'DIR',
+  promote: 'NAME',
+  forget: 'NAME',
+};
+const SUBCOMMANDS = Object.keys(OPERANDS);
+
+/** "skills show NAME": what a subcommand's usage line says. */
+const operandUsage = (sub: string) => `skills ${sub} ${OPERANDS[sub]}`;
+
+/** What a missing or mistyped subcommand is told, with the nearest one when it is close. */
+function wrongSubcommand(sub: string | undefined): string {
+  const guess = sub === undefined ? undefined : nearestName(sub, SUBCOMMANDS);
+  const what =
+    sub === undefined
+      ? 'skills needs a subcommand'
+      : `unknown skills subcommand "${sub}"${guess ? ` (did you mean "${guess}"?)` : ''}`;
+  return `${what}: ${SUBCOMMANDS.slice(0, -1).join(', ')} or ${SUBCOMMANDS.at(-1)}`;
+}
 
 async function skills(memory: Memory, args: string[], flags: Flags): Promise<number> {
   const [sub, ...rest] = args;
@@ -34,7 +66,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'show': {
-      const skill = await memory.skills.get(need(rest[0], 'skills show NAME'));
+      const skill = await memory.skills.get(need(rest[0], operandUsage(sub)));
       if (!skill) return notFound(rest[0]);
       if (flags.json) printJson({ ...skillJson(skill), skillMd: skill.skillMd });
       else {
@@ -47,7 +79,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'explain': {
-      const ex = await memory.skills.explain(need(rest[0], 'skills explain NAME'));
+      const ex = await memory.skills.explain(need(rest[0], operandUsage(sub)));
       if (!ex) return notFound(rest[0]);
       if (flags.json) {
         printJson(ex);
@@ -80,7 +112,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'forget': {
-      const gone = await memory.skills.forget(need(rest[0], 'skills forget NAME'), { actor: 'cli' });
+      const gone = await memory.skills.forget(need(rest[0], operandUsage(sub)), { actor: 'cli' });
       if (!gone) return notFound(rest[0]);
       if (flags.json) printJson({ forgotten: gone });
       else out(`${gone.name} forgotten (row, versions, lineage and track record deleted; an audit record remains)`);
@@ -88,7 +120,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
     }
     case 'enable':
     case 'disable': {
-      const skill = await memory.skills.setEnabled(need(rest[0], `skills ${sub} NAME`), sub === 'enable');
+      const skill = await memory.skills.setEnabled(need(rest[0], operandUsage(sub)), sub === 'enable');
       if (!skill) return notFound(rest[0]);
       if (flags.json) printJson(skillJson(skill));
       else out(`${skill.name} ${sub}d`);
@@ -106,7 +138,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'import': {
-      const res = await memory.skills.import(need(rest[0], 'skills import DIR'), { force: !!flags.force });
+      const res = await memory.skills.import(need(rest[0], operandUsage(sub)), { force: !!flags.force });
       if (flags.json) printJson(res);
       else {
         out(
@@ -123,14 +155,13 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return res.skipped.some((s) => s.refused) ? 1 : 0;
     }
     case 'promote': {
-      const skill = await memory.skills.promote(need(rest[0], 'skills promote NAME'));
+      const skill = await memory.skills.promote(need(rest[0], operandUsage(sub)));
       if (flags.json) printJson(skillJson(skill));
       else out(`${skill.name} promoted: it can now be recalled.`);
       return 0;
     }
     default:
-      throw new UsageError(
-        `skills needs a subcommand: list, show, explain, enable, disable, export, import or promote`,
-      );
+      // `usage` says so before the memory opens; a caller of `skills` that skipped it is told the same.
+      throw new UsageError(wrongSubcommand(sub));
   }
 }
