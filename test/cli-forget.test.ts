@@ -112,11 +112,13 @@ describe('the memory a surface opens without --db', () => {
     expect(JSON.parse(local.stdout).map((f: { text: string }) => f.text)).toEqual(['a fact']);
     expect(existsSync(join(tmp, 'xdg2'))).toBe(false);
     const other = join(tmp, 'env.db');
-    const fromEnv = cli(['facts', 'list', '--json'], { cwd, env: { ...env, SKILLSMITH_DB: other } });
+    const fromEnv = cli(['facts', 'add', 'another fact', '--json'], { cwd, env: { ...env, SKILLSMITH_DB: other } });
     expect(fromEnv.stderr).toContain(`skillsmith: memory ${other} (SKILLSMITH_DB`);
-    expect(JSON.parse(fromEnv.stdout)).toEqual([]);
+    expect(existsSync(other)).toBe(true);
     // --db is the person's own choice: nothing to announce.
-    expect(cli(['facts', 'list', '--json', '--db', other], { cwd, env }).stderr).toBe('');
+    const chosen = cli(['facts', 'list', '--json', '--db', other], { cwd, env });
+    expect(chosen.stderr).toBe('');
+    expect(JSON.parse(chosen.stdout).map((f: { text: string }) => f.text)).toEqual(['another fact']);
   });
 
   it('mcp over stdio names it too (stderr; stdout carries only the protocol)', () => {

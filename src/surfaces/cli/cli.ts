@@ -50,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
       (memory ??= await memoryFromFlags(flags, { readsOnly: !!command.readsOnly?.(args), quiet: !!flags.hook })),
   };
   try {
-    const wrong = command.usage?.(args);
+    const wrong = command.usage?.(args, flags);
     if (wrong) throw new UsageError(wrong);
     if (command.opens === 'memory') await ctx.memory();
     return await command.run(args, ctx);

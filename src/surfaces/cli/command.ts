@@ -22,7 +22,7 @@ export interface Command {
    */
   readsOnly?(args: string[]): boolean;
   /** What is wrong with the arguments, said before any memory opens (a mistyped subcommand creates nothing); null: fine. */
-  usage?(args: string[]): string | null;
+  usage?(args: string[], flags: Flags): string | null;
   /** The exit code. */
   run(args: string[], ctx: CommandContext): Promise<number>;
 }

@@ -1,16 +1,18 @@
 import { UsageError, type Command } from '../command.js';
 import { ids, out, printJson, writeErr } from '../output.js';
 
+const USAGE = 'usage: skillsmith compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]';
+
 /** `skillsmith compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]`: one skill, explicitly. */
 export const command: Command = {
   name: 'compile',
   help: `  compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]
                               distil one skill explicitly (dry run unless --commit)`,
   opens: 'memory',
+  usage: (_args, flags) => (flags.sessions || flags.cue || flags.facts ? null : USAGE),
   async run(_args, { flags, memory: open }) {
     const memory = await open();
-    if (!flags.sessions && !flags.cue && !flags.facts)
-      throw new UsageError('usage: skillsmith compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]');
+    if (!flags.sessions && !flags.cue && !flags.facts) throw new UsageError(USAGE);
     const res = await memory.skills.compile({
       sessions: ids(flags.sessions),
       cue: flags.cue,

@@ -1,5 +1,8 @@
 import { UsageError, type Command } from '../command.js';
-import { need, out, printJson } from '../output.js';
+import { out, printJson } from '../output.js';
+
+const SUBCOMMAND = 'facts needs a subcommand: add or list';
+const ADD_USAGE = 'usage: skillsmith facts add "TEXT"';
 
 /** `skillsmith facts add "TEXT" | facts list`: semantic memories that compiled skills can rest on. */
 export const command: Command = {
@@ -7,11 +10,16 @@ export const command: Command = {
   help: `  facts add "TEXT" | facts list
                               semantic memories that compiled skills can rest on`,
   opens: 'memory',
+  readsOnly: ([sub]) => sub === 'list',
+  usage: ([sub, ...rest]) =>
+    sub === 'list' ? null : sub === 'add' ? (rest.join(' ').trim() ? null : ADD_USAGE) : SUBCOMMAND,
   async run(args, { flags, memory: open }) {
     const memory = await open();
     const [sub, ...rest] = args;
     if (sub === 'add') {
-      const { id } = await memory.facts.add(need(rest.join(' ').trim() || undefined, 'facts add "TEXT"'));
+      const text = rest.join(' ').trim();
+      if (!text) throw new UsageError(ADD_USAGE);
+      const { id } = await memory.facts.add(text);
       if (flags.json) printJson({ id });
       else out(`fact ${id} stored`);
       return 0;
@@ -22,6 +30,6 @@ export const command: Command = {
       else for (const f of facts) out(`${f.id}  ${f.text}`);
       return 0;
     }
-    throw new UsageError('facts needs a subcommand: add or list');
+    throw new UsageError(SUBCOMMAND);
   },
 };

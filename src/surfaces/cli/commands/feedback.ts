@@ -2,16 +2,19 @@ import { skillJson } from '../../shapes.js';
 import { UsageError, type Command } from '../command.js';
 import { out, printJson } from '../output.js';
 
+const USAGE = 'usage: skillsmith feedback NAME pass|fail|up|down|reward=<0..1>';
+
 /** `skillsmith feedback NAME pass|fail|up|down|reward=R [--session ID]`. */
 export const command: Command = {
   name: 'feedback',
   help: `  feedback NAME pass|fail|up|down|reward=R
                               a trial result, a thumbs up/down or a reward in [0,1]`,
   opens: 'memory',
+  usage: ([name, signal]) => (name && signal ? null : USAGE),
   async run(args, { flags, memory: open }) {
     const memory = await open();
     const [name, signal] = args;
-    if (!name || !signal) throw new UsageError('usage: skillsmith feedback NAME pass|fail|up|down|reward=<0..1>');
+    if (!name || !signal) throw new UsageError(USAGE);
     let res: Awaited<ReturnType<typeof memory.feedback>>;
     try {
       res = await memory.feedback(name, signal, { sessionId: flags.session });

@@ -1,17 +1,20 @@
 import { UsageError, type Command } from '../command.js';
 import { out, printJson } from '../output.js';
 
+const USAGE = 'usage: skillsmith outcome SESSION success|failure';
+const OUTCOMES = ['success', 'failure', 'unknown'];
+
 /** `skillsmith outcome SESSION success|failure`: skills recalled for the session get a trial. */
 export const command: Command = {
   name: 'outcome',
   help: `  outcome SESSION success|failure
                               report a session's outcome: skills recalled for it get a trial`,
   opens: 'memory',
+  usage: ([session, outcome]) => (session && OUTCOMES.includes(outcome ?? '') ? null : USAGE),
   async run(args, { flags, memory: open }) {
     const memory = await open();
     const [session, outcome] = args;
-    if (!session || !['success', 'failure', 'unknown'].includes(outcome ?? ''))
-      throw new UsageError('usage: skillsmith outcome SESSION success|failure');
+    if (!session || !OUTCOMES.includes(outcome ?? '')) throw new UsageError(USAGE);
     const res = await memory.reportOutcome(session, outcome as 'success' | 'failure');
     if (flags.json) printJson(res);
     else

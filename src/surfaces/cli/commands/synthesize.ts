@@ -7,6 +7,7 @@ export const command: Command = {
   name: 'synthesize',
   help: `  synthesize [--dry-run]      run a synthesis pass over the sessions added since the last one`,
   opens: 'memory',
+  usage: (args) => (args.length ? `synthesize takes no arguments (got "${args.join(' ')}")` : null),
   async run(_args, { flags, memory: open }) {
     const memory = await open();
     const bar = flags.json ? null : progressBar('synthesis');
