@@ -684,6 +684,7 @@ describe('usage', () => {
     [['skills', 'import'], /skills import DIR/],
     [['skills', 'promote'], /skills promote NAME/],
     [['recall', 'cancel my order', '--top-k', '0'], /--top-k/],
+    [['recall', 'cancel my order', '--tools', ','], /--tools needs the names of the tools/],
     [['ingest', SAMPLE, '--format', 'xml'], /--format/],
     [['list', '--bogus-flag'], /unknown flag --bogus-flag\n/],
     [['recall', 'cancel my order', '--topk', '3'], /unknown flag --topk \(did you mean --top-k\?\)/],
@@ -696,8 +697,9 @@ describe('usage', () => {
     expect(r.stderr).toMatch(message as RegExp);
     expect(r.stderr).toMatch(usageHint);
     expect(r.stdout).toBe('');
-    // A usage error is said before any memory opens: nothing is created at --db.
+    // A usage error is said before any memory opens: nothing is created at --db, nor is its absence mentioned.
     expect(existsSync(db)).toBe(false);
+    expect(r.stderr).not.toContain('no memory at');
   });
 
   it('--version prints the package version and exits 0', () => {

@@ -263,6 +263,24 @@ describe('skillsmith eval (command function)', () => {
       err.mockRestore();
     }
   });
+
+  it('names a train or test file it cannot read (exit 2), not a raw file-system error', async () => {
+    const said: string[] = [];
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+      said.push(String(s));
+      return true;
+    });
+    const missing = join(dir, 'no-such-traces.jsonl');
+    try {
+      expect(await evalCommand([], { train: missing, test: TAU_DEV })).toBe(2);
+      expect(await evalCommand([], { train: TAU_DEV, test: dir })).toBe(2);
+    } finally {
+      err.mockRestore();
+    }
+    expect(said.join('')).toContain(`skillsmith eval: --train: cannot read "${missing}": no such file or directory`);
+    expect(said.join('')).toContain(`skillsmith eval: --test: "${dir}" is a directory, not a file`);
+    expect(said.join('')).not.toContain('ENOENT');
+  });
 });
 
 describe('the evaluation stores sessions as `skillsmith ingest` does', () => {

@@ -16,15 +16,7 @@ import { UsageError } from '../../errors/usage-error.js';
 export function inputFiles(paths: readonly string[], command: string, notes: string[] = []): string[] {
   const files: string[] = [];
   for (const path of paths) {
-    let dir: boolean;
-    try {
-      dir = statSync(path).isDirectory();
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new UsageError(
-        `${command}: cannot read "${path}": ${code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`,
-      );
-    }
+    const dir = isDirectory(path, command);
     if (!dir) {
       files.push(path);
       continue;
@@ -40,6 +32,23 @@ export function inputFiles(paths: readonly string[], command: string, notes: str
     files.push(...kept);
   }
   return files;
+}
+
+/** Whether `path` is a directory; a path that cannot be read is a usage error naming it (`what`: who reads it). */
+export function isDirectory(path: string, what: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      `${what}: cannot read "${path}": ${code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`,
+    );
+  }
+}
+
+/** A file a command reads whole (not a folder); else a usage error naming it. */
+export function mustBeFile(path: string, what: string): void {
+  if (isDirectory(path, what)) throw new UsageError(`${what}: "${path}" is a directory, not a file`);
 }
 
 const LOG_FILE = /\.jsonl?$/i;

@@ -22,6 +22,7 @@ import { formatEvalMarkdown, formatEvalText } from '../../../eval/report.js';
 import { EVAL_VARIANTS, variantByName, type EvalVariant } from '../../../eval/variants.js';
 import { progressBar } from '../progress.js';
 import type { Command } from '../command.js';
+import { mustBeFile } from '../input-files.js';
 
 export interface EvalFlags {
   json?: boolean;
@@ -89,6 +90,8 @@ export async function evalCommand(args: string[], flags: EvalFlags): Promise<num
   let bar: ReturnType<typeof progressBar> | null = null;
   try {
     const opts = parseEvalFlags(args, flags);
+    mustBeFile(opts.trainFile, '--train');
+    mustBeFile(opts.testFile, '--test');
     const trainFile = loadEvalFile(opts.trainFile, { label: opts.label });
     const testFile = trainFile.file === opts.testFile ? trainFile : loadEvalFile(opts.testFile, { label: opts.label });
     for (const p of [...trainFile.problems, ...(testFile === trainFile ? [] : testFile.problems)])

@@ -65,6 +65,11 @@ export const command: Command = {
                               or plain text), nothing printed when none matches`,
   opens: 'memory',
   readsOnly: () => true,
+  // Checked before the memory opens (stdin, a hook's goal, is read once, by the run).
+  usage: (args, flags) => {
+    const request = recallArgs(args, flags);
+    return typeof request === 'string' ? request : null;
+  },
   async run(args, { flags, memory: open }) {
     const memory = await open();
     const request = recallArgs(args, flags, readStdin);

@@ -22,21 +22,23 @@ export const command: Command = {
   skills forget NAME          delete a skill for good: SKILL.md versions, lineage, track record (an audit record stays)`,
   opens: 'memory',
   readsOnly: ([sub]) => ['list', 'show', 'explain', 'export'].includes(sub ?? ''),
-  usage: ([sub, operand]) => {
+  usage: ([sub, operand], flags) => {
     if (sub === undefined || !Object.hasOwn(OPERANDS, sub)) return wrongSubcommand(sub);
-    return OPERANDS[sub] && !operand ? `usage: skillsmith ${operandUsage(sub)}` : null;
+    return OPERANDS[sub] && !(operand ?? (sub === 'export' ? flags.out : undefined))
+      ? `usage: skillsmith ${operandUsage(sub)}`
+      : null;
   },
   run: async (args, { flags, memory }) => skills(await memory(), args, flags),
 };
 
 /** Each subcommand, and the operand it needs (export takes its folder from --out or an operand). */
-const OPERANDS: Readonly<Record<string, 'NAME' | 'DIR' | null>> = {
+const OPERANDS: Readonly<Record<string, 'NAME' | 'DIR' | '--out DIR' | null>> = {
   list: null,
   show: 'NAME',
   explain: 'NAME',
   enable: 'NAME',
   disable: 'NAME',
-  export: null,
+  export: '--out DIR',
   import: 'DIR',
   promote: 'NAME',
   forget: 'NAME',
@@ -127,7 +129,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'export': {
-      const dir = need(flags.out ?? rest[0], 'skills export --out DIR');
+      const dir = need(flags.out ?? rest[0], operandUsage(sub));
       const res = await memory.skills.export(dir, { includeExternal: !!flags.all });
       if (flags.json) printJson(res);
       else {
