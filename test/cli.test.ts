@@ -457,7 +457,7 @@ describe('skillsmith skills list on an empty memory', () => {
 });
 
 describe('a command that only reads, on a memory path with no file yet', () => {
-  it('answers as an empty memory would, says so, and creates no file (a hook stays silent)', () => {
+  it('answers as an empty memory would, says so, and creates no file (a hook stays silent); a change fails', () => {
     const dir = join(tmp, 'no-memory-here');
     mkdirSync(dir);
     const db = join(dir, 'mistyped.db');
@@ -484,6 +484,25 @@ describe('a command that only reads, on a memory path with no file yet', () => {
     expect(hook.status).toBe(0);
     expect(hook.stdout).toBe('');
     expect(hook.stderr).toBe('');
+    expect(readdirSync(dir)).toEqual([]);
+    // A run that changes something stored (a skill, a session) has nothing to change there: it fails, creating nothing.
+    const gone = `skillsmith: no memory at ${db} (nothing was ingested or learned there), so nothing stored to change; no file was created`;
+    for (const args of [
+      ['feedback', 'fix-phone-service', 'pass'],
+      ['outcome', 'ses-1', 'success'],
+      ['skills', 'disable', 'fix-phone-service'],
+      ['skills', 'forget', 'fix-phone-service'],
+      ['sessions', 'forget', 'ses-1'],
+    ]) {
+      const r = cli([...args, '--db', db]);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toContain(gone);
+    }
+    const imported = cli(['skills', 'import', join(dir, 'no-such-folder'), '--db', db]);
+    expect(imported.code).toBe(2);
+    expect(imported.stderr).toContain(
+      `skills import: cannot read "${join(dir, 'no-such-folder')}": no such file or directory`,
+    );
     expect(readdirSync(dir)).toEqual([]);
     // A command that writes still creates the memory it was pointed at.
     expect(cli(['synthesize', '--db', db]).code).toBe(0);

@@ -47,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
     flags,
     // A hook's recall stays silent when there is nothing to add, a missing memory included.
     memory: async () =>
-      (memory ??= await memoryFromFlags(flags, { readsOnly: !!command.readsOnly?.(args), quiet: !!flags.hook })),
+      (memory ??= await memoryFromFlags(flags, { ifMissing: command.ifMissing?.(args) ?? null, quiet: !!flags.hook })),
   };
   try {
     const wrong = command.usage?.(args, flags);

@@ -5,6 +5,7 @@ import { storeExists } from '../../app/backends.js';
 import type { Memory } from '../../app/memory.js';
 import type { LogLevel } from '../../support/log.js';
 import { describeDbLocation, resolveDbLocation } from '../../config/default-db.js';
+import { NotFoundError } from '../../errors/not-found-error.js';
 
 /** The flags the doctor and reembed commands read (a subset of the CLI's global flags). */
 export interface CommandFlags {
@@ -69,8 +70,9 @@ export function dbExists(path: string): boolean {
 
 /**
  * The memory the global flags describe (--db, named on stderr unless chosen; --namespace, --config,
- * --log-level): what every command that works on one memory opens. `readsOnly`: a run that only reads, which on
- * a SQLite path with no file yet says so (unless `quiet`) and gets an empty memory in RAM instead of a new file.
+ * --log-level): what every command that works on one memory opens. On a SQLite path with no file yet, `ifMissing`
+ * `empty` says so (unless `quiet`) and gives an empty memory in RAM instead of a new file, and `fail` throws a
+ * NotFoundError naming the path; otherwise the file is created.
  */
 export async function memoryFromFlags(
   flags: {
@@ -79,13 +81,17 @@ export async function memoryFromFlags(
     config?: unknown;
     'log-level'?: unknown;
   },
-  opts: { readsOnly?: boolean; quiet?: boolean } = {},
+  opts: { ifMissing?: 'empty' | 'fail' | null; quiet?: boolean } = {},
 ): Promise<Memory> {
   // The memory is named first, then the configuration is read (a bad one fails after saying which memory).
   const db = announcedDbPath(typeof flags.db === 'string' ? flags.db : undefined);
   const namespace = typeof flags.namespace === 'string' ? flags.namespace : undefined;
   const config = configFromFlags({ config: typeof flags.config === 'string' ? flags.config : undefined, namespace });
-  const missing = opts.readsOnly && !dbExists(db);
+  const missing = !!opts.ifMissing && !dbExists(db);
+  if (missing && opts.ifMissing === 'fail')
+    throw new NotFoundError(
+      `no memory at ${db} (nothing was ingested or learned there), so nothing stored to change; no file was created`,
+    );
   if (missing && !opts.quiet)
     process.stderr.write(
       `${escapeControl(`skillsmith: no memory at ${db} yet (nothing was ingested or learned there): answered as an empty memory, and no file was created`)}\n`,

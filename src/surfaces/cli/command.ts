@@ -17,10 +17,12 @@ export interface Command {
   /** The command answers `--help` itself (and never opens --db on the way). */
   ownHelp?: boolean;
   /**
-   * This run only reads the memory (a recall, a listing): where --db names a SQLite file that is not there yet (a
-   * mistyped path, a memory nothing was learned into), it answers as an empty memory would and creates no file.
+   * What this run does where --db names a SQLite file that is not there yet (a mistyped path, a memory nothing was
+   * learned into), instead of creating it: `empty`, a run that only reads (a recall, a listing), answers as an
+   * empty memory would; `fail`, a run that changes something stored (a skill's feedback, a session's outcome),
+   * fails saying there is no memory there. Null or absent: the memory is created, as a run that stores does.
    */
-  readsOnly?(args: string[]): boolean;
+  ifMissing?(args: string[]): 'empty' | 'fail' | null;
   /** What is wrong with the arguments, said before any memory opens (a mistyped subcommand creates nothing); null: fine. */
   usage?(args: string[], flags: Flags): string | null;
   /** The exit code. */

@@ -10,7 +10,7 @@ export const command: Command = {
   help: `  facts add "TEXT" | facts list
                               semantic memories that compiled skills can rest on`,
   opens: 'memory',
-  readsOnly: ([sub]) => sub === 'list',
+  ifMissing: ([sub]) => (sub === 'list' ? 'empty' : null),
   usage: ([sub, ...rest]) =>
     sub === 'list' ? null : sub === 'add' ? (rest.join(' ').trim() ? null : ADD_USAGE) : SUBCOMMAND,
   async run(args, { flags, memory: open }) {

@@ -11,6 +11,7 @@ export const command: Command = {
                               a trial result, a thumbs up/down or a reward in [0,1]`,
   opens: 'memory',
   usage: ([name, signal]) => (name && signal ? null : USAGE),
+  ifMissing: () => 'fail',
   async run(args, { flags, memory: open }) {
     const memory = await open();
     const [name, signal] = args;

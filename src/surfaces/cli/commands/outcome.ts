@@ -11,6 +11,7 @@ export const command: Command = {
                               report a session's outcome: skills recalled for it get a trial`,
   opens: 'memory',
   usage: ([session, outcome]) => (session && OUTCOMES.includes(outcome ?? '') ? null : USAGE),
+  ifMissing: () => 'fail',
   async run(args, { flags, memory: open }) {
     const memory = await open();
     const [session, outcome] = args;

@@ -64,7 +64,7 @@ export const command: Command = {
                               the agent's tools; --hook: the goal from stdin (Claude Code's UserPromptSubmit JSON,
                               or plain text), nothing printed when none matches`,
   opens: 'memory',
-  readsOnly: () => true,
+  ifMissing: () => 'empty',
   // Checked before the memory opens (stdin, a hook's goal, is read once, by the run).
   usage: (args, flags) => {
     const request = recallArgs(args, flags);

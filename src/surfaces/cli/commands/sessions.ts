@@ -9,6 +9,7 @@ export const command: Command = {
                               forgotten-parent marker (an audit record names each by an opaque reference)`,
   opens: 'memory',
   usage: ([sub, ...ids]) => (sub !== 'forget' || ids.length === 0 ? 'usage: skillsmith sessions forget ID...' : null),
+  ifMissing: () => 'fail',
   async run(args, { flags, memory: open }) {
     const memory = await open();
     const ids = args.slice(1);

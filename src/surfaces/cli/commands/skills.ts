@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Memory } from '../../../app/memory.js';
 import { skillJson } from '../../shapes.js';
 import { UsageError, type Command } from '../command.js';
@@ -21,11 +22,20 @@ export const command: Command = {
   skills promote NAME         make an imported skill recallable
   skills forget NAME          delete a skill for good: SKILL.md versions, lineage, track record (an audit record stays)`,
   opens: 'memory',
-  readsOnly: ([sub]) => ['list', 'show', 'explain', 'export'].includes(sub ?? ''),
+  // Listing reads; enabling, promoting or forgetting a skill needs one stored; import may start a new memory.
+  ifMissing: ([sub]) =>
+    ['list', 'show', 'explain', 'export'].includes(sub ?? '')
+      ? 'empty'
+      : ['enable', 'disable', 'promote', 'forget'].includes(sub ?? '')
+        ? 'fail'
+        : null,
   usage: ([sub, operand], flags) => {
     if (sub === undefined || !Object.hasOwn(OPERANDS, sub)) return wrongSubcommand(sub);
-    return OPERANDS[sub] && !(operand ?? (sub === 'export' ? flags.out : undefined))
-      ? `usage: skillsmith ${operandUsage(sub)}`
+    if (OPERANDS[sub] && !(operand ?? (sub === 'export' ? flags.out : undefined)))
+      return `usage: skillsmith ${operandUsage(sub)}`;
+    // A folder to import that is not there is said before a memory is created to import into.
+    return sub === 'import' && operand && !existsSync(operand)
+      ? `skills import: cannot read "${operand}": no such file or directory`
       : null;
   },
   run: async (args, { flags, memory }) => skills(await memory(), args, flags),
