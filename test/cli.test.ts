@@ -493,6 +493,7 @@ describe('a command that only reads, on a memory path with no file yet', () => {
       ['skills', 'disable', 'fix-phone-service'],
       ['skills', 'forget', 'fix-phone-service'],
       ['sessions', 'forget', 'ses-1'],
+      ['compile', '--cue', 'cancel my order'],
     ]) {
       const r = cli([...args, '--db', db]);
       expect(r.code, args.join(' ')).toBe(1);
@@ -503,9 +504,13 @@ describe('a command that only reads, on a memory path with no file yet', () => {
     expect(imported.stderr).toContain(
       `skills import: cannot read "${join(dir, 'no-such-folder')}": no such file or directory`,
     );
+    // A pass has nothing to learn from there either.
+    const pass = cli(['synthesize', '--db', db]);
+    expect(pass.code).toBe(0);
+    expect(pass.stdout).toContain('Nothing new to learn.');
     expect(readdirSync(dir)).toEqual([]);
-    // A command that writes still creates the memory it was pointed at.
-    expect(cli(['synthesize', '--db', db]).code).toBe(0);
+    // A command that stores creates the memory it was pointed at.
+    expect(cli(['facts', 'add', 'orders ship from Texas', '--db', db]).code).toBe(0);
     expect(existsSync(db)).toBe(true);
   });
 });

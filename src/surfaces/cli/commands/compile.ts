@@ -10,6 +10,8 @@ export const command: Command = {
                               distil one skill explicitly (dry run unless --commit)`,
   opens: 'memory',
   usage: (_args, flags) => (flags.sessions || flags.cue || flags.facts ? null : USAGE),
+  // A skill is compiled from stored sessions or facts: a memory that is not there has none.
+  ifMissing: () => 'fail',
   async run(_args, { flags, memory: open }) {
     const memory = await open();
     if (!flags.sessions && !flags.cue && !flags.facts) throw new UsageError(USAGE);

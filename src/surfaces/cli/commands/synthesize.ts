@@ -8,6 +8,8 @@ export const command: Command = {
   help: `  synthesize [--dry-run]      run a synthesis pass over the sessions added since the last one`,
   opens: 'memory',
   usage: (args) => (args.length ? `synthesize takes no arguments (got "${args.join(' ')}")` : null),
+  // A pass over a memory that is not there has nothing to learn from: it says so and creates nothing.
+  ifMissing: () => 'empty',
   async run(_args, { flags, memory: open }) {
     const memory = await open();
     const bar = flags.json ? null : progressBar('synthesis');
