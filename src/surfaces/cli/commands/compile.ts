@@ -1,4 +1,4 @@
-import { UsageError, type Command } from '../command.js';
+import type { Command } from '../command.js';
 import { ids, out, printJson, writeErr } from '../output.js';
 
 const USAGE = 'usage: skillsmith compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]';
@@ -14,7 +14,6 @@ export const command: Command = {
   ifMissing: () => 'fail',
   async run(_args, { flags, memory: open }) {
     const memory = await open();
-    if (!flags.sessions && !flags.cue && !flags.facts) throw new UsageError(USAGE);
     const res = await memory.skills.compile({
       sessions: ids(flags.sessions),
       cue: flags.cue,

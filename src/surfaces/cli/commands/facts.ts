@@ -1,4 +1,4 @@
-import { UsageError, type Command } from '../command.js';
+import type { Command } from '../command.js';
 import { out, printJson } from '../output.js';
 
 const SUBCOMMAND = 'facts needs a subcommand: add or list';
@@ -17,19 +17,16 @@ export const command: Command = {
     const memory = await open();
     const [sub, ...rest] = args;
     if (sub === 'add') {
-      const text = rest.join(' ').trim();
-      if (!text) throw new UsageError(ADD_USAGE);
-      const { id } = await memory.facts.add(text);
+      // `usage` checked there is text before the memory opened.
+      const { id } = await memory.facts.add(rest.join(' ').trim());
       if (flags.json) printJson({ id });
       else out(`fact ${id} stored`);
       return 0;
     }
-    if (sub === 'list') {
-      const facts = await memory.facts.list();
-      if (flags.json) printJson(facts);
-      else for (const f of facts) out(`${f.id}  ${f.text}`);
-      return 0;
-    }
-    throw new UsageError(SUBCOMMAND);
+    // `list`: `usage` let no other subcommand through.
+    const facts = await memory.facts.list();
+    if (flags.json) printJson(facts);
+    else for (const f of facts) out(`${f.id}  ${f.text}`);
+    return 0;
   },
 };

@@ -14,8 +14,8 @@ export const command: Command = {
   ifMissing: () => 'fail',
   async run(args, { flags, memory: open }) {
     const memory = await open();
-    const [name, signal] = args;
-    if (!name || !signal) throw new UsageError(USAGE);
+    // `usage` checked both before the memory opened.
+    const [name, signal] = args as [string, string];
     let res: Awaited<ReturnType<typeof memory.feedback>>;
     try {
       res = await memory.feedback(name, signal, { sessionId: flags.session });

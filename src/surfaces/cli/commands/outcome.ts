@@ -1,4 +1,4 @@
-import { UsageError, type Command } from '../command.js';
+import type { Command } from '../command.js';
 import { out, printJson } from '../output.js';
 
 const USAGE = 'usage: skillsmith outcome SESSION success|failure';
@@ -14,9 +14,9 @@ export const command: Command = {
   ifMissing: () => 'fail',
   async run(args, { flags, memory: open }) {
     const memory = await open();
-    const [session, outcome] = args;
-    if (!session || !OUTCOMES.includes(outcome ?? '')) throw new UsageError(USAGE);
-    const res = await memory.reportOutcome(session, outcome as 'success' | 'failure');
+    // `usage` checked both before the memory opened.
+    const [session, outcome] = args as [string, 'success' | 'failure'];
+    const res = await memory.reportOutcome(session, outcome);
     if (flags.json) printJson(res);
     else
       out(
