@@ -88,12 +88,6 @@ export function reportFallback(r: SynthesisReport): void {
     );
 }
 
-/** The argument, or a UsageError naming the usage. */
-export function need(v: string | undefined, usage: string): string {
-  if (!v) throw new UsageError(`usage: skillsmith ${usage}`);
-  return v;
-}
-
 export function notFound(name: string | undefined): number {
   writeErr(`skillsmith: no skill named "${name}"\n`);
   return 1;

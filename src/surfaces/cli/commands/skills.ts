@@ -3,7 +3,7 @@ import type { Memory } from '../../../app/memory.js';
 import { skillJson } from '../../shapes.js';
 import { UsageError, type Command } from '../command.js';
 import type { Flags } from '../options.js';
-import { need, notFound, out, printJson, printSkillTable, writeErr } from '../output.js';
+import { notFound, out, printJson, printSkillTable, writeErr } from '../output.js';
 import { nearestName } from '../suggest.js';
 
 /** `skillsmith skills list|show|explain|enable|disable|export|import|promote|forget`: the skill catalogue. */
@@ -70,6 +70,8 @@ function wrongSubcommand(sub: string | undefined): string {
 
 async function skills(memory: Memory, args: string[], flags: Flags): Promise<number> {
   const [sub, ...rest] = args;
+  // The NAME or DIR a subcommand acts on: `usage` checked it is there before the memory opened.
+  const operand = (sub === 'export' ? (flags.out ?? rest[0]) : rest[0]) as string;
   switch (sub) {
     case 'list': {
       const list = await memory.skills.list({ includeSuperseded: !!flags.all });
@@ -78,8 +80,8 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'show': {
-      const skill = await memory.skills.get(need(rest[0], operandUsage(sub)));
-      if (!skill) return notFound(rest[0]);
+      const skill = await memory.skills.get(operand);
+      if (!skill) return notFound(operand);
       if (flags.json) printJson({ ...skillJson(skill), skillMd: skill.skillMd });
       else {
         out(skill.skillMd);
@@ -91,8 +93,8 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'explain': {
-      const ex = await memory.skills.explain(need(rest[0], operandUsage(sub)));
-      if (!ex) return notFound(rest[0]);
+      const ex = await memory.skills.explain(operand);
+      if (!ex) return notFound(operand);
       if (flags.json) {
         printJson(ex);
         return 0;
@@ -124,22 +126,22 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'forget': {
-      const gone = await memory.skills.forget(need(rest[0], operandUsage(sub)), { actor: 'cli' });
-      if (!gone) return notFound(rest[0]);
+      const gone = await memory.skills.forget(operand, { actor: 'cli' });
+      if (!gone) return notFound(operand);
       if (flags.json) printJson({ forgotten: gone });
       else out(`${gone.name} forgotten (row, versions, lineage and track record deleted; an audit record remains)`);
       return 0;
     }
     case 'enable':
     case 'disable': {
-      const skill = await memory.skills.setEnabled(need(rest[0], operandUsage(sub)), sub === 'enable');
-      if (!skill) return notFound(rest[0]);
+      const skill = await memory.skills.setEnabled(operand, sub === 'enable');
+      if (!skill) return notFound(operand);
       if (flags.json) printJson(skillJson(skill));
       else out(`${skill.name} ${sub}d`);
       return 0;
     }
     case 'export': {
-      const dir = need(flags.out ?? rest[0], operandUsage(sub));
+      const dir = operand;
       const res = await memory.skills.export(dir, { includeExternal: !!flags.all });
       if (flags.json) printJson(res);
       else {
@@ -150,7 +152,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'import': {
-      const res = await memory.skills.import(need(rest[0], operandUsage(sub)), { force: !!flags.force });
+      const res = await memory.skills.import(operand, { force: !!flags.force });
       if (flags.json) printJson(res);
       else {
         out(
@@ -167,7 +169,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return res.skipped.some((s) => s.refused) ? 1 : 0;
     }
     case 'promote': {
-      const skill = await memory.skills.promote(need(rest[0], operandUsage(sub)));
+      const skill = await memory.skills.promote(operand);
       if (flags.json) printJson(skillJson(skill));
       else out(`${skill.name} promoted: it can now be recalled.`);
       return 0;
