@@ -17,17 +17,20 @@ describe('synthesis pass on the tau dev traces', () => {
   let records: TauRecord[];
   let family: Map<string, string>;
   let firstReport: Awaited<ReturnType<Memory['synthesize']>>;
+  let db: string;
 
   beforeAll(async () => {
     records = readTau(TAU_DEV);
     family = new Map(records.map((r) => [r.session_id, r.meta.family]));
-    memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } } });
+    db = tempDbPath();
+    memory = await openMemory({ db, config: { synthesis: { cooldownMs: 0 } } });
     await memory.ingest(records.map((r) => toSession(r)));
     firstReport = await memory.synthesize();
   });
 
   it('learns skills, each a valid agentskills.io SKILL.md whose name is its directory name', async () => {
     const skills = await memory.skills.list();
+    let branched = 0;
     expect(skills.length).toBeGreaterThanOrEqual(3);
     expect(firstReport.created.length).toBe(skills.length);
     for (const s of skills) {
@@ -40,12 +43,21 @@ describe('synthesis pass on the tau dev traces', () => {
       expect(s.status).toBe('probationary');
       // Seeded from the evidence: the Beta posterior of success over the sessions that followed it.
       expect(s.eta).toBeCloseTo((s.successCount + 1) / (s.attemptCount + 2), 10);
-      // New this pass: 1.0.0, or the next major version of a skill of this pass it superseded.
-      // A skill that branches on what a lookup shows was written once more by the pass's branch stage (a minor update).
+      // New this pass: 1.0.0, or the next major version of a skill of this pass it superseded. A skill that
+      // branches on what a lookup shows is learned with its branches: the branch stage amends the version the
+      // pass wrote, whose stored text is the skill's (no plain 1.0.0 and branched 1.1.0 a moment apart).
       const superseding = firstReport.superseded.find((x) => x.id === s.id);
-      const major = superseding ? 2 : 1;
-      expect(s.version).toBe(branchesOf(s.body).length ? `${major}.1.0` : `${major}.0.0`);
+      const version = superseding ? '2.0.0' : '1.0.0';
+      expect(s.version).toBe(version);
+      const versions = (await memory.skills.explain(s.id))!.versions;
+      expect(versions.map((v) => [v.version, v.reason])).toEqual([[version, superseding ? 'supersede' : 'add']]);
+      const raw = new Database(db, { readonly: true });
+      const rows = raw.prepare('SELECT version, skill_md FROM skill_versions WHERE skill_id = ?').all(s.id);
+      raw.close();
+      expect(rows).toEqual([{ version, skill_md: s.skillMd }]);
+      branched += branchesOf(s.body).length ? 1 : 0;
     }
+    expect(branched, 'a skill learned from tau-dev branches').toBeGreaterThan(0);
     // The report names each skill once, at the version the pass left it: a skill created and then branched in the
     // same pass is created, not also updated.
     const named = [...firstReport.created, ...firstReport.updated, ...firstReport.superseded];
@@ -453,7 +465,8 @@ describe('skills from an earlier release of the distiller', () => {
     expect(renamed).toMatchObject({ eta: 0.9, trialsAttempted: 10, trialsPassed: 9, status: 'active' });
     expect((await upgraded.skills.get(refund.id))!.supersededBy).toBe(renamed.id);
     const updated = (await upgraded.skills.get(move.id))!;
-    expect(updated).toMatchObject({ name: move.name, version: '1.1.0', supersededBy: null });
+    // This release writes the address skill's procedure word for word as the earlier one did: a patch version.
+    expect(updated).toMatchObject({ name: move.name, version: '1.0.1', supersededBy: null, body: move.body });
     expect(updated.skillMd).toContain(`learned-by: ${HEURISTIC_DISTILLER_ID}`);
 
     // Once is enough: the next pass has nothing to do.
@@ -535,6 +548,38 @@ describe('skills from an earlier release of the distiller', () => {
     const report = await later.synthesize();
     expect([...report.created, ...report.updated, ...report.reinforced, ...report.superseded]).toEqual([]);
     expect((await later.skills.get(skill.id))!.skillMd).toContain('learned-by: heuristic@1');
+    await later.close();
+  });
+
+  it('gives a minor version when the procedure reads differently now, a patch version when it reads the same', async () => {
+    const { db, config, skill } = await learnRefund();
+    // The earlier release said the finishing condition in other words.
+    const doneLine = skill.body.split('\n').find((l) => l.startsWith('`refund_order` has succeeded'))!;
+    expect(doneLine).toBeDefined();
+    const oldBody = skill.body.replace(doneLine, 'Finished once `refund_order` returns.');
+    const oldMd = skill.skillMd
+      .replace(doneLine, 'Finished once `refund_order` returns.')
+      .replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: heuristic@1');
+    const raw = new Database(db);
+    raw.prepare('UPDATE skills SET body = ?, skill_md = ? WHERE id = ?').run(oldBody, oldMd, skill.id);
+    raw.close();
+    const later = await openMemory({ db, config });
+    const report = await later.synthesize();
+    expect(report.updated.map((x) => [x.id, x.version])).toEqual([[skill.id, '1.1.0']]);
+    const now = (await later.skills.get(skill.id))!;
+    expect(now.body).toBe(skill.body);
+    expect(now.skillMd).toBe(skill.skillMd.replace('version: 1.0.0', 'version: 1.1.0'));
+
+    // The next release finds the same words: only the metadata changes, and the version says so.
+    const again = new Database(db);
+    again
+      .prepare('UPDATE skills SET skill_md = ? WHERE id = ?')
+      .run(now.skillMd.replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: heuristic@1'), skill.id);
+    again.close();
+    const report2 = await later.synthesize();
+    expect(report2.updated.map((x) => [x.id, x.version])).toEqual([[skill.id, '1.1.1']]);
+    expect((await later.skills.get(skill.id))!.skillMd).toBe(now.skillMd.replace('version: 1.1.0', 'version: 1.1.1'));
+    expect((await later.skills.explain(skill.id))!.versions.map((v) => v.version)).toEqual(['1.0.0', '1.1.0', '1.1.1']);
     await later.close();
   });
 

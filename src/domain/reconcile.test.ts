@@ -46,9 +46,12 @@ describe('reconcile', () => {
     expect(d).toMatchObject({ action: 'reinforce', target: { id: 'old' } });
   });
 
-  it('bumps SemVer: minor for an update, major for a superseding skill', () => {
+  it('bumps SemVer: minor for an update, major for a superseding skill, patch for the same text', () => {
     expect(bumpVersion('1.0.0', 'minor')).toBe('1.1.0');
     expect(bumpVersion('1.4.2', 'major')).toBe('2.0.0');
+    expect(bumpVersion('1.4.2', 'minor')).toBe('1.5.0');
+    expect(bumpVersion('1.4.2', 'patch')).toBe('1.4.3');
+    expect(bumpVersion('1.4.0', 'patch')).toBe('1.4.1');
   });
 
   it('treats a procedure that ends with a hand-off to a person as the same skill as its action, not an escalation', () => {

@@ -138,9 +138,12 @@ export function reconcile(
   return { action: crossCluster ? 'reinforce' : 'update', target, similarity };
 }
 
-/** SemVer bump: minor for a new version of the same skill, major for a superseding one. */
-export function bumpVersion(version: string, part: 'major' | 'minor'): string {
+/**
+ * SemVer bump: major for a superseding skill, minor for a new version of the same skill, patch for one whose
+ * procedure reads as before (a newer distiller wrote the same text: only its metadata changed).
+ */
+export function bumpVersion(version: string, part: 'major' | 'minor' | 'patch'): string {
   const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
-  const [maj, min] = m ? [Number(m[1]), Number(m[2])] : [1, 0];
-  return part === 'major' ? `${maj + 1}.0.0` : `${maj}.${min + 1}.0`;
+  const [maj, min, pat] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [1, 0, 0];
+  return part === 'major' ? `${maj + 1}.0.0` : part === 'minor' ? `${maj}.${min + 1}.0` : `${maj}.${min}.${pat + 1}`;
 }

@@ -203,6 +203,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     skills: catalog,
     actor: opts.actor ?? 'synthesis',
     dryRun: !!opts.dryRun,
+    writtenThisPass: new Set([...report.created, ...report.updated, ...report.superseded].map((r) => r.id)),
   })) {
     // A skill this pass already wrote is reported once, at the version the pass left it.
     const listed = [...report.created, ...report.updated, ...report.superseded].find((r) => r.id === skill.id);

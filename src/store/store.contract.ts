@@ -875,6 +875,42 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           ]);
         });
 
+        it('a version written again takes the new text and keeps the reason and time of its first write', async () => {
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ skillMd: '---\nname: old\n---\nplain' }),
+            parents: [{ kind: 'episodic', id: 's1' }],
+            actor: 'synth',
+            detail: {},
+            at: AT1,
+          });
+          // The pass amends the version it wrote (its branch stage): same version, new text and tools.
+          await store.writeSkill({
+            action: 'update',
+            skill: skill({
+              skillMd: '---\nname: old\n---\nbranched',
+              body: 'branched',
+              toolSequence: ['a', 'b'],
+              updatedAt: AT2,
+            }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: AT2,
+          });
+          expect(await store.skillVersions('sk_old')).toEqual([
+            {
+              skillId: 'sk_old',
+              version: '1.0.0',
+              skillMd: '---\nname: old\n---\nbranched',
+              toolSequence: ['a', 'b'],
+              reason: 'add',
+              createdAt: AT1,
+            },
+          ]);
+          expect((await store.getSkill('default', 'sk_old'))!.skillMd).toBe('---\nname: old\n---\nbranched');
+        });
+
         it('an import keeps its folder files byte for byte, per version; learned skills have none', async () => {
           const bin = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x0a, 0x0d]);
           const v1 = [

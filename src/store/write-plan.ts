@@ -106,7 +106,10 @@ export interface SkillWritePlan extends Outbox {
   supersede: RowChange | null;
   /** Parent rows (an existing parent row is kept). */
   provenance: ProvenanceInsert[];
-  /** The version row (an existing one is kept); none for a reinforce, which changes counts only. */
+  /**
+   * The version row (an existing one takes its text, keeping its reason and time); none for a reinforce, which
+   * changes counts only.
+   */
   version: SkillVersion | null;
   /** The folder files of this version, replacing (`clear`) any stored for it. */
   files: { skillId: string; version: string; files: SkillFile[]; clear: RowChange } | null;

@@ -31,13 +31,21 @@ function endOf(seq: readonly string[]): string | undefined {
  * separates the other skill's successful sessions from this one's (branches.ts: separatingCondition), this skill
  * branches toward the other's path on that condition: "If `get_order_details` shows `status` in ["pending"],
  * follow: ...". At most MAX_BRANCHES - 1 branches a skill, the best supported first; a skill whose branches did
- * not change is not written. A skill is rewritten as an update (minor version) through the single write path.
- * Values come from tool results: redacted, quoted as data, and a value that carries an instruction is never a
- * condition.
+ * not change is not written. A skill is rewritten as an update through the single write path: a new minor
+ * version, or, for a skill this pass wrote (`writtenThisPass`), that same version amended, so a skill learned with
+ * its branches is 1.0.0, not a plain 1.0.0 and a branched 1.1.0 a moment later. Values come from tool results:
+ * redacted, quoted as data, and a value that carries an instruction is never a condition.
  */
 export async function branchSkills(
   deps: PipelineDeps,
-  input: { namespace: string; skills: SkillCatalog; actor: string; dryRun: boolean },
+  input: {
+    namespace: string;
+    skills: SkillCatalog;
+    actor: string;
+    dryRun: boolean;
+    /** Skills whose current version this pass wrote (created, updated or superseding): amended, not bumped. */
+    writtenThisPass: ReadonlySet<string>;
+  },
 ): Promise<Skill[]> {
   const cfg = deps.config.synthesis;
   const skills = input.skills
@@ -81,7 +89,7 @@ export async function branchSkills(
     const body = withBranches(skill.body, branches, quote);
     if (body === skill.body) continue;
     const at = deps.now().toISOString();
-    const version = bumpVersion(skill.version, 'minor');
+    const version = input.writtenThisPass.has(skill.id) ? skill.version : bumpVersion(skill.version, 'minor');
     const toolsRequired = [...new Set([...skill.toolsRequired, ...branches.flatMap((b) => b.toolSequence)])];
     const updated: Skill = {
       ...skill,

@@ -1,6 +1,7 @@
 import { stepKeysOf } from '../../domain/commands.js';
 import { seedEta } from '../../domain/admit.js';
 import { bumpVersion, defaultReconcileRules, reconcile, type Decision } from '../../domain/reconcile.js';
+import { withBranches } from '../../domain/branches.js';
 import { learnedByOf, olderDistiller } from '../../domain/learned-by.js';
 import type { Skill } from '../../domain/types.js';
 import type { DraftMaterial, GroupInput } from '../group.js';
@@ -138,7 +139,14 @@ export function reconcileDraft(
   }
   const t = decision.target;
   if (decision.action === 'update') {
-    const version = bumpVersion(t.version, 'minor');
+    // A newer distiller that writes this skill's procedure word for word as before (its branches aside: the
+    // branch stage puts them back) changes only the skill's metadata: a patch version.
+    const sameText =
+      t === upgradedFrom &&
+      draft.whenToUse === t.description &&
+      draft.body === withBranches(t.body, [], String) &&
+      draft.toolSequence.join('\n') === t.toolSequence.join('\n');
+    const version = bumpVersion(t.version, sameText ? 'patch' : 'minor');
     const named = { ...draft, name: t.name };
     const skill: Skill = {
       ...t,
