@@ -249,6 +249,39 @@ describe('skillsmith learn', () => {
   });
 });
 
+describe('skillsmith skills show / explain', () => {
+  it('name the first ten source sessions and count the rest; explain --all and --json list every one', () => {
+    const big = learned.find((s) => s.sourceSessions.length > 10)!;
+    expect(big, 'a sample skill with more than ten source sessions').toBeDefined();
+    const ids = big.sourceSessions;
+    const show = cli(['skills', 'show', big.name, '--db', sharedDb]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain(
+      `source sessions (${ids.length}): ${ids.slice(0, 10).join(', ')} and ${ids.length - 10} more (skills explain ${big.name} --all lists every one)`,
+    );
+    expect(show.stdout).not.toContain(ids[10]);
+
+    const listed = (stdout: string) => [...stdout.matchAll(/^ {2}session (\S+) \[/gm)].map((m) => m[1]);
+    const explain = cli(['skills', 'explain', big.name, '--db', sharedDb]);
+    expect(explain.code).toBe(0);
+    expect(explain.stdout).toContain(`Learned from ${ids.length} session(s)`);
+    expect(listed(explain.stdout)).toHaveLength(10);
+    expect(explain.stdout).toContain(`  ... and ${ids.length - 10} more (--all lists every one)`);
+    const all = cli(['skills', 'explain', big.name, '--all', '--db', sharedDb]);
+    expect(listed(all.stdout).sort()).toEqual([...ids].sort());
+    expect(all.stdout).not.toContain('more (--all');
+    expect(
+      json<{ parents: { sessions: unknown[] } }>(['skills', 'explain', big.name, '--db', sharedDb]).parents.sessions,
+    ).toHaveLength(ids.length);
+
+    // A skill with ten or fewer names them all, as before.
+    const small = learned.find((s) => s.sourceSessions.length <= 10)!;
+    expect(cli(['skills', 'show', small.name, '--db', sharedDb]).stdout).toContain(
+      `source sessions: ${small.sourceSessions.join(', ')}`,
+    );
+  });
+});
+
 describe('skillsmith synthesize', () => {
   it('a second pass right after learn creates nothing and keeps the stable report shape', () => {
     const db = copyOfShared();

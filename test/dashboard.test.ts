@@ -171,8 +171,15 @@ describe('dashboard', () => {
     expect(await page.locator('svg.chart circle.eta').count()).toBe(6);
     await shot('skill', true);
 
+    // The first ten sources, then a button for the rest (a skill of a busy memory has hundreds).
+    const n = skill.sourceSessions.length;
+    expect(n).toBeGreaterThan(10);
     const sources = page.locator('ul.sources li.source');
-    expect(await sources.count()).toBe(skill.sourceSessions.length);
+    expect(await sources.count()).toBe(10);
+    expect(await page.getByText(`Learned from ${n} source sessions (the first 10 below):`).count()).toBe(1);
+    await page.getByRole('button', { name: `Show all ${n} source sessions` }).click();
+    await expect.poll(() => sources.count()).toBe(n);
+    expect(await page.getByRole('button', { name: /^Show all \d+ source sessions$/ }).count()).toBe(0);
     expect((await sources.evaluateAll((els) => els.map((e) => e.getAttribute('data-session')))).sort()).toEqual(
       [...skill.sourceSessions].sort(),
     );

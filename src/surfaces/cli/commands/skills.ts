@@ -6,12 +6,19 @@ import type { Flags } from '../options.js';
 import { notFound, out, printJson, printSkillTable, writeErr } from '../output.js';
 import { nearestName } from '../suggest.js';
 
+/**
+ * Source sessions the text of `skills show` and `skills explain` names before saying how many more there are: a
+ * skill of a busy memory has hundreds, and a screen of ids says less than the count.
+ */
+const SHOWN_SOURCES = 10;
+
 /** `skillsmith skills list|show|explain|enable|disable|export|import|promote|forget`: the skill catalogue. */
 export const command: Command = {
   name: 'skills',
   help: `  skills list                 every live skill, imported ones marked (add --all for superseded ones)
   skills show NAME            one skill's SKILL.md, track record and source sessions
-  skills explain NAME         why a skill exists: parents, versions, supersede chain, trials, eta over time
+  skills explain NAME [--all] why a skill exists: parents, versions, supersede chain, trials, eta over time;
+                              the first ${SHOWN_SOURCES} source sessions (--all or --json: every one)
   skills enable|disable NAME  allow or block a skill from recall (the row is kept)
   skills export --out DIR [--all]
                               write DIR/<name>/SKILL.md for every live learned skill; --all adds the imported
@@ -88,7 +95,12 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         out(
           `status ${skill.status}, eta ${skill.eta.toFixed(2)}, utility ${skill.utility.toFixed(2)}, ${skill.successCount}/${skill.attemptCount} successful followers, ${skill.enabled ? 'enabled' : 'disabled'}`,
         );
-        out(`source sessions: ${skill.sourceSessions.join(', ') || '-'}`);
+        const ids = skill.sourceSessions;
+        out(
+          ids.length > SHOWN_SOURCES
+            ? `source sessions (${ids.length}): ${ids.slice(0, SHOWN_SOURCES).join(', ')} and ${ids.length - SHOWN_SOURCES} more (skills explain ${skill.name} --all lists every one)`
+            : `source sessions: ${ids.join(', ') || '-'}`,
+        );
       }
       return 0;
     }
@@ -107,10 +119,13 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       out(
         `Learned from ${ex.parents.sessions.length} session(s)${ex.parents.facts.length ? ` and ${ex.parents.facts.length} fact(s)` : ''}; ${k.successCount}/${k.attemptCount} followers succeeded; ${k.trialsPassed}/${k.trialsAttempted} trials passed.`,
       );
-      for (const p of ex.parents.sessions)
+      const parents = flags.all ? ex.parents.sessions : ex.parents.sessions.slice(0, SHOWN_SOURCES);
+      for (const p of parents)
         out(
           `  session ${p.id} [${p.outcome}, ${p.calls} calls, since v${p.addedInVersion}] ${p.goal.replace(/\s+/g, ' ').slice(0, 100)}`,
         );
+      if (parents.length < ex.parents.sessions.length)
+        out(`  ... and ${ex.parents.sessions.length - parents.length} more (--all lists every one)`);
       for (const f of ex.parents.facts) out(`  fact ${f.id}: ${f.text}`);
       if (ex.parents.missing.length) out(`  (no longer stored: ${ex.parents.missing.join(', ')})`);
       if (ex.parents.forgotten) out(`  (${ex.parents.forgotten} parent session(s) forgotten at a person's request)`);

@@ -107,8 +107,49 @@ function section(title: string, ...content: (Node | null)[]): HTMLElement {
   return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...content);
 }
 
+/** Source sessions listed before a "Show all" button: a skill of a busy memory has hundreds. */
+const SHOWN_SOURCES = 10;
+
 function provenance(ex: Explanation): HTMLElement {
   const sessions = ex.parents.sessions;
+  const item = (s: Explanation['parents']['sessions'][number]) =>
+    h(
+      'li',
+      { class: 'source', 'data-session': s.id },
+      h(
+        'div',
+        {},
+        h('a', { href: sessionHref(s.id), class: 'session-id' }, s.id),
+        ' ',
+        outcomeBadge(s.outcome),
+        h('span', { class: 'muted' }, ` since v${s.addedInVersion}`),
+      ),
+      h('p', { class: 'goal' }, s.goal),
+      h(
+        'p',
+        { class: 'muted' },
+        s.tools.map((t, i) => [i ? ', ' : '', h('code', {}, t)]),
+      ),
+      callsDisclosure(s.id, s.calls),
+    );
+  const list = sessions.length
+    ? h('ul', { class: 'sources', 'aria-label': 'Source sessions' }, sessions.slice(0, SHOWN_SOURCES).map(item))
+    : null;
+  const more =
+    list && sessions.length > SHOWN_SOURCES
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'more-sources',
+            onclick: () => {
+              list.append(...sessions.slice(SHOWN_SOURCES).map(item));
+              more?.remove();
+            },
+          },
+          `Show all ${sessions.length} source sessions`,
+        )
+      : null;
   return h(
     'div',
     {},
@@ -116,36 +157,11 @@ function provenance(ex: Explanation): HTMLElement {
       'p',
       {},
       sessions.length
-        ? `Learned from ${sessions.length} source session${sessions.length === 1 ? '' : 's'}:`
+        ? `Learned from ${sessions.length} source session${sessions.length === 1 ? '' : 's'}${more ? ` (the first ${SHOWN_SOURCES} below)` : ''}:`
         : 'No source sessions (compiled from facts or imported).',
     ),
-    sessions.length
-      ? h(
-          'ul',
-          { class: 'sources', 'aria-label': 'Source sessions' },
-          sessions.map((s) =>
-            h(
-              'li',
-              { class: 'source', 'data-session': s.id },
-              h(
-                'div',
-                {},
-                h('a', { href: sessionHref(s.id), class: 'session-id' }, s.id),
-                ' ',
-                outcomeBadge(s.outcome),
-                h('span', { class: 'muted' }, ` since v${s.addedInVersion}`),
-              ),
-              h('p', { class: 'goal' }, s.goal),
-              h(
-                'p',
-                { class: 'muted' },
-                s.tools.map((t, i) => [i ? ', ' : '', h('code', {}, t)]),
-              ),
-              callsDisclosure(s.id, s.calls),
-            ),
-          ),
-        )
-      : null,
+    list,
+    more,
     ex.parents.facts.length
       ? h(
           'div',
