@@ -24,6 +24,7 @@ const FINGERPRINTS: Record<string, string> = {
   'heuristic@8': 'd2d0afec15cb2a6d',
   'heuristic@9': '7d7008483b43af89',
   'heuristic@10': '2f757415b793788d',
+  'heuristic@11': '6dc13b806bfa81a2',
 };
 
 const FILES = [

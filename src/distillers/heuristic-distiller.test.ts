@@ -72,6 +72,37 @@ describe('the heuristic distiller', () => {
     expect(said.body).not.toContain('"ordered by mistake"');
   });
 
+  it('is done, when nothing is changed, once the user has the answer, or has been told a person takes over', () => {
+    const base = input(() => 'cancelled');
+    const without = (drop: (tool: string) => boolean) => ({
+      ...base,
+      spans: base.spans.map((sp) => {
+        const calls = sp.calls.filter((c) => !drop(c.tool));
+        return { ...sp, calls, end: calls.length };
+      }),
+    });
+    // The sessions only looked the order up: a lookup's answer is what the user came for.
+    const lookup = distilHeuristically(
+      without((t) => t === 'cancel_pending_order' || t === 'transfer_to_human_agents'),
+      opts,
+    )!;
+    expect(lookup.body).toContain(
+      '## Done when\n\n`get_order_details` has succeeded and the user has been told what it returned.',
+    );
+    // They looked it up and handed the case to a person.
+    const handoff = distilHeuristically(
+      without((t) => t === 'cancel_pending_order'),
+      opts,
+    )!;
+    expect(handoff.body).toContain(
+      '## Done when\n\n`transfer_to_human_agents` has succeeded and the user has been told a person takes over.',
+    );
+    // A change is confirmed with the user.
+    expect(distilHeuristically(base, opts)!.body).toContain(
+      '## Done when\n\n`cancel_pending_order` has succeeded and its result shows `status` "cancelled", and the result is confirmed with the user.',
+    );
+  });
+
   it('says when no failure was seen, and when the failed sessions show nothing to avoid', () => {
     const base = input(() => 'cancelled');
     expect(distilHeuristically(base, opts)!.body).toContain(

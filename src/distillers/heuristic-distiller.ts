@@ -31,7 +31,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@10';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@11';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -142,7 +142,9 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
 
 /**
  * The finishing condition: the state-changing call the main path ends at and what its result showed every time
- * it worked (values redacted and quoted as data); the last required step when no step changes anything.
+ * it worked (values redacted and quoted as data), confirmed with the user; when no step changes anything, the
+ * last required step: a command's result confirmed with the user, a hand-off said to the user, a lookup's answer
+ * told to the user.
  */
 function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: (text: string) => string): string {
   if (!goal) {
@@ -150,7 +152,12 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
     const prints = lastRequired.command?.prints;
     if (lastRequired.command && prints && !hasInstructions(prints) && !hasInstructions(lastRequired.command.text))
       return `The last command (${inlineCode(redact(lastRequired.command.text))} with \`${lastRequired.tool}\`) prints ${JSON.stringify(redact(prints))}, as it did every time, and the result is confirmed with the user.`;
-    return `\`${lastRequired.tool}\` has succeeded and the result is confirmed with the user.`;
+    // A command may have changed something; a hand-off passes the case on; any other call changed nothing: the
+    // task was to find something out, and it is done once the user has the answer.
+    const tool = `\`${lastRequired.tool}\` has succeeded`;
+    if (lastRequired.command) return `${tool} and the result is confirmed with the user.`;
+    if (roleOf(lastRequired.tool) === 'handoff') return `${tool} and the user has been told a person takes over.`;
+    return `${tool} and the user has been told what it returned.`;
   }
   // A plain-text answer is quoted as the answer: "answered "Email deleted successfully."".
   const answered = goal.shows.find((l) => l.path === '');
