@@ -297,6 +297,36 @@ describe('skillsmith synthesize', () => {
     expect(list(db).map((s) => s.id)).toEqual(learned.map((s) => s.id));
   });
 
+  it('after an upgrade, says which updates only re-stamped a skill whose procedure reads the same', () => {
+    const db = copyOfShared();
+    // What an earlier release of the distiller left: the same skills, marked as its own.
+    const olderRelease = () => {
+      const raw = new Database(db);
+      const rows = raw.prepare('SELECT id, skill_md FROM skills').all() as { id: string; skill_md: string }[];
+      for (const row of rows)
+        raw
+          .prepare('UPDATE skills SET skill_md = ? WHERE id = ?')
+          .run(row.skill_md.replace(/learned-by: heuristic@\d+/, 'learned-by: heuristic@1'), row.id);
+      raw.close();
+    };
+    olderRelease();
+    const r = cli(['synthesize', '--db', db]);
+    expect(r.code, r.stderr).toBe(0);
+    const updated = r.stdout.split('\n').filter((l) => l.startsWith(' updated '));
+    expect(updated).toHaveLength(learned.length);
+    const now = list(db);
+    for (const s of learned) {
+      const version = now.find((x) => x.id === s.id)!.version;
+      expect(version).toMatch(/^\d+\.\d+\.1$/);
+      expect(updated).toContain(` updated ${s.name} -> ${version} (same procedure, written by this release)`);
+    }
+    // learn says the same in its summary line.
+    olderRelease();
+    expect(cli(['learn', SAMPLE, '--db', db]).stdout).toContain(
+      `0 created, ${learned.length} updated (each with the same procedure, written by this release), 0 reinforced`,
+    );
+  });
+
   it('--dry-run on a DB that only had ingest reports created skills and writes none', () => {
     const db = freshDb();
     expect(cli(['ingest', SAMPLE, '--db', db]).code).toBe(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bumpVersion, defaultReconcileRules, reconcile, sameSkill } from './reconcile.js';
+import { bumpVersion, defaultReconcileRules, reconcile, sameProcedureVersion, sameSkill } from './reconcile.js';
 import type { Skill } from './types.js';
 
 const skill = (over: Partial<Skill>): Skill =>
@@ -52,6 +52,9 @@ describe('reconcile', () => {
     expect(bumpVersion('1.4.2', 'minor')).toBe('1.5.0');
     expect(bumpVersion('1.4.2', 'patch')).toBe('1.4.3');
     expect(bumpVersion('1.4.0', 'patch')).toBe('1.4.1');
+    expect(sameProcedureVersion(bumpVersion('1.4.0', 'patch'))).toBe(true);
+    for (const v of ['1.0.0', bumpVersion('1.0.1', 'minor'), bumpVersion('1.0.1', 'major'), 'x'])
+      expect(sameProcedureVersion(v), v).toBe(false);
   });
 
   it('treats a procedure that ends with a hand-off to a person as the same skill as its action, not an escalation', () => {

@@ -147,3 +147,9 @@ export function bumpVersion(version: string, part: 'major' | 'minor' | 'patch'):
   const [maj, min, pat] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [1, 0, 0];
   return part === 'major' ? `${maj + 1}.0.0` : part === 'minor' ? `${maj}.${min + 1}.0` : `${maj}.${min}.${pat + 1}`;
 }
+
+/** A version only bumpVersion's patch step gives (1.0.1, 2.3.4): its procedure reads as the version before it. */
+export function sameProcedureVersion(version: string): boolean {
+  const m = /^\d+\.\d+\.(\d+)$/.exec(version);
+  return !!m && Number(m[1]) > 0;
+}

@@ -1,4 +1,5 @@
 import { branchesOf } from '../../../domain/branches.js';
+import { sameProcedureVersion } from '../../../domain/reconcile.js';
 import type { Skill } from '../../../domain/types.js';
 import type { Memory } from '../../../app/memory.js';
 import { skillJson } from '../../shapes.js';
@@ -37,7 +38,7 @@ export const command: Command = {
     reportProblems(problems);
     out(
       `Synthesis pass: ${report.stats.newSessions} new sessions in ${report.stats.clusters} clusters; ` +
-        `${report.created.length} created, ${report.updated.length} updated, ${report.reinforced.length} reinforced, ` +
+        `${report.created.length} created, ${report.updated.length} updated${sameText(report)}, ${report.reinforced.length} reinforced, ` +
         `${report.superseded.length} superseded, ${report.skipped.length} clusters skipped (${report.stats.ms} ms).`,
     );
     const alreadyPresent = results.reduce((n, r) => n + r.skipped, 0);
@@ -102,4 +103,10 @@ async function recallExample(memory: Memory, skills: Skill[]) {
 async function recallFor(memory: Memory, goal: string, what: string) {
   const shown = goal.length > 160 ? `${goal.slice(0, 157)}...` : goal;
   return { what, goal: shown, hits: await memory.recall(goal) };
+}
+
+/** " (5 with the same procedure, ...)": the updates that only re-stamped a skill (a patch version). */
+function sameText(report: { updated: { version: string }[] }): string {
+  const n = report.updated.filter((u) => sameProcedureVersion(u.version)).length;
+  return n ? ` (${n === report.updated.length ? 'each' : n} with the same procedure, written by this release)` : '';
 }

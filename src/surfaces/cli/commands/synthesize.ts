@@ -1,3 +1,4 @@
+import { sameProcedureVersion } from '../../../domain/reconcile.js';
 import type { Command } from '../command.js';
 import { out, printJson, reportFallback, stableReport } from '../output.js';
 import { progressBar } from '../progress.js';
@@ -29,7 +30,13 @@ export const command: Command = {
     );
     for (const s of report.created)
       out(`  created ${verb} ${s.name} ${s.version} (cluster ${s.cluster})`.replace(/ {2,}/g, ' '));
-    for (const s of report.updated) out(`  updated ${verb} ${s.name} -> ${s.version}`.replace(/ {2,}/g, ' '));
+    for (const s of report.updated)
+      out(
+        `  updated ${verb} ${s.name} -> ${s.version}${sameProcedureVersion(s.version) ? ' (same procedure, written by this release)' : ''}`.replace(
+          / {2,}/g,
+          ' ',
+        ),
+      );
     for (const s of report.reinforced) out(`  reinforced ${verb} ${s.name}`.replace(/ {2,}/g, ' '));
     for (const s of report.superseded)
       out(`  superseded ${verb} ${s.supersedes} by ${s.name} ${s.version}`.replace(/ {2,}/g, ' '));
