@@ -74,7 +74,6 @@ async function toolError(client: Client, name: string, args: unknown): Promise<s
 interface SkillRow {
   name: string;
   eta: number;
-  sourceSessions: string[];
 }
 
 // One contract, run on both transports.
@@ -121,8 +120,8 @@ describe.each([
     expect(client.getInstructions()).toMatch(/recall_skills/);
   });
 
-  it('lists the learned skills', async () => {
-    const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
+  it('lists the learned skills, each with how many sessions it was learned from, not their ids', async () => {
+    const { skills } = await ok<{ skills: (SkillRow & { sourceSessionCount: number })[] }>(client, 'list_skills', {});
     expect(skills.map((s) => s.name).sort()).toEqual([
       'escalate-order-return',
       'exchange-delivered-order-items',
@@ -131,6 +130,14 @@ describe.each([
       'modify-pending-order-items',
       'return-delivered-order-items',
     ]);
+    // An agent's context is no place for hundreds of ids: the count, and the ids a read away.
+    const exchange = skills.find((s) => s.name === 'exchange-delivered-order-items')!;
+    const memory = await openMemory({ db });
+    const stored = (await memory.skills.get(exchange.name))!;
+    await memory.close();
+    expect(exchange.sourceSessionCount).toBe(stored.sourceSessions.length);
+    expect(exchange.sourceSessionCount).toBeGreaterThan(10);
+    for (const s of skills) expect(s).not.toHaveProperty('sourceSessions');
   });
 
   it('records a session call by call, then compiles a skill from it (dry run, then commit) and serves it as a resource', async () => {

@@ -30,6 +30,16 @@ export function skillJson(s: Skill) {
   };
 }
 
+/**
+ * A skill in a list an agent reads (MCP `list_skills`): skillJson with the number of its source sessions instead
+ * of their ids. A skill of a busy memory has hundreds, and a tool answer lands in a model's context; the ids stay
+ * a read away (the REST skill, `skills list --json`).
+ */
+export function skillSummaryJson(s: Skill) {
+  const { sourceSessions, ...rest } = skillJson(s);
+  return { ...rest, sourceSessionCount: sourceSessions.length };
+}
+
 /** A recalled skill as `recall --json` shows it: the main path and, where the procedure branches, its branches. */
 export function recalledJson(h: RecalledSkill) {
   return {

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Memory } from '../../app/memory.js';
-import { skillJson } from '../shapes.js';
+import { skillSummaryJson } from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
 import { InputError, NotFoundError } from '../../errors/index.js';
 
@@ -70,6 +70,9 @@ const output = {
           successCount: z.number(),
           attemptCount: z.number(),
           toolsRequired: z.array(z.string()),
+          sourceSessionCount: z
+            .number()
+            .describe('how many sessions it was learned from (the ids: GET /api/skills/NAME)'),
         })
         .passthrough(),
     ),
@@ -282,7 +285,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         (s) =>
           `${s.name} [${s.status}${s.enabled ? '' : ', disabled'}${s.corpus === 'external' ? ', imported' : ''}] eta ${s.eta.toFixed(2)}, ${s.successCount}/${s.attemptCount}: ${s.description}`,
       );
-      return answer(lines.length ? lines.join('\n') : 'No skills yet.', { skills: skills.map(skillJson) });
+      return answer(lines.length ? lines.join('\n') : 'No skills yet.', { skills: skills.map(skillSummaryJson) });
     },
   );
 
