@@ -282,6 +282,66 @@ describe('skillsmith skills show / explain', () => {
   });
 });
 
+describe('skillsmith sessions list / show', () => {
+  it('lists the stored sessions a page at a time, newest first, as the REST list does', () => {
+    const page = json<{
+      total: number;
+      limit: number;
+      offset: number;
+      items: { id: string; outcome: string; callCount: number; goal: string }[];
+    }>(['sessions', 'list', '--db', sharedDb]);
+    expect(page).toMatchObject({ total: sampleLines.length, limit: 50, offset: 0 });
+    expect(page.items).toHaveLength(50);
+    for (const s of page.items) expect(sampleGoals.has(s.id), s.id).toBe(true);
+    // The next page starts where this one stopped, and the pages together hold every session once.
+    const rest = json<typeof page>(['sessions', 'list', '--offset', '50', '--limit', '200', '--db', sharedDb]);
+    expect(rest.items).toHaveLength(sampleLines.length - 50);
+    expect(new Set([...page.items, ...rest.items].map((s) => s.id)).size).toBe(sampleLines.length);
+
+    const text = cli(['sessions', 'list', '--limit', '3', '--db', sharedDb]);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines[0]).toBe(
+      `${sampleLines.length} sessions stored, newest first; 1-3 below (--offset 3 for the next 3):`,
+    );
+    expect(lines.slice(1)).toEqual(
+      page.items
+        .slice(0, 3)
+        .map((s) =>
+          expect.stringMatching(new RegExp(`^  ${escapeRe(s.id)} \\[${s.outcome}, ${s.callCount} calls?\\] `)),
+        ),
+    );
+    expect(cli(['sessions', 'list', '--offset', '1000', '--db', sharedDb]).stdout).toContain(
+      'none from --offset 1000 on',
+    );
+  });
+
+  it('shows one session with each call and its result; an unknown id is an error naming it', () => {
+    const [first] = json<{ items: { id: string }[] }>(['sessions', 'list', '--limit', '1', '--db', sharedDb]).items;
+    const full = json<{ id: string; goal: string; outcome: string; calls: { tool: string; ok: boolean }[] }>([
+      'sessions',
+      'show',
+      first.id,
+      '--db',
+      sharedDb,
+    ]);
+    expect(full.id).toBe(first.id);
+    expect(full.goal).toBe(sampleGoals.get(first.id));
+    expect(full.calls.length).toBeGreaterThan(0);
+    const text = cli(['sessions', 'show', first.id, '--db', sharedDb]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`session ${first.id}\n`);
+    expect(text.stdout).toContain(`outcome: ${full.outcome}`);
+    const calls = [...text.stdout.matchAll(/^ {2}(\d+)\. (\S+) /gm)].map((m) => [Number(m[1]), m[2]]);
+    expect(calls).toEqual(full.calls.map((c, i) => [i + 1, c.tool]));
+    const missing = cli(['sessions', 'show', 'no-such-session', '--db', sharedDb]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no session "no-such-session"');
+  });
+});
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 describe('skillsmith synthesize', () => {
   it('a second pass right after learn creates nothing and keeps the stable report shape', () => {
     const db = copyOfShared();
@@ -539,6 +599,11 @@ describe('a command that only reads, on a memory path with no file yet', () => {
     const show = cli(['skills', 'show', 'return-delivered-order-items', '--db', db]);
     expect(show.code).toBe(1);
     expect(show.stderr).toContain('no skill named "return-delivered-order-items"');
+    const sessions = cli(['sessions', 'list', '--db', db]);
+    expect(sessions.code).toBe(0);
+    expect(sessions.stdout).toContain('No sessions stored yet');
+    expect(sessions.stderr).toContain(note);
+    expect(cli(['sessions', 'show', 'ses-1', '--db', db]).code).toBe(1);
     const hook = spawnSync(process.execPath, [CLI, 'recall', '--hook', '--db', db], {
       cwd: tmp,
       input: JSON.stringify({ prompt: 'I want to return an item' }),
@@ -758,7 +823,12 @@ describe('usage', () => {
     [['learn'], /needs at least one FILE/],
     [['skills'], /skills needs a subcommand: list, show, explain, enable, disable, export, import, promote or forget/],
     [['skills', 'lst'], /unknown skills subcommand "lst" \(did you mean "list"\?\)/],
-    [['sessions', 'list'], /usage: skillsmith sessions forget ID/],
+    [['sessions'], /sessions needs a subcommand: list, show or forget/],
+    [['sessions', 'lst'], /unknown sessions subcommand "lst" \(did you mean "list"\?\)/],
+    [['sessions', 'forget'], /usage: skillsmith sessions forget ID/],
+    [['sessions', 'show'], /usage: skillsmith sessions show ID/],
+    [['sessions', 'list', '--limit', '0'], /--limit must be a whole number from 1 to 200, not "0"/],
+    [['sessions', 'list', '--offset', 'ten'], /--offset must be a whole number, not "ten"/],
     [['feedback', 'fix-phone-service'], /usage: skillsmith feedback NAME/],
     [['outcome', 'ses-1', 'maybe'], /usage: skillsmith outcome SESSION success\|failure/],
     [['facts'], /facts needs a subcommand: add or list/],

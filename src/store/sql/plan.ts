@@ -184,8 +184,8 @@ export function sqlPlan(d: Dialect) {
     supersededBy: sql(`SELECT s.superseded_by FROM skills s WHERE s.namespace = ? AND s.id = ?${d.lockSkillRows}`),
     upsertSkill: sql(skillInsertSql(() => '?', { upsert: true })),
     insertProvenance: rowInserts('provenance', PROVENANCE_COLUMNS, 'ON CONFLICT DO NOTHING'),
-    // A version written again (a pass that amends the version it wrote, a re-import) holds its latest text; the
-    // reason and time of its first write stay.
+    // A version written again (a pass amends the version it wrote when it adds branches) holds its latest text;
+    // the reason and time of its first write stay.
     insertVersion: sql(
       `INSERT INTO skill_versions (skill_id, version, skill_md, tool_sequence, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (skill_id, version) DO UPDATE SET skill_md = excluded.skill_md, tool_sequence = excluded.tool_sequence`,

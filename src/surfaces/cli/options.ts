@@ -28,6 +28,7 @@ const options = {
   name: { type: 'string' },
   variants: { type: 'string' },
   limit: { type: 'string' },
+  offset: { type: 'string' },
   'no-replay': { type: 'boolean' },
   goals: { type: 'string' },
   // serve / mcp

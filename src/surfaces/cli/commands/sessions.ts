@@ -1,33 +1,155 @@
+import type { Memory } from '../../../app/memory.js';
+import type { Session } from '../../../domain/types.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
+import { sessionJson, sessionSummary } from '../../shapes.js';
 import type { Command } from '../command.js';
+import type { Flags } from '../options.js';
 import { out, printJson, writeErr } from '../output.js';
+import { nearestName } from '../suggest.js';
 
-/** `skillsmith sessions forget ID...`: sessions deleted for good (exit 1 when one was not found). */
+/** Sessions a page of `sessions list` holds unless --limit says otherwise (the REST list's default too). */
+const DEFAULT_LIMIT = 50;
+/** The most a page may hold (the REST list's bound). */
+const MAX_LIMIT = 200;
+/** Characters of a call's arguments and result that `sessions show` prints (--json gives them whole). */
+const SHOWN_CHARS = 200;
+
+/** `skillsmith sessions list|show|forget`: the stored sessions, read a page or one at a time, or forgotten. */
 export const command: Command = {
   name: 'sessions',
-  help: `  sessions forget ID...       delete sessions for good: goal, calls, results; skills learned from them keep a
+  help: `  sessions list [--limit N] [--offset N]
+                              stored sessions, newest first (${DEFAULT_LIMIT} a page): outcome, calls, goal
+  sessions show ID            one stored session: goal, outcome and each tool call with its result
+  sessions forget ID...       delete sessions for good: goal, calls, results; skills learned from them keep a
                               forgotten-parent marker (an audit record names each by an opaque reference)`,
   opens: 'memory',
-  usage: ([sub, ...ids]) => (sub !== 'forget' || ids.length === 0 ? 'usage: skillsmith sessions forget ID...' : null),
-  ifMissing: () => 'fail',
-  async run(args, { flags, memory: open }) {
+  // Listing and reading a session read; forgetting one needs it stored.
+  ifMissing: ([sub]) => (sub === 'forget' ? 'fail' : 'empty'),
+  usage: ([sub, ...rest], flags) => {
+    switch (sub) {
+      case 'list':
+        if (rest.length) return 'usage: skillsmith sessions list [--limit N] [--offset N]';
+        return pageError(flags);
+      case 'show':
+        return rest.length === 1 ? null : 'usage: skillsmith sessions show ID';
+      case 'forget':
+        return rest.length ? null : 'usage: skillsmith sessions forget ID...';
+      default: {
+        const guess = sub === undefined ? undefined : nearestName(sub, ['list', 'show', 'forget']);
+        const what =
+          sub === undefined
+            ? 'sessions needs a subcommand'
+            : `unknown sessions subcommand "${sub}"${guess ? ` (did you mean "${guess}"?)` : ''}`;
+        return `${what}: list, show or forget`;
+      }
+    }
+  },
+  async run([sub, ...rest], { flags, memory: open }) {
     const memory = await open();
-    const ids = args.slice(1);
-    const forgotten: { id: string; ref: string; calls: number; skills: string[] }[] = [];
-    const missing: string[] = [];
-    for (const id of ids) {
-      const gone = await memory.sessions.forget(id, { actor: 'cli' });
-      if (gone) forgotten.push({ id, ...gone });
-      else missing.push(id);
-    }
-    if (flags.json) printJson({ forgotten, missing });
-    else {
-      for (const f of forgotten)
-        out(
-          `session ${f.id} forgotten (${f.calls} calls)${f.skills.length ? `; ${f.skills.join(', ')} keep a forgotten-parent marker` : ''}`,
-        );
-      for (const id of missing) writeErr(`skillsmith: no session "${escapeControl(id)}"\n`);
-    }
-    return missing.length ? 1 : 0;
+    if (sub === 'list') return list(memory, flags);
+    if (sub === 'show') return show(memory, rest[0]!, flags);
+    return forget(memory, rest, flags);
   },
 };
+
+/** --limit and --offset as whole numbers in range, or what is wrong with them. */
+function pageError(flags: Flags): string | null {
+  const { limit, offset } = flags;
+  if (limit !== undefined && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= MAX_LIMIT))
+    return `--limit must be a whole number from 1 to ${MAX_LIMIT}, not "${limit}"`;
+  if (offset !== undefined && !/^\d+$/.test(offset)) return `--offset must be a whole number, not "${offset}"`;
+  return null;
+}
+
+async function list(memory: Memory, flags: Flags): Promise<number> {
+  const limit = flags.limit === undefined ? DEFAULT_LIMIT : Number(flags.limit);
+  const offset = flags.offset === undefined ? 0 : Number(flags.offset);
+  const [total, items] = await Promise.all([memory.sessions.count(), memory.sessions.list({ limit, offset })]);
+  // The REST list's page, so a script reads both alike.
+  if (flags.json) {
+    printJson({ total, limit, offset, items: items.map(sessionSummary) });
+    return 0;
+  }
+  if (total === 0) {
+    out('No sessions stored yet: skillsmith ingest FILE (or learn FILE) stores some.');
+    return 0;
+  }
+  if (items.length === 0) {
+    out(`${total} sessions stored; none from --offset ${offset} on.`);
+    return 0;
+  }
+  const last = offset + items.length;
+  out(
+    `${total} session${total === 1 ? '' : 's'} stored, newest first; ${offset + 1}-${last} below${last < total ? ` (--offset ${last} for the next ${Math.min(limit, total - last)})` : ''}:`,
+  );
+  for (const s of items) out(`  ${s.id} [${s.outcome}, ${callCount(s)}] ${oneLine(s.goal, 100)}`);
+  return 0;
+}
+
+async function show(memory: Memory, id: string, flags: Flags): Promise<number> {
+  const session = await memory.sessions.get(memory.sessions.key(id));
+  if (!session) {
+    writeErr(`skillsmith: no session "${escapeControl(id)}" (sessions list shows the stored ones)\n`);
+    return 1;
+  }
+  if (flags.json) {
+    printJson(sessionJson(session));
+    return 0;
+  }
+  const s = session;
+  out(`session ${s.id}`);
+  out(`goal: ${oneLine(s.goal)}`);
+  if (s.cue) out(`cue: ${oneLine(s.cue)}`);
+  out(
+    [
+      `outcome: ${s.outcome}${s.reward == null ? '' : ` (reward ${s.reward})`}`,
+      s.agentId ? `agent ${s.agentId}` : '',
+      s.source ? `source ${s.source}` : '',
+      s.startedAt ? `started ${s.startedAt}` : '',
+      s.endedAt ? `ended ${s.endedAt}` : '',
+    ]
+      .filter(Boolean)
+      .join(', '),
+  );
+  out(`${callCount(s)}:`);
+  s.calls.forEach((c, i) => {
+    out(`  ${i + 1}. ${c.tool} ${oneLine(JSON.stringify(c.args ?? {}), SHOWN_CHARS)}`);
+    out(
+      `     ${c.ok ? '->' : 'failed:'} ${oneLine(c.ok ? resultText(c.result) : (c.error ?? resultText(c.result)), SHOWN_CHARS)}`,
+    );
+  });
+  return 0;
+}
+
+async function forget(memory: Memory, ids: string[], flags: Flags): Promise<number> {
+  const forgotten: { id: string; ref: string; calls: number; skills: string[] }[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const gone = await memory.sessions.forget(id, { actor: 'cli' });
+    if (gone) forgotten.push({ id, ...gone });
+    else missing.push(id);
+  }
+  if (flags.json) printJson({ forgotten, missing });
+  else {
+    for (const f of forgotten)
+      out(
+        `session ${f.id} forgotten (${f.calls} calls)${f.skills.length ? `; ${f.skills.join(', ')} keep a forgotten-parent marker` : ''}`,
+      );
+    for (const id of missing) writeErr(`skillsmith: no session "${escapeControl(id)}"\n`);
+  }
+  return missing.length ? 1 : 0;
+}
+
+const callCount = (s: Pick<Session, 'calls'>) => `${s.calls.length} call${s.calls.length === 1 ? '' : 's'}`;
+
+/** A result as stored (text, or JSON a recorder kept as a value), as text. */
+function resultText(result: unknown): string {
+  if (result == null || result === '') return '(no result)';
+  return typeof result === 'string' ? result : JSON.stringify(result);
+}
+
+/** Whitespace runs as one space, cut at `max` characters with an ellipsis. */
+function oneLine(text: string, max = Infinity): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
