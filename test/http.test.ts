@@ -308,6 +308,15 @@ describe('skills', () => {
     expect(returns.items.map((s) => s.name)).toEqual(expected);
     expect(((await api('GET', '/api/skills?status=retired')).data as Page<SkillRow>).total).toBe(0);
     expect(((await api('GET', '/api/skills?enabled=false')).data as Page<SkillRow>).total).toBe(0);
+    // summary=true: the same skills, each with how many source sessions instead of their ids.
+    const summary = (await api('GET', '/api/skills?summary=true')).data as Page<
+      Omit<SkillRow, 'sourceSessions'> & { sourceSessionCount: number }
+    >;
+    expect(summary.items.map((s) => s.name)).toEqual(all.items.map((s) => s.name));
+    for (const [i, s] of summary.items.entries()) {
+      expect(s).not.toHaveProperty('sourceSessions');
+      expect(s.sourceSessionCount).toBe(all.items[i].sourceSessions.length);
+    }
     const bySupport = (
       (await api('GET', '/api/skills?sort=support')).data as Page<SkillRow & { support: number }>
     ).items.map((s) => s.support);

@@ -67,6 +67,11 @@ export function openApiDocument(version: string) {
             query('all', { type: 'boolean' }),
             query('q', { type: 'string' }, 'substring of the name or description'),
             query('sort', { type: 'string', enum: ['name', 'eta', 'support', 'lastUsedAt', 'updatedAt'] }),
+            query(
+              'summary',
+              { type: 'boolean' },
+              'each skill with sourceSessionCount instead of its sourceSessions ids (hundreds on a busy memory)',
+            ),
             ...paging,
           ],
           responses: { 200: json(page(ref('Skill'))), 400: error('Invalid query') },

@@ -27,6 +27,9 @@ export interface Skill {
   skillMd?: string;
 }
 
+/** A skill in a list (`/api/skills?summary=true`): how many source sessions, not their ids. */
+export type SkillSummary = Omit<Skill, 'sourceSessions' | 'skillMd'> & { sourceSessionCount: number };
+
 export interface Page<T> {
   total: number;
   limit: number;

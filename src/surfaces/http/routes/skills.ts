@@ -4,7 +4,7 @@ import type { Memory } from '../../../app/memory.js';
 import type { Skill } from '../../../domain/types.js';
 import { exportSkillFiles } from '../export.js';
 import { HttpError, readJson, readQuery } from '../request.js';
-import { skillJson } from '../../shapes.js';
+import { skillJson, skillSummaryJson } from '../../shapes.js';
 import { createZip } from '../zip.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -36,6 +36,7 @@ const listQuery = z.object({
   sort: z.enum(Object.keys(SORTS) as [keyof typeof SORTS]).default('name'),
   limit: z.coerce.number().int().min(1).max(500).default(100),
   offset: z.coerce.number().int().min(0).default(0),
+  summary: flag.optional(),
 });
 
 const exportQuery = z.object({
@@ -79,7 +80,8 @@ export function skillRoutes(memory: Memory): Hono {
       total: matched.length,
       limit: q.limit,
       offset: q.offset,
-      items: matched.slice(q.offset, q.offset + q.limit).map(skillJson),
+      // summary=true: each skill's source-session count instead of the ids (a list view needs no ids).
+      items: matched.slice(q.offset, q.offset + q.limit).map((s) => (q.summary ? skillSummaryJson(s) : skillJson(s))),
     });
   });
 

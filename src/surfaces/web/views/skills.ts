@@ -2,7 +2,7 @@ import { api, download } from '../api.js';
 import { enabledSwitch, skillHref, statusBadge, type ViewContext } from '../components.js';
 import { h, mount } from '../dom.js';
 import { ago, date, num, ratio } from '../format.js';
-import type { Page, Skill, Stats } from '../types.js';
+import type { Page, SkillSummary, Stats } from '../types.js';
 
 const PAGE = 50;
 
@@ -23,11 +23,17 @@ export async function skillsView(
   const pager = h('nav', { class: 'pager', 'aria-label': 'Skill pages' });
 
   const load = async () => {
-    const query = new URLSearchParams({ limit: String(PAGE), offset: String(state.offset), sort: 'name' });
+    // A list needs no source-session ids: their count comes instead (a busy memory has hundreds a skill).
+    const query = new URLSearchParams({
+      limit: String(PAGE),
+      offset: String(state.offset),
+      sort: 'name',
+      summary: 'true',
+    });
     if (state.q) query.set('q', state.q);
     if (state.status) query.set('status', state.status);
     if (state.all) query.set('all', 'true');
-    const page = await api.get<Page<Skill>>(`/api/skills?${query}`);
+    const page = await api.get<Page<SkillSummary>>(`/api/skills?${query}`);
     const focused = document.activeElement?.id;
     const filtered = !!(state.q || state.status);
     // An empty catalogue says what a skill needs, as this memory is configured (asked for only then).
@@ -145,7 +151,7 @@ export async function skillsView(
   return { refresh: load };
 }
 
-function row(s: Skill, ctx: ViewContext): HTMLElement {
+function row(s: SkillSummary, ctx: ViewContext): HTMLElement {
   return h(
     'tr',
     { 'data-skill': s.name, class: s.enabled ? '' : 'disabled' },
