@@ -380,6 +380,12 @@ describe('skillsmith synthesize', () => {
       expect(version).toMatch(/^\d+\.\d+\.1$/);
       expect(updated).toContain(` updated ${s.name} -> ${version} (same procedure, written by this release)`);
     }
+    // The skill's history says so too.
+    const first = learned[0];
+    const firstVersion = now.find((x) => x.id === first.id)!.version;
+    expect(cli(['skills', 'explain', first.name, '--db', db]).stdout).toMatch(
+      new RegExp(`^ {2}${firstVersion.replace(/\./g, '\\.')} update \\(same procedure\\) `, 'm'),
+    );
     // learn says the same in its summary line.
     olderRelease();
     expect(cli(['learn', SAMPLE, '--db', db]).stdout).toContain(

@@ -155,6 +155,13 @@ describe('skills import -> skills export --all (real CLI, SQLite)', () => {
     ]);
     const explain = cli(['skills', 'explain', 'gh-fix-ci', '--db', db, '--json']);
     expect(explain.stdout).toMatch(/1\.0\.0[\s\S]*1\.0\.1/);
+    // An imported skill's 1.0.1 is a changed file, not a learned skill re-stamped with the same procedure.
+    const versions = (JSON.parse(explain.stdout) as { versions: { version: string; sameProcedure: boolean }[] })
+      .versions;
+    expect(versions.map((v) => [v.version, v.sameProcedure])).toEqual([
+      ['1.0.0', false],
+      ['1.0.1', false],
+    ]);
     const out = join(tmp, 'force-out');
     cli(['skills', 'export', '--all', '--out', out, '--db', db]);
     expectSameTree(join(out, 'gh-fix-ci'), join(src, 'skills', '.curated', 'gh-fix-ci'));

@@ -579,7 +579,12 @@ describe('skills from an earlier release of the distiller', () => {
     const report2 = await later.synthesize();
     expect(report2.updated.map((x) => [x.id, x.version])).toEqual([[skill.id, '1.1.1']]);
     expect((await later.skills.get(skill.id))!.skillMd).toBe(now.skillMd.replace('version: 1.1.0', 'version: 1.1.1'));
-    expect((await later.skills.explain(skill.id))!.versions.map((v) => v.version)).toEqual(['1.0.0', '1.1.0', '1.1.1']);
+    // The history says which version changed the procedure and which only re-stamped it.
+    expect((await later.skills.explain(skill.id))!.versions.map((v) => [v.version, v.sameProcedure])).toEqual([
+      ['1.0.0', false],
+      ['1.1.0', false],
+      ['1.1.1', true],
+    ]);
     await later.close();
   });
 

@@ -1,3 +1,4 @@
+import { sameProcedureVersion } from '../domain/reconcile.js';
 import type { AuditRecord, Skill } from '../domain/types.js';
 import { FORGOTTEN_PARENT, type FeedbackRecord, type SkillVersion, type Store } from '../store/store.js';
 
@@ -29,7 +30,11 @@ export interface Explanation {
     /** Parent sessions a person had forgotten: counted, their ids and content gone. */
     forgotten: number;
   };
-  versions: Pick<SkillVersion, 'version' | 'reason' | 'createdAt' | 'toolSequence'>[];
+  /**
+   * Oldest first; `sameProcedure`: a learned skill's patch version, whose procedure reads as the version before it
+   * (a newer release of its distiller wrote the same text).
+   */
+  versions: (Pick<SkillVersion, 'version' | 'reason' | 'createdAt' | 'toolSequence'> & { sameProcedure: boolean })[];
   /** Oldest first: the skills this one replaced, itself, then whatever replaced it. */
   supersedeChain: { id: string; name: string; version: string; status: string }[];
   trials: FeedbackRecord[];
@@ -125,6 +130,8 @@ export async function explainSkill(store: Store, namespace: string, idOrName: st
       reason: v.reason,
       createdAt: v.createdAt,
       toolSequence: v.toolSequence,
+      // An imported skill's patch version is a changed file (its own numbering), not a re-stamp.
+      sameProcedure: skill.corpus === 'internal' && v.reason === 'update' && sameProcedureVersion(v.version),
     })),
     supersedeChain: chain.map((s) => ({
       id: s.id,

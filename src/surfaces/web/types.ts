@@ -93,7 +93,7 @@ export interface Explanation {
     facts: { id: string; text: string }[];
     missing: string[];
   };
-  versions: { version: string; reason: string; createdAt: string; toolSequence: string[] }[];
+  versions: { version: string; reason: string; createdAt: string; toolSequence: string[]; sameProcedure: boolean }[];
   supersedeChain: { id: string; name: string; version: string; status: string }[];
   track: { at: string; eta: number; utility: number | null; status: string; signal: string }[];
 }

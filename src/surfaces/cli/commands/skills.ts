@@ -130,7 +130,10 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       if (ex.parents.missing.length) out(`  (no longer stored: ${ex.parents.missing.join(', ')})`);
       if (ex.parents.forgotten) out(`  (${ex.parents.forgotten} parent session(s) forgotten at a person's request)`);
       out('Versions:');
-      for (const v of ex.versions) out(`  ${v.version} ${v.reason} ${v.createdAt}: ${v.toolSequence.join(' > ')}`);
+      for (const v of ex.versions)
+        out(
+          `  ${v.version} ${v.reason}${v.sameProcedure ? ' (same procedure)' : ''} ${v.createdAt}: ${v.toolSequence.join(' > ')}`,
+        );
       if (ex.supersedeChain.length > 1)
         out(`Supersede chain: ${ex.supersedeChain.map((c) => `${c.name}@${c.version} (${c.status})`).join(' -> ')}`);
       out('Track record (eta, utility, status after each signal):');

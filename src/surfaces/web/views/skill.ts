@@ -202,7 +202,7 @@ function versions(ex: Explanation): HTMLElement {
           'tr',
           {},
           h('td', {}, v.version),
-          h('td', {}, v.reason),
+          h('td', {}, v.sameProcedure ? `${v.reason} (same procedure)` : v.reason),
           h('td', {}, date(v.createdAt)),
           h('td', {}, v.toolSequence.join(' → ')),
         ),
