@@ -4,12 +4,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';
-import { branchesOf } from '../src/domain/branches.js';
+import { branchesOf, withBranches } from '../src/domain/branches.js';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
 import type { Session } from '../src/domain/types.js';
 import { vMeasure } from '../src/eval/metrics.js';
-import { readTau, TAU_DEV, tempDbPath, toSession, type TauRecord } from './support/tau.js';
+import { readTau, SAMPLE, TAU_DEV, tempDbPath, toSession, type TauRecord } from './support/tau.js';
 
 /** Learning on the real dev traces: what a user depends on after `skillsmith learn`. */
 describe('synthesis pass on the tau dev traces', () => {
@@ -585,6 +585,53 @@ describe('skills from an earlier release of the distiller', () => {
       ['1.1.0', false],
       ['1.1.1', true],
     ]);
+    await later.close();
+  });
+
+  it('keeps the branches of a re-stamped skill; branches it did not have are a minor version, not part of the patch', async () => {
+    const db = tempDbPath();
+    const config = { synthesis: { cooldownMs: 0 } };
+    const first = await openMemory({ db, config });
+    await first.ingest(readTau(SAMPLE).map((r) => toSession(r)));
+    await first.synthesize();
+    const skills = await first.skills.list();
+    await first.close();
+    const branched = skills.find((s) => branchesOf(s.body).length > 0)!;
+    expect(branched, 'a sample skill with branches').toBeDefined();
+    const plain = skills.filter((s) => s !== branched);
+    expect(branched.version).toBe('1.0.0');
+
+    // An earlier release wrote the same procedures; it learned no branches for the branched one.
+    const older = (md: string) => md.replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: heuristic@1');
+    const raw = new Database(db);
+    for (const s of plain) raw.prepare('UPDATE skills SET skill_md = ? WHERE id = ?').run(older(s.skillMd), s.id);
+    const stripped = withBranches(branched.body, [], String);
+    raw
+      .prepare('UPDATE skills SET body = ?, skill_md = ? WHERE id = ?')
+      .run(stripped, older(branched.skillMd.replace(branched.body, stripped)), branched.id);
+    raw.close();
+
+    const later = await openMemory({ db, config });
+    const report = await later.synthesize();
+    // Every plain skill: a patch version, its text as before.
+    for (const s of plain) {
+      const now = (await later.skills.get(s.id))!;
+      expect(now.version, s.name).toBe('1.0.1');
+      expect(now.body, s.name).toBe(s.body);
+    }
+    // The branched one: re-stamped (1.0.1, the same procedure), then its branches, a procedure change (1.1.0).
+    const now = (await later.skills.get(branched.id))!;
+    expect(now.body).toBe(branched.body);
+    expect(now.version).toBe('1.1.0');
+    expect((await later.skills.explain(branched.id))!.versions.map((v) => [v.version, v.sameProcedure])).toEqual([
+      ['1.0.0', false],
+      ['1.0.1', true],
+      ['1.1.0', false],
+    ]);
+    expect(report.updated.find((u) => u.id === branched.id)!.version).toBe('1.1.0');
+    // A second pass of this release finds nothing to do.
+    const again = await later.synthesize();
+    expect([...again.created, ...again.updated, ...again.superseded]).toEqual([]);
     await later.close();
   });
 

@@ -6,7 +6,7 @@ import {
   withBranches,
 } from '../../domain/branches.js';
 import { redactText } from '../../domain/redact.js';
-import { bumpVersion } from '../../domain/reconcile.js';
+import { bumpVersion, sameProcedureVersion } from '../../domain/reconcile.js';
 import { learnedByOf } from '../../domain/learned-by.js';
 import { detectSpan } from '../../domain/spans.js';
 import { strongerFirst } from '../../domain/skill-order.js';
@@ -33,7 +33,8 @@ function endOf(seq: readonly string[]): string | undefined {
  * follow: ...". At most MAX_BRANCHES - 1 branches a skill, the best supported first; a skill whose branches did
  * not change is not written. A skill is rewritten as an update through the single write path: a new minor
  * version, or, for a skill this pass wrote (`writtenThisPass`), that same version amended, so a skill learned with
- * its branches is 1.0.0, not a plain 1.0.0 and a branched 1.1.0 a moment later. Values come from tool results:
+ * its branches is 1.0.0, not a plain 1.0.0 and a branched 1.1.0 a moment later (not a patch version, which says
+ * the procedure reads as the version before it: other branches on it are a new minor version). Values come from tool results:
  * redacted, quoted as data, and a value that carries an instruction is never a condition.
  */
 export async function branchSkills(
@@ -89,7 +90,10 @@ export async function branchSkills(
     const body = withBranches(skill.body, branches, quote);
     if (body === skill.body) continue;
     const at = deps.now().toISOString();
-    const version = input.writtenThisPass.has(skill.id) ? skill.version : bumpVersion(skill.version, 'minor');
+    // A version this pass wrote takes its branches; but a patch version says its procedure reads as before,
+    // so new branches on it are a minor version.
+    const amend = input.writtenThisPass.has(skill.id) && !sameProcedureVersion(skill.version);
+    const version = amend ? skill.version : bumpVersion(skill.version, 'minor');
     const toolsRequired = [...new Set([...skill.toolsRequired, ...branches.flatMap((b) => b.toolSequence)])];
     const updated: Skill = {
       ...skill,

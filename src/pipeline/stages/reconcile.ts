@@ -139,20 +139,22 @@ export function reconcileDraft(
   }
   const t = decision.target;
   if (decision.action === 'update') {
-    // A newer distiller that writes this skill's procedure word for word as before (its branches aside: the
-    // branch stage puts them back) changes only the skill's metadata: a patch version.
+    // A newer distiller that writes this skill's procedure word for word as before (branches are the branch
+    // stage's: they are kept, and if that stage finds others, it writes a minor version) changes only the skill's
+    // metadata: a patch version.
     const sameText =
       t === upgradedFrom &&
       draft.whenToUse === t.description &&
       draft.body === withBranches(t.body, [], String) &&
       draft.toolSequence.join('\n') === t.toolSequence.join('\n');
     const version = bumpVersion(t.version, sameText ? 'patch' : 'minor');
-    const named = { ...draft, name: t.name };
+    const kept = sameText ? { body: t.body, toolsRequired: t.toolsRequired } : draft;
+    const named = { ...draft, ...kept, name: t.name };
     const skill: Skill = {
       ...t,
       ...base,
       description: draft.whenToUse,
-      body: draft.body,
+      body: kept.body,
       skillMd: renderSkillMd(named, {
         license,
         version,
@@ -162,7 +164,7 @@ export function reconcileDraft(
         learnedBy: deps.distiller.id,
       }),
       version,
-      toolsRequired: draft.toolsRequired,
+      toolsRequired: kept.toolsRequired,
       toolSequence: draft.toolSequence,
       ...counts,
       updatedAt: at,
