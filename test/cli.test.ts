@@ -362,11 +362,19 @@ describe('skillsmith synthesize', () => {
     // What an earlier release of the distiller left: the same skills, marked as its own.
     const olderRelease = () => {
       const raw = new Database(db);
-      const rows = raw.prepare('SELECT id, skill_md FROM skills').all() as { id: string; skill_md: string }[];
-      for (const row of rows)
+      const rows = raw.prepare('SELECT id, version, skill_md FROM skills').all() as {
+        id: string;
+        version: string;
+        skill_md: string;
+      }[];
+      // The skill row and its version's row alike.
+      for (const row of rows) {
+        const md = row.skill_md.replace(/learned-by: heuristic@\d+/, 'learned-by: heuristic@1');
+        raw.prepare('UPDATE skills SET skill_md = ? WHERE id = ?').run(md, row.id);
         raw
-          .prepare('UPDATE skills SET skill_md = ? WHERE id = ?')
-          .run(row.skill_md.replace(/learned-by: heuristic@\d+/, 'learned-by: heuristic@1'), row.id);
+          .prepare('UPDATE skill_versions SET skill_md = ? WHERE skill_id = ? AND version = ?')
+          .run(md, row.id, row.version);
+      }
       raw.close();
     };
     olderRelease();
@@ -386,6 +394,17 @@ describe('skillsmith synthesize', () => {
     expect(cli(['skills', 'explain', first.name, '--db', db]).stdout).toMatch(
       new RegExp(`^ {2}${firstVersion.replace(/\./g, '\\.')} update \\(same procedure\\) `, 'm'),
     );
+    // skills diff shows what the re-stamp changed: the version and the distiller, nothing of the procedure.
+    const diff = cli(['skills', 'diff', first.name, '--db', db]);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain(`${first.name}: ${first.version} (`);
+    expect(diff.stdout).toContain(`-> ${firstVersion} (update, same procedure)`);
+    expect(diff.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual([
+      `-  version: ${first.version}`,
+      `+  version: ${firstVersion}`,
+      expect.stringMatching(/^- {2}learned-by: heuristic@1$/),
+      expect.stringMatching(/^\+ {2}learned-by: heuristic@\d+$/),
+    ]);
     // learn says the same in its summary line.
     olderRelease();
     expect(cli(['learn', SAMPLE, '--db', db]).stdout).toContain(
@@ -827,7 +846,10 @@ describe('usage', () => {
     [['recall'], /recall needs a GOAL/],
     [['ingest'], /ingest needs at least one FILE/],
     [['learn'], /needs at least one FILE/],
-    [['skills'], /skills needs a subcommand: list, show, explain, enable, disable, export, import, promote or forget/],
+    [
+      ['skills'],
+      /skills needs a subcommand: list, show, explain, diff, enable, disable, export, import, promote or forget/,
+    ],
     [['skills', 'lst'], /unknown skills subcommand "lst" \(did you mean "list"\?\)/],
     [['sessions'], /sessions needs a subcommand: list, show or forget/],
     [['sessions', 'lst'], /unknown sessions subcommand "lst" \(did you mean "list"\?\)/],
@@ -846,6 +868,7 @@ describe('usage', () => {
     [['skills', 'export'], /skills export --out DIR/],
     [['skills', 'import'], /skills import DIR/],
     [['skills', 'promote'], /skills promote NAME/],
+    [['skills', 'diff'], /skills diff NAME \[FROM \[TO\]\]/],
     [['recall', 'cancel my order', '--top-k', '0'], /--top-k/],
     [['recall', 'cancel my order', '--tools', ','], /--tools needs the names of the tools/],
     [['ingest', SAMPLE, '--format', 'xml'], /--format/],

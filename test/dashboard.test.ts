@@ -1,8 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemory } from '../src/app/open-memory.js';
 import { chromiumExecutable } from './support/browser.js';
 import { learnSample, ROOT, startCli, type Child } from './support/surfaces.js';
 
@@ -317,5 +319,60 @@ describe('dashboard on an empty memory', () => {
       .toBe(
         'No skills yet: a skill needs at least 3 similar successful sessions (synthesis.minOccurrences) and a synthesis pass after them.',
       );
+  });
+});
+
+describe('dashboard on a memory an earlier release learned', () => {
+  let upgraded: Child;
+  beforeAll(async () => {
+    const db = join(tmp, 'upgraded.db');
+    await learnSample(db);
+    // An earlier release of the distiller wrote these skills (their rows and their versions' rows say so);
+    // this release's pass re-stamps them.
+    const raw = new Database(db);
+    const older = (md: string) => md.replace(/learned-by: heuristic@\d+/, 'learned-by: heuristic@1');
+    for (const r of raw.prepare('SELECT id, skill_md FROM skills').all() as { id: string; skill_md: string }[])
+      raw.prepare('UPDATE skills SET skill_md = ? WHERE id = ?').run(older(r.skill_md), r.id);
+    for (const r of raw.prepare('SELECT skill_id, version, skill_md FROM skill_versions').all() as {
+      skill_id: string;
+      version: string;
+      skill_md: string;
+    }[])
+      raw
+        .prepare('UPDATE skill_versions SET skill_md = ? WHERE skill_id = ? AND version = ?')
+        .run(older(r.skill_md), r.skill_id, r.version);
+    raw.close();
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    await memory.synthesize();
+    await memory.close();
+    upgraded = await startCli(['serve', '--port', '0', '--db', db, '--log-level', 'error']);
+  });
+  afterAll(async () => {
+    await upgraded?.stop();
+  });
+
+  it('shows what a version changed in the SKILL.md, and says a re-stamp kept the procedure', async () => {
+    await page.goto(`${upgraded.url}/#/skills/fix-phone-service`);
+    const rows = page.locator('table.versions tbody tr[data-version]');
+    await expect.poll(() => rows.count()).toBe(2);
+    const restamp = rows.nth(1);
+    expect(await restamp.getAttribute('data-version')).toBe('1.0.1');
+    expect(await restamp.locator('td').nth(1).textContent()).toBe('update (same procedure)');
+    // The first version has nothing before it to compare with.
+    expect(await rows.nth(0).getByRole('button', { name: 'Show changes' }).count()).toBe(0);
+    await restamp.getByRole('button', { name: 'Show changes' }).click();
+    const diff = page.locator('tr.changes pre.diff');
+    await diff.waitFor();
+    expect(await diff.locator('.removed').allTextContents()).toEqual([
+      '-  version: 1.0.0\n',
+      '-  learned-by: heuristic@1\n',
+    ]);
+    expect(await diff.locator('.added').allTextContents()).toEqual([
+      '+  version: 1.0.1\n',
+      expect.stringMatching(/^\+ {2}learned-by: heuristic@\d+\n$/),
+    ]);
+    await shot('skill-version-changes');
+    await restamp.getByRole('button', { name: 'Hide changes' }).click();
+    await expect.poll(() => page.locator('tr.changes').isHidden()).toBe(true);
   });
 });

@@ -232,6 +232,7 @@ describe('meta', () => {
         '/api/skills.zip',
         '/api/skills/{name}',
         '/api/skills/{name}/SKILL.md',
+        '/api/skills/{name}/diff',
         '/api/skills/{name}/explain',
         '/api/skills/{name}/feedback',
         '/api/stats',
@@ -364,6 +365,21 @@ describe('skills', () => {
     expect(r.data.versions.length).toBeGreaterThan(0);
     expect(r.data.track[0].signal).toBe('created');
     expect((await api('GET', '/api/skills/nope/explain')).status).toBe(404);
+  });
+
+  it('GET /api/skills/:name/diff compares two versions; one version has nothing to compare with', async () => {
+    // A skill the sample's pass learned has one version: nothing before it.
+    const one = await api('GET', '/api/skills/exchange-delivered-order-items/diff');
+    expect(one.status).toBe(200);
+    expect(one.data).toMatchObject({ name: 'exchange-delivered-order-items', from: null, hunks: [] });
+    expect(one.data.to).toMatchObject({ version: '1.0.0', reason: 'add', sameProcedure: false });
+    const same = await api('GET', '/api/skills/exchange-delivered-order-items/diff?from=1.0.0&to=1.0.0');
+    expect(same.data.hunks).toEqual([]);
+    const missing = await api('GET', '/api/skills/exchange-delivered-order-items/diff?from=0.1.0');
+    expect(missing.status).toBe(404);
+    expect(missing.data.error).toMatch(/has no version 0\.1\.0 \(its versions: 1\.0\.0\)/);
+    expect((await api('GET', '/api/skills/exchange-delivered-order-items/diff?from=latest')).status).toBe(400);
+    expect((await api('GET', '/api/skills/nope/diff')).status).toBe(404);
   });
 
   it('POST /api/skills/:name/feedback moves eta; a bad signal is a 400, an unknown skill a 404', async () => {

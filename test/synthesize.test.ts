@@ -604,11 +604,15 @@ describe('skills from an earlier release of the distiller', () => {
     // An earlier release wrote the same procedures; it learned no branches for the branched one.
     const older = (md: string) => md.replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: heuristic@1');
     const raw = new Database(db);
-    for (const s of plain) raw.prepare('UPDATE skills SET skill_md = ? WHERE id = ?').run(older(s.skillMd), s.id);
+    // Its skill rows and their version rows say so alike.
+    const write = (id: string, md: string) => {
+      raw.prepare('UPDATE skills SET skill_md = ? WHERE id = ?').run(md, id);
+      raw.prepare("UPDATE skill_versions SET skill_md = ? WHERE skill_id = ? AND version = '1.0.0'").run(md, id);
+    };
+    for (const s of plain) write(s.id, older(s.skillMd));
     const stripped = withBranches(branched.body, [], String);
-    raw
-      .prepare('UPDATE skills SET body = ?, skill_md = ? WHERE id = ?')
-      .run(stripped, older(branched.skillMd.replace(branched.body, stripped)), branched.id);
+    write(branched.id, older(branched.skillMd.replace(branched.body, stripped)));
+    raw.prepare('UPDATE skills SET body = ? WHERE id = ?').run(stripped, branched.id);
     raw.close();
 
     const later = await openMemory({ db, config });
@@ -629,6 +633,24 @@ describe('skills from an earlier release of the distiller', () => {
       ['1.1.0', false],
     ]);
     expect(report.updated.find((u) => u.id === branched.id)!.version).toBe('1.1.0');
+    // What each version changed, as a diff of its SKILL.md: the re-stamp its metadata only, the next the branches.
+    const changed = (d: Awaited<ReturnType<typeof later.skills.diff>>) =>
+      d!.hunks.flatMap((h) => h.lines.filter((l) => l.op !== ' ').map((l) => `${l.op}${l.text}`));
+    expect(changed(await later.skills.diff(branched.name, { from: '1.0.0', to: '1.0.1' }))).toEqual([
+      '-  version: 1.0.0',
+      '+  version: 1.0.1',
+      '-  learned-by: heuristic@1',
+      `+  learned-by: ${HEURISTIC_DISTILLER_ID}`,
+    ]);
+    const latest = await later.skills.diff(branched.name);
+    expect([latest!.from!.version, latest!.from!.sameProcedure, latest!.to.version]).toEqual(['1.0.1', true, '1.1.0']);
+    const added = changed(latest).filter((l) => l.startsWith('+'));
+    expect(added).toContain('+## Branches');
+    expect(added.filter((l) => l.startsWith('+- If '))).toHaveLength(branchesOf(branched.body).length);
+    await expect(later.skills.diff(branched.name, { from: '0.9.0' })).rejects.toThrow(
+      /has no version 0\.9\.0 \(its versions: 1\.0\.0, 1\.0\.1, 1\.1\.0\)/,
+    );
+    expect(await later.skills.diff('no-such-skill')).toBeNull();
     // A second pass of this release finds nothing to do.
     const again = await later.synthesize();
     expect([...again.created, ...again.updated, ...again.superseded]).toEqual([]);

@@ -5,6 +5,7 @@ import { applySignal, parseSignal, type LifecycleRules, type Signal } from '../d
 import { redactText } from '../domain/redact.js';
 import type { Fact, Outcome, Skill } from '../domain/types.js';
 import type { CompileRequest, CompileResult } from '../pipeline/compile.js';
+import type { SkillDiff } from '../pipeline/diff.js';
 import type { Explanation } from '../pipeline/explain.js';
 import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
 import type { SkillEvent } from '../store/store.js';
@@ -90,6 +91,14 @@ export class Catalog {
   }
 
   /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
+  async diff(
+    idOrName: string,
+    opts: { from?: string; to?: string; namespace?: string } = {},
+  ): Promise<SkillDiff | null> {
+    const { diffSkill } = await import('../pipeline/diff.js');
+    return diffSkill(this.ctx.requireStore(), this.ctx.ns(opts.namespace), idOrName, opts);
+  }
+
   async explain(idOrName: string, namespace?: string): Promise<Explanation | null> {
     const { explainSkill } = await import('../pipeline/explain.js');
     return explainSkill(this.ctx.requireStore(), this.ctx.ns(namespace), idOrName);

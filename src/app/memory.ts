@@ -6,6 +6,7 @@ import type { Distiller } from '../distillers/distiller.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
 import type { Signal } from '../domain/lifecycle.js';
 import type { CompileRequest, CompileResult } from '../pipeline/compile.js';
+import type { SkillDiff } from '../pipeline/diff.js';
 import type { Explanation } from '../pipeline/explain.js';
 import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
 import type { SynthesisReport } from '../pipeline/synthesize.js';
@@ -83,6 +84,11 @@ export interface MemorySkills {
   promote(name: string, opts?: { namespace?: string; actor?: string }): Promise<Skill>;
   /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
   explain(idOrName: string, namespace?: string): Promise<Explanation | null>;
+  /**
+   * What changed in a skill's SKILL.md between two of its versions (default: its latest against the one before),
+   * as `diff -u` hunks. Null when there is no such skill; a version it never had is a NotFoundError.
+   */
+  diff(idOrName: string, opts?: { from?: string; to?: string; namespace?: string }): Promise<SkillDiff | null>;
   /** Explicit compile from session ids, a cue or facts: a dry run unless `commit`. Same pathway as the pass. */
   compile(req: Omit<CompileRequest, 'namespace'> & { namespace?: string }): Promise<CompileResult>;
   /**
@@ -194,6 +200,7 @@ export class Memory {
       setEnabled: (idOrName, enabled, opts = {}) => catalog.setEnabled(idOrName, enabled, opts),
       promote: (name, opts = {}) => catalog.promote(name, opts),
       explain: (idOrName, namespace) => catalog.explain(idOrName, namespace),
+      diff: (idOrName, opts) => catalog.diff(idOrName, opts),
       compile: (req) => catalog.compile(req),
       forget: (idOrName, opts = {}) => catalog.forgetSkill(idOrName, opts),
       export: (dir, opts = {}) => skillFiles.exportSkills(dir, opts),

@@ -43,6 +43,14 @@ export interface Explanation {
   audit: AuditRecord[];
 }
 
+/**
+ * Whether a version of a skill only re-stamped it: a learned skill's patch update, whose procedure reads as the
+ * version before it. An imported skill's patch version is a changed file (its own numbering), not a re-stamp.
+ */
+export function restamped(skill: Pick<Skill, 'corpus'>, v: Pick<SkillVersion, 'version' | 'reason'>): boolean {
+  return skill.corpus === 'internal' && v.reason === 'update' && sameProcedureVersion(v.version);
+}
+
 /** Why a skill exists: its parents, versions, lineage, trials and track record. Read-only. */
 export async function explainSkill(store: Store, namespace: string, idOrName: string): Promise<Explanation | null> {
   const skill = await store.getSkill(namespace, idOrName);
@@ -130,8 +138,7 @@ export async function explainSkill(store: Store, namespace: string, idOrName: st
       reason: v.reason,
       createdAt: v.createdAt,
       toolSequence: v.toolSequence,
-      // An imported skill's patch version is a changed file (its own numbering), not a re-stamp.
-      sameProcedure: skill.corpus === 'internal' && v.reason === 'update' && sameProcedureVersion(v.version),
+      sameProcedure: restamped(skill, v),
     })),
     supersedeChain: chain.map((s) => ({
       id: s.id,

@@ -26,8 +26,10 @@ export function renderSkillMd(
   if (o.clusterId) metadata.cluster = o.clusterId;
   if (o.sourceSessions.length) {
     // Provenance ids, capped: the full list is in the store (skills explain / sourceSessions).
-    // Opaque references, never the raw session ids (user-supplied strings): the store maps them back.
-    metadata['parents-episodic'] = o.sourceSessions.slice(0, 8).map(sessionRef).join(' ');
+    // Opaque references, never the raw session ids (user-supplied strings): the store maps them back. In order
+    // of the references, so two writes of one skill from the same sessions (a pass, then its branch stage, which
+    // reads them in the store's order) name the same ones and a version's diff shows no churn.
+    metadata['parents-episodic'] = o.sourceSessions.map(sessionRef).sort().slice(0, 8).join(' ');
     metadata['parents-episodic-count'] = String(o.sourceSessions.length);
   }
   return serializeSkillMd({

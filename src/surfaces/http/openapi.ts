@@ -134,6 +134,19 @@ export function openApiDocument(version: string) {
           responses: { 200: json({ type: 'object' }), ...notFound },
         },
       },
+      '/api/skills/{name}/diff': {
+        get: {
+          summary:
+            'What changed in its SKILL.md between two versions (default: the latest against the one before): ' +
+            '{id, name, from, to, hunks} with diff -u hunks; from is null for a skill of one version',
+          parameters: [
+            path('name'),
+            query('from', { type: 'string' }, 'a version, e.g. 1.0.0 (default: the one before to)'),
+            query('to', { type: 'string' }, 'a version (default: the latest)'),
+          ],
+          responses: { 200: json({ type: 'object' }), 400: error('Invalid query'), ...notFound },
+        },
+      },
       '/api/skills/{name}/feedback': {
         post: {
           summary: 'Apply one feedback signal',

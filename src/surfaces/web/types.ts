@@ -160,3 +160,17 @@ export interface SkillEvent {
   skillId: string | null;
   payload: Record<string, unknown>;
 }
+
+/** `/api/skills/{name}/diff`: what changed in a skill's SKILL.md between two versions. */
+export interface SkillDiff {
+  name: string;
+  from: { version: string; reason: string; createdAt: string; sameProcedure: boolean } | null;
+  to: { version: string; reason: string; createdAt: string; sameProcedure: boolean };
+  hunks: {
+    oldStart: number;
+    oldLines: number;
+    newStart: number;
+    newLines: number;
+    lines: { op: ' ' | '-' | '+'; text: string }[];
+  }[];
+}

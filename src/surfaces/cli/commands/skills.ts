@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Memory } from '../../../app/memory.js';
+import { formatUnified } from '../../../domain/line-diff.js';
 import { skillJson } from '../../shapes.js';
 import { UsageError, type Command } from '../command.js';
 import type { Flags } from '../options.js';
@@ -19,6 +20,8 @@ export const command: Command = {
   skills show NAME            one skill's SKILL.md, track record and source sessions
   skills explain NAME [--all] why a skill exists: parents, versions, supersede chain, trials, eta over time;
                               the first ${SHOWN_SOURCES} source sessions (--all or --json: every one)
+  skills diff NAME [FROM [TO]] what changed in its SKILL.md between two versions (default: the latest against
+                              the one before), as diff -u shows it
   skills enable|disable NAME  allow or block a skill from recall (the row is kept)
   skills export --out DIR [--all]
                               write DIR/<name>/SKILL.md for every live learned skill; --all adds the imported
@@ -31,7 +34,7 @@ export const command: Command = {
   opens: 'memory',
   // Listing reads; enabling, promoting or forgetting a skill needs one stored; import may start a new memory.
   ifMissing: ([sub]) =>
-    ['list', 'show', 'explain', 'export'].includes(sub ?? '')
+    ['list', 'show', 'explain', 'diff', 'export'].includes(sub ?? '')
       ? 'empty'
       : ['enable', 'disable', 'promote', 'forget'].includes(sub ?? '')
         ? 'fail'
@@ -49,10 +52,11 @@ export const command: Command = {
 };
 
 /** Each subcommand, and the operand it needs (export takes its folder from --out or an operand). */
-const OPERANDS: Readonly<Record<string, 'NAME' | 'DIR' | '--out DIR' | null>> = {
+const OPERANDS: Readonly<Record<string, 'NAME' | 'NAME [FROM [TO]]' | 'DIR' | '--out DIR' | null>> = {
   list: null,
   show: 'NAME',
   explain: 'NAME',
+  diff: 'NAME [FROM [TO]]',
   enable: 'NAME',
   disable: 'NAME',
   export: '--out DIR',
@@ -141,6 +145,23 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         out(
           `  ${t.at} ${t.signal.padEnd(13)} eta ${t.eta.toFixed(2)} utility ${t.utility == null ? '-' : t.utility.toFixed(2)} ${t.status}`,
         );
+      return 0;
+    }
+    case 'diff': {
+      const d = await memory.skills.diff(operand, { from: rest[1], to: rest[2] });
+      if (!d) return notFound(operand);
+      if (flags.json) printJson(d);
+      else if (!d.from) out(`${d.name} has one version (${d.to.version}): nothing to compare`);
+      else {
+        const said = (v: { version: string; reason: string; sameProcedure: boolean }) =>
+          `${v.version} (${v.reason}${v.sameProcedure ? ', same procedure' : ''})`;
+        out(`${d.name}: ${said(d.from)} -> ${said(d.to)}`);
+        out(
+          d.hunks.length
+            ? formatUnified(d.hunks, `${d.name}@${d.from.version}`, `${d.name}@${d.to.version}`)
+            : 'the same SKILL.md',
+        );
+      }
       return 0;
     }
     case 'forget': {

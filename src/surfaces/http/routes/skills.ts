@@ -39,6 +39,9 @@ const listQuery = z.object({
   summary: flag.optional(),
 });
 
+const version = z.string().regex(/^\d+\.\d+\.\d+$/, 'a version such as 1.2.0');
+const diffQuery = z.object({ from: version.optional(), to: version.optional() });
+
 const exportQuery = z.object({
   names: z
     .string()
@@ -124,6 +127,13 @@ export function skillRoutes(memory: Memory): Hono {
     const ex = await memory.skills.explain(c.req.param('name'));
     if (!ex) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
     return c.json(ex);
+  });
+
+  app.get('/skills/:name/diff', async (c) => {
+    const { from, to } = readQuery(c, diffQuery);
+    const d = await memory.skills.diff(c.req.param('name'), { from, to });
+    if (!d) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
+    return c.json(d);
   });
 
   app.post('/skills/:name/feedback', async (c) => {

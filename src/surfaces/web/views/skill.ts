@@ -3,6 +3,7 @@ import { trackChart } from '../chart.js';
 import {
   callsDisclosure,
   enabledSwitch,
+  errorBox,
   outcomeBadge,
   sessionHref,
   skillHref,
@@ -12,7 +13,7 @@ import {
 import { h, mount } from '../dom.js';
 import { date, num, ratio } from '../format.js';
 import { renderMarkdown, splitFrontmatter } from '../markdown.js';
-import type { Explanation, Skill } from '../types.js';
+import type { Explanation, Skill, SkillDiff } from '../types.js';
 
 /** One skill: its SKILL.md, track record, provenance down to each tool call, versions and supersede chain. */
 export async function skillView(main: HTMLElement, name: string, ctx: ViewContext): Promise<void> {
@@ -97,7 +98,7 @@ export async function skillView(main: HTMLElement, name: string, ctx: ViewContex
     ),
     section('Track record', trackChart(ex.track)),
     section('Provenance', provenance(ex)),
-    section('Versions', versions(ex)),
+    section('Versions', versions(ex, name)),
     ex.supersedeChain.length > 1 ? section('Supersede chain', chain(ex, skill.id)) : null,
   );
 }
@@ -178,10 +179,26 @@ function provenance(ex: Explanation): HTMLElement {
   );
 }
 
-function versions(ex: Explanation): HTMLElement {
+function versions(ex: Explanation, name: string): HTMLElement {
+  const body = h('tbody');
+  ex.versions.forEach((v, i) => {
+    const prev = ex.versions[i - 1];
+    const changes = h('td', {});
+    const row: HTMLElement = h(
+      'tr',
+      { 'data-version': v.version },
+      h('td', {}, v.version),
+      h('td', {}, v.sameProcedure ? `${v.reason} (same procedure)` : v.reason),
+      h('td', {}, date(v.createdAt)),
+      h('td', {}, v.toolSequence.join(' → ')),
+      changes,
+    );
+    changes.append(prev ? changesButton(name, prev.version, v.version, row) : '—');
+    body.append(row);
+  });
   return h(
     'table',
-    {},
+    { class: 'versions' },
     h(
       'thead',
       {},
@@ -192,22 +209,55 @@ function versions(ex: Explanation): HTMLElement {
         h('th', { scope: 'col' }, 'Why'),
         h('th', { scope: 'col' }, 'When'),
         h('th', { scope: 'col' }, 'Tools'),
+        h('th', { scope: 'col' }, 'Changes'),
       ),
     ),
-    h(
-      'tbody',
-      {},
-      ex.versions.map((v) =>
-        h(
-          'tr',
-          {},
-          h('td', {}, v.version),
-          h('td', {}, v.sameProcedure ? `${v.reason} (same procedure)` : v.reason),
-          h('td', {}, date(v.createdAt)),
-          h('td', {}, v.toolSequence.join(' → ')),
-        ),
+    body,
+  );
+}
+
+/**
+ * "Show changes": what the SKILL.md of version `to` changed from `from`, as diff -u shows it, in a row under the
+ * version's own, fetched on first open.
+ */
+function changesButton(name: string, from: string, to: string, row: HTMLElement): HTMLElement {
+  const cell = h('td', { colspan: '5' });
+  const panel = h('tr', { class: 'changes', hidden: true }, cell);
+  const button = h('button', { type: 'button', class: 'link-button', 'aria-expanded': 'false' }, 'Show changes');
+  let loaded = false;
+  button.addEventListener('click', async () => {
+    const open = button.getAttribute('aria-expanded') !== 'true';
+    if (!panel.isConnected) row.after(panel);
+    if (open && !loaded) {
+      cell.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+      try {
+        const query = new URLSearchParams({ from, to });
+        const d = await api.get<SkillDiff>(`/api/skills/${encodeURIComponent(name)}/diff?${query}`);
+        cell.replaceChildren(diffView(d));
+        loaded = true;
+      } catch (e) {
+        cell.replaceChildren(errorBox(e));
+      }
+    }
+    panel.hidden = !open;
+    button.setAttribute('aria-expanded', String(open));
+    button.textContent = open ? 'Hide changes' : 'Show changes';
+  });
+  return button;
+}
+
+/** The hunks, each line marked added, removed or kept; untrusted text, so only ever text nodes. */
+function diffView(d: SkillDiff): HTMLElement {
+  if (!d.from || d.hunks.length === 0) return h('p', { class: 'muted' }, 'The same SKILL.md.');
+  return h(
+    'pre',
+    { class: 'diff', 'aria-label': `Changes from ${d.from.version} to ${d.to.version}` },
+    d.hunks.flatMap((hunk) => [
+      h('span', { class: 'hunk' }, `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@\n`),
+      ...hunk.lines.map((l) =>
+        h('span', { class: l.op === '+' ? 'added' : l.op === '-' ? 'removed' : 'kept' }, `${l.op}${l.text}\n`),
       ),
-    ),
+    ]),
   );
 }
 
