@@ -90,7 +90,7 @@ export class Catalog {
     return this.ctx.requireStore().getSkill(this.ctx.ns(namespace), idOrName);
   }
 
-  /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
+  /** What changed in a skill's SKILL.md between two of its versions (pipeline/diff.ts). */
   async diff(
     idOrName: string,
     opts: { from?: string; to?: string; namespace?: string } = {},
@@ -99,6 +99,7 @@ export class Catalog {
     return diffSkill(this.ctx.requireStore(), this.ctx.ns(opts.namespace), idOrName, opts);
   }
 
+  /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
   async explain(idOrName: string, namespace?: string): Promise<Explanation | null> {
     const { explainSkill } = await import('../pipeline/explain.js');
     return explainSkill(this.ctx.requireStore(), this.ctx.ns(namespace), idOrName);

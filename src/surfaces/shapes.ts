@@ -53,6 +53,9 @@ export function recalledJson(h: RecalledSkill) {
   };
 }
 
+/** A page of stored sessions (REST `GET /api/sessions`, `sessions list`): its default size and the most it holds. */
+export const SESSION_PAGE = { size: 50, max: 200 } as const;
+
 /** A session without its calls (list views): how many calls and which tools. */
 export function sessionSummary(s: Session) {
   return {

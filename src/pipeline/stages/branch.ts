@@ -33,9 +33,9 @@ function endOf(seq: readonly string[]): string | undefined {
  * follow: ...". At most MAX_BRANCHES - 1 branches a skill, the best supported first; a skill whose branches did
  * not change is not written. A skill is rewritten as an update through the single write path: a new minor
  * version, or, for a skill this pass wrote (`writtenThisPass`), that same version amended, so a skill learned with
- * its branches is 1.0.0, not a plain 1.0.0 and a branched 1.1.0 a moment later (not a patch version, which says
- * the procedure reads as the version before it: other branches on it are a new minor version). Values come from tool results:
- * redacted, quoted as data, and a value that carries an instruction is never a condition.
+ * its branches is 1.0.0, not a plain 1.0.0 and a branched 1.1.0 a moment later. A patch version is never amended:
+ * it says the procedure reads as the version before it, so other branches on it are a new minor version. Values
+ * come from tool results: redacted, quoted as data, and a value that carries an instruction is never a condition.
  */
 export async function branchSkills(
   deps: PipelineDeps,

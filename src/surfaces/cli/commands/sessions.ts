@@ -1,16 +1,15 @@
 import type { Memory } from '../../../app/memory.js';
 import type { Session } from '../../../domain/types.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
-import { sessionJson, sessionSummary } from '../../shapes.js';
+import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
 import type { Command } from '../command.js';
 import type { Flags } from '../options.js';
 import { out, printJson, writeErr } from '../output.js';
 import { nearestName } from '../suggest.js';
 
-/** Sessions a page of `sessions list` holds unless --limit says otherwise (the REST list's default too). */
-const DEFAULT_LIMIT = 50;
-/** The most a page may hold (the REST list's bound). */
-const MAX_LIMIT = 200;
+/** Sessions a page of `sessions list` holds unless --limit says otherwise, and the most it may hold (as REST's). */
+const DEFAULT_LIMIT = SESSION_PAGE.size;
+const MAX_LIMIT = SESSION_PAGE.max;
 /** Characters of a call's arguments and result that `sessions show` prints (--json gives them whole). */
 const SHOWN_CHARS = 200;
 

@@ -13,7 +13,7 @@ import { nearestName } from '../suggest.js';
  */
 const SHOWN_SOURCES = 10;
 
-/** `skillsmith skills list|show|explain|enable|disable|export|import|promote|forget`: the skill catalogue. */
+/** `skillsmith skills list|show|explain|diff|enable|disable|export|import|promote|forget`: the skill catalogue. */
 export const command: Command = {
   name: 'skills',
   help: `  skills list                 every live skill, imported ones marked (add --all for superseded ones)

@@ -2,10 +2,10 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { Memory } from '../../../app/memory.js';
 import { HttpError, readJson, readQuery } from '../request.js';
-import { sessionJson, sessionSummary } from '../../shapes.js';
+import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
 
 const page = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: z.coerce.number().int().min(1).max(SESSION_PAGE.max).default(SESSION_PAGE.size),
   offset: z.coerce.number().int().min(0).default(0),
 });
 
