@@ -869,6 +869,7 @@ describe('usage', () => {
     [['skills', 'import'], /skills import DIR/],
     [['skills', 'promote'], /skills promote NAME/],
     [['skills', 'diff'], /skills diff NAME \[FROM \[TO\]\]/],
+    [['skills', 'diff', 'fix-phone-service', '1.0.0', '1.1.0', '1.2.0'], /skills diff NAME \[FROM \[TO\]\]/],
     [['recall', 'cancel my order', '--top-k', '0'], /--top-k/],
     [['recall', 'cancel my order', '--tools', ','], /--tools needs the names of the tools/],
     [['ingest', SAMPLE, '--format', 'xml'], /--format/],

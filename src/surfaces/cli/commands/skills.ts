@@ -39,10 +39,12 @@ export const command: Command = {
       : ['enable', 'disable', 'promote', 'forget'].includes(sub ?? '')
         ? 'fail'
         : null,
-  usage: ([sub, operand], flags) => {
+  usage: ([sub, operand, ...more], flags) => {
     if (sub === undefined || !Object.hasOwn(OPERANDS, sub)) return wrongSubcommand(sub);
     if (OPERANDS[sub] && !(operand ?? (sub === 'export' ? flags.out : undefined)))
       return `usage: skillsmith ${operandUsage(sub)}`;
+    // diff compares at most two versions: a third is a mistake, not something to ignore.
+    if (sub === 'diff' && more.length > 2) return `usage: skillsmith ${operandUsage(sub)}`;
     // A folder to import that is not there is said before a memory is created to import into.
     return sub === 'import' && operand && !existsSync(operand)
       ? `skills import: cannot read "${operand}": no such file or directory`
