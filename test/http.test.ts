@@ -362,8 +362,14 @@ describe('skills', () => {
     const r = await api('GET', '/api/skills/exchange-delivered-order-items/explain');
     expect(r.status).toBe(200);
     expect(r.data.parents.sessions.map((s: { id: string }) => s.id).sort()).toEqual([...skill.sourceSessions].sort());
+    expect(r.data.parents.sessionCount).toBe(skill.sourceSessions.length);
     expect(r.data.versions.length).toBeGreaterThan(0);
     expect(r.data.track[0].signal).toBe('created');
+    // ?sessions=N: the first N parents, in the order the full list gives them, and the count of all.
+    const few = await api('GET', '/api/skills/exchange-delivered-order-items/explain?sessions=3');
+    expect(few.data.parents.sessionCount).toBe(skill.sourceSessions.length);
+    expect(few.data.parents.sessions).toEqual(r.data.parents.sessions.slice(0, 3));
+    expect((await api('GET', '/api/skills/exchange-delivered-order-items/explain?sessions=many')).status).toBe(400);
     expect((await api('GET', '/api/skills/nope/explain')).status).toBe(404);
   });
 

@@ -100,9 +100,9 @@ export class Catalog {
   }
 
   /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
-  async explain(idOrName: string, namespace?: string): Promise<Explanation | null> {
+  async explain(idOrName: string, namespace?: string, opts: { sessions?: number } = {}): Promise<Explanation | null> {
     const { explainSkill } = await import('../pipeline/explain.js');
-    return explainSkill(this.ctx.requireStore(), this.ctx.ns(namespace), idOrName);
+    return explainSkill(this.ctx.requireStore(), this.ctx.ns(namespace), idOrName, opts);
   }
 
   async events(opts: { namespace?: string; afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {

@@ -83,7 +83,8 @@ export interface MemorySkills {
   /** A person promotes an imported skill into the internal corpus: from then on it can be recalled. */
   promote(name: string, opts?: { namespace?: string; actor?: string }): Promise<Skill>;
   /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
-  explain(idOrName: string, namespace?: string): Promise<Explanation | null>;
+  /** `sessions`: only the first that many parent sessions are read and given (`parents.sessionCount`: all). */
+  explain(idOrName: string, namespace?: string, opts?: { sessions?: number }): Promise<Explanation | null>;
   /**
    * What changed in a skill's SKILL.md between two of its versions (default: its latest against the one before),
    * as `diff -u` hunks. Null when there is no such skill; a version it never had is a NotFoundError.
@@ -199,7 +200,7 @@ export class Memory {
       get: (idOrName, namespace) => catalog.getSkill(idOrName, namespace),
       setEnabled: (idOrName, enabled, opts = {}) => catalog.setEnabled(idOrName, enabled, opts),
       promote: (name, opts = {}) => catalog.promote(name, opts),
-      explain: (idOrName, namespace) => catalog.explain(idOrName, namespace),
+      explain: (idOrName, namespace, opts) => catalog.explain(idOrName, namespace, opts),
       diff: (idOrName, opts) => catalog.diff(idOrName, opts),
       compile: (req) => catalog.compile(req),
       forget: (idOrName, opts = {}) => catalog.forgetSkill(idOrName, opts),

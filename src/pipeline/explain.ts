@@ -25,6 +25,8 @@ export interface Explanation {
   >;
   parents: {
     sessions: { id: string; goal: string; outcome: string; calls: number; tools: string[]; addedInVersion: string }[];
+    /** Stored parent sessions in all; `sessions` holds the first of them when fewer were asked for. */
+    sessionCount: number;
     facts: { id: string; text: string }[];
     missing: string[];
     /** Parent sessions a person had forgotten: counted, their ids and content gone. */
@@ -51,14 +53,27 @@ export function restamped(skill: Pick<Skill, 'corpus'>, v: Pick<SkillVersion, 'v
   return skill.corpus === 'internal' && v.reason === 'update' && sameProcedureVersion(v.version);
 }
 
-/** Why a skill exists: its parents, versions, lineage, trials and track record. Read-only. */
-export async function explainSkill(store: Store, namespace: string, idOrName: string): Promise<Explanation | null> {
+/**
+ * Why a skill exists: its parents, versions, lineage, trials and track record. Read-only. `sessions`: read and
+ * give only the first that many stored parent sessions (a skill of a busy memory has hundreds; a page shows a
+ * few), in the order they became parents; `parents.sessionCount` says how many there are.
+ */
+export async function explainSkill(
+  store: Store,
+  namespace: string,
+  idOrName: string,
+  opts: { sessions?: number } = {},
+): Promise<Explanation | null> {
   const skill = await store.getSkill(namespace, idOrName);
   if (!skill) return null;
   const prov = await store.provenance(skill.id);
   const episodic = prov.filter((p) => p.sourceKind === 'episodic');
   const sessionIds = episodic.filter((p) => !p.sourceId.startsWith(FORGOTTEN_PARENT)).map((p) => p.sourceId);
-  const sessions = await store.getSessions(namespace, sessionIds);
+  const stored = await store.existingSessionIds(namespace, sessionIds);
+  const present = sessionIds.filter((id) => stored.has(id));
+  const shown = opts.sessions === undefined ? present : present.slice(0, opts.sessions);
+  const order = new Map(shown.map((id, i) => [id, i]));
+  const sessions = (await store.getSessions(namespace, shown)).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   const factIds = prov.filter((p) => p.sourceKind === 'semantic').map((p) => p.sourceId);
   const facts = await store.getFacts(namespace, factIds);
   const versionOf = new Map(prov.map((p) => [p.sourceId, p.version]));
@@ -129,8 +144,9 @@ export async function explainSkill(store: Store, namespace: string, idOrName: st
         addedInVersion: versionOf.get(s.id) ?? skill.version,
       })),
       facts: facts.map((f) => ({ id: f.id, text: f.text })),
+      sessionCount: present.length,
       // Provenance is an audit trail, not a foreign key: a pruned session leaves a dangling id.
-      missing: sessionIds.filter((id) => !sessions.some((s) => s.id === id)),
+      missing: sessionIds.filter((id) => !stored.has(id)),
       forgotten: episodic.length - sessionIds.length,
     },
     versions: (await store.skillVersions(skill.id)).map((v) => ({

@@ -130,7 +130,14 @@ export function openApiDocument(version: string) {
       '/api/skills/{name}/explain': {
         get: {
           summary: 'Parents, versions, supersede chain, trials and track record',
-          parameters: [path('name')],
+          parameters: [
+            path('name'),
+            query(
+              'sessions',
+              { type: 'integer', minimum: 0 },
+              'give only the first N parent sessions (parents.sessionCount counts them all)',
+            ),
+          ],
           responses: { 200: json({ type: 'object' }), ...notFound },
         },
       },

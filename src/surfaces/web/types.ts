@@ -90,6 +90,8 @@ export interface Explanation {
   };
   parents: {
     sessions: { id: string; goal: string; outcome: string; calls: number; tools: string[]; addedInVersion: string }[];
+    /** All stored parent sessions; `sessions` holds the first of them when the page asked for fewer. */
+    sessionCount: number;
     facts: { id: string; text: string }[];
     missing: string[];
   };

@@ -111,7 +111,12 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'explain': {
-      const ex = await memory.skills.explain(operand);
+      // Text names the first few parents (--all: every one); --json gives them all, as it always has.
+      const ex = await memory.skills.explain(
+        operand,
+        undefined,
+        flags.all || flags.json ? {} : { sessions: SHOWN_SOURCES },
+      );
       if (!ex) return notFound(operand);
       if (flags.json) {
         printJson(ex);
@@ -123,15 +128,14 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       );
       out(`  ${k.description}`);
       out(
-        `Learned from ${ex.parents.sessions.length} session(s)${ex.parents.facts.length ? ` and ${ex.parents.facts.length} fact(s)` : ''}; ${k.successCount}/${k.attemptCount} followers succeeded; ${k.trialsPassed}/${k.trialsAttempted} trials passed.`,
+        `Learned from ${ex.parents.sessionCount} session(s)${ex.parents.facts.length ? ` and ${ex.parents.facts.length} fact(s)` : ''}; ${k.successCount}/${k.attemptCount} followers succeeded; ${k.trialsPassed}/${k.trialsAttempted} trials passed.`,
       );
-      const parents = flags.all ? ex.parents.sessions : ex.parents.sessions.slice(0, SHOWN_SOURCES);
-      for (const p of parents)
+      for (const p of ex.parents.sessions)
         out(
           `  session ${p.id} [${p.outcome}, ${p.calls} calls, since v${p.addedInVersion}] ${p.goal.replace(/\s+/g, ' ').slice(0, 100)}`,
         );
-      if (parents.length < ex.parents.sessions.length)
-        out(`  ... and ${ex.parents.sessions.length - parents.length} more (--all lists every one)`);
+      if (ex.parents.sessions.length < ex.parents.sessionCount)
+        out(`  ... and ${ex.parents.sessionCount - ex.parents.sessions.length} more (--all lists every one)`);
       for (const f of ex.parents.facts) out(`  fact ${f.id}: ${f.text}`);
       if (ex.parents.missing.length) out(`  (no longer stored: ${ex.parents.missing.join(', ')})`);
       if (ex.parents.forgotten) out(`  (${ex.parents.forgotten} parent session(s) forgotten at a person's request)`);

@@ -39,6 +39,7 @@ const listQuery = z.object({
   summary: flag.optional(),
 });
 
+const explainQuery = z.object({ sessions: z.coerce.number().int().min(0).optional() });
 const version = z.string().regex(/^\d+\.\d+\.\d+$/, 'a version such as 1.2.0');
 const diffQuery = z.object({ from: version.optional(), to: version.optional() });
 
@@ -124,7 +125,8 @@ export function skillRoutes(memory: Memory): Hono {
   });
 
   app.get('/skills/:name/explain', async (c) => {
-    const ex = await memory.skills.explain(c.req.param('name'));
+    const { sessions } = readQuery(c, explainQuery);
+    const ex = await memory.skills.explain(c.req.param('name'), undefined, { sessions });
     if (!ex) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
     return c.json(ex);
   });

@@ -18,7 +18,11 @@ import type { Explanation, Skill, SkillDiff } from '../types.js';
 /** One skill: its SKILL.md, track record, provenance down to each tool call, versions and supersede chain. */
 export async function skillView(main: HTMLElement, name: string, ctx: ViewContext): Promise<void> {
   const path = `/api/skills/${encodeURIComponent(name)}`;
-  const [skill, ex] = await Promise.all([api.get<Skill>(path), api.get<Explanation>(`${path}/explain`)]);
+  // The first SHOWN_SOURCES parents only: a skill of a busy memory has hundreds (the rest come on request).
+  const [skill, ex] = await Promise.all([
+    api.get<Skill>(path),
+    api.get<Explanation>(`${path}/explain?sessions=${SHOWN_SOURCES}`),
+  ]);
   const { frontmatter, body } = splitFrontmatter(skill.skillMd ?? '');
   const rendered = h('div', { class: 'markdown' });
   // Safe to insert: renderMarkdown escapes all source text (see markdown.ts and its tests).
@@ -97,7 +101,7 @@ export async function skillView(main: HTMLElement, name: string, ctx: ViewContex
       frontmatter ? h('details', {}, h('summary', {}, 'Frontmatter'), h('pre', {}, frontmatter)) : null,
     ),
     section('Track record', trackChart(ex.track)),
-    section('Provenance', provenance(ex)),
+    section('Provenance', provenance(ex, path, ctx)),
     section('Versions', versions(ex, name)),
     ex.supersedeChain.length > 1 ? section('Supersede chain', chain(ex, skill.id)) : null,
   );
@@ -111,8 +115,9 @@ function section(title: string, ...content: (Node | null)[]): HTMLElement {
 /** Source sessions listed before a "Show all" button: a skill of a busy memory has hundreds. */
 const SHOWN_SOURCES = 10;
 
-function provenance(ex: Explanation): HTMLElement {
+function provenance(ex: Explanation, path: string, ctx: ViewContext): HTMLElement {
   const sessions = ex.parents.sessions;
+  const total = ex.parents.sessionCount;
   const item = (s: Explanation['parents']['sessions'][number]) =>
     h(
       'li',
@@ -134,21 +139,26 @@ function provenance(ex: Explanation): HTMLElement {
       callsDisclosure(s.id, s.calls),
     );
   const list = sessions.length
-    ? h('ul', { class: 'sources', 'aria-label': 'Source sessions' }, sessions.slice(0, SHOWN_SOURCES).map(item))
+    ? h('ul', { class: 'sources', 'aria-label': 'Source sessions' }, sessions.map(item))
     : null;
   const more =
-    list && sessions.length > SHOWN_SOURCES
+    list && total > sessions.length
       ? h(
           'button',
           {
             type: 'button',
             class: 'more-sources',
-            onclick: () => {
-              list.append(...sessions.slice(SHOWN_SOURCES).map(item));
-              more?.remove();
+            onclick: async () => {
+              try {
+                const all = await api.get<Explanation>(`${path}/explain`);
+                list.append(...all.parents.sessions.slice(sessions.length).map(item));
+                more?.remove();
+              } catch (e) {
+                ctx.notify(`Loading the source sessions failed: ${(e as Error).message}`, 'error');
+              }
             },
           },
-          `Show all ${sessions.length} source sessions`,
+          `Show all ${total} source sessions`,
         )
       : null;
   return h(
@@ -157,8 +167,8 @@ function provenance(ex: Explanation): HTMLElement {
     h(
       'p',
       {},
-      sessions.length
-        ? `Learned from ${sessions.length} source session${sessions.length === 1 ? '' : 's'}${more ? ` (the first ${SHOWN_SOURCES} below)` : ''}:`
+      total
+        ? `Learned from ${total} source session${total === 1 ? '' : 's'}${more ? ` (the first ${sessions.length} below)` : ''}:`
         : 'No source sessions (compiled from facts or imported).',
     ),
     list,
