@@ -670,3 +670,34 @@ describe('skills from an earlier release of the distiller', () => {
     await later.close();
   });
 });
+
+describe('explain, on a skill with many parents', () => {
+  it('gives the first N parents of the full list with the count of all; a pruned parent is missing, not counted', async () => {
+    const db = tempDbPath();
+    const memory = await openMemory({ db, config: { synthesis: { cooldownMs: 0 } } });
+    await memory.ingest(readTau(SAMPLE).map((r) => toSession(r)));
+    await memory.synthesize();
+    const skill = (await memory.skills.list()).find((s) => s.sourceSessions.length > 10)!;
+    expect(skill, 'a sample skill with more than ten parents').toBeDefined();
+    await memory.close();
+    // A parent pruned from the store behind the memory's back: provenance keeps a dangling id.
+    const pruned = skill.sourceSessions[1];
+    const raw = new Database(db);
+    raw.prepare('DELETE FROM tool_calls WHERE session_id = ?').run(pruned);
+    raw.prepare('DELETE FROM sessions WHERE id = ?').run(pruned);
+    raw.close();
+
+    const again = await openMemory({ db });
+    const all = (await again.skills.explain(skill.id))!;
+    expect(all.parents.missing).toEqual([pruned]);
+    expect(all.parents.sessionCount).toBe(skill.sourceSessions.length - 1);
+    expect(all.parents.sessions.map((s) => s.id).sort()).toEqual(
+      skill.sourceSessions.filter((id) => id !== pruned).sort(),
+    );
+    const few = (await again.skills.explain(skill.id, undefined, { sessions: 3 }))!;
+    expect(few.parents.sessions).toEqual(all.parents.sessions.slice(0, 3));
+    expect(few.parents.sessionCount).toBe(all.parents.sessionCount);
+    expect(few.parents.missing).toEqual([pruned]);
+    await again.close();
+  });
+});

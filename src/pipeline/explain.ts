@@ -69,11 +69,15 @@ export async function explainSkill(
   const prov = await store.provenance(skill.id);
   const episodic = prov.filter((p) => p.sourceKind === 'episodic');
   const sessionIds = episodic.filter((p) => !p.sourceId.startsWith(FORGOTTEN_PARENT)).map((p) => p.sourceId);
-  const stored = await store.existingSessionIds(namespace, sessionIds);
+  // With a limit, which parents are still stored is asked first (ids only), so only the first few are read whole;
+  // without one, every parent is read whole once and what came back says which are stored.
+  const known = opts.sessions === undefined ? null : await store.existingSessionIds(namespace, sessionIds);
+  const wanted = known ? sessionIds.filter((id) => known.has(id)).slice(0, opts.sessions) : sessionIds;
+  const read = await store.getSessions(namespace, wanted);
+  const stored = known ?? new Set(read.map((s) => s.id));
   const present = sessionIds.filter((id) => stored.has(id));
-  const shown = opts.sessions === undefined ? present : present.slice(0, opts.sessions);
-  const order = new Map(shown.map((id, i) => [id, i]));
-  const sessions = (await store.getSessions(namespace, shown)).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  const order = new Map(sessionIds.map((id, i) => [id, i]));
+  const sessions = read.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   const factIds = prov.filter((p) => p.sourceKind === 'semantic').map((p) => p.sourceId);
   const facts = await store.getFacts(namespace, factIds);
   const versionOf = new Map(prov.map((p) => [p.sourceId, p.version]));
