@@ -58,6 +58,10 @@ describe('skillsmith ingest: real agent logs', () => {
     ['gemini-cli-session.jsonl', 'gemini', 2, 7],
     ['gemini-cli-session-legacy.json', 'gemini', 1, 4],
     ['gemini-chat-checkpoint.json', 'gemini', 1, 2],
+    // Vercel AI SDK: a saved chat of UI messages, model messages, and AI SDK 4 messages one per line.
+    ['ai-sdk-ui-messages.json', 'ai-sdk', 3, 6],
+    ['ai-sdk-model-messages.json', 'ai-sdk', 1, 4],
+    ['ai-sdk-v4-messages.jsonl', 'ai-sdk', 2, 4],
   ])('%s: detected as %s, %i session(s) and %i tool calls stored, exit 0', (file, format, sessions, toolCalls) => {
     const db = join(tmp, `m${++n}.db`);
     const r = cli(['ingest', join(FIX, file), '--db', db, '--judge', 'off']);

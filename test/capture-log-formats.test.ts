@@ -638,6 +638,7 @@ describe('the new readers go through capture privacy', () => {
     'codex-rollout-0.104.jsonl',
     'openai-agents-js-history.json',
     'gemini-cli-session.jsonl',
+    'ai-sdk-ui-messages.json',
   ])('%s: no secret or address reaches a session', (name) => {
     const raw = fixture(name);
     expect(raw).toMatch(/AKIAIOSFODNN7EXAMPLE|mia\.li3818@example\.com/);
@@ -864,5 +865,127 @@ describe('Gemini API contents (a /chat save checkpoint, a genai SDK history, a g
     expect(p.problems.map((x) => `${x.line}: ${x.reason}`)).toEqual(['1: history[1].parts.name: missing']);
     expect(p.sessions.map(steps)).toEqual([['book_room']]);
     expect(p.sessions[0].calls[0].result).toBe('booked');
+  });
+});
+
+describe('Vercel AI SDK conversations', () => {
+  it('a saved chat of UI messages: one session per task, tool parts with input and output, errors and denials fail', () => {
+    const p = parse('ai-sdk-ui-messages.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('ai-sdk');
+    expect(p.detected).toBe(true);
+    expect(p.sessions.map((s) => s.id)).toEqual(['chat_7f3k2q9d', 'chat_7f3k2q9d#2', 'chat_7f3k2q9d#3']);
+    expect(p.sessions.map((s) => s.goal)).toEqual([
+      'Where is my order #W2378156? It should have arrived by now.',
+      'Thanks. Please also change the email on my account to mia.li3818@example.com',
+      'Cancel the order then, I will buy it locally.',
+    ]);
+    const [track, email, cancel] = p.sessions;
+    // A retried call is two calls: the first failed with the part's errorText.
+    expect(steps(track)).toEqual(['getOrder', 'trackShipment!', 'trackShipment']);
+    expect(track.calls[0].args).toEqual({ orderId: 'W2378156' });
+    expect(JSON.parse(track.calls[0].result)).toMatchObject({ status: 'shipped', carrier: 'UPS' });
+    expect(track.calls[1].error).toBe('Carrier API timed out after 10000 ms');
+    expect(track.calls[2].result).toContain('"delayed":true');
+    // Times come from the messages' metadata.createdAt (epoch milliseconds).
+    expect(track.startedAt).toBe('2026-06-02T08:00:00.000Z');
+    expect(track.calls[0].at).toBe('2026-06-02T08:00:03.000Z');
+    // A dynamic tool keeps the name it was called by.
+    expect(steps(email)).toEqual(['updateAccountEmail', 'crm.logInteraction']);
+    expect(email.calls[0].result).toBe('email updated; verification sent');
+    // A call the person did not approve never ran: it failed, with the reason.
+    expect(steps(cancel)).toEqual(['cancelOrder!']);
+    expect(cancel.calls[0].error).toBe('execution denied: customer support must confirm shipped cancellations');
+    expect(p.records.map((r) => r.finalAnswer)).toEqual([
+      'Your order shipped with UPS and is delayed in Louisville, KY; the new delivery date is June 4.',
+      'Done: a verification link is on its way to the new address.',
+      'I could not cancel it: an order that has shipped needs a support agent to confirm. I have asked one to call you.',
+    ]);
+    for (const s of p.sessions)
+      expect(s).toMatchObject({ outcome: 'unknown', source: 'ai-sdk', labels: { format: 'ai-sdk' } });
+  });
+
+  it('reasoning, data, source and step parts are read past; a part kind this version does not know is counted', () => {
+    const p = parse('ai-sdk-ui-messages.json');
+    expect(p.unread).toEqual({ 'widget-card': 1 });
+    expect(p.notes.map((n) => n.reason)).toEqual([
+      expect.stringMatching(/^skipped 1 line\(s\) of 1 kind\(s\).*widget-card 1/),
+    ]);
+  });
+
+  it('model messages: tool-call parts answered by tool-result parts by id, whatever the order; an error output fails', () => {
+    const p = parse('ai-sdk-model-messages.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('ai-sdk');
+    const [s] = p.sessions;
+    expect(p.sessions).toHaveLength(1);
+    expect(s.goal).toBe('Move my cleaning appointment on Friday to next Tuesday afternoon, patient id P-20931.');
+    expect(steps(s)).toEqual(['findAppointments', 'listOpenSlots!', 'listOpenSlots', 'rescheduleAppointment']);
+    expect(s.calls[0].result).toBe('[{"appointmentId":"A-7781","kind":"cleaning","start":"2026-06-05T09:30:00"}]');
+    expect(s.calls[1]).toMatchObject({ args: { date: '2026-06-09', provider: 'hyg-1' }, ok: false });
+    expect(s.calls[1].error).toBe('provider hyg-1 is on leave on 2026-06-09');
+    expect(s.calls[2].result).toBe('{"slots":["14:00","15:30"]}');
+    expect(s.calls[3].result).toBe('rescheduled A-7781 to 2026-06-09T14:00:00 with hyg-2');
+    expect(p.records[0].finalAnswer).toBe(
+      'Your cleaning is now on Tuesday, June 9 at 14:00 with our second hygienist.',
+    );
+  });
+
+  it('AI SDK 4 messages, one per line: tool-invocation parts, or the toolInvocations list before the answer', () => {
+    const p = parse('ai-sdk-v4-messages.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('ai-sdk');
+    expect(p.sessions.map((s) => s.goal)).toEqual([
+      "What's the weather in Lisbon tomorrow, and should I book the 9am ferry to Cacilhas?",
+      'Book the 10:00 one for two adults then.',
+    ]);
+    // The parts and the toolInvocations list of one message hold the same calls: read once.
+    expect(p.sessions.map(steps)).toEqual([
+      ['getWeather', 'getFerryStatus'],
+      ['bookFerry', 'sendTicketEmail'],
+    ]);
+    expect(p.records.map((r) => r.line)).toEqual([1, 3]);
+    const [, book] = p.sessions;
+    expect(book.calls[0]).toMatchObject({ args: { adults: 2 }, result: '{"reference":"FX-2231"}', ok: true });
+    expect(p.records[1].finalAnswer).toBe('Booked: two adults on the 10:00 ferry, reference FX-2231.');
+    // A call still in state "call" never ran: stored without a result, and said.
+    expect(book.calls[1].result).toBe('');
+    expect(p.notes.map((n) => n.reason)).toEqual([
+      '1 call(s) never got a result (sendTicketEmail): stored without one',
+    ]);
+  });
+
+  it('one saved chat per JSONL line ({id, messages}) is one conversation per line', () => {
+    const chat = JSON.parse(fixture('ai-sdk-ui-messages.json')) as { id: string; messages: unknown[] };
+    const other = { id: 'chat_b', messages: JSON.parse(fixture('ai-sdk-model-messages.json')) as unknown[] };
+    const p = parseText(`${JSON.stringify(chat)}\n${JSON.stringify(other)}\n`, 'chats.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('ai-sdk');
+    expect(p.sessions.map((s) => s.id)).toEqual(['chat_7f3k2q9d', 'chat_7f3k2q9d#2', 'chat_7f3k2q9d#3', 'chat_b']);
+    expect(p.records.map((r) => r.line)).toEqual([1, 1, 1, 2]);
+  });
+
+  it('--format ai-sdk reads the same; --format openai on these messages says which format they are', () => {
+    const forced = parse('ai-sdk-model-messages.json', { format: 'ai-sdk' });
+    expect(forced.problems).toEqual([]);
+    expect(forced.detected).toBe(false);
+    expect(forced.sessions.map(steps)).toEqual([
+      ['findAppointments', 'listOpenSlots!', 'listOpenSlots', 'rescheduleAppointment'],
+    ]);
+    const wrong = parse('ai-sdk-model-messages.json', { format: 'openai' });
+    expect(wrong.sessions).toEqual([]);
+    expect(wrong.problems.map((x) => x.reason)).toEqual([
+      expect.stringMatching(/^this is a Vercel AI SDK conversation .*use --format ai-sdk or auto$/),
+    ]);
+    const notChat = parseText('{"messages":[{"role":"user","content":"hi"}]}\n', 'plain.jsonl', { format: 'ai-sdk' });
+    expect(notChat.problems.map((x) => x.reason)).toEqual([
+      expect.stringMatching(/^expected a Vercel AI SDK conversation/),
+    ]);
+  });
+
+  it('OpenAI chat messages with tool messages are not taken for AI SDK ones', () => {
+    const p = parse('openai-message-array.json');
+    expect(p.format).toBe('openai');
+    expect(p.sessions.length).toBeGreaterThan(0);
   });
 });

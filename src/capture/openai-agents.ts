@@ -296,34 +296,37 @@ export function fromAgentsHistory(
   if (h.goalFallback && !items.some((x) => isObject(x) && x.role === 'user'))
     entries.unshift({ item: { role: 'user', content: h.goalFallback }, where: `${pre}instructions`, line, at: null });
   const agent = state && isObject(state.currentAgent) ? state.currentAgent.name : null;
-  const id =
-    typeof c.session_id === 'string'
-      ? c.session_id
-      : typeof c.id === 'string'
-        ? c.id
-        : typeof c.conversation_id === 'string'
-          ? c.conversation_id
-          : contentId('openai-agents', items);
+  const fields = containerFields(c, 'openai-agents', ['session_id', 'id', 'conversation_id'], items);
   return sessionsFromItems(
     entries,
     {
-      idBase: id,
-      source: typeof c.source === 'string' ? c.source : 'openai-agents',
+      ...fields,
       namespace,
       limits,
       now,
-      outcome: outcomeOf(c) ?? 'unknown',
-      reward: typeof c.reward === 'number' ? c.reward : null,
       unread,
-      agentId:
-        typeof c.agent_id === 'string'
-          ? c.agent_id
-          : typeof c.agent === 'string'
-            ? c.agent
-            : typeof agent === 'string'
-              ? agent
-              : null,
+      agentId: fields.agentId ?? (typeof c.agent === 'string' ? c.agent : typeof agent === 'string' ? agent : null),
     },
     problems,
   );
+}
+
+/**
+ * What a log's container says of the sessions in it: their id (the first of `idKeys` it has, else one made from
+ * `content`), source (else the format), outcome, reward and agent.
+ */
+export function containerFields(
+  c: JsonObject,
+  format: string,
+  idKeys: readonly string[],
+  content: unknown,
+): Pick<ItemSessionOptions, 'idBase' | 'source' | 'outcome' | 'reward' | 'agentId'> {
+  const key = idKeys.find((k) => typeof c[k] === 'string');
+  return {
+    idBase: key ? String(c[key]) : contentId(format, content),
+    source: typeof c.source === 'string' ? c.source : format,
+    outcome: outcomeOf(c) ?? 'unknown',
+    reward: typeof c.reward === 'number' ? c.reward : null,
+    agentId: typeof c.agent_id === 'string' ? c.agent_id : null,
+  };
 }

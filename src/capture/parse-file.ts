@@ -1,3 +1,4 @@
+import { aiSdkMessagesOf, aiSdkNotes, fromAiSdk, isAiSdkConversation } from './ai-sdk.js';
 import { hasAnthropicMarkers, fromAnthropic } from './anthropic-messages.js';
 import { depthReason, exceedsDepth } from '../domain/json-limits.js';
 import { countUnread, isObject, type Unread } from './common.js';
@@ -251,8 +252,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 
   function noteHistory(value: unknown, line: number, path: string, before: number) {
+    noteWhatIsMissing(historyNotes(value), line, path, before);
+  }
+
+  /** Notes on what a log did not record, said once its sessions are in. */
+  function noteWhatIsMissing(reasons: string[], line: number, path: string, before: number) {
     if (out.length === before) return;
-    for (const reason of historyNotes(value))
+    for (const reason of reasons)
       notes.push({ file: opts.file, line, ...(path ? { path } : {}), reason: path ? `${path}: ${reason}` : reason });
   }
 
@@ -289,6 +295,28 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       if (isGeminiCliLog(lines))
         pushBuilt(fromGeminiCli(lines, opts.file, opts.namespace, limits, now, streamProblems, unread), '', 'gemini');
       else for (const l of lines) addRecord(l.value, l.line, '');
+    } else if (format === 'ai-sdk') {
+      // One message per line: one conversation; else (with --format ai-sdk) one conversation per line.
+      const values = lines.map((l) => l.value);
+      if (lines.length > 1 && aiSdkMessagesOf(values)) {
+        const before = out.length;
+        pushBuilt(
+          fromAiSdk(
+            values,
+            opts.namespace,
+            limits,
+            now,
+            lines[0].line,
+            '',
+            streamProblems,
+            unread,
+            (i) => lines[i].line,
+          ),
+          '',
+          'ai-sdk',
+        );
+        noteWhatIsMissing(aiSdkNotes(values), lines[0].line, '', before);
+      } else for (const l of lines) addRecord(l.value, l.line, '');
     } else if (format === 'openai-agents') {
       if (lines.length === 1) return addRecord(lines[0].value, lines[0].line, '');
       const before = out.length;
@@ -353,6 +381,16 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           noteHistory(value, line, path, before);
           return;
         }
+        case 'ai-sdk': {
+          if (!isAiSdkConversation(value))
+            throw new InputError(
+              'expected a Vercel AI SDK conversation (UI messages with tool parts, or model messages with tool-call / tool-result parts; a JSON array or {messages})',
+            );
+          const before = out.length;
+          pushBuilt(fromAiSdk(value, opts.namespace, limits, now, line, path, streamProblems, unread), path, 'ai-sdk');
+          noteWhatIsMissing(aiSdkNotes(value), line, path, before);
+          return;
+        }
         case 'gemini': {
           if (isGeminiPromptLog(value))
             throw new InputError(
@@ -386,6 +424,10 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           if (!isOpenAiConversation(value))
             throw new InputError('expected an OpenAI conversation ({"messages": [...]} or a message array)');
           const messages = Array.isArray(value) ? value : value.messages;
+          if (isAiSdkConversation(value))
+            throw new InputError(
+              'this is a Vercel AI SDK conversation (tool-call / tool-result or tool UI parts): use --format ai-sdk or auto',
+            );
           if (hasAnthropicMarkers(messages) && !hasOpenAiMarkers(messages))
             throw new InputError(
               'this is an Anthropic conversation (tool_use / tool_result blocks): use --format anthropic or auto',
@@ -468,7 +510,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 }
 
-const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex', 'gemini']);
+const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex', 'gemini', 'ai-sdk']);
 
 /** The transcript format of a whole JSONL file (one event per line), or null for one record per line. */
 export function detectStream(lines: StreamLine[]): DetectedFormat | null {
@@ -476,8 +518,10 @@ export function detectStream(lines: StreamLine[]): DetectedFormat | null {
   if (claudeCodeShape(lines)) return 'claude-code';
   if (isCodexRollout(lines)) return 'codex';
   if (isGeminiCliLog(lines)) return 'gemini';
-  // One Responses item per line (an Agents SDK history written line by line).
   const values = lines.map((l) => l.value);
+  // One AI SDK message per line (a chat's messages as rows).
+  if (lines.length > 1 && aiSdkMessagesOf(values)) return 'ai-sdk';
+  // One Responses item per line (an Agents SDK history written line by line).
   if (lines.length > 1 && isItemList(values) && isAgentsHistory(values)) return 'openai-agents';
   // One raw Responses API object per line (a model turn each): one history.
   if (lines.length > 1 && isResponseObjectList(values) && isAgentsHistory(values)) return 'openai-agents';
@@ -493,6 +537,8 @@ const TOOL_MARKERS: [RegExp, string][] = [
   [/"execute_tool/, 'execute_tool spans'],
   [/"functionCall"\s*:\s*\{/, 'functionCall parts'],
   [/"toolCalls"\s*:\s*\[\s*\{/, 'toolCalls'],
+  [/"type"\s*:\s*"(?:tool-call|tool-invocation|dynamic-tool)"/, 'AI SDK tool parts'],
+  [/"toolInvocations"\s*:\s*\[\s*\{/, 'toolInvocations'],
 ];
 
 /** What in a record says it holds tool calls, or null. */
@@ -595,7 +641,7 @@ function describeContent(body: string): string {
 }
 
 const DETECTED_KINDS =
-  'jsonl sessions, OpenAI / Anthropic messages, OpenAI Agents / Responses items, Claude Code, Codex CLI, Gemini CLI / Gemini API contents, LangChain runs, OTLP GenAI spans, tau-bench';
+  'jsonl sessions, OpenAI / Anthropic messages, Vercel AI SDK messages, OpenAI Agents / Responses items, Claude Code, Codex CLI, Gemini CLI / Gemini API contents, LangChain runs, OTLP GenAI spans, tau-bench';
 
 /** The format of one record, or null when it looks like none of them. */
 export function detect(value: unknown): DetectedFormat | null {
@@ -605,6 +651,8 @@ export function detect(value: unknown): DetectedFormat | null {
   // Before the chat shapes: a Gemini session has `messages`, and contents are a list of turns with a role.
   if (isGeminiSession(value) || isGeminiContents(value) || isGeminiPromptLog(value)) return 'gemini';
   if (isAgentsHistory(value)) return 'openai-agents';
+  // Before the chat shapes: AI SDK model messages have `tool` messages too, with typed parts.
+  if (isAiSdkConversation(value)) return 'ai-sdk';
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'steps' in value) return 'jsonl';
   if (isOpenAiConversation(value)) {
     const messages = Array.isArray(value) ? value : value.messages;

@@ -12,6 +12,7 @@ export const DETECTED_FORMATS = [
   'gemini',
   'openai-agents',
   'langchain',
+  'ai-sdk',
 ] as const;
 export type DetectedFormat = (typeof DETECTED_FORMATS)[number];
 export type IngestFormat = 'auto' | DetectedFormat;

@@ -1,0 +1,262 @@
+import { contentText, countUnread, isObject, type JsonObject, resultText, type Unread } from './common.js';
+import type { CaptureLimits } from './normalized-jsonl.js';
+import { type BuiltSession, containerFields, type ItemEntry, sessionsFromItems } from './openai-agents.js';
+
+/**
+ * Vercel AI SDK conversations, as apps save them. Both message shapes the SDK has are read; they are turned into
+ * Responses items and go through sessionsFromItems, so a chat splits into tasks by the rule every transcript
+ * follows (task-splitter.ts) and results pair with their calls by id.
+ *
+ * - UI messages (what `useChat` holds and a chat app persists): `{id, role, parts}`. A tool call is one part
+ *   holding its input and, once it ran, its output: `type: "tool-<name>"` or `"dynamic-tool"` (with `toolName`)
+ *   and a `state` (`output-available`, `output-error` with `errorText`, `output-denied`; `input-available` and
+ *   the approval states have not run). AI SDK 4 wrote `type: "tool-invocation"` parts holding a
+ *   `toolInvocation` (`state: "result"` with `result`), and before parts a message-level `toolInvocations` list.
+ * - Model messages (`ModelMessage`, `CoreMessage` in 4: `result.response.messages`, what `generateText` is
+ *   given): `{role, content}` with assistant `tool-call` parts (`input`, `args` in 4) answered by `tool-result`
+ *   parts of a `tool` message, whose `output` is `{type: "text" | "json" | "error-text" | "error-json" |
+ *   "execution-denied" | "content", value}` (`result` and `isError` in 4).
+ *
+ * Containers: a JSON array of messages, `{messages: [...]}` (a saved chat, with its `id`), or one message per
+ * JSONL line. The goal is the first user text; an error output, an error state or a denied execution fails the
+ * call. Parts of kinds the SDK renders but that are not steps (reasoning, sources, files, data parts, step
+ * boundaries) are read past; a part kind this version does not know is counted. The SDK records no outcome:
+ * the container's `outcome` / `success` when it has one, else the judge decides.
+ */
+
+/** Part kinds that are neither requests, answers nor steps. */
+const PASSIVE_PARTS = new Set([
+  'reasoning',
+  'redacted-reasoning',
+  'step-start',
+  'source',
+  'source-url',
+  'source-document',
+  'file',
+  'image',
+  'reasoning-file',
+  'custom',
+  'tool-approval-request',
+  'tool-approval-response',
+]);
+
+/** A UI message part that is a tool call of AI SDK 5 or later (`tool-<name>`, `dynamic-tool`). */
+function isToolUiPart(p: JsonObject): boolean {
+  const type = typeof p.type === 'string' ? p.type : '';
+  return (
+    (type === 'dynamic-tool' || (type.startsWith('tool-') && type !== 'tool-call' && type !== 'tool-result')) &&
+    typeof p.toolCallId === 'string'
+  );
+}
+
+/** Whether one message carries a call or result in an AI SDK shape. */
+function hasAiSdkTool(m: unknown): boolean {
+  if (!isObject(m)) return false;
+  if (Array.isArray(m.toolInvocations) && m.toolInvocations.length > 0) return true;
+  const parts = Array.isArray(m.parts) ? m.parts : [];
+  if (parts.some((p) => isObject(p) && (p.type === 'tool-invocation' || isToolUiPart(p)))) return true;
+  const content = Array.isArray(m.content) ? m.content : [];
+  return content.some(
+    (p) => isObject(p) && (p.type === 'tool-call' || p.type === 'tool-result') && typeof p.toolCallId === 'string',
+  );
+}
+
+const isMessage = (m: unknown): m is JsonObject =>
+  isObject(m) && typeof m.role === 'string' && (Array.isArray(m.parts) || 'content' in m);
+
+/** The messages of an AI SDK conversation (a list, or `{messages}`), or null when the value is not one. */
+export function aiSdkMessagesOf(v: unknown): JsonObject[] | null {
+  const list = Array.isArray(v) ? v : isObject(v) && Array.isArray(v.messages) ? v.messages : null;
+  if (!list || list.length === 0 || !list.every(isMessage)) return null;
+  return list.some(hasAiSdkTool) ? (list as JsonObject[]) : null;
+}
+
+export function isAiSdkConversation(v: unknown): boolean {
+  return aiSdkMessagesOf(v) !== null;
+}
+
+/** When a message was written (`createdAt` of AI SDK 4, or a `metadata.createdAt` many apps add), or null. */
+function timeOf(m: JsonObject): string | null {
+  const raw = m.createdAt ?? (isObject(m.metadata) ? m.metadata.createdAt : undefined);
+  const t = typeof raw === 'number' ? raw : typeof raw === 'string' ? Date.parse(raw) : Number.NaN;
+  return Number.isFinite(t) ? new Date(t).toISOString() : null;
+}
+
+/** A call the person did not let run: a failure, with their reason when they gave one. */
+function denied(reason: unknown): { text: string; failed: boolean } {
+  return { text: `execution denied${typeof reason === 'string' && reason ? `: ${reason}` : ''}`, failed: true };
+}
+
+/** A model message tool result: its text, and whether it reports a failure. */
+function modelOutput(p: JsonObject): { text: string; failed: boolean } {
+  const o = p.output;
+  if (isObject(o) && typeof o.type === 'string') {
+    if (o.type === 'execution-denied') return denied(o.reason);
+    const text = o.type === 'content' ? contentText(o.value) : o.value == null ? '' : resultText(o.value);
+    return { text, failed: o.type === 'error-text' || o.type === 'error-json' };
+  }
+  // AI SDK 4: `result` (any JSON) and `isError`.
+  const r = 'result' in p ? p.result : o;
+  return { text: r == null ? '' : resultText(r), failed: p.isError === true };
+}
+
+/** A UI tool part (5 and later) or tool invocation (4) as a call, and its result when it ran. */
+function uiTool(
+  inv: JsonObject,
+  name: unknown,
+): { name: unknown; id: string | null; input: unknown; result: { text: string; failed: boolean } | null } {
+  const id = typeof inv.toolCallId === 'string' ? inv.toolCallId : null;
+  const input = inv.input ?? inv.args ?? {};
+  const approval = isObject(inv.approval) ? inv.approval : null;
+  let result: { text: string; failed: boolean } | null = null;
+  if (inv.state === 'output-error')
+    result = { text: typeof inv.errorText === 'string' ? inv.errorText : 'error', failed: true };
+  else if (inv.state === 'output-denied' || (inv.state === 'approval-responded' && approval?.approved === false))
+    result = denied(approval?.reason);
+  else if (inv.state === 'output-available' || inv.state === 'result' || 'output' in inv || 'result' in inv) {
+    const out = 'output' in inv ? inv.output : inv.result;
+    result = { text: out == null ? '' : resultText(out), failed: false };
+  }
+  return { name, id, input, result };
+}
+
+export function fromAiSdk(
+  v: unknown,
+  namespace: string,
+  limits: CaptureLimits,
+  now: string,
+  line: number,
+  path: string,
+  problems: { line: number; path: string; reason: string }[],
+  unread?: Unread,
+  lineOf?: (index: number) => number,
+): BuiltSession[] {
+  const messages = aiSdkMessagesOf(v) ?? [];
+  const c: JsonObject = isObject(v) ? v : {};
+  const prefix = Array.isArray(v) ? path : `${path ? `${path}.` : ''}messages`;
+  const entries: ItemEntry[] = [];
+  messages.forEach((m, i) => {
+    const where = `${prefix}[${i}]`;
+    const at = timeOf(m);
+    const ln = lineOf ? lineOf(i) : line;
+    const push = (item: JsonObject, w = where) => entries.push({ item, where: w, line: ln, at });
+    const call = (t: ReturnType<typeof uiTool>, w: string) => {
+      push({ type: 'function_call', call_id: t.id, name: t.name, arguments: t.input }, w);
+      if (t.result)
+        push(
+          {
+            type: 'function_call_output',
+            call_id: t.id,
+            output: t.result.text,
+            status: t.result.failed ? 'failed' : 'completed',
+          },
+          w,
+        );
+    };
+    if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'tool') return;
+    const parts: unknown[] = Array.isArray(m.parts)
+      ? m.parts
+      : Array.isArray(m.content)
+        ? m.content
+        : typeof m.content === 'string'
+          ? [{ type: 'text', text: m.content }]
+          : [];
+    const partsKey = Array.isArray(m.parts) ? 'parts' : 'content';
+    const invocationParts = parts.some(isInvocationPart);
+    let text = '';
+    const flushText = () => {
+      if (text.trim() && m.role !== 'tool')
+        push({ type: 'message', role: m.role === 'user' ? 'user' : 'assistant', content: text });
+      text = '';
+    };
+    // AI SDK 4 kept the calls beside the text too (`toolInvocations`, with the answer in `content`): read them,
+    // before the text, only when no part holds them.
+    if (!invocationParts && Array.isArray(m.toolInvocations))
+      m.toolInvocations.forEach((inv, j) => {
+        if (isObject(inv)) call(uiTool(inv, inv.toolName), `${where}.toolInvocations[${j}]`);
+      });
+    parts.forEach((p, j) => {
+      if (typeof p === 'string') {
+        text += p;
+        return;
+      }
+      if (!isObject(p)) return;
+      const w = `${where}.${partsKey}[${j}]`;
+      const type = typeof p.type === 'string' ? p.type : '';
+      if (type === 'text') {
+        text += typeof p.text === 'string' ? p.text : '';
+        return;
+      }
+      if (type === 'tool-call') {
+        flushText();
+        push({ type: 'function_call', call_id: p.toolCallId, name: p.toolName, arguments: p.input ?? p.args ?? {} }, w);
+      } else if (type === 'tool-result') {
+        flushText();
+        const r = modelOutput(p);
+        push(
+          {
+            type: 'function_call_output',
+            call_id: p.toolCallId,
+            output: r.text,
+            status: r.failed ? 'failed' : 'completed',
+          },
+          w,
+        );
+      } else if (type === 'tool-invocation') {
+        flushText();
+        // AI SDK 4 nests the call (`toolInvocation`); some apps write its fields on the part itself.
+        const inv = isObject(p.toolInvocation) ? p.toolInvocation : p;
+        call(uiTool(inv, inv.toolName), w);
+      } else if (isToolUiPart(p)) {
+        flushText();
+        call(uiTool(p, type === 'dynamic-tool' ? p.toolName : type.slice('tool-'.length)), w);
+      } else if (!PASSIVE_PARTS.has(type) && !type.startsWith('data-') && unread) countUnread(unread, type);
+    });
+    flushText();
+  });
+  return sessionsFromItems(
+    entries,
+    {
+      ...containerFields(c, 'ai-sdk', ['session_id', 'id', 'chatId'], messages),
+      namespace,
+      limits,
+      now,
+      labels: { format: 'ai-sdk' },
+      unread,
+    },
+    problems,
+  );
+}
+
+/**
+ * What a conversation does not record, for a note: calls that never got a result (a UI part still in an input
+ * or approval state, an AI SDK 4 invocation in state `call`, a model tool-call that no tool-result answers).
+ */
+export function aiSdkNotes(v: unknown): string[] {
+  const names: string[] = [];
+  const answered = new Set<unknown>();
+  const asked: { id: unknown; name: unknown }[] = [];
+  for (const m of aiSdkMessagesOf(v) ?? []) {
+    const parts = [
+      ...(Array.isArray(m.parts) ? m.parts : Array.isArray(m.content) ? m.content : []),
+      ...(Array.isArray(m.toolInvocations) && !(Array.isArray(m.parts) && m.parts.some(isInvocationPart))
+        ? m.toolInvocations
+        : []),
+    ];
+    for (const p of parts) {
+      if (!isObject(p)) continue;
+      if (p.type === 'tool-call') asked.push({ id: p.toolCallId, name: p.toolName });
+      else if (p.type === 'tool-result') answered.add(p.toolCallId);
+      else {
+        const inv = isInvocationPart(p) && isObject(p.toolInvocation) ? p.toolInvocation : p;
+        const isCall = isInvocationPart(p) || isToolUiPart(p) || (!('type' in p) && 'toolCallId' in p);
+        if (!isCall || uiTool(inv, null).result) continue;
+        names.push(String(inv.toolName ?? (typeof p.type === 'string' ? p.type.slice('tool-'.length) : '?')));
+      }
+    }
+  }
+  for (const a of asked) if (!answered.has(a.id)) names.push(String(a.name));
+  return names.length ? [`${names.length} call(s) never got a result (${names.join(', ')}): stored without one`] : [];
+}
+
+const isInvocationPart = (p: unknown) => isObject(p) && p.type === 'tool-invocation';
