@@ -62,6 +62,7 @@ describe('skillsmith ingest: real agent logs', () => {
     ['ai-sdk-ui-messages.json', 'ai-sdk', 3, 6],
     ['ai-sdk-model-messages.json', 'ai-sdk', 1, 4],
     ['ai-sdk-v4-messages.jsonl', 'ai-sdk', 2, 4],
+    ['ai-sdk-mastra-messages.json', 'ai-sdk', 1, 2],
   ])('%s: detected as %s, %i session(s) and %i tool calls stored, exit 0', (file, format, sessions, toolCalls) => {
     const db = join(tmp, `m${++n}.db`);
     const r = cli(['ingest', join(FIX, file), '--db', db, '--judge', 'off']);

@@ -955,6 +955,20 @@ describe('Vercel AI SDK conversations', () => {
     ]);
   });
 
+  it('messages as Mastra stores them (content: {format: 2, parts, toolInvocations}) read the same, the thread as id', () => {
+    const p = parse('ai-sdk-mastra-messages.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('ai-sdk');
+    const [s] = p.sessions;
+    expect(p.sessions).toHaveLength(1);
+    expect(s.id).toBe('thread-support-311');
+    expect(s.goal).toBe('Renew the TLS certificate of shop.example.net before it expires on Friday');
+    expect(steps(s)).toEqual(['certStatus', 'renewCertificate']);
+    expect(s.calls[1]).toMatchObject({ args: { domain: 'shop.example.net', challenge: 'dns-01' }, ok: true });
+    expect(s.calls[1].at).toBe('2025-09-18T14:02:15.007Z');
+    expect(p.records[0].finalAnswer).toBe('Renewed: the certificate of shop.example.net now expires on December 17.');
+  });
+
   it('one saved chat per JSONL line ({id, messages}) is one conversation per line', () => {
     const chat = JSON.parse(fixture('ai-sdk-ui-messages.json')) as { id: string; messages: unknown[] };
     const other = { id: 'chat_b', messages: JSON.parse(fixture('ai-sdk-model-messages.json')) as unknown[] };

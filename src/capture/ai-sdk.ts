@@ -18,7 +18,7 @@ import { type BuiltSession, containerFields, type ItemEntry, sessionsFromItems }
  *   "execution-denied" | "content", value}` (`result` and `isError` in 4).
  *
  * Containers: a JSON array of messages, `{messages: [...]}` (a saved chat, with its `id`), or one message per
- * JSONL line. The goal is the first user text; an error output, an error state or a denied execution fails the
+ * JSONL line; Mastra's memory stores the UI message under `content: {format: 2 | 3, parts}`, with a `threadId`. The goal is the first user text; an error output, an error state or a denied execution fails the
  * call. Parts of kinds the SDK renders but that are not steps (reasoning, sources, files, data parts, step
  * boundaries) are read past; a part kind this version does not know is counted. The SDK records no outcome:
  * the container's `outcome` / `success` when it has one, else the judge decides.
@@ -49,15 +49,45 @@ function isToolUiPart(p: JsonObject): boolean {
   );
 }
 
+const isInvocationPart = (p: unknown) => isObject(p) && p.type === 'tool-invocation';
+
+/** One message's parts and where they sit, whichever shape holds them. */
+interface MessageView {
+  parts: unknown[];
+  /** The key the parts sit under, for problems (`parts`, `content`, `content.parts`). */
+  key: string;
+  /** AI SDK 4's message-level calls, when no part holds them (they are the same calls). */
+  invocations: unknown[];
+}
+
+/**
+ * UI messages keep `parts`; model messages `content` (text, or parts); Mastra stores a UI message as
+ * `content: {format: 2 | 3, parts, toolInvocations}`.
+ */
+function viewOf(m: JsonObject): MessageView {
+  const inner = isObject(m.content) && Array.isArray(m.content.parts) ? m.content : null;
+  const holder = inner ?? m;
+  const [parts, key]: [unknown[], string] = Array.isArray(holder.parts)
+    ? [holder.parts, inner ? 'content.parts' : 'parts']
+    : Array.isArray(m.content)
+      ? [m.content, 'content']
+      : [typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : [], 'content'];
+  const listed = Array.isArray(holder.toolInvocations) ? holder.toolInvocations : [];
+  return { parts, key, invocations: parts.some(isInvocationPart) ? [] : listed };
+}
+
 /** Whether one message carries a call or result in an AI SDK shape. */
-function hasAiSdkTool(m: unknown): boolean {
-  if (!isObject(m)) return false;
-  if (Array.isArray(m.toolInvocations) && m.toolInvocations.length > 0) return true;
-  const parts = Array.isArray(m.parts) ? m.parts : [];
-  if (parts.some((p) => isObject(p) && (p.type === 'tool-invocation' || isToolUiPart(p)))) return true;
-  const content = Array.isArray(m.content) ? m.content : [];
-  return content.some(
-    (p) => isObject(p) && (p.type === 'tool-call' || p.type === 'tool-result') && typeof p.toolCallId === 'string',
+function hasAiSdkTool(m: JsonObject): boolean {
+  const { parts, invocations } = viewOf(m);
+  return (
+    invocations.length > 0 ||
+    parts.some(
+      (p) =>
+        isObject(p) &&
+        (p.type === 'tool-invocation' ||
+          isToolUiPart(p) ||
+          ((p.type === 'tool-call' || p.type === 'tool-result') && typeof p.toolCallId === 'string')),
+    )
   );
 }
 
@@ -154,15 +184,7 @@ export function fromAiSdk(
         );
     };
     if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'tool') return;
-    const parts: unknown[] = Array.isArray(m.parts)
-      ? m.parts
-      : Array.isArray(m.content)
-        ? m.content
-        : typeof m.content === 'string'
-          ? [{ type: 'text', text: m.content }]
-          : [];
-    const partsKey = Array.isArray(m.parts) ? 'parts' : 'content';
-    const invocationParts = parts.some(isInvocationPart);
+    const { parts, key: partsKey, invocations } = viewOf(m);
     let text = '';
     const flushText = () => {
       if (text.trim() && m.role !== 'tool')
@@ -171,10 +193,9 @@ export function fromAiSdk(
     };
     // AI SDK 4 kept the calls beside the text too (`toolInvocations`, with the answer in `content`): read them,
     // before the text, only when no part holds them.
-    if (!invocationParts && Array.isArray(m.toolInvocations))
-      m.toolInvocations.forEach((inv, j) => {
-        if (isObject(inv)) call(uiTool(inv, inv.toolName), `${where}.toolInvocations[${j}]`);
-      });
+    invocations.forEach((inv, j) => {
+      if (isObject(inv)) call(uiTool(inv, inv.toolName), `${where}.toolInvocations[${j}]`);
+    });
     parts.forEach((p, j) => {
       if (typeof p === 'string') {
         text += p;
@@ -217,7 +238,13 @@ export function fromAiSdk(
   return sessionsFromItems(
     entries,
     {
-      ...containerFields(c, 'ai-sdk', ['session_id', 'id', 'chatId'], messages),
+      // Mastra writes each message's thread: the chat's id when the container has none.
+      ...containerFields(
+        { threadId: messages.find((m) => typeof m.threadId === 'string')?.threadId, ...c },
+        'ai-sdk',
+        ['session_id', 'id', 'chatId', 'threadId'],
+        messages,
+      ),
       namespace,
       limits,
       now,
@@ -237,13 +264,8 @@ export function aiSdkNotes(v: unknown): string[] {
   const answered = new Set<unknown>();
   const asked: { id: unknown; name: unknown }[] = [];
   for (const m of aiSdkMessagesOf(v) ?? []) {
-    const parts = [
-      ...(Array.isArray(m.parts) ? m.parts : Array.isArray(m.content) ? m.content : []),
-      ...(Array.isArray(m.toolInvocations) && !(Array.isArray(m.parts) && m.parts.some(isInvocationPart))
-        ? m.toolInvocations
-        : []),
-    ];
-    for (const p of parts) {
+    const { parts, invocations } = viewOf(m);
+    for (const p of [...parts, ...invocations]) {
       if (!isObject(p)) continue;
       if (p.type === 'tool-call') asked.push({ id: p.toolCallId, name: p.toolName });
       else if (p.type === 'tool-result') answered.add(p.toolCallId);
@@ -258,5 +280,3 @@ export function aiSdkNotes(v: unknown): string[] {
   for (const a of asked) if (!answered.has(a.id)) names.push(String(a.name));
   return names.length ? [`${names.length} call(s) never got a result (${names.join(', ')}): stored without one`] : [];
 }
-
-const isInvocationPart = (p: unknown) => isObject(p) && p.type === 'tool-invocation';
