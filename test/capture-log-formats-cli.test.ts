@@ -63,6 +63,8 @@ describe('skillsmith ingest: real agent logs', () => {
     ['ai-sdk-model-messages.json', 'ai-sdk', 1, 4],
     ['ai-sdk-v4-messages.jsonl', 'ai-sdk', 2, 4],
     ['ai-sdk-mastra-messages.json', 'ai-sdk', 1, 2],
+    // Pydantic AI: a history of two runs, as ModelMessagesTypeAdapter.dump_json writes it.
+    ['pydantic-ai-messages.json', 'pydantic-ai', 2, 4],
   ])('%s: detected as %s, %i session(s) and %i tool calls stored, exit 0', (file, format, sessions, toolCalls) => {
     const db = join(tmp, `m${++n}.db`);
     const r = cli(['ingest', join(FIX, file), '--db', db, '--judge', 'off']);

@@ -639,6 +639,7 @@ describe('the new readers go through capture privacy', () => {
     'openai-agents-js-history.json',
     'gemini-cli-session.jsonl',
     'ai-sdk-ui-messages.json',
+    'pydantic-ai-messages.json',
   ])('%s: no secret or address reaches a session', (name) => {
     const raw = fixture(name);
     expect(raw).toMatch(/AKIAIOSFODNN7EXAMPLE|mia\.li3818@example\.com/);
@@ -1001,5 +1002,68 @@ describe('Vercel AI SDK conversations', () => {
     const p = parse('openai-message-array.json');
     expect(p.format).toBe('openai');
     expect(p.sessions.length).toBeGreaterThan(0);
+  });
+});
+
+describe('Pydantic AI message history', () => {
+  it('ModelRequest / ModelResponse parts: one session per run, calls paired by tool_call_id, a retry prompt fails the call', () => {
+    const p = parse('pydantic-ai-messages.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('pydantic-ai');
+    expect(p.detected).toBe(true);
+    expect(p.sessions.map((s) => s.goal)).toEqual([
+      'What was the revenue of the EU region in Q3 2025?',
+      'Chart it by month and email the chart to mia.li3818@example.com',
+    ]);
+    const [revenue, chart] = p.sessions;
+    expect(revenue.id).toMatch(/^pydantic-ai:[0-9a-f]{20}$/);
+    expect(chart.id).toBe(`${revenue.id}#2`);
+    // The first query failed (the tool asked for a retry); the second, with its JSON-string args, answered.
+    expect(steps(revenue)).toEqual(['run_sql!', 'run_sql']);
+    expect(revenue.calls[0].error).toBe('column "quarter" does not exist; orders has order_date (date)');
+    expect(revenue.calls[1].args.query).toMatch(/order_date >= '2025-07-01'/);
+    expect(revenue.calls[1].result).toBe('[{"sum":1843920.55}]');
+    expect(revenue.calls[1].at).toBe('2025-11-04T09:12:03.415Z');
+    // A tool return the person denied fails; the output tool (final_result) is the answer, not a step.
+    expect(steps(chart)).toEqual(['make_chart', 'send_email!']);
+    expect(chart.calls[0].args).toMatchObject({ kind: 'bar' });
+    expect(chart.calls[1].error).toMatch(/^The user denied this tool call/);
+    expect(p.records.map((r) => r.finalAnswer)).toEqual([
+      'EU revenue in Q3 2025 was 1,843,920.55 EUR.',
+      expect.stringContaining('"chart_id":"ch_5512"'),
+    ]);
+    for (const s of p.sessions)
+      expect(s).toMatchObject({ outcome: 'unknown', source: 'pydantic-ai', labels: { format: 'pydantic-ai' } });
+  });
+
+  it('system prompts and thinking are not requests or steps; a part kind this version does not know is counted', () => {
+    const p = parse('pydantic-ai-messages.json');
+    expect(p.sessions.flatMap((s) => s.calls.map((c) => c.tool))).not.toContain('final_result');
+    expect(p.unread).toEqual({ citation: 1 });
+  });
+
+  it('one message per JSONL line reads the same; --format pydantic-ai does too, and a history without a call is named', () => {
+    const lines = (JSON.parse(fixture('pydantic-ai-messages.json')) as unknown[]).map((m) => JSON.stringify(m));
+    const p = parseText(`${lines.join('\n')}\n`, 'history.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('pydantic-ai');
+    expect(p.sessions.map(steps)).toEqual([
+      ['run_sql!', 'run_sql'],
+      ['make_chart', 'send_email!'],
+    ]);
+    // The second task starts at the line of its prompt.
+    expect(p.records.map((r) => r.line)).toEqual([1, 7]);
+    const forced = parse('pydantic-ai-messages.json', { format: 'pydantic-ai' });
+    expect(forced.problems).toEqual([]);
+    expect(forced.sessions).toHaveLength(2);
+    const chatOnly = JSON.stringify([
+      { parts: [{ content: 'hi', timestamp: '2025-11-04T09:00:00Z', part_kind: 'user-prompt' }], kind: 'request' },
+      { parts: [{ content: 'Hello!', part_kind: 'text' }], kind: 'response' },
+    ]);
+    const none = parseText(chatOnly, 'chat.json', { format: 'pydantic-ai' });
+    expect(none.sessions).toEqual([]);
+    expect(none.problems.map((x) => x.reason)).toEqual([
+      expect.stringMatching(/^expected a Pydantic AI message history/),
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import { aiSdkMessagesOf, aiSdkNotes, fromAiSdk, isAiSdkConversation } from './ai-sdk.js';
+import { fromPydanticAi, isPydanticHistory, pydanticMessagesOf } from './pydantic-ai.js';
 import { hasAnthropicMarkers, fromAnthropic } from './anthropic-messages.js';
 import { depthReason, exceedsDepth } from '../domain/json-limits.js';
 import { countUnread, isObject, type Unread } from './common.js';
@@ -119,7 +120,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         isOpenAiConversation(doc) ||
         !Array.isArray(doc) ||
         isGeminiPromptLog(doc) ||
-        (opts.format === 'auto' ? isAgentsHistory(doc) : opts.format === 'openai-agents')
+        (opts.format === 'auto' ? isAgentsHistory(doc) : opts.format === 'openai-agents') ||
+        (opts.format === 'auto' ? isPydanticHistory(doc) : opts.format === 'pydantic-ai')
       )
         addRecord(doc, 1, '');
       else
@@ -295,27 +297,19 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       if (isGeminiCliLog(lines))
         pushBuilt(fromGeminiCli(lines, opts.file, opts.namespace, limits, now, streamProblems, unread), '', 'gemini');
       else for (const l of lines) addRecord(l.value, l.line, '');
-    } else if (format === 'ai-sdk') {
-      // One message per line: one conversation; else (with --format ai-sdk) one conversation per line.
+    } else if (isMessageListFormat(format)) {
+      // One message per line: one conversation; else (with --format) one conversation per line.
+      const reader = MESSAGE_LISTS[format];
       const values = lines.map((l) => l.value);
-      if (lines.length > 1 && aiSdkMessagesOf(values)) {
+      if (lines.length > 1 && reader.messagesOf(values)) {
         const before = out.length;
+        const lineOf = (i: number) => lines[i].line;
         pushBuilt(
-          fromAiSdk(
-            values,
-            opts.namespace,
-            limits,
-            now,
-            lines[0].line,
-            '',
-            streamProblems,
-            unread,
-            (i) => lines[i].line,
-          ),
+          reader.read(values, opts.namespace, limits, now, lines[0].line, '', streamProblems, unread, lineOf),
           '',
-          'ai-sdk',
+          format,
         );
-        noteWhatIsMissing(aiSdkNotes(values), lines[0].line, '', before);
+        noteWhatIsMissing(reader.notes(values), lines[0].line, '', before);
       } else for (const l of lines) addRecord(l.value, l.line, '');
     } else if (format === 'openai-agents') {
       if (lines.length === 1) return addRecord(lines[0].value, lines[0].line, '');
@@ -381,14 +375,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           noteHistory(value, line, path, before);
           return;
         }
-        case 'ai-sdk': {
-          if (!isAiSdkConversation(value))
-            throw new InputError(
-              'expected a Vercel AI SDK conversation (UI messages with tool parts, or model messages with tool-call / tool-result parts; a JSON array or {messages})',
-            );
+        case 'ai-sdk':
+        case 'pydantic-ai': {
+          const reader = MESSAGE_LISTS[kind];
+          if (!reader.messagesOf(value)) throw new InputError(reader.expected);
           const before = out.length;
-          pushBuilt(fromAiSdk(value, opts.namespace, limits, now, line, path, streamProblems, unread), path, 'ai-sdk');
-          noteWhatIsMissing(aiSdkNotes(value), line, path, before);
+          pushBuilt(reader.read(value, opts.namespace, limits, now, line, path, streamProblems, unread), path, kind);
+          noteWhatIsMissing(reader.notes(value), line, path, before);
           return;
         }
         case 'gemini': {
@@ -510,7 +503,32 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 }
 
-const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex', 'gemini', 'ai-sdk']);
+const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex', 'gemini', 'ai-sdk', 'pydantic-ai']);
+
+/**
+ * Formats whose conversation is a list of messages (whole, under `messages`, or one message per JSONL line): how
+ * to find the list, read it, say what it did not record, and what was expected when it is not one.
+ */
+const MESSAGE_LISTS = {
+  'ai-sdk': {
+    messagesOf: aiSdkMessagesOf,
+    read: fromAiSdk,
+    notes: aiSdkNotes,
+    expected:
+      'expected a Vercel AI SDK conversation (UI messages with tool parts, or model messages with tool-call / tool-result parts; a JSON array or {messages})',
+  },
+  'pydantic-ai': {
+    messagesOf: pydanticMessagesOf,
+    read: fromPydanticAi,
+    notes: (_: unknown): string[] => [],
+    expected:
+      'expected a Pydantic AI message history (ModelRequest / ModelResponse messages whose parts have a part_kind, with a tool call; a JSON array or {messages})',
+  },
+} as const;
+
+function isMessageListFormat(f: IngestFormat): f is keyof typeof MESSAGE_LISTS {
+  return f in MESSAGE_LISTS;
+}
 
 /** The transcript format of a whole JSONL file (one event per line), or null for one record per line. */
 export function detectStream(lines: StreamLine[]): DetectedFormat | null {
@@ -519,8 +537,10 @@ export function detectStream(lines: StreamLine[]): DetectedFormat | null {
   if (isCodexRollout(lines)) return 'codex';
   if (isGeminiCliLog(lines)) return 'gemini';
   const values = lines.map((l) => l.value);
-  // One AI SDK message per line (a chat's messages as rows).
-  if (lines.length > 1 && aiSdkMessagesOf(values)) return 'ai-sdk';
+  // One message per line (a chat's messages as rows): AI SDK, Pydantic AI.
+  if (lines.length > 1)
+    for (const f of Object.keys(MESSAGE_LISTS) as (keyof typeof MESSAGE_LISTS)[])
+      if (MESSAGE_LISTS[f].messagesOf(values)) return f;
   // One Responses item per line (an Agents SDK history written line by line).
   if (lines.length > 1 && isItemList(values) && isAgentsHistory(values)) return 'openai-agents';
   // One raw Responses API object per line (a model turn each): one history.
@@ -539,6 +559,7 @@ const TOOL_MARKERS: [RegExp, string][] = [
   [/"toolCalls"\s*:\s*\[\s*\{/, 'toolCalls'],
   [/"type"\s*:\s*"(?:tool-call|tool-invocation|dynamic-tool)"/, 'AI SDK tool parts'],
   [/"toolInvocations"\s*:\s*\[\s*\{/, 'toolInvocations'],
+  [/"part_kind"\s*:\s*"tool-call"/, 'Pydantic AI tool-call parts'],
 ];
 
 /** What in a record says it holds tool calls, or null. */
@@ -641,7 +662,7 @@ function describeContent(body: string): string {
 }
 
 const DETECTED_KINDS =
-  'jsonl sessions, OpenAI / Anthropic messages, Vercel AI SDK messages, OpenAI Agents / Responses items, Claude Code, Codex CLI, Gemini CLI / Gemini API contents, LangChain runs, OTLP GenAI spans, tau-bench';
+  'jsonl sessions, OpenAI / Anthropic messages, Vercel AI SDK messages, Pydantic AI messages, OpenAI Agents / Responses items, Claude Code, Codex CLI, Gemini CLI / Gemini API contents, LangChain runs, OTLP GenAI spans, tau-bench';
 
 /** The format of one record, or null when it looks like none of them. */
 export function detect(value: unknown): DetectedFormat | null {
@@ -653,6 +674,7 @@ export function detect(value: unknown): DetectedFormat | null {
   if (isAgentsHistory(value)) return 'openai-agents';
   // Before the chat shapes: AI SDK model messages have `tool` messages too, with typed parts.
   if (isAiSdkConversation(value)) return 'ai-sdk';
+  if (isPydanticHistory(value)) return 'pydantic-ai';
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'steps' in value) return 'jsonl';
   if (isOpenAiConversation(value)) {
     const messages = Array.isArray(value) ? value : value.messages;

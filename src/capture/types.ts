@@ -13,6 +13,7 @@ export const DETECTED_FORMATS = [
   'openai-agents',
   'langchain',
   'ai-sdk',
+  'pydantic-ai',
 ] as const;
 export type DetectedFormat = (typeof DETECTED_FORMATS)[number];
 export type IngestFormat = 'auto' | DetectedFormat;
