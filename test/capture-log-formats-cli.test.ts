@@ -65,6 +65,8 @@ describe('skillsmith ingest: real agent logs', () => {
     ['ai-sdk-mastra-messages.json', 'ai-sdk', 1, 2],
     // Pydantic AI: a history of two runs, as ModelMessagesTypeAdapter.dump_json writes it.
     ['pydantic-ai-messages.json', 'pydantic-ai', 2, 4],
+    // AutoGen AgentChat: a TaskResult whose user proxy asked a second task.
+    ['autogen-task-result.json', 'autogen', 2, 5],
   ])('%s: detected as %s, %i session(s) and %i tool calls stored, exit 0', (file, format, sessions, toolCalls) => {
     const db = join(tmp, `m${++n}.db`);
     const r = cli(['ingest', join(FIX, file), '--db', db, '--judge', 'off']);

@@ -990,7 +990,7 @@ describe('Vercel AI SDK conversations', () => {
     const wrong = parse('ai-sdk-model-messages.json', { format: 'openai' });
     expect(wrong.sessions).toEqual([]);
     expect(wrong.problems.map((x) => x.reason)).toEqual([
-      expect.stringMatching(/^this is a Vercel AI SDK conversation .*use --format ai-sdk or auto$/),
+      'this is a Vercel AI SDK conversation, not OpenAI chat messages: use --format ai-sdk or auto',
     ]);
     const notChat = parseText('{"messages":[{"role":"user","content":"hi"}]}\n', 'plain.jsonl', { format: 'ai-sdk' });
     expect(notChat.problems.map((x) => x.reason)).toEqual([
@@ -1065,5 +1065,75 @@ describe('Pydantic AI message history', () => {
     expect(none.problems.map((x) => x.reason)).toEqual([
       expect.stringMatching(/^expected a Pydantic AI message history/),
     ]);
+  });
+});
+
+describe('AutoGen AgentChat runs', () => {
+  it('TaskResult messages: tool call events paired by call_id, is_error fails a call, a user proxy asked again starts a task', () => {
+    const p = parse('autogen-task-result.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('autogen');
+    expect(p.sessions.map((s) => s.goal)).toEqual([
+      'Our staging deploy of checkout-svc failed. Find out why and roll it back to the last good release.',
+      'Good. Open a ticket for the missing variable and assign it to the payments team.',
+    ]);
+    const [rollback, ticket] = p.sessions;
+    expect(steps(rollback)).toEqual(['get_deploy_log', 'list_releases', 'rollback!', 'rollback']);
+    expect(rollback.calls[0].args).toEqual({ service: 'checkout-svc', env: 'staging' });
+    expect(rollback.calls[2].error).toMatch(/^ValueError: release must be a release id/);
+    expect(rollback.calls[3]).toMatchObject({ args: { release: 'r2025.10.01-7' }, ok: true });
+    expect(rollback.calls[3].at).toBe('2025-10-02T07:41:15.900Z');
+    expect(steps(ticket)).toEqual(['create_ticket']);
+    expect(p.records.map((r) => r.finalAnswer)).toEqual([
+      expect.stringMatching(/^The deploy failed its readiness probe/),
+      '{"ticket": "PAY-4182", "assignee": "payments"}',
+    ]);
+    // Thoughts and the input request are read past; a type this version does not know is counted.
+    expect(p.unread).toEqual({ ReviewSummaryEvent: 1 });
+    for (const s of p.sessions) expect(s).toMatchObject({ source: 'autogen', labels: { format: 'autogen' } });
+  });
+
+  it('the model context of an agent state (UserMessage, AssistantMessage calls, FunctionExecutionResultMessage) reads too', () => {
+    const state = {
+      type: 'AssistantAgentState',
+      version: '1.0.0',
+      llm_context: {
+        messages: [
+          { content: 'You are an ops agent.', type: 'SystemMessage' },
+          { content: 'Restart the worker pool of invoice-svc', source: 'user', type: 'UserMessage' },
+          {
+            content: [{ id: 'c1', arguments: '{"service": "invoice-svc"}', name: 'restart_workers' }],
+            thought: null,
+            source: 'ops_agent',
+            type: 'AssistantMessage',
+          },
+          {
+            content: [{ content: 'restarted 4 workers', name: 'restart_workers', call_id: 'c1', is_error: false }],
+            type: 'FunctionExecutionResultMessage',
+          },
+          { content: 'The 4 workers of invoice-svc restarted.', source: 'ops_agent', type: 'AssistantMessage' },
+        ],
+      },
+    };
+    const p = parseText(JSON.stringify(state), 'state.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('autogen');
+    expect(p.sessions.map((s) => [s.goal, steps(s)])).toEqual([
+      ['Restart the worker pool of invoice-svc', ['restart_workers']],
+    ]);
+    expect(p.sessions[0].calls[0].result).toBe('restarted 4 workers');
+    expect(p.records[0].finalAnswer).toBe('The 4 workers of invoice-svc restarted.');
+  });
+
+  it('the events run_stream() yields, one per JSONL line, read the same', () => {
+    const { messages } = JSON.parse(fixture('autogen-task-result.json')) as { messages: unknown[] };
+    const p = parseText(`${messages.map((m) => JSON.stringify(m)).join('\n')}\n`, 'stream.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('autogen');
+    expect(p.sessions.map(steps)).toEqual([
+      ['get_deploy_log', 'list_releases', 'rollback!', 'rollback'],
+      ['create_ticket'],
+    ]);
+    expect(p.records.map((r) => r.line)).toEqual([1, 11]);
   });
 });

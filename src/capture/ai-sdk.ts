@@ -1,6 +1,5 @@
-import { contentText, countUnread, isObject, type JsonObject, resultText, type Unread } from './common.js';
-import type { CaptureLimits } from './normalized-jsonl.js';
-import { type BuiltSession, containerFields, type ItemEntry, sessionsFromItems } from './openai-agents.js';
+import { contentText, countUnread, isObject, type JsonObject, resultText } from './common.js';
+import { type BuiltSession, type ItemEntry, listSessions, type MessageListContext } from './openai-agents.js';
 
 /**
  * Vercel AI SDK conversations, as apps save them. Both message shapes the SDK has are read; they are turned into
@@ -101,10 +100,6 @@ export function aiSdkMessagesOf(v: unknown): JsonObject[] | null {
   return list.some(hasAiSdkTool) ? (list as JsonObject[]) : null;
 }
 
-export function isAiSdkConversation(v: unknown): boolean {
-  return aiSdkMessagesOf(v) !== null;
-}
-
 /** When a message was written (`createdAt` of AI SDK 4, or a `metadata.createdAt` many apps add), or null. */
 function timeOf(m: JsonObject): string | null {
   const raw = m.createdAt ?? (isObject(m.metadata) ? m.metadata.createdAt : undefined);
@@ -150,19 +145,9 @@ function uiTool(
   return { name, id, input, result };
 }
 
-export function fromAiSdk(
-  v: unknown,
-  namespace: string,
-  limits: CaptureLimits,
-  now: string,
-  line: number,
-  path: string,
-  problems: { line: number; path: string; reason: string }[],
-  unread?: Unread,
-  lineOf?: (index: number) => number,
-): BuiltSession[] {
+export function fromAiSdk(v: unknown, ctx: MessageListContext): BuiltSession[] {
+  const { line, path, unread, lineOf } = ctx;
   const messages = aiSdkMessagesOf(v) ?? [];
-  const c: JsonObject = isObject(v) ? v : {};
   const prefix = Array.isArray(v) ? path : `${path ? `${path}.` : ''}messages`;
   const entries: ItemEntry[] = [];
   messages.forEach((m, i) => {
@@ -235,24 +220,10 @@ export function fromAiSdk(
     });
     flushText();
   });
-  return sessionsFromItems(
-    entries,
-    {
-      // Mastra writes each message's thread: the chat's id when the container has none.
-      ...containerFields(
-        { threadId: messages.find((m) => typeof m.threadId === 'string')?.threadId, ...c },
-        'ai-sdk',
-        ['session_id', 'id', 'chatId', 'threadId'],
-        messages,
-      ),
-      namespace,
-      limits,
-      now,
-      labels: { format: 'ai-sdk' },
-      unread,
-    },
-    problems,
-  );
+  // Mastra writes each message's thread: the chat's id when the container has none.
+  const thread = messages.find((m) => typeof m.threadId === 'string')?.threadId;
+  const container = { threadId: thread, ...(isObject(v) ? v : {}) };
+  return listSessions(entries, ctx, 'ai-sdk', container, ['session_id', 'id', 'chatId', 'threadId'], messages);
 }
 
 /**

@@ -29,6 +29,12 @@ export function contentText(content: unknown): string {
   return content == null ? '' : stringifyResult(content);
 }
 
+/** The text of a multimodal content: a string, or the strings of a list (images and files left out). */
+export function stringsText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return Array.isArray(content) ? content.filter((c) => typeof c === 'string').join('\n') : '';
+}
+
 /** Tool-call arguments: an object, a JSON string holding one, or nothing. Throws with `where` otherwise. */
 export function parseArgs(raw: unknown, where: string): Record<string, unknown> {
   if (raw == null || raw === '') return {};

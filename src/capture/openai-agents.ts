@@ -51,6 +51,21 @@ export interface BuiltSession extends ParsedSession {
   line: number;
 }
 
+/** Where a message-list reader (AI SDK, Pydantic AI, AutoGen) stores what it reads, and how it names places. */
+export interface MessageListContext {
+  namespace: string;
+  limits: CaptureLimits;
+  now: string;
+  /** The line of the list (or of its first message). */
+  line: number;
+  /** The JSON path of the list inside its record ('' for the whole record). */
+  path: string;
+  problems: { line: number; path: string; reason: string }[];
+  unread?: Unread;
+  /** The line of the i-th message, when each message has its own line. */
+  lineOf?: (index: number) => number;
+}
+
 /** Sessions from an ordered list of Responses items; one problem per unusable item, thrown as a list. */
 export function sessionsFromItems(
   entries: ItemEntry[],
@@ -308,6 +323,32 @@ export function fromAgentsHistory(
       agentId: fields.agentId ?? (typeof c.agent === 'string' ? c.agent : typeof agent === 'string' ? agent : null),
     },
     problems,
+  );
+}
+
+/**
+ * The sessions of a message list read into items: ids, source, outcome, reward and agent from the container
+ * (`idKeys` in order), the format as their label.
+ */
+export function listSessions(
+  entries: ItemEntry[],
+  ctx: MessageListContext,
+  format: string,
+  container: unknown,
+  idKeys: readonly string[],
+  messages: unknown[],
+): BuiltSession[] {
+  return sessionsFromItems(
+    entries,
+    {
+      ...containerFields(isObject(container) ? container : {}, format, idKeys, messages),
+      namespace: ctx.namespace,
+      limits: ctx.limits,
+      now: ctx.now,
+      labels: { format },
+      unread: ctx.unread,
+    },
+    ctx.problems,
   );
 }
 

@@ -1,5 +1,6 @@
-import { aiSdkMessagesOf, aiSdkNotes, fromAiSdk, isAiSdkConversation } from './ai-sdk.js';
-import { fromPydanticAi, isPydanticHistory, pydanticMessagesOf } from './pydantic-ai.js';
+import { aiSdkMessagesOf, aiSdkNotes, fromAiSdk } from './ai-sdk.js';
+import { fromPydanticAi, pydanticMessagesOf } from './pydantic-ai.js';
+import { autogenMessagesOf, fromAutogen } from './autogen.js';
 import { hasAnthropicMarkers, fromAnthropic } from './anthropic-messages.js';
 import { depthReason, exceedsDepth } from '../domain/json-limits.js';
 import { countUnread, isObject, type Unread } from './common.js';
@@ -121,7 +122,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         !Array.isArray(doc) ||
         isGeminiPromptLog(doc) ||
         (opts.format === 'auto' ? isAgentsHistory(doc) : opts.format === 'openai-agents') ||
-        (opts.format === 'auto' ? isPydanticHistory(doc) : opts.format === 'pydantic-ai')
+        (opts.format === 'auto' ? messageListFormat(doc) !== null : isMessageListFormat(opts.format))
       )
         addRecord(doc, 1, '');
       else
@@ -304,11 +305,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       if (lines.length > 1 && reader.messagesOf(values)) {
         const before = out.length;
         const lineOf = (i: number) => lines[i].line;
-        pushBuilt(
-          reader.read(values, opts.namespace, limits, now, lines[0].line, '', streamProblems, unread, lineOf),
-          '',
-          format,
-        );
+        const at = { namespace: opts.namespace, limits, now, line: lines[0].line, path: '', problems: streamProblems };
+        pushBuilt(reader.read(values, { ...at, unread, lineOf }), '', format);
         noteWhatIsMissing(reader.notes(values), lines[0].line, '', before);
       } else for (const l of lines) addRecord(l.value, l.line, '');
     } else if (format === 'openai-agents') {
@@ -376,11 +374,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           return;
         }
         case 'ai-sdk':
-        case 'pydantic-ai': {
+        case 'pydantic-ai':
+        case 'autogen': {
           const reader = MESSAGE_LISTS[kind];
           if (!reader.messagesOf(value)) throw new InputError(reader.expected);
           const before = out.length;
-          pushBuilt(reader.read(value, opts.namespace, limits, now, line, path, streamProblems, unread), path, kind);
+          const at = { namespace: opts.namespace, limits, now, line, path, problems: streamProblems, unread };
+          pushBuilt(reader.read(value, at), path, kind);
           noteWhatIsMissing(reader.notes(value), line, path, before);
           return;
         }
@@ -417,9 +417,10 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           if (!isOpenAiConversation(value))
             throw new InputError('expected an OpenAI conversation ({"messages": [...]} or a message array)');
           const messages = Array.isArray(value) ? value : value.messages;
-          if (isAiSdkConversation(value))
+          const list = messageListFormat(value);
+          if (list)
             throw new InputError(
-              'this is a Vercel AI SDK conversation (tool-call / tool-result or tool UI parts): use --format ai-sdk or auto',
+              `this is ${MESSAGE_LISTS[list].name}, not OpenAI chat messages: use --format ${list} or auto`,
             );
           if (hasAnthropicMarkers(messages) && !hasOpenAiMarkers(messages))
             throw new InputError(
@@ -503,14 +504,16 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 }
 
-const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex', 'gemini', 'ai-sdk', 'pydantic-ai']);
+const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex', 'gemini', 'ai-sdk', 'pydantic-ai', 'autogen']);
 
 /**
- * Formats whose conversation is a list of messages (whole, under `messages`, or one message per JSONL line): how
- * to find the list, read it, say what it did not record, and what was expected when it is not one.
+ * Formats whose conversation is a list of messages (whole, under `messages`, or one message per JSONL line): what
+ * they are called, how to find the list, read it, say what it did not record, and what was expected when it is
+ * not one.
  */
 const MESSAGE_LISTS = {
   'ai-sdk': {
+    name: 'a Vercel AI SDK conversation',
     messagesOf: aiSdkMessagesOf,
     read: fromAiSdk,
     notes: aiSdkNotes,
@@ -518,16 +521,33 @@ const MESSAGE_LISTS = {
       'expected a Vercel AI SDK conversation (UI messages with tool parts, or model messages with tool-call / tool-result parts; a JSON array or {messages})',
   },
   'pydantic-ai': {
+    name: 'a Pydantic AI message history',
     messagesOf: pydanticMessagesOf,
     read: fromPydanticAi,
     notes: (_: unknown): string[] => [],
     expected:
       'expected a Pydantic AI message history (ModelRequest / ModelResponse messages whose parts have a part_kind, with a tool call; a JSON array or {messages})',
   },
+  autogen: {
+    name: 'an AutoGen run',
+    messagesOf: autogenMessagesOf,
+    read: fromAutogen,
+    notes: (_: unknown): string[] => [],
+    expected:
+      'expected AutoGen AgentChat messages (TextMessage / ToolCallRequestEvent / ToolCallExecutionEvent ..., with a tool call; a list, {messages} or {llm_context: {messages}})',
+  },
 } as const;
 
-function isMessageListFormat(f: IngestFormat): f is keyof typeof MESSAGE_LISTS {
+type MessageListFormat = keyof typeof MESSAGE_LISTS;
+
+function isMessageListFormat(f: IngestFormat): f is MessageListFormat {
   return f in MESSAGE_LISTS;
+}
+
+/** The message-list format a value (a list, or its container) is in, or null. */
+function messageListFormat(v: unknown): MessageListFormat | null {
+  for (const f of Object.keys(MESSAGE_LISTS) as MessageListFormat[]) if (MESSAGE_LISTS[f].messagesOf(v)) return f;
+  return null;
 }
 
 /** The transcript format of a whole JSONL file (one event per line), or null for one record per line. */
@@ -538,9 +558,8 @@ export function detectStream(lines: StreamLine[]): DetectedFormat | null {
   if (isGeminiCliLog(lines)) return 'gemini';
   const values = lines.map((l) => l.value);
   // One message per line (a chat's messages as rows): AI SDK, Pydantic AI.
-  if (lines.length > 1)
-    for (const f of Object.keys(MESSAGE_LISTS) as (keyof typeof MESSAGE_LISTS)[])
-      if (MESSAGE_LISTS[f].messagesOf(values)) return f;
+  const list = lines.length > 1 ? messageListFormat(values) : null;
+  if (list) return list;
   // One Responses item per line (an Agents SDK history written line by line).
   if (lines.length > 1 && isItemList(values) && isAgentsHistory(values)) return 'openai-agents';
   // One raw Responses API object per line (a model turn each): one history.
@@ -560,6 +579,7 @@ const TOOL_MARKERS: [RegExp, string][] = [
   [/"type"\s*:\s*"(?:tool-call|tool-invocation|dynamic-tool)"/, 'AI SDK tool parts'],
   [/"toolInvocations"\s*:\s*\[\s*\{/, 'toolInvocations'],
   [/"part_kind"\s*:\s*"tool-call"/, 'Pydantic AI tool-call parts'],
+  [/"type"\s*:\s*"ToolCallRequestEvent"/, 'AutoGen tool call events'],
 ];
 
 /** What in a record says it holds tool calls, or null. */
@@ -662,7 +682,7 @@ function describeContent(body: string): string {
 }
 
 const DETECTED_KINDS =
-  'jsonl sessions, OpenAI / Anthropic messages, Vercel AI SDK messages, Pydantic AI messages, OpenAI Agents / Responses items, Claude Code, Codex CLI, Gemini CLI / Gemini API contents, LangChain runs, OTLP GenAI spans, tau-bench';
+  'jsonl sessions, OpenAI / Anthropic messages, Vercel AI SDK messages, Pydantic AI messages, AutoGen messages, OpenAI Agents / Responses items, Claude Code, Codex CLI, Gemini CLI / Gemini API contents, LangChain runs, OTLP GenAI spans, tau-bench';
 
 /** The format of one record, or null when it looks like none of them. */
 export function detect(value: unknown): DetectedFormat | null {
@@ -673,8 +693,8 @@ export function detect(value: unknown): DetectedFormat | null {
   if (isGeminiSession(value) || isGeminiContents(value) || isGeminiPromptLog(value)) return 'gemini';
   if (isAgentsHistory(value)) return 'openai-agents';
   // Before the chat shapes: AI SDK model messages have `tool` messages too, with typed parts.
-  if (isAiSdkConversation(value)) return 'ai-sdk';
-  if (isPydanticHistory(value)) return 'pydantic-ai';
+  const list = messageListFormat(value);
+  if (list) return list;
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'steps' in value) return 'jsonl';
   if (isOpenAiConversation(value)) {
     const messages = Array.isArray(value) ? value : value.messages;

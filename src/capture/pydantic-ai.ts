@@ -1,6 +1,5 @@
-import { contentText, countUnread, isObject, type JsonObject, resultText, type Unread } from './common.js';
-import type { CaptureLimits } from './normalized-jsonl.js';
-import { type BuiltSession, containerFields, type ItemEntry, sessionsFromItems } from './openai-agents.js';
+import { contentText, countUnread, isObject, type JsonObject, resultText, stringsText } from './common.js';
+import { type BuiltSession, type ItemEntry, listSessions, type MessageListContext } from './openai-agents.js';
 
 /**
  * Pydantic AI message history, as `ModelMessagesTypeAdapter.dump_json(result.all_messages())` (or
@@ -49,33 +48,14 @@ export function pydanticMessagesOf(v: unknown): JsonObject[] | null {
   return calls ? list : null;
 }
 
-export function isPydanticHistory(v: unknown): boolean {
-  return pydanticMessagesOf(v) !== null;
-}
-
 /** A timestamp as ISO text, or null. */
 function iso(raw: unknown): string | null {
   const t = typeof raw === 'string' ? Date.parse(raw) : Number.NaN;
   return Number.isFinite(t) ? new Date(t).toISOString() : null;
 }
 
-/** The text of a user prompt: a string, or the strings of a list (images and files left out). */
-function promptText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  return Array.isArray(content) ? content.filter((c) => typeof c === 'string').join('\n') : '';
-}
-
-export function fromPydanticAi(
-  v: unknown,
-  namespace: string,
-  limits: CaptureLimits,
-  now: string,
-  line: number,
-  path: string,
-  problems: { line: number; path: string; reason: string }[],
-  unread?: Unread,
-  lineOf?: (index: number) => number,
-): BuiltSession[] {
+export function fromPydanticAi(v: unknown, ctx: MessageListContext): BuiltSession[] {
+  const { line, path, unread, lineOf } = ctx;
   const messages = pydanticMessagesOf(v) ?? [];
   const prefix = Array.isArray(v) ? path : `${path ? `${path}.` : ''}messages`;
   const entries: ItemEntry[] = [];
@@ -87,7 +67,7 @@ export function fromPydanticAi(
       const at = iso(p.timestamp) ?? iso(m.timestamp);
       const push = (item: JsonObject) => entries.push({ item, where, line: ln, at });
       const kind = typeof p.part_kind === 'string' ? p.part_kind : '';
-      if (kind === 'user-prompt') push({ type: 'message', role: 'user', content: promptText(p.content) });
+      if (kind === 'user-prompt') push({ type: 'message', role: 'user', content: stringsText(p.content) });
       else if (kind === 'text')
         push({ type: 'message', role: 'assistant', content: typeof p.content === 'string' ? p.content : '' });
       else if ((kind === 'tool-call' || kind === 'builtin-tool-call') && isOutputTool(p.tool_name))
@@ -112,16 +92,5 @@ export function fromPydanticAi(
       else if (!KNOWN_PARTS.has(kind) && unread) countUnread(unread, kind || p.kind);
     });
   });
-  return sessionsFromItems(
-    entries,
-    {
-      ...containerFields(isObject(v) ? v : {}, 'pydantic-ai', ['session_id', 'id', 'run_id'], messages),
-      namespace,
-      limits,
-      now,
-      labels: { format: 'pydantic-ai' },
-      unread,
-    },
-    problems,
-  );
+  return listSessions(entries, ctx, 'pydantic-ai', v, ['session_id', 'id', 'run_id'], messages);
 }

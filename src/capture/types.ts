@@ -14,6 +14,7 @@ export const DETECTED_FORMATS = [
   'langchain',
   'ai-sdk',
   'pydantic-ai',
+  'autogen',
 ] as const;
 export type DetectedFormat = (typeof DETECTED_FORMATS)[number];
 export type IngestFormat = 'auto' | DetectedFormat;
