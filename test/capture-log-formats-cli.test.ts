@@ -67,6 +67,8 @@ describe('skillsmith ingest: real agent logs', () => {
     ['pydantic-ai-messages.json', 'pydantic-ai', 2, 4],
     // AutoGen AgentChat: a TaskResult whose user proxy asked a second task.
     ['autogen-task-result.json', 'autogen', 2, 5],
+    // Google ADK: a session as its session services keep it.
+    ['google-adk-session.json', 'gemini', 1, 3],
   ])('%s: detected as %s, %i session(s) and %i tool calls stored, exit 0', (file, format, sessions, toolCalls) => {
     const db = join(tmp, `m${++n}.db`);
     const r = cli(['ingest', join(FIX, file), '--db', db, '--judge', 'off']);

@@ -1137,3 +1137,38 @@ describe('AutoGen AgentChat runs', () => {
     expect(p.records.map((r) => r.line)).toEqual([1, 11]);
   });
 });
+
+describe('Google ADK sessions', () => {
+  it('a session (appName, userId, events): Gemini contents inside the events, the session id, the agent, times from the events', () => {
+    const p = parse('google-adk-session.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('gemini');
+    const [s] = p.sessions;
+    expect(p.sessions).toHaveLength(1);
+    expect(s).toMatchObject({
+      id: '7f4e2a10-93c1-4b8e-a5d2-6c0b9e1f3a77',
+      source: 'google-adk',
+      agentId: 'expense_agent',
+      labels: { format: 'gemini', app: 'expense_agent' },
+      goal: 'File my taxi receipts from the Lisbon trip as one expense claim.',
+    });
+    // A function response holding an error fails its call; the retry with the cost center succeeds.
+    expect(steps(s)).toEqual(['find_receipts', 'submit_claim!', 'submit_claim']);
+    expect(s.calls[1].error).toBe('cost_center is required');
+    expect(s.calls[2].args).toEqual({ receipts: ['R-881', 'R-884'], cost_center: 'CC-310' });
+    expect(s.calls[0].at).toBe('2025-11-05T09:00:01.702Z');
+    // The streamed partial reply is not the answer; the whole one is.
+    expect(p.records[0].finalAnswer).toBe(
+      'Claim EXP-20931 is submitted: two taxi receipts, 41.50 EUR, cost center CC-310.',
+    );
+  });
+
+  it('the event list the /run endpoint answers reads the same', () => {
+    const { events } = JSON.parse(fixture('google-adk-session.json')) as { events: unknown[] };
+    const p = parseText(JSON.stringify(events), 'run.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('gemini');
+    expect(p.sessions.map(steps)).toEqual([['find_receipts', 'submit_claim!', 'submit_claim']]);
+    expect(p.sessions[0]).toMatchObject({ source: 'google-adk', agentId: 'expense_agent' });
+  });
+});

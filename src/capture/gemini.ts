@@ -88,23 +88,60 @@ export function isGeminiPromptLog(v: unknown): boolean {
   );
 }
 
-/** The contents list of a value in the Gemini API shape, or null. */
-function contentsOf(v: unknown): unknown[] | null {
-  const list = Array.isArray(v)
-    ? v
-    : isObject(v) && Array.isArray(v.history)
-      ? v.history
-      : isObject(v) && Array.isArray(v.contents)
-        ? v.contents
-        : null;
-  if (!list || list.length === 0) return null;
-  const turn = (c: unknown) =>
-    isObject(c) && Array.isArray(c.parts) && (c.role === 'user' || c.role === 'model' || c.role === 'function');
-  return list.every(turn) ? list : null;
+const isTurn = (c: unknown): c is JsonObject =>
+  isObject(c) && Array.isArray(c.parts) && (c.role === 'user' || c.role === 'model' || c.role === 'function');
+
+/**
+ * The events of a Google ADK session (`{id, appName, userId, state, events}`, as its session services and
+ * `adk web` keep it) or of the event list its `/run` endpoint answers: `{author, invocationId, content, ...}`.
+ */
+function adkEventsOf(v: unknown): JsonObject[] | null {
+  const session = isObject(v) && Array.isArray(v.events) && ('appName' in v || 'app_name' in v);
+  const list = Array.isArray(v) ? v : session ? (v.events as unknown[]) : null;
+  const isEvent = (e: unknown) =>
+    isObject(e) && typeof e.author === 'string' && ('invocationId' in e || 'invocation_id' in e);
+  return list && list.length > 0 && list.every(isEvent) ? (list as JsonObject[]) : null;
+}
+
+/** A Gemini conversation: its turns, when each was written (ADK events carry a time), and where they sit. */
+interface Turns {
+  turns: JsonObject[];
+  at: (string | null)[];
+  /** The path of each turn inside the value (`[3]`, `history[3]`, `events[3].content`). */
+  where: string[];
+  /** The ADK session, for its id. */
+  session: JsonObject | null;
+}
+
+/** The turns of a value in the Gemini API shape (contents, a checkpoint, a request) or of an ADK session, or null. */
+function turnsOf(v: unknown, path = ''): Turns | null {
+  const pre = path ? `${path}.` : '';
+  const events = adkEventsOf(v);
+  if (events) {
+    const out: Turns = { turns: [], at: [], where: [], session: Array.isArray(v) ? null : (v as JsonObject) };
+    events.forEach((e, i) => {
+      // A streamed reply comes as partial events and then once whole: the whole one counts.
+      if (e.partial === true || !isTurn(e.content)) return;
+      out.turns.push(e.content);
+      out.at.push(typeof e.timestamp === 'number' ? new Date(e.timestamp * 1000).toISOString() : null);
+      out.where.push(Array.isArray(v) ? `${path}[${i}].content` : `${pre}events[${i}].content`);
+    });
+    return out.turns.length ? out : null;
+  }
+  const key =
+    isObject(v) && Array.isArray(v.history) ? 'history' : isObject(v) && Array.isArray(v.contents) ? 'contents' : null;
+  const list = Array.isArray(v) ? v : key ? ((v as JsonObject)[key] as unknown[]) : null;
+  if (!list || list.length === 0 || !list.every(isTurn)) return null;
+  return {
+    turns: list,
+    at: list.map(() => null),
+    where: list.map((_, i) => (key ? `${pre}${key}[${i}]` : `${path}[${i}]`)),
+    session: null,
+  };
 }
 
 export function isGeminiContents(v: unknown): boolean {
-  return contentsOf(v) !== null;
+  return turnsOf(v) !== null;
 }
 
 /** The text parts of a content (thoughts left out). */
@@ -292,14 +329,16 @@ export function fromGeminiContents(
   path: string,
   problems: { line: number; path: string; reason: string }[],
 ): BuiltSession[] {
-  const list = contentsOf(value) ?? [];
-  const prefix = Array.isArray(value)
-    ? path
-    : `${path ? `${path}.` : ''}${isObject(value) && Array.isArray(value.history) ? 'history' : 'contents'}`;
+  const {
+    turns,
+    at: times,
+    where: places,
+    session,
+  } = turnsOf(value, path) ?? { turns: [], at: [], where: [], session: null };
   const entries: ItemEntry[] = [];
-  list.forEach((c, i) => {
-    const turn = c as JsonObject;
-    const where = `${prefix}[${i}]`;
+  turns.forEach((turn, i) => {
+    const where = places[i];
+    const at = times[i];
     const parts = (turn.parts as unknown[]).filter(isObject);
     if (turn.role === 'model') {
       for (const p of parts) {
@@ -314,10 +353,10 @@ export function fromGeminiContents(
             },
             where: `${where}.parts`,
             line,
-            at: null,
+            at,
           });
         } else if (p.thought !== true && typeof p.text === 'string' && p.text.trim())
-          entries.push({ item: { type: 'message', role: 'assistant', content: p.text }, where, line, at: null });
+          entries.push({ item: { type: 'message', role: 'assistant', content: p.text }, where, line, at });
       }
       return;
     }
@@ -331,23 +370,32 @@ export function fromGeminiContents(
         item: { type: 'function_call_output', call_id: id, output: r.text, status: failed ? 'failed' : 'completed' },
         where: `${where}.parts`,
         line,
-        at: null,
+        at,
       });
     }
     const text = partsText(parts).replace(REFERENCED_FILES, '').trim();
-    if (text) entries.push({ item: { type: 'message', role: 'user', content: text }, where, line, at: null });
+    if (text) entries.push({ item: { type: 'message', role: 'user', content: text }, where, line, at });
   });
+  const adk = session !== null || adkEventsOf(value) !== null;
+  const app = session?.appName ?? session?.app_name;
   return sessionsFromItems(
     entries,
     {
-      idBase: contentId('gemini', list),
-      source: 'gemini',
+      idBase: typeof session?.id === 'string' ? session.id : contentId(adk ? 'google-adk' : 'gemini', turns),
+      source: adk ? 'google-adk' : 'gemini',
+      agentId: adk ? agentOf(value) : null,
       isGoalText: isRequest,
       namespace,
       limits,
       now,
-      labels: { format: 'gemini' },
+      labels: { format: 'gemini', ...(typeof app === 'string' ? { app } : {}) },
     },
     problems,
   );
+}
+
+/** The ADK agent that answered first (an event author other than the user), or null. */
+function agentOf(value: unknown): string | null {
+  const author = (adkEventsOf(value) ?? []).find((e) => e.author !== 'user')?.author;
+  return typeof author === 'string' ? author : null;
 }

@@ -121,6 +121,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         isOpenAiConversation(doc) ||
         !Array.isArray(doc) ||
         isGeminiPromptLog(doc) ||
+        isGeminiContents(doc) ||
         (opts.format === 'auto' ? isAgentsHistory(doc) : opts.format === 'openai-agents') ||
         (opts.format === 'auto' ? messageListFormat(doc) !== null : isMessageListFormat(opts.format))
       )
