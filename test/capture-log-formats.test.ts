@@ -910,7 +910,7 @@ describe('Vercel AI SDK conversations', () => {
     const p = parse('ai-sdk-ui-messages.json');
     expect(p.unread).toEqual({ 'widget-card': 1 });
     expect(p.notes.map((n) => n.reason)).toEqual([
-      expect.stringMatching(/^skipped 1 line\(s\) of 1 kind\(s\).*widget-card 1/),
+      'skipped 1 part(s) of 1 kind(s) this version of Skillsmith does not read (widget-card 1)',
     ]);
   });
 
@@ -1040,6 +1040,9 @@ describe('Pydantic AI message history', () => {
     const p = parse('pydantic-ai-messages.json');
     expect(p.sessions.flatMap((s) => s.calls.map((c) => c.tool))).not.toContain('final_result');
     expect(p.unread).toEqual({ citation: 1 });
+    expect(p.notes.map((n) => n.reason)).toEqual([
+      'skipped 1 part(s) of 1 kind(s) this version of Skillsmith does not read (citation 1)',
+    ]);
   });
 
   it('one message per JSONL line reads the same; --format pydantic-ai does too, and a history without a call is named', () => {
@@ -1090,6 +1093,9 @@ describe('AutoGen AgentChat runs', () => {
     ]);
     // Thoughts and the input request are read past; a type this version does not know is counted.
     expect(p.unread).toEqual({ ReviewSummaryEvent: 1 });
+    expect(p.notes.map((n) => n.reason)).toEqual([
+      'skipped 1 message(s) of 1 kind(s) this version of Skillsmith does not read (ReviewSummaryEvent 1)',
+    ]);
     for (const s of p.sessions) expect(s).toMatchObject({ source: 'autogen', labels: { format: 'autogen' } });
   });
 

@@ -223,7 +223,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const sessions = out.map((p) =>
     opts.privacy ? protectSession(p.session, opts.privacy, opts.resultChars) : p.session,
   );
-  if (unread.size) notes.push({ file: opts.file, line: 1, reason: unreadNote(unread) });
+  if (unread.size) notes.push({ file: opts.file, line: 1, reason: unreadNote(unread, UNREAD_UNIT[format] ?? 'line') });
   notes.sort((a, b) => a.line - b.line);
   const unreadCounts = Object.fromEntries([...unread].sort((a, b) => b[1] - a[1]));
   return {
@@ -709,13 +709,21 @@ export function detect(value: unknown): DetectedFormat | null {
   return null;
 }
 
+/** What a format counts when it reads past a kind it does not know: transcripts count lines. */
+const UNREAD_UNIT: Partial<Record<string, string>> = {
+  'openai-agents': 'item',
+  'ai-sdk': 'part',
+  'pydantic-ai': 'part',
+  autogen: 'message',
+};
+
 /** "skipped 1,367 line(s) of 4 kind(s) this version of Skillsmith does not read (progress 1,333, ...)". */
-function unreadNote(unread: Unread): string {
+function unreadNote(unread: Unread, unit: string): string {
   const total = [...unread.values()].reduce((a, b) => a + b, 0);
   const kinds = [...unread].sort((a, b) => b[1] - a[1]);
   const list = kinds
     .slice(0, 8)
     .map(([k, n]) => `${k} ${n.toLocaleString('en-US')}`)
     .join(', ');
-  return `skipped ${total.toLocaleString('en-US')} line(s) of ${kinds.length} kind(s) this version of Skillsmith does not read (${list}${kinds.length > 8 ? ', ...' : ''})`;
+  return `skipped ${total.toLocaleString('en-US')} ${unit}(s) of ${kinds.length} kind(s) this version of Skillsmith does not read (${list}${kinds.length > 8 ? ', ...' : ''})`;
 }
