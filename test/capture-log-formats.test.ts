@@ -998,6 +998,16 @@ describe('Vercel AI SDK conversations', () => {
     ]);
   });
 
+  it('a tool call without a tool name is a problem naming its place; the rest of the conversation is kept', () => {
+    const messages = JSON.parse(fixture('ai-sdk-model-messages.json')) as { content: unknown }[];
+    const call = (messages[4].content as Record<string, unknown>[])[1];
+    delete call.toolName;
+    const p = parseText(JSON.stringify(messages), 'broken.json');
+    expect(p.problems.map((x) => [x.path, x.reason])).toEqual([['[4].content[1]', '[4].content[1].toolName: missing']]);
+    // Its result is left out with it; every other call is stored.
+    expect(p.sessions.map(steps)).toEqual([['findAppointments', 'listOpenSlots', 'rescheduleAppointment']]);
+  });
+
   it('OpenAI chat messages with tool messages are not taken for AI SDK ones', () => {
     const p = parse('openai-message-array.json');
     expect(p.format).toBe('openai');
@@ -1034,6 +1044,14 @@ describe('Pydantic AI message history', () => {
     ]);
     for (const s of p.sessions)
       expect(s).toMatchObject({ outcome: 'unknown', source: 'pydantic-ai', labels: { format: 'pydantic-ai' } });
+  });
+
+  it('a tool call without a tool_name is a problem naming its place; the rest of the history is kept', () => {
+    const messages = JSON.parse(fixture('pydantic-ai-messages.json')) as { parts: Record<string, unknown>[] }[];
+    delete messages[7].parts[0].tool_name;
+    const p = parseText(JSON.stringify(messages), 'broken.json');
+    expect(p.problems.map((x) => [x.path, x.reason])).toEqual([['[7].parts[0]', '[7].parts[0].tool_name: missing']]);
+    expect(p.sessions.map(steps)).toEqual([['run_sql!', 'run_sql'], ['send_email!']]);
   });
 
   it('system prompts and thinking are not requests or steps; a part kind this version does not know is counted', () => {

@@ -150,12 +150,21 @@ export function fromAiSdk(v: unknown, ctx: MessageListContext): BuiltSession[] {
   const messages = aiSdkMessagesOf(v) ?? [];
   const prefix = Array.isArray(v) ? path : `${path ? `${path}.` : ''}messages`;
   const entries: ItemEntry[] = [];
+  // A call without a tool name is named as a problem and left out, with its result.
+  const unnamed = new Set<unknown>();
   messages.forEach((m, i) => {
     const where = `${prefix}[${i}]`;
     const at = timeOf(m);
     const ln = lineOf ? lineOf(i) : line;
+    const named = (name: unknown, id: unknown, w: string): boolean => {
+      if (typeof name === 'string' && name) return true;
+      ctx.problems.push({ line: ln, path: w, reason: `${w}.toolName: missing` });
+      if (id != null) unnamed.add(id);
+      return false;
+    };
     const push = (item: JsonObject, w = where) => entries.push({ item, where: w, line: ln, at });
     const call = (t: ReturnType<typeof uiTool>, w: string) => {
+      if (!named(t.name, t.id, w)) return;
       push({ type: 'function_call', call_id: t.id, name: t.name, arguments: t.input }, w);
       if (t.result)
         push(
@@ -195,9 +204,14 @@ export function fromAiSdk(v: unknown, ctx: MessageListContext): BuiltSession[] {
       }
       if (type === 'tool-call') {
         flushText();
-        push({ type: 'function_call', call_id: p.toolCallId, name: p.toolName, arguments: p.input ?? p.args ?? {} }, w);
+        if (named(p.toolName, p.toolCallId, w))
+          push(
+            { type: 'function_call', call_id: p.toolCallId, name: p.toolName, arguments: p.input ?? p.args ?? {} },
+            w,
+          );
       } else if (type === 'tool-result') {
         flushText();
+        if (unnamed.has(p.toolCallId)) return;
         const r = modelOutput(p);
         push(
           {
