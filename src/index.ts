@@ -16,7 +16,8 @@ export { Memory } from './app/memory.js';
 /** Options of `openMemory`: where the memory lives, its namespace, configuration and injected back ends. */
 export type { OpenMemoryOptions } from './app/open-memory.js';
 /** What `memory.ingestFile` stored and which records it refused. */
-export type { IngestResult } from './app/types.js';
+export type { IngestResult, IngestTextOptions } from './app/types.js';
+export type { DryRunResult } from './capture/ingest.js';
 /** What `memory.skills.export` wrote and skipped. */
 export type { ExportResult } from './app/types.js';
 /** What `memory.skills.import` stored, skipped and warned about. */

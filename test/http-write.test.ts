@@ -1,6 +1,6 @@
 // The REST write path over real HTTP: start a session, record calls by position, end it, report an outcome
 // later, forget a session and a skill; CSRF on every write; described in the OpenAPI document.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -196,6 +196,7 @@ describe('REST write API', () => {
       ['/api/sessions/{id}/outcome', 'post'],
       ['/api/sessions/{id}', 'delete'],
       ['/api/skills/{name}', 'delete'],
+      ['/api/ingest', 'post'],
     ]) {
       const op = doc.paths[path][method];
       expect(op, `${method} ${path}`).toBeDefined();
@@ -205,5 +206,82 @@ describe('REST write API', () => {
       'tool',
     ]);
     expect(doc.components.schemas.RecordedCall.required).toEqual(['sessionId', 'position', 'recorded']);
+  });
+});
+
+/** A raw log body over real HTTP, as an application that keeps its agents' logs sends it. */
+async function send(path: string, text: string, opts: { csrf?: boolean; type?: string } = {}) {
+  const headers: Record<string, string> = { 'Content-Type': opts.type ?? 'application/json' };
+  if (opts.csrf !== false) headers['X-Skillsmith-CSRF'] = '1';
+  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: text });
+  return { status: res.status, data: (await res.json()) as any };
+}
+const capture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', 'capture', name), 'utf8');
+
+describe('REST ingest of the logs applications keep', () => {
+  it('a saved AI SDK chat posted as it is: stored as one session per task, with its calls, and listed', async () => {
+    const r = await send('/api/ingest?name=chat.json', capture('ai-sdk-ui-messages.json'));
+    expect(r.status).toBe(200);
+    expect(r.data).toMatchObject({
+      file: 'chat.json',
+      format: 'ai-sdk',
+      detected: true,
+      inserted: 3,
+      skipped: 0,
+      problems: [],
+    });
+    const stored = await api('GET', '/api/sessions/chat_7f3k2q9d%232');
+    expect(stored.status).toBe(200);
+    expect(stored.data.calls.map((c: { tool: string }) => c.tool)).toEqual([
+      'updateAccountEmail',
+      'crm.logInteraction',
+    ]);
+    // Capture privacy applies as on every other path in: the address the user typed is redacted.
+    expect(JSON.stringify(stored.data)).not.toContain('mia.li3818@example.com');
+    // Sent again, nothing is stored twice.
+    expect((await send('/api/ingest', capture('ai-sdk-ui-messages.json'))).data).toMatchObject({
+      inserted: 0,
+      skipped: 3,
+    });
+  });
+
+  it('dryRun=true says what would be stored and stores nothing; JSONL and a given format read too', async () => {
+    const before = (await api('GET', '/api/sessions')).data.total;
+    const r = await send('/api/ingest?dryRun=true', capture('pydantic-ai-messages.json'));
+    expect(r.status).toBe(200);
+    expect(r.data).toMatchObject({ dryRun: true, format: 'pydantic-ai', calls: 4 });
+    expect(r.data.sessions.map((s: { tools: string[] }) => s.tools)).toEqual([
+      ['run_sql', 'run_sql'],
+      ['make_chart', 'send_email'],
+    ]);
+    expect((await api('GET', '/api/sessions')).data.total).toBe(before);
+    const lines = await send('/api/ingest?format=ai-sdk', capture('ai-sdk-v4-messages.jsonl'), {
+      type: 'application/x-ndjson',
+    });
+    expect(lines.status).toBe(200);
+    expect(lines.data).toMatchObject({ format: 'ai-sdk', detected: false, inserted: 2 });
+  });
+
+  it('a log with a bad record is a 422 naming it, and every valid record is stored', async () => {
+    const messages = JSON.parse(capture('ai-sdk-model-messages.json')) as { content: unknown }[];
+    delete (messages[4].content as Record<string, unknown>[])[1].toolName;
+    const r = await send('/api/ingest?name=broken.json', JSON.stringify(messages));
+    expect(r.status).toBe(422);
+    expect(r.data.inserted).toBe(1);
+    expect(r.data.problems).toEqual([
+      { file: 'broken.json', line: 1, path: '[4].content[1]', reason: '[4].content[1].toolName: missing' },
+    ]);
+  });
+
+  it('no CSRF header, an empty body or an unknown format is refused, and nothing is stored', async () => {
+    const before = (await api('GET', '/api/sessions')).data.total;
+    expect((await send('/api/ingest', capture('autogen-task-result.json'), { csrf: false })).status).toBe(403);
+    const empty = await send('/api/ingest', '  ');
+    expect(empty.status).toBe(400);
+    expect(empty.data.error).toMatch(/the request body is empty/);
+    const bad = await send('/api/ingest?format=yaml', capture('autogen-task-result.json'));
+    expect(bad.status).toBe(400);
+    expect(bad.data.error).toMatch(/^invalid query: format/);
+    expect((await api('GET', '/api/sessions')).data.total).toBe(before);
   });
 });

@@ -221,6 +221,7 @@ describe('meta', () => {
         '/api/events',
         '/api/events/stream',
         '/api/health',
+        '/api/ingest',
         '/api/openapi.json',
         '/api/recall',
         '/api/sessions',

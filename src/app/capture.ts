@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { DryRunResult, PreparedCapture } from '../capture/ingest.js';
 import type { OutcomeJudge } from '../capture/judge.js';
 import type { IngestFormat } from '../capture/parse-file.js';
 import type { StartSessionOptions } from '../capture/types.js';
@@ -11,7 +12,7 @@ import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
 import { NotFoundError, PassLockedError, SessionStateError } from '../errors/index.js';
 import type { PassLock, Synthesis } from './synthesis.js';
-import type { IngestResult, RecordedCall, SessionRecorder } from './types.js';
+import type { IngestResult, IngestTextOptions, RecordedCall, SessionRecorder } from './types.js';
 
 /**
  * Capture: whole sessions and capture files in, live sessions recorded call by call, outcomes reported, and
@@ -69,12 +70,31 @@ export class Capture {
     path: string,
     opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
   ): Promise<IngestResult> {
+    return this.ingestText(readFileSync(path, 'utf8'), { ...opts, name: path });
+  }
+
+  /**
+   * Reads the text of a capture file as `ingestText` would (format, limits, capture privacy), and says what would
+   * be stored; stores nothing and judges nothing.
+   */
+  async previewText(text: string, opts: Omit<IngestTextOptions, 'judge'> = {}): Promise<DryRunResult> {
+    const { dryRunSummary } = await import('../capture/ingest.js');
+    const name = opts.name ?? 'request';
+    const { parsed } = await this.readText(text, name, opts, null);
+    return dryRunSummary(name, parsed);
+  }
+
+  /** Parses a capture text with the configuration's limits and capture privacy; judges it with `judge`. */
+  private async readText(
+    text: string,
+    name: string,
+    opts: Omit<IngestTextOptions, 'judge' | 'name'>,
+    judge: OutcomeJudge | null,
+  ): Promise<PreparedCapture> {
     const { ctx } = this;
-    const store = ctx.requireStore();
-    const text = readFileSync(path, 'utf8');
     const { prepareCapture } = await import('../capture/ingest.js');
-    const { parsed, judgement } = await prepareCapture(text, {
-      file: path,
+    return prepareCapture(text, {
+      file: name,
       namespace: ctx.ns(opts.namespace),
       format: opts.format ?? 'auto',
       maxRecordBytes: ctx.config.capture.maxRecordBytes,
@@ -82,8 +102,19 @@ export class Capture {
       maxCallsPerSession: ctx.config.capture.maxCallsPerSession,
       now: ctx.now().toISOString(),
       privacy: ctx.config.capture.privacy,
-      judge: await this.outcomeJudge(opts.judge),
+      judge,
     });
+  }
+
+  /**
+   * Ingests the text of a capture file (any format `ingestFile` reads), named `name` in problems and notes: what
+   * an application that keeps its agents' logs itself sends (REST `POST /api/ingest`).
+   */
+  async ingestText(text: string, opts: IngestTextOptions = {}): Promise<IngestResult> {
+    const { ctx } = this;
+    const store = ctx.requireStore();
+    const path = opts.name ?? 'request';
+    const { parsed, judgement } = await this.readText(text, path, opts, await this.outcomeJudge(opts.judge));
     // Duplicate ids inside one file: the first wins. One that differs from the session already under its id
     // (in this file or in the store) is named: two different sessions must not hide behind one id.
     const first = new Map<string, { session: Session; line: number }>();

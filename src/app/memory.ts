@@ -1,5 +1,6 @@
 import type { SkillsmithConfig } from '../config/config.js';
 import type { OutcomeJudge } from '../capture/judge.js';
+import type { DryRunResult } from '../capture/ingest.js';
 import type { IngestFormat } from '../capture/parse-file.js';
 import type { Fact, Outcome, Session, Skill } from '../domain/types.js';
 import type { Distiller } from '../distillers/distiller.js';
@@ -25,6 +26,7 @@ import type {
   ExportResult,
   ImportResult,
   IngestResult,
+  IngestTextOptions,
   RecallOptions,
   RecordedCall,
   SessionRecorder,
@@ -268,6 +270,19 @@ export class Memory {
     opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
   ): Promise<IngestResult> {
     return this.capture.ingestFile(path, opts);
+  }
+
+  /**
+   * Ingests the text of a capture file (any format `ingestFile` reads), named `name` in problems and notes: the
+   * logs an application keeps itself (a saved chat, a run history), sent as they are.
+   */
+  ingestText(text: string, opts: IngestTextOptions = {}): Promise<IngestResult> {
+    return this.capture.ingestText(text, opts);
+  }
+
+  /** What `ingestText` would store from this text (sessions, calls, notes, problems); stores nothing. */
+  previewText(text: string, opts: Omit<IngestTextOptions, 'judge'> = {}): Promise<DryRunResult> {
+    return this.capture.previewText(text, opts);
   }
 
   /**

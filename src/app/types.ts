@@ -1,7 +1,16 @@
 import type { IngestProblem } from '../capture/parse-file.js';
-import type { DetectedFormat, RecordInfo } from '../capture/types.js';
+import type { DetectedFormat, IngestFormat, RecordInfo } from '../capture/types.js';
+import type { OutcomeJudge } from '../capture/judge.js';
 import type { Outcome, OutcomeSource } from '../domain/types.js';
 import type { RecalledSkill } from '../pipeline/recall.js';
+
+/** How `ingestText` reads a log: its name in problems, the format (default auto), the namespace, the judge. */
+export interface IngestTextOptions {
+  name?: string;
+  format?: IngestFormat;
+  namespace?: string;
+  judge?: 'rule' | 'llm' | 'off' | OutcomeJudge;
+}
 
 export interface IngestResult {
   file: string;

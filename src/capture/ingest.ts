@@ -1,6 +1,6 @@
 import type { PrivacyConfig, PrivacyConfigInput } from './capture-config.js';
 import { type JudgeReport, judgeSessions, type OutcomeJudge } from './judge.js';
-import { type ParsedFile, parseCaptureText } from './parse-file.js';
+import { type IngestProblem, type ParsedFile, parseCaptureText } from './parse-file.js';
 import { resolvePrivacy } from './privacy.js';
 import type { IngestFormat } from './types.js';
 
@@ -47,6 +47,45 @@ export async function prepareCapture(text: string, opts: PrepareCaptureOptions):
       )
     : null;
   return { parsed, judgement };
+}
+
+/** What a dry run reports of one file (`ingest --dry-run --json`, REST `POST /api/ingest?dryRun=true`). */
+export interface DryRunResult {
+  file: string;
+  dryRun: true;
+  format: string;
+  detected: boolean;
+  formats: ParsedFile['formats'];
+  /** The sessions that would be stored, as capture privacy leaves them (whether one is already stored is not checked). */
+  sessions: { id: string; line: number; goal: string; calls: number; tools: string[]; failedCalls: number }[];
+  calls: number;
+  problems: IngestProblem[];
+  notes: IngestProblem[];
+  unread: Record<string, number>;
+}
+
+/** What would be stored from a parsed file, and what was read past or rejected. */
+export function dryRunSummary(file: string, parsed: ParsedFile): DryRunResult {
+  const sessions = parsed.sessions.map((s, i) => ({
+    id: s.id,
+    line: parsed.records[i]?.line ?? 1,
+    goal: s.goal,
+    calls: s.calls.length,
+    tools: s.calls.map((c) => c.tool),
+    failedCalls: s.calls.filter((c) => !c.ok).length,
+  }));
+  return {
+    file,
+    dryRun: true,
+    format: parsed.format,
+    detected: parsed.detected,
+    formats: parsed.formats,
+    sessions,
+    calls: sessions.reduce((n, s) => n + s.calls, 0),
+    problems: parsed.problems,
+    notes: parsed.notes,
+    unread: parsed.unread,
+  };
 }
 
 /** One line per file saying what was detected: `jsonl`, or `mixed: openai 2, anthropic 1`. */

@@ -1,3 +1,4 @@
+import { INGEST_FORMATS } from '../../capture/types.js';
 import { CSRF_HEADER } from './security.js';
 
 type Schema = Record<string, unknown>;
@@ -170,6 +171,47 @@ export function openApiDocument(version: string) {
             200: json({ type: 'object', properties: { before: ref('Skill'), after: ref('Skill') } }),
             ...notFound,
             ...rejected,
+          },
+        },
+      },
+      '/api/ingest': {
+        post: {
+          summary:
+            'Ingest a log as an application keeps it (a saved AI SDK chat, a Pydantic AI or AutoGen history, Agents SDK items, OpenAI / Anthropic messages, a transcript, JSONL sessions): the raw body, in any format skillsmith ingest reads. Capture privacy applies; sessions without an outcome are judged',
+          parameters: [
+            query('format', { type: 'string', enum: INGEST_FORMATS, default: 'auto' }),
+            query('judge', { type: 'string', enum: ['rule', 'llm', 'off'] }, 'outcome judge (default: capture.judge)'),
+            query(
+              'dryRun',
+              { type: 'string', enum: ['true', 'false'], default: 'false' },
+              'true: store nothing, say what would be stored',
+            ),
+            query(
+              'name',
+              { type: 'string', maxLength: 200, default: 'request' },
+              'the name problems and notes give the log',
+            ),
+            csrf,
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: {} },
+              'application/x-ndjson': { schema: { type: 'string' } },
+              'text/plain': { schema: { type: 'string' } },
+            },
+          },
+          responses: {
+            200: json(
+              { type: 'object', description: 'as skillsmith ingest --json (with dryRun, as ingest --dry-run --json)' },
+              'Read; every session stored (or, with dryRun, what would be)',
+            ),
+            422: json(
+              { type: 'object', description: 'the same body, with problems naming each rejected record' },
+              'Some records were rejected; every valid one was stored',
+            ),
+            ...rejected,
+            503: error('Memory is disabled'),
           },
         },
       },

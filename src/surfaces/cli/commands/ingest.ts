@@ -9,8 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { escapeControl } from '../../../domain/untrusted-text.js';
-import { describeFormats, prepareCapture } from '../../../capture/ingest.js';
-import type { IngestProblem, ParsedFile } from '../../../capture/parse-file.js';
+import { describeFormats, type DryRunResult, dryRunSummary, prepareCapture } from '../../../capture/ingest.js';
+import type { IngestProblem } from '../../../capture/parse-file.js';
 import { INGEST_FORMATS, isIngestFormat, type IngestFormat } from '../../../capture/types.js';
 import type { IngestResult } from '../../../app/types.js';
 import type { Memory } from '../../../app/memory.js';
@@ -137,21 +137,6 @@ export async function ingestCommand(
   return problems.length ? 1 : 0;
 }
 
-/** What `ingest --dry-run --json` prints per file. */
-interface DryRunResult {
-  file: string;
-  dryRun: true;
-  format: string;
-  detected: boolean;
-  formats: ParsedFile['formats'];
-  /** The sessions that would be stored, as capture privacy leaves them (whether one is already stored is not checked). */
-  sessions: { id: string; line: number; goal: string; calls: number; tools: string[]; failedCalls: number }[];
-  calls: number;
-  problems: IngestProblem[];
-  notes: IngestProblem[];
-  unread: Record<string, number>;
-}
-
 /** Reads each file as `ingest` would (format, limits, capture privacy of the configuration); stores nothing. */
 async function dryRunFiles(
   files: string[],
@@ -174,26 +159,7 @@ async function dryRunFiles(
       privacy: config.capture.privacy,
       judge: null,
     });
-    const sessions = parsed.sessions.map((s, i) => ({
-      id: s.id,
-      line: parsed.records[i]?.line ?? 1,
-      goal: s.goal,
-      calls: s.calls.length,
-      tools: s.calls.map((c) => c.tool),
-      failedCalls: s.calls.filter((c) => !c.ok).length,
-    }));
-    out.push({
-      file,
-      dryRun: true,
-      format: parsed.format,
-      detected: parsed.detected,
-      formats: parsed.formats,
-      sessions,
-      calls: sessions.reduce((n, s) => n + s.calls, 0),
-      problems: parsed.problems,
-      notes: parsed.notes,
-      unread: parsed.unread,
-    });
+    out.push(dryRunSummary(file, parsed));
   }
   return out;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Memory } from '../../../app/memory.js';
 import { HttpError, readJson, readQuery } from '../request.js';
 import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
+import { INGEST_FORMATS, type IngestFormat } from '../../../capture/types.js';
 
 const page = z.object({
   limit: z.coerce.number().int().min(1).max(SESSION_PAGE.max).default(SESSION_PAGE.size),
@@ -27,6 +28,12 @@ const callBody = z.object({
   durationMs: z.number().min(0).nullable().optional(),
 });
 const endBody = z.object({ outcome, reward: z.number().min(0).max(1).nullable().optional() });
+const ingestQuery = z.object({
+  format: z.enum(INGEST_FORMATS as [IngestFormat, ...IngestFormat[]]).default('auto'),
+  judge: z.enum(['rule', 'llm', 'off']).optional(),
+  dryRun: z.enum(['true', 'false']).default('false'),
+  name: z.string().min(1).max(200).default('request'),
+});
 
 /**
  * Stored sessions, newest first, and one session with each of its tool calls; and the write path for agents
@@ -53,6 +60,21 @@ export function sessionRoutes(memory: Memory): Hono {
     const session = await sessions().sessions.get(memory.sessions.key(c.req.param('id')));
     if (!session) throw new HttpError(404, `no session "${c.req.param('id')}"`);
     return c.json(sessionJson(session));
+  });
+
+  // A log as an application keeps it (a saved chat, a run history, a transcript), in any format `ingest` reads:
+  // the raw body, named `name` in problems. 200 with the ingest result; with problems, 422 and the same body
+  // (every valid record is stored). `dryRun=true` stores nothing and says what would be stored.
+  app.post('/ingest', async (c) => {
+    const q = readQuery(c, ingestQuery);
+    const text = await c.req.text();
+    if (!text.trim()) throw new HttpError(400, 'the request body is empty: send the log itself (JSON or JSONL)');
+    if (q.dryRun === 'true') {
+      const preview = await sessions().previewText(text, { name: q.name, format: q.format });
+      return c.json(preview, preview.problems.length ? 422 : 200);
+    }
+    const r = await sessions().ingestText(text, { name: q.name, format: q.format, judge: q.judge });
+    return c.json(r, r.problems.length ? 422 : 200);
   });
 
   app.post('/sessions', async (c) => {
