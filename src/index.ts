@@ -15,8 +15,9 @@ export { openMemory } from './app/open-memory.js';
 export { Memory } from './app/memory.js';
 /** Options of `openMemory`: where the memory lives, its namespace, configuration and injected back ends. */
 export type { OpenMemoryOptions } from './app/open-memory.js';
-/** What `memory.ingestFile` stored and which records it refused. */
+/** What `memory.ingestFile` / `ingestText` stored and which records it refused, and how `ingestText` reads. */
 export type { IngestResult, IngestTextOptions } from './app/types.js';
+/** What `memory.previewText` would store (the shape of `ingest --dry-run --json`). */
 export type { DryRunResult } from './capture/ingest.js';
 /** What `memory.skills.export` wrote and skipped. */
 export type { ExportResult } from './app/types.js';
