@@ -14,7 +14,7 @@ const FIX = join(ROOT, 'test', 'fixtures', 'capture');
 let tmp: string;
 let n = 0;
 
-const cli = (args: string[]) => runCli(args, tmp);
+const cli = (args: string[], input?: string) => runCli(args, tmp, input);
 
 function calls(db: string): { session_id: string; tool: string; ok: number }[] {
   const raw = new Database(db, { readonly: true });
@@ -87,6 +87,28 @@ describe('skillsmith ingest: real agent logs', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(reason);
     expect(r.stdout).toMatch(/0 sessions stored/);
+  });
+
+  it('- reads the log from standard input (ingest, --dry-run and learn), named stdin; twice is a usage error', () => {
+    const chat = readFileSync(join(FIX, 'ai-sdk-ui-messages.json'), 'utf8');
+    const db = join(tmp, `m${++n}.db`);
+    const dry = cli(['ingest', '-', '--dry-run', '--db', db], chat);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(
+      'stdin: dry run, nothing stored: 3 session(s) with 6 tool call(s) would be stored (ai-sdk, auto-detected)',
+    );
+    expect(existsSync(db)).toBe(false);
+    const r = cli(['ingest', '-', '--db', db, '--judge', 'off', '--json'], chat);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject([{ file: 'stdin', format: 'ai-sdk', inserted: 3 }]);
+    expect(calls(db)).toHaveLength(6);
+    // A broken record from standard input is named as stdin:LINE.
+    const bad = cli(['ingest', '-', '--db', db], '{"broken\n');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^stdin:1: not valid JSON/m);
+    const twice = cli(['ingest', '-', '-', '--db', db], chat);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('- (standard input) can be read only once');
   });
 
   it('an empty file exits 1', () => {

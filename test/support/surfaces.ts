@@ -77,13 +77,18 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<C
  * Runs the built CLI to completion in `cwd`, with none of the SKILLSMITH_* variables of the caller's shell (so a
  * developer's own configuration cannot change what a test sees).
  */
-export function runCli(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
+export function runCli(
+  args: string[],
+  cwd: string,
+  input?: string,
+): { code: number | null; stdout: string; stderr: string } {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', ...CONFIG_ENV.map((v) => v.name)]) delete env[name];
   const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'surfaces', 'cli', 'main.js'), ...args], {
     cwd,
     env,
     encoding: 'utf8',
+    input,
   });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -12,10 +12,16 @@ import { UsageError } from '../../errors/usage-error.js';
  * left out, and `notes` says how many: subagent transcripts (Claude Code's `subagents/agent-*.jsonl`, the
  * Gemini CLI's `chats/<parent session>/*.jsonl`: the main session's tool call stands for them) and the Gemini
  * CLI's prompt log (`logs.json` beside `chats/`). Named one by one, they are read, and said to hold nothing.
+ * `-` stands for standard input (once).
  */
 export function inputFiles(paths: readonly string[], command: string, notes: string[] = []): string[] {
   const files: string[] = [];
   for (const path of paths) {
+    if (path === STDIN) {
+      if (files.includes(STDIN)) throw new UsageError(`${command}: - (standard input) can be read only once`);
+      files.push(STDIN);
+      continue;
+    }
     const dir = isDirectory(path, command);
     if (!dir) {
       files.push(path);
@@ -33,6 +39,9 @@ export function inputFiles(paths: readonly string[], command: string, notes: str
   }
   return files;
 }
+
+/** The FILE that stands for standard input: a log piped in (`cat chat.json | skillsmith ingest -`). */
+export const STDIN = '-';
 
 /** Whether `path` is a directory; a path that cannot be read is a usage error naming it (`what`: who reads it). */
 export function isDirectory(path: string, what: string): boolean {

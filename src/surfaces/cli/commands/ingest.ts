@@ -16,7 +16,7 @@ import type { IngestResult } from '../../../app/types.js';
 import type { Memory } from '../../../app/memory.js';
 import { UsageError, type Command } from '../command.js';
 import { type CommandFlags, configFromFlags } from '../command-support.js';
-import { inputFiles } from '../input-files.js';
+import { inputFiles, STDIN } from '../input-files.js';
 
 /** Bad --format, --judge or no FILE: a usage error (exit 2); the one UsageError class under its old name. */
 export { UsageError as IngestUsageError };
@@ -67,11 +67,24 @@ export function ingestInputs(
   return { paths: inputFiles(files, command, notes), opts };
 }
 
-/** Ingests each file in turn (the results of `memory.ingestFile`, in order). */
-export async function ingestFiles(memory: Pick<Memory, 'ingestFile'>, inputs: IngestInputs): Promise<IngestResult[]> {
+/** Reads a FILE, or standard input for `-`. */
+const readInput = (file: string) => readFileSync(file === STDIN ? 0 : file, 'utf8');
+/** The name `-` (standard input) has in problems and notes. */
+const inputName = (file: string) => (file === STDIN ? 'stdin' : file);
+
+/** Ingests each file in turn, `-` from standard input (the results of `memory.ingestFile`, in order). */
+export async function ingestFiles(
+  memory: Pick<Memory, 'ingestFile' | 'ingestText'>,
+  inputs: IngestInputs,
+): Promise<IngestResult[]> {
   const ingestFile = memory.ingestFile.bind(memory) as unknown as IngestFile;
   const results: IngestResult[] = [];
-  for (const f of inputs.paths) results.push(await ingestFile(f, inputs.opts));
+  for (const f of inputs.paths)
+    results.push(
+      f === STDIN
+        ? await memory.ingestText(readInput(f), { ...inputs.opts, name: inputName(f) })
+        : await ingestFile(f, inputs.opts),
+    );
   return results;
 }
 
@@ -116,7 +129,7 @@ export function formatProblems(problems: IngestResult['problems']): string[] {
 
 /** The whole `ingest` command; returns the exit code (IngestUsageError for bad usage: exit 2). */
 export async function ingestCommand(
-  memory: Pick<Memory, 'ingestFile'> | (() => Promise<Pick<Memory, 'ingestFile'>>),
+  memory: Pick<Memory, 'ingestFile' | 'ingestText'> | (() => Promise<Pick<Memory, 'ingestFile' | 'ingestText'>>),
   files: string[],
   flags: IngestFlags,
   io: { out: (s: string) => void; err: (s: string) => void } = {
@@ -148,8 +161,8 @@ async function dryRunFiles(
   const config = configFromFlags(flags);
   const out: DryRunResult[] = [];
   for (const file of paths) {
-    const { parsed } = await prepareCapture(readFileSync(file, 'utf8'), {
-      file,
+    const { parsed } = await prepareCapture(readInput(file), {
+      file: inputName(file),
       namespace: config.namespace,
       format,
       now: new Date().toISOString(),
@@ -159,7 +172,7 @@ async function dryRunFiles(
       privacy: config.capture.privacy,
       judge: null,
     });
-    out.push(dryRunSummary(file, parsed));
+    out.push(dryRunSummary(inputName(file), parsed));
   }
   return out;
 }
@@ -212,12 +225,13 @@ export async function dryRunCommand(
 export const command: Command = {
   name: 'ingest',
   help: `  ingest FILE|DIR...          store sessions: JSONL interchange, OpenAI or Anthropic message logs, Claude Code
-                              transcripts, Codex CLI rollouts, Gemini CLI sessions and Gemini API contents, OpenAI
-                              Agents SDK (Python and JavaScript) items and run states, Responses API objects,
+                              transcripts, Codex CLI rollouts, Gemini CLI sessions, Gemini API contents and Google
+                              ADK sessions, OpenAI Agents SDK (Python and JavaScript) items and run states,
+                              Responses API objects, Vercel AI SDK chats, Pydantic AI and AutoGen histories,
                               LangChain / LangSmith runs, OTLP GenAI spans, raw tau-bench results (--format;
                               sessions without an outcome are judged; a file that gives no session is an error);
-                              a DIR: every .jsonl and .json file below it; --dry-run prints what would be stored,
-                              storing nothing`,
+                              a DIR: every .jsonl and .json file below it; - reads standard input; --dry-run
+                              prints what would be stored, storing nothing`,
   // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags, once the
   // arguments are known to be good.
   opens: 'self',
