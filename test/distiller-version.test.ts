@@ -25,6 +25,7 @@ const FINGERPRINTS: Record<string, string> = {
   'heuristic@9': '7d7008483b43af89',
   'heuristic@10': '2f757415b793788d',
   'heuristic@11': '6dc13b806bfa81a2',
+  'heuristic@12': '64c2622990feb4b1',
 };
 
 const FILES = [

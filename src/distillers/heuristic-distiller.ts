@@ -10,6 +10,8 @@ import {
   fieldNote,
   RESULT_NOTE,
   resultNote,
+  switchedFrom,
+  switchLead,
   SUPPORT_NOTE,
   shownItems,
   supportNote,
@@ -31,7 +33,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@11';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@12';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -115,7 +117,10 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     '',
     ...steps.map((s, i) => {
       const step = renderStep(s, opts.redact, requested);
-      const lead = fallback(s, i);
+      // A switch flipped from one state in every session is said with that state, unless the sessions already
+      // gave the step a condition of their own.
+      const flip = s.when ? null : switchedFrom(s.tool, s.shows ?? []);
+      const lead = fallback(s, i) || (flip ? switchLead(flip) : '');
       // The goal step's result is the finishing condition, said under "Done when".
       const check = i === goalAt ? '' : resultNote(shownValues(s.shows ?? [], opts.redact));
       return `${i + 1}. ${lead ? lead + step[0].toLowerCase() + step.slice(1) : step}${check}`;

@@ -32,6 +32,57 @@ export function resultNote(shown: readonly string[]): string {
   return shown.length ? ` Expect its result to show ${shown.join(' and ')}, as it did in the sessions.` : '';
 }
 
+/** The state a switch was in before a flip left it in the other ("now OFF" -> it was ON). */
+const OTHER_STATE: Readonly<Record<string, string>> = {
+  on: 'off',
+  off: 'on',
+  enabled: 'disabled',
+  disabled: 'enabled',
+};
+
+/**
+ * What a switch (`toggle_*`: a flip, with no state to set) was flipped from, read from what it left every time
+ * it worked ("Airplane Mode is now OFF." -> Airplane Mode was ON), or null. The sessions all found it in that state;
+ * followed blindly, the flip does the opposite. The subject is a short phrase of letters that names the tool's
+ * object (a word of the tool's name besides its verb), so no other text of a result reaches the step line.
+ */
+export function switchedFrom(
+  tool: string,
+  shown: readonly { path: string; value: string }[],
+): { subject: string; state: string } | null {
+  const words = tool
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  if (words[0] !== 'toggle' || words.length < 2) return null;
+  const object = new Set(words.slice(1));
+  for (const { path, value } of shown) {
+    if (path) continue;
+    const m =
+      /^([A-Za-z][A-Za-z -]{0,38}?) (?:is )?now (ON|OFF|On|Off|on|off|enabled|disabled|Enabled|Disabled)\b/.exec(
+        value.trim(),
+      );
+    if (
+      !m ||
+      !m[1]
+        .toLowerCase()
+        .split(/[ -]+/)
+        .some((w) => object.has(w))
+    )
+      continue;
+    const after = m[2];
+    const before = OTHER_STATE[after.toLowerCase()];
+    const state = after === after.toUpperCase() ? before.toUpperCase() : before;
+    return { subject: m[1], state };
+  }
+  return null;
+}
+
+/** "If Airplane Mode is ON: ": the lead of a switch's step line (the call follows in lower case). */
+export function switchLead(flip: { subject: string; state: string }): string {
+  return `If ${flip.subject} is ${flip.state}: `;
+}
+
 /** A result note, as a pattern: it ends the step line, and its group holds the quoted items. */
 export const RESULT_NOTE = / Expect its result to show (.+), as it did in the sessions\.$/;
 
