@@ -1,3 +1,5 @@
+import { toolWordsOf } from './step-role.js';
+
 /**
  * The notes a step line of a learned procedure carries besides what to call: how many of the successful sessions
  * took the step, which field of an earlier result a value comes from, and what a state-changing step's result
@@ -50,26 +52,21 @@ export function switchedFrom(
   tool: string,
   shown: readonly { path: string; value: string }[],
 ): { subject: string; state: string } | null {
-  const words = tool
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
+  const words = toolWordsOf(tool);
   if (words[0] !== 'toggle' || words.length < 2) return null;
   const object = new Set(words.slice(1));
+  const namesObject = (subject: string) =>
+    subject
+      .toLowerCase()
+      .split(/[ -]+/)
+      .some((w) => object.has(w));
   for (const { path, value } of shown) {
     if (path) continue;
     const m =
       /^([A-Za-z][A-Za-z -]{0,38}?) (?:is )?now (ON|OFF|On|Off|on|off|enabled|disabled|Enabled|Disabled)\b/.exec(
         value.trim(),
       );
-    if (
-      !m ||
-      !m[1]
-        .toLowerCase()
-        .split(/[ -]+/)
-        .some((w) => object.has(w))
-    )
-      continue;
+    if (!m || !namesObject(m[1])) continue;
     const after = m[2];
     const before = OTHER_STATE[after.toLowerCase()];
     const state = after === after.toUpperCase() ? before.toUpperCase() : before;
