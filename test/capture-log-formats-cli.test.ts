@@ -109,6 +109,10 @@ describe('skillsmith ingest: real agent logs', () => {
     const twice = cli(['ingest', '-', '-', '--db', db], chat);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain('- (standard input) can be read only once');
+    // learn reads it the same way, then learns.
+    const learned = cli(['learn', '-', '--db', join(tmp, `m${++n}.db`), '--judge', 'off'], chat);
+    expect(learned.code).toBe(0);
+    expect(learned.stdout).toContain('Ingested stdin: 3 new sessions, 0 already present.');
   });
 
   it('an empty file exits 1', () => {
