@@ -14,7 +14,7 @@ afterAll(() => rmSync(dirname(db), { recursive: true, force: true }));
 
 describe('the context pack of a long recalled skill', () => {
   it('keeps its branches and when it is done, where its clipped body lost them', async () => {
-    const budget = 1100;
+    const budget = 1200;
     const memory = await openMemory({
       db,
       logLevel: 'silent',

@@ -163,19 +163,12 @@ export function fromAiSdk(v: unknown, ctx: MessageListContext): BuiltSession[] {
       return false;
     };
     const push = (item: JsonObject, w = where) => entries.push({ item, where: w, line: ln, at });
+    const answer = (id: unknown, r: { text: string; failed: boolean }, w: string) =>
+      push({ type: 'function_call_output', call_id: id, output: r.text, status: r.failed ? 'failed' : 'completed' }, w);
     const call = (t: ReturnType<typeof uiTool>, w: string) => {
       if (!named(t.name, t.id, w)) return;
       push({ type: 'function_call', call_id: t.id, name: t.name, arguments: t.input }, w);
-      if (t.result)
-        push(
-          {
-            type: 'function_call_output',
-            call_id: t.id,
-            output: t.result.text,
-            status: t.result.failed ? 'failed' : 'completed',
-          },
-          w,
-        );
+      if (t.result) answer(t.id, t.result, w);
     };
     if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'tool') return;
     const { parts, key: partsKey, invocations } = viewOf(m);
@@ -211,17 +204,7 @@ export function fromAiSdk(v: unknown, ctx: MessageListContext): BuiltSession[] {
           );
       } else if (type === 'tool-result') {
         flushText();
-        if (unnamed.has(p.toolCallId)) return;
-        const r = modelOutput(p);
-        push(
-          {
-            type: 'function_call_output',
-            call_id: p.toolCallId,
-            output: r.text,
-            status: r.failed ? 'failed' : 'completed',
-          },
-          w,
-        );
+        if (!unnamed.has(p.toolCallId)) answer(p.toolCallId, modelOutput(p), w);
       } else if (type === 'tool-invocation') {
         flushText();
         // AI SDK 4 nests the call (`toolInvocation`); some apps write its fields on the part itself.

@@ -558,7 +558,7 @@ export function detectStream(lines: StreamLine[]): DetectedFormat | null {
   if (isCodexRollout(lines)) return 'codex';
   if (isGeminiCliLog(lines)) return 'gemini';
   const values = lines.map((l) => l.value);
-  // One message per line (a chat's messages as rows): AI SDK, Pydantic AI.
+  // One message per line (a chat's messages as rows): AI SDK, Pydantic AI, AutoGen.
   const list = lines.length > 1 ? messageListFormat(values) : null;
   if (list) return list;
   // One Responses item per line (an Agents SDK history written line by line).
@@ -693,7 +693,8 @@ export function detect(value: unknown): DetectedFormat | null {
   // Before the chat shapes: a Gemini session has `messages`, and contents are a list of turns with a role.
   if (isGeminiSession(value) || isGeminiContents(value) || isGeminiPromptLog(value)) return 'gemini';
   if (isAgentsHistory(value)) return 'openai-agents';
-  // Before the chat shapes: AI SDK model messages have `tool` messages too, with typed parts.
+  // Before the chat shapes: the message lists of AI SDK (whose model messages have `tool` messages too), Pydantic
+  // AI and AutoGen.
   const list = messageListFormat(value);
   if (list) return list;
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'steps' in value) return 'jsonl';
