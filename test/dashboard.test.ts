@@ -280,6 +280,31 @@ describe('dashboard', () => {
     expect(await page.locator('#recall-results h2').textContent()).toBe('No skill recalled');
   });
 
+  it('imports a log file: what would be stored first, then the sessions are stored and listed', async () => {
+    const before = (await api<{ total: number }>('/api/sessions')).total;
+    await open('#/sessions');
+    await page
+      .locator('#import-log')
+      .setInputFiles(join(ROOT, 'test', 'fixtures', 'capture', 'ai-sdk-ui-messages.json'));
+    await page.locator('#import-title').waitFor();
+    expect(await page.locator('#import').textContent()).toContain(
+      'Dry run, nothing stored yet: 3 sessions with 6 tool calls (ai-sdk).',
+    );
+    expect(await page.locator('#import ol.log-sessions li').count()).toBe(3);
+    // The address the user typed is redacted in the preview as it will be in the store.
+    expect(await page.locator('#import').textContent()).not.toContain('mia.li3818@example.com');
+    expect((await api<{ total: number }>('/api/sessions')).total).toBe(before);
+    await shot('import-log-preview');
+
+    await page.getByRole('button', { name: 'Store 3 sessions' }).click();
+    await page.locator('#log-stored').waitFor();
+    expect(await page.locator('#log-stored').textContent()).toBe(
+      'Stored 3 new sessions from ai-sdk-ui-messages.json; 0 already present.',
+    );
+    expect((await api<{ total: number }>('/api/sessions')).total).toBe(before + 3);
+    await expect.poll(() => page.locator('tr[data-session="chat_7f3k2q9d"]').count()).toBe(1);
+  });
+
   it('made no request outside the server it was served from', () => {
     const origin = new URL(server.url).origin;
     const outside = requested.filter(

@@ -31,7 +31,23 @@ async function send(method: string, path: string, body?: unknown): Promise<Respo
   return res;
 }
 
+/**
+ * Posts a log as its raw text (`POST /api/ingest`): the status with the body, since a 422 still says what was
+ * stored and which records were rejected.
+ */
+async function sendLog<T>(path: string, text: string): Promise<{ status: number; body: T }> {
+  const h = headers('POST');
+  h['Content-Type'] = 'application/json';
+  const res = await fetch(path, { method: 'POST', headers: h, body: text });
+  if (!res.ok && res.status !== 422) {
+    const payload = (await res.json().catch(() => null)) as { error?: string } | null;
+    throw new ApiError(res.status, payload?.error ?? `${res.status} ${res.statusText}`);
+  }
+  return { status: res.status, body: (await res.json()) as T };
+}
+
 export const api = {
+  log: sendLog,
   get: async <T>(path: string): Promise<T> => (await send('GET', path)).json() as Promise<T>,
   post: async <T>(path: string, body: unknown): Promise<T> => (await send('POST', path, body)).json() as Promise<T>,
   patch: async <T>(path: string, body: unknown): Promise<T> => (await send('PATCH', path, body)).json() as Promise<T>,

@@ -176,3 +176,29 @@ export interface SkillDiff {
     lines: { op: ' ' | '-' | '+'; text: string }[];
   }[];
 }
+
+/** A problem or note of an ingested log (`POST /api/ingest`). */
+export interface LogProblem {
+  file: string;
+  line: number;
+  path?: string;
+  reason: string;
+}
+
+/** What `POST /api/ingest?dryRun=true` says would be stored. */
+export interface LogPreview {
+  format: string;
+  sessions: { id: string; line: number; goal: string; calls: number; tools: string[]; failedCalls: number }[];
+  calls: number;
+  problems: LogProblem[];
+  notes: LogProblem[];
+}
+
+/** What `POST /api/ingest` stored. */
+export interface LogIngested {
+  format: string;
+  inserted: number;
+  skipped: number;
+  problems: LogProblem[];
+  notes?: LogProblem[];
+}

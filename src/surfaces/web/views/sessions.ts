@@ -12,7 +12,7 @@ import {
 import { h, mount } from '../dom.js';
 import { clipText, date } from '../format.js';
 import { renderMarkdown, splitFrontmatter } from '../markdown.js';
-import type { CompileResult, Page, Session, SessionSummary } from '../types.js';
+import type { CompileResult, LogIngested, LogPreview, LogProblem, Page, Session, SessionSummary } from '../types.js';
 import { pagerLinks } from './skills.js';
 
 const PAGE = 25;
@@ -86,6 +86,21 @@ export async function sessionsView(main: HTMLElement, params: URLSearchParams, c
   });
   previewButton.addEventListener('click', () => void promote(preview, [...selected], ctx, sync));
 
+  // A log an agent or an app kept (a transcript, a saved chat, a run history): previewed, then stored.
+  const logInput = h('input', { type: 'file', id: 'import-log', accept: '.json,.jsonl,application/json' });
+  const imported = h('section', { id: 'import', 'aria-live': 'polite', 'aria-label': 'Imported log' });
+  logInput.addEventListener('change', () => {
+    const file = logInput.files?.[0];
+    // Emptied at once, so that choosing the same file again (after a discard, or after fixing it) reads it again.
+    logInput.value = '';
+    if (file)
+      void importLog(imported, file, () => {
+        offset = 0;
+        void load();
+        ctx.changed();
+      });
+  });
+
   mount(
     main,
     h('h1', { tabindex: -1 }, 'Sessions'),
@@ -98,6 +113,13 @@ export async function sessionsView(main: HTMLElement, params: URLSearchParams, c
       clearButton,
     ),
     preview,
+    h(
+      'div',
+      { class: 'selection-bar', role: 'group', 'aria-label': 'Import a log' },
+      h('label', { for: 'import-log' }, 'Import a log (any format skillsmith ingest reads):'),
+      logInput,
+    ),
+    imported,
     h(
       'div',
       { class: 'table-wrap' },
@@ -232,6 +254,85 @@ async function promote(panel: HTMLElement, sessions: string[], ctx: ViewContext,
     h('div', { class: 'actions' }, commit, cancel),
   );
   panel.querySelector<HTMLElement>('#preview-title')?.focus();
+}
+
+/** Problems or notes of a log, each with its line. */
+function logLines(items: LogProblem[], cls: string): HTMLElement | null {
+  return items.length
+    ? h(
+        'ul',
+        { class: cls },
+        items.map((p) => h('li', {}, `line ${p.line}: ${p.reason}`)),
+      )
+    : null;
+}
+
+/** A log file read as `ingest --dry-run` reads it; the store button sends the same text to be stored. */
+async function importLog(panel: HTMLElement, file: File, stored: () => void) {
+  mount(panel, h('p', { class: 'muted' }, `Reading ${file.name}…`));
+  const name = encodeURIComponent(file.name);
+  let text: string;
+  let dry: LogPreview;
+  try {
+    text = await file.text();
+    dry = (await api.log<LogPreview>(`/api/ingest?dryRun=true&name=${name}`, text)).body;
+  } catch (e) {
+    mount(panel, errorBox(e));
+    return;
+  }
+  const n = dry.sessions.length;
+  const store = h(
+    'button',
+    { type: 'button', class: 'primary', id: 'store-log', disabled: n === 0 },
+    `Store ${n} session${n === 1 ? '' : 's'}`,
+  );
+  const cancel = h('button', { type: 'button' }, 'Discard');
+  cancel.addEventListener('click', () => mount(panel));
+  store.addEventListener('click', async () => {
+    store.disabled = true;
+    try {
+      const { body } = await api.log<LogIngested>(`/api/ingest?name=${name}`, text);
+      mount(
+        panel,
+        h(
+          'div',
+          { class: 'success', role: 'status', id: 'log-stored' },
+          `Stored ${body.inserted} new session${body.inserted === 1 ? '' : 's'} from ${file.name}; ${body.skipped} already present.`,
+        ),
+        logLines(body.problems, 'error-text'),
+      );
+      stored();
+    } catch (e) {
+      mount(panel, errorBox(e));
+    }
+  });
+  mount(
+    panel,
+    h('h2', { id: 'import-title', tabindex: -1 }, `Preview: ${file.name}`),
+    h(
+      'p',
+      {},
+      `Dry run, nothing stored yet: ${n} session${n === 1 ? '' : 's'} with ${dry.calls} tool call${dry.calls === 1 ? '' : 's'} (${dry.format}).`,
+    ),
+    n
+      ? h(
+          'ol',
+          { class: 'log-sessions' },
+          dry.sessions.map((s) =>
+            h(
+              'li',
+              { 'data-session': s.id },
+              h('span', { class: 'goal' }, clipText(s.goal, 140)),
+              h('div', { class: 'muted small' }, s.tools.join(' > ')),
+            ),
+          ),
+        )
+      : null,
+    logLines(dry.problems, 'error-text'),
+    logLines(dry.notes, 'muted small'),
+    h('div', { class: 'actions' }, store, cancel),
+  );
+  panel.querySelector<HTMLElement>('#import-title')?.focus();
 }
 
 /** One session with each of its tool calls. */
