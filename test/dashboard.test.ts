@@ -291,6 +291,10 @@ describe('dashboard', () => {
       'Dry run, nothing stored yet: 3 sessions with 6 tool calls (ai-sdk).',
     );
     expect(await page.locator('#import ol.log-sessions li').count()).toBe(3);
+    // Each session with its tools, and how many of its calls failed (the first retried a timed-out one).
+    expect(await page.locator('#import ol.log-sessions li').first().textContent()).toContain(
+      'getOrder > trackShipment > trackShipment (1 failed)',
+    );
     // The address the user typed is redacted in the preview as it will be in the store.
     expect(await page.locator('#import').textContent()).not.toContain('mia.li3818@example.com');
     expect((await api<{ total: number }>('/api/sessions')).total).toBe(before);

@@ -323,7 +323,12 @@ async function importLog(panel: HTMLElement, file: File, stored: () => void) {
               'li',
               { 'data-session': s.id },
               h('span', { class: 'goal' }, clipText(s.goal, 140)),
-              h('div', { class: 'muted small' }, s.tools.join(' > ')),
+              h(
+                'div',
+                { class: 'muted small' },
+                s.tools.join(' > '),
+                s.failedCalls ? ` (${s.failedCalls} failed)` : '',
+              ),
             ),
           ),
         )
