@@ -273,6 +273,26 @@ describe('REST ingest of the logs applications keep', () => {
     ]);
   });
 
+  it('takes a log larger than the 1 MiB every other request is held to (a transcript is megabytes)', async () => {
+    const messages = JSON.parse(capture('ai-sdk-model-messages.json')) as { content: Record<string, unknown>[] }[];
+    // A query result of 1.5 MB (the stored result is capped, as on every path in).
+    messages[3].content[0].output = { type: 'text', value: 'x'.repeat(1_500_000) };
+    const big = JSON.stringify({ id: 'big-chat', messages });
+    expect(Buffer.byteLength(big)).toBeGreaterThan(1024 * 1024);
+    const r = await send('/api/ingest', big);
+    expect(r.status).toBe(200);
+    expect(r.data).toMatchObject({ format: 'ai-sdk', inserted: 1 });
+    const stored = await api('GET', '/api/sessions/big-chat');
+    expect(stored.data.calls[0].result.length).toBeLessThan(100_000);
+    // Any other route still refuses such a body.
+    const res = await fetch(`${server.url}/api/sessions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+      body: JSON.stringify({ goal: 'x'.repeat(1_500_000) }),
+    });
+    expect(res.status).toBe(413);
+  });
+
   it('no CSRF header, an empty body or an unknown format is refused, and nothing is stored', async () => {
     const before = (await api('GET', '/api/sessions')).data.total;
     expect((await send('/api/ingest', capture('autogen-task-result.json'), { csrf: false })).status).toBe(403);

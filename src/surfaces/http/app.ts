@@ -19,6 +19,8 @@ export interface AppOptions {
   loopbackOnly?: boolean;
   /** Largest request body, in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /** Largest log `POST /api/ingest` takes, in bytes (default 64 MiB: a long agent transcript is megabytes). */
+  maxLogBytes?: number;
   /** Server-sent event streams open at once (default 32); one more is refused with 503. */
   maxEventStreams?: number;
   /** Folder of the built dashboard (default dist/surfaces/web); null serves no dashboard. */
@@ -26,6 +28,7 @@ export interface AppOptions {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_LOG_BYTES = 64 * 1024 * 1024;
 
 /** Routes that answer without the token: they hold no data. */
 const PUBLIC = new Set(['/api/health', '/api/openapi.json']);
@@ -55,14 +58,16 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
     api.use('*', (c, next) => (PUBLIC.has(c.req.path) ? next() : auth(c, next)));
   }
   api.use('*', csrfHeader());
-  api.use(
-    '*',
+  const limit = (bytes: number) =>
     bodyLimit({
-      maxSize,
+      maxSize: bytes,
       // The rest of the body is never read: the connection cannot be reused.
-      onError: (c) => c.json({ error: `request body larger than ${maxSize} bytes` }, 413, { Connection: 'close' }),
-    }),
-  );
+      onError: (c) => c.json({ error: `request body larger than ${bytes} bytes` }, 413, { Connection: 'close' }),
+    });
+  const bodies = limit(maxSize);
+  // A log sent whole (a transcript, a saved chat) is larger than any other request.
+  const logs = limit(opts.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES);
+  api.use('*', (c, next) => (c.req.path === '/api/ingest' ? logs(c, next) : bodies(c, next)));
   // Routes after the middleware: Hono runs handlers in registration order.
   api.route('/', statusRoutes(memory, VERSION));
   api.get('/openapi.json', (c) => c.json(openApiDocument(VERSION)));

@@ -16,7 +16,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export interface ServeOptions extends Pick<AppOptions, 'maxBodyBytes' | 'webRoot' | 'maxEventStreams'> {
+export interface ServeOptions extends Pick<AppOptions, 'maxBodyBytes' | 'maxLogBytes' | 'webRoot' | 'maxEventStreams'> {
   /** Time a client has to send a whole request, in ms (default 30 s). */
   requestTimeoutMs?: number;
   host?: string;
@@ -38,6 +38,7 @@ export async function serveApi(memory: Memory, opts: ServeOptions = {}): Promise
     token: opts.token,
     loopbackOnly: isLoopback(host),
     maxBodyBytes: opts.maxBodyBytes,
+    maxLogBytes: opts.maxLogBytes,
     webRoot: opts.webRoot,
     maxEventStreams: opts.maxEventStreams,
   });
