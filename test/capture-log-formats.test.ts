@@ -555,6 +555,16 @@ describe('OpenAI Agents SDK (JavaScript) and raw Responses API objects', () => {
     expect(p.unread).toEqual({ future_item: 1 });
   });
 
+  it('a call that cannot be read is one problem: its result is left out with it, the rest is kept', () => {
+    const broken = fixture('openai-agents-js-items.jsonl').replace(
+      '"name": "rename_bucket", "status": "completed", "arguments"',
+      '"status": "completed", "arguments"',
+    );
+    const p = parseText(broken, 'broken.jsonl');
+    expect(p.problems.map((x) => [x.line, x.reason])).toEqual([[3, '[2].name: missing']]);
+    expect(p.sessions.map(steps)).toEqual([['shell!']]);
+  });
+
   it('a serialised RunState: the original input is the goal, generated items the calls (an approval request is not a second call)', () => {
     const p = parse('openai-agents-js-run-state.json');
     expect(p.problems).toEqual([]);

@@ -150,24 +150,24 @@ export function fromAiSdk(v: unknown, ctx: MessageListContext): BuiltSession[] {
   const messages = aiSdkMessagesOf(v) ?? [];
   const prefix = Array.isArray(v) ? path : `${path ? `${path}.` : ''}messages`;
   const entries: ItemEntry[] = [];
-  // A call without a tool name is named as a problem and left out, with its result.
-  const unnamed = new Set<unknown>();
   messages.forEach((m, i) => {
     const where = `${prefix}[${i}]`;
     const at = timeOf(m);
     const ln = lineOf ? lineOf(i) : line;
-    const named = (name: unknown, id: unknown, w: string): boolean => {
-      if (typeof name === 'string' && name) return true;
-      ctx.problems.push({ line: ln, path: w, reason: `${w}.toolName: missing` });
-      if (id != null) unnamed.add(id);
-      return false;
-    };
     const push = (item: JsonObject, w = where) => entries.push({ item, where: w, line: ln, at });
+    // A call without a tool name is a problem naming the SDK's field; its result is left out with it.
+    const ask = (id: unknown, name: unknown, input: unknown, w: string) =>
+      entries.push({
+        item: { type: 'function_call', call_id: id, name, arguments: input },
+        where: w,
+        line: ln,
+        at,
+        nameField: 'toolName',
+      });
     const answer = (id: unknown, r: { text: string; failed: boolean }, w: string) =>
       push({ type: 'function_call_output', call_id: id, output: r.text, status: r.failed ? 'failed' : 'completed' }, w);
     const call = (t: ReturnType<typeof uiTool>, w: string) => {
-      if (!named(t.name, t.id, w)) return;
-      push({ type: 'function_call', call_id: t.id, name: t.name, arguments: t.input }, w);
+      ask(t.id, t.name, t.input, w);
       if (t.result) answer(t.id, t.result, w);
     };
     if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'tool') return;
@@ -197,14 +197,10 @@ export function fromAiSdk(v: unknown, ctx: MessageListContext): BuiltSession[] {
       }
       if (type === 'tool-call') {
         flushText();
-        if (named(p.toolName, p.toolCallId, w))
-          push(
-            { type: 'function_call', call_id: p.toolCallId, name: p.toolName, arguments: p.input ?? p.args ?? {} },
-            w,
-          );
+        ask(p.toolCallId, p.toolName, p.input ?? p.args ?? {}, w);
       } else if (type === 'tool-result') {
         flushText();
-        if (!unnamed.has(p.toolCallId)) answer(p.toolCallId, modelOutput(p), w);
+        answer(p.toolCallId, modelOutput(p), w);
       } else if (type === 'tool-invocation') {
         flushText();
         // AI SDK 4 nests the call (`toolInvocation`); some apps write its fields on the part itself.

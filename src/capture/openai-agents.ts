@@ -3,6 +3,7 @@ import { contentId, countUnread, isObject, outcomeOf, type JsonObject, type Unre
 import type { CaptureLimits } from './normalized-jsonl.js';
 import {
   applyOutput,
+  callIdOf,
   hasResponsesCalls,
   isItemList,
   isResponsesItemList,
@@ -28,6 +29,8 @@ export interface ItemEntry {
   where: string;
   line: number;
   at: string | null;
+  /** The field of the source that holds a call's tool name, when it is not `name` (`toolName`, `tool_name`). */
+  nameField?: string;
 }
 
 export interface ItemSessionOptions {
@@ -73,19 +76,32 @@ export function sessionsFromItems(
   problems: { line: number; path: string; reason: string }[],
 ): BuiltSession[] {
   const split = new TaskSplitter();
+  // A call that cannot be read is one problem: its result, later, is left out with it.
+  const rejected = new Set<string>();
   for (const e of entries) {
     try {
-      const ev = readItem(e.item, e.where, o.limits, e.at);
+      const item = e.item;
+      if (
+        e.nameField &&
+        isObject(item) &&
+        item.type === 'function_call' &&
+        !(typeof item.name === 'string' && item.name)
+      )
+        throw new InputError(`${e.where}.${e.nameField}: missing`);
+      const ev = readItem(item, e.where, o.limits, e.at);
       if (ev.kind === 'user') {
         if (ev.text.trim() && (o.isGoalText ?? (() => true))(ev.text)) split.user(ev.text, e.line, e.at);
       } else if (ev.kind === 'assistant') split.assistantText(ev.text, e.at);
       else if (ev.kind === 'call') split.call(ev.id, ev.call, !ev.done, e.at);
       else if (ev.kind === 'output') {
+        if (ev.id !== null && rejected.has(ev.id)) continue;
         applyOutput(split.current.pending, ev, o.limits, e.where, o.resultCheck);
         split.resulted(e.at);
       } else if (o.unread && isUnknownItem(e.item)) countUnread(o.unread, (e.item as JsonObject).type);
     } catch (err) {
       problems.push({ line: e.line, path: e.where, reason: (err as Error).message });
+      const id = isObject(e.item) ? callIdOf(e.item) : null;
+      if (id !== null) rejected.add(id);
     }
   }
   const out: BuiltSession[] = [];

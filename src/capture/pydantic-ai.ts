@@ -59,28 +59,20 @@ export function fromPydanticAi(v: unknown, ctx: MessageListContext): BuiltSessio
   const messages = pydanticMessagesOf(v) ?? [];
   const prefix = Array.isArray(v) ? path : `${path ? `${path}.` : ''}messages`;
   const entries: ItemEntry[] = [];
-  const unnamed = new Set<unknown>();
   messages.forEach((m, i) => {
     const ln = lineOf ? lineOf(i) : line;
     (m.parts as unknown[]).forEach((p, j) => {
       if (!isObject(p)) return;
       const where = `${prefix}[${i}].parts[${j}]`;
       const at = iso(p.timestamp) ?? iso(m.timestamp);
-      const push = (item: JsonObject) => entries.push({ item, where, line: ln, at });
+      // A call without a tool name is a problem naming `tool_name`; its result is left out with it.
+      const push = (item: JsonObject) => entries.push({ item, where, line: ln, at, nameField: 'tool_name' });
       const kind = typeof p.part_kind === 'string' ? p.part_kind : '';
       if (kind === 'user-prompt') push({ type: 'message', role: 'user', content: stringsText(p.content) });
       else if (kind === 'text')
         push({ type: 'message', role: 'assistant', content: typeof p.content === 'string' ? p.content : '' });
       else if ((kind === 'tool-call' || kind === 'builtin-tool-call') && isOutputTool(p.tool_name))
         push({ type: 'message', role: 'assistant', content: resultText(p.args ?? '') });
-      else if (
-        (kind === 'tool-call' || kind === 'builtin-tool-call') &&
-        !(typeof p.tool_name === 'string' && p.tool_name)
-      ) {
-        // A call without a tool name is named as a problem and left out, with its result.
-        ctx.problems.push({ line: ln, path: where, reason: `${where}.tool_name: missing` });
-        if (p.tool_call_id != null) unnamed.add(p.tool_call_id);
-      } else if (unnamed.has(p.tool_call_id) && (kind === 'tool-return' || kind === 'retry-prompt')) return;
       else if (kind === 'tool-call' || kind === 'builtin-tool-call')
         push({ type: 'function_call', call_id: p.tool_call_id ?? null, name: p.tool_name, arguments: p.args ?? {} });
       else if ((kind === 'tool-return' || kind === 'builtin-tool-return') && !isOutputTool(p.tool_name)) {

@@ -52,7 +52,7 @@ export function isResponsesItem(v: unknown): boolean {
 }
 
 /** The call id of an item: `call_id` (Responses API, Python SDK) or `callId` (the JavaScript Agents SDK). */
-function callIdOf(item: JsonObject): string | null {
+export function callIdOf(item: JsonObject): string | null {
   if (typeof item.call_id === 'string') return item.call_id;
   if (typeof item.callId === 'string') return item.callId;
   return typeof item.id === 'string' ? item.id : null;
