@@ -69,6 +69,10 @@ describe('skillsmith ingest: real agent logs', () => {
     ['autogen-task-result.json', 'autogen', 2, 5],
     // Google ADK: a session as its session services keep it.
     ['google-adk-session.json', 'gemini', 1, 3],
+    // LangChain messages: a LangGraph server thread state, a saved chat history, a LangGraph.js state.
+    ['langgraph-thread-state.json', 'langchain-messages', 2, 5],
+    ['langchain-chat-history.json', 'langchain-messages', 1, 3],
+    ['langgraphjs-state.json', 'langchain-messages', 1, 5],
   ])('%s: detected as %s, %i session(s) and %i tool calls stored, exit 0', (file, format, sessions, toolCalls) => {
     const db = join(tmp, `m${++n}.db`);
     const r = cli(['ingest', join(FIX, file), '--db', db, '--judge', 'off']);

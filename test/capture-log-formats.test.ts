@@ -650,6 +650,7 @@ describe('the new readers go through capture privacy', () => {
     'gemini-cli-session.jsonl',
     'ai-sdk-ui-messages.json',
     'pydantic-ai-messages.json',
+    'langgraph-thread-state.json',
   ])('%s: no secret or address reaches a session', (name) => {
     const raw = fixture(name);
     expect(raw).toMatch(/AKIAIOSFODNN7EXAMPLE|mia\.li3818@example\.com/);
@@ -1204,5 +1205,136 @@ describe('Google ADK sessions', () => {
     expect(p.format).toBe('gemini');
     expect(p.sessions.map(steps)).toEqual([['find_receipts', 'submit_claim!', 'submit_claim']]);
     expect(p.sessions[0]).toMatchObject({ source: 'google-adk', agentId: 'expense_agent' });
+  });
+});
+
+describe('LangChain messages (LangGraph state and threads, saved chat histories, LangChain.js)', () => {
+  it('a LangGraph thread state: one session per request, calls paired by tool_call_id, status error fails a call', () => {
+    const p = parse('langgraph-thread-state.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('langchain-messages');
+    expect(p.detected).toBe(true);
+    // The system prompt is not a request; the second request starts a task.
+    expect(p.sessions.map((s) => s.goal)).toEqual([
+      "My order #W5521 still hasn't arrived after two weeks. Can you find out where it is and reship it if it's lost?",
+      'Thanks! Please email that tracking number to mia.li3818@example.com too.',
+    ]);
+    const [reship, email] = p.sessions;
+    // The thread id (from the checkpoint) names the sessions.
+    expect(reship.id).toBe('4e1b7f0c-9a43-4c7e-b3f6-0d5a8e2c1b77');
+    expect(email.id).toBe('4e1b7f0c-9a43-4c7e-b3f6-0d5a8e2c1b77#2');
+    // ToolNode's error message (status "error") fails the first tracking call; the retry, whose call also sits in
+    // an Anthropic tool_use block of the content, is read once.
+    expect(steps(reship)).toEqual(['get_order_status', 'track_shipment!', 'track_shipment', 'create_reshipment']);
+    expect(reship.calls[1].error).toMatch(/^Error: TimeoutError\('carrier API did not answer in 10s'\)/);
+    expect(reship.calls[0].args).toEqual({ order_id: '#W5521' });
+    expect(reship.calls[2].result).toBe(
+      '{"last_scan": "2025-10-05", "state": "exception", "detail": "package lost in transit"}',
+    );
+    expect(steps(email)).toEqual(['send_email']);
+    expect(p.records.map((r) => r.finalAnswer)).toEqual([
+      expect.stringMatching(/^UPS lost the package on October 5/),
+      'Done: the tracking number is on its way to your inbox.',
+    ]);
+    for (const s of p.sessions)
+      expect(s).toMatchObject({
+        outcome: 'unknown',
+        source: 'langchain-messages',
+        labels: { format: 'langchain-messages' },
+      });
+  });
+
+  it('a chat history saved with messages_to_dict by LangChain 0.1: the calls of additional_kwargs, their JSON arguments', () => {
+    const p = parse('langchain-chat-history.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('langchain-messages');
+    const [s] = p.sessions;
+    expect(p.sessions).toHaveLength(1);
+    expect(s.goal).toBe('Move my 1:1 with Priya from Thursday to Friday, same time.');
+    expect(steps(s)).toEqual(['search_events', 'check_availability', 'update_event']);
+    expect(s.calls[2].args).toEqual({
+      event_id: 'evt_4410',
+      start: '2025-11-14T15:00:00+01:00',
+      end: '2025-11-14T15:30:00+01:00',
+      notify: true,
+    });
+    expect(s.calls[1].result).toBe('{"free": true}');
+    expect(s.id).toMatch(/^langchain-messages:[0-9a-f]{20}$/);
+  });
+
+  it('a LangGraph.js state written with JSON.stringify: constructors, an unparsable call kept as failed, an unknown kind counted', () => {
+    const p = parse('langgraphjs-state.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('langchain-messages');
+    const [s] = p.sessions;
+    expect(s.goal).toBe('The nightly backup job on db-prod-2 failed. Check its log and rerun it.');
+    // The call whose arguments the model wrote as broken JSON never ran: a failed step with its error.
+    expect(steps(s)).toEqual(['read_job_log!', 'read_job_log', 'rerun_job!', 'cleanup_snapshots', 'rerun_job']);
+    expect(s.calls[0]).toMatchObject({ args: {}, error: 'invalid tool call: Malformed args.' });
+    expect(s.calls[2].error).toBe('JobFailed: /var/backups is 100% full');
+    expect(s.calls[3].args).toEqual({ host: 'db-prod-2', keep_days: 7 });
+    expect(p.records[0].finalAnswer).toMatch(/^The backup failed because \/var\/backups was full/);
+    expect(p.unread).toEqual({ ReasoningMessage: 1 });
+    expect(p.notes.map((n) => n.reason)).toEqual([
+      'skipped 1 message(s) of 1 kind(s) this version of Skillsmith does not read (ReasoningMessage 1)',
+    ]);
+  });
+
+  it('one message per JSONL line, and a thread history (newest state first), read the same', () => {
+    const state = JSON.parse(fixture('langgraph-thread-state.json')) as {
+      values: { messages: Record<string, unknown>[] };
+    };
+    const messages = state.values.messages;
+    const lines = parseText(`${messages.map((m) => JSON.stringify(m)).join('\n')}\n`, 'thread.jsonl');
+    expect(lines.problems).toEqual([]);
+    expect(lines.format).toBe('langchain-messages');
+    expect(lines.sessions.map(steps)).toEqual([
+      ['get_order_status', 'track_shipment!', 'track_shipment', 'create_reshipment'],
+      ['send_email'],
+    ]);
+    // Each task starts at the line of its request (line 1 is the system prompt).
+    expect(lines.records.map((r) => r.line)).toEqual([2, 12]);
+    // GET /threads/{id}/history: every checkpoint holds the messages so far; the fullest one is read, once.
+    const older = { ...state, values: { messages: messages.slice(0, 4) } };
+    const history = parseText(JSON.stringify([state, older]), 'history.json');
+    expect(history.problems).toEqual([]);
+    expect(history.sessions.map((s) => s.id)).toEqual([
+      '4e1b7f0c-9a43-4c7e-b3f6-0d5a8e2c1b77',
+      '4e1b7f0c-9a43-4c7e-b3f6-0d5a8e2c1b77#2',
+    ]);
+    expect(history.sessions.map(steps)).toEqual(lines.sessions.map(steps));
+  });
+
+  it('a call without a name is a problem naming its field; another format asked for names this one', () => {
+    const state = JSON.parse(fixture('langgraph-thread-state.json')) as {
+      values: { messages: { tool_calls?: Record<string, unknown>[] }[] };
+    };
+    delete state.values.messages[8].tool_calls?.[0].name;
+    const broken = parseText(JSON.stringify(state), 'broken.json');
+    expect(broken.problems.map((x) => [x.path, x.reason])).toEqual([
+      ['values.messages[8].tool_calls[0]', 'values.messages[8].tool_calls[0].name: missing'],
+    ]);
+    expect(broken.sessions.map(steps)).toEqual([
+      ['get_order_status', 'track_shipment!', 'track_shipment'],
+      ['send_email'],
+    ]);
+    const forced = parse('langchain-chat-history.json', { format: 'langchain-messages' });
+    expect(forced.problems).toEqual([]);
+    expect(forced.sessions).toHaveLength(1);
+    for (const [format, reason] of [
+      ['openai', 'this is a LangChain / LangGraph conversation, not OpenAI chat messages'],
+      ['langchain', 'this is a LangChain / LangGraph conversation, not LangChain / LangSmith runs'],
+    ] as const) {
+      const wrong = parse('langchain-chat-history.json', { format });
+      expect(wrong.sessions).toEqual([]);
+      expect(wrong.problems.map((x) => x.reason)).toEqual([`${reason}: use --format langchain-messages or auto`]);
+    }
+    const chatOnly = JSON.stringify([
+      { type: 'human', content: 'hi' },
+      { type: 'ai', content: 'Hello!', tool_calls: [], invalid_tool_calls: [] },
+    ]);
+    const none = parseText(chatOnly, 'chat.json', { format: 'langchain-messages' });
+    expect(none.sessions).toEqual([]);
+    expect(none.problems.map((x) => x.reason)).toEqual([expect.stringMatching(/^expected LangChain messages/)]);
   });
 });

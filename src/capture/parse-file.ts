@@ -1,6 +1,7 @@
 import { aiSdkMessagesOf, aiSdkNotes, fromAiSdk } from './ai-sdk.js';
 import { fromPydanticAi, pydanticMessagesOf } from './pydantic-ai.js';
 import { autogenMessagesOf, fromAutogen } from './autogen.js';
+import { fromLangChainMessages, langchainMessagesOf } from './langchain-messages.js';
 import { hasAnthropicMarkers, fromAnthropic } from './anthropic-messages.js';
 import { depthReason, exceedsDepth } from '../domain/json-limits.js';
 import { countUnread, isObject, type Unread } from './common.js';
@@ -123,7 +124,9 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         isGeminiPromptLog(doc) ||
         isGeminiContents(doc) ||
         (opts.format === 'auto' ? isAgentsHistory(doc) : opts.format === 'openai-agents') ||
-        (opts.format === 'auto' ? messageListFormat(doc) !== null : isMessageListFormat(opts.format))
+        // A message list is one conversation, whichever format was asked for (another one's list is named below).
+        messageListFormat(doc) !== null ||
+        isMessageListFormat(opts.format)
       )
         addRecord(doc, 1, '');
       else
@@ -344,6 +347,12 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     const kind = opts.format === 'auto' ? detect(value) : opts.format;
     const sessionsBefore = out.length;
     try {
+      // A format that was asked for, given another one's message list, names the right one.
+      const list = opts.format === 'auto' ? null : messageListFormat(value);
+      if (list && kind && list !== kind)
+        throw new InputError(
+          `this is ${MESSAGE_LISTS[list].name}, not ${formatName(kind)}: use --format ${list} or auto`,
+        );
       switch (kind) {
         case 'claude-code':
         case 'codex':
@@ -376,7 +385,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         }
         case 'ai-sdk':
         case 'pydantic-ai':
-        case 'autogen': {
+        case 'autogen':
+        case 'langchain-messages': {
           const reader = MESSAGE_LISTS[kind];
           if (!reader.messagesOf(value)) throw new InputError(reader.expected);
           const before = out.length;
@@ -418,11 +428,6 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           if (!isOpenAiConversation(value))
             throw new InputError('expected an OpenAI conversation ({"messages": [...]} or a message array)');
           const messages = Array.isArray(value) ? value : value.messages;
-          const list = messageListFormat(value);
-          if (list)
-            throw new InputError(
-              `this is ${MESSAGE_LISTS[list].name}, not OpenAI chat messages: use --format ${list} or auto`,
-            );
           if (hasAnthropicMarkers(messages) && !hasOpenAiMarkers(messages))
             throw new InputError(
               'this is an Anthropic conversation (tool_use / tool_result blocks): use --format anthropic or auto',
@@ -505,7 +510,15 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 }
 
-const STREAM_FORMATS = new Set<IngestFormat>(['claude-code', 'codex', 'gemini', 'ai-sdk', 'pydantic-ai', 'autogen']);
+const STREAM_FORMATS = new Set<IngestFormat>([
+  'claude-code',
+  'codex',
+  'gemini',
+  'ai-sdk',
+  'pydantic-ai',
+  'autogen',
+  'langchain-messages',
+]);
 
 /**
  * Formats whose conversation is a list of messages (whole, under `messages`, or one message per JSONL line): what
@@ -537,9 +550,26 @@ const MESSAGE_LISTS = {
     expected:
       'expected AutoGen AgentChat messages (TextMessage / ToolCallRequestEvent / ToolCallExecutionEvent ..., with a tool call; a list, {messages} or {llm_context: {messages}})',
   },
+  'langchain-messages': {
+    name: 'a LangChain / LangGraph conversation',
+    messagesOf: langchainMessagesOf,
+    read: fromLangChainMessages,
+    notes: (_: unknown): string[] => [],
+    expected:
+      'expected LangChain messages (human / ai / tool, with a tool call: a list, {messages}, a LangGraph state or thread {values: {messages}}, messages_to_dict [{type, data}] or LangChain.js constructors {lc, id, kwargs})',
+  },
 } as const;
 
 type MessageListFormat = keyof typeof MESSAGE_LISTS;
+
+/** What a format reads, in words, for "this is X, not Y". */
+function formatName(f: DetectedFormat): string {
+  if (isMessageListFormat(f)) return MESSAGE_LISTS[f].name;
+  if (f === 'openai') return 'OpenAI chat messages';
+  if (f === 'anthropic') return 'an Anthropic conversation';
+  if (f === 'langchain') return 'LangChain / LangSmith runs';
+  return `what --format ${f} reads`;
+}
 
 function isMessageListFormat(f: IngestFormat): f is MessageListFormat {
   return f in MESSAGE_LISTS;
@@ -558,7 +588,7 @@ export function detectStream(lines: StreamLine[]): DetectedFormat | null {
   if (isCodexRollout(lines)) return 'codex';
   if (isGeminiCliLog(lines)) return 'gemini';
   const values = lines.map((l) => l.value);
-  // One message per line (a chat's messages as rows): AI SDK, Pydantic AI, AutoGen.
+  // One message per line (a chat's messages as rows): AI SDK, Pydantic AI, AutoGen, LangChain.
   const list = lines.length > 1 ? messageListFormat(values) : null;
   if (list) return list;
   // One Responses item per line (an Agents SDK history written line by line).
@@ -694,7 +724,7 @@ export function detect(value: unknown): DetectedFormat | null {
   if (isGeminiSession(value) || isGeminiContents(value) || isGeminiPromptLog(value)) return 'gemini';
   if (isAgentsHistory(value)) return 'openai-agents';
   // Before the chat shapes: the message lists of AI SDK (whose model messages have `tool` messages too), Pydantic
-  // AI and AutoGen.
+  // AI, AutoGen and LangChain.
   const list = messageListFormat(value);
   if (list) return list;
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'steps' in value) return 'jsonl';
@@ -716,6 +746,7 @@ const UNREAD_UNIT: Partial<Record<string, string>> = {
   'ai-sdk': 'part',
   'pydantic-ai': 'part',
   autogen: 'message',
+  'langchain-messages': 'message',
 };
 
 /** "skipped 1,367 line(s) of 4 kind(s) this version of Skillsmith does not read (progress 1,333, ...)". */

@@ -15,6 +15,7 @@ export const DETECTED_FORMATS = [
   'ai-sdk',
   'pydantic-ai',
   'autogen',
+  'langchain-messages',
 ] as const;
 export type DetectedFormat = (typeof DETECTED_FORMATS)[number];
 export type IngestFormat = 'auto' | DetectedFormat;

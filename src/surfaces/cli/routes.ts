@@ -31,8 +31,8 @@ const OPTIONS_HELP = `Options
   --config FILE      JSON configuration file (default: SKILLSMITH_CONFIG, else ./skillsmith.config.json when
                      present); SKILLSMITH_* variables override it (see README "Configuration")
   --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau | claude-code | codex | gemini |
-                     openai-agents | langchain | ai-sdk | pydantic-ai | autogen (default auto: per file for
-                     transcripts, else per record)
+                     openai-agents | langchain | langchain-messages | ai-sdk | pydantic-ai | autogen (default
+                     auto: per file for transcripts, else per record)
   --judge J          outcome judge for sessions without one: rule | llm | off (default: capture.judge, rule)
   --json             machine-readable output (stable shapes, see README)
   --log-level L      debug | info | warn | error | silent (default warn)

@@ -1,5 +1,5 @@
 /**
- * `skillsmith ingest [--format auto|jsonl|openai|anthropic|otel|tau|claude-code|codex|gemini|openai-agents|langchain|ai-sdk|pydantic-ai|autogen]
+ * `skillsmith ingest [--format auto|jsonl|openai|anthropic|otel|tau|claude-code|codex|gemini|openai-agents|langchain|langchain-messages|ai-sdk|pydantic-ai|autogen]
  * [--judge rule|llm|off] [--dry-run] [--json] FILE|DIR...`
  * (also the ingest half of `learn`). Every valid record is stored; each bad one is named as
  * `file:line: reason` (with its JSON path) and the exit code is 1. Auto-detection says what it chose, per
