@@ -228,7 +228,8 @@ export const command: Command = {
                               transcripts, Codex CLI rollouts, Gemini CLI sessions, Gemini API contents and Google
                               ADK sessions, OpenAI Agents SDK (Python and JavaScript) items and run states,
                               Responses API objects, Vercel AI SDK chats, Pydantic AI and AutoGen histories,
-                              LangChain / LangSmith runs, OTLP GenAI spans, raw tau-bench results (--format;
+                              LangChain messages and LangGraph threads, LangChain / LangSmith runs, OTLP GenAI
+                              spans, raw tau-bench results (--format;
                               sessions without an outcome are judged; a file that gives no session is an error);
                               a DIR: every .jsonl and .json file below it; - reads standard input; --dry-run
                               prints what would be stored, storing nothing`,
