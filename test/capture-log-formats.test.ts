@@ -1037,8 +1037,9 @@ describe('Pydantic AI message history', () => {
       'Chart it by month and email the chart to mia.li3818@example.com',
     ]);
     const [revenue, chart] = p.sessions;
+    // A history without an id of its own: each task is named by the history up to its end.
     expect(revenue.id).toMatch(/^pydantic-ai:[0-9a-f]{20}$/);
-    expect(chart.id).toBe(`${revenue.id}#2`);
+    expect(chart.id).toMatch(/^pydantic-ai:[0-9a-f]{20}#2$/);
     // The first query failed (the tool asked for a retry); the second, with its JSON-string args, answered.
     expect(steps(revenue)).toEqual(['run_sql!', 'run_sql']);
     expect(revenue.calls[0].error).toBe('column "quarter" does not exist; orders has order_date (date)');
@@ -1336,5 +1337,31 @@ describe('LangChain messages (LangGraph state and threads, saved chat histories,
     const none = parseText(chatOnly, 'chat.json', { format: 'langchain-messages' });
     expect(none.sessions).toEqual([]);
     expect(none.problems.map((x) => x.reason)).toEqual([expect.stringMatching(/^expected LangChain messages/)]);
+  });
+});
+
+describe('a conversation without an id of its own, sent again as it grows', () => {
+  const lists: [string, string, (raw: any) => unknown[], number][] = [
+    ['pydantic-ai-messages.json', 'pydantic-ai', (raw) => raw, 6],
+    ['ai-sdk-ui-messages.json', 'ai-sdk', (raw) => raw.messages, 2],
+    ['langgraph-thread-state.json', 'langchain-messages', (raw) => raw.values.messages, 11],
+  ];
+  it.each(lists)('%s: its finished tasks keep their ids, and a log that differs before a task never shares it', (name, format, messagesOf, firstTaskEnd) => {
+    const messages = messagesOf(JSON.parse(fixture(name)));
+    const whole = parseText(JSON.stringify(messages), 'whole.json');
+    const early = parseText(JSON.stringify(messages.slice(0, firstTaskEnd)), 'early.json');
+    expect(whole.problems).toEqual([]);
+    expect(early.problems).toEqual([]);
+    expect(whole.format).toBe(format);
+    expect(early.sessions).toHaveLength(1);
+    // The first task, finished when the log was first sent, has the same id in the grown log: stored once.
+    expect(whole.sessions[0].id).toBe(early.sessions[0].id);
+    expect(whole.sessions[0].id).toMatch(new RegExp(`^${format}:[0-9a-f]{20}$`));
+    expect(whole.sessions[1].id).toMatch(new RegExp(`^${format}:[0-9a-f]{20}#2$`));
+    // Another conversation whose first request differs names its later tasks apart too.
+    const first = whole.sessions[0].goal.slice(0, 20);
+    const changed = parseText(JSON.stringify(messages).replace(first, 'Another request:'), 'other.json');
+    expect(changed.sessions.map((s) => s.id)).toHaveLength(whole.sessions.length);
+    for (const [i, s] of changed.sessions.entries()) expect(s.id).not.toBe(whole.sessions[i].id);
   });
 });

@@ -262,6 +262,16 @@ describe('REST ingest of the logs applications keep', () => {
     expect(lines.data).toMatchObject({ format: 'ai-sdk', detected: false, inserted: 2 });
   });
 
+  it('a history without an id, posted after each run as it grows, stores each run once', async () => {
+    const history = JSON.parse(capture('pydantic-ai-messages.json')) as unknown[];
+    const before = (await api('GET', '/api/sessions')).data.total;
+    const first = await send('/api/ingest', JSON.stringify(history.slice(0, 6)));
+    expect(first.data).toMatchObject({ format: 'pydantic-ai', inserted: 1, skipped: 0 });
+    const grown = await send('/api/ingest', JSON.stringify(history));
+    expect(grown.data).toMatchObject({ format: 'pydantic-ai', inserted: 1, skipped: 1 });
+    expect((await api('GET', '/api/sessions')).data.total).toBe(before + 2);
+  });
+
   it('a log with a bad record is a 422 naming it, and every valid record is stored', async () => {
     const messages = JSON.parse(capture('ai-sdk-model-messages.json')) as { content: unknown }[];
     delete (messages[4].content as Record<string, unknown>[])[1].toolName;

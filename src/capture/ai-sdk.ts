@@ -216,7 +216,7 @@ export function fromAiSdk(v: unknown, ctx: MessageListContext): BuiltSession[] {
   // Mastra writes each message's thread: the chat's id when the container has none.
   const thread = messages.find((m) => typeof m.threadId === 'string')?.threadId;
   const container = { threadId: thread, ...(isObject(v) ? v : {}) };
-  return listSessions(entries, ctx, 'ai-sdk', container, ['session_id', 'id', 'chatId', 'threadId'], messages);
+  return listSessions(entries, ctx, 'ai-sdk', container, ['session_id', 'id', 'chatId', 'threadId']);
 }
 
 /**

@@ -93,5 +93,5 @@ export function fromAutogen(v: unknown, ctx: MessageListContext): BuiltSession[]
       push({ type: 'message', role: 'assistant', content: stringsText(m.content) });
     else if (!PASSIVE.has(type) && unread) countUnread(unread, type);
   });
-  return listSessions(entries, ctx, 'autogen', v, ['session_id', 'id', 'run_id'], messages);
+  return listSessions(entries, ctx, 'autogen', v, ['session_id', 'id', 'run_id']);
 }

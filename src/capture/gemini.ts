@@ -1,4 +1,4 @@
-import { contentId, countUnread, isObject, type JsonObject, resultText, type Unread } from './common.js';
+import { countUnread, isObject, type JsonObject, resultText, type Unread } from './common.js';
 import type { StreamLine } from './codex-rollout.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
 import { type BuiltSession, type ItemEntry, sessionsFromItems } from './openai-agents.js';
@@ -381,7 +381,7 @@ export function fromGeminiContents(
   return sessionsFromItems(
     entries,
     {
-      idBase: typeof session?.id === 'string' ? session.id : contentId(adk ? 'google-adk' : 'gemini', turns),
+      idBase: typeof session?.id === 'string' ? session.id : null,
       source: adk ? 'google-adk' : 'gemini',
       agentId: adk ? agentOf(value) : null,
       isGoalText: isRequest,

@@ -208,5 +208,5 @@ export function fromLangChainMessages(v: unknown, ctx: MessageListContext): Buil
       countUnread(unread, String(m.type).replace(/^\?/, ''));
   });
   const holder = threadFields(at.holder);
-  return listSessions(entries, ctx, 'langchain-messages', holder, ['thread_id', 'session_id', 'id'], at.messages);
+  return listSessions(entries, ctx, 'langchain-messages', holder, ['thread_id', 'session_id', 'id']);
 }

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Outcome } from '../domain/types.js';
-import { contentId, countUnread, isObject, outcomeOf, type JsonObject, type Unread } from './common.js';
+import { countUnread, isObject, outcomeOf, type JsonObject, type Unread } from './common.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
 import {
   applyOutput,
@@ -34,7 +35,14 @@ export interface ItemEntry {
 }
 
 export interface ItemSessionOptions {
-  idBase: string;
+  /**
+   * The log's own id (`<id>`, `<id>#2`...), or null when it has none: then each task is named by the content of
+   * the log up to its end (`<idPrefix>:<hash>`, `#k` after the first), so a conversation sent again as it grows
+   * names its finished tasks as before, while two logs that differ anywhere before a task never share its id.
+   */
+  idBase: string | null;
+  /** What a content id starts with (default: the source). */
+  idPrefix?: string;
   source: string;
   namespace: string;
   limits: CaptureLimits;
@@ -78,7 +86,12 @@ export function sessionsFromItems(
   const split = new TaskSplitter();
   // A call that cannot be read is one problem: its result, later, is left out with it.
   const rejected = new Set<string>();
+  // Without an id of its own, task k is named by the entries up to its end: read as the next task starts.
+  const read = o.idBase === null ? createHash('sha256') : null;
+  const contentIds: string[] = [];
+  const tasksBefore = () => split.tasks.length;
   for (const e of entries) {
+    const before = tasksBefore();
     try {
       const item = e.item;
       if (
@@ -103,7 +116,16 @@ export function sessionsFromItems(
       const id = isObject(e.item) ? callIdOf(e.item) : null;
       if (id !== null) rejected.add(id);
     }
+    if (read) {
+      if (before > 0 && tasksBefore() > before) contentIds[before - 1] = read.copy().digest('hex').slice(0, 20);
+      read.update(`${JSON.stringify([e.item, e.at])}\n`);
+    }
   }
+  if (read && split.tasks.length) contentIds[split.tasks.length - 1] = read.digest('hex').slice(0, 20);
+  const idOf = (i: number) => {
+    const base = o.idBase ?? `${o.idPrefix ?? o.source}:${contentIds[i]}`;
+    return i === 0 ? base : `${base}#${i + 1}`;
+  };
   const out: BuiltSession[] = [];
   split.tasks.forEach((t, i) => {
     if (t.goal === null) {
@@ -127,7 +149,7 @@ export function sessionsFromItems(
       line: t.line,
       finalAnswer: t.finalAnswer,
       session: {
-        id: i === 0 ? o.idBase : `${o.idBase}#${i + 1}`,
+        id: idOf(i),
         namespace: o.namespace,
         goal: t.goal,
         outcome: o.outcome ?? 'unknown',
@@ -327,7 +349,7 @@ export function fromAgentsHistory(
   if (h.goalFallback && !items.some((x) => isObject(x) && x.role === 'user'))
     entries.unshift({ item: { role: 'user', content: h.goalFallback }, where: `${pre}instructions`, line, at: null });
   const agent = state && isObject(state.currentAgent) ? state.currentAgent.name : null;
-  const fields = containerFields(c, 'openai-agents', ['session_id', 'id', 'conversation_id'], items);
+  const fields = containerFields(c, 'openai-agents', ['session_id', 'id', 'conversation_id']);
   return sessionsFromItems(
     entries,
     {
@@ -352,12 +374,11 @@ export function listSessions(
   format: string,
   container: unknown,
   idKeys: readonly string[],
-  messages: unknown[],
 ): BuiltSession[] {
   return sessionsFromItems(
     entries,
     {
-      ...containerFields(isObject(container) ? container : {}, format, idKeys, messages),
+      ...containerFields(isObject(container) ? container : {}, format, idKeys),
       namespace: ctx.namespace,
       limits: ctx.limits,
       now: ctx.now,
@@ -376,11 +397,11 @@ export function containerFields(
   c: JsonObject,
   format: string,
   idKeys: readonly string[],
-  content: unknown,
-): Pick<ItemSessionOptions, 'idBase' | 'source' | 'outcome' | 'reward' | 'agentId'> {
+): Pick<ItemSessionOptions, 'idBase' | 'idPrefix' | 'source' | 'outcome' | 'reward' | 'agentId'> {
   const key = idKeys.find((k) => typeof c[k] === 'string');
   return {
-    idBase: key ? String(c[key]) : contentId(format, content),
+    idBase: key ? String(c[key]) : null,
+    idPrefix: format,
     source: typeof c.source === 'string' ? c.source : format,
     outcome: outcomeOf(c) ?? 'unknown',
     reward: typeof c.reward === 'number' ? c.reward : null,

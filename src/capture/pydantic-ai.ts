@@ -93,5 +93,5 @@ export function fromPydanticAi(v: unknown, ctx: MessageListContext): BuiltSessio
       else if (!KNOWN_PARTS.has(kind) && unread) countUnread(unread, kind || p.kind);
     });
   });
-  return listSessions(entries, ctx, 'pydantic-ai', v, ['session_id', 'id', 'run_id'], messages);
+  return listSessions(entries, ctx, 'pydantic-ai', v, ['session_id', 'id', 'run_id']);
 }
