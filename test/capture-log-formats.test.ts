@@ -1346,22 +1346,25 @@ describe('a conversation without an id of its own, sent again as it grows', () =
     ['ai-sdk-ui-messages.json', 'ai-sdk', (raw) => raw.messages, 2],
     ['langgraph-thread-state.json', 'langchain-messages', (raw) => raw.values.messages, 11],
   ];
-  it.each(lists)('%s: its finished tasks keep their ids, and a log that differs before a task never shares it', (name, format, messagesOf, firstTaskEnd) => {
-    const messages = messagesOf(JSON.parse(fixture(name)));
-    const whole = parseText(JSON.stringify(messages), 'whole.json');
-    const early = parseText(JSON.stringify(messages.slice(0, firstTaskEnd)), 'early.json');
-    expect(whole.problems).toEqual([]);
-    expect(early.problems).toEqual([]);
-    expect(whole.format).toBe(format);
-    expect(early.sessions).toHaveLength(1);
-    // The first task, finished when the log was first sent, has the same id in the grown log: stored once.
-    expect(whole.sessions[0].id).toBe(early.sessions[0].id);
-    expect(whole.sessions[0].id).toMatch(new RegExp(`^${format}:[0-9a-f]{20}$`));
-    expect(whole.sessions[1].id).toMatch(new RegExp(`^${format}:[0-9a-f]{20}#2$`));
-    // Another conversation whose first request differs names its later tasks apart too.
-    const first = whole.sessions[0].goal.slice(0, 20);
-    const changed = parseText(JSON.stringify(messages).replace(first, 'Another request:'), 'other.json');
-    expect(changed.sessions.map((s) => s.id)).toHaveLength(whole.sessions.length);
-    for (const [i, s] of changed.sessions.entries()) expect(s.id).not.toBe(whole.sessions[i].id);
-  });
+  it.each(lists)(
+    '%s: its finished tasks keep their ids, and a log that differs before a task never shares it',
+    (name, format, messagesOf, firstTaskEnd) => {
+      const messages = messagesOf(JSON.parse(fixture(name)));
+      const whole = parseText(JSON.stringify(messages), 'whole.json');
+      const early = parseText(JSON.stringify(messages.slice(0, firstTaskEnd)), 'early.json');
+      expect(whole.problems).toEqual([]);
+      expect(early.problems).toEqual([]);
+      expect(whole.format).toBe(format);
+      expect(early.sessions).toHaveLength(1);
+      // The first task, finished when the log was first sent, has the same id in the grown log: stored once.
+      expect(whole.sessions[0].id).toBe(early.sessions[0].id);
+      expect(whole.sessions[0].id).toMatch(new RegExp(`^${format}:[0-9a-f]{20}$`));
+      expect(whole.sessions[1].id).toMatch(new RegExp(`^${format}:[0-9a-f]{20}#2$`));
+      // Another conversation whose first request differs names its later tasks apart too.
+      const first = whole.sessions[0].goal.slice(0, 20);
+      const changed = parseText(JSON.stringify(messages).replace(first, 'Another request:'), 'other.json');
+      expect(changed.sessions.map((s) => s.id)).toHaveLength(whole.sessions.length);
+      for (const [i, s] of changed.sessions.entries()) expect(s.id).not.toBe(whole.sessions[i].id);
+    },
+  );
 });
