@@ -1161,6 +1161,48 @@ describe('AutoGen AgentChat runs', () => {
     expect(p.records[0].finalAnswer).toBe('The 4 workers of invoice-svc restarted.');
   });
 
+  it('a team state (save_state of a group chat) reads the manager thread, which holds the tool call events', () => {
+    const { messages } = JSON.parse(fixture('autogen-task-result.json')) as { messages: unknown[] };
+    const team = {
+      type: 'TeamState',
+      version: '1.0.0',
+      agent_states: {
+        ops_agent: {
+          type: 'ChatAgentContainerState',
+          version: '1.0.0',
+          agent_state: { type: 'AssistantAgentState', version: '1.0.0', llm_context: { messages: [] } },
+          message_buffer: [],
+        },
+        RoundRobinGroupChatManager: {
+          type: 'RoundRobinManagerState',
+          version: '1.0.0',
+          message_thread: messages,
+          current_turn: 4,
+          next_speaker_index: 1,
+        },
+      },
+    };
+    const p = parseText(JSON.stringify(team), 'team.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('autogen');
+    expect(p.sessions.map(steps)).toEqual([
+      ['get_deploy_log', 'list_releases', 'rollback!', 'rollback'],
+      ['create_ticket'],
+    ]);
+    // A call without a name is named at its place in the team state.
+    const broken = JSON.parse(JSON.stringify(team));
+    const thread = broken.agent_states.RoundRobinGroupChatManager.message_thread as {
+      type: string;
+      content: { name?: string }[];
+    }[];
+    const at = thread.findIndex((m) => m.type === 'ToolCallRequestEvent');
+    delete thread[at].content[0].name;
+    const named = parseText(JSON.stringify(broken), 'team.json');
+    expect(named.problems.map((x) => x.path)).toEqual([
+      `agent_states.RoundRobinGroupChatManager.message_thread[${at}]`,
+    ]);
+  });
+
   it('the events run_stream() yields, one per JSONL line, read the same', () => {
     const { messages } = JSON.parse(fixture('autogen-task-result.json')) as { messages: unknown[] };
     const p = parseText(`${messages.map((m) => JSON.stringify(m)).join('\n')}\n`, 'stream.jsonl');

@@ -3,8 +3,9 @@ import { type BuiltSession, type ItemEntry, listSessions, type MessageListContex
 
 /**
  * AutoGen AgentChat runs, as `TaskResult.model_dump()` (`{messages, stop_reason}`), the messages and events
- * `run_stream()` yields (one per JSONL line, or a list), or an agent's model context
- * (`AssistantAgentState.llm_context.messages`, as `save_state()` writes it):
+ * `run_stream()` yields (one per JSONL line, or a list), an agent's model context
+ * (`AssistantAgentState.llm_context.messages`, as `save_state()` writes it), or a team's saved state (`TeamState`:
+ * its group chat manager's `message_thread`):
  *
  * - Messages and events, told apart by `type`: `TextMessage` / `MultiModalMessage` (from `user`, or from a user
  *   proxy that was asked for input, `UserInputRequestedEvent`, it is a request; from an agent, an answer),
@@ -44,26 +45,34 @@ const isAutogenMessage = (m: unknown): m is JsonObject =>
 const callsOf = (m: JsonObject): unknown[] =>
   CALLS.has(String(m.type)) && Array.isArray(m.content) ? m.content.filter(isObject) : [];
 
-/** The messages of an AutoGen run (a list, `{messages}`, or an agent state's model context), or null. */
+/**
+ * Where a run's messages sit: the list itself, `messages`, an agent state's `llm_context.messages`, or in a
+ * team's state (`TeamState`) the group chat manager's `message_thread`, which holds the agents' tool call
+ * events too.
+ */
+function locate(v: unknown): { list: unknown; key: string } {
+  if (Array.isArray(v)) return { list: v, key: '' };
+  if (!isObject(v)) return { list: null, key: '' };
+  if (isObject(v.llm_context)) return { list: v.llm_context.messages, key: 'llm_context.messages' };
+  if (v.type === 'TeamState' && isObject(v.agent_states))
+    for (const [name, state] of Object.entries(v.agent_states))
+      if (isObject(state) && Array.isArray(state.message_thread))
+        return { list: state.message_thread, key: `agent_states.${name}.message_thread` };
+  return { list: v.messages, key: 'messages' };
+}
+
+/** The messages of an AutoGen run (a list, `{messages}`, an agent's or a team's saved state), or null. */
 export function autogenMessagesOf(v: unknown): JsonObject[] | null {
-  const context = isObject(v) && isObject(v.llm_context) ? v.llm_context.messages : null;
-  const list = Array.isArray(v)
-    ? v
-    : Array.isArray(context)
-      ? context
-      : isObject(v) && Array.isArray(v.messages)
-        ? v.messages
-        : null;
-  if (!list || list.length === 0 || !list.every(isAutogenMessage)) return null;
+  const { list } = locate(v);
+  if (!Array.isArray(list) || list.length === 0 || !list.every(isAutogenMessage)) return null;
   return list.some((m) => callsOf(m).length > 0) ? list : null;
 }
 
 export function fromAutogen(v: unknown, ctx: MessageListContext): BuiltSession[] {
   const { line, path, unread, lineOf } = ctx;
   const messages = autogenMessagesOf(v) ?? [];
-  const prefix = Array.isArray(v)
-    ? path
-    : `${path ? `${path}.` : ''}${isObject(v) && isObject(v.llm_context) ? 'llm_context.messages' : 'messages'}`;
+  const { key } = locate(v);
+  const prefix = key ? `${path ? `${path}.` : ''}${key}` : path;
   // Who speaks for the person: `user`, and any proxy that was asked for input.
   const people = new Set(['user']);
   for (const m of messages)
