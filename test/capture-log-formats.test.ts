@@ -1410,3 +1410,47 @@ describe('a conversation without an id of its own, sent again as it grows', () =
     },
   );
 });
+
+describe('a conversation logged again each time it grew', () => {
+  const NOTE =
+    /^\d+ record\(s\) were earlier snapshots of a later record \(the same conversation with fewer messages\): each conversation was read once, at its fullest$/;
+
+  it('a request log (every chat-completions request with all its messages so far), two agents interleaved: each read once', () => {
+    const [first, second] = fixture('openai-conversations.jsonl')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l).messages as { role: string }[]);
+    // A request goes out after each user or tool message; a proxy logs the two agents' requests as they come.
+    const requests = (messages: { role: string }[]) =>
+      messages.flatMap((m, k) =>
+        m.role === 'user' || m.role === 'tool' ? [{ model: 'gpt-4.1', messages: messages.slice(0, k + 1) }] : [],
+      );
+    const a = requests(first);
+    const b = requests(second);
+    const log = [...a, ...b].sort((x, y) => x.messages.length - y.messages.length);
+    const jsonl = (records: unknown[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
+    const p = parseText(jsonl(log), 'requests.jsonl');
+    expect(p.problems).toEqual([]);
+    // The same sessions as the two fullest requests alone give.
+    const fullest = parseText(jsonl([a[a.length - 1], b[b.length - 1]]), 'fullest.jsonl');
+    expect(fullest.sessions).toHaveLength(2);
+    const view = (x: typeof p) => x.sessions.map((s) => [s.id, s.goal, steps(s)]).sort();
+    expect(view(p)).toEqual(view(fullest));
+    expect(p.notes.map((n) => n.reason)).toEqual([expect.stringMatching(NOTE)]);
+    expect(p.notes[0].reason).toMatch(new RegExp(`^${a.length + b.length - 2} record`));
+  });
+
+  it('a LangGraph values stream (the whole state after each step, one per line, or as a JSON array) stores each task once', () => {
+    const { messages } = JSON.parse(fixture('langgraph-thread-state.json')).values as { messages: unknown[] };
+    const states = [3, 4, 6, 8, 10, 11, 12, 14, 15].map((k) => ({ messages: messages.slice(0, k) }));
+    for (const text of [`${states.map((s) => JSON.stringify(s)).join('\n')}\n`, JSON.stringify(states)]) {
+      const p = parseText(text, 'values.jsonl');
+      expect(p.problems).toEqual([]);
+      expect(p.sessions.map(steps)).toEqual([
+        ['get_order_status', 'track_shipment!', 'track_shipment', 'create_reshipment'],
+        ['send_email'],
+      ]);
+      expect(p.notes.map((n) => n.reason)).toEqual([expect.stringMatching(/^8 record\(s\) were earlier snapshots/)]);
+    }
+  });
+});

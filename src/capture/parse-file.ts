@@ -28,6 +28,7 @@ import {
 import { isLangChainRun, isLangChainRunList, LangChainCollector } from './langchain-runs.js';
 import { isItemList } from './responses-items.js';
 import { type PrivacyPolicy, protectSession } from './privacy.js';
+import { supersededSnapshots } from './snapshots.js';
 import {
   fromTau2Simulation,
   fromTauBench,
@@ -129,10 +130,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         isMessageListFormat(opts.format)
       )
         addRecord(doc, 1, '');
-      else
+      else {
+        const later = supersededSnapshots(doc.map(conversationOf));
         doc.forEach((item, i) => {
-          addRecord(item, 1, `[${i}]`);
+          if (!later.has(i)) addRecord(item, 1, `[${i}]`);
         });
+        noteSnapshots(later.size);
+      }
     } catch (e) {
       if (!(e instanceof SyntaxError)) throw e;
       // Not one document: fall through to line-by-line parsing, which reports the broken lines.
@@ -190,7 +194,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     // is read as one transcript. Every other JSONL holds one record per line.
     const stream = opts.format === 'auto' ? detectStream(lines) : STREAM_FORMATS.has(opts.format) ? opts.format : null;
     if (stream) addStream(stream, lines);
-    else for (const l of lines) addRecord(l.value, l.line, '');
+    else {
+      const later = supersededSnapshots(lines.map((l) => conversationOf(l.value)));
+      lines.forEach((l, i) => {
+        if (!later.has(i)) addRecord(l.value, l.line, '');
+      });
+      noteSnapshots(later.size);
+    }
   }
 
   if (langchain.runs.length) {
@@ -252,6 +262,16 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       ...(path ? { path } : {}),
       reason: path && !reason.startsWith(path) ? `${path}: ${reason}` : reason,
     });
+  }
+
+  /** Records left out as earlier snapshots of a later one are said once, as a note. */
+  function noteSnapshots(count: number) {
+    if (count)
+      notes.push({
+        file: opts.file,
+        line: 1,
+        reason: `${count.toLocaleString('en-US')} record(s) were earlier snapshots of a later record (the same conversation with fewer messages): each conversation was read once, at its fullest`,
+      });
   }
 
   function pushBuilt(list: BuiltSession[], path: string, format: DetectedFormat) {
@@ -578,6 +598,14 @@ function isMessageListFormat(f: IngestFormat): f is MessageListFormat {
 /** The message-list format a value (a list, or its container) is in, or null. */
 function messageListFormat(v: unknown): MessageListFormat | null {
   for (const f of Object.keys(MESSAGE_LISTS) as MessageListFormat[]) if (MESSAGE_LISTS[f].messagesOf(v)) return f;
+  return null;
+}
+
+/** The message list of a record that holds one conversation (any message-list format, or `{messages}`), or null. */
+function conversationOf(v: unknown): unknown[] | null {
+  const list = messageListFormat(v);
+  if (list) return MESSAGE_LISTS[list].messagesOf(v);
+  if (isOpenAiConversation(v)) return Array.isArray(v) ? v : v.messages;
   return null;
 }
 
