@@ -2,8 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { supersededSnapshots } from './snapshots.js';
 
 describe('supersededSnapshots', () => {
-  const a = [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'x' }, { role: 'user', content: 'b' }];
-  const b = [{ role: 'user', content: 'other' }, { role: 'assistant', content: 'y' }];
+  const a = [
+    { role: 'user', content: 'a' },
+    { role: 'assistant', content: 'x' },
+    { role: 'user', content: 'b' },
+  ];
+  const b = [
+    { role: 'user', content: 'other' },
+    { role: 'assistant', content: 'y' },
+  ];
 
   it('a list that a later one extends is superseded by it, along a chain and across interleaved conversations', () => {
     const lists = [a.slice(0, 1), b.slice(0, 1), a.slice(0, 2), b, a];

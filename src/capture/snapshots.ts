@@ -13,7 +13,7 @@ export function supersededSnapshots(lists: readonly (readonly unknown[] | null)[
   const prefixes: string[][] = [];
   lists.forEach((list, i) => {
     const seen: string[] = [];
-    if (list && list.length) {
+    if (list?.length) {
       const h = createHash('sha256');
       for (const m of list) {
         h.update(`${JSON.stringify(m) ?? 'null'}\n`);
