@@ -73,6 +73,8 @@ describe('skillsmith ingest: real agent logs', () => {
     ['langgraph-thread-state.json', 'langchain-messages', 2, 5],
     ['langchain-chat-history.json', 'langchain-messages', 1, 3],
     ['langgraphjs-state.json', 'langchain-messages', 1, 5],
+    // An LLM gateway's log of every model call (LiteLLM): each conversation once, at its fullest.
+    ['litellm-standard-logging.jsonl', 'openai', 2, 6],
   ])('%s: detected as %s, %i session(s) and %i tool calls stored, exit 0', (file, format, sessions, toolCalls) => {
     const db = join(tmp, `m${++n}.db`);
     const r = cli(['ingest', join(FIX, file), '--db', db, '--judge', 'off']);

@@ -1454,3 +1454,69 @@ describe('a conversation logged again each time it grew', () => {
     }
   });
 });
+
+describe('logged model calls (an LLM gateway or a logging wrapper: the messages sent and the answer)', () => {
+  it("LiteLLM's standard logging payloads of two agents, interleaved: one session each, with the final answer", () => {
+    const p = parse('litellm-standard-logging.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('openai');
+    const byGoal = Object.fromEntries(p.sessions.map((s, i) => [s.goal, { s, answer: p.records[i].finalAnswer }]));
+    const mfa = byGoal["Reset the MFA device for jdoe, she lost her phone. Tell her when it's done."];
+    expect(steps(mfa.s)).toEqual(['lookup_user', 'reset_mfa!', 'list_mfa_enrolments', 'reset_mfa', 'send_message']);
+    expect(mfa.s.calls[1].error).toBe('Error: device id must be the enrolment id, e.g. enr_...');
+    expect(mfa.s.calls[3].args).toEqual({ user_id: 'U-2291', device: 'enr_71c2' });
+    // The answer is only in the last call's response: it is read.
+    expect(mfa.answer).toMatch(/^Done: Jane's MFA enrolment enr_71c2 is reset/);
+    const incident = byGoal["What's the status of incident INC-4471?"];
+    expect(steps(incident.s)).toEqual(['get_incident']);
+    expect(incident.answer).toBe('INC-4471 was resolved on 3 November at 16:20 UTC.');
+    expect(p.notes.map((n) => n.reason)).toEqual([expect.stringMatching(/^5 record\(s\) were earlier snapshots/)]);
+    // As a JSON array of payloads, the same.
+    const rows = fixture('litellm-standard-logging.jsonl')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l));
+    const asArray = parseText(JSON.stringify(rows), 'calls.json');
+    expect(asArray.problems).toEqual([]);
+    expect(asArray.sessions.map((s) => s.id).sort()).toEqual(p.sessions.map((s) => s.id).sort());
+  });
+
+  it('{request, response} pairs of the Anthropic Messages API: the system beside the messages, tool_use answered by the next request', () => {
+    const system = 'You manage the team calendar.';
+    const sent = [{ role: 'user', content: 'Book room Orion for the design review on Friday at 10.' }];
+    const use = {
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: 'toolu_1', name: 'book_room', input: { room: 'Orion', start: '2025-11-14T10:00' } },
+      ],
+    };
+    const result = {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'booked: BK-310' }],
+    };
+    const pairs = [
+      {
+        request: { model: 'claude-sonnet-4-5', system, messages: sent },
+        response: { id: 'msg_1', type: 'message', ...use, stop_reason: 'tool_use' },
+      },
+      {
+        request: { model: 'claude-sonnet-4-5', system, messages: [...sent, use, result] },
+        response: {
+          id: 'msg_2',
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'Orion is booked (BK-310).' }],
+          stop_reason: 'end_turn',
+        },
+      },
+    ];
+    const p = parseText(pairs.map((x) => JSON.stringify(x)).join('\n'), 'anthropic-calls.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('anthropic');
+    expect(p.sessions.map((s) => [s.goal, steps(s)])).toEqual([
+      ['Book room Orion for the design review on Friday at 10.', ['book_room']],
+    ]);
+    expect(p.sessions[0].calls[0].result).toBe('booked: BK-310');
+    expect(p.records[0].finalAnswer).toBe('Orion is booked (BK-310).');
+  });
+});

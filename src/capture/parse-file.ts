@@ -29,6 +29,7 @@ import { isLangChainRun, isLangChainRunList, LangChainCollector } from './langch
 import { isItemList } from './responses-items.js';
 import { type PrivacyPolicy, protectSession } from './privacy.js';
 import { supersededSnapshots } from './snapshots.js';
+import { exchangeConversation } from './exchanges.js';
 import {
   fromTau2Simulation,
   fromTauBench,
@@ -116,9 +117,11 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   // A whole-file JSON document (array of messages, or array of records) rather than JSONL.
   if (trimmed.startsWith('[')) {
     try {
-      const doc = JSON.parse(trimmed) as unknown;
+      const parsed = JSON.parse(trimmed) as unknown;
       handled = true;
       sawDocumentArray = true;
+      // A list of logged model calls: each one's conversation.
+      const doc = Array.isArray(parsed) ? parsed.map(asConversation) : parsed;
       if (
         isOpenAiConversation(doc) ||
         !Array.isArray(doc) ||
@@ -156,7 +159,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       try {
         const doc = JSON.parse(trimmed) as unknown;
         handled = true;
-        addRecord(doc, 1, '');
+        addRecord(asConversation(doc), 1, '');
       } catch (e) {
         if (!(e instanceof SyntaxError)) throw e;
       }
@@ -188,7 +191,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         problem(lineNo, '', depthReason('record'));
         return;
       }
-      lines.push({ value, line: lineNo });
+      lines.push({ value: asConversation(value), line: lineNo });
     });
     // Transcript formats spread one conversation over many lines (one event or item per line): the whole file
     // is read as one transcript. Every other JSONL holds one record per line.
@@ -599,6 +602,11 @@ function isMessageListFormat(f: IngestFormat): f is MessageListFormat {
 function messageListFormat(v: unknown): MessageListFormat | null {
   for (const f of Object.keys(MESSAGE_LISTS) as MessageListFormat[]) if (MESSAGE_LISTS[f].messagesOf(v)) return f;
   return null;
+}
+
+/** A logged model call as the conversation it holds; any other record as it is. */
+function asConversation(v: unknown): unknown {
+  return exchangeConversation(v) ?? v;
 }
 
 /** The message list of a record that holds one conversation (any message-list format, or `{messages}`), or null. */

@@ -224,12 +224,12 @@ export async function dryRunCommand(
 /** `skillsmith ingest FILE|DIR...`: every valid record stored, each bad one named (exit 1), bad usage exit 2. */
 export const command: Command = {
   name: 'ingest',
-  help: `  ingest FILE|DIR...          store sessions: JSONL interchange, OpenAI or Anthropic message logs, Claude Code
-                              transcripts, Codex CLI rollouts, Gemini CLI sessions, Gemini API contents and Google
-                              ADK sessions, OpenAI Agents SDK (Python and JavaScript) items and run states,
-                              Responses API objects, Vercel AI SDK chats, Pydantic AI and AutoGen histories,
-                              LangChain messages and LangGraph threads, LangChain / LangSmith runs, OTLP GenAI
-                              spans, raw tau-bench results (--format;
+  help: `  ingest FILE|DIR...          store sessions: JSONL interchange, OpenAI or Anthropic message logs (and gateway
+                              logs of model calls, such as LiteLLM's), Claude Code transcripts, Codex CLI rollouts,
+                              Gemini CLI sessions, Gemini API contents and Google ADK sessions, OpenAI Agents SDK
+                              (Python and JavaScript) items and run states, Responses API objects, Vercel AI SDK
+                              chats, Pydantic AI and AutoGen histories, LangChain messages and LangGraph threads,
+                              LangChain / LangSmith runs, OTLP GenAI spans, raw tau-bench results (--format;
                               sessions without an outcome are judged; a file that gives no session is an error);
                               a DIR: every .jsonl and .json file below it; - reads standard input; --dry-run
                               prints what would be stored, storing nothing`,
