@@ -1520,3 +1520,95 @@ describe('logged model calls (an LLM gateway or a logging wrapper: the messages 
     expect(p.records[0].finalAnswer).toBe('Orion is booked (BK-310).');
   });
 });
+
+describe('a request the agent asks about before it acts, and small talk after', () => {
+  it('LangChain messages: the answer to the question back joins the goal; the thanks is a note, redacted', () => {
+    const chat = [
+      { type: 'human', content: "Hi! I'd like to cancel an order I placed yesterday." },
+      { type: 'ai', content: 'Sure. Could you give me your email and the order number?', tool_calls: [] },
+      { type: 'human', content: 'mia.li3818@example.com, order #W2378156' },
+      {
+        type: 'ai',
+        content: '',
+        tool_calls: [{ name: 'find_user_by_email', args: { email: 'mia.li3818@example.com' }, id: 'c1' }],
+      },
+      { type: 'tool', content: '{"user_id": "mia_li_3668"}', tool_call_id: 'c1' },
+      {
+        type: 'ai',
+        content: '',
+        tool_calls: [{ name: 'cancel_pending_order', args: { order_id: '#W2378156' }, id: 'c2' }],
+      },
+      { type: 'tool', content: '{"status": "cancelled"}', tool_call_id: 'c2' },
+      { type: 'ai', content: 'Your order #W2378156 is cancelled.', tool_calls: [] },
+      { type: 'human', content: 'Great, thanks! Send the receipt to mia.li3818@example.com' },
+      { type: 'ai', content: 'It is on its way.', tool_calls: [] },
+    ];
+    const p = parseText(JSON.stringify(chat), 'chat.json', { privacy: resolvePrivacy() });
+    expect(p.problems).toEqual([]);
+    expect(p.sessions.map((s) => [s.goal, steps(s)])).toEqual([
+      [
+        "Hi! I'd like to cancel an order I placed yesterday.\n[REDACTED:email], order #W2378156",
+        ['find_user_by_email', 'cancel_pending_order'],
+      ],
+    ]);
+    expect(p.notes.map((n) => n.reason)).toEqual([
+      '1 request(s) answered without a tool call were not stored, as they hold no procedure to learn ("Great, thanks! Send the receipt to [REDACTED:email]")',
+    ]);
+  });
+
+  it('a Claude Code transcript: the same rule, with its own session numbering', () => {
+    const base = { sessionId: 's-1', cwd: '/repo', version: '2.1.39', isSidechain: false };
+    const lines = [
+      {
+        type: 'user',
+        message: { role: 'user', content: 'The release build fails.' },
+        uuid: 'u1',
+        timestamp: '2025-11-04T09:00:00Z',
+      },
+      {
+        type: 'assistant',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'Which target: web or cli?' }] },
+        uuid: 'a1',
+        timestamp: '2025-11-04T09:00:02Z',
+      },
+      { type: 'user', message: { role: 'user', content: 'cli' }, uuid: 'u2', timestamp: '2025-11-04T09:00:10Z' },
+      {
+        type: 'assistant',
+        message: {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm run build:cli' } }],
+        },
+        uuid: 'a2',
+        timestamp: '2025-11-04T09:00:12Z',
+      },
+      {
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'built in 4s' }] },
+        uuid: 'u3',
+        timestamp: '2025-11-04T09:00:20Z',
+      },
+      {
+        type: 'assistant',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'It builds now.' }] },
+        uuid: 'a3',
+        timestamp: '2025-11-04T09:00:22Z',
+      },
+      { type: 'user', message: { role: 'user', content: 'thanks!' }, uuid: 'u4', timestamp: '2025-11-04T09:01:00Z' },
+      {
+        type: 'assistant',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'Anytime.' }] },
+        uuid: 'a4',
+        timestamp: '2025-11-04T09:01:01Z',
+      },
+    ].map((l) => JSON.stringify({ ...base, ...l }));
+    const p = parseText(`${lines.join('\n')}\n`, 'session.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('claude-code');
+    expect(p.sessions.map((s) => [s.id, s.goal, steps(s)])).toEqual([
+      ['claude-code:s-1', 'The release build fails.\ncli', ['Bash']],
+    ]);
+    expect(p.notes.map((n) => [n.line, n.reason])).toEqual([
+      [7, '1 request(s) answered without a tool call were not stored, as they hold no procedure to learn ("thanks!")'],
+    ]);
+  });
+});

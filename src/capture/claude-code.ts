@@ -1,3 +1,4 @@
+import type { ReaderReport } from './types.js';
 import type { ToolCall } from '../domain/types.js';
 import { contentText, countUnread, isObject, type JsonObject, parseArgs, type Unread } from './common.js';
 import type { StreamLine } from './codex-rollout.js';
@@ -81,7 +82,7 @@ export function fromClaudeCode(
   namespace: string,
   limits: CaptureLimits,
   now: string,
-  problems: { line: number; path: string; reason: string }[],
+  problems: ReaderReport[],
   unread: Unread = new Map(),
 ): BuiltSession[] {
   const split = new TaskSplitter();
@@ -191,6 +192,8 @@ export function fromClaudeCode(
     });
     return [];
   }
+  const chatter = split.chatterNote();
+  if (chatter) problems.push(chatter);
   const base = `claude-code:${sessionId ?? 'unknown'}`;
   const out: BuiltSession[] = [];
   split.tasks.forEach((t, i) => {
@@ -203,6 +206,7 @@ export function fromClaudeCode(
         });
       return;
     }
+    if (split.isChatter(t)) return;
     if (t.calls.length > limits.maxCallsPerSession) {
       problems.push({
         line: t.line,

@@ -1,3 +1,4 @@
+import type { ReaderReport } from './types.js';
 import { countUnread, isObject, type JsonObject, type Unread } from './common.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
 import { type BuiltSession, type ItemEntry, sessionsFromItems } from './openai-agents.js';
@@ -113,7 +114,7 @@ export function fromCodexRollout(
   namespace: string,
   limits: CaptureLimits,
   now: string,
-  problems: { line: number; path: string; reason: string }[],
+  problems: ReaderReport[],
   unread: Unread = new Map(),
 ): BuiltSession[] {
   let id: string | null = null;

@@ -1,3 +1,4 @@
+import type { ReaderReport } from './types.js';
 import { countUnread, isObject, type JsonObject, resultText, type Unread } from './common.js';
 import type { StreamLine } from './codex-rollout.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
@@ -245,7 +246,7 @@ export function fromGeminiCli(
   namespace: string,
   limits: CaptureLimits,
   now: string,
-  problems: { line: number; path: string; reason: string }[],
+  problems: ReaderReport[],
   unread: Unread = new Map(),
 ): BuiltSession[] {
   let meta: JsonObject = {};
@@ -327,7 +328,7 @@ export function fromGeminiContents(
   now: string,
   line: number,
   path: string,
-  problems: { line: number; path: string; reason: string }[],
+  problems: ReaderReport[],
 ): BuiltSession[] {
   const {
     turns,

@@ -1,3 +1,4 @@
+import type { ReaderReport } from './types.js';
 import type { Outcome, ToolCall } from '../domain/types.js';
 import { contentText, isObject, resultText, type JsonObject } from './common.js';
 import { capText, type CaptureLimits } from './normalized-jsonl.js';
@@ -67,12 +68,7 @@ export class LangChainCollector {
     }
   }
 
-  build(
-    namespace: string,
-    limits: CaptureLimits,
-    now: string,
-    problems: { line: number; path: string; reason: string }[],
-  ): BuiltSession[] {
+  build(namespace: string, limits: CaptureLimits, now: string, problems: ReaderReport[]): BuiltSession[] {
     const byId = new Map(this.runs.map((r) => [r.id, r]));
     const rootOf = (r: Run): Run => {
       const seen = new Set<Run>();

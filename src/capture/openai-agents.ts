@@ -1,3 +1,4 @@
+import type { ReaderReport } from './types.js';
 import { createHash } from 'node:crypto';
 import type { Outcome } from '../domain/types.js';
 import { countUnread, isObject, outcomeOf, type JsonObject, type Unread } from './common.js';
@@ -71,7 +72,7 @@ export interface MessageListContext {
   line: number;
   /** The JSON path of the list inside its record ('' for the whole record). */
   path: string;
-  problems: { line: number; path: string; reason: string }[];
+  problems: ReaderReport[];
   unread?: Unread;
   /** The line of the i-th message, when each message has its own line. */
   lineOf?: (index: number) => number;
@@ -81,7 +82,7 @@ export interface MessageListContext {
 export function sessionsFromItems(
   entries: ItemEntry[],
   o: ItemSessionOptions,
-  problems: { line: number; path: string; reason: string }[],
+  problems: ReaderReport[],
 ): BuiltSession[] {
   const split = new TaskSplitter();
   // A call that cannot be read is one problem: its result, later, is left out with it.
@@ -127,6 +128,8 @@ export function sessionsFromItems(
     return i === 0 ? base : `${base}#${i + 1}`;
   };
   const out: BuiltSession[] = [];
+  const chatter = split.chatterNote();
+  if (chatter) problems.push(chatter);
   split.tasks.forEach((t, i) => {
     if (t.goal === null) {
       if (t.calls.length)
@@ -137,6 +140,7 @@ export function sessionsFromItems(
         });
       return;
     }
+    if (split.isChatter(t)) return;
     if (t.calls.length > o.limits.maxCallsPerSession) {
       problems.push({
         line: t.line,
@@ -329,7 +333,7 @@ export function fromAgentsHistory(
   now: string,
   line: number,
   path: string,
-  problems: { line: number; path: string; reason: string }[],
+  problems: ReaderReport[],
   unread?: Unread,
 ): BuiltSession[] {
   const h = historyOf(v);

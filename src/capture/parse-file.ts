@@ -27,7 +27,7 @@ import {
 } from './openai-agents.js';
 import { isLangChainRun, isLangChainRunList, LangChainCollector } from './langchain-runs.js';
 import { isItemList } from './responses-items.js';
-import { type PrivacyPolicy, protectSession } from './privacy.js';
+import { type PrivacyPolicy, protectGoal, protectSession } from './privacy.js';
 import { supersededSnapshots } from './snapshots.js';
 import { exchangeConversation } from './exchanges.js';
 import {
@@ -39,7 +39,14 @@ import {
   isTauRecord,
   tau2TaskIndex,
 } from './tau-raw.js';
-import type { CapturedSession, DetectedFormat, IngestFormat, ParsedSession, RecordInfo } from './types.js';
+import type {
+  CapturedSession,
+  DetectedFormat,
+  IngestFormat,
+  ParsedSession,
+  ReaderReport,
+  RecordInfo,
+} from './types.js';
 import { InputError } from '../errors/input-error.js';
 
 export type { DetectedFormat, IngestFormat } from './types.js';
@@ -102,7 +109,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const records: ParsedRecord[] = [];
   const otel = new OtelCollector();
   const langchain = new LangChainCollector();
-  const streamProblems: { line: number; path: string; reason: string }[] = [];
+  const streamProblems: ReaderReport[] = [];
   const notes: IngestProblem[] = [];
   const unread: Unread = new Map();
   // With a privacy policy, parsers keep whole results: they are redacted first and capped after.
@@ -210,7 +217,16 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     const built = langchain.build(opts.namespace, limits, now, streamProblems);
     for (const s of built) push(s, s.line, '', 'langchain');
   }
-  for (const p of streamProblems.splice(0)) problem(p.line, p.path, p.reason);
+  for (const p of streamProblems.splice(0))
+    if (p.note)
+      // A note may quote what the person asked: it is redacted as the goals are.
+      notes.push({
+        file: opts.file,
+        line: p.line,
+        ...(p.path ? { path: p.path } : {}),
+        reason: opts.privacy ? protectGoal(opts.privacy, p.reason) : p.reason,
+      });
+    else problem(p.line, p.path, p.reason);
 
   if (otel.spans.length || otel.problems.length) {
     const built = otel.build(opts.namespace, limits, now);

@@ -1,4 +1,5 @@
 import type { ToolCall } from '../domain/types.js';
+import type { ReaderReport } from './types.js';
 
 /**
  * Turns one transcript's stream of events into tasks. The rule, the same for every streaming format
@@ -6,7 +7,11 @@ import type { ToolCall } from '../domain/types.js';
  *
  * - the goal of a task is its first real user message (callers drop system, meta and context lines first);
  * - a new task starts at an explicit reset (Claude Code `/clear`), or at a real user message that comes after
- *   the agent gave a final answer (assistant text not followed by a call);
+ *   the agent gave a final answer (assistant text not followed by a call) to a task in which it called tools;
+ *   before the first call, the agent's text is a greeting or a question back, and the next message goes on with
+ *   the same request (its words join the goal);
+ * - a request answered without a call, in a transcript where other tasks have calls, is small talk: the readers
+ *   leave it out and say so in a note;
  * - a user message while the agent is still calling tools, or before any answer, belongs to the task in
  *   progress (a correction or an added detail, not a new task).
  */
@@ -24,6 +29,7 @@ export interface Task {
 export class TaskSplitter {
   readonly tasks: Task[] = [];
   private answered = false;
+  private cleared = false;
 
   get current(): Task {
     if (!this.tasks.length) this.start(1, null);
@@ -34,25 +40,55 @@ export class TaskSplitter {
     const t: Task = { goal: null, calls: [], pending: [], finalAnswer: null, startedAt: at, endedAt: at, line };
     this.tasks.push(t);
     this.answered = false;
+    this.cleared = false;
     return t;
   }
 
   /** An explicit reset (`/clear`): the next user message starts a new task. */
   reset(): void {
     const t = this.tasks[this.tasks.length - 1];
-    if (t && (t.goal !== null || t.calls.length)) this.answered = true;
+    if (t && (t.goal !== null || t.calls.length)) this.cleared = true;
   }
 
+  /**
+   * A request. After an answer it starts a new task, unless the task so far has no call: then the agent's text
+   * was a greeting or a question back ("Which order?"), and the request goes on: its words join the goal, so a
+   * task is not named by the answer to that question ("#W2378156").
+   */
   user(text: string, line: number, at: string | null): void {
     let t = this.tasks[this.tasks.length - 1];
-    if (!t || (this.answered && t.goal !== null)) t = this.start(line, at);
+    if (!t || (t.goal !== null && (this.cleared || (this.answered && t.calls.length > 0)))) t = this.start(line, at);
     if (t.goal === null) {
       t.goal = text;
       t.line = line;
       t.startedAt = t.startedAt ?? at;
-    }
+    } else if (t.calls.length === 0) t.goal = joinRequest(t.goal, text);
     this.answered = false;
     this.touch(at);
+  }
+
+  /**
+   * Whether a task is small talk to leave out: a request answered without a call ("Great, thanks!") in a
+   * transcript where the agent called tools for others. A transcript without any call keeps its tasks.
+   */
+  isChatter(t: Task): boolean {
+    return t.goal !== null && t.calls.length === 0 && this.tasks.some((x) => x.calls.length > 0);
+  }
+
+  /** The note for the requests left out as small talk, or null when there were none. */
+  chatterNote(): ReaderReport | null {
+    const left = this.tasks.filter((t) => this.isChatter(t));
+    if (!left.length) return null;
+    const quoted = left
+      .slice(0, 3)
+      .map((t) => JSON.stringify((t.goal ?? '').slice(0, 60)))
+      .join(', ');
+    return {
+      line: left[0].line,
+      path: '',
+      reason: `${left.length} request(s) answered without a tool call were not stored, as they hold no procedure to learn (${quoted}${left.length > 3 ? ', ...' : ''})`,
+      note: true,
+    };
   }
 
   call(id: string | null, call: ToolCall, pending: boolean, at: string | null): void {
@@ -89,4 +125,20 @@ export class TaskSplitter {
       t.endedAt = at;
     }
   }
+}
+
+/** Words that only greet, thank or agree: no part of what was asked. */
+const PLEASANTRY =
+  /^(?:\s*(?:hi|hello|hey|thanks|thank you|thx|great|ok|okay|cool|perfect|awesome|good (?:morning|afternoon|evening)|yes|yeah|yep|sure|please|no problem|there|all|everyone|again|so much|a lot|very much)\b[\s!.,:;)-]*)+$/i;
+
+/**
+ * Two messages of one request, before the agent called anything: both, unless one only greets or thanks or the
+ * second says again what the first said.
+ */
+function joinRequest(goal: string, text: string): string {
+  if (PLEASANTRY.test(goal)) return text;
+  // A log that records one message twice (Codex: as an item and as an event) asks it once.
+  const words = (s: string) => s.replace(/\s+/g, ' ').trim();
+  if (PLEASANTRY.test(text) || words(goal).includes(words(text))) return goal;
+  return `${goal}\n${text}`;
 }

@@ -64,3 +64,14 @@ export interface StartSessionOptions {
   source?: string;
   namespace?: string;
 }
+
+/**
+ * What a reader reports about a place in a log: a problem (the record or part was rejected; the exit code is 1),
+ * or with `note`, something the person should know that is not an error (it goes with the file's notes).
+ */
+export interface ReaderReport {
+  line: number;
+  path: string;
+  reason: string;
+  note?: boolean;
+}
