@@ -1612,3 +1612,120 @@ describe('a request the agent asks about before it acts, and small talk after', 
     ]);
   });
 });
+
+describe('OpenAI and Anthropic conversations of several requests', () => {
+  const openai = [
+    { role: 'system', content: 'You are a support agent.' },
+    { role: 'user', content: 'I need to change the address on my order.' },
+    { role: 'assistant', content: 'Sure, which order, and what is the new address?' },
+    { role: 'user', content: 'Order #W100, to 12 Elm St, Springfield' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'get_order_details', arguments: '{"order_id": "#W100"}' } },
+      ],
+    },
+    { role: 'tool', tool_call_id: 'c1', content: '{"status": "pending"}' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'c2',
+          type: 'function',
+          function: {
+            name: 'modify_pending_order_address',
+            arguments: '{"order_id": "#W100", "address1": "12 Elm St"}',
+          },
+        },
+      ],
+    },
+    { role: 'tool', tool_call_id: 'c2', content: '{"status": "pending", "address1": "12 Elm St"}' },
+    { role: 'assistant', content: 'The address of #W100 is now 12 Elm St.' },
+    { role: 'user', content: 'Thanks! Also cancel order #W200, I ordered it twice.' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'c3',
+          type: 'function',
+          function: {
+            name: 'cancel_pending_order',
+            arguments: '{"order_id": "#W200", "reason": "ordered by mistake"}',
+          },
+        },
+      ],
+    },
+    { role: 'tool', tool_call_id: 'c3', content: '{"status": "cancelled"}' },
+    { role: 'assistant', content: '#W200 is cancelled.' },
+    { role: 'user', content: 'Perfect, thank you!' },
+    { role: 'assistant', content: 'Glad to help!' },
+  ];
+
+  it('an OpenAI chat: one session per request, the answer to a question back in its goal, the thanks left out', () => {
+    const p = parseText(JSON.stringify({ messages: openai }), 'chat.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('openai');
+    expect(p.sessions.map((s) => [s.goal, steps(s)])).toEqual([
+      [
+        'I need to change the address on my order.\nOrder #W100, to 12 Elm St, Springfield',
+        ['get_order_details', 'modify_pending_order_address'],
+      ],
+      ['Thanks! Also cancel order #W200, I ordered it twice.', ['cancel_pending_order']],
+    ]);
+    expect(p.records.map((r) => r.finalAnswer)).toEqual([
+      'The address of #W100 is now 12 Elm St.',
+      '#W200 is cancelled.',
+    ]);
+    expect(p.notes.map((n) => n.reason)).toEqual([
+      '1 request(s) answered without a tool call were not stored, as they hold no procedure to learn ("Perfect, thank you!")',
+    ]);
+    // Without an id, each task is named by the messages up to its end: the chat sent before its second request
+    // names its first task alike, and a conversation of one task keeps the id a whole conversation had.
+    const [first, second] = p.sessions.map((s) => s.id);
+    expect(first).toMatch(/^openai:[0-9a-f]{20}$/);
+    expect(second).toMatch(/^openai:[0-9a-f]{20}#2$/);
+    const early = parseText(JSON.stringify({ messages: openai.slice(0, 9) }), 'early.json');
+    expect(early.sessions.map((s) => s.id)).toEqual([first]);
+    // With an id of its own: <id>, <id>#2.
+    const named = parseText(JSON.stringify({ id: 'chat-7', messages: openai }), 'named.json');
+    expect(named.sessions.map((s) => s.id)).toEqual(['chat-7', 'chat-7#2']);
+  });
+
+  it('a conversation that names its goal is one task, as a benchmark trajectory is', () => {
+    const p = parseText(JSON.stringify({ goal: 'Fix the orders of customer 42', messages: openai }), 'goal.json');
+    expect(p.problems).toEqual([]);
+    expect(p.sessions.map((s) => [s.goal, steps(s)])).toEqual([
+      ['Fix the orders of customer 42', ['get_order_details', 'modify_pending_order_address', 'cancel_pending_order']],
+    ]);
+    expect(p.notes).toEqual([]);
+  });
+
+  it('an Anthropic conversation splits the same way; a user turn holding only tool results is no request', () => {
+    const messages = [
+      { role: 'user', content: 'Restart the payments worker.' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't1', name: 'restart_service', input: { name: 'payments-worker' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'restarted' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Restarted.' }] },
+      { role: 'user', content: 'Now show me its last 20 log lines.' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't2', name: 'tail_logs', input: { name: 'payments-worker', lines: 20 } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: 'ok: listening on :8080' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'It is listening on :8080.' }] },
+    ];
+    const p = parseText(JSON.stringify({ system: 'You run the ops tools.', messages }), 'ops.json');
+    expect(p.problems).toEqual([]);
+    expect(p.format).toBe('anthropic');
+    expect(p.sessions.map((s) => [s.id.replace(/[0-9a-f]{20}/, 'H'), s.goal, steps(s)])).toEqual([
+      ['anthropic:H', 'Restart the payments worker.', ['restart_service']],
+      ['anthropic:H#2', 'Now show me its last 20 log lines.', ['tail_logs']],
+    ]);
+  });
+});

@@ -1,7 +1,9 @@
-import type { Outcome, ToolCall } from '../domain/types.js';
-import { contentId, contentText, ERROR_RESULT, isObject, outcomeOf, parseArgs } from './common.js';
+import type { ToolCall } from '../domain/types.js';
+import { contentText, ERROR_RESULT, isObject, parseArgs } from './common.js';
+import { type ConversationRecord, ConversationTasks } from './conversation-tasks.js';
 import { type CaptureLimits, capText } from './normalized-jsonl.js';
-import type { ParsedSession } from './types.js';
+import type { BuiltSession } from './openai-agents.js';
+import type { ReaderReport } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
 /**
@@ -9,19 +11,11 @@ import { InputError } from '../errors/input-error.js';
  * JSON array of messages): assistant `tool_use` blocks (also `server_tool_use` / `mcp_tool_use`) answered by
  * `tool_result` blocks (`mcp_tool_result`) in the next user turn, paired by `tool_use_id` (by order when an
  * id repeats or is missing). `is_error: true` marks a failed call; without the flag, a result that reads as an
- * error does. The goal is the first user text (a user turn holding only tool results is not a goal).
+ * error does. The goal is the first user text (a user turn holding only tool results is not a goal); a
+ * conversation of several requests splits into tasks (task-splitter.ts).
  */
-export interface AnthropicConversation {
-  messages: unknown[];
+export interface AnthropicConversation extends ConversationRecord {
   system?: unknown;
-  id?: string;
-  session_id?: string;
-  outcome?: Outcome;
-  success?: boolean;
-  reward?: number;
-  agent_id?: string;
-  source?: string;
-  goal?: string;
 }
 
 const USE_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
@@ -38,23 +32,9 @@ export function hasAnthropicMarkers(messages: unknown[]): boolean {
   );
 }
 
-interface Pending {
-  id: string | null;
-  call: ToolCall;
-}
-
-export function fromAnthropic(
-  value: AnthropicConversation | unknown[],
-  namespace: string,
-  limits: CaptureLimits,
-  now: string,
-): ParsedSession {
-  const conv: AnthropicConversation = Array.isArray(value) ? { messages: value } : value;
-  const calls: ToolCall[] = [];
-  const pending: Pending[] = [];
-  let goal = typeof conv.goal === 'string' && conv.goal.trim() ? conv.goal : null;
-  let finalAnswer: string | null = null;
-
+/** Reads an Anthropic conversation into the tasks of `tasks`. Throws (the record is rejected) on a malformed message. */
+function readAnthropic(conv: AnthropicConversation, limits: CaptureLimits, tasks: ConversationTasks): void {
+  const { split } = tasks;
   conv.messages.forEach((raw, index) => {
     if (!isObject(raw)) throw new InputError(`messages[${index}]: not an object`);
     const role = raw.role;
@@ -68,15 +48,8 @@ export function fromAnthropic(
           : [];
     if (raw.content != null && typeof raw.content !== 'string' && !Array.isArray(raw.content))
       throw new InputError(`messages[${index}].content: must be a string or an array of blocks`);
-    if (role === 'user') {
-      const text = blocks
-        .filter((b) => isObject(b) && b.type === 'text')
-        .map((b) => String((b as { text?: unknown }).text ?? ''))
-        .join('');
-      if (goal === null && text.trim()) goal = text;
-    }
-    let sawUse = false;
     let text = '';
+    let sawUse = false;
     blocks.forEach((b, j) => {
       if (!isObject(b)) throw new InputError(`messages[${index}].content[${j}]: not a block object`);
       const where = `messages[${index}].content[${j}]`;
@@ -84,7 +57,7 @@ export function fromAnthropic(
         if (role !== 'assistant') throw new InputError(`${where}: ${b.type} in a ${String(role)} message`);
         if (typeof b.name !== 'string' || !b.name) throw new InputError(`${where}.name: missing`);
         const call: ToolCall = {
-          position: calls.length,
+          position: 0,
           tool: b.name,
           args: parseArgs(b.input, `${where}.input`),
           result: '',
@@ -93,10 +66,10 @@ export function fromAnthropic(
           durationMs: null,
           at: null,
         };
-        calls.push(call);
-        pending.push({ id: typeof b.id === 'string' ? b.id : null, call });
+        split.call(typeof b.id === 'string' ? b.id : null, call, true, null);
         sawUse = true;
       } else if (typeof b.type === 'string' && RESULT_BLOCKS.has(b.type)) {
+        const pending = split.current.pending;
         const id = typeof b.tool_use_id === 'string' ? b.tool_use_id : null;
         let k = id === null ? -1 : pending.findIndex((p) => p.id === id);
         if (k < 0) k = 0;
@@ -109,32 +82,30 @@ export function fromAnthropic(
           match.call.ok = false;
           match.call.error = capText(result || 'tool_result is_error', Math.min(limits.resultChars, 500));
         }
-        finalAnswer = null;
-      } else if (b.type === 'text' && role === 'assistant') {
-        text += typeof b.text === 'string' ? b.text : '';
-      }
+        split.resulted(null);
+      } else if (b.type === 'text' && typeof b.text === 'string') text += b.text;
     });
-    if (role === 'assistant') finalAnswer = !sawUse && text.trim() ? text.trim() : sawUse ? null : finalAnswer;
+    // A user turn holding only tool results is not a request; text beside a tool_use is narration.
+    if (role === 'user') tasks.user(text);
+    else if (role === 'assistant' && !sawUse && text.trim()) split.assistantText(text, null);
+    tasks.read(index);
   });
-  if (goal === null) throw new InputError('no user message to take the goal from');
-  if (calls.length > limits.maxCallsPerSession)
-    throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
-  const id = conv.session_id ?? conv.id ?? contentId('anthropic', conv.messages);
-  return {
-    session: {
-      id: String(id),
-      namespace,
-      goal,
-      outcome: outcomeOf(conv) ?? 'unknown',
-      reward: typeof conv.reward === 'number' ? conv.reward : null,
-      agentId: conv.agent_id ?? null,
-      source: conv.source ?? 'anthropic',
-      startedAt: now,
-      endedAt: null,
-      labels: null,
-      calls,
-      outcomeSource: 'reported',
-    },
-    finalAnswer,
-  };
+}
+
+const namedGoal = (conv: AnthropicConversation) =>
+  typeof conv.goal === 'string' && conv.goal.trim() ? conv.goal : null;
+
+/**
+ * The sessions of an Anthropic conversation log record: one per task, by the rule of task-splitter.ts (a record
+ * that names its `goal` is one task). Notes (requests left out as small talk) go to `reports`.
+ */
+export function anthropicSessions(
+  value: AnthropicConversation | unknown[],
+  o: { namespace: string; limits: CaptureLimits; now: string; line: number; path: string; reports: ReaderReport[] },
+): BuiltSession[] {
+  const conv: AnthropicConversation = Array.isArray(value) ? { messages: value } : value;
+  const goal = namedGoal(conv);
+  const tasks = new ConversationTasks(goal !== null, goal);
+  readAnthropic(conv, o.limits, tasks);
+  return tasks.sessions(conv, 'anthropic', { ...o, maxCalls: o.limits.maxCallsPerSession });
 }

@@ -1,31 +1,18 @@
-import type { Outcome, ToolCall } from '../domain/types.js';
-import { contentId, contentText, ERROR_RESULT, isObject, outcomeOf, parseArgs } from './common.js';
+import type { ToolCall } from '../domain/types.js';
+import { contentText, ERROR_RESULT, isObject, parseArgs } from './common.js';
+import { type ConversationRecord, ConversationTasks } from './conversation-tasks.js';
 import { type CaptureLimits, capText } from './normalized-jsonl.js';
-import type { ParsedSession } from './types.js';
+import type { BuiltSession } from './openai-agents.js';
+import type { ParsedSession, ReaderReport } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
 /**
  * OpenAI chat-completions message logs: assistant `tool_calls` (or the legacy `function_call`) followed by
  * `tool` (or `function`) messages. Call ids may repeat inside one conversation, so results are paired by
  * order: a `tool` message takes the earliest pending call with its id, or failing that the earliest pending
- * call.
+ * call. A conversation of several requests splits into tasks (task-splitter.ts).
  */
-export interface OpenAiConversation {
-  messages: unknown[];
-  id?: string;
-  session_id?: string;
-  outcome?: Outcome;
-  success?: boolean;
-  reward?: number;
-  agent_id?: string;
-  source?: string;
-  goal?: string;
-}
-
-interface PendingCall {
-  id: string | null;
-  call: ToolCall;
-}
+export type OpenAiConversation = ConversationRecord;
 
 /** A conversation container: a non-empty array of role messages, or an object with a `messages` array. */
 export function isOpenAiConversation(value: unknown): value is OpenAiConversation | unknown[] {
@@ -46,22 +33,13 @@ export function hasOpenAiMarkers(messages: unknown[]): boolean {
   );
 }
 
-export function fromOpenAi(
-  value: OpenAiConversation | unknown[],
-  namespace: string,
-  limits: CaptureLimits,
-  now: string,
-): ParsedSession {
-  const conv: OpenAiConversation = Array.isArray(value) ? { messages: value } : value;
-  const calls: ToolCall[] = [];
-  const pending: PendingCall[] = [];
-  let goal = typeof conv.goal === 'string' && conv.goal.trim() ? conv.goal : null;
-  let finalAnswer: string | null = null;
-
+/** Reads an OpenAI conversation into the tasks of `tasks`. Throws (the record is rejected) on a malformed message. */
+function readOpenAi(conv: OpenAiConversation, limits: CaptureLimits, tasks: ConversationTasks): void {
+  const { split } = tasks;
   const addCall = (name: unknown, rawArgs: unknown, id: unknown, where: string) => {
     if (typeof name !== 'string' || !name) throw new InputError(`${where}.name: missing`);
     const call: ToolCall = {
-      position: calls.length,
+      position: 0,
       tool: name,
       args: parseArgs(rawArgs, `${where}.arguments`),
       result: '',
@@ -70,30 +48,28 @@ export function fromOpenAi(
       durationMs: null,
       at: null,
     };
-    calls.push(call);
-    pending.push({ id: typeof id === 'string' ? id : null, call });
+    split.call(typeof id === 'string' ? id : null, call, true, null);
   };
 
   conv.messages.forEach((raw, index) => {
     if (!isObject(raw)) throw new InputError(`messages[${index}]: not an object`);
     const m = raw;
     const role = m.role;
-    if (role === 'user' && goal === null) {
-      const text = contentText(m.content);
-      if (text.trim()) goal = text;
-    }
+    if (role === 'user') tasks.user(contentText(m.content));
     if (role === 'assistant') {
       const toolCalls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+      const text = contentText(m.content).trim();
+      // Text beside a call is narration; text alone is an answer (or a question back).
+      if (text && toolCalls.length === 0 && !isObject(m.function_call)) split.assistantText(text, null);
       toolCalls.forEach((tc, j) => {
         const t = (isObject(tc) ? tc : {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
         addCall(t.function?.name, t.function?.arguments, t.id, `messages[${index}].tool_calls[${j}].function`);
       });
       if (isObject(m.function_call))
         addCall(m.function_call.name, m.function_call.arguments, null, `messages[${index}].function_call`);
-      const text = contentText(m.content).trim();
-      finalAnswer = toolCalls.length === 0 && !isObject(m.function_call) && text ? text : null;
     }
     if (role === 'tool' || role === 'function') {
+      const pending = split.current.pending;
       const id = typeof m.tool_call_id === 'string' ? m.tool_call_id : null;
       let k = id === null ? -1 : pending.findIndex((p) => p.id === id);
       if (k < 0 && role === 'function' && typeof m.name === 'string')
@@ -107,30 +83,49 @@ export function fromOpenAi(
         match.call.ok = false;
         match.call.error = capText(text, Math.min(limits.resultChars, 500));
       }
-      finalAnswer = null;
+      split.resulted(null);
     }
+    tasks.read(index);
   });
-  if (goal === null) throw new InputError('no user message to take the goal from');
-  if (calls.length > limits.maxCallsPerSession)
-    throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
-  const outcome: Outcome = outcomeOf(conv) ?? 'unknown';
-  // A conversation without an id gets one from its content, so re-ingesting the same file stays idempotent.
-  const id = conv.session_id ?? conv.id ?? contentId('openai', conv.messages);
-  return {
-    session: {
-      id: String(id),
-      namespace,
-      goal,
-      outcome,
-      reward: typeof conv.reward === 'number' ? conv.reward : null,
-      agentId: conv.agent_id ?? null,
-      source: conv.source ?? 'openai',
-      startedAt: now,
-      endedAt: null,
-      labels: null,
-      calls,
-      outcomeSource: 'reported',
-    },
-    finalAnswer,
-  };
+}
+
+const namedGoal = (conv: OpenAiConversation) => (typeof conv.goal === 'string' && conv.goal.trim() ? conv.goal : null);
+
+/**
+ * One OpenAI conversation as one session, whatever it holds (a benchmark trajectory: one task by construction).
+ * The goal is the record's `goal`, else the first request; the id the record's, else one from its messages.
+ */
+export function fromOpenAi(
+  value: OpenAiConversation | unknown[],
+  namespace: string,
+  limits: CaptureLimits,
+  now: string,
+): ParsedSession {
+  const conv: OpenAiConversation = Array.isArray(value) ? { messages: value } : value;
+  const tasks = new ConversationTasks(true, namedGoal(conv));
+  readOpenAi(conv, limits, tasks);
+  const [built] = tasks.sessions(conv, 'openai', {
+    namespace,
+    now,
+    line: 1,
+    path: '',
+    maxCalls: limits.maxCallsPerSession,
+    reports: [],
+  });
+  return { session: built.session, finalAnswer: built.finalAnswer };
+}
+
+/**
+ * The sessions of an OpenAI conversation log record: one per task, by the rule of task-splitter.ts (a record
+ * that names its `goal` is one task). Notes (requests left out as small talk) go to `reports`.
+ */
+export function openAiSessions(
+  value: OpenAiConversation | unknown[],
+  o: { namespace: string; limits: CaptureLimits; now: string; line: number; path: string; reports: ReaderReport[] },
+): BuiltSession[] {
+  const conv: OpenAiConversation = Array.isArray(value) ? { messages: value } : value;
+  const goal = namedGoal(conv);
+  const tasks = new ConversationTasks(goal !== null, goal);
+  readOpenAi(conv, o.limits, tasks);
+  return tasks.sessions(conv, 'openai', { ...o, maxCalls: o.limits.maxCallsPerSession });
 }

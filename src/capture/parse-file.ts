@@ -2,11 +2,11 @@ import { aiSdkMessagesOf, aiSdkNotes, fromAiSdk } from './ai-sdk.js';
 import { fromPydanticAi, pydanticMessagesOf } from './pydantic-ai.js';
 import { autogenMessagesOf, fromAutogen } from './autogen.js';
 import { fromLangChainMessages, langchainMessagesOf } from './langchain-messages.js';
-import { hasAnthropicMarkers, fromAnthropic } from './anthropic-messages.js';
+import { anthropicSessions, hasAnthropicMarkers } from './anthropic-messages.js';
 import { depthReason, exceedsDepth } from '../domain/json-limits.js';
 import { countUnread, isObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
-import { fromOpenAi, hasOpenAiMarkers, isOpenAiConversation } from './openai-messages.js';
+import { hasOpenAiMarkers, isOpenAiConversation, openAiSessions } from './openai-messages.js';
 import { isOtlpTraces, OtelCollector } from './otel-genai.js';
 import { claudeCodeShape, fromClaudeCode } from './claude-code.js';
 import { fromCodexRollout, isCodexRollout, type StreamLine } from './codex-rollout.js';
@@ -471,7 +471,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
             throw new InputError(
               'this is an Anthropic conversation (tool_use / tool_result blocks): use --format anthropic or auto',
             );
-          push(fromOpenAi(value, opts.namespace, limits, now), line, path, 'openai');
+          const at = { namespace: opts.namespace, limits, now, line, path, reports: streamProblems };
+          pushBuilt(openAiSessions(value, at), path, 'openai');
           return;
         }
         case 'anthropic': {
@@ -482,7 +483,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
             throw new InputError(
               'this is an OpenAI conversation (tool_calls / tool messages): use --format openai or auto',
             );
-          push(fromAnthropic(value, opts.namespace, limits, now), line, path, 'anthropic');
+          const at = { namespace: opts.namespace, limits, now, line, path, reports: streamProblems };
+          pushBuilt(anthropicSessions(value, at), path, 'anthropic');
           return;
         }
         default: {
