@@ -174,6 +174,25 @@ describe('OpenAI Agents SDK / Responses API items', () => {
     expect(parsed.records[0].finalAnswer).toMatch(/^Lisbon will be warmer/);
   });
 
+  it('reads a page of the Conversations API ({object: "list", data}), newest first as it is listed by default, or in order', () => {
+    const items = JSON.parse(fixture('openai-agents-history.json')) as Record<string, unknown>[];
+    const page = (data: unknown[]) => ({ object: 'list', data, first_id: 'msg_1', last_id: 'msg_9', has_more: false });
+    const expected = ['get_forecast', 'get_forecast', 'book_table!', 'book_table'];
+    for (const data of [[...items].reverse(), items]) {
+      const p = parseText(JSON.stringify(page(data)), 'conversation-items.json');
+      expect(p.problems).toEqual([]);
+      expect(p.format).toBe('openai-agents');
+      expect(p.sessions.map(steps)).toEqual([expected]);
+      expect(p.records[0].finalAnswer).toMatch(/^Lisbon will be warmer/);
+    }
+    // A call without a name is named at its place in the page as it was listed.
+    const broken = [...items].reverse();
+    const at = broken.findIndex((x) => x.type === 'function_call');
+    broken[at] = { ...broken[at], name: undefined };
+    const named = parseText(JSON.stringify(page(broken)), 'conversation-items.json');
+    expect(named.problems.map((x) => x.path)).toEqual([`data[${at}]`]);
+  });
+
   it('reads Responses items wrapped as messages (once stored with 0 calls), with the container outcome', () => {
     const parsed = parse('responses-wrapped-messages.jsonl');
     expect(parsed.problems).toEqual([]);

@@ -263,6 +263,19 @@ interface History {
   goalFallback: string | null;
 }
 
+/** Whether a list holds a call's output before the call itself: it is newest first. */
+function answeredBeforeAsked(items: unknown[]): boolean {
+  const asked = new Map<string, number>();
+  items.forEach((x, i) => {
+    const id = isObject(x) && typeof x.type === 'string' && x.type.endsWith('_call') ? callIdOf(x) : null;
+    if (id !== null && !asked.has(id)) asked.set(id, i);
+  });
+  return items.some((x, i) => {
+    const id = isObject(x) && typeof x.type === 'string' && /_(?:output|result)$/.test(x.type) ? callIdOf(x) : null;
+    return id !== null && (asked.get(id) ?? -1) > i;
+  });
+}
+
 function historyOf(v: unknown): History | null {
   const state = runStateOf(v);
   if (state) {
@@ -272,6 +285,14 @@ function historyOf(v: unknown): History | null {
   if (isResponseObjectList(v)) return { ...outputsOf(v), key: null, goalFallback: instructionsOf(v) };
   if (isResponsesItemList(v)) return { items: v, paths: null, key: null, goalFallback: null };
   if (!isObject(v)) return null;
+  // A page of the Conversations API (`GET /conversations/{id}/items`) or of a response's input items:
+  // `{object: "list", data}`, newest first unless it was asked for in order.
+  if (v.object === 'list' && Array.isArray(v.data) && isItemList(v.data) && hasResponsesCalls(v.data)) {
+    const n = v.data.length;
+    const reversed = answeredBeforeAsked(v.data);
+    const items = reversed ? [...v.data].reverse() : v.data;
+    return { items, paths: items.map((_, i) => `data[${reversed ? n - 1 - i : i}]`), key: null, goalFallback: null };
+  }
   const lists: unknown[] = [];
   for (const k of CONTAINER_KEYS) if (Array.isArray(v[k])) lists.push(...(v[k] as unknown[]));
   // Agents SDK RunItems wrap the item as `raw_item` (Python) or `rawItem` (JavaScript).
