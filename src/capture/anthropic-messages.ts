@@ -1,9 +1,13 @@
 import type { ToolCall } from '../domain/types.js';
 import { contentText, ERROR_RESULT, isObject, parseArgs } from './common.js';
-import { type ConversationRecord, ConversationTasks } from './conversation-tasks.js';
+import {
+  type ConversationOptions,
+  type ConversationRecord,
+  type ConversationTasks,
+  conversationSessions,
+} from './conversation-tasks.js';
 import { type CaptureLimits, capText } from './normalized-jsonl.js';
 import type { BuiltSession } from './openai-agents.js';
-import type { ReaderReport } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
 /**
@@ -92,20 +96,10 @@ function readAnthropic(conv: AnthropicConversation, limits: CaptureLimits, tasks
   });
 }
 
-const namedGoal = (conv: AnthropicConversation) =>
-  typeof conv.goal === 'string' && conv.goal.trim() ? conv.goal : null;
-
 /**
  * The sessions of an Anthropic conversation log record: one per task, by the rule of task-splitter.ts (a record
- * that names its `goal` is one task). Notes (requests left out as small talk) go to `reports`.
+ * that names its `goal` is one task). Notes (requests left out as small talk) go to `o.reports`.
  */
-export function anthropicSessions(
-  value: AnthropicConversation | unknown[],
-  o: { namespace: string; limits: CaptureLimits; now: string; line: number; path: string; reports: ReaderReport[] },
-): BuiltSession[] {
-  const conv: AnthropicConversation = Array.isArray(value) ? { messages: value } : value;
-  const goal = namedGoal(conv);
-  const tasks = new ConversationTasks(goal !== null, goal);
-  readAnthropic(conv, o.limits, tasks);
-  return tasks.sessions(conv, 'anthropic', { ...o, maxCalls: o.limits.maxCallsPerSession });
+export function anthropicSessions(value: AnthropicConversation | unknown[], o: ConversationOptions): BuiltSession[] {
+  return conversationSessions(value, 'anthropic', readAnthropic, o);
 }

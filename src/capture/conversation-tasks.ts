@@ -1,4 +1,5 @@
 import type { Outcome } from '../domain/types.js';
+import type { CaptureLimits } from './normalized-jsonl.js';
 import { contentId, outcomeOf } from './common.js';
 import type { BuiltSession } from './openai-agents.js';
 import { type Task, TaskSplitter } from './task-splitter.js';
@@ -95,4 +96,33 @@ export class ConversationTasks {
     });
     return out;
   }
+}
+
+/** Where a conversation record sits and what its sessions are told: the memory, the limits, the reports sink. */
+export interface ConversationOptions {
+  namespace: string;
+  limits: CaptureLimits;
+  now: string;
+  line: number;
+  path: string;
+  reports: ReaderReport[];
+  /** One task whatever the conversation holds (a benchmark trajectory). */
+  oneTask?: boolean;
+}
+
+/**
+ * The sessions of one OpenAI or Anthropic conversation record, read by `read`: one per task by the rule of
+ * task-splitter.ts, or one for a record that names its `goal` (or with `oneTask`).
+ */
+export function conversationSessions<C extends ConversationRecord>(
+  value: C | unknown[],
+  format: 'openai' | 'anthropic',
+  read: (conv: C, limits: CaptureLimits, tasks: ConversationTasks) => void,
+  o: ConversationOptions,
+): BuiltSession[] {
+  const conv = (Array.isArray(value) ? { messages: value } : value) as C;
+  const goal = typeof conv.goal === 'string' && conv.goal.trim() ? conv.goal : null;
+  const tasks = new ConversationTasks(o.oneTask === true || goal !== null, goal);
+  read(conv, o.limits, tasks);
+  return tasks.sessions(conv, format, { ...o, maxCalls: o.limits.maxCallsPerSession });
 }

@@ -1,4 +1,3 @@
-import type { ReaderReport } from './types.js';
 import { createHash } from 'node:crypto';
 import type { Outcome } from '../domain/types.js';
 import { countUnread, isObject, outcomeOf, type JsonObject, type Unread } from './common.js';
@@ -13,7 +12,7 @@ import {
   readItem,
 } from './responses-items.js';
 import { TaskSplitter } from './task-splitter.js';
-import type { ParsedSession } from './types.js';
+import type { ParsedSession, ReaderReport } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
 /**
@@ -90,9 +89,8 @@ export function sessionsFromItems(
   // Without an id of its own, task k is named by the entries up to its end: read as the next task starts.
   const read = o.idBase === null ? createHash('sha256') : null;
   const contentIds: string[] = [];
-  const tasksBefore = () => split.tasks.length;
   for (const e of entries) {
-    const before = tasksBefore();
+    const before = split.tasks.length;
     try {
       const item = e.item;
       if (
@@ -118,7 +116,7 @@ export function sessionsFromItems(
       if (id !== null) rejected.add(id);
     }
     if (read) {
-      if (before > 0 && tasksBefore() > before) contentIds[before - 1] = read.copy().digest('hex').slice(0, 20);
+      if (before > 0 && split.tasks.length > before) contentIds[before - 1] = read.copy().digest('hex').slice(0, 20);
       read.update(`${JSON.stringify([e.item, e.at])}\n`);
     }
   }

@@ -1,9 +1,14 @@
 import type { ToolCall } from '../domain/types.js';
 import { contentText, ERROR_RESULT, isObject, parseArgs } from './common.js';
-import { type ConversationRecord, ConversationTasks } from './conversation-tasks.js';
+import {
+  type ConversationOptions,
+  type ConversationRecord,
+  type ConversationTasks,
+  conversationSessions,
+} from './conversation-tasks.js';
 import { type CaptureLimits, capText } from './normalized-jsonl.js';
 import type { BuiltSession } from './openai-agents.js';
-import type { ParsedSession, ReaderReport } from './types.js';
+import type { ParsedSession } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
 /**
@@ -89,8 +94,6 @@ function readOpenAi(conv: OpenAiConversation, limits: CaptureLimits, tasks: Conv
   });
 }
 
-const namedGoal = (conv: OpenAiConversation) => (typeof conv.goal === 'string' && conv.goal.trim() ? conv.goal : null);
-
 /**
  * One OpenAI conversation as one session, whatever it holds (a benchmark trajectory: one task by construction).
  * The goal is the record's `goal`, else the first request; the id the record's, else one from its messages.
@@ -101,31 +104,15 @@ export function fromOpenAi(
   limits: CaptureLimits,
   now: string,
 ): ParsedSession {
-  const conv: OpenAiConversation = Array.isArray(value) ? { messages: value } : value;
-  const tasks = new ConversationTasks(true, namedGoal(conv));
-  readOpenAi(conv, limits, tasks);
-  const [built] = tasks.sessions(conv, 'openai', {
-    namespace,
-    now,
-    line: 1,
-    path: '',
-    maxCalls: limits.maxCallsPerSession,
-    reports: [],
-  });
+  const o = { namespace, limits, now, line: 1, path: '', reports: [], oneTask: true };
+  const [built] = conversationSessions(value, 'openai', readOpenAi, o);
   return { session: built.session, finalAnswer: built.finalAnswer };
 }
 
 /**
  * The sessions of an OpenAI conversation log record: one per task, by the rule of task-splitter.ts (a record
- * that names its `goal` is one task). Notes (requests left out as small talk) go to `reports`.
+ * that names its `goal` is one task). Notes (requests left out as small talk) go to `o.reports`.
  */
-export function openAiSessions(
-  value: OpenAiConversation | unknown[],
-  o: { namespace: string; limits: CaptureLimits; now: string; line: number; path: string; reports: ReaderReport[] },
-): BuiltSession[] {
-  const conv: OpenAiConversation = Array.isArray(value) ? { messages: value } : value;
-  const goal = namedGoal(conv);
-  const tasks = new ConversationTasks(goal !== null, goal);
-  readOpenAi(conv, o.limits, tasks);
-  return tasks.sessions(conv, 'openai', { ...o, maxCalls: o.limits.maxCallsPerSession });
+export function openAiSessions(value: OpenAiConversation | unknown[], o: ConversationOptions): BuiltSession[] {
+  return conversationSessions(value, 'openai', readOpenAi, o);
 }
