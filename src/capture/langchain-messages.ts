@@ -110,9 +110,6 @@ const invalidCallsOf = (m: JsonObject): JsonObject[] =>
     ? m.invalid_tool_calls.filter((c): c is JsonObject => isObject(c) && typeof c.name === 'string' && c.name !== '')
     : [];
 
-/** The text of a content that may hold tool blocks besides text (only the text is read). */
-const textOf = (content: unknown) => (typeof content === 'string' ? content : contentText(content));
-
 interface Located {
   messages: JsonObject[];
   /** Where the list sits in its record (`messages`, `values.messages`, `[0].values.messages`). */
@@ -185,9 +182,9 @@ export function fromLangChainMessages(v: unknown, ctx: MessageListContext): Buil
         at: null,
         nameField: 'name',
       });
-    if (m.type === 'human') push({ type: 'message', role: 'user', content: textOf(m.content) });
+    if (m.type === 'human') push({ type: 'message', role: 'user', content: contentText(m.content) });
     else if (m.type === 'ai') {
-      const text = textOf(m.content);
+      const text = contentText(m.content);
       if (text.trim()) push({ type: 'message', role: 'assistant', content: text });
       for (const c of callsOf(m))
         push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.args }, c.key);
@@ -201,7 +198,7 @@ export function fromLangChainMessages(v: unknown, ctx: MessageListContext): Buil
       push({
         type: 'function_call_output',
         call_id: m.type === 'tool' ? (m.tool_call_id ?? null) : null,
-        output: typeof m.content === 'string' ? m.content : textOf(m.content) || resultText(m.content ?? ''),
+        output: contentText(m.content) || resultText(m.content ?? ''),
         status: m.status === 'error' ? 'failed' : 'completed',
       });
     else if (m.type !== 'system' && m.type !== 'remove' && unread)
