@@ -2,7 +2,7 @@ import type { Outcome } from '../domain/types.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
 import { contentId, outcomeOf } from './common.js';
 import type { BuiltSession } from './openai-agents.js';
-import { type Task, TaskSplitter } from './task-splitter.js';
+import { TaskSplitter } from './task-splitter.js';
 import type { ReaderReport } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
@@ -36,7 +36,7 @@ export class ConversationTasks {
     if (goal) this.split.user(goal, 1, null);
   }
 
-  /** A request (user text) in message `index`. */
+  /** A request (user text); in a one-task conversation only the first one names the goal. */
   user(text: string): void {
     if (!text.trim()) return;
     if (this.oneTask && this.split.tasks.some((t) => t.goal !== null)) return;
@@ -46,11 +46,6 @@ export class ConversationTasks {
   /** Called once a message has been read. */
   read(index: number): void {
     if (this.split.tasks.length) this.lastMessage[this.split.tasks.length - 1] = index;
-  }
-
-  /** The only task of a one-task conversation. */
-  only(): Task {
-    return this.split.current;
   }
 
   /**
