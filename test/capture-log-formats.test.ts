@@ -1459,6 +1459,22 @@ describe('a conversation logged again each time it grew', () => {
     expect(p.notes[0].reason).toMatch(new RegExp(`^${a.length + b.length - 2} record`));
   });
 
+  it('session records that carry messages besides their steps are never snapshots of each other', () => {
+    const messages = [
+      { role: 'user', content: 'Cancel #W1' },
+      { role: 'assistant', content: 'Done.' },
+    ];
+    const step = { tool: 'cancel_pending_order', args: { order_id: '#W1' }, result: 'ok', ok: true };
+    const records = [
+      { session_id: 'trial-1', goal: 'Cancel #W1', success: false, steps: [step], messages: messages.slice(0, 1) },
+      { session_id: 'trial-2', goal: 'Cancel #W1', success: true, steps: [step], messages },
+    ];
+    const p = parseText(records.map((r) => JSON.stringify(r)).join('\n'), 'trials.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.sessions.map((x) => x.id)).toEqual(['trial-1', 'trial-2']);
+    expect(p.notes).toEqual([]);
+  });
+
   it('a LangGraph values stream (the whole state after each step, one per line, or as a JSON array) stores each task once', () => {
     const { messages } = JSON.parse(fixture('langgraph-thread-state.json')).values as { messages: unknown[] };
     const states = [3, 4, 6, 8, 10, 11, 12, 14, 15].map((k) => ({ messages: messages.slice(0, k) }));

@@ -627,11 +627,13 @@ function asConversation(v: unknown): unknown {
   return exchangeConversation(v) ?? v;
 }
 
-/** The message list of a record that holds one conversation (any message-list format, or `{messages}`), or null. */
+/** The message list of a record that holds one conversation (a message-list format, OpenAI or Anthropic), or null. */
 function conversationOf(v: unknown): unknown[] | null {
-  const list = messageListFormat(v);
-  if (list) return MESSAGE_LISTS[list].messagesOf(v);
-  if (isOpenAiConversation(v)) return Array.isArray(v) ? v : v.messages;
+  const format = detect(v);
+  if (format !== null && isMessageListFormat(format)) return MESSAGE_LISTS[format].messagesOf(v);
+  // A session record (`steps`), a trace or a benchmark result is never a snapshot, whatever fields it carries.
+  if ((format === 'openai' || format === 'anthropic') && isOpenAiConversation(v))
+    return Array.isArray(v) ? v : v.messages;
   return null;
 }
 
