@@ -177,98 +177,73 @@ export function openApiDocument(version: string) {
       '/api/ingest': {
         post: {
           summary:
-            'Ingest a log as an application keeps it (a saved AI SDK chat, a Pydantic AI or AutoGen history, Agents SDK items, OpenAI / Anthropic messages, a transcript, JSONL sessions): the raw body, in any format skillsmith ingest reads. Capture privacy applies; sessions without an outcome are judged',
+            'Ingest a log as an application keeps it (a saved AI SDK chat, a Pydantic AI or AutoGen history, a LangGraph thread, Agents SDK items, OpenAI / Anthropic messages, a gateway's log of model calls, a transcript, JSONL sessions): the raw body, in any format skillsmith ingest reads. Capture privacy applies; sessions without an outcome are judged',
           parameters: [
-            query('format', { type: 'string', enum: INGEST_FORMATS, default: 'auto' }),
-            query('judge', { type: 'string', enum: ['rule', 'llm', 'off'] }, 'outcome judge (default: capture.judge)'),
+            query('format', type: 'string', enum: INGEST_FORMATS, default: 'auto' }),
+            query('judge', type: 'string', enum: ['rule', 'llm', 'off'] }, 'outcome judge (default: capture.judge)'),
             query(
-              'dryRun',
-              { type: 'string', enum: ['true', 'false'], default: 'false' },
+              'dryRun',type: 'string', enum: ['true', 'false'], default: 'false' },
               'true: store nothing, say what would be stored',
             ),
             query(
-              'name',
-              { type: 'string', maxLength: 200, default: 'request' },
+              'name',type: 'string', maxLength: 200, default: 'request' ,
               'the name problems and notes give the log',
             ),
             csrf,
           ],
-          requestBody: {
+          requestBody: 
             required: true,
-            content: {
-              'application/json': { schema: {} },
-              'application/x-ndjson': { schema: { type: 'string' } },
-              'text/plain': { schema: { type: 'string' } },
-            },
-          },
-          responses: {
-            200: json(
-              { type: 'object', description: 'as skillsmith ingest --json (with dryRun, as ingest --dry-run --json)' },
+            content: 
+              'application/json': ,
+              'application/x-ndjson': type: 'string' ,
+              'text/plain': type: 'string' ,,,
+          responses: 
+            200: json(type: 'object', description: 'as skillsmith ingest --json (with dryRun, as ingest --dry-run --json)' ,
               'Read; every session stored (or, with dryRun, what would be)',
             ),
-            422: json(
-              { type: 'object', description: 'the same body, with problems naming each rejected record' },
+            422: json(type: 'object', description: 'the same body, with problems naming each rejected record' ,
               'Some records were rejected; every valid one was stored',
             ),
             ...rejected,
-            503: error('Memory is disabled'),
-          },
-        },
-      },
-      '/api/sessions': {
-        get: {
+            503: error('Memory is disabled'),,,,
+      '/api/sessions': 
           summary: 'Stored sessions, newest first',
           parameters: paging,
-          responses: { 200: json(page(ref('SessionSummary'))) },
-        },
-        post: {
+          responses: 200: json(page(ref('SessionSummary'))) ,,
+        post: 
           summary: 'Start a session (or re-open a live one by id); record its calls, then end it',
           parameters: [csrf],
-          requestBody: body({
+          requestBody: body(
             type: 'object',
             required: ['goal'],
-            properties: {
-              goal: { type: 'string', description: 'what the agent is trying to do' },
-              cue: { type: 'string', description: "the user's own words when the goal is something else" },
-              id: { type: 'string', maxLength: 500, description: 'your id for the session (default: a new one)' },
-              agentId: { type: 'string' },
-              source: { type: 'string', default: 'http' },
-            },
-          }),
-          responses: {
+            properties: type: 'string', description: 'what the agent is trying to do' ,
+              cue: type: 'string', description: "the user's own words when the goal is something else" ,
+              id: type: 'string', maxLength: 500, description: 'your id for the session (default: a new one)' ,
+              agentId: type: 'string' ,
+              source: type: 'string', default: 'http' ,,),
+          responses: 
             201: json(ref('SessionSummary'), 'Started'),
             ...rejected,
-            409: error('A session with this id already ended'),
-          },
-        },
-      },
-      '/api/sessions/{id}': {
-        get: {
+            409: error('A session with this id already ended'),,,,
+      '/api/sessions/{id}': 
           summary: 'One session with each tool call',
           parameters: [path('id')],
-          responses: { 200: json({ type: 'object' }), ...notFound },
-        },
-        delete: {
+          responses: 200: json(type: 'object' ), ...notFound ,,
+        delete: 
           summary:
             'Forget a session: its goal, calls, results, cluster membership and recalls are deleted; skills learned from it keep a forgotten-parent marker; an audit record names it by an opaque reference',
           parameters: [path('id'), csrf],
-          responses: {
-            200: json({
+          responses: 
+            200: json(
               type: 'object',
               required: ['forgotten'],
-              properties: {
-                forgotten: {
+              properties: 
                   type: 'object',
-                  properties: {
-                    ref: { type: 'string' },
-                    calls: { type: 'integer' },
-                    skills: { type: 'array', items: { type: 'string' } },
-                  },
-                },
-              },
-            }),
+                  properties: type: 'string' ,
+                    calls: type: 'integer' ,
+                    skills: type: 'array', items: type: 'string' ,,,,),
             ...notFound,
-            403: error(`Missing ${CSRF_HEADER} header`),
+            403: error(`Missing $CSRF_HEADERheader`),
             409: error('A synthesis pass is running on the namespace'),
           },
         },
