@@ -177,7 +177,7 @@ export function openApiDocument(version: string) {
       '/api/ingest': {
         post: {
           summary:
-            'Ingest a log as an application keeps it (a saved AI SDK chat, a Pydantic AI or AutoGen history, a LangGraph thread, Agents SDK items, OpenAI / Anthropic messages, a gateway's log of model calls, a transcript, JSONL sessions): the raw body, in any format skillsmith ingest reads. Capture privacy applies; sessions without an outcome are judged',
+            'Ingest a log as an application keeps it (a saved AI SDK chat, a Pydantic AI or AutoGen history, a LangGraph thread, Agents SDK items, OpenAI / Anthropic messages, a gateway log of model calls, a transcript, JSONL sessions): the raw body, in any format skillsmith ingest reads. Capture privacy applies; sessions without an outcome are judged',
           parameters: [
             query('format', type: 'string', enum: INGEST_FORMATS, default: 'auto' }),
             query('judge', type: 'string', enum: ['rule', 'llm', 'off'] }, 'outcome judge (default: capture.judge)'),
@@ -369,39 +369,30 @@ export function openApiDocument(version: string) {
         },
       },
     },
-    components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: {
-        Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
-        SessionSummary: {
+    components: type: 'http', scheme: 'bearer' ,
+      schemas: type: 'object', required: ['error'], properties: type: 'string' ,
+        SessionSummary: 
           type: 'object',
-          properties: {
-            id: { type: 'string' },
-            goal: { type: 'string' },
-            outcome: { type: 'string', enum: ['success', 'failure', 'unknown'] },
-            reward: { type: ['number', 'null'] },
-            agentId: { type: ['string', 'null'] },
-            source: { type: ['string', 'null'] },
-            startedAt: { type: 'string' },
-            endedAt: { type: ['string', 'null'] },
-            callCount: { type: 'integer' },
-            tools: { type: 'array', items: { type: 'string' } },
-          },
-        },
-        RecordedCall: {
+          properties: type: 'string' ,
+            goal: type: 'string' ,
+            outcome: type: 'string', enum: ['success', 'failure', 'unknown'] },
+            reward: type: ['number', 'null'] ,
+            agentId: type: ['string', 'null'] ,
+            source: type: ['string', 'null'] ,
+            startedAt: type: 'string' ,
+            endedAt: type: ['string', 'null'] ,
+            callCount: type: 'integer' ,
+            tools: type: 'array', items: type: 'string' ,,,
+        RecordedCall: 
           type: 'object',
           required: ['sessionId', 'position', 'recorded'],
-          properties: { sessionId: { type: 'string' }, position: { type: 'integer' }, recorded: { type: 'boolean' } },
-        },
-        OutcomeReport: {
+          properties: type: 'string' , position: type: 'integer' , recorded: type: 'boolean' ,,
+        OutcomeReport: 
           type: 'object',
           required: ['outcome'],
-          properties: {
-            outcome: { type: 'string', enum: ['success', 'failure', 'unknown'] },
-            reward: { type: ['number', 'null'], minimum: 0, maximum: 1 },
-          },
-        },
-        EndedSession: {
+          properties: type: 'string', enum: ['success', 'failure', 'unknown'] },
+            reward: type: ['number', 'null'], minimum: 0, maximum: 1 ,,,
+        EndedSession: 
           allOf: [
             ref('SessionSummary'),
             {
@@ -410,67 +401,46 @@ export function openApiDocument(version: string) {
                 credited: { type: 'array', items: { type: 'string' }, description: 'skills that got a trial' },
               },
             },
-          ],
-        },
-        Event: {
+          ],,
+        Event: 
           type: 'object',
-          properties: {
-            id: { type: 'integer' },
-            namespace: { type: 'string' },
-            at: { type: 'string' },
-            type: { type: 'string' },
-            skillId: { type: ['string', 'null'] },
-            payload: { type: 'object' },
-          },
-        },
-        Skill: {
+          properties: type: 'integer' ,type: 'string' ,
+            at: type: 'string' ,'string' ,
+            skillId: type: ['string', 'null'] ,
+            payload: type: 'object' ,,,
+        Skill: 
           type: 'object',
-          properties: {
-            id: { type: 'string' },
-            name: { type: 'string' },
-            description: { type: 'string' },
-            status: { type: 'string', enum: ['probationary', 'active', 'retired'] },
-            enabled: { type: 'boolean' },
-            version: { type: 'string' },
-            kind: { type: 'string', enum: ['playbook', 'heuristic'] },
-            corpus: { type: 'string', enum: ['internal', 'external'] },
-            toolsRequired: { type: 'array', items: { type: 'string' } },
-            toolSequence: { type: 'array', items: { type: 'string' } },
-            branches: {
+          properties: type: 'string' ,
+            name: type: 'string' ,
+            description: type: 'string' ,
+            status: type: 'string', enum: ['probationary', 'active', 'retired'] },
+            enabled: type: 'boolean' ,
+            version: type: 'string' ,
+            kind: type: 'string', enum: ['playbook', 'heuristic'] },
+            corpus: type: 'string', enum: ['internal', 'external'] },
+            toolsRequired: type: 'array', items: type: 'string' ,
+            toolSequence: type: 'array', items: type: 'string' ,
+            branches: 
               type: 'array',
               description: 'where the procedure branches on what a lookup shows (empty for a plain procedure)',
-              items: {
+              items: 
                 type: 'object',
-                properties: {
-                  when: {
+                properties: 
                     type: 'object',
-                    properties: {
-                      tool: { type: 'string' },
-                      path: {
+                    properties: type: 'string' ,
+                      path: 
                         type: 'string',
-                        description: "dot path into the tool's JSON result, [] for any list element",
-                      },
-                      in: { type: 'array', items: { type: 'string' } },
-                    },
-                  },
-                  toolSequence: { type: 'array', items: { type: 'string' } },
-                },
-              },
-            },
-            successCount: { type: 'integer' },
-            attemptCount: { type: 'integer' },
-            support: { type: 'integer' },
-            eta: { type: 'number' },
-            utility: { type: 'number' },
-            sourceSessions: { type: 'array', items: { type: 'string' } },
-            supersededBy: { type: ['string', 'null'] },
-            createdAt: { type: 'string' },
-            updatedAt: { type: 'string' },
-            lastUsedAt: { type: ['string', 'null'] },
-            skillMd: { type: 'string', description: 'only on GET /api/skills/{name}' },
-          },
-        },
-      },
-    },
-  };
-}
+                        description: "dot path into the tool's JSON result, [] for any list element",,
+                      in: type: 'array', items: type: 'string' ,,,
+                  toolSequence: type: 'array', items: type: 'string' ,,,,
+            successCount: type: 'integer' ,
+            attemptCount: type: 'integer' ,
+            support: type: 'integer' ,
+            eta: type: 'number' ,
+            utility: type: 'number' ,
+            sourceSessions: type: 'array', items: type: 'string' ,
+            supersededBy: type: ['string', 'null'] ,
+            createdAt: type: 'string' ,
+            updatedAt: type: 'string' ,
+            lastUsedAt: type: ['string', 'null'] ,
+            skillMd: type: 'string', description: 'only on GET /api/skills/{name}' ,,,,,;
