@@ -179,71 +179,96 @@ export function openApiDocument(version: string) {
           summary:
             'Ingest a log as an application keeps it (a saved AI SDK chat, a Pydantic AI or AutoGen history, a LangGraph thread, Agents SDK items, OpenAI / Anthropic messages, a gateway log of model calls, a transcript, JSONL sessions): the raw body, in any format skillsmith ingest reads. Capture privacy applies; sessions without an outcome are judged',
           parameters: [
-            query('format', type: 'string', enum: INGEST_FORMATS, default: 'auto' }),
-            query('judge', type: 'string', enum: ['rule', 'llm', 'off'] }, 'outcome judge (default: capture.judge)'),
+            query('format', { type: 'string', enum: INGEST_FORMATS, default: 'auto' }),
+            query('judge', { type: 'string', enum: ['rule', 'llm', 'off'] }, 'outcome judge (default: capture.judge)'),
             query(
-              'dryRun',type: 'string', enum: ['true', 'false'], default: 'false' },
+              'dryRun',
+              { type: 'string', enum: ['true', 'false'], default: 'false' },
               'true: store nothing, say what would be stored',
             ),
             query(
-              'name',type: 'string', maxLength: 200, default: 'request' ,
+              'name',
+              { type: 'string', maxLength: 200, default: 'request' },
               'the name problems and notes give the log',
             ),
             csrf,
           ],
-          requestBody: 
+          requestBody: {
             required: true,
-            content: 
-              'application/json': ,
-              'application/x-ndjson': type: 'string' ,
-              'text/plain': type: 'string' ,,,
-          responses: 
-            200: json(type: 'object', description: 'as skillsmith ingest --json (with dryRun, as ingest --dry-run --json)' ,
+            content: {
+              'application/json': { schema: {} },
+              'application/x-ndjson': { schema: { type: 'string' } },
+              'text/plain': { schema: { type: 'string' } },
+            },
+          },
+          responses: {
+            200: json(
+              { type: 'object', description: 'as skillsmith ingest --json (with dryRun, as ingest --dry-run --json)' },
               'Read; every session stored (or, with dryRun, what would be)',
             ),
-            422: json(type: 'object', description: 'the same body, with problems naming each rejected record' ,
+            422: json(
+              { type: 'object', description: 'the same body, with problems naming each rejected record' },
               'Some records were rejected; every valid one was stored',
             ),
             ...rejected,
-            503: error('Memory is disabled'),,,,
-      '/api/sessions': 
+            503: error('Memory is disabled'),
+          },
+        },
+      },
+      '/api/sessions': {
+        get: {
           summary: 'Stored sessions, newest first',
           parameters: paging,
-          responses: 200: json(page(ref('SessionSummary'))) ,,
-        post: 
+          responses: { 200: json(page(ref('SessionSummary'))) },
+        },
+        post: {
           summary: 'Start a session (or re-open a live one by id); record its calls, then end it',
           parameters: [csrf],
-          requestBody: body(
+          requestBody: body({
             type: 'object',
             required: ['goal'],
-            properties: type: 'string', description: 'what the agent is trying to do' ,
-              cue: type: 'string', description: "the user's own words when the goal is something else" ,
-              id: type: 'string', maxLength: 500, description: 'your id for the session (default: a new one)' ,
-              agentId: type: 'string' ,
-              source: type: 'string', default: 'http' ,,),
-          responses: 
+            properties: {
+              goal: { type: 'string', description: 'what the agent is trying to do' },
+              cue: { type: 'string', description: "the user's own words when the goal is something else" },
+              id: { type: 'string', maxLength: 500, description: 'your id for the session (default: a new one)' },
+              agentId: { type: 'string' },
+              source: { type: 'string', default: 'http' },
+            },
+          }),
+          responses: {
             201: json(ref('SessionSummary'), 'Started'),
             ...rejected,
-            409: error('A session with this id already ended'),,,,
-      '/api/sessions/{id}': 
+            409: error('A session with this id already ended'),
+          },
+        },
+      },
+      '/api/sessions/{id}': {
+        get: {
           summary: 'One session with each tool call',
           parameters: [path('id')],
-          responses: 200: json(type: 'object' ), ...notFound ,,
-        delete: 
+          responses: { 200: json({ type: 'object' }), ...notFound },
+        },
+        delete: {
           summary:
             'Forget a session: its goal, calls, results, cluster membership and recalls are deleted; skills learned from it keep a forgotten-parent marker; an audit record names it by an opaque reference',
           parameters: [path('id'), csrf],
-          responses: 
-            200: json(
+          responses: {
+            200: json({
               type: 'object',
               required: ['forgotten'],
-              properties: 
+              properties: {
+                forgotten: {
                   type: 'object',
-                  properties: type: 'string' ,
-                    calls: type: 'integer' ,
-                    skills: type: 'array', items: type: 'string' ,,,,),
+                  properties: {
+                    ref: { type: 'string' },
+                    calls: { type: 'integer' },
+                    skills: { type: 'array', items: { type: 'string' } },
+                  },
+                },
+              },
+            }),
             ...notFound,
-            403: error(`Missing $CSRF_HEADERheader`),
+            403: error(`Missing ${CSRF_HEADER} header`),
             409: error('A synthesis pass is running on the namespace'),
           },
         },
@@ -369,30 +394,39 @@ export function openApiDocument(version: string) {
         },
       },
     },
-    components: type: 'http', scheme: 'bearer' ,
-      schemas: type: 'object', required: ['error'], properties: type: 'string' ,
-        SessionSummary: 
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: {
+        Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
+        SessionSummary: {
           type: 'object',
-          properties: type: 'string' ,
-            goal: type: 'string' ,
-            outcome: type: 'string', enum: ['success', 'failure', 'unknown'] },
-            reward: type: ['number', 'null'] ,
-            agentId: type: ['string', 'null'] ,
-            source: type: ['string', 'null'] ,
-            startedAt: type: 'string' ,
-            endedAt: type: ['string', 'null'] ,
-            callCount: type: 'integer' ,
-            tools: type: 'array', items: type: 'string' ,,,
-        RecordedCall: 
+          properties: {
+            id: { type: 'string' },
+            goal: { type: 'string' },
+            outcome: { type: 'string', enum: ['success', 'failure', 'unknown'] },
+            reward: { type: ['number', 'null'] },
+            agentId: { type: ['string', 'null'] },
+            source: { type: ['string', 'null'] },
+            startedAt: { type: 'string' },
+            endedAt: { type: ['string', 'null'] },
+            callCount: { type: 'integer' },
+            tools: { type: 'array', items: { type: 'string' } },
+          },
+        },
+        RecordedCall: {
           type: 'object',
           required: ['sessionId', 'position', 'recorded'],
-          properties: type: 'string' , position: type: 'integer' , recorded: type: 'boolean' ,,
-        OutcomeReport: 
+          properties: { sessionId: { type: 'string' }, position: { type: 'integer' }, recorded: { type: 'boolean' } },
+        },
+        OutcomeReport: {
           type: 'object',
           required: ['outcome'],
-          properties: type: 'string', enum: ['success', 'failure', 'unknown'] },
-            reward: type: ['number', 'null'], minimum: 0, maximum: 1 ,,,
-        EndedSession: 
+          properties: {
+            outcome: { type: 'string', enum: ['success', 'failure', 'unknown'] },
+            reward: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+          },
+        },
+        EndedSession: {
           allOf: [
             ref('SessionSummary'),
             {
@@ -401,46 +435,67 @@ export function openApiDocument(version: string) {
                 credited: { type: 'array', items: { type: 'string' }, description: 'skills that got a trial' },
               },
             },
-          ],,
-        Event: 
+          ],
+        },
+        Event: {
           type: 'object',
-          properties: type: 'integer' ,type: 'string' ,
-            at: type: 'string' ,'string' ,
-            skillId: type: ['string', 'null'] ,
-            payload: type: 'object' ,,,
-        Skill: 
+          properties: {
+            id: { type: 'integer' },
+            namespace: { type: 'string' },
+            at: { type: 'string' },
+            type: { type: 'string' },
+            skillId: { type: ['string', 'null'] },
+            payload: { type: 'object' },
+          },
+        },
+        Skill: {
           type: 'object',
-          properties: type: 'string' ,
-            name: type: 'string' ,
-            description: type: 'string' ,
-            status: type: 'string', enum: ['probationary', 'active', 'retired'] },
-            enabled: type: 'boolean' ,
-            version: type: 'string' ,
-            kind: type: 'string', enum: ['playbook', 'heuristic'] },
-            corpus: type: 'string', enum: ['internal', 'external'] },
-            toolsRequired: type: 'array', items: type: 'string' ,
-            toolSequence: type: 'array', items: type: 'string' ,
-            branches: 
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            description: { type: 'string' },
+            status: { type: 'string', enum: ['probationary', 'active', 'retired'] },
+            enabled: { type: 'boolean' },
+            version: { type: 'string' },
+            kind: { type: 'string', enum: ['playbook', 'heuristic'] },
+            corpus: { type: 'string', enum: ['internal', 'external'] },
+            toolsRequired: { type: 'array', items: { type: 'string' } },
+            toolSequence: { type: 'array', items: { type: 'string' } },
+            branches: {
               type: 'array',
               description: 'where the procedure branches on what a lookup shows (empty for a plain procedure)',
-              items: 
+              items: {
                 type: 'object',
-                properties: 
+                properties: {
+                  when: {
                     type: 'object',
-                    properties: type: 'string' ,
-                      path: 
+                    properties: {
+                      tool: { type: 'string' },
+                      path: {
                         type: 'string',
-                        description: "dot path into the tool's JSON result, [] for any list element",,
-                      in: type: 'array', items: type: 'string' ,,,
-                  toolSequence: type: 'array', items: type: 'string' ,,,,
-            successCount: type: 'integer' ,
-            attemptCount: type: 'integer' ,
-            support: type: 'integer' ,
-            eta: type: 'number' ,
-            utility: type: 'number' ,
-            sourceSessions: type: 'array', items: type: 'string' ,
-            supersededBy: type: ['string', 'null'] ,
-            createdAt: type: 'string' ,
-            updatedAt: type: 'string' ,
-            lastUsedAt: type: ['string', 'null'] ,
-            skillMd: type: 'string', description: 'only on GET /api/skills/{name}' ,,,,,;
+                        description: "dot path into the tool's JSON result, [] for any list element",
+                      },
+                      in: { type: 'array', items: { type: 'string' } },
+                    },
+                  },
+                  toolSequence: { type: 'array', items: { type: 'string' } },
+                },
+              },
+            },
+            successCount: { type: 'integer' },
+            attemptCount: { type: 'integer' },
+            support: { type: 'integer' },
+            eta: { type: 'number' },
+            utility: { type: 'number' },
+            sourceSessions: { type: 'array', items: { type: 'string' } },
+            supersededBy: { type: ['string', 'null'] },
+            createdAt: { type: 'string' },
+            updatedAt: { type: 'string' },
+            lastUsedAt: { type: ['string', 'null'] },
+            skillMd: { type: 'string', description: 'only on GET /api/skills/{name}' },
+          },
+        },
+      },
+    },
+  };
+}
