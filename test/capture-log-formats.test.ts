@@ -1395,9 +1395,16 @@ describe('LangChain messages (LangGraph state and threads, saved chat histories,
       { type: 'human', content: 'hi' },
       { type: 'ai', content: 'Hello!', tool_calls: [], invalid_tool_calls: [] },
     ]);
+    // A chat without a call yet (the agent only answered) is read, and its request said to be left out.
     const none = parseText(chatOnly, 'chat.json', { format: 'langchain-messages' });
     expect(none.sessions).toEqual([]);
-    expect(none.problems.map((x) => x.reason)).toEqual([expect.stringMatching(/^expected LangChain messages/)]);
+    expect(none.problems).toEqual([]);
+    expect(none.notes.map((x) => x.reason)).toEqual([expect.stringMatching(/^1 request\(s\) without a tool call/)]);
+    // Messages of other kinds are no LangChain conversation.
+    const other = parseText(JSON.stringify([{ type: 'note', content: 'x' }]), 'x.json', {
+      format: 'langchain-messages',
+    });
+    expect(other.problems.map((x) => x.reason)).toEqual([expect.stringMatching(/^expected LangChain messages/)]);
   });
 });
 
@@ -1587,7 +1594,7 @@ describe('a request the agent asks about before it acts, and small talk after', 
       ],
     ]);
     expect(p.notes.map((n) => n.reason)).toEqual([
-      '1 request(s) answered without a tool call were not stored, as they hold no procedure to learn ("Great, thanks! Send the receipt to [REDACTED:email]")',
+      '1 request(s) without a tool call (answered without one, or not acted on yet) were not stored, as they hold no procedure to learn ("Great, thanks! Send the receipt to [REDACTED:email]")',
     ]);
   });
 
@@ -1643,7 +1650,10 @@ describe('a request the agent asks about before it acts, and small talk after', 
       ['claude-code:s-1', 'The release build fails.\ncli', ['Bash']],
     ]);
     expect(p.notes.map((n) => [n.line, n.reason])).toEqual([
-      [7, '1 request(s) answered without a tool call were not stored, as they hold no procedure to learn ("thanks!")'],
+      [
+        7,
+        '1 request(s) without a tool call (answered without one, or not acted on yet) were not stored, as they hold no procedure to learn ("thanks!")',
+      ],
     ]);
   });
 });
@@ -1715,7 +1725,7 @@ describe('OpenAI and Anthropic conversations of several requests', () => {
       '#W200 is cancelled.',
     ]);
     expect(p.notes.map((n) => n.reason)).toEqual([
-      '1 request(s) answered without a tool call were not stored, as they hold no procedure to learn ("Perfect, thank you!")',
+      '1 request(s) without a tool call (answered without one, or not acted on yet) were not stored, as they hold no procedure to learn ("Perfect, thank you!")',
     ]);
     // Without an id, each task is named by the messages up to its end: the chat sent before its second request
     // names its first task alike, and a conversation of one task keeps the id a whole conversation had.

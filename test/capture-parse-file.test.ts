@@ -306,7 +306,18 @@ describe('OpenAI chat-completions logs', () => {
         { role: 'tool', tool_call_id: 'c2', content: 'cancelled' },
       ],
     };
-    const okConv = { id: 'fine', messages: [{ role: 'user', content: 'hello' }] };
+    // A request with a call: one without any is no session (it holds no procedure).
+    const okConv = {
+      id: 'fine',
+      messages: [
+        { role: 'user', content: 'Where is #W2?' },
+        {
+          role: 'assistant',
+          tool_calls: [{ id: 'c9', type: 'function', function: { name: 'get_order', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'c9', content: 'shipped' },
+      ],
+    };
     const parsed = parseCaptureText(
       [JSON.stringify(okConv), JSON.stringify(bad)].join('\n'),
       opts({ file: 'conv.jsonl' }),

@@ -272,6 +272,23 @@ describe('REST ingest of the logs applications keep', () => {
     expect((await api('GET', '/api/sessions')).data.total).toBe(before + 2);
   });
 
+  it('a LangGraph thread posted after each turn: a first turn with only a question back stores nothing and says why', async () => {
+    const thread = JSON.parse(capture('langgraph-thread-state.json'));
+    const messages = thread.values.messages as unknown[];
+    const post = (upTo: number) =>
+      send('/api/ingest', JSON.stringify({ thread_id: 'th-rest-1', messages: messages.slice(0, upTo) }));
+    // The system prompt and the request: the agent has not acted yet.
+    const first = await post(2);
+    expect(first.status).toBe(200);
+    expect(first.data).toMatchObject({ format: 'langchain-messages', inserted: 0, problems: [] });
+    expect(first.data.notes.map((n: { reason: string }) => n.reason)).toEqual([
+      expect.stringMatching(/^1 request\(s\) without a tool call \(answered without one, or not acted on yet\)/),
+    ]);
+    const done = await post(11);
+    expect(done.data).toMatchObject({ inserted: 1, problems: [] });
+    expect((await api('GET', '/api/sessions/th-rest-1')).data.calls).toHaveLength(4);
+  });
+
   it('a log with a bad record is a 422 naming it, and every valid record is stored', async () => {
     const messages = JSON.parse(capture('ai-sdk-model-messages.json')) as { content: unknown }[];
     delete (messages[4].content as Record<string, unknown>[])[1].toolName;

@@ -150,10 +150,15 @@ function located(v: unknown): Located | null {
   const calls = messages.some(
     (m) => (m.type === 'ai' && (callsOf(m).length > 0 || invalidCallsOf(m).length > 0)) || m.type === 'tool',
   );
-  return calls && messages.some((m) => m.type === 'ai') ? { messages, key: at.key, holder: at.holder } : null;
+  // Without a call yet (a first turn in which the agent asked a question back), every message must be of a kind
+  // only LangChain writes, with a request among them.
+  const plain = messages.every((m) => !String(m.type).startsWith('?')) && messages.some((m) => m.type === 'human');
+  return (calls && messages.some((m) => m.type === 'ai')) || plain
+    ? { messages, key: at.key, holder: at.holder }
+    : null;
 }
 
-/** The messages of a LangChain conversation (flattened) that holds a tool call, or null. */
+/** The messages of a LangChain conversation (flattened) that holds a tool call or is plainly LangChain's, or null. */
 export function langchainMessagesOf(v: unknown): JsonObject[] | null {
   return located(v)?.messages ?? null;
 }

@@ -118,6 +118,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     maxCallsPerSession: opts.maxCallsPerSession,
   };
   let sawDocumentArray = false;
+  // The format the first record was read as: what a file that gave no session says it was.
+  let readAs: DetectedFormat | null = null;
 
   const trimmed = text.replace(/^\uFEFF/, '').trimStart();
   let handled = false;
@@ -217,8 +219,10 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     const built = langchain.build(opts.namespace, limits, now, streamProblems);
     for (const s of built) push(s, s.line, '', 'langchain');
   }
+  let requestsLeftOut = 0;
   for (const p of streamProblems.splice(0))
-    if (p.note)
+    if (p.note) {
+      requestsLeftOut += p.requestsLeftOut ?? 0;
       // A note may quote what the person asked: it is redacted as the goals are.
       notes.push({
         file: opts.file,
@@ -226,7 +230,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         ...(p.path ? { path: p.path } : {}),
         reason: opts.privacy ? protectGoal(opts.privacy, p.reason) : p.reason,
       });
-    else problem(p.line, p.path, p.reason);
+    } else problem(p.line, p.path, p.reason);
 
   if (otel.spans.length || otel.problems.length) {
     const built = otel.build(opts.namespace, limits, now);
@@ -235,7 +239,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     for (const s of built.sessions) push(s, s.line, s.path, 'otel');
   }
 
-  problems.push(...emptiness(text, out, records, problems, opts.file));
+  // A file whose requests were all left out (no tool call yet) said so in a note: that is no error.
+  if (out.length || !requestsLeftOut) problems.push(...emptiness(text, out, records, problems, opts.file));
   problems.sort((a, b) => a.line - b.line);
 
   const formats: Partial<Record<DetectedFormat, number>> = {};
@@ -244,13 +249,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const fallback: DetectedFormat =
     opts.format !== 'auto'
       ? opts.format
-      : otel.spans.length
-        ? 'otel'
-        : langchain.runs.length
-          ? 'langchain'
-          : sawDocumentArray
-            ? 'openai'
-            : 'jsonl';
+      : (readAs ??
+        (otel.spans.length ? 'otel' : langchain.runs.length ? 'langchain' : sawDocumentArray ? 'openai' : 'jsonl'));
   const format = kinds.length > 1 ? 'mixed' : (kinds[0] ?? fallback);
   const sessions = out.map((p) =>
     opts.privacy ? protectSession(p.session, opts.privacy, opts.resultChars) : p.session,
@@ -309,6 +309,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 
   function addStream(format: DetectedFormat, lines: StreamLine[]) {
+    readAs = readAs ?? format;
     if (format === 'claude-code') {
       const shape = claudeCodeShape(lines);
       if (shape === 'no-messages') {
@@ -384,6 +385,9 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         return problem(line, path, `record is ${bytes} bytes, over the ${opts.maxRecordBytes}-byte limit`);
     }
     const kind = opts.format === 'auto' ? detect(value) : opts.format;
+    readAs = readAs ?? kind;
+    const problemsBefore = problems.length;
+    const reportsBefore = streamProblems.length;
     const sessionsBefore = out.length;
     try {
       // A format that was asked for, given another one's message list, names the right one.
@@ -511,9 +515,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     } catch (e) {
       problem(line, path, (e as Error).message);
     } finally {
-      // A record that held tool traffic and gave sessions without a single call was misread: say so.
+      // A record that held tool traffic but gave no call (no session, or sessions without one), with nothing else
+      // said about it, was misread: say so.
       const added = out.slice(sessionsBefore);
-      if (added.length && added.every((p) => p.session.calls.length === 0)) {
+      const said = problems.length > problemsBefore || streamProblems.some((p, i) => i >= reportsBefore && !p.note);
+      // Spans and runs are gathered and read once the whole file is in: their sessions come later.
+      const gathered = kind === 'otel' || kind === 'langchain';
+      if (!said && !gathered && added.every((p) => p.session.calls.length === 0)) {
         const marker = toolMarker(value);
         if (marker)
           problem(

@@ -81,18 +81,21 @@ describe('TaskSplitter', () => {
       line: 4,
       path: '',
       reason:
-        '1 request(s) answered without a tool call were not stored, as they hold no procedure to learn ("Great, thanks!")',
+        '1 request(s) without a tool call (answered without one, or not acted on yet) were not stored, as they hold no procedure to learn ("Great, thanks!")',
       note: true,
+      requestsLeftOut: 1,
     });
   });
 
-  it('a transcript without a single call keeps its tasks; /clear still starts a new task', () => {
-    const s = split(['u:What is a monad?', 'a:A monad is...', '/clear', 'u:Explain functors', 'a:A functor is...']);
+  it('/clear starts a new task even before a call; requests never acted on are left out, with one note', () => {
+    const s = split(['u:What is a monad?', 'a:A monad is...', '/clear', 'u:Explain functors', 'a:Which language?']);
     expect(view(s)).toEqual([
       ['What is a monad?', []],
       ['Explain functors', []],
     ]);
-    expect(s.tasks.some((t) => s.isChatter(t))).toBe(false);
-    expect(s.chatterNote()).toBeNull();
+    expect(s.tasks.map((t) => s.isChatter(t))).toEqual([true, true]);
+    expect(s.chatterNote()?.requestsLeftOut).toBe(2);
+    // A task with calls has nothing to say.
+    expect(split(['u:Restart web', 'c:restart', 'a:Done.']).chatterNote()).toBeNull();
   });
 });

@@ -10,8 +10,8 @@ import type { ReaderReport } from './types.js';
  *   the agent gave a final answer (assistant text not followed by a call) to a task in which it called tools;
  *   before the first call, the agent's text is a greeting or a question back, and the next message goes on with
  *   the same request (its words join the goal);
- * - a request answered without a call, in a transcript where other tasks have calls, is small talk: the readers
- *   leave it out and say so in a note;
+ * - a request with no call (answered without one, or not acted on yet) holds no procedure: the readers leave it
+ *   out and say so in a note;
  * - a user message while the agent is still calling tools, or before any answer, belongs to the task in
  *   progress (a correction or an added detail, not a new task).
  */
@@ -68,14 +68,15 @@ export class TaskSplitter {
   }
 
   /**
-   * Whether a task is small talk to leave out: a request answered without a call ("Great, thanks!") in a
-   * transcript where the agent called tools for others. A transcript without any call keeps its tasks.
+   * Whether a task is left out: a request the agent answered without a call ("Great, thanks!", a question it
+   * answered from what it knew) or has not acted on yet (it asked a question back, and the log ends there). It
+   * holds no procedure to learn; a later copy of the log in which the agent went on to call tools stores it then.
    */
   isChatter(t: Task): boolean {
-    return t.goal !== null && t.calls.length === 0 && this.tasks.some((x) => x.calls.length > 0);
+    return t.goal !== null && t.calls.length === 0;
   }
 
-  /** The note for the requests left out as small talk, or null when there were none. */
+  /** The note for the requests left out, or null when there were none. */
   chatterNote(): ReaderReport | null {
     const left = this.tasks.filter((t) => this.isChatter(t));
     if (!left.length) return null;
@@ -86,8 +87,9 @@ export class TaskSplitter {
     return {
       line: left[0].line,
       path: '',
-      reason: `${left.length} request(s) answered without a tool call were not stored, as they hold no procedure to learn (${quoted}${left.length > 3 ? ', ...' : ''})`,
+      reason: `${left.length} request(s) without a tool call (answered without one, or not acted on yet) were not stored, as they hold no procedure to learn (${quoted}${left.length > 3 ? ', ...' : ''})`,
       note: true,
+      requestsLeftOut: left.length,
     };
   }
 

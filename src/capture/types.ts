@@ -74,4 +74,6 @@ export interface ReaderReport {
   path: string;
   reason: string;
   note?: boolean;
+  /** On a note: how many requests it says were left out (a file of only those is no error). */
+  requestsLeftOut?: number;
 }
