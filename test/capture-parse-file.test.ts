@@ -349,3 +349,37 @@ describe('OpenAI chat-completions logs', () => {
     expect(parsed.problems[1].reason).toMatch(/messages\[1\]/);
   });
 });
+
+describe('a JSON document that does not parse', () => {
+  const conversation = {
+    messages: [
+      { role: 'user', content: 'Cancel #W1' },
+      { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'cancel', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c', content: 'ok' },
+    ],
+  };
+
+  it('is one error at the line where the parser stopped, for an object or an array spread over lines', () => {
+    for (const doc of [conversation, [conversation, conversation]]) {
+      const lines = JSON.stringify(doc, null, 2).split('\n');
+      const at = lines.findIndex((l) => l.includes('"content": "Cancel #W1"'));
+      lines[at] = lines[at].replace('"content":', '"content"');
+      const parsed = parseCaptureText(`\n${lines.join('\n')}`, opts({ file: 'broken.json' }));
+      expect(parsed.sessions).toEqual([]);
+      expect(parsed.problems).toHaveLength(1);
+      // One blank line before the document: its line `at` (0-based) is line at + 2 of the file.
+      expect(parsed.problems[0]).toMatchObject({ file: 'broken.json', line: at + 2 });
+      expect(parsed.problems[0].reason).toMatch(/^not valid JSON \(column \d+\): .*the file is one JSON document/);
+    }
+  });
+
+  it('JSONL whose records are arrays still reads line by line, naming only the broken line', () => {
+    const good = JSON.stringify(conversation.messages);
+    const parsed = parseCaptureText(
+      `${good}\n[{"role": "user" "content": "x"}]\n${good}\n`,
+      opts({ file: 'lines.jsonl' }),
+    );
+    expect(parsed.sessions).toHaveLength(2);
+    expect(parsed.problems.map((p) => p.line)).toEqual([2]);
+  });
+});

@@ -151,7 +151,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       }
     } catch (e) {
       if (!(e instanceof SyntaxError)) throw e;
-      // Not one document: fall through to line-by-line parsing, which reports the broken lines.
+      // Not one document: line-by-line parsing reports the broken lines, unless it is one broken document.
+      handled = brokenDocument(e);
     }
   }
 
@@ -171,6 +172,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         addRecord(asConversation(doc), 1, '');
       } catch (e) {
         if (!(e instanceof SyntaxError)) throw e;
+        handled = brokenDocument(e);
       }
     }
   }
@@ -281,6 +283,35 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       ...(path ? { path } : {}),
       reason: path && !reason.startsWith(path) ? `${path}: ${reason}` : reason,
     });
+  }
+
+  /**
+   * A document spread over several lines (its first line is no JSON value alone) that does not parse is one error
+   * at the place the parser stopped, not one per line. Returns whether it was one.
+   */
+  function brokenDocument(e: SyntaxError): boolean {
+    const first = trimmed.slice(0, trimmed.indexOf('\n') < 0 ? trimmed.length : trimmed.indexOf('\n')).trim();
+    try {
+      JSON.parse(first);
+      return false;
+    } catch {
+      // One JSON document, broken somewhere.
+    }
+    const at = Number(/position (\d+)/.exec(e.message)?.[1] ?? Number.NaN);
+    const before = text.replace(/^\uFEFF/, '').length - trimmed.length;
+    const upTo = Number.isFinite(at) ? trimmed.slice(0, at) : '';
+    const lines =
+      (text
+        .replace(/^\uFEFF/, '')
+        .slice(0, before)
+        .match(/\n/g)?.length ?? 0) + (upTo.match(/\n/g)?.length ?? 0);
+    const column = upTo.length - (upTo.lastIndexOf('\n') + 1) + 1;
+    problems.push({
+      file: opts.file,
+      line: Number.isFinite(at) ? lines + 1 : 1,
+      reason: `not valid JSON${Number.isFinite(at) ? ` (column ${column})` : ''}: ${e.message}; the file is one JSON document, so nothing in it was read`,
+    });
+    return true;
   }
 
   /** Records left out as earlier snapshots of a later one are said once, as a note. */
