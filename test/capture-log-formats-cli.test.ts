@@ -121,6 +121,28 @@ describe('skillsmith ingest: real agent logs', () => {
     expect(learned.stdout).toContain('Ingested stdin: 3 new sessions, 0 already present.');
   });
 
+  it('learn says the notes of what it read, and offers an export only when it learned a skill', () => {
+    const chat = JSON.stringify({
+      messages: [
+        { role: 'user', content: 'Restart the payments worker.' },
+        {
+          role: 'assistant',
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'restart', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'restarted' },
+        { role: 'assistant', content: 'Restarted.' },
+        { role: 'user', content: 'Thanks!' },
+        { role: 'assistant', content: 'Anytime.' },
+      ],
+    });
+    const r = cli(['learn', '-', '--db', join(tmp, `m${++n}.db`), '--judge', 'off'], chat);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Ingested stdin: 1 new sessions, 0 already present.');
+    expect(r.stdout).toMatch(/^ {2}note: line 1: 1 request\(s\) without a tool call .*\("Thanks!"\)$/m);
+    // One session teaches nothing yet: no export to offer.
+    expect(r.stdout).not.toContain('Export the SKILL.md files');
+  });
+
   it('an empty file exits 1', () => {
     const empty = join(tmp, 'empty.jsonl');
     writeFileSync(empty, '\n');

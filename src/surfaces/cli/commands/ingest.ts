@@ -116,7 +116,7 @@ export function formatIngestResult(r: IngestResult): string[] {
 }
 
 /** Notes under a file's summary: `  note: line 1: reason`. */
-function formatNotes(notes: IngestProblem[]): string[] {
+export function formatNotes(notes: IngestProblem[]): string[] {
   return notes.map((n) => `  note: line ${n.line}: ${n.reason}`);
 }
 

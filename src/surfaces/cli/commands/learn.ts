@@ -7,7 +7,7 @@ import type { Command } from '../command.js';
 import { dbPathFromFlags } from '../command-support.js';
 import { out, printJson, printSkillTable, reportFallback, reportProblems, stableReport } from '../output.js';
 import { progressBar } from '../progress.js';
-import { ingestFiles, ingestInputs } from './ingest.js';
+import { formatNotes, ingestFiles, ingestInputs } from './ingest.js';
 
 /** `skillsmith learn FILE|DIR...`: ingest, then a synthesis pass, the skills learned and a recall example. */
 export const command: Command = {
@@ -34,7 +34,10 @@ export const command: Command = {
       return problems.length ? 1 : 0;
     }
     for (const n of notes) out(`note: ${n}`);
-    for (const r of results) out(`Ingested ${r.file}: ${r.inserted} new sessions, ${r.skipped} already present.`);
+    for (const r of results) {
+      out(`Ingested ${r.file}: ${r.inserted} new sessions, ${r.skipped} already present.`);
+      for (const line of formatNotes(r.notes ?? [])) out(line);
+    }
     reportProblems(problems);
     out(
       `Synthesis pass: ${report.stats.newSessions} new sessions in ${report.stats.clusters} clusters; ` +
@@ -69,9 +72,10 @@ export const command: Command = {
         out(memory.formatContext(example.hits.slice(0, 1)));
       }
     }
-    out(
-      `Export the SKILL.md files with: skillsmith skills export --out ./skills${flags.db ? ` --db ${flags.db}` : ''}`,
-    );
+    if (skills.length)
+      out(
+        `Export the SKILL.md files with: npx skillsmith skills export --out ./skills${flags.db ? ` --db ${flags.db}` : ''}`,
+      );
     return problems.length ? 1 : 0;
   },
 };
