@@ -143,6 +143,22 @@ describe('skillsmith ingest: real agent logs', () => {
     expect(r.stdout).not.toContain('Export the SKILL.md files');
   });
 
+  it('sessions list and show say which outcomes the judge gave, and --json carries outcomeSource', () => {
+    const db = join(tmp, `m${++n}.db`);
+    expect(cli(['ingest', join(FIX, 'langchain-chat-history.json'), '--db', db, '--judge', 'rule']).code).toBe(0);
+    const list = cli(['sessions', 'list', '--db', db]);
+    expect(list.stdout).toMatch(/^ {2}langchain-messages:[0-9a-f]{20} \[success \(judged\), 3 calls\] Move my 1:1/m);
+    const [item] = JSON.parse(cli(['sessions', 'list', '--db', db, '--json']).stdout).items;
+    expect(item).toMatchObject({ outcome: 'success', outcomeSource: 'judged' });
+    expect(cli(['sessions', 'show', item.id, '--db', db]).stdout).toContain('outcome: success (judged)');
+    // An outcome the log reported is shown as it is.
+    const tau = join(tmp, `m${++n}.db`);
+    expect(cli(['ingest', join(FIX, 'tau-bench-results.json'), '--db', tau]).code).toBe(0);
+    const reported = JSON.parse(cli(['sessions', 'list', '--db', tau, '--json']).stdout).items;
+    expect(reported.every((s: { outcomeSource: string }) => s.outcomeSource === 'reported')).toBe(true);
+    expect(cli(['sessions', 'list', '--db', tau]).stdout).not.toContain('(judged)');
+  });
+
   it('an empty file exits 1', () => {
     const empty = join(tmp, 'empty.jsonl');
     writeFileSync(empty, '\n');

@@ -62,6 +62,8 @@ export function sessionSummary(s: Session) {
     id: s.id,
     goal: s.goal,
     outcome: s.outcome,
+    /** `reported` by the log, a person or a pipeline; `judged` by the outcome judge. */
+    outcomeSource: s.outcomeSource ?? 'reported',
     reward: s.reward,
     agentId: s.agentId,
     source: s.source,

@@ -404,6 +404,7 @@ export function openApiDocument(version: string) {
             id: { type: 'string' },
             goal: { type: 'string' },
             outcome: { type: 'string', enum: ['success', 'failure', 'unknown'] },
+            outcomeSource: { type: 'string', enum: ['reported', 'judged'] },
             reward: { type: ['number', 'null'] },
             agentId: { type: ['string', 'null'] },
             source: { type: ['string', 'null'] },

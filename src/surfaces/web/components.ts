@@ -122,13 +122,22 @@ export function errorBox(e: unknown): HTMLElement {
 }
 
 export function sessionMeta(
-  s: Pick<Session, 'outcome' | 'source' | 'agentId' | 'startedAt' | 'endedAt' | 'reward' | 'callCount'>,
+  s: Pick<
+    Session,
+    'outcome' | 'outcomeSource' | 'source' | 'agentId' | 'startedAt' | 'endedAt' | 'reward' | 'callCount'
+  >,
 ): HTMLElement {
   return h(
     'dl',
     { class: 'facts' },
     h('dt', {}, 'Outcome'),
-    h('dd', {}, outcomeBadge(s.outcome), s.reward != null ? ` reward ${s.reward}` : ''),
+    h(
+      'dd',
+      {},
+      outcomeBadge(s.outcome),
+      s.outcomeSource === 'judged' ? ' judged' : '',
+      s.reward != null ? ` reward ${s.reward}` : '',
+    ),
     h('dt', {}, 'Tool calls'),
     h('dd', {}, String(s.callCount)),
     h('dt', {}, 'Source'),

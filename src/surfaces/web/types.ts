@@ -41,6 +41,8 @@ export interface SessionSummary {
   id: string;
   goal: string;
   outcome: 'success' | 'failure' | 'unknown';
+  /** `judged` when the outcome judge gave the outcome, not the log. */
+  outcomeSource: 'reported' | 'judged';
   reward: number | null;
   agentId: string | null;
   source: string | null;

@@ -81,7 +81,7 @@ async function list(memory: Memory, flags: Flags): Promise<number> {
   out(
     `${total} session${total === 1 ? '' : 's'} stored, newest first; ${offset + 1}-${last} below${last < total ? ` (--offset ${last} for the next ${Math.min(limit, total - last)})` : ''}:`,
   );
-  for (const s of items) out(`  ${s.id} [${s.outcome}, ${callCount(s)}] ${oneLine(s.goal, 100)}`);
+  for (const s of items) out(`  ${s.id} [${outcomeText(s)}, ${callCount(s)}] ${oneLine(s.goal, 100)}`);
   return 0;
 }
 
@@ -101,7 +101,7 @@ async function show(memory: Memory, id: string, flags: Flags): Promise<number> {
   if (s.cue) out(`cue: ${oneLine(s.cue)}`);
   out(
     [
-      `outcome: ${s.outcome}${s.reward == null ? '' : ` (reward ${s.reward})`}`,
+      `outcome: ${outcomeText(s)}${s.reward == null ? '' : ` (reward ${s.reward})`}`,
       s.agentId ? `agent ${s.agentId}` : '',
       s.source ? `source ${s.source}` : '',
       s.startedAt ? `started ${s.startedAt}` : '',
@@ -151,4 +151,9 @@ function resultText(result: unknown): string {
 function oneLine(text: string, max = Infinity): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** An outcome, and whether the outcome judge gave it rather than the log: `success (judged)`. */
+function outcomeText(s: Session): string {
+  return s.outcomeSource === 'judged' ? `${s.outcome} (judged)` : s.outcome;
 }
