@@ -923,4 +923,13 @@ describe('usage', () => {
     }
     expect(cli(['recall', '--help']).code).toBe(0);
   });
+
+  it('COMMAND --help prints that command and the options, not every command', () => {
+    const r = cli(['ingest', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: skillsmith ingest \[options\]\n\n {2}ingest FILE\|DIR\.\.\. /);
+    expect(r.stdout).toContain('--format F');
+    expect(r.stdout).not.toContain('skills export --out');
+    expect(r.stdout).toContain('Every command: skillsmith --help');
+  });
 });

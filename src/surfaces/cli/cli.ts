@@ -2,7 +2,7 @@ import type { Memory } from '../../app/memory.js';
 import { type CommandContext, UsageError } from './command.js';
 import { memoryFromFlags } from './command-support.js';
 import { FLAG_NAMES, parseCommandLine } from './options.js';
-import { help, ROUTES } from './routes.js';
+import { commandHelp, help, ROUTES } from './routes.js';
 import { nearestName, parseErrorMessage } from './suggest.js';
 import { exitCode, writeErr } from './output.js';
 
@@ -25,7 +25,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (flags.help && !command?.ownHelp) {
-    process.stdout.write(await help());
+    process.stdout.write(command ? commandHelp(command.name, command.help) : await help());
     return 0;
   }
   if (!name) {

@@ -40,6 +40,11 @@ const OPTIONS_HELP = `Options
   --version          the version of skillsmith
 `;
 
+/** `skillsmith COMMAND --help`: that command's lines, then the global options. */
+export function commandHelp(name: string, lines: string): string {
+  return `Usage: skillsmith ${name} [options]\n\n${lines}\n\n${OPTIONS_HELP}\nEvery command: skillsmith --help\n`;
+}
+
 /** `skillsmith --help`: the commands' own lines, then the global options. */
 export async function help(): Promise<string> {
   const commands = await Promise.all(ROUTES.map(async (r) => (await r.load()).command.help));

@@ -230,7 +230,8 @@ export const command: Command = {
                               (Python and JavaScript) items and run states, Responses API objects, Vercel AI SDK
                               chats, Pydantic AI and AutoGen histories, LangChain messages and LangGraph threads,
                               LangChain / LangSmith runs, OTLP GenAI spans, raw tau-bench results (--format;
-                              sessions without an outcome are judged; a file that gives no session is an error);
+                              sessions without an outcome are judged; requests without a tool call are not stored,
+                              said in a note; a file that gives nothing else is an error);
                               a DIR: every .jsonl and .json file below it; - reads standard input; --dry-run
                               prints what would be stored, storing nothing`,
   // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags, once the
