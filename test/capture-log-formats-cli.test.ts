@@ -151,6 +151,9 @@ describe('skillsmith ingest: real agent logs', () => {
     const [item] = JSON.parse(cli(['sessions', 'list', '--db', db, '--json']).stdout).items;
     expect(item).toMatchObject({ outcome: 'success', outcomeSource: 'judged' });
     expect(cli(['sessions', 'show', item.id, '--db', db]).stdout).toContain('outcome: success (judged)');
+    // Read again, nothing is stored, so nothing is judged (with --judge llm, no model call is spent on it).
+    const again = cli(['ingest', join(FIX, 'langchain-chat-history.json'), '--db', db, '--judge', 'rule', '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject([{ inserted: 0, skipped: 1, judged: { judged: 0 } }]);
     // An outcome the log reported is shown as it is.
     const tau = join(tmp, `m${++n}.db`);
     expect(cli(['ingest', join(FIX, 'tau-bench-results.json'), '--db', tau]).code).toBe(0);

@@ -80,16 +80,15 @@ export class Capture {
   async previewText(text: string, opts: Omit<IngestTextOptions, 'judge'> = {}): Promise<DryRunResult> {
     const { dryRunSummary } = await import('../capture/ingest.js');
     const name = opts.name ?? 'request';
-    const { parsed } = await this.readText(text, name, opts, null);
+    const { parsed } = await this.readText(text, name, opts);
     return dryRunSummary(name, parsed);
   }
 
-  /** Parses a capture text with the configuration's limits and capture privacy; judges it with `judge`. */
+  /** Parses a capture text with the configuration's limits and capture privacy (nothing is judged here). */
   private async readText(
     text: string,
     name: string,
     opts: Omit<IngestTextOptions, 'judge' | 'name'>,
-    judge: OutcomeJudge | null,
   ): Promise<PreparedCapture> {
     const { ctx } = this;
     const { prepareCapture } = await import('../capture/ingest.js');
@@ -102,7 +101,6 @@ export class Capture {
       maxCallsPerSession: ctx.config.capture.maxCallsPerSession,
       now: ctx.now().toISOString(),
       privacy: ctx.config.capture.privacy,
-      judge,
     });
   }
 
@@ -114,7 +112,7 @@ export class Capture {
     const { ctx } = this;
     const store = ctx.requireStore();
     const path = opts.name ?? 'request';
-    const { parsed, judgement } = await this.readText(text, path, opts, await this.outcomeJudge(opts.judge));
+    const { parsed } = await this.readText(text, path, opts);
     // Duplicate ids inside one file: the first wins. One that differs from the session already under its id
     // (in this file or in the store) is named: two different sessions must not hide behind one id.
     const first = new Map<string, { session: Session; line: number }>();
@@ -134,10 +132,12 @@ export class Capture {
         });
       }
     });
+    const present = new Set<string>();
     for (const stored of await store.getSessions(
       ctx.ns(opts.namespace),
       unique.map((s) => s.id),
     )) {
+      present.add(stored.id);
       const mine = first.get(stored.id);
       if (mine && !sameSession(stored, mine.session)) {
         problems.push({
@@ -147,6 +147,17 @@ export class Capture {
         });
       }
     }
+    // Only sessions this ingest stores are judged: a file read again costs no judge call (a model's, with llm).
+    const judge = await this.outcomeJudge(opts.judge);
+    const fresh = unique.filter((s) => !present.has(s.id));
+    const answers = new Map(parsed.sessions.map((s, i) => [s, parsed.records[i]?.finalAnswer ?? null]));
+    const judgement = judge
+      ? await (await import('../capture/judge.js')).judgeSessions(
+          fresh,
+          fresh.map((s) => answers.get(s) ?? null),
+          judge,
+        )
+      : null;
     problems.sort((a, b) => a.line - b.line);
     const { inserted, skipped } = await store.insertSessions(unique);
     this.synthesis.noteNewSessions(inserted);
