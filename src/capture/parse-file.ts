@@ -158,14 +158,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
 
   // One pretty-printed JSON object (a session, a conversation, a results file, an OTLP export) rather than JSONL.
   if (!handled && trimmed.startsWith('{') && trimmed.includes('\n')) {
-    const firstLine = trimmed.slice(0, trimmed.indexOf('\n')).trim();
-    let firstLineParses = true;
-    try {
-      JSON.parse(firstLine);
-    } catch {
-      firstLineParses = false;
-    }
-    if (!firstLineParses) {
+    if (!firstLineIsJson()) {
       try {
         const doc = JSON.parse(trimmed) as unknown;
         handled = true;
@@ -290,28 +283,30 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
    * at the place the parser stopped, not one per line. Returns whether it was one.
    */
   function brokenDocument(e: SyntaxError): boolean {
-    const first = trimmed.slice(0, trimmed.indexOf('\n') < 0 ? trimmed.length : trimmed.indexOf('\n')).trim();
-    try {
-      JSON.parse(first);
-      return false;
-    } catch {
-      // One JSON document, broken somewhere.
-    }
+    if (firstLineIsJson()) return false;
     const at = Number(/position (\d+)/.exec(e.message)?.[1] ?? Number.NaN);
-    const before = text.replace(/^\uFEFF/, '').length - trimmed.length;
-    const upTo = Number.isFinite(at) ? trimmed.slice(0, at) : '';
-    const lines =
-      (text
-        .replace(/^\uFEFF/, '')
-        .slice(0, before)
-        .match(/\n/g)?.length ?? 0) + (upTo.match(/\n/g)?.length ?? 0);
-    const column = upTo.length - (upTo.lastIndexOf('\n') + 1) + 1;
+    // The parser counts from the first character of the document; the file may open with blank lines.
+    const body = text.replace(/^\uFEFF/, '');
+    const upTo = Number.isFinite(at) ? body.slice(0, body.length - trimmed.length + at) : '';
+    const line = (upTo.match(/\n/g)?.length ?? 0) + 1;
+    const column = upTo.length - upTo.lastIndexOf('\n');
     problems.push({
       file: opts.file,
-      line: Number.isFinite(at) ? lines + 1 : 1,
+      line,
       reason: `not valid JSON${Number.isFinite(at) ? ` (column ${column})` : ''}: ${e.message}; the file is one JSON document, so nothing in it was read`,
     });
     return true;
+  }
+
+  /** Whether the file's first line is a JSON value on its own (JSONL), rather than the start of one document. */
+  function firstLineIsJson(): boolean {
+    const end = trimmed.indexOf('\n');
+    try {
+      JSON.parse(trimmed.slice(0, end < 0 ? trimmed.length : end).trim());
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Records left out as earlier snapshots of a later one are said once, as a note. */
