@@ -217,6 +217,25 @@ describe('skillsmith ingest: real agent logs', () => {
   });
 });
 
+describe('skillsmith ingest on a transcript that is still being written', () => {
+  it('a task stored while the agent was working grows when the transcript is read again; the summary says so', () => {
+    const lines = readFileSync(join(FIX, 'claude-code-2.1.jsonl'), 'utf8').split('\n');
+    // Cut after the agent's first edit: it has not run the tests nor answered yet.
+    const early = join(tmp, 'early.jsonl');
+    writeFileSync(early, `${lines.slice(0, 20).join('\n')}\n`);
+    const db = join(tmp, `m${++n}.db`);
+    const first = cli(['ingest', early, '--db', db, '--judge', 'off']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/: 1 sessions stored, 0 already present/);
+    const whole = cli(['ingest', join(FIX, 'claude-code-2.1.jsonl'), '--db', db, '--judge', 'off']);
+    expect(whole.code).toBe(0);
+    expect(whole.stdout).toMatch(/: 1 sessions stored, 1 grown \(stored before their task ended\), 0 already present/);
+    const tools = calls(db).map((c) => c.tool);
+    expect(tools).toHaveLength(8);
+    expect(tools.filter((t) => t === 'Edit')).toHaveLength(2);
+  });
+});
+
 describe('skillsmith ingest --dry-run', () => {
   it('prints the sessions, calls and skipped kinds it would store, and writes nothing (not even the database)', () => {
     const db = join(tmp, `dry${++n}.db`);

@@ -289,6 +289,31 @@ describe('REST ingest of the logs applications keep', () => {
     expect((await api('GET', '/api/sessions/th-rest-1')).data.calls).toHaveLength(4);
   });
 
+  it('a thread posted while its agent was still working, then whole: the stored session grows, and the answer says so', async () => {
+    const thread = JSON.parse(capture('langgraph-thread-state.json'));
+    const messages = thread.values.messages as unknown[];
+    const post = (upTo: number) =>
+      send('/api/ingest', JSON.stringify({ thread_id: 'th-rest-2', messages: messages.slice(0, upTo) }));
+    // Two lookups in (the second timed out), no answer yet.
+    const working = await post(6);
+    expect(working.data).toMatchObject({ inserted: 1, skipped: 0, problems: [] });
+    expect(working.data.grown).toBeUndefined();
+    expect((await api('GET', '/api/sessions/th-rest-2')).data.calls).toHaveLength(2);
+    const done = await post(11);
+    expect(done.status).toBe(200);
+    expect(done.data).toMatchObject({ inserted: 0, grown: 1, skipped: 0, problems: [] });
+    const stored = (await api('GET', '/api/sessions/th-rest-2')).data;
+    expect(stored.calls.map((c: { tool: string }) => c.tool)).toEqual([
+      'get_order_status',
+      'track_shipment',
+      'track_shipment',
+      'create_reshipment',
+    ]);
+    // The early copy arriving late changes nothing.
+    expect((await post(6)).data).toMatchObject({ inserted: 0, skipped: 1, problems: [] });
+    expect((await api('GET', '/api/sessions/th-rest-2')).data.calls).toHaveLength(4);
+  });
+
   it('a log with a bad record is a 422 naming it, and every valid record is stored', async () => {
     const messages = JSON.parse(capture('ai-sdk-model-messages.json')) as { content: unknown }[];
     delete (messages[4].content as Record<string, unknown>[])[1].toolName;

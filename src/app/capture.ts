@@ -3,9 +3,11 @@ import { readFileSync } from 'node:fs';
 import type { DryRunResult, PreparedCapture } from '../capture/ingest.js';
 import type { OutcomeJudge } from '../capture/judge.js';
 import type { IngestFormat } from '../capture/parse-file.js';
+import type { ContentNames } from '../capture/types.js';
 import type { StartSessionOptions } from '../capture/types.js';
 import { protectCall, protectGoal, protectId, protectLabels, resolvePrivacy } from '../capture/privacy.js';
 import { depthReason, exceedsDepth, jsonBytesWithin } from '../domain/json-limits.js';
+import { copyStanding } from '../domain/session-copies.js';
 import type { Outcome, Session, ToolCall } from '../domain/types.js';
 import type { Catalog } from './catalog.js';
 import type { Changes } from './changes.js';
@@ -106,70 +108,91 @@ export class Capture {
 
   /**
    * Ingests the text of a capture file (any format `ingestFile` reads), named `name` in problems and notes: what
-   * an application that keeps its agents' logs itself sends (REST `POST /api/ingest`).
+   * an application that keeps its agents' logs itself sends (REST `POST /api/ingest`). A session already stored is
+   * skipped; a copy of it further on (a task sent before it ended, then again) grows it in place (`grown`).
    */
   async ingestText(text: string, opts: IngestTextOptions = {}): Promise<IngestResult> {
     const { ctx } = this;
     const store = ctx.requireStore();
     const path = opts.name ?? 'request';
     const { parsed } = await this.readText(text, path, opts);
-    // Duplicate ids inside one file: the first wins. One that differs from the session already under its id
-    // (in this file or in the store) is named: two different sessions must not hide behind one id.
-    const first = new Map<string, { session: Session; line: number }>();
+    // Duplicate ids inside one file: one copy of a task is kept, the one furthest on (a log may hold a task logged
+    // while it ran, then whole). One that is another task is named: two sessions must not hide behind one id.
+    const first = new Map<string, { index: number; line: number }>();
     const problems = [...parsed.problems];
     const unique: Session[] = [];
+    const lineOf = new Map<Session, number>();
     parsed.sessions.forEach((s, i) => {
       const line = parsed.records[i]?.line ?? 1;
       const prior = first.get(s.id);
+      const standing = prior && copyStanding(unique[prior.index], s);
       if (!prior) {
-        first.set(s.id, { session: s, line });
+        first.set(s.id, { index: unique.length, line });
         unique.push(s);
-      } else if (!sameSession(prior.session, s)) {
+      } else if (standing === 'ahead') unique[prior.index] = s;
+      else if (standing === 'other')
         problems.push({
           file: path,
           line,
           reason: `session id ${s.id} was already used at line ${prior.line} by a session with different content; the first is kept`,
         });
-      }
+      lineOf.set(s, line);
     });
-    const present = new Set<string>();
-    for (const stored of await store.getSessions(
-      ctx.ns(opts.namespace),
-      unique.map((s) => s.id),
-    )) {
-      present.add(stored.id);
-      const mine = first.get(stored.id);
-      if (mine && !sameSession(stored, mine.session)) {
+    // A session the memory holds already is skipped; a copy of it further on (a log sent while the agent was still
+    // working, then again) grows it; another task under its id is named (the stored one is kept).
+    const names = new Map(parsed.sessions.map((s, i) => [s, parsed.records[i]?.contentNames]));
+    const ids = unique.flatMap((s) => [s.id, ...Object.values(names.get(s) ?? {})]);
+    const stored = new Map(
+      (await store.getSessions(ctx.ns(opts.namespace), [...new Set(ids)])).map((st) => [st.id, st]),
+    );
+    const fresh: Session[] = [];
+    const grown: Session[] = [];
+    const answers = new Map(parsed.sessions.map((s, i) => [s, parsed.records[i]?.finalAnswer ?? null]));
+    const answerOf = new Map<Session, string | null>();
+    const placedId = new Map<Session, string>();
+    for (const s of unique) {
+      const place = placeCopy(s, names.get(s), stored);
+      if (place.kind === 'new' || place.kind === 'grow') {
+        (place.kind === 'new' ? fresh : grown).push(place.session);
+        answerOf.set(place.session, answers.get(s) ?? null);
+        placedId.set(s, place.session.id);
+      } else if (place.kind === 'conflict')
         problems.push({
           file: path,
-          line: mine.line,
-          reason: `session id ${stored.id} is already stored with different content; the stored one is kept`,
+          line: lineOf.get(s) ?? 1,
+          reason: `session id ${s.id} is already stored with different content; the stored one is kept`,
         });
-      }
     }
-    // Only sessions this ingest stores are judged: a file read again costs no judge call (a model's, with llm).
+    // Only sessions this ingest stores or grows are judged: a file read again costs no judge call (a model's, with llm).
     const judge = await this.outcomeJudge(opts.judge);
-    const fresh = unique.filter((s) => !present.has(s.id));
-    const answers = new Map(parsed.sessions.map((s, i) => [s, parsed.records[i]?.finalAnswer ?? null]));
+    const judged = [...fresh, ...grown];
     const judgement = judge
       ? await (await import('../capture/judge.js')).judgeSessions(
-          fresh,
-          fresh.map((s) => answers.get(s) ?? null),
+          judged,
+          judged.map((s) => answerOf.get(s) ?? null),
           judge,
         )
       : null;
     problems.sort((a, b) => a.line - b.line);
-    const { inserted, skipped } = await store.insertSessions(unique);
-    this.synthesis.noteNewSessions(inserted);
+    const { inserted } = await store.insertSessions(fresh);
+    let growing = 0;
+    for (const s of grown) if (await store.growSession(s)) growing++;
+    this.synthesis.noteNewSessions(inserted + growing);
+    const skipped = unique.length - inserted - growing;
     return {
       file: path,
       format: parsed.format,
       inserted,
+      ...(growing ? { grown: growing } : {}),
       skipped: skipped + (parsed.sessions.length - unique.length),
       problems,
       detected: parsed.detected,
       formats: parsed.formats,
-      records: parsed.records.map(({ finalAnswer: _f, ...r }) => r),
+      // Each record names the id its session is stored under (a task grown or renamed here is under another).
+      records: parsed.records.map(({ finalAnswer: _f, contentNames: _n, ...r }, i) => ({
+        ...r,
+        sessionId: placedId.get(parsed.sessions[i]) ?? r.sessionId,
+      })),
       notes: parsed.notes,
       unread: parsed.unread,
       judged: judgement && {
@@ -436,8 +459,30 @@ function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPe
   return null;
 }
 
-/** Same goal and the same tool calls: a re-ingested copy rather than another session under the same id. */
-function sameSession(a: Session, b: Session): boolean {
-  if (a.goal !== b.goal || a.calls.length !== b.calls.length) return false;
-  return a.calls.every((c, i) => c.tool === b.calls[i].tool && c.ok === b.calls[i].ok);
+/** What ingest does with a session read from a log, given what the memory holds under its names. */
+type Placement =
+  | { kind: 'new'; session: Session }
+  | { kind: 'grow'; session: Session }
+  | { kind: 'present' }
+  | { kind: 'conflict' };
+
+/**
+ * A session read from a log, against the stored sessions under its id, or, for a task named by its content, under
+ * either of its names (a copy sent before the task ended was stored under its start). The same copy, or an
+ * earlier one, is present. A copy further on grows the stored session, unless that one's outcome was reported
+ * (a session with a reported outcome has ended). A task named by its content that matches none is new: under its
+ * own id, or its end name when another task holds its start name.
+ */
+function placeCopy(s: Session, names: ContentNames | undefined, stored: ReadonlyMap<string, Session>): Placement {
+  for (const id of names ? [s.id, names.start, names.end] : [s.id]) {
+    const held = stored.get(id);
+    if (!held) continue;
+    const standing = copyStanding(held, s);
+    if (standing === 'same' || standing === 'behind') return { kind: 'present' };
+    if (standing === 'ahead' && (held.outcome === 'unknown' || held.outcomeSource === 'judged'))
+      return { kind: 'grow', session: { ...s, id } };
+    if (!names) return { kind: 'conflict' };
+  }
+  if (!names || !stored.has(s.id)) return { kind: 'new', session: s };
+  return stored.has(names.end) ? { kind: 'conflict' } : { kind: 'new', session: { ...s, id: names.end } };
 }

@@ -16,6 +16,11 @@ export interface IngestResult {
   file: string;
   format: string;
   inserted: number;
+  /**
+   * Stored sessions that this file holds further on (more calls, or results that had not come back), grown in
+   * place: a log sent while its agent was still working, and again later. Absent when none grew.
+   */
+  grown?: number;
   skipped: number;
   problems: IngestProblem[];
   /** Whether the format was detected (`auto`) or given. */

@@ -27,6 +27,7 @@ export interface ConversationRecord {
  */
 export class ConversationTasks {
   readonly split = new TaskSplitter();
+  private readonly firstMessage: number[] = [];
   private readonly lastMessage: number[] = [];
 
   constructor(
@@ -45,7 +46,9 @@ export class ConversationTasks {
 
   /** Called once a message has been read. */
   read(index: number): void {
-    if (this.split.tasks.length) this.lastMessage[this.split.tasks.length - 1] = index;
+    const n = this.split.tasks.length;
+    for (let k = this.firstMessage.length; k < n; k++) this.firstMessage[k] = index;
+    if (n) this.lastMessage[n - 1] = index;
   }
 
   /**
@@ -66,15 +69,24 @@ export class ConversationTasks {
     if (chatter) o.reports.push({ ...chatter, line: o.line, path: o.path });
     const base = conv.session_id ?? conv.id;
     const out: BuiltSession[] = [];
+    const named = (i: number, own: string) => (i === 0 ? own : `${own}#${i + 1}`);
+    const upTo = (i: number, last: number[]) => conv.messages.slice(0, (last[i] ?? conv.messages.length - 1) + 1);
     split.tasks.forEach((t, i) => {
       if (t.goal === null || split.isChatter(t)) return;
-      const own =
-        base ?? contentId(format, conv.messages.slice(0, (this.lastMessage[i] ?? conv.messages.length - 1) + 1));
+      // Without an id, a task is named by the messages up to its end, or while it is unfinished, up to its start.
+      const names =
+        base == null
+          ? {
+              start: named(i, contentId(format, { start: upTo(i, this.firstMessage) })),
+              end: named(i, contentId(format, upTo(i, this.lastMessage))),
+            }
+          : undefined;
       out.push({
         line: o.line,
         finalAnswer: t.finalAnswer,
+        ...(names ? { contentNames: names } : {}),
         session: {
-          id: i === 0 ? String(own) : `${own}#${i + 1}`,
+          id: names ? (split.unfinished(t) ? names.start : names.end) : named(i, String(base)),
           namespace: o.namespace,
           goal: t.goal,
           outcome: outcomeOf(conv) ?? 'unknown',

@@ -86,9 +86,11 @@ export function sessionsFromItems(
   const split = new TaskSplitter();
   // A call that cannot be read is one problem: its result, later, is left out with it.
   const rejected = new Set<string>();
-  // Without an id of its own, task k is named by the entries up to its end: read as the next task starts.
+  // Without an id of its own, task k is named by the entries up to its end (read as the next task starts), and
+  // by the entries up to its start.
   const read = o.idBase === null ? createHash('sha256') : null;
   const contentIds: string[] = [];
+  const startIds: string[] = [];
   for (const e of entries) {
     const before = split.tasks.length;
     try {
@@ -118,13 +120,13 @@ export function sessionsFromItems(
     if (read) {
       if (before > 0 && split.tasks.length > before) contentIds[before - 1] = read.copy().digest('hex').slice(0, 20);
       read.update(`${JSON.stringify([e.item, e.at])}\n`);
+      for (let k = before; k < split.tasks.length; k++)
+        startIds[k] = read.copy().update('start').digest('hex').slice(0, 20);
     }
   }
   if (read && split.tasks.length) contentIds[split.tasks.length - 1] = read.digest('hex').slice(0, 20);
-  const idOf = (i: number) => {
-    const base = o.idBase ?? `${o.idPrefix ?? o.source}:${contentIds[i]}`;
-    return i === 0 ? base : `${base}#${i + 1}`;
-  };
+  const named = (i: number, base: string) => (i === 0 ? base : `${base}#${i + 1}`);
+  const prefix = o.idPrefix ?? o.source;
   const out: BuiltSession[] = [];
   const chatter = split.chatterNote();
   if (chatter) problems.push(chatter);
@@ -147,11 +149,16 @@ export function sessionsFromItems(
       });
       return;
     }
+    const names =
+      o.idBase === null
+        ? { start: named(i, `${prefix}:${startIds[i]}`), end: named(i, `${prefix}:${contentIds[i]}`) }
+        : undefined;
     out.push({
       line: t.line,
       finalAnswer: t.finalAnswer,
+      ...(names ? { contentNames: names } : {}),
       session: {
-        id: idOf(i),
+        id: names ? (split.unfinished(t) ? names.start : names.end) : named(i, o.idBase as string),
         namespace: o.namespace,
         goal: t.goal,
         outcome: o.outcome ?? 'unknown',

@@ -41,6 +41,7 @@ import {
 } from './tau-raw.js';
 import type {
   CapturedSession,
+  ContentNames,
   DetectedFormat,
   IngestFormat,
   ParsedSession,
@@ -63,6 +64,8 @@ export interface IngestProblem {
 export interface ParsedRecord extends RecordInfo {
   /** The agent's final text answer, for the outcome judge (not stored). */
   finalAnswer: string | null;
+  /** The names of a task named by its content (ParsedSession.contentNames). */
+  contentNames?: ContentNames;
 }
 
 export interface ParsedFile {
@@ -266,7 +269,14 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
 
   function push(p: ParsedSession, line: number, path: string, format: DetectedFormat) {
     out.push(p);
-    records.push({ line, path, format, sessionId: p.session.id, finalAnswer: p.finalAnswer });
+    records.push({
+      line,
+      path,
+      format,
+      sessionId: p.session.id,
+      finalAnswer: p.finalAnswer,
+      ...(p.contentNames ? { contentNames: p.contentNames } : {}),
+    });
   }
 
   function problem(line: number, path: string, reason: string) {
@@ -320,7 +330,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 
   function pushBuilt(list: BuiltSession[], path: string, format: DetectedFormat) {
-    for (const b of list) push({ session: b.session, finalAnswer: b.finalAnswer }, b.line, path, format);
+    for (const { line, ...b } of list) push(b, line, path, format);
   }
 
   function noteHistory(value: unknown, line: number, path: string, before: number) {

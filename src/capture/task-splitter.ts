@@ -76,6 +76,14 @@ export class TaskSplitter {
     return t.goal !== null && t.calls.length === 0;
   }
 
+  /**
+   * Whether the log ends in the middle of task t: it is the last task, and no answer came after its last call (the
+   * agent was still working when the log was written, or stopped without a word).
+   */
+  unfinished(t: Task): boolean {
+    return t === this.tasks[this.tasks.length - 1] && t.calls.length > 0 && t.finalAnswer === null;
+  }
+
   /** The note for the requests left out, or null when there were none. */
   chatterNote(): ReaderReport | null {
     const left = this.tasks.filter((t) => this.isChatter(t));

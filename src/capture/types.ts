@@ -40,6 +40,19 @@ export interface ParsedSession {
   session: CapturedSession;
   /** The agent's last text answer after its last tool call, when the source has one. */
   finalAnswer: string | null;
+  /**
+   * For a task named by its content (its log has no id of its own): its name by the log up to its request
+   * (`start`) and up to its end (`end`). A task the log ends in the middle of (no answer after its last call) is
+   * stored under `start`, so that a later copy of the log, with the task further on, grows that session instead
+   * of storing another; any other task under `end`.
+   */
+  contentNames?: ContentNames;
+}
+
+/** The two names of a task named by its content (ParsedSession.contentNames). */
+export interface ContentNames {
+  start: string;
+  end: string;
 }
 
 /** What one record of a file turned into, so that auto-detection can say what it chose. */

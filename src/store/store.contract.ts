@@ -413,6 +413,48 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.getSession('default', 'bare')).toMatchObject({ ...bare, seq: expect.any(Number) });
         });
 
+        it('growSession replaces a session by its copy further on, in place; the cluster a pass put it in is dirty again', async () => {
+          const first = {
+            ...session('default', 'grows', 'Cancel order #W1', [call(0, 'get_order')]),
+            outcome: 'unknown' as const,
+          };
+          await store.insertSessions([session('default', 'before', 'g0'), first, session('default', 'after', 'g2')]);
+          await store.saveClusters('default', 'emb', [cluster('c1', ['grows']), cluster('c2', ['after'])], 3);
+          const linked = { ...skill(), id: 'sk_c1' };
+          await store.writeSkill({
+            action: 'add',
+            skill: linked,
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            clusterId: 'c1',
+            at: '2025-03-01T00:00:00.000Z',
+          });
+          expect((await store.loadClusters('default', 'emb')).find((c) => c.id === 'c1')?.dirty).toBe(false);
+          const seq = (await store.getSession('default', 'grows'))!.seq;
+
+          const grown = {
+            ...first,
+            calls: [call(0, 'get_order'), call(1, 'cancel_order', { ok: false, error: 'not pending', result: '' })],
+            outcome: 'failure' as const,
+            outcomeSource: 'judged' as const,
+            endedAt: '2025-01-01T00:09:00.000Z',
+            startedAt: '2030-01-01T00:00:00.000Z',
+          };
+          expect(await store.growSession(grown)).toBe(true);
+          const got = await store.getSession('default', 'grows');
+          expect(got).toMatchObject({ outcome: 'failure', outcomeSource: 'judged', endedAt: grown.endedAt, seq });
+          // The start stays the first copy's: the task began then.
+          expect(got?.startedAt).toBe(first.startedAt);
+          expect(got?.calls).toEqual(grown.calls);
+          const clusters = await store.loadClusters('default', 'emb');
+          expect(clusters.find((c) => c.id === 'c1')).toMatchObject({ dirty: true, size: 1, skillId: 'sk_c1' });
+          expect(await store.countSessions('default')).toBe(3);
+          // A session that is not stored is not created.
+          expect(await store.growSession({ ...grown, id: 'absent' })).toBe(false);
+          expect(await store.getSession('default', 'absent')).toBeNull();
+        });
+
         it('numbers sessions in insertion order: listSessionOutlinesAfter pages through them by seq', async () => {
           for (let i = 0; i < 5; i++)
             await store.insertSessions([session('default', `s${i}`, `goal ${i}`, [call(0, `t${i}`)])]);

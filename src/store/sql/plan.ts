@@ -113,6 +113,12 @@ export function sqlPlan(d: Dialect) {
     lockSessions: (namespaces: string[]): Query | null =>
       lockSessions === null ? null : { sql: lockSessions, params: d.listParams([...new Set(namespaces)].sort()) },
     sessionById: sql('SELECT * FROM sessions WHERE namespace = ? AND id = ?'),
+    growSession: sql(
+      'UPDATE sessions SET goal = ?, cue = ?, outcome = ?, outcome_source = ?, reward = ?, ended_at = ?, labels = ? WHERE namespace = ? AND id = ?',
+    ),
+    dirtyClusterOf: sql(
+      'UPDATE clusters SET dirty = ? WHERE namespace = ? AND id IN (SELECT cluster_id FROM cluster_members WHERE namespace = ? AND session_id = ?)',
+    ),
     endSession: sql(
       'UPDATE sessions SET outcome = ?, outcome_source = ?, reward = ?, ended_at = ? WHERE namespace = ? AND id = ?',
     ),

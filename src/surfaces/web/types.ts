@@ -200,6 +200,8 @@ export interface LogPreview {
 export interface LogIngested {
   format: string;
   inserted: number;
+  /** Stored sessions grown by a copy further on (a task stored before it ended). */
+  grown?: number;
   skipped: number;
   problems: LogProblem[];
   notes?: LogProblem[];

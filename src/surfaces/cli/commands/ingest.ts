@@ -101,7 +101,8 @@ export function formatIngestResult(r: IngestResult): string[] {
   const how = d.formats
     ? describeFormats({ format: r.format as never, formats: d.formats, detected: d.detected ?? true })
     : r.format;
-  const lines = [`${r.file}: ${r.inserted} sessions stored, ${r.skipped} already present (${how})`];
+  const grew = r.grown ? `, ${r.grown} grown (stored before their task ended)` : '';
+  const lines = [`${r.file}: ${r.inserted} sessions stored${grew}, ${r.skipped} already present (${how})`];
   if (r.format === 'mixed' && d.records) {
     for (const rec of d.records)
       lines.push(`  line ${rec.line}${rec.path ? ` ${rec.path}` : ''}: ${rec.format} -> ${rec.sessionId}`);

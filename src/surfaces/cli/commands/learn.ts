@@ -35,7 +35,8 @@ export const command: Command = {
     }
     for (const n of notes) out(`note: ${n}`);
     for (const r of results) {
-      out(`Ingested ${r.file}: ${r.inserted} new sessions, ${r.skipped} already present.`);
+      const grew = r.grown ? `, ${r.grown} grown (stored before their task ended)` : '';
+      out(`Ingested ${r.file}: ${r.inserted} new sessions${grew}, ${r.skipped} already present.`);
       for (const line of formatNotes(r.notes ?? [])) out(line);
     }
     reportProblems(problems);

@@ -297,7 +297,7 @@ async function importLog(panel: HTMLElement, file: File, stored: () => void) {
         h(
           'div',
           { class: 'success', role: 'status', id: 'log-stored' },
-          `Stored ${body.inserted} new session${body.inserted === 1 ? '' : 's'} from ${file.name}; ${body.skipped} already present.`,
+          `Stored ${body.inserted} new session${body.inserted === 1 ? '' : 's'} from ${file.name}${body.grown ? `; ${body.grown} grown (stored before their task ended)` : ''}; ${body.skipped} already present.`,
         ),
         logLines(body.problems, 'error-text'),
       );

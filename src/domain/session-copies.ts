@@ -1,0 +1,42 @@
+import type { Session, ToolCall } from './types.js';
+
+/**
+ * How a copy of a task read from a log stands to the session stored under its id:
+ * - `same`: the same calls with the same results (the log read again);
+ * - `ahead`: the same task further on: more calls, or a call that had no result yet now has one (a conversation
+ *   logged after each model call, or sent while the agent was still working);
+ * - `behind`: an earlier copy of the stored one (sent late);
+ * - `other`: another task (another goal, or calls that part ways).
+ */
+export type CopyStanding = 'same' | 'ahead' | 'behind' | 'other';
+
+type Copy = Pick<Session, 'goal' | 'calls'>;
+
+/** Where `copy` stands to `stored` (see CopyStanding). Calls are matched by position, tool and arguments. */
+export function copyStanding(stored: Copy, copy: Copy): CopyStanding {
+  if (stored.goal !== copy.goal) return 'other';
+  let ahead = copy.calls.length > stored.calls.length;
+  let behind = copy.calls.length < stored.calls.length;
+  const n = Math.min(stored.calls.length, copy.calls.length);
+  for (let i = 0; i < n; i++) {
+    const a = stored.calls[i];
+    const b = copy.calls[i];
+    if (a.tool !== b.tool || JSON.stringify(a.args) !== JSON.stringify(b.args)) return 'other';
+    if (sameRun(a, b)) continue;
+    // A call logged before its result came back has none; a later copy has it.
+    if (awaitingResult(a)) ahead = true;
+    else if (awaitingResult(b)) behind = true;
+    else return 'other';
+  }
+  if (ahead && behind) return 'other';
+  return ahead ? 'ahead' : behind ? 'behind' : 'same';
+}
+
+function sameRun(a: ToolCall, b: ToolCall): boolean {
+  return a.ok === b.ok && a.result === b.result && (a.error ?? null) === (b.error ?? null);
+}
+
+/** A call as a log records it before its result: no result, no error. */
+function awaitingResult(c: ToolCall): boolean {
+  return c.ok && !c.result && !c.error;
+}
