@@ -80,7 +80,9 @@ describe('skillsmith ingest: real agent logs', () => {
     const r = cli(['ingest', join(FIX, file), '--db', db, '--judge', 'off']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`${sessions} sessions stored, 0 already present (${format}, auto-detected)`);
+    expect(r.stdout).toContain(
+      `${sessions} session${sessions === 1 ? '' : 's'} stored, 0 already present (${format}, auto-detected)`,
+    );
     expect(calls(db)).toHaveLength(toolCalls);
   });
 
@@ -137,7 +139,7 @@ describe('skillsmith ingest: real agent logs', () => {
     });
     const r = cli(['learn', '-', '--db', join(tmp, `m${++n}.db`), '--judge', 'off'], chat);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Ingested stdin: 1 new sessions, 0 already present.');
+    expect(r.stdout).toContain('Ingested stdin: 1 new session, 0 already present.');
     expect(r.stdout).toMatch(/^ {2}note: line 1: 1 request\(s\) without a tool call .*\("Thanks!"\)$/m);
     // One session teaches nothing yet: no export to offer.
     expect(r.stdout).not.toContain('Export the SKILL.md files');
@@ -226,10 +228,10 @@ describe('skillsmith ingest on a transcript that is still being written', () => 
     const db = join(tmp, `m${++n}.db`);
     const first = cli(['ingest', early, '--db', db, '--judge', 'off']);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/: 1 sessions stored, 0 already present/);
+    expect(first.stdout).toMatch(/: 1 session stored, 0 already present/);
     const whole = cli(['ingest', join(FIX, 'claude-code-2.1.jsonl'), '--db', db, '--judge', 'off']);
     expect(whole.code).toBe(0);
-    expect(whole.stdout).toMatch(/: 1 sessions stored, 1 grown \(stored before their task ended\), 0 already present/);
+    expect(whole.stdout).toMatch(/: 1 session stored, 1 grown \(stored before their task ended\), 0 already present/);
     const tools = calls(db).map((c) => c.tool);
     expect(tools).toHaveLength(8);
     expect(tools.filter((t) => t === 'Edit')).toHaveLength(2);
@@ -319,15 +321,15 @@ describe('skillsmith ingest DIR: where agents keep their logs', () => {
     const r = cli(['ingest', home, '--db', db, '--judge', 'off']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const files = r.stdout.split('\n').filter((l) => /sessions stored/.test(l));
+    const files = r.stdout.split('\n').filter((l) => /sessions? stored/.test(l));
     expect(files).toEqual([
       expect.stringMatching(
-        /c41b7f0e9d2a6b58\/chats\/session-2025-11-03T09-41-8d2e4f60\.json: 1 sessions stored, 0 already present \(gemini, auto-detected\)$/,
+        /c41b7f0e9d2a6b58\/chats\/session-2025-11-03T09-41-8d2e4f60\.json: 1 session stored, 0 already present \(gemini, auto-detected\)$/,
       ),
       expect.stringMatching(
         /chats\/session-2026-06-02T08-15-3f9c1e2a\.jsonl: 2 sessions stored, 0 already present \(gemini, auto-detected\)$/,
       ),
-      expect.stringMatching(/c41b7f0e9d2a6b58\/checkpoint-todo\.json: 1 sessions stored/),
+      expect.stringMatching(/c41b7f0e9d2a6b58\/checkpoint-todo\.json: 1 session stored/),
     ]);
     expect(calls(db)).toHaveLength(4 + 7 + 2);
     // The prompt log beside chats/ holds no session: left out, and said so.

@@ -102,7 +102,7 @@ export function formatIngestResult(r: IngestResult): string[] {
     ? describeFormats({ format: r.format as never, formats: d.formats, detected: d.detected ?? true })
     : r.format;
   const grew = r.grown ? `, ${r.grown} grown (stored before their task ended)` : '';
-  const lines = [`${r.file}: ${r.inserted} sessions stored${grew}, ${r.skipped} already present (${how})`];
+  const lines = [`${r.file}: ${sessions(r.inserted)} stored${grew}, ${r.skipped} already present (${how})`];
   if (r.format === 'mixed' && d.records) {
     for (const rec of d.records)
       lines.push(`  line ${rec.line}${rec.path ? ` ${rec.path}` : ''}: ${rec.format} -> ${rec.sessionId}`);
@@ -114,6 +114,11 @@ export function formatIngestResult(r: IngestResult): string[] {
   }
   lines.push(...formatNotes(r.notes ?? []));
   return lines;
+}
+
+/** `1 session`, `2 sessions`. */
+export function sessions(n: number): string {
+  return `${n} session${n === 1 ? '' : 's'}`;
 }
 
 /** Notes under a file's summary: `  note: line 1: reason`. */

@@ -1,13 +1,14 @@
 import { branchesOf } from '../../../domain/branches.js';
 import { sameProcedureVersion } from '../../../domain/reconcile.js';
 import type { Skill } from '../../../domain/types.js';
+import type { SynthesisReport } from '../../../pipeline/synthesize.js';
 import type { Memory } from '../../../app/memory.js';
 import { skillJson } from '../../shapes.js';
 import type { Command } from '../command.js';
 import { dbPathFromFlags } from '../command-support.js';
 import { out, printJson, printSkillTable, reportFallback, reportProblems, stableReport } from '../output.js';
 import { progressBar } from '../progress.js';
-import { formatNotes, ingestFiles, ingestInputs } from './ingest.js';
+import { formatNotes, ingestFiles, ingestInputs, sessions } from './ingest.js';
 
 /** `skillsmith learn FILE|DIR...`: ingest, then a synthesis pass, the skills learned and a recall example. */
 export const command: Command = {
@@ -36,15 +37,11 @@ export const command: Command = {
     for (const n of notes) out(`note: ${n}`);
     for (const r of results) {
       const grew = r.grown ? `, ${r.grown} grown (stored before their task ended)` : '';
-      out(`Ingested ${r.file}: ${r.inserted} new sessions${grew}, ${r.skipped} already present.`);
+      out(`Ingested ${r.file}: ${sessions(r.inserted).replace(' ', ' new ')}${grew}, ${r.skipped} already present.`);
       for (const line of formatNotes(r.notes ?? [])) out(line);
     }
     reportProblems(problems);
-    out(
-      `Synthesis pass: ${report.stats.newSessions} new sessions in ${report.stats.clusters} clusters; ` +
-        `${report.created.length} created, ${report.updated.length} updated${sameText(report)}, ${report.reinforced.length} reinforced, ` +
-        `${report.superseded.length} superseded, ${report.skipped.length} clusters skipped (${report.stats.ms} ms).`,
-    );
+    out(passSummary(report, memory.config.synthesis.minOccurrences));
     const alreadyPresent = results.reduce((n, r) => n + r.skipped, 0);
     if (alreadyPresent > 0 || skillsBefore > 0) {
       const where = dbPathFromFlags(flags);
@@ -111,6 +108,33 @@ async function recallFor(memory: Memory, goal: string, what: string) {
 }
 
 /** " (5 with the same procedure, ...)": the updates that only re-stamped a skill (a patch version). */
+/**
+ * The pass in one line. A cluster that reinforced a skill this same pass created is said with the created ones
+ * (a fresh memory reads "6 created (1 from two clusters)", not "1 reinforced"); clusters that were too small to
+ * learn from are said as such, the others skipped with where their reasons are.
+ */
+function passSummary(report: SynthesisReport, minOccurrences: number): string {
+  const created = new Set(report.created.map((c) => c.id));
+  const twice = report.reinforced.filter((r) => created.has(r.id)).length;
+  const small = report.skipped.filter((s) => TOO_FEW.test(s.reason)).length;
+  const other = report.skipped.length - small;
+  const skipped = [
+    ...(small
+      ? [`${small} cluster(s) with under ${minOccurrences} successful sessions, too few to learn from yet`]
+      : []),
+    ...(other ? [`${other} cluster(s) skipped (learn --json gives the reasons)`] : []),
+  ];
+  return (
+    `Synthesis pass: ${sessions(report.stats.newSessions).replace(' ', ' new ')} in ${report.stats.clusters} clusters; ` +
+    `${report.created.length} created${twice ? ` (${twice} from two clusters)` : ''}, ` +
+    `${report.updated.length} updated${sameText(report)}, ${report.reinforced.length - twice} reinforced, ` +
+    `${report.superseded.length} superseded${skipped.length ? `; ${skipped.join(', ')}` : ''} (${report.stats.ms} ms).`
+  );
+}
+
+/** A skip reason that only says the cluster has too few sessions, or too few successful ones (admit.ts). */
+const TOO_FEW = /^not admitted: \d+ (?:successful )?sessions(?: with material)?, \d+ needed$/;
+
 function sameText(report: { updated: { version: string }[] }): string {
   const n = report.updated.filter((u) => sameProcedureVersion(u.version)).length;
   return n ? ` (${n === report.updated.length ? 'each' : n} with the same procedure, written by this release)` : '';
