@@ -145,6 +145,27 @@ describe('a task sent before it ended, and again as it went on', () => {
     expect((await memory.sessions.get('thread-9'))?.calls).toHaveLength(3);
   });
 
+  it('a live session a pass read while it was open is read again when it ends: its cluster is distilled again', async () => {
+    const memory = await memories.fresh();
+    const goals = [
+      'Check the weather in Paris and email the forecast to Bob',
+      "Get tomorrow's weather for Berlin and send it to Bob by email",
+      'Look up the weather forecast in Tokyo and mail it to Bob',
+    ];
+    for (const [i, goal] of goals.entries())
+      await memory.ingestText(JSON.stringify({ messages: conversation(goal, ['Paris', 'Berlin', 'Tokyo'][i], true) }));
+    const live = await memory.startSession({ goal: "What's the weather in Rome? Email it to Bob" });
+    await live.call({ tool: 'get_weather', args: { city: 'Rome' }, result: '{"forecast":"sunny","city":"Rome"}' });
+    await live.call({ tool: 'lookup_contact', args: { name: 'Bob' }, result: '{"email":"bob@example.com"}' });
+    await live.call({ tool: 'send_email', args: { to: 'bob@example.com' }, result: '{"status":"sent"}' });
+    // A pass while the agent has not said how it went: the session counts as unknown.
+    expect((await memory.synthesize()).created).toHaveLength(1);
+    expect((await memory.synthesize()).stats.distilled).toBe(0);
+    await live.end('success');
+    const again = await memory.synthesize();
+    expect(again.stats).toMatchObject({ newSessions: 0, distilled: 1 });
+  });
+
   it('a session a pass had already read is read again once it grows: its cluster is distilled again', async () => {
     const memory = await memories.fresh();
     const goals = [

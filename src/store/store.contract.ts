@@ -455,6 +455,46 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.getSession('default', 'absent')).toBeNull();
         });
 
+        it('endSession of a session a pass has put in a cluster marks that cluster dirty, and no other', async () => {
+          const open = {
+            ...session('default', 'open', 'Cancel order #W1', [call(0, 'get_order')]),
+            outcome: 'unknown' as const,
+            endedAt: null,
+          };
+          await store.insertSessions([open, session('default', 'done', 'g2')]);
+          await store.saveClusters('default', 'emb', [cluster('c1', ['open']), cluster('c2', ['done'])], 2);
+          for (const [id, c] of [
+            ['sk_1', 'c1'],
+            ['sk_2', 'c2'],
+          ])
+            await store.writeSkill({
+              action: 'add',
+              skill: { ...skill(), id, name: id },
+              parents: [],
+              actor: 'synth',
+              detail: {},
+              clusterId: c,
+              at: '2025-03-01T00:00:00.000Z',
+            });
+          const dirty = async () => (await store.loadClusters('default', 'emb')).map((c) => [c.id, c.dirty]);
+          expect(await dirty()).toEqual([
+            ['c1', false],
+            ['c2', false],
+          ]);
+          await store.endSession('default', 'open', 'success', 1, '2025-03-02T00:00:00.000Z');
+          expect(await dirty()).toEqual([
+            ['c1', true],
+            ['c2', false],
+          ]);
+          // A session no pass has read yet has no cluster to mark.
+          await store.insertSessions([session('default', 'fresh', 'g3')]);
+          await store.endSession('default', 'fresh', 'failure', 0, '2025-03-02T00:00:00.000Z');
+          expect(await dirty()).toEqual([
+            ['c1', true],
+            ['c2', false],
+          ]);
+        });
+
         it('numbers sessions in insertion order: listSessionOutlinesAfter pages through them by seq', async () => {
           for (let i = 0; i < 5; i++)
             await store.insertSessions([session('default', `s${i}`, `goal ${i}`, [call(0, `t${i}`)])]);

@@ -44,6 +44,10 @@ export interface SessionStore {
   beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void>;
   /** Records one call; idempotent by (session, position). */
   appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void>;
+  /**
+   * Ends a session with its outcome (or replaces a judged one). When a pass has already put the session in a
+   * cluster (it read it while open, or before the outcome came), that cluster is marked dirty to be distilled again.
+   */
   endSession(
     namespace: string,
     sessionId: string,

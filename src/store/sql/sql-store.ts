@@ -155,7 +155,14 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     const p = this.plan;
     const changed = await this.read(function* () {
       const params = [outcome, source, reward, endedAt, namespace, sessionId];
-      return (yield { ...q(p.endSession, params), name: 'skillsmith.endSession' }).changes;
+      const n = (yield { ...q(p.endSession, params), name: 'skillsmith.endSession' }).changes;
+      // A pass that read the session while it was open saw it unfinished: its cluster is distilled again.
+      if (n)
+        yield {
+          ...q(p.dirtyClusterOf, [p.dialect.bool(true), namespace, namespace, sessionId]),
+          name: 'skillsmith.dirtyClusterOf',
+        };
+      return n;
     });
     if (changed === 0) throw new NotFoundError(`session ${sessionId} does not exist in namespace ${namespace}`);
   }
