@@ -238,6 +238,54 @@ describe('skillsmith ingest on a transcript that is still being written', () => 
   });
 });
 
+describe('skillsmith ingest --hook and learn --hook: a Claude Code Stop hook', () => {
+  const hookInput = (path: string) =>
+    JSON.stringify({
+      session_id: 'ab12',
+      transcript_path: path,
+      cwd: tmp,
+      hook_event_name: 'Stop',
+      stop_hook_active: false,
+    });
+
+  it('each reply stores the transcript as it stands, silently; the task grows as the agent goes on', () => {
+    const lines = readFileSync(join(FIX, 'claude-code-2.1.jsonl'), 'utf8').split('\n');
+    const transcript = join(tmp, 'live-transcript.jsonl');
+    const db = join(tmp, `m${++n}.db`);
+    writeFileSync(transcript, `${lines.slice(0, 20).join('\n')}\n`);
+    const first = cli(['ingest', '--hook', '--db', db], hookInput(transcript));
+    expect([first.code, first.stdout, first.stderr]).toEqual([0, '', '']);
+    // One edit in, the tests not run yet, no answer.
+    expect(calls(db).map((c) => c.tool)).toEqual(['Bash', 'Read', 'Task', 'Edit']);
+    writeFileSync(transcript, readFileSync(join(FIX, 'claude-code-2.1.jsonl'), 'utf8'));
+    const next = cli(['learn', '--hook', '--db', db], hookInput(transcript));
+    expect([next.code, next.stdout, next.stderr]).toEqual([0, '', '']);
+    // Grown in place, and the second task stored: every call once.
+    expect(calls(db)).toHaveLength(8);
+    // A plain path on stdin (any other wrapper) works too.
+    const plain = cli(['ingest', '--hook', '--db', db, '--json'], `${transcript}\n`);
+    expect(plain.code).toBe(0);
+    expect(JSON.parse(plain.stdout)[0]).toMatchObject({ inserted: 0, skipped: 2 });
+  });
+
+  it('a hook never exits 2, which Claude Code reads as blocking: bad input is exit 1 with the reason', () => {
+    const db = join(tmp, `m${++n}.db`);
+    const none = cli(['ingest', '--hook', '--db', db], JSON.stringify({ hook_event_name: 'Stop' }));
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/ingest --hook needs the hook input on stdin: a JSON object with transcript_path/);
+    const missing = cli(['learn', '--hook', '--db', db], hookInput(join(tmp, 'no-such-transcript.jsonl')));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no-such-transcript\.jsonl/);
+    expect(missing.stdout).toBe('');
+    const both = cli(['ingest', '--hook', join(FIX, 'claude-code-2.1.jsonl'), '--db', db], '');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/give no FILE with it/);
+    // The same holds for recall's hook: a bad flag is 1, not 2 (without --hook it stays a usage error, 2).
+    expect(cli(['recall', '--hook', '--top-k', '0', '--db', db], '{"prompt":"x"}').code).toBe(1);
+    expect(cli(['recall', 'x', '--top-k', '0', '--db', db]).code).toBe(2);
+  });
+});
+
 describe('skillsmith ingest --dry-run', () => {
   it('prints the sessions, calls and skipped kinds it would store, and writes nothing (not even the database)', () => {
     const db = join(tmp, `dry${++n}.db`);

@@ -55,7 +55,9 @@ export async function main(argv: string[]): Promise<number> {
     if (command.opens === 'memory') await ctx.memory();
     return await command.run(args, ctx);
   } catch (e) {
-    return exitCode(e);
+    const code = exitCode(e);
+    // Claude Code reads exit 2 from a hook as "block" (the prompt, or the agent's stop): a hook's error is 1.
+    return flags.hook && code === 2 ? 1 : code;
   } finally {
     await (memory as Memory | null)?.close();
   }

@@ -101,6 +101,24 @@ export function hookGoal(input: string): string {
   return text;
 }
 
+/**
+ * The transcript a hook hands over on stdin: Claude Code's hook input (a JSON object whose `transcript_path` every
+ * hook event carries: `Stop` after each reply, `SessionEnd` at the end), else the text itself as a path. Empty
+ * when there is none.
+ */
+export function hookTranscript(input: string): string {
+  const text = input.trim();
+  if (!text.startsWith('{')) return text.split('\n')[0].trim();
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && 'transcript_path' in value && typeof value.transcript_path === 'string')
+      return value.transcript_path.trim();
+  } catch {
+    // A broken object names no transcript.
+  }
+  return '';
+}
+
 /** What a hook wrote on stdin (empty when stdin is a terminal or cannot be read). */
 export function readStdin(): string {
   if (process.stdin.isTTY) return '';

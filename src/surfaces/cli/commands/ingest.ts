@@ -17,6 +17,7 @@ import type { Memory } from '../../../app/memory.js';
 import { UsageError, type Command } from '../command.js';
 import { type CommandFlags, configFromFlags } from '../command-support.js';
 import { inputFiles, STDIN } from '../input-files.js';
+import { hookTranscript, readStdin } from '../options.js';
 
 /** Bad --format, --judge or no FILE: a usage error (exit 2); the one UsageError class under its old name. */
 export { UsageError as IngestUsageError };
@@ -27,6 +28,8 @@ export interface IngestFlags {
   judge?: string;
   json?: boolean;
   'dry-run'?: boolean;
+  /** The file is the transcript a hook names on stdin (Claude Code's `transcript_path`); nothing on stdout. */
+  hook?: boolean;
 }
 
 export const JUDGE_MODES = ['rule', 'llm', 'off'] as const;
@@ -61,10 +64,24 @@ export function ingestInputs(
   flags: IngestFlags,
   command = 'ingest',
   notes: string[] = [],
+  stdin: () => string = readStdin,
 ): IngestInputs {
+  if (flags.hook) files = [hookFile(files, command, stdin)];
   if (files.length === 0) throw new IngestUsageError(`${command} needs at least one FILE`);
   const opts = ingestOptions(flags);
   return { paths: inputFiles(files, command, notes), opts };
+}
+
+/** With --hook, the one file to read: the transcript the hook input on stdin names (then no FILE is given). */
+function hookFile(files: string[], command: string, stdin: () => string): string {
+  if (files.length)
+    throw new IngestUsageError(`${command} --hook reads the transcript named on stdin: give no FILE with it`);
+  const path = hookTranscript(stdin());
+  if (!path)
+    throw new IngestUsageError(
+      `${command} --hook needs the hook input on stdin: a JSON object with transcript_path (as Claude Code hooks get it), or a path`,
+    );
+  return path;
 }
 
 /** Reads a FILE, or standard input for `-`. */
@@ -148,6 +165,7 @@ export async function ingestCommand(
   const results = await ingestFiles(typeof memory === 'function' ? await memory() : memory, inputs);
   const problems = results.flatMap((r) => r.problems);
   if (flags.json) io.out(JSON.stringify(results, null, 2));
+  else if (flags.hook) for (const l of formatProblems(problems)) io.err(l);
   else {
     for (const n of notes) io.out(`note: ${n}`);
     for (const r of results) for (const l of formatIngestResult(r)) io.out(l);
@@ -239,7 +257,8 @@ export const command: Command = {
                               sessions without an outcome are judged; requests without a tool call are not stored,
                               said in a note; a file that gives nothing else is an error);
                               a DIR: every .jsonl and .json file below it; - reads standard input; --dry-run
-                              prints what would be stored, storing nothing`,
+                              prints what would be stored, storing nothing; --hook: the transcript a Claude Code
+                              hook names on stdin (transcript_path), printing nothing unless a record is rejected`,
   // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags, once the
   // arguments are known to be good.
   opens: 'self',

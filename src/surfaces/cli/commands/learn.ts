@@ -15,7 +15,8 @@ export const command: Command = {
   name: 'learn',
   help: `  learn FILE|DIR... [--try GOAL]
                               ingest, then run a synthesis pass and show what was learned; --try: then
-                              what recall returns for GOAL (default: a goal it learned from)`,
+                              what recall returns for GOAL (default: a goal it learned from); --hook: the
+                              transcript a Claude Code hook names on stdin, learned from quietly`,
   // The memory opens once the arguments are known to be good (a missing path creates no database file).
   opens: 'self',
   async run(files, { flags, memory: open }) {
@@ -25,9 +26,14 @@ export const command: Command = {
     const skillsBefore = (await memory.skills.list()).length;
     const results = await ingestFiles(memory, inputs);
     const problems = results.flatMap((r) => r.problems);
-    const bar = flags.json ? null : progressBar('learning');
+    const bar = flags.json || flags.hook ? null : progressBar('learning');
     const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
     bar?.done();
+    // A hook (Claude Code's Stop or SessionEnd) learns quietly: only a rejected record is said, on stderr.
+    if (flags.hook) {
+      reportProblems(problems);
+      return problems.length ? 1 : 0;
+    }
     const skills = await memory.skills.list();
     reportFallback(report);
     if (flags.json) {
