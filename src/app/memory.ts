@@ -263,7 +263,8 @@ export class Memory {
    * Ingests a capture file (JSONL interchange, OpenAI or Anthropic messages, OTLP GenAI spans, raw tau-bench
    * results; `auto` detects per record). Capture privacy is applied before anything is stored; sessions
    * without an outcome are judged (`capture.judge`, or `opts.judge`). Bad records are reported with line,
-   * JSON path and reason; the valid ones are kept.
+   * JSON path and reason; the valid ones are kept. A session stored already is skipped, and one a log holds
+   * further on (a task stored before it ended) grows in place (`grown`).
    */
   ingestFile(
     path: string,
