@@ -4,6 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemory } from '../src/app/open-memory.js';
 import { runCli } from './support/surfaces.js';
 
 /** `skillsmith ingest` on the agent logs people have, through the real CLI: what is stored, and the exit code. */
@@ -266,6 +267,22 @@ describe('skillsmith ingest --hook and learn --hook: a Claude Code Stop hook', (
     const plain = cli(['ingest', '--hook', '--db', db, '--json'], `${transcript}\n`);
     expect(plain.code).toBe(0);
     expect(JSON.parse(plain.stdout)[0]).toMatchObject({ inserted: 0, skipped: 2 });
+  });
+
+  it('learn --hook while another pass holds the memory stores the sessions and stays quiet', async () => {
+    const db = join(tmp, `m${++n}.db`);
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    const release = await memory.parts.store!.tryLock('synthesis:default', 'another-hook', 60_000);
+    expect(release).not.toBeNull();
+    try {
+      const r = cli(['learn', '--hook', '--db', db], hookInput(join(FIX, 'claude-code-2.1.jsonl')));
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, '', '']);
+      expect(calls(db)).toHaveLength(8);
+      expect(await memory.skills.list()).toEqual([]);
+    } finally {
+      await release!();
+      await memory.close();
+    }
   });
 
   it('a hook never exits 2, which Claude Code reads as blocking: bad input is exit 1 with the reason', () => {

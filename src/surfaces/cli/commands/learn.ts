@@ -1,4 +1,5 @@
 import { branchesOf } from '../../../domain/branches.js';
+import { PassLockedError } from '../../../errors/index.js';
 import { sameProcedureVersion } from '../../../domain/reconcile.js';
 import type { Skill } from '../../../domain/types.js';
 import type { SynthesisReport } from '../../../pipeline/synthesize.js';
@@ -26,14 +27,18 @@ export const command: Command = {
     const skillsBefore = (await memory.skills.list()).length;
     const results = await ingestFiles(memory, inputs);
     const problems = results.flatMap((r) => r.problems);
-    const bar = flags.json || flags.hook ? null : progressBar('learning');
-    const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
-    bar?.done();
-    // A hook (Claude Code's Stop or SessionEnd) learns quietly: only a rejected record is said, on stderr.
+    // A hook (Claude Code's Stop or SessionEnd) learns quietly: only a rejected record is said, on stderr. While
+    // another pass runs (another session's hook), the sessions wait, stored, for the next pass.
     if (flags.hook) {
+      await memory.synthesize().catch((e) => {
+        if (!PassLockedError.isInstance(e)) throw e;
+      });
       reportProblems(problems);
       return problems.length ? 1 : 0;
     }
+    const bar = flags.json ? null : progressBar('learning');
+    const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
+    bar?.done();
     const skills = await memory.skills.list();
     reportFallback(report);
     if (flags.json) {
