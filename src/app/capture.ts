@@ -174,8 +174,7 @@ export class Capture {
       : null;
     problems.sort((a, b) => a.line - b.line);
     const { inserted } = await store.insertSessions(fresh);
-    let growing = 0;
-    for (const s of grown) if (await store.growSession(s)) growing++;
+    const growing = await store.growSessions(grown);
     this.synthesis.noteNewSessions(inserted + growing);
     const skipped = unique.length - inserted - growing;
     return {

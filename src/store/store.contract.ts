@@ -413,7 +413,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.getSession('default', 'bare')).toMatchObject({ ...bare, seq: expect.any(Number) });
         });
 
-        it('growSession replaces a session by its copy further on, in place; the cluster a pass put it in is dirty again', async () => {
+        it('growSessions replaces sessions by their copies further on, in place; the cluster a pass put one in is dirty again', async () => {
           const first = {
             ...session('default', 'grows', 'Cancel order #W1', [call(0, 'get_order')]),
             outcome: 'unknown' as const,
@@ -441,7 +441,8 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             endedAt: '2025-01-01T00:09:00.000Z',
             startedAt: '2030-01-01T00:00:00.000Z',
           };
-          expect(await store.growSession(grown)).toBe(true);
+          // A copy of no stored session is left out; the others are replaced.
+          expect(await store.growSessions([grown, { ...grown, id: 'absent' }])).toBe(1);
           const got = await store.getSession('default', 'grows');
           expect(got).toMatchObject({ outcome: 'failure', outcomeSource: 'judged', endedAt: grown.endedAt, seq });
           // The start stays the first copy's: the task began then.
@@ -450,9 +451,8 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           const clusters = await store.loadClusters('default', 'emb');
           expect(clusters.find((c) => c.id === 'c1')).toMatchObject({ dirty: true, size: 1, skillId: 'sk_c1' });
           expect(await store.countSessions('default')).toBe(3);
-          // A session that is not stored is not created.
-          expect(await store.growSession({ ...grown, id: 'absent' })).toBe(false);
           expect(await store.getSession('default', 'absent')).toBeNull();
+          expect(await store.growSessions([])).toBe(0);
         });
 
         it('endSession of a session a pass has put in a cluster marks that cluster dirty, and no other', async () => {

@@ -34,12 +34,12 @@ export interface SessionStore {
   /** Inserts sessions with their calls in one transaction; a session id already stored is left as it is. */
   insertSessions(sessions: Session[]): Promise<{ inserted: number; skipped: number }>;
   /**
-   * Replaces a stored session by a copy of it further on (more calls, or results that had not come back yet): its
-   * goal, cue, outcome, reward, end, labels and calls. Its place in insertion order, start, agent and source stay.
-   * When a pass has put it in a cluster, that cluster is marked dirty, so the next pass distils it again with the
-   * whole session. False when no session has that id.
+   * Replaces stored sessions by copies of them further on (more calls, or results that had not come back yet), in
+   * one transaction: goal, cue, outcome, reward, end, labels and calls. Their place in insertion order, start, agent
+   * and source stay. When a pass has put one in a cluster, that cluster is marked dirty, so the next pass distils it
+   * again with the whole session. Returns how many were replaced (a copy of no stored session is left out).
    */
-  growSession(session: Session): Promise<boolean>;
+  growSessions(sessions: Session[]): Promise<number>;
   /** Opens (or re-opens, idempotently) a live session. */
   beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void>;
   /** Records one call; idempotent by (session, position). */

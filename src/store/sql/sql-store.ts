@@ -129,18 +129,22 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     return { inserted, skipped: sessions.length - inserted };
   }
 
-  async growSession(s: Session): Promise<boolean> {
+  async growSessions(sessions: Session[]): Promise<number> {
+    if (sessions.length === 0) return 0;
     const p = this.plan;
     return this.write(function* () {
-      const labels = s.labels == null ? null : JSON.stringify(s.labels);
-      const row = [s.goal, s.cue ?? null, s.outcome, s.outcomeSource ?? 'reported', s.reward, s.endedAt, labels];
-      if ((yield q(p.growSession, [...row, s.namespace, s.id])).changes === 0)
-        return { result: false, outbox: NO_OUTBOX };
-      yield q(p.deleteCalls, [s.namespace, s.id]);
-      for (const insert of p.insertCalls(s.calls.map((c) => pushCallRow([], s.namespace, s.id, c, p.dialect.bool))))
-        yield insert;
-      yield q(p.dirtyClusterOf, [p.dialect.bool(true), s.namespace, s.namespace, s.id]);
-      return { result: true, outbox: NO_OUTBOX };
+      let grown = 0;
+      for (const s of sessions) {
+        const labels = s.labels == null ? null : JSON.stringify(s.labels);
+        const row = [s.goal, s.cue ?? null, s.outcome, s.outcomeSource ?? 'reported', s.reward, s.endedAt, labels];
+        if ((yield q(p.growSession, [...row, s.namespace, s.id])).changes === 0) continue;
+        grown++;
+        yield q(p.deleteCalls, [s.namespace, s.id]);
+        for (const insert of p.insertCalls(s.calls.map((c) => pushCallRow([], s.namespace, s.id, c, p.dialect.bool))))
+          yield insert;
+        yield q(p.dirtyClusterOf, [p.dialect.bool(true), s.namespace, s.namespace, s.id]);
+      }
+      return { result: grown, outbox: NO_OUTBOX };
     });
   }
 
