@@ -77,6 +77,29 @@ describe('a task sent before it ended, and again as it went on', () => {
     expect((await sessions(memory))[0].calls).toHaveLength(3);
   });
 
+  it('a copy that only adds the answer (every result was in) ends the task: judged again, and a record names it', async () => {
+    const memory = await memories.fresh();
+    const messages = conversation('Email Bob the weather forecast for Graz', 'Graz', true);
+    // Every call and result, no answer yet; then the answer alone arrives.
+    const working = await memory.ingestText(JSON.stringify({ messages: messages.slice(0, -1) }));
+    expect(working).toMatchObject({ inserted: 1, judged: { unknown: 1 } });
+    const id = working.records![0].sessionId;
+    expect((await memory.sessions.get(id))?.endedAt).toBeNull();
+    const done = await memory.ingestText(JSON.stringify({ messages }));
+    expect(done).toMatchObject({ inserted: 0, grown: 1, judged: { success: 1 }, records: [{ sessionId: id }] });
+    const s = await memory.sessions.get(id);
+    expect([s?.outcome, s?.outcomeSource, s?.endedAt === null]).toEqual(['success', 'judged', false]);
+    // Sent again, the finished copy is present, and its record still names the stored session.
+    expect(await memory.ingestText(JSON.stringify({ messages }))).toMatchObject({
+      inserted: 0,
+      skipped: 1,
+      records: [{ sessionId: id }],
+    });
+    // The copy without the answer, arriving late, is behind it.
+    expect(await memory.ingestText(JSON.stringify({ messages: messages.slice(0, -1) }))).toMatchObject({ skipped: 1 });
+    expect((await memory.sessions.get(id))?.outcome).toBe('success');
+  });
+
   it('two runs that start alike stay two sessions, finished or not', async () => {
     const memory = await memories.fresh();
     const goal = 'Email Bob the weather forecast';

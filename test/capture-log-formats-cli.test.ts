@@ -30,6 +30,18 @@ function calls(db: string): { session_id: string; tool: string; ok: number }[] {
   }
 }
 
+/** Each session's outcome and where it came from, in the order they were stored. */
+function outcomes(db: string): [string, string][] {
+  const raw = new Database(db, { readonly: true });
+  try {
+    return (
+      raw.prepare('SELECT outcome, outcome_source FROM sessions ORDER BY seq').all() as Record<string, string>[]
+    ).map((r) => [r.outcome, r.outcome_source]);
+  } finally {
+    raw.close();
+  }
+}
+
 beforeAll(() => {
   if (!existsSync(CLI)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
   tmp = mkdtempSync(join(tmpdir(), 'skillsmith-logs-'));
@@ -258,11 +270,22 @@ describe('skillsmith ingest --hook and learn --hook: a Claude Code Stop hook', (
     expect([first.code, first.stdout, first.stderr]).toEqual([0, '', '']);
     // One edit in, the tests not run yet, no answer.
     expect(calls(db).map((c) => c.tool)).toEqual(['Bash', 'Read', 'Task', 'Edit']);
+    // After /clear, the second task's calls are in, and the hook runs before its answer is written.
+    writeFileSync(transcript, `${lines.slice(0, 38).join('\n')}\n`);
+    expect(cli(['ingest', '--hook', '--db', db], hookInput(transcript)).code).toBe(0);
+    expect(outcomes(db)).toEqual([
+      ['success', 'judged'],
+      ['unknown', 'reported'],
+    ]);
     writeFileSync(transcript, readFileSync(join(FIX, 'claude-code-2.1.jsonl'), 'utf8'));
     const next = cli(['learn', '--hook', '--db', db], hookInput(transcript));
     expect([next.code, next.stdout, next.stderr]).toEqual([0, '', '']);
-    // Grown in place, and the second task stored: every call once.
+    // Grown in place: every call once, and the second task, answered now, judged.
     expect(calls(db)).toHaveLength(8);
+    expect(outcomes(db)).toEqual([
+      ['success', 'judged'],
+      ['success', 'judged'],
+    ]);
     // A plain path on stdin (any other wrapper) works too.
     const plain = cli(['ingest', '--hook', '--db', db, '--json'], `${transcript}\n`);
     expect(plain.code).toBe(0);
@@ -285,15 +308,51 @@ describe('skillsmith ingest --hook and learn --hook: a Claude Code Stop hook', (
     }
   });
 
+  it('a session that has written no message yet (no transcript, or only snapshot lines) is nothing to store, quietly', () => {
+    const db = join(tmp, `m${++n}.db`);
+    const missing = cli(['learn', '--hook', '--db', db], hookInput(join(tmp, 'not-written-yet.jsonl')));
+    expect([missing.code, missing.stdout, missing.stderr]).toEqual([0, '', '']);
+    const lines = readFileSync(join(FIX, 'claude-code-2.1.jsonl'), 'utf8').split('\n');
+    const start = join(tmp, 'session-start.jsonl');
+    writeFileSync(start, `${lines.slice(0, 4).join('\n')}\n`);
+    const begun = cli(['ingest', '--hook', '--db', db], hookInput(start));
+    expect([begun.code, begun.stdout, begun.stderr]).toEqual([0, '', '']);
+    writeFileSync(start, '');
+    expect(cli(['ingest', '--hook', '--db', db], hookInput(start)).code).toBe(0);
+    // Read by hand, the same file is still an error that says why.
+    expect(cli(['ingest', start, '--db', db]).code).toBe(1);
+    // A transcript path relative to the session's folder is read there.
+    writeFileSync(start, readFileSync(join(FIX, 'claude-code-2.1.jsonl'), 'utf8'));
+    const relative = JSON.stringify({
+      transcript_path: 'session-start.jsonl',
+      cwd: tmp,
+      hook_event_name: 'SessionEnd',
+    });
+    expect(cli(['ingest', '--hook', '--db', db, '--json'], relative).stdout).toMatch(/"inserted": 2/);
+  });
+
   it('a hook never exits 2, which Claude Code reads as blocking: bad input is exit 1 with the reason', () => {
     const db = join(tmp, `m${++n}.db`);
-    const none = cli(['ingest', '--hook', '--db', db], JSON.stringify({ hook_event_name: 'Stop' }));
+    const none = cli(['ingest', '--hook', '--db', db], JSON.stringify({ hook_event_name: 'Stop', cwd: '/tmp' }));
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/ingest --hook needs the hook input on stdin: a JSON object with transcript_path/);
-    const missing = cli(['learn', '--hook', '--db', db], hookInput(join(tmp, 'no-such-transcript.jsonl')));
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/no-such-transcript\.jsonl/);
-    expect(missing.stdout).toBe('');
+    expect(none.stderr).toMatch(
+      /ingest --hook: the hook input has no transcript_path \(its keys: hook_event_name, cwd\); a Claude Code hook hands over/,
+    );
+    const number = cli(['ingest', '--hook', '--db', db], JSON.stringify({ transcript_path: 42 }));
+    expect([number.code, number.stderr]).toEqual([
+      1,
+      expect.stringMatching(/transcript_path of the hook input is 42, not the path/),
+    ]);
+    const empty = cli(['learn', '--hook', '--db', db], '');
+    expect([empty.code, empty.stderr]).toEqual([
+      1,
+      expect.stringMatching(/learn --hook: the hook input on stdin is empty/),
+    ]);
+    const folder = cli(['ingest', '--hook', '--db', db], hookInput(FIX));
+    expect([folder.code, folder.stderr]).toEqual([
+      1,
+      expect.stringMatching(/is a folder; a hook names one transcript file/),
+    ]);
     const both = cli(['ingest', '--hook', join(FIX, 'claude-code-2.1.jsonl'), '--db', db], '');
     expect(both.code).toBe(1);
     expect(both.stderr).toMatch(/give no FILE with it/);

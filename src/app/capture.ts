@@ -155,7 +155,8 @@ export class Capture {
         (place.kind === 'new' ? fresh : grown).push(place.session);
         answerOf.set(place.session, answers.get(s) ?? null);
         placedId.set(s, place.session.id);
-      } else if (place.kind === 'conflict')
+      } else if (place.kind === 'present') placedId.set(s, place.id);
+      else if (place.kind === 'conflict')
         problems.push({
           file: path,
           line: lineOf.get(s) ?? 1,
@@ -186,7 +187,7 @@ export class Capture {
       problems,
       detected: parsed.detected,
       formats: parsed.formats,
-      // Each record names the id its session is stored under (a task grown or renamed here is under another).
+      // Each record names the id its session is stored under (a task stored before it ended keeps its first name).
       records: parsed.records.map(({ finalAnswer: _f, contentNames: _n, ...r }, i) => ({
         ...r,
         sessionId: placedId.get(parsed.sessions[i]) ?? r.sessionId,
@@ -461,7 +462,7 @@ function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPe
 type Placement =
   | { kind: 'new'; session: Session }
   | { kind: 'grow'; session: Session }
-  | { kind: 'present' }
+  | { kind: 'present'; id: string }
   | { kind: 'conflict' };
 
 /**
@@ -476,7 +477,7 @@ function placeCopy(s: Session, names: ContentNames | undefined, stored: Readonly
     const held = stored.get(id);
     if (!held) continue;
     const standing = copyStanding(held, s);
-    if (standing === 'same' || standing === 'behind') return { kind: 'present' };
+    if (standing === 'same' || standing === 'behind') return { kind: 'present', id };
     if (standing === 'ahead' && (held.outcome === 'unknown' || held.outcomeSource === 'judged'))
       return { kind: 'grow', session: { ...s, id } };
     if (!names) return { kind: 'conflict' };

@@ -227,7 +227,7 @@ export function fromClaudeCode(
         agentId: 'claude-code',
         source: 'claude-code',
         startedAt: t.startedAt ?? now,
-        endedAt: t.endedAt,
+        endedAt: split.endedAt(t, now),
         labels: {
           format: 'claude-code',
           ...(cwd ? { cwd } : {}),

@@ -94,7 +94,7 @@ export class ConversationTasks {
           agentId: conv.agent_id ?? null,
           source: conv.source ?? format,
           startedAt: o.now,
-          endedAt: null,
+          endedAt: split.endedAt(t, o.now),
           labels: null,
           calls: t.calls,
           outcomeSource: 'reported',

@@ -166,7 +166,7 @@ export function sessionsFromItems(
         agentId: o.agentId ?? null,
         source: o.source,
         startedAt: t.startedAt ?? o.now,
-        endedAt: t.endedAt,
+        endedAt: split.endedAt(t, o.now),
         labels: o.labels ?? null,
         calls: t.calls,
         outcomeSource: 'reported',

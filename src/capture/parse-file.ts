@@ -354,7 +354,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         streamProblems.push({
           line: lines[0]?.line ?? 1,
           path: '',
-          reason: `a Claude Code transcript without a single user or assistant message: nothing to store (${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')})`,
+          reason: `${NO_MESSAGES}: nothing to store (${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')})`,
         });
       } else if (shape === null)
         streamProblems.push({
@@ -732,6 +732,17 @@ export function toolMarker(value: unknown): string | null {
  * A file that gave no session at all, or sessions without a call although it holds tool traffic, is an error
  * naming what was seen (so `ingest` never exits 0 on a file it could not read).
  */
+const EMPTY_FILE = 'the file is empty: no session';
+const NO_MESSAGES = 'a Claude Code transcript without a single user or assistant message';
+
+/**
+ * Whether a problem only says that a file holds nothing to store yet: it is empty, or a transcript before its first
+ * message (what a hook may find at the start of a session).
+ */
+export function holdsNothingYet(p: { reason: string }): boolean {
+  return p.reason === EMPTY_FILE || p.reason.startsWith(`${NO_MESSAGES}:`);
+}
+
 function emptiness(
   text: string,
   out: ParsedSession[],
@@ -740,7 +751,7 @@ function emptiness(
   file: string,
 ): IngestProblem[] {
   const body = text.replace(/^\uFEFF/, '').trim();
-  if (!body) return [{ file, line: 1, reason: 'the file is empty: no session' }];
+  if (!body) return [{ file, line: 1, reason: EMPTY_FILE }];
   if (out.length === 0) {
     // Rejected records were each named already (and make the exit non-zero); a file with nothing to name
     // still must not pass as an empty success.

@@ -84,6 +84,14 @@ export class TaskSplitter {
     return t === this.tasks[this.tasks.length - 1] && t.calls.length > 0 && t.finalAnswer === null;
   }
 
+  /**
+   * When task t ended, as its session stores it: null while the log ends in the middle of it (a later copy that
+   * finishes it grows the stored session), else its last event's time, or `now` for a log without times.
+   */
+  endedAt(t: Task, now: string): string | null {
+    return this.unfinished(t) ? null : (t.endedAt ?? now);
+  }
+
   /** The note for the requests left out, or null when there were none. */
   chatterNote(): ReaderReport | null {
     const left = this.tasks.filter((t) => this.isChatter(t));

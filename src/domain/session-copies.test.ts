@@ -16,35 +16,61 @@ const call = (position: number, tool: string, result: string, over: Partial<Tool
 
 describe('copyStanding', () => {
   const goal = 'Cancel order #W1';
+  const endedAt = '2026-12-05T10:00:00.000Z';
   const lookup = call(0, 'get_order', '{"status":"pending"}');
   const cancel = call(1, 'cancel_order', '{"status":"cancelled"}');
   const waiting = call(1, 'cancel_order', '');
 
   it('the same calls with the same results are the same copy', () => {
-    expect(copyStanding({ goal, calls: [lookup, cancel] }, { goal, calls: [lookup, cancel] })).toBe('same');
+    expect(copyStanding({ goal, endedAt, calls: [lookup, cancel] }, { goal, endedAt, calls: [lookup, cancel] })).toBe(
+      'same',
+    );
   });
 
   it('more calls, or a result that had not come back, put a copy ahead; the reverse puts it behind', () => {
-    expect(copyStanding({ goal, calls: [lookup] }, { goal, calls: [lookup, cancel] })).toBe('ahead');
-    expect(copyStanding({ goal, calls: [lookup, waiting] }, { goal, calls: [lookup, cancel] })).toBe('ahead');
+    expect(copyStanding({ goal, endedAt, calls: [lookup] }, { goal, endedAt, calls: [lookup, cancel] })).toBe('ahead');
+    expect(copyStanding({ goal, endedAt, calls: [lookup, waiting] }, { goal, endedAt, calls: [lookup, cancel] })).toBe(
+      'ahead',
+    );
     const failed = { ...cancel, ok: false, result: '', error: 'order is not pending' };
-    expect(copyStanding({ goal, calls: [lookup, waiting] }, { goal, calls: [lookup, failed] })).toBe('ahead');
-    expect(copyStanding({ goal, calls: [lookup, cancel] }, { goal, calls: [lookup] })).toBe('behind');
-    expect(copyStanding({ goal, calls: [lookup, cancel] }, { goal, calls: [lookup, waiting] })).toBe('behind');
+    expect(copyStanding({ goal, endedAt, calls: [lookup, waiting] }, { goal, endedAt, calls: [lookup, failed] })).toBe(
+      'ahead',
+    );
+    expect(copyStanding({ goal, endedAt, calls: [lookup, cancel] }, { goal, endedAt, calls: [lookup] })).toBe('behind');
+    expect(copyStanding({ goal, endedAt, calls: [lookup, cancel] }, { goal, endedAt, calls: [lookup, waiting] })).toBe(
+      'behind',
+    );
+  });
+
+  it('with the same calls, a copy in which the task has ended is ahead of one in which it had not', () => {
+    const calls = [lookup, cancel];
+    expect(copyStanding({ goal, endedAt: null, calls }, { goal, endedAt, calls })).toBe('ahead');
+    expect(copyStanding({ goal, endedAt, calls }, { goal, endedAt: null, calls })).toBe('behind');
+    expect(copyStanding({ goal, endedAt: null, calls }, { goal, endedAt: null, calls })).toBe('same');
+    // More calls are further on, whether or not the longer copy had ended when it was logged.
+    expect(copyStanding({ goal, endedAt, calls: [lookup] }, { goal, endedAt: null, calls })).toBe('ahead');
   });
 
   it('another goal, other arguments, another result or calls that part ways make another task', () => {
-    expect(copyStanding({ goal, calls: [lookup] }, { goal: 'Cancel order #W2', calls: [lookup, cancel] })).toBe(
-      'other',
-    );
-    expect(copyStanding({ goal, calls: [lookup] }, { goal, calls: [{ ...lookup, args: { id: 9 } }, cancel] })).toBe(
-      'other',
-    );
+    expect(
+      copyStanding({ goal, endedAt, calls: [lookup] }, { goal: 'Cancel order #W2', endedAt, calls: [lookup, cancel] }),
+    ).toBe('other');
+    expect(
+      copyStanding(
+        { goal, endedAt, calls: [lookup] },
+        { goal, endedAt, calls: [{ ...lookup, args: { id: 9 } }, cancel] },
+      ),
+    ).toBe('other');
     const shipped = { ...lookup, result: '{"status":"delivered"}' };
-    expect(copyStanding({ goal, calls: [lookup, cancel] }, { goal, calls: [shipped, cancel] })).toBe('other');
+    expect(copyStanding({ goal, endedAt, calls: [lookup, cancel] }, { goal, endedAt, calls: [shipped, cancel] })).toBe(
+      'other',
+    );
     // Ahead at one call and behind at another: neither copy is the other further on.
     expect(
-      copyStanding({ goal, calls: [call(0, 'a', ''), cancel] }, { goal, calls: [call(0, 'a', 'x'), waiting] }),
+      copyStanding(
+        { goal, endedAt, calls: [call(0, 'a', ''), cancel] },
+        { goal, endedAt, calls: [call(0, 'a', 'x'), waiting] },
+      ),
     ).toBe('other');
   });
 });

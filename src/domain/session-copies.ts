@@ -3,16 +3,20 @@ import type { Session, ToolCall } from './types.js';
 /**
  * How a copy of a task read from a log stands to the session stored under its id:
  * - `same`: the same calls with the same results (the log read again);
- * - `ahead`: the same task further on: more calls, or a call that had no result yet now has one (a conversation
- *   logged after each model call, or sent while the agent was still working);
+ * - `ahead`: the same task further on: more calls, a call that had no result yet now has one, or, with the same
+ *   calls, the task has ended where the stored copy had not (`endedAt`: the agent's answer came after the last call)
+ *   (a conversation logged after each model call, or sent while the agent was still working);
  * - `behind`: an earlier copy of the stored one (sent late);
  * - `other`: another task (another goal, or calls that part ways).
  */
 export type CopyStanding = 'same' | 'ahead' | 'behind' | 'other';
 
-type Copy = Pick<Session, 'goal' | 'calls'>;
+type Copy = Pick<Session, 'goal' | 'calls' | 'endedAt'>;
 
-/** Where `copy` stands to `stored` (see CopyStanding). Calls are matched by position, tool and arguments. */
+/**
+ * Where `copy` stands to `stored` (see CopyStanding). Calls are matched by position, tool and arguments; where they
+ * are the same, a copy that has ended (`endedAt` set) is ahead of one that had not.
+ */
 export function copyStanding(stored: Copy, copy: Copy): CopyStanding {
   if (stored.goal !== copy.goal) return 'other';
   let ahead = copy.calls.length > stored.calls.length;
@@ -29,6 +33,8 @@ export function copyStanding(stored: Copy, copy: Copy): CopyStanding {
     else return 'other';
   }
   if (ahead && behind) return 'other';
+  if (!ahead && !behind && (stored.endedAt == null) !== (copy.endedAt == null))
+    return copy.endedAt == null ? 'behind' : 'ahead';
   return ahead ? 'ahead' : behind ? 'behind' : 'same';
 }
 

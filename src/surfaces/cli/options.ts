@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** Every flag the CLI accepts (one parser for all commands: an unknown flag is a usage error, exit 2). */
@@ -103,20 +104,26 @@ export function hookGoal(input: string): string {
 
 /**
  * The transcript a hook hands over on stdin: Claude Code's hook input (a JSON object whose `transcript_path` every
- * hook event carries: `Stop` after each reply, `SessionEnd` at the end), else the text itself as a path. Empty
- * when there is none.
+ * hook event carries: `Stop` after each reply, `SessionEnd` at the end; a relative one is under its `cwd`), else
+ * the first line of the text as a path. What is wrong with the input, when no path comes out of it.
  */
-export function hookTranscript(input: string): string {
+export function hookTranscript(input: string): { path: string } | { problem: string } {
   const text = input.trim();
-  if (!text.startsWith('{')) return text.split('\n')[0].trim();
+  if (!text) return { problem: 'the hook input on stdin is empty' };
+  if (!text.startsWith('{')) return { path: text.split('\n')[0].trim() };
+  let value: Record<string, unknown>;
   try {
-    const value: unknown = JSON.parse(text);
-    if (value && typeof value === 'object' && 'transcript_path' in value && typeof value.transcript_path === 'string')
-      return value.transcript_path.trim();
-  } catch {
-    // A broken object names no transcript.
+    value = JSON.parse(text);
+  } catch (e) {
+    return { problem: `the hook input on stdin is not valid JSON (${(e as Error).message})` };
   }
-  return '';
+  const path = value.transcript_path;
+  if (path === undefined)
+    return { problem: `the hook input has no transcript_path (its keys: ${Object.keys(value).join(', ') || 'none'})` };
+  if (typeof path !== 'string' || !path.trim())
+    return { problem: `transcript_path of the hook input is ${JSON.stringify(path)}, not the path of a transcript` };
+  const cwd = typeof value.cwd === 'string' ? value.cwd : '';
+  return { path: cwd && !isAbsolute(path) ? resolve(cwd, path) : path };
 }
 
 /** What a hook wrote on stdin (empty when stdin is a terminal or cannot be read). */

@@ -7,10 +7,10 @@
  * log did not record) are said under the file and do not change the exit code. `--dry-run` reads and
  * prints what would be stored without opening the memory at all.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { escapeControl } from '../../../domain/untrusted-text.js';
 import { describeFormats, type DryRunResult, dryRunSummary, prepareCapture } from '../../../capture/ingest.js';
-import type { IngestProblem } from '../../../capture/parse-file.js';
+import { holdsNothingYet, type IngestProblem } from '../../../capture/parse-file.js';
 import { INGEST_FORMATS, isIngestFormat, type IngestFormat } from '../../../capture/types.js';
 import type { IngestResult } from '../../../app/types.js';
 import type { Memory } from '../../../app/memory.js';
@@ -66,22 +66,28 @@ export function ingestInputs(
   notes: string[] = [],
   stdin: () => string = readStdin,
 ): IngestInputs {
-  if (flags.hook) files = [hookFile(files, command, stdin)];
+  if (flags.hook) return { paths: hookFiles(files, command, stdin), opts: ingestOptions(flags) };
   if (files.length === 0) throw new IngestUsageError(`${command} needs at least one FILE`);
   const opts = ingestOptions(flags);
   return { paths: inputFiles(files, command, notes), opts };
 }
 
-/** With --hook, the one file to read: the transcript the hook input on stdin names (then no FILE is given). */
-function hookFile(files: string[], command: string, stdin: () => string): string {
+/**
+ * With --hook, the file to read: the transcript the hook input on stdin names (then no FILE is given). A transcript
+ * not written yet is nothing to read; a folder is no transcript.
+ */
+function hookFiles(files: string[], command: string, stdin: () => string): string[] {
   if (files.length)
     throw new IngestUsageError(`${command} --hook reads the transcript named on stdin: give no FILE with it`);
-  const path = hookTranscript(stdin());
-  if (!path)
+  const input = hookTranscript(stdin());
+  if ('problem' in input)
     throw new IngestUsageError(
-      `${command} --hook needs the hook input on stdin: a JSON object with transcript_path (as Claude Code hooks get it), or a path`,
+      `${command} --hook: ${input.problem}; a Claude Code hook hands over a JSON object with transcript_path`,
     );
-  return path;
+  if (!existsSync(input.path)) return [];
+  if (statSync(input.path).isDirectory())
+    throw new IngestUsageError(`${command} --hook: ${input.path} is a folder; a hook names one transcript file`);
+  return [input.path];
 }
 
 /** Reads a FILE, or standard input for `-`. */
@@ -165,13 +171,18 @@ export async function ingestCommand(
   const results = await ingestFiles(typeof memory === 'function' ? await memory() : memory, inputs);
   const problems = results.flatMap((r) => r.problems);
   if (flags.json) io.out(JSON.stringify(results, null, 2));
-  else if (flags.hook) for (const l of formatProblems(problems)) io.err(l);
+  else if (flags.hook) for (const l of formatProblems(hookProblems(problems))) io.err(l);
   else {
     for (const n of notes) io.out(`note: ${n}`);
     for (const r of results) for (const l of formatIngestResult(r)) io.out(l);
     for (const l of formatProblems(problems)) io.err(l);
   }
-  return problems.length ? 1 : 0;
+  return (flags.hook ? hookProblems(problems) : problems).length ? 1 : 0;
+}
+
+/** The problems a hook says: a transcript with nothing to store yet (the session has just begun) is none. */
+export function hookProblems<P extends { reason: string }>(problems: P[]): P[] {
+  return problems.filter((p) => !holdsNothingYet(p));
 }
 
 /** Reads each file as `ingest` would (format, limits, capture privacy of the configuration); stores nothing. */

@@ -9,7 +9,7 @@ import type { Command } from '../command.js';
 import { dbPathFromFlags } from '../command-support.js';
 import { out, printJson, printSkillTable, reportFallback, reportProblems, stableReport } from '../output.js';
 import { progressBar } from '../progress.js';
-import { formatNotes, ingestFiles, ingestInputs, sessions } from './ingest.js';
+import { formatNotes, hookProblems, ingestFiles, ingestInputs, sessions } from './ingest.js';
 
 /** `skillsmith learn FILE|DIR...`: ingest, then a synthesis pass, the skills learned and a recall example. */
 export const command: Command = {
@@ -33,8 +33,8 @@ export const command: Command = {
       await memory.synthesize().catch((e) => {
         if (!PassLockedError.isInstance(e)) throw e;
       });
-      reportProblems(problems);
-      return problems.length ? 1 : 0;
+      reportProblems(hookProblems(problems));
+      return hookProblems(problems).length ? 1 : 0;
     }
     const bar = flags.json ? null : progressBar('learning');
     const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
