@@ -39,6 +39,19 @@ function copies(messages: unknown[]): string[] {
   return out;
 }
 
+/** A memory holding three finished runs of the procedure, worded differently: enough for a skill. */
+async function threeRuns(): Promise<Memory> {
+  const memory = await memories.fresh();
+  const runs = [
+    ['Check the weather in Paris and email the forecast to Bob', 'Paris'],
+    ["Get tomorrow's weather for Berlin and send it to Bob by email", 'Berlin'],
+    ['Look up the weather forecast in Tokyo and mail it to Bob', 'Tokyo'],
+  ];
+  for (const [goal, city] of runs)
+    await memory.ingestText(JSON.stringify({ messages: conversation(goal, city, true) }));
+  return memory;
+}
+
 async function sessions(memory: Memory) {
   return memory.sessions.list({ limit: 100 });
 }
@@ -169,14 +182,7 @@ describe('a task sent before it ended, and again as it went on', () => {
   });
 
   it('a live session a pass read while it was open is read again when it ends: its cluster is distilled again', async () => {
-    const memory = await memories.fresh();
-    const goals = [
-      'Check the weather in Paris and email the forecast to Bob',
-      "Get tomorrow's weather for Berlin and send it to Bob by email",
-      'Look up the weather forecast in Tokyo and mail it to Bob',
-    ];
-    for (const [i, goal] of goals.entries())
-      await memory.ingestText(JSON.stringify({ messages: conversation(goal, ['Paris', 'Berlin', 'Tokyo'][i], true) }));
+    const memory = await threeRuns();
     const live = await memory.startSession({ goal: "What's the weather in Rome? Email it to Bob" });
     await live.call({ tool: 'get_weather', args: { city: 'Rome' }, result: '{"forecast":"sunny","city":"Rome"}' });
     await live.call({ tool: 'lookup_contact', args: { name: 'Bob' }, result: '{"email":"bob@example.com"}' });
@@ -190,14 +196,7 @@ describe('a task sent before it ended, and again as it went on', () => {
   });
 
   it('a session a pass had already read is read again once it grows: its cluster is distilled again', async () => {
-    const memory = await memories.fresh();
-    const goals = [
-      'Check the weather in Paris and email the forecast to Bob',
-      "Get tomorrow's weather for Berlin and send it to Bob by email",
-      'Look up the weather forecast in Tokyo and mail it to Bob',
-    ];
-    for (const [i, goal] of goals.entries())
-      await memory.ingestText(JSON.stringify({ messages: conversation(goal, ['Paris', 'Berlin', 'Tokyo'][i], true) }));
+    const memory = await threeRuns();
     const fourth = copies(conversation("What's the weather in Rome? Email it to Bob", 'Rome', true));
     await memory.ingestText(fourth[2]);
     const first = await memory.synthesize();
