@@ -292,6 +292,23 @@ describe('skillsmith ingest --hook and learn --hook: a Claude Code Stop hook', (
     expect(JSON.parse(plain.stdout)[0]).toMatchObject({ inserted: 0, skipped: 2 });
   });
 
+  it('a Gemini CLI AfterAgent hook hands over its session file the same way: stored, nothing on stdout', () => {
+    const db = join(tmp, `m${++n}.db`);
+    const input = JSON.stringify({
+      session_id: 'g1',
+      transcript_path: join(FIX, 'gemini-cli-session.jsonl'),
+      cwd: tmp,
+      hook_event_name: 'AfterAgent',
+      timestamp: '2026-12-05T10:00:00.000Z',
+      prompt: 'x',
+      prompt_response: 'y',
+      stop_hook_active: false,
+    });
+    const r = cli(['learn', '--hook', '--db', db], input);
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, '', '']);
+    expect(calls(db)).toHaveLength(7);
+  });
+
   it('learn --hook while another pass holds the memory stores the sessions and stays quiet', async () => {
     const db = join(tmp, `m${++n}.db`);
     const memory = await openMemory({ db, logLevel: 'silent' });

@@ -98,6 +98,29 @@ describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserP
     expect(hooked.stdout).toBe(direct.stdout);
   });
 
+  it('answers a Gemini CLI BeforeAgent hook in the JSON it reads: the pack as hookSpecificOutput.additionalContext', () => {
+    const gemini = (prompt: string) =>
+      JSON.stringify({
+        session_id: 'g1',
+        transcript_path: '/home/me/.gemini/tmp/h/chats/session-1.json',
+        cwd: '/home/me/p',
+        hook_event_name: 'BeforeAgent',
+        timestamp: '2026-12-05T10:00:00.000Z',
+        prompt,
+      });
+    const r = both(learnedDb, (db) => ['recall', '--hook', '--db', db], {}, gemini(goals[0]));
+    expectSame(r);
+    expect(r.lean.code).toBe(0);
+    const plain = both(learnedDb, (db) => ['recall', '--hook', '--db', db], {}, claudeCode(goals[0])).lean.stdout;
+    expect(JSON.parse(r.lean.stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: 'BeforeAgent', additionalContext: plain.trimEnd() },
+    });
+    // Gemini CLI would show any other text to the user: with nothing to add, nothing is printed.
+    const none = both(learnedDb, (db) => ['recall', '--hook', '--db', db], {}, gemini('write a haiku about autumn'));
+    expectSame(none);
+    expect([none.lean.code, none.lean.stdout]).toEqual([0, '']);
+  });
+
   it('adds nothing, and exits 0, when no skill matches or the prompt is empty: a hook never nags or blocks', () => {
     for (const input of [
       claudeCode('write a haiku about autumn'),

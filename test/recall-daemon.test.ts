@@ -113,8 +113,12 @@ describe('the recall daemon', () => {
         expect(viaDaemon.run).toEqual(full);
       }
     // A hook's request on stdin: the daemon answers it too, with nothing at all when no skill matches.
-    for (const prompt of [goals[0], 'write a haiku about autumn']) {
-      const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt });
+    for (const [event, prompt] of [
+      ['UserPromptSubmit', goals[0]],
+      ['UserPromptSubmit', 'write a haiku about autumn'],
+      ['BeforeAgent', goals[0]],
+    ]) {
+      const input = JSON.stringify({ hook_event_name: event, prompt });
       const viaDaemon = recallLoaded(['recall', '--hook', '--db', db], env, input);
       expect(viaDaemon.inProcess).toBe(false);
       const full = cli(
@@ -125,6 +129,9 @@ describe('the recall daemon', () => {
       );
       expect(viaDaemon.run).toEqual(full);
       expect(viaDaemon.run.stdout === '').toBe(prompt !== goals[0]);
+      // Gemini CLI's BeforeAgent hook reads JSON: the daemon's answer is wrapped as the full CLI wraps it.
+      if (event === 'BeforeAgent')
+        expect(JSON.parse(viaDaemon.run.stdout).hookSpecificOutput.additionalContext).toBeTruthy();
     }
     // Each recall that served skills was recorded before the CLI returned (the daemon's and the full CLI's).
     expect(recallCount(db)).toBeGreaterThan(recorded + 1);

@@ -3,7 +3,7 @@ import { describeDbLocation, isPostgresUrl, resolveDbLocation } from '../../conf
 import { recallConfig } from '../../config/recall-config.js';
 import { configFilePath, readConfigFile } from '../../config/sources.js';
 import type { LogLevel } from '../../support/log.js';
-import { parseCommandLine, readStdin, recallArgs, type Flags } from './options.js';
+import { hookOutput, parseCommandLine, readStdin, recallArgs, type Flags } from './options.js';
 import { askDaemon, daemonEnabled, socketPath, startDaemon } from './recall-client.js';
 
 /** The flags a recall may carry and still take the short path; any other flag goes through the full CLI. */
@@ -75,7 +75,7 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
     if (answer && !('fallback' in answer)) {
       await announce();
       process.stderr.write(answer.stderr);
-      process.stdout.write(answer.stdout);
+      process.stdout.write(hookOutput(answer.stdout, request.hookEvent));
       return answer.code;
     }
     if (missing) start = () => startDaemon(socket, location.path);
@@ -90,7 +90,8 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
   await announce();
   try {
     const { goal, topK, tools } = request;
-    process.stdout.write(await answerRecall(memory, { goal, topK, tools, json: !!flags.json, hook: !!flags.hook }));
+    const text = await answerRecall(memory, { goal, topK, tools, json: !!flags.json, hook: !!flags.hook });
+    process.stdout.write(hookOutput(text, request.hookEvent));
     return 0;
   } catch (e) {
     return exitCode(e);

@@ -67,13 +67,15 @@ export function recallArgs(
   args: string[],
   flags: Flags,
   stdin: () => string = () => '',
-): { goal: string; topK: number | undefined; tools?: string[] } | string {
+): { goal: string; topK: number | undefined; tools?: string[]; hookEvent?: string } | string {
   // A hook hands the request over on stdin; an empty one (a bare slash command) asks for nothing.
-  const goal = flags.hook && args.length === 0 ? hookGoal(stdin()) : args.join(' ').trim();
+  const hooked = flags.hook && args.length === 0 ? hookPrompt(stdin()) : null;
+  const goal = hooked ? hooked.goal : args.join(' ').trim();
+  const event = hooked?.event ? { hookEvent: hooked.event } : {};
   if (!goal && !flags.hook) return 'recall needs a GOAL, e.g. skillsmith recall "cancel my order"';
   const topK = flags['top-k'] ? Number(flags['top-k']) : undefined;
   if (topK !== undefined && (!Number.isInteger(topK) || topK < 1)) return '--top-k must be a positive integer';
-  if (flags.tools === undefined) return { goal, topK };
+  if (flags.tools === undefined) return { goal, topK, ...event };
   // The tools the agent has, comma-separated: only skills whose steps use none other are served.
   const tools = flags.tools
     .split(',')
@@ -81,31 +83,45 @@ export function recallArgs(
     .filter(Boolean);
   if (tools.length === 0)
     return '--tools needs the names of the tools the agent has, e.g. --tools get_order,cancel_order';
-  return { goal, topK, tools };
+  return { goal, topK, tools, ...event };
 }
 
 /**
- * The request a hook hands over on stdin: Claude Code's `UserPromptSubmit` input (a JSON object whose `prompt` is
- * what the user typed), else the text itself (any other wrapper: `echo "$PROMPT" | skillsmith recall --hook`).
+ * The request a hook hands over on stdin: a JSON object whose `prompt` is what the user typed (Claude Code's
+ * `UserPromptSubmit`, Gemini CLI's `BeforeAgent`) with the event's name, else the text itself (any other wrapper:
+ * `echo "$PROMPT" | skillsmith recall --hook`).
  */
-export function hookGoal(input: string): string {
+export function hookPrompt(input: string): { goal: string; event?: string } {
   const text = input.trim();
   if (text.startsWith('{')) {
     try {
       const value: unknown = JSON.parse(text);
-      if (value && typeof value === 'object' && 'prompt' in value)
-        return typeof value.prompt === 'string' ? value.prompt.trim() : '';
+      if (value && typeof value === 'object' && 'prompt' in value) {
+        const event =
+          'hook_event_name' in value && typeof value.hook_event_name === 'string' ? value.hook_event_name : '';
+        return { goal: typeof value.prompt === 'string' ? value.prompt.trim() : '', ...(event ? { event } : {}) };
+      }
     } catch {
       // Not JSON after all: the text is the request.
     }
   }
-  return text;
+  return { goal: text };
 }
 
 /**
- * The transcript a hook hands over on stdin: Claude Code's hook input (a JSON object whose `transcript_path` every
- * hook event carries: `Stop` after each reply, `SessionEnd` at the end; a relative one is under its `cwd`), else
- * the first line of the text as a path. What is wrong with the input, when no path comes out of it.
+ * What a hook prints for the context to add: Gemini CLI reads a hook's stdout as JSON only (`BeforeAgent` adds
+ * `hookSpecificOutput.additionalContext`), Claude Code adds plain text. Nothing to add stays nothing.
+ */
+export function hookOutput(text: string, event: string | undefined): string {
+  if (event !== 'BeforeAgent' || !text) return text;
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text.trimEnd() } })}\n`;
+}
+
+/**
+ * The transcript a hook hands over on stdin: the hook input of Claude Code or Gemini CLI (a JSON object whose
+ * `transcript_path` every hook event carries: Claude Code's `Stop` after each reply and `SessionEnd` at the end,
+ * Gemini CLI's `AfterAgent` after each turn; a relative one is under its `cwd`), else the first line of the text as
+ * a path. What is wrong with the input, when no path comes out of it.
  */
 export function hookTranscript(input: string): { path: string } | { problem: string } {
   const text = input.trim();

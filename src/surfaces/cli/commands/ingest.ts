@@ -268,8 +268,9 @@ export const command: Command = {
                               sessions without an outcome are judged; requests without a tool call are not stored,
                               said in a note; a file that gives nothing else is an error);
                               a DIR: every .jsonl and .json file below it; - reads standard input; --dry-run
-                              prints what would be stored, storing nothing; --hook: the transcript a Claude Code
-                              hook names on stdin (transcript_path), printing nothing unless a record is rejected`,
+                              prints what would be stored, storing nothing; --hook: the transcript a Claude Code or
+                              Gemini CLI hook names on stdin (transcript_path), printing nothing unless a record
+                              is rejected`,
   // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags, once the
   // arguments are known to be good.
   opens: 'self',

@@ -17,7 +17,7 @@ export const command: Command = {
   help: `  learn FILE|DIR... [--try GOAL]
                               ingest, then run a synthesis pass and show what was learned; --try: then
                               what recall returns for GOAL (default: a goal it learned from); --hook: the
-                              transcript a Claude Code hook names on stdin, learned from quietly`,
+                              transcript a Claude Code or Gemini CLI hook names on stdin, learned from quietly`,
   // The memory opens once the arguments are known to be good (a missing path creates no database file).
   opens: 'self',
   async run(files, { flags, memory: open }) {

@@ -1,7 +1,7 @@
 import type { NearestSkill, RecalledSkill } from '../../../pipeline/recall.js';
 import { UsageError, type Command } from '../command.js';
 import { recalledJson } from '../../shapes.js';
-import { readStdin, recallArgs } from '../options.js';
+import { hookOutput, readStdin, recallArgs } from '../options.js';
 import { jsonText, outText } from '../output.js';
 
 interface Printing {
@@ -61,8 +61,8 @@ export const command: Command = {
   help: `  recall "GOAL" [--top-k N] [--tools A,B]
                               the skills a planner would get for this goal (when none matches: which came
                               nearest, and the threshold it missed); --tools: only skills whose steps use none but
-                              the agent's tools; --hook: the goal from stdin (Claude Code's UserPromptSubmit JSON,
-                              or plain text), nothing printed when none matches`,
+                              the agent's tools; --hook: the goal from stdin (Claude Code's UserPromptSubmit or
+                              Gemini CLI's BeforeAgent JSON, or plain text), nothing printed when none matches`,
   opens: 'memory',
   ifMissing: () => 'empty',
   // Checked before the memory opens (stdin, a hook's goal, is read once, by the run).
@@ -77,9 +77,10 @@ export const command: Command = {
     const { goal, topK, tools } = request;
     const json = !!flags.json;
     const hook = !!flags.hook;
-    process.stdout.write(
-      goal ? await answerRecall(memory, { goal, topK, tools, json, hook }) : recallText([], json, memory, hook),
-    );
+    const text = goal
+      ? await answerRecall(memory, { goal, topK, tools, json, hook })
+      : recallText([], json, memory, hook);
+    process.stdout.write(hookOutput(text, request.hookEvent));
     return 0;
   },
 };
