@@ -336,6 +336,16 @@ describe('skillsmith ingest --hook and learn --hook: a Claude Code Stop hook', (
     expect([begun.code, begun.stdout, begun.stderr]).toEqual([0, '', '']);
     writeFileSync(start, '');
     expect(cli(['ingest', '--hook', '--db', db], hookInput(start)).code).toBe(0);
+    // A session resumed or cleared: a summary and the caveat of a local command, no request yet.
+    const context = readFileSync(join(FIX, 'claude-code-session.jsonl'), 'utf8').split('\n').slice(0, 2);
+    writeFileSync(start, `${context.join('\n')}\n`);
+    const resumed = cli(['learn', '--hook', '--db', db], hookInput(start));
+    expect([resumed.code, resumed.stdout, resumed.stderr]).toEqual([0, '', '']);
+    const byHand = cli(['ingest', start, '--db', db]);
+    expect(byHand.code).toBe(1);
+    expect(byHand.stderr).toMatch(
+      /a Claude Code transcript without a request yet \(only context: caveats, commands, summaries\): nothing to store/,
+    );
     // Read by hand, the same file is still an error that says why.
     expect(cli(['ingest', start, '--db', db]).code).toBe(1);
     // A transcript path relative to the session's folder is read there.

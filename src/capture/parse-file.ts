@@ -362,7 +362,14 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           path: '',
           reason: 'expected a Claude Code transcript (lines with type user/assistant, message, sessionId, uuid)',
         });
-      else pushBuilt(fromClaudeCode(lines, opts.namespace, limits, now, streamProblems, unread), '', 'claude-code');
+      else {
+        const before = streamProblems.length;
+        const built = fromClaudeCode(lines, opts.namespace, limits, now, streamProblems, unread);
+        // Only context so far (a resumed or cleared session's caveat and command lines): no request yet.
+        if (!built.length && streamProblems.length === before)
+          streamProblems.push({ line: lines[0]?.line ?? 1, path: '', reason: `${NO_REQUEST}: nothing to store` });
+        pushBuilt(built, '', 'claude-code');
+      }
     } else if (format === 'codex') {
       if (!isCodexRollout(lines))
         streamProblems.push({
@@ -734,13 +741,14 @@ export function toolMarker(value: unknown): string | null {
  */
 const EMPTY_FILE = 'the file is empty: no session';
 const NO_MESSAGES = 'a Claude Code transcript without a single user or assistant message';
+const NO_REQUEST = 'a Claude Code transcript without a request yet (only context: caveats, commands, summaries)';
 
 /**
  * Whether a problem only says that a file holds nothing to store yet: it is empty, or a transcript before its first
  * message (what a hook may find at the start of a session).
  */
 export function holdsNothingYet(p: { reason: string }): boolean {
-  return p.reason === EMPTY_FILE || p.reason.startsWith(`${NO_MESSAGES}:`);
+  return p.reason === EMPTY_FILE || [NO_MESSAGES, NO_REQUEST].some((start) => p.reason.startsWith(`${start}:`));
 }
 
 function emptiness(
