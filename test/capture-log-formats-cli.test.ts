@@ -177,12 +177,17 @@ describe('skillsmith ingest: real agent logs', () => {
     expect(cli(['sessions', 'list', '--db', tau]).stdout).not.toContain('(judged)');
   });
 
-  it('an empty file exits 1', () => {
+  it('an empty file exits 1, and the total says nothing was stored; beside a good file, that the valid ones were', () => {
     const empty = join(tmp, 'empty.jsonl');
     writeFileSync(empty, '\n');
-    const r = cli(['ingest', empty, '--db', join(tmp, `m${++n}.db`)]);
+    const db = join(tmp, `m${++n}.db`);
+    const r = cli(['ingest', empty, '--db', db]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('empty.jsonl:1: the file is empty: no session');
+    expect(r.stderr).toContain('1 problem(s); nothing was stored.');
+    const learned = cli(['learn', empty, join(FIX, 'codex-rollout.jsonl'), '--db', db]);
+    expect(learned.code).toBe(1);
+    expect(learned.stderr).toContain('1 record(s) rejected; every valid record was stored.');
   });
 
   it('Responses items forced through --format openai exit 1 instead of storing sessions without calls', () => {
@@ -500,7 +505,7 @@ describe('skillsmith ingest DIR: where agents keep their logs', () => {
     expect(named.stderr).toContain(
       'logs.json:1: a Gemini CLI prompt log (logs.json: the prompts typed, without replies or tool calls): nothing to store; the sessions are in chats/session-*.jsonl beside it',
     );
-    expect(named.stderr).toContain('1 record(s) rejected; every valid record was stored.');
+    expect(named.stderr).toContain('1 problem(s); nothing was stored.');
   });
 
   it('a Claude Code projects folder: every transcript, not the subagent files beside them; learn reads it too', () => {

@@ -33,12 +33,6 @@ export function errorOutcome(e: unknown): { stderr: string; code: number } {
   };
 }
 
-/** `file:line: reason` per rejected record on stderr, then a one-line total. */
-export function reportProblems(problems: { file: string; line: number; reason: string }[]) {
-  for (const p of problems) writeErr(`${p.file}:${p.line}: ${p.reason}\n`);
-  if (problems.length) writeErr(`${problems.length} record(s) rejected; every valid record was stored.\n`);
-}
-
 /** The skills as a table; none: how many sessions a skill needs (`minOccurrences`, as this memory is configured). */
 export function printSkillTable(skills: Skill[], minOccurrences: number) {
   if (skills.length === 0) {

@@ -149,10 +149,19 @@ export function formatNotes(notes: IngestProblem[]): string[] {
   return notes.map((n) => `  note: line ${n.line}: ${n.reason}`);
 }
 
-/** `file:line: reason` per problem on stderr, then a one-line total. */
-export function formatProblems(problems: IngestResult['problems']): string[] {
+/**
+ * `file:line: reason` per problem on stderr, then a one-line total: what else was stored, or that nothing was (a
+ * file with nothing to store rejected no record but itself).
+ */
+export function formatProblems(problems: IngestResult['problems'], results: IngestResult[]): string[] {
   const lines = problems.map((p) => `${p.file}:${p.line}: ${p.reason}`);
-  if (problems.length) lines.push(`${problems.length} record(s) rejected; every valid record was stored.`);
+  const kept = results.reduce((n, r) => n + r.inserted + (r.grown ?? 0) + r.skipped, 0);
+  if (problems.length)
+    lines.push(
+      kept
+        ? `${problems.length} record(s) rejected; every valid record was stored.`
+        : `${problems.length} problem(s); nothing was stored.`,
+    );
   return lines;
 }
 
@@ -171,11 +180,11 @@ export async function ingestCommand(
   const results = await ingestFiles(typeof memory === 'function' ? await memory() : memory, inputs);
   const problems = results.flatMap((r) => r.problems);
   if (flags.json) io.out(JSON.stringify(results, null, 2));
-  else if (flags.hook) for (const l of formatProblems(hookProblems(problems))) io.err(l);
+  else if (flags.hook) for (const l of formatProblems(hookProblems(problems), results)) io.err(l);
   else {
     for (const n of notes) io.out(`note: ${n}`);
     for (const r of results) for (const l of formatIngestResult(r)) io.out(l);
-    for (const l of formatProblems(problems)) io.err(l);
+    for (const l of formatProblems(problems, results)) io.err(l);
   }
   return (flags.hook ? hookProblems(problems) : problems).length ? 1 : 0;
 }

@@ -7,9 +7,9 @@ import type { Memory } from '../../../app/memory.js';
 import { skillJson } from '../../shapes.js';
 import type { Command } from '../command.js';
 import { dbPathFromFlags } from '../command-support.js';
-import { out, printJson, printSkillTable, reportFallback, reportProblems, stableReport } from '../output.js';
+import { out, printJson, printSkillTable, reportFallback, stableReport, writeErr } from '../output.js';
 import { progressBar } from '../progress.js';
-import { formatNotes, hookProblems, ingestFiles, ingestInputs, sessions } from './ingest.js';
+import { formatNotes, formatProblems, hookProblems, ingestFiles, ingestInputs, sessions } from './ingest.js';
 
 /** `skillsmith learn FILE|DIR...`: ingest, then a synthesis pass, the skills learned and a recall example. */
 export const command: Command = {
@@ -33,7 +33,7 @@ export const command: Command = {
       await memory.synthesize().catch((e) => {
         if (!PassLockedError.isInstance(e)) throw e;
       });
-      reportProblems(hookProblems(problems));
+      for (const l of formatProblems(hookProblems(problems), results)) writeErr(`${l}\n`);
       return hookProblems(problems).length ? 1 : 0;
     }
     const bar = flags.json ? null : progressBar('learning');
@@ -51,7 +51,7 @@ export const command: Command = {
       out(`Ingested ${r.file}: ${sessions(r.inserted).replace(' ', ' new ')}${grew}, ${r.skipped} already present.`);
       for (const line of formatNotes(r.notes ?? [])) out(line);
     }
-    reportProblems(problems);
+    for (const l of formatProblems(problems, results)) writeErr(`${l}\n`);
     out(passSummary(report, memory.config.synthesis.minOccurrences));
     const alreadyPresent = results.reduce((n, r) => n + r.skipped, 0);
     if (alreadyPresent > 0 || skillsBefore > 0) {
