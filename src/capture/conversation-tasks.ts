@@ -69,24 +69,19 @@ export class ConversationTasks {
     if (chatter) o.reports.push({ ...chatter, line: o.line, path: o.path });
     const base = conv.session_id ?? conv.id;
     const out: BuiltSession[] = [];
-    const named = (i: number, own: string) => (i === 0 ? own : `${own}#${i + 1}`);
     const upTo = (i: number, last: number[]) => conv.messages.slice(0, (last[i] ?? conv.messages.length - 1) + 1);
     split.tasks.forEach((t, i) => {
       if (t.goal === null || split.isChatter(t)) return;
-      // Without an id, a task is named by the messages up to its end, or while it is unfinished, up to its start.
-      const names =
-        base == null
-          ? {
-              start: named(i, contentId(format, { start: upTo(i, this.firstMessage) })),
-              end: named(i, contentId(format, upTo(i, this.lastMessage))),
-            }
-          : undefined;
+      const { id, contentNames } = split.taskId(t, i, base == null ? null : String(base), () => ({
+        start: contentId(format, { start: upTo(i, this.firstMessage) }),
+        end: contentId(format, upTo(i, this.lastMessage)),
+      }));
       out.push({
         line: o.line,
         finalAnswer: t.finalAnswer,
-        ...(names ? { contentNames: names } : {}),
+        ...(contentNames ? { contentNames } : {}),
         session: {
-          id: names ? (split.unfinished(t) ? names.start : names.end) : named(i, String(base)),
+          id,
           namespace: o.namespace,
           goal: t.goal,
           outcome: outcomeOf(conv) ?? 'unknown',

@@ -125,7 +125,6 @@ export function sessionsFromItems(
     }
   }
   if (read && split.tasks.length) contentIds[split.tasks.length - 1] = read.digest('hex').slice(0, 20);
-  const named = (i: number, base: string) => (i === 0 ? base : `${base}#${i + 1}`);
   const prefix = o.idPrefix ?? o.source;
   const out: BuiltSession[] = [];
   const chatter = split.chatterNote();
@@ -149,16 +148,16 @@ export function sessionsFromItems(
       });
       return;
     }
-    const names =
-      o.idBase === null
-        ? { start: named(i, `${prefix}:${startIds[i]}`), end: named(i, `${prefix}:${contentIds[i]}`) }
-        : undefined;
+    const { id, contentNames } = split.taskId(t, i, o.idBase, () => ({
+      start: `${prefix}:${startIds[i]}`,
+      end: `${prefix}:${contentIds[i]}`,
+    }));
     out.push({
       line: t.line,
       finalAnswer: t.finalAnswer,
-      ...(names ? { contentNames: names } : {}),
+      ...(contentNames ? { contentNames } : {}),
       session: {
-        id: names ? (split.unfinished(t) ? names.start : names.end) : named(i, o.idBase as string),
+        id,
         namespace: o.namespace,
         goal: t.goal,
         outcome: o.outcome ?? 'unknown',

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../domain/types.js';
-import type { ReaderReport } from './types.js';
+import type { ContentNames, ReaderReport } from './types.js';
 
 /**
  * Turns one transcript's stream of events into tasks. The rule, the same for every streaming format
@@ -82,6 +82,24 @@ export class TaskSplitter {
    */
   unfinished(t: Task): boolean {
     return t === this.tasks[this.tasks.length - 1] && t.calls.length > 0 && t.finalAnswer === null;
+  }
+
+  /**
+   * The id of task t (the i-th of the log): the log's own id (`<id>`, `<id>#2`...), or for a log without one, one of
+   * its two content names (`content()`: by the log up to its request and up to its end), the start name while the
+   * log ends in the middle of it. `contentNames` carries both, for ingest to find an earlier copy of the task.
+   */
+  taskId(
+    t: Task,
+    i: number,
+    own: string | null,
+    content: () => ContentNames,
+  ): { id: string; contentNames?: ContentNames } {
+    const named = (base: string) => (i === 0 ? base : `${base}#${i + 1}`);
+    if (own !== null) return { id: named(own) };
+    const c = content();
+    const contentNames = { start: named(c.start), end: named(c.end) };
+    return { id: this.unfinished(t) ? contentNames.start : contentNames.end, contentNames };
   }
 
   /**

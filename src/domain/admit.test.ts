@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admitCluster, denyReason, seedEta, shrunkGain } from './admit.js';
+import { admitCluster, denyReason, seedEta, shrunkGain, tooFewSessions } from './admit.js';
 import { detectSpan } from './spans.js';
 import type { Session } from './types.js';
 
@@ -178,5 +178,23 @@ describe('admitCluster', () => {
     expect(seedEta(30, 30)).toBeCloseTo(31 / 32);
     expect(seedEta(3, 6)).toBeCloseTo(0.5);
     expect(seedEta(0, 0)).toBe(0.5);
+  });
+});
+
+describe('tooFewSessions', () => {
+  it('knows the reasons that only say a cluster has too few sessions yet, from admission and from the pass', () => {
+    for (const reason of [
+      'not admitted: 1 sessions, 2 needed',
+      'not admitted: 1 successful sessions with material, 2 needed',
+      'not admitted: 1 successful sessions follow the procedure, 2 needed',
+      '0 successful sessions with material, 3 needed',
+    ])
+      expect(tooFewSessions(reason), reason).toBe(true);
+    for (const reason of [
+      'not admitted: no gain: followers succeed 0.50 against a baseline of 0.60 (shrunk gain 0.000, 0 needed)',
+      'cooldown: distilled less than cooldownMs ago',
+      'not admitted: the steps hold a secret',
+    ])
+      expect(tooFewSessions(reason), reason).toBe(false);
   });
 });

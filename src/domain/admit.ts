@@ -196,3 +196,14 @@ export function admitCluster(
   }
   return { ...base, admitted: true, reason: null };
 }
+
+/**
+ * Whether a reason a cluster was not learned from only says it has too few sessions yet (too few in all, with
+ * material, or following the procedure): it may be learned from as more arrive. The reasons are the ones this module
+ * and the pass's admission stage give.
+ */
+export function tooFewSessions(reason: string): boolean {
+  return /^(?:not admitted: )?\d+ (?:successful )?sessions(?: with material| follow the procedure)?, \d+ needed$/.test(
+    reason,
+  );
+}

@@ -124,8 +124,7 @@ export function formatIngestResult(r: IngestResult): string[] {
   const how = d.formats
     ? describeFormats({ format: r.format as never, formats: d.formats, detected: d.detected ?? true })
     : r.format;
-  const grew = r.grown ? `, ${r.grown} grown (stored before their task ended)` : '';
-  const lines = [`${r.file}: ${sessions(r.inserted)} stored${grew}, ${r.skipped} already present (${how})`];
+  const lines = [`${r.file}: ${sessions(r.inserted)} stored${grownText(r)}, ${r.skipped} already present (${how})`];
   if (r.format === 'mixed' && d.records) {
     for (const rec of d.records)
       lines.push(`  line ${rec.line}${rec.path ? ` ${rec.path}` : ''}: ${rec.format} -> ${rec.sessionId}`);
@@ -139,9 +138,14 @@ export function formatIngestResult(r: IngestResult): string[] {
   return lines;
 }
 
-/** `1 session`, `2 sessions`. */
-export function sessions(n: number): string {
-  return `${n} session${n === 1 ? '' : 's'}`;
+/** `1 session`, `2 new sessions`. */
+export function sessions(n: number, adjective = ''): string {
+  return `${n} ${adjective ? `${adjective} ` : ''}session${n === 1 ? '' : 's'}`;
+}
+
+/** `, 1 grown (...)` after what a file stored, when it grew stored sessions; else nothing. */
+export function grownText(r: Pick<IngestResult, 'grown'>): string {
+  return r.grown ? `, ${r.grown} grown (stored before their task ended)` : '';
 }
 
 /** Notes under a file's summary: `  note: line 1: reason`. */

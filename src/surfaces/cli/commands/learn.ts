@@ -1,3 +1,4 @@
+import { tooFewSessions } from '../../../domain/admit.js';
 import { branchesOf } from '../../../domain/branches.js';
 import { PassLockedError } from '../../../errors/index.js';
 import { sameProcedureVersion } from '../../../domain/reconcile.js';
@@ -9,7 +10,7 @@ import type { Command } from '../command.js';
 import { dbPathFromFlags } from '../command-support.js';
 import { out, printJson, printSkillTable, reportFallback, stableReport, writeErr } from '../output.js';
 import { progressBar } from '../progress.js';
-import { formatNotes, formatProblems, hookProblems, ingestFiles, ingestInputs, sessions } from './ingest.js';
+import { formatNotes, formatProblems, grownText, hookProblems, ingestFiles, ingestInputs, sessions } from './ingest.js';
 
 /** `skillsmith learn FILE|DIR...`: ingest, then a synthesis pass, the skills learned and a recall example. */
 export const command: Command = {
@@ -47,8 +48,7 @@ export const command: Command = {
     }
     for (const n of notes) out(`note: ${n}`);
     for (const r of results) {
-      const grew = r.grown ? `, ${r.grown} grown (stored before their task ended)` : '';
-      out(`Ingested ${r.file}: ${sessions(r.inserted).replace(' ', ' new ')}${grew}, ${r.skipped} already present.`);
+      out(`Ingested ${r.file}: ${sessions(r.inserted, 'new')}${grownText(r)}, ${r.skipped} already present.`);
       for (const line of formatNotes(r.notes ?? [])) out(line);
     }
     for (const l of formatProblems(problems, results)) writeErr(`${l}\n`);
@@ -127,7 +127,7 @@ async function recallFor(memory: Memory, goal: string, what: string) {
 function passSummary(report: SynthesisReport, minOccurrences: number): string {
   const created = new Set(report.created.map((c) => c.id));
   const twice = report.reinforced.filter((r) => created.has(r.id)).length;
-  const small = report.skipped.filter((s) => TOO_FEW.test(s.reason)).length;
+  const small = report.skipped.filter((s) => tooFewSessions(s.reason)).length;
   const other = report.skipped.length - small;
   const skipped = [
     ...(small
@@ -136,15 +136,12 @@ function passSummary(report: SynthesisReport, minOccurrences: number): string {
     ...(other ? [`${other} cluster(s) skipped (learn --json gives the reasons)`] : []),
   ];
   return (
-    `Synthesis pass: ${sessions(report.stats.newSessions).replace(' ', ' new ')} in ${report.stats.clusters} clusters; ` +
+    `Synthesis pass: ${sessions(report.stats.newSessions, 'new')} in ${report.stats.clusters} clusters; ` +
     `${report.created.length} created${twice ? ` (${twice} from two clusters)` : ''}, ` +
     `${report.updated.length} updated${sameText(report)}, ${report.reinforced.length - twice} reinforced, ` +
     `${report.superseded.length} superseded${skipped.length ? `; ${skipped.join(', ')}` : ''} (${report.stats.ms} ms).`
   );
 }
-
-/** A skip reason that only says the cluster has too few sessions, or too few successful ones (admit.ts). */
-const TOO_FEW = /^not admitted: \d+ (?:successful )?sessions(?: with material)?, \d+ needed$/;
 
 function sameText(report: { updated: { version: string }[] }): string {
   const n = report.updated.filter((u) => sameProcedureVersion(u.version)).length;
