@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { bumpVersion, defaultReconcileRules, reconcile, sameProcedureVersion, sameSkill } from './reconcile.js';
+import {
+  bumpVersion,
+  defaultReconcileRules,
+  oneSkill,
+  reconcile,
+  sameProcedureVersion,
+  sameSkill,
+  shareDistinctiveTool,
+} from './reconcile.js';
+import { TermStats } from './term-stats.js';
 import type { Skill } from './types.js';
 
 const skill = (over: Partial<Skill>): Skill =>
@@ -108,5 +117,51 @@ describe('reconcile', () => {
       'transfer_to_human_agents',
     ];
     expect(sameSkill(returnByEmailThenTransfer, cancelThenTransfer, rules)).toBe(false);
+  });
+
+  it('takes tools every kind of task calls as no evidence of the same task: then the requests must be duplicates', () => {
+    // A coding agent's namespace: Read and Edit in every session, Grep in a third of them.
+    const stats = new TermStats();
+    for (let i = 0; i < 9; i++) stats.addDocument(i < 3 ? ['Grep', 'Read', 'Edit'] : ['Read', 'Edit']);
+    expect(stats.share('Edit')).toBe(1);
+    expect(stats.share('Grep')).toBeCloseTo(1 / 3);
+    expect(stats.share('Write')).toBe(0);
+    const rules = {
+      ...defaultReconcileRules,
+      toolWeight: (t: string) => stats.weight(t),
+      toolShare: (t: string) => stats.share(t),
+      duplicate: 0.85,
+    };
+    const fix = ['Read', 'Edit'];
+    const rename = ['Grep', 'Read', 'Edit', 'Edit'];
+    // The tools alone say these are one procedure.
+    expect(sameSkill(fix, rename, rules)).toBe(true);
+    expect(shareDistinctiveTool(fix, rename, rules)).toBe(false);
+    // Requests as alike as a recall match are not enough; duplicates are.
+    expect(oneSkill(fix, rename, 0.7, rules)).toBe(false);
+    expect(oneSkill(fix, rename, 0.9, rules)).toBe(true);
+    // A rarer tool in common is evidence again (two runs of a rename, one grepping twice).
+    expect(oneSkill(rename, ['Grep', 'Grep', 'Read', 'Edit'], 0.7, rules)).toBe(true);
+    // Without shares (a caller that has none), every tool counts, as before.
+    expect(oneSkill(fix, rename, 0.7, { ...defaultReconcileRules })).toBe(true);
+  });
+
+  it('reinforces a neighbour alike only in common tools when, and only when, the requests are duplicates', () => {
+    const share: Record<string, number> = { Read: 0.9, Edit: 0.95 };
+    const rules = { ...defaultReconcileRules, toolShare: (t: string) => share[t] ?? 0.1, duplicate: 0.85 };
+    const neighbour = skill({ id: 'n', toolSequence: ['Read', 'Edit'], body: '', clusterId: 'other' });
+    const candidate = { toolSequence: ['Read', 'Edit'], successes: 3, followers: 3 };
+    expect(reconcile(candidate, null, [{ skill: neighbour, similarity: 0.6 }], rules).action).toBe('add');
+    expect(reconcile(candidate, null, [{ skill: neighbour, similarity: 0.9 }], rules).action).toBe('reinforce');
+    // A task-specific action in common (a tool under half the sessions call) still reinforces at recall similarity.
+    const cancel = skill({
+      id: 'c',
+      toolSequence: ['get_order_details', 'cancel_pending_order'],
+      body: '',
+      clusterId: 'other',
+    });
+    const cancelRules = { ...rules, toolShare: (t: string) => (t === 'get_order_details' ? 1 : 0.2) };
+    const again = { toolSequence: ['get_order_details', 'cancel_pending_order'], successes: 3, followers: 3 };
+    expect(reconcile(again, null, [{ skill: cancel, similarity: 0.6 }], cancelRules).action).toBe('reinforce');
   });
 });

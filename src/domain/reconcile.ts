@@ -28,12 +28,23 @@ export interface ReconcileRules {
   toolWeight?: (tool: string) => number;
   /** The candidate's success rate must beat the old one's by this much to supersede it. */
   dominanceMargin: number;
+  /** The share of the namespace's sessions that call a tool (0..1); none is common when absent. */
+  toolShare?: (tool: string) => number;
+  /**
+   * A tool more than this share of the namespace's sessions call is common: the tools of a coding agent (Read,
+   * Edit), which every kind of task uses, and the lookups every procedure starts with. Two procedures alike only
+   * in common tools are not the same skill by their tools: their requests must be duplicates.
+   */
+  commonShare: number;
+  /** The recall-vector similarity at which two requests are duplicates (the embedder's duplicate threshold). */
+  duplicate?: number;
 }
 
 export const defaultReconcileRules: ReconcileRules = {
   sameProcedure: 0.9,
   relatedProcedure: 0.6,
   dominanceMargin: 0.1,
+  commonShare: 0.5,
 };
 
 /**
@@ -86,6 +97,38 @@ export function sameSkill(
 }
 
 /**
+ * Whether two procedures' tools say they do the same task: they share a tool that is not common in the
+ * namespace (rules.commonShare), hand-offs to a person aside. Every agent of a namespace whose tools all serve
+ * every task (a coding agent's Read, Edit and test run) shares its tools between unrelated tasks: there the
+ * requests, not the tools, tell tasks apart.
+ */
+export function shareDistinctiveTool(
+  a: readonly string[],
+  b: readonly string[],
+  rules: Pick<ReconcileRules, 'toolShare' | 'commonShare'>,
+): boolean {
+  const share = rules.toolShare;
+  const ownB = new Set(withoutHandoffs(b));
+  return withoutHandoffs(a).some((t) => ownB.has(t) && (!share || share(t) <= rules.commonShare));
+}
+
+/**
+ * Two skills (or a draft and a skill) whose requests are `similarity` alike are one skill: the same procedure
+ * (sameSkill), and either a tool beyond the common ones in common or requests alike enough to be duplicates.
+ */
+export function oneSkill(
+  a: readonly string[],
+  b: readonly string[],
+  similarity: number,
+  rules: Pick<ReconcileRules, 'relatedProcedure' | 'toolWeight' | 'toolShare' | 'commonShare' | 'duplicate'>,
+): boolean {
+  return (
+    sameSkill(a, b, rules) &&
+    (shareDistinctiveTool(a, b, rules) || (rules.duplicate !== undefined && similarity >= rules.duplicate))
+  );
+}
+
+/**
  * A procedure's steps other than hand-offs to a person, when one of them acts; else all of them (a procedure of
  * lookups and a hand-off is an escalation, and its hand-off is what it does).
  */
@@ -121,7 +164,7 @@ export function reconcile(
   const crossCluster = !own;
   if (!target) {
     const match = neighbours.find((n) =>
-      sameSkill(candidate.toolSequence, stepKeysOf(n.skill.toolSequence, n.skill.body), rules),
+      oneSkill(candidate.toolSequence, stepKeysOf(n.skill.toolSequence, n.skill.body), n.similarity, rules),
     );
     if (!match) return { action: 'add' };
     target = match.skill;

@@ -38,6 +38,11 @@ export class TermStats {
     }
   }
 
+  /** The share of the documents that hold the term (0 when there are none). */
+  share(term: string): number {
+    return this.docs === 0 ? 0 : (this.df.get(term) ?? 0) / this.docs;
+  }
+
   /**
    * Smoothed IDF, always > 0: a term every document holds still counts (log 2), so three sessions that all
    * call the same tools are alike by their tools, not blank; rarer terms weigh more.

@@ -107,6 +107,7 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
     ownSkillId: clusterRecord?.skillId ?? null,
     goalWordWeight: (w) => goalStats.weight(w),
     toolWeight: (t) => toolStats.weight(t),
+    toolShare: (t) => toolStats.share(t),
     skills: catalog,
     dryRun: !req.commit,
     actor: req.actor ?? 'compile',

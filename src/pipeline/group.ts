@@ -15,6 +15,8 @@ export interface GroupInput {
   ownSkillId: string | null;
   goalWordWeight: (w: string) => number;
   toolWeight: (t: string) => number;
+  /** The share of the namespace's sessions that call a tool (reconcile: a common tool says nothing of the task). */
+  toolShare: (t: string) => number;
   /** Live internal skills of the namespace, for duplicate detection and name clashes. */
   skills: SkillCatalog;
   dryRun: boolean;

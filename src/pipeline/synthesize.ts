@@ -173,6 +173,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
       ownSkillId: c.skillId,
       goalWordWeight: (w) => clustering.goalStats.weight(w),
       toolWeight: (t) => clustering.toolStats.weight(t),
+      toolShare: (t) => clustering.toolStats.share(t),
       skills: catalog,
       dryRun: !!opts.dryRun,
       actor: opts.actor ?? 'synthesis',
@@ -186,6 +187,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     namespace: ns,
     skills: catalog,
     toolWeight: (t) => clustering.toolStats.weight(t),
+    toolShare: (t) => clustering.toolStats.share(t),
     actor: opts.actor ?? 'synthesis',
     dryRun: !!opts.dryRun,
   })) {

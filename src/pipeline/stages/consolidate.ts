@@ -1,5 +1,5 @@
 import { stepKeysOf } from '../../domain/commands.js';
-import { defaultReconcileRules, sameSkill } from '../../domain/reconcile.js';
+import { defaultReconcileRules, oneSkill } from '../../domain/reconcile.js';
 import { strongerThenOlderFirst } from '../../domain/skill-order.js';
 import type { Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
@@ -7,28 +7,45 @@ import type { SkillCatalog } from '../skill-catalog.js';
 import { mergeExemplars } from '../skill-embedding.js';
 
 /**
- * Consolidation of skills already stored: two live skills learned by passes that are the same procedure (same
- * action, overlapping tools; reconcile's sameSkill) and alike enough to be recalled for each other's requests
+ * Consolidation of skills already stored: two live skills learned by passes that are one skill (same action,
+ * overlapping tools beyond the common ones, or duplicate requests; reconcile's oneSkill) and alike enough to be recalled for each other's requests
  * become one. The one with more support absorbs the other's provenance, counts and exemplars; the other is
  * superseded with lineage, never deleted. One write per pair, through the single write path.
  */
 export async function consolidateSkills(
   deps: PipelineDeps,
-  input: { namespace: string; skills: SkillCatalog; toolWeight: (t: string) => number; actor: string; dryRun: boolean },
+  input: {
+    namespace: string;
+    skills: SkillCatalog;
+    toolWeight: (t: string) => number;
+    toolShare: (t: string) => number;
+    actor: string;
+    dryRun: boolean;
+  },
 ): Promise<{ winner: Skill; loser: Skill }[]> {
   const merged: { winner: Skill; loser: Skill }[] = [];
   const bar = Math.min(deps.thresholds.recall, deps.thresholds.duplicate);
-  const rules = { ...defaultReconcileRules, toolWeight: input.toolWeight };
+  const rules = {
+    ...defaultReconcileRules,
+    toolWeight: input.toolWeight,
+    toolShare: input.toolShare,
+    duplicate: deps.thresholds.duplicate,
+  };
   const learned = input.skills.live().filter((s) => s.clusterId && s.embedding);
   learned.sort(strongerThenOlderFirst);
   for (const candidate of learned) {
     const winner = input.skills.get(candidate.id);
     if (!winner?.embedding) continue;
-    for (const { skill: loser } of input.skills.neighbours(winner.embedding, bar, winner.id)) {
+    for (const { skill: loser, similarity } of input.skills.neighbours(winner.embedding, bar, winner.id)) {
       if (
         !loser.clusterId ||
         loser.support > winner.support ||
-        !sameSkill(stepKeysOf(winner.toolSequence, winner.body), stepKeysOf(loser.toolSequence, loser.body), rules)
+        !oneSkill(
+          stepKeysOf(winner.toolSequence, winner.body),
+          stepKeysOf(loser.toolSequence, loser.body),
+          similarity,
+          rules,
+        )
       )
         continue;
       const at = deps.now().toISOString();

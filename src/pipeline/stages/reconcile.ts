@@ -70,7 +70,12 @@ export function reconcileDraft(
     },
     mine,
     neighbours,
-    { ...defaultReconcileRules, toolWeight: input.toolWeight },
+    {
+      ...defaultReconcileRules,
+      toolWeight: input.toolWeight,
+      toolShare: input.toolShare,
+      duplicate: deps.thresholds.duplicate,
+    },
   );
   // Written by an earlier version of this distiller: the cluster's skill takes this version's text whatever
   // the procedure did. Under a new name it is superseded (lineage kept, track record carried over), as
