@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { prepareCapture } from '../src/capture/ingest.js';
 import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
 import { openMemory } from '../src/index.js';
+import { codingSessions } from './support/coding-tasks.js';
 import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
 
 /**
@@ -26,6 +27,8 @@ const FINGERPRINTS: Record<string, string> = {
   'heuristic@10': '2f757415b793788d',
   'heuristic@11': '6dc13b806bfa81a2',
   'heuristic@12': '64c2622990feb4b1',
+  // From here on, also a coding agent's tasks, learned in a memory of their own (test/support/coding-tasks.ts).
+  'heuristic@13': '1a6ea2e7abc682b4',
 };
 
 const FILES = [
@@ -36,7 +39,16 @@ const FILES = [
   `${TAU_DIR}workbench.jsonl`,
 ];
 const db = tempDbPath('skillsmith-distiller-version-');
-afterAll(() => rmSync(dirname(db), { recursive: true, force: true }));
+const codingDb = tempDbPath('skillsmith-distiller-version-coding-');
+afterAll(() => {
+  for (const path of [db, codingDb]) rmSync(dirname(path), { recursive: true, force: true });
+});
+
+/** What a memory learned, sorted by name. */
+async function learned(memory: Awaited<ReturnType<typeof openMemory>>) {
+  await memory.synthesize();
+  return (await memory.skills.list()).sort((a, b) => a.name.localeCompare(b.name));
+}
 
 async function learnedFingerprint(): Promise<{ digest: string; skills: number }> {
   const memory = await openMemory({ db, logLevel: 'silent' });
@@ -55,8 +67,16 @@ async function learnedFingerprint(): Promise<{ digest: string; skills: number }>
       });
       await memory.ingest(parsed.sessions);
     }
-    await memory.synthesize();
-    const skills = (await memory.skills.list()).sort((a, b) => a.name.localeCompare(b.name));
+    // A coding agent's namespace, where every task calls the same tools, learns in a memory of its own.
+    const coding = await openMemory({ db: codingDb, logLevel: 'silent' });
+    let codingSkills: Awaited<ReturnType<typeof learned>>;
+    try {
+      await coding.ingest(codingSessions());
+      codingSkills = await learned(coding);
+    } finally {
+      await coding.close();
+    }
+    const skills = [...(await learned(memory)), ...codingSkills];
     const hash = createHash('sha256');
     for (const s of skills) {
       const body = s.skillMd.slice(s.skillMd.indexOf('\n---', 3) + 4);

@@ -19,6 +19,8 @@ export interface DistillInput {
   goalWordWeight: (word: string) => number;
   /** How distinctive each tool is across this namespace's sessions (higher = rarer). */
   toolWeight: (tool: string) => number;
+  /** The share of this namespace's sessions that call each tool (0..1); a tool most call names no task. */
+  toolShare?: (tool: string) => number;
   /** Names already taken by other skills of the namespace: a draft must not clash. */
   takenNames: ReadonlySet<string>;
   /**

@@ -33,7 +33,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@12';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@13';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -78,6 +78,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     cues: trusted(input.cues ?? []),
     toolSequence: sequenceSteps.map((s) => (s.command && commandAsToolName(s.command)) || s.tool),
     toolWeight: input.toolWeight,
+    toolShare: input.toolShare,
     wordWeight: input.goalWordWeight,
   });
   const baseName = toSkillName(wording.nameWords.join(' ') || 'procedure');
@@ -166,9 +167,17 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
   }
   // A plain-text answer is quoted as the answer: "answered "Email deleted successfully."".
   const answered = goal.shows.find((l) => l.path === '');
-  if (answered && !hasInstructions(answered.value))
-    return doneNote(goal.tool, { answered: JSON.stringify(redact(answered.value)) });
-  return doneNote(goal.tool, { shows: shownValues(goal.shows, redact) });
+  const note =
+    answered && !hasInstructions(answered.value)
+      ? doneNote(goal.tool, { answered: JSON.stringify(redact(answered.value)) })
+      : doneNote(goal.tool, { shows: shownValues(goal.shows, redact) });
+  // A command run after the change (a coding agent's tests) checks it: said on a line of its own, after the
+  // change's own note (which stepResults reads back).
+  const check = lastRequired.command;
+  if (!check || lastRequired.tool === goal.tool || hasInstructions(check.text)) return note;
+  const run = `The last command (${inlineCode(redact(check.text))} with \`${lastRequired.tool}\`)`;
+  const prints = check.prints && !hasInstructions(check.prints) ? check.prints : null;
+  return `${note}\n${run} ${prints ? `prints ${JSON.stringify(redact(prints))}, as it did every time` : 'succeeds'}.`;
 }
 
 /**

@@ -11,6 +11,13 @@ describe('the main path', () => {
     expect(mainPathLength(data)).toBe(4);
   });
 
+  it('runs on to the last command run after the change: the test that shows the edit worked', () => {
+    expect(mainPathLength(['Read', 'Edit', 'Bash'])).toBe(3);
+    expect(mainPathLength(['Read', 'Edit', 'Read', 'Bash', 'Read'])).toBe(4);
+    expect(mainPathLength(['Grep', 'Edit', 'Read'])).toBe(2);
+    expect(mainPathLength(['get_order', 'cancel_order', 'exec_command', 'transfer_to_human_agents'])).toBe(3);
+  });
+
   it('names the last required state-changing step as the goal', () => {
     const step = (tool: string, conditional = false) => ({ tool, conditional });
     expect(goalStep([step('get_bills'), step('send_payment_request'), step('resume_line')])?.tool).toBe('resume_line');

@@ -3,16 +3,22 @@
  * (what came after, a last look-up or a hand-off, is not the procedure), and what that call's result showed
  * when it worked. Pure.
  */
+import { isCommandRunner } from './commands.js';
 import { type Leaf, resultLeaves } from './result-values.js';
 import { roleOf } from './step-role.js';
 
 /**
  * How many of a session's steps belong to its main path: up to its last state-changing call (what came after,
- * a look-up or a hand-off to a person, is not the procedure); all of them when nothing changed anything (a
- * session that only looks things up and answers, or hands off).
+ * a look-up or a hand-off to a person, is not the procedure), and on to the last command run after it: a coding
+ * agent's test or build run after its edit is how it knows the change works. All of them when nothing changed
+ * anything (a session that only looks things up and answers, or hands off).
  */
 export function mainPathLength(seq: readonly string[]): number {
-  for (let i = seq.length - 1; i >= 0; i--) if (roleOf(seq[i]) === 'action') return i + 1;
+  for (let i = seq.length - 1; i >= 0; i--) {
+    if (roleOf(seq[i]) !== 'action') continue;
+    for (let j = seq.length - 1; j > i; j--) if (isCommandRunner(seq[j])) return j + 1;
+    return i + 1;
+  }
   return seq.length;
 }
 

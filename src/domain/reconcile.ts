@@ -1,6 +1,7 @@
 import { stepKeysOf } from './commands.js';
 import { sequenceF1 } from './sequence.js';
 import { roleOf } from './step-role.js';
+import { COMMON_TOOL_SHARE } from './term-stats.js';
 import type { Skill } from './types.js';
 
 export interface Candidate {
@@ -44,7 +45,7 @@ export const defaultReconcileRules: ReconcileRules = {
   sameProcedure: 0.9,
   relatedProcedure: 0.6,
   dominanceMargin: 0.1,
-  commonShare: 0.5,
+  commonShare: COMMON_TOOL_SHARE,
 };
 
 /**

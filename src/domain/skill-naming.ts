@@ -7,6 +7,7 @@
 
 import { isCommandRunner } from './commands.js';
 import { chooseActionTool, LOOKUP_VERBS, roleOf, TASK_VERBS, toolWordsOf } from './step-role.js';
+import { COMMON_TOOL_SHARE } from './term-stats.js';
 import { stem } from './word-match.js';
 
 /** Words that say something is broken: such goals are fixes. */
@@ -36,6 +37,11 @@ export interface NamingInput {
   toolSequence: readonly string[];
   /** How distinctive a tool is across the namespace (an IDF; higher = rarer): finds the action among the steps. */
   toolWeight?: (tool: string) => number;
+  /**
+   * The share of the namespace's sessions that call a tool: an acting tool most of them call (a coding agent's
+   * Edit) says how the agent works, not what it was asked to do.
+   */
+  toolShare?: (tool: string) => number;
   /** The step that sets the procedure apart, when the caller already knows it (else chosen here). */
   actionTool?: string | null;
   /** How distinctive a goal word is across the namespace (an IDF; higher = rarer). */
@@ -145,9 +151,12 @@ export function wordSkill(input: NamingInput): SkillWording {
   // A procedure in which no step acts only looks things up (and may hand over to a person): it checks or
   // escalates what was asked, it does not do it ("check-flight-change", not "change-flight").
   let asking: string | null = null;
+  // An acting tool most of the namespace's sessions call (Edit) names no task: the users' verb does (rename).
+  const generic = !!action && (input.toolShare?.(action) ?? 0) > COMMON_TOOL_SHARE;
   if (askedByMost && doing(asked!)) verb = asked!;
   // A request to fix something is a fix whatever step does it (an edit, a reset): no tool is named "fix".
   else if (problem || (askedByMost && asked === 'fix')) verb = 'fix';
+  else if (actionVerb && generic && askedByMost && !LOOKUP_VERBS.has(asked!)) verb = asked!;
   else if (actionVerb) verb = actionVerb;
   else if (askedByMost && !LOOKUP_VERBS.has(asked!)) {
     verb = actionRole === 'handoff' ? 'escalate' : 'check';

@@ -1,4 +1,10 @@
 /**
+ * A tool more than this share of a namespace's sessions call is common: it serves every kind of task (a coding
+ * agent's Read and Edit) and tells none apart.
+ */
+export const COMMON_TOOL_SHARE = 0.5;
+
+/**
  * Document frequencies of terms (tools, goal words) across a namespace, kept incrementally across passes,
  * giving an IDF-style weight: terms every session shares weigh little, distinctive ones a lot.
  */

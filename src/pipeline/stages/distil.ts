@@ -43,6 +43,7 @@ export async function distilDraft(
       evidence,
       goalWordWeight: input.goalWordWeight,
       toolWeight: input.toolWeight,
+      toolShare: input.toolShare,
       takenNames: input.skills.names(own?.id),
       stats: {
         successes: admission.successfulFollowers.length,
