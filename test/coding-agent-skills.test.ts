@@ -3,9 +3,11 @@
 // real SQLite memory through the pass.
 import { describe, expect, it } from 'vitest';
 import { CHANGELOG, codingSessions, runs } from './support/coding-tasks.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { testMemories } from './support/memories.js';
+import { tempDbPath } from './support/tau.js';
 
-const { fresh } = testMemories('skillsmith-coding-');
+const { fresh, track } = testMemories('skillsmith-coding-');
 
 describe("a coding agent's tasks, all done with Read, Edit and Bash", () => {
   it('are three skills, each learned from its own runs and recalled for its own kind of request', async () => {
@@ -41,5 +43,60 @@ describe("a coding agent's tasks, all done with Read, Edit and Bash", () => {
     await memory.synthesize();
     const after = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
     expect(after).toHaveLength(3);
+  });
+});
+
+// Two edits of one file each: the same tools, Read then Edit, and nothing after the change to tell them apart.
+const LICENSE_YEAR = {
+  goals: [
+    'Update the copyright year in the LICENSE file',
+    'Change the copyright year in LICENSE to 2027',
+    'Set the LICENSE copyright line to the current year',
+  ],
+  calls: [
+    { tool: 'Read', args: { file_path: '/repo/LICENSE' }, result: 'Copyright (c) 2025 Example' },
+    {
+      tool: 'Edit',
+      args: { file_path: '/repo/LICENSE', old_string: '2025', new_string: '2027' },
+      result: 'The file /repo/LICENSE has been updated successfully.',
+    },
+  ],
+};
+
+describe('a coding agent memory where an earlier pass made two tasks one skill', () => {
+  it('parts them again once each task is learned anew', async () => {
+    const path = tempDbPath('skillsmith-coding-heal-');
+    const both = [...runs(CHANGELOG, 'changelog'), ...runs(LICENSE_YEAR, 'license')];
+    // A duplicate threshold this low takes requests as loosely alike as a recall match for duplicates: the two
+    // tasks become one skill, as they did before heuristic@13 on their tools alone.
+    const loose = await openMemory({
+      db: path,
+      config: { synthesis: { cooldownMs: 0 }, thresholds: { duplicate: 0.3 } },
+      logLevel: 'silent',
+    });
+    await loose.ingest(both);
+    await loose.synthesize();
+    const merged = (await loose.skills.list()).filter((s) => s.corpus === 'internal');
+    await loose.close();
+    expect(merged).toHaveLength(1);
+    expect(merged[0].sourceSessions).toHaveLength(6);
+
+    // The same memory on the defaults, given one more run of each task: each is its own skill again.
+    const memory = track(
+      await openMemory({ db: path, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' }),
+      path,
+    );
+    await memory.ingest([...runs(CHANGELOG, 'changelog-again'), ...runs(LICENSE_YEAR, 'license-again')]);
+    await memory.synthesize();
+    const live = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
+    expect(live).toHaveLength(2);
+    const byName = Object.fromEntries(live.map((s) => [s.sourceSessions.at(-1)!.split('-')[0], s]));
+    // The new skill is learned from the LICENSE runs alone. (The CHANGELOG skill's provenance keeps the runs that
+    // once reinforced it: lineage is never rewritten.)
+    expect(byName.license.sourceSessions.every((id) => id.startsWith('license'))).toBe(true);
+    expect(byName.changelog.sourceSessions).toContain('changelog-again-0');
+    const first = async (goal: string) => (await memory.recall(goal, { record: false }))[0]?.id;
+    expect(await first('Bump the copyright year in LICENSE')).toBe(byName.license.id);
+    expect(await first('Add the changelog notes for 3.1.0')).toBe(byName.changelog.id);
   });
 });

@@ -53,6 +53,19 @@ export class SkillCatalog {
     ]);
   }
 
+  /**
+   * How alike `vector` is to a skill's recall vector (cosine of unit vectors, as `neighbours` scores it); null
+   * when the skill has no vector of this embedder.
+   */
+  similarity(vector: Float32Array, skill: Skill): number | null {
+    const e = skill.embedding;
+    if (!e || skill.embedderId !== this.embedderId || e.length !== this.dims || vector.length !== this.dims)
+      return null;
+    let dot = 0;
+    for (let i = 0; i < this.dims; i++) dot += vector[i] * e[i];
+    return dot;
+  }
+
   neighbours(vector: Float32Array, minScore: number, exclude?: string): { skill: Skill; similarity: number }[] {
     return this.index
       .search(vector, 5, { minScore, filter: (id) => id !== exclude })

@@ -61,7 +61,13 @@ export function reconcileDraft(
   // An explicit compile from chosen sessions is a person's request for this skill: only a true duplicate
   // (the duplicate threshold) is reinforced instead.
   const bar = linked ? Math.min(deps.thresholds.recall, deps.thresholds.duplicate) : deps.thresholds.duplicate;
-  const neighbours = mine ? [] : own ? [{ skill: own, similarity: 1 }] : input.skills.neighbours(embedding, bar);
+  // A skill another cluster's earlier draft reinforced is judged again as any neighbour is, at the similarity its
+  // requests have now: a link an earlier release made on tools alone (a coding agent's Edit) does not stick.
+  const neighbours = mine
+    ? []
+    : own
+      ? [{ skill: own, similarity: input.skills.similarity(embedding, own) ?? 1 }]
+      : input.skills.neighbours(embedding, bar);
   const reconciled = reconcile(
     {
       toolSequence: stepKeysOf(draft.toolSequence, draft.body),
