@@ -24,7 +24,8 @@ describe("a coding agent's tasks, all done with Read, Edit and Bash", () => {
     expect(byTask.rename.toolSequence).toContain('Grep');
     expect(byTask.changelog.body).toContain('git log');
     // Named by what was asked, not by the Edit every task makes.
-    expect(byTask.rename.name).toMatch(/^rename-/);
+    expect(byTask.rename.name).toBe('rename');
+    expect(byTask.rename.description).toContain('Use when a user asks to rename something.');
     // The test run after the edit is how the agent knew the fix worked: a step, and the check under "Done when".
     // The failed run before it is what the user reported, not a step.
     expect(byTask.date.toolSequence).toEqual(['Read', 'Edit', 'Bash']);

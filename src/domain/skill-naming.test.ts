@@ -37,6 +37,35 @@ describe('skill names and descriptions', () => {
     expect(w.nameWords).toContain('cart');
   });
 
+  it('names a task by the users verb when the acting tool is one most sessions call (Edit), and no tool names its object', () => {
+    const input = {
+      goals: [
+        'Rename the helper formatUser to formatAccount everywhere',
+        'Rename getCfg to loadConfig across the codebase',
+        'Please rename the function calcTotal to computeTotal in all files',
+      ],
+      cues: [],
+      toolSequence: ['Grep', 'Read', 'Edit', 'Bash'],
+      wordWeight: idf,
+    };
+    // Where Edit is rare (an agent that edits for one kind of task), it says the task, as before.
+    expect(wordSkill({ ...input, toolShare: () => 0.2 }).nameWords).toEqual(['edit', 'files']);
+    const common = wordSkill({ ...input, toolShare: (t) => (t === 'Grep' ? 0.3 : 0.95) });
+    // Not the files Grep searches: the requests name no object they share.
+    expect(common.nameWords).toEqual(['rename']);
+    expect(common.description).toContain('Use when a user asks to rename something.');
+    const shared = wordSkill({
+      ...input,
+      goals: [
+        'Rename the function formatUser',
+        'Rename the function getCfg to loadConfig',
+        'rename function calcTotal',
+      ],
+      toolShare: () => 0.95,
+    });
+    expect(shared.nameWords).toEqual(['rename', 'function']);
+  });
+
   it('does not add to a name what another acting step acts on (a posted tweet and a filled tank are two tasks)', () => {
     const w = wordSkill({
       goals: [

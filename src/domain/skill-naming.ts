@@ -151,13 +151,17 @@ export function wordSkill(input: NamingInput): SkillWording {
   // A procedure in which no step acts only looks things up (and may hand over to a person): it checks or
   // escalates what was asked, it does not do it ("check-flight-change", not "change-flight").
   let asking: string | null = null;
+  // Named by the users' verb over a generic tool: the tools (Grep: search file) name no object of the task either.
+  let toolsNameNothing = false;
   // An acting tool most of the namespace's sessions call (Edit) names no task: the users' verb does (rename).
   const generic = !!action && (input.toolShare?.(action) ?? 0) > COMMON_TOOL_SHARE;
   if (askedByMost && doing(asked!)) verb = asked!;
   // A request to fix something is a fix whatever step does it (an edit, a reset): no tool is named "fix".
   else if (problem || (askedByMost && asked === 'fix')) verb = 'fix';
-  else if (actionVerb && generic && askedByMost && !LOOKUP_VERBS.has(asked!)) verb = asked!;
-  else if (actionVerb) verb = actionVerb;
+  else if (actionVerb && generic && askedByMost && !LOOKUP_VERBS.has(asked!)) {
+    verb = asked!;
+    toolsNameNothing = true;
+  } else if (actionVerb) verb = actionVerb;
   else if (askedByMost && !LOOKUP_VERBS.has(asked!)) {
     verb = actionRole === 'handoff' ? 'escalate' : 'check';
     asking = NOMINAL[asked!] ?? asked!;
@@ -191,8 +195,8 @@ export function wordSkill(input: NamingInput): SkillWording {
   if (object.length === 0) object = nouns.slice(0, 2);
   // Else what the procedure looks at before it acts (get_order_details -> order), then the action's own words.
   const looked = [...input.toolSequence].reverse().find((t) => roleOf(t) === 'lookup' && objectOf(t).length > 0);
-  if (object.length === 0 && looked) object = objectOf(looked).slice(0, 2);
-  if (object.length === 0 && action) object = objectOf(action).slice(0, 3);
+  if (object.length === 0 && looked && !toolsNameNothing) object = objectOf(looked).slice(0, 2);
+  if (object.length === 0 && action && !toolsNameNothing) object = objectOf(action).slice(0, 3);
   // Last: what nearly every request mentions (a verb alone names no task).
   if (object.length === 0) object = symptoms.slice(0, 2);
   // The action's object may be the verb itself (send_email for "email the forecast"): add what most requests share,
@@ -268,7 +272,7 @@ export function wordSkill(input: NamingInput): SkillWording {
       ? ` Use when a user reports a problem with their ${thing}.`
       : asking
         ? ` Use when a user asks to ${asked} their ${thingWords.slice(0, -1).join(' ') || 'request'}: it looks up what that needs${actionRole === 'handoff' ? ' and hands the case to a person' : ' and answers'}, changing nothing itself.`
-        : ` Use when a user asks to ${verb} ${VERB_PREPOSITION[verb] ?? ''}${thing}.`;
+        : ` Use when a user asks to ${verb} ${VERB_PREPOSITION[verb] ?? ''}${toolsNameNothing && !thingWords.length ? 'something' : thing}.`;
   const mention = keywords.length ? ` Typical requests mention ${listJoin(keywords)}.` : '';
   return {
     nameWords,
