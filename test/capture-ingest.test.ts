@@ -292,6 +292,8 @@ describe('memory.ingestFile and the CLI command, with the wiring applied', () =>
         fixture('openai-conversations.jsonl').split('\n')[0],
         fixture('anthropic-conversations.jsonl').split('\n')[1],
         '{"broken',
+        // A newline after it: a broken record, not a last line still being written.
+        '',
       ].join('\n'),
     );
     const out: string[] = [];

@@ -270,11 +270,23 @@ describe('skillsmith ingest --hook and learn --hook: a Claude Code Stop hook', (
     const lines = readFileSync(join(FIX, 'claude-code-2.1.jsonl'), 'utf8').split('\n');
     const transcript = join(tmp, 'live-transcript.jsonl');
     const db = join(tmp, `m${++n}.db`);
-    writeFileSync(transcript, `${lines.slice(0, 20).join('\n')}\n`);
+    // Read while Claude Code writes its next line: that line is half there, with no newline after it yet.
+    expect(lines[20].length).toBeGreaterThan(80);
+    writeFileSync(transcript, `${lines.slice(0, 20).join('\n')}\n${lines[20].slice(0, 60)}`);
     const first = cli(['ingest', '--hook', '--db', db], hookInput(transcript));
     expect([first.code, first.stdout, first.stderr]).toEqual([0, '', '']);
     // One edit in, the tests not run yet, no answer.
     expect(calls(db).map((c) => c.tool)).toEqual(['Bash', 'Read', 'Task', 'Edit']);
+    // Read by hand, the same file stores the same and names its last line, saying why it may be unfinished.
+    const byHand = cli(['ingest', transcript, '--db', join(tmp, `m${++n}.db`)]);
+    expect(byHand.code).toBe(1);
+    expect(byHand.stdout).toContain('1 session stored');
+    expect(byHand.stderr).toContain(':21: the last line is not complete JSON and has no newline after it');
+    // A broken line with lines after it is still a rejected record.
+    writeFileSync(transcript, `${lines.slice(0, 20).join('\n')}\n${lines[20].slice(0, 60)}\n${lines[21]}\n`);
+    const broken = cli(['ingest', transcript, '--db', join(tmp, `m${++n}.db`)]);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout + broken.stderr).toContain('21: not valid JSON');
     // After /clear, the second task's calls are in, and the hook runs before its answer is written.
     writeFileSync(transcript, `${lines.slice(0, 38).join('\n')}\n`);
     expect(cli(['ingest', '--hook', '--db', db], hookInput(transcript)).code).toBe(0);

@@ -175,7 +175,11 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
 
   if (!handled) {
     const lines: StreamLine[] = [];
-    text.split('\n').forEach((raw, i) => {
+    const rows = text.split('\n');
+    // A last line with no newline after it may be one a writer has not finished (a transcript a hook reads while
+    // its agent writes it): if it is not JSON yet, the problem says so (a hook reads it on its next run).
+    const unfinished = text.endsWith('\n') ? -1 : rows.length - 1;
+    rows.forEach((raw, i) => {
       const line = raw.trim();
       if (!line) return;
       const lineNo = i + 1;
@@ -191,7 +195,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       try {
         value = JSON.parse(line.replace(/^\uFEFF/, ''));
       } catch (e) {
-        problems.push({ file: opts.file, line: lineNo, reason: `not valid JSON (${(e as Error).message})` });
+        const reason = i === unfinished ? UNFINISHED_LINE : `not valid JSON (${(e as Error).message})`;
+        problems.push({ file: opts.file, line: lineNo, reason });
         return;
       }
       if (exceedsDepth(value)) {
@@ -743,12 +748,19 @@ const EMPTY_FILE = 'the file is empty: no session';
 const NO_MESSAGES = 'a Claude Code transcript without a single user or assistant message';
 const NO_REQUEST = 'a Claude Code transcript without a request yet (only context: caveats, commands, summaries)';
 
+const UNFINISHED_LINE =
+  'the last line is not complete JSON and has no newline after it: is the file still being written? The lines before it were read';
+
 /**
- * Whether a problem only says that a file holds nothing to store yet: it is empty, or a transcript before its first
- * message (what a hook may find at the start of a session).
+ * Whether a problem only says that a file holds nothing to store yet: it is empty, a transcript before its first
+ * message (what a hook may find at the start of a session), or a last line its writer has not finished.
  */
 export function holdsNothingYet(p: { reason: string }): boolean {
-  return p.reason === EMPTY_FILE || [NO_MESSAGES, NO_REQUEST].some((start) => p.reason.startsWith(`${start}:`));
+  return (
+    p.reason === EMPTY_FILE ||
+    p.reason === UNFINISHED_LINE ||
+    [NO_MESSAGES, NO_REQUEST].some((start) => p.reason.startsWith(`${start}:`))
+  );
 }
 
 function emptiness(
