@@ -21,7 +21,9 @@ describe("a coding agent's tasks, all done with Read, Edit and Bash", () => {
     expect(byTask.date.sourceSessions.sort()).toEqual(['date-0', 'date-1', 'date-2']);
     expect(byTask.changelog.sourceSessions.sort()).toEqual(['changelog-0', 'changelog-1', 'changelog-2']);
     expect(byTask.rename.sourceSessions.sort()).toEqual(['rename-0', 'rename-1', 'rename-2']);
-    expect(byTask.rename.toolSequence).toContain('Grep');
+    // Read then Edit for each file the search found: the pair once, to repeat, not as many times as one run did.
+    expect(byTask.rename.toolSequence).toEqual(['Grep', 'Read', 'Edit', 'Bash']);
+    expect(byTask.rename.body).toMatch(/2\. Call `Read` with .*; repeat for each item concerned\./);
     expect(byTask.changelog.body).toContain('git log');
     // Named by what was asked, not by the Edit every task makes.
     expect(byTask.rename.name).toBe('rename');

@@ -8,6 +8,23 @@ const span = (id: string, calls: ToolCall[]): Span => ({ sessionId: id, start: 0
 const rules = { requiredSupport: 0.5, conditionalSupport: 0.25 };
 
 describe('buildConsensus', () => {
+  it('takes a pair of steps done once per item (Read, then Edit, for each file) as the pair, repeated', () => {
+    const pairs = (id: string, files: number) =>
+      span(id, [
+        call(0, 'Grep'),
+        ...Array.from({ length: files }, (_, f) => [call(1 + 2 * f, 'Read'), call(2 + 2 * f, 'Edit')]).flat(),
+      ]);
+    const { steps } = buildConsensus([pairs('a', 4), pairs('b', 2), pairs('c', 3)], rules);
+    expect(steps.map((s) => s.tool)).toEqual(['Grep', 'Read', 'Edit']);
+    expect(steps.filter((s) => s.repeated).map((s) => s.tool)).toEqual(['Read', 'Edit']);
+    // Once is not a loop: a lookup, an action, and the lookup again to check it stay three steps.
+    const check = buildConsensus(
+      ['x', 'y'].map((id) => span(id, [call(0, 'get_order'), call(1, 'cancel_order'), call(2, 'get_order')])),
+      { ...rules, path: 'whole' },
+    );
+    expect(check.steps.map((s) => s.tool)).toEqual(['get_order', 'cancel_order', 'get_order']);
+  });
+
   it('keeps the steps most sessions share as required and rarer ones as conditional', () => {
     const spans = [
       span('a', [call(0, 'find_user'), call(1, 'get_order'), call(2, 'refund')]),

@@ -57,6 +57,34 @@ function groups(span: Span): Group[] {
     if (last && last.key === key) last.calls.push(c);
     else out.push({ tool: c.tool, key, calls: [c] });
   }
+  return collapseCycles(out);
+}
+
+/**
+ * A pair of steps done over and over (Read then Edit, for each file a search found) is the pair once, each step
+ * covering its calls: a procedure says to repeat it, not how many times one session did.
+ */
+function collapseCycles(gs: readonly Group[]): Group[] {
+  const out: Group[] = [];
+  let i = 0;
+  while (i < gs.length) {
+    const a = gs[i];
+    const b = gs[i + 1];
+    if (!b || a.key === b.key || gs[i + 2]?.key !== a.key || gs[i + 3]?.key !== b.key) {
+      out.push(a);
+      i++;
+      continue;
+    }
+    const first = { ...a, calls: [...a.calls] };
+    const second = { ...b, calls: [...b.calls] };
+    let j = i + 2;
+    for (; gs[j]?.key === a.key && gs[j + 1]?.key === b.key; j += 2) {
+      first.calls.push(...gs[j].calls);
+      second.calls.push(...gs[j + 1].calls);
+    }
+    out.push(first, second);
+    i = j;
+  }
   return out;
 }
 

@@ -66,6 +66,19 @@ describe('skill names and descriptions', () => {
     expect(shared.nameWords).toEqual(['rename', 'function']);
   });
 
+  it('names a fix learned from two requests by what both say is broken, never by what one of them names', () => {
+    const w = wordSkill({
+      goals: [
+        'The formatCurrency test is failing, can you fix it?',
+        'CI is failing on the invoice totals test, fix it',
+      ],
+      cues: [],
+      toolSequence: ['Read', 'Edit', 'Bash'],
+      wordWeight: idf,
+    });
+    expect(w.nameWords).toEqual(['fix', 'test']);
+  });
+
   it('does not add to a name what another acting step acts on (a posted tweet and a filled tank are two tasks)', () => {
     const w = wordSkill({
       goals: [

@@ -112,6 +112,8 @@ export function wordSkill(input: NamingInput): SkillWording {
     .filter(
       ([w, c]) =>
         c / n >= 0.5 &&
+        // Shared: in two requests at least, when there are two (one of two is one session's word).
+        c >= Math.min(2, docs.length) &&
         !FILLER.has(w) &&
         !(TASK_VERBS as readonly string[]).includes(w) &&
         !/^.{2,}(ly|ing|ed)$/.test(w),
@@ -393,7 +395,7 @@ function brokenThing(texts: readonly string[], symptoms: readonly string[]): str
     for (const w of found) counts.set(w, (counts.get(w) ?? 0) + 1);
   }
   const named = [...counts.entries()]
-    .filter(([, c]) => c / Math.max(1, texts.length) >= 0.3)
+    .filter(([, c]) => c / Math.max(1, texts.length) >= 0.3 && c >= Math.min(2, texts.length))
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .map(([w]) => w)
     .slice(0, 2);

@@ -49,6 +49,7 @@ const RENAME = {
     { tool: 'Grep', args: { pattern: 'formatUser' }, result: 'src/a.ts\nsrc/b.ts' },
     { tool: 'Read', args: { file_path: '/repo/src/a.ts' }, result: 'export const formatUser = () => {}' },
     { tool: 'Edit', args: { file_path: '/repo/src/a.ts', old_string: 'a', new_string: 'b' }, result: edited('a.ts') },
+    { tool: 'Read', args: { file_path: '/repo/src/b.ts' }, result: 'import { formatUser } from "./a"' },
     { tool: 'Edit', args: { file_path: '/repo/src/b.ts', old_string: 'a', new_string: 'b' }, result: edited('b.ts') },
     { tool: 'Bash', args: { command: 'npx tsc --noEmit' }, result: '' },
   ],
