@@ -198,8 +198,9 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
   const parts = [s.command ? runCommand(s.tool, s.command, redact) : `Call \`${s.tool}\``];
   const fromResult = s.dataFlow;
   const flowArgs = new Set(fromResult.map((f) => f.arg));
-  // A command step shows its command; the argument that holds it is not a parameter to fill in.
-  const params = s.parameters.filter((p) => !flowArgs.has(p) && !(s.command && (p === 'command' || p === 'cmd')));
+  // A command step shows its command; the argument that holds it is not a parameter to fill in, nor are the notes
+  // and options the agent gives the runner beside it (Claude Code's `description` of what the command does).
+  const params = s.command ? [] : s.parameters.filter((p) => !flowArgs.has(p));
   // Without traced sources (an older step), every varying argument is the user's, as it always was said.
   const fromUser = s.sources ? new Set(s.sources.filter((x) => x.from === 'user').map((x) => x.arg)) : null;
   // A value every session passed: quoted when it is a setting (and carries no instruction), else named.

@@ -59,7 +59,12 @@ const RENAME = {
 export const runs = (task: { goals: string[]; calls: ScriptedCall[] }, prefix: string): Session[] => {
   const sessions = successfulRuns(prefix, task.goals, task.calls);
   // The fix starts from the failing test run: a failed call, retried once the edit is made.
-  if (task === FIX_DATE) for (const s of sessions) Object.assign(s.calls[0], { ok: false, error: 'exit code 1' });
+  if (task === FIX_DATE)
+    sessions.forEach((s, i) => {
+      Object.assign(s.calls[0], { ok: false, error: 'exit code 1' });
+      // Claude Code's Bash takes the agent's own note of what a command does, worded anew each time.
+      s.calls[3].args = { ...s.calls[3].args, description: ['Run the tests again', 'Re-run the suite', 'Check'][i] };
+    });
   return sessions;
 };
 
