@@ -29,9 +29,10 @@ describe("a coding agent's tasks, all done with Read, Edit and Bash", () => {
     expect(byTask.rename.name).toBe('rename');
     expect(byTask.rename.description).toContain('Use when a user asks to rename something.');
     // The test run after the edit is how the agent knew the fix worked: a step, and the check under "Done when".
-    // The failed run before it is what the user reported, not a step.
-    expect(byTask.date.toolSequence).toEqual(['Read', 'Edit', 'Bash']);
-    expect(byTask.date.body).toContain('3. Run `npm test` with `Bash`.');
+    // The failing run before the edit, which the same run then passes, is how the agent saw the problem: a step.
+    expect(byTask.date.toolSequence).toEqual(['Bash', 'Read', 'Edit', 'Bash']);
+    expect(byTask.date.body).toContain('1. Run `npm test` with `Bash`.\n2. Call `Read`');
+    expect(byTask.date.body).toContain('4. Run `npm test` with `Bash`.');
     expect(byTask.date.body).toContain(
       'The last command (`npm test` with `Bash`) prints "Tests: 42 passed", as it did every time.',
     );

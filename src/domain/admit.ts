@@ -1,4 +1,5 @@
 import { collapseRepeats, sequenceF1 } from './sequence.js';
+import { procedureCalls } from './spans.js';
 import { PLANNING_TOOLS } from './step-role.js';
 import type { Session, Span } from './types.js';
 
@@ -142,7 +143,7 @@ export function admitCluster(
   const near: Session[] = [];
   for (const s of sessions) {
     if (s.outcome === 'unknown') continue;
-    const path = collapseRepeats(s.calls.filter((c) => c.ok && !think.has(c.tool)).map((c) => c.tool));
+    const path = collapseRepeats(procedureCalls(s.calls, think).map((c) => c.tool));
     paths.set(s, path);
     if (sequenceF1(proc, path) >= rules.followThreshold) near.push(s);
   }
