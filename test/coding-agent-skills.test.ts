@@ -23,7 +23,9 @@ describe("a coding agent's tasks, all done with Read, Edit and Bash", () => {
     expect(byTask.rename.sourceSessions.sort()).toEqual(['rename-0', 'rename-1', 'rename-2']);
     // Read then Edit for each file the search found: the pair once, to repeat, not as many times as one run did.
     expect(byTask.rename.toolSequence).toEqual(['Grep', 'Read', 'Edit', 'Bash']);
-    expect(byTask.rename.body).toMatch(/2\. Call `Read` with .*; repeat for each item concerned\./);
+    expect(byTask.rename.body).toContain(
+      '2. Call `Read` with `file_path` from the result of `Grep`; repeat for each item concerned.',
+    );
     expect(byTask.changelog.body).toContain('git log');
     // Named by what was asked, not by the Edit every task makes.
     expect(byTask.rename.name).toBe('rename');

@@ -161,6 +161,21 @@ describe('resultLeaves', () => {
     expect(argumentHolders(calls).get(3)!.get('query')).toEqual(['user']);
   });
 
+  it('traces a path to the line of a plain-text listing that held it (the files a search found)', () => {
+    const found = 'Found 2 files\n/repo/src/customers/store.ts\n/repo/src/api/routes.ts';
+    const calls = [
+      call(0, 'Grep', { pattern: 'getUserById', output_mode: 'files_with_matches' }, found),
+      call(1, 'Read', { file_path: '/repo/src/api/routes.ts' }, 'import { getUserById } from "../customers/store"'),
+      call(2, 'Edit', { file_path: '/repo/src/README.md', old_string: 'x', new_string: 'y' }, 'updated'),
+    ];
+    const holders = argumentHolders(calls, 'Rename getUserById to findUserById everywhere');
+    expect(holders.get(1)!.get('file_path')).toEqual([{ tool: 'Grep', path: '' }]);
+    expect(valueHeldBy(calls, 1, '/repo/src/api/routes.ts', { tool: 'Grep', path: '' })).toBe(true);
+    // A path no line holds whole is the user's: a line is a value, not a text to search in.
+    expect(holders.get(2)!.get('file_path')).toEqual(['user']);
+    expect(holders.get(0)!.get('pattern')).toEqual(['user']);
+  });
+
   it("takes a value the request names as the user's, even after a result capture cut", () => {
     const calls = [
       call(0, 'email.search_emails', { query: 'Board' }, "[{'email_id': '00000120', 'body': 'Dear Nadia, the boa"),

@@ -375,7 +375,7 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     const whole = !isCut(call.result);
     if (!whole) cut = true;
     let fields: Map<string, Set<string>> | undefined;
-    for (const leaf of resultLeaves(call.result)) {
+    for (const leaf of valueLeaves(call.result)) {
       if (isMarker(leaf.value)) {
         fields ??= new Map();
         fields.set(leaf.value, (fields.get(leaf.value) ?? new Set()).add(leaf.path));
@@ -404,19 +404,37 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
   return out;
 }
 
+/** Longest line of a plain-text result that may be a value an argument took (a path a search listed). */
+const MAX_LINE_VALUE = 300;
+
+/**
+ * The values a result offers later arguments: its leaves, and each line of a plain-text result on its own (the
+ * files a search listed, one per line: an edit takes one of them, not the listing).
+ */
+function valueLeaves(result: string): readonly Leaf[] {
+  const leaves = resultLeaves(result);
+  const text = leaves.length === 1 && leaves[0].path === '' ? leaves[0].value : null;
+  if (!text?.includes('\n')) return leaves;
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length >= MIN_VALUE_LENGTH && l.length <= MAX_LINE_VALUE && l !== text);
+  return [...leaves, ...[...new Set(lines)].map((value) => ({ path: '', value }))];
+}
+
 /** Does an earlier result of `source.tool` hold `value` at `source.path`? (`user`: no earlier result holds it.) */
 export function valueHeldBy(calls: readonly ToolCall[], before: number, value: unknown, source: ValueSource): boolean {
   const values = argValues(value);
   if (values.length === 0) return false;
   const earlier = calls.filter((c) => c.position < before && c.ok);
   if (source === 'user') {
-    const held = new Set(earlier.flatMap((c) => resultLeaves(c.result).map((l) => l.value)));
+    const held = new Set(earlier.flatMap((c) => valueLeaves(c.result).map((l) => l.value)));
     return values.every((v) => !held.has(v));
   }
   const held = new Set(
     earlier
       .filter((c) => c.tool === source.tool)
-      .flatMap((c) => resultLeaves(c.result).filter((l) => l.path === source.path))
+      .flatMap((c) => valueLeaves(c.result).filter((l) => l.path === source.path))
       .map((l) => l.value),
   );
   return values.some((v) => held.has(v));

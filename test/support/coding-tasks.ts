@@ -46,7 +46,7 @@ const RENAME = {
     'Please rename the function calcTotal to computeTotal in all files',
   ],
   calls: [
-    { tool: 'Grep', args: { pattern: 'formatUser' }, result: 'src/a.ts\nsrc/b.ts' },
+    { tool: 'Grep', args: { pattern: 'formatUser' }, result: 'Found 2 files\n/repo/src/a.ts\n/repo/src/b.ts' },
     { tool: 'Read', args: { file_path: '/repo/src/a.ts' }, result: 'export const formatUser = () => {}' },
     { tool: 'Edit', args: { file_path: '/repo/src/a.ts', old_string: 'a', new_string: 'b' }, result: edited('a.ts') },
     { tool: 'Read', args: { file_path: '/repo/src/b.ts' }, result: 'import { formatUser } from "./a"' },
