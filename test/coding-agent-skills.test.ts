@@ -35,6 +35,8 @@ describe("a coding agent's tasks, all done with Read, Edit and Bash", () => {
     expect(byTask.date.toolSequence).toEqual(['Bash', 'Read', 'Edit', 'Bash']);
     expect(byTask.date.body).toContain('1. Run `npm test` with `Bash`.\n2. Call `Read`');
     expect(byTask.date.body).toContain('4. Run `npm test` with `Bash`.');
+    // Nor is that first run a failure recovered from: no "retry" edge case is read from it.
+    expect(byTask.date.body).not.toContain('retry `Bash`');
     expect(byTask.date.body).toContain(
       'The last command (`npm test` with `Bash`) prints "Tests: 42 passed", as it did every time.',
     );

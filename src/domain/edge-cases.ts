@@ -1,5 +1,6 @@
 import { roleOf } from './step-role.js';
 import type { Session } from './types.js';
+import { procedureCalls } from './spans.js';
 
 export interface EdgeCaseInput {
   /** Successful sessions of the cluster (their failed calls show recoveries). */
@@ -34,8 +35,10 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
   const recoveries = new Map<string, { count: number; error: string; retried: number; next: Map<string, number> }>();
   for (const s of input.successes) {
     const seen = new Set<string>();
+    // A failing run the change then made pass is a step (spans.ts: procedureCalls), not a failure recovered from.
+    const steps = new Set(procedureCalls(s.calls, think));
     s.calls.forEach((c, i) => {
-      if (c.ok || think.has(c.tool) || seen.has(c.tool)) return;
+      if (c.ok || steps.has(c) || think.has(c.tool) || seen.has(c.tool)) return;
       seen.add(c.tool);
       let r = recoveries.get(c.tool);
       if (!r) recoveries.set(c.tool, (r = { count: 0, error: '', retried: 0, next: new Map() }));
