@@ -1,5 +1,6 @@
 import type { Skill } from '../domain/types.js';
 import { VectorIndex } from '../vector/vector-index.js';
+import { dot } from '../vector/vector-math.js';
 
 /** The live internal skills of a namespace during a pass, with a vector index over their embeddings. */
 export class SkillCatalog {
@@ -61,9 +62,7 @@ export class SkillCatalog {
     const e = skill.embedding;
     if (!e || skill.embedderId !== this.embedderId || e.length !== this.dims || vector.length !== this.dims)
       return null;
-    let dot = 0;
-    for (let i = 0; i < this.dims; i++) dot += vector[i] * e[i];
-    return dot;
+    return dot(vector, e);
   }
 
   neighbours(vector: Float32Array, minScore: number, exclude?: string): { skill: Skill; similarity: number }[] {
