@@ -65,6 +65,10 @@ export type { NearestSkill, RecalledSkill } from './pipeline/recall.js';
 export type { SynthesisReport } from './pipeline/synthesize.js';
 /** A skill named in a synthesis report. */
 export type { SkillRef } from './pipeline/synthesize.js';
+/** Sessions that ran the same steps but were worded too far apart to group (`memory.synthesis.lookAlike`). */
+export type { LookAlike } from './pipeline/stages/look-alike.js';
+/** A step those sessions share: its tool, and for a command run the command's head. */
+export type { LookAlikeStep } from './domain/look-alike.js';
 
 // ---- Back-end interfaces `openMemory` accepts (built-in ones: skillsmith/sqlite, skillsmith/builtins) ----
 /** The embedder interface: text to vectors, with the similarity thresholds that suit it. */

@@ -222,6 +222,7 @@ describe('meta', () => {
         '/api/events/stream',
         '/api/health',
         '/api/ingest',
+        '/api/look-alike',
         '/api/openapi.json',
         '/api/recall',
         '/api/sessions',

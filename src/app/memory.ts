@@ -10,6 +10,7 @@ import type { CompileRequest, CompileResult } from '../pipeline/compile.js';
 import type { SkillDiff } from '../pipeline/diff.js';
 import type { Explanation } from '../pipeline/explain.js';
 import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
+import type { LookAlike } from '../pipeline/stages/look-alike.js';
 import type { SynthesisReport } from '../pipeline/synthesize.js';
 import type { SkillEvent, Store } from '../store/store.js';
 import type { EventBus, Listener, SkillEventType } from '../support/event-bus.js';
@@ -141,6 +142,11 @@ export interface MemorySynthesis {
   idle(): Promise<void>;
   /** The clusters the passes formed for this memory's embedder, each with its member sessions' stored ids. */
   clusters(namespace?: string): Promise<{ id: string; members: string[] }[]>;
+  /**
+   * Sessions that ran the same steps, each waiting in a cluster too small to learn from because their requests
+   * were worded too far apart to group; `compile` learns a group as one skill when it is one task.
+   */
+  lookAlike(namespace?: string, max?: number): Promise<LookAlike[]>;
 }
 
 /** `memory.parts`: what the memory is built from, for tools, benchmarks and tests; applications need none of it. */
@@ -221,6 +227,7 @@ export class Memory {
     this.synthesis = {
       idle: () => services.synthesis.idle(),
       clusters: (namespace) => services.synthesis.clusters(namespace),
+      lookAlike: (namespace, max) => services.synthesis.lookAlike(namespace, max),
     };
     this.parts = {
       store: ctx.store,

@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { LookAlike } from '../pipeline/stages/look-alike.js';
 import type { SynthesisReport } from '../pipeline/synthesize.js';
 import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
 import { PassLockedError } from '../errors/index.js';
+
+/** Look-alike groups `lookAlike` lists unless told otherwise. */
+const LOOK_ALIKE_LIST = 20;
 
 export type SynthesisProgress = (phase: 'cluster' | 'distil', done: number, total: number) => void;
 
@@ -110,6 +114,18 @@ export class Synthesis {
     for (const c of await ctx.store.loadClusters(ns, ctx.embedder.id))
       clusters.push({ id: c.id, members: await ctx.store.clusterMembers(ns, c.id) });
     return clusters;
+  }
+
+  /**
+   * Sessions that ran the same steps and wait, each in a cluster too small to learn from, because their requests
+   * were worded too far apart to group: up to `max` groups, largest first, as the last pass left the clusters.
+   */
+  async lookAlike(namespace?: string, max = LOOK_ALIKE_LIST): Promise<LookAlike[]> {
+    const { ctx } = this;
+    if (!ctx.store) return [];
+    const { lookAlikesNow } = await import('../pipeline/stages/look-alike.js');
+    const { store, embedder, config, thresholds } = ctx;
+    return lookAlikesNow({ store, embedder, config, thresholds }, ctx.ns(namespace), max);
   }
 
   /** Resolves when no background pass is running (tests, graceful shutdown). */

@@ -12,6 +12,7 @@ import { clusterRecords, clusterSessions, loadClustering, saveClustering } from 
 import { consolidateSkills } from './stages/consolidate.js';
 import { detectNewSessions, readWatermark } from './stages/detect.js';
 import { embedGoals } from './stages/embed.js';
+import { findLookAlikes, learnedSessions, type LookAlike, PASS_LOOK_ALIKES } from './stages/look-alike.js';
 import { reembed } from './reembed.js';
 
 export interface SynthesisReport {
@@ -20,6 +21,11 @@ export interface SynthesisReport {
   reinforced: SkillRef[];
   superseded: (SkillRef & { supersedes: string })[];
   skipped: { cluster: string; reason: string }[];
+  /**
+   * Present only when there are some: sessions that ran the same steps, each in a cluster too small to learn from
+   * because their requests were worded too far apart to group (stages/look-alike.ts). Said when one of them is new.
+   */
+  lookAlike?: LookAlike[];
   /** Present only when `llm.fallback` stood in for an unavailable model during this pass. */
   fallback?: DistillerFallback;
   /** Extra figures about the pass (not part of the stable shape's required keys). */
@@ -144,6 +150,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   const catalog = new SkillCatalog(embedder.dimensions, stored, embedder.id);
   const bounded = !deps.distiller.id.startsWith('heuristic');
   let distilled = 0;
+  const tooSmall: ClusterRecord[] = [];
   for (const [i, c] of dirty.entries()) {
     opts.onProgress?.('distil', i, dirty.length);
     const deferred = deferCluster(
@@ -154,6 +161,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
       bounded,
     );
     if (deferred) {
+      if (deferred.tooSmall) tooSmall.push(c);
       // Too small to be admitted: not worth loading; it stays dirty until it grows. Reported when it changed.
       if (!deferred.tooSmall || c.newMembers.length > 0)
         report.skipped.push({ cluster: c.id, reason: deferred.reason });
@@ -182,6 +190,14 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     if (out.action === 'skip' && !opts.dryRun) await store.markClusterPassed(ns, c.id, now.toISOString(), false);
   }
   report.stats.distilled = distilled;
+  const lookAlike = await findLookAlikes(store, ns, tooSmall, clustering, {
+    minOccurrences: config.synthesis.minOccurrences,
+    thinkTools: config.synthesis.thinkTools,
+    dryRun: !!opts.dryRun,
+    learned: learnedSessions(stored),
+    max: PASS_LOOK_ALIKES,
+  });
+  if (lookAlike.length) report.lookAlike = lookAlike;
   // Skills stored earlier (or by this pass, from two clusters) that turn out to be one procedure become one.
   for (const { winner, loser } of await consolidateSkills(deps, {
     namespace: ns,

@@ -52,6 +52,22 @@ export function dbPathFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = pr
   return resolveDbLocation(flags.db, env).path;
 }
 
+/**
+ * The memory flags the person gave (--db, --namespace, --config), as a command line that a printed follow-up
+ * command repeats, each value quoted for a POSIX shell when it needs to be (" --db './my memory.db'"); "" for none.
+ */
+export function memoryFlagsText(flags: Pick<CommandFlags, 'db' | 'namespace' | 'config'>): string {
+  return (['db', 'namespace', 'config'] as const)
+    .filter((k) => typeof flags[k] === 'string')
+    .map((k) => ` --${k} ${shellWord(flags[k]!)}`)
+    .join('');
+}
+
+/** A value as one word of a POSIX shell command line: as it is when nothing in it is special, else quoted. */
+export function shellWord(v: string): string {
+  return /^[\w@%+=:,./#-]+$/.test(v) && !v.startsWith('#') ? v : `'${v.replace(/'/g, `'\\''`)}'`;
+}
+
 /** Resolves the memory for a surface and names it on stderr when the person did not choose it with --db. */
 export function announcedDbPath(
   flag: string | undefined,

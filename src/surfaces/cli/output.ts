@@ -2,6 +2,7 @@ import { escapeControl } from '../../domain/untrusted-text.js';
 import type { Skill } from '../../domain/types.js';
 import type { SynthesisReport } from '../../pipeline/synthesize.js';
 import { exitCodeOf } from '../../errors/error-codes.js';
+import { shellWord } from './command-support.js';
 import { UsageError } from './command.js';
 
 /** Terminal output never carries raw control bytes from bad input (escape sequences, bells, bidi overrides). */
@@ -69,9 +70,35 @@ export function stableReport(r: SynthesisReport) {
     reinforced: r.reinforced,
     superseded: r.superseded,
     skipped: r.skipped,
+    ...(r.lookAlike ? { lookAlike: r.lookAlike } : {}),
     ...(r.fallback ? { fallback: r.fallback } : {}),
     stats: r.stats,
   };
+}
+
+/** Longest goal a look-alike hint quotes, and how many it quotes. */
+const HINT_GOAL = 80;
+const HINT_GOALS = 5;
+
+/**
+ * Each look-alike group of a pass (sessions that ran the same steps, too few alike in words to group): who they are
+ * and the command that learns them as one skill. `where` repeats the memory flags the user gave (memoryFlagsText).
+ */
+export function lookAlikeLines(report: Pick<SynthesisReport, 'lookAlike'>, where: string): string[] {
+  const lines: string[] = [];
+  for (const g of report.lookAlike ?? []) {
+    const steps = g.steps.map((s) => `\`${s.command ?? s.tool}\``).join(', ');
+    lines.push(
+      '',
+      `Alike, not yet one skill: ${g.sessions.length} sessions ran the same steps (${steps}), asked for in words too far apart to group:`,
+      ...g.goals
+        .slice(0, HINT_GOALS)
+        .map((goal) => `  ${JSON.stringify(goal.length > HINT_GOAL ? `${goal.slice(0, HINT_GOAL - 3)}...` : goal)}`),
+      ...(g.goals.length > HINT_GOALS ? [`  and ${g.goals.length - HINT_GOALS} more`] : []),
+      `If they are one task, learn it with: npx skillsmith compile --sessions ${shellWord(g.sessions.join(','))} --commit${where}`,
+    );
+  }
+  return lines;
 }
 
 /** Said first and on stderr: a pass whose drafts came from the configured fallback, not the model. */

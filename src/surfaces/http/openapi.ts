@@ -348,6 +348,29 @@ export function openApiDocument(version: string) {
           responses: { 200: json({ type: 'object' }), ...rejected },
         },
       },
+      '/api/look-alike': {
+        get: {
+          summary:
+            'Sessions that ran the same steps but were asked for in words too far apart to group, each too few to ' +
+            'learn from alone (up to 20 groups, largest first); POST /api/compile with a group of sessions learns it',
+          responses: {
+            200: json({
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  sessions: { type: 'array', items: { type: 'string' } },
+                  goals: { type: 'array', items: { type: 'string' } },
+                  steps: {
+                    type: 'array',
+                    items: { type: 'object', properties: { tool: { type: 'string' }, command: { type: 'string' } } },
+                  },
+                },
+              },
+            }),
+          },
+        },
+      },
       '/api/recall': {
         post: {
           summary:

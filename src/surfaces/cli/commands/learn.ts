@@ -7,8 +7,8 @@ import type { SynthesisReport } from '../../../pipeline/synthesize.js';
 import type { Memory } from '../../../app/memory.js';
 import { skillJson } from '../../shapes.js';
 import type { Command } from '../command.js';
-import { dbPathFromFlags } from '../command-support.js';
-import { out, printJson, printSkillTable, reportFallback, stableReport, writeErr } from '../output.js';
+import { dbPathFromFlags, memoryFlagsText } from '../command-support.js';
+import { lookAlikeLines, out, printJson, printSkillTable, reportFallback, stableReport, writeErr } from '../output.js';
 import { progressBar } from '../progress.js';
 import { formatNotes, formatProblems, grownText, hookProblems, ingestFiles, ingestInputs, sessions } from './ingest.js';
 
@@ -53,6 +53,7 @@ export const command: Command = {
     }
     for (const l of formatProblems(problems, results)) writeErr(`${l}\n`);
     out(passSummary(report, memory.config.synthesis.minOccurrences));
+    for (const line of lookAlikeLines(report, memoryFlagsText(flags))) out(line);
     const alreadyPresent = results.reduce((n, r) => n + r.skipped, 0);
     if (alreadyPresent > 0 || skillsBefore > 0) {
       const where = dbPathFromFlags(flags);
@@ -82,9 +83,7 @@ export const command: Command = {
       }
     }
     if (skills.length)
-      out(
-        `Export the SKILL.md files with: npx skillsmith skills export --out ./skills${flags.db ? ` --db ${flags.db}` : ''}`,
-      );
+      out(`Export the SKILL.md files with: npx skillsmith skills export --out ./skills${memoryFlagsText(flags)}`);
     return problems.length ? 1 : 0;
   },
 };

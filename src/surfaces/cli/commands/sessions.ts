@@ -4,7 +4,8 @@ import { escapeControl } from '../../../domain/untrusted-text.js';
 import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
 import type { Command } from '../command.js';
 import type { Flags } from '../options.js';
-import { out, printJson, writeErr } from '../output.js';
+import { memoryFlagsText } from '../command-support.js';
+import { lookAlikeLines, out, printJson, writeErr } from '../output.js';
 import { nearestName } from '../suggest.js';
 
 /** Sessions a page of `sessions list` holds unless --limit says otherwise, and the most it may hold (as REST's). */
@@ -20,7 +21,10 @@ export const command: Command = {
                               stored sessions, newest first (${DEFAULT_LIMIT} a page): outcome, calls, goal
   sessions show ID            one stored session: goal, outcome and each tool call with its result
   sessions forget ID...       delete sessions for good: goal, calls, results; skills learned from them keep a
-                              forgotten-parent marker (an audit record names each by an opaque reference)`,
+                              forgotten-parent marker (an audit record names each by an opaque reference)
+  sessions alike              sessions that ran the same steps but were asked for in words too far apart to
+                              group, each too few to learn from alone, and the compile command that learns
+                              them as one skill`,
   opens: 'memory',
   // Listing and reading a session read; forgetting one needs it stored.
   ifMissing: ([sub]) => (sub === 'forget' ? 'fail' : 'empty'),
@@ -33,13 +37,15 @@ export const command: Command = {
         return rest.length === 1 ? null : 'usage: skillsmith sessions show ID';
       case 'forget':
         return rest.length ? null : 'usage: skillsmith sessions forget ID...';
+      case 'alike':
+        return rest.length ? 'usage: skillsmith sessions alike' : null;
       default: {
-        const guess = sub === undefined ? undefined : nearestName(sub, ['list', 'show', 'forget']);
+        const guess = sub === undefined ? undefined : nearestName(sub, ['list', 'show', 'forget', 'alike']);
         const what =
           sub === undefined
             ? 'sessions needs a subcommand'
             : `unknown sessions subcommand "${sub}"${guess ? ` (did you mean "${guess}"?)` : ''}`;
-        return `${what}: list, show or forget`;
+        return `${what}: list, show, forget or alike`;
       }
     }
   },
@@ -47,6 +53,7 @@ export const command: Command = {
     const memory = await open();
     if (sub === 'list') return list(memory, flags);
     if (sub === 'show') return show(memory, rest[0]!, flags);
+    if (sub === 'alike') return alike(memory, flags);
     return forget(memory, rest, flags);
   },
 };
@@ -82,6 +89,23 @@ async function list(memory: Memory, flags: Flags): Promise<number> {
     `${total} session${total === 1 ? '' : 's'} stored, newest first; ${offset + 1}-${last} below${last < total ? ` (--offset ${last} for the next ${Math.min(limit, total - last)})` : ''}:`,
   );
   for (const s of items) out(`  ${s.id} [${outcomeText(s)}, ${callCount(s)}] ${oneLine(s.goal, 100)}`);
+  return 0;
+}
+
+async function alike(memory: Memory, flags: Flags): Promise<number> {
+  const groups = await memory.synthesis.lookAlike();
+  if (flags.json) {
+    printJson(groups);
+    return 0;
+  }
+  if (groups.length === 0) {
+    out(
+      'No sessions wait alone that ran the same steps as others (as the last synthesis pass left them): each kind of ' +
+        'task is learned, or waits for more runs of its own.',
+    );
+    return 0;
+  }
+  for (const line of lookAlikeLines({ lookAlike: groups }, memoryFlagsText(flags)).slice(1)) out(line);
   return 0;
 }
 

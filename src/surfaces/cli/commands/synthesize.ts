@@ -1,6 +1,7 @@
 import { sameProcedureVersion } from '../../../domain/reconcile.js';
 import type { Command } from '../command.js';
-import { out, printJson, reportFallback, stableReport } from '../output.js';
+import { memoryFlagsText } from '../command-support.js';
+import { lookAlikeLines, out, printJson, reportFallback, stableReport } from '../output.js';
 import { progressBar } from '../progress.js';
 
 /** `skillsmith synthesize [--dry-run]`: a synthesis pass over the sessions added since the last one. */
@@ -41,6 +42,7 @@ export const command: Command = {
     for (const s of report.superseded)
       out(`  superseded ${verb} ${s.supersedes} by ${s.name} ${s.version}`.replace(/ {2,}/g, ' '));
     for (const s of report.skipped) out(`  skipped ${s.cluster}: ${s.reason}`);
+    for (const line of lookAlikeLines(report, memoryFlagsText(flags))) out(line);
     if (
       !report.created.length &&
       !report.updated.length &&

@@ -31,6 +31,10 @@ export function learningRoutes(memory: Memory): Hono {
     return c.json(await memory.skills.compile({ ...body, actor: 'http' }));
   });
 
+  // Sessions that ran the same steps but were worded too far apart to group: POST /compile with a group's
+  // sessions learns it as one skill.
+  app.get('/look-alike', async (c) => c.json(await memory.synthesis.lookAlike()));
+
   // A POST: recall records which skills it served (their trials when the session ends) and touches last-used.
   app.post('/recall', async (c) => {
     const body = await readJson(c, recallBody);

@@ -1,0 +1,215 @@
+// A coding agent upgrades a dependency three times, asked three ways ("upgrade zod to the latest version", "bump
+// date-fns to the newest version", ...). The embedded GloVe vectors find those requests too far apart to group,
+// so each run waits alone and nothing is learned. The pass says they ran the same steps and how to learn them as
+// one skill; `sessions alike` lists them later (a hook's passes print nothing). Real SQLite, the built CLI.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LookAlike } from '../src/index.js';
+import { serveApi } from '../src/surfaces/http/server.js';
+import { runBuiltCli } from './support/built-cli.js';
+import { testMemories } from './support/memories.js';
+import type { Session } from '../src/domain/types.js';
+
+type Step = { tool: string; args: Record<string, unknown>; result: string; error?: string };
+const bash = (command: string, result: string, error?: string): Step => ({
+  tool: 'Bash',
+  args: { command, description: 'Run it' },
+  result,
+  ...(error ? { error } : {}),
+});
+const read = (file: string): Step => ({ tool: 'Read', args: { file_path: file }, result: '# Title' });
+const edit = (file: string): Step => ({
+  tool: 'Edit',
+  args: { file_path: file, old_string: '# Title', new_string: '# Title\n\nMore.' },
+  result: `The file ${file} has been updated successfully.`,
+});
+const outdated = bash('npm outdated', 'Package  Current  Wanted  Latest', 'Exit code 1');
+const passed = bash('npm test', 'Tests  44 passed (44)');
+
+const UPGRADES = [
+  {
+    id: 'up-zod',
+    goal: 'upgrade zod to the latest version',
+    steps: [outdated, bash('npm install zod@latest', 'changed 1 package'), passed],
+  },
+  {
+    id: 'up-eslint',
+    goal: 'can you update eslint to the newest release? make sure nothing breaks',
+    steps: [
+      outdated,
+      bash('npm install --save-dev eslint@latest', 'changed 3 packages'),
+      bash('npm run lint', ''),
+      passed,
+    ],
+  },
+  {
+    id: 'up-datefns',
+    goal: 'bump date-fns to the newest version',
+    steps: [outdated, bash('npm install date-fns@latest', 'changed 1 package'), passed, bash('npx tsc --noEmit', '')],
+  },
+];
+// Other work of the same agent, with Read and Edit: most of its sessions call them, so they say nothing of a task.
+const OTHERS = [
+  {
+    id: 'doc-env',
+    goal: 'Add a section to the README that documents every environment variable',
+    steps: [read('/r/README.md'), edit('/r/README.md')],
+  },
+  {
+    id: 'doc-contrib',
+    goal: 'Write a short CONTRIBUTING guide for new developers',
+    steps: [
+      { tool: 'Glob', args: { pattern: '*.md' }, result: '/r/README.md' },
+      read('/r/CONTRIBUTING.md'),
+      edit('/r/CONTRIBUTING.md'),
+    ],
+  },
+  {
+    id: 'fix-a',
+    goal: 'The formatCurrency test is failing, can you fix it?',
+    steps: [read('/r/src/money.ts'), edit('/r/src/money.ts'), passed],
+  },
+  {
+    id: 'fix-b',
+    goal: 'the formatCurrency test fails again after the merge, fix it please',
+    steps: [read('/r/src/money.ts'), edit('/r/src/money.ts'), passed],
+  },
+];
+
+const line = (s: { id: string; goal: string; steps: Step[] }) =>
+  JSON.stringify({ session_id: s.id, goal: s.goal, success: true, steps: s.steps });
+
+let dir: string;
+let db: string;
+let file: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'skillsmith-look-alike-'));
+  db = join(dir, 'memory.db');
+  file = join(dir, 'sessions.jsonl');
+  writeFileSync(file, `${[...UPGRADES, ...OTHERS].map(line).join('\n')}\n`);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const cli = (...args: string[]) => runBuiltCli([...args, '--db', db], { cwd: dir });
+
+describe('sessions that ran the same steps but were asked for in other words', () => {
+  it('are said after the pass, with the command that learns them as one skill, which then works', () => {
+    const learned = cli('learn', file);
+    expect(learned.stderr).toBe('');
+    expect(learned.code).toBe(0);
+    // Nothing was learned from the upgrades: each waits alone.
+    const skills = JSON.parse(cli('skills', 'list', '--json').stdout) as { sourceSessions: string[] }[];
+    expect(skills.flatMap((s) => s.sourceSessions).filter((id) => id.startsWith('up-'))).toEqual([]);
+    const hint = learned.stdout.split('\n\n').find((p) => p.startsWith('Alike, not yet one skill'));
+    expect(hint).toBeDefined();
+    // `npm test` is no telling step here: most of this agent's sessions run it.
+    expect(hint).toContain('3 sessions ran the same steps (`npm install`)');
+    for (const u of UPGRADES) expect(hint).toContain(JSON.stringify(u.goal));
+    // Read and Edit, which most sessions call, make no look-alikes of the two documentation edits.
+    expect(learned.stdout).not.toContain('README that documents');
+    const command = /If they are one task, learn it with: npx skillsmith (compile .*)$/m.exec(hint!)?.[1];
+    expect(command).toBeDefined();
+    const args = command!.split(' ');
+    expect(
+      args
+        .slice(args.indexOf('--sessions') + 1)[0]
+        .split(',')
+        .sort(),
+    ).toEqual(UPGRADES.map((u) => u.id).sort());
+    expect(args.slice(-2)).toEqual(['--db', db]);
+
+    // Later, as a hook user would ask: the same group, as JSON.
+    const listed = cli('sessions', 'alike', '--json');
+    expect(listed.code).toBe(0);
+    const groups = JSON.parse(listed.stdout) as LookAlike[];
+    expect(groups).toHaveLength(1);
+    expect([...groups[0].sessions].sort()).toEqual(UPGRADES.map((u) => u.id).sort());
+    expect(groups[0].goals).toEqual(groups[0].sessions.map((id) => UPGRADES.find((u) => u.id === id)!.goal));
+    expect(groups[0].steps).toEqual([{ tool: 'Bash', command: 'npm install' }]);
+
+    // The printed command, run as printed, learns the skill; the group is then no longer said.
+    const compiled = runBuiltCli(args, { cwd: dir });
+    expect(compiled.code).toBe(0);
+    const name = /^Committed: add ([a-z0-9-]+)\./m.exec(compiled.stdout)?.[1];
+    expect(name).toBeDefined();
+    expect(cli('sessions', 'alike').stdout).toContain('No sessions wait alone');
+    const recalled = cli('recall', 'update typescript to the newest version', '--json');
+    expect(recalled.code).toBe(0);
+    const hits = JSON.parse(recalled.stdout) as { name: string; toolSequence: string[] }[];
+    expect(hits[0]?.name).toBe(name);
+    expect(hits[0].toolSequence).toEqual(['Bash', 'Bash']);
+  });
+});
+
+const { fresh } = testMemories('skillsmith-look-alike-pass-');
+const session = (s: { id: string; goal: string; steps: Step[] }): Session => ({
+  id: s.id,
+  namespace: 'default',
+  goal: s.goal,
+  outcome: 'success',
+  reward: 1,
+  agentId: null,
+  source: 'scripted-test',
+  startedAt: '2026-03-01T00:00:00.000Z',
+  endedAt: null,
+  labels: null,
+  calls: s.steps.map((c, position) => ({
+    position,
+    tool: c.tool,
+    args: c.args,
+    result: c.result,
+    ok: !c.error,
+    error: c.error ?? null,
+    durationMs: null,
+    at: null,
+  })),
+});
+
+describe('the pass report', () => {
+  it('carries a group when one of its sessions is new, once', async () => {
+    const memory = await fresh();
+    await memory.ingest([...UPGRADES.slice(0, 2), ...OTHERS].map(session));
+    const first = await memory.synthesize();
+    expect(first.lookAlike?.map((g) => [...g.sessions].sort())).toEqual([['up-eslint', 'up-zod']]);
+    // Nothing new: the group is not said again by a pass (sessions alike still lists it).
+    const second = await memory.synthesize();
+    expect(second.lookAlike).toBeUndefined();
+    expect((await memory.synthesis.lookAlike()).map((g) => g.sessions.length)).toEqual([2]);
+    // A third run: said with the runs alike to it (the eslint upgrade, with its lint run, is alike to the zod one
+    // but not to this one, which type-checks). A dry run says it too; sessions alike lists the whole group.
+    await memory.ingest([session(UPGRADES[2])]);
+    const dry = await memory.synthesize({ dryRun: true });
+    expect(dry.lookAlike?.map((g) => [...g.sessions].sort())).toEqual([['up-datefns', 'up-zod']]);
+    const third = await memory.synthesize();
+    expect(third.lookAlike?.map((g) => [...g.sessions].sort())).toEqual([['up-datefns', 'up-zod']]);
+    expect((await memory.synthesis.lookAlike()).map((g) => [...g.sessions].sort())).toEqual([
+      ['up-datefns', 'up-eslint', 'up-zod'],
+    ]);
+  });
+});
+
+describe('GET /api/look-alike', () => {
+  it('answers the groups over HTTP, and POST /api/compile with one learns it', async () => {
+    const memory = await fresh();
+    await memory.ingest([...UPGRADES, ...OTHERS].map(session));
+    await memory.synthesize();
+    const server = await serveApi(memory, { port: 0 });
+    try {
+      const listed = await fetch(`${server.url}/api/look-alike`);
+      expect(listed.status).toBe(200);
+      const groups = (await listed.json()) as LookAlike[];
+      expect(groups.map((g) => [...g.sessions].sort())).toEqual([UPGRADES.map((u) => u.id).sort()]);
+      const compiled = await fetch(`${server.url}/api/compile`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+        body: JSON.stringify({ sessions: groups[0].sessions, commit: true }),
+      });
+      expect(compiled.status).toBe(200);
+      expect(await (await fetch(`${server.url}/api/look-alike`)).json()).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
