@@ -6,6 +6,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
 import { chromiumExecutable } from './support/browser.js';
+import { OTHER_CODING, scriptedSession, UPGRADES } from './support/coding-tasks.js';
 import { learnSample, ROOT, startCli, type Child } from './support/surfaces.js';
 
 /** Screenshots of the main views, kept after the run (the README shows one). */
@@ -403,5 +404,48 @@ describe('dashboard on a memory an earlier release learned', () => {
     await shot('skill-version-changes');
     await restamp.getByRole('button', { name: 'Hide changes' }).click();
     await expect.poll(() => page.locator('tr.changes').isHidden()).toBe(true);
+  });
+});
+
+describe('dashboard on a memory whose runs of one task were worded too differently to group', () => {
+  let coding: Child;
+  beforeAll(async () => {
+    const db = join(tmp, 'coding.db');
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    await memory.ingest([...UPGRADES, ...OTHER_CODING].map(scriptedSession));
+    await memory.synthesize();
+    await memory.close();
+    coding = await startCli(['serve', '--port', '0', '--db', db, '--log-level', 'error']);
+  });
+  afterAll(async () => {
+    await coding?.stop();
+  });
+
+  it('lists the sessions alike, selects a group in one click, and the preview and commit learn it', async () => {
+    await page.goto(`${coding.url}/#/sessions`);
+    await page.locator('#look-alike[data-loaded="true"]').waitFor({ state: 'attached' });
+    const group = page.locator('#look-alike ul.look-alike > li');
+    await expect.poll(() => group.count()).toBe(1);
+    expect((await group.getAttribute('data-sessions'))!.split(',').sort()).toEqual(UPGRADES.map((u) => u.id).sort());
+    expect(await group.locator('p code').allTextContents()).toEqual(['npm install']);
+    expect(await group.locator('ul li a').allTextContents()).toEqual(
+      expect.arrayContaining(UPGRADES.map((u) => u.goal)),
+    );
+    await shot('sessions-look-alike');
+    await group.getByRole('button', { name: 'Select these 3 sessions' }).click();
+    await expect.poll(() => page.locator('#selected-count').textContent()).toBe('3 sessions selected');
+    for (const u of UPGRADES) expect(await page.locator(`input[data-session="${u.id}"]`).isChecked()).toBe(true);
+    await page.locator('#preview-skill').click();
+    await page.locator('#preview-title').waitFor();
+    expect(await page.locator('#promotion').textContent()).toContain('a new skill would be added');
+    await page.getByRole('button', { name: 'Create this skill' }).click();
+    await page.locator('#committed-skill').waitFor();
+    const name = (await page.locator('#committed-skill').textContent())!;
+    const skill = (await (await fetch(`${coding.url}/api/skills/${name}`)).json()) as { sourceSessions: string[] };
+    expect([...skill.sourceSessions].sort()).toEqual(UPGRADES.map((u) => u.id).sort());
+    // Learned: the group is no longer waiting.
+    await page.reload();
+    await page.locator('#look-alike[data-loaded="true"]').waitFor({ state: 'attached' });
+    expect(await page.locator('#look-alike ul.look-alike > li').count()).toBe(0);
   });
 });

@@ -74,3 +74,105 @@ export const codingSessions = (): Session[] => [
   ...runs(CHANGELOG, 'changelog'),
   ...runs(RENAME, 'rename'),
 ];
+
+/** A run of a task: its id, its request and its calls. */
+export interface ScriptedRun {
+  id: string;
+  goal: string;
+  steps: Step[];
+}
+
+/** A call of a scripted run, as the interchange JSONL writes a step (`error`: it failed). */
+export type Step = { tool: string; args: Record<string, unknown>; result: string; error?: string };
+const bash = (command: string, result: string, error?: string): Step => ({
+  tool: 'Bash',
+  args: { command, description: 'Run it' },
+  result,
+  ...(error ? { error } : {}),
+});
+const read = (file: string): Step => ({ tool: 'Read', args: { file_path: file }, result: '# Title' });
+const edit = (file: string): Step => ({
+  tool: 'Edit',
+  args: { file_path: file, old_string: '# Title', new_string: '# Title\n\nMore.' },
+  result: `The file ${file} has been updated successfully.`,
+});
+const outdated = bash('npm outdated', 'Package  Current  Wanted  Latest', 'Exit code 1');
+const passed = bash('npm test', 'Tests  44 passed (44)');
+
+/**
+ * A dependency upgrade, three times, asked three ways: too far apart in words (GloVe) for one cluster, the same
+ * steps (test/look-alike.test.ts).
+ */
+export const UPGRADES: ScriptedRun[] = [
+  {
+    id: 'up-zod',
+    goal: 'upgrade zod to the latest version',
+    steps: [outdated, bash('npm install zod@latest', 'changed 1 package'), passed],
+  },
+  {
+    id: 'up-eslint',
+    goal: 'can you update eslint to the newest release? make sure nothing breaks',
+    steps: [
+      outdated,
+      bash('npm install --save-dev eslint@latest', 'changed 3 packages'),
+      bash('npm run lint', ''),
+      passed,
+    ],
+  },
+  {
+    id: 'up-datefns',
+    goal: 'bump date-fns to the newest version',
+    steps: [outdated, bash('npm install date-fns@latest', 'changed 1 package'), passed, bash('npx tsc --noEmit', '')],
+  },
+];
+// Other work of the same agent, with Read and Edit: most of its sessions call them, so they say nothing of a task.
+export const OTHER_CODING: ScriptedRun[] = [
+  {
+    id: 'doc-env',
+    goal: 'Add a section to the README that documents every environment variable',
+    steps: [read('/r/README.md'), edit('/r/README.md')],
+  },
+  {
+    id: 'doc-contrib',
+    goal: 'Write a short CONTRIBUTING guide for new developers',
+    steps: [
+      { tool: 'Glob', args: { pattern: '*.md' }, result: '/r/README.md' },
+      read('/r/CONTRIBUTING.md'),
+      edit('/r/CONTRIBUTING.md'),
+    ],
+  },
+  {
+    id: 'fix-a',
+    goal: 'The formatCurrency test is failing, can you fix it?',
+    steps: [read('/r/src/money.ts'), edit('/r/src/money.ts'), passed],
+  },
+  {
+    id: 'fix-b',
+    goal: 'the formatCurrency test fails again after the merge, fix it please',
+    steps: [read('/r/src/money.ts'), edit('/r/src/money.ts'), passed],
+  },
+];
+
+/** A scripted run as a stored session (successful; a step with an error failed). */
+export const scriptedSession = (s: ScriptedRun): Session => ({
+  id: s.id,
+  namespace: 'default',
+  goal: s.goal,
+  outcome: 'success',
+  reward: 1,
+  agentId: null,
+  source: 'scripted-test',
+  startedAt: '2026-03-01T00:00:00.000Z',
+  endedAt: null,
+  labels: null,
+  calls: s.steps.map((c, position) => ({
+    position,
+    tool: c.tool,
+    args: c.args,
+    result: c.result,
+    ok: !c.error,
+    error: c.error ?? null,
+    durationMs: null,
+    at: null,
+  })),
+});

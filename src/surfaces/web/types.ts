@@ -102,6 +102,13 @@ export interface Explanation {
   track: { at: string; eta: number; utility: number | null; status: string; signal: string }[];
 }
 
+/** Sessions that ran the same steps but were worded too far apart to group (GET /api/look-alike). */
+export interface LookAlike {
+  sessions: string[];
+  goals: string[];
+  steps: { tool: string; command?: string }[];
+}
+
 export interface CompileResult {
   dryRun: boolean;
   action: 'add' | 'update' | 'reinforce' | 'supersede' | 'skip';

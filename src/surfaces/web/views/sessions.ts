@@ -12,7 +12,16 @@ import {
 import { h, mount } from '../dom.js';
 import { clipText, date } from '../format.js';
 import { renderMarkdown, splitFrontmatter } from '../markdown.js';
-import type { CompileResult, LogIngested, LogPreview, LogProblem, Page, Session, SessionSummary } from '../types.js';
+import type {
+  CompileResult,
+  LogIngested,
+  LogPreview,
+  LogProblem,
+  LookAlike,
+  Page,
+  Session,
+  SessionSummary,
+} from '../types.js';
 import { pagerLinks } from './skills.js';
 
 const PAGE = 25;
@@ -86,6 +95,18 @@ export async function sessionsView(main: HTMLElement, params: URLSearchParams, c
   });
   previewButton.addEventListener('click', () => void promote(preview, [...selected], ctx, sync));
 
+  // Runs of one task worded too differently to be grouped: one click selects a group for the preview above.
+  const alike = h('section', { id: 'look-alike', 'aria-label': 'Alike, not yet one skill' });
+  const pick = (ids: string[]) => {
+    selected.clear();
+    for (const id of ids) selected.add(id);
+    for (const box of body.querySelectorAll<HTMLInputElement>('input[type=checkbox][data-session]'))
+      box.checked = selected.has(box.dataset.session!);
+    mount(preview);
+    sync();
+    previewButton.focus();
+  };
+
   // A log an agent or an app kept (a transcript, a saved chat, a run history): previewed, then stored.
   const logInput = h('input', { type: 'file', id: 'import-log', accept: '.json,.jsonl,application/json' });
   const imported = h('section', { id: 'import', 'aria-live': 'polite', 'aria-label': 'Imported log' });
@@ -113,6 +134,7 @@ export async function sessionsView(main: HTMLElement, params: URLSearchParams, c
       clearButton,
     ),
     preview,
+    alike,
     h(
       'div',
       { class: 'selection-bar', role: 'group', 'aria-label': 'Import a log' },
@@ -151,7 +173,57 @@ export async function sessionsView(main: HTMLElement, params: URLSearchParams, c
     ),
     pager,
   );
-  await load();
+  await Promise.all([load(), lookAlikes(alike, pick)]);
+}
+
+/** The look-alike groups, each with a button that selects its sessions (nothing when there are none). */
+async function lookAlikes(panel: HTMLElement, pick: (ids: string[]) => void) {
+  let groups: LookAlike[];
+  try {
+    groups = await api.get<LookAlike[]>('/api/look-alike');
+  } catch (e) {
+    groups = [];
+    mount(panel, errorBox(e));
+  }
+  if (groups.length) showLookAlikes(panel, groups, pick);
+  // Read and shown (or found empty): what a test or a script waits for.
+  panel.dataset.loaded = 'true';
+}
+
+function showLookAlikes(panel: HTMLElement, groups: LookAlike[], pick: (ids: string[]) => void) {
+  mount(
+    panel,
+    h('h2', {}, 'Alike, not yet one skill'),
+    h(
+      'p',
+      { class: 'muted' },
+      'These sessions ran the same steps, but their requests were worded too far apart to be grouped, so each waits alone. If a group is one task, select it and preview the skill it makes.',
+    ),
+    h(
+      'ul',
+      { class: 'look-alike' },
+      groups.map((g) => {
+        const button = h('button', { type: 'button' }, `Select these ${g.sessions.length} sessions`);
+        button.addEventListener('click', () => pick(g.sessions));
+        return h(
+          'li',
+          { 'data-sessions': g.sessions.join(',') },
+          h(
+            'p',
+            {},
+            `${g.sessions.length} sessions ran the same steps: `,
+            g.steps.map((s, i) => [i ? ', ' : '', h('code', {}, s.command ?? s.tool)]),
+          ),
+          h(
+            'ul',
+            {},
+            g.sessions.map((id, i) => h('li', {}, h('a', { href: sessionHref(id) }, clipText(g.goals[i], 140)))),
+          ),
+          button,
+        );
+      }),
+    ),
+  );
 }
 
 function row(s: SessionSummary, sync: () => void): HTMLElement {
