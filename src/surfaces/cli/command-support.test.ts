@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { memoryFlagsText, shellWord } from './command-support.js';
+import { memoryFlagsText } from './command-support.js';
+import { shellWord } from './output.js';
 
 describe('memoryFlagsText', () => {
   it('repeats the memory flags given, in a fixed order, and none that were not', () => {

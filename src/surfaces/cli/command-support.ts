@@ -6,6 +6,7 @@ import type { Memory } from '../../app/memory.js';
 import type { LogLevel } from '../../support/log.js';
 import { describeDbLocation, resolveDbLocation } from '../../config/default-db.js';
 import { NotFoundError } from '../../errors/not-found-error.js';
+import { shellWord } from './output.js';
 
 /** The flags the doctor and reembed commands read (a subset of the CLI's global flags). */
 export interface CommandFlags {
@@ -61,11 +62,6 @@ export function memoryFlagsText(flags: Pick<CommandFlags, 'db' | 'namespace' | '
     .filter((k) => typeof flags[k] === 'string')
     .map((k) => ` --${k} ${shellWord(flags[k]!)}`)
     .join('');
-}
-
-/** A value as one word of a POSIX shell command line: as it is when nothing in it is special, else quoted. */
-export function shellWord(v: string): string {
-  return /^[\w@%+=:,./#-]+$/.test(v) && !v.startsWith('#') ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Resolves the memory for a surface and names it on stderr when the person did not choose it with --db. */

@@ -2,7 +2,6 @@ import { escapeControl } from '../../domain/untrusted-text.js';
 import type { Skill } from '../../domain/types.js';
 import type { SynthesisReport } from '../../pipeline/synthesize.js';
 import { exitCodeOf } from '../../errors/error-codes.js';
-import { shellWord } from './command-support.js';
 import { UsageError } from './command.js';
 
 /** Terminal output never carries raw control bytes from bad input (escape sequences, bells, bidi overrides). */
@@ -74,6 +73,11 @@ export function stableReport(r: SynthesisReport) {
     ...(r.fallback ? { fallback: r.fallback } : {}),
     stats: r.stats,
   };
+}
+
+/** A value as one word of a POSIX shell command line: as it is when nothing in it is special, else quoted. */
+export function shellWord(v: string): string {
+  return /^[\w@%+=:,./#-]+$/.test(v) && !v.startsWith('#') ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Longest goal a look-alike hint quotes, and how many it quotes. */
