@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { prepareCapture } from '../src/capture/ingest.js';
 import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
 import { openMemory } from '../src/index.js';
-import { codingSessions } from './support/coding-tasks.js';
+import { codingSessions, scriptedSession, UPGRADES } from './support/coding-tasks.js';
 import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
 
 /**
@@ -29,6 +29,8 @@ const FINGERPRINTS: Record<string, string> = {
   'heuristic@12': '64c2622990feb4b1',
   // From here on, also a coding agent's tasks, learned in a memory of their own (test/support/coding-tasks.ts).
   'heuristic@13': '08efa3deaef4eff7',
+  // From here on, also the compiled upgrades, whose runs each failed `npm outdated` first.
+  'heuristic@14': '11d1474cb5c83b33',
 };
 
 const FILES = [
@@ -71,7 +73,9 @@ async function learnedFingerprint(): Promise<{ digest: string; skills: number }>
     const coding = await openMemory({ db: codingDb, logLevel: 'silent' });
     let codingSkills: Awaited<ReturnType<typeof learned>>;
     try {
-      await coding.ingest(codingSessions());
+      await coding.ingest([...codingSessions(), ...UPGRADES.map(scriptedSession)]);
+      // The upgrades are worded too far apart to group: learned as a user would, from their look-alike group.
+      await coding.skills.compile({ sessions: UPGRADES.map((u) => u.id), commit: true });
       codingSkills = await learned(coding);
     } finally {
       await coding.close();

@@ -33,7 +33,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@13';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@14';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -94,6 +94,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     successes: input.successes,
     failures: input.failures,
     procedureTools: toolsRequired,
+    procedureKeys: steps.map((s) => (s.command ? `${s.tool}\u0000${commandHead(s.command.text)}` : s.tool)),
     thinkTools: opts.thinkTools,
     redact: opts.redact,
   });

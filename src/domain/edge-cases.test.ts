@@ -147,4 +147,59 @@ describe('findEdgeCases', () => {
     });
     expect(once).toEqual([]);
   });
+
+  describe('of a command runner, step by step: its command, not the tool every step shares', () => {
+    /** A session of shell commands: `npm outdated!` failed (with `error`), the others worked. */
+    const shell = (id: string, commands: string[], error = 'Exit code 1') => {
+      const s = session(id, []);
+      s.calls = commands.map((line, position) => {
+        const failed = line.endsWith('!');
+        return {
+          position,
+          tool: 'Bash',
+          args: { command: failed ? line.slice(0, -1) : line },
+          result: failed ? error : 'done',
+          ok: !failed,
+          error: failed ? error : null,
+          durationMs: null,
+          at: null,
+        };
+      });
+      return s;
+    };
+    const keys = ['Bash\u0000npm install', 'Bash\u0000npm test'];
+
+    it('reads no retry of `Bash` into a failed command followed by another one', () => {
+      const items = findEdgeCases({
+        successes: ['zod', 'eslint', 'date-fns'].map((p) =>
+          shell(p, ['npm outdated!', `npm install ${p}@latest`, 'npm test']),
+        ),
+        failures: [],
+        procedureTools: ['Bash'],
+        procedureKeys: keys,
+        thinkTools: [],
+      });
+      // Before: "If `Bash` fails, correct the arguments and retry `Bash`."
+      expect(items.map((i) => i.text)).toEqual([
+        'Do not run `npm outdated` with `Bash` for this task: it failed in each of the 3 successful sessions that ran it, and they succeeded without it.',
+      ]);
+    });
+
+    it('tells the agent to run a command of the procedure again when it failed and then worked', () => {
+      const items = findEdgeCases({
+        successes: [
+          shell('a', ['npm install!', 'npm install', 'npm test'], 'npm ERR! network request timed out'),
+          shell('b', ['npm install!', 'npm install', 'npm test'], 'npm ERR! network request timed out'),
+          shell('c', ['npm install', 'npm test']),
+        ],
+        failures: [],
+        procedureTools: ['Bash'],
+        procedureKeys: keys,
+        thinkTools: [],
+      });
+      expect(items.map((i) => i.text)).toEqual([
+        'If `npm install` with `Bash` fails (e.g. a transient error), correct the arguments and retry `npm install` with `Bash`.',
+      ]);
+    });
+  });
 });

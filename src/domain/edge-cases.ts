@@ -1,3 +1,4 @@
+import { stepKey } from './commands.js';
 import { roleOf } from './step-role.js';
 import type { Session } from './types.js';
 import { procedureCalls } from './spans.js';
@@ -8,6 +9,12 @@ export interface EdgeCaseInput {
   /** Sessions of the cluster that failed: counter-examples. */
   failures: Session[];
   procedureTools: readonly string[];
+  /**
+   * The procedure's steps as they align (commands.ts: stepKey): a command runner's step is its command's head
+   * (`Bash` + `npm install`), so a failed `npm outdated` is not taken for a step because `npm install` is one.
+   * Default: `procedureTools`.
+   */
+  procedureKeys?: readonly string[];
   thinkTools: readonly string[];
   /** Redacts secrets and personal data (kept for callers; no error text reaches an edge case any more). */
   redact?: (text: string) => string;
@@ -32,22 +39,26 @@ export interface EdgeCase {
  */
 export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
   const think = new Set(input.thinkTools);
+  const procedure = input.procedureKeys ?? input.procedureTools;
+  // Per step (a tool, or a command runner's command): a shell that failed `npm outdated` and then ran `npm install`
+  // did not retry anything.
   const recoveries = new Map<string, { count: number; error: string; retried: number; next: Map<string, number> }>();
   for (const s of input.successes) {
     const seen = new Set<string>();
     // A failing run the change then made pass is a step (spans.ts: procedureCalls), not a failure recovered from.
     const steps = new Set(procedureCalls(s.calls, think));
     s.calls.forEach((c, i) => {
-      if (c.ok || steps.has(c) || think.has(c.tool) || seen.has(c.tool)) return;
-      seen.add(c.tool);
-      let r = recoveries.get(c.tool);
-      if (!r) recoveries.set(c.tool, (r = { count: 0, error: '', retried: 0, next: new Map() }));
+      const key = stepKey(c);
+      if (c.ok || steps.has(c) || think.has(c.tool) || seen.has(key)) return;
+      seen.add(key);
+      let r = recoveries.get(key);
+      if (!r) recoveries.set(key, (r = { count: 0, error: '', retried: 0, next: new Map() }));
       r.count++;
       if (!r.error) r.error = failureKind(c.error ?? c.result);
       const later = s.calls.slice(i + 1).filter((x) => x.ok && !think.has(x.tool));
-      if (later.some((x) => x.tool === c.tool)) r.retried++;
-      const next = later[0]?.tool;
-      if (next && next !== c.tool) r.next.set(next, (r.next.get(next) ?? 0) + 1);
+      if (later.some((x) => stepKey(x) === key)) r.retried++;
+      const next = later[0] && stepKey(later[0]);
+      if (next && next !== key) r.next.set(next, (r.next.get(next) ?? 0) + 1);
     });
   }
   const items: EdgeCase[] = [];
@@ -56,14 +67,15 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
   for (const [tool, r] of recoveries) {
     if (r.count < minRecoveries) continue;
     const err = r.error ? ` (${r.error})` : '';
+    const [it, call] = [stepText(tool), isCommand(tool) ? 'run' : 'call'];
     // A call that is no step of the procedure and never worked in a successful session was a wrong turn:
     // "if it fails, go on" would tell the agent to try it first.
-    if (!input.procedureTools.includes(tool) && !workedIn.has(tool)) {
+    if (!procedure.includes(tool) && !workedIn.has(tool)) {
       items.push({
         kind: 'avoid',
         tool,
         count: r.count,
-        text: `Do not call \`${tool}\` for this task: it failed${err} ${r.count === 1 ? 'in the one successful session that called it, which' : `in each of the ${r.count} successful sessions that called it, and they`} succeeded without it.`,
+        text: `Do not ${call} ${it} for this task: it failed${err} ${r.count === 1 ? `in the one successful session that ${call === 'run' ? 'ran' : 'called'} it, which` : `in each of the ${r.count} successful sessions that ${call === 'run' ? 'ran' : 'called'} it, and they`} succeeded without it.`,
       });
       continue;
     }
@@ -72,11 +84,11 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
     if (r.retried * 2 >= r.count) {
       action =
         nextTool && nextTool !== tool
-          ? `check the inputs (e.g. with \`${nextTool}\`) and retry \`${tool}\``
-          : `correct the arguments and retry \`${tool}\``;
-    } else if (nextTool) action = `continue with \`${nextTool}\` instead`;
+          ? `check the inputs (e.g. with ${stepText(nextTool)}) and retry ${it}`
+          : `correct the arguments and retry ${it}`;
+    } else if (nextTool) action = `continue with ${stepText(nextTool)} instead`;
     else action = 'stop and report the error to the user';
-    items.push({ kind: 'recovery', tool, count: r.count, text: `If \`${tool}\` fails${err}, ${action}.` });
+    items.push({ kind: 'recovery', tool, count: r.count, text: `If ${it} fails${err}, ${action}.` });
   }
 
   const inSuccess = countSessionsUsing(input.successes, think);
@@ -85,12 +97,12 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
   const ns = input.successes.length;
   for (const [tool, k] of inFailure) {
     const okShare = (inSuccess.get(tool) ?? 0) / Math.max(1, ns);
-    if (nf >= 2 && k / nf >= 0.5 && okShare <= 0.1 && !input.procedureTools.includes(tool)) {
+    if (nf >= 2 && k / nf >= 0.5 && okShare <= 0.1 && !procedure.includes(tool)) {
       items.push({
         kind: 'avoid',
         tool,
         count: k,
-        text: `Do not call \`${tool}\` for this task: ${k} of ${nf} failed sessions did, and ${okShare === 0 ? 'no' : 'almost no'} successful one did.`,
+        text: `Do not ${isCommand(tool) ? 'run' : 'call'} ${stepText(tool)} for this task: ${k} of ${nf} failed sessions did, and ${okShare === 0 ? 'no' : 'almost no'} successful one did.`,
       });
     }
   }
@@ -128,13 +140,22 @@ function skippedSteps(input: EdgeCaseInput, think: Set<string>): EdgeCase[] {
   return items;
 }
 
-/** Per tool, how many of the sessions called it (`okOnly`: with a call that worked). */
+/** Per step (stepKey), how many of the sessions took it (`okOnly`: with a call that worked). */
 function countSessionsUsing(sessions: Session[], think: Set<string>, okOnly = false): Map<string, number> {
   const m = new Map<string, number>();
   for (const s of sessions)
-    for (const t of new Set(s.calls.filter((c) => !think.has(c.tool) && (!okOnly || c.ok)).map((c) => c.tool)))
+    for (const t of new Set(s.calls.filter((c) => !think.has(c.tool) && (!okOnly || c.ok)).map(stepKey)))
       m.set(t, (m.get(t) ?? 0) + 1);
   return m;
+}
+
+/** A step key with a command (commands.ts: stepKey): the runner's tool, then the command's head. */
+const isCommand = (key: string) => key.includes('\u0000');
+
+/** A step as an edge case names it: `tool`, or for a command "`npm install` with `Bash`", as a step line does. */
+function stepText(key: string): string {
+  const [tool, head] = key.split('\u0000');
+  return head === undefined ? `\`${tool}\`` : `\`${head}\` with \`${tool}\``;
 }
 
 /**
