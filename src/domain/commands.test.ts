@@ -55,6 +55,20 @@ describe('commandHead', () => {
     expect(commandHead('cd /srv/app')).toBe('cd');
     expect(commandHead('')).toBe('');
   });
+
+  it('reads a chain by the last command it runs when all goes well, not its setup, report or fallback', () => {
+    // One commit, however the agent chained it: as `git commit -am` reads.
+    expect(commandHead('git add package.json CHANGELOG.md && git commit -m "chore: release 1.3.0"')).toBe('git commit');
+    expect(commandHead('source .venv/bin/activate && pytest -q')).toBe('pytest');
+    expect(commandHead('export NODE_ENV=test; npm test')).toBe('npm test');
+    expect(commandHead('mkdir -p out && tar xzf build.tgz -C out && echo unpacked')).toBe('tar');
+    expect(commandHead('cd /srv/app && make build || echo "build failed"')).toBe('make build');
+    expect(commandHead('npm test || true')).toBe('npm test');
+    expect(commandHead('echo hello')).toBe('echo');
+    // Separators inside quotes are the command's text.
+    expect(commandHead('git commit -m "fix: a; b && c"')).toBe('git commit');
+    expect(commandHead("grep -n 'a || b' src/x.ts")).toBe('grep');
+  });
 });
 
 describe('stepKey', () => {

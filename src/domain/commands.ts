@@ -71,19 +71,24 @@ export function commandOf(call: { tool: string; args?: Record<string, unknown> |
 }
 
 /**
- * What a command line does, in one or two words: its program (path and `sudo`, environment assignments, a
- * leading `cd DIR &&` left out) and, for programs with subcommands, the subcommand. `service NAME restart`
- * reads `service restart`.
+ * Commands of a chain that prepare or report, not what the chain is for: a `cd`, an `export`, a `source`, an
+ * `echo` of what was done, a `true` that hides a failure.
+ */
+const SETUP = /^(?:cd|pushd|export|set|source|\.|echo|printf|true|:|sleep|clear)$/;
+
+/**
+ * What a command line does, in one or two words: its program (path and `sudo`, environment assignments left
+ * out) and, for programs with subcommands, the subcommand. `service NAME restart` reads `service restart`. Of a
+ * chain, the last command that runs when all goes well (after `&&` or `;`, not a fallback after `||`) and is
+ * not setup (SETUP): `git add -A && git commit -m x` reads `git commit`, as `git commit -am x` does, and
+ * `cd /srv && make build || echo failed` reads `make build`.
  */
 export function commandHead(command: string): string {
-  // The first command of a chain that is not a cd (cd /srv && make build -> make build).
-  const parts = command.split(/\s*(?:&&|\|\||;)\s*/).filter((p) => p.trim() !== '');
-  const first = parts.find((p) => !/^cd(\s|$)/.test(p.trim())) ?? parts[0] ?? command;
-  const words = first.trim().split(/\s+/);
-  let i = 0;
-  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]) || words[i] === 'sudo' || words[i] === 'env'))
-    i++;
-  const program = (words[i] ?? '').split('/').pop()?.toLowerCase() ?? '';
+  const parts = chainParts(command)
+    .filter((p) => p.after !== '||' && p.text.trim() !== '')
+    .map((p) => p.text);
+  const chosen = [...parts].reverse().find((p) => !SETUP.test(simpleCommand(p).program)) ?? parts[0] ?? command;
+  const { words, at: i, program } = simpleCommand(chosen);
   if (!program) return '';
   const plain = (w: string | undefined) => (w && /^[a-z][a-z0-9-]*$/.test(w) ? w : null);
   if (program === 'service') {
@@ -92,6 +97,50 @@ export function commandHead(command: string): string {
   }
   const sub = SUBCOMMANDS.has(program) ? plain(words[i + 1]) : null;
   return sub ? `${program} ${sub}` : program;
+}
+
+/**
+ * The commands of a chain, each with the operator before it (`&&`, `||`, `;`, or null for the first): split
+ * only outside quotes, so `git commit -m "a; b"` is one command.
+ */
+function chainParts(command: string): { text: string; after: string | null }[] {
+  const parts: { text: string; after: string | null }[] = [];
+  let quote: string | null = null;
+  let after: string | null = null;
+  let start = 0;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i];
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === '\\' && quote === '"') i++;
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '\\') i++;
+    else if (c === ';' || ((c === '&' || c === '|') && command[i + 1] === c)) {
+      parts.push({ text: command.slice(start, i), after });
+      after = c === ';' ? ';' : c + c;
+      if (c !== ';') i++;
+      start = i + 1;
+    }
+  }
+  parts.push({ text: command.slice(start), after });
+  return parts;
+}
+
+/**
+ * A simple command's words, and the program it runs (past `sudo`, `env` and environment assignments, without
+ * its path, lower case) with its place among them.
+ */
+function simpleCommand(command: string): { words: string[]; at: number; program: string } {
+  const words = command.trim().split(/\s+/);
+  let at = 0;
+  while (
+    at < words.length &&
+    (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[at]) || words[at] === 'sudo' || words[at] === 'env')
+  )
+    at++;
+  return { words, at, program: (words[at] ?? '').split('/').pop()?.toLowerCase() ?? '' };
 }
 
 /** The key a call aligns on in a procedure: its tool, and for a command line also the command's head. */

@@ -37,6 +37,33 @@ describe('skill names and descriptions', () => {
     expect(w.nameWords).toContain('cart');
   });
 
+  it('reads a fix the request names ("note the fix in the changelog") as no request to fix', () => {
+    const w = wordSkill({
+      goals: [
+        'bump the version to 1.3.0 and add a CHANGELOG entry for the currency rounding fix',
+        'thanks! now bump the patch version and note the fix in the changelog',
+        'cool. cut a 1.4.1 with a changelog line for that rename',
+      ],
+      cues: [],
+      toolSequence: ['Read', 'Edit', 'Bash'],
+      wordWeight: idf,
+      toolShare: () => 0.9,
+    });
+    // Before: fix-bump-changelog, "Use when a user reports a problem with their bump changelog".
+    expect(w.nameWords[0]).toBe('bump');
+    expect(w.description).not.toContain('reports a problem');
+    // A request that asks for one is still a fix.
+    expect(
+      wordSkill({
+        goals: ['the date test fails, can you fix it', 'fix the failing date test', 'please fix the date test'],
+        cues: [],
+        toolSequence: ['Read', 'Edit', 'Bash'],
+        wordWeight: idf,
+        toolShare: () => 0.9,
+      }).nameWords[0],
+    ).toBe('fix');
+  });
+
   it('names a task by the users verb when the acting tool is one most sessions call (Edit), and no tool names its object', () => {
     const input = {
       goals: [

@@ -51,6 +51,7 @@ export const TASK_VERBS = [
   'move',
   'copy',
   'rename',
+  'bump',
   'post',
   'share',
   'search',
