@@ -101,6 +101,48 @@ describe('procedures of a command runner', () => {
     expect(skill.name).toBe('restart-service');
   });
 
+  it('a chain is the command it is for, and of two runs that differ neither is quoted as the command', async () => {
+    const memory = await fresh();
+    const release = (version: string, commit: string) => [
+      { tool: 'Read', args: { file_path: '/repo/package.json' }, result: '{"version": "2.0.0"}' },
+      {
+        tool: 'Edit',
+        args: { file_path: '/repo/package.json', old_string: '2.0.0', new_string: version },
+        result: 'The file /repo/package.json has been updated successfully.',
+      },
+      {
+        tool: 'Bash',
+        args: { command: commit, description: 'Commit' },
+        result: `[main abc123] chore: release ${version}`,
+      },
+    ];
+    const [a, b] = successfulRuns(
+      'release',
+      [
+        'Release 2.1.0: bump the version in package.json and commit it',
+        'Release 2.2.0: bump the version and commit it',
+      ],
+      [],
+    );
+    a.calls = successfulRuns(
+      'a',
+      ['x'],
+      release('2.1.0', 'git add package.json && git commit -m "chore: release 2.1.0"'),
+    )[0].calls;
+    b.calls = successfulRuns('b', ['x'], release('2.2.0', 'git commit -am "chore: release 2.2.0"'))[0].calls;
+    await memory.ingest([a, b]);
+    await memory.synthesize();
+    const [skill] = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
+    // One step: `git add ... && git commit` commits, as `git commit -am` does.
+    expect(skill.toolSequence).toEqual(['Read', 'Edit', 'Bash']);
+    expect(skill.body).toMatch(
+      /3\. Run a `git commit` command with `Bash`, as the case needs \(the sessions ran, for example, /,
+    );
+    // Neither release's message is the one to commit with.
+    expect(skill.body).toContain('The last command (a `git commit` command with `Bash`) succeeds.');
+    expect(skill.body).not.toMatch(/Run `git commit/);
+  });
+
   it('a command or an output that carries an instruction is never quoted to the agent', async () => {
     const memory = await fresh();
     const planted = {

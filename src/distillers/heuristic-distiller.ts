@@ -158,7 +158,7 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
     // A last command that printed the same short line every time (`active`): that line is the check.
     const prints = lastRequired.command?.prints;
     if (lastRequired.command && prints && !hasInstructions(prints) && !hasInstructions(lastRequired.command.text))
-      return `The last command (${inlineCode(redact(lastRequired.command.text))} with \`${lastRequired.tool}\`) prints ${JSON.stringify(redact(prints))}, as it did every time, and the result is confirmed with the user.`;
+      return `The last command (${commandNamed(lastRequired.command, redact)} with \`${lastRequired.tool}\`) prints ${JSON.stringify(redact(prints))}, as it did every time, and the result is confirmed with the user.`;
     // A command may have changed something; a hand-off passes the case on; any other call changed nothing: the
     // task was to find something out, and it is done once the user has the answer.
     const tool = `\`${lastRequired.tool}\` has succeeded`;
@@ -176,7 +176,7 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
   // change's own note (which stepResults reads back).
   const check = lastRequired.command;
   if (!check || lastRequired.tool === goal.tool || hasInstructions(check.text)) return note;
-  const run = `The last command (${inlineCode(redact(check.text))} with \`${lastRequired.tool}\`)`;
+  const run = `The last command (${commandNamed(check, redact)} with \`${lastRequired.tool}\`)`;
   const prints = check.prints && !hasInstructions(check.prints) ? check.prints : null;
   return `${note}\n${run} ${prints ? `prints ${JSON.stringify(redact(prints))}, as it did every time` : 'succeeds'}.`;
 }
@@ -318,6 +318,11 @@ function runCommand(tool: string, command: { text: string; exact: boolean }, red
   if (hasInstructions(text)) return `Run a ${head} command with \`${tool}\``;
   if (command.exact) return `Run ${inlineCode(text)} with \`${tool}\``;
   return `Run a ${head} command with \`${tool}\`, as the case needs (the sessions ran, for example, ${inlineCode(text)})`;
+}
+
+/** A step's command as a finishing condition names it: the line itself when the sessions ran that line, else its kind. */
+function commandNamed(command: { text: string; exact: boolean }, redact: (text: string) => string): string {
+  return command.exact ? inlineCode(redact(command.text)) : `a ${inlineCode(commandHead(command.text))} command`;
 }
 
 /** Markdown inline code that holds any text: a fence longer than the text's longest run of backticks. */

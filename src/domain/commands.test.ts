@@ -88,6 +88,13 @@ describe('representativeCommand', () => {
       text: 'systemctl restart a',
       exact: false,
     });
+    // Two runs that differ: neither line is the step's command, however the tie is broken.
+    expect(representativeCommand(['git commit -am "release 1.4.1"', 'git commit -m "release 1.3.0"'])).toEqual({
+      text: 'git commit -m "release 1.3.0"',
+      exact: false,
+    });
+    expect(representativeCommand(['npm test', 'npm test'])).toEqual({ text: 'npm test', exact: true });
+    expect(representativeCommand(['make'])).toEqual({ text: 'make', exact: true });
     expect(representativeCommand([])).toBeNull();
     expect(representativeCommand(['x'.repeat(500)])!.text).toHaveLength(160);
   });

@@ -169,7 +169,9 @@ export function constantOutput(outputs: readonly string[]): string | null {
 
 /**
  * The command a step shows: the command line most of its calls ran, when at least half of them ran that
- * exact line (`exact`); otherwise the most common one, as an example. Cut to a readable length.
+ * exact line and more than one did, or it is the only call (`exact`); otherwise the most common one, as an
+ * example: of two runs that differ (`git commit -am "release 1.4.1"`, `git commit -m "release 1.3.0"`), neither
+ * is the step's command. Cut to a readable length.
  */
 export function representativeCommand(commands: readonly string[]): { text: string; exact: boolean } | null {
   if (commands.length === 0) return null;
@@ -177,7 +179,7 @@ export function representativeCommand(commands: readonly string[]): { text: stri
   for (const c of commands) counts.set(c, (counts.get(c) ?? 0) + 1);
   const [text, n] = [...counts].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || a[0].localeCompare(b[0]))[0];
   const cut = text.length > MAX_COMMAND ? `${text.slice(0, MAX_COMMAND - 1)}…` : text;
-  return { text: cut, exact: n * 2 >= commands.length };
+  return { text: cut, exact: n * 2 >= commands.length && (n >= 2 || commands.length === 1) };
 }
 
 /**
