@@ -101,14 +101,25 @@ describe('procedures of a command runner', () => {
     expect(skill.name).toBe('restart-service');
   });
 
-  it('a chain is the command it is for, and of two runs that differ neither is quoted as the command', async () => {
+  it('a chain is the command it is for, of two runs that differ neither is quoted, and the files every run edits are named', async () => {
     const memory = await fresh();
+    const file = (name: string) => `/home/dana/code/shop/${name}`;
     const release = (version: string, commit: string) => [
-      { tool: 'Read', args: { file_path: '/repo/package.json' }, result: '{"version": "2.0.0"}' },
+      { tool: 'Read', args: { file_path: file('package.json') }, result: '{"version": "2.0.0"}' },
       {
         tool: 'Edit',
-        args: { file_path: '/repo/package.json', old_string: '2.0.0', new_string: version },
-        result: 'The file /repo/package.json has been updated successfully.',
+        args: { file_path: file('package.json'), old_string: '2.0.0', new_string: version },
+        result: 'The file package.json has been updated successfully.',
+      },
+      { tool: 'Read', args: { file_path: file('docs/CHANGELOG.md') }, result: '# Changelog' },
+      {
+        tool: 'Edit',
+        args: {
+          file_path: file('docs/CHANGELOG.md'),
+          old_string: '# Changelog',
+          new_string: `# Changelog\n## ${version}`,
+        },
+        result: 'The file CHANGELOG.md has been updated successfully.',
       },
       {
         tool: 'Bash',
@@ -135,6 +146,14 @@ describe('procedures of a command runner', () => {
     const [skill] = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
     // One step: `git add ... && git commit` commits, as `git commit -am` does.
     expect(skill.toolSequence).toEqual(['Read', 'Edit', 'Bash']);
+    // The same two files every time: named, in the order read, relative to the folder they share (no home folder).
+    expect(skill.body).toContain(
+      '1. Call `Read` for each of `package.json`, `docs/CHANGELOG.md` (`file_path`, the same files in every session).',
+    );
+    expect(skill.body).toContain(
+      '2. Call `Edit` for each of `package.json`, `docs/CHANGELOG.md` (`file_path`, the same files in every session) with `new_string` from the user',
+    );
+    expect(skill.body).not.toContain('/home/');
     expect(skill.body).toMatch(
       /3\. Run a `git commit` command with `Bash`, as the case needs \(the sessions ran, for example, /,
     );

@@ -216,10 +216,16 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
         (c) => !flowArgs.has(c.arg) && !c.values.some((v) => hasInstructions(v) || requested(v)),
       );
   const chosen = new Set(choices.map((c) => c.arg));
-  const open = [...params, ...named].filter((p) => !chosen.has(p));
+  // Files the step goes through in every session: named, one after the other, never asked of the user.
+  const each = s.each && !s.command && !flowArgs.has(s.each.arg) ? s.each : null;
+  const open = [...params, ...named].filter((p) => !chosen.has(p) && p !== each?.arg);
   const said = open.filter((p) => !fromUser || fromUser.has(p)).sort();
   const unsure = open.filter((p) => fromUser && !fromUser.has(p)).sort();
   const clauses: string[] = [];
+  if (each)
+    parts.push(
+      ` for each of ${each.values.map((v) => inlineCode(redact(v))).join(', ')} (\`${each.arg}\`, the same files in every session)`,
+    );
   if (said.length) clauses.push(`${said.map((p) => `\`${p}\``).join(', ')} from the user`);
   for (const f of quoted) clauses.push(`\`${f.arg}\` ${JSON.stringify(redact(f.value!))}`);
   for (const c of choices)
@@ -230,7 +236,7 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
     clauses.push(`\`${f.arg}\` from the result of \`${f.fromTool}\`${field}`);
   }
   if (clauses.length) parts.push(` with ${clauses.join(', ')}`);
-  if (s.repeated) parts.push('; repeat for each item concerned');
+  if (s.repeated && !each) parts.push('; repeat for each item concerned');
   if (s.when) {
     parts.push(` (${s.conditional ? 'only when' : 'when'} ${shows(s.when, redact)}: ${supportNote(s.support)})`);
   } else if (s.conditional) parts.push(` (only when needed: ${supportNote(s.support)})`);

@@ -227,6 +227,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
       support: round(slot.support),
       conditional,
       repeated: isRepeated(slot.byspan),
+      ...eachOf(slot.byspan),
       ...(origins ? argumentRoles(slot.byspan, origins, previous) : { parameters: [], dataFlow: [] }),
       ...(when ? { when } : {}),
       ...(shows.length ? { shows } : {}),
@@ -258,6 +259,35 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
 function lastResult(calls: readonly ToolCall[]): string[] {
   for (let i = calls.length - 1; i >= 0; i--) if (calls[i].ok !== false) return [calls[i].result ?? ''];
   return [];
+}
+
+/** Longest file path a step names. */
+const MAX_EACH_PATH = 120;
+
+/**
+ * The files a repeated step went through, when every session that took it went through the same ones (at least
+ * two sessions, two files): absolute paths, shown relative to the folder they all share, so no home folder or
+ * user name reaches the skill. Quoted only when every part is a plain file name.
+ */
+function eachOf(byspan: (Group | undefined)[]): { each: { arg: string; values: string[] } } | Record<string, never> {
+  const present = byspan.filter((g): g is Group => !!g);
+  if (present.length < 2) return {};
+  const args = new Set(present.flatMap((g) => g.calls.flatMap((c) => Object.keys(c.args ?? {}))));
+  for (const arg of [...args].sort()) {
+    const lists = present.map((g) => [...new Set(g.calls.map((c) => c.args?.[arg]))]);
+    const first = lists[0];
+    const key = (l: unknown[]) => JSON.stringify([...l].map(String).sort());
+    if (first.length < 2 || !lists.every((l) => key(l) === key(first))) continue;
+    if (!first.every((v) => typeof v === 'string' && /^\/[\w.\-/@+]+$/.test(v) && !v.includes('..'))) continue;
+    const paths = first as string[];
+    const dirs = paths.map((p) => p.split('/').slice(0, -1));
+    let common = 0;
+    while (dirs.every((d) => common < d.length && d[common] === dirs[0][common])) common++;
+    const values = paths.map((p) => p.split('/').slice(common).join('/'));
+    if (values.some((v) => v === '' || v.length > MAX_EACH_PATH)) continue;
+    return { each: { arg, values } };
+  }
+  return {};
 }
 
 function isRepeated(byspan: (Group | undefined)[]): boolean {

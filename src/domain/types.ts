@@ -142,6 +142,12 @@ export interface ProcedureStep {
   /** The step is usually a run of the same call (e.g. one lookup per order). */
   repeated: boolean;
   /**
+   * A repeated step that went through the same files in every session (a release reads and edits `package.json`
+   * and `CHANGELOG.md`): the argument, and those files relative to the folder they share, in the order the
+   * first session took them.
+   */
+  each?: { arg: string; values: string[] };
+  /**
    * For a step some sessions skipped: what an earlier lookup showed in the sessions that took it, before they did,
    * and never in the others (branches.ts: separatingCondition), when the sessions say so cleanly. `text`: read from
    * a plain-text result (a `Key: value` line's key at `path`, `` for a one-line text).
