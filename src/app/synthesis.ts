@@ -124,8 +124,8 @@ export class Synthesis {
     const { ctx } = this;
     if (!ctx.store) return [];
     const { lookAlikesNow } = await import('../pipeline/stages/look-alike.js');
-    const { store, embedder, config, thresholds } = ctx;
-    return lookAlikesNow({ store, embedder, config, thresholds }, ctx.ns(namespace), max);
+    const { store, embedder, config } = ctx;
+    return lookAlikesNow({ store, embedder, config }, ctx.ns(namespace), max);
   }
 
   /** Resolves when no background pass is running (tests, graceful shutdown). */

@@ -1,8 +1,9 @@
 import { lookAlikeGroups, sharedSteps, type LookAlikeStep } from '../../domain/look-alike.js';
 import type { SkillsmithConfig } from '../../config/config.js';
-import type { Embedder, EmbedderThresholds } from '../../embedders/embedder.js';
+import type { Embedder } from '../../embedders/embedder.js';
+import { TermStats } from '../../domain/term-stats.js';
 import type { ClusterRecord, Store } from '../../store/store.js';
-import { loadClustering, type Clustering } from './cluster.js';
+import { stateKey } from '../../store/state-key.js';
 
 /** Sessions that ran the same steps in clusters too small to learn from: one skill if the user says so. */
 export interface LookAlike {
@@ -28,7 +29,8 @@ export async function findLookAlikes(
   store: Store,
   namespace: string,
   small: readonly ClusterRecord[],
-  clustering: Clustering,
+  /** Where the tool part of a cluster's centroid starts (the goal embedding's dimensions), and each step's share. */
+  features: { goalDims: number; toolShare: (key: string) => number },
   opts: {
     minOccurrences: number;
     thinkTools: readonly string[];
@@ -39,7 +41,7 @@ export async function findLookAlikes(
     max: number;
   },
 ): Promise<LookAlike[]> {
-  const goalDims = clustering.clusters.dims.goal;
+  const { goalDims } = features;
   const groups = lookAlikeGroups(
     small.map((c) => ({
       id: c.id,
@@ -62,7 +64,7 @@ export async function findLookAlikes(
     const sessions = (await store.getSessions(namespace, unlearned.slice(0, MAX_MEMBERS))).filter(
       (s) => s.outcome === 'success',
     );
-    const shared = sharedSteps(sessions, (key) => clustering.toolStats.share(key), opts.thinkTools);
+    const shared = sharedSteps(sessions, features.toolShare, opts.thinkTools);
     if (!shared || shared.sessions.length < opts.minOccurrences) continue;
     const goalOf = new Map(sessions.map((s) => [s.id, s.goal]));
     out.push({ sessions: shared.sessions, goals: shared.sessions.map((id) => goalOf.get(id)!), steps: shared.steps });
@@ -75,16 +77,17 @@ export async function findLookAlikes(
  * clusters too small to learn from, compared with one another.
  */
 export async function lookAlikesNow(
-  deps: { store: Store; embedder: Embedder; config: SkillsmithConfig; thresholds: EmbedderThresholds },
+  deps: { store: Store; embedder: Embedder; config: SkillsmithConfig },
   namespace: string,
   max: number,
 ): Promise<LookAlike[]> {
   const { store, embedder, config } = deps;
-  const clustering = await loadClustering(store, namespace, embedder, config, deps.thresholds);
+  const toolStats = TermStats.fromJSON(await store.getState(namespace, stateKey.toolStats));
   const small = (await store.loadClusters(namespace, embedder.id)).filter(
     (c) => c.size < config.synthesis.minOccurrences && !c.skillId,
   );
-  return findLookAlikes(store, namespace, small, clustering, {
+  const features = { goalDims: embedder.dimensions, toolShare: (key: string) => toolStats.share(key) };
+  return findLookAlikes(store, namespace, small, features, {
     minOccurrences: config.synthesis.minOccurrences,
     thinkTools: config.synthesis.thinkTools,
     dryRun: false,
