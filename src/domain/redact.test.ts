@@ -76,6 +76,19 @@ describe('redactText: personal data', () => {
     const out = expectRedacted('{"email": "%s", "dob": "1990-04-05"}', 'mia.li3818@example.com', 'email');
     expect(out).toBe('{"email": "[REDACTED:email]", "dob": "1990-04-05"}');
     expectRedacted('mail %s.', 'first.last+tag@sub.example.co.uk', 'email');
+    // After a line break written as an escape (a JSON text), the address starts after the escape.
+    expect(redactText('"note": "call me\\njohn.doe@example.com"')).toBe('"note": "call me\\n[REDACTED:email]"');
+  });
+
+  it('leaves code that puts an @ after a line break or a diff mark alone, and keeps its escapes whole', () => {
+    // A Python decorator in a patch (`+@bp.get`) and in a JSON-escaped file body (`\n@bp.get`): no name before
+    // the @. Before, `n@bp.get` read as an address and the marker ate the escape's letter, leaving `\[`.
+    const patch = "*** Update File: app/routes.py\n+@bp.get('/health')\n+def health():";
+    expect(redactText(patch)).toBe(patch);
+    const escaped = '{"output": "from flask import Blueprint\\n\\n@bp.get(\'/items\')\\ndef items():"}';
+    expect(redactText(escaped)).toBe(escaped);
+    expect(() => JSON.parse(redactText(escaped))).not.toThrow();
+    expect(redactText('@app.route("/")')).toBe('@app.route("/")');
   });
 
   it.each([

@@ -266,7 +266,10 @@ const RULES: Rule[] = [
   },
   {
     need: (t) => t.includes('@'),
-    re: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+    // The name starts with a letter, digit or `_`, after anything but a name's own characters or a backslash, or
+    // just after a text escape (`\n`): in JSON text `\n@bp.get('/')` (a Python decorator after a line break) is
+    // no address, and `\njohn@example.com` is one, after its escape.
+    re: /(?:(?<=\\[nrtbf])|(?<![A-Za-z0-9._%+\\-]))[A-Za-z0-9_][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
     render: whole('email'),
   },
   {
