@@ -113,7 +113,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   const body = [
     `# ${title}`,
     '',
-    `Learned from ${input.stats.successes} successful sessions; ${rate}% of the ${input.stats.followers} sessions that followed this procedure succeeded.`,
+    `Learned from ${input.stats.successes} successful session${input.stats.successes === 1 ? '' : 's'}; ${rate}% of the ${input.stats.followers} session${input.stats.followers === 1 ? '' : 's'} that followed this procedure succeeded.`,
     '',
     '## Steps',
     '',

@@ -45,6 +45,10 @@ describe('commandHead', () => {
     expect(commandHead('service nginx restart')).toBe('service restart');
     // A file operand is not a subcommand.
     expect(commandHead('cat README')).toBe('cat');
+    // sed that edits in place is another step than sed that prints.
+    expect(commandHead("sed -n '1,80p' app/routes.py")).toBe('sed');
+    expect(commandHead("sed -i.bak 's/a/b/' x.txt")).toBe('sed -i');
+    expect(commandHead("sed --in-place 's/a/b/' x.txt")).toBe('sed -i');
   });
 
   it('reads past sudo, environment assignments, paths and a leading cd', () => {
@@ -64,6 +68,12 @@ describe('commandHead', () => {
     expect(commandHead('mkdir -p out && tar xzf build.tgz -C out && echo unpacked')).toBe('tar');
     expect(commandHead('cd /srv/app && make build || echo "build failed"')).toBe('make build');
     expect(commandHead('npm test || true')).toBe('npm test');
+    // A change, then a look at it: the change.
+    expect(commandHead("sed -i 's/^flask==.*/flask==3.1.2/' requirements.txt && grep -n flask requirements.txt")).toBe(
+      'sed -i',
+    );
+    expect(commandHead('git add -A && git commit -m x && git status')).toBe('git commit');
+    expect(commandHead('ls && cat README.md')).toBe('cat');
     expect(commandHead('echo hello')).toBe('echo');
     // Separators inside quotes are the command's text.
     expect(commandHead('git commit -m "fix: a; b && c"')).toBe('git commit');

@@ -76,25 +76,39 @@ export function commandOf(call: { tool: string; args?: Record<string, unknown> |
  */
 const SETUP = /^(?:cd|pushd|export|set|source|\.|echo|printf|true|:|sleep|clear)$/;
 
+/** Commands that only show something: a chain that changes something and then shows it is the change. */
+const REPORT =
+  /^(?:cat|head|tail|less|more|grep|egrep|fgrep|rg|ag|ls|tree|wc|pwd|which|stat|file|git (?:status|diff|log|show))$/;
+
 /**
  * What a command line does, in one or two words: its program (path and `sudo`, environment assignments left
  * out) and, for programs with subcommands, the subcommand. `service NAME restart` reads `service restart`. Of a
  * chain, the last command that runs when all goes well (after `&&` or `;`, not a fallback after `||`) and is
- * not setup (SETUP): `git add -A && git commit -m x` reads `git commit`, as `git commit -am x` does, and
- * `cd /srv && make build || echo failed` reads `make build`.
+ * neither setup (SETUP) nor a look at what was done (REPORT): `git add -A && git commit -m x` reads `git commit`,
+ * as `git commit -am x` does, `sed -i ... && grep -n flask requirements.txt` reads `sed -i`, and
+ * `cd /srv && make build || echo failed` reads `make build`. `sed -i`, which edits a file, is not `sed`, which
+ * prints one.
  */
 export function commandHead(command: string): string {
   const parts = chainParts(command)
     .filter((p) => p.after !== '||' && p.text.trim() !== '')
     .map((p) => p.text);
-  const chosen = [...parts].reverse().find((p) => !SETUP.test(simpleCommand(p).program)) ?? parts[0] ?? command;
-  const { words, at: i, program } = simpleCommand(chosen);
+  const kept = parts.filter((p) => !SETUP.test(simpleCommand(p).program));
+  const chosen =
+    [...kept].reverse().find((p) => !REPORT.test(headOf(simpleCommand(p)))) ?? kept.at(-1) ?? parts[0] ?? command;
+  return headOf(simpleCommand(chosen));
+}
+
+/** The head of one simple command (commandHead). */
+function headOf({ words, at: i, program }: { words: string[]; at: number; program: string }): string {
   if (!program) return '';
   const plain = (w: string | undefined) => (w && /^[a-z][a-z0-9-]*$/.test(w) ? w : null);
   if (program === 'service') {
     const verb = plain(words[i + 2]);
     return verb ? `service ${verb}` : program;
   }
+  // An in-place edit is not a print: `sed -i` changes a file, `sed -n 1,80p` reads one.
+  if (program === 'sed' && words.slice(i + 1).some((w) => /^(?:-[a-zA-Z]*i|--in-place)/.test(w))) return 'sed -i';
   const sub = SUBCOMMANDS.has(program) ? plain(words[i + 1]) : null;
   return sub ? `${program} ${sub}` : program;
 }

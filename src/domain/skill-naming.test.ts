@@ -52,6 +52,29 @@ describe('skill names and descriptions', () => {
     // Before: fix-bump-changelog, "Use when a user reports a problem with their bump changelog".
     expect(w.nameWords[0]).toBe('bump');
     expect(w.description).not.toContain('reports a problem');
+    // Nor is a release the request names a request to release.
+    expect(
+      wordSkill({
+        goals: [
+          'Add a CHANGELOG entry for the 2.3.0 release',
+          'Write the changelog notes for version 2.4.0',
+          'Update CHANGELOG.md with the new release section for 2.5.0',
+        ],
+        cues: [],
+        toolSequence: ['Read', 'Bash', 'Edit'],
+        wordWeight: idf,
+        toolShare: () => 0.2,
+      }).nameWords,
+    ).toEqual(['edit', 'changelog']);
+    // Chat shorthand names nothing: "pls" is no broken thing.
+    const pls = wordSkill({
+      goals: ['pytest red again after my pagination refactor pls fix', 'the orders test fails pls fix it'],
+      cues: [],
+      toolSequence: ['shell', 'apply_patch', 'shell'],
+      wordWeight: idf,
+      toolShare: () => 0.9,
+    });
+    expect(pls.nameWords).not.toContain('pls');
     // A request that asks for one is still a fix.
     expect(
       wordSkill({

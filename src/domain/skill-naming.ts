@@ -15,15 +15,16 @@ const PROBLEM =
   /\b(not working|isn'?t working|stopped working|unable|can'?t|cannot|trouble|problem|broken|error|fails?|failing|no service|slow)\b/i;
 
 /**
- * "fix" as a noun: after a determiner, with up to three words between that join no clause ("the currency rounding
- * fix", not "the test and fix it").
+ * "fix" or "release" as a noun, a thing the request names rather than an act it asks for: after a determiner,
+ * with up to three words between that join no clause ("the currency rounding fix", "the 2.3.0 release", "the new
+ * release section"; not "the test and fix it").
  */
 const NAMED_FIX =
-  /\b((?:the|a|an|this|that|these|those|my|your|our|their|its)\s+(?:(?!(?:and|or|then|to|please|so|but)\b)[a-z0-9-]+\s+){0,3})fix\b/gi;
+  /\b((?:the|a|an|this|that|these|those|my|your|our|their|its)\s+(?:(?!(?:and|or|then|to|please|so|but)\b)[a-z0-9.-]+\s+){0,3})(?:fix|release)\b/gi;
 
 /** Words never used as the object of a name (too general, or grammar). */
 const FILLER = new Set(
-  'unable too ones off the and you your are for with that this have has not but can will would want wants wanted also any all from into them they their then than when what which who how its our out was were been being very just only some more most other such each both few may might must should could about after before over under again once here there why where while because does did doing done get got make made like know need needs one two three first last new able sure please thanks thank hello help fine okay yes hi hey sorry really still past hours days today tomorrow yesterday agent customer user assistant someone something anything everything way time name id number either neither whether also even ever never always already instead rather quite much many lot lots bit excellent good great bad poor fair best better worse old recent quick fast urgent important different same whole entire current original wrong right correct expensive cheap cheaper cheapest possible available otherwise another'.split(
+  'unable too ones off the and you your are for with that this have has not but can will would want wants wanted also any all from into them they their then than when what which who how its our out was were been being very just only some more most other such each both few may might must should could about after before over under again once here there why where while because does did doing done get got make made like know need needs one two three first last new able sure please thanks thank hello help fine okay yes hi hey sorry really pls plz thx ty asap btw ok lol still past hours days today tomorrow yesterday agent customer user assistant someone something anything everything way time name id number either neither whether also even ever never always already instead rather quite much many lot lots bit excellent good great bad poor fair best better worse old recent quick fast urgent important different same whole entire current original wrong right correct expensive cheap cheaper cheapest possible available otherwise another'.split(
     ' ',
   ),
 );
@@ -75,8 +76,8 @@ export interface SkillWording {
 
 /** The verb, object and description of a procedure from its sessions' words. */
 export function wordSkill(input: NamingInput): SkillWording {
-  // "find out why" asks a question; it is not a request to find something. Nor is a fix the request names
-  // ("note the fix in the changelog", "for the currency rounding fix") one it asks for.
+  // "find out why" asks a question; it is not a request to find something. Nor is a fix or a release the request
+  // names ("note the fix in the changelog", "an entry for the 2.3.0 release") one it asks for.
   const texts = [...input.goals, ...input.cues].map((t) =>
     clean(t)
       .replace(/\bfind out\b/gi, 'learn')

@@ -52,6 +52,7 @@ export const TASK_VERBS = [
   'copy',
   'rename',
   'bump',
+  'release',
   'post',
   'share',
   'search',

@@ -26,7 +26,10 @@ export function recallText(
 /** Why nothing was recalled, for a person: the nearest skill and the threshold it missed, when there is one. */
 function noMatch(nearest: NearestSkill | null): string {
   if (!nearest) return 'No skill matches this goal.';
-  const score = (x: number) => x.toFixed(2);
+  // Two decimals, or as many as it takes to tell the score from the threshold it missed (0.397, not 0.40).
+  let digits = 2;
+  while (digits < 6 && nearest.similarity.toFixed(digits) === nearest.threshold.toFixed(digits)) digits++;
+  const score = (x: number) => x.toFixed(digits);
   return (
     `No skill matches this goal. The nearest, ${nearest.name}, scores ${score(nearest.similarity)}, under the ` +
     `recall threshold ${score(nearest.threshold)} (thresholds.recall).`
