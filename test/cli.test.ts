@@ -495,7 +495,7 @@ describe('skillsmith recall', () => {
     expect(text.code).toBe(0);
     // Why nothing matched: the skill the goal came nearest to, its score and the threshold it missed.
     const why =
-      /^No skill matches this goal\. The nearest, (\S+), scores (0\.\d\d), under the recall threshold (0\.\d\d) \(thresholds\.recall\)\.$/m.exec(
+      /^No skill matches this goal\. The nearest, (\S+), scores (0\.\d{2,}), under the recall threshold (0\.\d{2,}) \(thresholds\.recall\)\.$/m.exec(
         text.stdout,
       );
     expect(why, text.stdout).toBeTruthy();

@@ -27,6 +27,9 @@ describe("a coding agent's tasks, all done with Read, Edit and Bash", () => {
       '2. Call `Read` with `file_path` from the result of `Grep`; repeat for each item concerned.',
     );
     expect(byTask.changelog.body).toContain('git log');
+    // The entry the agent wrote (several lines no request holds) is the agent's to write, not the user's to give.
+    expect(byTask.changelog.body).toContain('`new_string` as the case needs');
+    expect(byTask.changelog.body).not.toMatch(/`new_string`[^.]*from the user/);
     // Named by what was asked, not by the Edit every task makes.
     expect(byTask.rename.name).toBe('rename');
     expect(byTask.rename.description).toContain('Use when a user asks to rename something.');

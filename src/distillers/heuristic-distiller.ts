@@ -219,8 +219,9 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
   // Files the step goes through in every session: named, one after the other, never asked of the user.
   const each = s.each && !s.command && !flowArgs.has(s.each.arg) ? s.each : null;
   const open = [...params, ...named].filter((p) => !chosen.has(p) && p !== each?.arg);
-  const said = open.filter((p) => !fromUser || fromUser.has(p)).sort();
-  const unsure = open.filter((p) => fromUser && !fromUser.has(p)).sort();
+  const written = new Set(s.written ?? []);
+  const said = open.filter((p) => (!fromUser || fromUser.has(p)) && !written.has(p)).sort();
+  const unsure = open.filter((p) => (fromUser && !fromUser.has(p)) || written.has(p)).sort();
   const clauses: string[] = [];
   if (each)
     parts.push(

@@ -229,6 +229,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
       repeated: isRepeated(slot.byspan),
       ...eachOf(slot.byspan),
       ...(origins ? argumentRoles(slot.byspan, origins, previous) : { parameters: [], dataFlow: [] }),
+      ...writtenByAgent(slot.byspan, spans),
       ...(when ? { when } : {}),
       ...(shows.length ? { shows } : {}),
     };
@@ -259,6 +260,30 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
 function lastResult(calls: readonly ToolCall[]): string[] {
   for (let i = calls.length - 1; i >= 0; i--) if (calls[i].ok !== false) return [calls[i].result ?? ''];
   return [];
+}
+
+/**
+ * Arguments whose every value is a text of several lines that no request holds: what the agent wrote for the case
+ * (a patch, a file's new content), never something the user gave, though no earlier result held it either.
+ */
+function writtenByAgent(
+  byspan: (Group | undefined)[],
+  spans: readonly Span[],
+): { written: string[] } | Record<string, never> {
+  const values = new Map<string, string[]>();
+  byspan.forEach((g, s) => {
+    for (const c of g?.calls ?? [])
+      for (const [arg, v] of Object.entries(c.args ?? {})) {
+        const list = values.get(arg) ?? [];
+        list.push(typeof v === 'string' && v.includes('\n') && !(spans[s].request ?? '').includes(v) ? v : '');
+        values.set(arg, list);
+      }
+  });
+  const written = [...values.entries()]
+    .filter(([, list]) => list.length >= 1 && list.every((v) => v !== ''))
+    .map(([arg]) => arg)
+    .sort();
+  return written.length ? { written } : {};
 }
 
 /** Longest file path a step names. */

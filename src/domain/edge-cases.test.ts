@@ -185,6 +185,37 @@ describe('findEdgeCases', () => {
       ]);
     });
 
+    it('says that the failing run before the change is expected, not a reason to stop', () => {
+      const fix = (id: string) => {
+        const s = shell(id, ['pytest -q!', 'sed -n 1,60p app/orders.py', 'pytest -q']);
+        s.calls.splice(2, 0, {
+          position: 2,
+          tool: 'apply_patch',
+          args: { input: '*** Begin Patch' },
+          result: 'Done',
+          ok: true,
+          error: null,
+          durationMs: null,
+          at: null,
+        });
+        s.calls.forEach((c, i) => {
+          c.position = i;
+        });
+        return s;
+      };
+      const items = findEdgeCases({
+        successes: [fix('a'), fix('b'), fix('c')],
+        failures: [],
+        procedureTools: ['Bash', 'apply_patch'],
+        procedureKeys: ['Bash\u0000pytest', 'Bash\u0000sed', 'apply_patch', 'Bash\u0000pytest'],
+        thinkTools: [],
+      });
+      // Before: no item, and the skill said "No failure was observed: if a step errors, stop".
+      expect(items.map((i) => i.text)).toEqual([
+        'The first run of `pytest` with `Bash` fails (in 3 of the 3 successful sessions): that failure shows what to fix, so go on to the change; the same command passes when run again after it.',
+      ]);
+    });
+
     it('tells the agent to run a command of the procedure again when it failed and then worked', () => {
       const items = findEdgeCases({
         successes: [

@@ -22,7 +22,7 @@ export interface EdgeCaseInput {
 }
 
 export interface EdgeCase {
-  kind: 'recovery' | 'avoid' | 'conditional' | 'required';
+  kind: 'recovery' | 'avoid' | 'conditional' | 'required' | 'expected';
   tool: string;
   text: string;
   /** Sessions that show it. */
@@ -43,10 +43,15 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
   // Per step (a tool, or a command runner's command): a shell that failed `npm outdated` and then ran `npm install`
   // did not retry anything.
   const recoveries = new Map<string, { count: number; error: string; retried: number; next: Map<string, number> }>();
+  // Per command, the sessions whose first run of it failed before the change and passed after (a failing test).
+  const expected = new Map<string, number>();
   for (const s of input.successes) {
     const seen = new Set<string>();
     // A failing run the change then made pass is a step (spans.ts: procedureCalls), not a failure recovered from.
     const steps = new Set(procedureCalls(s.calls, think));
+    const failedFirst = new Set<string>();
+    for (const c of s.calls) if (!c.ok && steps.has(c)) failedFirst.add(stepKey(c));
+    for (const key of failedFirst) expected.set(key, (expected.get(key) ?? 0) + 1);
     s.calls.forEach((c, i) => {
       const key = stepKey(c);
       if (c.ok || steps.has(c) || think.has(c.tool) || seen.has(key)) return;
@@ -91,6 +96,17 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
     items.push({ kind: 'recovery', tool, count: r.count, text: `If ${it} fails${err}, ${action}.` });
   }
 
+  // A run that fails before the change is how the agent sees the problem: said, so that no "if a step errors,
+  // stop" reads as a reason to stop there.
+  for (const [key, count] of expected) {
+    if (count < minRecoveries) continue;
+    items.push({
+      kind: 'expected',
+      tool: key,
+      count,
+      text: `The first run of ${stepText(key)} fails (in ${count} of the ${input.successes.length} successful sessions): that failure shows what to fix, so go on to the change; the same command passes when run again after it.`,
+    });
+  }
   const inSuccess = countSessionsUsing(input.successes, think);
   const inFailure = countSessionsUsing(input.failures, think);
   const nf = input.failures.length;

@@ -147,6 +147,8 @@ export interface ProcedureStep {
    * first session took them.
    */
   each?: { arg: string; values: string[] };
+  /** Arguments the agent wrote for the case in every session (a patch, a file's content): never the user's. */
+  written?: string[];
   /**
    * For a step some sessions skipped: what an earlier lookup showed in the sessions that took it, before they did,
    * and never in the others (branches.ts: separatingCondition), when the sessions say so cleanly. `text`: read from
