@@ -58,6 +58,10 @@ describe('sessions that ran the same steps but were asked for in other words', (
     ).toEqual(UPGRADES.map((u) => u.id).sort());
     expect(args.slice(-2)).toEqual(['--db', db]);
 
+    // Where a hook user looks after their sessions were learned quietly: the skill list says the group waits.
+    expect(cli('skills', 'list').stdout).toContain(
+      `One group of sessions ran the same steps but was asked for in words too far apart to group, each too few to learn from alone: skillsmith sessions alike --db ${db} shows them`,
+    );
     // Later, as a hook user would ask: the same group, as JSON.
     const listed = cli('sessions', 'alike', '--json');
     expect(listed.code).toBe(0);
@@ -73,6 +77,7 @@ describe('sessions that ran the same steps but were asked for in other words', (
     const name = /^Committed: add ([a-z0-9-]+)\./m.exec(compiled.stdout)?.[1];
     expect(name).toBeDefined();
     expect(cli('sessions', 'alike').stdout).toContain('No sessions wait alone');
+    expect(cli('skills', 'list').stdout).not.toContain('ran the same steps');
     const recalled = cli('recall', 'update typescript to the newest version', '--json');
     expect(recalled.code).toBe(0);
     const hits = JSON.parse(recalled.stdout) as { name: string; toolSequence: string[] }[];

@@ -4,6 +4,7 @@ import { formatUnified } from '../../../domain/line-diff.js';
 import { skillJson } from '../../shapes.js';
 import { UsageError, type Command } from '../command.js';
 import type { Flags } from '../options.js';
+import { memoryFlagsText } from '../command-support.js';
 import { notFound, out, printJson, printSkillTable, writeErr } from '../output.js';
 import { nearestName } from '../suggest.js';
 
@@ -89,7 +90,15 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
     case 'list': {
       const list = await memory.skills.list({ includeSuperseded: !!flags.all });
       if (flags.json) printJson(list.map(skillJson));
-      else printSkillTable(list, memory.config.synthesis.minOccurrences);
+      else {
+        printSkillTable(list, memory.config.synthesis.minOccurrences);
+        // Said where a person looks after hooks learned quietly: runs that wait, alike, for a decision.
+        const alike = (await memory.synthesis.lookAlike()).length;
+        if (alike)
+          out(
+            `\n${alike === 1 ? 'One group' : `${alike} groups`} of sessions ran the same steps but ${alike === 1 ? 'was' : 'were'} asked for in words too far apart to group, each too few to learn from alone: skillsmith sessions alike${memoryFlagsText(flags)} shows them, and how to learn them as one skill.`,
+          );
+      }
       return 0;
     }
     case 'show': {
