@@ -94,7 +94,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     successes: input.successes,
     failures: input.failures,
     procedureTools: toolsRequired,
-    procedureKeys: steps.map((s) => (s.command ? `${s.tool}\u0000${commandHead(s.command.text)}` : s.tool)),
+    procedureKeys: steps.map((s) => s.key ?? s.tool),
     thinkTools: opts.thinkTools,
     redact: opts.redact,
   });

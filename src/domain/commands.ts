@@ -160,9 +160,18 @@ function simpleCommand(command: string): { words: string[]; at: number; program:
 /** The key a call aligns on in a procedure: its tool, and for a command line also the command's head. */
 export function stepKey(call: { tool: string; args?: Record<string, unknown> | null }): string {
   const command = commandOf(call);
-  if (command === null) return call.tool;
-  const head = commandHead(command);
-  return head ? `${call.tool}\u0000${head}` : call.tool;
+  return commandKey(call.tool, command === null ? '' : commandHead(command));
+}
+
+/** A step key from its tool and its command's head (none: the tool alone). */
+function commandKey(tool: string, head: string): string {
+  return head ? `${tool}\u0000${head}` : tool;
+}
+
+/** A step key's tool, and its command's head when it has one (`Bash` + `npm install`). */
+export function splitStepKey(key: string): { tool: string; command?: string } {
+  const [tool, command] = key.split('\u0000');
+  return command === undefined ? { tool } : { tool, command };
 }
 
 /** Longest output a step quotes as what its command printed. */
@@ -233,5 +242,5 @@ export function stepKeysOf(toolSequence: readonly string[], body: string): strin
       return [m[1] ? m[3] : commandHead(m[3])];
     });
   let next = 0;
-  return toolSequence.map((t) => (isCommandRunner(t) && next < heads.length ? `${t}\u0000${heads[next++]}` : t));
+  return toolSequence.map((t) => (isCommandRunner(t) && next < heads.length ? commandKey(t, heads[next++]) : t));
 }

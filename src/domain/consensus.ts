@@ -223,6 +223,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
         : constantFields(slot.byspan.flatMap((g) => (g ? lastResult(g.calls) : [])));
     return {
       tool: slot.tool,
+      ...(slot.step !== slot.tool ? { key: slot.step } : {}),
       ...(command ? { command: prints ? { ...command, prints } : command } : {}),
       support: round(slot.support),
       conditional,
@@ -280,7 +281,7 @@ function writtenByAgent(
       }
   });
   const written = [...values.entries()]
-    .filter(([, list]) => list.length >= 1 && list.every((v) => v !== ''))
+    .filter(([, list]) => list.every((v) => v !== ''))
     .map(([arg]) => arg)
     .sort();
   return written.length ? { written } : {};

@@ -1,4 +1,4 @@
-import { stepKey } from './commands.js';
+import { splitStepKey, stepKey } from './commands.js';
 import { roleOf } from './step-role.js';
 import type { Session } from './types.js';
 import { procedureCalls } from './spans.js';
@@ -166,12 +166,12 @@ function countSessionsUsing(sessions: Session[], think: Set<string>, okOnly = fa
 }
 
 /** A step key with a command (commands.ts: stepKey): the runner's tool, then the command's head. */
-const isCommand = (key: string) => key.includes('\u0000');
+const isCommand = (key: string) => splitStepKey(key).command !== undefined;
 
 /** A step as an edge case names it: `tool`, or for a command "`npm install` with `Bash`", as a step line does. */
 function stepText(key: string): string {
-  const [tool, head] = key.split('\u0000');
-  return head === undefined ? `\`${tool}\`` : `\`${head}\` with \`${tool}\``;
+  const { tool, command } = splitStepKey(key);
+  return command === undefined ? `\`${tool}\`` : `\`${command}\` with \`${tool}\``;
 }
 
 /**

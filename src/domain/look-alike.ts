@@ -1,6 +1,6 @@
 import { ExactIndex } from '../vector/exact-index.js';
 import { dot, normalize } from '../vector/vector-math.js';
-import { commandHead, commandOf, stepKey } from './commands.js';
+import { splitStepKey, stepKey } from './commands.js';
 import { COMMON_TOOL_SHARE } from './term-stats.js';
 import type { ToolCall } from './types.js';
 
@@ -107,9 +107,7 @@ export function sharedSteps(
     const key = stepKey(c);
     if (!telling(c) || seen.has(key) || !members.every((id) => keysOf.get(id)!.has(key))) continue;
     seen.add(key);
-    const command = commandOf(c);
-    const head = command ? commandHead(command) : '';
-    steps.push(head ? { tool: c.tool, command: head } : { tool: c.tool });
+    steps.push(splitStepKey(key));
   }
   return { sessions: members, steps };
 }

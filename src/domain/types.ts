@@ -107,6 +107,8 @@ export interface BranchCondition {
 /** One step of a distilled procedure. */
 export interface ProcedureStep {
   tool: string;
+  /** What the step aligns on when it is more than its tool (commands.ts: stepKey): a command runner's command head. */
+  key?: string;
   /**
    * For a tool that runs command lines (Bash, shell, run_shell): the command the sessions ran at this step,
    * `exact` when at least half of them ran that very line, else an example of the step's command (commands.ts);

@@ -80,6 +80,12 @@ export function shellWord(v: string): string {
   return /^[\w@%+=:,./#-]+$/.test(v) && !v.startsWith('#') ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Whitespace runs as one space, cut at `max` characters with an ellipsis. */
+export function oneLine(text: string, max = Infinity): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
 /** Longest goal a look-alike hint quotes, and how many it quotes. */
 const HINT_GOAL = 80;
 const HINT_GOALS = 5;
@@ -95,9 +101,7 @@ export function lookAlikeLines(report: Pick<SynthesisReport, 'lookAlike'>, where
     lines.push(
       '',
       `Alike, not yet one skill: ${g.sessions.length} sessions ran the same steps (${steps}), asked for in words too far apart to group:`,
-      ...g.goals
-        .slice(0, HINT_GOALS)
-        .map((goal) => `  ${JSON.stringify(goal.length > HINT_GOAL ? `${goal.slice(0, HINT_GOAL - 3)}...` : goal)}`),
+      ...g.goals.slice(0, HINT_GOALS).map((goal) => `  ${JSON.stringify(oneLine(goal, HINT_GOAL))}`),
       ...(g.goals.length > HINT_GOALS ? [`  and ${g.goals.length - HINT_GOALS} more`] : []),
       `If they are one task, learn it with: npx skillsmith compile --sessions ${shellWord(g.sessions.join(','))} --commit${where}`,
     );

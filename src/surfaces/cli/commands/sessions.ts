@@ -5,7 +5,7 @@ import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
 import type { Command } from '../command.js';
 import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
-import { lookAlikeLines, out, printJson, writeErr } from '../output.js';
+import { lookAlikeLines, oneLine, out, printJson, writeErr } from '../output.js';
 import { nearestName } from '../suggest.js';
 
 /** Sessions a page of `sessions list` holds unless --limit says otherwise, and the most it may hold (as REST's). */
@@ -169,12 +169,6 @@ const callCount = (s: Pick<Session, 'calls'>) => `${s.calls.length} call${s.call
 function resultText(result: unknown): string {
   if (result == null || result === '') return '(no result)';
   return typeof result === 'string' ? result : JSON.stringify(result);
-}
-
-/** Whitespace runs as one space, cut at `max` characters with an ellipsis. */
-function oneLine(text: string, max = Infinity): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
 /** An outcome, and whether the outcome judge gave it rather than the log: `success (judged)`. */
