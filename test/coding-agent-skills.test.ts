@@ -2,7 +2,7 @@
 // tasks must still be learned apart: the tools say how it works, the requests say what it did. Learned on a
 // real SQLite memory through the pass.
 import { describe, expect, it } from 'vitest';
-import { CHANGELOG, codingSessions, runs } from './support/coding-tasks.js';
+import { CHANGELOG, codingSessions, numbered, runs, scriptedSession, TEST_FIXES } from './support/coding-tasks.js';
 import { openMemory } from '../src/app/open-memory.js';
 import { testMemories } from './support/memories.js';
 import { tempDbPath } from './support/tau.js';
@@ -109,5 +109,43 @@ describe('a coding agent memory where an earlier pass made two tasks one skill',
     const first = async (goal: string) => (await memory.recall(goal, { record: false }))[0]?.id;
     expect(await first('Bump the copyright year in LICENSE')).toBe(byName.license.id);
     expect(await first('Add the changelog notes for 3.1.0')).toBe(byName.changelog.id);
+  });
+});
+
+describe("a coding agent's edit", () => {
+  it('takes the text it replaces from the file the read printed, and writes the new text itself', async () => {
+    const memory = await fresh();
+    await memory.ingest(TEST_FIXES.map(scriptedSession));
+    await memory.synthesize();
+    const [skill] = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
+    expect(skill.toolSequence).toEqual(['Bash', 'Read', 'Edit', 'Bash']);
+    // Not "from the user": no user gives the line to replace, the line of code that replaces it, or the file the
+    // agent went to from the failing run.
+    expect(skill.body).toContain(
+      '3. Call `Edit` with `file_path`, `new_string` as the case needs, `old_string` from the result of `Read` (part of its text, copied exactly).',
+    );
+    expect(skill.body).toContain('2. Call `Read` with `file_path` as the case needs.');
+    expect(skill.body).not.toContain('from the user');
+
+    // Where a request names what to change, it is the user's, and the edit's new text with it.
+    const renames = ['formatUser', 'getCfg', 'calcTotal'].map((name, i) =>
+      scriptedSession({
+        id: `ren-${i}`,
+        goal: `Rename ${name} to ${name}V2 in src/lib.ts`,
+        steps: [
+          { tool: 'Read', args: { file_path: '/r/src/lib.ts' }, result: numbered([`export function ${name}() {}`]) },
+          {
+            tool: 'Edit',
+            args: { file_path: '/r/src/lib.ts', old_string: `function ${name}()`, new_string: `${name}V2` },
+            result: 'The file /r/src/lib.ts has been updated successfully.',
+          },
+        ],
+      }),
+    );
+    await memory.ingest(renames);
+    await memory.synthesize();
+    const rename = (await memory.skills.list()).find((s) => s.sourceSessions.includes('ren-0'))!;
+    expect(rename.body).toContain('`new_string` from the user');
+    expect(rename.body).toContain('`old_string` from the result of `Read` (part of its text, copied exactly)');
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { prepareCapture } from '../src/capture/ingest.js';
 import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
 import { openMemory } from '../src/index.js';
-import { codingSessions, scriptedSession, UPGRADES } from './support/coding-tasks.js';
+import { codingSessions, scriptedSession, TEST_FIXES, UPGRADES } from './support/coding-tasks.js';
 import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
 
 /**
@@ -31,6 +31,8 @@ const FINGERPRINTS: Record<string, string> = {
   'heuristic@13': '08efa3deaef4eff7',
   // From here on, also the compiled upgrades, whose runs each failed `npm outdated` first.
   'heuristic@14': 'eb6e399368e94ab8',
+  // From here on, also test fixes whose edits replace a line the read printed (TEST_FIXES).
+  'heuristic@15': '0a1fc17245febdc1',
 };
 
 const FILES = [
@@ -73,7 +75,7 @@ async function learnedFingerprint(): Promise<{ digest: string; skills: number }>
     const coding = await openMemory({ db: codingDb, logLevel: 'silent' });
     let codingSkills: Awaited<ReturnType<typeof learned>>;
     try {
-      await coding.ingest([...codingSessions(), ...UPGRADES.map(scriptedSession)]);
+      await coding.ingest([...codingSessions(), ...UPGRADES.map(scriptedSession), ...TEST_FIXES.map(scriptedSession)]);
       // The upgrades are worded too far apart to group: learned as a user would, from their look-alike group.
       await coding.skills.compile({ sessions: UPGRADES.map((u) => u.id), commit: true });
       codingSkills = await learned(coding);

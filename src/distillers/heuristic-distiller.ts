@@ -33,7 +33,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@14';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@15';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -233,7 +233,7 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
     clauses.push(`\`${c.arg}\` (${c.values.map((v) => JSON.stringify(redact(v))).join(' or ')}, as the case needs)`);
   if (unsure.length) clauses.push(`${unsure.map((p) => `\`${p}\``).join(', ')} as the case needs`);
   for (const f of fromResult) {
-    const field = f.path ? fieldNote(f.path) : '';
+    const field = f.path || f.part ? fieldNote(f.path ?? '', f.part) : '';
     clauses.push(`\`${f.arg}\` from the result of \`${f.fromTool}\`${field}`);
   }
   if (clauses.length) parts.push(` with ${clauses.join(', ')}`);

@@ -264,8 +264,9 @@ function lastResult(calls: readonly ToolCall[]): string[] {
 }
 
 /**
- * Arguments whose every value is a text of several lines that no request holds: what the agent wrote for the case
- * (a patch, a file's new content), never something the user gave, though no earlier result held it either.
+ * Arguments whose every value is one the agent wrote or chose for the case and no request holds: a text of several
+ * lines (a patch, a file's new content), a line of code or a sentence, a file it went to. Never something the user
+ * gave, though no earlier result held it either.
  */
 function writtenByAgent(
   byspan: (Group | undefined)[],
@@ -273,10 +274,11 @@ function writtenByAgent(
 ): { written: string[] } | Record<string, never> {
   const values = new Map<string, string[]>();
   byspan.forEach((g, s) => {
+    const request = spans[s].request ?? '';
     for (const c of g?.calls ?? [])
       for (const [arg, v] of Object.entries(c.args ?? {})) {
         const list = values.get(arg) ?? [];
-        list.push(typeof v === 'string' && v.includes('\n') && !(spans[s].request ?? '').includes(v) ? v : '');
+        list.push(typeof v === 'string' && agentsOwn(v, request) ? v : '');
         values.set(arg, list);
       }
   });
@@ -285,6 +287,28 @@ function writtenByAgent(
     .map(([arg]) => arg)
     .sort();
   return written.length ? { written } : {};
+}
+
+/** Characters of code or of a quoted setting (`"version": "1.4.1"`, `Math.round(cents)`), not of a name. */
+const CODE_CHARS = /["(){}[\];=<>]/;
+
+/** An absolute file path: `/home/dana/app/src/x.ts`, `C:\\app\\x.ts`. */
+const ABSOLUTE_PATH = /^(?:\/|[A-Za-z]:\\)[^\s]*[^\s/\\]$/;
+
+/**
+ * Is an argument value one the agent wrote or chose, not one the user gave: a text of several lines, code or a
+ * sentence (several words with code among them, or four words and more), or an absolute file path whose file
+ * the request does not name, that the request does not hold? A name, an id or an address is the user's.
+ */
+function agentsOwn(value: string, request: string): boolean {
+  if (request.includes(value)) return false;
+  if (value.includes('\n')) return true;
+  if (ABSOLUTE_PATH.test(value)) {
+    const file = value.split(/[/\\]/).pop()!.toLowerCase();
+    return !request.toLowerCase().includes(file);
+  }
+  const words = value.trim().split(/\s+/);
+  return words.length >= 4 || (words.length >= 2 && CODE_CHARS.test(value));
 }
 
 /** Longest file path a step names. */
@@ -397,10 +421,18 @@ function argumentRoles(
     if (best.n * 2 <= (passed.get(arg) ?? 0)) continue;
     if (best.source === 'user') sources.push({ arg, from: 'user' });
     else if (previousTools.includes(best.source.tool))
-      sources.push({ arg, from: 'result', tool: best.source.tool, path: best.source.path });
+      sources.push({
+        arg,
+        from: 'result',
+        tool: best.source.tool,
+        path: best.source.path,
+        ...(best.source.part ? { part: true as const } : {}),
+      });
   }
   const dataFlow = sources.flatMap((f) =>
-    f.from === 'result' ? [{ arg: f.arg, fromTool: f.tool, path: f.path }] : [],
+    f.from === 'result'
+      ? [{ arg: f.arg, fromTool: f.tool, path: f.path, ...(f.part ? { part: true as const } : {}) }]
+      : [],
   );
   // Arguments every session passed with one value, that no earlier result supplied: a setting the procedure
   // always uses (`mode` "4g_5g_preferred"), or the same person's data replayed (a phone number), which is

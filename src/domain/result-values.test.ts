@@ -176,6 +176,44 @@ describe('resultLeaves', () => {
     expect(holders.get(0)!.get('pattern')).toEqual(['user']);
   });
 
+  it('traces a piece of a text to the result that printed it: the lines of a file a read showed, numbers aside', () => {
+    const file = '     1→export function f(cents: number) {\n     2→  const value = Math.floor(cents) / 100;\n     3→}';
+    const calls = [
+      call(0, 'Read', { file_path: '/repo/src/f.ts' }, file),
+      call(1, 'Edit', {
+        old_string: '  const value = Math.floor(cents) / 100;\n}',
+        new_string: 'x',
+        file_path: 'f.ts',
+      }),
+      call(2, 'Edit', { old_string: '  const value = Math.round(cents) / 100;' }),
+      call(3, 'Edit', { old_string: 'export function f' }),
+      call(4, 'Edit', { old_string: 'cents)' }),
+      call(
+        5,
+        'shell',
+        { command: 'sed -n 1,3p app.py' },
+        JSON.stringify({ output: 'def total(items):\n    return sum(items)' }),
+      ),
+      call(6, 'apply_patch', { old: '    return sum(items)' }),
+    ];
+    const holders = argumentHolders(calls, 'fix f: the export function f rounds down');
+    const read = { tool: 'Read', path: '', part: true } as const;
+    expect(holders.get(1)!.get('old_string')).toEqual([read]);
+    expect(valueHeldBy(calls, 1, '  const value = Math.floor(cents) / 100;\n}', read)).toBe(true);
+    // Not the whole result, nor the field: the piece only.
+    expect(valueHeldBy(calls, 1, '  const value = Math.floor(cents) / 100;\n}', { tool: 'Read', path: '' })).toBe(
+      false,
+    );
+    // Text the file does not hold, or held only after the call, is no piece of it.
+    expect(holders.get(2)!.get('old_string')).toEqual(['user']);
+    expect(valueHeldBy(calls, 0, '  const value = Math.floor(cents) / 100;', read)).toBe(false);
+    // What the request names stays the user's, and a piece too short to say anything is left to the user as well.
+    expect(holders.get(3)!.get('old_string')).toEqual(['user']);
+    expect(holders.get(4)!.get('old_string')).toEqual(['user']);
+    // A field of several lines (a command's output) is a text too.
+    expect(holders.get(6)!.get('old')).toEqual([{ tool: 'shell', path: 'output', part: true }]);
+  });
+
   it("takes a value the request names as the user's, even after a result capture cut", () => {
     const calls = [
       call(0, 'email.search_emails', { query: 'Board' }, "[{'email_id': '00000120', 'body': 'Dear Nadia, the boa"),

@@ -2,7 +2,8 @@
  * The values a tool result holds, and where: a tolerant reader of JSON results (capture cuts them, so the text
  * often ends mid-value) that lists every string and number leaf with its dot path (`orders[]`,
  * `payment_methods.*.id`), and the origin of each argument value of a session: the earlier result in which that
- * exact value first appeared, or the user when no earlier result held it. Pure.
+ * exact value first appeared (or, for a text no field held whole, the text it is a piece of), or the user when no
+ * earlier result held it. Pure.
  */
 import { isMarker, markersIn } from './redact.js';
 import type { ToolCall } from './types.js';
@@ -13,8 +14,12 @@ export interface Leaf {
   value: string;
 }
 
-/** Where an argument's value came from: a field of an earlier call's result, or the user. */
-export type ValueSource = { tool: string; path: string } | 'user';
+/**
+ * Where an argument's value came from: a field of an earlier call's result, or the user. `part`: the value is a
+ * piece of a text the result showed (the lines of a file a read printed, which an edit then replaces), not all of
+ * a field.
+ */
+export type ValueSource = { tool: string; path: string; part?: true } | 'user';
 
 /** A key that is an id (`credit_card_4421486`, `#W2890441`) is no field name: every session has another. */
 const ID_KEY = /\d.*\d.*\d/;
@@ -259,7 +264,41 @@ function argValues(v: unknown): string[] {
   return [];
 }
 
-export const sourceKey = (s: ValueSource): string => (s === 'user' ? 'user' : `${s.tool}\u0000${s.path}`);
+export const sourceKey = (s: ValueSource): string =>
+  s === 'user' ? 'user' : `${s.tool}\u0000${s.path}${s.part ? '\u0000part' : ''}`;
+
+/** Shortest value looked for inside a result's text: shorter ones occur in any text by chance. */
+const MIN_PART_LENGTH = 8;
+
+/** A line of a numbered file listing (`cat -n`, a coding agent's file read: "    12→text", "    12\ttext"). */
+const NUMBERED_LINE = /^ *\d+(?:→|\t)/;
+
+/**
+ * The texts of a result that a value may be a piece of: a plain-text result, and each field of a JSON result that
+ * holds several lines (a command's `output`). A numbered file listing reads as the file: without the numbers,
+ * which no edit of it takes.
+ */
+function resultTexts(result: string): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  const leaves = resultLeaves(result);
+  for (const leaf of leaves) {
+    if (leaf.value.length < MIN_PART_LENGTH || (leaf.path !== '' && !leaf.value.includes('\n'))) continue;
+    const lines = leaf.value.split('\n');
+    const numbered = lines.every((l, i) => NUMBERED_LINE.test(l) || (i === lines.length - 1 && l === ''));
+    out.push({
+      path: leaf.path,
+      text: numbered ? lines.map((l) => l.replace(NUMBERED_LINE, '')).join('\n') : leaf.value,
+    });
+  }
+  return out;
+}
+
+/** The first of these texts that holds the value as a piece of it (never all of it: that is a field's value). */
+function partOf(texts: readonly { tool: string; path: string; text: string }[], value: string): ValueSource | null {
+  if (value.length < MIN_PART_LENGTH) return null;
+  const t = texts.find((x) => x.text !== value && x.text.includes(value));
+  return t ? { tool: t.tool, path: t.path, part: true } : null;
+}
 
 /**
  * For each call of a session (by position), where each argument's value came from: the field of the earlier
@@ -333,6 +372,8 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
   // it is sure.
   const markersShown = new Set<string>();
   const lastShown = new Map<string, ValueSource>();
+  // The texts earlier results showed, in order: a value no field held whole may be a piece of one of them.
+  const texts: { tool: string; path: string; text: string }[] = [];
   for (const call of calls) {
     const sources = new Map<string, ValueSource[]>();
     for (const [arg, v] of Object.entries(call.args ?? {})) {
@@ -351,8 +392,13 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
       // Per source: how many of the argument's values it holds, and how early it first held one.
       const votes = new Map<string, { source: ValueSource; n: number; first: number }>();
       for (const value of argValues(v)) {
-        // A value the request names is the user's, even after a cut result.
-        if (!seen.has(value)) seen.set(value, cut && !names(request, value) ? null : ['user']);
+        // A value the request names is the user's, even after a cut result; else one a text showed is a piece of
+        // that text (the lines a read printed, which the edit replaces).
+        if (!seen.has(value)) {
+          const named = names(request, value);
+          const part = named ? null : partOf(texts, value);
+          seen.set(value, part ? [part] : cut && !named ? null : ['user']);
+        }
         const holders = seen.get(value);
         if (!holders) continue;
         holders.forEach((source, rank) => {
@@ -372,6 +418,7 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     }
     out.set(call.position, sources);
     if (!call.ok) continue;
+    for (const t of resultTexts(call.result)) texts.push({ tool: call.tool, ...t });
     const whole = !isCut(call.result);
     if (!whole) cut = true;
     let fields: Map<string, Set<string>> | undefined;
@@ -422,7 +469,10 @@ function valueLeaves(result: string): readonly Leaf[] {
   return [...leaves, ...[...new Set(lines)].map((value) => ({ path: '', value }))];
 }
 
-/** Does an earlier result of `source.tool` hold `value` at `source.path`? (`user`: no earlier result holds it.) */
+/**
+ * Does an earlier result of `source.tool` hold `value` at `source.path` (`part`: as a piece of the text there)?
+ * (`user`: no earlier result holds it.)
+ */
 export function valueHeldBy(calls: readonly ToolCall[], before: number, value: unknown, source: ValueSource): boolean {
   const values = argValues(value);
   if (values.length === 0) return false;
@@ -431,6 +481,14 @@ export function valueHeldBy(calls: readonly ToolCall[], before: number, value: u
     const held = new Set(earlier.flatMap((c) => valueLeaves(c.result).map((l) => l.value)));
     return values.every((v) => !held.has(v));
   }
+  if (source.part)
+    return earlier.some(
+      (c) =>
+        c.tool === source.tool &&
+        resultTexts(c.result).some(
+          (t) => t.path === source.path && values.some((v) => partOf([{ ...t, tool: c.tool }], v)),
+        ),
+    );
   const held = new Set(
     earlier
       .filter((c) => c.tool === source.tool)

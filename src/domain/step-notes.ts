@@ -17,14 +17,18 @@ export const SUPPORT_NOTE = /seen in \d+% of successful sessions/;
 
 /**
  * " (field `orders[]`)": where in an earlier call's result an argument's value is; " (one of the values it lists)"
- * when the result is a plain list of values (path `[]`: a directory lookup's email addresses), which has no field.
+ * when the result is a plain list of values (path `[]`: a directory lookup's email addresses), which has no field;
+ * " (part of its text, copied exactly)" when the value is a piece of the text there (the lines of a file a read
+ * printed, which an edit replaces).
  */
-export function fieldNote(path: string): string {
+export function fieldNote(path: string, part = false): string {
+  if (part) return path ? ` (part of field \`${path}\`, copied exactly)` : ' (part of its text, copied exactly)';
   return path === '[]' ? ' (one of the values it lists)' : ` (field \`${path}\`)`;
 }
 
 /** A field note, as a pattern. */
-export const FIELD_NOTE = / \((?:field `[^`]*`|one of the values it lists)\)/;
+export const FIELD_NOTE =
+  / \((?:field `[^`]*`|one of the values it lists|part of (?:its text|field `[^`]*`), copied exactly)\)/;
 
 /**
  * " Expect its result to show "Airplane Mode is now OFF.", as it did in the sessions.": what a state-changing

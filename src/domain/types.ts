@@ -125,7 +125,7 @@ export interface ProcedureStep {
    * Argument names fed by an earlier step's result: `arg <- tool` pairs, with the field of that result that held
    * the value (`orders[]`, a dot path; `` for the whole result) when known.
    */
-  dataFlow: { arg: string; fromTool: string; path?: string }[];
+  dataFlow: { arg: string; fromTool: string; path?: string; part?: true }[];
   /**
    * Where each traced argument's value came from, agreed across the sessions: a field of an earlier step's
    * result, found by value, or the user when no earlier result held it.
@@ -149,7 +149,10 @@ export interface ProcedureStep {
    * first session took them.
    */
   each?: { arg: string; values: string[] };
-  /** Arguments the agent wrote for the case in every session (a patch, a file's content): never the user's. */
+  /**
+   * Arguments the agent wrote or chose for the case in every session (a patch, a line of code, a file it went to
+   * that no request names): never the user's.
+   */
   written?: string[];
   /**
    * For a step some sessions skipped: what an earlier lookup showed in the sessions that took it, before they did,
@@ -168,7 +171,7 @@ export interface ProcedureStep {
 /** Where an argument of a step takes its value from. */
 export type ArgumentSource =
   | { arg: string; from: 'user' }
-  | { arg: string; from: 'result'; tool: string; path: string };
+  | { arg: string; from: 'result'; tool: string; path: string; part?: true };
 
 /** A distilled candidate before verification. */
 export interface Draft {

@@ -153,6 +153,56 @@ export const OTHER_CODING: ScriptedRun[] = [
   },
 ];
 
+/** A file as a coding agent's read prints it: each line after its number (`     2→  const x = 1;`). */
+export const numbered = (lines: string[]): string =>
+  lines.map((l, i) => `${String(i + 1).padStart(6)}→${l}`).join('\n');
+
+/**
+ * A test fix as Claude Code records it, three times: the failing run, a read that prints the file with its line
+ * numbers, an edit of one line of it, the passing run. Each run fixes another file, and no request names the line.
+ */
+export const TEST_FIXES: ScriptedRun[] = [
+  {
+    goal: 'the formatCurrency test fails, fix it',
+    file: 'currency',
+    from: 'Math.floor(cents)',
+    to: 'Math.round(cents)',
+  },
+  {
+    goal: 'parseInvoiceDate rejects dotted dates; make its test pass',
+    file: 'date',
+    from: 'new Date(NaN)',
+    to: 'parseDotted(s)',
+  },
+  {
+    goal: 'The totals test is red after the merge, please repair it',
+    file: 'totals',
+    from: 'sum - tax',
+    to: 'sum + tax',
+  },
+].map((f, i) => {
+  const path = `/home/dana/code/invoicer/src/${f.file}.ts`;
+  const line = `  const value = ${f.from} / 100;`;
+  return {
+    id: `fix-${i}`,
+    goal: f.goal,
+    steps: [
+      { tool: 'Bash', args: { command: 'npm test' }, result: `FAIL src/${f.file}.test.ts`, error: 'Exit code 1' },
+      {
+        tool: 'Read',
+        args: { file_path: path },
+        result: numbered(['export function run(cents: number) {', line, '}']),
+      },
+      {
+        tool: 'Edit',
+        args: { file_path: path, old_string: line, new_string: `  const value = ${f.to} / 100;` },
+        result: `The file ${path} has been updated successfully.`,
+      },
+      { tool: 'Bash', args: { command: 'npm test' }, result: 'Tests: 41 passed' },
+    ],
+  };
+});
+
 /** A scripted run as a stored session (successful; a step with an error failed). */
 export const scriptedSession = (s: ScriptedRun): Session => ({
   id: s.id,
