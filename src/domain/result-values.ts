@@ -280,24 +280,30 @@ const NUMBERED_LINE = /^ *\d+(?:→|\t)/;
  */
 function resultTexts(result: string): { path: string; text: string }[] {
   const out: { path: string; text: string }[] = [];
-  const leaves = resultLeaves(result);
-  for (const leaf of leaves) {
+  for (const leaf of resultLeaves(result)) {
     if (leaf.value.length < MIN_PART_LENGTH || (leaf.path !== '' && !leaf.value.includes('\n'))) continue;
-    const lines = leaf.value.split('\n');
-    const numbered = lines.every((l, i) => NUMBERED_LINE.test(l) || (i === lines.length - 1 && l === ''));
+    const lines = NUMBERED_LINE.test(leaf.value) ? leaf.value.split('\n') : null;
+    const numbered = lines?.every((l, i) => NUMBERED_LINE.test(l) || (i === lines.length - 1 && l === ''));
     out.push({
       path: leaf.path,
-      text: numbered ? lines.map((l) => l.replace(NUMBERED_LINE, '')).join('\n') : leaf.value,
+      text: numbered ? lines!.map((l) => l.replace(NUMBERED_LINE, '')).join('\n') : leaf.value,
     });
   }
   return out;
 }
 
+/** The results a session showed so far, each read for its texts only when a value is first looked for in them. */
+type ShownTexts = { tool: string; result: string; texts?: { path: string; text: string }[] }[];
+
 /** The first of these texts that holds the value as a piece of it (never all of it: that is a field's value). */
-function partOf(texts: readonly { tool: string; path: string; text: string }[], value: string): ValueSource | null {
+function partOf(shown: ShownTexts, value: string): ValueSource | null {
   if (value.length < MIN_PART_LENGTH) return null;
-  const t = texts.find((x) => x.text !== value && x.text.includes(value));
-  return t ? { tool: t.tool, path: t.path, part: true } : null;
+  for (const r of shown) {
+    r.texts ??= resultTexts(r.result);
+    const t = r.texts.find((x) => x.text !== value && x.text.includes(value));
+    if (t) return { tool: r.tool, path: t.path, part: true };
+  }
+  return null;
 }
 
 /**
@@ -373,7 +379,7 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
   const markersShown = new Set<string>();
   const lastShown = new Map<string, ValueSource>();
   // The texts earlier results showed, in order: a value no field held whole may be a piece of one of them.
-  const texts: { tool: string; path: string; text: string }[] = [];
+  const texts: ShownTexts = [];
   for (const call of calls) {
     const sources = new Map<string, ValueSource[]>();
     for (const [arg, v] of Object.entries(call.args ?? {})) {
@@ -395,9 +401,9 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
         // A value the request names is the user's, even after a cut result; else one a text showed is a piece of
         // that text (the lines a read printed, which the edit replaces).
         if (!seen.has(value)) {
-          const named = names(request, value);
-          const part = named ? null : partOf(texts, value);
-          seen.set(value, part ? [part] : cut && !named ? null : ['user']);
+          const part = partOf(texts, value);
+          const named = (part || cut) && names(request, value);
+          seen.set(value, part && !named ? [part] : cut && !named ? null : ['user']);
         }
         const holders = seen.get(value);
         if (!holders) continue;
@@ -418,7 +424,7 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     }
     out.set(call.position, sources);
     if (!call.ok) continue;
-    for (const t of resultTexts(call.result)) texts.push({ tool: call.tool, ...t });
+    if (call.result.length >= MIN_PART_LENGTH) texts.push({ tool: call.tool, result: call.result });
     const whole = !isCut(call.result);
     if (!whole) cut = true;
     let fields: Map<string, Set<string>> | undefined;
@@ -486,7 +492,9 @@ export function valueHeldBy(calls: readonly ToolCall[], before: number, value: u
       (c) =>
         c.tool === source.tool &&
         resultTexts(c.result).some(
-          (t) => t.path === source.path && values.some((v) => partOf([{ ...t, tool: c.tool }], v)),
+          (t) =>
+            t.path === source.path &&
+            values.some((v) => v.length >= MIN_PART_LENGTH && t.text !== v && t.text.includes(v)),
         ),
     );
   const held = new Set(
