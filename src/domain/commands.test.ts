@@ -116,6 +116,9 @@ describe('commandAsToolName', () => {
     // Lines that differ: what the program acts on, when known, else the verb alone.
     expect(commandAsToolName({ text: 'systemctl restart nginx', exact: false })).toBe('restart_service');
     expect(commandAsToolName({ text: 'make install', exact: false })).toBe('install');
+    // A package manager acts on a package when it installs one, not when it runs the tests.
+    expect(commandAsToolName({ text: 'npm install zod@latest', exact: false })).toBe('install_package');
+    expect(commandAsToolName({ text: 'npm test -- currency', exact: false })).toBe('test');
     expect(commandAsToolName({ text: 'git push origin main', exact: true })).toBeNull();
     expect(commandAsToolName({ text: 'df -h /', exact: true })).toBeNull();
     expect(commandAsToolName({ text: 'git status', exact: true })).toBeNull();

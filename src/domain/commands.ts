@@ -45,6 +45,12 @@ const ACTS_ON: Readonly<Record<string, string>> = {
   helm: 'release',
 };
 
+/** What a package manager does to a package; its other subcommands (`test`, `run`, `audit`) act on no package. */
+const PACKAGE_VERBS = new Set(['install', 'add', 'remove', 'uninstall', 'update', 'upgrade', 'purge', 'reinstall']);
+
+/** Does this subcommand of the program act on what the program acts on (ACTS_ON)? */
+const actsOnIt = (program: string, verb: string): boolean => ACTS_ON[program] !== 'package' || PACKAGE_VERBS.has(verb);
+
 /** Tool names that run command lines (Bash, shell, exec_command, run_shell, runTerminalCommand). */
 export function isCommandRunner(tool: string): boolean {
   return RUNNER.test(tool.replace(/([a-z])([A-Z])/g, '$1_$2'));
@@ -215,8 +221,9 @@ export function commandAsToolName(command: { text: string; exact: boolean }): st
   const [program, sub] = head.split(' ');
   const verb = program === 'service' || SUBCOMMANDS.has(program) ? sub : undefined;
   if (!verb || !isVerb(verb)) return null;
-  // Different lines (restart nginx, restart caddy): what such a program acts on.
-  if (!command.exact) return ACTS_ON[program] ? `${verb}_${ACTS_ON[program]}` : verb;
+  // Different lines (restart nginx, restart caddy): what such a program acts on, when the verb acts on it (a
+  // package manager's `install`, not its `test` or `run`).
+  if (!command.exact) return ACTS_ON[program] && actsOnIt(program, verb) ? `${verb}_${ACTS_ON[program]}` : verb;
   const words = command.text.split(/\s+/);
   const at = words.indexOf(verb);
   const operand = words.slice(at + 1).find((w) => !w.startsWith('-'));
