@@ -101,6 +101,18 @@ describe('procedures of a command runner', () => {
     expect(skill.name).toBe('restart-service');
   });
 
+  it('a bare command that other runs narrowed is the step, said to take more arguments when needed', async () => {
+    const memory = await fresh();
+    const varied = sessions(RESTART, 'bare', 'Bash');
+    for (const [i, s] of varied.entries())
+      s.calls[1].args = { command: ['journalctl', 'journalctl -u nginx', 'journalctl -n 50'][i], description: 'logs' };
+    await memory.ingest(varied);
+    await memory.synthesize();
+    const [skill] = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
+    // Not "a `journalctl` command ... (the sessions ran, for example, `journalctl`)".
+    expect(skill.body).toContain('2. Run `journalctl` with `Bash`, with more arguments when the case needs them.');
+  });
+
   it('a chain is the command it is for, of two runs that differ neither is quoted, and the files every run edits are named', async () => {
     const memory = await fresh();
     const file = (name: string) => `/home/dana/code/shop/${name}`;

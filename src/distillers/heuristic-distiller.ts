@@ -324,6 +324,9 @@ function runCommand(tool: string, command: { text: string; exact: boolean }, red
   const head = inlineCode(commandHead(command.text));
   if (hasInstructions(text)) return `Run a ${head} command with \`${tool}\``;
   if (command.exact) return `Run ${inlineCode(text)} with \`${tool}\``;
+  // The example is the bare command (`npm test`), which other sessions ran with more: no example to give.
+  if (commandHead(command.text) === command.text)
+    return `Run ${inlineCode(text)} with \`${tool}\`, with more arguments when the case needs them`;
   return `Run a ${head} command with \`${tool}\`, as the case needs (the sessions ran, for example, ${inlineCode(text)})`;
 }
 
