@@ -98,8 +98,26 @@ describe('skill names and descriptions', () => {
       toolSequence: ['Grep', 'Read', 'Edit', 'Bash'],
       wordWeight: idf,
     };
-    // Where Edit is rare (an agent that edits for one kind of task), it says the task, as before.
-    expect(wordSkill({ ...input, toolShare: () => 0.2 }).nameWords).toEqual(['edit', 'files']);
+    // Where Edit is rare (an agent that edits for one kind of task), it still says only how files change, not the
+    // task: the users' verb names it (it was edit-files, from Grep's "search file").
+    expect(wordSkill({ ...input, toolShare: () => 0.2 }).nameWords).toEqual(['rename']);
+    // Nor does Codex's apply_patch name a task, or its "patch" an object: a release asked for in three ways is an
+    // edit of what the requests name.
+    const release = wordSkill({
+      goals: [
+        'ok time for 0.4.1, bump the version, changelog, tag it',
+        'cut release 0.4.0: version and changelog, then git tag',
+        'pls prep the 0.5.0 release (version + changelog + git tag)',
+      ],
+      cues: [],
+      toolSequence: ['shell', 'apply_patch', 'shell'],
+      wordWeight: idf,
+      toolShare: () => 0.3,
+    });
+    expect(release.nameWords[0]).toBe('edit');
+    expect(release.nameWords).toContain('changelog');
+    expect(release.nameWords).not.toContain('patch');
+    expect(release.description).not.toContain('apply patch');
     const common = wordSkill({ ...input, toolShare: (t) => (t === 'Grep' ? 0.3 : 0.95) });
     // Not the files Grep searches: the requests name no object they share.
     expect(common.nameWords).toEqual(['rename']);

@@ -111,9 +111,10 @@ export function wordSkill(input: NamingInput): SkillWording {
   // The procedure's own vocabulary: the nouns of its tools' names (order, reservation, watchlist). A request
   // word that is also one of these is the task's object; other shared words (moods, dates, a persona's
   // story) only fill in where the tools say nothing.
+  // A file editor's words (apply patch) are no task's object either.
   const vocabulary = new Set(
     input.toolSequence
-      .filter((t) => roleOf(t) !== 'handoff' && !isCommandRunner(t))
+      .filter((t) => roleOf(t) !== 'handoff' && !isCommandRunner(t) && !FILE_EDITOR.test(t))
       .flatMap((t) =>
         toolWordsOf(t)
           .filter((w, k) => k > 0 && !TOOL_FILLER.has(w) && !FILLER.has(w))
@@ -168,13 +169,19 @@ export function wordSkill(input: NamingInput): SkillWording {
   let asking: string | null = null;
   // Named by the users' verb over a generic tool: the tools (Grep: search file) name no object of the task either.
   let toolsNameNothing = false;
-  // An acting tool most of the namespace's sessions call (Edit) names no task: the users' verb does (rename).
-  const generic = !!action && (input.toolShare?.(action) ?? 0) > COMMON_TOOL_SHARE;
+  // An acting tool most of the namespace's sessions call (Edit) names no task: the users' verb does (rename). Nor
+  // does a coding agent's file editor, however few of its sessions edit: `apply_patch` says how, not what.
+  const generic = !!action && ((input.toolShare?.(action) ?? 0) > COMMON_TOOL_SHARE || FILE_EDITOR.test(action));
   if (askedByMost && doing(asked!)) verb = asked!;
   // A request to fix something is a fix whatever step does it (an edit, a reset): no tool is named "fix".
   else if (problem || (askedByMost && asked === 'fix')) verb = 'fix';
   else if (actionVerb && generic && askedByMost && !LOOKUP_VERBS.has(asked!)) {
     verb = asked!;
+    toolsNameNothing = true;
+  } else if (actionVerb && FILE_EDITOR.test(action!)) {
+    // A file editor's own words (apply patch) say how the files changed, not what the task is: an edit of what
+    // the requests name (edit-version-changelog).
+    verb = 'edit';
     toolsNameNothing = true;
   } else if (actionVerb) verb = actionVerb;
   else if (askedByMost && !LOOKUP_VERBS.has(asked!)) {
@@ -193,8 +200,9 @@ export function wordSkill(input: NamingInput): SkillWording {
   // what the requests have in common (a fix names what is broken), else the action's own words.
   const step = verb === 'fix' ? null : doing(verb);
   const objectOf = (tool: string) => {
-    // A command runner's name (Bash, run_shell) says how a step runs, never what it acts on.
-    if (isCommandRunner(tool)) return [];
+    // A command runner's name (Bash, run_shell) says how a step runs, never what it acts on; a file editor's
+    // (apply_patch) how files change.
+    if (isCommandRunner(tool) || FILE_EDITOR.test(tool)) return [];
     const ws = toolWordsOf(tool);
     // The first word of a step named by a verb is its verb, never its object (sort, get_order_details).
     const named = roleOf(tool) === 'action' || LOOKUP_VERBS.has(ws[0] ?? '');
@@ -450,6 +458,9 @@ function surfaceForm(w: string, df: ReadonlyMap<string, number>): string {
   const other = w.endsWith('s') ? w.slice(0, -1) : `${w}s`;
   return (df.get(other) ?? 0) > (df.get(w) ?? 0) ? other : w;
 }
+
+/** The tools coding agents change files with (Claude Code's Edit and Write, Codex's apply_patch, str_replace editors). */
+const FILE_EDITOR = /^(?:edit|multi_?edit|write|apply_?patch|str_replace\w*|edit_?file)$/i;
 
 /** The task verb most requests use (the more specific first on a tie), and the share of requests using it. */
 function sharedVerb(df: Map<string, number>, n: number): { verb: string | null; share: number } {
