@@ -7,7 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LookAlike } from '../src/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { serveApi } from '../src/surfaces/http/server.js';
+import { serveMcpHttp } from '../src/surfaces/mcp/http.js';
 import { runBuiltCli } from './support/built-cli.js';
 import {
   OTHER_CODING as OTHERS,
@@ -130,6 +134,37 @@ describe('GET /api/look-alike', () => {
       expect(compiled.status).toBe(200);
       expect(await (await fetch(`${server.url}/api/look-alike`)).json()).toEqual([]);
     } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the MCP tool look_alike_sessions', () => {
+  it('gives an agent the groups, which compile_skill with their session_ids then learns', async () => {
+    const memory = await fresh();
+    await memory.ingest([...UPGRADES, ...OTHERS].map(session));
+    await memory.synthesize();
+    const server = await serveMcpHttp(memory, { port: 0 });
+    const client = new Client({ name: 'skillsmith-test', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      const call = async (name: string, args: Record<string, unknown> = {}) =>
+        (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const listed = await call('look_alike_sessions');
+      expect(listed.isError).toBeFalsy();
+      const { groups } = listed.structuredContent as { groups: LookAlike[] };
+      expect(groups.map((g) => [...g.sessions].sort())).toEqual([UPGRADES.map((u) => u.id).sort()]);
+      const said = listed.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+      expect(said).toContain('3 sessions ran npm install');
+      expect(said).toContain(JSON.stringify(UPGRADES[0].goal));
+      const compiled = await call('compile_skill', { session_ids: groups[0].sessions, commit: true });
+      expect(compiled.isError).toBeFalsy();
+      expect((compiled.structuredContent as { action: string }).action).toBe('add');
+      const after = await call('look_alike_sessions');
+      expect((after.structuredContent as { groups: LookAlike[] }).groups).toEqual([]);
+      expect(after.content[0]).toMatchObject({ text: expect.stringContaining('No sessions wait alone') });
+    } finally {
+      await client.close();
       await server.close();
     }
   });

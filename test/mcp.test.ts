@@ -94,7 +94,7 @@ describe.each([
   });
   afterAll(async () => conn?.close());
 
-  it('lists the eight tools with their input and output schemas', async () => {
+  it('lists the nine tools with their input and output schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'compile_skill',
@@ -102,6 +102,7 @@ describe.each([
       'forget_session',
       'forget_skill',
       'list_skills',
+      'look_alike_sessions',
       'recall_skills',
       'record_tool_call',
       'skill_feedback',
@@ -301,7 +302,7 @@ describe.each([
       /no session no-such-session/,
     );
     expect(await toolError(client, 'no_such_tool', {})).toMatch(/no_such_tool not found/);
-    expect((await client.listTools()).tools).toHaveLength(8);
+    expect((await client.listTools()).tools).toHaveLength(9);
   });
 
   it('forgets a session and a skill: gone from every read, recall and the database file', async () => {
@@ -363,7 +364,7 @@ describe('MCP over HTTP, trust boundary', () => {
           requestInit: { headers: { Authorization: 'Bearer mcp-token-0123456789abcdef' } },
         }),
       );
-      expect((await authorised.listTools()).tools).toHaveLength(8);
+      expect((await authorised.listTools()).tools).toHaveLength(9);
       await authorised.close();
     } finally {
       await server.close();
@@ -403,7 +404,7 @@ describe('MCP over HTTP, trust boundary', () => {
       // The SDK's own client sends no Origin: it connects as before.
       const client = new Client({ name: 't', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-      expect((await client.listTools()).tools).toHaveLength(8);
+      expect((await client.listTools()).tools).toHaveLength(9);
       await client.close();
     } finally {
       await server.close();

@@ -5,6 +5,7 @@ import type { Memory } from '../../app/memory.js';
 import { skillSummaryJson } from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
 import { InputError, NotFoundError } from '../../errors/index.js';
+import { neutraliseInstructions } from '../../domain/untrusted-text.js';
 
 const sessionId = z.string().min(1).max(500);
 const status = z.enum(['probationary', 'active', 'retired']);
@@ -83,6 +84,15 @@ const output = {
     skills: z.array(z.string()).describe('skills that keep a forgotten-parent marker'),
   },
   forgottenSkill: { id: z.string(), name: z.string() },
+  alike: {
+    groups: z.array(
+      z.object({
+        sessions: z.array(z.string()),
+        goals: z.array(z.string()),
+        steps: z.array(z.object({ tool: z.string(), command: z.string().optional() })),
+      }),
+    ),
+  },
 };
 
 /** A tool answer: readable text for the model and the same data as structured content. */
@@ -286,6 +296,31 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
           `${s.name} [${s.status}${s.enabled ? '' : ', disabled'}${s.corpus === 'external' ? ', imported' : ''}] eta ${s.eta.toFixed(2)}, ${s.successCount}/${s.attemptCount}: ${s.description}`,
       );
       return answer(lines.length ? lines.join('\n') : 'No skills yet.', { skills: skills.map(skillSummaryJson) });
+    },
+  );
+
+  server.registerTool(
+    'look_alike_sessions',
+    {
+      title: 'Sessions alike, not yet one skill',
+      description:
+        'Successful sessions that ran the same steps but were asked for in words too far apart to group, each too few ' +
+        'to learn from alone (largest group first). If a group is one task, compile_skill with its session_ids learns it.',
+      inputSchema: {},
+      outputSchema: output.alike,
+      annotations: { readOnlyHint: true },
+    },
+    async () => {
+      // Goals are what users typed: quoted as data, with any instruction in them defused, for the model that reads this.
+      const groups = await memory.synthesis.lookAlike();
+      const lines = groups.map(
+        (g) =>
+          `${g.sessions.length} sessions ran ${g.steps.map((st) => st.command ?? st.tool).join(', ')}: ` +
+          `${g.goals.map((goal) => JSON.stringify(neutraliseInstructions(goal))).join('; ')} (session_ids: ${g.sessions.join(', ')})`,
+      );
+      return answer(lines.length ? lines.join('\n') : 'No sessions wait alone: nothing alike is left unlearned.', {
+        groups,
+      });
     },
   );
 
