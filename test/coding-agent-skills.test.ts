@@ -126,6 +126,10 @@ describe("a coding agent's edit", () => {
     );
     expect(skill.body).toContain('2. Call `Read` with `file_path` as the case needs.');
     expect(skill.body).not.toContain('from the user');
+    // The test run after the edit confirms it: the agent does not ask its user to.
+    expect(skill.body).toContain('## Done when\n\n`Edit` has succeeded');
+    expect(skill.body).toContain('The last command (`npm test` with `Bash`) prints "Tests: 41 passed"');
+    expect(skill.body).not.toContain('confirmed with the user');
 
     // Where a request names what to change, it is the user's, and the edit's new text with it.
     const renames = ['formatUser', 'getCfg', 'calcTotal'].map((name, i) =>

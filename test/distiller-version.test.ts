@@ -32,7 +32,7 @@ const FINGERPRINTS: Record<string, string> = {
   // From here on, also the compiled upgrades, whose runs each failed `npm outdated` first.
   'heuristic@14': 'eb6e399368e94ab8',
   // From here on, also test fixes whose edits replace a line the read printed (TEST_FIXES).
-  'heuristic@15': '0a1fc17245febdc1',
+  'heuristic@15': '0b3613f5e94bdc73',
 };
 
 const FILES = [

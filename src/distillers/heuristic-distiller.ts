@@ -166,16 +166,19 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
     if (roleOf(lastRequired.tool) === 'handoff') return `${tool} and the user has been told a person takes over.`;
     return `${tool} and the user has been told what it returned.`;
   }
+  // A command run after the change (a coding agent's tests) checks it: said on a line of its own, after the
+  // change's own note (which stepResults reads back), and the user is not asked to confirm what it checks.
+  const check =
+    lastRequired.command && lastRequired.tool !== goal.tool && !hasInstructions(lastRequired.command.text)
+      ? lastRequired.command
+      : null;
   // A plain-text answer is quoted as the answer: "answered "Email deleted successfully."".
   const answered = goal.shows.find((l) => l.path === '');
   const note =
     answered && !hasInstructions(answered.value)
-      ? doneNote(goal.tool, { answered: JSON.stringify(redact(answered.value)) })
-      : doneNote(goal.tool, { shows: shownValues(goal.shows, redact) });
-  // A command run after the change (a coding agent's tests) checks it: said on a line of its own, after the
-  // change's own note (which stepResults reads back).
-  const check = lastRequired.command;
-  if (!check || lastRequired.tool === goal.tool || hasInstructions(check.text)) return note;
+      ? doneNote(goal.tool, { answered: JSON.stringify(redact(answered.value)) }, !!check)
+      : doneNote(goal.tool, { shows: shownValues(goal.shows, redact) }, !!check);
+  if (!check) return note;
   const run = `The last command (${commandNamed(check, redact)} with \`${lastRequired.tool}\`)`;
   const prints = check.prints && !hasInstructions(check.prints) ? check.prints : null;
   return `${note}\n${run} ${prints ? `prints ${JSON.stringify(redact(prints))}, as it did every time` : 'succeeds'}.`;

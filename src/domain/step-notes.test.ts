@@ -20,6 +20,10 @@ describe('step notes read back as they are written', () => {
     const answered = DONE_NOTE.exec(doneNote('delete_email', { answered: JSON.stringify('Email "x" deleted.') }));
     expect(answered?.[1]).toBe('delete_email');
     expect(shownItems(answered![2])).toEqual([{ path: '', value: 'Email "x" deleted.' }]);
+    // Checked by a command after it: the user is not asked to confirm, and the quote reads back the same.
+    const checked = doneNote('Edit', { answered: JSON.stringify('The file a.ts has been updated.') }, true);
+    expect(checked).toBe('`Edit` has succeeded and answered "The file a.ts has been updated.".');
+    expect(shownItems(DONE_NOTE.exec(checked)![2])).toEqual([{ path: '', value: 'The file a.ts has been updated.' }]);
   });
 
   it('a field note names the field, or says the result lists values, and both read back as a field note', () => {
@@ -37,5 +41,7 @@ describe('step notes read back as they are written', () => {
     const text = doneNote('cancel_pending_order', { shows: [] });
     expect(text).toBe('`cancel_pending_order` has succeeded, and the result is confirmed with the user.');
     expect(DONE_NOTE.exec(text)).toBeNull();
+    expect(doneNote('Edit', { shows: [] }, true)).toBe('`Edit` has succeeded.');
+    expect(DONE_NOTE.exec(doneNote('Edit', { shows: [] }, true))).toBeNull();
   });
 });

@@ -99,17 +99,23 @@ export function shownItems(said: string): { path: string; value: string }[] {
  * The finishing condition of a procedure that ends at a state-changing call: "`resume_line` has succeeded and its
  * result shows `status` "Active", and the result is confirmed with the user." A plain-text answer is quoted as the
  * answer ("... has succeeded and answered "Email deleted.", ..."); each item is already quoted, as in resultNote.
+ * `checked`: a command after the change checks it (said on a line of its own), so the user is not asked to.
  */
-export function doneNote(tool: string, shown: { answered: string } | { shows: readonly string[] }): string {
+export function doneNote(
+  tool: string,
+  shown: { answered: string } | { shows: readonly string[] },
+  checked = false,
+): string {
   const what =
     'answered' in shown
       ? ` and answered ${shown.answered}`
       : shown.shows.length
         ? ` and its result shows ${shown.shows.join(' and ')}`
         : '';
-  return `\`${tool}\` has succeeded${what}, and the result is confirmed with the user.`;
+  // A change a command checks after it (a coding agent's test run) is confirmed by that command, not by the user.
+  return `\`${tool}\` has succeeded${what}${checked ? '' : ', and the result is confirmed with the user'}.`;
 }
 
 /** A finishing condition that quotes a result, as a pattern: the call, then the quoted items (see shownItems). */
 export const DONE_NOTE =
-  /^`([^`]+)` has succeeded (?:and answered |and its result shows )(.+), and the result is confirmed with the user\.$/;
+  /^`([^`]+)` has succeeded (?:and answered |and its result shows )(.+?)(?:, and the result is confirmed with the user)?\.$/;
