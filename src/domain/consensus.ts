@@ -292,6 +292,10 @@ function writtenByAgent(
 /** Characters of code or of a quoted setting (`"version": "1.4.1"`, `Math.round(cents)`), not of a name. */
 const CODE_CHARS = /["(){}[\];=<>]/;
 
+/** Four words and more, or two: a sentence, or (with code characters) a line of code. */
+const FOUR_WORDS = /\S\s+\S+\s+\S+\s+\S/;
+const TWO_WORDS = /\S\s+\S/;
+
 /** An absolute file path: `/home/dana/app/src/x.ts`, `C:\\app\\x.ts`. */
 const ABSOLUTE_PATH = /^(?:\/|[A-Za-z]:\\)[^\s]*[^\s/\\]$/;
 
@@ -301,14 +305,14 @@ const ABSOLUTE_PATH = /^(?:\/|[A-Za-z]:\\)[^\s]*[^\s/\\]$/;
  * the request does not name, that the request does not hold? A name, an id or an address is the user's.
  */
 function agentsOwn(value: string, request: string): boolean {
-  if (request.includes(value)) return false;
-  if (value.includes('\n')) return true;
-  if (ABSOLUTE_PATH.test(value)) {
+  // The shape first (most values are ids and names): the request is searched only for a text the agent may own.
+  let shaped: boolean;
+  if (value.includes('\n')) shaped = true;
+  else if (ABSOLUTE_PATH.test(value)) {
     const file = value.split(/[/\\]/).pop()!.toLowerCase();
-    return !request.toLowerCase().includes(file);
-  }
-  const words = value.trim().split(/\s+/);
-  return words.length >= 4 || (words.length >= 2 && CODE_CHARS.test(value));
+    shaped = !request.toLowerCase().includes(file);
+  } else shaped = FOUR_WORDS.test(value) || (TWO_WORDS.test(value) && CODE_CHARS.test(value));
+  return shaped && !request.includes(value);
 }
 
 /** Longest file path a step names. */

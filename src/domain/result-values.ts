@@ -292,6 +292,15 @@ function resultTexts(result: string): { path: string; text: string }[] {
   return out;
 }
 
+/**
+ * Can a result hold a text a value is a piece of (resultTexts): a plain text, or a record or list one of whose fields
+ * spans lines (a newline escaped in it). Most lookups answer records of one-line fields, which are not read for this.
+ */
+function mayHoldText(result: string): boolean {
+  if (result.length < MIN_PART_LENGTH) return false;
+  return !/^\s*[[{]/.test(result) || result.includes('\\n');
+}
+
 /** The results a session showed so far, each read for its texts only when a value is first looked for in them. */
 type ShownTexts = { tool: string; result: string; texts?: { path: string; text: string }[] }[];
 
@@ -424,7 +433,7 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     }
     out.set(call.position, sources);
     if (!call.ok) continue;
-    if (call.result.length >= MIN_PART_LENGTH) texts.push({ tool: call.tool, result: call.result });
+    if (mayHoldText(call.result)) texts.push({ tool: call.tool, result: call.result });
     const whole = !isCut(call.result);
     if (!whole) cut = true;
     let fields: Map<string, Set<string>> | undefined;
