@@ -296,8 +296,8 @@ const CODE_CHARS = /["(){}[\];=<>]/;
 const FOUR_WORDS = /\S\s+\S+\s+\S+\s+\S/;
 const TWO_WORDS = /\S\s+\S/;
 
-/** An absolute file path: `/home/dana/app/src/x.ts`, `C:\\app\\x.ts`. */
-const ABSOLUTE_PATH = /^(?:\/|[A-Za-z]:\\)[^\s]*[^\s/\\]$/;
+/** An absolute path to a file in a folder: `/home/dana/app/src/x.ts`, `/Users/dana/My App/x.ts`, `C:\\app\\x.ts`. */
+const ABSOLUTE_PATH = /^(?:\/|[A-Za-z]:\\)(?:[^\n/\\]+[/\\])+[^\n/\\]*[^\s/\\]$/;
 
 /**
  * Is an argument value one the agent wrote or chose, not one the user gave: a text of several lines, code or a
