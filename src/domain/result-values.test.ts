@@ -210,6 +210,17 @@ describe('resultLeaves', () => {
     // What the request names stays the user's, and a piece too short to say anything is left to the user as well.
     expect(holders.get(3)!.get('old_string')).toEqual(['user']);
     expect(holders.get(4)!.get('old_string')).toEqual(['user']);
+    // A note the read appended after the listing leaves the listing's lines readable as the file's.
+    const noted = [
+      call(
+        0,
+        'Read',
+        { file_path: '/repo/g.ts' },
+        `${file}\n\n<system-reminder>\nNote: the file is short.\n</system-reminder>`,
+      ),
+      call(1, 'Edit', { old_string: 'export function f(cents: number) {\n  const value' }),
+    ];
+    expect(argumentHolders(noted).get(1)!.get('old_string')).toEqual([read]);
     // A field of several lines (a command's output) is a text too.
     expect(holders.get(6)!.get('old')).toEqual([{ tool: 'shell', path: 'output', part: true }]);
   });

@@ -276,21 +276,26 @@ const NUMBERED_LINE = /^ *\d+(?:→|\t)/;
 /**
  * The texts of a result that a value may be a piece of: a plain-text result, and each field of a JSON result that
  * holds several lines (a command's `output`). A numbered file listing reads as the file: without the numbers,
- * which no edit of it takes.
+ * which no edit of it takes (its lines after the listing, a note the agent's tool added, stay as they are).
  */
 function resultTexts(result: string): { path: string; text: string }[] {
   const out: { path: string; text: string }[] = [];
   for (const leaf of resultLeaves(result)) {
     if (leaf.value.length < MIN_PART_LENGTH || (leaf.path !== '' && !leaf.value.includes('\n'))) continue;
-    const lines = NUMBERED_LINE.test(leaf.value) ? leaf.value.split('\n') : null;
-    const numbered = lines?.every((l, i) => NUMBERED_LINE.test(l) || (i === lines.length - 1 && l === ''));
-    out.push({
-      path: leaf.path,
-      text: numbered ? lines!.map((l) => l.replace(NUMBERED_LINE, '')).join('\n') : leaf.value,
-    });
+    const text = NUMBERED_LINE.test(leaf.value)
+      ? leaf.value
+          .split('\n')
+          .map((l) => l.replace(NUMBERED_LINE, ''))
+          .join('\n')
+      : leaf.value;
+    out.push({ path: leaf.path, text });
   }
   return out;
 }
+
+/** Is the value a piece of the text (long enough to say so, and not all of it: that is a field's value)? */
+const isPiece = (text: string, value: string): boolean =>
+  value.length >= MIN_PART_LENGTH && text !== value && text.includes(value);
 
 /**
  * Can a result hold a text a value is a piece of (resultTexts): a plain text, or a record or list one of whose fields
@@ -304,12 +309,12 @@ function mayHoldText(result: string): boolean {
 /** The results a session showed so far, each read for its texts only when a value is first looked for in them. */
 type ShownTexts = { tool: string; result: string; texts?: { path: string; text: string }[] }[];
 
-/** The first of these texts that holds the value as a piece of it (never all of it: that is a field's value). */
+/** The first of these texts that holds the value as a piece of it. */
 function partOf(shown: ShownTexts, value: string): ValueSource | null {
   if (value.length < MIN_PART_LENGTH) return null;
   for (const r of shown) {
     r.texts ??= resultTexts(r.result);
-    const t = r.texts.find((x) => x.text !== value && x.text.includes(value));
+    const t = r.texts.find((x) => isPiece(x.text, value));
     if (t) return { tool: r.tool, path: t.path, part: true };
   }
   return null;
@@ -500,11 +505,7 @@ export function valueHeldBy(calls: readonly ToolCall[], before: number, value: u
     return earlier.some(
       (c) =>
         c.tool === source.tool &&
-        resultTexts(c.result).some(
-          (t) =>
-            t.path === source.path &&
-            values.some((v) => v.length >= MIN_PART_LENGTH && t.text !== v && t.text.includes(v)),
-        ),
+        resultTexts(c.result).some((t) => t.path === source.path && values.some((v) => isPiece(t.text, v))),
     );
   const held = new Set(
     earlier
