@@ -101,6 +101,19 @@ describe('procedures of a command runner', () => {
     expect(skill.name).toBe('restart-service');
   });
 
+  it('is done when its last command has succeeded, named by its command, not by the runner all its steps call', async () => {
+    const memory = await fresh();
+    const runs = sessions(DISK, 'vacuum');
+    for (const [i, s] of runs.entries()) s.calls[2].result = `Vacuuming done, freed ${['1.2G', '800M', '2.1G'][i]}.`;
+    await memory.ingest(runs);
+    await memory.synthesize();
+    const [skill] = (await memory.skills.list()).filter((s) => s.corpus === 'internal');
+    // Was "`run_shell` has succeeded and the result is confirmed with the user.": every step calls run_shell.
+    expect(skill.body).toContain(
+      '## Done when\n\nThe last command (`journalctl --vacuum-size=500M` with `run_shell`) succeeds, and the result is confirmed with the user.',
+    );
+  });
+
   it('a bare command that other runs narrowed is the step, said to take more arguments when needed', async () => {
     const memory = await fresh();
     const varied = sessions(RESTART, 'bare', 'Bash');

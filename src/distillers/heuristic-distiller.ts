@@ -162,6 +162,9 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
     // A command may have changed something; a hand-off passes the case on; any other call changed nothing: the
     // task was to find something out, and it is done once the user has the answer.
     const tool = `\`${lastRequired.tool}\` has succeeded`;
+    // The command, not its runner: "`Bash` has succeeded" says nothing of which of its steps.
+    if (lastRequired.command && !hasInstructions(lastRequired.command.text))
+      return `The last command (${commandNamed(lastRequired.command, redact)} with \`${lastRequired.tool}\`) succeeds, and the result is confirmed with the user.`;
     if (lastRequired.command) return `${tool} and the result is confirmed with the user.`;
     if (roleOf(lastRequired.tool) === 'handoff') return `${tool} and the user has been told a person takes over.`;
     return `${tool} and the user has been told what it returned.`;
