@@ -8,6 +8,32 @@ const span = (id: string, calls: ToolCall[]): Span => ({ sessionId: id, start: 0
 const rules = { requiredSupport: 0.5, conditionalSupport: 0.25 };
 
 describe('buildConsensus', () => {
+  it('traces the text an edit replaces to the read that printed it, and leaves the new text to the agent', () => {
+    const run = (id: string, line: string, fixed: string, request: string): Span => ({
+      ...span(id, [
+        call(
+          0,
+          'Read',
+          { file_path: `/repo/src/${id}.ts` },
+          `     1→export function ${id}() {\n     2→${line}\n     3→}`,
+        ),
+        call(1, 'Edit', { file_path: `/repo/src/${id}.ts`, old_string: line, new_string: fixed }, 'updated'),
+      ]),
+      request,
+    });
+    const spans = [
+      run('a', '  return Math.floor(x) / 100;', '  return Math.round(x) / 100;', 'the a test fails, fix it'),
+      run('b', '  return total - tax;', '  return total + tax;', 'b is wrong, please fix'),
+      run('c', '  if (!m) return null;', '  if (!m) return parse(s);', 'fix c'),
+    ];
+    const edit = buildConsensus(spans, rules).steps.find((st) => st.tool === 'Edit')!;
+    expect(edit.sources).toContainEqual({ arg: 'old_string', from: 'result', tool: 'Read', path: '', part: true });
+    expect(edit.dataFlow).toContainEqual({ arg: 'old_string', fromTool: 'Read', path: '', part: true });
+    // The line of code the agent wrote, and the file it went to, are its own: no source says the user gave them.
+    expect(edit.written).toEqual(['file_path', 'new_string']);
+    expect(edit.sources?.filter((x) => x.from === 'user')).toEqual([]);
+  });
+
   it('takes a pair of steps done once per item (Read, then Edit, for each file) as the pair, repeated', () => {
     const pairs = (id: string, files: number) =>
       span(id, [

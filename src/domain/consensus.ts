@@ -206,6 +206,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
             { ...read, about: slot.tool },
           )
         : null;
+    const written = writtenByAgent(slot.byspan, spans, origins);
     const command = representativeCommand(
       slot.byspan.flatMap((g) => {
         const c = g ? commandOf(g.calls[0]) : null;
@@ -229,8 +230,10 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
       conditional,
       repeated: isRepeated(slot.byspan),
       ...eachOf(slot.byspan),
-      ...(origins ? argumentRoles(slot.byspan, origins, previous) : { parameters: [], dataFlow: [] }),
-      ...writtenByAgent(slot.byspan, spans),
+      ...(origins
+        ? argumentRoles(slot.byspan, origins, previous, new Set(written.written))
+        : { parameters: [], dataFlow: [] }),
+      ...written,
       ...(when ? { when } : {}),
       ...(shows.length ? { shows } : {}),
     };
@@ -264,13 +267,14 @@ function lastResult(calls: readonly ToolCall[]): string[] {
 }
 
 /**
- * Arguments whose every value is one the agent wrote or chose for the case and no request holds: a text of several
- * lines (a patch, a file's new content), a line of code or a sentence, a file it went to. Never something the user
- * gave, though no earlier result held it either.
+ * Arguments whose every value is one the agent wrote or chose for the case, that no request and no earlier result
+ * holds: a text of several lines (a patch, a file's new content), a line of code or a sentence, a file it went to.
+ * Never something the user gave; nor the lines an edit replaces, which the read before it printed.
  */
 function writtenByAgent(
   byspan: (Group | undefined)[],
   spans: readonly Span[],
+  origins: ReadonlyMap<number, ReadonlyMap<string, readonly ValueSource[]>>[] | null,
 ): { written: string[] } | Record<string, never> {
   const values = new Map<string, string[]>();
   byspan.forEach((g, s) => {
@@ -278,7 +282,8 @@ function writtenByAgent(
     for (const c of g?.calls ?? [])
       for (const [arg, v] of Object.entries(c.args ?? {})) {
         const list = values.get(arg) ?? [];
-        list.push(typeof v === 'string' && agentsOwn(v, request) ? v : '');
+        const traced = origins?.[s].get(c.position)?.get(arg)?.some((h) => h !== 'user') ?? false;
+        list.push(typeof v === 'string' && !traced && agentsOwn(v, request) ? v : '');
         values.set(arg, list);
       }
   });
@@ -373,6 +378,7 @@ function argumentRoles(
   byspan: (Group | undefined)[],
   origins: ReadonlyMap<number, ReadonlyMap<string, readonly ValueSource[]>>[],
   previousTools: string[],
+  written: ReadonlySet<string>,
 ) {
   const values = new Map<string, Set<string>>();
   const votes = new Map<string, Map<string, { source: ValueSource; n: number; ranks: number }>>();
@@ -423,8 +429,10 @@ function argumentRoles(
     );
     // The usual case, not a coincidence in one session.
     if (best.n * 2 <= (passed.get(arg) ?? 0)) continue;
-    if (best.source === 'user') sources.push({ arg, from: 'user' });
-    else if (previousTools.includes(best.source.tool))
+    // What the agent wrote (a patch, a line of code) is never the user's, though no earlier result held it.
+    if (best.source === 'user') {
+      if (!written.has(arg)) sources.push({ arg, from: 'user' });
+    } else if (previousTools.includes(best.source.tool))
       sources.push({
         arg,
         from: 'result',
