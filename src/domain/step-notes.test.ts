@@ -29,8 +29,17 @@ describe('step notes read back as they are written', () => {
   it('a field note names the field, or says the result lists values, and both read back as a field note', () => {
     expect(fieldNote('orders[]')).toBe(' (field `orders[]`)');
     expect(fieldNote('[]')).toBe(' (one of the values it lists)');
-    for (const path of ['orders[]', '[]', 'payment_methods.*.id']) {
-      const line = `Call \`get_order_details\` with \`order_id\` from the result of \`get_user_details\`${fieldNote(path)}.`;
+    // A piece of a text: of the result's text, or of one of its fields.
+    expect(fieldNote('', true)).toBe(' (part of its text, copied exactly)');
+    expect(fieldNote('output', true)).toBe(' (part of field `output`, copied exactly)');
+    for (const [path, part] of [
+      ['orders[]', false],
+      ['[]', false],
+      ['payment_methods.*.id', false],
+      ['', true],
+      ['output', true],
+    ] as const) {
+      const line = `Call \`get_order_details\` with \`order_id\` from the result of \`get_user_details\`${fieldNote(path, part)}.`;
       expect(line.replace(FIELD_NOTE, '')).toBe(
         'Call `get_order_details` with `order_id` from the result of `get_user_details`.',
       );
