@@ -282,7 +282,11 @@ function writtenByAgent(
     for (const c of g?.calls ?? [])
       for (const [arg, v] of Object.entries(c.args ?? {})) {
         const list = values.get(arg) ?? [];
-        const traced = origins?.[s].get(c.position)?.get(arg)?.some((h) => h !== 'user') ?? false;
+        const traced =
+          origins?.[s]
+            .get(c.position)
+            ?.get(arg)
+            ?.some((h) => h !== 'user') ?? false;
         list.push(typeof v === 'string' && !traced && agentsOwn(v, request) ? v : '');
         values.set(arg, list);
       }
