@@ -327,11 +327,12 @@ export function shows(when: BranchCondition, redact: (v: string) => string = (v)
  */
 function runCommand(tool: string, command: { text: string; exact: boolean }, redact: (text: string) => string): string {
   const text = redact(command.text);
-  const head = inlineCode(commandHead(command.text));
+  const bare = commandHead(command.text);
+  const head = inlineCode(bare);
   if (hasInstructions(text)) return `Run a ${head} command with \`${tool}\``;
   if (command.exact) return `Run ${inlineCode(text)} with \`${tool}\``;
   // The example is the bare command (`npm test`), which other sessions ran with more: no example to give.
-  if (commandHead(command.text) === command.text)
+  if (bare === command.text)
     return `Run ${inlineCode(text)} with \`${tool}\`, with more arguments when the case needs them`;
   return `Run a ${head} command with \`${tool}\`, as the case needs (the sessions ran, for example, ${inlineCode(text)})`;
 }

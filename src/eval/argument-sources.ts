@@ -3,8 +3,8 @@
  * steps are aligned with the session's successful calls (LCS of the tool names, so a lookup used several times
  * is checked at the call that plays the step's part); each stated source of an aligned call is then checked by
  * value: a result source holds when an earlier result of the stated tool holds the exact value at the stated
- * field (or, for a piece of a text, holds it within the text there), a user source when the value appeared first as an argument (no earlier result held it) or the
- * session's request names it. A result source whose tool the session never called before the step is not
+ * field (or, for a piece of a text, holds it within the text there), a user source when the value appeared first
+ * as an argument (no earlier result held it) or the session's request names it. A result source whose tool the session never called before the step is not
  * checkable (the session took another way to the value, e.g. found the user by email instead of by name and
  * zip) and is counted apart. Pure.
  */
