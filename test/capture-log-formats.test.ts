@@ -407,6 +407,73 @@ describe('Claude Code 2.1 transcript with every line type', () => {
   });
 });
 
+describe('a command whose exit status 1 is its answer', () => {
+  it('is no failed call in a Claude Code transcript: a search that finds nothing, an outdated check; a failing build is', () => {
+    const base = { sessionId: 's-exit', cwd: '/home/dev/app', version: '2.1.39', userType: 'external' };
+    let n = 0;
+    const at = () => `2026-03-03T10:00:0${n}.000Z`;
+    const user = (content: unknown) =>
+      JSON.stringify({ ...base, type: 'user', uuid: `u${++n}`, timestamp: at(), message: { role: 'user', content } });
+    const bash = (id: string, command: string) =>
+      JSON.stringify({
+        ...base,
+        type: 'assistant',
+        uuid: `a${++n}`,
+        timestamp: at(),
+        message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command } }] },
+      });
+    const result = (id: string, content: string) =>
+      user([{ type: 'tool_result', tool_use_id: id, content, is_error: true }]);
+    const text = [
+      user('Upgrade zod and make sure nothing else still imports the old helper'),
+      bash('t1', 'grep -rn "zodLegacy" src'),
+      result('t1', 'Exit code 1'),
+      bash('t2', 'npm outdated'),
+      result('t2', 'Exit code 1\nPackage  Current  Wanted  Latest\nzod       3.23.8  3.23.8  3.24.2'),
+      bash('t3', 'npm run build'),
+      result('t3', 'Exit code 1\nError: Cannot find module "zod/v4"'),
+      bash('t4', 'grep -rn x missing-dir'),
+      result('t4', 'Exit code 2\ngrep: missing-dir: No such file or directory'),
+    ].join('\n');
+    const p = parseText(text, 'exit.jsonl');
+    expect(p.problems).toEqual([]);
+    const [s] = p.sessions;
+    expect(steps(s)).toEqual(['Bash', 'Bash', 'Bash!', 'Bash!']);
+    expect(s.calls.map((c) => c.error)).toEqual([
+      null,
+      null,
+      'Exit code 1\nError: Cannot find module "zod/v4"',
+      'Exit code 2\ngrep: missing-dir: No such file or directory',
+    ]);
+    // What the command printed is kept as its result.
+    expect(s.calls[1].result).toContain('zod       3.23.8');
+  });
+
+  it('is no failed call from a Codex rollout or an Agents SDK shell call either', () => {
+    const codex = fixture('codex-rollout-0.104.jsonl').replace(
+      '"cmd\\": \\"npm test -- tax -t Quebec\\"',
+      '"cmd\\": \\"rg -n Quebec test\\"',
+    );
+    expect(codex).toContain('rg -n Quebec test');
+    const [, quebec] = parseText(codex, 'rollout.jsonl').sessions;
+    expect(steps(quebec)).toEqual(['exec_command', 'exec_command']);
+    const sdk = fixture('openai-agents-js-items.jsonl').replace(
+      'cdnctl origin set staging shop-assets-staging',
+      'diff -u cdn.old.json cdn.json',
+    );
+    const [s] = parseText(sdk, 'items.jsonl').sessions;
+    expect(steps(s)).toEqual(['rename_bucket', 'shell']);
+    const gemini = fixture('gemini-cli-session.jsonl')
+      .replaceAll('npm run build --workspace packages/api', 'git diff --exit-code packages/api')
+      .replaceAll('Exit Code: 2', 'Exit Code: 1');
+    const [diffed] = parseText(gemini, 'session.jsonl').sessions;
+    expect(steps(diffed)).toEqual(['run_shell_command', 'read_file', 'replace', 'run_shell_command']);
+    // A command that failed stays failed, with its exit status said.
+    const [kept] = parse('openai-agents-js-items.jsonl').sessions;
+    expect(kept.calls[1]).toMatchObject({ ok: false, error: 'exit code 1: cdnctl: permission denied' });
+  });
+});
+
 describe('a Claude Code session file without messages', () => {
   it('is one clear problem naming what it holds, not a rejection per line', () => {
     const text = [

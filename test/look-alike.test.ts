@@ -46,8 +46,9 @@ describe('sessions that ran the same steps but were asked for in other words', (
     expect(skills.flatMap((s) => s.sourceSessions).filter((id) => id.startsWith('up-'))).toEqual([]);
     const hint = learned.stdout.split('\n\n').find((p) => p.startsWith('Alike, not yet one skill'));
     expect(hint).toBeDefined();
-    // `npm test` is no telling step here: most of this agent's sessions run it.
-    expect(hint).toContain('3 sessions ran the same steps (`npm install`)');
+    // `npm test` is no telling step here: most of this agent's sessions run it. `npm outdated` is one: its exit
+    // status 1, which the log calls an error, is its answer (something is outdated).
+    expect(hint).toContain('3 sessions ran the same steps (`npm outdated`, `npm install`)');
     for (const u of UPGRADES) expect(hint).toContain(JSON.stringify(u.goal));
     // Read and Edit, which most sessions call, make no look-alikes of the two documentation edits.
     expect(learned.stdout).not.toContain('README that documents');
@@ -73,7 +74,10 @@ describe('sessions that ran the same steps but were asked for in other words', (
     expect(groups).toHaveLength(1);
     expect([...groups[0].sessions].sort()).toEqual(UPGRADES.map((u) => u.id).sort());
     expect(groups[0].goals).toEqual(groups[0].sessions.map((id) => UPGRADES.find((u) => u.id === id)!.goal));
-    expect(groups[0].steps).toEqual([{ tool: 'Bash', command: 'npm install' }]);
+    expect(groups[0].steps).toEqual([
+      { tool: 'Bash', command: 'npm outdated' },
+      { tool: 'Bash', command: 'npm install' },
+    ]);
 
     // The printed command, run as printed, learns the skill; the group is then no longer said.
     const compiled = runBuiltCli(args, { cwd: dir });
@@ -86,7 +90,11 @@ describe('sessions that ran the same steps but were asked for in other words', (
     expect(recalled.code).toBe(0);
     const hits = JSON.parse(recalled.stdout) as { name: string; toolSequence: string[] }[];
     expect(hits[0]?.name).toBe(name);
-    expect(hits[0].toolSequence).toEqual(['Bash', 'Bash']);
+    expect(hits[0].toolSequence).toEqual(['Bash', 'Bash', 'Bash']);
+    // The check that finds what is outdated is the procedure's first step, not a command to avoid.
+    const shown = cli('skills', 'show', name!).stdout;
+    expect(shown).toContain('1. Run `npm outdated` with `Bash`.');
+    expect(shown).not.toContain('Do not run');
   });
 });
 

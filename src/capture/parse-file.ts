@@ -3,6 +3,7 @@ import { fromPydanticAi, pydanticMessagesOf } from './pydantic-ai.js';
 import { autogenMessagesOf, fromAutogen } from './autogen.js';
 import { fromLangChainMessages, langchainMessagesOf } from './langchain-messages.js';
 import { anthropicSessions, hasAnthropicMarkers } from './anthropic-messages.js';
+import { failedCommandAnswered } from '../domain/commands.js';
 import { depthReason, exceedsDepth } from '../domain/json-limits.js';
 import { countUnread, isObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
@@ -273,6 +274,12 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   };
 
   function push(p: ParsedSession, line: number, path: string, format: DetectedFormat) {
+    // A search that found nothing, a diff that found a difference: the log's error, the command's answer.
+    for (const c of p.session.calls)
+      if (failedCommandAnswered(c)) {
+        c.ok = true;
+        c.error = null;
+      }
     out.push(p);
     records.push({
       line,

@@ -93,7 +93,7 @@ export type ItemEvent =
   | { kind: 'user'; text: string }
   | { kind: 'assistant'; text: string }
   | { kind: 'call'; id: string | null; call: ToolCall; done: boolean }
-  | { kind: 'output'; id: string | null; text: string; failed: boolean | null }
+  | { kind: 'output'; id: string | null; text: string; failed: boolean | null; error?: string }
   | { kind: 'other' };
 
 /** Reads one item into an event. Throws with `where` when a call has no name or arguments do not parse. */
@@ -110,9 +110,9 @@ export function readItem(item: unknown, where: string, limits: CaptureLimits, at
   if (type && OUTPUT_TYPES.has(type)) {
     const id = callIdOf(item);
     const text = outputText(item.output);
-    const failed =
-      item.status === 'failed' || item.status === 'incomplete' || shellOutputFailed(item.output) ? true : null;
-    return { kind: 'output', id, text, failed };
+    const shell = shellOutputFailure(item.output);
+    const failed = item.status === 'failed' || item.status === 'incomplete' || shell ? true : null;
+    return { kind: 'output', id, text, failed, ...(shell ? { error: `${shell}: ${text}`.trim() } : {}) };
   }
   return { kind: 'other' };
 }
@@ -195,15 +195,18 @@ const ANSWERED_LATER = new Set([
   'apply_patch_call',
 ]);
 
-/** A JavaScript Agents SDK shell output: `[{stdout, stderr, outcome: {type: "exit", exitCode}}]`. */
-function shellOutputFailed(output: unknown): boolean {
-  if (!Array.isArray(output)) return false;
-  return output.some(
-    (o) =>
-      isObject(o) &&
-      isObject(o.outcome) &&
-      (o.outcome.type === 'timeout' || (typeof o.outcome.exitCode === 'number' && o.outcome.exitCode !== 0)),
-  );
+/**
+ * How a JavaScript Agents SDK shell output (`[{stdout, stderr, outcome: {type: "exit", exitCode}}]`) failed, as
+ * its error's lead ("exit code 1", "timed out"); null when every command exited 0.
+ */
+function shellOutputFailure(output: unknown): string | null {
+  if (!Array.isArray(output)) return null;
+  for (const o of output) {
+    if (!isObject(o) || !isObject(o.outcome)) continue;
+    if (o.outcome.type === 'timeout') return 'timed out';
+    if (typeof o.outcome.exitCode === 'number' && o.outcome.exitCode !== 0) return `exit code ${o.outcome.exitCode}`;
+  }
+  return null;
 }
 
 function messageText(content: unknown): string {
@@ -240,7 +243,7 @@ function outputText(output: unknown): string {
 /** Pairs an output with the earliest pending call with its id (else the earliest pending call) and records it. */
 export function applyOutput(
   pending: { id: string | null; call: ToolCall }[],
-  ev: { id: string | null; text: string; failed: boolean | null },
+  ev: { id: string | null; text: string; failed: boolean | null; error?: string },
   limits: CaptureLimits,
   where: string,
   resultCheck: (text: string) => { failed: boolean; error: string | null } = defaultCheck,
@@ -255,7 +258,7 @@ export function applyOutput(
   const check = resultCheck(ev.text);
   if (ev.failed || check.failed) {
     match.call.ok = false;
-    match.call.error = capText(check.error ?? (ev.text || 'failed'), 500);
+    match.call.error = capText(check.error ?? ev.error ?? (ev.text || 'failed'), 500);
   }
 }
 

@@ -4,6 +4,8 @@ import {
   commandHead,
   commandOf,
   constantOutput,
+  exitAnswers,
+  failedCommandAnswered,
   representativeCommand,
   stepKey,
   stepKeysOf,
@@ -18,6 +20,9 @@ describe('commandOf', () => {
       'rg -n taxRate src',
     );
     expect(commandOf({ tool: 'run_shell', args: { command: '  df  -h /' } })).toBe('df -h /');
+    expect(commandOf({ tool: 'shell', args: { commands: ['cd web', 'npm outdated'], timeoutMs: 60000 } })).toBe(
+      'cd web; npm outdated',
+    );
     // Codex's argv form: a `bash -lc` wrapper is unwrapped; a plain argv is joined.
     expect(commandOf({ tool: 'shell', args: { command: ['bash', '-lc', 'git status'] } })).toBe('git status');
     expect(commandOf({ tool: 'shell', args: { command: ['ls', '-la'] } })).toBe('ls -la');
@@ -156,5 +161,81 @@ describe('constantOutput', () => {
     expect(constantOutput(['a\nb', 'a\nb'])).toBeNull();
     expect(constantOutput(['x'.repeat(41), 'x'.repeat(41)])).toBeNull();
     expect(constantOutput([])).toBeNull();
+  });
+});
+
+describe('exitAnswers', () => {
+  it('reads exit status 1 of a search, a comparison, a test or an outdated check as its answer', () => {
+    for (const command of [
+      'grep -rn "formatUser" src',
+      'rg -n taxRate src',
+      'git grep -n TODO',
+      'diff -u old.txt new.txt',
+      'git diff --exit-code',
+      'test -f dist/index.js',
+      '[ -d node_modules ]',
+      'which pnpm',
+      'npm outdated',
+      'cd web && pnpm outdated',
+      'ps aux | grep node',
+      'sudo grep -c error /var/log/app.log',
+    ])
+      expect(exitAnswers(command, 1), command).toBe(true);
+  });
+
+  it('a failure is still one: another status, another command, or a command that does not decide the status', () => {
+    expect(exitAnswers('grep -rn x src', 2)).toBe(false); // grep: 2 is trouble (no such file)
+    expect(exitAnswers('diff a b', 2)).toBe(false);
+    expect(exitAnswers('npm test', 1)).toBe(false);
+    expect(exitAnswers('npm run lint', 1)).toBe(false);
+    expect(exitAnswers('cargo test', 101)).toBe(false);
+    // The last command of a chain, and of its pipe, decides the status.
+    expect(exitAnswers('grep -q x f && npm run build', 1)).toBe(false);
+    expect(exitAnswers('grep -rn x src | wc -l', 1)).toBe(false);
+    // A quoted bar is no pipe: the command is sh, not grep.
+    expect(exitAnswers('sh -c "make | grep error"', 1)).toBe(false);
+  });
+});
+
+describe('failedCommandAnswered', () => {
+  it('reads the exit status a log wrote: Claude Code, Codex (text and JSON) and the Agents SDK', () => {
+    const call = (command: string, error: string, result = error) => ({
+      tool: 'Bash',
+      args: { command },
+      ok: false,
+      error,
+      result,
+    });
+    expect(failedCommandAnswered(call('grep -rn "oldName" src', 'Exit code 1'))).toBe(true);
+    expect(failedCommandAnswered(call('npm outdated', 'Exit code 1\nPackage  Current  Wanted  Latest'))).toBe(true);
+    expect(failedCommandAnswered(call('npm run build', 'Exit code 1\nError: Module not found'))).toBe(false);
+    expect(
+      failedCommandAnswered({
+        tool: 'exec_command',
+        args: { cmd: 'rg -n "taxRate" src' },
+        ok: false,
+        error: 'exit code 1:',
+        result: '{"output": "", "metadata": {"exit_code": 1}}',
+      }),
+    ).toBe(true);
+    expect(
+      failedCommandAnswered({
+        tool: 'shell',
+        args: { command: ['bash', '-lc', 'diff -u a.json b.json'] },
+        ok: false,
+        error: null,
+        result: '{"output": "--- a.json", "metadata": {"exit_code": 1}}',
+      }),
+    ).toBe(true);
+  });
+
+  it('leaves alone a call that succeeded, a call of another tool, and a failure with no exit status in sight', () => {
+    expect(failedCommandAnswered({ tool: 'Bash', args: { command: 'grep x f' }, ok: true, result: '' })).toBe(false);
+    expect(failedCommandAnswered({ tool: 'Grep', args: { pattern: 'x' }, ok: false, error: 'Exit code 1' })).toBe(
+      false,
+    );
+    expect(failedCommandAnswered({ tool: 'Bash', args: { command: 'grep x f' }, ok: false, error: 'timed out' })).toBe(
+      false,
+    );
   });
 });

@@ -59,12 +59,19 @@ export function isCommandRunner(tool: string): boolean {
 /** Longest command text a step shows. */
 const MAX_COMMAND = 160;
 
-/** The command line a call runs, when its tool runs commands and its arguments hold one; else null. */
+/**
+ * The command line a call runs, when its tool runs commands and its arguments hold one (`command` or `cmd`, a line
+ * or an argv; the Agents SDK's `commands`, lines run in turn); else null.
+ */
 export function commandOf(call: { tool: string; args?: Record<string, unknown> | null }): string | null {
   if (!isCommandRunner(call.tool)) return null;
   const raw = call.args?.command ?? call.args?.cmd;
+  const list = call.args?.commands;
   let text: string | null = null;
   if (typeof raw === 'string') text = raw;
+  // The JavaScript Agents SDK's shell call runs a list of command lines, one after another.
+  else if (raw === undefined && Array.isArray(list) && list.length > 0 && list.every((x) => typeof x === 'string'))
+    text = list.join('; ');
   else if (Array.isArray(raw) && raw.length > 0 && raw.every((x) => typeof x === 'string')) {
     const argv = raw as string[];
     const base = argv[0].split('/').pop() ?? '';
@@ -124,6 +131,19 @@ function headOf({ words, at: i, program }: { words: string[]; at: number; progra
  * only outside quotes, so `git commit -m "a; b"` is one command.
  */
 function chainParts(command: string): { text: string; after: string | null }[] {
+  return splitOutsideQuotes(command, (c, next) =>
+    c === ';' ? ';' : (c === '&' || c === '|') && next === c ? c + c : null,
+  );
+}
+
+/**
+ * A command line cut at the operators `operatorAt` finds (given a character and the one after it, the operator
+ * starting there, or null), outside quotes and escapes; each piece with the operator before it.
+ */
+function splitOutsideQuotes(
+  command: string,
+  operatorAt: (c: string, next: string | undefined) => string | null,
+): { text: string; after: string | null }[] {
   const parts: { text: string; after: string | null }[] = [];
   let quote: string | null = null;
   let after: string | null = null;
@@ -137,10 +157,12 @@ function chainParts(command: string): { text: string; after: string | null }[] {
     }
     if (c === '"' || c === "'") quote = c;
     else if (c === '\\') i++;
-    else if (c === ';' || ((c === '&' || c === '|') && command[i + 1] === c)) {
+    else {
+      const op = operatorAt(c, command[i + 1]);
+      if (!op) continue;
       parts.push({ text: command.slice(start, i), after });
-      after = c === ';' ? ';' : c + c;
-      if (c !== ';') i++;
+      after = op;
+      i += op.length - 1;
       start = i + 1;
     }
   }
@@ -167,6 +189,84 @@ function simpleCommand(command: string): { words: string[]; at: number; program:
 export function stepKey(call: { tool: string; args?: Record<string, unknown> | null }): string {
   const command = commandOf(call);
   return commandKey(call.tool, command === null ? '' : commandHead(command));
+}
+
+/**
+ * Commands whose exit status 1 is their answer, not a failure: a search that finds nothing (`grep`, `rg`, `git
+ * grep`, `pgrep`), a comparison that finds a difference (`diff`, `cmp`, `git diff`), a test that is false
+ * (`test`, `[`), a lookup that finds no program (`which`), a package check that finds something outdated
+ * (`npm outdated`). A coding agent's log marks such a run an error all the same (Claude Code's `is_error`, Codex's
+ * exit code); read as one, it would teach "do not run `npm outdated`" or drop the search from a procedure.
+ */
+const ANSWERS_BY_EXIT = new Set([
+  'grep',
+  'egrep',
+  'fgrep',
+  'zgrep',
+  'rg',
+  'ag',
+  'ack',
+  'pgrep',
+  'git grep',
+  'diff',
+  'cmp',
+  'git diff',
+  'test',
+  '[',
+  '[[',
+  'which',
+  'npm outdated',
+  'pnpm outdated',
+  'yarn outdated',
+]);
+
+/**
+ * Whether a command line that exited with `code` answered rather than failed: code 1 from a command of
+ * ANSWERS_BY_EXIT that decides the line's status (the last of its chain, and of that command's pipe: `ps aux |
+ * grep node` is `grep`'s status, `grep -c x f | head` is `head`'s).
+ */
+export function exitAnswers(command: string, code: number): boolean {
+  if (code !== 1) return false;
+  const last = chainParts(command)
+    .map((p) => p.text)
+    .filter((t) => t.trim() !== '')
+    .at(-1);
+  const piped = last === undefined ? undefined : pipeParts(last).at(-1);
+  return piped !== undefined && ANSWERS_BY_EXIT.has(headOf(simpleCommand(piped)));
+}
+
+/** An exit status a log wrote in text: Claude Code's "Exit code 1", Codex's "Exit code: 1" or "exit code 1: ...". */
+const EXIT_LINE = /^(?:exit code|process exited with code):?\s*(-?\d+)/im;
+
+/** An exit status written as JSON: Codex's `{"output", "metadata": {"exit_code"}}`. */
+const EXIT_JSON = /^\s*\{[\s\S]*"exit_code"\s*:\s*(-?\d+)/;
+
+/**
+ * Whether a call its log marked failed was a command that answered (exitAnswers), read from the exit status the
+ * log wrote in its error or its result. A failed call with no exit status in sight stays failed.
+ */
+export function failedCommandAnswered(call: {
+  tool: string;
+  args?: Record<string, unknown> | null;
+  ok: boolean;
+  error?: string | null;
+  result?: string | null;
+}): boolean {
+  if (call.ok) return false;
+  const command = commandOf(call);
+  if (command === null) return false;
+  for (const text of [call.error, call.result]) {
+    const m = text ? (EXIT_LINE.exec(text) ?? EXIT_JSON.exec(text)) : null;
+    if (m) return exitAnswers(command, Number(m[1]));
+  }
+  return false;
+}
+
+/** The commands of a pipe (`a | b`) of one command of a chain (chainParts: no `||` left), split outside quotes. */
+function pipeParts(command: string): string[] {
+  return splitOutsideQuotes(command, (c) => (c === '|' ? '|' : null))
+    .map((p) => p.text)
+    .filter((t) => t.trim() !== '');
 }
 
 /** A step key from its tool and its command's head (none: the tool alone). */
