@@ -97,3 +97,90 @@ describe('skills that branch on what a lookup shows', () => {
     }
   });
 });
+
+/** Three procedures on one order lookup: changing items while it is pending; once delivered, an exchange or a return. */
+function itemSessions() {
+  const out = [];
+  const product = JSON.stringify({ product_id: 'p1', variants: { a: { item_id: 'v2', available: true } } });
+  const kinds = [
+    {
+      prefix: 'modify',
+      status: 'pending',
+      tail: ['get_product_details', 'modify_pending_order_items'],
+      goals: [
+        'Change the lamp in my pending order to the blue one',
+        'Swap the color of the lamp I ordered before it ships',
+        'Modify the item in my order to the larger size',
+        'I want a different variant of the lamp in my order',
+      ],
+    },
+    {
+      prefix: 'exchange',
+      status: 'delivered',
+      tail: ['get_product_details', 'exchange_delivered_order_items'],
+      goals: [
+        'Exchange the lamp I received for the blue one',
+        'I got the lamp, exchange it for another color',
+        'Exchange my delivered lamp for a bigger one',
+        'Please exchange the lamp that arrived for a new variant',
+      ],
+    },
+    {
+      prefix: 'return',
+      status: 'delivered',
+      tail: ['return_delivered_order_items'],
+      goals: [
+        'Return the lamp I received, I want my money back',
+        'I want to return the delivered lamp for a refund',
+        'Refund and return the lamp that came',
+        'Return my lamp order for a refund',
+        'Send back the lamp I received and refund me',
+        'Return the delivered item and give me a refund',
+      ],
+    },
+  ];
+  for (const k of kinds)
+    for (const [i, goal] of k.goals.entries()) {
+      const id = `#W${k.prefix.length}${i}7`;
+      out.push({
+        id: `${k.prefix}-${i}`,
+        goal,
+        calls: [
+          { tool: 'find_user_id_by_email', args: { email: 'c@x.org' }, result: `user_${k.prefix}_${i}` },
+          { tool: 'get_order_details', args: { order_id: id }, result: order(id, k.status) },
+          ...k.tail.map((tool) => ({
+            tool,
+            args: tool === 'get_product_details' ? { product_id: 'p1' } : { order_id: id, item_ids: [`9${id}`] },
+            result: tool === 'get_product_details' ? product : order(id, `${k.prefix} requested`),
+          })),
+        ],
+      });
+    }
+  return out;
+}
+
+describe('a skill two others part from on one condition', () => {
+  it('branches to the one whose path changes least, not to the one with more support', async () => {
+    const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } } });
+    try {
+      for (const s of itemSessions()) {
+        const rec = await memory.startSession({ goal: s.goal });
+        for (const c of s.calls) await rec.call(c);
+        await rec.end('success', 1);
+      }
+      await memory.synthesize();
+      const skills = await memory.skills.list();
+      const by = (tool: string) => skills.find((s) => s.toolSequence.at(-1) === tool)!;
+      const modify = by('modify_pending_order_items');
+      const exchange = by('exchange_delivered_order_items');
+      const ret = by('return_delivered_order_items');
+      expect(ret.support).toBeGreaterThan(exchange.support);
+      // Items of a delivered order are changed by an exchange, whose path shares the product lookup.
+      expect(skillJson(modify).branches).toEqual([
+        { when: { tool: 'get_order_details', path: 'status', in: ['delivered'] }, toolSequence: exchange.toolSequence },
+      ]);
+    } finally {
+      await memory.close();
+    }
+  });
+});

@@ -7,6 +7,7 @@ import type { Memory } from '../src/app/memory.js';
 import { branchesOf, withBranches } from '../src/domain/branches.js';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
+import { evidenceLine } from '../src/domain/evidence-line.js';
 import type { Session } from '../src/domain/types.js';
 import { vMeasure } from '../src/eval/metrics.js';
 import { readTau, SAMPLE, TAU_DEV, tempDbPath, toSession, type TauRecord } from './support/tau.js';
@@ -56,7 +57,17 @@ describe('synthesis pass on the tau dev traces', () => {
       raw.close();
       expect(rows).toEqual([{ version, skill_md: s.skillMd }]);
       branched += branchesOf(s.body).length ? 1 : 0;
+      // What it says it was learned from is what `skills show` lists under it, also where another group of
+      // requests reinforced it: every session that supports it, in its evidence line and its frontmatter.
+      const evidence = { successes: s.sourceSessions.length, succeeded: s.successCount, followers: s.attemptCount };
+      expect(s.body, s.name).toContain(evidenceLine(evidence));
+      expect(s.skillMd, s.name).toContain(`parents-episodic-count: "${s.sourceSessions.length}"`);
     }
+    // Reinforcements happened (so the lines above held for skills that more than their own group supports).
+    const reinforced = new Set(firstReport.reinforced.map((x) => x.id));
+    expect(reinforced.size).toBeGreaterThan(0);
+    for (const s of skills.filter((x) => reinforced.has(x.id)))
+      expect(s.support, s.name).toBeGreaterThanOrEqual(s.sourceSessions.length);
     expect(branched, 'a skill learned from tau-dev branches').toBeGreaterThan(0);
     // The report names each skill once, at the version the pass left it: a skill created and then branched in the
     // same pass is created, not also updated.

@@ -1,6 +1,7 @@
 import { buildConsensus, type Consensus, type ConsensusRules } from '../domain/consensus.js';
 import { commandAsToolName, commandHead } from '../domain/commands.js';
 import { findEdgeCases } from '../domain/edge-cases.js';
+import { evidenceLine } from '../domain/evidence-line.js';
 import { hasInstructions } from '../domain/untrusted-text.js';
 import { type BranchCondition, textFields } from '../domain/branches.js';
 import { roleOf } from '../domain/step-role.js';
@@ -33,7 +34,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@15';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@16';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -98,7 +99,6 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     thinkTools: opts.thinkTools,
     redact: opts.redact,
   });
-  const rate = input.stats.followers ? Math.round((100 * input.stats.succeeded) / input.stats.followers) : 0;
   const lastRequired = [...steps].reverse().find((s) => !s.conditional) ?? steps[steps.length - 1];
   // A hand-off after the goal step is what the sessions did when the goal could not be reached or did not fix
   // things, not a step after it: said as the fallback it was.
@@ -113,7 +113,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
   const body = [
     `# ${title}`,
     '',
-    `Learned from ${input.stats.successes} successful session${input.stats.successes === 1 ? '' : 's'}; ${rate}% of the ${input.stats.followers} session${input.stats.followers === 1 ? '' : 's'} that followed this procedure succeeded.`,
+    evidenceLine(input.stats),
     '',
     '## Steps',
     '',

@@ -1,5 +1,5 @@
 import { serializeSkillMd } from '../domain/skill-md/index.js';
-import type { Draft } from '../domain/types.js';
+import type { Draft, Skill } from '../domain/types.js';
 import { sessionRef } from '../domain/session-ref.js';
 
 export interface RenderOptions {
@@ -39,4 +39,28 @@ export function renderSkillMd(
     metadata,
     body: draft.body,
   });
+}
+
+/**
+ * A stored skill's SKILL.md written again from its own fields (after a new body or new sources): what a pass
+ * wrote for it, with `learnedBy` the distiller its text says wrote it.
+ */
+export function renderStoredSkill(skill: Skill, o: { license: string; learnedBy: string }): string {
+  return renderSkillMd(
+    {
+      name: skill.name,
+      whenToUse: skill.description,
+      toolsRequired: skill.toolsRequired,
+      kind: skill.kind,
+      body: skill.body,
+    },
+    {
+      license: o.license,
+      version: skill.version,
+      id: skill.id,
+      sourceSessions: skill.sourceSessions,
+      clusterId: skill.clusterId,
+      learnedBy: o.learnedBy,
+    },
+  );
 }

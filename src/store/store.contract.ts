@@ -908,7 +908,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           ]);
         });
 
-        it('reinforce updates counts and adds provenance without a new version row; update adds one', async () => {
+        it('reinforce updates counts and text and adds provenance, amending its version row; update adds one', async () => {
           await store.writeSkill({
             action: 'add',
             skill: skill(),
@@ -919,7 +919,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           });
           await store.writeSkill({
             action: 'reinforce',
-            skill: skill({ support: 5, successCount: 5, attemptCount: 6, updatedAt: AT2 }),
+            skill: skill({ support: 5, successCount: 5, attemptCount: 6, skillMd: 'reinforced text', updatedAt: AT2 }),
             parents: [{ kind: 'episodic', id: 's2' }],
             actor: 'synth',
             detail: {},
@@ -934,7 +934,10 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             createdAt: '2025-01-02T00:00:00.000Z',
             sourceSessions: ['s1', 's2'],
           });
-          expect((await store.skillVersions('sk_old')).map((v) => v.version)).toEqual(['1.0.0']);
+          // The version row holds the skill's text as it is now; its reason and time are its first write's.
+          expect(
+            (await store.skillVersions('sk_old')).map((v) => [v.version, v.skillMd, v.reason, v.createdAt]),
+          ).toEqual([['1.0.0', 'reinforced text', 'add', AT1]]);
           await store.writeSkill({
             action: 'update',
             skill: skill({ version: '1.1.0', body: 'new body', updatedAt: AT2 }),

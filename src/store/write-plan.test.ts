@@ -87,8 +87,9 @@ describe('planSkillWrite', () => {
     });
   });
 
-  it('a reinforce writes no version row; an import keeps its files', () => {
-    expect(accepted(planSkillWrite(write({ action: 'reinforce' }), { superseded: null })).version).toBeNull();
+  it('a reinforce amends the row of the version it has (its text states the new counts); an import keeps its files', () => {
+    const reinforced = accepted(planSkillWrite(write({ action: 'reinforce' }), { superseded: null }));
+    expect(reinforced.version).toMatchObject({ skillId: 'sk_old', version: '1.0.0', reason: 'reinforce' });
     const files = [{ path: 'SKILL.md', bytes: Buffer.from('x') }];
     const plan = accepted(planSkillWrite(write({ action: 'import', files }), { superseded: null }));
     expect(plan.files).toEqual({

@@ -107,10 +107,10 @@ export interface SkillWritePlan extends Outbox {
   /** Parent rows (an existing parent row is kept). */
   provenance: ProvenanceInsert[];
   /**
-   * The version row (an existing one takes its text, keeping its reason and time); none for a reinforce, which
-   * changes counts only.
+   * The version row (an existing one takes its text, keeping its reason and time: a reinforce, which changes the
+   * counts and sources its text states, not its version, amends the row of the version it has).
    */
-  version: SkillVersion | null;
+  version: SkillVersion;
   /** The folder files of this version, replacing (`clear`) any stored for it. */
   files: { skillId: string; version: string; files: SkillFile[]; clear: RowChange } | null;
   /** After the row is written: the cluster it was learned from links to it, clean and passed at `at`. */
@@ -167,17 +167,14 @@ export function planSkillWrite(w: SkillWrite, current: SkillWriteCurrent): Skill
       version: s.version,
       createdAt: w.at,
     })),
-    version:
-      w.action === 'reinforce'
-        ? null
-        : {
-            skillId: s.id,
-            version: s.version,
-            skillMd: s.skillMd,
-            toolSequence: s.toolSequence,
-            reason: w.action,
-            createdAt: w.at,
-          },
+    version: {
+      skillId: s.id,
+      version: s.version,
+      skillMd: s.skillMd,
+      toolSequence: s.toolSequence,
+      reason: w.action,
+      createdAt: w.at,
+    },
     files: w.files
       ? {
           skillId: s.id,

@@ -10,11 +10,12 @@ import { bumpVersion, sameProcedureVersion } from '../../domain/reconcile.js';
 import { learnedByOf } from '../../domain/learned-by.js';
 import { detectSpan } from '../../domain/spans.js';
 import { strongerFirst } from '../../domain/skill-order.js';
+import { lcsLength } from '../../domain/sequence.js';
 import { roleOf } from '../../domain/step-role.js';
 import type { Skill, Span } from '../../domain/types.js';
 import { hasInstructions } from '../../domain/untrusted-text.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
-import { renderSkillMd } from '../render-skill-md.js';
+import { renderStoredSkill } from '../render-skill-md.js';
 import type { SkillCatalog } from '../skill-catalog.js';
 
 /** Source sessions read per skill to mine a condition (the newest ones). */
@@ -73,7 +74,12 @@ export async function branchSkills(
     const own = spans.get(skill.id) ?? [];
     const end = endOf(skill.toolSequence);
     const found: { when: Branch['when']; other: Skill }[] = [];
-    for (const other of ordered) {
+    // Of the others, the nearest path first (most steps in common, then support): where two part from this
+    // skill on one condition, the branch goes to the one that changes least of the path.
+    const nearest = [...ordered].sort(
+      (a, b) => lcsLength(skill.toolSequence, b.toolSequence) - lcsLength(skill.toolSequence, a.toolSequence),
+    );
+    for (const other of nearest) {
       if (other.id === skill.id || endOf(other.toolSequence) === end) continue;
       const shared = skill.toolSequence.filter((t) => roleOf(t) === 'lookup' && other.toolSequence.includes(t));
       if (shared.length === 0) continue;
@@ -95,23 +101,13 @@ export async function branchSkills(
     const amend = input.writtenThisPass.has(skill.id) && !sameProcedureVersion(skill.version);
     const version = amend ? skill.version : bumpVersion(skill.version, 'minor');
     const toolsRequired = [...new Set([...skill.toolsRequired, ...branches.flatMap((b) => b.toolSequence)])];
+    const changed: Skill = { ...skill, body, toolsRequired, version, updatedAt: at };
     const updated: Skill = {
-      ...skill,
-      body,
-      toolsRequired,
-      version,
-      skillMd: renderSkillMd(
-        { name: skill.name, whenToUse: skill.description, toolsRequired, kind: skill.kind, body },
-        {
-          license: deps.config.license,
-          version,
-          id: skill.id,
-          sourceSessions: skill.sourceSessions,
-          clusterId: skill.clusterId,
-          learnedBy: learnedByOf(skill.skillMd) ?? deps.distiller.id,
-        },
-      ),
-      updatedAt: at,
+      ...changed,
+      skillMd: renderStoredSkill(changed, {
+        license: deps.config.license,
+        learnedBy: learnedByOf(skill.skillMd) ?? deps.distiller.id,
+      }),
     };
     const saved = input.dryRun
       ? updated

@@ -5,6 +5,7 @@ import type { Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import type { SkillCatalog } from '../skill-catalog.js';
 import { mergeExemplars } from '../skill-embedding.js';
+import { withSupport } from '../support.js';
 
 /**
  * Consolidation of skills already stored: two live skills learned by passes that are one skill (same action,
@@ -49,17 +50,22 @@ export async function consolidateSkills(
       )
         continue;
       const at = deps.now().toISOString();
-      const absorbed: Skill = {
-        ...winner,
-        successCount: winner.successCount + loser.successCount,
-        attemptCount: winner.attemptCount + loser.attemptCount,
-        support: winner.support + loser.support,
-        exemplars: winner.exemplars
-          ? mergeExemplars(winner.exemplars, loser.exemplars ?? null, deps.embedder.dimensions)
-          : (loser.exemplars ?? null),
-        sourceSessions: [...new Set([...winner.sourceSessions, ...loser.sourceSessions])],
-        updatedAt: at,
-      };
+      const absorbed: Skill = withSupport(
+        {
+          ...winner,
+          exemplars: winner.exemplars
+            ? mergeExemplars(winner.exemplars, loser.exemplars ?? null, deps.embedder.dimensions)
+            : (loser.exemplars ?? null),
+          updatedAt: at,
+        },
+        {
+          successCount: winner.successCount + loser.successCount,
+          attemptCount: winner.attemptCount + loser.attemptCount,
+          support: winner.support + loser.support,
+          sourceSessions: [...new Set([...winner.sourceSessions, ...loser.sourceSessions])],
+        },
+        deps.config.license,
+      );
       merged.push({ winner: absorbed, loser });
       if (!input.dryRun) {
         const stored = await deps.store.existingSessionIds(input.namespace, loser.sourceSessions);

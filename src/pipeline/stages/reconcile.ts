@@ -9,7 +9,12 @@ import type { PipelineDeps } from '../pipeline-deps.js';
 import { renderSkillMd } from '../render-skill-md.js';
 import { uniqueName } from '../../domain/skill-naming.js';
 import { mergeExemplars } from '../skill-embedding.js';
+import { reinforcedCounts, withSupport } from '../support.js';
+import { sameButEvidence } from '../../domain/evidence-line.js';
 import { newSkill, newSkillId } from '../../domain/new-skill.js';
+
+/** A group that adds sessions and nothing else (reinforcedCounts). */
+const NO_COUNTS = { successCount: 0, attemptCount: 0, support: 0 };
 
 /** What a skill's use has taught: carried over when a newer distiller rewrites it. */
 function trackRecord(s: Skill): Partial<Skill> {
@@ -151,53 +156,58 @@ export function reconcileDraft(
   const t = decision.target;
   if (decision.action === 'update') {
     // A newer distiller that writes this skill's procedure word for word as before (branches are the branch
-    // stage's: they are kept, and if that stage finds others, it writes a minor version) changes only the skill's
-    // metadata: a patch version.
+    // stage's: they are kept, and if that stage finds others, it writes a minor version; the counts of its
+    // evidence line are the skill's, below) changes only the skill's metadata: a patch version.
     const sameText =
       t === upgradedFrom &&
       draft.whenToUse === t.description &&
-      draft.body === withBranches(t.body, [], String) &&
+      sameButEvidence(draft.body, withBranches(t.body, [], String)) &&
       draft.toolSequence.join('\n') === t.toolSequence.join('\n');
     const version = bumpVersion(t.version, sameText ? 'patch' : 'minor');
     const kept = sameText ? { body: t.body, toolsRequired: t.toolsRequired } : draft;
     const named = { ...draft, ...kept, name: t.name };
-    const skill: Skill = {
-      ...t,
-      ...base,
-      description: draft.whenToUse,
-      body: kept.body,
-      skillMd: renderSkillMd(named, {
-        license,
+    // Its own group's sessions, and those other groups brought it (reinforcedCounts), still support it.
+    const skill: Skill = withSupport(
+      {
+        ...t,
+        ...base,
+        description: draft.whenToUse,
+        body: kept.body,
+        skillMd: renderSkillMd(named, {
+          license,
+          version,
+          id: t.id,
+          sourceSessions,
+          clusterId: input.clusterId,
+          learnedBy: deps.distiller.id,
+        }),
         version,
-        id: t.id,
-        sourceSessions,
-        clusterId: input.clusterId,
-        learnedBy: deps.distiller.id,
-      }),
-      version,
-      toolsRequired: kept.toolsRequired,
-      toolSequence: draft.toolSequence,
-      ...counts,
-      updatedAt: at,
-    };
+        toolsRequired: kept.toolsRequired,
+        toolSequence: draft.toolSequence,
+        updatedAt: at,
+      },
+      reinforcedCounts({ sourceSessions, ...counts }, { sourceSessions: t.sourceSessions, counts: NO_COUNTS }),
+      license,
+    );
     return { decision, skill, target: t, at };
   }
   // Its own cluster grew: its recall vector follows the cluster. Another group's support leaves it alone.
   const ownGrowth = t.clusterId === input.clusterId && linked;
-  const skill: Skill = {
-    ...t,
-    embedding: ownGrowth || !t.embedding || t.embedderId !== deps.embedder.id ? embedding : t.embedding,
-    // Its own cluster's exemplars follow the cluster; another group's support adds its wordings to them.
-    exemplars:
-      ownGrowth || !t.exemplars || t.embedderId !== deps.embedder.id
-        ? exemplars
-        : mergeExemplars(t.exemplars, exemplars, deps.embedder.dimensions),
-    embedderId: deps.embedder.id,
-    clusterId: t.clusterId ?? (linked ? input.clusterId : null),
-    successCount: Math.max(t.successCount, counts.successCount),
-    attemptCount: Math.max(t.attemptCount, counts.attemptCount),
-    support: Math.max(t.support, counts.support),
-    updatedAt: at,
-  };
+  const skill: Skill = withSupport(
+    {
+      ...t,
+      embedding: ownGrowth || !t.embedding || t.embedderId !== deps.embedder.id ? embedding : t.embedding,
+      // Its own cluster's exemplars follow the cluster; another group's support adds its wordings to them.
+      exemplars:
+        ownGrowth || !t.exemplars || t.embedderId !== deps.embedder.id
+          ? exemplars
+          : mergeExemplars(t.exemplars, exemplars, deps.embedder.dimensions),
+      embedderId: deps.embedder.id,
+      clusterId: t.clusterId ?? (linked ? input.clusterId : null),
+      updatedAt: at,
+    },
+    reinforcedCounts(t, material),
+    license,
+  );
   return { decision, skill, target: t, at };
 }

@@ -444,7 +444,7 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
       const provenance = plan.provenance.map((r) => [r.skillId, r.sourceKind, r.sourceId, r.version, r.createdAt]);
       for (const insert of p.insertProvenance(provenance)) yield insert;
       const v = plan.version;
-      if (v) yield q(p.insertVersion, [v.skillId, v.version, v.skillMd, json(v.toolSequence), v.reason, v.createdAt]);
+      yield q(p.insertVersion, [v.skillId, v.version, v.skillMd, json(v.toolSequence), v.reason, v.createdAt]);
       if (plan.files) {
         const f = plan.files;
         yield self.change(f.clear);

@@ -1,0 +1,38 @@
+/**
+ * The line under a learned procedure's title that says what it was learned from and how its followers fared:
+ * "Learned from 4 successful sessions; 80% of the 5 sessions that followed this procedure succeeded." Written by
+ * the heuristic distiller, and said again when more sessions come to support the skill (a reinforcement, a
+ * consolidation), so the text a future agent reads agrees with the skill's counts and its list of sources. Pure.
+ */
+
+export interface EvidenceStats {
+  /** Successful sessions the procedure was learned from or is supported by. */
+  successes: number;
+  /** Sessions that followed it and succeeded. */
+  succeeded: number;
+  /** Sessions that followed it, whatever the outcome. */
+  followers: number;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The evidence line of these counts. */
+export function evidenceLine(s: EvidenceStats): string {
+  const rate = s.followers ? Math.round((100 * s.succeeded) / s.followers) : 0;
+  return `Learned from ${plural(s.successes, 'successful session')}; ${rate}% of the ${plural(s.followers, 'session')} that followed this procedure succeeded.`;
+}
+
+const LINE =
+  /^Learned from \d+ successful sessions?; \d+% of the \d+ sessions? that followed this procedure succeeded\.$/m;
+
+/** The body with its evidence line said with these counts; a body without one (a model's, a person's) as it is. */
+export function restateEvidence(body: string, s: EvidenceStats): string {
+  return LINE.test(body) ? body.replace(LINE, evidenceLine(s)) : body;
+}
+
+const NONE: EvidenceStats = { successes: 0, succeeded: 0, followers: 0 };
+
+/** Whether two bodies say the same but for the counts of their evidence lines. */
+export function sameButEvidence(a: string, b: string): boolean {
+  return restateEvidence(a, NONE) === restateEvidence(b, NONE);
+}
