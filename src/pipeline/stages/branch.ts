@@ -76,9 +76,10 @@ export async function branchSkills(
     const found: { when: Branch['when']; other: Skill }[] = [];
     // Of the others, the nearest path first (most steps in common, then support): where two part from this
     // skill on one condition, the branch goes to the one that changes least of the path.
-    const nearest = [...ordered].sort(
-      (a, b) => lcsLength(skill.toolSequence, b.toolSequence) - lcsLength(skill.toolSequence, a.toolSequence),
-    );
+    const nearest = ordered
+      .map((other) => ({ other, common: lcsLength(skill.toolSequence, other.toolSequence) }))
+      .sort((a, b) => b.common - a.common)
+      .map((x) => x.other);
     for (const other of nearest) {
       if (other.id === skill.id || endOf(other.toolSequence) === end) continue;
       const shared = skill.toolSequence.filter((t) => roleOf(t) === 'lookup' && other.toolSequence.includes(t));
