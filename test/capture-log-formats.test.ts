@@ -445,8 +445,11 @@ describe('a command whose exit status 1 is its answer', () => {
       'Exit code 1\nError: Cannot find module "zod/v4"',
       'Exit code 2\ngrep: missing-dir: No such file or directory',
     ]);
-    // What the command printed is kept as its result.
+    // What the command printed is kept as its result, and a note says what was read as an answer.
     expect(s.calls[1].result).toContain('zod       3.23.8');
+    expect(p.notes.map((n) => n.reason)).toEqual([
+      '2 command(s) the log marks failed are stored as succeeded: exit status 1 is their answer, not a failure (grep 1, npm outdated 1)',
+    ]);
   });
 
   it('is no failed call from a Codex rollout or an Agents SDK shell call either', () => {

@@ -3,7 +3,7 @@ import { fromPydanticAi, pydanticMessagesOf } from './pydantic-ai.js';
 import { autogenMessagesOf, fromAutogen } from './autogen.js';
 import { fromLangChainMessages, langchainMessagesOf } from './langchain-messages.js';
 import { anthropicSessions, hasAnthropicMarkers } from './anthropic-messages.js';
-import { failedCommandAnswered } from '../domain/commands.js';
+import { commandHead, commandOf, failedCommandAnswered } from '../domain/commands.js';
 import { depthReason, exceedsDepth } from '../domain/json-limits.js';
 import { countUnread, isObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
@@ -116,6 +116,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const streamProblems: ReaderReport[] = [];
   const notes: IngestProblem[] = [];
   const unread: Unread = new Map();
+  /** Commands the log called failed whose exit status 1 was their answer, by head (`grep`, `npm outdated`). */
+  const answered = new Map<string, number>();
   // With a privacy policy, parsers keep whole results: they are redacted first and capped after.
   const limits: CaptureLimits = {
     resultChars: opts.privacy ? Number.MAX_SAFE_INTEGER : opts.resultChars,
@@ -260,6 +262,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     opts.privacy ? protectSession(p.session, opts.privacy, opts.resultChars) : p.session,
   );
   if (unread.size) notes.push({ file: opts.file, line: 1, reason: unreadNote(unread, UNREAD_UNIT[format] ?? 'line') });
+  if (answered.size) notes.push({ file: opts.file, line: 1, reason: answeredNote(answered) });
   notes.sort((a, b) => a.line - b.line);
   const unreadCounts = Object.fromEntries([...unread].sort((a, b) => b[1] - a[1]));
   return {
@@ -279,6 +282,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       if (failedCommandAnswered(c)) {
         c.ok = true;
         c.error = null;
+        const head = commandHead(commandOf(c) ?? '');
+        answered.set(head, (answered.get(head) ?? 0) + 1);
       }
     out.push(p);
     records.push({
@@ -888,6 +893,16 @@ const UNREAD_UNIT: Partial<Record<string, string>> = {
 };
 
 /** "skipped 1,367 line(s) of 4 kind(s) this version of Skillsmith does not read (progress 1,333, ...)". */
+/** The note on commands stored as succeeded although their log called them failed (exitAnswers). */
+function answeredNote(answered: Map<string, number>): string {
+  const total = [...answered.values()].reduce((a, n) => a + n, 0);
+  const heads = [...answered]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([head, n]) => `${head} ${n.toLocaleString('en-US')}`)
+    .join(', ');
+  return `${total.toLocaleString('en-US')} command(s) the log marks failed are stored as succeeded: exit status 1 is their answer, not a failure (${heads})`;
+}
+
 function unreadNote(unread: Unread, unit: string): string {
   const total = [...unread.values()].reduce((a, b) => a + b, 0);
   const kinds = [...unread].sort((a, b) => b[1] - a[1]);
