@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
+import type { SessionRecorder } from '../src/index.js';
 import { skillJson } from '../src/surfaces/shapes.js';
 import { tempDbPath } from './support/tau.js';
 
@@ -26,7 +27,6 @@ function sessions() {
     out.push({
       id: `cancel-${i}`,
       goal,
-      outcome: 'success' as const,
       calls: [
         { tool: 'find_user_id_by_email', args: { email: 'a@x.org' }, result: `user_${i}` },
         { tool: 'get_order_details', args: { order_id: id }, result: order(id, 'pending') },
@@ -43,7 +43,6 @@ function sessions() {
     out.push({
       id: `return-${i}`,
       goal,
-      outcome: 'success' as const,
       calls: [
         { tool: 'find_user_id_by_email', args: { email: 'b@x.org' }, result: `user_${i}` },
         { tool: 'get_order_details', args: { order_id: id }, result: order(id, 'delivered') },
@@ -58,16 +57,22 @@ function sessions() {
   return out;
 }
 
+/** A fresh memory that recorded these successful sessions, as an agent's wrapper records them, and learned from them. */
+async function learnedFrom(list: { goal: string; calls: Parameters<SessionRecorder['call']>[0][] }[]) {
+  const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } } });
+  for (const s of list) {
+    const rec = await memory.startSession({ goal: s.goal });
+    for (const c of s.calls) await rec.call(c);
+    await rec.end('success', 1);
+  }
+  await memory.synthesize();
+  return memory;
+}
+
 describe('skills that branch on what a lookup shows', () => {
   it('learns the condition from the results, states it, and serves it as branches', async () => {
-    const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } } });
+    const memory = await learnedFrom(sessions());
     try {
-      for (const s of sessions()) {
-        const rec = await memory.startSession({ goal: s.goal });
-        for (const c of s.calls) await rec.call(c);
-        await rec.end(s.outcome, 1);
-      }
-      await memory.synthesize();
       const skills = await memory.skills.list();
       const returns = skills.find((s) => s.toolSequence.includes('return_delivered_order_items'))!;
       const cancels = skills.find((s) => s.toolSequence.includes('cancel_pending_order'))!;
@@ -161,14 +166,8 @@ function itemSessions() {
 
 describe('a skill two others part from on one condition', () => {
   it('branches to the one whose path changes least, not to the one with more support', async () => {
-    const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } } });
+    const memory = await learnedFrom(itemSessions());
     try {
-      for (const s of itemSessions()) {
-        const rec = await memory.startSession({ goal: s.goal });
-        for (const c of s.calls) await rec.call(c);
-        await rec.end('success', 1);
-      }
-      await memory.synthesize();
       const skills = await memory.skills.list();
       const by = (tool: string) => skills.find((s) => s.toolSequence.at(-1) === tool)!;
       const modify = by('modify_pending_order_items');
