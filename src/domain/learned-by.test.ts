@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { learnedByOf, olderDistiller } from './learned-by.js';
+import { learnedByOf, metadataOf, olderDistiller } from './learned-by.js';
 
 const md = (learnedBy: string, body = 'Do the thing.') =>
   `---\nname: do-thing\ndescription: Does it.\nmetadata:\n  version: 1.0.0\n  learned-by: ${learnedBy}\n---\n\n${body}\n`;
@@ -12,6 +12,13 @@ describe('learned-by', () => {
     // A body line that looks like metadata is text, not provenance.
     expect(learnedByOf('---\nname: x\ndescription: y\n---\n\n  learned-by: heuristic@9\n')).toBeNull();
     expect(learnedByOf('no frontmatter')).toBeNull();
+  });
+
+  it('reads the cluster a skill came from the same way (compile, for one compiled from chosen sessions)', () => {
+    expect(metadataOf(md('heuristic@1').replace('  version', '  cluster: compile\n  version'), 'cluster')).toBe(
+      'compile',
+    );
+    expect(metadataOf(md('heuristic@1'), 'cluster')).toBeNull();
   });
 
   it('calls a skill outdated only when an earlier version of the same distiller, for the same model, wrote it', () => {

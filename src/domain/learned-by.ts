@@ -8,9 +8,20 @@
 
 /** The distiller a SKILL.md names in its frontmatter metadata (`learned-by`), or null. */
 export function learnedByOf(skillMd: string): string | null {
+  return metadataOf(skillMd, 'learned-by');
+}
+
+/** The frontmatter metadata keys read back from a stored SKILL.md, each with the line that holds its value. */
+const METADATA = {
+  'learned-by': /^[ \t]+learned-by:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\n]*?))[ \t]*$/m,
+  cluster: /^[ \t]+cluster:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\n]*?))[ \t]*$/m,
+};
+
+/** A value of a SKILL.md's frontmatter metadata (a key indented under `metadata`), or null. */
+export function metadataOf(skillMd: string, key: keyof typeof METADATA): string | null {
   const end = skillMd.startsWith('---') ? skillMd.indexOf('\n---', 3) : -1;
   if (end < 0) return null;
-  const m = /^[ \t]+learned-by:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\n]*?))[ \t]*$/m.exec(skillMd.slice(0, end));
+  const m = METADATA[key].exec(skillMd.slice(0, end));
   return m ? (m[1] ?? m[2] ?? m[3] ?? null) : null;
 }
 

@@ -1,6 +1,7 @@
 import { serializeSkillMd } from '../domain/skill-md/index.js';
 import type { Draft, Skill } from '../domain/types.js';
 import { sessionRef } from '../domain/session-ref.js';
+import { metadataOf } from '../domain/learned-by.js';
 
 export interface RenderOptions {
   license: string;
@@ -59,7 +60,8 @@ export function renderStoredSkill(skill: Skill, o: { license: string; learnedBy:
       version: skill.version,
       id: skill.id,
       sourceSessions: skill.sourceSessions,
-      clusterId: skill.clusterId,
+      // A skill no cluster holds (compiled from chosen sessions) keeps the origin its text names (`compile`).
+      clusterId: skill.clusterId ?? metadataOf(skill.skillMd, 'cluster'),
       learnedBy: o.learnedBy,
     },
   );
