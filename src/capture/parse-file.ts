@@ -3,7 +3,7 @@ import { fromPydanticAi, pydanticMessagesOf } from './pydantic-ai.js';
 import { autogenMessagesOf, fromAutogen } from './autogen.js';
 import { fromLangChainMessages, langchainMessagesOf } from './langchain-messages.js';
 import { anthropicSessions, hasAnthropicMarkers } from './anthropic-messages.js';
-import { commandHead, commandOf, failedCommandAnswered } from '../domain/commands.js';
+import { answeredByExit } from '../domain/commands.js';
 import { depthReason, exceedsDepth } from '../domain/json-limits.js';
 import { countUnread, isObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
@@ -278,13 +278,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
 
   function push(p: ParsedSession, line: number, path: string, format: DetectedFormat) {
     // A search that found nothing, a diff that found a difference: the log's error, the command's answer.
-    for (const c of p.session.calls)
-      if (failedCommandAnswered(c)) {
-        c.ok = true;
-        c.error = null;
-        const head = commandHead(commandOf(c) ?? '');
-        answered.set(head, (answered.get(head) ?? 0) + 1);
-      }
+    for (const c of p.session.calls) {
+      const head = answeredByExit(c);
+      if (head === null) continue;
+      c.ok = true;
+      c.error = null;
+      answered.set(head, (answered.get(head) ?? 0) + 1);
+    }
     out.push(p);
     records.push({
       line,
@@ -893,7 +893,7 @@ const UNREAD_UNIT: Partial<Record<string, string>> = {
 };
 
 /** "skipped 1,367 line(s) of 4 kind(s) this version of Skillsmith does not read (progress 1,333, ...)". */
-/** The note on commands stored as succeeded although their log called them failed (exitAnswers). */
+/** The note on commands stored as succeeded although their log called them failed (answeredByExit). */
 function answeredNote(answered: Map<string, number>): string {
   const total = [...answered.values()].reduce((a, n) => a + n, 0);
   const heads = [...answered]

@@ -4,8 +4,8 @@ import {
   commandHead,
   commandOf,
   constantOutput,
-  exitAnswers,
-  failedCommandAnswered,
+  answeredByExit,
+  exitAnswer,
   representativeCommand,
   stepKey,
   stepKeysOf,
@@ -164,40 +164,41 @@ describe('constantOutput', () => {
   });
 });
 
-describe('exitAnswers', () => {
+describe('exitAnswer', () => {
   it('reads exit status 1 of a search, a comparison, a test or an outdated check as its answer', () => {
-    for (const command of [
-      'grep -rn "formatUser" src',
-      'rg -n taxRate src',
-      'git grep -n TODO',
-      'diff -u old.txt new.txt',
-      'git diff --exit-code',
-      'test -f dist/index.js',
-      '[ -d node_modules ]',
-      'which pnpm',
-      'npm outdated',
-      'cd web && pnpm outdated',
-      'ps aux | grep node',
-      'sudo grep -c error /var/log/app.log',
+    for (const [command, head] of [
+      ['grep -rn "formatUser" src', 'grep'],
+      ['rg -n taxRate src', 'rg'],
+      ['git grep -n TODO', 'git grep'],
+      ['diff -u old.txt new.txt', 'diff'],
+      ['git diff --exit-code', 'git diff'],
+      ['test -f dist/index.js', 'test'],
+      ['[ -d node_modules ]', '['],
+      ['which pnpm', 'which'],
+      ['npm outdated', 'npm outdated'],
+      ['cd web && pnpm outdated', 'pnpm outdated'],
+      // The command that answered, not the line's first: `ps` printed, `grep` decided the status.
+      ['ps aux | grep node', 'grep'],
+      ['sudo grep -c error /var/log/app.log', 'grep'],
     ])
-      expect(exitAnswers(command, 1), command).toBe(true);
+      expect(exitAnswer(command, 1), command).toBe(head);
   });
 
   it('a failure is still one: another status, another command, or a command that does not decide the status', () => {
-    expect(exitAnswers('grep -rn x src', 2)).toBe(false); // grep: 2 is trouble (no such file)
-    expect(exitAnswers('diff a b', 2)).toBe(false);
-    expect(exitAnswers('npm test', 1)).toBe(false);
-    expect(exitAnswers('npm run lint', 1)).toBe(false);
-    expect(exitAnswers('cargo test', 101)).toBe(false);
+    expect(exitAnswer('grep -rn x src', 2)).toBeNull(); // grep: 2 is trouble (no such file)
+    expect(exitAnswer('diff a b', 2)).toBeNull();
+    expect(exitAnswer('npm test', 1)).toBeNull();
+    expect(exitAnswer('npm run lint', 1)).toBeNull();
+    expect(exitAnswer('cargo test', 101)).toBeNull();
     // The last command of a chain, and of its pipe, decides the status.
-    expect(exitAnswers('grep -q x f && npm run build', 1)).toBe(false);
-    expect(exitAnswers('grep -rn x src | wc -l', 1)).toBe(false);
+    expect(exitAnswer('grep -q x f && npm run build', 1)).toBeNull();
+    expect(exitAnswer('grep -rn x src | wc -l', 1)).toBeNull();
     // A quoted bar is no pipe: the command is sh, not grep.
-    expect(exitAnswers('sh -c "make | grep error"', 1)).toBe(false);
+    expect(exitAnswer('sh -c "make | grep error"', 1)).toBeNull();
   });
 });
 
-describe('failedCommandAnswered', () => {
+describe('answeredByExit', () => {
   it('reads the exit status a log wrote: Claude Code, Codex (text and JSON) and the Agents SDK', () => {
     const call = (command: string, error: string, result = error) => ({
       tool: 'Bash',
@@ -206,36 +207,32 @@ describe('failedCommandAnswered', () => {
       error,
       result,
     });
-    expect(failedCommandAnswered(call('grep -rn "oldName" src', 'Exit code 1'))).toBe(true);
-    expect(failedCommandAnswered(call('npm outdated', 'Exit code 1\nPackage  Current  Wanted  Latest'))).toBe(true);
-    expect(failedCommandAnswered(call('npm run build', 'Exit code 1\nError: Module not found'))).toBe(false);
+    expect(answeredByExit(call('grep -rn "oldName" src', 'Exit code 1'))).toBe('grep');
+    expect(answeredByExit(call('npm outdated', 'Exit code 1\nPackage  Current  Wanted  Latest'))).toBe('npm outdated');
+    expect(answeredByExit(call('npm run build', 'Exit code 1\nError: Module not found'))).toBeNull();
     expect(
-      failedCommandAnswered({
+      answeredByExit({
         tool: 'exec_command',
         args: { cmd: 'rg -n "taxRate" src' },
         ok: false,
         error: 'exit code 1:',
         result: '{"output": "", "metadata": {"exit_code": 1}}',
       }),
-    ).toBe(true);
+    ).toBe('rg');
     expect(
-      failedCommandAnswered({
+      answeredByExit({
         tool: 'shell',
         args: { command: ['bash', '-lc', 'diff -u a.json b.json'] },
         ok: false,
         error: null,
         result: '{"output": "--- a.json", "metadata": {"exit_code": 1}}',
       }),
-    ).toBe(true);
+    ).toBe('diff');
   });
 
   it('leaves alone a call that succeeded, a call of another tool, and a failure with no exit status in sight', () => {
-    expect(failedCommandAnswered({ tool: 'Bash', args: { command: 'grep x f' }, ok: true, result: '' })).toBe(false);
-    expect(failedCommandAnswered({ tool: 'Grep', args: { pattern: 'x' }, ok: false, error: 'Exit code 1' })).toBe(
-      false,
-    );
-    expect(failedCommandAnswered({ tool: 'Bash', args: { command: 'grep x f' }, ok: false, error: 'timed out' })).toBe(
-      false,
-    );
+    expect(answeredByExit({ tool: 'Bash', args: { command: 'grep x f' }, ok: true, result: '' })).toBeNull();
+    expect(answeredByExit({ tool: 'Grep', args: { pattern: 'x' }, ok: false, error: 'Exit code 1' })).toBeNull();
+    expect(answeredByExit({ tool: 'Bash', args: { command: 'grep x f' }, ok: false, error: 'timed out' })).toBeNull();
   });
 });

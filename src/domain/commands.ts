@@ -221,18 +221,19 @@ const ANSWERS_BY_EXIT = new Set([
 ]);
 
 /**
- * Whether a command line that exited with `code` answered rather than failed: code 1 from a command of
- * ANSWERS_BY_EXIT that decides the line's status (the last of its chain, and of that command's pipe: `ps aux |
- * grep node` is `grep`'s status, `grep -c x f | head` is `head`'s).
+ * The command whose answer a line's exit `code` was, rather than a failure: code 1 from a command of ANSWERS_BY_EXIT
+ * that decides the line's status (the last of its chain, and of that command's pipe: `ps aux | grep node` is
+ * `grep`'s status, `grep -c x f | head` is `head`'s), as its head (`grep`, `npm outdated`); else null.
  */
-export function exitAnswers(command: string, code: number): boolean {
-  if (code !== 1) return false;
+export function exitAnswer(command: string, code: number): string | null {
+  if (code !== 1) return null;
   const last = chainParts(command)
     .map((p) => p.text)
     .filter((t) => t.trim() !== '')
     .at(-1);
   const piped = last === undefined ? undefined : pipeParts(last).at(-1);
-  return piped !== undefined && ANSWERS_BY_EXIT.has(headOf(simpleCommand(piped)));
+  const head = piped === undefined ? '' : headOf(simpleCommand(piped));
+  return ANSWERS_BY_EXIT.has(head) ? head : null;
 }
 
 /** An exit status a log wrote in text: Claude Code's "Exit code 1", Codex's "Exit code: 1" or "exit code 1: ...". */
@@ -242,24 +243,25 @@ const EXIT_LINE = /^(?:exit code|process exited with code):?\s*(-?\d+)/im;
 const EXIT_JSON = /^\s*\{[\s\S]*"exit_code"\s*:\s*(-?\d+)/;
 
 /**
- * Whether a call its log marked failed was a command that answered (exitAnswers), read from the exit status the
- * log wrote in its error or its result. A failed call with no exit status in sight stays failed.
+ * The command that answered, when a call its log marked failed ran one whose exit status was its answer
+ * (exitAnswer), read from the exit status the log wrote in its error or its result; else null. A failed call with
+ * no exit status in sight stays failed.
  */
-export function failedCommandAnswered(call: {
+export function answeredByExit(call: {
   tool: string;
   args?: Record<string, unknown> | null;
   ok: boolean;
   error?: string | null;
   result?: string | null;
-}): boolean {
-  if (call.ok) return false;
+}): string | null {
+  if (call.ok) return null;
   const command = commandOf(call);
-  if (command === null) return false;
+  if (command === null) return null;
   for (const text of [call.error, call.result]) {
     const m = text ? (EXIT_LINE.exec(text) ?? EXIT_JSON.exec(text)) : null;
-    if (m) return exitAnswers(command, Number(m[1]));
+    if (m) return exitAnswer(command, Number(m[1]));
   }
-  return false;
+  return null;
 }
 
 /** The commands of a pipe (`a | b`) of one command of a chain (chainParts: no `||` left), split outside quotes. */

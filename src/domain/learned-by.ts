@@ -11,11 +11,12 @@ export function learnedByOf(skillMd: string): string | null {
   return metadataOf(skillMd, 'learned-by');
 }
 
-/** The frontmatter metadata keys read back from a stored SKILL.md, each with the line that holds its value. */
-const METADATA = {
-  'learned-by': /^[ \t]+learned-by:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\n]*?))[ \t]*$/m,
-  cluster: /^[ \t]+cluster:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\n]*?))[ \t]*$/m,
-};
+/** The line of a frontmatter metadata key (indented under `metadata`), its value quoted or not. */
+const metadataLine = (key: string) =>
+  new RegExp(`^[ \\t]+${key}:[ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)'|([^\\n]*?))[ \\t]*$`, 'm');
+
+/** The frontmatter metadata keys read back from a stored SKILL.md. */
+const METADATA = { 'learned-by': metadataLine('learned-by'), cluster: metadataLine('cluster') };
 
 /** A value of a SKILL.md's frontmatter metadata (a key indented under `metadata`), or null. */
 export function metadataOf(skillMd: string, key: keyof typeof METADATA): string | null {

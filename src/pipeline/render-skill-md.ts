@@ -43,10 +43,14 @@ export function renderSkillMd(
 }
 
 /**
- * A stored skill's SKILL.md written again from its own fields (after a new body or new sources): what a pass
- * wrote for it, with `learnedBy` the distiller its text says wrote it.
+ * A skill's SKILL.md written from its own fields (after a new body or new sources): what a pass writes for it,
+ * with `learnedBy` the distiller that wrote its text and `clusterId` the group its text names (by default the
+ * skill's cluster, else the one its stored text names).
  */
-export function renderStoredSkill(skill: Skill, o: { license: string; learnedBy: string }): string {
+export function renderStoredSkill(
+  skill: Skill,
+  o: { license: string; learnedBy: string; clusterId?: string | null },
+): string {
   return renderSkillMd(
     {
       name: skill.name,
@@ -61,7 +65,7 @@ export function renderStoredSkill(skill: Skill, o: { license: string; learnedBy:
       id: skill.id,
       sourceSessions: skill.sourceSessions,
       // A skill no cluster holds (compiled from chosen sessions) keeps the origin its text names (`compile`).
-      clusterId: skill.clusterId ?? metadataOf(skill.skillMd, 'cluster'),
+      clusterId: o.clusterId !== undefined ? o.clusterId : (skill.clusterId ?? metadataOf(skill.skillMd, 'cluster')),
       learnedBy: o.learnedBy,
     },
   );

@@ -7,20 +7,26 @@ import { renderStoredSkill } from './render-skill-md.js';
 type Counts = Pick<Skill, 'sourceSessions' | 'successCount' | 'attemptCount' | 'support'>;
 
 /**
- * A skill whose sources and counts grew to `grown` (another group of sessions reinforced it, or a consolidation
- * folded another skill into it). Its eta, while no trial or person has moved it from the seed its evidence gave
- * it (seedEta), is the seed of the new evidence. A learned skill's evidence line and the sources its SKILL.md
- * names say so too, as its list of sources and its counts do; a skill whose text no pass wrote (imported: no
- * `learned-by`) keeps its text.
+ * A skill whose sources and counts grew to `grown` (another group of sessions reinforced it, a consolidation
+ * folded another skill into it, its own group distilled it again). Its eta, while no trial or person has moved it
+ * from the seed its evidence gave it (seedEta), is the seed of the new evidence. A learned skill's evidence line
+ * and the sources its SKILL.md names say so too, as its list of sources and its counts do; a skill whose text no
+ * pass wrote (imported: no `learned-by`) keeps its text. `written`: the distiller and group of a text this pass
+ * wrote anew (else those its stored text names).
  */
-export function withSupport(skill: Skill, grown: Counts, license: string): Skill {
+export function withSupport(
+  skill: Skill,
+  grown: Counts,
+  license: string,
+  written?: { learnedBy: string; clusterId: string | null },
+): Skill {
   const seeded = skill.trialsAttempted === 0 && skill.eta === seedEta(skill.successCount, skill.attemptCount);
   const next: Skill = {
     ...skill,
     ...grown,
     ...(seeded ? { eta: seedEta(grown.successCount, grown.attemptCount) } : {}),
   };
-  const learnedBy = learnedByOf(skill.skillMd);
+  const learnedBy = written?.learnedBy ?? learnedByOf(skill.skillMd);
   if (!learnedBy) return next;
   const body = restateEvidence(next.body, {
     successes: next.sourceSessions.length,
@@ -28,7 +34,7 @@ export function withSupport(skill: Skill, grown: Counts, license: string): Skill
     followers: next.attemptCount,
   });
   const restated = { ...next, body };
-  return { ...restated, skillMd: renderStoredSkill(restated, { license, learnedBy }) };
+  return { ...restated, skillMd: renderStoredSkill(restated, { license, learnedBy, clusterId: written?.clusterId }) };
 }
 
 /**

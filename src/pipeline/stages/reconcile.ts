@@ -165,22 +165,14 @@ export function reconcileDraft(
       draft.toolSequence.join('\n') === t.toolSequence.join('\n');
     const version = bumpVersion(t.version, sameText ? 'patch' : 'minor');
     const kept = sameText ? { body: t.body, toolsRequired: t.toolsRequired } : draft;
-    const named = { ...draft, ...kept, name: t.name };
-    // Its own group's sessions, and those other groups brought it (reinforcedCounts), still support it.
+    // Its own group's sessions, and those other groups brought it (reinforcedCounts), still support it; its text
+    // is this distiller's, under the name people know.
     const skill: Skill = withSupport(
       {
         ...t,
         ...base,
         description: draft.whenToUse,
         body: kept.body,
-        skillMd: renderSkillMd(named, {
-          license,
-          version,
-          id: t.id,
-          sourceSessions,
-          clusterId: input.clusterId,
-          learnedBy: deps.distiller.id,
-        }),
         version,
         toolsRequired: kept.toolsRequired,
         toolSequence: draft.toolSequence,
@@ -188,6 +180,7 @@ export function reconcileDraft(
       },
       reinforcedCounts({ sourceSessions, ...counts }, { sourceSessions: t.sourceSessions, counts: NO_COUNTS }),
       license,
+      { learnedBy: deps.distiller.id, clusterId: input.clusterId },
     );
     return { decision, skill, target: t, at };
   }
