@@ -148,6 +148,37 @@ describe('findEdgeCases', () => {
     expect(once).toEqual([]);
   });
 
+  it('warns against a step that acts or hands off which failed sessions took, never against a lookup', () => {
+    const failed = (id: string, steps: string[]) => ({ ...session(id, steps), outcome: 'failure' as const });
+    const items = findEdgeCases({
+      successes: ['a', 'b', 'c'].map((id) => session(id, procedureTools)),
+      // Three of four failures looked the product up and then returned the items instead of exchanging them.
+      failures: [
+        failed('w', ['get_order_details', 'get_product_details', 'return_delivered_order_items']),
+        failed('x', ['get_order_details', 'get_product_details', 'return_delivered_order_items']),
+        failed('y', ['get_order_details', 'get_product_details', 'transfer_to_human_agents']),
+        failed('z', ['get_order_details']),
+      ],
+      procedureTools,
+      thinkTools: [],
+    });
+    expect(items.map((i) => i.text)).toEqual([
+      // Before: first of all, "Do not call `get_product_details` for this task: 3 of 4 failed sessions did".
+      'Do not call `return_delivered_order_items` for this task: 2 of 4 failed sessions did, and no successful one did.',
+    ]);
+    // Called by half of the failures: a hand-off is warned against like an action; the lookup still is not.
+    const handoff = findEdgeCases({
+      successes: ['a', 'b', 'c'].map((id) => session(id, procedureTools)),
+      failures: [
+        failed('w', ['get_order_details', 'get_product_details', 'transfer_to_human_agents']),
+        failed('x', ['get_order_details', 'get_product_details', 'transfer_to_human_agents']),
+      ],
+      procedureTools,
+      thinkTools: [],
+    });
+    expect(handoff.map((i) => i.tool)).toEqual(['transfer_to_human_agents']);
+  });
+
   describe('of a command runner, step by step: its command, not the tool every step shares', () => {
     /** A session of shell commands: `npm outdated!` failed (with `error`), the others worked. */
     const shell = (id: string, commands: string[], error = 'Exit code 1') => {
@@ -213,6 +244,23 @@ describe('findEdgeCases', () => {
       // Before: no item, and the skill said "No failure was observed: if a step errors, stop".
       expect(items.map((i) => i.text)).toEqual([
         'The first run of `pytest` with `Bash` fails (in 3 of the 3 successful sessions): that failure shows what to fix, so go on to the change; the same command passes when run again after it.',
+      ]);
+    });
+
+    it('warns against a command that failed sessions ran only when it may change something', () => {
+      const failedShell = (id: string, commands: string[]) => ({ ...shell(id, commands), outcome: 'failure' as const });
+      const items = findEdgeCases({
+        successes: ['a', 'b', 'c'].map((id) => shell(id, ['npm install zod@latest', 'npm test'])),
+        failures: ['w', 'x', 'y'].map((id) =>
+          failedShell(id, ['grep -rn zod src', 'npm install zod@latest', 'git push --force', 'npm test']),
+        ),
+        procedureTools: ['Bash'],
+        procedureKeys: keys,
+        thinkTools: [],
+      });
+      // The search is how they looked; the forced push is what they should not have done.
+      expect(items.map((i) => i.text)).toEqual([
+        'Do not run `git push` with `Bash` for this task: 3 of 3 failed sessions did, and no successful one did.',
       ]);
     });
 

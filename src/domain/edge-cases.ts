@@ -1,5 +1,6 @@
 import { splitStepKey, stepKey } from './commands.js';
-import { roleOf } from './step-role.js';
+import { shareOfSuccesses } from './evidence-line.js';
+import { LOOKUP_VERBS, roleOf, toolWordsOf } from './step-role.js';
 import type { Session } from './types.js';
 import { procedureCalls } from './spans.js';
 
@@ -104,7 +105,7 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
       kind: 'expected',
       tool: key,
       count,
-      text: `The first run of ${stepText(key)} fails (in ${count} of the ${input.successes.length} successful sessions): that failure shows what to fix, so go on to the change; the same command passes when run again after it.`,
+      text: `The first run of ${stepText(key)} fails (${shareOfSuccesses(count, input.successes.length)}): that failure shows what to fix, so go on to the change; the same command passes when run again after it.`,
     });
   }
   const inSuccess = countSessionsUsing(input.successes, think);
@@ -113,7 +114,9 @@ export function findEdgeCases(input: EdgeCaseInput): EdgeCase[] {
   const ns = input.successes.length;
   for (const [tool, k] of inFailure) {
     const okShare = (inSuccess.get(tool) ?? 0) / Math.max(1, ns);
-    if (nf >= 2 && k / nf >= 0.5 && okShare <= 0.1 && !procedure.includes(tool)) {
+    // A lookup that failed sessions made is how they went wrong, not why: reading changes nothing, so the warning
+    // is kept for steps that act or hand off (a warning against `calculate` would only cost the agent a check).
+    if (nf >= 2 && k / nf >= 0.5 && okShare <= 0.1 && !procedure.includes(tool) && !readsOnly(tool)) {
       items.push({
         kind: 'avoid',
         tool,
@@ -167,6 +170,17 @@ function countSessionsUsing(sessions: Session[], think: Set<string>, okOnly = fa
 
 /** A step key with a command (commands.ts: stepKey): the runner's tool, then the command's head. */
 const isCommand = (key: string) => splitStepKey(key).command !== undefined;
+
+/**
+ * A step that only reads: a lookup tool (step-role.ts), or a command whose first word is a reading verb or a
+ * reading program (`grep`, `cat`, `ls`). Any other command may change something (`npm`, `git`, `rm`).
+ */
+function readsOnly(key: string): boolean {
+  const { tool, command } = splitStepKey(key);
+  if (command === undefined) return roleOf(tool) === 'lookup';
+  const first = command.split(' ')[0] ?? '';
+  return LOOKUP_VERBS.has(first) || LOOKUP_VERBS.has(toolWordsOf(first)[0] ?? '');
+}
 
 /** A step as an edge case names it: `tool`, or for a command "`npm install` with `Bash`", as a step line does. */
 function stepText(key: string): string {

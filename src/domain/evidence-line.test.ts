@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evidenceLine, restateEvidence, sameButEvidence } from './evidence-line.js';
+import { evidenceLine, restateEvidence, sameButEvidence, shareOfSuccesses } from './evidence-line.js';
 
 const BODY = [
   '# Return Items',
@@ -32,6 +32,23 @@ describe('the evidence line', () => {
     // A body with no such line (a model's, a person's) is not touched, nor is a step that quotes one in passing.
     const other = '# Mine\n\nSteps a person wrote. Learned from 2 successful sessions; see below.\n';
     expect(restateEvidence(other, { successes: 9, succeeded: 9, followers: 9 })).toBe(other);
+  });
+
+  it('says a share of the successful sessions over their new number, as a floor: the new ones were not read for it', () => {
+    const item = (share: string) =>
+      `${BODY}\n\n## Edge cases\n\n- The first run of \`npm test\` with \`Bash\` fails (${share}): that failure shows what to fix.`;
+    const grown = restateEvidence(item(shareOfSuccesses(2, 2)), { successes: 4, succeeded: 4, followers: 4 });
+    // Before: "(in 2 of the 2 successful sessions)" under "Learned from 4 successful sessions".
+    expect(grown).toContain('Learned from 4 successful sessions;');
+    expect(grown).toContain('fails (in at least 2 of the 4 successful sessions): that');
+    // Said again as it grows further, still a floor; counts that did not grow leave it as it was.
+    expect(restateEvidence(grown, { successes: 5, succeeded: 5, followers: 5 })).toContain(
+      '(in at least 2 of the 5 successful sessions)',
+    );
+    expect(restateEvidence(item(shareOfSuccesses(1, 2)), { successes: 2, succeeded: 2, followers: 3 })).toContain(
+      '(in 1 of the 2 successful sessions)',
+    );
+    expect(shareOfSuccesses(1, 1)).toBe('in 1 of the 1 successful session');
   });
 
   it('two bodies that differ only in their counts say the same', () => {

@@ -25,9 +25,29 @@ export function evidenceLine(s: EvidenceStats): string {
 const LINE =
   /^Learned from \d+ successful sessions?; \d+% of the \d+ sessions? that followed this procedure succeeded\.$/m;
 
-/** The body with its evidence line said with these counts; a body without one (a model's, a person's) as it is. */
+/**
+ * How many of the successful sessions showed something (an edge case: "in 2 of the 3 successful sessions"). Said
+ * with `atLeast` once more sessions came to support the skill than were read for it: the sessions a
+ * reinforcement or a consolidation brought were not read for this item, so what it counted is a floor.
+ */
+export function shareOfSuccesses(count: number, successes: number, atLeast = false): string {
+  return `in ${atLeast ? 'at least ' : ''}${count} of the ${plural(successes, 'successful session')}`;
+}
+
+const SHARE = /\(in (?:at least )?(\d+) of the (\d+) successful sessions?\)/g;
+
+/**
+ * The body with its evidence line said with these counts, and each share of the successful sessions over their
+ * new number (a floor where the number grew: shareOfSuccesses); a body without an evidence line (a model's, a
+ * person's) as it is.
+ */
 export function restateEvidence(body: string, s: EvidenceStats): string {
-  return LINE.test(body) ? body.replace(LINE, evidenceLine(s)) : body;
+  if (!LINE.test(body)) return body;
+  return body
+    .replace(LINE, evidenceLine(s))
+    .replace(SHARE, (whole, count: string, of: string) =>
+      Number(of) === s.successes ? whole : `(${shareOfSuccesses(Number(count), s.successes, true)})`,
+    );
 }
 
 const NONE: EvidenceStats = { successes: 0, succeeded: 0, followers: 0 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seedEta } from '../domain/admit.js';
-import { evidenceLine } from '../domain/evidence-line.js';
+import { evidenceLine, shareOfSuccesses } from '../domain/evidence-line.js';
 import { newSkill } from '../domain/new-skill.js';
 import type { Skill } from '../domain/types.js';
 import { renderSkillMd } from './render-skill-md.js';
@@ -8,7 +8,7 @@ import { reinforcedCounts, withSupport } from './support.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const body = (n: number, followers: number) =>
-  `# Upgrade Package\n\n${evidenceLine({ successes: n, succeeded: n, followers })}\n\n## Steps\n\n1. Run \`npm outdated\` with \`Bash\`.\n`;
+  `# Upgrade Package\n\n${evidenceLine({ successes: n, succeeded: n, followers })}\n\n## Steps\n\n1. Run \`npm outdated\` with \`Bash\`.\n\n## Edge cases\n\n- The first run of \`npm test\` with \`Bash\` fails (${shareOfSuccesses(n, n)}): that failure shows what to fix.\n`;
 
 /** A skill compiled from chosen sessions, as compile writes it: no cluster holds it, its text says `compile`. */
 function compiled(over: Partial<Skill> = {}): Skill {
@@ -69,6 +69,8 @@ describe('a skill more sessions support', () => {
     });
     const after = withSupport(skill, grown, 'MIT');
     expect(after.body).toContain(evidenceLine({ successes: 4, succeeded: 4, followers: 4 }));
+    // The two new sessions were not read for the edge case: what it counted is a floor of the four.
+    expect(after.body).toContain('fails (in at least 2 of the 4 successful sessions)');
     expect(after.skillMd).toContain(after.body);
     expect(after.skillMd).toContain('parents-episodic-count: "4"');
     expect(after.skillMd).toContain('cluster: compile');
