@@ -200,6 +200,27 @@ describe('dashboard', () => {
     expect(await page.locator('ol.calls li.call').count()).toBeGreaterThan(3);
   });
 
+  it('renames a skill from its page: a refused name is said with the reason, a free one opens its new page', async () => {
+    await open('#/skills/modify-pending-order-items');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    const input = page.getByLabel('New name');
+    expect(await input.evaluate((e) => e === document.activeElement)).toBe(true);
+    await input.fill('fix-mobile-data');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await expect
+      .poll(() => page.locator('.toast.error').last().textContent())
+      .toMatch(/Could not rename modify-pending-order-items: .*another live skill is named fix-mobile-data/);
+    expect(await page.locator('main > h1').textContent()).toBe('modify-pending-order-items');
+
+    await input.fill('change-order-items');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await expect.poll(() => page.locator('main > h1').textContent()).toBe('change-order-items');
+    expect(await page.locator('.markdown h3').first().textContent()).toBe('Change Order Items');
+    expect(await page.locator('table.versions tr[data-version="1.1.0"] td').nth(1).textContent()).toBe('rename');
+    expect((await fetch(`${server.url}/api/skills/modify-pending-order-items`)).status).toBe(404);
+    expect((await api<{ name: string }>('/api/skills/change-order-items')).name).toBe('change-order-items');
+  });
+
   it('promotes selected sessions to a skill: a dry-run preview first, then the commit creates it', async () => {
     const all = await api<{ items: { id: string; outcome: string; tools: string[] }[] }>('/api/sessions?limit=200');
     const chosen = all.items

@@ -359,6 +359,36 @@ describe('skills', () => {
     expect((await api('PATCH', '/api/skills/no-such-skill', { body: { enabled: false } })).status).toBe(404);
   });
 
+  it('PATCH /api/skills/:name renames a skill, with a clear refusal for a name it cannot take', async () => {
+    const before = (await api('GET', '/api/skills/modify-pending-order-items')).data as SkillRow;
+    const r = await api('PATCH', '/api/skills/modify-pending-order-items', { body: { name: 'change-order-items' } });
+    expect(r.status).toBe(200);
+    expect(r.data).toMatchObject({ id: before.id, name: 'change-order-items', version: '1.1.0', enabled: true });
+    expect((await api('GET', '/api/skills/modify-pending-order-items')).status).toBe(404);
+    const now = await api('GET', '/api/skills/change-order-items');
+    expect(now.data.skillMd).toMatch(/^ {2}named-by: http$/m);
+    expect(now.data.description).toMatch(/^Change Order Items: /);
+    // Refused, with the reason, and nothing changes: a name another skill has, no agentskills name, nothing to do.
+    const taken = await api('PATCH', '/api/skills/change-order-items', { body: { name: 'fix-mobile-data' } });
+    expect(taken.status).toBe(409);
+    expect(taken.data.error).toMatch(/another live skill is named fix-mobile-data/);
+    const bad = await api('PATCH', '/api/skills/change-order-items', { body: { name: 'Change_Items' } });
+    expect(bad.status).toBe(400);
+    expect(bad.data.error).toMatch(/must be lowercase ASCII letters/);
+    expect((await api('PATCH', '/api/skills/change-order-items', { body: {} })).status).toBe(400);
+    expect((await api('PATCH', '/api/skills/change-order-items', { body: { name: 'x', colour: 'red' } })).status).toBe(
+      400,
+    );
+    expect((await api('PATCH', '/api/skills/no-such-skill', { body: { name: 'anything' } })).status).toBe(404);
+    expect((await api('GET', '/api/skills/change-order-items')).data.version).toBe('1.1.0');
+    // Both at once: renamed back, and disabled.
+    const both = await api('PATCH', '/api/skills/change-order-items', {
+      body: { name: 'modify-pending-order-items', enabled: false },
+    });
+    expect(both.data).toMatchObject({ name: 'modify-pending-order-items', enabled: false, version: '1.2.0' });
+    await api('PATCH', '/api/skills/modify-pending-order-items', { body: { enabled: true } });
+  });
+
   it('GET /api/skills/:name/explain gives the provenance down to the source sessions', async () => {
     const skill = (await api('GET', '/api/skills/exchange-delivered-order-items')).data as SkillRow;
     const r = await api('GET', '/api/skills/exchange-delivered-order-items/explain');

@@ -94,7 +94,7 @@ describe.each([
   });
   afterAll(async () => conn?.close());
 
-  it('lists the nine tools with their input and output schemas', async () => {
+  it('lists the ten tools with their input and output schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'compile_skill',
@@ -105,6 +105,7 @@ describe.each([
       'look_alike_sessions',
       'recall_skills',
       'record_tool_call',
+      'rename_skill',
       'skill_feedback',
     ]);
     // Every tool answers with structured content, described by an outputSchema.
@@ -302,7 +303,38 @@ describe.each([
       /no session no-such-session/,
     );
     expect(await toolError(client, 'no_such_tool', {})).toMatch(/no_such_tool not found/);
-    expect((await client.listTools()).tools).toHaveLength(9);
+    expect((await client.listTools()).tools).toHaveLength(10);
+  });
+
+  it('renames a skill: listed, read and recalled under the new name, which says who gave it', async () => {
+    expect(
+      await ok(client, 'rename_skill', { skill: 'modify-pending-order-items', name: 'change-order-items' }),
+    ).toEqual({
+      id: expect.any(String),
+      from: 'modify-pending-order-items',
+      name: 'change-order-items',
+      version: '1.1.0',
+    });
+    const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
+    expect(skills.map((s) => s.name)).toContain('change-order-items');
+    expect(skills.map((s) => s.name)).not.toContain('modify-pending-order-items');
+    const res = await client.readResource({ uri: 'skill://change-order-items' });
+    const md = String((res.contents[0] as { text: string }).text);
+    expect(md).toMatch(/^name: change-order-items$/m);
+    expect(md).toMatch(/^ {2}named-by: mcp$/m);
+    expect(md).toMatch(/^# Change Order Items$/m);
+    // A name another skill has, or one that is no agentskills name, is refused with the reason; nothing changes.
+    expect(
+      await toolError(client, 'rename_skill', { skill: 'change-order-items', name: 'exchange-delivered-order-items' }),
+    ).toMatch(/another live skill is named exchange-delivered-order-items/);
+    expect(await toolError(client, 'rename_skill', { skill: 'change-order-items', name: 'Change Items' })).toMatch(
+      /must be lowercase ASCII letters/,
+    );
+    expect(await toolError(client, 'rename_skill', { skill: 'no-such-skill', name: 'anything' })).toMatch(
+      /no skill named/,
+    );
+    const after = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
+    expect(after.skills.map((s) => s.name).sort()).toEqual(skills.map((s) => s.name).sort());
   });
 
   it('forgets a session and a skill: gone from every read, recall and the database file', async () => {
@@ -364,7 +396,7 @@ describe('MCP over HTTP, trust boundary', () => {
           requestInit: { headers: { Authorization: 'Bearer mcp-token-0123456789abcdef' } },
         }),
       );
-      expect((await authorised.listTools()).tools).toHaveLength(9);
+      expect((await authorised.listTools()).tools).toHaveLength(10);
       await authorised.close();
     } finally {
       await server.close();
@@ -404,7 +436,7 @@ describe('MCP over HTTP, trust boundary', () => {
       // The SDK's own client sends no Origin: it connects as before.
       const client = new Client({ name: 't', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-      expect((await client.listTools()).tools).toHaveLength(9);
+      expect((await client.listTools()).tools).toHaveLength(10);
       await client.close();
     } finally {
       await server.close();

@@ -14,7 +14,11 @@ import type { RecallIndexes } from './recall-indexes.js';
 import type { RecallOptions } from './types.js';
 import type { AppContext } from './context.js';
 import { checkGoal, contextPack, MAX_TEXT_CHARS, toolsOf } from './recall-only.js';
-import { ConflictError, InputError, NotFoundError } from '../errors/index.js';
+import { ConflictError, InputError, NotFoundError, PassLockedError } from '../errors/index.js';
+import { bumpVersion } from '../domain/reconcile.js';
+import { renameProblems } from '../domain/skill-rename.js';
+import { renamedSkill } from '../pipeline/rename.js';
+import type { PassLock } from './synthesis.js';
 
 /**
  * The skill catalogue: recall, the skills and facts and their history, and the changes a person or an outcome
@@ -27,6 +31,7 @@ export class Catalog {
     private readonly ctx: AppContext,
     private readonly indexes: RecallIndexes,
     private readonly changes: Changes,
+    private readonly lock: PassLock,
     /** Called on every recall (the first use may start an automatic pass). */
     private readonly onUse: () => void = () => {},
   ) {
@@ -227,6 +232,65 @@ export class Catalog {
     });
     await this.changes.skills(opts.namespace);
     return saved;
+  }
+
+  /**
+   * Gives a learned skill another name: a new minor version whose title and description lead say it, and whose
+   * SKILL.md says who named it (`named-by`), so that the passes that write the skill again keep the name. Its track
+   * record, sources and lineage stay; `skills diff` shows the change. Refused with a clear error for a name that is
+   * not a valid agentskills name or that another live skill of the namespace has, for an imported skill (its
+   * folder names it), and while a synthesis pass runs on the namespace (PassLockedError), which could write the old
+   * name back. Null when there is no such live skill.
+   */
+  async rename(
+    idOrName: string,
+    newName: string,
+    opts: { namespace?: string; actor?: string } = {},
+  ): Promise<{ from: string; skill: Skill } | null> {
+    const store = this.ctx.requireStore();
+    const ns = this.ctx.ns(opts.namespace);
+    const actor = opts.actor ?? 'user';
+    const release = await this.lock.tryAcquire(ns, 'rename');
+    if (!release)
+      throw new PassLockedError(`a synthesis pass is running on namespace ${ns}; rename the skill when it is done`);
+    let saved: Skill;
+    let from: string;
+    try {
+      const skill = await store.getSkill(ns, idOrName);
+      if (!skill || skill.supersededBy) return null;
+      from = skill.name;
+      const problems = renameProblems(from, newName);
+      if (problems.length) throw new InputError(`rename ${from} to "${newName}": ${problems.join('; ')}`);
+      if (skill.corpus === 'external')
+        throw new ConflictError(
+          `rename ${from}: an imported skill keeps the name its folder gives it; promote it first, or import the folder under another name`,
+        );
+      const clash = (await store.listSkills(ns)).find((s) => s.name === newName && s.id !== skill.id);
+      if (clash)
+        throw new ConflictError(
+          `rename ${from}: another live skill is named ${newName} (${clash.id}); rename or forget that one first`,
+        );
+      const version = bumpVersion(skill.version, 'minor');
+      const named = renamedSkill({ ...skill, version }, newName, actor, this.ctx.config.license);
+      if (!named)
+        throw new ConflictError(
+          `rename ${from}: its text was not written by a pass (imported), so nothing here can say the new name`,
+        );
+      const at = this.ctx.now().toISOString();
+      saved = await store.writeSkill({
+        action: 'rename',
+        skill: { ...named, updatedAt: at },
+        parents: [],
+        actor,
+        detail: { from, to: newName },
+        at,
+      });
+    } finally {
+      await release();
+    }
+    await this.changes.skills(opts.namespace);
+    this.ctx.log.child('rename').info('skill renamed', { from, to: saved.name });
+    return { from, skill: saved };
   }
 
   /**

@@ -85,6 +85,17 @@ export interface MemorySkills {
   setEnabled(idOrName: string, enabled: boolean, opts?: { namespace?: string; actor?: string }): Promise<Skill | null>;
   /** A person promotes an imported skill into the internal corpus: from then on it can be recalled. */
   promote(name: string, opts?: { namespace?: string; actor?: string }): Promise<Skill>;
+  /**
+   * Gives a learned skill another name, kept by every later pass (its SKILL.md says who gave it: `named-by`): a new
+   * minor version whose title and description lead say the name. An invalid name is an InputError; a name another
+   * live skill has, or an imported skill, a ConflictError; a pass running on the namespace, a PassLockedError.
+   * Null when there is no such live skill.
+   */
+  rename(
+    idOrName: string,
+    newName: string,
+    opts?: { namespace?: string; actor?: string },
+  ): Promise<{ from: string; skill: Skill } | null>;
   /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
   /** `sessions`: only the first that many parent sessions are read and given (`parents.sessionCount`: all). */
   explain(idOrName: string, namespace?: string, opts?: { sessions?: number }): Promise<Explanation | null>;
@@ -208,6 +219,7 @@ export class Memory {
       get: (idOrName, namespace) => catalog.getSkill(idOrName, namespace),
       setEnabled: (idOrName, enabled, opts = {}) => catalog.setEnabled(idOrName, enabled, opts),
       promote: (name, opts = {}) => catalog.promote(name, opts),
+      rename: (idOrName, newName, opts = {}) => catalog.rename(idOrName, newName, opts),
       explain: (idOrName, namespace, opts) => catalog.explain(idOrName, namespace, opts),
       diff: (idOrName, opts) => catalog.diff(idOrName, opts),
       compile: (req) => catalog.compile(req),

@@ -79,7 +79,7 @@ function buildServices(ctx: AppContext, auditFile: string | null) {
   const changes = new Changes(indexes, outbox);
   const lock = new PassLock(ctx);
   const synthesis = new Synthesis(ctx, lock, changes);
-  const catalog = new Catalog(ctx, indexes, changes, () => synthesis.noteFirstUse());
+  const catalog = new Catalog(ctx, indexes, changes, lock, () => synthesis.noteFirstUse());
   const capture = new Capture(ctx, synthesis, catalog, lock, changes);
   const skillFiles = new SkillFiles(ctx, catalog, changes);
   return { ctx, outbox, indexes, capture, synthesis, catalog, skillFiles };

@@ -19,11 +19,11 @@ export class PassLock {
   constructor(private readonly ctx: AppContext) {}
 
   /** The release function, or null when another holder has the namespace. */
-  async tryAcquire(namespace: string, purpose: 'pass' | 'forget'): Promise<(() => Promise<void>) | null> {
+  async tryAcquire(namespace: string, purpose: 'pass' | 'forget' | 'rename'): Promise<(() => Promise<void>) | null> {
     const holder =
       purpose === 'pass'
         ? `${hostname()}:${process.pid}:${randomUUID()}`
-        : `${hostname()}:${process.pid}:forget:${randomUUID()}`;
+        : `${hostname()}:${process.pid}:${purpose}:${randomUUID()}`;
     return this.ctx.requireStore().tryLock(`synthesis:${namespace}`, holder, purpose === 'pass' ? 10 * 60_000 : 60_000);
   }
 }

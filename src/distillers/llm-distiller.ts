@@ -1,6 +1,6 @@
 import { redactText } from '../domain/redact.js';
 import { quoteUntrusted } from '../domain/untrusted-text.js';
-import { parseIntermediate, toDescription } from '../domain/skill-md/index.js';
+import { parseIntermediate, titleOfName, toDescription } from '../domain/skill-md/index.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
 import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
@@ -264,7 +264,7 @@ export function draftFromIntermediate(raw: string, input: DistillInput, opts: Tr
   if (!whenToUse) throw fail('when_to_use: empty');
 
   let body = parsed.body.replace(/\r\n?/g, '\n').trim();
-  if (!/^#\s+\S/m.test(body)) body = `# ${titleFromName(name)}\n\n${body}`;
+  if (!/^#\s+\S/m.test(body)) body = `# ${titleOfName(name)}\n\n${body}`;
   const lineCount = body.split('\n').length;
   if (lineCount > opts.maxBodyLines) throw fail(`body too long: ${lineCount} lines (at most ${opts.maxBodyLines})`);
   if (body.length > opts.maxBodyChars)
@@ -353,14 +353,6 @@ function stepsFor(sequence: string[], stepLines: string[], input: DistillInput):
       repeated: false,
     };
   });
-}
-
-function titleFromName(name: string): string {
-  return name
-    .split('-')
-    .filter(Boolean)
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join(' ');
 }
 
 function escapeRegExp(s: string): string {

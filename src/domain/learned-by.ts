@@ -15,8 +15,20 @@ export function learnedByOf(skillMd: string): string | null {
 const metadataLine = (key: string) =>
   new RegExp(`^[ \\t]+${key}:[ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)'|([^\\n]*?))[ \\t]*$`, 'm');
 
+/**
+ * Who gave a skill its name, when a person or an agent did (`skills rename`; skill-rename.ts), or null for the name
+ * its distiller gave it. A pass that writes the skill again keeps a given name.
+ */
+export function namedByOf(skillMd: string): string | null {
+  return metadataOf(skillMd, 'named-by');
+}
+
 /** The frontmatter metadata keys read back from a stored SKILL.md. */
-const METADATA = { 'learned-by': metadataLine('learned-by'), cluster: metadataLine('cluster') };
+const METADATA = {
+  'learned-by': metadataLine('learned-by'),
+  cluster: metadataLine('cluster'),
+  'named-by': metadataLine('named-by'),
+};
 
 /** A value of a SKILL.md's frontmatter metadata (a key indented under `metadata`), or null. */
 export function metadataOf(skillMd: string, key: keyof typeof METADATA): string | null {

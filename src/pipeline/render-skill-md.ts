@@ -10,6 +10,8 @@ export interface RenderOptions {
   sourceSessions: string[];
   clusterId: string | null;
   learnedBy: string;
+  /** Who gave the skill its name (skills rename), when not its distiller: kept by every later write. */
+  namedBy?: string | null;
 }
 
 /** The canonical SKILL.md of a draft: license and version injected, never taken from a distiller. */
@@ -24,6 +26,7 @@ export function renderSkillMd(
     'skill-id': o.id,
     'learned-by': o.learnedBy,
   };
+  if (o.namedBy) metadata['named-by'] = o.namedBy;
   if (o.clusterId) metadata.cluster = o.clusterId;
   if (o.sourceSessions.length) {
     // Provenance ids, capped: the full list is in the store (skills explain / sourceSessions).
@@ -43,13 +46,14 @@ export function renderSkillMd(
 }
 
 /**
- * A skill's SKILL.md written from its own fields (after a new body or new sources): what a pass writes for it,
- * with `learnedBy` the distiller that wrote its text and `clusterId` the group its text names (by default the
- * skill's cluster, else the one its stored text names).
+ * A skill's SKILL.md written from its own fields (after a new body or new sources, a new name): what a pass writes
+ * for it, with `learnedBy` the distiller that wrote its text and `clusterId` the group its text names (by default
+ * the skill's cluster, else the one its stored text names), and `namedBy` who named it (by default, who its stored
+ * text says did).
  */
 export function renderStoredSkill(
   skill: Skill,
-  o: { license: string; learnedBy: string; clusterId?: string | null },
+  o: { license: string; learnedBy: string; clusterId?: string | null; namedBy?: string | null },
 ): string {
   return renderSkillMd(
     {
@@ -67,6 +71,8 @@ export function renderStoredSkill(
       // A skill no cluster holds (compiled from chosen sessions) keeps the origin its text names (`compile`).
       clusterId: o.clusterId !== undefined ? o.clusterId : (skill.clusterId ?? metadataOf(skill.skillMd, 'cluster')),
       learnedBy: o.learnedBy,
+      // A name a person gave stays theirs (else the one its stored text says was given).
+      namedBy: o.namedBy !== undefined ? o.namedBy : metadataOf(skill.skillMd, 'named-by'),
     },
   );
 }

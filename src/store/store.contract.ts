@@ -960,6 +960,46 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           ]);
         });
 
+        it('rename writes the row under its new name as a new version, with its audit record and event; the old name is free', async () => {
+          await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: AT1 });
+          await store.writeSkill({
+            action: 'rename',
+            skill: skill({ name: 'refund-to-card', version: '1.1.0', skillMd: 'renamed text', updatedAt: AT2 }),
+            parents: [],
+            actor: 'user',
+            detail: { from: 'cancel-order', to: 'refund-to-card' },
+            at: AT2,
+          });
+          expect(await store.getSkill('default', 'cancel-order')).toBeNull();
+          expect((await store.getSkill('default', 'refund-to-card'))!).toMatchObject({
+            id: 'sk_old',
+            version: '1.1.0',
+          });
+          expect((await store.skillVersions('sk_old')).map((v) => [v.version, v.reason, v.skillMd])).toEqual([
+            ['1.0.0', 'add', skill().skillMd],
+            ['1.1.0', 'rename', 'renamed text'],
+          ]);
+          expect((await store.events('default')).map((e) => [e.type, e.payload.name, e.payload.from])).toEqual([
+            ['skill.created', 'cancel-order', undefined],
+            ['skill.renamed', 'refund-to-card', 'cancel-order'],
+          ]);
+          // Newest first.
+          expect((await store.audit('default')).map((a) => [a.action, a.actor])).toEqual([
+            ['skill.rename', 'user'],
+            ['skill.add', 'synth'],
+          ]);
+          // The old name is free for another skill.
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_other', name: 'cancel-order' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: AT2,
+          });
+          expect((await store.getSkill('default', 'cancel-order'))!.id).toBe('sk_other');
+        });
+
         it('a version written again takes the new text and keeps the reason and time of its first write', async () => {
           await store.writeSkill({
             action: 'add',

@@ -315,7 +315,7 @@ export interface ClusterRecord {
   newMembers: string[];
 }
 
-export type SkillWriteAction = 'add' | 'update' | 'reinforce' | 'supersede' | 'import' | 'promote';
+export type SkillWriteAction = 'add' | 'update' | 'reinforce' | 'supersede' | 'import' | 'promote' | 'rename';
 
 export interface SkillWrite {
   action: SkillWriteAction;

@@ -88,6 +88,8 @@ export function eventType(action: SkillWrite['action']): string {
       return 'skill.imported';
     case 'promote':
       return 'skill.promoted';
+    case 'rename':
+      return 'skill.renamed';
   }
 }
 

@@ -14,6 +14,7 @@ export const SKILL_EVENT_TYPES = [
   'skill.exported',
   'skill.imported',
   'skill.promoted',
+  'skill.renamed',
   'skill.forgotten',
   'skill.parent_forgotten',
 ] as const;

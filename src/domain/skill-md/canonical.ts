@@ -10,7 +10,7 @@ import {
   type ParsedSkill,
   type SkillParents,
 } from './parse.js';
-import { toDescription, toSkillName, type CanonicalSkillDoc } from './serialize.js';
+import { titleOfName, toDescription, toSkillName, type CanonicalSkillDoc } from './serialize.js';
 import { capAtWordBoundary } from './text.js';
 import { MAX_COMPATIBILITY_LENGTH } from './validate.js';
 
@@ -44,7 +44,7 @@ export function toCanonicalDoc(parsed: ParsedSkill, opts: CanonicalOptions): Can
   const rawBody = normalizeBody(typeof parsed.body === 'string' ? parsed.body : '');
   const name = canonicalName(parsed, rawBody);
   const description = canonicalDescription(parsed, rawBody, name);
-  const body = rawBody.trim() !== '' ? rawBody : `# ${titleOf(name)}\n\n${description}`;
+  const body = rawBody.trim() !== '' ? rawBody : `# ${titleOfName(name)}\n\n${description}`;
 
   const metadata: Record<string, string> = {};
   metadata.version = toSemver(opts.version) ?? toSemver(parsed.version) ?? INITIAL_VERSION;
@@ -109,13 +109,6 @@ function canonicalDescription(parsed: ParsedSkill, body: string, name: string): 
     heading ??= stripped;
   }
   return heading ?? name.replace(/-/g, ' ');
-}
-
-function titleOf(name: string): string {
-  return name
-    .split('-')
-    .map((w) => (w === '' ? w : w[0]!.toUpperCase() + w.slice(1)))
-    .join(' ');
 }
 
 function hasNumberedSteps(body: string): boolean {

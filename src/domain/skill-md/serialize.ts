@@ -85,6 +85,19 @@ const SPECIAL_LETTERS: Record<string, string> = {
  * (`Café` -> `cafe`), apostrophes vanish (`don't` -> `dont`), every other run of non-alphanumerics is one
  * `-`. Longer than 64 characters, it is cut at the last word boundary that fits. Falls back to `skill`.
  */
+/**
+ * The title of a skill name ("fix-mms-messages" -> "Fix Mms Messages"; with an old title, the casing it gave a word
+ * is kept: "Fix MMS Messages").
+ */
+export function titleOfName(name: string, oldTitle = ''): string {
+  const cased = new Map(oldTitle.split(/\s+/).map((w) => [w.toLowerCase(), w] as const));
+  return name
+    .split('-')
+    .filter(Boolean)
+    .map((w) => cased.get(w) ?? w.charAt(0).toUpperCase() + w.slice(1))
+    .join(' ');
+}
+
 export function toSkillName(text: string): string {
   if (typeof text !== 'string') return FALLBACK_SKILL_NAME;
   let s = text

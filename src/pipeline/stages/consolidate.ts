@@ -1,10 +1,12 @@
 import { stepKeysOf } from '../../domain/commands.js';
 import { defaultReconcileRules, oneSkill } from '../../domain/reconcile.js';
 import { strongerThenOlderFirst } from '../../domain/skill-order.js';
+import { namedByOf } from '../../domain/learned-by.js';
 import type { Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import type { SkillCatalog } from '../skill-catalog.js';
 import { mergeExemplars } from '../skill-embedding.js';
+import { renamedSkill } from '../rename.js';
 import { withSupport } from '../support.js';
 
 /**
@@ -50,9 +52,13 @@ export async function consolidateSkills(
       )
         continue;
       const at = deps.now().toISOString();
+      // A name a person gave the absorbed skill is the one they know the task by: the skill that absorbs it takes
+      // it, unless a person named that one too.
+      const given = namedByOf(winner.skillMd) ? null : namedByOf(loser.skillMd);
+      const named = given ? (renamedSkill(winner, loser.name, given, deps.config.license) ?? winner) : winner;
       const absorbed: Skill = withSupport(
         {
-          ...winner,
+          ...named,
           exemplars: winner.exemplars
             ? mergeExemplars(winner.exemplars, loser.exemplars ?? null, deps.embedder.dimensions)
             : (loser.exemplars ?? null),

@@ -2,8 +2,9 @@ import { stepKeysOf } from '../../domain/commands.js';
 import { seedEta } from '../../domain/admit.js';
 import { bumpVersion, defaultReconcileRules, reconcile, type Decision } from '../../domain/reconcile.js';
 import { withBranches } from '../../domain/branches.js';
-import { learnedByOf, olderDistiller } from '../../domain/learned-by.js';
-import type { Skill } from '../../domain/types.js';
+import { learnedByOf, namedByOf, olderDistiller } from '../../domain/learned-by.js';
+import { retitle } from '../../domain/skill-rename.js';
+import type { Draft, Skill } from '../../domain/types.js';
 import type { DraftMaterial, GroupInput } from '../group.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import { renderSkillMd } from '../render-skill-md.js';
@@ -92,7 +93,8 @@ export function reconcileDraft(
   // the procedure did. Under a new name it is superseded (lineage kept, track record carried over), as
   // planners and exports know a skill by its name; under the same name it is updated.
   const upgradedFrom = mine && olderDistiller(learnedByOf(mine.skillMd), deps.distiller.id) ? mine : null;
-  const renamed = !!upgradedFrom && draft.name !== upgradedFrom.name;
+  // A name a person gave (skills rename) is not the distiller's to change.
+  const renamed = !!upgradedFrom && draft.name !== upgradedFrom.name && !namedByOf(upgradedFrom.skillMd);
   const decision: Decision =
     upgradedFrom && reconciled.action !== 'supersede'
       ? { action: renamed ? 'supersede' : 'update', target: upgradedFrom, similarity: 1 }
@@ -121,15 +123,21 @@ export function reconcileDraft(
     // (cancel-pending-order-modify-items beside cancel-pending-order) takes that name back.
     const renamedAway =
       decision.action === 'supersede' && !renamed && draft.name.startsWith(`${decision.target.name}-`);
+    // A name a person gave the skill it supersedes goes on to its successor, which does that task now.
+    const namedBy = decision.action === 'supersede' ? namedByOf(decision.target.skillMd) : null;
     const name =
-      keep || renamedAway ? decision.target.name : taken.has(draft.name) ? uniqueName(draft.name, taken) : draft.name;
-    const named = { ...draft, name };
+      (keep || renamedAway || namedBy) && decision.action === 'supersede'
+        ? decision.target.name
+        : taken.has(draft.name)
+          ? uniqueName(draft.name, taken)
+          : draft.name;
+    const named = { ...draft, name, ...wordsUnder(draft, name, namedBy) };
     const skill: Skill = newSkill(at, {
       ...base,
       id,
       name,
-      description: draft.whenToUse,
-      body: draft.body,
+      description: named.whenToUse,
+      body: named.body,
       skillMd: renderSkillMd(named, {
         license,
         version,
@@ -137,6 +145,7 @@ export function reconcileDraft(
         sourceSessions,
         clusterId: input.clusterId,
         learnedBy: deps.distiller.id,
+        namedBy,
       }),
       version,
       toolsRequired: draft.toolsRequired,
@@ -158,20 +167,22 @@ export function reconcileDraft(
     // A newer distiller that writes this skill's procedure word for word as before (branches are the branch
     // stage's: they are kept, and if that stage finds others, it writes a minor version; the counts of its
     // evidence line are the skill's, below) changes only the skill's metadata: a patch version.
+    // Under the name people know: a name a person gave is said in the draft's title and description too.
+    const words = wordsUnder(draft, t.name, namedByOf(t.skillMd));
     const sameText =
       t === upgradedFrom &&
-      draft.whenToUse === t.description &&
-      sameButEvidence(draft.body, withBranches(t.body, [], String)) &&
+      words.whenToUse === t.description &&
+      sameButEvidence(words.body, withBranches(t.body, [], String)) &&
       draft.toolSequence.join('\n') === t.toolSequence.join('\n');
     const version = bumpVersion(t.version, sameText ? 'patch' : 'minor');
-    const kept = sameText ? { body: t.body, toolsRequired: t.toolsRequired } : draft;
+    const kept = sameText ? { body: t.body, toolsRequired: t.toolsRequired } : { ...draft, body: words.body };
     // Its own group's sessions, and those other groups brought it (reinforcedCounts), still support it; its text
     // is this distiller's, under the name people know.
     const skill: Skill = withSupport(
       {
         ...t,
         ...base,
-        description: draft.whenToUse,
+        description: words.whenToUse,
         body: kept.body,
         version,
         toolsRequired: kept.toolsRequired,
@@ -203,4 +214,15 @@ export function reconcileDraft(
     license,
   );
   return { decision, skill, target: t, at };
+}
+
+/** A draft's description and body, said under `name` when a person gave it (`namedBy`); else as it wrote them. */
+function wordsUnder(
+  draft: Pick<Draft, 'whenToUse' | 'body'>,
+  name: string,
+  namedBy: string | null,
+): { whenToUse: string; body: string } {
+  if (!namedBy) return { whenToUse: draft.whenToUse, body: draft.body };
+  const said = retitle({ description: draft.whenToUse, body: draft.body }, name);
+  return { whenToUse: said.description, body: said.body };
 }

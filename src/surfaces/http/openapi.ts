@@ -111,10 +111,27 @@ export function openApiDocument(version: string) {
           },
         },
         patch: {
-          summary: 'Enable or disable a skill for recall',
+          summary: 'Enable or disable a skill for recall, or rename it (a name later passes keep), or both',
           parameters: [path('name'), csrf],
-          requestBody: body({ type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } } }),
-          responses: { 200: json(ref('Skill')), ...notFound, ...rejected },
+          requestBody: body({
+            type: 'object',
+            minProperties: 1,
+            additionalProperties: false,
+            properties: {
+              enabled: { type: 'boolean' },
+              name: {
+                type: 'string',
+                description:
+                  'new name: 1-64 of a-z, 0-9 and "-", no other live skill has it; a new version says it in its title and description',
+              },
+            },
+          }),
+          responses: {
+            200: json(ref('Skill')),
+            ...notFound,
+            ...rejected,
+            409: error('The name is taken, the skill is imported, or a synthesis pass is running'),
+          },
         },
       },
       '/api/skills/{name}/SKILL.md': {

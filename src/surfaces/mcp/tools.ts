@@ -84,6 +84,7 @@ const output = {
     skills: z.array(z.string()).describe('skills that keep a forgotten-parent marker'),
   },
   forgottenSkill: { id: z.string(), name: z.string() },
+  renamedSkill: { id: z.string(), from: z.string(), name: z.string(), version: z.string() },
   alike: {
     groups: z.array(
       z.object({
@@ -344,6 +345,31 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
           (gone.skills.length ? `; ${gone.skills.join(', ')} keep a forgotten-parent marker` : ''),
         { ...gone },
       );
+    },
+  );
+
+  server.registerTool(
+    'rename_skill',
+    {
+      title: 'Rename a skill',
+      description:
+        'Give a learned skill another name (1-64 of a-z, 0-9 and "-", not taken): a new version says it in its title and description, and later passes keep it. Its track record and lineage stay.',
+      inputSchema: {
+        skill: z.string().min(1).max(200).describe('skill name or id'),
+        name: z.string().min(1).max(200).describe('the new name'),
+      },
+      outputSchema: output.renamedSkill,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    },
+    async (a) => {
+      const res = await memory.skills.rename(a.skill, a.name, { actor: 'mcp' });
+      if (!res) throw new NotFoundError(`no skill named "${a.skill}"`);
+      return answer(`renamed ${res.from} to ${res.skill.name} (version ${res.skill.version})`, {
+        id: res.skill.id,
+        from: res.from,
+        name: res.skill.name,
+        version: res.skill.version,
+      });
     },
   );
 

@@ -108,6 +108,7 @@ function startEvents() {
           'skill.status_changed',
           'skill.retired',
           'skill.promoted',
+          'skill.renamed',
         ].includes(e.type)
       ) {
         ctx.notify(`${e.type.replace('skill.', 'Skill ').replace('_', ' ')}: ${name}`);

@@ -14,7 +14,7 @@ import { nearestName } from '../suggest.js';
  */
 const SHOWN_SOURCES = 10;
 
-/** `skillsmith skills list|show|explain|diff|enable|disable|export|import|promote|forget`: the skill catalogue. */
+/** `skillsmith skills list|show|explain|diff|enable|disable|export|import|promote|rename|forget`: the skill catalogue. */
 export const command: Command = {
   name: 'skills',
   help: `  skills list                 every live skill, imported ones marked (add --all for superseded ones)
@@ -31,21 +31,24 @@ export const command: Command = {
                               corpus (never recalled until promoted); --force stores a different skill under
                               an imported name as its next version (else refused, exit 1)
   skills promote NAME         make an imported skill recallable
+  skills rename NAME NEW      give a learned skill another name (a valid agentskills name no other skill has): a
+                              new version that says it in its title and description; later passes keep it
   skills forget NAME          delete a skill for good: SKILL.md versions, lineage, track record (an audit record stays)`,
   opens: 'memory',
   // Listing reads; enabling, promoting or forgetting a skill needs one stored; import may start a new memory.
   ifMissing: ([sub]) =>
     ['list', 'show', 'explain', 'diff', 'export'].includes(sub ?? '')
       ? 'empty'
-      : ['enable', 'disable', 'promote', 'forget'].includes(sub ?? '')
+      : ['enable', 'disable', 'promote', 'rename', 'forget'].includes(sub ?? '')
         ? 'fail'
         : null,
   usage: ([sub, operand, ...more], flags) => {
     if (sub === undefined || !Object.hasOwn(OPERANDS, sub)) return wrongSubcommand(sub);
     if (OPERANDS[sub] && !(operand ?? (sub === 'export' ? flags.out : undefined)))
       return `usage: skillsmith ${operandUsage(sub)}`;
-    // diff compares at most two versions: a third is a mistake, not something to ignore.
+    // diff compares at most two versions: a third is a mistake, not something to ignore; rename takes one name.
     if (sub === 'diff' && more.length > 2) return `usage: skillsmith ${operandUsage(sub)}`;
+    if (sub === 'rename' && more.length !== 1) return `usage: skillsmith ${operandUsage(sub)}`;
     // A folder to import that is not there is said before a memory is created to import into.
     return sub === 'import' && operand && !existsSync(operand)
       ? `skills import: cannot read "${operand}": no such file or directory`
@@ -55,7 +58,7 @@ export const command: Command = {
 };
 
 /** Each subcommand, and the operand it needs (export takes its folder from --out or an operand). */
-const OPERANDS: Readonly<Record<string, 'NAME' | 'NAME [FROM [TO]]' | 'DIR' | '--out DIR' | null>> = {
+const OPERANDS: Readonly<Record<string, 'NAME' | 'NAME NEW' | 'NAME [FROM [TO]]' | 'DIR' | '--out DIR' | null>> = {
   list: null,
   show: 'NAME',
   explain: 'NAME',
@@ -65,6 +68,7 @@ const OPERANDS: Readonly<Record<string, 'NAME' | 'NAME [FROM [TO]]' | 'DIR' | '-
   export: '--out DIR',
   import: 'DIR',
   promote: 'NAME',
+  rename: 'NAME NEW',
   forget: 'NAME',
 };
 const SUBCOMMANDS = Object.keys(OPERANDS);
@@ -177,6 +181,16 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
             : 'the same SKILL.md',
         );
       }
+      return 0;
+    }
+    case 'rename': {
+      const res = await memory.skills.rename(operand, rest[1] as string, { actor: 'cli' });
+      if (!res) return notFound(operand);
+      if (flags.json) printJson({ from: res.from, skill: skillJson(res.skill) });
+      else
+        out(
+          `${res.from} renamed ${res.skill.name} (version ${res.skill.version}); later passes keep the name. skills diff ${res.skill.name} shows the change.`,
+        );
       return 0;
     }
     case 'forget': {

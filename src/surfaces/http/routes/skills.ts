@@ -62,7 +62,16 @@ const feedbackBody = z.object({
   sessionId: z.string().min(1).max(500).optional(),
 });
 
-/** The skill catalogue: list, read, enable/disable, explain, feedback and export. */
+const patchBody = z
+  .object({
+    enabled: z.boolean().optional(),
+    /** The skill's new name (skills rename): its validity is the catalogue's to judge, with the reason. */
+    name: z.string().min(1).max(200).optional(),
+  })
+  .strict()
+  .refine((b) => b.enabled !== undefined || b.name !== undefined, { message: 'give "enabled", "name" or both' });
+
+/** The skill catalogue: list, read, enable/disable, rename, explain, feedback and export. */
 export function skillRoutes(memory: Memory): Hono {
   const app = new Hono();
 
@@ -110,10 +119,19 @@ export function skillRoutes(memory: Memory): Hono {
     return c.json({ ...skillJson(skill), skillMd: skill.skillMd });
   });
 
+  // Enable or disable, rename (a name later passes keep), or both: the rename first.
   app.patch('/skills/:name', async (c) => {
-    const { enabled } = await readJson(c, z.object({ enabled: z.boolean() }));
-    const skill = await memory.skills.setEnabled(c.req.param('name'), enabled, { actor: 'http' });
-    if (!skill) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
+    const { enabled, name } = await readJson(c, patchBody);
+    let current = c.req.param('name');
+    let skill: Skill | null = null;
+    if (name !== undefined) {
+      const renamed = await memory.skills.rename(current, name, { actor: 'http' });
+      if (!renamed) throw new HttpError(404, `no skill named "${current}"`);
+      skill = renamed.skill;
+      current = skill.name;
+    }
+    if (enabled !== undefined) skill = await memory.skills.setEnabled(current, enabled, { actor: 'http' });
+    if (!skill) throw new HttpError(404, `no skill named "${current}"`);
     return c.json(skillJson(skill));
   });
 

@@ -70,6 +70,7 @@ export async function skillView(main: HTMLElement, name: string, ctx: ViewContex
         },
         'Download SKILL.md',
       ),
+      skill.corpus === 'internal' && !skill.supersededBy ? renameControl(skill, ctx) : null,
     ),
     h(
       'dl',
@@ -105,6 +106,60 @@ export async function skillView(main: HTMLElement, name: string, ctx: ViewContex
     section('Versions', versions(ex, name)),
     ex.supersedeChain.length > 1 ? section('Supersede chain', chain(ex, skill.id)) : null,
   );
+}
+
+/**
+ * "Rename": a form that gives the skill another name (PATCH with `name`). The new name's page opens once it is
+ * stored; a name the server refuses is said with its reason, and the form stays for another try.
+ */
+function renameControl(skill: Skill, ctx: ViewContext): HTMLElement {
+  const input = h('input', {
+    id: 'rename-to',
+    name: 'name',
+    value: skill.name,
+    required: true,
+    maxlength: '64',
+    pattern: '[a-z0-9]+(-[a-z0-9]+)*',
+    spellcheck: 'false',
+    autocomplete: 'off',
+    'aria-describedby': 'rename-hint',
+  });
+  const form = h(
+    'form',
+    { class: 'rename', hidden: true },
+    h('label', { for: 'rename-to' }, 'New name'),
+    input,
+    h('span', { id: 'rename-hint', class: 'muted' }, 'a-z, 0-9 and "-"; later passes keep it'),
+    h('button', { type: 'submit', class: 'primary' }, 'Save name'),
+    h('button', { type: 'button', onclick: () => close() }, 'Cancel'),
+  );
+  const open = h('button', { type: 'button', 'aria-expanded': 'false' }, 'Rename');
+  const close = () => {
+    form.hidden = true;
+    open.setAttribute('aria-expanded', 'false');
+    open.focus();
+  };
+  open.addEventListener('click', () => {
+    form.hidden = false;
+    open.setAttribute('aria-expanded', 'true');
+    input.focus();
+    input.select();
+  });
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const wanted = input.value.trim();
+    if (wanted === skill.name) return close();
+    try {
+      const renamed = await api.patch<Skill>(`/api/skills/${encodeURIComponent(skill.name)}`, { name: wanted });
+      ctx.notify(`${skill.name} is now ${renamed.name} (version ${renamed.version})`);
+      ctx.changed();
+      location.hash = skillHref(renamed.name);
+    } catch (err) {
+      ctx.notify(`Could not rename ${skill.name}: ${(err as Error).message}`, 'error');
+      input.focus();
+    }
+  });
+  return h('span', { class: 'rename-control' }, open, form);
 }
 
 function section(title: string, ...content: (Node | null)[]): HTMLElement {

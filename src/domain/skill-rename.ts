@@ -1,0 +1,41 @@
+/**
+ * A name a person gives a learned skill. Planners and exports know a skill by its name, so the name must be a
+ * valid agentskills name, and the text that says the name (the body's title, the description's lead, both written
+ * from the name by the distiller) says the new one. A name given by a person outlasts the passes that write the
+ * skill again: its SKILL.md says who named it (`named-by`), and a pass keeps that name. Pure.
+ */
+import { titleOfName, validateSkillName } from './skill-md/index.js';
+
+/** The title of a body: its first line when that is a level-1 heading, else null. */
+function titleOf(body: string): string | null {
+  const m = /^# (.+)$/m.exec(body);
+  return m && body.slice(0, m.index).trim() === '' ? m[1]!.trim() : null;
+}
+
+/**
+ * The text of a skill said under another name: the body's title and the description's lead ("Old Title: ..."),
+ * where they say the title. `fromTitle`: the title the text says now (default: the body's own), for a text a
+ * distiller wrote under its own name.
+ */
+export function retitle(
+  text: { description: string; body: string },
+  name: string,
+  fromTitle: string | null = titleOf(text.body),
+): { description: string; body: string } {
+  if (!fromTitle) return text;
+  const title = titleOfName(name, fromTitle);
+  const lead = `${fromTitle}: `;
+  return {
+    description: text.description.startsWith(lead)
+      ? `${title}: ${text.description.slice(lead.length)}`
+      : text.description,
+    body: titleOf(text.body) === fromTitle ? text.body.replace(`# ${fromTitle}`, `# ${title}`) : text.body,
+  };
+}
+
+/** Why a skill cannot take this name (empty when it can): the agentskills rules, and the name it has already. */
+export function renameProblems(from: string, to: string): string[] {
+  const errors = validateSkillName(to).map((e) => e.replace(/^name: /, ''));
+  if (!errors.length && to === from) errors.push(`it is already named ${to}`);
+  return errors;
+}

@@ -1,0 +1,231 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Memory } from '../src/app/memory.js';
+import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
+import { validateSkillMd } from '../src/domain/skill-md/index.js';
+import type { Session } from '../src/domain/types.js';
+import { ConflictError, InputError } from '../src/errors/index.js';
+import { runCli } from './support/surfaces.js';
+import { tempDbPath } from './support/tau.js';
+
+const config = { synthesis: { cooldownMs: 0, minSteps: 2 } };
+
+/** Refund run `i`: the order is looked up, then refunded; every call succeeds, and so does the run unless told. */
+function refund(
+  i: number,
+  tools = ['get_order_details', 'refund_order'],
+  outcome: 'success' | 'failure' = 'success',
+): Session {
+  const order = `#W${1000 + i}`;
+  return {
+    id: `refund-${i}`,
+    namespace: 'default',
+    goal: `Refund order ${order} to the original payment method`,
+    outcome,
+    reward: outcome === 'success' ? 1 : 0,
+    agentId: null,
+    source: 'test',
+    startedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+    endedAt: null,
+    calls: tools.map((tool, position) => ({
+      position,
+      tool,
+      args: { order_id: order },
+      result: JSON.stringify({ order_id: order, status: 'refunded' }),
+      ok: true,
+      error: null,
+      durationMs: 5,
+      at: null,
+    })),
+  };
+}
+
+/** A memory that learned one skill from six refunds. */
+async function learnedRefund(db = tempDbPath()): Promise<{ memory: Memory; name: string; id: string; db: string }> {
+  const memory = await openMemory({ db, config, logLevel: 'silent' });
+  await memory.ingest(Array.from({ length: 6 }, (_, i) => refund(i)));
+  await memory.synthesize();
+  const [skill] = await memory.skills.list();
+  return { memory, name: skill!.name, id: skill!.id, db };
+}
+
+describe('a learned skill renamed', () => {
+  it('is a new version under the new name, said in its title and description; its record and lineage stay', async () => {
+    const { memory, name, id } = await learnedRefund();
+    await memory.feedback(name, 'pass');
+    const before = (await memory.skills.get(id))!;
+    const res = await memory.skills.rename(name, 'refund-to-card', { actor: 'user' });
+    expect(res!.from).toBe(name);
+    const after = res!.skill;
+    expect(after).toMatchObject({
+      id,
+      name: 'refund-to-card',
+      version: '1.1.0',
+      eta: before.eta,
+      trialsAttempted: before.trialsAttempted,
+      sourceSessions: before.sourceSessions,
+      toolSequence: before.toolSequence,
+    });
+    expect(after.description).toMatch(/^Refund To Card: /);
+    expect(after.body.split('\n')[0]).toBe('# Refund To Card');
+    // The text below the title is the one it had.
+    expect(after.body.split('\n').slice(1)).toEqual(before.body.split('\n').slice(1));
+    expect(after.skillMd).toMatch(/^ {2}named-by: user$/m);
+    expect(validateSkillMd(after.skillMd, { dirName: 'refund-to-card' }).errors).toEqual([]);
+
+    expect(await memory.skills.get(name)).toBeNull();
+    const ex = (await memory.skills.explain('refund-to-card'))!;
+    expect(ex.versions.map((v) => [v.version, v.reason])).toEqual([
+      ['1.0.0', 'add'],
+      ['1.1.0', 'rename'],
+    ]);
+    const diff = (await memory.skills.diff('refund-to-card'))!;
+    const changed = diff.hunks.flatMap((h) => h.lines).filter((l) => l.op !== ' ');
+    expect(changed.map((l) => `${l.op}${l.text}`)).toEqual(
+      expect.arrayContaining([`-name: ${name}`, '+name: refund-to-card', '+# Refund To Card', '+  named-by: user']),
+    );
+    const events = await memory.events.list();
+    expect(events.at(-1)).toMatchObject({
+      type: 'skill.renamed',
+      skillId: id,
+      payload: expect.objectContaining({ name: 'refund-to-card', from: name, to: 'refund-to-card' }),
+    });
+    // Recalled, and exported, under the new name.
+    const recalled = await memory.recall('Refund order #W2000 to the original payment method');
+    expect(recalled.map((s) => s.name)).toEqual(['refund-to-card']);
+    const out = mkdtempSync(join(tmpdir(), 'skillsmith-rename-export-'));
+    await memory.skills.export(out);
+    expect(readFileSync(join(out, 'refund-to-card', 'SKILL.md'), 'utf8')).toContain('name: refund-to-card');
+    await memory.close();
+  });
+
+  it('is refused, with the reason, for a name it cannot take; nothing changes', async () => {
+    const { memory, name, id } = await learnedRefund();
+    await memory.ingest(
+      Array.from({ length: 6 }, (_, i) => ({
+        ...refund(20 + i),
+        id: `cancel-${i}`,
+        goal: `Cancel my pending order #W${3000 + i} please`,
+        calls: refund(20 + i).calls.map((c) => (c.tool === 'refund_order' ? { ...c, tool: 'cancel_order' } : c)),
+      })),
+    );
+    await memory.synthesize();
+    const other = (await memory.skills.list()).find((s) => s.id !== id)!;
+    await expect(memory.skills.rename(name, other.name)).rejects.toThrow(ConflictError);
+    await expect(memory.skills.rename(name, other.name)).rejects.toThrow(`another live skill is named ${other.name}`);
+    await expect(memory.skills.rename(name, 'Refund Card')).rejects.toThrow(InputError);
+    await expect(memory.skills.rename(name, 'refund--card')).rejects.toThrow('must not contain "--"');
+    await expect(memory.skills.rename(name, 'x'.repeat(65))).rejects.toThrow('at most 64 characters');
+    await expect(memory.skills.rename(name, name)).rejects.toThrow(`already named ${name}`);
+    expect(await memory.skills.rename('no-such-skill', 'anything')).toBeNull();
+    // An imported skill keeps the name its folder gives it.
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-rename-import-'));
+    mkdirSync(join(dir, 'brew-tea'));
+    writeFileSync(
+      join(dir, 'brew-tea', 'SKILL.md'),
+      '---\nname: brew-tea\ndescription: Brew a pot of tea.\n---\n\n# Brew Tea\n\n1. Boil water.\n2. Steep.\n',
+    );
+    await memory.skills.import(dir);
+    await expect(memory.skills.rename('brew-tea', 'make-tea')).rejects.toThrow('imported skill keeps the name');
+    expect((await memory.skills.get(id))!).toMatchObject({ name, version: '1.0.0' });
+    expect((await memory.skills.list({ corpus: 'external' })).map((s) => s.name)).toEqual(['brew-tea']);
+    await memory.close();
+  });
+
+  it('keeps its name when its group grows and a pass writes it again', async () => {
+    const { memory, name, id } = await learnedRefund();
+    await memory.skills.rename(name, 'refund-to-card');
+    // Ten more runs, which check the payment method before the refund: the procedure itself changes.
+    await memory.ingest(
+      Array.from({ length: 10 }, (_, i) => refund(40 + i, ['get_order_details', 'get_payment_method', 'refund_order'])),
+    );
+    const report = await memory.synthesize();
+    expect(report.updated.map((s) => s.id)).toEqual([id]);
+    expect(report.created).toEqual([]);
+    const skill = (await memory.skills.get(id))!;
+    expect(skill.name).toBe('refund-to-card');
+    expect(skill.toolSequence).toContain('get_payment_method');
+    expect(skill.sourceSessions).toHaveLength(16);
+    expect(skill.body).toMatch(/^# Refund To Card\n\nLearned from 16 successful sessions/);
+    expect(skill.description).toMatch(/^Refund To Card: /);
+    expect(skill.skillMd).toMatch(/^ {2}named-by: user$/m);
+    expect(await memory.skills.get(name)).toBeNull();
+    await memory.close();
+  });
+
+  it('gives its name to the better procedure of its group that supersedes it', async () => {
+    const memory = await openMemory({ db: tempDbPath(), config, logLevel: 'silent' });
+    // Six of ten runs of the short procedure succeeded; then fourteen of a longer one, all of them.
+    await memory.ingest([
+      ...Array.from({ length: 6 }, (_, i) => refund(i)),
+      ...Array.from({ length: 4 }, (_, i) => refund(10 + i, undefined, 'failure')),
+    ]);
+    await memory.synthesize();
+    const [first] = await memory.skills.list();
+    await memory.skills.rename(first!.name, 'refund-to-card');
+    await memory.ingest(
+      Array.from({ length: 14 }, (_, i) =>
+        refund(40 + i, ['get_order_details', 'get_payment_method', 'check_refund_policy', 'refund_order']),
+      ),
+    );
+    const report = await memory.synthesize();
+    expect(report.superseded.map((s) => s.supersedes)).toEqual([first!.id]);
+    const [next] = await memory.skills.list();
+    expect(next).toMatchObject({ name: 'refund-to-card', version: '2.0.0' });
+    expect(next!.toolSequence).toContain('check_refund_policy');
+    expect(next!.body.split('\n')[0]).toBe('# Refund To Card');
+    expect(next!.description).toMatch(/^Refund To Card: /);
+    expect(next!.skillMd).toMatch(/^ {2}named-by: user$/m);
+    await memory.close();
+  });
+
+  it('keeps its name when a newer distiller writes it again', async () => {
+    const { memory, name, id, db } = await learnedRefund();
+    await memory.skills.rename(name, 'refund-to-card');
+    const renamed = (await memory.skills.get(id))!;
+    await memory.close();
+    // What an earlier release of the distiller left: the same skill, its text written by heuristic@1.
+    const raw = new Database(db);
+    raw
+      .prepare('UPDATE skills SET skill_md = ? WHERE id = ?')
+      .run(renamed.skillMd.replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: heuristic@1'), id);
+    raw.close();
+    const upgraded = await openMemory({ db, config, logLevel: 'silent' });
+    const report = await upgraded.synthesize();
+    // Without the given name, the distiller's own name would have superseded it (a new skill, its lineage kept).
+    expect(report.superseded).toEqual([]);
+    expect(report.updated.map((s) => s.id)).toEqual([id]);
+    const skill = (await upgraded.skills.get(id))!;
+    expect(skill).toMatchObject({ name: 'refund-to-card', supersededBy: null });
+    expect(skill.skillMd).toContain(`learned-by: ${HEURISTIC_DISTILLER_ID}`);
+    expect(skill.skillMd).toMatch(/^ {2}named-by: user$/m);
+    expect(skill.body.split('\n')[0]).toBe('# Refund To Card');
+    await upgraded.close();
+  });
+
+  it('from the command line: said in words or as JSON; a bad name exits 1 and a missing one is a usage error', async () => {
+    const { memory, name, db } = await learnedRefund();
+    await memory.close();
+    const text = runCli(['skills', 'rename', name, 'refund-to-card', '--db', db], tmpdir());
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`${name} renamed refund-to-card (version 1.1.0)`);
+    const json = runCli(['skills', 'rename', 'refund-to-card', 'refund-order-payment', '--db', db, '--json'], tmpdir());
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      from: 'refund-to-card',
+      skill: { name: 'refund-order-payment', version: '1.2.0' },
+    });
+    const bad = runCli(['skills', 'rename', 'refund-order-payment', 'Refund', '--db', db], tmpdir());
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('rename refund-order-payment to "Refund": must be lowercase ASCII letters');
+    const missing = runCli(['skills', 'rename', 'refund-order-payment', '--db', db], tmpdir());
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('usage: skillsmith skills rename NAME NEW');
+    const unknown = runCli(['skills', 'rename', 'no-such-skill', 'other', '--db', db], tmpdir());
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no skill named "no-such-skill"');
+  });
+});
