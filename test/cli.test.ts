@@ -848,7 +848,7 @@ describe('usage', () => {
     [['learn'], /needs at least one FILE/],
     [
       ['skills'],
-      /skills needs a subcommand: list, show, explain, diff, enable, disable, export, import, promote or forget/,
+      /skills needs a subcommand: list, show, explain, diff, enable, disable, export, import, promote, rename or forget/,
     ],
     [['skills', 'lst'], /unknown skills subcommand "lst" \(did you mean "list"\?\)/],
     [['sessions'], /sessions needs a subcommand: list, show, forget or alike/],
