@@ -364,7 +364,9 @@ describe('skills', () => {
     const r = await api('PATCH', '/api/skills/modify-pending-order-items', { body: { name: 'change-order-items' } });
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ id: before.id, name: 'change-order-items', version: '1.1.0', enabled: true });
-    expect((await api('GET', '/api/skills/modify-pending-order-items')).status).toBe(404);
+    const old = await api('GET', '/api/skills/modify-pending-order-items');
+    expect(old.status).toBe(404);
+    expect(old.data.error).toBe('no skill named "modify-pending-order-items": it was renamed change-order-items');
     const now = await api('GET', '/api/skills/change-order-items');
     expect(now.data.skillMd).toMatch(/^ {2}named-by: http$/m);
     expect(now.data.description).toMatch(/^Change Order Items: /);

@@ -333,6 +333,9 @@ describe.each([
     expect(await toolError(client, 'rename_skill', { skill: 'no-such-skill', name: 'anything' })).toMatch(
       /no skill named/,
     );
+    expect(await toolError(client, 'forget_skill', { skill: 'modify-pending-order-items' })).toMatch(
+      /no skill named "modify-pending-order-items": it was renamed change-order-items/,
+    );
     const after = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
     expect(after.skills.map((s) => s.name).sort()).toEqual(skills.map((s) => s.name).sort());
   });

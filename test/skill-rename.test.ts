@@ -77,7 +77,14 @@ describe('a learned skill renamed', () => {
     expect(after.skillMd).toMatch(/^ {2}named-by: user$/m);
     expect(validateSkillMd(after.skillMd, { dirName: 'refund-to-card' }).errors).toEqual([]);
 
+    expect(after.skillMd).toMatch(new RegExp(`^ {2}renamed-from: ${name}$`, 'm'));
     expect(await memory.skills.get(name)).toBeNull();
+    // A lookup by the name it had says what it is called now.
+    expect(await memory.skills.renamedTo(name)).toBe('refund-to-card');
+    expect(await memory.skills.renamedTo('refund-to-card')).toBeNull();
+    await expect(memory.feedback(name, 'up')).rejects.toThrow(
+      `no skill named "${name}" in namespace default: it was renamed refund-to-card`,
+    );
     const ex = (await memory.skills.explain('refund-to-card'))!;
     expect(ex.versions.map((v) => [v.version, v.reason])).toEqual([
       ['1.0.0', 'add'],
@@ -218,6 +225,12 @@ describe('a learned skill renamed', () => {
       from: 'refund-to-card',
       skill: { name: 'refund-order-payment', version: '1.2.0' },
     });
+    // Its names so far, the latest first; a lookup by either says what it is called now.
+    const shown = runCli(['skills', 'show', 'refund-order-payment', '--db', db], tmpdir());
+    expect(shown.stdout).toContain(`  renamed-from: refund-to-card ${name}\n`);
+    const old = runCli(['skills', 'show', name, '--db', db], tmpdir());
+    expect(old.code).toBe(1);
+    expect(old.stderr).toBe(`skillsmith: no skill named "${name}": it was renamed refund-order-payment\n`);
     const bad = runCli(['skills', 'rename', 'refund-order-payment', 'Refund', '--db', db], tmpdir());
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('rename refund-order-payment to "Refund": must be lowercase ASCII letters');
@@ -227,5 +240,10 @@ describe('a learned skill renamed', () => {
     const unknown = runCli(['skills', 'rename', 'no-such-skill', 'other', '--db', db], tmpdir());
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no skill named "no-such-skill"');
+    // Its first name taken back is its name again, not a former one.
+    expect(runCli(['skills', 'rename', 'refund-order-payment', name, '--db', db], tmpdir()).code).toBe(0);
+    expect(runCli(['skills', 'show', name, '--db', db], tmpdir()).stdout).toContain(
+      '  renamed-from: refund-order-payment refund-to-card\n',
+    );
   });
 });

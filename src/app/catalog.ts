@@ -15,6 +15,7 @@ import type { RecallOptions } from './types.js';
 import type { AppContext } from './context.js';
 import { checkGoal, contextPack, MAX_TEXT_CHARS, toolsOf } from './recall-only.js';
 import { ConflictError, InputError, NotFoundError, PassLockedError } from '../errors/index.js';
+import { givenNameOf } from '../domain/learned-by.js';
 import { bumpVersion } from '../domain/reconcile.js';
 import { renameProblems } from '../domain/skill-rename.js';
 import { renamedSkill } from '../pipeline/rename.js';
@@ -166,7 +167,12 @@ export class Catalog {
       at: this.ctx.now().toISOString(),
       compute: (s) => lifecycleStep(s, sig, this.ctx.config.lifecycle),
     });
-    if (!res) throw new NotFoundError(`no skill named "${idOrName}" in namespace ${this.ctx.ns(opts.namespace)}`);
+    if (!res) {
+      const now = await this.renamedTo(idOrName, opts.namespace);
+      throw new NotFoundError(
+        `no skill named "${idOrName}" in namespace ${this.ctx.ns(opts.namespace)}${now ? `: it was renamed ${now}` : ''}`,
+      );
+    }
     this.ctx.log
       .child('lifecycle')
       .info('feedback', { skill: res.after.name, signal: sig.kind, eta: res.after.eta, status: res.after.status });
@@ -196,6 +202,16 @@ export class Catalog {
     }
     if (credited.length) await this.changes.skills(namespace);
     return credited;
+  }
+
+  /**
+   * The name a live learned skill has now that was once named `formerName` (`skills rename` keeps the names before
+   * it: `renamed-from`), for a lookup by that name that found nothing; null when no live skill was.
+   */
+  async renamedTo(formerName: string, namespace?: string): Promise<string | null> {
+    const live = await this.ctx.requireStore().listSkills(this.ctx.ns(namespace), { corpus: 'internal' });
+    if (live.some((s) => s.name === formerName)) return null;
+    return live.find((s) => givenNameOf(s.skillMd)?.formerNames.includes(formerName))?.name ?? null;
   }
 
   async setEnabled(

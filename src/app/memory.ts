@@ -96,6 +96,8 @@ export interface MemorySkills {
     newName: string,
     opts?: { namespace?: string; actor?: string },
   ): Promise<{ from: string; skill: Skill } | null>;
+  /** The name a live skill has now that was once named `formerName` (renamed), or null: for a lookup that failed. */
+  renamedTo(formerName: string, namespace?: string): Promise<string | null>;
   /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
   /** `sessions`: only the first that many parent sessions are read and given (`parents.sessionCount`: all). */
   explain(idOrName: string, namespace?: string, opts?: { sessions?: number }): Promise<Explanation | null>;
@@ -220,6 +222,7 @@ export class Memory {
       setEnabled: (idOrName, enabled, opts = {}) => catalog.setEnabled(idOrName, enabled, opts),
       promote: (name, opts = {}) => catalog.promote(name, opts),
       rename: (idOrName, newName, opts = {}) => catalog.rename(idOrName, newName, opts),
+      renamedTo: (formerName, namespace) => catalog.renamedTo(formerName, namespace),
       explain: (idOrName, namespace, opts) => catalog.explain(idOrName, namespace, opts),
       diff: (idOrName, opts) => catalog.diff(idOrName, opts),
       compile: (req) => catalog.compile(req),

@@ -15,12 +15,21 @@ export function learnedByOf(skillMd: string): string | null {
 const metadataLine = (key: string) =>
   new RegExp(`^[ \\t]+${key}:[ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)'|([^\\n]*?))[ \\t]*$`, 'm');
 
+/** A name a person or an agent gave a skill (`skills rename`; skill-rename.ts): who gave it, and the names before it. */
+export interface GivenName {
+  namedBy: string;
+  /** The skill's earlier names, the latest first (`renamed-from`): a lookup by one of them can say what it is now. */
+  formerNames: string[];
+}
+
 /**
- * Who gave a skill its name, when a person or an agent did (`skills rename`; skill-rename.ts), or null for the name
- * its distiller gave it. A pass that writes the skill again keeps a given name.
+ * The name a person or an agent gave a skill, as its SKILL.md says (`named-by`, `renamed-from`), or null for the
+ * name its distiller gave it. A pass that writes the skill again keeps a given name.
  */
-export function namedByOf(skillMd: string): string | null {
-  return metadataOf(skillMd, 'named-by');
+export function givenNameOf(skillMd: string): GivenName | null {
+  const namedBy = metadataOf(skillMd, 'named-by');
+  if (!namedBy) return null;
+  return { namedBy, formerNames: (metadataOf(skillMd, 'renamed-from') ?? '').split(/\s+/).filter(Boolean) };
 }
 
 /** The frontmatter metadata keys read back from a stored SKILL.md. */
@@ -28,6 +37,7 @@ const METADATA = {
   'learned-by': metadataLine('learned-by'),
   cluster: metadataLine('cluster'),
   'named-by': metadataLine('named-by'),
+  'renamed-from': metadataLine('renamed-from'),
 };
 
 /** A value of a SKILL.md's frontmatter metadata (a key indented under `metadata`), or null. */

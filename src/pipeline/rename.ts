@@ -1,4 +1,4 @@
-import { learnedByOf } from '../domain/learned-by.js';
+import { givenNameOf, learnedByOf } from '../domain/learned-by.js';
 import { retitle } from '../domain/skill-rename.js';
 import type { Skill } from '../domain/types.js';
 import { renderStoredSkill } from './render-skill-md.js';
@@ -14,5 +14,11 @@ export function renamedSkill(skill: Skill, name: string, namedBy: string, licens
   if (!learnedBy) return null;
   const said = retitle({ description: skill.description, body: skill.body }, name);
   const named: Skill = { ...skill, name, description: said.description, body: said.body };
-  return { ...named, skillMd: renderStoredSkill(named, { license, learnedBy, namedBy }) };
+  // The names it had, the latest first; a name it takes back is its name again, not a former one.
+  const before = [skill.name, ...(givenNameOf(skill.skillMd)?.formerNames ?? [])];
+  const formerNames = [...new Set(before)].filter((n) => n !== name).slice(0, MAX_FORMER_NAMES);
+  return { ...named, skillMd: renderStoredSkill(named, { license, learnedBy, given: { namedBy, formerNames } }) };
 }
+
+/** Former names a SKILL.md keeps (`renamed-from`): enough to find a skill by the names people last knew. */
+const MAX_FORMER_NAMES = 8;

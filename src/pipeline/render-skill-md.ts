@@ -1,7 +1,7 @@
 import { serializeSkillMd } from '../domain/skill-md/index.js';
 import type { Draft, Skill } from '../domain/types.js';
 import { sessionRef } from '../domain/session-ref.js';
-import { metadataOf } from '../domain/learned-by.js';
+import { givenNameOf, metadataOf, type GivenName } from '../domain/learned-by.js';
 
 export interface RenderOptions {
   license: string;
@@ -10,8 +10,8 @@ export interface RenderOptions {
   sourceSessions: string[];
   clusterId: string | null;
   learnedBy: string;
-  /** Who gave the skill its name (skills rename), when not its distiller: kept by every later write. */
-  namedBy?: string | null;
+  /** The name a person gave the skill (skills rename), when not its distiller: kept by every later write. */
+  given?: GivenName | null;
 }
 
 /** The canonical SKILL.md of a draft: license and version injected, never taken from a distiller. */
@@ -26,7 +26,10 @@ export function renderSkillMd(
     'skill-id': o.id,
     'learned-by': o.learnedBy,
   };
-  if (o.namedBy) metadata['named-by'] = o.namedBy;
+  if (o.given) {
+    metadata['named-by'] = o.given.namedBy;
+    if (o.given.formerNames.length) metadata['renamed-from'] = o.given.formerNames.join(' ');
+  }
   if (o.clusterId) metadata.cluster = o.clusterId;
   if (o.sourceSessions.length) {
     // Provenance ids, capped: the full list is in the store (skills explain / sourceSessions).
@@ -48,12 +51,12 @@ export function renderSkillMd(
 /**
  * A skill's SKILL.md written from its own fields (after a new body or new sources, a new name): what a pass writes
  * for it, with `learnedBy` the distiller that wrote its text and `clusterId` the group its text names (by default
- * the skill's cluster, else the one its stored text names), and `namedBy` who named it (by default, who its stored
- * text says did).
+ * the skill's cluster, else the one its stored text names), and `given` the name a person gave it (by default, the
+ * one its stored text says was given).
  */
 export function renderStoredSkill(
   skill: Skill,
-  o: { license: string; learnedBy: string; clusterId?: string | null; namedBy?: string | null },
+  o: { license: string; learnedBy: string; clusterId?: string | null; given?: GivenName | null },
 ): string {
   return renderSkillMd(
     {
@@ -71,8 +74,8 @@ export function renderStoredSkill(
       // A skill no cluster holds (compiled from chosen sessions) keeps the origin its text names (`compile`).
       clusterId: o.clusterId !== undefined ? o.clusterId : (skill.clusterId ?? metadataOf(skill.skillMd, 'cluster')),
       learnedBy: o.learnedBy,
-      // A name a person gave stays theirs (else the one its stored text says was given).
-      namedBy: o.namedBy !== undefined ? o.namedBy : metadataOf(skill.skillMd, 'named-by'),
+      // A name a person gave stays theirs (by default, the one its stored text says was given).
+      given: o.given !== undefined ? o.given : givenNameOf(skill.skillMd),
     },
   );
 }

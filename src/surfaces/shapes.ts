@@ -78,3 +78,15 @@ export function sessionSummary(s: Session) {
 export function sessionJson(s: Session) {
   return { ...sessionSummary(s), labels: s.labels ?? null, calls: s.calls };
 }
+
+/**
+ * What a lookup by a name that found no skill says: the name, and the name the skill has now when it was renamed
+ * (a planner or a person may still use the name it had).
+ */
+export async function noSkillNamed(
+  memory: { skills: { renamedTo(formerName: string): Promise<string | null> } },
+  name: string,
+): Promise<string> {
+  const now = await memory.skills.renamedTo(name);
+  return `no skill named "${name}"${now ? `: it was renamed ${now}` : ''}`;
+}

@@ -1,7 +1,7 @@
 import { stepKeysOf } from '../../domain/commands.js';
 import { defaultReconcileRules, oneSkill } from '../../domain/reconcile.js';
 import { strongerThenOlderFirst } from '../../domain/skill-order.js';
-import { namedByOf } from '../../domain/learned-by.js';
+import { givenNameOf } from '../../domain/learned-by.js';
 import type { Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import type { SkillCatalog } from '../skill-catalog.js';
@@ -54,8 +54,8 @@ export async function consolidateSkills(
       const at = deps.now().toISOString();
       // A name a person gave the absorbed skill is the one they know the task by: the skill that absorbs it takes
       // it, unless a person named that one too.
-      const given = namedByOf(winner.skillMd) ? null : namedByOf(loser.skillMd);
-      const named = given ? (renamedSkill(winner, loser.name, given, deps.config.license) ?? winner) : winner;
+      const given = givenNameOf(winner.skillMd) ? null : givenNameOf(loser.skillMd);
+      const named = given ? (renamedSkill(winner, loser.name, given.namedBy, deps.config.license) ?? winner) : winner;
       const absorbed: Skill = withSupport(
         {
           ...named,

@@ -2,7 +2,7 @@ import { stepKeysOf } from '../../domain/commands.js';
 import { seedEta } from '../../domain/admit.js';
 import { bumpVersion, defaultReconcileRules, reconcile, type Decision } from '../../domain/reconcile.js';
 import { withBranches } from '../../domain/branches.js';
-import { learnedByOf, namedByOf, olderDistiller } from '../../domain/learned-by.js';
+import { givenNameOf, learnedByOf, olderDistiller, type GivenName } from '../../domain/learned-by.js';
 import { retitle } from '../../domain/skill-rename.js';
 import type { Draft, Skill } from '../../domain/types.js';
 import type { DraftMaterial, GroupInput } from '../group.js';
@@ -94,7 +94,7 @@ export function reconcileDraft(
   // planners and exports know a skill by its name; under the same name it is updated.
   const upgradedFrom = mine && olderDistiller(learnedByOf(mine.skillMd), deps.distiller.id) ? mine : null;
   // A name a person gave (skills rename) is not the distiller's to change.
-  const renamed = !!upgradedFrom && draft.name !== upgradedFrom.name && !namedByOf(upgradedFrom.skillMd);
+  const renamed = !!upgradedFrom && draft.name !== upgradedFrom.name && !givenNameOf(upgradedFrom.skillMd);
   const decision: Decision =
     upgradedFrom && reconciled.action !== 'supersede'
       ? { action: renamed ? 'supersede' : 'update', target: upgradedFrom, similarity: 1 }
@@ -124,14 +124,14 @@ export function reconcileDraft(
     const renamedAway =
       decision.action === 'supersede' && !renamed && draft.name.startsWith(`${decision.target.name}-`);
     // A name a person gave the skill it supersedes goes on to its successor, which does that task now.
-    const namedBy = decision.action === 'supersede' ? namedByOf(decision.target.skillMd) : null;
+    const given = decision.action === 'supersede' ? givenNameOf(decision.target.skillMd) : null;
     const name =
-      (keep || renamedAway || namedBy) && decision.action === 'supersede'
+      (keep || renamedAway || given) && decision.action === 'supersede'
         ? decision.target.name
         : taken.has(draft.name)
           ? uniqueName(draft.name, taken)
           : draft.name;
-    const named = { ...draft, name, ...wordsUnder(draft, name, namedBy) };
+    const named = { ...draft, name, ...wordsUnder(draft, name, given) };
     const skill: Skill = newSkill(at, {
       ...base,
       id,
@@ -145,7 +145,7 @@ export function reconcileDraft(
         sourceSessions,
         clusterId: input.clusterId,
         learnedBy: deps.distiller.id,
-        namedBy,
+        given,
       }),
       version,
       toolsRequired: draft.toolsRequired,
@@ -168,7 +168,7 @@ export function reconcileDraft(
     // stage's: they are kept, and if that stage finds others, it writes a minor version; the counts of its
     // evidence line are the skill's, below) changes only the skill's metadata: a patch version.
     // Under the name people know: a name a person gave is said in the draft's title and description too.
-    const words = wordsUnder(draft, t.name, namedByOf(t.skillMd));
+    const words = wordsUnder(draft, t.name, givenNameOf(t.skillMd));
     const sameText =
       t === upgradedFrom &&
       words.whenToUse === t.description &&
@@ -216,13 +216,13 @@ export function reconcileDraft(
   return { decision, skill, target: t, at };
 }
 
-/** A draft's description and body, said under `name` when a person gave it (`namedBy`); else as it wrote them. */
+/** A draft's description and body, said under `name` when a person gave it (`given`); else as it wrote them. */
 function wordsUnder(
   draft: Pick<Draft, 'whenToUse' | 'body'>,
   name: string,
-  namedBy: string | null,
+  given: GivenName | null,
 ): { whenToUse: string; body: string } {
-  if (!namedBy) return { whenToUse: draft.whenToUse, body: draft.body };
+  if (!given) return { whenToUse: draft.whenToUse, body: draft.body };
   const said = retitle({ description: draft.whenToUse, body: draft.body }, name);
   return { whenToUse: said.description, body: said.body };
 }

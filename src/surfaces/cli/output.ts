@@ -117,11 +117,6 @@ export function reportFallback(r: SynthesisReport): void {
     );
 }
 
-export function notFound(name: string | undefined): number {
-  writeErr(`skillsmith: no skill named "${name}"\n`);
-  return 1;
-}
-
 /** A comma-separated list of ids (`--sessions a,b`), or undefined. */
 export const ids = (v: string | undefined) =>
   v

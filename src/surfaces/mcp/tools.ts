@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Memory } from '../../app/memory.js';
-import { skillSummaryJson } from '../shapes.js';
+import { noSkillNamed, skillSummaryJson } from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
 import { InputError, NotFoundError } from '../../errors/index.js';
 import { neutraliseInstructions } from '../../domain/untrusted-text.js';
@@ -363,7 +363,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
     async (a) => {
       const res = await memory.skills.rename(a.skill, a.name, { actor: 'mcp' });
-      if (!res) throw new NotFoundError(`no skill named "${a.skill}"`);
+      if (!res) throw new NotFoundError(await noSkillNamed(memory, a.skill));
       return answer(`renamed ${res.from} to ${res.skill.name} (version ${res.skill.version})`, {
         id: res.skill.id,
         from: res.from,
@@ -385,7 +385,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
     async (a) => {
       const gone = await memory.skills.forget(a.skill, { actor: 'mcp' });
-      if (!gone) throw new NotFoundError(`no skill named "${a.skill}"`);
+      if (!gone) throw new NotFoundError(await noSkillNamed(memory, a.skill));
       return answer(`forgot skill ${gone.name}`, { ...gone });
     },
   );

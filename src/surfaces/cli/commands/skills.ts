@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { Memory } from '../../../app/memory.js';
 import { formatUnified } from '../../../domain/line-diff.js';
-import { skillJson } from '../../shapes.js';
+import { noSkillNamed, skillJson } from '../../shapes.js';
 import { UsageError, type Command } from '../command.js';
 import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
-import { notFound, out, printJson, printSkillTable, writeErr } from '../output.js';
+import { out, printJson, printSkillTable, writeErr } from '../output.js';
 import { nearestName } from '../suggest.js';
 
 /**
@@ -107,7 +107,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
     }
     case 'show': {
       const skill = await memory.skills.get(operand);
-      if (!skill) return notFound(operand);
+      if (!skill) return missing(memory, operand);
       if (flags.json) printJson({ ...skillJson(skill), skillMd: skill.skillMd });
       else {
         out(skill.skillMd);
@@ -130,7 +130,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         undefined,
         flags.all || flags.json ? {} : { sessions: SHOWN_SOURCES },
       );
-      if (!ex) return notFound(operand);
+      if (!ex) return missing(memory, operand);
       if (flags.json) {
         printJson(ex);
         return 0;
@@ -168,7 +168,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
     }
     case 'diff': {
       const d = await memory.skills.diff(operand, { from: rest[1], to: rest[2] });
-      if (!d) return notFound(operand);
+      if (!d) return missing(memory, operand);
       if (flags.json) printJson(d);
       else if (!d.from) out(`${d.name} has one version (${d.to.version}): nothing to compare`);
       else {
@@ -185,7 +185,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
     }
     case 'rename': {
       const res = await memory.skills.rename(operand, rest[1] as string, { actor: 'cli' });
-      if (!res) return notFound(operand);
+      if (!res) return missing(memory, operand);
       if (flags.json) printJson({ from: res.from, skill: skillJson(res.skill) });
       else
         out(
@@ -195,7 +195,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
     }
     case 'forget': {
       const gone = await memory.skills.forget(operand, { actor: 'cli' });
-      if (!gone) return notFound(operand);
+      if (!gone) return missing(memory, operand);
       if (flags.json) printJson({ forgotten: gone });
       else out(`${gone.name} forgotten (row, versions, lineage and track record deleted; an audit record remains)`);
       return 0;
@@ -203,7 +203,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
     case 'enable':
     case 'disable': {
       const skill = await memory.skills.setEnabled(operand, sub === 'enable');
-      if (!skill) return notFound(operand);
+      if (!skill) return missing(memory, operand);
       if (flags.json) printJson(skillJson(skill));
       else out(`${skill.name} ${sub}d`);
       return 0;
@@ -246,4 +246,10 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       // `usage` says so before the memory opens; a caller of `skills` that skipped it is told the same.
       throw new UsageError(wrongSubcommand(sub));
   }
+}
+
+/** A skill that is not there, said with the name it has now when it was renamed: exit 1. */
+async function missing(memory: Memory, name: string): Promise<number> {
+  writeErr(`skillsmith: ${await noSkillNamed(memory, name)}\n`);
+  return 1;
 }

@@ -4,7 +4,7 @@ import type { Memory } from '../../../app/memory.js';
 import type { Skill } from '../../../domain/types.js';
 import { exportSkillFiles } from '../export.js';
 import { HttpError, readJson, readQuery } from '../request.js';
-import { skillJson, skillSummaryJson } from '../../shapes.js';
+import { noSkillNamed, skillJson, skillSummaryJson } from '../../shapes.js';
 import { createZip } from '../zip.js';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -77,7 +77,7 @@ export function skillRoutes(memory: Memory): Hono {
 
   const find = async (name: string): Promise<Skill> => {
     const skill = await memory.skills.get(name);
-    if (!skill) throw new HttpError(404, `no skill named "${name}"`);
+    if (!skill) throw new HttpError(404, await noSkillNamed(memory, name));
     return skill;
   };
 
@@ -126,33 +126,33 @@ export function skillRoutes(memory: Memory): Hono {
     let skill: Skill | null = null;
     if (name !== undefined) {
       const renamed = await memory.skills.rename(current, name, { actor: 'http' });
-      if (!renamed) throw new HttpError(404, `no skill named "${current}"`);
+      if (!renamed) throw new HttpError(404, await noSkillNamed(memory, current));
       skill = renamed.skill;
       current = skill.name;
     }
     if (enabled !== undefined) skill = await memory.skills.setEnabled(current, enabled, { actor: 'http' });
-    if (!skill) throw new HttpError(404, `no skill named "${current}"`);
+    if (!skill) throw new HttpError(404, await noSkillNamed(memory, current));
     return c.json(skillJson(skill));
   });
 
   // Forgetting: the row, versions, provenance, track record and vectors are deleted; an audit record remains.
   app.delete('/skills/:name', async (c) => {
     const gone = await memory.skills.forget(c.req.param('name'), { actor: 'http' });
-    if (!gone) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
+    if (!gone) throw new HttpError(404, await noSkillNamed(memory, c.req.param('name')));
     return c.json({ forgotten: gone });
   });
 
   app.get('/skills/:name/explain', async (c) => {
     const { sessions } = readQuery(c, explainQuery);
     const ex = await memory.skills.explain(c.req.param('name'), undefined, { sessions });
-    if (!ex) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
+    if (!ex) throw new HttpError(404, await noSkillNamed(memory, c.req.param('name')));
     return c.json(ex);
   });
 
   app.get('/skills/:name/diff', async (c) => {
     const { from, to } = readQuery(c, diffQuery);
     const d = await memory.skills.diff(c.req.param('name'), { from, to });
-    if (!d) throw new HttpError(404, `no skill named "${c.req.param('name')}"`);
+    if (!d) throw new HttpError(404, await noSkillNamed(memory, c.req.param('name')));
     return c.json(d);
   });
 
