@@ -10,7 +10,9 @@ import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import type { Session } from '../src/domain/types.js';
 import { ConflictError, InputError } from '../src/errors/index.js';
 import { runCli } from './support/surfaces.js';
-import { tempDbPath } from './support/tau.js';
+import { readTau, SAMPLE, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
+
+const HELD_BACK = new URL('../examples/tau-held-back.jsonl', import.meta.url).pathname;
 
 const config = { synthesis: { cooldownMs: 0, minSteps: 2 } };
 
@@ -80,10 +82,10 @@ describe('a learned skill renamed', () => {
     expect(after.skillMd).toMatch(new RegExp(`^ {2}renamed-from: ${name}$`, 'm'));
     expect(await memory.skills.get(name)).toBeNull();
     // A lookup by the name it had says what it is called now.
-    expect(await memory.skills.renamedTo(name)).toBe('refund-to-card');
-    expect(await memory.skills.renamedTo('refund-to-card')).toBeNull();
+    expect(await memory.skills.nowKnownAs(name)).toEqual({ name: 'refund-to-card', how: 'renamed' });
+    expect(await memory.skills.nowKnownAs('refund-to-card')).toBeNull();
     await expect(memory.feedback(name, 'up')).rejects.toThrow(
-      `no skill named "${name}" in namespace default: it was renamed refund-to-card`,
+      `no skill named "${name}": it was renamed refund-to-card`,
     );
     const ex = (await memory.skills.explain('refund-to-card'))!;
     expect(ex.versions.map((v) => [v.version, v.reason])).toEqual([
@@ -190,6 +192,23 @@ describe('a learned skill renamed', () => {
     await memory.close();
   });
 
+  it('stays its own skill when more sessions come: no other procedure takes its name or folds it away', async () => {
+    const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
+    await memory.ingest(readTau(SAMPLE).map((r) => toSession(r)));
+    await memory.synthesize();
+    const escalate = (await memory.skills.get('escalate-order-return'))!;
+    const returns = (await memory.skills.get('return-delivered-order-items'))!;
+    await memory.skills.rename('escalate-order-return', 'escalate-return-request');
+    await memory.ingest([...readTau(TAU_DEV), ...readTau(HELD_BACK)].map((r) => toSession(r)));
+    await memory.synthesize();
+    // Before: the larger return skill absorbed the escalation and took its name, at the same version.
+    const named = (await memory.skills.get('escalate-return-request'))!;
+    expect(named).toMatchObject({ id: escalate.id, supersededBy: null });
+    expect(named.toolSequence.at(-1)).toBe('transfer_to_human_agents');
+    expect((await memory.skills.get(returns.id))!).toMatchObject({ name: 'return-delivered-order-items' });
+    await memory.close();
+  });
+
   it('keeps its name when a newer distiller writes it again', async () => {
     const { memory, name, id, db } = await learnedRefund();
     await memory.skills.rename(name, 'refund-to-card');
@@ -212,6 +231,37 @@ describe('a learned skill renamed', () => {
     expect(skill.skillMd).toMatch(/^ {2}named-by: user$/m);
     expect(skill.body.split('\n')[0]).toBe('# Refund To Card');
     await upgraded.close();
+  });
+
+  it('a lookup by the name of a skill another superseded says which skill does its task now', async () => {
+    const { memory, name, id, db } = await learnedRefund();
+    const skill = (await memory.skills.get(id))!;
+    await memory.close();
+    // An earlier release named it otherwise: this release's name supersedes it.
+    const raw = new Database(db);
+    raw
+      .prepare('UPDATE skills SET name = ?, skill_md = ? WHERE id = ?')
+      .run(
+        'refund-payment-method',
+        skill.skillMd
+          .replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: heuristic@1')
+          .replace(`name: ${name}`, 'name: refund-payment-method'),
+        id,
+      );
+    raw.close();
+    const upgraded = await openMemory({ db, config, logLevel: 'silent' });
+    expect((await upgraded.synthesize()).superseded.map((s) => s.supersedes)).toEqual([id]);
+    expect(await upgraded.skills.nowKnownAs('refund-payment-method')).toEqual({ name, how: 'superseded' });
+    expect(await upgraded.skills.nowKnownAs('no-such-skill')).toBeNull();
+    // A name given and then superseded: the lookup follows the chain to the skill that is live now.
+    await upgraded.skills.rename(name, 'refund-to-card');
+    expect(await upgraded.skills.nowKnownAs(name)).toEqual({ name: 'refund-to-card', how: 'renamed' });
+    await upgraded.close();
+    // Shown, as the skill it was, with the one that does its task now.
+    const shown = runCli(['skills', 'show', 'refund-payment-method', '--db', db], tmpdir());
+    expect(shown.stdout).toContain(
+      'superseded by refund-to-card 2.1.0: it is not recalled (skills show refund-to-card)\n',
+    );
   });
 
   it('from the command line: said in words or as JSON; a bad name exits 1 and a missing one is a usage error', async () => {

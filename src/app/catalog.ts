@@ -16,6 +16,7 @@ import type { AppContext } from './context.js';
 import { checkGoal, contextPack, MAX_TEXT_CHARS, toolsOf } from './recall-only.js';
 import { ConflictError, InputError, NotFoundError, PassLockedError } from '../errors/index.js';
 import { givenNameOf } from '../domain/learned-by.js';
+import { noSkillNamed } from '../domain/skill-rename.js';
 import { bumpVersion } from '../domain/reconcile.js';
 import { renameProblems } from '../domain/skill-rename.js';
 import { renamedSkill } from '../pipeline/rename.js';
@@ -168,10 +169,7 @@ export class Catalog {
       compute: (s) => lifecycleStep(s, sig, this.ctx.config.lifecycle),
     });
     if (!res) {
-      const now = await this.renamedTo(idOrName, opts.namespace);
-      throw new NotFoundError(
-        `no skill named "${idOrName}" in namespace ${this.ctx.ns(opts.namespace)}${now ? `: it was renamed ${now}` : ''}`,
-      );
+      throw new NotFoundError(noSkillNamed(idOrName, await this.nowKnownAs(idOrName, opts.namespace)));
     }
     this.ctx.log
       .child('lifecycle')
@@ -205,13 +203,24 @@ export class Catalog {
   }
 
   /**
-   * The name a live learned skill has now that was once named `formerName` (`skills rename` keeps the names before
-   * it: `renamed-from`), for a lookup by that name that found nothing; null when no live skill was.
+   * What became of a skill once named `name`, for a lookup by that name that found nothing: the live skill that
+   * has it among its former names (`renamed`: skills rename keeps them, `renamed-from`), or the live skill at the
+   * end of the supersede chain of a skill that had it (`superseded`). Null when no skill had it, or one has it now.
    */
-  async renamedTo(formerName: string, namespace?: string): Promise<string | null> {
-    const live = await this.ctx.requireStore().listSkills(this.ctx.ns(namespace), { corpus: 'internal' });
-    if (live.some((s) => s.name === formerName)) return null;
-    return live.find((s) => givenNameOf(s.skillMd)?.formerNames.includes(formerName))?.name ?? null;
+  async nowKnownAs(name: string, namespace?: string): Promise<{ name: string; how: 'renamed' | 'superseded' } | null> {
+    const all = await this.ctx.requireStore().listSkills(this.ctx.ns(namespace), { includeSuperseded: true });
+    const live = all.filter((s) => !s.supersededBy);
+    if (live.some((s) => s.name === name)) return null;
+    // The newest skill that had the name (as its name, or as a name before a rename), then along its supersede
+    // chain to the skill that is live now (a chain never loops).
+    const had = all
+      .filter((s) => s.name === name || (s.corpus === 'internal' && givenNameOf(s.skillMd)?.formerNames.includes(name)))
+      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))[0];
+    const byId = new Map(all.map((s) => [s.id, s]));
+    let at: Skill | undefined = had;
+    for (let hops = 0; at?.supersededBy && hops < all.length; hops++) at = byId.get(at.supersededBy);
+    if (!had || !at || at.supersededBy) return null;
+    return { name: at.name, how: at.id === had.id ? 'renamed' : 'superseded' };
   }
 
   async setEnabled(

@@ -96,8 +96,11 @@ export interface MemorySkills {
     newName: string,
     opts?: { namespace?: string; actor?: string },
   ): Promise<{ from: string; skill: Skill } | null>;
-  /** The name a live skill has now that was once named `formerName` (renamed), or null: for a lookup that failed. */
-  renamedTo(formerName: string, namespace?: string): Promise<string | null>;
+  /**
+   * What became of a skill once named `name` (renamed, or superseded) for a lookup by that name that found nothing:
+   * the live skill's name now, or null.
+   */
+  nowKnownAs(name: string, namespace?: string): Promise<{ name: string; how: 'renamed' | 'superseded' } | null>;
   /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
   /** `sessions`: only the first that many parent sessions are read and given (`parents.sessionCount`: all). */
   explain(idOrName: string, namespace?: string, opts?: { sessions?: number }): Promise<Explanation | null>;
@@ -222,7 +225,7 @@ export class Memory {
       setEnabled: (idOrName, enabled, opts = {}) => catalog.setEnabled(idOrName, enabled, opts),
       promote: (name, opts = {}) => catalog.promote(name, opts),
       rename: (idOrName, newName, opts = {}) => catalog.rename(idOrName, newName, opts),
-      renamedTo: (formerName, namespace) => catalog.renamedTo(formerName, namespace),
+      nowKnownAs: (name, namespace) => catalog.nowKnownAs(name, namespace),
       explain: (idOrName, namespace, opts) => catalog.explain(idOrName, namespace, opts),
       diff: (idOrName, opts) => catalog.diff(idOrName, opts),
       compile: (req) => catalog.compile(req),

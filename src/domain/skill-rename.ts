@@ -39,3 +39,12 @@ export function renameProblems(from: string, to: string): string[] {
   if (!errors.length && to === from) errors.push(`it is already named ${to}`);
   return errors;
 }
+
+/**
+ * What a lookup by a name that found no skill says: the name, and the name the skill it meant has now, when it was
+ * renamed or superseded (a planner or a person may still use the name they knew).
+ */
+export function noSkillNamed(name: string, now: { name: string; how: 'renamed' | 'superseded' } | null): string {
+  const where = now ? `: it was ${now.how === 'renamed' ? 'renamed' : 'superseded by'} ${now.name}` : '';
+  return `no skill named "${name}"${where}`;
+}

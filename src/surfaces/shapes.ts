@@ -2,6 +2,8 @@
 import { branchesOf } from '../domain/branches.js';
 import type { Session, Skill } from '../domain/types.js';
 import type { RecalledSkill } from '../pipeline/recall.js';
+import type { Memory } from '../app/memory.js';
+import { noSkillNamed as sayNoSkillNamed } from '../domain/skill-rename.js';
 
 /** A skill as every surface shows it: the stable shape of `skills list --json` (README "Stable JSON shapes"). */
 export function skillJson(s: Skill) {
@@ -79,14 +81,7 @@ export function sessionJson(s: Session) {
   return { ...sessionSummary(s), labels: s.labels ?? null, calls: s.calls };
 }
 
-/**
- * What a lookup by a name that found no skill says: the name, and the name the skill has now when it was renamed
- * (a planner or a person may still use the name it had).
- */
-export async function noSkillNamed(
-  memory: { skills: { renamedTo(formerName: string): Promise<string | null> } },
-  name: string,
-): Promise<string> {
-  const now = await memory.skills.renamedTo(name);
-  return `no skill named "${name}"${now ? `: it was renamed ${now}` : ''}`;
+/** What a lookup by a name that found no skill says, with the name the skill it meant has now (skill-rename.ts). */
+export async function noSkillNamed(memory: Pick<Memory, 'skills'>, name: string): Promise<string> {
+  return sayNoSkillNamed(name, await memory.skills.nowKnownAs(name));
 }

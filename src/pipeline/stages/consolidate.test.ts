@@ -71,31 +71,30 @@ async function consolidate(skills: Skill[]) {
 }
 
 describe('consolidation of two skills that are one', () => {
-  it('folds the one with less support into the other, under the name a person gave the absorbed one', async () => {
-    const winner = learned('refund-order', 'Refund Order', 6, 'c1');
-    const loser = renamedSkill(learned('refund-payment', 'Refund Payment', 3, 'c2'), 'refund-to-card', 'user', 'MIT')!;
-    const [merged] = await consolidate([winner, loser]);
-    expect(merged!.loser.id).toBe(loser.id);
-    const absorbed = merged!.winner;
-    expect(absorbed).toMatchObject({ id: winner.id, name: 'refund-to-card', support: 9 });
-    expect(absorbed.body).toMatch(/^# Refund To Card\n\nLearned from 9 successful sessions/);
-    expect(absorbed.description).toBe('Refund To Card: looks up the order, then refunds it.');
-    expect(absorbed.skillMd).toMatch(/^ {2}named-by: user$/m);
-    expect(absorbed.skillMd).toMatch(/^name: refund-to-card$/m);
-  });
-
-  it('keeps its own name when it has one nobody gave, or one a person gave it', async () => {
-    const plain = await consolidate([
+  it('folds the one with less support into the other, which keeps its name', async () => {
+    const [merged] = await consolidate([
       learned('refund-order', 'Refund Order', 6, 'c1'),
       learned('refund-payment', 'Refund Payment', 3, 'c2'),
     ]);
-    expect(plain[0]!.winner.name).toBe('refund-order');
-    expect(plain[0]!.winner.skillMd).not.toContain('named-by');
-    const both = await consolidate([
+    expect(merged!.loser.name).toBe('refund-payment');
+    expect(merged!.winner).toMatchObject({ name: 'refund-order', support: 9 });
+    expect(merged!.winner.body).toMatch(/^# Refund Order\n\nLearned from 9 successful sessions/);
+    expect(merged!.winner.skillMd).not.toContain('named-by');
+  });
+
+  it('never folds away a skill a person named: they told it apart', async () => {
+    const named = renamedSkill(learned('refund-payment', 'Refund Payment', 3, 'c2'), 'refund-to-card', 'user', 'MIT')!;
+    expect(await consolidate([learned('refund-order', 'Refund Order', 6, 'c1'), named])).toEqual([]);
+  });
+
+  it('a skill a person named absorbs another under its own name', async () => {
+    const [merged] = await consolidate([
       renamedSkill(learned('refund-order', 'Refund Order', 6, 'c1'), 'refund-money', 'http', 'MIT')!,
-      renamedSkill(learned('refund-payment', 'Refund Payment', 3, 'c2'), 'refund-to-card', 'user', 'MIT')!,
+      learned('refund-payment', 'Refund Payment', 3, 'c2'),
     ]);
-    expect(both[0]!.winner.name).toBe('refund-money');
-    expect(both[0]!.winner.skillMd).toMatch(/^ {2}named-by: http$/m);
+    expect(merged!.winner).toMatchObject({ name: 'refund-money', support: 9 });
+    expect(merged!.winner.body).toMatch(/^# Refund Money\n\nLearned from 9 successful sessions/);
+    expect(merged!.winner.skillMd).toMatch(/^ {2}named-by: http$/m);
+    expect(merged!.winner.skillMd).toMatch(/^ {2}renamed-from: refund-order$/m);
   });
 });

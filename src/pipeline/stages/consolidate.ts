@@ -6,13 +6,12 @@ import type { Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import type { SkillCatalog } from '../skill-catalog.js';
 import { mergeExemplars } from '../skill-embedding.js';
-import { renamedSkill } from '../rename.js';
 import { withSupport } from '../support.js';
 
 /**
  * Consolidation of skills already stored: two live skills learned by passes that are one skill (same action,
  * overlapping tools beyond the common ones, or duplicate requests; reconcile's oneSkill) and alike enough to be recalled for each other's requests
- * become one. The one with more support absorbs the other's provenance, counts and exemplars; the other is
+ * become one, unless a person named the one that would be absorbed. The one with more support absorbs the other's provenance, counts and exemplars; the other is
  * superseded with lineage, never deleted. One write per pair, through the single write path.
  */
 export async function consolidateSkills(
@@ -40,8 +39,10 @@ export async function consolidateSkills(
     const winner = input.skills.get(candidate.id);
     if (!winner?.embedding) continue;
     for (const { skill: loser, similarity } of input.skills.neighbours(winner.embedding, bar, winner.id)) {
+      // A skill a person named (skills rename) is one they told apart: no housekeeping folds it into another.
       if (
         !loser.clusterId ||
+        givenNameOf(loser.skillMd) ||
         loser.support > winner.support ||
         !oneSkill(
           stepKeysOf(winner.toolSequence, winner.body),
@@ -52,13 +53,9 @@ export async function consolidateSkills(
       )
         continue;
       const at = deps.now().toISOString();
-      // A name a person gave the absorbed skill is the one they know the task by: the skill that absorbs it takes
-      // it, unless a person named that one too.
-      const given = givenNameOf(winner.skillMd) ? null : givenNameOf(loser.skillMd);
-      const named = given ? (renamedSkill(winner, loser.name, given.namedBy, deps.config.license) ?? winner) : winner;
       const absorbed: Skill = withSupport(
         {
-          ...named,
+          ...winner,
           exemplars: winner.exemplars
             ? mergeExemplars(winner.exemplars, loser.exemplars ?? null, deps.embedder.dimensions)
             : (loser.exemplars ?? null),

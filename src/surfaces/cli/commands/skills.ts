@@ -114,6 +114,9 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         out(
           `status ${skill.status}, eta ${skill.eta.toFixed(2)}, utility ${skill.utility.toFixed(2)}, ${skill.successCount}/${skill.attemptCount} successful followers, ${skill.enabled ? 'enabled' : 'disabled'}`,
         );
+        // An old name's skill, no longer recalled: which one does its task now.
+        const next = skill.supersededBy ? await memory.skills.get(skill.supersededBy) : null;
+        if (next) out(`superseded by ${next.name} ${next.version}: it is not recalled (skills show ${next.name})`);
         const ids = skill.sourceSessions;
         out(
           ids.length > SHOWN_SOURCES
