@@ -367,6 +367,12 @@ describe('skills', () => {
     const old = await api('GET', '/api/skills/modify-pending-order-items');
     expect(old.status).toBe(404);
     expect(old.data.error).toBe('no skill named "modify-pending-order-items": it was renamed change-order-items');
+    // The same PATCH again (a retry after a lost answer): the skill as it is, no new version.
+    const again = await api('PATCH', '/api/skills/modify-pending-order-items', {
+      body: { name: 'change-order-items' },
+    });
+    expect(again.status).toBe(200);
+    expect(again.data).toMatchObject({ id: before.id, name: 'change-order-items', version: '1.1.0' });
     const now = await api('GET', '/api/skills/change-order-items');
     expect(now.data.skillMd).toMatch(/^ {2}named-by: http$/m);
     expect(now.data.description).toMatch(/^Change Order Items: /);

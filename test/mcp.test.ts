@@ -314,6 +314,7 @@ describe.each([
       from: 'modify-pending-order-items',
       name: 'change-order-items',
       version: '1.1.0',
+      changed: true,
     });
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
     expect(skills.map((s) => s.name)).toContain('change-order-items');

@@ -8,7 +8,7 @@ import type { Memory } from '../src/app/memory.js';
 import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import type { Session } from '../src/domain/types.js';
-import { ConflictError, InputError } from '../src/errors/index.js';
+import { ConflictError, InputError, PassLockedError } from '../src/errors/index.js';
 import { runCli } from './support/surfaces.js';
 import { readTau, SAMPLE, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
 
@@ -129,7 +129,6 @@ describe('a learned skill renamed', () => {
     await expect(memory.skills.rename(name, 'Refund Card')).rejects.toThrow(InputError);
     await expect(memory.skills.rename(name, 'refund--card')).rejects.toThrow('must not contain "--"');
     await expect(memory.skills.rename(name, 'x'.repeat(65))).rejects.toThrow('at most 64 characters');
-    await expect(memory.skills.rename(name, name)).rejects.toThrow(`already named ${name}`);
     expect(await memory.skills.rename('no-such-skill', 'anything')).toBeNull();
     // An imported skill keeps the name its folder gives it.
     const dir = mkdtempSync(join(tmpdir(), 'skillsmith-rename-import-'));
@@ -142,6 +141,66 @@ describe('a learned skill renamed', () => {
     await expect(memory.skills.rename('brew-tea', 'make-tea')).rejects.toThrow('imported skill keeps the name');
     expect((await memory.skills.get(id))!).toMatchObject({ name, version: '1.0.0' });
     expect((await memory.skills.list({ corpus: 'external' })).map((s) => s.name)).toEqual(['brew-tea']);
+    await memory.close();
+  });
+
+  it('two renames at once both land; a pass that holds the namespace refuses one, saying so', async () => {
+    const { memory, name, id, db } = await learnedRefund();
+    await memory.ingest(
+      Array.from({ length: 6 }, (_, i) => ({
+        ...refund(20 + i, ['get_order_details', 'cancel_order']),
+        id: `cancel-${i}`,
+        goal: `Cancel my pending order #W${3000 + i} please`,
+      })),
+    );
+    await memory.synthesize();
+    const other = (await memory.skills.list()).find((s) => s.id !== id)!;
+    // Two processes, as two commands run at once would be.
+    const second = await openMemory({ db, config, logLevel: 'silent' });
+    const both = await Promise.all([
+      memory.skills.rename(name, 'refund-to-card'),
+      second.skills.rename(other.name, 'cancel-before-shipping'),
+    ]);
+    expect(both.map((r) => r!.skill.name)).toEqual(['refund-to-card', 'cancel-before-shipping']);
+    // A holder that keeps the namespace (a pass) for longer than a change waits: refused, with the reason.
+    const release = await memory.parts.store!.tryLock('synthesis:default', 'a-pass', 60_000);
+    await expect(second.skills.rename('refund-to-card', 'refund-order-card')).rejects.toThrow(PassLockedError);
+    await release!();
+    expect((await second.skills.rename('refund-to-card', 'refund-order-card'))!.skill.name).toBe('refund-order-card');
+    await second.close();
+    await memory.close();
+  });
+
+  it('asked again, changes nothing; a name another skill had before a rename is taken only when forced', async () => {
+    const { memory, name, id } = await learnedRefund();
+    await memory.ingest(
+      Array.from({ length: 6 }, (_, i) => ({
+        ...refund(20 + i, ['get_order_details', 'cancel_order']),
+        id: `cancel-${i}`,
+        goal: `Cancel my pending order #W${3000 + i} please`,
+      })),
+    );
+    await memory.synthesize();
+    const other = (await memory.skills.list()).find((s) => s.id !== id)!;
+    // Its own name, and a rename retried after it landed (an answer lost on the way): the same skill, no new version.
+    expect(await memory.skills.rename(name, name)).toMatchObject({ changed: false, skill: { name, version: '1.0.0' } });
+    expect((await memory.skills.rename(name, 'refund-to-card'))!.changed).toBe(true);
+    expect(await memory.skills.rename(name, 'refund-to-card')).toMatchObject({
+      from: name,
+      changed: false,
+      skill: { id, name: 'refund-to-card', version: '1.1.0' },
+    });
+    expect(await memory.skills.rename(name, 'something-else')).toBeNull();
+    // The old name: a lookup by it reaches the renamed skill's answer, so another skill takes it only when forced.
+    await expect(memory.skills.rename(other.name, name)).rejects.toThrow(
+      `${name} was the name of refund-to-card until it was renamed`,
+    );
+    expect((await memory.skills.get(other.id))!.name).toBe(other.name);
+    expect(await memory.skills.rename(other.name, name, { force: true })).toMatchObject({
+      changed: true,
+      skill: { id: other.id, name },
+    });
+    expect(await memory.skills.nowKnownAs(name)).toBeNull();
     await memory.close();
   });
 

@@ -391,9 +391,11 @@ export class Capture {
     const { ctx } = this;
     const store = ctx.requireStore();
     const ns = ctx.ns(opts.namespace);
-    const release = await this.lock.tryAcquire(ns, 'forget');
+    const release = await this.lock.acquireForChange(ns, 'forget');
     if (!release)
-      throw new PassLockedError(`a synthesis pass is running on namespace ${ns}; forget the session when it is done`);
+      throw new PassLockedError(
+        `a synthesis pass is running on namespace ${ns} (or another change held it for 5 s); forget the session when it is done`,
+      );
     let result: Awaited<ReturnType<typeof import('../pipeline/forget.js').forgetSession>>;
     try {
       const { forgetSession } = await import('../pipeline/forget.js');

@@ -270,30 +270,45 @@ export class Catalog {
   async rename(
     idOrName: string,
     newName: string,
-    opts: { namespace?: string; actor?: string } = {},
-  ): Promise<{ from: string; skill: Skill } | null> {
+    opts: { namespace?: string; actor?: string; force?: boolean } = {},
+  ): Promise<{ from: string; skill: Skill; changed: boolean } | null> {
     const store = this.ctx.requireStore();
     const ns = this.ctx.ns(opts.namespace);
     const actor = opts.actor ?? 'user';
-    const release = await this.lock.tryAcquire(ns, 'rename');
+    const release = await this.lock.acquireForChange(ns, 'rename');
     if (!release)
-      throw new PassLockedError(`a synthesis pass is running on namespace ${ns}; rename the skill when it is done`);
+      throw new PassLockedError(
+        `a synthesis pass is running on namespace ${ns} (or another change held it for 5 s); rename the skill when it is done`,
+      );
     let saved: Skill;
     let from: string;
     try {
       const skill = await store.getSkill(ns, idOrName);
-      if (!skill || skill.supersededBy) return null;
+      if (!skill || skill.supersededBy) {
+        // A rename asked again (a retry after a lost answer) finds it done: the same answer, nothing written.
+        const now = await this.nowKnownAs(idOrName, ns);
+        const done = now?.how === 'renamed' && now.name === newName ? await store.getSkill(ns, newName) : null;
+        return done ? { from: idOrName, skill: done, changed: false } : null;
+      }
       from = skill.name;
-      const problems = renameProblems(from, newName);
+      if (newName === from) return { from, skill, changed: false };
+      const problems = renameProblems(newName);
       if (problems.length) throw new InputError(`rename ${from} to "${newName}": ${problems.join('; ')}`);
       if (skill.corpus === 'external')
         throw new ConflictError(
           `rename ${from}: an imported skill keeps the name its folder gives it; promote it first, or import the folder under another name`,
         );
-      const clash = (await store.listSkills(ns)).find((s) => s.name === newName && s.id !== skill.id);
+      const live = await store.listSkills(ns);
+      const clash = live.find((s) => s.name === newName && s.id !== skill.id);
       if (clash)
         throw new ConflictError(
           `rename ${from}: another live skill is named ${newName} (${clash.id}); rename or forget that one first`,
+        );
+      // A name another skill had until a person renamed it: whoever still uses it would reach this one instead.
+      const known = live.find((s) => s.id !== skill.id && givenNameOf(s.skillMd)?.formerNames.includes(newName));
+      if (known && !opts.force)
+        throw new ConflictError(
+          `rename ${from}: ${newName} was the name of ${known.name} until it was renamed, and a lookup by it says so; taking it would send whoever still uses it to ${from} (force to take it anyway)`,
         );
       const version = bumpVersion(skill.version, 'minor');
       const named = renamedSkill({ ...skill, version }, newName, actor, this.ctx.config.license);
@@ -315,7 +330,7 @@ export class Catalog {
     }
     await this.changes.skills(opts.namespace);
     this.ctx.log.child('rename').info('skill renamed', { from, to: saved.name });
-    return { from, skill: saved };
+    return { from, skill: saved, changed: true };
   }
 
   /**

@@ -87,15 +87,16 @@ export interface MemorySkills {
   promote(name: string, opts?: { namespace?: string; actor?: string }): Promise<Skill>;
   /**
    * Gives a learned skill another name, kept by every later pass (its SKILL.md says who gave it: `named-by`): a new
-   * minor version whose title and description lead say the name. An invalid name is an InputError; a name another
-   * live skill has, or an imported skill, a ConflictError; a pass running on the namespace, a PassLockedError.
-   * Null when there is no such live skill.
+   * minor version whose title and description lead say the name. The name it has, or a rename already done (a
+   * retry), changes nothing (`changed: false`). An invalid name is an InputError; a name another live skill has, or
+   * had before a person renamed it (unless `force`), or an imported skill, a ConflictError; a pass running on the
+   * namespace, a PassLockedError. Null when there is no such live skill.
    */
   rename(
     idOrName: string,
     newName: string,
-    opts?: { namespace?: string; actor?: string },
-  ): Promise<{ from: string; skill: Skill } | null>;
+    opts?: { namespace?: string; actor?: string; force?: boolean },
+  ): Promise<{ from: string; skill: Skill; changed: boolean } | null>;
   /**
    * What became of a skill once named `name` (renamed, or superseded) for a lookup by that name that found nothing:
    * the live skill's name now, or null.

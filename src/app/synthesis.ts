@@ -26,7 +26,29 @@ export class PassLock {
         : `${hostname()}:${process.pid}:${purpose}:${randomUUID()}`;
     return this.ctx.requireStore().tryLock(`synthesis:${namespace}`, holder, purpose === 'pass' ? 10 * 60_000 : 60_000);
   }
+
+  /**
+   * The release function for a person's change (a rename, a forget), waiting up to `waitMs` while another holds the
+   * namespace: another change takes milliseconds, so two renames at once both succeed; a pass takes longer, and
+   * then null.
+   */
+  async acquireForChange(
+    namespace: string,
+    purpose: 'forget' | 'rename',
+    waitMs = CHANGE_WAIT_MS,
+  ): Promise<(() => Promise<void>) | null> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const release = await this.tryAcquire(namespace, purpose);
+      if (release || Date.now() >= until) return release;
+      await new Promise((resolve) => setTimeout(resolve, CHANGE_POLL_MS));
+    }
+  }
 }
+
+/** How long a person's change waits for the namespace, and how often it asks again. */
+const CHANGE_WAIT_MS = 5_000;
+const CHANGE_POLL_MS = 50;
 
 /**
  * Synthesis passes: the explicit one and the automatic ones (every `synthesis.auto.intervalMs`, after

@@ -33,11 +33,9 @@ export function retitle(
   };
 }
 
-/** Why a skill cannot take this name (empty when it can): the agentskills rules, and the name it has already. */
-export function renameProblems(from: string, to: string): string[] {
-  const errors = validateSkillName(to).map((e) => e.replace(/^name: /, ''));
-  if (!errors.length && to === from) errors.push(`it is already named ${to}`);
-  return errors;
+/** Why a skill cannot take this name (empty when it can): the agentskills rules. */
+export function renameProblems(to: string): string[] {
+  return validateSkillName(to).map((e) => e.replace(/^name: /, ''));
 }
 
 /**

@@ -122,8 +122,9 @@ export function openApiDocument(version: string) {
               name: {
                 type: 'string',
                 description:
-                  'new name: 1-64 of a-z, 0-9 and "-", no other live skill has it; a new version says it in its title and description',
+                  'new name: 1-64 of a-z, 0-9 and "-" (not first or last, never two together), no other live skill has it; a new version says it in its title and description; the name it has, or a rename already done, changes nothing',
               },
+              force: { type: 'boolean', description: 'take a name another skill had before a person renamed it' },
             },
           }),
           responses: {

@@ -84,7 +84,13 @@ const output = {
     skills: z.array(z.string()).describe('skills that keep a forgotten-parent marker'),
   },
   forgottenSkill: { id: z.string(), name: z.string() },
-  renamedSkill: { id: z.string(), from: z.string(), name: z.string(), version: z.string() },
+  renamedSkill: {
+    id: z.string(),
+    from: z.string(),
+    name: z.string(),
+    version: z.string(),
+    changed: z.boolean().describe('false when it had the name already (a rename asked again)'),
+  },
   alike: {
     groups: z.array(
       z.object({
@@ -357,18 +363,23 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       inputSchema: {
         skill: z.string().min(1).max(200).describe('skill name or id'),
         name: z.string().min(1).max(200).describe('the new name'),
+        force: z.boolean().optional().describe('take a name another skill had before a person renamed it'),
       },
       outputSchema: output.renamedSkill,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     },
     async (a) => {
-      const res = await memory.skills.rename(a.skill, a.name, { actor: 'mcp' });
+      const res = await memory.skills.rename(a.skill, a.name, { actor: 'mcp', force: a.force });
       if (!res) throw new NotFoundError(await noSkillNamed(memory, a.skill));
-      return answer(`renamed ${res.from} to ${res.skill.name} (version ${res.skill.version})`, {
+      const said = res.changed
+        ? `renamed ${res.from} to ${res.skill.name} (version ${res.skill.version})`
+        : `${res.skill.name} has that name already: nothing changed`;
+      return answer(said, {
         id: res.skill.id,
         from: res.from,
         name: res.skill.name,
         version: res.skill.version,
+        changed: res.changed,
       });
     },
   );

@@ -31,8 +31,10 @@ export const command: Command = {
                               corpus (never recalled until promoted); --force stores a different skill under
                               an imported name as its next version (else refused, exit 1)
   skills promote NAME         make an imported skill recallable
-  skills rename NAME NEW      give a learned skill another name (a valid agentskills name no other skill has): a
-                              new version that says it in its title and description; later passes keep it
+  skills rename NAME NEW [--force]
+                              give a learned skill another name (a valid agentskills name no other skill has): a
+                              new version that says it in its title and description; later passes keep it;
+                              --force takes a name another skill had before a person renamed it
   skills forget NAME          delete a skill for good: SKILL.md versions, lineage, track record (an audit record stays)`,
   opens: 'memory',
   // Listing reads; enabling, promoting or forgetting a skill needs one stored; import may start a new memory.
@@ -187,9 +189,13 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return 0;
     }
     case 'rename': {
-      const res = await memory.skills.rename(operand, rest[1] as string, { actor: 'cli' });
+      const res = await memory.skills.rename(operand, rest[1] as string, { actor: 'cli', force: !!flags.force });
       if (!res) return missing(memory, operand);
-      if (flags.json) printJson({ from: res.from, skill: skillJson(res.skill) });
+      if (flags.json) printJson({ from: res.from, skill: skillJson(res.skill), changed: res.changed });
+      else if (!res.changed)
+        out(
+          `${res.from === res.skill.name ? `${res.from} is already named` : `${res.from} was already renamed`} ${res.skill.name}: nothing changed.`,
+        );
       else
         out(
           `${res.from} renamed ${res.skill.name} (version ${res.skill.version}); later passes keep the name. skills diff ${res.skill.name} shows the change.`,

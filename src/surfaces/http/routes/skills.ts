@@ -67,6 +67,8 @@ const patchBody = z
     enabled: z.boolean().optional(),
     /** The skill's new name (skills rename): its validity is the catalogue's to judge, with the reason. */
     name: z.string().min(1).max(200).optional(),
+    /** Take a name another skill had before a person renamed it. */
+    force: z.boolean().optional(),
   })
   .strict()
   .refine((b) => b.enabled !== undefined || b.name !== undefined, { message: 'give "enabled", "name" or both' });
@@ -121,11 +123,11 @@ export function skillRoutes(memory: Memory): Hono {
 
   // Enable or disable, rename (a name later passes keep), or both: the rename first.
   app.patch('/skills/:name', async (c) => {
-    const { enabled, name } = await readJson(c, patchBody);
+    const { enabled, name, force } = await readJson(c, patchBody);
     let current = c.req.param('name');
     let skill: Skill | null = null;
     if (name !== undefined) {
-      const renamed = await memory.skills.rename(current, name, { actor: 'http' });
+      const renamed = await memory.skills.rename(current, name, { actor: 'http', force });
       if (!renamed) throw new HttpError(404, await noSkillNamed(memory, current));
       skill = renamed.skill;
       current = skill.name;
