@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -109,6 +109,30 @@ describe('a learned skill renamed', () => {
     const out = mkdtempSync(join(tmpdir(), 'skillsmith-rename-export-'));
     await memory.skills.export(out);
     expect(readFileSync(join(out, 'refund-to-card', 'SKILL.md'), 'utf8')).toContain('name: refund-to-card');
+    await memory.close();
+  });
+
+  it('exported again after a rename: the folder of its old name goes, unless someone edited it', async () => {
+    const { memory, name } = await learnedRefund();
+    const out = mkdtempSync(join(tmpdir(), 'skillsmith-rename-export-'));
+    await memory.skills.export(out);
+    // A folder that is not an export of this memory's, and one of another skill, stay as they are.
+    mkdirSync(join(out, 'notes'));
+    writeFileSync(join(out, 'notes', 'SKILL.md'), '---\nname: notes\ndescription: Mine.\n---\n\n# Notes\n');
+    await memory.skills.rename(name, 'refund-to-card');
+    const again = await memory.skills.export(out);
+    expect(again.written.map((w) => w.name)).toEqual(['refund-to-card']);
+    expect(again.stale).toEqual([{ name, path: join(out, name), now: 'refund-to-card', removed: true }]);
+    expect(readdirSync(out).sort()).toEqual(['notes', 'refund-to-card']);
+    // Edited since it was written: said, and left.
+    await memory.skills.rename('refund-to-card', 'refund-money');
+    const edited = join(out, 'refund-to-card', 'SKILL.md');
+    writeFileSync(edited, `${readFileSync(edited, 'utf8')}\nMy own note.\n`);
+    const third = await memory.skills.export(out);
+    expect(third.stale).toEqual([
+      { name: 'refund-to-card', path: join(out, 'refund-to-card'), now: 'refund-money', removed: false },
+    ]);
+    expect(readdirSync(out).sort()).toEqual(['notes', 'refund-money', 'refund-to-card']);
     await memory.close();
   });
 

@@ -1,4 +1,4 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { redactText } from '../domain/redact.js';
 import { redactSkillMd } from '../domain/skill-md/redact-skill-md.js';
@@ -32,7 +32,7 @@ export class SkillFiles {
     if (existsSync(root) && !statSync(root).isDirectory())
       throw new InputError(`cannot export into ${root}: it is a file, not a folder`);
     const rendered = await this.renderSkillFiles(opts);
-    const result: ExportResult = { dir: root, written: [], skipped: rendered.skipped };
+    const result: ExportResult = { dir: root, written: [], skipped: rendered.skipped, stale: [] };
     const { writeSkillFolder } = await import('../skill-files/skill-folder.js');
     for (const { skill: s, text } of rendered.files) {
       // An imported skill goes out as it came in: its stored folder, byte for byte. A learned one is its
@@ -52,8 +52,47 @@ export class SkillFiles {
         .requireStore()
         .appendEvent(s.namespace, 'skill.exported', s.id, { name: s.name, path }, this.ctx.now().toISOString());
     }
+    result.stale = await this.staleExports(root, result.written, !opts.names, opts.namespace);
     await this.changes.events();
     return result;
+  }
+
+  /**
+   * The folders below `root` that an earlier export wrote for a learned skill now written under another name
+   * (renamed), or, when every skill was exported (`all`), for one that is superseded: each holds only a SKILL.md
+   * whose `skill-id` names that skill. One whose text is a text this memory wrote for it (a version of it, as export
+   * redacts it) is removed; an edited one is left, and said.
+   */
+  private async staleExports(
+    root: string,
+    written: ExportResult['written'],
+    all: boolean,
+    namespace?: string,
+  ): Promise<ExportResult['stale']> {
+    if (!existsSync(root)) return [];
+    const store = this.ctx.requireStore();
+    const skills = await this.catalog.listSkills({ namespace, includeSuperseded: true });
+    const byId = new Map(skills.filter((s) => s.corpus === 'internal').map((s) => [s.id, s]));
+    const writtenNames = new Set(written.map((w) => w.name));
+    const exportedAs = new Map<string, string>();
+    for (const s of skills) if (!s.supersededBy && writtenNames.has(s.name)) exportedAs.set(s.id, s.name);
+    const stale: ExportResult['stale'] = [];
+    for (const entry of readdirSync(root, { withFileTypes: true })) {
+      // Never through a link, and never a folder this export wrote or one that holds anything else.
+      if (!entry.isDirectory() || writtenNames.has(entry.name)) continue;
+      const folder = join(root, entry.name);
+      const inside = readdirSync(folder, { withFileTypes: true });
+      if (inside.length !== 1 || inside[0]!.name !== 'SKILL.md' || !inside[0]!.isFile()) continue;
+      const text = readFileSync(join(folder, 'SKILL.md'), 'utf8');
+      const skill = byId.get(/^[ \t]+skill-id:[ \t]*"?([\w-]+)"?[ \t]*$/m.exec(text)?.[1] ?? '');
+      if (!skill) continue;
+      const now = exportedAs.get(skill.id) ?? null;
+      if (now === null && !(all && skill.supersededBy)) continue;
+      const ours = (await store.skillVersions(skill.id)).some((v) => redactSkillMd(v.skillMd, redactText) === text);
+      if (ours) rmSync(folder, { recursive: true });
+      stale.push({ name: entry.name, path: folder, now, removed: ours });
+    }
+    return stale;
   }
 
   /**

@@ -42,6 +42,12 @@ export interface ExportResult {
   /** `files`: for an imported skill, how many files of its folder were written (byte for byte). */
   written: { name: string; path: string; files?: number }[];
   skipped: { name: string; reason: string }[];
+  /**
+   * Folders an earlier export wrote for a skill that has another name now (`now`: renamed) or is no longer live
+   * (`now` null: superseded, in an export of every skill): `removed` when their SKILL.md was a text this memory
+   * wrote for that skill, else left as they are (edited since).
+   */
+  stale: { name: string; path: string; now: string | null; removed: boolean }[];
 }
 
 export interface ImportResult {

@@ -225,6 +225,14 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         out(`Wrote ${res.written.length} SKILL.md file(s) under ${res.dir}`);
         for (const w of res.written) out(`  ${w.path}`);
         for (const s of res.skipped) out(`  skipped ${s.name}: ${s.reason}`);
+        for (const s of res.stale) {
+          const was = s.now ? `${s.now} before it was renamed` : 'a skill superseded since';
+          out(
+            s.removed
+              ? `  removed ${s.path}: an earlier export of ${was}`
+              : `  left ${s.path}: an earlier export of ${was}, edited since (remove it if it is not yours)`,
+          );
+        }
       }
       return 0;
     }
