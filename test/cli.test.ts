@@ -380,13 +380,13 @@ describe('skillsmith synthesize', () => {
     olderRelease();
     const r = cli(['synthesize', '--db', db]);
     expect(r.code, r.stderr).toBe(0);
-    const updated = r.stdout.split('\n').filter((l) => l.startsWith(' updated '));
+    const updated = r.stdout.split('\n').filter((l) => l.startsWith('  updated '));
     expect(updated).toHaveLength(learned.length);
     const now = list(db);
     for (const s of learned) {
       const version = now.find((x) => x.id === s.id)!.version;
       expect(version).toMatch(/^\d+\.\d+\.1$/);
-      expect(updated).toContain(` updated ${s.name} -> ${version} (same procedure, written by this release)`);
+      expect(updated).toContain(`  updated ${s.name} -> ${version} (same procedure, written by this release)`);
     }
     // The skill's history says so too.
     const first = learned[0];

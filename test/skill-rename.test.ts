@@ -332,8 +332,11 @@ describe('a learned skill renamed', () => {
         id,
       );
     raw.close();
+    // The pass says which skill it superseded by its name, not its id.
+    const pass = runCli(['synthesize', '--db', db], tmpdir());
+    expect(pass.stdout).toContain(`\n  superseded refund-payment-method 1.0.0 by ${name} 2.0.0\n`);
     const upgraded = await openMemory({ db, config, logLevel: 'silent' });
-    expect((await upgraded.synthesize()).superseded.map((s) => s.supersedes)).toEqual([id]);
+    expect((await upgraded.skills.get('refund-payment-method'))!.supersededBy).not.toBeNull();
     expect(await upgraded.skills.nowKnownAs('refund-payment-method')).toEqual({ name, how: 'superseded' });
     expect(await upgraded.skills.nowKnownAs('no-such-skill')).toBeNull();
     // A name given and then superseded: the lookup follows the chain to the skill that is live now.
@@ -349,7 +352,12 @@ describe('a learned skill renamed', () => {
 
   it('from the command line: said in words or as JSON; a bad name exits 1 and a missing one is a usage error', async () => {
     const { memory, name, db } = await learnedRefund();
+    await memory.ingest(Array.from({ length: 3 }, (_, i) => refund(60 + i)));
     await memory.close();
+    // A pass right after the one that learned it (the default cooldown is a minute) says when to ask again.
+    expect(runCli(['synthesize', '--db', db], tmpdir()).stdout).toContain(
+      '  skipped cluster c000001: distilled less than 60 s ago (synthesis.cooldownMs); run synthesize again after that to examine it\n',
+    );
     const text = runCli(['skills', 'rename', name, 'refund-to-card', '--db', db], tmpdir());
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`${name} renamed refund-to-card (version 1.1.0)`);

@@ -30,18 +30,39 @@ export const command: Command = {
       `${report.stats.newSessions} new sessions, ${report.stats.clusters} clusters, ${report.stats.dirtyClusters} to examine${flags['dry-run'] ? ' (dry run: nothing written)' : ''}.`,
     );
     for (const s of report.created)
-      out(`  created ${verb} ${s.name} ${s.version} (cluster ${s.cluster})`.replace(/ {2,}/g, ' '));
+      out(`  created ${verb} ${s.name} ${s.version} (cluster ${s.cluster})`.replace(/(\S) {2,}/g, '$1 '));
     for (const s of report.updated)
       out(
         `  updated ${verb} ${s.name} -> ${s.version}${sameProcedureVersion(s.version) ? ' (same procedure, written by this release)' : ''}`.replace(
-          / {2,}/g,
-          ' ',
+          /(\S) {2,}/g,
+          '$1 ',
         ),
       );
-    for (const s of report.reinforced) out(`  reinforced ${verb} ${s.name}`.replace(/ {2,}/g, ' '));
-    for (const s of report.superseded)
-      out(`  superseded ${verb} ${s.supersedes} by ${s.name} ${s.version}`.replace(/ {2,}/g, ' '));
-    for (const s of report.skipped) out(`  skipped ${s.cluster}: ${s.reason}`);
+    // A skill several groups of sessions reinforced is one line, with how many.
+    const reinforced = new Map<string, number>();
+    for (const s of report.reinforced) reinforced.set(s.name, (reinforced.get(s.name) ?? 0) + 1);
+    for (const [name, groups] of reinforced)
+      out(
+        `  reinforced ${verb} ${name}${groups > 1 ? ` (by ${groups} groups of sessions)` : ''}`.replace(
+          /(\S) {2,}/g,
+          '$1 ',
+        ),
+      );
+    for (const s of report.superseded) {
+      // The skill it replaced, by its name (and version): an id says nothing to the person reading.
+      const old = await memory.skills.get(s.supersedes);
+      const was = old ? `${old.name} ${old.version}` : s.supersedes;
+      out(`  superseded ${verb} ${was} by ${s.name} ${s.version}`.replace(/(\S) {2,}/g, '$1 '));
+    }
+    // Clusters a pass examined a moment ago wait out their cooldown: one line, saying when to ask again.
+    const cooling = report.skipped.filter((s) => s.reason.startsWith('cooldown:'));
+    for (const s of report.skipped) if (!cooling.includes(s)) out(`  skipped ${s.cluster}: ${s.reason}`);
+    if (cooling.length) {
+      const wait = Math.ceil(memory.config.synthesis.cooldownMs / 1000);
+      out(
+        `  skipped ${cooling.length === 1 ? `cluster ${cooling[0]!.cluster}` : `${cooling.length} clusters`}: distilled less than ${wait} s ago (synthesis.cooldownMs); run synthesize again after that to examine ${cooling.length === 1 ? 'it' : 'them'}`,
+      );
+    }
     for (const line of lookAlikeLines(report, memoryFlagsText(flags))) out(line);
     if (
       !report.created.length &&
