@@ -93,6 +93,9 @@ describe('a learned skill renamed', () => {
       ['1.1.0', 'rename'],
     ]);
     const diff = (await memory.skills.diff('refund-to-card'))!;
+    // Each side under the name it had; a rename keeps the procedure.
+    expect([diff.from!.name, diff.to.name]).toEqual([name, 'refund-to-card']);
+    expect(diff.to).toMatchObject({ reason: 'rename', sameProcedure: true });
     const changed = diff.hunks.flatMap((h) => h.lines).filter((l) => l.op !== ' ');
     expect(changed.map((l) => `${l.op}${l.text}`)).toEqual(
       expect.arrayContaining([`-name: ${name}`, '+name: refund-to-card', '+# Refund To Card', '+  named-by: user']),

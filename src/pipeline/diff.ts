@@ -6,6 +6,8 @@ import { restamped } from './explain.js';
 /** One version of a skill as a diff names it. */
 export interface DiffSide {
   version: string;
+  /** The skill's name in that version (a rename changes it). */
+  name: string;
   reason: string;
   createdAt: string;
   /** A learned skill's patch update: its procedure reads as the version before it (see explain). */
@@ -50,6 +52,7 @@ export async function diffSkill(
   const from = opts.from ? find(opts.from) : (versions[versions.indexOf(to) - 1] ?? null);
   const side = (v: SkillVersion): DiffSide => ({
     version: v.version,
+    name: /^name:[ \t]*"?([^"\n]+?)"?[ \t]*$/m.exec(v.skillMd)?.[1] ?? skill.name,
     reason: v.reason,
     createdAt: v.createdAt,
     sameProcedure: restamped(skill, v),

@@ -46,11 +46,13 @@ export interface Explanation {
 }
 
 /**
- * Whether a version of a skill only re-stamped it: a learned skill's patch update, whose procedure reads as the
- * version before it. An imported skill's patch version is a changed file (its own numbering), not a re-stamp.
+ * Whether a version of a skill kept its procedure: a learned skill's patch update (a re-stamp, whose procedure
+ * reads as the version before it), or a rename (only the name changed). An imported skill's patch version is a
+ * changed file (its own numbering), not a re-stamp.
  */
 export function restamped(skill: Pick<Skill, 'corpus'>, v: Pick<SkillVersion, 'version' | 'reason'>): boolean {
-  return skill.corpus === 'internal' && v.reason === 'update' && sameProcedureVersion(v.version);
+  if (skill.corpus !== 'internal') return false;
+  return v.reason === 'rename' || (v.reason === 'update' && sameProcedureVersion(v.version));
 }
 
 /**

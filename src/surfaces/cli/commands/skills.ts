@@ -182,7 +182,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         out(`${d.name}: ${said(d.from)} -> ${said(d.to)}`);
         out(
           d.hunks.length
-            ? formatUnified(d.hunks, `${d.name}@${d.from.version}`, `${d.name}@${d.to.version}`)
+            ? formatUnified(d.hunks, `${d.from.name}@${d.from.version}`, `${d.to.name}@${d.to.version}`)
             : 'the same SKILL.md',
         );
       }
