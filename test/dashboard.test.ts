@@ -216,7 +216,9 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Save name' }).click();
     await expect.poll(() => page.locator('main > h1').textContent()).toBe('change-order-items');
     expect(await page.locator('.markdown h3').first().textContent()).toBe('Change Order Items');
-    expect(await page.locator('table.versions tr[data-version="1.1.0"] td').nth(1).textContent()).toBe('rename');
+    expect(await page.locator('table.versions tr[data-version="1.1.0"] td').nth(1).textContent()).toBe(
+      'rename (same procedure)',
+    );
     expect((await fetch(`${server.url}/api/skills/modify-pending-order-items`)).status).toBe(404);
     expect((await api<{ name: string }>('/api/skills/change-order-items')).name).toBe('change-order-items');
   });

@@ -38,6 +38,18 @@ describe('lifecycle maths', () => {
     expect(updateUtility(0.5, 1, 0.2)).toBeCloseTo(0.6);
   });
 
+  it('keeps what a thumb or a reward did when a trial comes: a passed trial never lowers eta', () => {
+    const up = applySignal(INITIAL_LIFECYCLE, { kind: 'user.positive' }, rules);
+    expect(up.eta).toBeCloseTo(0.6);
+    // Before: a pass set eta to the posterior, 2/3 here, and one after a thumb up to 1 gave 0.96 from 1.
+    expect(applySignal(up, pass, rules).eta).toBeCloseTo(0.6 + (2 / 3 - 1 / 2));
+    expect(applySignal(up, fail, rules).eta).toBeCloseTo(0.6 - (1 / 2 - 1 / 3));
+    const top = applySignal({ ...INITIAL_LIFECYCLE, eta: 0.95 }, { kind: 'user.positive' }, rules);
+    expect(applySignal(top, pass, rules).eta).toBe(1);
+    const rewarded = applySignal(INITIAL_LIFECYCLE, { kind: 'reward', value: 0 }, rules);
+    expect(applySignal(rewarded, pass, rules).eta).toBeGreaterThan(rewarded.eta);
+  });
+
   it('stays probationary before candidateTrials, then becomes active when eta >= minEtaForRetrieval', () => {
     expect(run([pass, pass]).status).toBe('probationary');
     const s = run([pass, pass, fail]); // eta = 3/5

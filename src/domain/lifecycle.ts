@@ -56,7 +56,7 @@ export function updateUtility(u: number, reward: number, alpha: number): number 
 }
 
 /**
- * The single state-transition function of the lifecycle (MemOS): trials move eta along the Beta posterior and
+ * The single state-transition function of the lifecycle (MemOS): trials move eta as they move the Beta posterior and
  * decide probationary -> active/retired after candidateTrials; thumbs move eta by etaDelta; a reward blends
  * into eta and updates utility. Any skill whose eta falls below retireEta retires; a positive signal brings a
  * retired skill back to probationary. Pure.
@@ -70,7 +70,13 @@ export function applySignal(state: LifecycleState, signal: Signal, rules: Lifecy
       const pass = signal.kind === 'trial.pass';
       next.trialsAttempted += 1;
       next.trialsPassed += pass ? 1 : 0;
-      next.eta = clamp01(betaPosterior(next.trialsPassed, next.trialsAttempted, state.prior ?? 0.5));
+      // The trial moves eta as far as it moves the Beta posterior: what thumbs and rewards did stays (a passed trial
+      // never lowers eta, a failed one never raises it). With none, eta is the posterior itself.
+      const prior = state.prior ?? 0.5;
+      const moved =
+        betaPosterior(next.trialsPassed, next.trialsAttempted, prior) -
+        betaPosterior(state.trialsPassed, state.trialsAttempted, prior);
+      next.eta = clamp01(state.eta + moved);
       next.utility = updateUtility(state.utility, pass ? 1 : 0, rules.utilityAlpha);
       positive = pass;
       break;
