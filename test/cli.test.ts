@@ -337,6 +337,18 @@ describe('skillsmith sessions list / show', () => {
     const missing = cli(['sessions', 'show', 'no-such-session', '--db', sharedDb]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no session "no-such-session"');
+    // By the opaque reference an exported SKILL.md names a source by (parents-episodic).
+    const skill = json<{ name: string; skillMd: string; sourceSessions: string[] }>([
+      'skills',
+      'show',
+      'exchange-delivered-order-items',
+      '--db',
+      sharedDb,
+    ]);
+    const ref = /^ {2}parents-episodic: (ses-[0-9a-f]{16})/m.exec(skill.skillMd)![1];
+    const byRef = json<{ id: string }>(['sessions', 'show', ref, '--db', sharedDb]);
+    expect(skill.sourceSessions).toContain(byRef.id);
+    expect(cli(['sessions', 'show', 'ses-0000000000000000', '--db', sharedDb]).code).toBe(1);
   });
 });
 

@@ -1,3 +1,4 @@
+import { sessionRef } from '../domain/session-ref.js';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { DryRunResult, PreparedCapture } from '../capture/ingest.js';
@@ -437,8 +438,20 @@ export class Capture {
   }
 
   /** One stored session by its stored id (`sessionKey` of a caller's id); null when absent or nothing is stored. */
+  /**
+   * A stored session by its id, or by the opaque reference a SKILL.md names it by (`ses-` and 16 hex digits,
+   * `parents-episodic`): found among the sources of the namespace's skills, as an exported skill's reader would
+   * look it up.
+   */
   async getSession(id: string, namespace?: string): Promise<Session | null> {
-    return (await this.ctx.store?.getSession(this.ctx.ns(namespace), id)) ?? null;
+    const store = this.ctx.store;
+    if (!store) return null;
+    const ns = this.ctx.ns(namespace);
+    const found = await store.getSession(ns, id);
+    if (found || !SESSION_REF.test(id)) return found ?? null;
+    for (const skill of await store.listSkills(ns, { includeSuperseded: true }))
+      for (const source of skill.sourceSessions) if (sessionRef(source) === id) return store.getSession(ns, source);
+    return null;
   }
 }
 
@@ -487,3 +500,6 @@ function placeCopy(s: Session, names: ContentNames | undefined, stored: Readonly
   if (!names || !stored.has(s.id)) return { kind: 'new', session: s };
   return stored.has(names.end) ? { kind: 'conflict' } : { kind: 'new', session: { ...s, id: names.end } };
 }
+
+/** The opaque reference of a session, as SKILL.md files name their sources (session-ref.ts). */
+const SESSION_REF = /^ses-[0-9a-f]{16}$/;
