@@ -519,6 +519,14 @@ describe('sessions', () => {
     expect(r.data.calls.length).toBe(r.data.callCount);
     expect(r.data.calls[0]).toMatchObject({ position: 0, tool: expect.any(String), ok: expect.any(Boolean) });
     expect((await api('GET', '/api/sessions/no-such-session')).status).toBe(404);
+    // Or by the reference a SKILL.md names a source session by.
+    const skill = (await api('GET', '/api/skills/exchange-delivered-order-items')).data as SkillRow & {
+      skillMd: string;
+    };
+    const ref = /^ {2}parents-episodic: (ses-[0-9a-f]{16})/m.exec(skill.skillMd)![1];
+    const byRef = await api('GET', `/api/sessions/${ref}`);
+    expect(byRef.status).toBe(200);
+    expect(skill.sourceSessions).toContain(byRef.data.id);
   });
 });
 
