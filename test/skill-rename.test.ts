@@ -10,6 +10,7 @@ import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import type { Session } from '../src/domain/types.js';
 import { ConflictError, InputError, PassLockedError } from '../src/errors/index.js';
 import { runCli } from './support/surfaces.js';
+import { orderSession } from './support/capture.js';
 import { readTau, SAMPLE, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
 
 const HELD_BACK = new URL('../examples/tau-held-back.jsonl', import.meta.url).pathname;
@@ -17,32 +18,15 @@ const HELD_BACK = new URL('../examples/tau-held-back.jsonl', import.meta.url).pa
 const config = { synthesis: { cooldownMs: 0, minSteps: 2 } };
 
 /** Refund run `i`: the order is looked up, then refunded; every call succeeds, and so does the run unless told. */
-function refund(
-  i: number,
-  tools = ['get_order_details', 'refund_order'],
-  outcome: 'success' | 'failure' = 'success',
-): Session {
-  const order = `#W${1000 + i}`;
+function refund(i: number, tools = ['get_order_details', 'refund_order'], outcome: 'success' | 'failure' = 'success') {
+  return { ...orderSession(i, 'Refund order # to the original payment method', tools, outcome), id: `refund-${i}` };
+}
+
+/** Cancellation run `i`: a second kind of task, for a second skill beside the refunds. */
+function cancel(i: number): Session {
   return {
-    id: `refund-${i}`,
-    namespace: 'default',
-    goal: `Refund order ${order} to the original payment method`,
-    outcome,
-    reward: outcome === 'success' ? 1 : 0,
-    agentId: null,
-    source: 'test',
-    startedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
-    endedAt: null,
-    calls: tools.map((tool, position) => ({
-      position,
-      tool,
-      args: { order_id: order },
-      result: JSON.stringify({ order_id: order, status: 'refunded' }),
-      ok: true,
-      error: null,
-      durationMs: 5,
-      at: null,
-    })),
+    ...orderSession(20 + i, 'Cancel my pending order # please', ['get_order_details', 'cancel_order']),
+    id: `cancel-${i}`,
   };
 }
 
@@ -141,14 +125,7 @@ describe('a learned skill renamed', () => {
 
   it('is refused, with the reason, for a name it cannot take; nothing changes', async () => {
     const { memory, name, id } = await learnedRefund();
-    await memory.ingest(
-      Array.from({ length: 6 }, (_, i) => ({
-        ...refund(20 + i),
-        id: `cancel-${i}`,
-        goal: `Cancel my pending order #W${3000 + i} please`,
-        calls: refund(20 + i).calls.map((c) => (c.tool === 'refund_order' ? { ...c, tool: 'cancel_order' } : c)),
-      })),
-    );
+    await memory.ingest(Array.from({ length: 6 }, (_, i) => cancel(i)));
     await memory.synthesize();
     const other = (await memory.skills.list()).find((s) => s.id !== id)!;
     await expect(memory.skills.rename(name, other.name)).rejects.toThrow(ConflictError);
@@ -173,13 +150,7 @@ describe('a learned skill renamed', () => {
 
   it('two renames at once both land; a pass that holds the namespace refuses one, saying so', async () => {
     const { memory, name, id, db } = await learnedRefund();
-    await memory.ingest(
-      Array.from({ length: 6 }, (_, i) => ({
-        ...refund(20 + i, ['get_order_details', 'cancel_order']),
-        id: `cancel-${i}`,
-        goal: `Cancel my pending order #W${3000 + i} please`,
-      })),
-    );
+    await memory.ingest(Array.from({ length: 6 }, (_, i) => cancel(i)));
     await memory.synthesize();
     const other = (await memory.skills.list()).find((s) => s.id !== id)!;
     // Two processes, as two commands run at once would be.
@@ -200,13 +171,7 @@ describe('a learned skill renamed', () => {
 
   it('asked again, changes nothing; a name another skill had before a rename is taken only when forced', async () => {
     const { memory, name, id } = await learnedRefund();
-    await memory.ingest(
-      Array.from({ length: 6 }, (_, i) => ({
-        ...refund(20 + i, ['get_order_details', 'cancel_order']),
-        id: `cancel-${i}`,
-        goal: `Cancel my pending order #W${3000 + i} please`,
-      })),
-    );
+    await memory.ingest(Array.from({ length: 6 }, (_, i) => cancel(i)));
     await memory.synthesize();
     const other = (await memory.skills.list()).find((s) => s.id !== id)!;
     // Its own name, and a rename retried after it landed (an answer lost on the way): the same skill, no new version.

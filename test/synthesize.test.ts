@@ -11,6 +11,7 @@ import { evidenceLine } from '../src/domain/evidence-line.js';
 import type { Session } from '../src/domain/types.js';
 import { vMeasure } from '../src/eval/metrics.js';
 import { readTau, SAMPLE, TAU_DEV, tempDbPath, toSession, type TauRecord } from './support/tau.js';
+import { orderSession } from './support/capture.js';
 
 /** Learning on the real dev traces: what a user depends on after `skillsmith learn`. */
 describe('synthesis pass on the tau dev traces', () => {
@@ -360,31 +361,6 @@ describe('redaction', () => {
     expect(existsSync(TAU_DEV)).toBe(true);
   });
 });
-
-/** Session `i` of a synthetic order procedure: `#` in the goal is its order id; every call succeeds. */
-function orderSession(i: number, goal: string, tools: string[]): Session {
-  return {
-    id: `run-${String(i).padStart(3, '0')}`,
-    namespace: 'default',
-    goal: goal.replace('#', `#W${1000 + i}`),
-    outcome: 'success',
-    reward: 1,
-    agentId: null,
-    source: 'test',
-    startedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
-    endedAt: null,
-    calls: tools.map((tool, position) => ({
-      position,
-      tool,
-      args: { order_id: `#W${1000 + i}` },
-      result: JSON.stringify({ order_id: `#W${1000 + i}`, status: 'ok' }),
-      ok: true,
-      error: null,
-      durationMs: 5,
-      at: null,
-    })),
-  };
-}
 
 describe('large clusters', () => {
   const session = (i: number, tools: string[]) =>

@@ -16,9 +16,8 @@ import type { AppContext } from './context.js';
 import { checkGoal, contextPack, MAX_TEXT_CHARS, toolsOf } from './recall-only.js';
 import { ConflictError, InputError, NotFoundError, PassLockedError } from '../errors/index.js';
 import { givenNameOf } from '../domain/learned-by.js';
-import { noSkillNamed } from '../domain/skill-rename.js';
 import { bumpVersion } from '../domain/reconcile.js';
-import { renameProblems } from '../domain/skill-rename.js';
+import { noSkillNamed, renameProblems } from '../domain/skill-rename.js';
 import { renamedSkill } from '../pipeline/rename.js';
 import type { PassLock } from './synthesis.js';
 

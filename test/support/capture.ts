@@ -85,3 +85,33 @@ export function plainSession(id: string, over: Partial<Session> = {}): Session {
     ...over,
   };
 }
+
+/** Session `i` of a synthetic order procedure: `#` in the goal is its order id; every call succeeds (the run too, unless told). */
+export function orderSession(
+  i: number,
+  goal: string,
+  tools: string[],
+  outcome: 'success' | 'failure' = 'success',
+): Session {
+  return {
+    id: `run-${String(i).padStart(3, '0')}`,
+    namespace: 'default',
+    goal: goal.replace('#', `#W${1000 + i}`),
+    outcome,
+    reward: outcome === 'success' ? 1 : 0,
+    agentId: null,
+    source: 'test',
+    startedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+    endedAt: null,
+    calls: tools.map((tool, position) => ({
+      position,
+      tool,
+      args: { order_id: `#W${1000 + i}` },
+      result: JSON.stringify({ order_id: `#W${1000 + i}`, status: 'ok' }),
+      ok: true,
+      error: null,
+      durationMs: 5,
+      at: null,
+    })),
+  };
+}

@@ -123,19 +123,12 @@ export function reconcileDraft(
     // (cancel-pending-order-modify-items beside cancel-pending-order) takes that name back.
     const renamedAway =
       decision.action === 'supersede' && !renamed && draft.name.startsWith(`${decision.target.name}-`);
-    // A name a person gave the skill goes on to its own group's better procedure, which does that task now; another
-    // group's skill that supersedes it keeps the name its own draft gives it (a lookup by the person's name is told
-    // which skill superseded it).
-    const given =
-      decision.action === 'supersede' && decision.target.clusterId === input.clusterId
-        ? givenNameOf(decision.target.skillMd)
-        : null;
+    // A name a person gave the skill goes on with it (`keep`: its own group's better procedure does that task now),
+    // said in the successor's words too; another group's skill that supersedes it keeps the name its own draft gives
+    // it (a lookup by the person's name is told which skill superseded it).
+    const given = keep ? givenNameOf(decision.target.skillMd) : null;
     const name =
-      (keep || renamedAway || given) && decision.action === 'supersede'
-        ? decision.target.name
-        : taken.has(draft.name)
-          ? uniqueName(draft.name, taken)
-          : draft.name;
+      keep || renamedAway ? decision.target.name : taken.has(draft.name) ? uniqueName(draft.name, taken) : draft.name;
     const named = { ...draft, name, ...wordsUnder(draft, name, given) };
     const skill: Skill = newSkill(at, {
       ...base,
