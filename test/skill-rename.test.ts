@@ -39,6 +39,15 @@ async function learnedRefund(db = tempDbPath()): Promise<{ memory: Memory; name:
   return { memory, name: skill!.name, id: skill!.id, db };
 }
 
+/** A memory that learned two skills: the refunds' and, beside it, the cancellations' (`other`). */
+async function learnedRefundAndCancel() {
+  const learned = await learnedRefund();
+  await learned.memory.ingest(Array.from({ length: 6 }, (_, i) => cancel(i)));
+  await learned.memory.synthesize();
+  const other = (await learned.memory.skills.list()).find((s) => s.id !== learned.id)!;
+  return { ...learned, other };
+}
+
 describe('a learned skill renamed', () => {
   it('is a new version under the new name, said in its title and description; its record and lineage stay', async () => {
     const { memory, name, id } = await learnedRefund();
@@ -124,10 +133,7 @@ describe('a learned skill renamed', () => {
   });
 
   it('is refused, with the reason, for a name it cannot take; nothing changes', async () => {
-    const { memory, name, id } = await learnedRefund();
-    await memory.ingest(Array.from({ length: 6 }, (_, i) => cancel(i)));
-    await memory.synthesize();
-    const other = (await memory.skills.list()).find((s) => s.id !== id)!;
+    const { memory, name, id, other } = await learnedRefundAndCancel();
     await expect(memory.skills.rename(name, other.name)).rejects.toThrow(ConflictError);
     await expect(memory.skills.rename(name, other.name)).rejects.toThrow(`another live skill is named ${other.name}`);
     await expect(memory.skills.rename(name, 'Refund Card')).rejects.toThrow(InputError);
@@ -149,10 +155,7 @@ describe('a learned skill renamed', () => {
   });
 
   it('two renames at once both land; a pass that holds the namespace refuses one, saying so', async () => {
-    const { memory, name, id, db } = await learnedRefund();
-    await memory.ingest(Array.from({ length: 6 }, (_, i) => cancel(i)));
-    await memory.synthesize();
-    const other = (await memory.skills.list()).find((s) => s.id !== id)!;
+    const { memory, name, db, other } = await learnedRefundAndCancel();
     // Two processes, as two commands run at once would be.
     const second = await openMemory({ db, config, logLevel: 'silent' });
     const both = await Promise.all([
@@ -170,10 +173,7 @@ describe('a learned skill renamed', () => {
   });
 
   it('asked again, changes nothing; a name another skill had before a rename is taken only when forced', async () => {
-    const { memory, name, id } = await learnedRefund();
-    await memory.ingest(Array.from({ length: 6 }, (_, i) => cancel(i)));
-    await memory.synthesize();
-    const other = (await memory.skills.list()).find((s) => s.id !== id)!;
+    const { memory, name, id, other } = await learnedRefundAndCancel();
     // Its own name, and a rename retried after it landed (an answer lost on the way): the same skill, no new version.
     expect(await memory.skills.rename(name, name)).toMatchObject({ changed: false, skill: { name, version: '1.0.0' } });
     expect((await memory.skills.rename(name, 'refund-to-card'))!.changed).toBe(true);

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
+import { metadataOf } from '../domain/learned-by.js';
 import { redactText } from '../domain/redact.js';
 import { redactSkillMd } from '../domain/skill-md/redact-skill-md.js';
 import type { Skill } from '../domain/types.js';
@@ -84,7 +85,7 @@ export class SkillFiles {
       const inside = readdirSync(folder, { withFileTypes: true });
       if (inside.length !== 1 || inside[0]!.name !== 'SKILL.md' || !inside[0]!.isFile()) continue;
       const text = readFileSync(join(folder, 'SKILL.md'), 'utf8');
-      const skill = byId.get(/^[ \t]+skill-id:[ \t]*"?([\w-]+)"?[ \t]*$/m.exec(text)?.[1] ?? '');
+      const skill = byId.get(metadataOf(text, 'skill-id') ?? '');
       if (!skill) continue;
       const now = exportedAs.get(skill.id) ?? null;
       if (now === null && !(all && skill.supersededBy)) continue;

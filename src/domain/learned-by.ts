@@ -38,6 +38,7 @@ const METADATA = {
   cluster: metadataLine('cluster'),
   'named-by': metadataLine('named-by'),
   'renamed-from': metadataLine('renamed-from'),
+  'skill-id': metadataLine('skill-id'),
 };
 
 /** A value of a SKILL.md's frontmatter metadata (a key indented under `metadata`), or null. */

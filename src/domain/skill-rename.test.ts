@@ -25,7 +25,7 @@ describe('a skill said under another name', () => {
     const untitled = { ...text, body: 'Steps a person wrote.\n\n# Fix MMS Messages\n' };
     expect(retitle(untitled, 'restore-mms')).toEqual(untitled);
     // A draft written under the distiller's own title, said under the name a person gave.
-    expect(retitle(text, 'restore-mms', 'Fix MMS Messages').body.split('\n')[0]).toBe('# Restore MMS');
+    expect(retitle(text, 'restore-mms').body.split('\n')[0]).toBe('# Restore MMS');
   });
 
   it('takes only a valid agentskills name', () => {

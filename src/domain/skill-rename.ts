@@ -14,14 +14,13 @@ function titleOf(body: string): string | null {
 
 /**
  * The text of a skill said under another name: the body's title and the description's lead ("Old Title: ..."),
- * where they say the title. `fromTitle`: the title the text says now (default: the body's own), for a text a
- * distiller wrote under its own name.
+ * where they say the title.
  */
 export function retitle(
   text: { description: string; body: string },
   name: string,
-  fromTitle: string | null = titleOf(text.body),
 ): { description: string; body: string } {
+  const fromTitle = titleOf(text.body);
   if (!fromTitle) return text;
   const title = titleOfName(name, fromTitle);
   const lead = `${fromTitle}: `;
@@ -29,7 +28,7 @@ export function retitle(
     description: text.description.startsWith(lead)
       ? `${title}: ${text.description.slice(lead.length)}`
       : text.description,
-    body: titleOf(text.body) === fromTitle ? text.body.replace(`# ${fromTitle}`, `# ${title}`) : text.body,
+    body: text.body.replace(`# ${fromTitle}`, `# ${title}`),
   };
 }
 
