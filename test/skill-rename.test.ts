@@ -260,6 +260,32 @@ describe('a learned skill renamed', () => {
     await memory.close();
   });
 
+  it('leaves the name it had to it: a new group learned later is named otherwise, and the old name still finds it', async () => {
+    const { memory, name, id } = await learnedRefund();
+    await memory.skills.rename(name, 'refund-to-card');
+    // Six refunds asked for in other words, by another procedure: a second skill, which the distiller would call
+    // by the refunds' first name.
+    await memory.ingest(
+      Array.from({ length: 6 }, (_, i) => ({
+        ...orderSession(60 + i, 'Give the money back for order #', [
+          'get_order_details',
+          'refund_order',
+          'notify_customer',
+        ]),
+        id: `money-back-${i}`,
+      })),
+    );
+    const report = await memory.synthesize();
+    expect(report.created).toHaveLength(1);
+    const [created] = report.created;
+    expect(created!.name).not.toBe(name);
+    expect(created!.name).toMatch(/^refund-order-/);
+    expect(await memory.skills.get(name)).toBeNull();
+    expect(await memory.skills.nowKnownAs(name)).toEqual({ name: 'refund-to-card', how: 'renamed' });
+    expect((await memory.skills.get('refund-to-card'))!.id).toBe(id);
+    await memory.close();
+  });
+
   it('keeps its name when a newer distiller writes it again', async () => {
     const { memory, name, id, db } = await learnedRefund();
     await memory.skills.rename(name, 'refund-to-card');

@@ -1,3 +1,4 @@
+import { givenNameOf } from '../domain/learned-by.js';
 import type { Skill } from '../domain/types.js';
 import { VectorIndex } from '../vector/vector-index.js';
 import { dot } from '../vector/vector-math.js';
@@ -5,7 +6,8 @@ import { dot } from '../vector/vector-math.js';
 /** The live internal skills of a namespace during a pass, with a vector index over their embeddings. */
 export class SkillCatalog {
   private readonly byId = new Map<string, Skill>();
-  private readonly historic = new Set<string>();
+  /** Names no new skill may take, each with the skill that had it: superseded and removed skills' names, and the names a person renamed a skill away from. */
+  private readonly historic = new Map<string, string>();
   private index: VectorIndex;
 
   constructor(
@@ -19,7 +21,11 @@ export class SkillCatalog {
 
   put(skill: Skill) {
     // A superseded skill keeps its name in the history (explain, versions): no new skill may take it.
-    if (skill.supersededBy) this.historic.add(skill.name);
+    if (skill.supersededBy) this.historic.set(skill.name, skill.id);
+    // Nor a name a person renamed a skill away from: a lookup by it says what the skill is called now, and a
+    // rename takes such a name only when forced (skills rename --force).
+    for (const former of givenNameOf(skill.skillMd)?.formerNames ?? [])
+      if (!this.historic.has(former)) this.historic.set(former, skill.id);
     if (skill.supersededBy || skill.corpus !== 'internal') {
       this.byId.delete(skill.id);
       this.index.remove(skill.id);
@@ -32,7 +38,7 @@ export class SkillCatalog {
 
   remove(id: string) {
     const gone = this.byId.get(id);
-    if (gone) this.historic.add(gone.name);
+    if (gone) this.historic.set(gone.name, gone.id);
     this.byId.delete(id);
     this.index.remove(id);
   }
@@ -46,11 +52,12 @@ export class SkillCatalog {
     return [...this.byId.values()];
   }
 
+  /** The names a skill may not take: every other live skill's, and the historic ones but its own (`except`: its id). */
   names(except?: string): Set<string> {
     const own = except ? this.byId.get(except)?.name : undefined;
     return new Set([
       ...[...this.byId.values()].filter((s) => s.id !== except).map((s) => s.name),
-      ...[...this.historic].filter((n) => n !== own),
+      ...[...this.historic].filter(([n, holder]) => n !== own && holder !== except).map(([n]) => n),
     ]);
   }
 
