@@ -112,6 +112,11 @@ describe('a learned skill renamed', () => {
     const { memory, name } = await learnedRefund();
     const out = mkdtempSync(join(tmpdir(), 'skillsmith-rename-export-'));
     await memory.skills.export(out);
+    // Four more runs of the same procedure reinforce it: its version's text now counts ten sessions, not six.
+    await memory.ingest(Array.from({ length: 4 }, (_, i) => refund(70 + i)));
+    const reinforced = await memory.synthesize();
+    expect(reinforced.reinforced).toHaveLength(1);
+    expect(readFileSync(join(out, name, 'SKILL.md'), 'utf8')).toContain('Learned from 6 successful sessions');
     // A folder that is not an export of this memory's, and one of another skill, stay as they are.
     mkdirSync(join(out, 'notes'));
     writeFileSync(join(out, 'notes', 'SKILL.md'), '---\nname: notes\ndescription: Mine.\n---\n\n# Notes\n');

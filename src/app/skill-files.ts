@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
+import { sameButSupport } from '../domain/evidence-line.js';
 import { metadataOf } from '../domain/learned-by.js';
 import { redactText } from '../domain/redact.js';
 import { redactSkillMd } from '../domain/skill-md/redact-skill-md.js';
@@ -62,7 +63,7 @@ export class SkillFiles {
    * The folders below `root` that an earlier export wrote for a learned skill now written under another name
    * (renamed), or, when every skill was exported (`all`), for one that is superseded: each holds only a SKILL.md
    * whose `skill-id` names that skill. One whose text is a text this memory wrote for it (a version of it, as export
-   * redacts it) is removed; an edited one is left, and said.
+   * redacts it, or that version before a reinforcement restated its counts: sameButSupport) is removed; an edited one is left, and said.
    */
   private async staleExports(
     root: string,
@@ -89,7 +90,10 @@ export class SkillFiles {
       if (!skill) continue;
       const now = exportedAs.get(skill.id) ?? null;
       if (now === null && !(all && skill.supersededBy)) continue;
-      const ours = (await store.skillVersions(skill.id)).some((v) => redactSkillMd(v.skillMd, redactText) === text);
+      // A version as export writes it; a reinforcement since then has amended only its counts and sources.
+      const ours = (await store.skillVersions(skill.id)).some((v) =>
+        sameButSupport(redactSkillMd(v.skillMd, redactText), text),
+      );
       if (ours) rmSync(folder, { recursive: true });
       stale.push({ name: entry.name, path: folder, now, removed: ours });
     }

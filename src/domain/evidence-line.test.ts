@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evidenceLine, restateEvidence, sameButEvidence, shareOfSuccesses } from './evidence-line.js';
+import { evidenceLine, restateEvidence, sameButEvidence, sameButSupport, shareOfSuccesses } from './evidence-line.js';
 
 const BODY = [
   '# Return Items',
@@ -54,5 +54,20 @@ describe('the evidence line', () => {
   it('two bodies that differ only in their counts say the same', () => {
     expect(sameButEvidence(BODY, restateEvidence(BODY, { successes: 7, succeeded: 6, followers: 8 }))).toBe(true);
     expect(sameButEvidence(BODY, BODY.replace('`find_user`', '`find_user_by_email`'))).toBe(false);
+  });
+
+  it('two SKILL.md texts that differ only in their support say the same; any other change does not', () => {
+    const md = (sources: string, count: number, body: string, more = '') =>
+      `---\nname: find-order\ndescription: Finds an order.\nmetadata:\n  parents-episodic: ${sources}\n  parents-episodic-count: "${count}"\n${more}---\n\n${body}\n`;
+    const before = md('ses-a ses-b', 2, BODY);
+    const grown = md('ses-a ses-b ses-c', 3, restateEvidence(BODY, { successes: 3, succeeded: 3, followers: 3 }));
+    expect(sameButSupport(before, grown)).toBe(true);
+    // A person's edit, in the body or in the frontmatter, is not.
+    expect(sameButSupport(before, md('ses-a ses-b ses-c', 3, `${BODY}\n\nMy own note.`))).toBe(false);
+    expect(sameButSupport(before, md('ses-a ses-b', 2, BODY, '  owner: me\n'))).toBe(false);
+    expect(sameButSupport(before, before.replace('Finds an order.', 'Finds any order.'))).toBe(false);
+    // Without a frontmatter, only the same text is.
+    expect(sameButSupport(BODY, BODY)).toBe(true);
+    expect(sameButSupport(BODY, restateEvidence(BODY, { successes: 7, succeeded: 6, followers: 8 }))).toBe(false);
   });
 });

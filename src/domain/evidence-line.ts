@@ -5,6 +5,8 @@
  * consolidation), so the text a future agent reads agrees with the skill's counts and its list of sources. Pure.
  */
 
+import { splitFrontmatter } from './skill-md/frontmatter.js';
+
 export interface EvidenceStats {
   /** Successful sessions the procedure was learned from or is supported by. */
   successes: number;
@@ -55,4 +57,19 @@ const NONE: EvidenceStats = { successes: 0, succeeded: 0, followers: 0 };
 /** Whether two bodies say the same but for the counts of their evidence lines. */
 export function sameButEvidence(a: string, b: string): boolean {
   return restateEvidence(a, NONE) === restateEvidence(b, NONE);
+}
+
+/** The frontmatter lines that list a skill's source sessions (render-skill-md.ts), said again as sessions come. */
+const SOURCES = /^[ \t]+parents-episodic(?:-count)?:.*$/gm;
+
+/**
+ * Whether two SKILL.md texts say the same but for what more supporting sessions change: the evidence line's counts,
+ * the shares of successful sessions, and the source sessions the frontmatter lists. A text exported before a
+ * reinforcement amended the skill's version then still reads as this memory's text, not as a person's edit.
+ */
+export function sameButSupport(a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = splitFrontmatter(a);
+  const y = splitFrontmatter(b);
+  return x.ok && y.ok && x.yaml.replace(SOURCES, '') === y.yaml.replace(SOURCES, '') && sameButEvidence(x.body, y.body);
 }
