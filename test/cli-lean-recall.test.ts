@@ -18,8 +18,15 @@ let learnedDb: string;
 let goals: string[];
 let counter = 0;
 
-function cli(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = [], cwd = tmp, input = ''): Run {
-  return runBuiltCli(args, { cwd, env, nodeArgs, unset: ['SKILLSMITH_LEAN_RECALL'], input });
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  cwd = tmp,
+  input = '',
+  inputAfterMs?: number,
+): Run {
+  return runBuiltCli(args, { cwd, env, nodeArgs, unset: ['SKILLSMITH_LEAN_RECALL'], input, inputAfterMs });
 }
 
 /** A private copy of a memory file (with its recall index file, if any). */
@@ -119,6 +126,24 @@ describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserP
     const none = both(learnedDb, (db) => ['recall', '--hook', '--db', db], {}, gemini('write a haiku about autumn'));
     expectSame(none);
     expect([none.lean.code, none.lean.stdout]).toEqual([0, '']);
+  });
+
+  it('waits for input that comes late, as a slow hook runner or a shell pipeline writes it', () => {
+    const input = claudeCode(goals[0]);
+    const direct = cli(['recall', '--hook', '--db', copyOf(learnedDb)], {}, [], tmp, input);
+    expect(direct.stdout).toContain('## Relevant procedures from past runs');
+    for (const env of [{}, { SKILLSMITH_LEAN_RECALL: '0' }, { SKILLSMITH_RECALL_DAEMON: '0' }]) {
+      // Before: the short path and the full CLI read an empty stdin, and printed nothing.
+      const late = cli(['recall', '--hook', '--db', copyOf(learnedDb)], env, [], tmp, input, 600);
+      expect([late.code, late.stdout, late.stderr]).toEqual([0, direct.stdout, '']);
+    }
+    // A memory chosen by SKILLSMITH_DB is named on stderr, except to a hook, which prints nothing but the pack.
+    for (const env of [{}, { SKILLSMITH_LEAN_RECALL: '0' }]) {
+      const named = cli(['recall', goals[0]], { ...env, SKILLSMITH_DB: copyOf(learnedDb) });
+      expect(named.stderr).toMatch(/^skillsmith: memory .* \(SKILLSMITH_DB; --db PATH to choose another\)\n$/);
+      const hooked = cli(['recall', '--hook'], { ...env, SKILLSMITH_DB: copyOf(learnedDb) }, [], tmp, input);
+      expect([hooked.code, hooked.stdout, hooked.stderr]).toEqual([0, direct.stdout, '']);
+    }
   });
 
   it('adds nothing, and exits 0, when no skill matches or the prompt is empty: a hook never nags or blocks', () => {

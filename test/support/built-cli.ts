@@ -1,8 +1,9 @@
 // Shared by the tests that run the built CLI as a user's shell would (test/cli-lean-recall.test.ts,
 // test/recall-daemon.test.ts): one way to start it with a clean environment, and private copies of a memory.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { CONFIG_ENV } from '../../src/config/sources.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -22,18 +23,46 @@ export interface Run {
  */
 export function runBuiltCli(
   args: string[],
-  opts: { cwd: string; env?: Record<string, string>; nodeArgs?: string[]; unset?: string[]; input?: string },
+  opts: {
+    cwd: string;
+    env?: Record<string, string>;
+    nodeArgs?: string[];
+    unset?: string[];
+    input?: string;
+    /** The input comes this long after the CLI started, through a shell pipe (a slow hook runner). */
+    inputAfterMs?: number;
+  },
 ): Run {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', ...(opts.unset ?? []), ...CONFIG_ENV.map((v) => v.name)])
     delete base[name];
-  const r = spawnSync(process.execPath, [...(opts.nodeArgs ?? []), BUILT_CLI, ...args], {
-    cwd: opts.cwd,
-    env: { ...base, ...opts.env },
-    encoding: 'utf8',
-    // Written to the CLI's stdin (a hook's input); else stdin is empty.
-    input: opts.input ?? '',
-  });
+  const command = [process.execPath, ...(opts.nodeArgs ?? []), BUILT_CLI, ...args];
+  let late: string | null = null;
+  if (opts.inputAfterMs !== undefined) {
+    late = join(mkdtempSync(join(tmpdir(), 'skillsmith-late-input-')), 'input');
+    writeFileSync(late, opts.input ?? '');
+  }
+  const r = late
+    ? spawnSync(
+        'sh',
+        [
+          '-c',
+          'f=$1; s=$2; shift 2; (sleep "$s"; cat "$f") | "$@"',
+          'sh',
+          late,
+          String(opts.inputAfterMs! / 1000),
+          ...command,
+        ],
+        { cwd: opts.cwd, env: { ...base, ...opts.env }, encoding: 'utf8' },
+      )
+    : spawnSync(command[0]!, command.slice(1), {
+        cwd: opts.cwd,
+        env: { ...base, ...opts.env },
+        encoding: 'utf8',
+        // Written to the CLI's stdin (a hook's input); else stdin is empty.
+        input: opts.input ?? '',
+      });
+  if (late) rmSync(dirname(late), { recursive: true, force: true });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -83,8 +83,8 @@ export function dbExists(path: string): boolean {
 /**
  * The memory the global flags describe (--db, named on stderr unless chosen; --namespace, --config,
  * --log-level): what every command that works on one memory opens. On a SQLite path with no file yet, `ifMissing`
- * `empty` says so (unless `quiet`) and gives an empty memory in RAM instead of a new file, and `fail` throws a
- * NotFoundError naming the path; otherwise the file is created.
+ * `empty` says so and gives an empty memory in RAM instead of a new file, and `fail` throws a NotFoundError naming
+ * the path; otherwise the file is created. `quiet` (a hook) says neither that nor which memory it opened.
  */
 export async function memoryFromFlags(
   flags: {
@@ -95,8 +95,10 @@ export async function memoryFromFlags(
   },
   opts: { ifMissing?: 'empty' | 'fail' | null; quiet?: boolean } = {},
 ): Promise<Memory> {
-  // The memory is named first, then the configuration is read (a bad one fails after saying which memory).
-  const db = announcedDbPath(typeof flags.db === 'string' ? flags.db : undefined);
+  // The memory is named first, then the configuration is read (a bad one fails after saying which memory); a hook
+  // (`quiet`) says nothing unless something goes wrong.
+  const flag = typeof flags.db === 'string' ? flags.db : undefined;
+  const db = opts.quiet ? resolveDbLocation(flag).path : announcedDbPath(flag);
   const namespace = typeof flags.namespace === 'string' ? flags.namespace : undefined;
   const config = configFromFlags({ config: typeof flags.config === 'string' ? flags.config : undefined, namespace });
   const missing = !!opts.ifMissing && !dbExists(db);

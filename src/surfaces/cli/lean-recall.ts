@@ -54,9 +54,9 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
   if (!config) return null;
   const location = resolveDbLocation(flags.db);
   const logLevel = (flags['log-level'] as LogLevel | undefined) ?? 'warn';
-  // Said as the full CLI says it: the memory is named first.
+  // Said as the full CLI says it: the memory is named first (a hook says nothing of it).
   const announce = async () => {
-    const line = describeDbLocation(location);
+    const line = flags.hook ? null : describeDbLocation(location);
     if (line) (await import('./output.js')).writeErr(`${line}\n`);
   };
   let start: (() => Promise<void>) | null = null;

@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { isatty } from 'node:tty';
 import { parseArgs } from 'node:util';
 
 /** Every flag the CLI accepts (one parser for all commands: an unknown flag is a usage error, exit 2). */
@@ -142,12 +143,36 @@ export function hookTranscript(input: string): { path: string } | { problem: str
   return { path: cwd && !isAbsolute(path) ? resolve(cwd, path) : path };
 }
 
-/** What a hook wrote on stdin (empty when stdin is a terminal or cannot be read). */
+/**
+ * What a hook wrote on stdin, to its end (empty when stdin is a terminal or cannot be read). Input that comes late
+ * is waited for: fd 0 is read as it is, never through `process.stdin`, whose first touch makes a pipe non-blocking
+ * (a read before the writer wrote then failed with EAGAIN, and a hook did nothing). A pipe that another process
+ * left non-blocking is polled until its writer closes it, for up to STDIN_WAIT_MS.
+ */
 export function readStdin(): string {
-  if (process.stdin.isTTY) return '';
-  try {
-    return readFileSync(0, 'utf8');
-  } catch {
-    return '';
+  if (isatty(0)) return '';
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(64 * 1024);
+  const deadline = Date.now() + STDIN_WAIT_MS;
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buffer, 0, buffer.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN' && Date.now() < deadline) {
+        Atomics.wait(PAUSE, 0, 0, 5);
+        continue;
+      }
+      // EOF (Windows' end of a pipe) ends the input; any other error leaves what was read.
+      break;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, n)));
   }
+  return Buffer.concat(chunks).toString('utf8');
 }
+
+/** How long a hook waits for input on a non-blocking stdin (hook runners allow a minute or more). */
+const STDIN_WAIT_MS = 30_000;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
