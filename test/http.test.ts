@@ -238,6 +238,7 @@ describe('meta', () => {
         '/api/skills/{name}/explain',
         '/api/skills/{name}/feedback',
         '/api/stats',
+        '/api/synthesize',
       ].filter((p) => p !== '/api/openapi.json'),
     );
   });
@@ -646,6 +647,55 @@ describe('events', () => {
     while (!/event: skill\.enabled/.test(more)) more += (await r2.read()).value;
     expect(more).not.toContain('event: skill.disabled');
     await r2.cancel();
+  });
+});
+
+describe('synthesis', () => {
+  it('POST /api/synthesize learns from the sessions an agent recorded over REST (a dry run first); recall then serves it', async () => {
+    const goals = [
+      'Refund the damaged blender from order #W9000001 to my gift card',
+      'Please refund the broken blender in order #W9000002 to the gift card',
+      'The blender in order #W9000003 arrived damaged: refund it to my gift card',
+    ];
+    for (const [i, goal] of goals.entries()) {
+      const order = `#W900000${i + 1}`;
+      const started = await api('POST', '/api/sessions', { body: { goal } });
+      expect(started.status).toBe(201);
+      const id = encodeURIComponent(started.data.id);
+      for (const [tool, result] of [
+        ['lookup_damaged_order', { order_id: order, condition: 'damaged' }],
+        ['issue_gift_card_refund', { refunded: true }],
+      ] as const)
+        expect(
+          (await api('POST', `/api/sessions/${id}/calls`, { body: { tool, args: { order_id: order }, result } }))
+            .status,
+        ).toBe(201);
+      expect((await api('POST', `/api/sessions/${id}/end`, { body: { outcome: 'success' } })).status).toBe(200);
+    }
+    // A write like any other: the CSRF header, and a body whose fields are right.
+    expect((await api('POST', '/api/synthesize', { csrf: false })).status).toBe(403);
+    const bad = await api('POST', '/api/synthesize', { body: { dryRun: 'yes' } });
+    expect(bad.status).toBe(400);
+    expect(bad.data.error).toMatch(/dryRun/);
+
+    const dry = await api('POST', '/api/synthesize', { body: { dryRun: true } });
+    expect(dry.status).toBe(200);
+    expect(Object.keys(dry.data)).toEqual(['created', 'updated', 'reinforced', 'superseded', 'skipped', 'stats']);
+    expect(dry.data.stats.dryRun).toBe(true);
+    expect(dry.data.stats.newSessions).toBeGreaterThanOrEqual(3);
+    // No body at all is a pass with the defaults.
+    const pass = await api('POST', '/api/synthesize');
+    expect(pass.status).toBe(200);
+    expect(pass.data.stats.dryRun).toBe(false);
+    expect(pass.data.created.map((c: { name: string }) => c.name)).toEqual(
+      dry.data.created.map((c: { name: string }) => c.name),
+    );
+
+    const recalled = await api('POST', '/api/recall', {
+      body: { goal: 'My blender came broken, refund order #W9000009 to my gift card' },
+    });
+    expect(recalled.data.skills[0].toolSequence).toEqual(['lookup_damaged_order', 'issue_gift_card_refund']);
+    expect(pass.data.created.map((c: { name: string }) => c.name)).toContain(recalled.data.skills[0].name);
   });
 });
 

@@ -94,7 +94,7 @@ describe.each([
   });
   afterAll(async () => conn?.close());
 
-  it('lists the ten tools with their input and output schemas', async () => {
+  it('lists the eleven tools with their input and output schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'compile_skill',
@@ -107,6 +107,7 @@ describe.each([
       'record_tool_call',
       'rename_skill',
       'skill_feedback',
+      'synthesize',
     ]);
     // Every tool answers with structured content, described by an outputSchema.
     for (const t of tools) expect(t.outputSchema?.type, t.name).toBe('object');
@@ -120,6 +121,7 @@ describe.each([
       expect.arrayContaining(['session_id', 'goal', 'tool', 'args', 'result', 'ok']),
     );
     expect(client.getInstructions()).toMatch(/recall_skills/);
+    expect(client.getInstructions()).toMatch(/call synthesize after sessions end/);
   });
 
   it('lists the learned skills, each with how many sessions it was learned from, not their ids', async () => {
@@ -303,7 +305,7 @@ describe.each([
       /no session no-such-session/,
     );
     expect(await toolError(client, 'no_such_tool', {})).toMatch(/no_such_tool not found/);
-    expect((await client.listTools()).tools).toHaveLength(10);
+    expect((await client.listTools()).tools).toHaveLength(11);
   });
 
   it('renames a skill: listed, read and recalled under the new name, which says who gave it', async () => {
@@ -383,6 +385,54 @@ describe.each([
 
     expect(tracesInFile(db, [secretGoal, secretResult])).toEqual([]);
   });
+
+  it('learns from sessions an agent recorded over MCP alone: synthesize (a dry run, then a pass), then recall serves it', async () => {
+    const goals = [
+      'Refund the damaged blender from order #W9000001 to my gift card',
+      'Please refund the broken blender in order #W9000002 to the gift card',
+      'The blender in order #W9000003 arrived damaged: refund it to my gift card',
+    ];
+    for (const [i, goal] of goals.entries()) {
+      const order = `#W900000${i + 1}`;
+      const { session_id } = await ok<{ session_id: string }>(client, 'record_tool_call', {
+        goal,
+        tool: 'lookup_damaged_order',
+        args: { order_id: order },
+        result: { order_id: order, item: 'blender', condition: 'damaged' },
+      });
+      await ok(client, 'record_tool_call', {
+        session_id,
+        tool: 'issue_gift_card_refund',
+        args: { order_id: order },
+        result: { refunded: true },
+      });
+      await ok(client, 'end_session', { session_id, outcome: 'success' });
+    }
+    const asked = 'My blender came broken, refund order #W9000009 to my gift card';
+    const before = await ok<{ skills: { name: string }[] }>(client, 'recall_skills', { goal: asked });
+    expect(before.skills.map((s) => s.name)).not.toContainEqual(expect.stringMatching(/refund/));
+
+    type Report = { created: { name: string }[]; stats: { newSessions: number; dryRun: boolean } };
+    const dry = await ok<Report>(client, 'synthesize', { dry_run: true });
+    // The three, and the sessions the tests before recorded.
+    expect(dry.stats.dryRun).toBe(true);
+    expect(dry.stats.newSessions).toBeGreaterThanOrEqual(3);
+    expect(dry.created.length).toBeGreaterThanOrEqual(1);
+    const pass = await ok<Report>(client, 'synthesize', {});
+    expect(pass.created.map((c) => c.name)).toEqual(dry.created.map((c) => c.name));
+    const r = (await client.callTool({ name: 'synthesize', arguments: {} })) as CallToolResult;
+    // Asked again at once: nothing new, and the group just learned waits out its cooldown, said on one line.
+    expect(text(r)).toMatch(
+      /^0 new sessions, \d+ clusters, 1 to examine\.\n {2}skipped cluster \S+: distilled less than 60 s ago/,
+    );
+    expect(text(r)).not.toMatch(/created|updated|reinforced/);
+
+    const after = await ok<{ skills: { name: string; toolSequence: string[] }[] }>(client, 'recall_skills', {
+      goal: asked,
+    });
+    expect(after.skills[0]).toMatchObject({ toolSequence: ['lookup_damaged_order', 'issue_gift_card_refund'] });
+    expect(pass.created.map((c) => c.name)).toContain(after.skills[0]!.name);
+  });
 });
 
 describe('MCP over HTTP, trust boundary', () => {
@@ -400,7 +450,7 @@ describe('MCP over HTTP, trust boundary', () => {
           requestInit: { headers: { Authorization: 'Bearer mcp-token-0123456789abcdef' } },
         }),
       );
-      expect((await authorised.listTools()).tools).toHaveLength(10);
+      expect((await authorised.listTools()).tools).toHaveLength(11);
       await authorised.close();
     } finally {
       await server.close();
@@ -440,7 +490,7 @@ describe('MCP over HTTP, trust boundary', () => {
       // The SDK's own client sends no Origin: it connects as before.
       const client = new Client({ name: 't', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-      expect((await client.listTools()).tools).toHaveLength(10);
+      expect((await client.listTools()).tools).toHaveLength(11);
       await client.close();
     } finally {
       await server.close();

@@ -1,7 +1,9 @@
 /** The JSON shapes every surface (CLI --json, REST, MCP) shows: one definition, so they cannot drift. */
 import { branchesOf } from '../domain/branches.js';
+import { sameProcedureVersion } from '../domain/reconcile.js';
 import type { Session, Skill } from '../domain/types.js';
 import type { RecalledSkill } from '../pipeline/recall.js';
+import type { SynthesisReport } from '../pipeline/synthesize.js';
 import type { Memory } from '../app/memory.js';
 import { noSkillNamed as sayNoSkillNamed } from '../domain/skill-rename.js';
 
@@ -84,4 +86,63 @@ export function sessionJson(s: Session) {
 /** What a lookup by a name that found no skill says, with the name the skill it meant has now (skill-rename.ts). */
 export async function noSkillNamed(memory: Pick<Memory, 'skills'>, name: string): Promise<string> {
   return sayNoSkillNamed(name, await memory.skills.nowKnownAs(name));
+}
+
+/** The JSON shape of a synthesis report (stable key order): `synthesize --json`, `POST /api/synthesize`. */
+export function stableReport(r: SynthesisReport) {
+  return {
+    created: r.created,
+    updated: r.updated,
+    reinforced: r.reinforced,
+    superseded: r.superseded,
+    skipped: r.skipped,
+    ...(r.lookAlike ? { lookAlike: r.lookAlike } : {}),
+    ...(r.fallback ? { fallback: r.fallback } : {}),
+    stats: r.stats,
+  };
+}
+
+/**
+ * A synthesis pass said in words (`skillsmith synthesize`, MCP's synthesize): the counts, then a
+ * line per skill written, reinforced or superseded (by name and version), and the clusters skipped.
+ */
+export async function synthesisLines(report: SynthesisReport, memory: Memory): Promise<string[]> {
+  const verb = report.stats.dryRun ? 'would be' : '';
+  const line = (text: string) => text.replace(/(\S) {2,}/g, '$1 ');
+  const lines = [
+    `${report.stats.newSessions} new sessions, ${report.stats.clusters} clusters, ${report.stats.dirtyClusters} to examine${report.stats.dryRun ? ' (dry run: nothing written)' : ''}.`,
+  ];
+  for (const s of report.created) lines.push(line(`  created ${verb} ${s.name} ${s.version} (cluster ${s.cluster})`));
+  for (const s of report.updated)
+    lines.push(
+      line(
+        `  updated ${verb} ${s.name} -> ${s.version}${sameProcedureVersion(s.version) ? ' (same procedure, written by this release)' : ''}`,
+      ),
+    );
+  // A skill several groups of sessions reinforced is one line, with how many.
+  const reinforced = new Map<string, number>();
+  for (const s of report.reinforced) reinforced.set(s.name, (reinforced.get(s.name) ?? 0) + 1);
+  for (const [name, groups] of reinforced)
+    lines.push(line(`  reinforced ${verb} ${name}${groups > 1 ? ` (by ${groups} groups of sessions)` : ''}`));
+  for (const s of report.superseded) {
+    // The skill it replaced, by its name (and version): an id says nothing to the person reading.
+    const old = await memory.skills.get(s.supersedes);
+    const was = old ? `${old.name} ${old.version}` : s.supersedes;
+    lines.push(line(`  superseded ${verb} ${was} by ${s.name} ${s.version}`));
+  }
+  // Clusters a pass examined a moment ago wait out their cooldown: one line, saying when to ask again.
+  const cooling = report.skipped.filter((s) => s.reason.startsWith('cooldown:'));
+  for (const s of report.skipped) if (!cooling.includes(s)) lines.push(`  skipped ${s.cluster}: ${s.reason}`);
+  if (cooling.length) {
+    const wait = Math.ceil(memory.config.synthesis.cooldownMs / 1000);
+    lines.push(
+      `  skipped ${cooling.length === 1 ? `cluster ${cooling[0]!.cluster}` : `${cooling.length} clusters`}: distilled less than ${wait} s ago (synthesis.cooldownMs); run synthesize again after that to examine ${cooling.length === 1 ? 'it' : 'them'}`,
+    );
+  }
+  return lines;
+}
+
+/** Whether a pass wrote, reinforced and skipped nothing ("Nothing new to learn."). */
+export function learnedNothing(r: SynthesisReport): boolean {
+  return !r.created.length && !r.updated.length && !r.reinforced.length && !r.superseded.length && !r.skipped.length;
 }

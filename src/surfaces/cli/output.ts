@@ -61,20 +61,6 @@ export function printSkillTable(skills: Skill[], minOccurrences: number) {
   for (const r of rows) out(fmt(r));
 }
 
-/** The JSON shape of a synthesis report (stable key order). */
-export function stableReport(r: SynthesisReport) {
-  return {
-    created: r.created,
-    updated: r.updated,
-    reinforced: r.reinforced,
-    superseded: r.superseded,
-    skipped: r.skipped,
-    ...(r.lookAlike ? { lookAlike: r.lookAlike } : {}),
-    ...(r.fallback ? { fallback: r.fallback } : {}),
-    stats: r.stats,
-  };
-}
-
 /** A value as one word of a POSIX shell command line: as it is when nothing in it is special, else quoted. */
 export function shellWord(v: string): string {
   return /^[\w@%+=:,./#-]+$/.test(v) && !v.startsWith('#') ? v : `'${v.replace(/'/g, `'\\''`)}'`;

@@ -350,6 +350,42 @@ export function openApiDocument(version: string) {
           },
         },
       },
+      '/api/synthesize': {
+        post: {
+          summary:
+            'Run a synthesis pass over the sessions recorded since the last one (the body may be empty); what ' +
+            '`skillsmith synthesize --json` prints: created, updated, reinforced, superseded and skipped',
+          parameters: [csrf],
+          requestBody: {
+            required: false,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: { dryRun: { type: 'boolean', default: false } },
+                  additionalProperties: false,
+                },
+              },
+            },
+          },
+          responses: {
+            200: json({
+              type: 'object',
+              required: ['created', 'updated', 'reinforced', 'superseded', 'skipped', 'stats'],
+              properties: {
+                created: { type: 'array', items: { type: 'object' } },
+                updated: { type: 'array', items: { type: 'object' } },
+                reinforced: { type: 'array', items: { type: 'object' } },
+                superseded: { type: 'array', items: { type: 'object' } },
+                skipped: { type: 'array', items: { type: 'object' } },
+                stats: { type: 'object' },
+              },
+            }),
+            ...rejected,
+            409: error('Another synthesis pass is running on the namespace'),
+          },
+        },
+      },
       '/api/compile': {
         post: {
           summary: 'Distil one skill from sessions, a cue or facts (a dry run unless commit)',

@@ -2,13 +2,16 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Memory } from '../../app/memory.js';
-import { noSkillNamed, skillSummaryJson } from '../shapes.js';
+import { learnedNothing, noSkillNamed, skillSummaryJson, stableReport, synthesisLines } from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
 import { InputError, NotFoundError } from '../../errors/index.js';
 import { neutraliseInstructions } from '../../domain/untrusted-text.js';
 
 const sessionId = z.string().min(1).max(500);
 const status = z.enum(['probationary', 'active', 'retired']);
+
+/** A skill a synthesis pass wrote, as its report names it. */
+const skillRef = z.object({ id: z.string(), name: z.string(), version: z.string(), cluster: z.string() });
 
 /** The structured results (outputSchema): a client can rely on these fields being there. */
 const output = {
@@ -90,6 +93,14 @@ const output = {
     name: z.string(),
     version: z.string(),
     changed: z.boolean().describe('false when it had the name already (a rename asked again)'),
+  },
+  synthesized: {
+    created: z.array(skillRef),
+    updated: z.array(skillRef),
+    reinforced: z.array(skillRef),
+    superseded: z.array(skillRef.extend({ supersedes: z.string() })),
+    skipped: z.array(z.object({ cluster: z.string(), reason: z.string() })),
+    stats: z.object({ newSessions: z.number(), clusters: z.number(), dryRun: z.boolean() }).passthrough(),
   },
   alike: {
     groups: z.array(
@@ -211,6 +222,26 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         skills.length ? `${context}\nSkill ids: ${data.skill_ids.join(', ')}` : 'No learned skill matches this goal.',
         data,
       );
+    },
+  );
+
+  server.registerTool(
+    'synthesize',
+    {
+      title: 'Learn from the recorded sessions',
+      description:
+        'Run a synthesis pass over the sessions recorded since the last one: groups of similar successful sessions ' +
+        'become skills (or update, reinforce or supersede the ones they match). Call it after end_session when ' +
+        'the server does not learn by itself (synthesis.auto). dry_run shows what would change and writes nothing.',
+      inputSchema: { dry_run: z.boolean().optional().describe('show what a pass would do; write nothing') },
+      outputSchema: output.synthesized,
+      annotations: { readOnlyHint: false, idempotentHint: true },
+    },
+    async (a) => {
+      const report = await memory.synthesize({ dryRun: a.dry_run ?? false });
+      const lines = await synthesisLines(report, memory);
+      if (learnedNothing(report)) lines.push('Nothing new to learn.');
+      return answer(lines.join('\n'), stableReport(report));
     },
   );
 

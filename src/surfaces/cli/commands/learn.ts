@@ -5,10 +5,10 @@ import { sameProcedureVersion } from '../../../domain/reconcile.js';
 import type { Skill } from '../../../domain/types.js';
 import type { SynthesisReport } from '../../../pipeline/synthesize.js';
 import type { Memory } from '../../../app/memory.js';
-import { skillJson } from '../../shapes.js';
+import { skillJson, stableReport } from '../../shapes.js';
 import type { Command } from '../command.js';
 import { dbPathFromFlags, memoryFlagsText } from '../command-support.js';
-import { lookAlikeLines, out, printJson, printSkillTable, reportFallback, stableReport, writeErr } from '../output.js';
+import { lookAlikeLines, out, printJson, printSkillTable, reportFallback, writeErr } from '../output.js';
 import { progressBar } from '../progress.js';
 import { formatNotes, formatProblems, grownText, hookProblems, ingestFiles, ingestInputs, sessions } from './ingest.js';
 

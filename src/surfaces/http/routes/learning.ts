@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Memory } from '../../../app/memory.js';
+import { stableReport } from '../../shapes.js';
 import { readJson } from '../request.js';
 
 const ids = z.array(z.string().min(1).max(500)).max(500);
@@ -14,6 +15,8 @@ const compileBody = z
   })
   .refine((b) => b.sessions?.length || b.cue || b.facts?.length, { message: 'give sessions, a cue or facts' });
 
+const synthesizeBody = z.object({ dryRun: z.boolean().default(false) }).strict();
+
 const recallBody = z.object({
   goal: z.string().min(1).max(8000),
   topK: z.number().int().min(1).max(20).optional(),
@@ -22,13 +25,20 @@ const recallBody = z.object({
   tools: z.array(z.string().min(1).max(500)).min(1).max(2000).optional(),
 });
 
-/** Compile (a dry run unless commit) and recall: the two ways skills go in and come out. */
+/** Synthesis, compile (a dry run unless commit) and recall: the ways skills go in and come out. */
 export function learningRoutes(memory: Memory): Hono {
   const app = new Hono();
 
   app.post('/compile', async (c) => {
     const body = await readJson(c, compileBody);
     return c.json(await memory.skills.compile({ ...body, actor: 'http' }));
+  });
+
+  // A synthesis pass over the sessions recorded since the last one: what an agent that records here learns by,
+  // when the server does not run passes by itself (synthesis.auto). One pass at a time: another is a 409.
+  app.post('/synthesize', async (c) => {
+    const body = await readJson(c, synthesizeBody, { optional: true });
+    return c.json(stableReport(await memory.synthesize({ dryRun: body.dryRun })));
   });
 
   // Sessions that ran the same steps but were worded too far apart to group: POST /compile with a group's
