@@ -192,8 +192,15 @@ describe('explicit compile', () => {
     const byCue = await memory.skills.compile({ cue: goal });
     expect(byCue.duplicateOf?.id).toBe(skill.id);
     await expect(memory.skills.compile({ cue: 'write a haiku about autumn' })).rejects.toThrow(
-      /no stored sessions match/,
+      /no group of stored sessions matches the cue .*grouped by the next one/,
     );
+    // Before any pass there is no group to match: said so, with what to do.
+    const fresh = await openMemory({ db: tempDbPath(), logLevel: 'silent' });
+    await fresh.ingest([(await memory.parts.store!.getSession('default', skill.sourceSessions[0]))!]);
+    await expect(fresh.skills.compile({ cue: goal })).rejects.toThrow(
+      /no synthesis pass has grouped the stored sessions yet.*run one \(synthesize\)/,
+    );
+    await fresh.close();
 
     const f1 = await memory.facts.add(
       'Refunds go to the original payment method unless the customer asks for a gift card.',

@@ -71,8 +71,11 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
       sessions = await store.getSessions(ns, await store.clusterMembers(ns, hit.id));
       goalCentroid = clusters.find((c) => c.id === hit.id)!.goalCentroid;
     } else if (!req.facts?.length) {
+      // A cue is matched against the groups synthesis passes formed: sessions recorded since the last pass are in none.
       throw new CompileError(
-        `no stored sessions match the cue "${req.cue}" (similarity below ${deps.thresholds.recall}); name the sessions explicitly instead`,
+        clusters.length
+          ? `no group of stored sessions matches the cue "${req.cue}" (similarity below ${deps.thresholds.recall}; sessions recorded since the last synthesis pass are grouped by the next one); name the sessions explicitly instead`
+          : `no synthesis pass has grouped the stored sessions yet, so there is nothing to match the cue "${req.cue}" against: run one (synthesize), or name the sessions explicitly`,
       );
     }
   }
