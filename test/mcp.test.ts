@@ -115,6 +115,10 @@ describe.each([
       expect.arrayContaining(['skill_ids', 'skills', 'tools', 'context']),
     );
     expect(tools.find((t) => t.name === 'forget_session')!.annotations).toMatchObject({ destructiveHint: true });
+    // Every argument says what it is for: a model fills them from these words alone.
+    for (const t of tools)
+      for (const [arg, schema] of Object.entries(t.inputSchema.properties ?? {}))
+        expect((schema as { description?: string }).description, `${t.name}.${arg}`).toBeTruthy();
     const record = tools.find((t) => t.name === 'record_tool_call')!;
     expect(record.inputSchema.required).toEqual(['tool']);
     expect(Object.keys(record.inputSchema.properties ?? {})).toEqual(
@@ -146,6 +150,13 @@ describe.each([
 
   it('records a session call by call, then compiles a skill from it (dry run, then commit) and serves it as a resource', async () => {
     expect(await toolError(client, 'record_tool_call', { tool: 'find_user_id_by_name_zip' })).toMatch(/needs its goal/);
+    // An id no session has, without a goal: said as such, not as a missing goal alone.
+    expect(
+      await toolError(client, 'record_tool_call', {
+        session_id: 's_no_such_session',
+        tool: 'find_user_id_by_name_zip',
+      }),
+    ).toMatch(/^no session "s_no_such_session" is open or stored: start it by passing goal/);
 
     const goal = 'Change the size of the t-shirt in my pending order #W1234567 to a large one';
     const first = await ok<{ session_id: string }>(client, 'record_tool_call', {
@@ -260,7 +271,10 @@ describe.each([
       arguments: { goal: 'Bake sourdough bread with a rye starter' },
     })) as CallToolResult;
     expect(none.isError).toBeFalsy();
-    expect(text(none)).toBe('No learned skill matches this goal.');
+    // As the CLI says it: which skill came nearest, and the threshold it missed.
+    expect(text(none)).toMatch(
+      /^No skill matches this goal\. The nearest, [a-z0-9-]+, scores 0\.\d+, under the recall threshold 0\.\d+ \(thresholds\.recall\)\.$/,
+    );
   });
 
   it('applies feedback', async () => {
@@ -366,7 +380,7 @@ describe.each([
     await ok(client, 'forget_session', { session_id: live.session_id });
     expect(
       await toolError(client, 'record_tool_call', { session_id: live.session_id, tool: 'cancel_pending_order' }),
-    ).toMatch(/needs its goal/);
+    ).toMatch(/^no session "s_[^"]+" is open or stored/);
 
     expect(await ok(client, 'forget_skill', { skill: 'escalate-order-return' })).toEqual({
       id: expect.any(String),

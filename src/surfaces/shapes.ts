@@ -2,7 +2,7 @@
 import { branchesOf } from '../domain/branches.js';
 import { sameProcedureVersion } from '../domain/reconcile.js';
 import type { Session, Skill } from '../domain/types.js';
-import type { RecalledSkill } from '../pipeline/recall.js';
+import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
 import type { SynthesisReport } from '../pipeline/synthesize.js';
 import type { Memory } from '../app/memory.js';
 import { noSkillNamed as sayNoSkillNamed } from '../domain/skill-rename.js';
@@ -145,4 +145,17 @@ export async function synthesisLines(report: SynthesisReport, memory: Memory): P
 /** Whether a pass wrote, reinforced and skipped nothing ("Nothing new to learn."). */
 export function learnedNothing(r: SynthesisReport): boolean {
   return !r.created.length && !r.updated.length && !r.reinforced.length && !r.superseded.length && !r.skipped.length;
+}
+
+/** Why nothing was recalled, for a person: the nearest skill and the threshold it missed, when there is one. */
+export function noMatch(nearest: NearestSkill | null): string {
+  if (!nearest) return 'No skill matches this goal.';
+  // Two decimals, or as many as it takes to tell the score from the threshold it missed (0.397, not 0.40).
+  let digits = 2;
+  while (digits < 6 && nearest.similarity.toFixed(digits) === nearest.threshold.toFixed(digits)) digits++;
+  const score = (x: number) => x.toFixed(digits);
+  return (
+    `No skill matches this goal. The nearest, ${nearest.name}, scores ${score(nearest.similarity)}, under the ` +
+    `recall threshold ${score(nearest.threshold)} (thresholds.recall).`
+  );
 }

@@ -80,6 +80,10 @@ export class LiveSessions {
       );
     }
     const goal = call.goal?.trim() || stored?.goal;
+    if (!goal && call.sessionId)
+      throw new InputError(
+        `no session "${call.sessionId}" is open or stored: start it by passing goal (what the agent is trying to do) with this call, or omit session_id to get a new one`,
+      );
     if (!goal)
       throw new InputError('the first call of a session needs its goal: pass goal (what the agent is trying to do)');
     return this.memory.startSession({ goal, id: call.sessionId, agentId: call.agentId, source: 'mcp' });

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Memory } from '../../app/memory.js';
-import { learnedNothing, noSkillNamed, skillSummaryJson, stableReport, synthesisLines } from '../shapes.js';
+import { learnedNothing, noMatch, noSkillNamed, skillSummaryJson, stableReport, synthesisLines } from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
 import { InputError, NotFoundError } from '../../errors/index.js';
 import { neutraliseInstructions } from '../../domain/untrusted-text.js';
@@ -142,8 +142,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         result: z.unknown().optional().describe('what it returned (text or JSON; stored capped)'),
         ok: z.boolean().optional().describe('false when the call failed (default: true unless error is given)'),
         error: z.string().max(4000).optional().describe('the error message of a failed call'),
-        duration_ms: z.number().int().min(0).optional(),
-        agent_id: z.string().max(200).optional(),
+        duration_ms: z.number().int().min(0).optional().describe('how long the call took, in milliseconds'),
+        agent_id: z.string().max(200).optional().describe('which agent of a fleet recorded the session'),
       },
       outputSchema: output.recorded,
       annotations: { readOnlyHint: false, idempotentHint: false },
@@ -171,8 +171,10 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       description:
         'Close a session with its outcome. With success or failure, every skill recalled for the session gets a trial.',
       inputSchema: {
-        session_id: sessionId,
-        outcome: z.enum(['success', 'failure', 'unknown']),
+        session_id: sessionId.describe('the session record_tool_call returned'),
+        outcome: z
+          .enum(['success', 'failure', 'unknown'])
+          .describe('whether the task was done (unknown: not known yet; report it later over REST or the CLI)'),
         reward: z.number().min(0).max(1).optional().describe('optional reward in [0,1]'),
       },
       outputSchema: output.ended,
@@ -193,10 +195,21 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         'Pass session_id so the outcome of the session counts as a trial of the skills served, and tools (the names ' +
         'of the tools you have) to get only skills whose steps you can take.',
       inputSchema: {
-        goal: z.string().min(1).max(8000),
-        top_k: z.number().int().min(1).max(10).optional(),
-        session_id: sessionId.optional(),
-        tools: z.array(z.string().min(1).max(500)).min(1).max(2000).optional(),
+        goal: z
+          .string()
+          .min(1)
+          .max(8000)
+          .describe("the task in the user's words (the request, or the goal you work on)"),
+        top_k: z.number().int().min(1).max(10).optional().describe('at most this many skills (default 2)'),
+        session_id: sessionId
+          .optional()
+          .describe('the session this recall serves (from record_tool_call): its outcome becomes their trial'),
+        tools: z
+          .array(z.string().min(1).max(500))
+          .min(1)
+          .max(2000)
+          .optional()
+          .describe('the names of the tools you have: only skills whose steps use none other come back'),
       },
       outputSchema: output.recalled,
       annotations: { readOnlyHint: false },
@@ -218,10 +231,11 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         tools: memory.toolsFor(skills),
         context,
       };
-      return answer(
-        skills.length ? `${context}\nSkill ids: ${data.skill_ids.join(', ')}` : 'No learned skill matches this goal.',
-        data,
-      );
+      // Nothing served: which skill came nearest, and the threshold it missed (as the CLI says it).
+      const said = skills.length
+        ? `${context}\nSkill ids: ${data.skill_ids.join(', ')}`
+        : noMatch(await memory.nearest(a.goal, { tools: a.tools }));
+      return answer(said, data);
     },
   );
 
@@ -253,7 +267,12 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         'Distil one skill from the given sessions, or from the stored sessions whose goals match a cue. A dry run (nothing ' +
         'written) unless commit is true; the answer shows the SKILL.md and what would happen (add, update, supersede, skip).',
       inputSchema: {
-        session_ids: z.array(sessionId).min(1).max(500).optional(),
+        session_ids: z
+          .array(sessionId)
+          .min(1)
+          .max(500)
+          .optional()
+          .describe('the sessions to learn from (ids from record_tool_call or look_alike_sessions)'),
         cue: z
           .string()
           .min(1)
@@ -290,9 +309,11 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         "A trial result (pass/fail), a thumbs up/down, or a reward in [0,1] for a skill; it moves the skill's eta and status.",
       inputSchema: {
         skill: z.string().min(1).max(200).describe('skill name or id'),
-        signal: z.enum(['pass', 'fail', 'up', 'down', 'reward']),
+        signal: z
+          .enum(['pass', 'fail', 'up', 'down', 'reward'])
+          .describe('pass/fail: a trial of following it; up/down: a thumbs up or down; reward: a score in reward'),
         reward: z.number().min(0).max(1).optional().describe('required when signal is reward'),
-        session_id: sessionId.optional(),
+        session_id: sessionId.optional().describe('the session the skill was used in, if any (kept with the feedback)'),
       },
       outputSchema: output.feedback,
       annotations: { readOnlyHint: false },
@@ -318,9 +339,15 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       description:
         'The skills in memory with status, eta, track record and tools. Read one with the resource skill://<name>.',
       inputSchema: {
-        status: z.array(z.enum(['probationary', 'active', 'retired'])).optional(),
-        corpus: z.enum(['internal', 'external']).optional(),
-        include_superseded: z.boolean().optional(),
+        status: z
+          .array(z.enum(['probationary', 'active', 'retired']))
+          .optional()
+          .describe('only skills with one of these statuses (default: every status)'),
+        corpus: z
+          .enum(['internal', 'external'])
+          .optional()
+          .describe('internal: learned here; external: imported (default: both)'),
+        include_superseded: z.boolean().optional().describe('also skills a newer one replaced (default false)'),
       },
       outputSchema: output.listed,
       annotations: { readOnlyHint: true },
@@ -369,7 +396,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       description:
         'Delete a recorded session for good: its goal, tool calls, results and recalls. Skills learned from it stay, marked as having ' +
         'a forgotten parent; an audit record keeps only an opaque reference. Use for privacy requests and mistakes.',
-      inputSchema: { session_id: sessionId },
+      inputSchema: { session_id: sessionId.describe('the session to delete') },
       outputSchema: output.forgottenSession,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     },
@@ -420,7 +447,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     {
       title: 'Forget a skill',
       description:
-        'Delete a skill for good (its SKILL.md versions, lineage and track record); it is never recalled again. disable keeps it instead.',
+        'Delete a skill for good (its SKILL.md versions, lineage and track record); it is never recalled again. To stop ' +
+        'recalling it but keep it, disable it instead (skillsmith skills disable NAME, or PATCH /api/skills/NAME).',
       inputSchema: { skill: z.string().min(1).max(200).describe('skill name or id') },
       outputSchema: output.forgottenSkill,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },

@@ -1,6 +1,6 @@
 import type { NearestSkill, RecalledSkill } from '../../../pipeline/recall.js';
 import { UsageError, type Command } from '../command.js';
-import { recalledJson } from '../../shapes.js';
+import { noMatch, recalledJson } from '../../shapes.js';
 import { hookOutput, readStdin, recallArgs } from '../options.js';
 import { jsonText, outText } from '../output.js';
 
@@ -21,19 +21,6 @@ export function recallText(
   // A hook's output is added to the agent's context: nothing to add is no text at all.
   if (hits.length === 0) return hook ? '' : outText(noMatch(nearest));
   return outText(memory.formatContext(hits)) + outText(`Tools to load: ${memory.toolsFor(hits).join(', ')}`);
-}
-
-/** Why nothing was recalled, for a person: the nearest skill and the threshold it missed, when there is one. */
-function noMatch(nearest: NearestSkill | null): string {
-  if (!nearest) return 'No skill matches this goal.';
-  // Two decimals, or as many as it takes to tell the score from the threshold it missed (0.397, not 0.40).
-  let digits = 2;
-  while (digits < 6 && nearest.similarity.toFixed(digits) === nearest.threshold.toFixed(digits)) digits++;
-  const score = (x: number) => x.toFixed(digits);
-  return (
-    `No skill matches this goal. The nearest, ${nearest.name}, scores ${score(nearest.similarity)}, under the ` +
-    `recall threshold ${score(nearest.threshold)} (thresholds.recall).`
-  );
 }
 
 /**
