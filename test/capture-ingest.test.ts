@@ -317,4 +317,25 @@ describe('memory.ingestFile and the CLI command, with the wiring applied', () =>
     expect(err[0]).toMatch(new RegExp(`^${mixed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: not valid JSON`));
     await memory.close();
   });
+
+  it('a binary file is one problem that says so, not a line of noise per line; what was stored stays', async () => {
+    const memory = await openMemory({ db: tempDbPath(), config: { capture: { judge: { mode: 'off' } } } });
+    await ingestWith(memory, 'sample.json', fixture('tau2-results.json'));
+    const image = join(tmp, 'photo.jsonl');
+    // A PNG's signature and header: NUL bytes among text that happens to hold newlines.
+    writeFileSync(image, Buffer.from('89504e470d0a1a0a0000000d4948445200000010000000100806000000', 'hex'));
+    const latin1 = join(tmp, 'latin1.jsonl');
+    writeFileSync(latin1, Buffer.from(Array.from({ length: 200 }, (_, i) => 0xa0 + (i % 90))));
+    const err: string[] = [];
+    const code = await ingestCommand(memory, [image, latin1], {}, { out: () => {}, err: (s) => err.push(s) });
+    expect(code).toBe(1);
+    expect(err.filter((l) => l.startsWith(image))).toEqual([
+      `${image}:1: this is a binary file, not a log (a NUL byte at character 9): nothing was read; a log is JSON or JSONL text`,
+    ]);
+    expect(err.filter((l) => l.startsWith(latin1))).toEqual([
+      `${latin1}:1: this is not UTF-8 text (200 of the first 200 characters are not): nothing was read; a log is JSON or JSONL text in UTF-8`,
+    ]);
+    expect(await memory.sessions.list()).toHaveLength(2);
+    await memory.close();
+  });
 });

@@ -150,6 +150,7 @@ export class Capture {
     const answers = new Map(parsed.sessions.map((s, i) => [s, parsed.records[i]?.finalAnswer ?? null]));
     const answerOf = new Map<Session, string | null>();
     const placedId = new Map<Session, string>();
+    let conflicts = 0;
     for (const s of unique) {
       const place = placeCopy(s, names.get(s), stored);
       if (place.kind === 'new' || place.kind === 'grow') {
@@ -157,12 +158,14 @@ export class Capture {
         answerOf.set(place.session, answers.get(s) ?? null);
         placedId.set(s, place.session.id);
       } else if (place.kind === 'present') placedId.set(s, place.id);
-      else if (place.kind === 'conflict')
+      else if (place.kind === 'conflict') {
+        conflicts++;
         problems.push({
           file: path,
           line: lineOf.get(s) ?? 1,
           reason: `session id ${s.id} is already stored with different content; the stored one is kept`,
         });
+      }
     }
     // Only sessions this ingest stores or grows are judged: a file read again costs no judge call (a model's, with llm).
     const judge = await this.outcomeJudge(opts.judge);
@@ -178,7 +181,8 @@ export class Capture {
     const { inserted } = await store.insertSessions(fresh);
     const growing = await store.growSessions(grown);
     this.synthesis.noteNewSessions(inserted + growing);
-    const skipped = unique.length - inserted - growing;
+    // Already present: a session refused because another one holds its id is a problem, not counted here.
+    const skipped = unique.length - inserted - growing - conflicts;
     return {
       file: path,
       format: parsed.format,

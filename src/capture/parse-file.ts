@@ -129,6 +129,12 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
 
   const trimmed = text.replace(/^\uFEFF/, '').trimStart();
   let handled = false;
+  // Not text at all (an image, an archive, a database file): one problem, not a line of noise per line.
+  const binary = binaryContent(text);
+  if (binary) {
+    problems.push({ file: opts.file, line: 1, reason: binary });
+    handled = true;
+  }
   // A whole-file JSON document (array of messages, or array of records) rather than JSONL.
   if (trimmed.startsWith('[')) {
     try {
@@ -759,6 +765,25 @@ export function toolMarker(value: unknown): string | null {
 const EMPTY_FILE = 'the file is empty: no session';
 const NO_MESSAGES = 'a Claude Code transcript without a single user or assistant message';
 const NO_REQUEST = 'a Claude Code transcript without a request yet (only context: caveats, commands, summaries)';
+
+/**
+ * Why a file's text is no log, when it is binary: a NUL character (JSON text never holds one unescaped), or
+ * many characters that were not UTF-8 (decoded as U+FFFD) near its start. Null for text.
+ */
+export function binaryContent(text: string): string | null {
+  const head = text.slice(0, BINARY_PROBE);
+  const nul = head.indexOf('\u0000');
+  if (nul >= 0)
+    return `this is a binary file, not a log (a NUL byte at character ${nul + 1}): nothing was read; a log is JSON or JSONL text`;
+  let replaced = 0;
+  for (const ch of head) if (ch === '\uFFFD') replaced++;
+  if (head.length >= 64 && replaced / head.length > 0.05)
+    return `this is not UTF-8 text (${replaced} of the first ${head.length} characters are not): nothing was read; a log is JSON or JSONL text in UTF-8`;
+  return null;
+}
+
+/** How much of a file's start the binary check reads. */
+const BINARY_PROBE = 8192;
 
 const UNFINISHED_LINE =
   'the last line is not complete JSON and has no newline after it: is the file still being written? The lines before it were read';
