@@ -121,8 +121,9 @@ describe("a coding agent's edit", () => {
     expect(skill.toolSequence).toEqual(['Bash', 'Read', 'Edit', 'Bash']);
     // Not "from the user": no user gives the line to replace, the line of code that replaces it, or the file the
     // agent went to from the failing run.
+    // The file it edits is the one it read (was "`file_path`, `new_string` as the case needs").
     expect(skill.body).toContain(
-      '3. Call `Edit` with `file_path`, `new_string` as the case needs, `old_string` from the result of `Read` (part of its text, copied exactly).',
+      '3. Call `Edit` with `file_path` as given to `Read`, `new_string` as the case needs, `old_string` from the result of `Read` (part of its text, copied exactly).',
     );
     expect(skill.body).toContain('2. Call `Read` with `file_path` as the case needs.');
     expect(skill.body).not.toContain('from the user');

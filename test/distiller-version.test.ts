@@ -37,6 +37,8 @@ const FINGERPRINTS: Record<string, string> = {
   'heuristic@16': '9aeb8bc0e4f49bf3',
   // From here on, also WorkBench learned in a memory of its own. A failure-correlated warning names no lookup.
   'heuristic@17': 'ccfd11f780b7c294',
+  // From here on, also the test fixes in a memory of their own: the edit takes the file the read was given.
+  'heuristic@18': '7275d1b12f0c34db',
 };
 
 const FILES = [
@@ -50,6 +52,7 @@ const dbs = {
   all: tempDbPath('skillsmith-distiller-version-'),
   coding: tempDbPath('skillsmith-distiller-version-coding-'),
   workbench: tempDbPath('skillsmith-distiller-version-workbench-'),
+  fixes: tempDbPath('skillsmith-distiller-version-fixes-'),
 };
 afterAll(() => {
   for (const path of Object.values(dbs)) rmSync(dirname(path), { recursive: true, force: true });
@@ -98,6 +101,8 @@ async function learnedFingerprint(): Promise<{ digest: string; skills: number }>
     })),
     // From heuristic@17 on, WorkBench too, as a user of those tools alone would learn it.
     ...(await learnedIn(dbs.workbench, (memory) => ingestFiles(memory, [`${TAU_DIR}workbench.jsonl`]))),
+    // From heuristic@18 on, the test fixes alone: in the coding memory they group with runs that name their files.
+    ...(await learnedIn(dbs.fixes, (memory) => memory.ingest(TEST_FIXES.map(scriptedSession)).then(() => {}))),
   ];
   const hash = createHash('sha256');
   for (const s of skills) {

@@ -34,7 +34,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@17';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@18';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -226,8 +226,11 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
   const each = s.each && !s.command && !flowArgs.has(s.each.arg) ? s.each : null;
   const open = [...params, ...named].filter((p) => !chosen.has(p) && p !== each?.arg);
   const written = new Set(s.written ?? []);
+  // A value the agent chose that an earlier step was given too (the file it read, then edits): said as such.
+  const given = (s.sameAs ?? []).filter((g) => open.includes(g.arg));
+  const givenArgs = new Set(given.map((g) => g.arg));
   const said = open.filter((p) => (!fromUser || fromUser.has(p)) && !written.has(p)).sort();
-  const unsure = open.filter((p) => (fromUser && !fromUser.has(p)) || written.has(p)).sort();
+  const unsure = open.filter((p) => ((fromUser && !fromUser.has(p)) || written.has(p)) && !givenArgs.has(p)).sort();
   const clauses: string[] = [];
   if (each)
     parts.push(
@@ -237,6 +240,12 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
   for (const f of quoted) clauses.push(`\`${f.arg}\` ${JSON.stringify(redact(f.value!))}`);
   for (const c of choices)
     clauses.push(`\`${c.arg}\` (${c.values.map((v) => JSON.stringify(redact(v))).join(' or ')}, as the case needs)`);
+  for (const g of given)
+    clauses.push(
+      g.fromArg === g.arg
+        ? `\`${g.arg}\` as given to \`${g.tool}\``
+        : `\`${g.arg}\` as \`${g.fromArg}\` was given to \`${g.tool}\``,
+    );
   if (unsure.length) clauses.push(`${unsure.map((p) => `\`${p}\``).join(', ')} as the case needs`);
   for (const f of fromResult) {
     const field = f.path || f.part ? fieldNote(f.path ?? '', f.part) : '';

@@ -32,6 +32,23 @@ describe('buildConsensus', () => {
     // The line of code the agent wrote, and the file it went to, are its own: no source says the user gave them.
     expect(edit.written).toEqual(['file_path', 'new_string']);
     expect(edit.sources?.filter((x) => x.from === 'user')).toEqual([]);
+    // The file it went to is the one the read was given; the new text was given to no earlier step.
+    expect(edit.sameAs).toEqual([{ arg: 'file_path', tool: 'Read', fromArg: 'file_path' }]);
+  });
+
+  it('says an argument the agent chose took what an earlier step was given, under any name, when most sessions did', () => {
+    const run = (id: string, target: string): Span =>
+      span(id, [
+        call(0, 'Grep', { pattern: `todo-${id}` }, `src/${id}.ts`),
+        call(1, 'view', { path: `/w/src/${id}.ts` }, `1: // todo-${id}`),
+        call(2, 'str_replace', { file: target, old: `// todo-${id}`, new: `// done ${id}` }, 'ok'),
+      ]);
+    const edit = (spans: Span[]) => buildConsensus(spans, rules).steps.find((st) => st.tool === 'str_replace')!;
+    expect(edit([run('a', '/w/src/a.ts'), run('b', '/w/src/b.ts'), run('c', '/w/src/c.ts')]).sameAs).toEqual([
+      { arg: 'file', tool: 'view', fromArg: 'path' },
+    ]);
+    // Two sessions of three edited another file than the one they viewed: nothing is said.
+    expect(edit([run('a', '/w/src/a.ts'), run('b', '/w/lib/b.ts'), run('c', '/w/lib/c.ts')]).sameAs).toBeUndefined();
   });
 
   it('takes a pair of steps done once per item (Read, then Edit, for each file) as the pair, repeated', () => {

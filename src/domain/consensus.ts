@@ -207,6 +207,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
           )
         : null;
     const written = writtenByAgent(slot.byspan, spans, origins);
+    const sameAs = written.written ? givenBefore(slot.byspan, spans, previous, written.written) : [];
     const command = representativeCommand(
       slot.byspan.flatMap((g) => {
         const c = g ? commandOf(g.calls[0]) : null;
@@ -234,6 +235,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
         ? argumentRoles(slot.byspan, origins, previous, new Set(written.written))
         : { parameters: [], dataFlow: [] }),
       ...written,
+      ...(sameAs.length ? { sameAs } : {}),
       ...(when ? { when } : {}),
       ...(shows.length ? { shows } : {}),
     };
@@ -264,6 +266,47 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
 function lastResult(calls: readonly ToolCall[]): string[] {
   for (let i = calls.length - 1; i >= 0; i--) if (calls[i].ok !== false) return [calls[i].result ?? ''];
   return [];
+}
+
+/**
+ * Which of the arguments the agent chose (`args`) took the value an earlier step of the procedure was given: per
+ * session, the latest call before this step whose tool is an earlier step's and which was passed the same value
+ * (under any argument); kept when one such (tool, argument) holds in at least two sessions and in more than half of
+ * those that passed it (the file a read opened is the file the edit changes).
+ */
+function givenBefore(
+  byspan: (Group | undefined)[],
+  spans: readonly Span[],
+  previous: readonly string[],
+  args: readonly string[],
+): { arg: string; tool: string; fromArg: string }[] {
+  const earlier = new Set(previous);
+  const out: { arg: string; tool: string; fromArg: string }[] = [];
+  for (const arg of args) {
+    let passed = 0;
+    const votes = new Map<string, { tool: string; fromArg: string; n: number }>();
+    byspan.forEach((g, s) => {
+      const call = g?.calls[0];
+      const value = call?.args?.[arg];
+      if (!call || typeof value !== 'string' || !value) return;
+      passed++;
+      const before = spans[s].calls.slice(0, spans[s].calls.indexOf(call));
+      for (let i = before.length - 1; i >= 0; i--) {
+        const c = before[i];
+        if (!earlier.has(c.tool)) continue;
+        const from = Object.entries(c.args ?? {}).find(([, v]) => v === value)?.[0];
+        if (from === undefined) continue;
+        const key = `${c.tool}\u0000${from}`;
+        const vote = votes.get(key) ?? { tool: c.tool, fromArg: from, n: 0 };
+        vote.n++;
+        votes.set(key, vote);
+        break;
+      }
+    });
+    const [best] = [...votes.values()].sort((a, b) => b.n - a.n);
+    if (best && best.n >= 2 && best.n * 2 > passed) out.push({ arg, tool: best.tool, fromArg: best.fromArg });
+  }
+  return out;
 }
 
 /**

@@ -155,6 +155,11 @@ export interface ProcedureStep {
    */
   written?: string[];
   /**
+   * Of those, the ones that took the value an earlier step was given (the file a read opened, then edited): `arg`
+   * had the value of `fromArg` of the latest earlier `tool` call in most sessions that passed it.
+   */
+  sameAs?: { arg: string; tool: string; fromArg: string }[];
+  /**
    * For a step some sessions skipped: what an earlier lookup showed in the sessions that took it, before they did,
    * and never in the others (branches.ts: separatingCondition), when the sessions say so cleanly. `text`: read from
    * a plain-text result (a `Key: value` line's key at `path`, `` for a one-line text).
