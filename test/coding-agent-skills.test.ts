@@ -24,7 +24,7 @@ describe("a coding agent's tasks, all done with Read, Edit and Bash", () => {
     // Read then Edit for each file the search found: the pair once, to repeat, not as many times as one run did.
     expect(byTask.rename.toolSequence).toEqual(['Grep', 'Read', 'Edit', 'Bash']);
     expect(byTask.rename.body).toContain(
-      '2. Call `Read` with `file_path` from the result of `Grep`; repeat for each item concerned.',
+      '2. Call `Read` with `file_path` from the result of `Grep`; repeat for each file concerned.',
     );
     expect(byTask.changelog.body).toContain('git log');
     // The entry the agent wrote (several lines no request holds) is the agent's to write, not the user's to give.

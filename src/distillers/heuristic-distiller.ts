@@ -198,6 +198,40 @@ function shownValues(shows: readonly { path: string; value: string }[], redact: 
 }
 
 /**
+ * What a repeated step goes through, named by the argument that changes from call to call: an id's noun
+ * (`order_id` -> order, `reservationId` -> reservation; a bare `id`, the field of the result it came from:
+ * `line_ids[]` -> line), a file for a path, a plain one-word name as it is (`date`, `permission`); else an item.
+ */
+function loopNoun(arg: string | undefined, field?: string): string {
+  if (!arg) return 'item';
+  if (/^(?:file_?)?path$|^file(?:_?name)?$/i.test(arg)) return 'file';
+  const idOf = (name: string) => {
+    const m = /^([a-z][a-z_]*?)_ids?$/i.exec(name.replace(/([a-z])Id(s?)$/, '$1_id$2'));
+    const noun = m?.[1]?.replace(/_/g, ' ').toLowerCase().trim();
+    return noun && noun !== 'item' && /^[a-z ]{2,30}$/.test(noun) ? noun : null;
+  };
+  const last = field?.replace(/\[\]/g, '').split('.').pop() ?? '';
+  const noun = idOf(arg) ?? (/^ids?$/i.test(arg) && last ? idOf(last) : null);
+  if (noun) return noun;
+  return /^[a-z]{3,20}$/.test(arg) && !GENERIC_ARGS.has(arg) ? arg : 'item';
+}
+
+/** Argument names that say nothing of what a run goes through. */
+const GENERIC_ARGS = new Set([
+  'args',
+  'body',
+  'command',
+  'content',
+  'data',
+  'input',
+  'item',
+  'params',
+  'query',
+  'text',
+  'value',
+]);
+
+/**
  * Renders one step. `requested` says whether a value is written in the requests (the user's choice, replayed:
  * named, never quoted as a setting).
  */
@@ -252,7 +286,8 @@ function renderStep(s: ProcedureStep, redact: (text: string) => string, requeste
     clauses.push(`\`${f.arg}\` from the result of \`${f.fromTool}\`${field}`);
   }
   if (clauses.length) parts.push(` with ${clauses.join(', ')}`);
-  if (s.repeated && !each) parts.push('; repeat for each item concerned');
+  if (s.repeated && !each)
+    parts.push(`; repeat for each ${loopNoun(s.over, fromResult.find((f) => f.arg === s.over)?.path)} concerned`);
   if (s.when) {
     parts.push(` (${s.conditional ? 'only when' : 'when'} ${shows(s.when, redact)}: ${supportNote(s.support)})`);
   } else if (s.conditional) parts.push(` (only when needed: ${supportNote(s.support)})`);

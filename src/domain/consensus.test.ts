@@ -183,6 +183,22 @@ describe('buildConsensus', () => {
     const { steps } = buildConsensus(spans, rules);
     expect(steps.map((s) => s.tool)).toEqual(['find', 'get_item', 'act']);
     expect(steps[1].repeated).toBe(true);
+    // Calls that differ in nothing go over nothing the run can name.
+    expect(steps[1].over).toBeUndefined();
+  });
+
+  it('says what a run of one call goes through: the argument that changes from call to call in most runs', () => {
+    const run = (id: string, user: string) =>
+      span(id, [
+        call(0, 'get_user_details', { user_id: user }, `{"orders": ["#${id}1", "#${id}2"]}`),
+        call(1, 'get_order_details', { order_id: `#${id}1`, user_id: user }),
+        call(2, 'get_order_details', { order_id: `#${id}2`, user_id: user }),
+        call(3, 'return_delivered_order_items', { order_id: `#${id}2` }),
+      ]);
+    const { steps } = buildConsensus([run('a', 'ann'), run('b', 'bob'), run('c', 'cy')], rules);
+    expect(steps[1]).toMatchObject({ tool: 'get_order_details', repeated: true, over: 'order_id' });
+    expect(steps[0]).toMatchObject({ repeated: false });
+    expect(steps[0].over).toBeUndefined();
   });
 
   it('marks arguments that vary as parameters and values taken from an earlier result as data flow', () => {

@@ -229,7 +229,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
       ...(command ? { command: prints ? { ...command, prints } : command } : {}),
       support: round(slot.support),
       conditional,
-      repeated: isRepeated(slot.byspan),
+      ...repeatedOver(slot.byspan),
       ...eachOf(slot.byspan),
       ...(origins
         ? argumentRoles(slot.byspan, origins, previous, new Set(written.written))
@@ -399,6 +399,26 @@ function eachOf(byspan: (Group | undefined)[]): { each: { arg: string; values: s
 function isRepeated(byspan: (Group | undefined)[]): boolean {
   const present = byspan.filter((g): g is Group => !!g);
   return present.length > 0 && present.filter((g) => g.calls.length > 1).length * 2 >= present.length;
+}
+
+/**
+ * Whether the step is a run of one call, and if so what the run goes over: the argument whose value changed between
+ * its calls in most of the runs (one order after another: `order_id`), the first by name on a tie.
+ */
+function repeatedOver(byspan: (Group | undefined)[]): { repeated: boolean; over?: string } {
+  if (!isRepeated(byspan)) return { repeated: false };
+  const runs = byspan.filter((g): g is Group => !!g && g.calls.length > 1);
+  const votes = new Map<string, number>();
+  for (const g of runs) {
+    const varied = new Set<string>();
+    const first = g.calls[0].args ?? {};
+    for (const c of g.calls.slice(1))
+      for (const [arg, v] of Object.entries(c.args ?? {}))
+        if (JSON.stringify(v) !== JSON.stringify(first[arg])) varied.add(arg);
+    for (const arg of varied) votes.set(arg, (votes.get(arg) ?? 0) + 1);
+  }
+  const [best] = [...votes.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return best && best[1] * 2 > runs.length ? { repeated: true, over: best[0] } : { repeated: true };
 }
 
 /** Two adjacent slots of the same step (an insertion next to its twin) are one step. */

@@ -143,6 +143,8 @@ export interface ProcedureStep {
   choices?: { arg: string; values: string[] }[];
   /** The step is usually a run of the same call (e.g. one lookup per order). */
   repeated: boolean;
+  /** For a repeated step: the argument whose value changes from one call of the run to the next (`order_id`). */
+  over?: string;
   /**
    * A repeated step that went through the same files in every session (a release reads and edits `package.json`
    * and `CHANGELOG.md`): the argument, and those files relative to the folder they share, in the order the
