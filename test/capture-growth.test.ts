@@ -1,5 +1,6 @@
 // A task sent before it ended (a log posted after each model call, or while the agent was still working), and
 // again later: the stored session grows with the task, it is never stored twice, and the next pass reads it again.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Memory } from '../src/app/memory.js';
 import { testMemories } from './support/memories.js';
@@ -208,5 +209,44 @@ describe('a task sent before it ended, and again as it went on', () => {
     const again = await memory.synthesize();
     expect(again.stats.distilled).toBe(1);
     expect(again.stats.newSessions).toBe(0);
+  });
+});
+
+describe('a transcript with a line that could not be read', () => {
+  const FIXTURE = new URL('./fixtures/capture/claude-code-session.jsonl', import.meta.url).pathname;
+
+  it('stores the task it cut unjudged, and the whole file read again makes that task whole', async () => {
+    const memory = await memories.fresh();
+    const whole = readFileSync(FIXTURE, 'utf8');
+    const lines = whole.split('\n');
+    // Line 6 is the first task's Read call: cut in the middle, as a crash mid-write leaves it.
+    expect(lines[5]).toContain('"name": "Read"');
+    const broken = [...lines.slice(0, 5), lines[5]!.slice(0, 120), ...lines.slice(6)].join('\n');
+    const first = await memory.ingestText(broken, { name: 'session.jsonl' });
+    expect(first.problems.map((p) => p.line)).toEqual([6, 7]);
+    const [cut, ...others] = (first.records ?? []).map((r) => r.sessionId);
+    const stored = (await memory.sessions.get(cut!))!;
+    // Before: the task without its read was judged a success and could be learned from.
+    expect(stored).toMatchObject({ outcome: 'unknown', outcomeSource: 'judged' });
+    expect(stored.calls.map((c) => c.tool)).not.toContain('Read');
+    expect(first.notes?.map((n) => n.reason)).toContainEqual(
+      expect.stringMatching(
+        /^the task that starts here has a line that could not be read \(line 6\), so a step may be missing/,
+      ),
+    );
+    // The tasks after it were read whole, and judged as usual.
+    for (const id of others) expect((await memory.sessions.get(id!))!.outcome).not.toBe('unknown');
+
+    const again = await memory.ingestText(whole, { name: 'session.jsonl' });
+    expect(again).toMatchObject({ inserted: 0, grown: 1, problems: [] });
+    const made = (await memory.sessions.get(cut!))!;
+    // As a memory that only ever read the whole file has it.
+    const clean = await memories.fresh();
+    await clean.ingestText(whole, { name: 'session.jsonl' });
+    const wholeTask = (await clean.sessions.get(cut!))!;
+    expect(made.calls.map((c) => c.tool)).toEqual(wholeTask.calls.map((c) => c.tool));
+    expect(made.calls.map((c) => c.tool)).toContain('Read');
+    expect(made).toMatchObject({ outcome: wholeTask.outcome, outcomeSource: 'judged' });
+    expect(made.outcome).not.toBe('unknown');
   });
 });

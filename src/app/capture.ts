@@ -7,7 +7,7 @@ import type { IngestFormat } from '../capture/parse-file.js';
 import type { ContentNames, StartSessionOptions } from '../capture/types.js';
 import { protectCall, protectGoal, protectId, protectLabels, resolvePrivacy } from '../capture/privacy.js';
 import { depthReason, exceedsDepth, jsonBytesWithin } from '../domain/json-limits.js';
-import { copyStanding } from '../domain/session-copies.js';
+import { copyStanding, fillsGaps } from '../domain/session-copies.js';
 import type { Outcome, Session, ToolCall } from '../domain/types.js';
 import type { Catalog } from './catalog.js';
 import type { Changes } from './changes.js';
@@ -498,6 +498,9 @@ function placeCopy(s: Session, names: ContentNames | undefined, stored: Readonly
     const standing = copyStanding(held, s);
     if (standing === 'same' || standing === 'behind') return { kind: 'present', id };
     if (standing === 'ahead' && (held.outcome === 'unknown' || held.outcomeSource === 'judged'))
+      return { kind: 'grow', session: { ...s, id } };
+    // A task stored with a step missing (a line of its log could not be read: left unjudged) is made whole.
+    if (standing === 'other' && held.outcome === 'unknown' && held.outcomeSource === 'judged' && fillsGaps(held, s))
       return { kind: 'grow', session: { ...s, id } };
     if (!names) return { kind: 'conflict' };
   }

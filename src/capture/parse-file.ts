@@ -217,8 +217,11 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     // Transcript formats spread one conversation over many lines (one event or item per line): the whole file
     // is read as one transcript. Every other JSONL holds one record per line.
     const stream = opts.format === 'auto' ? detectStream(lines) : STREAM_FORMATS.has(opts.format) ? opts.format : null;
-    if (stream) addStream(stream, lines);
-    else {
+    if (stream) {
+      const from = out.length;
+      addStream(stream, lines);
+      leaveUnjudged(from);
+    } else {
       const later = supersededSnapshots(lines.map((l) => conversationOf(l.value)));
       lines.forEach((l, i) => {
         if (!later.has(i)) addRecord(l.value, l.line, '');
@@ -299,6 +302,36 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       sessionId: p.session.id,
       finalAnswer: p.finalAnswer,
       ...(p.contentNames ? { contentNames: p.contentNames } : {}),
+    });
+  }
+
+  /**
+   * A transcript's task with a line that could not be read (broken JSON, a record over the limits, a result whose
+   * call is missing) may lack a step: it is stored, but not judged (its outcome stays unknown, `judged`, so the
+   * judge passes it over and no pass learns from it as a success), and a note says so. A last line still being
+   * written is not one: the task grows when the hook reads the file again.
+   */
+  function leaveUnjudged(from: number) {
+    const broken = [
+      ...problems.filter((p) => p.reason !== UNFINISHED_LINE).map((p) => p.line),
+      ...streamProblems.filter((p) => !p.note).map((p) => p.line),
+    ].sort((a, b) => a - b);
+    if (!broken.length) return;
+    const tasks = out
+      .slice(from)
+      .map((p, k) => ({ p, line: records[from + k].line }))
+      .sort((a, b) => a.line - b.line);
+    tasks.forEach(({ p, line }, k) => {
+      const next = tasks[k + 1]?.line ?? Number.POSITIVE_INFINITY;
+      const start = k === 0 ? 1 : line;
+      const hit = broken.find((b) => b >= start && b < next);
+      if (hit === undefined || p.session.outcome !== 'unknown') return;
+      p.session.outcomeSource = 'judged';
+      notes.push({
+        file: opts.file,
+        line,
+        reason: `the task that starts here has a line that could not be read (line ${hit}), so a step may be missing: it is not judged (its outcome stays unknown), and no pass learns from it as a success; ingest the file again once it is whole, and the stored task is made whole`,
+      });
     });
   }
 

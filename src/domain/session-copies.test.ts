@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyStanding } from './session-copies.js';
+import { copyStanding, fillsGaps } from './session-copies.js';
 import type { ToolCall } from './types.js';
 
 const call = (position: number, tool: string, result: string, over: Partial<ToolCall> = {}): ToolCall => ({
@@ -72,5 +72,26 @@ describe('copyStanding', () => {
         { goal, endedAt, calls: [call(0, 'a', 'x'), waiting] },
       ),
     ).toBe('other');
+  });
+});
+
+describe('fillsGaps', () => {
+  const goal = 'Fix the failing test';
+  const run = call(0, 'Bash', 'FAIL');
+  const read = call(1, 'Read', 'lines');
+  const edit = call(2, 'Edit', 'updated');
+  const again = call(3, 'Bash', 'ok');
+  const whole = { goal, endedAt: null, calls: [run, read, edit, again] };
+
+  it('a copy that holds every stored call in order, and the ones it missed, fills its gaps', () => {
+    expect(fillsGaps({ goal, endedAt: null, calls: [run, edit, again] }, whole)).toBe(true);
+    expect(fillsGaps({ goal, endedAt: null, calls: [run] }, whole)).toBe(true);
+  });
+
+  it('another goal, the calls in another order, a call the copy lacks, or no more calls do not', () => {
+    expect(fillsGaps({ goal: 'Another task', endedAt: null, calls: [run, edit] }, whole)).toBe(false);
+    expect(fillsGaps({ goal, endedAt: null, calls: [edit, run] }, whole)).toBe(false);
+    expect(fillsGaps({ goal, endedAt: null, calls: [run, call(5, 'Write', 'x')] }, whole)).toBe(false);
+    expect(fillsGaps(whole, whole)).toBe(false);
   });
 });

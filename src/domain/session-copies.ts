@@ -46,3 +46,18 @@ function sameRun(a: ToolCall, b: ToolCall): boolean {
 function awaitingResult(c: ToolCall): boolean {
   return c.ok && !c.result && !c.error;
 }
+
+/**
+ * Whether `copy` is `stored` with the calls it missed filled in: the same goal, more calls, and every stored call
+ * (tool and arguments) among them in order. A task read from a log with a line that could not be read lacks a call
+ * in the middle; the log read again whole holds it.
+ */
+export function fillsGaps(stored: Copy, copy: Copy): boolean {
+  if (stored.goal !== copy.goal || copy.calls.length <= stored.calls.length) return false;
+  let i = 0;
+  for (const c of copy.calls) {
+    const want = stored.calls[i];
+    if (want && want.tool === c.tool && JSON.stringify(want.args) === JSON.stringify(c.args)) i++;
+  }
+  return i === stored.calls.length;
+}
