@@ -132,13 +132,16 @@ describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserP
     const input = claudeCode(goals[0]);
     const direct = cli(['recall', '--hook', '--db', copyOf(learnedDb)], {}, [], tmp, input);
     expect(direct.stdout).toContain('## Relevant procedures from past runs');
-    for (const env of [{}, { SKILLSMITH_LEAN_RECALL: '0' }, { SKILLSMITH_RECALL_DAEMON: '0' }]) {
+    for (const env of [{}, { SKILLSMITH_LEAN_RECALL: '0' }, { SKILLSMITH_RECALL_DAEMON: '0' }] as Record<
+      string,
+      string
+    >[]) {
       // Before: the short path and the full CLI read an empty stdin, and printed nothing.
       const late = cli(['recall', '--hook', '--db', copyOf(learnedDb)], env, [], tmp, input, 600);
       expect([late.code, late.stdout, late.stderr]).toEqual([0, direct.stdout, '']);
     }
     // A memory chosen by SKILLSMITH_DB is named on stderr, except to a hook, which prints nothing but the pack.
-    for (const env of [{}, { SKILLSMITH_LEAN_RECALL: '0' }]) {
+    for (const env of [{}, { SKILLSMITH_LEAN_RECALL: '0' }] as Record<string, string>[]) {
       const named = cli(['recall', goals[0]], { ...env, SKILLSMITH_DB: copyOf(learnedDb) });
       expect(named.stderr).toMatch(/^skillsmith: memory .* \(SKILLSMITH_DB; --db PATH to choose another\)\n$/);
       const hooked = cli(['recall', '--hook'], { ...env, SKILLSMITH_DB: copyOf(learnedDb) }, [], tmp, input);
