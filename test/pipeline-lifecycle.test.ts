@@ -8,6 +8,7 @@ import { HeuristicDistiller } from '../src/distillers/heuristic-distiller.js';
 import { redactText } from '../src/domain/redact.js';
 import type { BusEvent } from '../src/support/event-bus.js';
 import { createLogger } from '../src/support/log.js';
+import { orderSession } from './support/capture.js';
 import { readTau, TAU_DEV, tempDbPath, toSession } from './support/tau.js';
 
 describe('outcomes become trials of the skills recalled for a session', () => {
@@ -63,11 +64,12 @@ describe('outcomes become trials of the skills recalled for a session', () => {
     expect(story.parents.sessions.map((p) => p.id).sort()).toEqual([...victim.sourceSessions].sort());
     expect(story.parents.sessions.every((p) => p.outcome === 'success' && p.goal.length > 0)).toBe(true);
     expect(story.trials.length).toBe(after!.trialsAttempted);
-    // It started from the eta its evidence gave it (the Beta posterior over the sessions that followed it).
-    expect(story.track[0]).toMatchObject({
-      signal: 'created',
-      eta: (victim.successCount + 1) / (victim.attemptCount + 2),
-    });
+    // It started from the eta its evidence gave it (the Beta posterior over the sessions that followed it), and
+    // went into its trials with the eta the evidence of the whole pass gave it (another group reinforced it there).
+    expect(story.track[0]!.signal).toBe('created');
+    const beforeTrials = story.track.filter((t) => t.signal === 'created' || t.signal === 'reinforced');
+    expect(beforeTrials.at(-1)!.eta).toBe((victim.successCount + 1) / (victim.attemptCount + 2));
+    expect(story.track.slice(0, beforeTrials.length)).toEqual(beforeTrials);
     expect(story.track[story.track.length - 1]).toMatchObject({ status: 'retired' });
     expect(story.versions.map((v) => v.version)).toContain('1.0.0');
   });
@@ -89,6 +91,38 @@ describe('outcomes become trials of the skills recalled for a session', () => {
     // The truth, reported later, counts.
     expect((await memory.reportOutcome('unknown', 'failure')).credited).toEqual([skill.name]);
     expect((await memory.skills.get(skill.id))!.trialsAttempted).toBe(2);
+  });
+});
+
+describe('the track record explain gives', () => {
+  it('keeps the eta a skill started with, and shows each pass that brought it sessions, with the support after it', async () => {
+    const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
+    const refunds = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        ...orderSession(from + i, 'Refund order # to the original payment method', [
+          'get_order_details',
+          'refund_order',
+        ]),
+        id: `refund-${from + i}`,
+      }));
+    await memory.ingest(refunds(0, 6));
+    await memory.synthesize();
+    const [skill] = await memory.skills.list();
+    const started = skill!.eta;
+    await memory.ingest(refunds(10, 4));
+    expect((await memory.synthesize()).reinforced).toHaveLength(1);
+    const grown = (await memory.skills.get(skill!.id))!;
+    expect(grown.eta).not.toBe(started);
+    await memory.feedback(skill!.name, 'up');
+    const { track } = (await memory.skills.explain(skill!.name))!;
+    // Before: the first row showed today's eta, and the reinforcement was nowhere.
+    expect(track.map((t) => [t.signal, t.eta, t.support])).toEqual([
+      ['created', started, undefined],
+      ['reinforced', grown.eta, 10],
+      ['user.positive', expect.any(Number), undefined],
+    ]);
+    expect(track[1]).toMatchObject({ status: 'probationary', utility: 0 });
+    await memory.close();
   });
 });
 

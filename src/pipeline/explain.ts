@@ -41,7 +41,8 @@ export interface Explanation {
   supersedeChain: { id: string; name: string; version: string; status: string }[];
   trials: FeedbackRecord[];
   /** eta and utility after each signal, from the creation prior on. */
-  track: { at: string; eta: number; utility: number | null; status: string; signal: string }[];
+  /** `support`: on a pass that brought sessions to the skill, how many sessions support it after it. */
+  track: { at: string; eta: number; utility: number | null; status: string; signal: string; support?: number }[];
   audit: AuditRecord[];
 }
 
@@ -103,23 +104,8 @@ export async function explainSkill(
   }
 
   const trials = await store.feedbackHistory(skill.id);
-  const track = [
-    // The eta it started with (seeded from its evidence): before the first signal, or today's when none came.
-    {
-      at: skill.createdAt,
-      eta: trials[0]?.etaBefore ?? skill.eta,
-      utility: 0,
-      status: 'probationary',
-      signal: 'created',
-    },
-    ...trials.map((t) => ({
-      at: t.at,
-      eta: t.etaAfter,
-      utility: t.utilityAfter,
-      status: t.statusAfter,
-      signal: t.signal,
-    })),
-  ];
+  const audit = (await store.audit(namespace, { subjectId: skill.id, limit: 1000 })).reverse();
+  const track = trackRecord(skill, trials, audit);
   return {
     skill: {
       id: skill.id,
@@ -170,6 +156,75 @@ export async function explainSkill(
     })),
     trials,
     track,
-    audit: (await store.audit(namespace, { subjectId: skill.id, limit: 1000 })).reverse(),
+    audit,
   };
 }
+
+type TrackRow = Explanation['track'][number];
+
+/**
+ * eta, utility and status after each signal, oldest first: the start (seeded from its evidence), each trial, thumb
+ * or reward, and each pass whose sessions joined the skill (a reinforcement, an update, a consolidation: their audit
+ * records say what eta and support went from and to; records written before they said so are not shown).
+ */
+function trackRecord(
+  skill: Pick<Skill, 'createdAt' | 'eta'>,
+  trials: readonly FeedbackRecord[],
+  audit: readonly AuditRecord[],
+): TrackRow[] {
+  const grew = audit.flatMap((a) => {
+    const eta = a.detail.eta as { from?: unknown; to?: unknown } | undefined;
+    const support = a.detail.support as { to?: unknown } | undefined;
+    const signal = GREW[a.action];
+    if (!signal || typeof eta?.from !== 'number' || typeof eta.to !== 'number') return [];
+    return [
+      { at: a.at, from: eta.from, to: eta.to, support: typeof support?.to === 'number' ? support.to : null, signal },
+    ];
+  });
+  // The eta it started with: before the first signal of any kind, or today's when none came.
+  const first = [
+    ...trials.map((t) => ({ at: t.at, eta: t.etaBefore })),
+    ...grew.map((g) => ({ at: g.at, eta: g.from })),
+  ].sort((a, b) => a.at.localeCompare(b.at))[0];
+  const rows: (TrackRow & { order: number })[] = [
+    {
+      at: skill.createdAt,
+      eta: first?.eta ?? skill.eta,
+      utility: 0,
+      status: 'probationary',
+      signal: 'created',
+      order: 0,
+    },
+    ...trials.map((t, i) => ({
+      at: t.at,
+      eta: t.etaAfter,
+      utility: t.utilityAfter,
+      status: t.statusAfter,
+      signal: t.signal,
+      order: 1 + i,
+    })),
+    ...grew.map((g, i) => ({
+      at: g.at,
+      eta: g.to,
+      utility: null,
+      status: '',
+      signal: g.signal,
+      ...(g.support === null ? {} : { support: g.support }),
+      order: 1 + trials.length + i,
+    })),
+  ];
+  rows.sort((a, b) => a.at.localeCompare(b.at) || a.order - b.order);
+  // A pass changes no status or utility: each row of one says the ones in effect.
+  for (let i = 1; i < rows.length; i++)
+    if (rows[i].status === '') {
+      rows[i].status = rows[i - 1].status;
+      rows[i].utility = rows[i - 1].utility;
+    }
+  return rows.map(({ order: _order, ...row }) => row);
+}
+
+/** The audit actions of passes that bring sessions to a skill, as its track record names them. */
+const GREW: Record<string, string> = {
+  'skill.reinforce': 'reinforced',
+  'skill.update': 'updated',
+};

@@ -78,7 +78,12 @@ export async function consolidateSkills(
           supersedes: loser.id,
           parents: loser.sourceSessions.filter((id) => stored.has(id)).map((id) => ({ kind: 'episodic' as const, id })),
           actor: input.actor,
-          detail: { consolidated: loser.id, reason: 'same procedure as a live skill with more support' },
+          detail: {
+            consolidated: loser.id,
+            reason: 'same procedure as a live skill with more support',
+            eta: { from: winner.eta, to: absorbed.eta },
+            support: { from: winner.support, to: absorbed.support },
+          },
           clusterId: winner.clusterId,
           at,
         });

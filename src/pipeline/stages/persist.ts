@@ -44,6 +44,13 @@ export async function persistSkill(
       coverage: round(verdict.coverage),
       resonance: round(verdict.resonance),
       distiller: deps.distiller.id,
+      // What more sessions did to the skill they joined: its track record shows the change (explain).
+      ...(decision.action === 'reinforce' || decision.action === 'update'
+        ? {
+            eta: { from: decision.target.eta, to: skill.eta },
+            support: { from: decision.target.support, to: skill.support },
+          }
+        : {}),
     },
     clusterId: linked ? input.clusterId : null,
     at,

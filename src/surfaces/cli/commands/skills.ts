@@ -167,7 +167,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       out('Track record (eta, utility, status after each signal):');
       for (const t of ex.track)
         out(
-          `  ${t.at} ${t.signal.padEnd(13)} eta ${t.eta.toFixed(2)} utility ${t.utility == null ? '-' : t.utility.toFixed(2)} ${t.status}`,
+          `  ${t.at} ${t.signal.padEnd(13)} eta ${t.eta.toFixed(2)} utility ${t.utility == null ? '-' : t.utility.toFixed(2)} ${t.status}${t.support === undefined ? '' : `, support ${t.support}`}`,
         );
       return 0;
     }
