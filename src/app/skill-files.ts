@@ -63,7 +63,8 @@ export class SkillFiles {
    * The folders below `root` that an earlier export wrote for a learned skill now written under another name
    * (renamed), or, when every skill was exported (`all`), for one that is superseded: each holds only a SKILL.md
    * whose `skill-id` names that skill. One whose text is a text this memory wrote for it (a version of it, as export
-   * redacts it, or that version before a reinforcement restated its counts: sameButSupport) is removed; an edited one is left, and said.
+   * redacts it, or that version before a reinforcement restated its counts: sameButSupport) is removed; an edited
+   * one is left, and said.
    */
   private async staleExports(
     root: string,
