@@ -8,6 +8,7 @@ import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';
 import { serveApi, type RunningServer } from '../src/surfaces/http/server.js';
 import { serveCommand } from '../src/surfaces/cli/commands/serve.js';
+import { BLENDER_REFUNDS } from './support/capture.js';
 import { learnSample } from './support/surfaces.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -652,19 +653,14 @@ describe('events', () => {
 
 describe('synthesis', () => {
   it('POST /api/synthesize learns from the sessions an agent recorded over REST (a dry run first); recall then serves it', async () => {
-    const goals = [
-      'Refund the damaged blender from order #W9000001 to my gift card',
-      'Please refund the broken blender in order #W9000002 to the gift card',
-      'The blender in order #W9000003 arrived damaged: refund it to my gift card',
-    ];
-    for (const [i, goal] of goals.entries()) {
-      const order = `#W900000${i + 1}`;
+    for (const [i, goal] of BLENDER_REFUNDS.goals.entries()) {
+      const order = BLENDER_REFUNDS.order(i);
       const started = await api('POST', '/api/sessions', { body: { goal } });
       expect(started.status).toBe(201);
       const id = encodeURIComponent(started.data.id);
       for (const [tool, result] of [
-        ['lookup_damaged_order', { order_id: order, condition: 'damaged' }],
-        ['issue_gift_card_refund', { refunded: true }],
+        [BLENDER_REFUNDS.tools[0]!, { order_id: order, condition: 'damaged' }],
+        [BLENDER_REFUNDS.tools[1]!, { refunded: true }],
       ] as const)
         expect(
           (await api('POST', `/api/sessions/${id}/calls`, { body: { tool, args: { order_id: order }, result } }))
@@ -692,9 +688,9 @@ describe('synthesis', () => {
     );
 
     const recalled = await api('POST', '/api/recall', {
-      body: { goal: 'My blender came broken, refund order #W9000009 to my gift card' },
+      body: { goal: BLENDER_REFUNDS.asked },
     });
-    expect(recalled.data.skills[0].toolSequence).toEqual(['lookup_damaged_order', 'issue_gift_card_refund']);
+    expect(recalled.data.skills[0].toolSequence).toEqual(BLENDER_REFUNDS.tools);
     expect(pass.data.created.map((c: { name: string }) => c.name)).toContain(recalled.data.skills[0].name);
   });
 });

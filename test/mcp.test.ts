@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
 import { serveMcpHttp } from '../src/surfaces/mcp/http.js';
+import { BLENDER_REFUNDS } from './support/capture.js';
 import { tracesInFile } from './support/forget-fixture.js';
 import { cliArgs, learnSample, startCli, type Child } from './support/surfaces.js';
 
@@ -401,28 +402,23 @@ describe.each([
   });
 
   it('learns from sessions an agent recorded over MCP alone: synthesize (a dry run, then a pass), then recall serves it', async () => {
-    const goals = [
-      'Refund the damaged blender from order #W9000001 to my gift card',
-      'Please refund the broken blender in order #W9000002 to the gift card',
-      'The blender in order #W9000003 arrived damaged: refund it to my gift card',
-    ];
-    for (const [i, goal] of goals.entries()) {
-      const order = `#W900000${i + 1}`;
+    for (const [i, goal] of BLENDER_REFUNDS.goals.entries()) {
+      const order = BLENDER_REFUNDS.order(i);
       const { session_id } = await ok<{ session_id: string }>(client, 'record_tool_call', {
         goal,
-        tool: 'lookup_damaged_order',
+        tool: BLENDER_REFUNDS.tools[0],
         args: { order_id: order },
         result: { order_id: order, item: 'blender', condition: 'damaged' },
       });
       await ok(client, 'record_tool_call', {
         session_id,
-        tool: 'issue_gift_card_refund',
+        tool: BLENDER_REFUNDS.tools[1],
         args: { order_id: order },
         result: { refunded: true },
       });
       await ok(client, 'end_session', { session_id, outcome: 'success' });
     }
-    const asked = 'My blender came broken, refund order #W9000009 to my gift card';
+    const asked = BLENDER_REFUNDS.asked;
     const before = await ok<{ skills: { name: string }[] }>(client, 'recall_skills', { goal: asked });
     expect(before.skills.map((s) => s.name)).not.toContainEqual(expect.stringMatching(/refund/));
 
@@ -444,7 +440,7 @@ describe.each([
     const after = await ok<{ skills: { name: string; toolSequence: string[] }[] }>(client, 'recall_skills', {
       goal: asked,
     });
-    expect(after.skills[0]).toMatchObject({ toolSequence: ['lookup_damaged_order', 'issue_gift_card_refund'] });
+    expect(after.skills[0]).toMatchObject({ toolSequence: BLENDER_REFUNDS.tools });
     expect(pass.created.map((c) => c.name)).toContain(after.skills[0]!.name);
   });
 });

@@ -115,3 +115,18 @@ export function orderSession(
     })),
   };
 }
+
+/**
+ * Three refunds of a damaged blender, worded differently, that an agent records call by call (REST, MCP): a task
+ * the bundled sample has no skill for, and a fourth request, worded differently again, that should recall it.
+ */
+export const BLENDER_REFUNDS = {
+  goals: [
+    'Refund the damaged blender from order #W9000001 to my gift card',
+    'Please refund the broken blender in order #W9000002 to the gift card',
+    'The blender in order #W9000003 arrived damaged: refund it to my gift card',
+  ],
+  order: (i: number) => `#W900000${i + 1}`,
+  tools: ['lookup_damaged_order', 'issue_gift_card_refund'],
+  asked: 'My blender came broken, refund order #W9000009 to my gift card',
+};
