@@ -803,7 +803,7 @@ const NO_REQUEST = 'a Claude Code transcript without a request yet (only context
  * Why a file's text is no log, when it is binary: a NUL character (JSON text never holds one unescaped), or
  * many characters that were not UTF-8 (decoded as U+FFFD) near its start. Null for text.
  */
-export function binaryContent(text: string): string | null {
+function binaryContent(text: string): string | null {
   const head = text.slice(0, BINARY_PROBE);
   const nul = head.indexOf('\u0000');
   if (nul >= 0)
