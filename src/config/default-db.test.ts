@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeDbLocation, perUserDbPath, resolveDbLocation } from './default-db.js';
+import { describeDbLocation, perUserDbPath, resolveDbLocation, shownLocation } from './default-db.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'skillsmith-dbloc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,6 +47,32 @@ describe('which memory a surface opens', () => {
     expect(describeDbLocation({ path: '/d/skillsmith.db', reason: 'per-user data directory' })).toBe(
       'skillsmith: memory /d/skillsmith.db (per-user data directory; --db PATH to choose another)',
     );
-    expect(describeDbLocation({ path: 'postgres://u:secret@h/db', reason: 'SKILLSMITH_DB' })).not.toContain('secret');
+    expect(describeDbLocation({ path: 'postgres://u:secret@h/db', reason: 'SKILLSMITH_DB' })).toBe(
+      'skillsmith: memory postgres://u:***@h/db (SKILLSMITH_DB; --db PATH to choose another)',
+    );
+    expect(describeDbLocation({ path: 'postgres://h/db?password=secret', reason: 'SKILLSMITH_DB' })).not.toContain(
+      'secret',
+    );
+  });
+
+  it('shows a PostgreSQL URL without its password, wherever the URL carries one, and the rest as given', () => {
+    expect(shownLocation('postgres://fleet:fleetpw@127.0.0.1:5432/mem')).toBe(
+      'postgres://fleet:***@127.0.0.1:5432/mem',
+    );
+    // Percent-encoded characters and an @ inside the password.
+    expect(shownLocation('postgresql://fleet:p%40ss%2Fw0rd@db.internal/mem')).toBe(
+      'postgresql://fleet:***@db.internal/mem',
+    );
+    // The pg driver reads these parameters too; the others keep their text exactly.
+    expect(
+      shownLocation('postgres://fleet@h/mem?sslmode=require&password=fleetpw&options=-c%20search_path%3Dteam'),
+    ).toBe('postgres://fleet@h/mem?sslmode=require&password=***&options=-c%20search_path%3Dteam');
+    expect(shownLocation('postgres://h/mem?sslpassword=keypw')).toBe('postgres://h/mem?sslpassword=***');
+    // A user without a password, a password that is also the database's name, and a URL the parser refuses.
+    expect(shownLocation('postgres://fleet@h/mem')).toBe('postgres://fleet@h/mem');
+    expect(shownLocation('postgres://mem:mem@h/mem')).toBe('postgres://mem:***@h/mem');
+    expect(shownLocation('postgres://fleet:pw@h:notaport/mem')).toBe('postgres://fleet:***@h:notaport/mem');
+    // A SQLite path is not a URL: shown as it is, colons and at signs included.
+    expect(shownLocation('/data/team:a@b.db')).toBe('/data/team:a@b.db');
   });
 });

@@ -52,9 +52,29 @@ export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location.trim());
 }
 
+/**
+ * A memory's location as output and logs show it: a PostgreSQL URL with its password masked, whether it is in the
+ * user part (`postgres://app:***@host/db`) or a parameter (`?password=***`, `sslpassword`); the rest of the text as
+ * given. A SQLite path as it is.
+ */
+export function shownLocation(location: string): string {
+  if (!isPostgresUrl(location)) return location;
+  // Parameters whose name says password (pg reads `password` and `sslpassword` from the query string).
+  let shown = location.replace(/([?&][^=&#]*pass[^=&#]*=)[^&#]*/gi, '$1***');
+  let password = '';
+  try {
+    password = new URL(location.trim()).password;
+  } catch {
+    // Not a URL the parser takes: mask everything between the user name and the host.
+    return shown.replace(/^(\s*postgres(?:ql)?:\/\/[^:/@?#]*):[^/?#]*@/i, '$1:***@');
+  }
+  // The parser gives the password as written (percent-encoded): the first `:password@` is the user part's.
+  if (password) shown = shown.replace(`:${password}@`, ':***@');
+  return shown;
+}
+
 /** The start-up line naming the memory (nothing when --db named it: the person already knows). */
 export function describeDbLocation(loc: DbLocation): string | null {
   if (loc.reason === 'flag') return null;
-  const shown = isPostgresUrl(loc.path) ? loc.path.replace(/\/\/[^@/]*@/, '//***@') : loc.path;
-  return `skillsmith: memory ${shown} (${loc.reason}; --db PATH to choose another)`;
+  return `skillsmith: memory ${shownLocation(loc.path)} (${loc.reason}; --db PATH to choose another)`;
 }

@@ -24,6 +24,7 @@ import {
   closeSync,
   fstatSync,
   fsyncSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readSync,
@@ -80,6 +81,8 @@ export type LoadedIndex = { index: TieredIndex; revision: number } | { reason: s
 
 /** Writes `index` (built at store `revision`) to `path`, atomically. Throws on I/O errors (the caller logs). */
 export function saveIndexFile(path: string, index: TieredIndex, identity: IndexIdentity, revision: number): void {
+  // A networked store's files go to a cache directory a new machine does not have yet (~/.cache/skillsmith/recall).
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tier = index.tier;
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   let ids: (string | undefined)[];

@@ -25,3 +25,10 @@ export function isConnectionError(e: unknown): boolean {
     message,
   );
 }
+
+/** One line for a lost connection: SQLSTATE and the first line of the message. */
+export function connectionLossText(e: unknown): string {
+  const err = e as { code?: unknown; message?: unknown };
+  const code = typeof err?.code === 'string' ? `${err.code} ` : '';
+  return `${code}${String(err?.message ?? e).split('\n')[0]}`;
+}

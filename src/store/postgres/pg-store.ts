@@ -2,6 +2,8 @@ import pg from 'pg';
 import type { Session, ToolCall } from '../../domain/types.js';
 import { BackendUnavailableError, SessionStateError } from '../../errors/index.js';
 import { createLogger, type Logger } from '../../support/log.js';
+import { shownLocation } from '../../config/default-db.js';
+import { refuseNewerSchema } from '../schema-version.js';
 import { callRowValues, json, sessionRowValues, SESSION_COLUMNS, CALL_COLUMNS } from '../rows.js';
 import { pgDialect } from '../sql/dialect.js';
 import { CALL_TYPES, sqlPlan, type Query, type QueryResult, type Script } from '../sql/plan.js';
@@ -9,7 +11,7 @@ import { type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
 import type { ServedSkill, Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
-import { isConnectionError } from './connection-error.js';
+import { connectionLossText, isConnectionError } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
@@ -67,16 +69,19 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     await migratePg(pool);
   } catch (e) {
     await pool.end().catch(() => undefined);
-    throw new BackendUnavailableError(`cannot open PostgreSQL memory at ${redactUrl(url)}: ${(e as Error).message}`, {
-      cause: e,
-    });
+    throw new BackendUnavailableError(
+      `cannot open PostgreSQL memory at ${shownLocation(url)}: ${(e as Error).message}`,
+      {
+        cause: e,
+      },
+    );
   }
-  const store = new PgStore(pool, redactUrl(url), config, log, opts);
+  const store = new PgStore(pool, shownLocation(url), config, log, opts);
   try {
     await store.start();
   } catch (e) {
     await store.close();
-    throw new BackendUnavailableError(`cannot listen for changes on ${redactUrl(url)}: ${(e as Error).message}`, {
+    throw new BackendUnavailableError(`cannot listen for changes on ${shownLocation(url)}: ${(e as Error).message}`, {
       cause: e,
     });
   }
@@ -98,6 +103,7 @@ export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Pr
       const applied = new Set(
         (await client.query('SELECT version FROM schema_migrations')).rows.map((r) => r.version as number),
       );
+      refuseNewerSchema(applied, latestPgSchemaVersion);
       for (const m of pgMigrations) {
         if (m.version > upTo || applied.has(m.version)) continue;
         await client.query('BEGIN');
@@ -124,24 +130,6 @@ export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Pr
     }
   } finally {
     client.release();
-  }
-}
-
-/** One line for a lost connection: SQLSTATE and the first line of the message. */
-export function connectionLossText(e: unknown): string {
-  const err = e as { code?: unknown; message?: unknown };
-  const code = typeof err?.code === 'string' ? `${err.code} ` : '';
-  return `${code}${String(err?.message ?? e).split('\n')[0]}`;
-}
-
-/** The URL without its password, for messages and `location`. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
   }
 }
 

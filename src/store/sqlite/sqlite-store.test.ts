@@ -142,6 +142,25 @@ describe('opening a file', () => {
     expect(await store.schemaVersion()).toBe(latestSchemaVersion);
     expect(count(store, 'schema_migrations')).toBe(migrations.length);
   });
+
+  it('refuses a file a newer release wrote (a schema version it does not know), and changes nothing in it', async () => {
+    const path = join(dir, 'newer.db');
+    const first = openSqliteStore(path);
+    await first.insertSessions([session('default', 's1', 'refund my order', [call(0, 'get_order')])]);
+    await first.close();
+    // A newer release added a migration and a column this one knows nothing of.
+    const raw = new Database(path);
+    raw
+      .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+      .run(latestSchemaVersion + 1, 'from-the-future', '2027-01-01T00:00:00.000Z');
+    raw.exec('ALTER TABLE sessions ADD COLUMN future TEXT');
+    raw.close();
+    const before = readFileSync(path);
+    expect(() => openSqliteStore(path)).toThrow(
+      `cannot open SQLite memory at ${path}: it was written by a newer Skillsmith (schema version ${latestSchemaVersion + 1}; this version knows up to ${latestSchemaVersion})`,
+    );
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
 });
 
 describe('recall records', () => {

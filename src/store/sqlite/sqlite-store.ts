@@ -1,3 +1,4 @@
+import { refuseNewerSchema } from '../schema-version.js';
 import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -121,6 +122,7 @@ export function migrate(db: Database.Database, upTo = latestSchemaVersion): numb
   const applied = new Set(
     (db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => r.version as number),
   );
+  refuseNewerSchema(applied, latestSchemaVersion);
   for (const m of migrations) {
     if (m.version > upTo || applied.has(m.version)) continue;
     db.transaction(() => {

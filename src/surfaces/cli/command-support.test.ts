@@ -12,6 +12,12 @@ describe('memoryFlagsText', () => {
     expect(memoryFlagsText({ config: './skillsmith.config.json' })).toBe(' --config ./skillsmith.config.json');
   });
 
+  it('masks the password of a PostgreSQL URL: a printed follow-up line is output like any other', () => {
+    expect(memoryFlagsText({ db: 'postgres://fleet:fleetpw@127.0.0.1:5432/mem' })).toBe(
+      " --db 'postgres://fleet:***@127.0.0.1:5432/mem'",
+    );
+  });
+
   it('quotes a value a shell would split or expand, so the printed command reads it back whole', () => {
     const db = "/tmp/my memory's $HOME;rm.db";
     const text = memoryFlagsText({ db });

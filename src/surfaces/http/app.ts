@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Memory } from '../../app/memory.js';
 import { openApiDocument } from './openapi.js';
-import { errorStatus } from './request.js';
+import { errorAnswer } from './request.js';
 import { eventRoutes } from './routes/events.js';
 import { learningRoutes } from './routes/learning.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -81,10 +81,12 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
   if (opts.webRoot !== null) app.route('/', dashboardRoutes(opts.webRoot ?? DEFAULT_WEB_ROOT));
 
   app.onError((e, c) => {
-    const status = errorStatus(e);
-    if (status >= 500)
+    const { status, message } = errorAnswer(e);
+    // An unreachable database is said in one line (its stack says nothing more); other failures with their stack.
+    if (status === 503) log.warn('request failed', { method: c.req.method, path: c.req.path, error: message });
+    else if (status >= 500)
       log.error('request failed', { method: c.req.method, path: c.req.path, error: String((e as Error).stack ?? e) });
-    return c.json({ error: (e as Error).message ?? String(e) }, status as 400);
+    return c.json({ error: message }, status as 400);
   });
   return app;
 }

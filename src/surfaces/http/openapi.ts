@@ -5,6 +5,18 @@ type Schema = Record<string, unknown>;
 
 const json = (schema: Schema, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** `/api/health`'s answer, with the store state it says. */
+const health = (store: 'ok' | 'unreachable'): Schema => ({
+  type: 'object',
+  required: ['ok', 'name', 'version', 'store', ...(store === 'ok' ? [] : ['error'])],
+  properties: {
+    ok: { type: 'boolean', const: store === 'ok' },
+    name: { type: 'string' },
+    version: { type: 'string' },
+    store: { type: 'string', const: store },
+    ...(store === 'ok' ? {} : { error: { type: 'string' } }),
+  },
+});
 const error = (description: string) => json(ref('Error'), description);
 const page = (item: Schema) => ({
   type: 'object',
@@ -49,7 +61,16 @@ export function openApiDocument(version: string) {
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     paths: {
-      '/api/health': { get: { summary: 'Liveness', security: [], responses: { 200: json({ type: 'object' }) } } },
+      '/api/health': {
+        get: {
+          summary: "Liveness, and whether the memory's database answers",
+          security: [],
+          responses: {
+            200: json(health('ok'), 'The server runs and its memory answers'),
+            503: json(health('unreachable'), "The memory's database cannot be reached (a PostgreSQL server down)"),
+          },
+        },
+      },
       '/api/stats': {
         get: {
           summary:

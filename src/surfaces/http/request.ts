@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { HttpError } from '../../errors/http-error.js';
 import { httpStatusOf } from '../../errors/error-codes.js';
+import { unreachableStoreText } from '../../app/store-errors.js';
 
 export { HttpError };
 
@@ -34,7 +35,14 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z
   throw new HttpError(400, `invalid ${where}: ${problems.join('; ')}`);
 }
 
-/** Maps an error from a handler to a status by its code (src/errors/error-codes.ts): client mistakes are 4xx. */
-export function errorStatus(e: unknown): number {
-  return httpStatusOf(e);
+/**
+ * What a handler's error answers: the status by its code (src/errors/error-codes.ts; client mistakes are 4xx), and
+ * the message. A memory whose database cannot be reached (a PostgreSQL server down or restarting) is 503, said so:
+ * the request may be sent again once it is back.
+ */
+export function errorAnswer(e: unknown): { status: number; message: string } {
+  const unreachable = unreachableStoreText(e);
+  if (unreachable)
+    return { status: 503, message: `${unreachable}; send the request again once it is back` };
+  return { status: httpStatusOf(e), message: (e as Error)?.message ?? String(e) };
 }

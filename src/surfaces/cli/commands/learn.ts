@@ -7,7 +7,9 @@ import type { SynthesisReport } from '../../../pipeline/synthesize.js';
 import type { Memory } from '../../../app/memory.js';
 import { skillJson, stableReport } from '../../shapes.js';
 import type { Command } from '../command.js';
-import { dbPathFromFlags, memoryFlagsText } from '../command-support.js';
+import { type CommandFlags, dbPathFromFlags, memoryFlagsText } from '../command-support.js';
+import type { IngestProblem } from '../../../capture/parse-file.js';
+import type { IngestResult } from '../../../app/types.js';
 import { lookAlikeLines, out, printJson, printSkillTable, reportFallback, writeErr } from '../output.js';
 import { progressBar } from '../progress.js';
 import { formatNotes, formatProblems, grownText, hookProblems, ingestFiles, ingestInputs, sessions } from './ingest.js';
@@ -26,6 +28,7 @@ export const command: Command = {
     const inputs = ingestInputs(files, flags, 'learn', notes);
     const memory = await open();
     const skillsBefore = (await memory.skills.list()).length;
+    const sessionsBefore = await memory.sessions.count();
     const results = await ingestFiles(memory, inputs);
     const problems = results.flatMap((r) => r.problems);
     // A hook (Claude Code's Stop or SessionEnd) learns quietly: only a rejected record is said, on stderr. While
@@ -38,7 +41,16 @@ export const command: Command = {
       return hookProblems(problems).length ? 1 : 0;
     }
     const bar = flags.json ? null : progressBar('learning');
-    const report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
+    let report: SynthesisReport;
+    try {
+      report = await memory.synthesize({ onProgress: bar ? (phase, d, t) => bar.update(phase, d, t) : undefined });
+    } catch (e) {
+      // Another process's pass holds the namespace: what this run stored is said all the same, and waits for the
+      // next pass (exit 1: nothing was learned from it yet).
+      if (!PassLockedError.isInstance(e)) throw e;
+      bar?.done();
+      return passNotStarted(results, problems, notes, flags, e.message);
+    }
     bar?.done();
     const skills = await memory.skills.list();
     reportFallback(report);
@@ -46,16 +58,15 @@ export const command: Command = {
       printJson({ ingest: results, synthesis: stableReport(report), skills: skills.map(skillJson) });
       return problems.length ? 1 : 0;
     }
-    for (const n of notes) out(`note: ${n}`);
-    for (const r of results) {
-      out(`Ingested ${r.file}: ${sessions(r.inserted, 'new')}${grownText(r)}, ${r.skipped} already present.`);
-      for (const line of formatNotes(r.notes ?? [])) out(line);
-    }
-    for (const l of formatProblems(problems, results)) writeErr(`${l}\n`);
+    printIngested(results, problems, notes);
     out(passSummary(report, memory.config.synthesis.minOccurrences));
     for (const line of lookAlikeLines(report, memoryFlagsText(flags))) out(line);
     const alreadyPresent = results.reduce((n, r) => n + r.skipped, 0);
-    if (alreadyPresent > 0 || skillsBefore > 0) {
+    // Sessions given twice in this run (one file and a copy of it) are not a memory from earlier runs.
+    if (sessionsBefore === 0 && skillsBefore === 0 && alreadyPresent > 0) {
+      out('');
+      out(`${sessions(alreadyPresent, '')} given more than once in these files: each is stored once.`);
+    } else if (sessionsBefore > 0 || skillsBefore > 0) {
       const where = dbPathFromFlags(flags);
       const pg = /^postgres(ql)?:/i.test(where);
       out('');
@@ -87,6 +98,37 @@ export const command: Command = {
     return problems.length ? 1 : 0;
   },
 };
+
+/** What each file stored, its notes, and the records it rejected (on stderr). */
+function printIngested(results: IngestResult[], problems: IngestProblem[], notes: readonly string[]) {
+  for (const n of notes) out(`note: ${n}`);
+  for (const r of results) {
+    out(`Ingested ${r.file}: ${sessions(r.inserted, 'new')}${grownText(r)}, ${r.skipped} already present.`);
+    for (const line of formatNotes(r.notes ?? [])) out(line);
+  }
+  for (const l of formatProblems(problems, results)) writeErr(`${l}\n`);
+}
+
+/**
+ * `learn` when another process's pass holds the namespace: the ingest is said as always (with --json, `synthesis`
+ * is null), then why no pass ran and how the stored sessions get learned; exit 1.
+ */
+function passNotStarted(
+  results: IngestResult[],
+  problems: IngestProblem[],
+  notes: readonly string[],
+  flags: CommandFlags,
+  why: string,
+): number {
+  if (flags.json) printJson({ ingest: results, synthesis: null, skills: null });
+  else printIngested(results, problems, notes);
+  const stored = results.reduce((n, r) => n + r.inserted, 0);
+  writeErr(
+    `skillsmith: ${why}. ${stored ? `The ${sessions(stored, 'new')} this run stored wait for the next pass` : 'Nothing new was stored'}` +
+      `${stored ? `: run skillsmith synthesize${memoryFlagsText(flags)} once it is done.` : '.'}\n`,
+  );
+  return 1;
+}
 
 /** The skills whose procedure branches on what a lookup shows, one line a branch (nothing when none does). */
 function printBranches(skills: readonly Skill[]) {

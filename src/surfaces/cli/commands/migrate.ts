@@ -1,6 +1,7 @@
 import { copyMemory, type TransferReport } from '../../../app/backends.js';
 import { TransferError } from '../../../errors/transfer-error.js';
 import type { Command } from '../command.js';
+import { shownLocation } from '../../../config/default-db.js';
 
 export interface MigrateIo {
   stdout(text: string): void;
@@ -35,7 +36,7 @@ export async function migrateCommand(
     return 2;
   }
   if (from === to) {
-    io.stderr(`skillsmith: migrate: source and target are the same memory (${from})`);
+    io.stderr(`skillsmith: migrate: source and target are the same memory (${shownLocation(from)})`);
     return 2;
   }
   let report: TransferReport;

@@ -1,12 +1,24 @@
 import { basename } from 'node:path';
 import { Hono } from 'hono';
 import type { Memory } from '../../../app/memory.js';
+import { unreachableStoreText } from '../../../app/store-errors.js';
 
-/** Health (public: no data) and stats (counts the dashboard header shows). */
+/** Health (public: no data; whether the memory answers) and stats (counts the dashboard header shows). */
 export function statusRoutes(memory: Memory, version: string): Hono {
   const app = new Hono();
 
-  app.get('/health', (c) => c.json({ ok: true, name: 'skillsmith', version }));
+  // Whether the server runs and its memory answers: a database that cannot be reached (a PostgreSQL server down or
+  // restarting) is 503 with `ok: false`, so a load balancer or a supervisor sees it.
+  app.get('/health', async (c) => {
+    try {
+      await memory.events.lastId();
+    } catch (e) {
+      const error = unreachableStoreText(e);
+      if (!error) throw e;
+      return c.json({ ok: false, name: 'skillsmith', version, store: 'unreachable', error }, 503);
+    }
+    return c.json({ ok: true, name: 'skillsmith', version, store: 'ok' });
+  });
 
   app.get('/stats', async (c) => {
     const all = await memory.skills.list({ includeSuperseded: true });

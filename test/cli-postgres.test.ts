@@ -1,0 +1,206 @@
+// What a person setting up a fleet meets on the command line and over REST with a PostgreSQL memory: no password in
+// any output, a recall index that is kept from the first run, a learn that says what it stored when another host's
+// pass holds the memory, a memory a newer release wrote left alone, and a server that says when its database is down.
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { latestPgSchemaVersion } from '../src/store/postgres/migrations.js';
+import { openPgStore, type PgStore } from '../src/store/postgres/pg-store.js';
+import { createLogger } from '../src/support/log.js';
+import { runBuiltCli } from './support/built-cli.js';
+import { startPgServer, type PgServer } from './support/pg-server.js';
+import { SAMPLE, startCli } from './support/surfaces.js';
+
+const quiet = createLogger('silent');
+let server: PgServer;
+let home: string;
+const stores: PgStore[] = [];
+
+beforeAll(async () => {
+  server = await startPgServer();
+  home = mkdtempSync(join(tmpdir(), 'skillsmith-cli-pg-'));
+}, 120_000);
+
+afterAll(async () => {
+  for (const s of stores.splice(0)) await s.close().catch(() => undefined);
+  if (server && !server.running) server.start();
+  await server?.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** A fresh database's URL with a password in it (the test cluster trusts local connections, so any password works). */
+async function urlWithPassword(): Promise<string> {
+  return (await server.createDatabase()).replace('postgres@', 'postgres:s3cret-pw@');
+}
+
+/** The built CLI as a new user on a new machine runs it: a home with no ~/.cache yet. */
+function cli(args: string[], user: string) {
+  const userHome = join(home, user);
+  return runBuiltCli(args, {
+    cwd: home,
+    env: { HOME: userHome, XDG_CACHE_HOME: join(userHome, '.cache'), XDG_DATA_HOME: join(userHome, '.local', 'share') },
+    unset: ['SKILLSMITH_TOKEN'],
+  });
+}
+
+async function sessionCount(url: string): Promise<number> {
+  const store = await openPgStore(url, { pollMs: 0, log: quiet });
+  try {
+    return await store.countSessions('default');
+  } finally {
+    await store.close();
+  }
+}
+
+describe('the CLI on a PostgreSQL memory', () => {
+  it('learns on a new machine with no password in its output, and keeps the recall index from the first run', async () => {
+    const url = await urlWithPassword();
+    const r = cli(['learn', '--db', url, SAMPLE], 'first-run');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Ingested .*tau-sample\.jsonl: 89 new sessions/);
+    // The follow-up line names the memory with the password masked.
+    expect(r.stdout).toContain(`--db '${url.replace('s3cret-pw', '***')}'`);
+    expect(`${r.stdout}${r.stderr}`).not.toContain('s3cret-pw');
+    // The cache directory did not exist: it is made, and the index saved there (no warning that it could not be).
+    expect(r.stderr).not.toContain('could not save the recall index file');
+    const cacheDir = join(home, 'first-run', '.cache', 'skillsmith', 'recall');
+    expect(readdirSync(cacheDir).some((f) => f.endsWith('.idx'))).toBe(true);
+
+    const recall = cli(['recall', '--db', url, 'I want to return the headphones I received'], 'first-run');
+    expect(recall.code, recall.stderr).toBe(0);
+    expect(`${recall.stdout}${recall.stderr}`).not.toContain('s3cret-pw');
+    expect(recall.stderr).not.toContain('could not save');
+  }, 120_000);
+
+  it('masks a password given as a URL parameter too, in the start-up line and in a connection error', () => {
+    const dead = `postgres://postgres@127.0.0.1:1/nowhere?password=s3cret-pw`;
+    const viaEnv = runBuiltCli(['skills', 'list'], {
+      cwd: home,
+      env: { SKILLSMITH_DB: dead, HOME: join(home, 'param') },
+    });
+    expect(viaEnv.code).toBe(1);
+    expect(viaEnv.stderr).toContain('skillsmith: memory postgres://postgres@127.0.0.1:1/nowhere?password=***');
+    expect(viaEnv.stderr).toMatch(
+      /cannot open PostgreSQL memory at postgres:\/\/postgres@127\.0\.0\.1:1\/nowhere\?password=\*\*\*/,
+    );
+    expect(`${viaEnv.stdout}${viaEnv.stderr}`).not.toContain('s3cret-pw');
+  });
+
+  it("says what learn stored when another host's pass holds the memory, and how it gets learned", async () => {
+    const url = await server.createDatabase();
+    const other = await openPgStore(url, { pollMs: 0, log: quiet });
+    stores.push(other);
+    const release = await other.tryLock('synthesis:default', 'other-host:1:pass', 60_000);
+    expect(release).not.toBeNull();
+
+    const text = cli(['learn', '--db', url, SAMPLE], 'locked');
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/Ingested .*tau-sample\.jsonl: 89 new sessions, 0 already present\./);
+    expect(text.stderr).toContain('another synthesis pass is running on namespace default; this one was not started');
+    expect(text.stderr).toContain(
+      `The 89 new sessions this run stored wait for the next pass: run skillsmith synthesize --db ${url}`,
+    );
+    expect(await sessionCount(url)).toBe(89);
+
+    // --json: the ingest as always, and no pass.
+    const copy = join(home, 'copy.jsonl');
+    copyFileSync(SAMPLE, copy);
+    const json = cli(['learn', '--db', url, '--json', copy], 'locked');
+    expect(json.code).toBe(1);
+    const out = JSON.parse(json.stdout);
+    expect(out.synthesis).toBeNull();
+    expect(out.ingest[0]).toMatchObject({ inserted: 0, skipped: 89 });
+    expect(json.stderr).toContain('Nothing new was stored.');
+
+    // Once the other pass is done, the sessions this run stored are learned.
+    await release!();
+    const pass = cli(['synthesize', '--db', url], 'locked');
+    expect(pass.code, pass.stderr).toBe(0);
+    const skills = cli(['skills', 'list', '--db', url, '--json'], 'locked');
+    expect(JSON.parse(skills.stdout).length).toBeGreaterThan(3);
+  }, 120_000);
+
+  it('leaves a memory a newer release wrote as it is, and says to upgrade', async () => {
+    const url = await server.createDatabase();
+    expect(cli(['ingest', '--db', url, SAMPLE], 'newer').code).toBe(0);
+    const store = await openPgStore(url, { pollMs: 0, log: quiet });
+    await store.pool.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+      latestPgSchemaVersion + 1,
+      'from-the-future',
+      '2027-01-01T00:00:00.000Z',
+    ]);
+    await store.close();
+
+    const copy = join(home, 'more.jsonl');
+    copyFileSync(join(new URL('..', import.meta.url).pathname, 'examples', 'tau-held-back.jsonl'), copy);
+    const r = cli(['ingest', '--db', url, copy], 'newer');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `it was written by a newer Skillsmith (schema version ${latestPgSchemaVersion + 1}; this version knows up to ${latestPgSchemaVersion})`,
+    );
+    const { rows } = await rawQuery(url, 'SELECT COUNT(*)::int AS n FROM sessions');
+    expect(rows[0].n).toBe(89);
+  }, 120_000);
+});
+
+/** A query on a plain connection (the store refuses this database now: it runs migrations on open). */
+async function rawQuery(url: string, sql: string) {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('skillsmith serve on a PostgreSQL memory whose server stops', () => {
+  it('answers 503 saying the database cannot be reached, health included, and 200 again once it is back', async () => {
+    const url = await server.createDatabase();
+    expect(cli(['learn', '--db', url, SAMPLE], 'serve').code).toBe(0);
+    const child = await startCli(['serve', '--db', url, '--port', '0', '--log-level', 'error'], {
+      HOME: join(home, 'serve'),
+      XDG_CACHE_HOME: join(home, 'serve', '.cache'),
+    });
+    try {
+      const get = async (path: string) => {
+        const res = await fetch(`${child.url}${path}`);
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      };
+      expect(await get('/api/health')).toMatchObject({ status: 200, body: { ok: true, store: 'ok' } });
+      server.pause();
+      try {
+        const health = await get('/api/health');
+        expect(health.status).toBe(503);
+        expect(health.body).toMatchObject({ ok: false, store: 'unreachable' });
+        expect(String(health.body.error)).toMatch(/^the memory's database cannot be reached \(/);
+        const sessions = await get('/api/sessions');
+        expect(sessions.status).toBe(503);
+        expect(String(sessions.body.error)).toMatch(
+          /^the memory's database cannot be reached \(.*\); send the request again once it is back$/,
+        );
+      } finally {
+        server.start();
+      }
+      await expect.poll(async () => (await get('/api/health')).status, { timeout: 20_000, interval: 200 }).toBe(200);
+      expect((await get('/api/sessions')).status).toBe(200);
+    } finally {
+      await child.stop();
+    }
+  }, 120_000);
+});
+
+it('a new memory given the same sessions twice in one run says so, not that it reused a memory', () => {
+  const db = join(home, 'twice.db');
+  const copy = join(home, 'twice-copy.jsonl');
+  copyFileSync(SAMPLE, copy);
+  expect(existsSync(db)).toBe(false);
+  const r = cli(['learn', '--db', db, SAMPLE, copy], 'twice');
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).not.toContain('This reused an existing memory');
+  expect(r.stdout).toContain('89 sessions given more than once in these files: each is stored once.');
+  const again = cli(['learn', '--db', db, SAMPLE], 'twice');
+  expect(again.stdout).toContain('This reused an existing memory');
+}, 120_000);
