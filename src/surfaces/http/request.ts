@@ -42,7 +42,6 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z
  */
 export function errorAnswer(e: unknown): { status: number; message: string } {
   const unreachable = unreachableStoreText(e);
-  if (unreachable)
-    return { status: 503, message: `${unreachable}; send the request again once it is back` };
+  if (unreachable) return { status: 503, message: `${unreachable}; send the request again once it is back` };
   return { status: httpStatusOf(e), message: (e as Error)?.message ?? String(e) };
 }
