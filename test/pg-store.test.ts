@@ -66,6 +66,12 @@ describe('PostgreSQL store: opening', () => {
       /cannot open PostgreSQL memory at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nowhere/,
     );
     expect((err as Error).message).not.toContain('s3cret');
+    // What to do about it, with the reason.
+    expect((err as Error).message).toContain('(is PostgreSQL running and listening on 127.0.0.1:1?)');
+    const missing = await openPgStore(server.url('no_such_memory'), { pollMs: 0 }).catch((e: Error) => e);
+    expect((missing as Error).message).toMatch(
+      /database "no_such_memory" does not exist \(create the database first \(createdb no_such_memory, or CREATE DATABASE no_such_memory\), or name another one in the URL\)$/,
+    );
   });
 
   it('openStore picks the back end from the location', async () => {

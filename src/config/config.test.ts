@@ -151,4 +151,18 @@ describe('configuration files', () => {
       new RegExp(`^invalid configuration in ${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\n  embedder\\.provider:`),
     );
   });
+
+  it('says where a key given elsewhere goes: the memory is --db or SKILLSMITH_DB, not a configuration key', () => {
+    const path = join(dir, 'with-db.json');
+    writeFileSync(path, JSON.stringify({ db: 'postgres://fleet@db/skills', namespace: 'team' }));
+    const e = thrown(() => configFromFlags({ config: path }, noEnv, dir));
+    expect(e.message).toContain(
+      '(root): Unrecognized key: "db" (the memory is chosen with --db or SKILLSMITH_DB, not in the configuration file)',
+    );
+    // A key nobody gives elsewhere is named as before, without a hint.
+    writeFileSync(path, JSON.stringify({ colour: 'blue' }));
+    expect(thrown(() => configFromFlags({ config: path }, noEnv, dir)).message).toContain(
+      '(root): Unrecognized key: "colour"\n',
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { judgeConfigSchema, privacyConfigSchema } from '../capture/capture-config.js';
 import { PLANNING_TOOLS, REASONING_TOOLS } from '../domain/step-role.js';
+import { DEFAULT_MIN_GAIN } from '../domain/admit.js';
 import { ConfigError, configFromEnv, mergeConfig } from './sources.js';
 
 export { ConfigError } from './sources.js';
@@ -28,8 +29,8 @@ export const configSchema = z
         admission: z.enum(['evidence', 'absolute']).default('evidence'),
         /** Floor on the followers' success rate (default 0.5; 0.8 under `admission: "absolute"`). */
         minSuccessRate: z.number().min(0).max(1).optional(),
-        /** Shrunk gain over the baseline a procedure must reach under the evidence rule. */
-        minGain: z.number().min(-1).max(1).default(0),
+        /** Shrunk gain over the baseline a procedure must reach under the evidence rule (a tie is no reason to refuse). */
+        minGain: z.number().min(-1).max(1).default(DEFAULT_MIN_GAIN),
         /** Shrinkage pseudo-count k: gain * n / (n + k) for n followers. */
         gainShrinkage: z.number().min(0).default(4),
         /** A session "followed" a procedure when its tool sequence agrees with it at least this much (LCS F1). */
@@ -189,6 +190,20 @@ export const configSchema = z
 export type SkillsmithConfig = z.infer<typeof configSchema>;
 export type SkillsmithConfigInput = z.input<typeof configSchema>;
 
+/** Keys people put in a configuration file that are chosen elsewhere: where they go. */
+const CHOSEN_ELSEWHERE: Readonly<Record<string, string>> = {
+  db: 'the memory is chosen with --db or SKILLSMITH_DB, not in the configuration file',
+  token: 'the server token is given with --token or SKILLSMITH_TOKEN',
+  port: 'the server port is given with --port',
+  host: 'the server host is given with --host',
+};
+
+/** Where the unrecognised keys that belong elsewhere are given, in parentheses; nothing for the others. */
+function elsewhere(keys: readonly PropertyKey[]): string {
+  const said = keys.map((k) => CHOSEN_ELSEWHERE[String(k)]).filter(Boolean);
+  return said.length ? ` (${said.join('; ')})` : '';
+}
+
 /**
  * Validates a configuration: `input` (a file's or the caller's settings) under the `SKILLSMITH_*`
  * environment variables (see sources.ts). The error lists each bad key, and the variable it came from.
@@ -210,7 +225,8 @@ export function loadConfig(
     const lines = parsed.error.issues.map((i) => {
       const key = i.path.join('.');
       const from = fromEnv.origin.get(key);
-      return `  ${key || '(root)'}: ${i.message}${from ? ` (from environment variable ${from})` : ''}`;
+      const where = i.code === 'unrecognized_keys' && i.path.length === 0 ? elsewhere(i.keys) : '';
+      return `  ${key || '(root)'}: ${i.message}${where}${from ? ` (from environment variable ${from})` : ''}`;
     });
     throw new ConfigError(
       `invalid configuration${source ? ` in ${source}` : ''}:\n${lines.join('\n')}\nFix these keys or remove them to use the defaults.`,

@@ -157,6 +157,28 @@ describe('admitCluster', () => {
     expect(a.reason).toMatch(/no gain/);
   });
 
+  it('takes a procedure nearly every session followed, though one that took another path succeeded too', () => {
+    // 21 followers, 19 of them successful, and one session by another path that succeeded: the followers are the
+    // group, and their rate is a hair under it (shrunk gain -0.004), which is no evidence against the procedure.
+    const followers = [
+      ...Array.from({ length: 19 }, (_, i) => session(`ok${i}`, path)),
+      session('f1', path, 'failure'),
+      session('f2', path, 'failure'),
+    ];
+    const other = session('other', ['search', 'refund_now', 'notify'], 'success');
+    const a = admitCluster([...followers, other], spanOf, procedure, { ...rules, minSuccessRate: 0.5 });
+    expect(a.gain).toBeCloseTo(shrunkGain(19 / 21, 20 / 22, 21, 4));
+    expect(a.gain).toBeLessThan(0);
+    expect(a.admitted).toBe(true);
+    // The rule as it was (a gain of at least 0) turned it away.
+    const strict = admitCluster([...followers, other], spanOf, procedure, {
+      ...rules,
+      minSuccessRate: 0.5,
+      minGain: 0,
+    });
+    expect(strict.reason).toMatch(/^no gain: followers succeed 0.90 against a baseline of 0.91/);
+  });
+
   it('keeps a floor: a procedure whose followers mostly fail is never learned, whatever the baseline', () => {
     const followers = [
       session('a', path),

@@ -3,17 +3,26 @@ import { procedureCalls } from './spans.js';
 import { PLANNING_TOOLS } from './step-role.js';
 import type { Session, Span } from './types.js';
 
+/**
+ * The shrunk gain a procedure needs by default: a little below 0. Where nearly every session of a group took the
+ * procedure, the followers are the group, and one session that took another path and succeeded put the gain at
+ * -0.004 and turned away a procedure 19 of 21 followers succeeded with (whether it was learned then hung on the
+ * order the sessions came in). A procedure whose followers clearly do worse (0.57 against 0.68: -0.069) is still
+ * turned away.
+ */
+export const DEFAULT_MIN_GAIN = -0.025;
+
 export interface AdmitRules {
   minOccurrences: number;
   /** Floor: below this success rate among the sessions that followed it, a procedure is never learned. */
   minSuccessRate: number;
   /**
-   * `evidence` (default): enough support, the floor, and following the procedure does at least `minGain`
-   * better than the cluster's baseline, the gain shrunk toward 0 for small counts. `absolute`: GAIA's rule,
+   * `evidence` (default): enough support, the floor, and following the procedure does no worse than the cluster's
+   * baseline than `minGain` allows, the gain shrunk toward 0 for small counts. `absolute`: GAIA's rule,
    * the success rate over the followers alone (its preset floor is 0.8).
    */
   rule?: 'evidence' | 'absolute';
-  /** Shrunk gain over the baseline a procedure must reach (evidence rule). */
+  /** Shrunk gain over the baseline a procedure must reach (evidence rule; default DEFAULT_MIN_GAIN). */
   minGain?: number;
   /** Pseudo-count k of the shrinkage: gain * n / (n + k), n = followers. */
   gainShrinkage?: number;
@@ -188,11 +197,11 @@ export function admitCluster(
       reason: `success rate ${successRate.toFixed(2)} over ${followers.length} followers, below the floor ${rules.minSuccessRate}`,
     };
   }
-  if ((rules.rule ?? 'evidence') === 'evidence' && gain < (rules.minGain ?? 0)) {
+  if ((rules.rule ?? 'evidence') === 'evidence' && gain < (rules.minGain ?? DEFAULT_MIN_GAIN)) {
     return {
       ...base,
       admitted: false,
-      reason: `no gain: followers succeed ${successRate.toFixed(2)} against a baseline of ${baselineRate.toFixed(2)} (shrunk gain ${gain.toFixed(3)}, ${rules.minGain ?? 0} needed)`,
+      reason: `no gain: followers succeed ${successRate.toFixed(2)} against a baseline of ${baselineRate.toFixed(2)} (shrunk gain ${gain.toFixed(3)}, ${rules.minGain ?? DEFAULT_MIN_GAIN} needed)`,
     };
   }
   return { ...base, admitted: true, reason: null };

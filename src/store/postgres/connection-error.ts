@@ -32,3 +32,25 @@ export function connectionLossText(e: unknown): string {
   const code = typeof err?.code === 'string' ? `${err.code} ` : '';
   return `${code}${String(err?.message ?? e).split('\n')[0]}`;
 }
+
+/**
+ * What to do about a failure to open a PostgreSQL memory, by its SQLSTATE or network code; null when there is
+ * nothing more useful to say than the server's reason.
+ */
+export function openHint(e: unknown, where: { host: string; port: string; database: string }): string | null {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  const code = typeof err?.code === 'string' ? err.code : '';
+  const message = typeof err?.message === 'string' ? err.message : '';
+  const server = `${where.host}:${where.port}`;
+  if (code === '28P01' || code === '28000')
+    return 'check the user name and password in the URL (or PGPASSWORD), and that pg_hba.conf lets this user in';
+  if (code === '3D000')
+    return `create the database first (createdb ${where.database}, or CREATE DATABASE ${where.database}), or name another one in the URL`;
+  if (code === '42501')
+    return 'the user may not create tables there: grant it CREATE on the schema, or use its own database';
+  if (code === 'ECONNREFUSED') return `is PostgreSQL running and listening on ${server}?`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `check the host name ${where.host}`;
+  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || /timeout/i.test(message))
+    return `nothing answered at ${server}: check the host, the port and any firewall between`;
+  return null;
+}

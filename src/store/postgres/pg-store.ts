@@ -11,7 +11,7 @@ import { type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
 import type { ServedSkill, Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
-import { connectionLossText, isConnectionError } from './connection-error.js';
+import { connectionLossText, isConnectionError, openHint } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
@@ -69,11 +69,10 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     await migratePg(pool);
   } catch (e) {
     await pool.end().catch(() => undefined);
+    const hint = openHint(e, urlParts(url));
     throw new BackendUnavailableError(
-      `cannot open PostgreSQL memory at ${shownLocation(url)}: ${(e as Error).message}`,
-      {
-        cause: e,
-      },
+      `cannot open PostgreSQL memory at ${shownLocation(url)}: ${(e as Error).message}${hint ? ` (${hint})` : ''}`,
+      { cause: e },
     );
   }
   const store = new PgStore(pool, shownLocation(url), config, log, opts);
@@ -86,6 +85,20 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     });
   }
   return store;
+}
+
+/** Host, port and database a URL names (libpq's defaults where it names none), for a hint. */
+function urlParts(url: string): { host: string; port: string; database: string } {
+  try {
+    const u = new URL(url.trim());
+    return {
+      host: u.hostname || 'localhost',
+      port: u.port || '5432',
+      database: decodeURIComponent(u.pathname.replace(/^\//, '')) || 'NAME',
+    };
+  } catch {
+    return { host: 'the host', port: 'its port', database: 'NAME' };
+  }
 }
 
 /**

@@ -84,7 +84,10 @@ export function renderTransferReport(r: TransferReport): string {
 export const command: Command = {
   name: 'migrate',
   help: `  migrate --from A --to B     copy a whole memory between SQLite and PostgreSQL (either way) into an empty
-                              target, verified by row counts and checksums per table`,
+                              target, verified by row counts and checksums per table; A and B are each a
+                              SQLite file or a postgres:// URL, every namespace is copied (--db and
+                              --namespace are not read), a PostgreSQL target's database must exist
+                              (createdb NAME) and hold no memory yet, a SQLite target is created`,
   opens: 'self',
   run: (args, { flags }) => migrateCommand(args, flags),
 };
