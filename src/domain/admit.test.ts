@@ -170,6 +170,19 @@ describe('admitCluster', () => {
     expect(a.gain).toBeCloseTo(shrunkGain(19 / 21, 20 / 22, 21, 4));
     expect(a.gain).toBeLessThan(0);
     expect(a.admitted).toBe(true);
+    // Followers a few points behind the group are still turned away (-0.019 on the dev traces).
+    const behind = admitCluster(
+      [
+        ...followers,
+        other,
+        ...['o2', 'o3', 'o4', 'o5'].map((id) => session(id, ['search', 'refund_now', 'notify'], 'success')),
+      ],
+      spanOf,
+      procedure,
+      { ...rules, minSuccessRate: 0.5 },
+    );
+    expect(behind.gain).toBeLessThan(-0.01);
+    expect(behind.reason).toMatch(/^no gain/);
     // The rule as it was (a gain of at least 0) turned it away.
     const strict = admitCluster([...followers, other], spanOf, procedure, {
       ...rules,
