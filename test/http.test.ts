@@ -206,11 +206,32 @@ describe('trust boundary', () => {
   });
 });
 
+interface OpenApiOperation {
+  security?: unknown[];
+  parameters?: { in: string }[];
+  responses: Record<string, unknown>;
+}
+
 describe('meta', () => {
   it('GET /api/health', async () => {
     const r = await api('GET', '/api/health');
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ ok: true, name: 'skillsmith' });
+  });
+
+  it('GET /api/openapi.json lists the answers every route may give: 401 behind a token, 503 with the database down', async () => {
+    const { data } = await api('GET', '/api/openapi.json');
+    for (const [path, ops] of Object.entries(data.paths as Record<string, Record<string, OpenApiOperation>>))
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(Object.keys(op.responses), where).toContain('503');
+        const open = Array.isArray(op.security) && op.security.length === 0;
+        expect(Object.keys(op.responses).includes('401'), where).toBe(!open);
+        if (op.parameters?.some((p) => p.in === 'query')) expect(Object.keys(op.responses), where).toContain('400');
+      }
+    expect(Object.keys(data.paths['/api/recall'].post.responses)).toEqual(expect.arrayContaining(['404', '409']));
+    expect(Object.keys(data.paths['/api/skills/{name}/feedback'].post.responses)).toContain('409');
+    expect(data.components.schemas.Skill.properties.sourceSessionCount.type).toBe('integer');
   });
 
   it('GET /api/openapi.json describes every route', async () => {
@@ -447,6 +468,42 @@ describe('skills', () => {
     expect(bad.data.error).toMatch(/reward must be in \[0,1\]/);
     expect((await api('POST', '/api/skills/nope/feedback', { body: { signal: 'up' } })).status).toBe(404);
   });
+
+  it('a trial names a recorded session and counts once for it: a retry changes nothing, the other result is a 409', async () => {
+    const skill = 'escalate-order-return';
+    const eta = async () => ((await api('GET', `/api/skills/${skill}`)).data as SkillRow).eta;
+    const unknown = await api('POST', `/api/skills/${skill}/feedback`, { body: { signal: 'pass', sessionId: 'nope' } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.data.error).toMatch(/^no session "nope" in namespace default/);
+
+    const started = await api('POST', '/api/sessions', {
+      body: { goal: 'Return the kettle from order #W1', id: 'fb-1' },
+    });
+    expect(started.status).toBe(201);
+    const before = await eta();
+    const first = await api('POST', `/api/skills/${skill}/feedback`, { body: { signal: 'pass', sessionId: 'fb-1' } });
+    expect(first.status).toBe(200);
+    const after = await eta();
+    expect(after).toBeGreaterThan(before);
+    // Sent again (a client's retry): one trial still.
+    for (let i = 0; i < 3; i++) {
+      const again = await api('POST', `/api/skills/${skill}/feedback`, { body: { signal: 'pass', sessionId: 'fb-1' } });
+      expect(again.status).toBe(200);
+    }
+    expect(await eta()).toBe(after);
+    const track = (await api('GET', `/api/skills/${skill}/explain`)).data.track as {
+      signal: string;
+      session?: string;
+    }[];
+    expect(track.filter((t) => t.signal === 'trial.pass').length).toBe(1);
+    // The other result for the same session would overturn its trial.
+    const fail = await api('POST', `/api/skills/${skill}/feedback`, { body: { signal: 'fail', sessionId: 'fb-1' } });
+    expect(fail.status).toBe(409);
+    expect(fail.data.error).toMatch(/session fb-1 already gave escalate-order-return its trial \(pass, /);
+    expect(await eta()).toBe(after);
+    // The memory the later tests read holds the sample's sessions only.
+    expect((await api('DELETE', '/api/sessions/fb-1')).status).toBe(200);
+  });
 });
 
 describe('export', () => {
@@ -589,6 +646,27 @@ describe('compile and recall', () => {
     expect(r.data.tools).toContain('return_delivered_order_items');
     expect((await api('POST', '/api/recall', { body: { goal: '' } })).status).toBe(400);
     expect((await api('POST', '/api/recall', { body: { goal: 'x', topK: 0 } })).status).toBe(400);
+  });
+
+  it('POST /api/recall for a session needs one recorded and running: its outcome is the trial of what it serves', async () => {
+    const goal = 'I want to return some items of my delivered order';
+    // Not recorded yet: a session started later under this id must not inherit the recall.
+    const unknown = await api('POST', '/api/recall', { body: { goal, sessionId: 'later-1' } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.data.error).toMatch(/^no session "later-1" in namespace default: start it first/);
+    await api('POST', '/api/sessions', { body: { goal: 'write a haiku about autumn', id: 'later-1' } });
+    const ended = await api('POST', '/api/sessions/later-1/end', { body: { outcome: 'failure' } });
+    expect(ended.status).toBe(200);
+    expect(ended.data.credited).toEqual([]);
+    const late = await api('POST', '/api/recall', { body: { goal, sessionId: 'later-1' } });
+    expect(late.status).toBe(409);
+    expect(late.data.error).toMatch(/^session later-1 already ended \(failure\)/);
+    // A running session's recall is recorded and credited when it ends.
+    await api('POST', '/api/sessions', { body: { goal, id: 'running-1' } });
+    const served = await api('POST', '/api/recall', { body: { goal, sessionId: 'running-1', topK: 1 } });
+    expect(served.status).toBe(200);
+    const end = await api('POST', '/api/sessions/running-1/end', { body: { outcome: 'success' } });
+    expect(end.data.credited).toEqual([served.data.skills[0].name]);
   });
 
   it('POST /api/recall with the tools the agent has serves only skills it can follow', async () => {

@@ -318,6 +318,18 @@ export class Capture {
     );
   }
 
+  /** A recorded session that has not ended (MemorySessions.requireOpen). */
+  async requireOpenSession(sessionId: string, opts: { namespace?: string } = {}): Promise<Session> {
+    const ns = this.ctx.ns(opts.namespace);
+    const session = await this.ctx.requireStore().getSession(ns, this.ctx.sessionKey(sessionId));
+    if (!session) throw new NotFoundError(`no session "${sessionId}" in namespace ${ns}: start it first`);
+    if (session.endedAt)
+      throw new SessionStateError(
+        `session ${session.id} already ended (${session.outcome}): a recall for it would count in no trial; recall for a session still running`,
+      );
+    return session;
+  }
+
   /**
    * Records one call of a stored, still open session at a given position (for surfaces that hold no
    * recorder between requests, such as REST). Idempotent: a position already recorded is a no-op

@@ -14,7 +14,7 @@ import type { RecallIndexes } from './recall-indexes.js';
 import type { RecallOptions } from './types.js';
 import type { AppContext } from './context.js';
 import { checkGoal, contextPack, MAX_TEXT_CHARS, toolsOf } from './recall-only.js';
-import { ConflictError, InputError, NotFoundError, PassLockedError } from '../errors/index.js';
+import { ConflictError, InputError, NotFoundError, PassLockedError, SessionStateError } from '../errors/index.js';
 import { givenNameOf } from '../domain/learned-by.js';
 import { bumpVersion } from '../domain/reconcile.js';
 import { noSkillNamed, renameProblems } from '../domain/skill-rename.js';
@@ -156,9 +156,20 @@ export class Catalog {
   ) {
     const store = this.ctx.requireStore();
     const sig = typeof signal === 'string' ? parseSignal(signal) : signal;
-    if (opts.sessionId) opts = { ...opts, sessionId: this.ctx.sessionKey(opts.sessionId) };
+    const ns = this.ctx.ns(opts.namespace);
+    // A trial names the session it comes from: one of this memory's, and a session gives a skill one trial (as a
+    // reported outcome does), so a retried request does not count twice and a session's trial is not overturned.
+    const trial = sig.kind === 'trial.pass' || sig.kind === 'trial.fail';
+    if (opts.sessionId) {
+      const key = this.ctx.sessionKey(opts.sessionId);
+      if (!(await store.getSession(ns, key)))
+        throw new NotFoundError(
+          `no session "${opts.sessionId}" in namespace ${ns}: feedback names a session recorded in this memory, or none`,
+        );
+      opts = { ...opts, sessionId: key };
+    }
     const res = await store.applyFeedback({
-      namespace: this.ctx.ns(opts.namespace),
+      namespace: ns,
       idOrName,
       signal: sig.kind,
       value: sig.kind === 'reward' ? sig.value : null,
@@ -166,8 +177,11 @@ export class Catalog {
       actor: opts.actor ?? 'user',
       at: this.ctx.now().toISOString(),
       compute: (s) => lifecycleStep(s, sig, this.ctx.config.lifecycle),
+      oncePerSession: trial,
     });
     if (!res) {
+      const skill = trial && opts.sessionId ? await store.getSkill(ns, idOrName) : null;
+      if (skill) return this.triedBefore(skill, sig.kind, opts.sessionId!);
       throw new NotFoundError(noSkillNamed(idOrName, await this.nowKnownAs(idOrName, opts.namespace)));
     }
     this.ctx.log
@@ -175,6 +189,22 @@ export class Catalog {
       .info('feedback', { skill: res.after.name, signal: sig.kind, eta: res.after.eta, status: res.after.status });
     await this.changes.skills(opts.namespace);
     return res;
+  }
+
+  /**
+   * A trial of `skill` from a session that already gave it one: the same result again changes nothing (a retried
+   * request); the other result is refused, naming the trial it would overturn.
+   */
+  private async triedBefore(skill: Skill, signal: string, sessionId: string) {
+    const store = this.ctx.requireStore();
+    const earlier = (await store.feedbackHistory(skill.id)).find(
+      (f) => f.sessionId === sessionId && (f.signal === 'trial.pass' || f.signal === 'trial.fail'),
+    );
+    if (earlier && earlier.signal !== signal)
+      throw new SessionStateError(
+        `session ${sessionId} already gave ${skill.name} its trial (${earlier.signal === 'trial.pass' ? 'pass' : 'fail'}, ${earlier.at}); a session gives a skill one trial`,
+      );
+    return { before: skill, after: skill };
   }
 
   /** A reported outcome of a session is one trial of each skill recalled for it; the names credited. */

@@ -67,6 +67,12 @@ export interface MemorySessions {
     opts?: { namespace?: string },
   ): Promise<{ sessionId: string; position: number; recorded: boolean }>;
   /**
+   * A recorded session that has not ended, for a surface about to record a recall or a call for it: a
+   * NotFoundError when there is none (a recall for it would credit a session recorded later under that id), a
+   * SessionStateError when it has ended (its outcome already credited what was recalled for it).
+   */
+  requireOpen(sessionId: string, opts?: { namespace?: string }): Promise<Session>;
+  /**
    * Forgets a session: goal, calls, results, cluster membership, recalls and cached goal embeddings are
    * deleted; a skill learned from it keeps its row and a forgotten-parent marker; an audit record names it
    * only by an opaque reference. Refused (PassLockedError) while a pass runs on the namespace. Null when
@@ -218,6 +224,7 @@ export class Memory {
       count: (namespace) => capture.countSessions(namespace),
       key: (id) => ctx.sessionKey(id),
       recordCall: (sessionId, c, opts = {}) => capture.recordCall(sessionId, c, opts),
+      requireOpen: (sessionId, opts = {}) => capture.requireOpenSession(sessionId, opts),
       forget: (sessionId, opts = {}) => capture.forgetSession(sessionId, opts),
     };
     this.skills = {

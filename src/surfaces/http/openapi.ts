@@ -1,5 +1,6 @@
 import { INGEST_FORMATS } from '../../capture/types.js';
 import { CSRF_HEADER } from './security.js';
+import { SESSION_PAGE } from '../shapes.js';
 
 type Schema = Record<string, unknown>;
 
@@ -38,7 +39,11 @@ const query = (name: string, schema: Schema, description?: string) => ({
 const path = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 const body = (schema: Schema) => ({ required: true, content: { 'application/json': { schema } } });
 const csrf = { name: CSRF_HEADER, in: 'header', required: true, schema: { type: 'string', enum: ['1'] } };
-const paging = [query('limit', { type: 'integer', minimum: 1 }), query('offset', { type: 'integer', minimum: 0 })];
+/** `limit` and `offset` of a paged list, with the largest page the route serves. */
+const paging = (max: number) => [
+  query('limit', { type: 'integer', minimum: 1, maximum: max }),
+  query('offset', { type: 'integer', minimum: 0 }),
+];
 const notFound = { 404: error('No such skill or session') };
 const rejected = {
   400: error('Invalid request'),
@@ -46,9 +51,31 @@ const rejected = {
   413: error('Body too large'),
 };
 
+interface Operation {
+  security?: unknown[];
+  parameters?: { in?: string }[];
+  responses: Record<string, unknown>;
+}
+
+/**
+ * The answers any operation may give besides its own: 401 where a token may be required, 400 where a query string
+ * is validated, 503 while the memory's database cannot be reached.
+ */
+function withCommonAnswers<D extends { paths: object }>(doc: D): D {
+  for (const ops of Object.values(doc.paths as Record<string, Record<string, Operation>>))
+    for (const op of Object.values(ops)) {
+      const answers = op.responses;
+      if (!op.security || op.security.length)
+        answers[401] ??= error('The server has a token and the request gave none, or another');
+      if (op.parameters?.some((p) => p.in === 'query')) answers[400] ??= error('Invalid query string');
+      answers[503] ??= error("The memory's database cannot be reached (a PostgreSQL server down or restarting)");
+    }
+  return doc;
+}
+
 /** The OpenAPI 3.1 description of /api (hand-written: the routes are few and their shapes stable). */
 export function openApiDocument(version: string) {
-  return {
+  return withCommonAnswers({
     openapi: '3.1.0',
     info: {
       title: 'Skillsmith API',
@@ -56,7 +83,8 @@ export function openApiDocument(version: string) {
       description:
         'Procedural memory for LLM agents: the learned skills, the sessions they came from, compile, recall and feedback. ' +
         `Every state-changing request needs the header ${CSRF_HEADER}: 1. When the server was started with a token, every ` +
-        'route but /api/health needs Authorization: Bearer <token>.',
+        "route but /api/health and /api/openapi.json needs Authorization: Bearer <token>. While the memory's database " +
+        'cannot be reached (a PostgreSQL server down), every route answers 503.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
@@ -94,7 +122,7 @@ export function openApiDocument(version: string) {
               { type: 'boolean' },
               'each skill with sourceSessionCount instead of its sourceSessions ids (hundreds on a busy memory)',
             ),
-            ...paging,
+            ...paging(500),
           ],
           responses: { 200: json(page(ref('Skill'))), 400: error('Invalid query') },
         },
@@ -209,6 +237,7 @@ export function openApiDocument(version: string) {
           responses: {
             200: json({ type: 'object', properties: { before: ref('Skill'), after: ref('Skill') } }),
             ...notFound,
+            409: error('A trial from a session that already gave this skill the other result (one trial a session)'),
             ...rejected,
           },
         },
@@ -257,7 +286,7 @@ export function openApiDocument(version: string) {
       '/api/sessions': {
         get: {
           summary: 'Stored sessions, newest first',
-          parameters: paging,
+          parameters: paging(SESSION_PAGE.max),
           responses: { 200: json(page(ref('SessionSummary'))) },
         },
         post: {
@@ -456,7 +485,7 @@ export function openApiDocument(version: string) {
             required: ['goal'],
             properties: {
               goal: { type: 'string' },
-              topK: { type: 'integer', minimum: 1 },
+              topK: { type: 'integer', minimum: 1, maximum: 20 },
               sessionId: { type: 'string' },
               tools: {
                 type: 'array',
@@ -474,6 +503,8 @@ export function openApiDocument(version: string) {
                 tools: { type: 'array', items: { type: 'string' } },
               },
             }),
+            404: error('sessionId names no recorded session'),
+            409: error('sessionId names a session that has ended'),
             ...rejected,
           },
         },
@@ -481,7 +512,10 @@ export function openApiDocument(version: string) {
       '/api/events': {
         get: {
           summary: 'Stored skill events after an id',
-          parameters: [query('after', { type: 'integer' }), query('limit', { type: 'integer' })],
+          parameters: [
+            query('after', { type: 'integer', minimum: 0 }),
+            query('limit', { type: 'integer', minimum: 1, maximum: 500 }),
+          ],
           responses: { 200: json({ type: 'array', items: ref('Event') }) },
         },
       },
@@ -587,6 +621,11 @@ export function openApiDocument(version: string) {
             eta: { type: 'number' },
             utility: { type: 'number' },
             sourceSessions: { type: 'array', items: { type: 'string' } },
+            sourceSessionCount: {
+              type: 'integer',
+              description:
+                'instead of sourceSessions where a list was asked for a summary (GET /api/skills?summary=true)',
+            },
             supersededBy: { type: ['string', 'null'] },
             createdAt: { type: 'string' },
             updatedAt: { type: 'string' },
@@ -596,5 +635,5 @@ export function openApiDocument(version: string) {
         },
       },
     },
-  };
+  });
 }

@@ -215,6 +215,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       annotations: { readOnlyHint: false },
     },
     async (a) => {
+      // A recall for a session is its trial when it ends: the session must be recorded and still running.
+      if (a.session_id) await memory.sessions.requireOpen(a.session_id);
       const skills = await memory.recall(a.goal, { topK: a.top_k, sessionId: a.session_id, tools: a.tools });
       const context = memory.formatContext(skills);
       const data = {
