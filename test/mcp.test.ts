@@ -316,6 +316,10 @@ describe.each([
     expect(await toolError(client, 'compile_skill', { session_ids: ['no-such-session'] })).toMatch(
       /unknown session id\(s\).*no-such-session/,
     );
+    // A recall's session must be recorded and running: its outcome is the trial of what the recall served.
+    expect(
+      await toolError(client, 'recall_skills', { goal: 'return my order', session_id: 'no-such-session' }),
+    ).toMatch(/no session "no-such-session" in namespace default: start it first/);
     expect(await toolError(client, 'end_session', { session_id: 'no-such-session', outcome: 'success' })).toMatch(
       /no session no-such-session/,
     );
