@@ -71,6 +71,20 @@ describe('redactText: secrets', () => {
   });
 });
 
+describe('redactText: a sentence after a title is prose, a credential after a key is not', () => {
+  it.each([
+    ['password: hunter2', 'password: [REDACTED:password]'],
+    ['Password: letmein', 'Password: [REDACTED:password]'],
+    ['Password: Hunter2 is the one', 'Password: [REDACTED:password] is the one'],
+    ['password: looks up', 'password: [REDACTED:password] up'],
+    ['PASSWORD: abc def', 'PASSWORD: [REDACTED:password] def'],
+    ['token=looks up', 'token=[REDACTED:token] up'],
+    ['"Password": "looks up"', '"Password": "[REDACTED:password]"'],
+  ])('%s', (text, redacted) => {
+    expect(redactText(text)).toBe(redacted);
+  });
+});
+
 describe('redactText: personal data', () => {
   it('redacts emails', () => {
     const out = expectRedacted('{"email": "%s", "dob": "1990-04-05"}', 'mia.li3818@example.com', 'email');
@@ -139,6 +153,9 @@ describe('redactText: legitimate text stays unchanged', () => {
     'Basic Economy is the bearer of good news; max_tokens=100, token count 5',
     'ask for the password of the account; the secret ingredient is love',
     'order W5061109 costs 3,000 USD, ships in 3-4 days, call at 10am',
+    // A skill's own description: a title ending in a secret's name, a colon, then a sentence.
+    'Notify Owner Password: looks up account and rotate password (3 steps that worked for agents)',
+    'Refresh Api Token: lists the sessions, then revokes the old token',
   ])('%s', (text) => {
     expect(redactText(text)).toBe(text);
   });

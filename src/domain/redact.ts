@@ -249,12 +249,18 @@ const RULES: Rule[] = [
     // password=..., "api_key": "...", token: ... (also inside JSON that was escaped into a string).
     re: new RegExp(
       `(?<![A-Za-z0-9])(${SECRET_KEY_SRC})(\\\\?["']?[ \\t]*[:=][ \\t]*)` +
-        `(?:(\\\\?")([^"\\\\\\r\\n]{1,512})|(\\\\?')([^'\\\\\\r\\n]{1,512})|([^\\s"'\\\\,;&<>{}()\\[\\]]{1,512}))`,
+        `(?:(\\\\?")([^"\\\\\\r\\n]{1,512})|(\\\\?')([^'\\\\\\r\\n]{1,512})|([^\\s"'\\\\,;&<>{}()\\[\\]]{1,512}))` +
+        // The word after a bare value, if one follows: "Password: looks up the account" is a sentence.
+        `(?=([ \\t][a-z]{2,})?)`,
       'gi',
     ),
-    render: (_m, [key, sep, dq, dqv, sq, sqv, bare]) => {
+    render: (_m, [key, sep, dq, dqv, sq, sqv, bare, next]) => {
       const value = dqv ?? sqv ?? bare!;
       if (NOT_A_VALUE.test(value.trim())) return null;
+      // Prose, not a credential: a title that ends in "Password" or "Token", a colon, then lowercase words (a skill's
+      // own description, "Reset Password: looks up the account ..."). A value after `=`, in quotes, with a digit,
+      // a capital or a symbol, or alone at the end, is still taken for one.
+      if (bare && next && !/[="']/.test(sep!) && /^[a-z]{2,}$/.test(bare) && /^[A-Z][a-z]+$/.test(key!)) return null;
       const kind = kindOfKey(key!) ?? 'secret';
       return { kind, text: `${key}${sep}${dq ?? sq ?? ''}${marker(kind)}` };
     },
