@@ -67,11 +67,23 @@ describe('REST write API', () => {
       status: 201,
       data: { sessionId: 'rest-1', position: 0, recorded: true },
     });
-    // The same position again (a retried request) changes nothing.
-    expect(await api('POST', '/api/sessions/rest-1/calls', { position: 0, tool: 'other_tool' })).toEqual({
+    // The same call at the same position again (a retried request) changes nothing.
+    expect(
+      await api('POST', '/api/sessions/rest-1/calls', {
+        position: 0,
+        tool: 'get_order_details',
+        args: { order_id: '#W1' },
+      }),
+    ).toEqual({
       status: 200,
       data: { sessionId: 'rest-1', position: 0, recorded: false },
     });
+    // Another call at a position already recorded is a client's mistake, said rather than dropped.
+    const clash = await api('POST', '/api/sessions/rest-1/calls', { position: 0, tool: 'other_tool' });
+    expect(clash.status).toBe(409);
+    expect(clash.data.error).toBe(
+      'position 0 of session rest-1 already holds a call of get_order_details, not other_tool: each position is recorded once (the next one is 1)',
+    );
     // Without a position the call goes last; a position past the next one is refused.
     expect(
       (await api('POST', '/api/sessions/rest-1/calls', { tool: 'cancel_pending_order', error: 'timeout' })).data,
@@ -160,11 +172,11 @@ describe('REST write API', () => {
     const name = report.created[0].name;
     const parents = (await api('GET', `/api/skills/${name}`)).data.sourceSessions as string[];
     expect(parents).toContain('fg-0');
-    expect(
-      (await api('POST', '/api/recall', { goal: 'Cancel my pending order #W4242', sessionId: 'fg-0' })).data.skills.map(
-        (s: { name: string }) => s.name,
-      ),
-    ).toEqual([name]);
+    // A recall recorded for the session (through the library: over REST a recall needs a running session), which
+    // forgetting it deletes too.
+    expect((await memory.recall('Cancel my pending order #W4242', { sessionId: 'fg-0' })).map((s) => s.name)).toEqual([
+      name,
+    ]);
 
     const gone = await api('DELETE', '/api/sessions/fg-0');
     expect(gone).toEqual({

@@ -348,7 +348,16 @@ export class Capture {
     if (!session) throw new NotFoundError(`no session "${sessionId}" in namespace ${ns}: start it first`);
     const next = session.calls.length;
     const position = c.position ?? next;
-    if (position < next) return { sessionId: id, position, recorded: false };
+    if (position < next) {
+      // A retry of a call already recorded is a no-op; another call at that position is a client's mistake that
+      // would otherwise lose it without a word.
+      const stored = session.calls[position];
+      if (stored && stored.tool !== c.tool)
+        throw new SessionStateError(
+          `position ${position} of session ${id} already holds a call of ${stored.tool}, not ${c.tool}: each position is recorded once (the next one is ${next})`,
+        );
+      return { sessionId: id, position, recorded: false };
+    }
     if (session.endedAt)
       throw new SessionStateError(`session ${id} already ended (${session.outcome}); record into a new session`);
     if (position > next)
