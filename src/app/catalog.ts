@@ -115,9 +115,9 @@ export class Catalog {
     return this.ctx.requireStore().events(this.ctx.ns(opts.namespace), opts);
   }
 
-  /** The id of the newest stored event (0 when there is none, or nothing is stored). */
-  async lastEventId(): Promise<number> {
-    return (await this.ctx.store?.lastEventId()) ?? 0;
+  /** The id of the namespace's newest event (0 when there is none, or nothing is stored). */
+  async lastEventId(namespace?: string): Promise<number> {
+    return (await this.ctx.store?.lastEventId(this.ctx.ns(namespace))) ?? 0;
   }
 
   // ── facts ────────────────────────────────────────────────────────────────

@@ -155,7 +155,7 @@ export interface MemoryFacts {
 /** `memory.events`: the stored skill events (`memory.on` hears them as they happen). */
 export interface MemoryEvents {
   list(opts?: { namespace?: string; afterId?: number; limit?: number }): Promise<SkillEvent[]>;
-  /** The id of the newest stored event (0 when there is none, or the memory is disabled). */
+  /** The id of this namespace's newest event (0 when there is none, or the memory is disabled). */
   lastId(): Promise<number>;
 }
 

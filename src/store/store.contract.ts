@@ -1627,6 +1627,12 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.events('default', { afterId: events[0].id })).toHaveLength(1);
           expect(await store.events('default', { limit: 1 })).toHaveLength(1);
           expect(await store.lastEventId()).toBe(Math.max(...events.map((e) => e.id)));
+          // Per namespace: what one tenant is told of the log is its own newest event.
+          const other = (await store.events('other'))[0].id;
+          await store.appendEvent('other', 'custom', null, {}, '2025-02-01T00:00:03.000Z');
+          expect(await store.lastEventId('default')).toBe(events[1].id);
+          expect(await store.lastEventId('other')).toBeGreaterThan(other);
+          expect(await store.lastEventId('nobody')).toBe(0);
 
           await store.appendAudit({
             namespace: 'default',

@@ -187,8 +187,11 @@ export interface EventLog {
   appendAudit(record: AuditRecord): Promise<void>;
 
   events(namespace: string, opts?: { afterId?: number; limit?: number }): Promise<SkillEvent[]>;
-  /** Highest event id so far (0 when none): a new listener starts after it. */
-  lastEventId(): Promise<number>;
+  /**
+   * Highest event id so far (0 when none): a new listener starts after it. With a namespace, that namespace's
+   * newest (what a tenant may be told: the others' activity is not its business).
+   */
+  lastEventId(namespace?: string): Promise<number>;
 }
 
 export interface SkillRevision {

@@ -232,6 +232,8 @@ export function sqlPlan(d: Dialect) {
     auditSince: sql('SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?'),
     events: sql('SELECT * FROM events WHERE namespace = ? AND id > ? ORDER BY id LIMIT ?'),
     lastEventId: sql('SELECT COALESCE(MAX(id), 0) AS id FROM events'),
+    // From the newest row back to the namespace's newest: a few rows where the namespace is busy.
+    lastEventIdIn: sql('SELECT id FROM events WHERE namespace = ? ORDER BY id DESC LIMIT 1'),
 
     // ── recall index ────────────────────────────────────────────────────────
     skillRevision: revision,

@@ -605,10 +605,12 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     });
   }
 
-  async lastEventId(): Promise<number> {
+  async lastEventId(namespace?: string): Promise<number> {
     const p = this.plan;
     return this.read(function* () {
-      return Number((yield q(p.lastEventId, [])).rows[0].id);
+      if (namespace === undefined) return Number((yield q(p.lastEventId, [])).rows[0].id);
+      const row = (yield q(p.lastEventIdIn, [namespace])).rows[0];
+      return row ? Number(row.id) : 0;
     });
   }
 
