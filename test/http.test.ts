@@ -9,7 +9,7 @@ import type { Memory } from '../src/app/memory.js';
 import { serveApi, type RunningServer } from '../src/surfaces/http/server.js';
 import { serveCommand } from '../src/surfaces/cli/commands/serve.js';
 import { BLENDER_REFUNDS } from './support/capture.js';
-import { learnSample } from './support/surfaces.js';
+import { learnSample, startCli } from './support/surfaces.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 
@@ -133,6 +133,19 @@ describe('trust boundary', () => {
     );
     await expect(serveApi(memory, { port: 0, requireToken: true })).rejects.toThrow(/needs a token/);
     await expect(serveApi(memory, { port: 0, token: 'short' })).rejects.toThrow(/at least 16/);
+  });
+
+  it('serve on every address names the URL a browser on this machine opens, not 0.0.0.0', async () => {
+    const child = await startCli(['serve', '--host', '0.0.0.0', '--port', '0', '--db', join(tmp, 'any.db')], {
+      SKILLSMITH_TOKEN: TOKEN,
+    });
+    try {
+      expect(child.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await fetch(`${child.url}/api/health`)).status).toBe(200);
+      expect((await fetch(`${child.url}/api/stats`)).status).toBe(401);
+    } finally {
+      await child.stop();
+    }
   });
 
   it('with a token, every route but health and the description answers 401 without it', async () => {
@@ -526,6 +539,12 @@ describe('export', () => {
     expect(files.get('fix-mobile-data/SKILL.md')).toBe((await api('GET', '/api/skills/fix-mobile-data/SKILL.md')).data);
     const one = unzip((await api('GET', '/api/skills.zip?names=fix-mobile-data')).data as Buffer);
     expect([...one.keys()]).toEqual(['fix-mobile-data/SKILL.md']);
+    // A name that is no live skill's is a 404 naming it, not an archive without it.
+    const missing = await api('GET', '/api/skills.zip?names=fix-mobile-data,nope');
+    expect(missing.status).toBe(404);
+    expect(missing.data.error).toMatch(/no skill named "nope"/);
+    const two = await api('GET', '/api/skills.zip?names=nope,nope-2');
+    expect(two.data.error).toBe('no live skill named "nope", "nope-2" (imported skills need external=true)');
   });
 
   it('no path traversal through export names', async () => {

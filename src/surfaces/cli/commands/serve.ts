@@ -65,8 +65,12 @@ export async function serveCommand(
     const server = serverFlags(flags, DEFAULT_PORT);
     memory = await memoryFromFlags(flags);
     const running = await serveApi(memory, server);
+    // Listening on every address: a browser on this machine reaches it at loopback (0.0.0.0 is no address to visit).
+    const any = /^(?:0\.0\.0\.0|::|\[::\])$/.test(server.host);
+    const url = any ? running.url.replace(/\/\/(?:0\.0\.0\.0|\[::\])/, '//127.0.0.1') : running.url;
     process.stdout.write(
-      `Skillsmith dashboard: ${running.url}/\nAPI: ${running.url}/api (OpenAPI at ${running.url}/api/openapi.json)` +
+      `${any ? `Listening on every address of this machine (${server.host}).\n` : ''}` +
+        `Skillsmith dashboard: ${url}/\nAPI: ${url}/api (OpenAPI at ${url}/api/openapi.json)` +
         `${server.token ? '; requests need Authorization: Bearer <token>' : ''}\nPress Ctrl-C to stop.\n`,
     );
     await (stop ?? untilStopped());
@@ -83,7 +87,12 @@ export async function serveCommand(
 export const command: Command = {
   name: 'serve',
   help: `  serve [--host H] [--port N] [--token T] [--require-token]
-                              REST API under /api and the dashboard at / (127.0.0.1:7700 by default)`,
+                              REST API under /api and the dashboard at / (127.0.0.1:7700 by default);
+                              --host: the address to listen on (another than loopback needs a token);
+                              --port: 0 for any free one; --token: every request but /api/health and
+                              /api/openapi.json needs Authorization: Bearer T (16 characters or more; else
+                              SKILLSMITH_TOKEN); --require-token: refuse to start without one, even on
+                              loopback`,
   opens: 'self',
   run: (args, { flags }) => serveCommand(args, flags),
 };

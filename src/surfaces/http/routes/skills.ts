@@ -103,6 +103,16 @@ export function skillRoutes(memory: Memory): Hono {
   app.get('/skills.zip', async (c) => {
     const q = readQuery(c, exportQuery);
     const { files, skipped } = await exportSkillFiles(memory, { names: q.names, includeExternal: q.external });
+    // A name asked for that is no live skill's is said, not left out of the archive without a word.
+    const found = new Set([...files.map((f) => f.name), ...skipped.map((s) => s.name)]);
+    const unknown = (q.names ?? []).filter((n) => !found.has(n));
+    if (unknown.length)
+      throw new HttpError(
+        404,
+        unknown.length === 1
+          ? await noSkillNamed(memory, unknown[0]!)
+          : `no live skill named ${unknown.map((n) => `"${n}"`).join(', ')}${q.external ? '' : ' (imported skills need external=true)'}`,
+      );
     const zip = createZip(files.map((f) => ({ path: `${f.name}/SKILL.md`, data: f.text })));
     c.header('Content-Disposition', 'attachment; filename="skills.zip"');
     if (skipped.length)
