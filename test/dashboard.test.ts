@@ -333,6 +333,41 @@ describe('dashboard', () => {
     await expect.poll(() => page.locator('tr[data-session="chat_7f3k2q9d"]').count()).toBe(1);
   });
 
+  it('keeps the sessions table and a session page within the window, whatever a goal or a tool name holds', async () => {
+    const write = (method: string, path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    // A pasted file for a goal (no space in 300,000 characters) and a tool name with no break in it.
+    const goal = `Summarise_${'x'.repeat(300_000)}`;
+    expect((await write('POST', '/api/sessions', { goal, id: 'wide-1' })).status).toBe(201);
+    const tool = `get_router_status_${'y'.repeat(120)}`;
+    expect((await write('POST', '/api/sessions/wide-1/calls', { tool, args: {} })).status).toBe(201);
+    try {
+      // From another view, so the sessions view is drawn again with the session just recorded.
+      await open('#/search');
+      await open('#/sessions');
+      await page.locator('tr[data-session="wide-1"]').waitFor();
+      const table = await page
+        .locator('.table-wrap')
+        .evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+      expect(table.scroll).toBeLessThanOrEqual(table.client + 1);
+      // Every row keeps its outcome and date columns in view.
+      const started = await page.locator('tr[data-session="wide-1"] td').nth(5).boundingBox();
+      expect(started!.x + started!.width).toBeLessThanOrEqual(1366);
+      await shot('sessions-long-goal');
+
+      await open(`#/sessions/${encodeURIComponent('wide-1')}`);
+      const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, window: innerWidth }));
+      expect(widths.page).toBeLessThanOrEqual(widths.window);
+      expect(await page.locator('p.goal').textContent()).toMatch(/… \(296,010 more characters\)$/);
+    } finally {
+      expect((await write('DELETE', '/api/sessions/wide-1')).status).toBe(200);
+    }
+  });
+
   it('made no request outside the server it was served from', () => {
     const origin = new URL(server.url).origin;
     const outside = requested.filter(

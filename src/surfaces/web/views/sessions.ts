@@ -412,6 +412,16 @@ async function importLog(panel: HTMLElement, file: File, stored: () => void) {
   panel.querySelector<HTMLElement>('#import-title')?.focus();
 }
 
+/** The characters of a goal the session page shows: a whole request, not a pasted file. */
+const GOAL_SHOWN = 4000;
+
+/** A text of any length as a page shows it: up to GOAL_SHOWN characters, then how many more there are. */
+function longText(text: string): string {
+  return text.length > GOAL_SHOWN
+    ? `${text.slice(0, GOAL_SHOWN)}… (${(text.length - GOAL_SHOWN).toLocaleString('en')} more characters)`
+    : text;
+}
+
 /** One session with each of its tool calls. */
 export async function sessionView(main: HTMLElement, id: string): Promise<void> {
   const s = await api.get<Session>(`/api/sessions/${encodeURIComponent(id)}`);
@@ -420,7 +430,11 @@ export async function sessionView(main: HTMLElement, id: string): Promise<void> 
     h('p', { class: 'crumbs' }, h('a', { href: '#/sessions' }, '← All sessions')),
     h('h1', { tabindex: -1 }, 'Session'),
     h('p', { class: 'muted' }, s.id),
-    h('p', { class: 'lede goal' }, s.goal),
+    h(
+      'p',
+      { class: 'lede goal', ...(s.goal.length > GOAL_SHOWN ? { title: `${s.goal.length} characters` } : {}) },
+      longText(s.goal),
+    ),
     sessionMeta(s),
     h('h2', {}, `Tool calls (${s.calls.length})`),
     callList(s),
