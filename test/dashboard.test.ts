@@ -410,6 +410,36 @@ describe('dashboard on an empty memory', () => {
   });
 });
 
+describe('dashboard of a server started with a token', () => {
+  let guarded: Child;
+  const TOKEN = 'dashboard-token-0123456789';
+  beforeAll(async () => {
+    guarded = await startCli(['serve', '--port', '0', '--db', join(tmp, 'guarded.db'), '--log-level', 'error'], {
+      SKILLSMITH_TOKEN: TOKEN,
+    });
+  });
+  afterAll(async () => {
+    await guarded?.stop();
+  });
+
+  it('asks for the token, says when one is refused, and opens with the right one', async () => {
+    await page.goto(`${guarded.url}/#/skills`);
+    await expect.poll(() => page.locator('main > h1').first().textContent()).toBe('Access token');
+    expect(await page.locator('#token-refused').count()).toBe(0);
+    await page.getByLabel('Token').fill('not-the-token-at-all');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.locator('#token-refused').waitFor();
+    expect(await page.locator('#token-refused').textContent()).toBe(
+      'The server did not accept that token (401). Enter the token it was started with.',
+    );
+    expect(await page.locator('#live').textContent()).toBe('token needed');
+    await page.getByLabel('Token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => page.locator('main > h1').first().textContent()).toBe('Skills');
+    expect(await page.locator('#token-refused').count()).toBe(0);
+  });
+});
+
 describe('dashboard on a memory an earlier release learned', () => {
   let upgraded: Child;
   beforeAll(async () => {

@@ -391,7 +391,12 @@ describe('skills', () => {
 
     expect((await api('PATCH', '/api/skills/fix-mobile-data', { body: { enabled: true } })).data.enabled).toBe(true);
     expect((await api('PATCH', '/api/skills/fix-mobile-data', { body: { enabled: 'yes' } })).status).toBe(400);
-    expect((await api('PATCH', '/api/skills/fix-mobile-data', { raw: '{not json' })).status).toBe(400);
+    const notJson = await api('PATCH', '/api/skills/fix-mobile-data', { raw: '{not json' });
+    expect(notJson.status).toBe(400);
+    // What the parser found wrong, and where.
+    expect(notJson.data.error).toMatch(
+      /^the request body must be JSON \(Content-Type: application\/json\): .*position 1/,
+    );
     expect((await api('PATCH', '/api/skills/no-such-skill', { body: { enabled: false } })).status).toBe(404);
   });
 

@@ -13,12 +13,14 @@ export async function readJson<T extends z.ZodType>(
   opts: { optional?: boolean } = {},
 ): Promise<z.infer<T>> {
   let body: unknown;
+  const text = await c.req.text();
   try {
-    const text = await c.req.text();
     // A route whose fields all have defaults (`optional`) takes no body as an empty object.
     body = opts.optional && !text.trim() ? {} : JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'the request body must be JSON (Content-Type: application/json)');
+  } catch (e) {
+    // What the parser found wrong and where (`Unexpected token } in JSON at position 12`), or that there was nothing.
+    const why = text.trim() ? (e as Error).message : 'the body is empty';
+    throw new HttpError(400, `the request body must be JSON (Content-Type: application/json): ${why}`);
   }
   return parse(schema, body, 'body');
 }

@@ -58,6 +58,13 @@ export function setToken(token: string) {
   sessionStorage.setItem(TOKEN_KEY, token);
 }
 
+/** The token this tab sent, forgotten (the server refused it); null when it sent none. */
+export function takeRejectedToken(): string | null {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  sessionStorage.removeItem(TOKEN_KEY);
+  return token;
+}
+
 /** Saves a download fetched with the token (a plain link could not carry the Authorization header). */
 export async function download(path: string, filename: string) {
   const url = URL.createObjectURL(await api.blob(path));

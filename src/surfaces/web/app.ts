@@ -1,4 +1,4 @@
-import { ApiError, followEvents, setToken, api } from './api.js';
+import { ApiError, followEvents, setToken, takeRejectedToken, api } from './api.js';
 import { errorBox, type ViewContext } from './components.js';
 import { h, mount } from './dom.js';
 import type { SkillEvent, Stats } from './types.js';
@@ -69,9 +69,21 @@ async function route(moveFocus = true) {
 /** The server wants a bearer token: ask for it once per browser tab (kept in sessionStorage only). */
 function askForToken() {
   const input = h('input', { type: 'password', id: 'token', autocomplete: 'current-password', required: true });
+  // A token this tab already sent and the server refused is said, not asked for again as if none had been given.
+  const refused = takeRejectedToken() !== null;
+  stopEvents?.();
+  live.textContent = 'token needed';
+  live.className = 'live';
   mount(
     main,
     h('h1', { tabindex: -1 }, 'Access token'),
+    refused
+      ? h(
+          'p',
+          { class: 'error', role: 'alert', id: 'token-refused' },
+          'The server did not accept that token (401). Enter the token it was started with.',
+        )
+      : null,
     h('p', {}, 'This server requires the token it was started with (--token or SKILLSMITH_TOKEN).'),
     h(
       'form',

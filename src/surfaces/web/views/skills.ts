@@ -137,7 +137,7 @@ export async function skillsView(
           h(
             'tr',
             {},
-            ['Skill', 'Status', 'Eta', 'Successes / attempts', 'Support', 'Last used', 'Enabled'].map((t) =>
+            ['Skill', 'Status', 'Eta', 'Followers that succeeded', 'Support', 'Last used', 'Enabled'].map((t) =>
               h('th', { scope: 'col' }, t),
             ),
           ),
