@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { protectId } from '../capture/privacy.js';
 import { seedEta } from '../domain/admit.js';
-import { applySignal, parseSignal, type LifecycleRules, type Signal } from '../domain/lifecycle.js';
+import { applySignal, isTrial, parseSignal, type LifecycleRules, type Signal } from '../domain/lifecycle.js';
 import { redactText } from '../domain/redact.js';
 import type { Fact, Outcome, Skill } from '../domain/types.js';
 import type { CompileRequest, CompileResult } from '../pipeline/compile.js';
@@ -159,7 +159,7 @@ export class Catalog {
     const ns = this.ctx.ns(opts.namespace);
     // A trial names the session it comes from: one of this memory's, and a session gives a skill one trial (as a
     // reported outcome does), so a retried request does not count twice and a session's trial is not overturned.
-    const trial = sig.kind === 'trial.pass' || sig.kind === 'trial.fail';
+    const trial = isTrial(sig.kind);
     if (opts.sessionId) {
       const key = this.ctx.sessionKey(opts.sessionId);
       if (!(await store.getSession(ns, key)))
@@ -197,9 +197,7 @@ export class Catalog {
    */
   private async triedBefore(skill: Skill, signal: string, sessionId: string) {
     const store = this.ctx.requireStore();
-    const earlier = (await store.feedbackHistory(skill.id)).find(
-      (f) => f.sessionId === sessionId && (f.signal === 'trial.pass' || f.signal === 'trial.fail'),
-    );
+    const earlier = (await store.feedbackHistory(skill.id)).find((f) => f.sessionId === sessionId && isTrial(f.signal));
     if (earlier && earlier.signal !== signal)
       throw new SessionStateError(
         `session ${sessionId} already gave ${skill.name} its trial (${earlier.signal === 'trial.pass' ? 'pass' : 'fail'}, ${earlier.at}); a session gives a skill one trial`,

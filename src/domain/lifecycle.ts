@@ -1,6 +1,14 @@
 import type { SkillStatus } from './types.js';
 
 /** A feedback signal. Each carries an outcome; without one there is no signal and nothing changes. */
+/** The signals that are a session's trial of a skill: an outcome, counted once a session. */
+export const TRIAL_SIGNALS = ['trial.pass', 'trial.fail'] as const;
+
+/** Whether a signal is a trial (TRIAL_SIGNALS). */
+export function isTrial(kind: string): boolean {
+  return (TRIAL_SIGNALS as readonly string[]).includes(kind);
+}
+
 export type Signal =
   | { kind: 'trial.pass' }
   | { kind: 'trial.fail' }

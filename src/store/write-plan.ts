@@ -230,9 +230,6 @@ export function feedbackNeedsTrialCheck(req: FeedbackRequest): boolean {
   return !!(req.oncePerSession && req.sessionId);
 }
 
-/** The signals that count as a session's trial of a skill (an outcome counts once per session). */
-export const TRIAL_SIGNALS = ['trial.pass', 'trial.fail'] as const;
-
 /**
  * What one feedback signal writes to `before` (the row as locked or read in the transaction): the lifecycle
  * columns, a feedback row, a `skill.feedback` audit record, and events for an eta change, a status change and

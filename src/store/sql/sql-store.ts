@@ -1,3 +1,4 @@
+import { TRIAL_SIGNALS } from '../../domain/lifecycle.js';
 import { randomUUID } from 'node:crypto';
 import type {
   AuditRecord,
@@ -61,7 +62,6 @@ import {
   planReembed,
   planSetEnabled,
   planSkillWrite,
-  TRIAL_SIGNALS,
   type Outbox,
   type RowChange,
 } from '../write-plan.js';
