@@ -123,10 +123,10 @@ function passNotStarted(
   if (flags.json) printJson({ ingest: results, synthesis: null, skills: null });
   else printIngested(results, problems, notes);
   const stored = results.reduce((n, r) => n + r.inserted, 0);
-  writeErr(
-    `skillsmith: ${why}. ${stored ? `The ${sessions(stored, 'new')} this run stored wait for the next pass` : 'Nothing new was stored'}` +
-      `${stored ? `: run skillsmith synthesize${memoryFlagsText(flags)} once it is done.` : '.'}\n`,
-  );
+  const next = stored
+    ? `The ${sessions(stored, 'new')} this run stored wait for the next pass: run skillsmith synthesize${memoryFlagsText(flags)} once it is done.`
+    : 'Nothing new was stored.';
+  writeErr(`skillsmith: ${why}. ${next}\n`);
   return 1;
 }
 
