@@ -331,6 +331,23 @@ describe('dashboard', () => {
     );
     expect((await api<{ total: number }>('/api/sessions')).total).toBe(before + 3);
     await expect.poll(() => page.locator('tr[data-session="chat_7f3k2q9d"]').count()).toBe(1);
+
+    // The same log again: the preview says it is stored already, and offers nothing to store.
+    await page
+      .locator('#import-log')
+      .setInputFiles(join(ROOT, 'test', 'fixtures', 'capture', 'ai-sdk-ui-messages.json'));
+    await expect
+      .poll(() => page.locator('#import p').first().textContent())
+      .toBe('Dry run, nothing stored yet: 3 sessions with 6 tool calls (ai-sdk). All of them are already stored.');
+    expect(await page.locator('#import ol.log-sessions .badge').allTextContents()).toEqual([
+      'already stored',
+      'already stored',
+      'already stored',
+    ]);
+    const again = page.locator('#store-log');
+    expect(await again.textContent()).toBe('Nothing new to store');
+    expect(await again.isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Discard' }).click();
   });
 
   it('keeps the sessions table and a session page within the window, whatever a goal or a tool name holds', async () => {

@@ -272,6 +272,12 @@ describe('REST ingest of the logs applications keep', () => {
     });
     expect(lines.status).toBe(200);
     expect(lines.data).toMatchObject({ format: 'ai-sdk', detected: false, inserted: 2 });
+    // The preview reads the memory: a log stored already says so, session by session.
+    const stored = await send('/api/ingest?format=ai-sdk&dryRun=true', capture('ai-sdk-v4-messages.jsonl'), {
+      type: 'application/x-ndjson',
+    });
+    expect(stored.data.sessions.map((s: { stored: string }) => s.stored)).toEqual(['present', 'present']);
+    expect(r.data.sessions.map((s: { stored: string }) => s.stored)).toEqual(['new', 'new']);
   });
 
   it('a history without an id, posted after each run as it grows, stores each run once', async () => {

@@ -83,7 +83,20 @@ export class Capture {
     const { dryRunSummary } = await import('../capture/ingest.js');
     const name = opts.name ?? 'request';
     const { parsed } = await this.readText(text, name, opts);
-    return dryRunSummary(name, parsed);
+    const summary = dryRunSummary(name, parsed);
+    const store = this.ctx.store;
+    if (!store) return summary;
+    // What storing would do with each session, as ingest places it against what the memory holds under its names
+    // (a log stored before reads as present; a copy further on grows the stored one).
+    const names = parsed.records.map((r) => r?.contentNames);
+    const ids = parsed.sessions.flatMap((s, i) => [s.id, ...Object.values(names[i] ?? {})]);
+    const held = new Map(
+      (await store.getSessions(this.ctx.ns(opts.namespace), [...new Set(ids)])).map((st) => [st.id, st]),
+    );
+    return {
+      ...summary,
+      sessions: summary.sessions.map((x, i) => ({ ...x, stored: placeCopy(parsed.sessions[i]!, names[i], held).kind })),
+    };
   }
 
   /** Parses a capture text with the configuration's limits and capture privacy (nothing is judged here). */

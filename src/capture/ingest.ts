@@ -56,8 +56,20 @@ export interface DryRunResult {
   format: string;
   detected: boolean;
   formats: ParsedFile['formats'];
-  /** The sessions that would be stored, as capture privacy leaves them (whether one is already stored is not checked). */
-  sessions: { id: string; line: number; goal: string; calls: number; tools: string[]; failedCalls: number }[];
+  /**
+   * The sessions that would be stored, as capture privacy leaves them. `stored`, where the memory was read (REST and
+   * the dashboard; `ingest --dry-run` never opens it): what storing would do with each, `new`, `grow` (a stored copy
+   * of it ended earlier), `present` (stored already) or `conflict` (another session holds its id).
+   */
+  sessions: {
+    id: string;
+    line: number;
+    goal: string;
+    calls: number;
+    tools: string[];
+    failedCalls: number;
+    stored?: 'new' | 'grow' | 'present' | 'conflict';
+  }[];
   calls: number;
   problems: IngestProblem[];
   notes: IngestProblem[];

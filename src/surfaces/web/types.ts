@@ -197,7 +197,16 @@ export interface LogProblem {
 /** What `POST /api/ingest?dryRun=true` says would be stored. */
 export interface LogPreview {
   format: string;
-  sessions: { id: string; line: number; goal: string; calls: number; tools: string[]; failedCalls: number }[];
+  sessions: {
+    id: string;
+    line: number;
+    goal: string;
+    calls: number;
+    tools: string[];
+    failedCalls: number;
+    /** What storing would do with it (POST /api/ingest?dryRun=true reads the memory). */
+    stored?: 'new' | 'grow' | 'present' | 'conflict';
+  }[];
   calls: number;
   problems: LogProblem[];
   notes: LogProblem[];

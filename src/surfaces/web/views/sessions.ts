@@ -339,6 +339,13 @@ function logLines(items: LogProblem[], cls: string): HTMLElement | null {
     : null;
 }
 
+/** What storing would do with a session the memory already knows, as its preview says it. */
+const STORED_TEXT = {
+  grow: 'grows the stored copy',
+  present: 'already stored',
+  conflict: 'id taken by another',
+} as const;
+
 /** A log file read as `ingest --dry-run` reads it; the store button sends the same text to be stored. */
 async function importLog(panel: HTMLElement, file: File, stored: () => void) {
   mount(panel, h('p', { class: 'muted' }, `Reading ${file.name}…`));
@@ -353,10 +360,13 @@ async function importLog(panel: HTMLElement, file: File, stored: () => void) {
     return;
   }
   const n = dry.sessions.length;
+  // What storing would add: sessions the memory does not hold yet, and stored ones this log holds further on.
+  const adds = dry.sessions.filter((s) => s.stored !== 'present' && s.stored !== 'conflict').length;
+  const present = dry.sessions.filter((s) => s.stored === 'present').length;
   const store = h(
     'button',
-    { type: 'button', class: 'primary', id: 'store-log', disabled: n === 0 },
-    `Store ${n} session${n === 1 ? '' : 's'}`,
+    { type: 'button', class: 'primary', id: 'store-log', disabled: adds === 0 },
+    adds === 0 && n > 0 ? 'Nothing new to store' : `Store ${adds} session${adds === 1 ? '' : 's'}`,
   );
   const cancel = h('button', { type: 'button' }, 'Discard');
   cancel.addEventListener('click', () => mount(panel));
@@ -385,6 +395,9 @@ async function importLog(panel: HTMLElement, file: File, stored: () => void) {
       'p',
       {},
       `Dry run, nothing stored yet: ${n} session${n === 1 ? '' : 's'} with ${dry.calls} tool call${dry.calls === 1 ? '' : 's'} (${dry.format}).`,
+      present
+        ? ` ${present === n ? (n === 1 ? 'It is' : 'All of them are') : `${present} of them ${present === 1 ? 'is' : 'are'}`} already stored.`
+        : '',
     ),
     n
       ? h(
@@ -395,6 +408,7 @@ async function importLog(panel: HTMLElement, file: File, stored: () => void) {
               'li',
               { 'data-session': s.id },
               h('span', { class: 'goal' }, clipText(s.goal, 140)),
+              s.stored && s.stored !== 'new' ? h('span', { class: 'badge' }, STORED_TEXT[s.stored]) : null,
               h(
                 'div',
                 { class: 'muted small' },
