@@ -277,6 +277,23 @@ describe('dashboard', () => {
     await expect.poll(() => page.locator('table.skills tbody tr[data-skill]').count()).toBe(7);
   });
 
+  it('a preview that would write no skill says why and offers only to discard it', async () => {
+    const all = await api<{ items: { id: string; outcome: string }[] }>('/api/sessions?limit=200');
+    const index = all.items.findIndex((s) => s.outcome === 'failure');
+    expect(index).toBeGreaterThanOrEqual(0);
+    await open(`#/sessions?offset=${Math.floor(index / 25) * 25}`);
+    await page.locator(`input[data-session="${all.items[index]!.id}"]`).check();
+    await page.locator('#preview-skill').click();
+    await page.locator('#preview-title').waitFor();
+    expect(await page.locator('#promotion').textContent()).toContain(
+      'Dry run, nothing written yet: no skill would be written.',
+    );
+    expect(await page.locator('#commit-skill').count()).toBe(0);
+    await page.getByRole('button', { name: 'Discard preview' }).click();
+    expect(await page.locator('#preview-title').count()).toBe(0);
+    await page.getByRole('button', { name: 'Clear selection' }).click();
+  });
+
   it('a search that matches no skill says so, not that the memory has none', async () => {
     await open('#/skills?q=zzz-no-such-skill');
     await expect

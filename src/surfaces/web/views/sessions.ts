@@ -33,7 +33,7 @@ const selectionKey = () => [...selected].sort().join('\n');
 const ACTION_TEXT: Record<CompileResult['action'], string> = {
   add: 'a new skill would be added',
   update: 'an existing skill would be updated',
-  reinforce: 'an existing skill would be reinforced (its track record grows)',
+  reinforce: 'an existing skill would be reinforced (the sessions it has not learned from yet add to its support)',
   supersede: 'an existing skill would be superseded by this one',
   skip: 'no skill would be written',
 };
@@ -268,7 +268,7 @@ async function promote(panel: HTMLElement, sessions: string[], ctx: ViewContext,
   }
   const commit = h(
     'button',
-    { type: 'button', class: 'primary', id: 'commit-skill', disabled: dry.action === 'skip' },
+    { type: 'button', class: 'primary', id: 'commit-skill' },
     dry.action === 'add' ? 'Create this skill' : `Commit (${dry.action})`,
   );
   const cancel = h('button', { type: 'button' }, 'Discard preview');
@@ -323,7 +323,8 @@ async function promote(panel: HTMLElement, sessions: string[], ctx: ViewContext,
         )
       : null,
     dry.skillMd ? h('div', { class: 'preview-md' }, md) : null,
-    h('div', { class: 'actions' }, commit, cancel),
+    // Nothing to commit when no skill would be written: the reason above says why, and the preview can be put away.
+    h('div', { class: 'actions' }, dry.action === 'skip' ? null : commit, cancel),
   );
   panel.querySelector<HTMLElement>('#preview-title')?.focus();
 }
