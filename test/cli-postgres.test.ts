@@ -6,7 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestPgSchemaVersion } from '../src/store/postgres/migrations.js';
-import { openPgStore, type PgStore } from '../src/store/postgres/pg-store.js';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { migratePg, openPgStore, type PgStore } from '../src/store/postgres/pg-store.js';
+import { latestSchemaVersion } from '../src/store/sqlite/migrations.js';
+import { migrate } from '../src/store/sqlite/sqlite-store.js';
 import { createLogger } from '../src/support/log.js';
 import { runBuiltCli } from './support/built-cli.js';
 import { startPgServer, type PgServer } from './support/pg-server.js';
@@ -146,7 +150,6 @@ describe('the CLI on a PostgreSQL memory', () => {
 
 /** A query on a plain connection (the store refuses this database now: it runs migrations on open). */
 async function rawQuery(url: string, sql: string) {
-  const pg = (await import('pg')).default;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -191,6 +194,41 @@ describe('skillsmith serve on a PostgreSQL memory whose server stops', () => {
     }
   }, 120_000);
 });
+
+it('says once that it upgraded a memory an earlier release wrote, on SQLite and on PostgreSQL, doctor included', async () => {
+  // A SQLite file one schema version behind.
+  const file = join(home, 'older.db');
+  const raw = new Database(file);
+  migrate(raw, latestSchemaVersion - 1);
+  raw.close();
+  const first = cli(['skills', 'list', '--db', file], 'upgrade');
+  expect(first.code, first.stderr).toBe(0);
+  expect(first.stderr).toContain(
+    `skillsmith: upgraded the memory at ${file} from schema version ${latestSchemaVersion - 1} to ${latestSchemaVersion} (once; everything it held is kept`,
+  );
+  expect(cli(['skills', 'list', '--db', file], 'upgrade').stderr).not.toContain('upgraded');
+  // doctor reads a memory: when it had to upgrade it, it says so too.
+  const other = join(home, 'older-doctor.db');
+  const raw2 = new Database(other);
+  migrate(raw2, latestSchemaVersion - 1);
+  raw2.close();
+  expect(cli(['doctor', '--db', other], 'upgrade').stderr).toContain(`upgraded the memory at ${other}`);
+
+  // A PostgreSQL database one version behind, its URL with a password: masked here too.
+  const url = await urlWithPassword();
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    await migratePg(pool, latestPgSchemaVersion - 1);
+  } finally {
+    await pool.end();
+  }
+  const r = cli(['skills', 'list', '--db', url], 'upgrade');
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toContain(
+    `skillsmith: upgraded the memory at ${url.replace('s3cret-pw', '***')} from schema version ${latestPgSchemaVersion - 1} to ${latestPgSchemaVersion}`,
+  );
+  expect(cli(['skills', 'list', '--db', url], 'upgrade').stderr).not.toContain('upgraded');
+}, 120_000);
 
 it('a new memory given the same sessions twice in one run says so, not that it reused a memory', () => {
   const db = join(home, 'twice.db');

@@ -23,6 +23,8 @@ import type { StateKey } from './state-key.js';
 export interface Store extends SessionStore, PassStateStore, SkillStore, EventLog {
   readonly kind: string;
   readonly location: string;
+  /** The schema version opening this memory upgraded it from, to be said once (null or absent: nothing upgraded). */
+  readonly upgradedFrom?: number | null;
   close(): Promise<void>;
   schemaVersion(): Promise<number>;
   /** Changes whenever another connection commits: lets an in-memory index know when to reload. */

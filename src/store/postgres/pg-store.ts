@@ -3,7 +3,7 @@ import type { Session, ToolCall } from '../../domain/types.js';
 import { BackendUnavailableError, SessionStateError } from '../../errors/index.js';
 import { createLogger, type Logger } from '../../support/log.js';
 import { shownLocation } from '../../config/default-db.js';
-import { refuseNewerSchema } from '../schema-version.js';
+import { newestVersion, refuseNewerSchema, upgradedFrom } from '../schema-version.js';
 import { callRowValues, json, sessionRowValues, SESSION_COLUMNS, CALL_COLUMNS } from '../rows.js';
 import { pgDialect } from '../sql/dialect.js';
 import { CALL_TYPES, sqlPlan, type Query, type QueryResult, type Script } from '../sql/plan.js';
@@ -65,8 +65,9 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       log.warn(`PostgreSQL connection lost (${connectionLossText(e)}); retrying on a new connection`),
     );
   });
+  let versions: { from: number; to: number };
   try {
-    await migratePg(pool);
+    versions = await migratePg(pool);
   } catch (e) {
     await pool.end().catch(() => undefined);
     const hint = openHint(e, urlParts(url));
@@ -76,6 +77,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     );
   }
   const store = new PgStore(pool, shownLocation(url), config, log, opts);
+  store.upgradedFrom = upgradedFrom(versions.from, versions.to);
   try {
     await store.start();
   } catch (e) {
@@ -103,9 +105,10 @@ function urlParts(url: string): { host: string; port: string; database: string }
 
 /**
  * Applies the migrations the database has not seen yet, each in its own transaction. Many processes may
- * open a fresh database at once: an advisory lock lets one of them migrate while the others wait.
+ * open a fresh database at once: an advisory lock lets one of them migrate while the others wait. Says the
+ * version the database was at before (0: a new one) and the one it is at now.
  */
-export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Promise<number> {
+export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Promise<{ from: number; to: number }> {
   const client = await pool.connect();
   try {
     await client.query(`SELECT pg_advisory_lock(hashtextextended('skillsmith:migrate', 0))`);
@@ -117,6 +120,7 @@ export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Pr
         (await client.query('SELECT version FROM schema_migrations')).rows.map((r) => r.version as number),
       );
       refuseNewerSchema(applied, latestPgSchemaVersion);
+      const from = newestVersion(applied);
       for (const m of pgMigrations) {
         if (m.version > upTo || applied.has(m.version)) continue;
         await client.query('BEGIN');
@@ -137,7 +141,7 @@ export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Pr
         }
       }
       const { rows } = await client.query('SELECT MAX(version) AS v FROM schema_migrations');
-      return (rows[0].v as number) ?? 0;
+      return { from, to: (rows[0].v as number) ?? 0 };
     } finally {
       await client.query(`SELECT pg_advisory_unlock(hashtextextended('skillsmith:migrate', 0))`).catch(() => undefined);
     }
@@ -166,6 +170,8 @@ const APPEND_CALL_SQL = `INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')})
  */
 export class PgStore extends SqlStore implements Store {
   readonly kind = 'postgres';
+  /** The schema version this open upgraded the database from (null: new, current, or another process did it). */
+  upgradedFrom: number | null = null;
   private readonly feed: ChangeFeed;
   private readonly recalls: WriteBehindQueue<RecallRecord>;
   private closed = false;

@@ -1,4 +1,4 @@
-import { refuseNewerSchema } from '../schema-version.js';
+import { newestVersion, refuseNewerSchema, upgradedFrom } from '../schema-version.js';
 import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -34,8 +34,10 @@ export function openSqliteStore(path: string): SqliteStore {
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     db = openDatabase(path);
-    migrate(db);
-    return new SqliteStore(db, path);
+    const { from, to } = upgrade(db);
+    const store = new SqliteStore(db, path);
+    store.upgradedFrom = upgradedFrom(from, to);
+    return store;
   } catch (e) {
     if (db?.open) db.close();
     throw new BackendUnavailableError(`cannot open SQLite memory at ${path}: ${whyNot(path, e as Error)}`, {
@@ -114,8 +116,13 @@ function configure(db: Database.Database): void {
   db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
 }
 
-/** Applies the migrations the file has not seen yet, each in its own transaction. */
+/** Applies the migrations the file has not seen yet, each in its own transaction; the version it is at. */
 export function migrate(db: Database.Database, upTo = latestSchemaVersion): number {
+  return upgrade(db, upTo).to;
+}
+
+/** `migrate`, saying the version the file was at before (0: a new file) and the one it is at now. */
+function upgrade(db: Database.Database, upTo = latestSchemaVersion): { from: number; to: number } {
   db.exec(
     `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
   );
@@ -123,6 +130,7 @@ export function migrate(db: Database.Database, upTo = latestSchemaVersion): numb
     (db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => r.version as number),
   );
   refuseNewerSchema(applied, latestSchemaVersion);
+  const from = newestVersion(applied);
   for (const m of migrations) {
     if (m.version > upTo || applied.has(m.version)) continue;
     db.transaction(() => {
@@ -135,7 +143,7 @@ export function migrate(db: Database.Database, upTo = latestSchemaVersion): numb
     })();
   }
   const row = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as Row;
-  return (row.v as number) ?? 0;
+  return { from, to: (row.v as number) ?? 0 };
 }
 
 /**
@@ -145,6 +153,8 @@ export function migrate(db: Database.Database, upTo = latestSchemaVersion): numb
  */
 export class SqliteStore extends SqlStore implements Store {
   readonly kind = 'sqlite';
+  /** The schema version this open upgraded the file from (null: new, or current already). */
+  upgradedFrom: number | null = null;
   /** Every statement the plan has run, prepared once, by its SQL. */
   private readonly prepared = new Map<string, Database.Statement>();
   /** Statements with a mode of their own (raw rows, one value), and those of the recall write. */

@@ -116,12 +116,31 @@ export async function memoryFromFlags(
     );
   // Loaded on use: doctor and reembed read this module and never open a memory.
   const { openMemory } = await import('../../app/open-memory.js');
-  return openMemory({
+  const memory = await openMemory({
     db: missing ? ':memory:' : db,
     namespace,
     config,
     logLevel: (flags['log-level'] as LogLevel | undefined) ?? 'warn',
   });
+  // A hook says nothing of it.
+  if (!opts.quiet) await sayUpgraded(memory.parts.store, db);
+  return memory;
+}
+
+/**
+ * A memory an earlier release wrote was brought up to this one's schema as it opened: said once on stderr, by the
+ * process that did it.
+ */
+export async function sayUpgraded(
+  store: Pick<NonNullable<Memory['parts']['store']>, 'upgradedFrom' | 'schemaVersion'> | null | undefined,
+  location: string,
+  write: (line: string) => void = (l) => process.stderr.write(`${escapeControl(l)}\n`),
+): Promise<void> {
+  const from = store?.upgradedFrom;
+  if (!from) return;
+  write(
+    `skillsmith: upgraded the memory at ${shownLocation(location)} from schema version ${from} to ${await store.schemaVersion()} (once; everything it held is kept; an older skillsmith can no longer write to it)`,
+  );
 }
 
 /**

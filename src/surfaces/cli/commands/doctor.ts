@@ -4,6 +4,7 @@ import {
   startCommand,
   dbPathFromFlags,
   processIo,
+  sayUpgraded,
   type CommandFlags,
   type CommandIo,
 } from '../command-support.js';
@@ -25,6 +26,7 @@ export async function doctorCommand(
   if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
   const opened = deps.store ? undefined : dbExists(dbPath) ? await openStoreAt(dbPath) : undefined;
+  await sayUpgraded(opened, dbPath, (l) => io.stderr(l));
   const store = deps.store ?? opened;
   try {
     const report = await runDoctor(config, { ...deps, store, namespace: config.namespace });
