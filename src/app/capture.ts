@@ -84,19 +84,29 @@ export class Capture {
     const name = opts.name ?? 'request';
     const { parsed } = await this.readText(text, name, opts);
     const summary = dryRunSummary(name, parsed);
-    const store = this.ctx.store;
-    if (!store) return summary;
+    if (!this.ctx.store) return summary;
     // What storing would do with each session, as ingest places it against what the memory holds under its names
     // (a log stored before reads as present; a copy further on grows the stored one).
-    const names = parsed.records.map((r) => r?.contentNames);
-    const ids = parsed.sessions.flatMap((s, i) => [s.id, ...Object.values(names[i] ?? {})]);
-    const held = new Map(
-      (await store.getSessions(this.ctx.ns(opts.namespace), [...new Set(ids)])).map((st) => [st.id, st]),
-    );
+    const names = namesOf(parsed);
+    const held = await this.heldUnder(this.ctx.ns(opts.namespace), parsed.sessions, names);
     return {
       ...summary,
-      sessions: summary.sessions.map((x, i) => ({ ...x, stored: placeCopy(parsed.sessions[i]!, names[i], held).kind })),
+      sessions: summary.sessions.map((x, i) => {
+        const s = parsed.sessions[i]!;
+        return { ...x, stored: placeCopy(s, names.get(s), held).kind };
+      }),
     };
+  }
+
+  /** The stored sessions under the ids and content names of sessions read from a log, by stored id. */
+  private async heldUnder(
+    namespace: string,
+    sessions: readonly Session[],
+    names: ReadonlyMap<Session, ContentNames | undefined>,
+  ): Promise<Map<string, Session>> {
+    const ids = sessions.flatMap((s) => [s.id, ...Object.values(names.get(s) ?? {})]);
+    const held = await this.ctx.requireStore().getSessions(namespace, [...new Set(ids)]);
+    return new Map(held.map((st) => [st.id, st]));
   }
 
   /** Parses a capture text with the configuration's limits and capture privacy (nothing is judged here). */
@@ -153,11 +163,8 @@ export class Capture {
     });
     // A session the memory holds already is skipped; a copy of it further on (a log sent while the agent was still
     // working, then again) grows it; another task under its id is named (the stored one is kept).
-    const names = new Map(parsed.sessions.map((s, i) => [s, parsed.records[i]?.contentNames]));
-    const ids = unique.flatMap((s) => [s.id, ...Object.values(names.get(s) ?? {})]);
-    const stored = new Map(
-      (await store.getSessions(ctx.ns(opts.namespace), [...new Set(ids)])).map((st) => [st.id, st]),
-    );
+    const names = namesOf(parsed);
+    const stored = await this.heldUnder(ctx.ns(opts.namespace), unique, names);
     const fresh: Session[] = [];
     const grown: Session[] = [];
     const answers = new Map(parsed.sessions.map((s, i) => [s, parsed.records[i]?.finalAnswer ?? null]));
@@ -509,6 +516,11 @@ function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPe
   const bytes = Buffer.byteLength(JSON.stringify(s));
   if (bytes > limits.maxRecordBytes) return `session is ${bytes} bytes, over the ${limits.maxRecordBytes}-byte limit`;
   return null;
+}
+
+/** The content names (start and end) a log's records gave each session read from it. */
+function namesOf(parsed: PreparedCapture['parsed']): Map<Session, ContentNames | undefined> {
+  return new Map(parsed.sessions.map((s, i) => [s, parsed.records[i]?.contentNames]));
 }
 
 /** What ingest does with a session read from a log, given what the memory holds under its names. */
