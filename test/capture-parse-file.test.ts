@@ -22,6 +22,7 @@ function opts(over: Partial<ParseOptions> = {}): ParseOptions {
 }
 
 const line = (v: unknown) => JSON.stringify(v);
+const call = (id: string, name: string) => ({ id, type: 'function', function: { name, arguments: '{}' } });
 
 function good(id: string, extra: Record<string, unknown> = {}) {
   return {
@@ -84,6 +85,32 @@ describe('normalized JSONL', () => {
     expect(parsed.problems[2].reason).toMatch(/reward/);
     expect(parsed.problems[3].reason.length).toBeGreaterThan(0);
     expect(parsed.problems[4].reason).toMatch(/session_id/);
+  });
+
+  it('refuses a session whose tool has a name no tool-calling API gives (space, backtick, markup), in any format, keeping the rest', () => {
+    const jsonl = [
+      line(good('s1')),
+      line(good('s2', { steps: [{ tool: 'get weather`<script>alert(1)</script>', args: {} }] })),
+    ].join('\n');
+    const parsed = parseCaptureText(jsonl, opts());
+    expect(parsed.sessions.map((s) => s.id)).toEqual(['s1']);
+    expect(parsed.problems).toHaveLength(1);
+    expect(parsed.problems[0].line).toBe(2);
+    expect(parsed.problems[0].reason).toMatch(/steps\.0\.tool.*is not a tool name.*a space/);
+
+    const chat = JSON.stringify([
+      { role: 'user', content: 'What is the weather in Paris?' },
+      { role: 'assistant', content: null, tool_calls: [call('c1', 'get_weather')] },
+      { role: 'tool', tool_call_id: 'c1', content: '12C' },
+      { role: 'assistant', content: null, tool_calls: [call('c2', 'post message')] },
+      { role: 'tool', tool_call_id: 'c2', content: 'ok' },
+      { role: 'assistant', content: 'Done.' },
+    ]);
+    const fromChat = parseCaptureText(chat, opts({ file: 'chat.json' }));
+    expect(fromChat.sessions).toEqual([]);
+    expect(fromChat.problems.map((p) => p.reason)).toEqual([
+      expect.stringMatching(/call 2 of the session: "post message" is not a tool name: .*a space; the session is not stored/),
+    ]);
   });
 
   it('accepts CRLF line endings', () => {

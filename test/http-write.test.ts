@@ -149,6 +149,10 @@ describe('REST write API', () => {
     });
     expect(deep.status).toBe(400);
     expect(deep.data.error).toMatch(/nest/i);
+    // A tool name no tool-calling API gives (it would reach a procedure's steps as markup): refused, and said why.
+    const markup = await api('POST', '/api/sessions/rest-3/calls', { tool: 'get_weather<img src=x>', args: {} });
+    expect(markup.status).toBe(400);
+    expect(markup.data.error).toMatch(/"get_weather<img src=x>" is not a tool name: .*has "<", a space, "=", ">"$/);
     expect((await api('GET', '/api/sessions/rest-3')).data.calls).toEqual([]);
   });
 

@@ -9,6 +9,7 @@ import { protectCall, protectGoal, protectId, protectLabels, resolvePrivacy } fr
 import { depthReason, exceedsDepth, jsonBytesWithin } from '../domain/json-limits.js';
 import { copyStanding, fillsGaps } from '../domain/session-copies.js';
 import type { Outcome, Session, ToolCall } from '../domain/types.js';
+import { toolNameProblem } from '../domain/tool-name.js';
 import type { Catalog } from './catalog.js';
 import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
@@ -306,7 +307,8 @@ export class Capture {
   /** Validates one call against the capture limits and applies capture privacy: what `appendCall` stores. */
   private prepareCall(sessionId: string, c: RecordedCall, position: number): ToolCall {
     const limits = this.ctx.config.capture;
-    if (!c.tool) throw new RangeError('call: tool must be a non-empty string');
+    const wrongName = toolNameProblem(c.tool);
+    if (wrongName) throw new RangeError(`call: ${wrongName}`);
     // Bounded: a call is refused with its reason (never stored in part, never a crash).
     if (position >= limits.maxCallsPerSession)
       throw new RangeError(

@@ -2,13 +2,17 @@ import { z } from 'zod';
 import type { Outcome, ToolCall } from '../domain/types.js';
 import type { CapturedSession } from './types.js';
 import { InputError } from '../errors/input-error.js';
+import { toolNameProblem } from '../domain/tool-name.js';
 
 /**
  * The interchange format: one session per line (the shape of the tau trajectories).
  * `meta` is kept as the session's labels for people and scoring tools; the engine never reads it.
  */
 export const normalizedStepSchema = z.object({
-  tool: z.string().min(1, 'tool must be a non-empty string').max(200),
+  tool: z.string().superRefine((name, ctx) => {
+    const wrong = toolNameProblem(name);
+    if (wrong) ctx.addIssue({ code: 'custom', message: wrong });
+  }),
   args: z.record(z.string(), z.unknown()).nullish(),
   result: z.unknown().optional(),
   ok: z.boolean().optional(),

@@ -50,6 +50,7 @@ import type {
   RecordInfo,
 } from './types.js';
 import { InputError } from '../errors/input-error.js';
+import { toolNameProblem } from '../domain/tool-name.js';
 
 export type { DetectedFormat, IngestFormat } from './types.js';
 
@@ -286,6 +287,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   };
 
   function push(p: ParsedSession, line: number, path: string, format: DetectedFormat) {
+    // A name no tool-calling API gives a tool would break the procedure it reaches: the session is refused.
+    for (const [i, c] of p.session.calls.entries()) {
+      const wrong = toolNameProblem(c.tool);
+      if (wrong === null) continue;
+      problem(line, path, `call ${i + 1} of the session: ${wrong}; the session is not stored`);
+      return;
+    }
     // A search that found nothing, a diff that found a difference: the log's error, the command's answer.
     for (const c of p.session.calls) {
       const head = answeredByExit(c);

@@ -534,3 +534,22 @@ describe('parseIntermediate (the LLM output contract)', () => {
     });
   });
 });
+
+describe('tool names of an imported skill', () => {
+  it('leaves out a required tool whose name no tool-calling API gives, with a warning, and keeps the others', () => {
+    const p = parseSkillMd(`---
+name: post-weather
+description: Posts the weather to a channel. Use when a user asks to share the weather.
+metadata:
+  tools-required: get_weather <script>alert(1)</script> post_message
+---
+
+1. Call \`get_weather\`.
+`);
+    expect(p.toolsRequired).toEqual(['get_weather', 'post_message']);
+    expect(p.warnings).toEqual([
+      expect.stringMatching(/^tools-required: "<script>alert\(1\)<\/script>" is not a tool name: .*; left out$/),
+    ]);
+  });
+});
+

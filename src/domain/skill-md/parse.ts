@@ -4,6 +4,7 @@
 import { isMapping, loadYaml, normalizeNewlines, setOwn, splitFrontmatter, type YamlValue } from './frontmatter.js';
 import { toSkillName } from './serialize.js';
 import { validateDescription, validateSkillName } from './validate.js';
+import { toolNameProblem } from '../tool-name.js';
 
 export type SkillFormat = 'agentskills' | 'gaia' | 'spector' | 'memos' | 'intermediate' | 'legacy';
 
@@ -233,6 +234,11 @@ function fromMapping(fm: Mapping, body: string, warnings: string[]): ParsedSkill
     if (finalBody.trim() === '' && steps.length > 0) finalBody = renderSteps(name, steps);
   }
   if (finalBody.trim() === '') warnings.push('body: is empty');
+  const toolsRequired = dedupe(tools).filter((tool) => {
+    const wrong = toolNameProblem(tool);
+    if (wrong) warnings.push(`tools-required: ${wrong}; left out`);
+    return !wrong;
+  });
 
   return {
     format,
@@ -242,7 +248,7 @@ function fromMapping(fm: Mapping, body: string, warnings: string[]): ParsedSkill
     compatibility: text(own(fm, 'compatibility')),
     allowedTools,
     metadata,
-    toolsRequired: dedupe(tools),
+    toolsRequired,
     version,
     kind,
     parents,
