@@ -109,7 +109,9 @@ describe('normalized JSONL', () => {
     const fromChat = parseCaptureText(chat, opts({ file: 'chat.json' }));
     expect(fromChat.sessions).toEqual([]);
     expect(fromChat.problems.map((p) => p.reason)).toEqual([
-      expect.stringMatching(/call 2 of the session: "post message" is not a tool name: .*a space; the session is not stored/),
+      expect.stringMatching(
+        /call 2 of the session: "post message" is not a tool name: .*a space; the session is not stored/,
+      ),
     ]);
   });
 

@@ -143,6 +143,10 @@ describe('REST write API', () => {
     expect((await api('DELETE', '/api/skills/nope')).status).toBe(404);
     // Nested too deep: refused with the reason, nothing stored in part.
     await api('POST', '/api/sessions', { goal: 'Open one', id: 'rest-3' });
+    expect((await api('POST', '/api/sessions', { goal: 'Open one', id: 'rest-3' })).status).toBe(201);
+    const otherGoal = await api('POST', '/api/sessions', { goal: 'Open another', id: 'rest-3' });
+    expect(otherGoal.status).toBe(409);
+    expect(otherGoal.data.error).toMatch(/already recording another goal \("Open one"\)/);
     const deep = await api('POST', '/api/sessions/rest-3/calls', {
       tool: 'x',
       args: JSON.parse(`${'{"a":'.repeat(70)}1${'}'.repeat(70)}`),

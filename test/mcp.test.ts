@@ -309,6 +309,41 @@ describe.each([
     await expect(client.readResource({ uri: 'file:///etc/passwd' })).rejects.toMatchObject({ code: -32002 });
   });
 
+  it('a session recorded before a restart continues on the new server with its own goal, whatever goal a call repeats', async () => {
+    const goal = 'Cancel my pending order #W2002, I ordered the wrong size';
+    const { session_id } = await ok<{ session_id: string }>(client, 'record_tool_call', {
+      goal,
+      tool: 'get_order_details',
+      args: { order_id: '#W2002' },
+      result: '{"status":"pending"}',
+    });
+    const restarted = await connect(db);
+    try {
+      await ok(restarted.client, 'record_tool_call', {
+        session_id,
+        goal: 'cancel the order please',
+        tool: 'cancel_pending_order',
+        args: { order_id: '#W2002', reason: 'ordered by mistake' },
+        result: '{"status":"cancelled"}',
+      });
+      // A tool name no tool-calling API gives is refused with its reason; the server keeps serving.
+      expect(await toolError(restarted.client, 'record_tool_call', { session_id, tool: 'notify user' })).toMatch(
+        /"notify user" is not a tool name: .*a space/,
+      );
+      await ok(restarted.client, 'end_session', { session_id, outcome: 'success' });
+    } finally {
+      await restarted.close();
+    }
+    const memory = await openMemory({ db, auditFile: null, logLevel: 'silent' });
+    try {
+      const stored = await memory.sessions.get(session_id);
+      expect(stored?.goal).toBe(goal);
+      expect(stored?.calls.map((c) => c.tool)).toEqual(['get_order_details', 'cancel_pending_order']);
+    } finally {
+      await memory.close();
+    }
+  });
+
   it('answers a malformed call with a tool error and keeps serving', async () => {
     expect(await toolError(client, 'recall_skills', { goal: 42 })).toMatch(/Input validation error.*goal/s);
     expect(await toolError(client, 'end_session', { session_id: 'x', outcome: 'maybe' })).toMatch(/outcome/);

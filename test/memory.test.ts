@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { SessionStateError } from '../src/errors/index.js';
 import { DisabledError } from '../src/errors/disabled-error.js';
 import { openMemory } from '../src/app/open-memory.js';
 import { tempDbPath } from './support/tau.js';
@@ -112,6 +113,28 @@ describe('recording sessions as they happen', () => {
     await expect(s.end('success', 2)).rejects.toThrow(/reward/);
     await s.end('success', 1);
     await expect(memory.startSession({ goal: 'x y z', id: s.id })).rejects.toThrow(/already ended/);
+  });
+
+  it('re-opening a live session continues it with its goal; another goal under its id is refused, and what it holds stays', async () => {
+    const memory = await openMemory({ db: tempDbPath(), auditFile: null });
+    onTestFinished(() => memory.close());
+    const goal = 'Refund order #W1001, the item arrived broken';
+    const first = await memory.startSession({ goal, id: 'agent-run-7' });
+    await first.call({ tool: 'get_order_details', args: { order_id: '#W1001' }, result: '{}', ok: true });
+    // A restarted agent opens it again: the next call goes after the one recorded.
+    const again = await memory.startSession({ goal, id: 'agent-run-7' });
+    await again.call({ tool: 'refund_order', args: { order_id: '#W1001' }, result: '{}', ok: true });
+    const other = memory.startSession({ goal: 'Book a table for two on Friday', id: 'agent-run-7' });
+    await expect(other).rejects.toThrow(SessionStateError);
+    await expect(other).rejects.toThrow(
+      'session agent-run-7 is already recording another goal ("Refund order #W1001, the item arrived broken"); continue it with that goal, or start a new session (another id) for this one',
+    );
+    const stored = await memory.sessions.get('agent-run-7');
+    expect(stored?.goal).toBe(goal);
+    expect(stored?.calls.map((c) => [c.position, c.tool])).toEqual([
+      [0, 'get_order_details'],
+      [1, 'refund_order'],
+    ]);
   });
 
   it('rejects a configuration with a wrong key or value, naming it', async () => {

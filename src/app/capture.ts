@@ -260,10 +260,11 @@ export class Capture {
     // Ids, agent ids and sources are stored as keys: one that holds a secret or personal data becomes a keyed hash.
     const id = opts.id ? ctx.sessionKey(opts.id) : `s_${randomUUID()}`;
     const namespace = ctx.ns(opts.namespace);
+    const goal = protectGoal(privacy, opts.goal);
     await store.beginSession({
       id,
       namespace,
-      goal: protectGoal(privacy, opts.goal),
+      goal,
       cue: opts.cue?.trim() && opts.cue.trim() !== opts.goal.trim() ? protectGoal(privacy, opts.cue.trim()) : null,
       outcome: 'unknown',
       reward: null,
@@ -277,6 +278,13 @@ export class Capture {
     // Re-opening a live session (a restarted agent) continues it; an ended one has its outcome and stays closed.
     if (existing?.endedAt)
       throw new SessionStateError(`session ${id} already ended (${existing.outcome}); start a new session`);
+    // A restarted agent continues its task; another goal under the same id is another task, not a continuation.
+    if (existing && existing.goal !== goal && existing.goal !== opts.goal) {
+      const held = existing.goal.length > 120 ? `${existing.goal.slice(0, 119)}…` : existing.goal;
+      throw new SessionStateError(
+        `session ${id} is already recording another goal (${JSON.stringify(held)}); continue it with that goal, or start a new session (another id) for this one`,
+      );
+    }
     let position = existing?.calls.length ?? 0;
     let ended = false;
     this.synthesis.noteFirstUse();

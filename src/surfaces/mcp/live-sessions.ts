@@ -79,7 +79,8 @@ export class LiveSessions {
         `session ${stored.id} has already ended (${stored.outcome}); record into a new session id`,
       );
     }
-    const goal = call.goal?.trim() || stored?.goal;
+    // A stored session continues with its own goal, as an open one does (a later call's goal is not read).
+    const goal = stored?.goal || call.goal?.trim();
     if (!goal && call.sessionId)
       throw new InputError(
         `no session "${call.sessionId}" is open or stored: start it by passing goal (what the agent is trying to do) with this call, or omit session_id to get a new one`,
