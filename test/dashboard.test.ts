@@ -397,6 +397,8 @@ describe('dashboard', () => {
       const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, window: innerWidth }));
       expect(widths.page).toBeLessThanOrEqual(widths.window);
       expect(await page.locator('p.goal').textContent()).toMatch(/… \(296,010 more characters\)$/);
+      // A session still recording has no end yet, and says so (not a bare dash).
+      expect(await page.locator('dl.facts dt:text-is("Ended") + dd').textContent()).toBe('not ended');
     } finally {
       expect((await write('DELETE', '/api/sessions/wide-1')).status).toBe(200);
     }

@@ -147,7 +147,8 @@ export function sessionMeta(
     h('dt', {}, 'Started'),
     h('dd', {}, date(s.startedAt)),
     h('dt', {}, 'Ended'),
-    h('dd', {}, date(s.endedAt)),
+    // A log may give an outcome without a time; a session with neither is still open (or its log never said).
+    h('dd', {}, s.endedAt ? date(s.endedAt) : s.outcome === 'unknown' ? 'not ended' : 'time not recorded'),
   );
 }
 
