@@ -14,6 +14,13 @@ const status = z.enum(['probationary', 'active', 'retired']);
 const skillRef = z.object({ id: z.string(), name: z.string(), version: z.string(), cluster: z.string() });
 
 /** The structured results (outputSchema): a client can rely on these fields being there. */
+/** A group of sessions alike in their steps, too few to learn from alone (goals defused, see `defusedGroups`). */
+const alikeGroup = z.object({
+  sessions: z.array(z.string()),
+  goals: z.array(z.string()),
+  steps: z.array(z.object({ tool: z.string(), command: z.string().optional() })),
+});
+
 const output = {
   recorded: { session_id: z.string() },
   ended: { session_id: z.string(), outcome: z.enum(['success', 'failure', 'unknown']) },
@@ -100,18 +107,23 @@ const output = {
     reinforced: z.array(skillRef),
     superseded: z.array(skillRef.extend({ supersedes: z.string() })),
     skipped: z.array(z.object({ cluster: z.string(), reason: z.string() })),
+    lookAlike: z
+      .array(alikeGroup)
+      .optional()
+      .describe('sessions alike in their steps, too few to learn from alone (look_alike_sessions lists them)'),
+    fallback: z
+      .object({ from: z.string(), to: z.string(), reason: z.string() })
+      .optional()
+      .describe('present when llm.fallback stood in for an unavailable model during the pass'),
     stats: z.object({ newSessions: z.number(), clusters: z.number(), dryRun: z.boolean() }).passthrough(),
   },
-  alike: {
-    groups: z.array(
-      z.object({
-        sessions: z.array(z.string()),
-        goals: z.array(z.string()),
-        steps: z.array(z.object({ tool: z.string(), command: z.string().optional() })),
-      }),
-    ),
-  },
+  alike: { groups: z.array(alikeGroup) },
 };
+
+/** Groups of look-alike sessions with their goals (what users typed) defused: the model reads the structured content too. */
+function defusedGroups<G extends { goals: string[] }>(groups: readonly G[]): G[] {
+  return groups.map((g) => ({ ...g, goals: g.goals.map((goal) => neutraliseInstructions(goal)) }));
+}
 
 /** A tool answer: readable text for the model and the same data as structured content. */
 function answer(text: string, data: Record<string, unknown>): CallToolResult {
@@ -257,7 +269,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       const report = await memory.synthesize({ dryRun: a.dry_run ?? false });
       const lines = await synthesisLines(report, memory);
       if (learnedNothing(report)) lines.push('Nothing new to learn.');
-      return answer(lines.join('\n'), stableReport(report));
+      const data = stableReport(report);
+      return answer(lines.join('\n'), data.lookAlike ? { ...data, lookAlike: defusedGroups(data.lookAlike) } : data);
     },
   );
 
@@ -299,7 +312,12 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
           ? `No skill: ${r.reason}`
           : `${r.dryRun ? 'Dry run (nothing written; pass commit: true)' : 'Committed'}: ${r.action} ${r.skill?.name}` +
             (r.duplicateOf ? ` (existing skill ${r.duplicateOf.name})` : '');
-      return answer(r.skillMd ? `${head}\n\n${r.skillMd}` : head, { ...r });
+      // The parents' goals are what users typed: defused for the model that reads them, as everywhere else.
+      const parents = {
+        ...r.parents,
+        sessions: r.parents.sessions.map((p) => ({ ...p, goal: neutraliseInstructions(p.goal) })),
+      };
+      return answer(r.skillMd ? `${head}\n\n${r.skillMd}` : head, { ...r, parents });
     },
   );
 
@@ -379,11 +397,11 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
     async () => {
       // Goals are what users typed: quoted as data, with any instruction in them defused, for the model that reads this.
-      const groups = await memory.synthesis.lookAlike();
+      const groups = defusedGroups(await memory.synthesis.lookAlike());
       const lines = groups.map(
         (g) =>
           `${g.sessions.length} sessions ran ${g.steps.map((st) => st.command ?? st.tool).join(', ')}: ` +
-          `${g.goals.map((goal) => JSON.stringify(neutraliseInstructions(goal))).join('; ')} (session_ids: ${g.sessions.join(', ')})`,
+          `${g.goals.map((goal) => JSON.stringify(goal)).join('; ')} (session_ids: ${g.sessions.join(', ')})`,
       );
       return answer(lines.length ? lines.join('\n') : 'No sessions wait alone: nothing alike is left unlearned.', {
         groups,
