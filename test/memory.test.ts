@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { SessionStateError } from '../src/errors/index.js';
+import { InputError, SessionStateError } from '../src/errors/index.js';
 import { DisabledError } from '../src/errors/disabled-error.js';
 import { openMemory } from '../src/app/open-memory.js';
 import { tempDbPath } from './support/tau.js';
@@ -113,6 +113,22 @@ describe('recording sessions as they happen', () => {
     await expect(s.end('success', 2)).rejects.toThrow(/reward/);
     await s.end('success', 1);
     await expect(memory.startSession({ goal: 'x y z', id: s.id })).rejects.toThrow(/already ended/);
+  });
+
+  it('an end refused for a bad outcome or reward leaves the session open: the corrected end records it', async () => {
+    const memory = await openMemory({ db: tempDbPath(), auditFile: null });
+    onTestFinished(() => memory.close());
+    const s = await memory.startSession({ goal: 'Refund order #W1001, the item arrived broken', id: 'end-retry' });
+    await s.call({ tool: 'get_order_details', args: { order_id: '#W1001' }, result: '{}', ok: true });
+    const wrong = s.end('done' as never);
+    await expect(wrong).rejects.toThrow(InputError);
+    await expect(wrong).rejects.toThrow('end: outcome must be one of success, failure, unknown, got "done"');
+    await expect(s.end('success', '1' as never)).rejects.toThrow(/reward must be a number in \[0,1\], got "1"/);
+    expect((await memory.sessions.get('end-retry'))?.endedAt).toBeNull();
+    await s.call({ tool: 'refund_order', args: { order_id: '#W1001' }, result: '{}', ok: true });
+    await s.end('success', 1);
+    const stored = await memory.sessions.get('end-retry');
+    expect([stored?.outcome, stored?.reward, stored?.calls.length]).toEqual(['success', 1, 2]);
   });
 
   it('re-opening a live session continues it with its goal; another goal under its id is refused, and what it holds stays', async () => {

@@ -8,12 +8,12 @@ import type { ContentNames, StartSessionOptions } from '../capture/types.js';
 import { protectCall, protectGoal, protectId, protectLabels, resolvePrivacy } from '../capture/privacy.js';
 import { depthReason, exceedsDepth, jsonBytesWithin } from '../domain/json-limits.js';
 import { copyStanding, fillsGaps } from '../domain/session-copies.js';
-import type { Outcome, Session, ToolCall } from '../domain/types.js';
+import { OUTCOMES, type Outcome, type Session, type ToolCall } from '../domain/types.js';
 import { toolNameProblem } from '../domain/tool-name.js';
 import type { Catalog } from './catalog.js';
 import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
-import { NotFoundError, PassLockedError, SessionStateError } from '../errors/index.js';
+import { InputError, NotFoundError, PassLockedError, SessionStateError } from '../errors/index.js';
 import type { PassLock, Synthesis } from './synthesis.js';
 import type { IngestResult, IngestTextOptions, RecordedCall, SessionRecorder } from './types.js';
 
@@ -250,11 +250,11 @@ export class Capture {
   async startSession(opts: StartSessionOptions): Promise<SessionRecorder> {
     const { ctx } = this;
     const store = ctx.requireStore();
-    if (!opts.goal?.trim()) throw new RangeError('startSession: goal must be a non-empty string');
+    if (!opts.goal?.trim()) throw new InputError('startSession: goal must be a non-empty string');
     const privacy = ctx.config.capture.privacy;
     const limits = ctx.config.capture;
     if (opts.goal.length > limits.maxRecordBytes)
-      throw new RangeError(
+      throw new InputError(
         `startSession: goal is ${opts.goal.length} characters, over the ${limits.maxRecordBytes} limit`,
       );
     // Ids, agent ids and sources are stored as keys: one that holds a secret or personal data becomes a keyed hash.
@@ -295,16 +295,31 @@ export class Capture {
       call: async (c) => {
         if (ended) throw new SessionStateError(`session ${id} already ended; record into a new session`);
         const call = this.prepareCall(id, c, position);
-        position++;
-        await store.appendCall(namespace, id, call);
+        const at = position++;
+        try {
+          await store.appendCall(namespace, id, call);
+        } catch (e) {
+          // Not stored: the next call takes its place, unless one already went after it.
+          if (position === at + 1) position = at;
+          throw e;
+        }
       },
       end: async (outcome, reward = null, o = {}) => {
-        if (reward != null && (reward < 0 || reward > 1)) throw new RangeError('end: reward must be in [0,1]');
+        if (!OUTCOMES.includes(outcome))
+          throw new InputError(`end: outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(outcome)}`);
+        if (reward != null && !(typeof reward === 'number' && reward >= 0 && reward <= 1))
+          throw new InputError(`end: reward must be a number in [0,1], got ${JSON.stringify(reward)}`);
         // Once: a second end would flip the outcome after the recalled skills were credited.
         if (ended) throw new SessionStateError(`session ${id} already ended; an outcome is reported once`);
         ended = true;
         const source = o.source ?? 'reported';
-        await store.endSession(namespace, id, outcome, reward, ctx.now().toISOString(), source);
+        try {
+          await store.endSession(namespace, id, outcome, reward, ctx.now().toISOString(), source);
+        } catch (e) {
+          // Not stored (a busy database, say): the session is still open, and end may be called again.
+          ended = false;
+          throw e;
+        }
         // Only a reported outcome is a trial of the skills recalled for the session; a judged one waits for the truth.
         if (source === 'reported') await this.catalog.creditRecalledSkills(id, outcome, namespace);
         this.synthesis.noteNewSessions(1);
@@ -316,19 +331,19 @@ export class Capture {
   private prepareCall(sessionId: string, c: RecordedCall, position: number): ToolCall {
     const limits = this.ctx.config.capture;
     const wrongName = toolNameProblem(c.tool);
-    if (wrongName) throw new RangeError(`call: ${wrongName}`);
+    if (wrongName) throw new InputError(`call: ${wrongName}`);
     // Bounded: a call is refused with its reason (never stored in part, never a crash).
     if (position >= limits.maxCallsPerSession)
-      throw new RangeError(
+      throw new InputError(
         `call: session ${sessionId} already has ${limits.maxCallsPerSession} calls, the limit per session (capture.maxCallsPerSession)`,
       );
-    if (exceedsDepth(c.args)) throw new RangeError(`call: ${depthReason('args')}`);
-    if (exceedsDepth(c.result)) throw new RangeError(`call: ${depthReason('result')}`);
+    if (exceedsDepth(c.args)) throw new InputError(`call: ${depthReason('args')}`);
+    if (exceedsDepth(c.result)) throw new InputError(`call: ${depthReason('result')}`);
     const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
     const bytes =
       Buffer.byteLength(result) + Buffer.byteLength(JSON.stringify(c.args ?? {})) + Buffer.byteLength(c.error ?? '');
     if (bytes > limits.maxRecordBytes)
-      throw new RangeError(
+      throw new InputError(
         `call: ${bytes} bytes of arguments, result and error, over the ${limits.maxRecordBytes}-byte limit (capture.maxRecordBytes)`,
       );
     // Capture privacy (capture.privacy) before anything is stored; the result is capped after redaction.

@@ -1,6 +1,8 @@
 // The words of SPEC.md as types. Pure data: no I/O, no drivers.
 
 export type Outcome = 'success' | 'failure' | 'unknown';
+/** Every outcome, in the order messages list them. */
+export const OUTCOMES: readonly Outcome[] = ['success', 'failure', 'unknown'];
 
 /** Where a session's outcome came from: reported (source, person, pipeline) or judged (the outcome judge). */
 export type OutcomeSource = 'reported' | 'judged';
