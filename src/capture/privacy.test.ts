@@ -168,4 +168,16 @@ describe('prose credentials', () => {
     expect(redactCapture('Please reset my password today')).toBe('Please reset my password today');
     expect(redactCapture('password=abc123')).toBe('password=[REDACTED:password]');
   });
+
+  it('redacts a key or token named in words before it, hex included, and leaves the words alone', async () => {
+    const { redactCapture } = await import('./privacy.js');
+    expect(redactCapture('integration created, api key 8f3a9c2e7b1d4f6a0e5c9b2d7a4f1e8c')).toBe(
+      'integration created, api key [REDACTED:api_key]',
+    );
+    expect(redactCapture('the secret is 5f1d9a8b7c6d5e4f3a2b1c0d')).toBe('the secret is [REDACTED:secret]');
+    expect(redactCapture('access token Zx81bQ0pLm7Rt5Yh3Kw2')).toBe('access token [REDACTED:token]');
+    expect(redactCapture('the token expired yesterday; request a new access token from the console')).toBe(
+      'the token expired yesterday; request a new access token from the console',
+    );
+  });
 });

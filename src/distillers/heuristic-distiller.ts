@@ -178,7 +178,7 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
   // A plain-text answer is quoted as the answer: "answered "Email deleted successfully."".
   const answered = goal.shows.find((l) => l.path === '');
   const note =
-    answered && !hasInstructions(answered.value)
+    answered && quotable(answered.value)
       ? doneNote(goal.tool, { answered: JSON.stringify(redact(answered.value)) }, !!check)
       : doneNote(goal.tool, { shows: shownValues(goal.shows, redact) }, !!check);
   if (!check) return note;
@@ -188,12 +188,22 @@ function doneWhen(goal: Consensus['goal'], lastRequired: ProcedureStep, redact: 
 }
 
 /**
+ * Whether a result's text may be quoted in a skill: not when it carries an instruction, nor when it holds an id or a
+ * credential (a run of 16 or more letters and digits mixed: a key, a token, a UUID), which no later run shares and
+ * which a skill never states.
+ */
+function quotable(value: string): boolean {
+  if (hasInstructions(value)) return false;
+  return !value.split(/[^A-Za-z0-9_+/=-]+/).some((t) => t.length >= 16 && /\d/.test(t) && /[A-Za-z]/.test(t));
+}
+
+/**
  * What a result showed, quoted as data: a plain text as a JSON string, a field as `path` "value". Tool results
  * are untrusted: a value that carries an instruction is not quoted.
  */
 function shownValues(shows: readonly { path: string; value: string }[], redact: (text: string) => string): string[] {
   return shows
-    .filter((l) => !hasInstructions(l.value))
+    .filter((l) => quotable(l.value))
     .map((l) => (l.path === '' ? JSON.stringify(redact(l.value)) : `\`${l.path}\` ${JSON.stringify(redact(l.value))}`));
 }
 

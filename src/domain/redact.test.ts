@@ -321,3 +321,32 @@ describe('redactText: the kinds added for issue #14', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
+
+describe('redactText: credentials in shell lines, query strings and ids', () => {
+  it.each([
+    ['login password=Tr0ub4dor&3xyzzy', 'login password=[REDACTED:password]'],
+    ['(password: Tr0ub4dor&3xyzzy)', '(password: [REDACTED:password])'],
+    ['https://x.example/?password=abc123&user=bob', 'https://x.example/?password=[REDACTED:password]&user=bob'],
+    ['Cookie: token=abc123XYZ; path=/', 'Cookie: token=[REDACTED:token]; path=/'],
+    ['db pass=S3cr3tPassw0rd! thanks', 'db pass=[REDACTED:password] thanks'],
+    ['pw: Summer2024!', 'pw: [REDACTED:password]'],
+    ['PGPASSWORD=Sup3rS3cret#1 psql -h db', 'PGPASSWORD=[REDACTED:password] psql -h db'],
+    ['export DB_PASS=hunter2x9', 'export DB_PASS=[REDACTED:password]'],
+    ["MYSQL_PWD='s3cret-pw' mysql", "MYSQL_PWD='[REDACTED:password]' mysql"],
+    ['mysql -u root -pS3cret shop', 'mysql -u root -p[REDACTED:password] shop'],
+    ['curl -u alice:Sup3rS3cret https://api.example', 'curl -u alice:[REDACTED:password] https://api.example'],
+    ['sshpass -p hunter22 ssh deploy@host', 'sshpass -p [REDACTED:password] ssh deploy@host'],
+    ['whsec_A1b2C3d4E5f6G7h8I9j0', '[REDACTED:token]'],
+    ['chat-alice@example.com-42', '[REDACTED:email]-42'],
+    ['card-4111111111111111', 'card-[REDACTED:card]'],
+  ])('%s', (input, expected) => {
+    expect(redactText(input)).toBe(expected);
+  });
+
+  it.each(['Tests pass: 42', 'mysql -u root -p shop', 'EDITOR=vim git commit', 'order 1234-4111111111111111'])(
+    'leaves %s as it is',
+    (input) => {
+      expect(redactText(input)).toBe(input);
+    },
+  );
+});

@@ -89,7 +89,7 @@ function luhn(digits: string): boolean {
 /** Key names whose value is a secret (`kindOfKey` gives the marker kind). Longest alternatives first. */
 const SECRET_KEY_SRC =
   'client[_-]?secret|secret[_-]?key|private[_-]?key|access[_-]?key|api[_-]?key|apikey|' +
-  'password|passwd|passphrase|pwd|secret|token';
+  'password|passwd|passphrase|passcode|pwd|pass|pw|secret|token';
 const PHONE_KEY_SRC = '(?:phone|mobile|fax|tel(?:ephone)?)(?:[_-]?(?:number|no|num))?';
 /** An object key holding a phone number: `phone`, `phoneNumber`, `mobile_phone`, `fax`, not `hotel`. */
 const PHONE_KEY = /(?:phone|(?:^|[^a-z])(?:mobile|fax|tel))(?:[_-]?(?:number|no|num))?$/i;
@@ -109,7 +109,7 @@ const keyKinds = new Map<string, RedactionKind | null>();
 
 function classifyKey(key: string): RedactionKind | null {
   const k = key.toLowerCase();
-  if (/(?:password|passwd|passphrase|pwd)$/.test(k)) return 'password';
+  if (/(?:password|passwd|passphrase|passcode|pwd)$|(?:^|[^a-z])(?:pass|pw)$/.test(k)) return 'password';
   if (/private[_-]?key$/.test(k)) return 'private_key';
   if (/(?:api[_-]?key|apikey|access[_-]?key)$/.test(k)) return 'api_key';
   if (/(?:secret|secret[_-]?key)$/.test(k)) return 'secret';
@@ -230,6 +230,31 @@ const RULES: Rule[] = [
     re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
     render: whole('aws_key'),
   },
+  {
+    // An environment variable that names a credential, as a shell line or a .env file sets it: PGPASSWORD=...,
+    // MYSQL_PWD=..., DB_PASS=..., GITHUB_TOKEN=... (the key rule below needs the key to start a word).
+    need: (t) => t.includes('='),
+    re: /(?<![A-Za-z0-9_])([A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|PASS|PWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|PRIVATE_KEY))(=)(["']?)([^\s"'`;&|]{1,512})/g,
+    render: (_m, [key, eq, quote, value]) =>
+      NOT_A_VALUE.test(value!) || value!.startsWith('$')
+        ? null
+        : { kind: kindOfKey(key!) ?? 'secret', text: `${key}${eq}${quote}${marker(kindOfKey(key!) ?? 'secret')}` },
+  },
+  {
+    // A password on a command line: `mysql -pSecret` (attached to -p), `curl -u user:secret`, `sshpass -p secret`.
+    need: (t) => t.includes('-p') || t.includes('-u') || t.includes('--user'),
+    re: /(?<=\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?)(\s-p)([^\s'"-][^\s'"]{0,127})|(?<=\b(?:curl|wget)\b[^\n|;&]{0,200}?)(\s(?:-u|--user)\s+["']?[^\s:'"]{1,128}:)([^\s'"@]{1,128})|(?<=\bsshpass\b[^\n|;&]{0,40}?)(\s-p\s*)([^\s'"]{1,128})/g,
+    render: (_m, [mysqlFlag, , curlHead, , sshFlag]) => ({
+      kind: 'password',
+      text: `${mysqlFlag ?? curlHead ?? sshFlag}${marker('password')}`,
+    }),
+  },
+  {
+    // Stripe webhook signing secrets, npm and PyPI tokens, Shopify access tokens: their prefix says what they are.
+    need: (t) => t.includes('whsec_') || t.includes('npm_') || t.includes('pypi-') || t.includes('shp'),
+    re: /(?<![A-Za-z0-9_-])(?:whsec_[A-Za-z0-9+/=]{16,}|npm_[A-Za-z0-9]{36}|pypi-[A-Za-z0-9_-]{50,}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32})(?![A-Za-z0-9])/g,
+    render: whole('token'),
+  },
   { need: (t) => t.includes('glpat-'), re: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}/g, render: whole('token') },
   {
     need: (t) => t.includes('hf_'),
@@ -249,7 +274,9 @@ const RULES: Rule[] = [
     // password=..., "api_key": "...", token: ... (also inside JSON that was escaped into a string).
     re: new RegExp(
       `(?<![A-Za-z0-9])(${SECRET_KEY_SRC})(\\\\?["']?[ \\t]*[:=][ \\t]*)` +
-        `(?:(\\\\?")([^"\\\\\\r\\n]{1,512})|(\\\\?')([^'\\\\\\r\\n]{1,512})|([^\\s"'\\\\,;&<>{}()\\[\\]]{1,512}))` +
+        // A bare value ends at a separator; `&` or `;` inside one (`Tr0ub4dor&3xyzzy`) is kept unless what follows is
+        // the next key of a query string or cookie (`&user=bob`, `; path=/`).
+        `(?:(\\\\?")([^"\\\\\\r\\n]{1,512})|(\\\\?')([^'\\\\\\r\\n]{1,512})|((?:[^\\s"'\\\\,;&<>{}()\\[\\]]|[&;](?=[^\\s&;])(?![A-Za-z_][\\w.-]{0,40}=)){1,512}))` +
         // The word after a bare value, if one follows: "Password: looks up the account" is a sentence.
         `(?=([ \\t][a-z]{2,})?)`,
       'gi',
@@ -261,6 +288,9 @@ const RULES: Rule[] = [
       // own description, "Reset Password: looks up the account ..."). A value after `=`, in quotes, with a digit,
       // a capital or a symbol, or alone at the end, is still taken for one.
       if (bare && next && !/[="']/.test(sep!) && /^[a-z]{2,}$/.test(bare) && /^[A-Z][a-z]+$/.test(key!)) return null;
+      // `pass` and `pw` are words too ("pass: 42" of a test run, a boarding pass): a value under them is taken for a
+      // password when it mixes letters with digits or symbols.
+      if (/^(?:pass|pw)$/i.test(key!) && !(/[A-Za-z]/.test(value) && /[^A-Za-z]/.test(value))) return null;
       const kind = kindOfKey(key!) ?? 'secret';
       return { kind, text: `${key}${sep}${dq ?? sq ?? ''}${marker(kind)}` };
     },
@@ -275,14 +305,14 @@ const RULES: Rule[] = [
     // The name starts with a letter, digit or `_`, after anything but a name's own characters or a backslash, or
     // just after a text escape (`\n`): in JSON text `\n@bp.get('/')` (a Python decorator after a line break) is
     // no address, and `\njohn@example.com` is one, after its escape.
-    re: /(?:(?<=\\[nrtbf])|(?<![A-Za-z0-9._%+\\-]))[A-Za-z0-9_][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+    re: /(?:(?<=\\[nrtbf])|(?<![A-Za-z0-9._%+\\-]))[A-Za-z0-9_][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z0-9])(?!-[A-Za-z0-9-]*\.[A-Za-z])/g,
     render: whole('email'),
   },
   {
     // 13-19 digits, bare or in groups; Visa/Mastercard/Amex/Discover/JCB/UnionPay start with 2-6 (which
     // also spares millisecond timestamps), and the Luhn check spares the rest of the numeric ids.
     need: (_t, digits) => digits >= 13,
-    re: /(?<![\w.+-])(?:[2-6]\d{12,18}|[2-6]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?|3\d{3}([ -])\d{6}\2\d{4,5})(?![\w]|[.-]\d)/g,
+    re: /(?<![\w.+])(?<!\d-)(?:[2-6]\d{12,18}|[2-6]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?|3\d{3}([ -])\d{6}\2\d{4,5})(?![\w]|[.-]\d)/g,
     render: whole('card', (m) => {
       const d = digitsOf(m);
       return d.length >= 13 && d.length <= 19 && luhn(d);
