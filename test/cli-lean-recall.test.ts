@@ -164,6 +164,18 @@ describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserP
     }
     // Without --hook an empty goal is still a usage error.
     expect(cli(['recall', '--db', copyOf(learnedDb)]).code).toBe(2);
+    // With --hook no mistake exits 2 (which the agent reads as "block"): a misspelt flag, a flag without its value,
+    // a misspelt command. Each is an error (1), said on stderr.
+    for (const argv of [
+      ['recall', '--hook', '--topk', '3'],
+      ['recall', '--hook', '--db'],
+      ['recal', '--hook'],
+      ['learn', '--hook', '--no-such-flag'],
+    ]) {
+      const r = cli(argv, {}, [], tmp, claudeCode('fix the failing test'));
+      expect([argv.join(' '), r.code]).toEqual([argv.join(' '), 1]);
+      expect(r.stderr).toMatch(/^skillsmith: /);
+    }
   });
 });
 

@@ -5,9 +5,14 @@ import { FLAG_NAMES, parseCommandLine } from './options.js';
 import { commandHelp, help, ROUTES } from './routes.js';
 import { nearestName, parseErrorMessage } from './suggest.js';
 import { exitCode, writeErr } from './output.js';
+import { hookExitCode } from './hook-exit.js';
 
 /** The full command line: parses it, routes to the command by name and returns its exit code (see main.ts). */
 export async function main(argv: string[]): Promise<number> {
+  return hookExitCode(argv, await runCommandLine(argv));
+}
+
+async function runCommandLine(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(argv);
@@ -55,9 +60,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command.opens === 'memory') await ctx.memory();
     return await command.run(args, ctx);
   } catch (e) {
-    const code = exitCode(e);
-    // Claude Code reads exit 2 from a hook as "block" (the prompt, or the agent's stop): a hook's error is 1.
-    return flags.hook && code === 2 ? 1 : code;
+    return exitCode(e);
   } finally {
     await (memory as Memory | null)?.close();
   }

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { hookExitCode } from './hook-exit.js';
 import { leanRecall, leanRecallArgs } from './lean-recall.js';
 
 /*
@@ -17,7 +18,7 @@ async function run(argv: string[]): Promise<number> {
   const lean = leanRecallArgs(argv);
   if (lean) {
     const code = await leanRecall(lean.args, lean.flags);
-    if (code !== null) return code;
+    if (code !== null) return hookExitCode(argv, code);
   }
   return (await import('./cli.js')).main(argv);
 }
