@@ -156,6 +156,8 @@ describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserP
       claudeCode('   '),
       '',
       '{"prompt": 42}',
+      // Another event's input (a Stop hook's, sent to recall by mistake) asks for nothing.
+      JSON.stringify({ hook_event_name: 'Stop', session_id: 's1', transcript_path: '/tmp/t.jsonl' }),
     ]) {
       const r = both(learnedDb, (db) => ['recall', '--hook', '--db', db], {}, input);
       expectSame(r);
@@ -164,6 +166,15 @@ describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserP
     }
     // Without --hook an empty goal is still a usage error.
     expect(cli(['recall', '--db', copyOf(learnedDb)]).code).toBe(2);
+    // A pasted log far over the 64 KiB a recall takes is recalled for by its beginning and end, not refused.
+    const pasted = cli(
+      ['recall', '--hook', '--db', copyOf(learnedDb)],
+      {},
+      [],
+      tmp,
+      claudeCode(`${'x'.repeat(200_000)} fix it`),
+    );
+    expect([pasted.code, pasted.stderr]).toEqual([0, '']);
     // With --hook no mistake exits 2 (which the agent reads as "block"): a misspelt flag, a flag without its value,
     // a misspelt command. Each is an error (1), said on stderr.
     for (const argv of [

@@ -97,16 +97,27 @@ export function hookPrompt(input: string): { goal: string; event?: string } {
   if (text.startsWith('{')) {
     try {
       const value: unknown = JSON.parse(text);
-      if (value && typeof value === 'object' && 'prompt' in value) {
+      if (value && typeof value === 'object' && !Array.isArray(value)) {
+        // A hook event's object without a prompt (another event's input) asks for nothing.
         const event =
           'hook_event_name' in value && typeof value.hook_event_name === 'string' ? value.hook_event_name : '';
-        return { goal: typeof value.prompt === 'string' ? value.prompt.trim() : '', ...(event ? { event } : {}) };
+        const prompt = 'prompt' in value && typeof value.prompt === 'string' ? value.prompt : '';
+        return { goal: clipRequest(prompt.trim()), ...(event ? { event } : {}) };
       }
     } catch {
       // Not JSON after all: the text is the request.
     }
   }
-  return { goal: text };
+  return { goal: clipRequest(text) };
+}
+
+/** A hook's request longer than this is recalled for by its beginning and its end (a pasted log, then the question). */
+export const MAX_HOOK_REQUEST = 8000;
+
+function clipRequest(text: string): string {
+  if (text.length <= MAX_HOOK_REQUEST) return text;
+  const half = MAX_HOOK_REQUEST / 2;
+  return `${text.slice(0, half)}\n…\n${text.slice(-half)}`;
 }
 
 /**
