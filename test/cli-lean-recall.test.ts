@@ -105,6 +105,23 @@ describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserP
     expect(hooked.stdout).toBe(direct.stdout);
   });
 
+  it('answers a hook while another process holds the memory for writing: the pack printed, exit 0, the record dropped', () => {
+    const db = copyOf(learnedDb);
+    const before = recallTrace(db);
+    const writer = new Database(db);
+    try {
+      // A synthesis pass or an ingest in another process, mid-transaction.
+      writer.exec('BEGIN IMMEDIATE');
+      const r = cli(['recall', '--hook', '--db', db], {}, [], tmp, claudeCode(goals[0]));
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      expect(r.stdout).toMatch(/^## Relevant procedures from past runs/);
+      writer.exec('ROLLBACK');
+    } finally {
+      writer.close();
+    }
+    expect(recallTrace(db)).toEqual(before);
+  });
+
   it('answers a Gemini CLI BeforeAgent hook in the JSON it reads: the pack as hookSpecificOutput.additionalContext', () => {
     const gemini = (prompt: string) =>
       JSON.stringify({

@@ -10,6 +10,11 @@ import { auditFileFor } from './backends.js';
 import { Outbox } from './outbox.js';
 import type { RecallOptions } from './types.js';
 
+const isBusy = (e: unknown) => (e as { code?: string } | null)?.code === 'SQLITE_BUSY';
+
+/** How long a recall-only process waits for the write lock to record a recall (see writeRecalls). */
+const RECALL_WRITE_WAIT_MS = 1000;
+
 /** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */
 export const MAX_TEXT_CHARS = 64 * 1024;
 
@@ -69,7 +74,8 @@ export async function openRecallOnly(opts: {
   let store: SqliteStore | null = null;
   if (!config.disabled) {
     if (opts.db === ':memory:' || isPostgresUrl(opts.db)) return null;
-    store = openCurrentSqliteStore(opts.db);
+    // A recall writes only the record of what it served: it does not wait long for another process's write lock.
+    store = openCurrentSqliteStore(opts.db, { busyTimeoutMs: RECALL_WRITE_WAIT_MS });
     if (!store) return null;
   }
   const log = createLogger(opts.logLevel, undefined, opts.logSink);
@@ -79,6 +85,21 @@ export async function openRecallOnly(opts: {
   await outbox.init();
   const index = store ? new RecallIndex(store, embedder, config.namespace, config, recallLog) : null;
   const threshold = config.thresholds.recall ?? embedder.thresholds.recall;
+  /**
+   * The record of what was served, written if the memory's write lock comes free soon: a recall that another process
+   * (a synthesis pass, an ingest) keeps waiting has answered already, and its record is only the skills' last use.
+   */
+  const writeRecalls = () => {
+    try {
+      store?.flushRecalls();
+    } catch (e) {
+      if (!isBusy(e)) throw e;
+      log.info('recall not recorded: another process holds the memory for writing', { error: String(e) });
+    }
+  };
+  // The audit file catches up on the next open when the write lock is held now.
+  const flushAudit = () =>
+    outbox.flush().catch((e) => (isBusy(e) ? log.info : log.warn)('final flush failed', { error: String(e) }));
   return {
     async recall(goal, { topK, tools } = {}) {
       checkGoal(goal);
@@ -96,14 +117,15 @@ export async function openRecallOnly(opts: {
     formatContext: (skills) => contextPack(skills, config.recall.maxBodyChars),
     toolsFor: toolsOf,
     async sync() {
-      store?.flushRecalls();
-      await outbox.flush().catch((e) => log.warn('final flush failed', { error: String(e) }));
+      writeRecalls();
+      await flushAudit();
       index?.persist();
     },
     async close() {
       // As Memory.close: the audit file, then the index file, then the store (which writes pending recalls).
-      await outbox.flush().catch((e) => log.warn('final flush failed', { error: String(e) }));
+      await flushAudit();
       index?.persist();
+      writeRecalls();
       await store?.close();
     },
   };

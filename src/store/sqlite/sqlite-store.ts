@@ -65,7 +65,13 @@ function whyNot(path: string, e: Error): string {
  * anything: the short start of a process that only recalls. Null when the file is missing or needs
  * migrating (the caller then opens it with `openSqliteStore`).
  */
-export function openCurrentSqliteStore(path: string): SqliteStore | null {
+export function openCurrentSqliteStore(
+  path: string,
+  opts: {
+    /** How long a write waits for another process's write lock (default 5 s, as every open). */
+    busyTimeoutMs?: number;
+  } = {},
+): SqliteStore | null {
   let db: Database.Database;
   try {
     db = new Database(path, { fileMustExist: true });
@@ -74,6 +80,7 @@ export function openCurrentSqliteStore(path: string): SqliteStore | null {
   }
   try {
     configure(db);
+    if (opts.busyTimeoutMs !== undefined) db.pragma(`busy_timeout = ${Math.max(0, Math.round(opts.busyTimeoutMs))}`);
     const version = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as Row).v;
     if (version !== latestSchemaVersion) {
       db.close();
