@@ -279,6 +279,36 @@ describe.each([
     );
   });
 
+  it('a recall at the start of a task, under a new session id, starts that session: its calls and outcome follow, and it is the trial', async () => {
+    const goal = 'My headphones from order #W5555 arrived broken, I want to return them';
+    const id = `${_label.replace(/\W/g, '-')}-recall-first`;
+    const before = (await ok<{ skills: (SkillRow & { id: string })[] }>(client, 'list_skills', {})).skills;
+    const served = await ok<{ skill_ids: string[] }>(client, 'recall_skills', { goal, session_id: id });
+    expect(served.skill_ids.length).toBeGreaterThan(0);
+    // Sent without waiting for each answer: stored in the order sent, the end last.
+    const tools = ['find_user_id_by_name_zip', 'get_user_details', 'get_order_details', 'return_delivered_order_items'];
+    const answers = await Promise.all([
+      ...tools.map((tool) => client.callTool({ name: 'record_tool_call', arguments: { session_id: id, tool } })),
+      client.callTool({ name: 'end_session', arguments: { session_id: id, outcome: 'success' } }),
+    ]);
+    for (const a of answers) expect((a as CallToolResult).isError, text(a as CallToolResult)).toBeFalsy();
+    const memory = await openMemory({ db, auditFile: null, logLevel: 'silent' });
+    try {
+      const stored = await memory.sessions.get(id);
+      expect([stored?.goal, stored?.outcome, stored?.calls.map((c) => c.tool)]).toEqual([goal, 'success', tools]);
+    } finally {
+      await memory.close();
+    }
+    // The skill served counts the session's success as its trial.
+    const after = (await ok<{ skills: (SkillRow & { id: string })[] }>(client, 'list_skills', {})).skills;
+    const eta = (list: (SkillRow & { id: string })[]) => list.find((s) => s.id === served.skill_ids[0])?.eta ?? 0;
+    expect(eta(after)).toBeGreaterThan(eta(before));
+    // An ended session takes no more recalls.
+    expect(await toolError(client, 'recall_skills', { goal, session_id: id })).toMatch(/already ended/);
+    // Left out of the passes the tests below count.
+    await ok(client, 'forget_session', { session_id: id });
+  });
+
   it('applies feedback', async () => {
     const r = await ok<{ name: string; eta: number }>(client, 'skill_feedback', {
       skill: 'fix-mobile-data',
@@ -397,9 +427,6 @@ describe.each([
       /unknown session id\(s\).*no-such-session/,
     );
     // A recall's session must be recorded and running: its outcome is the trial of what the recall served.
-    expect(
-      await toolError(client, 'recall_skills', { goal: 'return my order', session_id: 'no-such-session' }),
-    ).toMatch(/no session "no-such-session" in namespace default: start it first/);
     expect(await toolError(client, 'end_session', { session_id: 'no-such-session', outcome: 'success' })).toMatch(
       /no session no-such-session/,
     );

@@ -29,6 +29,16 @@ describe('which memory a surface opens', () => {
     });
   });
 
+  it("takes a path that starts with ~/ under the home folder, as a shell would (a client's JSON passes no shell)", () => {
+    expect(resolveDbLocation('~/agents/m.db', {}, dir, 'linux', '/home/u').path).toBe('/home/u/agents/m.db');
+    expect(resolveDbLocation(undefined, { SKILLSMITH_DB: '~/m.db' }, dir, 'linux', '/home/u').path).toBe(
+      '/home/u/m.db',
+    );
+    // Only a leading ~/ : a folder whose name starts with ~, or a ~ further on, is a path as given.
+    expect(resolveDbLocation('~backup/m.db', {}, dir, 'linux', '/home/u').path).toBe('~backup/m.db');
+    expect(resolveDbLocation('data/~/m.db', {}, dir, 'linux', '/home/u').path).toBe('data/~/m.db');
+  });
+
   it('follows each platform: XDG (absolute only) or ~/.local/share, Application Support, LOCALAPPDATA', () => {
     expect(perUserDbPath({}, 'linux', '/home/u')).toBe('/home/u/.local/share/skillsmith/skillsmith.db');
     expect(perUserDbPath({ XDG_DATA_HOME: 'relative' }, 'linux', '/home/u')).toBe(

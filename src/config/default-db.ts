@@ -21,11 +21,19 @@ export function resolveDbLocation(
   platform: NodeJS.Platform = process.platform,
   home: string = homedir(),
 ): DbLocation {
-  if (flag) return { path: flag, reason: 'flag' };
-  if (env.SKILLSMITH_DB) return { path: env.SKILLSMITH_DB, reason: 'SKILLSMITH_DB' };
+  if (flag) return { path: underHome(flag, home), reason: 'flag' };
+  if (env.SKILLSMITH_DB) return { path: underHome(env.SKILLSMITH_DB, home), reason: 'SKILLSMITH_DB' };
   const local = resolve(cwd, 'skillsmith.db');
   if (existsSync(local)) return { path: local, reason: 'working directory' };
   return { path: perUserDbPath(env, platform, home), reason: 'per-user data directory' };
+}
+
+/**
+ * A path that starts with `~/` under the home folder, as a shell would expand it: an MCP client's or a hook's JSON
+ * configuration passes its arguments to no shell, and `~/agents/memory.db` made a folder named `~`.
+ */
+function underHome(path: string, home: string): string {
+  return path === '~' || path.startsWith('~/') ? join(home, path.slice(2)) : path;
 }
 
 /**

@@ -24,35 +24,69 @@ const MAX_OPEN = 1000;
  */
 export class LiveSessions {
   private readonly open = new Map<string, Promise<SessionRecorder>>();
+  /** The last operation of each session with one still running (see inOrder). */
+  private readonly queues = new Map<string, Promise<void>>();
 
   constructor(private readonly memory: Memory) {}
 
-  /** Stores one call; the first call of a new session must carry its goal. Returns the session id. */
-  async record(call: RecordedCall): Promise<string> {
-    const recorder = await this.recorder(call);
-    await recorder.call({
-      tool: call.tool,
-      args: call.args,
-      result: call.result,
-      ok: call.ok,
-      error: call.error,
-      durationMs: call.durationMs,
+  /**
+   * Stores one call; the first call of a new session must carry its goal. Returns the session id. The calls and the
+   * end of one session are stored in the order they arrived, even when a client sends them without waiting.
+   */
+  record(call: RecordedCall): Promise<string> {
+    return this.inOrder(call.sessionId, async () => {
+      const recorder = await this.recorder(call);
+      await recorder.call({
+        tool: call.tool,
+        args: call.args,
+        result: call.result,
+        ok: call.ok,
+        error: call.error,
+        durationMs: call.durationMs,
+      });
+      return recorder.id;
     });
-    return recorder.id;
+  }
+
+  /**
+   * Opens the session `sessionId` for `goal` when it is neither open nor stored (a recall at the start of a task,
+   * before any call); a stored one that ended is refused. Its calls are then recorded under the same id.
+   */
+  begin(sessionId: string, goal: string, agentId?: string): Promise<void> {
+    return this.inOrder(sessionId, async () => {
+      await this.recorder({ sessionId, goal, agentId, tool: '' });
+    });
   }
 
   /**
    * Ends a session with its outcome: each skill recalled for it gets a trial (success or failure). Once: the
    * same outcome again is a no-op, another one is refused (see `Memory.reportOutcome`).
    */
-  async end(sessionId: string, outcome: Outcome, reward?: number): Promise<void> {
-    const pending = this.open.get(sessionId);
-    if (pending) {
-      this.open.delete(sessionId);
-      await (await pending).end(outcome, reward ?? null);
-      return;
-    }
-    await this.memory.reportOutcome(sessionId, outcome, { reward });
+  end(sessionId: string, outcome: Outcome, reward?: number): Promise<void> {
+    return this.inOrder(sessionId, async () => {
+      const pending = this.open.get(sessionId);
+      if (pending) {
+        this.open.delete(sessionId);
+        await (await pending).end(outcome, reward ?? null);
+        return;
+      }
+      await this.memory.reportOutcome(sessionId, outcome, { reward });
+    });
+  }
+
+  /** Runs `op` after every operation on the same session that arrived before it, whatever their outcome. */
+  private inOrder<T>(sessionId: string | undefined, op: () => Promise<T>): Promise<T> {
+    if (!sessionId) return op();
+    const next = (this.queues.get(sessionId) ?? Promise.resolve()).then(op, op);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(sessionId, tail);
+    void tail.then(() => {
+      if (this.queues.get(sessionId) === tail) this.queues.delete(sessionId);
+    });
+    return next;
   }
 
   /** Forgets an open recorder (its session was forgotten): a later call starts afresh, with its goal. */

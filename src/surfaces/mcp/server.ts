@@ -6,8 +6,8 @@ import { registerSkillResources } from './resources.js';
 import { registerTools } from './tools.js';
 
 const INSTRUCTIONS = `Skillsmith is procedural memory: it learns reusable procedures (skills) from your tool calls.
-At the start of a task call recall_skills with the goal (and your session id, and the names of your tools so that only procedures you can follow come back) and follow what it returns.
-Record each tool call with record_tool_call (the first one carries the goal) and finish with end_session and the outcome.
+At the start of a task call recall_skills with the goal, a session id of your choosing (it starts the session) and the names of your tools (so that only procedures you can follow come back), and follow what it returns.
+Record each tool call with record_tool_call under the same session id (a session not started by a recall needs the goal on its first call) and finish with end_session and the outcome.
 Skills are learned by a synthesis pass: call synthesize after sessions end, unless this server runs passes by itself (synthesis.auto).`;
 
 /** One MCP server over the memory (one per connection; the live sessions are shared between them). */

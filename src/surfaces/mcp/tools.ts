@@ -215,7 +215,9 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         top_k: z.number().int().min(1).max(10).optional().describe('at most this many skills (default 2)'),
         session_id: sessionId
           .optional()
-          .describe('the session this recall serves (from record_tool_call): its outcome becomes their trial'),
+          .describe(
+            'the session this recall serves: its outcome becomes their trial. A new id starts the session with this goal; record its calls under the same id',
+          ),
         tools: z
           .array(z.string().min(1).max(500))
           .min(1)
@@ -227,8 +229,9 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       annotations: { readOnlyHint: false },
     },
     async (a) => {
-      // A recall for a session is its trial when it ends: the session must be recorded and still running.
-      if (a.session_id) await memory.sessions.requireOpen(a.session_id);
+      // A recall for a session is its trial when it ends: a new id starts the session with this goal (a recall at the
+      // start of a task comes before any call); a stored one must still be running.
+      if (a.session_id) await live.begin(a.session_id, a.goal);
       const skills = await memory.recall(a.goal, { topK: a.top_k, sessionId: a.session_id, tools: a.tools });
       const context = memory.formatContext(skills);
       const data = {
