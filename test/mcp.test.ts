@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
 import { serveMcpHttp } from '../src/surfaces/mcp/http.js';
@@ -419,6 +419,16 @@ describe.each([
     }
   });
 
+  it('takes a call as large as capture allows over either transport (a 2 MB result, capped when stored)', async () => {
+    const big = await ok<{ session_id: string }>(client, 'record_tool_call', {
+      goal: 'Summarise the server log',
+      tool: 'read_log',
+      args: { path: '/var/log/app.log' },
+      result: `start\n${'line of the log\n'.repeat(130_000)}`,
+    });
+    await ok(client, 'forget_session', { session_id: big.session_id });
+  });
+
   it('answers a malformed call with a tool error and keeps serving', async () => {
     expect(await toolError(client, 'recall_skills', { goal: 42 })).toMatch(/Input validation error.*goal/s);
     expect(await toolError(client, 'end_session', { session_id: 'x', outcome: 'maybe' })).toMatch(/outcome/);
@@ -435,6 +445,11 @@ describe.each([
   });
 
   it('renames a skill: listed, read and recalled under the new name, which says who gave it', async () => {
+    // A client that keeps the resource list is told it changed.
+    let listChanged = 0;
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      listChanged++;
+    });
     expect(
       await ok(client, 'rename_skill', { skill: 'modify-pending-order-items', name: 'change-order-items' }),
     ).toEqual({
@@ -447,6 +462,7 @@ describe.each([
     const { skills } = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
     expect(skills.map((s) => s.name)).toContain('change-order-items');
     expect(skills.map((s) => s.name)).not.toContain('modify-pending-order-items');
+    await expect.poll(() => listChanged, { timeout: 5000 }).toBeGreaterThan(0);
     const res = await client.readResource({ uri: 'skill://change-order-items' });
     const md = String((res.contents[0] as { text: string }).text);
     expect(md).toMatch(/^name: change-order-items$/m);

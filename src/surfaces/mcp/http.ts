@@ -9,7 +9,6 @@ import { LiveSessions } from './live-sessions.js';
 import { createMcpServer } from './server.js';
 
 export const DEFAULT_MCP_PORT = 7701;
-const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface McpHttpOptions {
   host?: string;
@@ -99,7 +98,8 @@ export async function serveMcpHttp(
           lastSeen.set(sid, Date.now());
         },
         onsessionclosed: (sid) => forget(sid),
-        maxRequestBodySize: MAX_BODY_BYTES,
+        // As over stdio: a recorded call may be as large as capture allows, with room for the message around it.
+        maxRequestBodySize: memory.config.capture.maxRecordBytes + 1024 * 1024,
       });
       fresh.onclose = () => fresh.sessionId && forget(fresh.sessionId);
       await createMcpServer(memory, live).connect(fresh);

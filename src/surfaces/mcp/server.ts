@@ -15,5 +15,43 @@ export function createMcpServer(memory: Memory, live: LiveSessions): McpServer {
   const server = new McpServer({ name: 'skillsmith', version: VERSION }, { instructions: INSTRUCTIONS });
   registerTools(server, memory, live);
   registerSkillResources(server, memory);
+  tellListChanges(server, memory);
   return server;
+}
+
+/** The skill events after which `resources/list` (one `skill://<name>` per live skill) answers otherwise. */
+const LIST_CHANGES: ReadonlySet<string> = new Set([
+  'skill.created',
+  'skill.superseded',
+  'skill.status_changed',
+  'skill.retired',
+  'skill.enabled',
+  'skill.disabled',
+  'skill.imported',
+  'skill.promoted',
+  'skill.renamed',
+  'skill.forgotten',
+]);
+
+/**
+ * Sends `notifications/resources/list_changed` (the capability the server declares) when a skill is learned, renamed,
+ * switched on or off, retired or forgotten: a client that keeps the list reads it again. The events of one pass
+ * make one notification.
+ */
+function tellListChanges(server: McpServer, memory: Memory): void {
+  let timer: NodeJS.Timeout | null = null;
+  const off = memory.on('*', (e) => {
+    if (!LIST_CHANGES.has(e.type) || timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      if (server.isConnected()) server.sendResourceListChanged();
+    }, 20);
+    timer.unref();
+  });
+  const closed = server.server.onclose;
+  server.server.onclose = () => {
+    off();
+    if (timer) clearTimeout(timer);
+    closed?.();
+  };
 }
