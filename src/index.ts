@@ -27,6 +27,22 @@ export type { ImportResult } from './app/types.js';
 export type { SessionRecorder } from './app/types.js';
 /** What `memory.recall` takes besides the goal: topK, namespace, session, whether to record, the agent's tools. */
 export type { RecallOptions } from './app/types.js';
+/** One tool call as `SessionRecorder.call` takes it, and what `memory.startSession` takes. */
+export type { RecordedCall } from './app/types.js';
+export type { StartSessionOptions } from './capture/types.js';
+/** The grouped rarer methods: `memory.sessions` and `memory.skills`. */
+export type { MemorySessions, MemorySkills } from './app/memory.js';
+/** Feedback on a skill as `memory.feedback` takes it besides the words pass, fail, up, down and reward=<0..1>. */
+export type { Signal } from './domain/lifecycle.js';
+/** What `memory.on` delivers: the skill event types, an event, a listener; and a stored event (`memory.events`). */
+export type { BusEvent, Listener, SkillEventType } from './support/event-bus.js';
+export type { SkillEvent } from './store/store.js';
+/** What `memory.skills.explain`, `diff` and `compile` give and take. */
+export type { Explanation } from './pipeline/explain.js';
+export type { SkillDiff } from './pipeline/diff.js';
+export type { CompileRequest, CompileResult } from './pipeline/compile.js';
+/** The logger `openMemory` takes, and its levels. */
+export type { Logger, LogLevel } from './support/log.js';
 
 // ---- Configuration ----
 /** Reads the configuration: schema defaults, then the file, then `SKILLSMITH_*` variables, then overrides. */

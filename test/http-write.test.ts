@@ -180,11 +180,15 @@ describe('REST write API', () => {
     const name = report.created[0].name;
     const parents = (await api('GET', `/api/skills/${name}`)).data.sourceSessions as string[];
     expect(parents).toContain('fg-0');
-    // A recall recorded for the session (through the library: over REST a recall needs a running session), which
-    // forgetting it deletes too.
-    expect((await memory.recall('Cancel my pending order #W4242', { sessionId: 'fg-0' })).map((s) => s.name)).toEqual([
-      name,
-    ]);
+    // A recall recorded for the session while it ran (written to the store as the recall index writes it: the
+    // session has ended, and a recall now would be refused), which forgetting it deletes too.
+    const skillId = (await api('GET', `/api/skills/${name}`)).data.id as string;
+    await memory.parts.store!.recordRecall('default', {
+      sessionId: 'fg-0',
+      goal: 'Cancel my pending order #W4242',
+      at: new Date().toISOString(),
+      items: [{ skillId, rank: 0, similarity: 0.9 }],
+    });
 
     const gone = await api('DELETE', '/api/sessions/fg-0');
     expect(gone).toEqual({

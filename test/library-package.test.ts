@@ -125,8 +125,12 @@ describe('the npm package, installed into a TypeScript project', () => {
       recalled: { name: string; tools: string[] }[];
       withoutRefund: string[];
       context: string;
+      sessions: number;
+      learnedEvent: boolean;
     };
     expect(out.created).toHaveLength(1);
+    // Six sessions recorded (the last one failed), and the listener heard the skill learned.
+    expect([out.sessions, out.learnedEvent]).toEqual([6, true]);
     expect(out.recalled.map((s) => s.name)).toEqual(out.created);
     expect(out.recalled[0].tools).toEqual(['get_order_details', 'refund_order', 'send_confirmation']);
     expect(out.withoutRefund).toEqual([]);

@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { InputError, SessionStateError } from '../src/errors/index.js';
+import { InputError, NotFoundError, SessionStateError } from '../src/errors/index.js';
 import { DisabledError } from '../src/errors/disabled-error.js';
 import { openMemory } from '../src/app/open-memory.js';
 import { tempDbPath } from './support/tau.js';
@@ -129,6 +129,19 @@ describe('recording sessions as they happen', () => {
     await s.end('success', 1);
     const stored = await memory.sessions.get('end-retry');
     expect([stored?.outcome, stored?.reward, stored?.calls.length]).toEqual(['success', 1, 2]);
+  });
+
+  it('a recall for a session needs it recorded and running: an id no session holds yet would credit a later one', async () => {
+    const memory = await openMemory({ db: tempDbPath(), auditFile: null });
+    onTestFinished(() => memory.close());
+    const goal = 'Refund order #W1001, the item arrived broken';
+    await expect(memory.recall(goal, { sessionId: 'not-yet' })).rejects.toThrow(NotFoundError);
+    const s = await memory.startSession({ goal, id: 'running' });
+    expect(await memory.recall(goal, { sessionId: 'running' })).toEqual([]);
+    await s.end('success');
+    await expect(memory.recall(goal, { sessionId: 'running' })).rejects.toThrow(SessionStateError);
+    // A look that leaves no trace names no trial, and needs no session.
+    expect(await memory.recall(goal, { sessionId: 'not-yet', record: false })).toEqual([]);
   });
 
   it('re-opening a live session continues it with its goal; another goal under its id is refused, and what it holds stays', async () => {

@@ -341,8 +341,14 @@ export class Memory {
 
   // ── recall ───────────────────────────────────────────────────────────────
 
-  /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
-  recall(goal: string, opts: RecallOptions = {}): Promise<RecalledSkill[]> {
+  /**
+   * Goal in, at most topK skills out, best first. No match returns [] and changes nothing. A `sessionId` must name a
+   * recorded session still running (NotFoundError, SessionStateError): its outcome becomes the served skills' trial,
+   * and a recall under an id no session holds yet would credit whatever session is recorded under it later.
+   */
+  async recall(goal: string, opts: RecallOptions = {}): Promise<RecalledSkill[]> {
+    if (opts.sessionId && opts.record !== false && this.ctx.storing)
+      await this.capture.requireOpenSession(opts.sessionId, { namespace: opts.namespace });
     return this.catalog.recall(goal, opts);
   }
 

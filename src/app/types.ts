@@ -65,7 +65,7 @@ export interface RecallOptions {
   /** Skills served at most (default `recall.topK`). */
   topK?: number;
   namespace?: string;
-  /** The session the skills are recalled for: its outcome becomes their trial. */
+  /** The session the skills are recalled for (recorded, still running): its outcome becomes their trial. */
   sessionId?: string;
   /** false: look without leaving a trace (no recall row, last use untouched). */
   record?: boolean;

@@ -1,3 +1,4 @@
+import type { RecalledSkill } from '../pipeline/recall.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import type { Outcome, ToolCall } from '../domain/types.js';
@@ -65,7 +66,7 @@ export interface TargetSession {
   }): Promise<void>;
   /** `opts.source` is `judged` when the outcome judge decided (stored as `outcome_source`). */
   end(outcome: Outcome, reward?: number | null, opts?: { source?: OutcomeSource }): Promise<void>;
-  recall?(goal?: string, opts?: { topK?: number }): Promise<unknown[]>;
+  recall?(goal?: string, opts?: { topK?: number; tools?: readonly string[] }): Promise<RecalledSkill[]>;
 }
 
 export interface RecordingErrorContext {
@@ -299,7 +300,7 @@ export class RecordedSession {
   }
 
   /** Skills for this session's goal (recalled skills become trials when a reported outcome arrives). [] on failure. */
-  async recall(goal?: string, opts?: { topK?: number }): Promise<unknown[]> {
+  async recall(goal?: string, opts?: { topK?: number; tools?: readonly string[] }): Promise<RecalledSkill[]> {
     if (!this.inner?.recall) return [];
     try {
       return await this.inner.recall(goal ?? this.goal, opts);

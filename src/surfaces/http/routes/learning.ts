@@ -48,8 +48,7 @@ export function learningRoutes(memory: Memory): Hono {
   // A POST: recall records which skills it served (their trials when the session ends) and touches last-used.
   app.post('/recall', async (c) => {
     const body = await readJson(c, recallBody);
-    // A recall for a session is its trial when it ends: the session must be recorded and still running.
-    if (body.sessionId) await memory.sessions.requireOpen(body.sessionId);
+    // A recall for a session is its trial when it ends: memory.recall holds it to a recorded session still running.
     const skills = await memory.recall(body.goal, { topK: body.topK, sessionId: body.sessionId, tools: body.tools });
     return c.json({ skills, context: memory.formatContext(skills), tools: memory.toolsFor(skills) });
   });
