@@ -37,7 +37,7 @@ describe('the Memory facade: what the surfaces read through it', () => {
     }
   });
 
-  it('a disabled memory stores nothing: reads answer empty, listing refuses with DisabledError', async () => {
+  it('a disabled memory stores nothing: reads answer empty, recording is a no-op, listing refuses with DisabledError', async () => {
     const memory = await openMemory({ config: { disabled: true } });
     try {
       expect(memory.disabled).toBe(true);
@@ -47,6 +47,14 @@ describe('the Memory facade: what the surfaces read through it', () => {
       await expect(memory.sessions.list()).rejects.toBeInstanceOf(DisabledError);
       await expect(memory.facts.list()).rejects.toBeInstanceOf(DisabledError);
       expect(await memory.recall('anything')).toEqual([]);
+      // An agent that records as it works runs on, storing nothing: turning memory off breaks no run.
+      const s = await memory.startSession({ goal: 'Refund order #W1001', id: 'off-1' });
+      await s.call({ tool: 'get_order_details', args: { order_id: '#W1001' }, result: '{}' });
+      expect(await s.recall()).toEqual([]);
+      await s.end('success');
+      await expect(s.end('success')).rejects.toThrow(/already ended/);
+      expect(await memory.reportOutcome('off-1', 'success')).toEqual({ credited: [] });
+      expect(await memory.sessions.count()).toBe(0);
     } finally {
       await memory.close();
     }

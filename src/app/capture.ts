@@ -249,8 +249,11 @@ export class Capture {
   /** Opens a live session; every call is stored as it happens (crash-safe), idempotent by position. */
   async startSession(opts: StartSessionOptions): Promise<SessionRecorder> {
     const { ctx } = this;
+    if (typeof opts?.goal !== 'string' || !opts.goal.trim())
+      throw new InputError('startSession: goal must be a non-empty string');
+    // Memory off (config.disabled, SKILLSMITH_DISABLED=1): the agent runs as it would, and nothing is stored.
+    if (!ctx.storing) return this.unrecorded(opts.id ?? `s_${randomUUID()}`);
     const store = ctx.requireStore();
-    if (!opts.goal?.trim()) throw new InputError('startSession: goal must be a non-empty string');
     const privacy = ctx.config.capture.privacy;
     const limits = ctx.config.capture;
     if (opts.goal.length > limits.maxRecordBytes)
@@ -323,6 +326,29 @@ export class Capture {
         // Only a reported outcome is a trial of the skills recalled for the session; a judged one waits for the truth.
         if (source === 'reported') await this.catalog.creditRecalledSkills(id, outcome, namespace);
         this.synthesis.noteNewSessions(1);
+      },
+    };
+  }
+
+  /**
+   * The recorder of a disabled memory: calls are checked as they would be and not stored, the end is taken once,
+   * and a recall serves nothing (as `memory.recall` does when disabled).
+   */
+  private unrecorded(id: string): SessionRecorder {
+    let ended = false;
+    let position = 0;
+    return {
+      id,
+      recall: async () => [],
+      call: async (c) => {
+        if (ended) throw new SessionStateError(`session ${id} already ended; record into a new session`);
+        this.prepareCall(id, c, position++);
+      },
+      end: async (outcome) => {
+        if (!OUTCOMES.includes(outcome))
+          throw new InputError(`end: outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(outcome)}`);
+        if (ended) throw new SessionStateError(`session ${id} already ended; an outcome is reported once`);
+        ended = true;
       },
     };
   }
@@ -422,6 +448,8 @@ export class Capture {
     outcome: Outcome,
     opts: { reward?: number | null; namespace?: string } = {},
   ): Promise<{ credited: string[] }> {
+    // Memory off: no session was stored, and no skill is credited.
+    if (!this.ctx.storing) return { credited: [] };
     const store = this.ctx.requireStore();
     const ns = this.ctx.ns(opts.namespace);
     sessionId = this.ctx.sessionKey(sessionId);
