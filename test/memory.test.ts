@@ -2,7 +2,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { InputError, NotFoundError, SessionStateError } from '../src/errors/index.js';
 import { DisabledError } from '../src/errors/disabled-error.js';
 import { openMemory } from '../src/app/open-memory.js';
-import { tempDbPath } from './support/tau.js';
+import { SAMPLE, tempDbPath } from './support/tau.js';
+import { createLogger } from '../src/support/log.js';
 
 describe('the Memory facade: what the surfaces read through it', () => {
   it('lists, counts and finds stored sessions and facts; events go out after a change', async () => {
@@ -179,6 +180,24 @@ describe('recording sessions as they happen', () => {
       /synthesis\.minSteps/,
     );
     await expect(openMemory({ db: tempDbPath(), config: { nope: 1 } as never })).rejects.toThrow(/nope|Unrecognized/);
+  });
+});
+
+describe('closing a memory', () => {
+  it('waits for a pass it was asked for, which ends and lets go of its lock; a second close is a no-op', async () => {
+    const db = tempDbPath();
+    const logs: string[] = [];
+    const logger = createLogger('warn', undefined, (line) => logs.push(line));
+    const memory = await openMemory({ db, auditFile: null, logger });
+    await memory.ingestFile(SAMPLE);
+    const pass = memory.synthesize();
+    await Promise.all([memory.close(), memory.close()]);
+    expect((await pass).created.length).toBeGreaterThan(0);
+    await memory.close();
+    expect(logs).toEqual([]);
+    const again = await openMemory({ db, auditFile: null });
+    onTestFinished(() => again.close());
+    expect((await again.synthesize()).stats.newSessions).toBe(0);
   });
 });
 

@@ -394,10 +394,16 @@ export class Memory {
     this.indexes.persist();
   }
 
-  async close(): Promise<void> {
-    await this.synthesisService.close();
-    await this.outbox.flush().catch((e) => this.ctx.log.warn('final flush failed', { error: String(e) }));
-    await this.flushIndexes();
-    await this.ctx.close();
+  /** Waits for the passes running, writes what is pending and closes the store. Once: a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.synthesisService.close();
+      await this.outbox.flush().catch((e) => this.ctx.log.warn('final flush failed', { error: String(e) }));
+      await this.flushIndexes();
+      await this.ctx.close();
+    })();
+    return this.closing;
   }
+
+  private closing: Promise<void> | null = null;
 }

@@ -74,7 +74,23 @@ export class Synthesis {
     }
   }
 
-  async synthesize(
+  /** A pass asked for and still running: close waits for it, so it ends with its lock released. */
+  synthesize(
+    opts: { dryRun?: boolean; namespace?: string; onProgress?: SynthesisProgress } = {},
+  ): Promise<SynthesisReport> {
+    const pass = this.runPass(opts);
+    const settled = pass.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.asked.add(settled);
+    void settled.then(() => this.asked.delete(settled));
+    return pass;
+  }
+
+  private readonly asked = new Set<Promise<void>>();
+
+  private async runPass(
     opts: { dryRun?: boolean; namespace?: string; onProgress?: SynthesisProgress } = {},
   ): Promise<SynthesisReport> {
     const { ctx } = this;
@@ -155,11 +171,12 @@ export class Synthesis {
     while (this.background) await this.background;
   }
 
-  /** Stops the automatic passes and waits for the one running. */
+  /** Stops the automatic passes and waits for the passes running, automatic or asked for. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     await this.idle();
+    await Promise.all(this.asked);
   }
 
   /** Runs a pass in the background (never awaited by recording or recall); one at a time per memory. */
