@@ -27,19 +27,23 @@ export type { ImportResult } from './app/types.js';
 export type { SessionRecorder } from './app/types.js';
 /** What `memory.recall` takes besides the goal: topK, namespace, session, whether to record, the agent's tools. */
 export type { RecallOptions } from './app/types.js';
-/** One tool call as `SessionRecorder.call` takes it, and what `memory.startSession` takes. */
+/** One tool call as `SessionRecorder.call` takes it. */
 export type { RecordedCall } from './app/types.js';
+/** What `memory.startSession` takes: the goal, and optionally an id, a cue, an agent id, a source, a namespace. */
 export type { StartSessionOptions } from './capture/types.js';
 /** The grouped rarer methods: `memory.sessions` and `memory.skills`. */
 export type { MemorySessions, MemorySkills } from './app/memory.js';
 /** Feedback on a skill as `memory.feedback` takes it besides the words pass, fail, up, down and reward=<0..1>. */
 export type { Signal } from './domain/lifecycle.js';
-/** What `memory.on` delivers: the skill event types, an event, a listener; and a stored event (`memory.events`). */
+/** What `memory.on` delivers: the skill event types, an event, a listener. */
 export type { BusEvent, Listener, SkillEventType } from './support/event-bus.js';
+/** A stored skill event, as `memory.events` lists them. */
 export type { SkillEvent } from './store/store.js';
-/** What `memory.skills.explain`, `diff` and `compile` give and take. */
+/** What `memory.skills.explain` gives: a skill's provenance, versions and track record. */
 export type { Explanation } from './pipeline/explain.js';
+/** What `memory.skills.diff` gives: what changed between two versions of a skill. */
 export type { SkillDiff } from './pipeline/diff.js';
+/** What `memory.skills.compile` takes and gives. */
 export type { CompileRequest, CompileResult } from './pipeline/compile.js';
 /** The logger `openMemory` takes, and its levels. */
 export type { Logger, LogLevel } from './support/log.js';

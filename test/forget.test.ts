@@ -8,12 +8,18 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';
-import { forgetSessions, SECRET_GOAL_WORD, SECRET_RESULT, tracesInFile } from './support/forget-fixture.js';
+import {
+  forgetSessions,
+  recordRecallFor,
+  SECRET_GOAL_WORD,
+  SECRET_RESULT,
+  tracesInFile,
+} from './support/forget-fixture.js';
 import { startPgServer, type PgServer } from './support/pg-server.js';
 
 const GOAL = 'Could you cancel my pending order #W7777?';
 
-/** Ingests the four sessions, learns, recalls for the secret session (a recall row names it), then forgets it. */
+/** Ingests the four sessions, learns, records a recall for the secret session (a row names it), then forgets it. */
 async function learnThenForget(memory: Memory) {
   const sessions = forgetSessions();
   await memory.ingest(sessions);
@@ -21,7 +27,7 @@ async function learnThenForget(memory: Memory) {
   expect(report.created).toHaveLength(1);
   const skill = (await memory.skills.get(report.created[0].name))!;
   expect(skill.sourceSessions).toContain('fg-0');
-  await memory.recall(GOAL, { sessionId: 'fg-0' });
+  await recordRecallFor(memory, 'fg-0', GOAL, skill.name);
   await memory.feedback(skill.name, 'up', { sessionId: 'fg-0' });
 
   const gone = await memory.sessions.forget('fg-0', { actor: 'privacy-request' });

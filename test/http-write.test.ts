@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';
 import { serveApi, type RunningServer } from '../src/surfaces/http/server.js';
-import { forgetSessions, SECRET_GOAL_WORD, SECRET_RESULT, tracesInFile } from './support/forget-fixture.js';
+import {
+  forgetSessions,
+  recordRecallFor,
+  SECRET_GOAL_WORD,
+  SECRET_RESULT,
+  tracesInFile,
+} from './support/forget-fixture.js';
 
 let tmp: string;
 let db: string;
@@ -182,13 +188,7 @@ describe('REST write API', () => {
     expect(parents).toContain('fg-0');
     // A recall recorded for the session while it ran (written to the store as the recall index writes it: the
     // session has ended, and a recall now would be refused), which forgetting it deletes too.
-    const skillId = (await api('GET', `/api/skills/${name}`)).data.id as string;
-    await memory.parts.store!.recordRecall('default', {
-      sessionId: 'fg-0',
-      goal: 'Cancel my pending order #W4242',
-      at: new Date().toISOString(),
-      items: [{ skillId, rank: 0, similarity: 0.9 }],
-    });
+    await recordRecallFor(memory, 'fg-0', 'Cancel my pending order #W4242', name);
 
     const gone = await api('DELETE', '/api/sessions/fg-0');
     expect(gone).toEqual({

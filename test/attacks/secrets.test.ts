@@ -116,7 +116,11 @@ describe('secrets in every field', () => {
     });
     expect(s.id).toMatch(/^sid_/);
     await s.call({ tool: 'get_order', args: { blob: SECRETS.entropy }, result: PGP });
-    await s.call({ tool: `lookup ${SECRETS.github}`, args: {}, result: 'ok' });
+    await s.call({ tool: `lookup_${SECRETS.github}`, args: {}, result: 'ok' });
+    // A name no tool-calling API gives is refused, and the refusal does not repeat the secret it holds.
+    await expect(s.call({ tool: `lookup ${SECRETS.github}`, args: {} })).rejects.toThrow(
+      /^call: "lookup \[REDACTED:token\]/,
+    );
     await s.end('success');
     const stored = (await memory.parts.store!.getSession('default', s.id))!;
     expectNoSecret(JSON.stringify(stored), 'live session');

@@ -1,6 +1,7 @@
 // Sessions for the forgetting tests: four that teach one skill, one of them carrying strings found nowhere
 // else (a goal word, a tool result), so a scan of the database can tell whether any trace of it is left.
 import { readFileSync, existsSync } from 'node:fs';
+import type { Memory } from '../../src/app/memory.js';
 import type { Session } from '../../src/domain/types.js';
 
 export const SECRET_GOAL_WORD = 'Quillbrook';
@@ -67,4 +68,19 @@ export function tracesInFile(path: string, needles: string[]): string[] {
   return needles.filter((n) =>
     bytes.some((b) => b.includes(Buffer.from(n, 'utf8')) || b.includes(Buffer.from(n, 'utf16le'))),
   );
+}
+
+/**
+ * A recall row naming an ingested session that has ended, as the recall index writes one while a session runs
+ * (`memory.recall` refuses a session that ended): what forgetting the session must delete too.
+ */
+export async function recordRecallFor(memory: Memory, sessionId: string, goal: string, skillName: string) {
+  const skill = await memory.skills.get(skillName);
+  if (!skill) throw new Error(`no skill ${skillName}`);
+  await memory.parts.store!.recordRecall('default', {
+    sessionId,
+    goal,
+    at: new Date().toISOString(),
+    items: [{ skillId: skill.id, rank: 0, similarity: 0.9 }],
+  });
 }
