@@ -183,6 +183,15 @@ describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserP
     }
     // Without --hook an empty goal is still a usage error.
     expect(cli(['recall', '--db', copyOf(learnedDb)]).code).toBe(2);
+    // The README's Claude Code hook names the agent's tools: a memory holding a shop's skills hands it none.
+    const coding = both(
+      learnedDb,
+      (db) => ['recall', '--hook', '--tools', 'Bash,Read,Edit,Write,Glob,Grep,Task,mcp__*', '--db', db],
+      {},
+      claudeCode(goals[0]),
+    );
+    expectSame(coding);
+    expect([coding.lean.code, coding.lean.stdout]).toEqual([0, '']);
     // A pasted log far over the 64 KiB a recall takes is recalled for by its beginning and end, not refused.
     const pasted = cli(
       ['recall', '--hook', '--db', copyOf(learnedDb)],

@@ -78,4 +78,14 @@ describe('recall for an agent that names its tools', () => {
     expect(phone[0]?.name).toMatch(/^fix-/);
     expect(await recallRows()).toBe(before + 1);
   });
+
+  it('takes a name ending in * for every tool it starts: a coding agent with its MCP servers gets no shop skill', async () => {
+    // A Claude Code agent: its own tools and any MCP server's (mcp__<server>__<tool>).
+    const coding = ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep', 'mcp__*'];
+    expect(await memory.recall(EXCHANGE, { tools: coding })).toEqual([]);
+    // A prefix that covers every step of the exchange serves it.
+    const prefixes = ['find_*', 'get_*', 'exchange_*'];
+    expect(exchange.toolSequence.every((t) => prefixes.some((p) => t.startsWith(p.slice(0, -1))))).toBe(true);
+    expect((await memory.recall(EXCHANGE, { tools: prefixes }))[0]?.name).toBe(exchange.name);
+  });
 });

@@ -1,3 +1,4 @@
+import { toolMatcher } from '../domain/tool-match.js';
 import type { SkillsmithConfig } from '../config/config.js';
 import { type Branch, branchesOf } from '../domain/branches.js';
 import { clip } from '../domain/context-pack.js';
@@ -434,14 +435,14 @@ export class RecallIndex {
   private async followable(hits: { id: string; score: number }[], tools: readonly string[]) {
     const unknown = hits.filter((h) => !this.ranks.has(h.id)).map((h) => h.id);
     if (unknown.length) await this.learnRanks(unknown);
-    const have = new Set(tools);
+    const has = toolMatcher(tools);
     const fits = new Map<string, boolean>();
     return hits.filter((h) => {
       const key = this.ranks.get(h.id)?.tools;
       if (key === undefined) return false;
       let ok = fits.get(key);
       if (ok === undefined) {
-        ok = key === '' || key.split('\n').every((t) => have.has(t));
+        ok = key === '' || key.split('\n').every(has);
         fits.set(key, ok);
       }
       return ok;

@@ -490,7 +490,8 @@ export function openApiDocument(version: string) {
               tools: {
                 type: 'array',
                 items: { type: 'string' },
-                description: 'The tools the agent has: only skills whose steps call none other are served',
+                description:
+                  'The tools the agent has (a name ending in * stands for every tool it starts): only skills whose steps call none other are served',
               },
             },
           }),

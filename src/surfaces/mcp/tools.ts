@@ -223,7 +223,9 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
           .min(1)
           .max(2000)
           .optional()
-          .describe('the names of the tools you have: only skills whose steps use none other come back'),
+          .describe(
+            'the names of the tools you have (a name ending in * stands for every tool it starts): only skills whose steps use none other come back',
+          ),
       },
       outputSchema: output.recalled,
       annotations: { readOnlyHint: false },

@@ -51,7 +51,7 @@ export const command: Command = {
   help: `  recall "GOAL" [--top-k N] [--tools A,B]
                               the skills a planner would get for this goal (when none matches: which came
                               nearest, and the threshold it missed); --tools: only skills whose steps use none but
-                              the agent's tools; --hook: the goal from stdin (Claude Code's UserPromptSubmit or
+                              the agent's tools (a name ending in * stands for every tool it starts: mcp__*); --hook: the goal from stdin (Claude Code's UserPromptSubmit or
                               Gemini CLI's BeforeAgent JSON, or plain text), nothing printed when none matches`,
   opens: 'memory',
   ifMissing: () => 'empty',
