@@ -105,6 +105,29 @@ describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserP
     expect(hooked.stdout).toBe(direct.stdout);
   });
 
+  it("reads no memory or configuration of the folder it runs in: a cloned repository's files do not reach the agent", () => {
+    // A repository that carries a memory of its own and a configuration that points the embedder at its server.
+    const repo = join(tmp, `repo-${++counter}`);
+    mkdirSync(repo, { recursive: true });
+    copyFileSync(learnedDb, join(repo, 'skillsmith.db'));
+    writeFileSync(
+      join(repo, 'skillsmith.config.json'),
+      JSON.stringify({ embedder: { provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'x' } }),
+    );
+    const home = { XDG_DATA_HOME: join(tmp, `home-${counter}`), SKILLSMITH_RECALL_DAEMON: '0' };
+    for (const env of [home, { ...home, SKILLSMITH_LEAN_RECALL: '0' }]) {
+      // The hook: the per-user memory (none yet), on the defaults: nothing to add, exit 0.
+      const hooked = cli(['recall', '--hook'], env, [], repo, claudeCode(goals[0]));
+      expect([hooked.code, hooked.stdout, hooked.stderr]).toEqual([0, '', '']);
+      // Run by a person in that folder, the same command line reads both (and fails on the configuration).
+      const typed = cli(['recall', goals[0]], env, [], repo);
+      expect(typed.stderr).toContain(join(repo, 'skillsmith.db'));
+    }
+    // Given explicitly, a project's memory is the hook's memory.
+    const chosen = cli(['recall', '--hook', '--db', join(repo, 'skillsmith.db')], home, [], repo, claudeCode(goals[0]));
+    expect([chosen.code, chosen.stdout.startsWith('## Relevant procedures from past runs')]).toEqual([0, true]);
+  });
+
   it('answers a hook while another process holds the memory for writing: the pack printed, exit 0, the record dropped', () => {
     const db = copyOf(learnedDb);
     const before = recallTrace(db);

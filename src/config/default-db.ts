@@ -17,14 +17,15 @@ export interface DbLocation {
 export function resolveDbLocation(
   flag: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd(),
+  /** The folder whose ./skillsmith.db is used when it exists; null: none (a hook, see `hookCwd`). */
+  cwd: string | null = process.cwd(),
   platform: NodeJS.Platform = process.platform,
   home: string = homedir(),
 ): DbLocation {
   if (flag) return { path: underHome(flag, home), reason: 'flag' };
   if (env.SKILLSMITH_DB) return { path: underHome(env.SKILLSMITH_DB, home), reason: 'SKILLSMITH_DB' };
-  const local = resolve(cwd, 'skillsmith.db');
-  if (existsSync(local)) return { path: local, reason: 'working directory' };
+  const local = cwd === null ? null : resolve(cwd, 'skillsmith.db');
+  if (local && existsSync(local)) return { path: local, reason: 'working directory' };
   return { path: perUserDbPath(env, platform, home), reason: 'per-user data directory' };
 }
 

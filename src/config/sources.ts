@@ -115,10 +115,12 @@ export function readConfigFile<T extends Settings = Record<string, unknown>>(pat
 export function configFilePath(
   flag: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
-  cwd = process.cwd(),
+  /** The folder whose ./skillsmith.config.json is read when it exists; null: none (a hook). */
+  cwd: string | null = process.cwd(),
 ): string | null {
   if (flag) return flag;
   if (env.SKILLSMITH_CONFIG?.trim()) return env.SKILLSMITH_CONFIG.trim();
+  if (cwd === null) return null;
   const local = resolve(cwd, CONFIG_FILE_NAME);
   return existsSync(local) ? local : null;
 }

@@ -5,7 +5,7 @@ import { FLAG_NAMES, parseCommandLine } from './options.js';
 import { commandHelp, help, ROUTES } from './routes.js';
 import { nearestName, parseErrorMessage } from './suggest.js';
 import { exitCode, writeErr } from './output.js';
-import { hookExitCode } from './hook-exit.js';
+import { hookExitCode } from './hook-rules.js';
 
 /** The full command line: parses it, routes to the command by name and returns its exit code (see main.ts). */
 export async function main(argv: string[]): Promise<number> {
@@ -52,7 +52,11 @@ async function runCommandLine(argv: string[]): Promise<number> {
     flags,
     // A hook's recall stays silent when there is nothing to add, a missing memory included.
     memory: async () =>
-      (memory ??= await memoryFromFlags(flags, { ifMissing: command.ifMissing?.(args) ?? null, quiet: !!flags.hook })),
+      (memory ??= await memoryFromFlags(flags, {
+        ifMissing: command.ifMissing?.(args) ?? null,
+        quiet: !!flags.hook,
+        hook: !!flags.hook,
+      })),
   };
   try {
     const wrong = command.usage?.(args, flags);

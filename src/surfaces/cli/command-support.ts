@@ -1,3 +1,4 @@
+import { workingFolder } from './hook-rules.js';
 import { escapeControl } from '../../domain/untrusted-text.js';
 import { ConfigError, loadConfig, type SkillsmithConfig } from '../../config/config.js';
 import { configFilePath, readConfigFile } from '../../config/sources.js';
@@ -37,7 +38,7 @@ export const processIo: CommandIo = {
 export function configFromFlags(
   flags: CommandFlags,
   env: NodeJS.ProcessEnv = process.env,
-  cwd = process.cwd(),
+  cwd: string | null = process.cwd(),
 ): SkillsmithConfig {
   const path = configFilePath(flags.config, env, cwd);
   let input = path ? readConfigFile(path) : {};
@@ -97,14 +98,19 @@ export async function memoryFromFlags(
     config?: unknown;
     'log-level'?: unknown;
   },
-  opts: { ifMissing?: 'empty' | 'fail' | null; quiet?: boolean } = {},
+  opts: { ifMissing?: 'empty' | 'fail' | null; quiet?: boolean; hook?: boolean } = {},
 ): Promise<Memory> {
   // The memory is named first, then the configuration is read (a bad one fails after saying which memory); a hook
-  // (`quiet`) says nothing unless something goes wrong.
+  // (`quiet`) says nothing unless something goes wrong, and reads nothing of the folder it runs in (workingFolder).
   const flag = typeof flags.db === 'string' ? flags.db : undefined;
-  const db = opts.quiet ? resolveDbLocation(flag).path : announcedDbPath(flag);
+  const cwd = workingFolder(opts.hook);
+  const db = opts.quiet ? resolveDbLocation(flag, process.env, cwd).path : announcedDbPath(flag);
   const namespace = typeof flags.namespace === 'string' ? flags.namespace : undefined;
-  const config = configFromFlags({ config: typeof flags.config === 'string' ? flags.config : undefined, namespace });
+  const config = configFromFlags(
+    { config: typeof flags.config === 'string' ? flags.config : undefined, namespace },
+    process.env,
+    cwd,
+  );
   const missing = !!opts.ifMissing && !dbExists(db);
   if (missing && opts.ifMissing === 'fail')
     throw new NotFoundError(

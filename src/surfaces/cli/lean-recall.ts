@@ -1,3 +1,4 @@
+import { workingFolder } from './hook-rules.js';
 import { resolve } from 'node:path';
 import { describeDbLocation, isPostgresUrl, resolveDbLocation } from '../../config/default-db.js';
 import { recallConfig } from '../../config/recall-config.js';
@@ -44,7 +45,7 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
   if (!request.goal) return 0;
   let input: Record<string, unknown>;
   try {
-    const path = configFilePath(flags.config);
+    const path = configFilePath(flags.config, process.env, workingFolder(flags.hook));
     input = path ? readConfigFile(path) : {};
   } catch {
     return null;
@@ -52,7 +53,7 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
   if (flags.namespace) input = { ...input, namespace: flags.namespace };
   const config = recallConfig(input);
   if (!config) return null;
-  const location = resolveDbLocation(flags.db);
+  const location = resolveDbLocation(flags.db, process.env, workingFolder(flags.hook));
   const logLevel = (flags['log-level'] as LogLevel | undefined) ?? 'warn';
   // Said as the full CLI says it: the memory is named first (a hook says nothing of it).
   const announce = async () => {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { hookExitCode } from './hook-exit.js';
+import { hookExitCode } from './hook-rules.js';
 import { leanRecall, leanRecallArgs } from './lean-recall.js';
 
 /*
