@@ -40,7 +40,8 @@ function good(id: string, extra: Record<string, unknown> = {}) {
 
 describe('normalized JSONL', () => {
   it('keeps every valid line and reports each bad line with its 1-based number and a reason naming the problem', () => {
-    const oversized = line(good('too-big', { goal: 'x'.repeat(5000) }));
+    // Over 16 times the limit: refused unread (a record a few times over it has its long texts cut, below).
+    const oversized = line(good('too-big', { goal: 'x'.repeat(70_000) }));
     const text = [
       line(good('s1')), // 1
       '', // 2 (blank)
@@ -85,6 +86,34 @@ describe('normalized JSONL', () => {
     expect(parsed.problems[2].reason).toMatch(/reward/);
     expect(parsed.problems[3].reason.length).toBeGreaterThan(0);
     expect(parsed.problems[4].reason).toMatch(/session_id/);
+  });
+
+  it('cuts the long texts of a record over the byte limit (a file the agent wrote) and keeps it, with a note', () => {
+    const written = 'y'.repeat(9000);
+    const text = [
+      line(good('s1')),
+      line(
+        good('wrote-a-file', {
+          steps: [{ tool: 'Write', args: { file_path: '/r/big.txt', content: written }, result: 'ok' }],
+        }),
+      ),
+    ].join('\n');
+    const parsed = parseCaptureText(text, opts({ maxRecordBytes: 4096, resultChars: 500 }));
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.sessions.map((s) => s.id)).toEqual(['s1', 'wrote-a-file']);
+    expect(parsed.sessions[1].calls[0].args).toEqual({
+      file_path: '/r/big.txt',
+      content: `${'y'.repeat(500)}… (8,500 characters cut)`,
+    });
+    expect(parsed.notes).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 2,
+        reason: expect.stringMatching(
+          /^record is \d+ bytes, over the 4096-byte limit: its 1 longest text\(s\) were cut to 500 characters$/,
+        ),
+      },
+    ]);
   });
 
   it('refuses a session whose tool has a name no tool-calling API gives (space, backtick, markup), in any format, keeping the rest', () => {

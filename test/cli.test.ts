@@ -165,11 +165,14 @@ describe('skillsmith ingest', () => {
     expect(cli(['ingest', earlier, '--db', db]).code).toBe(0);
     const earlierId = (JSON.parse(sampleLines[10]) as { session_id: string }).session_id;
 
+    // Over the limit in many short texts (a long text alone would be cut to size, and the record kept).
     const huge = JSON.stringify({
       session_id: 'huge-session',
       goal: 'An oversized record',
       success: true,
-      steps: [{ tool: 'dump', args: {}, result: 'x'.repeat(4 * 1024 * 1024 + 100), ok: true }],
+      steps: [
+        { tool: 'dump', args: { parts: Array.from({ length: 500_000 }, (_, i) => `p${i}`) }, result: 'x', ok: true },
+      ],
     });
     expect(Buffer.byteLength(huge)).toBeGreaterThan(4 * 1024 * 1024);
     const file = join(tmp, `mixed-${dbCounter}.jsonl`);

@@ -4,7 +4,7 @@ import { autogenMessagesOf, fromAutogen } from './autogen.js';
 import { fromLangChainMessages, langchainMessagesOf } from './langchain-messages.js';
 import { anthropicSessions, hasAnthropicMarkers } from './anthropic-messages.js';
 import { answeredByExit } from '../domain/commands.js';
-import { depthReason, exceedsDepth } from '../domain/json-limits.js';
+import { clipLongStrings, depthReason, exceedsDepth } from '../domain/json-limits.js';
 import { countUnread, isObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
 import { hasOpenAiMarkers, isOpenAiConversation, openAiSessions } from './openai-messages.js';
@@ -51,6 +51,9 @@ import type {
 } from './types.js';
 import { InputError } from '../errors/input-error.js';
 import { toolNameProblem } from '../domain/tool-name.js';
+
+/** A record up to this many times the byte limit is read and its long texts cut; a larger one is refused. */
+const OVERSIZE_FACTOR = 16;
 
 export type { DetectedFormat, IngestFormat } from './types.js';
 
@@ -193,11 +196,13 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       const line = raw.trim();
       if (!line) return;
       const lineNo = i + 1;
-      if (Buffer.byteLength(line) > opts.maxRecordBytes) {
+      const bytes = Buffer.byteLength(line);
+      // Over the limit, and not so far over that reading it is a risk: its long texts are cut (below).
+      if (bytes > opts.maxRecordBytes * OVERSIZE_FACTOR) {
         problems.push({
           file: opts.file,
           line: lineNo,
-          reason: `record is ${Buffer.byteLength(line)} bytes, over the ${opts.maxRecordBytes}-byte limit`,
+          reason: `record is ${bytes} bytes, over the ${opts.maxRecordBytes}-byte limit`,
         });
         return;
       }
@@ -212,6 +217,24 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       if (exceedsDepth(value)) {
         problem(lineNo, '', depthReason('record'));
         return;
+      }
+      if (bytes > opts.maxRecordBytes) {
+        // A file an agent wrote, a log it read: the record keeps its shape, its long texts cut as results are.
+        const clipped = clipLongStrings(value, opts.resultChars);
+        if (Buffer.byteLength(JSON.stringify(clipped.value)) > opts.maxRecordBytes) {
+          problems.push({
+            file: opts.file,
+            line: lineNo,
+            reason: `record is ${bytes} bytes, over the ${opts.maxRecordBytes}-byte limit`,
+          });
+          return;
+        }
+        value = clipped.value;
+        notes.push({
+          file: opts.file,
+          line: lineNo,
+          reason: `record is ${bytes} bytes, over the ${opts.maxRecordBytes}-byte limit: its ${clipped.cut} longest text(s) were cut to ${opts.resultChars} characters`,
+        });
       }
       lines.push({ value: asConversation(value), line: lineNo });
     });

@@ -74,3 +74,36 @@ function bound(v: unknown, depthLeft: number, budget: number): number {
   }
   return bytes;
 }
+
+/**
+ * `value` with every string longer than `maxChars` cut to that many characters and a note of what was cut
+ * (`… (4,998,000 characters cut)`), and how many were cut. Iterative, for a value already held to MAX_JSON_DEPTH: a
+ * record over the byte limit whose size is in a few long texts (a file an agent wrote, a log it read) keeps its
+ * shape.
+ */
+export function clipLongStrings(value: unknown, maxChars: number): { value: unknown; cut: number } {
+  let cut = 0;
+  const clip = (s: string) => {
+    if (s.length <= maxChars) return s;
+    cut++;
+    return `${s.slice(0, maxChars)}… (${(s.length - maxChars).toLocaleString('en-US')} characters cut)`;
+  };
+  if (typeof value === 'string') return { value: clip(value), cut };
+  if (value === null || typeof value !== 'object') return { value, cut };
+  const root: unknown = Array.isArray(value) ? [...value] : { ...(value as object) };
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const node = stack.pop() as Record<string, unknown> | unknown[];
+    const keys = Array.isArray(node) ? node.keys() : Object.keys(node);
+    for (const k of keys) {
+      const v = (node as Record<string | number, unknown>)[k];
+      if (typeof v === 'string') (node as Record<string | number, unknown>)[k] = clip(v);
+      else if (v !== null && typeof v === 'object') {
+        const copy: unknown = Array.isArray(v) ? [...v] : { ...(v as object) };
+        (node as Record<string | number, unknown>)[k] = copy;
+        stack.push(copy);
+      }
+    }
+  }
+  return { value: root, cut };
+}
