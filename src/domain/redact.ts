@@ -33,6 +33,12 @@ export function isMarker(value: string): boolean {
   return /^\[REDACTED:[a-z_]+\]$/.test(value);
 }
 
+/** A marker of personal data (`[REDACTED:email]`), which a lookup may have shown: not a credential's. */
+export function isPersonalMarker(value: string): boolean {
+  const m = /^\[REDACTED:([a-z_]+)\]$/.exec(value);
+  return !!m && PERSONAL.has(m[1]!);
+}
+
 /** The redaction markers a text holds anywhere (`[REDACTED:phone]` inside a record), each as often as it occurs. */
 export function markersIn(text: string): string[] {
   return text.includes('[REDACTED:') ? (text.match(/\[REDACTED:[a-z_]+\]/g) ?? []) : [];

@@ -91,6 +91,16 @@ describe('resultLeaves', () => {
     });
   });
 
+  it('never traces a redacted credential to a result: every redacted key reads the same', () => {
+    const calls = [
+      call(0, 'get_order_details', { order_id: '#W1' }, '{"order_id": "#W1", "stripe": "[REDACTED:api_key]"}'),
+      call(1, 'refund_order', { order_id: '#W1', api_key: '[REDACTED:api_key]' }, 'Refunded.'),
+    ];
+    const origins = argumentOrigins(calls).get(1)!;
+    expect(origins.get('order_id')).toBe('user');
+    expect(origins.has('api_key')).toBe(false);
+  });
+
   it('traces a redacted value to the latest result that showed one of its kind, never the first with any', () => {
     const calls = [
       call(0, 'email.search_emails', { query: 'Board' }, "[{'email_id': '00000120', 'sender': '[REDACTED:email]'}]"),

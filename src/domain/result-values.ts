@@ -5,7 +5,7 @@
  * exact value first appeared (or, for a text no field held whole, the text it is a piece of), or the user when no
  * earlier result held it. Pure.
  */
-import { isMarker, markersIn } from './redact.js';
+import { isMarker, isPersonalMarker, markersIn } from './redact.js';
 import type { ToolCall } from './types.js';
 
 /** One scalar of a result: its dot path (`[]` for any element of a list, `*` for an id used as a key) and value. */
@@ -401,12 +401,14 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
       // When no earlier result showed a marker of its kind, none held the value: it is the user's, as any value that
       // appeared first as an argument (after a result capture cut, only if the request holds one). When results did,
       // it is the latest one's (the directory lookup made to find the address), if that one showed it in a single
-      // field, no result was cut since, and the request holds none. Else unknown.
+      // field, no result was cut since, and the request holds none. Else unknown. A credential (`[REDACTED:api_key]`)
+      // is never traced to a result: every redacted key reads the same, and an agent told to take one from a
+      // lookup's field would pass whatever secret that field held.
       if (typeof v === 'string' && isMarker(v)) {
         const latest = lastShown.get(v);
         if (!markersShown.has(v)) {
           if (!cut || request.includes(v)) sources.set(arg, ['user']);
-        } else if (latest && !request.includes(v)) sources.set(arg, [latest]);
+        } else if (latest && isPersonalMarker(v) && !request.includes(v)) sources.set(arg, [latest]);
         continue;
       }
       // Per source: how many of the argument's values it holds, and how early it first held one.
