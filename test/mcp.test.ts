@@ -148,6 +148,15 @@ describe.each([
     expect(exchange.sourceSessionCount).toBe(stored.sourceSessions.length);
     expect(exchange.sourceSessionCount).toBeGreaterThan(10);
     for (const s of skills) expect(s).not.toHaveProperty('sourceSessions');
+    // A status none has: said as such, not as an empty memory.
+    const retired = (await client.callTool({
+      name: 'list_skills',
+      arguments: { status: ['retired'] },
+    })) as CallToolResult;
+    expect([text(retired), (retired.structuredContent as { skills: unknown[] }).skills]).toEqual([
+      'None of the 6 skill(s) has the status retired.',
+      [],
+    ]);
   });
 
   it('records a session call by call, then compiles a skill from it (dry run, then commit) and serves it as a resource', async () => {

@@ -378,14 +378,17 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       annotations: { readOnlyHint: true },
     },
     async (a) => {
-      const skills = (await memory.skills.list({ corpus: a.corpus, includeSuperseded: a.include_superseded })).filter(
-        (s) => !a.status || a.status.includes(s.status),
-      );
+      const all = await memory.skills.list({ corpus: a.corpus, includeSuperseded: a.include_superseded });
+      const skills = all.filter((s) => !a.status || a.status.includes(s.status));
       const lines = skills.map(
         (s) =>
           `${s.name} [${s.status}${s.enabled ? '' : ', disabled'}${s.corpus === 'external' ? ', imported' : ''}] eta ${s.eta.toFixed(2)}, ${s.successCount}/${s.attemptCount}: ${s.description}`,
       );
-      return answer(lines.length ? lines.join('\n') : 'No skills yet.', { skills: skills.map(skillSummaryJson) });
+      // A filter that matched none says so: the memory may hold other skills.
+      const none = all.length
+        ? `None of the ${all.length} skill(s) has the status ${a.status?.join(' or ')}.`
+        : 'No skills yet.';
+      return answer(lines.length ? lines.join('\n') : none, { skills: skills.map(skillSummaryJson) });
     },
   );
 
