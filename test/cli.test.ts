@@ -947,5 +947,14 @@ describe('usage', () => {
     expect(r.stdout).toContain('--format F');
     expect(r.stdout).not.toContain('skills export --out');
     expect(r.stdout).toContain('Every command: skillsmith --help');
+    // mcp says its listening flags, and refuses them without --http instead of serving stdio regardless.
+    expect(cli(['mcp', '--help']).stdout).toMatch(
+      /mcp \[--http \[--host H\] \[--port N\] \[--token T\] \[--require-token\]\]/,
+    );
+    const stray = cli(['mcp', '--port', '7713']);
+    expect([stray.code, stray.stderr.split('\n')[0]]).toEqual([
+      2,
+      'skillsmith: --host, --port, --token and --require-token go with --http (over stdio nothing listens)',
+    ]);
   });
 });

@@ -54,7 +54,15 @@ export async function mcpCommand(
 /** `skillsmith mcp`: opens its own memory and runs until the client or Ctrl-C stops it. */
 export const command: Command = {
   name: 'mcp',
-  help: `  mcp [--http --port N]       MCP server over stdio (or streamable HTTP at /mcp)`,
+  help: `  mcp [--http [--host H] [--port N] [--token T] [--require-token]]
+                              MCP server over stdio for the client that starts it; --http: over streamable
+                              HTTP at /mcp instead (127.0.0.1:7701 by default; --host, --port, --token and
+                              --require-token as for serve)`,
   opens: 'self',
+  // Listening flags without --http would be dropped without a word: the server would speak stdio.
+  usage: (_args, flags) =>
+    !flags.http && (['host', 'port', 'token', 'require-token'] as const).some((f) => flags[f] !== undefined)
+      ? '--host, --port, --token and --require-token go with --http (over stdio nothing listens)'
+      : null,
   run: (args, { flags }) => mcpCommand(args, flags),
 };
