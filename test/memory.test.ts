@@ -183,6 +183,53 @@ describe('recording sessions as they happen', () => {
   });
 });
 
+describe('ingesting whole sessions', () => {
+  it('names each session that is not one, with its reason, and stores the rest of the batch', async () => {
+    const memory = await openMemory({ db: tempDbPath(), auditFile: null });
+    onTestFinished(() => memory.close());
+    const session = (id: string, over: Record<string, unknown> = {}) =>
+      ({
+        id,
+        namespace: 'default',
+        goal: 'Refund order #W1001',
+        outcome: 'success',
+        reward: null,
+        agentId: null,
+        source: 'library',
+        startedAt: '2026-12-01T10:00:00.000Z',
+        endedAt: null,
+        labels: null,
+        calls: [
+          {
+            position: 0,
+            tool: 'get_order_details',
+            args: {},
+            result: '{}',
+            ok: true,
+            error: null,
+            durationMs: null,
+            at: null,
+          },
+        ],
+        ...over,
+      }) as never;
+    const r = await memory.ingest([
+      session('good-1'),
+      session('bad-outcome', { outcome: 'done' }),
+      session('no-start', { startedAt: undefined }),
+      session('bad-tool', { calls: [{ position: 0, tool: 'get order', args: {}, result: '', ok: true }] }),
+      session('good-2'),
+    ]);
+    expect(r.inserted).toBe(2);
+    expect(r.problems?.map((p) => [p.index, p.reason.split(':')[0]])).toEqual([
+      [1, 'outcome must be one of success, failure, unknown, got "done"'],
+      [2, 'startedAt must be a time (an ISO 8601 string)'],
+      [3, 'calls[0].tool'],
+    ]);
+    expect(await memory.sessions.count()).toBe(2);
+  });
+});
+
 describe('closing a memory', () => {
   it('waits for a pass it was asked for, which ends and lets go of its lock; a second close is a no-op', async () => {
     const db = tempDbPath();

@@ -558,7 +558,15 @@ function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPe
   if (!s || typeof s !== 'object' || typeof s.id !== 'string' || !s.id || typeof s.goal !== 'string')
     return 'not a session (needs id, goal and calls)';
   if (s.id.length > 500) return `id is ${s.id.length} characters, over 500`;
+  if (typeof s.namespace !== 'string' || !s.namespace) return 'namespace must be a non-empty string';
+  if (!OUTCOMES.includes(s.outcome))
+    return `outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(s.outcome)}`;
+  if (typeof s.startedAt !== 'string' || !s.startedAt) return 'startedAt must be a time (an ISO 8601 string)';
   if (!Array.isArray(s.calls)) return 'calls must be an array';
+  for (const [i, c] of s.calls.entries()) {
+    const wrong = toolNameProblem(c?.tool);
+    if (wrong) return `calls[${i}].tool: ${wrong}`;
+  }
   if (s.calls.length > limits.maxCallsPerSession)
     return `${s.calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`;
   // One walk bounds the whole record's depth and size. Only a record near a limit (or one the walk cannot

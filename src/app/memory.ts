@@ -283,8 +283,10 @@ export class Memory {
   }
 
   /**
-   * Stores whole sessions; a session id already stored is left untouched (idempotent). A session over the
-   * limits (calls per session, record size, nesting depth) is not stored and is named in `problems`.
+   * Stores whole sessions, each in its own `namespace` (a memory opened on another namespace does not count or
+   * learn from them); a session id already stored is left untouched (idempotent). A session that is not one (no
+   * outcome among success, failure and unknown, no start time, a tool name no API gives) or is over the limits
+   * (calls per session, record size, nesting depth) is not stored and is named in `problems`; the others are.
    */
   ingest(
     sessions: Session[],
