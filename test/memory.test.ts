@@ -138,6 +138,12 @@ describe('recording sessions as they happen', () => {
     await s.end('success', 1);
     const stored = await memory.sessions.get('end-retry');
     expect([stored?.outcome, stored?.reward, stored?.calls.length]).toEqual(['success', 1, 2]);
+    // Reported later: the same report is a no-op, another reward is a change and refused, a bad outcome is named.
+    expect(await memory.reportOutcome('end-retry', 'success', { reward: 1 })).toEqual({ credited: [] });
+    await expect(memory.reportOutcome('end-retry', 'success', { reward: 0.2 })).rejects.toThrow(
+      'session end-retry already ended as success with reward 1; a reported outcome is not changed',
+    );
+    await expect(memory.reportOutcome('end-retry', 'great' as never)).rejects.toThrow(InputError);
   });
 
   it('a recall for a session needs it recorded and running: an id no session holds yet would credit a later one', async () => {

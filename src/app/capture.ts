@@ -448,6 +448,11 @@ export class Capture {
     outcome: Outcome,
     opts: { reward?: number | null; namespace?: string } = {},
   ): Promise<{ credited: string[] }> {
+    if (!OUTCOMES.includes(outcome))
+      throw new InputError(`outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(outcome)}`);
+    const reward = opts.reward;
+    if (reward != null && !(typeof reward === 'number' && reward >= 0 && reward <= 1))
+      throw new InputError(`reward must be a number in [0,1], got ${JSON.stringify(reward)}`);
     // Memory off: no session was stored, and no skill is credited.
     if (!this.ctx.storing) return { credited: [] };
     const store = this.ctx.requireStore();
@@ -458,7 +463,12 @@ export class Capture {
     // A reported outcome is final: the same report again is a no-op; a different one is refused (it would
     // flip the outcome after the recalled skills were credited). A judged or unknown outcome may be replaced.
     if (session.endedAt && session.outcome !== 'unknown' && (session.outcomeSource ?? 'reported') === 'reported') {
-      if (session.outcome === outcome) return { credited: [] };
+      // The same report again is a no-op; with another reward it is a change, refused as any other.
+      if (session.outcome === outcome && (reward == null || reward === session.reward)) return { credited: [] };
+      if (session.outcome === outcome)
+        throw new SessionStateError(
+          `session ${sessionId} already ended as ${outcome} with reward ${session.reward ?? 'none'}; a reported outcome is not changed`,
+        );
       throw new SessionStateError(
         `session ${sessionId} already ended as ${session.outcome}; a reported outcome is not changed`,
       );
