@@ -595,11 +595,17 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(got?.reward).toBe(0.75);
           expect(got?.endedAt).toBe('2025-01-01T00:09:00.000Z');
           expect(got?.calls).toHaveLength(2);
+          // Ended (here, or by another process's recorder): a later call is refused, not added to the judged run.
+          await expect(store.appendCall('default', 'live-1', call(2, 'late_call'))).rejects.toThrow(
+            'session live-1 already ended (success); record into a new session',
+          );
+          expect((await store.getSession('default', 'live-1'))?.calls).toHaveLength(2);
         });
 
         it('concurrent appends of the same positions store each call exactly once', async () => {
           const { calls: _c, ...head } = session('default', 'race', 'Race');
-          await store.beginSession(head);
+          // A live session: not ended yet.
+          await store.beginSession({ ...head, outcome: 'unknown', reward: null, endedAt: null });
           const attempts = [];
           for (let round = 0; round < 3; round++)
             for (let p = 0; p < 20; p++) attempts.push(store.appendCall('default', 'race', call(p, `tool_${p}`)));

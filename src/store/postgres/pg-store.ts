@@ -7,7 +7,7 @@ import { newestVersion, refuseNewerSchema, upgradedFrom } from '../schema-versio
 import { callRowValues, json, sessionRowValues, SESSION_COLUMNS, CALL_COLUMNS } from '../rows.js';
 import { pgDialect } from '../sql/dialect.js';
 import { CALL_TYPES, sqlPlan, type Query, type QueryResult, type Script } from '../sql/plan.js';
-import { type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
+import { endedReason, type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
 import type { ServedSkill, Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
@@ -158,7 +158,7 @@ const BEGIN_SESSION_SQL = `WITH l AS (SELECT pg_advisory_xact_lock(hashtextexten
 
 const APPEND_CALL_SQL = `INSERT INTO tool_calls (${CALL_COLUMNS.join(', ')})
   SELECT ${CALL_TYPES.map((t, i) => `$${i + 1}::${t}`).join(', ')}
-  WHERE EXISTS (SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2)
+  WHERE EXISTS (SELECT 1 FROM sessions WHERE namespace = $1 AND id = $2 AND ended_at IS NULL)
   ON CONFLICT DO NOTHING`;
 
 /**
@@ -372,6 +372,7 @@ export class PgStore extends SqlStore implements Store {
         throw new SessionStateError(
           `session ${sessionId} is not open in namespace ${namespace}: call beginSession first`,
         );
+      if (known.rows[0].ended_at) throw new SessionStateError(endedReason(sessionId, known.rows[0].outcome));
     }
   }
 

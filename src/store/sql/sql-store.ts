@@ -68,6 +68,11 @@ import {
 import type { Query, Script, SqlPlan } from './plan.js';
 
 /** A recall as `recordRecall` takes it, with its namespace: what a driver keeps until it writes it. */
+/** Why a call was not appended to a session that has ended (by this process or another). */
+export function endedReason(sessionId: string, outcome: string): string {
+  return `session ${sessionId} already ended (${outcome}); record into a new session`;
+}
+
 export type RecallRecord = { namespace: string } & Parameters<Store['recordRecall']>[1];
 
 /** What a write script returns: its answer and the audit records and events to append in its transaction. */

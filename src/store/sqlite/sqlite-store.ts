@@ -9,7 +9,7 @@ import { SessionStateError } from '../../errors/session-state-error.js';
 import { callRowValues, json, outlinesFromRows, sessionRowValues, type Row } from '../rows.js';
 import { sqliteDialect } from '../sql/dialect.js';
 import { sqlPlan, type Query, type QueryResult, type Script } from '../sql/plan.js';
-import { type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
+import { endedReason, type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
 import type { Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
@@ -268,10 +268,13 @@ export class SqliteStore extends SqlStore implements Store {
   }
 
   async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void> {
-    if (this.exec({ sql: plan.sessionById, params: [namespace, sessionId] }).rows.length === 0)
+    const [row] = this.exec({ sql: plan.sessionById, params: [namespace, sessionId] }).rows;
+    if (!row)
       throw new SessionStateError(
         `session ${sessionId} is not open in namespace ${namespace}: call beginSession first`,
       );
+    // Another process (or recorder) may have ended it: a call after the end is no part of the run it judged.
+    if (row.ended_at) throw new SessionStateError(endedReason(sessionId, String(row.outcome)));
     for (const q of plan.insertCalls([callRowValues(namespace, sessionId, call, sqliteDialect.bool)])) this.exec(q);
   }
 
