@@ -308,10 +308,8 @@ export class Capture {
         }
       },
       end: async (outcome, reward = null, o = {}) => {
-        if (!OUTCOMES.includes(outcome))
-          throw new InputError(`end: outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(outcome)}`);
-        if (reward != null && !(typeof reward === 'number' && reward >= 0 && reward <= 1))
-          throw new InputError(`end: reward must be a number in [0,1], got ${JSON.stringify(reward)}`);
+        const wrong = outcomeProblem(outcome, reward);
+        if (wrong) throw new InputError(`end: ${wrong}`);
         // Once: a second end would flip the outcome after the recalled skills were credited.
         if (ended) throw new SessionStateError(`session ${id} already ended; an outcome is reported once`);
         ended = true;
@@ -344,9 +342,9 @@ export class Capture {
         if (ended) throw new SessionStateError(`session ${id} already ended; record into a new session`);
         this.prepareCall(id, c, position++);
       },
-      end: async (outcome) => {
-        if (!OUTCOMES.includes(outcome))
-          throw new InputError(`end: outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(outcome)}`);
+      end: async (outcome, reward = null) => {
+        const wrong = outcomeProblem(outcome, reward);
+        if (wrong) throw new InputError(`end: ${wrong}`);
         if (ended) throw new SessionStateError(`session ${id} already ended; an outcome is reported once`);
         ended = true;
       },
@@ -448,11 +446,9 @@ export class Capture {
     outcome: Outcome,
     opts: { reward?: number | null; namespace?: string } = {},
   ): Promise<{ credited: string[] }> {
-    if (!OUTCOMES.includes(outcome))
-      throw new InputError(`outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(outcome)}`);
     const reward = opts.reward;
-    if (reward != null && !(typeof reward === 'number' && reward >= 0 && reward <= 1))
-      throw new InputError(`reward must be a number in [0,1], got ${JSON.stringify(reward)}`);
+    const wrong = outcomeProblem(outcome, reward);
+    if (wrong) throw new InputError(wrong);
     // Memory off: no session was stored, and no skill is credited.
     if (!this.ctx.storing) return { credited: [] };
     const store = this.ctx.requireStore();
@@ -564,13 +560,22 @@ export class Capture {
 }
 
 /** Why a session handed to `ingest` cannot be stored (over a limit), or null. */
+/** What is wrong with an outcome and its reward as a caller reports them, or null: one of OUTCOMES, a reward in [0,1]. */
+function outcomeProblem(outcome: unknown, reward: unknown): string | null {
+  if (!OUTCOMES.includes(outcome as Outcome))
+    return `outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(outcome)}`;
+  if (reward != null && !(typeof reward === 'number' && reward >= 0 && reward <= 1))
+    return `reward must be a number in [0,1], got ${JSON.stringify(reward)}`;
+  return null;
+}
+
 function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPerSession: number }): string | null {
   if (!s || typeof s !== 'object' || typeof s.id !== 'string' || !s.id || typeof s.goal !== 'string')
     return 'not a session (needs id, goal and calls)';
   if (s.id.length > 500) return `id is ${s.id.length} characters, over 500`;
   if (typeof s.namespace !== 'string' || !s.namespace) return 'namespace must be a non-empty string';
-  if (!OUTCOMES.includes(s.outcome))
-    return `outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(s.outcome)}`;
+  const wrongOutcome = outcomeProblem(s.outcome, s.reward);
+  if (wrongOutcome) return wrongOutcome;
   if (typeof s.startedAt !== 'string' || !s.startedAt) return 'startedAt must be a time (an ISO 8601 string)';
   if (!Array.isArray(s.calls)) return 'calls must be an array';
   for (const [i, c] of s.calls.entries()) {

@@ -49,13 +49,11 @@ export class LiveSessions {
   }
 
   /**
-   * Opens the session `sessionId` for `goal` when it is neither open nor stored (a recall at the start of a task,
-   * before any call); a stored one that ended is refused. Its calls are then recorded under the same id.
+   * The recorder of session `sessionId`, opened for `goal` when it is neither open nor stored (a recall at the start
+   * of a task, before any call); a stored one that ended is refused. Its calls are then recorded under the same id.
    */
-  begin(sessionId: string, goal: string, agentId?: string): Promise<void> {
-    return this.inOrder(sessionId, async () => {
-      await this.recorder({ sessionId, goal, agentId, tool: '' });
-    });
+  begin(sessionId: string, goal: string, agentId?: string): Promise<SessionRecorder> {
+    return this.inOrder(sessionId, () => this.recorder({ sessionId, goal, agentId, tool: '' }));
   }
 
   /**

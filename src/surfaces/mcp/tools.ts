@@ -233,8 +233,10 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     async (a) => {
       // A recall for a session is its trial when it ends: a new id starts the session with this goal (a recall at the
       // start of a task comes before any call); a stored one must still be running.
-      if (a.session_id) await live.begin(a.session_id, a.goal);
-      const skills = await memory.recall(a.goal, { topK: a.top_k, sessionId: a.session_id, tools: a.tools });
+      // The recorder recalls for its own session (read once, when it opened), as the library's recorder does.
+      const recorder = a.session_id ? await live.begin(a.session_id, a.goal) : null;
+      const opts = { topK: a.top_k, tools: a.tools };
+      const skills = recorder ? await recorder.recall(a.goal, opts) : await memory.recall(a.goal, opts);
       const context = memory.formatContext(skills);
       const data = {
         skill_ids: skills.map((s) => s.id),
