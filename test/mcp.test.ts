@@ -123,6 +123,8 @@ describe.each([
         expect((schema as { description?: string }).description, `${t.name}.${arg}`).toBeTruthy();
     const record = tools.find((t) => t.name === 'record_tool_call')!;
     expect(record.inputSchema.required).toEqual(['tool']);
+    // Clients can see that an argument outside the list is refused.
+    for (const t of tools) expect(t.inputSchema.additionalProperties, t.name).toBe(false);
     expect(Object.keys(record.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(['session_id', 'goal', 'tool', 'args', 'result', 'ok']),
     );
@@ -450,6 +452,12 @@ describe.each([
       /no session no-such-session/,
     );
     expect(await toolError(client, 'no_such_tool', {})).toMatch(/no_such_tool not found/);
+    // A misspelt argument is named, with the ones the tool takes, not dropped: sessionId would have recorded the
+    // call in a new session.
+    expect(await toolError(client, 'record_tool_call', { sessionId: 's-1', goal: 'g', tool: 't' })).toMatch(
+      /unknown argument sessionId: this tool takes session_id, goal, tool/,
+    );
+    expect(await toolError(client, 'list_skills', { limit: 3 })).toMatch(/unknown argument limit/);
     expect((await client.listTools()).tools).toHaveLength(11);
   });
 

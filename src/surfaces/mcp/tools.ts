@@ -10,6 +10,20 @@ import { neutraliseInstructions } from '../../domain/untrusted-text.js';
 const sessionId = z.string().min(1).max(500);
 const status = z.enum(['probationary', 'active', 'retired']);
 
+/**
+ * A tool's arguments, unknown names refused: a client that sends `sessionId` for `session_id` is told so (and the
+ * listed schema says additionalProperties: false), rather than having the argument dropped without a word.
+ */
+function strictArgs<S extends z.ZodRawShape>(shape: S) {
+  const known = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown argument${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}: this tool takes ${known.length ? known.join(', ') : 'no arguments'}`
+        : undefined,
+  });
+}
+
 /** A skill a synthesis pass wrote, as its report names it. */
 const skillRef = z.object({ id: z.string(), name: z.string(), version: z.string(), cluster: z.string() });
 
@@ -139,7 +153,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       description:
         'Store one tool call of the current session as it happens. The first call of a session must carry its goal; ' +
         'omit session_id there to get a new one back, and pass it on every later call.',
-      inputSchema: {
+      inputSchema: strictArgs({
         session_id: sessionId
           .optional()
           .describe('the session this call belongs to (omit on the first call to start one)'),
@@ -156,7 +170,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         error: z.string().max(4000).optional().describe('the error message of a failed call'),
         duration_ms: z.number().int().min(0).optional().describe('how long the call took, in milliseconds'),
         agent_id: z.string().max(200).optional().describe('which agent of a fleet recorded the session'),
-      },
+      }),
       outputSchema: output.recorded,
       annotations: { readOnlyHint: false, idempotentHint: false },
     },
@@ -182,13 +196,13 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       title: 'End a session',
       description:
         'Close a session with its outcome. With success or failure, every skill recalled for the session gets a trial.',
-      inputSchema: {
+      inputSchema: strictArgs({
         session_id: sessionId.describe('the session record_tool_call returned'),
         outcome: z
           .enum(['success', 'failure', 'unknown'])
           .describe('whether the task was done (unknown: not known yet; report it later over REST or the CLI)'),
         reward: z.number().min(0).max(1).optional().describe('optional reward in [0,1]'),
-      },
+      }),
       outputSchema: output.ended,
       annotations: { readOnlyHint: false },
     },
@@ -206,7 +220,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         'The procedures learned from past runs that fit this goal, as a context pack to put in the prompt, with their ids. ' +
         'Pass session_id so the outcome of the session counts as a trial of the skills served, and tools (the names ' +
         'of the tools you have) to get only skills whose steps you can take.',
-      inputSchema: {
+      inputSchema: strictArgs({
         goal: z
           .string()
           .min(1)
@@ -226,7 +240,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
           .describe(
             'the names of the tools you have (a name ending in * stands for every tool it starts): only skills whose steps use none other come back',
           ),
-      },
+      }),
       outputSchema: output.recalled,
       annotations: { readOnlyHint: false },
     },
@@ -268,7 +282,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         'Run a synthesis pass over the sessions recorded since the last one: groups of similar successful sessions ' +
         'become skills (or update, reinforce or supersede the ones they match). Call it after end_session when ' +
         'the server does not learn by itself (synthesis.auto). dry_run shows what would change and writes nothing.',
-      inputSchema: { dry_run: z.boolean().optional().describe('show what a pass would do; write nothing') },
+      inputSchema: strictArgs({ dry_run: z.boolean().optional().describe('show what a pass would do; write nothing') }),
       outputSchema: output.synthesized,
       annotations: { readOnlyHint: false, idempotentHint: true },
     },
@@ -288,7 +302,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       description:
         'Distil one skill from the given sessions, or from the stored sessions whose goals match a cue. A dry run (nothing ' +
         'written) unless commit is true; the answer shows the SKILL.md and what would happen (add, update, supersede, skip).',
-      inputSchema: {
+      inputSchema: strictArgs({
         session_ids: z
           .array(sessionId)
           .min(1)
@@ -302,7 +316,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
           .optional()
           .describe('a goal-like text: the nearest stored cluster provides the sessions'),
         commit: z.boolean().optional().describe('write the skill (default false: dry run)'),
-      },
+      }),
       outputSchema: output.compiled,
       annotations: { readOnlyHint: false },
     },
@@ -334,14 +348,14 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       title: 'Give feedback on a skill',
       description:
         "A trial result (pass/fail), a thumbs up/down, or a reward in [0,1] for a skill; it moves the skill's eta and status.",
-      inputSchema: {
+      inputSchema: strictArgs({
         skill: z.string().min(1).max(200).describe('skill name or id'),
         signal: z
           .enum(['pass', 'fail', 'up', 'down', 'reward'])
           .describe('pass/fail: a trial of following it; up/down: a thumbs up or down; reward: a score in reward'),
         reward: z.number().min(0).max(1).optional().describe('required when signal is reward'),
         session_id: sessionId.optional().describe('the session the skill was used in, if any (kept with the feedback)'),
-      },
+      }),
       outputSchema: output.feedback,
       annotations: { readOnlyHint: false },
     },
@@ -365,7 +379,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       title: 'List skills',
       description:
         'The skills in memory with status, eta, track record and tools. Read one with the resource skill://<name>.',
-      inputSchema: {
+      inputSchema: strictArgs({
         status: z
           .array(z.enum(['probationary', 'active', 'retired']))
           .optional()
@@ -375,7 +389,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
           .optional()
           .describe('internal: learned here; external: imported (default: both)'),
         include_superseded: z.boolean().optional().describe('also skills a newer one replaced (default false)'),
-      },
+      }),
       outputSchema: output.listed,
       annotations: { readOnlyHint: true },
     },
@@ -401,7 +415,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       description:
         'Successful sessions that ran the same steps but were asked for in words too far apart to group, each too few ' +
         'to learn from alone (largest group first). If a group is one task, compile_skill with its session_ids learns it.',
-      inputSchema: {},
+      inputSchema: strictArgs({}),
       outputSchema: output.alike,
       annotations: { readOnlyHint: true },
     },
@@ -426,7 +440,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       description:
         'Delete a recorded session for good: its goal, tool calls, results and recalls. Skills learned from it stay, marked as having ' +
         'a forgotten parent; an audit record keeps only an opaque reference. Use for privacy requests and mistakes.',
-      inputSchema: { session_id: sessionId.describe('the session to delete') },
+      inputSchema: strictArgs({ session_id: sessionId.describe('the session to delete') }),
       outputSchema: output.forgottenSession,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     },
@@ -448,11 +462,11 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       title: 'Rename a skill',
       description:
         'Give a learned skill another name (1-64 of a-z, 0-9 and "-", not taken): a new version says it in its title and description, and later passes keep it. Its track record and lineage stay.',
-      inputSchema: {
+      inputSchema: strictArgs({
         skill: z.string().min(1).max(200).describe('skill name or id'),
         name: z.string().min(1).max(200).describe('the new name'),
         force: z.boolean().optional().describe('take a name another skill had before a person renamed it'),
-      },
+      }),
       outputSchema: output.renamedSkill,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     },
@@ -479,7 +493,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       description:
         'Delete a skill for good (its SKILL.md versions, lineage and track record); it is never recalled again. To stop ' +
         'recalling it but keep it, disable it instead (skillsmith skills disable NAME, or PATCH /api/skills/NAME).',
-      inputSchema: { skill: z.string().min(1).max(200).describe('skill name or id') },
+      inputSchema: strictArgs({ skill: z.string().min(1).max(200).describe('skill name or id') }),
       outputSchema: output.forgottenSkill,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     },
