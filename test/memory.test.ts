@@ -146,6 +146,23 @@ describe('recording sessions as they happen', () => {
     await expect(memory.reportOutcome('end-retry', 'great' as never)).rejects.toThrow(InputError);
   });
 
+  it('names a bad db path and bad recall options, as the CLI and REST name theirs', async () => {
+    // An empty path was better-sqlite3's throwaway database: a memory that vanished at close.
+    await expect(openMemory({ db: '' })).rejects.toThrow(InputError);
+    await expect(openMemory({ db: '  ' })).rejects.toThrow(/db is an empty string/);
+    const memory = await openMemory({ db: tempDbPath(), auditFile: null });
+    onTestFinished(() => memory.close());
+    await expect(memory.recall('refund my order', { topK: -1 })).rejects.toThrow(
+      'recall: topK must be a whole number of 1 or more, not -1',
+    );
+    await expect(memory.recall('refund my order', { topK: 1.5 })).rejects.toThrow(InputError);
+    await expect(memory.recall('refund my order', { tools: 'get_order' as never })).rejects.toThrow(
+      'recall: tools must be an array of tool names (non-empty strings)',
+    );
+    await expect(memory.nearest('refund my order', { tools: [''] })).rejects.toThrow(/tools must be an array/);
+    expect(await memory.recall('refund my order', { topK: 1, tools: ['get_order'] })).toEqual([]);
+  });
+
   it('a recall for a session needs it recorded and running: an id no session holds yet would credit a later one', async () => {
     const memory = await openMemory({ db: tempDbPath(), auditFile: null });
     onTestFinished(() => memory.close());

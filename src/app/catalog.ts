@@ -43,7 +43,7 @@ export class Catalog {
 
   /** Goal in, at most topK skills out, best first. No match returns [] and changes nothing. */
   async recall(goal: string, opts: RecallOptions = {}): Promise<RecalledSkill[]> {
-    checkGoal(goal);
+    checkGoal(goal, opts);
     if (!this.ctx.storing) return [];
     this.onUse();
     // record: false looks without leaving a trace (no recall row, last_used_at untouched): previews, searches.
@@ -64,7 +64,7 @@ export class Catalog {
    * (no recall row, last use untouched). Null when the namespace has no recallable skill.
    */
   async nearest(goal: string, opts: Pick<RecallOptions, 'namespace' | 'tools'> = {}): Promise<NearestSkill | null> {
-    checkGoal(goal);
+    checkGoal(goal, { tools: opts.tools });
     if (!this.ctx.storing) return null;
     const [hit] = await this.indexes
       .of(opts.namespace)

@@ -1,3 +1,4 @@
+import { InputError } from '../errors/index.js';
 import { loadConfig, type SkillsmithConfigInput } from '../config/config.js';
 import type { Distiller } from '../distillers/distiller.js';
 import type { Embedder } from '../embedders/embedder.js';
@@ -35,6 +36,11 @@ export interface OpenMemoryOptions {
  * embedder, heuristic distiller.
  */
 export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> {
+  // An empty path is better-sqlite3's throwaway database: everything learned would vanish at close, unsaid.
+  if (typeof opts.db === 'string' && !opts.db.trim())
+    throw new InputError(
+      "openMemory: db is an empty string; give a SQLite file path, ':memory:' for a memory that lasts until close, or a postgres:// URL",
+    );
   const config = loadConfig({ ...(opts.config ?? {}), ...(opts.namespace ? { namespace: opts.namespace } : {}) });
   const log = opts.logger ?? createLogger(opts.logLevel ?? config.logLevel);
   // Chosen by configuration, never swapped silently (SPEC "Distil", "Back ends").
@@ -59,7 +65,8 @@ export async function openMemory(opts: OpenMemoryOptions = {}): Promise<Memory> 
   let store: Store | null = null;
   let auditFile: string | null = opts.auditFile ?? null;
   if (!config.disabled) {
-    const path = typeof opts.db === 'object' ? null : (opts.db ?? process.env.SKILLSMITH_DB ?? './skillsmith.db');
+    const path =
+      typeof opts.db === 'object' ? null : (opts.db ?? (process.env.SKILLSMITH_DB || undefined) ?? './skillsmith.db');
     store = typeof opts.db === 'object' ? opts.db : await openStoreAt(path!, { log: log.child('store') });
     if (opts.auditFile === undefined && path) auditFile = auditFileFor(path);
   }

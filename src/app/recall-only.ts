@@ -19,10 +19,17 @@ const RECALL_WRITE_WAIT_MS = 1000;
 export const MAX_TEXT_CHARS = 64 * 1024;
 
 /** A recall goal as the library accepts it: a string of at most MAX_TEXT_CHARS characters. */
-export function checkGoal(goal: unknown): asserts goal is string {
+export function checkGoal(goal: unknown, opts: { topK?: unknown; tools?: unknown } = {}): asserts goal is string {
   if (typeof goal !== 'string') throw new InputError('recall: goal must be a string');
   if (goal.length > MAX_TEXT_CHARS)
     throw new InputError(`recall: goal is ${goal.length} characters, over the ${MAX_TEXT_CHARS} limit`);
+  // A JavaScript caller's options, checked as the CLI and REST check theirs: topK -1 served every skill, and tools
+  // as a string was read letter by letter.
+  const { topK, tools } = opts;
+  if (topK !== undefined && !(Number.isInteger(topK) && (topK as number) >= 1))
+    throw new InputError(`recall: topK must be a whole number of 1 or more, not ${JSON.stringify(topK)}`);
+  if (tools !== undefined && !(Array.isArray(tools) && tools.every((t) => typeof t === 'string' && t.length > 0)))
+    throw new InputError('recall: tools must be an array of tool names (non-empty strings)');
 }
 
 /** Union of the recalled skills' tools, for callers that load tools per turn. */
@@ -102,14 +109,14 @@ export async function openRecallOnly(opts: {
     outbox.flush().catch((e) => (isBusy(e) ? log.info : log.warn)('final flush failed', { error: String(e) }));
   return {
     async recall(goal, { topK, tools } = {}) {
-      checkGoal(goal);
+      checkGoal(goal, { topK, tools });
       if (!index) return [];
       const hits = await index.recall(goal, { topK, threshold, now: new Date(), touch: true, tools });
       recallLog.debug('recall', { served: hits.map((h) => h.name), session: null });
       return hits;
     },
     async nearest(goal, { tools } = {}) {
-      checkGoal(goal);
+      checkGoal(goal, { tools });
       if (!index) return null;
       const [hit] = await index.recall(goal, { topK: 1, threshold: -1, now: new Date(), touch: false, tools });
       return hit ? { name: hit.name, similarity: hit.similarity, threshold } : null;
