@@ -1,11 +1,12 @@
 // Shared pieces of the offline agent examples: a tiny retail back end (the tools), the episodes each example
 // runs, and the "learn, then recall" ending. The model side of every example is scripted; the skillsmith side
-// (recording, storage, synthesis, recall) is the real engine, from dist/ (run `npm run build` first).
+// (recording, storage, synthesis, recall) is the real engine, imported by the package's name as in your own project
+// (inside this clone the name resolves to the clone itself, its dist/: run `npm run build` first).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openMemory } from '../../dist/index.js';
-import { createRecorder } from '../../dist/instrument.js';
+import { openMemory } from 'skillsmith';
+import { createRecorder } from 'skillsmith/instrument';
 
 /** An in-memory shop: customers and orders. */
 export function createShop() {
