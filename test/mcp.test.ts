@@ -438,6 +438,20 @@ describe.each([
       result: `start\n${'line of the log\n'.repeat(130_000)}`,
     });
     await ok(client, 'forget_session', { session_id: big.session_id });
+    // A first call refused (nested too deep) opens no session: the client got no id to end it with.
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 200; i++) deep = { deeper: deep };
+    expect(
+      await toolError(client, 'record_tool_call', {
+        session_id: 'refused-first',
+        goal: 'Nest it',
+        tool: 't',
+        args: deep,
+      }),
+    ).toMatch(/call: args is nested more than \d+ levels deep/);
+    expect(await toolError(client, 'forget_session', { session_id: 'refused-first' })).toMatch(
+      /no session "refused-first"/,
+    );
   });
 
   it('answers a malformed call with a tool error and keeps serving', async () => {

@@ -351,24 +351,42 @@ export class Capture {
     };
   }
 
+  /**
+   * Why a call would be refused whatever its session (a tool name no API gives, nesting too deep, over
+   * `capture.maxRecordBytes`), or null. A surface that opens a session with its first call asks first, so a refused
+   * call leaves no empty session behind.
+   */
+  callProblem(c: RecordedCall): string | null {
+    return this.inspectCall(c).problem;
+  }
+
+  /** The call's result as stored text, and why the call would be refused (null: it would not). */
+  private inspectCall(c: RecordedCall): { problem: string | null; result: string } {
+    const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
+    const wrongName = toolNameProblem(c.tool);
+    if (wrongName) return { problem: wrongName, result };
+    if (exceedsDepth(c.args)) return { problem: depthReason('args'), result };
+    if (exceedsDepth(c.result)) return { problem: depthReason('result'), result };
+    const limit = this.ctx.config.capture.maxRecordBytes;
+    const bytes =
+      Buffer.byteLength(result) + Buffer.byteLength(JSON.stringify(c.args ?? {})) + Buffer.byteLength(c.error ?? '');
+    if (bytes > limit)
+      return {
+        problem: `${bytes} bytes of arguments, result and error, over the ${limit}-byte limit (capture.maxRecordBytes)`,
+        result,
+      };
+    return { problem: null, result };
+  }
+
   /** Validates one call against the capture limits and applies capture privacy: what `appendCall` stores. */
   private prepareCall(sessionId: string, c: RecordedCall, position: number): ToolCall {
     const limits = this.ctx.config.capture;
-    const wrongName = toolNameProblem(c.tool);
-    if (wrongName) throw new InputError(`call: ${wrongName}`);
     // Bounded: a call is refused with its reason (never stored in part, never a crash).
+    const { problem, result } = this.inspectCall(c);
+    if (problem) throw new InputError(`call: ${problem}`);
     if (position >= limits.maxCallsPerSession)
       throw new InputError(
         `call: session ${sessionId} already has ${limits.maxCallsPerSession} calls, the limit per session (capture.maxCallsPerSession)`,
-      );
-    if (exceedsDepth(c.args)) throw new InputError(`call: ${depthReason('args')}`);
-    if (exceedsDepth(c.result)) throw new InputError(`call: ${depthReason('result')}`);
-    const result = c.result == null ? '' : typeof c.result === 'string' ? c.result : JSON.stringify(c.result);
-    const bytes =
-      Buffer.byteLength(result) + Buffer.byteLength(JSON.stringify(c.args ?? {})) + Buffer.byteLength(c.error ?? '');
-    if (bytes > limits.maxRecordBytes)
-      throw new InputError(
-        `call: ${bytes} bytes of arguments, result and error, over the ${limits.maxRecordBytes}-byte limit (capture.maxRecordBytes)`,
       );
     // Capture privacy (capture.privacy) before anything is stored; the result is capped after redaction.
     return protectCall(

@@ -73,6 +73,11 @@ export interface MemorySessions {
    */
   requireOpen(sessionId: string, opts?: { namespace?: string }): Promise<Session>;
   /**
+   * Why a call would be refused in any session (a tool name no API gives, nesting too deep, over
+   * `capture.maxRecordBytes`), or null: a surface that opens a session with its first call checks it first.
+   */
+  callProblem(c: RecordedCall): string | null;
+  /**
    * Forgets a session: goal, calls, results, cluster membership, recalls and cached goal embeddings are
    * deleted; a skill learned from it keeps its row and a forgotten-parent marker; an audit record names it
    * only by an opaque reference. Refused (PassLockedError) while a pass runs on the namespace. Null when
@@ -225,6 +230,7 @@ export class Memory {
       key: (id) => ctx.sessionKey(id),
       recordCall: (sessionId, c, opts = {}) => capture.recordCall(sessionId, c, opts),
       requireOpen: (sessionId, opts = {}) => capture.requireOpenSession(sessionId, opts),
+      callProblem: (c) => capture.callProblem(c),
       forget: (sessionId, opts = {}) => capture.forgetSession(sessionId, opts),
     };
     this.skills = {

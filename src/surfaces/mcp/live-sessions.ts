@@ -119,6 +119,9 @@ export class LiveSessions {
       );
     if (!goal)
       throw new InputError('the first call of a session needs its goal: pass goal (what the agent is trying to do)');
+    // A first call that would be refused opens no session: the client got no id to end it with.
+    const wrong = !stored && call.tool ? this.memory.sessions.callProblem(call) : null;
+    if (wrong) throw new InputError(`call: ${wrong}`);
     return this.memory.startSession({ goal, id: call.sessionId, agentId: call.agentId, source: 'mcp' });
   }
 
