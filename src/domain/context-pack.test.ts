@@ -26,6 +26,8 @@ describe('context pack', () => {
       [{ id: 'x', name: 'refund-order', description: 'Refund a delivered order.', body, kind: 'playbook', eta: 0.5 }],
       1500,
     );
+    // The planner reads the skill's track record in words, not the lifecycle's symbol.
+    expect(text).toContain('### Skill: refund-order (playbook, estimated success 0.50)\n');
     expect(text).toContain('When: Refund a delivered order.');
     expect(text).toContain('1. Call `find_user`.');
     expect(text).toContain('Done: `refund` succeeded.');

@@ -45,7 +45,7 @@ export function formatContextPack(
           maxBodyChars,
         )
       : clip(neutraliseInstructions(body.trim(), SKILL_TEXT), maxBodyChars);
-    return `### Skill: ${s.name} (${s.kind}, eta ${s.eta.toFixed(2)})\n${block}`;
+    return `### Skill: ${s.name} (${s.kind}, estimated success ${s.eta.toFixed(2)})\n${block}`;
   });
   return `## Relevant procedures from past runs\n\n${blocks.join('\n\n')}\n`;
 }

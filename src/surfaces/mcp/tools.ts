@@ -347,7 +347,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     {
       title: 'Give feedback on a skill',
       description:
-        "A trial result (pass/fail), a thumbs up/down, or a reward in [0,1] for a skill; it moves the skill's eta and status.",
+        "A trial result (pass/fail), a thumbs up/down, or a reward in [0,1] for a skill; it moves the skill's estimated success rate (eta) and its status.",
       inputSchema: strictArgs({
         skill: z.string().min(1).max(200).describe('skill name or id'),
         signal: z
@@ -364,12 +364,15 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         throw new InputError('signal "reward" needs reward, a number in [0,1]');
       const signal = a.signal === 'reward' ? `reward=${a.reward}` : a.signal;
       const { before, after } = await memory.feedback(a.skill, signal, { sessionId: a.session_id, actor: 'mcp' });
-      return answer(`${after.name}: eta ${before.eta.toFixed(2)} -> ${after.eta.toFixed(2)}, status ${after.status}`, {
-        name: after.name,
-        eta: after.eta,
-        status: after.status,
-        utility: after.utility,
-      });
+      return answer(
+        `${after.name}: estimated success ${before.eta.toFixed(2)} -> ${after.eta.toFixed(2)}, status ${after.status}`,
+        {
+          name: after.name,
+          eta: after.eta,
+          status: after.status,
+          utility: after.utility,
+        },
+      );
     },
   );
 
@@ -378,7 +381,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     {
       title: 'List skills',
       description:
-        'The skills in memory with status, eta, track record and tools. Read one with the resource skill://<name>.',
+        'The skills in memory with status, estimated success rate (eta), track record and tools. Read one with the resource skill://<name>.',
       inputSchema: strictArgs({
         status: z
           .array(z.enum(['probationary', 'active', 'retired']))
@@ -398,7 +401,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       const skills = all.filter((s) => !a.status || a.status.includes(s.status));
       const lines = skills.map(
         (s) =>
-          `${s.name} [${s.status}${s.enabled ? '' : ', disabled'}${s.corpus === 'external' ? ', imported' : ''}] eta ${s.eta.toFixed(2)}, ${s.successCount}/${s.attemptCount}: ${s.description}`,
+          `${s.name} [${s.status}${s.enabled ? '' : ', disabled'}${s.corpus === 'external' ? ', imported' : ''}] estimated success ${s.eta.toFixed(2)}, ${s.successCount}/${s.attemptCount} successful followers: ${s.description}`,
       );
       // A filter that matched none says so: the memory may hold other skills.
       const none = all.length
