@@ -107,6 +107,75 @@ describe('Claude Code transcripts', () => {
   });
 });
 
+describe('a Claude Code task started with a slash command', () => {
+  // The shape Claude Code writes (1.0.x: command-message first; 2.x: command-name first), then the command's
+  // expanded prompt as a meta line. Content made up.
+  const line = (n: number, type: 'user' | 'assistant', content: unknown, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      parentUuid: n > 1 ? `u${n - 1}` : null,
+      isSidechain: false,
+      cwd: '/home/dev/todo',
+      sessionId: 'sess-slash',
+      version: '1.0.98',
+      type,
+      message: { role: type, content },
+      uuid: `u${n}`,
+      timestamp: `2025-09-03T00:52:${String(10 + n).padStart(2, '0')}.000Z`,
+      ...extra,
+    });
+  const use = (n: number, id: string, command: string) =>
+    line(n, 'assistant', [{ type: 'tool_use', id, name: 'Bash', input: { command } }]);
+  const result = (n: number, id: string, out: string) =>
+    line(n, 'user', [{ type: 'tool_result', tool_use_id: id, content: out }]);
+  const transcript = [
+    line(1, 'user', 'Run the unit tests and tell me what fails'),
+    use(2, 't1', 'npm test'),
+    result(3, 't1', '2 passing'),
+    line(4, 'assistant', [{ type: 'text', text: 'All tests pass.' }]),
+    line(
+      5,
+      'user',
+      '<command-message>scaffold is running…</command-message>\n<command-name>/scaffold</command-name>\n<command-args>create a TODO app with Next.js</command-args>',
+    ),
+    line(6, 'user', [{ type: 'text', text: 'Create the project skeleton the user describes: $ARGUMENTS' }], {
+      isMeta: true,
+    }),
+    use(7, 't2', 'npx create-next-app todo'),
+    result(8, 't2', 'Success! Created todo'),
+    line(9, 'assistant', [{ type: 'text', text: 'The app is created.' }]),
+    line(
+      10,
+      'user',
+      '<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args>opus</command-args>',
+    ),
+    line(11, 'user', '<local-command-stdout>Set model to opus</local-command-stdout>'),
+    line(
+      12,
+      'user',
+      '<command-name>/review-pr</command-name>\n<command-message>review-pr</command-message>\n<command-args></command-args>',
+    ),
+    use(13, 't3', 'gh pr diff 12'),
+    result(14, 't3', 'diff --git a/app.ts b/app.ts'),
+  ].join('\n');
+
+  it('is a task of its own, whose goal is the command as typed; a command that manages the session is none', () => {
+    const p = parseText(transcript, 'slash.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.sessions.map((s) => [s.goal, steps(s).length])).toEqual([
+      ['Run the unit tests and tell me what fails', 1],
+      ['/scaffold create a TODO app with Next.js', 1],
+      ['/review-pr', 1],
+    ]);
+    expect(p.sessions[1].calls[0].args).toEqual({ command: 'npx create-next-app todo' });
+  });
+
+  it('opening the transcript, it gives the calls their goal (they were refused as having none)', () => {
+    const p = parseText(transcript.split('\n').slice(4, 9).join('\n'), 'slash-first.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.sessions.map((s) => s.goal)).toEqual(['/scaffold create a TODO app with Next.js']);
+  });
+});
+
 describe('Codex CLI rollouts', () => {
   const parsed = parse('codex-rollout.jsonl');
 

@@ -77,6 +77,33 @@ const NOT_A_PROMPT =
   /^\s*(?:<command-name>|<command-message>|<command-args>|<local-command-stdout>|<local-command-stderr>|<local-command-caveat>|<bash-input>|<bash-stdout>|<bash-stderr>|<task-notification>|<system-reminder>|Caveat: The messages below were generated|\[Request interrupted by user)/;
 const CLEAR = /<command-name>\/?clear<\/command-name>/;
 
+/**
+ * Claude Code's own commands that manage the session or the tool (switch a model, compact, log in...): a line that
+ * runs one asks the agent for nothing. Any other slash command (a project's or a plugin's custom command, or a
+ * built-in that sets the agent a task: /init, /review, /security-review, /pr-comments) is the user's request.
+ */
+const SESSION_COMMANDS = new Set(
+  (
+    'clear compact model config settings cost usage help login logout status memory permissions allowed-tools ' +
+    'approved-tools resume continue doctor mcp agents hooks add-dir vim terminal-setup export context exit quit ide ' +
+    'theme bug feedback release-notes upgrade rewind checkpoint output-style statusline todos tasks bashes ' +
+    'privacy-settings sandbox plugin plugins marketplace install-github-app migrate-installer fast plan rename ' +
+    'copy keybindings stickers extra-usage'
+  ).split(' '),
+);
+
+/**
+ * The request a slash-command line makes (`/orchestrator create TODO app by Next.js`), or null when the line runs
+ * none or runs one of the session's own commands. Claude Code writes the command as tags
+ * (`<command-name>/x</command-name>`, `<command-args>`), then its expanded prompt as a meta line.
+ */
+export function slashCommandRequest(text: string): string | null {
+  const name = /<command-name>\s*\/?([^<\s]+)\s*<\/command-name>/.exec(text)?.[1];
+  if (!name || SESSION_COMMANDS.has(name.toLowerCase())) return null;
+  const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(text)?.[1]?.trim() ?? '';
+  return args ? `/${name} ${args}` : `/${name}`;
+}
+
 export function fromClaudeCode(
   lines: StreamLine[],
   namespace: string,
@@ -151,7 +178,10 @@ export function fromClaudeCode(
         });
         // A compaction summary stands in for earlier turns: not a request.
         const notAsked = value.isMeta === true || value.isCompactSummary === true || NOT_A_PROMPT.test(text);
-        if (!notAsked && text.trim()) split.user(text, line, at);
+        // A custom slash command is a request in its own words: `/name args` (its expansion follows as a meta line).
+        const command = notAsked && value.isMeta !== true ? slashCommandRequest(text) : null;
+        if (command) split.user(command, line, at);
+        else if (!notAsked && text.trim()) split.user(text, line, at);
       } else {
         let said = '';
         let called = false;
