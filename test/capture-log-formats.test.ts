@@ -176,6 +176,53 @@ describe('a Claude Code task started with a slash command', () => {
   });
 });
 
+describe('a Claude Code transcript with a rewound prompt', () => {
+  // A prompt edited and run again: Claude Code keeps the first branch's lines, and the new prompt takes the same
+  // parent (the shape of daaain/claude-code-log's compact-after-rewind fixture, MIT; content made up).
+  const at = (n: number) => `2025-10-01T10:00:${String(n).padStart(2, '0')}.000Z`;
+  const msg = (uuid: string, parentUuid: string | null, type: 'user' | 'assistant', content: unknown, n: number) =>
+    JSON.stringify({
+      parentUuid,
+      isSidechain: false,
+      sessionId: 'sess-rewind',
+      type,
+      message: { role: type, content },
+      uuid,
+      timestamp: at(n),
+    });
+  const transcript = [
+    JSON.stringify({ type: 'attachment', uuid: 'att', parentUuid: null, sessionId: 'sess-rewind', attachment: {} }),
+    msg('p1', 'att', 'user', 'Delete the build folder', 1),
+    msg('a1', 'p1', 'assistant', [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'rm -rf /' } }], 2),
+    msg('r1', 'a1', 'user', [{ type: 'tool_result', tool_use_id: 't1', content: 'rm: refusing', is_error: true }], 3),
+    msg('p2', 'att', 'user', 'Delete the build folder (only ./build)', 4),
+    msg(
+      'a2',
+      'p2',
+      'assistant',
+      [{ type: 'tool_use', id: 't2', name: 'Bash', input: { command: 'rm -rf ./build' } }],
+      5,
+    ),
+    msg('r2', 'a2', 'user', [{ type: 'tool_result', tool_use_id: 't2', content: '' }], 6),
+    msg('a3', 'r2', 'assistant', [{ type: 'text', text: 'Deleted ./build.' }], 7),
+  ].join('\n');
+
+  it('keeps the branch that was run again: its prompt is the goal, the abandoned calls are left out, and a note says so', () => {
+    const p = parseText(transcript, 'rewind.jsonl');
+    expect(p.sessions.map((s) => [s.goal, s.calls.map((c) => c.args.command)])).toEqual([
+      ['Delete the build folder (only ./build)', ['rm -rf ./build']],
+    ]);
+    expect(p.problems).toEqual([]);
+    expect(p.notes.map((n) => [n.line, n.reason])).toEqual([
+      [1, 'skipped 1 line(s) of 1 kind(s) this version of Skillsmith does not read (attachment 1)'],
+      [
+        2,
+        "3 line(s) of a branch the user rewound (a prompt edited and run again) were left out: its calls are not the session's",
+      ],
+    ]);
+  });
+});
+
 describe('Codex CLI rollouts', () => {
   const parsed = parse('codex-rollout.jsonl');
 

@@ -104,6 +104,45 @@ export function slashCommandRequest(text: string): string | null {
   return args ? `/${name} ${args}` : `/${name}`;
 }
 
+/** The text a user line typed (its text blocks), '' for a tool result or anything else. */
+function typedText(value: JsonObject): string {
+  const content = isObject(value.message) ? value.message.content : undefined;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((b) => isObject(b) && b.type === 'text')
+    .map((b) => String((b as { text?: unknown }).text ?? ''))
+    .join('');
+}
+
+/**
+ * The uuids of lines on branches the user rewound: Claude Code keeps the lines of a prompt that was edited and
+ * run again (or of a conversation rewound to an earlier point), and the new prompt takes the same parent. Where
+ * one line has two or more prompts the person typed as children, every one but the last written, and all that
+ * follows from it, was left behind. (Other siblings, such as an attachment beside a prompt, are not a rewind.)
+ */
+function rewoundLines(lines: StreamLine[]): Set<string> {
+  const children = new Map<string, string[]>();
+  const prompts = new Map<string, string[]>();
+  for (const { value } of lines) {
+    if (!isObject(value) || typeof value.uuid !== 'string' || typeof value.parentUuid !== 'string') continue;
+    const parent = value.parentUuid;
+    children.set(parent, [...(children.get(parent) ?? []), value.uuid]);
+    const typed = value.type === 'user' && value.isMeta !== true && value.isSidechain !== true ? typedText(value) : '';
+    if (typed.trim() && (!NOT_A_PROMPT.test(typed) || slashCommandRequest(typed)))
+      prompts.set(parent, [...(prompts.get(parent) ?? []), value.uuid]);
+  }
+  const left = new Set<string>();
+  const stack = [...prompts.values()].flatMap((ids) => ids.slice(0, -1));
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (left.has(id)) continue;
+    left.add(id);
+    stack.push(...(children.get(id) ?? []));
+  }
+  return left;
+}
+
 export function fromClaudeCode(
   lines: StreamLine[],
   namespace: string,
@@ -120,9 +159,15 @@ export function fromClaudeCode(
   const startedAt = new Map<ToolCall, number>();
   let sidechain = 0;
   let mainLine = false;
+  const rewound = rewoundLines(lines);
+  let firstRewound: number | null = null;
   for (const { value, line } of lines) {
     if (!isObject(value)) {
       problems.push({ line, path: '', reason: 'not a transcript line (expected an object)' });
+      continue;
+    }
+    if (typeof value.uuid === 'string' && rewound.has(value.uuid)) {
+      firstRewound ??= line;
       continue;
     }
     if (value.type !== 'user' && value.type !== 'assistant') {
@@ -222,6 +267,13 @@ export function fromClaudeCode(
     });
     return [];
   }
+  if (firstRewound !== null)
+    problems.push({
+      line: firstRewound,
+      path: '',
+      reason: `${rewound.size} line(s) of a branch the user rewound (a prompt edited and run again) were left out: its calls are not the session's`,
+      note: true,
+    });
   const chatter = split.chatterNote();
   if (chatter) problems.push(chatter);
   const base = `claude-code:${sessionId ?? 'unknown'}`;
