@@ -95,6 +95,26 @@ describe('OpenAiEmbedder against a real OpenAI-protocol server', () => {
     ).toEqual([['real text']]);
   });
 
+  it('sends no secret or personal data to the server: a goal stored whole by a library caller, a hook prompt', async () => {
+    const e = await embedderFor('my-embedder').ready();
+    const before = server.requestsTo('embeddings').length;
+    await e.embed([
+      'log in with password=correcthorsebatterystaple and token ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ',
+      'refund order #W1001 for mia.li3818@example.com, passphrase Hunter!!Secret',
+    ]);
+    expect(
+      server
+        .requestsTo('embeddings')
+        .slice(before)
+        .map((c) => c.json.input),
+    ).toEqual([
+      [
+        'log in with password=[REDACTED:password] and token [REDACTED:token]',
+        'refund order #W1001 for [REDACTED:email], passphrase [REDACTED:password]',
+      ],
+    ]);
+  });
+
   it('knows common models: nomic-embed-text is 768-d with GAIA thresholds, others get the generic defaults', async () => {
     const nomic = embedderFor('nomic-embed-text:latest');
     expect(nomic.dimensions).toBe(768);

@@ -484,3 +484,35 @@ function isPlainObject(v: object): boolean {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 }
+
+/**
+ * Credentials written as prose ("my password is hunter2", "password Tr0ub4dor&3"), which the key=value rules of
+ * `redactText` do not see. A value made only of letters ("password reset") is left alone.
+ */
+const PROSE_PASSWORD =
+  /\b(pass(?:word|wd|phrase|code)|pwd)(\s+(?:is|was)\s+|\s+)(?!\[(?:REDACTED|HASH):)([^\s"',;]{4,128})/gi;
+
+/**
+ * A key or token named in words and given after them: "api key 8f3a9c2e...", "the secret is 5f1d...". Hex digests
+ * are ids to `redactText`; after these words a long run of letters and digits is the credential they name.
+ */
+const PROSE_SECRET =
+  /\b(api[ _-]?key|access[ _-]?key|secret(?:[ _-]?key)?|(?:access |auth |api )?token)(\s+(?:is|was)\s+|\s+)(?!\[(?:REDACTED|HASH):)([A-Za-z0-9_+/=-]{16,512})(?![A-Za-z0-9_+/=-])/gi;
+
+export function redactProse(text: string): string {
+  return text
+    .replace(PROSE_PASSWORD, (m, key: string, sep: string, value: string) => {
+      const core = value.replace(/[.!?)]+$/, '');
+      return /[^A-Za-z]/.test(core) ? `${key}${sep}[REDACTED:password]${value.slice(core.length)}` : m;
+    })
+    .replace(PROSE_SECRET, (m, key: string, sep: string, value: string) =>
+      /\d/.test(value) && /[A-Za-z]/.test(value)
+        ? `${key}${sep}[REDACTED:${/token/i.test(key) ? 'token' : /secret/i.test(key) ? 'secret' : 'api_key'}]`
+        : m,
+    );
+}
+
+/** SPEC redaction plus prose credentials: what `redact` stores. */
+export function redactCapture(text: string): string {
+  return redactProse(redactText(text));
+}

@@ -1,3 +1,4 @@
+import { redactCapture } from '../domain/redact.js';
 import type { Embedder, EmbedderThresholds } from './embedder.js';
 import { EmbedderNotReadyError } from '../errors/embedder-not-ready-error.js';
 import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
@@ -20,7 +21,8 @@ export interface OpenAiEmbedderOptions {
 /**
  * Sentence embeddings from an OpenAI-compatible `/v1/embeddings` endpoint (Ollama with nomic-embed-text,
  * llama.cpp server, vLLM, LM Studio, OpenAI). Batches of `batchSize`, vectors L2-normalised, empty texts
- * answered with the zero vector without a request. The id is `openai:<model>@<dimensions>`, so vectors of
+ * answered with the zero vector without a request. Secrets and personal data are redacted from every text before
+ * it is sent (`redactCapture`). The id is `openai:<model>@<dimensions>`, so vectors of
  * another model or size are never compared with these. The dimension comes from the built-in table of common
  * models, or from the first answer: call `await ready()` (createEmbedder does) before reading `id`.
  * Every later answer is checked against it (EmbeddingDimensionError).
@@ -79,7 +81,10 @@ export class OpenAiEmbedder implements Embedder {
     });
     for (let start = 0; start < pending.length; start += this.batchSize) {
       const batch = pending.slice(start, start + this.batchSize);
-      const { vectors } = await this.client.embeddings({ model: this.model, input: batch.map((i) => texts[i]) });
+      // The text leaves the process (a model server, maybe a cloud one): its secrets and personal data do not.
+      // Goals a library caller stored whole, and every recall query (a hook sends each prompt), pass through here.
+      const input = batch.map((i) => redactCapture(texts[i]));
+      const { vectors } = await this.client.embeddings({ model: this.model, input });
       vectors.forEach((v, k) => {
         this.checkDimensions(v.length);
         out[batch[k]] = l2normalize(v, this.client.endpoint);
