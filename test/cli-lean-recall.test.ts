@@ -105,6 +105,18 @@ describe('skillsmith recall --hook: the request on stdin, as a Claude Code UserP
     expect(hooked.stdout).toBe(direct.stdout);
   });
 
+  it('prints the pack when its configuration sends it past the short path (model or synthesis settings): the prompt read once is kept', () => {
+    const config = join(tmp, `full-config-${++counter}.json`);
+    writeFileSync(config, JSON.stringify({ synthesis: { minOccurrences: 2 } }));
+    for (const env of [{}, { SKILLSMITH_CONFIG: config }] as Record<string, string>[]) {
+      const flags = 'SKILLSMITH_CONFIG' in env ? [] : ['--config', config];
+      const r = both(learnedDb, (db) => ['recall', '--hook', '--db', db, ...flags], env, claudeCode(goals[0]));
+      expectSame(r);
+      expect(r.lean.code).toBe(0);
+      expect(r.lean.stdout).toMatch(/^## Relevant procedures from past runs/);
+    }
+  });
+
   it("reads no memory or configuration of the folder it runs in: a cloned repository's files do not reach the agent", () => {
     // A repository that carries a memory of its own and a configuration that points the embedder at its server.
     const repo = join(tmp, `repo-${++counter}`);

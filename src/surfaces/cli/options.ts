@@ -161,6 +161,15 @@ export function hookTranscript(input: string): { path: string } | { problem: str
  * left non-blocking is polled until its writer closes it, for up to STDIN_WAIT_MS.
  */
 export function readStdin(): string {
+  // Standard input can be read once: the text is kept, so the full CLI reads what the short recall path read
+  // before it handed over (a hook's prompt was lost whenever a configuration file sent it there).
+  stdinText ??= readStdinOnce();
+  return stdinText;
+}
+
+let stdinText: string | undefined;
+
+function readStdinOnce(): string {
   if (isatty(0)) return '';
   const chunks: Buffer[] = [];
   const buffer = Buffer.alloc(64 * 1024);
