@@ -192,6 +192,37 @@ describe('LLM judge against a real HTTP server', () => {
     expect(b.judge).toBe('llm:openai:judge-model+rule');
   });
 
+  it("sends llm.apiKey only to llm.baseUrl's server: a judge elsewhere gets its own key or none", async () => {
+    const judgeInput = { ...input, calls: input.calls.slice(1) };
+    const cases: [Parameters<typeof createJudge>[0], Parameters<typeof createJudge>[1], string | undefined][] = [
+      // A local judge beside a hosted distiller: the hosted key stays with the hosted server.
+      [
+        { mode: 'llm', baseUrl: server.baseUrl, model: 'judge-model' },
+        { baseUrl: 'https://api.example.com/v1', apiKey: 'sk-hosted-1' },
+        undefined,
+      ],
+      [
+        { mode: 'llm', baseUrl: server.baseUrl, model: 'judge-model', apiKey: 'sk-judge-2' },
+        { baseUrl: 'https://api.example.com/v1', apiKey: 'sk-hosted-1' },
+        'Bearer sk-judge-2',
+      ],
+      // The same server as llm.baseUrl (or none of its own): llm.apiKey goes with it.
+      [{ mode: 'llm', model: 'judge-model' }, { baseUrl: server.baseUrl, apiKey: 'sk-shared-3' }, 'Bearer sk-shared-3'],
+      [
+        { mode: 'llm', baseUrl: `${server.baseUrl}/`, model: 'judge-model' },
+        { baseUrl: server.baseUrl, apiKey: 'sk-shared-4' },
+        'Bearer sk-shared-4',
+      ],
+    ];
+    for (const [judgeSettings, llm, sent] of cases) {
+      server.script('chat', { kind: 'chat', content: 'SUCCESS' });
+      const before = server.requestsTo('chat').length;
+      await createJudge(judgeSettings, llm).judge(judgeInput);
+      const [req] = server.requestsTo('chat').slice(before);
+      expect(req.headers.authorization).toBe(sent);
+    }
+  });
+
   it('says what to configure when no model is set', () => {
     expect(() => createJudge({ mode: 'llm' })).toThrow(/capture\.judge\.baseUrl.*llm\.model|no model is configured/);
     // A configuration error, like a misconfigured distiller's (the CLI exits 2 for both).

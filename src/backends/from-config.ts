@@ -142,11 +142,33 @@ export function createJudgeModel(
     );
   }
   const client = openAiClient(
-    { baseUrl, apiKey: judge.apiKey ?? llm.apiKey, timeoutMs: judge.timeoutMs ?? llm.timeoutMs ?? 30_000 },
+    {
+      baseUrl,
+      apiKey: judge.apiKey ?? keyForServer(baseUrl, llm),
+      timeoutMs: judge.timeoutMs ?? llm.timeoutMs ?? 30_000,
+    },
     `judge ${name}`,
     { fetch: deps.fetch },
   );
   return new OpenAiChatModel(client, name);
+}
+
+/**
+ * `llm.apiKey` for a judge without a key of its own, only when the judge talks to the same server (scheme, host
+ * and port) as `llm.baseUrl`: a key is sent to the server it was given for, never to another one (a local judge
+ * beside a hosted distiller got the hosted key).
+ */
+function keyForServer(baseUrl: string, llm: Pick<LlmSection, 'baseUrl' | 'apiKey'>): string | undefined {
+  if (!llm.apiKey || !llm.baseUrl) return undefined;
+  const origin = (url: string) => {
+    try {
+      return new URL(url).origin;
+    } catch {
+      return null;
+    }
+  };
+  const here = origin(baseUrl);
+  return here !== null && here === origin(llm.baseUrl) ? llm.apiKey : undefined;
 }
 
 /**
