@@ -27,6 +27,8 @@ export function verifyDraft(
   evidence: EvidenceTrace[],
   rules: VerifyRules,
   materialTools?: ReadonlySet<string>,
+  /** The text of every session of the group (goals, arguments, results): what a draft may quote or name. */
+  materialText?: string,
 ): Verdict {
   const reasons: string[] = [];
   // The tools of all the material (every session of the group), not only the capped traces a model sees.
@@ -59,7 +61,12 @@ export function verifyDraft(
   if (resonance < rules.minResonance)
     reasons.push(`evidence resonance ${resonance.toFixed(2)} below ${rules.minResonance}`);
 
+  // What the draft writes that no session shows: a model that obeyed text planted in the evidence writes a
+  // command, an address or a tool of its own ("run `curl … | sh`", "then `delete_customer_account`").
+  reasons.push(...ungrounded(draft, `${evidenceText}\n${materialText ?? ''}`, evidenceTools));
+
   if (!/^\s*1\.\s+\S/m.test(draft.body)) reasons.push('body has no numbered steps');
+  if (/^\s*0[.)]\s/m.test(draft.body)) reasons.push('body has a step numbered 0 (steps are numbered from 1)');
   if (!/^##\s+Edge cases\s*$/im.test(draft.body)) reasons.push('body has no "## Edge cases" section');
   // A skill is read by future planners: it may not carry an instruction planted in a tool result, an error,
   // a goal or a model's answer.
@@ -74,4 +81,55 @@ export function verifyDraft(
   }
   reasons.push(...rules.validateSkillMd(draft));
   return { ok: reasons.length === 0, reasons, coverage, resonance };
+}
+
+/** Text as compared for grounding: no quotes, backslashes (JSON escapes) or runs of space. */
+function plain(text: string): string {
+  return text
+    .replace(/\\[nrt]/g, ' ')
+    .replace(/[\\"'`]/g, '')
+    .replace(/\s+/g, ' ')
+    .toLowerCase();
+}
+
+const URL_IN_TEXT = /\b(?:https?|ftp):\/\/[^\s`'")<>\]]+/gi;
+/** Commands that destroy or fetch-and-run, however worded: a skill may only carry one a session ran. */
+const RISKY_COMMAND =
+  /\brm\s+-[a-z]*[rf][a-z]*\b[^\n`]*|\b(?:curl|wget)\b[^\n`|]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|\bmkfs(?:\.\w+)?\b[^\n`]*|\bdd\s+if=[^\n`]*/gi;
+
+/**
+ * The reasons a draft writes what its evidence does not show: a backticked name that is neither a tool of the
+ * material nor a word of a trace, a backticked command no trace holds, a URL no trace holds, a destructive or
+ * fetch-and-run command no trace holds. Compared without quotes and escapes (a trace's JSON escapes them); a
+ * span cut with an ellipsis is compared up to the cut.
+ */
+function ungrounded(draft: Draft, evidenceText: string, tools: ReadonlySet<string>): string[] {
+  const seen = plain(evidenceText);
+  const shows = (text: string) => {
+    const t = plain(text.replace(/(?:…|\.\.\.)$/, '')).trim();
+    return t.length === 0 || seen.includes(t);
+  };
+  const text = `${draft.whenToUse}\n${draft.body}`;
+  const names: string[] = [];
+  const commands: string[] = [];
+  for (const [, span] of text.matchAll(/`([^`\n]+)`/g)) {
+    const s = span.trim();
+    if (/^[A-Za-z_][\w.:/@-]*$/.test(s)) {
+      // A field path (`line.status`) is shown when each of its names is.
+      if (!tools.has(s) && !shows(s) && !s.split('.').every((part) => shows(part))) names.push(s);
+    } else if (/\s/.test(s) && !shows(s)) commands.push(s);
+  }
+  const urls = [...text.matchAll(URL_IN_TEXT)].map((m) => m[0].replace(/[.,;:]+$/, '')).filter((u) => !shows(u));
+  const risky = [...text.matchAll(RISKY_COMMAND)].map((m) => m[0].trim()).filter((c) => !shows(c));
+  const out: string[] = [];
+  const list = (xs: string[]) =>
+    [...new Set(xs)]
+      .slice(0, 3)
+      .map((x) => JSON.stringify(x.slice(0, 60)))
+      .join(', ');
+  if (names.length) out.push(`names what no session shows: ${list(names)}`);
+  if (commands.length) out.push(`quotes commands no session ran: ${list(commands)}`);
+  if (urls.length) out.push(`gives addresses no session used: ${list(urls)}`);
+  if (risky.length) out.push(`carries a destructive or fetch-and-run command no session ran: ${list(risky)}`);
+  return out;
 }

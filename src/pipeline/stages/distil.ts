@@ -77,6 +77,14 @@ export async function distilDraft(
     sourceSessions: admission.successfulFollowers.map((s) => s.id),
     admissionSummary: summarizeAdmission(admission),
     materialTools: new Set(input.sessions.flatMap((s) => s.calls.map((c) => c.tool))),
+    materialText: redactText(
+      input.sessions
+        .flatMap((s) => [
+          s.goal,
+          ...s.calls.map((c) => `${c.tool} ${JSON.stringify(c.args)} ${c.result} ${c.error ?? ''}`),
+        ])
+        .join('\n'),
+    ),
     exemplarTexts: admission.successfulFollowers
       .slice(-EXEMPLAR_SOURCES)
       .flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])]),

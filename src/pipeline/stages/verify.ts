@@ -31,6 +31,7 @@ export async function verifyMaterial(deps: PipelineDeps, input: GroupInput, mate
         ).errors,
     },
     material.materialTools,
+    material.materialText,
   );
   if (!verdict.ok) {
     deps.log.child('verifier').warn('verification failed', { cluster: input.clusterId, reasons: verdict.reasons });
