@@ -45,6 +45,27 @@ describe('loadConfig', () => {
     expect(e.message).toMatch(/embeder/);
   });
 
+  it('refuses an unknown key inside a section too, with the key it may have meant (it was ignored without a word)', () => {
+    const e = thrown(() =>
+      loadConfig(
+        {
+          llm: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'm', api_key: 'x', fallbak: 'heuristic', zzz: 1 },
+          synthesis: { verify: { mincoverage: 0.4 } },
+          capture: { judge: { mode: 'rule' } },
+        },
+        noEnv,
+      ),
+    );
+    expect(e).toBeInstanceOf(ConfigError);
+    expect(e.message).toContain(
+      '  llm: Unrecognized keys: "api_key", "fallbak", "zzz" (api_key: did you mean apiKey?; fallbak: did you mean fallback?)',
+    );
+    expect(e.message).toContain(
+      '  synthesis.verify: Unrecognized key: "mincoverage" (mincoverage: did you mean minCoverage?)',
+    );
+    expect(e.message).not.toMatch(/capture/);
+  });
+
   it('SKILLSMITH_* variables set the back ends and win over the given settings', () => {
     const env = {
       SKILLSMITH_DISTILLER: 'llm',

@@ -11,13 +11,13 @@ export { ConfigError } from './sources.js';
  * embedder live with the embedder (see Embedder.thresholds); here they are optional overrides.
  */
 export const configSchema = z
-  .object({
+  .strictObject({
     /** Memory off: no store, no synthesis, recall returns []. Also SKILLSMITH_DISABLED=1. */
     disabled: z.boolean().default(false),
     namespace: z.string().min(1).default('default'),
     license: z.string().min(1).default('MIT'),
     synthesis: z
-      .object({
+      .strictObject({
         enabled: z.boolean().default(true),
         minSteps: z.number().int().min(1).default(2),
         minOccurrences: z.number().int().min(1).default(2),
@@ -61,7 +61,7 @@ export const configSchema = z
         thinkTools: z.array(z.string()).default([...REASONING_TOOLS, ...PLANNING_TOOLS]),
         /** The deterministic verifier a draft must pass before it becomes a skill (MemOS's thresholds). */
         verify: z
-          .object({
+          .strictObject({
             /** Tool coverage: share of the draft's tools and backticked identifiers the evidence shows. */
             minCoverage: z.number().min(0).max(1).default(0.5),
             /** Evidence resonance: share of the evidence traces sharing at least two words with the draft. */
@@ -79,7 +79,7 @@ export const configSchema = z
         maxClusterSessions: z.number().int().min(10).default(500),
         /** Run the pass by itself, off the hot path (recording and recall never wait for it). */
         auto: z
-          .object({
+          .strictObject({
             /** After this many new sessions were recorded or ingested in this process (0 = off). */
             afterSessions: z.number().int().min(0).default(0),
             /** Every this many milliseconds (0 = off). */
@@ -95,7 +95,7 @@ export const configSchema = z
     /** Which distiller writes drafts: chosen by configuration, never swapped silently. */
     distiller: z.enum(['heuristic', 'llm']).default('heuristic'),
     llm: z
-      .object({
+      .strictObject({
         provider: z.enum(['openai', 'llama-cpp']).default('openai'),
         /** OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1 (Ollama) or http://127.0.0.1:8080/v1 (llama.cpp). */
         baseUrl: z.string().url().optional(),
@@ -111,7 +111,7 @@ export const configSchema = z
       })
       .prefault({}),
     embedder: z
-      .object({
+      .strictObject({
         provider: z.enum(['glove', 'openai', 'transformers', 'llama-cpp']).default('glove'),
         baseUrl: z.string().url().optional(),
         model: z.string().min(1).optional(),
@@ -123,14 +123,14 @@ export const configSchema = z
       .prefault({}),
     logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('warn'),
     thresholds: z
-      .object({
+      .strictObject({
         cluster: z.number().min(-1).max(1).optional(),
         recall: z.number().min(-1).max(1).optional(),
         duplicate: z.number().min(-1).max(1).optional(),
       })
       .prefault({}),
     recall: z
-      .object({
+      .strictObject({
         topK: z.number().int().min(1).default(2),
         maxBodyChars: z.number().int().min(100).default(1500),
         /** Similarities within this margin are near-ties, broken by utility. */
@@ -160,7 +160,7 @@ export const configSchema = z
       })
       .prefault({}),
     lifecycle: z
-      .object({
+      .strictObject({
         candidateTrials: z.number().int().min(1).default(3),
         minEtaForRetrieval: z.number().min(0).max(1).default(0.5),
         retireEta: z.number().min(0).max(1).default(0.25),
@@ -169,7 +169,7 @@ export const configSchema = z
       })
       .prefault({}),
     capture: z
-      .object({
+      .strictObject({
         resultChars: z.number().int().min(0).default(2000),
         /** Largest accepted JSONL record, in bytes. */
         maxRecordBytes: z
@@ -204,6 +204,54 @@ function elsewhere(keys: readonly PropertyKey[]): string {
   return said.length ? ` (${said.join('; ')})` : '';
 }
 
+/** The keys the schema takes at `path` (a section such as `llm`), read from the schema itself. */
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let at: unknown = schema;
+  for (const step of path) {
+    at = objectShape(at)?.[String(step)];
+    if (!at) return [];
+  }
+  return Object.keys(objectShape(at) ?? {});
+}
+
+/** The object shape under wrappers (prefault, default, optional, transform pipes), or null. */
+function objectShape(schema: unknown): Record<string, unknown> | null {
+  let s = schema as { shape?: Record<string, unknown>; def?: { innerType?: unknown; in?: unknown } } | undefined;
+  for (let i = 0; i < 8 && s; i++) {
+    if (s.shape) return s.shape;
+    s = (s.def?.innerType ?? s.def?.in) as typeof s;
+  }
+  return null;
+}
+
+/** "did you mean" for misspelt keys (`api_key` for `apiKey`, `timeout` for `timeoutMs`), in parentheses. */
+function meant(keys: readonly PropertyKey[], known: readonly string[]): string {
+  const fold = (k: string) => k.toLowerCase().replace(/[_-]/g, '');
+  const hints = keys.flatMap((k) => {
+    const f = fold(String(k));
+    const hit =
+      known.find((c) => fold(c) === f) ??
+      known.find((c) => fold(c).startsWith(f) || f.startsWith(fold(c))) ??
+      known.find((c) => editDistance(fold(c), f) <= 2);
+    return hit ? [`${String(k)}: did you mean ${hit}?`] : [];
+  });
+  return hints.length ? ` (${hints.join('; ')})` : '';
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const next = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = row[j];
+      row[j] = next;
+    }
+  }
+  return row[b.length];
+}
+
 /**
  * Validates a configuration: `input` (a file's or the caller's settings) under the `SKILLSMITH_*`
  * environment variables (see sources.ts). The error lists each bad key, and the variable it came from.
@@ -225,7 +273,12 @@ export function loadConfig(
     const lines = parsed.error.issues.map((i) => {
       const key = i.path.join('.');
       const from = fromEnv.origin.get(key);
-      const where = i.code === 'unrecognized_keys' && i.path.length === 0 ? elsewhere(i.keys) : '';
+      const where =
+        i.code !== 'unrecognized_keys'
+          ? ''
+          : i.path.length === 0
+            ? elsewhere(i.keys)
+            : meant(i.keys, knownKeys(configSchema, i.path));
       return `  ${key || '(root)'}: ${i.message}${where}${from ? ` (from environment variable ${from})` : ''}`;
     });
     throw new ConfigError(
