@@ -80,6 +80,32 @@ describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol',
     expect(server.requests.at(-1)!.headers.authorization).toBeUndefined();
   });
 
+  it('sends credentials written in the base URL as Basic authorization, never in the URL or an error', async () => {
+    const [host, path] = server.baseUrl.replace('http://', '').split(/\/(.*)/);
+    const withUser = (apiKey?: string) =>
+      new OpenAiClient({
+        baseUrl: `http://proxy-user:${encodeURIComponent('p@ss-URLKEY-77')}@${host}/${path}`,
+        apiKey,
+        timeoutMs: 2000,
+        breaker: null,
+      });
+    await withUser().listModels();
+    const req = server.requests.at(-1)!;
+    expect(req.headers.authorization).toBe(`Basic ${Buffer.from('proxy-user:p@ss-URLKEY-77').toString('base64')}`);
+    expect(withUser().endpoint).toBe(server.baseUrl);
+    // An API key, when given, is the credential.
+    await withUser(KEY).listModels();
+    expect(server.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+    // The server that answers with the credentials in its error text shows none of them.
+    server.script('models', {
+      kind: 'status',
+      status: 500,
+      body: { error: { message: 'bad auth p@ss-URLKEY-77 for proxy-user' } },
+    });
+    const e = await caught(withUser().listModels());
+    expect(e.message).not.toMatch(/URLKEY|proxy-user/);
+  });
+
   it('turns a 500 into EndpointHttpError carrying the server message', async () => {
     server.script('chat', {
       kind: 'status',

@@ -71,15 +71,26 @@ export class OpenAiClient {
   readonly timeoutMs: number;
   readonly breaker: CircuitBreaker | null;
   readonly #apiKey: string | undefined;
+  /** Basic credentials taken from the base URL (base64 of user:password), used when no API key is given. */
+  readonly #basic: string | undefined;
+  /** What errors must never show: the key, and the URL's user and password. */
+  readonly #secrets: string[];
   readonly #fetch: typeof fetch;
   readonly #headers: Record<string, string>;
 
   constructor(opts: OpenAiClientOptions) {
     if (!opts.baseUrl) throw new TypeError('OpenAiClient: baseUrl is required');
-    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    // Credentials in the URL (`http://user:KEY@host/v1`, a proxy's basic auth) cannot go in a request URL: they
+    // go as Basic authorization unless an API key is given, and are never printed.
+    const { url: bare, basic } = splitCredentials(opts.baseUrl);
+    this.baseUrl = bare.replace(/\/+$/, '');
     this.endpoint = safeUrl(this.baseUrl);
     this.timeoutMs = opts.timeoutMs;
     this.#apiKey = opts.apiKey || undefined;
+    this.#secrets = [this.#apiKey, ...(basic ? [basic.user, basic.password] : [])].filter(
+      (x): x is string => !!x && x.length >= 3,
+    );
+    this.#basic = basic ? Buffer.from(`${basic.user}:${basic.password}`).toString('base64') : undefined;
     this.#fetch = opts.fetch ?? globalThis.fetch;
     this.#headers = { ...(opts.headers ?? {}) };
     this.breaker = opts.breaker === undefined ? new CircuitBreaker(this.endpoint) : opts.breaker;
@@ -194,6 +205,7 @@ export class OpenAiClient {
       const headers: Record<string, string> = { accept: 'application/json', ...this.#headers };
       if (body !== undefined) headers['content-type'] = 'application/json';
       if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
+      else if (this.#basic) headers.authorization = `Basic ${this.#basic}`;
       let res: Response;
       let text: string;
       try {
@@ -221,12 +233,26 @@ export class OpenAiClient {
   /** Removes the API key (and anything that looks like a bearer credential) from text bound for an error. */
   private scrub(text: string): string {
     let out = text;
-    if (this.#apiKey && this.#apiKey.length >= 3) out = out.split(this.#apiKey).join('***');
-    return out.replace(/(bearer\s+)[^\s"',;]+/gi, '$1***');
+    for (const secret of this.#secrets) out = out.split(secret).join('***');
+    return out.replace(/(bearer|basic)(\s+)[^\s"',;]+/gi, '$1$2***').replace(/(\/\/)[^/@\s]+@/g, '$1');
   }
 }
 
 /** The URL without user:password, query or fragment: safe to print. */
+/** A URL without its user and password, and those (decoded) when it had any. */
+function splitCredentials(url: string): { url: string; basic: { user: string; password: string } | null } {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return { url, basic: null };
+    const basic = { user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
+    u.username = '';
+    u.password = '';
+    return { url: u.toString(), basic };
+  } catch {
+    return { url, basic: null };
+  }
+}
+
 export function safeUrl(url: string): string {
   try {
     const u = new URL(url);
