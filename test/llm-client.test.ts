@@ -6,7 +6,7 @@ import { EndpointTimeoutError } from '../src/errors/endpoint-timeout-error.js';
 import { EndpointUnreachableError } from '../src/errors/endpoint-unreachable-error.js';
 import { MalformedResponseError } from '../src/errors/malformed-response-error.js';
 import { SkillsmithError } from '../src/errors/skillsmith-error.js';
-import { OpenAiClient, safeUrl } from '../src/model-clients/openai-client.js';
+import { OpenAiClient, retryAfterMs, safeUrl } from '../src/model-clients/openai-client.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 
 const KEY = 'sk-test-4f9a1c7e2b8d6a0f3e5c9b1d';
@@ -198,10 +198,42 @@ describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol',
     expect(safeUrl(`http://user:${KEY}@127.0.0.1:${port}/v1`)).toBe(`http://127.0.0.1:${port}/v1`);
   });
 
+  it("tries again after a 429 or 503, waiting what the server's Retry-After asks (capped), else 1 s then 2 s; not after a 500", async () => {
+    const waits: number[] = [];
+    const c = client({ sleep: async (ms: number) => void waits.push(ms) });
+    server.script(
+      'chat',
+      { kind: 'status', status: 429, body: { error: { message: 'rate limited' } }, headers: { 'retry-after': '3' } },
+      { kind: 'status', status: 503, body: { error: 'busy' } },
+      { kind: 'chat', content: 'third time' },
+    );
+    expect((await c.chat({ model: 'm', messages: [] })).text).toBe('third time');
+    expect(waits).toEqual([3000, 2000]);
+    // Two tries again at most; a Retry-After of an hour waits 20 s, not an hour.
+    waits.length = 0;
+    server.script(
+      'chat',
+      ...Array.from({ length: 3 }, () => ({
+        kind: 'status' as const,
+        status: 429,
+        body: { error: { message: 'slow down' } },
+        headers: { 'retry-after': '3600' },
+      })),
+    );
+    const e = await caught(c.chat({ model: 'm', messages: [] }));
+    expect([e.status, waits]).toEqual([429, [20_000, 20_000]]);
+    // A server error is an answer: sent once.
+    waits.length = 0;
+    server.script('chat', { kind: 'status', status: 500, body: { error: { message: 'boom' } } });
+    expect((await caught(c.chat({ model: 'm', messages: [] }))).status).toBe(500);
+    expect(waits).toEqual([]);
+    expect(retryAfterMs('Wed, 21 Oct 2015 07:28:30 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(30_000);
+  });
+
   it('opens the circuit after repeated failures, says so, and lets a trial call through after the cool-off', async () => {
     let now = 1_000_000;
     const breaker = new CircuitBreaker('test llm', { failureThreshold: 2, coolOffMs: 30_000, now: () => now });
-    const c = client({ breaker });
+    const c = client({ breaker, retries: 0 });
     server.script(
       'chat',
       { kind: 'status', status: 503, body: { error: 'busy' } },

@@ -7,6 +7,8 @@ export class EndpointHttpError extends SkillsmithError {
     readonly url: string,
     readonly status: number,
     readonly serverMessage: string,
+    /** The server's `Retry-After` header, when it sent one (a 429 or 503 says when to try again). */
+    readonly retryAfter: string | null = null,
   ) {
     super(`${url} returned HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`);
   }

@@ -27,6 +27,27 @@ export interface OpenAiClientOptions {
   fetch?: typeof fetch;
   /** Extra headers (never logged). */
   headers?: Record<string, string>;
+  /**
+   * Times a request is sent again after a 429, 502, 503 or 504 (rate limited, or the server briefly away), after
+   * the server's `Retry-After` (up to 20 s) or 1 s, then 2 s. Default 2; 0 sends each request once.
+   */
+  retries?: number;
+  /** Waits `ms` between tries (tests replace it). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Statuses a server sends when a try later may succeed. */
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+/** The longest wait a `Retry-After` may ask for: a pass waits no longer for one request. */
+const MAX_RETRY_WAIT_MS = 20_000;
+
+/** A `Retry-After` value (seconds, or an HTTP date) in milliseconds, or null. */
+export function retryAfterMs(value: string | null | undefined, now = Date.now()): number | null {
+  if (!value) return null;
+  const seconds = Number(value.trim());
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 export interface ChatMessage {
@@ -77,6 +98,8 @@ export class OpenAiClient {
   readonly #secrets: string[];
   readonly #fetch: typeof fetch;
   readonly #headers: Record<string, string>;
+  readonly #retries: number;
+  readonly #sleep: (ms: number) => Promise<void>;
 
   constructor(opts: OpenAiClientOptions) {
     if (!opts.baseUrl) throw new TypeError('OpenAiClient: baseUrl is required');
@@ -93,6 +116,8 @@ export class OpenAiClient {
     this.#basic = basic ? Buffer.from(`${basic.user}:${basic.password}`).toString('base64') : undefined;
     this.#fetch = opts.fetch ?? globalThis.fetch;
     this.#headers = { ...(opts.headers ?? {}) };
+    this.#retries = Math.max(0, Math.floor(opts.retries ?? 2));
+    this.#sleep = opts.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
     this.breaker = opts.breaker === undefined ? new CircuitBreaker(this.endpoint) : opts.breaker;
   }
 
@@ -190,7 +215,17 @@ export class OpenAiClient {
   ): Promise<{ url: string; json: unknown }> {
     const url = `${this.baseUrl}${path}`;
     const shown = `${method} ${safeUrl(url)}`;
-    const call = () => this.send(method, url, shown, body, timeoutMs);
+    const call = async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.send(method, url, shown, body, timeoutMs);
+        } catch (e) {
+          if (!EndpointHttpError.isInstance(e) || !RETRY_STATUSES.has(e.status) || attempt >= this.#retries) throw e;
+          const asked = retryAfterMs(e.retryAfter);
+          await this.#sleep(Math.min(asked ?? 1000 * 2 ** attempt, MAX_RETRY_WAIT_MS));
+        }
+      }
+    };
     return { url: shown, json: this.breaker ? await this.breaker.run(call) : await call() };
   }
 
@@ -220,7 +255,13 @@ export class OpenAiClient {
         if (timedOut) throw new EndpointTimeoutError(shown, timeoutMs);
         throw new EndpointUnreachableError(shown, this.scrub(networkReason(e)), { cause: e });
       }
-      if (!res.ok) throw new EndpointHttpError(shown, res.status, this.scrub(serverMessage(text, res.statusText)));
+      if (!res.ok)
+        throw new EndpointHttpError(
+          shown,
+          res.status,
+          this.scrub(serverMessage(text, res.statusText)),
+          res.headers.get('retry-after'),
+        );
       const json = parseJsonOrUndefined(text);
       if (json === null || typeof json !== 'object')
         throw new MalformedResponseError(shown, `not a JSON object (${this.scrub(snippet(text))})`);
