@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { redactCapture, redactProse, redactText, redactValue } from '../domain/redact.js';
 
-export { redactCapture, redactProse } from '../domain/redact.js';
+export { redactCapture } from '../domain/redact.js';
 import type { Session, ToolCall } from '../domain/types.js';
 import { type FieldMode, type PrivacyConfig, type PrivacyConfigInput, privacyConfigSchema } from './capture-config.js';
 import { capText } from './normalized-jsonl.js';
