@@ -223,6 +223,51 @@ describe('a Claude Code transcript with a rewound prompt', () => {
   });
 });
 
+describe("Anthropic server tools: the API's own result in the same message", () => {
+  // The Messages API's documented blocks: server_tool_use, then web_search_tool_result with its tool_use_id, in one
+  // assistant message; an error result is an object with an error_code. Content made up.
+  const conversation = (result: unknown) => [
+    { role: 'user', content: 'What is the weather in Paris today? Save it to my notes.' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'Paris weather today' } },
+        { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: result },
+        { type: 'text', text: 'It is 8°C and cloudy.' },
+        { type: 'tool_use', id: 'toolu_2', name: 'save_note', input: { text: 'Paris: 8°C, cloudy' } },
+      ],
+    },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'saved' }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'Saved.' }] },
+  ];
+
+  it('pairs the search with its hits, and a search error fails the call', () => {
+    const hits = [
+      {
+        type: 'web_search_result',
+        url: 'https://weather.example/paris',
+        title: 'Paris weather',
+        encrypted_content: 'Eqg',
+      },
+    ];
+    const ok = parseText(JSON.stringify(conversation(hits)), 'server-tools.json');
+    expect(ok.problems).toEqual([]);
+    expect(ok.sessions[0].calls.map((c) => [c.tool, c.result, c.ok])).toEqual([
+      ['web_search', 'Paris weather https://weather.example/paris', true],
+      ['save_note', 'saved', true],
+    ]);
+    const failed = parseText(
+      JSON.stringify(conversation({ type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' })),
+      'server-tools-error.json',
+    );
+    expect(failed.sessions[0].calls[0]).toMatchObject({
+      tool: 'web_search',
+      ok: false,
+      result: 'error: max_uses_exceeded',
+    });
+  });
+});
+
 describe('Codex CLI rollouts', () => {
   const parsed = parse('codex-rollout.jsonl');
 

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../domain/types.js';
-import { contentText, ERROR_RESULT, isObject, parseArgs } from './common.js';
+import { contentText, ERROR_RESULT, isObject, type JsonObject, parseArgs } from './common.js';
 import {
   type ConversationOptions,
   type ConversationRecord,
@@ -25,6 +25,24 @@ export interface AnthropicConversation extends ConversationRecord {
 const USE_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 const RESULT_BLOCKS = new Set(['tool_result', 'mcp_tool_result']);
 const ANTHROPIC_BLOCKS = new Set([...USE_BLOCKS, ...RESULT_BLOCKS, 'thinking', 'redacted_thinking']);
+
+/**
+ * A server tool's result block (`web_search_tool_result`, `web_fetch_tool_result`, `code_execution_tool_result`...):
+ * the API runs the tool and puts its result in the same assistant message, after the `server_tool_use`.
+ */
+function isServerResult(type: string): boolean {
+  return type.endsWith('_tool_result') && !RESULT_BLOCKS.has(type);
+}
+
+/** A server tool result as text: search hits as `title url` lines, an error as its code, else the content. */
+function serverResultText(content: unknown): string {
+  if (Array.isArray(content) && content.every((c) => isObject(c) && ('url' in c || 'title' in c)))
+    return content
+      .map((c) => [(c as JsonObject).title, (c as JsonObject).url].filter((x) => typeof x === 'string').join(' '))
+      .join('\n');
+  if (isObject(content) && typeof content.error_code === 'string') return `error: ${content.error_code}`;
+  return contentText(content);
+}
 
 /** Marks only the Anthropic shape has: tool_use / tool_result / thinking content blocks. */
 export function hasAnthropicMarkers(messages: unknown[]): boolean {
@@ -72,16 +90,21 @@ function readAnthropic(conv: AnthropicConversation, limits: CaptureLimits, tasks
         };
         split.call(typeof b.id === 'string' ? b.id : null, call, true, null);
         sawUse = true;
-      } else if (typeof b.type === 'string' && RESULT_BLOCKS.has(b.type)) {
+      } else if (typeof b.type === 'string' && (RESULT_BLOCKS.has(b.type) || isServerResult(b.type))) {
         const pending = split.current.pending;
         const id = typeof b.tool_use_id === 'string' ? b.tool_use_id : null;
         let k = id === null ? -1 : pending.findIndex((p) => p.id === id);
         if (k < 0) k = 0;
         const match = pending.splice(k, 1)[0];
-        if (!match) throw new InputError(`${where}: tool_result without a pending tool_use`);
-        const result = contentText(b.content);
+        if (!match) throw new InputError(`${where}: ${b.type} without a pending tool_use`);
+        const server = isServerResult(b.type);
+        const result = server ? serverResultText(b.content) : contentText(b.content);
         match.call.result = capText(result, limits.resultChars);
-        const failed = typeof b.is_error === 'boolean' ? b.is_error : ERROR_RESULT.test(result);
+        const failed = server
+          ? isObject(b.content) && (typeof b.content.error_code === 'string' || /_error$/.test(String(b.content.type)))
+          : typeof b.is_error === 'boolean'
+            ? b.is_error
+            : ERROR_RESULT.test(result);
         if (failed) {
           match.call.ok = false;
           match.call.error = capText(result || 'tool_result is_error', Math.min(limits.resultChars, 500));
