@@ -315,6 +315,58 @@ describe('Codex CLI rollouts', () => {
   });
 });
 
+describe('a Codex rollout of a newer version: calls written only as their end events', () => {
+  // The shapes of a Codex 0.14x rollout: an MCP call and an applied patch as event_msg end events with no
+  // response item, a function_call_output whose output is a content part. Content made up.
+  const at = '2026-08-03T10:48:56.000Z';
+  const line = (type: string, payload: Record<string, unknown>) => JSON.stringify({ timestamp: at, type, payload });
+  const rollout = [
+    line('session_meta', { id: '019fc8be-0000-7000-8000-00000000aaaa', cwd: '/tmp/repo', cli_version: '0.146.0' }),
+    line('event_msg', { type: 'user_message', message: 'Rename the title and list the files' }),
+    line('response_item', { type: 'function_call', call_id: 'call-1', name: 'shell', arguments: '{"command":["ls"]}' }),
+    line('response_item', {
+      type: 'function_call_output',
+      call_id: 'call-1',
+      output: { type: 'input_text', text: 'a.txt\n' },
+    }),
+    line('event_msg', {
+      type: 'mcp_tool_call_end',
+      call_id: 'call-2',
+      invocation: { server: 'notes', tool: 'set_title', arguments: { title: 'Draft 2' } },
+      result: { Ok: { content: [{ type: 'text', text: 'title set' }], isError: false } },
+    }),
+    line('event_msg', {
+      type: 'patch_apply_end',
+      call_id: 'call-3',
+      success: false,
+      stdout: '',
+      stderr: 'hunk 1 failed',
+      changes: { '/tmp/repo/a.txt': { type: 'update' } },
+    }),
+    // An end event whose call is a response item too is that call, not a second one.
+    line('response_item', {
+      type: 'custom_tool_call',
+      call_id: 'call-4',
+      name: 'apply_patch',
+      input: '*** Begin Patch',
+    }),
+    line('response_item', { type: 'custom_tool_call_output', call_id: 'call-4', output: 'Success' }),
+    line('event_msg', { type: 'patch_apply_end', call_id: 'call-4', success: true, stdout: 'Success', changes: {} }),
+    line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] }),
+  ].join('\n');
+
+  it('stores them as calls in their order, with their results; a content part is its text', () => {
+    const p = parseText(rollout, 'rollout-2026-08-03T10-48-56-019fc8be-0000-7000-8000-00000000aaaa.jsonl');
+    expect(p.problems).toEqual([]);
+    expect(p.sessions[0].calls.map((c) => [c.tool, c.args, c.result, c.ok])).toEqual([
+      ['shell', { command: ['ls'] }, 'a.txt\n', true],
+      ['notes__set_title', { title: 'Draft 2' }, 'title set', true],
+      ['apply_patch', { files: ['/tmp/repo/a.txt'] }, 'hunk 1 failed', false],
+      ['apply_patch', { input: '*** Begin Patch' }, 'Success', true],
+    ]);
+  });
+});
+
 describe('OpenAI Agents SDK / Responses API items', () => {
   it('reads to_input_list() history: function_call paired with function_call_output by call_id, whatever the order', () => {
     const parsed = parse('openai-agents-history.json');

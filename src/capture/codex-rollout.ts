@@ -1,5 +1,5 @@
 import type { ReaderReport } from './types.js';
-import { countUnread, isObject, type JsonObject, type Unread } from './common.js';
+import { contentText, countUnread, isObject, type JsonObject, type Unread } from './common.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
 import { type BuiltSession, type ItemEntry, sessionsFromItems } from './openai-agents.js';
 import { isResponsesItem } from './responses-items.js';
@@ -108,6 +108,43 @@ export function shellOutcome(text: string): { failed: boolean; error: string | n
   return { failed: false, error: null };
 }
 
+/**
+ * The call an end event stands for when no response item holds it (from 0.14x): `mcp_tool_call_end` as an MCP call
+ * named `server__tool` (Codex's name for an MCP tool), `patch_apply_end` as `apply_patch` with the files it changed.
+ * Null for any other event, or one whose call the rollout holds as an item.
+ */
+function eventCall(p: unknown, itemCalls: ReadonlySet<string>): JsonObject | null {
+  if (!isObject(p) || typeof p.call_id !== 'string' || itemCalls.has(p.call_id)) return null;
+  if (p.type === 'mcp_tool_call_end' && isObject(p.invocation)) {
+    const { server, tool, arguments: args } = p.invocation;
+    if (typeof tool !== 'string' || !tool) return null;
+    const result = isObject(p.result) ? p.result : {};
+    const ok = isObject(result.Ok) ? result.Ok : null;
+    const err = result.Err ?? (ok?.isError === true ? contentText(ok.content) || 'isError' : null);
+    return {
+      type: 'mcp_call',
+      call_id: p.call_id,
+      name: typeof server === 'string' && server ? `${server}__${tool}` : tool,
+      arguments: isObject(args) ? args : {},
+      ...(ok ? { output: contentText(ok.content) } : {}),
+      ...(err != null ? { error: typeof err === 'string' ? err : JSON.stringify(err) } : {}),
+    };
+  }
+  if (p.type === 'patch_apply_end') {
+    const files = isObject(p.changes) ? Object.keys(p.changes) : [];
+    const out = [p.stdout, p.stderr].filter((t) => typeof t === 'string' && t).join('\n');
+    return {
+      type: 'mcp_call',
+      call_id: p.call_id,
+      name: 'apply_patch',
+      arguments: { files },
+      output: out,
+      ...(p.success === false ? { error: out || 'patch not applied' } : {}),
+    };
+  }
+  return null;
+}
+
 export function fromCodexRollout(
   lines: StreamLine[],
   file: string,
@@ -122,6 +159,17 @@ export function fromCodexRollout(
   let version: string | null = null;
   let model: string | null = null;
   const entries: ItemEntry[] = [];
+  // Calls the rollout also holds as response items: their events (`mcp_tool_call_end`, `patch_apply_end`) repeat them.
+  const itemCalls = new Set(
+    lines.flatMap(({ value }) =>
+      isObject(value) &&
+      value.type === 'response_item' &&
+      isObject(value.payload) &&
+      typeof value.payload.call_id === 'string'
+        ? [value.payload.call_id]
+        : [],
+    ),
+  );
   for (const { value, line } of lines) {
     if (!isObject(value)) {
       problems.push({ line, path: '', reason: 'not a rollout line (expected an object)' });
@@ -154,6 +202,9 @@ export function fromCodexRollout(
       // same text and does not start a second task.
       const typed = typedRequest(value.payload);
       if (typed !== null) entries.push({ item: { role: 'user', content: typed }, where: 'payload', line, at });
+      // A call some versions write only as its end event (an MCP tool, a patch applied): the call, with its result.
+      const ended = eventCall(value.payload, itemCalls);
+      if (ended) entries.push({ item: ended, where: 'payload', line, at });
       continue;
     }
     if (value.type === 'compacted' || value.record_type === 'state') continue;

@@ -235,8 +235,10 @@ function outputText(output: unknown): string {
         .join('\n');
     return messageText(output);
   }
-  // The JavaScript Agents SDK's `{type: "text", text}` tool output.
-  if (isObject(output) && output.type === 'text' && typeof output.text === 'string') return output.text;
+  // The JavaScript Agents SDK's `{type: "text", text}` tool output; a content part (`input_text`, `output_text`) as
+  // a newer Codex writes one.
+  if (isObject(output) && /^(?:input_|output_)?text$/.test(String(output.type)) && typeof output.text === 'string')
+    return output.text;
   return resultText(output ?? '');
 }
 
