@@ -148,6 +148,16 @@ describe('dashboard', () => {
     await page.locator('#enabled-fix-mobile-data').click();
     await expect.poll(async () => (await api<SkillRow>('/api/skills/fix-mobile-data')).enabled).toBe(true);
     expect(await recalledNames(goal)).toContain('fix-mobile-data');
+
+    // From the keyboard, the focus stays on the switch: a second Space undoes the first.
+    await open('#/skills');
+    await page.locator('#enabled-fix-mobile-data').focus();
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await api<SkillRow>('/api/skills/fix-mobile-data')).enabled).toBe(false);
+    await expect.poll(() => page.locator('#enabled-fix-mobile-data').getAttribute('aria-busy')).toBeNull();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('enabled-fix-mobile-data');
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await api<SkillRow>('/api/skills/fix-mobile-data')).enabled).toBe(true);
   });
 
   it('the skill page renders the SKILL.md, the track record chart and the provenance down to each tool call', async () => {
@@ -348,6 +358,11 @@ describe('dashboard', () => {
     );
     expect((await api<{ total: number }>('/api/sessions')).total).toBe(before + 3);
     await expect.poll(() => page.locator('tr[data-session="chat_7f3k2q9d"]').count()).toBe(1);
+    // Stored sessions are learned from by a pass: the page offers one and says what it wrote.
+    await page.locator('#learn-now').click();
+    await expect
+      .poll(() => page.locator('#learn-result').textContent())
+      .toMatch(/^(Learned \d+ skills?: |No (new )?skill)/);
 
     // The same log again: the preview says it is stored already, and offers nothing to store.
     await page
@@ -401,6 +416,23 @@ describe('dashboard', () => {
       expect(await page.locator('dl.facts dt:text-is("Ended") + dd').textContent()).toBe('not ended');
     } finally {
       expect((await write('DELETE', '/api/sessions/wide-1')).status).toBe(200);
+    }
+  });
+
+  it('on a phone-wide window the tables scroll in their frames: a goal keeps its words on a line, the page its width', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    try {
+      for (const view of ['#/sessions', '#/skills']) {
+        await open(view);
+        await page.locator('.table-wrap tbody tr').first().waitFor();
+        const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, window: innerWidth }));
+        expect(widths.page, view).toBeLessThanOrEqual(widths.window);
+      }
+      await open('#/sessions');
+      const row = await page.locator('.table-wrap tbody tr').first().boundingBox();
+      expect(row!.height).toBeLessThan(300);
+    } finally {
+      await page.setViewportSize({ width: 1366, height: 820 });
     }
   });
 

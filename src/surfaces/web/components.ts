@@ -30,9 +30,17 @@ export function enabledSwitch(
 ): HTMLElement {
   const box = h('input', { type: 'checkbox', role: 'switch', id: `enabled-${skill.name}`, checked: skill.enabled });
   const text = h('span', { class: 'switch-text' }, skill.enabled ? 'On' : 'Off');
+  let busy = false;
   box.addEventListener('change', async () => {
     const wanted = box.checked;
-    box.disabled = true;
+    // A change while the last one is on its way is put back. The box is not disabled meanwhile: that would take
+    // the keyboard focus off it, and the next Space would scroll the page instead of undoing the change.
+    if (busy) {
+      box.checked = !wanted;
+      return;
+    }
+    busy = true;
+    box.setAttribute('aria-busy', 'true');
     try {
       const updated = await api.patch<Skill>(`/api/skills/${encodeURIComponent(skill.name)}`, { enabled: wanted });
       text.textContent = updated.enabled ? 'On' : 'Off';
@@ -45,7 +53,8 @@ export function enabledSwitch(
       box.checked = !wanted;
       ctx.notify(`Could not change ${skill.name}: ${(e as Error).message}`, 'error');
     } finally {
-      box.disabled = false;
+      busy = false;
+      box.removeAttribute('aria-busy');
     }
   });
   return h(

@@ -213,6 +213,15 @@ export interface LogPreview {
 }
 
 /** What `POST /api/ingest` stored. */
+/** `POST /api/synthesize`: what a learning pass wrote (the fields the dashboard reads). */
+export interface SynthesisDone {
+  created: { name: string; version: string }[];
+  updated: { name: string; version: string }[];
+  reinforced: { name: string }[];
+  skipped: { cluster: string; reason: string }[];
+  stats: { newSessions: number; clusters: number };
+}
+
 export interface LogIngested {
   format: string;
   inserted: number;

@@ -21,8 +21,61 @@ import type {
   Page,
   Session,
   SessionSummary,
+  SynthesisDone,
 } from '../types.js';
 import { pagerLinks } from './skills.js';
+
+/**
+ * Stored sessions are learned from by a learning pass, which the server runs when it is asked to (or by itself
+ * with `synthesis.auto`): the button asks for one and says what it wrote.
+ */
+function learnNow(): HTMLElement {
+  const out = h('div', { id: 'learn-result', role: 'status' });
+  const button = h('button', { type: 'button', id: 'learn-now' }, 'Learn from them now');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    mount(out, 'Learning…');
+    try {
+      const r = await api.post<SynthesisDone>('/api/synthesize', { dryRun: false });
+      const written = [...r.created, ...r.updated];
+      mount(
+        out,
+        written.length
+          ? h(
+              'p',
+              { class: 'success' },
+              `Learned ${written.length} skill${written.length === 1 ? '' : 's'}: `,
+              ...written.flatMap((k, i) => [i ? ', ' : '', h('a', { href: skillHref(k.name) }, k.name)]),
+              '.',
+            )
+          : h(
+              'p',
+              {},
+              r.reinforced.length
+                ? `No new skill: these sessions back ${r.reinforced.length} skill${r.reinforced.length === 1 ? '' : 's'} learned before.`
+                : `No skill yet: ${r.skipped[0]?.reason ?? 'a skill needs more similar successful sessions'}.`,
+            ),
+      );
+    } catch (e) {
+      mount(out, errorBox(e));
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return h(
+    'div',
+    { class: 'learn' },
+    h(
+      'p',
+      {},
+      'Skills are learned from stored sessions by a learning pass (',
+      h('code', {}, 'skillsmith synthesize'),
+      ').',
+    ),
+    button,
+    out,
+  );
+}
 
 const PAGE = 25;
 /** The selection outlives paging and re-rendering (a person may pick sessions from several pages). */
@@ -383,6 +436,7 @@ async function importLog(panel: HTMLElement, file: File, stored: () => void) {
           `Stored ${body.inserted} new session${body.inserted === 1 ? '' : 's'} from ${file.name}${body.grown ? `; ${body.grown} grown (stored before their task ended)` : ''}; ${body.skipped} already present.`,
         ),
         logLines(body.problems, 'error-text'),
+        body.inserted || body.grown ? learnNow() : null,
       );
       stored();
     } catch (e) {

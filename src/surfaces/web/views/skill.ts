@@ -34,6 +34,8 @@ export async function skillView(main: HTMLElement, name: string, ctx: ViewContex
       ctx.notify(`Feedback recorded: eta is now ${num(r.after.eta)} (${r.after.status})`);
       ctx.changed();
       await skillView(main, name, ctx);
+      // The page is drawn again: the keyboard focus goes back to the button that was pressed.
+      main.querySelector<HTMLButtonElement>(`button[data-feedback="${signal}"]`)?.focus();
     } catch (e) {
       ctx.notify(`Feedback failed: ${(e as Error).message}`, 'error');
     }
@@ -53,12 +55,21 @@ export async function skillView(main: HTMLElement, name: string, ctx: ViewContex
       h('span', { class: 'badge' }, skill.corpus === 'internal' ? 'learned here' : 'imported'),
       skill.supersededBy ? h('span', { class: 'badge' }, 'superseded') : null,
     ),
+    skill.corpus === 'external'
+      ? h(
+          'p',
+          { class: 'muted', id: 'imported-note' },
+          'Imported: listed and exported, but never recalled until a person promotes it (',
+          h('code', {}, `skillsmith skills promote ${skill.name}`),
+          ').',
+        )
+      : null,
     h(
       'div',
       { class: 'actions' },
       enabledSwitch(skill, ctx),
-      h('button', { type: 'button', onclick: feedback('up') }, 'Helpful'),
-      h('button', { type: 'button', onclick: feedback('down') }, 'Not helpful'),
+      h('button', { type: 'button', 'data-feedback': 'up', onclick: feedback('up') }, 'Helpful'),
+      h('button', { type: 'button', 'data-feedback': 'down', onclick: feedback('down') }, 'Not helpful'),
       h(
         'button',
         {

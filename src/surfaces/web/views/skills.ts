@@ -159,7 +159,13 @@ function row(s: SkillSummary, ctx: ViewContext): HTMLElement {
       'td',
       {},
       h('a', { href: skillHref(s.name), id: `link-${s.name}`, class: 'skill-name' }, s.name),
-      s.corpus === 'external' ? h('span', { class: 'badge' }, 'imported') : null,
+      s.corpus === 'external'
+        ? h(
+            'span',
+            { class: 'badge', title: 'never recalled until promoted: skillsmith skills promote NAME' },
+            'imported, not recalled',
+          )
+        : null,
       s.supersededBy ? h('span', { class: 'badge' }, 'superseded') : null,
       h('div', { class: 'desc' }, s.description),
     ),
