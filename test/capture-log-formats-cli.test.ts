@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
 import { runCli } from './support/surfaces.js';
@@ -134,6 +135,26 @@ describe('skillsmith ingest: real agent logs', () => {
     const learned = cli(['learn', '-', '--db', join(tmp, `m${++n}.db`), '--judge', 'off'], chat);
     expect(learned.code).toBe(0);
     expect(learned.stdout).toContain('Ingested stdin: 3 new sessions, 0 already present.');
+  });
+
+  it('reads a gzip-compressed log, named or in a directory, as log rotation leaves them', () => {
+    const dir = join(tmp, `gz${++n}`);
+    mkdirSync(dir);
+    const gz = join(dir, 'rollout-old.jsonl.gz');
+    writeFileSync(gz, gzipSync(readFileSync(join(FIX, 'codex-rollout.jsonl'))));
+    const db = join(tmp, `m${++n}.db`);
+    const dry = cli(['ingest', gz, '--dry-run', '--db', db]);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('2 session(s) with 5 tool call(s) would be stored (codex, auto-detected)');
+    const r = cli(['ingest', dir, '--db', db, '--judge', 'off']);
+    expect(r.code).toBe(0);
+    expect(calls(db)).toHaveLength(5);
+    // A file that only starts like one is named as such.
+    const broken = join(dir, 'cut.jsonl.gz');
+    writeFileSync(broken, gzipSync(readFileSync(join(FIX, 'codex-rollout.jsonl'))).subarray(0, 20));
+    const bad = cli(['ingest', broken, '--db', db]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('a gzip file that does not decompress');
   });
 
   it('learn says the notes of what it read, and offers an export only when it learned a skill', () => {

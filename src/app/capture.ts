@@ -1,6 +1,6 @@
 import { sessionRef } from '../domain/session-ref.js';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readLogText } from '../capture/read-log.js';
 import type { DryRunResult, PreparedCapture } from '../capture/ingest.js';
 import type { OutcomeJudge } from '../capture/judge.js';
 import type { IngestFormat } from '../capture/parse-file.js';
@@ -73,7 +73,7 @@ export class Capture {
     path: string,
     opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
   ): Promise<IngestResult> {
-    return this.ingestText(readFileSync(path, 'utf8'), { ...opts, name: path });
+    return this.ingestText(readLogText(path), { ...opts, name: path });
   }
 
   /**

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors/usage-error.js';
 
 /**
  * The log files `ingest` and `learn` read: each FILE as given, and for a directory every `.jsonl` and `.json`
- * file below it, in name order (where agents keep their logs: `~/.claude/projects`, `~/.codex/sessions`,
+ * file below it (also gzip-compressed, `.jsonl.gz`), in name order (where agents keep their logs: `~/.claude/projects`, `~/.codex/sessions`,
  * `~/.gemini/tmp`), leaving out hidden folders and `node_modules` below it. A path that does not exist, or a
  * directory with no log file below it, is a usage error naming it, before anything is read or stored.
  *
@@ -60,7 +60,7 @@ export function mustBeFile(path: string, what: string): void {
   if (isDirectory(path, what)) throw new UsageError(`${what}: "${path}" is a directory, not a file`);
 }
 
-const LOG_FILE = /\.jsonl?$/i;
+const LOG_FILE = /\.jsonl?(?:\.gz)?$/i;
 
 /** A file an agent keeps beside its sessions that holds none of its own (see inputFiles). */
 function besideSessions(file: string): boolean {

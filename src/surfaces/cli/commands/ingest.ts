@@ -7,7 +7,8 @@
  * log did not record) are said under the file and do not change the exit code. `--dry-run` reads and
  * prints what would be stored without opening the memory at all.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { readLogText } from '../../../capture/read-log.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
 import { describeFormats, type DryRunResult, dryRunSummary, prepareCapture } from '../../../capture/ingest.js';
 import { holdsNothingYet, type IngestProblem } from '../../../capture/parse-file.js';
@@ -91,7 +92,7 @@ function hookFiles(files: string[], command: string, stdin: () => string): strin
 }
 
 /** Reads a FILE, or standard input for `-`. */
-const readInput = (file: string) => readFileSync(file === STDIN ? 0 : file, 'utf8');
+const readInput = (file: string) => readLogText(file === STDIN ? 0 : file);
 /** The name `-` (standard input) has in problems and notes. */
 const inputName = (file: string) => (file === STDIN ? 'stdin' : file);
 
