@@ -223,6 +223,17 @@ describe('LlmDistiller against a real OpenAI-protocol server', () => {
     expect(verify((await distillerFor(server.baseUrl).distil(clusterInput()))!).reasons).toEqual([]);
   });
 
+  it('leaves out what a chatty model writes after the skill, and keeps the skill', async () => {
+    server.script('chat', {
+      kind: 'chat',
+      content: `${GOOD_DRAFT}- If the payment method is gone, ask for another.\n\nI hope this helps! Let me know if you want me to call \`refund_everything\` too.\n`,
+    });
+    const draft = (await distillerFor(server.baseUrl).distil(clusterInput()))!;
+    expect(draft.body).not.toMatch(/hope this helps|refund_everything/);
+    expect(draft.body.trimEnd().endsWith('- If the payment method is gone, ask for another.')).toBe(true);
+    expect(verify(draft).reasons).toEqual([]);
+  });
+
   it('throws LlmUnavailableError when the server is down, with an actionable message', async () => {
     const port = await deadPort();
     const e = await caught(distillerFor(`http://127.0.0.1:${port}/v1`).distil(clusterInput()));

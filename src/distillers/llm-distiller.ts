@@ -263,7 +263,7 @@ export function draftFromIntermediate(raw: string, input: DistillInput, opts: Tr
   const whenToUse = toDescription(parsed.whenToUse);
   if (!whenToUse) throw fail('when_to_use: empty');
 
-  let body = parsed.body.replace(/\r\n?/g, '\n').trim();
+  let body = withoutTrailingChatter(parsed.body.replace(/\r\n?/g, '\n').trim());
   if (!/^#\s+\S/m.test(body)) body = `# ${titleOfName(name)}\n\n${body}`;
   const lineCount = body.split('\n').length;
   if (lineCount > opts.maxBodyLines) throw fail(`body too long: ${lineCount} lines (at most ${opts.maxBodyLines})`);
@@ -281,6 +281,28 @@ export function draftFromIntermediate(raw: string, input: DistillInput, opts: Tr
 
   const steps = stepsFor(sequence, stepLines, input);
   return { name, whenToUse, toolsRequired, toolSequence: sequence, body, kind: 'playbook', steps };
+}
+
+/**
+ * The body without what a chatty model writes after the skill ("I hope this helps! ..."): once the Edge cases
+ * list has begun, the first paragraph that is neither a list item, its indented continuation nor a heading ends
+ * the body, and everything from it is left out (an invented tool named there would fail the whole draft).
+ */
+function withoutTrailingChatter(body: string): string {
+  const lines = body.split('\n');
+  const edge = lines.findIndex((l) => /^##\s+Edge cases\s*$/i.test(l));
+  if (edge < 0) return body;
+  let listed = false;
+  for (let i = edge + 1; i < lines.length; i++) {
+    const line = lines[i];
+    if (!line.trim() || /^#{1,6}\s/.test(line)) continue;
+    if (/^\s*(?:[-*+]|\d+[.)])\s/.test(line) || (listed && /^\s{2,}\S/.test(line))) {
+      listed = true;
+      continue;
+    }
+    if (listed) return lines.slice(0, i).join('\n').trimEnd();
+  }
+  return body;
 }
 
 /** Drops a reasoning model's <think> block and any chatter before the frontmatter fence. */
