@@ -137,6 +137,30 @@ describe('skillsmith doctor', () => {
     });
   });
 
+  it('checks the LLM outcome judge when capture.judge.mode is "llm": its server down is a problem, not "ready"', async () => {
+    const port = await deadPort();
+    const down = {
+      capture: { judge: { mode: 'llm' as const, baseUrl: `http://127.0.0.1:${port}/v1`, model: 'judge' } },
+    };
+    const r = await runDoctor(loadConfig(down));
+    expect(r.ok).toBe(false);
+    expect(find(r, 'judge', 'reachable')[0]).toMatchObject({
+      status: 'fail',
+      fix: expect.stringMatching(/capture\.judge\.baseUrl/),
+    });
+    const t = io();
+    expect(await doctorCommand([], { ...noDb, config: configFile(down) }, t.io)).toBe(1);
+    expect(t.out.join('\n')).toMatch(/outcome judge: llm \(capture\.judge\)\n {2}FAIL {2}reachable/);
+    // On the live server: answered.
+    const up = await runDoctor(
+      loadConfig({ capture: { judge: { mode: 'llm', baseUrl: server.baseUrl, model: 'test-chat' } } }),
+    );
+    expect(find(up, 'judge', 'round-trip')[0].status).toBe('ok');
+    expect(up.ok).toBe(true);
+    // The rule judge needs no model: no judge check.
+    expect((await runDoctor(loadConfig({}))).checks.filter((c) => c.backend === 'judge')).toEqual([]);
+  });
+
   it('is broken when the model is missing, naming the available ones', async () => {
     const r = await runDoctor(loadConfig(live({ llm: { baseUrl: server.baseUrl, model: 'llama9:70b' } })));
     expect(r.ok).toBe(false);

@@ -4,7 +4,7 @@ import type { SkillsmithConfig } from '../config/config.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
 import type { OpenAiEmbedder } from '../embedders/openai-embedder.js';
 import { loadTransformers } from '../embedders/transformers-embedder.js';
-import { createChatModel, createEmbedder } from '../backends/from-config.js';
+import { createChatModel, createEmbedder, createJudgeModel } from '../backends/from-config.js';
 import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
 import { EndpointHttpError } from '../errors/endpoint-http-error.js';
 import { loadLlamaCpp } from '../model-clients/llama-cpp.js';
@@ -18,7 +18,7 @@ import type { Store } from '../store/store.js';
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 export interface DoctorCheck {
-  backend: 'embedder' | 'llm' | 'store';
+  backend: 'embedder' | 'llm' | 'judge' | 'store';
   /** config | package | reachable | model | round-trip | dimension | thresholds | stored-vectors | distiller */
   check: string;
   status: CheckStatus;
@@ -78,6 +78,7 @@ export async function runDoctor(config: SkillsmithConfig, deps: DoctorDeps = {})
   if (embedder && deps.store)
     await checkStoredVectors(deps.store, deps.namespace ?? config.namespace, embedder, checks);
   await checkDistiller(config, deps, checks, report);
+  await checkJudge(config, deps, checks);
   if (
     config.distiller === 'llm' &&
     config.llm.fallback === 'heuristic' &&
@@ -232,7 +233,7 @@ type Listing = { ids: string[] } | 'unlisted' | 'down';
 async function checkServer(
   client: OpenAiClient,
   _model: string,
-  key: 'embedder' | 'llm',
+  key: 'embedder' | 'llm' | 'capture.judge',
   timeoutMs: number,
   add: (c: Omit<DoctorCheck, 'backend'>) => void,
 ): Promise<Listing> {
@@ -482,6 +483,70 @@ async function checkDistiller(
     });
   } finally {
     await model.close?.();
+  }
+}
+
+// ── judge ───────────────────────────────────────────────────────────────────
+
+/**
+ * The LLM outcome judge (`capture.judge.mode` "llm"): its server answers and a one-token chat goes through. A
+ * judge that fails leaves the sessions it should have judged `unknown`, so ingest learns nothing from them.
+ */
+async function checkJudge(config: SkillsmithConfig, deps: DoctorDeps, checks: DoctorCheck[]): Promise<void> {
+  const judge = config.capture.judge;
+  if (judge.mode !== 'llm') return;
+  const add = (c: Omit<DoctorCheck, 'backend'>) => checks.push({ backend: 'judge', ...c });
+  let model: Awaited<ReturnType<typeof createJudgeModel>>;
+  try {
+    model = createJudgeModel(judge, config.llm, { fetch: deps.fetch });
+  } catch (err) {
+    add({
+      check: 'config',
+      status: 'fail',
+      message: message(err),
+      fix: 'set capture.judge.baseUrl and capture.judge.model, or use capture.judge.mode "rule"',
+    });
+    return;
+  }
+  const chat = model as Partial<OpenAiChatModel>;
+  if (!chat.client) {
+    // The local GGUF model of llm.modelPath: loaded on first use, as the distiller's is (checked above when the
+    // distiller is "llm").
+    add({
+      check: 'config',
+      status: existsSync(config.llm.modelPath ?? '') ? 'ok' : 'fail',
+      message: `the judge uses llm.modelPath (${config.llm.modelPath ?? 'not set'})`,
+      fix: 'set llm.modelPath to a GGUF chat model, or capture.judge.baseUrl and capture.judge.model',
+    });
+    return;
+  }
+  const client = chat.client;
+  const listing = await checkServer(
+    client,
+    judge.model ?? config.llm.model ?? '',
+    'capture.judge',
+    probeTimeout(deps, judge.timeoutMs ?? config.llm.timeoutMs),
+    add,
+  );
+  if (listing === 'down') {
+    add({ check: 'round-trip', status: 'skip', message: 'not checked: the server is not reachable' });
+    return;
+  }
+  const started = Date.now();
+  try {
+    await (model as OpenAiChatModel).check();
+    add({
+      check: 'round-trip',
+      status: 'ok',
+      message: `${model.id}: a one-token chat completion took ${Date.now() - started} ms`,
+    });
+  } catch (err) {
+    add({
+      check: 'round-trip',
+      status: 'fail',
+      message: message(err),
+      fix: serverFix(err, 'capture.judge', client.endpoint),
+    });
   }
 }
 

@@ -61,6 +61,7 @@ export function renderDoctorReport(r: DoctorReport): string {
   section(`embedder: ${where(e)}`, 'embedder');
   section('store', 'store');
   section(`distiller: ${r.distiller.kind}${r.distiller.llm ? ` (${where(r.distiller.llm)})` : ''}`, 'llm');
+  section('outcome judge: llm (capture.judge)', 'judge');
   const warn = r.warnings ? `, ${r.warnings} warning${r.warnings === 1 ? '' : 's'}` : '';
   lines.push(
     r.ok
