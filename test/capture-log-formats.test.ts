@@ -237,7 +237,20 @@ describe("Anthropic server tools: the API's own result in the same message", () 
         { type: 'tool_use', id: 'toolu_2', name: 'save_note', input: { text: 'Paris: 8°C, cloudy' } },
       ],
     },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'saved' }] },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_2',
+          content: [
+            { type: 'text', text: 'saved' },
+            { type: 'text', text: 'note id 7' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          ],
+        },
+      ],
+    },
     { role: 'assistant', content: [{ type: 'text', text: 'Saved.' }] },
   ];
 
@@ -254,7 +267,8 @@ describe("Anthropic server tools: the API's own result in the same message", () 
     expect(ok.problems).toEqual([]);
     expect(ok.sessions[0].calls.map((c) => [c.tool, c.result, c.ok])).toEqual([
       ['web_search', 'Paris weather https://weather.example/paris', true],
-      ['save_note', 'saved', true],
+      // Text blocks a line each, and the picture said as one.
+      ['save_note', 'saved\nnote id 7\n[image/png]', true],
     ]);
     const failed = parseText(
       JSON.stringify(conversation({ type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' })),

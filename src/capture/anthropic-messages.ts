@@ -1,5 +1,5 @@
 import type { ToolCall } from '../domain/types.js';
-import { contentText, ERROR_RESULT, isObject, type JsonObject, parseArgs } from './common.js';
+import { contentText, ERROR_RESULT, isObject, type JsonObject, parseArgs, toolResultText } from './common.js';
 import {
   type ConversationOptions,
   type ConversationRecord,
@@ -98,7 +98,7 @@ function readAnthropic(conv: AnthropicConversation, limits: CaptureLimits, tasks
         const match = pending.splice(k, 1)[0];
         if (!match) throw new InputError(`${where}: ${b.type} without a pending tool_use`);
         const server = isServerResult(b.type);
-        const result = server ? serverResultText(b.content) : contentText(b.content);
+        const result = server ? serverResultText(b.content) : toolResultText(b.content);
         match.call.result = capText(result, limits.resultChars);
         const failed = server
           ? isObject(b.content) && (typeof b.content.error_code === 'string' || /_error$/.test(String(b.content.type)))

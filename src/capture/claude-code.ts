@@ -1,6 +1,6 @@
 import type { ReaderReport } from './types.js';
 import type { ToolCall } from '../domain/types.js';
-import { contentText, countUnread, isObject, type JsonObject, parseArgs, type Unread } from './common.js';
+import { countUnread, isObject, type JsonObject, parseArgs, toolResultText, type Unread } from './common.js';
 import type { StreamLine } from './codex-rollout.js';
 import { capText, type CaptureLimits } from './normalized-jsonl.js';
 import type { BuiltSession } from './openai-agents.js';
@@ -210,7 +210,7 @@ export function fromClaudeCode(
           if (k < 0) k = 0;
           const match = pending.splice(k, 1)[0];
           if (!match) throw new InputError(`${where}: tool_result without a pending tool_use`);
-          const result = contentText(b.content);
+          const result = toolResultText(b.content);
           match.call.result = capText(result, limits.resultChars);
           if (b.is_error === true) {
             match.call.ok = false;

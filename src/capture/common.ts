@@ -29,6 +29,28 @@ export function contentText(content: unknown): string {
   return content == null ? '' : stringifyResult(content);
 }
 
+/**
+ * The text of an Anthropic `tool_result` content (Claude Code's too): its text blocks a line each, and an image or
+ * a document said as such (`[image/png]`), so a result that showed a picture does not read as no result.
+ */
+export function toolResultText(content: unknown): string {
+  if (!Array.isArray(content)) return contentText(content);
+  return content
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      if (!isObject(part)) return '';
+      if (typeof part.text === 'string') return part.text;
+      if (part.type === 'image' || part.type === 'document') {
+        const media =
+          isObject(part.source) && typeof part.source.media_type === 'string' ? part.source.media_type : part.type;
+        return `[${media}]`;
+      }
+      return '';
+    })
+    .filter((t) => t !== '')
+    .join('\n');
+}
+
 /** The text of a multimodal content: a string, or the strings of a list (images and files left out). */
 export function stringsText(content: unknown): string {
   if (typeof content === 'string') return content;
