@@ -223,6 +223,37 @@ describe('a Claude Code transcript with a rewound prompt', () => {
   });
 });
 
+describe('Claude Code transcripts joined into one file', () => {
+  const msg = (sessionId: string, n: number, type: 'user' | 'assistant', content: unknown) =>
+    JSON.stringify({
+      parentUuid: null,
+      isSidechain: false,
+      sessionId,
+      type,
+      message: { role: type, content },
+      uuid: `${sessionId}-${n}`,
+    });
+  const session = (id: string, goal: string, command: string) => [
+    msg(id, 1, 'user', goal),
+    msg(id, 2, 'assistant', [{ type: 'tool_use', id: `${id}-t`, name: 'Bash', input: { command } }]),
+    msg(id, 3, 'user', [{ type: 'tool_result', tool_use_id: `${id}-t`, content: 'ok' }]),
+    msg(id, 4, 'assistant', [{ type: 'text', text: 'Done.' }]),
+  ];
+
+  it("stores each session's tasks under its own id, as its own file would (`cat *.jsonl > all.jsonl`)", () => {
+    const p = parseText(
+      [...session('aaaa-1', 'Run the tests', 'npm test'), ...session('bbbb-2', 'Build the site', 'npm run build')].join(
+        '\n',
+      ),
+      'all.jsonl',
+    );
+    expect(p.sessions.map((x) => [x.id, x.goal])).toEqual([
+      ['claude-code:aaaa-1', 'Run the tests'],
+      ['claude-code:bbbb-2', 'Build the site'],
+    ]);
+  });
+});
+
 describe("Anthropic server tools: the API's own result in the same message", () => {
   // The Messages API's documented blocks: server_tool_use, then web_search_tool_result with its tool_use_id, in one
   // assistant message; an error result is an object with an error_code. Content made up.

@@ -160,6 +160,7 @@ export function fromClaudeCode(
   let sidechain = 0;
   let mainLine = false;
   const rewound = rewoundLines(lines);
+  const segments: { from: number; id: string | null }[] = [];
   let firstRewound: number | null = null;
   for (const { value, line } of lines) {
     if (!isObject(value)) {
@@ -184,7 +185,15 @@ export function fromClaudeCode(
       problems.push({ line, path: 'message', reason: `message: missing in a ${value.type} line` });
       continue;
     }
-    sessionId = sessionId ?? (typeof value.sessionId === 'string' ? value.sessionId : null);
+    // Lines of another session (transcripts joined into one file, or a resumed session's copied history under its
+    // first id) start a task of their own, stored under that session's id.
+    const lineSession = typeof value.sessionId === 'string' ? value.sessionId : null;
+    if (segments.length === 0) segments.push({ from: 0, id: lineSession });
+    else if (lineSession && lineSession !== segments[segments.length - 1].id) {
+      split.reset();
+      segments.push({ from: split.tasks.length, id: lineSession });
+    }
+    sessionId = sessionId ?? lineSession;
     cwd = cwd ?? (typeof value.cwd === 'string' ? value.cwd : null);
     branch = branch ?? (typeof value.gitBranch === 'string' && value.gitBranch ? value.gitBranch : null);
     version = version ?? (typeof value.version === 'string' ? value.version : null);
@@ -276,9 +285,12 @@ export function fromClaudeCode(
     });
   const chatter = split.chatterNote();
   if (chatter) problems.push(chatter);
-  const base = `claude-code:${sessionId ?? 'unknown'}`;
   const out: BuiltSession[] = [];
+  // Each session's tasks are numbered on their own: its first task has its id, the next ones #2, #3...
+  const stored = new Map<string, number>();
   split.tasks.forEach((t, i) => {
+    const segment = segments.filter((x) => x.from <= i).pop() ?? { from: 0, id: sessionId };
+    const base = `claude-code:${segment.id ?? sessionId ?? 'unknown'}`;
     if (t.goal === null) {
       if (t.calls.length)
         problems.push({
@@ -301,7 +313,7 @@ export function fromClaudeCode(
       line: t.line,
       finalAnswer: t.finalAnswer,
       session: {
-        id: out.length === 0 && i === 0 ? base : `${base}#${out.length + 1}`,
+        id: !stored.get(base) && i === segment.from ? base : `${base}#${(stored.get(base) ?? 0) + 1}`,
         namespace,
         goal: t.goal,
         outcome: 'unknown',
@@ -320,6 +332,7 @@ export function fromClaudeCode(
         outcomeSource: 'reported',
       },
     });
+    stored.set(base, (stored.get(base) ?? 0) + 1);
   });
   return out;
 }
