@@ -106,6 +106,12 @@ describe('OpenAiClient against a real HTTP server speaking the OpenAI protocol',
     expect(e.message).not.toMatch(/URLKEY|proxy-user/);
   });
 
+  it('keeps a query of the base URL after the API path (an Azure-style ?api-version=)', async () => {
+    await client({ baseUrl: `${server.baseUrl}?api-version=2024-10-21` }).listModels();
+    const req = server.requests.at(-1)!;
+    expect([req.path, req.query]).toEqual(['/v1/models', 'api-version=2024-10-21']);
+  });
+
   it('turns a 500 into EndpointHttpError carrying the server message', async () => {
     server.script('chat', {
       kind: 'status',

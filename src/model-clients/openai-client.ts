@@ -213,7 +213,7 @@ export class OpenAiClient {
     body: unknown,
     timeoutMs = this.timeoutMs,
   ): Promise<{ url: string; json: unknown }> {
-    const url = `${this.baseUrl}${path}`;
+    const url = joinPath(this.baseUrl, path);
     const shown = `${method} ${safeUrl(url)}`;
     const call = async () => {
       for (let attempt = 0; ; attempt++) {
@@ -280,6 +280,20 @@ export class OpenAiClient {
 }
 
 /** The URL without user:password, query or fragment: safe to print. */
+/**
+ * The base URL with an API path added to its path, its query kept after it (`https://x.example/v1?api-version=2`
+ * and `/models` give `https://x.example/v1/models?api-version=2`, not `.../v1?api-version=2/models`).
+ */
+function joinPath(baseUrl: string, path: string): string {
+  try {
+    const u = new URL(baseUrl);
+    u.pathname = `${u.pathname.replace(/\/+$/, '')}${path}`;
+    return u.toString();
+  } catch {
+    return `${baseUrl}${path}`;
+  }
+}
+
 /** A URL without its user and password, and those (decoded) when it had any. */
 function splitCredentials(url: string): { url: string; basic: { user: string; password: string } | null } {
   try {
