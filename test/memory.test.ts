@@ -242,14 +242,33 @@ describe('ingesting whole sessions', () => {
       session('no-start', { startedAt: undefined }),
       session('bad-tool', { calls: [{ position: 0, tool: 'get order', args: {}, result: '', ok: true }] }),
       session('good-2'),
+      // Calls without positions are in their places; a position taken twice is named (it was a raw SQLite error).
+      session('no-positions', {
+        calls: [
+          { tool: 'get_order', args: { id: 1 } },
+          { tool: 'refund', args: { id: 1 }, result: 'done' },
+        ],
+      }),
+      session('same-position', {
+        calls: [
+          { position: 0, tool: 'get_order', args: {}, result: '', ok: true },
+          { position: 0, tool: 'refund', args: {}, result: '', ok: true },
+        ],
+      }),
     ]);
-    expect(r.inserted).toBe(2);
+    expect(r.inserted).toBe(3);
     expect(r.problems?.map((p) => [p.index, p.reason.split(':')[0]])).toEqual([
       [1, 'outcome must be one of success, failure, unknown, got "done"'],
       [2, 'startedAt must be a time (an ISO 8601 string)'],
       [3, 'calls[0].tool'],
+      [6, 'calls[1].position'],
     ]);
-    expect(await memory.sessions.count()).toBe(2);
+    expect(await memory.sessions.count()).toBe(3);
+    const placed = await memory.sessions.get('no-positions');
+    expect(placed?.calls.map((c) => [c.position, c.tool, c.ok, c.result])).toEqual([
+      [0, 'get_order', true, ''],
+      [1, 'refund', true, 'done'],
+    ]);
   });
 });
 

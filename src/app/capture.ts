@@ -52,6 +52,17 @@ export class Capture {
       else
         ok.push({
           ...session,
+          // A call without a position is in its place in the list; the other fields a caller may leave out.
+          calls: session.calls.map((c, i) => ({
+            ...c,
+            position: c.position ?? i,
+            args: c.args ?? {},
+            result: c.result ?? '',
+            ok: c.ok ?? !c.error,
+            error: c.error ?? null,
+            durationMs: c.durationMs ?? null,
+            at: c.at ?? null,
+          })),
           id: protectId(policy, session.id, 'sid'),
           agentId: protectId(policy, session.agentId, 'agent'),
           source: protectId(policy, session.source, 'source'),
@@ -596,9 +607,15 @@ function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPe
   if (wrongOutcome) return wrongOutcome;
   if (typeof s.startedAt !== 'string' || !s.startedAt) return 'startedAt must be a time (an ISO 8601 string)';
   if (!Array.isArray(s.calls)) return 'calls must be an array';
+  const positions = new Set<number>();
   for (const [i, c] of s.calls.entries()) {
     const wrong = toolNameProblem(c?.tool);
     if (wrong) return `calls[${i}].tool: ${wrong}`;
+    const position = c.position ?? i;
+    if (!Number.isInteger(position) || position < 0)
+      return `calls[${i}].position: must be a whole number of 0 or more (or left out: its place in the list)`;
+    if (positions.has(position)) return `calls[${i}].position: ${position} is taken by an earlier call`;
+    positions.add(position);
   }
   if (s.calls.length > limits.maxCallsPerSession)
     return `${s.calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`;
