@@ -837,6 +837,20 @@ describe('configuration', () => {
     expect(out.skills.length).toBeGreaterThan(0);
   });
 
+  it('a pass whose model is down (no fallback) exits 1 and says first that the sessions were stored', async () => {
+    const cwd = mkdtempSync(join(tmp, 'cwd-'));
+    const env = {
+      SKILLSMITH_DISTILLER: 'llm',
+      SKILLSMITH_LLM_BASE_URL: `http://127.0.0.1:${await deadPort()}/v1`,
+      SKILLSMITH_LLM_MODEL: 'qwen2.5:7b-instruct',
+    };
+    const r = cli(['learn', SAMPLE, '--db', join(cwd, 'memory.db')], cwd, env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^Ingested .*tau-sample\.jsonl: 89 new sessions, 0 already present\./m);
+    expect(r.stdout).toContain('The learning pass failed (below): these sessions are stored');
+    expect(r.stderr).toMatch(/is unavailable/);
+  });
+
   it('SKILLSMITH_* variables configure the back ends: a distiller without its server is refused before anything is stored', () => {
     const cwd = mkdtempSync(join(tmp, 'cwd-'));
     const r = cli(['learn', SAMPLE, '--db', join(cwd, 'memory.db')], cwd, { SKILLSMITH_DISTILLER: 'llm' });

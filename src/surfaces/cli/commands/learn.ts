@@ -47,9 +47,17 @@ export const command: Command = {
     } catch (e) {
       // Another process's pass holds the namespace: what this run stored is said all the same, and waits for the
       // next pass (exit 1: nothing was learned from it yet).
-      if (!PassLockedError.isInstance(e)) throw e;
       bar?.done();
-      return passNotStarted(results, problems, notes, flags, e.message);
+      if (PassLockedError.isInstance(e)) return passNotStarted(results, problems, notes, flags, e.message);
+      // Any other failure (a model down, an embedder changed): what was stored is said before the error, so a
+      // person does not ingest it again to be safe.
+      if (!flags.json) {
+        printIngested(results, problems, notes);
+        out(
+          'The learning pass failed (below): these sessions are stored, and the next pass learns from them (skillsmith synthesize).',
+        );
+      }
+      throw e;
     }
     bar?.done();
     const skills = await memory.skills.list();
