@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync }
 import { join, resolve, sep } from 'node:path';
 import { sameButSupport } from '../domain/evidence-line.js';
 import { metadataOf } from '../domain/learned-by.js';
-import { redactText } from '../domain/redact.js';
+import { redactCapture } from '../domain/redact.js';
+import { riskyCommands, withoutRiskyCommands } from '../domain/risky-command.js';
 import { redactSkillMd } from '../domain/skill-md/redact-skill-md.js';
 import type { Skill } from '../domain/types.js';
 import { neutraliseInstructions } from '../domain/untrusted-text.js';
@@ -93,7 +94,7 @@ export class SkillFiles {
       if (now === null && !(all && skill.supersededBy)) continue;
       // A version as export writes it; a reinforcement since then has amended only its counts and sources.
       const ours = (await store.skillVersions(skill.id)).some((v) =>
-        sameButSupport(redactSkillMd(v.skillMd, redactText), text),
+        sameButSupport(redactSkillMd(v.skillMd, redactCapture), text),
       );
       if (ours) rmSync(folder, { recursive: true });
       stale.push({ name: entry.name, path: folder, now, removed: ours });
@@ -123,7 +124,7 @@ export class SkillFiles {
         out.skipped.push({ name: s.name, reason: problems.join('; ') });
         continue;
       }
-      const text = redactSkillMd(s.skillMd, redactText);
+      const text = redactSkillMd(s.skillMd, redactCapture);
       const check = validateSkillMd(text, { dirName: s.name });
       if (!check.valid) {
         out.skipped.push({ name: s.name, reason: check.errors.join('; ') });
@@ -191,16 +192,22 @@ export class SkillFiles {
       // The folder as written is checked, never changed: what does not validate is reported.
       const asWritten = validateSkillMd(original, { dirName: folder.split(sep).pop() });
       for (const err of asWritten.errors) warn(`does not validate as written (kept as is): ${err}`);
+      const bytes = read.files.find((f) => f.path === 'SKILL.md')!.bytes;
+      if (!Buffer.from(original, 'utf8').equals(bytes))
+        warn('is not UTF-8 text: read as UTF-8, so its other characters are garbled in the copy that can be recalled');
+      if (original.startsWith('\uFEFF'))
+        warn('starts with a byte order mark, which some skill loaders refuse (kept as written)');
       for (const f of scanSkillFiles(read.files, {
-        redact: redactText,
+        redact: redactCapture,
         hasInstructions: (t) => hasInstructions(t, { source: 'skill' }),
+        risky: (t) => riskyCommands(t).length > 0,
       })) {
         warn(f.reason, join(folder, ...f.path.split('/')), f.line);
       }
-      // The copy that can be recalled once promoted: untrusted text, so secrets redacted and instruction-like
-      // sentences neutralised in every value and in the body.
+      // The copy that can be recalled once promoted: untrusted text, so secrets redacted, instruction-like
+      // sentences neutralised and destructive or fetch-and-run commands left out, in every value and in the body.
       const text = redactSkillMd(serializeSkillMd(doc), (t) =>
-        neutraliseInstructions(redactText(t), { source: 'skill' }),
+        withoutRiskyCommands(neutraliseInstructions(redactCapture(t), { source: 'skill' })),
       );
       const check = validateSkillMd(text);
       if (!check.valid) {
@@ -218,6 +225,18 @@ export class SkillFiles {
         continue;
       }
       seenNames.set(doc.name, file);
+      // A learned skill under this name (not this skill promoted): both would be exported to one folder.
+      const learned = (await store.listSkills(ns, { corpus: 'internal' })).find(
+        (s) => s.name === doc.name && s.skillMd !== text,
+      );
+      if (learned) {
+        result.skipped.push({
+          path: file,
+          reason: `refused: a learned skill is named ${doc.name}, and an export would write both to one folder; rename the learned one (skillsmith skills rename ${doc.name} NEW-NAME) or this folder's skill, then import again`,
+          refused: true,
+        });
+        continue;
+      }
       const existing = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === doc.name);
       const priorFiles = existing ? await store.skillFiles(existing.id, existing.version) : [];
       if (existing && existing.skillMd === text && sameFiles(priorFiles, read.files)) {

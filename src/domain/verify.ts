@@ -1,5 +1,6 @@
 import type { EvidenceTrace } from './evidence.js';
 import type { Draft } from './types.js';
+import { riskyCommands } from './risky-command.js';
 import { findInstructions } from './untrusted-text.js';
 
 export interface Verdict {
@@ -93,9 +94,6 @@ function plain(text: string): string {
 }
 
 const URL_IN_TEXT = /\b(?:https?|ftp):\/\/[^\s`'")<>\]]+/gi;
-/** Commands that destroy or fetch-and-run, however worded: a skill may only carry one a session ran. */
-const RISKY_COMMAND =
-  /\brm\s+-[a-z]*[rf][a-z]*\b[^\n`]*|\b(?:curl|wget)\b[^\n`|]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|\bmkfs(?:\.\w+)?\b[^\n`]*|\bdd\s+if=[^\n`]*/gi;
 
 /**
  * The reasons a draft writes what its evidence does not show: a backticked name that is neither a tool of the
@@ -120,7 +118,7 @@ function ungrounded(draft: Draft, evidenceText: string, tools: ReadonlySet<strin
     } else if (/\s/.test(s) && !shows(s)) commands.push(s);
   }
   const urls = [...text.matchAll(URL_IN_TEXT)].map((m) => m[0].replace(/[.,;:]+$/, '')).filter((u) => !shows(u));
-  const risky = [...text.matchAll(RISKY_COMMAND)].map((m) => m[0].trim()).filter((c) => !shows(c));
+  const risky = riskyCommands(text).filter((c) => !shows(c));
   const out: string[] = [];
   const list = (xs: string[]) =>
     [...new Set(xs)]

@@ -15,6 +15,8 @@ export interface ScanRules {
   redact: (text: string) => string;
   /** Whether a text carries instruction-like sentences (skill bodies re-enter prompts once promoted). */
   hasInstructions?: (text: string) => boolean;
+  /** Whether a line carries a destructive or fetch-and-run command (`rm -rf`, `curl … | sh`). */
+  risky?: (text: string) => boolean;
 }
 
 const MAX_FINDINGS_PER_FILE = 20;
@@ -34,6 +36,14 @@ export function scanSkillFiles(files: SkillFile[], rules: ScanRules): ScanFindin
           path: f.path,
           line: i + 1,
           reason: `looks like a secret or personal data (${kinds.join(', ') || 'redactable'}); kept as written`,
+        });
+        n++;
+      } else if (f.path === 'SKILL.md' && rules.risky?.(line)) {
+        out.push({
+          path: f.path,
+          line: i + 1,
+          reason:
+            'a destructive or fetch-and-run command; kept as written, left out of the copy that can be recalled after promotion',
         });
         n++;
       } else if (f.path === 'SKILL.md' && rules.hasInstructions?.(line)) {
