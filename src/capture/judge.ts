@@ -1,4 +1,5 @@
 import { quoteUntrusted } from '../domain/untrusted-text.js';
+import { maskPersonalFields } from '../domain/personal-data.js';
 import { redactText } from '../domain/redact.js';
 import type { Outcome, ToolCall } from '../domain/types.js';
 import type { ChatModel } from '../llm/chat-model.js';
@@ -133,10 +134,13 @@ export class LlmJudge implements OutcomeJudge {
       'Tool calls, in order:',
     ];
     const calls = input.calls.map((c, i) => {
-      const args = oneLine(untrusted(safeJson(c.args)), 200);
+      // The fields that hold a person's details (a name, a birth date, an address) go masked: the model judges
+      // whether the task was done, not for whom.
+      const args = oneLine(untrusted(safeJson(maskPersonalFields(c.args))), 200);
+      const result = maskPersonalFields(c.result ?? '') as string;
       const outcome = c.ok
-        ? `ok: ${oneLine(untrusted(c.result ?? ''), 240)}`
-        : `FAILED: ${oneLine(untrusted(c.error ?? c.result ?? ''), 240)}`;
+        ? `ok: ${oneLine(untrusted(result), 240)}`
+        : `FAILED: ${oneLine(untrusted(c.error ?? result), 240)}`;
       return `${i + 1}. ${c.tool}(${args}) -> ${outcome}`;
     });
     // Keep the end of a long transcript: the last calls decide the outcome.

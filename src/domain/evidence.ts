@@ -1,4 +1,5 @@
 import type { Session } from './types.js';
+import { maskPersonalFields } from './personal-data.js';
 import { quoteUntrusted } from './untrusted-text.js';
 
 export interface EvidenceTrace {
@@ -44,8 +45,10 @@ export function renderTrace(session: Session, rules: Omit<EvidenceRules, 'eviden
   for (const c of session.calls) {
     if (think.has(c.tool)) continue;
     tools.push(c.tool);
-    const args = oneLine(r(JSON.stringify(c.args ?? {})), 120);
-    const res = c.ok ? oneLine(r(c.result), 80) : `ERROR ${oneLine(r(c.error ?? c.result), 80)}`;
+    // A model reads these: the fields that hold a person's details (a name, a birth date, an address) go masked.
+    const args = oneLine(r(JSON.stringify(maskPersonalFields(c.args ?? {}))), 120);
+    const result = maskPersonalFields(c.result) as string;
+    const res = c.ok ? oneLine(r(result), 80) : `ERROR ${oneLine(r(c.error ?? result), 80)}`;
     lines.push(`${c.position}. ${c.tool}(${args}) -> ${res}`);
   }
   lines.push(`outcome: ${session.outcome}`);

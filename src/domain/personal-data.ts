@@ -30,3 +30,47 @@ const PERSONAL_SEGMENT =
 export function isPersonalField(path: string): boolean {
   return path.split(/[.[\]]+/).some((part) => PERSONAL_SEGMENT.test(part.trim().replace(/[\s-]+/g, '_')));
 }
+
+/** What a masked personal value reads as. */
+export const PERSONAL_MARKER = '[REDACTED:personal]';
+
+/**
+ * A value with every field that names a person's details (`isPersonalField`: a name, an email, a phone, a postal
+ * address, a birth date) masked, at any depth; a string holding a JSON object or list is read and masked too.
+ * For text bound for a model: the procedure needs the fields, never whose they are.
+ */
+export function maskPersonalFields(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const t = value.trim();
+    if (!(t.startsWith('{') || t.startsWith('['))) return value;
+    try {
+      const parsed = JSON.parse(t) as unknown;
+      const masked = maskPersonalFields(parsed);
+      return masked === parsed ? value : JSON.stringify(masked);
+    } catch {
+      return value;
+    }
+  }
+  if (Array.isArray(value)) {
+    const out = value.map(maskPersonalFields);
+    return out.some((x, i) => x !== value[i]) ? out : value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    // A personal field's whole value goes: `address: {city, country}` is all of the address.
+    const masked = isPersonalField(k) ? maskLeaves(v) : maskPersonalFields(v);
+    if (masked !== v) changed = true;
+    out[k] = masked;
+  }
+  return changed ? out : value;
+}
+
+/** Every string and number inside a value masked (the value of a personal field). */
+function maskLeaves(value: unknown): unknown {
+  if (typeof value === 'string' || typeof value === 'number') return PERSONAL_MARKER;
+  if (Array.isArray(value)) return value.map(maskLeaves);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, maskLeaves(v)]));
+}
