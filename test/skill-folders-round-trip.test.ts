@@ -213,6 +213,11 @@ describe('imported folders written by others, as they come', () => {
         'latin1',
       ),
     );
+    // No name in the file: the folder's, as skill loaders name it; pre-approved tools are said and not kept.
+    folder(
+      'no-name-here',
+      '---\ndescription: Tidies notes. Use when notes are messy.\nallowed-tools: Bash(*) Read\n---\n# D\n\n1. Sort them.\n',
+    );
     folder(
       'fix-mobile-data',
       "---\nname: fix-mobile-data\ndescription: Someone else's. Use when data is slow.\n---\n1. Reboot.\n",
@@ -222,7 +227,8 @@ describe('imported folders written by others, as they come', () => {
       await memory.ingestFile(join(ROOT, 'examples', 'tau-sample.jsonl'));
       await memory.synthesize();
       const r = await memory.skills.import(dir);
-      expect(r.imported.map((x) => x.name).sort()).toEqual(['cafe-menu', 'deploy-helper']);
+      expect(r.imported.map((x) => x.name).sort()).toEqual(['cafe-menu', 'deploy-helper', 'no-name-here']);
+      expect((await memory.skills.get('no-name-here'))!.skillMd).not.toMatch(/allowed-tools/);
       // A learned skill holds the name: an export would write both to one folder.
       expect(r.skipped).toEqual([
         expect.objectContaining({
@@ -238,6 +244,7 @@ describe('imported folders written by others, as they come', () => {
           expect.stringMatching(/^deploy-helper\/SKILL\.md:7 a destructive or fetch-and-run command/),
           expect.stringMatching(/^deploy-helper\/SKILL\.md:8 looks like a secret or personal data \(password\)/),
           expect.stringMatching(/^cafe-menu\/SKILL\.md: is not UTF-8 text/),
+          expect.stringMatching(/^no-name-here\/SKILL\.md: allowed-tools \(Bash\(\*\) Read\) pre-approves tools/),
         ]),
       );
       // Promoted, the copy a planner reads carries neither; the export is the folder as it came.

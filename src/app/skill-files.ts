@@ -186,12 +186,19 @@ export class SkillFiles {
         result.skipped.push({ path: join(folder, s.path), reason: s.reason, refused: false });
       const original = read.files.find((f) => f.path === 'SKILL.md')!.bytes.toString('utf8');
       const parsed = parseSkillMd(original);
-      const doc = toCanonicalDoc(parsed, { license: parsed.license ?? '' });
+      const doc = toCanonicalDoc(parsed, { license: parsed.license ?? '', dirName: folder.split(sep).pop() });
       const warn = (reason: string, path = file, line?: number) =>
         result.warnings!.push({ path, ...(line ? { line } : {}), reason });
       // The folder as written is checked, never changed: what does not validate is reported.
       const asWritten = validateSkillMd(original, { dirName: folder.split(sep).pop() });
       for (const err of asWritten.errors) warn(`does not validate as written (kept as is): ${err}`);
+      // Pre-approved tools are a grant someone else wrote: the folder keeps it, the copy a promotion exports does not.
+      if (doc.allowedTools) {
+        warn(
+          `allowed-tools (${doc.allowedTools.slice(0, 80)}) pre-approves tools in agents that read it (Claude Code): kept in the folder as written, left out of the copy that can be recalled and promoted`,
+        );
+        doc.allowedTools = undefined;
+      }
       const bytes = read.files.find((f) => f.path === 'SKILL.md')!.bytes;
       if (!Buffer.from(original, 'utf8').equals(bytes))
         warn('is not UTF-8 text: read as UTF-8, so its other characters are garbled in the copy that can be recalled');

@@ -19,6 +19,8 @@ export interface CanonicalOptions {
   license: string;
   /** Version to emit; wins over the parsed one. Coerced to SemVer (`2` -> `2.0.0`). */
   version?: string;
+  /** The folder the SKILL.md is in: its name when the file gives none (as skill loaders name such a skill). */
+  dirName?: string;
 }
 
 /** The version of a skill nobody versioned yet. */
@@ -42,7 +44,7 @@ const PARENT_KINDS: (keyof SkillParents)[] = ['episodic', 'semantic', 'procedura
  */
 export function toCanonicalDoc(parsed: ParsedSkill, opts: CanonicalOptions): CanonicalSkillDoc {
   const rawBody = normalizeBody(typeof parsed.body === 'string' ? parsed.body : '');
-  const name = canonicalName(parsed, rawBody);
+  const name = canonicalName(parsed, rawBody, opts.dirName);
   const description = canonicalDescription(parsed, rawBody, name);
   const body = rawBody.trim() !== '' ? rawBody : `# ${titleOfName(name)}\n\n${description}`;
 
@@ -88,8 +90,9 @@ export function toSemver(version: string | null | undefined): string | null {
   return `${part(m[1])}.${part(m[2])}.${part(m[3])}${m[4] ?? ''}${m[5] ?? ''}`;
 }
 
-function canonicalName(parsed: ParsedSkill, body: string): string {
+function canonicalName(parsed: ParsedSkill, body: string, dirName?: string): string {
   if (typeof parsed.name === 'string' && parsed.name.trim() !== '') return toSkillName(parsed.name);
+  if (dirName && toSkillName(dirName) !== 'skill') return toSkillName(dirName);
   const heading = /^#{1,6}[ \t]+(.+)$/m.exec(body)?.[1];
   if (heading !== undefined && toSkillName(heading) !== 'skill') return toSkillName(heading);
   if (typeof parsed.description === 'string') return toSkillName(parsed.description);
