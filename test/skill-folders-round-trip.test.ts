@@ -253,7 +253,14 @@ describe('imported folders written by others, as they come', () => {
       expect(promoted!.skillMd).not.toMatch(/curl|hunter2/);
       expect(promoted!.skillMd).toContain('3. Run `npm run deploy`.');
       const out = join(tmp, 'hostile-out');
-      await memory.skills.export(out, { includeExternal: true, names: ['cafe-menu'] });
+      const exported = await memory.skills.export(out, { includeExternal: true, names: ['cafe-menu', 'no-name-here'] });
+      // Written as it came, and said not to validate: an agent may refuse a SKILL.md with no name.
+      expect(exported.warnings).toEqual([
+        {
+          name: 'no-name-here',
+          reason: expect.stringMatching(/^written as it was imported, and its SKILL\.md does not validate/),
+        },
+      ]);
       expect(readFileSync(join(out, 'cafe-menu', 'SKILL.md'))).toEqual(
         readFileSync(join(dir, 'cafe-menu', 'SKILL.md')),
       );

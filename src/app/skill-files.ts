@@ -51,6 +51,16 @@ export class SkillFiles {
         continue;
       }
       result.written.push({ name: s.name, path, ...(stored.length ? { files: stored.length } : {}) });
+      const original = stored.find((f) => f.path === 'SKILL.md');
+      if (original) {
+        const { validateSkillMd } = await import('../domain/skill-md/index.js');
+        const check = validateSkillMd(original.bytes.toString('utf8'), { dirName: s.name });
+        if (!check.valid)
+          (result.warnings ??= []).push({
+            name: s.name,
+            reason: `written as it was imported, and its SKILL.md does not validate, so an agent may not load it: ${check.errors.join('; ')}`,
+          });
+      }
       await this.ctx
         .requireStore()
         .appendEvent(s.namespace, 'skill.exported', s.id, { name: s.name, path }, this.ctx.now().toISOString());

@@ -48,6 +48,11 @@ export interface ExportResult {
    * wrote for that skill, else left as they are (edited since).
    */
   stale: { name: string; path: string; now: string | null; removed: boolean }[];
+  /**
+   * Imported skills written as they came whose SKILL.md does not validate (the agentskills.io rules skill loaders
+   * apply): the folder is someone else's and is not rewritten, so an agent may refuse it. Present when any.
+   */
+  warnings?: { name: string; reason: string }[];
 }
 
 export interface ImportResult {

@@ -225,6 +225,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         out(`Wrote ${res.written.length} SKILL.md file(s) under ${res.dir}`);
         for (const w of res.written) out(`  ${w.path}`);
         for (const s of res.skipped) out(`  skipped ${s.name}: ${s.reason}`);
+        for (const w of res.warnings ?? []) writeErr(`warning: ${w.name}: ${w.reason}\n`);
         for (const s of res.stale) {
           const was = s.now ? `${s.now} before it was renamed` : 'a skill superseded since';
           out(
