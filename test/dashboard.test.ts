@@ -436,6 +436,20 @@ describe('dashboard', () => {
     }
   });
 
+  it('says the server does not answer when a request gets no answer at all, and puts the switch back', async () => {
+    await open('#/skills');
+    await page.route('**/api/skills/fix-mobile-data', (route) => route.abort('connectionrefused'));
+    try {
+      await page.locator('#enabled-fix-mobile-data').click();
+      await expect
+        .poll(() => page.locator('.toast.error').last().textContent())
+        .toMatch(/^Could not change fix-mobile-data: The Skillsmith server does not answer: is it still running\?/);
+      expect(await page.locator('#enabled-fix-mobile-data').isChecked()).toBe(true);
+    } finally {
+      await page.unroute('**/api/skills/fix-mobile-data');
+    }
+  });
+
   it('made no request outside the server it was served from', () => {
     const origin = new URL(server.url).origin;
     const outside = requested.filter(

@@ -20,10 +20,22 @@ function headers(method: string): Record<string, string> {
   return h;
 }
 
+/** A request that got no answer at all (the server stopped, the network went): said so, not "Failed to fetch". */
+async function reach(path: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(path, init);
+  } catch {
+    throw new ApiError(
+      0,
+      'The Skillsmith server does not answer: is it still running? Reload the page once it is back.',
+    );
+  }
+}
+
 async function send(method: string, path: string, body?: unknown): Promise<Response> {
   const h = headers(method);
   if (body !== undefined) h['Content-Type'] = 'application/json';
-  const res = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await reach(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
   if (!res.ok) {
     const payload = (await res.json().catch(() => null)) as { error?: string } | null;
     throw new ApiError(res.status, payload?.error ?? `${res.status} ${res.statusText}`);
@@ -38,7 +50,7 @@ async function send(method: string, path: string, body?: unknown): Promise<Respo
 async function sendLog<T>(path: string, text: string): Promise<{ status: number; body: T }> {
   const h = headers('POST');
   h['Content-Type'] = 'application/json';
-  const res = await fetch(path, { method: 'POST', headers: h, body: text });
+  const res = await reach(path, { method: 'POST', headers: h, body: text });
   if (!res.ok && res.status !== 422) {
     const payload = (await res.json().catch(() => null)) as { error?: string } | null;
     throw new ApiError(res.status, payload?.error ?? `${res.status} ${res.statusText}`);
