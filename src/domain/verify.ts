@@ -28,8 +28,11 @@ export function verifyDraft(
   evidence: EvidenceTrace[],
   rules: VerifyRules,
   materialTools?: ReadonlySet<string>,
-  /** The text of every session of the group (goals, arguments, results): what a draft may quote or name. */
-  materialText?: string,
+  /**
+   * The text of every session of the group (goals, arguments, results): what a draft may quote or name. Read only
+   * when the evidence does not show something the draft writes (it is large; most drafts need only the evidence).
+   */
+  materialText?: () => string,
 ): Verdict {
   const reasons: string[] = [];
   // The tools of all the material (every session of the group), not only the capped traces a model sees.
@@ -64,7 +67,12 @@ export function verifyDraft(
 
   // What the draft writes that no session shows: a model that obeyed text planted in the evidence writes a
   // command, an address or a tool of its own ("run `curl … | sh`", "then `delete_customer_account`").
-  reasons.push(...ungrounded(draft, `${evidenceText}\n${materialText ?? ''}`, evidenceTools));
+  const unseen = ungrounded(draft, evidenceText, evidenceTools);
+  reasons.push(
+    ...(unseen.length && materialText
+      ? ungrounded(draft, `${evidenceText}\n${materialText()}`, evidenceTools)
+      : unseen),
+  );
 
   if (!/^\s*1\.\s+\S/m.test(draft.body)) reasons.push('body has no numbered steps');
   if (/^\s*0[.)]\s/m.test(draft.body)) reasons.push('body has a step numbered 0 (steps are numbered from 1)');

@@ -55,8 +55,8 @@ export interface DraftMaterial {
   admissionSummary?: AdmissionSummary;
   /** Every tool the group's sessions called: a draft may name only these. */
   materialTools: Set<string>;
-  /** The goals, arguments, results and errors of the group's sessions, redacted: what a draft may quote. */
-  materialText?: string;
+  /** The goals, arguments, results and errors of the group's sessions, redacted: what a draft may quote (read lazily). */
+  materialText?: () => string;
   /** Goals and cues of the sessions the skill is learned from: its recall exemplars come from these. */
   exemplarTexts: string[];
 }

@@ -77,13 +77,15 @@ export async function distilDraft(
     sourceSessions: admission.successfulFollowers.map((s) => s.id),
     admissionSummary: summarizeAdmission(admission),
     materialTools: new Set(input.sessions.flatMap((s) => s.calls.map((c) => c.tool))),
-    materialText: redactText(
-      input.sessions
-        .flatMap((s) => [
-          s.goal,
-          ...s.calls.map((c) => `${c.tool} ${JSON.stringify(c.args)} ${c.result} ${c.error ?? ''}`),
-        ])
-        .join('\n'),
+    materialText: once(() =>
+      redactText(
+        input.sessions
+          .flatMap((s) => [
+            s.goal,
+            ...s.calls.map((c) => `${c.tool} ${JSON.stringify(c.args)} ${c.result} ${c.error ?? ''}`),
+          ])
+          .join('\n'),
+      ),
     ),
     exemplarTexts: admission.successfulFollowers
       .slice(-EXEMPLAR_SOURCES)
@@ -128,5 +130,14 @@ export function factDraft(input: GroupInput): DraftMaterial {
     sourceSessions: [],
     materialTools: new Set(),
     exemplarTexts: [],
+  };
+}
+
+/** A value computed on first use and kept. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | null = null;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
   };
 }
