@@ -37,6 +37,7 @@ export class SkillFiles {
     const rendered = await this.renderSkillFiles(opts);
     const result: ExportResult = { dir: root, written: [], skipped: rendered.skipped, stale: [] };
     const { writeSkillFolder } = await import('../skill-files/skill-folder.js');
+    const { validateSkillMd } = await import('../domain/skill-md/index.js');
     for (const { skill: s, text } of rendered.files) {
       // An imported skill goes out as it came in: its stored folder, byte for byte. A learned one is its
       // SKILL.md. Never through a symlink: a link planted in the output folder (for the skill folder, a
@@ -53,7 +54,6 @@ export class SkillFiles {
       result.written.push({ name: s.name, path, ...(stored.length ? { files: stored.length } : {}) });
       const original = stored.find((f) => f.path === 'SKILL.md');
       if (original) {
-        const { validateSkillMd } = await import('../domain/skill-md/index.js');
         const check = validateSkillMd(original.bytes.toString('utf8'), { dirName: s.name });
         if (!check.valid)
           (result.warnings ??= []).push({
@@ -194,7 +194,8 @@ export class SkillFiles {
       }
       for (const s of read.skipped)
         result.skipped.push({ path: join(folder, s.path), reason: s.reason, refused: false });
-      const original = read.files.find((f) => f.path === 'SKILL.md')!.bytes.toString('utf8');
+      const bytes = read.files.find((f) => f.path === 'SKILL.md')!.bytes;
+      const original = bytes.toString('utf8');
       const parsed = parseSkillMd(original);
       const doc = toCanonicalDoc(parsed, { license: parsed.license ?? '', dirName: folder.split(sep).pop() });
       const warn = (reason: string, path = file, line?: number) =>
@@ -209,7 +210,6 @@ export class SkillFiles {
         );
         doc.allowedTools = undefined;
       }
-      const bytes = read.files.find((f) => f.path === 'SKILL.md')!.bytes;
       if (!Buffer.from(original, 'utf8').equals(bytes))
         warn('is not UTF-8 text: read as UTF-8, so its other characters are garbled in the copy that can be recalled');
       if (original.startsWith('\uFEFF'))

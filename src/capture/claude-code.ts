@@ -127,10 +127,10 @@ function rewoundLines(lines: StreamLine[]): Set<string> {
   for (const { value } of lines) {
     if (!isObject(value) || typeof value.uuid !== 'string' || typeof value.parentUuid !== 'string') continue;
     const parent = value.parentUuid;
-    children.set(parent, [...(children.get(parent) ?? []), value.uuid]);
+    listUnder(children, parent).push(value.uuid);
     const typed = value.type === 'user' && value.isMeta !== true && value.isSidechain !== true ? typedText(value) : '';
     if (typed.trim() && (!NOT_A_PROMPT.test(typed) || slashCommandRequest(typed)))
-      prompts.set(parent, [...(prompts.get(parent) ?? []), value.uuid]);
+      listUnder(prompts, parent).push(value.uuid);
   }
   const left = new Set<string>();
   const stack = [...prompts.values()].flatMap((ids) => ids.slice(0, -1));
@@ -141,6 +141,13 @@ function rewoundLines(lines: StreamLine[]): Set<string> {
     stack.push(...(children.get(id) ?? []));
   }
   return left;
+}
+
+/** The list a map holds under `key`, made empty when it holds none. */
+function listUnder(map: Map<string, string[]>, key: string): string[] {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
 }
 
 export function fromClaudeCode(
@@ -203,10 +210,7 @@ export function fromClaudeCode(
       typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
     try {
       if (value.type === 'user') {
-        const text = blocks
-          .filter((b) => isObject(b) && b.type === 'text')
-          .map((b) => String((b as { text?: unknown }).text ?? ''))
-          .join('');
+        const text = typedText(value);
         if (CLEAR.test(text)) split.reset();
         blocks.forEach((b, j) => {
           if (!isObject(b) || b.type !== 'tool_result') return;

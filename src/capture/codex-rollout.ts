@@ -111,7 +111,8 @@ export function shellOutcome(text: string): { failed: boolean; error: string | n
 /**
  * The call an end event stands for when no response item holds it (from 0.14x): `mcp_tool_call_end` as an MCP call
  * named `server__tool` (Codex's name for an MCP tool), `patch_apply_end` as `apply_patch` with the files it changed.
- * Null for any other event, or one whose call the rollout holds as an item.
+ * Null for any other event, or one whose call the rollout holds as an item. Both are given the `mcp_call` item
+ * shape, the one item that carries its own result and error, so the item reader reads them as it reads the others.
  */
 function eventCall(p: unknown, itemCalls: ReadonlySet<string>): JsonObject | null {
   if (!isObject(p) || typeof p.call_id !== 'string' || itemCalls.has(p.call_id)) return null;
