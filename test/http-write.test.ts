@@ -119,6 +119,33 @@ describe('REST write API', () => {
     expect((await api('POST', '/api/sessions', { goal: 'again', id: 'rest-1' })).status).toBe(409);
   });
 
+  it('keeps every call of requests sent at once: each without a position goes after the last, a clash at one position is said', async () => {
+    expect((await api('POST', '/api/sessions', { goal: 'Run the checks in parallel', id: 'rest-par' })).status).toBe(
+      201,
+    );
+    // An agent that runs tools in parallel posts their calls together: each read the same last position.
+    const tools = Array.from({ length: 8 }, (_, i) => `check_${i}`);
+    const answers = await Promise.all(
+      tools.map((tool) => api('POST', '/api/sessions/rest-par/calls', { tool, args: {}, result: 'ok' })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(tools.map(() => 201));
+    expect(answers.every((a) => a.data.recorded === true)).toBe(true);
+    expect(new Set(answers.map((a) => a.data.position)).size).toBe(8);
+    const stored = (await api('GET', '/api/sessions/rest-par')).data.calls;
+    expect(stored.map((c: { tool: string }) => c.tool).sort()).toEqual([...tools].sort());
+    expect(stored.map((c: { position: number }) => c.position)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    // Two different calls sent for one position at once: one is stored, the other is refused, none is lost unsaid.
+    const clash = await Promise.all(
+      ['left_tool', 'right_tool'].map((tool) => api('POST', '/api/sessions/rest-par/calls', { position: 8, tool })),
+    );
+    expect(clash.map((a) => a.status).sort()).toEqual([201, 409]);
+    const kept = clash.find((a) => a.status === 201)!;
+    expect(kept.data).toMatchObject({ position: 8, recorded: true });
+    expect(clash.find((a) => a.status === 409)!.data.error).toMatch(/position 8 of session rest-par already holds/);
+    const last = (await api('GET', '/api/sessions/rest-par')).data.calls.at(-1);
+    expect(last.position).toBe(8);
+  });
+
   it('reports an outcome later: a session ended unknown takes the real one, and recalled skills get a trial', async () => {
     await api('POST', '/api/sessions', { goal: 'Something', id: 'rest-2' });
     expect((await api('POST', '/api/sessions/rest-2/end', { outcome: 'unknown' })).data.outcome).toBe('unknown');

@@ -103,6 +103,29 @@ describe('recording sessions as they happen', () => {
     await memory.close();
   });
 
+  it('keeps every call of a session two processes record at once (a restarted agent beside the old one, parallel hooks)', async () => {
+    const db = tempDbPath();
+    // Two memories on one file are two connections, as two processes are: each counts the session's calls itself.
+    const first = await openMemory({ db, logLevel: 'silent' });
+    const second = await openMemory({ db, logLevel: 'silent' });
+    const a = await first.startSession({ goal: 'Fix the failing build', id: 'shared-run' });
+    const b = await second.startSession({ goal: 'Fix the failing build', id: 'shared-run' });
+    await a.call({ tool: 'read_file', args: { path: 'src/a.ts' }, result: 'x' });
+    // b thinks position 0 is free: the call goes after the last one instead of being dropped.
+    await b.call({ tool: 'run_tests', args: {}, result: '1 failed' });
+    await a.call({ tool: 'edit_file', args: { path: 'src/a.ts' }, result: 'ok' });
+    await b.call({ tool: 'run_tests', args: {}, result: 'all passed' });
+    const stored = await first.sessions.get('shared-run');
+    expect(stored?.calls.map((c) => [c.position, c.tool, c.result])).toEqual([
+      [0, 'read_file', 'x'],
+      [1, 'run_tests', '1 failed'],
+      [2, 'edit_file', 'ok'],
+      [3, 'run_tests', 'all passed'],
+    ]);
+    await first.close();
+    await second.close();
+  });
+
   it('rejects a call for a session that was never opened, and a session without a goal', async () => {
     const memory = await openMemory({ db: tempDbPath() });
     await expect(

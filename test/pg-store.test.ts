@@ -6,6 +6,7 @@ import { latestPgSchemaVersion, pgMigrations } from '../src/store/postgres/migra
 import { openPgStore, type PgStore } from '../src/store/postgres/pg-store.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { createLogger } from '../src/support/log.js';
+import { openMemory } from '../src/app/open-memory.js';
 
 const quiet = createLogger('silent');
 let server: PgServer;
@@ -124,6 +125,31 @@ describe('PostgreSQL store: many writers', () => {
     await tail;
     expect(seen).toHaveLength(900);
     expect(new Set(seen).size).toBe(900);
+  });
+
+  it('two processes recording one session at once keep every call, each at its own position', async () => {
+    const url = await server.createDatabase();
+    const memories = await Promise.all([0, 1].map(() => openMemory({ db: url, logLevel: 'silent' })));
+    try {
+      // A restarted agent beside the old one: both recorders start from the same last position.
+      const recorders = await Promise.all(
+        memories.map((m) => m.startSession({ goal: 'Rotate the API keys', id: 'pg-shared' })),
+      );
+      await Promise.all(
+        recorders.flatMap((r, i) => [0, 1, 2].map((j) => r.call({ tool: `tool_${i}_${j}`, args: {}, result: 'ok' }))),
+      );
+      // REST-style calls without a position, sent at once from both processes.
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, k) => memories[k % 2].sessions.recordCall('pg-shared', { tool: `rest_${k}` })),
+      );
+      expect(answers.every((a) => a.recorded)).toBe(true);
+      const stored = await memories[0].sessions.get('pg-shared');
+      expect(stored?.calls).toHaveLength(16);
+      expect(stored?.calls.map((c) => c.position)).toEqual(Array.from({ length: 16 }, (_, k) => k));
+      expect(new Set(answers.map((a) => a.position)).size).toBe(10);
+    } finally {
+      for (const m of memories) await m.close();
+    }
   });
 
   it('hands out event ids in commit order: a reader tailing "after id N" misses none', async () => {

@@ -299,7 +299,7 @@ export class Capture {
         `session ${id} is already recording another goal (${JSON.stringify(held)}); continue it with that goal, or start a new session (another id) for this one`,
       );
     }
-    let position = existing?.calls.length ?? 0;
+    let position = existing ? nextPosition(existing) : 0;
     let ended = false;
     this.synthesis.noteFirstUse();
     return {
@@ -308,10 +308,11 @@ export class Capture {
         this.catalog.recall(goal ?? opts.goal, { topK: o.topK, tools: o.tools, namespace, sessionId: id }),
       call: async (c) => {
         if (ended) throw new SessionStateError(`session ${id} already ended; record into a new session`);
-        const call = this.prepareCall(id, c, position);
         const at = position++;
         try {
-          await store.appendCall(namespace, id, call);
+          const stored = await this.appendAfterLast(namespace, id, c, at);
+          // Another writer of the session took the position: the calls of this recorder go after the last one.
+          if (stored !== at) position = Math.max(position, stored + 1);
         } catch (e) {
           // Not stored: the next call takes its place, unless one already went after it.
           if (position === at + 1) position = at;
@@ -444,26 +445,58 @@ export class Capture {
     const id = this.ctx.sessionKey(sessionId);
     const session = await store.getSession(ns, id);
     if (!session) throw new NotFoundError(`no session "${sessionId}" in namespace ${ns}: start it first`);
-    const next = session.calls.length;
+    const next = nextPosition(session);
     const position = c.position ?? next;
-    if (position < next) {
-      // A retry of a call already recorded is a no-op; another call at that position is a client's mistake that
-      // would otherwise lose it without a word.
-      const stored = session.calls[position];
-      if (stored && stored.tool !== c.tool)
-        throw new SessionStateError(
-          `position ${position} of session ${id} already holds a call of ${stored.tool}, not ${c.tool}: each position is recorded once (the next one is ${next})`,
-        );
-      return { sessionId: id, position, recorded: false };
-    }
+    if (position < next) return this.recordedBefore(session, c, position);
     if (session.endedAt)
       throw new SessionStateError(`session ${id} already ended (${session.outcome}); record into a new session`);
     if (position > next)
       throw new SessionStateError(
         `call position ${position} skips ahead: session ${id} has ${next} calls, so the next position is ${next}`,
       );
-    await store.appendCall(ns, id, this.prepareCall(id, c, position));
-    return { sessionId: id, position, recorded: true };
+    // Without a position, concurrent requests each get their own place after the last call.
+    if (c.position === undefined)
+      return { sessionId: id, position: await this.appendAfterLast(ns, id, c, next), recorded: true };
+    if (await store.appendCall(ns, id, this.prepareCall(id, c, position)))
+      return { sessionId: id, position, recorded: true };
+    // Another request recorded this position between the read and the write: judged as a retry would be.
+    return this.recordedBefore((await store.getSession(ns, id)) ?? session, c, position);
+  }
+
+  /**
+   * A call sent for a position already recorded: a retry of the same call is a no-op; another call there is a
+   * client's mistake that would otherwise lose it without a word.
+   */
+  private recordedBefore(
+    session: Session,
+    c: RecordedCall,
+    position: number,
+  ): { sessionId: string; position: number; recorded: false } {
+    const stored = session.calls.find((x) => x.position === position);
+    if (stored && stored.tool !== c.tool)
+      throw new SessionStateError(
+        `position ${position} of session ${session.id} already holds a call of ${stored.tool}, not ${c.tool}: each position is recorded once (the next one is ${nextPosition(session)})`,
+      );
+    return { sessionId: session.id, position, recorded: false };
+  }
+
+  /**
+   * Stores a call at `from`, or after the last call of the session when another writer (a second process on the
+   * same session, parallel hooks, concurrent REST requests) took that position first: the store keeps the first
+   * call of a position, so without this the later one was dropped without a word. Returns the position taken.
+   */
+  private async appendAfterLast(namespace: string, id: string, c: RecordedCall, from: number): Promise<number> {
+    const store = this.ctx.requireStore();
+    let position = from;
+    // Every lost race means another call was stored, so this ends; the bound is for a store that misbehaves.
+    for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
+      if (await store.appendCall(namespace, id, this.prepareCall(id, c, position))) return position;
+      const now = await store.getSession(namespace, id);
+      position = Math.max(position + 1, now ? nextPosition(now) : 0);
+    }
+    throw new SessionStateError(
+      `call: session ${id} had no free position for ${c.tool} after ${APPEND_ATTEMPTS} attempts (other writers took each one)`,
+    );
   }
 
   /**
@@ -590,6 +623,14 @@ export class Capture {
 
 /** Why a session handed to `ingest` cannot be stored (over a limit), or null. */
 /** What is wrong with an outcome and its reward as a caller reports them, or null: one of OUTCOMES, a reward in [0,1]. */
+/** How many positions a call tries before it is refused: each failed try means another writer stored a call. */
+const APPEND_ATTEMPTS = 64;
+
+/** The position after a session's last call (positions need not be dense: an ingested session may skip some). */
+function nextPosition(s: Session): number {
+  return s.calls.length === 0 ? 0 : s.calls[s.calls.length - 1].position + 1;
+}
+
 function outcomeProblem(outcome: unknown, reward: unknown): string | null {
   if (!OUTCOMES.includes(outcome as Outcome))
     return `outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(outcome)}`;

@@ -578,9 +578,10 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           await store.beginSession({ ...head, goal: 'reopened with another goal' });
           expect(await store.countSessions('default')).toBe(1);
 
-          await store.appendCall('default', 'live-1', call(0, 'search_flights'));
-          await store.appendCall('default', 'live-1', call(0, 'duplicate_attempt'));
-          await store.appendCall('default', 'live-1', call(1, 'book_flight'));
+          // The answer says whether the call was stored: a taken position changes nothing and says so.
+          expect(await store.appendCall('default', 'live-1', call(0, 'search_flights'))).toBe(true);
+          expect(await store.appendCall('default', 'live-1', call(0, 'duplicate_attempt'))).toBe(false);
+          expect(await store.appendCall('default', 'live-1', call(1, 'book_flight'))).toBe(true);
           let got = await store.getSession('default', 'live-1');
           expect(got?.goal).toBe('Book a flight');
           expect(got?.outcome).toBe('unknown');

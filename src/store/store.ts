@@ -44,8 +44,11 @@ export interface SessionStore {
   growSessions(sessions: Session[]): Promise<number>;
   /** Opens (or re-opens, idempotently) a live session. */
   beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void>;
-  /** Records one call; idempotent by (session, position). */
-  appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void>;
+  /**
+   * Records one call; idempotent by (session, position). False when that position already holds a call (a retry,
+   * or another writer of the session took it first): nothing is changed then.
+   */
+  appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<boolean>;
   /**
    * Ends a session with its outcome (or replaces a judged one). When a pass has already put the session in a
    * cluster (it read it while open, or before the outcome came), that cluster is marked dirty to be distilled again.

@@ -360,7 +360,7 @@ export class PgStore extends SqlStore implements Store {
     });
   }
 
-  async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void> {
+  async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<boolean> {
     const res = await this.query({
       name: 'skillsmith.appendCall',
       text: APPEND_CALL_SQL,
@@ -373,7 +373,9 @@ export class PgStore extends SqlStore implements Store {
           `session ${sessionId} is not open in namespace ${namespace}: call beginSession first`,
         );
       if (known.rows[0].ended_at) throw new SessionStateError(endedReason(sessionId, known.rows[0].outcome));
+      return false;
     }
+    return true;
   }
 
   // ── the pass lock ─────────────────────────────────────────────────────────

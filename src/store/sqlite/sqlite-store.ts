@@ -267,7 +267,7 @@ export class SqliteStore extends SqlStore implements Store {
     this.exec({ sql: plan.insertSession, params: sessionRowValues(session) });
   }
 
-  async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<void> {
+  async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<boolean> {
     const [row] = this.exec({ sql: plan.sessionById, params: [namespace, sessionId] }).rows;
     if (!row)
       throw new SessionStateError(
@@ -275,7 +275,10 @@ export class SqliteStore extends SqlStore implements Store {
       );
     // Another process (or recorder) may have ended it: a call after the end is no part of the run it judged.
     if (row.ended_at) throw new SessionStateError(endedReason(sessionId, String(row.outcome)));
-    for (const q of plan.insertCalls([callRowValues(namespace, sessionId, call, sqliteDialect.bool)])) this.exec(q);
+    let stored = 0;
+    for (const q of plan.insertCalls([callRowValues(namespace, sessionId, call, sqliteDialect.bool)]))
+      stored += this.exec(q).changes;
+    return stored > 0;
   }
 
   /** The shared plan's reads, with the calls read as raw arrays (a pass reads every session's calls). */
