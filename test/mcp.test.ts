@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,6 +12,7 @@ import { serveMcpHttp } from '../src/surfaces/mcp/http.js';
 import { BLENDER_REFUNDS } from './support/capture.js';
 import { OTHER_CODING, UPGRADES } from './support/coding-tasks.js';
 import { tracesInFile } from './support/forget-fixture.js';
+import { startFakeOpenAiServer } from './fixtures/fake-openai-server.js';
 import { cliArgs, learnSample, startCli, type Child } from './support/surfaces.js';
 
 let tmp: string;
@@ -674,4 +676,62 @@ describe('MCP over HTTP, trust boundary', () => {
       await memory.close();
     }
   });
+});
+
+describe('MCP over stdio, a client that closes stdin at once', () => {
+  it('answers every request it read before stdin closed, one the embedding model is slow to serve included', async () => {
+    const model = await startFakeOpenAiServer({ dims: 12 });
+    const db = join(tmp, 'closing.db');
+    const config = join(tmp, 'closing.config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ embedder: { provider: 'openai', baseUrl: model.baseUrl, model: 'test-embed' } }),
+    );
+    // Every embedding takes a second: the recall is still running when stdin ends.
+    model.script('embeddings', ...Array.from({ length: 8 }, () => ({ kind: 'delay' as const, ms: 1000 })));
+    try {
+      const child = spawn(process.execPath, cliArgs(['mcp', '--db', db, '--config', config, '--log-level', 'error']), {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+      send({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const call = (id: number, name: string, args: Record<string, unknown>) =>
+        send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+      call(1, 'recall_skills', { goal: 'Rotate the staging API keys', session_id: 'closing-1' });
+      call(2, 'record_tool_call', { session_id: 'closing-1', tool: 'list_keys', result: '3 keys' });
+      call(3, 'record_tool_call', { session_id: 'closing-1', tool: 'rotate_key', args: { id: 'k1' }, result: 'ok' });
+      call(4, 'end_session', { session_id: 'closing-1', outcome: 'success' });
+      child.stdin.end();
+      expect(await exited, err).toBe(0);
+      const answered = out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id?: number; error?: unknown })
+        .filter((m) => m.id !== undefined);
+      expect(answered.map((m) => m.id).sort()).toEqual([0, 1, 2, 3, 4]);
+      expect(answered.filter((m) => m.error)).toEqual([]);
+      expect(model.requestsTo('embeddings').length).toBeGreaterThan(0);
+      const memory = await openMemory({ db, config: { embedder: { provider: 'glove' } }, logLevel: 'silent' });
+      try {
+        const stored = await memory.sessions.get('closing-1');
+        expect(stored?.calls.map((c) => c.tool)).toEqual(['list_keys', 'rotate_key']);
+        expect(stored?.outcome).toBe('success');
+      } finally {
+        await memory.close();
+      }
+    } finally {
+      await model.stop();
+    }
+  }, 30_000);
 });
