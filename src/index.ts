@@ -125,6 +125,8 @@ export { ConflictError } from './errors/conflict-error.js';
 export { PassLockedError } from './errors/pass-locked-error.js';
 /** SESSION_STATE: the session's state forbids the operation. */
 export { SessionStateError } from './errors/session-state-error.js';
+/** READ_ONLY_MEMORY: a write to a memory this account may only read. */
+export { ReadOnlyMemoryError } from './errors/read-only-memory-error.js';
 /** DISABLED: the memory is switched off. */
 export { DisabledError } from './errors/disabled-error.js';
 /** TRANSFER_FAILED: `migrate` cannot copy the memory. */

@@ -40,7 +40,8 @@ export class Outbox {
       if (batch.length) this.lastEventId = batch[batch.length - 1].id;
       if (batch.length < 500) break;
     }
-    if (this.auditFile) {
+    // A read-only memory changes nothing to mirror, and could not keep the mark of what it mirrored.
+    if (this.auditFile && !store.readOnly) {
       const key = stateKey.auditFileMark(this.auditFile);
       let mark = Number((await store.getState('', key)) ?? 0);
       for (;;) {

@@ -61,9 +61,16 @@ export class SkillFiles {
             reason: `written as it was imported, and its SKILL.md does not validate, so an agent may not load it: ${check.errors.join('; ')}`,
           });
       }
-      await this.ctx
-        .requireStore()
-        .appendEvent(s.namespace, 'skill.exported', s.id, { name: s.name, path }, this.ctx.now().toISOString());
+      // A read-only memory is exported all the same; it cannot keep the record that it was.
+      const store = this.ctx.requireStore();
+      if (!store.readOnly)
+        await store.appendEvent(
+          s.namespace,
+          'skill.exported',
+          s.id,
+          { name: s.name, path },
+          this.ctx.now().toISOString(),
+        );
     }
     result.stale = await this.staleExports(root, result.written, !opts.names, opts.namespace);
     await this.changes.events();

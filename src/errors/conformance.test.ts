@@ -100,6 +100,12 @@ describe('statuses and exit codes follow the code', () => {
     expect(main.httpStatusOf(new main.PassLockedError('x'))).toBe(409);
     expect(main.httpStatusOf(new main.SessionStateError('x'))).toBe(409);
     expect(main.httpStatusOf(new main.DisabledError('x'))).toBe(503);
+    expect(main.httpStatusOf(new main.ReadOnlyMemoryError('x'))).toBe(409);
+    // A model server that is down or slow: the request may be sent again later.
+    expect(main.httpStatusOf(new main.EndpointUnreachableError('POST http://m/v1/embeddings', 'ECONNREFUSED'))).toBe(
+      503,
+    );
+    expect(main.httpStatusOf(new main.CircuitOpenError('embedder', 3, new Date().toISOString()))).toBe(503);
     expect(main.httpStatusOf(new main.HttpError(413, 'x'))).toBe(413);
     expect(main.httpStatusOf(new main.ConfigError('x'))).toBe(500);
     expect(main.httpStatusOf(new Error('x'))).toBe(500);

@@ -12,6 +12,7 @@ export { PassLockedError } from './pass-locked-error.js';
 export { SessionStateError } from './session-state-error.js';
 export { ConflictError } from './conflict-error.js';
 export { DisabledError } from './disabled-error.js';
+export { ReadOnlyMemoryError } from './read-only-memory-error.js';
 export { TransferError } from './transfer-error.js';
 export { BackendUnavailableError } from './backend-unavailable-error.js';
 export { BackendConfigError } from './backend-config-error.js';

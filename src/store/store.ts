@@ -25,6 +25,8 @@ export interface Store extends SessionStore, PassStateStore, SkillStore, EventLo
   readonly location: string;
   /** The schema version opening this memory upgraded it from, to be said once (null or absent: nothing upgraded). */
   readonly upgradedFrom?: number | null;
+  /** Opened for reading only (this account may not write the file): reads work, writes are refused. */
+  readonly readOnly?: boolean;
   close(): Promise<void>;
   schemaVersion(): Promise<number>;
   /** Changes whenever another connection commits: lets an in-memory index know when to reload. */

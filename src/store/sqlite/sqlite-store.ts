@@ -1,10 +1,11 @@
 import { newestVersion, refuseNewerSchema, upgradedFrom } from '../schema-version.js';
 import Database from 'better-sqlite3';
-import { mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { SessionOutline, Session, ToolCall } from '../../domain/types.js';
 import { BackendUnavailableError } from '../../errors/backend-unavailable-error.js';
+import { ReadOnlyMemoryError } from '../../errors/read-only-memory-error.js';
 import { SessionStateError } from '../../errors/session-state-error.js';
 import { callRowValues, json, outlinesFromRows, sessionRowValues, type Row } from '../rows.js';
 import { sqliteDialect } from '../sql/dialect.js';
@@ -32,6 +33,7 @@ const WAL_CHECKPOINT_BYTES = 32 * 1024 * 1024;
 export function openSqliteStore(path: string): SqliteStore {
   let db: Database.Database | null = null;
   try {
+    if (path !== ':memory:' && cannotWrite(path)) return openReadOnlyCopy(path);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     db = openDatabase(path);
     const { from, to } = upgrade(db);
@@ -43,6 +45,59 @@ export function openSqliteStore(path: string): SqliteStore {
     throw new BackendUnavailableError(`cannot open SQLite memory at ${path}: ${whyNot(path, e as Error)}`, {
       cause: e,
     });
+  }
+}
+
+/**
+ * True when the memory file exists and this account may not write it or its folder (a read-only mount, a file
+ * another user owns): SQLite cannot open such a file in WAL mode at all, even to read, without its -shm file.
+ */
+function cannotWrite(path: string): boolean {
+  if (!existsSync(path)) return false;
+  try {
+    accessSync(path, constants.W_OK);
+    accessSync(dirname(path), constants.W_OK);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * A memory file this account may only read, opened as a read-only copy in memory: recall, listing and export
+ * work; a command that writes is refused, naming the file. A file with a write-ahead log still to be copied in
+ * (another process writing it, or one that stopped) is refused: the copy would miss what the log holds.
+ */
+function openReadOnlyCopy(path: string): SqliteStore {
+  const wal = `${path}-wal`;
+  if (existsSync(wal) && statSync(wal).size > 0)
+    throw new BackendUnavailableError(
+      `cannot open SQLite memory at ${path}: this account may not write it or its folder, and its write-ahead log (${wal}) holds changes not yet in the file; open it once where it can be written (any command copies the log in), or copy the folder somewhere writable`,
+    );
+  const bytes = readFileSync(path);
+  // A WAL-mode file (header bytes 18 and 19 are 2) read from memory is read as a rollback-journal one: same pages.
+  if (bytes.length >= 100 && bytes[18] === 2 && bytes[19] === 2) bytes[18] = bytes[19] = 1;
+  let db: Database.Database | null = null;
+  try {
+    db = new Database(bytes, { readonly: true });
+    db.pragma('foreign_keys = ON');
+    const applied = new Set(
+      (db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => r.version as number),
+    );
+    refuseNewerSchema(applied, latestSchemaVersion);
+    const version = newestVersion(applied);
+    if (version < latestSchemaVersion)
+      throw new BackendUnavailableError(
+        `cannot open SQLite memory at ${path}: this account may not write it or its folder, and its schema (version ${version}) needs upgrading to version ${latestSchemaVersion}; open it once where it can be written`,
+      );
+    return new SqliteStore(db, path, { readOnly: true });
+  } catch (e) {
+    if (db?.open) db.close();
+    if (e instanceof BackendUnavailableError) throw e;
+    throw new BackendUnavailableError(
+      `cannot open SQLite memory at ${path} (read-only: this account may not write it or its folder): ${whyNot(path, e as Error)}`,
+      { cause: e },
+    );
   }
 }
 
@@ -167,11 +222,16 @@ export class SqliteStore extends SqlStore implements Store {
   /** Statements with a mode of their own (raw rows, one value), and those of the recall write. */
   private readonly stmts: ReturnType<SqliteStore['prepareOwn']>;
 
+  /** Opened as a read-only copy (this account may not write the file): every write is refused. */
+  readonly readOnly: boolean;
+
   constructor(
     readonly db: Database.Database,
     readonly location: string,
+    opts: { readOnly?: boolean } = {},
   ) {
     super(plan);
+    this.readOnly = opts.readOnly ?? false;
     this.stmts = this.prepareOwn();
   }
 
@@ -208,7 +268,16 @@ export class SqliteStore extends SqlStore implements Store {
       const rows = stmt.all(q.params) as Row[];
       return { rows, changes: rows.length };
     }
+    this.refuseWrite();
     return { rows: [], changes: stmt.run(q.params).changes };
+  }
+
+  /** A write to a memory opened read-only: said with the file and what to do, not SQLite's "readonly database". */
+  private refuseWrite(): void {
+    if (this.readOnly)
+      throw new ReadOnlyMemoryError(
+        `the SQLite memory at ${this.location} is open read-only (this account may not write it or its folder), and this writes to it; run it where the file can be written, or copy it somewhere writable`,
+      );
   }
 
   private run<T>(script: Script<T>): T {
@@ -296,6 +365,7 @@ export class SqliteStore extends SqlStore implements Store {
   // ── the pass lock ─────────────────────────────────────────────────────────
 
   async tryLock(name: string, holder: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
+    this.refuseWrite();
     const now = Date.now();
     const taken = this.db
       .transaction(() => {
@@ -321,6 +391,8 @@ export class SqliteStore extends SqlStore implements Store {
    * and so does close().
    */
   async recordRecall(namespace: string, recall: Omit<RecallRecord, 'namespace'>): Promise<void> {
+    // A read-only memory serves recalls without keeping a record of them (nor a trial for their session).
+    if (this.readOnly) return;
     this.pendingRecalls.push({ namespace, ...recall });
     // Written RECALL_FLUSH_MS later, with every recall made meanwhile, in one transaction: a busy server commits
     // once per batch, not once per recall, and a recall does not wait on the write of the one before. Reads

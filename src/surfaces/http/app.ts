@@ -81,7 +81,8 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
   if (opts.webRoot !== null) app.route('/', dashboardRoutes(opts.webRoot ?? DEFAULT_WEB_ROOT));
 
   app.onError((e, c) => {
-    const { status, message } = errorAnswer(e);
+    const { status, message, retryAfterS } = errorAnswer(e);
+    if (retryAfterS !== undefined) c.header('Retry-After', String(retryAfterS));
     // An unreachable database is said in one line (its stack says nothing more); other failures with their stack.
     if (status === 503) log.warn('request failed', { method: c.req.method, path: c.req.path, error: message });
     else if (status >= 500)

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import { CircuitOpenError } from '../../errors/circuit-open-error.js';
 import { HttpError } from '../../errors/http-error.js';
 import { httpStatusOf } from '../../errors/error-codes.js';
 import { unreachableStoreText } from '../../app/store-errors.js';
@@ -40,10 +41,17 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z
 /**
  * What a handler's error answers: the status by its code (src/errors/error-codes.ts; client mistakes are 4xx), and
  * the message. A memory whose database cannot be reached (a PostgreSQL server down or restarting) is 503, said so:
- * the request may be sent again once it is back.
+ * the request may be sent again once it is back; so is a model server that is down or slow (503, with Retry-After
+ * when the back end knows when it takes a call again).
  */
-export function errorAnswer(e: unknown): { status: number; message: string } {
+export function errorAnswer(e: unknown): { status: number; message: string; retryAfterS?: number } {
   const unreachable = unreachableStoreText(e);
   if (unreachable) return { status: 503, message: `${unreachable}; send the request again once it is back` };
-  return { status: httpStatusOf(e), message: (e as Error)?.message ?? String(e) };
+  const answer = { status: httpStatusOf(e), message: (e as Error)?.message ?? String(e) };
+  // A model back end cooling off after repeated failures says when it takes a call again.
+  if (CircuitOpenError.isInstance(e)) {
+    const wait = Math.ceil((Date.parse(e.retryAt) - Date.now()) / 1000);
+    if (Number.isFinite(wait)) return { ...answer, retryAfterS: Math.max(1, wait) };
+  }
+  return answer;
 }
