@@ -450,6 +450,40 @@ describe('dashboard', () => {
     }
   });
 
+  it('keeps the sessions page in the URL: a reload shows the same page, Back the one before', async () => {
+    const firstIds = async () =>
+      page.locator('table.sessions tbody tr[data-session]').evaluateAll((els) => els.map((e) => e.dataset.session));
+    const second = await api<{ total: number; items: { id: string }[] }>('/api/sessions?limit=25&offset=25');
+    expect(second.total).toBeGreaterThan(50);
+    await open('#/sessions');
+    // Drawn whole: the router moves the focus to the heading once the view is done, not in the middle of the test.
+    await page.locator('#look-alike[data-loaded="true"]').waitFor({ state: 'attached' });
+    const first = await firstIds();
+    const next = page.locator('#sessions-page-next');
+    await next.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/sessions?offset=25');
+    await expect.poll(firstIds).toEqual(second.items.map((s) => s.id));
+    // The focus stays on the button that turned the page.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('sessions-page-next');
+
+    await page.reload();
+    await page.locator('main > h1').waitFor();
+    await expect.poll(firstIds).toEqual(second.items.map((s) => s.id));
+    expect(await page.locator('nav.pager span').textContent()).toBe(` 26–50 of ${second.total} `);
+
+    await page.goBack();
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/sessions');
+    await expect.poll(firstIds).toEqual(first);
+    // A page past the end (a link from a longer list): the last page, and the URL says which.
+    const lastOffset = Math.floor((second.total - 1) / 25) * 25;
+    await open('#/sessions?offset=5000');
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#/sessions?offset=${lastOffset}`);
+    expect(await page.locator('nav.pager span').textContent()).toBe(
+      ` ${lastOffset + 1}–${second.total} of ${second.total} `,
+    );
+  });
+
   it('made no request outside the server it was served from', () => {
     const origin = new URL(server.url).origin;
     const outside = requested.filter(
@@ -489,6 +523,154 @@ describe('dashboard on an empty memory', () => {
       .toBe(
         'No skills yet: a skill needs at least 3 similar successful sessions (synthesis.minOccurrences) and a synthesis pass after them.',
       );
+  });
+
+  it('says how to add sessions when none are stored', async () => {
+    await page.goto(`${empty.url}/#/sessions`);
+    await page.locator('main > h1').first().waitFor();
+    await expect
+      .poll(() => page.locator('table.sessions tbody td.empty').textContent())
+      .toMatch(
+        /^No sessions yet: import a log above, run skillsmith ingest FILE .*POST \/api\/sessions.*record_tool_call/,
+      );
+    expect(await page.locator('main p.lede').textContent()).toBe('No sessions stored.');
+    expect(await page.locator('nav.pager button').count()).toBe(0);
+  });
+});
+
+describe('dashboard of a library of imported skills', () => {
+  let library: Child;
+  const TRIAGE = 'triage-support-ticket';
+  /** Enough skills for two pages of the list (it shows 50 a page). */
+  const WIDGETS = Array.from({ length: 55 }, (_, i) => `report-widget-${String(i).padStart(2, '0')}`);
+  const get = async (path: string) => fetch(`${library.url}${path}`);
+  const write = (method: string, path: string, body?: unknown) =>
+    fetch(`${library.url}${path}`, {
+      method,
+      headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const recalled = async (goal: string) =>
+    ((await (await write('POST', '/api/recall', { goal })).json()) as { skills: { name: string }[] }).skills.map(
+      (s) => s.name,
+    );
+  const go = async (hash: string) => {
+    await page.goto(`${library.url}/${hash}`);
+    await page.locator('main > h1').first().waitFor();
+  };
+
+  beforeAll(async () => {
+    const folders = join(tmp, 'widgets');
+    for (const [i, name] of WIDGETS.entries()) {
+      mkdirSync(join(folders, name), { recursive: true });
+      writeFileSync(
+        join(folders, name, 'SKILL.md'),
+        `---\nname: ${name}\ndescription: Report the status of widget ${i}. Use when asked how widget ${i} is doing.\n---\n\n# Report widget ${i}\n\n1. Look the widget up with \`get_widget\`.\n2. Say its status.\n`,
+      );
+    }
+    const db = join(tmp, 'library.db');
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    try {
+      for (const dir of [folders, join(ROOT, 'test', 'fixtures', 'skills-import')])
+        expect((await memory.skills.import(dir)).skipped).toEqual([]);
+    } finally {
+      await memory.close();
+    }
+    library = await startCli(['serve', '--port', '0', '--db', db, '--log-level', 'error']);
+  });
+  afterAll(async () => {
+    await library?.stop();
+  });
+
+  it('keeps the skills page in the URL: a reload shows the same page, Back the one before', async () => {
+    const rows = page.locator('table.skills tbody tr[data-skill]');
+    await go('#/skills');
+    await expect.poll(() => rows.count()).toBe(50);
+    await page.locator('#skills-page-next').click();
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/skills?offset=50');
+    await expect.poll(() => rows.count()).toBe(WIDGETS.length + 2 - 50);
+    const second = await rows.evaluateAll((els) => els.map((e) => e.dataset.skill));
+    expect(second).toContain(TRIAGE);
+    // Next is disabled on the last page: the focus goes to Previous, not to the top of the page.
+    expect(await page.locator('#skills-page-next').isDisabled()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('skills-page-prev');
+
+    await page.reload();
+    await page.locator('main > h1').waitFor();
+    await expect.poll(() => rows.evaluateAll((els) => els.map((e) => e.dataset.skill))).toEqual(second);
+    expect(await page.locator('nav.pager span').textContent()).toBe(
+      ` 51–${WIDGETS.length + 2} of ${WIDGETS.length + 2} `,
+    );
+
+    await page.goBack();
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/skills');
+    await expect.poll(() => rows.count()).toBe(50);
+    // With a filter the page stays beside it.
+    await go('#/skills?q=widget&offset=50');
+    await expect.poll(() => rows.count()).toBe(WIDGETS.length - 50);
+    expect(await page.locator('#skill-filter').inputValue()).toBe('widget');
+    expect(await page.evaluate(() => location.hash)).toBe('#/skills?q=widget&offset=50');
+  });
+
+  it('promotes an imported skill from its page: recall serves it from then on', async () => {
+    const skill = (await (await get(`/api/skills/${TRIAGE}`)).json()) as { description: string; corpus: string };
+    expect(skill.corpus).toBe('external');
+    expect(await recalled(skill.description)).not.toContain(TRIAGE);
+    await go(`#/skills/${TRIAGE}`);
+    expect(await page.locator('#imported-note').textContent()).toMatch(/never recalled until a person promotes it/);
+    await page.getByRole('button', { name: 'Promote' }).click();
+    await page.locator('#promoted-note').waitFor();
+    expect(await page.locator('#promoted-note').textContent()).toBe(
+      'Imported, then promoted: recall can serve it, as it serves a skill learned here.',
+    );
+    // The focus is on what changed; the note about promoting and its button are gone.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('promoted-note');
+    expect(await page.locator('#imported-note').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Promote' }).count()).toBe(0);
+    expect(await page.locator('.badges').textContent()).toContain('imported, promoted');
+    await expect
+      .poll(() => page.locator('.toast').allTextContents())
+      .toContain(`${TRIAGE} promoted: it can now be recalled.`);
+    expect(((await (await get(`/api/skills/${TRIAGE}`)).json()) as { corpus: string }).corpus).toBe('internal');
+    expect(await recalled(skill.description)).toContain(TRIAGE);
+    await shot('skill-promoted');
+  });
+
+  it('forgets a skill after a confirmation in the page: Cancel or Escape keeps it, confirming deletes it', async () => {
+    const name = WIDGETS[3]!;
+    await go(`#/skills/${name}`);
+    const ask = page.getByRole('button', { name: 'Forget…' });
+    const confirm = page.getByRole('group', { name: `Forget ${name}?` });
+    expect(await confirm.isHidden()).toBe(true);
+    await ask.click();
+    await confirm.waitFor();
+    expect(await ask.getAttribute('aria-expanded')).toBe('true');
+    // The safe choice has the focus.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await shot('skill-forget-confirm');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    expect(await confirm.isHidden()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('forget-skill');
+    // From the keyboard: Enter opens it, Escape closes it, the focus back on the button.
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    await page.keyboard.press('Escape');
+    expect(await confirm.isHidden()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('forget-skill');
+    expect((await get(`/api/skills/${name}`)).status).toBe(200);
+
+    await ask.click();
+    await confirm.getByRole('button', { name: `Forget ${name}` }).click();
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/skills');
+    await expect.poll(() => page.locator('main > h1').textContent()).toBe('Skills');
+    // The router moves the focus to the list's heading once the list is drawn.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await expect
+      .poll(() => page.locator('.toast').allTextContents())
+      .toContain(`Forgot ${name}: it is no longer stored, and never recalled again.`);
+    expect((await get(`/api/skills/${name}`)).status).toBe(404);
+    await expect.poll(() => page.locator('#skills-count').textContent()).toBe(`${WIDGETS.length + 1} skills live`);
+    expect(await page.locator(`tr[data-skill="${name}"]`).count()).toBe(0);
   });
 });
 

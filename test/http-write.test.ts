@@ -247,6 +247,7 @@ describe('REST write API', () => {
       ['/api/sessions/{id}/outcome', 'post'],
       ['/api/sessions/{id}', 'delete'],
       ['/api/skills/{name}', 'delete'],
+      ['/api/skills/{name}/promote', 'post'],
       ['/api/ingest', 'post'],
     ]) {
       const op = doc.paths[path][method];

@@ -9,7 +9,7 @@ import type { Memory } from '../src/app/memory.js';
 import { serveApi, type RunningServer } from '../src/surfaces/http/server.js';
 import { serveCommand } from '../src/surfaces/cli/commands/serve.js';
 import { BLENDER_REFUNDS } from './support/capture.js';
-import { learnSample, startCli } from './support/surfaces.js';
+import { learnSample, ROOT, startCli } from './support/surfaces.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 
@@ -272,6 +272,7 @@ describe('meta', () => {
         '/api/skills/{name}/diff',
         '/api/skills/{name}/explain',
         '/api/skills/{name}/feedback',
+        '/api/skills/{name}/promote',
         '/api/stats',
         '/api/synthesize',
       ].filter((p) => p !== '/api/openapi.json'),
@@ -521,6 +522,53 @@ describe('skills', () => {
     expect(await eta()).toBe(after);
     // The memory the later tests read holds the sample's sessions only.
     expect((await api('DELETE', '/api/sessions/fb-1')).status).toBe(200);
+  });
+
+  it('POST /api/skills/:name/promote makes an imported skill recallable; unknown is a 404, a learned one a 409', async () => {
+    const triage = 'triage-support-ticket';
+    const imported = await memory.skills.import(join(ROOT, 'test', 'fixtures', 'skills-import'));
+    expect(imported.imported.map((s) => s.name).sort()).toEqual(['null-check-auth-validator', triage]);
+    const recalled = async (goal: string) =>
+      ((await api('POST', '/api/recall', { body: { goal } })).data.skills as { name: string }[]).map((s) => s.name);
+    try {
+      const before = (await api('GET', `/api/skills/${triage}`)).data as SkillRow & {
+        corpus: string;
+        description: string;
+      };
+      expect(before.corpus).toBe('external');
+      expect(await recalled(before.description)).not.toContain(triage);
+
+      expect((await api('POST', `/api/skills/${triage}/promote`, { csrf: false })).status).toBe(403);
+      const r = await api('POST', `/api/skills/${triage}/promote`);
+      expect(r.status).toBe(200);
+      // The shape of every skill route, now in the internal corpus.
+      expect(Object.keys(r.data).sort()).toEqual(
+        Object.keys((await api('GET', '/api/skills/fix-mobile-data')).data)
+          .filter((k) => k !== 'skillMd')
+          .sort(),
+      );
+      expect(r.data).toMatchObject({ id: before.id, name: triage, corpus: 'internal', enabled: true });
+      expect((await api('GET', `/api/skills/${triage}`)).data.corpus).toBe('internal');
+      expect(await recalled(before.description)).toContain(triage);
+      // The other import is still not recalled.
+      const other = (await api('GET', '/api/skills/null-check-auth-validator')).data;
+      expect(other.corpus).toBe('external');
+
+      const unknown = await api('POST', '/api/skills/never-imported/promote');
+      expect(unknown.status).toBe(404);
+      expect(unknown.data.error).toMatch(/no imported skill named never-imported/);
+      // A learned skill exists and is recalled already: a conflict with the state, said so, not "no such skill".
+      const learned = await api('POST', '/api/skills/fix-mobile-data/promote');
+      expect(learned.status).toBe(409);
+      expect(learned.data.error).toMatch(/fix-mobile-data is not an imported skill: .*can be recalled already/);
+      // Promoted once: sent again, the same answer as for a learned skill, and nothing changes.
+      const again = await api('POST', `/api/skills/${triage}/promote`);
+      expect(again.status).toBe(409);
+      expect((await api('GET', `/api/skills/${triage}`)).data.version).toBe(r.data.version);
+    } finally {
+      // The later tests read the sample's learned skills only.
+      for (const name of [triage, 'null-check-auth-validator']) await memory.skills.forget(name);
+    }
   });
 });
 

@@ -262,13 +262,25 @@ export class Catalog {
     return s;
   }
 
-  /** A person promotes an imported skill into the internal corpus: from then on it can be recalled. */
+  /**
+   * A person promotes an imported skill into the internal corpus: from then on it can be recalled. A name no live
+   * skill has is a NotFoundError; the name of a skill already internal (learned here, or promoted before) is a
+   * ConflictError that says so, since the skill exists and is recalled already.
+   */
   async promote(name: string, opts: { namespace?: string; actor?: string } = {}): Promise<Skill> {
     const store = this.ctx.requireStore();
     const ns = this.ctx.ns(opts.namespace);
     const ext = (await store.listSkills(ns, { corpus: 'external' })).find((s) => s.name === name || s.id === name);
-    if (!ext) throw new NotFoundError(`promote: no imported skill named ${name} in namespace ${ns}`);
-    const clash = (await store.listSkills(ns, { corpus: 'internal' })).find((s) => s.name === ext.name);
+    const internal = await store.listSkills(ns, { corpus: 'internal' });
+    if (!ext) {
+      const already = internal.find((s) => s.name === name || s.id === name);
+      if (already)
+        throw new ConflictError(
+          `promote: ${already.name} is not an imported skill: it is in the internal corpus (learned here, or promoted before) and can be recalled already`,
+        );
+      throw new NotFoundError(`promote: no imported skill named ${name} in namespace ${ns}`);
+    }
+    const clash = internal.find((s) => s.name === ext.name);
     if (clash)
       throw new ConflictError(
         `promote: an internal skill named ${ext.name} already exists (${clash.id}); rename or disable one first`,

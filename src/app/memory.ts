@@ -94,7 +94,10 @@ export interface MemorySkills {
   list(opts?: { namespace?: string; corpus?: 'internal' | 'external'; includeSuperseded?: boolean }): Promise<Skill[]>;
   get(idOrName: string, namespace?: string): Promise<Skill | null>;
   setEnabled(idOrName: string, enabled: boolean, opts?: { namespace?: string; actor?: string }): Promise<Skill | null>;
-  /** A person promotes an imported skill into the internal corpus: from then on it can be recalled. */
+  /**
+   * A person promotes an imported skill into the internal corpus: from then on it can be recalled. An unknown name
+   * is a NotFoundError; a skill already internal, or an internal one holding the name, a ConflictError.
+   */
   promote(name: string, opts?: { namespace?: string; actor?: string }): Promise<Skill>;
   /**
    * Gives a learned skill another name, kept by every later pass (its SKILL.md says who gave it: `named-by`): a new

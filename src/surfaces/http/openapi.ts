@@ -184,6 +184,21 @@ export function openApiDocument(version: string) {
           },
         },
       },
+      '/api/skills/{name}/promote': {
+        post: {
+          summary:
+            'Promote an imported skill (skills import) into the internal corpus: from then on recall can serve it. No body',
+          parameters: [path('name'), csrf],
+          responses: {
+            200: json(ref('Skill'), 'Promoted: the skill as it is now (corpus internal)'),
+            404: error('No imported skill has this name'),
+            403: error(`Missing ${CSRF_HEADER} header`),
+            409: error(
+              'The skill is internal already (learned here, or promoted before), or an internal skill has its name',
+            ),
+          },
+        },
+      },
       '/api/skills/{name}/SKILL.md': {
         get: {
           summary: 'Export one skill as SKILL.md (redacted, validated)',

@@ -63,6 +63,7 @@ export const api = {
   get: async <T>(path: string): Promise<T> => (await send('GET', path)).json() as Promise<T>,
   post: async <T>(path: string, body: unknown): Promise<T> => (await send('POST', path, body)).json() as Promise<T>,
   patch: async <T>(path: string, body: unknown): Promise<T> => (await send('PATCH', path, body)).json() as Promise<T>,
+  delete: async <T>(path: string): Promise<T> => (await send('DELETE', path)).json() as Promise<T>,
   blob: async (path: string): Promise<Blob> => (await send('GET', path)).blob(),
 };
 

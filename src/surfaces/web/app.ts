@@ -129,7 +129,9 @@ function startEvents() {
       clearTimeout(pending);
       pending = window.setTimeout(() => {
         void refreshStats();
-        void refreshView?.();
+        // A refresh that gets no answer (the server stopped after the event) leaves the view as it was: the live
+        // badge says offline, and the page's own requests say the rest.
+        void refreshView?.().catch(() => {});
       }, 300);
     },
     (on) => {

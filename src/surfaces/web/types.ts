@@ -27,6 +27,11 @@ export interface Skill {
   skillMd?: string;
 }
 
+/** What `DELETE /api/skills/{name}` answers: the skill forgotten. */
+export interface ForgottenSkill {
+  forgotten: { id: string; name: string };
+}
+
 /** A skill in a list (`/api/skills?summary=true`): how many source sessions, not their ids. */
 export type SkillSummary = Omit<Skill, 'sourceSessions' | 'skillMd'> & { sourceSessionCount: number };
 

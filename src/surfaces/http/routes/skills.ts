@@ -73,7 +73,7 @@ const patchBody = z
   .strict()
   .refine((b) => b.enabled !== undefined || b.name !== undefined, { message: 'give "enabled", "name" or both' });
 
-/** The skill catalogue: list, read, enable/disable, rename, explain, feedback and export. */
+/** The skill catalogue: list, read, enable/disable, rename, promote, forget, explain, feedback and export. */
 export function skillRoutes(memory: Memory): Hono {
   const app = new Hono();
 
@@ -152,6 +152,13 @@ export function skillRoutes(memory: Memory): Hono {
     const gone = await memory.skills.forget(c.req.param('name'), { actor: 'http' });
     if (!gone) throw new HttpError(404, await noSkillNamed(memory, c.req.param('name')));
     return c.json({ forgotten: gone });
+  });
+
+  // An imported skill becomes recallable; the catalogue's errors say the rest (unknown: 404, already internal or
+  // its name held by an internal skill: 409).
+  app.post('/skills/:name/promote', async (c) => {
+    const skill = await memory.skills.promote(c.req.param('name'), { actor: 'http' });
+    return c.json(skillJson(skill));
   });
 
   app.get('/skills/:name/explain', async (c) => {

@@ -23,7 +23,7 @@ import type {
   SessionSummary,
   SynthesisDone,
 } from '../types.js';
-import { pagerLinks } from './skills.js';
+import { lastOffset, pagerLinks, refocus, showUrl } from './skills.js';
 
 /**
  * Stored sessions are learned from by a learning pass, which the server runs when it is asked to (or by itself
@@ -114,22 +114,47 @@ export async function sessionsView(main: HTMLElement, params: URLSearchParams, c
     if (commit && preview.dataset.selection !== selectionKey()) commit.disabled = true;
   };
 
-  const load = async () => {
+  /** Draws the page at `offset`; `push` (a pager button) makes it a history entry, so Back returns. */
+  const load = async (push = false) => {
     const page = await api.get<Page<SessionSummary>>(`/api/sessions?limit=${PAGE}&offset=${offset}`);
+    // A page past the end (a link from a longer list, sessions forgotten since): the last page.
+    const last = lastOffset(page);
+    if (offset > last) {
+      offset = last;
+      return load(push);
+    }
+    // Gone from the page while the list was on its way (another view opened): nothing to draw, no URL to write.
+    if (!body.isConnected) return;
+    const focused = document.activeElement?.id;
     pageIds = page.items.map((s) => s.id);
-    count.textContent = `${page.total} stored session${page.total === 1 ? '' : 's'}, newest first. Select the ones that show one procedure, then preview the skill they would make.`;
+    count.textContent = page.total
+      ? `${page.total} stored session${page.total === 1 ? '' : 's'}, newest first. Select the ones that show one procedure, then preview the skill they would make.`
+      : 'No sessions stored.';
     mount(
       body,
-      page.items.map((s) => row(s, sync)),
+      page.items.length
+        ? page.items.map((s) => row(s, sync))
+        : h(
+            'tr',
+            {},
+            h(
+              'td',
+              { colspan: 6, class: 'empty' },
+              'No sessions yet: import a log above, run skillsmith ingest FILE (a log in any format it reads), or have an agent record its runs as it works (POST /api/sessions over REST, or the MCP tools record_tool_call and end_session).',
+            ),
+          ),
     );
     mount(
       pager,
-      pagerLinks(page, (o) => {
+      pagerLinks(page, 'sessions-page', (o) => {
         offset = o;
-        void load();
+        void load(true);
       }),
     );
     sync();
+    refocus(focused);
+    // The page is in the URL: a reload, Back or a shared link shows the same sessions.
+    showUrl(`#/sessions${offset ? `?offset=${offset}` : ''}`, push);
   };
 
   selectPage.addEventListener('change', () => {

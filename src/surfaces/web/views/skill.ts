@@ -13,7 +13,7 @@ import {
 import { h, mount } from '../dom.js';
 import { date, num, ratio } from '../format.js';
 import { renderMarkdown, splitFrontmatter } from '../markdown.js';
-import type { Explanation, Skill, SkillDiff } from '../types.js';
+import type { Explanation, ForgottenSkill, Skill, SkillDiff } from '../types.js';
 
 /** One skill: its SKILL.md, track record, provenance down to each tool call, versions and supersede chain. */
 export async function skillView(main: HTMLElement, name: string, ctx: ViewContext): Promise<void> {
@@ -41,6 +41,9 @@ export async function skillView(main: HTMLElement, name: string, ctx: ViewContex
     }
   };
 
+  const forget = forgetControl(skill, ctx);
+  // An import a person promoted keeps its first version's reason: the page says where it came from.
+  const promotedImport = skill.corpus === 'internal' && ex.versions[0]?.reason === 'import';
   mount(
     main,
     h('p', { class: 'crumbs' }, h('a', { href: '#/skills' }, '← All skills')),
@@ -52,16 +55,19 @@ export async function skillView(main: HTMLElement, name: string, ctx: ViewContex
       statusBadge(skill.status),
       h('span', { class: 'badge' }, `v${skill.version}`),
       h('span', { class: 'badge' }, skill.kind),
-      h('span', { class: 'badge' }, skill.corpus === 'internal' ? 'learned here' : 'imported'),
+      h(
+        'span',
+        { class: 'badge' },
+        promotedImport ? 'imported, promoted' : skill.corpus === 'internal' ? 'learned here' : 'imported',
+      ),
       skill.supersededBy ? h('span', { class: 'badge' }, 'superseded') : null,
     ),
-    skill.corpus === 'external'
+    skill.corpus === 'external' && !skill.supersededBy ? promoteControl(skill, name, main, ctx) : null,
+    promotedImport
       ? h(
           'p',
-          { class: 'muted', id: 'imported-note' },
-          'Imported: listed and exported, but never recalled until a person promotes it (',
-          h('code', {}, `skillsmith skills promote ${skill.name}`),
-          ').',
+          { class: 'muted', id: 'promoted-note', tabindex: -1 },
+          `Imported, then promoted: recall can serve it, as it serves a skill learned here${skill.enabled ? '' : ', once it is enabled'}.`,
         )
       : null,
     h(
@@ -82,7 +88,9 @@ export async function skillView(main: HTMLElement, name: string, ctx: ViewContex
         'Download SKILL.md',
       ),
       skill.corpus === 'internal' && !skill.supersededBy ? renameControl(skill, ctx) : null,
+      forget.open,
     ),
+    forget.panel,
     h(
       'dl',
       { class: 'facts' },
@@ -171,6 +179,100 @@ function renameControl(skill: Skill, ctx: ViewContext): HTMLElement {
     }
   });
   return h('span', { class: 'rename-control' }, open, form);
+}
+
+/**
+ * An imported skill is never recalled until a person promotes it: the note says so, and its button promotes it
+ * (POST .../promote). The page is drawn again, and the focus goes to the note that says it is recallable now.
+ */
+function promoteControl(skill: Skill, shownAs: string, main: HTMLElement, ctx: ViewContext): HTMLElement {
+  const button = h(
+    'button',
+    { type: 'button', class: 'primary', id: 'promote-skill', 'aria-describedby': 'imported-note' },
+    'Promote',
+  );
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      const promoted = await api.post<Skill>(`/api/skills/${encodeURIComponent(skill.name)}/promote`, undefined);
+      ctx.notify(`${promoted.name} promoted: it can now be recalled.`);
+      ctx.changed();
+      await skillView(main, shownAs, ctx);
+      main.querySelector<HTMLElement>('#promoted-note')?.focus();
+    } catch (e) {
+      ctx.notify(`Could not promote ${skill.name}: ${(e as Error).message}`, 'error');
+      button.disabled = false;
+      button.focus();
+    }
+  });
+  return h(
+    'div',
+    { class: 'imported' },
+    h(
+      'p',
+      { class: 'muted', id: 'imported-note' },
+      'Imported: listed and exported, but never recalled until a person promotes it (here, or with ',
+      h('code', {}, `skillsmith skills promote ${skill.name}`),
+      ').',
+    ),
+    button,
+  );
+}
+
+/**
+ * "Forget…": asks first, in the page (Cancel, or "Forget <name>"; Escape cancels), then deletes the skill
+ * (DELETE, by id: the page may show a superseded skill whose name a live one has) and goes back to the list,
+ * saying what was forgotten.
+ */
+function forgetControl(skill: Skill, ctx: ViewContext): { open: HTMLElement; panel: HTMLElement } {
+  const open = h(
+    'button',
+    { type: 'button', id: 'forget-skill', 'aria-expanded': 'false', 'aria-controls': 'forget-confirm' },
+    'Forget…',
+  );
+  const cancel = h('button', { type: 'button', id: 'forget-cancel' }, 'Cancel');
+  const confirm = h('button', { type: 'button', class: 'danger', id: 'forget-yes' }, `Forget ${skill.name}`);
+  const panel = h(
+    'div',
+    { class: 'confirm', id: 'forget-confirm', role: 'group', 'aria-labelledby': 'forget-question', hidden: true },
+    h('p', { id: 'forget-question' }, h('strong', {}, `Forget ${skill.name}?`)),
+    h(
+      'p',
+      {},
+      'Its SKILL.md versions, provenance, track record and vectors are deleted, and it is never recalled again; an audit record keeps its id, name and version. This cannot be undone.',
+    ),
+    h('div', { class: 'actions' }, confirm, cancel),
+  );
+  const close = () => {
+    panel.hidden = true;
+    open.setAttribute('aria-expanded', 'false');
+    open.focus();
+  };
+  open.addEventListener('click', () => {
+    panel.hidden = false;
+    open.setAttribute('aria-expanded', 'true');
+    // The safe choice has the focus: an Enter pressed on from habit keeps the skill.
+    cancel.focus();
+  });
+  cancel.addEventListener('click', close);
+  panel.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') close();
+  });
+  confirm.addEventListener('click', async () => {
+    confirm.disabled = true;
+    try {
+      const { forgotten } = await api.delete<ForgottenSkill>(`/api/skills/${encodeURIComponent(skill.id)}`);
+      ctx.notify(`Forgot ${forgotten.name}: it is no longer stored, and never recalled again.`);
+      ctx.changed();
+      // The list opens, and the router moves the focus to its heading.
+      location.hash = '#/skills';
+    } catch (e) {
+      ctx.notify(`Could not forget ${skill.name}: ${(e as Error).message}`, 'error');
+      confirm.disabled = false;
+      confirm.focus();
+    }
+  });
+  return { open, panel };
 }
 
 function section(title: string, ...content: (Node | null)[]): HTMLElement {

@@ -22,7 +22,8 @@ export async function skillsView(
   const body = h('tbody');
   const pager = h('nav', { class: 'pager', 'aria-label': 'Skill pages' });
 
-  const load = async () => {
+  /** Draws the page at state.offset; `push` (a pager button) makes it a history entry, so Back returns. */
+  const load = async (push = false) => {
     // A list needs no source-session ids: their count comes instead (a busy memory has hundreds a skill).
     const query = new URLSearchParams({
       limit: String(PAGE),
@@ -34,6 +35,14 @@ export async function skillsView(
     if (state.status) query.set('status', state.status);
     if (state.all) query.set('all', 'true');
     const page = await api.get<Page<SkillSummary>>(`/api/skills?${query}`);
+    // A page past the end (a link from a longer list, the last skill of the last page forgotten): the last page.
+    const last = lastOffset(page);
+    if (state.offset > last) {
+      state.offset = last;
+      return load(push);
+    }
+    // Gone from the page while the list was on its way (another view opened): nothing to draw, no URL to write.
+    if (!body.isConnected) return;
     const focused = document.activeElement?.id;
     const filtered = !!(state.q || state.status);
     // An empty catalogue says what a skill needs, as this memory is configured (asked for only then).
@@ -57,17 +66,19 @@ export async function skillsView(
     );
     mount(
       pager,
-      pagerLinks(page, (offset) => {
+      pagerLinks(page, 'skills-page', (offset) => {
         state.offset = offset;
-        void load();
+        void load(true);
       }),
     );
-    if (focused) document.getElementById(focused)?.focus();
+    refocus(focused);
+    // The filters and the page are in the URL: a reload, Back or a shared link shows the same list.
     const shown = new URLSearchParams();
     if (state.q) shown.set('q', state.q);
     if (state.status) shown.set('status', state.status);
     if (state.all) shown.set('all', '1');
-    history.replaceState(null, '', `#/skills${shown.size ? `?${shown}` : ''}`);
+    if (state.offset) shown.set('offset', String(state.offset));
+    showUrl(`#/skills${shown.size ? `?${shown}` : ''}`, push);
   };
 
   let timer: number | undefined;
@@ -162,7 +173,10 @@ function row(s: SkillSummary, ctx: ViewContext): HTMLElement {
       s.corpus === 'external'
         ? h(
             'span',
-            { class: 'badge', title: 'never recalled until promoted: skillsmith skills promote NAME' },
+            {
+              class: 'badge',
+              title: 'never recalled until promoted: the Promote button on its page, or skillsmith skills promote NAME',
+            },
             'imported, not recalled',
           )
         : null,
@@ -178,11 +192,15 @@ function row(s: SkillSummary, ctx: ViewContext): HTMLElement {
   );
 }
 
-/** Previous / next links for a page of results. */
-export function pagerLinks(page: Page<unknown>, go: (offset: number) => void): Node[] {
+/** Previous / next buttons for a page of results (ids `<id>-prev` and `<id>-next`, so the focus can return). */
+export function pagerLinks(page: Page<unknown>, id: string, go: (offset: number) => void): Node[] {
   if (page.total <= page.limit) return [];
-  const prev = h('button', { type: 'button', disabled: page.offset === 0 }, '← Previous');
-  const next = h('button', { type: 'button', disabled: page.offset + page.limit >= page.total }, 'Next →');
+  const prev = h('button', { type: 'button', id: `${id}-prev`, disabled: page.offset === 0 }, '← Previous');
+  const next = h(
+    'button',
+    { type: 'button', id: `${id}-next`, disabled: page.offset + page.limit >= page.total },
+    'Next →',
+  );
   prev.addEventListener('click', () => go(Math.max(0, page.offset - page.limit)));
   next.addEventListener('click', () => go(page.offset + page.limit));
   return [
@@ -190,4 +208,31 @@ export function pagerLinks(page: Page<unknown>, go: (offset: number) => void): N
     h('span', {}, ` ${page.offset + 1}–${Math.min(page.total, page.offset + page.limit)} of ${page.total} `),
     next,
   ];
+}
+
+/** The offset of the last page of a list (0 for an empty one). */
+export function lastOffset(page: Page<unknown>): number {
+  return page.total ? Math.floor((page.total - 1) / page.limit) * page.limit : 0;
+}
+
+/**
+ * Puts the focus back on the element with this id once a list is drawn again. A pager button that is disabled now
+ * (Next on the last page) hands it to the other one: a disabled button takes no focus, and it would fall to the page.
+ */
+export function refocus(id: string | undefined) {
+  if (!id) return;
+  const el = document.getElementById(id);
+  if (el instanceof HTMLButtonElement && el.disabled)
+    el.parentElement?.querySelector<HTMLButtonElement>('button:not(:disabled)')?.focus();
+  else el?.focus();
+}
+
+/**
+ * Writes a list's state into the URL without drawing the view again (no hashchange): a new history entry for a
+ * page turned, so Back turns it back; the same entry for everything else (a filter typed, a reload).
+ */
+export function showUrl(hash: string, push: boolean) {
+  if (location.hash === hash) return;
+  if (push) history.pushState(null, '', hash);
+  else history.replaceState(null, '', hash);
 }
