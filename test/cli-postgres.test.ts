@@ -77,6 +77,38 @@ describe('the CLI on a PostgreSQL memory', () => {
     expect(recall.stderr).not.toContain('could not save');
   }, 120_000);
 
+  it('a command that only reads leaves an empty database as it is, as it leaves a SQLite path without a file', async () => {
+    const url = await urlWithPassword();
+    const tables = async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = current_schema()`,
+        );
+        return rows[0].n as number;
+      } finally {
+        await client.end();
+      }
+    };
+    const recall = cli(['recall', '--db', url, '--json', 'I want to return the headphones I received'], 'empty-pg');
+    expect(recall.code, recall.stderr).toBe(0);
+    expect(JSON.parse(recall.stdout)).toEqual([]);
+    expect(recall.stderr).toMatch(/no memory at postgres:\/\/postgres:\*\*\*@.* yet .*no table was created/);
+    for (const args of [['skills', 'list'], ['sessions', 'list'], ['doctor']]) {
+      const r = cli([...args, '--db', url], 'empty-pg');
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    const change = cli(['skills', 'disable', 'fix-phone-service', '--db', url], 'empty-pg');
+    expect(change.code).toBe(1);
+    expect(change.stderr).toMatch(/no memory at .*nothing stored to change; no table was created/);
+    expect(`${recall.stderr}${change.stderr}`).not.toContain('s3cret-pw');
+    expect(await tables()).toBe(0);
+    // A command that stores creates the memory there.
+    expect(cli(['ingest', '--db', url, SAMPLE], 'empty-pg').code).toBe(0);
+    expect(await tables()).toBeGreaterThan(10);
+  }, 120_000);
+
   it('masks a password given as a URL parameter too, in the start-up line and in a connection error', () => {
     const dead = `postgres://postgres@127.0.0.1:1/nowhere?password=s3cret-pw`;
     const viaEnv = runBuiltCli(['skills', 'list'], {

@@ -155,7 +155,7 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
     expect(JSON.parse(out.join(''))).toMatchObject({ dryRun: true, embedderId: 'openai:test-embed@16' });
 
     expect(await reembedCommand([], { config, db: join(dir, 'missing.db') }, io)).toBe(1);
-    expect(err.join('\n')).toMatch(/no memory file/);
+    expect(err.join('\n')).toMatch(/no memory at/);
   });
 
   it('reembedCommand fails with exit 1 and writes nothing when the embedder is down', async () => {

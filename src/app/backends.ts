@@ -16,9 +16,19 @@ export async function openStoreAt(location: string, opts: { log?: Logger } = {})
   return openStore(location, opts.log ? { postgres: { log: opts.log } } : {});
 }
 
-/** A SQLite file that exists, or a PostgreSQL URL (whether it answers is for the store to say). */
-export function storeExists(location: string): boolean {
-  return location === ':memory:' || isPostgresUrl(location) || existsSync(location);
+/** Whether a location names a PostgreSQL database (else a SQLite file, or `:memory:`). */
+export function isPostgresLocation(location: string): boolean {
+  return isPostgresUrl(location);
+}
+
+/**
+ * Whether a memory is stored at a location, created by nothing: a SQLite file that exists, a PostgreSQL database
+ * that holds Skillsmith's tables (one that cannot be reached counts as holding them: opening it says why).
+ */
+export async function storeExists(location: string): Promise<boolean> {
+  if (location === ':memory:') return true;
+  if (isPostgresUrl(location)) return (await import('../store/postgres/pg-store.js')).pgHoldsMemory(location.trim());
+  return existsSync(location);
 }
 
 /**

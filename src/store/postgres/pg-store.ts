@@ -108,6 +108,29 @@ function urlParts(url: string): { host: string; port: string; database: string }
  * open a fresh database at once: an advisory lock lets one of them migrate while the others wait. Says the
  * version the database was at before (0: a new one) and the one it is at now.
  */
+/**
+ * Whether the database at `url` holds a Skillsmith memory (its schema table), read without creating anything: a
+ * command that only reads answers an empty database as an empty memory and leaves it as it was. A server that
+ * cannot be reached answers true, so that opening the memory says why.
+ */
+export async function pgHoldsMemory(url: string): Promise<boolean> {
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: 'skillsmith',
+    connectionTimeoutMillis: 10_000,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query(`SELECT to_regclass('schema_migrations') IS NOT NULL AS held`);
+    return rows[0]?.held === true;
+  } catch {
+    return true;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Promise<{ from: number; to: number }> {
   const client = await pool.connect();
   try {

@@ -2,7 +2,7 @@ import { workingFolder } from './hook-rules.js';
 import { escapeControl } from '../../domain/untrusted-text.js';
 import { ConfigError, loadConfig, type SkillsmithConfig } from '../../config/config.js';
 import { configFilePath, readConfigFile } from '../../config/sources.js';
-import { storeExists } from '../../app/backends.js';
+import { isPostgresLocation, storeExists } from '../../app/backends.js';
 import type { Memory } from '../../app/memory.js';
 import type { LogLevel } from '../../support/log.js';
 import { describeDbLocation, resolveDbLocation, shownLocation } from '../../config/default-db.js';
@@ -80,8 +80,8 @@ export function announcedDbPath(
   return loc.path;
 }
 
-/** A SQLite file that exists, or a PostgreSQL URL (whether it answers is for the store to say). */
-export function dbExists(path: string): boolean {
+/** A SQLite file that exists, or a PostgreSQL database that holds a memory (see `storeExists`). */
+export function dbExists(path: string): Promise<boolean> {
   return storeExists(path);
 }
 
@@ -111,14 +111,16 @@ export async function memoryFromFlags(
     process.env,
     cwd,
   );
-  const missing = !!opts.ifMissing && !dbExists(db);
+  const missing = !!opts.ifMissing && !(await dbExists(db));
+  // A PostgreSQL database without Skillsmith's tables is left as it is, as a SQLite path is left without a file.
+  const created = isPostgresLocation(db) ? 'no table was created' : 'no file was created';
   if (missing && opts.ifMissing === 'fail')
     throw new NotFoundError(
-      `no memory at ${db} (nothing was ingested or learned there), so nothing stored to change; no file was created`,
+      `no memory at ${shownLocation(db)} (nothing was ingested or learned there), so nothing stored to change; ${created}`,
     );
   if (missing && !opts.quiet)
     process.stderr.write(
-      `${escapeControl(`skillsmith: no memory at ${db} yet (nothing was ingested or learned there): answered as an empty memory, and no file was created`)}\n`,
+      `${escapeControl(`skillsmith: no memory at ${shownLocation(db)} yet (nothing was ingested or learned there): answered as an empty memory, and ${created}`)}\n`,
     );
   // Loaded on use: doctor and reembed read this module and never open a memory.
   const { openMemory } = await import('../../app/open-memory.js');

@@ -25,7 +25,7 @@ export async function doctorCommand(
   const config = startCommand('doctor', args, flags, io);
   if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
-  const opened = deps.store ? undefined : dbExists(dbPath) ? await openStoreAt(dbPath) : undefined;
+  const opened = deps.store ? undefined : (await dbExists(dbPath)) ? await openStoreAt(dbPath) : undefined;
   await sayUpgraded(opened, dbPath, (l) => io.stderr(l));
   const store = deps.store ?? opened;
   try {

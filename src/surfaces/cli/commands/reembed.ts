@@ -9,6 +9,7 @@ import {
 import { reembed, type ReembedReport, type ReembedStore } from '../../../pipeline/reembed.js';
 import type { BackendDeps } from '../../../backends/from-config.js';
 import { openEmbedder, openStoreAt } from '../../../app/backends.js';
+import { shownLocation } from '../../../config/default-db.js';
 import type { Embedder } from '../../../embedders/embedder.js';
 import { exitCodeOf } from '../../../errors/error-codes.js';
 import { SkillsmithError } from '../../../errors/skillsmith-error.js';
@@ -33,8 +34,8 @@ export async function reembedCommand(
   const config = startCommand('reembed', args, flags, io);
   if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
-  if (!deps.store && !dbExists(dbPath)) {
-    io.stderr(`skillsmith: no memory file at ${dbPath}: nothing to re-embed (use --db PATH)`);
+  if (!deps.store && !(await dbExists(dbPath))) {
+    io.stderr(`skillsmith: no memory at ${shownLocation(dbPath)}: nothing to re-embed (use --db PATH)`);
     return 1;
   }
   const store = deps.store ?? (await openStoreAt(dbPath));
