@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemory } from '../src/app/open-memory.js';
 import { loadConfig } from '../src/config/config.js';
 import { createDistiller } from '../src/distillers/create-distiller.js';
 import { createEmbedder } from '../src/backends/from-config.js';
@@ -16,6 +17,7 @@ import { MissingOptionalDependencyError } from '../src/errors/missing-optional-d
 import { GENERIC_MODEL_THRESHOLDS, NOMIC_THRESHOLDS } from '../src/model-clients/models.js';
 import { OpenAiClient } from '../src/model-clients/openai-client.js';
 import { deadPort, pseudoVector, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
+import { ROOT } from './support/surfaces.js';
 
 async function caught(p: Promise<unknown>): Promise<any> {
   try {
@@ -152,6 +154,29 @@ describe('OpenAiEmbedder against a real OpenAI-protocol server', () => {
     );
     expect(e.id).toBe('openai:my-embedder@12');
     expect(e.dimensions).toBe(12);
+  });
+
+  it('a recall, then the nearest skill for the same request (what "nothing matched" says), ask the server once', async () => {
+    const memory = await openMemory({
+      db: join(mkdtempSync(join(tmpdir(), 'skillsmith-embed-once-')), 'm.db'),
+      logLevel: 'silent',
+      config: { embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'my-embedder' } },
+    });
+    try {
+      await memory.skills.import(join(ROOT, 'test', 'fixtures', 'skills-import'));
+      await memory.skills.promote('triage-support-ticket');
+      const before = server.requestsTo('embeddings').length;
+      await memory.recall('Paint the garden fence blue before the weekend');
+      expect(await memory.nearest('Paint the garden fence blue before the weekend')).toMatchObject({
+        name: 'triage-support-ticket',
+      });
+      expect(server.requestsTo('embeddings').length).toBe(before + 1);
+      // Another request is embedded afresh.
+      await memory.recall('Reset the router in the office');
+      expect(server.requestsTo('embeddings').length).toBe(before + 2);
+    } finally {
+      await memory.close();
+    }
   });
 });
 

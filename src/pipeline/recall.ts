@@ -454,6 +454,20 @@ export class RecallIndex {
     return this.index?.size ?? 0;
   }
 
+  /**
+   * The last query a model embedder embedded: a recall that finds nothing is followed by a look for the nearest
+   * skill with the same text, and a model server would be asked twice.
+   */
+  private lastQuery: { text: string; vector: Awaited<ReturnType<Embedder['embed']>>[number] } | null = null;
+
+  private async queryVector(text: string): Promise<Awaited<ReturnType<Embedder['embed']>>[number]> {
+    if (this.embedder.embedSync) return this.embedder.embedSync(text);
+    if (this.lastQuery?.text === text) return this.lastQuery.vector;
+    const [vector] = await this.embedder.embed([text]);
+    this.lastQuery = { text, vector };
+    return vector;
+  }
+
   async recall(
     goal: string,
     opts: {
@@ -471,7 +485,7 @@ export class RecallIndex {
     if (!this.index || this.index.size === 0) return [];
     const topK = opts.topK ?? this.config.recall.topK;
     const text = normalizeGoal(goal);
-    const raw = this.embedder.embedSync ? this.embedder.embedSync(text) : (await this.embedder.embed([text]))[0];
+    const raw = await this.queryVector(text);
     const vec = removeDirection(raw, this.center, this.strength);
     // Several vectors per skill (its centroid and its exemplars): a skill scores its best one.
     // Enough entries for topK + 2 skills even if each one's vectors all come first; an index of up to
