@@ -135,6 +135,11 @@ export function readSkillFolder(folder: string): ReadFolder {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, entry.name);
       const rel = relative(folder, p).split(sep).join('/');
+      // A backslash in a name is a folder separator on Windows: such a file could not be written back out anywhere.
+      if (entry.name.includes('\\')) {
+        skipped.push({ path: rel, reason: 'left out: a backslash in its name (a folder separator on Windows)' });
+        continue;
+      }
       if (entry.isSymbolicLink()) {
         skipped.push({ path: rel, reason: 'left out: a symbolic link (never followed)' });
         continue;

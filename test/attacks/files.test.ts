@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openMemory } from '../../src/app/open-memory.js';
+import { runCli } from '../support/surfaces.js';
 import { tempDbPath } from '../support/tau.js';
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
@@ -130,6 +131,31 @@ describe('skills export never writes through a symlink', () => {
     expect(ok.written.map((w) => w.name)).toEqual(['good-skill']);
     expect(readFileSync(join(clean, 'good-skill', 'SKILL.md'), 'utf8')).toMatch(/^---\nname: good-skill/);
     await memory.close();
+  });
+});
+
+describe('a skill folder with a file no system can write back', () => {
+  it('a backslash in a file name is left out at import, said; the folder exports; an export that writes nothing it was asked for exits 1', async () => {
+    const src = tmp('skillsmith-src-');
+    mkdirSync(join(src, 'tidy-notes'));
+    writeFileSync(join(src, 'tidy-notes', 'SKILL.md'), skillFile('tidy-notes'));
+    writeFileSync(join(src, 'tidy-notes', 'notes\\evil.txt'), 'a name Windows reads as a folder');
+    writeFileSync(join(src, 'tidy-notes', 'checklist.md'), '- tidy\n');
+    const db = tempDbPath('skillsmith-files-');
+    const imported = runCli(['skills', 'import', src, '--db', db], src);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toMatch(/skipped .*notes\\evil\.txt: left out: a backslash in its name/);
+    const out = tmp('skillsmith-export-');
+    const exported = runCli(['skills', 'export', '--all', '--out', out, '--db', db], src);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(join(out, 'tidy-notes', 'checklist.md'), 'utf8')).toBe('- tidy\n');
+    // A folder planted as a link where the skill goes: nothing is written for it, and the exit code says so.
+    const planted = tmp('skillsmith-export-');
+    symlinkSync(tmp('skillsmith-victim-'), join(planted, 'tidy-notes'));
+    const refused = runCli(['skills', 'export', '--all', '--out', planted, '--db', db], src);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/skipped tidy-notes: .*symlink/);
+    expect(refused.stderr).toContain('1 skill(s) not written');
   });
 });
 

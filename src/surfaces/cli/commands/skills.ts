@@ -235,7 +235,10 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
           );
         }
       }
-      return 0;
+      // A skill asked for and not written is a failed export (as a refused folder is a failed import).
+      if (res.skipped.length && !flags.json)
+        writeErr(`skillsmith: ${res.skipped.length} skill(s) not written (see "skipped" above)\n`);
+      return res.skipped.length ? 1 : 0;
     }
     case 'import': {
       const res = await memory.skills.import(operand, { force: !!flags.force });
