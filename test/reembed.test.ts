@@ -57,7 +57,10 @@ describe('reembed: switching embedders re-embeds instead of comparing vectors ac
     // Recall serves none of the other model's skills, and says why once.
     expect(await switched.recall('I want to return the headphones I received', { record: false })).toEqual([]);
     expect(await switched.recall('cancel my pending order', { record: false })).toEqual([]);
-    expect(lines.filter((l) => l.includes('embedded by another model than openai:test-embed@16'))).toHaveLength(1);
+    const said = lines.filter((l) => l.includes('embedded by another model than openai:test-embed@16'));
+    expect(said).toHaveLength(1);
+    // Which model embedded them, and the configuration first: re-embedding would replace that model's vectors.
+    expect(said[0]).toMatch(/\(glove-sif-lex@\d+\) and are not served: give the configuration they were embedded with/);
     const before = await store.listSkills('default', { includeSuperseded: true });
     const error = await switched.synthesize().then(
       () => null,

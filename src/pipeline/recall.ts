@@ -204,6 +204,7 @@ export class RecallIndex {
     const d = this.embedder.dimensions;
     const ids: string[] = [];
     let foreign = 0;
+    const foreignIds = new Set<string>();
     let earlier = 0;
     const superseded = new Set(this.embedder.supersedes ?? []);
     const served: [string, Float32Array][] = [];
@@ -211,7 +212,10 @@ export class RecallIndex {
     for (const row of rows) {
       const v = this.servedVectors(row);
       if (v === 'foreign' && superseded.has(row.embedderId ?? '')) earlier++;
-      else if (v === 'foreign') foreign++;
+      else if (v === 'foreign') {
+        foreign++;
+        if (row.embedderId) foreignIds.add(row.embedderId);
+      }
       if (Array.isArray(v)) {
         served.push(...v);
         ranks.set(row.id, rankOf(row));
@@ -230,9 +234,11 @@ export class RecallIndex {
     // Written right away: this is the work a new process should not repeat.
     this.unsaved = Math.max(1, ids.length);
     // Said once per load, not per recall: vectors of two models are never compared, so these are not served.
+    // Most often the configuration was left out (a hook without --config, a new shell): re-embedding then would
+    // replace the model's vectors with this embedder's, so the configuration is named first.
     if (foreign)
       this.log?.warn(
-        `${foreign} recallable skills were embedded by another model than ${this.embedder.id} and are not served: run "skillsmith reembed"`,
+        `${foreign} recallable skills were embedded by another model than ${this.embedder.id}${foreignIds.size ? ` (${[...foreignIds].join(', ')})` : ''} and are not served: give the configuration they were embedded with (--config or SKILLSMITH_CONFIG), or run "skillsmith reembed" to embed them again with ${this.embedder.id}`,
         { namespace: this.namespace },
       );
     if (earlier)
