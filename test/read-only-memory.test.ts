@@ -134,6 +134,7 @@ describe('a memory file this account may only read', () => {
       const r = cli(['skills', 'list', '--db', db]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/write-ahead log .* holds changes not yet in the file/);
+      expect(r.stderr.match(/cannot open SQLite memory/g)).toHaveLength(1);
     } finally {
       chmodSync(dir, 0o755);
       await writer.close();

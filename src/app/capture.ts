@@ -621,8 +621,6 @@ export class Capture {
   }
 }
 
-/** Why a session handed to `ingest` cannot be stored (over a limit), or null. */
-/** What is wrong with an outcome and its reward as a caller reports them, or null: one of OUTCOMES, a reward in [0,1]. */
 /** How many positions a call tries before it is refused: each failed try means another writer stored a call. */
 const APPEND_ATTEMPTS = 64;
 
@@ -631,6 +629,7 @@ function nextPosition(s: Session): number {
   return s.calls.length === 0 ? 0 : s.calls[s.calls.length - 1].position + 1;
 }
 
+/** What is wrong with an outcome and its reward as a caller reports them, or null: one of OUTCOMES, a reward in [0,1]. */
 function outcomeProblem(outcome: unknown, reward: unknown): string | null {
   if (!OUTCOMES.includes(outcome as Outcome))
     return `outcome must be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(outcome)}`;
@@ -639,6 +638,7 @@ function outcomeProblem(outcome: unknown, reward: unknown): string | null {
   return null;
 }
 
+/** Why a session handed to `ingest` cannot be stored (over a limit), or null. */
 function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPerSession: number }): string | null {
   if (!s || typeof s !== 'object' || typeof s.id !== 'string' || !s.id || typeof s.goal !== 'string')
     return 'not a session (needs id, goal and calls)';

@@ -31,9 +31,9 @@ const WAL_CHECKPOINT_BYTES = 32 * 1024 * 1024;
  * BackendUnavailableError naming it and why; SQLite alone says "unable to open database file".
  */
 export function openSqliteStore(path: string): SqliteStore {
+  if (path !== ':memory:' && cannotWrite(path)) return openReadOnlyCopy(path);
   let db: Database.Database | null = null;
   try {
-    if (path !== ':memory:' && cannotWrite(path)) return openReadOnlyCopy(path);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     db = openDatabase(path);
     const { from, to } = upgrade(db);
