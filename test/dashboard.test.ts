@@ -231,6 +231,14 @@ describe('dashboard', () => {
     );
     expect((await fetch(`${server.url}/api/skills/modify-pending-order-items`)).status).toBe(404);
     expect((await api<{ name: string }>('/api/skills/change-order-items')).name).toBe('change-order-items');
+
+    // A bookmark of the old name opens the skill under its new one, says so, and the address follows.
+    await open('#/skills/modify-pending-order-items');
+    await expect.poll(() => page.locator('main > h1').textContent()).toBe('change-order-items');
+    expect(await page.locator('.toast').last().textContent()).toBe(
+      'modify-pending-order-items was renamed change-order-items: showing change-order-items.',
+    );
+    expect(new URL(page.url()).hash).toBe('#/skills/change-order-items');
   });
 
   it('promotes selected sessions to a skill: a dry-run preview first, then the commit creates it', async () => {

@@ -409,6 +409,10 @@ describe('skills', () => {
     const old = await api('GET', '/api/skills/modify-pending-order-items');
     expect(old.status).toBe(404);
     expect(old.data.error).toBe('no skill named "modify-pending-order-items": it was renamed change-order-items');
+    expect(old.data.nowKnownAs).toEqual({ name: 'change-order-items', how: 'renamed' });
+    expect((await api('GET', '/api/skills/never-was-a-skill')).data).toEqual({
+      error: 'no skill named "never-was-a-skill"',
+    });
     // The same PATCH again (a retry after a lost answer): the skill as it is, no new version.
     const again = await api('PATCH', '/api/skills/modify-pending-order-items', {
       body: { name: 'change-order-items' },

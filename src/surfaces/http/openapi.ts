@@ -141,7 +141,26 @@ export function openApiDocument(version: string) {
         get: {
           summary: 'One skill with its SKILL.md',
           parameters: [path('name')],
-          responses: { 200: json(ref('Skill')), ...notFound },
+          responses: {
+            200: json(ref('Skill')),
+            404: json(
+              {
+                type: 'object',
+                required: ['error'],
+                properties: {
+                  error: { type: 'string' },
+                  nowKnownAs: {
+                    type: 'object',
+                    required: ['name', 'how'],
+                    properties: { name: { type: 'string' }, how: { type: 'string', enum: ['renamed', 'superseded'] } },
+                    description:
+                      'the skill this name now leads to (a person renamed it, or a later skill superseded it)',
+                  },
+                },
+              },
+              'No skill has this name; nowKnownAs names the one it became, when it was renamed or superseded',
+            ),
+          },
         },
         delete: {
           summary:

@@ -6,6 +6,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The error answer's other fields (e.g. `nowKnownAs` of a renamed skill's 404). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -37,8 +39,8 @@ async function send(method: string, path: string, body?: unknown): Promise<Respo
   if (body !== undefined) h['Content-Type'] = 'application/json';
   const res = await reach(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
   if (!res.ok) {
-    const payload = (await res.json().catch(() => null)) as { error?: string } | null;
-    throw new ApiError(res.status, payload?.error ?? `${res.status} ${res.statusText}`);
+    const payload = (await res.json().catch(() => null)) as ({ error?: string } & Record<string, unknown>) | null;
+    throw new ApiError(res.status, payload?.error ?? `${res.status} ${res.statusText}`, payload ?? {});
   }
   return res;
 }

@@ -127,7 +127,13 @@ export function skillRoutes(memory: Memory): Hono {
   });
 
   app.get('/skills/:name', async (c) => {
-    const skill = await find(c.req.param('name'));
+    const name = c.req.param('name');
+    const skill = await memory.skills.get(name);
+    if (!skill) {
+      // A renamed (or superseded) skill's old address says where it went, for a link or a redirect.
+      const now = await memory.skills.nowKnownAs(name);
+      return c.json({ error: await noSkillNamed(memory, name), ...(now ? { nowKnownAs: now } : {}) }, 404);
+    }
     return c.json({ ...skillJson(skill), skillMd: skill.skillMd });
   });
 

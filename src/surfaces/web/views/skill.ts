@@ -1,4 +1,4 @@
-import { api, download } from '../api.js';
+import { api, ApiError, download } from '../api.js';
 import { trackChart } from '../chart.js';
 import {
   callsDisclosure,
@@ -16,13 +16,29 @@ import { renderMarkdown, splitFrontmatter } from '../markdown.js';
 import type { Explanation, ForgottenSkill, Skill, SkillDiff } from '../types.js';
 
 /** One skill: its SKILL.md, track record, provenance down to each tool call, versions and supersede chain. */
-export async function skillView(main: HTMLElement, name: string, ctx: ViewContext): Promise<void> {
+export async function skillView(
+  main: HTMLElement,
+  name: string,
+  ctx: ViewContext,
+  followed: ReadonlySet<string> = new Set(),
+): Promise<void> {
   const path = `/api/skills/${encodeURIComponent(name)}`;
-  // The first SHOWN_SOURCES parents only: a skill of a busy memory has hundreds (the rest come on request).
-  const [skill, ex] = await Promise.all([
-    api.get<Skill>(path),
-    api.get<Explanation>(`${path}/explain?sessions=${SHOWN_SOURCES}`),
-  ]);
+  let skill: Skill;
+  let ex: Explanation;
+  try {
+    // The first SHOWN_SOURCES parents only: a skill of a busy memory has hundreds (the rest come on request).
+    [skill, ex] = await Promise.all([
+      api.get<Skill>(path),
+      api.get<Explanation>(`${path}/explain?sessions=${SHOWN_SOURCES}`),
+    ]);
+  } catch (e) {
+    // A bookmark of a skill renamed (or superseded) since: its page now, said so, and the address follows.
+    const now = e instanceof ApiError && e.status === 404 ? knownAs(e.details.nowKnownAs) : null;
+    if (!now || now.name === name || followed.has(now.name)) throw e;
+    ctx.notify(`${name} was ${now.how === 'renamed' ? 'renamed' : 'superseded by'} ${now.name}: showing ${now.name}.`);
+    history.replaceState(null, '', skillHref(now.name));
+    return skillView(main, now.name, ctx, new Set([...followed, name]));
+  }
   const { frontmatter, body } = splitFrontmatter(skill.skillMd ?? '');
   const rendered = h('div', { class: 'markdown' });
   // Safe to insert: renderMarkdown escapes all source text (see markdown.ts and its tests).
@@ -273,6 +289,13 @@ function forgetControl(skill: Skill, ctx: ViewContext): { open: HTMLElement; pan
     }
   });
   return { open, panel };
+}
+
+/** The `nowKnownAs` of a skill's 404, when the answer has one. */
+function knownAs(v: unknown): { name: string; how: 'renamed' | 'superseded' } | null {
+  if (!v || typeof v !== 'object') return null;
+  const { name, how } = v as { name?: unknown; how?: unknown };
+  return typeof name === 'string' && (how === 'renamed' || how === 'superseded') ? { name, how } : null;
 }
 
 function section(title: string, ...content: (Node | null)[]): HTMLElement {
