@@ -166,6 +166,12 @@ describe('REST write API', () => {
     expect(noGoal.status).toBe(400);
     expect(noGoal.data.error).toMatch(/goal/);
     expect((await api('POST', '/api/sessions', { goal: '   ' })).status).toBe(400);
+    // An id no URL can hold: the session could never be read back or forgotten over HTTP.
+    for (const id of ['.', '..']) {
+      const dots = await api('POST', '/api/sessions', { goal: 'Tidy the logs', id });
+      expect(dots.status).toBe(400);
+      expect(dots.data.error).toBe(`startSession: id "${id}" cannot name a session (no URL can address it)`);
+    }
     const noTool = await api('POST', '/api/sessions/rest-2/calls', { args: {} });
     expect(noTool.status).toBe(400);
     expect(noTool.data.error).toMatch(/tool/);

@@ -262,6 +262,8 @@ export class Capture {
     const { ctx } = this;
     if (typeof opts?.goal !== 'string' || !opts.goal.trim())
       throw new InputError('startSession: goal must be a non-empty string');
+    const badId = opts.id === undefined ? null : sessionIdProblem(opts.id);
+    if (badId) throw new InputError(`startSession: ${badId}`);
     // Memory off (config.disabled, SKILLSMITH_DISABLED=1): the agent runs as it would, and nothing is stored.
     if (!ctx.storing) return this.unrecorded(opts.id ?? `s_${randomUUID()}`);
     const store = ctx.requireStore();
@@ -629,6 +631,15 @@ function nextPosition(s: Session): number {
   return s.calls.length === 0 ? 0 : s.calls[s.calls.length - 1].position + 1;
 }
 
+/** What is wrong with a session id a caller gives, or null. */
+function sessionIdProblem(id: unknown): string | null {
+  if (typeof id !== 'string' || !id) return 'id must be a non-empty string';
+  if (id.length > 500) return `id is ${id.length} characters, over 500`;
+  // A URL path cannot hold them: REST and the dashboard could never open such a session.
+  if (id === '.' || id === '..') return `id ${JSON.stringify(id)} cannot name a session (no URL can address it)`;
+  return null;
+}
+
 /** What is wrong with an outcome and its reward as a caller reports them, or null: one of OUTCOMES, a reward in [0,1]. */
 function outcomeProblem(outcome: unknown, reward: unknown): string | null {
   if (!OUTCOMES.includes(outcome as Outcome))
@@ -642,7 +653,8 @@ function outcomeProblem(outcome: unknown, reward: unknown): string | null {
 function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPerSession: number }): string | null {
   if (!s || typeof s !== 'object' || typeof s.id !== 'string' || !s.id || typeof s.goal !== 'string')
     return 'not a session (needs id, goal and calls)';
-  if (s.id.length > 500) return `id is ${s.id.length} characters, over 500`;
+  const badId = sessionIdProblem(s.id);
+  if (badId) return badId;
   if (typeof s.namespace !== 'string' || !s.namespace) return 'namespace must be a non-empty string';
   const wrongOutcome = outcomeProblem(s.outcome, s.reward);
   if (wrongOutcome) return wrongOutcome;
