@@ -121,6 +121,19 @@ describe('the CLI on a PostgreSQL memory', () => {
       /cannot open PostgreSQL memory at postgres:\/\/postgres@127\.0\.0\.1:1\/nowhere\?password=\*\*\*/,
     );
     expect(`${viaEnv.stdout}${viaEnv.stderr}`).not.toContain('s3cret-pw');
+    // A password pasted as it is (not percent-encoded), in a URL the driver cannot read: hidden, and told how to write it.
+    for (const args of [
+      ['recall', 'x'],
+      ['learn', SAMPLE],
+    ]) {
+      const raw = cli([...args, '--db', 'postgres://app:p@ss:w/rd#s3cret@127.0.0.1:abc/fleet'], 'raw-password');
+      expect(raw.code).toBe(1);
+      expect(raw.stderr).toMatch(
+        /cannot (read the PostgreSQL URL|open PostgreSQL memory at) postgres:\/\/app:\*\*\*@127\.0\.0\.1:abc\/fleet/,
+      );
+      expect(raw.stderr).toContain('percent-encoded (p%40ss for p@ss)');
+      expect(`${raw.stdout}${raw.stderr}`).not.toMatch(/s3cret|p@ss:w/);
+    }
   });
 
   it("says what learn stored when another host's pass holds the memory, and how it gets learned", async () => {

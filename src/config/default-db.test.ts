@@ -82,6 +82,14 @@ describe('which memory a surface opens', () => {
     expect(shownLocation('postgres://fleet@h/mem')).toBe('postgres://fleet@h/mem');
     expect(shownLocation('postgres://mem:mem@h/mem')).toBe('postgres://mem:***@h/mem');
     expect(shownLocation('postgres://fleet:pw@h:notaport/mem')).toBe('postgres://fleet:***@h:notaport/mem');
+    // Passwords pasted as they are, not percent-encoded: an @, a space, a quote, / # ? & = % (each was shown whole or
+    // in part); the user part runs to the last @.
+    for (const password of ['p@ssw0rd', 'S3CRET X', 'pa"ss word', 'p@ss:w/rd#?&=%', 'a/b', 'x#y'])
+      expect(shownLocation(`postgres://app:${password}@127.0.0.1:54330/fleet`)).toBe(
+        'postgres://app:***@127.0.0.1:54330/fleet',
+      );
+    // An @ after the host (in a parameter) hides more than the password, never less.
+    expect(shownLocation('postgres://u:pw@h/db?application_name=a@b')).not.toContain('pw');
     // A SQLite path is not a URL: shown as it is, colons and at signs included.
     expect(shownLocation('/data/team:a@b.db')).toBe('/data/team:a@b.db');
   });

@@ -69,17 +69,15 @@ export function isPostgresUrl(location: string): boolean {
 export function shownLocation(location: string): string {
   if (!isPostgresUrl(location)) return location;
   // Parameters whose name says password (pg reads `password` and `sslpassword` from the query string).
-  let shown = location.replace(/([?&][^=&#]*pass[^=&#]*=)[^&#]*/gi, '$1***');
-  let password = '';
-  try {
-    password = new URL(location.trim()).password;
-  } catch {
-    // Not a URL the parser takes: mask everything between the user name and the host.
-    return shown.replace(/^(\s*postgres(?:ql)?:\/\/[^:/@?#]*):[^/?#]*@/i, '$1:***@');
-  }
-  // The parser gives the password as written (percent-encoded): the first `:password@` is the user part's.
-  if (password) shown = shown.replace(`:${password}@`, ':***@');
-  return shown;
+  const shown = location.replace(/([?&][^=&#]*pass[^=&#]*=)[^&#]*/gi, '$1***');
+  // Read as text, not by a URL parser: a password pasted as it is (`p@ss w/rd#1`, not percent-encoded) is no URL
+  // a parser takes, or one it splits elsewhere. The user part runs to the last `@` (a host has none); everything
+  // after the user name's first `:` is hidden, so a stray `@` later in the text hides more, never less.
+  const m = /^(\s*postgres(?:ql)?:\/\/)(.*)@/is.exec(shown);
+  if (!m) return shown;
+  const colon = m[2].indexOf(':');
+  if (colon < 0) return shown;
+  return `${m[1]}${m[2].slice(0, colon)}:***@${shown.slice(m[0].length)}`;
 }
 
 /** The start-up line naming the memory (nothing when --db named it: the person already knows). */

@@ -37,6 +37,10 @@ export function connectionLossText(e: unknown): string {
  * What to do about a failure to open a PostgreSQL memory, by its SQLSTATE or network code; null when there is
  * nothing more useful to say than the server's reason.
  */
+/** How to write a URL the driver cannot read (a password pasted with `@`, `/`, `#`, a space). */
+export const URL_FORM =
+  'write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE, with any of @ : / ? # % or a space in the user name or password percent-encoded (p%40ss for p@ss), or give the password in PGPASSWORD instead';
+
 export function openHint(e: unknown, where: { host: string; port: string; database: string }): string | null {
   const err = e as { code?: unknown; message?: unknown } | null;
   const code = typeof err?.code === 'string' ? err.code : '';
@@ -49,6 +53,7 @@ export function openHint(e: unknown, where: { host: string; port: string; databa
   if (code === '42501')
     return 'the user may not create tables there: grant it CREATE on the schema, or use its own database';
   if (code === 'ECONNREFUSED') return `is PostgreSQL running and listening on ${server}?`;
+  if (code === 'ERR_INVALID_URL' || message === 'Invalid URL') return URL_FORM;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `check the host name ${where.host}`;
   if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || /timeout/i.test(message))
     return `nothing answered at ${server}: check the host, the port and any firewall between`;

@@ -11,7 +11,7 @@ import { endedReason, type RecallRecord, SqlStore, type Written } from '../sql/s
 import type { ServedSkill, Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
-import { connectionLossText, isConnectionError, openHint } from './connection-error.js';
+import { connectionLossText, isConnectionError, openHint, URL_FORM } from './connection-error.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
@@ -53,7 +53,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     keepAlive: true,
     connectionTimeoutMillis: 10_000,
   };
-  const pool = new pg.Pool({ ...config, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 });
+  const pool = readUrl(url, () => new pg.Pool({ ...config, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 }));
   // An idle connection that the server drops (restart, network) must not crash the process.
   pool.on('error', (e) => log.debug('idle connection lost', { error: String(e) }));
   // A connection the server drops while it is checked out (57P01 on an admin shutdown or a restart, between
@@ -89,6 +89,21 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   return store;
 }
 
+/**
+ * Makes a client or pool from a URL, saying which URL (password hidden) and what to do when the driver cannot read
+ * it: a password with `@`, `/`, `#`, `?` or a space must be percent-encoded (the driver says only "Invalid URL").
+ */
+function readUrl<T>(url: string, make: () => T): T {
+  try {
+    return make();
+  } catch (e) {
+    throw new BackendUnavailableError(
+      `cannot read the PostgreSQL URL ${shownLocation(url)} (${(e as Error).message}): ${URL_FORM}`,
+      { cause: e },
+    );
+  }
+}
+
 /** Host, port and database a URL names (libpq's defaults where it names none), for a hint. */
 function urlParts(url: string): { host: string; port: string; database: string } {
   try {
@@ -114,11 +129,10 @@ function urlParts(url: string): { host: string; port: string; database: string }
  * cannot be reached answers true, so that opening the memory says why.
  */
 export async function pgHoldsMemory(url: string): Promise<boolean> {
-  const client = new pg.Client({
-    connectionString: url,
-    application_name: 'skillsmith',
-    connectionTimeoutMillis: 10_000,
-  });
+  const client = readUrl(
+    url,
+    () => new pg.Client({ connectionString: url, application_name: 'skillsmith', connectionTimeoutMillis: 10_000 }),
+  );
   client.on('error', () => undefined);
   try {
     await client.connect();
