@@ -14,7 +14,7 @@ import { migrate } from '../src/store/sqlite/sqlite-store.js';
 import { createLogger } from '../src/support/log.js';
 import { runBuiltCli } from './support/built-cli.js';
 import { startPgServer, type PgServer } from './support/pg-server.js';
-import { SAMPLE, startCli } from './support/surfaces.js';
+import { ROOT, SAMPLE, startCli } from './support/surfaces.js';
 
 const quiet = createLogger('silent');
 let server: PgServer;
@@ -107,6 +107,36 @@ describe('the CLI on a PostgreSQL memory', () => {
     // A command that stores creates the memory there.
     expect(cli(['ingest', '--db', url, SAMPLE], 'empty-pg').code).toBe(0);
     expect(await tables()).toBeGreaterThan(10);
+  }, 120_000);
+
+  it('a user granted SELECT only recalls, lists and serves; a write is refused saying so, and nothing changes', async () => {
+    const url = await server.createDatabase();
+    expect(cli(['learn', '--db', url, SAMPLE], 'owner').code).toBe(0);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`DO $$ BEGIN CREATE ROLE reader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
+      await admin.query('GRANT USAGE ON SCHEMA public TO reader');
+      await admin.query('GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader');
+    } finally {
+      await admin.end();
+    }
+    const reader = url.replace('postgres@', 'reader@');
+    const recall = cli(['recall', '--db', reader, '--json', 'I want to return the headphones I received'], 'reader');
+    expect(recall.code, recall.stderr).toBe(0);
+    expect((JSON.parse(recall.stdout) as unknown[]).length).toBeGreaterThan(0);
+    for (const args of [['skills', 'list'], ['sessions', 'list'], ['doctor']]) {
+      const r = cli([...args, '--db', reader], 'reader');
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    const before = await sessionCount(url);
+    const others = join(ROOT, 'test', 'fixtures', 'traces', 'bfcl-multi-turn-base.jsonl');
+    for (const args of [['skills', 'disable', 'fix-phone-service'], ['ingest', others], ['synthesize']]) {
+      const r = cli([...args, '--db', reader], 'reader');
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toContain('is open read-only (this user may not write its tables)');
+    }
+    expect(await sessionCount(url)).toBe(before);
   }, 120_000);
 
   it('masks a password given as a URL parameter too, in the start-up line and in a connection error', () => {

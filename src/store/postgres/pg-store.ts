@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Session, ToolCall } from '../../domain/types.js';
-import { BackendUnavailableError, SessionStateError } from '../../errors/index.js';
+import { BackendUnavailableError, ReadOnlyMemoryError, SessionStateError } from '../../errors/index.js';
 import { createLogger, type Logger } from '../../support/log.js';
 import { shownLocation } from '../../config/default-db.js';
 import { newestVersion, refuseNewerSchema, upgradedFrom } from '../schema-version.js';
@@ -79,6 +79,19 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   const store = new PgStore(pool, shownLocation(url), config, log, opts);
   store.upgradedFrom = upgradedFrom(versions.from, versions.to);
   try {
+    // A user granted SELECT only (a recall-only agent, a dashboard, a backup): reads work, writes are refused.
+    const [may] = (await pool.query(`SELECT has_table_privilege(to_regclass('sessions'), 'INSERT') AS write`)).rows;
+    store.readOnly = may?.write === false;
+  } catch (e) {
+    await store.close();
+    throw new BackendUnavailableError(
+      `cannot open PostgreSQL memory at ${shownLocation(url)}: ${(e as Error).message}`,
+      {
+        cause: e,
+      },
+    );
+  }
+  try {
     await store.start();
   } catch (e) {
     await store.close();
@@ -148,6 +161,19 @@ export async function pgHoldsMemory(url: string): Promise<boolean> {
 export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Promise<{ from: number; to: number }> {
   const client = await pool.connect();
   try {
+    // A schema already current is only read: a user that may only read (SELECT) opens it too, and nothing waits
+    // on the migration lock.
+    const [held] = (await client.query(`SELECT to_regclass('schema_migrations') IS NOT NULL AS held`)).rows;
+    if (held?.held) {
+      const applied = new Set(
+        (await client.query('SELECT version FROM schema_migrations')).rows.map((r) => r.version as number),
+      );
+      refuseNewerSchema(applied, latestPgSchemaVersion);
+      if (pgMigrations.every((m) => m.version > upTo || applied.has(m.version))) {
+        const at = newestVersion(applied);
+        return { from: at, to: at };
+      }
+    }
     await client.query(`SELECT pg_advisory_lock(hashtextextended('skillsmith:migrate', 0))`);
     try {
       await client.query(
@@ -209,6 +235,8 @@ export class PgStore extends SqlStore implements Store {
   readonly kind = 'postgres';
   /** The schema version this open upgraded the database from (null: new, current, or another process did it). */
   upgradedFrom: number | null = null;
+  /** The user may read and not write this memory (granted SELECT only): writes are refused, recalls not recorded. */
+  readOnly = false;
   private readonly feed: ChangeFeed;
   private readonly recalls: WriteBehindQueue<RecallRecord>;
   private closed = false;
@@ -262,7 +290,16 @@ export class PgStore extends SqlStore implements Store {
     return this.run({ query: (text, values) => this.query(text, values) }, script());
   }
 
+  /** A write by a user that may only read: said with what to do, not the server's "permission denied". */
+  private refuseWrite(): void {
+    if (this.readOnly)
+      throw new ReadOnlyMemoryError(
+        `the PostgreSQL memory at ${this.location} is open read-only (this user may not write its tables), and this writes to it; use a user granted INSERT, UPDATE and DELETE on them`,
+      );
+  }
+
   protected async write<T>(script: () => Script<Written<T>>): Promise<T> {
+    this.refuseWrite();
     let version: number | null = null;
     const result = await this.tx(async (c) => {
       const written = await this.run(c, script());
@@ -389,6 +426,7 @@ export class PgStore extends SqlStore implements Store {
   // ── capture ────────────────────────────────────────────────────────────────
 
   async beginSession(session: Omit<Session, 'calls' | 'seq'>): Promise<void> {
+    this.refuseWrite();
     // One statement, so one implicit transaction: the lock is held until it commits.
     await this.query({
       name: 'skillsmith.beginSession',
@@ -398,6 +436,7 @@ export class PgStore extends SqlStore implements Store {
   }
 
   async appendCall(namespace: string, sessionId: string, call: ToolCall): Promise<boolean> {
+    this.refuseWrite();
     const res = await this.query({
       name: 'skillsmith.appendCall',
       text: APPEND_CALL_SQL,
@@ -424,6 +463,7 @@ export class PgStore extends SqlStore implements Store {
    * people who holds the lock and since when.
    */
   async tryLock(name: string, holder: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
+    this.refuseWrite();
     const client = new pg.Client(this.clientConfig);
     let held = false;
     let lost = false;
@@ -484,6 +524,8 @@ export class PgStore extends SqlStore implements Store {
    * recalls recorded (`skillsServedForSession`, `getSkill`, `listSkills`) write the queue out first.
    */
   async recordRecall(namespace: string, recall: Omit<RecallRecord, 'namespace'>): Promise<void> {
+    // A user that may only read gets its recalls served and not recorded (nor a trial for their session).
+    if (this.readOnly) return;
     this.recalls.push({
       namespace,
       sessionId: recall.sessionId,
