@@ -104,6 +104,17 @@ describe('the CLI on a PostgreSQL memory', () => {
     expect(change.stderr).toMatch(/no memory at .*nothing stored to change; no table was created/);
     expect(`${recall.stderr}${change.stderr}`).not.toContain('s3cret-pw');
     expect(await tables()).toBe(0);
+    // Nor does migrate, copying from there (or from a database that does not exist): no memory to copy, said.
+    for (const source of [url, url.replace(/\/[^/?]+$/, '/no_such_database')]) {
+      const copy = join(home, `copy-${Math.random().toString(36).slice(2)}.db`);
+      const migrated = cli(['migrate', '--from', source, '--to', copy], 'empty-pg');
+      expect(migrated.code).toBe(1);
+      expect(migrated.stderr).toMatch(
+        /no memory at postgres:\/\/postgres:\*\*\*@.*: the database does not exist or holds no Skillsmith tables/,
+      );
+      expect(existsSync(copy)).toBe(false);
+    }
+    expect(await tables()).toBe(0);
     // A command that stores creates the memory there.
     expect(cli(['ingest', '--db', url, SAMPLE], 'empty-pg').code).toBe(0);
     expect(await tables()).toBeGreaterThan(10);

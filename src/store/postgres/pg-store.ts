@@ -138,8 +138,8 @@ function urlParts(url: string): { host: string; port: string; database: string }
  */
 /**
  * Whether the database at `url` holds a Skillsmith memory (its schema table), read without creating anything: a
- * command that only reads answers an empty database as an empty memory and leaves it as it was. A server that
- * cannot be reached answers true, so that opening the memory says why.
+ * command that only reads answers an empty (or missing) database as an empty memory and leaves it as it was. A
+ * server that cannot be reached answers true, so that opening the memory says why.
  */
 export async function pgHoldsMemory(url: string): Promise<boolean> {
   const client = readUrl(
@@ -151,8 +151,9 @@ export async function pgHoldsMemory(url: string): Promise<boolean> {
     await client.connect();
     const { rows } = await client.query(`SELECT to_regclass('schema_migrations') IS NOT NULL AS held`);
     return rows[0]?.held === true;
-  } catch {
-    return true;
+  } catch (e) {
+    // A database that does not exist holds no memory either.
+    return (e as { code?: unknown }).code !== '3D000';
   } finally {
     await client.end().catch(() => undefined);
   }

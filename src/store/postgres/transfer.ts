@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import type pg from 'pg';
 import { isPostgresUrl } from '../open-store.js';
 import { openSqliteStore, type SqliteStore } from '../sqlite/sqlite-store.js';
-import { openPgStore, type PgStore } from './pg-store.js';
+import { openPgStore, pgHoldsMemory, type PgStore } from './pg-store.js';
+import { shownLocation } from '../../config/default-db.js';
 import { TransferError } from '../../errors/transfer-error.js';
 
 /**
@@ -238,6 +239,11 @@ class PgSide implements Side {
 
 async function openSide(location: string, role: 'source' | 'target'): Promise<Side> {
   if (isPostgresUrl(location)) {
+    // A database without Skillsmith's tables (a mistyped name) is no memory to copy: opening it would create them.
+    if (role === 'source' && !(await pgHoldsMemory(location)))
+      throw new TransferError(
+        `no memory at ${shownLocation(location)}: the database does not exist or holds no Skillsmith tables (nothing was ingested or learned there); no table was created`,
+      );
     const store = await openPgStore(location, { pollMs: 0 });
     return new PgSide(store, store.location);
   }
