@@ -259,8 +259,23 @@ describe('skillsmith serve on a PostgreSQL memory whose server stops', () => {
         return { status: res.status, body: (await res.json()) as Record<string, unknown> };
       };
       expect(await get('/api/health')).toMatchObject({ status: 200, body: { ok: true, store: 'ok' } });
+      const recall = async (goal: string) => {
+        const res = await fetch(`${child.url}/api/recall`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+          body: JSON.stringify({ goal }),
+        });
+        return { status: res.status, body: (await res.json()) as { skills?: { name: string }[]; error?: string } };
+      };
+      // One recall loads the index; the server then reads every skill it can serve, behind the caller.
+      expect((await recall('my mobile data is not working')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1500));
       server.pause();
       try {
+        // While the database is away, a skill never served before is served all the same.
+        const away = await recall('I want to exchange an item I received');
+        expect(away.status, away.body.error).toBe(200);
+        expect(away.body.skills?.map((k) => k.name)).toContain('exchange-delivered-order-items');
         const health = await get('/api/health');
         expect(health.status).toBe(503);
         expect(health.body).toMatchObject({ ok: false, store: 'unreachable' });

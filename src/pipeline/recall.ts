@@ -169,6 +169,36 @@ export class RecallIndex {
     this.token = token;
     this.stale = false;
     this.saveIfDue();
+    this.warmUp();
+  }
+
+  /** The index revision whose skills are all in the served-skill cache (a networked store only). */
+  private warmedAt: string | null = null;
+
+  /**
+   * A database server restarts while agents keep asking: with a networked store (PostgreSQL) and a namespace of at
+   * most SKILL_CACHE skills, every recallable skill is read into the cache behind the caller, so recall serves any of
+   * them while the database is away, not only those served before. Local files (SQLite) are always there.
+   */
+  private warmUp(): void {
+    if (this.store.kind !== 'postgres' || !this.index || !this.revision) return;
+    const at = `${this.basis}@${this.revision.revision}`;
+    if (this.warmedAt === at || this.index.size > SKILL_CACHE * (MAX_EXEMPLARS + 1)) return;
+    this.warmedAt = at;
+    void (async () => {
+      const { rows } = await this.store.skillVectors(this.namespace);
+      if (rows.length > SKILL_CACHE) return;
+      const missing = rows.map((r) => r.id).filter((id) => !this.skills.has(id));
+      if (missing.length === 0) return;
+      const read = await this.store.recallSkills(this.namespace, missing);
+      // A change meanwhile may have made one of them stale: this round is dropped, the next change warms again.
+      if (this.warmedAt !== `${this.basis}@${this.revision?.revision}`) return;
+      for (const skill of read) if (!this.skills.has(skill.id)) this.skills.set(skill.id, skill);
+    })().catch((e) => {
+      // Tried again after the next change; recall itself reads what it needs.
+      this.warmedAt = null;
+      this.log?.debug('recall cache warm-up failed', { namespace: this.namespace, error: String(e) });
+    });
   }
 
   private identity(basis: string): IndexIdentity {
@@ -329,7 +359,17 @@ export class RecallIndex {
       else missing.push(id);
     }
     if (missing.length) {
-      for (const s of await this.store.recallSkills(this.namespace, missing)) out.set(s.id, s);
+      try {
+        for (const s of await this.store.recallSkills(this.namespace, missing)) out.set(s.id, s);
+      } catch (e) {
+        // The store is away (a database restarting): serve the hits already at hand, if any, rather than none.
+        if (out.size === 0) throw e;
+        this.log?.warn('the store did not answer: recall serves the skills it holds in memory', {
+          namespace: this.namespace,
+          left: missing.length,
+          error: String(e),
+        });
+      }
     }
     for (const [id, s] of out) {
       this.skills.delete(id);
