@@ -223,6 +223,28 @@ describe('skillsmith learn', () => {
     expect(out).toContain(`--db ${sharedDb}`);
   });
 
+  it('learns from goals that hold a long blob (a token, a pasted log): a skill, and a recall example, exit 0', () => {
+    // Each goal carries a 120,000-letter run with no space: every split of it was tried as a compound word (minutes
+    // of work for the pass), and the example recall refused the goal as longer than a request.
+    const file = join(tmp, 'blob-goals.jsonl');
+    const lines = [0, 1, 2].map((i) =>
+      JSON.stringify({
+        session_id: `blob-${i}`,
+        goal: `please decode this token ${'xy'.repeat(60_000)} and save it`,
+        success: true,
+        steps: [
+          { tool: 'decode_token', args: { token: 'q'.repeat(50_000) }, result: 'ok' },
+          { tool: 'save_result', args: {}, result: 'saved' },
+        ],
+      }),
+    );
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const r = cli(['learn', file, '--db', freshDb()]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^\S+\s+probationary\s+3\s+100% \(3\/3\)\s+decode_token > save_result$/m);
+    expect(r.stdout).toMatch(/Recall example: a goal it learned from, "please decode this token xyxy/);
+  });
+
   it('skills list --json gives every skill with its stable fields; every source session comes from the sample', () => {
     expect(Array.isArray(learned)).toBe(true);
     expect(learned.length).toBeGreaterThan(0);

@@ -203,6 +203,14 @@ describe('GloveEmbedder', () => {
     expect(similarity('the webserver stopped, start it again', 'the web server went down, restart it')).toBeGreaterThan(
       similarity('the kubectlz stopped, start it again', 'the web server went down, restart it') + 0.1,
     );
+    // The longest compound of two frequent words is split; a longer run of letters (a blob pasted into a goal) is
+    // one token, read in a time that grows with its length (every split of a 200,000-letter word took minutes).
+    expect(tokenize('telecommunicationstelecommunications', table)).toEqual([
+      'telecommunications',
+      'telecommunications',
+    ]);
+    const blob = 'ab'.repeat(100_000);
+    expect(tokenize(`decode ${blob} please`, table)).toEqual(['decode', blob, 'please']);
   });
 
   it('mixes the parts by the configured weights', () => {

@@ -290,7 +290,8 @@ export function tokenize(text: string, table: Pick<GloveTable, 'rowOf' | 'ranks'
   const tokens: string[] = [];
   const push = (word: string) => {
     if (word.length < 2) return;
-    const parts = word.length >= 2 * MIN_COMPOUND_PART ? compoundParts(word, table) : null;
+    const parts =
+      word.length >= 2 * MIN_COMPOUND_PART && word.length <= MAX_COMPOUND_LENGTH ? compoundParts(word, table) : null;
     if (parts) tokens.push(parts[0], parts[1]);
     else tokens.push(word);
   };
@@ -324,6 +325,12 @@ export function tokenize(text: string, table: Pick<GloveTable, 'rowOf' | 'ranks'
 /** Shortest part a closed compound is split into, and the rarest word (by rank) a part may be. */
 const MIN_COMPOUND_PART = 3;
 const MAX_COMPOUND_PART_RANK = 10_000;
+/**
+ * No longer word is tried as a compound: the longest of GloVe's 10,000 most frequent words has 18 letters
+ * ("telecommunications"), so no word over 36 letters is two of them. Trying every split of a long run of letters
+ * (a base64 blob, minified text in a goal) cost time in the square of its length: a 40,000-letter word took 12 s.
+ */
+const MAX_COMPOUND_LENGTH = 40;
 /** Words looked up for a split already (most requests repeat their few unknown words). */
 const compounds = new Map<string, readonly [string, string] | null>();
 

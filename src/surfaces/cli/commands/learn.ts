@@ -5,6 +5,7 @@ import { sameProcedureVersion } from '../../../domain/reconcile.js';
 import type { Skill } from '../../../domain/types.js';
 import type { SynthesisReport } from '../../../pipeline/synthesize.js';
 import type { Memory } from '../../../app/memory.js';
+import { MAX_TEXT_CHARS } from '../../../app/recall-only.js';
 import { skillJson, stableReport } from '../../shapes.js';
 import type { Command } from '../command.js';
 import { type CommandFlags, dbPathFromFlags, memoryFlagsText } from '../command-support.js';
@@ -159,7 +160,8 @@ async function recallExample(memory: Memory, skills: Skill[]) {
   if (!skill) return null;
   const session = await memory.sessions.get(skill.sourceSessions[skill.sourceSessions.length - 1]);
   if (!session) return null;
-  return recallFor(memory, session.goal, 'a goal it learned from,');
+  // A goal may be longer than a request recall takes (a pasted log): its beginning is the example.
+  return recallFor(memory, session.goal.slice(0, MAX_TEXT_CHARS), 'a goal it learned from,');
 }
 
 async function recallFor(memory: Memory, goal: string, what: string) {
