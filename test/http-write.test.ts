@@ -166,6 +166,12 @@ describe('REST write API', () => {
     expect(noGoal.status).toBe(400);
     expect(noGoal.data.error).toMatch(/goal/);
     expect((await api('POST', '/api/sessions', { goal: '   ' })).status).toBe(400);
+    // Half an emoji (a string cut by a truncation) in the goal: the session opens, and opens again on a retry.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const cut = await api('POST', '/api/sessions', { goal: 'Summarise the thread \ud83d', id: 'rest-cut' });
+      expect(cut.status, cut.data.error).toBe(201);
+      expect(cut.data.goal).toBe('Summarise the thread \ufffd');
+    }
     // An id no URL can hold: the session could never be read back or forgotten over HTTP.
     for (const id of ['.', '..']) {
       const dots = await api('POST', '/api/sessions', { goal: 'Tidy the logs', id });

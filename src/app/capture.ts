@@ -1,4 +1,5 @@
 import { sessionRef } from '../domain/session-ref.js';
+import { wellFormed } from '../domain/untrusted-text.js';
 import { randomUUID } from 'node:crypto';
 import { readLogText } from '../capture/read-log.js';
 import type { DryRunResult, PreparedCapture } from '../capture/ingest.js';
@@ -276,12 +277,16 @@ export class Capture {
     // Ids, agent ids and sources are stored as keys: one that holds a secret or personal data becomes a keyed hash.
     const id = opts.id ? ctx.sessionKey(opts.id) : `s_${randomUUID()}`;
     const namespace = ctx.ns(opts.namespace);
-    const goal = protectGoal(privacy, opts.goal);
+    const asked = wellFormed(opts.goal);
+    const goal = protectGoal(privacy, asked);
     await store.beginSession({
       id,
       namespace,
       goal,
-      cue: opts.cue?.trim() && opts.cue.trim() !== opts.goal.trim() ? protectGoal(privacy, opts.cue.trim()) : null,
+      cue:
+        opts.cue?.trim() && opts.cue.trim() !== opts.goal.trim()
+          ? protectGoal(privacy, wellFormed(opts.cue.trim()))
+          : null,
       outcome: 'unknown',
       reward: null,
       agentId: protectId(privacy, opts.agentId ?? null, 'agent'),
@@ -295,7 +300,7 @@ export class Capture {
     if (existing?.endedAt)
       throw new SessionStateError(`session ${id} already ended (${existing.outcome}); start a new session`);
     // A restarted agent continues its task; another goal under the same id is another task, not a continuation.
-    if (existing && existing.goal !== goal && existing.goal !== opts.goal) {
+    if (existing && existing.goal !== goal && existing.goal !== asked) {
       const held = existing.goal.length > 120 ? `${existing.goal.slice(0, 119)}…` : existing.goal;
       throw new SessionStateError(
         `session ${id} is already recording another goal (${JSON.stringify(held)}); continue it with that goal, or start a new session (another id) for this one`,

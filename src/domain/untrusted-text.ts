@@ -183,3 +183,11 @@ export function escapeControl(text: string): string {
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
+
+/**
+ * The text with each lone UTF-16 surrogate (half of an emoji cut by a truncation) as U+FFFD, which is what a
+ * store writing UTF-8 keeps of it: a goal compared with its stored copy then matches.
+ */
+export function wellFormed(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
