@@ -2,6 +2,8 @@
 // records sessions, the server learns from them, recalls the skill and takes feedback.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +95,47 @@ describe('Python client against the real server', () => {
     const history = await memory.parts.store!.feedbackHistory(skill.id);
     expect(history.map((f) => f.signal)).toContain('user.positive');
   }, 180_000);
+
+  it('every failure of the transport is a SkillsmithError: a closed connection, a timeout, an answer that is not JSON', async () => {
+    // A server that misbehaves in each way a proxy, a crashed process or another service on the port can.
+    const odd = createServer((req, res) => {
+      const path = req.url ?? '';
+      if (path.startsWith('/close/')) return req.socket.destroy();
+      if (path.startsWith('/hang/')) return;
+      if (path.startsWith('/html/'))
+        return res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>proxy</html>');
+      res.writeHead(500, { 'Content-Type': 'application/json' }).end('["not", "an", "object"]');
+    });
+    await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+    const port = (odd.address() as AddressInfo).port;
+    const script = [
+      'import json, sys',
+      'from skillsmith_client import Client, SkillsmithError',
+      'out = {}',
+      'for case in ["close", "hang", "html", "list"]:',
+      `    c = Client("http://127.0.0.1:${port}/" + case, timeout=1)`,
+      '    try:',
+      '        c.recall("rotate the keys", tools=["list_keys"])',
+      '        out[case] = "no error"',
+      '    except SkillsmithError as e:',
+      '        out[case] = [e.status, str(e)[:200]]',
+      '    except Exception as e:',
+      '        out[case] = "escaped: " + type(e).__name__',
+      'print(json.dumps(out))',
+    ].join('\n');
+    try {
+      const r = await runPython(['-c', script], { PYTHONPATH: join(ROOT, 'clients', 'python') });
+      expect(r.status, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout) as Record<string, [number, string] | string>;
+      expect(out.close).toEqual([0, expect.stringMatching(/^no answer from .*RemoteDisconnected/)]);
+      expect(out.hang).toEqual([0, expect.stringMatching(/^no answer from .*timed out/)]);
+      expect(out.html).toEqual([200, expect.stringMatching(/is not JSON: '<html>proxy<\/html>'/)]);
+      expect(out.list).toEqual([500, '500: ["not", "an", "object"]']);
+    } finally {
+      odd.closeAllConnections();
+      await new Promise((resolve) => odd.close(resolve));
+    }
+  }, 60_000);
 
   it('installs with pip from its folder (no dependencies, no network)', () => {
     const hasPip = spawnSync(PYTHON, ['-m', 'pip', '--version'], { encoding: 'utf8' });

@@ -5,6 +5,7 @@ Standard library only. The server is `skillsmith serve` (default http://127.0.0.
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.parse
@@ -67,9 +68,18 @@ class Client:
 
     # ── recall and feedback ──────────────────────────────────────────────────
 
-    def recall(self, goal: str, top_k: Optional[int] = None, session_id: Optional[str] = None) -> Dict[str, Any]:
-        """`{"skills": [...], "context": "<prompt block>", "tools": [...]}` for a goal (skills may be empty)."""
-        return self._request("POST", "/api/recall", _drop_none({"goal": goal, "topK": top_k, "sessionId": session_id}))
+    def recall(self, goal: str, top_k: Optional[int] = None, session_id: Optional[str] = None,
+               tools: Optional[List[str]] = None) -> Dict[str, Any]:
+        """`{"skills": [...], "context": "<prompt block>", "tools": [...]}` for a goal (skills may be empty).
+
+        `tools`: the names of the tools the agent has; only skills whose steps call none other are served.
+        """
+        body = _drop_none({"goal": goal, "topK": top_k, "sessionId": session_id, "tools": list(tools) if tools else None})
+        return self._request("POST", "/api/recall", body)
+
+    def synthesize(self, dry_run: bool = False) -> Dict[str, Any]:
+        """Runs a learning pass over the sessions stored since the last one: what it created, updated, skipped."""
+        return self._request("POST", "/api/synthesize", {"dryRun": dry_run})
 
     def feedback(self, skill: str, signal: str, session_id: Optional[str] = None) -> Dict[str, Any]:
         """pass | fail | up | down | reward=<0..1> for a skill (name or id): `{"before": skill, "after": skill}`."""
@@ -111,19 +121,28 @@ class Client:
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         req = urllib.request.Request(self.base_url + path, data=data, headers=headers, method=method)
+        # Every failure is a SkillsmithError, so an agent that catches it to keep running does keep running.
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as res:
-                text = res.read().decode("utf-8")
+                status = res.status
+                text = res.read().decode("utf-8", "replace")
         except urllib.error.HTTPError as e:
             raw = e.read().decode("utf-8", "replace")
             try:
-                message = json.loads(raw).get("error", raw)
+                parsed = json.loads(raw)
             except ValueError:
-                message = raw
-            raise SkillsmithError(e.code, message) from None
+                parsed = None
+            message = parsed.get("error", raw) if isinstance(parsed, dict) else raw
+            raise SkillsmithError(e.code, str(message)) from None
         except urllib.error.URLError as e:
             raise SkillsmithError(0, f"cannot reach {self.base_url}: {e.reason}") from None
-        return json.loads(text) if text else None
+        except (OSError, http.client.HTTPException) as e:
+            # A timeout, a connection closed without an answer, a malformed status line.
+            raise SkillsmithError(0, f"no answer from {self.base_url}: {type(e).__name__}: {e}") from None
+        try:
+            return json.loads(text) if text else None
+        except ValueError:
+            raise SkillsmithError(status, f"the answer from {self.base_url}{path} is not JSON: {text[:200]!r}") from None
 
 
 class Session:
