@@ -424,6 +424,10 @@ describe('REST ingest of the logs applications keep', () => {
     const bad = await send('/api/ingest?format=yaml', capture('autogen-task-result.json'));
     expect(bad.status).toBe(400);
     expect(bad.data.error).toMatch(/^invalid query: format/);
+    // A judge this server has no model for is the request's mistake, said as such (it was a 500).
+    const judge = await send('/api/ingest?judge=llm', capture('autogen-task-result.json'));
+    expect(judge.status).toBe(400);
+    expect(judge.data.error).toMatch(/^judge=llm: capture\.judge\.mode is "llm" but no model is configured/);
     expect((await api('GET', '/api/sessions')).data.total).toBe(before);
   });
 });

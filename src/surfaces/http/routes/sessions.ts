@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { Memory } from '../../../app/memory.js';
 import { HttpError, readJson, readQuery } from '../request.js';
+import { BackendConfigError } from '../../../errors/backend-config-error.js';
 import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
 import { INGEST_FORMATS, type IngestFormat } from '../../../capture/types.js';
 
@@ -73,7 +74,13 @@ export function sessionRoutes(memory: Memory): Hono {
       const preview = await sessions().previewText(text, { name: q.name, format: q.format });
       return c.json(preview, preview.problems.length ? 422 : 200);
     }
-    const r = await sessions().ingestText(text, { name: q.name, format: q.format, judge: q.judge });
+    const r = await sessions()
+      .ingestText(text, { name: q.name, format: q.format, judge: q.judge })
+      .catch((e: unknown) => {
+        // A judge the request asks for and this server cannot run (`judge=llm` with no model): the request's mistake.
+        if (q.judge && BackendConfigError.isInstance(e)) throw new HttpError(400, `judge=${q.judge}: ${e.message}`);
+        throw e;
+      });
     return c.json(r, r.problems.length ? 422 : 200);
   });
 
