@@ -193,6 +193,16 @@ describe('redactValue', () => {
     });
   });
 
+  it('takes a PIN for a password, and a word that only holds the letters for none', () => {
+    expect(redactValue({ pin: '4321', card_pin: 9876, pinCode: '0000', spin: 'left', pinned: true })).toEqual({
+      pin: '[REDACTED:password]',
+      card_pin: '[REDACTED:password]',
+      pinCode: '[REDACTED:password]',
+      spin: 'left',
+      pinned: true,
+    });
+  });
+
   it('does not mutate its input and passes scalars through', () => {
     const input = { password: 'x' };
     redactValue(input);

@@ -115,7 +115,9 @@ const keyKinds = new Map<string, RedactionKind | null>();
 
 function classifyKey(key: string): RedactionKind | null {
   const k = key.toLowerCase();
-  if (/(?:password|passwd|passphrase|passcode|pwd)$|(?:^|[^a-z])(?:pass|pw)$/.test(k)) return 'password';
+  // A PIN is a password too (`pin`, `card_pin`, `pinCode`); `spin` or `pinned` is not one.
+  if (/(?:password|passwd|passphrase|passcode|pwd|pin[_-]?code)$|(?:^|[^a-z])(?:pass|pw|pin)$/.test(k))
+    return 'password';
   if (/private[_-]?key$/.test(k)) return 'private_key';
   if (/(?:api[_-]?key|apikey|access[_-]?key)$/.test(k)) return 'api_key';
   if (/(?:secret|secret[_-]?key)$/.test(k)) return 'secret';
