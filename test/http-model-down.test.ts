@@ -10,6 +10,8 @@ import { startFakeOpenAiServer } from './fixtures/fake-openai-server.js';
 import { ROOT } from './support/surfaces.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'skillsmith-model-down-'));
+/** Words, not numbers: a goal's numbers are read as placeholders, so "service 1" and "service 2" embed alike. */
+const SERVICES = ['billing', 'search', 'mailer', 'gateway', 'storage', 'payments', 'analytics', 'auth'];
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('REST with an embedding model that went down', () => {
@@ -31,13 +33,15 @@ describe('REST with an embedding model that went down', () => {
       const res = await fetch(`${server.url}/api/recall`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
-        body: JSON.stringify({ goal: `Rotate the staging API keys of service ${asked}` }),
+        body: JSON.stringify({ goal: `Rotate the ${SERVICES[asked % SERVICES.length]} API keys` }),
       });
       return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as any };
     };
     try {
       expect((await recall()).status).toBe(200);
-      await model.stop();
+      // The model server goes away: every request from now on is dropped without an answer. (Stopping it would
+      // free its port for another test's server to take.)
+      model.script('embeddings', ...Array.from({ length: 20 }, () => ({ kind: 'destroy' as const })));
       const down = await recall();
       expect(down.status).toBe(503);
       expect(down.body.error).toContain(`${model.baseUrl}/embeddings is unreachable`);
