@@ -139,7 +139,15 @@ describe('the CLI on a PostgreSQL memory', () => {
     for (const args of [['skills', 'list'], ['sessions', 'list'], ['doctor']]) {
       const r = cli([...args, '--db', reader], 'reader');
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      if (args[0] === 'doctor') expect(r.stdout).toMatch(/warn\s+memory\s+postgres memory at .* is open read-only/);
     }
+    // On a database with no memory, doctor says this user could not create one (learn would fail there).
+    const empty = (await server.createDatabase()).replace('postgres@', 'reader@');
+    const doctor = cli(['doctor', '--db', empty], 'reader');
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(
+      /FAIL\s+memory\s+no memory at .* yet, and this account may not create one there \(no CREATE on schema public\)/,
+    );
     const before = await sessionCount(url);
     const others = join(ROOT, 'test', 'fixtures', 'traces', 'bfcl-multi-turn-base.jsonl');
     for (const args of [['skills', 'disable', 'fix-phone-service'], ['ingest', others], ['synthesize']]) {

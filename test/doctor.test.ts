@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type SkillsmithConfigInput } from '../src/config/config.js';
-import { runDoctor, type DoctorReport } from '../src/doctor/doctor.js';
+import { runDoctor, type DoctorReport, type MemoryState } from '../src/doctor/doctor.js';
 import type { Skill } from '../src/domain/types.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { doctorCommand } from '../src/surfaces/cli/commands/doctor.js';
+import { openMemory } from '../src/app/open-memory.js';
 import { deadPort, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 
 const KEY = 'sk-doctor-8hG5fD3sA1qW9eR7tY5u';
@@ -243,6 +244,55 @@ describe('skillsmith doctor', () => {
     skill.embedderId = GLOVE_EMBEDDER_ID;
     const same = await runDoctor(loadConfig({}), { store, namespace: 'default' });
     expect(find(same, 'store', 'stored-vectors')[0].status).toBe('ok');
+  });
+
+  it('says where the memory is, its schema, and whether this account may write it or create it', async () => {
+    const at = (memory: MemoryState) =>
+      runDoctor(loadConfig({}), { memory }).then((r) => ({ r, check: find(r, 'store', 'memory')[0] }));
+    const fine = await at({ location: '/m.db', kind: 'sqlite', schemaVersion: 9, readOnly: false });
+    expect(fine.check).toMatchObject({
+      status: 'ok',
+      message: 'sqlite memory at /m.db: schema version 9, readable and writable',
+    });
+    const readOnly = await at({
+      location: 'postgres://reader@h/m',
+      kind: 'postgres',
+      schemaVersion: 9,
+      readOnly: true,
+    });
+    expect(readOnly.check.status).toBe('warn');
+    expect(readOnly.check.message).toMatch(/is open read-only: recall, listing and export work/);
+    expect(readOnly.check.fix).toMatch(/grant the user INSERT, UPDATE and DELETE/);
+    expect(readOnly.r.ok).toBe(true);
+    const fresh = await at({ location: '/new.db', kind: 'sqlite', missing: true, canCreate: true });
+    expect(fresh.check).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/^no memory at \/new\.db yet: the first command that stores/),
+    });
+    const locked = await at({
+      location: 'postgres://app@h/m',
+      kind: 'postgres',
+      missing: true,
+      canCreate: false,
+      why: 'no CREATE on schema public',
+    });
+    expect(locked.check.status).toBe('fail');
+    expect(locked.check.message).toBe(
+      'no memory at postgres://app@h/m yet, and this account may not create one there (no CREATE on schema public)',
+    );
+    expect(locked.r.ok).toBe(false);
+    // Through the command, on a real file: a memory a pass wrote is named with its schema.
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-doctor-mem-'));
+    const db = join(dir, 'm.db');
+    const memory = await openMemory({ db, logLevel: 'silent', auditFile: null });
+    await memory.close();
+    const t = io();
+    expect(await doctorCommand([], { db }, t.io)).toBe(0);
+    expect(t.out.join('')).toMatch(
+      new RegExp(
+        `ok\\s+memory\\s+sqlite memory at ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: schema version \\d+, readable and writable`,
+      ),
+    );
   });
 
   it('exits 2 on an invalid configuration or arguments', async () => {

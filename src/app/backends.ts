@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { SkillsmithConfig } from '../config/config.js';
 import type { BackendDeps, ReadyableEmbedder } from '../backends/from-config.js';
 import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
@@ -29,6 +30,22 @@ export async function storeExists(location: string): Promise<boolean> {
   if (location === ':memory:') return true;
   if (isPostgresUrl(location)) return (await import('../store/postgres/pg-store.js')).pgHoldsMemory(location.trim());
   return existsSync(location);
+}
+
+/**
+ * Whether this account may create a memory where none is yet: a SQLite file's nearest existing folder is writable;
+ * a PostgreSQL user has CREATE on its schema (null: the server cannot say).
+ */
+export async function canCreateStore(location: string): Promise<{ can: boolean | null; why?: string }> {
+  if (isPostgresUrl(location)) return (await import('../store/postgres/pg-store.js')).pgCanCreate(location.trim());
+  let dir = dirname(resolve(location));
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  try {
+    accessSync(dir, constants.W_OK);
+    return { can: true };
+  } catch {
+    return { can: false, why: `this account may not write ${dir}` };
+  }
 }
 
 /**

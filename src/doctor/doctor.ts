@@ -46,7 +46,15 @@ export interface DoctorReport {
   checks: DoctorCheck[];
 }
 
+/** What the command found at the memory's location, for the memory check (nothing: not checked). */
+export type MemoryState =
+  | { location: string; kind: string; schemaVersion: number; readOnly: boolean }
+  /** No memory there yet; `canCreate`: whether this account may create it (null: not known). */
+  | { location: string; kind: string; missing: true; canCreate: boolean | null; why?: string };
+
 export interface DoctorDeps {
+  /** The memory: opened (its schema, whether it may be written) or missing. */
+  memory?: MemoryState;
   fetch?: typeof fetch;
   importer?: ModuleImporter;
   /** When given, stored skill vectors are checked against the configured embedder. */
@@ -74,6 +82,7 @@ export async function runDoctor(config: SkillsmithConfig, deps: DoctorDeps = {})
     distiller: { kind: config.distiller },
     checks,
   };
+  if (deps.memory) checks.push(memoryCheck(deps.memory));
   const embedder = await checkEmbedder(config, deps, checks, report);
   if (embedder && deps.store)
     await checkStoredVectors(deps.store, deps.namespace ?? config.namespace, embedder, checks);
@@ -96,6 +105,46 @@ export async function runDoctor(config: SkillsmithConfig, deps: DoctorDeps = {})
   report.warnings = checks.filter((c) => c.status === 'warn').length;
   report.ok = report.problems === 0;
   return report;
+}
+
+/** The memory itself: where it is, its schema, and whether this account may write it (or create it). */
+function memoryCheck(m: MemoryState): DoctorCheck {
+  if ('missing' in m) {
+    if (m.canCreate === false)
+      return {
+        backend: 'store',
+        check: 'memory',
+        status: 'fail',
+        message: `no memory at ${m.location} yet, and this account may not create one there${m.why ? ` (${m.why})` : ''}`,
+        fix:
+          m.kind === 'postgres'
+            ? 'grant the user CREATE on the schema (or use a database it owns), or name another memory with --db'
+            : 'name a memory in a folder this account may write (--db PATH)',
+      };
+    return {
+      backend: 'store',
+      check: 'memory',
+      status: 'ok',
+      message: `no memory at ${m.location} yet: the first command that stores (ingest, learn, serve) creates it`,
+    };
+  }
+  if (m.readOnly)
+    return {
+      backend: 'store',
+      check: 'memory',
+      status: 'warn',
+      message: `${m.kind} memory at ${m.location} (schema version ${m.schemaVersion}) is open read-only: recall, listing and export work; learning, ingest and edits are refused`,
+      fix:
+        m.kind === 'postgres'
+          ? 'grant the user INSERT, UPDATE and DELETE on its tables to learn with it'
+          : 'run where this account may write the file and its folder, or copy them somewhere writable',
+    };
+  return {
+    backend: 'store',
+    check: 'memory',
+    status: 'ok',
+    message: `${m.kind} memory at ${m.location}: schema version ${m.schemaVersion}, readable and writable`,
+  };
 }
 
 function summary(c: {

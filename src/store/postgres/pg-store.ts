@@ -159,6 +159,31 @@ export async function pgHoldsMemory(url: string): Promise<boolean> {
   }
 }
 
+/**
+ * Whether this user may create a memory at `url` (CREATE on its schema), read without creating anything; null
+ * when the server cannot say (unreachable), with why.
+ */
+export async function pgCanCreate(url: string): Promise<{ can: boolean | null; why?: string }> {
+  const client = readUrl(
+    url,
+    () => new pg.Client({ connectionString: url, application_name: 'skillsmith', connectionTimeoutMillis: 10_000 }),
+  );
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query(
+      `SELECT current_schema() AS schema, has_schema_privilege(current_schema(), 'CREATE') AS can`,
+    );
+    return rows[0]?.can ? { can: true } : { can: false, why: `no CREATE on schema ${rows[0]?.schema ?? 'public'}` };
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (code === '3D000') return { can: false, why: 'the database does not exist (createdb it first)' };
+    return { can: null, why: (e as Error).message };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Promise<{ from: number; to: number }> {
   const client = await pool.connect();
   try {

@@ -8,7 +8,8 @@ import {
   type CommandFlags,
   type CommandIo,
 } from '../command-support.js';
-import { openStoreAt } from '../../../app/backends.js';
+import { canCreateStore, isPostgresLocation, openStoreAt } from '../../../app/backends.js';
+import { shownLocation } from '../../../config/default-db.js';
 import type { Command } from '../command.js';
 
 /**
@@ -25,11 +26,31 @@ export async function doctorCommand(
   const config = startCommand('doctor', args, flags, io);
   if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
-  const opened = deps.store ? undefined : (await dbExists(dbPath)) ? await openStoreAt(dbPath) : undefined;
+  const exists = deps.store ? true : await dbExists(dbPath);
+  const opened = deps.store || !exists ? undefined : await openStoreAt(dbPath);
   await sayUpgraded(opened, dbPath, (l) => io.stderr(l));
   const store = deps.store ?? opened;
   try {
-    const report = await runDoctor(config, { ...deps, store, namespace: config.namespace });
+    const location = shownLocation(dbPath);
+    let memory = deps.memory;
+    if (!memory && opened)
+      memory = {
+        location,
+        kind: opened.kind,
+        schemaVersion: await opened.schemaVersion(),
+        readOnly: !!opened.readOnly,
+      };
+    else if (!memory && !deps.store) {
+      const { can, why } = await canCreateStore(dbPath);
+      memory = {
+        location,
+        kind: isPostgresLocation(dbPath) ? 'postgres' : 'sqlite',
+        missing: true,
+        canCreate: can,
+        why,
+      };
+    }
+    const report = await runDoctor(config, { ...deps, memory, store, namespace: config.namespace });
     if (flags.json) io.stdout(JSON.stringify(report, null, 2));
     else io.stdout(renderDoctorReport(report));
     return report.ok ? 0 : 1;
