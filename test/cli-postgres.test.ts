@@ -4,7 +4,11 @@
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemory } from '../src/app/open-memory.js';
+import { serveMcpHttp } from '../src/surfaces/mcp/http.js';
 import { latestPgSchemaVersion } from '../src/store/postgres/migrations.js';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -303,6 +307,36 @@ describe('skillsmith serve on a PostgreSQL memory whose server stops', () => {
     }
   }, 120_000);
 });
+
+it('over MCP, a call made while the database is away says so and to send it again, as REST does', async () => {
+  const url = await server.createDatabase();
+  const memory = await openMemory({ db: url, logLevel: 'silent' });
+  const mcp = await serveMcpHttp(memory, { port: 0 });
+  const client = new Client({ name: 'pg-outage', version: '1' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url)));
+    const call = (tool: string) =>
+      client.callTool({ name: 'record_tool_call', arguments: { session_id: 'mcp-pg', goal: 'Rotate keys', tool } });
+    expect(((await call('list_keys')) as { isError?: boolean }).isError).toBeFalsy();
+    server.pause();
+    try {
+      const away = (await call('rotate_key')) as { isError?: boolean; content: { text: string }[] };
+      expect(away.isError).toBe(true);
+      expect(away.content[0].text).toMatch(
+        /^the memory's database cannot be reached \(.*\); send the call again once it is back$/,
+      );
+    } finally {
+      server.start();
+    }
+    await expect
+      .poll(async () => ((await call('rotate_key')) as { isError?: boolean }).isError ?? false, { timeout: 20_000 })
+      .toBe(false);
+  } finally {
+    await client.close();
+    await mcp.close();
+    await memory.close();
+  }
+}, 60_000);
 
 it('says once that it upgraded a memory an earlier release wrote, on SQLite and on PostgreSQL, doctor included', async () => {
   // A SQLite file one schema version behind.

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { Memory } from '../../app/memory.js';
 import { learnedNothing, noMatch, noSkillNamed, skillSummaryJson, stableReport, synthesisLines } from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
-import { InputError, NotFoundError } from '../../errors/index.js';
+import { BackendUnavailableError, InputError, NotFoundError } from '../../errors/index.js';
+import { unreachableStoreText } from '../../app/store-errors.js';
 import { neutraliseInstructions } from '../../domain/untrusted-text.js';
 
 const sessionId = z.string().min(1).max(500);
@@ -144,9 +145,23 @@ function answer(text: string, data: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: data };
 }
 
-/** The memory's tools. A handler that throws becomes an MCP tool error carrying the message. */
+/**
+ * The memory's tools. A handler that throws becomes an MCP tool error carrying the message; a database that cannot
+ * be reached (a PostgreSQL server restarting) is said as REST says it, with what to do: send the call again later.
+ */
 export function registerTools(server: McpServer, memory: Memory, live: LiveSessions): void {
-  server.registerTool(
+  const register = server.registerTool.bind(server);
+  const registerTool = ((name: string, spec: never, handler: (...args: unknown[]) => Promise<CallToolResult>) =>
+    register(name, spec, async (...args: unknown[]) => {
+      try {
+        return await handler(...args);
+      } catch (e) {
+        const away = unreachableStoreText(e);
+        if (away) throw new BackendUnavailableError(`${away}; send the call again once it is back`, { cause: e });
+        throw e;
+      }
+    })) as unknown as typeof server.registerTool;
+  registerTool(
     'record_tool_call',
     {
       title: 'Record a tool call',
@@ -190,7 +205,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
   );
 
-  server.registerTool(
+  registerTool(
     'end_session',
     {
       title: 'End a session',
@@ -212,7 +227,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
   );
 
-  server.registerTool(
+  registerTool(
     'recall_skills',
     {
       title: 'Recall skills for a goal',
@@ -274,7 +289,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
   );
 
-  server.registerTool(
+  registerTool(
     'synthesize',
     {
       title: 'Learn from the recorded sessions',
@@ -295,7 +310,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
   );
 
-  server.registerTool(
+  registerTool(
     'compile_skill',
     {
       title: 'Compile a skill',
@@ -342,7 +357,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
   );
 
-  server.registerTool(
+  registerTool(
     'skill_feedback',
     {
       title: 'Give feedback on a skill',
@@ -376,7 +391,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
   );
 
-  server.registerTool(
+  registerTool(
     'list_skills',
     {
       title: 'List skills',
@@ -411,7 +426,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
   );
 
-  server.registerTool(
+  registerTool(
     'look_alike_sessions',
     {
       title: 'Sessions alike, not yet one skill',
@@ -436,7 +451,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
   );
 
-  server.registerTool(
+  registerTool(
     'forget_session',
     {
       title: 'Forget a session',
@@ -459,7 +474,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
   );
 
-  server.registerTool(
+  registerTool(
     'rename_skill',
     {
       title: 'Rename a skill',
@@ -489,7 +504,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
     },
   );
 
-  server.registerTool(
+  registerTool(
     'forget_skill',
     {
       title: 'Forget a skill',
