@@ -67,8 +67,8 @@ describe('the CLI on a PostgreSQL memory', () => {
     const r = cli(['learn', '--db', url, SAMPLE], 'first-run');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Ingested .*tau-sample\.jsonl: 89 new sessions/);
-    // The follow-up line names the memory with the password masked.
-    expect(r.stdout).toContain(`--db '${url.replace('s3cret-pw', '***')}'`);
+    // The follow-up line repeats the memory without its password, so it runs as pasted with PGPASSWORD set.
+    expect(r.stdout).toContain(`--db ${url.replace(':s3cret-pw', '')}`);
     expect(`${r.stdout}${r.stderr}`).not.toContain('s3cret-pw');
     // The cache directory did not exist: it is made, and the index saved there (no warning that it could not be).
     expect(r.stderr).not.toContain('could not save the recall index file');

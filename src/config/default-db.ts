@@ -80,6 +80,19 @@ export function shownLocation(location: string): string {
   return `${m[1]}${m[2].slice(0, colon)}:***@${shown.slice(m[0].length)}`;
 }
 
+/**
+ * A location as a printed follow-up command repeats it: a PostgreSQL URL without its password (in the user part or
+ * as a parameter), which the driver then takes from PGPASSWORD or ~/.pgpass, so the line runs as pasted once one
+ * of them holds it (a masked `***` never could). A SQLite path as it is.
+ */
+export function repeatableLocation(location: string): string {
+  if (!isPostgresUrl(location)) return location;
+  const shown = shownLocation(location);
+  return shown
+    .replace(/([?&])[^=&#]*pass[^=&#]*=\*\*\*(&?)/gi, (_m, lead: string, next: string) => (next ? lead : ''))
+    .replace(':***@', '@');
+}
+
 /** The start-up line naming the memory (nothing when --db named it: the person already knows). */
 export function describeDbLocation(loc: DbLocation): string | null {
   if (loc.reason === 'flag') return null;

@@ -12,10 +12,14 @@ describe('memoryFlagsText', () => {
     expect(memoryFlagsText({ config: './skillsmith.config.json' })).toBe(' --config ./skillsmith.config.json');
   });
 
-  it('masks the password of a PostgreSQL URL: a printed follow-up line is output like any other', () => {
+  it('leaves out the password of a PostgreSQL URL: the printed line runs as pasted once PGPASSWORD holds it', () => {
     expect(memoryFlagsText({ db: 'postgres://fleet:fleetpw@127.0.0.1:5432/mem' })).toBe(
-      " --db 'postgres://fleet:***@127.0.0.1:5432/mem'",
+      ' --db postgres://fleet@127.0.0.1:5432/mem',
     );
+    expect(memoryFlagsText({ db: 'postgres://fleet@h/mem?sslmode=require&password=fleetpw' })).toBe(
+      " --db 'postgres://fleet@h/mem?sslmode=require'",
+    );
+    expect(memoryFlagsText({ db: 'postgres://app:p@ss w/rd@h/mem' })).toBe(' --db postgres://app@h/mem');
   });
 
   it('quotes a value a shell would split or expand, so the printed command reads it back whole', () => {

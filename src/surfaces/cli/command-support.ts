@@ -5,7 +5,7 @@ import { configFilePath, readConfigFile } from '../../config/sources.js';
 import { isPostgresLocation, storeExists } from '../../app/backends.js';
 import type { Memory } from '../../app/memory.js';
 import type { LogLevel } from '../../support/log.js';
-import { describeDbLocation, resolveDbLocation, shownLocation } from '../../config/default-db.js';
+import { describeDbLocation, repeatableLocation, resolveDbLocation, shownLocation } from '../../config/default-db.js';
 import { NotFoundError } from '../../errors/not-found-error.js';
 import { shellWord } from './output.js';
 
@@ -57,16 +57,13 @@ export function dbPathFromFlags(flags: CommandFlags, env: NodeJS.ProcessEnv = pr
 /**
  * The memory flags the person gave (--db, --namespace, --config), as a command line that a printed follow-up
  * command repeats, each value quoted for a POSIX shell when it needs to be (" --db './my memory.db'"); "" for none.
- * A password in a PostgreSQL URL is masked.
+ * A PostgreSQL URL is repeated without its password (the driver reads PGPASSWORD or ~/.pgpass).
  */
 export function memoryFlagsText(flags: Pick<CommandFlags, 'db' | 'namespace' | 'config'>): string {
-  return (
-    (['db', 'namespace', 'config'] as const)
-      .filter((k) => typeof flags[k] === 'string')
-      // A follow-up line is output like any other: a PostgreSQL URL's password stays masked (the person has it).
-      .map((k) => ` --${k} ${shellWord(k === 'db' ? shownLocation(flags[k]!) : flags[k]!)}`)
-      .join('')
-  );
+  return (['db', 'namespace', 'config'] as const)
+    .filter((k) => typeof flags[k] === 'string')
+    .map((k) => ` --${k} ${shellWord(k === 'db' ? repeatableLocation(flags[k]!) : flags[k]!)}`)
+    .join('');
 }
 
 /** Resolves the memory for a surface and names it on stderr when the person did not choose it with --db. */
