@@ -132,58 +132,63 @@ function urlParts(url: string): { host: string; port: string; database: string }
 }
 
 /**
+ * One question to the server at `url` on a connection of its own, creating nothing: `ask` reads the answer, `failed`
+ * says what a connection or query error means for the caller.
+ */
+async function probe<T>(url: string, ask: (c: pg.Client) => Promise<T>, failed: (e: unknown) => T): Promise<T> {
+  const client = readUrl(
+    url,
+    () => new pg.Client({ connectionString: url, application_name: 'skillsmith', connectionTimeoutMillis: 10_000 }),
+  );
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return await ask(client);
+  } catch (e) {
+    return failed(e);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const errorCode = (e: unknown) => (e as { code?: unknown }).code;
+
+/**
+ * Whether the database at `url` holds a Skillsmith memory (its schema table): a command that only reads answers an
+ * empty (or missing) database as an empty memory and leaves it as it was. A server that cannot be reached answers
+ * true, so that opening the memory says why.
+ */
+export function pgHoldsMemory(url: string): Promise<boolean> {
+  return probe(
+    url,
+    async (c) => (await c.query(`SELECT to_regclass('schema_migrations') IS NOT NULL AS held`)).rows[0]?.held === true,
+    // A database that does not exist holds no memory either.
+    (e) => errorCode(e) !== '3D000',
+  );
+}
+
+/** Whether this user may create a memory at `url` (CREATE on its schema); null when the server cannot say, with why. */
+export function pgCanCreate(url: string): Promise<{ can: boolean | null; why?: string }> {
+  return probe<{ can: boolean | null; why?: string }>(
+    url,
+    async (c) => {
+      const [row] = (
+        await c.query(`SELECT current_schema() AS schema, has_schema_privilege(current_schema(), 'CREATE') AS can`)
+      ).rows;
+      return row?.can ? { can: true } : { can: false, why: `no CREATE on schema ${row?.schema ?? 'public'}` };
+    },
+    (e) =>
+      errorCode(e) === '3D000'
+        ? { can: false, why: 'the database does not exist (createdb it first)' }
+        : { can: null, why: (e as Error).message },
+  );
+}
+
+/**
  * Applies the migrations the database has not seen yet, each in its own transaction. Many processes may
  * open a fresh database at once: an advisory lock lets one of them migrate while the others wait. Says the
  * version the database was at before (0: a new one) and the one it is at now.
  */
-/**
- * Whether the database at `url` holds a Skillsmith memory (its schema table), read without creating anything: a
- * command that only reads answers an empty (or missing) database as an empty memory and leaves it as it was. A
- * server that cannot be reached answers true, so that opening the memory says why.
- */
-export async function pgHoldsMemory(url: string): Promise<boolean> {
-  const client = readUrl(
-    url,
-    () => new pg.Client({ connectionString: url, application_name: 'skillsmith', connectionTimeoutMillis: 10_000 }),
-  );
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    const { rows } = await client.query(`SELECT to_regclass('schema_migrations') IS NOT NULL AS held`);
-    return rows[0]?.held === true;
-  } catch (e) {
-    // A database that does not exist holds no memory either.
-    return (e as { code?: unknown }).code !== '3D000';
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/**
- * Whether this user may create a memory at `url` (CREATE on its schema), read without creating anything; null
- * when the server cannot say (unreachable), with why.
- */
-export async function pgCanCreate(url: string): Promise<{ can: boolean | null; why?: string }> {
-  const client = readUrl(
-    url,
-    () => new pg.Client({ connectionString: url, application_name: 'skillsmith', connectionTimeoutMillis: 10_000 }),
-  );
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    const { rows } = await client.query(
-      `SELECT current_schema() AS schema, has_schema_privilege(current_schema(), 'CREATE') AS can`,
-    );
-    return rows[0]?.can ? { can: true } : { can: false, why: `no CREATE on schema ${rows[0]?.schema ?? 'public'}` };
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    if (code === '3D000') return { can: false, why: 'the database does not exist (createdb it first)' };
-    return { can: null, why: (e as Error).message };
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 export async function migratePg(pool: pg.Pool, upTo = latestPgSchemaVersion): Promise<{ from: number; to: number }> {
   const client = await pool.connect();
   try {
