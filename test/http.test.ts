@@ -277,6 +277,15 @@ describe('meta', () => {
         '/api/synthesize',
       ].filter((p) => p !== '/api/openapi.json'),
     );
+    // The limits the document states are the ones the server holds to, at and past each edge.
+    const recall = r.data.paths['/api/recall'].post.requestBody.content['application/json'].schema.properties;
+    expect(recall.goal.maxLength).toBe(8000);
+    expect(recall.tools.minItems).toBe(1);
+    const asked = (body: unknown) => api('POST', '/api/recall', { body }).then((a) => a.status);
+    expect(await asked({ goal: 'x'.repeat(recall.goal.maxLength) })).toBe(200);
+    expect(await asked({ goal: 'x'.repeat(recall.goal.maxLength + 1) })).toBe(400);
+    expect(await asked({ goal: 'cancel my order', tools: ['get_order_details'] })).toBe(200);
+    expect(await asked({ goal: 'cancel my order', tools: [] })).toBe(400);
   });
 
   it('GET /api/stats counts skills and sessions', async () => {

@@ -134,7 +134,10 @@ export function openApiDocument(version: string) {
             query('names', { type: 'string' }, 'comma-separated skill names'),
             query('external', { type: 'boolean' }),
           ],
-          responses: { 200: { description: 'zip archive', content: { 'application/zip': {} } } },
+          responses: {
+            200: { description: 'zip archive', content: { 'application/zip': {} } },
+            404: error('A name in names is no skill'),
+          },
         },
       },
       '/api/skills/{name}': {
@@ -518,12 +521,14 @@ export function openApiDocument(version: string) {
             type: 'object',
             required: ['goal'],
             properties: {
-              goal: { type: 'string' },
+              goal: { type: 'string', minLength: 1, maxLength: 8000 },
               topK: { type: 'integer', minimum: 1, maximum: 20 },
-              sessionId: { type: 'string' },
+              sessionId: { type: 'string', minLength: 1, maxLength: 500 },
               tools: {
                 type: 'array',
-                items: { type: 'string' },
+                items: { type: 'string', minLength: 1, maxLength: 500 },
+                minItems: 1,
+                maxItems: 2000,
                 description:
                   'The tools the agent has (a name ending in * stands for every tool it starts): only skills whose steps call none other are served',
               },
@@ -557,7 +562,17 @@ export function openApiDocument(version: string) {
       '/api/events/stream': {
         get: {
           summary: 'Server-sent events: one per skill event (resumes after Last-Event-ID)',
-          responses: { 200: { description: 'text/event-stream', content: { 'text/event-stream': {} } } },
+          parameters: [
+            query(
+              'after',
+              { type: 'integer', minimum: 0 },
+              'resume after this event id (as the Last-Event-ID header does)',
+            ),
+          ],
+          responses: {
+            200: { description: 'text/event-stream', content: { 'text/event-stream': {} } },
+            503: error('Too many open event streams (close one or retry later), or the database cannot be reached'),
+          },
         },
       },
     },
