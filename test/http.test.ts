@@ -163,6 +163,8 @@ describe('trust boundary', () => {
         ['GET', '/api/events'],
         ['POST', '/api/recall'],
         ['PATCH', '/api/skills/fix-mobile-data'],
+        // A method the path does not take: the token first, then the 405.
+        ['DELETE', '/api/stats'],
       ]) {
         const r = await call(base, method, path, { body: method === 'GET' ? undefined : {} });
         expect(r.status, `${method} ${path}`).toBe(401);
@@ -339,6 +341,38 @@ describe('meta', () => {
     const r = await api('GET', '/api/nothing-here');
     expect(r.status).toBe(404);
     expect(r.data.error).toMatch(/no route/);
+  });
+
+  it('a method a path does not take is a JSON 405 whose Allow names the ones it does; an unknown path stays 404', async () => {
+    for (const [method, path, allow] of [
+      ['DELETE', '/api/stats', 'GET, HEAD'],
+      ['GET', '/api/recall', 'POST'],
+      ['PUT', '/api/skills/fix-mobile-data', 'GET, HEAD, PATCH, DELETE'],
+      ['POST', '/api/sessions/any-id', 'GET, HEAD, DELETE'],
+      ['GET', '/api/sessions/any-id/end', 'POST'],
+      ['POST', '/api/skills.zip', 'GET, HEAD'],
+      ['POST', '/api/health', 'GET, HEAD'],
+    ]) {
+      const r = await api(method, path);
+      expect(r.status, `${method} ${path}`).toBe(405);
+      expect(r.headers.get('allow'), `${method} ${path}`).toBe(allow);
+      expect(r.data).toEqual({ error: `${method} is not allowed on ${path}: it takes ${allow}` });
+    }
+    // Said before the CSRF check (a refused method changes nothing); HEAD is answered wherever GET is.
+    expect((await api('DELETE', '/api/stats', { csrf: false })).status).toBe(405);
+    expect((await fetch(`${server.url}/api/stats`, { method: 'HEAD' })).status).toBe(200);
+    const head = await fetch(`${server.url}/api/recall`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('allow')]).toEqual([405, 'POST']);
+    for (const [method, path] of [
+      ['DELETE', '/api/nothing-here'],
+      ['GET', '/api/stats/more'],
+      ['POST', '/api/skills/fix-mobile-data/nothing'],
+    ]) {
+      const r = await api(method, path);
+      expect(r.status, `${method} ${path}`).toBe(404);
+      expect(r.headers.get('allow')).toBeNull();
+      expect(r.data.error).toBe(`no route ${method} ${path}`);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Memory } from '../../app/memory.js';
+import { methodNotAllowed } from './methods.js';
 import { openApiDocument } from './openapi.js';
 import { errorAnswer } from './request.js';
 import { eventRoutes } from './routes/events.js';
@@ -57,6 +58,8 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
     const auth = bearerToken(opts.token);
     api.use('*', (c, next) => (PUBLIC.has(c.req.path) ? next() : auth(c, next)));
   }
+  // Before the CSRF check: a method the path does not take changes nothing, and is said as such.
+  api.use('*', methodNotAllowed(api, '/api'));
   api.use('*', csrfHeader());
   const limit = (bytes: number) =>
     bodyLimit({
