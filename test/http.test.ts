@@ -449,6 +449,8 @@ describe('skills', () => {
     const r = await api('PATCH', '/api/skills/modify-pending-order-items', { body: { name: 'change-order-items' } });
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ id: before.id, name: 'change-order-items', version: '1.1.0', enabled: true });
+    // Whether this request renamed it, as `skills rename --json` says.
+    expect(r.data.changed).toBe(true);
     const old = await api('GET', '/api/skills/modify-pending-order-items');
     expect(old.status).toBe(404);
     expect(old.data.error).toBe('no skill named "modify-pending-order-items": it was renamed change-order-items');
@@ -461,7 +463,10 @@ describe('skills', () => {
       body: { name: 'change-order-items' },
     });
     expect(again.status).toBe(200);
-    expect(again.data).toMatchObject({ id: before.id, name: 'change-order-items', version: '1.1.0' });
+    expect(again.data).toMatchObject({ id: before.id, name: 'change-order-items', version: '1.1.0', changed: false });
+    // The name it has: nothing to do, said so.
+    const same = await api('PATCH', '/api/skills/change-order-items', { body: { name: 'change-order-items' } });
+    expect([same.status, same.data.version, same.data.changed]).toEqual([200, '1.1.0', false]);
     const now = await api('GET', '/api/skills/change-order-items');
     expect(now.data.skillMd).toMatch(/^ {2}named-by: http$/m);
     expect(now.data.description).toMatch(/^Change Order Items: /);
@@ -482,8 +487,18 @@ describe('skills', () => {
     const both = await api('PATCH', '/api/skills/change-order-items', {
       body: { name: 'modify-pending-order-items', enabled: false },
     });
-    expect(both.data).toMatchObject({ name: 'modify-pending-order-items', enabled: false, version: '1.2.0' });
-    await api('PATCH', '/api/skills/modify-pending-order-items', { body: { enabled: true } });
+    expect(both.data).toMatchObject({
+      name: 'modify-pending-order-items',
+      enabled: false,
+      version: '1.2.0',
+      changed: true,
+    });
+    // No rename asked: no rename to report.
+    const enabled = await api('PATCH', '/api/skills/modify-pending-order-items', { body: { enabled: true } });
+    expect(enabled.data.enabled).toBe(true);
+    expect(enabled.data).not.toHaveProperty('changed');
+    const described = (await api('GET', '/api/openapi.json')).data.paths['/api/skills/{name}'].patch.responses[200];
+    expect(described.content['application/json'].schema.allOf[1].properties.changed.type).toBe('boolean');
   });
 
   it('GET /api/skills/:name/explain gives the provenance down to the source sessions', async () => {

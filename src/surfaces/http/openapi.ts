@@ -200,7 +200,24 @@ export function openApiDocument(version: string) {
             },
           }),
           responses: {
-            200: json(ref('Skill')),
+            200: json(
+              {
+                allOf: [
+                  ref('Skill'),
+                  {
+                    type: 'object',
+                    properties: {
+                      changed: {
+                        type: 'boolean',
+                        description:
+                          'only when the body gives name (as skills rename --json says it): true when this request renamed the skill; false when it had the name already, or a rename asked again finds it done',
+                      },
+                    },
+                  },
+                ],
+              },
+              'The skill as it is now',
+            ),
             ...notFound,
             ...rejected,
             409: error('The name is taken, the skill is imported, or a synthesis pass is running'),

@@ -137,20 +137,24 @@ export function skillRoutes(memory: Memory): Hono {
     return c.json({ ...skillJson(skill), skillMd: skill.skillMd });
   });
 
-  // Enable or disable, rename (a name later passes keep), or both: the rename first.
+  // Enable or disable, rename (a name later passes keep), or both: the rename first. A rename says whether it
+  // changed the name (`changed`, as `skills rename --json` does): false when the skill had the name already, or a
+  // retried rename finds it done, so a client that lost the first answer can tell.
   app.patch('/skills/:name', async (c) => {
     const { enabled, name, force } = await readJson(c, patchBody);
     let current = c.req.param('name');
     let skill: Skill | null = null;
+    let changed: boolean | undefined;
     if (name !== undefined) {
       const renamed = await memory.skills.rename(current, name, { actor: 'http', force });
       if (!renamed) throw new HttpError(404, await noSkillNamed(memory, current));
       skill = renamed.skill;
+      changed = renamed.changed;
       current = skill.name;
     }
     if (enabled !== undefined) skill = await memory.skills.setEnabled(current, enabled, { actor: 'http' });
     if (!skill) throw new HttpError(404, await noSkillNamed(memory, current));
-    return c.json(skillJson(skill));
+    return c.json(changed === undefined ? skillJson(skill) : { ...skillJson(skill), changed });
   });
 
   // Forgetting: the row, versions, provenance, track record and vectors are deleted; an audit record remains.
