@@ -176,7 +176,7 @@ describe('REST write API', () => {
     for (const id of ['.', '..']) {
       const dots = await api('POST', '/api/sessions', { goal: 'Tidy the logs', id });
       expect(dots.status).toBe(400);
-      expect(dots.data.error).toBe(`startSession: id "${id}" cannot name a session (no URL can address it)`);
+      expect(dots.data.error).toBe(`id "${id}" cannot name a session (no URL can address it)`);
     }
     const noTool = await api('POST', '/api/sessions/rest-2/calls', { args: {} });
     expect(noTool.status).toBe(400);
@@ -197,12 +197,57 @@ describe('REST write API', () => {
       args: JSON.parse(`${'{"a":'.repeat(70)}1${'}'.repeat(70)}`),
     });
     expect(deep.status).toBe(400);
-    expect(deep.data.error).toMatch(/nest/i);
+    expect(deep.data.error).toMatch(/^args is nested more than \d+ levels deep/);
     // A tool name no tool-calling API gives (it would reach a procedure's steps as markup): refused, and said why.
     const markup = await api('POST', '/api/sessions/rest-3/calls', { tool: 'get_weather<img src=x>', args: {} });
     expect(markup.status).toBe(400);
-    expect(markup.data.error).toMatch(/"get_weather<img src=x>" is not a tool name: .*has "<", a space, "=", ">"$/);
+    expect(markup.data.error).toMatch(/^"get_weather<img src=x>" is not a tool name: .*has "<", a space, "=", ">"$/);
     expect((await api('GET', '/api/sessions/rest-3')).data.calls).toEqual([]);
+  });
+
+  it('says what is wrong with the request, not the name of the library function that refused it', async () => {
+    // Limits low enough to reach over HTTP: a goal over capture.maxRecordBytes, a call past maxCallsPerSession.
+    const small = await openMemory({
+      db: join(tmp, 'small.db'),
+      logLevel: 'silent',
+      config: { capture: { maxRecordBytes: 1024, maxCallsPerSession: 1 } },
+    });
+    const smallServer = await serveApi(small, { port: 0, webRoot: null });
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${smallServer.url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, error: ((await res.json()) as { error?: string }).error };
+    };
+    try {
+      expect(await post('/api/sessions', { goal: '   ' })).toEqual({
+        status: 400,
+        error: 'goal must be a non-empty string',
+      });
+      expect(await post('/api/sessions', { goal: 'x'.repeat(2000) })).toEqual({
+        status: 400,
+        error: 'goal is 2000 characters, over the 1024 limit',
+      });
+      expect((await post('/api/sessions', { goal: 'Tidy the logs', id: 'small-1' })).status).toBe(201);
+      expect(await post('/api/sessions/small-1/calls', { tool: 'bad tool' })).toEqual({
+        status: 400,
+        error: expect.stringMatching(/^"bad tool" is not a tool name: /),
+      });
+      expect((await post('/api/sessions/small-1/calls', { tool: 'list_logs' })).status).toBe(201);
+      expect(await post('/api/sessions/small-1/calls', { tool: 'delete_logs' })).toEqual({
+        status: 400,
+        error: 'session small-1 already has 1 calls, the limit per session (capture.maxCallsPerSession)',
+      });
+      // The library itself still names the call that refused: its callers call it by that name.
+      await expect(small.startSession({ goal: '   ' })).rejects.toThrow(
+        'startSession: goal must be a non-empty string',
+      );
+    } finally {
+      await smallServer.close();
+      await small.close();
+    }
   });
 
   it('forgets a learned-from session and the skill over HTTP, leaving no byte of them in the database file', async () => {

@@ -39,6 +39,22 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z
 }
 
 /**
+ * A library call made for a request, with what it refuses said about the request: the library's messages name
+ * the function that refused (`startSession: goal must be a non-empty string`), which a REST client never called,
+ * so that prefix is taken off (`goal must be a non-empty string`: a field of the body). The error keeps its class,
+ * and so its status; the library's own message is unchanged for its other callers.
+ */
+export async function forRequest<T>(call: string, pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (e) {
+    const prefix = `${call}: `;
+    if (e instanceof Error && e.message.startsWith(prefix)) e.message = e.message.slice(prefix.length);
+    throw e;
+  }
+}
+
+/**
  * What a handler's error answers: the status by its code (src/errors/error-codes.ts; client mistakes are 4xx), and
  * the message. A memory whose database cannot be reached (a PostgreSQL server down or restarting) is 503, said so:
  * the request may be sent again once it is back; so is a model server that is down or slow (503, with Retry-After

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { Memory } from '../../../app/memory.js';
-import { HttpError, readJson, readQuery } from '../request.js';
+import { forRequest, HttpError, readJson, readQuery } from '../request.js';
 import { BackendConfigError } from '../../../errors/backend-config-error.js';
 import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
 import { INGEST_FORMATS, type IngestFormat } from '../../../capture/types.js';
@@ -86,14 +86,14 @@ export function sessionRoutes(memory: Memory): Hono {
 
   app.post('/sessions', async (c) => {
     const body = await readJson(c, startBody);
-    const recorder = await memory.startSession({ ...body, source: body.source ?? 'http' });
+    const recorder = await forRequest('startSession', memory.startSession({ ...body, source: body.source ?? 'http' }));
     const session = await sessions().sessions.get(recorder.id);
     return c.json(sessionSummary(session!), 201);
   });
 
   app.post('/sessions/:id/calls', async (c) => {
     const body = await readJson(c, callBody);
-    const res = await memory.sessions.recordCall(c.req.param('id'), body);
+    const res = await forRequest('call', memory.sessions.recordCall(c.req.param('id'), body));
     return c.json(res, res.recorded ? 201 : 200);
   });
 
