@@ -983,6 +983,12 @@ describe('usage', () => {
     expect(r.stdout).toContain('--format F');
     expect(r.stdout).not.toContain('skills export --out');
     expect(r.stdout).toContain('Every command: skillsmith --help');
+    // serve lists its own options, none of ingest's.
+    const serve = cli(['serve', '--help']);
+    expect(serve.code).toBe(0);
+    expect(serve.stdout).toMatch(/^Usage: skillsmith serve \[options\]\n\n {2}serve \[--host H\] \[--port N\]/);
+    expect(serve.stdout).toContain('--db PATH|URL');
+    expect(serve.stdout).not.toMatch(/--format|--judge|--json/);
     // mcp says its listening flags, and refuses them without --http instead of serving stdio regardless.
     expect(cli(['mcp', '--help']).stdout).toMatch(
       /mcp \[--http \[--host H\] \[--port N\] \[--token T\] \[--require-token\]\]/,

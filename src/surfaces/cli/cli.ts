@@ -30,7 +30,7 @@ async function runCommandLine(argv: string[]): Promise<number> {
     return 0;
   }
   if (flags.help && !command?.ownHelp) {
-    process.stdout.write(command ? commandHelp(command.name, command.help) : await help());
+    process.stdout.write(command ? commandHelp(command) : await help());
     return 0;
   }
   if (!name) {

@@ -14,6 +14,11 @@ export interface Command {
    * `run` and closes it after. `self`: the command opens what it needs (or nothing) itself.
    */
   opens: 'memory' | 'self';
+  /**
+   * The options its `--help` lists besides every command's (--db, --namespace, --config, --log-level, --help,
+   * --version): `json` for --json output, `ingest` for the ingest flags (--format, --judge). Default: json.
+   */
+  helpOptions?: readonly HelpOption[];
   /** The command answers `--help` itself (and never opens --db on the way). */
   ownHelp?: boolean;
   /**
@@ -28,6 +33,9 @@ export interface Command {
   /** The exit code. */
   run(args: string[], ctx: CommandContext): Promise<number>;
 }
+
+/** An option of `--help` that only some commands take. */
+export type HelpOption = 'json' | 'ingest';
 
 export interface CommandContext {
   flags: Flags;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { help, ROUTES } from './routes.js';
+import { commandHelp, help, ROUTES } from './routes.js';
 
 describe('the CLI routing table', () => {
   it('routes each name to the command module of that name, once', async () => {
@@ -24,6 +24,33 @@ describe('the CLI routing table', () => {
     }
     expect(text).toMatch(/^skillsmith: procedural memory for LLM agents\n/);
     expect(text).toMatch(/\nOptions\n/);
+  });
+
+  it("a command's --help lists the options it takes: serve's and mcp's none of ingest's, nor --json", async () => {
+    const helpOf = async (name: string) => commandHelp((await ROUTES.find((r) => r.name === name)!.load()).command);
+    for (const name of ['serve', 'mcp']) {
+      const text = await helpOf(name);
+      expect(text, name).toMatch(new RegExp(`^Usage: skillsmith ${name} \\[options\\]\n\n {2}${name} \\[`));
+      for (const own of [
+        '--db PATH|URL',
+        '--namespace NS',
+        '--config FILE',
+        '--log-level L',
+        '-h, --help',
+        '--version',
+      ])
+        expect(text, `${name} ${own}`).toContain(own);
+      for (const other of ['--format', '--judge', '--json']) expect(text, `${name} ${other}`).not.toContain(other);
+    }
+    expect(await helpOf('serve')).toContain('--host: the address to listen on');
+    for (const name of ['ingest', 'learn'])
+      for (const flag of ['--format F', '--judge J', '--json']) expect(await helpOf(name), name).toContain(flag);
+    const recall = await helpOf('recall');
+    expect(recall).toContain('--json');
+    expect(recall).not.toContain('--format');
+    // The overview still lists every option.
+    for (const flag of ['--db PATH|URL', '--format F', '--judge J', '--json', '--log-level L'])
+      expect(await help()).toContain(flag);
   });
 
   it('only the evaluation answers --help itself; it, the servers, ingest and learn (which check their paths first) open what they need', async () => {

@@ -1,4 +1,4 @@
-import type { Command } from './command.js';
+import type { Command, HelpOption } from './command.js';
 
 /**
  * The routing table: every command by name, in the order `--help` lists them. Modules load on use, so a
@@ -23,30 +23,43 @@ export const ROUTES: readonly { name: string; load: () => Promise<{ command: Com
   { name: 'eval', load: () => import('./commands/eval.js') },
 ];
 
-const OPTIONS_HELP = `Options
-  --db PATH|URL      SQLite memory file or postgres://user@host:5432/db for a fleet (default: SKILLSMITH_DB, else
+/** The option lines of `--help`, by who takes them: every command, or the commands that name them (helpOptions). */
+const OPTION_LINES = {
+  memory: `  --db PATH|URL      SQLite memory file or postgres://user@host:5432/db for a fleet (default: SKILLSMITH_DB, else
                      ./skillsmith.db when it exists, else skillsmith.db in the per-user data directory, e.g.
                      ~/.local/share/skillsmith/; named on stderr at start-up)
   --namespace NS     memory namespace (default "default")
   --config FILE      JSON configuration file (default: SKILLSMITH_CONFIG, else ./skillsmith.config.json when
-                     present); SKILLSMITH_* variables override it (see README "Configuration")
-  --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau | claude-code | codex | gemini |
+                     present); SKILLSMITH_* variables override it (see README "Configuration")`,
+  ingest: `  --format F         ingest format: auto | jsonl | openai | anthropic | otel | tau | claude-code | codex | gemini |
                      openai-agents | langchain | langchain-messages | ai-sdk | pydantic-ai | autogen (default
                      auto: per file for transcripts, else per record)
-  --judge J          outcome judge for sessions without one: rule | llm | off (default: capture.judge, rule)
-  --json             machine-readable output (stable shapes, see README)
-  --log-level L      debug | info | warn | error | silent (default warn)
+  --judge J          outcome judge for sessions without one: rule | llm | off (default: capture.judge, rule)`,
+  json: '  --json             machine-readable output (stable shapes, see README)',
+  common: `  --log-level L      debug | info | warn | error | silent (default warn)
   -h, --help         this text
-  --version          the version of skillsmith
-`;
+  --version          the version of skillsmith`,
+} as const;
 
-/** `skillsmith COMMAND --help`: that command's lines, then the global options. */
-export function commandHelp(name: string, lines: string): string {
-  return `Usage: skillsmith ${name} [options]\n\n${lines}\n\n${OPTIONS_HELP}\nEvery command: skillsmith --help\n`;
+/** The "Options" section: every command's, and those of `extra` (in the order `skillsmith --help` lists them). */
+function optionsHelp(extra: readonly HelpOption[]): string {
+  const lines = [
+    OPTION_LINES.memory,
+    ...(extra.includes('ingest') ? [OPTION_LINES.ingest] : []),
+    ...(extra.includes('json') ? [OPTION_LINES.json] : []),
+    OPTION_LINES.common,
+  ];
+  return `Options\n${lines.join('\n')}\n`;
 }
 
-/** `skillsmith --help`: the commands' own lines, then the global options. */
+/** `skillsmith COMMAND --help`: that command's lines, then the options it takes. */
+export function commandHelp(command: Pick<Command, 'name' | 'help' | 'helpOptions'>): string {
+  const options = optionsHelp(command.helpOptions ?? ['json']);
+  return `Usage: skillsmith ${command.name} [options]\n\n${command.help}\n\n${options}\nEvery command: skillsmith --help\n`;
+}
+
+/** `skillsmith --help`: the commands' own lines, then every option. */
 export async function help(): Promise<string> {
   const commands = await Promise.all(ROUTES.map(async (r) => (await r.load()).command.help));
-  return `skillsmith: procedural memory for LLM agents\n\nUsage: skillsmith <command> [options]\n\nCommands\n${commands.join('\n')}\n\n${OPTIONS_HELP}`;
+  return `skillsmith: procedural memory for LLM agents\n\nUsage: skillsmith <command> [options]\n\nCommands\n${commands.join('\n')}\n\n${optionsHelp(['ingest', 'json'])}`;
 }

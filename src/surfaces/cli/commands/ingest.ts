@@ -285,6 +285,7 @@ export const command: Command = {
                               prints what would be stored, storing nothing; --hook: the transcript a Claude Code or
                               Gemini CLI hook names on stdin (transcript_path), printing nothing unless a record
                               is rejected`,
+  helpOptions: ['ingest', 'json'],
   // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags, once the
   // arguments are known to be good.
   opens: 'self',

@@ -22,6 +22,8 @@ export const command: Command = {
                               ingest, then run a synthesis pass and show what was learned; --try: then
                               what recall returns for GOAL (default: a goal it learned from); --hook: the
                               transcript a Claude Code or Gemini CLI hook names on stdin, learned from quietly`,
+  // It ingests first: --format and --judge apply.
+  helpOptions: ['ingest', 'json'],
   // The memory opens once the arguments are known to be good (a missing path creates no database file).
   opens: 'self',
   async run(files, { flags, memory: open }) {

@@ -58,6 +58,8 @@ export const command: Command = {
                               MCP server over stdio for the client that starts it; --http: over streamable
                               HTTP at /mcp instead (127.0.0.1:7701 by default; --host, --port, --token and
                               --require-token as for serve)`,
+  // Prints no JSON, reads no logs: its --help lists only the options it takes.
+  helpOptions: [],
   opens: 'self',
   // Listening flags without --http would be dropped without a word: the server would speak stdio.
   usage: (_args, flags) =>

@@ -93,6 +93,8 @@ export const command: Command = {
                               /api/openapi.json needs Authorization: Bearer T (16 characters or more; else
                               SKILLSMITH_TOKEN); --require-token: refuse to start without one, even on
                               loopback`,
+  // Prints no JSON, reads no logs: its --help lists only the options it takes.
+  helpOptions: [],
   opens: 'self',
   run: (args, { flags }) => serveCommand(args, flags),
 };
