@@ -1,7 +1,7 @@
 // The Python client (clients/python, standard library only) against the real REST server: a Python agent
 // records sessions, the server learns from them, recalls the skill and takes feedback.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';
 import { serveApi, type RunningServer } from '../src/surfaces/http/server.js';
-import { ROOT } from './support/surfaces.js';
+import { ROOT, SAMPLE } from './support/surfaces.js';
 
 const PYTHON = process.env.PYTHON ?? 'python3';
 
@@ -96,6 +96,112 @@ describe('Python client against the real server', () => {
     expect(history.map((f) => f.signal)).toContain('user.positive');
   }, 180_000);
 
+  it('ingests, reads stats and events (a page and the stream), renames, promotes and exports, each refusal a SkillsmithError', async () => {
+    // A memory of its own: two imported skills, nothing learned yet.
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-py-rest-'));
+    const own = await openMemory({ db: join(dir, 'm.db'), logLevel: 'silent', auditFile: null });
+    const ownServer = await serveApi(own, { port: 0, webRoot: null });
+    try {
+      await own.skills.import(join(ROOT, 'test', 'fixtures', 'skills-import'));
+      const run = await runPython(
+        [join(ROOT, 'test', 'fixtures', 'python-client-rest.py'), ownServer.url, SAMPLE, dir],
+        { PYTHONPATH: join(ROOT, 'clients', 'python') },
+      );
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const out = JSON.parse(run.stdout);
+      const records = readFileSync(SAMPLE, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim()).length;
+
+      // stats: what the memory holds, before and after.
+      expect(out.stats_before.skills).toMatchObject({ live: 2, byCorpus: { internal: 0, external: 2 } });
+      expect(out.stats_before.sessions.total).toBe(0);
+
+      // ingest: a dry run of records stores nothing; a file is stored whole, named by its file name.
+      expect(out.dry_run).toMatchObject({ dryRun: true, file: 'request' });
+      expect(out.dry_run.sessions).toHaveLength(3);
+      expect(out.sessions_after_dry_run).toBe(0);
+      expect(out.ingest_file).toMatchObject({
+        file: 'tau-sample.jsonl',
+        format: 'jsonl',
+        inserted: records,
+        problems: [],
+      });
+      expect(out.ingest_again).toMatchObject({ file: 'two-again', inserted: 0, skipped: 2 });
+      // A rejected record: 422 naming it, and the body says the valid one was stored.
+      const [status, message, body] = out.ingest_rejected;
+      expect(status).toBe(422);
+      expect(message).toMatch(/^1 record rejected: mixed\.jsonl line 2: no known format matches this record/);
+      expect(body).toMatchObject({ file: 'mixed.jsonl', inserted: 0, skipped: 1 });
+      expect(body.problems).toHaveLength(1);
+      expect(out.ingest_bad_format[0]).toBe(400);
+      expect(out.ingest_bad_format[1]).toMatch(/^invalid query: format: /);
+      expect(out.ingest_llm_judge[0]).toBe(400);
+      expect(out.ingest_llm_judge[1]).toMatch(/^judge=llm: /);
+      expect(out.ingest_missing_file).toEqual([0, expect.stringMatching(/^cannot read .*no-such\.jsonl: /), null]);
+      expect(await own.sessions.count()).toBe(records);
+      expect(out.synthesize.length).toBeGreaterThan(0);
+      expect(out.stats_after.sessions.total).toBe(records);
+      expect(out.stats_after.skills.live).toBe(2 + out.synthesize.length);
+
+      // events: the page after the first id, in order; the stream from the same id sends the same events and ends
+      // once nothing more comes for its timeout; limit stops it sooner.
+      const stored = await own.events.list({ afterId: out.stats_before.lastEventId, limit: 500 });
+      // (Read after the script: the rename and the promotion it made later come after the page it read.)
+      expect(stored.map((e) => [e.id, e.type])).toEqual([
+        ...out.events,
+        [expect.any(Number), 'skill.renamed'],
+        [expect.any(Number), 'skill.promoted'],
+      ]);
+      expect(out.events.filter(([, type]: [number, string]) => type === 'skill.created')).toHaveLength(
+        out.synthesize.length,
+      );
+      expect(out.streamed).toEqual(out.events);
+      expect(out.stream_seconds).toBeGreaterThanOrEqual(1.5);
+      expect(out.stream_seconds).toBeLessThan(10);
+      expect(out.stream_limit).toEqual(out.events.slice(0, 2).map(([id]: [number]) => id));
+      // A stream waiting for the next event gets the rename made meanwhile.
+      expect(out.live).toEqual([['skill.renamed', expect.objectContaining({ to: 'py-renamed-skill' })]]);
+
+      // rename: changed once, and a retry says it had landed; refusals with the server's status and message.
+      expect(out.renamed).toEqual({ name: 'py-renamed-skill', changed: true, version: '1.1.0' });
+      expect(out.renamed_again).toEqual({ name: 'py-renamed-skill', changed: false, version: '1.1.0' });
+      expect((await own.skills.get('py-renamed-skill'))?.version).toBe('1.1.0');
+      expect(out.rename_unknown).toEqual([
+        404,
+        'no skill named "no-such-skill"',
+        { error: 'no skill named "no-such-skill"' },
+      ]);
+      expect(out.rename_invalid[0]).toBe(400);
+      expect(out.rename_invalid[1]).toMatch(/must be lowercase ASCII letters/);
+
+      // promote: the imported skill is internal now; again, or an unknown name, refused.
+      expect(out.promoted).toBe('internal');
+      expect((await own.skills.get('triage-support-ticket'))?.corpus).toBe('internal');
+      expect(out.promote_again[0]).toBe(409);
+      expect(out.promote_unknown[0]).toBe(404);
+      expect(out.promote_unknown[1]).toMatch(/no imported skill named never-imported/);
+
+      // export: bytes of a zip of every live learned skill (the promoted one too), one by name written to a path,
+      // the imported ones with external; an unknown name refused.
+      expect(out.export_type).toEqual([true, true, []]);
+      const learned = (await own.skills.list()).filter((s) => s.corpus === 'internal').map((s) => s.name);
+      expect(out.export_names).toEqual(learned.map((n) => `${n}/SKILL.md`).sort());
+      expect(out.export_names).toContain('py-renamed-skill/SKILL.md');
+      expect(out.export_names).toContain('triage-support-ticket/SKILL.md');
+      expect(out.export_written).toBe(true);
+      expect(out.export_one).toEqual(['py-renamed-skill/SKILL.md']);
+      expect(out.export_one_text).toMatch(/^---\nname: py-renamed-skill\n/);
+      expect(out.export_external).toEqual([...out.export_names, 'null-check-auth-validator/SKILL.md'].sort());
+      expect(out.export_unknown.slice(0, 2)).toEqual([404, 'no skill named "nope"']);
+    } finally {
+      await ownServer.close();
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it('every failure of the transport is a SkillsmithError: a closed connection, a timeout, an answer that is not JSON', async () => {
     // A server that misbehaves in each way a proxy, a crashed process or another service on the port can.
     const odd = createServer((req, res) => {
@@ -121,6 +227,27 @@ describe('Python client against the real server', () => {
       '        out[case] = [e.status, str(e)[:200]]',
       '    except Exception as e:',
       '        out[case] = "escaped: " + type(e).__name__',
+      // The other calls, each its own way of reading the answer (bytes, a stream, a body sent as it is).
+      'calls = {',
+      '    "stats": lambda c: c.stats(),',
+      '    "events": lambda c: c.events(after=3),',
+      '    "stream": lambda c: list(c.stream_events(after=3, timeout=1)),',
+      '    "ingest": lambda c: c.ingest("{}\\n", dry_run=True),',
+      '    "rename": lambda c: c.rename_skill("a-skill", "b-skill"),',
+      '    "promote": lambda c: c.promote_skill("a-skill"),',
+      '    "export": lambda c: c.export_skills(["a-skill"]),',
+      '}',
+      'more = out["more"] = {}',
+      'for case in ["close", "hang", "html", "list"]:',
+      `    c = Client("http://127.0.0.1:${port}/" + case, timeout=1)`,
+      '    for name, call in calls.items():',
+      '        try:',
+      '            call(c)',
+      '            more[case + " " + name] = "no error"',
+      '        except SkillsmithError as e:',
+      '            more[case + " " + name] = [e.status, str(e)[:200]]',
+      '        except Exception as e:',
+      '            more[case + " " + name] = "escaped: " + type(e).__name__ + ": " + str(e)',
       'print(json.dumps(out))',
     ].join('\n');
     try {
@@ -131,6 +258,19 @@ describe('Python client against the real server', () => {
       expect(out.hang).toEqual([0, expect.stringMatching(/^no answer from .*timed out/)]);
       expect(out.html).toEqual([200, expect.stringMatching(/is not JSON: '<html>proxy<\/html>'/)]);
       expect(out.list).toEqual([500, '500: ["not", "an", "object"]']);
+      const more = out.more as unknown as Record<string, [number, string] | string>;
+      const calls = ['stats', 'events', 'stream', 'ingest', 'rename', 'promote', 'export'];
+      const html: Record<string, RegExp> = {
+        stream: /is not an event stream \(text\/html\)$/,
+        export: /is not a zip archive: b'<html>proxy<\/html>'$/,
+      };
+      expect(Object.keys(more)).toHaveLength(4 * calls.length);
+      for (const call of calls) {
+        expect(more[`close ${call}`], call).toEqual([0, expect.stringMatching(/^no answer from .*RemoteDisconnected/)]);
+        expect(more[`hang ${call}`], call).toEqual([0, expect.stringMatching(/^no answer from .*timed out/)]);
+        expect(more[`html ${call}`], call).toEqual([200, expect.stringMatching(html[call] ?? /is not JSON: '<html>/)]);
+        expect(more[`list ${call}`], call).toEqual([500, '500: ["not", "an", "object"]']);
+      }
     } finally {
       odd.closeAllConnections();
       await new Promise((resolve) => odd.close(resolve));

@@ -1,4 +1,5 @@
-"""A client for the Skillsmith REST API: record sessions, recall skills, give feedback, forget.
+"""A client for the Skillsmith REST API: record sessions, ingest logs, recall skills, give feedback, rename,
+promote and export skills, read the event stream, forget.
 
 Standard library only. The server is `skillsmith serve` (default http://127.0.0.1:7700).
 """
@@ -7,24 +8,39 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import socket
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
-__all__ = ["Client", "Session", "SkillsmithError"]
+__all__ = ["Client", "Session", "SkillsmithError", "SkillsZip"]
 __version__ = "0.1.0"
 
 CSRF_HEADER = "X-Skillsmith-CSRF"
 
+_UNSET = object()
+
 
 class SkillsmithError(Exception):
-    """A request the server refused or could not answer: `status` is the HTTP status (0: no answer)."""
+    """A request the server refused or could not answer: `status` is the HTTP status (0: no answer, or a local file
+    that could not be read or written). `body`: the server's JSON answer when it holds more than a message (an
+    ingest's 422 says what was stored and each rejected record), else None."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, body: Any = None):
         super().__init__(f"{status}: {message}" if status else message)
         self.status = status
         self.message = message
+        self.body = body
+
+
+class SkillsZip(bytes):
+    """A zip archive of `<name>/SKILL.md` files, as bytes. `skipped`: the names of skills the server could not
+    export (a SKILL.md that does not validate), left out of the archive."""
+
+    skipped: List[str]
 
 
 class Client:
@@ -98,6 +114,105 @@ class Client:
     def compile(self, session_ids: Optional[List[str]] = None, cue: Optional[str] = None, commit: bool = False) -> Dict[str, Any]:
         return self._request("POST", "/api/compile", _drop_none({"sessions": session_ids, "cue": cue, "commit": commit}))
 
+    def stats(self) -> Dict[str, Any]:
+        """Counts of skills (by status and corpus) and sessions, the last event id, the models in use."""
+        return self._request("GET", "/api/stats")
+
+    # ── ingesting logs ───────────────────────────────────────────────────────
+
+    def ingest(self, log: Union[str, bytes, List[Any], Dict[str, Any]], *, format: Optional[str] = None,
+               judge: Optional[str] = None, dry_run: bool = False, name: Optional[str] = None) -> Dict[str, Any]:
+        """Stores the sessions of a log as an application keeps it: text or bytes (JSONL sessions, a saved chat, a
+        transcript, a trace: any format `skillsmith ingest` reads), or records (a list or a dict, sent as JSON).
+
+        `format`: the log's format (default auto); `judge`: rule | llm | off, the outcome judge for sessions without
+        one (default: the server's capture.judge); `dry_run`: store nothing and say what would be stored; `name`:
+        what problems call the log. Returns what `skillsmith ingest --json` prints. A rejected record raises
+        SkillsmithError 422 naming it, with `.body` the same result (every valid record was stored).
+        """
+        if isinstance(log, str):
+            data, content_type = log.encode("utf-8"), "text/plain; charset=utf-8"
+        elif isinstance(log, (bytes, bytearray)):
+            data, content_type = bytes(log), "text/plain; charset=utf-8"
+        else:
+            data, content_type = json.dumps(log).encode("utf-8"), "application/json"
+        query = _drop_none({"format": format, "judge": judge, "dryRun": "true" if dry_run else None, "name": name})
+        path = "/api/ingest" + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        return self._request("POST", path, data=data, content_type=content_type)
+
+    def ingest_file(self, path: Union[str, "os.PathLike[str]"], *, format: Optional[str] = None,
+                    judge: Optional[str] = None, dry_run: bool = False, name: Optional[str] = None) -> Dict[str, Any]:
+        """`ingest` of a file's content, named by its file name unless `name` is given."""
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise SkillsmithError(0, f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
+        return self.ingest(data, format=format, judge=judge, dry_run=dry_run,
+                           name=name or os.path.basename(os.fspath(path)))
+
+    # ── events ───────────────────────────────────────────────────────────────
+
+    def events(self, after: int = 0, limit: Optional[int] = None) -> List[Dict[str, Any]]:
+        """The stored skill events after event id `after`, oldest first (up to `limit`, at most 500; default 100):
+        each `{"id", "namespace", "at", "type", "skillId", "payload"}`. Pass the last id seen to read on."""
+        query = _drop_none({"after": after, "limit": limit})
+        return self._request("GET", "/api/events?" + urllib.parse.urlencode(query))
+
+    def stream_events(self, after: Optional[int] = None, *, timeout: Optional[float] = 30.0,
+                      limit: Optional[int] = None) -> Iterator[Dict[str, Any]]:
+        """Yields skill events as the server sends them (its server-sent event stream), oldest first.
+
+        `after`: start after this event id (the events stored since come first); None: only events from now on.
+        Ends when no event has come for `timeout` seconds (about: the server says it is alive every 5 s), or after
+        `limit` events; None for both reads until the loop breaks. A stream the server ends (it stopped) raises
+        SkillsmithError 0: resume with `after` the last id yielded.
+        """
+        path = "/api/events/stream" + (f"?after={int(after)}" if after is not None else "")
+        res = self._open("GET", path, accept="text/event-stream", timeout=timeout)
+        try:
+            kind = res.headers.get("Content-Type", "")
+            if not kind.startswith("text/event-stream"):
+                raise SkillsmithError(res.status, f"the answer from {self.base_url}{path} is not an event stream ({kind or 'no Content-Type'})")
+            count = 0
+            last = time.monotonic()
+            event: Dict[str, str] = {}
+            data: List[str] = []
+            while limit is None or count < limit:
+                if timeout is not None and time.monotonic() - last >= timeout:
+                    return
+                try:
+                    raw = res.readline()
+                except socket.timeout:
+                    return
+                except (OSError, http.client.HTTPException) as e:
+                    raise SkillsmithError(0, f"the event stream from {self.base_url} broke: {type(e).__name__}: {e}") from None
+                if not raw:
+                    raise SkillsmithError(0, f"the event stream from {self.base_url} ended: the server closed it")
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                if line.startswith(":"):
+                    continue  # a comment: the server saying it is alive
+                if line:
+                    field, _, value = line.partition(":")
+                    value = value[1:] if value.startswith(" ") else value
+                    if field == "data":
+                        data.append(value)
+                    else:
+                        event[field] = value
+                    continue
+                # A blank line ends an event. `ready` opens the stream; every other event is a stored skill event.
+                if data and event.get("event") != "ready":
+                    try:
+                        parsed = json.loads("\n".join(data))
+                    except ValueError:
+                        raise SkillsmithError(res.status, f"an event from {self.base_url}{path} is not JSON: {data[0][:200]!r}") from None
+                    yield parsed
+                    count += 1
+                    last = time.monotonic()
+                event, data = {}, []
+        finally:
+            res.close()
+
     # ── forgetting ───────────────────────────────────────────────────────────
 
     def forget_session(self, session_id: str) -> Dict[str, Any]:
@@ -108,41 +223,92 @@ class Client:
         """Deletes a skill with its versions, lineage and track record; it is never recalled again."""
         return self._request("DELETE", f"/api/skills/{_q(name)}")["forgotten"]
 
+    # ── the catalogue ────────────────────────────────────────────────────────
+
+    def rename_skill(self, name: str, new_name: str, *, force: bool = False) -> Dict[str, Any]:
+        """Gives a learned skill another name, kept by later learning passes: the skill as it is now, with
+        `changed` False when it had the name already or a retried rename finds it done. `force`: take a name
+        another skill had before a person renamed it."""
+        body = {"name": new_name, "force": True} if force else {"name": new_name}
+        return self._request("PATCH", f"/api/skills/{_q(name)}", body)
+
+    def promote_skill(self, name: str) -> Dict[str, Any]:
+        """Promotes an imported skill into the internal corpus, so recall can serve it: the skill as it is now.
+        A skill that is internal already (learned here, or promoted before) is refused (409)."""
+        return self._request("POST", f"/api/skills/{_q(name)}/promote")
+
+    def export_skills(self, names: Optional[List[str]] = None, *, external: bool = False,
+                      path: Union[str, "os.PathLike[str]", None] = None) -> SkillsZip:
+        """A zip of `<name>/SKILL.md` for the live learned skills (or only `names`; `external`: imported ones too),
+        as bytes; written to `path` as well when given. A name that is no live skill's is refused (404)."""
+        query = _drop_none({"names": ",".join(names) if names else None, "external": "true" if external else None})
+        where = "/api/skills.zip" + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        status, headers, data = self._fetch("GET", where, accept="application/zip")
+        if not data.startswith(b"PK"):
+            raise SkillsmithError(status, f"the answer from {self.base_url}{where} is not a zip archive: {data[:200]!r}")
+        archive = SkillsZip(data)
+        archive.skipped = [n for n in headers.get("X-Skillsmith-Skipped", "").split(",") if n]
+        if path is not None:
+            try:
+                with open(path, "wb") as f:
+                    f.write(data)
+            except OSError as e:
+                raise SkillsmithError(0, f"cannot write {os.fspath(path)}: {e.strerror or e}") from None
+        return archive
+
     # ── transport ────────────────────────────────────────────────────────────
 
-    def _request(self, method: str, path: str, body: Any = None) -> Any:
-        headers = {"Accept": "application/json"}
-        data = None
+    def _request(self, method: str, path: str, body: Any = None, *, data: Optional[bytes] = None,
+                 content_type: Optional[str] = None) -> Any:
+        """A JSON answer: `body` is sent as JSON, or `data` as it is."""
         if body is not None:
-            data = json.dumps(body).encode("utf-8")
-            headers["Content-Type"] = "application/json"
+            data, content_type = json.dumps(body).encode("utf-8"), "application/json"
+        status, _, raw = self._fetch(method, path, data, content_type)
+        text = raw.decode("utf-8", "replace")
+        try:
+            return json.loads(text) if text else None
+        except ValueError:
+            raise SkillsmithError(status, f"the answer from {self.base_url}{path} is not JSON: {text[:200]!r}") from None
+
+    def _fetch(self, method: str, path: str, data: Optional[bytes] = None, content_type: Optional[str] = None,
+               accept: str = "application/json") -> Tuple[int, Any, bytes]:
+        """The status, headers and whole body of a successful answer."""
+        res = self._open(method, path, data, content_type, accept)
+        try:
+            with res:
+                return res.status, res.headers, res.read()
+        except (OSError, http.client.HTTPException) as e:
+            raise SkillsmithError(0, f"no answer from {self.base_url}: {type(e).__name__}: {e}") from None
+
+    def _open(self, method: str, path: str, data: Optional[bytes] = None, content_type: Optional[str] = None,
+              accept: str = "application/json", timeout: Any = _UNSET) -> Any:
+        """The open answer of a request the server took (2xx); any other a SkillsmithError."""
+        headers = {"Accept": accept}
+        if data is not None:
+            headers["Content-Type"] = content_type or "application/octet-stream"
         if method not in ("GET", "HEAD"):
             headers[CSRF_HEADER] = "1"
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         req = urllib.request.Request(self.base_url + path, data=data, headers=headers, method=method)
+        wait = self.timeout if timeout is _UNSET else timeout
         # Every failure is a SkillsmithError, so an agent that catches it to keep running does keep running.
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as res:
-                status = res.status
-                text = res.read().decode("utf-8", "replace")
+            if wait is None:
+                return urllib.request.urlopen(req)
+            return urllib.request.urlopen(req, timeout=wait)
         except urllib.error.HTTPError as e:
             raw = e.read().decode("utf-8", "replace")
             try:
                 parsed = json.loads(raw)
             except ValueError:
                 parsed = None
-            message = parsed.get("error", raw) if isinstance(parsed, dict) else raw
-            raise SkillsmithError(e.code, str(message)) from None
+            raise SkillsmithError(e.code, _error_text(parsed, raw), parsed if isinstance(parsed, dict) else None) from None
         except urllib.error.URLError as e:
             raise SkillsmithError(0, f"cannot reach {self.base_url}: {e.reason}") from None
         except (OSError, http.client.HTTPException) as e:
             # A timeout, a connection closed without an answer, a malformed status line.
             raise SkillsmithError(0, f"no answer from {self.base_url}: {type(e).__name__}: {e}") from None
-        try:
-            return json.loads(text) if text else None
-        except ValueError:
-            raise SkillsmithError(status, f"the answer from {self.base_url}{path} is not JSON: {text[:200]!r}") from None
 
 
 class Session:
@@ -185,3 +351,24 @@ def _q(segment: str) -> str:
 
 def _drop_none(d: Dict[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
+
+
+def _error_text(parsed: Any, raw: str) -> str:
+    """What an error answer says: its `error`, else the problems it names (an ingest's 422), else the body."""
+    if not isinstance(parsed, dict):
+        return raw
+    if "error" in parsed:
+        return str(parsed["error"])
+    problems = parsed.get("problems")
+    if isinstance(problems, list) and problems:
+        said = []
+        for p in problems[:3]:
+            if isinstance(p, dict):
+                where = " line ".join(str(x) for x in (p.get("file"), p.get("line")) if x is not None)
+                said.append(f"{where}: {p.get('reason')}" if where else str(p.get("reason")))
+            else:
+                said.append(str(p))
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        count = f"{len(problems)} record{'s' if len(problems) > 1 else ''} rejected"
+        return f"{count}: " + "; ".join(said) + more
+    return raw
