@@ -593,6 +593,18 @@ describe('skillsmith skills enable|disable', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no-such-skill/);
   });
+
+  it('a flag the command does not take is refused before anything runs: forget --dry-run forgets nothing', () => {
+    const db = copyOfShared();
+    const name = learned[0]!.name;
+    const r = cli(['skills', 'forget', name, '--dry-run', '--db', db]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('skills does not take --dry-run');
+    expect(list(db).map((s) => s.name)).toContain(name);
+    // Without it, the forget goes through: the refusal was the flag's, not the skill's.
+    expect(cli(['skills', 'forget', name, '--db', db]).code).toBe(0);
+    expect(list(db).map((s) => s.name)).not.toContain(name);
+  });
 });
 
 describe('skillsmith skills export', () => {
@@ -929,6 +941,11 @@ describe('usage', () => {
     [['recall', 'cancel my order', '--topk', '3'], /unknown flag --topk \(did you mean --top-k\?\)/],
     [['recall', 'cancel my order', '--jsno'], /unknown flag --jsno \(did you mean --json\?\)/],
     [['recal', 'cancel my order'], /unknown command "recal" \(did you mean "recall"\?\)/],
+    // A flag another command takes is refused, not dropped: skills forget has no dry run.
+    [['skills', 'forget', 'fix-phone-service', '--dry-run'], /skills does not take --dry-run \(it takes --db, /],
+    [['serve', '--format', 'codex'], /serve does not take --format/],
+    [['learn', SAMPLE, '--dry-run'], /learn does not take --dry-run/],
+    [['recall', 'cancel my order', '--out', 'x', '--all'], /recall does not take --out, --all/],
   ])('skillsmith %j exits 2 with a usage hint on stderr', (args, message) => {
     const db = freshDb();
     const r = cli([...(args as string[]), '--db', db]);

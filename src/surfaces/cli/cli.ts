@@ -1,5 +1,5 @@
 import type { Memory } from '../../app/memory.js';
-import { type CommandContext, UsageError } from './command.js';
+import { type Command, type CommandContext, EVERY_COMMAND_FLAGS, UsageError } from './command.js';
 import { memoryFromFlags } from './command-support.js';
 import { FLAG_NAMES, parseCommandLine } from './options.js';
 import { commandHelp, help, ROUTES } from './routes.js';
@@ -47,6 +47,11 @@ async function runCommandLine(argv: string[]): Promise<number> {
     writeErr(`skillsmith: unknown command "${name}"${hint}\nRun "skillsmith --help" for usage.\n`);
     return 2;
   }
+  const refused = flagsNotTaken(command, Object.keys(flags));
+  if (refused) {
+    writeErr(`skillsmith: ${refused}\nRun "skillsmith ${command.name} --help" for usage.\n`);
+    return 2;
+  }
   let memory: Memory | null = null;
   const ctx: CommandContext = {
     flags,
@@ -68,4 +73,16 @@ async function runCommandLine(argv: string[]): Promise<number> {
   } finally {
     await (memory as Memory | null)?.close();
   }
+}
+
+/**
+ * What is wrong when a command line carries flags its command does not take (`skills forget NAME --dry-run`
+ * forgets): one parser knows every command's flags, so without this such a flag would be dropped without a word.
+ */
+function flagsNotTaken(command: Command, given: readonly string[]): string | null {
+  const takes = new Set<string>([...command.flags, ...EVERY_COMMAND_FLAGS]);
+  const others = given.filter((f) => !takes.has(f)).map((f) => `--${f}`);
+  if (others.length === 0) return null;
+  const own = command.flags.map((f) => `--${f}`).join(', ');
+  return `${command.name} does not take ${others.join(', ')}${own ? ` (it takes ${own})` : ''}`;
 }

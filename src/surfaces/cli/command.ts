@@ -1,5 +1,5 @@
 import type { Memory } from '../../app/memory.js';
-import type { Flags } from './options.js';
+import type { FlagName, Flags } from './options.js';
 
 /**
  * One CLI command. Every command has this shape; `main.ts` routes to it by name, parses the flags and turns
@@ -15,10 +15,12 @@ export interface Command {
    */
   opens: 'memory' | 'self';
   /**
-   * The options its `--help` lists besides every command's (--db, --namespace, --config, --log-level, --help,
-   * --version): `json` for --json output, `ingest` for the ingest flags (--format, --judge). Default: json.
+   * Every flag it takes besides --log-level, --help and --version (MEMORY_FLAGS for a command that opens the memory
+   * of --db). Any other flag is refused before anything runs (exit 2): one parser knows every command's flags, and a
+   * flag another command takes (`skills forget NAME --dry-run`) would otherwise be dropped without a word. Its
+   * `--help` lists the global ones it takes (--db, --format, --json, ...); its own lines describe the rest.
    */
-  helpOptions?: readonly HelpOption[];
+  flags: readonly FlagName[];
   /** The command answers `--help` itself (and never opens --db on the way). */
   ownHelp?: boolean;
   /**
@@ -34,8 +36,11 @@ export interface Command {
   run(args: string[], ctx: CommandContext): Promise<number>;
 }
 
-/** An option of `--help` that only some commands take. */
-export type HelpOption = 'json' | 'ingest';
+/** The flags that name a memory: every command that opens the memory of the global flags takes them. */
+export const MEMORY_FLAGS = ['db', 'namespace', 'config'] as const satisfies readonly FlagName[];
+
+/** The flags every command takes. */
+export const EVERY_COMMAND_FLAGS: readonly FlagName[] = ['log-level', 'help', 'version'];
 
 export interface CommandContext {
   flags: Flags;

@@ -54,6 +54,9 @@ export function parseCommandLine(argv: string[]) {
   return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
 }
 
+/** A flag's long name. */
+export type FlagName = keyof typeof options;
+
 /** The long names of every flag, for suggesting one when a flag is mistyped. */
 export const FLAG_NAMES: readonly string[] = Object.keys(options);
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { EVERY_COMMAND_FLAGS, MEMORY_FLAGS } from './command.js';
+import { FLAG_NAMES } from './options.js';
 import { commandHelp, help, ROUTES } from './routes.js';
 
 describe('the CLI routing table', () => {
@@ -51,6 +53,21 @@ describe('the CLI routing table', () => {
     // The overview still lists every option.
     for (const flag of ['--db PATH|URL', '--format F', '--judge J', '--json', '--log-level L'])
       expect(await help()).toContain(flag);
+  });
+
+  it('every flag the parser knows is taken by a command, and each command takes only flags the parser knows', async () => {
+    const commands = await Promise.all(ROUTES.map(async (r) => (await r.load()).command));
+    const taken = new Set<string>([...EVERY_COMMAND_FLAGS, ...commands.flatMap((c) => c.flags)]);
+    expect(FLAG_NAMES.filter((f) => !taken.has(f))).toEqual([]);
+    for (const c of commands)
+      expect(
+        c.flags.filter((f) => !FLAG_NAMES.includes(f)),
+        c.name,
+      ).toEqual([]);
+    // The commands that open the memory of --db take the flags that name it; migrate and eval name their own.
+    for (const c of commands.filter((c) => !['migrate', 'eval'].includes(c.name)))
+      for (const f of MEMORY_FLAGS) expect(c.flags, c.name).toContain(f);
+    expect(commands.find((c) => c.name === 'migrate')!.flags).not.toContain('db');
   });
 
   it('only the evaluation answers --help itself; it, the servers, ingest and learn (which check their paths first) open what they need', async () => {

@@ -1,4 +1,5 @@
-import type { Command, HelpOption } from './command.js';
+import type { Command } from './command.js';
+import type { FlagName } from './options.js';
 
 /**
  * The routing table: every command by name, in the order `--help` lists them. Modules load on use, so a
@@ -23,7 +24,7 @@ export const ROUTES: readonly { name: string; load: () => Promise<{ command: Com
   { name: 'eval', load: () => import('./commands/eval.js') },
 ];
 
-/** The option lines of `--help`, by who takes them: every command, or the commands that name them (helpOptions). */
+/** The option lines of `--help`, by who takes them: every command, or the commands whose `flags` name them. */
 const OPTION_LINES = {
   memory: `  --db PATH|URL      SQLite memory file or postgres://user@host:5432/db for a fleet (default: SKILLSMITH_DB, else
                      ./skillsmith.db when it exists, else skillsmith.db in the per-user data directory, e.g.
@@ -41,25 +42,27 @@ const OPTION_LINES = {
   --version          the version of skillsmith`,
 } as const;
 
-/** The "Options" section: every command's, and those of `extra` (in the order `skillsmith --help` lists them). */
-function optionsHelp(extra: readonly HelpOption[]): string {
+/**
+ * The "Options" section: the global options among `takes` (the memory's, the ingest flags, --json), in the order
+ * `skillsmith --help` lists them, and those of every command. A command's own flags (--host, --top-k) are in its lines.
+ */
+function optionsHelp(takes: readonly FlagName[]): string {
   const lines = [
-    OPTION_LINES.memory,
-    ...(extra.includes('ingest') ? [OPTION_LINES.ingest] : []),
-    ...(extra.includes('json') ? [OPTION_LINES.json] : []),
+    ...(takes.includes('db') ? [OPTION_LINES.memory] : []),
+    ...(takes.includes('format') ? [OPTION_LINES.ingest] : []),
+    ...(takes.includes('json') ? [OPTION_LINES.json] : []),
     OPTION_LINES.common,
   ];
   return `Options\n${lines.join('\n')}\n`;
 }
 
 /** `skillsmith COMMAND --help`: that command's lines, then the options it takes. */
-export function commandHelp(command: Pick<Command, 'name' | 'help' | 'helpOptions'>): string {
-  const options = optionsHelp(command.helpOptions ?? ['json']);
-  return `Usage: skillsmith ${command.name} [options]\n\n${command.help}\n\n${options}\nEvery command: skillsmith --help\n`;
+export function commandHelp(command: Pick<Command, 'name' | 'help' | 'flags'>): string {
+  return `Usage: skillsmith ${command.name} [options]\n\n${command.help}\n\n${optionsHelp(command.flags)}\nEvery command: skillsmith --help\n`;
 }
 
 /** `skillsmith --help`: the commands' own lines, then every option. */
 export async function help(): Promise<string> {
   const commands = await Promise.all(ROUTES.map(async (r) => (await r.load()).command.help));
-  return `skillsmith: procedural memory for LLM agents\n\nUsage: skillsmith <command> [options]\n\nCommands\n${commands.join('\n')}\n\n${optionsHelp(['ingest', 'json'])}`;
+  return `skillsmith: procedural memory for LLM agents\n\nUsage: skillsmith <command> [options]\n\nCommands\n${commands.join('\n')}\n\n${optionsHelp(['db', 'format', 'json'])}`;
 }

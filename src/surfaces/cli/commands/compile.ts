@@ -1,4 +1,4 @@
-import type { Command } from '../command.js';
+import { type Command, MEMORY_FLAGS } from '../command.js';
 import { ids, out, printJson, writeErr } from '../output.js';
 
 const USAGE = 'usage: skillsmith compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]';
@@ -6,6 +6,7 @@ const USAGE = 'usage: skillsmith compile --sessions ID,ID | --cue "GOAL" [--fact
 /** `skillsmith compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]`: one skill, explicitly. */
 export const command: Command = {
   name: 'compile',
+  flags: [...MEMORY_FLAGS, 'sessions', 'cue', 'facts', 'commit', 'json'],
   help: `  compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]
                               distil one skill explicitly (dry run unless --commit)`,
   opens: 'memory',

@@ -10,7 +10,7 @@ import {
 } from '../command-support.js';
 import { canCreateStore, isPostgresLocation, openStoreAt } from '../../../app/backends.js';
 import { shownLocation } from '../../../config/default-db.js';
-import type { Command } from '../command.js';
+import { type Command, MEMORY_FLAGS } from '../command.js';
 
 /**
  * `skillsmith doctor [--config FILE] [--db PATH] [--namespace NS] [--json]`: checks each configured back end
@@ -95,6 +95,7 @@ export function renderDoctorReport(r: DoctorReport): string {
 /** `skillsmith doctor`: builds its own back ends, so a broken one cannot stop it from running. */
 export const command: Command = {
   name: 'doctor',
+  flags: [...MEMORY_FLAGS, 'json'],
   help: `  doctor                      check each configured back end (reachable, model, dimension, round trip); exit 1 if broken`,
   opens: 'self',
   run: (args, { flags }) => doctorCommand(args, flags),

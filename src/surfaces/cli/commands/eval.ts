@@ -269,6 +269,22 @@ function firstUserMessageAsGoal(s: EvalSession): EvalSession {
 /** `skillsmith eval`: its own temporary memories (never --db), its own --help. */
 export const command: Command = {
   name: 'eval',
+  flags: [
+    'config',
+    'train',
+    'test',
+    'label',
+    'split',
+    'top-k',
+    'variants',
+    'limit',
+    'no-replay',
+    'details',
+    'goals',
+    'report',
+    'name',
+    'json',
+  ],
   help: `  eval --train A --test B     replay evaluation: hit rate, step agreement, steps saved, false recall,
                               baselines (see "skillsmith eval --help")`,
   opens: 'self',

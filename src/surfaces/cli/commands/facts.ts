@@ -1,4 +1,4 @@
-import type { Command } from '../command.js';
+import { type Command, MEMORY_FLAGS } from '../command.js';
 import { out, printJson } from '../output.js';
 
 const SUBCOMMAND = 'facts needs a subcommand: add or list';
@@ -7,6 +7,7 @@ const ADD_USAGE = 'usage: skillsmith facts add "TEXT"';
 /** `skillsmith facts add "TEXT" | facts list`: semantic memories that compiled skills can rest on. */
 export const command: Command = {
   name: 'facts',
+  flags: [...MEMORY_FLAGS, 'json'],
   help: `  facts add "TEXT" | facts list
                               semantic memories that compiled skills can rest on`,
   opens: 'memory',

@@ -1,5 +1,5 @@
 import { skillJson } from '../../shapes.js';
-import { UsageError, type Command } from '../command.js';
+import { UsageError, type Command, MEMORY_FLAGS } from '../command.js';
 import { out, printJson } from '../output.js';
 
 const USAGE = 'usage: skillsmith feedback NAME pass|fail|up|down|reward=<0..1>';
@@ -7,6 +7,7 @@ const USAGE = 'usage: skillsmith feedback NAME pass|fail|up|down|reward=<0..1>';
 /** `skillsmith feedback NAME pass|fail|up|down|reward=R [--session ID]`. */
 export const command: Command = {
   name: 'feedback',
+  flags: [...MEMORY_FLAGS, 'session', 'json'],
   help: `  feedback NAME pass|fail|up|down|reward=R
                               a trial result, a thumbs up/down or a reward in [0,1]`,
   opens: 'memory',

@@ -15,7 +15,7 @@ import { holdsNothingYet, type IngestProblem } from '../../../capture/parse-file
 import { INGEST_FORMATS, isIngestFormat, type IngestFormat } from '../../../capture/types.js';
 import type { IngestResult } from '../../../app/types.js';
 import type { Memory } from '../../../app/memory.js';
-import { UsageError, type Command } from '../command.js';
+import { UsageError, type Command, MEMORY_FLAGS } from '../command.js';
 import { type CommandFlags, configFromFlags } from '../command-support.js';
 import { inputFiles, STDIN } from '../input-files.js';
 import { hookTranscript, readStdin } from '../options.js';
@@ -273,6 +273,7 @@ export async function dryRunCommand(
 /** `skillsmith ingest FILE|DIR...`: every valid record stored, each bad one named (exit 1), bad usage exit 2. */
 export const command: Command = {
   name: 'ingest',
+  flags: [...MEMORY_FLAGS, 'format', 'judge', 'dry-run', 'hook', 'json'],
   help: `  ingest FILE|DIR...          store sessions: JSONL interchange, OpenAI or Anthropic message logs (and gateway
                               logs of model calls, such as LiteLLM's), Claude Code transcripts, Codex CLI rollouts,
                               Gemini CLI sessions, Gemini API contents and Google ADK sessions, OpenAI Agents SDK
@@ -285,7 +286,6 @@ export const command: Command = {
                               prints what would be stored, storing nothing; --hook: the transcript a Claude Code or
                               Gemini CLI hook names on stdin (transcript_path), printing nothing unless a record
                               is rejected`,
-  helpOptions: ['ingest', 'json'],
   // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags, once the
   // arguments are known to be good.
   opens: 'self',

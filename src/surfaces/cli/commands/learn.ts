@@ -7,7 +7,7 @@ import type { SynthesisReport } from '../../../pipeline/synthesize.js';
 import type { Memory } from '../../../app/memory.js';
 import { MAX_TEXT_CHARS } from '../../../app/recall-only.js';
 import { skillJson, stableReport } from '../../shapes.js';
-import type { Command } from '../command.js';
+import { type Command, MEMORY_FLAGS } from '../command.js';
 import { type CommandFlags, dbPathFromFlags, memoryFlagsText } from '../command-support.js';
 import type { IngestProblem } from '../../../capture/parse-file.js';
 import type { IngestResult } from '../../../app/types.js';
@@ -18,12 +18,11 @@ import { formatNotes, formatProblems, grownText, hookProblems, ingestFiles, inge
 /** `skillsmith learn FILE|DIR...`: ingest, then a synthesis pass, the skills learned and a recall example. */
 export const command: Command = {
   name: 'learn',
+  flags: [...MEMORY_FLAGS, 'format', 'judge', 'hook', 'try', 'json'],
   help: `  learn FILE|DIR... [--try GOAL]
                               ingest, then run a synthesis pass and show what was learned; --try: then
                               what recall returns for GOAL (default: a goal it learned from); --hook: the
                               transcript a Claude Code or Gemini CLI hook names on stdin, learned from quietly`,
-  // It ingests first: --format and --judge apply.
-  helpOptions: ['ingest', 'json'],
   // The memory opens once the arguments are known to be good (a missing path creates no database file).
   opens: 'self',
   async run(files, { flags, memory: open }) {

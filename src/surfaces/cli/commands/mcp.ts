@@ -7,7 +7,7 @@ import { BoundedStdioTransport } from '../../mcp/stdio-transport.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
 import { memoryFromFlags } from '../command-support.js';
 import { failure, serverFlags, untilStopped } from './serve.js';
-import type { Command } from '../command.js';
+import { type Command, MEMORY_FLAGS } from '../command.js';
 
 /**
  * `skillsmith mcp`: an MCP server on stdin/stdout (stdout carries only the protocol; logs go to stderr).
@@ -54,12 +54,11 @@ export async function mcpCommand(
 /** `skillsmith mcp`: opens its own memory and runs until the client or Ctrl-C stops it. */
 export const command: Command = {
   name: 'mcp',
+  flags: [...MEMORY_FLAGS, 'http', 'host', 'port', 'token', 'require-token'],
   help: `  mcp [--http [--host H] [--port N] [--token T] [--require-token]]
                               MCP server over stdio for the client that starts it; --http: over streamable
                               HTTP at /mcp instead (127.0.0.1:7701 by default; --host, --port, --token and
                               --require-token as for serve)`,
-  // Prints no JSON, reads no logs: its --help lists only the options it takes.
-  helpOptions: [],
   opens: 'self',
   // Listening flags without --http would be dropped without a word: the server would speak stdio.
   usage: (_args, flags) =>

@@ -83,6 +83,7 @@ export function renderTransferReport(r: TransferReport): string {
 /** `skillsmith migrate`: opens its two memories itself (and never --db). */
 export const command: Command = {
   name: 'migrate',
+  flags: ['from', 'to', 'json'],
   help: `  migrate --from A --to B     copy a whole memory between SQLite and PostgreSQL (either way) into an empty
                               target, verified by row counts and checksums per table; A and B are each a
                               SQLite file or a postgres:// URL, every namespace is copied (--db and

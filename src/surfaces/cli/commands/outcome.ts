@@ -1,4 +1,4 @@
-import type { Command } from '../command.js';
+import { type Command, MEMORY_FLAGS } from '../command.js';
 import { out, printJson } from '../output.js';
 
 const USAGE = 'usage: skillsmith outcome SESSION success|failure';
@@ -7,6 +7,7 @@ const OUTCOMES = ['success', 'failure', 'unknown'];
 /** `skillsmith outcome SESSION success|failure`: skills recalled for the session get a trial. */
 export const command: Command = {
   name: 'outcome',
+  flags: [...MEMORY_FLAGS, 'json'],
   help: `  outcome SESSION success|failure
                               report a session's outcome: skills recalled for it get a trial`,
   opens: 'memory',

@@ -1,5 +1,5 @@
 import type { NearestSkill, RecalledSkill } from '../../../pipeline/recall.js';
-import { UsageError, type Command } from '../command.js';
+import { UsageError, type Command, MEMORY_FLAGS } from '../command.js';
 import { noMatch, recalledJson } from '../../shapes.js';
 import { hookOutput, readStdin, recallArgs } from '../options.js';
 import { jsonText, outText } from '../output.js';
@@ -48,6 +48,7 @@ export async function answerRecall(
  */
 export const command: Command = {
   name: 'recall',
+  flags: [...MEMORY_FLAGS, 'top-k', 'tools', 'hook', 'json'],
   help: `  recall "GOAL" [--top-k N] [--tools A,B]
                               the skills a planner would get for this goal (when none matches: which came
                               nearest, and the threshold it missed); --tools: only skills whose steps use none but

@@ -13,7 +13,7 @@ import { shownLocation } from '../../../config/default-db.js';
 import type { Embedder } from '../../../embedders/embedder.js';
 import { exitCodeOf } from '../../../errors/error-codes.js';
 import { SkillsmithError } from '../../../errors/skillsmith-error.js';
-import type { Command } from '../command.js';
+import { type Command, MEMORY_FLAGS } from '../command.js';
 
 export interface ReembedCommandDeps extends BackendDeps {
   store?: ReembedStore & { close?(): Promise<void> };
@@ -77,6 +77,7 @@ export function renderReembedReport(r: ReembedReport): string {
 /** `skillsmith reembed`: opens the store and the configured embedder itself (never the memory's pass). */
 export const command: Command = {
   name: 'reembed',
+  flags: [...MEMORY_FLAGS, 'dry-run', 'json'],
   help: `  reembed [--dry-run]         re-embed every skill with the configured embedder and clear the cluster state`,
   opens: 'self',
   run: (args, { flags }) => reembedCommand(args, flags),

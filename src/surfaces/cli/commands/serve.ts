@@ -4,7 +4,7 @@ import { memoryFromFlags } from '../command-support.js';
 import { checkBind } from '../../http/security.js';
 import { exitCodeOf } from '../../../errors/error-codes.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serveApi } from '../../http/server.js';
-import type { Command } from '../command.js';
+import { type Command, MEMORY_FLAGS } from '../command.js';
 
 /** The flags of the long-running surfaces (`serve`, `mcp --http`). */
 export interface ServerFlags {
@@ -86,6 +86,7 @@ export async function serveCommand(
 /** `skillsmith serve`: opens its own memory and runs until stopped. */
 export const command: Command = {
   name: 'serve',
+  flags: [...MEMORY_FLAGS, 'host', 'port', 'token', 'require-token'],
   help: `  serve [--host H] [--port N] [--token T] [--require-token]
                               REST API under /api and the dashboard at / (127.0.0.1:7700 by default);
                               --host: the address to listen on (another than loopback needs a token);
@@ -93,8 +94,6 @@ export const command: Command = {
                               /api/openapi.json needs Authorization: Bearer T (16 characters or more; else
                               SKILLSMITH_TOKEN); --require-token: refuse to start without one, even on
                               loopback`,
-  // Prints no JSON, reads no logs: its --help lists only the options it takes.
-  helpOptions: [],
   opens: 'self',
   run: (args, { flags }) => serveCommand(args, flags),
 };

@@ -2,7 +2,7 @@ import type { Memory } from '../../../app/memory.js';
 import type { Session } from '../../../domain/types.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
 import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
-import type { Command } from '../command.js';
+import { type Command, MEMORY_FLAGS } from '../command.js';
 import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
 import { lookAlikeLines, oneLine, out, printJson, writeErr } from '../output.js';
@@ -17,6 +17,7 @@ const SHOWN_CHARS = 200;
 /** `skillsmith sessions list|show|forget`: the stored sessions, read a page or one at a time, or forgotten. */
 export const command: Command = {
   name: 'sessions',
+  flags: [...MEMORY_FLAGS, 'limit', 'offset', 'json'],
   help: `  sessions list [--limit N] [--offset N]
                               stored sessions, newest first (${DEFAULT_LIMIT} a page): outcome, calls, goal
   sessions show ID            one stored session: goal, outcome and each tool call with its result

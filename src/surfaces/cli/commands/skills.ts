@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Memory } from '../../../app/memory.js';
 import { formatUnified } from '../../../domain/line-diff.js';
 import { noSkillNamed, skillJson } from '../../shapes.js';
-import { UsageError, type Command } from '../command.js';
+import { UsageError, type Command, MEMORY_FLAGS } from '../command.js';
 import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
 import { out, printJson, printSkillTable, writeErr } from '../output.js';
@@ -17,6 +17,7 @@ const SHOWN_SOURCES = 10;
 /** `skillsmith skills list|show|explain|diff|enable|disable|export|import|promote|rename|forget`: the skill catalogue. */
 export const command: Command = {
   name: 'skills',
+  flags: [...MEMORY_FLAGS, 'out', 'all', 'force', 'json'],
   help: `  skills list                 every live skill, imported ones marked (add --all for superseded ones)
   skills show NAME            one skill's SKILL.md, track record and source sessions
   skills explain NAME [--all] why a skill exists: parents, versions, supersede chain, trials, eta over time;

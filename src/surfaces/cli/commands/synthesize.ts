@@ -1,4 +1,4 @@
-import type { Command } from '../command.js';
+import { type Command, MEMORY_FLAGS } from '../command.js';
 import { memoryFlagsText } from '../command-support.js';
 import { lookAlikeLines, out, printJson, reportFallback } from '../output.js';
 import { learnedNothing, stableReport, synthesisLines } from '../../shapes.js';
@@ -7,6 +7,7 @@ import { progressBar } from '../progress.js';
 /** `skillsmith synthesize [--dry-run]`: a synthesis pass over the sessions added since the last one. */
 export const command: Command = {
   name: 'synthesize',
+  flags: [...MEMORY_FLAGS, 'dry-run', 'json'],
   help: `  synthesize [--dry-run]      run a synthesis pass over the sessions added since the last one`,
   opens: 'memory',
   usage: (args) => (args.length ? `synthesize takes no arguments (got "${args.join(' ')}")` : null),
