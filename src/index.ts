@@ -159,3 +159,5 @@ export { LlmUnavailableError } from './errors/llm-unavailable-error.js';
 export { MalformedDraftError } from './errors/malformed-draft-error.js';
 /** MALFORMED_RESPONSE: a model endpoint sent a response that cannot be read. */
 export { MalformedResponseError } from './errors/malformed-response-error.js';
+/** ANSWER_TRUNCATED: a model's answer stopped at its token limit (raise the max-tokens setting). */
+export { AnswerTruncatedError } from './errors/answer-truncated-error.js';

@@ -192,6 +192,32 @@ describe('LLM judge against a real HTTP server', () => {
     expect(b.judge).toBe('llm:openai:judge-model+rule');
   });
 
+  it('an answer cut off at the token limit is no verdict: unknown, naming capture.judge.maxTokens', async () => {
+    // A reasoning model that spent its tokens thinking: the verdict word it wrote may be its thinking's, not its answer.
+    server.script(
+      'chat',
+      { kind: 'chat', content: '<think>Was it SUCCESS? The refund call', finishReason: 'length' },
+      { kind: 'chat', content: 'SUCCESS\nThe refund', finishReason: 'length' },
+    );
+    const before = server.requestsTo('chat').length;
+    const strict = createJudge({ mode: 'llm', baseUrl: server.baseUrl, model: 'judge-model', maxTokens: 40 });
+    const a = await strict.judge(input);
+    expect(a).toEqual({
+      outcome: 'unknown',
+      judge: 'llm:openai:judge-model',
+      reason:
+        "the model's answer was cut off at the token limit (capture.judge.maxTokens = 40): raise capture.judge.maxTokens",
+    });
+    expect(server.requestsTo('chat')[before].json.max_tokens).toBe(40);
+    // With onError "rule" the rule decides, and the reason still says why the model did not.
+    const lenient = createJudge({ mode: 'llm', baseUrl: server.baseUrl, model: 'judge-model', onError: 'rule' });
+    const b = await lenient.judge(input);
+    expect(b.outcome).toBe('success');
+    expect(b.judge).toBe('llm:openai:judge-model+rule');
+    expect(b.reason).toMatch(/^the model's answer was cut off at the token limit \(capture\.judge\.maxTokens = 100\)/);
+    expect(server.requestsTo('chat')[before + 1].json.max_tokens).toBe(100);
+  });
+
   it("sends llm.apiKey only to llm.baseUrl's server: a judge elsewhere gets its own key or none", async () => {
     const judgeInput = { ...input, calls: input.calls.slice(1) };
     const cases: [Parameters<typeof createJudge>[0], Parameters<typeof createJudge>[1], string | undefined][] = [

@@ -4,6 +4,7 @@ import type { Session } from '../src/domain/types.js';
 import { LlmDistiller, LlmUnavailableError } from '../src/distillers/llm-distiller.js';
 import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiChatModel } from '../src/llm/openai-chat-model.js';
+import { CircuitBreaker } from '../src/model-clients/circuit-breaker.js';
 import { OpenAiClient } from '../src/model-clients/openai-client.js';
 import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';
@@ -177,6 +178,43 @@ describe('synthesis pass with the LLM distiller', () => {
       await memory.close();
     });
 
+    it('an answer cut off at the token limit skips that cluster naming llm.maxTokens; the server is not taken for down', async () => {
+      // A breaker that opens on the first failure: a cut answer must not count as one.
+      const breaker = new CircuitBreaker('llm test-chat', { failureThreshold: 1 });
+      const memory = await openMemory({
+        db: tempDbPath('skillsmith-llm-pass-'),
+        distiller: new LlmDistiller({
+          model: new OpenAiChatModel(
+            new OpenAiClient({ baseUrl: server.baseUrl, timeoutMs: 3000, breaker }),
+            'test-chat',
+          ),
+          temperature: 0.1,
+          maxTokens: 1200,
+        }),
+        config: { synthesis: { cooldownMs: 0 } },
+      });
+      await memory.ingest([...returnSessions(5), ...flightSessions(4)]);
+      server.script(
+        'chat',
+        // The preflight asks for one token: real servers answer it cut at the limit, and that is no problem.
+        { kind: 'chat', content: 'O', finishReason: 'length' },
+        // Cut in the middle of its last edge case: it still parses, but it is not the whole answer.
+        { kind: 'chat', content: GOOD_DRAFT.slice(0, GOOD_DRAFT.indexOf('offer to cancel')), finishReason: 'length' },
+        { kind: 'chat', content: FLIGHT_DRAFT },
+      );
+      try {
+        const report = await memory.synthesize();
+        expect(report.skipped.map((s) => s.reason)).toContain(
+          'distiller output rejected: the model\'s answer was cut off at the token limit (llm.maxTokens = 1200, finish_reason "length"): raise llm.maxTokens',
+        );
+        expect(report.created.map((c) => c.name)).toEqual(['change-reservation-flights']);
+        expect((await memory.skills.list()).map((s) => s.name)).toEqual(['change-reservation-flights']);
+        expect([breaker.state, breaker.consecutiveFailures]).toEqual(['closed', 0]);
+      } finally {
+        await memory.close();
+      }
+    });
+
     for (const [label, setup] of [
       [
         'a refused connection',
@@ -286,6 +324,25 @@ describe('llm.fallback "heuristic": opted into, said out loud', () => {
       expect(second.created.map((c) => c.name)).toEqual(['change-reservation-flights']);
       expect((await memory.skills.list()).find((s) => s.name === 'change-reservation-flights')?.skillMd).toMatch(
         /learned-by: llm@2:openai:test-chat/,
+      );
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('an answer cut off at the token limit is no unavailability: no fallback, that cluster skipped', async () => {
+    const memory = await withFallback(server.baseUrl, returnSessions(5));
+    try {
+      server.script('chat', ...preflightAnswer(), {
+        kind: 'chat',
+        content: '---\nname: return-del',
+        finishReason: 'length',
+      });
+      const report = await memory.synthesize();
+      expect(report.fallback).toBeUndefined();
+      expect(report.created).toEqual([]);
+      expect(report.skipped.some((s) => /cut off at the token limit \(llm\.maxTokens = 1200/.test(s.reason))).toBe(
+        true,
       );
     } finally {
       await memory.close();

@@ -84,6 +84,11 @@ export const judgeConfigSchema = z
     timeoutMs: z.number().int().min(100).optional(),
     /** LLM judge: characters of the transcript sent to the model. */
     maxPromptChars: z.number().int().min(500).default(6000),
+    /**
+     * LLM judge: the longest answer, in tokens (the verdict and one sentence of reason; a reasoning model spends
+     * tokens thinking first). An answer cut off at this limit gives `unknown` (or the rule's decision), saying so.
+     */
+    maxTokens: z.number().int().min(16).default(100),
   })
   .strict();
 export type JudgeConfig = z.infer<typeof judgeConfigSchema>;

@@ -4,6 +4,7 @@ import { redactText } from '../domain/redact.js';
 import type { Outcome, ToolCall } from '../domain/types.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { createJudgeModel, type LlmSection } from '../backends/from-config.js';
+import { AnswerTruncatedError } from '../errors/answer-truncated-error.js';
 import type { Logger } from '../support/log.js';
 import { type JudgeConfig, type JudgeConfigInput, judgeConfigSchema } from './capture-config.js';
 import type { CapturedSession } from './types.js';
@@ -21,7 +22,8 @@ import type { CapturedSession } from './types.js';
  *     5. otherwise (last call succeeded, answered)   -> success
  * - `llm`: one low-temperature call per session to the configured OpenAI-compatible model, with the goal, the
  *   calls (redacted, capped) and the final answer; it answers SUCCESS, FAILURE or UNKNOWN and a reason. A failed
- *   or unparseable answer gives `unknown` (or the rule's decision with `onError: "rule"`).
+ *   or unparseable answer, or one cut off at `maxTokens`, gives `unknown` (or the rule's decision with
+ *   `onError: "rule"`).
  * - `off`: every such session stays `unknown` and is not learned from.
  */
 
@@ -176,6 +178,12 @@ export class LlmJudge implements OutcomeJudge {
       if (parsed) return { outcome: parsed.outcome, judge: this.id, reason: parsed.reason || 'model verdict' };
       return this.failed(input, `unparseable answer: ${oneLine(text, 80)}`);
     } catch (e) {
+      // A verdict whose answer was cut off is not trusted: the word found may be the model's thinking, not its answer.
+      if (AnswerTruncatedError.isInstance(e))
+        return this.failed(
+          input,
+          `the model's answer was cut off at the token limit (capture.judge.maxTokens = ${e.maxTokens}): raise capture.judge.maxTokens`,
+        );
       return this.failed(input, `model call failed: ${(e as Error).message}`);
     }
   }
@@ -232,6 +240,7 @@ export function createJudge(
     model,
     onError: cfg.onError,
     maxPromptChars: cfg.maxPromptChars,
+    maxTokens: cfg.maxTokens,
     fallback: rule,
     log: deps.log,
   });

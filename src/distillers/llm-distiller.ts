@@ -3,6 +3,7 @@ import { quoteUntrusted } from '../domain/untrusted-text.js';
 import { parseIntermediate, titleOfName, toDescription } from '../domain/skill-md/index.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
 import type { ChatMessage, ChatModel } from '../llm/chat-model.js';
+import { AnswerTruncatedError } from '../errors/answer-truncated-error.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { EndpointHttpError } from '../errors/endpoint-http-error.js';
 import { EndpointTimeoutError } from '../errors/endpoint-timeout-error.js';
@@ -44,8 +45,9 @@ export interface LlmDistillerOptions {
  * and `## Edge cases`) or the literal SKIP; a deterministic translation turns it into a Draft that the
  * pipeline's verifier then judges like any other.
  *
- * Failures: SKIP -> null; an unusable answer -> MalformedDraftError (that cluster is skipped); the model
- * back end down, timing out or erroring -> LlmUnavailableError (the pass is skipped; nothing else is tried).
+ * Failures: SKIP -> null; an unusable answer, or one cut off at the token limit -> MalformedDraftError (that
+ * cluster is skipped, the reason names `llm.maxTokens`); the model back end down, timing out or erroring ->
+ * LlmUnavailableError (the pass is skipped; nothing else is tried).
  */
 export class LlmDistiller implements Distiller {
   /** Never starts with `heuristic`: the pass bounds this distiller by `synthesis.maxClustersPerPass`. */
@@ -93,6 +95,8 @@ export class LlmDistiller implements Distiller {
         maxTokens: this.opts.maxTokens,
       });
     } catch (e) {
+      // The server answered, only not in full: that cluster's draft is unusable, the model is not unavailable.
+      if (AnswerTruncatedError.isInstance(e)) throw this.truncated(e, input.clusterId);
       throw this.unavailable(e);
     }
     this.opts.log?.debug('llm answered', {
@@ -109,6 +113,20 @@ export class LlmDistiller implements Distiller {
 
   async close(): Promise<void> {
     await this.opts.model.close?.();
+  }
+
+  private truncated(e: AnswerTruncatedError, clusterId: string): MalformedDraftError {
+    const key = `${this.opts.configKey ?? 'llm'}.maxTokens`;
+    this.opts.log?.warn('llm answer cut off at the token limit', {
+      cluster: clusterId,
+      model: e.model,
+      maxTokens: e.maxTokens,
+    });
+    return new MalformedDraftError(
+      clusterId,
+      `the model's answer was cut off at the token limit (${key} = ${e.maxTokens}, finish_reason "${e.finishReason}"): raise ${key}`,
+      e.excerpt,
+    );
   }
 
   private unavailable(e: unknown): LlmUnavailableError {

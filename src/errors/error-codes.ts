@@ -45,6 +45,8 @@ export const ERROR_OUTCOMES: Readonly<Record<string, ErrorOutcome>> = Object.fre
   LLM_UNAVAILABLE: { http: 503, exit: 1 },
   MALFORMED_DRAFT: { http: 500, exit: 1 },
   MALFORMED_RESPONSE: { http: 500, exit: 1 },
+  // The model answered, but its answer stopped at the token limit: not the server being down.
+  ANSWER_TRUNCATED: { http: 500, exit: 1 },
 });
 
 const UNKNOWN: ErrorOutcome = { http: 500, exit: 1 };

@@ -28,3 +28,4 @@ export { LlmUnavailableError } from './llm-unavailable-error.js';
 export { MalformedDraftError } from './malformed-draft-error.js';
 export { MalformedResponseError } from './malformed-response-error.js';
 export { MissingOptionalDependencyError } from './missing-optional-dependency-error.js';
+export { AnswerTruncatedError } from './answer-truncated-error.js';

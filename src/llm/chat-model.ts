@@ -13,7 +13,11 @@ export interface ChatModel {
   readonly id: string;
   /** Where it runs, safe to print: the base URL without credentials, or the GGUF path. */
   readonly endpoint: string;
-  /** One completion; the answer's text. Throws the client's typed errors. */
+  /**
+   * One completion; the answer's text. Throws the client's typed errors, and AnswerTruncatedError when the back
+   * end says the answer stopped at `maxTokens` (the OpenAI-compatible one does; node-llama-cpp's `prompt()` does
+   * not tell).
+   */
   complete(messages: ChatMessage[], opts: ChatOptions): Promise<string>;
   /** Cheap availability check (reachable, authorised, model loadable); throws the client's typed errors. */
   check(): Promise<void>;
