@@ -103,6 +103,28 @@ describe('skillsmith doctor', () => {
     expect(dim.message).toMatch(/should give 768-dimensional vectors but gave 16/);
   });
 
+  it('checks embedder.dimensions: the length asked for, and a server that ignored it', async () => {
+    const shortened = live({
+      embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'test-embed', apiKey: KEY, dimensions: 5 },
+    });
+    const ok = await runDoctor(loadConfig(shortened));
+    expect(find(ok, 'embedder', 'dimension')[0]).toMatchObject({
+      status: 'ok',
+      message: '5 dimensions (as embedder.dimensions asks)',
+    });
+    expect(ok.embedder).toMatchObject({ id: 'openai:test-embed@5', dimensions: 5 });
+    // A server that answers at the model's own length whatever was asked.
+    server.script('embeddings', { kind: 'embeddings', dims: 16 });
+    const ignored = await runDoctor(loadConfig(shortened));
+    expect(ignored.ok).toBe(false);
+    expect(find(ignored, 'embedder', 'dimension')[0]).toMatchObject({
+      status: 'fail',
+      message:
+        'embedder.dimensions asks for 5-dimensional vectors but test-embed gave 16: the server or the model ignored the request\'s "dimensions" field',
+    });
+    expect(find(ignored, 'embedder', 'dimension')[0].fix).toMatch(/or remove embedder\.dimensions$/);
+  });
+
   it('is broken (exit 1) when the server is down, and says what to fix', async () => {
     const port = await deadPort();
     const url = `http://127.0.0.1:${port}/v1`;

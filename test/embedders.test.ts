@@ -10,12 +10,14 @@ import { GLOVE_EMBEDDER_ID } from '../src/embedders/glove/glove-embedder.js';
 import { OpenAiEmbedder } from '../src/embedders/openai-embedder.js';
 import { BackendConfigError } from '../src/errors/backend-config-error.js';
 import { BackendLoadError } from '../src/errors/backend-load-error.js';
+import { ConfigError } from '../src/errors/config-error.js';
 import { EmbedderNotReadyError } from '../src/errors/embedder-not-ready-error.js';
 import { EmbeddingDimensionError } from '../src/errors/embedding-dimension-error.js';
 import { EndpointUnreachableError } from '../src/errors/endpoint-unreachable-error.js';
 import { MissingOptionalDependencyError } from '../src/errors/missing-optional-dependency-error.js';
 import { GENERIC_MODEL_THRESHOLDS, NOMIC_THRESHOLDS } from '../src/model-clients/models.js';
 import { OpenAiClient } from '../src/model-clients/openai-client.js';
+import { createLogger } from '../src/support/log.js';
 import { deadPort, pseudoVector, startFakeOpenAiServer, type FakeOpenAiServer } from './fixtures/fake-openai-server.js';
 import { ROOT } from './support/surfaces.js';
 
@@ -176,6 +178,92 @@ describe('OpenAiEmbedder against a real OpenAI-protocol server', () => {
       expect(server.requestsTo('embeddings').length).toBe(before + 2);
     } finally {
       await memory.close();
+    }
+  });
+});
+
+describe('embedder.dimensions: shorter vectors asked of an OpenAI-compatible server', () => {
+  let server: FakeOpenAiServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAiServer({ dims: 12 });
+  });
+  afterAll(() => server.stop());
+
+  const settings = (extra: { dimensions?: number; model?: string } = {}) =>
+    loadConfig({
+      embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'text-embedding-3-small', ...extra },
+    });
+
+  it('is sent as the request\'s "dimensions", and the id says the length, without a probe request', async () => {
+    const before = server.requestsTo('embeddings').length;
+    const e = await createEmbedder(settings({ dimensions: 5 }));
+    // The length is known from the setting: no request before the first embedding.
+    expect(server.requestsTo('embeddings').length).toBe(before);
+    expect([e.id, e.dimensions]).toEqual(['openai:text-embedding-3-small@5', 5]);
+    const vectors = await e.embed(['rotate the api keys', 'book a table for two']);
+    expect(vectors.map((v) => v.length)).toEqual([5, 5]);
+    for (const v of vectors) expect(norm(v)).toBeCloseTo(1, 5);
+    const [req] = server.requestsTo('embeddings').slice(before);
+    expect(req.json).toMatchObject({ model: 'text-embedding-3-small', dimensions: 5 });
+    // Unset, no field is sent, and the model's own length (from the built-in table) is the id's.
+    const native = await createEmbedder(settings({ model: 'my-embedder' }));
+    await native.embed(['rotate the api keys']);
+    expect('dimensions' in server.requestsTo('embeddings').at(-1)!.json).toBe(false);
+    expect(native.id).toBe('openai:my-embedder@12');
+  });
+
+  it('vectors of another length (a server that ignores the field) are refused, naming the setting', async () => {
+    const e = await createEmbedder(settings({ dimensions: 5 }));
+    server.script('embeddings', { kind: 'embeddings', dims: 12 });
+    const error = await caught(e.embed(['rotate the api keys']));
+    expect(EmbeddingDimensionError.isInstance(error)).toBe(true);
+    expect([error.expected, error.got]).toEqual([5, 12]);
+    expect(error.message).toMatch(
+      /embedder\.dimensions asks for 5 \(sent as "dimensions"\).*remove embedder\.dimensions/,
+    );
+  });
+
+  it("is refused for the local providers, which embed at their model's own length, and must be a positive integer", () => {
+    for (const provider of ['glove', 'transformers', 'llama-cpp'] as const) {
+      const error = (() => {
+        try {
+          loadConfig({ embedder: { provider, dimensions: 256 } });
+        } catch (e) {
+          return e as Error;
+        }
+        return null;
+      })();
+      expect(ConfigError.isInstance(error), provider).toBe(true);
+      expect(error!.message).toContain(
+        `embedder.dimensions: applies to embedder.provider "openai" only (the dimensions field of an OpenAI-compatible embeddings request); provider "${provider}" embeds at its model's own length`,
+      );
+    }
+    for (const bad of [0, -8, 2.5]) expect(() => settings({ dimensions: bad })).toThrow(/embedder\.dimensions/);
+  });
+
+  it('a memory embedded at one length serves none of its skills at another, and says so', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'skillsmith-embed-dims-')), 'm.db');
+    const config = (dimensions?: number) => ({
+      embedder: { provider: 'openai' as const, baseUrl: server.baseUrl, model: 'text-embedding-3-small', dimensions },
+    });
+    const first = await openMemory({ db, logLevel: 'silent', config: config(8) });
+    await first.skills.import(join(ROOT, 'test', 'fixtures', 'skills-import'));
+    await first.skills.promote('triage-support-ticket');
+    expect((await first.skills.list()).map((s) => s.embedderId)).toContain('openai:text-embedding-3-small@8');
+    await first.close();
+    const lines: string[] = [];
+    const shorter = await openMemory({
+      db,
+      config: config(6),
+      logger: createLogger('warn', 'skillsmith', (l) => void lines.push(l)),
+    });
+    try {
+      expect(await shorter.recall('Triage the support ticket about a login failure', { record: false })).toEqual([]);
+      expect(lines.join('\n')).toMatch(
+        /embedded by another model than openai:text-embedding-3-small@6 \(openai:text-embedding-3-small@8\)/,
+      );
+    } finally {
+      await shorter.close();
     }
   });
 });

@@ -200,7 +200,12 @@ export async function createEmbedder(config: SkillsmithConfig, deps: BackendDeps
         `embedder ${e.model}`,
         deps,
       );
-      embedder = new OpenAiEmbedder({ client, model: e.model, batchSize: e.batchSize });
+      embedder = new OpenAiEmbedder({
+        client,
+        model: e.model,
+        batchSize: e.batchSize,
+        ...(e.dimensions !== undefined ? { requestDimensions: e.dimensions } : {}),
+      });
       break;
     }
     case 'transformers':

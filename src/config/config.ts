@@ -119,6 +119,22 @@ export const configSchema = z
         modelPath: z.string().optional(),
         timeoutMs: z.number().int().min(100).default(30_000),
         batchSize: z.number().int().min(1).default(64),
+        /**
+         * Provider openai: the vector length asked of the server (the `dimensions` field of an embeddings request,
+         * which text-embedding-3 models and Matryoshka models served by Ollama or vLLM honour by shortening their
+         * vectors). Every vector must come back this long; it is part of the embedder id, so vectors of another
+         * length are never compared. Unset: the model's own length, and no field is sent.
+         */
+        dimensions: z.number().int().min(1).optional(),
+      })
+      .superRefine((e, ctx) => {
+        // The local embedders make vectors of their model's own length: a setting they would ignore is refused.
+        if (e.dimensions !== undefined && e.provider !== 'openai')
+          ctx.addIssue({
+            code: 'custom',
+            path: ['dimensions'],
+            message: `applies to embedder.provider "openai" only (the dimensions field of an OpenAI-compatible embeddings request); provider "${e.provider}" embeds at its model's own length: remove embedder.dimensions`,
+          });
       })
       .prefault({}),
     logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('warn'),

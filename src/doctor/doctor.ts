@@ -217,7 +217,7 @@ async function checkEmbedder(
         add({ check, status: 'skip', message: 'not checked: the server is not reachable' });
       return null;
     }
-    embedder = await roundTrip(candidate, add, { model: e.model, listing, key: 'embedder' });
+    embedder = await roundTrip(candidate, add, { model: e.model, listing, key: 'embedder', requested: e.dimensions });
   } else {
     const isLlama = e.provider === 'llama-cpp';
     const pkgOk = await checkPackage(isLlama ? 'llama-cpp' : 'transformers', deps, add, 'embedder');
@@ -319,7 +319,8 @@ async function roundTrip(
     close?(): Promise<void>;
   },
   add: (c: Omit<DoctorCheck, 'backend'>) => void,
-  ctx: { model?: string; listing?: Listing; key: 'embedder' },
+  /** `requested`: the length `embedder.dimensions` asks the server for. */
+  ctx: { model?: string; listing?: Listing; key: 'embedder'; requested?: number },
 ): Promise<typeof candidate | null> {
   const listed =
     ctx.model && ctx.listing && typeof ctx.listing === 'object' ? modelListed(ctx.model, ctx.listing.ids) : undefined;
@@ -358,7 +359,7 @@ async function roundTrip(
     add({
       check: 'dimension',
       status: 'ok',
-      message: `${dims} dimensions${known ? ` (as expected for ${ctx.model})` : ''}`,
+      message: `${dims} dimensions${ctx.requested !== undefined ? ` (as ${ctx.key}.dimensions asks)` : known ? ` (as expected for ${ctx.model})` : ''}`,
     });
     return candidate;
   } catch (err) {
@@ -370,7 +371,14 @@ async function roundTrip(
         fix: `pull it (e.g. "ollama pull ${ctx.model}") or set ${ctx.key}.model to one of the available models`,
       });
     }
-    if (EmbeddingDimensionError.isInstance(err)) {
+    if (EmbeddingDimensionError.isInstance(err) && ctx.requested !== undefined) {
+      add({
+        check: 'dimension',
+        status: 'fail',
+        message: `${ctx.key}.dimensions asks for ${ctx.requested}-dimensional vectors but ${ctx.model ?? 'the model'} gave ${err.got}: the server or the model ignored the request's "dimensions" field`,
+        fix: `use a model and server that shorten vectors on request (OpenAI text-embedding-3, a Matryoshka model on a recent Ollama or vLLM), or remove ${ctx.key}.dimensions`,
+      });
+    } else if (EmbeddingDimensionError.isInstance(err)) {
       add({
         check: 'dimension',
         status: 'fail',

@@ -14,6 +14,11 @@ export interface OpenAiEmbedderOptions {
   batchSize: number;
   /** The vector length when known in advance; otherwise taken from the built-in table or the first answer. */
   dimensions?: number;
+  /**
+   * The vector length to ask for (config `embedder.dimensions`): sent as the request's `dimensions` field, which
+   * text-embedding-3 and Matryoshka models honour by shortening their vectors. Every answer must have it.
+   */
+  requestDimensions?: number;
   /** Overrides of the per-model defaults (see model-clients/models.ts). */
   thresholds?: Partial<EmbedderThresholds>;
 }
@@ -23,7 +28,7 @@ export interface OpenAiEmbedderOptions {
  * llama.cpp server, vLLM, LM Studio, OpenAI). Batches of `batchSize`, vectors L2-normalised, empty texts
  * answered with the zero vector without a request. Secrets and personal data are redacted from every text before
  * it is sent (`redactCapture`). The id is `openai:<model>@<dimensions>`, so vectors of
- * another model or size are never compared with these. The dimension comes from the built-in table of common
+ * another model or size (`embedder.dimensions` changed) are never compared with these. The dimension comes from the built-in table of common
  * models, or from the first answer: call `await ready()` (createEmbedder does) before reading `id`.
  * Every later answer is checked against it (EmbeddingDimensionError).
  */
@@ -36,13 +41,22 @@ export class OpenAiEmbedder implements Embedder {
   private dims: number | undefined;
   readonly client: OpenAiClient;
   private readonly batchSize: number;
+  private readonly requested: number | undefined;
 
   constructor(opts: OpenAiEmbedderOptions) {
     if (!opts.model) throw new TypeError('OpenAiEmbedder: model is required');
     this.client = opts.client;
     this.model = opts.model;
     this.batchSize = Math.max(1, Math.floor(opts.batchSize));
-    this.dims = opts.dimensions ?? knownEmbeddingModel(opts.model)?.dimensions;
+    if (
+      opts.requestDimensions !== undefined &&
+      !(Number.isInteger(opts.requestDimensions) && opts.requestDimensions > 0)
+    )
+      throw new TypeError(
+        `OpenAiEmbedder: requestDimensions must be a positive integer, got ${opts.requestDimensions}`,
+      );
+    this.requested = opts.requestDimensions;
+    this.dims = opts.requestDimensions ?? opts.dimensions ?? knownEmbeddingModel(opts.model)?.dimensions;
     const defaults = thresholdsForModel(opts.model);
     this.thresholds = Object.freeze({ ...defaults.thresholds, ...(opts.thresholds ?? {}) });
     this.calibrated = defaults.calibrated || !!opts.thresholds;
@@ -84,7 +98,7 @@ export class OpenAiEmbedder implements Embedder {
       // The text leaves the process (a model server, maybe a cloud one): its secrets and personal data do not.
       // Goals a library caller stored whole, and every recall query (a hook sends each prompt), pass through here.
       const input = batch.map((i) => redactCapture(texts[i]));
-      const { vectors } = await this.client.embeddings({ model: this.model, input });
+      const { vectors } = await this.client.embeddings({ model: this.model, input, dimensions: this.requested });
       vectors.forEach((v, k) => {
         this.checkDimensions(v.length);
         out[batch[k]] = l2normalize(v, this.client.endpoint);
@@ -100,7 +114,14 @@ export class OpenAiEmbedder implements Embedder {
   private checkDimensions(length: number) {
     if (this.dims === undefined) this.dims = length;
     else if (length !== this.dims)
-      throw new EmbeddingDimensionError(`openai embedder ${this.model} at ${this.client.endpoint}`, this.dims, length);
+      throw new EmbeddingDimensionError(
+        `openai embedder ${this.model} at ${this.client.endpoint}`,
+        this.dims,
+        length,
+        this.requested === undefined
+          ? undefined
+          : `embedder.dimensions asks for ${this.requested} (sent as "dimensions"), and the server or model did not shorten its vectors to that: use a model and server that honour it (OpenAI text-embedding-3, a Matryoshka model on a recent Ollama or vLLM), or remove embedder.dimensions`,
+      );
   }
 }
 

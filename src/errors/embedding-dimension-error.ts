@@ -7,7 +7,9 @@ export class EmbeddingDimensionError extends SkillsmithError {
     readonly embedder: string,
     readonly expected: number,
     readonly got: number,
+    /** What to do about it, when the cause is known (a `dimensions` setting the server ignored). */
+    readonly hint?: string,
   ) {
-    super(`${embedder} returned ${got}-dimensional vectors where ${expected} were expected`);
+    super(`${embedder} returned ${got}-dimensional vectors where ${expected} were expected${hint ? `: ${hint}` : ''}`);
   }
 }

@@ -76,6 +76,8 @@ export interface ChatResult {
 export interface EmbeddingsRequest {
   model: string;
   input: string[];
+  /** The vector length to ask for (sent as `dimensions` only when set). */
+  dimensions?: number;
   timeoutMs?: number;
 }
 
@@ -166,12 +168,9 @@ export class OpenAiClient {
   /** `POST /embeddings` for a batch of texts; the caller batches. */
   async embeddings(req: EmbeddingsRequest): Promise<EmbeddingsResult> {
     if (req.input.length === 0) return { vectors: [], model: null };
-    const { url, json } = await this.request(
-      'POST',
-      '/embeddings',
-      { model: req.model, input: req.input },
-      req.timeoutMs,
-    );
+    const body: Record<string, unknown> = { model: req.model, input: req.input };
+    if (req.dimensions !== undefined) body.dimensions = req.dimensions;
+    const { url, json } = await this.request('POST', '/embeddings', body, req.timeoutMs);
     const data = (json as { data?: unknown }).data;
     if (!Array.isArray(data)) throw new MalformedResponseError(url, 'no "data" array in the embeddings response');
     if (data.length !== req.input.length)
