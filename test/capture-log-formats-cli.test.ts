@@ -464,6 +464,35 @@ describe('skillsmith ingest --dry-run', () => {
   });
 });
 
+describe('skillsmith ingest on a file holding two logs of different formats', () => {
+  it('--dry-run and ingest say the same: the line where the other log starts, that it was not read, what to do; exit 1', () => {
+    const claude = readFileSync(join(FIX, 'claude-code-session.jsonl'), 'utf8').trimEnd().split('\n');
+    const codex = readFileSync(join(FIX, 'codex-rollout.jsonl'), 'utf8').trimEnd().split('\n');
+    const both = join(tmp, 'both.jsonl');
+    writeFileSync(both, `${[...claude, ...codex].join('\n')}\n`);
+    const from = claude.length + 1;
+    const to = claude.length + codex.length;
+    const said = `both.jsonl:${from}: lines ${from}-${to} (${codex.length} records) hold a Codex CLI rollout, inside a file read as a Claude Code transcript: they were not read. A file holds one log: move lines ${from}-${to} to a file of their own and ingest it (auto-detected, or with --format codex)`;
+    const db = join(tmp, `mixed${++n}.db`);
+    const dry = cli(['ingest', '--dry-run', both, '--db', db]);
+    expect(dry.code).toBe(1);
+    expect(dry.stdout).toContain('3 session(s) with 7 tool call(s) would be stored (claude-code, auto-detected)');
+    expect(dry.stderr).toContain(said);
+    expect(dry.stderr).toContain('1 record(s) would be rejected.');
+    expect(existsSync(db)).toBe(false);
+    const stored = cli(['ingest', both, '--db', db, '--judge', 'off']);
+    expect(stored.code).toBe(1);
+    expect(stored.stderr).toContain(said);
+    expect(stored.stderr).toContain('1 record(s) rejected; every valid record was stored.');
+    // Done as it says, the rollout is read too.
+    const part = join(tmp, 'part.jsonl');
+    writeFileSync(part, `${[...claude, ...codex].slice(from - 1, to).join('\n')}\n`);
+    expect(cli(['ingest', part, '--db', db, '--judge', 'off']).code).toBe(0);
+    const ids = [...new Set(calls(db).map((c) => c.session_id.replace(/#\d+$/, '').split(':')[0]))];
+    expect(ids.sort()).toEqual(['claude-code', 'codex']);
+  });
+});
+
 describe('skillsmith ingest DIR: where agents keep their logs', () => {
   /** A ~/.gemini/tmp laid out as the CLI leaves it: session logs under chats/, a checkpoint, the prompt log. */
   function geminiHome(): string {

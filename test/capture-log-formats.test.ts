@@ -254,6 +254,93 @@ describe('Claude Code transcripts joined into one file', () => {
   });
 });
 
+describe('two logs of different formats in one file: the other one is named where it starts, never dropped unsaid', () => {
+  const lines = (name: string) => fixture(name).trimEnd().split('\n');
+  const claude = lines('claude-code-session.jsonl');
+  const codex = lines('codex-rollout.jsonl');
+  const alone = (name: string) => parse(name).sessions.map((s) => [s.id, s.goal, steps(s)]);
+  const read = (p: ReturnType<typeof parseText>) => p.sessions.map((s) => [s.id, s.goal, steps(s)]);
+
+  it('a Codex rollout after a Claude Code transcript: the transcript is read, the rollout is one problem at its first line', () => {
+    const p = parseText([...claude, ...codex].join('\n'), 'both.jsonl');
+    expect(p.format).toBe('claude-code');
+    expect(read(p)).toEqual(alone('claude-code-session.jsonl'));
+    const from = claude.length + 1;
+    const to = claude.length + codex.length;
+    expect(p.problems).toEqual([
+      {
+        file: 'both.jsonl',
+        line: from,
+        reason: `lines ${from}-${to} (${codex.length} records) hold a Codex CLI rollout, inside a file read as a Claude Code transcript: they were not read. A file holds one log: move lines ${from}-${to} to a file of their own and ingest it (auto-detected, or with --format codex)`,
+      },
+    ]);
+    // Not said to be kinds this version does not read (it reads them, in a file of their own).
+    expect(p.notes.map((n) => n.reason).join('\n')).not.toMatch(/response_item|event_msg|session_meta/);
+    // The tasks of the transcript are whole: they are judged as usual.
+    expect(p.sessions.every((s) => s.outcomeSource !== 'judged')).toBe(true);
+  });
+
+  it('OpenAI conversations before a Codex rollout, and a Gemini CLI session before a Claude Code transcript', () => {
+    const openai = lines('openai-conversations.jsonl');
+    const a = parseText([...openai, ...codex].join('\n'), 'a.jsonl');
+    expect(read(a)).toEqual(alone('codex-rollout.jsonl'));
+    expect(a.problems.map((q) => [q.line, q.reason.split(': ')[0]])).toEqual([
+      [1, `lines 1-${openai.length} (2 records) hold OpenAI chat messages, inside a file read as a Codex CLI rollout`],
+    ]);
+    expect(a.problems[0].reason).toMatch(/--format openai\)$/);
+    // Every line of the Gemini session, the ones its own reader reads past too, is one stretch.
+    const gemini = lines('gemini-cli-session.jsonl');
+    const b = parseText([...gemini, ...claude].join('\n'), 'b.jsonl');
+    expect(read(b).map(([id, goal]) => [id, goal])).toEqual(
+      alone('claude-code-session.jsonl').map(([id, goal]) => [id, goal]),
+    );
+    expect(b.problems.map((q) => [q.line, q.reason.split(': ')[0]])).toEqual([
+      [
+        1,
+        `lines 1-${gemini.length} (${gemini.length} records) hold a Gemini CLI session, inside a file read as a Claude Code transcript`,
+      ],
+    ]);
+  });
+
+  it('a transcript appended to a file of records is one problem, not one per line', () => {
+    // Enough records that the file is read one record per line (detection reads the first 50).
+    const records = Array.from({ length: 30 }, (_, i) =>
+      JSON.stringify({
+        session_id: `n${i}`,
+        goal: `Refund order ${i}`,
+        success: true,
+        steps: [{ tool: 'refund', args: {} }],
+      }),
+    );
+    const p = parseText([...records, ...claude].join('\n'), 'records.jsonl');
+    expect(p.format).toBe('jsonl');
+    expect(p.sessions).toHaveLength(30);
+    const from = records.length + 1;
+    const to = records.length + claude.length;
+    expect(p.problems.map((q) => [q.line, q.reason])).toEqual([
+      [
+        from,
+        `lines ${from}-${to} (${claude.length} records) hold a Claude Code transcript, inside a file of one record per line: they were not read. A file holds one log: move lines ${from}-${to} to a file of their own and ingest it (auto-detected, or with --format claude-code)`,
+      ],
+    ]);
+  });
+
+  it('with --format: the lines of the format asked for are read, the others named; a file with none of them is a misfit as before', () => {
+    const p = parseText([...claude, ...codex].join('\n'), 'both.jsonl', { format: 'codex' });
+    expect(read(p)).toEqual(alone('codex-rollout.jsonl'));
+    expect(p.problems.map((q) => [q.line, q.reason.split(': ')[0]])).toEqual([
+      [
+        1,
+        `lines 1-${claude.length} (${claude.length} records) hold a Claude Code transcript, inside a file read as a Codex CLI rollout`,
+      ],
+    ]);
+    const misfit = parseText(codex.join('\n'), 'codex.jsonl', { format: 'claude-code' });
+    expect(misfit.problems.map((q) => q.reason)).toEqual([
+      'expected a Claude Code transcript (lines with type user/assistant, message, sessionId, uuid)',
+    ]);
+  });
+});
+
 describe("Anthropic server tools: the API's own result in the same message", () => {
   // The Messages API's documented blocks: server_tool_use, then web_search_tool_result with its tool_use_id, in one
   // assistant message; an error result is an object with an error_code. Content made up.

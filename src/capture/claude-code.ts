@@ -53,6 +53,11 @@ function isTranscriptLine(v: JsonObject): boolean {
   return field !== undefined && field in v;
 }
 
+/** Whether one JSONL line is one Claude Code writes (a message, a typed line of the session, a meta line). */
+export function isClaudeCodeLine(v: unknown): boolean {
+  return isObject(v) && isTranscriptLine(v);
+}
+
 /**
  * Whether a JSONL file is a Claude Code transcript: most of its first few dozen records are transcript lines
  * (whatever their type). `no-messages` when no line of it is a user or assistant message (a session file

@@ -25,6 +25,25 @@ export interface StreamLine {
 
 const ROLLOUT_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
 
+/** Whether one JSONL line is a rollout line of the current layout (`{timestamp, type, payload}`). */
+export function isCodexRolloutLine(v: unknown): boolean {
+  return isObject(v) && typeof v.type === 'string' && ROLLOUT_TYPES.has(v.type) && 'payload' in v;
+}
+
+/**
+ * Whether one line can be part of a rollout in either layout: a rollout line, the older bare meta line, a bare
+ * Responses item, or a `record_type` line.
+ */
+export function belongsToCodexRollout(v: unknown): boolean {
+  if (!isObject(v)) return false;
+  return (
+    isCodexRolloutLine(v) ||
+    isResponsesItem(v) ||
+    typeof v.record_type === 'string' ||
+    (typeof v.id === 'string' && 'instructions' in v)
+  );
+}
+
 export function isCodexRollout(lines: StreamLine[]): boolean {
   const first = lines.find((l) => isObject(l.value));
   if (!first || !isObject(first.value)) return false;

@@ -60,6 +60,11 @@ export function isGeminiSession(v: unknown): v is JsonObject {
   return isObject(v) && isMetadata(v) && Array.isArray(v.messages);
 }
 
+/** Whether one JSONL line is one the Gemini CLI writes in a session log (metadata, a message, `$set`, `$rewindTo`). */
+export function isGeminiCliLine(v: unknown): boolean {
+  return isObject(v) && (isMetadata(v) || isMessageRecord(v) || isObject(v.$set) || typeof v.$rewindTo === 'string');
+}
+
 /** Whether a JSONL file is a Gemini CLI session log: most of its first records are the CLI's, and some carry it. */
 export function isGeminiCliLog(lines: StreamLine[]): boolean {
   let seen = 0;

@@ -9,11 +9,18 @@ import { countUnread, isObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
 import { hasOpenAiMarkers, isOpenAiConversation, openAiSessions } from './openai-messages.js';
 import { isOtlpTraces, OtelCollector } from './otel-genai.js';
-import { claudeCodeShape, fromClaudeCode } from './claude-code.js';
-import { fromCodexRollout, isCodexRollout, type StreamLine } from './codex-rollout.js';
+import { claudeCodeShape, fromClaudeCode, isClaudeCodeLine } from './claude-code.js';
+import {
+  belongsToCodexRollout,
+  fromCodexRollout,
+  isCodexRollout,
+  isCodexRolloutLine,
+  type StreamLine,
+} from './codex-rollout.js';
 import {
   fromGeminiCli,
   fromGeminiContents,
+  isGeminiCliLine,
   isGeminiCliLog,
   isGeminiContents,
   isGeminiPromptLog,
@@ -108,7 +115,9 @@ export interface ParseOptions extends CaptureLimits {
  * or one pretty-printed record). A record is a normalized session (`steps`), an OpenAI or Anthropic
  * conversation (`messages`), a raw tau-bench / tau2-bench result, or an OTLP JSON trace export. With
  * `format: 'auto'` every record is detected on its own, so a file may mix shapes; `records` says what each one
- * was read as. Every bad record is reported with its line, JSON path and reason; the valid ones are kept.
+ * was read as. A transcript (one event per line) is read as a whole file: the lines of another log in it, or a
+ * transcript after records, are one problem per stretch, naming where it starts (strayLines). Every bad record is
+ * reported with its line, JSON path and reason; the valid ones are kept.
  */
 export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const now = opts.now ?? new Date().toISOString();
@@ -241,17 +250,21 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     // Transcript formats spread one conversation over many lines (one event or item per line): the whole file
     // is read as one transcript. Every other JSONL holds one record per line.
     const stream = opts.format === 'auto' ? detectStream(lines) : STREAM_FORMATS.has(opts.format) ? opts.format : null;
+    // Lines of another log in the file (two logs written into one, a transcript appended to records): never read
+    // as this one's, never dropped unsaid. Each stretch of them is one problem at the line where it starts.
+    const { own, strays } = strayLines(lines, stream);
     if (stream) {
       const from = out.length;
-      addStream(stream, lines);
+      addStream(stream, own);
       leaveUnjudged(from);
     } else {
-      const later = supersededSnapshots(lines.map((l) => conversationOf(l.value)));
-      lines.forEach((l, i) => {
+      const later = supersededSnapshots(own.map((l) => conversationOf(l.value)));
+      own.forEach((l, i) => {
         if (!later.has(i)) addRecord(l.value, l.line, '');
       });
       noteSnapshots(later.size);
     }
+    for (const run of strays) problems.push({ file: opts.file, line: run.from, reason: strayReason(run, stream) });
   }
 
   if (langchain.runs.length) {
@@ -790,6 +803,122 @@ export function detectStream(lines: StreamLine[]): DetectedFormat | null {
   // One raw Responses API object per line (a model turn each): one history.
   if (lines.length > 1 && isResponseObjectList(values) && isAgentsHistory(values)) return 'openai-agents';
   return null;
+}
+
+/** The transcript (one event per line) a single line is a line of, or null. */
+function transcriptLineFormat(v: unknown): 'claude-code' | 'codex' | 'gemini' | null {
+  if (isClaudeCodeLine(v)) return 'claude-code';
+  if (isCodexRolloutLine(v)) return 'codex';
+  if (isGeminiCliLine(v)) return 'gemini';
+  return null;
+}
+
+/** Whether a line can be part of a transcript of `format` (its own lines, and those its reader reads past). */
+const BELONGS_TO: Partial<Record<DetectedFormat, (v: unknown) => boolean>> = {
+  'claude-code': isClaudeCodeLine,
+  codex: belongsToCodexRollout,
+  gemini: isGeminiCliLine,
+};
+
+/** A stretch of consecutive lines of another log than the one the file is read as. */
+interface StrayRun {
+  format: DetectedFormat;
+  from: number;
+  to: number;
+  count: number;
+}
+
+/**
+ * The lines of a JSONL file split into those read as the file's log and stretches of another one. In a transcript
+ * (`stream`), a line that is not one of its own but is recognisably another format's (another transcript's line, a
+ * record such as an OpenAI conversation) is stray. In a file of one record per line, a transcript's line is (a
+ * transcript is a file of its own, never a record). Without a single line of its own, nothing is stray.
+ */
+function strayLines(lines: StreamLine[], stream: DetectedFormat | null): { own: StreamLine[]; strays: StrayRun[] } {
+  const belongs = stream ? BELONGS_TO[stream] : undefined;
+  if (stream && !belongs) return { own: lines, strays: [] };
+  // A file with no line of the log it is read as is a misfit as a whole (a format given that it is not): its reader
+  // says so, as before.
+  const isMine = belongs ?? ((v: unknown) => detect(v) !== null);
+  if (!lines.some((l) => isMine(l.value))) return { own: lines, strays: [] };
+  const own: StreamLine[] = [];
+  const strays: StrayRun[] = [];
+  let run: StrayRun | null = null;
+  // Lines neither of the file's log nor recognisably another's, met inside a stray stretch: part of the stretch
+  // when it goes on after them (another log's lines its reader would read past), else the file's.
+  let held: StreamLine[] = [];
+  for (const l of lines) {
+    let other: DetectedFormat | null = null;
+    let mine = true;
+    if (belongs) {
+      mine = belongs(l.value);
+      if (!mine) other = transcriptLineFormat(l.value) ?? detect(l.value);
+      if (other === stream) other = null;
+    } else {
+      // The cheap test first: a transcript's line, and then no record of a known format.
+      const line = transcriptLineFormat(l.value);
+      if (line !== null && detect(l.value) === null) other = line;
+    }
+    if (other === null) {
+      if (run && !mine) held.push(l);
+      else {
+        own.push(...held, l);
+        held = [];
+        run = null;
+      }
+    } else if (run && run.format === other) {
+      run.to = l.line;
+      run.count += held.length + 1;
+      held = [];
+    } else {
+      own.push(...held);
+      held = [];
+      run = { format: other, from: l.line, to: l.line, count: 1 };
+      strays.push(run);
+    }
+  }
+  own.push(...held);
+  own.sort((a, b) => a.line - b.line);
+  return { own, strays };
+}
+
+/** What a stray stretch holds, in words. */
+function logName(f: DetectedFormat): string {
+  switch (f) {
+    case 'claude-code':
+      return 'a Claude Code transcript';
+    case 'codex':
+      return 'a Codex CLI rollout';
+    case 'gemini':
+      return 'a Gemini CLI session';
+    case 'jsonl':
+      return 'Skillsmith JSONL sessions';
+    case 'openai':
+      return 'OpenAI chat messages';
+    case 'anthropic':
+      return 'Anthropic messages';
+    case 'tau':
+      return 'tau-bench results';
+    case 'otel':
+      return 'OTLP traces';
+    case 'langchain':
+      return 'LangChain / LangSmith runs';
+    case 'openai-agents':
+      return 'OpenAI Agents / Responses items';
+    default:
+      return MESSAGE_LISTS[f].name;
+  }
+}
+
+/** The problem a stray stretch is: where it starts, what it is, that it was not read, and what to do. */
+function strayReason(run: StrayRun, stream: DetectedFormat | null): string {
+  const lines = run.count === 1 ? `line ${run.from}` : `lines ${run.from}-${run.to}`;
+  const host = stream ? `a file read as ${logName(stream)}` : 'a file of one record per line';
+  return (
+    `${lines}${run.count === 1 ? ' holds' : ` (${run.count} records) hold`} ${logName(run.format)}, inside ${host}: ` +
+    `${run.count === 1 ? 'it was' : 'they were'} not read. A file holds one log: move ${lines} to a file of ${run.count === 1 ? 'its' : 'their'} own ` +
+    `and ingest it (auto-detected, or with --format ${run.format})`
+  );
 }
 
 const TOOL_MARKERS: [RegExp, string][] = [
