@@ -260,5 +260,12 @@ describe('LLM judge against a real HTTP server', () => {
     expect(parseVerdict('success')).toEqual({ outcome: 'success', reason: '' });
     expect(parseVerdict('FAILED: tool error')).toEqual({ outcome: 'failure', reason: 'tool error' });
     expect(parseVerdict('no idea')).toBeNull();
+    // A reasoning model thinks first: a verdict word in its thinking is not its answer.
+    expect(
+      parseVerdict(
+        '<think>The first call FAILED, but the retry worked and the order was cancelled.</think>\nSUCCESS: cancelled',
+      ),
+    ).toEqual({ outcome: 'success', reason: 'cancelled' });
+    expect(parseVerdict('<think>Looks like SUCCESS at first glance... no.</think>')).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import { maskPersonalFields } from '../domain/personal-data.js';
 import { redactText } from '../domain/redact.js';
 import type { Outcome, ToolCall } from '../domain/types.js';
 import type { ChatModel } from '../llm/chat-model.js';
+import { withoutThinking } from '../llm/reasoning.js';
 import { createJudgeModel, type LlmSection } from '../backends/from-config.js';
 import { AnswerTruncatedError } from '../errors/answer-truncated-error.js';
 import type { Logger } from '../support/log.js';
@@ -202,8 +203,12 @@ export class LlmJudge implements OutcomeJudge {
   }
 }
 
-/** The first SUCCESS / FAILURE / UNKNOWN word of the answer, and the rest as the reason. */
-export function parseVerdict(text: string): { outcome: Outcome; reason: string } | null {
+/**
+ * The first SUCCESS / FAILURE / UNKNOWN word of the answer, and the rest as the reason. A reasoning model's
+ * thinking is not its answer: a verdict word in it is not read.
+ */
+export function parseVerdict(answer: string): { outcome: Outcome; reason: string } | null {
+  const text = withoutThinking(answer);
   const m = /\b(SUCCESS|FAILURE|FAILED|UNKNOWN)\b/i.exec(text);
   if (!m) return null;
   const word = m[1].toUpperCase();

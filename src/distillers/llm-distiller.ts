@@ -1,4 +1,5 @@
 import { redactText } from '../domain/redact.js';
+import { withoutThinking } from '../llm/reasoning.js';
 import { quoteUntrusted } from '../domain/untrusted-text.js';
 import { parseIntermediate, titleOfName, toDescription } from '../domain/skill-md/index.js';
 import type { Draft, ProcedureStep } from '../domain/types.js';
@@ -325,9 +326,7 @@ function withoutTrailingChatter(body: string): string {
 
 /** Drops a reasoning model's <think> block and any chatter before the frontmatter fence. */
 function cleanAnswer(raw: string): string {
-  let text = String(raw ?? '')
-    .replace(/<think>[\s\S]*?<\/think>/gi, '')
-    .trim();
+  let text = withoutThinking(String(raw ?? '')).trim();
   if (!text.startsWith('---') && !text.startsWith('```') && !/^SKIP\b/.test(text)) {
     const fence = /^---[ \t]*$/m.exec(text);
     if (fence) text = text.slice(fence.index);
