@@ -17,6 +17,7 @@ import {
   renameSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -185,7 +186,18 @@ process.once('exit', () => {
   for (const kill of live) kill();
 });
 
-export async function startPgServer(): Promise<PgServer> {
+export interface PgServerOptions {
+  /**
+   * Serve SSL too (`ssl=on`), with this certificate and its private key (PEM files; copied into the cluster's
+   * directory, the key readable by the server's account only, as PostgreSQL requires). Plain connections are
+   * still let in, unless `hba` refuses them.
+   */
+  ssl?: { cert: string; key: string };
+  /** pg_hba.conf lines put before initdb's own (first match wins), e.g. `hostnossl all app 127.0.0.1/32 reject`. */
+  hba?: string[];
+}
+
+export async function startPgServer(options: PgServerOptions = {}): Promise<PgServer> {
   const account = serverAccount();
   const bin = reachableBin(findPgBin(), account);
   const base = mkdtempSync(join(tmpdir(), 'skillsmith-pg-'));
@@ -213,6 +225,22 @@ export async function startPgServer(): Promise<PgServer> {
     ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'],
     'create a cluster',
   );
+  if (options.hba?.length) {
+    const hba = join(data, 'pg_hba.conf');
+    writeFileSync(hba, `${options.hba.join('\n')}\n${readFileSync(hba, 'utf8')}`);
+  }
+  let sslSettings = '';
+  if (options.ssl) {
+    for (const [from, to] of [
+      [options.ssl.cert, 'server.crt'],
+      [options.ssl.key, 'server.key'],
+    ] as const) {
+      cpSync(from, join(base, to));
+      chownSync(join(base, to), account.uid, account.gid);
+      chmodSync(join(base, to), 0o600);
+    }
+    sslSettings = ` -c ssl=on -c ssl_cert_file=${join(base, 'server.crt')} -c ssl_key_file=${join(base, 'server.key')}`;
+  }
   const host = '127.0.0.1';
   let port = 0;
   let running = false;
@@ -228,7 +256,7 @@ export async function startPgServer(): Promise<PgServer> {
         '-t',
         '60',
         '-o',
-        `-p ${p} -k ${base} -c listen_addresses=${host} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
+        `-p ${p} -k ${base} -c listen_addresses=${host} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300${sslSettings}`,
         'start',
       ],
       'start',

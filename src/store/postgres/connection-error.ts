@@ -41,11 +41,22 @@ export function connectionLossText(e: unknown): string {
 export const URL_FORM =
   'write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE, with any of @ : / ? # % or a space in the user name or password percent-encoded (p%40ss for p@ss), or give the password in PGPASSWORD instead';
 
-export function openHint(e: unknown, where: { host: string; port: string; database: string }): string | null {
+export function openHint(
+  e: unknown,
+  where: {
+    host: string;
+    port: string;
+    database: string;
+    sslmode?: string | null;
+    sslrootcert?: { path: string; setting: string } | null;
+  },
+): string | null {
   const err = e as { code?: unknown; message?: unknown } | null;
   const code = typeof err?.code === 'string' ? err.code : '';
   const message = typeof err?.message === 'string' ? err.message : '';
   const server = `${where.host}:${where.port}`;
+  const tls = tlsHint(code, message, where, server);
+  if (tls) return tls;
   if (code === '28P01' || code === '28000')
     return 'check the user name and password in the URL (or PGPASSWORD), and that pg_hba.conf lets this user in';
   if (code === '3D000')
@@ -57,5 +68,45 @@ export function openHint(e: unknown, where: { host: string; port: string; databa
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `check the host name ${where.host}`;
   if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || /timeout/i.test(message))
     return `nothing answered at ${server}: check the host, the port and any firewall between`;
+  return null;
+}
+
+/** Node's codes for a server certificate that does not chain up to a trusted CA. */
+const UNTRUSTED_CERT = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+]);
+
+/** What to do when SSL is what failed: the server has it off, or its certificate is not the one the URL trusts. */
+function tlsHint(
+  code: string,
+  message: string,
+  where: { host: string; sslmode?: string | null; sslrootcert?: { path: string; setting: string } | null },
+  server: string,
+): string | null {
+  const mode = where.sslmode ?? 'verify-full';
+  const root = where.sslrootcert;
+  if (message === 'The server does not support SSL connections')
+    return `sslmode=${mode} asks for SSL and the server at ${server} has it off: turn ssl on in its postgresql.conf, or use sslmode=prefer to connect unencrypted when it has none`;
+  const against =
+    root && root.path !== 'system'
+      ? `the CA certificate in ${root.setting}=${root.path}`
+      : 'a public CA Node.js knows (no sslrootcert given)';
+  if (UNTRUSTED_CERT.has(code)) {
+    const unchecked =
+      mode === 'require'
+        ? 'or leave sslrootcert out (sslmode=require without it encrypts and checks no certificate)'
+        : 'or use sslmode=require to encrypt without checking the certificate';
+    return `sslmode=${mode}: the server's certificate is not signed by ${against}; name the CA that signed it with sslrootcert=PATH, ${unchecked}`;
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID')
+    return `sslmode=${mode}: the server's certificate is not valid today; renew it on the server`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return `sslmode=verify-full: the server's certificate does not name ${where.host}; connect by a name it holds, or use sslmode=verify-ca to check only that it is signed by ${against}`;
   return null;
 }

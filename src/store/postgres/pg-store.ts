@@ -12,6 +12,7 @@ import type { ServedSkill, Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
 import { connectionLossText, isConnectionError, openHint, URL_FORM } from './connection-error.js';
+import { type PgConnectionSettings, pgConnectionSettings } from './connection-settings.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
@@ -41,18 +42,24 @@ const types = {
 } as pg.CustomTypesConfig;
 
 /**
- * Opens (creating and migrating as needed) a PostgreSQL memory: `postgres://user:pass@host:5432/db`.
- * Waits for the migrations and the change listener; throws with the server's reason when it cannot connect.
+ * Opens (creating and migrating as needed) a PostgreSQL memory: `postgres://user:pass@host:5432/db`, its SSL
+ * parameters read as libpq reads them (connection-settings.ts). Waits for the migrations and the change listener;
+ * throws with the server's reason when it cannot connect, and a ConfigError for SSL settings that cannot be used.
  */
 export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
   const log = opts.log ?? createLogger('warn', 'skillsmith.store.postgres');
-  const config: pg.ClientConfig = {
-    connectionString: url,
-    application_name: opts.applicationName ?? 'skillsmith',
-    types,
-    keepAlive: true,
-    connectionTimeoutMillis: 10_000,
-  };
+  const settings = pgConnectionSettings(url);
+  let config: pg.ClientConfig;
+  try {
+    config = await settledConfig(url, settings, {
+      application_name: opts.applicationName ?? 'skillsmith',
+      types,
+      keepAlive: true,
+      connectionTimeoutMillis: 10_000,
+    });
+  } catch (e) {
+    throw BackendUnavailableError.isInstance(e) ? e : cannotOpen(url, settings, e);
+  }
   const pool = readUrl(url, () => new pg.Pool({ ...config, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 }));
   // An idle connection that the server drops (restart, network) must not crash the process.
   pool.on('error', (e) => log.debug('idle connection lost', { error: String(e) }));
@@ -70,11 +77,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     versions = await migratePg(pool);
   } catch (e) {
     await pool.end().catch(() => undefined);
-    const hint = openHint(e, urlParts(url));
-    throw new BackendUnavailableError(
-      `cannot open PostgreSQL memory at ${shownLocation(url)}: ${(e as Error).message}${hint ? ` (${hint})` : ''}`,
-      { cause: e },
-    );
+    throw cannotOpen(url, settings, e);
   }
   const store = new PgStore(pool, shownLocation(url), config, log, opts);
   store.upgradedFrom = upgradedFrom(versions.from, versions.to);
@@ -100,6 +103,67 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     });
   }
   return store;
+}
+
+/** Why the memory at `url` cannot be opened: the server's reason, and what to do about it when there is more to say. */
+function cannotOpen(url: string, settings: PgConnectionSettings, e: unknown): BackendUnavailableError {
+  const hint = openHint(e, { ...urlParts(url), sslmode: settings.sslmode, sslrootcert: settings.sslrootcert });
+  return new BackendUnavailableError(
+    `cannot open PostgreSQL memory at ${shownLocation(url)}: ${(e as Error).message}${hint ? ` (${hint})` : ''}`,
+    { cause: e },
+  );
+}
+
+/** pg's error when it asked the server for SSL and the server has SSL off. */
+const SSL_OFF = 'The server does not support SSL connections';
+
+/**
+ * A connected client for `settings`, and the configuration it connected with: the TLS settings tried in turn
+ * (sslmode allow and prefer have two), the next one when the server refuses the one before (SSL off, or a login
+ * refused: SQLSTATE class 28, as pg_hba.conf's hostssl and hostnossl lines do), as libpq does. The last attempt's
+ * error is thrown.
+ */
+async function connectFirst(
+  url: string,
+  settings: PgConnectionSettings,
+  base: pg.ClientConfig,
+): Promise<{ client: pg.Client; config: pg.ClientConfig }> {
+  for (let i = 0; ; i++) {
+    const ssl = settings.attempts[i];
+    const config: pg.ClientConfig = {
+      ...base,
+      connectionString: settings.connectionString,
+      ...(ssl === undefined ? {} : { ssl }),
+    };
+    const client = readUrl(url, () => new pg.Client(config));
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return { client, config };
+    } catch (e) {
+      await client.end().catch(() => undefined);
+      const refused = (e as Error)?.message === SSL_OFF || String(errorCode(e)).startsWith('28');
+      if (i + 1 >= settings.attempts.length || !refused) throw e;
+    }
+  }
+}
+
+/**
+ * The configuration every connection to the memory uses. Its TLS setting is settled once, by connecting, only when
+ * the sslmode has two to try (allow, prefer): the server's answer then holds for the life of the store.
+ */
+async function settledConfig(
+  url: string,
+  settings: PgConnectionSettings,
+  base: pg.ClientConfig,
+): Promise<pg.ClientConfig> {
+  if (settings.attempts.length === 1) {
+    const ssl = settings.attempts[0];
+    return { ...base, connectionString: settings.connectionString, ...(ssl === undefined ? {} : { ssl }) };
+  }
+  const { client, config } = await connectFirst(url, settings, base);
+  await client.end().catch(() => undefined);
+  return config;
 }
 
 /**
@@ -136,13 +200,16 @@ function urlParts(url: string): { host: string; port: string; database: string }
  * says what a connection or query error means for the caller.
  */
 async function probe<T>(url: string, ask: (c: pg.Client) => Promise<T>, failed: (e: unknown) => T): Promise<T> {
-  const client = readUrl(
-    url,
-    () => new pg.Client({ connectionString: url, application_name: 'skillsmith', connectionTimeoutMillis: 10_000 }),
-  );
-  client.on('error', () => undefined);
+  const settings = pgConnectionSettings(url);
+  let client: pg.Client;
   try {
-    await client.connect();
+    client = (await connectFirst(url, settings, { application_name: 'skillsmith', connectionTimeoutMillis: 10_000 }))
+      .client;
+  } catch (e) {
+    if (BackendUnavailableError.isInstance(e)) throw e;
+    return failed(e);
+  }
+  try {
     return await ask(client);
   } catch (e) {
     return failed(e);
