@@ -58,7 +58,10 @@ export function openHint(
   const tls = tlsHint(code, message, where, server);
   if (tls) return tls;
   if (code === '28P01' || code === '28000')
-    return 'check the user name and password in the URL (or PGPASSWORD), and that pg_hba.conf lets this user in';
+    return 'check the user name and the password (in the URL, else PGPASSWORD, else ~/.pgpass), and that pg_hba.conf lets this user in';
+  // The driver's words when the server asks for a password and it has none (SCRAM; md5 and cleartext say the same).
+  if (/client password must be a string|password must be a string/i.test(message))
+    return 'the server asks for a password and none was given: put it in the URL, in PGPASSWORD, or in a line host:port:database:user:password of ~/.pgpass (PGPASSFILE names another file; mode 0600, or it is ignored)';
   if (code === '3D000')
     return `create the database first (createdb ${where.database}, or CREATE DATABASE ${where.database}), or name another one in the URL`;
   if (code === '42501')

@@ -13,6 +13,7 @@ import type { Outbox } from '../write-plan.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
 import { connectionLossText, isConnectionError, openHint, URL_FORM } from './connection-error.js';
 import { type PgConnectionSettings, pgConnectionSettings } from './connection-settings.js';
+import { PgClient } from './pg-client.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
 
@@ -60,7 +61,10 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   } catch (e) {
     throw BackendUnavailableError.isInstance(e) ? e : cannotOpen(url, settings, e);
   }
-  const pool = readUrl(url, () => new pg.Pool({ ...config, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 }));
+  const pool = readUrl(
+    url,
+    () => new pg.Pool({ ...config, Client: PgClient, max: opts.poolSize ?? 10, idleTimeoutMillis: 30_000 }),
+  );
   // An idle connection that the server drops (restart, network) must not crash the process.
   pool.on('error', (e) => log.debug('idle connection lost', { error: String(e) }));
   // A connection the server drops while it is checked out (57P01 on an admin shutdown or a restart, between
@@ -135,7 +139,7 @@ async function connectFirst(
       connectionString: settings.connectionString,
       ...(ssl === undefined ? {} : { ssl }),
     };
-    const client = readUrl(url, () => new pg.Client(config));
+    const client = readUrl(url, () => new PgClient(config));
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -348,7 +352,7 @@ export class PgStore extends SqlStore implements Store {
   ) {
     super(plan);
     this.feed = new ChangeFeed(
-      () => new pg.Client(this.clientConfig),
+      () => new PgClient(this.clientConfig),
       async () => Number((await this.query(plan.changeCounter)).rows[0].value),
       log.child('changes'),
       { pollMs: opts.pollMs ?? 5_000 },
@@ -562,7 +566,7 @@ export class PgStore extends SqlStore implements Store {
    */
   async tryLock(name: string, holder: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
     this.refuseWrite();
-    const client = new pg.Client(this.clientConfig);
+    const client = new PgClient(this.clientConfig);
     let held = false;
     let lost = false;
     client.on('error', (e) => {
