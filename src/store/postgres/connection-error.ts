@@ -37,6 +37,10 @@ export function connectionLossText(e: unknown): string {
  * What to do about a failure to open a PostgreSQL memory, by its SQLSTATE or network code; null when there is
  * nothing more useful to say than the server's reason.
  */
+/** What to do when the search_path names no schema that exists (current_schema() is null). */
+export const NO_SCHEMA =
+  'the search_path (options=-csearch_path=... in the URL, or PGOPTIONS) names no schema that exists: create it first (CREATE SCHEMA name AUTHORIZATION user), or name one that does';
+
 /** How to write a URL the driver cannot read (a password pasted with `@`, `/`, `#`, a space). */
 export const URL_FORM =
   'write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE, with any of @ : / ? # % or a space in the user name or password percent-encoded (p%40ss for p@ss), or give the password in PGPASSWORD instead';
@@ -64,6 +68,8 @@ export function openHint(
     return 'the server asks for a password and none was given: put it in the URL, in PGPASSWORD, or in a line host:port:database:user:password of ~/.pgpass (PGPASSFILE names another file; mode 0600, or it is ignored)';
   if (code === '3D000')
     return `create the database first (createdb ${where.database}, or CREATE DATABASE ${where.database}), or name another one in the URL`;
+  // "no schema has been selected to create in": the search_path names no schema that exists.
+  if (code === '3F000') return NO_SCHEMA;
   if (code === '42501')
     return 'the user may not create tables there: grant it CREATE on the schema, or use its own database';
   if (code === 'ECONNREFUSED') return `is PostgreSQL running and listening on ${server}?`;

@@ -131,4 +131,16 @@ describe('the SSL settings of a PostgreSQL URL, as libpq reads them', () => {
     // Nothing is read when nothing encrypts.
     expect(settings(`?sslmode=disable&sslrootcert=${missing}`).attempts).toEqual([false]);
   });
+
+  it("refuses other tools' schema parameters, which the driver would ignore, and says how to name a schema", () => {
+    for (const name of ['schema', 'currentSchema', 'search_path']) {
+      expect(() => settings(`?${name}=team`)).toThrow(ConfigError);
+      expect(() => settings(`?sslmode=require&${name}=team`)).toThrow(
+        new RegExp(
+          `^${name}= in the PostgreSQL URL postgres://app:\\*\\*\\*@.* write options=-csearch_path%3DNAME instead`,
+        ),
+      );
+    }
+    expect(settings('?options=-csearch_path%3Dteam').connectionString).toBe(`${URL_}?options=-csearch_path%3Dteam`);
+  });
 });

@@ -35,6 +35,9 @@ export type SslMode = (typeof SSL_MODES)[number];
 /** The URL parameters read here; the driver never sees them. `ssl` and `uselibpqcompat` are node-postgres's own. */
 const SSL_PARAMS = new Set(['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslpassword', 'ssl', 'uselibpqcompat']);
 
+/** Names other tools give a schema in a URL (Prisma's `schema`, JDBC's `currentSchema`), none of them PostgreSQL's. */
+const SCHEMA_PARAMS = new Set(['schema', 'currentSchema', 'currentschema', 'search_path', 'searchpath']);
+
 /** TLS settings for one connection attempt: false = no TLS; undefined = the driver's default (no TLS). */
 export type TlsSetting = false | ConnectionOptions | undefined;
 
@@ -77,8 +80,15 @@ const FILE_ROLES: Record<'sslrootcert' | 'sslcert' | 'sslkey', string> = {
  * defines, a certificate file that cannot be read, or a combination libpq refuses too.
  */
 export function pgConnectionSettings(url: string, env: NodeJS.ProcessEnv = process.env): PgConnectionSettings {
-  const { connectionString, params } = takeSslParams(url);
+  const { connectionString, params, others } = takeSslParams(url);
   const shown = shownLocation(url);
+  // Other tools' ways to name a schema: the driver ignores them (libpq refuses them), so the tables would land in
+  // the user's default schema, and a read would answer from an empty memory there.
+  const schema = others.find((name) => SCHEMA_PARAMS.has(name));
+  if (schema)
+    throw new ConfigError(
+      `${schema}= in the PostgreSQL URL ${shown} is not a PostgreSQL connection parameter (it would be ignored, and the memory's tables made in the user's default schema): to keep them in schema NAME, write options=-csearch_path%3DNAME instead (or set PGOPTIONS='-c search_path=NAME')`,
+    );
   const fromUrl = (name: string): Source | null => {
     const value = params.get(name);
     return value ? { value, setting: name, named: `${name}=${value} in the PostgreSQL URL ${shown}` } : null;
@@ -189,22 +199,26 @@ function readPem(param: keyof typeof FILE_ROLES, source: Source): string {
 }
 
 /**
- * The URL without the SSL parameters, and the parameters it had (the last of a repeated one, as the driver reads
- * them). The query is found as the driver's URL parser finds it (from the first `?`, up to a `#`), and only the
+ * The URL without the SSL parameters, the SSL parameters it had (the last of a repeated one, as the driver reads
+ * them), and the names of the others. The query is found as the driver's URL parser finds it (from the first `?`, up to a `#`), and only the
  * SSL parameters are taken out of its text: everything else reaches the driver exactly as given.
  */
-function takeSslParams(url: string): { connectionString: string; params: Map<string, string> } {
+function takeSslParams(url: string): { connectionString: string; params: Map<string, string>; others: string[] } {
   const params = new Map<string, string>();
+  const others: string[] = [];
   const q = url.indexOf('?');
   const hash = url.indexOf('#');
-  if (q < 0 || (hash >= 0 && hash < q)) return { connectionString: url, params };
+  if (q < 0 || (hash >= 0 && hash < q)) return { connectionString: url, params, others };
   const end = hash >= 0 ? hash : url.length;
   const kept: string[] = [];
   for (const piece of url.slice(q + 1, end).split('&')) {
     const [entry] = [...new URLSearchParams(piece)];
     if (entry && SSL_PARAMS.has(entry[0])) params.set(entry[0], entry[1]);
-    else if (piece) kept.push(piece);
+    else if (piece) {
+      kept.push(piece);
+      if (entry) others.push(entry[0]);
+    }
   }
   const query = kept.length ? `?${kept.join('&')}` : '';
-  return { connectionString: `${url.slice(0, q)}${query}${url.slice(end)}`, params };
+  return { connectionString: `${url.slice(0, q)}${query}${url.slice(end)}`, params, others };
 }

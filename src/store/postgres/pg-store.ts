@@ -11,7 +11,7 @@ import { endedReason, type RecallRecord, SqlStore, type Written } from '../sql/s
 import type { ServedSkill, Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
-import { connectionLossText, isConnectionError, openHint, URL_FORM } from './connection-error.js';
+import { connectionLossText, isConnectionError, NO_SCHEMA, openHint, URL_FORM } from './connection-error.js';
 import { type PgConnectionSettings, pgConnectionSettings } from './connection-settings.js';
 import { PgClient } from './pg-client.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
@@ -246,6 +246,7 @@ export function pgCanCreate(url: string): Promise<{ can: boolean | null; why?: s
       const [row] = (
         await c.query(`SELECT current_schema() AS schema, has_schema_privilege(current_schema(), 'CREATE') AS can`)
       ).rows;
+      if (row && row.schema === null) return { can: false, why: NO_SCHEMA };
       return row?.can ? { can: true } : { can: false, why: `no CREATE on schema ${row?.schema ?? 'public'}` };
     },
     (e) =>
