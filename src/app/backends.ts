@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { SkillsmithConfig } from '../config/config.js';
 import type { BackendDeps, ReadyableEmbedder } from '../backends/from-config.js';
 import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
+import { TransferError } from '../errors/transfer-error.js';
 import { isPostgresUrl, openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../support/log.js';
@@ -76,6 +77,13 @@ export async function copyMemory(
   from: string,
   to: string,
 ): Promise<import('../store/postgres/transfer.js').TransferReport> {
+  // A SQLite target writes its audit file from the copied audit table, in full, on first use: one already there
+  // holds another memory's records (or this one's, from before it moved), which the copy would be appended to.
+  const auditFile = auditFileFor(to);
+  if (auditFile && existsSync(auditFile))
+    throw new TransferError(
+      `${auditFile} is already there, beside the target: it is the audit copy of another memory (or of this one, kept from before it moved). Move it away and run migrate again; the new memory writes its own, with every audit record, on first use`,
+    );
   const { transferMemory } = await import('../store/postgres/transfer.js');
   return transferMemory(from, to);
 }

@@ -27,7 +27,11 @@ export interface OpenMemoryOptions {
   logger?: Logger;
   /** Injected clock (tests, replays). */
   now?: () => Date;
-  /** Append-only JSONL copy of the audit table (default: `<db>.audit.jsonl` beside a SQLite file; null = none). */
+  /**
+   * Append-only JSONL copy of the audit table (default: `<db>.audit.jsonl` beside a SQLite file; none for
+   * PostgreSQL, whose audit table is the trail; null = none). The mark of how far the file got is kept in the memory,
+   * one per path: on a PostgreSQL memory shared by several hosts, give a file on one host only.
+   */
   auditFile?: string | null;
 }
 

@@ -33,3 +33,9 @@ export function stateShapesRecall(key: StateKey): boolean {
  * next pass re-clusters every session: as a SQL condition on `key`, the same in both dialects.
  */
 export const STATE_CLEARED_ON_REEMBED_SQL = `(key LIKE 'watermark:%' OR key IN ('tool-stats', 'goal-stats'))`;
+
+/**
+ * The rows of the state that belong to a place rather than to the memory: the marks of how far each audit JSONL file
+ * beside it was written. `migrate` leaves them behind (a copy elsewhere has no file yet), as a SQL condition on `key`.
+ */
+export const STATE_OF_THE_PLACE_SQL = `key LIKE 'audit-file:%'`;

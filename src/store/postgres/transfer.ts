@@ -6,6 +6,7 @@ import { openSqliteStore, type SqliteStore } from '../sqlite/sqlite-store.js';
 import { openPgStore, pgHoldsMemory, type PgStore } from './pg-store.js';
 import { shownLocation } from '../../config/default-db.js';
 import { TransferError } from '../../errors/transfer-error.js';
+import { STATE_OF_THE_PLACE_SQL } from '../state-key.js';
 
 /**
  * Copies a whole memory between back ends (SQLite -> PostgreSQL, PostgreSQL -> SQLite, or same to same):
@@ -14,8 +15,11 @@ import { TransferError } from '../../errors/transfer-error.js';
  * rows computed on both sides (order-independent: the sum of each row's SHA-256).
  */
 
-/** The tables of a memory, each with its primary key (the copy pages by it). Not copied: schema_migrations, locks. */
-export const MEMORY_TABLES: { name: string; key: string[] }[] = [
+/**
+ * The tables of a memory, each with its primary key (the copy pages by it) and the rows it leaves behind, if any (a
+ * SQL condition). Not copied: schema_migrations, locks.
+ */
+export const MEMORY_TABLES: { name: string; key: string[]; leave?: string }[] = [
   { name: 'sessions', key: ['seq'] },
   { name: 'tool_calls', key: ['namespace', 'session_id', 'position'] },
   { name: 'facts', key: ['namespace', 'id'] },
@@ -23,7 +27,9 @@ export const MEMORY_TABLES: { name: string; key: string[] }[] = [
   { name: 'provenance', key: ['skill_id', 'source_kind', 'source_id'] },
   { name: 'feedback', key: ['id'] },
   { name: 'audit', key: ['id'] },
-  { name: 'state', key: ['namespace', 'key'] },
+  // How far the audit JSONL beside the source was written says nothing about a file beside the target: it is
+  // written from the copied audit table, in full, on first use.
+  { name: 'state', key: ['namespace', 'key'], leave: STATE_OF_THE_PLACE_SQL },
   { name: 'embedding_cache', key: ['embedder_id', 'text_hash'] },
   { name: 'clusters', key: ['namespace', 'id'] },
   { name: 'cluster_members', key: ['namespace', 'session_id'] },
@@ -70,7 +76,15 @@ interface Side {
   readonly label: string;
   columns(table: string): Promise<string[]>;
   count(table: string): Promise<number>;
-  page(table: string, cols: string[], key: string[], after: Value[] | null, limit: number): Promise<Value[][]>;
+  /** Rows of `table` after `after` in key order, less those `leave` (a SQL condition) selects. */
+  page(
+    table: string,
+    cols: string[],
+    key: string[],
+    after: Value[] | null,
+    limit: number,
+    leave?: string,
+  ): Promise<Value[][]>;
   begin(mode: 'read' | 'write'): Promise<void>;
   insert(table: string, cols: string[], rows: Value[][]): Promise<void>;
   /** After a copy into this side, before commit (sequences, change notification). */
@@ -98,8 +112,18 @@ class SqliteSide implements Side {
     return (this.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
   }
 
-  async page(table: string, cols: string[], key: string[], after: Value[] | null, limit: number): Promise<Value[][]> {
-    const where = after ? `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : '';
+  async page(
+    table: string,
+    cols: string[],
+    key: string[],
+    after: Value[] | null,
+    limit: number,
+    leave?: string,
+  ): Promise<Value[][]> {
+    const where = whereClause([
+      after ? `(${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : null,
+      leave ? `NOT (${leave})` : null,
+    ]);
     return this.db
       .prepare(
         `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM ${table} ${where} ORDER BY ${key.join(', ')} LIMIT ?`,
@@ -166,10 +190,20 @@ class PgSide implements Side {
     return (await this.db.query(`SELECT COUNT(*) AS n FROM ${table}`)).rows[0].n as number;
   }
 
-  async page(table: string, cols: string[], key: string[], after: Value[] | null, limit: number): Promise<Value[][]> {
+  async page(
+    table: string,
+    cols: string[],
+    key: string[],
+    after: Value[] | null,
+    limit: number,
+    leave?: string,
+  ): Promise<Value[][]> {
     const bools = this.booleans.get(table) ?? new Set();
     const args: unknown[] = [...(after ?? []), limit];
-    const where = after ? `WHERE (${key.join(', ')}) > (${key.map((_, i) => `$${i + 1}`).join(', ')})` : '';
+    const where = whereClause([
+      after ? `(${key.join(', ')}) > (${key.map((_, i) => `$${i + 1}`).join(', ')})` : null,
+      leave ? `NOT (${leave})` : null,
+    ]);
     const { rows } = await this.db.query({
       text: `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM ${table} ${where} ORDER BY ${key.join(', ')} LIMIT $${args.length}`,
       values: args,
@@ -237,6 +271,11 @@ class PgSide implements Side {
   }
 }
 
+const whereClause = (conditions: (string | null)[]) => {
+  const all = conditions.filter((c) => c !== null);
+  return all.length ? `WHERE ${all.join(' AND ')}` : '';
+};
+
 async function openSide(location: string, role: 'source' | 'target'): Promise<Side> {
   if (isPostgresUrl(location)) {
     // A database without Skillsmith's tables (a mistyped name) is no memory to copy: opening it would create them.
@@ -278,6 +317,7 @@ async function checksumOf(
   cols: string[],
   key: string[],
   pageSize: number,
+  leave?: string,
 ): Promise<{ rows: number; sum: bigint }> {
   const order = cols.map((_, i) => i).sort((a, b) => (cols[a] < cols[b] ? -1 : 1));
   const keyIdx = key.map((k) => cols.indexOf(k));
@@ -285,7 +325,7 @@ async function checksumOf(
   let rows = 0;
   let sum = 0n;
   for (;;) {
-    const page = await side.page(table, cols, key, after, pageSize);
+    const page = await side.page(table, cols, key, after, pageSize, leave);
     for (const r of page) sum = (sum + rowDigest(cols, order, r)) % MOD;
     rows += page.length;
     if (page.length < pageSize) break;
@@ -311,7 +351,7 @@ export async function transferMemory(
   let target: Side | null = null;
   try {
     target = await openSide(to, 'target');
-    const plan: { name: string; key: string[]; cols: string[] }[] = [];
+    const plan: { name: string; key: string[]; leave?: string; cols: string[] }[] = [];
     const occupied: string[] = [];
     for (const t of MEMORY_TABLES) {
       const cols = await source.columns(t.name);
@@ -345,7 +385,7 @@ export async function transferMemory(
         let rows = 0;
         let sum = 0n;
         for (;;) {
-          const page = await source.page(t.name, t.cols, t.key, after, pageSize);
+          const page = await source.page(t.name, t.cols, t.key, after, pageSize, t.leave);
           if (page.length) await target.insert(t.name, t.cols, page);
           for (const r of page) sum = (sum + rowDigest(t.cols, order, r)) % MOD;
           rows += page.length;
@@ -368,7 +408,7 @@ export async function transferMemory(
     const tables: TableCheck[] = [];
     for (const t of plan) {
       const src = sums.get(t.name)!;
-      const dst = await checksumOf(target, t.name, t.cols, t.key, pageSize);
+      const dst = await checksumOf(target, t.name, t.cols, t.key, pageSize, t.leave);
       tables.push({
         table: t.name,
         sourceRows: src.rows,
@@ -392,7 +432,10 @@ export async function transferMemory(
   }
 }
 
-/** Per-table counts and checksums of a memory as it is now (the same figures `transferMemory` verifies). */
+/**
+ * Per-table counts and checksums of a memory as it is now (the same figures `transferMemory` verifies: the rows it
+ * leaves behind left out).
+ */
 export async function memoryChecksums(
   location: string,
   pageSize = 2_000,
@@ -403,7 +446,7 @@ export async function memoryChecksums(
     const out = [];
     for (const t of MEMORY_TABLES) {
       const cols = await side.columns(t.name);
-      const { rows, sum } = await checksumOf(side, t.name, cols, t.key, pageSize);
+      const { rows, sum } = await checksumOf(side, t.name, cols, t.key, pageSize, t.leave);
       out.push({ table: t.name, rows, checksum: hex(sum) });
     }
     return out;
