@@ -239,6 +239,44 @@ describe('PostgreSQL store: many writers', () => {
     expect(await b.changeToken()).toBe(t1);
   });
 
+  it('two memories in two schemas of one database keep apart: each its own pass lock and change notices', async () => {
+    const url = await server.createDatabase();
+    const admin = await open(url);
+    await admin.pool.query('CREATE SCHEMA mem_a; CREATE SCHEMA mem_b');
+    const inSchema = (name: string) => `${url}?options=-csearch_path%3D${name}`;
+    const a = await open(inSchema('mem_a'));
+    const b1 = await open(inSchema('mem_b'));
+    const b2 = await open(inSchema('mem_b'));
+    expect((await admin.pool.query(`SELECT to_regclass('mem_b.skills') IS NOT NULL AS made`)).rows[0].made).toBe(true);
+
+    // A pass of one memory does not refuse the other's (the key of each is its schema's).
+    const passA = await a.tryLock('synthesis:default', 'host-a', 60_000);
+    expect(passA).not.toBeNull();
+    const passB = await b1.tryLock('synthesis:default', 'host-b', 60_000);
+    expect(passB).not.toBeNull();
+    expect(await b2.tryLock('synthesis:default', 'host-b2', 60_000)).toBeNull();
+    await passA!();
+    await passB!();
+
+    // Memory a's changes are not memory b's: b's processes hear none of them, so a's counter, however high, never
+    // hides b's own changes from them.
+    const write = (store: PgStore, id: string) =>
+      store.writeSkill({
+        action: 'add',
+        skill: skill({ id, name: id }),
+        parents: [],
+        actor: 't',
+        detail: {},
+        at: '2025-01-01T00:00:00.000Z',
+      });
+    const t0 = await b2.changeToken();
+    for (let i = 0; i < 5; i++) await write(a, `sk-a-${i}`);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await b2.changeToken()).toBe(t0);
+    await write(b1, 'sk-b-0');
+    await expect.poll(() => b2.changeToken(), { timeout: 5_000, interval: 10 }).not.toBe(t0);
+  });
+
   it('falls back to reading the change counter when no notification arrives', async () => {
     const url = await server.createDatabase();
     const a = await open(url);

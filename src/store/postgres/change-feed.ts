@@ -1,9 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '../../support/log.js';
 
-/** The channel every skill-changing transaction notifies on commit; the payload is the new counter value. */
-export const CHANGE_CHANNEL = 'skillsmith_changes';
-
 /**
  * Keeps a local change token for the in-memory recall index without a round trip per recall: a dedicated
  * connection LISTENs for commits that changed skills, a slow poll of the change counter covers setups where
@@ -24,7 +21,8 @@ export class ChangeFeed {
     private readonly newClient: () => pg.Client,
     private readonly readCounter: () => Promise<number>,
     private readonly log: Logger,
-    private readonly opts: { pollMs: number },
+    /** `channel`: the one every skill-changing transaction of this memory notifies on commit (scope.ts). */
+    private readonly opts: { pollMs: number; channel: string },
   ) {}
 
   token(): string {
@@ -63,7 +61,7 @@ export class ChangeFeed {
   private async listen(first: boolean): Promise<void> {
     const client = this.newClient();
     client.on('notification', (m) => {
-      if (m.channel === CHANGE_CHANNEL) this.observe(Number(m.payload));
+      if (m.channel === this.opts.channel) this.observe(Number(m.payload));
     });
     client.on('error', (e) => {
       this.log.warn('change listener lost its connection; reconnecting', { error: String(e) });
@@ -72,7 +70,7 @@ export class ChangeFeed {
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+      await client.query(`LISTEN ${this.opts.channel}`);
       const { rows } = await client.query('SELECT value FROM change_counter WHERE id = 1');
       const value = Number(rows[0]?.value ?? 0);
       if (this.stopped) {

@@ -10,7 +10,8 @@ import { CALL_TYPES, sqlPlan, type Query, type QueryResult, type Script } from '
 import { endedReason, type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
 import type { ServedSkill, Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
-import { ChangeFeed, CHANGE_CHANNEL } from './change-feed.js';
+import { ChangeFeed } from './change-feed.js';
+import { type MemoryScope, memoryScope } from './scope.js';
 import { connectionLossText, isConnectionError, NO_SCHEMA, openHint, URL_FORM } from './connection-error.js';
 import { type PgConnectionSettings, pgConnectionSettings } from './connection-settings.js';
 import { PgClient } from './pg-client.js';
@@ -83,14 +84,19 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     await pool.end().catch(() => undefined);
     throw cannotOpen(url, settings, e);
   }
-  const store = new PgStore(pool, shownLocation(url), config, log, opts);
-  store.upgradedFrom = upgradedFrom(versions.from, versions.to);
+  let store: PgStore;
   try {
-    // A user granted SELECT only (a recall-only agent, a dashboard, a backup): reads work, writes are refused.
-    const [may] = (await pool.query(`SELECT has_table_privilege(to_regclass('sessions'), 'INSERT') AS write`)).rows;
-    store.readOnly = may?.write === false;
+    // The schema the tables are in (search_path) names what this memory's processes meet by (scope.ts). A user
+    // granted SELECT only (a recall-only agent, a dashboard, a backup): reads work, writes are refused.
+    const [row] = (
+      await pool.query(
+        `SELECT current_schema() AS schema, has_table_privilege(to_regclass('sessions'), 'INSERT') AS write`,
+      )
+    ).rows;
+    store = new PgStore(pool, shownLocation(url), config, log, { ...opts, scope: memoryScope(row.schema) });
+    store.readOnly = row.write === false;
   } catch (e) {
-    await store.close();
+    await pool.end().catch(() => undefined);
     throw new BackendUnavailableError(
       `cannot open PostgreSQL memory at ${shownLocation(url)}: ${(e as Error).message}`,
       {
@@ -98,6 +104,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       },
     );
   }
+  store.upgradedFrom = upgradedFrom(versions.from, versions.to);
   try {
     await store.start();
   } catch (e) {
@@ -342,6 +349,8 @@ export class PgStore extends SqlStore implements Store {
   readOnly = false;
   private readonly feed: ChangeFeed;
   private readonly recalls: WriteBehindQueue<RecallRecord>;
+  /** The channel and lock names of this memory's processes (its schema's). */
+  private readonly scope: MemoryScope;
   private closed = false;
 
   constructor(
@@ -349,14 +358,15 @@ export class PgStore extends SqlStore implements Store {
     readonly location: string,
     private readonly clientConfig: pg.ClientConfig,
     private readonly log: Logger,
-    opts: PgStoreOptions = {},
+    opts: PgStoreOptions & { scope?: MemoryScope } = {},
   ) {
     super(plan);
+    this.scope = opts.scope ?? memoryScope('public');
     this.feed = new ChangeFeed(
       () => new PgClient(this.clientConfig),
       async () => Number((await this.query(plan.changeCounter)).rows[0].value),
       log.child('changes'),
-      { pollMs: opts.pollMs ?? 5_000 },
+      { pollMs: opts.pollMs ?? 5_000, channel: this.scope.channel },
     );
     this.recalls = new WriteBehindQueue((batch) => this.writeRecalls(batch), log.child('recalls'), {
       limit: opts.recallQueueLimit ?? 10_000,
@@ -497,7 +507,7 @@ export class PgStore extends SqlStore implements Store {
     const { audit, events } = o;
     const { rows } = await c.query(
       `WITH v AS (UPDATE change_counter SET value = value + $1 WHERE id = 1 RETURNING value),
-       n AS (SELECT pg_notify('${CHANGE_CHANNEL}', v.value::text) FROM v WHERE $1 > 0),
+       n AS (SELECT pg_notify($14, v.value::text) FROM v WHERE $1 > 0),
        a AS (INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail)
              SELECT u.namespace, u.at, u.actor, u.action, u.subject_kind, u.subject_id, u.detail
              FROM v, unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY
@@ -521,6 +531,7 @@ export class PgStore extends SqlStore implements Store {
         events.map((r) => r.type),
         events.map((r) => r.skillId),
         events.map((r) => json(r.payload)),
+        this.scope.channel,
       ],
     );
     return Number(rows[0].value);
@@ -580,7 +591,7 @@ export class PgStore extends SqlStore implements Store {
       lost = true;
     });
     await client.connect();
-    const key = `skillsmith:lock:${name}`;
+    const key = `${this.scope.lockPrefix}${name}`;
     try {
       const { rows } = await client.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [key]);
       if (!rows[0].ok) {

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { isPostgresUrl } from '../open-store.js';
 import { openSqliteStore, type SqliteStore } from '../sqlite/sqlite-store.js';
 import { openPgStore, pgHoldsMemory, type PgStore } from './pg-store.js';
+import { memoryScope } from './scope.js';
 import { shownLocation } from '../../config/default-db.js';
 import { TransferError } from '../../errors/transfer-error.js';
 import { STATE_OF_THE_PLACE_SQL } from '../state-key.js';
@@ -247,8 +248,10 @@ class PgSide implements Side {
       );
     }
     // Every process recalling from this database reloads its skills.
-    const { rows } = await this.db.query('UPDATE change_counter SET value = value + 1 WHERE id = 1 RETURNING value');
-    await this.db.query(`SELECT pg_notify('skillsmith_changes', $1)`, [String(rows[0].value)]);
+    const { rows } = await this.db.query(
+      'UPDATE change_counter SET value = value + 1 WHERE id = 1 RETURNING value, current_schema() AS schema',
+    );
+    await this.db.query('SELECT pg_notify($1, $2)', [memoryScope(rows[0].schema).channel, String(rows[0].value)]);
   }
 
   async commit(): Promise<void> {
