@@ -3,6 +3,7 @@ import { protectId } from '../capture/privacy.js';
 import { seedEta } from '../domain/admit.js';
 import { applySignal, isTrial, parseSignal, type LifecycleRules, type Signal } from '../domain/lifecycle.js';
 import { redactText } from '../domain/redact.js';
+import { parseSkillMd } from '../domain/skill-md/index.js';
 import type { Fact, Outcome, Skill } from '../domain/types.js';
 import type { CompileRequest, CompileResult } from '../pipeline/compile.js';
 import type { SkillDiff } from '../pipeline/diff.js';
@@ -285,10 +286,17 @@ export class Catalog {
       throw new ConflictError(
         `promote: an internal skill named ${ext.name} already exists (${clash.id}); rename or disable one first`,
       );
+    // An import stored before its row's description was the recallable copy's kept the file's own words (a
+    // secret, a planted instruction): the description recall and list_skills serve is its SKILL.md's.
+    const description = parseSkillMd(ext.skillMd).description ?? ext.description;
+    const embedded =
+      description === ext.description
+        ? { embedding: ext.embedding, embedderId: ext.embedderId }
+        : { embedding: (await this.ctx.embedder.embed([description]))[0], embedderId: this.ctx.embedder.id };
     const at = this.ctx.now().toISOString();
     const saved = await store.writeSkill({
       action: 'promote',
-      skill: { ...ext, corpus: 'internal', updatedAt: at },
+      skill: { ...ext, description, ...embedded, corpus: 'internal', updatedAt: at },
       parents: [],
       actor: opts.actor ?? 'user',
       detail: {},

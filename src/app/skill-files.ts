@@ -282,9 +282,12 @@ export class SkillFiles {
         result.skipped.push({ path: file, reason: `already promoted as ${doc.name}`, refused: false });
         continue;
       }
-      const [embedding] = await this.ctx.embedder.embed([doc.description]);
-      const at = this.ctx.now().toISOString();
       const reparsed = parseSkillMd(text);
+      // The row's description is the recallable copy's (redacted, neutralised), as its SKILL.md is: it reaches
+      // list_skills, resources/list, the REST API and the dashboard, and an embedder that may be an HTTP server.
+      const description = reparsed.description ?? '';
+      const [embedding] = await this.ctx.embedder.embed([description]);
+      const at = this.ctx.now().toISOString();
       const tools = reparsed.toolsRequired;
       const declared = doc.metadata.version ?? '1.0.0';
       const version = existing
@@ -298,7 +301,7 @@ export class SkillFiles {
         id: existing?.id,
         namespace: ns,
         name: doc.name,
-        description: doc.description,
+        description,
         skillMd: text,
         body: reparsed.body,
         version,
