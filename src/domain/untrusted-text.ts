@@ -93,17 +93,148 @@ export interface DetectOptions {
   source?: 'untrusted' | 'skill';
 }
 
-/** Every instruction-like run in `text`, in order, overlapping ones merged into the first. */
+/**
+ * Letters of other scripts drawn like Latin ones (Cyrillic, Greek, a few Latin variants): the usual homoglyphs of
+ * planted text ("Ignоre" with a Cyrillic о). Only for detection: the text itself is never rewritten with them.
+ */
+const LOOKALIKES: Record<string, string> = {
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  ѕ: 's',
+  ԁ: 'd',
+  ԛ: 'q',
+  ԝ: 'w',
+  һ: 'h',
+  ӏ: 'l',
+  ь: 'b',
+  г: 'r',
+  п: 'n',
+  и: 'u',
+  А: 'A',
+  В: 'B',
+  Е: 'E',
+  К: 'K',
+  М: 'M',
+  Н: 'H',
+  О: 'O',
+  Р: 'P',
+  С: 'C',
+  Т: 'T',
+  Х: 'X',
+  І: 'I',
+  Ј: 'J',
+  Ѕ: 'S',
+  Ԁ: 'D',
+  Ү: 'Y',
+  α: 'a',
+  β: 'b',
+  ε: 'e',
+  η: 'n',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  Α: 'A',
+  Β: 'B',
+  Ε: 'E',
+  Ζ: 'Z',
+  Η: 'H',
+  Ι: 'I',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Υ: 'Y',
+  Χ: 'X',
+  ı: 'i',
+  ȷ: 'j',
+  ɡ: 'g',
+  ɑ: 'a',
+  ʟ: 'L',
+};
+
+/** Characters a reader never sees: zero-width spaces and joiners, soft hyphens, bidi controls, variation selectors. */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+
+/**
+ * What a model reads in `text`, as plain letters, with where each of its characters came from (`at[i]` is the
+ * offset in `text` of character i; `at[length]` is `text.length`): compatibility forms folded (full-width
+ * `Ｉｇｎｏｒｅ`, mathematical `𝐈𝐠𝐧𝐨𝐫𝐞`, ligatures), accents taken off, homoglyphs read as the Latin letters they
+ * look like, Unicode tag characters (invisible, yet read by models as the ASCII they encode) read as that ASCII,
+ * and other invisible characters dropped (`Ig\u200Bnore`) or, in the second reading, read as spaces
+ * (`Ignore\u200Ball\u200Bprevious`). Text of plain ASCII is its own single reading.
+ */
+function readings(text: string): { text: string; at: number[] | null }[] {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: plain ASCII, control bytes included
+  if (/^[\u0000-\u007f]*$/.test(text)) return [{ text, at: null }];
+  return ['', ' '].map((invisible) => {
+    let out = '';
+    const at: number[] = [];
+    let i = 0;
+    const seen = new Map<string, string>();
+    for (const ch of text) {
+      let read = ch.charCodeAt(0) < 0x80 ? ch : seen.get(ch);
+      if (read === undefined) {
+        read = readChar(ch, invisible);
+        seen.set(ch, read);
+      }
+      for (let k = 0; k < read.length; k++) at.push(i);
+      out += read;
+      i += ch.length;
+    }
+    at.push(text.length);
+    return { text: out, at };
+  });
+}
+
+function readChar(ch: string, invisible: string): string {
+  const cp = ch.codePointAt(0) ?? 0;
+  if (cp >= 0xe0020 && cp <= 0xe007e) return String.fromCharCode(cp - 0xe0000);
+  if (INVISIBLE.test(ch)) return invisible;
+  return [...ch.normalize('NFKD').replace(/\p{M}/gu, '')].map((c) => LOOKALIKES[c] ?? c).join('');
+}
+
+/**
+ * Every instruction-like run in `text`, in order, overlapping ones merged into the first. The text is read as a
+ * model reads it (see `readings`), so invisible characters, full-width or accented letters and homoglyphs do not
+ * hide an instruction; offsets and matched text are those of `text` itself.
+ */
 export function findInstructions(text: string, opts: DetectOptions = {}): InstructionMatch[] {
   if (!text) return [];
   const skill = opts.source === 'skill';
   const found: (InstructionMatch & { end: number })[] = [];
-  for (const { kind, re, strict } of PATTERNS) {
-    if (strict && skill) continue;
-    re.lastIndex = 0;
-    for (const m of text.matchAll(re)) {
-      const start = m.index + (m[0].startsWith('\n') ? 1 : 0);
-      found.push({ kind, index: start, end: m.index + m[0].length, text: m[0].trim() });
+  for (const reading of readings(text)) {
+    const to = (k: number) => (reading.at ? reading.at[k] : k);
+    for (const { kind, re, strict } of PATTERNS) {
+      if (strict && skill) continue;
+      re.lastIndex = 0;
+      for (const m of reading.text.matchAll(re)) {
+        let start = to(m.index);
+        const end = to(m.index + m[0].length);
+        while (start < end && /\s/.test(text[start])) start++;
+        const matched = text.slice(start, end).trimEnd();
+        found.push({ kind, index: start, end: start + matched.length, text: matched });
+      }
     }
   }
   found.sort((a, b) => a.index - b.index || b.end - a.end);
@@ -170,7 +301,8 @@ function sentenceEnd(text: string, from: number): number {
  * data.
  */
 export function quoteUntrusted(text: string): string {
-  return neutraliseInstructions(escapeControl(text))
+  // Neutralised before the escapes: `\u202e` written out before a word would hide the word from the detector.
+  return escapeControl(neutraliseInstructions(text))
     .replace(/```/g, "'''")
     .replace(/<\/?untrusted[^>]*>/gi, '');
 }
