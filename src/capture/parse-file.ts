@@ -4,7 +4,7 @@ import { autogenMessagesOf, fromAutogen } from './autogen.js';
 import { fromLangChainMessages, langchainMessagesOf } from './langchain-messages.js';
 import { anthropicSessions, hasAnthropicMarkers } from './anthropic-messages.js';
 import { answeredByExit } from '../domain/commands.js';
-import { clipLongStrings, depthReason, exceedsDepth } from '../domain/json-limits.js';
+import { clipLongStrings, depthReason, exceedsDepth, jsonSyntaxReason } from '../domain/json-limits.js';
 import { countUnread, isObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
 import { hasOpenAiMarkers, isOpenAiConversation, openAiSessions } from './openai-messages.js';
@@ -219,7 +219,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       try {
         value = JSON.parse(line.replace(/^\uFEFF/, ''));
       } catch (e) {
-        const reason = i === unfinished ? UNFINISHED_LINE : `not valid JSON (${(e as Error).message})`;
+        const reason =
+          i === unfinished ? UNFINISHED_LINE : `not valid JSON (${jsonSyntaxReason((e as Error).message)})`;
         problems.push({ file: opts.file, line: lineNo, reason });
         return;
       }
@@ -403,7 +404,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     problems.push({
       file: opts.file,
       line,
-      reason: `not valid JSON${Number.isFinite(at) ? ` (column ${column})` : ''}: ${e.message}; the file is one JSON document, so nothing in it was read`,
+      reason: `not valid JSON${Number.isFinite(at) ? ` (column ${column})` : ''}: ${jsonSyntaxReason(e.message)}; the file is one JSON document, so nothing in it was read`,
     });
     return true;
   }

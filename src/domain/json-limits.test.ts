@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exceedsDepth, jsonBytesWithin, MAX_JSON_DEPTH } from './json-limits.js';
+import { exceedsDepth, jsonBytesWithin, jsonSyntaxReason, MAX_JSON_DEPTH } from './json-limits.js';
 
 const exact = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 
@@ -69,5 +69,30 @@ describe('jsonBytesWithin', () => {
 
   it('walks a 100,000-level value without growing the stack', () => {
     expect(jsonBytesWithin(nested(100_000), 1e9)).toBe(-1);
+  });
+});
+
+describe('jsonSyntaxReason', () => {
+  const reasonOf = (text: string) => {
+    try {
+      JSON.parse(text);
+    } catch (e) {
+      return jsonSyntaxReason((e as Error).message);
+    }
+    throw new Error('parsed');
+  };
+
+  it('says what is wrong without quoting the text around it', () => {
+    for (const text of [
+      'sk-proj-Zx81kQ2mW7vN4pR9tL3bY6cJ0aQ',
+      '{"goal": "deploy", "password": Hunter2Secret1234}',
+      '{"a": 1, "token": ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R}',
+      'xyz',
+    ]) {
+      const reason = reasonOf(text);
+      expect(reason).toMatch(/^Unexpected token '.'$/);
+    }
+    expect(reasonOf('{"a": 1} x')).toMatch(/^Unexpected non-whitespace character after JSON at position 9$/);
+    expect(reasonOf('{"a": ')).toBe('Unexpected end of JSON input');
   });
 });

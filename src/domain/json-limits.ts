@@ -107,3 +107,12 @@ export function clipLongStrings(value: unknown, maxChars: number): { value: unkn
   }
   return { value: root, cut };
 }
+
+/**
+ * What a JSON parser found wrong, without the text it quotes: V8 quotes up to 10 characters either side of the
+ * fault (`Unexpected token 'H', ..."assword": Hunter2Sec"... is not valid JSON`), which may be part of a secret
+ * that redaction, seeing only a piece, cannot recognise. A reason reaches terminals, logs and answers. Pure.
+ */
+export function jsonSyntaxReason(message: string): string {
+  return message.replace(/,? (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '');
+}

@@ -45,4 +45,14 @@ describe('toolNameProblem', () => {
     const long = toolNameProblem(`${'a'.repeat(100)} b`) ?? '';
     expect(long).toContain(`"${'a'.repeat(40)}…"`);
   });
+
+  it('quotes a long name redacted whole before it is cut: no first characters of a secret past the cut', () => {
+    const token = 'ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R';
+    for (const pad of [0, 10, 20, 26, 30, 36])
+      for (const secret of [token, 'sk-proj-Zx81kQ2mW7vN4pR9tL3bY6cJ0aQ', 'AKIAIOSFODNN7EXAMPLE']) {
+        const reason = toolNameProblem(`${'x'.repeat(pad)} ${secret} and more`)!;
+        expect(reason, `${pad}: ${reason}`).not.toContain(secret.slice(0, 8));
+        expect(reason).toContain('is not a tool name');
+      }
+  });
 });

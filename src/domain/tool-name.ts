@@ -24,8 +24,10 @@ export function toolNameProblem(name: unknown): string | null {
     return `a tool name is at most ${MAX_TOOL_NAME_LENGTH} characters (this one has ${name.length})`;
   if (TOOL_NAME.test(name)) return null;
   const odd = [...new Set(name.match(NOT_IN_NAME) ?? [])].slice(0, 5).map(shown);
-  // Quoted as redacted: a name is untrusted text, and a reason reaches logs and answers.
-  const head = redactText(name.length > 40 ? `${name.slice(0, 40)}…` : name);
+  // Quoted as redacted: a name is untrusted text, and a reason reaches logs and answers. Redacted whole, then
+  // cut: a secret cut first is too short for its rule to see, and its first characters would be quoted.
+  const redacted = redactText(name);
+  const head = redacted.length > 40 ? `${redacted.slice(0, 40)}…` : redacted;
   return `${JSON.stringify(head)} is not a tool name: a tool name holds ${TOOL_NAME_CHARACTERS} (what tool-calling APIs accept), and this one has ${odd.join(', ')}`;
 }
 

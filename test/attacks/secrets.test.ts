@@ -10,6 +10,7 @@ import type { ToolCall } from '../../src/domain/types.js';
 import { parseSkillMd, validateSkillMd } from '../../src/domain/skill-md/index.js';
 import { openMemory } from '../../src/app/open-memory.js';
 import { plainSession } from '../support/capture.js';
+import { runCli, startCli } from '../support/surfaces.js';
 import { tempDbPath } from '../support/tau.js';
 
 const SECRETS = {
@@ -295,5 +296,61 @@ describe('a record nested 6,000 levels deep', () => {
     await memory.close();
     // Closed, the write-ahead log is checkpointed into the file itself.
     expect(readFileSync(db).toString('latin1')).not.toContain(SECRETS.openai);
+  });
+});
+
+describe('a bad record is named without quoting a piece of the secret it holds', () => {
+  it('on the terminal, in --json and in a REST ingest answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-secrets-'));
+    const db = join(dir, 'memory.db');
+    const file = join(dir, 'bad.jsonl');
+    const lines = [
+      JSON.stringify({ session_id: 'ok', goal: 'deploy', success: true, steps: [{ tool: 'deploy', args: {} }] }),
+      // Not JSON: the parser's message quotes the characters around the fault.
+      `{"session_id": "a", "goal": "deploy", "password": ${SECRETS.github}}`,
+      SECRETS.openai,
+      // A tool name the reason quotes: the token starts before its 40-character cut and ends after it.
+      JSON.stringify({
+        session_id: 'b',
+        goal: 'deploy',
+        success: true,
+        steps: [{ tool: `run the deploy with ${SECRETS.github}`, args: {} }],
+      }),
+    ];
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const pieces = [SECRETS.github.slice(0, 8), SECRETS.github.slice(4, 14), SECRETS.openai.slice(0, 10)];
+    const expectNoPiece = (text: string, where: string) => {
+      for (const p of pieces) expect(text, `${p} in ${where}`).not.toContain(p);
+    };
+
+    const text = runCli(['ingest', file, '--db', db], dir);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(/bad\.jsonl:2: not valid JSON/);
+    expect(text.stderr).toMatch(/bad\.jsonl:3: not valid JSON/);
+    expect(text.stderr).toMatch(/bad\.jsonl:4: .*is not a tool name/);
+    expectNoPiece(text.stdout + text.stderr, 'ingest');
+    const json = runCli(['ingest', file, '--json', '--db', db], dir);
+    expect(JSON.parse(json.stdout)[0].problems).toHaveLength(3);
+    expectNoPiece(json.stdout + json.stderr, 'ingest --json');
+
+    const server = await startCli(['serve', '--port', '0', '--db', db, '--log-level', 'error']);
+    try {
+      const res = await fetch(`${server.url}/api/ingest?name=bad.jsonl`, {
+        method: 'POST',
+        headers: { 'X-Skillsmith-CSRF': '1' },
+        body: readFileSync(file, 'utf8'),
+      });
+      expect(res.status).toBe(422);
+      expectNoPiece(await res.text(), 'POST /api/ingest');
+      const body = await fetch(`${server.url}/api/sessions`, {
+        method: 'POST',
+        headers: { 'X-Skillsmith-CSRF': '1', 'Content-Type': 'application/json' },
+        body: `{"goal": "deploy", "id": ${SECRETS.openai}}`,
+      });
+      expect(body.status).toBe(400);
+      expectNoPiece(await body.text(), 'POST /api/sessions');
+    } finally {
+      await server.stop();
+    }
   });
 });

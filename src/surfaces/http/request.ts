@@ -4,6 +4,7 @@ import { CircuitOpenError } from '../../errors/circuit-open-error.js';
 import { HttpError } from '../../errors/http-error.js';
 import { httpStatusOf } from '../../errors/error-codes.js';
 import { unreachableStoreText } from '../../app/store-errors.js';
+import { jsonSyntaxReason } from '../../domain/json-limits.js';
 
 export { HttpError };
 
@@ -20,7 +21,7 @@ export async function readJson<T extends z.ZodType>(
     body = opts.optional && !text.trim() ? {} : JSON.parse(text);
   } catch (e) {
     // What the parser found wrong and where (`Unexpected token } in JSON at position 12`), or that there was nothing.
-    const why = text.trim() ? (e as Error).message : 'the body is empty';
+    const why = text.trim() ? jsonSyntaxReason((e as Error).message) : 'the body is empty';
     throw new HttpError(400, `the request body must be JSON (Content-Type: application/json): ${why}`);
   }
   return parse(schema, body, 'body');
