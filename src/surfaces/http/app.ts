@@ -12,6 +12,7 @@ import { statusRoutes } from './routes/status.js';
 import { bearerToken, csrfHeader, loopbackHostOnly } from './security.js';
 import { dashboardRoutes, DEFAULT_WEB_ROOT } from './static.js';
 import { VERSION } from '../version.js';
+import { redactText } from '../../domain/redact.js';
 
 export interface AppOptions {
   /** Bearer token every /api route but /api/health requires (none: no token checked). */
@@ -87,10 +88,23 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
     const { status, message, retryAfterS } = errorAnswer(e);
     if (retryAfterS !== undefined) c.header('Retry-After', String(retryAfterS));
     // An unreachable database is said in one line (its stack says nothing more); other failures with their stack.
-    if (status === 503) log.warn('request failed', { method: c.req.method, path: c.req.path, error: message });
+    // The path and the error are a client's words (a session id may be an email): redacted, as everything logged is.
+    const path = loggedPath(c.req.path);
+    if (status === 503) log.warn('request failed', { method: c.req.method, path, error: redactText(message) });
     else if (status >= 500)
-      log.error('request failed', { method: c.req.method, path: c.req.path, error: String((e as Error).stack ?? e) });
+      log.error('request failed', { method: c.req.method, path, error: redactText(String((e as Error).stack ?? e)) });
     return c.json({ error: message }, status as 400);
   });
   return app;
+}
+
+/** A request's path as a log line may carry it: percent-decoded (an encoded `@` hides an email), then redacted. */
+function loggedPath(path: string): string {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // A malformed escape: redacted as sent.
+  }
+  return redactText(decoded);
 }
