@@ -11,6 +11,7 @@ import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';
 import { serveApi, type RunningServer } from '../src/surfaces/http/server.js';
 import { ROOT, SAMPLE } from './support/surfaces.js';
+import { OTHER_CODING, scriptedSession, UPGRADES } from './support/coding-tasks.js';
 
 const PYTHON = process.env.PYTHON ?? 'python3';
 
@@ -202,6 +203,159 @@ describe('Python client against the real server', () => {
     }
   }, 180_000);
 
+  it('lists and reads sessions, learns look-alike sessions with compile, reads, diffs, downloads, disables and enables a skill, checks health, each refusal a SkillsmithError', async () => {
+    // A memory of its own: coding sessions after one pass, where three upgrades wait alone, worded too far apart.
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-py-catalogue-'));
+    const own = await openMemory({ db: join(dir, 'm.db'), logLevel: 'silent', auditFile: null });
+    const ownServer = await serveApi(own, { port: 0, webRoot: null });
+    const tokenServer = await serveApi(own, { port: 0, webRoot: null, token: 'py-token-0123456789abcdef' });
+    try {
+      await own.ingest([...UPGRADES, ...OTHER_CODING].map(scriptedSession));
+      await own.synthesize();
+      const run = await runPython(
+        [join(ROOT, 'test', 'fixtures', 'python-client-catalogue.py'), ownServer.url, tokenServer.url, dir],
+        { PYTHONPATH: join(ROOT, 'clients', 'python') },
+      );
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const out = JSON.parse(run.stdout);
+      const upgrades = UPGRADES.map((u) => u.id).sort();
+
+      // health: the server and its memory answer, without the token a token server wants for every other route.
+      expect(out.health).toEqual({ ok: true, name: 'skillsmith', version: expect.any(String), store: 'ok' });
+      expect(out.health_no_token).toMatchObject({ ok: true, store: 'ok' });
+      expect(out.token_refused).toEqual([401, expect.stringMatching(/bearer token/)]);
+      expect(out.token_ok).toBe(1);
+      expect(out.openapi_paths).toContain('/api/look-alike');
+
+      // sessions: newest first, paged, with the total; the pages put together are the whole list (the store's, read
+      // after the script, lacks the oldest: the script forgot it).
+      const newest: string[] = out.sessions_all;
+      expect([...newest].sort()).toEqual([...UPGRADES, ...OTHER_CODING].map((x) => x.id).sort());
+      expect((await own.sessions.list({ limit: 200, offset: 0 })).map((x) => x.id)).toEqual(newest.slice(0, -1));
+      expect(out.sessions_first).toEqual({
+        page: true,
+        total: newest.length,
+        limit: 2,
+        offset: 0,
+        ids: newest.slice(0, 2),
+      });
+      expect(out.sessions_second).toEqual({ offset: 2, ids: newest.slice(2, 4) });
+      expect(out.sessions_default_limit).toBe(50);
+      const stored = (await own.sessions.get(own.sessions.key(newest[0])))!;
+      expect(out.session).toEqual({ id: newest[0], goal: stored.goal, tools: stored.calls.map((c) => c.tool) });
+      expect(out.session_unknown).toEqual([404, 'no session "no-such-session"']);
+      expect(out.sessions_bad_limit).toEqual([400, expect.stringMatching(/^invalid query: limit: /)]);
+      expect(out.sessions_too_many).toEqual([400, expect.stringMatching(/^invalid query: limit: .*200/)]);
+      expect(out.sessions_bad_offset).toEqual([400, expect.stringMatching(/^invalid query: offset: /)]);
+
+      // look-alike: the three upgrades wait as one group; compile previews, then learns them, and the group is gone.
+      expect(out.look_alike).toEqual([
+        { sessions: upgrades, goals: 3, steps: expect.arrayContaining([{ tool: 'Bash', command: 'npm install' }]) },
+      ]);
+      expect(out.compile_preview).toEqual({ dryRun: true, action: 'add' });
+      expect(out.compiled).toMatchObject({ dryRun: false, action: 'add' });
+      expect(out.look_alike_after).toBe(0);
+      expect(out.compile_nothing).toEqual([400, expect.stringMatching(/give sessions, a cue or facts/)]);
+      expect(out.compile_unknown_fact).toEqual([400]);
+
+      // The skill list, one skill, and its old name after a rename (404 saying what it became).
+      // (The store, read after the script, lacks the compiled skill: the script forgot it.)
+      const names = (await own.skills.list()).map((x) => x.name);
+      expect(out.skills_all).toEqual([...names, out.compiled.name].sort());
+      expect(out.skills_page).toEqual({ page: true, total: names.length + 1, limit: 1, count: 1 });
+      expect(out.skills_bad_sort).toEqual([400]);
+      expect(out.skill).toEqual({ name: out.compiled.name, version: '1.0.0', enabled: true, corpus: 'internal' });
+      expect(out.skill_has_md).toBe(true);
+      expect(out.skill_old_name).toEqual([
+        404,
+        `no skill named "${out.compiled.name}": it was renamed py-upgrade-dependency`,
+        expect.objectContaining({ nowKnownAs: { name: 'py-upgrade-dependency', how: 'renamed' } }),
+      ]);
+
+      // diff: one version has nothing to compare; after the rename, its lines; pinned versions; the refusals.
+      expect(out.diff_single).toEqual({ from: null, to: '1.0.0', hunks: [] });
+      expect(out.diff).toMatchObject({ name: 'py-upgrade-dependency', from: '1.0.0', to: '1.1.0' });
+      expect(out.diff.lines).toEqual(
+        expect.arrayContaining([
+          { op: '-', text: `name: ${out.compiled.name}` },
+          { op: '+', text: 'name: py-upgrade-dependency' },
+          { op: '+', text: '  version: 1.1.0' },
+        ]),
+      );
+      expect(out.diff_pinned).toEqual(['1.0.0', '1.0.0', []]);
+      expect(out.diff_bad_version).toEqual([400, 'invalid query: from: a version such as 1.2.0']);
+      expect(out.diff_no_such_version).toEqual([
+        404,
+        expect.stringMatching(/has no version 9\.9\.9 \(its versions: 1\.0\.0, 1\.1\.0\)/),
+      ]);
+      expect(out.diff_unknown).toEqual([404, 'no skill named "no-such-skill"']);
+
+      // SKILL.md: the exported file, as text and written to a path; refusals.
+      expect(out.skill_md).toMatch(/^---\nname: py-upgrade-dependency\n/);
+      expect(out.skill_md).toContain('## Steps');
+      expect(out.skill_md_written).toBe(true);
+      expect(out.skill_md_unknown).toEqual([404, 'no skill named "no-such-skill"']);
+      expect(out.skill_md_unwritable).toEqual([0, expect.stringMatching(/^cannot write .*x\.md: /), null]);
+
+      // explain with a cap on the parent sessions shown.
+      expect(out.explain).toEqual({ shown: 1, count: 3 });
+      expect(out.explain_bad).toEqual([400]);
+      expect(out.explain_unknown).toEqual([404]);
+
+      // disable: recall no longer serves the skill; enable: it does again. Unknown names refused.
+      expect(out.recall_before).toContain('py-upgrade-dependency');
+      expect(out.disabled).toBe(false);
+      expect(out.recall_disabled).not.toContain('py-upgrade-dependency');
+      expect(out.listed_disabled).toEqual(['py-upgrade-dependency']);
+      expect(out.disabled_again).toBe(false);
+      expect(out.enabled).toBe(true);
+      expect(out.recall_enabled).toContain('py-upgrade-dependency');
+      expect(out.enable_unknown).toEqual([404, 'no skill named "no-such-skill"']);
+      expect(out.disable_unknown).toEqual([404, 'no skill named "no-such-skill"']);
+
+      // forget a skill and a session; again, refused.
+      expect(out.forget_skill).toBe('py-upgrade-dependency');
+      expect(await own.skills.get('py-upgrade-dependency')).toBeNull();
+      expect(out.forget_skill_again).toEqual([404]);
+      expect(out.forget_session).toEqual(['calls', 'ref', 'skills']);
+      expect(out.forget_session_again).toEqual([404]);
+      expect(out.sessions_after_forget).toBe(newest.length - 1);
+      expect(await own.sessions.count()).toBe(newest.length - 1);
+    } finally {
+      await tokenServer.close();
+      await ownServer.close();
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('covers every route of the OpenAPI document: each named in ROUTES, by a Client method that calls it', async () => {
+    const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(documented.length).toBeGreaterThan(20);
+    // ROUTES, and for each entry whether its method exists and its source sends that HTTP method to that path.
+    const r = await runPython([join(ROOT, 'test', 'fixtures', 'python-client-routes.py')], {
+      PYTHONPATH: join(ROOT, 'clients', 'python'),
+    });
+    expect(r.stderr).toBe('');
+    const routes = JSON.parse(r.stdout) as [string, string, string, boolean, boolean][];
+    for (const [method, path, name, callsPath, sendsMethod] of routes)
+      expect([`${method} ${path}`, name, callsPath, sendsMethod]).toEqual([`${method} ${path}`, name, true, true]);
+    const covered = new Set(routes.map(([method, path]) => `${method} ${path}`));
+    // A route the document gains is a method the client needs (and a line in its README's table).
+    expect(documented.filter((route) => !covered.has(route))).toEqual([]);
+    // ROUTES names no route the server lacks (the document itself is served, but not among its paths).
+    expect([...covered].filter((route) => !documented.includes(route))).toEqual(['GET /api/openapi.json']);
+    // Every route is in the README's table, with its method.
+    const readme = readFileSync(join(ROOT, 'clients', 'python', 'README.md'), 'utf8');
+    for (const [method, path, name] of routes) expect(readme).toContain(`| \`${method} ${path}\` | \`${name}(`);
+  }, 60_000);
+
   it('every failure of the transport is a SkillsmithError: a closed connection, a timeout, an answer that is not JSON', async () => {
     // A server that misbehaves in each way a proxy, a crashed process or another service on the port can.
     const odd = createServer((req, res) => {
@@ -210,6 +364,12 @@ describe('Python client against the real server', () => {
       if (path.startsWith('/hang/')) return;
       if (path.startsWith('/html/'))
         return res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>proxy</html>');
+      if (path.startsWith('/object/'))
+        return res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"items": "none"}');
+      if (path.startsWith('/unhealthy/'))
+        return res
+          .writeHead(503, { 'Content-Type': 'application/json' })
+          .end('{"ok": false, "name": "skillsmith", "version": "0", "store": "unreachable", "error": "db down"}');
       res.writeHead(500, { 'Content-Type': 'application/json' }).end('["not", "an", "object"]');
     });
     await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
@@ -236,6 +396,16 @@ describe('Python client against the real server', () => {
       '    "rename": lambda c: c.rename_skill("a-skill", "b-skill"),',
       '    "promote": lambda c: c.promote_skill("a-skill"),',
       '    "export": lambda c: c.export_skills(["a-skill"]),',
+      '    "health": lambda c: c.health(),',
+      '    "openapi": lambda c: c.openapi(),',
+      '    "sessions": lambda c: c.sessions(limit=5),',
+      '    "session": lambda c: c.get_session("s-1"),',
+      '    "skills": lambda c: c.skills(limit=5),',
+      '    "diff": lambda c: c.diff("a-skill", from_version="1.0.0"),',
+      '    "skill_md": lambda c: c.skill_md("a-skill"),',
+      '    "look_alike": lambda c: c.look_alike(),',
+      '    "enable": lambda c: c.enable_skill("a-skill"),',
+      '    "disable": lambda c: c.disable_skill("a-skill"),',
       '}',
       'more = out["more"] = {}',
       'for case in ["close", "hang", "html", "list"]:',
@@ -248,6 +418,14 @@ describe('Python client against the real server', () => {
       '            more[case + " " + name] = [e.status, str(e)[:200]]',
       '        except Exception as e:',
       '            more[case + " " + name] = "escaped: " + type(e).__name__ + ": " + str(e)',
+      // A JSON answer that is no page of items; a health answer saying the database is down.
+      'for case, call in [("object", lambda c: c.sessions()), ("object", lambda c: c.skills()), ("unhealthy", lambda c: c.health())]:',
+      `    c = Client("http://127.0.0.1:${port}/" + case, timeout=1)`,
+      '    try:',
+      '        call(c)',
+      '        out.setdefault(case, []).append("no error")',
+      '    except SkillsmithError as e:',
+      '        out.setdefault(case, []).append([e.status, e.message, e.body])',
       'print(json.dumps(out))',
     ].join('\n');
     try {
@@ -259,10 +437,12 @@ describe('Python client against the real server', () => {
       expect(out.html).toEqual([200, expect.stringMatching(/is not JSON: '<html>proxy<\/html>'/)]);
       expect(out.list).toEqual([500, '500: ["not", "an", "object"]']);
       const more = out.more as unknown as Record<string, [number, string] | string>;
-      const calls = ['stats', 'events', 'stream', 'ingest', 'rename', 'promote', 'export'];
+      const calls = ['stats', 'events', 'stream', 'ingest', 'rename', 'promote', 'export', 'health', 'openapi'];
+      calls.push('sessions', 'session', 'skills', 'diff', 'skill_md', 'look_alike', 'enable', 'disable');
       const html: Record<string, RegExp> = {
         stream: /is not an event stream \(text\/html\)$/,
         export: /is not a zip archive: b'<html>proxy<\/html>'$/,
+        skill_md: /is not a SKILL\.md \(text\/html\): b'<html>proxy<\/html>'$/,
       };
       expect(Object.keys(more)).toHaveLength(4 * calls.length);
       for (const call of calls) {
@@ -271,6 +451,15 @@ describe('Python client against the real server', () => {
         expect(more[`html ${call}`], call).toEqual([200, expect.stringMatching(html[call] ?? /is not JSON: '<html>/)]);
         expect(more[`list ${call}`], call).toEqual([500, '500: ["not", "an", "object"]']);
       }
+      const notPage = [
+        200,
+        expect.stringMatching(/^the answer from .*\/object\/api\/(sessions|skills) is not a page of items: /),
+        null,
+      ];
+      expect(out.object).toEqual([notPage, notPage]);
+      expect(out.unhealthy).toEqual([
+        [503, 'db down', { ok: false, name: 'skillsmith', version: '0', store: 'unreachable', error: 'db down' }],
+      ]);
     } finally {
       odd.closeAllConnections();
       await new Promise((resolve) => odd.close(resolve));

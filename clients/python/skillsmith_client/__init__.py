@@ -1,5 +1,6 @@
-"""A client for the Skillsmith REST API: record sessions, ingest logs, recall skills, give feedback, rename,
-promote and export skills, read the event stream, forget.
+"""A client for the Skillsmith REST API: record, list and read sessions, ingest logs, recall skills, give feedback,
+read, diff, enable or disable, rename, promote and export skills, find look-alike sessions, read the event stream,
+check health, forget. `ROUTES` names the method that covers each REST route.
 
 Standard library only. The server is `skillsmith serve` (default http://127.0.0.1:7700).
 """
@@ -16,7 +17,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
-__all__ = ["Client", "Session", "SkillsmithError", "SkillsZip"]
+__all__ = ["Client", "Page", "Session", "SkillsmithError", "SkillsZip", "ROUTES"]
 __version__ = "0.1.0"
 
 CSRF_HEADER = "X-Skillsmith-CSRF"
@@ -41,6 +42,50 @@ class SkillsZip(bytes):
     export (a SKILL.md that does not validate), left out of the archive."""
 
     skipped: List[str]
+
+
+class Page(list):
+    """One page of a paged list (`skills`, `sessions`), as a list of its items. `total`: how many there are in all;
+    `limit` and `offset`: the page the server served (its defaults when none were given)."""
+
+    total: int
+    limit: int
+    offset: int
+
+
+# Each REST route (method, path as the OpenAPI document at /api/openapi.json names it) and the Client method that
+# calls it: a route the document gains without a method here fails test/python-client.test.ts.
+ROUTES: Tuple[Tuple[str, str, str], ...] = (
+    ("GET", "/api/health", "health"),
+    ("GET", "/api/stats", "stats"),
+    ("GET", "/api/openapi.json", "openapi"),
+    ("GET", "/api/skills", "skills"),
+    ("GET", "/api/skills.zip", "export_skills"),
+    ("GET", "/api/skills/{name}", "skill"),
+    ("PATCH", "/api/skills/{name}", "rename_skill"),
+    ("PATCH", "/api/skills/{name}", "enable_skill"),
+    ("PATCH", "/api/skills/{name}", "disable_skill"),
+    ("DELETE", "/api/skills/{name}", "forget_skill"),
+    ("POST", "/api/skills/{name}/promote", "promote_skill"),
+    ("GET", "/api/skills/{name}/SKILL.md", "skill_md"),
+    ("GET", "/api/skills/{name}/explain", "explain"),
+    ("GET", "/api/skills/{name}/diff", "diff"),
+    ("POST", "/api/skills/{name}/feedback", "feedback"),
+    ("POST", "/api/ingest", "ingest"),
+    ("GET", "/api/sessions", "sessions"),
+    ("POST", "/api/sessions", "start_session"),
+    ("GET", "/api/sessions/{id}", "get_session"),
+    ("DELETE", "/api/sessions/{id}", "forget_session"),
+    ("POST", "/api/sessions/{id}/calls", "record_call"),
+    ("POST", "/api/sessions/{id}/end", "end_session"),
+    ("POST", "/api/sessions/{id}/outcome", "report_outcome"),
+    ("POST", "/api/synthesize", "synthesize"),
+    ("POST", "/api/compile", "compile"),
+    ("GET", "/api/look-alike", "look_alike"),
+    ("POST", "/api/recall", "recall"),
+    ("GET", "/api/events", "events"),
+    ("GET", "/api/events/stream", "stream_events"),
+)
 
 
 class Client:
@@ -80,7 +125,16 @@ class Client:
         return self._request("POST", f"/api/sessions/{_q(session_id)}/outcome", _drop_none({"outcome": outcome, "reward": reward}))
 
     def get_session(self, session_id: str) -> Dict[str, Any]:
+        """One stored session with each of its tool calls. An unknown id is refused (404)."""
         return self._request("GET", f"/api/sessions/{_q(session_id)}")
+
+    def sessions(self, limit: Optional[int] = None, offset: Optional[int] = None) -> Page:
+        """A page of the stored sessions, newest first (`limit` 1..200, default 50; `offset` default 0), each
+        without its calls: `{"id", "goal", "outcome", "callCount", "tools", ...}`. A Page: `.total` counts them all.
+        A limit or offset out of range is refused (400)."""
+        query = _drop_none({"limit": limit, "offset": offset})
+        where = "/api/sessions" + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        return _page(self._request("GET", where), self.base_url + where)
 
     # ── recall and feedback ──────────────────────────────────────────────────
 
@@ -102,21 +156,70 @@ class Client:
         return self._request("POST", f"/api/skills/{_q(skill)}/feedback", _drop_none({"signal": signal, "sessionId": session_id}))
 
     def skills(self, **query: Any) -> List[Dict[str, Any]]:
+        """The live skills, filtered, sorted and paged by the query parameters of `GET /api/skills` (`status`,
+        `corpus`, `enabled`, `all`, `q`, `sort`, `summary`, `limit` up to 500, `offset`; booleans as True/False).
+        A Page (a list): `.total` counts every skill that matched. A bad parameter is refused (400)."""
         qs = urllib.parse.urlencode({k: str(v).lower() if isinstance(v, bool) else v for k, v in query.items() if v is not None})
-        return self._request("GET", "/api/skills" + (f"?{qs}" if qs else ""))["items"]
+        where = "/api/skills" + (f"?{qs}" if qs else "")
+        return _page(self._request("GET", where), self.base_url + where)
 
     def skill(self, name: str) -> Dict[str, Any]:
+        """One skill (name or id) with its SKILL.md (`skillMd`). An unknown name is refused (404); when the name was
+        renamed or superseded, the error's `.body["nowKnownAs"]` names the skill it became."""
         return self._request("GET", f"/api/skills/{_q(name)}")
 
-    def explain(self, name: str) -> Dict[str, Any]:
-        return self._request("GET", f"/api/skills/{_q(name)}/explain")
+    def explain(self, name: str, *, sessions: Optional[int] = None) -> Dict[str, Any]:
+        """Why a skill exists: parents, versions, supersede chain, trials and track record. `sessions`: give only the
+        first N parent sessions (`parents.sessionCount` counts them all)."""
+        query = _drop_none({"sessions": sessions})
+        return self._request("GET", f"/api/skills/{_q(name)}/explain" + (f"?{urllib.parse.urlencode(query)}" if query else ""))
 
-    def compile(self, session_ids: Optional[List[str]] = None, cue: Optional[str] = None, commit: bool = False) -> Dict[str, Any]:
-        return self._request("POST", "/api/compile", _drop_none({"sessions": session_ids, "cue": cue, "commit": commit}))
+    def diff(self, name: str, from_version: Optional[str] = None, to_version: Optional[str] = None) -> Dict[str, Any]:
+        """What changed in a skill's SKILL.md between two versions (default: the latest against the one before):
+        `{"id", "name", "from", "to", "hunks"}` with `diff -u` hunks; `from` is None for a skill of one version.
+        A version that is not like 1.2.0 is refused (400), an unknown skill (404)."""
+        query = _drop_none({"from": from_version, "to": to_version})
+        return self._request("GET", f"/api/skills/{_q(name)}/diff" + (f"?{urllib.parse.urlencode(query)}" if query else ""))
+
+    def skill_md(self, name: str, *, path: Union[str, "os.PathLike[str]", None] = None) -> str:
+        """One skill's SKILL.md as it exports (secrets redacted, validated), as text; written to `path` as well when
+        given. An unknown skill is refused (404), one that does not validate (422)."""
+        where = f"/api/skills/{_q(name)}/SKILL.md"
+        status, headers, data = self._fetch("GET", where, accept="text/markdown")
+        kind = headers.get("Content-Type", "")
+        if not kind.startswith("text/markdown"):
+            raise SkillsmithError(status, f"the answer from {self.base_url}{where} is not a SKILL.md ({kind or 'no Content-Type'}): {data[:200]!r}")
+        text = data.decode("utf-8", "replace")
+        if path is not None:
+            _write(path, data)
+        return text
+
+    def compile(self, session_ids: Optional[List[str]] = None, cue: Optional[str] = None, commit: bool = False, *,
+                facts: Optional[List[str]] = None) -> Dict[str, Any]:
+        """Distils one skill from sessions (ids), a cue or facts (ids): a dry run unless `commit`. Giving none of the
+        three is refused (400)."""
+        body = _drop_none({"sessions": session_ids, "cue": cue, "facts": facts, "commit": commit})
+        return self._request("POST", "/api/compile", body)
+
+    def look_alike(self) -> List[Dict[str, Any]]:
+        """Groups of sessions that ran the same steps but were asked for in words too far apart to group, each too
+        few to learn from alone (up to 20, largest first): each `{"sessions", "goals", "steps"}`.
+        `compile(group["sessions"], commit=True)` learns one."""
+        return self._request("GET", "/api/look-alike")
 
     def stats(self) -> Dict[str, Any]:
         """Counts of skills (by status and corpus) and sessions, the last event id, the models in use."""
         return self._request("GET", "/api/stats")
+
+    def health(self) -> Dict[str, Any]:
+        """`{"ok": True, "name", "version", "store": "ok"}` when the server runs and its memory answers (no token
+        needed). A memory whose database cannot be reached raises SkillsmithError 503, `.body` saying
+        `{"ok": False, "store": "unreachable", "error": ...}`."""
+        return self._request("GET", "/api/health")
+
+    def openapi(self) -> Dict[str, Any]:
+        """The server's OpenAPI 3.1 document of its REST API (no token needed)."""
+        return self._request("GET", "/api/openapi.json")
 
     # ── ingesting logs ───────────────────────────────────────────────────────
 
@@ -232,6 +335,16 @@ class Client:
         body = {"name": new_name, "force": True} if force else {"name": new_name}
         return self._request("PATCH", f"/api/skills/{_q(name)}", body)
 
+    def enable_skill(self, name: str) -> Dict[str, Any]:
+        """Lets recall serve a skill again: the skill as it is now (`enabled` True; a skill enabled already stays so).
+        An unknown name is refused (404)."""
+        return self._request("PATCH", f"/api/skills/{_q(name)}", {"enabled": True})
+
+    def disable_skill(self, name: str) -> Dict[str, Any]:
+        """Keeps recall from serving a skill (it stays in the catalogue, and learning passes still see it): the skill
+        as it is now (`enabled` False). An unknown name is refused (404)."""
+        return self._request("PATCH", f"/api/skills/{_q(name)}", {"enabled": False})
+
     def promote_skill(self, name: str) -> Dict[str, Any]:
         """Promotes an imported skill into the internal corpus, so recall can serve it: the skill as it is now.
         A skill that is internal already (learned here, or promoted before) is refused (409)."""
@@ -249,11 +362,7 @@ class Client:
         archive = SkillsZip(data)
         archive.skipped = [n for n in headers.get("X-Skillsmith-Skipped", "").split(",") if n]
         if path is not None:
-            try:
-                with open(path, "wb") as f:
-                    f.write(data)
-            except OSError as e:
-                raise SkillsmithError(0, f"cannot write {os.fspath(path)}: {e.strerror or e}") from None
+            _write(path, data)
         return archive
 
     # ── transport ────────────────────────────────────────────────────────────
@@ -351,6 +460,23 @@ def _q(segment: str) -> str:
 
 def _drop_none(d: Dict[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
+
+
+def _page(data: Any, where: str) -> Page:
+    """A paged answer `{"total", "limit", "offset", "items"}` as a Page; any other a SkillsmithError."""
+    if not isinstance(data, dict) or not isinstance(data.get("items"), list):
+        raise SkillsmithError(200, f"the answer from {where} is not a page of items: {json.dumps(data)[:200]}")
+    page = Page(data["items"])
+    page.total, page.limit, page.offset = data.get("total"), data.get("limit"), data.get("offset")
+    return page
+
+
+def _write(path: Union[str, "os.PathLike[str]"], data: bytes) -> None:
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise SkillsmithError(0, f"cannot write {os.fspath(path)}: {e.strerror or e}") from None
 
 
 def _error_text(parsed: Any, raw: str) -> str:
