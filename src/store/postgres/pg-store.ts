@@ -245,6 +245,24 @@ export function pgHoldsMemory(url: string): Promise<boolean> {
   );
 }
 
+/**
+ * The schema version of the memory at `url` (its newest applied migration), without changing anything: null when
+ * the database holds no memory (or does not exist). A server that cannot be reached, or a question it cannot answer,
+ * answers the latest version, so that opening the memory says why.
+ */
+export function pgSchemaVersion(url: string): Promise<number | null> {
+  return probe<number | null>(
+    url,
+    async (c) => {
+      const [held] = (await c.query(`SELECT to_regclass('schema_migrations') IS NOT NULL AS held`)).rows;
+      if (held?.held !== true) return null;
+      const [row] = (await c.query('SELECT MAX(version) AS v FROM schema_migrations')).rows;
+      return row?.v === null || row?.v === undefined ? null : Number(row.v);
+    },
+    (e) => (errorCode(e) === '3D000' ? null : latestPgSchemaVersion),
+  );
+}
+
 /** Whether this user may create a memory at `url` (CREATE on its schema); null when the server cannot say, with why. */
 export function pgCanCreate(url: string): Promise<{ can: boolean | null; why?: string }> {
   return probe<{ can: boolean | null; why?: string }>(

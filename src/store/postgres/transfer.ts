@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type pg from 'pg';
 import { isPostgresUrl } from '../open-store.js';
-import { openSqliteStore, type SqliteStore } from '../sqlite/sqlite-store.js';
-import { openPgStore, pgHoldsMemory, type PgStore } from './pg-store.js';
+import { latestSchemaVersion } from '../sqlite/migrations.js';
+import { openSqliteStore, openUpgradedCopy, sqliteSchemaVersion, type SqliteStore } from '../sqlite/sqlite-store.js';
+import { latestPgSchemaVersion } from './migrations.js';
+import { openPgStore, pgSchemaVersion, type PgStore } from './pg-store.js';
 import { memoryScope } from './scope.js';
 import { shownLocation } from '../../config/default-db.js';
 import { TransferError } from '../../errors/transfer-error.js';
@@ -12,7 +16,8 @@ import { STATE_OF_THE_PLACE_SQL } from '../state-key.js';
 /**
  * Copies a whole memory between back ends (SQLite -> PostgreSQL, PostgreSQL -> SQLite, or same to same):
  * every row of every table with its ids, seqs and bytes, into an empty target, in one transaction, read
- * from one consistent snapshot of the source. Then verifies each table by row count and by a checksum of its
+ * from one consistent snapshot of the source, which is only read (never upgraded: an earlier release's SQLite file is
+ * copied as it is and the copy upgraded; an earlier release's PostgreSQL memory is refused). Then verifies each table by row count and by a checksum of its
  * rows computed on both sides (order-independent: the sum of each row's SHA-256).
  */
 
@@ -99,6 +104,8 @@ class SqliteSide implements Side {
   constructor(
     private readonly store: SqliteStore,
     readonly label: string,
+    /** A folder of this copy's own (an earlier release's source, upgraded in a private copy), removed on close. */
+    private readonly scratch: string | null = null,
   ) {}
 
   private get db() {
@@ -159,6 +166,7 @@ class SqliteSide implements Side {
 
   async close(): Promise<void> {
     await this.store.close();
+    if (this.scratch) rmSync(this.scratch, { recursive: true, force: true });
   }
 }
 
@@ -281,17 +289,39 @@ const whereClause = (conditions: (string | null)[]) => {
 
 async function openSide(location: string, role: 'source' | 'target'): Promise<Side> {
   if (isPostgresUrl(location)) {
-    // A database without Skillsmith's tables (a mistyped name) is no memory to copy: opening it would create them.
-    if (role === 'source' && !(await pgHoldsMemory(location)))
-      throw new TransferError(
-        `no memory at ${shownLocation(location)}: the database does not exist or holds no Skillsmith tables (nothing was ingested or learned there); no table was created`,
-      );
+    if (role === 'source') {
+      // A database without Skillsmith's tables (a mistyped name) is no memory to copy: opening it would create them.
+      const version = await pgSchemaVersion(location);
+      if (version === null)
+        throw new TransferError(
+          `no memory at ${shownLocation(location)}: the database does not exist or holds no Skillsmith tables (nothing was ingested or learned there); no table was created`,
+        );
+      // Opening it would upgrade it in place: a copy leaves its source as it was, and the hosts of a fleet that
+      // still run the release that wrote it keep using it.
+      if (version < latestPgSchemaVersion)
+        throw new TransferError(
+          `the memory at ${shownLocation(location)} is at schema version ${version}, an earlier release's (this one writes version ${latestPgSchemaVersion}), and copying it would upgrade it in place; nothing was changed. Copy it with the release that wrote it, or upgrade it first (once every host runs this release: any command upgrades it, e.g. skillsmith doctor --db URL)`,
+        );
+    }
     const store = await openPgStore(location, { pollMs: 0 });
     return new PgSide(store, store.location);
   }
-  // A source that does not exist would be created empty by opening it: say so instead.
-  if (role === 'source' && location !== ':memory:' && !existsSync(location))
-    throw new TransferError(`no SQLite memory at ${location}`);
+  if (role === 'source' && location !== ':memory:') {
+    // A source that does not exist would be created empty by opening it: say so instead.
+    if (!existsSync(location)) throw new TransferError(`no SQLite memory at ${location}`);
+    // An earlier release's file (a backup kept from before an upgrade) is copied as it is and the copy upgraded:
+    // opening the file itself would upgrade it in place, and that release could no longer open it.
+    const version = sqliteSchemaVersion(location);
+    if (version !== null && version < latestSchemaVersion) {
+      const scratch = mkdtempSync(join(tmpdir(), 'skillsmith-migrate-'));
+      try {
+        return new SqliteSide(openUpgradedCopy(location, join(scratch, 'source.db')), location, scratch);
+      } catch (e) {
+        rmSync(scratch, { recursive: true, force: true });
+        throw e;
+      }
+    }
+  }
   return new SqliteSide(openSqliteStore(location), location);
 }
 

@@ -149,6 +149,53 @@ export function openCurrentSqliteStore(
   }
 }
 
+/**
+ * The schema version of the SQLite memory at `path` (its newest applied migration), read without changing anything:
+ * null when the file cannot be read that way or holds no memory (opening it then says why).
+ */
+export function sqliteSchemaVersion(path: string): number | null {
+  let db: Database.Database;
+  try {
+    // Opened for writing, and nothing written: its last close removes the -wal and -shm files a read-only one leaves.
+    db = new Database(path, { fileMustExist: true });
+  } catch {
+    return null;
+  }
+  try {
+    db.pragma('busy_timeout = 5000');
+    const v = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as Row).v;
+    return typeof v === 'number' ? v : null;
+  } catch {
+    return null;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Copies the SQLite memory at `path` to `copyPath` from one consistent snapshot (`VACUUM INTO`: what its write-ahead
+ * log holds included, while other processes keep writing), then opens the copy, upgrading it to this version's
+ * schema. The file at `path` is only read: an earlier release's memory stays as that release wrote it.
+ */
+export function openUpgradedCopy(path: string, copyPath: string): SqliteStore {
+  const db = new Database(path, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    refuseNewerSchema(
+      (db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => r.version as number),
+      latestSchemaVersion,
+    );
+    db.prepare('VACUUM INTO ?').run(copyPath);
+  } catch (e) {
+    throw new BackendUnavailableError(`cannot open SQLite memory at ${path}: ${whyNot(path, e as Error)}`, {
+      cause: e,
+    });
+  } finally {
+    db.close();
+  }
+  return openSqliteStore(copyPath);
+}
+
 function openDatabase(path: string): Database.Database {
   const db = new Database(path);
   // A new file gets 32 KB pages instead of SQLite's 4 KB: a batch of sessions lands on a few wide leaves of the
