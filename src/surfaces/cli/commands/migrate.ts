@@ -88,7 +88,9 @@ export const command: Command = {
                               target, verified by row counts and checksums per table; A and B are each a
                               SQLite file or a postgres:// URL, every namespace is copied (--db and
                               --namespace are not read), a PostgreSQL target's database must exist
-                              (createdb NAME) and hold no memory yet, a SQLite target is created`,
+                              (createdb NAME) and hold no memory yet, a SQLite target is created; the
+                              source is only read, from one snapshot, while others write to it: this is
+                              also the backup (README "Backing up a memory")`,
   opens: 'self',
   run: (args, { flags }) => migrateCommand(args, flags),
 };
