@@ -7,3 +7,15 @@ import { connectionLossText, isConnectionError } from '../store/postgres/connect
 export function unreachableStoreText(e: unknown): string | null {
   return isConnectionError(e) ? `the memory's database cannot be reached (${connectionLossText(e)})` : null;
 }
+
+/**
+ * For a surface: an error that means another process holds the SQLite memory's write lock, and held it longer than
+ * a write waits for it (busy_timeout, 5 s): a long pass or import elsewhere. Nothing was written; the same request
+ * later goes through. Null for any other error.
+ */
+export function busyStoreText(e: unknown): string | null {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code)
+    ? "the memory's SQLite file is being written by another process, which held its write lock longer than a write waits (5 s); nothing was written"
+    : null;
+}

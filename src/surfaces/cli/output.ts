@@ -1,3 +1,4 @@
+import { busyStoreText } from '../../app/store-errors.js';
 import { escapeControl } from '../../domain/untrusted-text.js';
 import type { Skill } from '../../domain/types.js';
 import type { SynthesisReport } from '../../pipeline/synthesize.js';
@@ -25,9 +26,12 @@ export function exitCode(e: unknown): number {
 
 /** What `exitCode` says and returns for an error, without saying it. */
 export function errorOutcome(e: unknown): { stderr: string; code: number } {
+  // SQLite's own words ("database is locked") say neither who holds it nor what to do.
+  const busy = busyStoreText(e);
+  const message = busy ? `${busy}: run the command again once that write is done` : (e as Error).message;
   return {
     stderr: escapeControl(
-      `skillsmith: ${(e as Error).message}\n${UsageError.isInstance(e) ? 'Run "skillsmith --help" for usage.\n' : ''}`,
+      `skillsmith: ${message}\n${UsageError.isInstance(e) ? 'Run "skillsmith --help" for usage.\n' : ''}`,
     ),
     code: exitCodeOf(e),
   };

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { CircuitOpenError } from '../../errors/circuit-open-error.js';
 import { HttpError } from '../../errors/http-error.js';
 import { httpStatusOf } from '../../errors/error-codes.js';
-import { unreachableStoreText } from '../../app/store-errors.js';
+import { busyStoreText, unreachableStoreText } from '../../app/store-errors.js';
 import { jsonSyntaxReason } from '../../domain/json-limits.js';
 
 export { HttpError };
@@ -64,6 +64,9 @@ export async function forRequest<T>(call: string, pending: Promise<T>): Promise<
 export function errorAnswer(e: unknown): { status: number; message: string; retryAfterS?: number } {
   const unreachable = unreachableStoreText(e);
   if (unreachable) return { status: 503, message: `${unreachable}; send the request again once it is back` };
+  // Another process's long write (a pass, an import) on the SQLite file: a moment later the request goes through.
+  const busy = busyStoreText(e);
+  if (busy) return { status: 503, message: `${busy}: send the request again`, retryAfterS: 2 };
   const answer = { status: httpStatusOf(e), message: (e as Error)?.message ?? String(e) };
   // A model back end cooling off after repeated failures says when it takes a call again.
   if (CircuitOpenError.isInstance(e)) {

@@ -5,7 +5,7 @@ import type { Memory } from '../../app/memory.js';
 import { learnedNothing, noMatch, noSkillNamed, skillSummaryJson, stableReport, synthesisLines } from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
 import { BackendUnavailableError, InputError, NotFoundError } from '../../errors/index.js';
-import { unreachableStoreText } from '../../app/store-errors.js';
+import { busyStoreText, unreachableStoreText } from '../../app/store-errors.js';
 import { neutraliseInstructions } from '../../domain/untrusted-text.js';
 
 const sessionId = z.string().min(1).max(500);
@@ -158,6 +158,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       } catch (e) {
         const away = unreachableStoreText(e);
         if (away) throw new BackendUnavailableError(`${away}; send the call again once it is back`, { cause: e });
+        const busy = busyStoreText(e);
+        if (busy) throw new BackendUnavailableError(`${busy}: send the call again`, { cause: e });
         throw e;
       }
     })) as unknown as typeof server.registerTool;
