@@ -84,7 +84,8 @@ export function openApiDocument(version: string) {
         'Procedural memory for LLM agents: the learned skills, the sessions they came from, compile, recall and feedback. ' +
         `Every state-changing request needs the header ${CSRF_HEADER}: 1. When the server was started with a token, every ` +
         "route but /api/health and /api/openapi.json needs Authorization: Bearer <token>. While the memory's database " +
-        'cannot be reached (a PostgreSQL server down), every route answers 503. A method a path does not take answers ' +
+        'cannot be reached (a PostgreSQL server down), every route answers 503; so does a write that found a SQLite ' +
+        "memory's file held by another process's write for longer than it waits (5 s), with Retry-After. A method a path does not take answers " +
         '405, with Allow naming the ones it does.',
     },
     servers: [{ url: '/' }],
