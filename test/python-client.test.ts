@@ -419,7 +419,8 @@ describe('Python client against the real server', () => {
       '        except Exception as e:',
       '            more[case + " " + name] = "escaped: " + type(e).__name__ + ": " + str(e)',
       // A JSON answer that is no page of items; a health answer saying the database is down.
-      'for case, call in [("object", lambda c: c.sessions()), ("object", lambda c: c.skills()), ("unhealthy", lambda c: c.health())]:',
+      'for case, call in [("object", lambda c: c.sessions()), ("object", lambda c: c.skills()), ("unhealthy", lambda c: c.health()),',
+      '                   ("object", lambda c: c.start_session("g")), ("object", lambda c: c.forget_session("s")), ("object", lambda c: c.forget_skill("k"))]:',
       `    c = Client("http://127.0.0.1:${port}/" + case, timeout=1)`,
       '    try:',
       '        call(c)',
@@ -456,7 +457,18 @@ describe('Python client against the real server', () => {
         expect.stringMatching(/^the answer from .*\/object\/api\/(sessions|skills) is not a page of items: /),
         null,
       ];
-      expect(out.object).toEqual([notPage, notPage]);
+      const noField = (path: string, key: string) => [
+        200,
+        `the answer from http://127.0.0.1:${port}/object${path} has no '${key}': {"items": "none"}`,
+        null,
+      ];
+      expect(out.object).toEqual([
+        notPage,
+        notPage,
+        noField('/api/sessions', 'id'),
+        noField('/api/sessions/s', 'forgotten'),
+        noField('/api/skills/k', 'forgotten'),
+      ]);
       expect(out.unhealthy).toEqual([
         [503, 'db down', { ok: false, name: 'skillsmith', version: '0', store: 'unreachable', error: 'db down' }],
       ]);

@@ -102,7 +102,7 @@ class Client:
                       agent_id: Optional[str] = None, source: Optional[str] = None) -> "Session":
         """Opens a session (or re-opens a live one by id); its calls are stored as they are recorded."""
         body = _drop_none({"goal": goal, "id": session_id, "cue": cue, "agentId": agent_id, "source": source})
-        data = self._request("POST", "/api/sessions", body)
+        data = _field(self._request("POST", "/api/sessions", body), "id", f"{self.base_url}/api/sessions")
         return Session(self, data["id"], goal, data.get("callCount", 0))
 
     def record(self, goal: str, **kwargs: Any) -> "Session":
@@ -320,11 +320,13 @@ class Client:
 
     def forget_session(self, session_id: str) -> Dict[str, Any]:
         """Deletes a session's goal, calls and results; skills learned from it keep a forgotten-parent marker."""
-        return self._request("DELETE", f"/api/sessions/{_q(session_id)}")["forgotten"]
+        path = f"/api/sessions/{_q(session_id)}"
+        return _field(self._request("DELETE", path), "forgotten", self.base_url + path)["forgotten"]
 
     def forget_skill(self, name: str) -> Dict[str, Any]:
         """Deletes a skill with its versions, lineage and track record; it is never recalled again."""
-        return self._request("DELETE", f"/api/skills/{_q(name)}")["forgotten"]
+        path = f"/api/skills/{_q(name)}"
+        return _field(self._request("DELETE", path), "forgotten", self.base_url + path)["forgotten"]
 
     # ── the catalogue ────────────────────────────────────────────────────────
 
@@ -460,6 +462,13 @@ def _q(segment: str) -> str:
 
 def _drop_none(d: Dict[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
+
+
+def _field(data: Any, key: str, where: str) -> Dict[str, Any]:
+    """An answer that must be an object holding `key`; anything else (a proxy's page, another server) is a SkillsmithError."""
+    if not isinstance(data, dict) or key not in data:
+        raise SkillsmithError(200, f"the answer from {where} has no {key!r}: {json.dumps(data)[:200]}")
+    return data
 
 
 def _page(data: Any, where: str) -> Page:
