@@ -787,7 +787,7 @@ describe('dashboard on a memory whose runs of one task were worded too different
     const group = page.locator('#look-alike ul.look-alike > li');
     await expect.poll(() => group.count()).toBe(1);
     expect((await group.getAttribute('data-sessions'))!.split(',').sort()).toEqual(UPGRADES.map((u) => u.id).sort());
-    expect(await group.locator('p code').allTextContents()).toEqual(['npm install']);
+    expect(await group.locator('p code').allTextContents()).toEqual(['npm outdated', 'npm install']);
     expect(await group.locator('ul li a').allTextContents()).toEqual(
       expect.arrayContaining(UPGRADES.map((u) => u.goal)),
     );

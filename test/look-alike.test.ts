@@ -110,13 +110,13 @@ describe('the pass report', () => {
     const second = await memory.synthesize();
     expect(second.lookAlike).toBeUndefined();
     expect((await memory.synthesis.lookAlike()).map((g) => g.sessions.length)).toEqual([2]);
-    // A third run: said with the runs alike to it (the eslint upgrade, with its lint run, is alike to the zod one
-    // but not to this one, which type-checks). A dry run says it too; sessions alike lists the whole group.
+    // A third run: said with the runs alike to it (all three check what is outdated, then install: npm outdated's
+    // exit status 1 is its answer, a step of each). A dry run says it too; sessions alike lists the whole group.
     await memory.ingest([session(UPGRADES[2])]);
     const dry = await memory.synthesize({ dryRun: true });
-    expect(dry.lookAlike?.map((g) => [...g.sessions].sort())).toEqual([['up-datefns', 'up-zod']]);
+    expect(dry.lookAlike?.map((g) => [...g.sessions].sort())).toEqual([['up-datefns', 'up-eslint', 'up-zod']]);
     const third = await memory.synthesize();
-    expect(third.lookAlike?.map((g) => [...g.sessions].sort())).toEqual([['up-datefns', 'up-zod']]);
+    expect(third.lookAlike?.map((g) => [...g.sessions].sort())).toEqual([['up-datefns', 'up-eslint', 'up-zod']]);
     expect((await memory.synthesis.lookAlike()).map((g) => [...g.sessions].sort())).toEqual([
       ['up-datefns', 'up-eslint', 'up-zod'],
     ]);
@@ -141,6 +141,15 @@ describe('GET /api/look-alike', () => {
       });
       expect(compiled.status).toBe(200);
       expect(await (await fetch(`${server.url}/api/look-alike`)).json()).toEqual([]);
+      // Sessions a library or REST client recorded (npm outdated reported failed, "Exit code 1") teach what the same
+      // sessions from a log file teach: the check that finds what is outdated is a step, not a command to avoid.
+      const { skill } = (await compiled.json()) as { skill: { name: string } };
+      const md = await (await fetch(`${server.url}/api/skills/${skill.name}/SKILL.md`)).text();
+      expect(md).toContain('Run `npm outdated` with `Bash`');
+      expect(md).not.toContain('Do not run');
+      const stored = await memory.sessions.get(UPGRADES[0]!.id);
+      expect(stored?.calls[0]).toMatchObject({ ok: true, error: null });
+      expect(stored?.calls[0]?.result).toContain('Exit code 1');
     } finally {
       await server.close();
     }
@@ -163,7 +172,7 @@ describe('the MCP tool look_alike_sessions', () => {
       const { groups } = listed.structuredContent as { groups: LookAlike[] };
       expect(groups.map((g) => [...g.sessions].sort())).toEqual([UPGRADES.map((u) => u.id).sort()]);
       const said = listed.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-      expect(said).toContain('3 sessions ran npm install');
+      expect(said).toContain('3 sessions ran npm outdated, npm install');
       expect(said).toContain(JSON.stringify(UPGRADES[0].goal));
       const compiled = await call('compile_skill', { session_ids: groups[0].sessions, commit: true });
       expect(compiled.isError).toBeFalsy();

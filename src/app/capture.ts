@@ -1,3 +1,4 @@
+import { answeredByExit } from '../domain/commands.js';
 import { sessionRef } from '../domain/session-ref.js';
 import { wellFormed } from '../domain/untrusted-text.js';
 import { randomUUID } from 'node:crypto';
@@ -54,16 +55,18 @@ export class Capture {
         ok.push({
           ...session,
           // A call without a position is in its place in the list; the other fields a caller may leave out.
-          calls: session.calls.map((c, i) => ({
-            ...c,
-            position: c.position ?? i,
-            args: c.args ?? {},
-            result: c.result ?? '',
-            ok: c.ok ?? !c.error,
-            error: c.error ?? null,
-            durationMs: c.durationMs ?? null,
-            at: c.at ?? null,
-          })),
+          calls: session.calls.map((c, i) =>
+            answeredAsStatus({
+              ...c,
+              position: c.position ?? i,
+              args: c.args ?? {},
+              result: c.result ?? '',
+              ok: c.ok ?? !c.error,
+              error: c.error ?? null,
+              durationMs: c.durationMs ?? null,
+              at: c.at ?? null,
+            }),
+          ),
           id: protectId(policy, session.id, 'sid'),
           agentId: protectId(policy, session.agentId, 'agent'),
           source: protectId(policy, session.source, 'source'),
@@ -410,7 +413,7 @@ export class Capture {
     // Capture privacy (capture.privacy) before anything is stored; the result is capped after redaction.
     return protectCall(
       limits.privacy,
-      {
+      answeredAsStatus({
         position,
         tool: c.tool,
         args: c.args ?? {},
@@ -419,7 +422,7 @@ export class Capture {
         error: c.error ?? null,
         durationMs: c.durationMs ?? null,
         at: this.ctx.now().toISOString(),
-      },
+      }),
       limits.resultChars,
     );
   }
@@ -655,6 +658,18 @@ function outcomeProblem(outcome: unknown, reward: unknown): string | null {
 }
 
 /** Why a session handed to `ingest` cannot be stored (over a limit), or null. */
+/**
+ * A call reported failed whose command answered by its exit status (`npm outdated` or `grep` exiting 1:
+ * commands.ts, answeredByExit) is stored as succeeded, as a log file's is at ingest, with the exit line kept in its
+ * result: recorded live or from a file, one session teaches one procedure (not "do not run `npm outdated`").
+ */
+function answeredAsStatus(call: ToolCall): ToolCall {
+  if (answeredByExit(call) === null) return call;
+  const exit = call.error ?? '';
+  const result = exit && !call.result.includes(exit) ? (call.result ? `${call.result}\n${exit}` : exit) : call.result;
+  return { ...call, ok: true, error: null, result };
+}
+
 function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPerSession: number }): string | null {
   if (!s || typeof s !== 'object' || typeof s.id !== 'string' || !s.id || typeof s.goal !== 'string')
     return 'not a session (needs id, goal and calls)';
