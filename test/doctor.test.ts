@@ -125,6 +125,28 @@ describe('skillsmith doctor', () => {
     expect(find(ignored, 'embedder', 'dimension')[0].fix).toMatch(/or remove embedder\.dimensions$/);
   });
 
+  it("warns that nomic-embed-text's calibrated thresholds do not hold at a length embedder.dimensions shortens it to", async () => {
+    const r = await runDoctor(
+      loadConfig(
+        live({
+          embedder: {
+            provider: 'openai',
+            baseUrl: server.baseUrl,
+            model: 'nomic-embed-text',
+            apiKey: KEY,
+            dimensions: 5,
+          },
+        }),
+      ),
+    );
+    expect(find(r, 'embedder', 'dimension')[0]).toMatchObject({ status: 'ok' });
+    expect(find(r, 'embedder', 'thresholds')[0]).toMatchObject({
+      status: 'warn',
+      message:
+        'cluster 0.8, recall 0.7, duplicate 0.9: generic defaults, not calibrated for this model (the built-in values are for 768-d vectors, and embedder.dimensions asks 5)',
+    });
+  });
+
   it('is broken (exit 1) when the server is down, and says what to fix', async () => {
     const port = await deadPort();
     const url = `http://127.0.0.1:${port}/v1`;

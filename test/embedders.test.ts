@@ -241,6 +241,30 @@ describe('embedder.dimensions: shorter vectors asked of an OpenAI-compatible ser
     for (const bad of [0, -8, 2.5]) expect(() => settings({ dimensions: bad })).toThrow(/embedder\.dimensions/);
   });
 
+  it("a model's calibrated thresholds are not used at another length: nomic-embed-text asked for 256-d vectors is uncalibrated", async () => {
+    const full = await createEmbedder(settings({ model: 'nomic-embed-text', dimensions: 768 }));
+    expect(full.thresholds).toEqual(NOMIC_THRESHOLDS);
+    expect((full as { calibrated?: boolean }).calibrated).toBe(true);
+    const short = await createEmbedder(settings({ model: 'nomic-embed-text', dimensions: 256 }));
+    expect(short.thresholds).toEqual(GENERIC_MODEL_THRESHOLDS);
+    expect((short as { calibrated?: boolean }).calibrated).toBe(false);
+    expect((short as { thresholdSource?: string }).thresholdSource).toMatch(
+      /are for 768-d vectors, and embedder\.dimensions asks 256/,
+    );
+  });
+
+  it('SKILLSMITH_EMBEDDER_DIMENSIONS sets embedder.dimensions', async () => {
+    const config = loadConfig(
+      { embedder: { provider: 'openai', baseUrl: server.baseUrl, model: 'text-embedding-3-small' } },
+      { SKILLSMITH_EMBEDDER_DIMENSIONS: '6' } as NodeJS.ProcessEnv,
+    );
+    expect(config.embedder.dimensions).toBe(6);
+    expect((await createEmbedder(config)).id).toBe('openai:text-embedding-3-small@6');
+    expect(() => loadConfig({}, { SKILLSMITH_EMBEDDER_DIMENSIONS: '256' } as NodeJS.ProcessEnv)).toThrow(
+      /embedder\.dimensions: applies to embedder\.provider "openai" only.*SKILLSMITH_EMBEDDER_DIMENSIONS/,
+    );
+  });
+
   it('a memory embedded at one length serves none of its skills at another, and says so', async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'skillsmith-embed-dims-')), 'm.db');
     const config = (dimensions?: number) => ({

@@ -268,7 +268,7 @@ async function checkEmbedder(
     add({
       check: 'thresholds',
       status: 'warn',
-      message: `${shown}: generic defaults, not calibrated for this model`,
+      message: `${shown}: generic defaults, not calibrated for this model${uncalibratedBecause(embedder.thresholdSource)}`,
       fix: 'calibrate on your traces and set thresholds.cluster, thresholds.recall and thresholds.duplicate',
     });
   }
@@ -688,4 +688,10 @@ function probeTimeout(deps: DoctorDeps, timeoutMs: number): number {
 
 function message(err: unknown): string {
   return (err as Error)?.message ?? String(err);
+}
+
+/** Why a model with built-in thresholds is uncalibrated here (another vector length), from its threshold source. */
+function uncalibratedBecause(source: string | undefined): string {
+  const why = source?.match(/^generic default \(uncalibrated\): (.+)$/)?.[1];
+  return why ? ` (${why})` : '';
 }

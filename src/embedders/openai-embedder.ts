@@ -57,7 +57,7 @@ export class OpenAiEmbedder implements Embedder {
       );
     this.requested = opts.requestDimensions;
     this.dims = opts.requestDimensions ?? opts.dimensions ?? knownEmbeddingModel(opts.model)?.dimensions;
-    const defaults = thresholdsForModel(opts.model);
+    const defaults = thresholdsForModel(opts.model, opts.requestDimensions);
     this.thresholds = Object.freeze({ ...defaults.thresholds, ...(opts.thresholds ?? {}) });
     this.calibrated = defaults.calibrated || !!opts.thresholds;
     this.thresholdSource = opts.thresholds ? 'configuration' : defaults.source;

@@ -75,15 +75,28 @@ export function knownEmbeddingModel(model: string): KnownEmbeddingModel | undefi
   return prefix ? KNOWN[prefix] : undefined;
 }
 
-/** Default thresholds for a model: calibrated ones when known, else the generic starting point. */
-export function thresholdsForModel(model: string): {
+/**
+ * Default thresholds for a model: calibrated ones when known, else the generic starting point. A calibration holds
+ * for vectors of the length it was made at: a Matryoshka model asked for shorter vectors (`embedder.dimensions`)
+ * gives other similarities, so it gets the generic starting point, said as uncalibrated.
+ */
+export function thresholdsForModel(
+  model: string,
+  dimensions?: number,
+): {
   thresholds: EmbedderThresholds;
   calibrated: boolean;
   source: string;
 } {
   const known = knownEmbeddingModel(model);
-  if (known?.thresholds)
+  if (known?.thresholds && (dimensions === undefined || dimensions === known.dimensions))
     return { thresholds: { ...known.thresholds }, calibrated: true, source: known.source ?? 'built-in table' };
+  if (known?.thresholds)
+    return {
+      thresholds: { ...GENERIC_MODEL_THRESHOLDS },
+      calibrated: false,
+      source: `generic default (uncalibrated): the built-in values are for ${known.dimensions}-d vectors, and embedder.dimensions asks ${dimensions}`,
+    };
   return { thresholds: { ...GENERIC_MODEL_THRESHOLDS }, calibrated: false, source: 'generic default (uncalibrated)' };
 }
 
