@@ -165,6 +165,11 @@ describe('prose credentials', () => {
       'Log me in, password [REDACTED:password], thanks',
     );
     expect(redactCapture('my passcode is 4921.')).toBe('my passcode is [REDACTED:password].');
+    // A password that ends in `!` is redacted whole: no piece of it is left after the marker.
+    expect(redactCapture('my password is hunter2!')).toBe('my password is [REDACTED:password]');
+    expect(redactCapture('use password Tr0ub4dor&3!, then log in')).toBe(
+      'use password [REDACTED:password], then log in',
+    );
     expect(redactCapture('Please reset my password today')).toBe('Please reset my password today');
     expect(redactCapture('password=abc123')).toBe('password=[REDACTED:password]');
   });

@@ -504,7 +504,8 @@ const PROSE_SECRET =
 export function redactProse(text: string): string {
   return text
     .replace(PROSE_PASSWORD, (m, key: string, sep: string, value: string) => {
-      const core = value.replace(/[.!?)]+$/, '');
+      // A sentence's closing `.`, `?` or `)` is kept; a `!` is not: passwords end in one as often as sentences do.
+      const core = value.replace(/[.?)]+$/, '');
       return /[^A-Za-z]/.test(core) ? `${key}${sep}[REDACTED:password]${value.slice(core.length)}` : m;
     })
     .replace(PROSE_SECRET, (m, key: string, sep: string, value: string) =>
