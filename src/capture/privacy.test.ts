@@ -171,6 +171,28 @@ describe('prose credentials', () => {
       'use password [REDACTED:password], then log in',
     );
     expect(redactCapture('Please reset my password today')).toBe('Please reset my password today');
+    // Quoted, after a colon, or given as what it was changed to; a PIN said as one.
+    for (const [text, stored] of [
+      ['my password is "hunter2"', 'my password is "[REDACTED:password]"'],
+      ["password is 'Tr0ub4dor&3'", "password is '[REDACTED:password]'"],
+      ['the passphrase is "open sesame 42"', 'the passphrase is "[REDACTED:password]"'],
+      ['the password is "sunshine"', 'the password is "[REDACTED:password]"'],
+      ['my password is: hunter22', 'my password is: [REDACTED:password]'],
+      ['password was changed to Xy9#kk2 yesterday', 'password was changed to [REDACTED:password] yesterday'],
+      ['my pin is 4921', 'my pin is [REDACTED:password]'],
+      ['the pin number 0007 is wrong', 'the pin number [REDACTED:password] is wrong'],
+      ['pin: 12345678', 'pin: [REDACTED:password]'],
+    ])
+      expect(redactCapture(text)).toBe(stored);
+    // Words about passwords and pins are no credential.
+    for (const text of [
+      'my password was reset',
+      'Password must be at least 8 characters',
+      "password isn't working",
+      'Pin 2024 results to the top',
+      'pin the version to 4.2.1',
+    ])
+      expect(redactCapture(text)).toBe(text);
     expect(redactCapture('password=abc123')).toBe('password=[REDACTED:password]');
   });
 

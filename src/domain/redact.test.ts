@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findSecrets, redactText, redactValue } from './redact.js';
+import { findSecrets, redactCapture, redactText, redactValue } from './redact.js';
 
 /** Redacts `secret` inside `context` and checks the marker replaced it. */
 function expectRedacted(context: string, secret: string, kind: string) {
@@ -277,7 +277,16 @@ describe('adversarial input', () => {
       mb('555-123-'),
       mb('ab12-_.@:/ '),
     ];
+    // The prose rules: a credential word, then long runs of what may come between it and a value.
+    inputs.push(
+      `password${' '.repeat(1 << 20)}!`,
+      mb('password is '),
+      mb("password '"),
+      `pin is${' '.repeat(1 << 20)}`,
+    );
+    inputs.push(mb('passcode was changed to '));
     for (const input of inputs) {
+      expect(typeof redactCapture(input)).toBe('string');
       expect(typeof redactText(input)).toBe('string');
       expect(Array.isArray(findSecrets(input, { personal: true }))).toBe(true);
     }

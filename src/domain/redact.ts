@@ -488,11 +488,17 @@ function isPlainObject(v: object): boolean {
 }
 
 /**
- * Credentials written as prose ("my password is hunter2", "password Tr0ub4dor&3"), which the key=value rules of
- * `redactText` do not see. A value made only of letters ("password reset") is left alone.
+ * Credentials written as prose ("my password is hunter2", "password Tr0ub4dor&3", "the passphrase is \"open sesame
+ * 42\"", "my password was changed to Xy9#kk2"), which the key=value rules of `redactText` do not see. An unquoted
+ * value made only of letters ("password reset") is left alone; a quoted one after "is", "was", "to" or a colon is
+ * the credential whatever it holds.
  */
 const PROSE_PASSWORD =
-  /\b(pass(?:word|wd|phrase|code)|pwd)(\s+(?:is|was)\s+|\s+)(?!\[(?:REDACTED|HASH):)([^\s"',;]{4,128})/gi;
+  /\b(pass(?:word|wd|phrase|code)|pwd)((?:\s+(?:(?:is |was |been |got )?(?:changed|set|reset|updated) to|is|was|now))?(?:\s*[:=]\s*|\s+))(?!\[(?:REDACTED|HASH):)(?:(["'“‘])([^"'”’\n]{1,128})(["'”’])|([^\s"',;]{4,128}))/gi;
+
+/** A PIN given in words: "my pin is 4921", "PIN: 4921", "pin code 0007" (four to eight digits; "pin 2024" alone is no PIN). */
+const PROSE_PIN =
+  /\b(pin[ _-]?(?:code|number)|pin(?=\s+(?:is|was)\b|\s*[:=]))(\s+(?:is|was)(?:\s*:)?\s*|\s*[:=]\s*|\s+)(\d{4,8})(?![\d.,]*\d)/gi;
 
 /**
  * A key or token named in words and given after them: "api key 8f3a9c2e...", "the secret is 5f1d...". Hex digests
@@ -503,11 +509,16 @@ const PROSE_SECRET =
 
 export function redactProse(text: string): string {
   return text
-    .replace(PROSE_PASSWORD, (m, key: string, sep: string, value: string) => {
-      // A sentence's closing `.`, `?` or `)` is kept; a `!` is not: passwords end in one as often as sentences do.
-      const core = value.replace(/[.?)]+$/, '');
-      return /[^A-Za-z]/.test(core) ? `${key}${sep}[REDACTED:password]${value.slice(core.length)}` : m;
-    })
+    .replace(
+      PROSE_PASSWORD,
+      (m, key: string, sep: string, open?: string, quoted?: string, close?: string, value?: string) => {
+        if (quoted !== undefined) return `${key}${sep}${open}[REDACTED:password]${close}`;
+        // A sentence's closing `.`, `?` or `)` is kept; a `!` is not: passwords end in one as often as sentences do.
+        const core = value!.replace(/[.?)]+$/, '');
+        return /[^A-Za-z]/.test(core) ? `${key}${sep}[REDACTED:password]${value!.slice(core.length)}` : m;
+      },
+    )
+    .replace(PROSE_PIN, (_m, key: string, sep: string) => `${key}${sep}[REDACTED:password]`)
     .replace(PROSE_SECRET, (m, key: string, sep: string, value: string) =>
       /\d/.test(value) && /[A-Za-z]/.test(value)
         ? `${key}${sep}[REDACTED:${/token/i.test(key) ? 'token' : /secret/i.test(key) ? 'secret' : 'api_key'}]`
