@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -594,16 +595,121 @@ describe('skillsmith skills enable|disable', () => {
     expect(r.stderr).toMatch(/no-such-skill/);
   });
 
-  it('a flag the command does not take is refused before anything runs: forget --dry-run forgets nothing', () => {
+  it('a flag the subcommand does not take is refused before anything runs: forget --dry-run forgets nothing', () => {
     const db = copyOfShared();
     const name = learned[0]!.name;
     const r = cli(['skills', 'forget', name, '--dry-run', '--db', db]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('skills does not take --dry-run');
+    expect(r.stderr).toContain('skills forget does not take --dry-run');
     expect(list(db).map((s) => s.name)).toContain(name);
     // Without it, the forget goes through: the refusal was the flag's, not the skill's.
     expect(cli(['skills', 'forget', name, '--db', db]).code).toBe(0);
     expect(list(db).map((s) => s.name)).not.toContain(name);
+  });
+});
+
+describe('a flag its subcommand does not take', () => {
+  const MEMORY = '--db, --namespace, --config';
+  /** The bytes of a memory's files (absent ones too): a refused run must not open it, let alone write to it. */
+  const files = (db: string) =>
+    ['', '-wal', '-shm'].map((x) =>
+      existsSync(db + x)
+        ? createHash('sha256')
+            .update(readFileSync(db + x))
+            .digest('hex')
+        : null,
+    );
+  const skill = (i: number) => learned[i]!.name;
+  const session = (db: string) => json<{ items: { id: string }[] }>(['sessions', 'list', '--db', db]).items[0]!.id;
+
+  // Each subcommand with a flag its command takes for another one (or another command takes), and what it takes.
+  it.each([
+    [['skills', 'list', '--force'], '--force', `${MEMORY}, --all, --json`],
+    [['skills', 'show', 'S0', '--all'], '--all', `${MEMORY}, --json`],
+    [['skills', 'explain', 'S0', '--force'], '--force', `${MEMORY}, --all, --json`],
+    [['skills', 'diff', 'S0', '--all'], '--all', `${MEMORY}, --json`],
+    [['skills', 'enable', 'S0', '--force'], '--force', `${MEMORY}, --json`],
+    [['skills', 'disable', 'S0', '--all'], '--all', `${MEMORY}, --json`],
+    [['skills', 'export', '--out', 'OUT', '--force'], '--force', `${MEMORY}, --out, --all, --json`],
+    [['skills', 'import', IMPORT_FIXTURES, '--all'], '--all', `${MEMORY}, --force, --json`],
+    [['skills', 'promote', 'S0', '--force'], '--force', `${MEMORY}, --json`],
+    [['skills', 'rename', 'S0', 'by-any-other-name', '--all'], '--all', `${MEMORY}, --force, --json`],
+    [['skills', 'forget', 'S0', '--all'], '--all', `${MEMORY}, --json`],
+    [['skills', 'forget', 'S0', '--force'], '--force', `${MEMORY}, --json`],
+    [['sessions', 'list', '--all'], '--all', `${MEMORY}, --limit, --offset, --json`],
+    [['sessions', 'show', 'ID', '--limit', '5'], '--limit', `${MEMORY}, --json`],
+    [['sessions', 'forget', 'ID', '--offset', '1'], '--offset', `${MEMORY}, --json`],
+    [['sessions', 'alike', '--limit', '3'], '--limit', `${MEMORY}, --json`],
+    [['facts', 'add', 'refunds go back to the card', '--force'], '--force', `${MEMORY}, --json`],
+    [['facts', 'list', '--all'], '--all', `${MEMORY}, --json`],
+  ])('skillsmith %j exits 2 naming the flag and the subcommand, and changes nothing', (args, flag, takes) => {
+    const db = copyOfShared();
+    const out = join(tmp, `refused-export-${dbCounter}`);
+    const id = (args as string[]).includes('ID') ? session(db) : '';
+    const line = (args as string[]).map((a) => (a === 'S0' ? skill(0) : a === 'OUT' ? out : a === 'ID' ? id : a));
+    const where = line.slice(0, 2).join(' ');
+    const before = files(db);
+    const r = cli([...line, '--db', db]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      `skillsmith: ${where} does not take ${flag} (it takes ${takes})\nRun "skillsmith ${where} --help" for usage.\n`,
+    ]);
+    expect(files(db)).toEqual(before);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('skills forget NAME --all, rename --all and sessions forget ID --offset leave the skill, its name and the session', () => {
+    const db = copyOfShared();
+    const [name, other] = [skill(0), skill(1)];
+    const id = session(db);
+    expect(cli(['skills', 'forget', name, '--all', '--db', db]).code).toBe(2);
+    expect(cli(['skills', 'rename', other, 'by-any-other-name', '--all', '--db', db]).code).toBe(2);
+    expect(cli(['sessions', 'forget', id, '--offset', '1', '--db', db]).code).toBe(2);
+    const names = list(db).map((s) => s.name);
+    expect(names).toContain(name);
+    expect(names).toContain(other);
+    expect(names).not.toContain('by-any-other-name');
+    expect(cli(['sessions', 'show', id, '--db', db]).code).toBe(0);
+    // Without the flag each goes through: the refusal was the flag's.
+    expect(cli(['skills', 'forget', name, '--db', db]).code).toBe(0);
+    expect(cli(['skills', 'rename', other, 'by-any-other-name', '--db', db]).code).toBe(0);
+    expect(cli(['sessions', 'forget', id, '--db', db]).code).toBe(0);
+    expect(list(db).map((s) => s.name)).toEqual(
+      expect.arrayContaining(['by-any-other-name'].concat(names.filter((n) => n !== name && n !== other))),
+    );
+    expect(list(db).map((s) => s.name)).not.toContain(name);
+  });
+
+  it('SUBCOMMAND --help lists that subcommand and the flags it takes, no other', () => {
+    const forget = cli(['skills', 'forget', '--help']);
+    expect(forget.code).toBe(0);
+    expect(forget.stdout).toMatch(/^Usage: skillsmith skills forget \[options\]\n\n {2}skills forget NAME {2,}delete/);
+    expect(forget.stdout).toContain('--db PATH|URL');
+    expect(forget.stdout).toContain('--json');
+    expect(forget.stdout).not.toMatch(/--all|--force|--out|skills list|skills rename/);
+    expect(forget.stdout).toContain('Every skills subcommand: skillsmith skills --help');
+    const listing = cli(['sessions', 'list', '--help']).stdout;
+    expect(listing).toMatch(
+      /^Usage: skillsmith sessions list \[options\]\n\n {2}sessions list \[--limit N\] \[--offset N\]/,
+    );
+    expect(listing).not.toContain('sessions forget');
+    // The command's help still lists every subcommand, and says how to get one.
+    const all = cli(['skills', '--help']).stdout;
+    for (const sub of [
+      'list',
+      'show',
+      'explain',
+      'diff',
+      'enable|disable',
+      'export',
+      'import',
+      'promote',
+      'rename',
+      'forget',
+    ])
+      expect(all).toContain(`  skills ${sub}`);
+    expect(all).toContain('One subcommand and only its options: skillsmith skills SUBCOMMAND --help');
   });
 });
 
@@ -942,7 +1048,9 @@ describe('usage', () => {
     [['recall', 'cancel my order', '--jsno'], /unknown flag --jsno \(did you mean --json\?\)/],
     [['recal', 'cancel my order'], /unknown command "recal" \(did you mean "recall"\?\)/],
     // A flag another command takes is refused, not dropped: skills forget has no dry run.
-    [['skills', 'forget', 'fix-phone-service', '--dry-run'], /skills does not take --dry-run \(it takes --db, /],
+    [['skills', 'forget', 'fix-phone-service', '--dry-run'], /skills forget does not take --dry-run \(it takes --db, /],
+    // A subcommand takes its own flags, not every one of its command's: forget has no --all.
+    [['skills', 'forget', 'fix-phone-service', '--all'], /skills forget does not take --all \(it takes --db, /],
     [['serve', '--format', 'codex'], /serve does not take --format/],
     [['learn', SAMPLE, '--dry-run'], /learn does not take --dry-run/],
     [['recall', 'cancel my order', '--out', 'x', '--all'], /recall does not take --out, --all/],

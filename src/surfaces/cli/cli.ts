@@ -1,8 +1,8 @@
 import type { Memory } from '../../app/memory.js';
-import { type Command, type CommandContext, EVERY_COMMAND_FLAGS, UsageError } from './command.js';
+import { type Command, type CommandContext, EVERY_COMMAND_FLAGS, subcommandOf, UsageError } from './command.js';
 import { memoryFromFlags } from './command-support.js';
 import { FLAG_NAMES, parseCommandLine } from './options.js';
-import { commandHelp, help, ROUTES } from './routes.js';
+import { commandHelp, help, ROUTES, subcommandHelp } from './routes.js';
 import { nearestName, parseErrorMessage } from './suggest.js';
 import { exitCode, writeErr } from './output.js';
 import { hookExitCode } from './hook-rules.js';
@@ -29,8 +29,10 @@ async function runCommandLine(argv: string[]): Promise<number> {
     process.stdout.write(`skillsmith ${VERSION}\n`);
     return 0;
   }
+  // `skills forget --help`: that subcommand's; a command without one named: the command's.
+  const sub = command && subcommandOf(command, args);
   if (flags.help && !command?.ownHelp) {
-    process.stdout.write(command ? commandHelp(command) : await help());
+    process.stdout.write(sub ? subcommandHelp(command, sub) : command ? commandHelp(command) : await help());
     return 0;
   }
   if (!name) {
@@ -47,9 +49,11 @@ async function runCommandLine(argv: string[]): Promise<number> {
     writeErr(`skillsmith: unknown command "${name}"${hint}\nRun "skillsmith --help" for usage.\n`);
     return 2;
   }
-  const refused = flagsNotTaken(command, Object.keys(flags));
+  // A subcommand takes its own flags, not every one of its command's (`skills forget NAME --all` forgets nothing).
+  const takes = sub ? { name: `${command.name} ${sub.name}`, flags: sub.flags } : command;
+  const refused = flagsNotTaken(takes, Object.keys(flags));
   if (refused) {
-    writeErr(`skillsmith: ${refused}\nRun "skillsmith ${command.name} --help" for usage.\n`);
+    writeErr(`skillsmith: ${refused}\nRun "skillsmith ${takes.name} --help" for usage.\n`);
     return 2;
   }
   let memory: Memory | null = null;
@@ -76,10 +80,10 @@ async function runCommandLine(argv: string[]): Promise<number> {
 }
 
 /**
- * What is wrong when a command line carries flags its command does not take (`skills forget NAME --dry-run`
- * forgets): one parser knows every command's flags, so without this such a flag would be dropped without a word.
+ * What is wrong when a command line carries flags its command, or subcommand, does not take (`skills forget NAME
+ * --all` forgets): one parser knows every command's flags, so without this such a flag would be dropped without a word.
  */
-function flagsNotTaken(command: Command, given: readonly string[]): string | null {
+function flagsNotTaken(command: Pick<Command, 'name' | 'flags'>, given: readonly string[]): string | null {
   const takes = new Set<string>([...command.flags, ...EVERY_COMMAND_FLAGS]);
   const others = given.filter((f) => !takes.has(f)).map((f) => `--${f}`);
   if (others.length === 0) return null;

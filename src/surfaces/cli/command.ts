@@ -21,6 +21,12 @@ export interface Command {
    * `--help` lists the global ones it takes (--db, --format, --json, ...); its own lines describe the rest.
    */
   flags: readonly FlagName[];
+  /**
+   * Its subcommands (`skills list|show|forget|...`), the first argument after its name: each takes only its own
+   * flags (`skills forget NAME --all` is refused as `recall --all` is), and `COMMAND SUBCOMMAND --help` lists only
+   * those. `flags` and `help` are then theirs put together (`withSubcommands`).
+   */
+  subcommands?: readonly Subcommand[];
   /** The command answers `--help` itself (and never opens --db on the way). */
   ownHelp?: boolean;
   /**
@@ -34,6 +40,33 @@ export interface Command {
   usage?(args: string[], flags: Flags): string | null;
   /** The exit code. */
   run(args: string[], ctx: CommandContext): Promise<number>;
+}
+
+/** One subcommand of a command (`skills forget`). */
+export interface Subcommand {
+  /** Its name, the argument after the command's. */
+  name: string;
+  /** Every flag it reads besides --log-level, --help and --version: any other is refused before anything runs. */
+  flags: readonly FlagName[];
+  /** Its lines of the command's help; two that share a line (`skills enable|disable NAME`) give the same text. */
+  help: string;
+}
+
+/**
+ * The `flags`, `help` and `subcommands` of a command made of subcommands: it takes what any of them takes (an
+ * unknown subcommand is then told so by `usage`, not by a flag), and its help is theirs, each line once, in order.
+ */
+export function withSubcommands(subcommands: readonly Subcommand[]): Pick<Command, 'flags' | 'help' | 'subcommands'> {
+  return {
+    flags: [...new Set(subcommands.flatMap((s) => s.flags))],
+    help: [...new Set(subcommands.map((s) => s.help))].join('\n'),
+    subcommands,
+  };
+}
+
+/** The subcommand a command line names (`skills forget NAME`: forget), if the command has it. */
+export function subcommandOf(command: Pick<Command, 'subcommands'>, args: readonly string[]): Subcommand | undefined {
+  return command.subcommands?.find((s) => s.name === args[0]);
 }
 
 /** The flags that name a memory: every command that opens the memory of the global flags takes them. */

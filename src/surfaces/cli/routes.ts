@@ -1,4 +1,4 @@
-import type { Command } from './command.js';
+import type { Command, Subcommand } from './command.js';
 import type { FlagName } from './options.js';
 
 /**
@@ -57,8 +57,16 @@ function optionsHelp(takes: readonly FlagName[]): string {
 }
 
 /** `skillsmith COMMAND --help`: that command's lines, then the options it takes. */
-export function commandHelp(command: Pick<Command, 'name' | 'help' | 'flags'>): string {
-  return `Usage: skillsmith ${command.name} [options]\n\n${command.help}\n\n${optionsHelp(command.flags)}\nEvery command: skillsmith --help\n`;
+export function commandHelp(command: Pick<Command, 'name' | 'help' | 'flags' | 'subcommands'>): string {
+  const one = command.subcommands
+    ? `One subcommand and only its options: skillsmith ${command.name} SUBCOMMAND --help\n`
+    : '';
+  return `Usage: skillsmith ${command.name} [options]\n\n${command.help}\n\n${optionsHelp(command.flags)}\n${one}Every command: skillsmith --help\n`;
+}
+
+/** `skillsmith COMMAND SUBCOMMAND --help`: that subcommand's lines, then the options it takes, and no other's. */
+export function subcommandHelp(command: Pick<Command, 'name'>, sub: Subcommand): string {
+  return `Usage: skillsmith ${command.name} ${sub.name} [options]\n\n${sub.help}\n\n${optionsHelp(sub.flags)}\nEvery ${command.name} subcommand: skillsmith ${command.name} --help\nEvery command: skillsmith --help\n`;
 }
 
 /** `skillsmith --help`: the commands' own lines, then every option. */

@@ -1,15 +1,20 @@
-import { type Command, MEMORY_FLAGS } from '../command.js';
+import { type Command, MEMORY_FLAGS, withSubcommands } from '../command.js';
 import { out, printJson } from '../output.js';
 
 const SUBCOMMAND = 'facts needs a subcommand: add or list';
 const ADD_USAGE = 'usage: skillsmith facts add "TEXT"';
 
+/** One help line for both subcommands. */
+const HELP = `  facts add "TEXT" | facts list
+                              semantic memories that compiled skills can rest on`;
+
 /** `skillsmith facts add "TEXT" | facts list`: semantic memories that compiled skills can rest on. */
 export const command: Command = {
   name: 'facts',
-  flags: [...MEMORY_FLAGS, 'json'],
-  help: `  facts add "TEXT" | facts list
-                              semantic memories that compiled skills can rest on`,
+  ...withSubcommands([
+    { name: 'add', flags: [...MEMORY_FLAGS, 'json'], help: HELP },
+    { name: 'list', flags: [...MEMORY_FLAGS, 'json'], help: HELP },
+  ]),
   opens: 'memory',
   ifMissing: ([sub]) => (sub === 'list' ? 'empty' : null),
   usage: ([sub, ...rest]) =>

@@ -2,7 +2,7 @@ import type { Memory } from '../../../app/memory.js';
 import type { Session } from '../../../domain/types.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
 import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
-import { type Command, MEMORY_FLAGS } from '../command.js';
+import { type Command, MEMORY_FLAGS, type Subcommand, withSubcommands } from '../command.js';
 import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
 import { lookAlikeLines, oneLine, out, printJson, writeErr } from '../output.js';
@@ -14,18 +14,38 @@ const MAX_LIMIT = SESSION_PAGE.max;
 /** Characters of a call's arguments and result that `sessions show` prints (--json gives them whole). */
 const SHOWN_CHARS = 200;
 
-/** `skillsmith sessions list|show|forget`: the stored sessions, read a page or one at a time, or forgotten. */
-export const command: Command = {
-  name: 'sessions',
-  flags: [...MEMORY_FLAGS, 'limit', 'offset', 'json'],
-  help: `  sessions list [--limit N] [--offset N]
-                              stored sessions, newest first (${DEFAULT_LIMIT} a page): outcome, calls, goal
-  sessions show ID            one stored session: goal, outcome and each tool call with its result
-  sessions forget ID...       delete sessions for good: goal, calls, results; skills learned from them keep a
-                              forgotten-parent marker (an audit record names each by an opaque reference)
-  sessions alike              sessions that ran the same steps but were asked for in words too far apart to
+/** Each subcommand: the flags it reads (any other is refused before the memory opens) and its help lines. */
+const SUBCOMMANDS = [
+  {
+    name: 'list',
+    flags: [...MEMORY_FLAGS, 'limit', 'offset', 'json'],
+    help: `  sessions list [--limit N] [--offset N]
+                              stored sessions, newest first (${DEFAULT_LIMIT} a page): outcome, calls, goal`,
+  },
+  {
+    name: 'show',
+    flags: [...MEMORY_FLAGS, 'json'],
+    help: `  sessions show ID            one stored session: goal, outcome and each tool call with its result`,
+  },
+  {
+    name: 'forget',
+    flags: [...MEMORY_FLAGS, 'json'],
+    help: `  sessions forget ID...       delete sessions for good: goal, calls, results; skills learned from them keep a
+                              forgotten-parent marker (an audit record names each by an opaque reference)`,
+  },
+  {
+    name: 'alike',
+    flags: [...MEMORY_FLAGS, 'json'],
+    help: `  sessions alike              sessions that ran the same steps but were asked for in words too far apart to
                               group, each too few to learn from alone, and the compile command that learns
                               them as one skill`,
+  },
+] as const satisfies readonly Subcommand[];
+
+/** `skillsmith sessions list|show|forget|alike`: the stored sessions, read a page or one at a time, or forgotten. */
+export const command: Command = {
+  name: 'sessions',
+  ...withSubcommands(SUBCOMMANDS),
   opens: 'memory',
   // Listing and reading a session read; forgetting one needs it stored.
   ifMissing: ([sub]) => (sub === 'forget' ? 'fail' : 'empty'),
@@ -41,7 +61,13 @@ export const command: Command = {
       case 'alike':
         return rest.length ? 'usage: skillsmith sessions alike' : null;
       default: {
-        const guess = sub === undefined ? undefined : nearestName(sub, ['list', 'show', 'forget', 'alike']);
+        const guess =
+          sub === undefined
+            ? undefined
+            : nearestName(
+                sub,
+                SUBCOMMANDS.map((s) => s.name),
+              );
         const what =
           sub === undefined
             ? 'sessions needs a subcommand'

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Memory } from '../../../app/memory.js';
 import { formatUnified } from '../../../domain/line-diff.js';
 import { noSkillNamed, skillJson } from '../../shapes.js';
-import { UsageError, type Command, MEMORY_FLAGS } from '../command.js';
+import { UsageError, type Command, MEMORY_FLAGS, type Subcommand, withSubcommands } from '../command.js';
 import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
 import { out, printJson, printSkillTable, writeErr } from '../output.js';
@@ -14,29 +14,86 @@ import { nearestName } from '../suggest.js';
  */
 const SHOWN_SOURCES = 10;
 
+/** `skills enable|disable NAME`: one line for the two. */
+const ENABLE_HELP = `  skills enable|disable NAME  allow or block a skill from recall (the row is kept)`;
+
+/**
+ * Each subcommand: the operand it needs (export takes its folder from --out or an operand), the flags it reads
+ * (any other is refused before the memory opens: `skills forget NAME --all` forgets nothing) and its help lines.
+ */
+const SUBCOMMANDS = [
+  {
+    name: 'list',
+    operands: null,
+    flags: [...MEMORY_FLAGS, 'all', 'json'],
+    help: `  skills list                 every live skill, imported ones marked (add --all for superseded ones)`,
+  },
+  {
+    name: 'show',
+    operands: 'NAME',
+    flags: [...MEMORY_FLAGS, 'json'],
+    help: `  skills show NAME            one skill's SKILL.md, track record and source sessions`,
+  },
+  {
+    name: 'explain',
+    operands: 'NAME',
+    flags: [...MEMORY_FLAGS, 'all', 'json'],
+    help: `  skills explain NAME [--all] why a skill exists: parents, versions, supersede chain, trials, eta over time;
+                              the first ${SHOWN_SOURCES} source sessions (--all or --json: every one)`,
+  },
+  {
+    name: 'diff',
+    operands: 'NAME [FROM [TO]]',
+    flags: [...MEMORY_FLAGS, 'json'],
+    help: `  skills diff NAME [FROM [TO]] what changed in its SKILL.md between two versions (default: the latest against
+                              the one before), as diff -u shows it`,
+  },
+  { name: 'enable', operands: 'NAME', flags: [...MEMORY_FLAGS, 'json'], help: ENABLE_HELP },
+  { name: 'disable', operands: 'NAME', flags: [...MEMORY_FLAGS, 'json'], help: ENABLE_HELP },
+  {
+    name: 'export',
+    operands: '--out DIR',
+    flags: [...MEMORY_FLAGS, 'out', 'all', 'json'],
+    help: `  skills export --out DIR [--all]
+                              write DIR/<name>/SKILL.md for every live learned skill; --all adds the imported
+                              ones, each written back as its whole folder, byte for byte`,
+  },
+  {
+    name: 'import',
+    operands: 'DIR',
+    flags: [...MEMORY_FLAGS, 'force', 'json'],
+    help: `  skills import DIR [--force] read every skill folder below DIR (dot-folders too), whole, into the external
+                              corpus (never recalled until promoted); --force stores a different skill under
+                              an imported name as its next version (else refused, exit 1)`,
+  },
+  {
+    name: 'promote',
+    operands: 'NAME',
+    flags: [...MEMORY_FLAGS, 'json'],
+    help: `  skills promote NAME         make an imported skill recallable`,
+  },
+  {
+    name: 'rename',
+    operands: 'NAME NEW',
+    flags: [...MEMORY_FLAGS, 'force', 'json'],
+    help: `  skills rename NAME NEW [--force]
+                              give a learned skill another name (a valid agentskills name no other skill has): a
+                              new version that says it in its title and description; later passes keep it;
+                              --force takes a name another skill had before a person renamed it`,
+  },
+  {
+    name: 'forget',
+    operands: 'NAME',
+    flags: [...MEMORY_FLAGS, 'json'],
+    help: `  skills forget NAME          delete a skill for good: SKILL.md versions, lineage, track record (an audit record stays)`,
+  },
+] as const satisfies readonly (Subcommand & { operands: string | null })[];
+const SUBCOMMAND_NAMES: readonly string[] = SUBCOMMANDS.map((s) => s.name);
+
 /** `skillsmith skills list|show|explain|diff|enable|disable|export|import|promote|rename|forget`: the skill catalogue. */
 export const command: Command = {
   name: 'skills',
-  flags: [...MEMORY_FLAGS, 'out', 'all', 'force', 'json'],
-  help: `  skills list                 every live skill, imported ones marked (add --all for superseded ones)
-  skills show NAME            one skill's SKILL.md, track record and source sessions
-  skills explain NAME [--all] why a skill exists: parents, versions, supersede chain, trials, eta over time;
-                              the first ${SHOWN_SOURCES} source sessions (--all or --json: every one)
-  skills diff NAME [FROM [TO]] what changed in its SKILL.md between two versions (default: the latest against
-                              the one before), as diff -u shows it
-  skills enable|disable NAME  allow or block a skill from recall (the row is kept)
-  skills export --out DIR [--all]
-                              write DIR/<name>/SKILL.md for every live learned skill; --all adds the imported
-                              ones, each written back as its whole folder, byte for byte
-  skills import DIR [--force] read every skill folder below DIR (dot-folders too), whole, into the external
-                              corpus (never recalled until promoted); --force stores a different skill under
-                              an imported name as its next version (else refused, exit 1)
-  skills promote NAME         make an imported skill recallable
-  skills rename NAME NEW [--force]
-                              give a learned skill another name (a valid agentskills name no other skill has): a
-                              new version that says it in its title and description; later passes keep it;
-                              --force takes a name another skill had before a person renamed it
-  skills forget NAME          delete a skill for good: SKILL.md versions, lineage, track record (an audit record stays)`,
+  ...withSubcommands(SUBCOMMANDS),
   opens: 'memory',
   // Listing reads; enabling, promoting or forgetting a skill needs one stored; import may start a new memory.
   ifMissing: ([sub]) =>
@@ -46,8 +103,8 @@ export const command: Command = {
         ? 'fail'
         : null,
   usage: ([sub, operand, ...more], flags) => {
-    if (sub === undefined || !Object.hasOwn(OPERANDS, sub)) return wrongSubcommand(sub);
-    if (OPERANDS[sub] && !(operand ?? (sub === 'export' ? flags.out : undefined)))
+    if (sub === undefined || !SUBCOMMAND_NAMES.includes(sub)) return wrongSubcommand(sub);
+    if (operandsOf(sub) && !(operand ?? (sub === 'export' ? flags.out : undefined)))
       return `usage: skillsmith ${operandUsage(sub)}`;
     // diff compares at most two versions: a third is a mistake, not something to ignore; rename takes one name.
     if (sub === 'diff' && more.length > 2) return `usage: skillsmith ${operandUsage(sub)}`;
@@ -60,33 +117,20 @@ export const command: Command = {
   run: async (args, { flags, memory }) => skills(await memory(), args, flags),
 };
 
-/** Each subcommand, and the operand it needs (export takes its folder from --out or an operand). */
-const OPERANDS: Readonly<Record<string, 'NAME' | 'NAME NEW' | 'NAME [FROM [TO]]' | 'DIR' | '--out DIR' | null>> = {
-  list: null,
-  show: 'NAME',
-  explain: 'NAME',
-  diff: 'NAME [FROM [TO]]',
-  enable: 'NAME',
-  disable: 'NAME',
-  export: '--out DIR',
-  import: 'DIR',
-  promote: 'NAME',
-  rename: 'NAME NEW',
-  forget: 'NAME',
-};
-const SUBCOMMANDS = Object.keys(OPERANDS);
-
 /** "skills show NAME": what a subcommand's usage line says. */
-const operandUsage = (sub: string) => `skills ${sub} ${OPERANDS[sub]}`;
+const operandUsage = (sub: string) => `skills ${sub} ${operandsOf(sub)}`;
+
+/** The operand a subcommand needs, or null. */
+const operandsOf = (sub: string) => SUBCOMMANDS.find((s) => s.name === sub)?.operands ?? null;
 
 /** What a missing or mistyped subcommand is told, with the nearest one when it is close. */
 function wrongSubcommand(sub: string | undefined): string {
-  const guess = sub === undefined ? undefined : nearestName(sub, SUBCOMMANDS);
+  const guess = sub === undefined ? undefined : nearestName(sub, SUBCOMMAND_NAMES);
   const what =
     sub === undefined
       ? 'skills needs a subcommand'
       : `unknown skills subcommand "${sub}"${guess ? ` (did you mean "${guess}"?)` : ''}`;
-  return `${what}: ${SUBCOMMANDS.slice(0, -1).join(', ')} or ${SUBCOMMANDS.at(-1)}`;
+  return `${what}: ${SUBCOMMAND_NAMES.slice(0, -1).join(', ')} or ${SUBCOMMAND_NAMES.at(-1)}`;
 }
 
 async function skills(memory: Memory, args: string[], flags: Flags): Promise<number> {
