@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { protectId } from '../capture/privacy.js';
 import { seedEta } from '../domain/admit.js';
+import { stepKeysOf } from '../domain/commands.js';
+import { trialOf } from '../domain/trial.js';
 import { applySignal, isTrial, parseSignal, type LifecycleRules, type Signal } from '../domain/lifecycle.js';
 import { redactText } from '../domain/redact.js';
 import { parseSkillMd } from '../domain/skill-md/index.js';
@@ -206,13 +208,25 @@ export class Catalog {
     return { before: skill, after: skill };
   }
 
-  /** A reported outcome of a session is one trial of each skill recalled for it; the names credited. */
+  /**
+   * A reported outcome of a session is one trial of each skill recalled for it that the session followed (trialOf:
+   * a skill it went past gets none, and one whose step failed under it is failed); the names credited.
+   */
   async creditRecalledSkills(sessionId: string, outcome: Outcome, namespace: string): Promise<string[]> {
     if (outcome === 'unknown') return [];
     const store = this.ctx.requireStore();
-    const sig: Signal = { kind: outcome === 'success' ? 'trial.pass' : 'trial.fail' };
+    const served = await store.skillsServedForSession(namespace, sessionId);
+    if (served.length === 0) return [];
+    const calls = (await store.getSession(namespace, sessionId))?.calls ?? [];
     const credited: string[] = [];
-    for (const skillId of await store.skillsServedForSession(namespace, sessionId)) {
+    for (const skillId of served) {
+      // A skill the session did not follow (it went another way) gets no trial from its outcome.
+      const skill = await store.getSkill(namespace, skillId);
+      if (!skill) continue;
+      const procedure = { steps: stepKeysOf(skill.toolSequence, skill.body), tools: skill.toolsRequired };
+      const trial = trialOf(procedure, calls, outcome, this.ctx.config.synthesis.thinkTools);
+      if (!trial) continue;
+      const sig: Signal = { kind: trial === 'pass' ? 'trial.pass' : 'trial.fail' };
       const res = await store.applyFeedback({
         namespace,
         idOrName: skillId,
