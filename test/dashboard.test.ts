@@ -682,6 +682,56 @@ describe('dashboard of a library of imported skills', () => {
   });
 });
 
+describe('dashboard of a skill its trials retired', () => {
+  let desk: Child;
+  const SKILL = 'update-ticket';
+  beforeAll(async () => {
+    // A help desk's close-ticket skill, failed by three runs while the ticket service was down: retired.
+    const db = join(tmp, 'desk.db');
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    try {
+      await memory.ingestFile(join(ROOT, 'test', 'fixtures', 'tool-drift', 'helpdesk-weeks-1-2.jsonl'));
+      await memory.synthesize();
+      for (let i = 0; i < 3; i++) await memory.feedback(SKILL, 'fail');
+      expect((await memory.skills.get(SKILL))!.status).toBe('retired');
+    } finally {
+      await memory.close();
+    }
+    desk = await startCli(['serve', '--port', '0', '--db', db, '--log-level', 'error']);
+  });
+  afterAll(async () => {
+    await desk?.stop();
+  });
+
+  it('says why recall no longer serves it, and brings it back from its page', async () => {
+    const recalled = async () =>
+      (
+        (await (
+          await fetch(`${desk.url}/api/recall`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+            body: JSON.stringify({ goal: 'Close ticket T-1, the customer confirmed the login problem is fixed' }),
+          })
+        ).json()) as { skills: { name: string }[] }
+      ).skills.map((s) => s.name);
+    expect(await recalled()).not.toContain(SKILL);
+    await page.goto(`${desk.url}/#/skills/${SKILL}`);
+    await page.locator('main > h1').first().waitFor();
+    expect(await page.locator('.badges').textContent()).toContain('retired');
+    expect(await page.locator('#imported-note').textContent()).toMatch(
+      /^Not recalled: retired on \d{4}-\d\d-\d\d: 3 of its last 3 trials failed \(eta 0\.\d+, retired below 0\.25\): recall no longer serves it.* skills promote update-ticket brings it back on probation/,
+    );
+    await page.getByRole('button', { name: 'Bring back' }).click();
+    await expect
+      .poll(() => page.locator('.toast').allTextContents())
+      .toContain(`${SKILL} is back on probation: recall serves it again, and its trials from now on judge it.`);
+    await expect.poll(() => page.locator('.badges').textContent()).toContain('probationary');
+    expect(await page.getByRole('button', { name: 'Bring back' }).count()).toBe(0);
+    expect(await page.locator('#imported-note').count()).toBe(0);
+    expect(await recalled()).toContain(SKILL);
+  });
+});
+
 describe('dashboard of a server started with a token', () => {
   let guarded: Child;
   const TOKEN = 'dashboard-token-0123456789';

@@ -43,11 +43,14 @@ describe('outcomes become trials of the skills recalled for a session', () => {
     const tried = (await memory.skills.list()).filter((s) => s.trialsAttempted > 0);
     expect(tried.length).toBeGreaterThan(0);
     for (const s of tried) {
-      // The Beta posterior over the trials, its prior (weight 2) centred on the eta the evidence gave it.
-      expect(s.eta).toBeCloseTo(
-        (s.trialsPassed + 2 * seedEta(s.successCount, s.attemptCount)) / (s.trialsAttempted + 2),
-        6,
-      );
+      // The Beta posterior over its latest trials (lifecycle.trialWindow, 20), its prior (weight 2) centred on the
+      // eta the evidence gave it.
+      const latest = (await memory.skills.explain(s.id))!.trials
+        .filter((t) => t.signal.startsWith('trial.'))
+        .slice(-20);
+      const passed = latest.filter((t) => t.signal === 'trial.pass').length;
+      expect(latest.length).toBe(Math.min(20, s.trialsAttempted));
+      expect(s.eta).toBeCloseTo((passed + 2 * seedEta(s.successCount, s.attemptCount)) / (latest.length + 2), 6);
       if (s.eta < 0.25) expect(s.status).toBe('retired');
       if (s.trialsAttempted >= 3) expect(s.status).not.toBe('probationary');
       else expect(s.status).toBe('probationary');

@@ -11,7 +11,7 @@ import type { CompileRequest, CompileResult } from '../pipeline/compile.js';
 import type { SkillDiff } from '../pipeline/diff.js';
 import type { Explanation } from '../pipeline/explain.js';
 import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
-import type { SkillEvent } from '../store/store.js';
+import type { RecentTrials, SkillEvent } from '../store/store.js';
 import type { Changes } from './changes.js';
 import type { RecallIndexes } from './recall-indexes.js';
 import type { RecallOptions } from './types.js';
@@ -111,7 +111,17 @@ export class Catalog {
   /** Why a skill exists: parents, facts, versions, supersede chain, trials, eta and utility over time. */
   async explain(idOrName: string, namespace?: string, opts: { sessions?: number } = {}): Promise<Explanation | null> {
     const { explainSkill } = await import('../pipeline/explain.js');
-    return explainSkill(this.ctx.requireStore(), this.ctx.ns(namespace), idOrName, opts);
+    return explainSkill(this.ctx.requireStore(), this.ctx.ns(namespace), idOrName, {
+      ...opts,
+      lifecycle: this.ctx.config.lifecycle,
+      // What recall serves for a request, without a trace (no recall row, last use untouched).
+      servedFor: async (goal) => {
+        const [hit] = await this.indexes
+          .of(namespace)
+          .recall(goal, { topK: 1, threshold: this.ctx.thresholds.recall, now: this.ctx.now(), touch: false });
+        return hit?.name ?? null;
+      },
+    });
   }
 
   async events(opts: { namespace?: string; afterId?: number; limit?: number } = {}): Promise<SkillEvent[]> {
@@ -179,7 +189,8 @@ export class Catalog {
       sessionId: opts.sessionId ?? null,
       actor: opts.actor ?? 'user',
       at: this.ctx.now().toISOString(),
-      compute: (s) => lifecycleStep(s, sig, this.ctx.config.lifecycle),
+      compute: (s, recent) => lifecycleStep(s, sig, this.ctx.config.lifecycle, recent),
+      recentTrials: this.ctx.config.lifecycle.trialWindow,
       oncePerSession: trial,
     });
     if (!res) {
@@ -235,7 +246,8 @@ export class Catalog {
         sessionId,
         actor: 'outcome',
         at: this.ctx.now().toISOString(),
-        compute: (s) => lifecycleStep(s, sig, this.ctx.config.lifecycle),
+        compute: (s, recent) => lifecycleStep(s, sig, this.ctx.config.lifecycle, recent),
+        recentTrials: this.ctx.config.lifecycle.trialWindow,
         oncePerSession: true,
       });
       if (res) credited.push(res.after.name);
@@ -278,9 +290,10 @@ export class Catalog {
   }
 
   /**
-   * A person promotes an imported skill into the internal corpus: from then on it can be recalled. A name no live
-   * skill has is a NotFoundError; the name of a skill already internal (learned here, or promoted before) is a
-   * ConflictError that says so, since the skill exists and is recalled already.
+   * A person promotes an imported skill into the internal corpus: from then on it can be recalled. A retired skill
+   * is brought back: probationary, at least at the eta its evidence gave it, judged by its trials from then on. A
+   * name no live skill has is a NotFoundError; the name of a skill already internal and not retired (learned here,
+   * or promoted before) is a ConflictError that says so, since the skill exists and is recalled already.
    */
   async promote(name: string, opts: { namespace?: string; actor?: string } = {}): Promise<Skill> {
     const store = this.ctx.requireStore();
@@ -289,6 +302,9 @@ export class Catalog {
     const internal = await store.listSkills(ns, { corpus: 'internal' });
     if (!ext) {
       const already = internal.find((s) => s.name === name || s.id === name);
+      // A learned skill its trials retired (a tool that was down for a day, a person who knows better): a person
+      // brings it back, on probation at the eta its evidence gave it, and its trials from then on judge it.
+      if (already?.status === 'retired') return this.revive(already, ns, opts.actor ?? 'user');
       if (already)
         throw new ConflictError(
           `promote: ${already.name} is not an imported skill: it is in the internal corpus (learned here, or promoted before) and can be recalled already`,
@@ -318,6 +334,28 @@ export class Catalog {
     });
     await this.changes.skills(opts.namespace);
     return saved;
+  }
+
+  /** Brings a retired skill back to probation (a `user.promote` signal, in its track record like any other). */
+  private async revive(skill: Skill, ns: string, actor: string): Promise<Skill> {
+    const sig: Signal = { kind: 'user.promote' };
+    const res = await this.ctx.requireStore().applyFeedback({
+      namespace: ns,
+      idOrName: skill.id,
+      signal: sig.kind,
+      value: null,
+      sessionId: null,
+      actor,
+      at: this.ctx.now().toISOString(),
+      compute: (s, recent) => lifecycleStep(s, sig, this.ctx.config.lifecycle, recent),
+      recentTrials: this.ctx.config.lifecycle.trialWindow,
+    });
+    if (!res) throw new NotFoundError(`promote: no skill named ${skill.name} in namespace ${ns}`);
+    this.ctx.log
+      .child('lifecycle')
+      .info('retired skill promoted', { skill: res.after.name, eta: res.after.eta, status: res.after.status });
+    await this.changes.skills(ns);
+    return res.after;
   }
 
   /**
@@ -428,7 +466,11 @@ export class Catalog {
 }
 
 /** One lifecycle step of a stored skill: trials update the Beta prior its evidence gave it (seedEta). */
-function lifecycleStep(s: Skill, sig: Signal, rules: LifecycleRules) {
-  const { prior: _prior, ...next } = applySignal({ ...s, prior: seedEta(s.successCount, s.attemptCount) }, sig, rules);
+function lifecycleStep(s: Skill, sig: Signal, rules: LifecycleRules, recent?: RecentTrials) {
+  const {
+    prior: _prior,
+    recent: _recent,
+    ...next
+  } = applySignal({ ...s, prior: seedEta(s.successCount, s.attemptCount), recent }, sig, rules);
   return next;
 }

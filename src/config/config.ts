@@ -182,6 +182,11 @@ export const configSchema = z
         retireEta: z.number().min(0).max(1).default(0.25),
         etaDelta: z.number().min(0).max(1).default(0.1),
         utilityAlpha: z.number().min(0).max(1).default(0.2),
+        /**
+         * A skill is judged on its latest this many trials (0: on all of them): one that worked for months and fails
+         * from today on, a tool renamed or removed under it, retires after about this many failures in a row.
+         */
+        trialWindow: z.number().int().min(0).default(20),
       })
       .prefault({}),
     capture: z

@@ -55,7 +55,7 @@ describe('recallConfig (the settings of a recall, checked without the schema)', 
         'nope',
       ],
       thresholds: ['cluster', 'recall', 'duplicate'],
-      lifecycle: ['retireEta', 'candidateTrials', 'minEtaForRetrieval', 'etaDelta', 'utilityAlpha'],
+      lifecycle: ['retireEta', 'candidateTrials', 'minEtaForRetrieval', 'etaDelta', 'utilityAlpha', 'trialWindow'],
       embedder: ['provider', 'timeoutMs'],
     };
     let accepted = 0;

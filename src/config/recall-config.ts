@@ -51,6 +51,7 @@ const SECTIONS: Record<string, Record<string, [Rule, unknown]>> = {
     minEtaForRetrieval: [unit, null],
     etaDelta: [unit, null],
     utilityAlpha: [unit, null],
+    trialWindow: [int(0), null],
   },
   embedder: { provider: [{ type: 'string', oneOf: ['glove'] }, 'glove'] },
 };

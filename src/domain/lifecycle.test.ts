@@ -115,6 +115,71 @@ describe('lifecycle maths', () => {
     expect(s.status).toBe('retired');
   });
 
+  it('judges a skill on its latest trials: months of passes do not hold up a skill that fails from today on', () => {
+    const windowed = { ...rules, trialWindow: 20 };
+    // Applies signals as the store does: each trial is given the ones before it, newest first.
+    const replay = (outcomes: boolean[], from: LifecycleState, r = windowed) => {
+      const seen: boolean[] = [];
+      let s = from;
+      for (const pass of outcomes) {
+        s = applySignal(
+          { ...s, recent: { trials: [...seen].reverse(), restarted: false } },
+          pass ? { kind: 'trial.pass' } : { kind: 'trial.fail' },
+          r,
+        );
+        seen.push(pass);
+      }
+      return s;
+    };
+    const learned: LifecycleState = { ...INITIAL_LIFECYCLE, eta: 0.9, prior: 0.9 };
+    const proven = replay(Array(100).fill(true), learned);
+    expect(proven.eta).toBeCloseTo((20 + 1.8) / 22);
+    // A tool renamed under it: every run fails from now on. Not after one failure, not after three ...
+    const failing = (n: number) => replay([...Array(100).fill(true), ...Array(n).fill(false)], learned);
+    expect(failing(1).status).toBe('active');
+    expect(failing(3).status).toBe('active');
+    // ... but after about as many as the window, where all 100 passes held it up for 300.
+    const retiredAfter = [...Array(40).keys()].find((n) => failing(n).status === 'retired');
+    expect(retiredAfter).toBe(17);
+    const everyTrial = { ...rules, trialWindow: 0 };
+    expect(replay([...Array(100).fill(true), ...Array(100).fill(false)], learned, everyTrial).status).toBe('active');
+    // Up to the window, eta is the posterior over every trial, as without one.
+    const few = [true, false, true, true, false];
+    expect(replay(few, learned).eta).toBeCloseTo(replay(few, learned, everyTrial).eta, 9);
+    // A skill whose trials the store does not hold (a rewrite carried its record over) counts them at its rate.
+    const carried: LifecycleState = { ...learned, status: 'active', trialsAttempted: 40, trialsPassed: 30, eta: 0.75 };
+    const next = applySignal({ ...carried, recent: { trials: [], restarted: false } }, fail, windowed);
+    expect(next.eta).toBeCloseTo(0.75 + (14.25 + 1.8) / 22 - (15 + 1.8) / 22);
+  });
+
+  it('brings a retired skill back on promotion, at the eta its evidence gave it, judged on its trials since', () => {
+    const windowed = { ...rules, trialWindow: 20 };
+    const retired: LifecycleState = {
+      status: 'retired',
+      eta: 0.24,
+      utility: 0,
+      trialsAttempted: 50,
+      trialsPassed: 34,
+      prior: 0.9,
+    };
+    const back = applySignal(retired, { kind: 'user.promote' }, windowed);
+    expect(back).toMatchObject({ status: 'probationary', eta: 0.9, trialsAttempted: 50 });
+    // Its trials since it came back decide its probation.
+    const since = (trials: boolean[]) => ({ ...back, recent: { trials, restarted: true } });
+    expect(applySignal(since([]), pass, windowed).status).toBe('probationary');
+    expect(applySignal(since([true, true]), pass, windowed).status).toBe('active');
+    // Promoted by mistake (the tool is gone): its probation retires it after candidateTrials failures, not 20.
+    let s: LifecycleState = back;
+    const seen: boolean[] = [];
+    let n = 0;
+    while (s.status !== 'retired' && n < 50) {
+      s = applySignal({ ...s, recent: { trials: [...seen].reverse(), restarted: true } }, fail, windowed);
+      seen.push(false);
+      n++;
+    }
+    expect(n).toBe(3);
+  });
+
   it('parses feedback words', () => {
     expect(parseSignal('pass')).toEqual({ kind: 'trial.pass' });
     expect(parseSignal('down')).toEqual({ kind: 'user.negative' });

@@ -14,7 +14,9 @@ export type Signal =
   | { kind: 'trial.fail' }
   | { kind: 'user.positive' }
   | { kind: 'user.negative' }
-  | { kind: 'reward'; value: number };
+  | { kind: 'reward'; value: number }
+  /** A person brings a retired skill back: probationary again, at least at the eta its evidence gave it. */
+  | { kind: 'user.promote' };
 
 export interface LifecycleState {
   status: SkillStatus;
@@ -27,6 +29,12 @@ export interface LifecycleState {
    * (see admit.seedEta). 0.5 when absent, which is the plain Beta(1,1) posterior.
    */
   prior?: number;
+  /**
+   * The skill's latest trials before this signal, newest first (true: passed), read for the trial window
+   * (LifecycleRules.trialWindow): at most that many, and only those since it last came back from retirement
+   * (`restarted`). Absent: every trial counts, as the totals say.
+   */
+  recent?: { trials: readonly boolean[]; restarted: boolean };
 }
 
 export interface LifecycleRules {
@@ -35,6 +43,12 @@ export interface LifecycleRules {
   retireEta: number;
   etaDelta: number;
   utilityAlpha: number;
+  /**
+   * How many of its latest trials a skill is judged on (the Beta posterior over them, on its prior): a skill that
+   * worked for months and fails from today on (a tool renamed or removed under it) retires after about as many
+   * failures as this, not after three times its whole history. 0 or absent: every trial.
+   */
+  trialWindow?: number;
 }
 
 /** The state of a freshly written skill: the Beta posterior with no trials, and utility 0 (ACT-R's weak new production). */
@@ -80,10 +94,10 @@ export function applySignal(state: LifecycleState, signal: Signal, rules: Lifecy
       next.trialsPassed += pass ? 1 : 0;
       // The trial moves eta as far as it moves the Beta posterior: what thumbs and rewards did stays (a passed trial
       // never lowers eta, a failed one never raises it). With none, eta is the posterior itself.
+      // Over the trial window when one is set: the latest trials, a pass or a fail leaving it as this one enters.
       const prior = state.prior ?? 0.5;
-      const moved =
-        betaPosterior(next.trialsPassed, next.trialsAttempted, prior) -
-        betaPosterior(state.trialsPassed, state.trialsAttempted, prior);
+      const [before, after] = judgedTrials(state, pass, rules.trialWindow);
+      const moved = betaPosterior(after[0], after[1], prior) - betaPosterior(before[0], before[1], prior);
       next.eta = clamp01(state.eta + moved);
       next.utility = updateUtility(state.utility, pass ? 1 : 0, rules.utilityAlpha);
       positive = pass;
@@ -91,6 +105,10 @@ export function applySignal(state: LifecycleState, signal: Signal, rules: Lifecy
     }
     case 'user.positive':
       next.eta = clamp01(state.eta + rules.etaDelta);
+      positive = true;
+      break;
+    case 'user.promote':
+      next.eta = clamp01(Math.max(state.eta, state.prior ?? 0.5, rules.retireEta));
       positive = true;
       break;
     case 'user.negative':
@@ -106,14 +124,58 @@ export function applySignal(state: LifecycleState, signal: Signal, rules: Lifecy
       break;
     }
   }
-  next.status = nextStatus(state.status, next, positive, rules);
+  // A skill brought back from retirement is on probation again: its trials since then decide.
+  const tried =
+    state.recent?.restarted && rules.trialWindow
+      ? state.recent.trials.length + (isTrial(signal.kind) ? 1 : 0)
+      : next.trialsAttempted;
+  next.status = nextStatus(state.status, next, positive, tried, rules);
   return next;
 }
 
-function nextStatus(current: SkillStatus, s: LifecycleState, positive: boolean, rules: LifecycleRules): SkillStatus {
+/**
+ * The [passed, attempted] counts a trial's Beta posterior is read over, before and after it: every trial (the
+ * totals), or with a window the latest `window` trials. Trials the totals count and the read ones do not (a track
+ * record a newer distiller's rewrite carried over to a new skill) count at the totals' pass rate; none count from
+ * before the skill last came back from retirement.
+ */
+function judgedTrials(
+  state: LifecycleState,
+  pass: boolean,
+  window: number | undefined,
+): [[number, number], [number, number]] {
+  const p = pass ? 1 : 0;
+  if (!window || window <= 0 || !state.recent)
+    return [
+      [state.trialsPassed, state.trialsAttempted],
+      [state.trialsPassed + p, state.trialsAttempted + 1],
+    ];
+  const read = state.recent.trials.slice(0, window);
+  const held = state.recent.restarted ? read.length : Math.min(window, Math.max(read.length, state.trialsAttempted));
+  const rate = state.trialsAttempted > 0 ? state.trialsPassed / state.trialsAttempted : 0;
+  // The window's trials, newest first: those read, then (unread) ones at the totals' rate.
+  const passed = (n: number) => {
+    const known = read.slice(0, n).filter(Boolean).length;
+    return known + Math.max(0, n - read.length) * rate;
+  };
+  // As this trial enters, the oldest of a full window leaves.
+  const kept = Math.min(held, window - 1);
+  return [
+    [passed(held), held],
+    [passed(kept) + p, kept + 1],
+  ];
+}
+
+function nextStatus(
+  current: SkillStatus,
+  s: LifecycleState,
+  positive: boolean,
+  tried: number,
+  rules: LifecycleRules,
+): SkillStatus {
   if (s.eta < rules.retireEta) return 'retired';
   if (current === 'retired') return positive ? 'probationary' : 'retired';
-  if (current === 'probationary' && s.trialsAttempted >= rules.candidateTrials) {
+  if (current === 'probationary' && tried >= rules.candidateTrials) {
     return s.eta >= rules.minEtaForRetrieval ? 'active' : 'retired';
   }
   return current;

@@ -1,4 +1,5 @@
 import { sameProcedureVersion } from '../domain/reconcile.js';
+import { standingOf, type Standing } from '../domain/standing.js';
 import type { AuditRecord, Skill } from '../domain/types.js';
 import { FORGOTTEN_PARENT, type FeedbackRecord, type SkillVersion, type Store } from '../store/store.js';
 
@@ -39,6 +40,8 @@ export interface Explanation {
   versions: (Pick<SkillVersion, 'version' | 'reason' | 'createdAt' | 'toolSequence'> & { sameProcedure: boolean })[];
   /** Oldest first: the skills this one replaced, itself, then whatever replaced it. */
   supersedeChain: { id: string; name: string; version: string; status: string }[];
+  /** Whether recall can serve it, and if not, why and what brings it back (standing.ts). */
+  standing: Standing;
   trials: FeedbackRecord[];
   /** eta and utility after each signal, from the creation prior on. */
   /** `support`: on a pass that brought sessions to the skill, how many sessions support it after it. */
@@ -65,7 +68,12 @@ export async function explainSkill(
   store: Store,
   namespace: string,
   idOrName: string,
-  opts: { sessions?: number } = {},
+  opts: {
+    sessions?: number;
+    lifecycle?: { retireEta: number; trialWindow?: number };
+    /** The skill recall serves now for a request (the goal of one of its sessions): for a retired skill's standing. */
+    servedFor?: (goal: string) => Promise<string | null>;
+  } = {},
 ): Promise<Explanation | null> {
   const skill = await store.getSkill(namespace, idOrName);
   if (!skill) return null;
@@ -154,10 +162,37 @@ export async function explainSkill(
       version: s.version,
       status: s.supersededBy ? 'superseded' : s.status,
     })),
+    standing: standingOf(skill, trials, {
+      retireEta: opts.lifecycle?.retireEta ?? 0.25,
+      trialWindow: opts.lifecycle?.trialWindow,
+      supersededByName: skill.supersededBy ? (byId.get(skill.supersededBy)?.name ?? null) : null,
+      servedInstead: await servedInstead(store, namespace, skill, opts.servedFor),
+    }),
     trials,
     track,
     audit,
   };
+}
+
+/**
+ * For a retired skill: the skill recall serves now for the latest request it was learned from (its newest stored
+ * source session's goal), when that is another one; else null.
+ */
+async function servedInstead(
+  store: Store,
+  namespace: string,
+  skill: Skill,
+  servedFor: ((goal: string) => Promise<string | null>) | undefined,
+): Promise<string | null> {
+  if (!servedFor || skill.status !== 'retired' || skill.supersededBy || skill.corpus !== 'internal') return null;
+  const ids = skill.sourceSessions.filter((id) => !id.startsWith(FORGOTTEN_PARENT));
+  for (const id of ids.slice(-3).reverse()) {
+    const session = await store.getSession(namespace, id);
+    if (!session) continue;
+    const name = await servedFor(session.goal);
+    return name && name !== skill.name ? name : null;
+  }
+  return null;
 }
 
 type TrackRow = Explanation['track'][number];

@@ -1411,6 +1411,57 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.applyFeedback(trial(true, { namespace: 'elsewhere' }))).toBeNull();
         });
 
+        it('hands compute the latest trials asked for, newest first, only those since the skill last left retirement', async () => {
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
+          const seen: unknown[] = [];
+          const watched = (pass: boolean, over: Partial<Parameters<Store['applyFeedback']>[0]> = {}) => {
+            const t = trial(pass, over);
+            return {
+              ...t,
+              recentTrials: 2,
+              compute: (s: Skill, recent?: { trials: boolean[]; restarted: boolean }) => {
+                seen.push(recent);
+                return t.compute(s);
+              },
+            };
+          };
+          await store.applyFeedback(watched(true));
+          await store.applyFeedback(watched(false));
+          await store.applyFeedback(watched(false));
+          expect(seen).toEqual([
+            { trials: [], restarted: false },
+            { trials: [true], restarted: false },
+            { trials: [false, true], restarted: false },
+          ]);
+          expect((await store.getSkill('default', 'sk_old'))?.status).toBe('retired');
+          // A thumb is no trial; the signal that takes the skill out of retirement starts its trials over.
+          const back = (s: Skill) => ({ ...s, status: 'probationary' as const, eta: 0.6 });
+          await store.applyFeedback({ ...trial(true), signal: 'user.promote', compute: back });
+          seen.length = 0;
+          await store.applyFeedback(watched(true));
+          await store.applyFeedback(watched(true));
+          expect(seen).toEqual([
+            { trials: [], restarted: true },
+            { trials: [true], restarted: true },
+          ]);
+          // Without recentTrials none are read.
+          await store.applyFeedback({
+            ...trial(true),
+            compute: (s: Skill, recent?: unknown) => {
+              seen.push(recent);
+              return trial(true).compute(s);
+            },
+          });
+          expect(seen.at(-1)).toBeUndefined();
+        });
+
         it('oncePerSession: a session gives a skill one trial, however often its outcome is reported', async () => {
           await store.writeSkill({
             action: 'add',

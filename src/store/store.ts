@@ -275,9 +275,23 @@ export interface FeedbackRequest {
   sessionId: string | null;
   actor: string;
   at: string;
-  compute: (skill: Skill) => Pick<Skill, 'status' | 'eta' | 'utility' | 'trialsAttempted' | 'trialsPassed'>;
+  compute: (
+    skill: Skill,
+    recent?: RecentTrials,
+  ) => Pick<Skill, 'status' | 'eta' | 'utility' | 'trialsAttempted' | 'trialsPassed'>;
+  /**
+   * How many of the skill's latest trials `compute` is given (`recent`), read in the same transaction: at most this
+   * many, newest first, of those since the skill last came back from retirement. 0 or absent: none are read.
+   */
+  recentTrials?: number;
   /** Skip when this session already gave this skill a trial (an outcome counts once). */
   oncePerSession?: boolean;
+}
+
+/** A skill's latest trials (true: passed), newest first, and whether they start where it came back from retirement. */
+export interface RecentTrials {
+  trials: boolean[];
+  restarted: boolean;
 }
 
 export interface FeedbackRecord {

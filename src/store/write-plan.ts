@@ -7,6 +7,7 @@ import type {
   EmbeddingReplacement,
   FeedbackRecord,
   FeedbackRequest,
+  RecentTrials,
   ForgetOptions,
   ForgottenSession,
   SkillFile,
@@ -239,10 +240,10 @@ export function feedbackNeedsTrialCheck(req: FeedbackRequest): boolean {
 export function planFeedback(
   req: FeedbackRequest,
   before: Skill,
-  current: { sessionAlreadyTried: boolean },
+  current: { sessionAlreadyTried: boolean; recent?: RecentTrials },
 ): FeedbackPlan | null {
   if (feedbackNeedsTrialCheck(req) && current.sessionAlreadyTried) return null;
-  const next = req.compute(before);
+  const next = req.compute(before, current.recent);
   const ns = req.namespace;
   const event = (type: string, payload: Record<string, unknown>): EventEntry => ({
     namespace: ns,

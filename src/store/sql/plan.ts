@@ -217,6 +217,14 @@ export function sqlPlan(d: Dialect) {
       (inList) => `SELECT 1 FROM feedback WHERE skill_id = ? AND session_id = ? AND ${inList('signal')} LIMIT 1`,
     ),
     feedbackHistory: sql('SELECT * FROM feedback WHERE skill_id = ? ORDER BY id'),
+    // Where the skill last came back from retirement (any signal that took it out of 'retired'), and its latest
+    // trials since then, newest first.
+    lastReturn: sql(
+      `SELECT MAX(id) AS id FROM feedback WHERE skill_id = ? AND status_before = 'retired' AND status_after <> 'retired'`,
+    ),
+    recentTrials: sql(
+      `SELECT signal FROM feedback WHERE skill_id = ? AND id > ? AND signal IN ('trial.pass', 'trial.fail') ORDER BY id DESC LIMIT ?`,
+    ),
     insertRecall: sql(`INSERT INTO recalls (namespace, session_id, goal, at) VALUES (?, ?, ?, ?)${d.returningId}`),
     insertRecallItems: rowInserts('recall_items', RECALL_ITEM_COLUMNS, 'ON CONFLICT DO NOTHING'),
     servedForSession: sql(

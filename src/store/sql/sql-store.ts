@@ -40,6 +40,7 @@ import {
   type EmbeddingReplacement,
   type FeedbackRecord,
   type FeedbackRequest,
+  type RecentTrials,
   type ForgetOptions,
   type ForgetSessionOptions,
   type ForgottenSession,
@@ -524,7 +525,13 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
         feedbackNeedsTrialCheck(req) &&
         (yield q(p.sessionTried(TRIAL_SIGNALS.length), [before.id, req.sessionId, ...self.list(TRIAL_SIGNALS)])).rows
           .length > 0;
-      const plan = planFeedback(req, before, { sessionAlreadyTried: tried });
+      let recent: RecentTrials | undefined;
+      if (req.recentTrials && req.recentTrials > 0) {
+        const back = (yield q(p.lastReturn, [before.id])).rows[0]?.id;
+        const rows = (yield q(p.recentTrials, [before.id, back == null ? 0 : Number(back), req.recentTrials])).rows;
+        recent = { trials: rows.map((r) => r.signal === 'trial.pass'), restarted: back != null };
+      }
+      const plan = planFeedback(req, before, { sessionAlreadyTried: tried, recent });
       if (!plan) return { result: null, outbox: NO_OUTBOX };
       yield self.change(plan.update);
       yield q(p.insertFeedback, feedbackInsertValues(plan.feedback));

@@ -228,14 +228,15 @@ export function openApiDocument(version: string) {
       '/api/skills/{name}/promote': {
         post: {
           summary:
-            'Promote an imported skill (skills import) into the internal corpus: from then on recall can serve it. No body',
+            'Promote an imported skill (skills import) into the internal corpus: from then on recall can serve it; ' +
+            'or bring a retired skill back on probation (status probationary, at least the eta its evidence gave it). No body',
           parameters: [path('name'), csrf],
           responses: {
-            200: json(ref('Skill'), 'Promoted: the skill as it is now (corpus internal)'),
-            404: error('No imported skill has this name'),
+            200: json(ref('Skill'), 'Promoted: the skill as it is now (corpus internal, not retired)'),
+            404: error('No imported or retired skill has this name'),
             403: error(`Missing ${CSRF_HEADER} header`),
             409: error(
-              'The skill is internal already (learned here, or promoted before), or an internal skill has its name',
+              'The skill is internal and not retired already (learned here, or promoted before), or an internal skill has its name',
             ),
           },
         },
@@ -253,7 +254,9 @@ export function openApiDocument(version: string) {
       },
       '/api/skills/{name}/explain': {
         get: {
-          summary: 'Parents, versions, supersede chain, trials and track record',
+          summary:
+            'Parents, versions, supersede chain, trials and track record; standing: {recallable, reason}, why recall ' +
+            'does not serve it (retired by its trials, disabled, superseded, imported) and what brings it back',
           parameters: [
             path('name'),
             query(

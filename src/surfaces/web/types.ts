@@ -103,6 +103,8 @@ export interface Explanation {
     missing: string[];
   };
   versions: { version: string; reason: string; createdAt: string; toolSequence: string[]; sameProcedure: boolean }[];
+  /** Whether recall can serve it, and if not, why and what brings it back. */
+  standing?: { recallable: boolean; reason: string | null };
   supersedeChain: { id: string; name: string; version: string; status: string }[];
   track: { at: string; eta: number; utility: number | null; status: string; signal: string }[];
 }

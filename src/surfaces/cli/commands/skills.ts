@@ -164,6 +164,11 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         // An old name's skill, no longer recalled: which one does its task now.
         const next = skill.supersededBy ? await memory.skills.get(skill.supersededBy) : null;
         if (next) out(`superseded by ${next.name} ${next.version}: it is not recalled (skills show ${next.name})`);
+        else {
+          // Retired by its trials, disabled, imported: why recall does not serve it, and what brings it back.
+          const standing = (await memory.skills.explain(skill.id, undefined, { sessions: 0 }))?.standing;
+          if (standing?.reason) out(`not recalled: ${standing.reason}`);
+        }
         const ids = skill.sourceSessions;
         out(
           ids.length > SHOWN_SOURCES
@@ -190,6 +195,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         `${k.name} ${k.version} (${k.kind}, ${k.corpus}) — ${k.status}${k.enabled ? '' : ', disabled'}, eta ${k.eta.toFixed(2)}, utility ${k.utility.toFixed(2)}`,
       );
       out(`  ${k.description}`);
+      if (ex.standing.reason) out(`Not recalled: ${ex.standing.reason}`);
       out(
         `Learned from ${ex.parents.sessionCount} session(s)${ex.parents.facts.length ? ` and ${ex.parents.facts.length} fact(s)` : ''}; ${k.successCount}/${k.attemptCount} followers succeeded; ${k.trialsPassed}/${k.trialsAttempted} trials passed.`,
       );
@@ -303,8 +309,13 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       return res.skipped.some((s) => s.refused) ? 1 : 0;
     }
     case 'promote': {
+      const before = await memory.skills.get(operand);
       const skill = await memory.skills.promote(operand);
       if (flags.json) printJson(skillJson(skill));
+      else if (before?.corpus === 'internal')
+        out(
+          `${skill.name} is back on probation (eta ${skill.eta.toFixed(2)}): recall serves it again, and its trials from now on judge it.`,
+        );
       else out(`${skill.name} promoted: it can now be recalled.`);
       return 0;
     }

@@ -79,6 +79,13 @@ export async function skillView(
       skill.supersededBy ? h('span', { class: 'badge' }, 'superseded') : null,
     ),
     skill.corpus === 'external' && !skill.supersededBy ? promoteControl(skill, name, main, ctx) : null,
+    // Retired by its trials: why recall no longer serves it, and a button that brings it back on probation.
+    skill.corpus === 'internal' && !skill.supersededBy && skill.status === 'retired'
+      ? promoteControl(skill, name, main, ctx, ex.standing?.reason ?? 'Retired: recall no longer serves it.')
+      : null,
+    skill.corpus === 'internal' && !skill.supersededBy && skill.status !== 'retired' && ex.standing?.reason
+      ? h('p', { class: 'muted', id: 'standing-note' }, `Not recalled: ${ex.standing.reason}.`)
+      : null,
     promotedImport
       ? h(
           'p',
@@ -201,20 +208,31 @@ function renameControl(skill: Skill, ctx: ViewContext): HTMLElement {
  * An imported skill is never recalled until a person promotes it: the note says so, and its button promotes it
  * (POST .../promote). The page is drawn again, and the focus goes to the note that says it is recallable now.
  */
-function promoteControl(skill: Skill, shownAs: string, main: HTMLElement, ctx: ViewContext): HTMLElement {
+function promoteControl(
+  skill: Skill,
+  shownAs: string,
+  main: HTMLElement,
+  ctx: ViewContext,
+  /** Why a retired skill is not recalled (its standing): the button then brings it back on probation. */
+  retired: string | null = null,
+): HTMLElement {
   const button = h(
     'button',
     { type: 'button', class: 'primary', id: 'promote-skill', 'aria-describedby': 'imported-note' },
-    'Promote',
+    retired ? 'Bring back' : 'Promote',
   );
   button.addEventListener('click', async () => {
     button.disabled = true;
     try {
       const promoted = await api.post<Skill>(`/api/skills/${encodeURIComponent(skill.name)}/promote`, undefined);
-      ctx.notify(`${promoted.name} promoted: it can now be recalled.`);
+      ctx.notify(
+        retired
+          ? `${promoted.name} is back on probation: recall serves it again, and its trials from now on judge it.`
+          : `${promoted.name} promoted: it can now be recalled.`,
+      );
       ctx.changed();
       await skillView(main, shownAs, ctx);
-      main.querySelector<HTMLElement>('#promoted-note')?.focus();
+      main.querySelector<HTMLElement>(retired ? 'h1' : '#promoted-note')?.focus();
     } catch (e) {
       ctx.notify(`Could not promote ${skill.name}: ${(e as Error).message}`, 'error');
       button.disabled = false;
@@ -224,13 +242,15 @@ function promoteControl(skill: Skill, shownAs: string, main: HTMLElement, ctx: V
   return h(
     'div',
     { class: 'imported' },
-    h(
-      'p',
-      { class: 'muted', id: 'imported-note' },
-      'Imported: listed and exported, but never recalled until a person promotes it (here, or with ',
-      h('code', {}, `skillsmith skills promote ${skill.name}`),
-      ').',
-    ),
+    retired
+      ? h('p', { class: 'muted', id: 'imported-note' }, `Not recalled: ${retired}.`)
+      : h(
+          'p',
+          { class: 'muted', id: 'imported-note' },
+          'Imported: listed and exported, but never recalled until a person promotes it (here, or with ',
+          h('code', {}, `skillsmith skills promote ${skill.name}`),
+          ').',
+        ),
     button,
   );
 }
