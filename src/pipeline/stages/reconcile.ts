@@ -199,11 +199,15 @@ export function reconcileDraft(
     {
       ...t,
       embedding: ownGrowth || !t.embedding || t.embedderId !== deps.embedder.id ? embedding : t.embedding,
-      // Its own cluster's exemplars follow the cluster; another group's support adds its wordings to them.
+      // Its own cluster's wordings and another group's are merged into those it has: another group's wordings stay
+      // when its own cluster grows again (replaced, a request worded as that group's sessions were found the skill
+      // after one pass and lost it after the next).
       exemplars:
-        ownGrowth || !t.exemplars || t.embedderId !== deps.embedder.id
+        !t.exemplars || t.embedderId !== deps.embedder.id
           ? exemplars
-          : mergeExemplars(t.exemplars, exemplars, deps.embedder.dimensions),
+          : exemplars
+            ? mergeExemplars(exemplars, t.exemplars, deps.embedder.dimensions)
+            : t.exemplars,
       embedderId: deps.embedder.id,
       clusterId: t.clusterId ?? (linked ? input.clusterId : null),
       updatedAt: at,
