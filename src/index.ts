@@ -26,7 +26,7 @@ export type { ImportResult } from './app/types.js';
 /** A live session opened by `memory.startSession`: `call()` records a tool call, `end()` its outcome. */
 export type { SessionRecorder } from './app/types.js';
 /** What `memory.recall` takes besides the goal: topK, namespace, session, whether to record, the agent's tools. */
-export type { RecallOptions } from './app/types.js';
+export type { RecallOptions, SessionRecall } from './app/types.js';
 /** One tool call as `SessionRecorder.call` takes it. */
 export type { RecordedCall } from './app/types.js';
 /** What `memory.startSession` takes: the goal, and optionally an id, a cue, an agent id, a source, a namespace. */

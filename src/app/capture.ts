@@ -1,4 +1,5 @@
 import { answeredByExit } from '../domain/commands.js';
+import { assignRecallsToTasks, type SessionTask } from '../domain/recall-tasks.js';
 import { sessionRef } from '../domain/session-ref.js';
 import { wellFormed } from '../domain/untrusted-text.js';
 import { randomUUID } from 'node:crypto';
@@ -17,7 +18,7 @@ import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
 import { InputError, NotFoundError, PassLockedError, SessionStateError } from '../errors/index.js';
 import type { PassLock, Synthesis } from './synthesis.js';
-import type { IngestResult, IngestTextOptions, RecordedCall, SessionRecorder } from './types.js';
+import type { IngestResult, IngestTextOptions, RecordedCall, SessionRecall, SessionRecorder } from './types.js';
 
 /**
  * Capture: whole sessions and capture files in, live sessions recorded call by call, outcomes reported, and
@@ -217,6 +218,7 @@ export class Capture {
     const { inserted } = await store.insertSessions(fresh);
     const growing = await store.growSessions(grown);
     this.synthesis.noteNewSessions(inserted + growing);
+    await this.linkRecalls(ctx.ns(opts.namespace), parsed, unique, placedId);
     // Already present: a session refused because another one holds its id is a problem, not counted here.
     const skipped = unique.length - inserted - growing - conflicts;
     return {
@@ -243,6 +245,44 @@ export class Capture {
         unknown: judgement.unknown,
       },
     };
+  }
+
+  /**
+   * Gives the recalls a hook made under an agent's session id (`recall --hook`, `--session`) to the tasks of that
+   * session just stored: each to the task it served (domain/recall-tasks.ts), so that a task's outcome credits the
+   * skills served for it. The recalls under the session's tasks are placed again as the transcript grows (one
+   * made before its prompt was in the transcript went to the task then running); none is ever copied.
+   */
+  private async linkRecalls(
+    namespace: string,
+    parsed: PreparedCapture['parsed'],
+    unique: readonly Session[],
+    placedId: ReadonlyMap<Session, string>,
+  ): Promise<void> {
+    const baseOf = new Map(parsed.sessions.map((s, i) => [s as Session, parsed.bases[i]!]));
+    const tasks = new Map<string, SessionTask[]>();
+    for (const s of unique) {
+      const id = placedId.get(s);
+      const base = baseOf.get(s);
+      if (id === undefined || base === undefined) continue;
+      let list = tasks.get(base);
+      if (!list) tasks.set(base, (list = []));
+      list.push({ id, goal: s.goal, startedAt: s.startedAt ?? null });
+    }
+    if (tasks.size === 0) return;
+    const store = this.ctx.requireStore();
+    const held = await store.recallsHeldBy(namespace, [
+      ...new Set([...tasks].flatMap(([base, list]) => [base, ...list.map((t) => t.id)])),
+    ]);
+    if (held.length === 0) return;
+    const moves: { recallId: number; from: string; to: string }[] = [];
+    for (const [base, list] of tasks) {
+      const ids = new Set([base, ...list.map((t) => t.id)]);
+      const mine = held.filter((r) => r.sessionId !== null && ids.has(r.sessionId));
+      for (const m of assignRecallsToTasks(mine, list, base)) if (m.from !== null) moves.push({ ...m, from: m.from });
+    }
+    const moved = await store.moveRecalls(namespace, moves);
+    if (moved) this.ctx.log.child('capture').debug('recalls given to their tasks', { moved });
   }
 
   /** The outcome judge for captured sessions without an outcome: `capture.judge`, or the mode asked for (off: none). */
@@ -606,6 +646,17 @@ export class Capture {
     return this.ctx
       .requireStore()
       .listSessions(this.ctx.ns(opts.namespace), { limit: opts.limit, offset: opts.offset });
+  }
+
+  /** The skills recalled for a stored session, in the order they were served (MemorySessions.recalled). */
+  async recalledFor(storedId: string, namespace?: string): Promise<SessionRecall[]> {
+    const store = this.ctx.store;
+    if (!store) return [];
+    return (await store.recalledForSession(this.ctx.ns(namespace), storedId)).map((r) => ({
+      skill: r.name ?? r.skillId,
+      similarity: Math.round(r.similarity * 10000) / 10000,
+      at: r.at,
+    }));
   }
 
   /** How many sessions are stored (0 when nothing is stored). */

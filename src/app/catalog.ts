@@ -16,7 +16,7 @@ import type { Changes } from './changes.js';
 import type { RecallIndexes } from './recall-indexes.js';
 import type { RecallOptions } from './types.js';
 import type { AppContext } from './context.js';
-import { checkGoal, contextPack, MAX_TEXT_CHARS, toolsOf } from './recall-only.js';
+import { agentSessionKey, checkGoal, contextPack, MAX_TEXT_CHARS, toolsOf } from './recall-only.js';
 import { ConflictError, InputError, NotFoundError, PassLockedError, SessionStateError } from '../errors/index.js';
 import { givenNameOf } from '../domain/learned-by.js';
 import { bumpVersion } from '../domain/reconcile.js';
@@ -54,11 +54,14 @@ export class Catalog {
       topK: opts.topK,
       threshold: this.ctx.thresholds.recall,
       now: this.ctx.now(),
-      sessionId: opts.sessionId && this.ctx.sessionKey(opts.sessionId),
+      sessionId: agentSessionKey(opts, (id) => this.ctx.sessionKey(id)),
       touch: opts.record !== false,
       tools: opts.tools,
     });
-    this.recallLog.debug('recall', { served: hits.map((h) => h.name), session: opts.sessionId ?? null });
+    this.recallLog.debug('recall', {
+      served: hits.map((h) => h.name),
+      session: opts.sessionId ?? opts.agentSession ?? null,
+    });
     return hits;
   }
 

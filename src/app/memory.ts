@@ -30,6 +30,7 @@ import type {
   IngestTextOptions,
   RecallOptions,
   RecordedCall,
+  SessionRecall,
   SessionRecorder,
 } from './types.js';
 
@@ -52,6 +53,11 @@ export interface MemorySessions {
   get(storedId: string, namespace?: string): Promise<Session | null>;
   /** How many sessions are stored (0 when disabled). */
   count(namespace?: string): Promise<number>;
+  /**
+   * The skills recalled for a stored session (by its stored id), one entry per skill per recall, in the order they
+   * were served: what its reported outcome credits (empty when none or disabled).
+   */
+  recalled(storedId: string, namespace?: string): Promise<SessionRecall[]>;
   /**
    * The key a session id is stored under: unchanged, or a keyed hash when the id itself holds a secret or
    * personal data (see `protectId`). Every lookup by a caller-supplied id goes through it.
@@ -230,6 +236,7 @@ export class Memory {
       list: (opts = {}) => capture.listSessions(opts),
       get: (storedId, namespace) => capture.getSession(storedId, namespace),
       count: (namespace) => capture.countSessions(namespace),
+      recalled: (storedId, namespace) => capture.recalledFor(storedId, namespace),
       key: (id) => ctx.sessionKey(id),
       recordCall: (sessionId, c, opts = {}) => capture.recordCall(sessionId, c, opts),
       requireOpen: (sessionId, opts = {}) => capture.requireOpenSession(sessionId, opts),

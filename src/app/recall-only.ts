@@ -2,6 +2,7 @@ import { isPostgresUrl } from '../config/default-db.js';
 import type { RecallConfig } from '../config/recall-config.js';
 import { formatContextPack } from '../domain/context-pack.js';
 import { InputError } from '../errors/input-error.js';
+import { protectId } from '../domain/protect-id.js';
 import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
 import { type NearestSkill, RecallIndex, type RecalledSkill, unclippedBody } from '../pipeline/recall.js';
 import { openCurrentSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -18,18 +19,38 @@ const RECALL_WRITE_WAIT_MS = 1000;
 /** Longest fact or recall goal accepted (a goal of a recorded session is bounded by capture.maxRecordBytes). */
 export const MAX_TEXT_CHARS = 64 * 1024;
 
+/** Longest agent session id a recall is recorded under. */
+const MAX_SESSION_ID = 1000;
+
 /** A recall goal as the library accepts it: a string of at most MAX_TEXT_CHARS characters. */
-export function checkGoal(goal: unknown, opts: { topK?: unknown; tools?: unknown } = {}): asserts goal is string {
+export function checkGoal(
+  goal: unknown,
+  opts: { topK?: unknown; tools?: unknown; agentSession?: unknown } = {},
+): asserts goal is string {
   if (typeof goal !== 'string') throw new InputError('recall: goal must be a string');
   if (goal.length > MAX_TEXT_CHARS)
     throw new InputError(`recall: goal is ${goal.length} characters, over the ${MAX_TEXT_CHARS} limit`);
   // A JavaScript caller's options, checked as the CLI and REST check theirs: topK -1 served every skill, and tools
   // as a string was read letter by letter.
-  const { topK, tools } = opts;
+  const { topK, tools, agentSession } = opts;
+  if (agentSession !== undefined && !(typeof agentSession === 'string' && agentSession.length <= MAX_SESSION_ID))
+    throw new InputError(`recall: agentSession must be a session id of at most ${MAX_SESSION_ID} characters`);
   if (topK !== undefined && !(Number.isInteger(topK) && (topK as number) >= 1))
     throw new InputError(`recall: topK must be a whole number of 1 or more, not ${JSON.stringify(topK)}`);
   if (tools !== undefined && !(Array.isArray(tools) && tools.every((t) => typeof t === 'string' && t.length > 0)))
     throw new InputError('recall: tools must be an array of tool names (non-empty strings)');
+}
+
+/**
+ * The stored key of the session a recall is recorded under: the recorded session's (`sessionId`), else the
+ * agent's session not recorded yet (`agentSession`); null for none.
+ */
+export function agentSessionKey(
+  opts: { sessionId?: string; agentSession?: string },
+  key: (id: string) => string,
+): string | null {
+  const id = opts.sessionId || opts.agentSession;
+  return id ? key(id) : null;
 }
 
 /** Union of the recalled skills' tools, for callers that load tools per turn. */
@@ -47,7 +68,7 @@ export function contextPack(skills: RecalledSkill[], maxBodyChars: number): stri
 
 /** What `openRecallOnly` gives: `Memory.recall`, `formatContext`, `toolsFor` and `close`, and nothing else. */
 export interface RecallOnlyMemory {
-  recall(goal: string, opts?: Pick<RecallOptions, 'topK' | 'tools'>): Promise<RecalledSkill[]>;
+  recall(goal: string, opts?: Pick<RecallOptions, 'topK' | 'tools' | 'agentSession'>): Promise<RecalledSkill[]>;
   nearest(goal: string, opts?: Pick<RecallOptions, 'tools'>): Promise<NearestSkill | null>;
   formatContext(skills: RecalledSkill[]): string;
   toolsFor(skills: RecalledSkill[]): string[];
@@ -108,11 +129,13 @@ export async function openRecallOnly(opts: {
   const flushAudit = () =>
     outbox.flush().catch((e) => (isBusy(e) ? log.info : log.warn)('final flush failed', { error: String(e) }));
   return {
-    async recall(goal, { topK, tools } = {}) {
-      checkGoal(goal, { topK, tools });
+    async recall(goal, { topK, tools, agentSession } = {}) {
+      checkGoal(goal, { topK, tools, agentSession });
       if (!index) return [];
-      const hits = await index.recall(goal, { topK, threshold, now: new Date(), touch: true, tools });
-      recallLog.debug('recall', { served: hits.map((h) => h.name), session: null });
+      // Keyed as the full open keys it: this path runs only with the default capture privacy (recallConfig).
+      const sessionId = agentSessionKey({ agentSession }, (id) => protectId({ salt: '' }, id, 'sid'));
+      const hits = await index.recall(goal, { topK, threshold, now: new Date(), touch: true, tools, sessionId });
+      recallLog.debug('recall', { served: hits.map((h) => h.name), session: agentSession ?? null });
       return hits;
     },
     async nearest(goal, { tools } = {}) {

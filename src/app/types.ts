@@ -65,6 +65,13 @@ export interface ImportResult {
 }
 
 /** One tool call as a caller records it. */
+/** A skill recalled for a session (`memory.sessions.recalled`): its name, how near it was, when it was served. */
+export interface SessionRecall {
+  skill: string;
+  similarity: number;
+  at: string;
+}
+
 /** What `memory.recall` takes besides the goal. */
 export interface RecallOptions {
   /** Skills served at most (default `recall.topK`). */
@@ -72,6 +79,13 @@ export interface RecallOptions {
   namespace?: string;
   /** The session the skills are recalled for (recorded, still running): its outcome becomes their trial. */
   sessionId?: string;
+  /**
+   * The agent's session the skills are recalled for when it is not recorded here yet: its transcript is ingested
+   * later (`recall --hook` gives Claude Code's `claude-code:<session_id>`). The recall is kept under this id, and once
+   * the transcript's tasks (`ID`, `ID#2`...) are stored it goes to the task it served, whose reported outcome
+   * becomes the served skills' trial. Ignored when `sessionId` is given.
+   */
+  agentSession?: string;
   /** false: look without leaving a trace (no recall row, last use untouched). */
   record?: boolean;
   /**

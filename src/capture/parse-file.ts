@@ -35,7 +35,8 @@ import {
 } from './openai-agents.js';
 import { isLangChainRun, isLangChainRunList, LangChainCollector } from './langchain-runs.js';
 import { isItemList } from './responses-items.js';
-import { type PrivacyPolicy, protectGoal, protectSession } from './privacy.js';
+import { type PrivacyPolicy, protectGoal, protectId, protectSession } from './privacy.js';
+import { taskBase } from '../domain/recall-tasks.js';
 import { supersededSnapshots } from './snapshots.js';
 import { exchangeConversation } from './exchanges.js';
 import {
@@ -88,6 +89,11 @@ export interface ParsedFile {
   /** Sessions per detected format. */
   formats: Partial<Record<DetectedFormat, number>>;
   sessions: CapturedSession[];
+  /**
+   * One per session, in the same order: the id of the agent's session it is a task of, as stored (`ID` for `ID#2`;
+   * a recall a hook made under it is given to the task it served).
+   */
+  bases: string[];
   /** One per session, in the same order: where it was read and as what. */
   records: ParsedRecord[];
   problems: IngestProblem[];
@@ -308,6 +314,11 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   const sessions = out.map((p) =>
     opts.privacy ? protectSession(p.session, opts.privacy, opts.resultChars) : p.session,
   );
+  // The id of the agent's session each task belongs to, kept as its first task's id is (a hashed task id says none).
+  const bases = out.map((p) => {
+    const base = taskBase(p.session.id);
+    return opts.privacy ? protectId(opts.privacy, base, 'sid') : base;
+  });
   if (unread.size) notes.push({ file: opts.file, line: 1, reason: unreadNote(unread, UNREAD_UNIT[format] ?? 'line') });
   if (answered.size) notes.push({ file: opts.file, line: 1, reason: answeredNote(answered) });
   notes.sort((a, b) => a.line - b.line);
@@ -317,6 +328,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     detected: opts.format === 'auto',
     formats,
     sessions,
+    bases,
     records,
     problems,
     notes,

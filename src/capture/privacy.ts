@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { redactCapture, redactProse, redactText, redactValue } from '../domain/redact.js';
 
 export { redactCapture } from '../domain/redact.js';
+import { protectId } from '../domain/protect-id.js';
 import type { Session, ToolCall } from '../domain/types.js';
 import { type FieldMode, type PrivacyConfig, type PrivacyConfigInput, privacyConfigSchema } from './capture-config.js';
 import { capText } from './normalized-jsonl.js';
@@ -249,32 +250,7 @@ export function protectCall(policy: PrivacyPolicy, call: ToolCall, cap: number):
   };
 }
 
-/**
- * An identifier (session id, agent id, source) as it may be stored: unchanged when it holds nothing
- * sensitive, else `<prefix>_<keyed hash>` of the whole value. Deterministic for a given salt, so the same id
- * always maps to the same key (a later call, `outcome`, a re-ingest still find the session), and idempotent
- * (a protected id maps to itself). Control bytes make an id unusable too: they are hashed the same way.
- */
-export function protectId(policy: Pick<PrivacyPolicy, 'salt'>, value: string, prefix: string): string;
-export function protectId(
-  policy: Pick<PrivacyPolicy, 'salt'>,
-  value: string | null | undefined,
-  prefix: string,
-): string | null;
-export function protectId(
-  policy: Pick<PrivacyPolicy, 'salt'>,
-  value: string | null | undefined,
-  prefix: string,
-): string | null {
-  if (value == null) return null;
-  // eslint-disable-next-line no-control-regex
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find control characters
-  if (!/[\u0000-\u001f\u007f-\u009f]/.test(value) && redactCapture(value) === value) return value;
-  return `${prefix}_${createHmac('sha256', policy.salt || 'skillsmith')
-    .update(`id\u0000${value}`)
-    .digest('hex')
-    .slice(0, 20)}`;
-}
+export { protectId };
 
 /** A time as given when it reads as one, else redacted like any other text (it is a free string in a file). */
 function protectTime(value: string): string {

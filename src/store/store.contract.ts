@@ -1551,6 +1551,54 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             ['sk_old', '2025-02-06T00:00:00.000Z'],
           ]);
         });
+
+        it("moves a hook's recalls from the agent's session id to the task they served, once", async () => {
+          const at = '2025-02-01T00:00:00.000Z';
+          await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_b', name: 'b' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at,
+          });
+          const recall = (sessionId: string | null, goal: string, when: string, skillId: string) =>
+            store.recordRecall('default', {
+              sessionId,
+              goal,
+              at: when,
+              items: [{ skillId, rank: 0, similarity: 0.91 }],
+            });
+          await recall('cc:S', 'first request', '2025-02-05T00:00:00.000Z', 'sk_old');
+          await recall('cc:S', 'second request', '2025-02-05T01:00:00.000Z', 'sk_b');
+          await recall('cc:T', 'another agent session', '2025-02-05T02:00:00.000Z', 'sk_b');
+          await store.recordRecall('other', {
+            sessionId: 'cc:S',
+            goal: 'another namespace',
+            at,
+            items: [{ skillId: 'sk_b', rank: 0, similarity: 0.9 }],
+          });
+          const held = await store.recallsHeldBy('default', ['cc:S', 'cc:S#2']);
+          expect(held.map((r) => [r.sessionId, r.goal, r.at])).toEqual([
+            ['cc:S', 'first request', '2025-02-05T00:00:00.000Z'],
+            ['cc:S', 'second request', '2025-02-05T01:00:00.000Z'],
+          ]);
+          const second = held[1]!;
+          expect(await store.moveRecalls('default', [{ recallId: second.id, from: 'cc:S', to: 'cc:S#2' }])).toBe(1);
+          // Moved already (another ingest did it first): left where it is.
+          expect(await store.moveRecalls('default', [{ recallId: second.id, from: 'cc:S', to: 'cc:S#3' }])).toBe(0);
+          expect(await store.skillsServedForSession('default', 'cc:S')).toEqual(['sk_old']);
+          expect(await store.skillsServedForSession('default', 'cc:S#2')).toEqual(['sk_b']);
+          expect(await store.skillsServedForSession('other', 'cc:S')).toEqual(['sk_b']);
+          expect(await store.recalledForSession('default', 'cc:S#2')).toEqual([
+            { skillId: 'sk_b', name: 'b', similarity: 0.91, rank: 0, at: '2025-02-05T01:00:00.000Z' },
+          ]);
+          expect(await store.recalledForSession('default', 'cc:S#3')).toEqual([]);
+          expect((await store.recallsHeldBy('default', ['cc:T'])).map((r) => r.goal)).toEqual([
+            'another agent session',
+          ]);
+        });
       });
 
       describe('skill revision and vectors (the recall index)', () => {

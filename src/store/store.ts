@@ -11,6 +11,7 @@ import type {
   SkillStatus,
   ToolCall,
 } from '../domain/types.js';
+import type { HeldRecall } from '../domain/recall-tasks.js';
 import type { StateKey } from './state-key.js';
 
 /**
@@ -146,6 +147,15 @@ export interface SkillStore {
   ): Promise<void>;
   /** Skills served by recalls made for a session, without repeats. */
   skillsServedForSession(namespace: string, sessionId: string): Promise<string[]>;
+  /** The recalls held under these session ids, oldest first (a hook's, under its agent's session id). */
+  recallsHeldBy(namespace: string, sessionIds: string[]): Promise<HeldRecall[]>;
+  /**
+   * Moves each recall to the session it served, in one transaction; a recall no longer held by `from` (another
+   * ingest moved it meanwhile) stays where it is. How many moved.
+   */
+  moveRecalls(namespace: string, moves: { recallId: number; from: string; to: string }[]): Promise<number>;
+  /** What each recall made for a session served, in the order they were made (a skill forgotten since: no name). */
+  recalledForSession(namespace: string, sessionId: string): Promise<RecalledForSession[]>;
   /**
    * Forgets a skill (by id, else by name as `getSkill` finds it) in ONE transaction: its row with its vectors
    * and exemplars, its versions, provenance, feedback and the recall items that served it; a cluster linked
@@ -204,6 +214,16 @@ export interface EventLog {
 export interface SkillRevision {
   storeId: string;
   revision: number;
+}
+
+/** One skill one recall made for a session served (`Store.recalledForSession`). */
+export interface RecalledForSession {
+  skillId: string;
+  /** Null when the skill was forgotten after it was served. */
+  name: string | null;
+  similarity: number;
+  rank: number;
+  at: string;
 }
 
 /** A skill as recall reads it to rank and serve it (`Store.recallSkills`; columns: `SERVED_COLUMNS`). */

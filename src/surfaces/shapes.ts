@@ -5,6 +5,7 @@ import type { Session, Skill } from '../domain/types.js';
 import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
 import type { SynthesisReport } from '../pipeline/synthesize.js';
 import type { Memory } from '../app/memory.js';
+import type { SessionRecall } from '../app/types.js';
 import { noSkillNamed as sayNoSkillNamed } from '../domain/skill-rename.js';
 
 /** A skill as every surface shows it: the stable shape of `skills list --json` (README "Stable JSON shapes"). */
@@ -78,9 +79,12 @@ export function sessionSummary(s: Session) {
   };
 }
 
-/** A session with every tool call (the provenance page). */
-export function sessionJson(s: Session) {
-  return { ...sessionSummary(s), labels: s.labels ?? null, calls: s.calls };
+/**
+ * A session with every tool call (the provenance page), and the skills recalled for it (what its reported outcome
+ * credits: `{skill, similarity, at}` in the order they were served).
+ */
+export function sessionJson(s: Session, recalled: readonly SessionRecall[] = []) {
+  return { ...sessionSummary(s), labels: s.labels ?? null, calls: s.calls, recalled };
 }
 
 /** What a lookup by a name that found no skill says, with the name the skill it meant has now (skill-rename.ts). */

@@ -231,6 +231,16 @@ export function sqlPlan(d: Dialect) {
       `SELECT DISTINCT i.skill_id FROM recalls r JOIN recall_items i ON i.recall_id = r.id
        WHERE r.namespace = ? AND r.session_id = ? ORDER BY i.skill_id`,
     ),
+    recallsHeldIn: list(
+      (inList) =>
+        `SELECT id, session_id, goal, at FROM recalls WHERE namespace = ? AND ${inList('session_id')} ORDER BY id`,
+    ),
+    moveRecall: sql('UPDATE recalls SET session_id = ? WHERE namespace = ? AND id = ? AND session_id = ?'),
+    recalledFor: sql(
+      `SELECT r.id, r.at, i.skill_id, i.rank, i.similarity, s.name FROM recalls r
+       JOIN recall_items i ON i.recall_id = r.id LEFT JOIN skills s ON s.id = i.skill_id
+       WHERE r.namespace = ? AND r.session_id = ? ORDER BY r.at, r.id, i.rank`,
+    ),
     insertAudit: sql(
       'INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),

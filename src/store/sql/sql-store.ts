@@ -10,6 +10,7 @@ import type {
   SessionOutline,
   Skill,
 } from '../../domain/types.js';
+import type { HeldRecall } from '../../domain/recall-tasks.js';
 import { NotFoundError } from '../../errors/not-found-error.js';
 import { fromBuffer, toBuffer } from '../../vector/vector-math.js';
 import {
@@ -44,6 +45,7 @@ import {
   type ForgetOptions,
   type ForgetSessionOptions,
   type ForgottenSession,
+  type RecalledForSession,
   type ServedSkill,
   type SkillEvent,
   type SkillFile,
@@ -551,6 +553,50 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     const p = this.plan;
     return this.read(function* () {
       return (yield q(p.servedForSession, [namespace, sessionId])).rows.map((r) => r.skill_id as string);
+    });
+  }
+
+  async recallsHeldBy(namespace: string, sessionIds: string[]): Promise<HeldRecall[]> {
+    if (sessionIds.length === 0) return [];
+    await this.settleRecalls();
+    const self = this;
+    return this.read(function* () {
+      const rows = yield* self.readIn(sessionIds, (chunk) =>
+        q(self.plan.recallsHeldIn(chunk.length), [namespace, ...self.list(chunk)]),
+      );
+      return rows
+        .map((r) => ({
+          id: Number(r.id),
+          sessionId: r.session_id as string | null,
+          goal: r.goal as string,
+          at: r.at as string,
+        }))
+        .sort((a, b) => a.id - b.id);
+    });
+  }
+
+  async moveRecalls(namespace: string, moves: { recallId: number; from: string; to: string }[]): Promise<number> {
+    if (moves.length === 0) return 0;
+    await this.settleRecalls();
+    const p = this.plan;
+    return this.write(function* () {
+      let moved = 0;
+      for (const m of moves) moved += (yield q(p.moveRecall, [m.to, namespace, m.recallId, m.from])).changes;
+      return { result: moved, outbox: NO_OUTBOX };
+    });
+  }
+
+  async recalledForSession(namespace: string, sessionId: string): Promise<RecalledForSession[]> {
+    await this.settleRecalls();
+    const p = this.plan;
+    return this.read(function* () {
+      return (yield q(p.recalledFor, [namespace, sessionId])).rows.map((r) => ({
+        skillId: r.skill_id as string,
+        name: (r.name as string | null) ?? null,
+        similarity: Number(r.similarity),
+        rank: Number(r.rank),
+        at: r.at as string,
+      }));
     });
   }
 

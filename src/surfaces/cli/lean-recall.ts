@@ -8,7 +8,7 @@ import { hookOutput, parseCommandLine, readStdin, recallArgs, type Flags } from 
 import { askDaemon, daemonEnabled, socketPath, startDaemon } from './recall-client.js';
 
 /** The flags a recall may carry and still take the short path; any other flag goes through the full CLI. */
-const LEAN_FLAGS = new Set(['db', 'namespace', 'config', 'json', 'top-k', 'tools', 'log-level', 'hook']);
+const LEAN_FLAGS = new Set(['db', 'namespace', 'config', 'json', 'top-k', 'tools', 'log-level', 'hook', 'session']);
 
 /**
  * The arguments of a `skillsmith recall` the short path can answer (see `leanRecall`), or null for any other
@@ -72,6 +72,7 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
       tools: request.tools,
       json: !!flags.json,
       hook: !!flags.hook,
+      ...(request.session ? { session: request.session } : {}),
     });
     if (answer && !('fallback' in answer)) {
       await announce();
@@ -90,8 +91,8 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
   if (!memory) return null;
   await announce();
   try {
-    const { goal, topK, tools } = request;
-    const text = await answerRecall(memory, { goal, topK, tools, json: !!flags.json, hook: !!flags.hook });
+    const { goal, topK, tools, session } = request;
+    const text = await answerRecall(memory, { goal, topK, tools, json: !!flags.json, hook: !!flags.hook, session });
     process.stdout.write(hookOutput(text, request.hookEvent));
     return 0;
   } catch (e) {

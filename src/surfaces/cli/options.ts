@@ -2,6 +2,7 @@ import { readSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { parseArgs } from 'node:util';
+import { agentSessionId } from '../../domain/agent-session.js';
 
 /** Every flag the CLI accepts (one parser for all commands: an unknown flag is a usage error, exit 2). */
 const options = {
@@ -71,11 +72,18 @@ export function recallArgs(
   args: string[],
   flags: Flags,
   stdin: () => string = () => '',
-): { goal: string; topK: number | undefined; tools?: string[]; hookEvent?: string } | string {
+): { goal: string; topK: number | undefined; tools?: string[]; hookEvent?: string; session?: string } | string {
   // A hook hands the request over on stdin; an empty one (a bare slash command) asks for nothing.
   const hooked = flags.hook && args.length === 0 ? hookPrompt(stdin()) : null;
   const goal = hooked ? hooked.goal : args.join(' ').trim();
-  const event = hooked?.event ? { hookEvent: hooked.event } : {};
+  if (flags.session !== undefined && !flags.session.trim())
+    return "--session needs the id the agent's session is ingested under, e.g. --session claude-code:1f0c…";
+  // The agent's session the recall is made for (--session, else the hook's session_id): its outcome credits them.
+  const session = flags.session?.trim() || hooked?.session;
+  const event = {
+    ...(hooked?.event ? { hookEvent: hooked.event } : {}),
+    ...(session ? { session } : {}),
+  };
   if (!goal && !flags.hook) return 'recall needs a GOAL, e.g. skillsmith recall "cancel my order"';
   const topK = flags['top-k'] ? Number(flags['top-k']) : undefined;
   if (topK !== undefined && (!Number.isInteger(topK) || topK < 1)) return '--top-k must be a positive integer';
@@ -92,10 +100,11 @@ export function recallArgs(
 
 /**
  * The request a hook hands over on stdin: a JSON object whose `prompt` is what the user typed (Claude Code's
- * `UserPromptSubmit`, Gemini CLI's `BeforeAgent`) with the event's name, else the text itself (any other wrapper:
- * `echo "$PROMPT" | skillsmith recall --hook`).
+ * `UserPromptSubmit`, Gemini CLI's `BeforeAgent`) with the event's name and the agent's session (its
+ * `session_id`, keyed as the ingest of that agent's transcript keys it: `claude-code:<id>`), else the text itself
+ * (any other wrapper: `echo "$PROMPT" | skillsmith recall --hook`).
  */
-export function hookPrompt(input: string): { goal: string; event?: string } {
+export function hookPrompt(input: string): { goal: string; event?: string; session?: string } {
   const text = input.trim();
   if (text.startsWith('{')) {
     try {
@@ -105,7 +114,12 @@ export function hookPrompt(input: string): { goal: string; event?: string } {
         const event =
           'hook_event_name' in value && typeof value.hook_event_name === 'string' ? value.hook_event_name : '';
         const prompt = 'prompt' in value && typeof value.prompt === 'string' ? value.prompt : '';
-        return { goal: clipRequest(prompt.trim()), ...(event ? { event } : {}) };
+        const id = 'session_id' in value && typeof value.session_id === 'string' ? value.session_id.trim() : '';
+        return {
+          goal: clipRequest(prompt.trim()),
+          ...(event ? { event } : {}),
+          ...(id ? { session: agentSessionId(event, id) } : {}),
+        };
       }
     } catch {
       // Not JSON after all: the text is the request.

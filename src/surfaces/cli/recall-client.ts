@@ -27,6 +27,8 @@ export interface RecallRequest {
   json: boolean;
   /** Asked by a hook: no text at all when nothing matches. */
   hook?: boolean;
+  /** The agent's session the recall is recorded under (--session, a hook's session_id). */
+  session?: string;
 }
 
 /** What the CLI writes and exits with; `fallback`: the daemon cannot answer this one (run it here). */

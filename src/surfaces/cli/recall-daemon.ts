@@ -72,6 +72,7 @@ async function answer(request: RecallRequest): Promise<RecallAnswer> {
       tools: request.tools,
       json: request.json,
       hook: !!request.hook,
+      ...(typeof request.session === 'string' && request.session ? { session: request.session } : {}),
     });
     result = { stdout, error: '', code: 0 };
   } catch (e) {

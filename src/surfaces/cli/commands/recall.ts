@@ -30,13 +30,17 @@ export function recallText(
  */
 export async function answerRecall(
   memory: Printing & {
-    recall(goal: string, opts: { topK?: number; tools?: readonly string[] }): Promise<RecalledSkill[]>;
+    recall(
+      goal: string,
+      opts: { topK?: number; tools?: readonly string[]; agentSession?: string },
+    ): Promise<RecalledSkill[]>;
     nearest(goal: string, opts: { tools?: readonly string[] }): Promise<NearestSkill | null>;
   },
-  request: { goal: string; topK?: number; tools?: string[]; json: boolean; hook: boolean },
+  request: { goal: string; topK?: number; tools?: string[]; json: boolean; hook: boolean; session?: string },
 ): Promise<string> {
-  const { goal, topK, tools } = request;
-  const hits = await memory.recall(goal, { topK, tools });
+  const { goal, topK, tools, session } = request;
+  // Recorded under the agent's session (--session, a hook's session_id): the outcome of the task it served credits it.
+  const hits = await memory.recall(goal, { topK, tools, ...(session ? { agentSession: session } : {}) });
   const explain = hits.length === 0 && !request.json && !request.hook;
   const nearest = explain ? await memory.nearest(goal, { tools }) : null;
   return recallText(hits, request.json, memory, request.hook, nearest);
@@ -48,12 +52,15 @@ export async function answerRecall(
  */
 export const command: Command = {
   name: 'recall',
-  flags: [...MEMORY_FLAGS, 'top-k', 'tools', 'hook', 'json'],
+  flags: [...MEMORY_FLAGS, 'top-k', 'tools', 'hook', 'session', 'json'],
   help: `  recall "GOAL" [--top-k N] [--tools A,B]
                               the skills a planner would get for this goal (when none matches: which came
                               nearest, and the threshold it missed); --tools: only skills whose steps use none but
                               the agent's tools (a name ending in * stands for every tool it starts: mcp__*); --hook: the goal from stdin (Claude Code's UserPromptSubmit or
-                              Gemini CLI's BeforeAgent JSON, or plain text), nothing printed when none matches`,
+                              Gemini CLI's BeforeAgent JSON, or plain text), nothing printed when none matches; the recall
+                              is recorded under the agent's session (its session_id), and once its transcript is
+                              ingested, the outcome of the task it served credits the skills (skillsmith outcome);
+                              --session ID: that session, for any other wrapper (wins over the hook's)`,
   opens: 'memory',
   ifMissing: () => 'empty',
   // Checked before the memory opens (stdin, a hook's goal, is read once, by the run).
@@ -65,11 +72,11 @@ export const command: Command = {
     const memory = await open();
     const request = recallArgs(args, flags, readStdin);
     if (typeof request === 'string') throw new UsageError(request);
-    const { goal, topK, tools } = request;
+    const { goal, topK, tools, session } = request;
     const json = !!flags.json;
     const hook = !!flags.hook;
     const text = goal
-      ? await answerRecall(memory, { goal, topK, tools, json, hook })
+      ? await answerRecall(memory, { goal, topK, tools, json, hook, session })
       : recallText([], json, memory, hook);
     process.stdout.write(hookOutput(text, request.hookEvent));
     return 0;

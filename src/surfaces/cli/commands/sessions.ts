@@ -142,8 +142,9 @@ async function show(memory: Memory, id: string, flags: Flags): Promise<number> {
     writeErr(`skillsmith: no session "${escapeControl(id)}" (sessions list shows the stored ones)\n`);
     return 1;
   }
+  const recalled = await memory.sessions.recalled(session.id);
   if (flags.json) {
-    printJson(sessionJson(session));
+    printJson(sessionJson(session, recalled));
     return 0;
   }
   const s = session;
@@ -168,6 +169,11 @@ async function show(memory: Memory, id: string, flags: Flags): Promise<number> {
       `     ${c.ok ? '->' : 'failed:'} ${oneLine(c.ok ? resultText(c.result) : (c.error ?? resultText(c.result)), SHOWN_CHARS)}`,
     );
   });
+  // What its reported outcome credits (skillsmith outcome ID success|failure).
+  if (recalled.length) {
+    out(`recalled for it (${recalled.length}):`);
+    for (const r of recalled) out(`  ${r.skill} (similarity ${r.similarity}, ${r.at})`);
+  }
   return 0;
 }
 

@@ -60,7 +60,7 @@ export function sessionRoutes(memory: Memory): Hono {
   app.get('/sessions/:id', async (c) => {
     const session = await sessions().sessions.get(memory.sessions.key(c.req.param('id')));
     if (!session) throw new HttpError(404, `no session "${c.req.param('id')}"`);
-    return c.json(sessionJson(session));
+    return c.json(sessionJson(session, await sessions().sessions.recalled(session.id)));
   });
 
   // A log as an application keeps it (a saved chat, a run history, a transcript), in any format `ingest` reads:

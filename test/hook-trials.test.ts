@@ -1,0 +1,267 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemory } from '../src/app/open-memory.js';
+import { serveApi } from '../src/surfaces/http/server.js';
+import { BUILT_CLI as CLI, copyMemory, LOG_MODULES, type Run, runBuiltCli } from './support/built-cli.js';
+
+// A Claude Code user gets skills through the hooks (README "Claude Code and Gemini CLI hooks"): `recall --hook`
+// before each prompt, `ingest --hook` after each reply. The recall is kept under the agent's session, and once the
+// transcript's tasks are stored (`claude-code:ID`, `claude-code:ID#2`...) each recall belongs to the task it served:
+// `skillsmith outcome ID#2 failure` then gives the skills served for that prompt their trial, and no others.
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const SAMPLE = join(ROOT, 'examples', 'tau-sample.jsonl');
+const TRANSCRIPT = join(ROOT, 'test', 'fixtures', 'capture', 'claude-code-two-tasks.jsonl');
+const AGENT_SESSION = '5b2e7c1a-9d34-4f6e-8a21-3c4d5e6f7a8b';
+const S = `claude-code:${AGENT_SESSION}`;
+/** The two prompts of the transcript: each recalls a skill of the sample's of its own. */
+const FIRST = 'My phone has no service, I paid the bill, please get my line working again';
+const SECOND = 'return the office chair from my order, it came with broken pieces';
+
+let tmp: string;
+let learnedDb: string;
+let counter = 0;
+const runtimeDirs: string[] = [];
+
+function cli(args: string[], input = '', env: Record<string, string> = {}): Run {
+  return runBuiltCli(args, {
+    cwd: tmp,
+    env: { SKILLSMITH_RECALL_DAEMON: '0', SKILLSMITH_RECALL_DAEMON_IDLE_MS: '2500', ...env },
+    unset: ['SKILLSMITH_LEAN_RECALL'],
+    input,
+  });
+}
+
+function ok(r: Run): Run {
+  expect(r.code, r.stderr).toBe(0);
+  return r;
+}
+
+const json = <T>(r: Run): T => JSON.parse(ok(r).stdout) as T;
+
+/** What Claude Code hands a UserPromptSubmit hook. */
+const promptSubmit = (prompt: string, transcript: string, sessionId = AGENT_SESSION) =>
+  JSON.stringify({
+    session_id: sessionId,
+    transcript_path: transcript,
+    cwd: tmp,
+    permission_mode: 'default',
+    hook_event_name: 'UserPromptSubmit',
+    prompt,
+  });
+
+/** What Claude Code hands a Stop hook. */
+const stop = (transcript: string, sessionId = AGENT_SESSION) =>
+  JSON.stringify({
+    session_id: sessionId,
+    transcript_path: transcript,
+    hook_event_name: 'Stop',
+    stop_hook_active: false,
+  });
+
+const fixtureLines = (sessionId = AGENT_SESSION) =>
+  readFileSync(TRANSCRIPT, 'utf8')
+    .replaceAll(AGENT_SESSION, sessionId)
+    .split('\n')
+    .filter((l) => l.trim());
+
+/** The transcript as Claude Code has written it so far: its first `lines` lines (the first task ends at line 6). */
+function transcriptUpTo(path: string, lines: number, sessionId = AGENT_SESSION): void {
+  writeFileSync(path, `${fixtureLines(sessionId).slice(0, lines).join('\n')}\n`);
+}
+
+const recalledNames = (db: string, id: string) =>
+  json<{ recalled: { skill: string; similarity: number; at: string }[] }>(
+    cli(['sessions', 'show', id, '--json', '--db', db]),
+  ).recalled.map((r) => r.skill);
+
+/** A skill's trials: attempted, passed, and the sessions they came from. */
+const trials = (db: string, name: string) => {
+  const ex = json<{
+    skill: { trialsAttempted: number; trialsPassed: number };
+    trials: { signal: string; sessionId: string | null }[];
+  }>(cli(['skills', 'explain', name, '--json', '--db', db]));
+  return [ex.skill.trialsAttempted, ex.skill.trialsPassed, ex.trials.map((t) => `${t.signal} ${t.sessionId}`)];
+};
+
+/**
+ * A session of two tasks as the hooks see it: the recall for the first prompt, the Stop hook's ingest after the
+ * first reply, the recall for the second prompt, and the ingest after the second reply (then once more, as the
+ * next Stop or SessionEnd reads the same transcript again). `recall` runs one recall with a prompt.
+ */
+function hookedSession(db: string, recall: (prompt: string, transcript: string) => Run): string {
+  const transcript = join(tmp, `transcript-${++counter}.jsonl`);
+  transcriptUpTo(transcript, 0);
+  expect(ok(recall(FIRST, transcript)).stdout).toMatch(/fix-phone-service/);
+  transcriptUpTo(transcript, 6);
+  ok(cli(['ingest', '--hook', '--db', db], stop(transcript)));
+  expect(ok(recall(SECOND, transcript)).stdout).toMatch(/exchange-delivered-order-items/);
+  transcriptUpTo(transcript, 12);
+  ok(cli(['ingest', '--hook', '--db', db], stop(transcript)));
+  ok(cli(['learn', '--hook', '--db', db], stop(transcript)));
+  return transcript;
+}
+
+/** The served skills get their trials from the tasks' reported outcomes, each from its own task. */
+function expectTrialsPerTask(db: string): void {
+  expect(recalledNames(db, S)).toEqual(['fix-phone-service']);
+  expect(recalledNames(db, `${S}#2`)).toEqual(['exchange-delivered-order-items']);
+  const exchange = trials(db, 'exchange-delivered-order-items');
+  const phone = trials(db, 'fix-phone-service');
+  expect(json(cli(['outcome', `${S}#2`, 'failure', '--json', '--db', db]))).toEqual({
+    credited: ['exchange-delivered-order-items'],
+  });
+  const failed = [(exchange[0] as number) + 1, exchange[1], [...(exchange[2] as string[]), `trial.fail ${S}#2`]];
+  expect(trials(db, 'exchange-delivered-order-items')).toEqual(failed);
+  expect(trials(db, 'fix-phone-service')).toEqual(phone);
+  expect(json(cli(['outcome', S, 'success', '--json', '--db', db]))).toEqual({ credited: ['fix-phone-service'] });
+  expect(trials(db, 'fix-phone-service')).toEqual([
+    (phone[0] as number) + 1,
+    (phone[1] as number) + 1,
+    [...(phone[2] as string[]), `trial.pass ${S}`],
+  ]);
+  expect(trials(db, 'exchange-delivered-order-items')).toEqual(failed);
+}
+
+beforeAll(() => {
+  if (!existsSync(CLI)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-hook-trials-'));
+  learnedDb = join(tmp, 'learned', 'memory.db');
+  ok(cli(['learn', SAMPLE, '--db', learnedDb]));
+}, 120_000);
+
+afterAll(() => {
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  for (const dir of runtimeDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const copyOf = () => copyMemory(learnedDb, join(tmp, `copy-${++counter}`));
+
+describe("recall --hook: the served skills' trials come from the outcome of the task they served", () => {
+  it('the full CLI: outcome S#2 failure credits the skill served for the second prompt, outcome S the first', () => {
+    const db = copyOf();
+    hookedSession(db, (prompt, transcript) =>
+      cli(['recall', '--hook', '--db', db], promptSubmit(prompt, transcript), { SKILLSMITH_LEAN_RECALL: '0' }),
+    );
+    expectTrialsPerTask(db);
+  });
+
+  it('the short path, as the hook usually runs: the same', () => {
+    const db = copyOf();
+    hookedSession(db, (prompt, transcript) => cli(['recall', '--hook', '--db', db], promptSubmit(prompt, transcript)));
+    expectTrialsPerTask(db);
+  });
+
+  it('the recall daemon: the same', async () => {
+    const db = copyOf();
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-run-'));
+    runtimeDirs.push(dir);
+    const env = { SKILLSMITH_RECALL_DAEMON: '1', XDG_RUNTIME_DIR: dir };
+    // The first recall of a memory starts its daemon; the hook's recalls are then answered by it.
+    ok(cli(['recall', 'warm up', '--db', db], '', env));
+    const end = Date.now() + 20_000;
+    while (!(existsSync(join(dir, 'skillsmith')) && readdirSync(join(dir, 'skillsmith')).length)) {
+      if (Date.now() > end) throw new Error('no recall daemon started');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const byDaemon: boolean[] = [];
+    hookedSession(db, (prompt, transcript) => {
+      const log = join(tmp, `modules-${++counter}.log`);
+      const r = runBuiltCli(['recall', '--hook', '--db', db], {
+        cwd: tmp,
+        env: { ...env, SKILLSMITH_RECALL_DAEMON_IDLE_MS: '2500', LOG_MODULES_FILE: log },
+        nodeArgs: ['--import', LOG_MODULES],
+        unset: ['SKILLSMITH_LEAN_RECALL'],
+        input: promptSubmit(prompt, transcript),
+      });
+      byDaemon.push(!readFileSync(log, 'utf8').includes('pipeline/recall.js'));
+      return r;
+    });
+    expect(byDaemon).toEqual([true, true]);
+    expectTrialsPerTask(db);
+  });
+
+  it('re-ingesting the growing transcript keeps one link per recall, and a file ingest of it links the same', () => {
+    const db = copyOf();
+    const transcript = hookedSession(db, (prompt, t) => cli(['recall', '--hook', '--db', db], promptSubmit(prompt, t)));
+    ok(cli(['ingest', '--hook', '--db', db], stop(transcript)));
+    ok(cli(['ingest', transcript, '--db', db]));
+    expect(recalledNames(db, S)).toEqual(['fix-phone-service']);
+    expect(recalledNames(db, `${S}#2`)).toEqual(['exchange-delivered-order-items']);
+
+    // The whole transcript ingested once, after the session (`skillsmith learn ~/.claude/projects`).
+    const later = copyOf();
+    for (const prompt of [FIRST, SECOND])
+      ok(cli(['recall', '--hook', '--db', later], promptSubmit(prompt, transcript)));
+    ok(cli(['ingest', transcript, '--db', later]));
+    expectTrialsPerTask(later);
+  });
+
+  it('REST: GET /api/sessions/{id} lists the skills recalled for the task, and a reported outcome credits them', async () => {
+    const db = copyOf();
+    hookedSession(db, (prompt, t) => cli(['recall', '--hook', '--db', db], promptSubmit(prompt, t)));
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    const server = await serveApi(memory, { port: 0, webRoot: null });
+    try {
+      const task = encodeURIComponent(`${S}#2`);
+      const shown = (await (await fetch(`${server.url}/api/sessions/${task}`)).json()) as {
+        recalled: { skill: string; similarity: number; at: string }[];
+      };
+      expect(shown.recalled).toEqual([
+        { skill: 'exchange-delivered-order-items', similarity: expect.any(Number), at: expect.any(String) },
+      ]);
+      const res = await fetch(`${server.url}/api/sessions/${task}/outcome`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+        body: JSON.stringify({ outcome: 'failure' }),
+      });
+      expect(await res.json()).toMatchObject({ outcome: 'failure', credited: ['exchange-delivered-order-items'] });
+    } finally {
+      await server.close();
+      await memory.close();
+    }
+  });
+
+  it('--session ID records the recall of any other wrapper under that id, and wins over the hook payload', () => {
+    const db = copyOf();
+    const other = 'another-agent-session';
+    const transcript = join(tmp, `transcript-${++counter}.jsonl`);
+    transcriptUpTo(transcript, 12);
+    // Plain text on stdin, as a wrapper other than Claude Code sends it.
+    expect(ok(cli(['recall', '--hook', '--session', S, '--db', db], `${FIRST}\n`)).stdout).toMatch(/fix-phone-service/);
+    // A goal given as arguments, and a hook payload naming another session: --session names the one it is for.
+    ok(cli(['recall', SECOND, '--session', S, '--db', db]));
+    ok(cli(['recall', '--hook', '--session', S, '--db', db], promptSubmit(SECOND, transcript, other)));
+    ok(cli(['ingest', transcript, '--db', db]));
+    expect(recalledNames(db, S)).toEqual(['fix-phone-service']);
+    expect(recalledNames(db, `${S}#2`)).toEqual(['exchange-delivered-order-items', 'exchange-delivered-order-items']);
+    expect(json(cli(['outcome', `${S}#2`, 'failure', '--json', '--db', db]))).toEqual({
+      credited: ['exchange-delivered-order-items'],
+    });
+    const empty = cli(['recall', 'x', '--session', '  ', '--db', db]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/--session needs/);
+  });
+
+  it('an agent session id that capture privacy stores as a keyed hash is keyed alike by the recall and the ingest', () => {
+    const db = copyOf();
+    // An id holding an e-mail address is stored as sid_<hash>, its tasks each under a hash of their own id.
+    const personal = 'alice@example.com';
+    const transcript = join(tmp, `transcript-${++counter}.jsonl`);
+    transcriptUpTo(transcript, 12, personal);
+    ok(cli(['recall', '--hook', '--db', db], promptSubmit(SECOND, transcript, personal)));
+    ok(cli(['ingest', '--hook', '--db', db], stop(transcript, personal)));
+    const id = `claude-code:${personal}#2`;
+    const shown = json<{ id: string; recalled: { skill: string }[] }>(
+      cli(['sessions', 'show', id, '--json', '--db', db]),
+    );
+    expect(shown.id).toMatch(/^sid_/);
+    expect(shown.recalled.map((r) => r.skill)).toEqual(['exchange-delivered-order-items']);
+    expect(json(cli(['outcome', id, 'failure', '--json', '--db', db]))).toEqual({
+      credited: ['exchange-delivered-order-items'],
+    });
+  });
+});
