@@ -371,7 +371,8 @@ export function openApiDocument(version: string) {
       },
       '/api/sessions/{id}': {
         get: {
-          summary: 'One session with each tool call',
+          summary:
+            'One session with each tool call, and `recalled`: the skills recalled for it in the order served ([{skill, similarity, at}]), which its reported outcome credits',
           parameters: [path('id')],
           responses: { 200: json({ type: 'object' }), ...notFound },
         },
