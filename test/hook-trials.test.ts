@@ -246,6 +246,95 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
     expect(empty.stderr).toMatch(/--session needs/);
   });
 
+  it('Gemini CLI: a BeforeAgent recall is kept under gemini-cli:<session_id>, and the outcome of the task it served credits it', () => {
+    const db = copyOf();
+    const id = '7c2d9e4f-1a3b-4c5d-8e6f-0a1b2c3d4e5f';
+    const transcript = join(tmp, `gemini-${++counter}.jsonl`);
+    const shell = (n: number, command: string, output: string, at: string) => ({
+      id: `run_shell_command-${n}`,
+      name: 'run_shell_command',
+      args: { command },
+      status: 'success',
+      timestamp: at,
+      result: [
+        {
+          functionResponse: {
+            id: `run_shell_command-${n}`,
+            name: 'run_shell_command',
+            response: { output: `Command: ${command}\nOutput: ${output}\nExit Code: 0` },
+          },
+        },
+      ],
+    });
+    const lines = [
+      {
+        sessionId: id,
+        projectHash: 'ab12',
+        startTime: '2025-09-01T10:00:00.000Z',
+        lastUpdated: '2025-09-01T10:00:00.000Z',
+        kind: 'main',
+      },
+      { id: 'm1', timestamp: '2025-09-01T10:00:00.000Z', type: 'user', content: [{ text: FIRST }] },
+      {
+        id: 'm2',
+        timestamp: '2025-09-01T10:00:04.000Z',
+        type: 'gemini',
+        content: '',
+        model: 'gemini-2.5-pro',
+        toolCalls: [shell(1, 'linectl resume L-7731', 'line L-7731: active', '2025-09-01T10:00:05.000Z')],
+      },
+      {
+        id: 'm3',
+        timestamp: '2025-09-01T10:00:08.000Z',
+        type: 'gemini',
+        content: 'Your line is active again.',
+        model: 'gemini-2.5-pro',
+      },
+      { id: 'm4', timestamp: '2025-09-01T10:05:00.000Z', type: 'user', content: [{ text: SECOND }] },
+      {
+        id: 'm5',
+        timestamp: '2025-09-01T10:05:04.000Z',
+        type: 'gemini',
+        content: '',
+        model: 'gemini-2.5-pro',
+        toolCalls: [
+          shell(2, 'orders return W4817 --item office-chair', 'return R-1 opened', '2025-09-01T10:05:05.000Z'),
+        ],
+      },
+      {
+        id: 'm6',
+        timestamp: '2025-09-01T10:05:08.000Z',
+        type: 'gemini',
+        content: 'The return of the chair is opened.',
+        model: 'gemini-2.5-pro',
+      },
+    ];
+    writeFileSync(transcript, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const beforeAgent = (prompt: string) =>
+      JSON.stringify({
+        session_id: id,
+        transcript_path: transcript,
+        cwd: tmp,
+        hook_event_name: 'BeforeAgent',
+        timestamp: '2025-09-01T10:05:00.000Z',
+        prompt,
+      });
+    const answer = ok(cli(['recall', '--hook', '--db', db], beforeAgent(SECOND))).stdout;
+    expect(JSON.parse(answer).hookSpecificOutput.additionalContext).toMatch(/exchange-delivered-order-items/);
+    ok(
+      cli(
+        ['learn', '--hook', '--db', db],
+        JSON.stringify({ session_id: id, transcript_path: transcript, hook_event_name: 'AfterAgent' }),
+      ),
+    );
+    const task = `gemini-cli:${id}#2`;
+    expect(recalledNames(db, task)).toEqual(['exchange-delivered-order-items']);
+    expect(recalledNames(db, `gemini-cli:${id}`)).toEqual([]);
+    expect(json(cli(['outcome', task, 'failure', '--json', '--db', db]))).toEqual({
+      credited: ['exchange-delivered-order-items'],
+    });
+  });
+
   it('an agent session id that capture privacy stores as a keyed hash is keyed alike by the recall and the ingest', () => {
     const db = copyOf();
     // An id holding an e-mail address is stored as sid_<hash>, its tasks each under a hash of their own id.
