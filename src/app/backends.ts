@@ -15,7 +15,7 @@ import type { Logger } from '../support/log.js';
 
 /** The store at a location: a SQLite file path, `:memory:`, or a postgres:// URL. */
 export async function openStoreAt(location: string, opts: { log?: Logger } = {}): Promise<Store> {
-  return openStore(location, opts.log ? { postgres: { log: opts.log } } : {});
+  return openStore(location, opts.log ? { postgres: { log: opts.log }, log: opts.log } : {});
 }
 
 /** Whether a location names a PostgreSQL database (else a SQLite file, or `:memory:`). */

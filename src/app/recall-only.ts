@@ -99,14 +99,14 @@ export async function openRecallOnly(opts: {
 }): Promise<RecallOnlyMemory | null> {
   const { config } = opts;
   if (config.embedder.provider !== 'glove') return null;
+  const log = createLogger(opts.logLevel, undefined, opts.logSink);
   let store: SqliteStore | null = null;
   if (!config.disabled) {
     if (opts.db === ':memory:' || isPostgresUrl(opts.db)) return null;
     // A recall writes only the record of what it served: it does not wait long for another process's write lock.
-    store = openCurrentSqliteStore(opts.db, { busyTimeoutMs: RECALL_WRITE_WAIT_MS });
+    store = openCurrentSqliteStore(opts.db, { busyTimeoutMs: RECALL_WRITE_WAIT_MS, log: log.child('store') });
     if (!store) return null;
   }
-  const log = createLogger(opts.logLevel, undefined, opts.logSink);
   const recallLog = log.child('recall');
   const embedder = createGloveEmbedder();
   const outbox = new Outbox(store, config.namespace, store ? auditFileFor(opts.db) : null, log);

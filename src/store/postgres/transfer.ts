@@ -132,12 +132,15 @@ class SqliteSide implements Side {
       after ? `(${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : null,
       leave ? `NOT (${leave})` : null,
     ]);
-    return this.db
+    const rows = this.db
       .prepare(
         `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM ${table} ${where} ORDER BY ${key.join(', ')} LIMIT ?`,
       )
       .raw()
       .all(...(after ?? []), limit) as Value[][];
+    // A file this account may only read, read where it lies: no page another process's write may have torn.
+    this.store.assertUnchanged();
+    return rows;
   }
 
   async begin(mode: 'read' | 'write'): Promise<void> {

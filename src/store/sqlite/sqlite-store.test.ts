@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -39,6 +39,21 @@ function open(name = 'memory.db'): SqliteStore {
   opened.push(store);
   return store;
 }
+
+describe('a path that starts with file:', () => {
+  it('names that file: URI filenames, which SQLite reads once a read-only memory needs them, change nothing', async () => {
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      // As a URI this would be a memory in RAM, gone on close; as the file name it always was, a file in this folder.
+      const store = openSqliteStore('file:memory.db?mode=memory');
+      await store.close();
+      expect(existsSync(join(dir, 'file:memory.db?mode=memory'))).toBe(true);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
 
 describe('a path that cannot be a memory', () => {
   it('is an error naming the path and why, and a file of another kind is left as it was', () => {

@@ -1,21 +1,27 @@
 import { newestVersion, refuseNewerSchema, upgradedFrom } from '../schema-version.js';
-import Database from 'better-sqlite3';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { mkdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { SessionOutline, Session, ToolCall } from '../../domain/types.js';
 import { BackendUnavailableError } from '../../errors/backend-unavailable-error.js';
 import { ReadOnlyMemoryError } from '../../errors/read-only-memory-error.js';
 import { SessionStateError } from '../../errors/session-state-error.js';
+import type { Logger } from '../../support/log.js';
 import { callRowValues, json, outlinesFromRows, sessionRowValues, type Row } from '../rows.js';
 import { sqliteDialect } from '../sql/dialect.js';
 import { sqlPlan, type Query, type QueryResult, type Script } from '../sql/plan.js';
 import { endedReason, type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
 import type { Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
+import { fileName, newDatabase } from './database.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
+import { cannotWrite, ReadOnlyFile } from './read-only.js';
 
 const plan = sqlPlan(sqliteDialect);
+
+/** Reads of a file read in place as immutable made again when another process wrote it meanwhile, at most. */
+const READ_ATTEMPTS = 5;
 
 /** How long recall records wait to be written together (milliseconds). */
 const RECALL_FLUSH_MS = 20;
@@ -27,11 +33,12 @@ const WAL_CHECKPOINT_BYTES = 32 * 1024 * 1024;
 
 /**
  * Opens (creating and migrating as needed) a SQLite memory file. `:memory:` works for throwaway use. A path that
- * cannot be a memory (a folder, a file of another kind, one this account may not write) is a
- * BackendUnavailableError naming it and why; SQLite alone says "unable to open database file".
+ * cannot be a memory (a folder, a file of another kind) is a BackendUnavailableError naming it and why; SQLite
+ * alone says "unable to open database file". A file this account may only read is opened read-only (read-only.ts);
+ * `log` hears how.
  */
-export function openSqliteStore(path: string): SqliteStore {
-  if (path !== ':memory:' && cannotWrite(path)) return openReadOnlyCopy(path);
+export function openSqliteStore(path: string, opts: { log?: Logger } = {}): SqliteStore {
+  if (path !== ':memory:' && cannotWrite(path)) return openReadOnlyStore(path, opts.log);
   let db: Database.Database | null = null;
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -49,51 +56,26 @@ export function openSqliteStore(path: string): SqliteStore {
 }
 
 /**
- * True when the memory file exists and this account may not write it or its folder (a read-only mount, a file
- * another user owns): SQLite cannot open such a file in WAL mode at all, even to read, without its -shm file.
+ * A memory file this account may only read, opened read-only: where it lies when SQLite can read it there as a
+ * writer committed it, else from a copy in memory (read-only.ts). Recall, listing and export work; a command that
+ * writes is refused, naming the file. A file whose schema is not this release's is refused: it cannot be upgraded.
  */
-function cannotWrite(path: string): boolean {
-  if (!existsSync(path)) return false;
+function openReadOnlyStore(path: string, log?: Logger): SqliteStore {
+  let file: ReadOnlyFile | null = null;
   try {
-    accessSync(path, constants.W_OK);
-    accessSync(dirname(path), constants.W_OK);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-/**
- * A memory file this account may only read, opened as a read-only copy in memory: recall, listing and export
- * work; a command that writes is refused, naming the file. A file with a write-ahead log still to be copied in
- * (another process writing it, or one that stopped) is refused: the copy would miss what the log holds.
- */
-function openReadOnlyCopy(path: string): SqliteStore {
-  const wal = `${path}-wal`;
-  if (existsSync(wal) && statSync(wal).size > 0)
-    throw new BackendUnavailableError(
-      `cannot open SQLite memory at ${path}: this account may not write it or its folder, and its write-ahead log (${wal}) holds changes not yet in the file; open it once where it can be written (any command copies the log in), or copy the folder somewhere writable`,
-    );
-  const bytes = readFileSync(path);
-  // A WAL-mode file (header bytes 18 and 19 are 2) read from memory is read as a rollback-journal one: same pages.
-  if (bytes.length >= 100 && bytes[18] === 2 && bytes[19] === 2) bytes[18] = bytes[19] = 1;
-  let db: Database.Database | null = null;
-  try {
-    db = new Database(bytes, { readonly: true });
-    db.pragma('foreign_keys = ON');
-    const applied = new Set(
-      (db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => r.version as number),
-    );
+    file = new ReadOnlyFile(path, log);
+    const store = new SqliteStore(file.db, path, { readOnly: true, file });
+    const applied = store.appliedVersions();
     refuseNewerSchema(applied, latestSchemaVersion);
     const version = newestVersion(applied);
     if (version < latestSchemaVersion)
       throw new BackendUnavailableError(
         `cannot open SQLite memory at ${path}: this account may not write it or its folder, and its schema (version ${version}) needs upgrading to version ${latestSchemaVersion}; open it once where it can be written`,
       );
-    return new SqliteStore(db, path, { readOnly: true });
+    return store;
   } catch (e) {
-    if (db?.open) db.close();
-    if (e instanceof BackendUnavailableError) throw e;
+    file?.close();
+    if (e instanceof BackendUnavailableError && e.message.startsWith('cannot open')) throw e;
     throw new BackendUnavailableError(
       `cannot open SQLite memory at ${path} (read-only: this account may not write it or its folder): ${whyNot(path, e as Error)}`,
       { cause: e },
@@ -118,18 +100,29 @@ function whyNot(path: string, e: Error): string {
 /**
  * Opens an existing SQLite memory file whose schema is already the latest, without creating or migrating
  * anything: the short start of a process that only recalls. Null when the file is missing or needs
- * migrating (the caller then opens it with `openSqliteStore`).
+ * migrating (the caller then opens it with `openSqliteStore`). A file this account may only read is opened
+ * read-only, as `openSqliteStore` opens it.
  */
 export function openCurrentSqliteStore(
   path: string,
   opts: {
     /** How long a write waits for another process's write lock (default 5 s, as every open). */
     busyTimeoutMs?: number;
+    /** Hears how a file this account may only read was opened. */
+    log?: Logger;
   } = {},
 ): SqliteStore | null {
+  if (cannotWrite(path)) {
+    try {
+      return openReadOnlyStore(path, opts.log);
+    } catch {
+      // The full open says why.
+      return null;
+    }
+  }
   let db: Database.Database;
   try {
-    db = new Database(path, { fileMustExist: true });
+    db = newDatabase(fileName(path), { fileMustExist: true });
   } catch {
     return null;
   }
@@ -156,8 +149,9 @@ export function openCurrentSqliteStore(
 export function sqliteSchemaVersion(path: string): number | null {
   let db: Database.Database;
   try {
-    // Opened for writing, and nothing written: its last close removes the -wal and -shm files a read-only one leaves.
-    db = new Database(path, { fileMustExist: true });
+    // A file this account may only read is read as it may be, creating nothing beside it. Otherwise opened for
+    // writing, and nothing written: its last close removes the -wal and -shm files a read-only one leaves.
+    db = cannotWrite(path) ? new ReadOnlyFile(path).db : newDatabase(fileName(path), { fileMustExist: true });
   } catch {
     return null;
   }
@@ -178,26 +172,30 @@ export function sqliteSchemaVersion(path: string): number | null {
  * schema. The file at `path` is only read: an earlier release's memory stays as that release wrote it.
  */
 export function openUpgradedCopy(path: string, copyPath: string): SqliteStore {
-  const db = new Database(path, { fileMustExist: true });
+  let db: Database.Database | null = null;
   try {
+    const file = cannotWrite(path) ? new ReadOnlyFile(path) : null;
+    db = file ? file.db : newDatabase(fileName(path), { fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     refuseNewerSchema(
       (db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => r.version as number),
       latestSchemaVersion,
     );
     db.prepare('VACUUM INTO ?').run(copyPath);
+    if (file && !file.unchanged())
+      throw new BackendUnavailableError('another process wrote it while it was copied; run the command again');
   } catch (e) {
     throw new BackendUnavailableError(`cannot open SQLite memory at ${path}: ${whyNot(path, e as Error)}`, {
       cause: e,
     });
   } finally {
-    db.close();
+    if (db?.open) db.close();
   }
   return openSqliteStore(copyPath);
 }
 
 function openDatabase(path: string): Database.Database {
-  const db = new Database(path);
+  const db = newDatabase(fileName(path));
   // A new file gets 32 KB pages instead of SQLite's 4 KB: a batch of sessions lands on a few wide leaves of the
   // call table rather than splitting many narrow ones, and storing calls took half the time (issue 18, fifth
   // round). Set before WAL mode, it only applies to a file with nothing in it yet; an existing file keeps its size.
@@ -267,19 +265,30 @@ export class SqliteStore extends SqlStore implements Store {
   /** Every statement the plan has run, prepared once, by its SQL. */
   private readonly prepared = new Map<string, Database.Statement>();
   /** Statements with a mode of their own (raw rows, one value), and those of the recall write. */
-  private readonly stmts: ReturnType<SqliteStore['prepareOwn']>;
+  private stmts: ReturnType<SqliteStore['prepareOwn']>;
+  /** The connection given, or (a file this account may only read) the one `file` keeps. */
+  private readonly conn: Database.Database;
+  /** A file this account may only read: how it is open, opened again when it changes under an immutable open. */
+  private readonly file: ReadOnlyFile | null;
 
-  /** Opened as a read-only copy (this account may not write the file): every write is refused. */
+  /** Opened read-only (this account may not write the file or its folder): every write is refused. */
   readonly readOnly: boolean;
 
   constructor(
-    readonly db: Database.Database,
+    db: Database.Database,
     readonly location: string,
-    opts: { readOnly?: boolean } = {},
+    opts: { readOnly?: boolean; file?: ReadOnlyFile } = {},
   ) {
     super(plan);
+    this.conn = db;
+    this.file = opts.file ?? null;
     this.readOnly = opts.readOnly ?? false;
     this.stmts = this.prepareOwn();
+  }
+
+  /** The SQLite connection. */
+  get db(): Database.Database {
+    return this.file ? this.file.db : this.conn;
   }
 
   private prepareOwn() {
@@ -333,8 +342,58 @@ export class SqliteStore extends SqlStore implements Store {
     return step.value;
   }
 
+  /**
+   * Runs a read. On a file read in place as immutable (read-only.ts), the read is taken only if the file is still as
+   * the connection found it afterwards: otherwise (another process wrote it meanwhile) the file is opened again and
+   * the read made again from the start. A read that failed while the file changed is made again too (pages of two
+   * states can look corrupt).
+   */
+  private consistent<T>(read: () => T): T {
+    const file = this.file;
+    if (!file) return read();
+    for (let attempt = 1; ; attempt++) {
+      if (file.refresh()) this.prepareAgain();
+      let result: T;
+      try {
+        result = read();
+      } catch (e) {
+        if (file.unchanged() || attempt >= READ_ATTEMPTS) throw e;
+        continue;
+      }
+      if (file.unchanged()) return result;
+      if (attempt >= READ_ATTEMPTS)
+        throw new BackendUnavailableError(
+          `the SQLite memory at ${this.location} kept changing while it was read (another process is writing it, and this account may only read it); run the command again`,
+        );
+    }
+  }
+
+  /** After the file was opened again: statements belong to the connection they were prepared on. */
+  private prepareAgain(): void {
+    this.prepared.clear();
+    this.stmts = this.prepareOwn();
+  }
+
+  /**
+   * Throws when what this connection read may not be what a writer committed: a file read in place as immutable
+   * that another process wrote since it was opened (a copy taken from it, e.g. by `migrate`, must be taken again).
+   */
+  assertUnchanged(): void {
+    if (this.file && !this.file.unchanged())
+      throw new BackendUnavailableError(
+        `the SQLite memory at ${this.location} changed while it was read (another process wrote it); run the command again`,
+      );
+  }
+
+  /** The schema versions applied to the file (read as every read is). */
+  appliedVersions(): number[] {
+    return this.consistent(() =>
+      (this.db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => r.version as number),
+    );
+  }
+
   protected async read<T>(script: () => Script<T>): Promise<T> {
-    return this.run(script());
+    return this.consistent(() => this.run(script()));
   }
 
   protected async write<T>(script: () => Script<Written<T>>): Promise<T> {
@@ -346,7 +405,7 @@ export class SqliteStore extends SqlStore implements Store {
   }
 
   protected async snapshot<T>(script: () => Script<T>): Promise<T> {
-    return this.db.transaction(() => this.run(script()))();
+    return this.consistent(() => this.db.transaction(() => this.run(script()))());
   }
 
   /** Appends a plan's audit records and events (inside the caller's transaction). */
@@ -374,7 +433,9 @@ export class SqliteStore extends SqlStore implements Store {
   }
 
   async changeToken(): Promise<string> {
-    return String(this.stmts.dataVersion.get());
+    if (!this.file) return String(this.stmts.dataVersion.get());
+    // A file read-only: each open starts a count of its own.
+    return this.consistent(() => `${this.file!.opens}.${this.stmts.dataVersion.get()}`);
   }
 
   // ── capture ────────────────────────────────────────────────────────────────
@@ -403,10 +464,12 @@ export class SqliteStore extends SqlStore implements Store {
     afterSeq: number,
     limit: number,
   ): Promise<SessionOutline[]> {
-    const rows = this.stmts.outlinesAfter.all(namespace, afterSeq, limit) as Row[];
-    if (rows.length === 0) return [];
-    const calls = this.stmts.outlineCalls.all(namespace, afterSeq, rows[rows.length - 1].seq) as unknown[][];
-    return outlinesFromRows(rows, calls);
+    return this.consistent(() => {
+      const rows = this.stmts.outlinesAfter.all(namespace, afterSeq, limit) as Row[];
+      if (rows.length === 0) return [];
+      const calls = this.stmts.outlineCalls.all(namespace, afterSeq, rows[rows.length - 1].seq) as unknown[][];
+      return outlinesFromRows(rows, calls);
+    });
   }
 
   // ── the pass lock ─────────────────────────────────────────────────────────
