@@ -6,7 +6,17 @@
 // container.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -185,6 +195,38 @@ describe('a memory file this account may only read', () => {
     expect(digest(db)).toBe(bytes);
     expect(statSync(db).mtimeMs).toBe(mtime);
   });
+
+  it.skipIf(!asRoot)(
+    'loads the recall index graph another account saved beside it, rather than rebuilding it',
+    async () => {
+      // A graph (HNSW) index from the first skill on, as a memory of thousands of skills has; saved by its owner.
+      const recall = { annFrom: 1 };
+      const config = join(out, 'ann-from-1.json');
+      writeFileSync(config, JSON.stringify({ recall }));
+      const { dir, db } = readOnlyCopy();
+      const memory = await openMemory({ db, logLevel: 'silent', auditFile: null, config: { recall } });
+      await memory.recall('I want to return a laptop');
+      await memory.close();
+      expect(readdirSync(dir).filter((f) => f.endsWith('.hnsw'))).toHaveLength(1);
+      for (const f of readdirSync(dir)) chmodSync(join(dir, f), 0o444);
+      const before = folderState(dir);
+      const r = cli([
+        'recall',
+        'I want to return a laptop',
+        '--db',
+        db,
+        '--config',
+        config,
+        '--json',
+        '--log-level',
+        'debug',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('recall index file not used');
+      expect((JSON.parse(r.stdout) as { name: string }[])[0].name).toMatch(/return|exchange/);
+      expect(folderState(dir)).toEqual(before);
+    },
+  );
 
   it('refuses a command that writes, naming the file, and stores nothing', () => {
     const { dir, db } = readOnlyCopy();

@@ -256,7 +256,8 @@ export class HnswIndex implements NearestIndex {
   /**
    * An index from a graph file and the key table saved with it (taken over). Throws when they do not match. With `view`,
    * the graph is memory-mapped (no copy, ready at once) until the first change, which loads a writable copy of
-   * the same file: graph files are never rewritten in place, so that copy is the graph that was viewed.
+   * the same file: graph files are never rewritten in place, so that copy is the graph that was viewed. A file that
+   * cannot be mapped (another account's, see below) is read into memory as without `view`.
    */
   static loadGraph(
     path: string,
@@ -266,12 +267,18 @@ export class HnswIndex implements NearestIndex {
   ): HnswIndex {
     const { view, ...graphOpts } = opts;
     const index = new HnswIndex(dimensions, graphOpts);
+    let viewed = false;
     if (view) {
-      index.graph.view(path);
-      index.viewOf = path;
-    } else {
-      index.graph.load(path);
+      try {
+        index.graph.view(path);
+        index.viewOf = path;
+        viewed = true;
+      } catch {
+        // USearch opens the file to map it with O_NOATIME, which Linux grants only to the file's owner (EPERM): the
+        // graph of a memory another account owns, shared read-only, is read into memory instead of being rebuilt.
+      }
     }
+    if (!viewed) index.graph.load(path);
     // Ids are decoded per hit; the id -> key map is built only when the index first changes.
     index.idOfKey = [];
     index.packed = keyTable;
