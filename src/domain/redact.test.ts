@@ -85,6 +85,46 @@ describe('redactText: a sentence after a title is prose, a credential after a ke
   });
 });
 
+describe('redactText: a password named in another language', () => {
+  it.each([
+    ['German', 'Passwort: %s'],
+    ['German, in a sentence', 'Mein Passwort ist %s, bitte ändern'],
+    ['French', 'mot de passe : %s'],
+    ['Spanish', 'la contraseña es %s'],
+    ['Portuguese', 'senha: %s'],
+    ['Russian', 'пароль: %s'],
+    ['Chinese, full-width colon', '密码：%s'],
+    ['Japanese', 'パスワードは「%s」です'],
+    ['Korean', '비밀번호는 %s 입니다'],
+    ['Arabic', 'كلمة المرور: %s'],
+    ['Hindi', 'पासवर्ड: %s'],
+  ])('%s', (_name, context) => {
+    expectRedacted(context, 'Sommer2024!x', 'password');
+  });
+
+  it('leaves requests that only talk about a password, and text in any script, as they are', () => {
+    for (const text of [
+      'Setz bitte das Passwort von Jonas zurück, er kommt nicht mehr rein.',
+      "Réinitialise le mot de passe de Camille, elle n'arrive plus à se connecter.",
+      'Passwort: vergessen',
+      'パスワードを忘れてしまいました。再設定のリンクを送ってもらえますか？',
+      'نسيت كلمة المرور، أرسل لي رابط إعادة التعيين من فضلك.',
+      '请把这段很长的中文文本原样保留下来不要当成密钥处理因为它只是普通的句子而已谢谢你的帮助好吗',
+      'Вот очень длинное слово: электроэнцефалографический',
+    ])
+      expect(redactText(text)).toBe(text);
+  });
+
+  it('takes a password under a key named in another language', () => {
+    expect(redactValue({ passwort: 'geheim', kennwort: 'x1', contraseña: 'abc', senha: 'y' })).toEqual({
+      passwort: '[REDACTED:password]',
+      kennwort: '[REDACTED:password]',
+      contraseña: '[REDACTED:password]',
+      senha: '[REDACTED:password]',
+    });
+  });
+});
+
 describe('redactText: personal data', () => {
   it('redacts emails', () => {
     const out = expectRedacted('{"email": "%s", "dob": "1990-04-05"}', 'mia.li3818@example.com', 'email');

@@ -116,7 +116,11 @@ const keyKinds = new Map<string, RedactionKind | null>();
 function classifyKey(key: string): RedactionKind | null {
   const k = key.toLowerCase();
   // A PIN is a password too (`pin`, `card_pin`, `pinCode`); `spin` or `pinned` is not one.
-  if (/(?:password|passwd|passphrase|passcode|pwd|pin[_-]?code)$|(?:^|[^a-z])(?:pass|pw|pin)$/.test(k))
+  if (
+    /(?:password|passwd|passphrase|passcode|pwd|pin[_-]?code|passwort|kennwort|contrase(?:ñ|n)a|senha|mot[_-]?de[_-]?passe)$|(?:^|[^a-z])(?:pass|pw|pin)$/.test(
+      k,
+    )
+  )
     return 'password';
   if (/private[_-]?key$/.test(k)) return 'private_key';
   if (/(?:api[_-]?key|apikey|access[_-]?key)$/.test(k)) return 'api_key';
@@ -164,6 +168,15 @@ function looksLikeSecret(m: string): boolean {
   if (/[A-Za-z]{3,}[_./-][A-Za-z]{3,}[_./-][A-Za-z]{3,}/.test(m)) return false;
   return entropy(m) >= 4.2;
 }
+
+/**
+ * The word for a password in German, French, Spanish, Portuguese, Russian, Chinese, Japanese, Korean, Arabic and
+ * Hindi (the English ones are SECRET_KEY_SRC's), and a cheap test for any of them.
+ */
+const LOCAL_PASSWORD_SRC =
+  'passwort|kennwort|mot de passe|contraseña|contrasena|clave|senha|пароль|密码|密碼|口令|パスワード|비밀번호|암호|كلمة المرور|كلمة السر|पासवर्ड';
+const LOCAL_PASSWORD_HINT =
+  /passwort|kennwort|mot de passe|contrase|clave|senha|пароль|密码|密碼|口令|パスワード|비밀번호|암호|كلمة|पासवर्ड/i;
 
 /** Values that are placeholders rather than secrets. */
 const NOT_A_VALUE = /^(?:null|none|undefined|true|false|\*+|\[REDACTED:[a-z_]+\])$/i;
@@ -276,6 +289,23 @@ const RULES: Rule[] = [
     need: (t) => t.length >= 40,
     re: /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])(?<=(?:AKIA|ASIA|aws|AWS|Aws|secret|SECRET|Secret|\[REDACTED:aws_key\])[\s\S]{0,160})/g,
     render: whole('aws_key', (m) => /[A-Z]/.test(m) && /[a-z]/.test(m) && /\d/.test(m) && !/^[0-9a-f]+$/i.test(m)),
+  },
+  {
+    // A password under its name in another language, as a user writes it in a request or a tool prints it:
+    // "Passwort: Sommer2024!", "mot de passe : Soleil2024!", "contraseña es Verano2024!", "密码：Mima2024!",
+    // "パスワードは「さくら2024」". The value is taken when it holds a digit or a symbol, or follows `=`: a word after a
+    // colon may be prose ("Passwort: vergessen", forgotten).
+    need: (t) => LOCAL_PASSWORD_HINT.test(t),
+    re: new RegExp(
+      `(?<![\\p{L}\\p{N}])(${LOCAL_PASSWORD_SRC})((?:\\s*[:：=]\\s*)|\\s+(?:ist|lautet|est|es|é|era|war)\\s+|\\s*(?:是|は|는|은)\\s*)(["'«「『“]?)([^\\s"'»」』”,，。、;；]{1,128})`,
+      'giu',
+    ),
+    render: (_m, [key, sep, open, value]) => {
+      const core = value!.replace(/[.!?)]+$/u, '');
+      if (NOT_A_VALUE.test(core) || core.startsWith('[REDACTED:')) return null;
+      if (!/[^\p{L}\p{M}]/u.test(core) && !sep!.includes('=')) return null;
+      return { kind: 'password', text: `${key}${sep}${open}${marker('password')}${value!.slice(core.length)}` };
+    },
   },
   {
     need: keyValue,
