@@ -19,6 +19,7 @@ import type { AppContext } from './context.js';
 import { InputError, NotFoundError, PassLockedError, SessionStateError } from '../errors/index.js';
 import type { PassLock, Synthesis } from './synthesis.js';
 import type { IngestResult, IngestTextOptions, RecordedCall, SessionRecall, SessionRecorder } from './types.js';
+import { keepFirst } from '../support/text.js';
 
 /**
  * Capture: whole sessions and capture files in, live sessions recorded call by call, outcomes reported, and
@@ -344,7 +345,7 @@ export class Capture {
       throw new SessionStateError(`session ${id} already ended (${existing.outcome}); start a new session`);
     // A restarted agent continues its task; another goal under the same id is another task, not a continuation.
     if (existing && existing.goal !== goal && existing.goal !== asked) {
-      const held = existing.goal.length > 120 ? `${existing.goal.slice(0, 119)}…` : existing.goal;
+      const held = existing.goal.length > 120 ? `${keepFirst(existing.goal, 119)}…` : existing.goal;
       throw new SessionStateError(
         `session ${id} is already recording another goal (${JSON.stringify(held)}); continue it with that goal, or start a new session (another id) for this one`,
       );

@@ -9,6 +9,7 @@ import { AnswerTruncatedError } from '../errors/answer-truncated-error.js';
 import type { Logger } from '../support/log.js';
 import { type JudgeConfig, type JudgeConfigInput, judgeConfigSchema } from './capture-config.js';
 import type { CapturedSession } from './types.js';
+import { keepFirst } from '../support/text.js';
 
 /**
  * The outcome judge: sessions whose source has no outcome (most raw logs, recordings closed without one) get
@@ -301,7 +302,7 @@ export async function judgeSessions(
 
 function oneLine(s: string, max: number): string {
   const t = s.replace(/\s+/g, ' ').trim();
-  return t.length <= max ? t : `${t.slice(0, max - 1)}…`;
+  return t.length <= max ? t : `${keepFirst(t, max - 1)}…`;
 }
 
 function safeJson(v: unknown): string {

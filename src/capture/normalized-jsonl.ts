@@ -3,6 +3,7 @@ import type { Outcome, ToolCall } from '../domain/types.js';
 import type { CapturedSession } from './types.js';
 import { InputError } from '../errors/input-error.js';
 import { toolNameProblem } from '../domain/tool-name.js';
+import { keepFirst } from '../support/text.js';
 
 /**
  * The interchange format: one session per line (the shape of the tau trajectories).
@@ -49,7 +50,7 @@ export interface CaptureLimits {
 }
 
 export function capText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (truncated)`;
+  return text.length <= max ? text : `${keepFirst(text, max)}… (truncated)`;
 }
 
 export function stringifyResult(result: unknown): string {

@@ -5,6 +5,7 @@
  * procedure of three commands keeps three steps, and a step can show the command the sessions ran. Pure.
  */
 import { isVerb } from './step-role.js';
+import { keepFirst } from '../support/text.js';
 
 /** Tool names of command runners: a whole word of the name says shell, bash, terminal, exec or command. */
 const RUNNER = /(^|[_.\-\s])(bash|sh|zsh|shell|terminal|powershell|pwsh|cmd|exec|execute|command)([_.\-\s]|$)/i;
@@ -309,7 +310,7 @@ export function representativeCommand(commands: readonly string[]): { text: stri
   const counts = new Map<string, number>();
   for (const c of commands) counts.set(c, (counts.get(c) ?? 0) + 1);
   const [text, n] = [...counts].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || a[0].localeCompare(b[0]))[0];
-  const cut = text.length > MAX_COMMAND ? `${text.slice(0, MAX_COMMAND - 1)}…` : text;
+  const cut = text.length > MAX_COMMAND ? `${keepFirst(text, MAX_COMMAND - 1)}…` : text;
   return { text: cut, exact: n * 2 >= commands.length && (n >= 2 || commands.length === 1) };
 }
 

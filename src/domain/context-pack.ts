@@ -1,6 +1,7 @@
 import { FIELD_NOTE, RESULT_NOTE, SUPPORT_NOTE } from './step-notes.js';
 import type { Skill } from './types.js';
 import { hasInstructions, neutraliseInstructions } from './untrusted-text.js';
+import { keepFirst } from '../support/text.js';
 
 const SKILL_TEXT = { source: 'skill' } as const;
 
@@ -10,7 +11,7 @@ export const TRUNCATION_MARKER = '… (truncated)';
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   const room = Math.max(0, max - TRUNCATION_MARKER.length - 1);
-  const cut = text.slice(0, room);
+  const cut = keepFirst(text, room);
   const nl = cut.lastIndexOf('\n');
   return `${(nl > room * 0.6 ? cut.slice(0, nl) : cut).trimEnd()}\n${TRUNCATION_MARKER}`;
 }

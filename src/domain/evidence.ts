@@ -1,6 +1,7 @@
 import type { Session } from './types.js';
 import { maskPersonalFields } from './personal-data.js';
 import { quoteUntrusted } from './untrusted-text.js';
+import { keepFirst } from '../support/text.js';
 
 export interface EvidenceTrace {
   sessionId: string;
@@ -53,11 +54,11 @@ export function renderTrace(session: Session, rules: Omit<EvidenceRules, 'eviden
   }
   lines.push(`outcome: ${session.outcome}`);
   let text = r(lines.join('\n'));
-  if (text.length > rules.traceCharCap) text = `${text.slice(0, rules.traceCharCap)}… (truncated)`;
+  if (text.length > rules.traceCharCap) text = `${keepFirst(text, rules.traceCharCap)}… (truncated)`;
   return { sessionId: session.id, outcome: session.outcome, text, tools };
 }
 
 function oneLine(s: string, max: number): string {
   const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max)}…` : t;
+  return t.length > max ? `${keepFirst(t, max)}…` : t;
 }

@@ -4,6 +4,7 @@
 
 /** Deepest nesting that a stored value (arguments, results, labels) may have. Real traces stay under 10. */
 export const MAX_JSON_DEPTH = 64;
+import { keepFirst } from '../support/text.js';
 
 /** True when `value` nests objects or arrays deeper than `limit` levels (a scalar is depth 0). */
 export function exceedsDepth(value: unknown, limit = MAX_JSON_DEPTH): boolean {
@@ -86,7 +87,7 @@ export function clipLongStrings(value: unknown, maxChars: number): { value: unkn
   const clip = (s: string) => {
     if (s.length <= maxChars) return s;
     cut++;
-    return `${s.slice(0, maxChars)}… (${(s.length - maxChars).toLocaleString('en-US')} characters cut)`;
+    return `${keepFirst(s, maxChars)}… (${(s.length - maxChars).toLocaleString('en-US')} characters cut)`;
   };
   if (typeof value === 'string') return { value: clip(value), cut };
   if (value === null || typeof value !== 'object') return { value, cut };

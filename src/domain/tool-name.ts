@@ -7,6 +7,7 @@
  * backtick, a quote or markup, each of which would break or smuggle text into a procedure. Pure.
  */
 import { redactText } from './redact.js';
+import { keepFirst } from '../support/text.js';
 
 /** The longest tool name stored (the capture limits since the first release). */
 export const MAX_TOOL_NAME_LENGTH = 200;
@@ -27,7 +28,7 @@ export function toolNameProblem(name: unknown): string | null {
   // Quoted as redacted: a name is untrusted text, and a reason reaches logs and answers. Redacted whole, then
   // cut: a secret cut first is too short for its rule to see, and its first characters would be quoted.
   const redacted = redactText(name);
-  const head = redacted.length > 40 ? `${redacted.slice(0, 40)}…` : redacted;
+  const head = redacted.length > 40 ? `${keepFirst(redacted, 40)}…` : redacted;
   return `${JSON.stringify(head)} is not a tool name: a tool name holds ${TOOL_NAME_CHARACTERS} (what tool-calling APIs accept), and this one has ${odd.join(', ')}`;
 }
 

@@ -3,6 +3,7 @@ import { EndpointHttpError } from '../errors/endpoint-http-error.js';
 import { EndpointTimeoutError } from '../errors/endpoint-timeout-error.js';
 import { EndpointUnreachableError } from '../errors/endpoint-unreachable-error.js';
 import { MalformedResponseError } from '../errors/malformed-response-error.js';
+import { keepFirst } from '../support/text.js';
 
 /**
  * A small client for the OpenAI-compatible HTTP API that Ollama, llama.cpp server, vLLM, LM Studio,
@@ -388,7 +389,7 @@ function serverMessage(text: string, statusText: string): string {
 
 function snippet(text: string, max = 300): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+  return flat.length > max ? `${keepFirst(flat, max)}…` : flat;
 }
 
 /** The value `text` holds as JSON, or undefined when it is not JSON. */

@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { parseArgs } from 'node:util';
 import { agentSessionId } from '../../domain/agent-session.js';
+import { keepFirst, keepLast } from '../../support/text.js';
 
 /** Every flag the CLI accepts (one parser for all commands: an unknown flag is a usage error, exit 2). */
 const options = {
@@ -134,7 +135,7 @@ export const MAX_HOOK_REQUEST = 8000;
 function clipRequest(text: string): string {
   if (text.length <= MAX_HOOK_REQUEST) return text;
   const half = MAX_HOOK_REQUEST / 2;
-  return `${text.slice(0, half)}\n…\n${text.slice(-half)}`;
+  return `${keepFirst(text, half)}\n…\n${keepLast(text, half)}`;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Skill } from '../../domain/types.js';
 import type { SynthesisReport } from '../../pipeline/synthesize.js';
 import { exitCodeOf } from '../../errors/error-codes.js';
 import { UsageError } from './command.js';
+import { keepFirst } from '../../support/text.js';
 
 /** Terminal output never carries raw control bytes from bad input (escape sequences, bells, bidi overrides). */
 export const writeErr = (s: string) => process.stderr.write(escapeControl(s));
@@ -73,7 +74,7 @@ export function shellWord(v: string): string {
 /** Whitespace runs as one space, cut at `max` characters with an ellipsis. */
 export function oneLine(text: string, max = Infinity): string {
   const t = text.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+  return t.length > max ? `${keepFirst(t, max - 1)}…` : t;
 }
 
 /** Longest goal a look-alike hint quotes, and how many it quotes. */

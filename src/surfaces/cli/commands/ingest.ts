@@ -19,6 +19,7 @@ import { UsageError, type Command, MEMORY_FLAGS } from '../command.js';
 import { type CommandFlags, configFromFlags } from '../command-support.js';
 import { inputFiles, STDIN } from '../input-files.js';
 import { hookTranscript, readStdin } from '../options.js';
+import { keepFirst } from '../../../support/text.js';
 
 /** Bad --format, --judge or no FILE: a usage error (exit 2); the one UsageError class under its old name. */
 export { UsageError as IngestUsageError };
@@ -228,7 +229,7 @@ async function dryRunFiles(
 
 const clip = (t: string, n: number) => {
   const one = t.replace(/\s+/g, ' ').trim();
-  return one.length > n ? `${one.slice(0, n - 3)}...` : one;
+  return one.length > n ? `${keepFirst(one, n - 3)}...` : one;
 };
 
 /** The human account of a dry run: per file, the sessions with their calls, then the notes. */

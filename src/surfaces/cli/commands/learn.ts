@@ -14,6 +14,7 @@ import type { IngestResult } from '../../../app/types.js';
 import { lookAlikeLines, out, printJson, printSkillTable, reportFallback, writeErr } from '../output.js';
 import { progressBar } from '../progress.js';
 import { formatNotes, formatProblems, grownText, hookProblems, ingestFiles, ingestInputs, sessions } from './ingest.js';
+import { keepFirst } from '../../../support/text.js';
 
 /** `skillsmith learn FILE|DIR...`: ingest, then a synthesis pass, the skills learned and a recall example. */
 export const command: Command = {
@@ -162,11 +163,11 @@ async function recallExample(memory: Memory, skills: Skill[]) {
   const session = await memory.sessions.get(skill.sourceSessions[skill.sourceSessions.length - 1]);
   if (!session) return null;
   // A goal may be longer than a request recall takes (a pasted log): its beginning is the example.
-  return recallFor(memory, session.goal.slice(0, MAX_TEXT_CHARS), 'a goal it learned from,');
+  return recallFor(memory, keepFirst(session.goal, MAX_TEXT_CHARS), 'a goal it learned from,');
 }
 
 async function recallFor(memory: Memory, goal: string, what: string) {
-  const shown = goal.length > 160 ? `${goal.slice(0, 157)}...` : goal;
+  const shown = goal.length > 160 ? `${keepFirst(goal, 157)}...` : goal;
   return { what, goal: shown, hits: await memory.recall(goal) };
 }
 
