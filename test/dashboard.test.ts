@@ -427,6 +427,38 @@ describe('dashboard', () => {
     }
   });
 
+  it('shows a goal in Arabic right to left and cuts a long goal of emoji between characters', async () => {
+    const write = (method: string, path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const arabic = 'هل يمكنك إلغاء الطلب قبل شحنه؟';
+    // The list cuts a goal at 139 code units: here between the two halves of an emoji.
+    const emoji = `${'x'.repeat(138)}${'😀'.repeat(20)}`;
+    expect((await write('POST', '/api/sessions', { goal: arabic, id: 'rtl-1' })).status).toBe(201);
+    expect((await write('POST', '/api/sessions', { goal: emoji, id: 'emoji-1' })).status).toBe(201);
+    try {
+      await open('#/search');
+      await open('#/sessions');
+      const link = page.locator('tr[data-session="rtl-1"] a').first();
+      await link.waitFor();
+      // Its own direction, from its first letter: the question mark ends the question on its left, and the
+      // columns beside it keep theirs.
+      expect(await link.getAttribute('dir')).toBe('auto');
+      expect(await link.evaluate((el) => el.matches(':dir(rtl)'))).toBe(true);
+      const cut = (await page.locator('tr[data-session="emoji-1"] a').first().textContent()) ?? '';
+      expect(cut.endsWith('…')).toBe(true);
+      expect(cut).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+      await open(`#/sessions/${encodeURIComponent('rtl-1')}`);
+      expect(await page.locator('p.goal').evaluate((el) => el.matches(':dir(rtl)'))).toBe(true);
+    } finally {
+      expect((await write('DELETE', '/api/sessions/rtl-1')).status).toBe(200);
+      expect((await write('DELETE', '/api/sessions/emoji-1')).status).toBe(200);
+    }
+  });
+
   it('on a phone-wide window the tables scroll in their frames: a goal keeps its words on a line, the page its width', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
     try {

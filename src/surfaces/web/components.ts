@@ -88,7 +88,9 @@ export function callItem(call: ToolCall): HTMLElement {
       ? h('details', {}, h('summary', {}, 'Arguments'), h('pre', {}, json(call.args)))
       : h('p', { class: 'muted' }, 'No arguments'),
     call.error ? h('p', { class: 'error-text' }, `Error: ${call.error}`) : null,
-    result ? h('details', {}, h('summary', {}, `Result: ${clipText(result, 90)}`), h('pre', {}, result)) : null,
+    result
+      ? h('details', {}, h('summary', {}, `Result: ${clipText(result, 90)}`), h('pre', { dir: 'auto' }, result))
+      : null,
   );
 }
 

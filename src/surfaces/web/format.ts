@@ -32,5 +32,15 @@ export function ratio(successes: number, attempts: number): string {
 
 export function clipText(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+  return t.length > max ? `${firstUnits(t, max - 1)}…` : t;
+}
+
+/**
+ * At most the first `max` UTF-16 code units of a text, one fewer when the last would be the first half of a
+ * character written with two (an emoji, a rarer Chinese character): a cut never shows half a character as �.
+ */
+export function firstUnits(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const c = text.charCodeAt(max - 1);
+  return text.slice(0, c >= 0xd800 && c <= 0xdbff ? max - 1 : max);
 }

@@ -10,7 +10,7 @@ import {
   type ViewContext,
 } from '../components.js';
 import { h, mount } from '../dom.js';
-import { clipText, date } from '../format.js';
+import { clipText, date, firstUnits } from '../format.js';
 import { renderMarkdown, splitFrontmatter } from '../markdown.js';
 import type {
   CompileResult,
@@ -295,7 +295,9 @@ function showLookAlikes(panel: HTMLElement, groups: LookAlike[], pick: (ids: str
           h(
             'ul',
             {},
-            g.sessions.map((id, i) => h('li', {}, h('a', { href: sessionHref(id) }, clipText(g.goals[i], 140)))),
+            g.sessions.map((id, i) =>
+              h('li', {}, h('a', { href: sessionHref(id), dir: 'auto' }, clipText(g.goals[i], 140))),
+            ),
           ),
           button,
         );
@@ -323,7 +325,7 @@ function row(s: SessionSummary, sync: () => void): HTMLElement {
     h(
       'td',
       {},
-      h('a', { href: sessionHref(s.id), title: s.goal }, clipText(s.goal, 140)),
+      h('a', { href: sessionHref(s.id), title: s.goal, dir: 'auto' }, clipText(s.goal, 140)),
       h('div', { class: 'muted small' }, s.id),
     ),
     h('td', {}, outcomeBadge(s.outcome)),
@@ -487,7 +489,7 @@ async function importLog(panel: HTMLElement, file: File, stored: () => void) {
             h(
               'li',
               { 'data-session': s.id },
-              h('span', { class: 'goal' }, clipText(s.goal, 140)),
+              h('span', { class: 'goal', dir: 'auto' }, clipText(s.goal, 140)),
               s.stored && s.stored !== 'new' ? h('span', { class: 'badge' }, STORED_TEXT[s.stored]) : null,
               h(
                 'div',
@@ -512,7 +514,7 @@ const GOAL_SHOWN = 4000;
 /** A text of any length as a page shows it: up to GOAL_SHOWN characters, then how many more there are. */
 function longText(text: string): string {
   return text.length > GOAL_SHOWN
-    ? `${text.slice(0, GOAL_SHOWN)}… (${(text.length - GOAL_SHOWN).toLocaleString('en')} more characters)`
+    ? `${firstUnits(text, GOAL_SHOWN)}… (${(text.length - GOAL_SHOWN).toLocaleString('en')} more characters)`
     : text;
 }
 
@@ -526,7 +528,11 @@ export async function sessionView(main: HTMLElement, id: string): Promise<void> 
     h('p', { class: 'muted' }, s.id),
     h(
       'p',
-      { class: 'lede goal', ...(s.goal.length > GOAL_SHOWN ? { title: `${s.goal.length} characters` } : {}) },
+      {
+        class: 'lede goal',
+        dir: 'auto',
+        ...(s.goal.length > GOAL_SHOWN ? { title: `${s.goal.length} characters` } : {}),
+      },
       longText(s.goal),
     ),
     sessionMeta(s),

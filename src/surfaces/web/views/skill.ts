@@ -341,7 +341,7 @@ function provenance(ex: Explanation, path: string, ctx: ViewContext): HTMLElemen
         outcomeBadge(s.outcome),
         h('span', { class: 'muted' }, ` since v${s.addedInVersion}`),
       ),
-      h('p', { class: 'goal' }, s.goal),
+      h('p', { class: 'goal', dir: 'auto' }, s.goal),
       h(
         'p',
         { class: 'muted' },
