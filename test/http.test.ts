@@ -299,7 +299,7 @@ describe('meta', () => {
       6,
     );
     // Which models learn and match, by name only.
-    expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@2', distiller: 'heuristic' });
+    expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@3', distiller: 'heuristic' });
     // What a skill needs, as this memory is configured (the dashboard's empty catalogue says it).
     expect(r.data.synthesis).toEqual({ minOccurrences: 2 });
   });
@@ -325,7 +325,7 @@ describe('meta', () => {
     try {
       const r = await call(llmServer.url, 'GET', '/api/stats');
       expect(r.data.backends).toEqual({
-        embedder: 'glove-sif-lex@2',
+        embedder: 'glove-sif-lex@3',
         distiller: 'llm:openai:qwen2.5:7b-instruct (fallback: heuristic)',
       });
       expect(r.data.synthesis).toEqual({ minOccurrences: 4 });

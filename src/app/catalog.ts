@@ -72,10 +72,9 @@ export class Catalog {
   async nearest(goal: string, opts: Pick<RecallOptions, 'namespace' | 'tools'> = {}): Promise<NearestSkill | null> {
     checkGoal(goal, { tools: opts.tools });
     if (!this.ctx.storing) return null;
-    const [hit] = await this.indexes
+    return this.indexes
       .of(opts.namespace)
-      .recall(goal, { topK: 1, threshold: -1, now: this.ctx.now(), touch: false, tools: opts.tools });
-    return hit ? { name: hit.name, similarity: hit.similarity, threshold: this.ctx.thresholds.recall } : null;
+      .nearest(goal, { threshold: this.ctx.thresholds.recall, now: this.ctx.now(), tools: opts.tools });
   }
 
   /** The prompt block for recalled skills (When / Do / Branches / Done within the budget; never raw YAML). */

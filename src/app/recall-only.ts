@@ -141,8 +141,7 @@ export async function openRecallOnly(opts: {
     async nearest(goal, { tools } = {}) {
       checkGoal(goal, { tools });
       if (!index) return null;
-      const [hit] = await index.recall(goal, { topK: 1, threshold: -1, now: new Date(), touch: false, tools });
-      return hit ? { name: hit.name, similarity: hit.similarity, threshold } : null;
+      return index.nearest(goal, { threshold, now: new Date(), tools });
     },
     formatContext: (skills) => contextPack(skills, config.recall.maxBodyChars),
     toolsFor: toolsOf,

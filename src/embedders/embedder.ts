@@ -22,6 +22,13 @@ export interface Embedder {
   embed(texts: readonly string[]): Promise<Float32Array[]>;
   /** Optional synchronous path for in-process embedders (recall hot path). */
   embedSync?(text: string): Float32Array;
+  /**
+   * The recall threshold for one request's vector, from the configured one, and whether the vector holds nothing
+   * of the request's meaning (`wordsOnly`): the GloVe embedder compares a request none of whose words it knows the
+   * meaning of (another language) by its words and characters alone, whose similarities run lower than those of
+   * vectors that carry both. Absent: the configured threshold for every request.
+   */
+  recallThreshold?(query: Float32Array, configured: number): { threshold: number; wordsOnly: boolean };
   /** Releases what the embedder holds (a loaded model); the owner calls it once, when done. */
   close?(): Promise<void>;
 }

@@ -45,6 +45,11 @@ export interface NearestSkill {
   name: string;
   similarity: number;
   threshold: number;
+  /**
+   * Set when the embedder knows the meaning of none of the goal's words (the embedded GloVe embedder and a request
+   * in another language): it was compared by its words and characters alone, and the id of that embedder.
+   */
+  wordsOnly?: { embedder: string };
 }
 
 /** A skill may be served when a person has not disabled it, it is internal, live, not retired and above the eta floor. */
@@ -514,6 +519,26 @@ export class RecallIndex {
     return vector;
   }
 
+  /**
+   * The skill a goal came nearest to, whatever its score, with the threshold the goal was held to (the configured
+   * one as the embedder applies it to this goal: Embedder.recallThreshold); leaves no trace. Null when no skill is
+   * served.
+   */
+  async nearest(
+    goal: string,
+    opts: { threshold: number; now?: Date; tools?: readonly string[] | null },
+  ): Promise<NearestSkill | null> {
+    const [hit] = await this.recall(goal, { topK: 1, threshold: -1, now: opts.now, touch: false, tools: opts.tools });
+    if (!hit) return null;
+    const held = this.embedder.recallThreshold?.(await this.queryVector(normalizeGoal(goal)), opts.threshold);
+    return {
+      name: hit.name,
+      similarity: hit.similarity,
+      threshold: Math.round((held?.threshold ?? opts.threshold) * 10000) / 10000,
+      ...(held?.wordsOnly ? { wordsOnly: { embedder: this.embedder.id } } : {}),
+    };
+  }
+
   async recall(
     goal: string,
     opts: {
@@ -532,6 +557,7 @@ export class RecallIndex {
     const topK = opts.topK ?? this.config.recall.topK;
     const text = normalizeGoal(goal);
     const raw = await this.queryVector(text);
+    const threshold = this.embedder.recallThreshold?.(raw, opts.threshold).threshold ?? opts.threshold;
     const vec = removeDirection(raw, this.center, this.strength);
     // Several vectors per skill (its centroid and its exemplars): a skill scores its best one.
     // Enough entries for topK + 2 skills even if each one's vectors all come first; an index of up to
@@ -542,7 +568,7 @@ export class RecallIndex {
     const want = (topK + 2) * (MAX_EXEMPLARS + 1) * (opts.tools ? TOOLS_WIDTH : 1);
     const found = bestPerSkill(
       this.index.search(vec, this.index.size <= EXHAUSTIVE ? Math.max(want, EXHAUSTIVE) : want, {
-        minScore: opts.threshold,
+        minScore: threshold,
       }),
     );
     const hits = opts.tools ? await this.followable(found, opts.tools) : found;

@@ -158,8 +158,15 @@ export function noMatch(nearest: NearestSkill | null): string {
   let digits = 2;
   while (digits < 6 && nearest.similarity.toFixed(digits) === nearest.threshold.toFixed(digits)) digits++;
   const score = (x: number) => x.toFixed(digits);
-  return (
+  const why =
     `No skill matches this goal. The nearest, ${nearest.name}, scores ${score(nearest.similarity)}, under the ` +
-    `recall threshold ${score(nearest.threshold)} (thresholds.recall).`
+    `recall threshold ${score(nearest.threshold)}`;
+  if (!nearest.wordsOnly) return `${why} (thresholds.recall).`;
+  // A request in another language: the embedded embedder knows the meaning of English words only.
+  return (
+    `${why} (thresholds.recall, lowered for a goal compared by its words alone: ${nearest.wordsOnly.embedder} knows ` +
+    "the meaning of English words, and of none of this goal's). Only skills learned from requests that share its " +
+    'words can match it; for recall by meaning, across languages too, configure a multilingual embedder (README ' +
+    '"Goals in other languages").'
   );
 }

@@ -81,8 +81,8 @@ describe('glove word table', () => {
 describe('GloveEmbedder', () => {
   it('has a stable id, dimensions and default thresholds', () => {
     expect(embedder.id).toBe(GLOVE_EMBEDDER_ID);
-    expect(embedder.id).toBe('glove-sif-lex@2');
-    expect(embedder.supersedes).toEqual(['glove-sif-lex@1']);
+    expect(embedder.id).toBe('glove-sif-lex@3');
+    expect(embedder.supersedes).toEqual(['glove-sif-lex@1', 'glove-sif-lex@2']);
     expect(embedder.dimensions).toBe(356);
     expect(vec('cancel my order')).toHaveLength(356);
     expect(embedder.thresholds).toEqual(DEFAULT_GLOVE_THRESHOLDS);
@@ -211,6 +211,67 @@ describe('GloveEmbedder', () => {
     ]);
     const blob = 'ab'.repeat(100_000);
     expect(tokenize(`decode ${blob} please`, table)).toEqual(['decode', blob, 'please']);
+  });
+
+  it('keeps the words of every script whole: a Devanagari vowel sign or an Arabic vowel is part of its word', () => {
+    const table = loadGloveTable();
+    // Hindi was cut at each vowel sign: "मौसम" (weather) read as "सम", "ईमेल" (e-mail) as "ईम".
+    expect(tokenize('दिल्ली का मौसम ईमेल कर दो', table)).toEqual(['दिल्ली', 'का', 'मौसम', 'ईमेल', 'कर', 'दो']);
+    expect(tokenize('ألغِ الطلب', table)).toEqual(['ألغِ', 'الطلب']);
+    // One spelling of an accented letter: ü written as u and a combining mark is the same word.
+    expect(tokenize('Größe prüfen'.normalize('NFD'), table)).toEqual(tokenize('Größe prüfen', table));
+  });
+
+  it('reads Chinese, Japanese and Korean as character pairs, without the particles every request shares', () => {
+    const table = loadGloveTable();
+    // Chinese: the pairs of "取消订单" (cancel order), not of "请帮我" (please help me); an id stays a word.
+    expect(tokenize('请帮我取消订单', table)).toEqual(['取消', '消订', '订单']);
+    // Japanese: katakana and kanji runs, not the hiragana between them.
+    expect(tokenize('パスワードを忘れてしまいました', table)).toEqual(['パス', 'スワ', 'ワー', 'ード', '忘']);
+    // Korean: the pairs of each word, a lone syllable (a particle) left out.
+    expect(tokenize('주문 <id>을 취소해', table)).toEqual(['주문', '취소', '소해']);
+    // Two wordings of one request share their words' pairs; a sentence was one word each, sharing nothing.
+    expect(similarity('订单不要了，请帮我取消。', '请帮我取消订单')).toBeGreaterThan(
+      similarity('给我讲一个关于熊猫的笑话。', '请帮我取消订单') + 0.2,
+    );
+  });
+
+  it('drops the function words of a German, French, Spanish or Portuguese text, and reads it by its words alone', () => {
+    const table = loadGloveTable();
+    expect(tokenize('¿Cuál es la capital de Australia?', table)).toEqual(['capital', 'australia']);
+    expect(tokenize('Ich möchte die Größe prüfen, bitte', table)).toEqual(['größe', 'prüfen']);
+    // Nor is a French word cut into English ones: "transmets" is no "trans mets".
+    expect(tokenize('Transmets les prévisions à mon équipe', table)).toEqual(['transmets', 'prévisions', 'équipe']);
+    expect(tokenize('transmets', table)).toEqual(['trans', 'mets']);
+    // An English request keeps every word, a name in Spanish too.
+    expect(tokenize('Book a table at La Casa del Sol', table)).toEqual([
+      'book',
+      'table',
+      'at',
+      'la',
+      'casa',
+      'del',
+      'sol',
+    ]);
+    // What GloVe knows of Spanish words are names and false friends: such a text has no semantic part.
+    const spanish = vec('Escribe un poema corto sobre el mar.');
+    expect(spanish.slice(0, 100).every((x) => x === 0)).toBe(true);
+    expect(length(spanish)).toBeCloseTo(1, 5);
+    // Its inflected forms meet through their trigrams.
+    expect(similarity('Die Bestellung soll storniert werden', 'Bitte storniere meine Bestellung')).toBeGreaterThan(
+      similarity('Die Bestellung soll verschickt werden', 'Bitte storniere meine Bestellung'),
+    );
+  });
+
+  it('holds a request compared by its words alone to a lower recall threshold, an English one to its own', () => {
+    expect(embedder.recallThreshold(vec('请帮我取消订单'), 0.4)).toEqual({ threshold: 0.27, wordsOnly: true });
+    expect(embedder.recallThreshold(vec('Anula mi pedido, por favor'), 0.4).threshold).toBeCloseTo(0.27, 10);
+    const english = embedder.recallThreshold(vec('Please cancel my pending order'), 0.4);
+    expect(english.wordsOnly).toBe(false);
+    expect(english.threshold).toBe(0.4);
+    // A configured threshold scales; a look for the nearest skill (threshold -1) is left as it is.
+    expect(embedder.recallThreshold(vec('请帮我取消订单'), 0.6).threshold).toBeCloseTo(0.405, 10);
+    expect(embedder.recallThreshold(vec('请帮我取消订单'), -1).threshold).toBe(-1);
   });
 
   it('mixes the parts by the configured weights', () => {
