@@ -43,7 +43,13 @@ const FINGERPRINTS: Record<string, string> = {
   // From here on, sessions a library, REST or MCP client records store a command that answered by its exit status
   // as succeeded, as a log file's are: the compiled upgrades' `npm outdated` is their first step, not a warning.
   'heuristic@19': '87cee9b31fb3d48a',
+  // From here on, also the sessions in ten languages, in a memory of their own: a name and a description take the
+  // requests' words whole (données, not donn), never their function words (run-eine-und), and a procedure whose
+  // requests give no word a name can use is named by the program it runs (run-pg-dump, not run).
+  'heuristic@20': 'a2deda8d1584ae4c',
 };
+
+const MULTILINGUAL = new URL('./fixtures/multilingual/sessions.jsonl', import.meta.url).pathname;
 
 const FILES = [
   SAMPLE,
@@ -57,6 +63,7 @@ const dbs = {
   coding: tempDbPath('skillsmith-distiller-version-coding-'),
   workbench: tempDbPath('skillsmith-distiller-version-workbench-'),
   fixes: tempDbPath('skillsmith-distiller-version-fixes-'),
+  multilingual: tempDbPath('skillsmith-distiller-version-multilingual-'),
 };
 afterAll(() => {
   for (const path of Object.values(dbs)) rmSync(dirname(path), { recursive: true, force: true });
@@ -107,6 +114,8 @@ async function learnedFingerprint(): Promise<{ digest: string; skills: number }>
     ...(await learnedIn(dbs.workbench, (memory) => ingestFiles(memory, [`${TAU_DIR}workbench.jsonl`]))),
     // From heuristic@18 on, the test fixes alone: in the coding memory they group with runs that name their files.
     ...(await learnedIn(dbs.fixes, (memory) => memory.ingest(TEST_FIXES.map(scriptedSession)).then(() => {}))),
+    // From heuristic@20 on, the sessions in ten languages too (test/fixtures/multilingual), in a memory of their own.
+    ...(await learnedIn(dbs.multilingual, (memory) => ingestFiles(memory, [MULTILINGUAL]))),
   ];
   const hash = createHash('sha256');
   for (const s of skills) {

@@ -34,7 +34,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@19';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@20';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -78,6 +78,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     goals: trusted(input.goals),
     cues: trusted(input.cues ?? []),
     toolSequence: sequenceSteps.map((s) => (s.command && commandAsToolName(s.command)) || s.tool),
+    commands: sequenceSteps.map((s) => (s.command ? commandHead(s.command.text) : null)),
     toolWeight: input.toolWeight,
     toolShare: input.toolShare,
     wordWeight: input.goalWordWeight,

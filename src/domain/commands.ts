@@ -23,6 +23,21 @@ const SUBCOMMANDS = new Set(
   ),
 );
 
+/**
+ * The words of what a procedure's commands run, for a name when nothing else gives one: of the command heads
+ * (commandHead) in order, the first that is neither setup nor a report (`pg_dump` of `pg_dump`, `ls`, `aws s3`),
+ * split into its words (`pg`, `dump`). Empty when every command only sets up or shows.
+ */
+export function programWords(heads: readonly (string | null)[]): string[] {
+  const head = heads.find((h) => !!h && !SETUP.test(h.split(' ')[0]) && !REPORT.test(h));
+  return head
+    ? head
+        .toLowerCase()
+        .split(/[\s_./-]+/)
+        .filter((w) => /^[a-z][a-z0-9]*$/.test(w))
+    : [];
+}
+
 /** What a program's subcommands act on, to name a step whose operand varies (`systemctl restart X`). */
 const ACTS_ON: Readonly<Record<string, string>> = {
   systemctl: 'service',

@@ -510,3 +510,53 @@ describe('skill names and descriptions', () => {
     expect(w.description).toContain('Use when a user asks to reply to email.');
   });
 });
+
+describe('skill names from requests in other languages', () => {
+  const backup = { toolSequence: ['run_shell', 'run_shell', 'run_shell'], wordWeight: () => 2, cues: [] };
+  const commands = ['pg_dump', 'ls', 'aws s3'];
+
+  it('names by the words the requests share, accents kept for the description, never by their function words', () => {
+    const w = wordSkill({
+      ...backup,
+      commands,
+      goals: [
+        'Fais une sauvegarde de la base de données et envoie-la sur le bucket S3.',
+        'Sauvegarde la base de données de la boutique avant la mise à jour, puis copie le fichier dans S3.',
+        'Il me faut une copie de sécurité de la base de données, vérifie sa taille et dépose-la sur S3.',
+      ],
+    });
+    // Was run-base-donn: words were cut at the first letter outside a-z.
+    expect(w.nameWords).toEqual(['run', 'base', 'données']);
+    expect(w.title).toBe('Run Base Données');
+    const german = wordSkill({
+      ...backup,
+      commands,
+      goals: [
+        'Erstelle eine Sicherung der Shop-Datenbank und lade sie in den S3-Bucket hoch.',
+        'Sichere bitte die Datenbank und leg die Sicherungsdatei zusätzlich in S3 ab.',
+        'Mach eine Sicherung der Datenbank, prüfe die Größe der Datei und kopiere sie nach S3.',
+      ],
+    });
+    // Was run-eine-und; a German noun's capital is no name's.
+    expect(german.nameWords).toEqual(['run', 'sicherung', 'datenbank']);
+  });
+
+  it('names a procedure whose requests give no word it can use (Chinese, Russian) by the program it runs, not "run"', () => {
+    const goals = [
+      '请备份商店的数据库，并上传到S3。',
+      '把数据库备份一下，然后把备份文件复制到S3存储桶。',
+      '升级之前先做一次数据库备份。',
+    ];
+    expect(wordSkill({ ...backup, commands, goals }).nameWords).toEqual(['run', 'pg', 'dump']);
+    // Without the commands known, a bare verb is what is left.
+    expect(wordSkill({ ...backup, goals }).nameWords).toEqual(['run']);
+    // A procedure whose tools name it keeps its tools' words, whatever language its requests are in.
+    const cancel = wordSkill({
+      goals: ['请帮我取消订单#W4821，我不需要了。', '我想把订单#W5530取消掉。', '麻烦取消我昨天下的订单。'],
+      cues: [],
+      toolSequence: ['get_order_details', 'cancel_pending_order'],
+      wordWeight: () => 2,
+    });
+    expect(cancel.nameWords).toEqual(['cancel', 'pending', 'order']);
+  });
+});

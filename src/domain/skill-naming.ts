@@ -5,8 +5,9 @@
  * persona's goal. Pure: word weights come in as a function.
  */
 
-import { isCommandRunner } from './commands.js';
+import { isCommandRunner, programWords } from './commands.js';
 import { chooseActionTool, LOOKUP_VERBS, roleOf, TASK_VERBS, toolWordsOf } from './step-role.js';
+import { functionWordsOf, languagesOf } from './function-words.js';
 import { COMMON_TOOL_SHARE } from './term-stats.js';
 import { stem } from './word-match.js';
 
@@ -43,6 +44,11 @@ export interface NamingInput {
   cues: readonly string[];
   /** The procedure's required tools in order. */
   toolSequence: readonly string[];
+  /**
+   * The head of the command each of those steps runs (commandHead: `pg_dump`, `aws s3`), null for a step that runs
+   * none: what names a command runner's procedure when its requests share no word a name can use.
+   */
+  commands?: readonly (string | null)[];
   /** How distinctive a tool is across the namespace (an IDF; higher = rarer): finds the action among the steps. */
   toolWeight?: (tool: string) => number;
   /**
@@ -222,6 +228,11 @@ export function wordSkill(input: NamingInput): SkillWording {
   if (object.length === 0 && action && !toolsNameNothing) object = objectOf(action).slice(0, 3);
   // Last: what nearly every request mentions (a verb alone names no task).
   if (object.length === 0) object = symptoms.slice(0, 2);
+  // Requests that share no word a name can use (written in Chinese or Russian, or worded every which way) leave a
+  // procedure named by its command runner's verb the program it runs (run-pg-dump), not a bare "run". A verb the
+  // users asked with ("rename") says the task already.
+  if (object.length === 0 && action && isCommandRunner(action) && verb === actionWords[0])
+    object = programWords(input.commands ?? []).filter((w) => w !== verb);
   // The action's object may be the verb itself (send_email for "email the forecast"): add what most requests share,
   // but not what another acting step acts on (a tweet posted and a tank filled are two tasks, not a "tweet tank").
   const otherActs = new Set(
@@ -491,9 +502,9 @@ function inTextOrder(chosen: readonly string[], texts: readonly string[]): strin
   const before = (a: string, b: string) => {
     let votes = 0;
     for (const t of texts) {
-      const lower = ` ${t.toLowerCase()} `;
-      const ia = lower.search(new RegExp(`[^a-z]${a}[^a-z]`));
-      const ib = lower.search(new RegExp(`[^a-z]${b}[^a-z]`));
+      const lower = ` ${t.normalize('NFC').toLowerCase()} `;
+      const ia = lower.search(new RegExp(`[^\\p{L}\\p{M}]${a}[^\\p{L}\\p{M}]`, 'u'));
+      const ib = lower.search(new RegExp(`[^\\p{L}\\p{M}]${b}[^\\p{L}\\p{M}]`, 'u'));
       if (ia >= 0 && ib >= 0) votes += ia < ib ? 1 : -1;
     }
     return votes;
@@ -513,17 +524,20 @@ function sameVerb(a: string, b: string): boolean {
 function properNouns(texts: readonly string[]): Set<string> {
   const capital = new Set<string>();
   const lower = new Set<string>();
-  for (const t of texts) {
-    const re = /[A-Za-z']+/g;
+  for (const raw of texts) {
+    const t = raw.normalize('NFC');
+    // German writes every noun with a capital: there, a capital says nothing of a name.
+    if (languagesOf(t.toLowerCase().split(/[^\p{L}\p{M}]+/u)).includes('de')) continue;
+    const re = /[\p{L}\p{M}']+/gu;
     let m: RegExpExecArray | null;
     while ((m = re.exec(t))) {
       const w = m[0].toLowerCase().replace(/'s$/, '').replace(/'/g, '');
       const before = t.slice(0, m.index).trimEnd();
       // A sentence start, or a quoted label ('No Service', "Airplane Mode"): capitals there name nothing.
-      const sentenceStart = before === '' || /[.!?:'"“‘]$/.test(before) || insideQuotes(before);
+      const sentenceStart = before === '' || /[.!?:'"“‘¿¡]$/.test(before) || insideQuotes(before);
       // An acronym (MMS, APN) is a thing, not a name.
-      const acronym = m[0].length <= 5 && m[0] === m[0].toUpperCase() && /[A-Z]{2}/.test(m[0]);
-      if (/^[A-Z]/.test(m[0])) {
+      const acronym = m[0].length <= 5 && m[0] === m[0].toUpperCase() && /\p{Lu}{2}/u.test(m[0]);
+      if (/^\p{Lu}/u.test(m[0])) {
         if (!sentenceStart && !acronym) capital.add(w);
       } else lower.add(w);
     }
@@ -538,14 +552,25 @@ function insideQuotes(before: string): boolean {
   return /(^|[\s(])['‘][^'’]*$/.test(before);
 }
 
-/** Lowercase words of a text, without typed placeholders and possessives. */
+/**
+ * Lowercase words of a text in the Latin script, accents kept ("größe", "données": a name transliterates them, a
+ * description quotes them), without typed placeholders, possessives and, in a German, French, Spanish or
+ * Portuguese text, its function words ("eine", "und", "pour"). Words of other scripts can name no skill (a name is
+ * ASCII, and Chinese has no spaces to find a word by): the tools' words name those procedures.
+ */
 function words(text: string): string[] {
-  return text
+  const all = text
+    .normalize('NFC')
     .toLowerCase()
-    .split(/[^a-z']+/)
+    .split(/[^\p{L}\p{M}']+/u)
     .map((w) => w.replace(/'s$/, '').replace(/'/g, ''))
-    .filter((w) => w.length >= 3);
+    .filter((w) => w.length >= 2 && LATIN_WORD.test(w));
+  const dropped = functionWordsOf(all);
+  return all.filter((w) => w.length >= 3 && !dropped.has(w));
 }
+
+/** A word written in the Latin script (accents and other marks allowed). */
+const LATIN_WORD = /^[\p{sc=Latin}\p{M}]+$/u;
 
 function clean(text: string): string {
   return text
