@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -156,6 +156,25 @@ describe('the flags each subcommand reads', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  /** A folder holding one skill folder to import (a test beside the code reads nothing from test/). */
+  const skillFolder = () => {
+    const folder = join(dir, 'to-import', 'triage-support-ticket');
+    mkdirSync(folder, { recursive: true });
+    const lines = [
+      '---',
+      'name: triage-support-ticket',
+      'description: Triage an inbound support ticket. Use when the user pastes a support ticket.',
+      '---',
+      '',
+      '# Triage a Support Ticket',
+      '',
+      '1. Pull matching policy docs with `query_documents`.',
+      '2. Record the disposition with `remember`.',
+    ];
+    writeFileSync(join(folder, 'SKILL.md'), `${lines.join('\n')}\n`);
+    return join(dir, 'to-import');
+  };
+
   /** The arguments and flag values of a run of each subcommand that gets to its end (exit 0), in this order. */
   type Run = () => Promise<{ args: string[]; flags?: Flags }>;
   const skill = async (i: number) => (await memory.skills.list()).filter((s) => s.corpus === 'internal')[i]!.name;
@@ -169,7 +188,7 @@ describe('the flags each subcommand reads', () => {
       disable: async () => ({ args: ['disable', await skill(0)] }),
       enable: async () => ({ args: ['enable', await skill(0)] }),
       export: async () => ({ args: ['export'], flags: { out: join(dir, 'export') } }),
-      import: async () => ({ args: ['import', join(ROOT, 'test', 'fixtures', 'skills-import')] }),
+      import: async () => ({ args: ['import', skillFolder()] }),
       promote: async () => ({
         args: ['promote', (await memory.skills.list()).find((s) => s.corpus === 'external')!.name],
       }),
