@@ -209,6 +209,18 @@ describe('skillsmith ingest', () => {
   });
 });
 
+describe('skills list: the track record beside the evidence', () => {
+  it("shows a skill's trials beside the evidence it was learned on: 1 of 5 passed is not read as its 100%", () => {
+    const db = copyOfShared();
+    const name = list(db).find((s) => s.attemptCount > 0 && s.successCount === s.attemptCount)!.name;
+    const row = (text: string) => text.split('\n').find((l) => l.startsWith(`${name} `))!;
+    expect(row(cli(['skills', 'list', '--db', db]).stdout)).toMatch(/\s100% \(\d+\/\d+\)\s+-\s/);
+    for (let i = 0; i < 4; i++) expect(cli(['feedback', name, 'fail', '--db', db]).code).toBe(0);
+    expect(cli(['feedback', name, 'pass', '--db', db]).code).toBe(0);
+    expect(row(cli(['skills', 'list', '--all', '--db', db]).stdout)).toMatch(/\s100% \(\d+\/\d+\)\s+1\/5 passed\s/);
+  });
+});
+
 describe('skillsmith learn', () => {
   it('exits 0 and prints the learned skills, a recall example and how to export', () => {
     expect(learnRun.code, learnRun.stderr).toBe(0);
@@ -216,7 +228,7 @@ describe('skillsmith learn', () => {
     const out = learnRun.stdout;
     expect(out).toMatch(/89 new sessions/);
     expect(out).toContain(`Learned skills (${learned.length}):`);
-    expect(out).toMatch(/^name\s+status\s+support\s+success rate\s+tools$/m);
+    expect(out).toMatch(/^name\s+status\s+support\s+success rate\s+trials\s+tools$/m);
     for (const s of learned) expect(out).toMatch(new RegExp(`^${s.name}\\s+${s.status}\\b`, 'm'));
     expect(out).toMatch(/Recall example: a goal it learned from, ".+"/);
     expect(out).toMatch(/ -> \S+ \(similarity \d\.\d\d\)/);

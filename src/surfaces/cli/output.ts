@@ -57,9 +57,11 @@ export function printSkillTable(skills: Skill[], minOccurrences: number) {
     s.attemptCount
       ? `${Math.round((100 * s.successCount) / s.attemptCount)}% (${s.successCount}/${s.attemptCount})`
       : '-',
+    // Its track record since it was learned (the trials that set its status), beside the evidence it was learned on.
+    s.trialsAttempted ? `${s.trialsPassed}/${s.trialsAttempted} passed` : '-',
     s.toolSequence.join(' > '),
   ]);
-  const head = ['name', 'status', 'support', 'success rate', 'tools'];
+  const head = ['name', 'status', 'support', 'success rate', 'trials', 'tools'];
   const widths = head.map((h, i) => Math.min(48, Math.max(h.length, ...rows.map((r) => r[i].length))));
   const fmt = (r: string[]) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]) : c)).join('  ');
   out(fmt(head));
