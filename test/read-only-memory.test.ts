@@ -8,6 +8,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
+  mkdirSync,
   copyFileSync,
   existsSync,
   mkdtempSync,
@@ -194,6 +195,31 @@ describe('a memory file this account may only read', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('-wal') || f.endsWith('-shm'))).toEqual([]);
     expect(digest(db)).toBe(bytes);
     expect(statSync(db).mtimeMs).toBe(mtime);
+  });
+
+  it('with no index saved beside it, keeps one in its own cache: the next process loads it instead of building it', () => {
+    const { dir, db } = readOnlyCopy();
+    const before = folderState(dir);
+    const cache = join(out, `cache-${folders.length}`);
+    mkdirSync(cache, { mode: 0o777 });
+    chmodSync(cache, 0o777);
+    const ask = () =>
+      cli(['recall', 'I want to return a laptop', '--db', db, '--json', '--log-level', 'debug'], {
+        env: { XDG_CACHE_HOME: cache, SKILLSMITH_RECALL_DAEMON: '0' },
+      });
+    const first = ask();
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain('could not save the recall index file');
+    const saved = join(cache, 'skillsmith', 'recall');
+    expect(readdirSync(saved).filter((f) => f.endsWith('.idx'))).toHaveLength(1);
+    // A process that built the index again would save it again: loaded, the file is left as it was.
+    const kept = folderState(saved);
+    const second = ask();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('recall index file not used');
+    expect(folderState(saved)).toEqual(kept);
+    expect(JSON.parse(second.stdout)).toEqual(JSON.parse(first.stdout));
+    expect(folderState(dir)).toEqual(before);
   });
 
   it.skipIf(!asRoot)(
