@@ -254,7 +254,7 @@ describe('skillsmith learn', () => {
     writeFileSync(file, `${lines.join('\n')}\n`);
     const r = cli(['learn', file, '--db', freshDb()]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^\S+\s+probationary\s+3\s+100% \(3\/3\)\s+decode_token > save_result$/m);
+    expect(r.stdout).toMatch(/^\S+\s+probationary\s+3\s+100% \(3\/3\)\s+-\s+decode_token > save_result$/m);
     expect(r.stdout).toMatch(/Recall example: a goal it learned from, "please decode this token xyxy/);
   });
 
