@@ -1,6 +1,18 @@
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:buffer';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -155,6 +167,33 @@ describe('skillsmith ingest: real agent logs', () => {
     const bad = cli(['ingest', broken, '--db', db]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('a gzip file that does not decompress');
+  });
+
+  it('a log larger than one string can hold is refused by name and size, not a V8 "Invalid string length"', () => {
+    const dir = join(tmp, `huge${++n}`);
+    mkdirSync(dir);
+    // A sparse file: 512 MB on disk costs nothing, and the refusal reads none of it.
+    const big = join(dir, 'session.jsonl');
+    const fd = openSync(big, 'w');
+    ftruncateSync(fd, constants.MAX_STRING_LENGTH + 1);
+    closeSync(fd);
+    const db = join(tmp, `m${++n}.db`);
+    for (const args of [
+      ['ingest', big, '--db', db],
+      ['ingest', '--dry-run', big],
+    ]) {
+      const r = cli(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${big}: is 536,870,889 bytes, more than the 536,870,888 a log may hold`);
+      expect(r.stderr).toContain('split it between tasks');
+      expect(r.stderr).not.toContain('Cannot create a string');
+    }
+    // Compressed, it is found out as it decompresses.
+    const gz = join(dir, 'rollout.jsonl.gz');
+    writeFileSync(gz, gzipSync(Buffer.alloc(constants.MAX_STRING_LENGTH + 1, 0x20), { level: 1 }));
+    const r = cli(['ingest', '--dry-run', gz]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${gz}: decompresses to more than the 536,870,888 a log may hold`);
   });
 
   it('learn says the notes of what it read, and offers an export only when it learned a skill', () => {

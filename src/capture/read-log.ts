@@ -1,22 +1,48 @@
-import { readFileSync } from 'node:fs';
+import { constants } from 'node:buffer';
+import { readFileSync, statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { InputError } from '../errors/input-error.js';
 
-/** The most a compressed log may grow to when read (a log that large is read in parts, not at once). */
-const MAX_UNZIPPED_BYTES = 512 * 1024 * 1024;
+/**
+ * The most text one log may hold: a log is read whole, as one string, and no JavaScript string is longer
+ * (536,870,888 characters, about 512 MB, in Node 20 and 22). A compressed log may grow to as much when read.
+ */
+const MAX_TEXT_CHARS = constants.MAX_STRING_LENGTH;
 
 /**
  * The text of a log file (or of standard input, fd 0): UTF-8, and a gzip-compressed log (`session.jsonl.gz`, as
- * log rotation leaves them) decompressed first, recognised by its magic bytes whatever its name.
+ * log rotation leaves them) decompressed first, recognised by its magic bytes whatever its name. A log larger
+ * than one string can hold is an InputError that names it and its size, read no further than its size.
  */
 export function readLogText(file: string | number): string {
-  const bytes = readFileSync(file);
-  if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.toString('utf8');
-  try {
-    return gunzipSync(bytes, { maxOutputLength: MAX_UNZIPPED_BYTES }).toString('utf8');
-  } catch (e) {
-    throw new InputError(
-      `${typeof file === 'string' ? file : 'stdin'}: a gzip file that does not decompress (${(e as Error).message})`,
-    );
+  const name = typeof file === 'string' ? file : 'stdin';
+  if (typeof file === 'string') {
+    const size = statSync(file).size;
+    if (size > MAX_TEXT_CHARS) throw tooLarge(name, size);
   }
+  const bytes = readFileSync(file);
+  if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) return text(name, bytes);
+  let unzipped: Buffer;
+  try {
+    unzipped = gunzipSync(bytes, { maxOutputLength: MAX_TEXT_CHARS });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(name, null);
+    throw new InputError(`${name}: a gzip file that does not decompress (${(e as Error).message})`);
+  }
+  return text(name, unzipped);
 }
+
+/** The bytes as UTF-8 text; more than a string holds (standard input, whose size is not known before) refused. */
+function text(name: string, bytes: Buffer): string {
+  if (bytes.length > MAX_TEXT_CHARS) throw tooLarge(name, bytes.length);
+  return bytes.toString('utf8');
+}
+
+function tooLarge(name: string, bytes: number | null): InputError {
+  const size = bytes === null ? 'decompresses to more than' : `is ${count(bytes)} bytes, more than`;
+  return new InputError(
+    `${name}: ${size} the ${count(MAX_TEXT_CHARS)} a log may hold (about 512 MB: it is read whole, as one string): nothing was read from it; split it between tasks, at line ends, into smaller files and ingest those`,
+  );
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
