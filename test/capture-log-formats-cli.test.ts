@@ -196,6 +196,41 @@ describe('skillsmith ingest: real agent logs', () => {
     expect(r.stderr).toContain(`${gz}: decompresses to more than the 536,870,888 a log may hold`);
   });
 
+  it('a task with more calls than a session may hold names the setting that raises the limit', () => {
+    const dir = join(tmp, `long${++n}`);
+    mkdirSync(dir);
+    const config = join(dir, 'skillsmith.config.json');
+    writeFileSync(config, JSON.stringify({ capture: { maxCallsPerSession: 2 } }));
+    const sid = '5b2e7c1d-3d4b-4f0e-9a61-2b8c5d7e1f03';
+    const lines: object[] = [];
+    const line = (type: string, message: object) =>
+      lines.push({ type, sessionId: sid, uuid: `u${lines.length}`, timestamp: '2026-02-12T16:02:00.000Z', message });
+    line('user', { role: 'user', content: 'Rename the config loader across the repository' });
+    for (let i = 0; i < 3; i++) {
+      line('assistant', {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: `t${i}`, name: 'Read', input: { i } }],
+      });
+      line('user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: 'ok' }] });
+    }
+    line('assistant', { role: 'assistant', content: [{ type: 'text', text: 'Renamed.' }] });
+    const file = join(dir, `${sid}.jsonl`);
+    writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    for (const args of [
+      ['ingest', file, '--config', config, '--db', join(tmp, `m${++n}.db`)],
+      ['ingest', join(dir, 'steps.jsonl'), '--config', config, '--db', join(tmp, `m${++n}.db`)],
+    ]) {
+      if (args[1]!.endsWith('steps.jsonl'))
+        writeFileSync(
+          args[1]!,
+          `${JSON.stringify({ session_id: 's1', goal: 'Rename the loader', steps: [1, 2, 3].map((i) => ({ tool: 'read', args: { i } })) })}\n`,
+        );
+      const r = cli(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('3 calls exceed the limit of 2 per session (capture.maxCallsPerSession)');
+    }
+  });
+
   it('learn says the notes of what it read, and offers an export only when it learned a skill', () => {
     const chat = JSON.stringify({
       messages: [

@@ -743,7 +743,7 @@ function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPe
     positions.add(position);
   }
   if (s.calls.length > limits.maxCallsPerSession)
-    return `${s.calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`;
+    return `${s.calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session (capture.maxCallsPerSession)`;
   // One walk bounds the whole record's depth and size. Only a record near a limit (or one the walk cannot
   // bound) is measured field by field and serialised to count its bytes exactly.
   if (jsonBytesWithin(s, limits.maxRecordBytes) >= 0) return null;

@@ -314,7 +314,7 @@ export function fromClaudeCode(
       problems.push({
         line: t.line,
         path: '',
-        reason: `${t.calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`,
+        reason: `${t.calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session (capture.maxCallsPerSession)`,
       });
       return;
     }

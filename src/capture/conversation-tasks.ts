@@ -64,7 +64,10 @@ export class ConversationTasks {
     const { split } = this;
     if (!split.tasks.some((t) => t.goal !== null)) throw new InputError('no user message to take the goal from');
     const over = split.tasks.find((t) => t.calls.length > o.maxCalls);
-    if (over) throw new InputError(`${over.calls.length} calls exceed the limit of ${o.maxCalls}`);
+    if (over)
+      throw new InputError(
+        `${over.calls.length} calls exceed the limit of ${o.maxCalls} per session (capture.maxCallsPerSession)`,
+      );
     const chatter = split.chatterNote();
     if (chatter) o.reports.push({ ...chatter, line: o.line, path: o.path });
     const base = conv.session_id ?? conv.id;

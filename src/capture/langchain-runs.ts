@@ -108,7 +108,9 @@ export class LangChainCollector {
         (a, b) => (Number.isFinite(a.start) && Number.isFinite(b.start) ? a.start - b.start : 0) || a.order - b.order,
       );
     if (tools.length > limits.maxCallsPerSession)
-      throw new InputError(`${tools.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+      throw new InputError(
+        `${tools.length} calls exceed the limit of ${limits.maxCallsPerSession} per session (capture.maxCallsPerSession)`,
+      );
     const calls = tools.map((r, position) => toCall(r, position, limits));
     const goal =
       goalOf(root.raw.inputs) ??

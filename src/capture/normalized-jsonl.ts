@@ -67,7 +67,7 @@ export function fromNormalized(
 ): CapturedSession {
   if (rec.steps.length > limits.maxCallsPerSession) {
     throw new InputError(
-      `steps: ${rec.steps.length} calls exceed the limit of ${limits.maxCallsPerSession} per session`,
+      `steps: ${rec.steps.length} calls exceed the limit of ${limits.maxCallsPerSession} per session (capture.maxCallsPerSession)`,
     );
   }
   const outcome: Outcome = rec.outcome ?? (rec.success == null ? 'unknown' : rec.success ? 'success' : 'failure');

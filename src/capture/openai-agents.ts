@@ -144,7 +144,7 @@ export function sessionsFromItems(
       problems.push({
         line: t.line,
         path: '',
-        reason: `${t.calls.length} calls exceed the limit of ${o.limits.maxCallsPerSession}`,
+        reason: `${t.calls.length} calls exceed the limit of ${o.limits.maxCallsPerSession} per session (capture.maxCallsPerSession)`,
       });
       return;
     }

@@ -263,7 +263,9 @@ export class OtelCollector {
   ): ParsedSession & { missing: string[] } {
     const ordered = [...tools].sort((a, b) => cmpTime(a.start, b.start) || a.order - b.order);
     if (ordered.length > limits.maxCallsPerSession)
-      throw new InputError(`${ordered.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+      throw new InputError(
+        `${ordered.length} calls exceed the limit of ${limits.maxCallsPerSession} per session (capture.maxCallsPerSession)`,
+      );
     const models = related
       .filter((s) => MODEL_OPS.has(opOf(s) ?? ''))
       .sort((a, b) => cmpTime(a.start, b.start) || a.order - b.order);
@@ -271,7 +273,9 @@ export class OtelCollector {
     if (calls.length === 0 && models.length) {
       calls = callsFromChatSpans(models, limits, (s) => isoOf((s as OtelSpan).start));
       if (calls.length > limits.maxCallsPerSession)
-        throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+        throw new InputError(
+          `${calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session (capture.maxCallsPerSession)`,
+        );
       const asking = models.filter(askedForTools).length;
       if (calls.length === 0 && asking > 0) {
         throw new InputError(

@@ -165,7 +165,9 @@ function fromReAct(
   if (goal === null)
     throw new InputError('no task instruction (info.task.instruction) and no user message to take the goal from');
   if (calls.length > limits.maxCallsPerSession)
-    throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+    throw new InputError(
+      `${calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session (capture.maxCallsPerSession)`,
+    );
   return {
     session: {
       id: '',
@@ -282,7 +284,9 @@ export function fromTau2Simulation(
   goal ??= firstUser;
   if (goal === null) throw new InputError('no task instructions and no user message to take the goal from');
   if (calls.length > limits.maxCallsPerSession)
-    throw new InputError(`${calls.length} calls exceed the limit of ${limits.maxCallsPerSession}`);
+    throw new InputError(
+      `${calls.length} calls exceed the limit of ${limits.maxCallsPerSession} per session (capture.maxCallsPerSession)`,
+    );
   const simId = typeof sim.id === 'string' && sim.id ? sim.id : shortHash(sim.messages);
   return {
     session: {
