@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { SkillsmithConfig } from '../config/config.js';
 import type { BackendDeps, ReadyableEmbedder } from '../backends/from-config.js';
@@ -7,6 +7,7 @@ import { TransferError } from '../errors/transfer-error.js';
 import { isPostgresUrl, openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../support/log.js';
+import { mayAccess } from '../support/file-access.js';
 
 /*
  * The one way to open a memory's store and its embedder: the composition root (`openMemory`) and the
@@ -41,12 +42,7 @@ export async function canCreateStore(location: string): Promise<{ can: boolean |
   if (isPostgresUrl(location)) return (await import('../store/postgres/pg-store.js')).pgCanCreate(location.trim());
   let dir = dirname(resolve(location));
   while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
-  try {
-    accessSync(dir, constants.W_OK);
-    return { can: true };
-  } catch {
-    return { can: false, why: `this account may not write ${dir}` };
-  }
+  return mayAccess(dir, 'w') ? { can: true } : { can: false, why: `this account may not write ${dir}` };
 }
 
 /**

@@ -4,9 +4,10 @@
 // a SQLite memory in a folder this account may not write, beside which its owner saved no index.
 
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { mayAccess } from '../support/file-access.js';
 
 export interface IndexLocationInput {
   storeKind: string;
@@ -31,7 +32,7 @@ export function recallIndexPath(input: IndexLocationInput): string | null {
     // A memory in a folder this account may not write (a read-only mount, another user's) keeps the index its
     // owner's processes saved beside it; when they saved none, this account keeps one in its cache, so that every
     // process does not build it again (minutes at 100k skills).
-    if (existsSync(beside) || mayWrite(dirname(loc))) return beside;
+    if (existsSync(beside) || mayAccess(dirname(loc), 'w')) return beside;
     return join(cacheDir(input), `sqlite-${shortHash(realPathOf(loc))}-${tag}.idx`);
   }
   return join(cacheDir(input), `${input.storeKind}-${shortHash(input.storeLocation)}-${tag}.idx`);
@@ -39,15 +40,6 @@ export function recallIndexPath(input: IndexLocationInput): string | null {
 
 function cacheDir(input: Pick<IndexLocationInput, 'cacheDir'>): string {
   return input.cacheDir ?? join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'skillsmith', 'recall');
-}
-
-function mayWrite(dir: string): boolean {
-  try {
-    accessSync(dir, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The file's path with links resolved (two paths to one memory share a cache file), else the path as given. */

@@ -1,18 +1,9 @@
 import type Database from 'better-sqlite3';
-import {
-  accessSync,
-  closeSync,
-  constants,
-  existsSync,
-  openSync,
-  readFileSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BackendUnavailableError } from '../../errors/backend-unavailable-error.js';
 import type { Logger } from '../../support/log.js';
+import { mayAccess } from '../../support/file-access.js';
 import { fileName, newDatabase } from './database.js';
 
 /*
@@ -59,14 +50,7 @@ const ATTEMPTS = 5;
  * another user owns): SQLite cannot open such a file in WAL mode for writing, nor create its -wal and -shm files.
  */
 export function cannotWrite(path: string): boolean {
-  if (!existsSync(path)) return false;
-  try {
-    accessSync(path, constants.W_OK);
-    accessSync(dirname(path), constants.W_OK);
-    return false;
-  } catch {
-    return true;
-  }
+  return existsSync(path) && !(mayAccess(path, 'w') && mayAccess(dirname(path), 'w'));
 }
 
 /** The connection to a memory this account may only read, opened again when the file changes under it. */
@@ -151,7 +135,7 @@ function connect(path: string): Connection {
         if (db?.open) db.close();
         // The writer closed meanwhile, removing both: look again.
         if (walMode(path) && !writerFiles(path)) continue;
-        if (walMode(path) && !(readable(wal) && readable(shm)))
+        if (walMode(path) && !(mayAccess(wal, 'r') && mayAccess(shm, 'r')))
           throw new BackendUnavailableError(
             `cannot open SQLite memory at ${path}: this account may not write it or its folder, nor read its write-ahead log (${wal}) and that log's index (${shm}), which hold what was written last`,
             { cause: e },
@@ -247,14 +231,5 @@ function sizeOf(path: string): number | null {
     return statSync(path).size;
   } catch {
     return null;
-  }
-}
-
-function readable(path: string): boolean {
-  try {
-    accessSync(path, constants.R_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
