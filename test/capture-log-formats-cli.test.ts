@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { constants } from 'node:buffer';
 import {
+  chmodSync,
   closeSync,
   copyFileSync,
   existsSync,
@@ -184,7 +185,7 @@ describe('skillsmith ingest: real agent logs', () => {
     ]) {
       const r = cli(args);
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`${big}: is 536,870,889 bytes, more than the 536,870,888 a log may hold`);
+      expect(r.stderr).toContain(`${big}:1: is 536,870,889 bytes, more than the 536,870,888 a log may hold`);
       expect(r.stderr).toContain('split it between tasks');
       expect(r.stderr).not.toContain('Cannot create a string');
     }
@@ -193,7 +194,93 @@ describe('skillsmith ingest: real agent logs', () => {
     writeFileSync(gz, gzipSync(Buffer.alloc(constants.MAX_STRING_LENGTH + 1, 0x20), { level: 1 }));
     const r = cli(['ingest', '--dry-run', gz]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${gz}: decompresses to more than the 536,870,888 a log may hold`);
+    expect(r.stderr).toContain(`${gz}:1: decompresses to more than the 536,870,888 a log may hold`);
+  });
+
+  it('a folder with a log that cannot be read still stores the logs after it, and names that one', () => {
+    // Where agents keep their logs, one file too large or cut short must not keep the rest out.
+    const dir = join(tmp, `mixed${++n}`);
+    mkdirSync(dir);
+    copyFileSync(join(FIX, 'codex-rollout.jsonl'), join(dir, 'a-rollout.jsonl'));
+    const big = join(dir, 'b-huge.jsonl');
+    const fd = openSync(big, 'w');
+    ftruncateSync(fd, constants.MAX_STRING_LENGTH + 1);
+    closeSync(fd);
+    const cut = join(dir, 'c-cut.jsonl.gz');
+    writeFileSync(cut, gzipSync(readFileSync(join(FIX, 'claude-code-session.jsonl'))).subarray(0, 20));
+    copyFileSync(join(FIX, 'claude-code-two-tasks.jsonl'), join(dir, 'd-claude.jsonl'));
+    const alone = join(tmp, `m${++n}.db`);
+    expect(cli(['ingest', join(dir, 'd-claude.jsonl'), '--db', alone, '--judge', 'off']).code).toBe(0);
+    const expected = calls(alone).length;
+    expect(expected).toBeGreaterThan(0);
+
+    const db = join(tmp, `m${++n}.db`);
+    const r = cli(['ingest', dir, '--db', db, '--judge', 'off']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`${big}: not read (below)`);
+    expect(r.stdout).toContain(`${join(dir, 'd-claude.jsonl')}: `);
+    expect(r.stderr).toContain(`${big}:1: is 536,870,889 bytes, more than the 536,870,888 a log may hold`);
+    expect(r.stderr).toContain(`${cut}:1: a gzip file that does not decompress`);
+    // Both readable logs are stored: the rollout's 5 calls and the transcript's, as when it is ingested alone.
+    expect(calls(db)).toHaveLength(5 + expected);
+
+    // --json: one result per file, the unread ones with their one problem and nothing stored.
+    const json = cli(['ingest', dir, '--db', join(tmp, `m${++n}.db`), '--judge', 'off', '--json']);
+    expect(json.code).toBe(1);
+    const results = JSON.parse(json.stdout) as {
+      file: string;
+      format: string;
+      inserted: number;
+      problems: unknown[];
+    }[];
+    expect(results.map((x) => [x.file, x.format, x.inserted > 0, x.problems.length])).toEqual([
+      [join(dir, 'a-rollout.jsonl'), 'codex', true, 0],
+      [big, 'unread', false, 1],
+      [cut, 'unread', false, 1],
+      [join(dir, 'd-claude.jsonl'), 'claude-code', true, 0],
+    ]);
+
+    // A dry run reads on past them too, and learn stores what ingest would.
+    const dry = cli(['ingest', '--dry-run', dir]);
+    expect(dry.code).toBe(1);
+    expect(dry.stdout).toContain('2 session(s) with 5 tool call(s) would be stored (codex, auto-detected)');
+    expect(dry.stdout).toContain(`${cut}: not read (below)`);
+    const learned = join(tmp, `m${++n}.db`);
+    const learn = cli(['learn', dir, '--db', learned, '--judge', 'off']);
+    expect(learn.code).toBe(1);
+    expect(learn.stderr).toContain(`${big}:1: is 536,870,889 bytes`);
+    expect(calls(learned)).toHaveLength(5 + expected);
+  });
+
+  it('a file or folder below it that this account may not read is named, and the rest is read', () => {
+    // As root, file modes bind nobody: the CLI then runs as the unprivileged user nobody (setpriv).
+    const asRoot = process.getuid?.() === 0;
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-perm-'));
+    try {
+      chmodSync(dir, 0o755);
+      copyFileSync(join(FIX, 'codex-rollout.jsonl'), join(dir, 'a-rollout.jsonl'));
+      const closed = join(dir, 'b-closed.jsonl');
+      copyFileSync(join(FIX, 'codex-rollout.jsonl'), closed);
+      chmodSync(closed, 0o000);
+      const locked = join(dir, 'c-locked');
+      mkdirSync(locked);
+      copyFileSync(join(FIX, 'claude-code-session.jsonl'), join(locked, 'inside.jsonl'));
+      chmodSync(locked, 0o700);
+      if (!asRoot) chmodSync(locked, 0o000);
+      const main = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
+      const argv = ['ingest', '--dry-run', dir];
+      const [cmd, args] = asRoot
+        ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, main, ...argv]]
+        : [process.execPath, [main, ...argv]];
+      const r = spawnSync(cmd, args, { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: dir } });
+      if (!asRoot) chmodSync(locked, 0o700);
+      expect(r.status).toBe(1);
+      expect(r.stdout).toContain(`note: ${dir}: left out 1 folder(s) below it that cannot be read (${locked})`);
+      expect(r.stdout).toContain('2 session(s) with 5 tool call(s) would be stored (codex, auto-detected)');
+      expect(r.stderr).toContain(`${closed}:1: cannot be read (permission denied): nothing was read from it`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a task with more calls than a session may hold names the setting that raises the limit', () => {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { UsageError } from '../../errors/usage-error.js';
 
@@ -27,7 +27,12 @@ export function inputFiles(paths: readonly string[], command: string, notes: str
       files.push(path);
       continue;
     }
-    const found = logsBelow(path);
+    const unreadDirs: string[] = [];
+    const found = logsBelow(path, unreadDirs, command);
+    if (unreadDirs.length)
+      notes.push(
+        `${path}: left out ${unreadDirs.length} folder(s) below it that cannot be read (${unreadDirs.slice(0, 3).join(', ')}${unreadDirs.length > 3 ? ', ...' : ''})`,
+      );
     const kept = found.filter((f) => !besideSessions(f));
     if (kept.length === 0)
       throw new UsageError(`${command}: "${path}" is a directory with no .jsonl or .json session log below it`);
@@ -73,15 +78,26 @@ function besideSessions(file: string): boolean {
   return name === 'logs.json' && existsSync(join(dirname(file), 'chats'));
 }
 
-function logsBelow(dir: string): string[] {
+/**
+ * The log files below `dir`, in name order. A folder below it that cannot be listed (another account's, no
+ * permission) is left out and named in `unreadDirs`; the folder a command was given (`command`) not listing is a
+ * usage error.
+ */
+function logsBelow(dir: string, unreadDirs: string[], command?: string): string[] {
   const out: string[] = [];
-  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
-    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-  );
+  let listed: Dirent[];
+  try {
+    listed = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    if (command) throw new UsageError(`${command}: cannot read the directory "${dir}": ${(e as Error).message}`);
+    unreadDirs.push(dir);
+    return out;
+  }
+  const entries = listed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const path = join(dir, e.name);
-    if (e.isDirectory()) out.push(...logsBelow(path));
+    if (e.isDirectory()) out.push(...logsBelow(path, unreadDirs));
     else if (e.isFile() && LOG_FILE.test(e.name)) out.push(path);
   }
   return out;

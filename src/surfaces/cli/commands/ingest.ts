@@ -9,6 +9,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { readLogText } from '../../../capture/read-log.js';
+import { InputError } from '../../../errors/input-error.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
 import { describeFormats, type DryRunResult, dryRunSummary, prepareCapture } from '../../../capture/ingest.js';
 import { holdsNothingYet, type IngestProblem } from '../../../capture/parse-file.js';
@@ -47,8 +48,6 @@ export function ingestOptions(flags: IngestFlags): { format: IngestFormat; judge
   }
   return { format, judge: flags.judge as JudgeMode | undefined };
 }
-
-type IngestFile = (path: string, opts: { format: IngestFormat; judge?: JudgeMode }) => Promise<IngestResult>;
 
 /** What `ingest` and `learn` were asked to read: the files (folders expanded) and the options, checked. */
 export interface IngestInputs {
@@ -97,20 +96,62 @@ const readInput = (file: string) => readLogText(file === STDIN ? 0 : file);
 /** The name `-` (standard input) has in problems and notes. */
 const inputName = (file: string) => (file === STDIN ? 'stdin' : file);
 
-/** Ingests each file in turn, `-` from standard input (the results of `memory.ingestFile`, in order). */
-export async function ingestFiles(
-  memory: Pick<Memory, 'ingestFile' | 'ingestText'>,
-  inputs: IngestInputs,
-): Promise<IngestResult[]> {
-  const ingestFile = memory.ingestFile.bind(memory) as unknown as IngestFile;
+/**
+ * Ingests each file in turn, `-` from standard input (the results of `memory.ingestText`, in order). A file that
+ * cannot be read (larger than a log may be, a gzip that does not decompress, no permission, gone since the folder
+ * was listed) is a problem of that file, and the files after it are still read: one bad file in
+ * `~/.claude/projects` does not keep the others out.
+ */
+export async function ingestFiles(memory: Pick<Memory, 'ingestText'>, inputs: IngestInputs): Promise<IngestResult[]> {
   const results: IngestResult[] = [];
-  for (const f of inputs.paths)
+  for (const f of inputs.paths) {
+    const read = readEach(f);
     results.push(
-      f === STDIN
-        ? await memory.ingestText(readInput(f), { ...inputs.opts, name: inputName(f) })
-        : await ingestFile(f, inputs.opts),
+      'problem' in read
+        ? unreadResult(inputName(f), read.problem)
+        : await memory.ingestText(read.text, { ...inputs.opts, name: inputName(f) }),
     );
+  }
   return results;
+}
+
+/** A file's text, or why it cannot be read (unreadable); any other error is thrown. */
+function readEach(file: string): { text: string } | { problem: IngestProblem } {
+  try {
+    return { text: readInput(file) };
+  } catch (e) {
+    const problem = unreadable(inputName(file), e);
+    if (!problem) throw e;
+    return { problem };
+  }
+}
+
+/**
+ * Why a log could not be read, as a problem of its own file (line 1, like every whole-file problem), or null for
+ * an error that is not about the file. readLogText's own errors name the file first; that name is left to `file`.
+ */
+export function unreadable(name: string, e: unknown): IngestProblem | null {
+  if (InputError.isInstance(e)) {
+    const message = (e as Error).message;
+    return { file: name, line: 1, reason: message.startsWith(`${name}: `) ? message.slice(name.length + 2) : message };
+  }
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code !== 'string' || !code.startsWith('E')) return null;
+  const why = FILE_ERRORS[code] ?? (e as Error).message;
+  return { file: name, line: 1, reason: `cannot be read (${why}): nothing was read from it` };
+}
+
+const FILE_ERRORS: Record<string, string> = {
+  ENOENT: 'it no longer exists',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'it is a directory',
+  EIO: 'an input/output error',
+};
+
+/** What ingest says of a file it could not read: nothing stored, its one problem. */
+function unreadResult(file: string, problem: IngestProblem): IngestResult {
+  return { file, format: 'unread', inserted: 0, skipped: 0, problems: [problem] };
 }
 
 interface Detailed {
@@ -126,6 +167,7 @@ export function formatIngestResult(r: IngestResult): string[] {
   const how = d.formats
     ? describeFormats({ format: r.format as never, formats: d.formats, detected: d.detected ?? true })
     : r.format;
+  if (r.format === 'unread') return [`${r.file}: not read (below)`];
   const lines = [`${r.file}: ${sessions(r.inserted)} stored${grownText(r)}, ${r.skipped} already present (${how})`];
   if (r.format === 'mixed' && d.records) {
     for (const rec of d.records)
@@ -211,7 +253,12 @@ async function dryRunFiles(
   const config = configFromFlags(flags);
   const out: DryRunResult[] = [];
   for (const file of paths) {
-    const { parsed } = await prepareCapture(readInput(file), {
+    const read = readEach(file);
+    if ('problem' in read) {
+      out.push(unreadDryRun(inputName(file), read.problem));
+      continue;
+    }
+    const { parsed } = await prepareCapture(read.text, {
       file: inputName(file),
       namespace: config.namespace,
       format,
@@ -232,8 +279,15 @@ const clip = (t: string, n: number) => {
   return one.length > n ? `${keepFirst(one, n - 3)}...` : one;
 };
 
+/** What a dry run says of a file it could not read. */
+function unreadDryRun(file: string, problem: IngestProblem): DryRunResult {
+  const none = { sessions: [], calls: 0, notes: [], unread: {}, formats: {} };
+  return { file, dryRun: true, format: 'unread', detected: false, ...none, problems: [problem] };
+}
+
 /** The human account of a dry run: per file, the sessions with their calls, then the notes. */
 function formatDryRun(r: DryRunResult): string[] {
+  if (r.format === 'unread') return [`${r.file}: not read (below)`];
   const how = describeFormats({ format: r.format as never, formats: r.formats, detected: r.detected });
   const lines = [
     `${r.file}: dry run, nothing stored: ${r.sessions.length} session(s) with ${r.calls} tool call(s) would be stored (${how})`,
