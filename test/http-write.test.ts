@@ -250,6 +250,67 @@ describe('REST write API', () => {
     }
   });
 
+  it('a field a route does not take is a 400 naming it and the one meant, and nothing is stored', async () => {
+    // Dropped without a word, a misspelt field did nothing the client asked for: the reward, the session id of a
+    // recall (no trial), the agent's id.
+    const start = await api('POST', '/api/sessions', { goal: 'Rotate the logs', id: 'rest-typo', agent_id: 'a1' });
+    expect(start.status).toBe(400);
+    expect(start.data.error).toBe(
+      'invalid body: unknown field "agent_id" (did you mean "agentId"?); it takes goal, cue, id, agentId, source',
+    );
+    expect((await api('GET', '/api/sessions/rest-typo')).status).toBe(404);
+    expect((await api('POST', '/api/sessions', { goal: 'Rotate the logs', id: 'rest-typo' })).status).toBe(201);
+    const call = await api('POST', '/api/sessions/rest-typo/calls', { tool: 'list_logs', arguments: { dir: '/var' } });
+    expect(call.status).toBe(400);
+    expect(call.data.error).toMatch(/^invalid body: unknown field "arguments"; it takes position, tool, args, /);
+    // A call said to have worked and to have failed is refused rather than stored one way or the other.
+    const both = await api('POST', '/api/sessions/rest-typo/calls', { tool: 'list_logs', ok: true, error: 'timeout' });
+    expect(both.status).toBe(400);
+    expect(both.data.error).toBe(
+      'invalid body: ok: true, but "error" is set: a call that failed has ok false (or no ok: an error makes it false)',
+    );
+    expect((await api('GET', '/api/sessions/rest-typo')).data.calls).toEqual([]);
+    expect(
+      (await api('POST', '/api/sessions/rest-typo/calls', { tool: 'list_logs', ok: true, error: null })).status,
+    ).toBe(201);
+    const end = await api('POST', '/api/sessions/rest-typo/end', { outcome: 'success', rewrd: 0.9 });
+    expect(end.status).toBe(400);
+    expect(end.data.error).toBe(
+      'invalid body: unknown field "rewrd" (did you mean "reward"?); it takes outcome, reward',
+    );
+    expect((await api('GET', '/api/sessions/rest-typo')).data.outcome).toBe('unknown');
+    const recall = await api('POST', '/api/recall', {
+      goal: 'Rotate the logs',
+      top_k: 3,
+      session: 'rest-typo',
+      metadata: {},
+    });
+    expect(recall.status).toBe(400);
+    expect(recall.data.error).toBe(
+      'invalid body: unknown fields "top_k" (did you mean "topK"?), "session" (did you mean "sessionId"?), "metadata"; it takes goal, topK, sessionId, tools',
+    );
+    const feedback = await api('POST', '/api/skills/anything/feedback', { signal: 'up', session_id: 'rest-typo' });
+    expect(feedback.status).toBe(400);
+    expect(feedback.data.error).toMatch(/^invalid body: unknown field "session_id" \(did you mean "sessionId"\?\)/);
+    const compile = await api('POST', '/api/compile', { session: ['rest-typo'] });
+    expect(compile.status).toBe(400);
+    expect(compile.data.error).toMatch(/^invalid body: unknown field "session" \(did you mean "sessions"\?\)/);
+    // The OpenAPI document says so: no request body takes fields it does not name.
+    const doc = (await api('GET', '/api/openapi.json')).data as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: any }> } }>>;
+      components: { schemas: Record<string, any> };
+    };
+    for (const [path, methods] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(methods)) {
+        const json = op.requestBody?.content['application/json']?.schema;
+        if (!json) continue;
+        const schema = json.$ref ? doc.components.schemas[json.$ref.split('/').pop()] : json;
+        // A log posted to ingest is the log itself, in whatever shape its application keeps it.
+        if (path === '/api/ingest') continue;
+        expect(schema.additionalProperties, `${method} ${path}`).toBe(false);
+      }
+  });
+
   it('forgets a learned-from session and the skill over HTTP, leaving no byte of them in the database file', async () => {
     for (const s of forgetSessions()) {
       expect((await api('POST', '/api/sessions', { goal: s.goal, id: s.id })).status).toBe(201);

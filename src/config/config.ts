@@ -3,6 +3,7 @@ import { judgeConfigSchema, privacyConfigSchema } from '../capture/capture-confi
 import { PLANNING_TOOLS, REASONING_TOOLS } from '../domain/step-role.js';
 import { DEFAULT_MIN_GAIN } from '../domain/admit.js';
 import { ConfigError, configFromEnv, mergeConfig } from './sources.js';
+import { objectShape } from '../support/zod-shape.js';
 
 export { ConfigError } from './sources.js';
 
@@ -233,16 +234,6 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
     if (!at) return [];
   }
   return Object.keys(objectShape(at) ?? {});
-}
-
-/** The object shape under wrappers (prefault, default, optional, transform pipes), or null. */
-function objectShape(schema: unknown): Record<string, unknown> | null {
-  let s = schema as { shape?: Record<string, unknown>; def?: { innerType?: unknown; in?: unknown } } | undefined;
-  for (let i = 0; i < 8 && s; i++) {
-    if (s.shape) return s.shape;
-    s = (s.def?.innerType ?? s.def?.in) as typeof s;
-  }
-  return null;
 }
 
 /** "did you mean" for misspelt keys (`api_key` for `apiKey`, `timeout` for `timeoutMs`), in parentheses. */

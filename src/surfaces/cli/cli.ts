@@ -3,7 +3,8 @@ import { type Command, type CommandContext, EVERY_COMMAND_FLAGS, subcommandOf, U
 import { memoryFromFlags } from './command-support.js';
 import { FLAG_NAMES, parseCommandLine } from './options.js';
 import { commandHelp, help, ROUTES, subcommandHelp } from './routes.js';
-import { nearestName, parseErrorMessage } from './suggest.js';
+import { nearestName } from '../../support/nearest-name.js';
+import { parseErrorMessage } from './suggest.js';
 import { exitCode, writeErr } from './output.js';
 import { hookExitCode } from './hook-rules.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FLAG_NAMES, parseCommandLine } from './options.js';
-import { nearestName, parseErrorMessage } from './suggest.js';
+import { nearestName } from '../../support/nearest-name.js';
+import { parseErrorMessage } from './suggest.js';
 
 const FLAGS = ['db', 'json', 'top-k', 'dry-run', 'format', 'force', 'from', 'to', 'test', 'train'];
 

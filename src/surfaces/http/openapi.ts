@@ -37,7 +37,13 @@ const query = (name: string, schema: Schema, description?: string) => ({
   description,
 });
 const path = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
-const body = (schema: Schema) => ({ required: true, content: { 'application/json': { schema } } });
+/** A JSON request body; an object takes the fields it names and no others (an unknown field is a 400). */
+const body = (schema: Schema) => ({
+  required: true,
+  content: {
+    'application/json': { schema: schema.type === 'object' ? { additionalProperties: false, ...schema } : schema },
+  },
+});
 const csrf = { name: CSRF_HEADER, in: 'header', required: true, schema: { type: 'string', enum: ['1'] } };
 /** `limit` and `offset` of a paged list, with the largest page the route serves. */
 const paging = (max: number) => [
@@ -626,6 +632,7 @@ export function openApiDocument(version: string) {
         },
         OutcomeReport: {
           type: 'object',
+          additionalProperties: false,
           required: ['outcome'],
           properties: {
             outcome: { type: 'string', enum: ['success', 'failure', 'unknown'] },

@@ -5,6 +5,8 @@ import { HttpError } from '../../errors/http-error.js';
 import { httpStatusOf } from '../../errors/error-codes.js';
 import { busyStoreText, unreachableStoreText } from '../../app/store-errors.js';
 import { jsonSyntaxReason } from '../../domain/json-limits.js';
+import { nearestName } from '../../support/nearest-name.js';
+import { objectShape } from '../../support/zod-shape.js';
 
 export { HttpError };
 
@@ -35,8 +37,33 @@ export function readQuery<T extends z.ZodType>(c: Context, schema: T): z.infer<T
 function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const problems = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : where}: ${i.message}`);
+  const problems = r.error.issues.map((i) =>
+    i.code === 'unrecognized_keys'
+      ? unknownFields(i.keys, fieldsOf(schema, i.path))
+      : `${i.path.length ? i.path.join('.') : where}: ${i.message}`,
+  );
   throw new HttpError(400, `invalid ${where}: ${problems.join('; ')}`);
+}
+
+/**
+ * A body's fields the route does not take (a misspelt `rewrd`, a field of another route), named with the one
+ * meant when it is close and the fields taken: a field the server dropped without a word did nothing the client
+ * asked for.
+ */
+function unknownFields(keys: readonly string[], known: readonly string[]): string {
+  const named = keys.map((k) => {
+    const meant = nearestName(k, known);
+    return `"${k}"${meant === undefined ? '' : ` (did you mean "${meant}"?)`}`;
+  });
+  const takes = known.length ? `; it takes ${known.join(', ')}` : '';
+  return `unknown field${keys.length === 1 ? '' : 's'} ${named.join(', ')}${takes}`;
+}
+
+/** The field names of the object a schema reads at `path` (through refinements and defaults), or none. */
+function fieldsOf(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let at: unknown = schema;
+  for (const step of path) at = objectShape(at)?.[String(step)];
+  return Object.keys(objectShape(at) ?? {});
 }
 
 /**

@@ -6,7 +6,7 @@ import { type Command, MEMORY_FLAGS, type Subcommand, withSubcommands } from '..
 import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
 import { lookAlikeLines, oneLine, out, printJson, writeErr } from '../output.js';
-import { nearestName } from '../suggest.js';
+import { nearestName } from '../../../support/nearest-name.js';
 
 /** Sessions a page of `sessions list` holds unless --limit says otherwise, and the most it may hold (as REST's). */
 const DEFAULT_LIMIT = SESSION_PAGE.size;

@@ -6,7 +6,7 @@ import { UsageError, type Command, MEMORY_FLAGS, type Subcommand, withSubcommand
 import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
 import { out, printJson, printSkillTable, writeErr } from '../output.js';
-import { nearestName } from '../suggest.js';
+import { nearestName } from '../../../support/nearest-name.js';
 
 /**
  * Source sessions the text of `skills show` and `skills explain` names before saying how many more there are: a

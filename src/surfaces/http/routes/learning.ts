@@ -7,7 +7,7 @@ import { readJson } from '../request.js';
 const ids = z.array(z.string().min(1).max(500)).max(500);
 
 const compileBody = z
-  .object({
+  .strictObject({
     sessions: ids.optional(),
     cue: z.string().min(1).max(4000).optional(),
     facts: ids.optional(),
@@ -17,7 +17,7 @@ const compileBody = z
 
 const synthesizeBody = z.object({ dryRun: z.boolean().default(false) }).strict();
 
-const recallBody = z.object({
+const recallBody = z.strictObject({
   goal: z.string().min(1).max(8000),
   topK: z.number().int().min(1).max(20).optional(),
   sessionId: z.string().min(1).max(500).optional(),

@@ -12,23 +12,30 @@ const page = z.object({
 });
 
 const outcome = z.enum(['success', 'failure', 'unknown']);
-const startBody = z.object({
+const startBody = z.strictObject({
   goal: z.string().min(1),
   cue: z.string().min(1).optional(),
   id: z.string().min(1).max(500).optional(),
   agentId: z.string().min(1).max(500).optional(),
   source: z.string().min(1).max(500).optional(),
 });
-const callBody = z.object({
-  position: z.number().int().min(0).optional(),
-  tool: z.string().min(1).max(200),
-  args: z.record(z.string(), z.unknown()).optional(),
-  result: z.unknown().optional(),
-  ok: z.boolean().optional(),
-  error: z.string().nullable().optional(),
-  durationMs: z.number().min(0).nullable().optional(),
-});
-const endBody = z.object({ outcome, reward: z.number().min(0).max(1).nullable().optional() });
+const callBody = z
+  .strictObject({
+    position: z.number().int().min(0).optional(),
+    tool: z.string().min(1).max(200),
+    args: z.record(z.string(), z.unknown()).optional(),
+    result: z.unknown().optional(),
+    ok: z.boolean().optional(),
+    error: z.string().nullable().optional(),
+    durationMs: z.number().min(0).nullable().optional(),
+  })
+  // A call said to work and to have failed: stored as sent, its trial and the steps learned from it would read
+  // `ok` and drop the error, or the other way round.
+  .refine((b) => !(b.ok === true && b.error), {
+    path: ['ok'],
+    message: 'true, but "error" is set: a call that failed has ok false (or no ok: an error makes it false)',
+  });
+const endBody = z.strictObject({ outcome, reward: z.number().min(0).max(1).nullable().optional() });
 const ingestQuery = z.object({
   format: z.enum(INGEST_FORMATS as [IngestFormat, ...IngestFormat[]]).default('auto'),
   judge: z.enum(['rule', 'llm', 'off']).optional(),

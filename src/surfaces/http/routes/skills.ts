@@ -56,7 +56,7 @@ const exportQuery = z.object({
   external: flag.optional(),
 });
 
-const feedbackBody = z.object({
+const feedbackBody = z.strictObject({
   /** pass | fail | up | down | reward=<0..1> (the CLI's words). */
   signal: z.string().min(1).max(40),
   sessionId: z.string().min(1).max(500).optional(),
@@ -186,8 +186,8 @@ export function skillRoutes(memory: Memory): Hono {
   });
 
   app.post('/skills/:name/feedback', async (c) => {
-    const skill = await find(c.req.param('name'));
     const body = await readJson(c, feedbackBody);
+    const skill = await find(c.req.param('name'));
     const res = await memory.feedback(skill.id, body.signal, { sessionId: body.sessionId, actor: 'http' });
     return c.json({ before: skillJson(res.before), after: skillJson(res.after) });
   });
