@@ -60,7 +60,7 @@ export function toolPolicy(policy: PrivacyPolicy, tool: string): EffectiveToolPo
 
 const MARKER = /\[REDACTED:([a-z_]+)\]/g;
 /** Personal data is pseudonymised by `hash`; credentials always become plain markers. */
-const HASHED_KINDS = new Set(['email', 'phone', 'card', 'national_id']);
+const HASHED_KINDS = new Set(['email', 'phone', 'card', 'national_id', 'bank_account']);
 
 function hashOf(salt: string, kind: string, value: string): string {
   return createHmac('sha256', salt || 'skillsmith')

@@ -325,6 +325,8 @@ describe('adversarial input', () => {
       `pin is${' '.repeat(1 << 20)}`,
     );
     inputs.push(mb('passcode was changed to '));
+    // The prose phone, national id and IBAN rules: a label, then runs of what a number or an account is made of.
+    inputs.push(mb('my number is 0'), mb('call me at 06 '), mb('passport number X'), mb('GB82 WEST '), mb('DE89'));
     for (const input of inputs) {
       expect(typeof redactCapture(input)).toBe('string');
       expect(typeof redactText(input)).toBe('string');
@@ -408,4 +410,47 @@ describe('redactText: credentials in shell lines, query strings and ids', () => 
       expect(redactText(input)).toBe(input);
     },
   );
+});
+
+describe('redactText: personal numbers in national formats, after the words that name them', () => {
+  it.each([
+    [
+      'a French mobile',
+      'my number is 06 12 34 56 78, call me after 5',
+      'my number is [REDACTED:phone], call me after 5',
+    ],
+    ['a London number', 'call me at 020 7946 0958 or email', 'call me at [REDACTED:phone] or email'],
+    ['a German number', 'Meine Telefonnummer ist 030 12345678.', 'Meine Telefonnummer ist [REDACTED:phone].'],
+    ['a Spanish mobile', 'Mi teléfono es 612 34 56 78', 'Mi teléfono es [REDACTED:phone]'],
+    ['bare digits after Tel', 'Tel 0612345678', 'Tel [REDACTED:phone]'],
+    [
+      'a passport number',
+      'passport number is X1234567 and it expires soon',
+      'passport number is [REDACTED:national_id] and it expires soon',
+    ],
+    [
+      'an SSN without dashes',
+      'my social security number is 123456789',
+      'my social security number is [REDACTED:national_id]',
+    ],
+    ['a UK NINO as written', 'NI number QQ 12 34 56 C please', 'NI number [REDACTED:national_id] please'],
+    ['a Spanish DNI', 'DNI: 12345678Z', 'DNI: [REDACTED:national_id]'],
+    ['an IBAN in groups', 'IBAN: GB82 WEST 1234 5698 7654 32', 'IBAN: [REDACTED:bank_account]'],
+    ['an IBAN without a label', 'pay to DE89370400440532013000 today', 'pay to [REDACTED:bank_account] today'],
+  ])('%s', (_name, text, redacted) => {
+    expect(redactText(text)).toBe(redacted);
+    expect(findSecrets(text, { personal: true }).length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['no number after the label', 'the phone number field is empty'],
+    ['a time', 'call me at 5 pm'],
+    ['an item id and a price', 'item 6469567736 costs 199'],
+    ['an order id and a zip', 'order #W1234567 and zip 94103'],
+    ['a passport with no number', 'my passport expired in 2021'],
+    ['an IBAN whose check digits fail', 'ref GB82 WEST 1234 5698 7654 33'],
+    ['a word ending in tel', 'the hotel 12345678'],
+  ])('leaves alone %s', (_name, text) => {
+    expect(redactText(text)).toBe(text);
+  });
 });

@@ -13,7 +13,7 @@ export type SecretKind =
   | 'aws_key'
   | 'secret'
   | 'high_entropy';
-export type PersonalKind = 'email' | 'card' | 'phone' | 'national_id';
+export type PersonalKind = 'email' | 'card' | 'phone' | 'national_id' | 'bank_account';
 export type RedactionKind = SecretKind | PersonalKind;
 
 export interface SecretMatch {
@@ -22,7 +22,7 @@ export interface SecretMatch {
   index: number;
 }
 
-const PERSONAL: ReadonlySet<string> = new Set<PersonalKind>(['email', 'card', 'phone', 'national_id']);
+const PERSONAL: ReadonlySet<string> = new Set<PersonalKind>(['email', 'card', 'phone', 'national_id', 'bank_account']);
 
 export function marker(kind: RedactionKind): string {
   return `[REDACTED:${kind}]`;
@@ -91,6 +91,49 @@ function luhn(digits: string): boolean {
   }
   return sum % 10 === 0;
 }
+
+/**
+ * IBAN (ISO 13616): country, check digits, then the account, 15-34 letters and digits, bare or in groups of four;
+ * the mod-97 check spares other codes of that shape.
+ */
+function validIban(m: string): boolean {
+  const bare = m.replace(/ /g, '');
+  if (bare.length < 15 || bare.length > 34) return false;
+  let rest = 0;
+  for (const ch of bare.slice(4) + bare.slice(0, 4)) {
+    const c = ch.charCodeAt(0);
+    const v = c <= 57 ? c - 48 : c - 55;
+    rest = (v > 9 ? rest * 100 + v : rest * 10 + v) % 97;
+  }
+  return rest === 1;
+}
+
+/**
+ * What a person writes before their phone number in a sentence (`my number is`, `call me at`, `Tel.`), in the
+ * languages of function-words.ts: the number after it is theirs, in whatever national format (`020 7946 0958`,
+ * `06 12 34 56 78`, `030 12345678`), which the patterns without a label leave alone (ids are digit runs too).
+ */
+const PROSE_PHONE_LABEL =
+  '(?:(?:mobile|cell|tele)?phone(?: number| no\\.?)?|mobile(?: number)?|cell(?: number)?|tel\\.?|fax|' +
+  '(?:call|reach|text) me (?:at|on)|my (?:phone |mobile |cell )?number|' +
+  'telefon(?:nummer)?|handy(?:nummer)?|meine nummer|t[eé]l[eé]phone|t[eé]l\\.|portable|mon num[eé]ro|' +
+  'tel[eé]fono|m[oó]vil|celular|mi n[uú]mero|telefone|meu n[uú]mero)';
+const PROSE_PHONE = new RegExp(
+  `(?<![\\p{L}\\d])(${PROSE_PHONE_LABEL})((?:[ \\t]+(?:is|was|ist|est|es|é))?[ \\t]*[:#]?[ \\t]*)(\\(?\\+?\\d[\\d ()./-]{5,22}\\d)(?![\\d])`,
+  'giu',
+);
+
+/**
+ * What names a national id in a sentence (`passport number`, `social security number`, `NI number`, `tax id`):
+ * the id after it, bare (`X1234567`, `123456789`) or as a UK NINO is written (`QQ 12 34 56 C`).
+ */
+const PROSE_NATIONAL_ID = new RegExp(
+  '(?<![\\p{L}\\d])((?:social security|passport|national (?:id|identity|insurance)|id card|identity card|tax (?:id|identification))(?: number| no\\.?| #)?|ni (?:number|no\\.?)|ssn|nino|' +
+    'personalausweis(?:nummer)?|reisepass(?:nummer)?|steuer-?id|num[eé]ro de (?:passeport|s[eé]curit[eé] sociale)|' +
+    'pasaporte|dni|cpf)((?:[ \\t]+(?:is|was|ist|est|es|é))?[ \\t]*[:#]?[ \\t]*)' +
+    '([A-Z]{2} \\d{2} \\d{2} \\d{2} [A-D]|[A-Z0-9][A-Z0-9./-]{4,18}[A-Z0-9])(?![\\p{L}\\d])',
+  'giu',
+);
 
 /** Key names whose value is a secret (`kindOfKey` gives the marker kind). Longest alternatives first. */
 const SECRET_KEY_SRC =
@@ -370,6 +413,19 @@ const RULES: Rule[] = [
       /\d{4}/.test(value!) ? { kind: 'national_id', text: `${key}${sep}${marker('national_id')}` } : null,
   },
   {
+    // A national id after the words that name it in a sentence, with at least five digits (not "passport expired").
+    need: (_t, digits) => digits >= 5,
+    re: PROSE_NATIONAL_ID,
+    render: (_m, [label, sep, value]) =>
+      digitsOf(value!).length >= 5 ? { kind: 'national_id', text: `${label}${sep}${marker('national_id')}` } : null,
+  },
+  {
+    // IBAN, validated by its mod-97 check digits.
+    need: (t, digits) => digits >= 10 && /[A-Z]{2}\d{2}/.test(t),
+    re: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])/g,
+    render: whole('bank_account', validIban),
+  },
+  {
     // International: +<country> then digit groups, 8-15 digits in all (E.164).
     need: (t) => t.includes('+'),
     re: /(?<![\w+])\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]\d{1,5}){1,5}(?![\w]|[.-]\d)|(?<![\w+])\+\d{8,15}(?!\w)/g,
@@ -384,6 +440,15 @@ const RULES: Rule[] = [
     need: (_t, digits) => digits >= 10,
     re: /(?<![\w.+-])(?:1[ .-])?(?:\(\d{3}\)[ .-]?\d{3}[ .-]|\d{3}([ .-])\d{3}\1)\d{4}(?![\w]|[.-]\d)/g,
     render: whole('phone'),
+  },
+  {
+    // A phone number after the words that introduce one in a sentence, in any national format, 7-15 digits.
+    need: (_t, digits) => digits >= 7,
+    re: PROSE_PHONE,
+    render: (_m, [label, sep, value]) => {
+      const n = digitsOf(value!).length;
+      return n >= 7 && n <= 15 ? { kind: 'phone', text: `${label}${sep}${marker('phone')}` } : null;
+    },
   },
   {
     need: keyValue,
