@@ -3,8 +3,23 @@ import { assignRecallsToTasks, type SessionTask } from '../domain/recall-tasks.j
 import { sessionRef } from '../domain/session-ref.js';
 import { wellFormed } from '../domain/untrusted-text.js';
 import { randomUUID } from 'node:crypto';
-import { readLogText } from '../capture/read-log.js';
-import type { DryRunResult, PreparedCapture } from '../capture/ingest.js';
+import { closeSync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { readLogRange, readLogText } from '../capture/read-log.js';
+import type { ClaudeCodeResume } from '../capture/claude-code.js';
+import {
+  captureSettings,
+  isCompressed,
+  lineOffset,
+  markHolds,
+  newMark,
+  type OpenTranscript,
+  parseMark,
+  transcriptOf,
+  type TranscriptMark,
+} from '../capture/transcript-mark.js';
+import { stateKey } from '../store/state-key.js';
+import type { DryRunResult, PrepareCaptureOptions, PreparedCapture } from '../capture/ingest.js';
 import type { OutcomeJudge } from '../capture/judge.js';
 import type { IngestFormat } from '../capture/parse-file.js';
 import type { ContentNames, StartSessionOptions } from '../capture/types.js';
@@ -131,7 +146,7 @@ export class Capture {
   private async readText(
     text: string,
     name: string,
-    opts: Omit<IngestTextOptions, 'judge' | 'name'>,
+    opts: Omit<IngestTextOptions, 'judge' | 'name'> & { resume?: PrepareCaptureOptions['resume'] },
   ): Promise<PreparedCapture> {
     const { ctx } = this;
     const { prepareCapture } = await import('../capture/ingest.js');
@@ -144,6 +159,7 @@ export class Capture {
       maxCallsPerSession: ctx.config.capture.maxCallsPerSession,
       now: ctx.now().toISOString(),
       privacy: ctx.config.capture.privacy,
+      ...(opts.resume ? { resume: opts.resume } : {}),
     });
   }
 
@@ -153,10 +169,121 @@ export class Capture {
    * skipped; a copy of it further on (a task sent before it ended, then again) grows it in place (`grown`).
    */
   async ingestText(text: string, opts: IngestTextOptions = {}): Promise<IngestResult> {
-    const { ctx } = this;
-    const store = ctx.requireStore();
     const path = opts.name ?? 'request';
     const { parsed } = await this.readText(text, path, opts);
+    return (await this.storeParsed(parsed, path, opts)).result;
+  }
+
+  /**
+   * Ingests a transcript its agent appends to (a Claude Code transcript a hook names, `ingest --hook`): what `ingestFile`
+   * stores, read from the first line of the task the last call for this file ended in, not from the start. How far it
+   * was read is kept in the memory's state per namespace and file (capture/transcript-mark.ts); a file replaced, cut
+   * shorter or rewritten, a mark that cannot be read, other capture settings, or lines that change what was read
+   * before (a rewind to an earlier prompt) make it read the file whole. Two calls at once for one file each store what
+   * they read and leave a mark that holds for the file (the sessions are stored before the mark is kept). Any other
+   * format, or a compressed file, is read whole.
+   */
+  async ingestTranscript(
+    path: string,
+    opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
+  ): Promise<IngestResult> {
+    const { ctx } = this;
+    if ((opts.format ?? 'auto') !== 'auto' && opts.format !== 'claude-code') return this.ingestFile(path, opts);
+    const store = ctx.requireStore();
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch {
+      // Not there, or not readable: said as a whole read says it.
+      return this.ingestFile(path, opts);
+    }
+    try {
+      const file = transcriptOf(fd);
+      if (isCompressed(file)) return await this.ingestFile(path, opts);
+      const namespace = ctx.ns(opts.namespace);
+      const key = stateKey.transcriptMark(resolve(path));
+      const settings = captureSettings(ctx.config.capture);
+      const mark = parseMark(await store.getState(namespace, key));
+      let read = mark && markHolds(file, mark, settings) ? await this.readTranscript(file, path, opts, mark) : null;
+      if (read && (read.resume.claudeCode.mismatch || read.parsed.format !== 'claude-code')) {
+        ctx.log
+          .child('capture')
+          .debug('transcript read whole', { reason: read.resume.claudeCode.mismatch ?? read.parsed.format });
+        read = null;
+      }
+      read ??= await this.readTranscript(file, path, opts, null);
+      const { result, placedId } = await this.storeParsed(read.parsed, path, opts, read.mark?.tasks ?? {});
+      const next = this.nextMark(file, read, placedId, settings);
+      // Kept once the sessions are stored: a mark never points past a task that was not.
+      await store.setState(namespace, key, next ? JSON.stringify(next) : '');
+      if (!read.mark) return result;
+      // The tasks before the mark were stored by earlier reads: present, as a whole read would count them.
+      const before = Object.values(read.mark.tasks).reduce((n, ids) => n + ids.length, 0);
+      return {
+        ...result,
+        skipped: result.skipped + before,
+        readFrom: { line: read.mark.line, byte: read.mark.offset },
+      };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Reads an open transcript from its mark on (or whole, without one) and parses what it read. */
+  private async readTranscript(
+    file: OpenTranscript,
+    path: string,
+    opts: Omit<IngestTextOptions, 'judge' | 'name'>,
+    mark: TranscriptMark | null,
+  ) {
+    const start = mark?.offset ?? 0;
+    const firstLine = mark?.line ?? 1;
+    const text = readLogRange(file.fd, start, file.size, path);
+    const resume = { firstLine, claudeCode: mark ? ({ from: mark.context } as ClaudeCodeResume) : {} };
+    const { parsed } = await this.readText(text, path, { ...opts, resume });
+    return { parsed, text, start, firstLine, resume, mark };
+  }
+
+  /**
+   * The mark after a read: at the checkpoint the reader gave (the first line of the last task), with the ids of the
+   * tasks stored before it; the mark read from, when the read gave none further on; none for a file that is no
+   * Claude Code transcript or whose bytes the text cannot be mapped to.
+   */
+  private nextMark(
+    file: OpenTranscript,
+    read: Awaited<ReturnType<Capture['readTranscript']>>,
+    placedId: ReadonlyMap<Session, string>,
+    settings: string,
+  ): TranscriptMark | null {
+    const { parsed, mark } = read;
+    if (parsed.format !== 'claude-code') return null;
+    const checkpoint = read.resume.claudeCode.checkpoint;
+    const offset = checkpoint ? lineOffset(read.text, read.start, read.firstLine, checkpoint.line) : null;
+    if (!checkpoint || offset === null) return mark ? { ...mark, size: file.size } : null;
+    const tasks: Record<string, string[]> = Object.fromEntries(
+      Object.entries(mark?.tasks ?? {}).map(([base, ids]) => [base, [...ids]]),
+    );
+    parsed.sessions.forEach((s, i) => {
+      const id = placedId.get(s);
+      if (id === undefined || (parsed.records[i]?.line ?? 1) >= checkpoint.line) return;
+      const base = parsed.bases[i]!;
+      (tasks[base] ??= []).push(id);
+    });
+    return newMark(file, { offset, line: checkpoint.line, size: file.size }, checkpoint.context, tasks, settings);
+  }
+
+  /**
+   * Stores the sessions of a parsed capture text (ingestText); `before`: the ids of the tasks of each agent session
+   * stored from the part of a transcript this text follows (a recall may belong to one of them).
+   */
+  private async storeParsed(
+    parsed: PreparedCapture['parsed'],
+    path: string,
+    opts: Omit<IngestTextOptions, 'name'>,
+    before: Readonly<Record<string, string[]>> = {},
+  ): Promise<{ result: IngestResult; placedId: Map<Session, string> }> {
+    const { ctx } = this;
+    const store = ctx.requireStore();
     // Duplicate ids inside one file: one copy of a task is kept, the one furthest on (a log may hold a task logged
     // while it ran, then whole). One that is another task is named: two sessions must not hide behind one id.
     const first = new Map<string, { index: number; line: number }>();
@@ -219,10 +346,10 @@ export class Capture {
     const { inserted } = await store.insertSessions(fresh);
     const growing = await store.growSessions(grown);
     this.synthesis.noteNewSessions(inserted + growing);
-    await this.linkRecalls(ctx.ns(opts.namespace), parsed, unique, placedId);
+    await this.linkRecalls(ctx.ns(opts.namespace), parsed, unique, placedId, before);
     // Already present: a session refused because another one holds its id is a problem, not counted here.
     const skipped = unique.length - inserted - growing - conflicts;
-    return {
+    const result: IngestResult = {
       file: path,
       format: parsed.format,
       inserted,
@@ -246,6 +373,7 @@ export class Capture {
         unknown: judgement.unknown,
       },
     };
+    return { result, placedId };
   }
 
   /**
@@ -259,23 +387,40 @@ export class Capture {
     parsed: PreparedCapture['parsed'],
     unique: readonly Session[],
     placedId: ReadonlyMap<Session, string>,
+    before: Readonly<Record<string, string[]>> = {},
   ): Promise<void> {
     const baseOf = new Map(parsed.sessions.map((s, i) => [s as Session, parsed.bases[i]!]));
     const tasks = new Map<string, SessionTask[]>();
+    const listOf = (base: string) => {
+      let list = tasks.get(base);
+      if (!list) tasks.set(base, (list = []));
+      return list;
+    };
+    for (const base of Object.keys(before)) listOf(base);
     for (const s of unique) {
       const id = placedId.get(s);
       const base = baseOf.get(s);
       if (id === undefined || base === undefined) continue;
-      let list = tasks.get(base);
-      if (!list) tasks.set(base, (list = []));
-      list.push({ id, goal: s.goal, startedAt: s.startedAt ?? null });
+      listOf(base).push({ id, goal: s.goal, startedAt: s.startedAt ?? null });
     }
     if (tasks.size === 0) return;
     const store = this.ctx.requireStore();
+    const earlier = Object.values(before).flat();
     const held = await store.recallsHeldBy(namespace, [
-      ...new Set([...tasks].flatMap(([base, list]) => [base, ...list.map((t) => t.id)])),
+      ...new Set([...tasks].flatMap(([base, list]) => [base, ...(before[base] ?? []), ...list.map((t) => t.id)])),
     ]);
     if (held.length === 0) return;
+    if (earlier.length) {
+      // The tasks stored from the transcript's lines before this read, as stored, go first (the file's order).
+      const stored = new Map((await store.getSessions(namespace, earlier)).map((s) => [s.id, s]));
+      for (const [base, ids] of Object.entries(before)) {
+        const heads = ids.flatMap((id) => {
+          const s = stored.get(id);
+          return s ? [{ id, goal: s.goal, startedAt: s.startedAt ?? null }] : [];
+        });
+        tasks.set(base, [...heads, ...listOf(base)]);
+      }
+    }
     const moves: { recallId: number; from: string; to: string }[] = [];
     for (const [base, list] of tasks) {
       const ids = new Set([base, ...list.map((t) => t.id)]);

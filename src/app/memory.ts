@@ -325,6 +325,19 @@ export class Memory {
   }
 
   /**
+   * Ingests a transcript its agent appends to, as a hook after every reply does (`ingest --hook`): what `ingestFile`
+   * stores, read from the first line of the task the last call for the same file ended in (`readFrom`), so a long
+   * session's transcript is not read whole after every reply. A file replaced, cut shorter or rewritten is read whole;
+   * formats other than Claude Code transcripts always are.
+   */
+  ingestTranscript(
+    path: string,
+    opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
+  ): Promise<IngestResult> {
+    return this.capture.ingestTranscript(path, opts);
+  }
+
+  /**
    * Ingests the text of a capture file (any format `ingestFile` reads), named `name` in problems and notes: the
    * logs an application keeps itself (a saved chat, a run history), sent as they are.
    */

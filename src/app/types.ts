@@ -35,6 +35,12 @@ export interface IngestResult {
   notes?: IngestProblem[];
   /** Lines of a known format read past, by kind (Claude Code `progress`, `file-history-snapshot`...). */
   unread?: Record<string, number>;
+  /**
+   * Where the read began, when a transcript a hook reads as it grows was read from its last task on
+   * (`memory.ingestTranscript`): that task's first line and byte offset. Absent when the file was read whole.
+   * `records`, `notes` and `problems` are then of the lines read; the tasks before it count as `skipped` (present).
+   */
+  readFrom?: { line: number; byte: number };
 }
 
 export interface ExportResult {

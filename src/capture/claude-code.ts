@@ -125,27 +125,39 @@ function typedText(value: JsonObject): string {
  * run again (or of a conversation rewound to an earlier point), and the new prompt takes the same parent. Where
  * one line has two or more prompts the person typed as children, every one but the last written, and all that
  * follows from it, was left behind. (Other siblings, such as an attachment beside a prompt, are not a rewind.)
+ * Read on from a checkpoint (`from`), the lines before it count too: a line under one rewound there is rewound, and
+ * a prompt under the parent of a prompt read there rewinds what was read (`rewindsRead`: read the file whole).
  */
-function rewoundLines(lines: StreamLine[]): Set<string> {
+function rewoundLines(
+  lines: StreamLine[],
+  from?: ClaudeCodeContext,
+): { left: Set<string>; prompts: { parent: string; line: number }[]; rewindsRead: boolean } {
   const children = new Map<string, string[]>();
   const prompts = new Map<string, string[]>();
-  for (const { value } of lines) {
+  const promptLines: { parent: string; line: number }[] = [];
+  const parentsRead = new Set(from?.promptParents ?? []);
+  let rewindsRead = false;
+  for (const { value, line } of lines) {
     if (!isObject(value) || typeof value.uuid !== 'string' || typeof value.parentUuid !== 'string') continue;
     const parent = value.parentUuid;
     listUnder(children, parent).push(value.uuid);
     const typed = value.type === 'user' && value.isMeta !== true && value.isSidechain !== true ? typedText(value) : '';
-    if (typed.trim() && (!NOT_A_PROMPT.test(typed) || slashCommandRequest(typed)))
+    if (typed.trim() && (!NOT_A_PROMPT.test(typed) || slashCommandRequest(typed))) {
       listUnder(prompts, parent).push(value.uuid);
+      promptLines.push({ parent, line });
+      if (parentsRead.has(parent)) rewindsRead = true;
+    }
   }
   const left = new Set<string>();
   const stack = [...prompts.values()].flatMap((ids) => ids.slice(0, -1));
+  for (const id of from?.rewound ?? []) stack.push(...(children.get(id) ?? []));
   while (stack.length) {
     const id = stack.pop()!;
     if (left.has(id)) continue;
     left.add(id);
     stack.push(...(children.get(id) ?? []));
   }
-  return left;
+  return { left, prompts: promptLines, rewindsRead };
 }
 
 /** The list a map holds under `key`, made empty when it holds none. */
@@ -155,6 +167,39 @@ function listUnder(map: Map<string, string[]>, key: string): string[] {
   return list;
 }
 
+/**
+ * What reading a transcript on from a task's first line needs to know of the lines before it, so that the tasks
+ * read from there are the ones a read of the whole file gives (ids, labels, rewound branches). Kept between
+ * hook runs (app/capture.ts); every field is an id or a count, never the text of a line.
+ */
+export interface ClaudeCodeContext {
+  /** The transcript's first session id (the id of tasks whose lines carry none). */
+  sessionId: string | null;
+  /** The session the task belongs to, and where its stretch starts, counted in tasks from this one (0, or less). */
+  segment: { id: string | null; from: number };
+  /** How many tasks were stored before it, per agent session (`claude-code:<id>`), for the `#n` of the next ones. */
+  stored: Record<string, number>;
+  cwd: string | null;
+  branch: string | null;
+  version: string | null;
+  /** The parents of the prompts before it: a later prompt under one rewinds what was read (the file is read whole). */
+  promptParents: string[];
+  /** The lines before it on a branch the user rewound: a later line under one is on that branch too. */
+  rewound: string[];
+}
+
+/**
+ * A read of a transcript on from a checkpoint (`from`, with the lines from that task's first one), or of the whole
+ * file (no `from`). The reader says where the next read may start (`checkpoint`: the first line of the last task it
+ * can start from, never the first task) and what it must know there; or, reading on, that the lines read change
+ * what was read before (`mismatch`: read the file whole).
+ */
+export interface ClaudeCodeResume {
+  from?: ClaudeCodeContext;
+  checkpoint?: { line: number; context: ClaudeCodeContext } | null;
+  mismatch?: string;
+}
+
 export function fromClaudeCode(
   lines: StreamLine[],
   namespace: string,
@@ -162,18 +207,28 @@ export function fromClaudeCode(
   now: string,
   problems: ReaderReport[],
   unread: Unread = new Map(),
+  resume?: ClaudeCodeResume,
 ): BuiltSession[] {
   const split = new TaskSplitter();
-  let sessionId: string | null = null;
-  let cwd: string | null = null;
-  let branch: string | null = null;
-  let version: string | null = null;
+  const from = resume?.from;
+  let sessionId: string | null = from ? from.sessionId : null;
+  let cwd: string | null = from ? from.cwd : null;
+  let branch: string | null = from ? from.branch : null;
+  let version: string | null = from ? from.version : null;
   const startedAt = new Map<ToolCall, number>();
   let sidechain = 0;
-  let mainLine = false;
-  const rewound = rewoundLines(lines);
-  const segments: { from: number; id: string | null }[] = [];
+  // Read on from a checkpoint, the lines before it held the session's first task.
+  let mainLine = from !== undefined;
+  const { left: rewound, prompts, rewindsRead } = rewoundLines(lines, from);
+  if (resume && rewindsRead) {
+    resume.mismatch = 'a prompt goes back to a point before the checkpoint (a rewind)';
+    return [];
+  }
+  const segments: { from: number; id: string | null }[] = from ? [{ ...from.segment }] : [];
   let firstRewound: number | null = null;
+  const rewoundRead: { uuid: string; line: number }[] = [];
+  // Where tasks began on a line of their own (its request, nothing of the task before): where a read may start.
+  const begun: { task: number; line: number }[] = [];
   for (const { value, line } of lines) {
     if (!isObject(value)) {
       problems.push({ line, path: '', reason: 'not a transcript line (expected an object)' });
@@ -181,6 +236,7 @@ export function fromClaudeCode(
     }
     if (typeof value.uuid === 'string' && rewound.has(value.uuid)) {
       firstRewound ??= line;
+      rewoundRead.push({ uuid: value.uuid, line });
       continue;
     }
     if (value.type !== 'user' && value.type !== 'assistant') {
@@ -216,9 +272,12 @@ export function fromClaudeCode(
     try {
       if (value.type === 'user') {
         const text = typedText(value);
+        const tasksBefore = split.tasks.length;
+        let touched = false;
         if (CLEAR.test(text)) split.reset();
         blocks.forEach((b, j) => {
           if (!isObject(b) || b.type !== 'tool_result') return;
+          touched = true;
           const where = `message.content[${j}]`;
           const id = typeof b.tool_use_id === 'string' ? b.tool_use_id : null;
           const pending = split.current.pending;
@@ -245,6 +304,7 @@ export function fromClaudeCode(
         const command = notAsked && value.isMeta !== true ? slashCommandRequest(text) : null;
         if (command) split.user(command, line, at);
         else if (!notAsked && text.trim()) split.user(text, line, at);
+        if (!touched && split.tasks.length > tasksBefore) begun.push({ task: split.tasks.length - 1, line });
       } else {
         let said = '';
         let called = false;
@@ -292,12 +352,27 @@ export function fromClaudeCode(
       reason: `${rewound.size} line(s) of a branch the user rewound (a prompt edited and run again) were left out: its calls are not the session's`,
       note: true,
     });
+  if (
+    from &&
+    ((from.sessionId === null && sessionId !== null) ||
+      (from.cwd === null && cwd !== null) ||
+      (from.branch === null && branch !== null) ||
+      (from.version === null && version !== null))
+  ) {
+    // The first value of a label came after the checkpoint: a whole read gives it to the tasks before it too.
+    resume!.mismatch = 'a label the tasks before the checkpoint take appears after it';
+    return [];
+  }
   const chatter = split.chatterNote();
   if (chatter) problems.push(chatter);
   const out: BuiltSession[] = [];
   // Each session's tasks are numbered on their own: its first task has its id, the next ones #2, #3...
-  const stored = new Map<string, number>();
+  const stored = new Map<string, number>(Object.entries(from?.stored ?? {}));
+  // The next read starts at the last task that began on a line of its own (never the first task of the file).
+  const mark = [...begun].reverse().find((b) => b.task >= 1) ?? null;
+  let storedBefore: Record<string, number> = {};
   split.tasks.forEach((t, i) => {
+    if (i === mark?.task) storedBefore = Object.fromEntries(stored);
     const segment = segments.filter((x) => x.from <= i).pop() ?? { from: 0, id: sessionId };
     const base = `claude-code:${segment.id ?? sessionId ?? 'unknown'}`;
     if (t.goal === null) {
@@ -343,5 +418,29 @@ export function fromClaudeCode(
     });
     stored.set(base, (stored.get(base) ?? 0) + 1);
   });
+  if (resume) {
+    const segment = mark && segments.filter((x) => x.from <= mark.task).pop();
+    resume.checkpoint =
+      mark && segment
+        ? {
+            line: mark.line,
+            context: {
+              sessionId,
+              segment: { id: segment.id, from: segment.from - mark.task },
+              stored: storedBefore,
+              cwd,
+              branch,
+              version,
+              promptParents: [
+                ...new Set([
+                  ...(from?.promptParents ?? []),
+                  ...prompts.filter((p) => p.line < mark.line).map((p) => p.parent),
+                ]),
+              ],
+              rewound: [...(from?.rewound ?? []), ...rewoundRead.filter((r) => r.line < mark.line).map((r) => r.uuid)],
+            },
+          }
+        : null;
+  }
   return out;
 }

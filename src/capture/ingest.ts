@@ -1,6 +1,6 @@
 import type { PrivacyConfig, PrivacyConfigInput } from './capture-config.js';
 import { type JudgeReport, judgeSessions, type OutcomeJudge } from './judge.js';
-import { type IngestProblem, type ParsedFile, parseCaptureText } from './parse-file.js';
+import { type IngestProblem, type ParseOptions, type ParsedFile, parseCaptureText } from './parse-file.js';
 import { resolvePrivacy } from './privacy.js';
 import type { IngestFormat } from './types.js';
 
@@ -20,6 +20,8 @@ export interface PrepareCaptureOptions {
   privacy?: PrivacyConfigInput | PrivacyConfig;
   /** The outcome judge; without one, sessions without an outcome stay unknown. */
   judge?: OutcomeJudge | null;
+  /** A transcript read in pieces as it grows (parse-file.ts ParseOptions.resume). */
+  resume?: ParseOptions['resume'];
 }
 
 export interface PreparedCapture {
@@ -38,6 +40,7 @@ export async function prepareCapture(text: string, opts: PrepareCaptureOptions):
     maxCallsPerSession: opts.maxCallsPerSession,
     now: opts.now,
     privacy: resolvePrivacy(opts.privacy ?? {}),
+    ...(opts.resume ? { resume: opts.resume } : {}),
   });
   const judgement = opts.judge
     ? await judgeSessions(

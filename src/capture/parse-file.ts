@@ -9,7 +9,7 @@ import { countUnread, isObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
 import { hasOpenAiMarkers, isOpenAiConversation, openAiSessions } from './openai-messages.js';
 import { isOtlpTraces, OtelCollector } from './otel-genai.js';
-import { claudeCodeShape, fromClaudeCode, isClaudeCodeLine } from './claude-code.js';
+import { type ClaudeCodeResume, claudeCodeShape, fromClaudeCode, isClaudeCodeLine } from './claude-code.js';
 import {
   belongsToCodexRollout,
   fromCodexRollout,
@@ -114,6 +114,12 @@ export interface ParseOptions extends CaptureLimits {
   now?: string;
   /** Capture-time privacy; when set, every session goes through it (results are capped after redaction). */
   privacy?: PrivacyPolicy;
+  /**
+   * A Claude Code transcript read in pieces as it grows (a hook's runs): the number in the file of the text's first
+   * line, and the reader's checkpoint in and out (claude-code.ts). Read on from a checkpoint, a text whose sessions
+   * are all left out is no problem: the file before it held some.
+   */
+  resume?: { firstLine: number; claudeCode: ClaudeCodeResume };
 }
 
 /**
@@ -207,10 +213,11 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     // A last line with no newline after it may be one a writer has not finished (a transcript a hook reads while
     // its agent writes it): if it is not JSON yet, the problem says so (a hook reads it on its next run).
     const unfinished = text.endsWith('\n') ? -1 : rows.length - 1;
+    const firstLine = opts.resume?.firstLine ?? 1;
     rows.forEach((raw, i) => {
       const line = raw.trim();
       if (!line) return;
-      const lineNo = i + 1;
+      const lineNo = i + firstLine;
       const bytes = Buffer.byteLength(line);
       // Over the limit, and not so far over that reading it is a risk: its long texts are cut (below).
       if (bytes > opts.maxRecordBytes * OVERSIZE_FACTOR) {
@@ -299,7 +306,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 
   // A file whose requests were all left out (no tool call yet) said so in a note: that is no error.
-  if (out.length || !requestsLeftOut) problems.push(...emptiness(text, out, records, problems, opts.file));
+  if ((out.length || !requestsLeftOut) && !opts.resume?.claudeCode.from)
+    problems.push(...emptiness(text, out, records, problems, opts.file));
   problems.sort((a, b) => a.line - b.line);
 
   const formats: Partial<Record<DetectedFormat, number>> = {};
@@ -477,7 +485,15 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
         });
       else {
         const before = streamProblems.length;
-        const built = fromClaudeCode(lines, opts.namespace, limits, now, streamProblems, unread);
+        const built = fromClaudeCode(
+          lines,
+          opts.namespace,
+          limits,
+          now,
+          streamProblems,
+          unread,
+          opts.resume?.claudeCode,
+        );
         // Only context so far (a resumed or cleared session's caveat and command lines): no request yet.
         if (!built.length && streamProblems.length === before)
           streamProblems.push({ line: lines[0]?.line ?? 1, path: '', reason: `${NO_REQUEST}: nothing to store` });

@@ -1,5 +1,5 @@
 import { constants } from 'node:buffer';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, readSync, statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { InputError } from '../errors/input-error.js';
 
@@ -30,6 +30,27 @@ export function readLogText(file: string | number): string {
     throw new InputError(`${name}: a gzip file that does not decompress (${(e as Error).message})`);
   }
   return text(name, unzipped);
+}
+
+/**
+ * Bytes `start` to `end` of an open log file as UTF-8 text (the part of a transcript a hook has not read yet): more
+ * than one string can hold is an InputError, as for a whole log.
+ */
+export function readLogRange(fd: number, start: number, end: number, name: string): string {
+  if (end - start > MAX_TEXT_CHARS) throw tooLarge(name, end - start);
+  return readBytes(fd, start, end).toString('utf8');
+}
+
+/** Bytes `start` to `end` of an open file (fewer when it ends before). */
+export function readBytes(fd: number, start: number, end: number): Buffer {
+  const out = Buffer.allocUnsafe(Math.max(0, end - start));
+  let got = 0;
+  while (got < out.length) {
+    const n = readSync(fd, out, got, out.length - got, start + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got === out.length ? out : out.subarray(0, got);
 }
 
 /** The bytes as UTF-8 text; more than a string holds (standard input, whose size is not known before) refused. */

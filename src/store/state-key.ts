@@ -8,7 +8,8 @@ export type StateKey =
   | 'goal-stats'
   | `goal-mean:${string}`
   | `watermark:${string}`
-  | `audit-file:${string}`;
+  | `audit-file:${string}`
+  | `transcript:${string}`;
 
 export const stateKey = {
   /** Document frequencies of tool terms over the clustered sessions (JSON of `TermStats`). */
@@ -21,6 +22,8 @@ export const stateKey = {
   watermark: (embedderId: string): StateKey => `watermark:${embedderId}`,
   /** The last audit id written to an audit JSONL file (kept in the '' namespace). */
   auditFileMark: (path: string): StateKey => `audit-file:${path}`,
+  /** How far a hook has read a transcript an agent appends to (JSON of `TranscriptMark`), by its absolute path. */
+  transcriptMark: (path: string): StateKey => `transcript:${path}`,
 } as const satisfies Record<string, StateKey | ((arg: string) => StateKey)>;
 
 /** Whether a write of this key changes what recall computes (other processes must reload their index). */

@@ -53,6 +53,8 @@ export function ingestOptions(flags: IngestFlags): { format: IngestFormat; judge
 export interface IngestInputs {
   paths: string[];
   opts: { format: IngestFormat; judge?: JudgeMode };
+  /** The transcript a hook named: read from where the last hook run for it ended (memory.ingestTranscript). */
+  hook?: boolean;
 }
 
 /**
@@ -67,7 +69,7 @@ export function ingestInputs(
   notes: string[] = [],
   stdin: () => string = readStdin,
 ): IngestInputs {
-  if (flags.hook) return { paths: hookFiles(files, command, stdin), opts: ingestOptions(flags) };
+  if (flags.hook) return { paths: hookFiles(files, command, stdin), opts: ingestOptions(flags), hook: true };
   if (files.length === 0) throw new IngestUsageError(`${command} needs at least one FILE`);
   const opts = ingestOptions(flags);
   return { paths: inputFiles(files, command, notes), opts };
@@ -97,14 +99,22 @@ const readInput = (file: string) => readLogText(file === STDIN ? 0 : file);
 const inputName = (file: string) => (file === STDIN ? 'stdin' : file);
 
 /**
- * Ingests each file in turn, `-` from standard input (the results of `memory.ingestText`, in order). A file that
- * cannot be read (larger than a log may be, a gzip that does not decompress, no permission, gone since the folder
- * was listed) is a problem of that file, and the files after it are still read: one bad file in
- * `~/.claude/projects` does not keep the others out.
+ * Ingests each file in turn, `-` from standard input (the results of `memory.ingestText`, in order); the transcript
+ * a hook named, from where the last hook run for it ended (`memory.ingestTranscript`). A file that cannot be read
+ * (larger than a log may be, a gzip that does not decompress, no permission, gone since the folder was listed) is a
+ * problem of that file, and the files after it are still read: one bad file in `~/.claude/projects` does not keep
+ * the others out.
  */
-export async function ingestFiles(memory: Pick<Memory, 'ingestText'>, inputs: IngestInputs): Promise<IngestResult[]> {
+export async function ingestFiles(
+  memory: Pick<Memory, 'ingestText' | 'ingestTranscript'>,
+  inputs: IngestInputs,
+): Promise<IngestResult[]> {
   const results: IngestResult[] = [];
   for (const f of inputs.paths) {
+    if (inputs.hook && f !== STDIN) {
+      results.push(await ingestHooked(memory, f, inputs.opts));
+      continue;
+    }
     const read = readEach(f);
     results.push(
       'problem' in read
@@ -113,6 +123,21 @@ export async function ingestFiles(memory: Pick<Memory, 'ingestText'>, inputs: In
     );
   }
   return results;
+}
+
+/** A hook's transcript, read on from its mark; one that cannot be read is a problem of its own, as in readEach. */
+async function ingestHooked(
+  memory: Pick<Memory, 'ingestTranscript'>,
+  file: string,
+  opts: IngestInputs['opts'],
+): Promise<IngestResult> {
+  try {
+    return await memory.ingestTranscript(file, opts);
+  } catch (e) {
+    const problem = unreadable(file, e);
+    if (!problem) throw e;
+    return unreadResult(file, problem);
+  }
 }
 
 /** A file's text, or why it cannot be read (unreadable); any other error is thrown. */
@@ -215,7 +240,9 @@ export function formatProblems(problems: IngestResult['problems'], results: Inge
 
 /** The whole `ingest` command; returns the exit code (IngestUsageError for bad usage: exit 2). */
 export async function ingestCommand(
-  memory: Pick<Memory, 'ingestFile' | 'ingestText'> | (() => Promise<Pick<Memory, 'ingestFile' | 'ingestText'>>),
+  memory:
+    | Pick<Memory, 'ingestFile' | 'ingestText' | 'ingestTranscript'>
+    | (() => Promise<Pick<Memory, 'ingestFile' | 'ingestText' | 'ingestTranscript'>>),
   files: string[],
   flags: IngestFlags,
   io: { out: (s: string) => void; err: (s: string) => void } = {
