@@ -215,7 +215,7 @@ export class Capture {
       const { result, placedId } = await this.storeParsed(read.parsed, path, opts, read.mark?.tasks ?? {});
       const next = this.nextMark(file, read, placedId, settings);
       // Kept once the sessions are stored: a mark never points past a task that was not.
-      await store.setState(namespace, key, next ? JSON.stringify(next) : '');
+      if (next || mark) await store.setState(namespace, key, next ? JSON.stringify(next) : '');
       if (!read.mark) return result;
       // The tasks before the mark were stored by earlier reads: present, as a whole read would count them.
       const before = Object.values(read.mark.tasks).reduce((n, ids) => n + ids.length, 0);
