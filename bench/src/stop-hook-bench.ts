@@ -1,0 +1,224 @@
+#!/usr/bin/env node
+// The Stop hook (`skillsmith ingest --hook`) on a long Claude Code session: it runs after every reply, so what one
+// call costs on a large transcript, after a small append (one more task), is what a long session pays again and
+// again. A benchmark, not a test.
+//
+//   node bench/build/bench/src/stop-hook-bench.js [--sizes 20,180] [--runs 3] [--result-kb 16] [--out DIR]
+//                                                 [--cli FILE] [--keep]
+//
+// For each size (MB), a transcript is made by repeating the turns of a real-shaped Claude Code transcript
+// (test/fixtures/capture/claude-code-2.1.jsonl) with new ids, times and tool-use ids, each tool result padded to
+// --result-kb (a long session reads files), then ingested once by the hook into a fresh SQLite memory. Then, in
+// --runs rounds, one task is appended (the fixture's last task, new ids) and the hook runs:
+//
+//   read on   the hook as it is: from the first line of the task the last run ended in
+//   whole     the same with its mark cleared first, so it reads and parses the whole file (what every call did before)
+//
+// each a new process: wall time from spawn to exit and the process's peak RSS (VmHWM, test/fixtures/peak-rss.mjs);
+// medians reported. Linux only (/proc). Writes stop-hook.json and stop-hook.md to --out (default
+// bench/results/tmp). --cli runs another build's dist/surfaces/cli/main.js (the release before: its "read on" case
+// is then a whole read too).
+
+import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { nowMs } from './monitor.js';
+import { CLI, REPO } from './paths.js';
+
+const PEAK_RSS = join(REPO, 'test/fixtures/peak-rss.mjs');
+const FIXTURE = join(REPO, 'test/fixtures/capture/claude-code-2.1.jsonl');
+const CASES = ['read on', 'whole'] as const;
+type Case = (typeof CASES)[number];
+
+interface Sample {
+  ms: number;
+  peakMB: number;
+  readFrom: boolean;
+}
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+
+type Line = Record<string, unknown>;
+
+/**
+ * The fixture's lines as the `k`-th repeat: every uuid, message id and tool-use id made new, times moved on by k
+ * minutes, the first line's parent the last line of the repeat before, each tool result padded to `resultBytes`.
+ */
+function repeat(lines: Line[], k: number, parent: string | null, resultBytes: number): { text: string; last: string } {
+  const id = (s: unknown) => (typeof s === 'string' ? `${s}-r${k}` : s);
+  let last = parent ?? '';
+  const out: string[] = [];
+  lines.forEach((original, i) => {
+    const v = structuredClone(original);
+    if (typeof v.uuid === 'string') {
+      v.uuid = id(v.uuid);
+      v.parentUuid = typeof v.parentUuid === 'string' ? id(v.parentUuid) : i === 0 || !last ? parent : last;
+      last = v.uuid as string;
+    }
+    if (typeof v.timestamp === 'string') v.timestamp = new Date(Date.parse(v.timestamp) + k * 60_000).toISOString();
+    for (const key of ['toolUseID', 'parentToolUseID', 'leafUuid'] as const) if (key in v) v[key] = id(v[key]);
+    const message = v.message as { id?: unknown; content?: unknown } | undefined;
+    if (message && typeof message === 'object') {
+      if (typeof message.id === 'string') message.id = id(message.id);
+      if (Array.isArray(message.content))
+        for (const b of message.content as Record<string, unknown>[]) {
+          if (b.type === 'tool_use') b.id = id(b.id);
+          if (b.type === 'tool_result') {
+            b.tool_use_id = id(b.tool_use_id);
+            if (typeof b.content === 'string') b.content = pad(b.content, resultBytes, k);
+          }
+        }
+    }
+    out.push(JSON.stringify(v));
+  });
+  return { text: `${out.join('\n')}\n`, last };
+}
+
+/** A tool result made `bytes` long with lines of a file it might have read. */
+function pad(text: string, bytes: number, k: number): string {
+  const lines = [text];
+  let size = text.length;
+  for (let n = 1; size < bytes; n++) {
+    const line = `  ${n + k}: const value${n} = compute(${n}, "${k}") // line of a file the agent read`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join('\n');
+}
+
+/** One hook process on the transcript: wall time, peak RSS, and whether it read from a mark. */
+function hook(cli: string, db: string, transcript: string, home: string): Sample {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SKILLSMITH_RECALL_DAEMON: '0' };
+  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG']) delete env[name];
+  const input = JSON.stringify({ session_id: 'bench', transcript_path: transcript, hook_event_name: 'Stop' });
+  const t0 = nowMs();
+  const r = spawnSync(process.execPath, ['--import', PEAK_RSS, cli, 'ingest', '--hook', '--json', '--db', db], {
+    cwd: home,
+    env,
+    input,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
+  const ms = nowMs() - t0;
+  if (r.status !== 0) throw new Error(`ingest --hook exited ${r.status}: ${r.stderr}`);
+  const peak = /^peak-rss-kb (\d+)$/m.exec(r.stderr);
+  const readFrom = (JSON.parse(r.stdout) as { readFrom?: unknown }[])[0]?.readFrom !== undefined;
+  return { ms, peakMB: peak ? (Number(peak[1]) * 1024) / 1e6 : Number.NaN, readFrom };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '20,180' },
+      runs: { type: 'string', default: '3' },
+      'result-kb': { type: 'string', default: '16' },
+      out: { type: 'string' },
+      cli: { type: 'string' },
+      keep: { type: 'boolean' },
+    },
+  });
+  const cli = resolve(values.cli ?? CLI);
+  const sizes = values.sizes.split(',').map(Number);
+  const runs = Number(values.runs);
+  const resultBytes = Number(values['result-kb']) * 1024;
+  const outDir = resolve(values.out ?? join(REPO, 'bench/results/tmp'));
+  const lines = readFileSync(FIXTURE, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Line);
+  // The fixture's last task (from its last prompt on): what one more reply appends.
+  const prompts = lines.flatMap((l, i) =>
+    l.type === 'user' && typeof (l.message as Line | undefined)?.content === 'string' ? [i] : [],
+  );
+  const lastTask = lines.slice(prompts[prompts.length - 1] ?? 0);
+
+  const work = mkdtempSync(join(tmpdir(), 'skillsmith-stop-hook-bench-'));
+  const home = join(work, 'home');
+  mkdirSync(home);
+  const rows = [];
+  for (const mb of sizes) {
+    const transcript = join(work, `transcript-${mb}mb.jsonl`);
+    const db = join(work, `memory-${mb}mb.db`);
+    writeFileSync(transcript, '');
+    let k = 0;
+    let last: string | null = null;
+    let size = 0;
+    while (size < mb * 1e6) {
+      const r = repeat(lines, k++, last, resultBytes);
+      appendFileSync(transcript, r.text);
+      last = r.last;
+      size += Buffer.byteLength(r.text);
+    }
+    log(`${mb} MB: ${k} repeats of the fixture, ${round(size / 1e6)} MB; first ingest`);
+    const first = hook(cli, db, transcript, home);
+    const samples = new Map<Case, Sample[]>(CASES.map((c) => [c, []]));
+    for (let round_ = 1; round_ <= runs; round_++) {
+      for (const c of CASES) {
+        const r = repeat(lastTask, k++, last, resultBytes);
+        appendFileSync(transcript, r.text);
+        last = r.last;
+        if (c === 'whole') {
+          const sql = new Database(db);
+          sql.prepare("UPDATE state SET value = '' WHERE key LIKE 'transcript:%'").run();
+          sql.close();
+        }
+        samples.get(c)!.push(hook(cli, db, transcript, home));
+      }
+      log(`${mb} MB: round ${round_}/${runs} done`);
+    }
+    for (const c of CASES) {
+      const xs = samples.get(c)!;
+      rows.push({
+        sizeMB: round(statSync(transcript).size / 1e6),
+        case: c,
+        medianMs: round(median(xs.map((s) => s.ms))),
+        minMs: round(Math.min(...xs.map((s) => s.ms))),
+        maxMs: round(Math.max(...xs.map((s) => s.ms))),
+        peakMB: round(median(xs.map((s) => s.peakMB))),
+        readOn: xs.filter((s) => s.readFrom).length,
+        load1: round(loadavg()[0], 2),
+      });
+    }
+    rows.push({
+      sizeMB: round(size / 1e6),
+      case: 'first',
+      medianMs: round(first.ms),
+      minMs: round(first.ms),
+      maxMs: round(first.ms),
+      peakMB: round(first.peakMB),
+      readOn: 0,
+      load1: round(loadavg()[0], 2),
+    });
+    if (!values.keep) rmSync(transcript, { force: true });
+  }
+  const result = {
+    cli,
+    runs,
+    resultKB: Number(values['result-kb']),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? '', node: process.version },
+    rows,
+  };
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'stop-hook.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const table = [
+    `Stop hook (\`ingest --hook\`) after one appended task, median of ${runs} runs, each a new process:`,
+    '',
+    '| transcript | case | median ms | min-max ms | peak RSS MB | read on | load |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map(
+      (r) =>
+        `| ${r.sizeMB} MB | ${r.case} | ${r.medianMs} | ${r.minMs}-${r.maxMs} | ${r.peakMB} | ${r.readOn} | ${r.load1} |`,
+    ),
+  ].join('\n');
+  writeFileSync(join(outDir, 'stop-hook.md'), `${table}\n`);
+  process.stdout.write(`${table}\n`);
+  if (values.keep) log(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
+
+await main();
