@@ -412,7 +412,7 @@ export class Capture {
     if (held.length === 0) return;
     if (earlier.length) {
       // The tasks stored from the transcript's lines before this read, as stored, go first (the file's order).
-      const stored = new Map((await store.getSessions(namespace, earlier)).map((s) => [s.id, s]));
+      const stored = new Map((await store.sessionHeads(namespace, earlier)).map((s) => [s.id, s]));
       for (const [base, ids] of Object.entries(before)) {
         const heads = ids.flatMap((id) => {
           const s = stored.get(id);

@@ -646,6 +646,10 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(got.map((s) => s.calls.map((c) => c.tool))).toEqual([['x'], ['y', 'z'], []]);
           expect(await store.getSessions('default', [])).toEqual([]);
           expect(await store.getSessions('default', ['unknown'])).toEqual([]);
+          // Without their calls: the id, goal and start alone, in the same order.
+          const heads = await store.sessionHeads('default', ['third', 'unknown', 'first', 'fourth', 'second']);
+          expect(heads).toEqual(got.map((s) => ({ id: s.id, goal: s.goal, startedAt: s.startedAt })));
+          expect(await store.sessionHeads('default', [])).toEqual([]);
         });
       });
 

@@ -67,6 +67,8 @@ export interface SessionStore {
   getSession(namespace: string, id: string): Promise<Session | null>;
   /** Many sessions at once, in insertion order; unknown ids are left out. */
   getSessions(namespace: string, ids: string[]): Promise<Session[]>;
+  /** The id, goal and start of many sessions at once, without their calls, in insertion order; unknown ids left out. */
+  sessionHeads(namespace: string, ids: string[]): Promise<Pick<Session, 'id' | 'goal' | 'startedAt'>[]>;
   /** Outlines (goal, outcome, each call's tool and ok) of the sessions with seq > afterSeq, in seq order. */
   listSessionOutlinesAfter(namespace: string, afterSeq: number, limit: number): Promise<SessionOutline[]>;
   listSessions(namespace: string, opts?: { limit?: number; offset?: number }): Promise<Session[]>;

@@ -124,6 +124,9 @@ export function sqlPlan(d: Dialect) {
     ),
     sessionsIn: list((inList) => `SELECT * FROM sessions WHERE namespace = ? AND ${inList('id')} ORDER BY seq`),
     sessionIdsIn: list((inList) => `SELECT id FROM sessions WHERE namespace = ? AND ${inList('id')}`),
+    sessionHeadsIn: list(
+      (inList) => `SELECT id, goal, started_at, seq FROM sessions WHERE namespace = ? AND ${inList('id')}`,
+    ),
     outlinesAfter: sql(
       `SELECT seq, id, goal, outcome FROM sessions${d.seqRange} WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?`,
     ),

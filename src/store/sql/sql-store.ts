@@ -199,6 +199,21 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     });
   }
 
+  async sessionHeads(namespace: string, ids: string[]): Promise<Pick<Session, 'id' | 'goal' | 'startedAt'>[]> {
+    const self = this;
+    return this.read(function* () {
+      const rows = yield* self.readIn(ids, (chunk) =>
+        q(self.plan.sessionHeadsIn(chunk.length), [namespace, ...self.list(chunk)]),
+      );
+      rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+      return rows.map((r) => ({
+        id: r.id as string,
+        goal: r.goal as string,
+        startedAt: (r.started_at as string) ?? null,
+      }));
+    });
+  }
+
   async listSessionOutlinesAfter(namespace: string, afterSeq: number, limit: number): Promise<SessionOutline[]> {
     const p = this.plan;
     return this.read(function* () {

@@ -367,7 +367,7 @@ export const command: Command = {
                               a DIR: every .jsonl and .json file below it; - reads standard input; --dry-run
                               prints what would be stored, storing nothing; --hook: the transcript a Claude Code or
                               Gemini CLI hook names on stdin (transcript_path), printing nothing unless a record
-                              is rejected`,
+                              is rejected; a Claude Code transcript is read from the task the last run ended in`,
   // --dry-run never opens (or creates) the memory; otherwise the memory of the global flags, once the
   // arguments are known to be good.
   opens: 'self',
