@@ -4,7 +4,7 @@ import { countUnread, isObject, type JsonObject, parseArgs, toolResultText, type
 import type { StreamLine } from './codex-rollout.js';
 import { capText, type CaptureLimits } from './normalized-jsonl.js';
 import type { BuiltSession } from './openai-agents.js';
-import { TaskSplitter } from './task-splitter.js';
+import { rejectionLabels, TaskSplitter } from './task-splitter.js';
 import { InputError } from '../errors/input-error.js';
 
 /**
@@ -411,6 +411,7 @@ export function fromClaudeCode(
           ...(cwd ? { cwd } : {}),
           ...(branch ? { git_branch: branch } : {}),
           ...(version ? { version } : {}),
+          ...rejectionLabels(t),
         },
         calls: t.calls,
         outcomeSource: 'reported',

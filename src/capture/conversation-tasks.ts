@@ -2,7 +2,7 @@ import type { Outcome } from '../domain/types.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
 import { contentId, outcomeOf } from './common.js';
 import type { BuiltSession } from './openai-agents.js';
-import { TaskSplitter } from './task-splitter.js';
+import { rejectionLabels, TaskSplitter } from './task-splitter.js';
 import type { ReaderReport } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
@@ -93,7 +93,7 @@ export class ConversationTasks {
           source: conv.source ?? format,
           startedAt: o.now,
           endedAt: split.endedAt(t, o.now),
-          labels: null,
+          labels: t.rejection ? rejectionLabels(t) : null,
           calls: t.calls,
           outcomeSource: 'reported',
         },

@@ -19,9 +19,11 @@ import { keepFirst } from '../support/text.js';
  * - `rule` (default), conservative:
  *     1. fewer than `minCalls` tool calls           -> unknown (nothing to judge)
  *     2. the last tool call failed                   -> failure
- *     3. no final answer after the last call         -> unknown (success when `requireFinalAnswer` is false)
- *     4. the final answer reads as giving up         -> unknown (`giveUpPattern`: sorry, unable to, cannot, ...)
- *     5. otherwise (last call succeeded, answered)   -> success
+ *     3. the user said an answer was wrong           -> failure when no call came after it; unknown when the
+ *                                                       agent worked on (whether that was right is not known)
+ *     4. no final answer after the last call         -> unknown (success when `requireFinalAnswer` is false)
+ *     5. the final answer reads as giving up         -> unknown (`giveUpPattern`: sorry, unable to, cannot, ...)
+ *     6. otherwise (last call succeeded, answered)   -> success
  * - `llm`: one low-temperature call per session to the configured OpenAI-compatible model, with the goal, the
  *   calls (redacted, capped) and the final answer; it answers SUCCESS, FAILURE or UNKNOWN and a reason. A failed
  *   or unparseable answer, or one cut off at `maxTokens`, gives `unknown` (or the rule's decision with
@@ -34,6 +36,11 @@ export interface JudgeInput {
   calls: readonly Pick<ToolCall, 'tool' | 'args' | 'result' | 'ok' | 'error'>[];
   /** The agent's last text answer after its last tool call, when known. */
   finalAnswer: string | null;
+  /**
+   * The user's words saying an answer of the task was wrong ("no, that's wrong"), and how many of the calls came
+   * before them (the rest is the agent's work after it); absent when the user rejected nothing.
+   */
+  rejection?: { said: string; afterCalls: number } | null;
 }
 
 export interface Judgement {
@@ -78,6 +85,16 @@ export class RuleJudge implements OutcomeJudge {
         'failure',
         `the last tool call (${last.tool}) failed${last.error ? `: ${oneLine(last.error, 120)}` : ''}`,
       );
+    const no = input.rejection;
+    if (no) {
+      const said = oneLine(redactText(no.said), 120);
+      return no.afterCalls >= n
+        ? d('failure', `the user said the answer was wrong ("${said}") and no call came after it`)
+        : d(
+            'unknown',
+            `the user said an answer was wrong ("${said}"); whether the work after it was right is not known`,
+          );
+    }
     const answer = input.finalAnswer?.trim() ?? '';
     if (!answer)
       return this.cfg.requireFinalAnswer
@@ -162,6 +179,11 @@ export class LlmJudge implements OutcomeJudge {
       ...(kept.length ? kept : ['(none)']),
       '',
       `Final answer: ${input.finalAnswer ? oneLine(untrusted(input.finalAnswer), 600) : '(none)'}`,
+      ...(input.rejection
+        ? [
+            `The user replied to an answer, after call ${input.rejection.afterCalls}: ${oneLine(untrusted(input.rejection.said), 300)}`,
+          ]
+        : []),
       '</untrusted-transcript>',
     );
     return lines.join('\n');
@@ -283,7 +305,12 @@ export async function judgeSessions(
     while (next < todo.length) {
       const k = next++;
       const { s, i } = todo[k];
-      results[k] = await judge.judge({ goal: s.goal, calls: s.calls, finalAnswer: finalAnswers[i] ?? null });
+      results[k] = await judge.judge({
+        goal: s.goal,
+        calls: s.calls,
+        finalAnswer: finalAnswers[i] ?? null,
+        rejection: rejectionOf(s),
+      });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 4, todo.length)) }, worker));
@@ -298,6 +325,13 @@ export async function judgeSessions(
     }
   });
   return report;
+}
+
+/** The rejection a log's reader put in the session's labels (task-splitter.ts rejectionLabels), or null. */
+export function rejectionOf(s: Pick<CapturedSession, 'labels'>): JudgeInput['rejection'] {
+  const said = s.labels?.user_rejected_answer;
+  const after = s.labels?.user_rejected_after_calls;
+  return typeof said === 'string' && typeof after === 'number' ? { said, afterCalls: after } : null;
 }
 
 function oneLine(s: string, max: number): string {

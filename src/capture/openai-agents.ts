@@ -11,7 +11,7 @@ import {
   isUnknownItem,
   readItem,
 } from './responses-items.js';
-import { TaskSplitter } from './task-splitter.js';
+import { rejectionLabels, TaskSplitter } from './task-splitter.js';
 import type { ParsedSession, ReaderReport } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
@@ -166,7 +166,7 @@ export function sessionsFromItems(
         source: o.source,
         startedAt: t.startedAt ?? o.now,
         endedAt: split.endedAt(t, o.now),
-        labels: o.labels ?? null,
+        labels: t.rejection ? { ...o.labels, ...rejectionLabels(t) } : (o.labels ?? null),
         calls: t.calls,
         outcomeSource: 'reported',
       },

@@ -1,5 +1,6 @@
 import type { ToolCall } from '../domain/types.js';
 import type { ContentNames, ReaderReport } from './types.js';
+import { keepFirst } from '../support/text.js';
 
 /**
  * Turns one transcript's stream of events into tasks. The rule, the same for every streaming format
@@ -13,7 +14,10 @@ import type { ContentNames, ReaderReport } from './types.js';
  * - a request with no call (answered without one, or not acted on yet) holds no procedure: the readers leave it
  *   out and say so in a note;
  * - a user message while the agent is still calling tools, or before any answer, belongs to the task in
- *   progress (a correction or an added detail, not a new task).
+ *   progress (a correction or an added detail, not a new task);
+ * - a user message after an answer that says the answer was wrong ("no, that's wrong", "that's not what I asked")
+ *   belongs to the task it answered, too: the task is kept with the user's words (`rejection`), so the judge does
+ *   not take the answer for a success, and the work the agent does after it is the same task's.
  */
 export interface Task {
   goal: string | null;
@@ -24,6 +28,8 @@ export interface Task {
   endedAt: string | null;
   /** Where the task starts (for error messages and the record list). */
   line: number;
+  /** The user's words rejecting an answer of this task, and how many calls the task had then; null when none did. */
+  rejection: { said: string; afterCalls: number } | null;
 }
 
 export class TaskSplitter {
@@ -37,7 +43,16 @@ export class TaskSplitter {
   }
 
   private start(line: number, at: string | null): Task {
-    const t: Task = { goal: null, calls: [], pending: [], finalAnswer: null, startedAt: at, endedAt: at, line };
+    const t: Task = {
+      goal: null,
+      calls: [],
+      pending: [],
+      finalAnswer: null,
+      startedAt: at,
+      endedAt: at,
+      line,
+      rejection: null,
+    };
     this.tasks.push(t);
     this.answered = false;
     this.cleared = false;
@@ -57,6 +72,12 @@ export class TaskSplitter {
    */
   user(text: string, line: number, at: string | null): void {
     let t = this.tasks[this.tasks.length - 1];
+    if (t && t.goal !== null && !this.cleared && this.answered && t.calls.length > 0 && rejectsAnswer(text)) {
+      t.rejection = { said: text.trim(), afterCalls: t.calls.length };
+      this.answered = false;
+      this.touch(at);
+      return;
+    }
     if (!t || (t.goal !== null && (this.cleared || (this.answered && t.calls.length > 0)))) t = this.start(line, at);
     if (t.goal === null) {
       t.goal = text;
@@ -161,6 +182,30 @@ export class TaskSplitter {
       t.endedAt = at;
     }
   }
+}
+
+/**
+ * The opening of a message that says the agent's answer was wrong: "no, that's wrong", "that is not what I asked",
+ * "wrong file", "it still fails", "that didn't work", "undo that". Read in its first sentence only, and only right
+ * after an answer: a new request that mentions something broken ("the login doesn't work, fix it") is not one.
+ */
+const REJECTION =
+  /^(?:(?:no|nope|nah|hmm|wait|ugh)\b[\s,.!:;-]*)?(?:(?:that|this|it)(?:'s|’s| is| was)\s+(?:(?:all|just|completely|totally|still)\s+)?(?:wrong|not right|incorrect|not what i (?:asked|wanted|meant))|wrong\b|incorrect\b|not what i (?:asked|wanted|meant)|(?:that|this|it)\s+(?:still\s+)?(?:didn't|didn’t|did not|doesn't|doesn’t|does not)\s+work|(?:it|that|this|the \S+)\s+still\s+(?:fails|failing|is failing|breaks|is broken|is red)|(?:undo|revert)\s+(?:that|this|it|your|the)\b)/i;
+
+/** Whether a message after an answer says that answer was wrong (REJECTION). */
+export function rejectsAnswer(text: string): boolean {
+  const first = text.trim().split(/(?<=[.!?])\s/)[0] ?? '';
+  return REJECTION.test(first);
+}
+
+/**
+ * A task's labels with the user's rejection of an answer, when there was one (`user_rejected_answer`: the words;
+ * `user_rejected_after_calls`: the calls made before it), for the judge and for people reading the session.
+ */
+export function rejectionLabels(t: Pick<Task, 'rejection'>): Record<string, unknown> {
+  return t.rejection
+    ? { user_rejected_answer: keepFirst(t.rejection.said, 300), user_rejected_after_calls: t.rejection.afterCalls }
+    : {};
 }
 
 /** Words that only greet, thank or agree: no part of what was asked. */

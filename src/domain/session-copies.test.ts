@@ -51,6 +51,15 @@ describe('copyStanding', () => {
     expect(copyStanding({ goal, endedAt, calls: [lookup] }, { goal, endedAt: null, calls })).toBe('ahead');
   });
 
+  it('with the same calls, a copy in which the user has since said the answer was wrong is ahead', () => {
+    const said = { user_rejected_answer: "No, that's wrong", user_rejected_after_calls: 2 };
+    const before = { goal, endedAt, calls: [lookup, cancel], labels: { format: 'claude-code' } };
+    const after = { goal, endedAt, calls: [lookup, cancel], labels: { format: 'claude-code', ...said } };
+    expect(copyStanding(before, after)).toBe('ahead');
+    expect(copyStanding(after, before)).toBe('behind');
+    expect(copyStanding(after, after)).toBe('same');
+  });
+
   it('another goal, other arguments, another result or calls that part ways make another task', () => {
     expect(
       copyStanding({ goal, endedAt, calls: [lookup] }, { goal: 'Cancel order #W2', endedAt, calls: [lookup, cancel] }),

@@ -5,13 +5,14 @@ import type { Session, ToolCall } from './types.js';
  * - `same`: the same calls with the same results (the log read again);
  * - `ahead`: the same task further on: more calls, a call that had no result yet now has one, or, with the same
  *   calls, the task has ended where the stored copy had not (`endedAt`: the agent's answer came after the last call)
- *   (a conversation logged after each model call, or sent while the agent was still working);
+ *   or the user has since said an answer was wrong (`labels.user_rejected_answer`) (a conversation logged after
+ *   each model call, or sent while the agent was still working);
  * - `behind`: an earlier copy of the stored one (sent late);
  * - `other`: another task (another goal, or calls that part ways).
  */
 export type CopyStanding = 'same' | 'ahead' | 'behind' | 'other';
 
-type Copy = Pick<Session, 'goal' | 'calls' | 'endedAt'>;
+type Copy = Pick<Session, 'goal' | 'calls' | 'endedAt'> & Partial<Pick<Session, 'labels'>>;
 
 /**
  * Where `copy` stands to `stored` (see CopyStanding). Calls are matched by position, tool and arguments; where they
@@ -35,8 +36,12 @@ export function copyStanding(stored: Copy, copy: Copy): CopyStanding {
   if (ahead && behind) return 'other';
   if (!ahead && !behind && (stored.endedAt == null) !== (copy.endedAt == null))
     return copy.endedAt == null ? 'behind' : 'ahead';
+  // With the same calls, the user's word that an answer was wrong (labels.user_rejected_answer) came after it.
+  if (!ahead && !behind && rejected(copy) !== rejected(stored)) return rejected(copy) ? 'ahead' : 'behind';
   return ahead ? 'ahead' : behind ? 'behind' : 'same';
 }
+
+const rejected = (c: Copy) => typeof c.labels?.user_rejected_answer === 'string';
 
 function sameRun(a: ToolCall, b: ToolCall): boolean {
   return a.ok === b.ok && a.result === b.result && (a.error ?? null) === (b.error ?? null);
