@@ -72,6 +72,8 @@ describe("a week of Claude Code sessions through Skillsmith's hooks", () => {
     const bodies = skills.map((s) => readFileSync(join(out, s.name, 'SKILL.md'), 'utf8')).join('\n');
     for (const command of ['npm version patch', 'git push --follow-tags', 'git rebase origin/main', 'npm run lint'])
       expect(bodies).toContain(`\`${command}\``);
+    // Why CI failed: the runs, then the failed run's log; not one `gh run` step done twice.
+    expect(bodies).toMatch(/1\. Run a `gh run list` command[^\n]*\n2\. Run a `gh run view` command[^\n]*--log-failed/);
     expect(bodies).not.toContain('npm version minor');
     expect(bodies).not.toContain('eslint-disable');
     expect(skills).toHaveLength(5);

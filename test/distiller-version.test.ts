@@ -7,6 +7,8 @@ import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js
 import { openMemory } from '../src/index.js';
 import { codingSessions, scriptedSession, TEST_FIXES, UPGRADES } from './support/coding-tasks.js';
 import { SAMPLE, TAU_DEV, TAU_DIR, tempDbPath } from './support/tau.js';
+import { RuleJudge } from '../src/capture/judge.js';
+import { week } from './fixtures/claude-code-week.mjs';
 
 /**
  * A returning user sees what a release learns only if the heuristic distiller's version goes up with its output
@@ -47,6 +49,9 @@ const FINGERPRINTS: Record<string, string> = {
   // requests' words whole (données, not donn), never their function words (run-eine-und), and a procedure whose
   // requests give no word a name can use is named by the program it runs (run-pg-dump, not run).
   'heuristic@20': 'a2deda8d1584ae4c',
+  // From here on, also a week of Claude Code transcripts (test/fixtures/claude-code-week.mjs), judged by the rule, in
+  // a memory of its own: `gh run list` and `gh run view` are two steps, not one `gh run` step repeated.
+  'heuristic@21': 'a7b358ab00cba0ef',
 };
 
 const MULTILINGUAL = new URL('./fixtures/multilingual/sessions.jsonl', import.meta.url).pathname;
@@ -64,6 +69,7 @@ const dbs = {
   workbench: tempDbPath('skillsmith-distiller-version-workbench-'),
   fixes: tempDbPath('skillsmith-distiller-version-fixes-'),
   multilingual: tempDbPath('skillsmith-distiller-version-multilingual-'),
+  week: tempDbPath('skillsmith-distiller-version-week-'),
 };
 afterAll(() => {
   for (const path of Object.values(dbs)) rmSync(dirname(path), { recursive: true, force: true });
@@ -83,11 +89,16 @@ async function learnedIn(db: string, fill: (memory: Memory) => Promise<void>) {
   }
 }
 
-/** Stores the files' sessions as `skillsmith ingest` reads them. */
-async function ingestFiles(memory: Memory, files: readonly string[]): Promise<void> {
+/** Stores the files' sessions as `skillsmith ingest` reads them (`judge`: the outcome judge, else none). */
+async function ingestFiles(
+  memory: Memory,
+  files: readonly string[],
+  read = (file: string) => readFileSync(file, 'utf8'),
+  judge: RuleJudge | null = null,
+): Promise<void> {
   const { capture } = memory.config;
   for (const file of files) {
-    const { parsed } = await prepareCapture(readFileSync(file, 'utf8'), {
+    const { parsed, judgement } = await prepareCapture(read(file), {
       file,
       namespace: memory.namespace,
       now: '2026-01-01T00:00:00.000Z',
@@ -95,8 +106,9 @@ async function ingestFiles(memory: Memory, files: readonly string[]): Promise<vo
       maxRecordBytes: capture.maxRecordBytes,
       maxCallsPerSession: capture.maxCallsPerSession,
       privacy: capture.privacy,
-      judge: null,
+      judge,
     });
+    expect(judgement?.judged ?? 0).toBe(judge ? parsed.sessions.length : 0);
     await memory.ingest(parsed.sessions);
   }
 }
@@ -116,6 +128,12 @@ async function learnedFingerprint(): Promise<{ digest: string; skills: number }>
     ...(await learnedIn(dbs.fixes, (memory) => memory.ingest(TEST_FIXES.map(scriptedSession)).then(() => {}))),
     // From heuristic@20 on, the sessions in ten languages too (test/fixtures/multilingual), in a memory of their own.
     ...(await learnedIn(dbs.multilingual, (memory) => ingestFiles(memory, [MULTILINGUAL]))),
+    // From heuristic@21 on, a week of Claude Code transcripts, judged by the rule as `skillsmith ingest` judges them.
+    ...(await learnedIn(dbs.week, (memory) => {
+      const { files } = week();
+      const text = (file: string) => `${files.get(file)!.join('\n')}\n`;
+      return ingestFiles(memory, [...files.keys()], text, new RuleJudge());
+    })),
   ];
   const hash = createHash('sha256');
   for (const s of skills) {

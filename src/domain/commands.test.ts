@@ -44,6 +44,10 @@ describe('commandHead', () => {
     expect(commandHead('df -h /')).toBe('df');
     expect(commandHead('du -sh /var/log/* | sort -h | tail')).toBe('du');
     expect(commandHead('systemctl restart nginx')).toBe('systemctl restart');
+    // GitHub's CLI: a noun, then the verb; what it is done to (a run id, a flag) is no part of the head.
+    expect(commandHead('gh run list --branch main --limit 5')).toBe('gh run list');
+    expect(commandHead('gh run view 19283746501 --log-failed')).toBe('gh run view');
+    expect(commandHead('gh api repos/sam/tally/actions/runs')).toBe('gh api');
     expect(commandHead('git commit -m "fix"')).toBe('git commit');
     expect(commandHead('npm test -- cart')).toBe('npm test');
     expect(commandHead('git -C repo status')).toBe('git');

@@ -139,8 +139,13 @@ function headOf({ words, at: i, program }: { words: string[]; at: number; progra
   // An in-place edit is not a print: `sed -i` changes a file, `sed -n 1,80p` reads one.
   if (program === 'sed' && words.slice(i + 1).some((w) => /^(?:-[a-zA-Z]*i|--in-place)/.test(w))) return 'sed -i';
   const sub = SUBCOMMANDS.has(program) ? plain(words[i + 1]) : null;
-  return sub ? `${program} ${sub}` : program;
+  // A noun, then what is done to it: `gh run list` and `gh run view` are two steps, not one `gh run` done twice.
+  const verb = sub && NOUN_VERB.has(program) ? plain(words[i + 2]) : null;
+  return verb ? `${program} ${sub} ${verb}` : sub ? `${program} ${sub}` : program;
 }
+
+/** Programs whose subcommand names a thing and the word after it what is done to it (`gh pr create`). */
+const NOUN_VERB = new Set(['gh']);
 
 /**
  * The commands of a chain, each with the operator before it (`&&`, `||`, `;`, or null for the first): split
