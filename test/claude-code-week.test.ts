@@ -77,6 +77,10 @@ describe("a week of Claude Code sessions through Skillsmith's hooks", () => {
     expect(bodies).not.toContain('npm version minor');
     expect(bodies).not.toContain('eslint-disable');
     expect(skills).toHaveLength(5);
+    // Named by what was asked: not `read` (the Read that ends a look at CI) nor `check-origin` (a rebase).
+    const names = skills.map((s) => s.name);
+    expect(names).toContain('check-ci');
+    expect(names.filter((n) => n.startsWith('rebase-'))).toHaveLength(1);
     const goals = new Map(sessions().map((s) => [s.id, s.goal]));
     const rejected = ['ship a patch release please', 'CI lint job fails, clean up the lint warnings'];
     for (const s of skills) for (const id of s.sourceSessions) expect(rejected).not.toContain(goals.get(id));

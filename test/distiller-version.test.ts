@@ -50,8 +50,10 @@ const FINGERPRINTS: Record<string, string> = {
   // requests give no word a name can use is named by the program it runs (run-pg-dump, not run).
   'heuristic@20': 'a2deda8d1584ae4c',
   // From here on, also a week of Claude Code transcripts (test/fixtures/claude-code-week.mjs), judged by the rule, in
-  // a memory of its own: `gh run list` and `gh run view` are two steps, not one `gh run` step repeated.
-  'heuristic@21': 'a7b358ab00cba0ef',
+  // a memory of its own: `gh run list` and `gh run view` are two steps, not one `gh run` step repeated; a rebase is
+  // named by its verb (rebase-origin, not check-origin), a look at a log and a file by what the requests name
+  // (check-ci, not read: two capitals are a word).
+  'heuristic@21': '93ea7aa552448e6e',
 };
 
 const MULTILINGUAL = new URL('./fixtures/multilingual/sessions.jsonl', import.meta.url).pathname;

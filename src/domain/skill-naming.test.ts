@@ -37,6 +37,39 @@ describe('skill names and descriptions', () => {
     expect(w.nameWords).toContain('cart');
   });
 
+  it("names a coding agent's look at a log and a file by what the requests name, not by its Read", () => {
+    const w = wordSkill({
+      goals: [
+        'look up why CI failed',
+        'the CI run on my PR is red, why?',
+        'check the latest GitHub Actions failure and tell me what broke',
+        'CI failed on main again, find out what happened',
+      ],
+      cues: [],
+      // What the heuristic distiller passes for `gh run list`, `gh run view ID --log-failed` and a Read.
+      toolSequence: ['run', 'run', 'Read'],
+      commands: ['gh run list', 'gh run view', null],
+      wordWeight: idf,
+    });
+    expect(w.nameWords).toEqual(['check', 'ci']);
+    expect(w.title).toBe('Check CI');
+  });
+
+  it('names a rebase by the verb the users ask with, the command that does it', () => {
+    const w = wordSkill({
+      goals: [
+        'rebase my branch on main and rerun tests',
+        'my branch is behind main, rebase it and check tests still pass',
+        'rebase onto origin/main please, then npm test',
+      ],
+      cues: [],
+      toolSequence: ['fetch_origin', 'rebase', 'test'],
+      commands: ['git fetch', 'git rebase', 'npm test'],
+      wordWeight: idf,
+    });
+    expect(w.nameWords[0]).toBe('rebase');
+  });
+
   it('reads a fix the request names ("note the fix in the changelog") as no request to fix', () => {
     const w = wordSkill({
       goals: [

@@ -199,7 +199,12 @@ export function wordSkill(input: NamingInput): SkillWording {
   // (check_tire_pressure for "check"), else what its last step does when that says a task (grep: search, tail:
   // show), never the verb of one request of several that nothing does ("Post review, sort the lines").
   else if (asked && doing(asked)) verb = asked;
-  else if (actionWords[0] && READING_VERBS.has(actionWords[0])) verb = actionWords[0];
+  // A coding agent's file reader (Read) says how it looked, not what: a check of what most requests name ("why CI
+  // failed" read in the log and the test: check-ci, not read).
+  else if (FILE_READER.test(action ?? '') && symptoms.length > 0) {
+    verb = 'check';
+    toolsNameNothing = true;
+  } else if (actionWords[0] && READING_VERBS.has(actionWords[0])) verb = actionWords[0];
   else verb = asked ?? actionWords[0] ?? 'handle';
 
   // Object: the words of the step that does the asked thing (cancel_pending_order -> pending order), else
@@ -472,6 +477,8 @@ function surfaceForm(w: string, df: ReadonlyMap<string, number>): string {
 
 /** The tools coding agents change files with (Claude Code's Edit and Write, Codex's apply_patch, str_replace editors). */
 const FILE_EDITOR = /^(?:edit|multi_?edit|write|apply_?patch|str_replace\w*|edit_?file)$/i;
+/** A coding agent's tool that reads a file (Claude Code's Read, Gemini CLI's read_file). */
+const FILE_READER = /^(?:read|read_?file|read_?many_?files|view_?file)$/i;
 
 /** The task verb most requests use (the more specific first on a tie), and the share of requests using it. */
 function sharedVerb(df: Map<string, number>, n: number): { verb: string | null; share: number } {
@@ -559,6 +566,8 @@ function insideQuotes(before: string): boolean {
  * ASCII, and Chinese has no spaces to find a word by): the tools' words name those procedures.
  */
 function words(text: string): string[] {
+  // Two letters written in capitals are a name (CI, PR, UI), not a function word.
+  const initials = new Set((text.match(/\b[A-Z]{2}\b/g) ?? []).map((w) => w.toLowerCase()));
   const all = text
     .normalize('NFC')
     .toLowerCase()
@@ -566,7 +575,7 @@ function words(text: string): string[] {
     .map((w) => w.replace(/'s$/, '').replace(/'/g, ''))
     .filter((w) => w.length >= 2 && LATIN_WORD.test(w));
   const dropped = functionWordsOf(all);
-  return all.filter((w) => w.length >= 3 && !dropped.has(w));
+  return all.filter((w) => (w.length >= 3 || initials.has(w)) && !dropped.has(w));
 }
 
 /** A word written in the Latin script (accents and other marks allowed). */
