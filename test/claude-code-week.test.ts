@@ -76,7 +76,14 @@ describe("a week of Claude Code sessions through Skillsmith's hooks", () => {
     expect(bodies).toMatch(/1\. Run a `gh run list` command[^\n]*\n2\. Run a `gh run view` command[^\n]*--log-failed/);
     expect(bodies).not.toContain('npm version minor');
     expect(bodies).not.toContain('eslint-disable');
-    expect(skills).toHaveLength(5);
+    expect(skills).toHaveLength(6);
+    // A rename read and edited six to eight files each time: all three runs followed the one procedure (before, none
+    // did: "0 successful sessions follow the procedure"), which says to repeat the pair for each file.
+    const renames = skills.find((s) => s.name === 'rename');
+    expect(renames?.sourceSessions).toHaveLength(3);
+    expect(bodies).toContain(
+      '2. Call `Read` with `file_path` from the result of `Grep`; repeat for each file concerned.',
+    );
     // Named by what was asked: not `read` (the Read that ends a look at CI) nor `check-origin` (a rebase).
     const names = skills.map((s) => s.name);
     expect(names).toContain('check-ci');

@@ -216,6 +216,17 @@ describe('admitCluster', () => {
   });
 });
 
+describe('admitCluster and a pair of steps repeated for each file', () => {
+  it('takes a session that read and edited eight files as following the read-then-edit procedure', () => {
+    const files = (n: number) => Array.from({ length: n }, () => ['Read', 'Edit']).flat();
+    const sessions = [6, 7, 8].map((n, i) => session(`r${i}`, ['Grep', ...files(n), 'Bash'], 'success', 'rename x'));
+    // The procedure as the consensus writes it: the pair once, to repeat.
+    const a = admitCluster(sessions, spanOf, () => ['Grep', 'Read', 'Edit', 'Bash'], rules);
+    expect(a.reason).toBeNull();
+    expect(a.successfulFollowers.map((s) => s.id)).toEqual(['r0', 'r1', 'r2']);
+  });
+});
+
 describe('tooFewSessions', () => {
   it('knows the reasons that only say a cluster has too few sessions yet, from admission and from the pass', () => {
     for (const reason of [

@@ -1,4 +1,4 @@
-import { collapseRepeats, sequenceF1 } from './sequence.js';
+import { procedurePath, sequenceF1 } from './sequence.js';
 import { procedureCalls } from './spans.js';
 import { PLANNING_TOOLS } from './step-role.js';
 import type { Session, Span } from './types.js';
@@ -147,13 +147,15 @@ export function admitCluster(
       reason: `${spans.length} successful sessions with material, ${rules.minOccurrences} needed`,
     };
   }
-  const proc = collapseRepeats(procedure(spans));
+  const proc = procedurePath(procedure(spans));
   const think = new Set(rules.thinkTools);
   const paths = new Map<Session, string[]>();
   const near: Session[] = [];
   for (const s of sessions) {
     if (s.outcome === 'unknown') continue;
-    const path = collapseRepeats(procedureCalls(s.calls, think).map((c) => c.tool));
+    // A pair of steps repeated for each file (Read, Edit) once, as the procedure has it: a session that edited eight
+    // files followed the procedure as one that edited two did.
+    const path = procedurePath(procedureCalls(s.calls, think).map((c) => c.tool));
     paths.set(s, path);
     if (sequenceF1(proc, path) >= rules.followThreshold) near.push(s);
   }

@@ -53,3 +53,27 @@ export function collapseRepeats(seq: readonly string[]): string[] {
   for (const s of seq) if (out[out.length - 1] !== s) out.push(s);
   return out;
 }
+
+/**
+ * A path as a procedure reads it: repeats collapsed (collapseRepeats), and a pair of steps done over and over
+ * (Read then Edit, for each of six files) once, as the consensus writes it (consensus.ts: collapseCycles). Compared
+ * by the length of what they share, a session that went through more files than the others would otherwise differ
+ * from the procedure by its length alone.
+ */
+export function procedurePath(seq: readonly string[]): string[] {
+  const steps = collapseRepeats(seq);
+  const out: string[] = [];
+  let i = 0;
+  while (i < steps.length) {
+    const [a, b] = [steps[i], steps[i + 1]];
+    if (b === undefined || steps[i + 2] !== a || steps[i + 3] !== b) {
+      out.push(a);
+      i++;
+      continue;
+    }
+    out.push(a, b);
+    i += 2;
+    while (steps[i] === a && steps[i + 1] === b) i += 2;
+  }
+  return out;
+}

@@ -3,7 +3,7 @@ import type { Admission } from '../../domain/admit.js';
 import { buildConsensus } from '../../domain/consensus.js';
 import { gatherEvidence, type EvidenceTrace } from '../../domain/evidence.js';
 import { redactText } from '../../domain/redact.js';
-import { collapseRepeats, sequenceF1 } from '../../domain/sequence.js';
+import { procedurePath, sequenceF1 } from '../../domain/sequence.js';
 import { procedureCalls } from '../../domain/spans.js';
 import type { Session } from '../../domain/types.js';
 import { consensusRules } from './admit.js';
@@ -13,13 +13,13 @@ import { consensusRules } from './admit.js';
  * recent), each trace capped and redacted before it reaches a model or a skill.
  */
 export function collectEvidence(cfg: SkillsmithConfig['synthesis'], admission: Admission): EvidenceTrace[] {
-  const procedure = collapseRepeats(
+  const procedure = procedurePath(
     buildConsensus(admission.spans, { ...consensusRules(cfg), stepsOnly: true }).steps.map((s) => s.tool),
   );
   const think = new Set(cfg.thinkTools);
   // Each session's path as its procedure reads (the failing run a change made pass included), as admission reads it.
   const agreementOf = (s: Session) =>
-    sequenceF1(procedure, collapseRepeats(procedureCalls(s.calls, think).map((c) => c.tool)));
+    sequenceF1(procedure, procedurePath(procedureCalls(s.calls, think).map((c) => c.tool)));
   return gatherEvidence(
     admission.successfulFollowers.map((session) => ({ session, agreement: agreementOf(session) })),
     {
