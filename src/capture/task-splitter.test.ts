@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RuleJudge } from './judge.js';
+import { rejectionOf, RuleJudge } from './judge.js';
+import { parseCaptureText } from './parse-file.js';
 import { rejectionLabels, rejectsAnswer, TaskSplitter } from './task-splitter.js';
 import type { ToolCall } from '../domain/types.js';
 
@@ -83,5 +84,57 @@ describe('the rule judge and a rejection', () => {
     const reworked = { said: "No, that's wrong", afterCalls: 1 };
     expect(judge.decide({ goal: 'release', calls, finalAnswer: 'Done.', rejection: reworked }).outcome).toBe('unknown');
     expect(judge.decide({ goal: 'release', calls, finalAnswer: 'Done.' }).outcome).toBe('success');
+  });
+});
+
+describe('a rejection in an OpenAI conversation and in Responses items', () => {
+  const limits = {
+    file: 'chat.json',
+    namespace: 'default',
+    maxRecordBytes: 1_000_000,
+    resultChars: 2000,
+    maxCallsPerSession: 1000,
+  };
+  const call = (id: string, command: string) => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id, type: 'function', function: { name: 'run_shell', arguments: JSON.stringify({ command }) } }],
+  });
+  it('keeps the task with the user words in its labels, whatever the format', () => {
+    const chat = {
+      id: 'chat-1',
+      messages: [
+        { role: 'user', content: 'ship a patch release' },
+        call('c1', 'npm version minor'),
+        { role: 'tool', tool_call_id: 'c1', content: 'v1.5.0' },
+        { role: 'assistant', content: 'Bumped to 1.5.0.' },
+        { role: 'user', content: "No, that's wrong, I asked for a patch." },
+        { role: 'assistant', content: 'Sorry.' },
+      ],
+    };
+    const parsed = parseCaptureText(JSON.stringify(chat), { ...limits, format: 'openai' });
+    expect(parsed.sessions).toHaveLength(1);
+    expect(parsed.sessions[0].labels).toMatchObject({
+      user_rejected_answer: "No, that's wrong, I asked for a patch.",
+      user_rejected_after_calls: 1,
+    });
+    expect(rejectionOf(parsed.sessions[0])).toEqual({ said: "No, that's wrong, I asked for a patch.", afterCalls: 1 });
+
+    const items = [
+      { type: 'message', role: 'user', content: 'ship a patch release' },
+      {
+        type: 'function_call',
+        call_id: 'c1',
+        name: 'shell',
+        arguments: JSON.stringify({ command: 'npm version minor' }),
+      },
+      { type: 'function_call_output', call_id: 'c1', output: 'v1.5.0' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Bumped to 1.5.0.' }] },
+      { type: 'message', role: 'user', content: 'that is not what I asked for' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Sorry.' }] },
+    ];
+    const agents = parseCaptureText(JSON.stringify(items), { ...limits, format: 'openai-agents' });
+    expect(agents.sessions.map((x) => x.goal)).toEqual(['ship a patch release']);
+    expect(rejectionOf(agents.sessions[0])).toEqual({ said: 'that is not what I asked for', afterCalls: 1 });
   });
 });
