@@ -78,14 +78,32 @@ const recalledNames = (db: string, id: string) =>
     cli(['sessions', 'show', id, '--json', '--db', db]),
   ).recalled.map((r) => r.skill);
 
-/** A skill's trials: attempted, passed, and the sessions they came from. */
-const trials = (db: string, name: string) => {
-  const ex = json<{
-    skill: { trialsAttempted: number; trialsPassed: number };
-    trials: { signal: string; sessionId: string | null }[];
-  }>(cli(['skills', 'explain', name, '--json', '--db', db]));
-  return [ex.skill.trialsAttempted, ex.skill.trialsPassed, ex.trials.map((t) => `${t.signal} ${t.sessionId}`)];
+interface Explained {
+  skill: { trialsAttempted: number; trialsPassed: number; eta: number; utility: number; status: string };
+  trials: { signal: string; sessionId: string | null; actor: string | null }[];
+  replaced: { signal: string; sessionId: string | null; actor: string | null; replacedBy: number | null }[];
+  track: { signal: string; judged?: true }[];
+}
+
+const explained = (db: string, name: string, args: string[] = []) =>
+  json<Explained>(cli(['skills', 'explain', name, '--json', '--db', db, ...args]));
+
+/** A skill's trials that count: attempted, passed, and the sessions they came from (the judge's said so). */
+const trials = (db: string, name: string, args: string[] = []) => {
+  const ex = explained(db, name, args);
+  return [
+    ex.skill.trialsAttempted,
+    ex.skill.trialsPassed,
+    ex.trials.map((t) => `${t.signal} ${t.sessionId}${t.actor === 'judge' ? ' (judged)' : ''}`),
+  ];
 };
+
+/** The same trials with the newest one told as `entry` (a reported trial in a judged one's place). */
+const lastBecomes = (t: ReturnType<typeof trials>, entry: string, passed = t[1] as number) => [
+  t[0],
+  passed,
+  [...(t[2] as string[]).slice(0, -1), entry],
+];
 
 /**
  * A session of two tasks as the hooks see it: the recall for the first prompt, the Stop hook's ingest after the
@@ -105,24 +123,25 @@ function hookedSession(db: string, recall: (prompt: string, transcript: string) 
   return transcript;
 }
 
-/** The served skills get their trials from the tasks' reported outcomes, each from its own task. */
+/**
+ * The served skills get their trials from their own tasks: the judged outcome once the whole transcript is stored
+ * (the second task's last call failed), which the task's reported outcome then replaces, never joins.
+ */
 function expectTrialsPerTask(db: string): void {
   expect(recalledNames(db, S)).toEqual(['fix-phone-service']);
   expect(recalledNames(db, `${S}#2`)).toEqual(['exchange-delivered-order-items']);
   const exchange = trials(db, 'exchange-delivered-order-items');
   const phone = trials(db, 'fix-phone-service');
+  expect((exchange[2] as string[]).at(-1)).toBe(`trial.fail ${S}#2 (judged)`);
+  expect((phone[2] as string[]).at(-1)).toBe(`trial.pass ${S} (judged)`);
   expect(json(cli(['outcome', `${S}#2`, 'failure', '--json', '--db', db]))).toEqual({
     credited: ['exchange-delivered-order-items'],
   });
-  const failed = [(exchange[0] as number) + 1, exchange[1], [...(exchange[2] as string[]), `trial.fail ${S}#2`]];
+  const failed = lastBecomes(exchange, `trial.fail ${S}#2`);
   expect(trials(db, 'exchange-delivered-order-items')).toEqual(failed);
   expect(trials(db, 'fix-phone-service')).toEqual(phone);
   expect(json(cli(['outcome', S, 'success', '--json', '--db', db]))).toEqual({ credited: ['fix-phone-service'] });
-  expect(trials(db, 'fix-phone-service')).toEqual([
-    (phone[0] as number) + 1,
-    (phone[1] as number) + 1,
-    [...(phone[2] as string[]), `trial.pass ${S}`],
-  ]);
+  expect(trials(db, 'fix-phone-service')).toEqual(lastBecomes(phone, `trial.pass ${S}`));
   expect(trials(db, 'exchange-delivered-order-items')).toEqual(failed);
 }
 
@@ -333,6 +352,93 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
     expect(json(cli(['outcome', task, 'failure', '--json', '--db', db]))).toEqual({
       credited: ['exchange-delivered-order-items'],
     });
+  });
+
+  it("judged trials: a finished task's judged outcome is a trial, the Stop hook gives none to the task still going, and the reported outcome replaces it", () => {
+    const db = copyOf();
+    // The same session with judged trials off, where only the reported outcomes are trials: what the skills must
+    // end as once each task's outcome is reported.
+    const reportedOnly = copyOf();
+    const off = join(tmp, `judged-off-${++counter}.json`);
+    writeFileSync(off, JSON.stringify({ lifecycle: { judgedTrials: false } }));
+    const PHONE = 'fix-phone-service';
+    const EXCHANGE = 'exchange-delivered-order-items';
+    const state = (d: string, name: string, args: string[] = []) => {
+      const { status, eta, utility, trialsAttempted, trialsPassed } = explained(d, name, args).skill;
+      return { status, eta, utility, trialsAttempted, trialsPassed };
+    };
+    const phone = trials(db, PHONE);
+    const exchange = trials(db, EXCHANGE);
+    expect([phone[0], exchange[0]]).toEqual([0, 0]);
+    const transcript = join(tmp, `transcript-${++counter}.jsonl`);
+    const session = (d: string, args: string[], step: (n: number) => void) => {
+      transcriptUpTo(transcript, 0);
+      ok(cli(['recall', '--hook', '--db', d, ...args], promptSubmit(FIRST, transcript)));
+      // The first reply is written and the Stop hook reads the transcript: the first task may still go on.
+      transcriptUpTo(transcript, 6);
+      ok(cli(['ingest', '--hook', '--db', d, ...args], stop(transcript)));
+      step(1);
+      ok(cli(['recall', '--hook', '--db', d, ...args], promptSubmit(SECOND, transcript)));
+      // The second prompt and reply: a later task is stored, so the first is complete; the second may go on.
+      transcriptUpTo(transcript, 12);
+      ok(cli(['ingest', '--hook', '--db', d, ...args], stop(transcript)));
+      step(2);
+      // The session ends (SessionEnd): the transcript is whole, its last task complete too.
+      ok(cli(['learn', '--hook', '--db', d, ...args], stop(transcript)));
+      step(3);
+    };
+    session(reportedOnly, ['--config', off], () => {});
+    expect([trials(reportedOnly, PHONE, ['--config', off])[0], trials(reportedOnly, EXCHANGE)[0]]).toEqual([0, 0]);
+
+    session(db, [], (n) => {
+      const p = trials(db, PHONE);
+      const e = trials(db, EXCHANGE);
+      if (n === 1) expect([p, e]).toEqual([phone, exchange]);
+      // The judge read the first task as a success (its last call worked, and the agent answered).
+      if (n >= 2) expect(p).toEqual([1, 1, [`trial.pass ${S} (judged)`]]);
+      if (n === 2) expect(e).toEqual(exchange);
+      // The second task's last call failed: judged a failure, and the skill it was served failed its trial.
+      if (n === 3) expect(e).toEqual([1, 0, [`trial.fail ${S}#2 (judged)`]]);
+    });
+    expect(state(db, PHONE).status).toBe('probationary');
+    const ex = explained(db, EXCHANGE);
+    expect(ex.trials.map((t) => t.actor)).toEqual(['judge']);
+    expect(ex.track.at(-1)).toMatchObject({ signal: 'trial.fail', judged: true });
+    expect(ok(cli(['skills', 'show', EXCHANGE, '--db', db])).stdout).toContain(
+      'trials 0/1 passed (1 judged, 0 of them passed',
+    );
+    expect(ok(cli(['skills', 'explain', EXCHANGE, '--db', db])).stdout).toMatch(/trial\.fail \(judged\)/);
+    // Read again (the next Stop, or the file), the same judgements change nothing.
+    ok(cli(['ingest', '--hook', '--db', db], stop(transcript)));
+    ok(cli(['ingest', transcript, '--db', db]));
+    expect([trials(db, PHONE), trials(db, EXCHANGE)]).toEqual([
+      [1, 1, [`trial.pass ${S} (judged)`]],
+      [1, 0, [`trial.fail ${S}#2 (judged)`]],
+    ]);
+
+    // The person knows better, for both tasks: the reported outcomes replace the judged trials.
+    for (const [d, args] of [
+      [db, []],
+      [reportedOnly, ['--config', off]],
+    ] as const) {
+      expect(json(cli(['outcome', S, 'failure', '--json', '--db', d, ...args]))).toEqual({ credited: [PHONE] });
+      expect(json(cli(['outcome', `${S}#2`, 'success', '--json', '--db', d, ...args]))).toEqual({
+        credited: [EXCHANGE],
+      });
+    }
+    expect([trials(db, PHONE), trials(db, EXCHANGE)]).toEqual([
+      [1, 0, [`trial.fail ${S}`]],
+      [1, 1, [`trial.pass ${S}#2`]],
+    ]);
+    // Counts, eta, utility and status as if only the reported trials had happened.
+    for (const name of [PHONE, EXCHANGE]) expect(state(db, name)).toEqual(state(reportedOnly, name, ['--config', off]));
+    const replaced = explained(db, EXCHANGE).replaced;
+    expect(replaced.map((r) => [r.signal, r.sessionId, r.actor, typeof r.replacedBy])).toEqual([
+      ['trial.fail', `${S}#2`, 'judge', 'number'],
+    ]);
+    // A reported trial is final: the transcript judged again gives nothing.
+    ok(cli(['learn', '--hook', '--db', db], stop(transcript)));
+    expect(trials(db, EXCHANGE)).toEqual([1, 1, [`trial.pass ${S}#2`]]);
   });
 
   it('an agent session id that capture privacy stores as a keyed hash is keyed alike by the recall and the ingest', () => {

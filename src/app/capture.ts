@@ -1,5 +1,6 @@
 import { answeredByExit } from '../domain/commands.js';
 import { assignRecallsToTasks, type SessionTask } from '../domain/recall-tasks.js';
+import { JUDGE_ACTOR } from '../domain/replace-trial.js';
 import { sessionRef } from '../domain/session-ref.js';
 import { wellFormed } from '../domain/untrusted-text.js';
 import { randomUUID } from 'node:crypto';
@@ -21,7 +22,6 @@ import {
 import { stateKey } from '../store/state-key.js';
 import type { DryRunResult, PrepareCaptureOptions, PreparedCapture } from '../capture/ingest.js';
 import type { OutcomeJudge } from '../capture/judge.js';
-import type { IngestFormat } from '../capture/parse-file.js';
 import type { ContentNames, StartSessionOptions } from '../capture/types.js';
 import { protectCall, protectGoal, protectId, protectLabels, resolvePrivacy } from '../capture/privacy.js';
 import { depthReason, exceedsDepth, jsonBytesWithin } from '../domain/json-limits.js';
@@ -101,10 +101,7 @@ export class Capture {
    * stored; sessions without an outcome are judged (`capture.judge`, or `opts.judge`) and stored as judged.
    * Bad records are reported with line, JSON path and reason; the valid ones are kept.
    */
-  async ingestFile(
-    path: string,
-    opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
-  ): Promise<IngestResult> {
+  async ingestFile(path: string, opts: Omit<IngestTextOptions, 'name'> = {}): Promise<IngestResult> {
     return this.ingestText(readLogText(path), { ...opts, name: path });
   }
 
@@ -183,10 +180,7 @@ export class Capture {
    * they read and leave a mark that holds for the file (the sessions are stored before the mark is kept). Any other
    * format, or a compressed file, is read whole.
    */
-  async ingestTranscript(
-    path: string,
-    opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
-  ): Promise<IngestResult> {
+  async ingestTranscript(path: string, opts: Omit<IngestTextOptions, 'name'> = {}): Promise<IngestResult> {
     const { ctx } = this;
     if ((opts.format ?? 'auto') !== 'auto' && opts.format !== 'claude-code') return this.ingestFile(path, opts);
     const store = ctx.requireStore();
@@ -346,7 +340,9 @@ export class Capture {
     const { inserted } = await store.insertSessions(fresh);
     const growing = await store.growSessions(grown);
     this.synthesis.noteNewSessions(inserted + growing);
-    await this.linkRecalls(ctx.ns(opts.namespace), parsed, unique, placedId, before);
+    const served = await this.linkRecalls(ctx.ns(opts.namespace), parsed, unique, placedId, before);
+    if (ctx.config.lifecycle.judgedTrials && served.length)
+      await this.creditJudgedTasks(ctx.ns(opts.namespace), served, opts.finished !== false);
     // Already present: a session refused because another one holds its id is a problem, not counted here.
     const skipped = unique.length - inserted - growing - conflicts;
     const result: IngestResult = {
@@ -388,7 +384,7 @@ export class Capture {
     unique: readonly Session[],
     placedId: ReadonlyMap<Session, string>,
     before: Readonly<Record<string, string[]>> = {},
-  ): Promise<void> {
+  ): Promise<ServedTask[]> {
     const baseOf = new Map(parsed.sessions.map((s, i) => [s as Session, parsed.bases[i]!]));
     const tasks = new Map<string, SessionTask[]>();
     const listOf = (base: string) => {
@@ -403,13 +399,13 @@ export class Capture {
       if (id === undefined || base === undefined) continue;
       listOf(base).push({ id, goal: s.goal, startedAt: s.startedAt ?? null });
     }
-    if (tasks.size === 0) return;
+    if (tasks.size === 0) return [];
     const store = this.ctx.requireStore();
     const earlier = Object.values(before).flat();
     const held = await store.recallsHeldBy(namespace, [
       ...new Set([...tasks].flatMap(([base, list]) => [base, ...(before[base] ?? []), ...list.map((t) => t.id)])),
     ]);
-    if (held.length === 0) return;
+    if (held.length === 0) return [];
     if (earlier.length) {
       // The tasks stored from the transcript's lines before this read, as stored, go first (the file's order).
       const stored = new Map((await store.sessionHeads(namespace, earlier)).map((s) => [s.id, s]));
@@ -422,13 +418,37 @@ export class Capture {
       }
     }
     const moves: { recallId: number; from: string; to: string }[] = [];
+    const served: ServedTask[] = [];
     for (const [base, list] of tasks) {
       const ids = new Set([base, ...list.map((t) => t.id)]);
       const mine = held.filter((r) => r.sessionId !== null && ids.has(r.sessionId));
-      for (const m of assignRecallsToTasks(mine, list, base)) if (m.from !== null) moves.push({ ...m, from: m.from });
+      const placed = assignRecallsToTasks(mine, list, base);
+      for (const m of placed) if (m.from !== null) moves.push({ ...m, from: m.from });
+      // The tasks that hold a recall now, each with whether a later task of its session followed it.
+      const movedTo = new Map(placed.map((m) => [m.recallId, m.to]));
+      const holding = new Set(mine.map((r) => movedTo.get(r.id) ?? r.sessionId));
+      list.forEach((t, i) => {
+        if (holding.has(t.id)) served.push({ id: t.id, followed: i < list.length - 1 });
+      });
     }
     const moved = await store.moveRecalls(namespace, moves);
     if (moved) this.ctx.log.child('capture').debug('recalls given to their tasks', { moved });
+    return served;
+  }
+
+  /**
+   * lifecycle.judgedTrials: a complete task's judged outcome is one trial of each skill recalled for it (actor
+   * `judge`), as a reported outcome is. A task is complete once it can no longer grow: a later task of its session
+   * is stored, or the log is whole (`finished`); the task a Stop hook's transcript ends with may still go on, and
+   * gets its trial from a later ingest. Given again, the same judgement changes nothing; a newer one of a task that
+   * grew replaces it, and the task's reported outcome replaces either (a reported trial is final).
+   */
+  private async creditJudgedTasks(namespace: string, served: readonly ServedTask[], finished: boolean): Promise<void> {
+    const complete = served.filter((t) => finished || t.followed).map((t) => t.id);
+    if (complete.length === 0) return;
+    for (const s of await this.ctx.requireStore().getSessions(namespace, complete))
+      if (s.outcomeSource === 'judged' && s.outcome !== 'unknown')
+        await this.catalog.creditRecalledSkills(s.id, s.outcome, namespace, JUDGE_ACTOR);
   }
 
   /** The outcome judge for captured sessions without an outcome: `capture.judge`, or the mode asked for (off: none). */
@@ -529,8 +549,11 @@ export class Capture {
           ended = false;
           throw e;
         }
-        // Only a reported outcome is a trial of the skills recalled for the session; a judged one waits for the truth.
+        // A reported outcome is a trial of the skills recalled for the session; a judged one is when
+        // lifecycle.judgedTrials is on (the session has ended: it is complete), until the truth replaces it.
         if (source === 'reported') await this.catalog.creditRecalledSkills(id, outcome, namespace);
+        else if (ctx.config.lifecycle.judgedTrials)
+          await this.catalog.creditRecalledSkills(id, outcome, namespace, JUDGE_ACTOR);
         this.synthesis.noteNewSessions(1);
       },
     };
@@ -902,6 +925,12 @@ function sessionProblem(s: Session, limits: { maxRecordBytes: number; maxCallsPe
 /** The content names (start and end) a log's records gave each session read from it. */
 function namesOf(parsed: PreparedCapture['parsed']): Map<Session, ContentNames | undefined> {
   return new Map(parsed.sessions.map((s, i) => [s, parsed.records[i]?.contentNames]));
+}
+
+/** A task that holds a recall after an ingest, and whether a later task of its session followed it in the log. */
+interface ServedTask {
+  id: string;
+  followed: boolean;
 }
 
 /** What ingest does with a session read from a log, given what the memory holds under its names. */

@@ -4,6 +4,7 @@ import { seedEta } from '../domain/admit.js';
 import { stepKeysOf } from '../domain/commands.js';
 import { trialOf } from '../domain/trial.js';
 import { applySignal, isTrial, parseSignal, type LifecycleRules, type Signal } from '../domain/lifecycle.js';
+import { JUDGE_ACTOR, replaceTrial } from '../domain/replace-trial.js';
 import { redactText } from '../domain/redact.js';
 import { parseSkillMd } from '../domain/skill-md/index.js';
 import type { Fact, Outcome, Skill } from '../domain/types.js';
@@ -11,7 +12,7 @@ import type { CompileRequest, CompileResult } from '../pipeline/compile.js';
 import type { SkillDiff } from '../pipeline/diff.js';
 import type { Explanation } from '../pipeline/explain.js';
 import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
-import type { RecentTrials, SkillEvent } from '../store/store.js';
+import type { FeedbackRecord, FeedbackRequest, RecentTrials, SkillEvent } from '../store/store.js';
 import type { Changes } from './changes.js';
 import type { RecallIndexes } from './recall-indexes.js';
 import type { RecallOptions } from './types.js';
@@ -194,6 +195,8 @@ export class Catalog {
       compute: (s, recent) => lifecycleStep(s, sig, this.ctx.config.lifecycle, recent),
       recentTrials: this.ctx.config.lifecycle.trialWindow,
       oncePerSession: trial,
+      // A person's trial of the session replaces the one the judge gave it.
+      ...(trial ? { replaces: judgedTrialReplaced(sig, this.ctx.config.lifecycle) } : {}),
     });
     if (!res) {
       const skill = trial && opts.sessionId ? await store.getSkill(ns, idOrName) : null;
@@ -213,7 +216,9 @@ export class Catalog {
    */
   private async triedBefore(skill: Skill, signal: string, sessionId: string) {
     const store = this.ctx.requireStore();
-    const earlier = (await store.feedbackHistory(skill.id)).find((f) => f.sessionId === sessionId && isTrial(f.signal));
+    const earlier = (await store.feedbackHistory(skill.id)).find(
+      (f) => f.sessionId === sessionId && isTrial(f.signal) && f.replacedBy === null,
+    );
     if (earlier && earlier.signal !== signal)
       throw new SessionStateError(
         `session ${sessionId} already gave ${skill.name} its trial (${earlier.signal === 'trial.pass' ? 'pass' : 'fail'}, ${earlier.at}); a session gives a skill one trial`,
@@ -224,8 +229,15 @@ export class Catalog {
   /**
    * A reported outcome of a session is one trial of each skill recalled for it that the session followed (trialOf:
    * a skill it went past gets none, and one whose step failed under it is failed); the names credited.
+   * `actor` JUDGE_ACTOR: the outcome the judge gave a complete task (lifecycle.judgedTrials). A judged trial gives
+   * way to the task's reported one, and to a newer judgement of the task (it grew); a reported trial is final.
    */
-  async creditRecalledSkills(sessionId: string, outcome: Outcome, namespace: string): Promise<string[]> {
+  async creditRecalledSkills(
+    sessionId: string,
+    outcome: Outcome,
+    namespace: string,
+    actor: 'outcome' | typeof JUDGE_ACTOR = 'outcome',
+  ): Promise<string[]> {
     if (outcome === 'unknown') return [];
     const store = this.ctx.requireStore();
     const served = await store.skillsServedForSession(namespace, sessionId);
@@ -246,11 +258,12 @@ export class Catalog {
         signal: sig.kind,
         value: null,
         sessionId,
-        actor: 'outcome',
+        actor,
         at: this.ctx.now().toISOString(),
         compute: (s, recent) => lifecycleStep(s, sig, this.ctx.config.lifecycle, recent),
         recentTrials: this.ctx.config.lifecycle.trialWindow,
         oncePerSession: true,
+        replaces: judgedTrialReplaced(sig, this.ctx.config.lifecycle),
       });
       if (res) credited.push(res.after.name);
     }
@@ -475,4 +488,16 @@ function lifecycleStep(s: Skill, sig: Signal, rules: LifecycleRules, recent?: Re
     ...next
   } = applySignal({ ...s, prior: seedEta(s.successCount, s.attemptCount), recent }, sig, rules);
   return next;
+}
+
+/**
+ * A trial that takes the place of the session's judged one: the skill's lifecycle told again without it, this
+ * trial last (domain/replace-trial.ts), on the prior its evidence gives it.
+ */
+function judgedTrialReplaced(sig: Signal, rules: LifecycleRules): NonNullable<FeedbackRequest['replaces']> {
+  return {
+    actors: [JUDGE_ACTOR],
+    replay: (s: Skill, history: readonly FeedbackRecord[], taken: number) =>
+      replaceTrial(history, taken, sig, { ...s, prior: seedEta(s.successCount, s.attemptCount) }, rules),
+  };
 }

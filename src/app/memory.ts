@@ -1,7 +1,5 @@
 import type { SkillsmithConfig } from '../config/config.js';
-import type { OutcomeJudge } from '../capture/judge.js';
 import type { DryRunResult } from '../capture/ingest.js';
-import type { IngestFormat } from '../capture/parse-file.js';
 import type { Fact, Outcome, Session, Skill } from '../domain/types.js';
 import type { Distiller } from '../distillers/distiller.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
@@ -317,10 +315,7 @@ export class Memory {
    * JSON path and reason; the valid ones are kept. A session stored already is skipped, and one a log holds
    * further on (a task stored before it ended) grows in place (`grown`).
    */
-  ingestFile(
-    path: string,
-    opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
-  ): Promise<IngestResult> {
+  ingestFile(path: string, opts: Omit<IngestTextOptions, 'name'> = {}): Promise<IngestResult> {
     return this.capture.ingestFile(path, opts);
   }
 
@@ -330,10 +325,7 @@ export class Memory {
    * session's transcript is not read whole after every reply. A file replaced, cut shorter or rewritten is read whole;
    * formats other than Claude Code transcripts always are.
    */
-  ingestTranscript(
-    path: string,
-    opts: { format?: IngestFormat; namespace?: string; judge?: 'rule' | 'llm' | 'off' | OutcomeJudge } = {},
-  ): Promise<IngestResult> {
+  ingestTranscript(path: string, opts: Omit<IngestTextOptions, 'name'> = {}): Promise<IngestResult> {
     return this.capture.ingestTranscript(path, opts);
   }
 

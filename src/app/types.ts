@@ -10,6 +10,12 @@ export interface IngestTextOptions {
   format?: IngestFormat;
   namespace?: string;
   judge?: 'rule' | 'llm' | 'off' | OutcomeJudge;
+  /**
+   * Whether the log is whole (default): its last task of each session is complete too. False for a transcript read
+   * while its agent works (`ingest --hook` after each reply): only a task a later one of its session followed is
+   * complete. A complete task's judged outcome is a trial of the skills recalled for it (lifecycle.judgedTrials).
+   */
+  finished?: boolean;
 }
 
 export interface IngestResult {
@@ -118,7 +124,8 @@ export interface SessionRecorder {
   call(call: RecordedCall): Promise<void>;
   /**
    * Ends the session; with a reported success/failure outcome, each skill recalled for it gets a trial.
-   * `source: 'judged'` stores an outcome the judge decided (no trial: only reported outcomes move a skill's eta).
+   * `source: 'judged'` stores an outcome the judge decided: a trial the judge gives (lifecycle.judgedTrials, else
+   * none), which the session's reported outcome replaces later.
    */
   end(outcome: Outcome, reward?: number | null, opts?: { source?: OutcomeSource }): Promise<void>;
 }

@@ -188,6 +188,11 @@ export const configSchema = z
          * from today on, a tool renamed or removed under it, retires after about this many failures in a row.
          */
         trialWindow: z.number().int().min(0).default(20),
+        /**
+         * A complete task's judged outcome (capture.judge) is a trial of the skills recalled for it, which the task's
+         * reported outcome replaces: the track record of skills served through hooks, whose users seldom report.
+         */
+        judgedTrials: z.boolean().default(true),
       })
       .prefault({}),
     capture: z

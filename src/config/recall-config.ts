@@ -52,6 +52,7 @@ const SECTIONS: Record<string, Record<string, [Rule, unknown]>> = {
     etaDelta: [unit, null],
     utilityAlpha: [unit, null],
     trialWindow: [int(0), null],
+    judgedTrials: [{ type: 'boolean' }, null],
   },
   embedder: { provider: [{ type: 'string', oneOf: ['glove'] }, 'glove'] },
 };

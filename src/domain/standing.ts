@@ -1,3 +1,4 @@
+import { JUDGE_ACTOR } from './replace-trial.js';
 import type { Skill } from './types.js';
 
 /** What a skill's standing reads of one feedback row (its track record), oldest first. */
@@ -6,6 +7,8 @@ export interface StandingSignal {
   at: string;
   statusBefore: string;
   statusAfter: string;
+  /** Who gave it: `judge` for a trial the outcome judge gave (JUDGE_ACTOR); null or absent for older rows. */
+  actor?: string | null;
 }
 
 /** Whether recall can serve a skill (when a request matches it), and if not, why, in a person's words. */
@@ -82,7 +85,13 @@ function retiredBy(history: readonly StandingSignal[], window = 0): string {
       break;
     }
   const trials = history.slice(from, at + 1).filter((h) => h.signal.startsWith('trial.'));
-  const judged = window > 0 ? trials.slice(-window) : trials;
-  const failed = judged.filter((h) => h.signal === 'trial.fail').length;
-  return `retired on ${day}: ${failed} of its last ${judged.length} trials failed`;
+  const counted = window > 0 ? trials.slice(-window) : trials;
+  const failed = counted.filter((h) => h.signal === 'trial.fail');
+  // Failures the outcome judge gave are said: a person who knows better reports the task's outcome instead.
+  const byJudge = failed.filter((h) => h.actor === JUDGE_ACTOR).length;
+  const which =
+    byJudge === 0
+      ? ''
+      : ` (${byJudge === failed.length ? 'each' : `${byJudge} of them`} as the outcome judge read its task; a task's reported outcome replaces its judged trial)`;
+  return `retired on ${day}: ${failed.length} of its last ${counted.length} trials failed${which}`;
 }

@@ -1,4 +1,5 @@
 import { sameProcedureVersion } from '../domain/reconcile.js';
+import { JUDGE_ACTOR } from '../domain/replace-trial.js';
 import { standingOf, type Standing } from '../domain/standing.js';
 import type { AuditRecord, Skill } from '../domain/types.js';
 import { FORGOTTEN_PARENT, type FeedbackRecord, type SkillVersion, type Store } from '../store/store.js';
@@ -42,10 +43,25 @@ export interface Explanation {
   supersedeChain: { id: string; name: string; version: string; status: string }[];
   /** Whether recall can serve it, and if not, why and what brings it back (standing.ts). */
   standing: Standing;
+  /**
+   * Its signals that count, oldest first: trials, thumbs, rewards, promotions. `actor` says who gave each: a trial
+   * the outcome judge gave a task is `judge` (lifecycle.judgedTrials), a reported outcome's `outcome`.
+   */
   trials: FeedbackRecord[];
+  /** Judged trials that count no more: the task's reported outcome, or a newer judgement, took their place (`replacedBy`). */
+  replaced: FeedbackRecord[];
   /** eta and utility after each signal, from the creation prior on. */
   /** `support`: on a pass that brought sessions to the skill, how many sessions support it after it. */
-  track: { at: string; eta: number; utility: number | null; status: string; signal: string; support?: number }[];
+  /** `judged`: a trial the outcome judge gave (absent on every other row). */
+  track: {
+    at: string;
+    eta: number;
+    utility: number | null;
+    status: string;
+    signal: string;
+    support?: number;
+    judged?: true;
+  }[];
   audit: AuditRecord[];
 }
 
@@ -111,7 +127,8 @@ export async function explainSkill(
     chain.push(next);
   }
 
-  const trials = await store.feedbackHistory(skill.id);
+  const history = await store.feedbackHistory(skill.id);
+  const trials = history.filter((f) => f.replacedBy === null);
   const audit = (await store.audit(namespace, { subjectId: skill.id, limit: 1000 })).reverse();
   const track = trackRecord(skill, trials, audit);
   return {
@@ -169,6 +186,7 @@ export async function explainSkill(
       servedInstead: await servedInstead(store, namespace, skill, opts.servedFor),
     }),
     trials,
+    replaced: history.filter((f) => f.replacedBy !== null),
     track,
     audit,
   };
@@ -236,6 +254,7 @@ function trackRecord(
       utility: t.utilityAfter,
       status: t.statusAfter,
       signal: t.signal,
+      ...(t.actor === JUDGE_ACTOR ? { judged: true as const } : {}),
       order: 1 + i,
     })),
     ...grew.map((g, i) => ({

@@ -93,6 +93,9 @@ export function feedbackFromRow(r: Row): FeedbackRecord {
     statusBefore: r.status_before,
     statusAfter: r.status_after,
     utilityAfter: r.utility_after,
+    utilityBefore: r.utility_before ?? null,
+    actor: r.actor ?? null,
+    replacedBy: r.replaced_by == null ? null : Number(r.replaced_by),
   };
 }
 
@@ -190,6 +193,7 @@ export const FEEDBACK_INSERT_COLUMNS = [
   'status_after',
   'utility_before',
   'utility_after',
+  'actor',
 ] as const;
 
 export function feedbackInsertValues(f: FeedbackInsert): unknown[] {
@@ -206,6 +210,7 @@ export function feedbackInsertValues(f: FeedbackInsert): unknown[] {
     f.statusAfter,
     f.utilityBefore,
     f.utilityAfter,
+    f.actor,
   ];
 }
 

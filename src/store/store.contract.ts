@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Session, Skill, ToolCall } from '../domain/types.js';
 import { stateKey } from './state-key.js';
-import { FORGOTTEN_PARENT, type ClusterRecord, type Store } from './store.js';
+import { FORGOTTEN_PARENT, type ClusterRecord, type FeedbackRecord, type Store } from './store.js';
 
 export interface StoreFixture {
   store: Store;
@@ -1479,6 +1479,139 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.applyFeedback(trial(true, { sessionId: 'sess-1', oncePerSession: true }))).toBeNull();
           expect(await store.applyFeedback(trial(true, { sessionId: 'sess-2', oncePerSession: true }))).not.toBeNull();
           expect((await store.getSkill('default', 'sk_old'))?.trialsAttempted).toBe(2);
+        });
+
+        it("a judged trial gives way to the session's reported one: marked replaced, the rows after it restated", async () => {
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
+          const replays: { taken: number; rows: [string, string | null, string | null][] }[] = [];
+          // A replay that says what it was given and tells each signal again with an eta of its own.
+          const replaces = (final: number) => ({
+            actors: ['judge'],
+            replay: (s: Skill, history: readonly FeedbackRecord[], taken: number) => {
+              replays.push({ taken, rows: history.map((h) => [h.signal, h.sessionId, h.actor]) });
+              const state = (eta: number, status: Skill['status'] = 'active') => ({
+                status,
+                eta,
+                utility: eta / 2,
+                trialsAttempted: s.trialsAttempted,
+                trialsPassed: s.trialsPassed,
+              });
+              const later = history.length - taken - 1;
+              return [
+                ...Array.from({ length: later }, (_, i) => ({ before: state(i / 4), after: state((i + 1) / 4) })),
+                { before: state(later / 4), after: state(final, 'probationary') },
+              ];
+            },
+          });
+          const give = (pass: boolean, sessionId: string, actor: string, over = {}) =>
+            store.applyFeedback(
+              trial(pass, { sessionId, actor, oncePerSession: true, replaces: replaces(0.9), ...over }),
+            );
+          expect(await give(false, 'task#1', 'judge')).not.toBeNull();
+          // The same judgement again (the transcript read once more) changes nothing.
+          expect(await give(false, 'task#1', 'judge')).toBeNull();
+          expect(await give(true, 'task#2', 'outcome')).not.toBeNull();
+          await store.applyFeedback({ ...trial(true), signal: 'user.positive' });
+          expect(await give(true, 'task#3', 'judge')).not.toBeNull();
+          const before = (await store.feedbackHistory('sk_old')).map((h) => h.id);
+          expect(replays).toEqual([]);
+          const mark = await store.lastEventId();
+          // The person reports task#1's outcome: its judged trial is replaced.
+          const reported = await give(true, 'task#1', 'outcome');
+          expect(replays).toEqual([
+            {
+              taken: 0,
+              rows: [
+                ['trial.fail', 'task#1', 'judge'],
+                ['trial.pass', 'task#2', 'outcome'],
+                ['user.positive', null, 'outcome'],
+                ['trial.pass', 'task#3', 'judge'],
+              ],
+            },
+          ]);
+          expect(reported?.after).toMatchObject({ eta: 0.9, utility: 0.45, status: 'probationary' });
+          expect(await store.getSkill('default', 'sk_old')).toMatchObject({ eta: 0.9, status: 'probationary' });
+          const history = await store.feedbackHistory('sk_old');
+          expect(history.map((h) => [h.signal, h.sessionId, h.actor, h.replacedBy])).toEqual([
+            ['trial.fail', 'task#1', 'judge', history[4].id],
+            ['trial.pass', 'task#2', 'outcome', null],
+            ['user.positive', null, 'outcome', null],
+            ['trial.pass', 'task#3', 'judge', null],
+            ['trial.pass', 'task#1', 'outcome', null],
+          ]);
+          expect(history.slice(0, 4).map((h) => h.id)).toEqual(before);
+          // Each row after the replaced one says what the replay told; the new one follows the last of them.
+          expect(history.slice(1).map((h) => [h.etaBefore, h.etaAfter, h.utilityBefore, h.utilityAfter])).toEqual([
+            [0, 0.25, 0, 0.125],
+            [0.25, 0.5, 0.125, 0.25],
+            [0.5, 0.75, 0.25, 0.375],
+            [0.75, 0.9, 0.375, 0.45],
+          ]);
+          expect(history[4]).toMatchObject({ statusBefore: 'active', statusAfter: 'probationary' });
+          // The replaced row keeps what it said when it came.
+          expect(history[0]).toMatchObject({ etaBefore: 0.5, etaAfter: 1 / 3, statusBefore: 'probationary' });
+          const audit = (await store.audit('default', { subjectId: 'sk_old', limit: 1 }))[0];
+          expect(audit.detail).toMatchObject({
+            signal: 'trial.pass',
+            session: 'task#1',
+            replaces: { signal: 'trial.fail', actor: 'judge' },
+          });
+          expect((await store.events('default', { afterId: mark })).map((e) => e.type)).toEqual([
+            'skill.eta_changed',
+            'skill.status_changed',
+          ]);
+          // A reported trial is final: neither a judgement nor another report replaces it.
+          expect(await give(false, 'task#1', 'judge')).toBeNull();
+          expect(await give(false, 'task#1', 'outcome')).toBeNull();
+          // A newer judgement of a task (it grew) replaces the judge's earlier one; the replaced row counts no more.
+          expect(await give(false, 'task#3', 'judge')).not.toBeNull();
+          expect(replays.at(-1)?.rows.map((r) => r[1])).toEqual(['task#2', null, 'task#3', 'task#1']);
+          expect(replays.at(-1)?.taken).toBe(2);
+          const seen: unknown[] = [];
+          await store.applyFeedback({
+            ...trial(true, { sessionId: 'task#4', oncePerSession: true }),
+            recentTrials: 10,
+            compute: (s: Skill, recent?: unknown) => {
+              seen.push(recent);
+              return trial(true).compute(s);
+            },
+          });
+          // The trials that count, newest first: task#3's newer judgement, task#1's report, task#2's.
+          expect(seen).toEqual([{ trials: [false, true, true], restarted: false }]);
+        });
+
+        it('a trial that replaces none needs no replay, and a judged one is kept when nothing replaces it', async () => {
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
+          const never = {
+            actors: ['judge'],
+            replay: () => {
+              throw new Error('no replay was asked for');
+            },
+          };
+          expect(
+            await store.applyFeedback(
+              trial(true, { sessionId: 's1', actor: 'judge', oncePerSession: true, replaces: never }),
+            ),
+          ).not.toBeNull();
+          // Without `replaces`, a session's trial counts once, the judge's too.
+          expect(await store.applyFeedback(trial(false, { sessionId: 's1', oncePerSession: true }))).toBeNull();
+          expect((await store.feedbackHistory('sk_old')).map((h) => [h.actor, h.replacedBy])).toEqual([
+            ['judge', null],
+          ]);
         });
 
         it('concurrent signals on one skill are all applied, each to the state the previous one left', async () => {

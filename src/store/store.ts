@@ -308,6 +308,23 @@ export interface FeedbackRequest {
   recentTrials?: number;
   /** Skip when this session already gave this skill a trial (an outcome counts once). */
   oncePerSession?: boolean;
+  /**
+   * With oncePerSession: the session's trial of the skill that one of these `actors` gave (the outcome judge's) is
+   * replaced by this one instead of kept, unless it is the same actor's same signal again. The replaced row stays,
+   * marked (`replacedBy`), and counts no more; `replay` tells the skill's lifecycle again from that row on, given
+   * the rows that count, oldest first, and the replaced one's index: one step per row after it, then this
+   * signal's. The rows after it are restated as the replay says, so each row's before is the one before's after.
+   */
+  replaces?: {
+    actors: readonly string[];
+    replay: (skill: Skill, history: readonly FeedbackRecord[], taken: number) => LifecycleStep[];
+  };
+}
+
+/** The lifecycle columns of a skill before and after one signal, as a replay tells them. */
+export interface LifecycleStep {
+  before: Pick<Skill, 'status' | 'eta' | 'utility' | 'trialsAttempted' | 'trialsPassed'>;
+  after: Pick<Skill, 'status' | 'eta' | 'utility' | 'trialsAttempted' | 'trialsPassed'>;
 }
 
 /** A skill's latest trials (true: passed), newest first, and whether they start where it came back from retirement. */
@@ -328,6 +345,15 @@ export interface FeedbackRecord {
   statusBefore: string;
   statusAfter: string;
   utilityAfter: number | null;
+  /** Null on a row written before feedback kept it. */
+  utilityBefore: number | null;
+  /**
+   * Who gave it: `outcome` (a reported outcome), `judge` (the outcome judge's, lifecycle.judgedTrials), `user`,
+   * `cli`...; null on a row written before feedback kept it.
+   */
+  actor: string | null;
+  /** The row of the trial that replaced this judged one (it counts no more); null while it counts. */
+  replacedBy: number | null;
 }
 
 export interface EmbeddingReplacement {

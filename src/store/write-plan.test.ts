@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Skill } from '../domain/types.js';
 import { skill } from './store.contract.js';
-import type { FeedbackRequest, SkillWrite } from './store.js';
+import type { FeedbackRecord, FeedbackRequest, SkillWrite } from './store.js';
 import {
   accepted,
   eventType,
@@ -12,6 +12,7 @@ import {
   planReembed,
   planSetEnabled,
   planSkillWrite,
+  trialStanding,
   WriteRejectedError,
   type SkillWritePlan,
 } from './write-plan.js';
@@ -178,6 +179,7 @@ describe('planFeedback', () => {
       statusAfter: 'probationary',
       utilityBefore: 0.2,
       utilityAfter: 0.2,
+      actor: 'outcome',
     });
     expect(plan.audit).toEqual([
       {
@@ -226,6 +228,99 @@ describe('planFeedback', () => {
     expect(
       planFeedback(feedback(to({}), { oncePerSession: true, sessionId: null }), before, { sessionAlreadyTried: true }),
     ).not.toBeNull();
+  });
+
+  const judgedOnly = { actors: ['judge'], replay: () => [] };
+  it("trialStanding: a session's judged trial is replaced by a report or a newer judgement; anything else counts once", () => {
+    const judged = { id: 7, signal: 'trial.fail', actor: 'judge' };
+    const once = (signal: string, actor: string, over: Partial<FeedbackRequest> = {}) =>
+      feedback(to({}), { signal, actor, oncePerSession: true, replaces: judgedOnly, ...over });
+    expect(trialStanding(once('trial.pass', 'outcome'), null)).toBe('new');
+    expect(trialStanding(once('trial.pass', 'outcome'), judged)).toBe('replace');
+    // The reported outcome the judge had guessed right: the trial becomes the report's.
+    expect(trialStanding(once('trial.fail', 'outcome'), judged)).toBe('replace');
+    expect(trialStanding(once('trial.pass', 'judge'), judged)).toBe('replace');
+    expect(trialStanding(once('trial.fail', 'judge'), judged)).toBe('tried');
+    // A reported trial (or one from before actors were kept) is final.
+    for (const actor of ['outcome', 'cli', null])
+      expect(trialStanding(once('trial.pass', 'outcome'), { ...judged, actor })).toBe('tried');
+    expect(trialStanding(once('trial.pass', 'outcome', { replaces: undefined }), judged)).toBe('tried');
+    expect(trialStanding(feedback(to({}), { replaces: judgedOnly }), judged)).toBe('new');
+  });
+
+  it('replacing a judged trial: the replay decides the lifecycle, the rows after it are restated, the new row follows them', () => {
+    const row = (id: number, signal: string, actor: string): FeedbackRecord => ({
+      id,
+      skillId: 'sk_old',
+      signal,
+      value: null,
+      sessionId: `s${id}`,
+      at: AT,
+      etaBefore: 0.5,
+      etaAfter: 0.5,
+      statusBefore: 'active',
+      statusAfter: 'active',
+      utilityBefore: 0.2,
+      utilityAfter: 0.2,
+      actor,
+      replacedBy: null,
+    });
+    const history = [row(3, 'trial.pass', 'outcome'), row(4, 'trial.fail', 'judge'), row(9, 'trial.pass', 'outcome')];
+    const state = (eta: number, status: Skill['status'] = 'active') => ({
+      status,
+      eta,
+      utility: 0.3,
+      trialsAttempted: 3,
+      trialsPassed: 3,
+    });
+    const taken: number[] = [];
+    const plan = planFeedback(
+      feedback(
+        () => {
+          throw new Error('compute is not asked for when a trial is replaced');
+        },
+        {
+          sessionId: 's4',
+          oncePerSession: true,
+          replaces: {
+            actors: ['judge'],
+            replay: (_s, h, at) => {
+              taken.push(at, h.length);
+              return [
+                { before: state(0.6), after: state(0.7) },
+                { before: state(0.7), after: state(0.8) },
+              ];
+            },
+          },
+        },
+      ),
+      before,
+      { sessionAlreadyTried: false, replacing: { history, taken: 1 } },
+    )!;
+    expect(taken).toEqual([1, 3]);
+    expect(plan.update.set).toMatchObject({ eta: 0.8, status: 'active', trials_attempted: 3, trials_passed: 3 });
+    expect(plan.replaced).toEqual({
+      id: 4,
+      restated: [
+        {
+          id: 9,
+          etaBefore: 0.6,
+          etaAfter: 0.7,
+          statusBefore: 'active',
+          statusAfter: 'active',
+          utilityBefore: 0.3,
+          utilityAfter: 0.3,
+        },
+      ],
+    });
+    expect(plan.feedback).toMatchObject({ etaBefore: 0.7, etaAfter: 0.8, statusBefore: 'active', actor: 'outcome' });
+    // The audit record and the events say the change the skill's row went through, and which trial gave way.
+    expect(plan.audit[0].detail).toMatchObject({
+      eta: [0.5, 0.8],
+      status: ['probationary', 'active'],
+      replaces: { signal: 'trial.fail', actor: 'judge', at: AT },
+    });
+    expect(plan.events.map((e) => e.type)).toEqual(['skill.eta_changed', 'skill.status_changed']);
   });
 });
 

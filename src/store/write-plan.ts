@@ -212,7 +212,7 @@ export function planSkillWrite(w: SkillWrite, current: SkillWriteCurrent): Skill
 // ── feedback ─────────────────────────────────────────────────────────────────
 
 /** A new feedback row: the record as `feedbackHistory` reads it (without its id), with namespace and utility before. */
-export type FeedbackInsert = Omit<FeedbackRecord, 'id'> & {
+export type FeedbackInsert = Omit<FeedbackRecord, 'id' | 'replacedBy'> & {
   namespace: string;
   utilityBefore: number;
   utilityAfter: number;
@@ -224,6 +224,41 @@ export interface FeedbackPlan extends Outbox {
   feedback: FeedbackInsert;
   /** The skill as the row holds it after the write. */
   after: Skill;
+  /**
+   * A judged trial this one replaces (FeedbackRequest.replaces): its row, marked replaced by the new one, and the
+   * rows after it restated as the replay told them.
+   */
+  replaced?: { id: number; restated: FeedbackRestatement[] };
+}
+
+/** A feedback row's before and after as a replay tells them again. */
+export interface FeedbackRestatement {
+  id: number;
+  etaBefore: number;
+  etaAfter: number;
+  statusBefore: string;
+  statusAfter: string;
+  utilityBefore: number;
+  utilityAfter: number;
+}
+
+/** The trial a session gave a skill before, as the store found it. */
+export interface EarlierTrial {
+  id: number;
+  signal: string;
+  actor: string | null;
+}
+
+/**
+ * What a once-per-session trial does, given the session's earlier trial of the skill: `new` (none), `replace` (one
+ * that an actor of `replaces` gave, unless this is that actor's same signal again), else `tried` (it counts once).
+ */
+export function trialStanding(req: FeedbackRequest, earlier: EarlierTrial | null): 'new' | 'tried' | 'replace' {
+  if (!feedbackNeedsTrialCheck(req) || !earlier) return 'new';
+  const by = earlier.actor;
+  const replaceable = by !== null && !!req.replaces?.actors.includes(by);
+  if (replaceable && !(by === req.actor && earlier.signal === req.signal)) return 'replace';
+  return 'tried';
 }
 
 /** Whether the store must look for an earlier trial of this session before planning (`oncePerSession`). */
@@ -240,10 +275,20 @@ export function feedbackNeedsTrialCheck(req: FeedbackRequest): boolean {
 export function planFeedback(
   req: FeedbackRequest,
   before: Skill,
-  current: { sessionAlreadyTried: boolean; recent?: RecentTrials },
+  current: {
+    sessionAlreadyTried: boolean;
+    recent?: RecentTrials;
+    /** The session's judged trial this one replaces: the rows that count, oldest first, and its index among them. */
+    replacing?: { history: readonly FeedbackRecord[]; taken: number };
+  },
 ): FeedbackPlan | null {
   if (feedbackNeedsTrialCheck(req) && current.sessionAlreadyTried) return null;
-  const next = req.compute(before, current.recent);
+  const replacing = current.replacing && req.replaces ? current.replacing : null;
+  const steps = replacing ? req.replaces!.replay(before, replacing.history, replacing.taken) : null;
+  const next = steps ? steps[steps.length - 1]!.after : req.compute(before, current.recent);
+  // The new row follows the restated ones: its before is the last one's after (the skill's row said otherwise).
+  const from = steps ? steps[steps.length - 1]!.before : before;
+  const taken = replacing ? replacing.history[replacing.taken]! : null;
   const ns = req.namespace;
   const event = (type: string, payload: Record<string, unknown>): EventEntry => ({
     namespace: ns,
@@ -266,6 +311,7 @@ export function planFeedback(
     eta: [before.eta, next.eta],
     status: [before.status, next.status],
     utility: [before.utility, next.utility],
+    ...(taken ? { replaces: { signal: taken.signal, actor: taken.actor, at: taken.at } } : {}),
   };
   const changed = {
     status: next.status,
@@ -295,14 +341,31 @@ export function planFeedback(
       value: req.value,
       sessionId: req.sessionId,
       at: req.at,
-      etaBefore: before.eta,
+      etaBefore: from.eta,
       etaAfter: next.eta,
-      statusBefore: before.status,
+      statusBefore: from.status,
       statusAfter: next.status,
-      utilityBefore: before.utility,
+      utilityBefore: from.utility,
       utilityAfter: next.utility,
+      actor: req.actor,
     },
     after: { ...before, ...changed },
+    ...(replacing && steps
+      ? {
+          replaced: {
+            id: taken!.id,
+            restated: replacing.history.slice(replacing.taken + 1).map((row, i) => ({
+              id: row.id,
+              etaBefore: steps[i]!.before.eta,
+              etaAfter: steps[i]!.after.eta,
+              statusBefore: steps[i]!.before.status,
+              statusAfter: steps[i]!.after.status,
+              utilityBefore: steps[i]!.before.utility,
+              utilityAfter: steps[i]!.after.utility,
+            })),
+          },
+        }
+      : {}),
     audit: [
       {
         namespace: ns,

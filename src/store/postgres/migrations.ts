@@ -309,6 +309,15 @@ END $$;
 CREATE TRIGGER skill_changes_window AFTER INSERT ON skill_changes FOR EACH ROW EXECUTE FUNCTION skill_changes_window();
 `,
   },
+  {
+    version: 10,
+    name: 'feedback rows say who gave them, and which trial replaced a judged one',
+    // As SQLite's migration 10.
+    sql: `
+ALTER TABLE feedback ADD COLUMN actor ${T};
+ALTER TABLE feedback ADD COLUMN replaced_by BIGINT;
+`,
+  },
 ];
 
 export const latestPgSchemaVersion = pgMigrations[pgMigrations.length - 1].version;

@@ -216,17 +216,27 @@ export function sqlPlan(d: Dialect) {
     insertFeedback: sql(
       `INSERT INTO feedback (${FEEDBACK_INSERT_COLUMNS.join(', ')}) VALUES (${FEEDBACK_INSERT_COLUMNS.map(() => '?').join(', ')})`,
     ),
-    sessionTried: list(
-      (inList) => `SELECT 1 FROM feedback WHERE skill_id = ? AND session_id = ? AND ${inList('signal')} LIMIT 1`,
+    // The trial a session gave a skill (one that counts: a replaced judged trial does not).
+    sessionTrial: list(
+      (inList) =>
+        `SELECT id, signal, actor FROM feedback WHERE skill_id = ? AND session_id = ? AND ${inList('signal')} AND replaced_by IS NULL ORDER BY id DESC LIMIT 1`,
     ),
     feedbackHistory: sql('SELECT * FROM feedback WHERE skill_id = ? ORDER BY id'),
+    countedFeedback: sql('SELECT * FROM feedback WHERE skill_id = ? AND replaced_by IS NULL ORDER BY id'),
+    // A replaced judged trial points at the row that took its place: the skill's newest, just written.
+    markReplaced: sql(
+      'UPDATE feedback SET replaced_by = (SELECT MAX(id) FROM feedback WHERE skill_id = ?) WHERE id = ?',
+    ),
+    restateFeedback: sql(
+      'UPDATE feedback SET eta_before = ?, eta_after = ?, status_before = ?, status_after = ?, utility_before = ?, utility_after = ? WHERE id = ?',
+    ),
     // Where the skill last came back from retirement (any signal that took it out of 'retired'), and its latest
     // trials since then, newest first.
     lastReturn: sql(
-      `SELECT MAX(id) AS id FROM feedback WHERE skill_id = ? AND status_before = 'retired' AND status_after <> 'retired'`,
+      `SELECT MAX(id) AS id FROM feedback WHERE skill_id = ? AND status_before = 'retired' AND status_after <> 'retired' AND replaced_by IS NULL`,
     ),
     recentTrials: sql(
-      `SELECT signal FROM feedback WHERE skill_id = ? AND id > ? AND signal IN ('trial.pass', 'trial.fail') ORDER BY id DESC LIMIT ?`,
+      `SELECT signal FROM feedback WHERE skill_id = ? AND id > ? AND signal IN ('trial.pass', 'trial.fail') AND replaced_by IS NULL ORDER BY id DESC LIMIT ?`,
     ),
     insertRecall: sql(`INSERT INTO recalls (namespace, session_id, goal, at) VALUES (?, ?, ?, ?)${d.returningId}`),
     insertRecallItems: rowInserts('recall_items', RECALL_ITEM_COLUMNS, 'ON CONFLICT DO NOTHING'),

@@ -60,6 +60,7 @@ import {
   accepted,
   feedbackNeedsTrialCheck,
   planFeedback,
+  trialStanding,
   planForgetSession,
   planForgetSkill,
   planReembed,
@@ -538,20 +539,44 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
       const before = yield* self.findSkill(req.namespace, req.idOrName, true);
       if (!before) return { result: null, outbox: NO_OUTBOX };
       const p = self.plan;
-      const tried =
-        feedbackNeedsTrialCheck(req) &&
-        (yield q(p.sessionTried(TRIAL_SIGNALS.length), [before.id, req.sessionId, ...self.list(TRIAL_SIGNALS)])).rows
-          .length > 0;
+      const found = feedbackNeedsTrialCheck(req)
+        ? (yield q(p.sessionTrial(TRIAL_SIGNALS.length), [before.id, req.sessionId, ...self.list(TRIAL_SIGNALS)]))
+            .rows[0]
+        : undefined;
+      const earlier = found
+        ? { id: Number(found.id), signal: found.signal as string, actor: found.actor ?? null }
+        : null;
+      const standing = trialStanding(req, earlier);
+      const tried = standing === 'tried';
+      // A judged trial replaced: the skill's lifecycle is told again from it on, over the rows that count.
+      let replacing: { history: FeedbackRecord[]; taken: number } | undefined;
+      if (standing === 'replace') {
+        const history = (yield q(p.countedFeedback, [before.id])).rows.map(feedbackFromRow);
+        replacing = { history, taken: history.findIndex((h) => h.id === earlier!.id) };
+      }
       let recent: RecentTrials | undefined;
-      if (req.recentTrials && req.recentTrials > 0) {
+      if (!replacing && req.recentTrials && req.recentTrials > 0) {
         const back = (yield q(p.lastReturn, [before.id])).rows[0]?.id;
         const rows = (yield q(p.recentTrials, [before.id, back == null ? 0 : Number(back), req.recentTrials])).rows;
         recent = { trials: rows.map((r) => r.signal === 'trial.pass'), restarted: back != null };
       }
-      const plan = planFeedback(req, before, { sessionAlreadyTried: tried, recent });
+      const plan = planFeedback(req, before, { sessionAlreadyTried: tried, recent, replacing });
       if (!plan) return { result: null, outbox: NO_OUTBOX };
       yield self.change(plan.update);
       yield q(p.insertFeedback, feedbackInsertValues(plan.feedback));
+      if (plan.replaced) {
+        yield q(p.markReplaced, [before.id, plan.replaced.id]);
+        for (const r of plan.replaced.restated)
+          yield q(p.restateFeedback, [
+            r.etaBefore,
+            r.etaAfter,
+            r.statusBefore,
+            r.statusAfter,
+            r.utilityBefore,
+            r.utilityAfter,
+            r.id,
+          ]);
+      }
       return { result: { before, after: plan.after }, outbox: plan };
     });
   }

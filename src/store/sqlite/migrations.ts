@@ -299,6 +299,17 @@ BEGIN
 END;
 `,
   },
+  {
+    version: 10,
+    name: 'feedback rows say who gave them, and which trial replaced a judged one',
+    // actor: 'outcome', 'judge' (lifecycle.judgedTrials), 'user'...; rows written before say none (NULL), and no
+    // judged trial was given before this version. replaced_by: the row of the trial that took a judged trial's
+    // place (the task's reported outcome, or a newer judgement); a replaced row no longer counts.
+    sql: `
+ALTER TABLE feedback ADD COLUMN actor TEXT;
+ALTER TABLE feedback ADD COLUMN replaced_by INTEGER;
+`,
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

@@ -302,6 +302,10 @@ describe('migration from an older schema', () => {
     expect(sk?.id).toBe('sk_1');
     expect(sk?.sourceSessions).toEqual(['s1']);
     expect(Array.from(sk?.embedding ?? [])).toEqual([1, 0, 1]);
+    // A feedback row from before feedback said who gave it reads with no actor, and counts (replaced by none).
+    expect((await store.feedbackHistory('sk_1')).map((f) => [f.signal, f.sessionId, f.actor, f.replacedBy])).toEqual([
+      ['success', 's1', null, null],
+    ]);
     // The new tables work on the migrated file.
     await store.setSkillEnabled('default', 'sk_1', false, 'tester');
     expect((await store.events('default')).map((e) => e.type)).toEqual(['skill.disabled']);

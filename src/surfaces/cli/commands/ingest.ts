@@ -52,7 +52,11 @@ export function ingestOptions(flags: IngestFlags): { format: IngestFormat; judge
 /** What `ingest` and `learn` were asked to read: the files (folders expanded) and the options, checked. */
 export interface IngestInputs {
   paths: string[];
-  opts: { format: IngestFormat; judge?: JudgeMode };
+  /**
+   * finished: the logs are whole, their last tasks complete (a file, a session that ended), unlike the transcript
+   * `ingest --hook` reads after each reply, whose last task may go on.
+   */
+  opts: { format: IngestFormat; judge?: JudgeMode; finished: boolean };
   /** The transcript a hook named: read from where the last hook run for it ended (memory.ingestTranscript). */
   hook?: boolean;
 }
@@ -69,9 +73,14 @@ export function ingestInputs(
   notes: string[] = [],
   stdin: () => string = readStdin,
 ): IngestInputs {
-  if (flags.hook) return { paths: hookFiles(files, command, stdin), opts: ingestOptions(flags), hook: true };
+  if (flags.hook)
+    return {
+      paths: hookFiles(files, command, stdin),
+      opts: { ...ingestOptions(flags), finished: command !== 'ingest' },
+      hook: true,
+    };
   if (files.length === 0) throw new IngestUsageError(`${command} needs at least one FILE`);
-  const opts = ingestOptions(flags);
+  const opts = { ...ingestOptions(flags), finished: true };
   return { paths: inputFiles(files, command, notes), opts };
 }
 

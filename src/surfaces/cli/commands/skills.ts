@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { Memory } from '../../../app/memory.js';
 import { formatUnified } from '../../../domain/line-diff.js';
+import { isTrial } from '../../../domain/lifecycle.js';
+import { JUDGE_ACTOR } from '../../../domain/replace-trial.js';
 import { noSkillNamed, skillJson } from '../../shapes.js';
 import { UsageError, type Command, MEMORY_FLAGS, type Subcommand, withSubcommands } from '../command.js';
 import type { Flags } from '../options.js';
@@ -161,14 +163,14 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         out(
           `status ${skill.status}, eta ${skill.eta.toFixed(2)}, utility ${skill.utility.toFixed(2)}, ${skill.successCount}/${skill.attemptCount} successful followers, ${skill.enabled ? 'enabled' : 'disabled'}`,
         );
+        const ex = await memory.skills.explain(skill.id, undefined, { sessions: 0 });
+        if (skill.trialsAttempted)
+          out(`trials ${skill.trialsPassed}/${skill.trialsAttempted} passed${judgedText(ex?.trials ?? [])}`);
         // An old name's skill, no longer recalled: which one does its task now.
         const next = skill.supersededBy ? await memory.skills.get(skill.supersededBy) : null;
         if (next) out(`superseded by ${next.name} ${next.version}: it is not recalled (skills show ${next.name})`);
-        else {
-          // Retired by its trials, disabled, imported: why recall does not serve it, and what brings it back.
-          const standing = (await memory.skills.explain(skill.id, undefined, { sessions: 0 }))?.standing;
-          if (standing?.reason) out(`not recalled: ${standing.reason}`);
-        }
+        // Retired by its trials, disabled, imported: why recall does not serve it, and what brings it back.
+        else if (ex?.standing.reason) out(`not recalled: ${ex.standing.reason}`);
         const ids = skill.sourceSessions;
         out(
           ids.length > SHOWN_SOURCES
@@ -197,7 +199,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       out(`  ${k.description}`);
       if (ex.standing.reason) out(`Not recalled: ${ex.standing.reason}`);
       out(
-        `Learned from ${ex.parents.sessionCount} session(s)${ex.parents.facts.length ? ` and ${ex.parents.facts.length} fact(s)` : ''}; ${k.successCount}/${k.attemptCount} followers succeeded; ${k.trialsPassed}/${k.trialsAttempted} trials passed.`,
+        `Learned from ${ex.parents.sessionCount} session(s)${ex.parents.facts.length ? ` and ${ex.parents.facts.length} fact(s)` : ''}; ${k.successCount}/${k.attemptCount} followers succeeded; ${k.trialsPassed}/${k.trialsAttempted} trials passed${judgedText(ex.trials)}.`,
       );
       for (const p of ex.parents.sessions)
         out(
@@ -218,7 +220,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       out('Track record (eta, utility, status after each signal):');
       for (const t of ex.track)
         out(
-          `  ${t.at} ${t.signal.padEnd(13)} eta ${t.eta.toFixed(2)} utility ${t.utility == null ? '-' : t.utility.toFixed(2)} ${t.status}${t.support === undefined ? '' : `, support ${t.support}`}`,
+          `  ${t.at} ${`${t.signal}${t.judged ? ' (judged)' : ''}`.padEnd(13)} eta ${t.eta.toFixed(2)} utility ${t.utility == null ? '-' : t.utility.toFixed(2)} ${t.status}${t.support === undefined ? '' : `, support ${t.support}`}`,
         );
       return 0;
     }
@@ -329,4 +331,12 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
 async function missing(memory: Memory, name: string): Promise<number> {
   writeErr(`skillsmith: ${await noSkillNamed(memory, name)}\n`);
   return 1;
+}
+
+/** How many of a skill's trials the outcome judge gave (lifecycle.judgedTrials), said after its trial count. */
+function judgedText(trials: readonly { signal: string; actor: string | null }[]): string {
+  const judged = trials.filter((t) => isTrial(t.signal) && t.actor === JUDGE_ACTOR);
+  if (judged.length === 0) return '';
+  const passed = judged.filter((t) => t.signal === 'trial.pass').length;
+  return ` (${judged.length} judged, ${passed} of them passed: the outcome judge read their tasks, none was reported)`;
 }
