@@ -186,6 +186,41 @@ describe('recording sessions as they happen', () => {
     expect(await memory.recall('refund my order', { topK: 1, tools: ['get_order'] })).toEqual([]);
   });
 
+  it("a live session ended with a judged outcome gives its skills the judge's trial, which the reported outcome replaces", async () => {
+    for (const judgedTrials of [true, false]) {
+      const memory = await openMemory({ db: tempDbPath(), auditFile: null, config: { lifecycle: { judgedTrials } } });
+      onTestFinished(() => memory.close());
+      const refund = async (goal: string, i: number, outcome: 'success' | null) => {
+        const s = await memory.startSession({ goal, id: `refund-${i}` });
+        if (outcome === null) await s.recall();
+        await s.call({ tool: 'find_customer', args: { email: `u${i}@example.com` }, result: `{"id": "c${i}"}` });
+        await s.call({ tool: 'get_order', args: { customer_id: `c${i}` }, result: '{"status": "delivered"}' });
+        await s.call({ tool: 'issue_refund', args: { order_id: `#W${i}` }, result: '{"ok": true}' });
+        // The recorder's judge decided it (the agent answered after its last call worked).
+        await s.end(outcome ?? 'success', null, outcome ? {} : { source: 'judged' });
+      };
+      for (const [i, goal] of ['Refund order #W1 for alice', 'Please refund my order #W2', 'Refund #W3'].entries())
+        await refund(goal, i, 'success');
+      await memory.synthesize();
+      const [learned] = await memory.skills.list();
+      await refund('I want a refund for order #W9', 9, null);
+      const ex = (await memory.skills.explain(learned.name))!;
+      if (!judgedTrials) {
+        expect(ex.trials).toEqual([]);
+        continue;
+      }
+      expect(ex.trials.map((t) => [t.signal, t.sessionId, t.actor])).toEqual([['trial.pass', 'refund-9', 'judge']]);
+      // The person says it failed: the judged pass gives way to the reported failure.
+      expect(await memory.reportOutcome('refund-9', 'failure')).toEqual({ credited: [learned.name] });
+      const after = (await memory.skills.explain(learned.name))!;
+      expect(after.trials.map((t) => [t.signal, t.actor])).toEqual([['trial.fail', 'outcome']]);
+      expect(after.skill).toMatchObject({ trialsAttempted: 1, trialsPassed: 0 });
+      expect(after.replaced.map((t) => [t.signal, t.actor, t.replacedBy])).toEqual([
+        ['trial.pass', 'judge', after.trials[0].id],
+      ]);
+    }
+  });
+
   it('a recall for a session needs it recorded and running: an id no session holds yet would credit a later one', async () => {
     const memory = await openMemory({ db: tempDbPath(), auditFile: null });
     onTestFinished(() => memory.close());
