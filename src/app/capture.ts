@@ -340,7 +340,8 @@ export class Capture {
     const { inserted } = await store.insertSessions(fresh);
     const growing = await store.growSessions(grown);
     this.synthesis.noteNewSessions(inserted + growing);
-    const served = await this.linkRecalls(ctx.ns(opts.namespace), parsed, unique, placedId, before);
+    const written = new Set([...fresh, ...grown].map((s) => s.id));
+    const served = await this.linkRecalls(ctx.ns(opts.namespace), parsed, unique, placedId, written, before);
     if (ctx.config.lifecycle.judgedTrials && served.length)
       await this.creditJudgedTasks(ctx.ns(opts.namespace), served, opts.finished !== false);
     // Already present: a session refused because another one holds its id is a problem, not counted here.
@@ -383,6 +384,7 @@ export class Capture {
     parsed: PreparedCapture['parsed'],
     unique: readonly Session[],
     placedId: ReadonlyMap<Session, string>,
+    written: ReadonlySet<string>,
     before: Readonly<Record<string, string[]>> = {},
   ): Promise<ServedTask[]> {
     const baseOf = new Map(parsed.sessions.map((s, i) => [s as Session, parsed.bases[i]!]));
@@ -424,11 +426,14 @@ export class Capture {
       const mine = held.filter((r) => r.sessionId !== null && ids.has(r.sessionId));
       const placed = assignRecallsToTasks(mine, list, base);
       for (const m of placed) if (m.from !== null) moves.push({ ...m, from: m.from });
-      // The tasks that hold a recall now, each with whether a later task of its session followed it.
+      // The tasks that hold a recall now, each with whether a later task of its session followed it, and whether
+      // it or the task after it was written now (a task that grew, or one a new task made complete); else a task
+      // read again, complete and credited before.
       const movedTo = new Map(placed.map((m) => [m.recallId, m.to]));
       const holding = new Set(mine.map((r) => movedTo.get(r.id) ?? r.sessionId));
       list.forEach((t, i) => {
-        if (holding.has(t.id)) served.push({ id: t.id, followed: i < list.length - 1 });
+        const news = written.has(t.id) || (i + 1 < list.length && written.has(list[i + 1]!.id));
+        if (holding.has(t.id)) served.push({ id: t.id, followed: i < list.length - 1, news });
       });
     }
     const moved = await store.moveRecalls(namespace, moves);
@@ -444,7 +449,9 @@ export class Capture {
    * grew replaces it, and the task's reported outcome replaces either (a reported trial is final).
    */
   private async creditJudgedTasks(namespace: string, served: readonly ServedTask[], finished: boolean): Promise<void> {
-    const complete = served.filter((t) => finished || t.followed).map((t) => t.id);
+    // After each reply the Stop hook reads the whole transcript again: only the tasks it changed, or that a task
+    // it stored made complete, are judged there; a whole log judges every task once more (the same trial is a no-op).
+    const complete = served.filter((t) => finished || (t.followed && t.news)).map((t) => t.id);
     if (complete.length === 0) return;
     for (const s of await this.ctx.requireStore().getSessions(namespace, complete))
       if (s.outcomeSource === 'judged' && s.outcome !== 'unknown')
@@ -931,6 +938,8 @@ function namesOf(parsed: PreparedCapture['parsed']): Map<Session, ContentNames |
 interface ServedTask {
   id: string;
   followed: boolean;
+  /** It, or a later task of its session, was stored or grew in this ingest. */
+  news: boolean;
 }
 
 /** What ingest does with a session read from a log, given what the memory holds under its names. */
