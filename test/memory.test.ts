@@ -218,6 +218,23 @@ describe('recording sessions as they happen', () => {
       expect(after.replaced.map((t) => [t.signal, t.actor, t.replacedBy])).toEqual([
         ['trial.pass', 'judge', after.trials[0].id],
       ]);
+      // A session that made every step and then went on with another tool: judged a success, a pass of the skill.
+      // Reported a failure, its outcome says nothing of the skill (trialOf): the judged pass is taken back.
+      const s = await memory.startSession({ goal: 'Refund order #W7 please', id: 'refund-7' });
+      await s.recall();
+      await s.call({ tool: 'find_customer', args: { email: 'u7@example.com' }, result: '{"id": "c7"}' });
+      await s.call({ tool: 'get_order', args: { customer_id: 'c7' }, result: '{"status": "delivered"}' });
+      await s.call({ tool: 'issue_refund', args: { order_id: '#W7' }, result: '{"ok": true}' });
+      await s.call({ tool: 'send_email', args: { to: 'u7@example.com' }, result: '{"sent": true}' });
+      await s.end('success', null, { source: 'judged' });
+      expect((await memory.skills.explain(learned.name))!.skill).toMatchObject({ trialsAttempted: 2, trialsPassed: 1 });
+      expect(await memory.reportOutcome('refund-7', 'failure')).toEqual({ credited: [] });
+      const taken = (await memory.skills.explain(learned.name))!;
+      expect(taken.skill).toMatchObject({ trialsAttempted: 1, trialsPassed: 0, eta: after.skill.eta });
+      expect(taken.replaced.map((t) => [t.sessionId, t.replacedBy === t.id])).toEqual([
+        ['refund-9', false],
+        ['refund-7', true],
+      ]);
     }
   });
 

@@ -244,30 +244,34 @@ export class Catalog {
     if (served.length === 0) return [];
     const calls = (await store.getSession(namespace, sessionId))?.calls ?? [];
     const credited: string[] = [];
+    let withdrawn = 0;
     for (const skillId of served) {
       // A skill the session did not follow (it went another way) gets no trial from its outcome.
       const skill = await store.getSkill(namespace, skillId);
       if (!skill) continue;
       const procedure = { steps: stepKeysOf(skill.toolSequence, skill.body), tools: skill.toolsRequired };
       const trial = trialOf(procedure, calls, outcome, this.ctx.config.synthesis.thinkTools);
-      if (!trial) continue;
-      const sig: Signal = { kind: trial === 'pass' ? 'trial.pass' : 'trial.fail' };
+      const sig: Signal | null = trial && { kind: trial === 'pass' ? 'trial.pass' : 'trial.fail' };
       const res = await store.applyFeedback({
         namespace,
         idOrName: skillId,
-        signal: sig.kind,
+        // No trial (the session went another way): a judged trial of it, read from the same calls with the other
+        // outcome, is taken back, with nothing in its place.
+        signal: sig?.kind ?? 'trial.withdrawn',
         value: null,
         sessionId,
         actor,
         at: this.ctx.now().toISOString(),
-        compute: (s, recent) => lifecycleStep(s, sig, this.ctx.config.lifecycle, recent),
+        compute: (s, recent) => (sig ? lifecycleStep(s, sig, this.ctx.config.lifecycle, recent) : s),
         recentTrials: this.ctx.config.lifecycle.trialWindow,
         oncePerSession: true,
         replaces: judgedTrialReplaced(sig, this.ctx.config.lifecycle),
+        ...(sig ? {} : { withdraw: true }),
       });
-      if (res) credited.push(res.after.name);
+      if (res && sig) credited.push(res.after.name);
+      else if (res) withdrawn++;
     }
-    if (credited.length) await this.changes.skills(namespace);
+    if (credited.length || withdrawn) await this.changes.skills(namespace);
     return credited;
   }
 
@@ -492,9 +496,9 @@ function lifecycleStep(s: Skill, sig: Signal, rules: LifecycleRules, recent?: Re
 
 /**
  * A trial that takes the place of the session's judged one: the skill's lifecycle told again without it, this
- * trial last (domain/replace-trial.ts), on the prior its evidence gives it.
+ * trial last (domain/replace-trial.ts; none when `sig` is null), on the prior its evidence gives it.
  */
-function judgedTrialReplaced(sig: Signal, rules: LifecycleRules): NonNullable<FeedbackRequest['replaces']> {
+function judgedTrialReplaced(sig: Signal | null, rules: LifecycleRules): NonNullable<FeedbackRequest['replaces']> {
   return {
     actors: [JUDGE_ACTOR],
     replay: (s: Skill, history: readonly FeedbackRecord[], taken: number) =>

@@ -143,6 +143,16 @@ describe('replaceTrial: a judged trial taken back, the reported outcome counted 
     expect(got.eta).not.toBe(lifted.eta);
   });
 
+  it('taken back with nothing in its place: as if the judged trial had never come', () => {
+    const signals = [...times(5, pass), fail, pass, { kind: 'user.negative' } as Signal, pass];
+    const { rows, state } = track(signals);
+    const steps = replaceTrial(rows, 5, null, state, rules);
+    expect(steps).toHaveLength(4);
+    const { prior: _p, ...want } = track([...signals.slice(0, 5), ...signals.slice(6)]).state;
+    expect(steps.at(-1)!.after).toEqual(want);
+    expect(steps.at(-1)!.after).toEqual(steps.at(-1)!.before);
+  });
+
   it('the same with every trial counted (no window)', () => {
     const all = { ...rules, trialWindow: 0 };
     const signals = [...times(22, pass), fail, ...times(3, pass)];

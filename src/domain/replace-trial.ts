@@ -35,7 +35,9 @@ export interface ReplayedStep {
  *
  * `history`: the skill's signals that count, oldest first, the taken one at `taken`. `now`: the skill's state
  * (trial totals include every trial of `history`, and any its record carried over from an earlier skill), with the
- * prior its evidence gives it. Returns one step per signal after the taken one, then the step of `signal`.
+ * prior its evidence gives it. Returns one step per signal after the taken one, then the step of `signal`. `signal`
+ * null takes the trial back with nothing in its place (the task's reported outcome says nothing of the skill: the
+ * session went another way); its step then changes nothing.
  *
  * A person's promotion (`user.promote`) of a skill that, told again, was never retired changes nothing: it was a
  * return from a retirement that no longer happened. Pure.
@@ -43,7 +45,7 @@ export interface ReplayedStep {
 export function replaceTrial(
   history: readonly PastSignal[],
   taken: number,
-  signal: Signal,
+  signal: Signal | null,
   now: Pick<LifecycleState, 'trialsAttempted' | 'trialsPassed' | 'utility' | 'prior'>,
   rules: LifecycleRules,
 ): ReplayedStep[] {

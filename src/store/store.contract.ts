@@ -1587,6 +1587,47 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(seen).toEqual([{ trials: [false, true, true], restarted: false }]);
         });
 
+        it('withdraw: a judged trial taken back with nothing in its place; without one nothing is written', async () => {
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: '2025-02-01T00:00:00.000Z',
+          });
+          const back = {
+            actors: ['judge'],
+            replay: (s: Skill, history: readonly FeedbackRecord[], taken: number) => [
+              ...history.slice(taken + 1).map(() => ({ before: s, after: s })),
+              { before: s, after: { ...s, eta: 0.5, trialsAttempted: 1, trialsPassed: 1 } },
+            ],
+          };
+          const withdraw = (sessionId: string) =>
+            store.applyFeedback({
+              ...trial(true, { sessionId, oncePerSession: true, replaces: back, withdraw: true }),
+              signal: 'trial.withdrawn',
+            });
+          expect(await withdraw('s1')).toBeNull();
+          expect(await store.feedbackHistory('sk_old')).toEqual([]);
+          await store.applyFeedback(trial(true, { sessionId: 's0', oncePerSession: true }));
+          await store.applyFeedback(trial(false, { sessionId: 's1', actor: 'judge', oncePerSession: true }));
+          const mark = await store.audit('default', { subjectId: 'sk_old', limit: 1000 });
+          const res = await withdraw('s1');
+          expect(res?.after).toMatchObject({ eta: 0.5, trialsAttempted: 1, trialsPassed: 1 });
+          const history = await store.feedbackHistory('sk_old');
+          expect(history.map((h) => [h.sessionId, h.actor, h.replacedBy === h.id])).toEqual([
+            ['s0', 'outcome', false],
+            ['s1', 'judge', true],
+          ]);
+          const audit = await store.audit('default', { subjectId: 'sk_old', limit: 1000 });
+          expect(audit).toHaveLength(mark.length + 1);
+          expect(audit[0].detail).toMatchObject({ signal: 'trial.withdrawn', replaces: { signal: 'trial.fail' } });
+          // Taken back, it is no trial of the session any more: a later report gives one.
+          expect(await store.applyFeedback(trial(true, { sessionId: 's1', oncePerSession: true }))).not.toBeNull();
+          expect(await withdraw('s0')).toBeNull();
+        });
+
         it('a trial that replaces none needs no replay, and a judged one is kept when nothing replaces it', async () => {
           await store.writeSkill({
             action: 'add',

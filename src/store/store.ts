@@ -319,6 +319,11 @@ export interface FeedbackRequest {
     actors: readonly string[];
     replay: (skill: Skill, history: readonly FeedbackRecord[], taken: number) => LifecycleStep[];
   };
+  /**
+   * With `replaces`: only take the judged trial back, nothing in its place (no row is written; the replaced row
+   * names itself). Without a judged trial to take back, nothing is written.
+   */
+  withdraw?: boolean;
 }
 
 /** The lifecycle columns of a skill before and after one signal, as a replay tells them. */
@@ -352,7 +357,10 @@ export interface FeedbackRecord {
    * `cli`...; null on a row written before feedback kept it.
    */
   actor: string | null;
-  /** The row of the trial that replaced this judged one (it counts no more); null while it counts. */
+  /**
+   * The row of the trial that replaced this judged one (it counts no more): its own id when it was taken back with
+   * nothing in its place (the task's reported outcome gave the skill no trial); null while it counts.
+   */
   replacedBy: number | null;
 }
 

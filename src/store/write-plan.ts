@@ -221,7 +221,8 @@ export type FeedbackInsert = Omit<FeedbackRecord, 'id' | 'replacedBy'> & {
 export interface FeedbackPlan extends Outbox {
   /** The lifecycle columns of the skill's row. */
   update: RowChange;
-  feedback: FeedbackInsert;
+  /** The new row; null when a judged trial is only taken back (FeedbackRequest.withdraw). */
+  feedback: FeedbackInsert | null;
   /** The skill as the row holds it after the write. */
   after: Skill;
   /**
@@ -284,6 +285,8 @@ export function planFeedback(
 ): FeedbackPlan | null {
   if (feedbackNeedsTrialCheck(req) && current.sessionAlreadyTried) return null;
   const replacing = current.replacing && req.replaces ? current.replacing : null;
+  // Nothing to take back: a withdrawal writes nothing.
+  if (req.withdraw && !replacing) return null;
   const steps = replacing ? req.replaces!.replay(before, replacing.history, replacing.taken) : null;
   const next = steps ? steps[steps.length - 1]!.after : req.compute(before, current.recent);
   // The new row follows the restated ones: its before is the last one's after (the skill's row said otherwise).
@@ -334,21 +337,23 @@ export function planFeedback(
       },
       where: { id: before.id },
     },
-    feedback: {
-      namespace: ns,
-      skillId: before.id,
-      signal: req.signal,
-      value: req.value,
-      sessionId: req.sessionId,
-      at: req.at,
-      etaBefore: from.eta,
-      etaAfter: next.eta,
-      statusBefore: from.status,
-      statusAfter: next.status,
-      utilityBefore: from.utility,
-      utilityAfter: next.utility,
-      actor: req.actor,
-    },
+    feedback: req.withdraw
+      ? null
+      : {
+          namespace: ns,
+          skillId: before.id,
+          signal: req.signal,
+          value: req.value,
+          sessionId: req.sessionId,
+          at: req.at,
+          etaBefore: from.eta,
+          etaAfter: next.eta,
+          statusBefore: from.status,
+          statusAfter: next.status,
+          utilityBefore: from.utility,
+          utilityAfter: next.utility,
+          actor: req.actor,
+        },
     after: { ...before, ...changed },
     ...(replacing && steps
       ? {

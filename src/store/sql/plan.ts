@@ -227,6 +227,8 @@ export function sqlPlan(d: Dialect) {
     markReplaced: sql(
       'UPDATE feedback SET replaced_by = (SELECT MAX(id) FROM feedback WHERE skill_id = ?) WHERE id = ?',
     ),
+    // Taken back with nothing in its place: it names itself.
+    markWithdrawn: sql('UPDATE feedback SET replaced_by = id WHERE id = ?'),
     restateFeedback: sql(
       'UPDATE feedback SET eta_before = ?, eta_after = ?, status_before = ?, status_after = ?, utility_before = ?, utility_after = ? WHERE id = ?',
     ),

@@ -563,9 +563,10 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
       const plan = planFeedback(req, before, { sessionAlreadyTried: tried, recent, replacing });
       if (!plan) return { result: null, outbox: NO_OUTBOX };
       yield self.change(plan.update);
-      yield q(p.insertFeedback, feedbackInsertValues(plan.feedback));
+      if (plan.feedback) yield q(p.insertFeedback, feedbackInsertValues(plan.feedback));
       if (plan.replaced) {
-        yield q(p.markReplaced, [before.id, plan.replaced.id]);
+        if (plan.feedback) yield q(p.markReplaced, [before.id, plan.replaced.id]);
+        else yield q(p.markWithdrawn, [plan.replaced.id]);
         for (const r of plan.replaced.restated)
           yield q(p.restateFeedback, [
             r.etaBefore,
