@@ -441,6 +441,47 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
     expect(trials(db, EXCHANGE)).toEqual([1, 1, [`trial.pass ${S}#2`]]);
   });
 
+  it('judged trials: a newer judgement of a task that grew replaces the earlier judged trial', () => {
+    const db = copyOf();
+    const EXCHANGE = 'exchange-delivered-order-items';
+    const transcript = join(tmp, `transcript-${++counter}.jsonl`);
+    transcriptUpTo(transcript, 12);
+    ok(cli(['recall', '--hook', '--db', db], promptSubmit(SECOND, transcript)));
+    // The file read while the agent was still at it (taken as whole, as `ingest FILE` takes it): the second task
+    // ends on the failed return, judged a failure.
+    transcriptUpTo(transcript, 11);
+    ok(cli(['ingest', transcript, '--db', db]));
+    expect(trials(db, EXCHANGE)).toEqual([1, 0, [`trial.fail ${S}#2 (judged)`]]);
+    // It went on: the agent retried with the override, it worked, and it said so. The task grows, judged again.
+    const lines = fixtureLines().slice(0, 11);
+    const retry = JSON.parse(lines[9]);
+    retry.uuid = '00000190-0000-4000-8000-000000000000';
+    retry.parentUuid = '00000111-0000-4000-8000-000000000000';
+    retry.timestamp = '2025-09-01T10:05:20.000Z';
+    retry.message.content[0] = {
+      ...retry.message.content[0],
+      id: 'toolu_01B9',
+      input: { command: 'orders return W4817 --item office-chair --override', description: 'Return the chair' },
+    };
+    const result = JSON.parse(lines[10]);
+    result.uuid = '00000191-0000-4000-8000-000000000000';
+    result.parentUuid = retry.uuid;
+    result.timestamp = '2025-09-01T10:05:22.000Z';
+    result.message.content = [
+      { tool_use_id: 'toolu_01B9', type: 'tool_result', content: 'return R-1 opened for #W4817', is_error: false },
+    ];
+    const answer = JSON.parse(fixtureLines()[11]);
+    answer.uuid = '00000192-0000-4000-8000-000000000000';
+    answer.parentUuid = result.uuid;
+    answer.timestamp = '2025-09-01T10:05:24.000Z';
+    answer.message.content = [{ type: 'text', text: 'The return of the chair is opened (R-1).' }];
+    writeFileSync(transcript, `${[...lines, ...[retry, result, answer].map((l) => JSON.stringify(l))].join('\n')}\n`);
+    const grown = json<{ grown?: number }[]>(cli(['ingest', transcript, '--json', '--db', db]));
+    expect(grown[0].grown).toBe(1);
+    expect(trials(db, EXCHANGE)).toEqual([1, 1, [`trial.pass ${S}#2 (judged)`]]);
+    expect(explained(db, EXCHANGE).replaced.map((r) => [r.signal, r.actor])).toEqual([['trial.fail', 'judge']]);
+  });
+
   it('an agent session id that capture privacy stores as a keyed hash is keyed alike by the recall and the ingest', () => {
     const db = copyOf();
     // An id holding an e-mail address is stored as sid_<hash>, its tasks each under a hash of their own id.
