@@ -106,7 +106,8 @@ export interface Explanation {
   /** Whether recall can serve it, and if not, why and what brings it back. */
   standing?: { recallable: boolean; reason: string | null };
   supersedeChain: { id: string; name: string; version: string; status: string }[];
-  track: { at: string; eta: number; utility: number | null; status: string; signal: string }[];
+  /** `judged`: a trial the outcome judge gave (lifecycle.judgedTrials), until the task's reported outcome replaces it. */
+  track: { at: string; eta: number; utility: number | null; status: string; signal: string; judged?: true }[];
 }
 
 /** Sessions that ran the same steps but were worded too far apart to group (GET /api/look-alike). */

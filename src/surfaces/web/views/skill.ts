@@ -124,7 +124,7 @@ export async function skillView(
       h('dt', {}, 'Followers that succeeded'),
       h('dd', {}, ratio(skill.successCount, skill.attemptCount)),
       h('dt', {}, 'Trials passed'),
-      h('dd', {}, ratio(ex.skill.trialsPassed, ex.skill.trialsAttempted)),
+      h('dd', {}, `${ratio(ex.skill.trialsPassed, ex.skill.trialsAttempted)}${judgedNote(ex.track)}`),
       h('dt', {}, 'Support'),
       h('dd', {}, `${skill.support} session${skill.support === 1 ? '' : 's'}`),
       h('dt', {}, 'Tools'),
@@ -497,4 +497,10 @@ function chain(ex: Explanation, currentId: string): HTMLElement {
       ),
     ),
   );
+}
+
+/** How many of the trials the outcome judge gave (a task nobody reported), said beside the trials passed. */
+function judgedNote(track: Explanation['track']): string {
+  const judged = track.filter((t) => t.judged).length;
+  return judged ? ` (${judged} judged)` : '';
 }
