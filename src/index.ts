@@ -33,6 +33,8 @@ export type { RecordedCall } from './app/types.js';
 export type { StartSessionOptions } from './capture/types.js';
 /** The grouped rarer methods: `memory.sessions` and `memory.skills`. */
 export type { MemorySessions, MemorySkills } from './app/memory.js';
+/** What `memory.skills.edit` and `memory.skills.revertEdit` answer: the skill now, whether it changed, and notes. */
+export type { EditResult } from './app/catalog.js';
 /** Feedback on a skill as `memory.feedback` takes it besides the words pass, fail, up, down and reward=<0..1>. */
 export type { Signal } from './domain/lifecycle.js';
 /** What `memory.on` delivers: the skill event types, an event, a listener. */

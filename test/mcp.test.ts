@@ -98,10 +98,11 @@ describe.each([
   });
   afterAll(async () => conn?.close());
 
-  it('lists the eleven tools with their input and output schemas', async () => {
+  it('lists the twelve tools with their input and output schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'compile_skill',
+      'edit_skill',
       'end_session',
       'forget_session',
       'forget_skill',
@@ -474,7 +475,34 @@ describe.each([
       /unknown argument sessionId: this tool takes session_id, goal, tool/,
     );
     expect(await toolError(client, 'list_skills', { limit: 3 })).toMatch(/unknown argument limit/);
-    expect((await client.listTools()).tools).toHaveLength(11);
+    expect((await client.listTools()).tools).toHaveLength(12);
+  });
+
+  it("edits a skill's SKILL.md: a new version whose steps are the procedure, said as the agent's edit; revert hands it back", async () => {
+    const md = String(
+      ((await client.readResource({ uri: 'skill://exchange-delivered-order-items' })).contents[0] as { text: string })
+        .text,
+    );
+    const text = md.replace('## Edge cases\n', '## Edge cases\n\n- Check the new item is in stock first.\n');
+    const edited = await ok<{ changed: boolean; version: string; toolSequence: string[] }>(client, 'edit_skill', {
+      skill: 'exchange-delivered-order-items',
+      skill_md: text,
+    });
+    expect(edited).toMatchObject({ changed: true, version: '1.1.0', warnings: [], redacted: [] });
+    const now = String(
+      ((await client.readResource({ uri: 'skill://exchange-delivered-order-items' })).contents[0] as { text: string })
+        .text,
+    );
+    expect(now).toContain('- Check the new item is in stock first.');
+    expect(now).toMatch(/^ {2}edited-by: mcp$/m);
+    expect(
+      await toolError(client, 'edit_skill', { skill: 'exchange-delivered-order-items', skill_md: text, revert: true }),
+    ).toMatch(/either skill_md .* or revert/);
+    expect(await ok(client, 'edit_skill', { skill: 'exchange-delivered-order-items', revert: true })).toMatchObject({
+      changed: true,
+      version: '1.2.0',
+      toolSequence: edited.toolSequence,
+    });
   });
 
   it('renames a skill: listed, read and recalled under the new name, which says who gave it', async () => {
@@ -620,7 +648,7 @@ describe('MCP over HTTP, trust boundary', () => {
           requestInit: { headers: { Authorization: 'Bearer mcp-token-0123456789abcdef' } },
         }),
       );
-      expect((await authorised.listTools()).tools).toHaveLength(11);
+      expect((await authorised.listTools()).tools).toHaveLength(12);
       await authorised.close();
     } finally {
       await server.close();
@@ -660,7 +688,7 @@ describe('MCP over HTTP, trust boundary', () => {
       // The SDK's own client sends no Origin: it connects as before.
       const client = new Client({ name: 't', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-      expect((await client.listTools()).tools).toHaveLength(11);
+      expect((await client.listTools()).tools).toHaveLength(12);
       await client.close();
     } finally {
       await server.close();

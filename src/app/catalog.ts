@@ -23,6 +23,9 @@ import { givenNameOf } from '../domain/learned-by.js';
 import { bumpVersion } from '../domain/reconcile.js';
 import { noSkillNamed, renameProblems } from '../domain/skill-rename.js';
 import { renamedSkill } from '../pipeline/rename.js';
+import { editedSkill, revertedSkill } from '../pipeline/edit.js';
+import { readEdit } from '../domain/skill-edit.js';
+import { redactCapture } from '../domain/redact.js';
 import type { PassLock } from './synthesis.js';
 
 /**
@@ -452,6 +455,107 @@ export class Catalog {
   }
 
   /**
+   * A person's SKILL.md for a learned skill (skill-edit.ts: readEdit): a new minor version of the same skill (same
+   * id, record and lineage) with their description and body, secrets and personal data redacted, its procedure
+   * the one its steps name; its SKILL.md says who edited it and when, and the passes that write the skill again
+   * keep the text (they restate its counts, and say when its sessions suggest another procedure). An empty text,
+   * or one with the description and body the skill has, changes nothing (`changed: false`, `why`). A text that is
+   * not a valid SKILL.md, or names another skill, is an InputError; an imported skill (its folder is its text), a
+   * ConflictError; a pass running on the namespace, a PassLockedError. Null when there is no such live skill.
+   */
+  async edit(
+    idOrName: string,
+    text: string,
+    opts: { namespace?: string; actor?: string } = {},
+  ): Promise<EditResult | null> {
+    if (typeof text !== 'string') throw new InputError('edit: the SKILL.md text must be a string');
+    if (text.length > MAX_TEXT_CHARS)
+      throw new InputError(`edit: the SKILL.md is ${text.length} characters, over the ${MAX_TEXT_CHARS} limit`);
+    return this.changeText(idOrName, opts, async (skill, at) => {
+      const reading = readEdit(text, skill, redactCapture);
+      if (!reading.ok) throw new InputError(`edit ${skill.name}: ${reading.errors.join('; ')}`);
+      if (!reading.changed) return { skill, changed: false, why: reading.why, warnings: [], redacted: [] };
+      const edited = editedSkill(skill, reading.fields, {
+        editedBy: opts.actor ?? 'user',
+        at,
+        license: this.ctx.config.license,
+      });
+      if (!edited) throw notLearned(skill, 'edit');
+      const { warnings, redacted } = reading.fields;
+      const saved = await this.ctx.requireStore().writeSkill({
+        action: 'edit',
+        skill: edited,
+        parents: [],
+        actor: opts.actor ?? 'user',
+        detail: {
+          toolSequence: { from: skill.toolSequence, to: edited.toolSequence },
+          ...(redacted.length ? { redacted } : {}),
+        },
+        at,
+      });
+      return { skill: saved, changed: true, warnings, redacted };
+    });
+  }
+
+  /**
+   * Hands a skill a person edited back to the learner: a new minor version with the text its last learned version
+   * had (under the name and counts it has now), no longer marked as a person's, so the next pass may write it
+   * again. A skill nobody edited changes nothing (`changed: false`, `why: 'not-edited'`). Null when there is no such
+   * live skill.
+   */
+  async revertEdit(idOrName: string, opts: { namespace?: string; actor?: string } = {}): Promise<EditResult | null> {
+    return this.changeText(idOrName, opts, async (skill, at) => {
+      const store = this.ctx.requireStore();
+      const reverted = revertedSkill(skill, await store.skillVersions(skill.id), {
+        at,
+        license: this.ctx.config.license,
+      });
+      if (!reverted) return { skill, changed: false, why: 'not-edited', warnings: [], redacted: [] };
+      const saved = await store.writeSkill({
+        action: 'revert',
+        skill: reverted,
+        parents: [],
+        actor: opts.actor ?? 'user',
+        detail: { toolSequence: { from: skill.toolSequence, to: reverted.toolSequence } },
+        at,
+      });
+      return { skill: saved, changed: true, warnings: [], redacted: [] };
+    });
+  }
+
+  /** A change to a live learned skill's text under the namespace's lock (a pass could write the old text back). */
+  private async changeText(
+    idOrName: string,
+    opts: { namespace?: string },
+    change: (skill: Skill, at: string) => Promise<EditResult>,
+  ): Promise<EditResult | null> {
+    const store = this.ctx.requireStore();
+    const ns = this.ctx.ns(opts.namespace);
+    const release = await this.lock.acquireForChange(ns, 'edit');
+    if (!release)
+      throw new PassLockedError(
+        `a synthesis pass is running on namespace ${ns} (or another change held it for 5 s); edit the skill when it is done`,
+      );
+    let res: EditResult;
+    try {
+      const skill = await store.getSkill(ns, idOrName);
+      if (!skill || skill.supersededBy) return null;
+      if (skill.corpus === 'external') throw notLearned(skill, 'edit');
+      res = await change(skill, this.ctx.now().toISOString());
+    } finally {
+      await release();
+    }
+    if (res.changed) {
+      await this.changes.skills(opts.namespace);
+      this.ctx.log.child('edit').info(res.skill.skillMd.includes('edited-by:') ? 'skill edited' : 'skill handed back', {
+        skill: res.skill.name,
+        version: res.skill.version,
+      });
+    }
+    return res;
+  }
+
+  /**
    * Forgets a skill: its row, SKILL.md versions, provenance, track record, vectors and exemplars are deleted and
    * it is never recalled again; an audit record keeps its id and name. Null when there is no such skill.
    */
@@ -482,6 +586,25 @@ export class Catalog {
     if (req.commit) await this.changes.skills(req.namespace);
     return result;
   }
+}
+
+/** What `skills edit` did: the skill as it is now, and what the person should know. */
+export interface EditResult {
+  skill: Skill;
+  /** False when nothing was written (`why`). */
+  changed: boolean;
+  why?: 'empty' | 'unchanged' | 'not-edited';
+  /** What the person should know: a procedure the steps did not say, a tool no version of the skill called. */
+  warnings: string[];
+  /** The kinds of secret or personal data redacted from the text. */
+  redacted: string[];
+}
+
+/** An imported skill's text is its folder's: an edit is an import of the edited folder. */
+function notLearned(skill: Skill, what: string): ConflictError {
+  return new ConflictError(
+    `${what} ${skill.name}: an imported skill's text is its folder's; edit the folder's SKILL.md and import it again (skills import DIR --force)`,
+  );
 }
 
 /** One lifecycle step of a stored skill: trials update the Beta prior its evidence gave it (seedEta). */

@@ -15,7 +15,7 @@ import type { EventBus, Listener, SkillEventType } from '../support/event-bus.js
 import type { Logger } from '../support/log.js';
 import type { Capture } from './capture.js';
 import type { StartSessionOptions } from '../capture/types.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog, EditResult } from './catalog.js';
 import type { RecallIndexes } from './recall-indexes.js';
 import type { AppContext } from './context.js';
 import type { Outbox } from './outbox.js';
@@ -115,6 +115,20 @@ export interface MemorySkills {
     newName: string,
     opts?: { namespace?: string; actor?: string; force?: boolean },
   ): Promise<{ from: string; skill: Skill; changed: boolean } | null>;
+  /**
+   * A person's SKILL.md for a learned skill: a new minor version of the same skill with their description and body
+   * (secrets redacted), its procedure the main path its `## Steps` name ("Call `tool` ..."), marked as edited so
+   * that later passes keep the text (they restate its counts, and record when its sessions suggest another
+   * procedure: `sessions-suggest`). An empty text, or the text it has, changes nothing (`changed: false`). An invalid
+   * SKILL.md, or one that names another skill, is an InputError; an imported skill, a ConflictError; a pass running,
+   * a PassLockedError. Null when there is no such live skill.
+   */
+  edit(idOrName: string, text: string, opts?: { namespace?: string; actor?: string }): Promise<EditResult | null>;
+  /**
+   * Hands an edited skill back to the learner: the text of its last learned version, under its name and counts
+   * now, no longer marked as edited (the next pass may write it again). Not edited: `changed: false`.
+   */
+  revertEdit(idOrName: string, opts?: { namespace?: string; actor?: string }): Promise<EditResult | null>;
   /**
    * What became of a skill once named `name` (renamed, or superseded) for a lookup by that name that found nothing:
    * the live skill's name now, or null.
@@ -247,6 +261,8 @@ export class Memory {
       setEnabled: (idOrName, enabled, opts = {}) => catalog.setEnabled(idOrName, enabled, opts),
       promote: (name, opts = {}) => catalog.promote(name, opts),
       rename: (idOrName, newName, opts = {}) => catalog.rename(idOrName, newName, opts),
+      edit: (idOrName, text, opts = {}) => catalog.edit(idOrName, text, opts),
+      revertEdit: (idOrName, opts = {}) => catalog.revertEdit(idOrName, opts),
       nowKnownAs: (name, namespace) => catalog.nowKnownAs(name, namespace),
       explain: (idOrName, namespace, opts) => catalog.explain(idOrName, namespace, opts),
       diff: (idOrName, opts) => catalog.diff(idOrName, opts),

@@ -19,7 +19,10 @@ export class PassLock {
   constructor(private readonly ctx: AppContext) {}
 
   /** The release function, or null when another holder has the namespace. */
-  async tryAcquire(namespace: string, purpose: 'pass' | 'forget' | 'rename'): Promise<(() => Promise<void>) | null> {
+  async tryAcquire(
+    namespace: string,
+    purpose: 'pass' | 'forget' | 'rename' | 'edit',
+  ): Promise<(() => Promise<void>) | null> {
     const holder =
       purpose === 'pass'
         ? `${hostname()}:${process.pid}:${randomUUID()}`
@@ -34,7 +37,7 @@ export class PassLock {
    */
   async acquireForChange(
     namespace: string,
-    purpose: 'forget' | 'rename',
+    purpose: 'forget' | 'rename' | 'edit',
     waitMs = CHANGE_WAIT_MS,
   ): Promise<(() => Promise<void>) | null> {
     const until = Date.now() + waitMs;

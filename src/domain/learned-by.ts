@@ -32,6 +32,30 @@ export function givenNameOf(skillMd: string): GivenName | null {
   return { namedBy, formerNames: (metadataOf(skillMd, 'renamed-from') ?? '').split(/\s+/).filter(Boolean) };
 }
 
+/**
+ * A person's (or an agent's) edit of a learned skill's text (`skills edit`; skill-edit.ts): who made it and when,
+ * and, once a later pass found its sessions following another procedure, that procedure (`sessions-suggest`, its
+ * steps' tools in order). A pass keeps an edited text: it restates the counts, never the procedure.
+ */
+export interface EditMark {
+  editedBy: string;
+  editedAt: string;
+  /** The tool sequence a later pass distilled from the sessions, where it differs from the edited one. */
+  suggests?: string[];
+}
+
+/** The edit a SKILL.md says a person made (`edited-by`, `edited-at`, `sessions-suggest`), or null for a learner's text. */
+export function editOf(skillMd: string): EditMark | null {
+  const editedBy = metadataOf(skillMd, 'edited-by');
+  if (!editedBy) return null;
+  const suggests = (metadataOf(skillMd, 'sessions-suggest') ?? '').split(/\s+/).filter(Boolean);
+  return {
+    editedBy,
+    editedAt: metadataOf(skillMd, 'edited-at') ?? '',
+    ...(suggests.length ? { suggests } : {}),
+  };
+}
+
 /** The frontmatter metadata keys read back from a stored SKILL.md. */
 const METADATA = {
   'learned-by': metadataLine('learned-by'),
@@ -39,6 +63,9 @@ const METADATA = {
   'named-by': metadataLine('named-by'),
   'renamed-from': metadataLine('renamed-from'),
   'skill-id': metadataLine('skill-id'),
+  'edited-by': metadataLine('edited-by'),
+  'edited-at': metadataLine('edited-at'),
+  'sessions-suggest': metadataLine('sessions-suggest'),
 };
 
 /** A value of a SKILL.md's frontmatter metadata (a key indented under `metadata`), or null. */

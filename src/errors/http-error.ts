@@ -4,7 +4,7 @@ import { SkillsmithError } from './skillsmith-error.js';
 export class HttpError extends SkillsmithError {
   static override readonly code = 'HTTP_REQUEST';
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 503,
     message: string,
   ) {
     super(message);

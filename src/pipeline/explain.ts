@@ -1,3 +1,4 @@
+import { editOf } from '../domain/learned-by.js';
 import { sameProcedureVersion } from '../domain/reconcile.js';
 import { JUDGE_ACTOR } from '../domain/replace-trial.js';
 import { standingOf, type Standing } from '../domain/standing.js';
@@ -43,6 +44,12 @@ export interface Explanation {
   supersedeChain: { id: string; name: string; version: string; status: string }[];
   /** Whether recall can serve it, and if not, why and what brings it back (standing.ts). */
   standing: Standing;
+  /**
+   * Only for a skill whose text a person edited (skills edit): who and when, and, when a later pass found its
+   * sessions following another procedure, that procedure's tools (`suggests`). Passes keep the text until
+   * `skills edit NAME --revert`.
+   */
+  edited?: { by: string; at: string; suggests?: string[] };
   /**
    * Its signals that count, oldest first: trials, thumbs, rewards, promotions. `actor` says who gave each: a trial
    * the outcome judge gave a task is `judge` (lifecycle.judgedTrials), a reported outcome's `outcome`.
@@ -185,11 +192,19 @@ export async function explainSkill(
       supersededByName: skill.supersededBy ? (byId.get(skill.supersededBy)?.name ?? null) : null,
       servedInstead: await servedInstead(store, namespace, skill, opts.servedFor),
     }),
+    ...editedOf(skill),
     trials,
     replaced: history.filter((f) => f.replacedBy !== null),
     track,
     audit,
   };
+}
+
+/** The `edited` field of an explanation, for a skill a person edited. */
+function editedOf(skill: Skill): Pick<Explanation, 'edited'> {
+  const mark = editOf(skill.skillMd);
+  if (!mark) return {};
+  return { edited: { by: mark.editedBy, at: mark.editedAt, ...(mark.suggests ? { suggests: mark.suggests } : {}) } };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { serializeSkillMd } from '../domain/skill-md/index.js';
 import type { Draft, Skill } from '../domain/types.js';
 import { sessionRef } from '../domain/session-ref.js';
-import { givenNameOf, metadataOf, type GivenName } from '../domain/learned-by.js';
+import { editOf, givenNameOf, metadataOf, type EditMark, type GivenName } from '../domain/learned-by.js';
 
 export interface RenderOptions {
   license: string;
@@ -12,6 +12,8 @@ export interface RenderOptions {
   learnedBy: string;
   /** The name a person gave the skill (skills rename), when not its distiller: kept by every later write. */
   given?: GivenName | null;
+  /** A person's edit of the text (skills edit), when there is one: kept by every later write until reverted. */
+  edit?: EditMark | null;
 }
 
 /** The canonical SKILL.md of a draft: license and version injected, never taken from a distiller. */
@@ -29,6 +31,11 @@ export function renderSkillMd(
   if (o.given) {
     metadata['named-by'] = o.given.namedBy;
     if (o.given.formerNames.length) metadata['renamed-from'] = o.given.formerNames.join(' ');
+  }
+  if (o.edit) {
+    metadata['edited-by'] = o.edit.editedBy;
+    if (o.edit.editedAt) metadata['edited-at'] = o.edit.editedAt;
+    if (o.edit.suggests?.length) metadata['sessions-suggest'] = o.edit.suggests.join(' ');
   }
   if (o.clusterId) metadata.cluster = o.clusterId;
   if (o.sourceSessions.length) {
@@ -56,7 +63,13 @@ export function renderSkillMd(
  */
 export function renderStoredSkill(
   skill: Skill,
-  o: { license: string; learnedBy: string; clusterId?: string | null; given?: GivenName | null },
+  o: {
+    license: string;
+    learnedBy: string;
+    clusterId?: string | null;
+    given?: GivenName | null;
+    edit?: EditMark | null;
+  },
 ): string {
   return renderSkillMd(
     {
@@ -76,6 +89,8 @@ export function renderStoredSkill(
       learnedBy: o.learnedBy,
       // A name a person gave stays theirs (by default, the one its stored text says was given).
       given: o.given !== undefined ? o.given : givenNameOf(skill.skillMd),
+      // A person's edit stays theirs too (by default, the one its stored text says was made).
+      edit: o.edit !== undefined ? o.edit : editOf(skill.skillMd),
     },
   );
 }

@@ -1,6 +1,6 @@
 import { seedEta } from '../domain/admit.js';
 import { restateEvidence } from '../domain/evidence-line.js';
-import { learnedByOf } from '../domain/learned-by.js';
+import { learnedByOf, type EditMark } from '../domain/learned-by.js';
 import type { Skill } from '../domain/types.js';
 import { renderStoredSkill } from './render-skill-md.js';
 
@@ -12,13 +12,15 @@ type Counts = Pick<Skill, 'sourceSessions' | 'successCount' | 'attemptCount' | '
  * from the seed its evidence gave it (seedEta), is the seed of the new evidence. A learned skill's evidence line
  * and the sources its SKILL.md names say so too, as its list of sources and its counts do; a skill whose text no
  * pass wrote (imported: no `learned-by`) keeps its text. `written`: the distiller and group of a text this pass
- * wrote anew (else those its stored text names).
+ * wrote anew (else those its stored text names). `edit`: a person's edit as this pass leaves it (else as its stored
+ * text says it).
  */
 export function withSupport(
   skill: Skill,
   grown: Counts,
   license: string,
   written?: { learnedBy: string; clusterId: string | null },
+  edit?: EditMark | null,
 ): Skill {
   const seeded = skill.trialsAttempted === 0 && skill.eta === seedEta(skill.successCount, skill.attemptCount);
   const next: Skill = {
@@ -34,7 +36,10 @@ export function withSupport(
     followers: next.attemptCount,
   });
   const restated = { ...next, body };
-  return { ...restated, skillMd: renderStoredSkill(restated, { license, learnedBy, clusterId: written?.clusterId }) };
+  return {
+    ...restated,
+    skillMd: renderStoredSkill(restated, { license, learnedBy, clusterId: written?.clusterId, edit }),
+  };
 }
 
 /**

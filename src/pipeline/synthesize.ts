@@ -14,6 +14,7 @@ import { detectNewSessions, readWatermark } from './stages/detect.js';
 import { embedGoals } from './stages/embed.js';
 import { findLookAlikes, learnedSessions, type LookAlike, PASS_LOOK_ALIKES } from './stages/look-alike.js';
 import { reembed } from './reembed.js';
+import { editOf } from '../domain/learned-by.js';
 
 export interface SynthesisReport {
   created: SkillRef[];
@@ -44,6 +45,10 @@ export interface SkillRef {
   name: string;
   version: string;
   cluster: string;
+  /** Only for a skill a person edited (skills edit): the pass kept their text. */
+  keptEdit?: true;
+  /** With keptEdit, when its sessions now suggest another procedure: that procedure's tools, in order. */
+  suggests?: string[];
 }
 
 export interface SynthesizeOptions {
@@ -238,7 +243,14 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
       report.skipped.push({ cluster: out.clusterId, reason: out.reason ?? 'skipped' });
       return;
     }
-    const ref = { id: out.skill.id, name: out.skill.name, version: out.skill.version, cluster: out.clusterId };
+    const mark = editOf(out.skill.skillMd);
+    const ref: SkillRef = {
+      id: out.skill.id,
+      name: out.skill.name,
+      version: out.skill.version,
+      cluster: out.clusterId,
+      ...(mark ? { keptEdit: true as const, ...(mark.suggests ? { suggests: mark.suggests } : {}) } : {}),
+    };
     if (out.action === 'add') report.created.push(ref);
     else if (out.action === 'update') report.updated.push(ref);
     else if (out.action === 'reinforce') report.reinforced.push(ref);

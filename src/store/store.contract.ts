@@ -1011,6 +1011,50 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect((await store.getSkill('default', 'cancel-order'))!.id).toBe('sk_other');
         });
 
+        it("a person's edit and its revert are versions of the same skill, with their audit records and events", async () => {
+          await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at: AT1 });
+          const edited = skill({ version: '1.1.0', skillMd: 'edited text', toolSequence: ['a', 'c'], updatedAt: AT2 });
+          await store.writeSkill({ action: 'edit', skill: edited, parents: [], actor: 'cli', detail: {}, at: AT2 });
+          // A pass that reinforces the edited skill amends its version: the reason stays the person's.
+          await store.writeSkill({
+            action: 'reinforce',
+            skill: { ...edited, skillMd: 'edited text, more support', support: 9 },
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: AT2,
+          });
+          await store.writeSkill({
+            action: 'revert',
+            skill: skill({ version: '1.2.0', skillMd: 'learned text', updatedAt: AT2 }),
+            parents: [],
+            actor: 'cli',
+            detail: {},
+            at: AT2,
+          });
+          expect(
+            (await store.skillVersions('sk_old')).map((v) => [v.version, v.reason, v.skillMd, v.toolSequence]),
+          ).toEqual([
+            ['1.0.0', 'add', skill().skillMd, skill().toolSequence],
+            ['1.1.0', 'edit', 'edited text, more support', ['a', 'c']],
+            ['1.2.0', 'revert', 'learned text', skill().toolSequence],
+          ]);
+          expect((await store.events('default')).map((e) => e.type)).toEqual([
+            'skill.created',
+            'skill.edited',
+            'skill.reinforced',
+            'skill.reverted',
+          ]);
+          expect((await store.audit('default')).map((a) => [a.action, a.actor]).slice(0, 2)).toEqual([
+            ['skill.revert', 'cli'],
+            ['skill.reinforce', 'synth'],
+          ]);
+          expect((await store.getSkill('default', 'sk_old'))!).toMatchObject({
+            version: '1.2.0',
+            skillMd: 'learned text',
+          });
+        });
+
         it('a version written again takes the new text and keeps the reason and time of its first write', async () => {
           await store.writeSkill({
             action: 'add',

@@ -395,7 +395,17 @@ export interface ClusterRecord {
   newMembers: string[];
 }
 
-export type SkillWriteAction = 'add' | 'update' | 'reinforce' | 'supersede' | 'import' | 'promote' | 'rename';
+export type SkillWriteAction =
+  | 'add'
+  | 'update'
+  | 'reinforce'
+  | 'supersede'
+  | 'import'
+  | 'promote'
+  | 'rename'
+  /** A person's text (skills edit), and the text handed back to the learner (skills edit --revert). */
+  | 'edit'
+  | 'revert';
 
 export interface SkillWrite {
   action: SkillWriteAction;

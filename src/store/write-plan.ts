@@ -91,6 +91,10 @@ export function eventType(action: SkillWrite['action']): string {
       return 'skill.promoted';
     case 'rename':
       return 'skill.renamed';
+    case 'edit':
+      return 'skill.edited';
+    case 'revert':
+      return 'skill.reverted';
   }
 }
 

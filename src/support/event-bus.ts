@@ -15,6 +15,8 @@ export const SKILL_EVENT_TYPES = [
   'skill.imported',
   'skill.promoted',
   'skill.renamed',
+  'skill.edited',
+  'skill.reverted',
   'skill.forgotten',
   'skill.parent_forgotten',
 ] as const;

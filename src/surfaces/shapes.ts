@@ -134,6 +134,7 @@ export async function synthesisLines(report: SynthesisReport, memory: Memory): P
     const was = old ? `${old.name} ${old.version}` : s.supersedes;
     lines.push(line(`  superseded ${verb} ${was} by ${s.name} ${s.version}`));
   }
+  lines.push(...keptEditLines(report));
   // Clusters a pass examined a moment ago wait out their cooldown: one line, saying when to ask again.
   const cooling = report.skipped.filter((s) => s.reason.startsWith('cooldown:'));
   for (const s of report.skipped) if (!cooling.includes(s)) lines.push(`  skipped ${s.cluster}: ${s.reason}`);
@@ -144,6 +145,19 @@ export async function synthesisLines(report: SynthesisReport, memory: Memory): P
     );
   }
   return lines;
+}
+
+/**
+ * The skills a person edited whose sessions, distilled again by this pass, now suggest another procedure: the pass
+ * kept the person's text, and says so once per skill, with the procedure and how to hand the skill back.
+ */
+export function keptEditLines(report: SynthesisReport): string[] {
+  const said = new Map<string, string[]>();
+  for (const s of report.reinforced) if (s.keptEdit && s.suggests) said.set(s.name, s.suggests);
+  return [...said].map(
+    ([name, tools]) =>
+      `  kept ${name} as a person edited it; its sessions now suggest another procedure: ${tools.join(' > ')} (skills show ${name}; skills edit ${name} --revert hands it back to the learner)`,
+  );
 }
 
 /** Whether a pass wrote, reinforced and skipped nothing ("Nothing new to learn."). */

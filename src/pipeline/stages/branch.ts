@@ -7,7 +7,7 @@ import {
 } from '../../domain/branches.js';
 import { redactText } from '../../domain/redact.js';
 import { bumpVersion, sameProcedureVersion } from '../../domain/reconcile.js';
-import { learnedByOf } from '../../domain/learned-by.js';
+import { editOf, learnedByOf } from '../../domain/learned-by.js';
 import { detectSpan } from '../../domain/spans.js';
 import { strongerFirst } from '../../domain/skill-order.js';
 import { lcsLength } from '../../domain/sequence.js';
@@ -71,6 +71,8 @@ export async function branchSkills(
   // The first that separates on a field wins it: two passes over the same history give the same branches.
   const ordered = [...skills].sort(strongerFirst);
   for (const skill of ordered) {
+    // A person's text says its branches as they wrote them (skills edit): no pass adds or drops one.
+    if (editOf(skill.skillMd)) continue;
     const own = spans.get(skill.id) ?? [];
     const end = endOf(skill.toolSequence);
     const found: { when: Branch['when']; other: Skill }[] = [];

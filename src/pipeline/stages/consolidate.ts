@@ -1,7 +1,7 @@
 import { stepKeysOf } from '../../domain/commands.js';
 import { defaultReconcileRules, oneSkill } from '../../domain/reconcile.js';
 import { strongerThenOlderFirst } from '../../domain/skill-order.js';
-import { givenNameOf } from '../../domain/learned-by.js';
+import { editOf, givenNameOf } from '../../domain/learned-by.js';
 import type { Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import type { SkillCatalog } from '../skill-catalog.js';
@@ -39,10 +39,12 @@ export async function consolidateSkills(
     const winner = input.skills.get(candidate.id);
     if (!winner?.embedding) continue;
     for (const { skill: loser, similarity } of input.skills.neighbours(winner.embedding, bar, winner.id)) {
-      // A skill a person named (skills rename) is one they told apart: no housekeeping folds it into another.
+      // A skill a person named (skills rename) is one they told apart, and one they edited (skills edit) is theirs:
+      // no housekeeping folds it into another.
       if (
         !loser.clusterId ||
         givenNameOf(loser.skillMd) ||
+        editOf(loser.skillMd) ||
         loser.support > winner.support ||
         !oneSkill(
           stepKeysOf(winner.toolSequence, winner.body),

@@ -2,7 +2,7 @@ import { stepKeysOf } from '../../domain/commands.js';
 import { seedEta } from '../../domain/admit.js';
 import { bumpVersion, defaultReconcileRules, reconcile, type Decision } from '../../domain/reconcile.js';
 import { withBranches } from '../../domain/branches.js';
-import { givenNameOf, learnedByOf, olderDistiller, type GivenName } from '../../domain/learned-by.js';
+import { editOf, givenNameOf, learnedByOf, olderDistiller, type GivenName } from '../../domain/learned-by.js';
 import { retitle } from '../../domain/skill-rename.js';
 import type { Draft, Skill } from '../../domain/types.js';
 import type { DraftMaterial, GroupInput } from '../group.js';
@@ -92,13 +92,22 @@ export function reconcileDraft(
   // Written by an earlier version of this distiller: the cluster's skill takes this version's text whatever
   // the procedure did. Under a new name it is superseded (lineage kept, track record carried over), as
   // planners and exports know a skill by its name; under the same name it is updated.
-  const upgradedFrom = mine && olderDistiller(learnedByOf(mine.skillMd), deps.distiller.id) ? mine : null;
+  // A text a person edited (skills edit) is theirs: no newer distiller rewrites it.
+  const upgradedFrom =
+    mine && !editOf(mine.skillMd) && olderDistiller(learnedByOf(mine.skillMd), deps.distiller.id) ? mine : null;
   // A name a person gave (skills rename) is not the distiller's to change.
   const renamed = !!upgradedFrom && draft.name !== upgradedFrom.name && !givenNameOf(upgradedFrom.skillMd);
-  const decision: Decision =
+  const decided: Decision =
     upgradedFrom && reconciled.action !== 'supersede'
       ? { action: renamed ? 'supersede' : 'update', target: upgradedFrom, similarity: 1 }
       : reconciled;
+  // A skill a person edited keeps their text: a pass that would write its procedure anew (update), or replace it
+  // with its group's better one (supersede), reinforces it instead, and its own group's procedure is recorded as
+  // what the sessions suggest (`sessions-suggest`), for the person to look at.
+  const keptEdit = (decided.action === 'update' || decided.action === 'supersede') && !!editOf(decided.target.skillMd);
+  const decision: Decision = keptEdit
+    ? { action: 'reinforce', target: decided.target, similarity: decided.similarity }
+    : decided;
   const at = deps.now().toISOString();
   const base = {
     namespace: input.namespace,
@@ -195,6 +204,13 @@ export function reconcileDraft(
   }
   // Its own cluster grew: its recall vector follows the cluster. Another group's support leaves it alone.
   const ownGrowth = t.clusterId === input.clusterId && linked;
+  // An edited skill's own group says, each time it is distilled again, whether its sessions still suggest another
+  // procedure than the person's (a draft of the same procedure clears what an earlier pass suggested).
+  const mark = editOf(t.skillMd);
+  const edit =
+    mark && mine?.id === t.id
+      ? { editedBy: mark.editedBy, editedAt: mark.editedAt, ...(keptEdit ? { suggests: [...draft.toolSequence] } : {}) }
+      : undefined;
   const skill: Skill = withSupport(
     {
       ...t,
@@ -214,6 +230,8 @@ export function reconcileDraft(
     },
     reinforcedCounts(t, material),
     license,
+    undefined,
+    edit,
   );
   return { decision, skill, target: t, at };
 }

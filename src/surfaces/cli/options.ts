@@ -45,6 +45,9 @@ const options = {
   out: { type: 'string' },
   all: { type: 'boolean' },
   force: { type: 'boolean' },
+  // skills edit
+  file: { type: 'string' },
+  revert: { type: 'boolean' },
   'log-level': { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },

@@ -193,6 +193,12 @@ describe('the flags each subcommand reads', () => {
         args: ['promote', (await memory.skills.list()).find((s) => s.corpus === 'external')!.name],
       }),
       rename: async () => ({ args: ['rename', await skill(1), 'renamed-by-a-person'] }),
+      edit: async () => {
+        const s = (await memory.skills.get(await skill(0)))!;
+        const file = join(dir, 'edited.SKILL.md');
+        writeFileSync(file, `${s.skillMd.trimEnd()}\n\nA note a person added.\n`);
+        return { args: ['edit', s.name], flags: { file } };
+      },
       forget: async () => ({ args: ['forget', await skill(2)] }),
     },
     sessions: {

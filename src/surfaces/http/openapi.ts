@@ -257,6 +257,42 @@ export function openApiDocument(version: string) {
             422: error('Not exportable'),
           },
         },
+        put: {
+          summary:
+            "A person's correction of a learned skill (skills edit): the body is the whole SKILL.md. It must be a valid " +
+            "SKILL.md with the skill's own name (a new name is PATCH's); secrets and personal data are redacted; the " +
+            "frontmatter metadata is the memory's. A new version of the same skill: its description and body as written, " +
+            'its toolSequence the tools its "## Steps" call ("Call `tool` ..."), or the one it had (said in warnings). ' +
+            'Later passes keep the text, and record when its sessions suggest another procedure (explain: edited). ' +
+            'An empty text, or the text it has, changes nothing (changed false, why)',
+          parameters: [path('name'), csrf],
+          requestBody: {
+            required: true,
+            content: { 'text/markdown': { schema: { type: 'string', description: 'the whole SKILL.md' } } },
+          },
+          responses: {
+            200: json(ref('SkillEdit'), 'The skill as it is now'),
+            ...notFound,
+            ...rejected,
+            409: error('An imported skill (edit its folder and import it again), or a synthesis pass is running'),
+            415: error('The body is not text (send the SKILL.md as text/markdown)'),
+          },
+        },
+      },
+      '/api/skills/{name}/revert': {
+        post: {
+          summary:
+            'Hand a skill a person edited back to the learner (skills edit --revert): a new version with the text it ' +
+            'last learned, under its name and counts now; the next pass may write it again. A skill nobody edited ' +
+            "changes nothing (changed false, why 'not-edited'). No body",
+          parameters: [path('name'), csrf],
+          responses: {
+            200: json(ref('SkillEdit'), 'The skill as it is now'),
+            ...notFound,
+            403: error(`Missing ${CSRF_HEADER} header`),
+            409: error('A synthesis pass is running'),
+          },
+        },
       },
       '/api/skills/{name}/explain': {
         get: {
@@ -609,6 +645,25 @@ export function openApiDocument(version: string) {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
         Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
+        SkillEdit: {
+          type: 'object',
+          required: ['skill', 'changed', 'warnings', 'redacted'],
+          properties: {
+            skill: ref('Skill'),
+            changed: { type: 'boolean', description: 'false when nothing was written (why)' },
+            why: { type: 'string', enum: ['empty', 'unchanged', 'not-edited'] },
+            warnings: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'steps that name no tool (the procedure it had is kept), tools no version of it called',
+            },
+            redacted: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'kinds of secret or personal data redacted from the text (api_key, email, ...)',
+            },
+          },
+        },
         SessionSummary: {
           type: 'object',
           properties: {

@@ -30,6 +30,8 @@ const LIST_CHANGES: ReadonlySet<string> = new Set([
   'skill.imported',
   'skill.promoted',
   'skill.renamed',
+  'skill.edited',
+  'skill.reverted',
   'skill.forgotten',
 ]);
 

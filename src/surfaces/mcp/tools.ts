@@ -26,7 +26,17 @@ function strictArgs<S extends z.ZodRawShape>(shape: S) {
 }
 
 /** A skill a synthesis pass wrote, as its report names it. */
-const skillRef = z.object({ id: z.string(), name: z.string(), version: z.string(), cluster: z.string() });
+const skillRef = z.object({
+  id: z.string(),
+  name: z.string(),
+  version: z.string(),
+  cluster: z.string(),
+  keptEdit: z.literal(true).optional().describe("a skill a person edited: the pass kept the person's text"),
+  suggests: z
+    .array(z.string())
+    .optional()
+    .describe('with keptEdit: the procedure its sessions now suggest instead, its tools in order'),
+});
 
 /** The structured results (outputSchema): a client can rely on these fields being there. */
 /** A group of sessions alike in their steps, too few to learn from alone (goals defused, see `defusedGroups`). */
@@ -109,6 +119,17 @@ const output = {
     skills: z.array(z.string()).describe('skills that keep a forgotten-parent marker'),
   },
   forgottenSkill: { id: z.string(), name: z.string() },
+  editedSkill: {
+    id: z.string(),
+    name: z.string(),
+    version: z.string(),
+    changed: z
+      .boolean()
+      .describe('false when nothing was written: an empty text, the text it has, or (revert) no edit'),
+    toolSequence: z.array(z.string()).describe('its main path now'),
+    warnings: z.array(z.string()),
+    redacted: z.array(z.string()).describe('kinds of secret or personal data redacted from the text'),
+  },
   renamedSkill: {
     id: z.string(),
     from: z.string(),
@@ -502,6 +523,46 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         name: res.skill.name,
         version: res.skill.version,
         changed: res.changed,
+      });
+    },
+  );
+
+  registerTool(
+    'edit_skill',
+    {
+      title: "Correct a skill's SKILL.md",
+      description:
+        'Replace a learned skill\'s SKILL.md with a corrected one (the whole text, the skill\'s own name; secrets are redacted): a new version, its procedure the tools its "## Steps" call ("1. Call `tool` ..."). Later passes keep the text and record when the sessions suggest another procedure. revert: true hands it back to the learner (the text it last learned) instead.',
+      inputSchema: strictArgs({
+        skill: z.string().min(1).max(200).describe('skill name or id'),
+        skill_md: z.string().max(65_536).optional().describe('the whole corrected SKILL.md (not with revert)'),
+        revert: z.boolean().optional().describe('hand the skill back to the learner instead of editing it'),
+      }),
+      outputSchema: output.editedSkill,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    },
+    async (a) => {
+      if (a.revert === (a.skill_md !== undefined))
+        throw new InputError('give either skill_md (the corrected SKILL.md) or revert: true');
+      const res = a.revert
+        ? await memory.skills.revertEdit(a.skill, { actor: 'mcp' })
+        : await memory.skills.edit(a.skill, a.skill_md!, { actor: 'mcp' });
+      if (!res) throw new NotFoundError(await noSkillNamed(memory, a.skill));
+      const s = res.skill;
+      const said = !res.changed
+        ? `${s.name}: nothing changed (${res.why === 'empty' ? 'the text is empty' : res.why === 'unchanged' ? 'the text is the one it has' : 'no person edited it'})`
+        : a.revert
+          ? `${s.name} is the learner's again (version ${s.version}): ${s.toolSequence.join(' > ')}`
+          : `${s.name} edited (version ${s.version}): ${s.toolSequence.join(' > ')}; later passes keep the text`;
+      const notes = [...res.warnings, ...(res.redacted.length ? [`redacted: ${res.redacted.join(', ')}`] : [])];
+      return answer(notes.length ? `${said}\n${notes.join('\n')}` : said, {
+        id: s.id,
+        name: s.name,
+        version: s.version,
+        changed: res.changed,
+        toolSequence: s.toolSequence,
+        warnings: res.warnings,
+        redacted: res.redacted,
       });
     },
   );

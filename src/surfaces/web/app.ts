@@ -121,6 +121,8 @@ function startEvents() {
           'skill.retired',
           'skill.promoted',
           'skill.renamed',
+          'skill.edited',
+          'skill.reverted',
         ].includes(e.type)
       ) {
         ctx.notify(`${e.type.replace('skill.', 'Skill ').replace('_', ' ')}: ${name}`);

@@ -9,6 +9,8 @@ import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
 import { out, printJson, printSkillTable, writeErr } from '../output.js';
 import { nearestName } from '../../../support/nearest-name.js';
+import { edit, editUsage } from '../skill-edit.js';
+import { editOf } from '../../../domain/learned-by.js';
 
 /**
  * Source sessions the text of `skills show` and `skills explain` names before saying how many more there are: a
@@ -84,6 +86,16 @@ const SUBCOMMANDS = [
                               --force takes a name another skill had before a person renamed it`,
   },
   {
+    name: 'edit',
+    operands: 'NAME',
+    flags: [...MEMORY_FLAGS, 'file', 'revert', 'json'],
+    help: `  skills edit NAME [--file PATH|-] [--revert]
+                              correct a learned skill: its SKILL.md in $VISUAL or $EDITOR (or the text of PATH, - for
+                              stdin) becomes a new version, its procedure the tools its steps call; later passes keep
+                              the text and say when its sessions suggest another procedure; --revert hands it back
+                              to the learner (the text it last learned)`,
+  },
+  {
     name: 'forget',
     operands: 'NAME',
     flags: [...MEMORY_FLAGS, 'json'],
@@ -92,7 +104,7 @@ const SUBCOMMANDS = [
 ] as const satisfies readonly (Subcommand & { operands: string | null })[];
 const SUBCOMMAND_NAMES: readonly string[] = SUBCOMMANDS.map((s) => s.name);
 
-/** `skillsmith skills list|show|explain|diff|enable|disable|export|import|promote|rename|forget`: the skill catalogue. */
+/** `skillsmith skills list|show|explain|diff|enable|disable|export|import|promote|rename|edit|forget`: the skill catalogue. */
 export const command: Command = {
   name: 'skills',
   ...withSubcommands(SUBCOMMANDS),
@@ -101,7 +113,7 @@ export const command: Command = {
   ifMissing: ([sub]) =>
     ['list', 'show', 'explain', 'diff', 'export'].includes(sub ?? '')
       ? 'empty'
-      : ['enable', 'disable', 'promote', 'rename', 'forget'].includes(sub ?? '')
+      : ['enable', 'disable', 'promote', 'rename', 'edit', 'forget'].includes(sub ?? '')
         ? 'fail'
         : null,
   usage: ([sub, operand, ...more], flags) => {
@@ -111,6 +123,7 @@ export const command: Command = {
     // diff compares at most two versions: a third is a mistake, not something to ignore; rename takes one name.
     if (sub === 'diff' && more.length > 2) return `usage: skillsmith ${operandUsage(sub)}`;
     if (sub === 'rename' && more.length !== 1) return `usage: skillsmith ${operandUsage(sub)}`;
+    if (sub === 'edit') return editUsage(more, flags);
     // A folder to import that is not there is said before a memory is created to import into.
     return sub === 'import' && operand && !existsSync(operand)
       ? `skills import: cannot read "${operand}": no such file or directory`
@@ -166,6 +179,9 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         const ex = await memory.skills.explain(skill.id, undefined, { sessions: 0 });
         if (skill.trialsAttempted)
           out(`trials ${skill.trialsPassed}/${skill.trialsAttempted} passed${judgedText(ex?.trials ?? [])}`);
+        const mark = editOf(skill.skillMd);
+        const edited = mark && { by: mark.editedBy, at: mark.editedAt, suggests: mark.suggests };
+        for (const line of editedLines(skill.name, edited)) out(line);
         // An old name's skill, no longer recalled: which one does its task now.
         const next = skill.supersededBy ? await memory.skills.get(skill.supersededBy) : null;
         if (next) out(`superseded by ${next.name} ${next.version}: it is not recalled (skills show ${next.name})`);
@@ -198,6 +214,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       );
       out(`  ${k.description}`);
       if (ex.standing.reason) out(`Not recalled: ${ex.standing.reason}`);
+      for (const line of editedLines(k.name, ex.edited ?? null)) out(line);
       out(
         `Learned from ${ex.parents.sessionCount} session(s)${ex.parents.facts.length ? ` and ${ex.parents.facts.length} fact(s)` : ''}; ${k.successCount}/${k.attemptCount} followers succeeded; ${k.trialsPassed}/${k.trialsAttempted} trials passed${judgedText(ex.trials)}.`,
       );
@@ -255,6 +272,8 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         );
       return 0;
     }
+    case 'edit':
+      return edit(memory, operand, flags);
     case 'forget': {
       const gone = await memory.skills.forget(operand, { actor: 'cli' });
       if (!gone) return missing(memory, operand);
@@ -339,4 +358,20 @@ function judgedText(trials: readonly { signal: string; actor: string | null }[])
   if (judged.length === 0) return '';
   const passed = judged.filter((t) => t.signal === 'trial.pass').length;
   return ` (${judged.length} judged, ${passed} of them passed: the outcome judge read their tasks, none was reported)`;
+}
+
+/**
+ * What `skills show` and `skills explain` say of a skill a person edited: who and when, that passes keep the text,
+ * and the procedure its sessions now suggest when a pass found another one.
+ */
+function editedLines(name: string, mark: { by: string; at: string; suggests?: string[] } | null): string[] {
+  if (!mark) return [];
+  return [
+    `edited by a person (${mark.by}${mark.at ? `, ${mark.at}` : ''}): later passes keep this text; skills edit ${name} --revert hands it back to the learner`,
+    ...(mark.suggests
+      ? [
+          `its sessions now suggest another procedure: ${mark.suggests.join(' > ')} (a pass after the edit found it; skills diff ${name} shows the edit)`,
+        ]
+      : []),
+  ];
 }

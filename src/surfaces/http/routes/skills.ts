@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import type { EditResult } from '../../../app/catalog.js';
 import type { Memory } from '../../../app/memory.js';
 import type { Skill } from '../../../domain/types.js';
 import { exportSkillFiles } from '../export.js';
-import { HttpError, readJson, readQuery } from '../request.js';
+import { forRequest, HttpError, readJson, readQuery } from '../request.js';
 import { noSkillNamed, skillJson, skillSummaryJson } from '../../shapes.js';
 import { createZip } from '../zip.js';
 
@@ -73,7 +74,7 @@ const patchBody = z
   .strict()
   .refine((b) => b.enabled !== undefined || b.name !== undefined, { message: 'give "enabled", "name" or both' });
 
-/** The skill catalogue: list, read, enable/disable, rename, promote, forget, explain, feedback and export. */
+/** The skill catalogue: list, read, enable/disable, rename, edit, promote, forget, explain, feedback and export. */
 export function skillRoutes(memory: Memory): Hono {
   const app = new Hono();
 
@@ -205,5 +206,37 @@ export function skillRoutes(memory: Memory): Hono {
     return c.body(file.text, 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
   });
 
+  // A person's SKILL.md for a learned skill (skills edit): the text itself, as text/markdown. The answer is what
+  // `skills edit --json` prints: the skill now, whether it changed (an empty text, or the one it has, changes
+  // nothing), and what the person should know.
+  app.put('/skills/:name/SKILL.md', async (c) => {
+    const type = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type && !type.startsWith('text/'))
+      throw new HttpError(415, `the body is the SKILL.md text itself (Content-Type: text/markdown), not ${type}`);
+    const name = c.req.param('name');
+    const res = await forRequest('edit', memory.skills.edit(name, await c.req.text(), { actor: 'http' }));
+    if (!res) throw new HttpError(404, await noSkillNamed(memory, name));
+    return c.json(editJson(res));
+  });
+
+  // The skill handed back to the learner (skills edit --revert). No body.
+  app.post('/skills/:name/revert', async (c) => {
+    const name = c.req.param('name');
+    const res = await memory.skills.revertEdit(name, { actor: 'http' });
+    if (!res) throw new HttpError(404, await noSkillNamed(memory, name));
+    return c.json(editJson(res));
+  });
+
   return app;
+}
+
+/** An edit's answer: as `skills edit --json` prints it. */
+function editJson(res: EditResult) {
+  return {
+    skill: skillJson(res.skill),
+    changed: res.changed,
+    ...(res.why ? { why: res.why } : {}),
+    warnings: res.warnings,
+    redacted: res.redacted,
+  };
 }
