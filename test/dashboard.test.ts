@@ -524,6 +524,47 @@ describe('dashboard', () => {
     );
   });
 
+  it("edits a skill's SKILL.md from its page: the steps become its procedure, kept until handed back", async () => {
+    const name = 'escalate-order-return';
+    const before = await api<{ toolSequence: string[] }>(`/api/skills/${name}`);
+    expect(before.toolSequence).toContain('get_order_details');
+    await open(`#/skills/${name}`);
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    const box = page.getByLabel('SKILL.md');
+    expect(await box.evaluate((e) => e === document.activeElement)).toBe(true);
+    const text = await box.inputValue();
+    expect(text).toMatch(/^name: escalate-order-return$/m);
+    // A text that names another skill is refused with the reason; the box stays.
+    await box.fill(text.replace(`name: ${name}`, 'name: hand-over-return'));
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect
+      .poll(() => page.locator('.toast.error').last().textContent())
+      .toMatch(/Could not save escalate-order-return: .*skills rename escalate-order-return hand-over-return/);
+    // The order lookup dropped, a warning added.
+    const edited = text
+      .replace(/^3\. Call `get_order_details`.*\n/m, '')
+      .replace(/^4\. /m, '3. ')
+      .replace('## Edge cases\n', '## Edge cases\n\n- Say who takes over before the transfer.\n');
+    expect(edited).not.toBe(text);
+    await box.fill(edited);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => page.locator('#edited-note').count()).toBe(1);
+    expect(await page.locator('#edited-note p').first().textContent()).toMatch(
+      /^Edited by a person \(http, .+\): later passes keep this text\.$/,
+    );
+    expect(await page.locator('.markdown').textContent()).toContain('Say who takes over before the transfer.');
+    expect(await page.locator('table.versions tr[data-version="1.1.0"] td').nth(1).textContent()).toBe('edit');
+    const now = await api<{ toolSequence: string[]; version: string }>(`/api/skills/${name}`);
+    expect(now).toMatchObject({ version: '1.1.0' });
+    expect(now.toolSequence).toEqual(before.toolSequence.filter((t) => t !== 'get_order_details'));
+    await shot('skill-edited');
+
+    await page.getByRole('button', { name: 'Hand back to the learner' }).click();
+    await expect.poll(() => page.locator('#edited-note').count()).toBe(0);
+    const back = await api<{ toolSequence: string[]; version: string }>(`/api/skills/${name}`);
+    expect(back).toMatchObject({ version: '1.2.0', toolSequence: before.toolSequence });
+  });
+
   it('made no request outside the server it was served from', () => {
     const origin = new URL(server.url).origin;
     const outside = requested.filter(

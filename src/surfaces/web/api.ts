@@ -60,8 +60,22 @@ async function sendLog<T>(path: string, text: string): Promise<{ status: number;
   return { status: res.status, body: (await res.json()) as T };
 }
 
+/** Sends a text body as it is (`PUT .../SKILL.md`: the SKILL.md itself, text/markdown), with the JSON answer. */
+async function sendText<T>(method: string, path: string, text: string, type: string): Promise<T> {
+  const h = headers(method);
+  h['Content-Type'] = type;
+  const res = await reach(path, { method, headers: h, body: text });
+  if (!res.ok) {
+    const payload = (await res.json().catch(() => null)) as ({ error?: string } & Record<string, unknown>) | null;
+    throw new ApiError(res.status, payload?.error ?? `${res.status} ${res.statusText}`, payload ?? {});
+  }
+  return (await res.json()) as T;
+}
+
 export const api = {
   log: sendLog,
+  putMarkdown: <T>(path: string, text: string): Promise<T> =>
+    sendText<T>('PUT', path, text, 'text/markdown; charset=utf-8'),
   get: async <T>(path: string): Promise<T> => (await send('GET', path)).json() as Promise<T>,
   post: async <T>(path: string, body: unknown): Promise<T> => (await send('POST', path, body)).json() as Promise<T>,
   patch: async <T>(path: string, body: unknown): Promise<T> => (await send('PATCH', path, body)).json() as Promise<T>,

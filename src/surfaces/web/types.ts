@@ -105,6 +105,8 @@ export interface Explanation {
   versions: { version: string; reason: string; createdAt: string; toolSequence: string[]; sameProcedure: boolean }[];
   /** Whether recall can serve it, and if not, why and what brings it back. */
   standing?: { recallable: boolean; reason: string | null };
+  /** A skill a person edited (skills edit): who, when, and what its sessions suggest since. */
+  edited?: { by: string; at: string; suggests?: string[] };
   supersedeChain: { id: string; name: string; version: string; status: string }[];
   /** `judged`: a trial the outcome judge gave (lifecycle.judgedTrials), until the task's reported outcome replaces it. */
   track: { at: string; eta: number; utility: number | null; status: string; signal: string; judged?: true }[];
@@ -238,4 +240,13 @@ export interface LogIngested {
   skipped: number;
   problems: LogProblem[];
   notes?: LogProblem[];
+}
+
+/** `PUT /api/skills/{name}/SKILL.md` and `POST .../revert`: what an edit did. */
+export interface SkillEdit {
+  skill: Skill;
+  changed: boolean;
+  why?: 'empty' | 'unchanged' | 'not-edited';
+  warnings: string[];
+  redacted: string[];
 }

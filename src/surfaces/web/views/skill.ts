@@ -13,7 +13,7 @@ import {
 import { h, mount } from '../dom.js';
 import { date, num, ratio } from '../format.js';
 import { renderMarkdown, splitFrontmatter } from '../markdown.js';
-import type { Explanation, ForgottenSkill, Skill, SkillDiff } from '../types.js';
+import type { Explanation, ForgottenSkill, Skill, SkillDiff, SkillEdit } from '../types.js';
 
 /** One skill: its SKILL.md, track record, provenance down to each tool call, versions and supersede chain. */
 export async function skillView(
@@ -58,6 +58,14 @@ export async function skillView(
   };
 
   const forget = forgetControl(skill, ctx);
+  // A learned skill a person can correct: its SKILL.md in a text box (PUT .../SKILL.md), the page drawn again after.
+  const redraw = async (focus: string) => {
+    ctx.changed();
+    await skillView(main, skill.name, ctx);
+    main.querySelector<HTMLElement>(focus)?.focus();
+  };
+  const editable = skill.corpus === 'internal' && !skill.supersededBy && /^ {2}learned-by:/m.test(skill.skillMd ?? '');
+  const edit = editable ? editControl(skill, ctx, redraw) : null;
   // An import a person promoted keeps its first version's reason: the page says where it came from.
   const promotedImport = skill.corpus === 'internal' && ex.versions[0]?.reason === 'import';
   mount(
@@ -110,10 +118,13 @@ export async function skillView(
         },
         'Download SKILL.md',
       ),
+      edit?.open ?? null,
       skill.corpus === 'internal' && !skill.supersededBy ? renameControl(skill, ctx) : null,
       forget.open,
     ),
+    edit?.panel ?? null,
     forget.panel,
+    ex.edited ? editedNote(skill, ex.edited, ctx, redraw) : null,
     h(
       'dl',
       { class: 'facts' },
@@ -147,6 +158,110 @@ export async function skillView(
     section('Provenance', provenance(ex, path, ctx)),
     section('Versions', versions(ex, name)),
     ex.supersedeChain.length > 1 ? section('Supersede chain', chain(ex, skill.id)) : null,
+  );
+}
+
+/**
+ * "Edit": the skill's SKILL.md in a text box, saved as a person's edit (PUT .../SKILL.md): a new version whose steps
+ * are its procedure, kept by later passes. What the server says of it (a tool no version called, steps that name no
+ * tool, what was redacted) is said; a refused text is said with the reason, and the box stays for another try.
+ */
+function editControl(
+  skill: Skill,
+  ctx: ViewContext,
+  redraw: (focus: string) => Promise<void>,
+): { open: HTMLElement; panel: HTMLElement } {
+  const text = h('textarea', {
+    id: 'edit-skill-md',
+    name: 'skillMd',
+    rows: '24',
+    spellcheck: 'false',
+    'aria-describedby': 'edit-hint',
+  }) as HTMLTextAreaElement;
+  const panel = h(
+    'form',
+    { class: 'edit-skill', hidden: true },
+    h('label', { for: 'edit-skill-md' }, 'SKILL.md'),
+    h(
+      'p',
+      { id: 'edit-hint', class: 'muted' },
+      'Your text becomes its next version, kept by later passes. The steps under "## Steps" that say "Call `tool`" are its procedure; the name stays (Rename gives another); secrets are redacted.',
+    ),
+    text,
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit', class: 'primary' }, 'Save'),
+      h('button', { type: 'button', onclick: () => close() }, 'Cancel'),
+    ),
+  );
+  const open = h('button', { type: 'button', 'aria-expanded': 'false' }, 'Edit');
+  const close = () => {
+    panel.hidden = true;
+    open.setAttribute('aria-expanded', 'false');
+    open.focus();
+  };
+  open.addEventListener('click', () => {
+    text.value = skill.skillMd ?? '';
+    panel.hidden = false;
+    open.setAttribute('aria-expanded', 'true');
+    text.focus();
+  });
+  panel.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      const res = await api.putMarkdown<SkillEdit>(
+        `/api/skills/${encodeURIComponent(skill.name)}/SKILL.md`,
+        text.value,
+      );
+      if (!res.changed) {
+        ctx.notify(
+          `${skill.name}: nothing changed (${res.why === 'empty' ? 'the text is empty' : 'the text is as it was'})`,
+        );
+        return close();
+      }
+      const notes = [...res.warnings, ...(res.redacted.length ? [`redacted: ${res.redacted.join(', ')}`] : [])];
+      ctx.notify(
+        `${skill.name} edited (version ${res.skill.version}): recall serves your text${notes.length ? `. ${notes.join('. ')}` : ''}`,
+      );
+      await redraw('#edited-note');
+    } catch (err) {
+      ctx.notify(`Could not save ${skill.name}: ${(err as Error).message}`, 'error');
+      text.focus();
+    }
+  });
+  return { open, panel };
+}
+
+/** A skill a person edited: by whom and when, what its sessions suggest since, and a button that hands it back. */
+function editedNote(
+  skill: Skill,
+  edited: NonNullable<Explanation['edited']>,
+  ctx: ViewContext,
+  redraw: (focus: string) => Promise<void>,
+): HTMLElement {
+  const handBack = async () => {
+    try {
+      const res = await api.post<SkillEdit>(`/api/skills/${encodeURIComponent(skill.name)}/revert`, {});
+      ctx.notify(`${skill.name} is the learner's again (version ${res.skill.version})`);
+      await redraw('main > h1');
+    } catch (err) {
+      ctx.notify(`Could not hand ${skill.name} back: ${(err as Error).message}`, 'error');
+    }
+  };
+  return h(
+    'div',
+    { class: 'edited', id: 'edited-note', tabindex: -1 },
+    h('p', {}, `Edited by a person (${edited.by}, ${date(edited.at)}): later passes keep this text.`),
+    edited.suggests
+      ? h(
+          'p',
+          { id: 'edited-suggests' },
+          'Its sessions now suggest another procedure: ',
+          edited.suggests.map((t, i) => [i ? ' → ' : '', h('code', {}, t)]),
+        )
+      : null,
+    h('button', { type: 'button', onclick: handBack }, 'Hand back to the learner'),
   );
 }
 
