@@ -1029,7 +1029,7 @@ describe('usage', () => {
     [['learn'], /needs at least one FILE/],
     [
       ['skills'],
-      /skills needs a subcommand: list, show, explain, diff, enable, disable, export, import, promote, rename or forget/,
+      /skills needs a subcommand: list, show, explain, diff, enable, disable, export, import, promote, rename, edit or forget/,
     ],
     [['skills', 'lst'], /unknown skills subcommand "lst" \(did you mean "list"\?\)/],
     [['sessions'], /sessions needs a subcommand: list, show, forget or alike/],

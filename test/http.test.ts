@@ -275,6 +275,7 @@ describe('meta', () => {
         '/api/skills/{name}/explain',
         '/api/skills/{name}/feedback',
         '/api/skills/{name}/promote',
+        '/api/skills/{name}/revert',
         '/api/stats',
         '/api/synthesize',
       ].filter((p) => p !== '/api/openapi.json'),
