@@ -318,6 +318,19 @@ describe('skills edit from the command line', () => {
     expect(cli(['skills', 'edit', name]).stderr).toContain('set VISUAL or EDITOR');
     expect(cli(['skills', 'edit', name, '--file', 'x.md', '--revert']).code).toBe(2);
     expect(cli(['skills', 'edit', '--help']).stdout).toContain('skills edit NAME [--file PATH|-] [--revert]');
+
+    // A branch section the person deletes takes its branches with it: recall serves the main path alone.
+    const mobile = JSON.parse(cli(['skills', 'show', 'fix-mobile-data', '--json']).stdout);
+    expect(mobile.branches.length).toBeGreaterThan(0);
+    expect(mobile.toolsRequired).toContain('resume_line');
+    const unbranched = (mobile.skillMd as string).replace(/## Branches\n[\s\S]*?(?=\n## )/, '');
+    expect(unbranched).not.toContain('## Branches');
+    expect(cli(['skills', 'edit', 'fix-mobile-data', '--file', '-'], { input: unbranched }).code).toBe(0);
+    const [served] = JSON.parse(
+      cli(['recall', 'my mobile data is not working on my phone', '--top-k', '1', '--json']).stdout,
+    );
+    expect(served).toMatchObject({ name: 'fix-mobile-data', branches: [], toolSequence: mobile.toolSequence });
+    expect(served.toolsRequired).not.toContain('resume_line');
     expect(JSON.parse(cli(['skills', 'show', name, '--json']).stdout).version).toBe('1.2.0');
   });
 });

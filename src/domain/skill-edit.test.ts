@@ -51,14 +51,15 @@ describe('stepToolsOf', () => {
       '2. If Airplane Mode is ON: call `toggle_airplane_mode`.',
       '3. Call `reboot_device` (only when needed: in 1 of the 4 successful sessions).',
       '4. Run `npm test` with `Bash`.',
-      '5. Tell the user what changed.',
+      '5. If the service is down: run `systemctl start nginx` with `Bash`.',
+      '6. Tell the user what changed.',
       '',
       '## Edge cases',
       '1. Call `never_this` when the step above fails.',
     ].join('\n');
     expect(stepToolsOf(body)).toEqual({
-      main: ['check_status_bar', 'toggle_airplane_mode', 'Bash'],
-      all: ['check_status_bar', 'toggle_airplane_mode', 'reboot_device', 'Bash'],
+      main: ['check_status_bar', 'toggle_airplane_mode', 'Bash', 'Bash'],
+      all: ['check_status_bar', 'toggle_airplane_mode', 'reboot_device', 'Bash', 'Bash'],
     });
   });
 

@@ -14,8 +14,11 @@ import type { Skill } from './types.js';
 
 /** A numbered step line: "3. ..." (or "3) ..."). */
 const STEP_ITEM = /^\s{0,3}\d{1,3}[.)]\s+(.*)$/;
-/** The tool a step calls, as the renderer writes it: "Call `x`", "... call `x`" after a lead, "Run ... with `x`". */
-const STEP_TOOL = /\b[Cc]all `([^`\s]+)`|^Run .*? with `([^`\s]+)`/;
+/**
+ * The tool a step calls, as the renderer writes it: "Call `x`", "... call `x`" after a lead, "Run ... with `x`" (a
+ * command step, "run" after a lead).
+ */
+const STEP_TOOL = /\b[Cc]all `([^`\s]+)`|\b[Rr]un .*? with `([^`\s]+)`/;
 /** A heading line. */
 const HEADING = /^#{1,6}\s/;
 
