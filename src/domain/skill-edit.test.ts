@@ -140,6 +140,16 @@ describe('readEdit', () => {
     });
   });
 
+  it('says which frontmatter fields it does not keep', () => {
+    const withFields = text({ body: `${BODY}\n- Mind the return window.` }).replace(
+      /^license: MIT$/m,
+      'license: MIT\ncompatibility: Needs the retail tools\nallowed-tools: get_order_details',
+    );
+    const r = readEdit(withFields, SKILL, redactCapture);
+    if (!r.ok || !r.changed) throw new Error('expected a change');
+    expect(r.fields.warnings).toEqual([expect.stringMatching(/^compatibility and allowed-tools: not kept/)]);
+  });
+
   it('changes nothing for an empty text, or the description and body it has', () => {
     expect(readEdit('  \n', SKILL, redactCapture)).toEqual({ ok: true, changed: false, why: 'empty' });
     expect(readEdit(text(), SKILL, redactCapture)).toEqual({ ok: true, changed: false, why: 'unchanged' });

@@ -98,6 +98,15 @@ export function readEdit(
   if (description === skill.description && body === skill.body.replace(/\s+$/, ''))
     return { ok: true, changed: false, why: 'unchanged' };
   const warnings: string[] = [];
+  // A learned skill's frontmatter is written by the memory: fields it does not write are not kept, and said.
+  const dropped = [
+    ...(parsed.compatibility !== null ? ['compatibility'] : []),
+    ...(parsed.allowedTools !== null ? ['allowed-tools'] : []),
+  ];
+  if (dropped.length)
+    warnings.push(
+      `${dropped.join(' and ')}: not kept (a learned skill's frontmatter is the memory's: its name, your description, its metadata)`,
+    );
   const steps = stepToolsOf(body);
   const toolSequence = steps ? steps.main : [...skill.toolSequence];
   if (!steps)
