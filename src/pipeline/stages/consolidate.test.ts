@@ -5,6 +5,7 @@ import { newSkill } from '../../domain/new-skill.js';
 import type { Skill } from '../../domain/types.js';
 import { createLogger } from '../../support/log.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
+import { editedSkill } from '../edit.js';
 import { renamedSkill } from '../rename.js';
 import { renderSkillMd } from '../render-skill-md.js';
 import { SkillCatalog } from '../skill-catalog.js';
@@ -96,5 +97,24 @@ describe('consolidation of two skills that are one', () => {
     expect(merged!.winner.body).toMatch(/^# Refund Money\n\nLearned from 9 successful sessions/);
     expect(merged!.winner.skillMd).toMatch(/^ {2}named-by: http$/m);
     expect(merged!.winner.skillMd).toMatch(/^ {2}renamed-from: refund-order$/m);
+  });
+
+  it("never folds away a skill a person edited, and one that absorbs another keeps the person's text", async () => {
+    const edit = (s: Skill) =>
+      editedSkill(
+        s,
+        { ...s, body: s.body.replace('2. Call `refund_order`.', '2. Call `refund_order`; never to a gift card.') },
+        { editedBy: 'user', at: AT, license: 'MIT' },
+      )!;
+    const edited = edit(learned('refund-payment', 'Refund Payment', 3, 'c2'));
+    expect(await consolidate([learned('refund-order', 'Refund Order', 6, 'c1'), edited])).toEqual([]);
+    const [merged] = await consolidate([
+      edit(learned('refund-order', 'Refund Order', 6, 'c1')),
+      learned('refund-payment', 'Refund Payment', 3, 'c2'),
+    ]);
+    expect(merged!.winner).toMatchObject({ name: 'refund-order', support: 9 });
+    expect(merged!.winner.body).toContain('never to a gift card');
+    expect(merged!.winner.body).toMatch(/Learned from 9 successful sessions/);
+    expect(merged!.winner.skillMd).toMatch(/^ {2}edited-by: user$/m);
   });
 });
