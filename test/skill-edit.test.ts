@@ -17,6 +17,7 @@ import { startPgServer, type PgServer } from './support/pg-server.js';
 import { SAMPLE, tempDbPath } from './support/tau.js';
 
 const config = { synthesis: { cooldownMs: 0, minSteps: 2 } };
+const HELD_BACK = new URL('../examples/tau-held-back.jsonl', import.meta.url).pathname;
 const LEARNED = ['get_order_details', 'get_customer', 'refund_order'];
 
 /** Refund run `i`: the order and the customer are looked up, then the order refunded (unless told other tools). */
@@ -331,6 +332,12 @@ describe('skills edit from the command line', () => {
     );
     expect(served).toMatchObject({ name: 'fix-mobile-data', branches: [], toolSequence: mobile.toolSequence });
     expect(served.toolsRequired).not.toContain('resume_line');
+    // A later pass, whose branching stage would write the section again, leaves the person's text as it is.
+    expect(cli(['learn', HELD_BACK]).code).toBe(0);
+    const later = JSON.parse(cli(['skills', 'show', 'fix-mobile-data', '--json']).stdout);
+    expect(later.branches).toEqual([]);
+    expect(later.skillMd).not.toContain('## Branches');
+    expect(later.skillMd).toMatch(/^ {2}edited-by: cli$/m);
     expect(JSON.parse(cli(['skills', 'show', name, '--json']).stdout).version).toBe('1.2.0');
   });
 });
