@@ -4,7 +4,9 @@
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
 import type { Memory } from '../src/app/memory.js';
 import { openMemory } from '../src/app/open-memory.js';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
@@ -138,6 +140,25 @@ describe('a learned skill a person edits', () => {
     expect(now.body).toContain('Never refund to a gift card');
     expect(now.toolSequence).toEqual(LEARNED);
     await memory.close();
+  });
+
+  it('is not written again by a newer release of its distiller', async () => {
+    const db = tempDbPath();
+    const { memory, skill } = await learnedRefund(db);
+    const edited = (await memory.skills.edit(skill.name, corrected(skill.skillMd)))!.skill;
+    await memory.close();
+    // What an earlier release of the distiller left: the same edited skill, its text written by heuristic@1.
+    const raw = new Database(db);
+    raw
+      .prepare('UPDATE skills SET skill_md = ? WHERE id = ?')
+      .run(edited.skillMd.replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: heuristic@1'), skill.id);
+    raw.close();
+    const upgraded = await openMemory({ db, config, logLevel: 'silent', auditFile: null });
+    const report = await upgraded.synthesize();
+    expect([...report.updated, ...report.superseded, ...report.created]).toEqual([]);
+    const kept = (await upgraded.skills.get(skill.id))!;
+    expect(kept).toMatchObject({ version: '1.1.0', toolSequence: edited.toolSequence, body: edited.body });
+    await upgraded.close();
   });
 
   it('goes back to the learner on revert: the text it last learned, under its counts now, written anew by passes', async () => {
