@@ -154,6 +154,8 @@ describe('Python client against the real server', () => {
         ...out.events,
         [expect.any(Number), 'skill.renamed'],
         [expect.any(Number), 'skill.promoted'],
+        [expect.any(Number), 'skill.edited'],
+        [expect.any(Number), 'skill.reverted'],
       ]);
       expect(out.events.filter(([, type]: [number, string]) => type === 'skill.created')).toHaveLength(
         out.synthesize.length,
@@ -168,7 +170,8 @@ describe('Python client against the real server', () => {
       // rename: changed once, and a retry says it had landed; refusals with the server's status and message.
       expect(out.renamed).toEqual({ name: 'py-renamed-skill', changed: true, version: '1.1.0' });
       expect(out.renamed_again).toEqual({ name: 'py-renamed-skill', changed: false, version: '1.1.0' });
-      expect((await own.skills.get('py-renamed-skill'))?.version).toBe('1.1.0');
+      // (Read after the script: its edit and hand-back below made 1.2.0 and 1.3.0.)
+      expect((await own.skills.get('py-renamed-skill'))?.version).toBe('1.3.0');
       expect(out.rename_unknown).toEqual([
         404,
         'no skill named "no-such-skill"',
@@ -183,6 +186,14 @@ describe('Python client against the real server', () => {
       expect(out.promote_again[0]).toBe(409);
       expect(out.promote_unknown[0]).toBe(404);
       expect(out.promote_unknown[1]).toMatch(/no imported skill named never-imported/);
+
+      // edit: a new version with the person's line, served as the SKILL.md; a text that renames it refused; revert
+      // hands it back with the learned text.
+      expect(out.edited).toEqual({ changed: true, version: '1.2.0' });
+      expect(out.edited_text).toBe(true);
+      expect(out.edit_renames[0]).toBe(400);
+      expect(out.edit_renames[1]).toMatch(/skills rename/);
+      expect(out.reverted).toEqual({ changed: true, text_back: true });
 
       // export: bytes of a zip of every live learned skill (the promoted one too), one by name written to a path,
       // the imported ones with external; an unknown name refused.

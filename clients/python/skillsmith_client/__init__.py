@@ -67,6 +67,8 @@ ROUTES: Tuple[Tuple[str, str, str], ...] = (
     ("PATCH", "/api/skills/{name}", "disable_skill"),
     ("DELETE", "/api/skills/{name}", "forget_skill"),
     ("POST", "/api/skills/{name}/promote", "promote_skill"),
+    ("PUT", "/api/skills/{name}/SKILL.md", "edit_skill"),
+    ("POST", "/api/skills/{name}/revert", "revert_skill"),
     ("GET", "/api/skills/{name}/SKILL.md", "skill_md"),
     ("GET", "/api/skills/{name}/explain", "explain"),
     ("GET", "/api/skills/{name}/diff", "diff"),
@@ -351,6 +353,18 @@ class Client:
         """Promotes an imported skill into the internal corpus, so recall can serve it: the skill as it is now.
         A skill that is internal already (learned here, or promoted before) is refused (409)."""
         return self._request("POST", f"/api/skills/{_q(name)}/promote")
+
+    def edit_skill(self, name: str, skill_md: str) -> Dict[str, Any]:
+        """A person's correction of a learned skill: `skill_md` is its whole SKILL.md as edited, served by recall from
+        now on and kept by later learning passes. `{"skill", "changed", "why"?, "warnings", "redacted"}`: an empty text,
+        or the one it has, changes nothing; a name other than the skill's is refused (400: rename it instead)."""
+        return self._request("PUT", f"/api/skills/{_q(name)}/SKILL.md", data=skill_md.encode("utf-8"),
+                             content_type="text/markdown; charset=utf-8")
+
+    def revert_skill(self, name: str) -> Dict[str, Any]:
+        """Hands a skill a person edited back to the learner: the text the last learning pass wrote, under its current
+        name and counts; the next pass may rewrite it. Same answer as `edit_skill`."""
+        return self._request("POST", f"/api/skills/{_q(name)}/revert")
 
     def export_skills(self, names: Optional[List[str]] = None, *, external: bool = False,
                       path: Union[str, "os.PathLike[str]", None] = None) -> SkillsZip:
