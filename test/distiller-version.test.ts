@@ -56,6 +56,9 @@ const FINGERPRINTS: Record<string, string> = {
   // (Read, Edit; touch, echo; search, delete) follows the procedure that does the pair once: BFCL's write-file-create
   // has 12 followers (was 11), WorkBench's delete-emails 33 (was 31, the 2 failures), the tau skills are as before.
   'heuristic@21': '399d5eed9c02c3cc',
+  // A skill whose successful sessions had a call fail, each step in one session at most, no longer says "No failure
+  // was observed": it says no step failed in more than one of them.
+  'heuristic@22': '1e4b80945d274b3b',
 };
 
 const MULTILINGUAL = new URL('./fixtures/multilingual/sessions.jsonl', import.meta.url).pathname;

@@ -120,6 +120,15 @@ describe('the heuristic distiller', () => {
     expect(distilHeuristically({ ...base, failures: [failed] }, opts)!.body).toContain(
       '- The failed session shows no step to avoid and no failure recovered from:',
     );
+    // One successful session of four had a lookup fail and went on (once is no rule): not "no failure".
+    const slip = base.successes.map((x, i) =>
+      i === 0 ? { ...x, calls: [{ ...x.calls[1]!, ok: false, error: 'timeout' }, ...x.calls] } : x,
+    );
+    const once = distilHeuristically({ ...base, successes: slip }, opts)!.body;
+    expect(once).not.toContain('No failure was observed');
+    expect(once).toContain(
+      '- No step failed in more than one of the successful sessions: if a step errors, stop and report the error rather than guessing.',
+    );
   });
 
   it('quotes what a goal call answered in plain text every time, as data', () => {

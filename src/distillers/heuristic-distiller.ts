@@ -34,7 +34,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@21';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@22';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -47,6 +47,11 @@ export class HeuristicDistiller implements Distiller {
   async distil(input: DistillInput): Promise<Draft | null> {
     return distilHeuristically(input, this.opts);
   }
+}
+
+/** Whether a call failed in any of the successful sessions (the agent's own notes to itself aside). */
+function slipped(successes: DistillInput['successes'], thinkTools: readonly string[]): boolean {
+  return successes.some((s) => s.calls.some((c) => !c.ok && !thinkTools.includes(c.tool)));
 }
 
 export function distilHeuristically(input: DistillInput, opts: HeuristicDistillerOptions): Draft | null {
@@ -141,7 +146,10 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
           // Said apart from the failed sessions there were: the header counts them among the followers.
           input.failures.length
             ? `- ${input.failures.length === 1 ? 'The failed session shows' : `The ${input.failures.length} failed sessions show`} no step to avoid and no failure recovered from: if a step errors, stop and report the error rather than guessing.`
-            : '- No failure was observed: if a step errors, stop and report the error rather than guessing.',
+            : slipped(input.successes, opts.thinkTools)
+              ? // A call failed and the session went on: said as what it was, not as no failure at all.
+                '- No step failed in more than one of the successful sessions: if a step errors, stop and report the error rather than guessing.'
+              : '- No failure was observed: if a step errors, stop and report the error rather than guessing.',
         ]),
   ].join('\n');
 
