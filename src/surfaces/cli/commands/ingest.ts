@@ -169,12 +169,14 @@ export function unreadable(name: string, e: unknown): IngestProblem | null {
     const message = (e as Error).message;
     return { file: name, line: 1, reason: message.startsWith(`${name}: `) ? message.slice(name.length + 2) : message };
   }
-  const code = (e as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code !== 'string' || !code.startsWith('E')) return null;
+  // A file system call's error (open, read, stat): not a store's or a network's (ECONNREFUSED from a database).
+  const { code, syscall } = (e ?? {}) as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || !FILE_CALLS.has(syscall ?? '')) return null;
   const why = FILE_ERRORS[code] ?? (e as Error).message;
   return { file: name, line: 1, reason: `cannot be read (${why}): nothing was read from it` };
 }
 
+const FILE_CALLS = new Set(['open', 'read', 'stat', 'fstat', 'lstat', 'close']);
 const FILE_ERRORS: Record<string, string> = {
   ENOENT: 'it no longer exists',
   EACCES: 'permission denied',
