@@ -94,6 +94,19 @@ describe('skills that branch on what a lookup shows', () => {
       expect(hit.id).toBe(returns.id);
       expect(hit.branches).toEqual(skillJson(returns).branches);
       expect(memory.formatContext([hit])).toContain('Branches:');
+      // An agent that has no cancel tool is not handed the branch it cannot follow, and is told where the steps
+      // stop fitting; the recall still serves the procedure its tools can follow.
+      const tools = returns.toolSequence;
+      const [lacking] = await memory.recall('I would like to return the desk lamp I bought', { tools });
+      expect(lacking.id).toBe(returns.id);
+      expect(lacking.branches).toEqual([]);
+      const context = memory.formatContext([lacking]);
+      expect(context).toContain('`cancel_pending_order`, which is not among your tools');
+      expect(context).not.toContain('follow: `');
+      const [withCancel] = await memory.recall('I would like to return the desk lamp I bought', {
+        tools: [...tools, 'cancel_pending_order'],
+      });
+      expect(withCancel.branches).toEqual(hit.branches);
       // A second pass with nothing new does not rewrite them.
       const again = await memory.synthesize();
       expect(again.updated).toEqual([]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toolCall } from './tool-call.case.js';
 import {
+  branchesFor,
   branchesOf,
   categoricalFields,
   conditionHolds,
@@ -123,6 +124,21 @@ describe('branches in a body', () => {
     expect(withBranches(written, branches, (v) => JSON.stringify(v))).toBe(written);
     expect(withBranches(written, [], (v) => JSON.stringify(v))).toBe(body);
     expect(branchesOf(body)).toEqual([]);
+  });
+
+  it("tells an agent without a branch's tools that the procedure does not fit there, instead of handing it over", () => {
+    const written = withBranches(body, branches, (v) => JSON.stringify(v));
+    const all = (_: string) => true;
+    expect(branchesFor(written, all)).toEqual({ body: written, branches });
+    const noCancel = branchesFor(written, (t) => t !== 'cancel_pending_order');
+    expect(noCancel.branches).toEqual([]);
+    expect(noCancel.body).not.toContain('follow: `find_user_id_by_email`');
+    expect(noCancel.body).toContain(
+      '- If `get_order_details` shows `status` in ["pending"], the sessions went on with `cancel_pending_order`, which is not among your tools: this procedure does not fit; do not follow the steps above.',
+    );
+    // The rest of the body is untouched, and the line no longer reads back as a branch.
+    expect(noCancel.body.replace(/^- If .*$/m, '')).toBe(written.replace(/^- If .*$/m, ''));
+    expect(branchesOf(noCancel.body)).toEqual([]);
   });
 
   it('follows the branch whose condition the session shows, else the main path', () => {

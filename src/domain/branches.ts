@@ -384,3 +384,27 @@ export function withBranches(body: string, branches: readonly Branch[], quote: (
   else lines.push('', ...section);
   return lines.join('\n').replace(/\n{3,}/g, '\n\n');
 }
+
+/**
+ * A body for an agent that has only some tools: each branch whose path calls a tool `has` rejects is replaced by a
+ * line saying that, when its condition holds, this procedure needs that tool, so the agent does not follow the
+ * main path where the sessions took another. Returns the body and the branches kept (the body unchanged when all are).
+ */
+export function branchesFor(body: string, has: (tool: string) => boolean): { body: string; branches: Branch[] } {
+  const all = branchesOf(body);
+  const lacking = (b: Branch) => b.toolSequence.filter((t) => !has(t));
+  if (all.every((b) => lacking(b).length === 0)) return { body, branches: all };
+  const lines = body.split('\n');
+  const start = lines.findIndex((l) => /^##\s+Branches\s*$/.test(l));
+  for (let i = start + 1; i < lines.length && !/^#{1,6}\s/.test(lines[i]); i++) {
+    const m = BRANCH_LINE.exec(lines[i].trim());
+    if (!m) continue;
+    const missing = [...new Set([...m[4].matchAll(/`([^`]+)`/g)].map((x) => x[1]).filter((t) => !has(t)))];
+    if (missing.length === 0) continue;
+    const needs = missing.map((t) => `\`${t}\``).join(', ');
+    lines[i] =
+      `- If \`${m[1]}\` shows \`${m[2]}\` in ${m[3]}, the sessions went on with ${needs}, which ` +
+      `${missing.length === 1 ? 'is' : 'are'} not among your tools: this procedure does not fit; do not follow the steps above.`;
+  }
+  return { body: lines.join('\n'), branches: all.filter((b) => lacking(b).length === 0) };
+}

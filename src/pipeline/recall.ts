@@ -1,6 +1,6 @@
 import { toolMatcher } from '../domain/tool-match.js';
 import type { SkillsmithConfig } from '../config/config.js';
-import { type Branch, branchesOf } from '../domain/branches.js';
+import { type Branch, branchesFor, branchesOf } from '../domain/branches.js';
 import { clip } from '../domain/context-pack.js';
 import { normalizeGoal, unquoteLabels } from '../domain/normalize-goal.js';
 import type { Skill } from '../domain/types.js';
@@ -591,15 +591,18 @@ export class RecallIndex {
       // The token is not read again here: the record is written later, and reading it now would take in a
       // change another process committed since ensure() without loading it.
     }
+    const has = opts.tools ? toolMatcher(opts.tools) : null;
     return chosen.map(({ skill, similarity }) => {
+      // An agent that named its tools is told which branches it cannot follow, instead of being handed them.
+      const fit = has ? branchesFor(skill.body, has) : { body: skill.body, branches: branchesOf(skill.body) };
       const served: RecalledSkill = {
         id: skill.id,
         name: skill.name,
         similarity: Math.round(similarity * 10000) / 10000,
         toolsRequired: skill.toolsRequired,
         toolSequence: skill.toolSequence,
-        branches: branchesOf(skill.body),
-        body: clip(skill.body, this.config.recall.maxBodyChars),
+        branches: fit.branches,
+        body: clip(fit.body, this.config.recall.maxBodyChars),
         description: skill.description,
         status: skill.status,
         eta: skill.eta,
@@ -607,7 +610,7 @@ export class RecallIndex {
         kind: skill.kind,
         version: skill.version,
       };
-      if (served.body !== skill.body) UNCLIPPED.set(served, skill.body);
+      if (served.body !== fit.body) UNCLIPPED.set(served, fit.body);
       return served;
     });
   }
