@@ -266,6 +266,15 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
   });
 
   it('Gemini CLI: a BeforeAgent recall is kept under gemini-cli:<session_id>, and the outcome of the task it served credits it', () => {
+    geminiRecallIsCredited('7c2d9e4f-1a3b-4c5d-8e6f-0a1b2c3d4e5f');
+  });
+
+  it("Gemini CLI: a hook whose session_id is not its log's (a resumed session) links the recall to the log's task", () => {
+    geminiRecallIsCredited('5e5e0000-aaaa-4bbb-8ccc-111122223333');
+  });
+
+  /** A Gemini CLI session of two tasks, the second served by a BeforeAgent recall whose input names `hookId`. */
+  function geminiRecallIsCredited(hookId: string) {
     const db = copyOf();
     const id = '7c2d9e4f-1a3b-4c5d-8e6f-0a1b2c3d4e5f';
     const transcript = join(tmp, `gemini-${++counter}.jsonl`);
@@ -331,7 +340,7 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
     writeFileSync(transcript, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
     const beforeAgent = (prompt: string) =>
       JSON.stringify({
-        session_id: id,
+        session_id: hookId,
         transcript_path: transcript,
         cwd: tmp,
         hook_event_name: 'BeforeAgent',
@@ -343,7 +352,7 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
     ok(
       cli(
         ['learn', '--hook', '--db', db],
-        JSON.stringify({ session_id: id, transcript_path: transcript, hook_event_name: 'AfterAgent' }),
+        JSON.stringify({ session_id: hookId, transcript_path: transcript, hook_event_name: 'AfterAgent' }),
       ),
     );
     const task = `gemini-cli:${id}#2`;
@@ -352,7 +361,7 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
     expect(json(cli(['outcome', task, 'failure', '--json', '--db', db]))).toEqual({
       credited: ['exchange-delivered-order-items'],
     });
-  });
+  }
 
   it("judged trials: a finished task's judged outcome is a trial, the Stop hook gives none to the task still going, and the reported outcome replaces it", () => {
     const db = copyOf();

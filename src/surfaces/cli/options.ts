@@ -1,7 +1,8 @@
-import { readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { parseArgs } from 'node:util';
+import { leadingSessionId } from '../../capture/gemini-session-id.js';
 import { agentSessionId } from '../../domain/agent-session.js';
 import { keepFirst, keepLast } from '../../support/text.js';
 
@@ -118,7 +119,12 @@ export function hookPrompt(input: string): { goal: string; event?: string; sessi
         const event =
           'hook_event_name' in value && typeof value.hook_event_name === 'string' ? value.hook_event_name : '';
         const prompt = 'prompt' in value && typeof value.prompt === 'string' ? value.prompt : '';
-        const id = 'session_id' in value && typeof value.session_id === 'string' ? value.session_id.trim() : '';
+        let id = 'session_id' in value && typeof value.session_id === 'string' ? value.session_id.trim() : '';
+        // Gemini CLI: the session its log names, which the ingest of that log stores its tasks under.
+        if (id && event === 'BeforeAgent' && 'transcript_path' in value && typeof value.transcript_path === 'string') {
+          const cwd = 'cwd' in value && typeof value.cwd === 'string' ? value.cwd : '';
+          id = logSessionId(cwd ? resolve(cwd, value.transcript_path) : value.transcript_path) ?? id;
+        }
         return {
           goal: clipRequest(prompt.trim()),
           ...(event ? { event } : {}),
@@ -130,6 +136,24 @@ export function hookPrompt(input: string): { goal: string; event?: string; sessi
     }
   }
   return { goal: clipRequest(text) };
+}
+
+/** How much of a Gemini CLI log is read for the session it names: its first record, the metadata. */
+const LOG_HEAD_BYTES = 4096;
+
+/** The session id a Gemini CLI log at `path` opens with, or null (no such file, another shape, unreadable). */
+function logSessionId(path: string): string | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(LOG_HEAD_BYTES);
+    const n = readSync(fd, head, 0, LOG_HEAD_BYTES, 0);
+    return leadingSessionId(head.subarray(0, n).toString('utf8'));
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** A hook's request longer than this is recalled for by its beginning and its end (a pasted log, then the question). */
