@@ -27,6 +27,8 @@ export type { ImportResult } from './app/types.js';
 export type { SessionRecorder } from './app/types.js';
 /** What `memory.recall` takes besides the goal: topK, namespace, session, whether to record, the agent's tools. */
 export type { RecallOptions, SessionRecall } from './app/types.js';
+/** What `memory.sessions.forgetBefore` forgot (or would forget), and the sessions it kept for want of a date. */
+export type { RetentionResult } from './app/types.js';
 /** One tool call as `SessionRecorder.call` takes it. */
 export type { RecordedCall } from './app/types.js';
 /** What `memory.startSession` takes: the goal, and optionally an id, a cue, an agent id, a source, a namespace. */

@@ -84,6 +84,94 @@ describe('skillsmith sessions forget / skills forget', () => {
   });
 });
 
+describe('retention: sessions older than an age', () => {
+  /** The fixture's sessions, two of them ended long ago, one recently and one whose start reads as no date. */
+  function writeDated(file: string) {
+    const days = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+    const when = [
+      { started_at: days(201), ended_at: days(200) },
+      { started_at: days(120), ended_at: days(120) },
+      { started_at: days(3), ended_at: days(2) },
+      { started_at: 'last tuesday' },
+    ];
+    const lines = forgetSessions('rt').map((s, i) =>
+      JSON.stringify({
+        session_id: s.id,
+        goal: s.goal,
+        success: true,
+        ...when[i],
+        steps: s.calls.map((c) => ({ tool: c.tool, args: c.args, result: c.result, ok: true })),
+      }),
+    );
+    writeFileSync(file, `${lines.join('\n')}\n`);
+  }
+  const ids = (db: string) =>
+    (JSON.parse(cli(['sessions', 'list', '--db', db, '--json']).stdout) as { items: { id: string }[] }).items
+      .map((s) => s.id)
+      .sort();
+
+  it('lists them on a dry run, then forgets them with their traces; the undated one is kept and said', () => {
+    const db = join(tmp, 'retention.db');
+    const file = join(tmp, 'dated.jsonl');
+    writeDated(file);
+    expect(cli(['learn', file, '--db', db]).status).toBe(0);
+    const [skill] = JSON.parse(cli(['skills', 'list', '--db', db, '--json']).stdout) as { name: string }[];
+
+    const dry = cli(['sessions', 'forget', '--older-than', '90d', '--dry-run', '--db', db, '--json']);
+    expect(dry.status, dry.stderr).toBe(0);
+    const listed = JSON.parse(dry.stdout);
+    expect(listed).toMatchObject({ dryRun: true, undated: ['rt-3'] });
+    expect(listed.forgotten.map((f: { id: string }) => f.id)).toEqual(['rt-0', 'rt-1']);
+    expect(ids(db)).toEqual(['rt-0', 'rt-1', 'rt-2', 'rt-3']);
+
+    const text = cli(['sessions', 'forget', '--older-than', '90d', '--db', db]);
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^2 sessions ended \(or started\) before .*: forgotten$/m);
+    expect(text.stdout).toMatch(new RegExp(`rt-0 .* 3 calls; ${skill!.name} keep a forgotten-parent marker`));
+    expect(text.stdout).toMatch(/^1 session kept: its stored time reads as no date$/m);
+    expect(ids(db)).toEqual(['rt-2', 'rt-3']);
+    expect(tracesInFile(db, [SECRET_GOAL_WORD, SECRET_RESULT])).toEqual([]);
+    expect(cli(['skills', 'explain', skill!.name, '--db', db]).stdout).toMatch(/2 parent session\(s\) forgotten/);
+    // Nothing older is left: a second run forgets nothing.
+    expect(
+      JSON.parse(
+        cli(['sessions', 'forget', '--before', '2099-01-01', '--dry-run', '--db', db, '--json']).stdout,
+      ).forgotten.map((f: { id: string }) => f.id),
+    ).toEqual(['rt-2']);
+  });
+
+  it('capture.retentionDays forgets them after each pass, and the pass says so', () => {
+    const db = join(tmp, 'retention-config.db');
+    const file = join(tmp, 'dated-config.jsonl');
+    const config = join(tmp, 'retention.json');
+    writeDated(file);
+    writeFileSync(config, JSON.stringify({ capture: { retentionDays: 30 } }));
+    const learned = cli(['learn', file, '--db', db, '--config', config, '--json']);
+    expect(learned.status, learned.stderr).toBe(0);
+    // The pass learned from all four before the old ones went.
+    const report = JSON.parse(learned.stdout);
+    expect(report.created ?? report.synthesis?.created).toHaveLength(1);
+    expect(JSON.stringify(report)).toMatch(/"retention":\{"before":"[^"]+","sessions":2,"undated":1\}/);
+    expect(ids(db)).toEqual(['rt-2', 'rt-3']);
+  });
+
+  it('refuses an age or a date it cannot read, IDs with an age, and a dry run without one', () => {
+    const db = join(tmp, 'retention-usage.db');
+    for (const args of [
+      ['--older-than', '90'],
+      ['--older-than', '3m'],
+      ['--before', 'next week'],
+      ['--older-than', '90d', '--before', '2026-01-01'],
+      ['rt-0', '--older-than', '90d'],
+      ['rt-0', '--dry-run'],
+    ]) {
+      const r = cli(['sessions', 'forget', ...args, '--db', db]);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/no age|no date|not both|--dry-run lists/);
+    }
+  });
+});
+
 describe('the memory a surface opens without --db', () => {
   it('is the per-user data directory, named on stderr, when the working directory has no skillsmith.db', () => {
     const cwd = join(tmp, 'desktop-client-cwd');

@@ -33,7 +33,14 @@ import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
 import { InputError, NotFoundError, PassLockedError, SessionStateError } from '../errors/index.js';
 import type { PassLock, Synthesis } from './synthesis.js';
-import type { IngestResult, IngestTextOptions, RecordedCall, SessionRecall, SessionRecorder } from './types.js';
+import type {
+  IngestResult,
+  IngestTextOptions,
+  RecordedCall,
+  RetentionResult,
+  SessionRecall,
+  SessionRecorder,
+} from './types.js';
 import { keepFirst } from '../support/text.js';
 
 /**
@@ -781,38 +788,66 @@ export class Capture {
     sessionId: string,
     opts: { namespace?: string; actor?: string } = {},
   ): Promise<{ ref: string; calls: number; skills: string[] } | null> {
+    const ns = this.ctx.ns(opts.namespace);
+    const [result] = await this.forgetStored(ns, [this.ctx.sessionKey(sessionId)], opts.actor ?? 'user');
+    return result ? { ref: result.ref, calls: result.calls, skills: result.skills } : null;
+  }
+
+  /**
+   * Retention: forgets every session of the namespace that ended (else started) before `before`, each as
+   * `forgetSession` does; a session whose stored time reads as no date is kept and listed in `undated`. A dry run
+   * lists them, forgetting nothing.
+   */
+  async forgetBefore(
+    before: Date,
+    opts: { namespace?: string; actor?: string; dryRun?: boolean } = {},
+  ): Promise<RetentionResult> {
+    const ns = this.ctx.ns(opts.namespace);
+    const { expiredSessions } = await import('../domain/retention.js');
+    const { expired, undated } = expiredSessions(await this.ctx.requireStore().sessionTimes(ns), before);
+    const base = { before: before.toISOString(), undated };
+    if (opts.dryRun)
+      return { ...base, dryRun: true, forgotten: expired.map((e) => ({ ...e, ref: null, calls: null, skills: [] })) };
+    const at = new Map(expired.map((e) => [e.id, e.at]));
+    const done = await this.forgetStored(ns, [...at.keys()], opts.actor ?? 'retention');
+    return { ...base, dryRun: false, forgotten: done.map((d) => ({ ...d, at: at.get(d.id)! })) };
+  }
+
+  /** Forgets these stored sessions under one hold of the namespace's change lock; those already gone are skipped. */
+  private async forgetStored(
+    ns: string,
+    storedIds: readonly string[],
+    actor: string,
+  ): Promise<{ id: string; ref: string; calls: number; skills: string[] }[]> {
     const { ctx } = this;
+    if (storedIds.length === 0) return [];
     const store = ctx.requireStore();
-    const ns = ctx.ns(opts.namespace);
     const release = await this.lock.acquireForChange(ns, 'forget');
     if (!release)
       throw new PassLockedError(
         `a synthesis pass is running on namespace ${ns} (or another change held it for 5 s); forget the session when it is done`,
       );
-    let result: Awaited<ReturnType<typeof import('../pipeline/forget.js').forgetSession>>;
+    const done: { id: string; ref: string; calls: number; skillIds: string[] }[] = [];
     try {
       const { forgetSession } = await import('../pipeline/forget.js');
-      result = await forgetSession(
-        { store, embedder: ctx.embedder, thinkTools: ctx.config.synthesis.thinkTools },
-        ns,
-        ctx.sessionKey(sessionId),
-        {
-          actor: opts.actor ?? 'user',
-          at: ctx.now().toISOString(),
-        },
-      );
+      const deps = { store, embedder: ctx.embedder, thinkTools: ctx.config.synthesis.thinkTools };
+      for (const id of storedIds) {
+        const result = await forgetSession(deps, ns, id, { actor, at: ctx.now().toISOString() });
+        if (result) done.push({ id, ref: result.ref, calls: result.calls, skillIds: result.skills });
+      }
     } finally {
       await release();
     }
-    if (!result) return null;
+    if (done.length === 0) return [];
     await this.changes.skills(ns);
-    const names = result.skills.length
-      ? (await store.listSkills(ns, { includeSuperseded: true }))
-          .filter((s) => result.skills.includes(s.id))
-          .map((s) => s.name)
-      : [];
-    ctx.log.child('forget').info('session forgotten', { ref: result.ref, calls: result.calls, skills: names });
-    return { ref: result.ref, calls: result.calls, skills: names };
+    const named = done.some((d) => d.skillIds.length)
+      ? new Map((await store.listSkills(ns, { includeSuperseded: true })).map((s) => [s.id, s.name]))
+      : new Map<string, string>();
+    return done.map(({ id, ref, calls, skillIds }) => {
+      const skills = skillIds.flatMap((k) => (named.has(k) ? [named.get(k)!] : []));
+      ctx.log.child('forget').info('session forgotten', { ref, calls, skills });
+      return { id, ref, calls, skills };
+    });
   }
 
   // ── reading sessions ─────────────────────────────────────────────────────

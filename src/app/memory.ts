@@ -28,6 +28,7 @@ import type {
   IngestTextOptions,
   RecallOptions,
   RecordedCall,
+  RetentionResult,
   SessionRecall,
   SessionRecorder,
 } from './types.js';
@@ -91,6 +92,12 @@ export interface MemorySessions {
     sessionId: string,
     opts?: { namespace?: string; actor?: string },
   ): Promise<{ ref: string; calls: number; skills: string[] } | null>;
+  /**
+   * Retention: forgets, as `forget` does, every session that ended (else started) before `before`; one whose stored
+   * time reads as no date is kept and listed in `undated`. `dryRun` lists them and forgets nothing. Refused
+   * (PassLockedError) while a pass runs on the namespace. Also run after each pass when `capture.retentionDays` is set.
+   */
+  forgetBefore(before: Date, opts?: { namespace?: string; actor?: string; dryRun?: boolean }): Promise<RetentionResult>;
 }
 
 /** `memory.skills`: the skill catalogue, managed by hand, explained, and read or written as SKILL.md folders. */
@@ -254,6 +261,7 @@ export class Memory {
       requireOpen: (sessionId, opts = {}) => capture.requireOpenSession(sessionId, opts),
       callProblem: (c) => capture.callProblem(c),
       forget: (sessionId, opts = {}) => capture.forgetSession(sessionId, opts),
+      forgetBefore: (before, opts = {}) => capture.forgetBefore(before, opts),
     };
     this.skills = {
       list: (opts = {}) => catalog.listSkills(opts),

@@ -92,6 +92,7 @@ function buildServices(ctx: AppContext, auditFile: string | null) {
   const synthesis = new Synthesis(ctx, lock, changes);
   const catalog = new Catalog(ctx, indexes, changes, lock, () => synthesis.noteFirstUse());
   const capture = new Capture(ctx, synthesis, catalog, lock, changes);
+  synthesis.retainWith((namespace, before) => capture.forgetBefore(before, { namespace, actor: 'retention' }));
   const skillFiles = new SkillFiles(ctx, catalog, changes);
   return { ctx, outbox, indexes, capture, synthesis, catalog, skillFiles };
 }

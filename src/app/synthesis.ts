@@ -4,6 +4,7 @@ import type { LookAlike } from '../pipeline/stages/look-alike.js';
 import type { SynthesisReport } from '../pipeline/synthesize.js';
 import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
+import type { RetentionResult } from './types.js';
 import { PassLockedError } from '../errors/index.js';
 
 /** Look-alike groups `lookAlike` lists unless told otherwise. */
@@ -128,7 +129,27 @@ export class Synthesis {
       await release?.();
     }
     await this.changes.skills(ns);
+    const days = ctx.config.capture.retentionDays;
+    if (!opts.dryRun && days !== undefined && this.retain) {
+      // After the pass, never during it: a session it learned from was read before it goes.
+      const before = new Date(ctx.now().getTime() - days * 86_400_000);
+      try {
+        const r = await this.retain(ns, before);
+        if (r.forgotten.length || r.undated.length)
+          report.retention = { before: r.before, sessions: r.forgotten.length, undated: r.undated.length };
+      } catch (e) {
+        // The pass did its work; the sessions are forgotten by the next one.
+        ctx.log.child('retention').warn('old sessions not forgotten this time', { error: String(e) });
+      }
+    }
     return report;
+  }
+
+  private retain: ((namespace: string, before: Date) => Promise<RetentionResult>) | null = null;
+
+  /** How a pass forgets sessions older than `capture.retentionDays` (the capture service's forgetBefore). */
+  retainWith(fn: (namespace: string, before: Date) => Promise<RetentionResult>): void {
+    this.retain = fn;
   }
 
   /** New sessions were stored (or ended): a pass starts once `synthesis.auto.afterSessions` accumulated. */

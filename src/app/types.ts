@@ -129,3 +129,15 @@ export interface SessionRecorder {
    */
   end(outcome: Outcome, reward?: number | null, opts?: { source?: OutcomeSource }): Promise<void>;
 }
+
+/**
+ * What `memory.sessions.forgetBefore` did (or, in a dry run, would do): the sessions forgotten, oldest first, each
+ * with the time it was judged old by (when it ended, else when it started), and the sessions kept because their
+ * stored time reads as no date. In a dry run `ref` and `calls` are null and `skills` empty.
+ */
+export interface RetentionResult {
+  before: string;
+  dryRun: boolean;
+  forgotten: { id: string; at: string; ref: string | null; calls: number | null; skills: string[] }[];
+  undated: string[];
+}

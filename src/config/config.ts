@@ -209,6 +209,11 @@ export const configSchema = z
         privacy: privacyConfigSchema.prefault({}),
         /** Outcome judge for sessions without an outcome: rule (default), llm, off. */
         judge: judgeConfigSchema.prefault({}),
+        /**
+         * Retention: after each pass, sessions that ended (else started) more than this many days ago are
+         * forgotten, as `sessions forget` forgets them (skills learned from them stay). Unset: kept for good.
+         */
+        retentionDays: z.number().int().min(1).max(36500).optional(),
       })
       .prefault({}),
   })

@@ -27,6 +27,11 @@ export interface SynthesisReport {
    * because their requests were worded too far apart to group (stages/look-alike.ts). Said when one of them is new.
    */
   lookAlike?: LookAlike[];
+  /**
+   * Present only when `capture.retentionDays` is set and, after the pass, sessions older than it were forgotten
+   * (`sessions`), or kept for want of a readable date (`undated`).
+   */
+  retention?: { before: string; sessions: number; undated: number };
   /** Present only when `llm.fallback` stood in for an unavailable model during this pass. */
   fallback?: DistillerFallback;
   /** Extra figures about the pass (not part of the stable shape's required keys). */

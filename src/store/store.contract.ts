@@ -650,6 +650,11 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           const heads = await store.sessionHeads('default', ['third', 'unknown', 'first', 'fourth', 'second']);
           expect(heads).toEqual(got.map((s) => ({ id: s.id, goal: s.goal, startedAt: s.startedAt })));
           expect(await store.sessionHeads('default', [])).toEqual([]);
+          // When each started and ended, for retention: every session of the namespace, oldest first.
+          expect(await store.sessionTimes('default')).toEqual(
+            got.map((s) => ({ id: s.id, startedAt: s.startedAt, endedAt: s.endedAt })),
+          );
+          expect(await store.sessionTimes('nowhere')).toEqual([]);
         });
       });
 

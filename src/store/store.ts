@@ -69,6 +69,8 @@ export interface SessionStore {
   getSessions(namespace: string, ids: string[]): Promise<Session[]>;
   /** The id, goal and start of many sessions at once, without their calls, in insertion order; unknown ids left out. */
   sessionHeads(namespace: string, ids: string[]): Promise<Pick<Session, 'id' | 'goal' | 'startedAt'>[]>;
+  /** Every session of the namespace with when it started and ended (as stored), oldest first: what retention reads. */
+  sessionTimes(namespace: string): Promise<Pick<Session, 'id' | 'startedAt' | 'endedAt'>[]>;
   /** Outlines (goal, outcome, each call's tool and ok) of the sessions with seq > afterSeq, in seq order. */
   listSessionOutlinesAfter(namespace: string, afterSeq: number, limit: number): Promise<SessionOutline[]>;
   listSessions(namespace: string, opts?: { limit?: number; offset?: number }): Promise<Session[]>;

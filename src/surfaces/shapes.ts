@@ -102,6 +102,7 @@ export function stableReport(r: SynthesisReport) {
     skipped: r.skipped,
     ...(r.lookAlike ? { lookAlike: r.lookAlike } : {}),
     ...(r.fallback ? { fallback: r.fallback } : {}),
+    ...(r.retention ? { retention: r.retention } : {}),
     stats: r.stats,
   };
 }
@@ -134,7 +135,7 @@ export async function synthesisLines(report: SynthesisReport, memory: Memory): P
     const was = old ? `${old.name} ${old.version}` : s.supersedes;
     lines.push(line(`  superseded ${verb} ${was} by ${s.name} ${s.version}`));
   }
-  lines.push(...keptEditLines(report));
+  lines.push(...keptEditLines(report), ...retentionLines(report));
   // Clusters a pass examined a moment ago wait out their cooldown: one line, saying when to ask again.
   const cooling = report.skipped.filter((s) => s.reason.startsWith('cooldown:'));
   for (const s of report.skipped) if (!cooling.includes(s)) lines.push(`  skipped ${s.cluster}: ${s.reason}`);
@@ -145,6 +146,15 @@ export async function synthesisLines(report: SynthesisReport, memory: Memory): P
     );
   }
   return lines;
+}
+
+/** What retention (`capture.retentionDays`) forgot after a pass, in a line; none when it forgot and kept nothing. */
+export function retentionLines(report: SynthesisReport): string[] {
+  if (!report.retention) return [];
+  const { before, sessions, undated } = report.retention;
+  return [
+    `  retention (capture.retentionDays): ${sessions} session${sessions === 1 ? '' : 's'} that ended before ${before} forgotten${undated ? `; ${undated} kept, their stored time reads as no date` : ''}`,
+  ];
 }
 
 /**

@@ -127,6 +127,7 @@ export function sqlPlan(d: Dialect) {
     sessionHeadsIn: list(
       (inList) => `SELECT id, goal, started_at, seq FROM sessions WHERE namespace = ? AND ${inList('id')}`,
     ),
+    sessionTimes: sql('SELECT id, started_at, ended_at FROM sessions WHERE namespace = ? ORDER BY seq'),
     outlinesAfter: sql(
       `SELECT seq, id, goal, outcome FROM sessions${d.seqRange} WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?`,
     ),

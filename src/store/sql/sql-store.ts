@@ -215,6 +215,18 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     });
   }
 
+  async sessionTimes(namespace: string): Promise<Pick<Session, 'id' | 'startedAt' | 'endedAt'>[]> {
+    const p = this.plan;
+    return this.read(function* () {
+      const { rows } = yield q(p.sessionTimes, [namespace]);
+      return rows.map((r) => ({
+        id: r.id as string,
+        startedAt: (r.started_at as string) ?? null,
+        endedAt: (r.ended_at as string) ?? null,
+      }));
+    });
+  }
+
   async listSessionOutlinesAfter(namespace: string, afterSeq: number, limit: number): Promise<SessionOutline[]> {
     const p = this.plan;
     return this.read(function* () {

@@ -49,6 +49,9 @@ const options = {
   // skills edit
   file: { type: 'string' },
   revert: { type: 'boolean' },
+  // sessions forget
+  'older-than': { type: 'string' },
+  before: { type: 'string' },
   'log-level': { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },

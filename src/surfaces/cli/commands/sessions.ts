@@ -7,6 +7,7 @@ import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
 import { lookAlikeLines, oneLine, out, printJson, writeErr } from '../output.js';
 import { nearestName } from '../../../support/nearest-name.js';
+import { parseAge } from '../../../domain/retention.js';
 
 /** Sessions a page of `sessions list` holds unless --limit says otherwise, and the most it may hold (as REST's). */
 const DEFAULT_LIMIT = SESSION_PAGE.size;
@@ -29,9 +30,14 @@ const SUBCOMMANDS = [
   },
   {
     name: 'forget',
-    flags: [...MEMORY_FLAGS, 'json'],
+    flags: [...MEMORY_FLAGS, 'older-than', 'before', 'dry-run', 'json'],
     help: `  sessions forget ID...       delete sessions for good: goal, calls, results; skills learned from them keep a
-                              forgotten-parent marker (an audit record names each by an opaque reference)`,
+                              forgotten-parent marker (an audit record names each by an opaque reference)
+  sessions forget --older-than AGE | --before DATE [--dry-run]
+                              every session that ended (else started) more than AGE ago (36h, 90d, 12w) or
+                              before DATE (2026-09-01, or an ISO time); sessions whose time reads as no date
+                              are kept and counted; --dry-run lists them and forgets nothing
+                              (capture.retentionDays does this after every pass)`,
   },
   {
     name: 'alike',
@@ -57,7 +63,7 @@ export const command: Command = {
       case 'show':
         return rest.length === 1 ? null : 'usage: skillsmith sessions show ID';
       case 'forget':
-        return rest.length ? null : 'usage: skillsmith sessions forget ID...';
+        return forgetUsage(rest, flags);
       case 'alike':
         return rest.length ? 'usage: skillsmith sessions alike' : null;
       default: {
@@ -81,9 +87,62 @@ export const command: Command = {
     if (sub === 'list') return list(memory, flags);
     if (sub === 'show') return show(memory, rest[0]!, flags);
     if (sub === 'alike') return alike(memory, flags);
-    return forget(memory, rest, flags);
+    const before = cutoff(flags);
+    return before ? forgetOlder(memory, before, flags) : forget(memory, rest, flags);
   },
 };
+
+/** What is wrong with a `sessions forget` command line: IDs, or one of --older-than / --before, never both. */
+function forgetUsage(ids: string[], flags: Flags): string | null {
+  const byAge = flags['older-than'] !== undefined || flags.before !== undefined;
+  if (!byAge) {
+    if (flags['dry-run']) return '--dry-run lists what --older-than or --before would forget: give one of them';
+    return ids.length ? null : 'usage: skillsmith sessions forget ID... | --older-than AGE | --before DATE';
+  }
+  if (ids.length) return 'sessions forget takes IDs or --older-than / --before, not both';
+  if (flags['older-than'] !== undefined && flags.before !== undefined) return 'give --older-than or --before, not both';
+  const when = cutoff(flags);
+  return typeof when === 'string' ? when : null;
+}
+
+/** The time --older-than or --before names (sessions before it are forgotten), what is wrong with it, or null. */
+function cutoff(flags: Flags, now = Date.now()): Date | string | null {
+  const age = flags['older-than'];
+  if (age !== undefined) {
+    const ms = parseAge(age);
+    return typeof ms === 'string' ? `--older-than: ${ms}` : new Date(now - ms);
+  }
+  const at = flags.before;
+  if (at === undefined) return null;
+  // A date or an ISO time; a bare date is midnight UTC.
+  const t = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.test(at.trim())
+    ? Date.parse(at.trim())
+    : Number.NaN;
+  return Number.isNaN(t) ? `--before: "${at}" is no date: write 2026-09-01 or an ISO time` : new Date(t);
+}
+
+async function forgetOlder(memory: Memory, before: Date | string, flags: Flags): Promise<number> {
+  if (typeof before === 'string') throw new Error(before);
+  const r = await memory.sessions.forgetBefore(before, { actor: 'cli', dryRun: !!flags['dry-run'] });
+  if (flags.json) {
+    printJson(r);
+    return 0;
+  }
+  const n = r.forgotten.length;
+  const sessions = (k: number) => `${k} session${k === 1 ? '' : 's'}`;
+  out(
+    r.dryRun
+      ? `${sessions(n)} ended (or started) before ${r.before}: would be forgotten (dry run, nothing changed)`
+      : `${sessions(n)} ended (or started) before ${r.before}: forgotten`,
+  );
+  for (const f of r.forgotten)
+    out(
+      `  ${escapeControl(f.id)}  ${f.at}${f.calls === null ? '' : `  ${f.calls} calls`}${f.skills.length ? `; ${f.skills.join(', ')} keep a forgotten-parent marker` : ''}`,
+    );
+  if (r.undated.length)
+    out(`${sessions(r.undated.length)} kept: ${r.undated.length === 1 ? 'its' : 'their'} stored time reads as no date`);
+  return 0;
+}
 
 /** --limit and --offset as whole numbers in range, or what is wrong with them. */
 function pageError(flags: Flags): string | null {
