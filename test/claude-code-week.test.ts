@@ -88,6 +88,15 @@ describe("a week of Claude Code sessions through Skillsmith's hooks", () => {
     const names = skills.map((s) => s.name);
     expect(names).toContain('check-ci');
     expect(names.filter((n) => n.startsWith('rebase-'))).toHaveLength(1);
+    // A description says the commands a procedure runs, not words its arguments gave (`git diff --stat
+    // package.json` once read "looks up json"), nor their paths or messages.
+    const said = new Map(skills.map((s) => [s.name, s.description]));
+    expect(said.get('install-package')).toMatch(
+      /^Install Package: runs npm install, git diff, npm test, git add and git commit \(/,
+    );
+    expect(said.get('check-ci')).toMatch(/runs gh run list and gh run view/);
+    expect(said.get('fix-lint')).toMatch(/runs npm run lint/);
+    expect([...said.values()].join('\n')).not.toMatch(/looks up (?:json|list|origin|lint)\b|package\.json/);
     const goals = new Map(sessions().map((s) => [s.id, s.goal]));
     const rejected = ['ship a patch release please', 'CI lint job fails, clean up the lint warnings'];
     for (const s of skills) for (const id of s.sourceSessions) expect(rejected).not.toContain(goals.get(id));

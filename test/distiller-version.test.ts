@@ -59,6 +59,9 @@ const FINGERPRINTS: Record<string, string> = {
   // A skill whose successful sessions had a call fail, each step in one session at most, no longer says "No failure
   // was observed": it says no step failed in more than one of them.
   'heuristic@22': '1e4b80945d274b3b',
+  // A step that runs a command is said in the description by the command (runs git diff, npm run lint), no longer by
+  // words its arguments gave it (`git diff --stat package.json` was "looks up json").
+  'heuristic@23': '0a1f6facfadf53d0',
 };
 
 const MULTILINGUAL = new URL('./fixtures/multilingual/sessions.jsonl', import.meta.url).pathname;

@@ -1,5 +1,5 @@
 import { buildConsensus, type Consensus, type ConsensusRules } from '../domain/consensus.js';
-import { commandAsToolName, commandHead } from '../domain/commands.js';
+import { commandAsToolName, commandHead, commandPhrase } from '../domain/commands.js';
 import { findEdgeCases } from '../domain/edge-cases.js';
 import { evidenceLine } from '../domain/evidence-line.js';
 import { hasInstructions } from '../domain/untrusted-text.js';
@@ -34,7 +34,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@22';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@23';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -84,6 +84,7 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     cues: trusted(input.cues ?? []),
     toolSequence: sequenceSteps.map((s) => (s.command && commandAsToolName(s.command)) || s.tool),
     commands: sequenceSteps.map((s) => (s.command ? commandHead(s.command.text) : null)),
+    said: sequenceSteps.map((s) => (s.command ? commandPhrase(s.command.text) : null)),
     toolWeight: input.toolWeight,
     toolShare: input.toolShare,
     wordWeight: input.goalWordWeight,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  commandPhrase,
   commandAsToolName,
   commandHead,
   commandOf,
@@ -87,6 +88,18 @@ describe('commandHead', () => {
     // Separators inside quotes are the command's text.
     expect(commandHead('git commit -m "fix: a; b && c"')).toBe('git commit');
     expect(commandHead("grep -n 'a || b' src/x.ts")).toBe('grep');
+  });
+});
+
+describe('commandPhrase', () => {
+  it('says a command by its head, and a script runner by the script it runs, never by other arguments', () => {
+    expect(commandPhrase('git diff --stat package.json package-lock.json')).toBe('git diff');
+    expect(commandPhrase('gh run view 9931 --log-failed')).toBe('gh run view');
+    expect(commandPhrase('npm run lint -- --fix')).toBe('npm run lint');
+    expect(commandPhrase('cd web && pnpm run build:prod')).toBe('pnpm run build:prod');
+    expect(commandPhrase('make -j4 test')).toBe('make test');
+    expect(commandPhrase('npm run "$SCRIPT"')).toBe('npm run');
+    expect(commandPhrase('make')).toBe('make');
   });
 });
 

@@ -128,6 +128,23 @@ export function commandHead(command: string): string {
   return headOf(simpleCommand(chosen));
 }
 
+/** Heads that run a script named by the next word: the head alone says nothing of what runs. */
+const SCRIPT_RUNNER = /^(?:(?:npm|pnpm|yarn|bun) run|make|just|task)$/;
+
+/**
+ * A command as a skill's description says it: its head (`git diff`, `gh run list`), with the script a runner runs
+ * (`npm run lint`, `make build`) when that is a plain word. Never its other arguments: paths, messages, values.
+ */
+export function commandPhrase(command: string): string {
+  const head = commandHead(command);
+  if (!SCRIPT_RUNNER.test(head)) return head;
+  const parts = head.split(' ');
+  const words = command.trim().split(/\s+/);
+  const at = words.findIndex((_, i) => parts.every((p, k) => words[i + k] === p));
+  const script = at < 0 ? undefined : words.slice(at + parts.length).find((w) => !w.startsWith('-'));
+  return script && /^[a-z][a-z0-9:_-]{0,30}$/.test(script) ? `${head} ${script}` : head;
+}
+
 /** The head of one simple command (commandHead). */
 function headOf({ words, at: i, program }: { words: string[]; at: number; program: string }): string {
   if (!program) return '';

@@ -49,6 +49,8 @@ export interface NamingInput {
    * none: what names a command runner's procedure when its requests share no word a name can use.
    */
   commands?: readonly (string | null)[];
+  /** How the description says each step that runs a command (commandPhrase: `npm run lint`), null for the others. */
+  said?: readonly (string | null)[];
   /** How distinctive a tool is across the namespace (an IDF; higher = rarer): finds the action among the steps. */
   toolWeight?: (tool: string) => number;
   /**
@@ -305,7 +307,7 @@ export function wordSkill(input: NamingInput): SkillWording {
   const title = nameWords.map((w) => (acronyms.has(w) ? w.toUpperCase() : capitalise(w))).join(' ');
   const thingWords = nameWords.slice(1).map((w) => (acronyms.has(w) ? w.toUpperCase() : w));
   const thing = thingWords.join(' ') || 'request';
-  const what = `${title}: ${summarizeSteps(input.toolSequence, objectOf)}.`;
+  const what = `${title}: ${summarizeSteps(input.toolSequence, objectOf, input.said ?? [])}.`;
   const when =
     verb === 'fix'
       ? ` Use when a user reports a problem with their ${thing}.`
@@ -327,8 +329,15 @@ export function wordSkill(input: NamingInput): SkillWording {
  * What the steps do, in a sentence: "looks up the customer and bills, then sends a payment request and resumes
  * the line (7 steps)". Tool names are the vocabulary; the lookups are summed up, the acting steps named.
  */
-function summarizeSteps(sequence: readonly string[], objectOf: (tool: string) => string[]): string {
-  const distinct = [...new Set(sequence)];
+function summarizeSteps(
+  sequence: readonly string[],
+  objectOf: (tool: string) => string[],
+  said: readonly (string | null)[],
+): string {
+  // A step that runs a command is said by the command (runs git diff), never by words its arguments gave the step
+  // (a `git diff --stat package.json` was "looks up json").
+  const commands = [...new Set(sequence.flatMap((_, i) => (said[i] ? [said[i]!] : [])))];
+  const distinct = [...new Set(sequence.filter((_, i) => !said[i]))];
   const looked = [
     ...new Set(distinct.filter((t) => roleOf(t) === 'lookup').flatMap((t) => objectOf(t).slice(0, 2).join(' ') || [])),
   ];
@@ -342,7 +351,8 @@ function summarizeSteps(sequence: readonly string[], objectOf: (tool: string) =>
     });
   const parts: string[] = [];
   if (looked.length) parts.push(`looks up ${listJoin(looked.slice(0, 4), 'and')}`);
-  if (acts.length) parts.push(`${parts.length ? 'then ' : ''}${listJoin(acts.slice(0, 4), 'and')}`);
+  const doing = [...acts.slice(0, 4), ...(commands.length ? [`runs ${listJoin(commands.slice(0, 5), 'and')}`] : [])];
+  if (doing.length) parts.push(`${parts.length ? 'then ' : ''}${listJoin(doing, 'and')}`);
   const summary = parts.join(', ') || 'a procedure learned from agents';
   return `${summary} (${sequence.length} step${sequence.length === 1 ? '' : 's'} that worked for agents on this kind of request)`;
 }
