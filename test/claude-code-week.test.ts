@@ -66,7 +66,7 @@ describe("a week of Claude Code sessions through Skillsmith's hooks", () => {
   });
 
   it('learns one skill for each recurring task, with its commands, and none from one-off or rejected work', () => {
-    const skills: { name: string; sourceSessions: string[] }[] = cli('skills', 'list');
+    const skills: { name: string; description: string; sourceSessions: string[] }[] = cli('skills', 'list');
     const out = join(home, 'exported');
     cli('skills', 'export', '--out', out);
     const bodies = skills.map((s) => readFileSync(join(out, s.name, 'SKILL.md'), 'utf8')).join('\n');
