@@ -650,7 +650,7 @@ describe('a flag its subcommand does not take', () => {
     [['skills', 'forget', 'S0', '--force'], '--force', `${MEMORY}, --json`],
     [['sessions', 'list', '--all'], '--all', `${MEMORY}, --limit, --offset, --json`],
     [['sessions', 'show', 'ID', '--limit', '5'], '--limit', `${MEMORY}, --json`],
-    [['sessions', 'forget', 'ID', '--offset', '1'], '--offset', `${MEMORY}, --json`],
+    [['sessions', 'forget', 'ID', '--offset', '1'], '--offset', `${MEMORY}, --older-than, --before, --dry-run, --json`],
     [['sessions', 'alike', '--limit', '3'], '--limit', `${MEMORY}, --json`],
     [['facts', 'add', 'refunds go back to the card', '--force'], '--force', `${MEMORY}, --json`],
     [['facts', 'list', '--all'], '--all', `${MEMORY}, --json`],
