@@ -37,6 +37,8 @@ export type { StartSessionOptions } from './capture/types.js';
 export type { MemorySessions, MemorySkills } from './app/memory.js';
 /** What `memory.skills.edit` and `memory.skills.revertEdit` answer: the skill now, whether it changed, and notes. */
 export type { EditResult } from './app/catalog.js';
+/** What `memory.feedback` takes besides the signal: a session, an idempotency key (`feedbackId`), a namespace. */
+export type { FeedbackOptions } from './app/catalog.js';
 /** Feedback on a skill as `memory.feedback` takes it besides the words pass, fail, up, down and reward=<0..1>. */
 export type { Signal } from './domain/lifecycle.js';
 /** What `memory.on` delivers: the skill event types, an event, a listener. */

@@ -221,6 +221,40 @@ describe('skills list: the track record beside the evidence', () => {
   });
 });
 
+describe('skillsmith feedback --id', () => {
+  it('counts a feedback run again under its --id once, says so, and refuses another signal under it', () => {
+    const db = copyOfShared();
+    const name = list(db)[0]!.name;
+    const eta = () => list(db).find((s) => s.name === name)!.eta;
+    const before = eta();
+    const first = json<{ before: { eta: number }; after: { eta: number }; repeated: boolean }>([
+      'feedback',
+      name,
+      'down',
+      '--id',
+      'cli-retry-1',
+      '--db',
+      db,
+    ]);
+    expect(first.repeated).toBe(false);
+    expect(first.after.eta).toBeLessThan(before);
+    // The script ran it again after a timeout: nothing more is counted, and it says why.
+    const again = cli(['feedback', name, 'down', '--id', 'cli-retry-1', '--db', db]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(
+      new RegExp(`^${name}: this feedback was given before under this --id; not counted again`),
+    );
+    expect(json<{ repeated: boolean }>(['feedback', name, 'down', '--id', 'cli-retry-1', '--db', db]).repeated).toBe(
+      true,
+    );
+    const other = cli(['feedback', name, 'up', '--id', 'cli-retry-1', '--db', db]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/this feedback id was given before, with user\.negative for /);
+    expect(eta()).toBe(first.after.eta);
+    expect(cli(['feedback', '--help']).stdout).toMatch(/--id KEY/);
+  });
+});
+
 describe('skillsmith learn', () => {
   it('exits 0 and prints the learned skills, a recall example and how to export', () => {
     expect(learnRun.code, learnRun.stderr).toBe(0);

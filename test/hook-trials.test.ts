@@ -210,6 +210,18 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
     ok(cli(['ingest', transcript, '--db', db]));
     expect(recalledNames(db, S)).toEqual(['fix-phone-service']);
     expect(recalledNames(db, `${S}#2`)).toEqual(['exchange-delivered-order-items']);
+    // The one recall given to another task (the second prompt's, made under the agent's session) is in the audit
+    // trail, once, with where it went from and to; reading the transcript again moved nothing more.
+    const moves = readFileSync(`${db}.audit.jsonl`, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map(
+        (l) => JSON.parse(l) as { action: string; actor: string; subjectKind: string; detail: Record<string, unknown> },
+      )
+      .filter((r) => r.action === 'recall.move');
+    expect(moves.map((m) => [m.actor, m.subjectKind, m.detail.from, m.detail.to])).toEqual([
+      ['capture', 'recall', S, `${S}#2`],
+    ]);
 
     // The whole transcript ingested once, after the session (`skillsmith learn ~/.claude/projects`).
     const later = copyOf();

@@ -568,9 +568,11 @@ describe('skills', () => {
     const after = await eta();
     expect(after).toBeGreaterThan(before);
     // Sent again (a client's retry): one trial still.
+    expect(first.data.repeated).toBe(false);
     for (let i = 0; i < 3; i++) {
       const again = await api('POST', `/api/skills/${skill}/feedback`, { body: { signal: 'pass', sessionId: 'fb-1' } });
       expect(again.status).toBe(200);
+      expect(again.data.repeated).toBe(true);
     }
     expect(await eta()).toBe(after);
     const track = (await api('GET', `/api/skills/${skill}/explain`)).data.track as {
@@ -585,6 +587,58 @@ describe('skills', () => {
     expect(await eta()).toBe(after);
     // The memory the later tests read holds the sample's sessions only.
     expect((await api('DELETE', '/api/sessions/fb-1')).status).toBe(200);
+  });
+
+  it('a feedback sent again under its Idempotency-Key or feedbackId counts once; another signal under the key is a 409', async () => {
+    const skill = 'escalate-order-return';
+    const eta = async () => ((await api('GET', `/api/skills/${skill}`)).data as SkillRow).eta;
+    const thumbs = async () =>
+      ((await api('GET', `/api/skills/${skill}/explain`)).data.track as { signal: string }[]).filter(
+        (t) => t.signal === 'user.positive',
+      ).length;
+    const [etaBefore, thumbsBefore] = [await eta(), await thumbs()];
+    const first = await api('POST', `/api/skills/${skill}/feedback`, {
+      body: { signal: 'up' },
+      headers: { 'Idempotency-Key': 'thumb-7f3a' },
+    });
+    expect(first.status).toBe(200);
+    expect(first.data.repeated).toBe(false);
+    const after = await eta();
+    expect(after).toBeGreaterThan(etaBefore);
+    // The client timed out and sent it again: by the header, by the body's field, by both.
+    for (const again of [
+      { body: { signal: 'up' }, headers: { 'Idempotency-Key': 'thumb-7f3a' } },
+      { body: { signal: 'up', feedbackId: 'thumb-7f3a' } },
+      { body: { signal: 'up', feedbackId: 'thumb-7f3a' }, headers: { 'Idempotency-Key': 'thumb-7f3a' } },
+    ]) {
+      const r = await api('POST', `/api/skills/${skill}/feedback`, again);
+      expect(r.status).toBe(200);
+      expect(r.data.repeated).toBe(true);
+      expect([r.data.before.eta, r.data.after.eta]).toEqual([after, after]);
+    }
+    expect(await eta()).toBe(after);
+    expect(await thumbs()).toBe(thumbsBefore + 1);
+    // The key names one feedback: a thumbs down under it is refused, and changes nothing.
+    const other = await api('POST', `/api/skills/${skill}/feedback`, {
+      body: { signal: 'down' },
+      headers: { 'Idempotency-Key': 'thumb-7f3a' },
+    });
+    expect(other.status).toBe(409);
+    expect(other.data.error).toMatch(
+      /^this feedback id was given before, with user\.positive for escalate-order-return; /,
+    );
+    const mixed = await api('POST', `/api/skills/${skill}/feedback`, {
+      body: { signal: 'up', feedbackId: 'thumb-7f3a' },
+      headers: { 'Idempotency-Key': 'thumb-other' },
+    });
+    expect(mixed.status).toBe(400);
+    expect(mixed.data.error).toMatch(/Idempotency-Key header and the body's "feedbackId" differ/);
+    expect(await eta()).toBe(after);
+    expect(await thumbs()).toBe(thumbsBefore + 1);
+    // The key is kept as a hash: no audit record or feedback row holds it.
+    const store = memory.parts.store!;
+    const id = (await memory.skills.get(skill))!.id;
+    expect(JSON.stringify([await store.feedbackHistory(id), await store.audit('default')])).not.toContain('thumb-7f3a');
   });
 
   it('POST /api/skills/:name/promote makes an imported skill recallable; unknown is a 404, a learned one a 409', async () => {

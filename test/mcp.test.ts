@@ -338,6 +338,19 @@ describe.each([
     );
   });
 
+  it('counts a feedback sent again under its feedback_id once; another signal under it is an error', async () => {
+    const args = { skill: 'fix-mobile-data', signal: 'reward', reward: 0.9, feedback_id: 'mcp-retry-1' };
+    const first = await ok<{ eta: number; repeated: boolean }>(client, 'skill_feedback', args);
+    expect(first.repeated).toBe(false);
+    const again = await ok<{ eta: number; repeated: boolean }>(client, 'skill_feedback', args);
+    expect(again).toMatchObject({ repeated: true, eta: first.eta });
+    expect(await toolError(client, 'skill_feedback', { ...args, reward: 0.1 })).toMatch(
+      /this feedback id was given before, with reward=0\.9 for fix-mobile-data/,
+    );
+    const listed = await ok<{ skills: SkillRow[] }>(client, 'list_skills', {});
+    expect(listed.skills.find((s) => s.name === 'fix-mobile-data')?.eta).toBe(first.eta);
+  });
+
   it('lists skills as resources and reads one as SKILL.md; an unknown one is an error', async () => {
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toContain('skill://fix-mobile-data');

@@ -92,9 +92,14 @@ describe('Python client against the real server', () => {
     expect(out.recall.context).toContain('cancel_pending_order');
     expect(out.explain_parents).toBe(4);
     expect(out.feedback.after).toBeGreaterThan(out.feedback.before);
+    expect(out.feedback.repeated).toBe(false);
+    // Sent again under its feedback_id: answered as a repeat, not counted; another signal under it is a 409.
+    expect(out.feedback_again).toEqual({ repeated: true, eta: out.feedback.after });
+    expect(out.feedback_other).toBe(409);
     expect(skill.eta).toBeCloseTo(out.feedback.after, 10);
     const history = await memory.parts.store!.feedbackHistory(skill.id);
-    expect(history.map((f) => f.signal)).toContain('user.positive');
+    expect(history.filter((f) => f.signal === 'user.positive')).toHaveLength(1);
+    expect(history.map((f) => f.signal)).not.toContain('user.negative');
   }, 180_000);
 
   it('ingests, reads stats and events (a page and the stream), renames, promotes and exports, each refusal a SkillsmithError', async () => {

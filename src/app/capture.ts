@@ -443,7 +443,7 @@ export class Capture {
         if (holding.has(t.id)) served.push({ id: t.id, followed: i < list.length - 1, news });
       });
     }
-    const moved = await store.moveRecalls(namespace, moves);
+    const moved = await store.moveRecalls(namespace, moves, { actor: 'capture', at: this.ctx.now().toISOString() });
     if (moved) this.ctx.log.child('capture').debug('recalls given to their tasks', { moved });
     return served;
   }

@@ -3,6 +3,7 @@ import { protectId } from '../capture/privacy.js';
 import { seedEta } from '../domain/admit.js';
 import { stepKeysOf } from '../domain/commands.js';
 import { trialOf } from '../domain/trial.js';
+import { feedbackIdProblem, feedbackKeyOf } from '../domain/feedback-key.js';
 import { applySignal, isTrial, parseSignal, type LifecycleRules, type Signal } from '../domain/lifecycle.js';
 import { JUDGE_ACTOR, replaceTrial } from '../domain/replace-trial.js';
 import { redactText } from '../domain/redact.js';
@@ -167,15 +168,22 @@ export class Catalog {
 
   // ── changes to skills ────────────────────────────────────────────────────
 
-  /** Applies one feedback signal (pass | fail | up | down | reward=<0..1>) to a skill. */
+  /**
+   * Applies one feedback signal (pass | fail | up | down | reward=<0..1>) to a skill. `feedbackId`: the caller's
+   * idempotency key: the same feedback sent again under it (a retry after a timeout) changes nothing and is
+   * answered `repeated: true`; another signal, value or skill under it is a ConflictError.
+   */
   async feedback(
     idOrName: string,
     signal: Signal | string,
-    opts: { sessionId?: string; namespace?: string; actor?: string } = {},
-  ) {
+    opts: FeedbackOptions = {},
+  ): Promise<{ before: Skill; after: Skill; repeated: boolean }> {
     const store = this.ctx.requireStore();
     const sig = typeof signal === 'string' ? parseSignal(signal) : signal;
     const ns = this.ctx.ns(opts.namespace);
+    const badId = opts.feedbackId === undefined ? null : feedbackIdProblem(opts.feedbackId);
+    if (badId) throw new InputError(`feedback: feedbackId ${badId}`);
+    const feedbackKey = opts.feedbackId === undefined ? null : feedbackKeyOf(opts.feedbackId);
     // A trial names the session it comes from: one of this memory's, and a session gives a skill one trial (as a
     // reported outcome does), so a retried request does not count twice and a session's trial is not overturned.
     const trial = isTrial(sig.kind);
@@ -200,17 +208,22 @@ export class Catalog {
       oncePerSession: trial,
       // A person's trial of the session replaces the one the judge gave it.
       ...(trial ? { replaces: judgedTrialReplaced(sig, this.ctx.config.lifecycle) } : {}),
+      feedbackKey,
     });
     if (!res) {
       const skill = trial && opts.sessionId ? await store.getSkill(ns, idOrName) : null;
       if (skill) return this.triedBefore(skill, sig.kind, opts.sessionId!);
       throw new NotFoundError(noSkillNamed(idOrName, await this.nowKnownAs(idOrName, opts.namespace)));
     }
+    if (res.repeated) {
+      this.ctx.log.child('lifecycle').info('feedback repeated: not counted again', { skill: res.after.name });
+      return { before: res.before, after: res.after, repeated: true };
+    }
     this.ctx.log
       .child('lifecycle')
       .info('feedback', { skill: res.after.name, signal: sig.kind, eta: res.after.eta, status: res.after.status });
     await this.changes.skills(opts.namespace);
-    return res;
+    return { before: res.before, after: res.after, repeated: false };
   }
 
   /**
@@ -226,7 +239,7 @@ export class Catalog {
       throw new SessionStateError(
         `session ${sessionId} already gave ${skill.name} its trial (${earlier.signal === 'trial.pass' ? 'pass' : 'fail'}, ${earlier.at}); a session gives a skill one trial`,
       );
-    return { before: skill, after: skill };
+    return { before: skill, after: skill, repeated: true };
   }
 
   /**
@@ -586,6 +599,19 @@ export class Catalog {
     if (req.commit) await this.changes.skills(req.namespace);
     return result;
   }
+}
+
+/** How a feedback is given (`Catalog.feedback`). */
+export interface FeedbackOptions {
+  /** The session the skill was used in: a trial counts once for it. */
+  sessionId?: string;
+  /**
+   * An idempotency key of the caller's choosing (1 to 200 characters), stored as its SHA-256: a retry under it is
+   * answered as a repeat, never counted twice.
+   */
+  feedbackId?: string;
+  namespace?: string;
+  actor?: string;
 }
 
 /** What `skills edit` did: the skill as it is now, and what the person should know. */

@@ -15,7 +15,7 @@ import type { EventBus, Listener, SkillEventType } from '../support/event-bus.js
 import type { Logger } from '../support/log.js';
 import type { Capture } from './capture.js';
 import type { StartSessionOptions } from '../capture/types.js';
-import type { Catalog, EditResult } from './catalog.js';
+import type { Catalog, EditResult, FeedbackOptions } from './catalog.js';
 import type { RecallIndexes } from './recall-indexes.js';
 import type { AppContext } from './context.js';
 import type { Outbox } from './outbox.js';
@@ -417,12 +417,11 @@ export class Memory {
     return this.catalog.toolsFor(skills);
   }
 
-  /** Applies one feedback signal (pass | fail | up | down | reward=<0..1>) to a skill. */
-  feedback(
-    idOrName: string,
-    signal: Signal | string,
-    opts: { sessionId?: string; namespace?: string; actor?: string } = {},
-  ) {
+  /**
+   * Applies one feedback signal (pass | fail | up | down | reward=<0..1>) to a skill. With `feedbackId` (an
+   * idempotency key), the same feedback sent again is answered `repeated: true` and not counted twice.
+   */
+  feedback(idOrName: string, signal: Signal | string, opts: FeedbackOptions = {}) {
     return this.catalog.feedback(idOrName, signal, opts);
   }
 

@@ -194,6 +194,7 @@ export const FEEDBACK_INSERT_COLUMNS = [
   'utility_before',
   'utility_after',
   'actor',
+  'feedback_key',
 ] as const;
 
 export function feedbackInsertValues(f: FeedbackInsert): unknown[] {
@@ -211,6 +212,7 @@ export function feedbackInsertValues(f: FeedbackInsert): unknown[] {
     f.utilityBefore,
     f.utilityAfter,
     f.actor,
+    f.feedbackKey,
   ];
 }
 

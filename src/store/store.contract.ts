@@ -110,6 +110,15 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }],
           });
           await store.applyFeedback(trialFor('s1'));
+          // A recall a hook made under its agent's session, given to the task s1 (an audit record names both).
+          await store.recordRecall('default', {
+            sessionId: 'cc:agent',
+            goal: 'private goal',
+            at: '2025-02-02T00:00:00.000Z',
+            items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }],
+          });
+          const [hookRecall] = await store.recallsHeldBy('default', ['cc:agent']);
+          await store.moveRecalls('default', [{ recallId: hookRecall!.id, from: 'cc:agent', to: 's1' }]);
 
           await store.setState('default', 'goal-stats', 'with the private words');
           const r = await store.forgetSession('default', 's1', {
@@ -157,6 +166,13 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             detail: { calls: 2, skills: ['sk_old'] },
           });
           expect(JSON.stringify(await store.audit('default'))).not.toContain('private goal');
+          // The records that named it by id (its trial's, the recall moved to it) name its reference instead.
+          expect(JSON.stringify(await store.audit('default'))).not.toContain('"s1"');
+          expect((await store.audit('default')).find((a) => a.action === 'recall.move')?.detail).toEqual({
+            recall: hookRecall!.id,
+            from: 'cc:agent',
+            to: r!.ref,
+          });
           expect(
             (await store.events('default'))
               .filter((e) => e.type === 'skill.parent_forgotten')
@@ -1464,6 +1480,73 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.applyFeedback(trial(true, { namespace: 'elsewhere' }))).toBeNull();
         });
 
+        it('counts a feedback under an idempotency key once: the same again is a repeat, another under it is refused', async () => {
+          const at = '2025-02-01T00:00:00.000Z';
+          await store.writeSkill({ action: 'add', skill: skill(), parents: [], actor: 'synth', detail: {}, at });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_b', name: 'b' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at,
+          });
+          const keyed = (key: string, over: Partial<Parameters<Store['applyFeedback']>[0]> = {}) =>
+            trial(true, { actor: 'user', feedbackKey: key, ...over });
+          const first = await store.applyFeedback(keyed('k1'));
+          expect(first?.repeated).toBeFalsy();
+          expect(first?.after.trialsAttempted).toBe(1);
+          const written = await skillSnapshot('default', ['sk_old', 'sk_b']);
+          const history = await store.feedbackHistory('sk_old');
+
+          // Sent again (a retry after a lost answer): the skill as it is, nothing written.
+          const again = await store.applyFeedback(keyed('k1', { at: '2025-02-04T00:00:00.000Z' }));
+          expect(again).toEqual({ before: first!.after, after: first!.after, repeated: true });
+          // By name or by id, the same feedback.
+          expect((await store.applyFeedback(keyed('k1', { idOrName: 'sk_old' })))?.repeated).toBe(true);
+          // Another signal, another value, or another skill under the key: refused, nothing written.
+          await expect(store.applyFeedback(trial(false, { actor: 'user', feedbackKey: 'k1' }))).rejects.toMatchObject({
+            code: 'CONFLICT',
+            message: expect.stringMatching(/^this feedback id was given before, with trial\.pass for cancel-order; /),
+          });
+          await expect(store.applyFeedback(keyed('k1', { idOrName: 'b' }))).rejects.toMatchObject({
+            code: 'CONFLICT',
+            message: expect.stringMatching(/with trial\.pass for cancel-order/),
+          });
+          await store.applyFeedback(keyed('r1', { signal: 'reward', value: 0.5 }));
+          await expect(store.applyFeedback(keyed('r1', { signal: 'reward', value: 0.7 }))).rejects.toMatchObject({
+            code: 'CONFLICT',
+            message: expect.stringMatching(/with reward=0\.5 for cancel-order/),
+          });
+          expect((await store.applyFeedback(keyed('r1', { signal: 'reward', value: 0.5 })))?.repeated).toBe(true);
+          expect(await store.feedbackHistory('sk_old')).toHaveLength(history.length + 1);
+          const rewarded = await skillSnapshot('default', ['sk_old', 'sk_b']);
+          expect(rewarded.audit.length).toBe(written.audit.length + 1);
+
+          // A key is one namespace's: the same key elsewhere is another feedback; an unknown skill is none.
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_x', namespace: 'elsewhere' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at,
+          });
+          expect((await store.applyFeedback(keyed('k1', { namespace: 'elsewhere' })))?.repeated).toBeFalsy();
+          expect(await store.applyFeedback(keyed('k9', { idOrName: 'ghost' }))).toBeNull();
+
+          // Two at once under one new key, for two skills (rows locked apart), from two connections: one counts.
+          const other = fx.peer ? await peer() : store;
+          const both = await Promise.allSettled([
+            store.applyFeedback(keyed('k2')),
+            other.applyFeedback(keyed('k2', { idOrName: 'b' })),
+          ]);
+          expect(both.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+          expect(both.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'CONFLICT' } });
+          const counted = [...(await store.feedbackHistory('sk_old')), ...(await store.feedbackHistory('sk_b'))];
+          expect(counted.length).toBe(history.length + 2);
+        });
+
         it('hands compute the latest trials asked for, newest first, only those since the skill last left retirement', async () => {
           await store.writeSkill({
             action: 'add',
@@ -1812,9 +1895,28 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             ['cc:S', 'second request', '2025-02-05T01:00:00.000Z'],
           ]);
           const second = held[1]!;
-          expect(await store.moveRecalls('default', [{ recallId: second.id, from: 'cc:S', to: 'cc:S#2' }])).toBe(1);
+          const moveAt = '2025-02-06T00:00:00.000Z';
+          expect(
+            await store.moveRecalls('default', [{ recallId: second.id, from: 'cc:S', to: 'cc:S#2' }], {
+              actor: 'capture',
+              at: moveAt,
+            }),
+          ).toBe(1);
           // Moved already (another ingest did it first): left where it is.
           expect(await store.moveRecalls('default', [{ recallId: second.id, from: 'cc:S', to: 'cc:S#3' }])).toBe(0);
+          // One audit record for the move that happened, naming the recall and where it went from and to.
+          expect((await store.audit('default')).filter((a) => a.action === 'recall.move')).toEqual([
+            {
+              id: expect.any(Number),
+              namespace: 'default',
+              at: moveAt,
+              actor: 'capture',
+              action: 'recall.move',
+              subjectKind: 'recall',
+              subjectId: String(second.id),
+              detail: { recall: second.id, from: 'cc:S', to: 'cc:S#2' },
+            },
+          ]);
           expect(await store.skillsServedForSession('default', 'cc:S')).toEqual(['sk_old']);
           expect(await store.skillsServedForSession('default', 'cc:S#2')).toEqual(['sk_b']);
           expect(await store.skillsServedForSession('other', 'cc:S')).toEqual(['sk_b']);

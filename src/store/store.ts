@@ -137,7 +137,7 @@ export interface SkillStore {
    * Applies one feedback signal in a transaction: reads the skill, computes its next state with `compute`
    * (pure), writes it with a feedback row, an audit record and events for eta and status changes.
    */
-  applyFeedback(req: FeedbackRequest): Promise<{ before: Skill; after: Skill } | null>;
+  applyFeedback(req: FeedbackRequest): Promise<FeedbackApplied | null>;
   feedbackHistory(skillId: string): Promise<FeedbackRecord[]>;
   /** Records which skills a recall served (and touches their last_used_at) in one transaction. */
   recordRecall(
@@ -154,10 +154,15 @@ export interface SkillStore {
   /** The recalls held under these session ids, oldest first (a hook's, under its agent's session id). */
   recallsHeldBy(namespace: string, sessionIds: string[]): Promise<HeldRecall[]>;
   /**
-   * Moves each recall to the session it served, in one transaction; a recall no longer held by `from` (another
-   * ingest moved it meanwhile) stays where it is. How many moved.
+   * Moves each recall to the session it served, in one transaction, with one audit record (`recall.move`) per recall
+   * moved, naming it and the sessions it went from and to; a recall no longer held by `from` (another ingest moved
+   * it meanwhile) stays where it is, and is not audited. How many moved.
    */
-  moveRecalls(namespace: string, moves: { recallId: number; from: string; to: string }[]): Promise<number>;
+  moveRecalls(
+    namespace: string,
+    moves: { recallId: number; from: string; to: string }[],
+    opts?: { actor?: string; at?: string },
+  ): Promise<number>;
   /** What each recall made for a session served, in the order they were made (a skill forgotten since: no name). */
   recalledForSession(namespace: string, sessionId: string): Promise<RecalledForSession[]>;
   /**
@@ -326,6 +331,19 @@ export interface FeedbackRequest {
    * names itself). Without a judged trial to take back, nothing is written.
    */
   withdraw?: boolean;
+  /**
+   * The idempotency key the feedback was given under (the caller's key, hashed: it is stored). One feedback per key
+   * in a namespace: a request whose key a row of the namespace has already is a repeat, answered with the skill as
+   * it is and nothing written, when that row gave this skill this signal and value; else a ConflictError.
+   */
+  feedbackKey?: string | null;
+}
+
+/** What `applyFeedback` did: the skill before and after; `repeated` when its key had been given before (no write). */
+export interface FeedbackApplied {
+  before: Skill;
+  after: Skill;
+  repeated?: boolean;
 }
 
 /** The lifecycle columns of a skill before and after one signal, as a replay tells them. */

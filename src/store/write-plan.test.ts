@@ -5,10 +5,12 @@ import type { FeedbackRecord, FeedbackRequest, SkillWrite } from './store.js';
 import {
   accepted,
   eventType,
+  feedbackKeyStanding,
   isRejection,
   planFeedback,
   planForgetSession,
   planForgetSkill,
+  planMoveRecalls,
   planReembed,
   planSetEnabled,
   planSkillWrite,
@@ -180,6 +182,7 @@ describe('planFeedback', () => {
       utilityBefore: 0.2,
       utilityAfter: 0.2,
       actor: 'outcome',
+      feedbackKey: null,
     });
     expect(plan.audit).toEqual([
       {
@@ -400,5 +403,76 @@ describe('the other plans', () => {
         payload: { embedderId: 'e2', skills: 2, clusters: 1 },
       },
     ]);
+  });
+});
+
+describe('feedbackKeyStanding', () => {
+  const sk = { id: 'sk_old', name: 'cancel-order' };
+  const held = (over: Partial<Parameters<typeof feedbackKeyStanding>[2] & object> = {}) => ({
+    skillId: 'sk_old',
+    name: 'cancel-order',
+    signal: 'user.positive',
+    value: null,
+    ...over,
+  });
+
+  it('is new without a feedback under the key, and a repeat of the same skill, signal and value', () => {
+    expect(feedbackKeyStanding({ signal: 'user.positive', value: null }, sk, null)).toBe('new');
+    expect(feedbackKeyStanding({ signal: 'user.positive', value: null }, sk, held())).toBe('repeated');
+    expect(feedbackKeyStanding({ signal: 'reward', value: 0.25 }, sk, held({ signal: 'reward', value: 0.25 }))).toBe(
+      'repeated',
+    );
+  });
+
+  it('refuses another signal, value or skill under the key, naming what the key was given for', () => {
+    const other = feedbackKeyStanding({ signal: 'user.negative', value: null }, sk, held());
+    expect(other).toMatchObject({ rejected: true, code: 'feedback-key-reused' });
+    expect(isRejection(other) && other.message).toMatch(
+      /^this feedback id was given before, with user\.positive for cancel-order; /,
+    );
+    expect(
+      feedbackKeyStanding({ signal: 'reward', value: 0.5 }, sk, held({ signal: 'reward', value: 0.25 })),
+    ).toMatchObject({ message: expect.stringMatching(/with reward=0\.25 for cancel-order/) });
+    expect(
+      feedbackKeyStanding({ signal: 'user.positive', value: null }, sk, held({ skillId: 'sk_b', name: 'b' })),
+    ).toMatchObject({ message: expect.stringMatching(/with user\.positive for b;/) });
+    expect(() =>
+      accepted(feedbackKeyStanding({ signal: 'user.positive', value: null }, sk, held({ skillId: 'sk_b' }))),
+    ).toThrow(WriteRejectedError);
+  });
+});
+
+describe('planMoveRecalls', () => {
+  it('one recall.move audit record per recall moved, naming it and the sessions it went from and to', () => {
+    const plan = planMoveRecalls(
+      'default',
+      [
+        { recallId: 7, from: 'cc:S', to: 'cc:S#2' },
+        { recallId: 9, from: 'cc:S', to: 'cc:S#3' },
+      ],
+      { actor: 'capture', at: AT },
+    );
+    expect(plan.audit).toEqual([
+      {
+        namespace: 'default',
+        at: AT,
+        actor: 'capture',
+        action: 'recall.move',
+        subjectKind: 'recall',
+        subjectId: '7',
+        detail: { recall: 7, from: 'cc:S', to: 'cc:S#2' },
+      },
+      {
+        namespace: 'default',
+        at: AT,
+        actor: 'capture',
+        action: 'recall.move',
+        subjectKind: 'recall',
+        subjectId: '9',
+        detail: { recall: 9, from: 'cc:S', to: 'cc:S#3' },
+      },
+    ]);
+    expect(plan.events).toEqual([]);
+    expect(plan.skillsChanged).toBe(false);
   });
 });

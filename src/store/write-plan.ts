@@ -49,7 +49,7 @@ export interface RowChange {
 /** Why a write was refused: nothing of it is written. */
 export interface WriteRejection {
   rejected: true;
-  code: 'supersede-target-not-live';
+  code: 'supersede-target-not-live' | 'feedback-key-reused';
   message: string;
 }
 
@@ -220,6 +220,8 @@ export type FeedbackInsert = Omit<FeedbackRecord, 'id' | 'replacedBy'> & {
   namespace: string;
   utilityBefore: number;
   utilityAfter: number;
+  /** The idempotency key it was given under (hashed), or null. */
+  feedbackKey: string | null;
 };
 
 export interface FeedbackPlan extends Outbox {
@@ -264,6 +266,37 @@ export function trialStanding(req: FeedbackRequest, earlier: EarlierTrial | null
   const replaceable = by !== null && !!req.replaces?.actors.includes(by);
   if (replaceable && !(by === req.actor && earlier.signal === req.signal)) return 'replace';
   return 'tried';
+}
+
+/** The feedback a namespace holds under a request's idempotency key, as the store found it. */
+export interface KeyedFeedback {
+  skillId: string;
+  /** The skill's name, null when it is gone. */
+  name: string | null;
+  signal: string;
+  value: number | null;
+}
+
+/**
+ * What a feedback given under an idempotency key does, given the feedback the namespace holds under that key: `new`
+ * (none), `repeated` (the same skill, signal and value: a retried request, answered and not counted again), else a
+ * rejection (the key names another feedback; nothing is written).
+ */
+export function feedbackKeyStanding(
+  req: Pick<FeedbackRequest, 'signal' | 'value'>,
+  skill: Pick<Skill, 'id' | 'name'>,
+  earlier: KeyedFeedback | null,
+): 'new' | 'repeated' | WriteRejection {
+  if (!earlier) return 'new';
+  if (earlier.skillId === skill.id && earlier.signal === req.signal && (earlier.value ?? null) === (req.value ?? null))
+    return 'repeated';
+  const gave = `${earlier.signal}${earlier.value === null ? '' : `=${earlier.value}`}`;
+  const to = earlier.skillId === skill.id ? skill.name : (earlier.name ?? 'a skill since forgotten');
+  return {
+    rejected: true,
+    code: 'feedback-key-reused',
+    message: `this feedback id was given before, with ${gave} for ${to}; a feedback id names one feedback: send the same signal again to retry it, or a new id for another feedback (nothing was changed)`,
+  };
 }
 
 /** Whether the store must look for an earlier trial of this session before planning (`oncePerSession`). */
@@ -357,6 +390,7 @@ export function planFeedback(
           utilityBefore: from.utility,
           utilityAfter: next.utility,
           actor: req.actor,
+          feedbackKey: req.feedbackKey ?? null,
         },
     after: { ...before, ...changed },
     ...(replacing && steps
@@ -501,6 +535,33 @@ export function planForgetSession(
       payload: { name: p.name },
     })),
     skillsChanged: skills.length > 0,
+  };
+}
+
+// ── recalls given to their tasks ────────────────────────────────────────────
+
+/**
+ * What moving recalls to the sessions they served appends (a hook's recalls, made under its agent's session id,
+ * given to the task of the transcript they served): one `recall.move` audit record per recall moved, naming it and
+ * the sessions it went from and to. Nothing for a recall that did not move.
+ */
+export function planMoveRecalls(
+  namespace: string,
+  moved: readonly { recallId: number; from: string; to: string }[],
+  opts: ForgetOptions,
+): Outbox {
+  return {
+    audit: moved.map((m) => ({
+      namespace,
+      at: opts.at,
+      actor: opts.actor,
+      action: 'recall.move',
+      subjectKind: 'recall',
+      subjectId: String(m.recallId),
+      detail: { recall: m.recallId, from: m.from, to: m.to },
+    })),
+    events: [],
+    skillsChanged: false,
   };
 }
 

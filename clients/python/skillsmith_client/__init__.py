@@ -153,9 +153,13 @@ class Client:
         """Runs a learning pass over the sessions stored since the last one: what it created, updated, skipped."""
         return self._request("POST", "/api/synthesize", {"dryRun": dry_run})
 
-    def feedback(self, skill: str, signal: str, session_id: Optional[str] = None) -> Dict[str, Any]:
-        """pass | fail | up | down | reward=<0..1> for a skill (name or id): `{"before": skill, "after": skill}`."""
-        return self._request("POST", f"/api/skills/{_q(skill)}/feedback", _drop_none({"signal": signal, "sessionId": session_id}))
+    def feedback(self, skill: str, signal: str, session_id: Optional[str] = None,
+                 feedback_id: Optional[str] = None) -> Dict[str, Any]:
+        """pass | fail | up | down | reward=<0..1> for a skill (name or id): `{"before": skill, "after": skill,
+        "repeated": bool}`. `feedback_id`: a key of your choosing that makes a retry safe: the same feedback sent
+        again under it is answered `repeated` True and not counted twice; another signal under it is refused (409)."""
+        body = _drop_none({"signal": signal, "sessionId": session_id, "feedbackId": feedback_id})
+        return self._request("POST", f"/api/skills/{_q(skill)}/feedback", body)
 
     def skills(self, **query: Any) -> List[Dict[str, Any]]:
         """The live skills, filtered, sorted and paged by the query parameters of `GET /api/skills` (`status`,

@@ -318,6 +318,15 @@ ALTER TABLE feedback ADD COLUMN actor ${T};
 ALTER TABLE feedback ADD COLUMN replaced_by BIGINT;
 `,
   },
+  {
+    version: 11,
+    name: 'feedback keeps the idempotency key it was given under',
+    // As SQLite's migration 11.
+    sql: `
+ALTER TABLE feedback ADD COLUMN feedback_key ${T};
+CREATE UNIQUE INDEX feedback_key ON feedback (namespace, feedback_key) WHERE feedback_key IS NOT NULL;
+`,
+  },
 ];
 
 export const latestPgSchemaVersion = pgMigrations[pgMigrations.length - 1].version;

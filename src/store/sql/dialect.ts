@@ -32,8 +32,17 @@ export interface Dialect {
   /** The columns of a skill read (`skills s`); with `parentsInRow`, its live episodic parents come along as `source_sessions`. */
   skillColumns: string;
   parentsInRow: boolean;
-  /** Feedback audit records naming a session by id name its opaque reference instead (parameters: ref, namespace, id). */
-  auditSessionRefSql: string;
+  /**
+   * Audit records naming a session by id in `detail[field]` name its opaque reference instead (parameters: ref,
+   * namespace, id): feedback records (`session`), and a recall's move (`from`, `to`; `recall.move` records only).
+   */
+  auditSessionRefSql(field: 'session' | 'from' | 'to'): string;
+  /**
+   * Taken before a feedback given under an idempotency key looks for the key (parameters: namespace, key):
+   * PostgreSQL serialises the feedbacks of one key, so two at once cannot both find it unused; SQLite has one
+   * writer at a time anyway.
+   */
+  lockFeedbackKeySql: string | null;
   /**
    * Taken before sessions are inserted, with the list of their namespaces: PostgreSQL serialises the session
    * inserts of a namespace so `seq` is handed out in commit order; SQLite has one writer at a time anyway.
@@ -50,6 +59,9 @@ export interface RowColumn {
 }
 
 const marks = (n: number) => Array(n).fill('?').join(', ');
+
+/** `from` and `to` name sessions in a recall's move only (a rename's detail has them too, as skill names). */
+const onlyMoves = (field: string) => (field === 'session' ? '' : ` AND action = 'recall.move'`);
 
 export const sqliteDialect: Dialect = {
   numbered: (sql) => sql,
@@ -78,7 +90,9 @@ export const sqliteDialect: Dialect = {
   joinInOrder: 'CROSS JOIN',
   skillColumns: 's.*',
   parentsInRow: false,
-  auditSessionRefSql: `UPDATE audit SET detail = json_set(detail, '$.session', ?) WHERE namespace = ? AND json_valid(detail) AND json_extract(detail, '$.session') = ?`,
+  auditSessionRefSql: (field) =>
+    `UPDATE audit SET detail = json_set(detail, '$.${field}', ?) WHERE namespace = ?${onlyMoves(field)} AND json_valid(detail) AND json_extract(detail, '$.${field}') = ?`,
+  lockFeedbackKeySql: null,
   lockSessionsSql: null,
   returningId: '',
 };
@@ -106,7 +120,9 @@ export const pgDialect: Dialect = {
   skillColumns: `s.*, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
   FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic' AND p.source_id NOT LIKE '${FORGOTTEN_PARENT}%') AS source_sessions`,
   parentsInRow: true,
-  auditSessionRefSql: `UPDATE audit SET detail = (detail::jsonb || jsonb_build_object('session', ?::text))::text WHERE namespace = ? AND detail::jsonb ->> 'session' = ?`,
+  auditSessionRefSql: (field) =>
+    `UPDATE audit SET detail = (detail::jsonb || jsonb_build_object('${field}', ?::text))::text WHERE namespace = ?${onlyMoves(field)} AND detail::jsonb ->> '${field}' = ?`,
+  lockFeedbackKeySql: `SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:feedback:' || ?::text || ':' || ?::text, 0))`,
   // A pass that has read up to seq N can then never meet a committed session below N. Always in the same
   // (sorted) order, so two batches of several namespaces cannot deadlock.
   lockSessionsSql: `SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:sessions:' || ns, 0)) FROM unnest(?::text[]) AS ns`,

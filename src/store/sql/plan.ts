@@ -222,6 +222,12 @@ export function sqlPlan(d: Dialect) {
       (inList) =>
         `SELECT id, signal, actor FROM feedback WHERE skill_id = ? AND session_id = ? AND ${inList('signal')} AND replaced_by IS NULL ORDER BY id DESC LIMIT 1`,
     ),
+    // The feedback a namespace holds under an idempotency key (one at most: a unique index), with its skill's name.
+    feedbackByKey: sql(
+      `SELECT f.skill_id, f.signal, f.value, s.name FROM feedback f LEFT JOIN skills s ON s.id = f.skill_id
+       WHERE f.namespace = ? AND f.feedback_key = ?`,
+    ),
+    lockFeedbackKey: d.lockFeedbackKeySql === null ? null : sql(d.lockFeedbackKeySql),
     feedbackHistory: sql('SELECT * FROM feedback WHERE skill_id = ? ORDER BY id'),
     countedFeedback: sql('SELECT * FROM feedback WHERE skill_id = ? AND replaced_by IS NULL ORDER BY id'),
     // A replaced judged trial points at the row that took its place: the skill's newest, just written.
@@ -287,7 +293,9 @@ export function sqlPlan(d: Dialect) {
     ),
     deleteRecallsOf: sql('DELETE FROM recalls WHERE namespace = ? AND session_id = ?'),
     anonymiseFeedback: sql('UPDATE feedback SET session_id = NULL WHERE namespace = ? AND session_id = ?'),
-    auditSessionRef: sql(d.auditSessionRefSql),
+    auditSessionRef: sql(d.auditSessionRefSql('session')),
+    auditMovedFromRef: sql(d.auditSessionRefSql('from')),
+    auditMovedToRef: sql(d.auditSessionRefSql('to')),
     parentsOf: sql(
       `SELECT p.skill_id, s.name FROM provenance p JOIN skills s ON s.id = p.skill_id
        WHERE s.namespace = ? AND p.source_kind = 'episodic' AND p.source_id = ? ORDER BY p.skill_id`,

@@ -39,6 +39,7 @@ import {
   FORGOTTEN_PARENT,
   type ClusterRecord,
   type EmbeddingReplacement,
+  type FeedbackApplied,
   type FeedbackRecord,
   type FeedbackRequest,
   type RecentTrials,
@@ -58,8 +59,10 @@ import {
 } from '../store.js';
 import {
   accepted,
+  feedbackKeyStanding,
   feedbackNeedsTrialCheck,
   planFeedback,
+  planMoveRecalls,
   trialStanding,
   planForgetSession,
   planForgetSkill,
@@ -542,15 +545,38 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     });
   }
 
-  async applyFeedback(req: FeedbackRequest): Promise<{ before: Skill; after: Skill } | null> {
+  async applyFeedback(req: FeedbackRequest): Promise<FeedbackApplied | null> {
     await this.settleRecalls();
     const self = this;
-    return this.write(function* () {
+    return this.write<FeedbackApplied | null>(function* () {
+      const p = self.plan;
+      const key = req.feedbackKey ?? null;
+      // A feedback under an idempotency key: two at once of one key (for two skills, whose rows are locked apart)
+      // cannot both find it unused.
+      if (key !== null && p.lockFeedbackKey) yield q(p.lockFeedbackKey, [req.namespace, key]);
       // Lock the row first: concurrent signals on one skill apply one after the other, each to the state the
       // previous one left, and the once-per-session check below cannot be passed twice.
       const before = yield* self.findSkill(req.namespace, req.idOrName, true);
       if (!before) return { result: null, outbox: NO_OUTBOX };
-      const p = self.plan;
+      if (key !== null) {
+        const held = (yield q(p.feedbackByKey, [req.namespace, key])).rows[0];
+        const standing = accepted(
+          feedbackKeyStanding(
+            req,
+            before,
+            held
+              ? {
+                  skillId: held.skill_id as string,
+                  name: (held.name as string | null) ?? null,
+                  signal: held.signal as string,
+                  value: held.value == null ? null : Number(held.value),
+                }
+              : null,
+          ),
+        );
+        // A retried request: answered with the skill as it is, nothing written.
+        if (standing === 'repeated') return { result: { before, after: before, repeated: true }, outbox: NO_OUTBOX };
+      }
       const found = feedbackNeedsTrialCheck(req)
         ? (yield q(p.sessionTrial(TRIAL_SIGNALS.length), [before.id, req.sessionId, ...self.list(TRIAL_SIGNALS)]))
             .rows[0]
@@ -628,14 +654,19 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     });
   }
 
-  async moveRecalls(namespace: string, moves: { recallId: number; from: string; to: string }[]): Promise<number> {
+  async moveRecalls(
+    namespace: string,
+    moves: { recallId: number; from: string; to: string }[],
+    opts: { actor?: string; at?: string } = {},
+  ): Promise<number> {
     if (moves.length === 0) return 0;
     await this.settleRecalls();
     const p = this.plan;
+    const by = { actor: opts.actor ?? 'capture', at: opts.at ?? new Date().toISOString() };
     return this.write(function* () {
-      let moved = 0;
-      for (const m of moves) moved += (yield q(p.moveRecall, [m.to, namespace, m.recallId, m.from])).changes;
-      return { result: moved, outbox: NO_OUTBOX };
+      const moved: typeof moves = [];
+      for (const m of moves) if ((yield q(p.moveRecall, [m.to, namespace, m.recallId, m.from])).changes) moved.push(m);
+      return { result: moved.length, outbox: moved.length ? planMoveRecalls(namespace, moved, by) : NO_OUTBOX };
     });
   }
 
@@ -777,6 +808,9 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
       yield q(p.anonymiseFeedback, ids);
       // Feedback audit records named the session by id: they keep its opaque reference instead.
       yield q(p.auditSessionRef, [sessionRef(sessionId), namespace, sessionId]);
+      // So do the records of recalls moved from or to it.
+      yield q(p.auditMovedFromRef, [sessionRef(sessionId), namespace, sessionId]);
+      yield q(p.auditMovedToRef, [sessionRef(sessionId), namespace, sessionId]);
       for (const e of opts.embeddingHashes ?? []) yield q(p.deleteCachedEmbedding, [e.embedderId, e.hash]);
       // Lineage stays honest: the skill keeps a marker that one of its parents was forgotten, not which.
       const parents = (yield q(p.parentsOf, ids)).rows;

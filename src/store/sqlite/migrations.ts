@@ -310,6 +310,17 @@ ALTER TABLE feedback ADD COLUMN actor TEXT;
 ALTER TABLE feedback ADD COLUMN replaced_by INTEGER;
 `,
   },
+  {
+    version: 11,
+    name: 'feedback keeps the idempotency key it was given under',
+    // feedback_key: the SHA-256 of the key a client gave a feedback under (REST Idempotency-Key or feedbackId, MCP
+    // feedback_id, CLI --id), so a retried request is answered as a repeat, never counted twice. One feedback per
+    // key in a namespace; rows without a key (every row written before this version) are not indexed.
+    sql: `
+ALTER TABLE feedback ADD COLUMN feedback_key TEXT;
+CREATE UNIQUE INDEX feedback_key ON feedback (namespace, feedback_key) WHERE feedback_key IS NOT NULL;
+`,
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

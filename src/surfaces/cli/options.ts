@@ -24,6 +24,8 @@ const options = {
   facts: { type: 'string' },
   commit: { type: 'boolean' },
   session: { type: 'string' },
+  // feedback: an idempotency key
+  id: { type: 'string' },
   // eval
   train: { type: 'string' },
   test: { type: 'string' },

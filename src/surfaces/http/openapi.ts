@@ -1,4 +1,5 @@
 import { INGEST_FORMATS } from '../../capture/types.js';
+import { MAX_FEEDBACK_ID_CHARS } from '../../domain/feedback-key.js';
 import { CSRF_HEADER } from './security.js';
 import { SESSION_PAGE } from '../shapes.js';
 
@@ -326,19 +327,51 @@ export function openApiDocument(version: string) {
       '/api/skills/{name}/feedback': {
         post: {
           summary: 'Apply one feedback signal',
-          parameters: [path('name'), csrf],
+          description:
+            'A retry is safe with an idempotency key (the Idempotency-Key header, or feedbackId in the body): the same feedback sent again under it is answered with repeated: true and not counted twice; a trial with a sessionId counts once for that session either way.',
+          parameters: [
+            path('name'),
+            csrf,
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: { type: 'string', minLength: 1, maxLength: MAX_FEEDBACK_ID_CHARS },
+              description: 'a key of your choosing for this feedback (as feedbackId; give the same one if both)',
+            },
+          ],
           requestBody: body({
             type: 'object',
             required: ['signal'],
             properties: {
               signal: { type: 'string', description: 'pass | fail | up | down | reward=<0..1>' },
               sessionId: { type: 'string' },
+              feedbackId: {
+                type: 'string',
+                minLength: 1,
+                maxLength: MAX_FEEDBACK_ID_CHARS,
+                description: 'an idempotency key (as the Idempotency-Key header)',
+              },
             },
           }),
           responses: {
-            200: json({ type: 'object', properties: { before: ref('Skill'), after: ref('Skill') } }),
+            200: json({
+              type: 'object',
+              required: ['before', 'after', 'repeated'],
+              properties: {
+                before: ref('Skill'),
+                after: ref('Skill'),
+                repeated: {
+                  type: 'boolean',
+                  description:
+                    'true: this feedback was given before under its key (or, a trial, for its session); nothing was counted again, and before and after are the skill as it is',
+                },
+              },
+            }),
             ...notFound,
-            409: error('A trial from a session that already gave this skill the other result (one trial a session)'),
+            409: error(
+              'A trial from a session that already gave this skill the other result (one trial a session), or a feedbackId / Idempotency-Key given before with another signal, value or skill',
+            ),
             ...rejected,
           },
         },

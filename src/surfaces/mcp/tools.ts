@@ -7,6 +7,7 @@ import type { LiveSessions } from './live-sessions.js';
 import { BackendUnavailableError, InputError, NotFoundError } from '../../errors/index.js';
 import { busyStoreText, unreachableStoreText } from '../../app/store-errors.js';
 import { neutraliseInstructions } from '../../domain/untrusted-text.js';
+import { MAX_FEEDBACK_ID_CHARS } from '../../domain/feedback-key.js';
 
 const sessionId = z.string().min(1).max(500);
 const status = z.enum(['probationary', 'active', 'retired']);
@@ -92,7 +93,7 @@ const output = {
     duplicateOf: z.object({ id: z.string(), name: z.string() }).nullable(),
     cluster: z.string().nullable(),
   },
-  feedback: { name: z.string(), eta: z.number(), status, utility: z.number() },
+  feedback: { name: z.string(), eta: z.number(), status, utility: z.number(), repeated: z.boolean() },
   listed: {
     skills: z.array(
       z
@@ -393,6 +394,14 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
           .describe('pass/fail: a trial of following it; up/down: a thumbs up or down; reward: a score in reward'),
         reward: z.number().min(0).max(1).optional().describe('required when signal is reward'),
         session_id: sessionId.optional().describe('the session the skill was used in, if any (kept with the feedback)'),
+        feedback_id: z
+          .string()
+          .min(1)
+          .max(MAX_FEEDBACK_ID_CHARS)
+          .optional()
+          .describe(
+            'an id of your choosing for this feedback: sent again with the same id (a retry) it is not counted twice',
+          ),
       }),
       outputSchema: output.feedback,
       annotations: { readOnlyHint: false },
@@ -401,14 +410,21 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       if (a.signal === 'reward' && a.reward === undefined)
         throw new InputError('signal "reward" needs reward, a number in [0,1]');
       const signal = a.signal === 'reward' ? `reward=${a.reward}` : a.signal;
-      const { before, after } = await memory.feedback(a.skill, signal, { sessionId: a.session_id, actor: 'mcp' });
+      const { before, after, repeated } = await memory.feedback(a.skill, signal, {
+        sessionId: a.session_id,
+        feedbackId: a.feedback_id,
+        actor: 'mcp',
+      });
       return answer(
-        `${after.name}: estimated success ${before.eta.toFixed(2)} -> ${after.eta.toFixed(2)}, status ${after.status}`,
+        repeated
+          ? `${after.name}: this feedback was given before; not counted again (estimated success ${after.eta.toFixed(2)}, status ${after.status})`
+          : `${after.name}: estimated success ${before.eta.toFixed(2)} -> ${after.eta.toFixed(2)}, status ${after.status}`,
         {
           name: after.name,
           eta: after.eta,
           status: after.status,
           utility: after.utility,
+          repeated,
         },
       );
     },

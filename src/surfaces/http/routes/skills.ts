@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { EditResult } from '../../../app/catalog.js';
 import type { Memory } from '../../../app/memory.js';
 import type { Skill } from '../../../domain/types.js';
+import { MAX_FEEDBACK_ID_CHARS } from '../../../domain/feedback-key.js';
 import { exportSkillFiles } from '../export.js';
 import { forRequest, HttpError, readJson, readQuery } from '../request.js';
 import { noSkillNamed, skillJson, skillSummaryJson } from '../../shapes.js';
@@ -61,6 +62,8 @@ const feedbackBody = z.strictObject({
   /** pass | fail | up | down | reward=<0..1> (the CLI's words). */
   signal: z.string().min(1).max(40),
   sessionId: z.string().min(1).max(500).optional(),
+  /** An idempotency key (as the Idempotency-Key header): the same feedback sent again under it is not counted twice. */
+  feedbackId: z.string().min(1).max(MAX_FEEDBACK_ID_CHARS).optional(),
 });
 
 const patchBody = z
@@ -73,6 +76,22 @@ const patchBody = z
   })
   .strict()
   .refine((b) => b.enabled !== undefined || b.name !== undefined, { message: 'give "enabled", "name" or both' });
+
+/**
+ * A feedback's idempotency key: the `Idempotency-Key` header, or the body's `feedbackId` (both: the same one).
+ * Undefined when neither is given.
+ */
+function idempotencyKey(header: string | undefined, field: string | undefined): string | undefined {
+  const fromHeader = header?.trim();
+  if (fromHeader !== undefined && (!fromHeader || fromHeader.length > MAX_FEEDBACK_ID_CHARS))
+    throw new HttpError(400, `the Idempotency-Key header must be 1 to ${MAX_FEEDBACK_ID_CHARS} characters`);
+  if (fromHeader !== undefined && field !== undefined && fromHeader !== field)
+    throw new HttpError(
+      400,
+      'the Idempotency-Key header and the body\'s "feedbackId" differ: give the key once, or the same in both',
+    );
+  return fromHeader ?? field;
+}
 
 /** The skill catalogue: list, read, enable/disable, rename, edit, promote, forget, explain, feedback and export. */
 export function skillRoutes(memory: Memory): Hono {
@@ -188,9 +207,11 @@ export function skillRoutes(memory: Memory): Hono {
 
   app.post('/skills/:name/feedback', async (c) => {
     const body = await readJson(c, feedbackBody);
+    const feedbackId = idempotencyKey(c.req.header('idempotency-key'), body.feedbackId);
     const skill = await find(c.req.param('name'));
-    const res = await memory.feedback(skill.id, body.signal, { sessionId: body.sessionId, actor: 'http' });
-    return c.json({ before: skillJson(res.before), after: skillJson(res.after) });
+    const res = await memory.feedback(skill.id, body.signal, { sessionId: body.sessionId, feedbackId, actor: 'http' });
+    // repeated: the same feedback under its key (or session) before; nothing was counted again.
+    return c.json({ before: skillJson(res.before), after: skillJson(res.after), repeated: res.repeated });
   });
 
   app.get('/skills/:name/SKILL.md', async (c) => {
