@@ -14,6 +14,7 @@ import {
   SECRET_RESULT,
   tracesInFile,
 } from './support/forget-fixture.js';
+import { runBuiltCli } from './support/built-cli.js';
 
 let tmp: string;
 let db: string;
@@ -154,6 +155,39 @@ describe('REST write API', () => {
       credited: [],
     });
     expect((await api('POST', '/api/sessions/rest-2/outcome', { outcome: 'failure' })).status).toBe(200);
+  });
+
+  it('a session started and never ended shows no outcome source (nobody gave one), over REST and in sessions list', async () => {
+    await api('POST', '/api/sessions', { goal: 'Refund the blender from order #W9', id: 'rest-open' });
+    await api('POST', '/api/sessions/rest-open/calls', {
+      tool: 'get_order_details',
+      args: { order_id: '#W9' },
+      result: { status: 'delivered' },
+    });
+    const open = { outcome: 'unknown', outcomeSource: null, endedAt: null, callCount: 1 };
+    expect((await api('GET', '/api/sessions/rest-open')).data).toMatchObject(open);
+    const page = (await api('GET', '/api/sessions?limit=200')).data.items as { id: string }[];
+    expect(page.find((s) => s.id === 'rest-open')).toMatchObject(open);
+    // The built CLI reads the same memory: --json says the same, and the text says the session is open.
+    const listed = runBuiltCli(['sessions', 'list', '--json', '--db', db], { cwd: tmp });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout).items as { id: string }[]).find((s) => s.id === 'rest-open')).toMatchObject(open);
+    expect(runBuiltCli(['sessions', 'list', '--db', db], { cwd: tmp }).stdout).toMatch(
+      /^ {2}rest-open \[unknown \(open\), 1 call\] Refund the blender/m,
+    );
+    expect(runBuiltCli(['sessions', 'show', 'rest-open', '--db', db], { cwd: tmp }).stdout).toMatch(
+      /^outcome: unknown \(open\), source http, started /m,
+    );
+    // Ended, even as unknown, the outcome is a report: of whoever ended it.
+    expect((await api('POST', '/api/sessions/rest-open/end', { outcome: 'unknown' })).data).toMatchObject({
+      outcome: 'unknown',
+      outcomeSource: 'reported',
+    });
+    expect((await api('POST', '/api/sessions/rest-open/outcome', { outcome: 'success' })).data).toMatchObject({
+      outcome: 'success',
+      outcomeSource: 'reported',
+    });
+    expect((await api('DELETE', '/api/sessions/rest-open')).status).toBe(200);
   });
 
   it('answers bad input with a clear 4xx and requires the CSRF header on every write', async () => {

@@ -1,7 +1,7 @@
 /** The JSON shapes every surface (CLI --json, REST, MCP) shows: one definition, so they cannot drift. */
 import { branchesOf } from '../domain/branches.js';
 import { sameProcedureVersion } from '../domain/reconcile.js';
-import type { Session, Skill } from '../domain/types.js';
+import type { OutcomeSource, Session, Skill } from '../domain/types.js';
 import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
 import type { SynthesisReport } from '../pipeline/synthesize.js';
 import type { Memory } from '../app/memory.js';
@@ -67,8 +67,11 @@ export function sessionSummary(s: Session) {
     id: s.id,
     goal: s.goal,
     outcome: s.outcome,
-    /** `reported` by the log, a person or a pipeline; `judged` by the outcome judge. */
-    outcomeSource: s.outcomeSource ?? 'reported',
+    /**
+     * `reported` by the log, a person or a pipeline; `judged` by the outcome judge; null while the session is open and
+     * nobody has given an outcome (it has not ended, and its `unknown` is no one's report).
+     */
+    outcomeSource: outcomeSourceOf(s),
     reward: s.reward,
     agentId: s.agentId,
     source: s.source,
@@ -77,6 +80,12 @@ export function sessionSummary(s: Session) {
     callCount: s.calls.length,
     tools: [...new Set(s.calls.map((c) => c.tool))],
   };
+}
+
+/** Where a session's outcome came from, as `sessionSummary` says it (null: open, and no outcome given yet). */
+export function outcomeSourceOf(s: Pick<Session, 'outcome' | 'outcomeSource' | 'endedAt'>): OutcomeSource | null {
+  if (s.outcomeSource === 'judged') return 'judged';
+  return !s.endedAt && s.outcome === 'unknown' ? null : 'reported';
 }
 
 /**

@@ -703,7 +703,12 @@ export function openApiDocument(version: string) {
             id: { type: 'string' },
             goal: { type: 'string' },
             outcome: { type: 'string', enum: ['success', 'failure', 'unknown'] },
-            outcomeSource: { type: 'string', enum: ['reported', 'judged'] },
+            outcomeSource: {
+              type: ['string', 'null'],
+              enum: ['reported', 'judged', null],
+              description:
+                'reported (by the log, a person or a pipeline) or judged (by the outcome judge); null while the session is open and no outcome was given',
+            },
             reward: { type: ['number', 'null'] },
             agentId: { type: ['string', 'null'] },
             source: { type: ['string', 'null'] },

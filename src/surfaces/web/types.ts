@@ -46,8 +46,8 @@ export interface SessionSummary {
   id: string;
   goal: string;
   outcome: 'success' | 'failure' | 'unknown';
-  /** `judged` when the outcome judge gave the outcome, not the log. */
-  outcomeSource: 'reported' | 'judged';
+  /** `judged` when the outcome judge gave the outcome, not the log; null while the session is open with none given. */
+  outcomeSource: 'reported' | 'judged' | null;
   reward: number | null;
   agentId: string | null;
   source: string | null;

@@ -1,7 +1,7 @@
 import type { Memory } from '../../../app/memory.js';
 import type { Session } from '../../../domain/types.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
-import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
+import { outcomeSourceOf, SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
 import { type Command, MEMORY_FLAGS, type Subcommand, withSubcommands } from '../command.js';
 import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
@@ -263,7 +263,11 @@ function resultText(result: unknown): string {
   return typeof result === 'string' ? result : JSON.stringify(result);
 }
 
-/** An outcome, and whether the outcome judge gave it rather than the log: `success (judged)`. */
+/**
+ * An outcome, and whether the outcome judge gave it rather than the log (`success (judged)`), or whether the session
+ * is still open with no outcome given (`unknown (open)`).
+ */
 function outcomeText(s: Session): string {
-  return s.outcomeSource === 'judged' ? `${s.outcome} (judged)` : s.outcome;
+  const source = outcomeSourceOf(s);
+  return source === 'judged' ? `${s.outcome} (judged)` : source === null ? `${s.outcome} (open)` : s.outcome;
 }
