@@ -918,6 +918,80 @@ describe('events', () => {
   });
 });
 
+describe('event stream: a client that reconnects as EventSource does', () => {
+  /**
+   * Reads a stream as EventSource does: the events it dispatches, and its last event id (the latest `id:` field; a
+   * reconnect sends it as Last-Event-ID, and sends none while it is empty).
+   */
+  async function* sse(res: Response, seen: { lastEventId: string }) {
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+        let end = buffer.indexOf('\n\n');
+        while (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          end = buffer.indexOf('\n\n');
+          const fields = block.split('\n').filter((l) => l && !l.startsWith(':'));
+          if (fields.length === 0) continue;
+          let type = 'message';
+          const data: string[] = [];
+          for (const line of fields) {
+            const [name, ...rest] = line.split(':');
+            const v = rest.join(':').replace(/^ /, '');
+            if (name === 'id') seen.lastEventId = v;
+            else if (name === 'event') type = v;
+            else if (name === 'data') data.push(v);
+          }
+          yield { type, data: data.join('\n'), lastEventId: seen.lastEventId };
+        }
+      }
+    } finally {
+      await reader.cancel();
+    }
+  }
+
+  const connect = (seen: { lastEventId: string }) =>
+    fetch(`${server.url}/api/events/stream`, {
+      headers: { Accept: 'text/event-stream', ...(seen.lastEventId ? { 'Last-Event-ID': seen.lastEventId } : {}) },
+    });
+
+  it('a connection lost before any event resumes where the stream started: nothing written meanwhile is missed, nothing repeated; ids need not be consecutive', async () => {
+    const seen = { lastEventId: '' };
+    const first = sse(await connect(seen), seen);
+    const ready = (await first.next()).value!;
+    expect(ready.type).toBe('ready');
+    const startedAfter = JSON.parse(ready.data).after as number;
+    // The connection drops before any skill event came.
+    await first.return(undefined);
+    expect(seen.lastEventId).toBe(String(startedAfter));
+
+    // Meanwhile: a skill disabled and enabled again, and between them an event of another namespace, which takes an
+    // id this namespace's stream never sends (a gap).
+    await api('PATCH', '/api/skills/escalate-order-return', { body: { enabled: false } });
+    await memory.parts.store!.appendEvent('another-tenant', 'skill.disabled', null, {}, new Date().toISOString());
+    await api('PATCH', '/api/skills/escalate-order-return', { body: { enabled: true } });
+
+    const got: { type: string; id: number }[] = [];
+    const again = sse(await connect(seen), seen);
+    for await (const e of again) {
+      if (e.type === 'ready') continue;
+      got.push({ type: e.type, id: Number(e.lastEventId) });
+      if (e.type === 'skill.enabled') break;
+    }
+    expect(got.map((e) => e.type)).toEqual(['skill.disabled', 'skill.enabled']);
+    // Increasing, and not consecutive: the other namespace's event took the id between them.
+    expect(got[0]!.id).toBeGreaterThan(startedAfter);
+    expect(got[1]!.id - got[0]!.id).toBe(2);
+    const stored = (await api('GET', `/api/events?after=${startedAfter}`)).data as { id: number; type: string }[];
+    expect(stored.map((e) => e.id)).toEqual(got.map((e) => e.id));
+  });
+});
+
 describe('synthesis', () => {
   it('POST /api/synthesize learns from the sessions an agent recorded over REST (a dry run first); recall then serves it', async () => {
     for (const [i, goal] of BLENDER_REFUNDS.goals.entries()) {

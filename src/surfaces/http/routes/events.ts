@@ -17,7 +17,10 @@ const POLL_MS = 5000;
 /**
  * Skill events: a page of stored events, and a server-sent event stream. The stream reads the events table
  * (the outbox, in id order) whenever this process emits an event or every few seconds, so it never sends an
- * event twice or out of order, and resumes after `Last-Event-ID` on reconnect.
+ * event twice or out of order, and resumes after `Last-Event-ID` on reconnect. Ids increase in commit order (both
+ * stores hand them out under the write's lock) but need not be consecutive: ids are shared by every namespace, and
+ * PostgreSQL's sequence skips the ids of a write that rolled back. `ready` carries the id the stream starts after, so
+ * a client that loses the connection before any event comes resumes from there, not from the newest event then.
  */
 export function eventRoutes(memory: Memory, opts: { maxStreams?: number } = {}): Hono {
   const app = new Hono();
@@ -57,7 +60,7 @@ export function eventRoutes(memory: Memory, opts: { maxStreams?: number } = {}):
       });
       stream.onAbort(() => wake?.());
       try {
-        await stream.writeSSE({ event: 'ready', data: JSON.stringify({ after: last }), retry: 3000 });
+        await stream.writeSSE({ id: String(last), event: 'ready', data: JSON.stringify({ after: last }), retry: 3000 });
         while (!stream.aborted) {
           pending = false;
           const batch = await memory.events.list({ afterId: last, limit: 200 });
