@@ -503,6 +503,88 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
     expect(explained(db, EXCHANGE).replaced.map((r) => [r.signal, r.actor])).toEqual([['trial.fail', 'judge']]);
   });
 
+  it("judged trials: a skill's record follows the task's latest judgement: success, then failure replaces it, unknown takes it back", () => {
+    const db = copyOf();
+    const EXCHANGE = 'exchange-delivered-order-items';
+    const state = (d: string) => {
+      const { status, eta, utility, trialsAttempted, trialsPassed } = explained(d, EXCHANGE).skill;
+      return { status, eta, utility, trialsAttempted, trialsPassed };
+    };
+    const untried = state(db);
+    const transcript = join(tmp, `transcript-${++counter}.jsonl`);
+    transcriptUpTo(transcript, 12);
+    ok(cli(['recall', '--hook', '--db', db], promptSubmit(SECOND, transcript)));
+    // The transcript's lines as the agent goes on with the second task: each a copy of a fixture line (8: a tool's
+    // result, 9: a Bash call, 11: the agent's answer), chained after the one before it.
+    const base = fixtureLines();
+    let n = 0;
+    let parent = JSON.parse(base[8]).uuid as string;
+    const next = (from: number, change: (line: Record<string, any>) => void) => {
+      const line = JSON.parse(base[from]);
+      line.uuid = `00000${300 + ++n}-0000-4000-8000-000000000000`;
+      line.parentUuid = parent;
+      line.timestamp = `2025-09-01T10:06:${String(n).padStart(2, '0')}.000Z`;
+      change(line);
+      parent = line.uuid;
+      return JSON.stringify(line);
+    };
+    const answer = (text: string) => next(11, (l) => (l.message.content = [{ type: 'text', text }]));
+    const call = (id: string, command: string) =>
+      next(
+        9,
+        (l) => (l.message.content[0] = { ...l.message.content[0], id, input: { command, description: command } }),
+      );
+    const result = (id: string, content: string, isError: boolean) =>
+      next(8, (l) => (l.message.content = [{ tool_use_id: id, type: 'tool_result', content, is_error: isError }]));
+    const ingested = (lines: string[]) => {
+      writeFileSync(transcript, `${lines.join('\n')}\n`);
+      return json<{ inserted: number; grown?: number }[]>(cli(['ingest', transcript, '--json', '--db', db]))[0];
+    };
+    // The agent found the order and said so: judged a success.
+    const found = [...base.slice(0, 9), answer('Order #W4817 was delivered with the office chair and a desk lamp.')];
+    ingested(found);
+    expect(trials(db, EXCHANGE)).toEqual([1, 1, [`trial.pass ${S}#2 (judged)`]]);
+    // It went on, and its return failed: judged a failure, which replaces the judged pass.
+    const failed = [
+      ...found,
+      call('toolu_03A1', 'orders return W4817 --item office-chair'),
+      result('toolu_03A1', 'error: item office-chair of #W4817 is past its return window', true),
+      answer('The chair is past its return window.'),
+    ];
+    expect(ingested(failed).grown).toBe(1);
+    expect(trials(db, EXCHANGE)).toEqual([1, 0, [`trial.fail ${S}#2 (judged)`]]);
+    // It retried with the override, and the file was read before it answered: the judge cannot tell (unknown). The
+    // judged trial is taken back: the skill stands as if it had never been tried.
+    const retried = [
+      ...failed,
+      call('toolu_03A2', 'orders return W4817 --item office-chair --override'),
+      result('toolu_03A2', 'return R-1 opened for #W4817', false),
+    ];
+    expect(ingested(retried).grown).toBe(1);
+    expect(trials(db, EXCHANGE)).toEqual([0, 0, []]);
+    expect(state(db)).toEqual(untried);
+    expect(explained(db, EXCHANGE).replaced.map((r) => [r.signal, r.actor])).toEqual([
+      ['trial.pass', 'judge'],
+      ['trial.fail', 'judge'],
+    ]);
+    // Read again, nothing changes; then it answered: judged a success, one trial again.
+    ingested(retried);
+    expect(trials(db, EXCHANGE)).toEqual([0, 0, []]);
+    const answered = [
+      ...retried,
+      call('toolu_03A3', 'orders show W4817'),
+      result('toolu_03A3', '#W4817 delivered: office chair (return R-1 opened), desk lamp', false),
+      answer('The return of the chair is opened (R-1).'),
+    ];
+    expect(ingested(answered).grown).toBe(1);
+    expect(trials(db, EXCHANGE)).toEqual([1, 1, [`trial.pass ${S}#2 (judged)`]]);
+    // The reported outcome wins over any judgement: the transcript read again judges nothing.
+    expect(json(cli(['outcome', `${S}#2`, 'failure', '--json', '--db', db]))).toEqual({ credited: [EXCHANGE] });
+    expect(trials(db, EXCHANGE)).toEqual([1, 0, [`trial.fail ${S}#2`]]);
+    ok(cli(['learn', '--hook', '--db', db], stop(transcript)));
+    expect(trials(db, EXCHANGE)).toEqual([1, 0, [`trial.fail ${S}#2`]]);
+  });
+
   it('an agent session id that capture privacy stores as a keyed hash is keyed alike by the recall and the ingest', () => {
     const db = copyOf();
     // An id holding an e-mail address is stored as sid_<hash>, its tasks each under a hash of their own id.

@@ -453,7 +453,8 @@ export class Capture {
    * `judge`), as a reported outcome is. A task is complete once it can no longer grow: a later task of its session
    * is stored, or the log is whole (`finished`); the task a Stop hook's transcript ends with may still go on, and
    * gets its trial from a later ingest. Given again, the same judgement changes nothing; a newer one of a task that
-   * grew replaces it, and the task's reported outcome replaces either (a reported trial is final).
+   * grew replaces it (an `unknown` one takes it back), and the task's reported outcome replaces either (a reported
+   * trial is final).
    */
   private async creditJudgedTasks(namespace: string, served: readonly ServedTask[], finished: boolean): Promise<void> {
     // After each reply the Stop hook reads the whole transcript again: only the tasks it changed, or that a task
@@ -463,6 +464,10 @@ export class Capture {
     for (const s of await this.ctx.requireStore().getSessions(namespace, complete))
       if (s.outcomeSource === 'judged' && s.outcome !== 'unknown')
         await this.catalog.creditRecalledSkills(s.id, s.outcome, namespace, JUDGE_ACTOR);
+      // A task the judge read as unknown (it grew past the judged ending): a judged trial it gave before is taken
+      // back. Only the judge's: a reported trial stays (the store keeps it), and a task with none changes nothing.
+      else if (s.outcome === 'unknown')
+        await this.catalog.creditRecalledSkills(s.id, 'unknown', namespace, JUDGE_ACTOR);
   }
 
   /** The outcome judge for captured sessions without an outcome: `capture.judge`, or the mode asked for (off: none). */

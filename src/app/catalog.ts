@@ -246,7 +246,9 @@ export class Catalog {
    * A reported outcome of a session is one trial of each skill recalled for it that the session followed (trialOf:
    * a skill it went past gets none, and one whose step failed under it is failed); the names credited.
    * `actor` JUDGE_ACTOR: the outcome the judge gave a complete task (lifecycle.judgedTrials). A judged trial gives
-   * way to the task's reported one, and to a newer judgement of the task (it grew); a reported trial is final.
+   * way to the task's reported one, and to a newer judgement of the task (it grew); a reported trial is final. A
+   * judgement of `unknown` (the task grew into one the judge cannot read) takes the judged trial back, with nothing
+   * in its place: the skill's record follows the task's latest judgement. A reported `unknown` changes nothing.
    */
   async creditRecalledSkills(
     sessionId: string,
@@ -254,7 +256,7 @@ export class Catalog {
     namespace: string,
     actor: 'outcome' | typeof JUDGE_ACTOR = 'outcome',
   ): Promise<string[]> {
-    if (outcome === 'unknown') return [];
+    if (outcome === 'unknown' && actor !== JUDGE_ACTOR) return [];
     const store = this.ctx.requireStore();
     const served = await store.skillsServedForSession(namespace, sessionId);
     if (served.length === 0) return [];
@@ -266,13 +268,15 @@ export class Catalog {
       const skill = await store.getSkill(namespace, skillId);
       if (!skill) continue;
       const procedure = { steps: stepKeysOf(skill.toolSequence, skill.body), tools: skill.toolsRequired };
-      const trial = trialOf(procedure, calls, outcome, this.ctx.config.synthesis.thinkTools);
+      const trial =
+        outcome === 'unknown' ? null : trialOf(procedure, calls, outcome, this.ctx.config.synthesis.thinkTools);
       const sig: Signal | null = trial && { kind: trial === 'pass' ? 'trial.pass' : 'trial.fail' };
       const res = await store.applyFeedback({
         namespace,
         idOrName: skillId,
-        // No trial (the session went another way): a judged trial of it, read from the same calls with the other
-        // outcome, is taken back, with nothing in its place.
+        // No trial (the session went another way, or the judge now reads it as unknown): a judged trial of it, read
+        // from the same calls with the other outcome or from the task before it grew, is taken back, with nothing in
+        // its place.
         signal: sig?.kind ?? 'trial.withdrawn',
         value: null,
         sessionId,
