@@ -2,6 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
 import { serveApi } from '../src/surfaces/http/server.js';
@@ -104,6 +107,43 @@ const lastBecomes = (t: ReturnType<typeof trials>, entry: string, passed = t[1] 
   passed,
   [...(t[2] as string[]).slice(0, -1), entry],
 ];
+
+/** Each skill's trials and how many of them were judged, as `skills list --json` gives them (name: [attempted, judged]). */
+const judgedCounts = (db: string, args: string[] = []) =>
+  Object.fromEntries(
+    json<{ name: string; trialsAttempted: number; judgedTrials: number }[]>(
+      cli(['skills', 'list', '--json', '--db', db, ...args]),
+    ).map((s) => [s.name, [s.trialsAttempted, s.judgedTrials]]),
+  );
+
+/** The same counts from the REST list (GET /api/skills) and MCP's list_skills, each its own server on the memory. */
+async function judgedCountsElsewhere(db: string): Promise<{ rest: unknown; mcp: unknown }> {
+  const pick = (skills: { name: string; trialsAttempted: number; judgedTrials: number }[]) =>
+    Object.fromEntries(skills.map((s) => [s.name, [s.trialsAttempted, s.judgedTrials]]));
+  const memory = await openMemory({ db, logLevel: 'silent' });
+  const server = await serveApi(memory, { port: 0, webRoot: null });
+  let rest: unknown;
+  try {
+    rest = pick(((await (await fetch(`${server.url}/api/skills`)).json()) as { items: [] }).items);
+  } finally {
+    await server.close();
+    await memory.close();
+  }
+  const client = new Client({ name: 'skillsmith-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--db', db, '--log-level', 'error'],
+      stderr: 'pipe',
+    }),
+  );
+  try {
+    const r = (await client.callTool({ name: 'list_skills', arguments: {} })) as CallToolResult;
+    return { rest, mcp: pick((r.structuredContent as { skills: [] }).skills) };
+  } finally {
+    await client.close();
+  }
+}
 
 /**
  * A session of two tasks as the hooks see it: the recall for the first prompt, the Stop hook's ingest after the
@@ -375,7 +415,7 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
     });
   }
 
-  it("judged trials: a finished task's judged outcome is a trial, the Stop hook gives none to the task still going, and the reported outcome replaces it", () => {
+  it("judged trials: a finished task's judged outcome is a trial, the Stop hook gives none to the task still going, and the reported outcome replaces it", async () => {
     const db = copyOf();
     // The same session with judged trials off, where only the reported outcomes are trials: what the skills must
     // end as once each task's outcome is reported.
@@ -429,6 +469,20 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
       'trials 0/1 passed (1 judged, 0 of them passed',
     );
     expect(ok(cli(['skills', 'explain', EXCHANGE, '--db', db])).stdout).toMatch(/trial\.fail \(judged\)/);
+    // The lists say how many of a skill's trials were judged: --json's judgedTrials beside its trial counts, the
+    // text's trials column, `skills show --json`, REST and MCP alike.
+    const judged = { [PHONE]: [1, 1], [EXCHANGE]: [1, 1] };
+    expect(judgedCounts(db)).toMatchObject(judged);
+    expect(ok(cli(['skills', 'list', '--db', db])).stdout).toMatch(
+      new RegExp(`^${EXCHANGE}\\s.*\\s0/1 passed \\(1 judged\\)\\s`, 'm'),
+    );
+    expect(json<{ judgedTrials: number }>(cli(['skills', 'show', EXCHANGE, '--json', '--db', db])).judgedTrials).toBe(
+      1,
+    );
+    expect(await judgedCountsElsewhere(db)).toEqual({
+      rest: expect.objectContaining(judged),
+      mcp: expect.objectContaining(judged),
+    });
     // Read again (the next Stop, or the file), the same judgements change nothing.
     ok(cli(['ingest', '--hook', '--db', db], stop(transcript)));
     ok(cli(['ingest', transcript, '--db', db]));
@@ -451,6 +505,8 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
       [1, 0, [`trial.fail ${S}`]],
       [1, 1, [`trial.pass ${S}#2`]],
     ]);
+    expect(judgedCounts(db)).toMatchObject({ [PHONE]: [1, 0], [EXCHANGE]: [1, 0] });
+    expect(ok(cli(['skills', 'list', '--db', db])).stdout).not.toMatch(/judged\)/);
     // Counts, eta, utility and status as if only the reported trials had happened.
     for (const name of [PHONE, EXCHANGE]) expect(state(db, name)).toEqual(state(reportedOnly, name, ['--config', off]));
     const replaced = explained(db, EXCHANGE).replaced;
@@ -563,6 +619,7 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
     expect(ingested(retried).grown).toBe(1);
     expect(trials(db, EXCHANGE)).toEqual([0, 0, []]);
     expect(state(db)).toEqual(untried);
+    expect(judgedCounts(db)[EXCHANGE]).toEqual([0, 0]);
     expect(explained(db, EXCHANGE).replaced.map((r) => [r.signal, r.actor])).toEqual([
       ['trial.pass', 'judge'],
       ['trial.fail', 'judge'],

@@ -221,6 +221,11 @@ export interface Skill {
   utility: number;
   trialsAttempted: number;
   trialsPassed: number;
+  /**
+   * How many of its trials that count (its own, not those carried over from a skill it superseded) the outcome
+   * judge gave (lifecycle.judgedTrials) rather than a reported outcome: a store's read says; absent elsewhere.
+   */
+  judgedTrials?: number;
   sourceSessions: string[];
   supersededBy: string | null;
   /** Id of the cluster the skill was learned from (null for compiled/imported). */

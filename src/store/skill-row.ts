@@ -120,6 +120,7 @@ export function skillFromRow(r: Row, sourceSessions: string[]): Skill {
     support: r.support,
     trialsAttempted: r.trials_attempted,
     trialsPassed: r.trials_passed,
+    ...(r.judged_trials === undefined ? {} : { judgedTrials: Number(r.judged_trials) }),
     sourceSessions,
     clusterId: r.cluster_id,
     embedderId: r.embedder_id,

@@ -914,6 +914,8 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             sourceSessions: ['s1', 's2'],
             embedding: Array.from(s.embedding!),
             exemplars: Array.from(s.exemplars!),
+            // Read back, a skill says how many of its trials the judge gave: none yet.
+            judgedTrials: 0,
           });
           expect(
             (await store.provenance('sk_old')).map((p) => [p.sourceKind, p.sourceId, p.version, p.createdAt]),
@@ -1668,8 +1670,12 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
               ],
             },
           ]);
-          expect(reported?.after).toMatchObject({ eta: 0.9, utility: 0.45, status: 'probationary' });
-          expect(await store.getSkill('default', 'sk_old')).toMatchObject({ eta: 0.9, status: 'probationary' });
+          expect(reported?.after).toMatchObject({ eta: 0.9, utility: 0.45, status: 'probationary', judgedTrials: 1 });
+          expect(await store.getSkill('default', 'sk_old')).toMatchObject({
+            eta: 0.9,
+            status: 'probationary',
+            judgedTrials: 1,
+          });
           const history = await store.feedbackHistory('sk_old');
           expect(history.map((h) => [h.signal, h.sessionId, h.actor, h.replacedBy])).toEqual([
             ['trial.fail', 'task#1', 'judge', history[4].id],
@@ -1744,9 +1750,13 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.feedbackHistory('sk_old')).toEqual([]);
           await store.applyFeedback(trial(true, { sessionId: 's0', oncePerSession: true }));
           await store.applyFeedback(trial(false, { sessionId: 's1', actor: 'judge', oncePerSession: true }));
+          // A read counts the judge's trials that count (skills list --json: judgedTrials).
+          expect((await store.getSkill('default', 'sk_old'))?.judgedTrials).toBe(1);
           const mark = await store.audit('default', { subjectId: 'sk_old', limit: 1000 });
           const res = await withdraw('s1');
-          expect(res?.after).toMatchObject({ eta: 0.5, trialsAttempted: 1, trialsPassed: 1 });
+          expect(res?.after).toMatchObject({ eta: 0.5, trialsAttempted: 1, trialsPassed: 1, judgedTrials: 0 });
+          expect((await store.getSkill('default', 'sk_old'))?.judgedTrials).toBe(0);
+          expect((await store.listSkills('default')).map((k) => k.judgedTrials)).toEqual([0]);
           const history = await store.feedbackHistory('sk_old');
           expect(history.map((h) => [h.sessionId, h.actor, h.replacedBy === h.id])).toEqual([
             ['s0', 'outcome', false],

@@ -2,6 +2,8 @@
 // and the current rows it needs (read by the back end inside its transaction) and returns what to write: the
 // rows, the audit records and the events, or a typed rejection. A back end only executes the plan, in one
 // transaction, in its own SQL dialect.
+import { isTrial } from '../domain/lifecycle.js';
+import { JUDGE_ACTOR } from '../domain/replace-trial.js';
 import type { AuditRecord, Skill } from '../domain/types.js';
 import type {
   EmbeddingReplacement,
@@ -299,6 +301,18 @@ export function feedbackKeyStanding(
   };
 }
 
+/** The skill's count of judged trials after this signal, when the read gave one: its row added, a judged one taken. */
+function judgedAfter(
+  req: FeedbackRequest,
+  before: Skill,
+  taken: { actor: string | null; signal: string } | null,
+): Pick<Skill, 'judgedTrials'> {
+  if (before.judgedTrials === undefined) return {};
+  const judged = (actor: string | null, signal: string) => (actor === JUDGE_ACTOR && isTrial(signal) ? 1 : 0);
+  const added = req.withdraw ? 0 : judged(req.actor, req.signal);
+  return { judgedTrials: Math.max(0, before.judgedTrials + added - (taken ? judged(taken.actor, taken.signal) : 0)) };
+}
+
 /** Whether the store must look for an earlier trial of this session before planning (`oncePerSession`). */
 export function feedbackNeedsTrialCheck(req: FeedbackRequest): boolean {
   return !!(req.oncePerSession && req.sessionId);
@@ -392,7 +406,7 @@ export function planFeedback(
           actor: req.actor,
           feedbackKey: req.feedbackKey ?? null,
         },
-    after: { ...before, ...changed },
+    after: { ...before, ...changed, ...judgedAfter(req, before, taken) },
     ...(replacing && steps
       ? {
           replaced: {

@@ -27,6 +27,11 @@ export function skillJson(s: Skill) {
     support: s.support,
     eta: s.eta,
     utility: s.utility,
+    // Its track record since it was learned: trials that count, passed, and how many of them the outcome judge gave
+    // (lifecycle.judgedTrials) rather than a reported outcome.
+    trialsAttempted: s.trialsAttempted,
+    trialsPassed: s.trialsPassed,
+    judgedTrials: s.judgedTrials ?? 0,
     sourceSessions: s.sourceSessions,
     supersededBy: s.supersededBy,
     createdAt: s.createdAt,

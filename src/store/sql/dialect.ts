@@ -1,4 +1,12 @@
+import { JUDGE_ACTOR } from '../../domain/replace-trial.js';
 import { FORGOTTEN_PARENT } from '../store.js';
+
+/**
+ * How many of a skill's trials that count the outcome judge gave (lifecycle.judgedTrials), read with the skill as
+ * `judged_trials`: its own feedback rows, a replaced or withdrawn one (`replaced_by` set) not among them.
+ */
+const judgedTrials = (count: string) =>
+  `(SELECT ${count} FROM feedback f WHERE f.skill_id = s.id AND f.actor = '${JUDGE_ACTOR}' AND f.replaced_by IS NULL AND f.signal IN ('trial.pass', 'trial.fail')) AS judged_trials`;
 
 /**
  * What differs between SQLite and PostgreSQL, and nothing else: the query plan (`plan.ts`) is written once with
@@ -29,7 +37,10 @@ export interface Dialect {
   /** Planner hints: read sessions by their seq range, and join in the order written. */
   seqRange: string;
   joinInOrder: string;
-  /** The columns of a skill read (`skills s`); with `parentsInRow`, its live episodic parents come along as `source_sessions`. */
+  /**
+   * The columns of a skill read (`skills s`), with `judged_trials`; with `parentsInRow`, its live episodic parents
+   * come along as `source_sessions`.
+   */
   skillColumns: string;
   parentsInRow: boolean;
   /**
@@ -88,7 +99,7 @@ export const sqliteDialect: Dialect = {
   // Without them SQLite would walk the (namespace, id) index: every session, or every call, of the namespace.
   seqRange: ' NOT INDEXED',
   joinInOrder: 'CROSS JOIN',
-  skillColumns: 's.*',
+  skillColumns: `s.*, ${judgedTrials('COUNT(*)')}`,
   parentsInRow: false,
   auditSessionRefSql: (field) =>
     `UPDATE audit SET detail = json_set(detail, '$.${field}', ?) WHERE namespace = ?${onlyMoves(field)} AND json_valid(detail) AND json_extract(detail, '$.${field}') = ?`,
@@ -117,7 +128,7 @@ export const pgDialect: Dialect = {
   lockSkillRows: ' FOR UPDATE OF s',
   seqRange: '',
   joinInOrder: 'JOIN',
-  skillColumns: `s.*, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
+  skillColumns: `s.*, ${judgedTrials('COUNT(*)::int')}, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
   FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic' AND p.source_id NOT LIKE '${FORGOTTEN_PARENT}%') AS source_sessions`,
   parentsInRow: true,
   auditSessionRefSql: (field) =>

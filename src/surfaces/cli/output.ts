@@ -58,7 +58,10 @@ export function printSkillTable(skills: Skill[], minOccurrences: number) {
       ? `${Math.round((100 * s.successCount) / s.attemptCount)}% (${s.successCount}/${s.attemptCount})`
       : '-',
     // Its track record since it was learned (the trials that set its status), beside the evidence it was learned on.
-    s.trialsAttempted ? `${s.trialsPassed}/${s.trialsAttempted} passed` : '-',
+    // How many of them the outcome judge gave rather than a reported outcome (lifecycle.judgedTrials).
+    s.trialsAttempted
+      ? `${s.trialsPassed}/${s.trialsAttempted} passed${s.judgedTrials ? ` (${s.judgedTrials} judged)` : ''}`
+      : '-',
     s.toolSequence.join(' > '),
   ]);
   const head = ['name', 'status', 'support', 'success rate', 'trials', 'tools'];

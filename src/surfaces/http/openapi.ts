@@ -793,6 +793,16 @@ export function openApiDocument(version: string) {
             support: { type: 'integer' },
             eta: { type: 'number' },
             utility: { type: 'number' },
+            trialsAttempted: {
+              type: 'integer',
+              description: 'trials since it was learned that count (its track record)',
+            },
+            trialsPassed: { type: 'integer' },
+            judgedTrials: {
+              type: 'integer',
+              description:
+                'how many of its trials the outcome judge gave (lifecycle.judgedTrials) rather than a reported outcome',
+            },
             sourceSessions: { type: 'array', items: { type: 'string' } },
             sourceSessionCount: {
               type: 'integer',

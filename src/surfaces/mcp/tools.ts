@@ -106,6 +106,11 @@ const output = {
           eta: z.number(),
           successCount: z.number(),
           attemptCount: z.number(),
+          trialsAttempted: z.number(),
+          trialsPassed: z.number(),
+          judgedTrials: z
+            .number()
+            .describe('how many of its trials the outcome judge gave rather than a reported outcome'),
           toolsRequired: z.array(z.string()),
           sourceSessionCount: z
             .number()
@@ -455,7 +460,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       const skills = all.filter((s) => !a.status || a.status.includes(s.status));
       const lines = skills.map(
         (s) =>
-          `${s.name} [${s.status}${s.enabled ? '' : ', disabled'}${s.corpus === 'external' ? ', imported' : ''}] estimated success ${s.eta.toFixed(2)}, ${s.successCount}/${s.attemptCount} successful followers: ${s.description}`,
+          `${s.name} [${s.status}${s.enabled ? '' : ', disabled'}${s.corpus === 'external' ? ', imported' : ''}] estimated success ${s.eta.toFixed(2)}, ${s.successCount}/${s.attemptCount} successful followers${s.trialsAttempted ? `, ${s.trialsPassed}/${s.trialsAttempted} trials passed${s.judgedTrials ? ` (${s.judgedTrials} judged)` : ''}` : ''}: ${s.description}`,
       );
       // A filter that matched none says so: the memory may hold other skills.
       const none = all.length
