@@ -289,6 +289,83 @@ describe('skills edit from the command line', () => {
     expect(cli(['skills', 'show', name]).stdout).not.toContain('edited by a person');
   });
 
+  it("keeps the learned description's step count with the edited steps, never rewrites a person's; diff says when the procedure stayed", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-edit-count-'));
+    const db = join(dir, 'm.db');
+    const cli = (args: string[]) => runBuiltCli([...args, '--db', db], { cwd: dir, unset: ['VISUAL', 'EDITOR'] });
+    expect(cli(['learn', SAMPLE]).code).toBe(0);
+    const name = 'exchange-delivered-order-items';
+    const show = () => JSON.parse(cli(['skills', 'show', name, '--json']).stdout);
+    const edit = (text: string) => {
+      writeFileSync(join(dir, 'SKILL.md'), text);
+      const r = cli(['skills', 'edit', name, '--file', 'SKILL.md']);
+      expect(r.code, r.stderr).toBe(0);
+      const diff = JSON.parse(cli(['skills', 'diff', name, '--json']).stdout);
+      return { stderr: r.stderr, sameProcedure: diff.to.sameProcedure, skill: show() };
+    };
+    const learned = show();
+    expect(learned.toolSequence).toHaveLength(5);
+    expect(learned.description).toContain('(5 steps that worked for agents on this kind of request)');
+
+    // Wording only: a step's prose, the edge cases, the last line. The procedure reads as before.
+    const worded = edit(
+      (learned.skillMd as string)
+        .replace(
+          /(1\. Call `find_user_id_by_name_zip` with .*) from the user\./,
+          '$1 from the user (ask for all three).',
+        )
+        .replace('correct the arguments and retry', 'fix the arguments and try again')
+        .replace('; repeat for each order concerned', '; repeat for every order concerned'),
+    );
+    expect(worded).toMatchObject({ sameProcedure: true, skill: { description: learned.description } });
+    expect(worded.skill.toolSequence).toEqual(learned.toolSequence);
+
+    // A sixth step, the description left as learned: it says 6 steps, and the procedure changed.
+    const sixth = edit(
+      (worded.skill.skillMd as string).replace(
+        /^(5\. Call `exchange_delivered_order_items`.*)$/m,
+        '$1\n6. Call `get_order_details` with `order_id` from the result of `get_user_details` (field `orders[]`), to confirm the exchange.',
+      ),
+    );
+    expect(sixth.sameProcedure).toBe(false);
+    expect(sixth.skill.toolSequence).toHaveLength(6);
+    expect(sixth.skill.description).toBe(learned.description.replace('(5 steps', '(6 steps'));
+    expect(sixth.skill.skillMd).toContain('(6 steps that worked for agents on this kind of request)');
+    expect(sixth.stderr).toContain('its learned wording said 5 steps; it now says 6');
+
+    // The person writes their own description (the steps as they were): same procedure.
+    const mine =
+      'Swap the items of a delivered order for other variants (6 steps that worked for agents on this kind of request).';
+    const own = edit((sixth.skill.skillMd as string).replace(/^description: .*$/m, `description: "${mine}"`));
+    expect(own).toMatchObject({ sameProcedure: true, skill: { description: mine } });
+    // Their description stays theirs when a later edit drops the sixth step again.
+    const dropped = edit((own.skill.skillMd as string).replace(/^6\. Call .*\n/m, ''));
+    expect(dropped).toMatchObject({ sameProcedure: false, skill: { description: mine } });
+    expect(dropped.skill.toolSequence).toEqual(learned.toolSequence);
+    expect(dropped.stderr).not.toContain('learned wording');
+
+    // An argument taken from elsewhere is another procedure, whatever the tools.
+    const source = edit(
+      (dropped.skill.skillMd as string).replace(
+        /(3\. Call `get_order_details` with `order_id`) from the result of `get_user_details` \(field `orders\[\]`\)/,
+        '$1 from the user',
+      ),
+    );
+    expect(source.sameProcedure).toBe(false);
+    expect(source.skill.toolSequence).toEqual(learned.toolSequence);
+    const explained = JSON.parse(cli(['skills', 'explain', name, '--json']).stdout);
+    expect(
+      explained.versions.map((v: { reason: string; sameProcedure: boolean }) => [v.reason, v.sameProcedure]),
+    ).toEqual([
+      ['add', false],
+      ['edit', true],
+      ['edit', false],
+      ['edit', true],
+      ['edit', false],
+      ['edit', false],
+    ]);
+  });
+
   it('opens the SKILL.md in $EDITOR, reads it back; stdin with --file -; refusals are said and change nothing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'skillsmith-edit-editor-'));
     const db = join(dir, 'm.db');

@@ -24,7 +24,7 @@ import { givenNameOf } from '../domain/learned-by.js';
 import { bumpVersion } from '../domain/reconcile.js';
 import { noSkillNamed, renameProblems } from '../domain/skill-rename.js';
 import { renamedSkill } from '../pipeline/rename.js';
-import { editedSkill, revertedSkill } from '../pipeline/edit.js';
+import { editedSkill, learnedDescription, revertedSkill } from '../pipeline/edit.js';
 import { readEdit } from '../domain/skill-edit.js';
 import { redactCapture } from '../domain/redact.js';
 import type { PassLock } from './synthesis.js';
@@ -489,7 +489,10 @@ export class Catalog {
     if (text.length > MAX_TEXT_CHARS)
       throw new InputError(`edit: the SKILL.md is ${text.length} characters, over the ${MAX_TEXT_CHARS} limit`);
     return this.changeText(idOrName, opts, async (skill, at) => {
-      const reading = readEdit(text, skill, redactCapture);
+      const store = this.ctx.requireStore();
+      // The learner's description, left as it was, says the edited procedure's step count; a person's is theirs.
+      const learned = await learnedDescription(skill, () => store.skillVersions(skill.id));
+      const reading = readEdit(text, skill, redactCapture, { learned });
       if (!reading.ok) throw new InputError(`edit ${skill.name}: ${reading.errors.join('; ')}`);
       if (!reading.changed) return { skill, changed: false, why: reading.why, warnings: [], redacted: [] };
       const edited = editedSkill(skill, reading.fields, {
@@ -499,7 +502,7 @@ export class Catalog {
       });
       if (!edited) throw notLearned(skill, 'edit');
       const { warnings, redacted } = reading.fields;
-      const saved = await this.ctx.requireStore().writeSkill({
+      const saved = await store.writeSkill({
         action: 'edit',
         skill: edited,
         parents: [],

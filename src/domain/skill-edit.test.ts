@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redactCapture } from './redact.js';
-import { readEdit, stepToolsOf } from './skill-edit.js';
+import { readEdit, sameProcedureText, stepToolsOf } from './skill-edit.js';
 import { serializeSkillMd } from './skill-md/index.js';
 
 const BODY = [
@@ -153,5 +153,82 @@ describe('readEdit', () => {
   it('changes nothing for an empty text, or the description and body it has', () => {
     expect(readEdit('  \n', SKILL, redactCapture)).toEqual({ ok: true, changed: false, why: 'empty' });
     expect(readEdit(text(), SKILL, redactCapture)).toEqual({ ok: true, changed: false, why: 'unchanged' });
+  });
+});
+
+describe('readEdit: the learned description says the edited procedure step count', () => {
+  const LEARNED = {
+    ...SKILL,
+    description:
+      'Return Delivered Order Items: looks up order, then returns delivered order items (4 steps that worked for agents on this kind of request). Use when a user asks to return delivered order items.',
+  };
+  const withStep = BODY.replace(
+    '4. Call `return_delivered_order_items`',
+    '4. Call `get_order_details` with `order_id` from the user, to confirm the items.\n5. Call `return_delivered_order_items`',
+  );
+  const edit = (t: string, learned: boolean) => readEdit(t, LEARNED, redactCapture, { learned });
+
+  it('restates the count when the person left the learned description and the steps grew or shrank', () => {
+    const r = edit(text({ description: LEARNED.description, body: withStep }), true);
+    if (!(r.ok && r.changed)) throw new Error('expected a change');
+    expect(r.fields.toolSequence).toHaveLength(5);
+    expect(r.fields.description).toBe(LEARNED.description.replace('(4 steps', '(5 steps'));
+    expect(r.fields.warnings).toEqual([
+      'description: its learned wording said 4 steps; it now says 5, as the edited procedure has (write your own description to keep other words)',
+    ]);
+    const shorter = edit(
+      text({ description: LEARNED.description, body: BODY.replace(/^3\. .*\n/m, '').replace('4. Call', '3. Call') }),
+      true,
+    );
+    if (!(shorter.ok && shorter.changed)) throw new Error('expected a change');
+    expect(shorter.fields.description).toContain('(3 steps that worked');
+  });
+
+  it('never rewrites a description the person wrote, now or before, nor one whose steps did not change in number', () => {
+    // This text's own description, with the learned clause copied.
+    const mine = `${LEARNED.description} Mine.`;
+    const own = edit(text({ description: mine, body: withStep }), true);
+    expect(own.ok && own.changed && own.fields.description).toBe(mine);
+    // A description a person wrote in an earlier edit (the catalog says it is not the learner's).
+    const before = edit(text({ description: LEARNED.description, body: withStep }), false);
+    expect(before.ok && before.changed && before.fields).toMatchObject({
+      description: LEARNED.description,
+      warnings: [],
+    });
+    // A wording fix of a step: the count stays.
+    const worded = edit(
+      text({ description: LEARNED.description, body: BODY.replace('from the user.', 'from the user (ask).') }),
+      true,
+    );
+    expect(worded.ok && worded.changed && worded.fields.description).toBe(LEARNED.description);
+  });
+});
+
+describe('sameProcedureText', () => {
+  it('is true when only wording changed: a step prose, the notes, the edge cases', () => {
+    const worded = BODY.replace(
+      '1. Call `find_user_id_by_name_zip` with',
+      '1. First, call `find_user_id_by_name_zip`, passing',
+    )
+      .replace('Learned from 4', 'Learned from 5')
+      .replace('stop and report the error rather than guessing', 'stop and tell the user');
+    expect(sameProcedureText(BODY, worded)).toBe(true);
+    expect(sameProcedureText(BODY, BODY)).toBe(true);
+  });
+
+  it('is false when a tool, the order, an argument source, a condition or a branch changed', () => {
+    const swapped = BODY.replace('2. Call `get_user_details`', '2. Call `get_customer`');
+    const source = BODY.replace(
+      '`order_id` from the result of `get_user_details` (field `orders[]`)',
+      '`order_id` from the user',
+    );
+    const field = BODY.replace('(field `orders[]`)', '(field `orders[0]`)');
+    const conditional = BODY.replace('(field `orders[]`).', '(field `orders[]`) (only when needed: in 1 of 4).');
+    const dropped = BODY.replace(/^3\. .*\n/m, '');
+    const branched = `${BODY}\n\n## Branches\n\n- If \`get_order_details\` shows \`status\` in ["pending"], follow: \`get_order_details\` > \`cancel_pending_order\`.`;
+    for (const other of [swapped, source, field, conditional, dropped])
+      expect(sameProcedureText(BODY, other)).toBe(false);
+    expect(sameProcedureText(branched, branched.replace('"pending"', '"processed"'))).toBe(false);
+    expect(sameProcedureText(BODY, branched)).toBe(false);
   });
 });

@@ -9,6 +9,7 @@ import { branchesOf } from './branches.js';
 import { markersIn } from './redact.js';
 import { parseSkillMd, validateSkillMd } from './skill-md/index.js';
 import { normalizeNewlines } from './skill-md/frontmatter.js';
+import { stepCountOf, withStepCount } from './skill-naming.js';
 import { validateDescription } from './skill-md/validate.js';
 import type { Skill } from './types.js';
 
@@ -29,6 +30,17 @@ const HEADING = /^#{1,6}\s/;
  * main when every one is conditional). Null when no step names a tool that way.
  */
 export function stepToolsOf(body: string): { main: string[]; all: string[] } | null {
+  const steps = toolSteps(body);
+  if (steps.length === 0) return null;
+  const required = steps.filter((s) => !s.conditional);
+  return {
+    main: (required.length ? required : steps).map((s) => s.tool),
+    all: steps.map((s) => s.tool),
+  };
+}
+
+/** The numbered items of a body's steps (see stepToolsOf) that name a tool: the tool, and the item's text. */
+function toolSteps(body: string): { tool: string; conditional: boolean; text: string }[] {
   const lines = normalizeNewlines(body).split('\n');
   const at = lines.findIndex((l) => /^##\s+Steps\s*$/i.test(l.trim()));
   let section: string[];
@@ -39,17 +51,45 @@ export function stepToolsOf(body: string): { main: string[]; all: string[] } | n
     const end = lines.findIndex((l) => /^##\s/.test(l));
     section = lines.slice(0, end < 0 ? undefined : end);
   }
-  const steps = section.flatMap((line) => {
+  return section.flatMap((line) => {
     const item = STEP_ITEM.exec(line);
     const tool = item ? STEP_TOOL.exec(item[1]!) : null;
-    return tool ? [{ tool: (tool[1] ?? tool[2])!, conditional: item![1]!.includes('(only when') }] : [];
+    return tool
+      ? [{ tool: (tool[1] ?? tool[2])!, conditional: item![1]!.includes('(only when'), text: item![1]! }]
+      : [];
   });
-  if (steps.length === 0) return null;
-  const required = steps.filter((s) => !s.conditional);
-  return {
-    main: (required.length ? required : steps).map((s) => s.tool),
-    all: steps.map((s) => s.tool),
-  };
+}
+
+/**
+ * What a step line says of its procedure, in order: the code it names (tools, arguments, fields, commands), the
+ * values it quotes, and the words that say where an argument comes from, whether it repeats and when it is taken.
+ * The rest of its prose is wording.
+ */
+const PROCEDURE_WORDS =
+  /(`+)([\s\S]*?[^`])\1(?!`)|"(?:[^"\\]|\\.)*"|\b(?:from the user|from the result of|as the case needs|given to|for (?:each|every)|only when|when|shows|printed|part of its text|copied exactly|with more arguments)\b/gi;
+
+/**
+ * A body's procedure as it reads (sameProcedureText): each step that names a tool, with what it says of its
+ * arguments, repetition and condition (PROCEDURE_WORDS), in order; then its branches (the `## Branches` lines).
+ */
+function procedureOf(body: string): string {
+  const steps = toolSteps(body).map((s) => [
+    s.tool,
+    s.conditional,
+    [...s.text.matchAll(PROCEDURE_WORDS)].map((m) =>
+      m[1] ? m[2]!.trim() : m[0].toLowerCase().replace('for every', 'for each'),
+    ),
+  ]);
+  return JSON.stringify({ steps, branches: branchesOf(body) });
+}
+
+/**
+ * Whether two bodies state the same procedure: the same steps naming the same tools in the same order, each with
+ * the same argument sources, repetition and condition, and the same branches; what differs is wording (a step's
+ * prose, the notes, the edge cases, the title). Pure.
+ */
+export function sameProcedureText(a: string, b: string): boolean {
+  return procedureOf(a) === procedureOf(b);
 }
 
 /** The skill's fields as a person's SKILL.md says them. */
@@ -74,11 +114,17 @@ export type EditReading =
  * Reads a person's SKILL.md for `skill`: validated as any SKILL.md (frontmatter, name rules, description limits),
  * the name the skill's own, secrets and personal data redacted (`redact`). Its procedure: the main path its steps
  * name (stepToolsOf), else the one it had, with a warning; its tools: every tool its steps and branches name.
+ *
+ * A description the text leaves as it was, and that the learner wrote (`learned`: the skill's description is the
+ * learner's wording, not a person's), says the edited procedure's number of steps where its learned clause said the
+ * old one ("(4 steps that worked for agents ...)" becomes "(6 steps ...)"), with a warning. A description a person
+ * wrote, in this text or an earlier edit, is never rewritten.
  */
 export function readEdit(
   text: string,
   skill: Pick<Skill, 'name' | 'description' | 'body' | 'toolSequence' | 'toolsRequired'>,
   redact: (text: string) => string,
+  opts: { learned?: boolean } = {},
 ): EditReading {
   if (text.trim() === '') return { ok: true, changed: false, why: 'empty' };
   const checked = validateSkillMd(text, { dirName: skill.name });
@@ -90,7 +136,7 @@ export function readEdit(
       `name: the text names "${parsed.name}", but this is ${skill.name}: an edit keeps the skill's name; to give it another, use skills rename ${skill.name} ${parsed.name}`,
     );
   if (errors.length) return { ok: false, errors };
-  const description = redact(parsed.description ?? '');
+  let description = redact(parsed.description ?? '');
   const body = redact(parsed.body).replace(/\s+$/, '');
   // A redaction marker in the description is still a valid description; one that is not (it cannot be) says so.
   const descriptionErrors = validateDescription(description);
@@ -113,6 +159,24 @@ export function readEdit(
     warnings.push(
       `no step names a tool the way the memory writes steps ("1. Call \`tool\` ..." under "## Steps"): the skill keeps the procedure it had (${skill.toolSequence.join(' > ') || 'none'})`,
     );
+  // The learner's description, left as it was, counts the steps the procedure has now.
+  const said = stepCountOf(description);
+  if (
+    opts.learned &&
+    steps &&
+    description === skill.description &&
+    toolSequence.length !== skill.toolSequence.length &&
+    said !== null &&
+    said !== toolSequence.length
+  ) {
+    const recounted = withStepCount(description, toolSequence.length);
+    if (validateDescription(recounted).length === 0) {
+      warnings.push(
+        `description: its learned wording said ${said} step${said === 1 ? '' : 's'}; it now says ${toolSequence.length}, as the edited procedure has (write your own description to keep other words)`,
+      );
+      description = recounted;
+    }
+  }
   const branchTools = branchesOf(body).flatMap((b) => b.toolSequence);
   const toolsRequired = steps ? [...new Set([...steps.all, ...branchTools])] : [...skill.toolsRequired];
   const known = new Set([...skill.toolsRequired, ...skill.toolSequence]);

@@ -354,7 +354,31 @@ function summarizeSteps(
   const doing = [...acts.slice(0, 4), ...(commands.length ? [`runs ${listJoin(commands.slice(0, 5), 'and')}`] : [])];
   if (doing.length) parts.push(`${parts.length ? 'then ' : ''}${listJoin(doing, 'and')}`);
   const summary = parts.join(', ') || 'a procedure learned from agents';
-  return `${summary} (${sequence.length} step${sequence.length === 1 ? '' : 's'} that worked for agents on this kind of request)`;
+  return `${summary} ${stepCountClause(sequence.length)}`;
+}
+
+/** The clause a learned description says its procedure's length with: "(5 steps that worked for agents on ...)". */
+function stepCountClause(steps: number): string {
+  return `(${steps} step${steps === 1 ? '' : 's'} that worked for agents on this kind of request)`;
+}
+
+/** stepCountClause as written, any count. */
+const STEP_COUNT_CLAUSE = /\((\d+) steps? that worked for agents on this kind of request\)/;
+
+/** The step count a description's learned clause says (stepCountClause), or null when it has none. */
+export function stepCountOf(description: string): number | null {
+  const m = STEP_COUNT_CLAUSE.exec(description);
+  return m ? Number(m[1]) : null;
+}
+
+/** The description with its learned clause saying `steps` steps (unchanged when it has no such clause). */
+export function withStepCount(description: string, steps: number): string {
+  return description.replace(STEP_COUNT_CLAUSE, () => stepCountClause(steps));
+}
+
+/** Whether two descriptions are the same words but for the step count their learned clauses say. */
+export function sameWordingButSteps(a: string, b: string): boolean {
+  return a === b || withStepCount(a, 0) === withStepCount(b, 0);
 }
 
 /** Verbs whose object takes a preposition: "replies to email", "subscribes to channel". */

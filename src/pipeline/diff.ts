@@ -10,7 +10,10 @@ export interface DiffSide {
   name: string;
   reason: string;
   createdAt: string;
-  /** A learned skill's patch update: its procedure reads as the version before it (see explain). */
+  /**
+   * Its procedure reads as the version before it (explain.ts: restamped): a learned skill's patch update, a rename,
+   * or a person's edit that changed wording only.
+   */
   sameProcedure: boolean;
 }
 
@@ -55,7 +58,7 @@ export async function diffSkill(
     name: /^name:[ \t]*"?([^"\n]+?)"?[ \t]*$/m.exec(v.skillMd)?.[1] ?? skill.name,
     reason: v.reason,
     createdAt: v.createdAt,
-    sameProcedure: restamped(skill, v),
+    sameProcedure: restamped(skill, v, versions[versions.indexOf(v) - 1] ?? null),
   });
   return {
     id: skill.id,

@@ -3,6 +3,7 @@ import { editOf, learnedByOf } from '../domain/learned-by.js';
 import { bumpVersion } from '../domain/reconcile.js';
 import type { EditedFields } from '../domain/skill-edit.js';
 import { parseSkillMd } from '../domain/skill-md/index.js';
+import { sameWordingButSteps } from '../domain/skill-naming.js';
 import { retitle } from '../domain/skill-rename.js';
 import type { Skill } from '../domain/types.js';
 import { renderStoredSkill } from './render-skill-md.js';
@@ -87,4 +88,26 @@ export function revertedSkill(
       edit: null,
     }),
   };
+}
+
+/**
+ * Whether a learned skill's description is the learner's wording (an edit may then restate the step count it
+ * says), not a person's: a skill nobody edited has the learner's; an edited one has it when its description is the
+ * one its latest learned version had (said under the name it has now), but for the step count. `versions`, oldest
+ * first, are read only for an edited skill.
+ */
+export async function learnedDescription(
+  skill: Pick<Skill, 'name' | 'description' | 'skillMd'>,
+  versions: () => Promise<readonly { skillMd: string }[]>,
+): Promise<boolean> {
+  if (!learnedByOf(skill.skillMd)) return false;
+  if (!editOf(skill.skillMd)) return true;
+  const learned = [...(await versions())].reverse().find((v) => !editOf(v.skillMd) && learnedByOf(v.skillMd));
+  if (!learned) return false;
+  const parsed = parseSkillMd(learned.skillMd);
+  const description =
+    parsed.name && parsed.name !== skill.name
+      ? retitle({ description: parsed.description ?? '', body: parsed.body }, skill.name).description
+      : parsed.description;
+  return description !== null && sameWordingButSteps(description, skill.description);
 }

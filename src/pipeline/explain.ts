@@ -1,5 +1,7 @@
 import { editOf } from '../domain/learned-by.js';
 import { sameProcedureVersion } from '../domain/reconcile.js';
+import { sameProcedureText } from '../domain/skill-edit.js';
+import { parseSkillMd } from '../domain/skill-md/index.js';
 import { JUDGE_ACTOR } from '../domain/replace-trial.js';
 import { standingOf, type Standing } from '../domain/standing.js';
 import type { AuditRecord, Skill } from '../domain/types.js';
@@ -36,8 +38,9 @@ export interface Explanation {
     forgotten: number;
   };
   /**
-   * Oldest first; `sameProcedure`: a learned skill's patch version, whose procedure reads as the version before it
-   * (a newer release of its distiller wrote the same text).
+   * Oldest first; `sameProcedure`: a version whose procedure reads as the version before it (restamped): a learned
+   * skill's patch version (a newer release of its distiller wrote the same text), a rename, or a person's edit (or
+   * revert) that changed only wording.
    */
   versions: (Pick<SkillVersion, 'version' | 'reason' | 'createdAt' | 'toolSequence'> & { sameProcedure: boolean })[];
   /** Oldest first: the skills this one replaced, itself, then whatever replaced it. */
@@ -74,11 +77,23 @@ export interface Explanation {
 
 /**
  * Whether a version of a skill kept its procedure: a learned skill's patch update (a re-stamp, whose procedure
- * reads as the version before it), or a rename (only the name changed). An imported skill's patch version is a
- * changed file (its own numbering), not a re-stamp.
+ * reads as the version before it), a rename (only the name changed), or a person's edit or revert whose steps
+ * (tools, order, argument sources, conditions) and branches read as `before`'s, the version before it
+ * (skill-edit.ts: sameProcedureText): it changed wording only. An imported skill's patch version is a changed file
+ * (its own numbering), not a re-stamp.
  */
-export function restamped(skill: Pick<Skill, 'corpus'>, v: Pick<SkillVersion, 'version' | 'reason'>): boolean {
+export function restamped(
+  skill: Pick<Skill, 'corpus'>,
+  v: Pick<SkillVersion, 'version' | 'reason' | 'skillMd' | 'toolSequence'>,
+  before: Pick<SkillVersion, 'skillMd' | 'toolSequence'> | null,
+): boolean {
   if (skill.corpus !== 'internal') return false;
+  if (v.reason === 'edit' || v.reason === 'revert')
+    return (
+      !!before &&
+      before.toolSequence.join('\n') === v.toolSequence.join('\n') &&
+      sameProcedureText(parseSkillMd(before.skillMd).body, parseSkillMd(v.skillMd).body)
+    );
   return v.reason === 'rename' || (v.reason === 'update' && sameProcedureVersion(v.version));
 }
 
@@ -173,12 +188,12 @@ export async function explainSkill(
       missing: sessionIds.filter((id) => !stored.has(id)),
       forgotten: episodic.length - sessionIds.length,
     },
-    versions: (await store.skillVersions(skill.id)).map((v) => ({
+    versions: (await store.skillVersions(skill.id)).map((v, i, all) => ({
       version: v.version,
       reason: v.reason,
       createdAt: v.createdAt,
       toolSequence: v.toolSequence,
-      sameProcedure: restamped(skill, v),
+      sameProcedure: restamped(skill, v, all[i - 1] ?? null),
     })),
     supersedeChain: chain.map((s) => ({
       id: s.id,
