@@ -27,6 +27,7 @@ import { renamedSkill } from '../pipeline/rename.js';
 import { editedSkill, learnedDescription, revertedSkill } from '../pipeline/edit.js';
 import { readEdit } from '../domain/skill-edit.js';
 import { redactCapture } from '../domain/redact.js';
+import { withoutHiddenText } from '../domain/untrusted-text.js';
 import type { PassLock } from './synthesis.js';
 
 /**
@@ -492,7 +493,7 @@ export class Catalog {
       const store = this.ctx.requireStore();
       // The learner's description, left as it was, says the edited procedure's step count; a person's is theirs.
       const learned = await learnedDescription(skill, () => store.skillVersions(skill.id));
-      const reading = readEdit(text, skill, redactCapture, { learned });
+      const reading = readEdit(text, skill, (t) => withoutHiddenText(redactCapture(t)), { learned });
       if (!reading.ok) throw new InputError(`edit ${skill.name}: ${reading.errors.join('; ')}`);
       if (!reading.changed) return { skill, changed: false, why: reading.why, warnings: [], redacted: [] };
       const edited = editedSkill(skill, reading.fields, {

@@ -6,7 +6,7 @@ import { redactCapture } from '../domain/redact.js';
 import { riskyCommands, withoutRiskyCommands } from '../domain/risky-command.js';
 import { redactSkillMd } from '../domain/skill-md/redact-skill-md.js';
 import type { Skill } from '../domain/types.js';
-import { neutraliseInstructions } from '../domain/untrusted-text.js';
+import { neutraliseInstructions, withoutHiddenText } from '../domain/untrusted-text.js';
 import type { Catalog } from './catalog.js';
 import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
@@ -231,7 +231,7 @@ export class SkillFiles {
       // The copy that can be recalled once promoted: untrusted text, so secrets redacted, instruction-like
       // sentences neutralised and destructive or fetch-and-run commands left out, in every value and in the body.
       const text = redactSkillMd(serializeSkillMd(doc), (t) =>
-        withoutRiskyCommands(neutraliseInstructions(redactCapture(t), { source: 'skill' })),
+        withoutHiddenText(withoutRiskyCommands(neutraliseInstructions(redactCapture(t), { source: 'skill' }))),
       );
       const check = validateSkillMd(text);
       if (!check.valid) {

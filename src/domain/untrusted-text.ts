@@ -307,6 +307,17 @@ export function quoteUntrusted(text: string): string {
     .replace(/<\/?untrusted[^>]*>/gi, '');
 }
 
+/**
+ * Untrusted text without the characters that make it read otherwise than it is: bidi embeddings, overrides and
+ * isolates (a reversed span shows one thing and says another), zero-width spaces, word joiners, byte-order marks,
+ * and Unicode tag characters (invisible, yet read by models as the ASCII they encode). What writing systems need
+ * stays: the zero-width joiner and non-joiner (Persian, Indic scripts, emoji), the left-to-right and right-to-left
+ * marks. Applied to what a skill stores, learned or imported.
+ */
+export function withoutHiddenText(text: string): string {
+  return text.replace(/[\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff\u{e0000}-\u{e007f}]/gu, '');
+}
+
 /** C0/C1 control bytes (except tab and newline) and bidi overrides as visible `\u` escapes. */
 export function escapeControl(text: string): string {
   return text.replace(

@@ -8,6 +8,7 @@ import { formatContextPack } from '../../src/domain/context-pack.js';
 import { gatherEvidence } from '../../src/domain/evidence.js';
 import { redactText } from '../../src/domain/redact.js';
 import { validateSkillMd } from '../../src/domain/skill-md/index.js';
+import { withoutHiddenText } from '../../src/domain/untrusted-text.js';
 import type { Draft, Session } from '../../src/domain/types.js';
 import { verifyDraft } from '../../src/domain/verify.js';
 import { buildDistillPrompt } from '../../src/distillers/llm-distiller.js';
@@ -211,5 +212,54 @@ describe('planted instructions never reach a skill or the context pack', () => {
     expect(pack.code).toBe(0);
     expect(pack.stdout).toContain('Call `issue_refund`.');
     expect(pack.stdout.normalize('NFKC')).not.toMatch(hidden);
+  });
+
+  it('a character a reader cannot see (a bidi override, a zero-width space, a tag) never reaches a stored skill', async () => {
+    // Trojan Source: a reversed span reads as one thing and says another; a tag character is read by models as ASCII.
+    const hidden = /[\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff\u{e0000}-\u{e007f}]/u;
+    const memory = await openMemory({ db: tempDbPath('skillsmith-attack-'), logLevel: 'silent', auditFile: null });
+    const goals = [
+      'Grant the messaging app the sms permission',
+      'Please give the messaging app permission for sms',
+      'Allow sms for my messaging app',
+      'Enable the sms permission of the messaging app',
+    ];
+    for (const goal of goals) {
+      const s = await memory.startSession({ goal: `${goal}\u202e` });
+      await s.call({ tool: 'check_app_permissions', args: { app_name: 'messaging' }, result: '{"sms": false}' });
+      // The result the skill's "Done when" quotes.
+      await s.call({
+        tool: 'grant_app_permission',
+        args: { app_name: 'messaging', permission: 'sms' },
+        result: 'Success. Permission \u202egnirts\u202c granted\u200b to app\u{e0041}',
+      });
+      await s.end('success', 1);
+    }
+    await memory.synthesize();
+    try {
+      const [skill] = await memory.skills.list();
+      expect(skill).toBeDefined();
+      const text = `${skill!.description}\n${skill!.body}`;
+      expect(text).toContain('answered "Success. Permission gnirts granted to app"');
+      expect(text).not.toMatch(hidden);
+      // What was around them stays, minus the hidden characters: a Persian word keeps its zero-width non-joiner.
+      expect(withoutHiddenText('می\u200cخواهم \u202egnirts\u202c')).toBe('می\u200cخواهم gnirts');
+    } finally {
+      await memory.close();
+    }
+
+    // An imported SKILL.md keeps none either, and a person's edit of a learned skill none.
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-attack-'));
+    const db = join(dir, 'memory.db');
+    mkdirSync(join(dir, 'skills', 'refund-order'), { recursive: true });
+    writeFileSync(
+      join(dir, 'skills', 'refund-order', 'SKILL.md'),
+      '---\nname: refund-order\ndescription: Refund a broken order.\u202e Use when a customer asks.\n---\n\n# Refund order\n\n1. Call `get_order`.\u2067\n2. Call `issue_refund`.\ufeff\n\n## Edge cases\n\n- If `issue_refund` fails, stop.\n',
+    );
+    expect(runCli(['skills', 'import', join(dir, 'skills'), '--db', db], dir).code).toBe(0);
+    const shown = runCli(['skills', 'show', 'refund-order', '--db', db], dir);
+    expect(shown.stdout).toContain('Call `issue_refund`.');
+    expect(shown.stdout).not.toMatch(hidden);
+    expect(shown.stdout).not.toMatch(/\\u202e|\\u2067/);
   });
 });

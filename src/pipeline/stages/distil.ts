@@ -3,6 +3,7 @@ import { EXEMPLAR_SOURCES } from '../../domain/exemplars.js';
 import type { EvidenceTrace } from '../../domain/evidence.js';
 import { normalizeGoal } from '../../domain/normalize-goal.js';
 import { redactText } from '../../domain/redact.js';
+import { withoutHiddenText } from '../../domain/untrusted-text.js';
 import { toDescription, toSkillName } from '../../domain/skill-md/index.js';
 import type { Draft } from '../../domain/types.js';
 import { MalformedDraftError } from '../../errors/malformed-draft-error.js';
@@ -64,8 +65,10 @@ export async function distilDraft(
     steps: raw?.toolSequence.length,
   });
   if (!raw) return { skipped: 'distiller returned SKIP' };
-  // Defence in depth: whatever a distiller wrote, no secret or personal datum reaches a stored skill.
-  const draft: Draft = { ...raw, whenToUse: redactText(raw.whenToUse), body: redactText(raw.body) };
+  // Defence in depth: whatever a distiller wrote, no secret or personal datum, and no character a reader cannot
+  // see (a tool result's bidi override quoted in "Done when"), reaches a stored skill.
+  const clean = (t: string) => withoutHiddenText(redactText(t));
+  const draft: Draft = { ...raw, whenToUse: clean(raw.whenToUse), body: clean(raw.body) };
   return {
     draft,
     evidence,
