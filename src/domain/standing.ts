@@ -30,6 +30,8 @@ export function standingOf(
     retireEta: number;
     trialWindow?: number;
     supersededByName?: string | null;
+    /** Superseded because a tool was renamed: the successor is the same procedure with these tools renamed. */
+    renamedTools?: readonly { from: string; to: string }[] | null;
     /** The skill recall serves now for the latest request this one was learned from, if another. */
     servedInstead?: string | null;
   },
@@ -38,7 +40,7 @@ export function standingOf(
   if (skill.supersededBy)
     return {
       recallable: false,
-      reason: `superseded by ${opts.supersededByName ?? skill.supersededBy}: recall serves that skill for its requests`,
+      reason: `superseded by ${opts.supersededByName ?? skill.supersededBy}${renamedText(opts.renamedTools)}: recall serves that skill for its requests`,
     };
   if (skill.corpus !== 'internal')
     return { recallable: false, reason: `imported: never recalled until a person promotes it (${promote})` };
@@ -94,4 +96,9 @@ function retiredBy(history: readonly StandingSignal[], window = 0): string {
       ? ''
       : ` (${byJudge === failed.length ? 'each' : `${byJudge} of them`} as the outcome judge read its task; a task's reported outcome replaces its judged trial)`;
   return `retired on ${day}: ${failed.length} of its last ${counted.length} trials failed${which}`;
+}
+
+/** " (the same procedure: update_address is now set_address)", or nothing. */
+export function renamedText(renamed: readonly { from: string; to: string }[] | null | undefined): string {
+  return renamed?.length ? ` (the same procedure: ${renamed.map((r) => `${r.from} is now ${r.to}`).join(', ')})` : '';
 }

@@ -48,6 +48,11 @@ export interface Explanation {
   /** Whether recall can serve it, and if not, why and what brings it back (standing.ts). */
   standing: Standing;
   /**
+   * Only for a skill superseded because the agent now calls a tool of it by another name (stages/tool-rename.ts):
+   * the tools renamed; its successor is the same procedure with them.
+   */
+  renamedTools?: { from: string; to: string }[];
+  /**
    * Only for a skill whose text a person edited (skills edit): who and when, and, when a later pass found its
    * sessions following another procedure, that procedure's tools (`suggests`). Passes keep the text until
    * `skills edit NAME --revert`.
@@ -149,6 +154,7 @@ export async function explainSkill(
     chain.push(next);
   }
 
+  const renamedTools = skill.supersededBy ? await renamedBy(store, namespace, skill) : null;
   const history = await store.feedbackHistory(skill.id);
   const trials = history.filter((f) => f.replacedBy === null);
   const audit = (await store.audit(namespace, { subjectId: skill.id, limit: 1000 })).reverse();
@@ -205,9 +211,11 @@ export async function explainSkill(
       retireEta: opts.lifecycle?.retireEta ?? 0.25,
       trialWindow: opts.lifecycle?.trialWindow,
       supersededByName: skill.supersededBy ? (byId.get(skill.supersededBy)?.name ?? null) : null,
+      renamedTools,
       servedInstead: await servedInstead(store, namespace, skill, opts.servedFor),
     }),
     ...editedOf(skill),
+    ...(renamedTools ? { renamedTools } : {}),
     trials,
     replaced: history.filter((f) => f.replacedBy !== null),
     track,
@@ -312,3 +320,18 @@ const GREW: Record<string, string> = {
   'skill.reinforce': 'reinforced',
   'skill.update': 'updated',
 };
+
+/** The tools renamed, when the skill's successor superseded it as the same procedure with a renamed tool (its audit record says). */
+async function renamedBy(
+  store: Store,
+  namespace: string,
+  skill: Pick<Skill, 'id' | 'supersededBy'>,
+): Promise<{ from: string; to: string }[] | null> {
+  const records = await store.audit(namespace, { subjectId: skill.supersededBy!, limit: 1000 });
+  const renamed = records.find((r) => r.detail.supersedes === skill.id)?.detail.renamed;
+  if (!Array.isArray(renamed)) return null;
+  return renamed.filter(
+    (r): r is { from: string; to: string } =>
+      typeof r === 'object' && r !== null && typeof r.from === 'string' && typeof r.to === 'string',
+  );
+}

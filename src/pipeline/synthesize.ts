@@ -15,12 +15,15 @@ import { embedGoals } from './stages/embed.js';
 import { findLookAlikes, learnedSessions, type LookAlike, PASS_LOOK_ALIKES } from './stages/look-alike.js';
 import { reembed } from './reembed.js';
 import { editOf } from '../domain/learned-by.js';
+import type { RenamedTool } from '../domain/tool-rename.js';
+import { succeedRenamedTools } from './stages/tool-rename.js';
 
 export interface SynthesisReport {
   created: SkillRef[];
   updated: SkillRef[];
   reinforced: SkillRef[];
-  superseded: (SkillRef & { supersedes: string })[];
+  /** `renamed`: present when the skill superseded is the same procedure with a tool the agent now calls by another name. */
+  superseded: (SkillRef & { supersedes: string; renamed?: RenamedTool[] })[];
   skipped: { cluster: string; reason: string }[];
   /**
    * Present only when there are some: sessions that ran the same steps, each in a cluster too small to learn from
@@ -161,6 +164,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
   const bounded = !deps.distiller.id.startsWith('heuristic');
   let distilled = 0;
   const tooSmall: ClusterRecord[] = [];
+  const examined = new Set<string>();
   for (const [i, c] of dirty.entries()) {
     opts.onProgress?.('distil', i, dirty.length);
     const deferred = deferCluster(
@@ -183,6 +187,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     // Members come oldest first: the newest `maxClusterSessions` of them are read.
     const sessions = await store.getSessions(ns, [...new Set(memberIds)].slice(-config.synthesis.maxClusterSessions));
     distilled++;
+    examined.add(c.id);
     const out = await distilGroup(deps, {
       namespace: ns,
       clusterId: c.id,
@@ -225,6 +230,20 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
       cluster: winner.clusterId ?? '',
       supersedes: loser.id,
     });
+  }
+  // A skill whose tool the agent now calls by another name is superseded by the skill learned from the renamed
+  // calls, when the sessions say so (stages/tool-rename.ts); one a person edited is kept and says so.
+  for (const s of await succeedRenamedTools(deps, {
+    namespace: ns,
+    skills: catalog,
+    examined,
+    actor: opts.actor ?? 'synthesis',
+    dryRun: !!opts.dryRun,
+  })) {
+    const [kept, by] = s.keptEdit ? [s.predecessor, s.successor] : [s.successor, s.predecessor];
+    const ref = { id: kept.id, name: kept.name, version: kept.version, cluster: kept.clusterId ?? '' };
+    if (s.keptEdit) report.reinforced.push({ ...ref, keptEdit: true, suggests: [...by.toolSequence] });
+    else report.superseded.push({ ...ref, supersedes: by.id, renamed: s.renamed });
   }
   // Skills that share their lookups and part at the state-changing call branch on what the lookups showed.
   for (const skill of await branchSkills(deps, {

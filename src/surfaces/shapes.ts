@@ -1,6 +1,7 @@
 /** The JSON shapes every surface (CLI --json, REST, MCP) shows: one definition, so they cannot drift. */
 import { branchesOf } from '../domain/branches.js';
 import { sameProcedureVersion } from '../domain/reconcile.js';
+import { renamedText } from '../domain/standing.js';
 import type { OutcomeSource, Session, Skill } from '../domain/types.js';
 import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
 import type { SynthesisReport } from '../pipeline/synthesize.js';
@@ -147,7 +148,8 @@ export async function synthesisLines(report: SynthesisReport, memory: Memory): P
     // The skill it replaced, by its name (and version): an id says nothing to the person reading.
     const old = await memory.skills.get(s.supersedes);
     const was = old ? `${old.name} ${old.version}` : s.supersedes;
-    lines.push(line(`  superseded ${verb} ${was} by ${s.name} ${s.version}`));
+    // A renamed tool is what made them one: said, so the person knows why the old one went.
+    lines.push(line(`  superseded ${verb} ${was} by ${s.name} ${s.version}${renamedText(s.renamed)}`));
   }
   lines.push(...keptEditLines(report), ...retentionLines(report));
   // Clusters a pass examined a moment ago wait out their cooldown: one line, saying when to ask again.

@@ -108,6 +108,8 @@ export interface Explanation {
   /** A skill a person edited (skills edit): who, when, and what its sessions suggest since. */
   edited?: { by: string; at: string; suggests?: string[] };
   supersedeChain: { id: string; name: string; version: string; status: string }[];
+  /** A skill superseded because the agent now calls a tool of it by another name: the tools renamed. */
+  renamedTools?: { from: string; to: string }[];
   /** `judged`: a trial the outcome judge gave (lifecycle.judgedTrials), until the task's reported outcome replaces it. */
   track: { at: string; eta: number; utility: number | null; status: string; signal: string; judged?: true }[];
 }

@@ -11,6 +11,7 @@ import { out, printJson, printSkillTable, writeErr } from '../output.js';
 import { nearestName } from '../../../support/nearest-name.js';
 import { edit, editUsage } from '../skill-edit.js';
 import { editOf } from '../../../domain/learned-by.js';
+import { renamedText } from '../../../domain/standing.js';
 
 /**
  * Source sessions the text of `skills show` and `skills explain` names before saying how many more there are: a
@@ -184,7 +185,10 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         for (const line of editedLines(skill.name, edited)) out(line);
         // An old name's skill, no longer recalled: which one does its task now.
         const next = skill.supersededBy ? await memory.skills.get(skill.supersededBy) : null;
-        if (next) out(`superseded by ${next.name} ${next.version}: it is not recalled (skills show ${next.name})`);
+        if (next)
+          out(
+            `superseded by ${next.name} ${next.version}${renamedText(ex?.renamedTools)}: it is not recalled (skills show ${next.name})`,
+          );
         // Retired by its trials, disabled, imported: why recall does not serve it, and what brings it back.
         else if (ex?.standing.reason) out(`not recalled: ${ex.standing.reason}`);
         const ids = skill.sourceSessions;

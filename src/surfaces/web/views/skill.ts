@@ -94,6 +94,10 @@ export async function skillView(
     skill.corpus === 'internal' && !skill.supersededBy && skill.status !== 'retired' && ex.standing?.reason
       ? h('p', { class: 'muted', id: 'standing-note' }, `Not recalled: ${ex.standing.reason}.`)
       : null,
+    // Superseded because a tool of it was renamed: which, and by what (the supersede chain below names the skill).
+    skill.supersededBy && ex.renamedTools?.length && ex.standing?.reason
+      ? h('p', { class: 'muted', id: 'standing-note' }, `Not recalled: ${ex.standing.reason}.`)
+      : null,
     promotedImport
       ? h(
           'p',
