@@ -364,6 +364,13 @@ describe('meta', () => {
     expect((await fetch(`${server.url}/api/stats`, { method: 'HEAD' })).status).toBe(200);
     const head = await fetch(`${server.url}/api/recall`, { method: 'HEAD' });
     expect([head.status, head.headers.get('allow')]).toEqual([405, 'POST']);
+    // The dashboard's pages are read-only too.
+    for (const path of ['/', '/index.html', '/skills/fix-mobile-data']) {
+      const r = await api('POST', path);
+      expect([r.status, r.headers.get('allow')], `POST ${path}`).toEqual([405, 'GET, HEAD']);
+      expect(r.data).toEqual({ error: `POST is not allowed on ${path}: it takes GET, HEAD` });
+    }
+    expect((await fetch(`${server.url}/`, { method: 'HEAD' })).status).toBe(200);
     for (const [method, path] of [
       ['DELETE', '/api/nothing-here'],
       ['GET', '/api/stats/more'],

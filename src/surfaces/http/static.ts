@@ -31,5 +31,11 @@ export function dashboardRoutes(root: string): Hono {
     c.header('Cache-Control', 'no-cache');
     return c.body(readFileSync(file), 200, { 'Content-Type': TYPES[m![1].toLowerCase()] });
   });
+  // The dashboard's pages are read, never written to (a POST / got Hono's plain-text 404): said as the API says it.
+  app.all('/*', (c) =>
+    c.json({ error: `${c.req.method} is not allowed on ${c.req.path}: it takes GET, HEAD` }, 405, {
+      Allow: 'GET, HEAD',
+    }),
+  );
   return app;
 }
