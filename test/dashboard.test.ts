@@ -173,7 +173,7 @@ describe('dashboard', () => {
     }
     // The page hears about it over the event stream and updates its header.
     await expect.poll(() => page.locator('#stats').textContent()).toContain('1 active');
-    expect(await page.locator('#stats').textContent()).toContain('embedder glove-sif-lex@3 · distiller heuristic');
+    expect(await page.locator('#stats').textContent()).toContain('embedder glove-sif-lex@4 · distiller heuristic');
     await open('#/skills');
     await page.locator('#link-return-delivered-order-items').click();
     await expect.poll(() => page.locator('main > h1').textContent()).toBe('return-delivered-order-items');

@@ -51,7 +51,7 @@ describe('skillsmith doctor', () => {
     const r = await runDoctor(loadConfig({}));
     expect(r.ok).toBe(true);
     expect(find(r, 'embedder', 'round-trip')[0].status).toBe('ok');
-    expect(find(r, 'embedder', 'round-trip')[0].message).toMatch(/glove-sif-lex@3 is ready: 356 dimensions/);
+    expect(find(r, 'embedder', 'round-trip')[0].message).toMatch(/glove-sif-lex@4 is ready: 356 dimensions/);
     expect(find(r, 'llm', 'distiller')[0]).toMatchObject({ status: 'ok' });
     const t = io();
     expect(await doctorCommand([], noDb, t.io)).toBe(0);
@@ -283,7 +283,7 @@ describe('skillsmith doctor', () => {
       'stored-vectors',
     )[0];
     expect(upgraded.status).toBe('warn');
-    expect(upgraded.message).toMatch(/an earlier version of glove-sif-lex@3/);
+    expect(upgraded.message).toMatch(/an earlier version of glove-sif-lex@4/);
     expect(upgraded.fix).toMatch(/skillsmith synthesize/);
     skill.embedderId = GLOVE_EMBEDDER_ID;
     const same = await runDoctor(loadConfig({}), { store, namespace: 'default' });

@@ -300,7 +300,7 @@ describe('meta', () => {
       6,
     );
     // Which models learn and match, by name only.
-    expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@3', distiller: 'heuristic' });
+    expect(r.data.backends).toEqual({ embedder: 'glove-sif-lex@4', distiller: 'heuristic' });
     // What a skill needs, as this memory is configured (the dashboard's empty catalogue says it).
     expect(r.data.synthesis).toEqual({ minOccurrences: 2 });
   });
@@ -326,7 +326,7 @@ describe('meta', () => {
     try {
       const r = await call(llmServer.url, 'GET', '/api/stats');
       expect(r.data.backends).toEqual({
-        embedder: 'glove-sif-lex@3',
+        embedder: 'glove-sif-lex@4',
         distiller: 'llm:openai:qwen2.5:7b-instruct (fallback: heuristic)',
       });
       expect(r.data.synthesis).toEqual({ minOccurrences: 4 });

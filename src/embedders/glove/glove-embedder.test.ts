@@ -81,8 +81,8 @@ describe('glove word table', () => {
 describe('GloveEmbedder', () => {
   it('has a stable id, dimensions and default thresholds', () => {
     expect(embedder.id).toBe(GLOVE_EMBEDDER_ID);
-    expect(embedder.id).toBe('glove-sif-lex@3');
-    expect(embedder.supersedes).toEqual(['glove-sif-lex@1', 'glove-sif-lex@2']);
+    expect(embedder.id).toBe('glove-sif-lex@4');
+    expect(embedder.supersedes).toEqual(['glove-sif-lex@1', 'glove-sif-lex@2', 'glove-sif-lex@3']);
     expect(embedder.dimensions).toBe(356);
     expect(vec('cancel my order')).toHaveLength(356);
     expect(embedder.thresholds).toEqual(DEFAULT_GLOVE_THRESHOLDS);
@@ -142,6 +142,20 @@ describe('GloveEmbedder', () => {
     expect(lightStem('shipping')).toBe(lightStem('shipped'));
     expect(lightStem('cancelled')).toBe(lightStem('cancel'));
     expect(lightStem('updating')).toBe(lightStem('update'));
+  });
+
+  it("reads a file path as the file's name: directories and code extensions, in any coding request, relate nothing", () => {
+    const same = (a: string, b: string) => expect(similarity(a, b)).toBeCloseTo(1, 5);
+    same('what does src/parse.ts do?', 'what does parse do?');
+    same('open ./packages/core/lib/config.yaml', 'open config');
+    same('edit ~/.config/app/settings.json and package.json', 'edit settings and package');
+    // A data file's extension says what the task handles; a web address is kept as written.
+    same('remove duplicate rows from exports/customers.csv', 'remove duplicate rows from customers csv');
+    expect(similarity('read https://example.com/docs/api.md', 'read api')).toBeLessThan(0.9);
+    // Two coding requests that share only their paths are not alike; two that share their task are.
+    const lint = 'the linter fails on src/totals.ts, please fix';
+    expect(similarity('what does src/parse.ts do? just explain, no changes', lint)).toBeLessThan(0.4);
+    expect(similarity('the linter complains about unused imports, fix it', lint)).toBeGreaterThan(0.4);
   });
 
   it('ignores typed placeholders', () => {
