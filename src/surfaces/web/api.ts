@@ -141,7 +141,8 @@ export function followEvents(onEvent: (e: SkillEvent) => void, onLive: (live: bo
                 .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]),
             );
             if (fields.id) last = fields.id;
-            if (fields.id && fields.data) onEvent(JSON.parse(fields.data) as SkillEvent);
+            // `ready` opens the stream (its id is where a reconnect resumes); every other event is a skill event.
+            if (fields.id && fields.data && fields.event !== 'ready') onEvent(JSON.parse(fields.data) as SkillEvent);
           }
         }
       } catch {

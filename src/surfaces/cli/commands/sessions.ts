@@ -87,8 +87,9 @@ export const command: Command = {
     if (sub === 'list') return list(memory, flags);
     if (sub === 'show') return show(memory, rest[0]!, flags);
     if (sub === 'alike') return alike(memory, flags);
+    // usage() refused a cutoff it cannot read: one here is a date.
     const before = cutoff(flags);
-    return before ? forgetOlder(memory, before, flags) : forget(memory, rest, flags);
+    return before instanceof Date ? forgetOlder(memory, before, flags) : forget(memory, rest, flags);
   },
 };
 
@@ -121,8 +122,7 @@ function cutoff(flags: Flags, now = Date.now()): Date | string | null {
   return Number.isNaN(t) ? `--before: "${at}" is no date: write 2026-09-01 or an ISO time` : new Date(t);
 }
 
-async function forgetOlder(memory: Memory, before: Date | string, flags: Flags): Promise<number> {
-  if (typeof before === 'string') throw new Error(before);
+async function forgetOlder(memory: Memory, before: Date, flags: Flags): Promise<number> {
   const r = await memory.sessions.forgetBefore(before, { actor: 'cli', dryRun: !!flags['dry-run'] });
   if (flags.json) {
     printJson(r);
