@@ -4,7 +4,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forgetSessions, SECRET_GOAL_WORD, SECRET_RESULT, tracesInFile } from './support/forget-fixture.js';
+import {
+  forgetSessions,
+  SECRET_GOAL_WORD,
+  SECRET_RESULT,
+  tracesInFile,
+  writeDatedSessions,
+} from './support/forget-fixture.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CLI = join(ROOT, 'dist', 'surfaces', 'cli', 'main.js');
@@ -85,26 +91,6 @@ describe('skillsmith sessions forget / skills forget', () => {
 });
 
 describe('retention: sessions older than an age', () => {
-  /** The fixture's sessions, two of them ended long ago, one recently and one whose start reads as no date. */
-  function writeDated(file: string) {
-    const days = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
-    const when = [
-      { started_at: days(201), ended_at: days(200) },
-      { started_at: days(120), ended_at: days(120) },
-      { started_at: days(3), ended_at: days(2) },
-      { started_at: 'last tuesday' },
-    ];
-    const lines = forgetSessions('rt').map((s, i) =>
-      JSON.stringify({
-        session_id: s.id,
-        goal: s.goal,
-        success: true,
-        ...when[i],
-        steps: s.calls.map((c) => ({ tool: c.tool, args: c.args, result: c.result, ok: true })),
-      }),
-    );
-    writeFileSync(file, `${lines.join('\n')}\n`);
-  }
   const ids = (db: string) =>
     (JSON.parse(cli(['sessions', 'list', '--db', db, '--json']).stdout) as { items: { id: string }[] }).items
       .map((s) => s.id)
@@ -113,7 +99,7 @@ describe('retention: sessions older than an age', () => {
   it('lists them on a dry run, then forgets them with their traces; the undated one is kept and said', () => {
     const db = join(tmp, 'retention.db');
     const file = join(tmp, 'dated.jsonl');
-    writeDated(file);
+    writeDatedSessions(file, 'rt');
     expect(cli(['learn', file, '--db', db]).status).toBe(0);
     const [skill] = JSON.parse(cli(['skills', 'list', '--db', db, '--json']).stdout) as { name: string }[];
 
@@ -144,7 +130,7 @@ describe('retention: sessions older than an age', () => {
     const db = join(tmp, 'retention-config.db');
     const file = join(tmp, 'dated-config.jsonl');
     const config = join(tmp, 'retention.json');
-    writeDated(file);
+    writeDatedSessions(file, 'rt');
     writeFileSync(config, JSON.stringify({ capture: { retentionDays: 30 } }));
     const learned = cli(['learn', file, '--db', db, '--config', config, '--json']);
     expect(learned.status, learned.stderr).toBe(0);

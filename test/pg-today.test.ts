@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_CLI, type Run, runBuiltCli } from './support/built-cli.js';
-import { forgetSessions, SECRET_GOAL_WORD, SECRET_RESULT, tracesInFile } from './support/forget-fixture.js';
+import { SECRET_GOAL_WORD, SECRET_RESULT, tracesInFile, writeDatedSessions } from './support/forget-fixture.js';
 import { startPgServer, type PgServer } from './support/pg-server.js';
+import { AFTER, BEFORE } from './support/address-goals.js';
 
 let server: PgServer;
 let home: string;
@@ -56,30 +57,6 @@ function json<T>(args: string[]): T {
   return JSON.parse(r.stdout) as T;
 }
 
-/**
- * The forgetting fixture's four sessions in the interchange format: two ended long ago, one two days ago, and one
- * whose start reads as no date.
- */
-function writeDated(file: string, prefix: string) {
-  const days = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
-  const when = [
-    { started_at: days(201), ended_at: days(200) },
-    { started_at: days(120), ended_at: days(120) },
-    { started_at: days(3), ended_at: days(2) },
-    { started_at: 'last tuesday' },
-  ];
-  const lines = forgetSessions(prefix).map((s, i) =>
-    JSON.stringify({
-      session_id: s.id,
-      goal: s.goal,
-      success: true,
-      ...when[i],
-      steps: s.calls.map((c) => ({ tool: c.tool, args: c.args, result: c.result, ok: true })),
-    }),
-  );
-  writeFileSync(file, `${lines.join('\n')}\n`);
-}
-
 const ids = (db: string) =>
   json<{ items: { id: string }[] }>(['sessions', 'list', '--db', db])
     .items.map((s) => s.id)
@@ -116,7 +93,7 @@ describe('retention on PostgreSQL, as on SQLite', () => {
     const url = await server.createDatabase();
     const sqlite = join(home, 'retention.db');
     const file = join(home, 'dated.jsonl');
-    writeDated(file, 'rt');
+    writeDatedSessions(file, 'rt');
     for (const db of [url, sqlite]) {
       const learned = cli(['learn', file, '--db', db]);
       expect(learned.code, learned.stderr).toBe(0);
@@ -185,7 +162,7 @@ describe('retention on PostgreSQL, as on SQLite', () => {
     const url = await server.createDatabase();
     const file = join(home, 'dated-config.jsonl');
     const config = join(home, 'retention.json');
-    writeDated(file, 'rc');
+    writeDatedSessions(file, 'rc');
     writeFileSync(config, JSON.stringify({ capture: { retentionDays: 30 } }));
     const learned = cli(['learn', file, '--db', url, '--config', config, '--json']);
     expect(learned.code, learned.stderr).toBe(0);
@@ -222,7 +199,7 @@ describe('feedback --id on PostgreSQL', () => {
   it('the same key sent from two CLI processes at once counts once; a third run says so; another signal is refused', async () => {
     const url = await server.createDatabase();
     const file = join(home, 'feedback.jsonl');
-    writeDated(file, 'fb');
+    writeDatedSessions(file, 'fb');
     expect(cli(['learn', file, '--db', url]).code).toBe(0);
     const [skill] = json<{ name: string; trialsAttempted: number; trialsPassed: number; judgedTrials: number }[]>([
       'skills',
@@ -296,20 +273,6 @@ describe('feedback --id on PostgreSQL', () => {
     expect(split.find((r) => r.code === 1)!.stderr).toMatch(/this feedback id was given before, with trial\.pass for /);
   }, 180_000);
 });
-
-/** How a shop agent was asked to change an address before update_address was renamed set_address, and after. */
-const BEFORE = [
-  (o: string) => `Change the shipping address of order ${o} to 12 Oak Street, Springfield`,
-  (o: string) => `Please update the delivery address on my order ${o} to 4 Elm Road, Austin`,
-  (o: string) => `I moved: the order ${o} should ship to 77 Pine Avenue, Denver`,
-  (o: string) => `Set the shipping address for order ${o} to 9 Birch Lane, Portland`,
-];
-const AFTER = [
-  (o: string) => `My order ${o} needs to go to 31 Cedar Court, Boston instead`,
-  (o: string) => `Can you fix where order ${o} is delivered? New address 5 Maple Drive, Miami`,
-  (o: string) => `Update the address for delivery of order ${o} to 18 Walnut Street, Seattle`,
-  (o: string) => `Ship order ${o} to 60 Spruce Way, Chicago please, I changed homes`,
-];
 
 /** `count` address changes with `tool` as interchange JSONL, six hours apart from `from` on. */
 function addressChanges(file: string, tool: string, words: ((o: string) => string)[], first: number, count: number) {

@@ -8,21 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Memory } from '../src/app/memory.js';
 import { openMemory } from '../src/app/open-memory.js';
 import type { Skill } from '../src/domain/types.js';
+import { AFTER, BEFORE } from './support/address-goals.js';
 import { runBuiltCli } from './support/built-cli.js';
-
-/** How the agent asked before the rename, and (worded otherwise) after it. */
-const BEFORE = [
-  (o: string) => `Change the shipping address of order ${o} to 12 Oak Street, Springfield`,
-  (o: string) => `Please update the delivery address on my order ${o} to 4 Elm Road, Austin`,
-  (o: string) => `I moved: the order ${o} should ship to 77 Pine Avenue, Denver`,
-  (o: string) => `Set the shipping address for order ${o} to 9 Birch Lane, Portland`,
-];
-const AFTER = [
-  (o: string) => `My order ${o} needs to go to 31 Cedar Court, Boston instead`,
-  (o: string) => `Can you fix where order ${o} is delivered? New address 5 Maple Drive, Miami`,
-  (o: string) => `Update the address for delivery of order ${o} to 18 Walnut Street, Seattle`,
-  (o: string) => `Ship order ${o} to 60 Spruce Way, Chicago please, I changed homes`,
-];
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,6 +1,6 @@
 // Sessions for the forgetting tests: four that teach one skill, one of them carrying strings found nowhere
 // else (a goal word, a tool result), so a scan of the database can tell whether any trace of it is left.
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Memory } from '../../src/app/memory.js';
 import type { Session } from '../../src/domain/types.js';
 
@@ -83,4 +83,28 @@ export async function recordRecallFor(memory: Memory, sessionId: string, goal: s
     at: new Date().toISOString(),
     items: [{ skillId: skill.id, rank: 0, similarity: 0.9 }],
   });
+}
+
+/**
+ * The four sessions (ids `prefix-0` to `prefix-3`) in the interchange format, for retention: two that ended long
+ * ago (200 and 120 days), one two days ago, and one whose start reads as no date.
+ */
+export function writeDatedSessions(file: string, prefix: string): void {
+  const days = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+  const when = [
+    { started_at: days(201), ended_at: days(200) },
+    { started_at: days(120), ended_at: days(120) },
+    { started_at: days(3), ended_at: days(2) },
+    { started_at: 'last tuesday' },
+  ];
+  const lines = forgetSessions(prefix).map((s, i) =>
+    JSON.stringify({
+      session_id: s.id,
+      goal: s.goal,
+      success: true,
+      ...when[i],
+      steps: s.calls.map((c) => ({ tool: c.tool, args: c.args, result: c.result, ok: true })),
+    }),
+  );
+  writeFileSync(file, `${lines.join('\n')}\n`);
 }
