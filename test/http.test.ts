@@ -997,6 +997,19 @@ describe('event stream: a client that reconnects as EventSource does', () => {
     const stored = (await api('GET', `/api/events?after=${startedAfter}`)).data as { id: number; type: string }[];
     expect(stored.map((e) => e.id)).toEqual(got.map((e) => e.id));
   });
+
+  it('an id past the newest event (another memory gave it) resumes from the newest, not after ids catch up', async () => {
+    const newest = await memory.events.lastId();
+    const seen = { lastEventId: String(newest + 1_000_000) };
+    const stream = sse(await connect(seen), seen);
+    const ready = (await stream.next()).value!;
+    expect(JSON.parse(ready.data).after).toBe(newest);
+    await api('PATCH', '/api/skills/escalate-order-return', { body: { enabled: false } });
+    const next = (await stream.next()).value!;
+    expect(next.type).toBe('skill.disabled');
+    await stream.return(undefined);
+    await api('PATCH', '/api/skills/escalate-order-return', { body: { enabled: true } });
+  });
 });
 
 describe('synthesis', () => {

@@ -38,8 +38,12 @@ export function eventRoutes(memory: Memory, opts: { maxStreams?: number } = {}):
       return c.json({ error: `too many open event streams (${maxStreams}); close one or retry later` }, 503, {
         'Retry-After': '5',
       });
-    const resume = Number(c.req.header('last-event-id') ?? c.req.query('after'));
-    let last = Number.isInteger(resume) && resume >= 0 ? resume : await memory.events.lastId();
+    const given = c.req.header('last-event-id') ?? c.req.query('after');
+    const resume = given?.trim() ? Number(given) : Number.NaN;
+    const newest = await memory.events.lastId();
+    // An id past the newest event (one another memory gave, before a restore or a move) resumes from the newest:
+    // waiting for ids to catch up would drop every event until they did.
+    let last = Number.isInteger(resume) && resume >= 0 ? Math.min(resume, newest) : newest;
     if (open >= maxStreams)
       return c.json({ error: `too many open event streams (${maxStreams}); close one or retry later` }, 503, {
         'Retry-After': '5',
