@@ -34,6 +34,11 @@ export function standingOf(
     renamedTools?: readonly { from: string; to: string }[] | null;
     /** The skill recall serves now for the latest request this one was learned from, if another. */
     servedInstead?: string | null;
+    /**
+     * When a pass retired it because sessions it was learned from were reported failed afterwards, and why
+     * (domain/revoked-sources.ts); a retirement its trials made later is said instead.
+     */
+    revisedAway?: { at: string; reason: string } | null;
   },
 ): Standing {
   const promote = `skills promote ${skill.name}`;
@@ -54,6 +59,15 @@ export function standingOf(
     const instead = opts.servedInstead
       ? `; for the requests it was learned from, recall now serves ${opts.servedInstead}`
       : '; if its tools changed, a skill learned from the new runs takes its place';
+    const revised = opts.revisedAway;
+    if (
+      revised &&
+      !history.some((h) => h.at > revised.at && h.statusAfter === 'retired' && h.statusBefore !== 'retired')
+    )
+      return {
+        recallable: false,
+        reason: `retired on ${revised.at.slice(0, 10)}: ${revised.reason}: recall no longer serves it${opts.servedInstead ? instead : ''}. If those sessions did the task after all, ${promote} brings it back on probation and its trials from then on judge it`,
+      };
     return {
       recallable: false,
       reason: `${retiredBy(history, opts.trialWindow)} (eta ${eta}, retired below ${opts.retireEta}): recall no longer serves it${instead}. If what made it fail is over (a tool that was down, a fix), ${promote} brings it back on probation and its trials from then on judge it`,

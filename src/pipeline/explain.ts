@@ -36,6 +36,8 @@ export interface Explanation {
     missing: string[];
     /** Parent sessions a person had forgotten: counted, their ids and content gone. */
     forgotten: number;
+    /** Sessions it was learned from that were reported failed afterwards: no longer its parents (stages/revoke.ts). */
+    revoked: number;
   };
   /**
    * Oldest first; `sameProcedure`: a version whose procedure reads as the version before it (restamped): a learned
@@ -193,6 +195,7 @@ export async function explainSkill(
       // Provenance is an audit trail, not a foreign key: a pruned session leaves a dangling id.
       missing: sessionIds.filter((id) => !stored.has(id)),
       forgotten: episodic.length - sessionIds.length,
+      revoked: revokedParents(audit),
     },
     versions: (await store.skillVersions(skill.id)).map((v, i, all) => ({
       version: v.version,
@@ -213,6 +216,7 @@ export async function explainSkill(
       supersededByName: skill.supersededBy ? (byId.get(skill.supersededBy)?.name ?? null) : null,
       renamedTools,
       servedInstead: await servedInstead(store, namespace, skill, opts.servedFor),
+      revisedAway: revisedAway(audit),
     }),
     ...editedOf(skill),
     ...(renamedTools ? { renamedTools } : {}),
@@ -266,10 +270,18 @@ function trackRecord(
   const grew = audit.flatMap((a) => {
     const eta = a.detail.eta as { from?: unknown; to?: unknown } | undefined;
     const support = a.detail.support as { to?: unknown } | undefined;
+    const status = a.detail.status as { to?: unknown } | undefined;
     const signal = GREW[a.action];
     if (!signal || typeof eta?.from !== 'number' || typeof eta.to !== 'number') return [];
     return [
-      { at: a.at, from: eta.from, to: eta.to, support: typeof support?.to === 'number' ? support.to : null, signal },
+      {
+        at: a.at,
+        from: eta.from,
+        to: eta.to,
+        support: typeof support?.to === 'number' ? support.to : null,
+        signal,
+        status: typeof status?.to === 'string' ? status.to : '',
+      },
     ];
   });
   // The eta it started with: before the first signal of any kind, or today's when none came.
@@ -299,27 +311,45 @@ function trackRecord(
       at: g.at,
       eta: g.to,
       utility: null,
-      status: '',
+      status: g.status,
       signal: g.signal,
       ...(g.support === null ? {} : { support: g.support }),
       order: 1 + trials.length + i,
     })),
   ];
   rows.sort((a, b) => a.at.localeCompare(b.at) || a.order - b.order);
-  // A pass changes no status or utility: each row of one says the ones in effect.
+  // A pass changes no utility, and no status but a revise's: each row of one says the ones in effect.
   for (let i = 1; i < rows.length; i++)
-    if (rows[i].status === '') {
-      rows[i].status = rows[i - 1].status;
+    if (rows[i].utility === null) {
       rows[i].utility = rows[i - 1].utility;
+      if (rows[i].status === '') rows[i].status = rows[i - 1].status;
     }
   return rows.map(({ order: _order, ...row }) => row);
 }
 
-/** The audit actions of passes that bring sessions to a skill, as its track record names them. */
+/** The audit actions of passes that bring sessions to a skill (or take them away), as its track record names them. */
 const GREW: Record<string, string> = {
   'skill.reinforce': 'reinforced',
   'skill.update': 'updated',
+  'skill.revise': 'revised',
 };
+
+/** The latest pass that retired the skill because sources were reported failed (stages/revoke.ts), oldest-first audit. */
+function revisedAway(audit: readonly AuditRecord[]): { at: string; reason: string } | null {
+  for (let i = audit.length - 1; i >= 0; i--) {
+    const a = audit[i];
+    if (a.action === 'skill.revise' && typeof a.detail.retired === 'string')
+      return { at: a.at, reason: a.detail.retired };
+  }
+  return null;
+}
+
+/** How many of its sources were reported failed after it was learned from them (and left it). */
+function revokedParents(audit: readonly AuditRecord[]): number {
+  return audit
+    .filter((a) => a.action === 'skill.revise')
+    .reduce((n, a) => n + (typeof a.detail.revoked === 'number' ? a.detail.revoked : 0), 0);
+}
 
 /** The tools renamed, when the skill's successor superseded it as the same procedure with a renamed tool (its audit record says). */
 async function renamedBy(

@@ -19,6 +19,11 @@ export interface GroupInput {
   toolShare: (t: string) => number;
   /** Live internal skills of the namespace, for duplicate detection and name clashes. */
   skills: SkillCatalog;
+  /**
+   * Retired skills that were retired for want of evidence (sources reported failed, stages/revoke.ts): the group's
+   * own skill among them comes back on probation when the group is learned from again.
+   */
+  revivable?: ReadonlySet<string>;
   dryRun: boolean;
   actor: string;
   /** Explicit compile relaxes the counts (a single session or a cue is admissible); deny rules always apply. */

@@ -17,6 +17,7 @@ import { reembed } from './reembed.js';
 import { editOf } from '../domain/learned-by.js';
 import type { RenamedTool } from '../domain/tool-rename.js';
 import { succeedRenamedTools } from './stages/tool-rename.js';
+import { reviseRevokedSources } from './stages/revoke.js';
 
 export interface SynthesisReport {
   created: SkillRef[];
@@ -35,6 +36,11 @@ export interface SynthesisReport {
    * (`sessions`), or kept for want of a readable date (`undated`).
    */
   retention?: { before: string; sessions: number; undated: number };
+  /**
+   * Present only when there are some: skills whose sources were reported failed after they were learned from them
+   * (`revoked` of them): those sessions are no longer their sources, and `retired` says why one was retired.
+   */
+  revised?: { id: string; name: string; version: string; revoked: number; status: string; retired?: string }[];
   /** Present only when `llm.fallback` stood in for an unavailable model during this pass. */
   fallback?: DistillerFallback;
   /** Extra figures about the pass (not part of the stable shape's required keys). */
@@ -159,6 +165,24 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     .filter((r) => r.dirty || refresh(r))
     .sort((a, b) => b.size - a.size || a.id.localeCompare(b.id));
   report.stats.dirtyClusters = dirty.filter((c) => c.size >= config.synthesis.minOccurrences).length;
+  // Sources reported failed since a skill was learned leave it first, so the rest of the pass sees what is left.
+  const revision = await reviseRevokedSources(deps, {
+    namespace: ns,
+    dirty,
+    stored,
+    actor: opts.actor ?? 'synthesis',
+    dryRun: !!opts.dryRun,
+  });
+  stored = revision.stored;
+  if (revision.revised.length)
+    report.revised = revision.revised.map(({ skill, revoked, retired }) => ({
+      id: skill.id,
+      name: skill.name,
+      version: skill.version,
+      revoked,
+      status: skill.status,
+      ...(retired ? { retired } : {}),
+    }));
   // The skills read at the start: the pass lock keeps other passes from writing any since.
   const catalog = new SkillCatalog(embedder.dimensions, stored, embedder.id);
   const bounded = !deps.distiller.id.startsWith('heuristic');
@@ -198,6 +222,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
       toolWeight: (t) => clustering.toolStats.weight(t),
       toolShare: (t) => clustering.toolStats.share(t),
       skills: catalog,
+      revivable: revision.revivable,
       dryRun: !!opts.dryRun,
       actor: opts.actor ?? 'synthesis',
     });

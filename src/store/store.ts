@@ -425,7 +425,9 @@ export type SkillWriteAction =
   | 'rename'
   /** A person's text (skills edit), and the text handed back to the learner (skills edit --revert). */
   | 'edit'
-  | 'revert';
+  | 'revert'
+  /** Sources reported failed after the skill was learned left it (domain/revoked-sources.ts). */
+  | 'revise';
 
 export interface SkillWrite {
   action: SkillWriteAction;
@@ -434,6 +436,10 @@ export interface SkillWrite {
   /** For supersede: the row being superseded. */
   supersedes?: string;
   parents: { kind: ProvenanceKind; id: string }[];
+  /** Episodic parents (session ids) that are no longer the skill's sources: their provenance rows are deleted. */
+  dropParents?: string[];
+  /** The row as it was, for a pass's write to an existing skill: a status it changes is said in a status event too. */
+  before?: Pick<Skill, 'status'>;
   actor: string;
   detail: Record<string, unknown>;
   /** Cluster to link to the skill (and clear its dirty flag) in the same transaction. */

@@ -52,6 +52,7 @@ describe('planSkillWrite', () => {
       skill: s,
       supersede: null,
       provenance: [{ skillId: 'sk_old', sourceKind: 'episodic', sourceId: 's1', version: '1.0.0', createdAt: AT }],
+      dropProvenance: [],
       version: {
         skillId: 'sk_old',
         version: '1.0.0',
@@ -137,14 +138,52 @@ describe('planSkillWrite', () => {
     }
   });
 
+  it('a revise deletes the parents it drops; a retirement it causes is said as a status change and a retirement', () => {
+    const plan = accepted(
+      planSkillWrite(
+        write({
+          action: 'revise',
+          skill: skill({ status: 'retired' }),
+          before: { status: 'probationary' },
+          dropParents: ['s1', 's2'],
+          detail: { revoked: 2 },
+        }),
+        { superseded: null },
+      ),
+    );
+    expect(plan.dropProvenance).toEqual(
+      ['s1', 's2'].map((id) => ({
+        table: 'provenance',
+        where: { skill_id: 'sk_old', source_kind: 'episodic', source_id: id },
+      })),
+    );
+    expect(plan.provenance).toEqual([]);
+    expect(plan.audit.map((a) => [a.action, a.detail.revoked])).toEqual([['skill.revise', 2]]);
+    expect(plan.events.map((e) => [e.type, e.payload.from ?? null, e.payload.to ?? null])).toEqual([
+      ['skill.revised', null, null],
+      ['skill.status_changed', 'probationary', 'retired'],
+      ['skill.retired', null, null],
+    ]);
+    // A revise that leaves the status as it was says nothing of it.
+    const kept = accepted(
+      planSkillWrite(write({ action: 'revise', skill: skill(), before: skill(), dropParents: ['s1'] }), {
+        superseded: null,
+      }),
+    );
+    expect(kept.events.map((e) => e.type)).toEqual(['skill.revised']);
+  });
+
   it('names the event of every action', () => {
-    expect((['add', 'supersede', 'update', 'reinforce', 'import', 'promote'] as const).map(eventType)).toEqual([
+    expect(
+      (['add', 'supersede', 'update', 'reinforce', 'import', 'promote', 'revise'] as const).map(eventType),
+    ).toEqual([
       'skill.created',
       'skill.created',
       'skill.updated',
       'skill.reinforced',
       'skill.imported',
       'skill.promoted',
+      'skill.revised',
     ]);
   });
 });

@@ -97,6 +97,8 @@ export function eventType(action: SkillWrite['action']): string {
       return 'skill.edited';
     case 'revert':
       return 'skill.reverted';
+    case 'revise':
+      return 'skill.revised';
   }
 }
 
@@ -115,6 +117,8 @@ export interface SkillWritePlan extends Outbox {
   supersede: RowChange | null;
   /** Parent rows (an existing parent row is kept). */
   provenance: ProvenanceInsert[];
+  /** Parent rows deleted before the row is written (SkillWrite.dropParents). */
+  dropProvenance: RowChange[];
   /**
    * The version row (an existing one takes its text, keeping its reason and time: a reinforce, which changes the
    * counts and sources its text states, not its version, amends the row of the version it has).
@@ -152,6 +156,17 @@ export function planSkillWrite(w: SkillWrite, current: SkillWriteCurrent): Skill
       payload: { name: s.name, ...detail },
     },
   ];
+  // A pass that changes a skill's status (sources reported failed retire it; its group learned from again brings it
+  // back) says so as a trial's status change does.
+  if (w.before && w.before.status !== s.status) {
+    const at = { namespace: s.namespace, at: w.at, skillId: s.id };
+    events.push({
+      ...at,
+      type: 'skill.status_changed',
+      payload: { name: s.name, from: w.before.status, to: s.status },
+    });
+    if (s.status === 'retired') events.push({ ...at, type: 'skill.retired', payload: { name: s.name } });
+  }
   if (w.supersedes)
     events.push({
       namespace: s.namespace,
@@ -175,6 +190,10 @@ export function planSkillWrite(w: SkillWrite, current: SkillWriteCurrent): Skill
       sourceId: p.id,
       version: s.version,
       createdAt: w.at,
+    })),
+    dropProvenance: (w.dropParents ?? []).map((id) => ({
+      table: 'provenance' as const,
+      where: { skill_id: s.id, source_kind: 'episodic', source_id: id },
     })),
     version: {
       skillId: s.id,

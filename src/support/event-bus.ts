@@ -17,6 +17,7 @@ export const SKILL_EVENT_TYPES = [
   'skill.renamed',
   'skill.edited',
   'skill.reverted',
+  'skill.revised',
   'skill.forgotten',
   'skill.parent_forgotten',
 ] as const;

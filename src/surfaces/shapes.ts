@@ -118,6 +118,7 @@ export function stableReport(r: SynthesisReport) {
     ...(r.lookAlike ? { lookAlike: r.lookAlike } : {}),
     ...(r.fallback ? { fallback: r.fallback } : {}),
     ...(r.retention ? { retention: r.retention } : {}),
+    ...(r.revised ? { revised: r.revised } : {}),
     stats: r.stats,
   };
 }
@@ -151,7 +152,7 @@ export async function synthesisLines(report: SynthesisReport, memory: Memory): P
     // A renamed tool is what made them one: said, so the person knows why the old one went.
     lines.push(line(`  superseded ${verb} ${was} by ${s.name} ${s.version}${renamedText(s.renamed)}`));
   }
-  lines.push(...keptEditLines(report), ...retentionLines(report));
+  lines.push(...keptEditLines(report), ...revisedLines(report), ...retentionLines(report));
   // Clusters a pass examined a moment ago wait out their cooldown: one line, saying when to ask again.
   const cooling = report.skipped.filter((s) => s.reason.startsWith('cooldown:'));
   for (const s of report.skipped) if (!cooling.includes(s)) lines.push(`  skipped ${s.cluster}: ${s.reason}`);
@@ -162,6 +163,15 @@ export async function synthesisLines(report: SynthesisReport, memory: Memory): P
     );
   }
   return lines;
+}
+
+/** The skills whose sources were reported failed after they were learned (stages/revoke.ts), a line each. */
+export function revisedLines(report: SynthesisReport): string[] {
+  const verb = report.stats.dryRun ? 'would leave' : 'left';
+  return (report.revised ?? []).map(
+    (r) =>
+      `  ${r.revoked} session${r.revoked === 1 ? '' : 's'} reported failed after ${r.name} was learned from ${r.revoked === 1 ? 'it' : 'them'} ${verb} its sources${r.retired ? `; retired: ${r.retired.replace(/^.*?: /, '')}` : ''}`,
+  );
 }
 
 /** What retention (`capture.retentionDays`) forgot after a pass, in a line; none when it forgot and kept nothing. */
@@ -188,7 +198,14 @@ export function keptEditLines(report: SynthesisReport): string[] {
 
 /** Whether a pass wrote, reinforced and skipped nothing ("Nothing new to learn."). */
 export function learnedNothing(r: SynthesisReport): boolean {
-  return !r.created.length && !r.updated.length && !r.reinforced.length && !r.superseded.length && !r.skipped.length;
+  return (
+    !r.created.length &&
+    !r.updated.length &&
+    !r.reinforced.length &&
+    !r.superseded.length &&
+    !r.skipped.length &&
+    !r.revised?.length
+  );
 }
 
 /** Why nothing was recalled, for a person: the nearest skill and the threshold it missed, when there is one. */

@@ -31,6 +31,7 @@ export async function persistSkill(
   const write: SkillWrite = {
     action: decision.action,
     skill,
+    ...(decision.action === 'reinforce' || decision.action === 'update' ? { before: decision.target } : {}),
     supersedes,
     parents: [
       ...sourceSessions.filter((id) => stored.has(id)).map((id) => ({ kind: 'episodic' as const, id })),
@@ -49,6 +50,10 @@ export async function persistSkill(
         ? {
             eta: { from: decision.target.eta, to: skill.eta },
             support: { from: decision.target.support, to: skill.support },
+            // Back on probation (a skill retired for want of evidence whose group was learned from again).
+            ...(decision.target.status !== skill.status
+              ? { status: { from: decision.target.status, to: skill.status } }
+              : {}),
           }
         : {}),
     },

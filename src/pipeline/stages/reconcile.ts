@@ -109,6 +109,9 @@ export function reconcileDraft(
     ? { action: 'reinforce', target: decided.target, similarity: decided.similarity }
     : decided;
   const at = deps.now().toISOString();
+  // Its own group learned from again: a skill retired for want of evidence has it back, on probation.
+  const revived = (t: Skill): Partial<Pick<Skill, 'status'>> =>
+    mine?.id === t.id && t.status === 'retired' && input.revivable?.has(t.id) ? { status: 'probationary' } : {};
   const base = {
     namespace: input.namespace,
     corpus: 'internal' as const,
@@ -189,6 +192,7 @@ export function reconcileDraft(
       {
         ...t,
         ...base,
+        ...revived(t),
         description: words.whenToUse,
         body: kept.body,
         version,
@@ -214,6 +218,7 @@ export function reconcileDraft(
   const skill: Skill = withSupport(
     {
       ...t,
+      ...revived(t),
       embedding: ownGrowth || !t.embedding || t.embedderId !== deps.embedder.id ? embedding : t.embedding,
       // Its own cluster's wordings and another group's are merged into those it has: another group's wordings stay
       // when its own cluster grows again (replaced, a request worded as that group's sessions were found the skill

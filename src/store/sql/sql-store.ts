@@ -480,6 +480,7 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
       );
       if (plan.supersede) yield self.change(plan.supersede);
       yield q(p.upsertSkill, skillRowValues(plan.skill, p.dialect.bool));
+      for (const drop of plan.dropProvenance) yield self.change(drop);
       const provenance = plan.provenance.map((r) => [r.skillId, r.sourceKind, r.sourceId, r.version, r.createdAt]);
       for (const insert of p.insertProvenance(provenance)) yield insert;
       const v = plan.version;

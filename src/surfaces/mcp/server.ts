@@ -32,6 +32,7 @@ const LIST_CHANGES: ReadonlySet<string> = new Set([
   'skill.renamed',
   'skill.edited',
   'skill.reverted',
+  'skill.revised',
   'skill.forgotten',
 ]);
 

@@ -123,6 +123,7 @@ function startEvents() {
           'skill.renamed',
           'skill.edited',
           'skill.reverted',
+          'skill.revised',
         ].includes(e.type)
       ) {
         ctx.notify(`${e.type.replace('skill.', 'Skill ').replace('_', ' ')}: ${name}`);

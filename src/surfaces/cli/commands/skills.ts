@@ -231,6 +231,10 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       for (const f of ex.parents.facts) out(`  fact ${f.id}: ${f.text}`);
       if (ex.parents.missing.length) out(`  (no longer stored: ${ex.parents.missing.join(', ')})`);
       if (ex.parents.forgotten) out(`  (${ex.parents.forgotten} parent session(s) forgotten at a person's request)`);
+      if (ex.parents.revoked)
+        out(
+          `  (${ex.parents.revoked} session(s) it was learned from were reported failed afterwards: no longer its parents)`,
+        );
       out('Versions:');
       for (const v of ex.versions)
         out(
