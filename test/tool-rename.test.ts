@@ -148,6 +148,35 @@ describe('a tool renamed under a learned skill', () => {
     expect(JSON.parse(recalled.stdout).map((s: { name: string }) => s.name)).toEqual([fresh.name]);
   });
 
+  it("a name a person gave the old skill goes on with its successor; the successor's own name still finds it", async () => {
+    const { shop, old } = await learnedShop();
+    await shop.memory.skills.rename(old.id, 'fix-shipping-address', { actor: 'dana' });
+    for (let i = 0; i < 4; i++) await shop.change('set_address', AFTER);
+    const report = await shop.memory.synthesize();
+    const [heir] = (await shop.calling('set_address')).filter((s) => !s.supersededBy);
+    expect(report.superseded).toEqual([
+      expect.objectContaining({ id: heir!.id, name: 'fix-shipping-address', supersedes: old.id }),
+    ]);
+    expect(heir!.name).toBe('fix-shipping-address');
+    expect(heir!.skillMd).toMatch(/named-by: dana/);
+    expect(heir!.body.split('\n')[0]).toBe('# Fix Shipping Address');
+    expect(heir!.description).toMatch(/^Fix Shipping Address: /);
+    // Its planners ask by the person's name and get the new procedure; a request finds it too.
+    expect((await shop.memory.skills.get('fix-shipping-address'))?.toolSequence).toEqual(['get_order', 'set_address']);
+    expect((await shop.memory.recall(AFTER[0]('W9003'), { record: false })).map((h) => h.name)).toEqual([
+      'fix-shipping-address',
+    ]);
+    // The name its draft gave it says where it went.
+    const former = /renamed-from: (\S+)/.exec(heir!.skillMd)?.[1];
+    expect(former).toBeTruthy();
+    expect(await shop.memory.skills.nowKnownAs(former!)).toEqual({ name: 'fix-shipping-address', how: 'renamed' });
+    // More runs: the next pass keeps the person's name.
+    for (let i = 0; i < 3; i++) await shop.change('set_address', AFTER);
+    await shop.memory.synthesize();
+    expect((await shop.memory.skills.get(heir!.id))?.name).toBe('fix-shipping-address');
+    await shop.memory.close();
+  });
+
   it('the pass report says it, and a dry run writes nothing (built CLI)', async () => {
     const { shop, old } = await learnedShop();
     for (let i = 0; i < 4; i++) await shop.change('set_address', AFTER);

@@ -1,6 +1,7 @@
 import { stepKeysOf } from '../../domain/commands.js';
 import { unpackExemplars } from '../../domain/exemplars.js';
-import { editOf } from '../../domain/learned-by.js';
+import { editOf, givenNameOf, learnedByOf } from '../../domain/learned-by.js';
+import { retitle } from '../../domain/skill-rename.js';
 import { strongerThenOlderFirst } from '../../domain/skill-order.js';
 import { detectSpan } from '../../domain/spans.js';
 import {
@@ -15,6 +16,7 @@ import type { Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import type { SkillCatalog } from '../skill-catalog.js';
 import { mergeExemplars } from '../skill-embedding.js';
+import { renderStoredSkill } from '../render-skill-md.js';
 import { withSupport } from '../support.js';
 
 /** What the stage did to one pair: the older skill superseded, or (edited by a person) kept with a suggestion. */
@@ -135,13 +137,17 @@ export async function succeedRenamedTools(
         log.info('kept an edited skill whose tool was renamed', { skill: predecessor.name, successor: successor.name });
         continue;
       }
-      const heir: Skill = {
-        ...successor,
-        exemplars: successor.exemplars
-          ? mergeExemplars(successor.exemplars, predecessor.exemplars ?? null, dims)
-          : (predecessor.exemplars ?? null),
-        updatedAt: now,
-      };
+      const heir: Skill = heirNamed(
+        {
+          ...successor,
+          exemplars: successor.exemplars
+            ? mergeExemplars(successor.exemplars, predecessor.exemplars ?? null, dims)
+            : (predecessor.exemplars ?? null),
+          updatedAt: now,
+        },
+        predecessor,
+        deps.config.license,
+      );
       if (!input.dryRun) {
         const saved = await deps.store.writeSkill({
           action: 'reinforce',
@@ -170,6 +176,24 @@ export async function succeedRenamedTools(
     }
   }
   return done;
+}
+
+/**
+ * The successor under the name a person gave the skill it supersedes (skills rename): the task is the one they named,
+ * done with a renamed tool, so their planners keep finding it by that name. Its own name becomes a former name (a
+ * lookup by it says what it is now). A successor a person named, or a predecessor nobody named, keeps its name.
+ */
+function heirNamed(heir: Skill, predecessor: Skill, license: string): Skill {
+  const given = givenNameOf(predecessor.skillMd);
+  const learnedBy = learnedByOf(heir.skillMd);
+  if (!given || givenNameOf(heir.skillMd) || !learnedBy || heir.name === predecessor.name) return heir;
+  const said = retitle({ description: heir.description, body: heir.body }, predecessor.name);
+  const named: Skill = { ...heir, name: predecessor.name, description: said.description, body: said.body };
+  const formerNames = [heir.name, ...given.formerNames.filter((n) => n !== heir.name && n !== predecessor.name)];
+  return {
+    ...named,
+    skillMd: renderStoredSkill(named, { license, learnedBy, given: { namedBy: given.namedBy, formerNames } }),
+  };
 }
 
 /** The sessions of the skills' groups (the newest `maxClusterSessions` of each) and the sessions they were learned from. */
