@@ -166,6 +166,24 @@ export interface CliResult {
   }[];
 }
 
+/** Retention on a large memory: every session of a memory a pass learned from, forgotten by one forgetBefore. */
+export interface ForgetResult {
+  backend: 'sqlite' | 'postgres';
+  sessions: number;
+  /** Sessions the set-up pass counted and clustered (their statistics are taken back out as they go). */
+  sessionsClustered: number;
+  /** Skills the set-up pass learned, and how many of them keep a forgotten-parent marker afterwards. */
+  skills: number;
+  skillsMarked: number;
+  /** Untimed: ingest and the pass. */
+  setupSeconds: number;
+  /** memory.sessions.forgetBefore() wall time: how long the namespace's pass lock is held. */
+  seconds: number;
+  msPerSession: number;
+  cpuSeconds: number;
+  load1: number;
+}
+
 export interface BenchResults {
   mode: 'full' | 'quick';
   partial: boolean;
@@ -189,6 +207,8 @@ export interface BenchResults {
   recall: RecallResult[];
   clustering: ClusteringResult[];
   cli: CliResult | null;
+  /** Absent from results written before the forget phase. */
+  forget?: ForgetResult[];
   memory: { peakRssMB: number; kernelMaxRssMB: number; phases: Record<string, PhaseMemory> };
 }
 
@@ -304,6 +324,12 @@ export function renderSummaryTable(r: BenchResults): string {
       ]);
     }
   }
+  for (const f of r.forget ?? [])
+    rows.push([
+      `Forget ${k(f.sessions)} learned-from sessions at once, ${f.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
+      `${f.seconds} s (${f.msPerSession} ms a session; CPU ${f.cpuSeconds} s; ${f.skillsMarked} of ${f.skills} skills marked)`,
+      '',
+    ]);
   rows.push([
     'Peak RSS',
     `${n(r.memory.peakRssMB)} MB sampled (kernel high-water mark ${n(r.memory.kernelMaxRssMB)} MB)`,
@@ -647,6 +673,41 @@ export function renderMarkdown(r: BenchResults): string {
         );
       }
     }
+  }
+
+  if (r.forget?.length) {
+    out.push('## Retention: forgetting many sessions at once', '');
+    out.push(
+      table(
+        [
+          'Back end',
+          'Sessions',
+          'Clustered',
+          'Skills (marked)',
+          'Set-up (s)',
+          'Forget (s)',
+          'ms a session',
+          'CPU (s)',
+          'Load avg',
+        ],
+        r.forget.map((f) => [
+          f.backend,
+          n(f.sessions),
+          n(f.sessionsClustered),
+          `${n(f.skills)} (${n(f.skillsMarked)})`,
+          String(f.setupSeconds),
+          String(f.seconds),
+          String(f.msPerSession),
+          String(f.cpuSeconds),
+          String(f.load1),
+        ]),
+      ),
+      '',
+      '`memory.sessions.forgetBefore()` of every session of a memory that a synthesis pass counted, clustered and learned ' +
+        'skills from (set-up untimed): what `sessions forget --older-than` and `capture.retentionDays` do. The pass lock ' +
+        'is held throughout: synthesis passes wait this long.',
+      '',
+    );
   }
 
   out.push('## Memory (RSS)', '');

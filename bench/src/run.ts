@@ -3,15 +3,17 @@
 // measures and reports (bench/results/latest.json and latest.md, the table on stdout) and never fails
 // on a missed target.
 //
-//   node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli] [--synth-sizes 100000]
-//                          [--skills 10000] [--cluster-sizes 10000] [--traces a.jsonl,b.jsonl] [--cpu-prof] [--keep] [--seed N]
+//   node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget] [--synth-sizes 100000]
+//                          [--skills 10000] [--cluster-sizes 10000] [--forget-sessions 5000] [--traces a.jsonl,b.jsonl]
+//                          [--cpu-prof] [--keep] [--seed N]
 //
 // 1. ingest     memory.ingest() of synthetic sessions, 1,000 per batch, on a fresh SQLite file
 // 2. synthesis  memory.synthesize() over 1k / 10k / 100k sessions (fresh file each, ingest untimed)
 // 3. recall     memory.recall() p50/p99 with 1k / 10k / 100k stored skills, against a brute-force scan of SQLite
 // 4. clustering IncrementalClusters against GAIA-style greedy clustering over the same goal embeddings
 // 5. cli        cold start of `skillsmith recall` (a new node process) on a file with ~100 skills
-// 6. memory     RSS sampled throughout, overall and per phase
+// 6. forget     memory.sessions.forgetBefore() of 5,000 sessions a pass learned from, SQLite and PostgreSQL
+// 7. memory     RSS sampled throughout, overall and per phase
 // The results go to latest.json, latest.md and latest.svg (a chart), or tmp/partial.* for partial runs.
 
 import Database from 'better-sqlite3';
@@ -54,6 +56,7 @@ import {
   type CliResult,
   type ClusteringResult,
 } from './report.js';
+import { benchForget } from './forget-bench.js';
 import { IncrementalClusters } from '#dist/domain/clustering.js';
 import { writeBenchSkills } from './bulk-skills.js';
 import { renderChart } from './chart.js';
@@ -68,8 +71,8 @@ const FIRST_RECALL = resolve(HERE, 'first-recall.js');
 /** New processes timed for the first recall; the median is reported. */
 const FIRST_RECALL_PROCESSES = 5;
 
-type Phase = 'ingest' | 'synthesis' | 'recall' | 'clustering' | 'cli';
-const PHASES: Phase[] = ['ingest', 'synthesis', 'recall', 'clustering', 'cli'];
+type Phase = 'ingest' | 'synthesis' | 'recall' | 'clustering' | 'cli' | 'forget';
+const PHASES: Phase[] = ['ingest', 'synthesis', 'recall', 'clustering', 'cli', 'forget'];
 
 interface Plan {
   mode: 'full' | 'quick';
@@ -92,6 +95,8 @@ interface Plan {
   cliSkills: number;
   /** Cold starts on the largest recall file (its first recall loads and indexes every skill). */
   cliRunsLarge: number;
+  /** Sessions a pass learned from, then forgotten at once by retention (SQLite and PostgreSQL). */
+  forgetSessions: number;
 }
 
 const FULL: Plan = {
@@ -110,6 +115,7 @@ const FULL: Plan = {
   cliRuns: 15,
   cliSkills: 100,
   cliRunsLarge: 5,
+  forgetSessions: 5_000,
 };
 
 const QUICK: Plan = {
@@ -122,6 +128,7 @@ const QUICK: Plan = {
   clusterSizes: [1_000, 5_000],
   greedyBudgetMs: 20_000,
   cliRuns: 5,
+  forgetSessions: 1_000,
 };
 
 interface Context {
@@ -147,6 +154,7 @@ async function main(): Promise<void> {
       skills: { type: 'string' },
       'multi-vector-skills': { type: 'string' },
       'cluster-sizes': { type: 'string' },
+      'forget-sessions': { type: 'string' },
       traces: { type: 'string' },
       seed: { type: 'string' },
       out: { type: 'string' },
@@ -157,8 +165,8 @@ async function main(): Promise<void> {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli] [--synth-sizes N,..] [--skills N,..]\n' +
-        '                              [--cluster-sizes N,..] [--traces FILE,..] [--seed N] [--out DIR] [--keep] [--cpu-prof]\n',
+      'usage: node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget] [--synth-sizes N,..] [--skills N,..]\n' +
+        '                              [--cluster-sizes N,..] [--forget-sessions N] [--traces FILE,..] [--seed N] [--out DIR] [--keep] [--cpu-prof]\n',
     );
     return;
   }
@@ -172,6 +180,7 @@ async function main(): Promise<void> {
   if (values.skills) plan.skillCounts = sizes(values.skills);
   if (values['multi-vector-skills'] !== undefined) plan.multiVectorCounts = sizes(values['multi-vector-skills']);
   if (values['cluster-sizes']) plan.clusterSizes = sizes(values['cluster-sizes']);
+  if (values['forget-sessions']) plan.forgetSessions = sizes(values['forget-sessions'])[0] ?? plan.forgetSessions;
   const only = values.only ? new Set(values.only.split(',').map((p) => p.trim() as Phase)) : null;
   for (const p of only ?? [])
     if (!PHASES.includes(p)) throw new Error(`--only: unknown phase "${p}" (${PHASES.join(', ')})`);
@@ -180,6 +189,7 @@ async function main(): Promise<void> {
     values['synth-sizes'] ||
     values.skills ||
     values['cluster-sizes'] ||
+    values['forget-sessions'] ||
     values.traces ||
     values.seed
   );
@@ -219,6 +229,7 @@ async function main(): Promise<void> {
     recall: [],
     clustering: [],
     cli: null,
+    forget: [],
     memory: { peakRssMB: 0, kernelMaxRssMB: 0, phases: {} },
   };
   ctx.progress.line(
@@ -234,6 +245,7 @@ async function main(): Promise<void> {
     }
     if (run('clustering') && plan.clusterSizes.length) results.clustering = await benchClustering(ctx);
     if (run('cli')) results.cli = await benchCli(ctx);
+    if (run('forget')) results.forget = await benchForget(ctx, plan.forgetSessions);
   } finally {
     ctx.rss.stop();
     if (!ctx.keep) rmSync(ctx.work, { recursive: true, force: true });
@@ -274,6 +286,7 @@ async function main(): Promise<void> {
       synthesis: [],
       synthesisScaling: null,
       clustering: [],
+      forget: [],
       memory: { ...results.memory, phases },
     };
     writeFileSync(join(outDir, 'recall-index.json'), `${JSON.stringify(recallOnly, null, 2)}\n`);

@@ -1,0 +1,108 @@
+// The `forget` phase of `npm run bench`: retention on a large memory. A memory holds `sessions` synthetic sessions
+// that a synthesis pass has counted, clustered and learned skills from (set-up, untimed); then every one of them is
+// forgotten at once by memory.sessions.forgetBefore, as `sessions forget --older-than` and capture.retentionDays
+// do, on a SQLite file and on a PostgreSQL database (a throwaway server, test/support/pg-server.ts). The pass lock
+// is held while they are forgotten: this is how long synthesis passes are held off.
+
+import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { openMemory } from '#dist/app/open-memory.js';
+import type { Session } from '#dist/domain/types.js';
+import { collectGarbage, cpuMs, nowMs, type Progress, type RssMonitor } from './monitor.js';
+import type { ForgetResult } from './report.js';
+import { syntheticSessionBatches } from './synthetic.js';
+import { startPgServer } from '../../test/support/pg-server.js';
+
+export interface ForgetBenchContext {
+  work: string;
+  seed: number;
+  traces: string[];
+  progress: Progress;
+  rss: RssMonitor;
+}
+
+/** Where the synthetic sessions start (one a second): all of them before the cutoff. */
+const START = new Date('2025-01-01T00:00:00Z');
+const CUTOFF = new Date('2026-01-01T00:00:00Z');
+
+/** Forgetting `sessions` sessions on SQLite, then on PostgreSQL (null with the reason when no server starts). */
+export async function benchForget(ctx: ForgetBenchContext, sessions: number): Promise<ForgetResult[]> {
+  const out: ForgetResult[] = [];
+  out.push(await forgetOn(ctx, 'sqlite', join(ctx.work, `forget-${sessions}.db`), sessions));
+  let server: Awaited<ReturnType<typeof startPgServer>> | null = null;
+  try {
+    server = await startPgServer();
+  } catch (e) {
+    ctx.progress.line(`forget on PostgreSQL: not measured, no server (${(e as Error).message.split('\n')[0]})`);
+  }
+  if (server) {
+    try {
+      out.push(await forgetOn(ctx, 'postgres', await server.createDatabase(), sessions));
+    } finally {
+      await server.stop();
+    }
+  }
+  return out;
+}
+
+async function forgetOn(
+  ctx: ForgetBenchContext,
+  backend: ForgetResult['backend'],
+  db: string,
+  size: number,
+): Promise<ForgetResult> {
+  const { progress, rss } = ctx;
+  const label = `forget ${size} (${backend})`;
+  const memory = await openMemory({ db, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' });
+  try {
+    collectGarbage();
+    rss.begin(`${label}: set-up`);
+    const setupStart = nowMs();
+    let done = 0;
+    for (const batch of syntheticSessionBatches(size, ctx.seed, ctx.traces, 1_000, { startAt: START })) {
+      // Ended a minute after they started: judged by their end, long before the cutoff.
+      await memory.ingest(batch.map(ended));
+      done += batch.length;
+      progress.bar(`${label}: ingest`, done, size);
+    }
+    const pass = await memory.synthesize();
+    const skills = await memory.skills.list({ includeSuperseded: true });
+    const setupSeconds = (nowMs() - setupStart) / 1000;
+
+    collectGarbage();
+    rss.begin(`${label}: forget`);
+    const [t0, c0] = [nowMs(), cpuMs()];
+    const r = await memory.sessions.forgetBefore(CUTOFF, { actor: 'bench' });
+    const ms = nowMs() - t0;
+    const cpu = cpuMs() - c0;
+    rss.end();
+    const left = await memory.sessions.count();
+    if (r.forgotten.length !== size || left !== 0)
+      throw new Error(`${label}: forgot ${r.forgotten.length} of ${size} sessions, ${left} left`);
+    const marked = new Set(r.forgotten.flatMap((f) => f.skills)).size;
+    const result: ForgetResult = {
+      backend,
+      sessions: size,
+      sessionsClustered: pass.stats.newSessions,
+      skills: skills.length,
+      skillsMarked: marked,
+      setupSeconds: round(setupSeconds, 2),
+      seconds: round(ms / 1000, 3),
+      msPerSession: round(ms / size, 3),
+      cpuSeconds: round(cpu / 1000, 3),
+      load1: round(loadavg()[0] ?? 0, 2),
+    };
+    progress.line(
+      `${label}: ${result.seconds} s (${result.msPerSession} ms a session; ${result.skillsMarked} of ${result.skills} skills keep forgotten-parent markers)`,
+    );
+    return result;
+  } finally {
+    await memory.close();
+  }
+}
+
+function ended(s: Session): Session {
+  return { ...s, endedAt: new Date(Date.parse(s.startedAt) + 60_000).toISOString() };
+}
+
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
