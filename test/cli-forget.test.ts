@@ -112,7 +112,7 @@ describe('retention: sessions older than an age', () => {
 
     const text = cli(['sessions', 'forget', '--older-than', '90d', '--db', db]);
     expect(text.status, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/^2 sessions ended \(or started\) before .*: forgotten$/m);
+    expect(text.stdout).toMatch(/^2 sessions ended \(or, still open, last active\) before .*: forgotten$/m);
     expect(text.stdout).toMatch(new RegExp(`rt-0 .* 3 calls; ${skill!.name} keep a forgotten-parent marker`));
     expect(text.stdout).toMatch(/^1 session kept: its stored time reads as no date$/m);
     expect(ids(db)).toEqual(['rt-2', 'rt-3']);

@@ -5,10 +5,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_CLI, type Run, runBuiltCli } from './support/built-cli.js';
-import { SECRET_GOAL_WORD, SECRET_RESULT, tracesInFile, writeDatedSessions } from './support/forget-fixture.js';
+import {
+  SECRET_GOAL_WORD,
+  SECRET_RESULT,
+  tracesInDatabase,
+  tracesInFile,
+  writeDatedSessions,
+} from './support/forget-fixture.js';
 import { startPgServer, type PgServer } from './support/pg-server.js';
 import { AFTER, BEFORE } from './support/address-goals.js';
 
@@ -61,25 +66,6 @@ const ids = (db: string) =>
   json<{ items: { id: string }[] }>(['sessions', 'list', '--db', db])
     .items.map((s) => s.id)
     .sort();
-
-/** Which of the needles occur anywhere in the database: every row of every table, read as text. */
-async function tracesInDatabase(url: string, needles: string[]): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows: tables } = await client.query(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
-    );
-    const found = new Set<string>();
-    for (const { table_name } of tables as { table_name: string }[]) {
-      const { rows } = await client.query(`SELECT t::text AS row FROM "${table_name}" t`);
-      for (const { row } of rows as { row: string }[]) for (const n of needles) if (row.includes(n)) found.add(n);
-    }
-    return [...found].sort();
-  } finally {
-    await client.end();
-  }
-}
 
 interface Retention {
   before: string;

@@ -80,12 +80,14 @@ async function forgetOn(
     if (r.forgotten.length !== size || left !== 0)
       throw new Error(`${label}: forgot ${r.forgotten.length} of ${size} sessions, ${left} left`);
     const marked = new Set(r.forgotten.flatMap((f) => f.skills)).size;
+    const links = r.forgotten.reduce((n, f) => n + f.skills.length, 0);
     const result: ForgetResult = {
       backend,
       sessions: size,
       sessionsClustered: pass.stats.newSessions,
       skills: skills.length,
       skillsMarked: marked,
+      parentLinks: links,
       setupSeconds: round(setupSeconds, 2),
       seconds: round(ms / 1000, 3),
       msPerSession: round(ms / size, 3),
@@ -93,7 +95,7 @@ async function forgetOn(
       load1: round(loadavg()[0] ?? 0, 2),
     };
     progress.line(
-      `${label}: ${result.seconds} s (${result.msPerSession} ms a session; ${result.skillsMarked} of ${result.skills} skills keep forgotten-parent markers)`,
+      `${label}: ${result.seconds} s (${result.msPerSession} ms a session; ${result.skillsMarked} of ${result.skills} skills keep forgotten-parent markers, ${links} in all)`,
     );
     return result;
   } finally {

@@ -175,6 +175,8 @@ export interface ForgetResult {
   /** Skills the set-up pass learned, and how many of them keep a forgotten-parent marker afterwards. */
   skills: number;
   skillsMarked: number;
+  /** Provenance rows that became forgotten-parent markers (one a skill a forgotten session taught). */
+  parentLinks?: number;
   /** Untimed: ingest and the pass. */
   setupSeconds: number;
   /** memory.sessions.forgetBefore() wall time: how long the namespace's pass lock is held. */

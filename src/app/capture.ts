@@ -799,9 +799,9 @@ export class Capture {
   }
 
   /**
-   * Retention: forgets every session of the namespace that ended (else started) before `before`, each as
-   * `forgetSession` does; a session whose stored time reads as no date is kept and listed in `undated`. A dry run
-   * lists them, forgetting nothing.
+   * Retention: forgets every session of the namespace that ended before `before`, or, still open, was last active
+   * (its last call, else its start) before it, each as `forgetSession` does (domain/retention.ts); a session whose
+   * stored time reads as no date is kept and listed in `undated`. A dry run lists them, forgetting nothing.
    */
   async forgetBefore(
     before: Date,
@@ -818,7 +818,10 @@ export class Capture {
     return { ...base, dryRun: false, forgotten: done.map((d) => ({ ...d, at: at.get(d.id)! })) };
   }
 
-  /** Forgets these stored sessions under one hold of the namespace's change lock; those already gone are skipped. */
+  /**
+   * Forgets these stored sessions under one hold of the namespace's change lock, 500 to a store transaction with the
+   * namespace's statistics rewritten once each (pipeline/forget.ts); those already gone are skipped.
+   */
   private async forgetStored(
     ns: string,
     storedIds: readonly string[],
@@ -832,23 +835,20 @@ export class Capture {
       throw new PassLockedError(
         `a synthesis pass is running on namespace ${ns} (or another change held it for 5 s); forget the session when it is done`,
       );
-    const done: { id: string; ref: string; calls: number; skillIds: string[] }[] = [];
+    let done: { id: string; ref: string; calls: number; skills: string[] }[];
     try {
-      const { forgetSession } = await import('../pipeline/forget.js');
+      const { forgetSessions } = await import('../pipeline/forget.js');
       const deps = { store, embedder: ctx.embedder, thinkTools: ctx.config.synthesis.thinkTools };
-      for (const id of storedIds) {
-        const result = await forgetSession(deps, ns, id, { actor, at: ctx.now().toISOString() });
-        if (result) done.push({ id, ref: result.ref, calls: result.calls, skillIds: result.skills });
-      }
+      done = await forgetSessions(deps, ns, storedIds, { actor, at: () => ctx.now().toISOString() });
     } finally {
       await release();
     }
     if (done.length === 0) return [];
     await this.changes.skills(ns);
-    const named = done.some((d) => d.skillIds.length)
+    const named = done.some((d) => d.skills.length)
       ? new Map((await store.listSkills(ns, { includeSuperseded: true })).map((s) => [s.id, s.name]))
       : new Map<string, string>();
-    return done.map(({ id, ref, calls, skillIds }) => {
+    return done.map(({ id, ref, calls, skills: skillIds }) => {
       const skills = skillIds.flatMap((k) => (named.has(k) ? [named.get(k)!] : []));
       ctx.log.child('forget').info('session forgotten', { ref, calls, skills });
       return { id, ref, calls, skills };

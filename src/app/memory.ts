@@ -93,9 +93,11 @@ export interface MemorySessions {
     opts?: { namespace?: string; actor?: string },
   ): Promise<{ ref: string; calls: number; skills: string[] } | null>;
   /**
-   * Retention: forgets, as `forget` does, every session that ended (else started) before `before`; one whose stored
-   * time reads as no date is kept and listed in `undated`. `dryRun` lists them and forgets nothing. Refused
-   * (PassLockedError) while a pass runs on the namespace. Also run after each pass when `capture.retentionDays` is set.
+   * Retention: forgets, as `forget` does, every session that ended before `before`, and every session still open
+   * whose latest activity (its last call, else its start) was before it; one whose stored time reads as no date is
+   * kept and listed in `undated`. `dryRun` lists them and forgets nothing. Forgets 500 sessions to a transaction,
+   * holding the namespace's pass lock throughout. Refused (PassLockedError) while a pass runs on the namespace. Also
+   * run after each pass when `capture.retentionDays` is set.
    */
   forgetBefore(before: Date, opts?: { namespace?: string; actor?: string; dryRun?: boolean }): Promise<RetentionResult>;
 }

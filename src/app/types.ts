@@ -132,8 +132,9 @@ export interface SessionRecorder {
 
 /**
  * What `memory.sessions.forgetBefore` did (or, in a dry run, would do): the sessions forgotten, oldest first, each
- * with the time it was judged old by (when it ended, else when it started), and the sessions kept because their
- * stored time reads as no date. In a dry run `ref` and `calls` are null and `skills` empty.
+ * with the time it was judged old by (when it ended; for one still open, its latest activity: its last call, else its
+ * start), and the sessions kept because their stored time reads as no date. In a dry run `ref` and `calls` are null
+ * and `skills` empty.
  */
 export interface RetentionResult {
   before: string;

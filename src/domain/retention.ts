@@ -1,12 +1,16 @@
 /**
- * Retention: which stored sessions are older than a cutoff. A session's time is when it ended, else when it
- * started (a session still open counts from its start). A time that does not read as a date (an imported log's
- * free-form `started_at`) dates nothing: such a session is kept and said, never forgotten on a guess. Pure.
+ * Retention: which stored sessions are older than a cutoff. A session's time is when it ended; one still open (an
+ * agent still running, or one whose end never arrived) counts from its latest activity: its last call, else its
+ * start, so a long-running agent's session is kept while it still records calls. A time that does not read as a date
+ * (an imported log's free-form `started_at`) dates nothing: such a session is kept and said, never forgotten on a
+ * guess. Pure.
  */
 export interface SessionTime {
   id: string;
   startedAt: string | null;
   endedAt: string | null;
+  /** The latest of its calls' times (as stored): read for a session still open, null when it has none. */
+  lastCallAt?: string | null;
 }
 
 export interface Expiry {
@@ -21,13 +25,24 @@ export function expiredSessions(sessions: readonly SessionTime[], before: Date):
   const expired: { id: string; at: string; t: number }[] = [];
   const undated: string[] = [];
   for (const s of sessions) {
-    const at = s.endedAt ?? s.startedAt;
-    const t = at === null ? Number.NaN : Date.parse(at);
+    const t = s.endedAt !== null ? time(s.endedAt) : latest(time(s.lastCallAt ?? null), time(s.startedAt));
     if (Number.isNaN(t)) undated.push(s.id);
     else if (t < cutoff) expired.push({ id: s.id, at: new Date(t).toISOString(), t });
   }
   expired.sort((a, b) => a.t - b.t);
   return { expired: expired.map(({ id, at }) => ({ id, at })), undated };
+}
+
+/** A stored time in milliseconds, NaN when there is none or it reads as no date. */
+function time(at: string | null): number {
+  return at === null ? Number.NaN : Date.parse(at);
+}
+
+/** The later of two times, either of which may be NaN (NaN only when both are). */
+function latest(a: number, b: number): number {
+  if (Number.isNaN(a)) return b;
+  if (Number.isNaN(b)) return a;
+  return Math.max(a, b);
 }
 
 /**
@@ -41,4 +56,35 @@ export function parseAge(text: string): number | string {
   if (n === 0) return `"${text}" is no age: it must be at least 1${m[2]!.toLowerCase()}`;
   const hour = 3_600_000;
   return n * { h: hour, d: 24 * hour, w: 7 * 24 * hour }[m[2]!.toLowerCase() as 'h' | 'd' | 'w'];
+}
+
+/**
+ * A date as `--before` (and REST's `before`) takes it: `2026-09-01` (midnight UTC) or an ISO time; a reason instead
+ * when it reads as none.
+ */
+export function parseDate(text: string): Date | string {
+  const at = text.trim();
+  const t = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.test(at) ? Date.parse(at) : Number.NaN;
+  return Number.isNaN(t) ? `"${text}" is no date: write 2026-09-01 or an ISO time` : new Date(t);
+}
+
+/**
+ * The cutoff an age (`olderThan`, before `now`) or a date (`before`) names, sessions before it being forgotten; what
+ * is wrong with it, each field called by its name on the surface (`names`); null when neither is given. Both given
+ * is refused.
+ */
+export function retentionCutoff(
+  given: { olderThan?: string; before?: string },
+  now: number,
+  names: { olderThan: string; before: string },
+): Date | string | null {
+  if (given.olderThan !== undefined && given.before !== undefined)
+    return `give ${names.olderThan} or ${names.before}, not both`;
+  if (given.olderThan !== undefined) {
+    const ms = parseAge(given.olderThan);
+    return typeof ms === 'string' ? `${names.olderThan}: ${ms}` : new Date(now - ms);
+  }
+  if (given.before === undefined) return null;
+  const at = parseDate(given.before);
+  return typeof at === 'string' ? `${names.before}: ${at}` : at;
 }

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
+import { stepKey } from '../domain/commands.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
 import { collapseRepeats } from '../domain/sequence.js';
 import { TermStats } from '../domain/term-stats.js';
 import { toolTerms } from '../domain/tool-features.js';
+import type { Session } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
-import type { ForgottenSession, Store } from '../store/store.js';
+import type { ForgottenSession, SessionToForget, Store } from '../store/store.js';
 import { goalWords } from './stages/cluster.js';
 import { stateKey, type StateKey } from '../store/state-key.js';
 
@@ -16,46 +18,74 @@ export interface ForgetSessionDeps {
 }
 
 /**
- * Forgets one session: the store removes its rows (see `Store.forgetSession`), with the embedding-cache entries
- * of its goal and cue; when a pass had counted it, its words and tools are taken back out of the namespace's
- * term statistics, so no word of its goal stays in the store. Run under the namespace's synthesis lock: a pass
- * reading the session meanwhile would write it back into provenance.
+ * Sessions forgotten in one transaction: a store transaction holds every row it deletes, so a batch stays bounded
+ * however many sessions retention forgets; the namespace's statistics are rewritten once a batch, not once a session.
  */
-export async function forgetSession(
+const FORGET_BATCH = 500;
+
+/**
+ * Forgets sessions, `FORGET_BATCH` at a time, each batch in one store transaction (see `Store.forgetSessions`):
+ * their rows go with the embedding-cache entries of their goals and cues; those a pass had counted have their words
+ * and tools taken back out of the namespace's term statistics, so no word of a goal stays in the store. Run under the
+ * namespace's synthesis lock: a pass reading a session meanwhile would write it back into provenance. The sessions
+ * forgotten, in the order given; ids of no stored session are skipped.
+ */
+export async function forgetSessions(
   deps: ForgetSessionDeps,
   namespace: string,
-  sessionId: string,
-  opts: { actor: string; at: string },
-): Promise<ForgottenSession | null> {
-  const { store, embedder } = deps;
-  const session = await store.getSession(namespace, sessionId);
-  if (!session) return null;
-  const texts = [session.goal, ...(session.cue ? [session.cue] : [])];
-  // The cache key a pass used for these texts (stages/embed.ts): a shared entry is only recomputed when needed.
-  const embeddingHashes = texts.map((t) => ({
-    embedderId: embedder.id,
+  sessionIds: readonly string[],
+  opts: { actor: string; at: () => string; onBatch?: (done: number, total: number) => void },
+): Promise<(ForgottenSession & { id: string })[]> {
+  const { store } = deps;
+  const ids = [...new Set(sessionIds)];
+  const out: (ForgottenSession & { id: string })[] = [];
+  for (let i = 0; i < ids.length; i += FORGET_BATCH) {
+    const sessions = await store.getSessions(namespace, ids.slice(i, i + FORGET_BATCH));
+    if (sessions.length) {
+      // Read once a batch, taken from inside the store's transaction: the lock keeps passes from writing them.
+      const [toolStats, goalStats] = await Promise.all([
+        store.getState(namespace, stateKey.toolStats),
+        store.getState(namespace, stateKey.goalStats),
+      ]);
+      const byId = new Map(sessions.map((s) => [s.id, s]));
+      const stateIfClustered = (clustered: readonly string[]) => {
+        const writes: { key: StateKey; value: string }[] = [];
+        const counted = clustered.map((id) => byId.get(id)!);
+        if (toolStats) {
+          const stats = TermStats.fromJSON(toolStats);
+          for (const s of counted) stats.removeDocument(toolTermsOf(s, deps.thinkTools));
+          writes.push({ key: stateKey.toolStats, value: stats.toJSON() });
+        }
+        if (goalStats) {
+          const stats = TermStats.fromJSON(goalStats);
+          for (const s of counted) stats.removeDocument(goalWords(s.goal));
+          writes.push({ key: stateKey.goalStats, value: stats.toJSON() });
+        }
+        return writes;
+      };
+      const batch: SessionToForget[] = sessions.map((s) => ({ id: s.id, embeddingHashes: embeddingHashes(s, deps) }));
+      const done = await store.forgetSessions(namespace, batch, { actor: opts.actor, at: opts.at(), stateIfClustered });
+      // In the order asked for.
+      const gone = new Map(done.map((d) => [d.id, d]));
+      for (const id of ids.slice(i, i + FORGET_BATCH)) if (gone.has(id)) out.push(gone.get(id)!);
+    }
+    opts.onBatch?.(Math.min(i + FORGET_BATCH, ids.length), ids.length);
+  }
+  return out;
+}
+
+/** The cache keys a pass used for a session's goal and cue (stages/embed.ts): a shared entry is recomputed when needed. */
+function embeddingHashes(s: Session, deps: ForgetSessionDeps): { embedderId: string; hash: string }[] {
+  return [s.goal, ...(s.cue ? [s.cue] : [])].map((t) => ({
+    embedderId: deps.embedder.id,
     hash: createHash('sha1').update(normalizeGoal(t)).digest('hex'),
   }));
-  // Computed before, written by the store in the same transaction, and only when a pass had counted the session.
-  const ifClustered: { key: StateKey; value: string }[] = [];
-  const toolStats = await store.getState(namespace, stateKey.toolStats);
-  if (toolStats) {
-    const stats = TermStats.fromJSON(toolStats);
-    stats.removeDocument(
-      toolTerms(collapseRepeats(session.calls.filter((c) => !deps.thinkTools.includes(c.tool)).map((c) => c.tool))),
-    );
-    ifClustered.push({ key: stateKey.toolStats, value: stats.toJSON() });
-  }
-  const goalStats = await store.getState(namespace, stateKey.goalStats);
-  if (goalStats) {
-    const stats = TermStats.fromJSON(goalStats);
-    stats.removeDocument(goalWords(session.goal));
-    ifClustered.push({ key: stateKey.goalStats, value: stats.toJSON() });
-  }
-  const result = await store.forgetSession(namespace, sessionId, {
-    ...opts,
-    embeddingHashes,
-    stateIfClustered: ifClustered,
-  });
-  return result;
+}
+
+/**
+ * The tool terms a pass counted for a session (stages/cluster.ts): each call's step key, so a command runner's
+ * calls count by what they run (`bash git`), as the pass's outlines read them.
+ */
+function toolTermsOf(s: Session, thinkTools: readonly string[]): Set<string> {
+  return toolTerms(collapseRepeats(s.calls.filter((c) => !thinkTools.includes(c.tool)).map((c) => stepKey(c))));
 }

@@ -185,6 +185,182 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await skillSnapshot()).toEqual(before);
         });
 
+        it('forgetSessions forgets a batch (more than one IN list holds) as forgetSession forgets each, the state once', async () => {
+          const ids = Array.from({ length: 1200 }, (_, i) => `b${i}`);
+          await store.insertSessions(
+            ids.map((id, i) =>
+              session('default', id, `private goal ${id}`, [call(0, 'get_order'), call(1, `t${i % 7}`)]),
+            ),
+          );
+          await store.insertSessions([
+            session('default', 'k0', 'kept goal', [call(0, 'get_order')]),
+            session('default', 'k1', 'kept goal too', [call(0, 'get_order')]),
+            session('other', 'b0', 'same id, other namespace', [call(0, 'x')]),
+          ]);
+          const inC1 = ids.slice(0, 10);
+          const inC2 = ids.slice(10, 20);
+          await store.saveClusters(
+            'default',
+            'emb',
+            [cluster('c1', [...inC1, 'k0']), cluster('c2', [...inC2, 'k1'])],
+            3,
+          );
+          await store.putCachedEmbeddings('emb', [
+            { hash: 'h-b0', vector: new Float32Array([1, 0]) },
+            { hash: 'h-b700', vector: new Float32Array([0, 1]) },
+            { hash: 'h-k0', vector: new Float32Array([1, 1]) },
+          ]);
+          const at = '2025-02-01T00:00:00.000Z';
+          await store.writeSkill({
+            action: 'add',
+            skill: skill(),
+            parents: ['b0', 'b1', 'k0'].map((id) => ({ kind: 'episodic' as const, id })),
+            actor: 'synth',
+            detail: {},
+            at,
+          });
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_b', name: 'b' }),
+            parents: ['b1', 'b700'].map((id) => ({ kind: 'episodic' as const, id })),
+            actor: 'synth',
+            detail: {},
+            at,
+          });
+          await store.recordRecall('default', {
+            sessionId: 'b5',
+            goal: 'private goal b5',
+            at,
+            items: [{ skillId: 'sk_old', rank: 0, similarity: 0.9 }],
+          });
+          await store.recordRecall('default', {
+            sessionId: 'cc:agent',
+            goal: 'private goal b6',
+            at,
+            items: [{ skillId: 'sk_b', rank: 0, similarity: 0.9 }],
+          });
+          const [hookRecall] = await store.recallsHeldBy('default', ['cc:agent']);
+          await store.moveRecalls('default', [{ recallId: hookRecall!.id, from: 'cc:agent', to: 'b6' }]);
+          await store.applyFeedback(trialFor('b2'));
+          await store.setState('default', 'goal-stats', 'with their words');
+          // The trial's audit record names b2, the recall's move b6.
+          const named = JSON.stringify(await store.audit('default', { limit: 10_000 }));
+          expect([named.includes('"b2"'), named.includes('"b6"')]).toEqual([true, true]);
+
+          const clustered: string[][] = [];
+          const asked = [...ids].reverse();
+          const gone = await store.forgetSessions(
+            'default',
+            [
+              ...asked.map((id) => ({
+                id,
+                embeddingHashes: id === 'b0' || id === 'b700' ? [{ embedderId: 'emb', hash: `h-${id}` }] : [],
+              })),
+              { id: 'unknown' },
+              { id: 'b0' },
+            ],
+            {
+              actor: 'retention',
+              at: AT,
+              stateIfClustered: (c) => {
+                clustered.push([...c].sort());
+                return [{ key: 'goal-stats', value: `without ${c.length} of them` }];
+              },
+            },
+          );
+          // Each one, in the order given; the unknown and repeated ids skipped.
+          expect(gone.map((g) => g.id)).toEqual(asked);
+          const of = (id: string) => gone.find((g) => g.id === id)!;
+          expect(of('b0')).toEqual({
+            id: 'b0',
+            ref: expect.stringMatching(/^ses-[0-9a-f]{16}$/),
+            calls: 2,
+            skills: ['sk_old'],
+            clusterId: 'c1',
+          });
+          expect(of('b1')).toMatchObject({ calls: 2, skills: ['sk_b', 'sk_old'], clusterId: 'c1' });
+          expect(of('b700')).toMatchObject({ calls: 2, skills: ['sk_b'], clusterId: null });
+          expect(new Set(gone.map((g) => g.ref)).size).toBe(1200);
+          // The state, written once, from the sessions a pass had clustered.
+          expect(clustered.length).toBeGreaterThan(0);
+          expect(clustered.at(-1)).toEqual([...inC1, ...inC2].sort());
+          expect(await store.getState('default', 'goal-stats')).toBe('without 20 of them');
+
+          expect(await store.countSessions('default')).toBe(2);
+          expect(await store.getSessions('default', ids)).toEqual([]);
+          expect((await store.getSession('other', 'b0'))?.goal).toBe('same id, other namespace');
+          expect(await store.clusterMembers('default', 'c1')).toEqual(['k0']);
+          expect(await store.clusterMembers('default', 'c2')).toEqual(['k1']);
+          expect((await store.loadClusters('default', 'emb')).map((c) => [c.id, c.size])).toEqual([
+            ['c1', 1],
+            ['c2', 1],
+          ]);
+          expect(await store.skillsServedForSession('default', 'b5')).toEqual([]);
+          expect(await store.skillsServedForSession('default', 'b6')).toEqual([]);
+          expect([...(await store.getCachedEmbeddings('emb', ['h-b0', 'h-b700', 'h-k0'])).keys()]).toEqual(['h-k0']);
+          // Both skills stay, each with a marker per forgotten parent; the trial stays without the session's id.
+          expect((await store.getSkill('default', 'sk_old'))!.sourceSessions).toEqual(['k0']);
+          expect((await store.getSkill('default', 'sk_b'))!.sourceSessions).toEqual([]);
+          const markers = async (id: string) =>
+            (await store.provenance(id)).filter((p) => p.sourceId.startsWith(FORGOTTEN_PARENT)).length;
+          expect([await markers('sk_old'), await markers('sk_b')]).toEqual([2, 2]);
+          expect((await store.feedbackHistory('sk_old')).map((f) => [f.signal, f.sessionId])).toEqual([
+            ['trial.pass', null],
+          ]);
+          // One audit record a session, by its reference; the records that named b2 and b6 by id name theirs.
+          const audit = await store.audit('default', { limit: 10_000 });
+          const forgets = audit.filter((a) => a.action === 'session.forget');
+          expect(forgets).toHaveLength(1200);
+          expect(forgets.map((a) => a.subjectId).sort()).toEqual(gone.map((g) => g.ref).sort());
+          expect(forgets.find((a) => a.subjectId === of('b1').ref)).toMatchObject({
+            actor: 'retention',
+            at: AT,
+            subjectKind: 'session',
+            detail: { calls: 2, skills: ['sk_b', 'sk_old'] },
+          });
+          const text = JSON.stringify(audit);
+          for (const id of ['b2', 'b6', 'b700']) expect(text).not.toContain(`"${id}"`);
+          expect(text).not.toContain('private goal');
+          expect(audit.find((a) => a.action === 'recall.move')?.detail).toEqual({
+            recall: hookRecall!.id,
+            from: 'cc:agent',
+            to: of('b6').ref,
+          });
+          expect(
+            (await store.events('default', { limit: 10_000 }))
+              .filter((e) => e.type === 'skill.parent_forgotten')
+              .map((e) => [e.skillId, e.payload.name])
+              .sort(),
+          ).toEqual([
+            ['sk_b', 'b'],
+            ['sk_b', 'b'],
+            ['sk_old', 'cancel-order'],
+            ['sk_old', 'cancel-order'],
+          ]);
+
+          // Again, or sessions no pass clustered: nothing of the state is asked for or written.
+          await store.insertSessions([session('default', 'loose', 'never clustered', [call(0, 'a')])]);
+          const before = await skillSnapshot();
+          expect(
+            await store.forgetSessions('default', [{ id: 'b0' }, { id: 'unknown' }], { actor: 'x', at: AT }),
+          ).toEqual([]);
+          expect(await skillSnapshot()).toEqual(before);
+          expect(await store.forgetSessions('default', [], { actor: 'x', at: AT })).toEqual([]);
+          const calls = clustered.length;
+          expect(
+            await store.forgetSessions('default', [{ id: 'loose' }], {
+              actor: 'x',
+              at: AT,
+              stateIfClustered: (c) => {
+                clustered.push([...c]);
+                return [{ key: 'goal-stats', value: 'should not be written' }];
+              },
+            }),
+          ).toMatchObject([{ id: 'loose', calls: 1, skills: [], clusterId: null }]);
+          expect(clustered).toHaveLength(calls);
+          expect(await store.getState('default', 'goal-stats')).toBe('without 20 of them');
+        });
+
         it('forgetSkill removes the skill with its versions, provenance, feedback and recall items; others stay', async () => {
           await store.writeSkill({
             action: 'add',
@@ -668,9 +844,26 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.sessionHeads('default', [])).toEqual([]);
           // When each started and ended, for retention: every session of the namespace, oldest first.
           expect(await store.sessionTimes('default')).toEqual(
-            got.map((s) => ({ id: s.id, startedAt: s.startedAt, endedAt: s.endedAt })),
+            got.map((s) => ({ id: s.id, startedAt: s.startedAt, endedAt: s.endedAt, lastCallAt: null })),
           );
           expect(await store.sessionTimes('nowhere')).toEqual([]);
+          // A session still open is dated by its latest call too (the calls' times, not their positions).
+          const open = { ...session('default', 'open', 'still running'), endedAt: null };
+          await store.insertSessions([
+            {
+              ...open,
+              calls: [
+                call(0, 'a', { at: '2025-03-01T10:00:00.000Z' }),
+                call(1, 'b', { at: '2025-03-02T09:00:00.000Z' }),
+                call(2, 'c', { at: null }),
+              ],
+            },
+            { ...session('default', 'open-quiet', 'no call has a time', [call(0, 'a', { at: null })]), endedAt: null },
+          ]);
+          expect((await store.sessionTimes('default')).slice(3)).toEqual([
+            { id: 'open', startedAt: open.startedAt, endedAt: null, lastCallAt: '2025-03-02T09:00:00.000Z' },
+            { id: 'open-quiet', startedAt: open.startedAt, endedAt: null, lastCallAt: null },
+          ]);
         });
       });
 

@@ -69,8 +69,11 @@ export interface SessionStore {
   getSessions(namespace: string, ids: string[]): Promise<Session[]>;
   /** The id, goal and start of many sessions at once, without their calls, in insertion order; unknown ids left out. */
   sessionHeads(namespace: string, ids: string[]): Promise<Pick<Session, 'id' | 'goal' | 'startedAt'>[]>;
-  /** Every session of the namespace with when it started and ended (as stored), oldest first: what retention reads. */
-  sessionTimes(namespace: string): Promise<Pick<Session, 'id' | 'startedAt' | 'endedAt'>[]>;
+  /**
+   * Every session of the namespace with when it started and ended (as stored), and for one still open the latest of
+   * its calls' times, oldest first: what retention reads.
+   */
+  sessionTimes(namespace: string): Promise<SessionTimes[]>;
   /** Outlines (goal, outcome, each call's tool and ok) of the sessions with seq > afterSeq, in seq order. */
   listSessionOutlinesAfter(namespace: string, afterSeq: number, limit: number): Promise<SessionOutline[]>;
   listSessions(namespace: string, opts?: { limit?: number; offset?: number }): Promise<Session[]>;
@@ -90,6 +93,19 @@ export interface SessionStore {
    * `skill.parent_forgotten` event per such skill. Null when the session does not exist.
    */
   forgetSession(namespace: string, sessionId: string, opts: ForgetSessionOptions): Promise<ForgottenSession | null>;
+  /**
+   * Forgets many sessions in ONE transaction, each exactly as `forgetSession` forgets one (its rows, cluster
+   * membership, recalls, cache entries, the ids on feedback rows and audit records, forgotten-parent markers, one
+   * `session.forget` audit record and its `skill.parent_forgotten` events), with set-wise statements: a statement per
+   * table for the whole batch, not per session. The synthesis state is written once, from `stateIfClustered` given
+   * the sessions a pass had clustered. Keep a batch bounded (the pipeline forgets 500 at a time): the transaction
+   * holds every row it deletes. The sessions forgotten, in the order given; unknown (or repeated) ids are skipped.
+   */
+  forgetSessions(
+    namespace: string,
+    sessions: readonly SessionToForget[],
+    opts: ForgetSessionsOptions,
+  ): Promise<(ForgottenSession & { id: string })[]>;
 }
 
 /** What synthesis passes keep between runs: state under typed keys, clusters, the embedding cache, the pass lock. */
@@ -281,6 +297,26 @@ export interface ForgetSessionOptions extends ForgetOptions {
   embeddingHashes?: { embedderId: string; hash: string }[];
   /** Synthesis state of the namespace to write when a pass had clustered it (its terms taken back out). */
   stateIfClustered?: { key: StateKey; value: string }[];
+}
+
+/** When a session started and ended, as stored; `lastCallAt`: its latest call's time, read only while it is open. */
+export interface SessionTimes extends Pick<Session, 'id' | 'startedAt' | 'endedAt'> {
+  lastCallAt: string | null;
+}
+
+/** A session of a batch `forgetSessions` forgets, with the embedding-cache entries of its goal and cue. */
+export interface SessionToForget {
+  id: string;
+  embeddingHashes?: { embedderId: string; hash: string }[];
+}
+
+export interface ForgetSessionsOptions extends ForgetOptions {
+  /**
+   * The synthesis state of the namespace to write, given the ids of the batch's sessions a pass had clustered (and so
+   * counted in its statistics): called inside the transaction, only when there is at least one, and again if the
+   * back end retries the transaction, so it must be pure.
+   */
+  stateIfClustered?: (clustered: readonly string[]) => { key: StateKey; value: string }[];
 }
 
 export interface ForgottenSession {

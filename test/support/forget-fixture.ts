@@ -1,6 +1,7 @@
 // Sessions for the forgetting tests: four that teach one skill, one of them carrying strings found nowhere
 // else (a goal word, a tool result), so a scan of the database can tell whether any trace of it is left.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import pg from 'pg';
 import type { Memory } from '../../src/app/memory.js';
 import type { Session } from '../../src/domain/types.js';
 
@@ -68,6 +69,25 @@ export function tracesInFile(path: string, needles: string[]): string[] {
   return needles.filter((n) =>
     bytes.some((b) => b.includes(Buffer.from(n, 'utf8')) || b.includes(Buffer.from(n, 'utf16le'))),
   );
+}
+
+/** Which of the needles occur anywhere in the database: every row of every table, read as text. */
+export async function tracesInDatabase(url: string, needles: string[]): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows: tables } = await client.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
+    );
+    const found = new Set<string>();
+    for (const { table_name } of tables as { table_name: string }[]) {
+      const { rows } = await client.query(`SELECT t::text AS row FROM "${table_name}" t`);
+      for (const { row } of rows as { row: string }[]) for (const n of needles) if (row.includes(n)) found.add(n);
+    }
+    return [...found].sort();
+  } finally {
+    await client.end();
+  }
 }
 
 /**

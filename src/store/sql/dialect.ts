@@ -44,10 +44,16 @@ export interface Dialect {
   skillColumns: string;
   parentsInRow: boolean;
   /**
-   * Audit records naming a session by id in `detail[field]` name its opaque reference instead (parameters: ref,
-   * namespace, id): feedback records (`session`), and a recall's move (`from`, `to`; `recall.move` records only).
+   * Audit records naming one of a batch of sessions by id in `detail[field]` name its opaque reference instead
+   * (parameters: the batch as a JSON array of `{id, ref}`, namespace): feedback records (`session`), and a recall's
+   * move (`from`, `to`; `recall.move` records only). One pass over the namespace's audit records for the batch.
    */
-  auditSessionRefSql(field: 'session' | 'from' | 'to'): string;
+  auditSessionRefsSql(field: 'session' | 'from' | 'to'): string;
+  /**
+   * Makes many provenance rows forgotten-parent markers in one statement (parameters: the skill ids, the session ids
+   * and the markers, as three arrays); null where one statement a row costs nothing (SQLite runs them in-process).
+   */
+  forgetParentsSql: string | null;
   /**
    * Taken before a feedback given under an idempotency key looks for the key (parameters: namespace, key):
    * PostgreSQL serialises the feedbacks of one key, so two at once cannot both find it unused; SQLite has one
@@ -101,8 +107,12 @@ export const sqliteDialect: Dialect = {
   joinInOrder: 'CROSS JOIN',
   skillColumns: `s.*, ${judgedTrials('COUNT(*)')}`,
   parentsInRow: false,
-  auditSessionRefSql: (field) =>
-    `UPDATE audit SET detail = json_set(detail, '$.${field}', ?) WHERE namespace = ?${onlyMoves(field)} AND json_valid(detail) AND json_extract(detail, '$.${field}') = ?`,
+  // The reference is looked up only for the few records that name one of the batch (the IN list is built once).
+  auditSessionRefsSql: (field) =>
+    `WITH m(id, ref) AS (SELECT json_extract(value, '$.id'), json_extract(value, '$.ref') FROM json_each(?))
+     UPDATE audit SET detail = json_set(detail, '$.${field}', (SELECT ref FROM m WHERE m.id = json_extract(audit.detail, '$.${field}')))
+     WHERE namespace = ?${onlyMoves(field)} AND (CASE WHEN json_valid(detail) THEN json_extract(detail, '$.${field}') END) IN (SELECT id FROM m)`,
+  forgetParentsSql: null,
   lockFeedbackKeySql: null,
   lockSessionsSql: null,
   returningId: '',
@@ -131,8 +141,13 @@ export const pgDialect: Dialect = {
   skillColumns: `s.*, ${judgedTrials('COUNT(*)::int')}, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
   FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic' AND p.source_id NOT LIKE '${FORGOTTEN_PARENT}%') AS source_sessions`,
   parentsInRow: true,
-  auditSessionRefSql: (field) =>
-    `UPDATE audit SET detail = (detail::jsonb || jsonb_build_object('${field}', ?::text))::text WHERE namespace = ?${onlyMoves(field)} AND detail::jsonb ->> '${field}' = ?`,
+  auditSessionRefsSql: (field) =>
+    `UPDATE audit a SET detail = (a.detail::jsonb || jsonb_build_object('${field}', m.ref))::text
+     FROM json_to_recordset(?::json) AS m(id text, ref text)
+     WHERE a.namespace = ?${onlyMoves(field)} AND a.detail::jsonb ->> '${field}' = m.id`,
+  forgetParentsSql: `UPDATE provenance p SET source_id = m.marker
+     FROM unnest(?::text[], ?::text[], ?::text[]) AS m(skill_id, source_id, marker)
+     WHERE p.skill_id = m.skill_id AND p.source_kind = 'episodic' AND p.source_id = m.source_id`,
   lockFeedbackKeySql: `SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:feedback:' || ?::text || ':' || ?::text, 0))`,
   // A pass that has read up to seq N can then never meet a committed session below N. Always in the same
   // (sorted) order, so two batches of several namespaces cannot deadlock.

@@ -100,6 +100,10 @@ export function sqlPlan(d: Dialect) {
   const revision = sql(`SELECT (SELECT id FROM store_identity LIMIT 1) AS store_id,
     COALESCE((SELECT MAX(revision) FROM skill_changes WHERE namespace = ?), 0) AS revision`);
   const lockSessions = d.lockSessionsSql === null ? null : sql(d.lockSessionsSql);
+  const forgetParent = sql(
+    `UPDATE provenance SET source_id = ? WHERE skill_id = ? AND source_kind = 'episodic' AND source_id = ?`,
+  );
+  const forgetParents = d.forgetParentsSql === null ? null : sql(d.forgetParentsSql);
 
   const statements = {
     schemaVersion: sql('SELECT MAX(version) AS v FROM schema_migrations'),
@@ -119,6 +123,7 @@ export function sqlPlan(d: Dialect) {
     dirtyClusterOf: sql(
       'UPDATE clusters SET dirty = ? WHERE namespace = ? AND id IN (SELECT cluster_id FROM cluster_members WHERE namespace = ? AND session_id = ?)',
     ),
+    deleteCalls: sql('DELETE FROM tool_calls WHERE namespace = ? AND session_id = ?'),
     endSession: sql(
       'UPDATE sessions SET outcome = ?, outcome_source = ?, reward = ?, ended_at = ? WHERE namespace = ? AND id = ?',
     ),
@@ -127,7 +132,12 @@ export function sqlPlan(d: Dialect) {
     sessionHeadsIn: list(
       (inList) => `SELECT id, goal, started_at, seq FROM sessions WHERE namespace = ? AND ${inList('id')}`,
     ),
-    sessionTimes: sql('SELECT id, started_at, ended_at FROM sessions WHERE namespace = ? ORDER BY seq'),
+    // A session still open is dated by its latest call too (retention.ts): read by the calls' primary key.
+    sessionTimes: sql(
+      `SELECT s.id, s.started_at, s.ended_at, CASE WHEN s.ended_at IS NULL THEN
+         (SELECT MAX(c.at) FROM tool_calls c WHERE c.namespace = s.namespace AND c.session_id = s.id) END AS last_call_at
+       FROM sessions s WHERE s.namespace = ? ORDER BY s.seq`,
+    ),
     outlinesAfter: sql(
       `SELECT seq, id, goal, outcome FROM sessions${d.seqRange} WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?`,
     ),
@@ -161,7 +171,6 @@ export function sqlPlan(d: Dialect) {
       EMBEDDING_CACHE_COLUMNS,
       'ON CONFLICT (embedder_id, text_hash) DO UPDATE SET vector = excluded.vector',
     ),
-    deleteCachedEmbedding: sql('DELETE FROM embedding_cache WHERE embedder_id = ? AND text_hash = ?'),
     loadClusters: sql('SELECT * FROM clusters WHERE namespace = ? AND embedder_id = ? ORDER BY id'),
     upsertCluster: sql(
       `INSERT INTO clusters (namespace, id, embedder_id, centroid, goal_centroid, size, dirty, skill_id, last_pass_at)
@@ -283,26 +292,42 @@ export function sqlPlan(d: Dialect) {
     vectorsIn: list((inList) => `SELECT ${VECTOR_COLUMNS} FROM skills WHERE namespace = ? AND ${inList('id')}`),
     servedIn: list((inList) => `SELECT ${SERVED_COLUMNS} FROM skills WHERE namespace = ? AND ${inList('id')}`),
 
-    // ── forgetting a session ────────────────────────────────────────────────
-    deleteSession: sql('DELETE FROM sessions WHERE namespace = ? AND id = ? RETURNING id'),
-    deleteCalls: sql('DELETE FROM tool_calls WHERE namespace = ? AND session_id = ?'),
-    leaveCluster: sql('DELETE FROM cluster_members WHERE namespace = ? AND session_id = ? RETURNING cluster_id'),
-    shrinkCluster: sql(`UPDATE clusters SET size = ${d.greatest}(size - 1, 0) WHERE namespace = ? AND id = ?`),
-    deleteRecallItemsOf: sql(
-      'DELETE FROM recall_items WHERE recall_id IN (SELECT id FROM recalls WHERE namespace = ? AND session_id = ?)',
+    // ── forgetting sessions: a batch at a time, a statement per table (one session is a batch of one) ──
+    deleteSessionsIn: list((inList) => `DELETE FROM sessions WHERE namespace = ? AND ${inList('id')} RETURNING id`),
+    deleteCallsIn: list(
+      (inList) => `DELETE FROM tool_calls WHERE namespace = ? AND ${inList('session_id')} RETURNING session_id`,
     ),
-    deleteRecallsOf: sql('DELETE FROM recalls WHERE namespace = ? AND session_id = ?'),
-    anonymiseFeedback: sql('UPDATE feedback SET session_id = NULL WHERE namespace = ? AND session_id = ?'),
-    auditSessionRef: sql(d.auditSessionRefSql('session')),
-    auditMovedFromRef: sql(d.auditSessionRefSql('from')),
-    auditMovedToRef: sql(d.auditSessionRefSql('to')),
-    parentsOf: sql(
-      `SELECT p.skill_id, s.name FROM provenance p JOIN skills s ON s.id = p.skill_id
-       WHERE s.namespace = ? AND p.source_kind = 'episodic' AND p.source_id = ? ORDER BY p.skill_id`,
+    leaveClustersIn: list(
+      (inList) =>
+        `DELETE FROM cluster_members WHERE namespace = ? AND ${inList('session_id')} RETURNING session_id, cluster_id`,
     ),
-    forgetParent: sql(
-      `UPDATE provenance SET source_id = ? WHERE skill_id = ? AND source_kind = 'episodic' AND source_id = ?`,
+    shrinkClusterBy: sql(`UPDATE clusters SET size = ${d.greatest}(size - ?, 0) WHERE namespace = ? AND id = ?`),
+    deleteRecallItemsOfIn: list(
+      (inList) =>
+        `DELETE FROM recall_items WHERE recall_id IN (SELECT id FROM recalls WHERE namespace = ? AND ${inList('session_id')})`,
     ),
+    deleteRecallsOfIn: list((inList) => `DELETE FROM recalls WHERE namespace = ? AND ${inList('session_id')}`),
+    anonymiseFeedbackIn: list(
+      (inList) => `UPDATE feedback SET session_id = NULL WHERE namespace = ? AND ${inList('session_id')}`,
+    ),
+    auditSessionRefs: sql(d.auditSessionRefsSql('session')),
+    auditMovedFromRefs: sql(d.auditSessionRefsSql('from')),
+    auditMovedToRefs: sql(d.auditSessionRefsSql('to')),
+    deleteCachedEmbeddingsIn: list(
+      (inList) => `DELETE FROM embedding_cache WHERE embedder_id = ? AND ${inList('text_hash')}`,
+    ),
+    parentsOfIn: list(
+      (inList) =>
+        `SELECT p.source_id, p.skill_id, s.name FROM provenance p JOIN skills s ON s.id = p.skill_id
+         WHERE s.namespace = ? AND p.source_kind = 'episodic' AND ${inList('p.source_id')} ORDER BY p.source_id, p.skill_id`,
+    ),
+    /** Provenance rows made forgotten-parent markers, each `[skill id, session id, marker]`: the statements to run. */
+    forgetParents: (rows: readonly (readonly [string, string, string])[]): Query[] => {
+      if (rows.length === 0) return [];
+      if (forgetParents !== null)
+        return [{ sql: forgetParents, params: [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])] }];
+      return rows.map(([skillId, sessionId, marker]) => ({ sql: forgetParent, params: [marker, skillId, sessionId] }));
+    },
   };
 
   return { dialect: d, ...statements, skillList: skillListSql(d) };

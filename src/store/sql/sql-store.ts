@@ -45,6 +45,7 @@ import {
   type RecentTrials,
   type ForgetOptions,
   type ForgetSessionOptions,
+  type ForgetSessionsOptions,
   type ForgottenSession,
   type RecalledForSession,
   type ServedSkill,
@@ -55,6 +56,8 @@ import {
   type SkillVectorRow,
   type SkillVersion,
   type SkillWrite,
+  type SessionTimes,
+  type SessionToForget,
   type Store,
 } from '../store.js';
 import {
@@ -218,7 +221,7 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     });
   }
 
-  async sessionTimes(namespace: string): Promise<Pick<Session, 'id' | 'startedAt' | 'endedAt'>[]> {
+  async sessionTimes(namespace: string): Promise<SessionTimes[]> {
     const p = this.plan;
     return this.read(function* () {
       const { rows } = yield q(p.sessionTimes, [namespace]);
@@ -226,6 +229,7 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
         id: r.id as string,
         startedAt: (r.started_at as string) ?? null,
         endedAt: (r.ended_at as string) ?? null,
+        lastCallAt: (r.last_call_at as string) ?? null,
       }));
     });
   }
@@ -792,40 +796,86 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     sessionId: string,
     opts: ForgetSessionOptions,
   ): Promise<ForgottenSession | null> {
-    // A recall still queued for this session must not be written after it is forgotten.
+    const { embeddingHashes, stateIfClustered, ...when } = opts;
+    const [gone] = await this.forgetSessions(namespace, [{ id: sessionId, embeddingHashes }], {
+      ...when,
+      stateIfClustered: () => stateIfClustered ?? [],
+    });
+    if (!gone) return null;
+    const { id: _, ...forgotten } = gone;
+    return forgotten;
+  }
+
+  async forgetSessions(
+    namespace: string,
+    sessions: readonly SessionToForget[],
+    opts: ForgetSessionsOptions,
+  ): Promise<(ForgottenSession & { id: string })[]> {
+    if (sessions.length === 0) return [];
+    // A recall still queued for one of them must not be written after it is forgotten.
     await this.settleRecalls();
     const p = this.plan;
+    const self = this;
     const out = await this.write(function* () {
-      const ids = [namespace, sessionId];
-      if ((yield q(p.deleteSession, ids)).changes === 0) return { result: null, outbox: NO_OUTBOX };
-      const calls = (yield q(p.deleteCalls, ids)).changes;
-      const clusterId = ((yield q(p.leaveCluster, ids)).rows[0]?.cluster_id as string | undefined) ?? null;
-      if (clusterId) {
-        yield q(p.shrinkCluster, [namespace, clusterId]);
-        for (const st of opts.stateIfClustered ?? []) yield q(p.setState, [namespace, st.key, st.value]);
+      const asked = [...new Set(sessions.map((s) => s.id))];
+      const inList = (ids: readonly string[], statement: (n: number) => string, first: unknown = namespace) =>
+        self.readIn(ids, (chunk) => q(statement(chunk.length), [first, ...self.list(chunk)]));
+      const deleted = new Set((yield* inList(asked, p.deleteSessionsIn)).map((r) => r.id as string));
+      if (deleted.size === 0) return { result: [], outbox: NO_OUTBOX };
+      const ids = asked.filter((id) => deleted.has(id));
+      const calls = countOf((yield* inList(ids, p.deleteCallsIn)).map((r) => r.session_id as string));
+      const clusterOf = new Map(
+        (yield* inList(ids, p.leaveClustersIn)).map((r) => [r.session_id as string, r.cluster_id as string]),
+      );
+      if (clusterOf.size) {
+        for (const [clusterId, n] of countOf([...clusterOf.values()]))
+          yield q(p.shrinkClusterBy, [n, namespace, clusterId]);
+        // The statistics a pass counted them in, without them: written once for the batch.
+        for (const st of opts.stateIfClustered?.(ids.filter((id) => clusterOf.has(id))) ?? [])
+          yield q(p.setState, [namespace, st.key, st.value]);
       }
-      yield q(p.deleteRecallItemsOf, ids);
-      yield q(p.deleteRecallsOf, ids);
-      yield q(p.anonymiseFeedback, ids);
-      // Feedback audit records named the session by id: they keep its opaque reference instead.
-      yield q(p.auditSessionRef, [sessionRef(sessionId), namespace, sessionId]);
-      // So do the records of recalls moved from or to it.
-      yield q(p.auditMovedFromRef, [sessionRef(sessionId), namespace, sessionId]);
-      yield q(p.auditMovedToRef, [sessionRef(sessionId), namespace, sessionId]);
-      for (const e of opts.embeddingHashes ?? []) yield q(p.deleteCachedEmbedding, [e.embedderId, e.hash]);
-      // Lineage stays honest: the skill keeps a marker that one of its parents was forgotten, not which.
-      const parents = (yield q(p.parentsOf, ids)).rows;
-      for (const parent of parents)
-        yield q(p.forgetParent, [`${FORGOTTEN_PARENT}${randomUUID()}`, parent.skill_id, sessionId]);
-      const gone = {
-        calls,
-        clusterId,
-        parents: parents.map((r) => ({ skillId: r.skill_id as string, name: r.name as string })),
-      };
-      const plan = planForgetSession(namespace, sessionRef(sessionId), gone, opts);
-      return { result: plan.result, outbox: plan };
+      yield* inList(ids, p.deleteRecallItemsOfIn);
+      yield* inList(ids, p.deleteRecallsOfIn);
+      yield* inList(ids, p.anonymiseFeedbackIn);
+      // Feedback audit records named a session by id: they keep its opaque reference instead; so do the records of
+      // recalls moved from or to it. One pass over the audit records per field for the whole batch.
+      const refs = new Map(ids.map((id) => [id, sessionRef(id)]));
+      const pairs = JSON.stringify(ids.map((id) => ({ id, ref: refs.get(id) })));
+      for (const st of [p.auditSessionRefs, p.auditMovedFromRefs, p.auditMovedToRefs]) yield q(st, [pairs, namespace]);
+      const hashes = new Map<string, Set<string>>();
+      for (const s of sessions)
+        if (deleted.has(s.id))
+          for (const e of s.embeddingHashes ?? [])
+            hashes.set(e.embedderId, (hashes.get(e.embedderId) ?? new Set()).add(e.hash));
+      for (const [embedderId, of] of hashes) yield* inList([...of], p.deleteCachedEmbeddingsIn, embedderId);
+      // Lineage stays honest: a skill keeps a marker that one of its parents was forgotten, not which.
+      const parentsOf = new Map<string, { skillId: string; name: string }[]>();
+      const markers: [string, string, string][] = [];
+      for (const r of yield* inList(ids, p.parentsOfIn)) {
+        const sessionId = r.source_id as string;
+        markers.push([r.skill_id as string, sessionId, `${FORGOTTEN_PARENT}${randomUUID()}`]);
+        const parent = { skillId: r.skill_id as string, name: r.name as string };
+        parentsOf.set(sessionId, [...(parentsOf.get(sessionId) ?? []), parent]);
+      }
+      for (const st of p.forgetParents(markers)) yield st;
+      // Each session's own audit record and events, as forgetting it alone writes them.
+      const result: (ForgottenSession & { id: string })[] = [];
+      const outbox: Outbox = { audit: [], events: [], skillsChanged: false };
+      for (const id of ids) {
+        const gone = {
+          calls: calls.get(id) ?? 0,
+          clusterId: clusterOf.get(id) ?? null,
+          parents: parentsOf.get(id) ?? [],
+        };
+        const plan = planForgetSession(namespace, refs.get(id)!, gone, opts);
+        result.push({ id, ...plan.result });
+        outbox.audit.push(...plan.audit);
+        outbox.events.push(...plan.events);
+        outbox.skillsChanged ||= plan.skillsChanged;
+      }
+      return { result, outbox };
     });
-    if (out) this.afterForget();
+    if (out.length) this.afterForget();
     return out;
   }
 
@@ -865,6 +915,13 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
 
 /** The methods each driver writes itself. */
 type SqlStoreOwn = 'close' | 'changeToken' | 'beginSession' | 'appendCall' | 'tryLock' | 'recordRecall';
+
+/** How many times each value occurs. */
+function countOf(values: readonly string[]): Map<string, number> {
+  const n = new Map<string, number>();
+  for (const v of values) n.set(v, (n.get(v) ?? 0) + 1);
+  return n;
+}
 
 /** A statement of the plan with its parameters. */
 function q(sql: string, params: unknown[] = []): Query {

@@ -7,7 +7,7 @@ import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
 import { lookAlikeLines, oneLine, out, printJson, writeErr } from '../output.js';
 import { nearestName } from '../../../support/nearest-name.js';
-import { parseAge } from '../../../domain/retention.js';
+import { retentionCutoff } from '../../../domain/retention.js';
 
 /** Sessions a page of `sessions list` holds unless --limit says otherwise, and the most it may hold (as REST's). */
 const DEFAULT_LIMIT = SESSION_PAGE.size;
@@ -34,10 +34,11 @@ const SUBCOMMANDS = [
     help: `  sessions forget ID...       delete sessions for good: goal, calls, results; skills learned from them keep a
                               forgotten-parent marker (an audit record names each by an opaque reference)
   sessions forget --older-than AGE | --before DATE [--dry-run]
-                              every session that ended (else started) more than AGE ago (36h, 90d, 12w) or
-                              before DATE (2026-09-01, or an ISO time); sessions whose time reads as no date
-                              are kept and counted; --dry-run lists them and forgets nothing
-                              (capture.retentionDays does this after every pass)`,
+                              every session that ended more than AGE ago (36h, 90d, 12w) or before DATE
+                              (2026-09-01, or an ISO time); one still open counts from its last call, else
+                              its start; sessions whose time reads as no date are kept and counted;
+                              --dry-run lists them and forgets nothing (capture.retentionDays does this
+                              after every pass)`,
   },
   {
     name: 'alike',
@@ -108,18 +109,10 @@ function forgetUsage(ids: string[], flags: Flags): string | null {
 
 /** The time --older-than or --before names (sessions before it are forgotten), what is wrong with it, or null. */
 function cutoff(flags: Flags, now = Date.now()): Date | string | null {
-  const age = flags['older-than'];
-  if (age !== undefined) {
-    const ms = parseAge(age);
-    return typeof ms === 'string' ? `--older-than: ${ms}` : new Date(now - ms);
-  }
-  const at = flags.before;
-  if (at === undefined) return null;
-  // A date or an ISO time; a bare date is midnight UTC.
-  const t = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.test(at.trim())
-    ? Date.parse(at.trim())
-    : Number.NaN;
-  return Number.isNaN(t) ? `--before: "${at}" is no date: write 2026-09-01 or an ISO time` : new Date(t);
+  return retentionCutoff({ olderThan: flags['older-than'], before: flags.before }, now, {
+    olderThan: '--older-than',
+    before: '--before',
+  });
 }
 
 async function forgetOlder(memory: Memory, before: Date, flags: Flags): Promise<number> {
@@ -132,8 +125,8 @@ async function forgetOlder(memory: Memory, before: Date, flags: Flags): Promise<
   const sessions = (k: number) => `${k} session${k === 1 ? '' : 's'}`;
   out(
     r.dryRun
-      ? `${sessions(n)} ended (or started) before ${r.before}: would be forgotten (dry run, nothing changed)`
-      : `${sessions(n)} ended (or started) before ${r.before}: forgotten`,
+      ? `${sessions(n)} ended (or, still open, last active) before ${r.before}: would be forgotten (dry run, nothing changed)`
+      : `${sessions(n)} ended (or, still open, last active) before ${r.before}: forgotten`,
   );
   for (const f of r.forgotten)
     out(

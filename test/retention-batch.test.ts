@@ -1,0 +1,182 @@
+// Retention on a memory with many sessions, on a SQLite file and on PostgreSQL: memory.sessions.forgetBefore forgets
+// them a batch (500) to a transaction, and every session goes as a single forget takes it: its rows and traces in
+// every table, one audit record each, forgotten-parent markers and events for the skills learned from it, and its
+// words and tools out of the namespace's statistics. A session still open is dated by its latest activity.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemory } from '../src/app/open-memory.js';
+import type { Session } from '../src/domain/types.js';
+import type { RetentionResult } from '../src/app/types.js';
+import { stateKey } from '../src/store/state-key.js';
+import { codingSessions } from './support/coding-tasks.js';
+import {
+  forgetSessions,
+  SECRET_GOAL_WORD,
+  SECRET_RESULT,
+  tracesInDatabase,
+  tracesInFile,
+} from './support/forget-fixture.js';
+import { startPgServer, type PgServer } from './support/pg-server.js';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** Copies of the thirteen tasks below: 1,300 ended sessions, a minute apart. */
+const COPIES = 100;
+/** The first this many of them are older than the cutoff: more than two batches. */
+const OLD = 1_100;
+
+let server: PgServer;
+let tmp: string;
+
+beforeAll(async () => {
+  server = await startPgServer();
+  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-retention-batch-'));
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+/**
+ * Nine coding-agent runs (their Bash calls count in the statistics by the command they run) and four tau runs, the
+ * first of which alone holds the secret strings, copied `COPIES` times; then three sessions still open.
+ */
+function manySessions(now: number): { sessions: Session[]; cutoff: Date; start: number } {
+  const base = [...codingSessions(), ...forgetSessions('fg')];
+  const start = now - 400 * DAY;
+  const sessions: Session[] = [];
+  for (let k = 0; k < COPIES; k++)
+    for (const s of base) {
+      const i = sessions.length;
+      const plain = (text: string) =>
+        k === 0 ? text : text.replaceAll(SECRET_GOAL_WORD, 'Maple').replaceAll(SECRET_RESULT, 'NOTE');
+      sessions.push({
+        ...s,
+        id: `${s.id}-${k}`,
+        goal: plain(s.goal),
+        startedAt: new Date(start + i * MINUTE).toISOString(),
+        endedAt: new Date(start + i * MINUTE + 30_000).toISOString(),
+        calls: s.calls.map((c) => ({ ...c, result: plain(c.result) })),
+      });
+    }
+  const opened = (id: string, callAt: (number | null)[]): Session => ({
+    ...base[0]!,
+    id,
+    startedAt: new Date(start - DAY).toISOString(),
+    endedAt: null,
+    outcome: 'unknown',
+    calls: base[0]!.calls.map((c, i) => ({
+      ...c,
+      at: callAt[i] === undefined || callAt[i] === null ? null : new Date(callAt[i]!).toISOString(),
+    })),
+  });
+  sessions.push(
+    // An agent still running: started long ago, its last call an hour ago.
+    opened('open-running', [start - DAY, now - 2 * 3_600_000, now - 3_600_000]),
+    // One whose end never arrived: its last call long ago.
+    opened('open-abandoned', [start - DAY + MINUTE, start - DAY + 5 * MINUTE]),
+    // One whose calls carry no time: dated by its start.
+    opened('open-quiet', []),
+  );
+  return { sessions, cutoff: new Date(start + OLD * MINUTE), start };
+}
+
+/** Stats as stored: their document count and terms. */
+async function stats(db: string, ns: string, key: string) {
+  const memory = await openMemory({ db, logLevel: 'silent' });
+  try {
+    const text = await memory.parts.store!.getState(ns, key as typeof stateKey.toolStats);
+    return text ? (JSON.parse(text) as { docs: number; df: [string, number][] }) : null;
+  } finally {
+    await memory.close();
+  }
+}
+
+interface Run {
+  first: RetentionResult;
+  rest: RetentionResult;
+}
+
+/** Ingests the sessions, learns from them, then forgets the old ones, then the rest; checks each step. */
+async function retain(db: string, traces: () => Promise<string[]>, now: number): Promise<Run> {
+  const { sessions, cutoff } = manySessions(now);
+  const memory = await openMemory({ db, logLevel: 'silent', config: { synthesis: { cooldownMs: 0 } } });
+  try {
+    const store = memory.parts.store!;
+    const ns = memory.namespace;
+    await memory.ingest(sessions);
+    const pass = await memory.synthesize();
+    expect(pass.created.length).toBeGreaterThanOrEqual(3);
+    const skills = await memory.skills.list({ includeSuperseded: true });
+    const parents = new Map(skills.map((s) => [s.name, s.sourceSessions]));
+    expect(await traces()).toEqual([SECRET_GOAL_WORD, SECRET_RESULT].sort());
+    const counted = (await stats(db, ns, stateKey.toolStats))!.docs;
+    expect(counted).toBeGreaterThanOrEqual(1_300);
+
+    const dry = await memory.sessions.forgetBefore(cutoff, { dryRun: true });
+    const first = await memory.sessions.forgetBefore(cutoff, { actor: 'retention-test' });
+    // The two open sessions inactive since before the cutoff, then the old ones, oldest first; the running one kept.
+    const old = sessions.slice(0, OLD).map((s) => s.id);
+    expect(first.forgotten.map((f) => f.id)).toEqual(['open-quiet', 'open-abandoned', ...old]);
+    expect(dry.forgotten.map((f) => f.id)).toEqual(first.forgotten.map((f) => f.id));
+    expect(first.forgotten[0]!.at).toBe(sessions.find((s) => s.id === 'open-quiet')!.startedAt);
+    expect(first.forgotten[1]!.at).toBe(sessions.find((s) => s.id === 'open-abandoned')!.calls[1]!.at);
+    expect(first.undated).toEqual([]);
+    const byId = new Map(sessions.map((s) => [s.id, s]));
+    for (const f of first.forgotten) expect(f.calls).toBe(byId.get(f.id)!.calls.length);
+    expect(await memory.sessions.count()).toBe(sessions.length - OLD - 2);
+    const left = new Set((await memory.sessions.list({ limit: 1_000 })).map((s) => s.id));
+    expect(left.has('open-running')).toBe(true);
+    expect(old.some((id) => left.has(id))).toBe(false);
+
+    // Each session forgotten as a single forget takes it: the skills it taught, each of them marked.
+    for (const [name, was] of parents) {
+      const gone = was.filter((id) => !left.has(id));
+      const ex = (await memory.skills.explain(name))!;
+      expect(ex.parents.forgotten, name).toBe(gone.length);
+      expect((await memory.skills.get(name))!.sourceSessions.sort(), name).toEqual(
+        was.filter((id) => left.has(id)).sort(),
+      );
+      for (const id of gone) expect(first.forgotten.find((f) => f.id === id)!.skills, id).toContain(name);
+    }
+    const links = first.forgotten.reduce((n, f) => n + f.skills.length, 0);
+    expect(links).toBeGreaterThan(0);
+    const events = await store.events(ns, { limit: 100_000 });
+    expect(events.filter((e) => e.type === 'skill.parent_forgotten')).toHaveLength(links);
+    const audit = (await store.audit(ns, { limit: 100_000 })).filter((a) => a.action === 'session.forget');
+    expect(audit.map((a) => a.subjectId).sort()).toEqual(first.forgotten.map((f) => f.ref).sort());
+    expect(audit.every((a) => a.actor === 'retention-test')).toBe(true);
+    expect(await traces()).toEqual([]);
+    // The statistics no longer count them.
+    expect((await stats(db, ns, stateKey.toolStats))!.docs).toBeLessThanOrEqual(counted - OLD);
+
+    // The rest, and the running session too once the cutoff passes its last call: nothing of them is counted.
+    const rest = await memory.sessions.forgetBefore(new Date(now + DAY), { actor: 'retention-test' });
+    expect(rest.forgotten).toHaveLength(sessions.length - OLD - 2);
+    expect(await memory.sessions.count()).toBe(0);
+    for (const key of [stateKey.toolStats, stateKey.goalStats])
+      expect(await stats(db, ns, key), key).toEqual({ docs: 0, df: [] });
+    for (const name of parents.keys())
+      expect((await memory.skills.explain(name))!.parents.forgotten, name).toBe(parents.get(name)!.length);
+    return { first, rest };
+  } finally {
+    await memory.close();
+  }
+}
+
+describe('retention of many sessions at once', () => {
+  it('forgets each as a single forget does, on SQLite and on PostgreSQL alike', async () => {
+    const now = Date.now();
+    const file = join(tmp, 'many.db');
+    const url = await server.createDatabase();
+    const lite = await retain(file, async () => tracesInFile(file, [SECRET_GOAL_WORD, SECRET_RESULT]).sort(), now);
+    const pg = await retain(url, () => tracesInDatabase(url, [SECRET_GOAL_WORD, SECRET_RESULT]), now);
+    const shape = (r: RetentionResult) =>
+      r.forgotten.map(({ id, at, ref, calls, skills }) => ({ id, at, ref, calls, skills }));
+    expect(shape(pg.first)).toEqual(shape(lite.first));
+    expect(shape(pg.rest)).toEqual(shape(lite.rest));
+  }, 300_000);
+});
