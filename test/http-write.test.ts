@@ -389,6 +389,105 @@ describe('REST write API', () => {
     expect(tracesInFile(db, [skill.skillMd])).toEqual([]);
   });
 
+  it('retention: POST /api/sessions/forget answers as sessions forget --older-than --json, a dry run first; bad bodies refused', async () => {
+    // A memory of its own: two sessions that ended long ago (the first holds the secret), one two days ago, one
+    // still open whose agent called a tool an hour ago, one still open whose last call was a hundred days ago.
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-http-retention-'));
+    const file = join(dir, 'm.db');
+    const own = await openMemory({ db: file, logLevel: 'silent' });
+    const ownServer = await serveApi(own, { port: 0, webRoot: null });
+    const call = async (body: unknown, opts: { csrf?: boolean } = {}) => {
+      const res = await fetch(`${ownServer.url}/api/sessions/forget`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(opts.csrf === false ? {} : { 'X-Skillsmith-CSRF': '1' }) },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      return { status: res.status, data: (await res.json()) as any };
+    };
+    try {
+      const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+      const [a, b, c, d] = forgetSessions('rf');
+      const stale = { ...forgetSessions('rs')[1]!, id: 'rf-stale' };
+      await own.ingest([
+        { ...a!, startedAt: ago(201), endedAt: ago(200) },
+        { ...b!, startedAt: ago(121), endedAt: ago(120) },
+        { ...c!, startedAt: ago(3), endedAt: ago(2) },
+        { ...d!, startedAt: ago(200), endedAt: null, calls: d!.calls.map((x) => ({ ...x, at: ago(1 / 24) })) },
+        { ...stale, startedAt: ago(150), endedAt: null, calls: stale.calls.map((x) => ({ ...x, at: ago(100) })) },
+      ]);
+      await own.synthesize();
+      const skills = await own.skills.list();
+      const taught = (id: string) => skills.filter((s) => s.sourceSessions.includes(id)).map((s) => s.name);
+      const ids = async () => (await own.sessions.list()).map((s) => s.id).sort();
+      const all = await ids();
+
+      // Refused, each saying why, and nothing forgotten.
+      for (const [body, why] of [
+        [{}, /^invalid body: give olderThan \(an age: 36h, 90d, 12w\) or before \(a date/],
+        [{ olderThan: '90d', before: '2026-01-01' }, /^invalid body: give olderThan or before, not both$/],
+        [{ olderThan: '90' }, /^invalid body: olderThan: "90" is no age: write a number of hours, days or weeks/],
+        [{ before: 'next week' }, /^invalid body: before: "next week" is no date/],
+        [{ olderThan: 90 }, /^invalid body: olderThan: /],
+        [{ olderThan: '90d', dryrun: true }, /unknown field "dryrun" \(did you mean "dryRun"\?\)/],
+        ['not json', /must be JSON/],
+      ] as const) {
+        const r = await call(body);
+        expect(r.status, JSON.stringify(body)).toBe(400);
+        expect(r.data.error).toMatch(why);
+      }
+      expect((await call({ olderThan: '90d' }, { csrf: false })).status).toBe(403);
+      expect(await ids()).toEqual(all);
+
+      // A dry run lists them (oldest first, the open one by its last call) and forgets nothing: as the CLI says it.
+      const dry = await call({ olderThan: '90d', dryRun: true });
+      expect(dry.status).toBe(200);
+      expect(dry.data).toMatchObject({ dryRun: true, undated: [] });
+      expect(dry.data.forgotten).toEqual([
+        { id: 'rf-0', at: expect.any(String), ref: null, calls: null, skills: [] },
+        { id: 'rf-1', at: expect.any(String), ref: null, calls: null, skills: [] },
+        { id: 'rf-stale', at: expect.any(String), ref: null, calls: null, skills: [] },
+      ]);
+      expect(Date.parse(dry.data.forgotten[2].at)).toBeGreaterThan(Date.now() - 101 * 86_400_000);
+      expect(await ids()).toEqual(all);
+      const cli = runBuiltCli(['sessions', 'forget', '--older-than', '90d', '--dry-run', '--json', '--db', file], {
+        cwd: dir,
+      });
+      expect(cli.code, cli.stderr).toBe(0);
+      const { before: _cliBefore, ...cliRest } = JSON.parse(cli.stdout);
+      const { before: _before, ...httpRest } = dry.data;
+      expect(httpRest).toEqual(cliRest);
+
+      // Forgotten, each as DELETE /api/sessions/{id} forgets one; the running session and the recent one kept.
+      const done = await call({ olderThan: '90d' });
+      expect(done.status).toBe(200);
+      expect(done.data.dryRun).toBe(false);
+      expect(Date.parse(done.data.before)).toBeLessThan(Date.now() - 89 * 86_400_000);
+      expect(done.data.forgotten).toEqual(
+        ['rf-0', 'rf-1', 'rf-stale'].map((id) => ({
+          id,
+          at: expect.any(String),
+          ref: expect.stringMatching(/^ses-[0-9a-f]{16}$/),
+          calls: 3,
+          skills: taught(id),
+        })),
+      );
+      expect(taught('rf-0').length).toBeGreaterThan(0);
+      expect(await ids()).toEqual(['rf-2', 'rf-3']);
+      expect(tracesInFile(file, [SECRET_GOAL_WORD, SECRET_RESULT])).toEqual([]);
+      // A date: the one that ended two days ago goes; the running one, last active an hour ago, stays.
+      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      const later = await call({ before: new Date(Date.now() - 86_400_000).toISOString() });
+      expect(later.data.forgotten.map((f: { id: string }) => f.id)).toEqual(['rf-2']);
+      expect((await call({ before: tomorrow, dryRun: true })).data.forgotten.map((f: { id: string }) => f.id)).toEqual([
+        'rf-3',
+      ]);
+    } finally {
+      await ownServer.close();
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('describes the write and forget routes in the OpenAPI document', async () => {
     const doc = (await api('GET', '/api/openapi.json')).data;
     expect(Object.keys(doc.paths['/api/sessions'])).toEqual(expect.arrayContaining(['get', 'post']));
@@ -398,6 +497,7 @@ describe('REST write API', () => {
       ['/api/sessions/{id}/end', 'post'],
       ['/api/sessions/{id}/outcome', 'post'],
       ['/api/sessions/{id}', 'delete'],
+      ['/api/sessions/forget', 'post'],
       ['/api/skills/{name}', 'delete'],
       ['/api/skills/{name}/promote', 'post'],
       ['/api/ingest', 'post'],
@@ -410,6 +510,14 @@ describe('REST write API', () => {
       'tool',
     ]);
     expect(doc.components.schemas.RecordedCall.required).toEqual(['sessionId', 'position', 'recorded']);
+    const retention = doc.paths['/api/sessions/forget'].post;
+    expect(Object.keys(retention.requestBody.content['application/json'].schema.properties)).toEqual([
+      'olderThan',
+      'before',
+      'dryRun',
+    ]);
+    expect(retention.responses[200].content['application/json'].schema.$ref).toBe('#/components/schemas/Retention');
+    expect(doc.components.schemas.Retention.required).toEqual(['before', 'dryRun', 'forgotten', 'undated']);
   });
 });
 

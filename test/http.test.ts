@@ -263,6 +263,7 @@ describe('meta', () => {
         '/api/openapi.json',
         '/api/recall',
         '/api/sessions',
+        '/api/sessions/forget',
         '/api/sessions/{id}',
         '/api/sessions/{id}/calls',
         '/api/sessions/{id}/end',

@@ -12,6 +12,7 @@ import type { Memory } from '../src/app/memory.js';
 import { serveApi, type RunningServer } from '../src/surfaces/http/server.js';
 import { ROOT, SAMPLE } from './support/surfaces.js';
 import { OTHER_CODING, scriptedSession, UPGRADES } from './support/coding-tasks.js';
+import { forgetSessions } from './support/forget-fixture.js';
 
 const PYTHON = process.env.PYTHON ?? 'python3';
 
@@ -212,6 +213,55 @@ describe('Python client against the real server', () => {
       expect(out.export_one_text).toMatch(/^---\nname: py-renamed-skill\n/);
       expect(out.export_external).toEqual([...out.export_names, 'null-check-auth-validator/SKILL.md'].sort());
       expect(out.export_unknown.slice(0, 2)).toEqual([404, 'no skill named "nope"']);
+    } finally {
+      await ownServer.close();
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('forgets sessions older than an age or a date (retention), a dry run first; what the server cannot read is a SkillsmithError', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-py-retention-'));
+    const own = await openMemory({ db: join(dir, 'm.db'), logLevel: 'silent', auditFile: null });
+    const ownServer = await serveApi(own, { port: 0, webRoot: null });
+    try {
+      const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+      const [a, b, c, d] = forgetSessions('ret');
+      await own.ingest([
+        { ...a!, startedAt: ago(201), endedAt: ago(200) },
+        { ...b!, startedAt: ago(121), endedAt: ago(120) },
+        { ...c!, startedAt: ago(3), endedAt: ago(2) },
+        { ...d!, startedAt: ago(200), endedAt: null, calls: d!.calls.map((x) => ({ ...x, at: ago(1 / 24) })) },
+      ]);
+      await own.synthesize();
+      const taught = (await own.skills.list()).filter((s) => s.sourceSessions.includes('ret-0')).map((s) => s.name);
+      expect(taught.length).toBeGreaterThan(0);
+      const yesterday = ago(1);
+      const run = await runPython(
+        [join(ROOT, 'test', 'fixtures', 'python-client-retention.py'), ownServer.url, yesterday],
+        {
+          PYTHONPATH: join(ROOT, 'clients', 'python'),
+        },
+      );
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const out = JSON.parse(run.stdout);
+      expect(out.neither).toEqual([400, expect.stringMatching(/^invalid body: give olderThan .* or before/)]);
+      expect(out.both).toEqual([400, 'invalid body: give olderThan or before, not both']);
+      expect(out.bad_age).toEqual([400, expect.stringMatching(/^invalid body: olderThan: "90" is no age/)]);
+      expect(out.dry).toMatchObject({ dryRun: true, undated: [] });
+      expect(out.dry.forgotten.map((f: { id: string }) => f.id)).toEqual(['ret-0', 'ret-1']);
+      expect(out.after_dry).toEqual(['ret-0', 'ret-1', 'ret-2', 'ret-3']);
+      expect(out.done.dryRun).toBe(false);
+      expect(out.done.forgotten).toEqual([
+        { id: 'ret-0', at: out.dry.forgotten[0].at, ref: expect.stringMatching(/^ses-/), calls: 3, skills: taught },
+        expect.objectContaining({ id: 'ret-1', at: out.dry.forgotten[1].at, calls: 3 }),
+      ]);
+      expect(out.after).toEqual(['ret-2', 'ret-3']);
+      // Still open, its last call an hour ago: kept by a cutoff a day ago.
+      expect(out.by_date.forgotten.map((f: { id: string }) => f.id)).toEqual(['ret-2']);
+      expect(out.by_date.before).toBe(yesterday);
+      expect(out.left).toEqual(['ret-3']);
     } finally {
       await ownServer.close();
       await own.close();

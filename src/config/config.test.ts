@@ -99,6 +99,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ disabled: true }, { SKILLSMITH_DISABLED: 'false' } as NodeJS.ProcessEnv).disabled).toBe(false);
   });
 
+  it('SKILLSMITH_RETENTION_DAYS sets capture.retentionDays, over the file, and is checked as the key is', () => {
+    const env = (days: string) => ({ SKILLSMITH_RETENTION_DAYS: days }) as NodeJS.ProcessEnv;
+    expect(loadConfig({}, env('90')).capture.retentionDays).toBe(90);
+    expect(loadConfig({ capture: { retentionDays: 30, resultChars: 500 } }, env(' 7 ')).capture).toMatchObject({
+      retentionDays: 7,
+      resultChars: 500,
+    });
+    expect(loadConfig({ capture: { retentionDays: 30 } }, env('')).capture.retentionDays).toBe(30);
+    expect(loadConfig({}, {} as NodeJS.ProcessEnv).capture.retentionDays).toBeUndefined();
+    expect(thrown(() => loadConfig({}, env('0'))).message).toMatch(
+      /capture\.retentionDays: .* \(from environment variable SKILLSMITH_RETENTION_DAYS\)/,
+    );
+    expect(thrown(() => loadConfig({}, env('1.5'))).message).toMatch(/SKILLSMITH_RETENTION_DAYS/);
+    expect(thrown(() => loadConfig({}, env('90d'))).message).toBe(
+      'environment variable SKILLSMITH_RETENTION_DAYS="90d" is not a number',
+    );
+  });
+
   it('a bad variable is named in the error', () => {
     const e = thrown(() => loadConfig({}, { SKILLSMITH_EMBEDDER_PROVIDER: 'word2vec' } as NodeJS.ProcessEnv));
     expect(e.message).toMatch(/embedder\.provider: .* \(from environment variable SKILLSMITH_EMBEDDER_PROVIDER\)/);

@@ -210,8 +210,9 @@ export const configSchema = z
         /** Outcome judge for sessions without an outcome: rule (default), llm, off. */
         judge: judgeConfigSchema.prefault({}),
         /**
-         * Retention: after each pass, sessions that ended (else started) more than this many days ago are
-         * forgotten, as `sessions forget` forgets them (skills learned from them stay). Unset: kept for good.
+         * Retention: after each pass, sessions that ended more than this many days ago (one still open: last active,
+         * by its last call else its start) are forgotten, as `sessions forget` forgets them (skills learned from them
+         * stay). Unset: kept for good. Also SKILLSMITH_RETENTION_DAYS.
          */
         retentionDays: z.number().int().min(1).max(36500).optional(),
       })

@@ -39,6 +39,7 @@ export const CONFIG_ENV: ReadonlyArray<{ name: string; key: string; kind: EnvKin
   { name: 'SKILLSMITH_EMBEDDER_MODEL_PATH', key: 'embedder.modelPath', kind: 'string' },
   { name: 'SKILLSMITH_EMBEDDER_TIMEOUT_MS', key: 'embedder.timeoutMs', kind: 'number' },
   { name: 'SKILLSMITH_EMBEDDER_DIMENSIONS', key: 'embedder.dimensions', kind: 'number' },
+  { name: 'SKILLSMITH_RETENTION_DAYS', key: 'capture.retentionDays', kind: 'number' },
 ];
 
 /** The settings the environment sets, and which variable set each key (for error messages). */

@@ -76,6 +76,7 @@ ROUTES: Tuple[Tuple[str, str, str], ...] = (
     ("POST", "/api/ingest", "ingest"),
     ("GET", "/api/sessions", "sessions"),
     ("POST", "/api/sessions", "start_session"),
+    ("POST", "/api/sessions/forget", "forget_sessions"),
     ("GET", "/api/sessions/{id}", "get_session"),
     ("DELETE", "/api/sessions/{id}", "forget_session"),
     ("POST", "/api/sessions/{id}/calls", "record_call"),
@@ -328,6 +329,17 @@ class Client:
         """Deletes a session's goal, calls and results; skills learned from it keep a forgotten-parent marker."""
         path = f"/api/sessions/{_q(session_id)}"
         return _field(self._request("DELETE", path), "forgotten", self.base_url + path)["forgotten"]
+
+    def forget_sessions(self, older_than: Optional[str] = None, *, before: Optional[str] = None,
+                        dry_run: bool = False) -> Dict[str, Any]:
+        """Retention: forgets, as `forget_session` does, every session that ended more than `older_than` ago ("90d",
+        "12w", "36h") or before `before` (a date, "2026-09-01", or an ISO time); give one of them. A session still
+        open counts from its last call, else its start. `dry_run`: list them, forget nothing. Returns `{"before",
+        "dryRun", "forgotten": [{"id", "at", "ref", "calls", "skills"}], "undated": [ids kept: no readable date]}`."""
+        body: Dict[str, Any] = _drop_none({"olderThan": older_than, "before": before})
+        if dry_run:
+            body["dryRun"] = True
+        return self._request("POST", "/api/sessions/forget", body)
 
     def forget_skill(self, name: str) -> Dict[str, Any]:
         """Deletes a skill with its versions, lineage and track record; it is never recalled again."""

@@ -476,6 +476,32 @@ export function openApiDocument(version: string) {
           },
         },
       },
+      '/api/sessions/forget': {
+        post: {
+          summary:
+            'Retention: forget every session that ended before a cutoff (one still open: whose last call, else start, was before it), ' +
+            'as DELETE /api/sessions/{id} forgets one; answered as `skillsmith sessions forget --older-than AGE --json` prints it. ' +
+            'Sessions whose stored time reads as no date are kept and listed in `undated`. Give olderThan or before, not both',
+          parameters: [csrf],
+          requestBody: body({
+            type: 'object',
+            properties: {
+              olderThan: {
+                type: 'string',
+                description: 'an age: hours, days or weeks (36h, 90d, 12w)',
+                examples: ['90d'],
+              },
+              before: { type: 'string', description: 'a date (midnight UTC) or an ISO time', examples: ['2026-09-01'] },
+              dryRun: { type: 'boolean', default: false, description: 'list them, forget nothing' },
+            },
+          }),
+          responses: {
+            200: json(ref('Retention')),
+            ...rejected,
+            409: error('A synthesis pass is running on the namespace'),
+          },
+        },
+      },
       '/api/sessions/{id}/calls': {
         post: {
           summary:
@@ -742,6 +768,41 @@ export function openApiDocument(version: string) {
               },
             },
           ],
+        },
+        Retention: {
+          type: 'object',
+          required: ['before', 'dryRun', 'forgotten', 'undated'],
+          properties: {
+            before: { type: 'string', description: 'the cutoff, an ISO time' },
+            dryRun: { type: 'boolean' },
+            forgotten: {
+              type: 'array',
+              description: 'oldest first',
+              items: {
+                type: 'object',
+                required: ['id', 'at', 'ref', 'calls', 'skills'],
+                properties: {
+                  id: { type: 'string' },
+                  at: {
+                    type: 'string',
+                    description: 'the time it was judged by: when it ended; still open, its last call, else its start',
+                  },
+                  ref: { type: ['string', 'null'], description: 'its opaque reference (null on a dry run)' },
+                  calls: { type: ['integer', 'null'], description: 'null on a dry run' },
+                  skills: {
+                    type: 'array',
+                    items: { type: 'string' },
+                    description: 'skills learned from it, each keeping a forgotten-parent marker (empty on a dry run)',
+                  },
+                },
+              },
+            },
+            undated: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'sessions kept because their stored time reads as no date',
+            },
+          },
         },
         Event: {
           type: 'object',

@@ -38,7 +38,7 @@ const SUBCOMMANDS = [
                               (2026-09-01, or an ISO time); one still open counts from its last call, else
                               its start; sessions whose time reads as no date are kept and counted;
                               --dry-run lists them and forgets nothing (capture.retentionDays does this
-                              after every pass)`,
+                              after every pass; REST: POST /api/sessions/forget)`,
   },
   {
     name: 'alike',

@@ -5,6 +5,7 @@ import { forRequest, HttpError, readJson, readQuery } from '../request.js';
 import { BackendConfigError } from '../../../errors/backend-config-error.js';
 import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
 import { INGEST_FORMATS, type IngestFormat } from '../../../capture/types.js';
+import { retentionCutoff } from '../../../domain/retention.js';
 
 const page = z.object({
   limit: z.coerce.number().int().min(1).max(SESSION_PAGE.max).default(SESSION_PAGE.size),
@@ -36,6 +37,12 @@ const callBody = z
     message: 'true, but "error" is set: a call that failed has ok false (or no ok: an error makes it false)',
   });
 const endBody = z.strictObject({ outcome, reward: z.number().min(0).max(1).nullable().optional() });
+/** Retention, as `sessions forget --older-than AGE | --before DATE [--dry-run]`: one of the two, and a dry run or not. */
+const forgetOlderBody = z.strictObject({
+  olderThan: z.string().optional(),
+  before: z.string().optional(),
+  dryRun: z.boolean().optional(),
+});
 const ingestQuery = z.object({
   format: z.enum(INGEST_FORMATS as [IngestFormat, ...IngestFormat[]]).default('auto'),
   judge: z.enum(['rule', 'llm', 'off']).optional(),
@@ -46,7 +53,7 @@ const ingestQuery = z.object({
 /**
  * Stored sessions, newest first, and one session with each of its tool calls; and the write path for agents
  * in any language: start a session, record its calls by position, end it (or report the outcome later),
- * forget it.
+ * forget it; and retention, forgetting every session older than an age or a date.
  */
 export function sessionRoutes(memory: Memory): Hono {
   const app = new Hono();
@@ -113,6 +120,20 @@ export function sessionRoutes(memory: Memory): Hono {
   };
   app.post('/sessions/:id/end', end);
   app.post('/sessions/:id/outcome', end);
+
+  // Retention: every session that ended (or, still open, was last active) before a cutoff, answered as
+  // `sessions forget --older-than AGE --json` prints it. An operator's action: the MCP server has no such tool.
+  app.post('/sessions/forget', async (c) => {
+    const body = await readJson(c, forgetOlderBody);
+    const before = retentionCutoff(body, Date.now(), { olderThan: 'olderThan', before: 'before' });
+    if (before === null)
+      throw new HttpError(
+        400,
+        'invalid body: give olderThan (an age: 36h, 90d, 12w) or before (a date: 2026-09-01, or an ISO time)',
+      );
+    if (typeof before === 'string') throw new HttpError(400, `invalid body: ${before}`);
+    return c.json(await sessions().sessions.forgetBefore(before, { actor: 'http', dryRun: body.dryRun ?? false }));
+  });
 
   app.delete('/sessions/:id', async (c) => {
     const gone = await memory.sessions.forget(c.req.param('id'), { actor: 'http' });
