@@ -179,7 +179,7 @@ export function retentionLines(report: SynthesisReport): string[] {
   if (!report.retention) return [];
   const { before, sessions, undated } = report.retention;
   return [
-    `  retention (capture.retentionDays): ${sessions} session${sessions === 1 ? '' : 's'} that ended before ${before} forgotten${undated ? `; ${undated} kept, their stored time reads as no date` : ''}`,
+    `  retention (capture.retentionDays): ${sessions} session${sessions === 1 ? '' : 's'} that ended (or, still open, were last active) before ${before} forgotten${undated ? `; ${undated} kept, their stored time reads as no date` : ''}`,
   ];
 }
 
