@@ -40,6 +40,12 @@ export interface Explanation {
     revoked: number;
   };
   /**
+   * Only when there are some: sessions of the skill's cluster (its kind of request) that are still open (not ended,
+   * no outcome yet: domain/open-session.ts). No pass counts them for or against it until they end; then the next
+   * pass distils the cluster again with them.
+   */
+  openSessions?: number;
+  /**
    * Oldest first; `sameProcedure`: a version whose procedure reads as the version before it (restamped): a learned
    * skill's patch version (a newer release of its distiller wrote the same text), a rename, or a person's edit (or
    * revert) that changed only wording.
@@ -156,6 +162,9 @@ export async function explainSkill(
     chain.push(next);
   }
 
+  const open = skill.clusterId
+    ? (await store.openSessionIds(namespace, await store.clusterMembers(namespace, skill.clusterId))).size
+    : 0;
   const renamedTools = skill.supersededBy ? await renamedBy(store, namespace, skill) : null;
   const history = await store.feedbackHistory(skill.id);
   const trials = history.filter((f) => f.replacedBy === null);
@@ -197,6 +206,7 @@ export async function explainSkill(
       forgotten: episodic.length - sessionIds.length,
       revoked: revokedParents(audit),
     },
+    ...(open ? { openSessions: open } : {}),
     versions: (await store.skillVersions(skill.id)).map((v, i, all) => ({
       version: v.version,
       reason: v.reason,

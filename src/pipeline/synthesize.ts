@@ -15,6 +15,7 @@ import { embedGoals } from './stages/embed.js';
 import { findLookAlikes, learnedSessions, type LookAlike, PASS_LOOK_ALIKES } from './stages/look-alike.js';
 import { reembed } from './reembed.js';
 import { editOf } from '../domain/learned-by.js';
+import { stillOpen } from '../domain/open-session.js';
 import type { RenamedTool } from '../domain/tool-rename.js';
 import { succeedRenamedTools } from './stages/tool-rename.js';
 import { reviseRevokedSources } from './stages/revoke.js';
@@ -43,6 +44,12 @@ export interface SynthesisReport {
   revised?: { id: string; name: string; version: string; revoked: number; status: string; retired?: string }[];
   /** Present only when `llm.fallback` stood in for an unavailable model during this pass. */
   fallback?: DistillerFallback;
+  /**
+   * Present only when there were some: sessions of the clusters this pass distilled that are still open (not ended,
+   * no outcome: domain/open-session.ts), and how many clusters held them. Left out of their cluster's counts until
+   * they end; their end marks the cluster dirty, and the next pass distils it again with them.
+   */
+  open?: { sessions: number; clusters: number };
   /** Extra figures about the pass (not part of the stable shape's required keys). */
   stats: {
     newSessions: number;
@@ -208,8 +215,15 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     const memberIds = opts.dryRun
       ? [...(await store.clusterMembers(ns, c.id)), ...c.newMembers]
       : await store.clusterMembers(ns, c.id);
-    // Members come oldest first: the newest `maxClusterSessions` of them are read.
-    const sessions = await store.getSessions(ns, [...new Set(memberIds)].slice(-config.synthesis.maxClusterSessions));
+    // Members come oldest first: the newest `maxClusterSessions` of them are read. One still open (the agent may be
+    // running, or its end never arrived) counts for nothing yet: its end makes the cluster dirty again.
+    const read = await store.getSessions(ns, [...new Set(memberIds)].slice(-config.synthesis.maxClusterSessions));
+    const sessions = read.filter((s) => !stillOpen(s));
+    if (sessions.length < read.length) {
+      report.open ??= { sessions: 0, clusters: 0 };
+      report.open.sessions += read.length - sessions.length;
+      report.open.clusters++;
+    }
     distilled++;
     examined.add(c.id);
     const out = await distilGroup(deps, {

@@ -2,6 +2,7 @@
 // Only the Store interface is used here, so a back end cannot pass by exposing its tables.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Session, Skill, ToolCall } from '../domain/types.js';
+import { stillOpen } from '../domain/open-session.js';
 import { stateKey } from './state-key.js';
 import { FORGOTTEN_PARENT, type ClusterRecord, type FeedbackRecord, type Store } from './store.js';
 
@@ -706,6 +707,32 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.countSessions('default')).toBe(5);
           expect(await store.existingSessionIds('default', ['s1', 'x', 'nope', 's4'])).toEqual(new Set(['s1', 's4']));
           expect(await store.existingSessionIds('default', [])).toEqual(new Set());
+        });
+
+        it('openSessionIds: of the sessions asked for, those not ended with no outcome reported or judged', async () => {
+          const open = { outcome: 'unknown' as const, reward: null, endedAt: null };
+          await store.insertSessions([
+            { ...session('default', 'ended', 'g'), ...open, endedAt: '2025-01-01T00:02:00.000Z' },
+            // An imported log without the time of its end, whose outcome it reported or the judge gave: ended.
+            { ...session('default', 'reported', 'g'), endedAt: null },
+            { ...session('default', 'judged', 'g'), endedAt: null, outcomeSource: 'judged' },
+            { ...session('default', 'unjudged', 'g'), ...open, outcomeSource: 'judged' },
+            { ...session('default', 'imported-open', 'g'), ...open },
+            { ...session('other', 'elsewhere', 'g'), ...open },
+          ]);
+          const { calls: _c, ...live } = { ...session('default', 'live', 'g'), ...open };
+          await store.beginSession(live);
+          const { calls: _d, ...later } = { ...session('default', 'ends', 'g'), ...open };
+          await store.beginSession(later);
+          const ids = ['ended', 'reported', 'judged', 'unjudged', 'imported-open', 'live', 'ends', 'elsewhere', 'nope'];
+          expect(await store.openSessionIds('default', ids)).toEqual(new Set(['imported-open', 'live', 'ends']));
+          // Its end, with whatever outcome (unknown included), closes it.
+          await store.endSession('default', 'ends', 'unknown', null, '2025-01-01T00:03:00.000Z');
+          expect(await store.openSessionIds('default', ids)).toEqual(new Set(['imported-open', 'live']));
+          expect(await store.openSessionIds('default', [])).toEqual(new Set());
+          // The store's answer is the pass's: domain/open-session.ts.
+          const read = await store.getSessions('default', ids);
+          expect(new Set(read.filter(stillOpen).map((s) => s.id))).toEqual(new Set(['imported-open', 'live']));
         });
 
         it('reads session outlines: goal, outcome, and each call’s tool and ok in position order, nothing else', async () => {

@@ -79,6 +79,8 @@ export interface SessionStore {
   listSessions(namespace: string, opts?: { limit?: number; offset?: number }): Promise<Session[]>;
   countSessions(namespace: string): Promise<number>;
   existingSessionIds(namespace: string, ids: string[]): Promise<Set<string>>;
+  /** Of these sessions, the ones still open (not ended, no outcome reported or judged: domain/open-session.ts). */
+  openSessionIds(namespace: string, ids: string[]): Promise<Set<string>>;
 
   addFact(fact: Fact): Promise<void>;
   listFacts(namespace: string): Promise<Fact[]>;

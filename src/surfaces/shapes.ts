@@ -2,6 +2,7 @@
 import { branchesOf } from '../domain/branches.js';
 import { sameProcedureVersion } from '../domain/reconcile.js';
 import { renamedText } from '../domain/standing.js';
+import { stillOpen } from '../domain/open-session.js';
 import type { OutcomeSource, Session, Skill } from '../domain/types.js';
 import type { NearestSkill, RecalledSkill } from '../pipeline/recall.js';
 import type { SynthesisReport } from '../pipeline/synthesize.js';
@@ -91,7 +92,7 @@ export function sessionSummary(s: Session) {
 /** Where a session's outcome came from, as `sessionSummary` says it (null: open, and no outcome given yet). */
 export function outcomeSourceOf(s: Pick<Session, 'outcome' | 'outcomeSource' | 'endedAt'>): OutcomeSource | null {
   if (s.outcomeSource === 'judged') return 'judged';
-  return !s.endedAt && s.outcome === 'unknown' ? null : 'reported';
+  return stillOpen(s) ? null : 'reported';
 }
 
 /**
@@ -119,6 +120,7 @@ export function stableReport(r: SynthesisReport) {
     ...(r.fallback ? { fallback: r.fallback } : {}),
     ...(r.retention ? { retention: r.retention } : {}),
     ...(r.revised ? { revised: r.revised } : {}),
+    ...(r.open ? { open: r.open } : {}),
     stats: r.stats,
   };
 }
@@ -152,7 +154,7 @@ export async function synthesisLines(report: SynthesisReport, memory: Memory): P
     // A renamed tool is what made them one: said, so the person knows why the old one went.
     lines.push(line(`  superseded ${verb} ${was} by ${s.name} ${s.version}${renamedText(s.renamed)}`));
   }
-  lines.push(...keptEditLines(report), ...revisedLines(report), ...retentionLines(report));
+  lines.push(...keptEditLines(report), ...revisedLines(report), ...openLines(report), ...retentionLines(report));
   // Clusters a pass examined a moment ago wait out their cooldown: one line, saying when to ask again.
   const cooling = report.skipped.filter((s) => s.reason.startsWith('cooldown:'));
   for (const s of report.skipped) if (!cooling.includes(s)) lines.push(`  skipped ${s.cluster}: ${s.reason}`);
@@ -172,6 +174,15 @@ export function revisedLines(report: SynthesisReport): string[] {
     (r) =>
       `  ${r.revoked} session${r.revoked === 1 ? '' : 's'} reported failed after ${r.name} was learned from ${r.revoked === 1 ? 'it' : 'them'} ${verb} its sources${r.retired ? `; retired: ${r.retired.replace(/^.*?: /, '')}` : ''}`,
   );
+}
+
+/** The sessions still open that a pass left out of the clusters it distilled, in a line; none when there were none. */
+export function openLines(report: Pick<SynthesisReport, 'open'>): string[] {
+  if (!report.open) return [];
+  const { sessions, clusters } = report.open;
+  return [
+    `  left out ${sessions} session${sessions === 1 ? '' : 's'} still open (not ended, no outcome yet) in ${clusters} cluster${clusters === 1 ? '' : 's'}: ${sessions === 1 ? 'it counts' : 'they count'} once ${sessions === 1 ? 'it ends' : 'they end'}, when a pass distils ${clusters === 1 ? 'the cluster' : 'those clusters'} again`,
+  ];
 }
 
 /** What retention (`capture.retentionDays`) forgot after a pass, in a line; none when it forgot and kept nothing. */

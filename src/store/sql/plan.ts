@@ -129,6 +129,11 @@ export function sqlPlan(d: Dialect) {
     ),
     sessionsIn: list((inList) => `SELECT * FROM sessions WHERE namespace = ? AND ${inList('id')} ORDER BY seq`),
     sessionIdsIn: list((inList) => `SELECT id FROM sessions WHERE namespace = ? AND ${inList('id')}`),
+    // Still open (domain/open-session.ts): not ended, and no outcome reported or judged.
+    openSessionIdsIn: list(
+      (inList) =>
+        `SELECT id FROM sessions WHERE namespace = ? AND ${inList('id')} AND ended_at IS NULL AND outcome = 'unknown' AND outcome_source <> 'judged'`,
+    ),
     sessionHeadsIn: list(
       (inList) => `SELECT id, goal, started_at, seq FROM sessions WHERE namespace = ? AND ${inList('id')}`,
     ),

@@ -272,6 +272,16 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     });
   }
 
+  async openSessionIds(namespace: string, ids: string[]): Promise<Set<string>> {
+    const self = this;
+    return this.read(function* () {
+      const rows = yield* self.readIn(ids, (chunk) =>
+        q(self.plan.openSessionIdsIn(chunk.length), [namespace, ...self.list(chunk)]),
+      );
+      return new Set(rows.map((r) => r.id as string));
+    });
+  }
+
   /** The sessions of these rows with their calls: one query per namespace and chunk of sessions. */
   private *hydrate(rows: Row[]): Script<Session[]> {
     const byNamespace = new Map<string, string[]>();

@@ -6,7 +6,7 @@ import type { Skill } from '../../../domain/types.js';
 import type { SynthesisReport } from '../../../pipeline/synthesize.js';
 import type { Memory } from '../../../app/memory.js';
 import { MAX_TEXT_CHARS } from '../../../app/recall-only.js';
-import { keptEditLines, retentionLines, revisedLines, skillJson, stableReport } from '../../shapes.js';
+import { keptEditLines, openLines, retentionLines, revisedLines, skillJson, stableReport } from '../../shapes.js';
 import { type Command, MEMORY_FLAGS } from '../command.js';
 import { type CommandFlags, dbPathFromFlags, memoryFlagsText } from '../command-support.js';
 import type { IngestProblem } from '../../../capture/parse-file.js';
@@ -71,7 +71,13 @@ export const command: Command = {
     }
     printIngested(results, problems, notes);
     out(passSummary(report, memory.config.synthesis.minOccurrences));
-    for (const line of [...keptEditLines(report), ...revisedLines(report), ...retentionLines(report)]) out(line);
+    for (const line of [
+      ...keptEditLines(report),
+      ...revisedLines(report),
+      ...openLines(report),
+      ...retentionLines(report),
+    ])
+      out(line);
     for (const line of lookAlikeLines(report, memoryFlagsText(flags))) out(line);
     const alreadyPresent = results.reduce((n, r) => n + r.skipped, 0);
     // Sessions given twice in this run (one file and a copy of it) are not a memory from earlier runs.

@@ -235,6 +235,10 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
         out(
           `  (${ex.parents.revoked} session(s) it was learned from were reported failed afterwards: no longer its parents)`,
         );
+      if (ex.openSessions)
+        out(
+          `  (${ex.openSessions} session(s) of its kind still open, not ended and no outcome yet: no pass counts them until they end)`,
+        );
       out('Versions:');
       for (const v of ex.versions)
         out(

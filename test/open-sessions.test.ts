@@ -1,0 +1,92 @@
+// A session that has not ended (the agent is still working, or its end never arrived) counts for nothing in a
+// synthesis pass until it ends: not as a follower that failed, not in a skill's support. The pass and `skills
+// explain` say how many such sessions they left out. The same on SQLite and PostgreSQL.
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Memory } from '../src/app/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
+import { openLines } from '../src/surfaces/shapes.js';
+import { startPgServer, type PgServer } from './support/pg-server.js';
+import { tempDbPath } from './support/tau.js';
+
+/** One run of the procedure as an OpenAI conversation: the request, the calls with their results, the answer. */
+function conversation(goal: string, city: string) {
+  const calls: [string, Record<string, unknown>, string][] = [
+    ['get_weather', { city }, `{"forecast":"sunny","city":"${city}"}`],
+    ['lookup_contact', { name: 'Bob' }, '{"email":"bob@example.com"}'],
+    ['send_email', { to: 'bob@example.com', subject: `Forecast for ${city}` }, '{"status":"sent","id":"m1"}'],
+  ];
+  const messages: unknown[] = [{ role: 'user', content: goal }];
+  calls.forEach(([name, args, result], i) => {
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `call_${i}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    });
+    messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: result });
+  });
+  messages.push({ role: 'assistant', content: `Done: the forecast for ${city} went to Bob.` });
+  return JSON.stringify({ id: `thread-${city}`, messages });
+}
+
+const DONE = [
+  ['Check the weather in Paris and email the forecast to Bob', 'Paris'],
+  ["Get tomorrow's weather for Berlin and send it to Bob by email", 'Berlin'],
+  ['Look up the weather forecast in Tokyo and mail it to Bob', 'Tokyo'],
+] as const;
+
+async function openSessionsLeftOut(memory: Memory) {
+  for (const [goal, city] of DONE) await memory.ingestText(conversation(goal, city));
+  // A session recorded live whose agent has not ended it yet.
+  const live = await memory.startSession({ goal: "What's the weather in Rome? Email it to Bob", id: 'live-rome' });
+  await live.call({ tool: 'get_weather', args: { city: 'Rome' }, result: '{"forecast":"rain","city":"Rome"}' });
+  await live.call({ tool: 'lookup_contact', args: { name: 'Bob' }, result: '{"email":"bob@example.com"}' });
+  await live.call({ tool: 'send_email', args: { to: 'bob@example.com' }, result: '{"status":"sent"}' });
+
+  const first = await memory.synthesize();
+  expect(first.created).toHaveLength(1);
+  expect(first.open).toEqual({ sessions: 1, clusters: 1 });
+  expect(openLines(first)).toEqual([
+    '  left out 1 session still open (not ended, no outcome yet) in 1 cluster: it counts once it ends, when a pass distils the cluster again',
+  ]);
+  const [skill] = await memory.skills.list();
+  // Learned from the three that ended; the one still running counts neither for nor against it.
+  expect([skill!.successCount, skill!.attemptCount, skill!.support]).toEqual([3, 3, 3]);
+  expect(skill!.body).toContain('100% of the 3 sessions that followed this procedure succeeded');
+  expect(skill!.body).not.toMatch(/failed session/);
+  expect((await memory.skills.explain(skill!.name))?.openSessions).toBe(1);
+
+  // It ends as a failure: the next pass distils the cluster again, and it counts.
+  await live.end('failure');
+  const second = await memory.synthesize();
+  expect(second.open).toBeUndefined();
+  expect(second.stats).toMatchObject({ newSessions: 0, distilled: 1 });
+  const [after] = await memory.skills.list();
+  expect([after!.successCount, after!.attemptCount]).toEqual([3, 4]);
+  expect((await memory.skills.explain(after!.name))?.openSessions).toBeUndefined();
+}
+
+let pg: PgServer | null = null;
+afterAll(async () => {
+  await pg?.stop();
+});
+
+describe('sessions still open are left out of a pass until they end', () => {
+  it('SQLite', async () => {
+    const memory = await openMemory({ db: tempDbPath('skillsmith-open-'), config: { synthesis: { cooldownMs: 0 } } });
+    try {
+      await openSessionsLeftOut(memory);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('PostgreSQL', async () => {
+    pg = await startPgServer();
+    const memory = await openMemory({ db: await pg.createDatabase(), config: { synthesis: { cooldownMs: 0 } } });
+    try {
+      await openSessionsLeftOut(memory);
+    } finally {
+      await memory.close();
+    }
+  });
+});
