@@ -114,6 +114,35 @@ describe('judgeSessions', () => {
     expect(report).toMatchObject({ judge: 'rule', judged: 3, success: 1, failure: 1, unknown: 1 });
     expect(report.decisions.map((d) => d.sessionId)).toEqual(['ok-answered', 'last-failed', 'no-answer']);
   });
+
+  it('a task its log ends in the middle of is not judged: unknown, open, and no judge is asked', async () => {
+    const sessions = [
+      session('working', 'unknown', [{ ok: true }, { ok: false, error: 'busy, try again' }]),
+      session('stopped', 'unknown', [{ ok: true }, { ok: false, error: 'busy, try again' }]),
+    ];
+    const asked: string[] = [];
+    const judge = {
+      id: 'rule',
+      judge: async (input: JudgeInput) => {
+        asked.push(input.goal);
+        return new RuleJudge().decide(input);
+      },
+    };
+    const report = await judgeSessions(sessions, [null, null], judge, { unfinished: [true, false] });
+    // The one still running would have been a failure on the call it was about to retry.
+    expect(sessions.map((s) => [s.id, s.outcome, s.outcomeSource])).toEqual([
+      ['working', 'unknown', 'reported'],
+      ['stopped', 'failure', 'judged'],
+    ]);
+    expect(asked).toEqual(['goal stopped']);
+    expect(report).toMatchObject({ judged: 2, failure: 1, unknown: 1 });
+    expect(report.decisions[0]).toEqual({
+      sessionId: 'working',
+      outcome: 'unknown',
+      reason:
+        'the task has not ended (the log stops after a call the agent has not answered yet): it is judged once a later copy of the log ends it',
+    });
+  });
 });
 
 describe('LLM judge against a real HTTP server', () => {

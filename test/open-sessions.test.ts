@@ -4,17 +4,22 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Memory } from '../src/app/memory.js';
 import { openMemory } from '../src/app/open-memory.js';
-import { openLines } from '../src/surfaces/shapes.js';
+import { openLines, outcomeSourceOf } from '../src/surfaces/shapes.js';
 import { startPgServer, type PgServer } from './support/pg-server.js';
 import { tempDbPath } from './support/tau.js';
 
-/** One run of the procedure as an OpenAI conversation: the request, the calls with their results, the answer. */
-function conversation(goal: string, city: string) {
+/**
+ * One run of the procedure as an OpenAI conversation. `retried`: the delivery check after the email failed once and
+ * worked the second time; `cut`: that log read while the agent was still working, ending at the failed check.
+ */
+function conversation(goal: string, city: string, how: 'done' | 'retried' | 'cut' = 'done') {
   const calls: [string, Record<string, unknown>, string][] = [
     ['get_weather', { city }, `{"forecast":"sunny","city":"${city}"}`],
     ['lookup_contact', { name: 'Bob' }, '{"email":"bob@example.com"}'],
     ['send_email', { to: 'bob@example.com', subject: `Forecast for ${city}` }, '{"status":"sent","id":"m1"}'],
   ];
+  if (how !== 'done') calls.push(['check_delivery', { id: 'm1' }, '{"error":"status not known yet, try again"}']);
+  if (how === 'retried') calls.push(['check_delivery', { id: 'm1' }, '{"status":"delivered"}']);
   const messages: unknown[] = [{ role: 'user', content: goal }];
   calls.forEach(([name, args, result], i) => {
     messages.push({
@@ -24,7 +29,7 @@ function conversation(goal: string, city: string) {
     });
     messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: result });
   });
-  messages.push({ role: 'assistant', content: `Done: the forecast for ${city} went to Bob.` });
+  if (how !== 'cut') messages.push({ role: 'assistant', content: `Done: the forecast for ${city} went to Bob.` });
   return JSON.stringify({ id: `thread-${city}`, messages });
 }
 
@@ -33,10 +38,18 @@ const DONE = [
   ["Get tomorrow's weather for Berlin and send it to Bob by email", 'Berlin'],
   ['Look up the weather forecast in Tokyo and mail it to Bob', 'Tokyo'],
 ] as const;
+const OSLO = 'Check the weather in Oslo and email the forecast to Bob';
 
 async function openSessionsLeftOut(memory: Memory) {
   for (const [goal, city] of DONE) await memory.ingestText(conversation(goal, city));
-  // A session recorded live whose agent has not ended it yet.
+  // A transcript read while its agent was still working (as `ingest --hook` reads one): its last call failed, and
+  // nothing came after it yet.
+  const cut = await memory.ingestText(conversation(OSLO, 'Oslo', 'cut'), { finished: false });
+  expect(cut).toMatchObject({ inserted: 1, judged: { judged: 1, unknown: 1, failure: 0 } });
+  // Not judged on half a task (the rule judge read its failed last call as a failure, and the pass counted it as a
+  // follower that failed: 75% of 4): it is open, as a session recorded live and not ended yet is.
+  expect(await memory.sessions.get('thread-Oslo')).toMatchObject({ outcome: 'unknown', endedAt: null });
+  expect(outcomeSourceOf((await memory.sessions.get('thread-Oslo'))!)).toBeNull();
   const live = await memory.startSession({ goal: "What's the weather in Rome? Email it to Bob", id: 'live-rome' });
   await live.call({ tool: 'get_weather', args: { city: 'Rome' }, result: '{"forecast":"rain","city":"Rome"}' });
   await live.call({ tool: 'lookup_contact', args: { name: 'Bob' }, result: '{"email":"bob@example.com"}' });
@@ -44,24 +57,29 @@ async function openSessionsLeftOut(memory: Memory) {
 
   const first = await memory.synthesize();
   expect(first.created).toHaveLength(1);
-  expect(first.open).toEqual({ sessions: 1, clusters: 1 });
+  expect(first.open).toEqual({ sessions: 2, clusters: 1 });
   expect(openLines(first)).toEqual([
-    '  left out 1 session still open (not ended, no outcome yet) in 1 cluster: it counts once it ends, when a pass distils the cluster again',
+    '  left out 2 sessions still open (not ended, no outcome yet) in 1 cluster: they count once they end, when a pass distils the cluster again',
   ]);
   const [skill] = await memory.skills.list();
-  // Learned from the three that ended; the one still running counts neither for nor against it.
+  // Learned from the three that ended; the two still running count neither for nor against it.
   expect([skill!.successCount, skill!.attemptCount, skill!.support]).toEqual([3, 3, 3]);
   expect(skill!.body).toContain('100% of the 3 sessions that followed this procedure succeeded');
   expect(skill!.body).not.toMatch(/failed session/);
-  expect((await memory.skills.explain(skill!.name))?.openSessions).toBe(1);
+  expect((await memory.skills.explain(skill!.name))?.openSessions).toBe(2);
 
-  // It ends as a failure: the next pass distils the cluster again, and it counts.
+  // The live one ends as a failure, and the transcript is read again, whole: the retry worked, the agent answered.
   await live.end('failure');
+  expect(await memory.ingestText(conversation(OSLO, 'Oslo', 'retried'))).toMatchObject({
+    grown: 1,
+    judged: { success: 1 },
+  });
   const second = await memory.synthesize();
   expect(second.open).toBeUndefined();
   expect(second.stats).toMatchObject({ newSessions: 0, distilled: 1 });
   const [after] = await memory.skills.list();
-  expect([after!.successCount, after!.attemptCount]).toEqual([3, 4]);
+  // Now they count: the Oslo run succeeded, the Rome one failed.
+  expect([after!.successCount, after!.attemptCount]).toEqual([4, 5]);
   expect((await memory.skills.explain(after!.name))?.openSessions).toBeUndefined();
 }
 

@@ -230,9 +230,13 @@ describe('ingest --hook reads what the transcript gained, and stores what a whol
     for (const cut of cuts) {
       appendFileSync(transcript, bytes.subarray(written, cut));
       written = cut;
-      // The hook, against the same transcript read whole each time (what the hook did before), after every piece.
+      // The hook, against the same transcript read whole each time (what the hook did before), after every piece: a
+      // copy under another name has no mark, so the hook reads it whole, as a transcript its agent is still writing
+      // (a task it ends in the middle of is left unjudged by both, where `ingest FILE` takes the file as whole).
       cli(['ingest', '--hook', '--db', hooked], stop(transcript, sessionId));
-      cli(['ingest', transcript, '--db', byFile]);
+      const whole = join(tmp, `${++counter}-rewound-whole.jsonl`);
+      writeFileSync(whole, readFileSync(transcript));
+      cli(['ingest', '--hook', '--db', byFile], stop(whole, sessionId));
       expect(await storedSessions(hooked)).toEqual(await storedSessions(byFile));
     }
     // The edited prompt's task was stored after the first one under its id: a whole read names the conflict too.

@@ -315,6 +315,12 @@ export class Capture {
     const grown: Session[] = [];
     const answers = new Map(parsed.sessions.map((s, i) => [s, parsed.records[i]?.finalAnswer ?? null]));
     const answerOf = new Map<Session, string | null>();
+    // A transcript read while its agent works (not `finished`): a task it ends in the middle of (a call not answered
+    // yet) has not ended, and is not judged until a copy that ends it comes. A whole log's last task ended there.
+    const unfinished = new Set(
+      opts.finished === false ? parsed.sessions.filter((_, i) => parsed.records[i]?.unfinished) : [],
+    );
+    const unfinishedNow = new Set<Session>();
     const placedId = new Map<Session, string>();
     let conflicts = 0;
     for (const s of unique) {
@@ -322,6 +328,7 @@ export class Capture {
       if (place.kind === 'new' || place.kind === 'grow') {
         (place.kind === 'new' ? fresh : grown).push(place.session);
         answerOf.set(place.session, answers.get(s) ?? null);
+        if (unfinished.has(s)) unfinishedNow.add(place.session);
         placedId.set(s, place.session.id);
       } else if (place.kind === 'present') placedId.set(s, place.id);
       else if (place.kind === 'conflict') {
@@ -341,6 +348,7 @@ export class Capture {
           judged,
           judged.map((s) => answerOf.get(s) ?? null),
           judge,
+          { unfinished: judged.map((s) => unfinishedNow.has(s)) },
         )
       : null;
     problems.sort((a, b) => a.line - b.line);
@@ -363,7 +371,7 @@ export class Capture {
       detected: parsed.detected,
       formats: parsed.formats,
       // Each record names the id its session is stored under (a task stored before it ended keeps its first name).
-      records: parsed.records.map(({ finalAnswer: _f, contentNames: _n, ...r }, i) => ({
+      records: parsed.records.map(({ finalAnswer: _f, contentNames: _n, unfinished: _u, ...r }, i) => ({
         ...r,
         sessionId: placedId.get(parsed.sessions[i]) ?? r.sessionId,
       })),

@@ -14,6 +14,8 @@ export interface IngestTextOptions {
    * Whether the log is whole (default): its last task of each session is complete too. False for a transcript read
    * while its agent works (`ingest --hook` after each reply): only a task a later one of its session followed is
    * complete. A complete task's judged outcome is a trial of the skills recalled for it (lifecycle.judgedTrials).
+   * Read while its agent works, a task the transcript ends in the middle of (a call not answered yet) is not judged:
+   * it stays open, and no pass counts it, until a copy that ends it comes.
    */
   finished?: boolean;
 }

@@ -396,6 +396,7 @@ export function fromClaudeCode(
     out.push({
       line: t.line,
       finalAnswer: t.finalAnswer,
+      ...(split.unfinished(t) ? { unfinished: true as const } : {}),
       session: {
         id: !stored.get(base) && i === segment.from ? base : `${base}#${(stored.get(base) ?? 0) + 1}`,
         namespace,

@@ -82,6 +82,7 @@ export class ConversationTasks {
       out.push({
         line: o.line,
         finalAnswer: t.finalAnswer,
+        ...(split.unfinished(t) ? { unfinished: true as const } : {}),
         ...(contentNames ? { contentNames } : {}),
         session: {
           id,

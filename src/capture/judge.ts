@@ -287,13 +287,16 @@ export interface JudgeReport {
 
 /**
  * Judges, in place, the sessions whose source gave no outcome (`unknown`). A success/failure decision is
- * stored as `judged`; an `unknown` decision leaves the session as it was (nothing was decided).
+ * stored as `judged`; an `unknown` decision leaves the session as it was (nothing was decided). A task that has
+ * not ended (`unfinished`, one flag per session: a transcript read while its agent works ends in the middle of it)
+ * is decided `unknown` without asking the judge, and stays open (domain/open-session.ts), so that no pass counts a
+ * verdict on half a task (its last call failing before the agent retried it) until a copy that ends it comes.
  */
 export async function judgeSessions(
   sessions: CapturedSession[],
   finalAnswers: (string | null)[],
   judge: OutcomeJudge,
-  opts: { concurrency?: number } = {},
+  opts: { concurrency?: number; unfinished?: readonly (boolean | undefined)[] } = {},
 ): Promise<JudgeReport> {
   const report: JudgeReport = { judge: judge.id, judged: 0, success: 0, failure: 0, unknown: 0, decisions: [] };
   const todo = sessions
@@ -305,6 +308,10 @@ export async function judgeSessions(
     while (next < todo.length) {
       const k = next++;
       const { s, i } = todo[k];
+      if (opts.unfinished?.[i] && !s.endedAt) {
+        results[k] = { outcome: 'unknown', judge: judge.id, reason: NOT_ENDED };
+        continue;
+      }
       results[k] = await judge.judge({
         goal: s.goal,
         calls: s.calls,
@@ -326,6 +333,10 @@ export async function judgeSessions(
   });
   return report;
 }
+
+/** Why a task its log ends in the middle of is not judged. */
+const NOT_ENDED =
+  'the task has not ended (the log stops after a call the agent has not answered yet): it is judged once a later copy of the log ends it';
 
 /** The rejection a log's reader put in the session's labels (task-splitter.ts rejectionLabels), or null. */
 export function rejectionOf(s: Pick<CapturedSession, 'labels'>): JudgeInput['rejection'] {

@@ -155,6 +155,7 @@ export function sessionsFromItems(
     out.push({
       line: t.line,
       finalAnswer: t.finalAnswer,
+      ...(split.unfinished(t) ? { unfinished: true as const } : {}),
       ...(contentNames ? { contentNames } : {}),
       session: {
         id,

@@ -79,6 +79,8 @@ export interface ParsedRecord extends RecordInfo {
   finalAnswer: string | null;
   /** The names of a task named by its content (ParsedSession.contentNames). */
   contentNames?: ContentNames;
+  /** The log ends in the middle of the task (ParsedSession.unfinished). */
+  unfinished?: true;
 }
 
 export interface ParsedFile {
@@ -367,6 +369,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       sessionId: p.session.id,
       finalAnswer: p.finalAnswer,
       ...(p.contentNames ? { contentNames: p.contentNames } : {}),
+      ...(p.unfinished ? { unfinished: true as const } : {}),
     });
   }
 

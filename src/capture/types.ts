@@ -47,6 +47,12 @@ export interface ParsedSession {
    * of storing another; any other task under `end`.
    */
   contentNames?: ContentNames;
+  /**
+   * The log ends in the middle of this task (no answer after its last call: the agent was still working when the
+   * log was written, or it stopped without a word). Read while the agent works (`finished: false`, `ingest --hook`),
+   * such a task has not ended: it is not judged, and stays open (domain/open-session.ts) until a copy ends it.
+   */
+  unfinished?: true;
 }
 
 /** The two names of a task named by its content (ParsedSession.contentNames). */
