@@ -111,7 +111,9 @@ describe('dashboard', () => {
     expect(await row.locator('td').nth(3).textContent()).toBe(
       `${shown.successCount}/${shown.attemptCount} (${Math.round((100 * shown.successCount) / shown.attemptCount)}%)`,
     );
-    expect(await row.locator('td').nth(5).textContent()).toBe('never');
+    // No run since it was learned has given it a trial.
+    expect(await row.locator('td').nth(4).textContent()).toBe('no trials yet');
+    expect(await row.locator('td').nth(6).textContent()).toBe('never');
     expect(await page.locator('#enabled-exchange-delivered-order-items').isChecked()).toBe(true);
     await expect.poll(() => page.locator('#live').textContent()).toBe('live');
     await shot('skills');
@@ -802,6 +804,57 @@ describe('dashboard of a skill its trials retired', () => {
     expect(await page.getByRole('button', { name: 'Bring back' }).count()).toBe(0);
     expect(await page.locator('#imported-note').count()).toBe(0);
     expect(await recalled()).toContain(SKILL);
+  });
+});
+
+describe('dashboard of a skill with trials since it was learned', () => {
+  let desk: Child;
+  const SKILL = 'update-ticket';
+  beforeAll(async () => {
+    // A help desk's close-ticket skill: two runs said it worked, one that it did not, and the outcome judge read a
+    // fourth run nobody reported as a success.
+    const db = join(tmp, 'desk-trials.db');
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    try {
+      await memory.ingestFile(join(ROOT, 'test', 'fixtures', 'tool-drift', 'helpdesk-weeks-1-2.jsonl'));
+      await memory.synthesize();
+      for (const signal of ['pass', 'pass', 'fail']) await memory.feedback(SKILL, signal);
+      const run = await memory.startSession({ goal: 'Close ticket T-9, the customer confirmed the fix', id: 'desk-9' });
+      expect((await run.recall()).map((s) => s.name)).toContain(SKILL);
+      await run.end('success', null, { source: 'judged' });
+      expect(await memory.skills.get(SKILL)).toMatchObject({ trialsAttempted: 4, trialsPassed: 3, judgedTrials: 1 });
+      expect((await memory.skills.list()).some((s) => s.trialsAttempted === 0)).toBe(true);
+    } finally {
+      await memory.close();
+    }
+    desk = await startCli(['serve', '--port', '0', '--db', db, '--log-level', 'error']);
+  });
+  afterAll(async () => {
+    await desk?.stop();
+  });
+
+  it('the skills table has a column of them, and the skill page says the same', async () => {
+    await page.goto(`${desk.url}/#/skills`);
+    await page.locator('table.skills tbody tr[data-skill]').first().waitFor();
+    const headers = await page.locator('table.skills thead th').allTextContents();
+    const column = headers.indexOf('Trials since learned');
+    expect(column).toBe(headers.indexOf('Followers that succeeded') + 1);
+    const cell = (name: string) => page.locator(`tr[data-skill="${name}"] td`).nth(column).textContent();
+    expect(await cell(SKILL)).toBe('3/4 passed (75%), 1 judged');
+    // A skill nobody has run since it was learned.
+    const untried = (await (await fetch(`${desk.url}/api/skills?summary=true`)).json()) as {
+      items: { name: string; trialsAttempted: number }[];
+    };
+    const other = untried.items.find((s) => s.trialsAttempted === 0)!.name;
+    expect(await cell(other)).toBe('no trials yet');
+    // Its page, from the same skill: the same words.
+    await page.locator(`#link-${SKILL}`).click();
+    await expect.poll(() => page.locator('main > h1').textContent()).toBe(SKILL);
+    const fact = page.locator('dl.facts dt:text-is("Trials since learned") + dd');
+    expect(await fact.textContent()).toBe('3/4 passed (75%), 1 judged');
+    await page.goto(`${desk.url}/#/skills/${other}`);
+    await expect.poll(() => page.locator('main > h1').textContent()).toBe(other);
+    expect(await fact.textContent()).toBe('no trials yet');
   });
 });
 

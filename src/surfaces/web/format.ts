@@ -30,6 +30,16 @@ export function ratio(successes: number, attempts: number): string {
   return attempts ? `${successes}/${attempts} (${Math.round((100 * successes) / attempts)}%)` : '—';
 }
 
+/**
+ * A skill's trials since it was learned, as the skills table and its page both say them: `3/4 passed (75%), 1 judged`
+ * (judged: the outcome judge read the task, nobody reported it), or `no trials yet`.
+ */
+export function trialsText(s: { trialsPassed: number; trialsAttempted: number; judgedTrials: number }): string {
+  if (!s.trialsAttempted) return 'no trials yet';
+  const judged = s.judgedTrials ? `, ${s.judgedTrials} judged` : '';
+  return `${s.trialsPassed}/${s.trialsAttempted} passed (${Math.round((100 * s.trialsPassed) / s.trialsAttempted)}%)${judged}`;
+}
+
 export function clipText(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${firstUnits(t, max - 1)}…` : t;

@@ -19,6 +19,10 @@ export interface Skill {
   support: number;
   eta: number;
   utility: number;
+  /** Its trials since it was learned that count, passed, and how many of them the outcome judge gave. */
+  trialsAttempted: number;
+  trialsPassed: number;
+  judgedTrials: number;
   sourceSessions: string[];
   supersededBy: string | null;
   createdAt: string;

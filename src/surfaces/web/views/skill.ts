@@ -11,7 +11,7 @@ import {
   type ViewContext,
 } from '../components.js';
 import { h, mount } from '../dom.js';
-import { date, num, ratio } from '../format.js';
+import { date, num, ratio, trialsText } from '../format.js';
 import { renderMarkdown, splitFrontmatter } from '../markdown.js';
 import type { Explanation, ForgottenSkill, Skill, SkillDiff, SkillEdit } from '../types.js';
 
@@ -138,8 +138,9 @@ export async function skillView(
       h('dd', {}, num(skill.utility)),
       h('dt', {}, 'Followers that succeeded'),
       h('dd', {}, ratio(skill.successCount, skill.attemptCount)),
-      h('dt', {}, 'Trials passed'),
-      h('dd', {}, `${ratio(ex.skill.trialsPassed, ex.skill.trialsAttempted)}${judgedNote(ex.track)}`),
+      // Said as the skills table says it, from the same skill.
+      h('dt', {}, 'Trials since learned'),
+      h('dd', {}, trialsText(skill)),
       h('dt', {}, 'Support'),
       h('dd', {}, `${skill.support} session${skill.support === 1 ? '' : 's'}`),
       h('dt', {}, 'Tools'),
@@ -616,10 +617,4 @@ function chain(ex: Explanation, currentId: string): HTMLElement {
       ),
     ),
   );
-}
-
-/** How many of the trials the outcome judge gave (a task nobody reported), said beside the trials passed. */
-function judgedNote(track: Explanation['track']): string {
-  const judged = track.filter((t) => t.judged).length;
-  return judged ? ` (${judged} judged)` : '';
 }

@@ -1,12 +1,15 @@
 import { api, download } from '../api.js';
 import { enabledSwitch, skillHref, statusBadge, type ViewContext } from '../components.js';
 import { h, mount } from '../dom.js';
-import { ago, date, num, ratio } from '../format.js';
+import { ago, date, num, ratio, trialsText } from '../format.js';
 import type { Page, SkillSummary, Stats } from '../types.js';
 
 const PAGE = 50;
 
-/** The skill catalogue: count, status, eta, track record, last use and the enabled switch of each skill. */
+/**
+ * The skill catalogue: count, status, eta, track record (the followers it was learned from, and its trials since),
+ * last use and the enabled switch of each skill.
+ */
 export async function skillsView(
   main: HTMLElement,
   params: URLSearchParams,
@@ -57,7 +60,7 @@ export async function skillsView(
             {},
             h(
               'td',
-              { colspan: 7, class: 'empty' },
+              { colspan: 8, class: 'empty' },
               filtered
                 ? 'No skill matches this search.'
                 : `No skills yet: a skill needs at least ${needed} similar successful sessions (synthesis.minOccurrences) and a synthesis pass after them.`,
@@ -148,9 +151,16 @@ export async function skillsView(
           h(
             'tr',
             {},
-            ['Skill', 'Status', 'Eta', 'Followers that succeeded', 'Support', 'Last used', 'Enabled'].map((t) =>
-              h('th', { scope: 'col' }, t),
-            ),
+            [
+              'Skill',
+              'Status',
+              'Eta',
+              'Followers that succeeded',
+              'Trials since learned',
+              'Support',
+              'Last used',
+              'Enabled',
+            ].map((t) => h('th', { scope: 'col' }, t)),
           ),
         ),
         body,
@@ -186,6 +196,7 @@ function row(s: SkillSummary, ctx: ViewContext): HTMLElement {
     h('td', {}, statusBadge(s.status)),
     h('td', { class: 'num' }, h('meter', { min: 0, max: 1, value: s.eta, 'aria-hidden': 'true' }), ' ', num(s.eta)),
     h('td', { class: 'num' }, ratio(s.successCount, s.attemptCount)),
+    h('td', { class: 'num' }, trialsText(s)),
     h('td', { class: 'num' }, String(s.support)),
     h('td', { title: date(s.lastUsedAt) }, ago(s.lastUsedAt)),
     h('td', {}, enabledSwitch(s, ctx)),
