@@ -325,10 +325,18 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
     geminiRecallIsCredited('5e5e0000-aaaa-4bbb-8ccc-111122223333');
   });
 
-  /** A Gemini CLI session of two tasks, the second served by a BeforeAgent recall whose input names `hookId`. */
-  function geminiRecallIsCredited(hookId: string) {
+  it('Gemini CLI: a log whose later $set changes its sessionId: the recall is credited to the session the ingest stores', () => {
+    geminiRecallIsCredited('7c2d9e4f-1a3b-4c5d-8e6f-0a1b2c3d4e5f', '9a8b7c6d-0000-4111-8222-333344445555');
+  });
+
+  /**
+   * A Gemini CLI session of two tasks, the second served by a BeforeAgent recall whose input names `hookId`; with
+   * `setId`, a `$set` between the tasks changes the log's sessionId to it (the ingest stores the tasks under it).
+   */
+  function geminiRecallIsCredited(hookId: string, setId?: string) {
     const db = copyOf();
-    const id = '7c2d9e4f-1a3b-4c5d-8e6f-0a1b2c3d4e5f';
+    const opened = '7c2d9e4f-1a3b-4c5d-8e6f-0a1b2c3d4e5f';
+    const id = setId ?? opened;
     const transcript = join(tmp, `gemini-${++counter}.jsonl`);
     const shell = (n: number, command: string, output: string, at: string) => ({
       id: `run_shell_command-${n}`,
@@ -346,9 +354,9 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
         },
       ],
     });
-    const lines = [
+    const lines: Record<string, unknown>[] = [
       {
-        sessionId: id,
+        sessionId: opened,
         projectHash: 'ab12',
         startTime: '2025-09-01T10:00:00.000Z',
         lastUpdated: '2025-09-01T10:00:00.000Z',
@@ -389,6 +397,10 @@ describe("recall --hook: the served skills' trials come from the outcome of the 
         model: 'gemini-2.5-pro',
       },
     ];
+    if (setId) {
+      lines.splice(4, 0, { $set: { sessionId: setId, lastUpdated: '2025-09-01T10:04:00.000Z' } });
+      lines.push({ $set: { lastUpdated: '2025-09-01T10:05:08.000Z' } });
+    }
     writeFileSync(transcript, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
     const beforeAgent = (prompt: string) =>
       JSON.stringify({

@@ -26,3 +26,44 @@ export function leadingSessionId(head: string): string | null {
     return null;
   }
 }
+
+/**
+ * The `sessionId` a Gemini CLI log names now, as the ingest of the whole log stores its tasks under (gemini.ts merges
+ * the metadata record with every later `$set` and metadata record, the last one winning): the one the last such
+ * record in `tail` sets, else the one the log opens with (`head`, leadingSessionId); null when the log opens with
+ * none (not a Gemini CLI log). `tail` is the log's last bytes (`whole`: they start at its first byte; else the
+ * first, cut line is not read): a `$set` is a short line, and the latest one that sets the id is the one that
+ * counts. One too far back to be in them, or on a line longer than them (a `$set` of the whole message list), is
+ * not seen: the id the log opens with stands.
+ */
+export function currentSessionId(head: string, tail: string, whole: boolean): string | null {
+  const opened = leadingSessionId(head);
+  if (opened === null) return null;
+  const lines = tail.split('\n');
+  for (let i = lines.length - 1; i >= (whole ? 0 : 1); i--) {
+    const line = lines[i]!.trim();
+    if (!line.startsWith('{') || !line.includes('"sessionId"')) continue;
+    const set = sessionIdSet(line);
+    if (set !== null) return set;
+  }
+  return opened;
+}
+
+/** The session id a whole JSONL line of a Gemini CLI log sets (a `$set` of it, a metadata record), else null. */
+function sessionIdSet(line: string): string | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+  const record = v as Record<string, unknown>;
+  const update = record.$set;
+  if (update && typeof update === 'object' && !Array.isArray(update)) {
+    const { sessionId } = update as Record<string, unknown>;
+    return typeof sessionId === 'string' && sessionId ? sessionId : null;
+  }
+  const { sessionId, projectHash } = record;
+  return typeof sessionId === 'string' && sessionId && typeof projectHash === 'string' ? sessionId : null;
+}

@@ -1,8 +1,8 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { parseArgs } from 'node:util';
-import { leadingSessionId } from '../../capture/gemini-session-id.js';
+import { currentSessionId } from '../../capture/gemini-session-id.js';
 import { agentSessionId } from '../../domain/agent-session.js';
 import { keepFirst, keepLast } from '../../support/text.js';
 
@@ -143,17 +143,28 @@ export function hookPrompt(input: string): { goal: string; event?: string; sessi
   return { goal: clipRequest(text) };
 }
 
-/** How much of a Gemini CLI log is read for the session it names: its first record, the metadata. */
+/**
+ * How much of a Gemini CLI log is read for the session it names: its first record (the metadata), and its last bytes
+ * (a later `$set` that changed the id); never the whole log, on the recall path.
+ */
 const LOG_HEAD_BYTES = 4096;
+const LOG_TAIL_BYTES = 64 * 1024;
 
-/** The session id a Gemini CLI log at `path` opens with, or null (no such file, another shape, unreadable). */
+/**
+ * The session id a Gemini CLI log at `path` names now, as its ingest stores its tasks under (currentSessionId), or
+ * null (no such file, another shape, unreadable).
+ */
 function logSessionId(path: string): string | null {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
     const head = Buffer.alloc(LOG_HEAD_BYTES);
     const n = readSync(fd, head, 0, LOG_HEAD_BYTES, 0);
-    return leadingSessionId(head.subarray(0, n).toString('utf8'));
+    const size = fstatSync(fd).size;
+    const from = Math.max(0, size - LOG_TAIL_BYTES);
+    const tail = Buffer.alloc(size - from);
+    const m = readSync(fd, tail, 0, tail.length, from);
+    return currentSessionId(head.subarray(0, n).toString('utf8'), tail.subarray(0, m).toString('utf8'), from === 0);
   } catch {
     return null;
   } finally {
