@@ -2,6 +2,7 @@
 
 import type { PhaseMemory } from './monitor.js';
 import type { ProfileRow } from './profile-summary.js';
+import type { StopHookLogResult } from './stop-hook-logs.js';
 
 export interface IngestResult {
   sessions: number;
@@ -211,6 +212,8 @@ export interface BenchResults {
   cli: CliResult | null;
   /** Absent from results written before the forget phase. */
   forget?: ForgetResult[];
+  /** The Stop hook after the last reply of a long Codex CLI and Gemini CLI session (stop-hook-logs.ts). */
+  stopHook: StopHookLogResult[];
   memory: { peakRssMB: number; kernelMaxRssMB: number; phases: Record<string, PhaseMemory> };
 }
 
@@ -332,6 +335,16 @@ export function renderSummaryTable(r: BenchResults): string {
       `${f.seconds} s (${f.msPerSession} ms a session; CPU ${f.cpuSeconds} s; ${f.skillsMarked} of ${f.skills} skills marked)`,
       '',
     ]);
+  for (const h of r.stopHook ?? []) {
+    const on = h.cases.find((c) => c.case === 'read on');
+    const whole = h.cases.find((c) => c.case === 'whole');
+    if (!on || !whole) continue;
+    rows.push([
+      `Stop hook, last reply of a ${n(h.tasks)}-task ${h.format === 'codex' ? 'Codex CLI' : 'Gemini CLI'} session (${h.sizeMB} MB; median)`,
+      `${on.medianMs} ms, ${on.readMB} MB read read on (${on.readOn}/${h.runs} from its mark); ${whole.medianMs} ms, ${whole.readMB} MB read whole; mark ${n(h.markBytes)} bytes`,
+      '',
+    ]);
+  }
   rows.push([
     'Peak RSS',
     `${n(r.memory.peakRssMB)} MB sampled (kernel high-water mark ${n(r.memory.kernelMaxRssMB)} MB)`,
@@ -708,6 +721,45 @@ export function renderMarkdown(r: BenchResults): string {
       '`memory.sessions.forgetBefore()` of every session of a memory that a synthesis pass counted, clustered and learned ' +
         'skills from (set-up untimed): what `sessions forget --older-than` and `capture.retentionDays` do. The pass lock ' +
         'is held throughout: synthesis passes wait this long.',
+      '',
+    );
+  }
+
+  if (r.stopHook?.length) {
+    out.push('## The Stop hook on a long Codex CLI and Gemini CLI session', '');
+    out.push(
+      table(
+        [
+          'Log',
+          'Tasks',
+          'Size (MB)',
+          'Case',
+          'Median (ms)',
+          'Min-max (ms)',
+          'Read (MB)',
+          'Peak RSS (MB)',
+          'From its mark',
+          'Mark (bytes)',
+        ],
+        r.stopHook.flatMap((h) =>
+          h.cases.map((c) => [
+            h.format === 'codex' ? 'Codex CLI rollout' : 'Gemini CLI JSONL',
+            n(h.tasks),
+            String(h.sizeMB),
+            c.case,
+            String(c.medianMs),
+            `${c.minMs}-${c.maxMs}`,
+            String(c.readMB),
+            String(c.peakMB),
+            `${c.readOn}/${h.runs}`,
+            n(h.markBytes),
+          ]),
+        ),
+      ),
+      '',
+      `\`${r.stopHook[0].cli} ingest --hook\` after the last task of a session made by repeating a fixture's turns (tool results padded to ${r.stopHook[0].resultKB} KB), ` +
+        'each a new process, on the database as the stop before left it: "read on" from the mark that stop left, "whole" with the mark cleared (the whole log read and parsed, what every stop did before). ' +
+        'Read: the bytes its read calls returned (rchar: the log, the database, its own modules). Mark: the state row the stop before left.',
       '',
     );
   }

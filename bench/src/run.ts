@@ -3,9 +3,9 @@
 // measures and reports (bench/results/latest.json and latest.md, the table on stdout) and never fails
 // on a missed target.
 //
-//   node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget] [--synth-sizes 100000]
+//   node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget,stophook] [--synth-sizes 100000]
 //                          [--skills 10000] [--cluster-sizes 10000] [--forget-sessions 5000] [--traces a.jsonl,b.jsonl]
-//                          [--cpu-prof] [--keep] [--seed N]
+//                          [--cpu-prof] [--keep] [--seed N] [--stop-hook-cli FILE]
 //
 // 1. ingest     memory.ingest() of synthetic sessions, 1,000 per batch, on a fresh SQLite file
 // 2. synthesis  memory.synthesize() over 1k / 10k / 100k sessions (fresh file each, ingest untimed)
@@ -13,6 +13,8 @@
 // 4. clustering IncrementalClusters against GAIA-style greedy clustering over the same goal embeddings
 // 5. cli        cold start of `skillsmith recall` (a new node process) on a file with ~100 skills
 // 6. forget     memory.sessions.forgetBefore() of 5,000 sessions a pass learned from, SQLite and PostgreSQL
+// 7. stophook   the Stop hook (`ingest --hook`) after the last reply of a 2,000-task Codex CLI and Gemini CLI session:
+//               read on from its mark, and whole (stop-hook-logs.ts); --stop-hook-cli runs another build
 // 7. memory     RSS sampled throughout, overall and per phase
 // The results go to latest.json, latest.md and latest.svg (a chart), or tmp/partial.* for partial runs.
 
@@ -64,6 +66,7 @@ import { greedyCluster } from './greedy.js';
 import { CLI, REPO } from './paths.js';
 import { Progress, RssMonitor, collectGarbage, cpuMs, mean, nowMs, percentile } from './monitor.js';
 import { formatSummary, inclusiveTop, summarizeProfile, type CpuProfile } from './profile-summary.js';
+import { benchStopHookLog } from './stop-hook-logs.js';
 import { defaultSourceFiles, syntheticGoals, syntheticSessionBatches } from './synthetic.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -71,8 +74,8 @@ const FIRST_RECALL = resolve(HERE, 'first-recall.js');
 /** New processes timed for the first recall; the median is reported. */
 const FIRST_RECALL_PROCESSES = 5;
 
-type Phase = 'ingest' | 'synthesis' | 'recall' | 'clustering' | 'cli' | 'forget';
-const PHASES: Phase[] = ['ingest', 'synthesis', 'recall', 'clustering', 'cli', 'forget'];
+type Phase = 'ingest' | 'synthesis' | 'recall' | 'clustering' | 'cli' | 'forget' | 'stophook';
+const PHASES: Phase[] = ['ingest', 'synthesis', 'recall', 'clustering', 'cli', 'forget', 'stophook'];
 
 interface Plan {
   mode: 'full' | 'quick';
@@ -97,6 +100,10 @@ interface Plan {
   cliRunsLarge: number;
   /** Sessions a pass learned from, then forgotten at once by retention (SQLite and PostgreSQL). */
   forgetSessions: number;
+  /** Tasks of the Codex and Gemini sessions whose last Stop hook is timed, the runs, each tool result's size. */
+  stopHookTasks: number;
+  stopHookRuns: number;
+  stopHookResultKB: number;
 }
 
 const FULL: Plan = {
@@ -116,6 +123,9 @@ const FULL: Plan = {
   cliSkills: 100,
   cliRunsLarge: 5,
   forgetSessions: 5_000,
+  stopHookTasks: 2_000,
+  stopHookRuns: 3,
+  stopHookResultKB: 16,
 };
 
 const QUICK: Plan = {
@@ -129,6 +139,8 @@ const QUICK: Plan = {
   greedyBudgetMs: 20_000,
   cliRuns: 5,
   forgetSessions: 1_000,
+  stopHookTasks: 200,
+  stopHookRuns: 1,
 };
 
 interface Context {
@@ -160,13 +172,15 @@ async function main(): Promise<void> {
       out: { type: 'string' },
       keep: { type: 'boolean' },
       'cpu-prof': { type: 'boolean' },
+      'stop-hook-cli': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
     process.stdout.write(
-      'usage: node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget] [--synth-sizes N,..] [--skills N,..]\n' +
-        '                              [--cluster-sizes N,..] [--forget-sessions N] [--traces FILE,..] [--seed N] [--out DIR] [--keep] [--cpu-prof]\n',
+      'usage: node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget,stophook] [--synth-sizes N,..] [--skills N,..]\n' +
+        '                              [--cluster-sizes N,..] [--forget-sessions N] [--traces FILE,..] [--seed N] [--out DIR] [--keep] [--cpu-prof]\n' +
+        '                              [--stop-hook-cli FILE]\n',
     );
     return;
   }
@@ -191,7 +205,8 @@ async function main(): Promise<void> {
     values['cluster-sizes'] ||
     values['forget-sessions'] ||
     values.traces ||
-    values.seed
+    values.seed ||
+    values['stop-hook-cli']
   );
   // A partial or quick run (one phase, other sizes, small sizes) must not overwrite the reference results.
   const scratch = partial || plan.mode === 'quick';
@@ -230,6 +245,7 @@ async function main(): Promise<void> {
     clustering: [],
     cli: null,
     forget: [],
+    stopHook: [],
     memory: { peakRssMB: 0, kernelMaxRssMB: 0, phases: {} },
   };
   ctx.progress.line(
@@ -246,6 +262,22 @@ async function main(): Promise<void> {
     if (run('clustering') && plan.clusterSizes.length) results.clustering = await benchClustering(ctx);
     if (run('cli')) results.cli = await benchCli(ctx);
     if (run('forget')) results.forget = await benchForget(ctx, plan.forgetSessions);
+    if (run('stophook'))
+      for (const format of ['codex', 'gemini'] as const) {
+        ctx.rss.begin(`stophook: ${format}`);
+        results.stopHook.push(
+          benchStopHookLog({
+            format,
+            tasks: plan.stopHookTasks,
+            runs: plan.stopHookRuns,
+            resultKB: plan.stopHookResultKB,
+            cli: resolve(values['stop-hook-cli'] ?? CLI),
+            work: ctx.work,
+            progress: (line) => ctx.progress.line(line),
+          }),
+        );
+        ctx.rss.end();
+      }
   } finally {
     ctx.rss.stop();
     if (!ctx.keep) rmSync(ctx.work, { recursive: true, force: true });
