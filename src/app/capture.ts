@@ -8,14 +8,20 @@ import { closeSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readLogRange, readLogText } from '../capture/read-log.js';
 import type { ClaudeCodeResume } from '../capture/claude-code.js';
+import type { CodexResume } from '../capture/codex-rollout.js';
+import type { GeminiResume } from '../capture/gemini.js';
 import {
   captureSettings,
   isCompressed,
   lineOffset,
+  type MarkContext,
+  type MarkedFormat,
   markHolds,
   newMark,
   type OpenTranscript,
   parseMark,
+  taskCount,
+  taskIds,
   transcriptOf,
   type TranscriptMark,
 } from '../capture/transcript-mark.js';
@@ -179,17 +185,19 @@ export class Capture {
   }
 
   /**
-   * Ingests a transcript its agent appends to (a Claude Code transcript a hook names, `ingest --hook`): what `ingestFile`
-   * stores, read from the first line of the task the last call for this file ended in, not from the start. How far it
-   * was read is kept in the memory's state per namespace and file (capture/transcript-mark.ts); a file replaced, cut
-   * shorter or rewritten, a mark that cannot be read, other capture settings, or lines that change what was read
-   * before (a rewind to an earlier prompt) make it read the file whole. Two calls at once for one file each store what
+   * Ingests a transcript its agent appends to (a Claude Code transcript, a Codex CLI rollout or a Gemini CLI session
+   * log a hook names, `ingest --hook`): what `ingestFile` stores, read from the first line of the task the last call
+   * for this file ended in, not from the start. How far it was read is kept in the memory's state per namespace and
+   * file (capture/transcript-mark.ts); a file replaced, cut shorter or rewritten, a mark that cannot be read, other
+   * capture settings, or lines that change what was read before (a rewind to an earlier prompt, a Gemini CLI session
+   * id changed or its messages rewritten) make it read the file whole. Two calls at once for one file each store what
    * they read and leave a mark that holds for the file (the sessions are stored before the mark is kept). Any other
-   * format, or a compressed file, is read whole.
+   * format (a Gemini CLI session of the one-document layout among them), or a compressed file, is read whole.
    */
   async ingestTranscript(path: string, opts: Omit<IngestTextOptions, 'name'> = {}): Promise<IngestResult> {
     const { ctx } = this;
-    if ((opts.format ?? 'auto') !== 'auto' && opts.format !== 'claude-code') return this.ingestFile(path, opts);
+    const format = opts.format ?? 'auto';
+    if (format !== 'auto' && !isMarkedFormat(format)) return this.ingestFile(path, opts);
     const store = ctx.requireStore();
     let fd: number;
     try {
@@ -205,21 +213,24 @@ export class Capture {
       const key = stateKey.transcriptMark(resolve(path));
       const settings = captureSettings(ctx.config.capture);
       const mark = parseMark(await store.getState(namespace, key));
-      let read = mark && markHolds(file, mark, settings) ? await this.readTranscript(file, path, opts, mark) : null;
-      if (read && (read.resume.claudeCode.mismatch || read.parsed.format !== 'claude-code')) {
-        ctx.log
-          .child('capture')
-          .debug('transcript read whole', { reason: read.resume.claudeCode.mismatch ?? read.parsed.format });
+      const usable = mark && (format === 'auto' || format === mark.format) && markHolds(file, mark, settings);
+      let read = usable ? await this.readTranscript(file, path, opts, mark) : null;
+      // A Codex rollout has no lines that change the tasks before a checkpoint (its id is its first session_meta's).
+      const reader = read && mark ? read.resume[readerOf(mark.format)] : null;
+      const mismatch = reader && 'mismatch' in reader ? reader.mismatch : undefined;
+      if (read && (mismatch || read.parsed.format !== mark?.format)) {
+        ctx.log.child('capture').debug('transcript read whole', { reason: mismatch ?? read.parsed.format });
         read = null;
       }
       read ??= await this.readTranscript(file, path, opts, null);
-      const { result, placedId } = await this.storeParsed(read.parsed, path, opts, read.mark?.tasks ?? {});
-      const next = this.nextMark(file, read, placedId, settings);
+      const earlier = read.mark ? taskIds(read.mark.tasks) : {};
+      const { result, placedId } = await this.storeParsed(read.parsed, path, opts, earlier);
+      const next = this.nextMark(file, read, placedId, settings, earlier);
       // Kept once the sessions are stored: a mark never points past a task that was not.
       if (next || mark) await store.setState(namespace, key, next ? JSON.stringify(next) : '');
       if (!read.mark) return result;
       // The tasks before the mark were stored by earlier reads: present, as a whole read would count them.
-      const before = Object.values(read.mark.tasks).reduce((n, ids) => n + ids.length, 0);
+      const before = taskCount(read.mark.tasks);
       return {
         ...result,
         skipped: result.skipped + before,
@@ -240,37 +251,45 @@ export class Capture {
     const start = mark?.offset ?? 0;
     const firstLine = mark?.line ?? 1;
     const text = readLogRange(file.fd, start, file.size, path);
-    const resume = { firstLine, claudeCode: mark ? ({ from: mark.context } as ClaudeCodeResume) : {} };
+    // Each reader that can be read on from a checkpoint is asked for one; the mark's own reader starts from its own.
+    const resume: { firstLine: number; claudeCode: ClaudeCodeResume; codex: CodexResume; gemini: GeminiResume } = {
+      firstLine,
+      claudeCode: mark?.format === 'claude-code' ? { from: mark.context } : {},
+      codex: mark?.format === 'codex' ? { from: mark.context } : {},
+      gemini: mark?.format === 'gemini' ? { from: mark.context } : {},
+    };
     const { parsed } = await this.readText(text, path, { ...opts, resume });
     return { parsed, text, start, firstLine, resume, mark };
   }
 
   /**
    * The mark after a read: at the checkpoint the reader gave (the first line of the last task), with the ids of the
-   * tasks stored before it; the mark read from, when the read gave none further on; none for a file that is no
-   * Claude Code transcript or whose bytes the text cannot be mapped to.
+   * tasks stored before it (`earlier`: those before the mark read from); the mark read from, when the read gave none
+   * further on; none for a file that is no transcript a hook reads on (Claude Code, Codex CLI, Gemini CLI JSONL) or
+   * whose bytes the text cannot be mapped to.
    */
   private nextMark(
     file: OpenTranscript,
     read: Awaited<ReturnType<Capture['readTranscript']>>,
     placedId: ReadonlyMap<Session, string>,
     settings: string,
+    earlier: Readonly<Record<string, string[]>>,
   ): TranscriptMark | null {
     const { parsed, mark } = read;
-    if (parsed.format !== 'claude-code') return null;
-    const checkpoint = read.resume.claudeCode.checkpoint;
-    const offset = checkpoint ? lineOffset(read.text, read.start, read.firstLine, checkpoint.line) : null;
-    if (!checkpoint || offset === null) return mark ? { ...mark, size: file.size } : null;
+    if (!isMarkedFormat(parsed.format)) return null;
+    const reader = checkpointOf(parsed.format, read.resume);
+    const offset = reader ? lineOffset(read.text, read.start, read.firstLine, reader.line) : null;
+    if (!reader || offset === null) return mark ? { ...mark, size: file.size } : null;
     const tasks: Record<string, string[]> = Object.fromEntries(
-      Object.entries(mark?.tasks ?? {}).map(([base, ids]) => [base, [...ids]]),
+      Object.entries(earlier).map(([base, ids]) => [base, [...ids]]),
     );
     parsed.sessions.forEach((s, i) => {
       const id = placedId.get(s);
-      if (id === undefined || (parsed.records[i]?.line ?? 1) >= checkpoint.line) return;
+      if (id === undefined || (parsed.records[i]?.line ?? 1) >= reader.line) return;
       const base = parsed.bases[i]!;
       (tasks[base] ??= []).push(id);
     });
-    return newMark(file, { offset, line: checkpoint.line, size: file.size }, checkpoint.context, tasks, settings);
+    return newMark(file, { offset, line: reader.line, size: file.size }, reader.mark, tasks, settings);
   }
 
   /**
@@ -904,6 +923,29 @@ export class Capture {
       for (const source of skill.sourceSessions) if (sessionRef(source) === id) return store.getSession(ns, source);
     return null;
   }
+}
+
+const MARKED_FORMATS: readonly MarkedFormat[] = ['claude-code', 'codex', 'gemini'];
+const isMarkedFormat = (f: string): f is MarkedFormat => (MARKED_FORMATS as readonly string[]).includes(f);
+
+/** The key of a transcript format's reader among a read's resume objects. */
+const readerOf = (f: MarkedFormat) => (f === 'claude-code' ? 'claudeCode' : f);
+
+/** The checkpoint the reader of `format` gave a read (where the next read may start, and what it must know), or null. */
+function checkpointOf(
+  format: MarkedFormat,
+  resume: { claudeCode: ClaudeCodeResume; codex: CodexResume; gemini: GeminiResume },
+): { line: number; mark: MarkContext } | null {
+  if (format === 'claude-code') {
+    const c = resume.claudeCode.checkpoint;
+    return c ? { line: c.line, mark: { format, context: c.context } } : null;
+  }
+  if (format === 'codex') {
+    const c = resume.codex.checkpoint;
+    return c ? { line: c.line, mark: { format, context: c.context } } : null;
+  }
+  const c = resume.gemini.checkpoint;
+  return c ? { line: c.line, mark: { format, context: c.context } } : null;
 }
 
 /** How many positions a call tries before it is refused: each failed try means another writer stored a call. */

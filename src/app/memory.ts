@@ -348,8 +348,9 @@ export class Memory {
   /**
    * Ingests a transcript its agent appends to, as a hook after every reply does (`ingest --hook`): what `ingestFile`
    * stores, read from the first line of the task the last call for the same file ended in (`readFrom`), so a long
-   * session's transcript is not read whole after every reply. A file replaced, cut shorter or rewritten is read whole;
-   * formats other than Claude Code transcripts always are.
+   * session's transcript is not read whole after every reply: a Claude Code transcript, a Codex CLI rollout, a Gemini
+   * CLI session log (JSONL). A file replaced, cut shorter or rewritten is read whole; other formats (a Gemini CLI
+   * session of the one-document layout among them) always are.
    */
   ingestTranscript(path: string, opts: Omit<IngestTextOptions, 'name'> = {}): Promise<IngestResult> {
     return this.capture.ingestTranscript(path, opts);

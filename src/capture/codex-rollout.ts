@@ -1,7 +1,7 @@
 import type { ReaderReport } from './types.js';
 import { contentText, countUnread, isObject, type JsonObject, type Unread } from './common.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
-import { type BuiltSession, type ItemEntry, sessionsFromItems } from './openai-agents.js';
+import { type BuiltSession, type ItemEntry, type ItemsResume, sessionsFromItems } from './openai-agents.js';
 import { isResponsesItem } from './responses-items.js';
 
 /**
@@ -165,6 +165,44 @@ function eventCall(p: unknown, itemCalls: ReadonlySet<string>): JsonObject | nul
   return null;
 }
 
+/**
+ * What reading a rollout on from a task's first line needs to know of the lines before it, so that the tasks read from
+ * there are the ones a read of the whole file gives (ids, labels, calls). Kept between hook runs (app/capture.ts);
+ * every field is an id, a label or a count, never the text of a line.
+ */
+export interface CodexContext {
+  /** The rollout's id, from its first `session_meta` line (a rollout without one is read whole every time). */
+  id: string;
+  /** The labels as the lines before it leave them (a later `session_meta` or `turn_context` changes them). */
+  cwd: string | null;
+  version: string | null;
+  model: string | null;
+  /** How many tasks the lines before it split into: the next is `#n+1`. */
+  tasks: number;
+  /**
+   * The call ids of response items before it that an end event after it may name (a call with no output before it,
+   * one an end event after it names): such an event repeats its call, as in a whole read. Codex writes a call's end
+   * event before its output, and the next request after both: an end event for a call whose output came before the
+   * checkpoint is not looked for.
+   */
+  calls: string[];
+  /** The calls before it that could not be read and whose output had not come by then: it is left out with them. */
+  rejected: string[];
+}
+
+/**
+ * A read of a rollout on from a checkpoint (`from`, with the lines from that task's first one), or of the whole file
+ * (no `from`). The reader says where the next read may start (`checkpoint`: the first line of the last task it can
+ * start from, never the first task) and what it must know there.
+ */
+export interface CodexResume {
+  from?: CodexContext;
+  checkpoint?: { line: number; context: CodexContext } | null;
+}
+
+/** How many call ids a checkpoint keeps of the calls still running there (an aborted turn leaves some). */
+const OPEN_CALLS_KEPT = 64;
+
 export function fromCodexRollout(
   lines: StreamLine[],
   file: string,
@@ -173,11 +211,16 @@ export function fromCodexRollout(
   now: string,
   problems: ReaderReport[],
   unread: Unread = new Map(),
+  resume?: CodexResume,
 ): BuiltSession[] {
-  let id: string | null = null;
-  let cwd: string | null = null;
-  let version: string | null = null;
-  let model: string | null = null;
+  const from = resume?.from;
+  let id: string | null = from ? from.id : null;
+  // The line whose session_meta gave the id (0: the checkpoint read on from); a rollout of the older layout (a bare
+  // meta line) or without one gives no checkpoint: a piece of it is not known for a rollout.
+  let idLine: number | null = from ? 0 : null;
+  let cwd: string | null = from ? from.cwd : null;
+  let version: string | null = from ? from.version : null;
+  let model: string | null = from ? from.model : null;
   const entries: ItemEntry[] = [];
   // Calls the rollout also holds as response items: their events (`mcp_tool_call_end`, `patch_apply_end`) repeat them.
   const itemCalls = new Set(
@@ -190,6 +233,7 @@ export function fromCodexRollout(
         : [],
     ),
   );
+  for (const c of from?.calls ?? []) itemCalls.add(c);
   for (const { value, line } of lines) {
     if (!isObject(value)) {
       problems.push({ line, path: '', reason: 'not a rollout line (expected an object)' });
@@ -198,7 +242,10 @@ export function fromCodexRollout(
     const at = typeof value.timestamp === 'string' ? value.timestamp : null;
     if (value.type === 'session_meta' && isObject(value.payload)) {
       const p = value.payload;
-      id = id ?? (typeof p.id === 'string' ? p.id : null);
+      if (id === null && typeof p.id === 'string') {
+        id = p.id;
+        idLine = line;
+      }
       cwd = typeof p.cwd === 'string' ? p.cwd : cwd;
       version = typeof p.cli_version === 'string' ? p.cli_version : version;
       continue;
@@ -241,7 +288,12 @@ export function fromCodexRollout(
     const m = /rollout-[^/\\]*?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(file);
     id = m ? m[1] : null;
   }
-  return sessionsFromItems(
+  const items: ItemsResume | undefined = resume && {
+    ...(from ? { from: { tasks: from.tasks, rejected: from.rejected } } : {}),
+    begun: [],
+    rejected: [],
+  };
+  const built = sessionsFromItems(
     entries,
     {
       idBase: `codex:${id ?? file}`,
@@ -256,7 +308,61 @@ export function fromCodexRollout(
         ...(model ? { model } : {}),
       },
       resultCheck: shellOutcome,
+      ...(items ? { resume: items } : {}),
     },
     problems,
   );
+  if (resume && items)
+    resume.checkpoint = codexCheckpoint(lines, items, idLine !== null && id ? { id, idLine } : null, from);
+  return built;
+}
+
+/**
+ * Where a later read of the rollout may start: the first line of the last task that began at a request on a line of
+ * its own, after the line that gave the rollout its id (never the first task), and what the lines before it leave.
+ */
+function codexCheckpoint(
+  lines: StreamLine[],
+  items: ItemsResume,
+  known: { id: string; idLine: number } | null,
+  from: CodexContext | undefined,
+): { line: number; context: CodexContext } | null {
+  const mark = known && [...items.begun].reverse().find((b) => b.task >= 1 && b.line > known.idLine);
+  if (!known || !mark) return null;
+  let cwd = from ? from.cwd : null;
+  let version = from ? from.version : null;
+  let model = from ? from.model : null;
+  // Per call id before the checkpoint: whether its call item is there without an output; and the ids events after it
+  // name, outputs after it answer.
+  const open = new Map<string, boolean>((from?.calls ?? []).map((c) => [c, true]));
+  const named = new Set<string>();
+  const answeredAfter = new Set<string>();
+  for (const { value, line } of lines) {
+    if (!isObject(value) || !isObject(value.payload)) continue;
+    const p = value.payload;
+    const callId = typeof p.call_id === 'string' ? p.call_id : null;
+    if (line >= mark.line) {
+      if (callId !== null && value.type === 'event_msg') named.add(callId);
+      if (callId !== null && value.type === 'response_item') answeredAfter.add(callId);
+      continue;
+    }
+    if (value.type === 'session_meta') {
+      cwd = typeof p.cwd === 'string' ? p.cwd : cwd;
+      version = typeof p.cli_version === 'string' ? p.cli_version : version;
+    } else if (value.type === 'turn_context' && typeof p.model === 'string') model = p.model;
+    else if (value.type === 'response_item' && callId !== null)
+      open.set(callId, !(typeof p.type === 'string' && /_output$/.test(p.type)) && (open.get(callId) ?? true));
+  }
+  const before = [...open.keys()];
+  const calls = [
+    ...before.filter((c) => named.has(c)),
+    ...before.filter((c) => !named.has(c) && open.get(c)).slice(-OPEN_CALLS_KEPT),
+  ];
+  const rejected = [
+    ...new Set([...(from?.rejected ?? []), ...items.rejected.filter((r) => r.line < mark.line).map((r) => r.id)]),
+  ].filter((c) => answeredAfter.has(c) || open.get(c) === true);
+  return {
+    line: mark.line,
+    context: { id: known.id, cwd, version, model, tasks: (from?.tasks ?? 0) + mark.task, calls, rejected },
+  };
 }

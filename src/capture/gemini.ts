@@ -2,7 +2,7 @@ import type { ReaderReport } from './types.js';
 import { countUnread, isObject, type JsonObject, resultText, type Unread } from './common.js';
 import type { StreamLine } from './codex-rollout.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
-import { type BuiltSession, type ItemEntry, sessionsFromItems } from './openai-agents.js';
+import { type BuiltSession, type ItemEntry, type ItemsResume, sessionsFromItems } from './openai-agents.js';
 
 /**
  * Gemini logs, in two shapes. Both are turned into Responses items and go through sessionsFromItems, so a log
@@ -242,6 +242,58 @@ function messageItems(m: JsonObject, line: number, unread: Unread): ItemEntry[] 
 }
 
 /**
+ * What reading a Gemini CLI session log on from a task's first line needs to know of the lines before it, so that the
+ * tasks read from there are the ones a read of the whole file gives (ids, labels). Kept between hook runs
+ * (app/capture.ts); every field is an id, a label or a count, never the text of a message.
+ */
+export interface GeminiContext {
+  /**
+   * The metadata as the read that left the checkpoint ended with it: the session id (null when it names none: the
+   * file's name stands in), the project hash and the kind. A later one that changes the id or the kind changes the
+   * tasks before the checkpoint too: the file is then read whole.
+   */
+  sessionId: string | null;
+  projectHash: string | null;
+  kind: string | null;
+  /** The model of the first message before it that names one (the label every task takes). */
+  model: string | null;
+  /** How many tasks the messages before it split into: the next is `#n+1`. */
+  tasks: number;
+  /**
+   * The ids of the last messages before it. The CLI writes a message again only while it is its last one; a message
+   * before the checkpoint written again after it (in its place, before the checkpoint's task) makes the file read
+   * whole. Older messages are not looked for.
+   */
+  recent: string[];
+}
+
+/**
+ * A read of a session log on from a checkpoint (`from`, with the records from that task's first message on), or of
+ * the whole file (no `from`). The reader says where the next read may start (`checkpoint`: the line of the request
+ * that began the last task it can start from, never the first task) and what it must know there; or, reading on,
+ * that the records read change what was read before (`mismatch`: read the file whole).
+ */
+export interface GeminiResume {
+  from?: GeminiContext;
+  checkpoint?: { line: number; context: GeminiContext } | null;
+  mismatch?: string;
+}
+
+/** How many ids of the messages before a checkpoint it keeps (GeminiContext.recent). */
+const RECENT_KEPT = 16;
+
+/** The metadata a checkpoint keeps, as a metadata record. */
+function metaOf(c: GeminiContext): JsonObject {
+  return {
+    ...(c.sessionId !== null ? { sessionId: c.sessionId } : {}),
+    ...(c.projectHash !== null ? { projectHash: c.projectHash } : {}),
+    ...(c.kind !== null ? { kind: c.kind } : {}),
+  };
+}
+
+const stringOr = (v: unknown) => (typeof v === 'string' ? v : null);
+
+/**
  * Sessions from a Gemini CLI session log (JSONL records, or the one document of older versions as one record):
  * the records replayed into the conversation they leave, then read as a transcript.
  */
@@ -253,16 +305,32 @@ export function fromGeminiCli(
   now: string,
   problems: ReaderReport[],
   unread: Unread = new Map(),
+  resume?: GeminiResume,
 ): BuiltSession[] {
-  let meta: JsonObject = {};
+  const from = resume?.from;
+  let meta: JsonObject = from ? metaOf(from) : {};
   const messages = new Map<string, { m: JsonObject; line: number }>();
+  // For a checkpoint: the line each message in the conversation was put in at (its place), the message each line
+  // holds, and the stretches of lines a record reached back over: a message written again or taken back after a
+  // line, in a place before it (from its place to the record), and the whole conversation rewritten (from line 0).
+  const placed = new Map<string, number>();
+  const messageAt = new Map<number, string>();
+  const reachedBack: { from: number; to: number }[] = [];
+  const recent = new Set(from?.recent ?? []);
+  let first: string | null = null;
+  let mismatch: string | null = null;
   // A messages list in the metadata (the one-document layout, or a rewrite of the history) is the conversation
   // at that point; later records still change it.
   const replaceAll = (list: unknown[], line: number) => {
     messages.clear();
+    placed.clear();
     list.forEach((m, k) => {
-      if (isObject(m)) messages.set(typeof m.id === 'string' ? m.id : `#${k}`, { m, line });
+      const id = isObject(m) && typeof m.id === 'string' ? m.id : `#${k}`;
+      if (isObject(m)) messages.set(id, { m, line });
+      placed.set(id, line);
     });
+    reachedBack.push({ from: 0, to: line });
+    if (from) mismatch ??= 'the conversation was rewritten ($set of messages) after the checkpoint';
   };
   for (const { value, line } of lines) {
     if (!isObject(value)) {
@@ -271,17 +339,44 @@ export function fromGeminiCli(
     }
     if (typeof value.$rewindTo === 'string') {
       // That message and everything after it were taken back (all of them when the id is not found).
-      let gone = !messages.has(value.$rewindTo);
+      const target = value.$rewindTo;
+      if (from && (!messages.has(target) || target === first))
+        mismatch ??= 'a rewind to a message at or before the checkpoint';
+      reachedBack.push({ from: placed.get(target) ?? 0, to: line });
+      let gone = !messages.has(target);
       for (const id of [...messages.keys()]) {
-        if (id === value.$rewindTo) gone = true;
-        if (gone) messages.delete(id);
+        if (id === target) gone = true;
+        if (gone) {
+          messages.delete(id);
+          placed.delete(id);
+        }
       }
-    } else if (isMessageRecord(value)) messages.set(value.id as string, { m: value, line });
-    else if (isObject(value.$set) || isMetadata(value)) {
+    } else if (isMessageRecord(value)) {
+      const id = value.id as string;
+      const at = placed.get(id);
+      if (at === undefined) {
+        if (from && recent.has(id)) mismatch ??= 'a message before the checkpoint was written again after it';
+        placed.set(id, line);
+      } else if (at < line) reachedBack.push({ from: at + 1, to: line });
+      first ??= id;
+      messageAt.set(line, id);
+      messages.set(id, { m: value, line });
+    } else if (isObject(value.$set) || isMetadata(value)) {
       const update = isObject(value.$set) ? value.$set : value;
       meta = { ...meta, ...update };
       if (Array.isArray(update.messages)) replaceAll(update.messages, line);
     } else countUnread(unread, typeof value.type === 'string' ? value.type : (Object.keys(value)[0] ?? '(empty)'));
+  }
+  if (from && !mismatch) {
+    // The id of every task, and whether any is stored, come from the metadata as the file ends: a `$set` of another
+    // session id (or kind) after the checkpoint renames the tasks before it too, and those only a whole read stores
+    // under the new id. That stop falls back to a whole read, whose mark keeps the new id: the next ones read on.
+    if (stringOr(meta.sessionId) !== from.sessionId) mismatch = 'the session id changed after the checkpoint';
+    else if (stringOr(meta.kind) !== from.kind) mismatch = 'the session kind changed after the checkpoint';
+  }
+  if (resume && mismatch) {
+    resume.mismatch = mismatch;
+    return [];
   }
   const list = [...messages.values()];
   if (meta.kind === 'subagent') {
@@ -303,8 +398,13 @@ export function fromGeminiCli(
   }
   const entries = list.flatMap(({ m, line }) => messageItems(m, line, unread));
   const id = typeof meta.sessionId === 'string' ? meta.sessionId : file;
-  const model = list.map(({ m }) => m.model).find((x): x is string => typeof x === 'string' && x !== '');
-  return sessionsFromItems(
+  const model = from?.model ?? list.map(({ m }) => m.model).find((x): x is string => typeof x === 'string' && x !== '');
+  const items: ItemsResume | undefined = resume && {
+    ...(from ? { from: { tasks: from.tasks, rejected: [] } } : {}),
+    begun: [],
+    rejected: [],
+  };
+  const built = sessionsFromItems(
     entries,
     {
       idBase: `gemini-cli:${id}`,
@@ -320,9 +420,44 @@ export function fromGeminiCli(
         ...(model ? { model } : {}),
       },
       unread,
+      ...(items ? { resume: items } : {}),
     },
     problems,
   );
+  if (resume && items) {
+    // The last task that began at a request put in its place on its own line, when no later record reached back
+    // over that line (a message before it written again or taken back, the conversation rewritten).
+    const mark = [...items.begun].reverse().find((b) => {
+      const at = messageAt.get(b.line);
+      return (
+        b.task >= 1 &&
+        at !== undefined &&
+        placed.get(at) === b.line &&
+        !reachedBack.some((r) => r.from <= b.line && b.line < r.to)
+      );
+    });
+    const u = mark ? messageAt.get(mark.line) : undefined;
+    if (!mark || u === undefined) resume.checkpoint = null;
+    else {
+      const before = [...messages.keys()];
+      const ahead = before.slice(0, before.indexOf(u));
+      resume.checkpoint = {
+        line: mark.line,
+        context: {
+          sessionId: stringOr(meta.sessionId),
+          projectHash: stringOr(meta.projectHash),
+          kind: stringOr(meta.kind),
+          model:
+            from?.model ??
+            ahead.map((k) => messages.get(k)?.m.model).find((x): x is string => typeof x === 'string' && x !== '') ??
+            null,
+          tasks: (from?.tasks ?? 0) + mark.task,
+          recent: [...(from?.recent ?? []), ...ahead].slice(-RECENT_KEPT),
+        },
+      };
+    }
+  }
+  return built;
 }
 
 /** Sessions from Gemini API contents: function calls answered by function responses, in order or by id. */

@@ -56,6 +56,21 @@ export interface ItemSessionOptions {
   resultCheck?: (text: string) => { failed: boolean; error: string | null };
   /** Where item kinds this version does not know are counted. */
   unread?: Unread;
+  /** A transcript read on from a task's first entry, or read so that a later read may (ItemsResume). */
+  resume?: ItemsResume;
+}
+
+/**
+ * A transcript read in pieces as it grows (codex-rollout.ts, gemini.ts): read on from the first entry of a task, with
+ * what the entries before it leave (`from`: how many tasks they split into, so that the next ones are numbered as a
+ * whole read numbers them, and the calls there that could not be read, whose outputs are left out with them); and
+ * what this read gives a later one: the tasks that began at a request on a line no earlier entry has (`begun`, by
+ * index among this read's tasks), and the calls that could not be read, with their lines.
+ */
+export interface ItemsResume {
+  from?: { tasks: number; rejected: readonly string[] };
+  begun: { task: number; line: number }[];
+  rejected: { id: string; line: number }[];
 }
 
 export interface BuiltSession extends ParsedSession {
@@ -84,8 +99,12 @@ export function sessionsFromItems(
   problems: ReaderReport[],
 ): BuiltSession[] {
   const split = new TaskSplitter();
+  const resume = o.resume;
   // A call that cannot be read is one problem: its result, later, is left out with it.
-  const rejected = new Set<string>();
+  const rejected = new Set<string>(resume?.from?.rejected ?? []);
+  // Read on from a task's first entry, the tasks are numbered after those before it.
+  const numbered = resume?.from?.tasks ?? 0;
+  let lastLine: number | null = null;
   // Without an id of its own, task k is named by the entries up to its end (read as the next task starts), and
   // by the entries up to its start.
   const read = o.idBase === null ? createHash('sha256') : null;
@@ -93,6 +112,8 @@ export function sessionsFromItems(
   const startIds: string[] = [];
   for (const e of entries) {
     const before = split.tasks.length;
+    const ownLine = e.line !== lastLine;
+    lastLine = e.line;
     try {
       const item = e.item;
       if (
@@ -105,6 +126,7 @@ export function sessionsFromItems(
       const ev = readItem(item, e.where, o.limits, e.at);
       if (ev.kind === 'user') {
         if (ev.text.trim() && (o.isGoalText ?? (() => true))(ev.text)) split.user(ev.text, e.line, e.at);
+        if (resume && ownLine && split.tasks.length > before) resume.begun.push({ task: before, line: e.line });
       } else if (ev.kind === 'assistant') split.assistantText(ev.text, e.at);
       else if (ev.kind === 'call') split.call(ev.id, ev.call, !ev.done, e.at);
       else if (ev.kind === 'output') {
@@ -115,7 +137,10 @@ export function sessionsFromItems(
     } catch (err) {
       problems.push({ line: e.line, path: e.where, reason: (err as Error).message });
       const id = isObject(e.item) ? callIdOf(e.item) : null;
-      if (id !== null) rejected.add(id);
+      if (id !== null) {
+        rejected.add(id);
+        resume?.rejected.push({ id, line: e.line });
+      }
     }
     if (read) {
       if (before > 0 && split.tasks.length > before) contentIds[before - 1] = read.copy().digest('hex').slice(0, 20);
@@ -148,7 +173,7 @@ export function sessionsFromItems(
       });
       return;
     }
-    const { id, contentNames } = split.taskId(t, i, o.idBase, () => ({
+    const { id, contentNames } = split.taskId(t, i + numbered, o.idBase, () => ({
       start: `${prefix}:${startIds[i]}`,
       end: `${prefix}:${contentIds[i]}`,
     }));

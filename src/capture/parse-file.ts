@@ -12,6 +12,7 @@ import { isOtlpTraces, OtelCollector } from './otel-genai.js';
 import { type ClaudeCodeResume, claudeCodeShape, fromClaudeCode, isClaudeCodeLine } from './claude-code.js';
 import {
   belongsToCodexRollout,
+  type CodexResume,
   fromCodexRollout,
   isCodexRollout,
   isCodexRolloutLine,
@@ -20,6 +21,7 @@ import {
 import {
   fromGeminiCli,
   fromGeminiContents,
+  type GeminiResume,
   isGeminiCliLine,
   isGeminiCliLog,
   isGeminiContents,
@@ -117,11 +119,12 @@ export interface ParseOptions extends CaptureLimits {
   /** Capture-time privacy; when set, every session goes through it (results are capped after redaction). */
   privacy?: PrivacyPolicy;
   /**
-   * A Claude Code transcript read in pieces as it grows (a hook's runs): the number in the file of the text's first
-   * line, and the reader's checkpoint in and out (claude-code.ts). Read on from a checkpoint, a text whose sessions
-   * are all left out is no problem: the file before it held some.
+   * A transcript read in pieces as it grows (a hook's runs): the number in the file of the text's first line, and the
+   * checkpoints in and out of the reader of each transcript format read so (claude-code.ts, codex-rollout.ts,
+   * gemini.ts). Read on from a checkpoint, a text whose sessions are all left out is no problem: the file before it
+   * held some.
    */
-  resume?: { firstLine: number; claudeCode: ClaudeCodeResume };
+  resume?: { firstLine: number; claudeCode: ClaudeCodeResume; codex?: CodexResume; gemini?: GeminiResume };
 }
 
 /**
@@ -308,8 +311,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 
   // A file whose requests were all left out (no tool call yet) said so in a note: that is no error.
-  if ((out.length || !requestsLeftOut) && !opts.resume?.claudeCode.from)
-    problems.push(...emptiness(text, out, records, problems, opts.file));
+  const readOn = !!(opts.resume?.claudeCode.from || opts.resume?.codex?.from || opts.resume?.gemini?.from);
+  if ((out.length || !requestsLeftOut) && !readOn) problems.push(...emptiness(text, out, records, problems, opts.file));
   problems.sort((a, b) => a.line - b.line);
 
   const formats: Partial<Record<DetectedFormat, number>> = {};
@@ -511,11 +514,19 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
             'expected a Codex CLI rollout (lines {timestamp, type: session_meta | response_item | event_msg, payload})',
         });
       else
-        pushBuilt(fromCodexRollout(lines, opts.file, opts.namespace, limits, now, streamProblems, unread), '', 'codex');
+        pushBuilt(
+          fromCodexRollout(lines, opts.file, opts.namespace, limits, now, streamProblems, unread, opts.resume?.codex),
+          '',
+          'codex',
+        );
     } else if (format === 'gemini') {
       // A session log; else (with --format gemini) one session document or contents list per line.
       if (isGeminiCliLog(lines))
-        pushBuilt(fromGeminiCli(lines, opts.file, opts.namespace, limits, now, streamProblems, unread), '', 'gemini');
+        pushBuilt(
+          fromGeminiCli(lines, opts.file, opts.namespace, limits, now, streamProblems, unread, opts.resume?.gemini),
+          '',
+          'gemini',
+        );
       else for (const l of lines) addRecord(l.value, l.line, '');
     } else if (isMessageListFormat(format)) {
       // One message per line: one conversation; else (with --format) one conversation per line.

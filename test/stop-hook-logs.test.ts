@@ -1,0 +1,500 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Memory } from '../src/app/memory.js';
+import { openMemory } from '../src/app/open-memory.js';
+import { runBuiltCli } from './support/built-cli.js';
+
+// The Stop hook (`ingest --hook`, memory.ingestTranscript) reads a Codex CLI rollout or a Gemini CLI JSONL session log
+// from the first line of the task its last run for the file ended in, as it reads a Claude Code transcript. What it
+// stores must be what one read of the whole file stores: each log is written a piece at a time (after every line, and
+// inside a few lines: a write in progress), the hook after each piece into one SQLite memory, then compared with
+// another that read the whole log once. Where lines after a checkpoint change what was read before it (a Gemini
+// session id set again, a rewind to an earlier message, a message before it written again), the hook must store what
+// it stored when it read the whole log at every stop: compared stop by stop with a memory that does.
+
+const CAPTURE = join(new URL('..', import.meta.url).pathname, 'test', 'fixtures', 'capture');
+
+let tmp: string;
+let counter = 0;
+const opened: Memory[] = [];
+/** The SQLite file of each memory opened here. */
+const dbOf = new Map<Memory, string>();
+
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-stop-hook-logs-'));
+});
+
+afterAll(async () => {
+  for (const m of opened.splice(0)) await m.close();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+async function memoryAt(db: string): Promise<Memory> {
+  const memory = await openMemory({ db, logLevel: 'silent' });
+  opened.push(memory);
+  dbOf.set(memory, db);
+  return memory;
+}
+
+const fresh = () => memoryAt(join(tmp, `memory-${++counter}.db`));
+
+type Json = Record<string, unknown>;
+const linesOf = (name: string) =>
+  readFileSync(join(CAPTURE, name), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Json);
+
+/** A value with every id of a repeat made new (`-r<k>`) and every time moved on by k hours. */
+function renamed(v: unknown, k: number): unknown {
+  if (Array.isArray(v)) return v.map((x) => renamed(x, k));
+  if (!v || typeof v !== 'object') return v;
+  const out: Json = {};
+  for (const [key, x] of Object.entries(v as Json)) {
+    if (typeof x === 'string' && ['id', 'call_id', 'turn_id', '$rewindTo'].includes(key)) out[key] = `${x}-r${k}`;
+    else if (typeof x === 'string' && ['timestamp', 'lastUpdated'].includes(key) && !Number.isNaN(Date.parse(x)))
+      out[key] = new Date(Date.parse(x) + k * 3_600_000).toISOString();
+    else out[key] = renamed(x, k);
+  }
+  return out;
+}
+
+/** A fixture's first line, then the rest of it `times` times over with new ids and times: a longer session. */
+function repeated(name: string, times: number): string[] {
+  const [first, ...rest] = linesOf(name);
+  const out = [JSON.stringify(first)];
+  for (let k = 0; k < times; k++) for (const l of rest) out.push(JSON.stringify(k ? renamed(l, k) : l));
+  return out;
+}
+
+/** Where a log is cut: after every line, and inside a few lines (halfway through their bytes). */
+function cutsOf(bytes: Buffer, midLines: number): number[] {
+  const ends: number[] = [];
+  for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) ends.push(i + 1);
+  const cuts = new Set(ends);
+  const step = Math.max(1, Math.floor(ends.length / (midLines + 1)));
+  for (let m = 1; m <= midLines; m++) {
+    const from = ends[m * step - 1] ?? 0;
+    const to = ends[m * step] ?? bytes.length;
+    cuts.add(from + Math.floor((to - from) / 2));
+  }
+  return [...cuts].filter((c) => c > 0 && c <= bytes.length).sort((a, b) => a - b);
+}
+
+/** Every stored session of a memory, as stored (calls, goals, outcomes, times, labels). */
+async function stored(memory: Memory) {
+  const list = await memory.sessions.list({ limit: 10_000 });
+  return list
+    .map((s) => {
+      const { seq: _seq, ...session } = s as typeof s & { seq?: number };
+      return session;
+    })
+    .sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/** The hook's run after a piece: what it read from (absent: the whole file). */
+async function stop(memory: Memory, log: string) {
+  return memory.ingestTranscript(log, { finished: false });
+}
+
+/**
+ * The log written a piece at a time with the hook after each piece; with `byFile`, a memory that reads the whole log
+ * after each piece too (what the hook did before), compared after each. Returns the hooked memory and the line each
+ * run read from (null: whole).
+ */
+async function hooked(
+  lines: string[],
+  file: string,
+  opts: { byFile?: boolean; midLines?: number; cuts?: number[] } = {},
+) {
+  const bytes = Buffer.from(`${lines.join('\n')}\n`);
+  const log = join(tmp, `${++counter}-${file}`);
+  writeFileSync(log, '');
+  const memory = await fresh();
+  const byFile = opts.byFile ? await fresh() : null;
+  const readFrom: (number | null)[] = [];
+  let written = 0;
+  for (const cut of opts.cuts ?? cutsOf(bytes, opts.midLines ?? 3)) {
+    appendFileSync(log, bytes.subarray(written, cut));
+    written = cut;
+    const r = await stop(memory, log);
+    readFrom.push(r.readFrom?.line ?? null);
+    if (r.readFrom) expect(bytes[r.readFrom.byte - 1]).toBe(0x0a);
+    if (byFile) {
+      await byFile.ingestFile(log, { finished: false });
+      expect(await stored(memory)).toEqual(await stored(byFile));
+    }
+  }
+  return { memory, log, readFrom };
+}
+
+/** What one read of the whole log stores. */
+async function wholeOnce(log: string) {
+  const memory = await fresh();
+  await memory.ingestFile(log);
+  return stored(memory);
+}
+
+/** The mark the hook keeps for its logs (there is one log per memory here), as stored. */
+function markOf(memory: Memory): string {
+  const sql = new Database(dbOf.get(memory)!, { readonly: true });
+  try {
+    return (sql.prepare("SELECT value FROM state WHERE key LIKE 'transcript:%'").get() as { value: string }).value;
+  } finally {
+    sql.close();
+  }
+}
+
+const CODEX = [
+  { name: 'codex-rollout.jsonl', file: 'rollout-2025-09-12T14-02-11-0198a3c4.jsonl' },
+  { name: 'codex-rollout-0.104.jsonl', file: 'rollout-2026-02-23T11-40-01-019c8a4c.jsonl' },
+];
+const GEMINI = { name: 'gemini-cli-session.jsonl', file: 'session-2026-06-02T08-15-3f9c1e2a.jsonl' };
+
+/**
+ * The byte offsets where a Gemini CLI turn ends (before each request that is not taken back, and the end): where its
+ * AfterAgent hook runs. Inside a turn the CLI writes a message again as its calls run (`executing`, then `success`)
+ * and may take a request back: a read between those stores what a read of the whole log never holds (a copy that a
+ * later one cannot grow, a task taken back), whichever way it reads; that is compared stop by stop below.
+ */
+function turnEnds(lines: string[]): number[] {
+  const rewound = new Set<unknown>(lines.map((l) => (JSON.parse(l) as Json).$rewindTo));
+  const cuts: number[] = [];
+  let offset = 0;
+  lines.forEach((l, i) => {
+    const v = JSON.parse(l) as Json;
+    if (i > 1 && v.type === 'user' && !rewound.has(v.id)) cuts.push(offset);
+    offset += Buffer.byteLength(l) + 1;
+  });
+  return [...cuts, offset];
+}
+
+describe('the Stop hook reads Codex CLI and Gemini CLI logs on from its mark, and stores what a whole read stores', () => {
+  for (const c of CODEX)
+    it(`${c.name}, 3 times over, written a line at a time and cut inside lines`, async () => {
+      const { memory, log, readFrom } = await hooked(repeated(c.name, 3), c.file);
+      // Once a second task began, each run read from a task's first line, not from the start.
+      expect(readFrom.filter((l) => l !== null).length).toBeGreaterThan(readFrom.length / 2);
+      const whole = await wholeOnce(log);
+      expect(whole.length).toBe(6);
+      expect(await stored(memory)).toEqual(whole);
+    }, 120_000);
+
+  it(`${GEMINI.name}, 5 times over, the hook after each turn`, async () => {
+    const lines = repeated(GEMINI.name, 5);
+    const { memory, log, readFrom } = await hooked(lines, GEMINI.file, { cuts: turnEnds(lines) });
+    expect(readFrom.filter((l) => l !== null).length).toBe(readFrom.length - 2);
+    const whole = await wholeOnce(log);
+    expect(whole.length).toBe(10);
+    expect(await stored(memory)).toEqual(whole);
+  }, 120_000);
+
+  it(`${GEMINI.name}, 3 times over, written a line at a time and cut inside lines: what a whole read at each stop stores`, async () => {
+    const { readFrom } = await hooked(repeated(GEMINI.name, 3), GEMINI.file, { byFile: true });
+    expect(readFrom.filter((l) => l !== null).length).toBeGreaterThan(readFrom.length / 2);
+  }, 120_000);
+
+  it('keeps a short mark on a long session: a count of the tasks before it, not an id each', async () => {
+    const lines = repeated('codex-rollout-0.104.jsonl', 100);
+    const log = join(tmp, `${++counter}-rollout-2026-02-23T11-40-01-019c8a4c.jsonl`);
+    writeFileSync(log, `${lines.join('\n')}\n`);
+    const memory = await fresh();
+    const first = await stop(memory, log);
+    expect(first.inserted).toBe(200);
+    const mark = markOf(memory);
+    const parsed = JSON.parse(mark) as { format: string; tasks: Record<string, unknown> };
+    expect(parsed.format).toBe('codex');
+    expect(parsed.tasks).toEqual({ 'codex:019c8a4c-ed82-79a1-aa28-7738fc5ab61a': [[1, 199]] });
+    // Every task id listed took about 122 bytes a task: 24 KB here.
+    expect(mark.length).toBeLessThan(1500);
+    // Read again from the mark: the 199 tasks before it are counted present, as a whole read counts them.
+    const again = await stop(memory, log);
+    expect(again.readFrom).toBeDefined();
+    expect({ inserted: again.inserted, skipped: again.skipped }).toEqual({ inserted: 0, skipped: 200 });
+  }, 120_000);
+});
+
+describe('lines after the mark that change what was read before it: the hook stores what reading the whole log at every stop stored', () => {
+  const gemini = () => repeated('gemini-cli-session.jsonl', 3);
+  const at = (lines: string[], test: (v: Json) => boolean, from = 0) =>
+    lines.findIndex((l, i) => i >= from && test(JSON.parse(l) as Json));
+  const users = (lines: string[]) => lines.flatMap((l, i) => ((JSON.parse(l) as Json).type === 'user' ? [i] : []));
+
+  it('a Gemini CLI $set of the session id after the mark: that stop reads the whole log, the next ones read on', async () => {
+    const lines = gemini();
+    const third = users(lines)[3]!;
+    lines.splice(
+      third,
+      0,
+      JSON.stringify({ $set: { sessionId: 'resumed-5d1e', lastUpdated: '2026-06-02T10:00:00Z' } }),
+    );
+    const { memory, readFrom } = await hooked(lines, GEMINI.file, {
+      byFile: true,
+      midLines: 0,
+    });
+    // The stop that read the $set read the whole log (its tasks before the mark are stored under the new id too).
+    expect(readFrom[third]).toBeNull();
+    expect(readFrom.slice(third + 3).some((l) => l !== null)).toBe(true);
+    const ids = (await stored(memory)).map((s) => s.id);
+    expect(ids).toContain('gemini-cli:resumed-5d1e');
+    expect(ids).toContain('gemini-cli:3f9c1e2a-7b4d-4c8e-9a1f-2d3e4f5a6b7c');
+  }, 120_000);
+
+  it('a Gemini CLI $set of the same session id (a resumed session) changes nothing: read on', async () => {
+    const lines = gemini();
+    const third = users(lines)[3]!;
+    const id = (JSON.parse(lines[0]!) as Json).sessionId;
+    lines.splice(third, 0, JSON.stringify({ $set: { sessionId: id } }));
+    const { readFrom } = await hooked(lines, GEMINI.file, { byFile: true, midLines: 0 });
+    expect(readFrom[third]).not.toBeNull();
+  }, 120_000);
+
+  /** A Gemini CLI log built record by record: a task is a request, a message with its calls, and the answer. */
+  const sessionMeta = { sessionId: 'g-1', projectHash: 'p-1', startTime: '2026-06-02T08:00:00Z', kind: 'main' };
+  let clock = 0;
+  const time = () => new Date(Date.parse('2026-06-02T08:00:00Z') + ++clock * 1000).toISOString();
+  const request = (id: string, text: string) => ({ id, timestamp: time(), type: 'user', content: [{ text }] });
+  const working = (id: string, commands: string[], model = 'gemini-2.5-pro') => ({
+    id,
+    timestamp: time(),
+    type: 'gemini',
+    content: '',
+    model,
+    toolCalls: commands.map((command, k) => ({
+      id: `${id}-call-${k}`,
+      name: 'run_shell_command',
+      args: { command },
+      status: 'success',
+      timestamp: time(),
+      result: [
+        {
+          functionResponse: {
+            id: `${id}-call-${k}`,
+            name: 'run_shell_command',
+            response: { output: `Command: ${command}\nExit Code: 0` },
+          },
+        },
+      ],
+    })),
+  });
+  const answer = (id: string, text: string) => ({ id, timestamp: time(), type: 'gemini', content: text });
+  const task = (name: string) => [
+    request(`${name}-q`, `Task ${name}: run the checks for package ${name}`),
+    working(`${name}-w`, [`npm test --workspace ${name}`]),
+    answer(`${name}-a`, `The checks for ${name} pass.`),
+  ];
+  const logOf = (...records: unknown[]) => [JSON.stringify(sessionMeta), ...records.map((r) => JSON.stringify(r))];
+
+  it('a Gemini CLI rewind to a request before the mark: the whole log is read', async () => {
+    const lines = logOf(...task('a'), ...task('b'), ...task('c'), { $rewindTo: 'b-q' }, ...task('d'), ...task('e'));
+    const { memory } = await hooked(lines, GEMINI.file, { byFile: true, midLines: 0 });
+    // D and E took the places of B and C: the ids B and C were stored under, another task each (not stored).
+    expect((await stored(memory)).map((s) => s.goal)).not.toContain('Task e: run the checks for package e');
+  }, 120_000);
+
+  it("a Gemini CLI rewind to the mark's own request, then a word that the answer before it was wrong", async () => {
+    const lines = logOf(
+      ...task('a'),
+      ...task('b'),
+      ...task('c'),
+      { $rewindTo: 'c-q' },
+      request('c2-q', "No, that's wrong: the checks for b must run with --ci"),
+      working('c2-w', ['npm test --workspace b -- --ci']),
+      answer('c2-a', 'With --ci the checks for b pass.'),
+    );
+    const { memory } = await hooked(lines, GEMINI.file, { byFile: true, midLines: 0 });
+    const b = (await stored(memory)).find((s) => s.goal.startsWith('Task b'));
+    expect(b?.labels).toMatchObject({ user_rejected_answer: "No, that's wrong: the checks for b must run with --ci" });
+  }, 120_000);
+
+  it('a Gemini CLI message before the mark written again after it (a call added)', async () => {
+    const rewritten = working('b-w', ['npm test --workspace b', 'npm run lint --workspace b']);
+    const lines = logOf(...task('a'), ...task('b'), ...task('c'), rewritten, ...task('d'));
+    const { memory } = await hooked(lines, GEMINI.file, { byFile: true, midLines: 0 });
+    const b = (await stored(memory)).find((s) => s.goal.startsWith('Task b'));
+    expect(b?.calls.length).toBe(2);
+  }, 120_000);
+
+  it('a Gemini CLI message far before the last task written again in the same read: no mark past it', async () => {
+    const tasks = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].flatMap(task);
+    const rewritten = working('a-w', ['npm test --workspace a', 'npm run lint --workspace a']);
+    const lines = logOf(...tasks, rewritten, ...task('h'));
+    const whole = Buffer.byteLength(`${lines.slice(0, -3).join('\n')}\n`);
+    const all = Buffer.byteLength(`${lines.join('\n')}\n`);
+    const cuts = [whole, ...cutsOf(Buffer.from(`${lines.join('\n')}\n`), 0).filter((c) => c > whole), all];
+    const { memory } = await hooked(lines, GEMINI.file, { byFile: true, cuts: [...new Set(cuts)] });
+    const a = (await stored(memory)).find((s) => s.goal.startsWith('Task a'));
+    expect(a?.calls.length).toBe(2);
+  }, 120_000);
+
+  it('a Gemini CLI request written again inside its task, read with the lines before it', async () => {
+    const c = task('c');
+    const lines = logOf(
+      ...task('a'),
+      ...task('b'),
+      c[0],
+      working('c-w1', ['npm test --workspace c']),
+      c[0],
+      working('c-w2', ['npm run lint --workspace c']),
+      working('c-w3', ['npm run build --workspace c']),
+      c[2],
+      ...task('d'),
+    );
+    // No stop between the request and its copy: the read that takes in the copy begins before the request.
+    const ends = lines.map((_, i) => Buffer.byteLength(`${lines.slice(0, i + 1).join('\n')}\n`));
+    const cuts = ends.filter((_, i) => i !== 7 && i !== 8);
+    const { memory } = await hooked(lines, GEMINI.file, { byFile: true, cuts });
+    const c3 = (await stored(memory)).find((s) => s.goal.startsWith('Task c'));
+    expect(c3?.calls.length).toBe(3);
+  }, 120_000);
+
+  it('a Gemini CLI conversation rewritten after the mark ($set of messages, a result masked)', async () => {
+    const before: Json[] = [...task('a'), ...task('b'), ...task('c')];
+    const masked = before.map((m) =>
+      m.id === 'b-w' ? { ...m, toolCalls: [{ ...(m.toolCalls as Json[])[0], result: '<masked>' }] } : m,
+    );
+    const lines = logOf(...before, { $set: { messages: masked } }, ...task('d'), ...task('e'));
+    const { memory } = await hooked(lines, GEMINI.file, { byFile: true, midLines: 0 });
+    expect((await stored(memory)).filter((s) => s.goal.startsWith('Task e')).map((s) => s.id)).toEqual([
+      'gemini-cli:g-1#5',
+    ]);
+  }, 120_000);
+
+  it("a Gemini CLI session whose model changes: every task keeps the first message's model", async () => {
+    const pro = [...task('a'), ...task('b')];
+    const flash = (name: string) => [
+      request(`${name}-q`, `Task ${name}: run the checks for package ${name}`),
+      working(`${name}-w`, [`npm test --workspace ${name}`], 'gemini-2.5-flash'),
+      answer(`${name}-a`, `The checks for ${name} pass.`),
+    ];
+    const lines = logOf(...pro, ...flash('c'), ...flash('d'));
+    const { memory, log } = await hooked(lines, GEMINI.file, { midLines: 0 });
+    const all = await stored(memory);
+    expect(new Set(all.map((s) => (s.labels as Json).model))).toEqual(new Set(['gemini-2.5-pro']));
+    expect(all).toEqual(await wholeOnce(log));
+  }, 120_000);
+
+  it('a Codex rollout whose model and working folder change, and an end event and an output for calls before the mark', async () => {
+    const lines = repeated('codex-rollout-0.104.jsonl', 3);
+    const contexts = lines.flatMap((l, i) => ((JSON.parse(l) as Json).type === 'turn_context' ? [i] : []));
+    const later = JSON.parse(lines[contexts[3]!]!) as Json;
+    lines[contexts[3]!] = JSON.stringify({ ...later, payload: { ...(later.payload as Json), model: 'gpt-5.4-codex' } });
+    const meta = JSON.parse(lines[0]!) as Json;
+    lines.splice(
+      contexts[4]!,
+      0,
+      JSON.stringify({ ...meta, payload: { ...(meta.payload as Json), cwd: '/srv/shop' } }),
+    );
+    // A call whose output never came, then its end event after the next request (an MCP call an interrupt cut).
+    const request = at(lines, (v) => (v.payload as Json | undefined)?.type === 'user_message', contexts[2]!);
+    const call = {
+      timestamp: '2026-02-23T13:40:00.000Z',
+      type: 'response_item',
+      payload: { type: 'function_call', name: 'docs__search', arguments: '{"q":"tax"}', call_id: 'call_mcp_1' },
+    };
+    const answer = {
+      timestamp: '2026-02-23T13:40:01.000Z',
+      type: 'response_item',
+      payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Stopped.' }] },
+    };
+    const end = {
+      timestamp: '2026-02-23T13:41:00.000Z',
+      type: 'event_msg',
+      payload: {
+        type: 'mcp_tool_call_end',
+        call_id: 'call_mcp_1',
+        invocation: { server: 'docs', tool: 'search', arguments: { q: 'tax' } },
+        result: { Ok: { content: [{ type: 'text', text: 'no hits' }] } },
+      },
+    };
+    // And a call that cannot be read (its arguments are no JSON), answered after the next request: left out with it.
+    const broken = {
+      timestamp: '2026-02-23T13:40:00.500Z',
+      type: 'response_item',
+      payload: { type: 'function_call', name: 'exec_command', arguments: '{"cmd": ', call_id: 'call_broken_1' },
+    };
+    const brokenOutput = {
+      timestamp: '2026-02-23T13:41:00.500Z',
+      type: 'response_item',
+      payload: { type: 'function_call_output', call_id: 'call_broken_1', output: 'Process exited with code 0' },
+    };
+    lines.splice(request - 1, 0, JSON.stringify(call), JSON.stringify(broken), JSON.stringify(answer));
+    const next = at(lines, (v) => (v.payload as Json | undefined)?.type === 'user_message', request + 3);
+    lines.splice(next + 1, 0, JSON.stringify(end), JSON.stringify(brokenOutput));
+    const { memory } = await hooked(lines, 'rollout-2026-02-23T11-40-01-019c8a4c.jsonl', {
+      byFile: true,
+      midLines: 0,
+    });
+    const models = new Set((await stored(memory)).map((s) => (s.labels as Json | null)?.model));
+    expect(models).toEqual(new Set(['gpt-5.3-codex', 'gpt-5.4-codex']));
+  }, 120_000);
+});
+
+describe('the hook as the agent runs it', () => {
+  it('`ingest --hook --json` after each reply of a Codex CLI session and of a Gemini CLI one says where it read from', () => {
+    for (const [name, file] of [
+      ['codex-rollout-0.104.jsonl', 'rollout-2026-02-23T11-40-01-019c8a4c.jsonl'],
+      [GEMINI.name, GEMINI.file],
+    ] as const) {
+      const lines = repeated(name, 2);
+      const log = join(tmp, `${++counter}-${file}`);
+      const db = join(tmp, `cli-${counter}.db`);
+      const hook = () => {
+        const r = runBuiltCli(['ingest', '--hook', '--json', '--db', db], {
+          cwd: tmp,
+          env: { SKILLSMITH_RECALL_DAEMON: '0' },
+          input: JSON.stringify({ session_id: 's', transcript_path: log, hook_event_name: 'Stop' }),
+        });
+        expect(r.code, r.stderr).toBe(0);
+        return (JSON.parse(r.stdout) as { inserted: number; skipped: number; readFrom?: { line: number } }[])[0]!;
+      };
+      const half = Math.floor(lines.length / 2) + 1;
+      writeFileSync(log, `${lines.slice(0, half).join('\n')}\n`);
+      expect(hook().readFrom).toBeUndefined();
+      appendFileSync(log, `${lines.slice(half).join('\n')}\n`);
+      const next = hook();
+      expect(next.readFrom?.line).toBeGreaterThan(1);
+      expect(next.inserted + next.skipped).toBeGreaterThanOrEqual(3);
+    }
+  }, 120_000);
+});
+
+describe('a mark the hook kept before', () => {
+  it('of version 1 (a Claude Code transcript, every task id listed) is read on from, as before', async () => {
+    const bytes = readFileSync(join(CAPTURE, 'claude-code-session.jsonl'));
+    const ends: number[] = [];
+    for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) ends.push(i + 1);
+    const log = join(tmp, `${++counter}-claude.jsonl`);
+    const memory = await fresh();
+    // All but the last five lines, read by the hook: a mark past the first task.
+    writeFileSync(log, bytes.subarray(0, ends[ends.length - 6]));
+    await stop(memory, log);
+    const mark = JSON.parse(markOf(memory)) as Json & { tasks: Record<string, (string | [number, number])[]> };
+    expect(mark.v).toBe(2);
+    // The same mark as the version before wrote it.
+    const { format: _f, ...rest } = mark;
+    const tasks = Object.fromEntries(
+      Object.entries(mark.tasks).map(([base, runs]) => [
+        base,
+        runs.flatMap((r) =>
+          typeof r === 'string'
+            ? [r]
+            : Array.from({ length: r[1] - r[0] + 1 }, (_, k) => (r[0] + k === 1 ? base : `${base}#${r[0] + k}`)),
+        ),
+      ]),
+    );
+    expect(Object.values(tasks).flat().length).toBeGreaterThan(0);
+    const sql = new Database(dbOf.get(memory)!);
+    sql
+      .prepare("UPDATE state SET value = ? WHERE key LIKE 'transcript:%'")
+      .run(JSON.stringify({ ...rest, v: 1, tasks }));
+    sql.close();
+    appendFileSync(log, bytes.subarray(ends[ends.length - 6]));
+    const r = await stop(memory, log);
+    expect(r.readFrom).toBeDefined();
+    expect(await stored(memory)).toEqual(await wholeOnce(log));
+  }, 120_000);
+});
