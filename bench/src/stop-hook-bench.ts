@@ -14,30 +14,22 @@
 //   read on   the hook as it is: from the first line of the task the last run ended in
 //   whole     the same with its mark cleared first, so it reads and parses the whole file (what every call did before)
 //
-// each a new process: wall time from spawn to exit and the process's peak RSS (VmHWM, test/fixtures/peak-rss.mjs);
+// each a new process: wall time from spawn to exit and the process's peak RSS (VmHWM, bench/src/io-at-exit.ts via stop-hook-run.ts);
 // medians reported. Linux only (/proc). Writes stop-hook.json and stop-hook.md to --out (default
 // bench/results/tmp). --cli runs another build's dist/surfaces/cli/main.js (the release before: its "read on" case
 // is then a whole read too).
 
 import Database from 'better-sqlite3';
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { nowMs } from './monitor.js';
+import { type HookSample, runStopHook } from './stop-hook-run.js';
 import { CLI, REPO } from './paths.js';
 
-const PEAK_RSS = join(REPO, 'test/fixtures/peak-rss.mjs');
 const FIXTURE = join(REPO, 'test/fixtures/capture/claude-code-2.1.jsonl');
 const CASES = ['read on', 'whole'] as const;
 type Case = (typeof CASES)[number];
-
-interface Sample {
-  ms: number;
-  peakMB: number;
-  readFrom: boolean;
-}
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -91,26 +83,6 @@ function pad(text: string, bytes: number, k: number): string {
   return lines.join('\n');
 }
 
-/** One hook process on the transcript: wall time, peak RSS, and whether it read from a mark. */
-function hook(cli: string, db: string, transcript: string, home: string): Sample {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SKILLSMITH_RECALL_DAEMON: '0' };
-  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG']) delete env[name];
-  const input = JSON.stringify({ session_id: 'bench', transcript_path: transcript, hook_event_name: 'Stop' });
-  const t0 = nowMs();
-  const r = spawnSync(process.execPath, ['--import', PEAK_RSS, cli, 'ingest', '--hook', '--json', '--db', db], {
-    cwd: home,
-    env,
-    input,
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
-  });
-  const ms = nowMs() - t0;
-  if (r.status !== 0) throw new Error(`ingest --hook exited ${r.status}: ${r.stderr}`);
-  const peak = /^peak-rss-kb (\d+)$/m.exec(r.stderr);
-  const readFrom = (JSON.parse(r.stdout) as { readFrom?: unknown }[])[0]?.readFrom !== undefined;
-  return { ms, peakMB: peak ? (Number(peak[1]) * 1024) / 1e6 : Number.NaN, readFrom };
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -155,8 +127,8 @@ async function main(): Promise<void> {
       size += Buffer.byteLength(r.text);
     }
     log(`${mb} MB: ${k} repeats of the fixture, ${round(size / 1e6)} MB; first ingest`);
-    const first = hook(cli, db, transcript, home);
-    const samples = new Map<Case, Sample[]>(CASES.map((c) => [c, []]));
+    const first = runStopHook(cli, db, transcript, home);
+    const samples = new Map<Case, HookSample[]>(CASES.map((c) => [c, []]));
     for (let round_ = 1; round_ <= runs; round_++) {
       for (const c of CASES) {
         const r = repeat(lastTask, k++, last, resultBytes);
@@ -167,7 +139,7 @@ async function main(): Promise<void> {
           sql.prepare("UPDATE state SET value = '' WHERE key LIKE 'transcript:%'").run();
           sql.close();
         }
-        samples.get(c)!.push(hook(cli, db, transcript, home));
+        samples.get(c)!.push(runStopHook(cli, db, transcript, home));
       }
       log(`${mb} MB: round ${round_}/${runs} done`);
     }

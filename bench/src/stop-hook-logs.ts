@@ -16,14 +16,10 @@
 // its peak RSS (io-at-exit.ts); medians. Linux only (/proc).
 
 import Database from 'better-sqlite3';
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { nowMs } from './monitor.js';
+import { join } from 'node:path';
+import { type HookSample, runStopHook } from './stop-hook-run.js';
 import { REPO } from './paths.js';
-
-const IO_AT_EXIT = join(dirname(fileURLToPath(import.meta.url)), 'io-at-exit.js');
 
 export type StopHookLogFormat = 'codex' | 'gemini';
 type Line = Record<string, unknown>;
@@ -139,33 +135,6 @@ function geminiRepeats(resultBytes: number): Repeats {
   };
 }
 
-interface Sample {
-  ms: number;
-  readMB: number;
-  peakMB: number;
-  readFrom: boolean;
-}
-
-/** One hook process on the log: wall time, bytes read, peak RSS, and whether it read from a mark. */
-function hook(cli: string, db: string, log: string, home: string): Sample {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SKILLSMITH_RECALL_DAEMON: '0' };
-  for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG']) delete env[name];
-  const input = JSON.stringify({ session_id: 'bench', transcript_path: log, hook_event_name: 'Stop' });
-  const t0 = nowMs();
-  const r = spawnSync(process.execPath, ['--import', IO_AT_EXIT, cli, 'ingest', '--hook', '--json', '--db', db], {
-    cwd: home,
-    env,
-    input,
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
-  });
-  const ms = nowMs() - t0;
-  if (r.status !== 0) throw new Error(`ingest --hook exited ${r.status}: ${r.stderr}`);
-  const number = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(r.stderr)?.[1] ?? Number.NaN);
-  const readFrom = (JSON.parse(r.stdout) as { readFrom?: unknown }[])[0]?.readFrom !== undefined;
-  return { ms, readMB: number('read-bytes') / 1e6, peakMB: (number('peak-rss-kb') * 1024) / 1e6, readFrom };
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
@@ -203,14 +172,14 @@ export function benchStopHookLog(opts: {
     }
   const before = statSync(log).size;
   say(`stophook ${format}: ${opts.tasks - 1} tasks, ${round(before / 1e6)} MB; the stop before the last`);
-  hook(cli, db, log, home);
+  runStopHook(cli, db, log, home);
   const sql = new Database(db);
   const mark = sql.prepare("SELECT value FROM state WHERE key LIKE 'transcript:%'").get() as
     | { value: string }
     | undefined;
   sql.close();
   copyFileSync(db, saved);
-  const samples = { 'read on': [] as Sample[], whole: [] as Sample[] };
+  const samples = { 'read on': [] as HookSample[], whole: [] as HookSample[] };
   for (let run = 1; run <= runs; run++)
     for (const c of ['read on', 'whole'] as const) {
       copyFileSync(saved, db);
@@ -221,7 +190,7 @@ export function benchStopHookLog(opts: {
         w.prepare("UPDATE state SET value = '' WHERE key LIKE 'transcript:%'").run();
         w.close();
       }
-      samples[c].push(hook(cli, db, log, home));
+      samples[c].push(runStopHook(cli, db, log, home));
       say(`stophook ${format}: ${c}, run ${run}/${runs}`);
     }
   return {
