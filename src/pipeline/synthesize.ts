@@ -212,12 +212,19 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
         report.skipped.push({ cluster: c.id, reason: deferred.reason });
       continue;
     }
-    const memberIds = opts.dryRun
-      ? [...(await store.clusterMembers(ns, c.id)), ...c.newMembers]
-      : await store.clusterMembers(ns, c.id);
+    // The revise stage may have read these members, and some of the sessions, already (revision.read).
+    const held = revision.read.members.get(c.id) ?? (await store.clusterMembers(ns, c.id));
+    const memberIds = opts.dryRun ? [...held, ...c.newMembers] : held;
     // Members come oldest first: the newest `maxClusterSessions` of them are read. One still open (the agent may be
     // running, or its end never arrived) counts for nothing yet: its end makes the cluster dirty again.
-    const read = await store.getSessions(ns, [...new Set(memberIds)].slice(-config.synthesis.maxClusterSessions));
+    const wanted = [...new Set(memberIds)].slice(-config.synthesis.maxClusterSessions);
+    const cached = wanted.flatMap((id) => revision.read.sessions.get(id) ?? []);
+    const fetched = await store.getSessions(
+      ns,
+      wanted.filter((id) => !revision.read.sessions.has(id)),
+    );
+    // In the order the store gives them (by when they were stored), as one read of them all would.
+    const read = [...cached, ...fetched].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
     const sessions = read.filter((s) => !stillOpen(s));
     if (sessions.length < read.length) {
       report.open ??= { sessions: 0, clusters: 0 };

@@ -1,6 +1,6 @@
 import { editOf } from '../../domain/learned-by.js';
 import { retiredForEvidence, reviseSources } from '../../domain/revoked-sources.js';
-import type { Skill } from '../../domain/types.js';
+import type { Session, Skill } from '../../domain/types.js';
 import type { ClusterRecord } from '../../store/store.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import { withSupport } from '../support.js';
@@ -26,8 +26,9 @@ export interface RevisedSkill {
 export async function reviseRevokedSources(
   deps: PipelineDeps,
   input: { namespace: string; dirty: readonly ClusterRecord[]; stored: Skill[]; actor: string; dryRun: boolean },
-): Promise<{ revised: RevisedSkill[]; stored: Skill[]; revivable: Set<string> }> {
-  const { revised, stored } = await revise(deps, input);
+): Promise<{ revised: RevisedSkill[]; stored: Skill[]; revivable: Set<string>; read: PassReads }> {
+  const read: PassReads = { members: new Map(), sessions: new Map() };
+  const { revised, stored } = await revise(deps, input, read);
   // Retired for want of evidence by an earlier pass, with its own group to examine again: if the group is learned
   // from again (admitted), the skill comes back on probation (reconcile). One retired this pass waits for new sessions.
   const dirty = new Set(input.dirty.map((c) => c.id));
@@ -37,12 +38,22 @@ export async function reviseRevokedSources(
     if (!s.supersededBy && s.status === 'retired' && s.clusterId && dirty.has(s.clusterId) && !justRetired.has(s.id))
       if (retiredForEvidence(await deps.store.audit(input.namespace, { subjectId: s.id, limit: 200 })))
         revivable.add(s.id);
-  return { revised, stored, revivable };
+  return { revised, stored, revivable, read };
+}
+
+/**
+ * What the stage read of the store, for the rest of the pass (its distil loop reads the same clusters): the
+ * members of the clusters it looked into, and the sessions it read whole. Outcomes do not change under the pass lock.
+ */
+export interface PassReads {
+  members: Map<string, string[]>;
+  sessions: Map<string, Session>;
 }
 
 async function revise(
   deps: PipelineDeps,
   input: { namespace: string; dirty: readonly ClusterRecord[]; stored: Skill[]; actor: string; dryRun: boolean },
+  read: PassReads,
 ): Promise<{ revised: RevisedSkill[]; stored: Skill[] }> {
   const { store } = deps;
   const ns = input.namespace;
@@ -53,12 +64,14 @@ async function revise(
   const candidates = new Set<string>();
   for (const c of input.dirty) {
     if (c.size <= c.newMembers.length) continue;
-    for (const id of await store.clusterMembers(ns, c.id)) if (owners.has(id)) candidates.add(id);
+    const members = await store.clusterMembers(ns, c.id);
+    read.members.set(c.id, members);
+    for (const id of members) if (owners.has(id)) candidates.add(id);
   }
   if (candidates.size === 0) return { revised: [], stored: input.stored };
-  const failed = new Set(
-    (await store.getSessions(ns, [...candidates])).filter((s) => s.outcome === 'failure').map((s) => s.id),
-  );
+  const sources = await store.getSessions(ns, [...candidates]);
+  for (const s of sources) read.sessions.set(s.id, s);
+  const failed = new Set(sources.filter((s) => s.outcome === 'failure').map((s) => s.id));
   if (failed.size === 0) return { revised: [], stored: input.stored };
   const touched = new Map<string, Skill>();
   for (const id of failed) for (const s of owners.get(id) ?? []) touched.set(s.id, s);
