@@ -159,6 +159,34 @@ describe('redactText: personal data', () => {
     expect(redactText(`call ${phone} today`)).toBe('call [REDACTED:phone] today');
   });
 
+  // Numbers as written at home, with the trunk 0 and no label or country code: a user pastes them, a CRM prints them.
+  it.each([
+    ['020 7946 0958'],
+    ['030 12345678'],
+    ['06 12 34 56 78'],
+    ['06.12.34.56.78'],
+    ['0412 345 678'],
+    ['03-1234-5678'],
+    ['(02) 9876 5432'],
+    ['07700 900123'],
+  ])('redacts the national number %s without a label', (phone) => {
+    expect(redactText(`ring ${phone} today`)).toBe('ring [REDACTED:phone] today');
+    expect(findSecrets(`ring ${phone}`, { personal: true }).map((m) => m.kind)).toEqual(['phone']);
+  });
+
+  it.each([
+    ['a version', 'upgraded to v0.12.3 and 0.12.30'],
+    ['an ISBN', 'isbn 0-306-40615-2'],
+    ['a date in groups', 'due 07.12.2026 or 01 02 2024'],
+    ['a zero-padded id too short to dial', 'item 0123 4567'],
+    ['an international prefix 00', 'dial 0044 for the UK'],
+    ['bare digits with no separator', 'ref 0123456789'],
+    ['zip codes', 'zip 01234 and 05678'],
+    ['decimals', 'weights 0.5 0.25 0.125'],
+  ])('leaves alone %s that starts with 0', (_name, text) => {
+    expect(redactText(text)).toBe(text);
+  });
+
   it('redacts a bare phone number under a phone key', () => {
     expect(redactText('{"phone_number": "5551232002"}')).toBe('{"phone_number": "[REDACTED:phone]"}');
   });

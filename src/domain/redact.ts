@@ -442,6 +442,18 @@ const RULES: Rule[] = [
     render: whole('phone'),
   },
   {
+    // A national number as written at home, with its trunk 0 and no label: 020 7946 0958, 030 12345678,
+    // 06 12 34 56 78, 0412 345 678, 03-1234-5678, (02) 9876 5432, 07700 900123. The first group is 0 and one to
+    // four digits (not 00, an international prefix), one kind of separator throughout, 9 to 11 digits in all: a
+    // version (0.12.3), an ISBN (0-306-40615-2), a date or a time has too few digits or a lone 0 first.
+    need: (_t, digits) => digits >= 9,
+    re: /(?<![\w.+-])(?:\(0[1-9]\d{0,3}\)([ .-]?)|0[1-9]\d{0,3}([ .-]))\d{2,5}(?:(?:\1|\2)\d{2,5}){0,4}(?![\w]|[.-]\d)/g,
+    render: whole('phone', (m) => {
+      const n = digitsOf(m).length;
+      return n >= 9 && n <= 11;
+    }),
+  },
+  {
     // A phone number after the words that introduce one in a sentence, in any national format, 7-15 digits.
     need: (_t, digits) => digits >= 7,
     re: PROSE_PHONE,
