@@ -38,6 +38,11 @@ export interface Explanation {
     forgotten: number;
     /** Sessions it was learned from that were reported failed afterwards: no longer its parents (stages/revoke.ts). */
     revoked: number;
+    /**
+     * Those of them a pass named, in the order they were taken out (a pass of an earlier release counted them
+     * only): their ids.
+     */
+    revokedSessions: string[];
   };
   /**
    * Only when there are some: sessions of the skill's cluster (its kind of request) that are still open (not ended,
@@ -205,6 +210,7 @@ export async function explainSkill(
       missing: sessionIds.filter((id) => !stored.has(id)),
       forgotten: episodic.length - sessionIds.length,
       revoked: revokedParents(audit),
+      revokedSessions: revokedSessionIds(audit),
     },
     ...(open ? { openSessions: open } : {}),
     versions: (await store.skillVersions(skill.id)).map((v, i, all) => ({
@@ -359,6 +365,15 @@ function revokedParents(audit: readonly AuditRecord[]): number {
   return audit
     .filter((a) => a.action === 'skill.revise')
     .reduce((n, a) => n + (typeof a.detail.revoked === 'number' ? a.detail.revoked : 0), 0);
+}
+
+/** The ids of the sources taken out (the revise records that name them), oldest-first audit, each once. */
+function revokedSessionIds(audit: readonly AuditRecord[]): string[] {
+  const ids = new Set<string>();
+  for (const a of audit)
+    if (a.action === 'skill.revise' && Array.isArray(a.detail.revokedSessions))
+      for (const id of a.detail.revokedSessions) if (typeof id === 'string') ids.add(id);
+  return [...ids];
 }
 
 /** The tools renamed, when the skill's successor superseded it as the same procedure with a renamed tool (its audit record says). */

@@ -106,6 +106,8 @@ async function revise(
         actor: input.actor,
         detail: {
           revoked: r.revoked.length,
+          // Which: explain names them (parents.revokedSessions), as the dashboard's skill page does.
+          revokedSessions: r.revoked,
           sources: r.sourceSessions.length,
           // As a pass that brings sessions says it (explain's track record).
           eta: { from: skill.eta, to: next.eta },

@@ -105,6 +105,10 @@ export interface Explanation {
     sessionCount: number;
     facts: { id: string; text: string }[];
     missing: string[];
+    /** Sources reported failed after it was learned from them: no longer its sources. */
+    revoked: number;
+    /** Those of them a pass named (an earlier release's pass counted them only). */
+    revokedSessions?: string[];
   };
   versions: { version: string; reason: string; createdAt: string; toolSequence: string[]; sameProcedure: boolean }[];
   /** Whether recall can serve it, and if not, why and what brings it back. */

@@ -504,6 +504,7 @@ function provenance(ex: Explanation, path: string, ctx: ViewContext): HTMLElemen
     ),
     list,
     more,
+    revokedNote(ex.parents),
     ex.parents.facts.length
       ? h(
           'div',
@@ -517,6 +518,26 @@ function provenance(ex: Explanation, path: string, ctx: ViewContext): HTMLElemen
         )
       : null,
     ex.parents.missing.length ? h('p', { class: 'muted' }, `No longer stored: ${ex.parents.missing.join(', ')}`) : null,
+  );
+}
+
+/**
+ * Sources the user reported failed after the skill was learned from them (the revise stage took them out): how many,
+ * which (each a link to its session), and that they count no more. Null when there are none.
+ */
+function revokedNote(parents: Explanation['parents']): HTMLElement | null {
+  const n = parents.revoked;
+  if (n === 0) return null;
+  const ids = (parents.revokedSessions ?? []).slice(0, n);
+  const unnamed = n - ids.length;
+  return h(
+    'p',
+    { id: 'revoked-sources' },
+    `${n} of the sessions it was learned from ${n === 1 ? 'was' : 'were'} later reported failed`,
+    ids.length ? ': ' : '',
+    ids.map((id, i) => [i ? ', ' : '', h('a', { href: sessionHref(id), class: 'session-id' }, id)]),
+    unnamed && ids.length ? ` and ${unnamed} more` : '',
+    `; ${n === 1 ? 'it no longer counts' : 'they no longer count'}.`,
   );
 }
 
