@@ -111,6 +111,45 @@ async function story(open: () => Promise<Memory>, cli: (...args: string[]) => { 
   }
 }
 
+/**
+ * In one pass: three of its four sources reported failed, and three new good runs of the same task. The revision
+ * retires the skill (one source left), and its group, learned from again with the new runs, brings it back on
+ * probation in the same pass, as a later pass would. Without new runs the same pass leaves it retired.
+ */
+async function samePass(open: () => Promise<Memory>) {
+  const memory = await open();
+  try {
+    const ids: string[] = [];
+    for (const g of RELEASE) ids.push(await release(memory, g));
+    await memory.synthesize();
+    const learned = await skill(memory);
+    for (const id of ids.slice(0, 3)) await memory.reportOutcome(id, 'failure');
+    for (const g of LATER) await release(memory, g);
+    const pass = await memory.synthesize();
+    expect(pass.revised).toMatchObject([{ id: learned.id, revoked: 3, status: 'retired' }]);
+    expect(pass.reinforced.map((r) => r.id)).toEqual([learned.id]);
+    const now = await skill(memory);
+    expect(now).toMatchObject({ id: learned.id, status: 'probationary', successCount: 4, attemptCount: 7 });
+    expect((await memory.recall('ship a patch release with a tag')).map((r) => r.name)).toEqual(['bump-patch-tag']);
+    const ex = await memory.skills.explain('bump-patch-tag');
+    expect(ex?.standing.recallable).toBe(true);
+    expect(ex?.track.map((r) => [r.signal, r.status])).toEqual([
+      ['created', 'probationary'],
+      ['revised', 'retired'],
+      ['reinforced', 'probationary'],
+    ]);
+    expect((await memory.events.list({ limit: 100 })).map((e) => e.type).filter((t) => t !== 'skill.created')).toEqual([
+      'skill.revised',
+      'skill.status_changed',
+      'skill.retired',
+      'skill.reinforced',
+      'skill.status_changed',
+    ]);
+  } finally {
+    await memory.close();
+  }
+}
+
 describe('sources reported failed after a skill was learned', () => {
   it('on SQLite: leave its sources, retire it when too few remain, and new runs bring it back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'skillsmith-revoked-'));
@@ -121,6 +160,13 @@ describe('sources reported failed after a skill was learned', () => {
       () => openMemory({ db, config, logLevel: 'silent' }),
       (...args) => runBuiltCli(['--db', db, ...args], { cwd: dir }),
     );
+  });
+
+  it('on SQLite: retired by a pass whose new runs of its group bring it back in that same pass', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillsmith-revoked-'));
+    dirs.push(dir);
+    const db = join(dir, 'memory.db');
+    await samePass(() => openMemory({ db, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' }));
   });
 
   it('a dry run says what it would revise and writes nothing', async () => {
@@ -162,5 +208,10 @@ describe('sources reported failed, on PostgreSQL', () => {
       () => openMemory({ db: url, config, logLevel: 'silent' }),
       (...args) => runBuiltCli(['--db', url, ...args], { cwd: tmpdir() }),
     );
+  });
+
+  it('retired and brought back in one pass, as on SQLite', async () => {
+    const url = await server.createDatabase('revoked_same_pass');
+    await samePass(() => openMemory({ db: url, config: { synthesis: { cooldownMs: 0 } }, logLevel: 'silent' }));
   });
 });

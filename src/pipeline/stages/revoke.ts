@@ -29,16 +29,32 @@ export async function reviseRevokedSources(
 ): Promise<{ revised: RevisedSkill[]; stored: Skill[]; revivable: Set<string>; read: PassReads }> {
   const read: PassReads = { members: new Map(), sessions: new Map() };
   const { revised, stored } = await revise(deps, input, read);
-  // Retired for want of evidence by an earlier pass, with its own group to examine again: if the group is learned
-  // from again (admitted), the skill comes back on probation (reconcile). One retired this pass waits for new sessions.
-  const dirty = new Set(input.dirty.map((c) => c.id));
+  // Retired for want of evidence, with its own group to examine again: if the group is learned from again
+  // (admitted), the skill comes back on probation (reconcile). One retired by an earlier pass, whenever its group is
+  // dirty. One this pass retired, only when its group brings a new successful session in this pass: the revision
+  // above already left the group's old sessions as they now stand, so without a new success its admission would rest
+  // on the very evidence the skill was just retired for, and retire and revive it in one pass.
+  const dirty = new Map(input.dirty.map((c) => [c.id, c]));
   const justRetired = new Set(revised.filter((r) => r.retired).map((r) => r.skill.id));
   const revivable = new Set<string>();
-  for (const s of stored)
-    if (!s.supersededBy && s.status === 'retired' && s.clusterId && dirty.has(s.clusterId) && !justRetired.has(s.id))
-      if (retiredForEvidence(await deps.store.audit(input.namespace, { subjectId: s.id, limit: 200 })))
-        revivable.add(s.id);
+  for (const s of stored) {
+    const group = s.clusterId ? dirty.get(s.clusterId) : undefined;
+    if (s.supersededBy || s.status !== 'retired' || !group) continue;
+    if (
+      justRetired.has(s.id)
+        ? await newSuccess(deps, input.namespace, group, read)
+        : retiredForEvidence(await deps.store.audit(input.namespace, { subjectId: s.id, limit: 200 }))
+    )
+      revivable.add(s.id);
+  }
   return { revised, stored, revivable, read };
+}
+
+/** Whether a session that joined the group this pass ended a success (kept in `read` for the rest of the pass). */
+async function newSuccess(deps: PipelineDeps, namespace: string, group: ClusterRecord, read: PassReads) {
+  const unread = group.newMembers.filter((id) => !read.sessions.has(id));
+  for (const s of await deps.store.getSessions(namespace, unread)) read.sessions.set(s.id, s);
+  return group.newMembers.some((id) => read.sessions.get(id)?.outcome === 'success');
 }
 
 /**
