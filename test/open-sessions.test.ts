@@ -83,6 +83,34 @@ async function openSessionsLeftOut(memory: Memory) {
   expect((await memory.skills.explain(after!.name))?.openSessions).toBeUndefined();
 }
 
+/**
+ * A skill needs three successful sessions here. Two runs ended, and a third is still running: the cluster holds three
+ * sessions, but only two count, so the pass does not examine it (nor start its cooldown). When the third ends, the
+ * next pass learns the skill at once.
+ */
+async function openSessionDoesNotTip(memory: Memory) {
+  for (const [goal, city] of DONE.slice(0, 2)) await memory.ingestText(conversation(goal, city));
+  const live = await memory.startSession({ goal: "What's the weather in Rome? Email it to Bob", id: 'live-rome' });
+  await live.call({ tool: 'get_weather', args: { city: 'Rome' }, result: '{"forecast":"rain","city":"Rome"}' });
+  await live.call({ tool: 'lookup_contact', args: { name: 'Bob' }, result: '{"email":"bob@example.com"}' });
+  await live.call({ tool: 'send_email', args: { to: 'bob@example.com' }, result: '{"status":"sent"}' });
+
+  const first = await memory.synthesize();
+  expect(first.stats).toMatchObject({ newSessions: 3, distilled: 0 });
+  expect(first.created).toEqual([]);
+  expect(first.skipped.map((s) => s.reason)).toEqual(['not admitted: 2 ended sessions (1 more still open), 3 needed']);
+
+  await live.end('success');
+  const second = await memory.synthesize();
+  expect(second.stats).toMatchObject({ newSessions: 0, distilled: 1 });
+  expect(second.created).toHaveLength(1);
+  const [skill] = await memory.skills.list();
+  expect([skill!.successCount, skill!.attemptCount, skill!.support]).toEqual([3, 3, 3]);
+}
+
+/** The default cooldown (a minute): a pass that examined the cluster would keep the next one from it. */
+const TIPPING = { synthesis: { minOccurrences: 3 } };
+
 let pg: PgServer | null = null;
 afterAll(async () => {
   await pg?.stop();
@@ -98,11 +126,30 @@ describe('sessions still open are left out of a pass until they end', () => {
     }
   });
 
+  it('SQLite: an open session does not tip its cluster into being examined', async () => {
+    const memory = await openMemory({ db: tempDbPath('skillsmith-open-'), config: TIPPING, logLevel: 'silent' });
+    try {
+      await openSessionDoesNotTip(memory);
+    } finally {
+      await memory.close();
+    }
+  });
+
   it('PostgreSQL', async () => {
     pg = await startPgServer();
     const memory = await openMemory({ db: await pg.createDatabase(), config: { synthesis: { cooldownMs: 0 } } });
     try {
       await openSessionsLeftOut(memory);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('PostgreSQL: an open session does not tip its cluster into being examined', async () => {
+    pg ??= await startPgServer();
+    const memory = await openMemory({ db: await pg.createDatabase(), config: TIPPING, logLevel: 'silent' });
+    try {
+      await openSessionDoesNotTip(memory);
     } finally {
       await memory.close();
     }

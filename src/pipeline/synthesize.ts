@@ -7,7 +7,7 @@ import { distilGroup } from './chain.js';
 import type { GroupOutcome } from './group.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { SkillCatalog } from './skill-catalog.js';
-import { deferCluster } from './stages/admit.js';
+import { deferCluster, tooFewEnded } from './stages/admit.js';
 import { clusterRecords, clusterSessions, loadClustering, saveClustering } from './stages/cluster.js';
 import { consolidateSkills } from './stages/consolidate.js';
 import { detectNewSessions, readWatermark } from './stages/detect.js';
@@ -226,6 +226,20 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     // In the order the store gives them (by when they were stored), as one read of them all would.
     const read = [...cached, ...fetched].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
     const sessions = read.filter((s) => !stillOpen(s));
+    // They count for nothing in the size that decides whether the cluster is examined either: too few ended ones
+    // leave it as too small, unexamined (its cooldown not started) until they end. Those read say how many are open,
+    // unless the cluster holds more than were read.
+    if (sessions.length < config.synthesis.minOccurrences) {
+      const all = [...new Set(memberIds)];
+      const open =
+        wanted.length === all.length ? read.length - sessions.length : (await store.openSessionIds(ns, all)).size;
+      const few = tooFewEnded(c.size, open, config.synthesis);
+      if (few) {
+        tooSmall.push(c);
+        if (c.newMembers.length > 0) report.skipped.push({ cluster: c.id, reason: few.reason });
+        continue;
+      }
+    }
     if (sessions.length < read.length) {
       report.open ??= { sessions: 0, clusters: 0 };
       report.open.sessions += read.length - sessions.length;

@@ -66,3 +66,22 @@ export function deferCluster(
     return { reason: `deferred: maxClustersPerPass (${cfg.maxClustersPerPass}) reached`, tooSmall: false };
   return null;
 }
+
+/**
+ * After deferCluster let a cluster through, and its members were read: whether those still open (not ended, no
+ * outcome: domain/open-session.ts) leave fewer ended sessions than a skill needs. Then it is too small as well: an
+ * unfinished session, clustered on its calls so far, does not tip its cluster into being examined (nor start its
+ * cooldown). Its end makes the cluster dirty again. Null when it goes on.
+ */
+export function tooFewEnded(
+  size: number,
+  open: number,
+  cfg: Pick<Synthesis, 'minOccurrences'>,
+): { reason: string; tooSmall: true } | null {
+  const ended = size - open;
+  if (open === 0 || ended >= cfg.minOccurrences) return null;
+  return {
+    reason: `not admitted: ${ended} ended sessions (${open} more still open), ${cfg.minOccurrences} needed`,
+    tooSmall: true,
+  };
+}
