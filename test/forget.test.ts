@@ -87,8 +87,18 @@ describe('forgetting on SQLite', () => {
       await memory.close();
     }
     expect(tracesInFile(db, [SECRET_GOAL_WORD, SECRET_RESULT, skillMd])).toEqual([]);
-    expect(readFileSync(`${db}.audit.jsonl`, 'utf8')).not.toContain(SECRET_GOAL_WORD);
-    expect(readFileSync(`${db}.audit.jsonl`, 'utf8')).toContain('session.forget');
+    const auditFile = readFileSync(`${db}.audit.jsonl`, 'utf8');
+    expect(auditFile).not.toContain(SECRET_GOAL_WORD);
+    expect(auditFile).toContain('session.forget');
+    // The trial's record went to the file naming fg-0 before the forget: the file's copy names its reference now,
+    // as the table's does, and still holds every record once.
+    expect(auditFile).not.toContain('fg-0');
+    const records = auditFile
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; action: string; detail: { session?: string } });
+    expect(records.find((r) => r.action === 'skill.feedback')?.detail.session).toMatch(/^ses-[0-9a-f]{16}$/);
+    expect(records.map((r) => r.id)).toEqual(records.map((_, i) => i + 1));
   });
 
   it('the scan finds the strings while they are stored (it can fail)', async () => {

@@ -871,7 +871,7 @@ export class Capture {
       await release();
     }
     if (done.length === 0) return [];
-    await this.changes.skills(ns);
+    await this.changes.sessionsForgotten(ns, done);
     const named = done.some((d) => d.skills.length)
       ? new Map((await store.listSkills(ns, { includeSuperseded: true })).map((s) => [s.id, s.name]))
       : new Map<string, string>();

@@ -17,6 +17,15 @@ export class Changes {
     await this.outbox.flush();
   }
 
+  /**
+   * Sessions of the namespace were forgotten: as `skills`, and the audit file's earlier copies of records that named
+   * them by id name their references, as the table does now.
+   */
+  async sessionsForgotten(namespace: string, sessions: readonly { id: string; ref: string }[]): Promise<void> {
+    await this.skills(namespace);
+    await this.outbox.forgotten(namespace, sessions);
+  }
+
   /** Only events or audit records were written (an export). */
   async events(): Promise<void> {
     await this.outbox.flush();

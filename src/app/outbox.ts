@@ -1,4 +1,15 @@
-import { appendFileSync, closeSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Store } from '../store/store.js';
 import { EventBus, type BusEvent, type Listener, type SkillEventType } from '../support/event-bus.js';
@@ -60,6 +71,58 @@ export class Outbox {
         if (rows.length < 1000) break;
       }
     }
+  }
+
+  /**
+   * After sessions were forgotten: the audit file's copies of records that named one of them by id (a trial's
+   * `session`, a recall's move) are written again as the table holds them now, by the session's reference. The file
+   * is append-only otherwise; this is the one rewrite, through a temporary file renamed over it. A line of the namespace
+   * the table no longer holds (or one that is not a record) has each forgotten id it names replaced by its reference.
+   */
+  async forgotten(namespace: string, sessions: readonly { id: string; ref: string }[]): Promise<void> {
+    const store = this.store;
+    if (!store || !this.auditFile || store.readOnly || sessions.length === 0) return;
+    let text: string;
+    try {
+      text = readFileSync(this.auditFile, 'utf8');
+    } catch {
+      return;
+    }
+    // As the file spells them (JSON strings): a line that spells none of them names none of them.
+    const spelled = sessions.map((s) => ({ id: JSON.stringify(s.id), ref: JSON.stringify(s.ref) }));
+    const lines = text.split('\n');
+    let changed = false;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (!spelled.some((s) => line.includes(s.id))) continue;
+      // Session ids are a namespace's own: another namespace's session of the same id was not forgotten.
+      const record = recordOf(line);
+      if (record && record.namespace !== namespace) continue;
+      const [row] = record ? await store.auditSince(record.id - 1, 1) : [];
+      let next = line;
+      if (row && row.id === record!.id) next = JSON.stringify(row);
+      else for (const s of spelled) next = next.split(s.id).join(s.ref);
+      if (next !== line) {
+        lines[i] = next;
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    const tmp = `${this.auditFile}.${process.pid}.tmp`;
+    writeFileSync(tmp, lines.join('\n'), { mode: statSync(this.auditFile).mode });
+    renameSync(tmp, this.auditFile);
+  }
+}
+
+/** A line of the audit file as a record with an id and a namespace; null for a line that is not one. */
+function recordOf(line: string): { id: number; namespace: unknown } | null {
+  try {
+    const r = JSON.parse(line) as { id?: unknown; namespace?: unknown } | null;
+    return r && typeof r.id === 'number' && Number.isInteger(r.id) && r.id > 0
+      ? { id: r.id, namespace: r.namespace }
+      : null;
+  } catch {
+    return null;
   }
 }
 
