@@ -4,6 +4,7 @@ import { skill } from './store.contract.js';
 import type { FeedbackRecord, FeedbackRequest, SkillWrite } from './store.js';
 import {
   accepted,
+  auditDetailWithout,
   eventType,
   feedbackKeyStanding,
   isRejection,
@@ -513,5 +514,30 @@ describe('planMoveRecalls', () => {
     ]);
     expect(plan.events).toEqual([]);
     expect(plan.skillsChanged).toBe(false);
+  });
+});
+
+describe('auditDetailWithout', () => {
+  const refs = new Map([
+    ['s1', 'ses-1'],
+    ['a"b', 'ses-2'],
+  ]);
+  it("names a forgotten session by its reference in a feedback's session and a move's from and to, only", () => {
+    expect(auditDetailWithout('skill.feedback', '{"signal":"up","session":"s1","n":1}', refs)).toBe(
+      '{"signal":"up","session":"ses-1","n":1}',
+    );
+    expect(auditDetailWithout('recall.move', '{"recall":3,"from":"a\\"b","to":"s1"}', refs)).toBe(
+      '{"recall":3,"from":"ses-2","to":"ses-1"}',
+    );
+    // A rename's from is a skill's name; a session not forgotten stays.
+    expect(auditDetailWithout('skill.rename', '{"from":"s1","to":"x"}', refs)).toBeNull();
+    expect(auditDetailWithout('skill.feedback', '{"session":"s10"}', refs)).toBeNull();
+  });
+  it('replaces the ids a detail that is not a JSON object holds, as written or as JSON spells them', () => {
+    expect(auditDetailWithout('skill.feedback', '{"session":"s1","eta":[0.5', refs)).toBe(
+      '{"session":"ses-1","eta":[0.5',
+    );
+    expect(auditDetailWithout('note', 'moved from a\\"b by hand', refs)).toBe('moved from ses-2 by hand');
+    expect(auditDetailWithout('note', 'nothing here', refs)).toBeNull();
   });
 });

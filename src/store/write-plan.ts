@@ -571,6 +571,37 @@ export function planForgetSession(
   };
 }
 
+/**
+ * An audit record's detail once the sessions of `refs` (id to opaque reference) are forgotten, or null when it names
+ * none of them: a JSON object's `session` (a feedback's) and, in a recall's move, its `from` and `to` hold the
+ * reference instead of the id. A detail that is not a JSON object (an older row, a hand edit) cannot be read by
+ * field: each forgotten id it holds, as written or as a JSON string spells it, becomes the reference, wherever it
+ * stands (an id inside a longer word too: such a row keeps no id of a forgotten session, whatever it loses).
+ */
+export function auditDetailWithout(action: string, detail: string, refs: ReadonlyMap<string, string>): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(detail);
+  } catch {
+    parsed = null;
+  }
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    const d = { ...(parsed as Record<string, unknown>) };
+    let changed = false;
+    for (const field of action === 'recall.move' ? ['session', 'from', 'to'] : ['session']) {
+      const ref = typeof d[field] === 'string' ? refs.get(d[field]) : undefined;
+      if (ref !== undefined) {
+        d[field] = ref;
+        changed = true;
+      }
+    }
+    return changed ? JSON.stringify(d) : null;
+  }
+  let text = detail;
+  for (const [id, ref] of refs) text = text.split(JSON.stringify(id).slice(1, -1)).join(ref).split(id).join(ref);
+  return text === detail ? null : text;
+}
+
 // ── recalls given to their tasks ────────────────────────────────────────────
 
 /**

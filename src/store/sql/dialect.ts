@@ -44,11 +44,19 @@ export interface Dialect {
   skillColumns: string;
   parentsInRow: boolean;
   /**
-   * Audit records naming one of a batch of sessions by id in `detail[field]` name its opaque reference instead
-   * (parameters: the batch as a JSON array of `{id, ref}`, namespace): feedback records (`session`), and a recall's
-   * move (`from`, `to`; `recall.move` records only). One pass over the namespace's audit records for the batch.
+   * The audit records that may name one of a batch of sessions by id (parameters: the batch as a JSON array of
+   * `{id, json}`, `json` being the id as a JSON string spells it between its quotes; then the namespace), as rows
+   * `id, action, detail`: those whose detail names one in `session` (feedback records) or, a recall's move, in `from`
+   * or `to`, and those whose detail is not JSON (an older row, a hand edit) and holds one. A superset: the store
+   * decides what each one becomes (write-plan.ts, `auditDetailWithout`). Never fails on a detail that is not JSON.
+   * One pass over the namespace's audit records for the batch.
    */
-  auditSessionRefsSql(field: 'session' | 'from' | 'to'): string;
+  auditNamingSessionsSql: string;
+  /**
+   * Writes many audit records' detail in one statement (parameters: the ids and the details, as two arrays); null
+   * where one statement a row costs nothing (SQLite runs them in-process).
+   */
+  rewriteAuditSql: string | null;
   /**
    * Makes many provenance rows forgotten-parent markers in one statement (parameters: the skill ids, the session ids
    * and the markers, as three arrays); null where one statement a row costs nothing (SQLite runs them in-process).
@@ -77,8 +85,12 @@ export interface RowColumn {
 
 const marks = (n: number) => Array(n).fill('?').join(', ');
 
-/** `from` and `to` name sessions in a recall's move only (a rename's detail has them too, as skill names). */
-const onlyMoves = (field: string) => (field === 'session' ? '' : ` AND action = 'recall.move'`);
+/**
+ * PostgreSQL: the value of a detail's string field as its JSON text spells it (between the quotes), read with a
+ * pattern rather than a cast to jsonb, which fails the whole statement on one detail that is not JSON (no `?` in
+ * it: the plan's parameters are numbered by their question marks).
+ */
+const spelledField = (field: string) => `substring(a.detail from '"${field}"\\s*:\\s*"(([^"\\\\]|\\\\.)*)"')`;
 
 export const sqliteDialect: Dialect = {
   numbered: (sql) => sql,
@@ -107,11 +119,13 @@ export const sqliteDialect: Dialect = {
   joinInOrder: 'CROSS JOIN',
   skillColumns: `s.*, ${judgedTrials('COUNT(*)')}`,
   parentsInRow: false,
-  // The reference is looked up only for the few records that name one of the batch (the IN list is built once).
-  auditSessionRefsSql: (field) =>
-    `WITH m(id, ref) AS (SELECT json_extract(value, '$.id'), json_extract(value, '$.ref') FROM json_each(?))
-     UPDATE audit SET detail = json_set(detail, '$.${field}', (SELECT ref FROM m WHERE m.id = json_extract(audit.detail, '$.${field}')))
-     WHERE namespace = ?${onlyMoves(field)} AND (CASE WHEN json_valid(detail) THEN json_extract(detail, '$.${field}') END) IN (SELECT id FROM m)`,
+  // `from` and `to` name sessions in a recall's move only (a rename's detail has them too, as skill names).
+  auditNamingSessionsSql: `WITH m(id) AS (SELECT json_extract(value, '$.id') FROM json_each(?))
+     SELECT id, action, detail FROM audit WHERE namespace = ? AND CASE WHEN json_valid(detail)
+       THEN json_extract(detail, '$.session') IN (SELECT id FROM m)
+         OR (action = 'recall.move' AND (json_extract(detail, '$.from') IN (SELECT id FROM m) OR json_extract(detail, '$.to') IN (SELECT id FROM m)))
+       ELSE EXISTS (SELECT 1 FROM m WHERE instr(audit.detail, m.id) > 0) END`,
+  rewriteAuditSql: null,
   forgetParentsSql: null,
   lockFeedbackKeySql: null,
   lockSessionsSql: null,
@@ -141,10 +155,13 @@ export const pgDialect: Dialect = {
   skillColumns: `s.*, ${judgedTrials('COUNT(*)::int')}, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
   FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic' AND p.source_id NOT LIKE '${FORGOTTEN_PARENT}%') AS source_sessions`,
   parentsInRow: true,
-  auditSessionRefsSql: (field) =>
-    `UPDATE audit a SET detail = (a.detail::jsonb || jsonb_build_object('${field}', m.ref))::text
-     FROM json_to_recordset(?::json) AS m(id text, ref text)
-     WHERE a.namespace = ?${onlyMoves(field)} AND a.detail::jsonb ->> '${field}' = m.id`,
+  // Without a cast, no detail can fail it; one that does not look like a JSON object is searched for the ids as text.
+  auditNamingSessionsSql: `WITH m AS (SELECT * FROM json_to_recordset(?::json) AS m(id text, json text))
+     SELECT a.id, a.action, a.detail FROM audit a WHERE a.namespace = ? AND (
+       ${spelledField('session')} IN (SELECT json FROM m)
+       OR (a.action = 'recall.move' AND (${spelledField('from')} IN (SELECT json FROM m) OR ${spelledField('to')} IN (SELECT json FROM m)))
+       OR (a.detail !~ '^\\s*[{].*[}]\\s*$' AND EXISTS (SELECT 1 FROM m WHERE strpos(a.detail, m.id) > 0)))`,
+  rewriteAuditSql: `UPDATE audit a SET detail = m.detail FROM unnest(?::bigint[], ?::text[]) AS m(id, detail) WHERE a.id = m.id`,
   forgetParentsSql: `UPDATE provenance p SET source_id = m.marker
      FROM unnest(?::text[], ?::text[], ?::text[]) AS m(skill_id, source_id, marker)
      WHERE p.skill_id = m.skill_id AND p.source_kind = 'episodic' AND p.source_id = m.source_id`,

@@ -104,6 +104,8 @@ export function sqlPlan(d: Dialect) {
     `UPDATE provenance SET source_id = ? WHERE skill_id = ? AND source_kind = 'episodic' AND source_id = ?`,
   );
   const forgetParents = d.forgetParentsSql === null ? null : sql(d.forgetParentsSql);
+  const rewriteAuditRow = sql('UPDATE audit SET detail = ? WHERE id = ?');
+  const rewriteAudit = d.rewriteAuditSql === null ? null : sql(d.rewriteAuditSql);
 
   const statements = {
     schemaVersion: sql('SELECT MAX(version) AS v FROM schema_migrations'),
@@ -315,9 +317,13 @@ export function sqlPlan(d: Dialect) {
     anonymiseFeedbackIn: list(
       (inList) => `UPDATE feedback SET session_id = NULL WHERE namespace = ? AND ${inList('session_id')}`,
     ),
-    auditSessionRefs: sql(d.auditSessionRefsSql('session')),
-    auditMovedFromRefs: sql(d.auditSessionRefsSql('from')),
-    auditMovedToRefs: sql(d.auditSessionRefsSql('to')),
+    auditNamingSessions: sql(d.auditNamingSessionsSql),
+    /** Audit records given a new detail, each `[id, detail]`: the statements to run. */
+    rewriteAudit: (rows: readonly (readonly [number, string])[]): Query[] => {
+      if (rows.length === 0) return [];
+      if (rewriteAudit !== null) return [{ sql: rewriteAudit, params: [rows.map((r) => r[0]), rows.map((r) => r[1])] }];
+      return rows.map(([id, detail]) => ({ sql: rewriteAuditRow, params: [detail, id] }));
+    },
     deleteCachedEmbeddingsIn: list(
       (inList) => `DELETE FROM embedding_cache WHERE embedder_id = ? AND ${inList('text_hash')}`,
     ),

@@ -67,6 +67,7 @@ import {
   planFeedback,
   planMoveRecalls,
   trialStanding,
+  auditDetailWithout,
   planForgetSession,
   planForgetSkill,
   planReembed,
@@ -848,10 +849,16 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
       yield* inList(ids, p.deleteRecallsOfIn);
       yield* inList(ids, p.anonymiseFeedbackIn);
       // Feedback audit records named a session by id: they keep its opaque reference instead; so do the records of
-      // recalls moved from or to it. One pass over the audit records per field for the whole batch.
+      // recalls moved from or to it, and a detail that is not JSON holds the reference where it held the id. One
+      // pass over the namespace's audit records for the whole batch.
       const refs = new Map(ids.map((id) => [id, sessionRef(id)]));
-      const pairs = JSON.stringify(ids.map((id) => ({ id, ref: refs.get(id) })));
-      for (const st of [p.auditSessionRefs, p.auditMovedFromRefs, p.auditMovedToRefs]) yield q(st, [pairs, namespace]);
+      const batch = JSON.stringify(ids.map((id) => ({ id, json: JSON.stringify(id).slice(1, -1) })));
+      const rewritten: [number, string][] = [];
+      for (const r of (yield q(p.auditNamingSessions, [batch, namespace])).rows) {
+        const detail = auditDetailWithout(r.action as string, r.detail as string, refs);
+        if (detail !== null) rewritten.push([Number(r.id), detail]);
+      }
+      for (const st of p.rewriteAudit(rewritten)) yield st;
       const hashes = new Map<string, Set<string>>();
       for (const s of sessions)
         if (deleted.has(s.id))
