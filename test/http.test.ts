@@ -345,20 +345,49 @@ describe('meta', () => {
     expect(r.data.error).toMatch(/no route/);
   });
 
+  it('a 404 or 405 says which kind of thing or route it did not find, never the value the client put in the URL', async () => {
+    // An id may be personal data (an email, a customer's name), and an error body is logged by proxies.
+    const ids = ['jane.doe@example.com', 'customer-jane-doe'];
+    for (const id of ids) {
+      const at = `/api/sessions/${encodeURIComponent(id)}`;
+      const answers = [
+        await api('GET', at),
+        await api('DELETE', at),
+        await api('POST', `${at}/end`, { body: { outcome: 'success' } }),
+        await api('POST', `${at}/calls`, { body: { tool: 't', args: {}, result: 'r' } }),
+        await api('POST', '/api/recall', { body: { goal: 'cancel my order', sessionId: id } }),
+        await api('GET', `${at}/steps`),
+        await api('PUT', at),
+      ];
+      expect(answers.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 405]);
+      for (const r of answers) {
+        expect(Object.keys(r.data)).toEqual(['error']);
+        expect(r.data.error).not.toContain(id);
+        expect(r.data.error).not.toContain(encodeURIComponent(id));
+        expect(r.data.error).not.toContain('jane');
+      }
+      expect(answers[0]!.data.error).toBe('no session with this id');
+      expect(answers[2]!.data.error).toBe('no session with this id in namespace default');
+      expect(answers[5]!.data.error).toBe('no route GET /api/sessions/*/*');
+      expect(answers[6]!.data.error).toBe('PUT is not allowed on /api/sessions/:id: it takes GET, HEAD, DELETE');
+    }
+  });
+
   it('a method a path does not take is a JSON 405 whose Allow names the ones it does; an unknown path stays 404', async () => {
-    for (const [method, path, allow] of [
+    // The route is named by its pattern, not by the values in the path.
+    for (const [method, path, allow, route = path] of [
       ['DELETE', '/api/stats', 'GET, HEAD'],
       ['GET', '/api/recall', 'POST'],
-      ['PUT', '/api/skills/fix-mobile-data', 'GET, HEAD, PATCH, DELETE'],
-      ['POST', '/api/sessions/any-id', 'GET, HEAD, DELETE'],
-      ['GET', '/api/sessions/any-id/end', 'POST'],
+      ['PUT', '/api/skills/fix-mobile-data', 'GET, HEAD, PATCH, DELETE', '/api/skills/:name'],
+      ['POST', '/api/sessions/any-id', 'GET, HEAD, DELETE', '/api/sessions/:id'],
+      ['GET', '/api/sessions/any-id/end', 'POST', '/api/sessions/:id/end'],
       ['POST', '/api/skills.zip', 'GET, HEAD'],
       ['POST', '/api/health', 'GET, HEAD'],
     ]) {
       const r = await api(method, path);
       expect(r.status, `${method} ${path}`).toBe(405);
       expect(r.headers.get('allow'), `${method} ${path}`).toBe(allow);
-      expect(r.data).toEqual({ error: `${method} is not allowed on ${path}: it takes ${allow}` });
+      expect(r.data).toEqual({ error: `${method} is not allowed on ${route}: it takes ${allow}` });
     }
     // Said before the CSRF check (a refused method changes nothing); HEAD is answered wherever GET is.
     expect((await api('DELETE', '/api/stats', { csrf: false })).status).toBe(405);
@@ -369,18 +398,20 @@ describe('meta', () => {
     for (const path of ['/', '/index.html', '/skills/fix-mobile-data']) {
       const r = await api('POST', path);
       expect([r.status, r.headers.get('allow')], `POST ${path}`).toEqual([405, 'GET, HEAD']);
-      expect(r.data).toEqual({ error: `POST is not allowed on ${path}: it takes GET, HEAD` });
+      expect(r.data).toEqual({ error: `POST is not allowed on the dashboard's pages: they take GET, HEAD` });
     }
     expect((await fetch(`${server.url}/`, { method: 'HEAD' })).status).toBe(200);
-    for (const [method, path] of [
-      ['DELETE', '/api/nothing-here'],
-      ['GET', '/api/stats/more'],
-      ['POST', '/api/skills/fix-mobile-data/nothing'],
+    // The path's values (what is no word of a route) said as *.
+    for (const [method, path, shape] of [
+      ['DELETE', '/api/nothing-here', '/api/*'],
+      ['GET', '/api/stats/more', '/api/stats/*'],
+      ['POST', '/api/skills/fix-mobile-data/nothing', '/api/skills/*/*'],
+      ['GET', '/api/skills/explain/SKILL.md/diff', '/api/skills/explain/SKILL.md/diff'],
     ]) {
       const r = await api(method, path);
       expect(r.status, `${method} ${path}`).toBe(404);
       expect(r.headers.get('allow')).toBeNull();
-      expect(r.data.error).toBe(`no route ${method} ${path}`);
+      expect(r.data.error).toBe(`no route ${method} ${shape}`);
     }
   });
 });
@@ -564,7 +595,7 @@ describe('skills', () => {
     const eta = async () => ((await api('GET', `/api/skills/${skill}`)).data as SkillRow).eta;
     const unknown = await api('POST', `/api/skills/${skill}/feedback`, { body: { signal: 'pass', sessionId: 'nope' } });
     expect(unknown.status).toBe(404);
-    expect(unknown.data.error).toMatch(/^no session "nope" in namespace default/);
+    expect(unknown.data.error).toMatch(/^no session with this id in namespace default/);
 
     const started = await api('POST', '/api/sessions', {
       body: { goal: 'Return the kettle from order #W1', id: 'fb-1' },
@@ -850,7 +881,7 @@ describe('compile and recall', () => {
     // Not recorded yet: a session started later under this id must not inherit the recall.
     const unknown = await api('POST', '/api/recall', { body: { goal, sessionId: 'later-1' } });
     expect(unknown.status).toBe(404);
-    expect(unknown.data.error).toMatch(/^no session "later-1" in namespace default: start it first/);
+    expect(unknown.data.error).toMatch(/^no session with this id in namespace default: start it first/);
     await api('POST', '/api/sessions', { body: { goal: 'write a haiku about autumn', id: 'later-1' } });
     const ended = await api('POST', '/api/sessions/later-1/end', { body: { outcome: 'failure' } });
     expect(ended.status).toBe(200);

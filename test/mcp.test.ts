@@ -479,7 +479,7 @@ describe.each([
     );
     // A recall's session must be recorded and running: its outcome is the trial of what the recall served.
     expect(await toolError(client, 'end_session', { session_id: 'no-such-session', outcome: 'success' })).toMatch(
-      /no session no-such-session/,
+      /no session with this id/,
     );
     expect(await toolError(client, 'no_such_tool', {})).toMatch(/no_such_tool not found/);
     // A misspelt argument is named, with the ones the tool takes, not dropped: sessionId would have recorded the

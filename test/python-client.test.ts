@@ -310,7 +310,7 @@ describe('Python client against the real server', () => {
       expect(out.sessions_default_limit).toBe(50);
       const stored = (await own.sessions.get(own.sessions.key(newest[0])))!;
       expect(out.session).toEqual({ id: newest[0], goal: stored.goal, tools: stored.calls.map((c) => c.tool) });
-      expect(out.session_unknown).toEqual([404, 'no session "no-such-session"']);
+      expect(out.session_unknown).toEqual([404, 'no session with this id']);
       expect(out.sessions_bad_limit).toEqual([400, expect.stringMatching(/^invalid query: limit: /)]);
       expect(out.sessions_too_many).toEqual([400, expect.stringMatching(/^invalid query: limit: .*200/)]);
       expect(out.sessions_bad_offset).toEqual([400, expect.stringMatching(/^invalid query: offset: /)]);

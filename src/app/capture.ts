@@ -686,7 +686,7 @@ export class Capture {
   async requireOpenSession(sessionId: string, opts: { namespace?: string } = {}): Promise<Session> {
     const ns = this.ctx.ns(opts.namespace);
     const session = await this.ctx.requireStore().getSession(ns, this.ctx.sessionKey(sessionId));
-    if (!session) throw new NotFoundError(`no session "${sessionId}" in namespace ${ns}: start it first`);
+    if (!session) throw new NotFoundError(`no session with this id in namespace ${ns}: start it first`);
     if (session.endedAt)
       throw new SessionStateError(
         `session ${session.id} already ended (${session.outcome}): a recall for it would count in no trial; recall for a session still running`,
@@ -709,7 +709,7 @@ export class Capture {
     const ns = this.ctx.ns(opts.namespace);
     const id = this.ctx.sessionKey(sessionId);
     const session = await store.getSession(ns, id);
-    if (!session) throw new NotFoundError(`no session "${sessionId}" in namespace ${ns}: start it first`);
+    if (!session) throw new NotFoundError(`no session with this id in namespace ${ns}: start it first`);
     const next = nextPosition(session);
     const position = c.position ?? next;
     if (position < next) return this.recordedBefore(session, c, position);
@@ -782,7 +782,7 @@ export class Capture {
     const ns = this.ctx.ns(opts.namespace);
     sessionId = this.ctx.sessionKey(sessionId);
     const session = await store.getSession(ns, sessionId);
-    if (!session) throw new NotFoundError(`no session ${sessionId} in namespace ${ns}`);
+    if (!session) throw new NotFoundError(`no session with this id in namespace ${ns}`);
     // A reported outcome is final: the same report again is a no-op; a different one is refused (it would
     // flip the outcome after the recalled skills were credited). A judged or unknown outcome may be replaced.
     if (session.endedAt && session.outcome !== 'unknown' && (session.outcomeSource ?? 'reported') === 'reported') {

@@ -192,7 +192,7 @@ export class Catalog {
       const key = this.ctx.sessionKey(opts.sessionId);
       if (!(await store.getSession(ns, key)))
         throw new NotFoundError(
-          `no session "${opts.sessionId}" in namespace ${ns}: feedback names a session recorded in this memory, or none`,
+          `no session with this id in namespace ${ns}: feedback names a session recorded in this memory, or none`,
         );
       opts = { ...opts, sessionId: key };
     }

@@ -184,7 +184,7 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
         };
       return n;
     });
-    if (changed === 0) throw new NotFoundError(`session ${sessionId} does not exist in namespace ${namespace}`);
+    if (changed === 0) throw new NotFoundError(`no session with this id in namespace ${namespace}`);
   }
 
   async getSession(namespace: string, id: string): Promise<Session | null> {

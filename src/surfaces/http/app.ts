@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Memory } from '../../app/memory.js';
-import { methodNotAllowed } from './methods.js';
+import { methodNotAllowed, noRoute } from './methods.js';
 import { openApiDocument } from './openapi.js';
 import { errorAnswer } from './request.js';
 import { eventRoutes } from './routes/events.js';
@@ -79,7 +79,8 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
   api.route('/', sessionRoutes(memory));
   api.route('/', learningRoutes(memory));
   api.route('/', eventRoutes(memory, { maxStreams: opts.maxEventStreams }));
-  api.all('*', (c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
+  // The path's values are not repeated (a session id in it may be an email): said as `*`.
+  api.all('*', noRoute(api, '/api'));
 
   app.route('/api', api);
   if (opts.webRoot !== null) app.route('/', dashboardRoutes(opts.webRoot ?? DEFAULT_WEB_ROOT));

@@ -31,9 +31,10 @@ export function dashboardRoutes(root: string): Hono {
     c.header('Cache-Control', 'no-cache');
     return c.body(readFileSync(file), 200, { 'Content-Type': TYPES[m![1].toLowerCase()] });
   });
-  // The dashboard's pages are read, never written to (a POST / got Hono's plain-text 404): said as the API says it.
+  // The dashboard's pages are read, never written to (a POST / got Hono's plain-text 404): said as the API says it,
+  // without the path (a page's path holds a skill's name or a session's id).
   app.all('/*', (c) =>
-    c.json({ error: `${c.req.method} is not allowed on ${c.req.path}: it takes GET, HEAD` }, 405, {
+    c.json({ error: `${c.req.method} is not allowed on the dashboard's pages: they take GET, HEAD` }, 405, {
       Allow: 'GET, HEAD',
     }),
   );

@@ -5,6 +5,12 @@ import { forRequest, HttpError, readJson, readQuery } from '../request.js';
 import { BackendConfigError } from '../../../errors/backend-config-error.js';
 import { SESSION_PAGE, sessionJson, sessionSummary } from '../../shapes.js';
 import { INGEST_FORMATS, type IngestFormat } from '../../../capture/types.js';
+
+/**
+ * A session id no stored session has: said without the id, which may be personal data a client put in the URL
+ * (an email), and an error body is logged by proxies and clients; the client knows which one it asked for.
+ */
+const NO_SUCH_SESSION = 'no session with this id';
 import { retentionCutoff } from '../../../domain/retention.js';
 
 const page = z.object({
@@ -73,7 +79,7 @@ export function sessionRoutes(memory: Memory): Hono {
 
   app.get('/sessions/:id', async (c) => {
     const session = await sessions().sessions.get(memory.sessions.key(c.req.param('id')));
-    if (!session) throw new HttpError(404, `no session "${c.req.param('id')}"`);
+    if (!session) throw new HttpError(404, NO_SUCH_SESSION);
     return c.json(sessionJson(session, await sessions().sessions.recalled(session.id)));
   });
 
@@ -137,7 +143,7 @@ export function sessionRoutes(memory: Memory): Hono {
 
   app.delete('/sessions/:id', async (c) => {
     const gone = await memory.sessions.forget(c.req.param('id'), { actor: 'http' });
-    if (!gone) throw new HttpError(404, `no session "${c.req.param('id')}"`);
+    if (!gone) throw new HttpError(404, NO_SUCH_SESSION);
     return c.json({ forgotten: gone });
   });
 
