@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
+import { unpackExemplars } from '../src/domain/exemplars.js';
+import { embedTexts } from '../src/pipeline/stages/embed.js';
 import type { Memory } from '../src/app/memory.js';
 import {
   forgetSessions,
@@ -30,10 +32,23 @@ async function learnThenForget(memory: Memory) {
   await recordRecallFor(memory, 'fg-0', GOAL, skill.name);
   await memory.feedback(skill.name, 'up', { sessionId: 'fg-0' });
 
+  // The skill's recall exemplars are the embeddings of its sources' goals: fg-0's is one of them.
+  const [goalVector] = await embedTexts(memory.parts.store!, memory.parts.embedder, [sessions[0]!.goal]);
+  const exemplars = async () =>
+    unpackExemplars(
+      (await memory.parts.store!.getSkill('default', skill.id))!.exemplars,
+      memory.parts.embedder.dimensions,
+    ).map((e) => e.reduce((sum, x, i) => sum + x * goalVector![i]!, 0));
+  expect(Math.max(...(await exemplars()))).toBeGreaterThan(0.999);
+
   const gone = await memory.sessions.forget('fg-0', { actor: 'privacy-request' });
   expect(gone).toEqual({ ref: expect.stringMatching(/^ses-[0-9a-f]{16}$/), calls: 3, skills: [skill.name] });
   expect(await memory.parts.store!.getSession('default', 'fg-0')).toBeNull();
   expect(await memory.sessions.forget('fg-0')).toBeNull();
+  // Its goal's embedding left them; the other sources' stay.
+  const left = await exemplars();
+  expect(left.length).toBeGreaterThan(0);
+  expect(Math.max(...left)).toBeLessThan(0.999);
 
   // The skill stays, recallable, and says one parent was forgotten; the others are still named.
   const ex = (await memory.skills.explain(skill.name))!;

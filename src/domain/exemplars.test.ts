@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseExemplars, MAX_EXEMPLARS, packExemplars, unpackExemplars } from './exemplars.js';
+import { chooseExemplars, exemplarsWithout, MAX_EXEMPLARS, packExemplars, unpackExemplars } from './exemplars.js';
 
 const unit = (...xs: number[]) => {
   const n = Math.hypot(...xs);
@@ -31,5 +31,19 @@ describe('recall exemplars', () => {
     expect(unpackExemplars(packed, 4)).toEqual([]);
     expect(unpackExemplars(null, 3)).toEqual([]);
     expect(packExemplars([])).toBeNull();
+  });
+});
+
+describe('exemplarsWithout', () => {
+  const a = new Float32Array([1, 0, 0]);
+  const b = new Float32Array([0, 1, 0]);
+  const packed = packExemplars([a, b])!;
+  it('drops the exemplars that are one of the vectors (whatever their length), keeps the rest', () => {
+    expect(exemplarsWithout(packed, [new Float32Array([0, 2, 0])])).toEqual(packExemplars([a]));
+    expect(exemplarsWithout(packed, [a, b])).toBeNull();
+  });
+  it('says nothing changed when none is there', () => {
+    expect(exemplarsWithout(packed, [new Float32Array([0, 0, 1])])).toBeUndefined();
+    expect(exemplarsWithout(packed, [new Float32Array([0.7, 0.7, 0])])).toBeUndefined();
   });
 });

@@ -78,6 +78,28 @@ export function unpackExemplars(packed: Float32Array | null | undefined, dims: n
   return out;
 }
 
+/**
+ * A skill's packed exemplars without those that are one of `vectors` (cosine at least `same`): the goals and cues of
+ * sessions being forgotten, whose embeddings must not stay in the skill. Undefined when none of them is there (nothing
+ * to write); null when none is left.
+ */
+export function exemplarsWithout(
+  packed: Float32Array,
+  vectors: readonly Float32Array[],
+  same = 0.999,
+): Float32Array | null | undefined {
+  const dims = vectors[0]?.length ?? 0;
+  const kept = unpackExemplars(packed, dims);
+  if (kept.length === 0) return undefined;
+  const norm = (v: Float32Array) => Math.sqrt(dot(v, v)) || 1;
+  const norms = vectors.map(norm);
+  const left = kept.filter((e) => {
+    const n = norm(e);
+    return !vectors.some((v, i) => dot(e, v) / (n * norms[i]!) >= same);
+  });
+  return left.length === kept.length ? undefined : packExemplars(left.map((e) => e.slice()));
+}
+
 function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i] * b[i];

@@ -8,6 +8,7 @@ import type { Session } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 import type { ForgottenSession, SessionToForget, Store } from '../store/store.js';
 import { goalWords } from './stages/cluster.js';
+import { embedTexts } from './stages/embed.js';
 import { stateKey, type StateKey } from '../store/state-key.js';
 
 export interface ForgetSessionDeps {
@@ -64,7 +65,22 @@ export async function forgetSessions(
         return writes;
       };
       const batch: SessionToForget[] = sessions.map((s) => ({ id: s.id, embeddingHashes: embeddingHashes(s, deps) }));
-      const done = await store.forgetSessions(namespace, batch, { actor: opts.actor, at: opts.at(), stateIfClustered });
+      // The goals and cues of those skills were learned from, embedded as a pass embedded them (from the cache the
+      // forget then empties): a skill's recall exemplars are such vectors, and keep none of a forgotten session's.
+      const parents = await store.parentSessionsIn(
+        namespace,
+        sessions.map((s) => s.id),
+      );
+      const texts = sessions.filter((s) => parents.has(s.id)).flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])]);
+      const forgottenVectors = texts.length
+        ? { embedderId: deps.embedder.id, vectors: await embedTexts(store, deps.embedder, texts) }
+        : undefined;
+      const done = await store.forgetSessions(namespace, batch, {
+        actor: opts.actor,
+        at: opts.at(),
+        stateIfClustered,
+        forgottenVectors,
+      });
       // In the order asked for.
       const gone = new Map(done.map((d) => [d.id, d]));
       for (const id of ids.slice(i, i + FORGET_BATCH)) if (gone.has(id)) out.push(gone.get(id)!);

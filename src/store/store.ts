@@ -108,6 +108,8 @@ export interface SessionStore {
     sessions: readonly SessionToForget[],
     opts: ForgetSessionsOptions,
   ): Promise<(ForgottenSession & { id: string })[]>;
+  /** Which of these sessions a skill (live or not) names as an episodic parent. */
+  parentSessionsIn(namespace: string, sessionIds: readonly string[]): Promise<Set<string>>;
 }
 
 /** What synthesis passes keep between runs: state under typed keys, clusters, the embedding cache, the pass lock. */
@@ -319,6 +321,11 @@ export interface ForgetSessionsOptions extends ForgetOptions {
    * back end retries the transaction, so it must be pure.
    */
   stateIfClustered?: (clustered: readonly string[]) => { key: StateKey; value: string }[];
+  /**
+   * The embeddings (by `embedderId`) of the goals and cues of the batch's sessions that skills were learned from: a
+   * skill of that embedder that had one of them as a parent keeps none of them among its recall exemplars.
+   */
+  forgottenVectors?: { embedderId: string; vectors: readonly Float32Array[] };
 }
 
 export interface ForgottenSession {

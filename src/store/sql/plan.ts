@@ -332,6 +332,11 @@ export function sqlPlan(d: Dialect) {
         `SELECT p.source_id, p.skill_id, s.name FROM provenance p JOIN skills s ON s.id = p.skill_id
          WHERE s.namespace = ? AND p.source_kind = 'episodic' AND ${inList('p.source_id')} ORDER BY p.source_id, p.skill_id`,
     ),
+    exemplarsIn: list(
+      (inList) =>
+        `SELECT id, embedder_id, exemplars FROM skills WHERE namespace = ? AND ${inList('id')} AND exemplars IS NOT NULL`,
+    ),
+    setExemplars: sql('UPDATE skills SET exemplars = ? WHERE namespace = ? AND id = ?'),
     /** Provenance rows made forgotten-parent markers, each `[skill id, session id, marker]`: the statements to run. */
     forgetParents: (rows: readonly (readonly [string, string, string])[]): Query[] => {
       if (rows.length === 0) return [];

@@ -1,4 +1,5 @@
 import { TRIAL_SIGNALS } from '../../domain/lifecycle.js';
+import { exemplarsWithout } from '../../domain/exemplars.js';
 import { randomUUID } from 'node:crypto';
 import type {
   AuditRecord,
@@ -184,7 +185,7 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
         };
       return n;
     });
-    if (changed === 0) throw new NotFoundError(`no session with this id in namespace ${namespace}`);
+    if (changed === 0) throw new NotFoundError(`session ${sessionId} does not exist in namespace ${namespace}`);
   }
 
   async getSession(namespace: string, id: string): Promise<Session | null> {
@@ -875,6 +876,16 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
         parentsOf.set(sessionId, [...(parentsOf.get(sessionId) ?? []), parent]);
       }
       for (const st of p.forgetParents(markers)) yield st;
+      // Their goals and cues leave the recall exemplars of the skills learned from them.
+      const forgotten = opts.forgottenVectors;
+      if (forgotten?.vectors.length && parentsOf.size) {
+        const skillIds = [...new Set([...parentsOf.values()].flat().map((x) => x.skillId))];
+        for (const r of yield* inList(skillIds, p.exemplarsIn)) {
+          if (r.embedder_id !== forgotten.embedderId) continue;
+          const left = exemplarsWithout(fromBuffer(r.exemplars as Buffer), forgotten.vectors);
+          if (left !== undefined) yield q(p.setExemplars, [left ? toBuffer(left) : null, namespace, r.id]);
+        }
+      }
       // Each session's own audit record and events, as forgetting it alone writes them.
       const result: (ForgottenSession & { id: string })[] = [];
       const outbox: Outbox = { audit: [], events: [], skillsChanged: false };
@@ -894,6 +905,17 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     });
     if (out.length) this.afterForget();
     return out;
+  }
+
+  async parentSessionsIn(namespace: string, sessionIds: readonly string[]): Promise<Set<string>> {
+    const p = this.plan;
+    const self = this;
+    const rows = await this.read(function* () {
+      return yield* self.readIn(sessionIds, (chunk) =>
+        q(p.parentsOfIn(chunk.length), [namespace, ...self.list(chunk)]),
+      );
+    });
+    return new Set(rows.map((r) => r.source_id as string));
   }
 
   async forgetSkill(
