@@ -81,38 +81,49 @@ export class Outbox {
    */
   async forgotten(namespace: string, sessions: readonly { id: string; ref: string }[]): Promise<void> {
     const store = this.store;
-    if (!store || !this.auditFile || store.readOnly || sessions.length === 0) return;
-    let text: string;
-    try {
-      text = readFileSync(this.auditFile, 'utf8');
-    } catch {
+    const file = this.auditFile;
+    if (!store || !file || store.readOnly || sessions.length === 0) return;
+    // As the file spells them (JSON strings): a line that spells none of them names none of them.
+    const refOf = new Map(sessions.map((s) => [JSON.stringify(s.id), JSON.stringify(s.ref)]));
+    // Another process may append meanwhile: the file is read again until it held still while it was rewritten.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        return;
+      }
+      const lines = text.split('\n');
+      let changed = false;
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!;
+        const named = (line.match(JSON_STRING) ?? []).filter((x) => refOf.has(x));
+        if (named.length === 0) continue;
+        // Session ids are a namespace's own: another namespace's session of the same id was not forgotten.
+        const record = recordOf(line);
+        if (record && record.namespace !== namespace) continue;
+        const [row] = record ? await store.auditSince(record.id - 1, 1) : [];
+        let next = line;
+        if (row && row.id === record!.id) next = JSON.stringify(row);
+        else for (const id of named) next = next.split(id).join(refOf.get(id)!);
+        if (next !== line) {
+          lines[i] = next;
+          changed = true;
+        }
+      }
+      if (!changed) return;
+      const tmp = `${file}.${process.pid}.tmp`;
+      const { mode, size } = statSync(file);
+      if (size !== Buffer.byteLength(text)) continue;
+      writeFileSync(tmp, lines.join('\n'), { mode });
+      renameSync(tmp, file);
       return;
     }
-    // As the file spells them (JSON strings): a line that spells none of them names none of them.
-    const spelled = sessions.map((s) => ({ id: JSON.stringify(s.id), ref: JSON.stringify(s.ref) }));
-    const lines = text.split('\n');
-    let changed = false;
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (!spelled.some((s) => line.includes(s.id))) continue;
-      // Session ids are a namespace's own: another namespace's session of the same id was not forgotten.
-      const record = recordOf(line);
-      if (record && record.namespace !== namespace) continue;
-      const [row] = record ? await store.auditSince(record.id - 1, 1) : [];
-      let next = line;
-      if (row && row.id === record!.id) next = JSON.stringify(row);
-      else for (const s of spelled) next = next.split(s.id).join(s.ref);
-      if (next !== line) {
-        lines[i] = next;
-        changed = true;
-      }
-    }
-    if (!changed) return;
-    const tmp = `${this.auditFile}.${process.pid}.tmp`;
-    writeFileSync(tmp, lines.join('\n'), { mode: statSync(this.auditFile).mode });
-    renameSync(tmp, this.auditFile);
   }
 }
+
+/** A JSON string as a line of the audit file spells it, quotes included. */
+const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
 
 /** A line of the audit file as a record with an id and a namespace; null for a line that is not one. */
 function recordOf(line: string): { id: number; namespace: unknown } | null {
