@@ -186,6 +186,32 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await skillSnapshot()).toEqual(before);
         });
 
+        it("a cluster the forget leaves empty goes, its centroids with it (they were its sessions' goals), unless a skill links it", async () => {
+          await store.insertSessions([
+            session('default', 'alone', 'private goal alone'),
+            session('default', 'learned', 'private goal learned'),
+            session('default', 'kept', 'kept goal'),
+          ]);
+          await store.saveClusters(
+            'default',
+            'emb',
+            [cluster('c1', ['alone']), { ...cluster('c2', ['learned']), skillId: 'sk_old' }, cluster('c3', ['kept'])],
+            3,
+          );
+          const gone = await store.forgetSessions('default', [{ id: 'alone' }, { id: 'learned' }], {
+            actor: 'user',
+            at: AT,
+          });
+          expect(gone.map((g) => [g.id, g.clusterId])).toEqual([
+            ['alone', 'c1'],
+            ['learned', 'c2'],
+          ]);
+          expect((await store.loadClusters('default', 'emb')).map((c) => [c.id, c.size])).toEqual([
+            ['c2', 0],
+            ['c3', 1],
+          ]);
+        });
+
         it('forgetSessions forgets a batch (more than one IN list holds) as forgetSession forgets each, the state once', async () => {
           const ids = Array.from({ length: 1200 }, (_, i) => `b${i}`);
           await store.insertSessions(

@@ -309,6 +309,7 @@ export function sqlPlan(d: Dialect) {
         `DELETE FROM cluster_members WHERE namespace = ? AND ${inList('session_id')} RETURNING session_id, cluster_id`,
     ),
     shrinkClusterBy: sql(`UPDATE clusters SET size = ${d.greatest}(size - ?, 0) WHERE namespace = ? AND id = ?`),
+    dropClusterIfEmpty: sql('DELETE FROM clusters WHERE namespace = ? AND id = ? AND size = 0 AND skill_id IS NULL'),
     deleteRecallItemsOfIn: list(
       (inList) =>
         `DELETE FROM recall_items WHERE recall_id IN (SELECT id FROM recalls WHERE namespace = ? AND ${inList('session_id')})`,

@@ -840,8 +840,11 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
         (yield* inList(ids, p.leaveClustersIn)).map((r) => [r.session_id as string, r.cluster_id as string]),
       );
       if (clusterOf.size) {
-        for (const [clusterId, n] of countOf([...clusterOf.values()]))
+        // A cluster left with no session goes: its centroids were its sessions' goals (no skill was learned from it).
+        for (const [clusterId, n] of countOf([...clusterOf.values()])) {
           yield q(p.shrinkClusterBy, [n, namespace, clusterId]);
+          yield q(p.dropClusterIfEmpty, [namespace, clusterId]);
+        }
         // The statistics a pass counted them in, without them: written once for the batch.
         for (const st of opts.stateIfClustered?.(ids.filter((id) => clusterOf.has(id))) ?? [])
           yield q(p.setState, [namespace, st.key, st.value]);
