@@ -191,24 +191,41 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             session('default', 'alone', 'private goal alone'),
             session('default', 'learned', 'private goal learned'),
             session('default', 'kept', 'kept goal'),
+            session('default', 'named', 'private goal named'),
           ]);
           await store.saveClusters(
             'default',
             'emb',
-            [cluster('c1', ['alone']), { ...cluster('c2', ['learned']), skillId: 'sk_old' }, cluster('c3', ['kept'])],
-            3,
+            [
+              cluster('c1', ['alone']),
+              { ...cluster('c2', ['learned']), skillId: 'sk_old' },
+              cluster('c3', ['kept']),
+              cluster('c4', ['named']),
+            ],
+            4,
           );
-          const gone = await store.forgetSessions('default', [{ id: 'alone' }, { id: 'learned' }], {
+          // A skill that names c4 as its group (a retired one comes back by it) while c4 names no skill.
+          await store.writeSkill({
+            action: 'add',
+            skill: skill({ id: 'sk_r', name: 'retired-one', status: 'retired', clusterId: 'c4' }),
+            parents: [],
+            actor: 'synth',
+            detail: {},
+            at: AT,
+          });
+          const gone = await store.forgetSessions('default', [{ id: 'alone' }, { id: 'learned' }, { id: 'named' }], {
             actor: 'user',
             at: AT,
           });
           expect(gone.map((g) => [g.id, g.clusterId])).toEqual([
             ['alone', 'c1'],
             ['learned', 'c2'],
+            ['named', 'c4'],
           ]);
           expect((await store.loadClusters('default', 'emb')).map((c) => [c.id, c.size])).toEqual([
             ['c2', 0],
             ['c3', 1],
+            ['c4', 0],
           ]);
         });
 

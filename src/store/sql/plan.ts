@@ -309,7 +309,12 @@ export function sqlPlan(d: Dialect) {
         `DELETE FROM cluster_members WHERE namespace = ? AND ${inList('session_id')} RETURNING session_id, cluster_id`,
     ),
     shrinkClusterBy: sql(`UPDATE clusters SET size = ${d.greatest}(size - ?, 0) WHERE namespace = ? AND id = ?`),
-    dropClusterIfEmpty: sql('DELETE FROM clusters WHERE namespace = ? AND id = ? AND size = 0 AND skill_id IS NULL'),
+    // Not while a skill names it (a retired one is revived by its cluster's id): a later pass could give the id to
+    // another group.
+    dropClusterIfEmpty: sql(
+      `DELETE FROM clusters WHERE namespace = ? AND id = ? AND size = 0 AND skill_id IS NULL
+       AND NOT EXISTS (SELECT 1 FROM skills s WHERE s.namespace = clusters.namespace AND s.cluster_id = clusters.id)`,
+    ),
     deleteRecallItemsOfIn: list(
       (inList) =>
         `DELETE FROM recall_items WHERE recall_id IN (SELECT id FROM recalls WHERE namespace = ? AND ${inList('session_id')})`,
