@@ -145,6 +145,17 @@ async function samePass(open: () => Promise<Memory>) {
       'skill.reinforced',
       'skill.status_changed',
     ]);
+    // Explain names the sources taken out; the events only count them (events are not rewritten by a forget).
+    const revoked = ids.slice(0, 3);
+    expect([...(ex?.parents.revokedSessions ?? [])].sort()).toEqual([...revoked].sort());
+    expect(JSON.stringify(await memory.events.list({ limit: 100 }))).not.toContain(revoked[0]);
+    // One of them forgotten: explain and every audit record name it by its reference only.
+    await memory.sessions.forget(revoked[0]!);
+    const named = (await memory.skills.explain('bump-patch-tag'))?.parents.revokedSessions ?? [];
+    expect(named).toHaveLength(3);
+    expect(named.filter((id) => revoked.includes(id)).sort()).toEqual(revoked.slice(1).sort());
+    expect(named.find((id) => !revoked.includes(id))).toMatch(/^ses-/);
+    expect(JSON.stringify(await memory.parts.store!.audit(memory.namespace))).not.toContain(revoked[0]);
   } finally {
     await memory.close();
   }

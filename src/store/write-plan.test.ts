@@ -533,6 +533,14 @@ describe('auditDetailWithout', () => {
     expect(auditDetailWithout('skill.rename', '{"from":"s1","to":"x"}', refs)).toBeNull();
     expect(auditDetailWithout('skill.feedback', '{"session":"s10"}', refs)).toBeNull();
   });
+  it("names forgotten sessions by their references in a revise's list of the sources it took out", () => {
+    expect(auditDetailWithout('skill.revise', '{"revoked":3,"revokedSessions":["s1","s2","a\\"b"]}', refs)).toBe(
+      '{"revoked":3,"revokedSessions":["ses-1","s2","ses-2"]}',
+    );
+    expect(auditDetailWithout('skill.revise', '{"revoked":1,"revokedSessions":["s2"]}', refs)).toBeNull();
+    // Another action's list of that name is no revise's.
+    expect(auditDetailWithout('skill.update', '{"revokedSessions":["s1"]}', refs)).toBeNull();
+  });
   it('replaces the ids a detail that is not a JSON object holds, as written or as JSON spells them', () => {
     expect(auditDetailWithout('skill.feedback', '{"session":"s1","eta":[0.5', refs)).toBe(
       '{"session":"ses-1","eta":[0.5',

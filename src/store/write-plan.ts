@@ -137,6 +137,13 @@ export interface SkillWriteCurrent {
 }
 
 /** What `writeSkill` writes: rows, provenance, version, files, cluster link, one audit record and its events. */
+/** A write's detail without the ids of sessions it lists (a revise's `revokedSessions`). */
+function withoutSessionIds(detail: Record<string, unknown>): Record<string, unknown> {
+  if (!('revokedSessions' in detail)) return detail;
+  const { revokedSessions: _ids, ...rest } = detail;
+  return rest;
+}
+
 export function planSkillWrite(w: SkillWrite, current: SkillWriteCurrent): SkillWritePlan | WriteRejection {
   const s = w.skill;
   if (w.supersedes && (!current.superseded || current.superseded.supersededBy !== null)) {
@@ -153,7 +160,9 @@ export function planSkillWrite(w: SkillWrite, current: SkillWriteCurrent): Skill
       at: w.at,
       type: eventType(w.action),
       skillId: s.id,
-      payload: { name: s.name, ...detail },
+      // The event says how many sources a revise took out, not which: events are not rewritten when a session is
+      // forgotten (the audit record, which explain reads, is).
+      payload: { name: s.name, ...withoutSessionIds(detail) },
     },
   ];
   // A pass that changes a skill's status (sources reported failed retire it; its group learned from again brings it
@@ -573,10 +582,11 @@ export function planForgetSession(
 
 /**
  * An audit record's detail once the sessions of `refs` (id to opaque reference) are forgotten, or null when it names
- * none of them: a JSON object's `session` (a feedback's) and, in a recall's move, its `from` and `to` hold the
- * reference instead of the id. A detail that is not a JSON object (an older row, a hand edit) cannot be read by
- * field: each forgotten id it holds, as written or as a JSON string spells it, becomes the reference, wherever it
- * stands (an id inside a longer word too: such a row keeps no id of a forgotten session, whatever it loses).
+ * none of them: a JSON object's `session` (a feedback's), in a recall's move its `from` and `to`, and each id a
+ * revise's `revokedSessions` lists hold the reference instead of the id. A detail that is not a JSON object (an older
+ * row, a hand edit) cannot be read by field: each forgotten id it holds, as written or as a JSON string spells it,
+ * becomes the reference, wherever it stands (an id inside a longer word too: such a row keeps no id of a forgotten
+ * session, whatever it loses).
  */
 export function auditDetailWithout(action: string, detail: string, refs: ReadonlyMap<string, string>): string | null {
   let parsed: unknown;
@@ -594,6 +604,12 @@ export function auditDetailWithout(action: string, detail: string, refs: Readonl
         d[field] = ref;
         changed = true;
       }
+    }
+    // A revise lists the sources it took out (explain names them).
+    const listed = action === 'skill.revise' ? d.revokedSessions : undefined;
+    if (Array.isArray(listed) && listed.some((id) => typeof id === 'string' && refs.has(id))) {
+      d.revokedSessions = listed.map((id) => (typeof id === 'string' ? (refs.get(id) ?? id) : id));
+      changed = true;
     }
     return changed ? JSON.stringify(d) : null;
   }

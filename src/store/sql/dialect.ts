@@ -46,8 +46,8 @@ export interface Dialect {
   /**
    * The audit records that may name one of a batch of sessions by id (parameters: the batch as a JSON array of
    * `{id, json}`, `json` being the id as a JSON string spells it between its quotes; then the namespace), as rows
-   * `id, action, detail`: those whose detail names one in `session` (feedback records) or, a recall's move, in `from`
-   * or `to`, and those whose detail is not JSON (an older row, a hand edit) and holds one. A superset: the store
+   * `id, action, detail`: those whose detail names one in `session` (feedback records), a recall's move in `from`
+   * or `to`, a revise (sources reported failed) in its list `revokedSessions`, and those whose detail is not JSON (an older row, a hand edit) and holds one. A superset: the store
    * decides what each one becomes (write-plan.ts, `auditDetailWithout`). Never fails on a detail that is not JSON.
    * One pass over the namespace's audit records for the batch.
    */
@@ -124,6 +124,7 @@ export const sqliteDialect: Dialect = {
      SELECT id, action, detail FROM audit WHERE namespace = ? AND CASE WHEN json_valid(detail)
        THEN json_extract(detail, '$.session') IN (SELECT id FROM m)
          OR (action = 'recall.move' AND (json_extract(detail, '$.from') IN (SELECT id FROM m) OR json_extract(detail, '$.to') IN (SELECT id FROM m)))
+         OR (action = 'skill.revise' AND EXISTS (SELECT 1 FROM json_each(detail, '$.revokedSessions') j WHERE j.value IN (SELECT id FROM m)))
        ELSE EXISTS (SELECT 1 FROM m WHERE instr(audit.detail, m.id) > 0) END`,
   rewriteAuditSql: null,
   forgetParentsSql: null,
@@ -160,6 +161,7 @@ export const pgDialect: Dialect = {
      SELECT a.id, a.action, a.detail FROM audit a WHERE a.namespace = ? AND (
        ${spelledField('session')} IN (SELECT json FROM m)
        OR (a.action = 'recall.move' AND (${spelledField('from')} IN (SELECT json FROM m) OR ${spelledField('to')} IN (SELECT json FROM m)))
+       OR (a.action = 'skill.revise' AND EXISTS (SELECT 1 FROM m WHERE strpos(a.detail, '"' || m.json || '"') > 0))
        OR (a.detail !~ '^\\s*[{].*[}]\\s*$' AND EXISTS (SELECT 1 FROM m WHERE strpos(a.detail, m.id) > 0)))`,
   rewriteAuditSql: `UPDATE audit a SET detail = m.detail FROM unnest(?::bigint[], ?::text[]) AS m(id, detail) WHERE a.id = m.id`,
   forgetParentsSql: `UPDATE provenance p SET source_id = m.marker
