@@ -180,8 +180,13 @@ export interface ForgetResult {
   parentLinks?: number;
   /** Untimed: ingest and the pass. */
   setupSeconds: number;
-  /** memory.sessions.forgetBefore() wall time: how long the namespace's pass lock is held. */
+  /** memory.sessions.forgetBefore() wall time (every session but the singles): how long the pass lock is held. */
   seconds: number;
+  /** Trials given to sessions in the set-up (feedback rows and audit records naming them). */
+  feedbacks?: number;
+  /** memory.sessions.forget() of one session of the full memory (20 of them, one at a time): median and slowest. */
+  oneMedianMs?: number;
+  oneMaxMs?: number;
   msPerSession: number;
   cpuSeconds: number;
   load1: number;
@@ -335,6 +340,13 @@ export function renderSummaryTable(r: BenchResults): string {
       `${f.seconds} s (${f.msPerSession} ms a session; CPU ${f.cpuSeconds} s; ${f.skillsMarked} of ${f.skills} skills marked)`,
       '',
     ]);
+  for (const f of r.forget ?? [])
+    if (f.oneMedianMs !== undefined)
+      rows.push([
+        `Forget one session of ${k(f.sessions)}, ${f.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (median of 20)`,
+        `${f.oneMedianMs} ms (slowest ${f.oneMaxMs} ms; ${n(f.feedbacks ?? 0)} trials name sessions)`,
+        '',
+      ]);
   for (const h of r.stopHook ?? []) {
     const on = h.cases.find((c) => c.case === 'read on');
     const whole = h.cases.find((c) => c.case === 'whole');
@@ -702,6 +714,7 @@ export function renderMarkdown(r: BenchResults): string {
           'Set-up (s)',
           'Forget (s)',
           'ms a session',
+          'One (median / max ms)',
           'CPU (s)',
           'Load avg',
         ],
@@ -713,6 +726,7 @@ export function renderMarkdown(r: BenchResults): string {
           String(f.setupSeconds),
           String(f.seconds),
           String(f.msPerSession),
+          f.oneMedianMs === undefined ? '-' : `${f.oneMedianMs} / ${f.oneMaxMs}`,
           String(f.cpuSeconds),
           String(f.load1),
         ]),
