@@ -1,9 +1,12 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPgServer, type PgServer } from './support/pg-server.js';
 import { isPostgresUrl, openStore } from '../src/store/open-store.js';
 import { call, session, skill, storeContract } from '../src/store/store.contract.js';
 import { latestPgSchemaVersion, pgMigrations } from '../src/store/postgres/migrations.js';
-import { openPgStore, type PgStore } from '../src/store/postgres/pg-store.js';
+import { migratePg, openPgStore, type PgStore } from '../src/store/postgres/pg-store.js';
+import { pgDialect } from '../src/store/sql/dialect.js';
+import { sqlPlan } from '../src/store/sql/plan.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { createLogger } from '../src/support/log.js';
 import { openMemory } from '../src/app/open-memory.js';
@@ -329,5 +332,65 @@ describe('PostgreSQL store: schema', () => {
     } finally {
       await lite.close();
     }
+  });
+});
+
+describe('PostgreSQL store: forgetting in a large memory', () => {
+  it('a database an earlier release wrote gets the indexes a forget looks sessions up by, used once the tables are large', async () => {
+    const url = await server.createDatabase();
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      await migratePg(pool, 11);
+    } finally {
+      await pool.end();
+    }
+    const store = await open(url);
+    expect(store.upgradedFrom).toBe(11);
+    expect(await store.schemaVersion()).toBe(latestPgSchemaVersion);
+    const db = store.pool;
+    // 20,000 sessions' worth of rows: 20 skills learned from them, a trial of one in each and its audit record, the
+    // clusters they are in.
+    await db.query(`INSERT INTO skills (id, namespace, name, description, skill_md, body, created_at, updated_at)
+      SELECT 'k' || i, 'default', 'skill-' || i, 'd', 'md', 'b', 't', 't' FROM generate_series(1, 20) i`);
+    await db.query(`INSERT INTO provenance (skill_id, source_kind, source_id, version, created_at)
+      SELECT 'k' || (i % 20 + 1), 'episodic', 's' || i, '1.0.0', 't' FROM generate_series(1, 20000) i`);
+    await db.query(`INSERT INTO feedback (namespace, skill_id, signal, session_id, at)
+      SELECT 'default', 'k' || (i % 20 + 1), 'trial.pass', 's' || i, 't' FROM generate_series(1, 20000) i`);
+    await db.query(`INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail)
+      SELECT 'default', 't', 'x', 'skill.feedback', 'skill', 'k1', json_build_object('session', 's' || i)::text
+      FROM generate_series(1, 20000) i`);
+    await db.query(`INSERT INTO cluster_members (namespace, session_id, cluster_id)
+      SELECT 'default', 's' || i, 'c' || (i % 50) FROM generate_series(1, 20000) i`);
+    await db.query('ANALYZE');
+    const p = sqlPlan(pgDialect);
+    const plan = async (sql: string, params: unknown[]) => {
+      const client = await db.connect();
+      try {
+        await client.query('BEGIN');
+        const { rows } = await client.query(`EXPLAIN ${pgDialect.numbered(sql)}`, params);
+        return rows.map((r) => r['QUERY PLAN'] as string).join('\n');
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+    };
+    // One session, as DELETE /api/sessions/{id} forgets it.
+    const one = ['s17'];
+    expect(await plan(p.anonymiseFeedbackIn(1), ['default', one])).toContain('Index Scan using feedback_session');
+    expect(await plan(p.parentsOfIn(1), ['default', one])).toContain('Index Scan using provenance_source');
+    expect(await plan(p.leaveClustersIn(1), ['default', one])).not.toMatch(/Seq Scan on cluster_members/);
+    // The audit records that name it: each part of the search through an index of its own, none by a scan.
+    const audit = await plan(p.auditNamingSessions, [JSON.stringify(one.map((id) => ({ id, json: id }))), 'default']);
+    // (A recall's moves through either index on them: with no such record in the table, both cost the same.)
+    for (const index of ['audit_session', 'audit_moved_', 'audit_revised', 'audit_not_json'])
+      expect(audit).toContain(index);
+    expect(audit).not.toMatch(/Seq Scan on audit/);
+    // Stored times as instants: offsets applied, NULL for text that is no time (never an error, never now).
+    const { rows } = await db.query(
+      `SELECT skillsmith_instant('2026-09-01T10:00:00+02:00') < skillsmith_instant('2026-09-01T09:30:00Z') AS earlier,
+              skillsmith_instant('2026-02-31T10:00:00Z') AS no_day, skillsmith_instant('now') AS word,
+              skillsmith_instant(NULL) AS none`,
+    );
+    expect(rows[0]).toEqual({ earlier: true, no_day: null, word: null, none: null });
   });
 });

@@ -935,6 +935,34 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             { id: 'open-quiet', startedAt: open.startedAt, endedAt: null, lastCallAt: null },
           ]);
         });
+
+        it("sessionTimes takes an open session's latest call by the instant its time names, whatever its offset", async () => {
+          const open = (id: string, ats: (string | null)[]): Session => ({
+            ...session(
+              'default',
+              id,
+              'still running',
+              ats.map((at, i) => call(i, 'a', { at })),
+            ),
+            endedAt: null,
+          });
+          await store.insertSessions([
+            // 10:00+02:00 is 08:00Z, before 09:30Z: as text it would read as the later.
+            open('offsets', ['2026-09-01T09:30:00Z', '2026-09-01T10:00:00+02:00']),
+            // 23:30-05:00 is 04:30Z the next day, after 2026-09-02T01:00Z; with fractions of a second.
+            open('across-midnight', ['2026-09-02T01:00:00.000Z', '2026-09-01T23:30:00.5-05:00', null]),
+            // A time that reads as none loses to one that reads as a time; among such times only, the greatest text.
+            open('undated-call', ['yesterday, late', '2026-09-01T08:00:00Z']),
+            open('no-dates', ['around noon', 'before lunch']),
+          ]);
+          const last = Object.fromEntries((await store.sessionTimes('default')).map((t) => [t.id, t.lastCallAt]));
+          expect(last).toEqual({
+            offsets: '2026-09-01T09:30:00Z',
+            'across-midnight': '2026-09-01T23:30:00.5-05:00',
+            'undated-call': '2026-09-01T08:00:00Z',
+            'no-dates': 'before lunch',
+          });
+        });
       });
 
       describe('facts', () => {

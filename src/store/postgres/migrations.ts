@@ -1,4 +1,5 @@
 import { changeLogWindow, LOGGED_SKILL_COLUMNS_V6, LOGGED_SKILL_COLUMNS_V7 } from '../change-log-schema.js';
+import { PG_DETAIL_NOT_JSON, pgAuditField } from '../sql/audit-field.js';
 
 /**
  * Additive, numbered migrations of the PostgreSQL store. Versions 1-4 hold the same tables and columns as the
@@ -325,6 +326,32 @@ ALTER TABLE feedback ADD COLUMN replaced_by BIGINT;
     sql: `
 ALTER TABLE feedback ADD COLUMN feedback_key ${T};
 CREATE UNIQUE INDEX feedback_key ON feedback (namespace, feedback_key) WHERE feedback_key IS NOT NULL;
+`,
+  },
+  {
+    version: 12,
+    name: 'indexes a forget looks sessions up by (provenance, feedback and audit records naming a session); times as instants',
+    // The indexes as SQLite's migration 12, on expressions that never fail on a detail that is not JSON (a cast to
+    // jsonb would fail this migration, and every later insert, on one such row: audit-field.ts). skillsmith_instant: a stored time as an instant, NULL for text that is no time (a cast
+    // alone would fail the statement; a word such as 'now' is no stored time), so retention orders a session's
+    // call times by when they were (dialect.ts, instant).
+    sql: `
+CREATE INDEX provenance_source ON provenance (source_id);
+CREATE INDEX feedback_session ON feedback (namespace, session_id);
+CREATE INDEX audit_session ON audit (namespace, (${pgAuditField('session')}));
+CREATE INDEX audit_moved_from ON audit (namespace, (${pgAuditField('from')})) WHERE action = 'recall.move';
+CREATE INDEX audit_moved_to ON audit (namespace, (${pgAuditField('to')})) WHERE action = 'recall.move';
+CREATE INDEX audit_revised ON audit (namespace) WHERE action = 'skill.revise';
+CREATE INDEX audit_not_json ON audit (namespace) WHERE ${PG_DETAIL_NOT_JSON};
+CREATE FUNCTION skillsmith_instant(t text) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF t IS NULL OR t !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}' THEN
+    RETURN NULL;
+  END IF;
+  RETURN t::timestamptz;
+EXCEPTION WHEN others THEN
+  RETURN NULL;
+END $$;
 `,
   },
 ];

@@ -1,5 +1,6 @@
 import { JUDGE_ACTOR } from '../../domain/replace-trial.js';
 import { FORGOTTEN_PARENT } from '../store.js';
+import { PG_DETAIL_NOT_JSON, pgAuditField, SQLITE_DETAIL_NOT_JSON, sqliteAuditField } from './audit-field.js';
 
 /**
  * How many of a skill's trials that count the outcome judge gave (lifecycle.judgedTrials), read with the skill as
@@ -47,9 +48,10 @@ export interface Dialect {
    * The audit records that may name one of a batch of sessions by id (parameters: the batch as a JSON array of
    * `{id, json}`, `json` being the id as a JSON string spells it between its quotes; then the namespace), as rows
    * `id, action, detail`: those whose detail names one in `session` (feedback records), a recall's move in `from`
-   * or `to`, a revise (sources reported failed) in its list `revokedSessions`, and those whose detail is not JSON (an older row, a hand edit) and holds one. A superset: the store
-   * decides what each one becomes (write-plan.ts, `auditDetailWithout`). Never fails on a detail that is not JSON.
-   * One pass over the namespace's audit records for the batch.
+   * or `to`, a revise (sources reported failed) in its list `revokedSessions`, and those whose detail is not JSON (an
+   * older row, a hand edit) and holds one. A superset: the store decides what each one becomes (write-plan.ts,
+   * `auditDetailWithout`). Never fails on a detail that is not JSON. Each part is found through an index of schema
+   * version 12 (audit-field.ts), not by reading the namespace's audit records.
    */
   auditNamingSessionsSql: string;
   /**
@@ -73,6 +75,11 @@ export interface Dialect {
    * inserts of a namespace so `seq` is handed out in commit order; SQLite has one writer at a time anyway.
    */
   lockSessionsSql: string | null;
+  /**
+   * A stored time (`column`) as an instant to order by, NULL where it reads as none: times written with different
+   * offsets (`10:00+02:00`, `09:30Z`) compare by when they were, not as text.
+   */
+  instant(column: string): string;
   /** Appended to an INSERT that hands out an id, to read it back (SQLite reads the last row id instead). */
   returningId: string;
 }
@@ -84,13 +91,6 @@ export interface RowColumn {
 }
 
 const marks = (n: number) => Array(n).fill('?').join(', ');
-
-/**
- * PostgreSQL: the value of a detail's string field as its JSON text spells it (between the quotes), read with a
- * pattern rather than a cast to jsonb, which fails the whole statement on one detail that is not JSON (no `?` in
- * it: the plan's parameters are numbered by their question marks).
- */
-const spelledField = (field: string) => `substring(a.detail from '"${field}"\\s*:\\s*"(([^"\\\\]|\\\\.)*)"')`;
 
 export const sqliteDialect: Dialect = {
   numbered: (sql) => sql,
@@ -120,16 +120,20 @@ export const sqliteDialect: Dialect = {
   skillColumns: `s.*, ${judgedTrials('COUNT(*)')}`,
   parentsInRow: false,
   // `from` and `to` name sessions in a recall's move only (a rename's detail has them too, as skill names).
-  auditNamingSessionsSql: `WITH m(id) AS (SELECT json_extract(value, '$.id') FROM json_each(?))
-     SELECT id, action, detail FROM audit WHERE namespace = ? AND CASE WHEN json_valid(detail)
-       THEN json_extract(detail, '$.session') IN (SELECT id FROM m)
-         OR (action = 'recall.move' AND (json_extract(detail, '$.from') IN (SELECT id FROM m) OR json_extract(detail, '$.to') IN (SELECT id FROM m)))
-         OR (action = 'skill.revise' AND EXISTS (SELECT 1 FROM json_each(detail, '$.revokedSessions') j WHERE j.value IN (SELECT id FROM m)))
-       ELSE EXISTS (SELECT 1 FROM m WHERE instr(audit.detail, m.id) > 0) END`,
+  auditNamingSessionsSql: `WITH m(id) AS (SELECT json_extract(value, '$.id') FROM json_each(?)), n(ns) AS (SELECT ?)
+     SELECT id, action, detail FROM audit WHERE namespace = (SELECT ns FROM n) AND ${sqliteAuditField('session')} IN (SELECT id FROM m)
+     UNION SELECT id, action, detail FROM audit WHERE namespace = (SELECT ns FROM n) AND action = 'recall.move' AND ${sqliteAuditField('from')} IN (SELECT id FROM m)
+     UNION SELECT id, action, detail FROM audit WHERE namespace = (SELECT ns FROM n) AND action = 'recall.move' AND ${sqliteAuditField('to')} IN (SELECT id FROM m)
+     UNION SELECT id, action, detail FROM audit WHERE namespace = (SELECT ns FROM n) AND action = 'skill.revise'
+       AND EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(audit.detail) THEN audit.detail ELSE '{}' END, '$.revokedSessions') j WHERE j.value IN (SELECT id FROM m))
+     UNION SELECT id, action, detail FROM audit WHERE namespace = (SELECT ns FROM n) AND ${SQLITE_DETAIL_NOT_JSON}
+       AND EXISTS (SELECT 1 FROM m WHERE instr(audit.detail, m.id) > 0)`,
   rewriteAuditSql: null,
   forgetParentsSql: null,
   lockFeedbackKeySql: null,
   lockSessionsSql: null,
+  // An offset (`+02:00`, `Z`) is applied; a time without one is read as UTC; NULL for text that is no time.
+  instant: (column) => `julianday(${column})`,
   returningId: '',
 };
 
@@ -157,12 +161,16 @@ export const pgDialect: Dialect = {
   FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic' AND p.source_id NOT LIKE '${FORGOTTEN_PARENT}%') AS source_sessions`,
   parentsInRow: true,
   // Without a cast, no detail can fail it; one that does not look like a JSON object is searched for the ids as text.
-  auditNamingSessionsSql: `WITH m AS (SELECT * FROM json_to_recordset(?::json) AS m(id text, json text))
-     SELECT a.id, a.action, a.detail FROM audit a WHERE a.namespace = ? AND (
-       ${spelledField('session')} IN (SELECT json FROM m)
-       OR (a.action = 'recall.move' AND (${spelledField('from')} IN (SELECT json FROM m) OR ${spelledField('to')} IN (SELECT json FROM m)))
-       OR (a.action = 'skill.revise' AND EXISTS (SELECT 1 FROM m WHERE strpos(a.detail, '"' || m.json || '"') > 0))
-       OR (a.detail !~ '^\\s*[{].*[}]\\s*$' AND EXISTS (SELECT 1 FROM m WHERE strpos(a.detail, m.id) > 0)))`,
+  // The ids as a list each part looks up (its elements an index condition): joined to the batch's rows, whose number
+  // the planner guesses, the records were read by a scan of the namespace's audit.
+  auditNamingSessionsSql: `WITH m AS (SELECT * FROM json_to_recordset(?::json) AS m(id text, json text)), n AS (SELECT ?::text AS ns)
+     SELECT id, action, detail FROM audit WHERE namespace = (SELECT ns FROM n) AND ${pgAuditField('session')} = ANY (ARRAY(SELECT json FROM m))
+     UNION SELECT id, action, detail FROM audit WHERE namespace = (SELECT ns FROM n) AND action = 'recall.move' AND ${pgAuditField('from')} = ANY (ARRAY(SELECT json FROM m))
+     UNION SELECT id, action, detail FROM audit WHERE namespace = (SELECT ns FROM n) AND action = 'recall.move' AND ${pgAuditField('to')} = ANY (ARRAY(SELECT json FROM m))
+     UNION SELECT id, action, detail FROM audit WHERE namespace = (SELECT ns FROM n) AND action = 'skill.revise'
+       AND EXISTS (SELECT 1 FROM m WHERE strpos(audit.detail, '"' || m.json || '"') > 0)
+     UNION SELECT id, action, detail FROM audit WHERE namespace = (SELECT ns FROM n) AND ${PG_DETAIL_NOT_JSON}
+       AND EXISTS (SELECT 1 FROM m WHERE strpos(audit.detail, m.id) > 0)`,
   rewriteAuditSql: `UPDATE audit a SET detail = m.detail FROM unnest(?::bigint[], ?::text[]) AS m(id, detail) WHERE a.id = m.id`,
   forgetParentsSql: `UPDATE provenance p SET source_id = m.marker
      FROM unnest(?::text[], ?::text[], ?::text[]) AS m(skill_id, source_id, marker)
@@ -171,5 +179,7 @@ export const pgDialect: Dialect = {
   // A pass that has read up to seq N can then never meet a committed session below N. Always in the same
   // (sorted) order, so two batches of several namespaces cannot deadlock.
   lockSessionsSql: `SELECT pg_advisory_xact_lock(hashtextextended('skillsmith:sessions:' || ns, 0)) FROM unnest(?::text[]) AS ns`,
+  // skillsmith_instant (schema version 12): NULL for text that is no time, where a cast would fail the statement.
+  instant: (column) => `skillsmith_instant(${column})`,
   returningId: ' RETURNING id',
 };

@@ -139,10 +139,12 @@ export function sqlPlan(d: Dialect) {
     sessionHeadsIn: list(
       (inList) => `SELECT id, goal, started_at, seq FROM sessions WHERE namespace = ? AND ${inList('id')}`,
     ),
-    // A session still open is dated by its latest call too (retention.ts): read by the calls' primary key.
+    // A session still open is dated by its latest call too (retention.ts): read by the calls' primary key. Latest by
+    // the instant each names, not as text (`10:00+02:00` is before `09:30Z`); by text only among times that read as none.
     sessionTimes: sql(
       `SELECT s.id, s.started_at, s.ended_at, CASE WHEN s.ended_at IS NULL THEN
-         (SELECT MAX(c.at) FROM tool_calls c WHERE c.namespace = s.namespace AND c.session_id = s.id) END AS last_call_at
+         (SELECT c.at FROM tool_calls c WHERE c.namespace = s.namespace AND c.session_id = s.id AND c.at IS NOT NULL
+          ORDER BY ${d.instant('c.at')} DESC NULLS LAST, c.at DESC LIMIT 1) END AS last_call_at
        FROM sessions s WHERE s.namespace = ? ORDER BY s.seq`,
     ),
     outlinesAfter: sql(

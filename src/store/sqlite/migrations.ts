@@ -1,4 +1,5 @@
 import { changeLogWindow, LOGGED_SKILL_COLUMNS_V6, LOGGED_SKILL_COLUMNS_V7 } from '../change-log-schema.js';
+import { SQLITE_DETAIL_NOT_JSON, sqliteAuditField } from '../sql/audit-field.js';
 
 /**
  * Additive, numbered migrations. A migration never rewrites a stored fact; new columns get defaults. A table of
@@ -319,6 +320,25 @@ ALTER TABLE feedback ADD COLUMN replaced_by INTEGER;
     sql: `
 ALTER TABLE feedback ADD COLUMN feedback_key TEXT;
 CREATE UNIQUE INDEX feedback_key ON feedback (namespace, feedback_key) WHERE feedback_key IS NOT NULL;
+`,
+  },
+  {
+    version: 12,
+    name: 'indexes a forget looks sessions up by: provenance, feedback and audit records naming a session',
+    // Forgetting one session read every provenance row (its skills' parents), every feedback row of the namespace
+    // (its trials) and every audit record of the namespace (those naming it): in a memory of many sessions, a
+    // single forget cost as much as a table scan each. The audit indexes serve the parts of the forget's search
+    // (audit-field.ts, on the very expressions it matches): the session a feedback record names, the sessions a
+    // recall's move names (recall.move records only, so that index stays small), the revise records (they list the
+    // sources they took out) and the details that are not JSON (searched as text). Indexes only: no row changes.
+    sql: `
+CREATE INDEX provenance_source ON provenance (source_id);
+CREATE INDEX feedback_session ON feedback (namespace, session_id);
+CREATE INDEX audit_session ON audit (namespace, ${sqliteAuditField('session')});
+CREATE INDEX audit_moved_from ON audit (namespace, ${sqliteAuditField('from')}) WHERE action = 'recall.move';
+CREATE INDEX audit_moved_to ON audit (namespace, ${sqliteAuditField('to')}) WHERE action = 'recall.move';
+CREATE INDEX audit_revised ON audit (namespace) WHERE action = 'skill.revise';
+CREATE INDEX audit_not_json ON audit (namespace) WHERE ${SQLITE_DETAIL_NOT_JSON};
 `,
   },
 ];

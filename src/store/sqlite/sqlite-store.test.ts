@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, session, skill, storeContract } from '../store.contract.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 import { migrate, openSqliteStore, type SqliteStore } from './sqlite-store.js';
+import { sqliteDialect } from '../sql/dialect.js';
+import { sqlPlan } from '../sql/plan.js';
 
 // The behaviour every back end shares (the same suite runs against PostgreSQL); below, what only SQLite has.
 storeContract('sqlite', async () => {
@@ -373,5 +375,70 @@ describe('the skill change log keeps a bounded window', () => {
     const now = behind.revision.revision;
     await store.setSkillEnabled('default', 'sk_old', true, 'alice');
     expect((await store.skillVectors('default', { changedAfter: now })).changedIds).toEqual(['sk_old']);
+  });
+});
+
+describe('forgetting in a large memory', () => {
+  /** How SQLite would run each statement a forget runs, with a batch of two sessions. */
+  function forgetPlans(db: Database.Database): Record<string, string> {
+    const p = sqlPlan(sqliteDialect);
+    const ids = ['s1', 's2'];
+    const batch = JSON.stringify(ids.map((id) => ({ id, json: id })));
+    const statements: [string, string, unknown[]][] = [
+      ['calls', p.deleteCallsIn(2), ['default', ...ids]],
+      ['cluster members', p.leaveClustersIn(2), ['default', ...ids]],
+      ['recalls', p.deleteRecallsOfIn(2), ['default', ...ids]],
+      ['feedback', p.anonymiseFeedbackIn(2), ['default', ...ids]],
+      ['provenance', p.parentsOfIn(2), ['default', ...ids]],
+      ['audit', p.auditNamingSessions, [batch, 'default']],
+    ];
+    return Object.fromEntries(
+      statements.map(([name, sql, params]) => [
+        name,
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+          .map((r) => r.detail)
+          .join('; '),
+      ]),
+    );
+  }
+
+  it('a file an earlier release wrote gets the indexes a forget looks sessions up by, its rows kept, the upgrade said', async () => {
+    const path = join(dir, 'v11.db');
+    const raw = new Database(path);
+    migrate(raw, 11);
+    raw
+      .prepare('INSERT INTO feedback (namespace, skill_id, signal, session_id, at) VALUES (?, ?, ?, ?, ?)')
+      .run('default', 'k1', 'trial.pass', 's1', '2026-01-01T00:00:00.000Z');
+    // Before: the feedback, provenance and audit records that name a session are found by reading them all.
+    const before = forgetPlans(raw);
+    expect(before.feedback).toBe('SCAN feedback');
+    expect(before.provenance).toMatch(/^SCAN p\b/);
+    expect(before.audit).toMatch(/\bSCAN audit\b/);
+    raw.close();
+
+    const store = open('v11.db');
+    expect(store.upgradedFrom).toBe(11);
+    expect(await store.schemaVersion()).toBe(latestSchemaVersion);
+    expect(await store.feedbackHistory('k1')).toMatchObject([{ signal: 'trial.pass', sessionId: 's1' }]);
+    const after = forgetPlans(store.db);
+    expect(after).toEqual({
+      calls: 'SEARCH tool_calls USING PRIMARY KEY (namespace=? AND session_id=?)',
+      'cluster members': 'SEARCH cluster_members USING PRIMARY KEY (namespace=? AND session_id=?)',
+      recalls: 'SEARCH recalls USING INDEX recalls_session (namespace=? AND session_id=?)',
+      feedback: 'SEARCH feedback USING INDEX feedback_session (namespace=? AND session_id=?)',
+      provenance: expect.stringMatching(/^SEARCH p USING INDEX provenance_source \(source_id=\?\); SEARCH s USING /),
+      // Each part of the search through an index of its own, none by reading every record.
+      audit: expect.stringMatching(/SEARCH audit USING INDEX audit_session \(namespace=\? AND <expr>=\?\)/),
+    });
+    for (const index of [
+      /SEARCH audit USING INDEX audit_moved_from \(namespace=\? AND <expr>=\?\)/,
+      /SEARCH audit USING INDEX audit_moved_to \(namespace=\? AND <expr>=\?\)/,
+      /SEARCH audit USING INDEX audit_revised \(namespace=\?\)/,
+      /SEARCH audit USING INDEX audit_not_json \(namespace=\?\)/,
+    ])
+      expect(after.audit).toMatch(index);
+    expect(after.audit).not.toMatch(/\bSCAN audit\b/);
+    await store.close();
+    expect(open('v11.db').upgradedFrom).toBeNull();
   });
 });
