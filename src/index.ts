@@ -102,7 +102,7 @@ export type { Embedder, EmbedderThresholds } from './embedders/embedder.js';
 /** The distiller interface: a cluster of sessions to a skill draft. */
 export type { Distiller, DistillInput } from './distillers/distiller.js';
 /** The store interface that SQLite and PostgreSQL implement. */
-export type { Store } from './store/store.js';
+export type { HeldLock, Store } from './store/store.js';
 
 // ---- Errors: every error a caller can meet is a SkillsmithError with a stable `code` ----
 /** Base of the family: `code`, and `isInstance()` that works across copies of the module. */

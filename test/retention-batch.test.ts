@@ -3,13 +3,16 @@
 // every table, one audit record each, forgotten-parent markers and events for the skills learned from it, and its
 // words and tools out of the namespace's statistics. A session still open is dated by its latest activity.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
+import { PassLockedError } from '../src/errors/index.js';
+import { forgetSessions as forgetStored } from '../src/pipeline/forget.js';
 import type { Session } from '../src/domain/types.js';
 import type { RetentionResult } from '../src/app/types.js';
 import { stateKey } from '../src/store/state-key.js';
+import type { HeldLock } from '../src/store/store.js';
 import { codingSessions } from './support/coding-tasks.js';
 import {
   forgetSessions,
@@ -179,4 +182,163 @@ describe('retention of many sessions at once', () => {
     expect(shape(pg.first)).toEqual(shape(lite.first));
     expect(shape(pg.rest)).toEqual(shape(lite.rest));
   }, 300_000);
+});
+
+/** `n` ended sessions of the forget fixture's tasks, all of them a year old. */
+function oldSessions(n: number, now: number): Session[] {
+  const base = forgetSessions('old');
+  return Array.from({ length: n }, (_, i) => {
+    const at = new Date(now - 365 * DAY + i * MINUTE).toISOString();
+    const s = base[i % base.length]!;
+    return { ...s, id: `old-${i}`, startedAt: at, endedAt: at, calls: s.calls.map((c) => ({ ...c, at })) };
+  });
+}
+
+describe('the lock a forget runs under', () => {
+  /**
+   * A forget of three batches that takes twice its lock's lifetime (a long pause after each batch, each shorter
+   * than the lifetime): the lock is renewed once a batch, so a pass on another connection is refused throughout.
+   */
+  async function keptThroughout(db: string): Promise<void> {
+    const now = Date.now();
+    const TTL = 2_000;
+    const a = await openMemory({ db, logLevel: 'silent' });
+    const b = await openMemory({ db, logLevel: 'silent' });
+    try {
+      await a.ingest(oldSessions(1_200, now));
+      const store = a.parts.store!;
+      const held = await store.tryLock('synthesis:default', `${hostname()}:${process.pid}:forget:test`, TTL);
+      expect(held).not.toBeNull();
+      const refused: string[] = [];
+      const deps = { store, embedder: a.parts.embedder, thinkTools: [] };
+      const ids = (await a.sessions.list({ limit: 2_000 })).map((s) => s.id);
+      const started = Date.now();
+      const done = await forgetStored(deps, 'default', ids, {
+        actor: 'retention-test',
+        at: () => new Date().toISOString(),
+        renew: held!.renew,
+        onBatch: async () => {
+          await new Promise((r) => setTimeout(r, TTL * 0.6));
+          await b.synthesize().catch((e: unknown) => {
+            if (!(e instanceof PassLockedError)) throw e;
+            refused.push(e.message);
+          });
+        },
+      });
+      expect(Date.now() - started).toBeGreaterThan(TTL * 1.5);
+      expect(done).toHaveLength(1_200);
+      expect(refused).toHaveLength(3);
+      expect(refused[0]).toMatch(/another synthesis pass is running on namespace default/);
+      await held!();
+      await expect(b.synthesize()).resolves.toMatchObject({ created: [] });
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  }
+
+  it('is renewed once a batch: a forget longer than its lifetime keeps it, a pass meanwhile is refused (SQLite)', async () => {
+    await keptThroughout(join(tmp, 'long-forget.db'));
+  }, 60_000);
+
+  it('is renewed once a batch: a forget longer than its lifetime keeps it, a pass meanwhile is refused (PostgreSQL)', async () => {
+    await keptThroughout(await server.createDatabase());
+  }, 60_000);
+
+  it('lost (it expired and another holder took it), the forget stops before its next batch and says so', async () => {
+    const db = join(tmp, 'lost-lock.db');
+    const now = Date.now();
+    const a = await openMemory({ db, logLevel: 'silent' });
+    const b = await openMemory({ db, logLevel: 'silent' });
+    try {
+      await a.ingest(oldSessions(700, now));
+      const store = a.parts.store!;
+      const held = await store.tryLock('synthesis:default', `${hostname()}:${process.pid}:forget:test`, 300);
+      const ids = (await a.sessions.list({ limit: 2_000 })).map((s) => s.id);
+      const taken: { lock: HeldLock | null } = { lock: null };
+      const run = forgetStored({ store, embedder: a.parts.embedder, thinkTools: [] }, 'default', ids, {
+        actor: 'retention-test',
+        at: () => new Date().toISOString(),
+        renew: held!.renew,
+        onBatch: async () => {
+          await new Promise((r) => setTimeout(r, 600));
+          taken.lock = await b.parts.store!.tryLock('synthesis:default', 'a-pass', 60_000);
+        },
+      });
+      await expect(run).rejects.toThrow(PassLockedError);
+      await expect(run).rejects.toThrow(/lock of namespace default was lost .* \(500 of 700 forgotten\)/);
+      expect(taken.lock).not.toBeNull();
+      expect(await a.sessions.count()).toBe(200);
+      await taken.lock!();
+      await held!();
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  }, 60_000);
+});
+
+describe('retention chooses under the lock', () => {
+  /**
+   * A pass holds the namespace when retention is asked for; meanwhile a call is recorded in an open session that was
+   * idle for a year: once the pass is done, retention forgets the old ended session and keeps the one active again.
+   */
+  async function keepsTheActive(db: string): Promise<void> {
+    const now = Date.now();
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    try {
+      const [old] = oldSessions(1, now);
+      const idle: Session = { ...old!, id: 'idle', endedAt: null, outcome: 'unknown' };
+      await memory.ingest([old!, idle]);
+      const pass = await memory.parts.store!.tryLock('synthesis:default', 'a-pass', 60_000);
+      const retention = memory.sessions.forgetBefore(new Date(now - 90 * DAY), { actor: 'retention-test' });
+      await new Promise((r) => setTimeout(r, 300));
+      await memory.sessions.recordCall('idle', { tool: 'get_order_details', args: { order_id: '#W9001' } });
+      await pass!();
+      const r = await retention;
+      expect(r.forgotten.map((f) => f.id)).toEqual(['old-0']);
+      expect((await memory.sessions.list()).map((s) => s.id)).toEqual(['idle']);
+    } finally {
+      await memory.close();
+    }
+  }
+
+  it('a session that became active while a pass held the lock is kept (SQLite)', async () => {
+    await keepsTheActive(join(tmp, 'chosen-late.db'));
+  }, 60_000);
+
+  it('a session that became active while a pass held the lock is kept (PostgreSQL)', async () => {
+    await keepsTheActive(await server.createDatabase());
+  }, 60_000);
+
+  it('an open session is dated by its latest call by the instant it names, whatever its offset (SQLite and PostgreSQL)', async () => {
+    // The last call at 10:00+02:00 (08:00Z), an earlier one at 09:30Z: active until 09:30Z, kept at a cutoff of 09:00Z.
+    const at = ['2026-09-01T09:30:00Z', '2026-09-01T10:00:00+02:00'];
+    for (const db of [join(tmp, 'offsets.db'), await server.createDatabase()]) {
+      const memory = await openMemory({ db, logLevel: 'silent' });
+      try {
+        const [s] = forgetSessions('tz');
+        const open: Session = {
+          ...s!,
+          id: 'open-offsets',
+          startedAt: '2026-09-01T07:00:00Z',
+          endedAt: null,
+          outcome: 'unknown',
+          calls: at.map((t, i) => ({ ...s!.calls[0]!, position: i, at: t })),
+        };
+        await memory.ingest([open]);
+        const cutoff = new Date('2026-09-01T09:00:00Z');
+        const dry = await memory.sessions.forgetBefore(cutoff, { dryRun: true });
+        expect(dry.forgotten, db).toEqual([]);
+        expect((await memory.sessions.forgetBefore(cutoff)).forgotten, db).toEqual([]);
+        const later = await memory.sessions.forgetBefore(new Date('2026-09-01T09:45:00Z'));
+        expect(
+          later.forgotten.map((f) => [f.id, f.at]),
+          db,
+        ).toEqual([['open-offsets', '2026-09-01T09:30:00.000Z']]);
+      } finally {
+        await memory.close();
+      }
+    }
+  }, 60_000);
 });

@@ -835,40 +835,68 @@ export class Capture {
     opts: { namespace?: string; actor?: string; dryRun?: boolean } = {},
   ): Promise<RetentionResult> {
     const ns = this.ctx.ns(opts.namespace);
-    const { expiredSessions } = await import('../domain/retention.js');
-    const { expired, undated } = expiredSessions(await this.ctx.requireStore().sessionTimes(ns), before);
-    const base = { before: before.toISOString(), undated };
-    if (opts.dryRun)
-      return { ...base, dryRun: true, forgotten: expired.map((e) => ({ ...e, ref: null, calls: null, skills: [] })) };
-    const at = new Map(expired.map((e) => [e.id, e.at]));
-    const done = await this.forgetStored(ns, [...at.keys()], opts.actor ?? 'retention');
-    return { ...base, dryRun: false, forgotten: done.map((d) => ({ ...d, at: at.get(d.id)! })) };
+    const { expiredSessions, sessionTimeOf } = await import('../domain/retention.js');
+    const select = async () => expiredSessions(await this.ctx.requireStore().sessionTimes(ns), before);
+    if (opts.dryRun) {
+      const { expired, undated } = await select();
+      const forgotten = expired.map((e) => ({ ...e, ref: null, calls: null, skills: [] }));
+      return { before: before.toISOString(), undated, dryRun: true, forgotten };
+    }
+    // Chosen under the lock, so a pass or a change that held it meanwhile is seen; each batch judges its sessions
+    // again as it reads them, so one that became active since it was chosen (a call recorded) is kept.
+    let expiry: Awaited<ReturnType<typeof select>> = { expired: [], undated: [] };
+    const done = await this.forgetStored(
+      ns,
+      async () => {
+        expiry = await select();
+        return expiry.expired.map((e) => e.id);
+      },
+      opts.actor ?? 'retention',
+      (s) => expiredSessions([sessionTimeOf(s)], before).expired.length === 1,
+    );
+    const at = new Map(expiry.expired.map((e) => [e.id, e.at]));
+    return {
+      before: before.toISOString(),
+      undated: expiry.undated,
+      dryRun: false,
+      forgotten: done.map((d) => ({ ...d, at: at.get(d.id)! })),
+    };
   }
 
   /**
-   * Forgets these stored sessions under one hold of the namespace's change lock, 500 to a store transaction with the
-   * namespace's statistics rewritten once each (pipeline/forget.ts); those already gone are skipped.
+   * Forgets the stored sessions `select` names, chosen and forgotten under one hold of the namespace's change lock
+   * (renewed once a batch, so a long run keeps it), 500 to a store transaction with the namespace's statistics
+   * rewritten once each (pipeline/forget.ts); those already gone, or that `still` no longer takes, are skipped.
    */
   private async forgetStored(
     ns: string,
-    storedIds: readonly string[],
+    select: readonly string[] | (() => Promise<readonly string[]>),
     actor: string,
+    still?: (s: Session) => boolean,
   ): Promise<{ id: string; ref: string; calls: number; skills: string[] }[]> {
     const { ctx } = this;
-    if (storedIds.length === 0) return [];
+    if (typeof select !== 'function' && select.length === 0) return [];
     const store = ctx.requireStore();
-    const release = await this.lock.acquireForChange(ns, 'forget');
-    if (!release)
+    const lock = await this.lock.acquireForChange(ns, 'forget');
+    if (!lock)
       throw new PassLockedError(
         `a synthesis pass is running on namespace ${ns} (or another change held it for 5 s); forget the session when it is done`,
       );
     let done: { id: string; ref: string; calls: number; skills: string[] }[];
     try {
+      const storedIds = typeof select === 'function' ? await select() : select;
       const { forgetSessions } = await import('../pipeline/forget.js');
       const deps = { store, embedder: ctx.embedder, thinkTools: ctx.config.synthesis.thinkTools };
-      done = await forgetSessions(deps, ns, storedIds, { actor, at: () => ctx.now().toISOString() });
+      done = storedIds.length
+        ? await forgetSessions(deps, ns, storedIds, {
+            actor,
+            at: () => ctx.now().toISOString(),
+            renew: lock.renew,
+            still,
+          })
+        : [];
     } finally {
-      await release();
+      await lock();
     }
     if (done.length === 0) return [];
     await this.changes.sessionsForgotten(ns, done);

@@ -6,6 +6,7 @@ import type { Changes } from './changes.js';
 import type { AppContext } from './context.js';
 import type { RetentionResult } from './types.js';
 import { PassLockedError } from '../errors/index.js';
+import type { HeldLock } from '../store/store.js';
 
 /** Look-alike groups `lookAlike` lists unless told otherwise. */
 const LOOK_ALIKE_LIST = 20;
@@ -19,11 +20,8 @@ export type SynthesisProgress = (phase: 'cluster' | 'distil', done: number, tota
 export class PassLock {
   constructor(private readonly ctx: AppContext) {}
 
-  /** The release function, or null when another holder has the namespace. */
-  async tryAcquire(
-    namespace: string,
-    purpose: 'pass' | 'forget' | 'rename' | 'edit',
-  ): Promise<(() => Promise<void>) | null> {
+  /** The held lock (call it to release it), or null when another holder has the namespace. */
+  async tryAcquire(namespace: string, purpose: 'pass' | 'forget' | 'rename' | 'edit'): Promise<HeldLock | null> {
     const holder =
       purpose === 'pass'
         ? `${hostname()}:${process.pid}:${randomUUID()}`
@@ -32,15 +30,15 @@ export class PassLock {
   }
 
   /**
-   * The release function for a person's change (a rename, a forget), waiting up to `waitMs` while another holds the
+   * The held lock for a person's change (a rename, a forget), waiting up to `waitMs` while another holds the
    * namespace: another change takes milliseconds, so two renames at once both succeed; a pass takes longer, and
-   * then null.
+   * then null. It lives a minute unless renewed: a forget of many sessions renews it once a batch.
    */
   async acquireForChange(
     namespace: string,
     purpose: 'forget' | 'rename' | 'edit',
     waitMs = CHANGE_WAIT_MS,
-  ): Promise<(() => Promise<void>) | null> {
+  ): Promise<HeldLock | null> {
     const until = Date.now() + waitMs;
     for (;;) {
       const release = await this.tryAcquire(namespace, purpose);

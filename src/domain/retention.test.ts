@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expiredSessions, parseAge, parseDate, retentionCutoff } from './retention.js';
+import { expiredSessions, parseAge, parseDate, retentionCutoff, sessionTimeOf } from './retention.js';
 
 describe('which sessions are older than a cutoff', () => {
   const before = new Date('2026-09-01T00:00:00Z');
@@ -59,6 +59,33 @@ describe('which sessions are older than a cutoff', () => {
       ],
       undated: ['nothing'],
     });
+  });
+
+  it("takes a session's latest call by the instant its time names, as the store reads it (sessionTimeOf)", () => {
+    const open = (id: string, ats: (string | null)[]) => ({
+      id,
+      startedAt: '2026-09-01T07:00:00Z',
+      endedAt: null,
+      calls: ats.map((at) => ({ at })),
+    });
+    const last = (s: ReturnType<typeof open>) => sessionTimeOf(s).lastCallAt;
+    // 10:00+02:00 is 08:00Z: the call at 09:30Z is the latest, though as text it reads as the earlier.
+    expect(last(open('offsets', ['2026-09-01T09:30:00Z', '2026-09-01T10:00:00+02:00', null]))).toBe(
+      '2026-09-01T09:30:00Z',
+    );
+    expect(last(open('undated', ['yesterday, late', '2026-09-01T08:00:00Z']))).toBe('2026-09-01T08:00:00Z');
+    expect(last(open('no-dates', ['around noon', 'before lunch']))).toBe('before lunch');
+    expect(last(open('none', [null]))).toBeNull();
+    // An ended session is dated by its end: its calls are not read.
+    expect(sessionTimeOf({ ...open('ended', ['2026-09-01T09:30:00Z']), endedAt: '2026-09-01T09:40:00Z' })).toEqual({
+      id: 'ended',
+      startedAt: '2026-09-01T07:00:00Z',
+      endedAt: '2026-09-01T09:40:00Z',
+      lastCallAt: null,
+    });
+    // Judged at a cutoff of 09:00Z it is still active.
+    const s = open('offsets', ['2026-09-01T09:30:00Z', '2026-09-01T10:00:00+02:00']);
+    expect(expiredSessions([sessionTimeOf(s)], new Date('2026-09-01T09:00:00Z')).expired).toEqual([]);
   });
 
   it('reads ages in hours, days and weeks, and says why anything else is none', () => {

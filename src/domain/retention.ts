@@ -33,6 +33,34 @@ export function expiredSessions(sessions: readonly SessionTime[], before: Date):
   return { expired: expired.map(({ id, at }) => ({ id, at })), undated };
 }
 
+/**
+ * A session's times as retention judges them, from the session itself: for one still open, the latest of its calls'
+ * times by the instant each names (`10:00+02:00` is before `09:30Z`), as stored. A call time that reads as no date
+ * counts only when none does (as the store's reading, sessionTimes, takes them).
+ */
+export function sessionTimeOf(s: {
+  id: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  calls: readonly { at?: string | null }[];
+}): SessionTime {
+  let lastCallAt: string | null = null;
+  let last = Number.NaN;
+  if (s.endedAt === null)
+    for (const c of s.calls) {
+      if (c.at == null) continue;
+      const t = time(c.at);
+      const later = Number.isNaN(t)
+        ? Number.isNaN(last) && (lastCallAt === null || c.at > lastCallAt)
+        : Number.isNaN(last) || t > last || (t === last && c.at > lastCallAt!);
+      if (later) {
+        lastCallAt = c.at;
+        last = t;
+      }
+    }
+  return { id: s.id, startedAt: s.startedAt, endedAt: s.endedAt, lastCallAt };
+}
+
 /** A stored time in milliseconds, NaN when there is none or it reads as no date. */
 function time(at: string | null): number {
   return at === null ? Number.NaN : Date.parse(at);

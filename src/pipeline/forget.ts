@@ -6,6 +6,7 @@ import { TermStats } from '../domain/term-stats.js';
 import { toolTerms } from '../domain/tool-features.js';
 import type { Session } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
+import { PassLockedError } from '../errors/pass-locked-error.js';
 import type { ForgottenSession, SessionToForget, Store } from '../store/store.js';
 import { goalWords } from './stages/cluster.js';
 import { embedTexts } from './stages/embed.js';
@@ -35,13 +36,30 @@ export async function forgetSessions(
   deps: ForgetSessionDeps,
   namespace: string,
   sessionIds: readonly string[],
-  opts: { actor: string; at: () => string; onBatch?: (done: number, total: number) => void },
+  opts: {
+    actor: string;
+    at: () => string;
+    /** After each batch (awaited). */
+    onBatch?: (done: number, total: number) => void | Promise<void>;
+    /**
+     * Renews the lock the forget runs under (HeldLock.renew), called before each batch: false when it was lost, and
+     * then the forget stops (PassLockedError) with the batches before it done.
+     */
+    renew?: () => Promise<boolean>;
+    /** Whether a session, as read for its batch, is still to be forgotten (retention re-judges its age): skipped if not. */
+    still?: (s: Session) => boolean;
+  },
 ): Promise<(ForgottenSession & { id: string })[]> {
   const { store } = deps;
   const ids = [...new Set(sessionIds)];
   const out: (ForgottenSession & { id: string })[] = [];
   for (let i = 0; i < ids.length; i += FORGET_BATCH) {
-    const sessions = await store.getSessions(namespace, ids.slice(i, i + FORGET_BATCH));
+    if (opts.renew && !(await opts.renew()))
+      throw new PassLockedError(
+        `the lock of namespace ${namespace} was lost while its sessions were forgotten (${out.length} of ${ids.length} forgotten); forget the rest again`,
+      );
+    const read = await store.getSessions(namespace, ids.slice(i, i + FORGET_BATCH));
+    const sessions = opts.still ? read.filter(opts.still) : read;
     if (sessions.length) {
       // Read once a batch, taken from inside the store's transaction: the lock keeps passes from writing them.
       const [toolStats, goalStats] = await Promise.all([
@@ -85,7 +103,7 @@ export async function forgetSessions(
       const gone = new Map(done.map((d) => [d.id, d]));
       for (const id of ids.slice(i, i + FORGET_BATCH)) if (gone.has(id)) out.push(gone.get(id)!);
     }
-    opts.onBatch?.(Math.min(i + FORGET_BATCH, ids.length), ids.length);
+    await opts.onBatch?.(Math.min(i + FORGET_BATCH, ids.length), ids.length);
   }
   return out;
 }

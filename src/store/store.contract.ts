@@ -1167,6 +1167,24 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.tryLock('synthesis:default', 'holder-c', 60_000)).toBeNull();
           await theirs!();
         });
+
+        it('renewed, a lock outlives its ttl and another connection stays refused; released, it renews no more', async () => {
+          const p = await peer();
+          const ttl = 300;
+          const held = await store.tryLock('synthesis:default', 'holder-a', ttl);
+          expect(held).not.toBeNull();
+          // Four times the ttl in all, renewed a little more often than it would expire.
+          for (let i = 0; i < 8; i++) {
+            await new Promise((r) => setTimeout(r, ttl / 2));
+            expect(await held!.renew()).toBe(true);
+            expect(await p.tryLock('synthesis:default', 'holder-b', 60_000), `after ${i + 1} renewals`).toBeNull();
+          }
+          await held!();
+          expect(await held!.renew()).toBe(false);
+          const theirs = await p.tryLock('synthesis:default', 'holder-b', 60_000);
+          expect(theirs).not.toBeNull();
+          await theirs!();
+        });
       });
     });
 

@@ -135,9 +135,21 @@ export interface PassStateStore {
 
   /**
    * Takes the namespace's synthesis lock (one pass at a time across every process and host sharing the store).
-   * Returns a release function, or null when another holder has it. A holder that died loses it after ttlMs.
+   * Returns the held lock (call it to release it), or null when another holder has it. A holder that died loses it
+   * after ttlMs; one that works longer renews it (`HeldLock.renew`) before then.
    */
-  tryLock(name: string, holder: string, ttlMs: number): Promise<(() => Promise<void>) | null>;
+  tryLock(name: string, holder: string, ttlMs: number): Promise<HeldLock | null>;
+}
+
+/** A lock `tryLock` took: called, it is released (once; calling again does nothing). */
+export interface HeldLock {
+  (): Promise<void>;
+  /**
+   * Extends the lock's lifetime to the ttlMs it was taken with, from now: a long run renews it as it goes (a forget,
+   * once a batch). False when it is no longer held (expired and taken by another holder, its connection lost, or
+   * released): the run must stop writing.
+   */
+  renew(): Promise<boolean>;
 }
 
 /** Skills: rows, provenance, versions, files, feedback, recall records and what a recall index reads. */

@@ -8,7 +8,7 @@ import { callRowValues, json, sessionRowValues, SESSION_COLUMNS, CALL_COLUMNS } 
 import { pgDialect } from '../sql/dialect.js';
 import { CALL_TYPES, sqlPlan, type Query, type QueryResult, type Script } from '../sql/plan.js';
 import { endedReason, type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
-import type { ServedSkill, Store } from '../store.js';
+import type { HeldLock, ServedSkill, Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { ChangeFeed } from './change-feed.js';
 import { type MemoryScope, memoryScope } from './scope.js';
@@ -594,7 +594,7 @@ export class PgStore extends SqlStore implements Store {
    * (a killed process, a lost host), so no expiry is needed: `ttlMs` only dates the `locks` row, which tells
    * people who holds the lock and since when.
    */
-  async tryLock(name: string, holder: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
+  async tryLock(name: string, holder: string, ttlMs: number): Promise<HeldLock | null> {
     this.refuseWrite();
     const client = new PgClient(this.clientConfig);
     let held = false;
@@ -627,7 +627,21 @@ export class PgStore extends SqlStore implements Store {
       throw e;
     }
     let released = false;
-    return async () => {
+    // The advisory lock does not expire: held while its connection lives. Renewing dates the row again.
+    const renew = async () => {
+      if (released || lost) return false;
+      try {
+        await client.query('UPDATE locks SET expires_at = $1 WHERE name = $2 AND holder = $3', [
+          Date.now() + ttlMs,
+          name,
+          holder,
+        ]);
+        return !lost;
+      } catch {
+        return false;
+      }
+    };
+    const release = async () => {
       if (released) return;
       released = true;
       try {
@@ -641,6 +655,7 @@ export class PgStore extends SqlStore implements Store {
         await client.end().catch(() => undefined);
       }
     };
+    return Object.assign(release, { renew });
   }
 
   // ── recall records ────────────────────────────────────────────────────────

@@ -12,7 +12,7 @@ import { callRowValues, json, outlinesFromRows, sessionRowValues, type Row } fro
 import { sqliteDialect } from '../sql/dialect.js';
 import { sqlPlan, type Query, type QueryResult, type Script } from '../sql/plan.js';
 import { endedReason, type RecallRecord, SqlStore, type Written } from '../sql/sql-store.js';
-import type { Store } from '../store.js';
+import type { HeldLock, Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { fileName, newDatabase } from './database.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
@@ -474,7 +474,7 @@ export class SqliteStore extends SqlStore implements Store {
 
   // ── the pass lock ─────────────────────────────────────────────────────────
 
-  async tryLock(name: string, holder: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
+  async tryLock(name: string, holder: string, ttlMs: number): Promise<HeldLock | null> {
     this.refuseWrite();
     const now = Date.now();
     const taken = this.db
@@ -488,9 +488,16 @@ export class SqliteStore extends SqlStore implements Store {
       })
       .immediate();
     if (!taken) return null;
-    return async () => {
+    const release = async () => {
       if (this.db.open) this.db.prepare('DELETE FROM locks WHERE name = ? AND holder = ?').run(name, holder);
     };
+    // Still ours while the row names this holder: an expired lock no one else took is extended as well.
+    const renew = async () =>
+      this.db.open &&
+      this.db
+        .prepare('UPDATE locks SET expires_at = ? WHERE name = ? AND holder = ?')
+        .run(Date.now() + ttlMs, name, holder).changes === 1;
+    return Object.assign(release, { renew });
   }
 
   // ── recall records ────────────────────────────────────────────────────────
