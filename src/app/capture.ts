@@ -900,9 +900,9 @@ export class Capture {
     }
     if (done.length === 0) return [];
     await this.changes.sessionsForgotten(ns, done);
-    const named = done.some((d) => d.skills.length)
-      ? new Map((await store.listSkills(ns, { includeSuperseded: true })).map((s) => [s.id, s.name]))
-      : new Map<string, string>();
+    // Only the skills named, by id: every skill with its parents cost as much as the forget itself in a large memory.
+    const ids = [...new Set(done.flatMap((d) => d.skills))];
+    const named = new Map(ids.length ? (await store.recallSkills(ns, ids)).map((s) => [s.id, s.name]) : []);
     return done.map(({ id, ref, calls, skills: skillIds }) => {
       const skills = skillIds.flatMap((k) => (named.has(k) ? [named.get(k)!] : []));
       ctx.log.child('forget').info('session forgotten', { ref, calls, skills });
