@@ -215,7 +215,6 @@ export class Capture {
       const mark = parseMark(await store.getState(namespace, key));
       const usable = mark && (format === 'auto' || format === mark.format) && markHolds(file, mark, settings);
       let read = usable ? await this.readTranscript(file, path, opts, mark) : null;
-      // A Codex rollout has no lines that change the tasks before a checkpoint (its id is its first session_meta's).
       const reader = read && mark ? read.resume[readerOf(mark.format)] : null;
       const mismatch = reader && 'mismatch' in reader ? reader.mismatch : undefined;
       if (read && (mismatch || read.parsed.format !== mark?.format)) {

@@ -2,6 +2,7 @@ import type { ReaderReport } from './types.js';
 import { contentText, countUnread, isObject, type JsonObject, type Unread } from './common.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
 import { type BuiltSession, type ItemEntry, type ItemsResume, sessionsFromItems } from './openai-agents.js';
+import { emptyIdFilter, type IdFilter, mayHold, withIds } from './id-filter.js';
 import { isResponsesItem } from './responses-items.js';
 
 /**
@@ -188,6 +189,11 @@ export interface CodexContext {
   calls: string[];
   /** The calls before it that could not be read and whose output had not come by then: it is left out with them. */
   rejected: string[];
+  /**
+   * The call ids of every response item before it (a filter: id-filter.ts). An end event after it for a call not in
+   * `calls` that may be one of them would repeat a call a whole read counts once: the file is then read whole.
+   */
+  seen: IdFilter;
 }
 
 /**
@@ -198,6 +204,8 @@ export interface CodexContext {
 export interface CodexResume {
   from?: CodexContext;
   checkpoint?: { line: number; context: CodexContext } | null;
+  /** Reading on, a line read changes what was read before the checkpoint: read the file whole. */
+  mismatch?: string;
 }
 
 /** How many call ids a checkpoint keeps of the calls still running there (an aborted turn leaves some). */
@@ -234,6 +242,18 @@ export function fromCodexRollout(
     ),
   );
   for (const c of from?.calls ?? []) itemCalls.add(c);
+  let mismatch: string | null = null;
+  // The labels in force at a line: a task takes those of its first line of work (the model that did it, the folder
+  // it was done in), so that a later turn_context or session_meta relabels no task before it.
+  let labels: JsonObject = {};
+  const relabel = () => {
+    labels = {
+      ...(cwd ? { cwd } : {}),
+      ...(version ? { cli_version: version } : {}),
+      ...(model ? { model } : {}),
+    };
+  };
+  relabel();
   for (const { value, line } of lines) {
     if (!isObject(value)) {
       problems.push({ line, path: '', reason: 'not a rollout line (expected an object)' });
@@ -248,10 +268,12 @@ export function fromCodexRollout(
       }
       cwd = typeof p.cwd === 'string' ? p.cwd : cwd;
       version = typeof p.cli_version === 'string' ? p.cli_version : version;
+      relabel();
       continue;
     }
     if (value.type === 'turn_context' && isObject(value.payload)) {
       if (typeof value.payload.model === 'string') model = value.payload.model;
+      relabel();
       continue;
     }
     if (value.type === 'response_item') {
@@ -260,7 +282,7 @@ export function fromCodexRollout(
       // Item kinds this version does not know (say `ghost_snapshot`) are counted, not read.
       if (isObject(p) && typeof p.type === 'string' && !user && !isResponsesItem(p))
         countUnread(unread, `response_item ${p.type}`);
-      else entries.push({ item: user ? requestItem(p) : p, where: 'payload', line, at });
+      else entries.push({ item: user ? requestItem(p) : p, where: 'payload', line, at, labels });
       continue;
     }
     if (value.type === 'event_msg') {
@@ -268,10 +290,14 @@ export function fromCodexRollout(
       // rollout may carry it here only. The response_item user message beside it, when there is one, gives the
       // same text and does not start a second task.
       const typed = typedRequest(value.payload);
-      if (typed !== null) entries.push({ item: { role: 'user', content: typed }, where: 'payload', line, at });
+      if (typed !== null) entries.push({ item: { role: 'user', content: typed }, where: 'payload', line, at, labels });
       // A call some versions write only as its end event (an MCP tool, a patch applied): the call, with its result.
       const ended = eventCall(value.payload, itemCalls);
-      if (ended) entries.push({ item: ended, where: 'payload', line, at });
+      // Read on, an end event for a call a response item before the checkpoint may hold: a whole read would not
+      // count it again.
+      if (ended && from && mayHold(from.seen, ended.call_id as string))
+        mismatch ??= 'an end event after the checkpoint for a call that may be before it';
+      if (ended) entries.push({ item: ended, where: 'payload', line, at, labels });
       continue;
     }
     if (value.type === 'compacted' || value.record_type === 'state') continue;
@@ -281,8 +307,12 @@ export function fromCodexRollout(
     }
     if (isResponsesItem(value)) {
       const user = value.type === 'message' && value.role === 'user';
-      entries.push({ item: user ? requestItem(value) : value, where: '', line, at });
+      entries.push({ item: user ? requestItem(value) : value, where: '', line, at, labels });
     } else if ('payload' in value || typeof value.type === 'string') countUnread(unread, value.type);
+  }
+  if (resume && mismatch) {
+    resume.mismatch = mismatch;
+    return [];
   }
   if (!id) {
     const m = /rollout-[^/\\]*?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(file);
@@ -301,12 +331,7 @@ export function fromCodexRollout(
       namespace,
       limits,
       now,
-      labels: {
-        format: 'codex',
-        ...(cwd ? { cwd } : {}),
-        ...(version ? { cli_version: version } : {}),
-        ...(model ? { model } : {}),
-      },
+      labels: { format: 'codex' },
       resultCheck: shellOutcome,
       ...(items ? { resume: items } : {}),
     },
@@ -337,6 +362,7 @@ function codexCheckpoint(
   const open = new Map<string, boolean>((from?.calls ?? []).map((c) => [c, true]));
   const named = new Set<string>();
   const answeredAfter = new Set<string>();
+  const seenBefore = new Set<string>();
   for (const { value, line } of lines) {
     if (!isObject(value) || !isObject(value.payload)) continue;
     const p = value.payload;
@@ -350,8 +376,10 @@ function codexCheckpoint(
       cwd = typeof p.cwd === 'string' ? p.cwd : cwd;
       version = typeof p.cli_version === 'string' ? p.cli_version : version;
     } else if (value.type === 'turn_context' && typeof p.model === 'string') model = p.model;
-    else if (value.type === 'response_item' && callId !== null)
+    else if (value.type === 'response_item' && callId !== null) {
+      seenBefore.add(callId);
       open.set(callId, !(typeof p.type === 'string' && /_output$/.test(p.type)) && (open.get(callId) ?? true));
+    }
   }
   const before = [...open.keys()];
   const calls = [
@@ -363,6 +391,15 @@ function codexCheckpoint(
   ].filter((c) => answeredAfter.has(c) || open.get(c) === true);
   return {
     line: mark.line,
-    context: { id: known.id, cwd, version, model, tasks: (from?.tasks ?? 0) + mark.task, calls, rejected },
+    context: {
+      id: known.id,
+      cwd,
+      version,
+      model,
+      tasks: (from?.tasks ?? 0) + mark.task,
+      calls,
+      rejected,
+      seen: withIds(from?.seen ?? emptyIdFilter(), seenBefore),
+    },
   };
 }

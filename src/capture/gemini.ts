@@ -1,6 +1,7 @@
 import type { ReaderReport } from './types.js';
 import { countUnread, isObject, type JsonObject, resultText, type Unread } from './common.js';
 import type { StreamLine } from './codex-rollout.js';
+import { emptyIdFilter, type IdFilter, mayHold, withIds } from './id-filter.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
 import { type BuiltSession, type ItemEntry, type ItemsResume, sessionsFromItems } from './openai-agents.js';
 
@@ -213,9 +214,11 @@ function messageItems(m: JsonObject, line: number, unread: Unread): ItemEntry[] 
     return [];
   }
   const out: ItemEntry[] = [];
+  // The model that wrote the message: the label of the task it is the first work of.
+  const labels = typeof m.model === 'string' && m.model ? { model: m.model } : {};
   const said = partsText(m.content);
   if (said.trim())
-    out.push({ item: { type: 'message', role: 'assistant', content: said }, where: 'content', line, at });
+    out.push({ item: { type: 'message', role: 'assistant', content: said }, where: 'content', line, at, labels });
   (Array.isArray(m.toolCalls) ? m.toolCalls : []).forEach((tc, k) => {
     const where = `toolCalls[${k}]`;
     if (!isObject(tc)) {
@@ -229,6 +232,7 @@ function messageItems(m: JsonObject, line: number, unread: Unread): ItemEntry[] 
       where,
       line,
       at: when,
+      labels,
     });
     const r = toolCallResult(tc);
     out.push({
@@ -236,6 +240,7 @@ function messageItems(m: JsonObject, line: number, unread: Unread): ItemEntry[] 
       where,
       line,
       at: when,
+      labels,
     });
   });
   return out;
@@ -255,16 +260,16 @@ export interface GeminiContext {
   sessionId: string | null;
   projectHash: string | null;
   kind: string | null;
-  /** The model of the first message before it that names one (the label every task takes). */
-  model: string | null;
   /** How many tasks the messages before it split into: the next is `#n+1`. */
   tasks: number;
   /**
-   * The ids of the last messages before it. The CLI writes a message again only while it is its last one; a message
-   * before the checkpoint written again after it (in its place, before the checkpoint's task) makes the file read
-   * whole. Older messages are not looked for.
+   * The ids of the last messages before it, and of all of them (a filter: id-filter.ts). The CLI writes a message
+   * again mostly while it is its last one; a message before the checkpoint written again after it (in its place,
+   * before the checkpoint's task) makes the file read whole: one of the recent ones surely, any other that may be in
+   * `seen` (a false "may" costs a whole read).
    */
   recent: string[];
+  seen: IdFilter;
 }
 
 /**
@@ -355,7 +360,8 @@ export function fromGeminiCli(
       const id = value.id as string;
       const at = placed.get(id);
       if (at === undefined) {
-        if (from && recent.has(id)) mismatch ??= 'a message before the checkpoint was written again after it';
+        if (from && (recent.has(id) || mayHold(from.seen, id)))
+          mismatch ??= 'a message before the checkpoint was written again after it';
         placed.set(id, line);
       } else if (at < line) reachedBack.push({ from: at + 1, to: line });
       first ??= id;
@@ -398,7 +404,6 @@ export function fromGeminiCli(
   }
   const entries = list.flatMap(({ m, line }) => messageItems(m, line, unread));
   const id = typeof meta.sessionId === 'string' ? meta.sessionId : file;
-  const model = from?.model ?? list.map(({ m }) => m.model).find((x): x is string => typeof x === 'string' && x !== '');
   const items: ItemsResume | undefined = resume && {
     ...(from ? { from: { tasks: from.tasks, rejected: [] } } : {}),
     begun: [],
@@ -417,7 +422,6 @@ export function fromGeminiCli(
       labels: {
         format: 'gemini',
         ...(typeof meta.projectHash === 'string' ? { project_hash: meta.projectHash } : {}),
-        ...(model ? { model } : {}),
       },
       unread,
       ...(items ? { resume: items } : {}),
@@ -447,12 +451,9 @@ export function fromGeminiCli(
           sessionId: stringOr(meta.sessionId),
           projectHash: stringOr(meta.projectHash),
           kind: stringOr(meta.kind),
-          model:
-            from?.model ??
-            ahead.map((k) => messages.get(k)?.m.model).find((x): x is string => typeof x === 'string' && x !== '') ??
-            null,
           tasks: (from?.tasks ?? 0) + mark.task,
           recent: [...(from?.recent ?? []), ...ahead].slice(-RECENT_KEPT),
+          seen: withIds(from?.seen ?? emptyIdFilter(), ahead),
         },
       };
     }

@@ -11,7 +11,7 @@ import {
   isUnknownItem,
   readItem,
 } from './responses-items.js';
-import { rejectionLabels, TaskSplitter } from './task-splitter.js';
+import { rejectionLabels, type Task, TaskSplitter } from './task-splitter.js';
 import type { ParsedSession, ReaderReport } from './types.js';
 import { InputError } from '../errors/input-error.js';
 
@@ -32,6 +32,11 @@ export interface ItemEntry {
   at: string | null;
   /** The field of the source that holds a call's tool name, when it is not `name` (`toolName`, `tool_name`). */
   nameField?: string;
+  /**
+   * Labels in force where the item was written (the model that wrote it): a task takes those of its first entry after
+   * its request (else of its request), over the log's own (ItemSessionOptions.labels).
+   */
+  labels?: Record<string, unknown>;
 }
 
 export interface ItemSessionOptions {
@@ -110,6 +115,8 @@ export function sessionsFromItems(
   const read = o.idBase === null ? createHash('sha256') : null;
   const contentIds: string[] = [];
   const startIds: string[] = [];
+  // Per task: the labels of its first entry after its request (`work`), else of its request.
+  const taskLabels: { asked?: Record<string, unknown>; work?: Record<string, unknown> }[] = [];
   for (const e of entries) {
     const before = split.tasks.length;
     const ownLine = e.line !== lastLine;
@@ -124,8 +131,13 @@ export function sessionsFromItems(
       )
         throw new InputError(`${e.where}.${e.nameField}: missing`);
       const ev = readItem(item, e.where, o.limits, e.at);
+      if (e.labels && ev.kind !== 'user' && split.tasks.length) {
+        const t = (taskLabels[split.tasks.length - 1] ??= {});
+        t.work ??= e.labels;
+      }
       if (ev.kind === 'user') {
         if (ev.text.trim() && (o.isGoalText ?? (() => true))(ev.text)) split.user(ev.text, e.line, e.at);
+        if (e.labels && split.tasks.length > before) (taskLabels[split.tasks.length - 1] ??= {}).asked = e.labels;
         if (resume && ownLine && split.tasks.length > before) resume.begun.push({ task: before, line: e.line });
       } else if (ev.kind === 'assistant') split.assistantText(ev.text, e.at);
       else if (ev.kind === 'call') split.call(ev.id, ev.call, !ev.done, e.at);
@@ -192,13 +204,24 @@ export function sessionsFromItems(
         source: o.source,
         startedAt: t.startedAt ?? o.now,
         endedAt: split.endedAt(t, o.now),
-        labels: t.rejection ? { ...o.labels, ...rejectionLabels(t) } : (o.labels ?? null),
+        labels: labelsOf(o.labels, taskLabels[i], t),
         calls: t.calls,
         outcomeSource: 'reported',
       },
     });
   });
   return out;
+}
+
+/** A task's labels: the log's, those in force where it was done (ItemEntry.labels), and a rejected answer's. */
+function labelsOf(
+  log: Record<string, unknown> | null | undefined,
+  at: { asked?: Record<string, unknown>; work?: Record<string, unknown> } | undefined,
+  t: Task,
+): Record<string, unknown> | null {
+  const here = at?.work ?? at?.asked;
+  if (!here && !t.rejection) return log ?? null;
+  return { ...log, ...here, ...(t.rejection ? rejectionLabels(t) : {}) };
 }
 
 const CONTAINER_KEYS = ['messages', 'input', 'items', 'history', 'output', 'new_items'] as const;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ClaudeCodeContext } from './claude-code.js';
 import type { CodexContext } from './codex-rollout.js';
 import type { GeminiContext } from './gemini.js';
+import { idFilterSchema } from './id-filter.js';
 import { readBytes } from './read-log.js';
 
 /** The transcripts a hook reads on from a mark: Claude Code transcripts, Codex CLI rollouts, Gemini CLI JSONL logs. */
@@ -80,15 +81,16 @@ const codexSchema = z.object({
   tasks: z.number().int().min(1),
   calls: z.array(z.string()),
   rejected: z.array(z.string()),
+  seen: idFilterSchema,
 });
 
 const geminiSchema = z.object({
   sessionId: z.string().nullable(),
   projectHash: z.string().nullable(),
   kind: z.string().nullable(),
-  model: z.string().nullable(),
   tasks: z.number().int().min(1),
   recent: z.array(z.string()),
+  seen: idFilterSchema,
 });
 
 const placeSchema = {
