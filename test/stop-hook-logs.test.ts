@@ -511,6 +511,99 @@ describe('lines after the mark that change what was read before it: the hook sto
   }, 120_000);
 });
 
+describe('a Claude Code transcript of many prompts', () => {
+  /** A Claude Code transcript: each task a prompt, a Bash call, its result and an answer, each line under the last. */
+  function claudeTasks(
+    names: string[],
+    parent: string | null,
+    clock: { t: number },
+    sessionId = '7c9d2e4f-1a3b-4c5d-8e6f-0a1b2c3d4e5f',
+  ) {
+    const out: Json[] = [];
+    let last = parent;
+    const line = (type: string, message: Json) => {
+      const uuid = `${String(out.length).padStart(4, '0')}-${names[0]}-${clock.t}`;
+      out.push({
+        parentUuid: last,
+        isSidechain: false,
+        userType: 'external',
+        cwd: '/home/dev/lines',
+        sessionId,
+        version: '2.0.14',
+        gitBranch: 'main',
+        type,
+        message,
+        uuid,
+        timestamp: new Date(Date.parse('2026-03-02T09:00:00Z') + ++clock.t * 1000).toISOString(),
+      });
+      last = uuid;
+    };
+    for (const n of names) {
+      line('user', { role: 'user', content: `Check the line of customer ${n}` });
+      line('assistant', {
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: { command: `linectl status ${n}` } }],
+      });
+      line('user', { role: 'user', content: [{ tool_use_id: `toolu_${n}`, type: 'tool_result', content: 'active' }] });
+      line('assistant', {
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'text', text: `${n}: active.` }],
+      });
+    }
+    return out;
+  }
+
+  it('keeps its mark short past 256 prompts, reads on, and reads whole when a prompt goes back further', async () => {
+    const clock = { t: 0 };
+    const early = claudeTasks(
+      Array.from({ length: 300 }, (_, i) => `c${i}`),
+      null,
+      clock,
+    );
+    const next = claudeTasks(['c300'], early[early.length - 1]!.uuid as string, clock);
+    // The prompt of the fifth task edited and run again, in the session resumed under another id (so that its tasks
+    // are numbered apart): a prompt under the line the fifth prompt hung from.
+    const fifth = early[4 * 4]!;
+    const resumed = '0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b';
+    const rewind = claudeTasks(['c4-edited'], fifth.parentUuid as string, clock, resumed);
+    const after = claudeTasks(['c301'], rewind[rewind.length - 1]!.uuid as string, clock, resumed);
+    // Then, before the last answer, a call written late under a line of the branch the edit left (an answer of task
+    // c200): left with it.
+    const late = {
+      ...early[200 * 4 + 3]!,
+      parentUuid: early[200 * 4 + 3]!.uuid,
+      uuid: 'late-0',
+      message: {
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'tool_use', id: 'toolu_late', name: 'Bash', input: { command: 'linectl status c200' } }],
+      },
+    };
+    const lines = [...early, ...next, ...rewind, ...after.slice(0, 3), late, after[3]!].map((l) => JSON.stringify(l));
+    const ends = lines.map((_, i) => Buffer.byteLength(`${lines.slice(0, i + 1).join('\n')}\n`));
+    const cuts = ends.slice(early.length - 1);
+    const { memory, readFrom } = await hooked(lines, 'claude-many.jsonl', { byFile: true, cuts });
+    // The task after the 300th and the one after the edited prompt were read on from the mark; the edited prompt
+    // (under a line far before the mark) made that stop read the whole transcript.
+    expect(readFrom[0]).toBeNull();
+    expect(readFrom.slice(1, 1 + next.length).every((l) => l !== null)).toBe(true);
+    expect(readFrom[1 + next.length]).toBeNull();
+    expect(readFrom.slice(-5, -2).every((l) => l !== null)).toBe(true);
+    // The late line under a rewound line no longer listed: read whole while it is after the mark.
+    expect(readFrom.slice(-2)).toEqual([null, null]);
+    // The parents of 300 prompts listed took 40 bytes each (12 KB), the 1,184 lines of the branch the edit left
+    // (tasks c4 to c300) 17 KB; past 256 of either none is listed.
+    const mark = markOf(memory);
+    expect(mark.length).toBeLessThan(2000);
+    expect((JSON.parse(mark) as { context: Json }).context).toMatchObject({
+      promptParentsDropped: true,
+      rewoundDropped: true,
+    });
+  }, 120_000);
+});
+
 describe('the hook as the agent runs it', () => {
   it('`ingest --hook --json` after each reply of a Codex CLI session and of a Gemini CLI one says where it read from', () => {
     for (const [name, file] of [

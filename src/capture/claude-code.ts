@@ -126,18 +126,22 @@ function typedText(value: JsonObject): string {
  * one line has two or more prompts the person typed as children, every one but the last written, and all that
  * follows from it, was left behind. (Other siblings, such as an attachment beside a prompt, are not a rewind.)
  * Read on from a checkpoint (`from`), the lines before it count too: a line under one rewound there is rewound, and
- * a prompt under the parent of a prompt read there rewinds what was read (`rewindsRead`: read the file whole).
+ * a prompt under the parent of a prompt read there rewinds what was read (`rewindsRead`: read the file whole). When
+ * the checkpoint no longer lists those parents (more than PROMPT_PARENTS_KEPT), any prompt under a line before it,
+ * but the checkpoint's own, is taken for one.
  */
 function rewoundLines(
   lines: StreamLine[],
   from?: ClaudeCodeContext,
-): { left: Set<string>; prompts: { parent: string; line: number }[]; rewindsRead: boolean } {
+): { left: Set<string>; prompts: { parent: string; line: number }[]; rewindsRead: string | null } {
   const children = new Map<string, string[]>();
   const prompts = new Map<string, string[]>();
   const promptLines: { parent: string; line: number }[] = [];
   const parentsRead = new Set(from?.promptParents ?? []);
-  let rewindsRead = false;
+  const uuids = new Set<string>();
+  let rewindsRead: string | null = null;
   for (const { value, line } of lines) {
+    if (isObject(value) && typeof value.uuid === 'string') uuids.add(value.uuid);
     if (!isObject(value) || typeof value.uuid !== 'string' || typeof value.parentUuid !== 'string') continue;
     const parent = value.parentUuid;
     listUnder(children, parent).push(value.uuid);
@@ -145,9 +149,22 @@ function rewoundLines(
     if (typed.trim() && (!NOT_A_PROMPT.test(typed) || slashCommandRequest(typed))) {
       listUnder(prompts, parent).push(value.uuid);
       promptLines.push({ parent, line });
-      if (parentsRead.has(parent)) rewindsRead = true;
+      if (parentsRead.has(parent)) rewindsRead ??= 'a prompt goes back to a point before the checkpoint (a rewind)';
     }
   }
+  // The checkpoint's own prompt (the first line read) is under a line before it; any other prompt under one may go
+  // back to a point no longer listed, and any other line under one may be under a rewound line no longer listed.
+  const first = lines[0]?.line;
+  if (from?.promptParentsDropped && promptLines.some((p) => p.line !== first && !uuids.has(p.parent)))
+    rewindsRead ??= 'a prompt goes back to a point before the checkpoint whose prompts are no longer listed';
+  if (
+    from?.rewoundDropped &&
+    lines.some(
+      ({ value, line }) =>
+        line !== first && isObject(value) && typeof value.parentUuid === 'string' && !uuids.has(value.parentUuid),
+    )
+  )
+    rewindsRead ??= 'a line goes under one before the checkpoint, whose rewound lines are no longer listed';
   const left = new Set<string>();
   const stack = [...prompts.values()].flatMap((ids) => ids.slice(0, -1));
   for (const id of from?.rewound ?? []) stack.push(...(children.get(id) ?? []));
@@ -182,10 +199,20 @@ export interface ClaudeCodeContext {
   cwd: string | null;
   branch: string | null;
   version: string | null;
-  /** The parents of the prompts before it: a later prompt under one rewinds what was read (the file is read whole). */
+  /**
+   * The parents of the prompts before it: a later prompt under one rewinds what was read (the file is read whole).
+   * Listed up to PROMPT_PARENTS_KEPT of them (about 40 bytes each); past that none is (`promptParentsDropped`), and a
+   * later prompt under any line before it, but its own first prompt, makes the file read whole.
+   */
   promptParents: string[];
-  /** The lines before it on a branch the user rewound: a later line under one is on that branch too. */
+  promptParentsDropped?: boolean;
+  /**
+   * The lines before it on a branch the user rewound: a later line under one is on that branch too. Listed up to
+   * REWOUND_KEPT of them; past that none is (`rewoundDropped`), and a later line under any line before it, but its own
+   * first line, makes the file read whole.
+   */
   rewound: string[];
+  rewoundDropped?: boolean;
 }
 
 /**
@@ -198,6 +225,35 @@ export interface ClaudeCodeResume {
   from?: ClaudeCodeContext;
   checkpoint?: { line: number; context: ClaudeCodeContext } | null;
   mismatch?: string;
+}
+
+/** How many parents of prompts before a checkpoint it lists (ClaudeCodeContext.promptParents). */
+const PROMPT_PARENTS_KEPT = 256;
+
+/** The parents of the prompts before a checkpoint at `line`, or none listed past PROMPT_PARENTS_KEPT of them. */
+function promptParentsOf(
+  from: ClaudeCodeContext | undefined,
+  prompts: readonly { parent: string; line: number }[],
+  line: number,
+): Pick<ClaudeCodeContext, 'promptParents' | 'promptParentsDropped'> {
+  const parents = new Set(from?.promptParents ?? []);
+  for (const p of prompts) if (p.line < line) parents.add(p.parent);
+  return from?.promptParentsDropped || parents.size > PROMPT_PARENTS_KEPT
+    ? { promptParents: [], promptParentsDropped: true }
+    : { promptParents: [...parents] };
+}
+
+/** How many lines of rewound branches before a checkpoint it lists (ClaudeCodeContext.rewound). */
+const REWOUND_KEPT = 256;
+
+/** The rewound lines before a checkpoint at `line`, or none listed past REWOUND_KEPT of them. */
+function rewoundOf(
+  from: ClaudeCodeContext | undefined,
+  read: readonly { uuid: string; line: number }[],
+  line: number,
+): Pick<ClaudeCodeContext, 'rewound' | 'rewoundDropped'> {
+  const rewound = [...(from?.rewound ?? []), ...read.filter((r) => r.line < line).map((r) => r.uuid)];
+  return from?.rewoundDropped || rewound.length > REWOUND_KEPT ? { rewound: [], rewoundDropped: true } : { rewound };
 }
 
 export function fromClaudeCode(
@@ -221,7 +277,7 @@ export function fromClaudeCode(
   let mainLine = from !== undefined;
   const { left: rewound, prompts, rewindsRead } = rewoundLines(lines, from);
   if (resume && rewindsRead) {
-    resume.mismatch = 'a prompt goes back to a point before the checkpoint (a rewind)';
+    resume.mismatch = rewindsRead;
     return [];
   }
   const segments: { from: number; id: string | null }[] = from ? [{ ...from.segment }] : [];
@@ -433,13 +489,8 @@ export function fromClaudeCode(
               cwd,
               branch,
               version,
-              promptParents: [
-                ...new Set([
-                  ...(from?.promptParents ?? []),
-                  ...prompts.filter((p) => p.line < mark.line).map((p) => p.parent),
-                ]),
-              ],
-              rewound: [...(from?.rewound ?? []), ...rewoundRead.filter((r) => r.line < mark.line).map((r) => r.uuid)],
+              ...promptParentsOf(from, prompts, mark.line),
+              ...rewoundOf(from, rewoundRead, mark.line),
             },
           }
         : null;

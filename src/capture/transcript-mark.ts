@@ -70,7 +70,9 @@ const contextSchema = z.object({
   branch: z.string().nullable(),
   version: z.string().nullable(),
   promptParents: z.array(z.string()),
+  promptParentsDropped: z.boolean().optional(),
   rewound: z.array(z.string()),
+  rewoundDropped: z.boolean().optional(),
 });
 
 const codexSchema = z.object({
