@@ -6,7 +6,7 @@ import { wellFormed } from '../domain/untrusted-text.js';
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readLogRange, readLogText } from '../capture/read-log.js';
+import { type LogLines, readLogRange } from '../capture/read-log.js';
 import type { ClaudeCodeResume } from '../capture/claude-code.js';
 import type { CodexResume } from '../capture/codex-rollout.js';
 import type { GeminiResume } from '../capture/gemini.js';
@@ -115,7 +115,8 @@ export class Capture {
    * Bad records are reported with line, JSON path and reason; the valid ones are kept.
    */
   async ingestFile(path: string, opts: Omit<IngestTextOptions, 'name'> = {}): Promise<IngestResult> {
-    return this.ingestText(readLogText(path), { ...opts, name: path });
+    const { readLog } = await import('../capture/ingest.js');
+    return this.ingestText(readLog(path), { ...opts, name: path });
   }
 
   /**
@@ -154,7 +155,7 @@ export class Capture {
 
   /** Parses a capture text with the configuration's limits and capture privacy (nothing is judged here). */
   private async readText(
-    text: string,
+    text: string | LogLines,
     name: string,
     opts: Omit<IngestTextOptions, 'judge' | 'name'> & { resume?: PrepareCaptureOptions['resume'] },
   ): Promise<PreparedCapture> {
@@ -178,7 +179,7 @@ export class Capture {
    * an application that keeps its agents' logs itself sends (REST `POST /api/ingest`). A session already stored is
    * skipped; a copy of it further on (a task sent before it ended, then again) grows it in place (`grown`).
    */
-  async ingestText(text: string, opts: IngestTextOptions = {}): Promise<IngestResult> {
+  async ingestText(text: string | LogLines, opts: IngestTextOptions = {}): Promise<IngestResult> {
     const path = opts.name ?? 'request';
     const { parsed } = await this.readText(text, path, opts);
     return (await this.storeParsed(parsed, path, opts)).result;

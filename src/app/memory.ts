@@ -1,5 +1,6 @@
 import type { SkillsmithConfig } from '../config/config.js';
 import type { DryRunResult } from '../capture/ingest.js';
+import type { LogLines } from '../capture/read-log.js';
 import type { Fact, Outcome, Session, Skill } from '../domain/types.js';
 import type { Distiller } from '../distillers/distiller.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
@@ -358,9 +359,10 @@ export class Memory {
 
   /**
    * Ingests the text of a capture file (any format `ingestFile` reads), named `name` in problems and notes: the
-   * logs an application keeps itself (a saved chat, a run history), sent as they are.
+   * logs an application keeps itself (a saved chat, a run history), sent as they are; or a log file read line by line
+   * (capture/ingest.ts readLog), as `ingest` reads a JSONL file.
    */
-  ingestText(text: string, opts: IngestTextOptions = {}): Promise<IngestResult> {
+  ingestText(text: string | LogLines, opts: IngestTextOptions = {}): Promise<IngestResult> {
     return this.capture.ingestText(text, opts);
   }
 

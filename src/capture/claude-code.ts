@@ -25,7 +25,7 @@ import { InputError } from '../errors/input-error.js';
  */
 
 /** How many records detection reads: a transcript may open with dozens of snapshot, hook and queue lines. */
-const DETECT_SAMPLE = 50;
+export const DETECT_SAMPLE = 50;
 
 /** Lines Claude Code writes besides messages, each known by a field of its own. */
 const META_SIGNATURE: Record<string, string> = {
@@ -76,6 +76,69 @@ export function claudeCodeShape(lines: StreamLine[]): 'transcript' | 'no-message
   }
   if (seen === 0 || shaped < seen / 2) return null;
   return messages > 0 || lines.some((l) => isObject(l.value) && isMessageLine(l.value)) ? 'transcript' : 'no-messages';
+}
+
+/** The fields of a message line the reader reads (fromClaudeCode, rewoundLines, claudeCodeShape). */
+const READ_FIELDS = [
+  'type',
+  'uuid',
+  'parentUuid',
+  'sessionId',
+  'cwd',
+  'gitBranch',
+  'version',
+  'timestamp',
+  'isMeta',
+  'isSidechain',
+  'isCompactSummary',
+];
+
+/** The fields of any other line it reads: its kind and its place in the tree (the rest only needs to be there). */
+const PLACE_FIELDS = new Set(['type', 'uuid', 'parentUuid', 'sessionId']);
+
+/**
+ * A transcript line with only what this reader reads of it, for a transcript read line by line (parse-file.ts), so
+ * that what it reads past (progress output, file snapshots, `toolUseResult` copies, images, thinking) and the part
+ * of long tool results no call keeps do not pile up while the rest of the file is read. What is read from the slim
+ * line is what is read from the line: a line read past keeps every field, holding null; a message line keeps the
+ * fields above and its message's content, each block it does not read reduced to its type; a tool result that is
+ * not an error keeps `keep` characters of its text, past what capping and capture privacy read of it (privacy.ts
+ * protectResult: 4 x resultChars + 4,096). An error keeps all of it: its exit status may be anywhere in it
+ * (answeredByExit). Any other value is left as it is.
+ */
+export function slimClaudeCodeLine(v: unknown, keep: number): unknown {
+  if (!isObject(v) || !isTranscriptLine(v)) return v;
+  const out: JsonObject = {};
+  if (v.type !== 'user' && v.type !== 'assistant') {
+    for (const k of Object.keys(v)) out[k] = PLACE_FIELDS.has(k) ? v[k] : null;
+    return out;
+  }
+  for (const k of READ_FIELDS) if (k in v) out[k] = v[k];
+  if (!('message' in v)) return out;
+  const message = v.message;
+  if (!isObject(message) || !Array.isArray(message.content)) {
+    out.message = isObject(message) ? ('content' in message ? { content: message.content } : {}) : message;
+    return out;
+  }
+  const content = message.content.map((b) => {
+    if (!isObject(b)) return b;
+    if (b.type === 'tool_result') {
+      if (b.is_error === true) return b;
+      if (typeof b.content === 'string' && b.content.length <= keep) return b;
+      const text = toolResultText(b.content);
+      return { ...b, content: text.length <= keep ? text : ownCopy(text.slice(0, keep)) };
+    }
+    if (b.type === 'text' || b.type === 'tool_use' || b.type === 'server_tool_use' || b.type === 'mcp_tool_use')
+      return b;
+    return 'type' in b ? { type: b.type } : {};
+  });
+  out.message = { content };
+  return out;
+}
+
+/** A string of its own: a slice would keep the whole string it was cut from. */
+function ownCopy(s: string): string {
+  return Buffer.from(s, 'utf16le').toString('utf16le');
 }
 
 const NOT_A_PROMPT =

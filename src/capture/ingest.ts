@@ -1,6 +1,13 @@
 import type { PrivacyConfig, PrivacyConfigInput } from './capture-config.js';
 import { type JudgeReport, judgeSessions, type OutcomeJudge } from './judge.js';
-import { type IngestProblem, type ParseOptions, type ParsedFile, parseCaptureText } from './parse-file.js';
+import {
+  type IngestProblem,
+  type ParseOptions,
+  type ParsedFile,
+  parseCaptureText,
+  readsLineByLine,
+} from './parse-file.js';
+import { type LogLines, openLog } from './read-log.js';
 import { resolvePrivacy } from './privacy.js';
 import type { IngestFormat } from './types.js';
 
@@ -30,7 +37,15 @@ export interface PreparedCapture {
   judgement: JudgeReport | null;
 }
 
-export async function prepareCapture(text: string, opts: PrepareCaptureOptions): Promise<PreparedCapture> {
+/**
+ * A log file (or standard input, fd 0) to ingest: JSONL read line by line as it is parsed, whatever its size; a JSON
+ * document, a compressed log or standard input read whole (read-log.ts openLog).
+ */
+export function readLog(file: string | number): string | LogLines {
+  return openLog(file, readsLineByLine);
+}
+
+export async function prepareCapture(text: string | LogLines, opts: PrepareCaptureOptions): Promise<PreparedCapture> {
   const parsed = parseCaptureText(text, {
     file: opts.file,
     namespace: opts.namespace,

@@ -9,7 +9,15 @@ import { countUnread, isObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
 import { hasOpenAiMarkers, isOpenAiConversation, openAiSessions } from './openai-messages.js';
 import { isOtlpTraces, OtelCollector } from './otel-genai.js';
-import { type ClaudeCodeResume, claudeCodeShape, fromClaudeCode, isClaudeCodeLine } from './claude-code.js';
+import {
+  type ClaudeCodeResume,
+  claudeCodeShape,
+  DETECT_SAMPLE,
+  fromClaudeCode,
+  isClaudeCodeLine,
+  slimClaudeCodeLine,
+} from './claude-code.js';
+import type { LogLines } from './read-log.js';
 import {
   belongsToCodexRollout,
   type CodexResume,
@@ -136,7 +144,10 @@ export interface ParseOptions extends CaptureLimits {
  * transcript after records, are one problem per stretch, naming where it starts (strayLines). Every bad record is
  * reported with its line, JSON path and reason; the valid ones are kept.
  */
-export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
+export function parseCaptureText(input: string | LogLines, opts: ParseOptions): ParsedFile {
+  // A log read line by line (read-log.ts LogLines, chosen by readsLineByLine) is never held whole: JSONL only.
+  const text = typeof input === 'string' ? input : null;
+  const source = typeof input === 'string' ? null : input;
   const now = opts.now ?? new Date().toISOString();
   const problems: IngestProblem[] = [];
   const out: ParsedSession[] = [];
@@ -157,10 +168,10 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   // The format the first record was read as: what a file that gave no session says it was.
   let readAs: DetectedFormat | null = null;
 
-  const trimmed = text.replace(/^\uFEFF/, '').trimStart();
+  const trimmed = text === null ? '' : text.replace(/^\uFEFF/, '').trimStart();
   let handled = false;
   // Not text at all (an image, an archive, a database file): one problem, not a line of noise per line.
-  const binary = binaryContent(text);
+  const binary = binaryContent(text ?? source!.head(BINARY_PROBE));
   if (binary) {
     problems.push({ file: opts.file, line: 1, reason: binary });
     handled = true;
@@ -212,18 +223,41 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
     }
   }
 
+  const body = text === null ? new BodyHead() : null;
   if (!handled) {
     const lines: StreamLine[] = [];
-    const rows = text.split('\n');
+    const firstLine = opts.resume?.firstLine ?? 1;
+    // Read line by line, the lines of a Claude Code transcript keep only what its reader reads (slimClaudeCodeLine).
+    const slim = source ? new Slimmer(opts) : null;
+    if (text !== null) {
+      const rows = text.split('\n');
+      rows.forEach((raw, i) => {
+        readRow(raw, -1, i, i === rows.length - 1);
+      });
+    } else {
+      let i = 0;
+      for (const row of source!.rows()) {
+        body!.add(row.text);
+        readRow(row.text, row.bytes, i++, row.last);
+      }
+    }
+
     // A last line with no newline after it may be one a writer has not finished (a transcript a hook reads while
     // its agent writes it): if it is not JSON yet, the problem says so (a hook reads it on its next run).
-    const unfinished = text.endsWith('\n') ? -1 : rows.length - 1;
-    const firstLine = opts.resume?.firstLine ?? 1;
-    rows.forEach((raw, i) => {
+    function readRow(raw: string | null, rawBytes: number, i: number, last: boolean): void {
+      const lineNo = i + firstLine;
+      if (raw === null) {
+        // Longer than a string holds (read line by line: a whole read refuses the file).
+        problems.push({
+          file: opts.file,
+          line: lineNo,
+          reason: `record is ${rawBytes} bytes, over the ${opts.maxRecordBytes}-byte limit`,
+        });
+        return;
+      }
       const line = raw.trim();
       if (!line) return;
-      const lineNo = i + firstLine;
-      const bytes = Buffer.byteLength(line);
+      const bytes = rawBytes >= 0 && line.length === raw.length ? rawBytes : Buffer.byteLength(line);
       // Over the limit, and not so far over that reading it is a risk: its long texts are cut (below).
       if (bytes > opts.maxRecordBytes * OVERSIZE_FACTOR) {
         problems.push({
@@ -237,8 +271,7 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
       try {
         value = JSON.parse(line.replace(/^\uFEFF/, ''));
       } catch (e) {
-        const reason =
-          i === unfinished ? UNFINISHED_LINE : `not valid JSON (${jsonSyntaxReason((e as Error).message)})`;
+        const reason = last ? UNFINISHED_LINE : `not valid JSON (${jsonSyntaxReason((e as Error).message)})`;
         problems.push({ file: opts.file, line: lineNo, reason });
         return;
       }
@@ -264,8 +297,10 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
           reason: `record is ${bytes} bytes, over the ${opts.maxRecordBytes}-byte limit: its ${clipped.cut} longest text(s) were cut to ${opts.resultChars} characters`,
         });
       }
-      lines.push({ value: asConversation(value), line: lineNo });
-    });
+      const read = { value: asConversation(value), line: lineNo };
+      lines.push(read);
+      slim?.add(read, lines);
+    }
     // Transcript formats spread one conversation over many lines (one event or item per line): the whole file
     // is read as one transcript. Every other JSONL holds one record per line.
     const stream = opts.format === 'auto' ? detectStream(lines) : STREAM_FORMATS.has(opts.format) ? opts.format : null;
@@ -312,7 +347,8 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
 
   // A file whose requests were all left out (no tool call yet) said so in a note: that is no error.
   const readOn = !!(opts.resume?.claudeCode.from || opts.resume?.codex?.from || opts.resume?.gemini?.from);
-  if ((out.length || !requestsLeftOut) && !readOn) problems.push(...emptiness(text, out, records, problems, opts.file));
+  if ((out.length || !requestsLeftOut) && !readOn)
+    problems.push(...emptiness(text !== null ? wholeBody(text) : body!.of(source!), out, records, problems, opts.file));
   problems.sort((a, b) => a.line - b.line);
 
   const formats: Partial<Record<DetectedFormat, number>> = {};
@@ -422,8 +458,9 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   function brokenDocument(e: SyntaxError): boolean {
     if (firstLineIsJson()) return false;
     const at = Number(/position (\d+)/.exec(e.message)?.[1] ?? Number.NaN);
-    // The parser counts from the first character of the document; the file may open with blank lines.
-    const body = text.replace(/^\uFEFF/, '');
+    // The parser counts from the first character of the document; the file may open with blank lines (a document is
+    // read whole: text is there).
+    const body = (text ?? '').replace(/^\uFEFF/, '');
     const upTo = Number.isFinite(at) ? body.slice(0, body.length - trimmed.length + at) : '';
     const line = (upTo.match(/\n/g)?.length ?? 0) + 1;
     const column = upTo.length - upTo.lastIndexOf('\n');
@@ -745,6 +782,39 @@ export function parseCaptureText(text: string, opts: ParseOptions): ParsedFile {
   }
 }
 
+/**
+ * For a log read line by line: once its lines are known to be a Claude Code transcript (the format given, or the first
+ * lines detection judges say so), each line is cut to what the reader reads (slimClaudeCodeLine) as it is parsed.
+ * What detection judges on is the first DETECT_SAMPLE objects, whatever follows them: the lines before are cut then.
+ */
+class Slimmer {
+  private on: boolean;
+  private decided: boolean;
+  private objects = 0;
+  /** Characters of a tool result kept: one more than protectResult reads and than capping keeps. */
+  private readonly keep: number;
+
+  constructor(opts: ParseOptions) {
+    this.on = opts.format === 'claude-code';
+    this.decided = opts.format !== 'auto';
+    this.keep = 4 * opts.resultChars + 4096 + 1;
+  }
+
+  add(read: StreamLine, lines: StreamLine[]): void {
+    if (this.on) {
+      read.value = slimClaudeCodeLine(read.value, this.keep);
+      return;
+    }
+    if (this.decided) return;
+    if (isObject(read.value)) this.objects++;
+    if (this.objects < DETECT_SAMPLE) return;
+    this.decided = true;
+    if (claudeCodeShape(lines) !== 'transcript') return;
+    this.on = true;
+    for (const l of lines) l.value = slimClaudeCodeLine(l.value, this.keep);
+  }
+}
+
 const STREAM_FORMATS = new Set<IngestFormat>([
   'claude-code',
   'codex',
@@ -1003,6 +1073,30 @@ const NO_MESSAGES = 'a Claude Code transcript without a single user or assistant
 const NO_REQUEST = 'a Claude Code transcript without a request yet (only context: caveats, commands, summaries)';
 
 /**
+ * Whether a log can be read line by line (parseCaptureText with its LogLines): it is text, and not one JSON document
+ * (an array, or an object spread over several lines), which is read whole. Decided as parseCaptureText decides it
+ * from the text: on its start and its first line that holds anything.
+ */
+export function readsLineByLine(source: LogLines): boolean {
+  if (binaryContent(source.head(BINARY_PROBE))) return false;
+  for (const row of source.rows()) {
+    // A first line longer than a string: read line by line, it is one problem (a whole read refuses the file).
+    if (row.text === null) return true;
+    const line = row.text.trim();
+    if (!line) continue;
+    if (line.startsWith('[')) return false;
+    if (!line.startsWith('{') || row.last) return true;
+    try {
+      JSON.parse(line);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
  * Why a file's text is no log, when it is binary: a NUL character (JSON text never holds one unescaped), or
  * many characters that were not UTF-8 (decoded as U+FFFD) near its start. Null for text.
  */
@@ -1036,15 +1130,87 @@ export function holdsNothingYet(p: { reason: string }): boolean {
   );
 }
 
+/** What the checks of a file that gave nothing read of its body (its text without a byte order mark, trimmed). */
+interface Body {
+  empty: boolean;
+  /** The body's first `chars` characters. */
+  start(chars: number): string;
+  /** describeContent of the body. */
+  describe(): string;
+}
+
+function wholeBody(text: string): Body {
+  const body = text.replace(/^\uFEFF/, '').trim();
+  return {
+    empty: !body,
+    start: (chars) => (body.length > chars ? body.slice(0, chars) : body),
+    describe: () => describeContent(body),
+  };
+}
+
+/**
+ * The body of a text read line by line: how many lines hold anything is counted as they are read; the rest (its start,
+ * its first lines) is read again from the file only when a check needs it (a file that gave no session, or none with
+ * a call).
+ */
+class BodyHead {
+  private nonBlank = 0;
+
+  add(row: string | null): void {
+    if (row === null || row.trim()) this.nonBlank++;
+  }
+
+  of(source: LogLines): Body {
+    const count = this.nonBlank;
+    return {
+      empty: count === 0,
+      start: (chars) => bodyStart(source, chars),
+      describe: () => {
+        const first: string[] = [];
+        for (const row of source.rows()) {
+          if (row.text !== null && !row.text.trim()) continue;
+          first.push(row.text ?? '');
+          if (first.length === 5) break;
+        }
+        if (count === 1) return describeContent(first[0]?.trim() ?? '');
+        // The body is trimmed: its first line starts, and its last ends, where the text does.
+        if (first.length) first[0] = first[0].trimStart();
+        if (count <= 5 && first.length) first[first.length - 1] = first[first.length - 1].trimEnd();
+        return describeContent(null, { count, first });
+      },
+    };
+  }
+}
+
+/** The first `chars` characters of the body of a text read line by line (from its first line that holds anything). */
+function bodyStart(source: LogLines, chars: number): string {
+  let start: string | null = null;
+  for (const row of source.rows()) {
+    const text = row.text ?? '';
+    if (start === null) {
+      if (!text.trim() && row.text !== null) continue;
+      start = text.trimStart();
+    } else if (start.length <= chars) start += `\n${text}`;
+    else if (text.trim() || row.text === null) return start.slice(0, chars);
+    if (start.length > chars) {
+      // Cut past the limit: whether the body goes on there decides whether its end is trimmed.
+      const rest = start.slice(chars);
+      if (rest.trim()) return start.slice(0, chars);
+      start = start.slice(0, chars + 1);
+    }
+  }
+  return (start ?? '').trimEnd().slice(0, chars);
+}
+
 function emptiness(
-  text: string,
+  text: Body,
   out: ParsedSession[],
   records: ParsedRecord[],
   problems: IngestProblem[],
   file: string,
 ): IngestProblem[] {
-  const body = text.replace(/^\uFEFF/, '').trim();
-  if (!body) return [{ file, line: 1, reason: EMPTY_FILE }];
+  const body = text;
+  if (body.empty) return [{ file, line: 1, reason: EMPTY_FILE }];
   if (out.length === 0) {
     // Rejected records were each named already (and make the exit non-zero); a file with nothing to name
     // still must not pass as an empty success.
@@ -1053,13 +1219,13 @@ function emptiness(
       {
         file,
         line: 1,
-        reason: `no session in this file: ${describeContent(body)}${problems.length ? `; ${problems.length} record(s) rejected above` : ''}`,
+        reason: `no session in this file: ${body.describe()}${problems.length ? `; ${problems.length} record(s) rejected above` : ''}`,
       },
     ];
   }
   const calls = out.reduce((n, p) => n + p.session.calls.length, 0);
   if (calls === 0) {
-    const marker = toolMarker(body.length > 2_000_000 ? body.slice(0, 2_000_000) : body);
+    const marker = toolMarker(body.start(2_000_000));
     const already = problems.some((p) => p.reason.includes('no tool call came out'));
     if (marker && !already) {
       const kinds = [...new Set(records.map((r) => r.format))].join(', ');
@@ -1076,10 +1242,12 @@ function emptiness(
 }
 
 /** A short account of what a file holds: its shape and the keys / types of its first records. */
-function describeContent(body: string): string {
+function describeContent(body: string | null, rows?: { count: number; first: string[] }): string {
   const sample: unknown[] = [];
   let shape = 'JSONL';
   try {
+    // A text read line by line holds more than one line: no one document.
+    if (body === null) throw new SyntaxError('lines');
     const doc = JSON.parse(body) as unknown;
     if (Array.isArray(doc)) {
       shape = `a JSON array of ${doc.length}`;
@@ -1089,8 +1257,8 @@ function describeContent(body: string): string {
       sample.push(doc);
     }
   } catch {
-    const lines = body.split('\n').filter((l) => l.trim());
-    shape = `${lines.length} line(s)`;
+    const lines = rows?.first ?? (body ?? '').split('\n').filter((l) => l.trim());
+    shape = `${rows?.count ?? lines.length} line(s)`;
     for (const l of lines.slice(0, 5)) {
       try {
         sample.push(JSON.parse(l));

@@ -8,10 +8,10 @@
  * prints what would be stored without opening the memory at all.
  */
 import { existsSync, statSync } from 'node:fs';
-import { readLogText } from '../../../capture/read-log.js';
+import type { LogLines } from '../../../capture/read-log.js';
 import { InputError } from '../../../errors/input-error.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
-import { describeFormats, type DryRunResult, dryRunSummary, prepareCapture } from '../../../capture/ingest.js';
+import { describeFormats, type DryRunResult, dryRunSummary, prepareCapture, readLog } from '../../../capture/ingest.js';
 import { holdsNothingYet, type IngestProblem } from '../../../capture/parse-file.js';
 import { INGEST_FORMATS, isIngestFormat, type IngestFormat } from '../../../capture/types.js';
 import type { IngestResult } from '../../../app/types.js';
@@ -102,8 +102,8 @@ function hookFiles(files: string[], command: string, stdin: () => string): strin
   return [input.path];
 }
 
-/** Reads a FILE, or standard input for `-`. */
-const readInput = (file: string) => readLogText(file === STDIN ? 0 : file);
+/** Reads a FILE (JSONL line by line, as it is parsed), or standard input for `-`. */
+const readInput = (file: string) => readLog(file === STDIN ? 0 : file);
 /** The name `-` (standard input) has in problems and notes. */
 const inputName = (file: string) => (file === STDIN ? 'stdin' : file);
 
@@ -150,7 +150,7 @@ async function ingestHooked(
 }
 
 /** A file's text, or why it cannot be read (unreadable); any other error is thrown. */
-function readEach(file: string): { text: string } | { problem: IngestProblem } {
+function readEach(file: string): { text: string | LogLines } | { problem: IngestProblem } {
   try {
     return { text: readInput(file) };
   } catch (e) {

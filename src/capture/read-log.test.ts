@@ -1,0 +1,144 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseCaptureText, readsLineByLine } from './parse-file.js';
+import { LogLines, openLog } from './read-log.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'skillsmith-read-log-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+let n = 0;
+function file(content: string | Buffer): string {
+  const path = join(dir, `log-${++n}.jsonl`);
+  writeFileSync(path, content);
+  return path;
+}
+
+/** The rows a LogLines reading `chunk` bytes at a time gives, as text.split('\n') gives them. */
+function rows(path: string, chunk: number): { text: string | null; last: boolean }[] {
+  return [...new LogLines(path, chunk).rows()].map(({ text, last }) => ({ text, last }));
+}
+
+const splitRows = (path: string) => {
+  const all = readFileSync(path).toString('utf8').split('\n');
+  return all.map((text, i) => ({ text, last: i === all.length - 1 }));
+};
+
+const opts = {
+  file: 'log',
+  namespace: 'ns',
+  format: 'auto' as const,
+  maxRecordBytes: 1 << 20,
+  resultChars: 100,
+  maxCallsPerSession: 1000,
+  now: '2026-01-01T00:00:00.000Z',
+};
+
+describe('a log read line by line (LogLines)', () => {
+  it('gives the rows of the text decoded whole, whatever the chunk size: lines across chunks, CRLF, UTF-8 cut', () => {
+    const text = `{"a":"é€😀"}\r\n\n{"b":"${'x'.repeat(300)}"}\r\n  {"c":"中文 ü"}\n\n\n{"d":"last, no newline 😀"}`;
+    const path = file(text);
+    for (const chunk of [1, 2, 3, 5, 7, 64, 1 << 20])
+      expect(rows(path, chunk), `chunk ${chunk}`).toEqual(splitRows(path));
+    expect(rows(path, 3).at(-1)).toEqual({ text: '{"d":"last, no newline 😀"}', last: true });
+  });
+
+  it('an empty file is one empty row; a text ending in a newline ends in an empty one', () => {
+    expect(rows(file(''), 4)).toEqual([{ text: '', last: true }]);
+    expect(rows(file('{}\n'), 1)).toEqual([
+      { text: '{}', last: false },
+      { text: '', last: true },
+    ]);
+  });
+
+  it('bytes that are not UTF-8 decode as in a whole read (U+FFFD), a newline ending a cut sequence', () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"a":"'),
+      Buffer.from([0xe2, 0x82]), // a 3-byte character cut short by the newline
+      Buffer.from('\n'),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from('"}\n'),
+      Buffer.from([0xf0, 0x9f, 0x98]),
+    ]);
+    const path = file(bytes);
+    for (const chunk of [1, 2, 3, 4, 1024]) expect(rows(path, chunk)).toEqual(splitRows(path));
+  });
+
+  it('its head is the start of the text', () => {
+    const path = file(`${'😀'.repeat(10)}\n{}`);
+    expect(new LogLines(path, 2).head(5)).toBe('😀'.repeat(10).slice(0, 5));
+  });
+});
+
+describe('openLog', () => {
+  it('reads JSONL line by line, past the size a whole read may hold; a JSON document larger than that is refused', () => {
+    const lines = Array.from({ length: 40 }, (_, i) =>
+      JSON.stringify({
+        messages: [
+          { role: 'user', content: `task ${i}` },
+          {
+            role: 'assistant',
+            tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'look', arguments: '{}' } }],
+          },
+          { role: 'tool', tool_call_id: `c${i}`, content: 'ok' },
+        ],
+      }),
+    );
+    const jsonl = file(`${lines.join('\n')}\n`);
+    const text = readFileSync(jsonl, 'utf8');
+    expect(text.length).toBeGreaterThan(1000);
+    // The limit of a whole read lowered to 1,000 characters: the JSONL file is read line by line all the same.
+    const input = openLog(jsonl, readsLineByLine, { maxChars: 1000, chunkBytes: 256 });
+    expect(input).toBeInstanceOf(LogLines);
+    const read = parseCaptureText(input, opts);
+    expect(read.sessions).toHaveLength(40);
+    expect(read).toEqual(parseCaptureText(text, opts));
+
+    const doc = file(`[${lines.join(',\n')}]`);
+    expect(() => openLog(doc, readsLineByLine, { maxChars: 1000 })).toThrow(
+      /more than the 1,000 a log may hold .*split it between tasks/,
+    );
+    expect(typeof openLog(doc, readsLineByLine)).toBe('string');
+  });
+
+  it('a pretty-printed document, a binary file and a gzip file are read whole', () => {
+    expect(typeof openLog(file('{\n  "messages": []\n}\n'), readsLineByLine)).toBe('string');
+    expect(typeof openLog(file('\n\n  [{"messages": []}]'), readsLineByLine)).toBe('string');
+    expect(openLog(file(gzipSync('{"a":1}\n{"b":2}\n')), readsLineByLine)).toBe('{"a":1}\n{"b":2}\n');
+    expect(typeof openLog(file(Buffer.alloc(100, 0)), readsLineByLine)).toBe('string');
+    // One object a line, the first one alone on its line: JSONL.
+    expect(openLog(file('{"a":1}\n{"b":2}\n'), readsLineByLine)).toBeInstanceOf(LogLines);
+    expect(openLog(file('{"a":1}'), readsLineByLine)).toBeInstanceOf(LogLines);
+  });
+
+  it('reads a file line by line as it reads it whole: problems, line numbers, an unfinished last line, emptiness', () => {
+    const cases = [
+      '',
+      '\n \r\n',
+      '\uFEFF{"messages":[{"role":"user","content":"hi"}]}\n',
+      '{"x":1}\n{"y":2}\n\n{"z":3}\r\n{"w":4}\n{"v":5}\n{"u":6}\n',
+      'not json\n{"steps":[]}\n{"steps":[{"tool":"a","args":{},"result":"r"}],"goal":"g","id":"s1"}\n{"half":',
+      `${'\u00A0'}{"only":"one"}${'\u00A0'}\n`,
+      'plain text, no JSON at all\nmore of it\n',
+    ];
+    for (const text of cases) {
+      const path = file(text);
+      const input = openLog(path, readsLineByLine, { chunkBytes: 3 });
+      expect(input, JSON.stringify(text)).toBeInstanceOf(LogLines);
+      expect(parseCaptureText(input, opts), JSON.stringify(text)).toEqual(parseCaptureText(text, opts));
+    }
+  });
+
+  it('a file of bytes that are not UTF-8 is one problem', () => {
+    const path = file(Buffer.from(Array.from({ length: 400 }, (_, i) => 0x80 + (i % 100))));
+    const input = openLog(path, readsLineByLine, { chunkBytes: 16 });
+    const read = parseCaptureText(input, opts);
+    expect(read.problems).toHaveLength(1);
+    expect(read.problems[0]!.reason).toMatch(/not UTF-8 text/);
+  });
+});

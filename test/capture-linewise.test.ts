@@ -1,0 +1,110 @@
+// A JSONL log is read line by line as it is parsed (capture/read-log.ts LogLines), never whole: what it stores must be
+// what a whole read of its text stores. Every JSONL fixture of each format, the week of Claude Code transcripts, and a
+// long generated transcript (big results, secrets where results are cut, progress lines, snapshots), read in chunks
+// so small that lines and UTF-8 characters straddle them.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readLog } from '../src/capture/ingest.js';
+import { parseCaptureText, type ParseOptions, readsLineByLine } from '../src/capture/parse-file.js';
+import { resolvePrivacy } from '../src/capture/privacy.js';
+import { LogLines, openLog } from '../src/capture/read-log.js';
+import type { IngestFormat } from '../src/capture/types.js';
+import { writeBigTranscript } from './fixtures/big-transcript.mjs';
+import { week } from './fixtures/claude-code-week.mjs';
+import { testMemories } from './support/memories.js';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'capture');
+const dir = mkdtempSync(join(tmpdir(), 'skillsmith-linewise-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function options(file: string, over: Partial<ParseOptions> = {}): ParseOptions {
+  return {
+    file,
+    namespace: 'default',
+    format: 'auto',
+    maxRecordBytes: 4 * 1024 * 1024,
+    resultChars: 2000,
+    maxCallsPerSession: 1000,
+    now: '2026-01-01T00:00:00.000Z',
+    privacy: resolvePrivacy({}),
+    ...over,
+  };
+}
+
+/** The file parsed whole and line by line (in chunks of `chunk` bytes): both reads, and whether it was read by line. */
+function bothReads(path: string, over: Partial<ParseOptions>, chunk: number) {
+  const whole = parseCaptureText(readFileSync(path, 'utf8'), options(path, over));
+  const input = openLog(path, readsLineByLine, { chunkBytes: chunk });
+  return { whole, linewise: parseCaptureText(input, options(path, over)), byLine: input instanceof LogLines };
+}
+
+const jsonl = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith('.jsonl'))
+  .map((f) => join(FIXTURES, f));
+const weekFiles = [...week().files].slice(0, 6).map(([id, lines]) => {
+  const path = join(dir, `week-${id}.jsonl`);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+});
+
+describe('a JSONL log read line by line stores what a whole read stores', () => {
+  it.each([...jsonl, ...weekFiles])('%s', (path) => {
+    for (const over of [{}, { resultChars: 0 }, { privacy: undefined, resultChars: 50 }])
+      for (const chunk of [7, 1 << 20]) {
+        const { whole, linewise, byLine } = bothReads(path, over, chunk);
+        expect(byLine).toBe(true);
+        expect(linewise).toEqual(whole);
+      }
+  });
+
+  it('each streamed format given by name', () => {
+    const given: [string, IngestFormat][] = [
+      ['claude-code-2.1.jsonl', 'claude-code'],
+      ['codex-rollout.jsonl', 'codex'],
+      ['gemini-cli-session.jsonl', 'gemini'],
+      ['ai-sdk-v4-messages.jsonl', 'ai-sdk'],
+      ['openai-agents-items.jsonl', 'openai-agents'],
+      ['openai-conversations.jsonl', 'openai'],
+      ['codex-rollout.jsonl', 'claude-code'],
+    ];
+    for (const [name, format] of given) {
+      const { whole, linewise } = bothReads(join(FIXTURES, name), { format }, 13);
+      expect(linewise, `${name} as ${format}`).toEqual(whole);
+    }
+  });
+
+  it('a long Claude Code transcript: results cut as they are read, secrets at the cut still redacted', () => {
+    const path = join(dir, 'long.jsonl');
+    const written = writeBigTranscript(path, 6);
+    expect(written.calls).toBeGreaterThan(50);
+    for (const over of [{}, { resultChars: 200 }, { format: 'claude-code' as const }, { privacy: undefined }]) {
+      const { whole, linewise, byLine } = bothReads(path, over, 4096);
+      expect(byLine).toBe(true);
+      expect(linewise).toEqual(whole);
+      expect(whole.sessions.length).toBe(written.tasks);
+    }
+    // What is stored of a result holds no secret the generator put in it, wherever it sat.
+    const stored = bothReads(path, {}, 1 << 20).linewise.sessions.flatMap((s) => s.calls.map((c) => c.result));
+    expect(stored.some((r) => r.includes('[REDACTED:'))).toBe(true);
+    for (const secret of ['AKIAIOSFODNN7EXAMPLE', 'Sup3rS3cretPassw0rd', 'ghp_16C7e42F', 'BEGIN RSA PRIVATE KEY'])
+      expect(stored.filter((r) => r.includes(secret))).toEqual([]);
+  });
+
+  const memories = testMemories('linewise');
+
+  it('ingestFile (line by line) stores the sessions and calls ingestText of the whole text stores', async () => {
+    const path = join(dir, 'long-ingest.jsonl');
+    writeBigTranscript(path, 3, 5);
+    expect(readLog(path)).toBeInstanceOf(LogLines);
+    const byLine = await memories.fresh();
+    const whole = await memories.fresh();
+    const a = await byLine.ingestFile(path, { judge: 'rule' });
+    const b = await whole.ingestText(readFileSync(path, 'utf8'), { name: path, judge: 'rule' });
+    expect(a).toEqual(b);
+    expect(a.inserted).toBeGreaterThan(1);
+    expect(await byLine.sessions.list({ limit: 1000 })).toEqual(await whole.sessions.list({ limit: 1000 }));
+  });
+});
