@@ -3,6 +3,7 @@
 import type { PhaseMemory } from './monitor.js';
 import type { ProfileRow } from './profile-summary.js';
 import type { StopHookLogResult } from './stop-hook-logs.js';
+import type { BigLogResult } from './big-log-bench.js';
 
 export interface IngestResult {
   sessions: number;
@@ -219,6 +220,8 @@ export interface BenchResults {
   forget?: ForgetResult[];
   /** The Stop hook after the last reply of a long Codex CLI and Gemini CLI session (stop-hook-logs.ts). */
   stopHook: StopHookLogResult[];
+  /** `ingest` of a large Claude Code transcript, read line by line (big-log-bench.ts); absent from older results. */
+  bigLogs?: BigLogResult[];
   memory: { peakRssMB: number; kernelMaxRssMB: number; phases: Record<string, PhaseMemory> };
 }
 
@@ -357,6 +360,13 @@ export function renderSummaryTable(r: BenchResults): string {
       '',
     ]);
   }
+  for (const b of r.bigLogs ?? [])
+    for (const c of b.cases.filter((x) => x.build === 'this build'))
+      rows.push([
+        `\`ingest${c.case === 'dry-run' ? ' --dry-run' : ''}\` of a ${b.sizeMB} MB Claude Code transcript`,
+        c.refused ? `not read (${c.refused.slice(0, 60)})` : `${c.seconds} s, peak RSS ${c.peakMB} MB`,
+        '',
+      ]);
   rows.push([
     'Peak RSS',
     `${n(r.memory.peakRssMB)} MB sampled (kernel high-water mark ${n(r.memory.kernelMaxRssMB)} MB)`,
@@ -774,6 +784,33 @@ export function renderMarkdown(r: BenchResults): string {
       `\`${r.stopHook[0].cli} ingest --hook\` after the last task of a session made by repeating a fixture's turns (tool results padded to ${r.stopHook[0].resultKB} KB), ` +
         'each a new process, on the database as the stop before left it: "read on" from the mark that stop left, "whole" with the mark cleared (the whole log read and parsed, what every stop did before). ' +
         'Read: the bytes its read calls returned (rchar: the log, the database, its own modules). Mark: the state row the stop before left.',
+      '',
+    );
+  }
+
+  if (r.bigLogs?.length) {
+    out.push('## Ingesting a large Claude Code transcript', '');
+    out.push(
+      table(
+        ['Size (MB)', 'Lines', 'Case', 'Build', 'Wall (s)', 'Peak RSS (MB)', 'Sessions', 'Calls'],
+        r.bigLogs.flatMap((b) =>
+          b.cases.map((c) => [
+            String(b.sizeMB),
+            n(b.lines),
+            c.case,
+            c.build,
+            c.refused ? '-' : String(c.seconds),
+            String(c.peakMB),
+            c.refused ? `not read: ${c.refused.slice(0, 60)}` : String(c.sessions),
+            c.calls === null ? '' : n(c.calls),
+          ]),
+        ),
+      ),
+      '',
+      '`skillsmith ingest FILE --judge off` into a fresh SQLite file and `ingest --dry-run FILE`, each a new process, on a ' +
+        'transcript written by test/fixtures/big-transcript.mjs (results from a line to 400 KB, each again in `toolUseResult` ' +
+        "and a Bash call's progress line). A JSONL log is read line by line as it is parsed; another build (--big-log-cli) " +
+        'may read it whole. Peak RSS: the kernel high-water mark (VmHWM) of the process.',
       '',
     );
   }

@@ -3,9 +3,9 @@
 // measures and reports (bench/results/latest.json and latest.md, the table on stdout) and never fails
 // on a missed target.
 //
-//   node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget,stophook] [--synth-sizes 100000]
+//   node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget,stophook,biglogs] [--synth-sizes 100000]
 //                          [--skills 10000] [--cluster-sizes 10000] [--forget-sessions 5000] [--traces a.jsonl,b.jsonl]
-//                          [--cpu-prof] [--keep] [--seed N] [--stop-hook-cli FILE]
+//                          [--cpu-prof] [--keep] [--seed N] [--stop-hook-cli FILE] [--big-log-mb 100,600] [--big-log-cli FILE]
 //
 // 1. ingest     memory.ingest() of synthetic sessions, 1,000 per batch, on a fresh SQLite file
 // 2. synthesis  memory.synthesize() over 1k / 10k / 100k sessions (fresh file each, ingest untimed)
@@ -15,7 +15,9 @@
 // 6. forget     memory.sessions.forgetBefore() of 5,000 sessions a pass learned from, SQLite and PostgreSQL
 // 7. stophook   the Stop hook (`ingest --hook`) after the last reply of a 2,000-task Codex CLI and Gemini CLI session:
 //               read on from its mark, and whole (stop-hook-logs.ts); --stop-hook-cli runs another build
-// 7. memory     RSS sampled throughout, overall and per phase
+// 8. biglogs    `ingest` and `ingest --dry-run` of a 100 MB and a 600 MB Claude Code transcript, each a new process: wall
+//               time and peak RSS (big-log-bench.ts); --big-log-cli measures another build beside this one
+// 9. memory     RSS sampled throughout, overall and per phase
 // The results go to latest.json, latest.md and latest.svg (a chart), or tmp/partial.* for partial runs.
 
 import Database from 'better-sqlite3';
@@ -67,6 +69,7 @@ import { CLI, REPO } from './paths.js';
 import { Progress, RssMonitor, collectGarbage, cpuMs, mean, nowMs, percentile } from './monitor.js';
 import { formatSummary, inclusiveTop, summarizeProfile, type CpuProfile } from './profile-summary.js';
 import { benchStopHookLog } from './stop-hook-logs.js';
+import { benchBigLogs } from './big-log-bench.js';
 import { defaultSourceFiles, syntheticGoals, syntheticSessionBatches } from './synthetic.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -74,8 +77,8 @@ const FIRST_RECALL = resolve(HERE, 'first-recall.js');
 /** New processes timed for the first recall; the median is reported. */
 const FIRST_RECALL_PROCESSES = 5;
 
-type Phase = 'ingest' | 'synthesis' | 'recall' | 'clustering' | 'cli' | 'forget' | 'stophook';
-const PHASES: Phase[] = ['ingest', 'synthesis', 'recall', 'clustering', 'cli', 'forget', 'stophook'];
+type Phase = 'ingest' | 'synthesis' | 'recall' | 'clustering' | 'cli' | 'forget' | 'stophook' | 'biglogs';
+const PHASES: Phase[] = ['ingest', 'synthesis', 'recall', 'clustering', 'cli', 'forget', 'stophook', 'biglogs'];
 
 interface Plan {
   mode: 'full' | 'quick';
@@ -104,6 +107,8 @@ interface Plan {
   stopHookTasks: number;
   stopHookRuns: number;
   stopHookResultKB: number;
+  /** Sizes (MB) of the Claude Code transcripts `ingest` reads in the biglogs phase. */
+  bigLogMB: number[];
 }
 
 const FULL: Plan = {
@@ -126,6 +131,7 @@ const FULL: Plan = {
   stopHookTasks: 2_000,
   stopHookRuns: 3,
   stopHookResultKB: 16,
+  bigLogMB: [100, 600],
 };
 
 const QUICK: Plan = {
@@ -141,6 +147,7 @@ const QUICK: Plan = {
   forgetSessions: 1_000,
   stopHookTasks: 200,
   stopHookRuns: 1,
+  bigLogMB: [20],
 };
 
 interface Context {
@@ -173,14 +180,16 @@ async function main(): Promise<void> {
       keep: { type: 'boolean' },
       'cpu-prof': { type: 'boolean' },
       'stop-hook-cli': { type: 'string' },
+      'big-log-mb': { type: 'string' },
+      'big-log-cli': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
     process.stdout.write(
-      'usage: node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget,stophook] [--synth-sizes N,..] [--skills N,..]\n' +
+      'usage: node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget,stophook,biglogs] [--synth-sizes N,..] [--skills N,..]\n' +
         '                              [--cluster-sizes N,..] [--forget-sessions N] [--traces FILE,..] [--seed N] [--out DIR] [--keep] [--cpu-prof]\n' +
-        '                              [--stop-hook-cli FILE]\n',
+        '                              [--stop-hook-cli FILE] [--big-log-mb N,..] [--big-log-cli FILE]\n',
     );
     return;
   }
@@ -194,6 +203,7 @@ async function main(): Promise<void> {
   if (values.skills) plan.skillCounts = sizes(values.skills);
   if (values['multi-vector-skills'] !== undefined) plan.multiVectorCounts = sizes(values['multi-vector-skills']);
   if (values['cluster-sizes']) plan.clusterSizes = sizes(values['cluster-sizes']);
+  if (values['big-log-mb']) plan.bigLogMB = sizes(values['big-log-mb']);
   if (values['forget-sessions']) plan.forgetSessions = sizes(values['forget-sessions'])[0] ?? plan.forgetSessions;
   const only = values.only ? new Set(values.only.split(',').map((p) => p.trim() as Phase)) : null;
   for (const p of only ?? [])
@@ -206,7 +216,9 @@ async function main(): Promise<void> {
     values['forget-sessions'] ||
     values.traces ||
     values.seed ||
-    values['stop-hook-cli']
+    values['stop-hook-cli'] ||
+    values['big-log-mb'] ||
+    values['big-log-cli']
   );
   // A partial or quick run (one phase, other sizes, small sizes) must not overwrite the reference results.
   const scratch = partial || plan.mode === 'quick';
@@ -246,6 +258,7 @@ async function main(): Promise<void> {
     cli: null,
     forget: [],
     stopHook: [],
+    bigLogs: [],
     memory: { peakRssMB: 0, kernelMaxRssMB: 0, phases: {} },
   };
   ctx.progress.line(
@@ -278,6 +291,17 @@ async function main(): Promise<void> {
         );
         ctx.rss.end();
       }
+    if (run('biglogs')) {
+      ctx.rss.begin('biglogs');
+      results.bigLogs = benchBigLogs({
+        sizesMB: plan.bigLogMB,
+        cli: CLI,
+        otherCli: values['big-log-cli'] ? resolve(values['big-log-cli']) : null,
+        work: ctx.work,
+        progress: (line) => ctx.progress.line(line),
+      });
+      ctx.rss.end();
+    }
   } finally {
     ctx.rss.stop();
     if (!ctx.keep) rmSync(ctx.work, { recursive: true, force: true });
