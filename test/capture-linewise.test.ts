@@ -93,6 +93,38 @@ describe('a JSONL log read line by line stores what a whole read stores', () => 
       expect(stored.filter((r) => r.includes(secret))).toEqual([]);
   });
 
+  it('a long Codex CLI rollout: the events it does not read cut as they are read', () => {
+    // The fixture's turns 30 times (past the 50 records detection judges), new call ids, each output long and each
+    // call's end event carrying it again, as Codex CLI writes `exec_command_end`.
+    const fixture = readFileSync(join(FIXTURES, 'codex-rollout-0.104.jsonl'), 'utf8').trim().split('\n');
+    const out: string[] = [fixture[0]!];
+    for (let k = 0; k < 30; k++)
+      for (const raw of fixture.slice(1)) {
+        const line = JSON.parse(raw) as { type: string; payload: Record<string, unknown> };
+        const p = line.payload;
+        if (typeof p.call_id === 'string') p.call_id = `${p.call_id}-${k}`;
+        if (p.type === 'function_call_output' && typeof p.output === 'string') {
+          p.output = `${p.output}${'output line of a long command\n'.repeat(400 + k)}`;
+          out.push(JSON.stringify(line));
+          const end = { type: 'exec_command_end', call_id: p.call_id, stdout: p.output, aggregated_output: p.output };
+          out.push(
+            JSON.stringify({ timestamp: (line as { timestamp?: string }).timestamp, type: 'event_msg', payload: end }),
+          );
+          continue;
+        }
+        out.push(JSON.stringify(line));
+      }
+    const path = join(dir, 'long-rollout.jsonl');
+    writeFileSync(path, `${out.join('\n')}\n`);
+    for (const over of [{}, { format: 'codex' as const }, { resultChars: 100 }]) {
+      const { whole, linewise, byLine } = bothReads(path, over, 1000);
+      expect(byLine).toBe(true);
+      expect(whole.format).toBe('codex');
+      expect(whole.sessions.length).toBeGreaterThan(30);
+      expect(linewise).toEqual(whole);
+    }
+  });
+
   const memories = testMemories('linewise');
 
   it('ingestFile (line by line) stores the sessions and calls ingestText of the whole text stores', async () => {

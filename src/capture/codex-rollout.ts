@@ -78,6 +78,25 @@ function codexRequest(text: string): string {
   return t.trim();
 }
 
+/** The `event_msg` kinds the reader reads (typedRequest, eventCall); the others only by their call id. */
+const READ_EVENTS = new Set(['user_message', 'item_completed', 'mcp_tool_call_end', 'patch_apply_end']);
+
+/**
+ * A rollout line with only what this reader reads of it, for a rollout read line by line (parse-file.ts): an
+ * `event_msg` of a kind it does not read (a command's end with its whole output again, output deltas, token counts)
+ * keeps its payload's kind and call id (the checkpoint reads the ids of the events after it); every other line is
+ * left as it is.
+ */
+export function slimCodexLine(v: unknown): unknown {
+  if (!isObject(v) || v.type !== 'event_msg' || !isObject(v.payload) || READ_EVENTS.has(v.payload.type as string))
+    return v;
+  const p = v.payload;
+  return {
+    ...v,
+    payload: { ...('type' in p ? { type: p.type } : {}), ...('call_id' in p ? { call_id: p.call_id } : {}) },
+  };
+}
+
 /** The request of an `event_msg` payload, or null when it carries none. */
 function typedRequest(p: unknown): string | null {
   if (!isObject(p)) return null;

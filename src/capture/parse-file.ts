@@ -5,7 +5,7 @@ import { fromLangChainMessages, langchainMessagesOf } from './langchain-messages
 import { anthropicSessions, hasAnthropicMarkers } from './anthropic-messages.js';
 import { answeredByExit } from '../domain/commands.js';
 import { clipLongStrings, depthReason, exceedsDepth, jsonSyntaxReason } from '../domain/json-limits.js';
-import { countUnread, isObject, type Unread } from './common.js';
+import { countUnread, isObject, type JsonObject, type Unread } from './common.js';
 import { type CaptureLimits, fromNormalized, normalizedSessionSchema } from './normalized-jsonl.js';
 import { hasOpenAiMarkers, isOpenAiConversation, openAiSessions } from './openai-messages.js';
 import { isOtlpTraces, OtelCollector } from './otel-genai.js';
@@ -24,6 +24,7 @@ import {
   fromCodexRollout,
   isCodexRollout,
   isCodexRolloutLine,
+  slimCodexLine,
   type StreamLine,
 } from './codex-rollout.js';
 import {
@@ -783,35 +784,43 @@ export function parseCaptureText(input: string | LogLines, opts: ParseOptions): 
 }
 
 /**
- * For a log read line by line: once its lines are known to be a Claude Code transcript (the format given, or the first
- * lines detection judges say so), each line is cut to what the reader reads (slimClaudeCodeLine) as it is parsed.
- * What detection judges on is the first DETECT_SAMPLE objects, whatever follows them: the lines before are cut then.
+ * For a log read line by line: once its lines are known to be a Claude Code transcript or a Codex CLI rollout (the
+ * format given, or the first lines detection judges say so), each line is cut to what the reader reads
+ * (slimClaudeCodeLine, slimCodexLine) as it is parsed. Detection judges a Claude Code transcript on the first
+ * DETECT_SAMPLE objects whatever follows them, and a rollout that opens with its `session_meta` line on that line
+ * once those are no Claude Code transcript: the lines before the decision are cut then.
  */
 class Slimmer {
-  private on: boolean;
+  private slim: ((v: unknown) => unknown) | null = null;
   private decided: boolean;
   private objects = 0;
-  /** Characters of a tool result kept: one more than protectResult reads and than capping keeps. */
-  private readonly keep: number;
+  private readonly claudeCode: (v: unknown) => unknown;
 
   constructor(opts: ParseOptions) {
-    this.on = opts.format === 'claude-code';
+    // Characters of a tool result kept: more than protectResult reads (4 x resultChars + 4,096) and capping keeps.
+    const keep = 4 * opts.resultChars + 4096 + 1;
+    const claudeCode = (v: unknown) => slimClaudeCodeLine(v, keep);
     this.decided = opts.format !== 'auto';
-    this.keep = 4 * opts.resultChars + 4096 + 1;
+    if (opts.format === 'claude-code') this.slim = claudeCode;
+    if (opts.format === 'codex') this.slim = slimCodexLine;
+    this.claudeCode = claudeCode;
   }
 
   add(read: StreamLine, lines: StreamLine[]): void {
-    if (this.on) {
-      read.value = slimClaudeCodeLine(read.value, this.keep);
+    if (this.slim) {
+      read.value = this.slim(read.value);
       return;
     }
     if (this.decided) return;
     if (isObject(read.value)) this.objects++;
     if (this.objects < DETECT_SAMPLE) return;
     this.decided = true;
-    if (claudeCodeShape(lines) !== 'transcript') return;
-    this.on = true;
-    for (const l of lines) l.value = slimClaudeCodeLine(l.value, this.keep);
+    const shape = claudeCodeShape(lines);
+    const first = lines.find((l) => isObject(l.value))?.value as JsonObject | undefined;
+    if (shape === 'transcript') this.slim = this.claudeCode;
+    else if (shape === null && first?.type === 'session_meta' && isObject(first.payload)) this.slim = slimCodexLine;
+    else return;
+    for (const l of lines) l.value = this.slim(l.value);
   }
 }
 
