@@ -143,7 +143,8 @@ export interface ParseOptions extends CaptureLimits {
  * `format: 'auto'` every record is detected on its own, so a file may mix shapes; `records` says what each one
  * was read as. A transcript (one event per line) is read as a whole file: the lines of another log in it, or a
  * transcript after records, are one problem per stretch, naming where it starts (strayLines). Every bad record is
- * reported with its line, JSON path and reason; the valid ones are kept.
+ * reported with its line, JSON path and reason; the valid ones are kept. The text may be a file read line by line
+ * (LogLines, for JSONL: readsLineByLine), never held whole; what is read from it is what is read from its text.
  */
 export function parseCaptureText(input: string | LogLines, opts: ParseOptions): ParsedFile {
   // A log read line by line (read-log.ts LogLines, chosen by readsLineByLine) is never held whole: JSONL only.
@@ -228,7 +229,7 @@ export function parseCaptureText(input: string | LogLines, opts: ParseOptions): 
   if (!handled) {
     const lines: StreamLine[] = [];
     const firstLine = opts.resume?.firstLine ?? 1;
-    // Read line by line, the lines of a Claude Code transcript keep only what its reader reads (slimClaudeCodeLine).
+    // Read line by line, the lines of a Claude Code transcript or a Codex CLI rollout keep only what their reader reads.
     const slim = source ? new Slimmer(opts) : null;
     if (text !== null) {
       const rows = text.split('\n');
@@ -1163,14 +1164,16 @@ function wholeBody(text: string): Body {
  * a call).
  */
 class BodyHead {
-  private nonBlank = 0;
+  /** Null until the rows are read (a binary file's are not: they are counted when asked). */
+  private nonBlank: number | null = null;
 
   add(row: string | null): void {
-    if (row === null || row.trim()) this.nonBlank++;
+    this.nonBlank = (this.nonBlank ?? 0) + (row === null || row.trim() ? 1 : 0);
   }
 
   of(source: LogLines): Body {
-    const count = this.nonBlank;
+    if (this.nonBlank === null) for (const row of source.rows()) this.add(row.text);
+    const count = this.nonBlank ?? 0;
     return {
       empty: count === 0,
       start: (chars) => bodyStart(source, chars),

@@ -142,3 +142,12 @@ describe('openLog', () => {
     expect(read.problems[0]!.reason).toMatch(/not UTF-8 text/);
   });
 });
+
+describe('parseCaptureText of a LogLines', () => {
+  it('a binary file given line by line is one problem, as given whole', () => {
+    const path = file(Buffer.concat([Buffer.from('{"a":1}\n'), Buffer.alloc(200, 0), Buffer.from('\n{"b":2}\n')]));
+    const whole = parseCaptureText(readFileSync(path, 'utf8'), opts);
+    expect(whole.problems).toHaveLength(1);
+    expect(parseCaptureText(new LogLines(path, 5), opts)).toEqual(whole);
+  });
+});
