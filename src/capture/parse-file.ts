@@ -259,7 +259,8 @@ export function parseCaptureText(input: string | LogLines, opts: ParseOptions): 
       }
       const line = raw.trim();
       if (!line) return;
-      const bytes = rawBytes >= 0 && line.length === raw.length ? rawBytes : Buffer.byteLength(line);
+      // Of the text as decoded (a byte that is not UTF-8 counts as the 3 of U+FFFD), as a whole read counts them.
+      const bytes = Buffer.byteLength(line);
       // Over the limit, and not so far over that reading it is a risk: its long texts are cut (below).
       if (bytes > opts.maxRecordBytes * OVERSIZE_FACTOR) {
         problems.push({

@@ -144,6 +144,22 @@ describe('openLog', () => {
 });
 
 describe('parseCaptureText of a LogLines', () => {
+  it("counts a record's bytes as a whole read does: a byte that is not UTF-8 as the 3 of U+FFFD", () => {
+    const record = (pad: Buffer) =>
+      Buffer.concat([Buffer.from('{"messages":[{"role":"user","content":"'), pad, Buffer.from('"}]}\n')]);
+    // 1,000 bytes in the file, 1,040 once decoded: over a 1,024-byte limit read either way.
+    const path = file(
+      Buffer.concat([
+        record(Buffer.alloc(40, 0x61)),
+        record(Buffer.concat([Buffer.alloc(940, 0x61), Buffer.alloc(20, 0xff)])),
+      ]),
+    );
+    const small = { ...opts, maxRecordBytes: 1024, resultChars: 10 };
+    const whole = parseCaptureText(readFileSync(path, 'utf8'), small);
+    expect(whole.notes.some((n) => n.line === 2 && /over the 1024-byte limit/.test(n.reason))).toBe(true);
+    expect(parseCaptureText(new LogLines(path, 64), small)).toEqual(whole);
+  });
+
   it('a binary file given line by line is one problem, as given whole', () => {
     const path = file(Buffer.concat([Buffer.from('{"a":1}\n'), Buffer.alloc(200, 0), Buffer.from('\n{"b":2}\n')]));
     const whole = parseCaptureText(readFileSync(path, 'utf8'), opts);
