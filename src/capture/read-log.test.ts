@@ -167,3 +167,14 @@ describe('parseCaptureText of a LogLines', () => {
     expect(parseCaptureText(new LogLines(path, 5), opts)).toEqual(whole);
   });
 });
+
+describe('openLog of a file that is not a regular one', () => {
+  it('a named pipe is read whole, as before (it cannot be read at an offset)', async () => {
+    const { execFileSync, spawn } = await import('node:child_process');
+    const fifo = join(dir, 'pipe.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    const writer = spawn('sh', ['-c', `printf '{"a":1}\\n{"b":2}\\n' > '${fifo}'`]);
+    expect(openLog(fifo, readsLineByLine)).toBe('{"a":1}\n{"b":2}\n');
+    await new Promise((done) => writer.on('exit', done));
+  });
+});

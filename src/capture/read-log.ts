@@ -35,15 +35,16 @@ export function readLogText(file: string | number, maxChars = MAX_TEXT_CHARS): s
 
 /**
  * A log to ingest: a plain file whose text is JSONL (`linewise` says so: parse-file.ts readsLineByLine) is read line by
- * line as it is parsed, whatever its size; standard input, a gzip-compressed log and a JSON document are read whole
- * (readLogText, up to `maxChars`).
+ * line as it is parsed, whatever its size; standard input (or any file that is not a regular one), a gzip-compressed
+ * log and a JSON document are read whole (readLogText, up to `maxChars`).
  */
 export function openLog(
   file: string | number,
   linewise: (lines: LogLines) => boolean,
   opts: { maxChars?: number; chunkBytes?: number } = {},
 ): string | LogLines {
-  if (typeof file === 'number') return readLogText(file, opts.maxChars);
+  // Standard input, and a pipe or a device named as a file (`<(zcat log)`), cannot be read at an offset: read whole.
+  if (typeof file === 'number' || !statSync(file).isFile()) return readLogText(file, opts.maxChars);
   const fd = openSync(file, 'r');
   let magic: Buffer;
   try {
