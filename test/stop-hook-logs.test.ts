@@ -209,8 +209,8 @@ describe('the Stop hook reads Codex CLI and Gemini CLI logs on from its mark, an
     expect(parsed.format).toBe('codex');
     expect(parsed.tasks).toEqual({ 'codex:019c8a4c-ed82-79a1-aa28-7738fc5ab61a': [[1, 199]] });
     // Every task id listed took about 122 bytes a task: 24 KB here. The filter of the 500 call ids before it
-    // (id-filter.ts, for end events after it) takes about 2 KB.
-    expect(mark.length).toBeLessThan(3000);
+    // (id-filter.ts, for end events after it) takes about 3.3 KB.
+    expect(mark.length).toBeLessThan(4500);
     // Read again from the mark: the 199 tasks before it are counted present, as a whole read counts them.
     const again = await stop(memory, log);
     expect(again.readFrom).toBeDefined();
