@@ -6,7 +6,7 @@ import { wellFormed } from '../domain/untrusted-text.js';
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type LogLines, readLogRange } from '../capture/read-log.js';
+import type { LogLines } from '../capture/read-log.js';
 import type { ClaudeCodeResume } from '../capture/claude-code.js';
 import type { CodexResume } from '../capture/codex-rollout.js';
 import type { GeminiResume } from '../capture/gemini.js';
@@ -250,7 +250,9 @@ export class Capture {
   ) {
     const start = mark?.offset ?? 0;
     const firstLine = mark?.line ?? 1;
-    const text = readLogRange(file.fd, start, file.size, path);
+    // JSONL (every transcript a hook reads on) is read line by line as it is parsed, never held whole.
+    const { readLogPart } = await import('../capture/ingest.js');
+    const text = readLogPart(file.fd, path, start, file.size);
     // Each reader that can be read on from a checkpoint is asked for one; the mark's own reader starts from its own.
     const resume: { firstLine: number; claudeCode: ClaudeCodeResume; codex: CodexResume; gemini: GeminiResume } = {
       firstLine,

@@ -7,7 +7,7 @@ import {
   parseCaptureText,
   readsLineByLine,
 } from './parse-file.js';
-import { type LogLines, openLog } from './read-log.js';
+import { type LogLines, openLog, openLogRange } from './read-log.js';
 import { resolvePrivacy } from './privacy.js';
 import type { IngestFormat } from './types.js';
 
@@ -43,6 +43,14 @@ export interface PreparedCapture {
  */
 export function readLog(file: string | number): string | LogLines {
   return openLog(file, readsLineByLine);
+}
+
+/**
+ * Bytes `start` to `end` of an open transcript (what a hook reads: from its mark, or all of it): JSONL read line by
+ * line as it is parsed, any other text whole (read-log.ts openLogRange).
+ */
+export function readLogPart(fd: number, name: string, start: number, end: number): string | LogLines {
+  return openLogRange(fd, name, start, end, readsLineByLine);
 }
 
 export async function prepareCapture(text: string | LogLines, opts: PrepareCaptureOptions): Promise<PreparedCapture> {

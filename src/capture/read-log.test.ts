@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseCaptureText, readsLineByLine } from './parse-file.js';
-import { LogLines, openLog } from './read-log.js';
+import { LogLines, openLog, openLogRange, rangeReadLimits } from './read-log.js';
+import { lineOffset } from './transcript-mark.js';
 
 let dir: string;
 beforeEach(() => {
@@ -72,6 +73,48 @@ describe('a log read line by line (LogLines)', () => {
   it('its head is the start of the text', () => {
     const path = file(`${'😀'.repeat(10)}\n{}`);
     expect(new LogLines(path, 2).head(5)).toBe('😀'.repeat(10).slice(0, 5));
+  });
+});
+
+describe('a part of an open log read line by line (openLogRange)', () => {
+  it('gives the rows of those bytes only, and where each starts as lineOffset finds it in their text read whole', () => {
+    const text = `{"a":"é€😀"}\r\n\n{"b":"${'x'.repeat(300)}"}\n  {"c":"中文 ü"}\n{"d":"last, no newline 😀"}`;
+    const bytes = Buffer.from(text);
+    const fd = openSync(file(bytes), 'r');
+    try {
+      const start = bytes.indexOf('\n') + 1;
+      const part = bytes.subarray(start, bytes.length - 2).toString('utf8');
+      for (const chunk of [1, 3, 64, 1 << 20]) {
+        const lines = new LogLines('log', chunk, { fd, start, end: bytes.length - 2 });
+        expect(lines.rowOffset(0)).toBeNull(); // no pass read to the end yet
+        const all = part.split('\n');
+        expect([...lines.rows()].map((r) => r.text)).toEqual(all);
+        expect(lines.head(4)).toBe(part.slice(0, 4));
+        for (let row = 0; row <= all.length; row++)
+          expect(lines.rowOffset(row), `chunk ${chunk} row ${row}`).toBe(lineOffset(part, start, 7, 7 + row));
+      }
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('is read line by line past the limit of a whole read; a row holding U+FFFD leaves no offset, as read whole', () => {
+    const bytes = Buffer.concat([Buffer.from('{"a":1}\n{"b":"'), Buffer.from([0xff]), Buffer.from('"}\n{"c":3}\n')]);
+    const fd = openSync(file(bytes), 'r');
+    const saved = { ...rangeReadLimits };
+    rangeReadLimits.maxChars = 8;
+    try {
+      const lines = openLogRange(fd, 'log', 0, bytes.length, readsLineByLine);
+      expect(lines).toBeInstanceOf(LogLines);
+      expect(parseCaptureText(lines, opts)).toEqual(parseCaptureText(bytes.toString('utf8'), opts));
+      expect(lineOffset(lines, 0, 1, 3)).toBeNull();
+      expect(lineOffset(bytes.toString('utf8'), 0, 1, 3)).toBeNull();
+      // A JSON document is read whole, up to the limit.
+      expect(() => openLogRange(fd, 'doc', 0, bytes.length, () => false)).toThrow(/doc: is 26 bytes, more than the 8/);
+    } finally {
+      Object.assign(rangeReadLimits, saved);
+      closeSync(fd);
+    }
   });
 });
 

@@ -59,11 +59,28 @@ export function openLog(
 const isGzip = (bytes: Buffer) => bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 
 /**
- * Bytes `start` to `end` of an open log file as UTF-8 text (the part of a transcript a hook has not read yet): more
- * than one string can hold is an InputError, as for a whole log.
+ * The limits of the read of a part of a log (openLogRange): the most text it may hold read whole, and how many bytes
+ * a read line by line reads at a time. Tests lower them (a part larger than a lowered limit must be read by line).
  */
-export function readLogRange(fd: number, start: number, end: number, name: string): string {
-  if (end - start > MAX_TEXT_CHARS) throw tooLarge(name, end - start);
+export const rangeReadLimits = { maxChars: MAX_TEXT_CHARS, chunkBytes: 1 << 20 };
+
+/**
+ * Bytes `start` to `end` of an open log file (the part of a transcript a hook has not read yet, or all of it), as
+ * openLog reads a file: JSONL (`linewise` says so) line by line, whatever its size (LogLines over the part, which
+ * also says the byte offset of each of its lines: rowOffset); any other text whole, more than one string can hold an
+ * InputError, as for a whole log. The file is not closed; a compressed one is the caller's to read otherwise.
+ */
+export function openLogRange(
+  fd: number,
+  name: string,
+  start: number,
+  end: number,
+  linewise: (lines: LogLines) => boolean,
+): string | LogLines {
+  const { maxChars, chunkBytes } = rangeReadLimits;
+  const lines = new LogLines(name, chunkBytes, { fd, start, end });
+  if (linewise(lines)) return lines;
+  if (end - start > maxChars) throw tooLarge(name, end - start, maxChars);
   return readBytes(fd, start, end).toString('utf8');
 }
 
@@ -106,26 +123,57 @@ export interface LogRow {
   last: boolean;
 }
 
+/** A part of an open file: bytes `start` to `end` of `fd` (which the reader does not close). */
+interface LogSpan {
+  fd: number;
+  start: number;
+  end: number;
+}
+
 /**
  * A log file read line by line, in chunks, never whole: what `ingest` reads a JSONL log with, whatever its size (a
  * whole read is limited to what one string holds). The file is opened for each pass over it and closed when the
  * pass ends or is left. Each row is decoded on its own; a newline byte ends any UTF-8 sequence it cuts, so the rows
- * are those of the text decoded whole.
+ * are those of the text decoded whole. Over a span of an open file (openLogRange), only its bytes are read, and
+ * a pass read to the end keeps where each row starts (rowOffset).
  */
 export class LogLines {
+  /** The byte offset in the file of each row of the last pass read to its end, and whether a row held U+FFFD. */
+  private starts: number[] | null = null;
+  private replaced = false;
+
   constructor(
     readonly path: string,
     private readonly chunkBytes = CHUNK_BYTES,
+    private readonly span?: LogSpan,
   ) {}
 
   /** The first `chars` characters of the text (all of it when it is shorter). */
   head(chars: number): string {
+    const from = this.span?.start ?? 0;
+    // A character takes at most 4 bytes, an undecodable byte gives one U+FFFD: enough bytes for `chars` of them.
+    const to = Math.min(from + 4 * chars + 4, this.span?.end ?? Number.POSITIVE_INFINITY);
+    return this.withFile((fd) => readBytes(fd, from, to))
+      .toString('utf8')
+      .slice(0, chars);
+  }
+
+  /**
+   * The byte offset in the file of row `row` (counted from 0, the text's first), as a pass over the rows read to the
+   * end found it; null when none was, when the text has fewer rows, or when it holds a replacement character (its
+   * bytes may not be the file's: transcript-mark.ts lineOffset says the same of a text read whole).
+   */
+  rowOffset(row: number): number | null {
+    if (this.starts === null || this.replaced) return null;
+    if (row <= 0) return this.span?.start ?? 0;
+    return row < this.starts.length ? this.starts[row]! : null;
+  }
+
+  private withFile<T>(use: (fd: number) => T): T {
+    if (this.span) return use(this.span.fd);
     const fd = openSync(this.path, 'r');
     try {
-      // A character takes at most 4 bytes, an undecodable byte gives one U+FFFD: enough bytes for `chars` of them.
-      return readBytes(fd, 0, 4 * chars + 4)
-        .toString('utf8')
-        .slice(0, chars);
+      return use(fd);
     } finally {
       closeSync(fd);
     }
@@ -136,32 +184,39 @@ export class LogLines {
    * decoded: its `text` is null, `bytes` says its size.
    */
   *rows(): Generator<LogRow> {
-    const fd = openSync(this.path, 'r');
+    const fd = this.span?.fd ?? openSync(this.path, 'r');
     try {
+      const end = this.span?.end ?? Number.POSITIVE_INFINITY;
+      let position = this.span?.start ?? 0;
+      // Where each row starts, kept over a span only (a hook's mark is placed at one).
+      const starts: number[] | null = this.span ? [position] : null;
+      let replaced = false;
       // The row being read, in the pieces of the chunks it spans (none kept once it is longer than a string).
       let parts: Buffer[] = [];
       let bytes = 0;
-      let position = 0;
       const row = (piece: Buffer, last: boolean): LogRow => {
         const total = bytes + piece.length;
         const text =
           total > MAX_TEXT_CHARS
             ? null
             : (parts.length ? Buffer.concat([...parts, piece], total) : piece).toString('utf8');
+        if (starts !== null && (text === null || text.includes('\uFFFD'))) replaced = true;
         parts = [];
         bytes = 0;
         return { text, bytes: total, last };
       };
-      for (;;) {
-        const chunk = Buffer.allocUnsafe(this.chunkBytes);
+      while (position < end) {
+        const chunk = Buffer.allocUnsafe(Math.min(this.chunkBytes, end - position));
         const n = readSync(fd, chunk, 0, chunk.length, position);
         if (n === 0) break;
+        const at = position;
         position += n;
         const view = chunk.subarray(0, n);
         let start = 0;
         for (let nl = view.indexOf(0x0a); nl >= 0; nl = view.indexOf(0x0a, start)) {
           const piece = view.subarray(start, nl);
           start = nl + 1;
+          starts?.push(at + start);
           yield row(piece, false);
         }
         if (start < n) {
@@ -170,9 +225,12 @@ export class LogLines {
           bytes += n - start;
         }
       }
-      yield row(Buffer.alloc(0), true);
+      const last = row(Buffer.alloc(0), true);
+      this.starts = starts;
+      this.replaced = replaced;
+      yield last;
     } finally {
-      closeSync(fd);
+      if (!this.span) closeSync(fd);
     }
   }
 }

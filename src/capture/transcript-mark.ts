@@ -5,7 +5,7 @@ import type { ClaudeCodeContext } from './claude-code.js';
 import type { CodexContext } from './codex-rollout.js';
 import type { GeminiContext } from './gemini.js';
 import { idFilterSchema } from './id-filter.js';
-import { readBytes } from './read-log.js';
+import { type LogLines, readBytes } from './read-log.js';
 
 /** The transcripts a hook reads on from a mark: Claude Code transcripts, Codex CLI rollouts, Gemini CLI JSONL logs. */
 export type MarkedFormat = 'claude-code' | 'codex' | 'gemini';
@@ -280,9 +280,11 @@ export function newMark(
 
 /**
  * The byte offset in the file of line `line`, in a text read from byte `start` whose first line is `firstLine`; null
- * when the text cannot say (it holds a replacement character, so its bytes may not be the file's).
+ * when the text cannot say (it holds a replacement character, so its bytes may not be the file's). The text may be the
+ * part of the file read line by line (read-log.ts openLogRange), once its rows were read to the end.
  */
-export function lineOffset(text: string, start: number, firstLine: number, line: number): number | null {
+export function lineOffset(text: string | LogLines, start: number, firstLine: number, line: number): number | null {
+  if (typeof text !== 'string') return text.rowOffset(line - firstLine);
   if (text.includes('\uFFFD')) return null;
   let at = 0;
   for (let n = firstLine; n < line; n++) {
