@@ -49,7 +49,18 @@ function repeat(lines: Line[], k: number, parent: string | null, resultBytes: nu
     const v = structuredClone(original);
     if (typeof v.uuid === 'string') {
       v.uuid = id(v.uuid);
-      v.parentUuid = typeof v.parentUuid === 'string' ? id(v.parentUuid) : i === 0 || !last ? parent : last;
+      // The first line with a uuid hangs under the line before it, as Claude Code writes one: a parent copied from
+      // the fixture would name a line no repeat has (the fixture's last task, appended alone, starts with a prompt
+      // whose parent is in the task before it), which a read on past 256 prompts takes for a rewind.
+      const first = last === (parent ?? '');
+      v.parentUuid =
+        first && parent
+          ? parent
+          : typeof v.parentUuid === 'string'
+            ? id(v.parentUuid)
+            : i === 0 || !last
+              ? parent
+              : last;
       last = v.uuid as string;
     }
     if (typeof v.timestamp === 'string') v.timestamp = new Date(Date.parse(v.timestamp) + k * 60_000).toISOString();
