@@ -1,10 +1,10 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Memory } from '../src/app/memory.js';
 import { openMemory } from '../src/app/open-memory.js';
+import { storedSessions, transcriptMark } from './support/hook-reads.js';
 import { rangeReadLimits } from '../src/capture/read-log.js';
 import { lineOffset, parseMark } from '../src/capture/transcript-mark.js';
 import { writeBigTranscript } from './fixtures/big-transcript.mjs';
@@ -43,16 +43,7 @@ async function fresh(): Promise<Memory> {
   return memory;
 }
 
-/** Every stored session of a memory, as stored. */
-async function stored(memory: Memory) {
-  const list = await memory.sessions.list({ limit: 10_000 });
-  return list
-    .map((s) => {
-      const { seq: _seq, ...session } = s as typeof s & { seq?: number };
-      return session;
-    })
-    .sort((a, b) => a.id.localeCompare(b.id));
-}
+const stored = storedSessions;
 
 /** What one ingest of the whole file stores (as the hook reads it: its last task may not be over). */
 async function ingested(log: string) {
@@ -61,14 +52,7 @@ async function ingested(log: string) {
   return stored(memory);
 }
 
-function markOf(memory: Memory): string {
-  const sql = new Database(dbOf.get(memory)!, { readonly: true });
-  try {
-    return (sql.prepare("SELECT value FROM state WHERE key LIKE 'transcript:%'").get() as { value: string }).value;
-  } finally {
-    sql.close();
-  }
-}
+const markOf = (memory: Memory): string => transcriptMark(dbOf.get(memory)!);
 
 /** A transcript's text cut at a line end about `share` of the way in, and the rest. */
 function split(text: string, share: number): [string, string] {

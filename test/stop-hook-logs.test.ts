@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Memory } from '../src/app/memory.js';
 import { openMemory } from '../src/app/open-memory.js';
+import { storedSessions, transcriptMark } from './support/hook-reads.js';
 import { runBuiltCli } from './support/built-cli.js';
 
 // The Stop hook (`ingest --hook`, memory.ingestTranscript) reads a Codex CLI rollout or a Gemini CLI JSONL session log
@@ -84,16 +85,7 @@ function cutsOf(bytes: Buffer, midLines: number): number[] {
   return [...cuts].filter((c) => c > 0 && c <= bytes.length).sort((a, b) => a - b);
 }
 
-/** Every stored session of a memory, as stored (calls, goals, outcomes, times, labels). */
-async function stored(memory: Memory) {
-  const list = await memory.sessions.list({ limit: 10_000 });
-  return list
-    .map((s) => {
-      const { seq: _seq, ...session } = s as typeof s & { seq?: number };
-      return session;
-    })
-    .sort((a, b) => a.id.localeCompare(b.id));
-}
+const stored = storedSessions;
 
 /** The hook's run after a piece: what it read from (absent: the whole file). */
 async function stop(memory: Memory, log: string) {
@@ -138,15 +130,7 @@ async function wholeOnce(log: string) {
   return stored(memory);
 }
 
-/** The mark the hook keeps for its logs (there is one log per memory here), as stored. */
-function markOf(memory: Memory): string {
-  const sql = new Database(dbOf.get(memory)!, { readonly: true });
-  try {
-    return (sql.prepare("SELECT value FROM state WHERE key LIKE 'transcript:%'").get() as { value: string }).value;
-  } finally {
-    sql.close();
-  }
-}
+const markOf = (memory: Memory): string => transcriptMark(dbOf.get(memory)!);
 
 const CODEX = [
   { name: 'codex-rollout.jsonl', file: 'rollout-2025-09-12T14-02-11-0198a3c4.jsonl' },
