@@ -24,7 +24,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync,
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type HookSample, runStopHook } from './stop-hook-run.js';
+import { type HookSample, padResult as pad, runStopHook } from './stop-hook-run.js';
 import { CLI, REPO } from './paths.js';
 
 const FIXTURE = join(REPO, 'test/fixtures/capture/claude-code-2.1.jsonl');
@@ -80,18 +80,6 @@ function repeat(lines: Line[], k: number, parent: string | null, resultBytes: nu
     out.push(JSON.stringify(v));
   });
   return { text: `${out.join('\n')}\n`, last };
-}
-
-/** A tool result made `bytes` long with lines of a file it might have read. */
-function pad(text: string, bytes: number, k: number): string {
-  const lines = [text];
-  let size = text.length;
-  for (let n = 1; size < bytes; n++) {
-    const line = `  ${n + k}: const value${n} = compute(${n}, "${k}") // line of a file the agent read`;
-    lines.push(line);
-    size += line.length + 1;
-  }
-  return lines.join('\n');
 }
 
 async function main(): Promise<void> {

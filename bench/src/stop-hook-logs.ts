@@ -18,7 +18,7 @@
 import Database from 'better-sqlite3';
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type HookSample, runStopHook } from './stop-hook-run.js';
+import { type HookSample, padResult as pad, runStopHook } from './stop-hook-run.js';
 import { REPO } from './paths.js';
 
 export type StopHookLogFormat = 'codex' | 'gemini';
@@ -55,20 +55,15 @@ interface Repeats {
   tasksOf(k: number): string[];
 }
 
+/** The lines before the first task (a session's metadata), as the log holds them. */
+const headerOf = (lines: Line[], end: number | undefined) =>
+  `${lines
+    .slice(0, end)
+    .map((l) => JSON.stringify(l))
+    .join('\n')}\n`;
+
 const shift = (at: unknown, k: number) =>
   typeof at === 'string' && !Number.isNaN(Date.parse(at)) ? new Date(Date.parse(at) + k * 60_000).toISOString() : at;
-
-/** A tool result made about `bytes` long with lines of a file the agent might have read. */
-function pad(text: string, bytes: number, k: number): string {
-  const lines = [text];
-  let size = text.length;
-  for (let n = 1; size < bytes; n++) {
-    const line = `  ${n + k}: const value${n} = compute(${n}, "${k}") // line of a file the agent read`;
-    lines.push(line);
-    size += line.length + 1;
-  }
-  return lines.join('\n');
-}
 
 function fixtureLines(name: string): Line[] {
   return readFileSync(join(REPO, 'test/fixtures/capture', name), 'utf8')
@@ -91,10 +86,7 @@ function codexRepeats(resultBytes: number): Repeats {
     return JSON.stringify(v);
   };
   return {
-    header: `${lines
-      .slice(0, starts[0])
-      .map((l) => JSON.stringify(l))
-      .join('\n')}\n`,
+    header: headerOf(lines, starts[0]),
     tasksOf: (k) => turns.map((t) => `${t.map((l) => line(l, k)).join('\n')}\n`),
   };
 }
@@ -127,10 +119,7 @@ function geminiRepeats(resultBytes: number): Repeats {
     return JSON.stringify(v);
   };
   return {
-    header: `${lines
-      .slice(0, starts[0])
-      .map((l) => JSON.stringify(l))
-      .join('\n')}\n`,
+    header: headerOf(lines, starts[0]),
     tasksOf: (k) => tasks.map((t) => `${t.map((l) => line(l, k)).join('\n')}\n`),
   };
 }

@@ -35,3 +35,15 @@ export function runStopHook(cli: string, db: string, log: string, home: string):
   const readFrom = (JSON.parse(r.stdout) as { readFrom?: unknown }[])[0]?.readFrom !== undefined;
   return { ms, readMB: number('read-bytes') / 1e6, peakMB: (number('peak-rss-kb') * 1024) / 1e6, readFrom };
 }
+
+/** A tool result made about `bytes` long with lines of a file the agent might have read (the `k`-th repeat's). */
+export function padResult(text: string, bytes: number, k: number): string {
+  const lines = [text];
+  let size = text.length;
+  for (let n = 1; size < bytes; n++) {
+    const line = `  ${n + k}: const value${n} = compute(${n}, "${k}") // line of a file the agent read`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join('\n');
+}
