@@ -123,6 +123,25 @@ describe('the pass report', () => {
   });
 });
 
+describe('a session still open', () => {
+  it('makes no look-alike finding until it ends', async () => {
+    const memory = await fresh();
+    await memory.ingest([...UPGRADES.slice(0, 2), ...OTHERS].map(session));
+    expect((await memory.synthesize()).lookAlike?.map((g) => g.sessions.length)).toEqual([2]);
+    // A third upgrade, recorded while its agent still works (no end, no outcome): a cluster of its own that changed.
+    // It counts for nothing yet, so the pass does not say the group again because of it.
+    await memory.ingest([{ ...session(UPGRADES[2]), outcome: 'unknown', reward: null }]);
+    const open = await memory.synthesize();
+    expect(open.stats.newSessions).toBe(1);
+    expect(open.lookAlike).toBeUndefined();
+    expect((await memory.synthesis.lookAlike()).map((g) => [...g.sessions].sort())).toEqual([['up-eslint', 'up-zod']]);
+    // Once it ends (successfully), the next pass says the group with it.
+    await memory.reportOutcome(UPGRADES[2].id, 'success');
+    const ended = await memory.synthesize();
+    expect(ended.lookAlike?.map((g) => [...g.sessions].sort())).toEqual([['up-datefns', 'up-eslint', 'up-zod']]);
+  });
+});
+
 describe('GET /api/look-alike', () => {
   it('answers the groups over HTTP, and POST /api/compile with one learns it', async () => {
     const memory = await fresh();

@@ -6,6 +6,7 @@
 export type StateKey =
   | 'tool-stats'
   | 'goal-stats'
+  | 'look-alike-open'
   | `goal-mean:${string}`
   | `watermark:${string}`
   | `audit-file:${string}`
@@ -16,6 +17,11 @@ export const stateKey = {
   toolStats: 'tool-stats',
   /** Document frequencies of goal words over the clustered sessions (JSON of `TermStats`). */
   goalStats: 'goal-stats',
+  /**
+   * The clusters too small to learn from that held sessions still open at the last pass, with how many (JSON of
+   * `[clusterId, open][]`): an end of one is a change the look-alike search says (stages/look-alike.ts).
+   */
+  lookAlikeOpen: 'look-alike-open',
   /** The mean goal direction of an embedder's vectors (JSON of `GoalMean`); it shapes every recall vector. */
   goalMean: (embedderId: string): StateKey => `goal-mean:${embedderId}`,
   /** The highest session seq a pass has clustered with an embedder. */
@@ -32,10 +38,11 @@ export function stateShapesRecall(key: StateKey): boolean {
 }
 
 /**
- * The state an embedder change clears with the clusters (every watermark and the term statistics), so the
- * next pass re-clusters every session: as a SQL condition on `key`, the same in both dialects.
+ * The state an embedder change clears with the clusters (every watermark, the term statistics and the clusters that
+ * held open sessions), so the next pass re-clusters every session: as a SQL condition on `key`, the same in both
+ * dialects.
  */
-export const STATE_CLEARED_ON_REEMBED_SQL = `(key LIKE 'watermark:%' OR key IN ('tool-stats', 'goal-stats'))`;
+export const STATE_CLEARED_ON_REEMBED_SQL = `(key LIKE 'watermark:%' OR key IN ('tool-stats', 'goal-stats', 'look-alike-open'))`;
 
 /**
  * The rows of the state that belong to a place rather than to the memory: the marks of how far each audit JSONL file

@@ -1094,6 +1094,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           await store.saveClusters('default', 'old-emb', [cluster('c1', ['s1'])], 7);
           await store.setState('default', 'tool-stats', '{}');
           await store.setState('default', 'goal-stats', '{}');
+          await store.setState('default', stateKey.lookAlikeOpen, '[["c1",1]]');
           await store.setState('default', stateKey.auditFileMark('keep-me'), 'yes');
           await store.saveClusters('other', 'old-emb', [cluster('c1', [])], 3);
           await store.writeSkill({
@@ -1127,6 +1128,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.getState('default', 'watermark:old-emb')).toBeNull();
           expect(await store.getState('default', 'tool-stats')).toBeNull();
           expect(await store.getState('default', 'goal-stats')).toBeNull();
+          expect(await store.getState('default', stateKey.lookAlikeOpen)).toBeNull();
           expect(await store.getState('default', stateKey.auditFileMark('keep-me'))).toBe('yes');
           expect(await store.loadClusters('other', 'old-emb')).toHaveLength(1);
           expect((await store.audit('default', { limit: 1 }))[0]).toMatchObject({

@@ -127,8 +127,8 @@ export interface PassStateStore {
    * After an embedder change, in ONE transaction: sets `embedder_id` and `embedding` of each listed skill of
    * the namespace (no new version, no provenance, `updated_at` unchanged, `cluster_id` cleared); deletes every
    * cluster and cluster membership of the namespace (whatever their embedder: cluster ids of two embedders
-   * collide) and its synthesis state keys `watermark:*`, `tool-stats` and `goal-stats`, so the next pass
-   * re-clusters every session with the new embedder; writes one audit record (`skills.reembed`) and one event
+   * collide) and its synthesis state keys `watermark:*`, `tool-stats`, `goal-stats` and `look-alike-open`, so the
+   * next pass re-clusters every session with the new embedder; writes one audit record (`skills.reembed`) and one event
    * (`skills.reembedded`). Returns how many skills were updated and clusters deleted.
    */
   replaceEmbeddings(namespace: string, change: EmbeddingReplacement): Promise<{ skills: number; clusters: number }>;
