@@ -1,10 +1,17 @@
 // A session that has not ended (the agent is still working, or its end never arrived) counts for nothing in a
 // synthesis pass until it ends: not as a follower that failed, not in a skill's support. The pass and `skills
 // explain` say how many such sessions they left out. The same on SQLite and PostgreSQL.
+import { dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Memory } from '../src/app/memory.js';
 import { openMemory } from '../src/app/open-memory.js';
 import { openLines, outcomeSourceOf } from '../src/surfaces/shapes.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { serveApi } from '../src/surfaces/http/server.js';
+import { serveMcpHttp } from '../src/surfaces/mcp/http.js';
+import { runBuiltCli } from './support/built-cli.js';
 import { startPgServer, type PgServer } from './support/pg-server.js';
 import { tempDbPath } from './support/tau.js';
 
@@ -108,6 +115,44 @@ async function openSessionDoesNotTip(memory: Memory) {
   expect([skill!.successCount, skill!.attemptCount, skill!.support]).toEqual([3, 3, 3]);
 }
 
+const STILL_OPEN = 'still open: it has not ended and has no outcome; end it or report its outcome first';
+
+/** Two runs ended and one still running, all of one procedure. */
+async function twoEndedOneLive(memory: Memory) {
+  for (const [goal, city] of DONE.slice(0, 2)) await memory.ingestText(conversation(goal, city));
+  const live = await memory.startSession({ goal: "What's the weather in Rome? Email it to Bob", id: 'live-rome' });
+  await live.call({ tool: 'get_weather', args: { city: 'Rome' }, result: '{"forecast":"rain","city":"Rome"}' });
+  await live.call({ tool: 'lookup_contact', args: { name: 'Bob' }, result: '{"email":"bob@example.com"}' });
+  await live.call({ tool: 'send_email', args: { to: 'bob@example.com' }, result: '{"status":"sent"}' });
+  return live;
+}
+
+/**
+ * Compile named sessions, one of them still running: it is left out and said so; naming only open ones is refused,
+ * with nothing stored. Ended, it is used.
+ */
+async function compileLeavesOpenOut(memory: Memory) {
+  const live = await twoEndedOneLive(memory);
+  await expect(memory.skills.compile({ sessions: ['live-rome'], commit: true })).rejects.toMatchObject({
+    code: 'COMPILE_INVALID',
+    message: expect.stringContaining('still open (it has not ended and has no outcome): live-rome'),
+  });
+  expect(await memory.skills.list()).toEqual([]);
+
+  const res = await memory.skills.compile({ sessions: ['thread-Paris', 'live-rome', 'thread-Berlin'], commit: true });
+  expect(res.action).toBe('add');
+  expect(res.leftOut).toEqual([{ id: 'live-rome', reason: STILL_OPEN }]);
+  expect(res.parents.sessions.map((p) => p.id).sort()).toEqual(['thread-Berlin', 'thread-Paris']);
+  const [skill] = await memory.skills.list();
+  // Learned from the two that ended; the one still running counts neither for nor against it.
+  expect([skill!.successCount, skill!.attemptCount, skill!.sourceSessions.length]).toEqual([2, 2, 2]);
+
+  await live.end('success');
+  const ended = await memory.skills.compile({ sessions: ['thread-Paris', 'live-rome', 'thread-Berlin'] });
+  expect(ended.leftOut).toEqual([]);
+  expect(ended.parents.sessions.map((p) => p.id).sort()).toEqual(['live-rome', 'thread-Berlin', 'thread-Paris']);
+}
+
 /** The default cooldown (a minute): a pass that examined the cluster would keep the next one from it. */
 const TIPPING = { synthesis: { minOccurrences: 3 } };
 
@@ -151,6 +196,88 @@ describe('sessions still open are left out of a pass until they end', () => {
     try {
       await openSessionDoesNotTip(memory);
     } finally {
+      await memory.close();
+    }
+  });
+
+  it('SQLite: compile leaves a named session still open out, and says so', async () => {
+    const memory = await openMemory({ db: tempDbPath('skillsmith-open-'), logLevel: 'silent' });
+    try {
+      await compileLeavesOpenOut(memory);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('PostgreSQL: compile leaves a named session still open out, and says so', async () => {
+    pg ??= await startPgServer();
+    const memory = await openMemory({ db: await pg.createDatabase(), logLevel: 'silent' });
+    try {
+      await compileLeavesOpenOut(memory);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('the CLI: skillsmith compile --sessions names the ones it left out, and refuses only open ones', async () => {
+    const db = tempDbPath('skillsmith-open-cli-');
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    try {
+      await twoEndedOneLive(memory);
+    } finally {
+      await memory.close();
+    }
+    const cli = (...args: string[]) => runBuiltCli([...args, '--db', db], { cwd: dirname(db) });
+    const refused = cli('compile', '--sessions', 'live-rome', '--commit');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('every session named is still open');
+    expect(refused.stderr).toContain('live-rome');
+    expect(JSON.parse(cli('skills', 'list', '--json').stdout)).toEqual([]);
+    const dry = cli('compile', '--sessions', 'thread-Paris,live-rome,thread-Berlin');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(`Left out: live-rome (${STILL_OPEN})`);
+    expect(dry.stdout).toMatch(/^Parents: thread-(Paris|Berlin) \(success\), thread-(Paris|Berlin) \(success\)$/m);
+    const json = JSON.parse(cli('compile', '--sessions', 'thread-Paris,live-rome,thread-Berlin', '--json').stdout);
+    expect(json.leftOut).toEqual([{ id: 'live-rome', reason: STILL_OPEN }]);
+  });
+
+  it('REST POST /api/compile and the MCP tool compile_skill say the same', async () => {
+    const memory = await openMemory({ db: tempDbPath('skillsmith-open-'), logLevel: 'silent' });
+    const api = await serveApi(memory, { port: 0 });
+    const mcp = await serveMcpHttp(memory, { port: 0 });
+    const client = new Client({ name: 'skillsmith-test', version: '1.0.0' });
+    try {
+      await twoEndedOneLive(memory);
+      const post = (sessions: string[]) =>
+        fetch(`${api.url}/api/compile`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+          body: JSON.stringify({ sessions }),
+        });
+      const refused = await post(['live-rome']);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({
+        error: expect.stringContaining('live-rome'),
+      });
+      const dry = await post(['thread-Paris', 'live-rome', 'thread-Berlin']);
+      expect(dry.status).toBe(200);
+      expect(((await dry.json()) as { leftOut: unknown }).leftOut).toEqual([{ id: 'live-rome', reason: STILL_OPEN }]);
+
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url)));
+      const call = async (session_ids: string[]) =>
+        (await client.callTool({ name: 'compile_skill', arguments: { session_ids } })) as CallToolResult;
+      const toolRefused = await call(['live-rome']);
+      expect(toolRefused.isError).toBe(true);
+      const said = await call(['thread-Paris', 'live-rome', 'thread-Berlin']);
+      expect(said.isError).toBeFalsy();
+      expect((said.structuredContent as { leftOut: unknown }).leftOut).toEqual([
+        { id: 'live-rome', reason: STILL_OPEN },
+      ]);
+      expect(said.content[0]).toMatchObject({ text: expect.stringContaining(`Left out live-rome: ${STILL_OPEN}`) });
+    } finally {
+      await client.close();
+      await mcp.close();
+      await api.close();
       await memory.close();
     }
   });

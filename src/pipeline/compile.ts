@@ -10,6 +10,10 @@ import type { PipelineDeps } from './pipeline-deps.js';
 import { SkillCatalog } from './skill-catalog.js';
 import { embedGoals } from './stages/embed.js';
 import { CompileError } from '../errors/compile-error.js';
+import { stillOpen } from '../domain/open-session.js';
+
+/** Why compile leaves a session out: it is still open (domain/open-session.ts), and counts for nothing yet. */
+export const STILL_OPEN_REASON = 'still open: it has not ended and has no outcome; end it or report its outcome first';
 
 export interface CompileRequest {
   namespace: string;
@@ -37,6 +41,8 @@ export interface CompileResult {
   /** The existing skill this one would reinforce, update or supersede. */
   duplicateOf: { id: string; name: string } | null;
   cluster: string | null;
+  /** Sessions named (or in the cue's cluster) that were not used, each with why: one still open counts for nothing. */
+  leftOut: { id: string; reason: string }[];
 }
 
 export { CompileError };
@@ -59,6 +65,11 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
     sessions = await store.getSessions(ns, req.sessions);
     const missing = req.sessions.filter((id) => !sessions.some((s) => s.id === id));
     if (missing.length) throw new CompileError(`unknown session id(s) in namespace ${ns}: ${missing.join(', ')}`);
+    // As in a pass, a session still open (the agent may be running) counts for nothing until it ends.
+    if (sessions.every(stillOpen))
+      throw new CompileError(
+        `every session named is still open (it has not ended and has no outcome): ${sessions.map((s) => s.id).join(', ')}; end them or report their outcome first`,
+      );
   } else if (req.cue?.trim()) {
     // Cue-directed: the cluster whose goal centroid is nearest to the cue, if it is similar enough.
     const [cueVector] = await embedder.embed([normalizeGoal(req.cue)]);
@@ -70,6 +81,10 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
       clusterId = hit.id;
       sessions = await store.getSessions(ns, await store.clusterMembers(ns, hit.id));
       goalCentroid = clusters.find((c) => c.id === hit.id)!.goalCentroid;
+      if (sessions.length && sessions.every(stillOpen) && !req.facts?.length)
+        throw new CompileError(
+          `every session of the group that matches the cue "${req.cue}" is still open (it has not ended and has no outcome): ${sessions.map((s) => s.id).join(', ')}; end them or report their outcome first`,
+        );
     } else if (!req.facts?.length) {
       // A cue is matched against the groups synthesis passes formed: sessions recorded since the last pass are in none.
       throw new CompileError(
@@ -79,6 +94,8 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
       );
     }
   }
+  const leftOut = sessions.filter(stillOpen).map((s) => ({ id: s.id, reason: STILL_OPEN_REASON }));
+  sessions = sessions.filter((s) => !stillOpen(s));
   const facts: Fact[] = req.facts?.length ? await store.getFacts(ns, req.facts) : [];
   const missingFacts = (req.facts ?? []).filter((id) => !facts.some((f) => f.id === id));
   if (missingFacts.length) throw new CompileError(`unknown fact id(s) in namespace ${ns}: ${missingFacts.join(', ')}`);
@@ -145,5 +162,6 @@ export async function compile(deps: PipelineDeps, req: CompileRequest): Promise<
     },
     duplicateOf: out.target ?? null,
     cluster: clusterId,
+    leftOut,
   };
 }

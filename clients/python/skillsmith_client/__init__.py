@@ -204,7 +204,8 @@ class Client:
     def compile(self, session_ids: Optional[List[str]] = None, cue: Optional[str] = None, commit: bool = False, *,
                 facts: Optional[List[str]] = None) -> Dict[str, Any]:
         """Distils one skill from sessions (ids), a cue or facts (ids): a dry run unless `commit`. Giving none of the
-        three is refused (400)."""
+        three is refused (400). A session still open (not ended, no outcome) is not used: `leftOut` lists each
+        `{"id", "reason"}`; when every session named is open, the call is refused (400, COMPILE_INVALID)."""
         body = _drop_none({"sessions": session_ids, "cue": cue, "facts": facts, "commit": commit})
         return self._request("POST", "/api/compile", body)
 

@@ -610,7 +610,23 @@ export function openApiDocument(version: string) {
               commit: { type: 'boolean', default: false },
             },
           }),
-          responses: { 200: json({ type: 'object' }), ...rejected },
+          responses: {
+            200: json({
+              type: 'object',
+              properties: {
+                leftOut: {
+                  type: 'array',
+                  description:
+                    'Sessions not used, each with why: one still open (not ended, no outcome) counts for nothing until it ends. When every session named is open, the answer is a 400',
+                  items: {
+                    type: 'object',
+                    properties: { id: { type: 'string' }, reason: { type: 'string' } },
+                  },
+                },
+              },
+            }),
+            ...rejected,
+          },
         },
       },
       '/api/look-alike': {

@@ -92,6 +92,9 @@ const output = {
     }),
     duplicateOf: z.object({ id: z.string(), name: z.string() }).nullable(),
     cluster: z.string().nullable(),
+    leftOut: z
+      .array(z.object({ id: z.string(), reason: z.string() }))
+      .describe('sessions not used, with why (one still open counts for nothing until it ends)'),
   },
   feedback: { name: z.string(), eta: z.number(), status, utility: z.number(), repeated: z.boolean() },
   listed: {
@@ -382,7 +385,8 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
         ...r.parents,
         sessions: r.parents.sessions.map((p) => ({ ...p, goal: neutraliseInstructions(p.goal) })),
       };
-      return answer(r.skillMd ? `${head}\n\n${r.skillMd}` : head, { ...r, parents });
+      const said = [head, ...r.leftOut.map((l) => `Left out ${l.id}: ${l.reason}`)].join('\n');
+      return answer(r.skillMd ? `${said}\n\n${r.skillMd}` : said, { ...r, parents });
     },
   );
 

@@ -146,6 +146,8 @@ export interface CompileResult {
   parents: { sessions: { id: string; goal: string; outcome: string }[]; facts: { id: string; text: string }[] };
   duplicateOf: { id: string; name: string } | null;
   cluster: string | null;
+  /** Sessions not used, with why (one still open counts for nothing until it ends). */
+  leftOut: { id: string; reason: string }[];
 }
 
 export interface RecalledSkill {

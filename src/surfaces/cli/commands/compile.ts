@@ -1,5 +1,6 @@
 import { type Command, MEMORY_FLAGS } from '../command.js';
 import { ids, out, printJson, writeErr } from '../output.js';
+import type { CompileResult } from '../../../pipeline/compile.js';
 
 const USAGE = 'usage: skillsmith compile --sessions ID,ID | --cue "GOAL" [--facts ID,ID] [--commit]';
 
@@ -27,6 +28,7 @@ export const command: Command = {
     }
     if (res.action === 'skip') {
       writeErr(`skillsmith: no skill: ${res.reason}\n`);
+      for (const line of leftOutLines(res)) writeErr(`${line}\n`);
       return 1;
     }
     out(
@@ -41,6 +43,12 @@ export const command: Command = {
     out(
       `Parents: ${res.parents.sessions.map((p) => `${p.id} (${p.outcome})`).join(', ') || '-'}${res.parents.facts.length ? `; facts ${res.parents.facts.map((f) => f.id).join(', ')}` : ''}`,
     );
+    for (const line of leftOutLines(res)) out(line);
     return 0;
   },
 };
+
+/** The sessions compile did not use, one line each with why. */
+function leftOutLines(res: CompileResult): string[] {
+  return res.leftOut.map((l) => `Left out: ${l.id} (${l.reason})`);
+}

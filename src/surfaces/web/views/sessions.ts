@@ -402,6 +402,13 @@ async function promote(panel: HTMLElement, sessions: string[], ctx: ViewContext,
           `Built on ${dry.parents.sessions.length} of the ${sessions.length} selected session(s) (the successful ones that follow the procedure).`,
         )
       : null,
+    dry.leftOut.length
+      ? h(
+          'ul',
+          { class: 'muted', id: 'left-out' },
+          dry.leftOut.map((l) => h('li', {}, `Left out ${l.id}: ${l.reason}`)),
+        )
+      : null,
     dry.skillMd ? h('div', { class: 'preview-md' }, md) : null,
     // Nothing to commit when no skill would be written: the reason above says why, and the preview can be put away.
     h('div', { class: 'actions' }, dry.action === 'skip' ? null : commit, cancel),
