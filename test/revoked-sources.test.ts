@@ -94,6 +94,11 @@ async function story(open: () => Promise<Memory>, cli: (...args: string[]) => { 
     await memory.close();
     const text = cli('skills', 'explain', 'bump-patch-tag');
     expect(text.stdout).toContain('(3 session(s) it was learned from were reported failed afterwards');
+    // Which ones, as the JSON and the dashboard name them.
+    const listed = (JSON.parse(cli('skills', 'explain', 'bump-patch-tag', '--json').stdout) as Explained).parents
+      .revokedSessions;
+    expect([...listed].sort()).toEqual(ids.slice(0, 3).sort());
+    expect(text.stdout).toContain(`reported failed afterwards: ${listed.join(', ')}; no longer its parents)`);
     expect(text.stdout).toContain('Not recalled: retired on');
 
     // A pass with nothing new changes nothing more.
@@ -106,10 +111,23 @@ async function story(open: () => Promise<Memory>, cli: (...args: string[]) => { 
     now = await skill(memory);
     expect(now).toMatchObject({ status: 'probationary', successCount: 4, attemptCount: 7 });
     expect((await memory.recall('ship a patch release with a tag')).map((r) => r.name)).toEqual(['bump-patch-tag']);
+
+    // One of them forgotten: the text names it by the reference the JSON gives, never by its id.
+    await memory.sessions.forget(ids[0]!);
+    await memory.close();
+    const named = (JSON.parse(cli('skills', 'explain', 'bump-patch-tag', '--json').stdout) as Explained).parents
+      .revokedSessions;
+    expect(named).toHaveLength(3);
+    expect(named).not.toContain(ids[0]);
+    const after = cli('skills', 'explain', 'bump-patch-tag').stdout;
+    expect(after).toContain(`reported failed afterwards: ${named.join(', ')}; no longer its parents)`);
+    expect(after).not.toContain(ids[0]!);
   } finally {
     await memory.close().catch(() => {});
   }
 }
+
+type Explained = { parents: { revokedSessions: string[] } };
 
 /**
  * In one pass: three of its four sources reported failed, and three new good runs of the same task. The revision

@@ -231,10 +231,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
       for (const f of ex.parents.facts) out(`  fact ${f.id}: ${f.text}`);
       if (ex.parents.missing.length) out(`  (no longer stored: ${ex.parents.missing.join(', ')})`);
       if (ex.parents.forgotten) out(`  (${ex.parents.forgotten} parent session(s) forgotten at a person's request)`);
-      if (ex.parents.revoked)
-        out(
-          `  (${ex.parents.revoked} session(s) it was learned from were reported failed afterwards: no longer its parents)`,
-        );
+      if (ex.parents.revoked) out(`  (${revokedText(ex.parents)})`);
       if (ex.openSessions)
         out(
           `  (${ex.openSessions} session(s) of its kind still open, not ended and no outcome yet: no pass counts them until they end)`,
@@ -386,4 +383,16 @@ function editedLines(name: string, mark: { by: string; at: string; suggests?: st
         ]
       : []),
   ];
+}
+
+/**
+ * The sources reported failed after the skill was learned from them: how many and, as the JSON and the dashboard name
+ * them (`revokedSessions`: a forgotten one by its reference), which.
+ */
+function revokedText(parents: { revoked: number; revokedSessions: string[] }): string {
+  const n = parents.revoked;
+  const named = parents.revokedSessions.slice(0, n);
+  const more = n - named.length;
+  const which = named.length ? `: ${named.join(', ')}${more ? ` and ${more} more` : ''};` : ':';
+  return `${n} session(s) it was learned from were reported failed afterwards${which} no longer its parents`;
 }
