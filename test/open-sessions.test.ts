@@ -4,6 +4,7 @@
 import { dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Memory } from '../src/app/memory.js';
+import type { Session } from '../src/domain/types.js';
 import { openMemory } from '../src/app/open-memory.js';
 import { openLines, outcomeSourceOf } from '../src/surfaces/shapes.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -153,8 +154,85 @@ async function compileLeavesOpenOut(memory: Memory) {
   expect(ended.parents.sessions.map((p) => p.id).sort()).toEqual(['live-rome', 'thread-Berlin', 'thread-Paris']);
 }
 
+const CITIES = [
+  'Paris',
+  'Berlin',
+  'Tokyo',
+  'Oslo',
+  'Rome',
+  'Madrid',
+  'Vienna',
+  'Prague',
+  'Lisbon',
+  'Dublin',
+  'Athens',
+  'Warsaw',
+  'Helsinki',
+  'Brussels',
+  'Zurich',
+  'Geneva',
+  'Milan',
+  'Munich',
+  'Hamburg',
+  'Lyon',
+];
+
+/** A run of the weather procedure for a city, stored whole: ended with success, or still open (no end, no outcome). */
+function run(city: string, i: number, open: boolean): Session {
+  const at = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+  return {
+    id: `${open ? 'open' : 'ended'}-${city}`,
+    namespace: 'default',
+    goal: `Check the weather in ${city} and email the forecast to Bob`,
+    outcome: open ? 'unknown' : 'success',
+    reward: open ? null : 1,
+    agentId: null,
+    source: 'scripted-test',
+    startedAt: at,
+    endedAt: open ? null : at,
+    labels: null,
+    calls: [
+      ['get_weather', { city }, `{"forecast":"sunny","city":"${city}"}`],
+      ['lookup_contact', { name: 'Bob' }, '{"email":"bob@example.com"}'],
+      ['send_email', { to: 'bob@example.com', subject: `Forecast for ${city}` }, '{"status":"sent"}'],
+    ].map(([tool, args, result], position) => ({
+      position,
+      tool: tool as string,
+      args: args as Record<string, unknown>,
+      result: result as string,
+      ok: true,
+      error: null,
+      durationMs: null,
+      at: null,
+    })),
+  };
+}
+
+/**
+ * A cluster larger than synthesis.maxClusterSessions (10 here) whose newest members are still open: 14 runs ended, then
+ * 6 started and not ended. The pass reads the newest 10 that ended, not the newest 10 members (6 of them open, which
+ * count for nothing: a sample of 4).
+ */
+async function bigClusterSamplesEnded(memory: Memory) {
+  const ended = CITIES.slice(0, 14).map((c, i) => run(c, i, false));
+  const open = CITIES.slice(14).map((c, i) => run(c, 14 + i, true));
+  expect(await memory.ingest([...ended, ...open])).toMatchObject({ inserted: 20 });
+  const pass = await memory.synthesize();
+  expect(pass.created).toHaveLength(1);
+  expect(pass.open).toEqual({ sessions: 6, clusters: 1 });
+  const [skill] = await memory.skills.list();
+  expect([...skill!.sourceSessions].sort()).toEqual(
+    ended
+      .slice(-10)
+      .map((s) => s.id)
+      .sort(),
+  );
+  expect([skill!.successCount, skill!.attemptCount, skill!.support]).toEqual([10, 10, 10]);
+}
+
 /** The default cooldown (a minute): a pass that examined the cluster would keep the next one from it. */
 const TIPPING = { synthesis: { minOccurrences: 3 } };
+const BIG = { synthesis: { maxClusterSessions: 10, cooldownMs: 0 } };
 
 let pg: PgServer | null = null;
 afterAll(async () => {
@@ -278,6 +356,25 @@ describe('sessions still open are left out of a pass until they end', () => {
       await client.close();
       await mcp.close();
       await api.close();
+      await memory.close();
+    }
+  });
+
+  it('SQLite: a cluster larger than maxClusterSessions samples its newest ended sessions, not its open ones', async () => {
+    const memory = await openMemory({ db: tempDbPath('skillsmith-open-'), config: BIG, logLevel: 'silent' });
+    try {
+      await bigClusterSamplesEnded(memory);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('PostgreSQL: a cluster larger than maxClusterSessions samples its newest ended sessions', async () => {
+    pg ??= await startPgServer();
+    const memory = await openMemory({ db: await pg.createDatabase(), config: BIG, logLevel: 'silent' });
+    try {
+      await bigClusterSamplesEnded(memory);
+    } finally {
       await memory.close();
     }
   });

@@ -216,8 +216,14 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     const held = revision.read.members.get(c.id) ?? (await store.clusterMembers(ns, c.id));
     const memberIds = opts.dryRun ? [...held, ...c.newMembers] : held;
     // Members come oldest first: the newest `maxClusterSessions` of them are read. One still open (the agent may be
-    // running, or its end never arrived) counts for nothing yet: its end makes the cluster dirty again.
-    const wanted = [...new Set(memberIds)].slice(-config.synthesis.maxClusterSessions);
+    // running, or its end never arrived) counts for nothing yet: its end makes the cluster dirty again. In a cluster
+    // that holds more, the open ones are known first (one read of their ids), so that the newest that ended are read,
+    // not newer open ones in their place.
+    const all = [...new Set(memberIds)];
+    const openIds = all.length > config.synthesis.maxClusterSessions ? await store.openSessionIds(ns, all) : null;
+    const wanted = (openIds?.size ? all.filter((id) => !openIds.has(id)) : all).slice(
+      -config.synthesis.maxClusterSessions,
+    );
     const cached = wanted.flatMap((id) => revision.read.sessions.get(id) ?? []);
     const fetched = await store.getSessions(
       ns,
@@ -226,13 +232,11 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     // In the order the store gives them (by when they were stored), as one read of them all would.
     const read = [...cached, ...fetched].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
     const sessions = read.filter((s) => !stillOpen(s));
+    // How many are open: those read say, unless the cluster holds more than are read.
+    const open = (openIds?.size ?? 0) + read.length - sessions.length;
     // They count for nothing in the size that decides whether the cluster is examined either: too few ended ones
-    // leave it as too small, unexamined (its cooldown not started) until they end. Those read say how many are open,
-    // unless the cluster holds more than were read.
+    // leave it as too small, unexamined (its cooldown not started) until they end.
     if (sessions.length < config.synthesis.minOccurrences) {
-      const all = [...new Set(memberIds)];
-      const open =
-        wanted.length === all.length ? read.length - sessions.length : (await store.openSessionIds(ns, all)).size;
       const few = tooFewEnded(c.size, open, config.synthesis);
       if (few) {
         tooSmall.push(c);
@@ -240,9 +244,9 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
         continue;
       }
     }
-    if (sessions.length < read.length) {
+    if (open) {
       report.open ??= { sessions: 0, clusters: 0 };
-      report.open.sessions += read.length - sessions.length;
+      report.open.sessions += open;
       report.open.clusters++;
     }
     distilled++;
