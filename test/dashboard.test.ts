@@ -314,6 +314,31 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Clear selection' }).click();
   });
 
+  it('a preview leaves a selected session still open out, and names it with why', async () => {
+    const started = await fetch(`${server.url}/api/sessions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Skillsmith-CSRF': '1' },
+      body: JSON.stringify({ goal: 'Enable roaming for a customer abroad', id: 'still-running' }),
+    });
+    expect(started.status).toBe(201);
+    const all = await api<{ items: { id: string; outcome: string; tools: string[] }[] }>('/api/sessions?limit=200');
+    const ended = all.items.findIndex((s) => s.outcome === 'success' && s.tools.includes('enable_roaming'));
+    expect(ended).toBeGreaterThanOrEqual(0);
+    const running = all.items.findIndex((s) => s.id === 'still-running');
+    expect(running).toBeGreaterThanOrEqual(0);
+    await open(`#/sessions?offset=${Math.floor(running / 25) * 25}`);
+    await page.locator('input[data-session="still-running"]').check();
+    await open(`#/sessions?offset=${Math.floor(ended / 25) * 25}`);
+    await page.locator(`input[data-session="${all.items[ended]!.id}"]`).check();
+    await page.locator('#preview-skill').click();
+    await page.locator('#preview-title').waitFor();
+    expect(await page.locator('#left-out li').allTextContents()).toEqual([
+      'Left out still-running: still open: it has not ended and has no outcome; end it or report its outcome first',
+    ]);
+    await page.getByRole('button', { name: 'Discard preview' }).click();
+    await page.getByRole('button', { name: 'Clear selection' }).click();
+  });
+
   it('a search that matches no skill says so, not that the memory has none', async () => {
     await open('#/skills?q=zzz-no-such-skill');
     await expect
