@@ -80,6 +80,43 @@ async function learnThenForget(memory: Memory) {
   return skill;
 }
 
+/**
+ * Two of the sessions a skill is learned from asked the very same thing: forgetting one leaves the exemplar of that
+ * wording, which the other gave too, and a request worded so still finds the skill by it. No embedding is needed.
+ */
+async function forgetOneOfTwins(memory: Memory) {
+  const sessions = forgetSessions('tw');
+  sessions[1]!.goal = sessions[0]!.goal;
+  const twinGoal = sessions[0]!.goal;
+  await memory.ingest(sessions);
+  const report = await memory.synthesize();
+  expect(report.created).toHaveLength(1);
+  const skill = (await memory.skills.get(report.created[0].name))!;
+  expect(skill.sourceSessions).toEqual(expect.arrayContaining(['tw-0', 'tw-1']));
+  const store = memory.parts.store!;
+  const [twinVector] = await embedTexts(store, memory.parts.embedder, [twinGoal]);
+  const nearest = async () =>
+    Math.max(
+      ...unpackExemplars((await store.getSkill('default', skill.id))!.exemplars, memory.parts.embedder.dimensions).map(
+        (e) => e.reduce((sum, x, i) => sum + x * twinVector![i]!, 0),
+      ),
+    );
+  expect(await nearest()).toBeGreaterThan(0.999);
+  const before = (await memory.recall(twinGoal)).find((s) => s.name === skill.name)!;
+  expect(before.similarity).toBeGreaterThan(0.99);
+
+  expect(await memory.sessions.forget('tw-0', { actor: 'privacy-request' })).toMatchObject({ skills: [skill.name] });
+  // tw-1 asked the same: the wording stays among the exemplars, and recall still meets the skill on it.
+  expect(await nearest()).toBeGreaterThan(0.999);
+  const after = (await memory.recall(twinGoal)).find((s) => s.name === skill.name);
+  expect(after?.similarity).toBe(before.similarity);
+  // Its exemplars say their sessions: a forget has no vector to compute for them.
+  expect(await store.parentsOfUnsourcedExemplarsIn('default', ['tw-1', 'tw-2'])).toEqual(new Set());
+  // Now that tw-1 goes too, no session of that wording is left: neither is the exemplar.
+  await memory.sessions.forget('tw-1', { actor: 'privacy-request' });
+  expect(await nearest()).toBeLessThan(0.999);
+}
+
 describe('forgetting on SQLite', () => {
   let tmp: string;
   beforeAll(() => {
@@ -114,6 +151,41 @@ describe('forgetting on SQLite', () => {
       .map((line) => JSON.parse(line) as { id: number; action: string; detail: { session?: string } });
     expect(records.find((r) => r.action === 'skill.feedback')?.detail.session).toMatch(/^ses-[0-9a-f]{16}$/);
     expect(records.map((r) => r.id)).toEqual(records.map((_, i) => i + 1));
+  });
+
+  it("forgetting one of two sessions that asked the same thing leaves the other's exemplar", async () => {
+    const memory = await openMemory({ db: join(tmp, 'twins.db'), logLevel: 'silent' });
+    try {
+      await forgetOneOfTwins(memory);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('exemplars stored before they said their sessions are found by their vectors, as then', async () => {
+    const memory = await openMemory({ db: join(tmp, 'unsourced.db'), logLevel: 'silent' });
+    try {
+      const sessions = forgetSessions('un');
+      await memory.ingest(sessions);
+      const [skill] = (await memory.synthesize()).created;
+      const store = memory.parts.store!;
+      // As schema version 12 left them: no sources.
+      (store as any).db.prepare('UPDATE skills SET exemplar_sources = NULL').run();
+      expect(await store.parentsOfUnsourcedExemplarsIn('default', ['un-0', 'un-9'])).toEqual(new Set(['un-0']));
+      const [goalVector] = await embedTexts(store, memory.parts.embedder, [sessions[0]!.goal]);
+      const nearest = async () =>
+        Math.max(
+          ...unpackExemplars(
+            (await store.getSkill('default', skill!.id))!.exemplars,
+            memory.parts.embedder.dimensions,
+          ).map((e) => e.reduce((sum, x, i) => sum + x * goalVector![i]!, 0)),
+        );
+      expect(await nearest()).toBeGreaterThan(0.999);
+      await memory.sessions.forget('un-0');
+      expect(await nearest()).toBeLessThan(0.999);
+    } finally {
+      await memory.close();
+    }
   });
 
   it('the scan finds the strings while they are stored (it can fail)', async () => {
@@ -168,6 +240,15 @@ describe('forgetting on PostgreSQL', () => {
       expect(text).not.toContain('fg-0');
     } finally {
       await client.end();
+    }
+  });
+
+  it("forgetting one of two sessions that asked the same thing leaves the other's exemplar", async () => {
+    const memory = await openMemory({ db: await server.createDatabase('twins'), logLevel: 'silent' });
+    try {
+      await forgetOneOfTwins(memory);
+    } finally {
+      await memory.close();
     }
   });
 });

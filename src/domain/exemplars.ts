@@ -79,25 +79,103 @@ export function unpackExemplars(packed: Float32Array | null | undefined, dims: n
 }
 
 /**
- * A skill's packed exemplars without those that are one of `vectors` (cosine at least `same`): the goals and cues of
- * sessions being forgotten, whose embeddings must not stay in the skill. Undefined when none of them is there (nothing
- * to write); null when none is left.
+ * The sessions each of a skill's exemplars was taken from (their stored ids), one entry an exemplar, in the order of
+ * the packing (`Skill.exemplarSources`): every candidate session whose goal or cue is that very wording (cosine at least
+ * `SAME_WORDING`), so two sessions that asked the same thing both hold it. null for an exemplar of unknown source (one
+ * chosen before sources were kept, schema version 13): a forget finds such an exemplar by its vector instead.
  */
-export function exemplarsWithout(
-  packed: Float32Array,
-  vectors: readonly Float32Array[],
-  same = 0.999,
-): Float32Array | null | undefined {
-  const dims = vectors[0]?.length ?? 0;
-  const kept = unpackExemplars(packed, dims);
-  if (kept.length === 0) return undefined;
-  const norm = (v: Float32Array) => Math.sqrt(dot(v, v)) || 1;
-  const norms = vectors.map(norm);
-  const left = kept.filter((e) => {
-    const n = norm(e);
-    return !vectors.some((v, i) => dot(e, v) / (n * norms[i]!) >= same);
+export type ExemplarSources = (string[] | null)[];
+
+/** Cosine at or above which two vectors are the same wording (embedded from the same normalised text). */
+export const SAME_WORDING = 0.999;
+
+/** A wording an exemplar may be chosen from, with the sessions it comes from (null: not known). */
+export interface ExemplarCandidate {
+  vector: Float32Array;
+  sources: readonly string[] | null;
+}
+
+/** A skill's exemplars as stored: packed vectors and their sources (null when none is known). */
+export interface SourcedExemplars {
+  exemplars: Float32Array | null;
+  exemplarSources: ExemplarSources | null;
+}
+
+/**
+ * `chooseExemplars` over candidates that say their sessions: the same vectors, each with the sources of every
+ * candidate of that very wording (the known ones; null when none is known).
+ */
+export function chooseSourcedExemplars(
+  candidates: readonly ExemplarCandidate[],
+  max = MAX_EXEMPLARS,
+  duplicate = 0.98,
+): SourcedExemplars {
+  const chosen = chooseExemplars(
+    candidates.map((c) => c.vector),
+    max,
+    duplicate,
+  );
+  const sources = chosen.map((v) => {
+    const known = candidates.filter((c) => c.sources !== null && cosine(c.vector, v) >= SAME_WORDING);
+    return known.length ? [...new Set(known.flatMap((c) => c.sources!))] : null;
   });
-  return left.length === kept.length ? undefined : packExemplars(left.map((e) => e.slice()));
+  return { exemplars: packExemplars(chosen), exemplarSources: storedSources(sources) };
+}
+
+/** A skill's stored exemplars as candidates (to merge with another's); an entry the sources do not fit is unknown. */
+export function exemplarCandidates(
+  stored: { exemplars?: Float32Array | null; exemplarSources?: ExemplarSources | null },
+  dims: number,
+): ExemplarCandidate[] {
+  const vectors = unpackExemplars(stored.exemplars, dims);
+  const sources = stored.exemplarSources?.length === vectors.length ? stored.exemplarSources : null;
+  return vectors.map((vector, i) => ({ vector, sources: sources?.[i] ?? null }));
+}
+
+/**
+ * A skill's exemplars without what sessions being forgotten gave them: an exemplar whose sources are known loses the
+ * forgotten ones and goes when none is left (a kept session of the same wording keeps it); one of unknown source goes
+ * when it is one of `vectors` (cosine at least `SAME_WORDING`), the embeddings of the forgotten sessions' goals and
+ * cues, when they are given. Undefined when nothing changes (nothing to write); `exemplars` null when none is left.
+ */
+export function exemplarsForgetting(
+  stored: { exemplars: Float32Array; exemplarSources: ExemplarSources | null },
+  forgotten: ReadonlySet<string>,
+  vectors?: readonly Float32Array[],
+): SourcedExemplars | undefined {
+  const known = stored.exemplarSources;
+  const dims =
+    known?.length && stored.exemplars.length % known.length === 0
+      ? stored.exemplars.length / known.length
+      : (vectors?.[0]?.length ?? 0);
+  const kept = exemplarCandidates(stored, dims);
+  if (kept.length === 0) return undefined;
+  let changed = false;
+  const left: { vector: Float32Array; sources: string[] | null }[] = [];
+  for (const e of kept) {
+    if (e.sources === null) {
+      if (vectors?.some((v) => cosine(e.vector, v) >= SAME_WORDING)) changed = true;
+      else left.push({ vector: e.vector, sources: null });
+      continue;
+    }
+    const still = e.sources.filter((id) => !forgotten.has(id));
+    if (still.length !== e.sources.length) changed = true;
+    if (still.length) left.push({ vector: e.vector, sources: still });
+  }
+  if (!changed) return undefined;
+  return {
+    exemplars: packExemplars(left.map((e) => e.vector.slice())),
+    exemplarSources: left.length ? storedSources(left.map((e) => e.sources)) : null,
+  };
+}
+
+/** Sources as stored: null when none of them is known. */
+function storedSources(sources: ExemplarSources): ExemplarSources | null {
+  return sources.some((s) => s !== null) ? sources : null;
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  return dot(a, b) / ((Math.sqrt(dot(a, a)) || 1) * (Math.sqrt(dot(b, b)) || 1));
 }
 
 function dot(a: Float32Array, b: Float32Array): number {

@@ -238,6 +238,11 @@ export interface Skill {
    * the skill even when it is far from the centroid.
    */
   exemplars?: Float32Array | null;
+  /**
+   * The sessions each exemplar was taken from, in the order of `exemplars` (domain/exemplars.ts, ExemplarSources), so
+   * forgetting a session takes out exactly its wordings; null (or absent) when none is known.
+   */
+  exemplarSources?: (string[] | null)[] | null;
   createdAt: string;
   updatedAt: string;
   lastUsedAt: string | null;

@@ -1,7 +1,6 @@
-import { chooseExemplars, packExemplars } from '../domain/exemplars.js';
 import type { DraftMaterial, GroupInput, GroupOutcome } from './group.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import { skillEmbedding } from './skill-embedding.js';
+import { exemplarsFrom, NO_EXEMPLARS, skillEmbedding } from './skill-embedding.js';
 import { admitGroup, summarizeAdmission } from './stages/admit.js';
 import { distilDraft, factDraft } from './stages/distil.js';
 import { embedTexts } from './stages/embed.js';
@@ -42,9 +41,17 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
   // The recall vector: what the cluster's goals have in common, plus the words of the procedure itself, so
   // that a short request ("exchange my keyboard") meets a skill learned from long persona-style goals.
   const embedding = await skillEmbedding(deps.embedder, input.goalCentroid, draft);
-  const exemplars = material.exemplarTexts.length
-    ? packExemplars(chooseExemplars(await embedTexts(deps.store, deps.embedder, material.exemplarTexts)))
-    : null;
+  const wordings = material.exemplarTexts;
+  const exemplars = wordings.length
+    ? exemplarsFrom(
+        wordings,
+        await embedTexts(
+          deps.store,
+          deps.embedder,
+          wordings.map((w) => w.text),
+        ),
+      )
+    : NO_EXEMPLARS;
 
   const placed = reconcileDraft(deps, input, material, embedding, exemplars);
   const { decision, target } = placed;

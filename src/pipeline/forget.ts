@@ -83,9 +83,10 @@ export async function forgetSessions(
         return writes;
       };
       const batch: SessionToForget[] = sessions.map((s) => ({ id: s.id, embeddingHashes: embeddingHashes(s, deps) }));
-      // The goals and cues of those skills were learned from, embedded as a pass embedded them (from the cache the
-      // forget then empties): a skill's recall exemplars are such vectors, and keep none of a forgotten session's.
-      const parents = await store.parentSessionsIn(
+      // A skill's recall exemplars say the sessions they were taken from, and keep none a forgotten session alone
+      // gave; those chosen before exemplars said so are found by vector: the goals and cues of their skills' forgotten
+      // parents, embedded as a pass embedded them (from the cache the forget then empties). No other needs embedding.
+      const parents = await store.parentsOfUnsourcedExemplarsIn(
         namespace,
         sessions.map((s) => s.id),
       );

@@ -1,10 +1,10 @@
-import { chooseExemplars, EXEMPLAR_SOURCES, packExemplars } from '../domain/exemplars.js';
+import { EXEMPLAR_SOURCES, type SourcedExemplars } from '../domain/exemplars.js';
 import type { Session, Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { EmbeddingDimensionError } from '../errors/embedding-dimension-error.js';
-import { skillEmbedding } from './skill-embedding.js';
+import { exemplarsFrom, NO_EXEMPLARS, skillEmbedding } from './skill-embedding.js';
 import { embedGoals, embedTexts } from './stages/embed.js';
-import type { Store } from '../store/store.js';
+import type { EmbeddingReplacement, Store } from '../store/store.js';
 
 /** Re-embedding works on any store: the swap of vectors and cluster state is one store transaction. */
 export type ReembedStore = Store;
@@ -58,7 +58,7 @@ export async function reembed(
   };
   if (opts.dryRun) return report;
 
-  const vectors: { skillId: string; embedding: Float32Array; exemplars?: Float32Array | null }[] = [];
+  const vectors: EmbeddingReplacement['vectors'] = [];
   const byDescription: Skill[] = [];
   for (const [i, skill] of skills.entries()) {
     opts.onProgress?.(i, skills.length);
@@ -71,7 +71,7 @@ export async function reembed(
     vectors.push({
       skillId: skill.id,
       embedding: await skillEmbedding(embedder, centroid, skill),
-      exemplars: await exemplarsOf(store, embedder, sessions),
+      ...(await exemplarsOf(store, embedder, sessions)),
     });
   }
   if (byDescription.length) {
@@ -104,11 +104,21 @@ async function sourceSessions(store: ReembedStore, namespace: string, skill: Ski
 
 /**
  * Recall exemplars as a pass chooses them (chain.ts): from the goals and cues of the newest EXEMPLAR_SOURCES
- * source sessions, embedded by the new embedder. Null when the sessions give none.
+ * source sessions, embedded by the new embedder. Each says its sessions; none when the sessions give none.
  */
-async function exemplarsOf(store: ReembedStore, embedder: Embedder, sessions: Session[]): Promise<Float32Array | null> {
-  const texts = sessions.slice(-EXEMPLAR_SOURCES).flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])]);
-  return texts.length ? packExemplars(chooseExemplars(await embedTexts(store, embedder, texts))) : null;
+async function exemplarsOf(store: ReembedStore, embedder: Embedder, sessions: Session[]): Promise<SourcedExemplars> {
+  const wordings = sessions
+    .slice(-EXEMPLAR_SOURCES)
+    .flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])].map((text) => ({ text, sessionId: s.id })));
+  if (wordings.length === 0) return NO_EXEMPLARS;
+  return exemplarsFrom(
+    wordings,
+    await embedTexts(
+      store,
+      embedder,
+      wordings.map((w) => w.text),
+    ),
+  );
 }
 
 /** The normalised mean of the source sessions' goal embeddings, or null when there is none. */

@@ -1,5 +1,5 @@
-import { chooseExemplars, packExemplars, unpackExemplars } from '../domain/exemplars.js';
-import type { Draft } from '../domain/types.js';
+import { chooseSourcedExemplars, exemplarCandidates, type SourcedExemplars } from '../domain/exemplars.js';
+import type { Draft, Skill } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 
 /**
@@ -26,7 +26,25 @@ export async function skillEmbedding(
   return out;
 }
 
-/** One skill's recall exemplars after it absorbed another group's wordings. */
-export function mergeExemplars(a: Float32Array, b: Float32Array | null, dims: number): Float32Array | null {
-  return packExemplars(chooseExemplars([...unpackExemplars(a, dims), ...unpackExemplars(b, dims)]));
+/** No recall exemplars. */
+export const NO_EXEMPLARS: SourcedExemplars = { exemplars: null, exemplarSources: null };
+
+/** Recall exemplars chosen from the wordings (goals and cues) of sessions, given their vectors in the same order. */
+export function exemplarsFrom(
+  wordings: readonly { sessionId: string }[],
+  vectors: readonly Float32Array[],
+): SourcedExemplars {
+  return chooseSourcedExemplars(vectors.map((vector, i) => ({ vector, sources: [wordings[i]!.sessionId] })));
+}
+
+type StoredExemplars = Pick<Skill, 'exemplars' | 'exemplarSources'>;
+
+/** One skill's recall exemplars after it absorbed another group's wordings, each with its sessions. */
+export function mergeExemplars(a: StoredExemplars, b: StoredExemplars, dims: number): SourcedExemplars {
+  return chooseSourcedExemplars([...exemplarCandidates(a, dims), ...exemplarCandidates(b, dims)]);
+}
+
+/** A skill's stored exemplars as they are. */
+export function storedExemplars(s: StoredExemplars): SourcedExemplars {
+  return { exemplars: s.exemplars ?? null, exemplarSources: s.exemplars ? (s.exemplarSources ?? null) : null };
 }

@@ -1202,6 +1202,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             utility: -0.25,
             embedding: new Float32Array([0.1, 0.2, 0.3]),
             exemplars: new Float32Array([0.6, 0.8, 0, 0, 0.6, 0.8]),
+            exemplarSources: [['s1', 's2'], null],
             lastUsedAt: '2025-01-05T00:00:00.000Z',
           });
           const saved = await store.writeSkill({

@@ -108,8 +108,11 @@ export interface SessionStore {
     sessions: readonly SessionToForget[],
     opts: ForgetSessionsOptions,
   ): Promise<(ForgottenSession & { id: string })[]>;
-  /** Which of these sessions a skill (live or not) names as an episodic parent. */
-  parentSessionsIn(namespace: string, sessionIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * Which of these sessions a skill (live or not) holding recall exemplars of unknown source names as an episodic
+   * parent: a forget finds such exemplars by the vectors of those sessions' goals and cues (`forgottenVectors`).
+   */
+  parentsOfUnsourcedExemplarsIn(namespace: string, sessionIds: readonly string[]): Promise<Set<string>>;
 }
 
 /** What synthesis passes keep between runs: state under typed keys, clusters, the embedding cache, the pass lock. */
@@ -334,8 +337,10 @@ export interface ForgetSessionsOptions extends ForgetOptions {
    */
   stateIfClustered?: (clustered: readonly string[]) => { key: StateKey; value: string }[];
   /**
-   * The embeddings (by `embedderId`) of the goals and cues of the batch's sessions that skills were learned from: a
-   * skill of that embedder that had one of them as a parent keeps none of them among its recall exemplars.
+   * A skill that had one of the batch's sessions as a parent keeps none of its recall exemplars that name only such
+   * sessions as their sources (those of a kept session asked the same way stay). Its exemplars of unknown source go
+   * when they are one of these embeddings (by `embedderId`) of the goals and cues of those sessions
+   * (`parentsOfUnsourcedExemplarsIn` says which sessions they are needed for).
    */
   forgottenVectors?: { embedderId: string; vectors: readonly Float32Array[] };
 }
@@ -445,7 +450,13 @@ export interface EmbeddingReplacement {
   /** The new embedder's id, stored with every vector. */
   embedderId: string;
   /** Each skill's new vector and, when its sessions give them, its new exemplars (else it has none). */
-  vectors: { skillId: string; embedding: Float32Array; exemplars?: Float32Array | null }[];
+  vectors: {
+    skillId: string;
+    embedding: Float32Array;
+    exemplars?: Float32Array | null;
+    /** The sessions of each exemplar (Skill.exemplarSources). */
+    exemplarSources?: (string[] | null)[] | null;
+  }[];
   actor: string;
   at: string;
 }

@@ -5,7 +5,7 @@ import { editOf, givenNameOf } from '../../domain/learned-by.js';
 import type { Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import type { SkillCatalog } from '../skill-catalog.js';
-import { mergeExemplars } from '../skill-embedding.js';
+import { mergeExemplars, storedExemplars } from '../skill-embedding.js';
 import { withSupport } from '../support.js';
 
 /**
@@ -58,9 +58,7 @@ export async function consolidateSkills(
       const absorbed: Skill = withSupport(
         {
           ...winner,
-          exemplars: winner.exemplars
-            ? mergeExemplars(winner.exemplars, loser.exemplars ?? null, deps.embedder.dimensions)
-            : (loser.exemplars ?? null),
+          ...(winner.exemplars ? mergeExemplars(winner, loser, deps.embedder.dimensions) : storedExemplars(loser)),
           updatedAt: at,
         },
         {

@@ -92,7 +92,7 @@ export async function distilDraft(
     ),
     exemplarTexts: admission.successfulFollowers
       .slice(-EXEMPLAR_SOURCES)
-      .flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])]),
+      .flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])].map((text) => ({ text, sessionId: s.id }))),
   };
 }
 

@@ -9,7 +9,8 @@ import type { DraftMaterial, GroupInput } from '../group.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import { renderSkillMd } from '../render-skill-md.js';
 import { uniqueName } from '../../domain/skill-naming.js';
-import { mergeExemplars } from '../skill-embedding.js';
+import { mergeExemplars, storedExemplars } from '../skill-embedding.js';
+import type { SourcedExemplars } from '../../domain/exemplars.js';
 import { reinforcedCounts, withSupport } from '../support.js';
 import { sameButEvidence } from '../../domain/evidence-line.js';
 import { newSkill, newSkillId } from '../../domain/new-skill.js';
@@ -52,7 +53,7 @@ export function reconcileDraft(
   input: GroupInput,
   material: DraftMaterial,
   embedding: Float32Array,
-  exemplars: Float32Array | null,
+  exemplars: SourcedExemplars,
 ): Placement {
   const { draft, counts, sourceSessions } = material;
   const linked = input.linkCluster !== false;
@@ -118,7 +119,7 @@ export function reconcileDraft(
     kind: draft.kind,
     embedderId: deps.embedder.id,
     embedding,
-    exemplars,
+    ...exemplars,
     clusterId: linked ? input.clusterId : null,
   };
 
@@ -223,12 +224,11 @@ export function reconcileDraft(
       // Its own cluster's wordings and another group's are merged into those it has: another group's wordings stay
       // when its own cluster grows again (replaced, a request worded as that group's sessions were found the skill
       // after one pass and lost it after the next).
-      exemplars:
-        !t.exemplars || t.embedderId !== deps.embedder.id
-          ? exemplars
-          : exemplars
-            ? mergeExemplars(exemplars, t.exemplars, deps.embedder.dimensions)
-            : t.exemplars,
+      ...(!t.exemplars || t.embedderId !== deps.embedder.id
+        ? exemplars
+        : exemplars.exemplars
+          ? mergeExemplars(exemplars, t, deps.embedder.dimensions)
+          : storedExemplars(t)),
       embedderId: deps.embedder.id,
       clusterId: t.clusterId ?? (linked ? input.clusterId : null),
       updatedAt: at,

@@ -15,7 +15,7 @@ import {
 import type { Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import type { SkillCatalog } from '../skill-catalog.js';
-import { mergeExemplars } from '../skill-embedding.js';
+import { mergeExemplars, storedExemplars } from '../skill-embedding.js';
 import { renderStoredSkill } from '../render-skill-md.js';
 import { withSupport } from '../support.js';
 
@@ -140,9 +140,7 @@ export async function succeedRenamedTools(
       const heir: Skill = heirNamed(
         {
           ...successor,
-          exemplars: successor.exemplars
-            ? mergeExemplars(successor.exemplars, predecessor.exemplars ?? null, dims)
-            : (predecessor.exemplars ?? null),
+          ...(successor.exemplars ? mergeExemplars(successor, predecessor, dims) : storedExemplars(predecessor)),
           updatedAt: now,
         },
         predecessor,

@@ -354,6 +354,14 @@ EXCEPTION WHEN others THEN
 END $$;
 `,
   },
+  {
+    version: 13,
+    name: 'recall exemplars say the sessions they were taken from',
+    // As SQLite's migration 13.
+    sql: `
+ALTER TABLE skills ADD COLUMN exemplar_sources ${T};
+`,
+  },
 ];
 
 export const latestPgSchemaVersion = pgMigrations[pgMigrations.length - 1].version;

@@ -225,7 +225,7 @@ export function sqlPlan(d: Dialect) {
     skillFiles: sql('SELECT path, bytes, executable FROM skill_files WHERE skill_id = ? AND version = ? ORDER BY path'),
     skillVersions: sql('SELECT * FROM skill_versions WHERE skill_id = ? ORDER BY created_at, version'),
     updateEmbedding: sql(
-      'UPDATE skills SET embedder_id = ?, embedding = ?, exemplars = ?, cluster_id = NULL WHERE namespace = ? AND id = ?',
+      'UPDATE skills SET embedder_id = ?, embedding = ?, exemplars = ?, exemplar_sources = ?, cluster_id = NULL WHERE namespace = ? AND id = ?',
     ),
     deleteClusterMembers: sql('DELETE FROM cluster_members WHERE namespace = ?'),
     deleteClusters: sql('DELETE FROM clusters WHERE namespace = ?'),
@@ -342,9 +342,16 @@ export function sqlPlan(d: Dialect) {
     ),
     exemplarsIn: list(
       (inList) =>
-        `SELECT id, embedder_id, exemplars FROM skills WHERE namespace = ? AND ${inList('id')} AND exemplars IS NOT NULL`,
+        `SELECT id, embedder_id, exemplars, exemplar_sources FROM skills WHERE namespace = ? AND ${inList('id')} AND exemplars IS NOT NULL`,
     ),
-    setExemplars: sql('UPDATE skills SET exemplars = ? WHERE namespace = ? AND id = ?'),
+    setExemplars: sql('UPDATE skills SET exemplars = ?, exemplar_sources = ? WHERE namespace = ? AND id = ?'),
+    // A list with an unknown entry holds the word null outside any string; one inside an id only costs an embedding.
+    parentsOfUnsourcedExemplarsIn: list(
+      (inList) =>
+        `SELECT DISTINCT p.source_id FROM provenance p JOIN skills s ON s.id = p.skill_id
+         WHERE s.namespace = ? AND p.source_kind = 'episodic' AND ${inList('p.source_id')}
+           AND s.exemplars IS NOT NULL AND (s.exemplar_sources IS NULL OR s.exemplar_sources LIKE '%null%')`,
+    ),
     /** Provenance rows made forgotten-parent markers, each `[skill id, session id, marker]`: the statements to run. */
     forgetParents: (rows: readonly (readonly [string, string, string])[]): Query[] => {
       if (rows.length === 0) return [];

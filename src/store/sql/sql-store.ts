@@ -1,5 +1,5 @@
 import { TRIAL_SIGNALS } from '../../domain/lifecycle.js';
-import { exemplarsWithout } from '../../domain/exemplars.js';
+import { type ExemplarSources, exemplarsForgetting } from '../../domain/exemplars.js';
 import { randomUUID } from 'node:crypto';
 import type {
   AuditRecord,
@@ -24,6 +24,7 @@ import {
   feedbackInsertValues,
   json,
   outlinesFromRows,
+  parseJson,
   provenanceFromRow,
   pushCallRow,
   rowChangeSql,
@@ -434,6 +435,7 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
           change.embedderId,
           toBuffer(v.embedding),
           v.exemplars ? toBuffer(v.exemplars) : null,
+          v.exemplars && v.exemplarSources ? JSON.stringify(v.exemplarSources) : null,
           namespace,
           v.skillId,
         ])).changes;
@@ -879,14 +881,26 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
         parentsOf.set(sessionId, [...(parentsOf.get(sessionId) ?? []), parent]);
       }
       for (const st of p.forgetParents(markers)) yield st;
-      // Their goals and cues leave the recall exemplars of the skills learned from them.
-      const forgotten = opts.forgottenVectors;
-      if (forgotten?.vectors.length && parentsOf.size) {
+      // Their goals and cues leave the recall exemplars of the skills learned from them: an exemplar that says its
+      // sessions loses theirs (and goes with the last), one of unknown source goes when it is one of their vectors.
+      if (parentsOf.size) {
+        const forgotten = opts.forgottenVectors;
+        const gone = new Set(parentsOf.keys());
         const skillIds = [...new Set([...parentsOf.values()].flat().map((x) => x.skillId))];
         for (const r of yield* inList(skillIds, p.exemplarsIn)) {
-          if (r.embedder_id !== forgotten.embedderId) continue;
-          const left = exemplarsWithout(fromBuffer(r.exemplars as Buffer), forgotten.vectors);
-          if (left !== undefined) yield q(p.setExemplars, [left ? toBuffer(left) : null, namespace, r.id]);
+          const vectors = forgotten && r.embedder_id === forgotten.embedderId ? forgotten.vectors : undefined;
+          const stored = {
+            exemplars: fromBuffer(r.exemplars as Buffer),
+            exemplarSources: parseJson<ExemplarSources | null>(r.exemplar_sources as string | null, null),
+          };
+          const left = exemplarsForgetting(stored, gone, vectors);
+          if (left)
+            yield q(p.setExemplars, [
+              left.exemplars ? toBuffer(left.exemplars) : null,
+              left.exemplarSources ? JSON.stringify(left.exemplarSources) : null,
+              namespace,
+              r.id,
+            ]);
         }
       }
       // Each session's own audit record and events, as forgetting it alone writes them.
@@ -910,12 +924,12 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
     return out;
   }
 
-  async parentSessionsIn(namespace: string, sessionIds: readonly string[]): Promise<Set<string>> {
+  async parentsOfUnsourcedExemplarsIn(namespace: string, sessionIds: readonly string[]): Promise<Set<string>> {
     const p = this.plan;
     const self = this;
     const rows = await this.read(function* () {
       return yield* self.readIn(sessionIds, (chunk) =>
-        q(p.parentsOfIn(chunk.length), [namespace, ...self.list(chunk)]),
+        q(p.parentsOfUnsourcedExemplarsIn(chunk.length), [namespace, ...self.list(chunk)]),
       );
     });
     return new Set(rows.map((r) => r.source_id as string));

@@ -341,6 +341,18 @@ CREATE INDEX audit_revised ON audit (namespace) WHERE action = 'skill.revise';
 CREATE INDEX audit_not_json ON audit (namespace) WHERE ${SQLITE_DETAIL_NOT_JSON};
 `,
   },
+  {
+    version: 13,
+    name: 'recall exemplars say the sessions they were taken from',
+    // A JSON list beside the packed exemplars, one entry an exemplar: the ids of the sessions of that very wording, so
+    // forgetting a session takes out its own exemplars and leaves those a kept session asked the same way (a forget
+    // matched the forgotten goals' vectors, and took a kept twin's too). Stored exemplars keep NULL: their sources are
+    // not known, and a forget finds them by their vectors as before, until a pass or a re-embed chooses them again.
+    // Not a recall vector: the change log does not watch it.
+    sql: `
+ALTER TABLE skills ADD COLUMN exemplar_sources TEXT;
+`,
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;
