@@ -38,6 +38,9 @@ async function forgetsThroughOddDetails(b: Backend) {
     // Not JSON: cut short, and a hand edit.
     { namespace: 'default', action: 'skill.feedback', detail: '{"signal":"trial.pass","session":"s1","eta":[0.5' },
     { namespace: 'default', action: 'note', detail: 'hand edit: session s1 was a test' },
+    // Not JSON either, though it looks like an object, and names the session outside a "session" field.
+    { namespace: 'default', action: 'note', detail: '{hand edit: s1 was a test}' },
+    { namespace: 'default', action: 'note', detail: '{"note": s1, "session" "s1"}' },
     // Not the forgotten session: another namespace's s1, a rename's from (a skill's name), s10's trial.
     { namespace: 'other', action: 'skill.feedback', detail: JSON.stringify({ signal: 'trial.pass', session: 's1' }) },
     { namespace: 'default', action: 'skill.rename', detail: JSON.stringify({ from: 's1', to: 'renamed' }) },
@@ -58,6 +61,8 @@ async function forgetsThroughOddDetails(b: Backend) {
     JSON.stringify({ recall: 7, from: 'cc:agent', to: ref }),
     `{"signal":"trial.pass","session":"${ref}","eta":[0.5`,
     `hand edit: session ${ref} was a test`,
+    `{hand edit: ${ref} was a test}`,
+    `{"note": ${ref}, "session" "${ref}"}`,
     JSON.stringify({ signal: 'trial.pass', session: 's1' }),
     JSON.stringify({ from: 's1', to: 'renamed' }),
     JSON.stringify({ signal: 'trial.pass', session: 's10' }),

@@ -51,7 +51,7 @@ export interface Dialect {
    * or `to`, a revise (sources reported failed) in its list `revokedSessions`, and those whose detail is not JSON (an
    * older row, a hand edit) and holds one. A superset: the store decides what each one becomes (write-plan.ts,
    * `auditDetailWithout`). Never fails on a detail that is not JSON. Each part is found through an index of schema
-   * version 12 (audit-field.ts), not by reading the namespace's audit records.
+   * version 12 or 13 (audit-field.ts), not by reading the namespace's audit records.
    */
   auditNamingSessionsSql: string;
   /**
@@ -160,7 +160,7 @@ export const pgDialect: Dialect = {
   skillColumns: `s.*, ${judgedTrials('COUNT(*)::int')}, (SELECT COALESCE(array_agg(p.source_id ORDER BY p.created_at, p.source_id), '{}')
   FROM provenance p WHERE p.skill_id = s.id AND p.source_kind = 'episodic' AND p.source_id NOT LIKE '${FORGOTTEN_PARENT}%') AS source_sessions`,
   parentsInRow: true,
-  // Without a cast, no detail can fail it; one that does not look like a JSON object is searched for the ids as text.
+  // No cast of a detail that could fail it; one that is not JSON (skillsmith_not_json) is searched for the ids as text.
   // The ids as a list each part looks up (its elements an index condition): joined to the batch's rows, whose number
   // the planner guesses, the records were read by a scan of the namespace's audit.
   auditNamingSessionsSql: `WITH m AS (SELECT * FROM json_to_recordset(?::json) AS m(id text, json text)), n AS (SELECT ?::text AS ns)
