@@ -39,4 +39,31 @@ describe('the REST server log of a failed request', () => {
       await memory.close().catch(() => undefined);
     }
   });
+
+  it('without an id that is stored as a keyed hash for credentials said in words (a PIN, an API key)', async () => {
+    const lines: string[] = [];
+    const memory = await openMemory({
+      db: join(dir, 'prose.db'),
+      logger: createLogger('debug', 'skillsmith', (l) => lines.push(l)),
+    });
+    const server = await serveApi(memory, { port: 0, webRoot: null });
+    const ids = ['ticket my pin is 4921', `jane api key ${'8f3a9c2e4b6d1a0f'}3c5e7b9d`];
+    try {
+      // Stored, each is its keyed hash: no redaction of a log line may leave more of it than the store keeps.
+      for (const id of ids) expect(memory.sessions.key(id)).toMatch(/^sid_[0-9a-f]{20}$/);
+      memory.parts.store!.close();
+      for (const id of ids) {
+        const res = await fetch(`${server.url}/api/sessions/${encodeURIComponent(id)}`);
+        expect(res.status).toBe(500);
+      }
+      expect(lines.filter((l) => l.includes('request failed'))).toHaveLength(2);
+      for (const l of lines) {
+        expect(l).not.toContain('4921');
+        expect(l).not.toContain('8f3a9c2e4b6d1a0f');
+      }
+    } finally {
+      await server.close();
+      await memory.close().catch(() => undefined);
+    }
+  });
 });

@@ -12,7 +12,7 @@ import { statusRoutes } from './routes/status.js';
 import { bearerToken, csrfHeader, loopbackHostOnly } from './security.js';
 import { dashboardRoutes, DEFAULT_WEB_ROOT } from './static.js';
 import { VERSION } from '../version.js';
-import { redactText } from '../../domain/redact.js';
+import { redactCapture } from '../../domain/redact.js';
 
 export interface AppOptions {
   /** Bearer token every /api route but /api/health requires (none: no token checked). */
@@ -89,11 +89,16 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
     const { status, message, retryAfterS } = errorAnswer(e);
     if (retryAfterS !== undefined) c.header('Retry-After', String(retryAfterS));
     // An unreachable database is said in one line (its stack says nothing more); other failures with their stack.
-    // The path and the error are a client's words (a session id may be an email): redacted, as everything logged is.
+    // The path and the error are a client's words (a session id may be an email): redacted as capture redacts what it
+    // stores (credentials said in words too), so no more of a session id is logged than protectId lets the store keep.
     const path = loggedPath(c.req.path);
-    if (status === 503) log.warn('request failed', { method: c.req.method, path, error: redactText(message) });
+    if (status === 503) log.warn('request failed', { method: c.req.method, path, error: redactCapture(message) });
     else if (status >= 500)
-      log.error('request failed', { method: c.req.method, path, error: redactText(String((e as Error).stack ?? e)) });
+      log.error('request failed', {
+        method: c.req.method,
+        path,
+        error: redactCapture(String((e as Error).stack ?? e)),
+      });
     return c.json({ error: message }, status as 400);
   });
   return app;
@@ -107,5 +112,5 @@ function loggedPath(path: string): string {
   } catch {
     // A malformed escape: redacted as sent.
   }
-  return redactText(decoded);
+  return redactCapture(decoded);
 }
