@@ -148,6 +148,24 @@ describe('a tool renamed under a learned skill', () => {
     expect(JSON.parse(recalled.stdout).map((s: { name: string }) => s.name)).toEqual([fresh.name]);
   });
 
+  it("forgetting the old skill's sessions takes their wordings out of the successor's exemplars too", async () => {
+    const { shop, old } = await learnedShop();
+    for (let i = 0; i < 4; i++) await shop.change('set_address', AFTER);
+    await shop.memory.synthesize();
+    const [fresh] = await shop.calling('set_address');
+    const store = shop.memory.parts.store!;
+    const sourcesOf = async (id: string) =>
+      ((await store.getSkill('default', id))!.exemplarSources ?? []).flatMap((s) => s ?? []);
+    // The successor took the old skill's wordings, and says whose they are: sessions it does not name as parents.
+    const theirs = old.sourceSessions.filter((id) => !fresh.sourceSessions.includes(id));
+    expect(theirs.length).toBeGreaterThan(0);
+    expect((await sourcesOf(fresh.id)).some((id) => theirs.includes(id))).toBe(true);
+    for (const id of theirs) await shop.memory.sessions.forget(id);
+    expect((await sourcesOf(fresh.id)).filter((id) => theirs.includes(id))).toEqual([]);
+    expect(await sourcesOf(fresh.id)).not.toEqual([]);
+    await shop.memory.close();
+  });
+
   it("a name a person gave the old skill goes on with its successor; the successor's own name still finds it", async () => {
     const { shop, old } = await learnedShop();
     await shop.memory.skills.rename(old.id, 'fix-shipping-address', { actor: 'dana' });

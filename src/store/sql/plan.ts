@@ -345,6 +345,10 @@ export function sqlPlan(d: Dialect) {
         `SELECT id, embedder_id, exemplars, exemplar_sources FROM skills WHERE namespace = ? AND ${inList('id')} AND exemplars IS NOT NULL`,
     ),
     setExemplars: sql('UPDATE skills SET exemplars = ?, exemplar_sources = ? WHERE namespace = ? AND id = ?'),
+    successorsIn: list(
+      (inList) =>
+        `SELECT DISTINCT superseded_by FROM skills WHERE namespace = ? AND ${inList('id')} AND superseded_by IS NOT NULL`,
+    ),
     // A list with an unknown entry holds the word null outside any string; one inside an id only costs an embedding.
     parentsOfUnsourcedExemplarsIn: list(
       (inList) =>

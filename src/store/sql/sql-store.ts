@@ -886,8 +886,15 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
       if (parentsOf.size) {
         const forgotten = opts.forgottenVectors;
         const gone = new Set(parentsOf.keys());
-        const skillIds = [...new Set([...parentsOf.values()].flat().map((x) => x.skillId))];
-        for (const r of yield* inList(skillIds, p.exemplarsIn)) {
+        // And the skills that superseded them: a successor took its predecessor's wordings (a tool rename), not its
+        // parents. Followed by id along the chain, each skill once.
+        const skillIds = new Set([...parentsOf.values()].flat().map((x) => x.skillId));
+        for (let next = [...skillIds]; next.length; ) {
+          const successors = (yield* inList(next, p.successorsIn)).map((r) => r.superseded_by as string);
+          next = successors.filter((id) => !skillIds.has(id));
+          for (const id of next) skillIds.add(id);
+        }
+        for (const r of yield* inList([...skillIds], p.exemplarsIn)) {
           const vectors = forgotten && r.embedder_id === forgotten.embedderId ? forgotten.vectors : undefined;
           const stored = {
             exemplars: fromBuffer(r.exemplars as Buffer),
