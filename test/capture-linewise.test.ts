@@ -1,16 +1,17 @@
-// A JSONL log is read line by line as it is parsed (capture/read-log.ts LogLines), never whole: what it stores must be
-// what a whole read of its text stores. Every JSONL fixture of each format, the week of Claude Code transcripts, and a
+// A JSONL log is read line by line as it is parsed (capture/read-log.ts LogLines; compressed, LogStream as it is
+// decompressed), never whole: what it stores must be what a whole read of its text stores. Every JSONL fixture of each format, the week of Claude Code transcripts, and a
 // long generated transcript (big results, secrets where results are cut, progress lines, snapshots), read in chunks
 // so small that lines and UTF-8 characters straddle them.
+import { gzipSync } from 'node:zlib';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readLog } from '../src/capture/ingest.js';
-import { parseCaptureText, type ParseOptions, readsLineByLine } from '../src/capture/parse-file.js';
+import { parseCaptureStream, parseCaptureText, type ParseOptions, readsLineByLine } from '../src/capture/parse-file.js';
 import { resolvePrivacy } from '../src/capture/privacy.js';
-import { LogLines, openLog } from '../src/capture/read-log.js';
+import { closeLog, LogLines, LogStream, openLog } from '../src/capture/read-log.js';
 import type { IngestFormat } from '../src/capture/types.js';
 import { writeBigTranscript } from './fixtures/big-transcript.mjs';
 import { week } from './fixtures/claude-code-week.mjs';
@@ -34,11 +35,21 @@ function options(file: string, over: Partial<ParseOptions> = {}): ParseOptions {
   };
 }
 
-/** The file parsed whole and line by line (in chunks of `chunk` bytes): both reads, and whether it was read by line. */
-function bothReads(path: string, over: Partial<ParseOptions>, chunk: number) {
-  const whole = parseCaptureText(readFileSync(path, 'utf8'), options(path, over));
-  const input = openLog(path, readsLineByLine, { chunkBytes: chunk });
-  return { whole, linewise: parseCaptureText(input, options(path, over)), byLine: input instanceof LogLines };
+/**
+ * The file parsed whole, line by line (in chunks of `chunk` bytes), and gzip-compressed as it is decompressed (its
+ * compressed bytes read `chunk` at a time, under its own name): the reads, and whether each was read by line.
+ */
+async function bothReads(path: string, over: Partial<ParseOptions>, chunk: number) {
+  const text = readFileSync(path);
+  const whole = parseCaptureText(text.toString('utf8'), options(path, over));
+  const input = await openLog(path, readsLineByLine, { chunkBytes: chunk });
+  const linewise = parseCaptureText(input as LogLines, options(path, over));
+  closeLog(input);
+  const gz = join(dir, 'compressed.gz');
+  writeFileSync(gz, gzipSync(text));
+  const stream = await openLog(gz, readsLineByLine, { chunkBytes: chunk });
+  const gzipped = await parseCaptureStream(stream as LogStream, options(path, over));
+  return { whole, linewise, gzipped, byLine: input instanceof LogLines && stream instanceof LogStream };
 }
 
 const jsonl = readdirSync(FIXTURES)
@@ -51,16 +62,17 @@ const weekFiles = [...week().files].slice(0, 6).map(([id, lines]) => {
 });
 
 describe('a JSONL log read line by line stores what a whole read stores', () => {
-  it.each([...jsonl, ...weekFiles])('%s', (path) => {
+  it.each([...jsonl, ...weekFiles])('%s', async (path) => {
     for (const over of [{}, { resultChars: 0 }, { privacy: undefined, resultChars: 50 }])
       for (const chunk of [7, 1 << 20]) {
-        const { whole, linewise, byLine } = bothReads(path, over, chunk);
+        const { whole, linewise, gzipped, byLine } = await bothReads(path, over, chunk);
         expect(byLine).toBe(true);
         expect(linewise).toEqual(whole);
+        expect(gzipped).toEqual(whole);
       }
   });
 
-  it('each streamed format given by name', () => {
+  it('each streamed format given by name', async () => {
     const given: [string, IngestFormat][] = [
       ['claude-code-2.1.jsonl', 'claude-code'],
       ['codex-rollout.jsonl', 'codex'],
@@ -71,29 +83,31 @@ describe('a JSONL log read line by line stores what a whole read stores', () => 
       ['codex-rollout.jsonl', 'claude-code'],
     ];
     for (const [name, format] of given) {
-      const { whole, linewise } = bothReads(join(FIXTURES, name), { format }, 13);
+      const { whole, linewise, gzipped } = await bothReads(join(FIXTURES, name), { format }, 13);
       expect(linewise, `${name} as ${format}`).toEqual(whole);
+      expect(gzipped, `${name} as ${format}, compressed`).toEqual(whole);
     }
   });
 
-  it('a long Claude Code transcript: results cut as they are read, secrets at the cut still redacted', () => {
+  it('a long Claude Code transcript: results cut as they are read, secrets at the cut still redacted', async () => {
     const path = join(dir, 'long.jsonl');
     const written = writeBigTranscript(path, 6);
     expect(written.calls).toBeGreaterThan(50);
     for (const over of [{}, { resultChars: 200 }, { format: 'claude-code' as const }, { privacy: undefined }]) {
-      const { whole, linewise, byLine } = bothReads(path, over, 4096);
+      const { whole, linewise, gzipped, byLine } = await bothReads(path, over, 4096);
       expect(byLine).toBe(true);
       expect(linewise).toEqual(whole);
+      expect(gzipped).toEqual(whole);
       expect(whole.sessions.length).toBe(written.tasks);
     }
     // What is stored of a result holds no secret the generator put in it, wherever it sat.
-    const stored = bothReads(path, {}, 1 << 20).linewise.sessions.flatMap((s) => s.calls.map((c) => c.result));
+    const stored = (await bothReads(path, {}, 1 << 20)).linewise.sessions.flatMap((s) => s.calls.map((c) => c.result));
     expect(stored.some((r) => r.includes('[REDACTED:'))).toBe(true);
     for (const secret of ['AKIAIOSFODNN7EXAMPLE', 'Sup3rS3cretPassw0rd', 'ghp_16C7e42F', 'BEGIN RSA PRIVATE KEY'])
       expect(stored.filter((r) => r.includes(secret))).toEqual([]);
   });
 
-  it('a long Codex CLI rollout: the events it does not read cut as they are read', () => {
+  it('a long Codex CLI rollout: the events it does not read cut as they are read', async () => {
     // The fixture's turns 30 times (past the 50 records detection judges), new call ids, each output long and each
     // call's end event carrying it again, as Codex CLI writes `exec_command_end`.
     const fixture = readFileSync(join(FIXTURES, 'codex-rollout-0.104.jsonl'), 'utf8').trim().split('\n');
@@ -117,11 +131,12 @@ describe('a JSONL log read line by line stores what a whole read stores', () => 
     const path = join(dir, 'long-rollout.jsonl');
     writeFileSync(path, `${out.join('\n')}\n`);
     for (const over of [{}, { format: 'codex' as const }, { resultChars: 100 }]) {
-      const { whole, linewise, byLine } = bothReads(path, over, 1000);
+      const { whole, linewise, gzipped, byLine } = await bothReads(path, over, 1000);
       expect(byLine).toBe(true);
       expect(whole.format).toBe('codex');
       expect(whole.sessions.length).toBeGreaterThan(30);
       expect(linewise).toEqual(whole);
+      expect(gzipped).toEqual(whole);
     }
   });
 
@@ -130,7 +145,9 @@ describe('a JSONL log read line by line stores what a whole read stores', () => 
   it('ingestFile (line by line) stores the sessions and calls ingestText of the whole text stores', async () => {
     const path = join(dir, 'long-ingest.jsonl');
     writeBigTranscript(path, 3, 5);
-    expect(readLog(path)).toBeInstanceOf(LogLines);
+    const log = await readLog(path);
+    expect(log).toBeInstanceOf(LogLines);
+    closeLog(log);
     const byLine = await memories.fresh();
     const whole = await memories.fresh();
     const a = await byLine.ingestFile(path, { judge: 'rule' });

@@ -6,7 +6,7 @@ import { wellFormed } from '../domain/untrusted-text.js';
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { LogLines } from '../capture/read-log.js';
+import type { LogLines, LogStream } from '../capture/read-log.js';
 import type { ClaudeCodeResume } from '../capture/claude-code.js';
 import type { CodexResume } from '../capture/codex-rollout.js';
 import type { GeminiResume } from '../capture/gemini.js';
@@ -116,7 +116,13 @@ export class Capture {
    */
   async ingestFile(path: string, opts: Omit<IngestTextOptions, 'name'> = {}): Promise<IngestResult> {
     const { readLog } = await import('../capture/ingest.js');
-    return this.ingestText(readLog(path), { ...opts, name: path });
+    const { closeLog } = await import('../capture/read-log.js');
+    const log = await readLog(path);
+    try {
+      return await this.ingestText(log, { ...opts, name: path });
+    } finally {
+      closeLog(log);
+    }
   }
 
   /**
@@ -155,7 +161,7 @@ export class Capture {
 
   /** Parses a capture text with the configuration's limits and capture privacy (nothing is judged here). */
   private async readText(
-    text: string | LogLines,
+    text: string | LogLines | LogStream,
     name: string,
     opts: Omit<IngestTextOptions, 'judge' | 'name'> & { resume?: PrepareCaptureOptions['resume'] },
   ): Promise<PreparedCapture> {
@@ -179,7 +185,7 @@ export class Capture {
    * an application that keeps its agents' logs itself sends (REST `POST /api/ingest`). A session already stored is
    * skipped; a copy of it further on (a task sent before it ended, then again) grows it in place (`grown`).
    */
-  async ingestText(text: string | LogLines, opts: IngestTextOptions = {}): Promise<IngestResult> {
+  async ingestText(text: string | LogLines | LogStream, opts: IngestTextOptions = {}): Promise<IngestResult> {
     const path = opts.name ?? 'request';
     const { parsed } = await this.readText(text, path, opts);
     return (await this.storeParsed(parsed, path, opts)).result;

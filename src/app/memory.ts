@@ -1,6 +1,6 @@
 import type { SkillsmithConfig } from '../config/config.js';
 import type { DryRunResult } from '../capture/ingest.js';
-import type { LogLines } from '../capture/read-log.js';
+import type { LogLines, LogStream } from '../capture/read-log.js';
 import type { Fact, Outcome, Session, Skill } from '../domain/types.js';
 import type { Distiller } from '../distillers/distiller.js';
 import type { Embedder, EmbedderThresholds } from '../embedders/embedder.js';
@@ -362,7 +362,7 @@ export class Memory {
    * logs an application keeps itself (a saved chat, a run history), sent as they are; or a log file read line by line
    * (capture/ingest.ts readLog), as `ingest` reads a JSONL file.
    */
-  ingestText(text: string | LogLines, opts: IngestTextOptions = {}): Promise<IngestResult> {
+  ingestText(text: string | LogLines | LogStream, opts: IngestTextOptions = {}): Promise<IngestResult> {
     return this.capture.ingestText(text, opts);
   }
 

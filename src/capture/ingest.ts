@@ -4,10 +4,11 @@ import {
   type IngestProblem,
   type ParseOptions,
   type ParsedFile,
+  parseCaptureStream,
   parseCaptureText,
   readsLineByLine,
 } from './parse-file.js';
-import { type LogLines, openLog, openLogRange } from './read-log.js';
+import { type LogLines, LogStream, openLog, openLogRange } from './read-log.js';
 import { resolvePrivacy } from './privacy.js';
 import type { IngestFormat } from './types.js';
 
@@ -38,10 +39,11 @@ export interface PreparedCapture {
 }
 
 /**
- * A log file (or standard input, fd 0) to ingest: JSONL read line by line as it is parsed, whatever its size; a JSON
- * document, a compressed log or standard input read whole (read-log.ts openLog).
+ * A log file (or standard input, fd 0) to ingest: JSONL read line by line as it is parsed, whatever its size (a file
+ * at its offsets; standard input, a pipe or a gzip log once, in order, as its bytes come); a JSON document read whole
+ * (read-log.ts openLog). The caller closes it (read-log.ts closeLog).
  */
-export function readLog(file: string | number): string | LogLines {
+export function readLog(file: string | number): Promise<string | LogLines | LogStream> {
   return openLog(file, readsLineByLine);
 }
 
@@ -53,8 +55,11 @@ export function readLogPart(fd: number, name: string, start: number, end: number
   return openLogRange(fd, name, start, end, readsLineByLine);
 }
 
-export async function prepareCapture(text: string | LogLines, opts: PrepareCaptureOptions): Promise<PreparedCapture> {
-  const parsed = parseCaptureText(text, {
+export async function prepareCapture(
+  text: string | LogLines | LogStream,
+  opts: PrepareCaptureOptions,
+): Promise<PreparedCapture> {
+  const options: ParseOptions = {
     file: opts.file,
     namespace: opts.namespace,
     format: opts.format ?? 'auto',
@@ -64,7 +69,8 @@ export async function prepareCapture(text: string | LogLines, opts: PrepareCaptu
     now: opts.now,
     privacy: resolvePrivacy(opts.privacy ?? {}),
     ...(opts.resume ? { resume: opts.resume } : {}),
-  });
+  };
+  const parsed = text instanceof LogStream ? await parseCaptureStream(text, options) : parseCaptureText(text, options);
   const judgement = opts.judge
     ? await judgeSessions(
         parsed.sessions,

@@ -17,7 +17,7 @@ import {
   isClaudeCodeLine,
   slimClaudeCodeLine,
 } from './claude-code.js';
-import type { LogLines } from './read-log.js';
+import type { LogHead, LogLines, LogRow, LogStream } from './read-log.js';
 import {
   belongsToCodexRollout,
   type CodexResume,
@@ -147,7 +147,44 @@ export interface ParseOptions extends CaptureLimits {
  * (LogLines, for JSONL: readsLineByLine), never held whole; what is read from it is what is read from its text.
  */
 export function parseCaptureText(input: string | LogLines, opts: ParseOptions): ParsedFile {
-  // A log read line by line (read-log.ts LogLines, chosen by readsLineByLine) is never held whole: JSONL only.
+  const steps = parseSteps(input, opts);
+  let step = steps.next();
+  if (typeof input !== 'string')
+    for (const row of input.rows()) {
+      if (step.done) break;
+      step = steps.next(row);
+    }
+  while (!step.done) step = steps.next(null);
+  return step.value;
+}
+
+/**
+ * parseCaptureText of a log read once as its bytes come (read-log.ts LogStream: standard input, a pipe, a gzip log as
+ * it is decompressed), JSONL that readsLineByLine judged so on its start: its rows are parsed as they come, as a
+ * file's are, and what a file that gave nothing is checked for is kept of its start as it passes (BodyHead).
+ */
+export async function parseCaptureStream(input: LogStream, opts: ParseOptions): Promise<ParsedFile> {
+  const steps = parseSteps({ head: (chars) => input.head(chars) }, opts);
+  let step = steps.next();
+  for await (const row of input.stream()) {
+    if (step.done) break;
+    step = steps.next(row);
+  }
+  while (!step.done) step = steps.next(null);
+  return step.value;
+}
+
+/**
+ * The parse of parseCaptureText, whose caller hands it the rows of a log read line by line one at a time (each `next`
+ * one, then null at the end): a file's rows read in turn, or a stream's as they come. `source` is the log's start
+ * (its first characters), and, for a file, its rows again from the first (what the checks of a file that gave no
+ * session read); a stream's are kept as they pass.
+ */
+function* parseSteps(
+  input: string | { head(chars: number): string; rows?(): Iterable<LogRow> },
+  opts: ParseOptions,
+): Generator<void, ParsedFile, LogRow | null> {
+  // A log read line by line (read-log.ts LogLines or LogStream, chosen by readsLineByLine) is never held whole: JSONL.
   const text = typeof input === 'string' ? input : null;
   const source = typeof input === 'string' ? null : input;
   const now = opts.now ?? new Date().toISOString();
@@ -225,7 +262,7 @@ export function parseCaptureText(input: string | LogLines, opts: ParseOptions): 
     }
   }
 
-  const body = text === null ? new BodyHead() : null;
+  const body = source === null ? null : new BodyHead(source.rows ? () => source.rows!() : null);
   if (!handled) {
     const lines: StreamLine[] = [];
     const firstLine = opts.resume?.firstLine ?? 1;
@@ -238,8 +275,8 @@ export function parseCaptureText(input: string | LogLines, opts: ParseOptions): 
       });
     } else {
       let i = 0;
-      for (const row of source!.rows()) {
-        body!.add(row.text);
+      for (let row = yield; row !== null; row = yield) {
+        body!.add(row);
         readRow(row.text, row.bytes, i++, row.last);
       }
     }
@@ -351,7 +388,7 @@ export function parseCaptureText(input: string | LogLines, opts: ParseOptions): 
   // A file whose requests were all left out (no tool call yet) said so in a note: that is no error.
   const readOn = !!(opts.resume?.claudeCode.from || opts.resume?.codex?.from || opts.resume?.gemini?.from);
   if ((out.length || !requestsLeftOut) && !readOn)
-    problems.push(...emptiness(text !== null ? wholeBody(text) : body!.of(source!), out, records, problems, opts.file));
+    problems.push(...emptiness(text !== null ? wholeBody(text) : body!.body(), out, records, problems, opts.file));
   problems.sort((a, b) => a.line - b.line);
 
   const formats: Partial<Record<DetectedFormat, number>> = {};
@@ -1088,7 +1125,7 @@ const NO_REQUEST = 'a Claude Code transcript without a request yet (only context
  * (an array, or an object spread over several lines), which is read whole. Decided as parseCaptureText decides it
  * from the text: on its start and its first line that holds anything.
  */
-export function readsLineByLine(source: LogLines): boolean {
+export function readsLineByLine(source: LogHead): boolean {
   if (binaryContent(source.head(BINARY_PROBE))) return false;
   for (const row of source.rows()) {
     // A first line longer than a string: read line by line, it is one problem (a whole read refuses the file).
@@ -1159,28 +1196,50 @@ function wholeBody(text: string): Body {
   };
 }
 
+/** How much of a body the check for tool traffic in a file that gave no call reads (emptiness). */
+const BODY_PROBE = 2_000_000;
+
 /**
  * The body of a text read line by line: how many lines hold anything is counted as they are read; the rest (its start,
  * its first lines) is read again from the file only when a check needs it (a file that gave no session, or none with
- * a call).
+ * a call). A stream cannot be read again (`again` null): what those checks read of its start is kept as it passes, its
+ * first BODY_PROBE characters from its first line that holds anything and its first 5 such lines, and the rows up to
+ * the next one that holds anything (which says whether the body goes on past them).
  */
 class BodyHead {
   /** Null until the rows are read (a binary file's are not: they are counted when asked). */
   private nonBlank: number | null = null;
+  private readonly kept: LogRow[] | null;
+  /** Characters of the body kept (as bodyStart counts them), and whether the keeping is done. */
+  private chars = 0;
+  private full = false;
 
-  add(row: string | null): void {
-    this.nonBlank = (this.nonBlank ?? 0) + (row === null || row.trim() ? 1 : 0);
+  constructor(private readonly again: (() => Iterable<LogRow>) | null) {
+    this.kept = again ? null : [];
   }
 
-  of(source: LogLines): Body {
-    if (this.nonBlank === null) for (const row of source.rows()) this.add(row.text);
+  add(row: LogRow): void {
+    const filled = row.text === null || !!row.text.trim();
+    this.nonBlank = (this.nonBlank ?? 0) + (filled ? 1 : 0);
+    if (this.kept === null || this.full) return;
+    // Past the probe with 5 lines that hold something: kept up to and with the next line that does.
+    if (this.chars > BODY_PROBE && this.nonBlank > 5 && filled) this.full = true;
+    this.kept.push(row);
+    const text = row.text ?? '';
+    if (this.nonBlank === 1 && filled) this.chars = text.trimStart().length;
+    else if (this.nonBlank > 0) this.chars += 1 + text.length;
+  }
+
+  body(): Body {
+    const rows = this.kept ? () => this.kept! : this.again!;
+    if (this.nonBlank === null) for (const row of rows()) this.add(row);
     const count = this.nonBlank ?? 0;
     return {
       empty: count === 0,
-      start: (chars) => bodyStart(source, chars),
+      start: (chars) => bodyStart(rows(), chars),
       describe: () => {
         const first: string[] = [];
-        for (const row of source.rows()) {
+        for (const row of rows()) {
           if (row.text !== null && !row.text.trim()) continue;
           first.push(row.text ?? '');
           if (first.length === 5) break;
@@ -1196,9 +1255,9 @@ class BodyHead {
 }
 
 /** The first `chars` characters of the body of a text read line by line (from its first line that holds anything). */
-function bodyStart(source: LogLines, chars: number): string {
+function bodyStart(rows: Iterable<LogRow>, chars: number): string {
   let start: string | null = null;
-  for (const row of source.rows()) {
+  for (const row of rows) {
     const text = row.text ?? '';
     if (start === null) {
       if (!text.trim() && row.text !== null) continue;
@@ -1238,7 +1297,7 @@ function emptiness(
   }
   const calls = out.reduce((n, p) => n + p.session.calls.length, 0);
   if (calls === 0) {
-    const marker = toolMarker(body.start(2_000_000));
+    const marker = toolMarker(body.start(BODY_PROBE));
     const already = problems.some((p) => p.reason.includes('no tool call came out'));
     if (marker && !already) {
       const kinds = [...new Set(records.map((r) => r.format))].join(', ');

@@ -1,10 +1,19 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseCaptureText, readsLineByLine } from './parse-file.js';
-import { LogLines, openLog, openLogRange, rangeReadLimits } from './read-log.js';
+import { parseCaptureStream, parseCaptureText, readsLineByLine } from './parse-file.js';
+import { closeLog, LogLines, LogStream, openLog, openLogRange, rangeReadLimits } from './read-log.js';
 import { lineOffset } from './transcript-mark.js';
 
 let dir: string;
@@ -29,6 +38,15 @@ const splitRows = (path: string) => {
   const all = readFileSync(path).toString('utf8').split('\n');
   return all.map((text, i) => ({ text, last: i === all.length - 1 }));
 };
+
+/** What openLog gave, parsed as ingest parses it (capture/ingest.ts prepareCapture), and closed. */
+async function parseLog(input: string | LogLines | LogStream, options = opts) {
+  try {
+    return input instanceof LogStream ? await parseCaptureStream(input, options) : parseCaptureText(input, options);
+  } finally {
+    closeLog(input);
+  }
+}
 
 const opts = {
   file: 'log',
@@ -119,7 +137,7 @@ describe('a part of an open log read line by line (openLogRange)', () => {
 });
 
 describe('openLog', () => {
-  it('reads JSONL line by line, past the size a whole read may hold; a JSON document larger than that is refused', () => {
+  it('reads JSONL line by line, past the size a whole read may hold; a JSON document larger than that is refused', async () => {
     const lines = Array.from({ length: 40 }, (_, i) =>
       JSON.stringify({
         messages: [
@@ -136,30 +154,48 @@ describe('openLog', () => {
     const text = readFileSync(jsonl, 'utf8');
     expect(text.length).toBeGreaterThan(1000);
     // The limit of a whole read lowered to 1,000 characters: the JSONL file is read line by line all the same.
-    const input = openLog(jsonl, readsLineByLine, { maxChars: 1000, chunkBytes: 256 });
+    const input = await openLog(jsonl, readsLineByLine, { maxChars: 1000, chunkBytes: 256 });
     expect(input).toBeInstanceOf(LogLines);
-    const read = parseCaptureText(input, opts);
+    const read = await parseLog(input);
     expect(read.sessions).toHaveLength(40);
     expect(read).toEqual(parseCaptureText(text, opts));
 
+    // Compressed, it decompresses to more than the limit: read line by line as it is decompressed, all the same.
+    const gz = file(gzipSync(text));
+    const streamed = await openLog(gz, readsLineByLine, { maxChars: 1000, chunkBytes: 64 });
+    expect(streamed).toBeInstanceOf(LogStream);
+    expect(await parseLog(streamed)).toEqual(parseCaptureText(text, opts));
+
     const doc = file(`[${lines.join(',\n')}]`);
-    expect(() => openLog(doc, readsLineByLine, { maxChars: 1000 })).toThrow(
+    await expect(openLog(doc, readsLineByLine, { maxChars: 1000 })).rejects.toThrow(
       /more than the 1,000 a log may hold .*split it between tasks/,
     );
-    expect(typeof openLog(doc, readsLineByLine)).toBe('string');
+    expect(typeof (await openLog(doc, readsLineByLine))).toBe('string');
+    // A compressed document over the limit is refused once it decompresses past it.
+    await expect(openLog(file(gzipSync(readFileSync(doc))), readsLineByLine, { maxChars: 1000 })).rejects.toThrow(
+      /decompresses to more than the 1,000 a log may hold/,
+    );
   });
 
-  it('a pretty-printed document, a binary file and a gzip file are read whole', () => {
-    expect(typeof openLog(file('{\n  "messages": []\n}\n'), readsLineByLine)).toBe('string');
-    expect(typeof openLog(file('\n\n  [{"messages": []}]'), readsLineByLine)).toBe('string');
-    expect(openLog(file(gzipSync('{"a":1}\n{"b":2}\n')), readsLineByLine)).toBe('{"a":1}\n{"b":2}\n');
-    expect(typeof openLog(file(Buffer.alloc(100, 0)), readsLineByLine)).toBe('string');
+  it('a pretty-printed document and a binary file are read whole; a gzip file of JSONL line by line as it decompresses', async () => {
+    expect(typeof (await openLog(file('{\n  "messages": []\n}\n'), readsLineByLine))).toBe('string');
+    expect(typeof (await openLog(file('\n\n  [{"messages": []}]'), readsLineByLine))).toBe('string');
+    expect(await openLog(file(gzipSync('[{"a":1},\n{"b":2}]\n')), readsLineByLine)).toBe('[{"a":1},\n{"b":2}]\n');
+    const gz = await openLog(file(gzipSync('{"a":1}\n{"b":2}\n')), readsLineByLine);
+    expect(gz).toBeInstanceOf(LogStream);
+    closeLog(gz);
+    expect(typeof (await openLog(file(Buffer.alloc(100, 0)), readsLineByLine))).toBe('string');
+    expect(typeof (await openLog(file(gzipSync(Buffer.alloc(100, 0))), readsLineByLine))).toBe('string');
     // One object a line, the first one alone on its line: JSONL.
-    expect(openLog(file('{"a":1}\n{"b":2}\n'), readsLineByLine)).toBeInstanceOf(LogLines);
-    expect(openLog(file('{"a":1}'), readsLineByLine)).toBeInstanceOf(LogLines);
+    const plain = await openLog(file('{"a":1}\n{"b":2}\n'), readsLineByLine);
+    expect(plain).toBeInstanceOf(LogLines);
+    closeLog(plain);
+    const one = await openLog(file('{"a":1}'), readsLineByLine);
+    expect(one).toBeInstanceOf(LogLines);
+    closeLog(one);
   });
 
-  it('reads a file line by line as it reads it whole: problems, line numbers, an unfinished last line, emptiness', () => {
+  it('reads a file line by line as it reads it whole: problems, line numbers, an unfinished last line, emptiness', async () => {
     const cases = [
       '',
       '\n \r\n',
@@ -171,16 +207,48 @@ describe('openLog', () => {
     ];
     for (const text of cases) {
       const path = file(text);
-      const input = openLog(path, readsLineByLine, { chunkBytes: 3 });
+      const input = await openLog(path, readsLineByLine, { chunkBytes: 3 });
       expect(input, JSON.stringify(text)).toBeInstanceOf(LogLines);
-      expect(parseCaptureText(input, opts), JSON.stringify(text)).toEqual(parseCaptureText(text, opts));
+      expect(await parseLog(input), JSON.stringify(text)).toEqual(parseCaptureText(text, opts));
+      // Compressed: read once, in order, as it is decompressed (its start held until it is judged).
+      const gz = await openLog(file(gzipSync(text)), readsLineByLine, { chunkBytes: 3 });
+      expect(gz, JSON.stringify(text)).toBeInstanceOf(LogStream);
+      expect(await parseLog(gz), JSON.stringify(text)).toEqual(parseCaptureText(text, opts));
     }
   });
 
-  it('a file of bytes that are not UTF-8 is one problem', () => {
+  it('reads a file as it was when it was opened: lines appended, or the file replaced, after that are not read', async () => {
+    const record = (i: number) =>
+      JSON.stringify({
+        messages: [
+          { role: 'user', content: `task ${i}` },
+          {
+            role: 'assistant',
+            tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: '{}' } }],
+          },
+          { role: 'tool', tool_call_id: `c${i}`, content: 'ok' },
+        ],
+      });
+    const text = `${record(1)}\n${record(2)}\n`;
+    const path = file(text);
+    const input = await openLog(path, readsLineByLine, { chunkBytes: 16 });
+    // Appended between the reads of its start and of its body, and the file then replaced by another.
+    appendFileSync(path, `${record(3)}\nnot json\n`);
+    const moved = `${path}.old`;
+    renameSync(path, moved);
+    writeFileSync(path, 'plain text now\n');
+    expect(await parseLog(input)).toEqual(parseCaptureText(text, opts));
+    // An empty file written to once it is open: still empty.
+    const empty = file('');
+    const none = await openLog(empty, readsLineByLine);
+    appendFileSync(empty, `${record(4)}\n`);
+    expect(await parseLog(none)).toEqual(parseCaptureText('', opts));
+  });
+
+  it('a file of bytes that are not UTF-8 is one problem', async () => {
     const path = file(Buffer.from(Array.from({ length: 400 }, (_, i) => 0x80 + (i % 100))));
-    const input = openLog(path, readsLineByLine, { chunkBytes: 16 });
-    const read = parseCaptureText(input, opts);
+    const input = await openLog(path, readsLineByLine, { chunkBytes: 16 });
+    const read = await parseLog(input);
     expect(read.problems).toHaveLength(1);
     expect(read.problems[0]!.reason).toMatch(/not UTF-8 text/);
   });
@@ -212,12 +280,15 @@ describe('parseCaptureText of a LogLines', () => {
 });
 
 describe('openLog of a file that is not a regular one', () => {
-  it('a named pipe is read whole, as before (it cannot be read at an offset)', async () => {
+  it('a named pipe of JSONL is read once, line by line as it comes (it cannot be read at an offset)', async () => {
     const { execFileSync, spawn } = await import('node:child_process');
     const fifo = join(dir, 'pipe.jsonl');
     execFileSync('mkfifo', [fifo]);
-    const writer = spawn('sh', ['-c', `printf '{"a":1}\\n{"b":2}\\n' > '${fifo}'`]);
-    expect(openLog(fifo, readsLineByLine)).toBe('{"a":1}\n{"b":2}\n');
+    const text = '{"messages":[{"role":"user","content":"hi"}]}\n{"b":2}\n';
+    const writer = spawn('sh', ['-c', `printf '%s' '${text}' > '${fifo}'`]);
+    const input = await openLog(fifo, readsLineByLine);
+    expect(input).toBeInstanceOf(LogStream);
+    expect(await parseLog(input)).toEqual(parseCaptureText(text, opts));
     await new Promise((done) => writer.on('exit', done));
   });
 });

@@ -1,6 +1,7 @@
 import { constants } from 'node:buffer';
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { pipeline, Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import { InputError } from '../errors/input-error.js';
 
 /**
@@ -11,49 +12,142 @@ import { InputError } from '../errors/input-error.js';
 const MAX_TEXT_CHARS = constants.MAX_STRING_LENGTH;
 
 /**
- * The text of a log file (or of standard input, fd 0): UTF-8, and a gzip-compressed log (`session.jsonl.gz`, as
- * log rotation leaves them) decompressed first, recognised by its magic bytes whatever its name. A log larger
- * than one string can hold is an InputError that names it and its size, read no further than its size.
+ * A log to ingest, opened once (one file descriptor, its length fixed when it is opened: every read of it agrees, lines
+ * appended meanwhile are left for the next ingest): a plain file whose text is JSONL (`linewise` says so: parse-file.ts
+ * readsLineByLine) is read line by line as it is parsed, whatever its size (LogLines). Standard input, a pipe, and a
+ * gzip-compressed log (decompressed as it is read, through zlib's stream) are read once, in order (LogStream): their
+ * start is held until `linewise` can judge it, and JSONL goes on line by line from there, whatever its size. A JSON
+ * document (or a binary file) is read whole (up to `maxChars`). What comes back is the caller's to close (closeLog).
  */
-export function readLogText(file: string | number, maxChars = MAX_TEXT_CHARS): string {
+export async function openLog(
+  file: string | number,
+  linewise: (lines: LogHead) => boolean,
+  opts: { maxChars?: number; chunkBytes?: number } = {},
+): Promise<string | LogLines | LogStream> {
+  const maxChars = opts.maxChars ?? MAX_TEXT_CHARS;
   const name = typeof file === 'string' ? file : 'stdin';
-  if (typeof file === 'string') {
-    const size = statSync(file).size;
-    if (size > maxChars) throw tooLarge(name, size, maxChars);
-  }
-  const bytes = readFileSync(file);
-  if (!isGzip(bytes)) return text(name, bytes, maxChars);
-  let unzipped: Buffer;
+  const fd = typeof file === 'number' ? file : openSync(file, 'r');
+  const owned = typeof file === 'string';
+  let handed = false;
   try {
-    unzipped = gunzipSync(bytes, { maxOutputLength: maxChars });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(name, null, maxChars);
-    throw new InputError(`${name}: a gzip file that does not decompress (${(e as Error).message})`);
+    const stat = fstatSync(fd);
+    let bytes: AsyncIterable<Buffer>;
+    let gzip = false;
+    if (stat.isFile()) {
+      const magic = readBytes(fd, 0, 2);
+      gzip = isGzip(magic);
+      if (!gzip) {
+        const lines = new LogLines(name, opts.chunkBytes, { fd, start: 0, end: stat.size }, owned);
+        if (linewise(lines)) {
+          handed = true;
+          return lines;
+        }
+        if (stat.size > maxChars) throw tooLarge(name, stat.size, maxChars);
+        return readBytes(fd, 0, stat.size).toString('utf8');
+      }
+      bytes = fdChunks(fd, opts.chunkBytes ?? CHUNK_BYTES, stat.size);
+    } else {
+      // Standard input, or a pipe or a device named as a file (`<(zcat log)`): read in order; its first bytes say
+      // whether it is compressed.
+      const raw = fdChunks(fd, opts.chunkBytes ?? CHUNK_BYTES, Number.POSITIVE_INFINITY);
+      const [first, rest] = await peek(raw, 2);
+      gzip = isGzip(first);
+      bytes = prepend(first, rest);
+    }
+    const stream = await LogStream.open(name, gzip ? gunzipped(name, bytes) : bytes, gzip);
+    if (linewise(stream)) {
+      stream.onClose(() => {
+        if (owned) closeSync(fd);
+      });
+      handed = true;
+      return stream;
+    }
+    return await stream.text(maxChars);
+  } finally {
+    if (owned && !handed) closeSync(fd);
   }
-  return text(name, unzipped, maxChars);
+}
+
+/** Closes what openLog returned (a text is nothing to close). */
+export function closeLog(log: string | LogLines | LogStream): void {
+  if (typeof log !== 'string') log.close();
+}
+
+/** The start of a log, as readsLineByLine judges it: its first characters, and its rows from the first. */
+export interface LogHead {
+  head(chars: number): string;
+  rows(): Iterable<LogRow>;
 }
 
 /**
- * A log to ingest: a plain file whose text is JSONL (`linewise` says so: parse-file.ts readsLineByLine) is read line by
- * line as it is parsed, whatever its size; standard input (or any file that is not a regular one), a gzip-compressed
- * log and a JSON document are read whole (readLogText, up to `maxChars`).
+ * The bytes of an open file descriptor read in order, from where it is, `chunkBytes` at a time, `limit` of them at
+ * most (a regular file's length when it was opened). A descriptor another program made non-blocking (a pipe from a
+ * hook runner) is waited on, not taken for its end.
  */
-export function openLog(
-  file: string | number,
-  linewise: (lines: LogLines) => boolean,
-  opts: { maxChars?: number; chunkBytes?: number } = {},
-): string | LogLines {
-  // Standard input, and a pipe or a device named as a file (`<(zcat log)`), cannot be read at an offset: read whole.
-  if (typeof file === 'number' || !statSync(file).isFile()) return readLogText(file, opts.maxChars);
-  const fd = openSync(file, 'r');
-  let magic: Buffer;
-  try {
-    magic = readBytes(fd, 0, 2);
-  } finally {
-    closeSync(fd);
+async function* fdChunks(fd: number, chunkBytes: number, limit: number): AsyncGenerator<Buffer> {
+  let left = limit;
+  let position = 0;
+  const regular = Number.isFinite(limit);
+  while (left > 0) {
+    const chunk = Buffer.allocUnsafe(Math.min(chunkBytes, left));
+    let n: number;
+    try {
+      n = readSync(fd, chunk, 0, chunk.length, regular ? position : null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        await new Promise((done) => setTimeout(done, 5));
+        continue;
+      }
+      // Windows says EOF at the end of a pipe.
+      if (code === 'EOF') return;
+      throw e;
+    }
+    if (n === 0) return;
+    position += n;
+    left -= n;
+    yield chunk.subarray(0, n);
   }
-  const lines = new LogLines(file, opts.chunkBytes);
-  return !isGzip(magic) && linewise(lines) ? lines : readLogText(file, opts.maxChars);
+}
+
+/** The first `count` bytes of a stream of chunks (fewer when it ends before), and the stream of the rest. */
+async function peek(chunks: AsyncIterable<Buffer>, count: number): Promise<[Buffer, AsyncIterator<Buffer>]> {
+  const it = chunks[Symbol.asyncIterator]();
+  const got: Buffer[] = [];
+  let have = 0;
+  while (have < count) {
+    const next = await it.next();
+    if (next.done) break;
+    got.push(next.value);
+    have += next.value.length;
+  }
+  return [Buffer.concat(got), it];
+}
+
+async function* prepend(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  if (first.length) yield first;
+  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+}
+
+/**
+ * The bytes of a gzip stream decompressed as they come (zlib's Gunzip stream: several members one after another, as
+ * `cat a.gz b.gz` leaves them, included). One that does not decompress is an InputError that names it.
+ */
+async function* gunzipped(name: string, bytes: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const gunzip = createGunzip();
+  const source = Readable.from(bytes, { objectMode: false });
+  // An error reading the compressed bytes ends the Gunzip stream with it: it is thrown by the loop below.
+  pipeline(source, gunzip, () => {});
+  try {
+    for await (const chunk of gunzip) yield chunk as Buffer;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code?.startsWith('Z_'))
+      throw new InputError(`${name}: a gzip file that does not decompress (${(e as Error).message})`);
+    throw e;
+  } finally {
+    source.destroy();
+    gunzip.destroy();
+  }
 }
 
 const isGzip = (bytes: Buffer) => bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
@@ -96,12 +190,6 @@ export function readBytes(fd: number, start: number, end: number): Buffer {
   return got === out.length ? out : out.subarray(0, got);
 }
 
-/** The bytes as UTF-8 text; more than a string holds (standard input, whose size is not known before) refused. */
-function text(name: string, bytes: Buffer, maxChars: number): string {
-  if (bytes.length > maxChars) throw tooLarge(name, bytes.length, maxChars);
-  return bytes.toString('utf8');
-}
-
 function tooLarge(name: string, bytes: number | null, maxChars = MAX_TEXT_CHARS): InputError {
   const size = bytes === null ? 'decompresses to more than' : `is ${count(bytes)} bytes, more than`;
   return new InputError(
@@ -126,8 +214,8 @@ export interface LogRow {
 /** A part of an open file: bytes `start` to `end` of `fd` (which the reader does not close). */
 interface LogSpan {
   fd: number;
-  start: number;
-  end: number;
+  readonly start: number;
+  readonly end: number;
 }
 
 /**
@@ -146,7 +234,17 @@ export class LogLines {
     readonly path: string,
     private readonly chunkBytes = CHUNK_BYTES,
     private readonly span?: LogSpan,
+    /** Whether the span's file is this reader's to close (openLog's): close() does. */
+    private readonly owned = false,
   ) {}
+
+  /** Closes the file a reader opened for its span (openLog); a span of a caller's open file stays open. */
+  close(): void {
+    if (this.owned && this.span && this.span.fd >= 0) {
+      closeSync(this.span.fd);
+      this.span.fd = -1;
+    }
+  }
 
   /** The first `chars` characters of the text (all of it when it is shorter). */
   head(chars: number): string {
@@ -190,47 +288,196 @@ export class LogLines {
       let position = this.span?.start ?? 0;
       // Where each row starts, kept over a span only (a hook's mark is placed at one).
       const starts: number[] | null = this.span ? [position] : null;
-      let replaced = false;
-      // The row being read, in the pieces of the chunks it spans (none kept once it is longer than a string).
-      let parts: Buffer[] = [];
-      let bytes = 0;
-      const row = (piece: Buffer, last: boolean): LogRow => {
-        const total = bytes + piece.length;
-        const text =
-          total > MAX_TEXT_CHARS
-            ? null
-            : (parts.length ? Buffer.concat([...parts, piece], total) : piece).toString('utf8');
-        if (starts !== null && (text === null || text.includes('\uFFFD'))) replaced = true;
-        parts = [];
-        bytes = 0;
-        return { text, bytes: total, last };
-      };
+      const split = new RowSplitter();
       while (position < end) {
         const chunk = Buffer.allocUnsafe(Math.min(this.chunkBytes, end - position));
         const n = readSync(fd, chunk, 0, chunk.length, position);
         if (n === 0) break;
         const at = position;
         position += n;
-        const view = chunk.subarray(0, n);
-        let start = 0;
-        for (let nl = view.indexOf(0x0a); nl >= 0; nl = view.indexOf(0x0a, start)) {
-          const piece = view.subarray(start, nl);
-          start = nl + 1;
-          starts?.push(at + start);
-          yield row(piece, false);
-        }
-        if (start < n) {
-          if (bytes + n - start <= MAX_TEXT_CHARS) parts.push(view.subarray(start));
-          else parts = [];
-          bytes += n - start;
+        for (const { row, next } of split.push(chunk.subarray(0, n))) {
+          starts?.push(at + next);
+          yield row;
         }
       }
-      const last = row(Buffer.alloc(0), true);
+      const last = split.end();
       this.starts = starts;
-      this.replaced = replaced;
+      this.replaced = starts !== null && split.replaced;
       yield last;
     } finally {
       if (!this.span) closeSync(fd);
     }
+  }
+}
+
+/**
+ * Bytes cut into rows as `text.split('\n')` cuts their text: each row decoded on its own (a newline byte ends any
+ * UTF-8 sequence it cuts, so the rows are those of the text decoded whole); a row longer than a string can hold is
+ * not decoded (its `text` null) nor kept.
+ */
+class RowSplitter {
+  /** Whether a row held U+FFFD or was too long to decode (its bytes may not be the text's). */
+  replaced = false;
+  /** The row being read, in the pieces of the chunks it spans (none kept once it is longer than a string). */
+  private parts: Buffer[] = [];
+  private bytes = 0;
+
+  /** The rows a chunk ends, each with the offset in the chunk of the byte after its newline. */
+  *push(view: Buffer): Generator<{ row: LogRow; next: number }> {
+    let start = 0;
+    for (let nl = view.indexOf(0x0a); nl >= 0; nl = view.indexOf(0x0a, start)) {
+      const piece = view.subarray(start, nl);
+      start = nl + 1;
+      yield { row: this.row(piece, false), next: start };
+    }
+    if (start < view.length) {
+      if (this.bytes + view.length - start <= MAX_TEXT_CHARS) this.parts.push(view.subarray(start));
+      else this.parts = [];
+      this.bytes += view.length - start;
+    }
+  }
+
+  /** The row after the last newline ('' when the bytes end in one). */
+  end(): LogRow {
+    return this.row(Buffer.alloc(0), true);
+  }
+
+  private row(piece: Buffer, last: boolean): LogRow {
+    const total = this.bytes + piece.length;
+    const text =
+      total > MAX_TEXT_CHARS
+        ? null
+        : (this.parts.length ? Buffer.concat([...this.parts, piece], total) : piece).toString('utf8');
+    if (text === null || text.includes('\uFFFD')) this.replaced = true;
+    this.parts = [];
+    this.bytes = 0;
+    return { text, bytes: total, last };
+  }
+}
+
+/** How many bytes of a stream LogStream holds before its first rows: what `head` reads (BINARY_PROBE chars). */
+const HEAD_BYTES = 4 * 8192 + 4;
+
+/**
+ * A log read once, in order, as its bytes come (standard input, a pipe, a gzip-compressed log as it is decompressed):
+ * its start is held (HEAD_BYTES, and its rows up to its first that holds anything) so that it can be judged (head,
+ * rows: readsLineByLine), then its rows are read once (stream), those held first, as LogLines gives a file's.
+ */
+export class LogStream implements LogHead {
+  private held: Buffer[];
+  private rest: AsyncIterator<Buffer> | null;
+  private closers: (() => void)[] = [];
+  private read = false;
+  /** The error that ended a read of it (a gzip that stops decompressing, a read that failed), once one did. */
+  failure: unknown = null;
+
+  private constructor(
+    readonly path: string,
+    held: Buffer[],
+    rest: AsyncIterator<Buffer> | null,
+    /** Whether its bytes are decompressed as they are read (a read that fails is then the file's problem). */
+    readonly compressed: boolean,
+  ) {
+    this.held = held;
+    this.rest = rest;
+  }
+
+  /** Reads the start of `bytes`: HEAD_BYTES, and on to the end of its first row that holds anything. */
+  static async open(path: string, bytes: AsyncIterable<Buffer>, compressed: boolean): Promise<LogStream> {
+    const it = bytes[Symbol.asyncIterator]();
+    const held: Buffer[] = [];
+    let have = 0;
+    let text = false;
+    const split = new RowSplitter();
+    for (;;) {
+      if (have >= HEAD_BYTES && text) return new LogStream(path, held, it, compressed);
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await it.next();
+      } catch (e) {
+        await it.return?.();
+        throw e;
+      }
+      if (next.done) return new LogStream(path, held, null, compressed);
+      held.push(next.value);
+      have += next.value.length;
+      // A row longer than a string can hold is one that holds something (its text is not read).
+      if (!text) for (const { row } of split.push(next.value)) text ||= row.text === null || !!row.text.trim();
+      if (!text && have > MAX_TEXT_CHARS) text = true;
+    }
+  }
+
+  /** The first `chars` characters of the text (all of it when it is shorter), from what is held. */
+  head(chars: number): string {
+    return Buffer.concat(this.held)
+      .subarray(0, 4 * chars + 4)
+      .toString('utf8')
+      .slice(0, chars);
+  }
+
+  /** The rows of what is held (up to the end of the first that holds anything, and the end when it came). */
+  *rows(): Generator<LogRow> {
+    const split = new RowSplitter();
+    for (const chunk of this.held) for (const { row } of split.push(chunk)) yield row;
+    if (this.rest === null) yield split.end();
+  }
+
+  /** Every row of the text, in order, each decoded as it is reached; read once. */
+  async *stream(): AsyncGenerator<LogRow> {
+    if (this.read) throw new InputError(`${this.path}: a stream is read once, and it has been`);
+    this.read = true;
+    const split = new RowSplitter();
+    const held = this.held;
+    this.held = [];
+    try {
+      for (const chunk of held) for (const { row } of split.push(chunk)) yield row;
+      held.length = 0;
+      if (this.rest)
+        for (let next = await this.rest.next(); !next.done; next = await this.rest.next())
+          for (const { row } of split.push(next.value)) yield row;
+      yield split.end();
+    } catch (e) {
+      this.failure = e;
+      throw e;
+    } finally {
+      this.close();
+    }
+  }
+
+  /** The whole text (a JSON document), more than `maxChars` an InputError; read once. */
+  async text(maxChars: number): Promise<string> {
+    this.read = true;
+    const chunks = this.held;
+    this.held = [];
+    let bytes = chunks.reduce((n, c) => n + c.length, 0);
+    try {
+      if (this.rest)
+        for (let next = await this.rest.next(); !next.done; next = await this.rest.next()) {
+          bytes += next.value.length;
+          if (bytes > maxChars) {
+            // A compressed log stops where it grows past; a plain one is counted to its end, to say its size.
+            if (this.compressed) throw tooLarge(this.path, null, maxChars);
+            chunks.length = 0;
+          } else chunks.push(next.value);
+        }
+      if (bytes > maxChars) throw tooLarge(this.path, this.compressed ? null : bytes, maxChars);
+      return Buffer.concat(chunks).toString('utf8');
+    } finally {
+      this.close();
+    }
+  }
+
+  /** Runs `close` once the stream is closed (read to its end, left, or closed). */
+  onClose(close: () => void): void {
+    this.closers.push(close);
+  }
+
+  /** Ends the read (what is not read is left) and releases the file. */
+  close(): void {
+    const rest = this.rest;
+    this.rest = null;
+    this.held = [];
+    if (rest) void rest.return?.();
+    for (const close of this.closers.splice(0)) close();
   }
 }

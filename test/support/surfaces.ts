@@ -80,7 +80,8 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<C
 export function runCli(
   args: string[],
   cwd: string,
-  input?: string,
+  /** Written to its stdin (a pipe); bytes as they are (a gzip log piped in). */
+  input?: string | Buffer,
 ): { code: number | null; stdout: string; stderr: string } {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['SKILLSMITH_DB', 'SKILLSMITH_CONFIG', ...CONFIG_ENV.map((v) => v.name)]) delete env[name];

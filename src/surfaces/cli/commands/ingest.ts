@@ -8,7 +8,7 @@
  * prints what would be stored without opening the memory at all.
  */
 import { existsSync, statSync } from 'node:fs';
-import type { LogLines } from '../../../capture/read-log.js';
+import { closeLog, type LogLines, type LogStream } from '../../../capture/read-log.js';
 import { InputError } from '../../../errors/input-error.js';
 import { escapeControl } from '../../../domain/untrusted-text.js';
 import { describeFormats, type DryRunResult, dryRunSummary, prepareCapture, readLog } from '../../../capture/ingest.js';
@@ -124,11 +124,13 @@ export async function ingestFiles(
       results.push(await ingestHooked(memory, f, inputs.opts));
       continue;
     }
-    const read = readEach(f);
+    const read = await readEach(f);
     results.push(
       'problem' in read
         ? unreadResult(inputName(f), read.problem)
-        : await memory.ingestText(read.text, { ...inputs.opts, name: inputName(f) }),
+        : await whileRead(read.text, f, unreadResult, () =>
+            memory.ingestText(read.text, { ...inputs.opts, name: inputName(f) }),
+          ),
     );
   }
   return results;
@@ -150,9 +152,9 @@ async function ingestHooked(
 }
 
 /** A file's text, or why it cannot be read (unreadable); any other error is thrown. */
-function readEach(file: string): { text: string | LogLines } | { problem: IngestProblem } {
+async function readEach(file: string): Promise<{ text: string | LogLines | LogStream } | { problem: IngestProblem }> {
   try {
-    return { text: readInput(file) };
+    return { text: await readInput(file) };
   } catch (e) {
     const problem = unreadable(inputName(file), e);
     if (!problem) throw e;
@@ -161,8 +163,31 @@ function readEach(file: string): { text: string | LogLines } | { problem: Ingest
 }
 
 /**
+ * What `use` makes of a log readEach opened, which is closed after. A log read as it comes (standard input, a gzip
+ * log) may fail to read after its start (a gzip cut short, a read error): that is a problem of its file, as one at
+ * its start is (`unread` says it); any other error is thrown.
+ */
+async function whileRead<T>(
+  log: string | LogLines | LogStream,
+  file: string,
+  unread: (name: string, problem: IngestProblem) => T,
+  use: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await use();
+  } catch (e) {
+    const problem =
+      typeof log !== 'string' && 'failure' in log && log.failure === e ? unreadable(inputName(file), e) : null;
+    if (!problem) throw e;
+    return unread(inputName(file), problem);
+  } finally {
+    closeLog(log);
+  }
+}
+
+/**
  * Why a log could not be read, as a problem of its own file (line 1, like every whole-file problem), or null for
- * an error that is not about the file. readLogText's own errors name the file first; that name is left to `file`.
+ * an error that is not about the file. read-log.ts's own errors name the file first; that name is left to `file`.
  */
 export function unreadable(name: string, e: unknown): IngestProblem | null {
   if (InputError.isInstance(e)) {
@@ -291,23 +316,26 @@ async function dryRunFiles(
   const config = configFromFlags(flags);
   const out: DryRunResult[] = [];
   for (const file of paths) {
-    const read = readEach(file);
+    const read = await readEach(file);
     if ('problem' in read) {
       out.push(unreadDryRun(inputName(file), read.problem));
       continue;
     }
-    const { parsed } = await prepareCapture(read.text, {
-      file: inputName(file),
-      namespace: config.namespace,
-      format,
-      now: new Date().toISOString(),
-      resultChars: config.capture.resultChars,
-      maxRecordBytes: config.capture.maxRecordBytes,
-      maxCallsPerSession: config.capture.maxCallsPerSession,
-      privacy: config.capture.privacy,
-      judge: null,
+    const dry = await whileRead(read.text, file, unreadDryRun, async () => {
+      const { parsed } = await prepareCapture(read.text, {
+        file: inputName(file),
+        namespace: config.namespace,
+        format,
+        now: new Date().toISOString(),
+        resultChars: config.capture.resultChars,
+        maxRecordBytes: config.capture.maxRecordBytes,
+        maxCallsPerSession: config.capture.maxCallsPerSession,
+        privacy: config.capture.privacy,
+        judge: null,
+      });
+      return dryRunSummary(inputName(file), parsed);
     });
-    out.push(dryRunSummary(inputName(file), parsed));
+    out.push(dry);
   }
   return out;
 }
