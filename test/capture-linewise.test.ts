@@ -11,6 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readLog } from '../src/capture/ingest.js';
 import { parseCaptureStream, parseCaptureText, type ParseOptions, readsLineByLine } from '../src/capture/parse-file.js';
 import { resolvePrivacy } from '../src/capture/privacy.js';
+import { slimCodexLine } from '../src/capture/codex-rollout.js';
+import { slimGeminiLine } from '../src/capture/gemini.js';
 import { closeLog, LogLines, LogStream, openLog } from '../src/capture/read-log.js';
 import type { IngestFormat } from '../src/capture/types.js';
 import { writeBigTranscript } from './fixtures/big-transcript.mjs';
@@ -138,6 +140,84 @@ describe('a JSONL log read line by line stores what a whole read stores', () => 
       expect(linewise).toEqual(whole);
       expect(gzipped).toEqual(whole);
     }
+  });
+
+  it("a Codex CLI rollout's long tool outputs: cut as they are read, their exit codes as the whole output says", async () => {
+    // Outputs far over what is kept (4 x resultChars + 4,097), in each form Codex writes: the JSON form whose exit code
+    // 0 comes after a text that says "Exit code: 1", the JSON form of a failure, a text whose exit code is past the
+    // cut, a plain text, and a content part; secrets at the cut.
+    const fixture = readFileSync(join(FIXTURES, 'codex-rollout-0.104.jsonl'), 'utf8').trim().split('\n');
+    const long = (k: number) => `${'a line of output, AKIAIOSFODNN7EXAMPLE here and there\n'.repeat(200 + k)}`;
+    const forms = [
+      (t: string) => JSON.stringify({ output: `Exit code: 1\n${t}`, metadata: { exit_code: 0 } }),
+      (t: string) => JSON.stringify({ output: t, metadata: { exit_code: 2 } }),
+      (t: string) => `${t}\nExit code: 3\n`,
+      (t: string) => t,
+      (t: string) => ({ type: 'output_text', text: t }),
+    ];
+    const out: string[] = [fixture[0]!];
+    for (let k = 0; k < 25; k++)
+      for (const raw of fixture.slice(1)) {
+        const line = JSON.parse(raw) as { type: string; payload: Record<string, unknown> };
+        const p = line.payload;
+        if (typeof p.call_id === 'string') p.call_id = `${p.call_id}-${k}`;
+        if (p.type === 'function_call_output' && typeof p.output === 'string') p.output = forms[k % 5]!(long(k));
+        out.push(JSON.stringify(line));
+      }
+    const path = join(dir, 'long-outputs.jsonl');
+    writeFileSync(path, `${out.join('\n')}\n`);
+    for (const over of [{}, { format: 'codex' as const }, { resultChars: 100 }, { privacy: undefined }]) {
+      const { whole, linewise, gzipped } = await bothReads(path, over, 4096);
+      expect(whole.format).toBe('codex');
+      const calls = whole.sessions.flatMap((x) => x.calls);
+      expect(calls.filter((c) => !c.ok).length).toBeGreaterThan(10);
+      expect(linewise).toEqual(whole);
+      expect(gzipped).toEqual(whole);
+    }
+    // What a line keeps of an output: its first characters, not the whole of it.
+    const keep = 4 * 2000 + 4097;
+    for (const raw of out) {
+      const slim = slimCodexLine(JSON.parse(raw), keep) as { payload?: { output?: unknown } };
+      expect(JSON.stringify(slim.payload?.output ?? '').length).toBeLessThan(keep + 2000);
+    }
+  });
+
+  it("a Gemini CLI session log's long tool results: cut as they are read, failures as the whole result says", async () => {
+    // The fixture's records 30 times (past the 50 objects detection judges), new ids, each shell output long; one in
+    // three says its exit code past the cut.
+    const fixture = readFileSync(join(FIXTURES, 'gemini-cli-session.jsonl'), 'utf8').trim().split('\n');
+    const out: string[] = [fixture[0]!];
+    for (let k = 0; k < 30; k++)
+      for (const raw of fixture.slice(1)) {
+        const rec = JSON.parse(raw) as Record<string, unknown>;
+        if (typeof rec.id === 'string') rec.id = `${rec.id}-${k}`;
+        if (typeof rec.$rewindTo === 'string') rec.$rewindTo = `${rec.$rewindTo}-${k}`;
+        for (const tc of (rec.toolCalls ?? []) as Record<string, unknown>[]) {
+          tc.id = `${tc.id}-${k}`;
+          for (const part of (tc.result ?? []) as {
+            functionResponse?: { id?: string; response?: { output?: string } };
+          }[]) {
+            const fr = part.functionResponse;
+            if (!fr?.response || typeof fr.response.output !== 'string') continue;
+            fr.id = `${fr.id}-${k}`;
+            fr.response.output += `${'\nbuild output, password=Sup3rS3cretPassw0rd'.repeat(300 + k)}${k % 3 === 1 ? '\nExit Code: 1' : ''}`;
+            tc.resultDisplay = fr.response.output;
+          }
+        }
+        out.push(JSON.stringify(rec));
+      }
+    const path = join(dir, 'long-gemini.jsonl');
+    writeFileSync(path, `${out.join('\n')}\n`);
+    for (const over of [{}, { format: 'gemini' as const }, { resultChars: 100 }, { privacy: undefined }]) {
+      const { whole, linewise, gzipped } = await bothReads(path, over, 4096);
+      expect(whole.format).toBe('gemini');
+      expect(whole.sessions.length).toBeGreaterThan(30);
+      expect(linewise).toEqual(whole);
+      expect(gzipped).toEqual(whole);
+    }
+    const keep = 4 * 2000 + 4097;
+    for (const raw of out)
+      expect(JSON.stringify(slimGeminiLine(JSON.parse(raw), keep)).length).toBeLessThan(keep + 4000);
   });
 
   const memories = testMemories('linewise');

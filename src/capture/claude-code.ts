@@ -1,6 +1,6 @@
 import type { ReaderReport } from './types.js';
 import type { ToolCall } from '../domain/types.js';
-import { countUnread, isObject, type JsonObject, parseArgs, toolResultText, type Unread } from './common.js';
+import { countUnread, isObject, type JsonObject, ownCopy, parseArgs, toolResultText, type Unread } from './common.js';
 import type { StreamLine } from './codex-rollout.js';
 import { capText, type CaptureLimits } from './normalized-jsonl.js';
 import type { BuiltSession } from './openai-agents.js';
@@ -134,11 +134,6 @@ export function slimClaudeCodeLine(v: unknown, keep: number): unknown {
   });
   out.message = { content };
   return out;
-}
-
-/** A string of its own: a slice would keep the whole string it was cut from. */
-function ownCopy(s: string): string {
-  return Buffer.from(s, 'utf16le').toString('utf16le');
 }
 
 const NOT_A_PROMPT =

@@ -3,7 +3,7 @@ import { contentText, countUnread, isObject, type JsonObject, type Unread } from
 import type { CaptureLimits } from './normalized-jsonl.js';
 import { type BuiltSession, type ItemEntry, type ItemsResume, sessionsFromItems } from './openai-agents.js';
 import { emptyIdFilter, type IdFilter, mayHold, withIds } from './id-filter.js';
-import { isResponsesItem } from './responses-items.js';
+import { cutOutput, isResponsesItem } from './responses-items.js';
 
 /**
  * Codex CLI rollout files (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`): one JSON object per
@@ -84,12 +84,19 @@ const READ_EVENTS = new Set(['user_message', 'item_completed', 'mcp_tool_call_en
 /**
  * A rollout line with only what this reader reads of it, for a rollout read line by line (parse-file.ts): an
  * `event_msg` of a kind it does not read (a command's end with its whole output again, output deltas, token counts)
- * keeps its payload's kind and call id (the checkpoint reads the ids of the events after it); every other line is
- * left as it is.
+ * keeps its payload's kind and call id (the checkpoint reads the ids of the events after it); a tool's output
+ * (`function_call_output`, `custom_tool_call_output`..., wrapped or bare) its first `keep` characters, with what its
+ * whole text says of the call (shellOutcome: its exit code) kept beside it (responses-items.ts cutOutput); every other
+ * line is left as it is.
  */
-export function slimCodexLine(v: unknown): unknown {
-  if (!isObject(v) || v.type !== 'event_msg' || !isObject(v.payload) || READ_EVENTS.has(v.payload.type as string))
-    return v;
+export function slimCodexLine(v: unknown, keep: number): unknown {
+  if (!isObject(v)) return v;
+  if (v.type === 'response_item' && isObject(v.payload)) {
+    const payload = cutOutput(v.payload, keep, shellOutcome);
+    return payload === v.payload ? v : { ...v, payload };
+  }
+  if (!('payload' in v) && typeof v.type === 'string') return cutOutput(v, keep, shellOutcome);
+  if (v.type !== 'event_msg' || !isObject(v.payload) || READ_EVENTS.has(v.payload.type as string)) return v;
   const p = v.payload;
   return {
     ...v,

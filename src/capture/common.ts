@@ -87,6 +87,16 @@ export function resultText(v: unknown): string {
   return typeof v === 'string' ? v : stringifyResult(v);
 }
 
+/** A string of its own: a slice would keep the whole string it was cut from. */
+export function ownCopy(s: string): string {
+  return Buffer.from(s, 'utf16le').toString('utf16le');
+}
+
+/** The first `keep` characters of a text, as a string of its own (the text itself when it is no longer). */
+export function cutTo(text: string, keep: number): string {
+  return text.length <= keep ? text : ownCopy(text.slice(0, keep));
+}
+
 /** Lines of a known format that this version does not read, counted by kind (`type`). */
 export type Unread = Map<string, number>;
 

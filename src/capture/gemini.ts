@@ -1,5 +1,5 @@
 import type { ReaderReport } from './types.js';
-import { countUnread, isObject, type JsonObject, resultText, type Unread } from './common.js';
+import { countUnread, cutTo, isObject, type JsonObject, resultText, type Unread } from './common.js';
 import type { StreamLine } from './codex-rollout.js';
 import { emptyIdFilter, type IdFilter, mayHold, withIds } from './id-filter.js';
 import type { CaptureLimits } from './normalized-jsonl.js';
@@ -179,8 +179,34 @@ function shellFailed(tool: unknown, text: string): boolean {
   return !!exit && exit[1] !== '0';
 }
 
+/** The tool calls cut as they were read (slimGeminiLine), with what their whole result said. */
+const cutResults = new WeakMap<object, { text: string; failed: boolean }>();
+
+/**
+ * A session log's line with only what this reader reads of it, for a log read line by line (parse-file.ts Slimmer): a
+ * model message's tool call whose result is longer than `keep` characters keeps its first `keep` (toolCallResult of
+ * the whole call, kept beside it: whether it failed is what the whole result said), and no copy of it in what the CLI
+ * displayed; every other line, and every other part of the message, is left as it is.
+ */
+export function slimGeminiLine(v: unknown, keep: number): unknown {
+  if (!isObject(v) || !isMessageRecord(v) || v.type !== 'gemini' || !Array.isArray(v.toolCalls)) return v;
+  let cut = false;
+  const toolCalls = v.toolCalls.map((tc) => {
+    if (!isObject(tc)) return tc;
+    const r = toolCallResult(tc);
+    if (r.text.length <= keep) return tc;
+    cut = true;
+    const { result: _result, resultDisplay: _display, ...rest } = tc;
+    cutResults.set(rest, { text: cutTo(r.text, keep), failed: r.failed });
+    return rest;
+  });
+  return cut ? { ...v, toolCalls } : v;
+}
+
 /** What a recorded tool call returned: its function responses (or text parts), else what the CLI displayed. */
 function toolCallResult(tc: JsonObject): { text: string; failed: boolean } {
+  const cut = cutResults.get(tc);
+  if (cut) return cut;
   const parts = Array.isArray(tc.result) ? tc.result : tc.result == null ? [] : [tc.result];
   const texts: string[] = [];
   let failed = false;

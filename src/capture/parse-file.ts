@@ -36,6 +36,7 @@ import {
   isGeminiContents,
   isGeminiPromptLog,
   isGeminiSession,
+  slimGeminiLine,
 } from './gemini.js';
 import {
   type BuiltSession,
@@ -823,26 +824,33 @@ function* parseSteps(
 }
 
 /**
- * For a log read line by line: once its lines are known to be a Claude Code transcript or a Codex CLI rollout (the
- * format given, or the first lines detection judges say so), each line is cut to what the reader reads
- * (slimClaudeCodeLine, slimCodexLine) as it is parsed. Detection judges a Claude Code transcript on the first
- * DETECT_SAMPLE objects whatever follows them, and a rollout that opens with its `session_meta` line on that line
- * once those are no Claude Code transcript: the lines before the decision are cut then.
+ * For a log read line by line: once its lines are known to be a Claude Code transcript, a Codex CLI rollout or a
+ * Gemini CLI session log (the format given, or the first lines detection judges say so), each line is cut to what the
+ * reader reads (slimClaudeCodeLine, slimCodexLine, slimGeminiLine: a tool's output to its first characters, what the
+ * whole one said of the call kept) as it is parsed. Detection judges a Claude Code transcript on the first
+ * DETECT_SAMPLE objects whatever follows them, a rollout that opens with its `session_meta` line on that line once
+ * those are no Claude Code transcript, and a Gemini CLI log on those objects once they are neither (a rollout after
+ * them, the file read as one, reads the log's lines as stray: by their line, whatever they hold): the lines before
+ * the decision are cut then.
  */
 class Slimmer {
   private slim: ((v: unknown) => unknown) | null = null;
   private decided: boolean;
   private objects = 0;
   private readonly claudeCode: (v: unknown) => unknown;
+  private readonly codex: (v: unknown) => unknown;
+  private readonly gemini: (v: unknown) => unknown;
 
   constructor(opts: ParseOptions) {
     // Characters of a tool result kept: more than protectResult reads (4 x resultChars + 4,096) and capping keeps.
     const keep = 4 * opts.resultChars + 4096 + 1;
-    const claudeCode = (v: unknown) => slimClaudeCodeLine(v, keep);
+    this.claudeCode = (v: unknown) => slimClaudeCodeLine(v, keep);
+    this.codex = (v: unknown) => slimCodexLine(v, keep);
+    this.gemini = (v: unknown) => slimGeminiLine(v, keep);
     this.decided = opts.format !== 'auto';
-    if (opts.format === 'claude-code') this.slim = claudeCode;
-    if (opts.format === 'codex') this.slim = slimCodexLine;
-    this.claudeCode = claudeCode;
+    if (opts.format === 'claude-code') this.slim = this.claudeCode;
+    if (opts.format === 'codex') this.slim = this.codex;
+    if (opts.format === 'gemini') this.slim = this.gemini;
   }
 
   add(read: StreamLine, lines: StreamLine[]): void {
@@ -857,7 +865,8 @@ class Slimmer {
     const shape = claudeCodeShape(lines);
     const first = lines.find((l) => isObject(l.value))?.value as JsonObject | undefined;
     if (shape === 'transcript') this.slim = this.claudeCode;
-    else if (shape === null && first?.type === 'session_meta' && isObject(first.payload)) this.slim = slimCodexLine;
+    else if (shape === null && first?.type === 'session_meta' && isObject(first.payload)) this.slim = this.codex;
+    else if (shape === null && isGeminiCliLog(lines)) this.slim = this.gemini;
     else return;
     for (const l of lines) l.value = this.slim(l.value);
   }

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../domain/types.js';
-import { contentText, ERROR_RESULT, isObject, parseArgs, resultText, type JsonObject } from './common.js';
+import { contentText, cutTo, ERROR_RESULT, isObject, parseArgs, resultText, type JsonObject } from './common.js';
 import { capText, type CaptureLimits } from './normalized-jsonl.js';
 import { InputError } from '../errors/input-error.js';
 
@@ -41,6 +41,31 @@ const OUTPUT_TYPES = new Set([
   'local_shell_call_output',
   'computer_call_output',
 ]);
+
+/** What a call's output said of it, read from its whole text (an output cut as it was read: cutOutput). */
+export interface OutputCheck {
+  failed: boolean;
+  error: string | null;
+}
+
+/** The outputs cut as they were read (cutOutput), with what their whole text said of their call. */
+const cutChecks = new WeakMap<object, OutputCheck>();
+
+/**
+ * An output item whose text is longer than `keep` characters, with the text cut there (a transcript read line by line
+ * keeps no more of it than its reader reads: parse-file.ts Slimmer), and what `check` (the reader's resultCheck) says
+ * of the whole text kept beside it for applyOutput; any other item as it is. An output whose shell commands say they
+ * failed (shellOutputFailure) is left whole.
+ */
+export function cutOutput(item: JsonObject, keep: number, check: (text: string) => OutputCheck): JsonObject {
+  if (!OUTPUT_TYPES.has(item.type as string) || shellOutputFailure(item.output) !== null) return item;
+  const text = outputText(item.output);
+  if (text.length <= keep) return item;
+  const said = check(text);
+  const cut = { ...item, output: cutTo(text, keep) };
+  cutChecks.set(cut, { failed: said.failed, error: said.error === null ? null : cutTo(said.error, keep) });
+  return cut;
+}
 
 /** Items that carry no call, result or message: read past (the Agents SDK's `unknown` holds provider extras). */
 const QUIET_TYPES = new Set(['reasoning', 'compaction', 'unknown', 'tool_search_call', 'tool_search_output']);
@@ -93,7 +118,7 @@ export type ItemEvent =
   | { kind: 'user'; text: string }
   | { kind: 'assistant'; text: string }
   | { kind: 'call'; id: string | null; call: ToolCall; done: boolean }
-  | { kind: 'output'; id: string | null; text: string; failed: boolean | null; error?: string }
+  | { kind: 'output'; id: string | null; text: string; failed: boolean | null; error?: string; check?: OutputCheck }
   | { kind: 'other' };
 
 /** Reads one item into an event. Throws with `where` when a call has no name or arguments do not parse. */
@@ -112,7 +137,15 @@ export function readItem(item: unknown, where: string, limits: CaptureLimits, at
     const text = outputText(item.output);
     const shell = shellOutputFailure(item.output);
     const failed = item.status === 'failed' || item.status === 'incomplete' || shell ? true : null;
-    return { kind: 'output', id, text, failed, ...(shell ? { error: `${shell}: ${text}`.trim() } : {}) };
+    const check = cutChecks.get(item);
+    return {
+      kind: 'output',
+      id,
+      text,
+      failed,
+      ...(shell ? { error: `${shell}: ${text}`.trim() } : {}),
+      ...(check ? { check } : {}),
+    };
   }
   return { kind: 'other' };
 }
@@ -245,7 +278,7 @@ function outputText(output: unknown): string {
 /** Pairs an output with the earliest pending call with its id (else the earliest pending call) and records it. */
 export function applyOutput(
   pending: { id: string | null; call: ToolCall }[],
-  ev: { id: string | null; text: string; failed: boolean | null; error?: string },
+  ev: { id: string | null; text: string; failed: boolean | null; error?: string; check?: OutputCheck },
   limits: CaptureLimits,
   where: string,
   resultCheck: (text: string) => { failed: boolean; error: string | null } = defaultCheck,
@@ -257,7 +290,8 @@ export function applyOutput(
   const match = pending.splice(k, 1)[0];
   if (!match) throw new InputError(`${where}: output without a pending call`);
   match.call.result = capText(ev.text, limits.resultChars);
-  const check = resultCheck(ev.text);
+  // An output cut as it was read: what its whole text said.
+  const check = ev.check ?? resultCheck(ev.text);
   if (ev.failed || check.failed) {
     match.call.ok = false;
     match.call.error = capText(check.error ?? ev.error ?? (ev.text || 'failed'), 500);
