@@ -3,7 +3,7 @@
 import type { PhaseMemory } from './monitor.js';
 import type { ProfileRow } from './profile-summary.js';
 import type { StopHookLogResult } from './stop-hook-logs.js';
-import type { BigLogResult } from './big-log-bench.js';
+import { type BigLogResult, bigLogInputName } from './big-log-bench.js';
 
 export interface IngestResult {
   sessions: number;
@@ -363,7 +363,7 @@ export function renderSummaryTable(r: BenchResults): string {
   for (const b of r.bigLogs ?? [])
     for (const c of b.cases.filter((x) => x.build === 'this build'))
       rows.push([
-        `\`ingest${c.case === 'dry-run' ? ' --dry-run' : ''}\` of a ${b.sizeMB} MB Claude Code transcript`,
+        `\`ingest${c.case === 'dry-run' ? ' --dry-run' : ''}\` of a ${b.sizeMB} MB ${bigLogInputName(c.input)}`,
         c.refused ? `not read (${c.refused.slice(0, 60)})` : `${c.seconds} s, peak RSS ${c.peakMB} MB`,
         '',
       ]);
@@ -792,11 +792,12 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('## Ingesting a large Claude Code transcript', '');
     out.push(
       table(
-        ['Size (MB)', 'Lines', 'Case', 'Build', 'Wall (s)', 'Peak RSS (MB)', 'Sessions', 'Calls'],
+        ['Size (MB)', 'Lines', 'Input', 'Case', 'Build', 'Wall (s)', 'Peak RSS (MB)', 'Sessions', 'Calls'],
         r.bigLogs.flatMap((b) =>
           b.cases.map((c) => [
             String(b.sizeMB),
             n(b.lines),
+            `${c.input ?? 'file'}${c.inputMB !== undefined && c.input !== 'file' ? ` (${c.inputMB} MB)` : ''}`,
             c.case,
             c.build,
             c.refused ? '-' : String(c.seconds),
@@ -809,8 +810,10 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       '`skillsmith ingest FILE --judge off` into a fresh SQLite file and `ingest --dry-run FILE`, each a new process, on a ' +
         'transcript written by test/fixtures/big-transcript.mjs (results from a line to 400 KB, each again in `toolUseResult` ' +
-        "and a Bash call's progress line). A JSONL log is read line by line as it is parsed; another build (--big-log-cli) " +
-        'may read it whole. Peak RSS: the kernel high-water mark (VmHWM) of the process.',
+        "and a Bash call's progress line): named (file), gzip-compressed (gzip, its compressed size); and on a Codex CLI " +
+        'rollout of the size (tool outputs padded to 100 KB) piped in, `cat LOG | skillsmith ingest -` (stdin). A JSONL log ' +
+        'is read line by line as it is parsed (a gzip log or stdin as its bytes come); another build (--big-log-cli) may read ' +
+        'it whole. Peak RSS: the kernel high-water mark (VmHWM) of the process.',
       '',
     );
   }

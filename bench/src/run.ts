@@ -6,6 +6,7 @@
 //   node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget,stophook,biglogs] [--synth-sizes 100000]
 //                          [--skills 10000] [--cluster-sizes 10000] [--forget-sessions 5000] [--traces a.jsonl,b.jsonl]
 //                          [--cpu-prof] [--keep] [--seed N] [--stop-hook-cli FILE] [--big-log-mb 100,600] [--big-log-cli FILE]
+//                          [--big-log-inputs file,gzip,stdin]
 //
 // 1. ingest     memory.ingest() of synthetic sessions, 1,000 per batch, on a fresh SQLite file
 // 2. synthesis  memory.synthesize() over 1k / 10k / 100k sessions (fresh file each, ingest untimed)
@@ -15,8 +16,9 @@
 // 6. forget     memory.sessions.forgetBefore() of 5,000 sessions a pass learned from, SQLite and PostgreSQL
 // 7. stophook   the Stop hook (`ingest --hook`) after the last reply of a 2,000-task Codex CLI and Gemini CLI session:
 //               read on from its mark, and whole (stop-hook-logs.ts); --stop-hook-cli runs another build
-// 8. biglogs    `ingest` and `ingest --dry-run` of a 100 MB and a 600 MB Claude Code transcript, each a new process: wall
-//               time and peak RSS (big-log-bench.ts); --big-log-cli measures another build beside this one
+// 8. biglogs    `ingest` and `ingest --dry-run` of a 100 MB and a 600 MB Claude Code transcript (named, and gzip-compressed)
+//               and a Codex CLI rollout of each size piped to stdin, each a new process: wall time and peak RSS
+//               (big-log-bench.ts); --big-log-cli measures another build beside this one, --big-log-inputs picks inputs
 // 9. memory     RSS sampled throughout, overall and per phase
 // The results go to latest.json, latest.md and latest.svg (a chart), or tmp/partial.* for partial runs.
 
@@ -69,7 +71,7 @@ import { CLI, REPO } from './paths.js';
 import { Progress, RssMonitor, collectGarbage, cpuMs, mean, nowMs, percentile } from './monitor.js';
 import { formatSummary, inclusiveTop, summarizeProfile, type CpuProfile } from './profile-summary.js';
 import { benchStopHookLog } from './stop-hook-logs.js';
-import { benchBigLogs } from './big-log-bench.js';
+import { BIG_LOG_INPUTS, type BigLogInput, benchBigLogs } from './big-log-bench.js';
 import { defaultSourceFiles, syntheticGoals, syntheticSessionBatches } from './synthetic.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -182,6 +184,7 @@ async function main(): Promise<void> {
       'stop-hook-cli': { type: 'string' },
       'big-log-mb': { type: 'string' },
       'big-log-cli': { type: 'string' },
+      'big-log-inputs': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -189,7 +192,8 @@ async function main(): Promise<void> {
     process.stdout.write(
       'usage: node bench/build/bench/src/run.js [--quick] [--only ingest,synthesis,recall,clustering,cli,forget,stophook,biglogs] [--synth-sizes N,..] [--skills N,..]\n' +
         '                              [--cluster-sizes N,..] [--forget-sessions N] [--traces FILE,..] [--seed N] [--out DIR] [--keep] [--cpu-prof]\n' +
-        '                              [--stop-hook-cli FILE] [--big-log-mb N,..] [--big-log-cli FILE]\n',
+        '                              [--stop-hook-cli FILE] [--big-log-mb N,..] [--big-log-cli FILE]\n' +
+        '                              [--big-log-inputs file,gzip,stdin]\n',
     );
     return;
   }
@@ -205,6 +209,12 @@ async function main(): Promise<void> {
   if (values['cluster-sizes']) plan.clusterSizes = sizes(values['cluster-sizes']);
   if (values['big-log-mb']) plan.bigLogMB = sizes(values['big-log-mb']);
   if (values['forget-sessions']) plan.forgetSessions = sizes(values['forget-sessions'])[0] ?? plan.forgetSessions;
+  const bigLogInputs = values['big-log-inputs']
+    ? (values['big-log-inputs'].split(',').map((x) => x.trim()) as BigLogInput[])
+    : BIG_LOG_INPUTS;
+  for (const i of bigLogInputs)
+    if (!BIG_LOG_INPUTS.includes(i))
+      throw new Error(`--big-log-inputs: unknown input "${i}" (${BIG_LOG_INPUTS.join(', ')})`);
   const only = values.only ? new Set(values.only.split(',').map((p) => p.trim() as Phase)) : null;
   for (const p of only ?? [])
     if (!PHASES.includes(p)) throw new Error(`--only: unknown phase "${p}" (${PHASES.join(', ')})`);
@@ -218,7 +228,8 @@ async function main(): Promise<void> {
     values.seed ||
     values['stop-hook-cli'] ||
     values['big-log-mb'] ||
-    values['big-log-cli']
+    values['big-log-cli'] ||
+    values['big-log-inputs']
   );
   // A partial or quick run (one phase, other sizes, small sizes) must not overwrite the reference results.
   const scratch = partial || plan.mode === 'quick';
@@ -293,8 +304,9 @@ async function main(): Promise<void> {
       }
     if (run('biglogs')) {
       ctx.rss.begin('biglogs');
-      results.bigLogs = benchBigLogs({
+      results.bigLogs = await benchBigLogs({
         sizesMB: plan.bigLogMB,
+        inputs: bigLogInputs,
         cli: CLI,
         otherCli: values['big-log-cli'] ? resolve(values['big-log-cli']) : null,
         work: ctx.work,

@@ -16,7 +16,18 @@
 // its peak RSS (io-at-exit.ts); medians. Linux only (/proc).
 
 import Database from 'better-sqlite3';
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { type HookSample, padResult as pad, runStopHook } from './stop-hook-run.js';
 import { REPO } from './paths.js';
@@ -122,6 +133,27 @@ function geminiRepeats(resultBytes: number): Repeats {
     header: headerOf(lines, starts[0]),
     tasksOf: (k) => tasks.map((t) => `${t.map((l) => line(l, k)).join('\n')}\n`),
   };
+}
+
+/**
+ * Writes a `format` log of about `mb` megabytes to `path` as the repeats this benchmark makes (each tool result padded
+ * to `resultKB`): the input of the big-log benchmark's Codex CLI rollout (big-log-bench.ts). Returns its tasks.
+ */
+export function writeRepeatedLog(format: StopHookLogFormat, path: string, mb: number, resultKB: number): number {
+  const repeats = (format === 'codex' ? codexRepeats : geminiRepeats)(resultKB * 1024);
+  const fd = openSync(path, 'w');
+  let bytes = writeSync(fd, repeats.header);
+  let tasks = 0;
+  try {
+    for (let k = 0; bytes < mb * 1e6; k++)
+      for (const task of repeats.tasksOf(k)) {
+        bytes += writeSync(fd, task);
+        tasks++;
+      }
+  } finally {
+    closeSync(fd);
+  }
+  return tasks;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
