@@ -88,6 +88,8 @@ describe('REST write API', () => {
     // Another call at a position already recorded is a client's mistake, said rather than dropped.
     const clash = await api('POST', '/api/sessions/rest-1/calls', { position: 0, tool: 'other_tool' });
     expect(clash.status).toBe(409);
+    // The code tells this 409 from a pass that holds the memory (PASS_LOCKED: the same request again later).
+    expect(clash.data.code).toBe('SESSION_STATE');
     expect(clash.data.error).toBe(
       'position 0 of session rest-1 already holds a call of get_order_details, not other_tool: each position is recorded once (the next one is 1)',
     );
@@ -112,6 +114,7 @@ describe('REST write API', () => {
     const flip = await api('POST', '/api/sessions/rest-1/outcome', { outcome: 'failure' });
     expect(flip.status).toBe(409);
     expect(flip.data.error).toMatch(/already ended as success/);
+    expect(flip.data.code).toBe('SESSION_STATE');
     expect((await api('POST', '/api/sessions/rest-1/calls', { position: 2, tool: 'late' })).status).toBe(409);
     // A retried call for a position recorded before the end is still a no-op, not an error.
     expect(

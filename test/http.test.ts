@@ -195,6 +195,7 @@ describe('trust boundary', () => {
     const r = await api('PATCH', '/api/skills/fix-mobile-data', { body: { enabled: false }, csrf: false });
     expect(r.status).toBe(403);
     expect(r.data.error).toMatch(/X-Skillsmith-CSRF/);
+    expect(r.data.code).toBe('FORBIDDEN');
     expect((await api('GET', '/api/skills/fix-mobile-data')).data.enabled).toBe(true);
     for (const path of ['/api/compile', '/api/recall', '/api/skills/fix-mobile-data/feedback']) {
       expect((await api('POST', path, { body: {}, csrf: false })).status).toBe(403);
@@ -343,6 +344,7 @@ describe('meta', () => {
     const r = await api('GET', '/api/nothing-here');
     expect(r.status).toBe(404);
     expect(r.data.error).toMatch(/no route/);
+    expect(r.data.code).toBe('NOT_FOUND');
   });
 
   it('a 404 or 405 says which kind of thing or route it did not find, never the value the client put in the URL', async () => {
@@ -361,7 +363,7 @@ describe('meta', () => {
       ];
       expect(answers.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 405]);
       for (const r of answers) {
-        expect(Object.keys(r.data)).toEqual(['error']);
+        expect(Object.keys(r.data)).toEqual(['error', 'code']);
         expect(r.data.error).not.toContain(id);
         expect(r.data.error).not.toContain(encodeURIComponent(id));
         expect(r.data.error).not.toContain('jane');
@@ -370,6 +372,7 @@ describe('meta', () => {
       expect(answers[2]!.data.error).toBe('no session with this id in namespace default');
       expect(answers[5]!.data.error).toBe('no route GET /api/sessions/*/*');
       expect(answers[6]!.data.error).toBe('PUT is not allowed on /api/sessions/:id: it takes GET, HEAD, DELETE');
+      expect(answers.map((r) => r.data.code)).toEqual([...Array(6).fill('NOT_FOUND'), 'METHOD_NOT_ALLOWED']);
     }
   });
 
@@ -387,7 +390,10 @@ describe('meta', () => {
       const r = await api(method, path);
       expect(r.status, `${method} ${path}`).toBe(405);
       expect(r.headers.get('allow'), `${method} ${path}`).toBe(allow);
-      expect(r.data).toEqual({ error: `${method} is not allowed on ${route}: it takes ${allow}` });
+      expect(r.data).toEqual({
+        error: `${method} is not allowed on ${route}: it takes ${allow}`,
+        code: 'METHOD_NOT_ALLOWED',
+      });
     }
     // Said before the CSRF check (a refused method changes nothing); HEAD is answered wherever GET is.
     expect((await api('DELETE', '/api/stats', { csrf: false })).status).toBe(405);
@@ -398,7 +404,10 @@ describe('meta', () => {
     for (const path of ['/', '/index.html', '/skills/fix-mobile-data']) {
       const r = await api('POST', path);
       expect([r.status, r.headers.get('allow')], `POST ${path}`).toEqual([405, 'GET, HEAD']);
-      expect(r.data).toEqual({ error: `POST is not allowed on the dashboard's pages: they take GET, HEAD` });
+      expect(r.data).toEqual({
+        error: `POST is not allowed on the dashboard's pages: they take GET, HEAD`,
+        code: 'METHOD_NOT_ALLOWED',
+      });
     }
     expect((await fetch(`${server.url}/`, { method: 'HEAD' })).status).toBe(200);
     // The path's values (what is no word of a route) said as *.
@@ -447,6 +456,7 @@ describe('skills', () => {
     const bad = await api('GET', '/api/skills?limit=0&status=nope');
     expect(bad.status).toBe(400);
     expect(bad.data.error).toMatch(/limit/);
+    expect(bad.data.code).toBe('BAD_REQUEST');
     expect(bad.data.error).toMatch(/status/);
   });
 
@@ -497,6 +507,7 @@ describe('skills', () => {
     expect(old.data.nowKnownAs).toEqual({ name: 'change-order-items', how: 'renamed' });
     expect((await api('GET', '/api/skills/never-was-a-skill')).data).toEqual({
       error: 'no skill named "never-was-a-skill"',
+      code: 'NOT_FOUND',
     });
     // The same PATCH again (a retry after a lost answer): the skill as it is, no new version.
     const again = await api('PATCH', '/api/skills/modify-pending-order-items', {

@@ -83,7 +83,10 @@ describe('Python client against the real server', () => {
     expect(first.agentId).toBe('py-agent');
     expect(out.end_again).toBe('success');
     expect(out.flip).toBe(409);
+    // The server's code, to branch on: this session cannot take it (not a pass holding the memory, PASS_LOCKED).
+    expect(out.flip_code).toBe('SESSION_STATE');
     expect(out.missing_status).toBe(404);
+    expect(out.missing_code).toBe('NOT_FOUND');
 
     // Learned from the four sessions, recalled for a new goal, and the feedback moved its eta.
     expect(out.recall.skills.length).toBeGreaterThan(0);
@@ -181,7 +184,7 @@ describe('Python client against the real server', () => {
       expect(out.rename_unknown).toEqual([
         404,
         'no skill named "no-such-skill"',
-        { error: 'no skill named "no-such-skill"' },
+        { error: 'no skill named "no-such-skill"', code: 'NOT_FOUND' },
       ]);
       expect(out.rename_invalid[0]).toBe(400);
       expect(out.rename_invalid[1]).toMatch(/must be lowercase ASCII letters/);

@@ -27,14 +27,17 @@ _UNSET = object()
 
 class SkillsmithError(Exception):
     """A request the server refused or could not answer: `status` is the HTTP status (0: no answer, or a local file
-    that could not be read or written). `body`: the server's JSON answer when it holds more than a message (an
-    ingest's 422 says what was stored and each rejected record), else None."""
+    that could not be read or written). `code`: the server's stable code for the error (`SESSION_STATE`: start a new
+    session; `PASS_LOCKED`: send the same request again later; `NOT_FOUND`, `BAD_REQUEST`, ...), None when no answer
+    said one. `body`: the server's JSON answer when it holds more than a message (an ingest's 422 says what was stored
+    and each rejected record), else None."""
 
-    def __init__(self, status: int, message: str, body: Any = None):
+    def __init__(self, status: int, message: str, body: Any = None, code: Optional[str] = None):
         super().__init__(f"{status}: {message}" if status else message)
         self.status = status
         self.message = message
         self.body = body
+        self.code = code
 
 
 class SkillsZip(bytes):
@@ -445,7 +448,9 @@ class Client:
                 parsed = json.loads(raw)
             except ValueError:
                 parsed = None
-            raise SkillsmithError(e.code, _error_text(parsed, raw), parsed if isinstance(parsed, dict) else None) from None
+            code = parsed.get("code") if isinstance(parsed, dict) and isinstance(parsed.get("code"), str) else None
+            raise SkillsmithError(e.code, _error_text(parsed, raw), parsed if isinstance(parsed, dict) else None,
+                                  code) from None
         except urllib.error.URLError as e:
             raise SkillsmithError(0, f"cannot reach {self.base_url}: {e.reason}") from None
         except (OSError, http.client.HTTPException) as e:

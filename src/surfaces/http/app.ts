@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Memory } from '../../app/memory.js';
 import { methodNotAllowed, noRoute } from './methods.js';
 import { openApiDocument } from './openapi.js';
-import { errorAnswer } from './request.js';
+import { errorAnswer, errorBody } from './request.js';
 import { eventRoutes } from './routes/events.js';
 import { learningRoutes } from './routes/learning.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -66,7 +66,7 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
     bodyLimit({
       maxSize: bytes,
       // The rest of the body is never read: the connection cannot be reused.
-      onError: (c) => c.json({ error: `request body larger than ${bytes} bytes` }, 413, { Connection: 'close' }),
+      onError: (c) => c.json(errorBody(`request body larger than ${bytes} bytes`, 413), 413, { Connection: 'close' }),
     });
   const bodies = limit(maxSize);
   // A log sent whole (a transcript, a saved chat) is larger than any other request.
@@ -86,7 +86,7 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
   if (opts.webRoot !== null) app.route('/', dashboardRoutes(opts.webRoot ?? DEFAULT_WEB_ROOT));
 
   app.onError((e, c) => {
-    const { status, message, retryAfterS } = errorAnswer(e);
+    const { status, code, message, retryAfterS } = errorAnswer(e);
     if (retryAfterS !== undefined) c.header('Retry-After', String(retryAfterS));
     // An unreachable database is said in one line (its stack says nothing more); other failures with their stack.
     // The path and the error are a client's words (a session id may be an email): redacted as capture redacts what it
@@ -99,7 +99,7 @@ export function createApp(memory: Memory, opts: AppOptions = {}): Hono {
         path,
         error: redactCapture(String((e as Error).stack ?? e)),
       });
-    return c.json({ error: message }, status as 400);
+    return c.json({ error: message, code }, status as 400);
   });
   return app;
 }

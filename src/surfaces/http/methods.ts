@@ -1,5 +1,6 @@
 import type { Handler, Hono, MiddlewareHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
+import { errorBody } from './request.js';
 
 /** The order `Allow` names methods in. */
 const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -69,7 +70,7 @@ export function methodNotAllowed(app: Hono, mount: string): MiddlewareHandler {
     // The route of fewest values (a literal path before a pattern that also matches it).
     const values = (p: string) => p.split('/').filter((w) => w.startsWith(':')).length;
     const route = matched.map((m) => m.path).sort((a, b) => values(a) - values(b))[0]!;
-    return c.json({ error: `${c.req.method} is not allowed on ${route}: it takes ${allow}` }, 405, {
+    return c.json(errorBody(`${c.req.method} is not allowed on ${route}: it takes ${allow}`, 405), 405, {
       Allow: allow,
     });
   };
@@ -81,5 +82,5 @@ export function methodNotAllowed(app: Hono, mount: string): MiddlewareHandler {
  */
 export function noRoute(app: Hono, mount: string): Handler {
   const routes = new Routes(app, mount);
-  return (c) => c.json({ error: `no route ${c.req.method} ${routes.shape(c.req.path)}` }, 404);
+  return (c) => c.json(errorBody(`no route ${c.req.method} ${routes.shape(c.req.path)}`, 404), 404);
 }

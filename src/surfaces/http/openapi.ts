@@ -158,9 +158,10 @@ export function openApiDocument(version: string) {
             404: json(
               {
                 type: 'object',
-                required: ['error'],
+                required: ['error', 'code'],
                 properties: {
                   error: { type: 'string' },
+                  code: { type: 'string', enum: ['NOT_FOUND'] },
                   nowKnownAs: {
                     type: 'object',
                     required: ['name', 'how'],
@@ -719,7 +720,18 @@ export function openApiDocument(version: string) {
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
-        Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
+        Error: {
+          type: 'object',
+          required: ['error', 'code'],
+          properties: {
+            error: { type: 'string', description: 'What went wrong, in words' },
+            code: {
+              type: 'string',
+              description:
+                "A stable code to branch on: the error's own (SESSION_STATE, PASS_LOCKED, NOT_FOUND, COMPILE_INVALID, READ_ONLY_MEMORY, CIRCUIT_OPEN, ...; ERROR_OUTCOMES), STORE_UNREACHABLE or STORE_BUSY, else the status's (BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, CONFLICT, BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNAVAILABLE, INTERNAL)",
+            },
+          },
+        },
         SkillEdit: {
           type: 'object',
           required: ['skill', 'changed', 'warnings', 'redacted'],

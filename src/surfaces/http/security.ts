@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { UnsafeBindError } from '../../errors/unsafe-bind-error.js';
+import { errorBody } from './request.js';
 
 /** The header every state-changing request must carry: a page on another origin cannot set it without CORS. */
 export const CSRF_HEADER = 'X-Skillsmith-CSRF';
@@ -42,7 +43,7 @@ export function loopbackHostOnly(): MiddlewareHandler {
     const host = c.req.header('host') ?? '';
     const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
     if (!isLoopback(name))
-      return c.json({ error: `host "${host}" is not allowed: this server answers on localhost only` }, 403);
+      return c.json(errorBody(`host "${host}" is not allowed: this server answers on localhost only`, 403), 403);
     await next();
   };
 }
@@ -54,7 +55,7 @@ export function bearerToken(token: string): MiddlewareHandler {
     const m = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '');
     if (!m || !timingSafeEqual(digest(m[1].trim()), expected)) {
       c.header('WWW-Authenticate', 'Bearer realm="skillsmith"');
-      return c.json({ error: 'missing or wrong bearer token (Authorization: Bearer <token>)' }, 401);
+      return c.json(errorBody('missing or wrong bearer token (Authorization: Bearer <token>)', 401), 401);
     }
     await next();
   };
@@ -64,7 +65,7 @@ export function bearerToken(token: string): MiddlewareHandler {
 export function csrfHeader(): MiddlewareHandler {
   return async (c, next) => {
     if (!['GET', 'HEAD', 'OPTIONS'].includes(c.req.method) && c.req.header(CSRF_HEADER) !== '1') {
-      return c.json({ error: `state-changing requests need the header ${CSRF_HEADER}: 1` }, 403);
+      return c.json(errorBody(`state-changing requests need the header ${CSRF_HEADER}: 1`, 403), 403);
     }
     await next();
   };

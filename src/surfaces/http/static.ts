@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
+import { errorBody } from './request.js';
 
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -34,7 +35,7 @@ export function dashboardRoutes(root: string): Hono {
   // The dashboard's pages are read, never written to (a POST / got Hono's plain-text 404): said as the API says it,
   // without the path (a page's path holds a skill's name or a session's id).
   app.all('/*', (c) =>
-    c.json({ error: `${c.req.method} is not allowed on the dashboard's pages: they take GET, HEAD` }, 405, {
+    c.json(errorBody(`${c.req.method} is not allowed on the dashboard's pages: they take GET, HEAD`, 405), 405, {
       Allow: 'GET, HEAD',
     }),
   );

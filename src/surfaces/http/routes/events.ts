@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { Memory } from '../../../app/memory.js';
-import { readQuery } from '../request.js';
+import { errorBody, readQuery } from '../request.js';
 
 const listQuery = z.object({
   after: z.coerce.number().int().min(0).default(0),
@@ -35,7 +35,7 @@ export function eventRoutes(memory: Memory, opts: { maxStreams?: number } = {}):
 
   app.get('/events/stream', async (c) => {
     if (open >= maxStreams)
-      return c.json({ error: `too many open event streams (${maxStreams}); close one or retry later` }, 503, {
+      return c.json(errorBody(`too many open event streams (${maxStreams}); close one or retry later`, 503), 503, {
         'Retry-After': '5',
       });
     const given = c.req.header('last-event-id') ?? c.req.query('after');
@@ -45,7 +45,7 @@ export function eventRoutes(memory: Memory, opts: { maxStreams?: number } = {}):
     // waiting for ids to catch up would drop every event until they did.
     let last = Number.isInteger(resume) && resume >= 0 ? Math.min(resume, newest) : newest;
     if (open >= maxStreams)
-      return c.json({ error: `too many open event streams (${maxStreams}); close one or retry later` }, 503, {
+      return c.json(errorBody(`too many open event streams (${maxStreams}); close one or retry later`, 503), 503, {
         'Retry-After': '5',
       });
     open++;

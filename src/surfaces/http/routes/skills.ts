@@ -5,7 +5,7 @@ import type { Memory } from '../../../app/memory.js';
 import type { Skill } from '../../../domain/types.js';
 import { MAX_FEEDBACK_ID_CHARS } from '../../../domain/feedback-key.js';
 import { exportSkillFiles } from '../export.js';
-import { forRequest, HttpError, readJson, readQuery } from '../request.js';
+import { errorBody, forRequest, HttpError, readJson, readQuery } from '../request.js';
 import { noSkillNamed, skillJson, skillSummaryJson } from '../../shapes.js';
 import { createZip } from '../zip.js';
 
@@ -152,7 +152,7 @@ export function skillRoutes(memory: Memory): Hono {
     if (!skill) {
       // A renamed (or superseded) skill's old address says where it went, for a link or a redirect.
       const now = await memory.skills.nowKnownAs(name);
-      return c.json({ error: await noSkillNamed(memory, name), ...(now ? { nowKnownAs: now } : {}) }, 404);
+      return c.json({ ...errorBody(await noSkillNamed(memory, name), 404), ...(now ? { nowKnownAs: now } : {}) }, 404);
     }
     return c.json({ ...skillJson(skill), skillMd: skill.skillMd });
   });
