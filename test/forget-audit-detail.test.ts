@@ -1,11 +1,12 @@
 // Forgetting a session rewrites the audit records that named it by id, on a SQLite file and on PostgreSQL, and an
 // audit detail that is not JSON (a row of an older version, a hand edit) neither stops the forget nor keeps the id:
 // PostgreSQL read every detail as jsonb, and one such row failed the whole forget; SQLite skipped it, id and all.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemory } from '../src/app/open-memory.js';
 import { session } from '../src/store/store.contract.js';
 import { openPgStore } from '../src/store/postgres/pg-store.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
@@ -22,7 +23,37 @@ type RawRow = { namespace: string; action: string; detail: string };
 interface Backend {
   store: Store;
   insert(row: RawRow): Promise<void>;
-  details(): Promise<{ namespace: string; action: string; detail: string }[]>;
+  details(): Promise<RawRow[]>;
+}
+
+/** A SQLite store and its file opened raw, to write and read audit rows as SQL holds them. */
+function sqliteBackend(store: Store, raw: Database.Database): Backend {
+  return {
+    store,
+    insert: async (r) => {
+      raw
+        .prepare(
+          `INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail) VALUES (?, ?, 'test', ?, 'skill', 'sk', ?)`,
+        )
+        .run(r.namespace, AT, r.action, r.detail);
+    },
+    details: async () => raw.prepare('SELECT namespace, action, detail FROM audit ORDER BY id').all() as RawRow[],
+  };
+}
+
+/** A PostgreSQL store, its audit rows written and read through its own pool. */
+function pgBackend(store: Awaited<ReturnType<typeof openPgStore>>): Backend {
+  return {
+    store,
+    insert: async (r) => {
+      await store.pool.query(
+        `INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail) VALUES ($1, $2, 'test', $3, 'skill', 'sk', $4)`,
+        [r.namespace, AT, r.action, r.detail],
+      );
+    },
+    details: async () =>
+      (await store.pool.query('SELECT namespace, action, detail FROM audit ORDER BY id')).rows as RawRow[],
+  };
 }
 
 async function forgetsThroughOddDetails(b: Backend) {
@@ -71,6 +102,49 @@ async function forgetsThroughOddDetails(b: Backend) {
   ]);
 }
 
+/**
+ * Forgetting s1 replaces it where it stands whole only: the records of s10, s1x and cc:s1 (other sessions, whose ids
+ * hold s1) stay byte for byte, whether their detail is JSON or not; a record naming s1 and s10 loses s1 only.
+ */
+async function forgetsWholeIdsOnly(b: Backend) {
+  const { store } = b;
+  await store.insertSessions(['s1', 's10', 's1x', 'cc:s1'].map((id) => session('default', id, `goal of ${id}`)));
+  const others: RawRow[] = [
+    { namespace: 'default', action: 'note', detail: 'hand edit: session s10 was a test' },
+    { namespace: 'default', action: 'note', detail: 'hand edit: s1x, s10; cc:s1 and s1.5 stay' },
+    { namespace: 'default', action: 'skill.feedback', detail: '{"signal":"trial.pass","session":"s10","eta":[0.5' },
+    {
+      namespace: 'default',
+      action: 'skill.feedback',
+      detail: JSON.stringify({ signal: 'trial.pass', session: 's10' }),
+    },
+    { namespace: 'default', action: 'skill.feedback', detail: JSON.stringify({ session: 's1x', note: 'after s1' }) },
+    { namespace: 'default', action: 'recall.move', detail: JSON.stringify({ recall: 2, from: 'cc:s1', to: 's10' }) },
+    { namespace: 'default', action: 'skill.revise', detail: JSON.stringify({ revoked: 1, revokedSessions: ['s1x'] }) },
+  ];
+  const named: RawRow[] = [
+    { namespace: 'default', action: 'note', detail: 'hand edit: s1 then s10, (s1). s1: done' },
+    { namespace: 'default', action: 'skill.feedback', detail: '{"signal":"trial.pass","session":"s1","note":"s10"' },
+    {
+      namespace: 'default',
+      action: 'skill.revise',
+      detail: JSON.stringify({ revoked: 2, revokedSessions: ['s1', 's10'] }),
+    },
+  ];
+  for (const r of [...others, ...named]) await b.insert(r);
+
+  const gone = await store.forgetSession('default', 's1', { actor: 'user', at: AT });
+  const ref = gone!.ref;
+  const details = (await b.details()).map((r) => r.detail);
+  expect(details.slice(0, others.length)).toEqual(others.map((r) => r.detail));
+  expect(details.slice(others.length, others.length + named.length)).toEqual([
+    `hand edit: ${ref} then s10, (${ref}). ${ref}: done`,
+    `{"signal":"trial.pass","session":"${ref}","note":"s10"`,
+    JSON.stringify({ revoked: 2, revokedSessions: [ref, 's10'] }),
+  ]);
+  for (const id of ['s10', 's1x', 'cc:s1']) expect(await store.getSession('default', id)).not.toBeNull();
+}
+
 describe('forgetting a session rewrites the audit records naming it, whatever their detail holds', () => {
   let tmp: string;
   let server: PgServer;
@@ -88,25 +162,73 @@ describe('forgetting a session rewrites the audit records naming it, whatever th
     const store = await openSqliteStore(file, { log: quiet });
     const raw = new Database(file);
     try {
-      await forgetsThroughOddDetails({
-        store,
-        insert: async (r) => {
-          raw
-            .prepare(
-              `INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail) VALUES (?, ?, 'test', ?, 'skill', 'sk', ?)`,
-            )
-            .run(r.namespace, AT, r.action, r.detail);
-        },
-        details: async () =>
-          raw.prepare('SELECT namespace, action, detail FROM audit ORDER BY id').all() as {
-            namespace: string;
-            action: string;
-            detail: string;
-          }[],
-      });
+      await forgetsThroughOddDetails(sqliteBackend(store, raw));
     } finally {
       raw.close();
       await store.close();
+    }
+  });
+
+  it("on a SQLite file, only where the id stands whole: other sessions' records stay as they were", async () => {
+    const file = join(tmp, 'whole.db');
+    const store = await openSqliteStore(file, { log: quiet });
+    const raw = new Database(file);
+    try {
+      await forgetsWholeIdsOnly(sqliteBackend(store, raw));
+    } finally {
+      raw.close();
+      await store.close();
+    }
+  });
+
+  it("on PostgreSQL, only where the id stands whole: other sessions' records stay as they were", async () => {
+    const store = await openPgStore(await server.createDatabase('forget_audit_whole'), { pollMs: 0, log: quiet });
+    try {
+      await forgetsWholeIdsOnly(pgBackend(store));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("rewrites the audit file's copies where the id stands whole: other sessions' lines stay as they were", async () => {
+    const db = join(tmp, 'file.db');
+    const file = `${db}.audit.jsonl`;
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    try {
+      const store = memory.parts.store!;
+      await store.insertSessions(['s1', 's10', 's1x', 'zz'].map((id) => session('default', id, `goal of ${id}`)));
+      const b = sqliteBackend(store, (store as unknown as { db: Database.Database }).db);
+      const rows: RawRow[] = [
+        { namespace: 'default', action: 'skill.feedback', detail: JSON.stringify({ signal: 'up', session: 's10' }) },
+        { namespace: 'default', action: 'skill.feedback', detail: JSON.stringify({ session: 's1x', note: 's1' }) },
+        {
+          namespace: 'default',
+          action: 'recall.move',
+          detail: JSON.stringify({ recall: 2, from: 'cc:s1', to: 's10' }),
+        },
+        { namespace: 'default', action: 'skill.feedback', detail: JSON.stringify({ signal: 'up', session: 's1' }) },
+      ];
+      for (const r of rows) await b.insert(r);
+      // Forgetting another session sends them to the file as they are.
+      await memory.sessions.forget('zz');
+      // A line the table does not hold (another database's), and one that is no record.
+      appendFileSync(
+        file,
+        `${JSON.stringify({ id: 999, namespace: 'default', action: 'skill.feedback', detail: { session: 's1', of: 's10' } })}\nhand note: "s10" and "s1x"\n`,
+      );
+      const before = readFileSync(file, 'utf8').split('\n');
+      const gone = await memory.sessions.forget('s1');
+      const after = readFileSync(file, 'utf8').split('\n');
+      const changed = after.flatMap((line, i) => (line === before[i] ? [] : [i]));
+      // The s1 trial's line and the line of another database, only (a note equal to s1 is no field that names a
+      // session, in the table as in the file); the forget's own record is appended.
+      const trial = before.findIndex((l) => l.includes('"session":"s1"}'));
+      const foreign = before.findIndex((l) => l.startsWith('{"id":999'));
+      expect(changed).toEqual([trial, foreign, before.length - 1, before.length]);
+      expect(after[trial]).toBe(before[trial]!.replace('"s1"', `"${gone!.ref}"`));
+      expect(after[foreign]).toBe(before[foreign]!.replace('"s1"', `"${gone!.ref}"`));
+    } finally {
+      await memory.close();
     }
   });
 
@@ -114,21 +236,7 @@ describe('forgetting a session rewrites the audit records naming it, whatever th
     const url = await server.createDatabase('forget_audit');
     const store = await openPgStore(url, { pollMs: 0, log: quiet });
     try {
-      await forgetsThroughOddDetails({
-        store,
-        insert: async (r) => {
-          await store.pool.query(
-            `INSERT INTO audit (namespace, at, actor, action, subject_kind, subject_id, detail) VALUES ($1, $2, 'test', $3, 'skill', 'sk', $4)`,
-            [r.namespace, AT, r.action, r.detail],
-          );
-        },
-        details: async () =>
-          (await store.pool.query('SELECT namespace, action, detail FROM audit ORDER BY id')).rows as {
-            namespace: string;
-            action: string;
-            detail: string;
-          }[],
-      });
+      await forgetsThroughOddDetails(pgBackend(store));
     } finally {
       await store.close();
     }

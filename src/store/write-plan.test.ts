@@ -548,4 +548,23 @@ describe('auditDetailWithout', () => {
     expect(auditDetailWithout('note', 'moved from a\\"b by hand', refs)).toBe('moved from ses-2 by hand');
     expect(auditDetailWithout('note', 'nothing here', refs)).toBeNull();
   });
+  it("replaces a forgotten id only where it stands whole, never inside another session's id or a word", () => {
+    expect(auditDetailWithout('note', 'moved s1 to s10 (not s1x, s1-b, cc:s1 or s1.5) after s1. s1: done', refs)).toBe(
+      'moved ses-1 to s10 (not s1x, s1-b, cc:s1 or s1.5) after ses-1. ses-1: done',
+    );
+    expect(auditDetailWithout('note', 's10 and s1x and as1 and s1_2', refs)).toBeNull();
+    expect(auditDetailWithout('note', '[s1]', refs)).toBe('[ses-1]');
+    // Several forgotten ids: the longer one whole, and a reference written is not read again.
+    const both = new Map([
+      ['s1', 'ses-1'],
+      ['s1 b', 'ses-3'],
+      ['ses', 'ses-4'],
+    ]);
+    expect(auditDetailWithout('note', 's1 b, s1, ses', both)).toBe('ses-3, ses-1, ses-4');
+  });
+  it('in a JSON detail, a field equal to a forgotten id is replaced, one that only contains it is not', () => {
+    expect(auditDetailWithout('skill.feedback', '{"session":"s1x","note":"s1"}', refs)).toBeNull();
+    expect(auditDetailWithout('recall.move', '{"from":"cc:s1","to":"s1 "}', refs)).toBeNull();
+    expect(auditDetailWithout('skill.revise', '{"revokedSessions":["s10","s1-b"]}', refs)).toBeNull();
+  });
 });

@@ -583,10 +583,9 @@ export function planForgetSession(
 /**
  * An audit record's detail once the sessions of `refs` (id to opaque reference) are forgotten, or null when it names
  * none of them: a JSON object's `session` (a feedback's), in a recall's move its `from` and `to`, and each id a
- * revise's `revokedSessions` lists hold the reference instead of the id. A detail that is not a JSON object (an older
- * row, a hand edit) cannot be read by field: each forgotten id it holds, as written or as a JSON string spells it,
- * becomes the reference, wherever it stands (an id inside a longer word too: such a row keeps no id of a forgotten
- * session, whatever it loses).
+ * revise's `revokedSessions` lists hold the reference instead of the id (a value equal to the id, never one that only
+ * contains it). A detail that is not a JSON object (an older row, a hand edit) cannot be read by field: each forgotten
+ * id it holds whole, as written or as a JSON string spells it, becomes the reference (`wholeIdsReplaced`).
  */
 export function auditDetailWithout(action: string, detail: string, refs: ReadonlyMap<string, string>): string | null {
   let parsed: unknown;
@@ -613,9 +612,46 @@ export function auditDetailWithout(action: string, detail: string, refs: Readonl
     }
     return changed ? JSON.stringify(d) : null;
   }
-  let text = detail;
-  for (const [id, ref] of refs) text = text.split(JSON.stringify(id).slice(1, -1)).join(ref).split(id).join(ref);
+  const text = wholeIdsReplaced(detail, refs);
   return text === detail ? null : text;
+}
+
+// An id is made of letters, digits, `_` and `-` (`s10`, `agent-2`, `run_7`), in runs a `.` or `:` may join
+// (`cc:agent-2`, `run_7.3`); a `.` or `:` that joins no further run ends a sentence or a label (`s1.`, `s1: done`).
+/** Just before an occurrence: an id character, or a `.` or `:` that joins it to one (`cc:s1`, `v2.s1`). */
+const ID_RUN_BEFORE = /[\p{L}\p{N}\p{M}_-][.:]?$/u;
+/** Just after an occurrence: an id character, or a `.` or `:` that joins it to one (`s1.5`, `s1:retry`). */
+const ID_RUN_AFTER = /^[.:]?[\p{L}\p{N}\p{M}_-]/u;
+
+/**
+ * `text` with each id of `refs` that stands whole in it (as written or as a JSON string spells it) replaced by its
+ * reference. Whole: neither preceded nor followed by an id character or by a `.` or `:` that joins one, so forgetting
+ * `s1` leaves `s10`, `s1x`, `s1-b`, `cc:s1` and `s1.5` (other sessions' ids) as they are, and still replaces it in
+ * `session s1.`, `(s1)`, `"s1"` or `s1: done`. One pass, the longest id first where several start at one place; a
+ * reference written is never read again.
+ */
+export function wholeIdsReplaced(text: string, refs: ReadonlyMap<string, string>): string {
+  const spellings: [string, string][] = [];
+  for (const [id, ref] of refs) {
+    if (id === '') continue;
+    spellings.push([id, ref]);
+    const json = JSON.stringify(id).slice(1, -1);
+    if (json !== id) spellings.push([json, ref]);
+  }
+  spellings.sort((a, b) => b[0].length - a[0].length);
+  const whole = (at: number, end: number) =>
+    !ID_RUN_BEFORE.test(text.slice(Math.max(0, at - 3), at)) && !ID_RUN_AFTER.test(text.slice(end, end + 3));
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; ) {
+    const hit = spellings.find(([s]) => text.startsWith(s, i) && whole(i, i + s.length));
+    if (hit) {
+      out += text.slice(from, i) + hit[1];
+      i += hit[0].length;
+      from = i;
+    } else i++;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 // ── recalls given to their tasks ────────────────────────────────────────────
