@@ -47,7 +47,6 @@ import type {
   SessionRecall,
   SessionRecorder,
 } from './types.js';
-import { keepFirst } from '../support/text.js';
 
 /**
  * Capture: whole sessions and capture files in, live sessions recorded call by call, outcomes reported, and
@@ -562,13 +561,13 @@ export class Capture {
     // Re-opening a live session (a restarted agent) continues it; an ended one has its outcome and stays closed.
     if (existing?.endedAt)
       throw new SessionStateError(`session ${id} already ended (${existing.outcome}); start a new session`);
-    // A restarted agent continues its task; another goal under the same id is another task, not a continuation.
-    if (existing && existing.goal !== goal && existing.goal !== asked) {
-      const held = existing.goal.length > 120 ? `${keepFirst(existing.goal, 119)}…` : existing.goal;
+    // A restarted agent continues its task; another goal under the same id is another task, not a continuation. The
+    // goal it holds is not quoted: in a shared memory (a fleet, a REST server) the caller reusing the id may be another
+    // agent, and the goal another client's words; the session's owner reads it through the session routes.
+    if (existing && existing.goal !== goal && existing.goal !== asked)
       throw new SessionStateError(
-        `session ${id} is already recording another goal (${JSON.stringify(held)}); continue it with that goal, or start a new session (another id) for this one`,
+        `session ${id} is already recording another goal (not repeated here: it may be another client's); continue it with the goal it was started with, or start a new session (another id) for this one`,
       );
-    }
     let position = existing ? nextPosition(existing) : 0;
     let ended = false;
     this.synthesis.noteFirstUse();
@@ -748,7 +747,7 @@ export class Capture {
     const stored = session.calls.find((x) => x.position === position);
     if (stored && stored.tool !== c.tool)
       throw new SessionStateError(
-        `position ${position} of session ${session.id} already holds a call of ${stored.tool}, not ${c.tool}: each position is recorded once (the next one is ${nextPosition(session)})`,
+        `position ${position} of session ${session.id} already holds a call of another tool than ${c.tool}: each position is recorded once (the next one is ${nextPosition(session)})`,
       );
     return { sessionId: session.id, position, recorded: false };
   }
