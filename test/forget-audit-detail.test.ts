@@ -157,38 +157,37 @@ describe('forgetting a session rewrites the audit records naming it, whatever th
     await server?.stop();
   });
 
-  it('on a SQLite file', async () => {
-    const file = join(tmp, 'm.db');
+  /** Runs `check` on a store over a new SQLite file, whose audit rows it writes and reads raw. */
+  const onSqlite = async (name: string, check: (b: Backend) => Promise<void>) => {
+    const file = join(tmp, name);
     const store = await openSqliteStore(file, { log: quiet });
     const raw = new Database(file);
     try {
-      await forgetsThroughOddDetails(sqliteBackend(store, raw));
+      await check(sqliteBackend(store, raw));
     } finally {
       raw.close();
       await store.close();
     }
-  });
-
-  it("on a SQLite file, only where the id stands whole: other sessions' records stay as they were", async () => {
-    const file = join(tmp, 'whole.db');
-    const store = await openSqliteStore(file, { log: quiet });
-    const raw = new Database(file);
+  };
+  /** Runs `check` on a store over a new PostgreSQL database. */
+  const onPostgres = async (name: string, check: (b: Backend) => Promise<void>) => {
+    const store = await openPgStore(await server.createDatabase(name), { pollMs: 0, log: quiet });
     try {
-      await forgetsWholeIdsOnly(sqliteBackend(store, raw));
-    } finally {
-      raw.close();
-      await store.close();
-    }
-  });
-
-  it("on PostgreSQL, only where the id stands whole: other sessions' records stay as they were", async () => {
-    const store = await openPgStore(await server.createDatabase('forget_audit_whole'), { pollMs: 0, log: quiet });
-    try {
-      await forgetsWholeIdsOnly(pgBackend(store));
+      await check(pgBackend(store));
     } finally {
       await store.close();
     }
-  });
+  };
+
+  it('on a SQLite file', () => onSqlite('m.db', forgetsThroughOddDetails));
+
+  it('on PostgreSQL', () => onPostgres('forget_audit', forgetsThroughOddDetails));
+
+  it("on a SQLite file, only where the id stands whole: other sessions' records stay as they were", () =>
+    onSqlite('whole.db', forgetsWholeIdsOnly));
+
+  it("on PostgreSQL, only where the id stands whole: other sessions' records stay as they were", () =>
+    onPostgres('forget_audit_whole', forgetsWholeIdsOnly));
 
   it("rewrites the audit file's copies where the id stands whole: other sessions' lines stay as they were", async () => {
     const db = join(tmp, 'file.db');
@@ -229,16 +228,6 @@ describe('forgetting a session rewrites the audit records naming it, whatever th
       expect(after[foreign]).toBe(before[foreign]!.replace('"s1"', `"${gone!.ref}"`));
     } finally {
       await memory.close();
-    }
-  });
-
-  it('on PostgreSQL', async () => {
-    const url = await server.createDatabase('forget_audit');
-    const store = await openPgStore(url, { pollMs: 0, log: quiet });
-    try {
-      await forgetsThroughOddDetails(pgBackend(store));
-    } finally {
-      await store.close();
     }
   });
 });

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Memory } from '../src/app/memory.js';
 import type { Session } from '../src/domain/types.js';
-import { openMemory } from '../src/app/open-memory.js';
+import { openMemory, type OpenMemoryOptions } from '../src/app/open-memory.js';
 import { openLines, outcomeSourceOf } from '../src/surfaces/shapes.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -97,11 +97,7 @@ async function openSessionsLeftOut(memory: Memory) {
  * next pass learns the skill at once.
  */
 async function openSessionDoesNotTip(memory: Memory) {
-  for (const [goal, city] of DONE.slice(0, 2)) await memory.ingestText(conversation(goal, city));
-  const live = await memory.startSession({ goal: "What's the weather in Rome? Email it to Bob", id: 'live-rome' });
-  await live.call({ tool: 'get_weather', args: { city: 'Rome' }, result: '{"forecast":"rain","city":"Rome"}' });
-  await live.call({ tool: 'lookup_contact', args: { name: 'Bob' }, result: '{"email":"bob@example.com"}' });
-  await live.call({ tool: 'send_email', args: { to: 'bob@example.com' }, result: '{"status":"sent"}' });
+  const live = await twoEndedOneLive(memory);
 
   const first = await memory.synthesize();
   expect(first.stats).toMatchObject({ newSessions: 3, distilled: 0 });
@@ -239,63 +235,44 @@ afterAll(async () => {
   await pg?.stop();
 });
 
+/** How a case opens its memory, besides where. */
+type Opening = Omit<OpenMemoryOptions, 'db'>;
+
+/** Runs `check` on a memory over a new SQLite file, closed after whatever it does. */
+async function onSqlite(check: (memory: Memory) => Promise<unknown>, opening: Opening): Promise<void> {
+  await checked(await openMemory({ ...opening, db: tempDbPath('skillsmith-open-') }), check);
+}
+
+/** Runs `check` on a memory over a new database of the one PostgreSQL server (started by the first such case). */
+async function onPostgres(check: (memory: Memory) => Promise<unknown>, opening: Opening): Promise<void> {
+  pg ??= await startPgServer();
+  await checked(await openMemory({ ...opening, db: await pg.createDatabase() }), check);
+}
+
+async function checked(memory: Memory, check: (memory: Memory) => Promise<unknown>): Promise<void> {
+  try {
+    await check(memory);
+  } finally {
+    await memory.close();
+  }
+}
+
 describe('sessions still open are left out of a pass until they end', () => {
-  it('SQLite', async () => {
-    const memory = await openMemory({ db: tempDbPath('skillsmith-open-'), config: { synthesis: { cooldownMs: 0 } } });
-    try {
-      await openSessionsLeftOut(memory);
-    } finally {
-      await memory.close();
-    }
-  });
+  it('SQLite', () => onSqlite(openSessionsLeftOut, { config: { synthesis: { cooldownMs: 0 } } }));
 
-  it('SQLite: an open session does not tip its cluster into being examined', async () => {
-    const memory = await openMemory({ db: tempDbPath('skillsmith-open-'), config: TIPPING, logLevel: 'silent' });
-    try {
-      await openSessionDoesNotTip(memory);
-    } finally {
-      await memory.close();
-    }
-  });
+  it('SQLite: an open session does not tip its cluster into being examined', () =>
+    onSqlite(openSessionDoesNotTip, { config: TIPPING, logLevel: 'silent' }));
 
-  it('PostgreSQL', async () => {
-    pg = await startPgServer();
-    const memory = await openMemory({ db: await pg.createDatabase(), config: { synthesis: { cooldownMs: 0 } } });
-    try {
-      await openSessionsLeftOut(memory);
-    } finally {
-      await memory.close();
-    }
-  });
+  it('PostgreSQL', () => onPostgres(openSessionsLeftOut, { config: { synthesis: { cooldownMs: 0 } } }));
 
-  it('PostgreSQL: an open session does not tip its cluster into being examined', async () => {
-    pg ??= await startPgServer();
-    const memory = await openMemory({ db: await pg.createDatabase(), config: TIPPING, logLevel: 'silent' });
-    try {
-      await openSessionDoesNotTip(memory);
-    } finally {
-      await memory.close();
-    }
-  });
+  it('PostgreSQL: an open session does not tip its cluster into being examined', () =>
+    onPostgres(openSessionDoesNotTip, { config: TIPPING, logLevel: 'silent' }));
 
-  it('SQLite: compile leaves a named session still open out, and says so', async () => {
-    const memory = await openMemory({ db: tempDbPath('skillsmith-open-'), logLevel: 'silent' });
-    try {
-      await compileLeavesOpenOut(memory);
-    } finally {
-      await memory.close();
-    }
-  });
+  it('SQLite: compile leaves a named session still open out, and says so', () =>
+    onSqlite(compileLeavesOpenOut, { logLevel: 'silent' }));
 
-  it('PostgreSQL: compile leaves a named session still open out, and says so', async () => {
-    pg ??= await startPgServer();
-    const memory = await openMemory({ db: await pg.createDatabase(), logLevel: 'silent' });
-    try {
-      await compileLeavesOpenOut(memory);
-    } finally {
-      await memory.close();
-    }
-  });
+  it('PostgreSQL: compile leaves a named session still open out, and says so', () =>
+    onPostgres(compileLeavesOpenOut, { logLevel: 'silent' }));
 
   it('the CLI: skillsmith compile --sessions names the ones it left out, and refuses only open ones', async () => {
     const db = tempDbPath('skillsmith-open-cli-');
@@ -360,22 +337,9 @@ describe('sessions still open are left out of a pass until they end', () => {
     }
   });
 
-  it('SQLite: a cluster larger than maxClusterSessions samples its newest ended sessions, not its open ones', async () => {
-    const memory = await openMemory({ db: tempDbPath('skillsmith-open-'), config: BIG, logLevel: 'silent' });
-    try {
-      await bigClusterSamplesEnded(memory);
-    } finally {
-      await memory.close();
-    }
-  });
+  it('SQLite: a cluster larger than maxClusterSessions samples its newest ended sessions, not its open ones', () =>
+    onSqlite(bigClusterSamplesEnded, { config: BIG, logLevel: 'silent' }));
 
-  it('PostgreSQL: a cluster larger than maxClusterSessions samples its newest ended sessions', async () => {
-    pg ??= await startPgServer();
-    const memory = await openMemory({ db: await pg.createDatabase(), config: BIG, logLevel: 'silent' });
-    try {
-      await bigClusterSamplesEnded(memory);
-    } finally {
-      await memory.close();
-    }
-  });
+  it('PostgreSQL: a cluster larger than maxClusterSessions samples its newest ended sessions', () =>
+    onPostgres(bigClusterSamplesEnded, { config: BIG, logLevel: 'silent' }));
 });
