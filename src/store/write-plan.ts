@@ -630,14 +630,15 @@ const ID_RUN_AFTER = /^[.:]?[\p{L}\p{N}\p{M}_-]/u;
  * `session s1.`, `(s1)`, `"s1"` or `s1: done`. One pass, the longest id first where several start at one place; a
  * reference written is never read again.
  */
-export function wholeIdsReplaced(text: string, refs: ReadonlyMap<string, string>): string {
+function wholeIdsReplaced(text: string, refs: ReadonlyMap<string, string>): string {
   const spellings: [string, string][] = [];
   for (const [id, ref] of refs) {
-    if (id === '') continue;
-    spellings.push([id, ref]);
+    // Only the spellings the text holds at all: a batch's other ids cost one search each, not one per place.
+    if (id !== '' && text.includes(id)) spellings.push([id, ref]);
     const json = JSON.stringify(id).slice(1, -1);
-    if (json !== id) spellings.push([json, ref]);
+    if (json !== id && text.includes(json)) spellings.push([json, ref]);
   }
+  if (spellings.length === 0) return text;
   spellings.sort((a, b) => b[0].length - a[0].length);
   const whole = (at: number, end: number) =>
     !ID_RUN_BEFORE.test(text.slice(Math.max(0, at - 3), at)) && !ID_RUN_AFTER.test(text.slice(end, end + 3));
