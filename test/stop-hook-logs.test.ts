@@ -575,16 +575,50 @@ describe('a Claude Code transcript of many prompts', () => {
     expect(readFrom.slice(1, 1 + next.length).every((l) => l !== null)).toBe(true);
     expect(readFrom[1 + next.length]).toBeNull();
     expect(readFrom.slice(-5, -2).every((l) => l !== null)).toBe(true);
-    // The late line under a rewound line no longer listed: read whole while it is after the mark.
+    // The late line under a rewound line before the mark (one its filter may hold): read whole while it is after it.
     expect(readFrom.slice(-2)).toEqual([null, null]);
     // The parents of 300 prompts listed took 40 bytes each (12 KB), the 1,184 lines of the branch the edit left
-    // (tasks c4 to c300) 17 KB; past 256 of either none is listed.
+    // (tasks c4 to c300) 17 KB; past 256 of either none is listed, and each is kept as a filter (id-filter.ts): about
+    // 1.5 KB and 6.8 KB.
     const mark = markOf(memory);
-    expect(mark.length).toBeLessThan(2000);
-    expect((JSON.parse(mark) as { context: Json }).context).toMatchObject({
-      promptParentsDropped: true,
-      rewoundDropped: true,
-    });
+    expect(mark.length).toBeLessThan(10_000);
+    const context = (JSON.parse(mark) as { context: Json }).context;
+    expect(context).toMatchObject({ promptParents: [], promptParentsDropped: true, rewound: [], rewoundDropped: true });
+    expect((context.promptParentsSeen as { count: number }).count).toBeGreaterThan(256);
+    expect((context.rewoundSeen as { count: number }).count).toBeGreaterThan(1000);
+  }, 120_000);
+
+  it('past 256 prompts, a prompt under a line the transcript never had is read on; one under the parent of a prompt before the mark is read whole', async () => {
+    const clock = { t: 0 };
+    const early = claudeTasks(
+      Array.from({ length: 300 }, (_, i) => `d${i}`),
+      null,
+      clock,
+    );
+    // A prompt whose parent names no line of the transcript (Claude Code writes one after a compaction or a resume
+    // whose parent it did not copy): no rewind to an earlier point, which names a line before it.
+    const dangling = claudeTasks(['d300'], 'gone-0001', clock);
+    const next = claudeTasks(['d301', 'd302'], dangling[dangling.length - 1]!.uuid as string, clock);
+    // Then a prompt under that same missing line again: the prompt d300 was edited and run again, whatever its parent.
+    const again = claudeTasks(['d300-edited'], 'gone-0001', clock);
+    const after = claudeTasks(['d303'], again[again.length - 1]!.uuid as string, clock);
+    const lines = [...early, ...dangling, ...next, ...again, ...after].map((l) => JSON.stringify(l));
+    const ends = lines.map((_, i) => Buffer.byteLength(`${lines.slice(0, i + 1).join('\n')}\n`));
+    const cuts = ends.slice(early.length - 1);
+    const { memory, log, readFrom } = await hooked(lines, 'claude-dangling.jsonl', { byFile: true, cuts });
+    expect(readFrom[0]).toBeNull();
+    // The dangling prompt's task and the two after it: read on from the mark at every stop.
+    const readOn = readFrom.slice(1, 1 + dangling.length + next.length);
+    expect(readOn.every((l) => l !== null)).toBe(true);
+    // The prompt under the missing line a prompt before the mark hung from: the whole transcript, that stop.
+    expect(readFrom[1 + dangling.length + next.length]).toBeNull();
+    // What reading the whole transcript at every stop stored (compared at each): d300's task, stored before it was
+    // edited, stays; a read of the final transcript leaves it out.
+    expect((await wholeOnce(log)).map((s) => s.goal)).not.toContain('Check the line of customer d300');
+    // The parents of the prompts before the mark, past 256, are kept as a filter: a few bytes each.
+    const mark = markOf(memory);
+    expect(mark.length).toBeLessThan(4000);
+    expect((JSON.parse(mark) as { context: Json }).context).toMatchObject({ promptParentsDropped: true });
   }, 120_000);
 });
 

@@ -11,8 +11,12 @@
 // --result-kb (a long session reads files), then ingested once by the hook into a fresh SQLite memory. Then, in
 // --runs rounds, one task is appended (the fixture's last task, new ids) and the hook runs:
 //
-//   read on   the hook as it is: from the first line of the task the last run ended in
-//   whole     the same with its mark cleared first, so it reads and parses the whole file (what every call did before)
+//   read on          the hook as it is: from the first line of the task the last run ended in
+//   dangling parent  the same, the appended task's prompt hanging under a line the transcript never had (Claude Code
+//                    writes one after a compaction or a resume): past 256 prompts, a read on from the mark while the
+//                    filter of the prompt parents before it says the line is none of them (a whole read before)
+//   whole            the same with its mark cleared first, so it reads and parses the whole file (what every call did
+//                    before)
 //
 // each a new process: wall time from spawn to exit and the process's peak RSS (VmHWM, bench/src/io-at-exit.ts via stop-hook-run.ts);
 // medians reported. Linux only (/proc). Writes stop-hook.json and stop-hook.md to --out (default
@@ -28,7 +32,7 @@ import { type HookSample, padResult as pad, runStopHook } from './stop-hook-run.
 import { CLI, REPO } from './paths.js';
 
 const FIXTURE = join(REPO, 'test/fixtures/capture/claude-code-2.1.jsonl');
-const CASES = ['read on', 'whole'] as const;
+const CASES = ['read on', 'dangling parent', 'whole'] as const;
 type Case = (typeof CASES)[number];
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -102,11 +106,21 @@ async function main(): Promise<void> {
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Line);
-  // The fixture's last task (from its last prompt on): what one more reply appends.
-  const prompts = lines.flatMap((l, i) =>
-    l.type === 'user' && typeof (l.message as Line | undefined)?.content === 'string' ? [i] : [],
-  );
-  const lastTask = lines.slice(prompts[prompts.length - 1] ?? 0);
+  // The fixture's last task (from its last prompt on, up to the compaction summary after it): what one more reply
+  // appends. (The summary alone, taken for the last task before, is no request: the mark never moved past it.)
+  const prompts = lines.flatMap((l, i) => {
+    const content = (l.message as Line | undefined)?.content;
+    return l.type === 'user' &&
+      typeof content === 'string' &&
+      !l.isMeta &&
+      !l.isCompactSummary &&
+      !/^\s*</.test(content)
+      ? [i]
+      : [];
+  });
+  const start = prompts[prompts.length - 1] ?? 0;
+  const summary = lines.findIndex((l, i) => i > start && l.isCompactSummary === true);
+  const lastTask = lines.slice(start, summary < 0 ? undefined : summary);
 
   const work = mkdtempSync(join(tmpdir(), 'skillsmith-stop-hook-bench-'));
   const home = join(work, 'home');
@@ -130,7 +144,8 @@ async function main(): Promise<void> {
     const samples = new Map<Case, HookSample[]>(CASES.map((c) => [c, []]));
     for (let round_ = 1; round_ <= runs; round_++) {
       for (const c of CASES) {
-        const r = repeat(lastTask, k++, last, resultBytes);
+        const r = repeat(lastTask, k, c === 'dangling parent' ? `gone-${k}` : last, resultBytes);
+        k++;
         appendFileSync(transcript, r.text);
         last = r.last;
         if (c === 'whole') {

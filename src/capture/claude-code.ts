@@ -6,6 +6,7 @@ import { capText, type CaptureLimits } from './normalized-jsonl.js';
 import type { BuiltSession } from './openai-agents.js';
 import { rejectionLabels, TaskSplitter } from './task-splitter.js';
 import { InputError } from '../errors/input-error.js';
+import { emptyIdFilter, type IdFilter, mayHold, withIds } from './id-filter.js';
 
 /**
  * Claude Code session transcripts (`~/.claude/projects/<project>/<session-id>.jsonl`): one JSON object per
@@ -184,9 +185,12 @@ function typedText(value: JsonObject): string {
  * one line has two or more prompts the person typed as children, every one but the last written, and all that
  * follows from it, was left behind. (Other siblings, such as an attachment beside a prompt, are not a rewind.)
  * Read on from a checkpoint (`from`), the lines before it count too: a line under one rewound there is rewound, and
- * a prompt under the parent of a prompt read there rewinds what was read (`rewindsRead`: read the file whole). When
- * the checkpoint no longer lists those parents (more than PROMPT_PARENTS_KEPT), any prompt under a line before it,
- * but the checkpoint's own, is taken for one.
+ * a prompt under the parent of a prompt read there rewinds what was read (`rewindsRead`: read the file whole). Past
+ * PROMPT_PARENTS_KEPT (or REWOUND_KEPT) the checkpoint keeps those lines as a filter (`promptParentsSeen`,
+ * `rewoundSeen`): a line under one the filter may hold makes the file read whole, and one under a line it surely does
+ * not hold (a line after the checkpoint, or one the transcript never had) is read as when they were listed. A
+ * checkpoint that keeps neither list nor filter (written before the filters, or past FILTER_KEPT): any prompt under a
+ * line before it, but its own, is taken for a rewind.
  */
 function rewoundLines(
   lines: StreamLine[],
@@ -196,8 +200,12 @@ function rewoundLines(
   const prompts = new Map<string, string[]>();
   const promptLines: { parent: string; line: number }[] = [];
   const parentsRead = new Set(from?.promptParents ?? []);
+  const parentsSeen = from?.promptParentsDropped ? from.promptParentsSeen : undefined;
   const uuids = new Set<string>();
   let rewindsRead: string | null = null;
+  // The checkpoint's own prompt (the first line read) was read by the read that left the checkpoint there, with what
+  // it hangs under: a filter is not asked about it (a rewind to it from a later prompt is asked about that prompt).
+  const first = lines[0]?.line;
   for (const { value, line } of lines) {
     if (isObject(value) && typeof value.uuid === 'string') uuids.add(value.uuid);
     if (!isObject(value) || typeof value.uuid !== 'string' || typeof value.parentUuid !== 'string') continue;
@@ -207,19 +215,24 @@ function rewoundLines(
     if (typed.trim() && (!NOT_A_PROMPT.test(typed) || slashCommandRequest(typed))) {
       listUnder(prompts, parent).push(value.uuid);
       promptLines.push({ parent, line });
-      if (parentsRead.has(parent)) rewindsRead ??= 'a prompt goes back to a point before the checkpoint (a rewind)';
+      if (parentsRead.has(parent) || (parentsSeen && line !== first && mayHold(parentsSeen, parent)))
+        rewindsRead ??= 'a prompt goes back to a point before the checkpoint (a rewind)';
     }
   }
-  // The checkpoint's own prompt (the first line read) is under a line before it; any other prompt under one may go
-  // back to a point no longer listed, and any other line under one may be under a rewound line no longer listed.
-  const first = lines[0]?.line;
-  if (from?.promptParentsDropped && promptLines.some((p) => p.line !== first && !uuids.has(p.parent)))
+  // Neither listed nor kept as a filter: the checkpoint's own prompt (the first line read) is under a line before it;
+  // any other prompt under one may go back to a point no longer listed, and any other line under one may be under a
+  // rewound line no longer listed.
+  if (from?.promptParentsDropped && !parentsSeen && promptLines.some((p) => p.line !== first && !uuids.has(p.parent)))
     rewindsRead ??= 'a prompt goes back to a point before the checkpoint whose prompts are no longer listed';
+  const rewoundSeen = from?.rewoundDropped ? from.rewoundSeen : undefined;
   if (
     from?.rewoundDropped &&
     lines.some(
       ({ value, line }) =>
-        line !== first && isObject(value) && typeof value.parentUuid === 'string' && !uuids.has(value.parentUuid),
+        line !== first &&
+        isObject(value) &&
+        typeof value.parentUuid === 'string' &&
+        (rewoundSeen ? mayHold(rewoundSeen, value.parentUuid) : !uuids.has(value.parentUuid)),
     )
   )
     rewindsRead ??= 'a line goes under one before the checkpoint, whose rewound lines are no longer listed';
@@ -259,18 +272,23 @@ export interface ClaudeCodeContext {
   version: string | null;
   /**
    * The parents of the prompts before it: a later prompt under one rewinds what was read (the file is read whole).
-   * Listed up to PROMPT_PARENTS_KEPT of them (about 40 bytes each); past that none is (`promptParentsDropped`), and a
-   * later prompt under any line before it, but its own first prompt, makes the file read whole.
+   * Listed up to PROMPT_PARENTS_KEPT of them (about 40 bytes each); past that none is (`promptParentsDropped`): they are
+   * kept as a filter instead (`promptParentsSeen`, 3 to 7 bytes each, id-filter.ts), and a later prompt under a line
+   * it may hold makes the file read whole. Past FILTER_KEPT of them (or in a checkpoint written before the filter)
+   * there is no filter, and a later prompt under any line before it, but its own first prompt, makes it read whole.
    */
   promptParents: string[];
   promptParentsDropped?: boolean;
+  promptParentsSeen?: IdFilter;
   /**
    * The lines before it on a branch the user rewound: a later line under one is on that branch too. Listed up to
-   * REWOUND_KEPT of them; past that none is (`rewoundDropped`), and a later line under any line before it, but its own
-   * first line, makes the file read whole.
+   * REWOUND_KEPT of them; past that none is (`rewoundDropped`): they are kept as a filter (`rewoundSeen`), and a later
+   * line under one it may hold makes the file read whole. Past FILTER_KEPT (or without the filter), a later line under
+   * any line before it, but its own first line, makes the file read whole.
    */
   rewound: string[];
   rewoundDropped?: boolean;
+  rewoundSeen?: IdFilter;
 }
 
 /**
@@ -288,30 +306,74 @@ export interface ClaudeCodeResume {
 /** How many parents of prompts before a checkpoint it lists (ClaudeCodeContext.promptParents). */
 const PROMPT_PARENTS_KEPT = 256;
 
-/** The parents of the prompts before a checkpoint at `line`, or none listed past PROMPT_PARENTS_KEPT of them. */
+/**
+ * How many ids a checkpoint keeps in its filter of the prompt parents, or of the rewound lines, before it (at most
+ * about 6.7 bytes each as kept, id-filter.ts: under 140 KB a filter): past that, neither list nor filter.
+ */
+const FILTER_KEPT = 20_000;
+
+/**
+ * The ids before a checkpoint (those before the checkpoint read from, `from`, and `ids`): listed while there are at
+ * most `listed` of them; past that as a filter (`seen`) of at most FILTER_KEPT ids; past that neither.
+ */
+function listOrFilter(
+  from: { list: readonly string[]; dropped?: boolean; seen?: IdFilter } | undefined,
+  ids: readonly string[],
+  listed: number,
+): { list: string[]; dropped?: true; seen?: IdFilter } {
+  if (!from?.dropped) {
+    const all = [...new Set([...(from?.list ?? []), ...ids])];
+    if (all.length <= listed) return { list: all };
+    if (all.length > FILTER_KEPT) return { list: [], dropped: true };
+    return { list: [], dropped: true, seen: withIds(emptyIdFilter(), all) };
+  }
+  const seen = from.seen;
+  if (!seen) return { list: [], dropped: true };
+  // An id the filter may hold already is not put in again: it answers the same.
+  const next = withIds(
+    seen,
+    [...new Set(ids)].filter((id) => !mayHold(seen, id)),
+  );
+  return next.count > FILTER_KEPT ? { list: [], dropped: true } : { list: [], dropped: true, seen: next };
+}
+
+/** The parents of the prompts before a checkpoint at `line`: listed up to PROMPT_PARENTS_KEPT, then as a filter. */
 function promptParentsOf(
   from: ClaudeCodeContext | undefined,
   prompts: readonly { parent: string; line: number }[],
   line: number,
-): Pick<ClaudeCodeContext, 'promptParents' | 'promptParentsDropped'> {
-  const parents = new Set(from?.promptParents ?? []);
-  for (const p of prompts) if (p.line < line) parents.add(p.parent);
-  return from?.promptParentsDropped || parents.size > PROMPT_PARENTS_KEPT
-    ? { promptParents: [], promptParentsDropped: true }
-    : { promptParents: [...parents] };
+): Pick<ClaudeCodeContext, 'promptParents' | 'promptParentsDropped' | 'promptParentsSeen'> {
+  const kept = listOrFilter(
+    from && { list: from.promptParents, dropped: from.promptParentsDropped, seen: from.promptParentsSeen },
+    prompts.filter((p) => p.line < line).map((p) => p.parent),
+    PROMPT_PARENTS_KEPT,
+  );
+  return {
+    promptParents: kept.list,
+    ...(kept.dropped ? { promptParentsDropped: true } : {}),
+    ...(kept.seen ? { promptParentsSeen: kept.seen } : {}),
+  };
 }
 
 /** How many lines of rewound branches before a checkpoint it lists (ClaudeCodeContext.rewound). */
 const REWOUND_KEPT = 256;
 
-/** The rewound lines before a checkpoint at `line`, or none listed past REWOUND_KEPT of them. */
+/** The rewound lines before a checkpoint at `line`: listed up to REWOUND_KEPT, then as a filter. */
 function rewoundOf(
   from: ClaudeCodeContext | undefined,
   read: readonly { uuid: string; line: number }[],
   line: number,
-): Pick<ClaudeCodeContext, 'rewound' | 'rewoundDropped'> {
-  const rewound = [...(from?.rewound ?? []), ...read.filter((r) => r.line < line).map((r) => r.uuid)];
-  return from?.rewoundDropped || rewound.length > REWOUND_KEPT ? { rewound: [], rewoundDropped: true } : { rewound };
+): Pick<ClaudeCodeContext, 'rewound' | 'rewoundDropped' | 'rewoundSeen'> {
+  const kept = listOrFilter(
+    from && { list: from.rewound, dropped: from.rewoundDropped, seen: from.rewoundSeen },
+    read.filter((r) => r.line < line).map((r) => r.uuid),
+    REWOUND_KEPT,
+  );
+  return {
+    rewound: kept.list,
+    ...(kept.dropped ? { rewoundDropped: true } : {}),
+    ...(kept.seen ? { rewoundSeen: kept.seen } : {}),
+  };
 }
 
 export function fromClaudeCode(

@@ -71,8 +71,10 @@ const contextSchema = z.object({
   version: z.string().nullable(),
   promptParents: z.array(z.string()),
   promptParentsDropped: z.boolean().optional(),
+  promptParentsSeen: idFilterSchema.optional(),
   rewound: z.array(z.string()),
   rewoundDropped: z.boolean().optional(),
+  rewoundSeen: idFilterSchema.optional(),
 });
 
 const codexSchema = z.object({
