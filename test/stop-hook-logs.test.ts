@@ -651,6 +651,162 @@ describe('the hook as the agent runs it', () => {
   }, 120_000);
 });
 
+describe('a Codex CLI call whose output comes after the next request', () => {
+  const META = JSON.stringify({
+    timestamp: '2026-05-04T10:00:00.000Z',
+    type: 'session_meta',
+    payload: { id: '019de1f0-7a2b-7c3d-8e4f-5a6b7c8d9e0f', cwd: '/home/dev/api', cli_version: '0.104.0' },
+  });
+  const FILE = 'rollout-2026-05-04T10-00-00-019de1f0-7a2b-7c3d-8e4f-5a6b7c8d9e0f.jsonl';
+
+  /**
+   * The turns of a rollout as Codex CLI writes them (after its meta line, META): each a request, calls, outputs, an
+   * answer and its end event. With `far`, four more, the first a deploy whose output comes three requests on.
+   */
+  function rollout(far = false) {
+    let t = 0;
+    const at = () => new Date(Date.parse('2026-05-04T10:00:00Z') + ++t * 1000).toISOString();
+    const line = (type: string, payload: Json) => JSON.stringify({ timestamp: at(), type, payload });
+    const request = (text: string) => [
+      line('event_msg', { type: 'task_started', turn_id: `t-${t}` }),
+      line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] }),
+      line('event_msg', { type: 'user_message', message: text }),
+      line('turn_context', { cwd: '/home/dev/api', model: 'gpt-5.3-codex' }),
+    ];
+    const call = (id: string, cmd: string) =>
+      line('response_item', {
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd }),
+        call_id: id,
+      });
+    const ended = (id: string) => line('event_msg', { type: 'exec_command_end', call_id: id, exit_code: 0 });
+    const output = (id: string, text: string) =>
+      line('response_item', {
+        type: 'function_call_output',
+        call_id: id,
+        output: `Process exited with code 0\n${text}`,
+      });
+    const answer = (text: string) =>
+      line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+    const end = (kind = 'task_complete') => line('event_msg', { type: kind });
+    const turns = [
+      [
+        ...request('List the routes'),
+        call('c1', 'rg -n router src'),
+        ended('c1'),
+        output('c1', 'src/routes.ts'),
+        answer('Three routes.'),
+        end(),
+      ],
+      // The build's end event came, then the user stopped the turn: its output is written after the next request.
+      [...request('Build the api'), call('c2', 'npm run build'), ended('c2'), answer('Stopped.'), end('turn_aborted')],
+      [
+        ...request('Run the tests'),
+        output('c2', 'built in 12s'),
+        call('c3', 'npm test'),
+        ended('c3'),
+        answer('Stopped again.'),
+        end('turn_aborted'),
+      ],
+      [
+        ...request('Lint the code'),
+        call('c4', 'npm run lint'),
+        ended('c4'),
+        output('c4', 'no problems'),
+        answer('Clean.'),
+        end(),
+      ],
+      // The tests' output, two requests on.
+      [
+        ...request('Format the code'),
+        output('c3', '42 passed'),
+        call('c5', 'npm run format'),
+        ended('c5'),
+        output('c5', 'formatted'),
+        answer('Done.'),
+        end(),
+      ],
+    ];
+    if (far)
+      turns.push(
+        [
+          ...request('Deploy to staging'),
+          call('c6', 'make deploy'),
+          ended('c6'),
+          answer('Stopped.'),
+          end('turn_aborted'),
+        ],
+        [...request('Show the logs'), call('c7', 'make logs'), output('c7', 'no errors'), answer('Clean.'), end()],
+        [...request('Show the metrics'), call('c8', 'make metrics'), output('c8', 'p99 40ms'), answer('Fine.'), end()],
+        [
+          ...request('Show the alerts'),
+          output('c6', 'deployed'),
+          call('c9', 'make alerts'),
+          output('c9', 'none'),
+          answer('None.'),
+          end(),
+        ],
+      );
+    return turns;
+  }
+
+  it('is given to its task: the hook reads on and stores what a whole read of the final rollout stores', async () => {
+    const log = join(tmp, `${++counter}-${FILE}`);
+    const db = join(tmp, `cli-${counter}.db`);
+    writeFileSync(log, `${META}\n`);
+    const readFrom: (number | null)[] = [];
+    for (const turn of rollout()) {
+      appendFileSync(log, `${turn.join('\n')}\n`);
+      const r = runBuiltCli(['ingest', '--hook', '--json', '--db', db], {
+        cwd: tmp,
+        env: { SKILLSMITH_RECALL_DAEMON: '0' },
+        input: JSON.stringify({ session_id: 's', transcript_path: log, hook_event_name: 'Stop' }),
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const [result] = JSON.parse(r.stdout) as { problems: unknown[]; readFrom?: { line: number } }[];
+      expect(result!.problems).toEqual([]);
+      readFrom.push(result!.readFrom?.line ?? null);
+    }
+    // From the third stop on, each read on from a mark.
+    expect(readFrom.slice(2).every((l) => l !== null)).toBe(true);
+    const hooked = await memoryAt(db);
+    const all = await stored(hooked);
+    const whole = await wholeOnce(log);
+    const results = (s: (typeof whole)[number]) => s.calls.map((c) => c.result);
+    expect(whole.map((s) => s.goal)).toEqual([
+      'List the routes',
+      'Build the api',
+      'Run the tests',
+      'Lint the code',
+      'Format the code',
+    ]);
+    expect(results(whole[1]!)).toEqual(['Process exited with code 0\nbuilt in 12s']);
+    expect(results(whole[2]!)).toEqual(['Process exited with code 0\n42 passed']);
+    expect(all).toEqual(whole);
+  }, 120_000);
+
+  it('written a line at a time and cut inside lines: what a whole read at each stop stores; an output further on reads whole', async () => {
+    const lines = [META, ...rollout(true).flat()];
+    const { memory, log, readFrom } = await hooked(lines, FILE, { byFile: true, midLines: 3 });
+    // The deploy's output, three requests on (further back than a mark waits for): read whole at the line it came.
+    const deployed = lines.findIndex((l) => l.includes('"call_id":"c6","output"'));
+    const cuts = cutsOf(Buffer.from(`${lines.join('\n')}\n`), 3);
+    const at = cuts.indexOf(Buffer.byteLength(`${lines.slice(0, deployed + 1).join('\n')}\n`));
+    expect(at).toBeGreaterThan(0);
+    // After the stop that read the second task's request, every stop but that one read on (outputs two requests on
+    // among them).
+    const second = cuts.indexOf(Buffer.byteLength(`${lines.slice(0, 12).join('\n')}\n`));
+    expect(readFrom.slice(0, second + 1).every((l) => l === null)).toBe(true);
+    expect(readFrom.flatMap((l, i) => (i > second && l === null ? [i] : []))).toEqual([at]);
+    const whole = await wholeOnce(log);
+    expect(whole.find((s) => s.goal === 'Deploy to staging')?.calls.map((c) => c.result)).toEqual([
+      'Process exited with code 0\ndeployed',
+    ]);
+    expect(await stored(memory)).toEqual(whole);
+  }, 120_000);
+});
+
 describe('a mark the hook kept before', () => {
   it('of version 1 (a Claude Code transcript, every task id listed) is read on from, as before', async () => {
     const bytes = readFileSync(join(CAPTURE, 'claude-code-session.jsonl'));

@@ -216,6 +216,11 @@ export interface CodexContext {
   /** The calls before it that could not be read and whose output had not come by then: it is left out with them. */
   rejected: string[];
   /**
+   * Calls before it whose outputs came after it (a turn stopped while a command ran), given to them by the read that
+   * left it: the next read passes those outputs over (up to OPEN_CALLS_KEPT; another such output reads whole).
+   */
+  given?: string[];
+  /**
    * The call ids of every response item before it (a filter: id-filter.ts). An end event after it for a call not in
    * `calls` that may be one of them would repeat a call a whole read counts once: the file is then read whole.
    */
@@ -233,6 +238,12 @@ export interface CodexResume {
   /** Reading on, a line read changes what was read before the checkpoint: read the file whole. */
   mismatch?: string;
 }
+
+/**
+ * How many tasks before the last one a checkpoint may go back for a call still waiting for its output (fromCodexRollout
+ * codexCheckpoint): a call whose output never comes holds the mark back no further.
+ */
+const WAITING_TASKS_HELD = 2;
 
 /** How many call ids a checkpoint keeps of the calls still running there (an aborted turn leaves some). */
 const OPEN_CALLS_KEPT = 64;
@@ -344,10 +355,22 @@ export function fromCodexRollout(
     const m = /rollout-[^/\\]*?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(file);
     id = m ? m[1] : null;
   }
+  // Read on, an output for a call a response item before the checkpoint may hold (a turn stopped while it ran): a
+  // whole read gives it to that call's task.
   const items: ItemsResume | undefined = resume && {
-    ...(from ? { from: { tasks: from.tasks, rejected: from.rejected } } : {}),
+    ...(from
+      ? {
+          from: {
+            tasks: from.tasks,
+            rejected: from.rejected,
+            given: from.given ?? [],
+            earlier: (c: string) => mayHold(from.seen, c),
+          },
+        }
+      : {}),
     begun: [],
     rejected: [],
+    late: [],
   };
   const built = sessionsFromItems(
     entries,
@@ -359,10 +382,15 @@ export function fromCodexRollout(
       now,
       labels: { format: 'codex' },
       resultCheck: shellOutcome,
+      lateOutputs: true,
       ...(items ? { resume: items } : {}),
     },
     problems,
   );
+  if (resume && items?.mismatch) {
+    resume.mismatch = items.mismatch;
+    return [];
+  }
   if (resume && items)
     resume.checkpoint = codexCheckpoint(lines, items, idLine !== null && id ? { id, idLine } : null, from);
   return built;
@@ -378,8 +406,22 @@ function codexCheckpoint(
   known: { id: string; idLine: number } | null,
   from: CodexContext | undefined,
 ): { line: number; context: CodexContext } | null {
-  const mark = known && [...items.begun].reverse().find((b) => b.task >= 1 && b.line > known.idLine);
-  if (!known || !mark) return null;
+  const last = known && [...items.begun].reverse().find((b) => b.task >= 1 && b.line > known.idLine);
+  if (!known || !last) return null;
+  // No task before the mark should have a call still waiting for its output (a turn stopped while a command ran, its
+  // output written after a later request): the mark goes back to the first line of the last task that leaves none, up
+  // to WAITING_TASKS_HELD tasks, so that the next read gives such a call its output as a whole read does (read on, the
+  // first task read, where the mark was, may be it: the mark stays). Further back, an output after the mark for a
+  // call before it makes the next read read the file whole.
+  const waiting = items.waiting ?? [];
+  const leavesNone = (b: { task: number }) => !waiting.some((t) => t < b.task);
+  const back = [...items.begun]
+    .reverse()
+    .find(
+      (b) =>
+        b.task >= (from ? 0 : 1) && b.line > known.idLine && b.task >= last.task - WAITING_TASKS_HELD && leavesNone(b),
+    );
+  const mark = back ?? last;
   let cwd = from ? from.cwd : null;
   let version = from ? from.version : null;
   let model = from ? from.model : null;
@@ -425,6 +467,11 @@ function codexCheckpoint(
       tasks: (from?.tasks ?? 0) + mark.task,
       calls,
       rejected,
+      // Outputs after the mark this read gave to calls before it (the next read passes them over), the last ones.
+      given: (items.late ?? [])
+        .filter((l) => l.task < mark.task && l.line >= mark.line)
+        .map((l) => l.id)
+        .slice(-OPEN_CALLS_KEPT),
       seen: withIds(from?.seen ?? emptyIdFilter(), seenBefore),
     },
   };

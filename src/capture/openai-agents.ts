@@ -63,6 +63,12 @@ export interface ItemSessionOptions {
   unread?: Unread;
   /** A transcript read on from a task's first entry, or read so that a later read may (ItemsResume). */
   resume?: ItemsResume;
+  /**
+   * An output whose call is not waiting in the task in progress answers the call of an earlier task still waiting for
+   * it, named by its id (Codex CLI: a turn stopped while a command ran, its output written after the next request).
+   * Without it, such an output is a problem of its own and the call keeps no result.
+   */
+  lateOutputs?: boolean;
 }
 
 /**
@@ -73,9 +79,29 @@ export interface ItemSessionOptions {
  * index among this read's tasks), and the calls that could not be read, with their lines.
  */
 export interface ItemsResume {
-  from?: { tasks: number; rejected: readonly string[] };
+  /**
+   * With `lateOutputs`: `given`, the ids of calls before the entry read from whose outputs, after it, the read that
+   * started there gave them (passed over here: their tasks were stored with them); `earlier`, whether a call id may be
+   * that of a call before it (an output for it that no call read waits for may answer one there: `mismatch` is set,
+   * for the transcript to be read whole).
+   */
+  from?: {
+    tasks: number;
+    rejected: readonly string[];
+    given?: readonly string[];
+    earlier?: (id: string) => boolean;
+  };
   begun: { task: number; line: number }[];
   rejected: { id: string; line: number }[];
+  /** The tasks (by index among this read's) with a call still waiting for its output at the end, by id. */
+  waiting?: number[];
+  /**
+   * Outputs given to the call of an earlier task (lateOutputs): the call's id, its task (by index; -1 for one before the
+   * entry read from, `given`), the output's line.
+   */
+  late?: { id: string; task: number; line: number }[];
+  /** Set when the entries read may change a task before the entry read from (read the transcript whole). */
+  mismatch?: string;
 }
 
 export interface BuiltSession extends ParsedSession {
@@ -97,6 +123,16 @@ export interface MessageListContext {
   lineOf?: (index: number) => number;
 }
 
+/**
+ * The earlier task whose call an output answers, when no call of the task in progress waits for it (lateOutputs):
+ * the index of the last task before it with a call of that id still waiting; -1 when there is none. The task in
+ * progress goes on as it was (its answer stands).
+ */
+function lateOutputTask(split: TaskSplitter, id: string): number {
+  for (let i = split.tasks.length - 2; i >= 0; i--) if (split.tasks[i]!.pending.some((p) => p.id === id)) return i;
+  return -1;
+}
+
 /** Sessions from an ordered list of Responses items; one problem per unusable item, thrown as a list. */
 export function sessionsFromItems(
   entries: ItemEntry[],
@@ -107,6 +143,7 @@ export function sessionsFromItems(
   const resume = o.resume;
   // A call that cannot be read is one problem: its result, later, is left out with it.
   const rejected = new Set<string>(resume?.from?.rejected ?? []);
+  const given = new Set<string>(resume?.from?.given ?? []);
   // Read on from a task's first entry, the tasks are numbered after those before it.
   const numbered = resume?.from?.tasks ?? 0;
   let lastLine: number | null = null;
@@ -143,8 +180,22 @@ export function sessionsFromItems(
       else if (ev.kind === 'call') split.call(ev.id, ev.call, !ev.done, e.at);
       else if (ev.kind === 'output') {
         if (ev.id !== null && rejected.has(ev.id)) continue;
-        applyOutput(split.current.pending, ev, o.limits, e.where, o.resultCheck);
-        split.resulted(e.at);
+        // With lateOutputs, an output no call of the task in progress waits for: an earlier task's call's.
+        const id = o.lateOutputs && ev.id !== null && !split.current.pending.some((p) => p.id === ev.id) ? ev.id : null;
+        const late = id === null ? -1 : lateOutputTask(split, id);
+        if (id !== null && late >= 0) {
+          applyOutput(split.tasks[late]!.pending, ev, o.limits, e.where, o.resultCheck);
+          resume?.late?.push({ id, task: late, line: e.line });
+        } else if (id !== null && given.delete(id)) {
+          // Given to its call, before the checkpoint, by the read that left it (task -1: before this read).
+          resume?.late?.push({ id, task: -1, line: e.line });
+        } else if (id !== null && resume?.from?.earlier?.(id))
+          // It may answer a call before the checkpoint: a whole read gives that task its result, this read cannot.
+          resume.mismatch ??= 'an output after the checkpoint for a call that may be before it';
+        else {
+          applyOutput(split.current.pending, ev, o.limits, e.where, o.resultCheck);
+          split.resulted(e.at);
+        }
       } else if (o.unread && isUnknownItem(e.item)) countUnread(o.unread, (e.item as JsonObject).type);
     } catch (err) {
       problems.push({ line: e.line, path: e.where, reason: (err as Error).message });
@@ -162,6 +213,7 @@ export function sessionsFromItems(
     }
   }
   if (read && split.tasks.length) contentIds[split.tasks.length - 1] = read.digest('hex').slice(0, 20);
+  if (resume) resume.waiting = split.tasks.flatMap((t, i) => (t.pending.some((p) => p.id !== null) ? [i] : []));
   const prefix = o.idPrefix ?? o.source;
   const out: BuiltSession[] = [];
   const chatter = split.chatterNote();

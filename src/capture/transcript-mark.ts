@@ -85,6 +85,7 @@ const codexSchema = z.object({
   tasks: z.number().int().min(1),
   calls: z.array(z.string()),
   rejected: z.array(z.string()),
+  given: z.array(z.string()).optional(),
   seen: idFilterSchema,
 });
 
