@@ -180,10 +180,28 @@ function typedText(value: JsonObject): string {
 }
 
 /**
+ * The request a Claude Code line makes, or null when it makes none: the one definition of a prompt, read by the task
+ * splitter (a request starts or joins a task) and by the check for rewinds (a prompt under the parent of an earlier
+ * one), so that the two cannot take different lines for prompts. A user line's typed text is a request, unless the
+ * line is meta (`isMeta`: a caveat, a command's expanded prompt), a sidechain's, a compaction's summary
+ * (`isCompactSummary`, after /compact or an automatic compaction: it stands in for earlier turns), or Claude Code's
+ * own words (NOT_A_PROMPT: command echoes and their output, caveats, task notifications, reminders, interruptions);
+ * of those, a line that runs a slash command other than the session's own makes the request `/name args`. A
+ * tool-result turn types nothing: no request.
+ */
+function requestOf(value: JsonObject): string | null {
+  if (value.type !== 'user' || value.isMeta === true || value.isSidechain === true) return null;
+  const text = typedText(value);
+  if (value.isCompactSummary === true || NOT_A_PROMPT.test(text)) return slashCommandRequest(text);
+  return text.trim() ? text : null;
+}
+
+/**
  * The uuids of lines on branches the user rewound: Claude Code keeps the lines of a prompt that was edited and
  * run again (or of a conversation rewound to an earlier point), and the new prompt takes the same parent. Where
- * one line has two or more prompts the person typed as children, every one but the last written, and all that
- * follows from it, was left behind. (Other siblings, such as an attachment beside a prompt, are not a rewind.)
+ * one line has two or more prompts the person typed as children (requestOf: what the task splitter takes for a request,
+ * never a compaction's summary or Claude Code's own words), every one but the last written, and all that follows from
+ * it, was left behind. (Other siblings, such as an attachment beside a prompt, are not a rewind.)
  * Read on from a checkpoint (`from`), the lines before it count too: a line under one rewound there is rewound, and
  * a prompt under the parent of a prompt read there rewinds what was read (`rewindsRead`: read the file whole). Past
  * PROMPT_PARENTS_KEPT (or REWOUND_KEPT) the checkpoint keeps those lines as a filter (`promptParentsSeen`,
@@ -211,8 +229,7 @@ function rewoundLines(
     if (!isObject(value) || typeof value.uuid !== 'string' || typeof value.parentUuid !== 'string') continue;
     const parent = value.parentUuid;
     listUnder(children, parent).push(value.uuid);
-    const typed = value.type === 'user' && value.isMeta !== true && value.isSidechain !== true ? typedText(value) : '';
-    if (typed.trim() && (!NOT_A_PROMPT.test(typed) || slashCommandRequest(typed))) {
+    if (requestOf(value) !== null) {
       listUnder(prompts, parent).push(value.uuid);
       promptLines.push({ parent, line });
       if (parentsRead.has(parent) || (parentsSeen && line !== first && mayHold(parentsSeen, parent)))
@@ -474,12 +491,8 @@ export function fromClaudeCode(
           if (t0 !== undefined && Number.isFinite(t1) && t1 >= t0) match.call.durationMs = t1 - t0;
           split.resulted(at);
         });
-        // A compaction summary stands in for earlier turns: not a request.
-        const notAsked = value.isMeta === true || value.isCompactSummary === true || NOT_A_PROMPT.test(text);
-        // A custom slash command is a request in its own words: `/name args` (its expansion follows as a meta line).
-        const command = notAsked && value.isMeta !== true ? slashCommandRequest(text) : null;
-        if (command) split.user(command, line, at);
-        else if (!notAsked && text.trim()) split.user(text, line, at);
+        const request = requestOf(value);
+        if (request !== null) split.user(request, line, at);
         if (!touched && split.tasks.length > tasksBefore) begun.push({ task: split.tasks.length - 1, line });
       } else {
         let said = '';
