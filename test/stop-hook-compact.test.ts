@@ -283,4 +283,23 @@ describe('the Stop hook and the task splitter take the same user lines for promp
     expect(mark.line).toBe(promptLine(w.out, 'C-305'));
     expect(mark.promptParents.sort()).toEqual(parentsOf(w.out, typedLines(w.out, [custom]), mark.line).sort());
   }, 120_000);
+
+  it('a compaction summary that quotes a slash command is still no request', async () => {
+    // A summary retells earlier turns, a command the user ran among them (its tags quoted): it makes no task, and
+    // the prompt typed after it is the next task's goal as typed.
+    const w = writer();
+    w.task('D-400');
+    w.compaction('auto');
+    w.out.at(-1)!.message = {
+      role: 'user',
+      content:
+        'This session is being continued from a previous conversation that ran out of context. Earlier the user ran <command-name>/review</command-name><command-args>PR 12</command-args> and the invoices of D-400 were reconciled.',
+    };
+    w.task('D-401');
+    const { memory } = await hookedLineByLine(w.out, 'summary-quotes-command.jsonl');
+    expect((await storedSessions(memory)).map((s) => s.goal).sort()).toEqual([
+      'Reconcile the invoices of account D-400',
+      'Reconcile the invoices of account D-401',
+    ]);
+  }, 120_000);
 });

@@ -184,15 +184,18 @@ function typedText(value: JsonObject): string {
  * splitter (a request starts or joins a task) and by the check for rewinds (a prompt under the parent of an earlier
  * one), so that the two cannot take different lines for prompts. A user line's typed text is a request, unless the
  * line is meta (`isMeta`: a caveat, a command's expanded prompt), a sidechain's, a compaction's summary
- * (`isCompactSummary`, after /compact or an automatic compaction: it stands in for earlier turns), or Claude Code's
- * own words (NOT_A_PROMPT: command echoes and their output, caveats, task notifications, reminders, interruptions);
- * of those, a line that runs a slash command other than the session's own makes the request `/name args`. A
+ * (`isCompactSummary`, after /compact or an automatic compaction: it stands in for earlier turns, and a command it
+ * quotes is none), or Claude Code's own words (NOT_A_PROMPT: command echoes and their output, caveats, task
+ * notifications, reminders, interruptions); of those, a line that runs a slash command other than the session's own
+ * makes the request `/name args`. A
  * tool-result turn types nothing: no request.
  */
 function requestOf(value: JsonObject): string | null {
-  if (value.type !== 'user' || value.isMeta === true || value.isSidechain === true) return null;
+  // A compaction's summary retells earlier turns: a command it quotes was run then, and is no request now.
+  if (value.type !== 'user' || value.isMeta === true || value.isSidechain === true || value.isCompactSummary === true)
+    return null;
   const text = typedText(value);
-  if (value.isCompactSummary === true || NOT_A_PROMPT.test(text)) return slashCommandRequest(text);
+  if (NOT_A_PROMPT.test(text)) return slashCommandRequest(text);
   return text.trim() ? text : null;
 }
 
