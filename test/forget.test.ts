@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
 import { unpackExemplars } from '../src/domain/exemplars.js';
 import { embedTexts } from '../src/pipeline/stages/embed.js';
+import { stateKey } from '../src/store/state-key.js';
 import type { Memory } from '../src/app/memory.js';
 import {
   forgetSessions,
@@ -117,6 +118,54 @@ async function forgetOneOfTwins(memory: Memory) {
   expect(await nearest()).toBeLessThan(0.999);
 }
 
+/**
+ * Three sessions of one cluster; forgetting one leaves the cluster's centroids and the namespace's mean goal vector as
+ * a memory that only ever held the other two has them (`twoOnly`: such a memory). Forgetting the other two empties
+ * the cluster: the skill learned from it keeps it, with no vector of theirs.
+ */
+async function forgetOneOfThree(memory: Memory, twoOnly: Memory) {
+  const sessions = forgetSessions('tr').slice(0, 3);
+  await memory.ingest(sessions);
+  await twoOnly.ingest(sessions.slice(1));
+  expect((await memory.synthesize()).created).toHaveLength(1);
+  await twoOnly.synthesize();
+  const embedderId = memory.parts.embedder.id;
+  const clustersOf = (m: Memory) => m.parts.store!.loadClusters('default', embedderId);
+  const meanOf = async (m: Memory) =>
+    JSON.parse((await m.parts.store!.getState('default', stateKey.goalMean(embedderId)))!) as {
+      count: number;
+      sum: number[];
+    };
+  const [before] = await clustersOf(memory);
+  expect((await clustersOf(memory)).map((c) => c.size)).toEqual([3]);
+  const [expected] = await clustersOf(twoOnly);
+  expect((await clustersOf(twoOnly)).map((c) => c.size)).toEqual([2]);
+  const near = (a: Float32Array | number[], b: Float32Array | number[], tolerance: number) =>
+    Math.max(...Array.from(a, (x, i) => Math.abs(x - b[i]!))) <= tolerance;
+  // The centroids of three differ from those of two: the comparison can fail.
+  expect(near(before!.centroid, expected!.centroid, 1e-3)).toBe(false);
+  expect(near(before!.goalCentroid, expected!.goalCentroid, 1e-3)).toBe(false);
+
+  await memory.sessions.forget('tr-0');
+  const [after] = await clustersOf(memory);
+  expect(after!.size).toBe(2);
+  expect(near(after!.centroid, expected!.centroid, 1e-5)).toBe(true);
+  expect(near(after!.goalCentroid, expected!.goalCentroid, 1e-5)).toBe(true);
+  const [mean, expectedMean] = [await meanOf(memory), await meanOf(twoOnly)];
+  expect(mean.count).toBe(2);
+  expect(near(mean.sum, expectedMean.sum, 1e-4)).toBe(true);
+
+  // The last two go too: the skill keeps its cluster, which keeps nothing of them.
+  await memory.sessions.forget('tr-1');
+  await memory.sessions.forget('tr-2');
+  const [emptied] = await clustersOf(memory);
+  expect(emptied!.size).toBe(0);
+  expect(emptied!.skillId).not.toBeNull();
+  expect(emptied!.centroid.every((x) => x === 0) && emptied!.goalCentroid.every((x) => x === 0)).toBe(true);
+  expect((await meanOf(memory)).count).toBe(0);
+  expect((await meanOf(memory)).sum.every((x) => x === 0)).toBe(true);
+}
+
 describe('forgetting on SQLite', () => {
   let tmp: string;
   beforeAll(() => {
@@ -188,6 +237,17 @@ describe('forgetting on SQLite', () => {
     }
   });
 
+  it('a cluster that keeps other sessions, and the mean goal vector, are as if the forgotten one had never been', async () => {
+    const [memory, twoOnly] = await Promise.all(
+      ['three.db', 'two.db'].map((f) => openMemory({ db: join(tmp, f), logLevel: 'silent' })),
+    );
+    try {
+      await forgetOneOfThree(memory!, twoOnly!);
+    } finally {
+      await Promise.all([memory!.close(), twoOnly!.close()]);
+    }
+  });
+
   it('the scan finds the strings while they are stored (it can fail)', async () => {
     const db = join(tmp, 'probe.db');
     const memory = await openMemory({ db, logLevel: 'silent' });
@@ -249,6 +309,15 @@ describe('forgetting on PostgreSQL', () => {
       await forgetOneOfTwins(memory);
     } finally {
       await memory.close();
+    }
+  });
+  it('a cluster that keeps other sessions, and the mean goal vector, are as if the forgotten one had never been', async () => {
+    const memory = await openMemory({ db: await server.createDatabase('three'), logLevel: 'silent' });
+    const twoOnly = await openMemory({ db: await server.createDatabase('two'), logLevel: 'silent' });
+    try {
+      await forgetOneOfThree(memory, twoOnly);
+    } finally {
+      await Promise.all([memory.close(), twoOnly.close()]);
     }
   });
 });

@@ -210,7 +210,7 @@ describe('the lock a forget runs under', () => {
       const held = await store.tryLock('synthesis:default', `${hostname()}:${process.pid}:forget:test`, TTL);
       expect(held).not.toBeNull();
       const refused: string[] = [];
-      const deps = { store, embedder: a.parts.embedder, thinkTools: [] };
+      const deps = { store, embedder: a.parts.embedder, thinkTools: [], toolWeight: 0.5 };
       const ids = (await a.sessions.list({ limit: 2_000 })).map((s) => s.id);
       const started = Date.now();
       const done = await forgetStored(deps, 'default', ids, {
@@ -256,7 +256,7 @@ describe('the lock a forget runs under', () => {
       const held = await store.tryLock('synthesis:default', `${hostname()}:${process.pid}:forget:test`, 300);
       const ids = (await a.sessions.list({ limit: 2_000 })).map((s) => s.id);
       const taken: { lock: HeldLock | null } = { lock: null };
-      const run = forgetStored({ store, embedder: a.parts.embedder, thinkTools: [] }, 'default', ids, {
+      const run = forgetStored({ store, embedder: a.parts.embedder, thinkTools: [], toolWeight: 0.5 }, 'default', ids, {
         actor: 'retention-test',
         at: () => new Date().toISOString(),
         renew: held!.renew,

@@ -893,7 +893,8 @@ export class Capture {
     try {
       const storedIds = typeof select === 'function' ? await select() : select;
       const { forgetSessions } = await import('../pipeline/forget.js');
-      const deps = { store, embedder: ctx.embedder, thinkTools: ctx.config.synthesis.thinkTools };
+      const { thinkTools, toolWeight } = ctx.config.synthesis;
+      const deps = { store, embedder: ctx.embedder, thinkTools, toolWeight };
       done = storedIds.length
         ? await forgetSessions(deps, ns, storedIds, {
             actor,

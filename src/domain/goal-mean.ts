@@ -30,6 +30,17 @@ export class GoalMean {
   }
 
   /**
+   * Takes back a vector that was added (a forgotten session's goal): the sum without it, exact but for the rounding
+   * `toJSON` stores the sum with; the mean of no vector is the zero sum.
+   */
+  remove(v: Float32Array): void {
+    if (this.count === 0) return;
+    this.count--;
+    if (this.count === 0) this.sum.fill(0);
+    else for (let i = 0; i < this.sum.length; i++) this.sum[i] -= v[i];
+  }
+
+  /**
    * How much the mean can be trusted to be what every goal shares, in [0, 1): count / (count + k). A
    * namespace of a handful of goals (one task, three runs) has a mean that is that task itself; removing it
    * would remove the very thing recall must match.

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { stepKey } from '../domain/commands.js';
 import { normalizeGoal } from '../domain/normalize-goal.js';
+import { GoalMean } from '../domain/goal-mean.js';
 import { collapseRepeats } from '../domain/sequence.js';
 import { TermStats } from '../domain/term-stats.js';
 import { toolTerms } from '../domain/tool-features.js';
 import type { Session } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { PassLockedError } from '../errors/pass-locked-error.js';
-import type { ForgottenSession, SessionToForget, Store } from '../store/store.js';
-import { goalWords } from './stages/cluster.js';
+import type { ClusterCentroids, ForgottenSession, SessionToForget, Store } from '../store/store.js';
+import { centroidsOf, goalWords } from './stages/cluster.js';
 import { embedTexts } from './stages/embed.js';
 import { stateKey, type StateKey } from '../store/state-key.js';
 
@@ -17,6 +18,8 @@ export interface ForgetSessionDeps {
   embedder: Embedder;
   /** Tools a pass leaves out of the tool statistics (config.synthesis.thinkTools). */
   thinkTools: readonly string[];
+  /** The tool-use share of a session's clustering feature (config.synthesis.toolWeight). */
+  toolWeight: number;
 }
 
 /**
@@ -24,6 +27,9 @@ export interface ForgetSessionDeps {
  * however many sessions retention forgets; the namespace's statistics are rewritten once a batch, not once a session.
  */
 const FORGET_BATCH = 500;
+
+/** The most goal embeddings a forget keeps from one batch to the next (about 1.2 KB each at 300 dimensions). */
+const GOALS_KEPT = 20_000;
 
 /**
  * Forgets sessions, `FORGET_BATCH` at a time, each batch in one store transaction (see `Store.forgetSessions`):
@@ -53,6 +59,8 @@ export async function forgetSessions(
   const { store } = deps;
   const ids = [...new Set(sessionIds)];
   const out: (ForgottenSession & { id: string })[] = [];
+  /** Goal embeddings of the members of the clusters the batches leave, by session id. */
+  const goalOf = new Map<string, Float32Array>();
   for (let i = 0; i < ids.length; i += FORGET_BATCH) {
     if (opts.renew && !(await opts.renew()))
       throw new PassLockedError(
@@ -62,23 +70,74 @@ export async function forgetSessions(
     const sessions = opts.still ? read.filter(opts.still) : read;
     if (sessions.length) {
       // Read once a batch, taken from inside the store's transaction: the lock keeps passes from writing them.
-      const [toolStats, goalStats] = await Promise.all([
+      const meanKey = stateKey.goalMean(deps.embedder.id);
+      const [toolStats, goalStats, goalMean, clusters] = await Promise.all([
         store.getState(namespace, stateKey.toolStats),
         store.getState(namespace, stateKey.goalStats),
+        store.getState(namespace, meanKey),
+        store.clustersOfSessions(
+          namespace,
+          sessions.map((s) => s.id),
+        ),
       ]);
       const byId = new Map(sessions.map((s) => [s.id, s]));
+      const toolStatsWithout = (counted: readonly Session[]) => {
+        const stats = TermStats.fromJSON(toolStats);
+        for (const s of counted) stats.removeDocument(toolTermsOf(s, deps.thinkTools));
+        return stats;
+      };
+      // The clusters they leave, recomputed from the members that stay (their goals embedded as a pass embedded
+      // them), under the tool statistics without the batch's sessions: those of this embedder, whose vectors it can
+      // make; their goals also leave its mean goal vector.
+      const ours = clusters.filter((c) => c.embedderId === deps.embedder.id);
+      const clusteredBefore = new Set(
+        clusters.flatMap((c) => c.members.filter((m) => byId.has(m.id)).map((m) => m.id)),
+      );
+      const statsAfter = clusteredBefore.size
+        ? toolStatsWithout([...clusteredBefore].map((id) => byId.get(id)!))
+        : null;
+      // A cluster that loses sessions in several batches has the goals of those that stay embedded once.
+      const unembedded = ours.flatMap((c) => c.members).filter((m) => !goalOf.has(m.id));
+      if (goalOf.size + unembedded.length > GOALS_KEPT) goalOf.clear();
+      if (unembedded.length) {
+        const vectors = await embedTexts(
+          store,
+          deps.embedder,
+          unembedded.map((m) => m.goal),
+        );
+        for (const [i, m] of unembedded.entries()) goalOf.set(m.id, vectors[i]!);
+      }
+      const centroids: ClusterCentroids[] = ours.map((c) => {
+        const staying = c.members.filter((m) => !byId.has(m.id));
+        const synthesis = { thinkTools: deps.thinkTools, toolWeight: deps.toolWeight };
+        const of = staying.map((m) => ({ session: m, goal: goalOf.get(m.id)! }));
+        return {
+          clusterId: c.id,
+          size: staying.length,
+          ...centroidsOf(of, deps.embedder.dimensions, statsAfter!, synthesis),
+        };
+      });
       const stateIfClustered = (clustered: readonly string[]) => {
         const writes: { key: StateKey; value: string }[] = [];
         const counted = clustered.map((id) => byId.get(id)!);
         if (toolStats) {
-          const stats = TermStats.fromJSON(toolStats);
-          for (const s of counted) stats.removeDocument(toolTermsOf(s, deps.thinkTools));
-          writes.push({ key: stateKey.toolStats, value: stats.toJSON() });
+          // As computed for the centroids, unless the store finds other sessions clustered than read before.
+          const same = counted.length === clusteredBefore.size && counted.every((s) => clusteredBefore.has(s.id));
+          writes.push({
+            key: stateKey.toolStats,
+            value: (same && statsAfter ? statsAfter : toolStatsWithout(counted)).toJSON(),
+          });
         }
         if (goalStats) {
           const stats = TermStats.fromJSON(goalStats);
           for (const s of counted) stats.removeDocument(goalWords(s.goal));
           writes.push({ key: stateKey.goalStats, value: stats.toJSON() });
+        }
+        const vectors = counted.flatMap((s) => (goalOf.has(s.id) ? [goalOf.get(s.id)!] : []));
+        if (goalMean && vectors.length) {
+          const mean = GoalMean.fromJSON(goalMean, deps.embedder.dimensions);
+          for (const v of vectors) mean.remove(v);
+          writes.push({ key: meanKey, value: mean.toJSON() });
         }
         return writes;
       };
@@ -99,7 +158,9 @@ export async function forgetSessions(
         at: opts.at(),
         stateIfClustered,
         forgottenVectors,
+        centroids,
       });
+      for (const s of sessions) goalOf.delete(s.id);
       // In the order asked for.
       const gone = new Map(done.map((d) => [d.id, d]));
       for (const id of ids.slice(i, i + FORGET_BATCH)) if (gone.has(id)) out.push(gone.get(id)!);

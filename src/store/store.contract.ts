@@ -229,6 +229,61 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           ]);
         });
 
+        it('clustersOfSessions outlines every member of their clusters; a forget writes the centroids given for the members that stay', async () => {
+          await store.insertSessions([
+            session('default', 'm1', 'first goal', [
+              call(0, 'get_order'),
+              call(1, 'run_shell', { args: { cmd: 'git status' } }),
+            ]),
+            session('default', 'm2', 'second goal', [call(0, 'cancel_order', { ok: false })]),
+            session('default', 'm3', 'third goal', [call(0, 'get_order')]),
+            session('default', 'o1', 'other goal', [call(0, 'x')]),
+            session('default', 'loose', 'never clustered'),
+          ]);
+          await store.saveClusters('default', 'emb', [cluster('c1', ['m1', 'm2', 'm3']), cluster('c2', ['o1'])], 5);
+          const [c1, ...none] = await store.clustersOfSessions('default', ['m2', 'loose', 'unknown']);
+          expect(none).toEqual([]);
+          expect(c1!.id).toBe('c1');
+          expect(c1!.embedderId).toBe('emb');
+          expect(c1!.members.map((m) => [m.id, m.goal, m.calls])).toEqual([
+            [
+              'm1',
+              'first goal',
+              [
+                { tool: 'get_order', ok: true },
+                { tool: 'run_shell', ok: true, key: 'run_shell\u0000git status' },
+              ],
+            ],
+            ['m2', 'second goal', [{ tool: 'cancel_order', ok: false }]],
+            ['m3', 'third goal', [{ tool: 'get_order', ok: true }]],
+          ]);
+          expect(await store.clustersOfSessions('default', ['loose'])).toEqual([]);
+
+          const two = { centroid: new Float32Array([0, 1, 0]), goalCentroid: new Float32Array([0, 0, 1]) };
+          await store.forgetSessions('default', [{ id: 'm2' }, { id: 'o1' }], {
+            actor: 'user',
+            at: AT,
+            // c2 is said to keep one member, but none stays: its centroids are not written (it goes, as it is empty).
+            centroids: [
+              { clusterId: 'c1', size: 2, ...two },
+              { clusterId: 'c2', size: 1, ...two },
+            ],
+          });
+          const left = await store.loadClusters('default', 'emb');
+          expect(left.map((c) => [c.id, c.size, Array.from(c.centroid), Array.from(c.goalCentroid)])).toEqual([
+            ['c1', 2, [0, 1, 0], [0, 0, 1]],
+          ]);
+          // Centroids computed from another number of members than stay are not written.
+          await store.forgetSessions('default', [{ id: 'm3' }], {
+            actor: 'user',
+            at: AT,
+            centroids: [{ clusterId: 'c1', size: 2, centroid: new Float32Array(3), goalCentroid: new Float32Array(3) }],
+          });
+          expect((await store.loadClusters('default', 'emb')).map((c) => [c.size, Array.from(c.centroid)])).toEqual([
+            [1, [0, 1, 0]],
+          ]);
+        });
+
         it('forgetSessions forgets a batch (more than one IN list holds) as forgetSession forgets each, the state once', async () => {
           const ids = Array.from({ length: 1200 }, (_, i) => `b${i}`);
           await store.insertSessions(

@@ -113,6 +113,20 @@ export interface SessionStore {
    * parent: a forget finds such exemplars by the vectors of those sessions' goals and cues (`forgottenVectors`).
    */
   parentsOfUnsourcedExemplarsIn(namespace: string, sessionIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * The clusters these sessions belong to, each with the embedder it was made by and every member (these sessions
+   * too) outlined as a pass reads them, in the order they were stored: a forget recomputes the centroids of the
+   * clusters it shrinks from the members that stay (`ForgetSessionsOptions.centroids`).
+   */
+  clustersOfSessions(namespace: string, sessionIds: readonly string[]): Promise<ClusterOfSessions[]>;
+}
+
+/** A cluster that holds some of the sessions asked about (`clustersOfSessions`). */
+export interface ClusterOfSessions {
+  id: string;
+  embedderId: string;
+  /** Every member, in seq order. */
+  members: SessionOutline[];
 }
 
 /** What synthesis passes keep between runs: state under typed keys, clusters, the embedding cache, the pass lock. */
@@ -343,6 +357,20 @@ export interface ForgetSessionsOptions extends ForgetOptions {
    * (`parentsOfUnsourcedExemplarsIn` says which sessions they are needed for).
    */
   forgottenVectors?: { embedderId: string; vectors: readonly Float32Array[] };
+  /**
+   * The centroids of the clusters the batch's sessions leave, computed from the members that stay (`size` of them;
+   * zero vectors when none does): each is written when the cluster is still there with that many members after the
+   * batch left it, so nothing of a forgotten session's vectors stays in them.
+   */
+  centroids?: readonly ClusterCentroids[];
+}
+
+/** A cluster's centroids as computed from `size` members (`ForgetSessionsOptions.centroids`). */
+export interface ClusterCentroids {
+  clusterId: string;
+  size: number;
+  centroid: Float32Array;
+  goalCentroid: Float32Array;
 }
 
 export interface ForgottenSession {

@@ -1,5 +1,5 @@
 import type { SkillsmithConfig } from '../../config/config.js';
-import { IncrementalClusters, sumsFromCentroid, type ClusterState } from '../../domain/clustering.js';
+import { IncrementalClusters, sumsFromCentroid, unit, type ClusterState } from '../../domain/clustering.js';
 import { GoalMean } from '../../domain/goal-mean.js';
 import { collapseRepeats } from '../../domain/sequence.js';
 import { TermStats } from '../../domain/term-stats.js';
@@ -84,15 +84,56 @@ export function clusterSessions(
   for (const s of page) {
     const goal = goals.get(s.id)!;
     state.goalMean.add(goal);
-    toolFeatures(
-      s.calls.filter((c) => c.ok && !think.includes(c.tool)).map((c) => c.key ?? c.tool),
-      state.toolStats,
-      FEATURE_TOOL_DIMS,
-      undefined,
-      tools,
-    );
-    state.clusters.assign(s.id, clusteringFeature(goal, tools, synthesis.toolWeight, feature), goal);
+    state.clusters.assign(s.id, featureInto(feature, tools, s, goal, state.toolStats, synthesis), goal);
   }
+}
+
+/** What a session's clustering feature is made with (config.synthesis). */
+interface FeatureSettings {
+  thinkTools: readonly string[];
+  toolWeight: number;
+}
+
+/** A session's clustering feature (its goal and its tool use), into `feature`; `tools`: scratch. */
+function featureInto(
+  feature: Float32Array,
+  tools: Float32Array,
+  s: SessionOutline,
+  goal: Float32Array,
+  toolStats: TermStats,
+  synthesis: FeatureSettings,
+): Float32Array {
+  toolFeatures(
+    s.calls.filter((c) => c.ok && !synthesis.thinkTools.includes(c.tool)).map((c) => c.key ?? c.tool),
+    toolStats,
+    FEATURE_TOOL_DIMS,
+    undefined,
+    tools,
+  );
+  return clusteringFeature(goal, tools, synthesis.toolWeight, feature);
+}
+
+/**
+ * A cluster's centroids as a pass makes them for these members clustered together, in this order, under `toolStats`:
+ * the directions of the sums of their clustering features and of their goal embeddings (zero vectors for none). A
+ * forget recomputes the clusters its sessions leave so, from the members that stay.
+ */
+export function centroidsOf(
+  members: readonly { session: SessionOutline; goal: Float32Array }[],
+  goalDims: number,
+  toolStats: TermStats,
+  synthesis: FeatureSettings,
+): { centroid: Float32Array; goalCentroid: Float32Array } {
+  const featureSum = new Float32Array(goalDims + FEATURE_TOOL_DIMS);
+  const goalSum = new Float32Array(goalDims);
+  const tools = new Float32Array(FEATURE_TOOL_DIMS);
+  const feature = new Float32Array(featureSum.length);
+  for (const m of members) {
+    featureInto(feature, tools, m.session, m.goal, toolStats, synthesis);
+    for (let i = 0; i < featureSum.length; i++) featureSum[i] += feature[i];
+    for (let i = 0; i < goalSum.length; i++) goalSum[i] += m.goal[i];
+  }
+  return { centroid: unit(featureSum), goalCentroid: unit(goalSum) };
 }
 
 /** Every cluster as the pass leaves it. */

@@ -310,7 +310,30 @@ export function sqlPlan(d: Dialect) {
       (inList) =>
         `DELETE FROM cluster_members WHERE namespace = ? AND ${inList('session_id')} RETURNING session_id, cluster_id`,
     ),
+    // The clusters sessions belong to, and each member of such clusters with its calls as a pass outlines them: what
+    // a forget recomputes the centroids of the clusters they leave from.
+    clustersOfIn: list(
+      (inList) =>
+        `SELECT m.session_id, m.cluster_id, c.embedder_id FROM cluster_members m ${d.joinInOrder} clusters c
+         ON c.namespace = m.namespace AND c.id = m.cluster_id WHERE m.namespace = ? AND ${inList('m.session_id')}`,
+    ),
+    membersOfClustersIn: list(
+      (inList) =>
+        `SELECT s.id, s.goal, s.outcome, s.seq, m.cluster_id FROM cluster_members m ${d.joinInOrder} sessions s
+         ON s.namespace = m.namespace AND s.id = m.session_id WHERE m.namespace = ? AND ${inList('m.cluster_id')}
+         ORDER BY s.seq`,
+    ),
+    memberCallsOfClustersIn: list(
+      (inList) =>
+        `SELECT c.session_id, c.tool, c.ok, ${RUNNER_ARGS} FROM cluster_members m ${d.joinInOrder} tool_calls c
+         ON c.namespace = m.namespace AND c.session_id = m.session_id WHERE m.namespace = ? AND ${inList('m.cluster_id')}
+         ORDER BY c.session_id, c.position`,
+    ),
     shrinkClusterBy: sql(`UPDATE clusters SET size = ${d.greatest}(size - ?, 0) WHERE namespace = ? AND id = ?`),
+    // Only while the cluster holds the members they were computed from (as many as when they were).
+    setCentroidsIfSize: sql(
+      'UPDATE clusters SET centroid = ?, goal_centroid = ? WHERE namespace = ? AND id = ? AND size = ?',
+    ),
     // Not while a skill names it (a retired one is revived by its cluster's id): a later pass could give the id to
     // another group.
     dropClusterIfEmpty: sql(

@@ -39,6 +39,7 @@ import { servedSkillFrom, skillFromRow, skillRowValues, vectorRowFrom } from '..
 import { stateKey, stateShapesRecall, type StateKey } from '../state-key.js';
 import {
   FORGOTTEN_PARENT,
+  type ClusterOfSessions,
   type ClusterRecord,
   type EmbeddingReplacement,
   type FeedbackApplied,
@@ -847,6 +848,16 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
           yield q(p.shrinkClusterBy, [n, namespace, clusterId]);
           yield q(p.dropClusterIfEmpty, [namespace, clusterId]);
         }
+        // The centroids of the clusters they leave, from the members that stay: when as many stay as they were
+        // computed from (a cluster dropped above is none).
+        for (const c of opts.centroids ?? [])
+          yield q(p.setCentroidsIfSize, [
+            toBuffer(c.centroid),
+            toBuffer(c.goalCentroid),
+            namespace,
+            c.clusterId,
+            c.size,
+          ]);
         // The statistics a pass counted them in, without them: written once for the batch.
         for (const st of opts.stateIfClustered?.(ids.filter((id) => clusterOf.has(id))) ?? [])
           yield q(p.setState, [namespace, st.key, st.value]);
@@ -940,6 +951,32 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
       );
     });
     return new Set(rows.map((r) => r.source_id as string));
+  }
+
+  async clustersOfSessions(namespace: string, sessionIds: readonly string[]): Promise<ClusterOfSessions[]> {
+    const p = this.plan;
+    const self = this;
+    return this.read(function* () {
+      const of = yield* self.readIn(sessionIds, (chunk) =>
+        q(p.clustersOfIn(chunk.length), [namespace, ...self.list(chunk)]),
+      );
+      const embedderOf = new Map(of.map((r) => [r.cluster_id as string, r.embedder_id as string]));
+      if (embedderOf.size === 0) return [];
+      const clusterIds = [...embedderOf.keys()];
+      const readMembers = (statement: (n: number) => string) =>
+        self.readIn(clusterIds, (chunk) => q(statement(chunk.length), [namespace, ...self.list(chunk)]));
+      const rows = yield* readMembers(p.membersOfClustersIn);
+      const calls = yield* readMembers(p.memberCallsOfClustersIn);
+      const outlines = outlinesFromRows(
+        rows,
+        calls.map((c) => [c.session_id, c.tool, c.ok, c.args]),
+      );
+      const clusterOf = new Map(rows.map((r) => [r.id as string, r.cluster_id as string]));
+      const members = new Map(clusterIds.map((id) => [id, [] as SessionOutline[]]));
+      // In seq order, as the rows are.
+      for (const o of outlines) members.get(clusterOf.get(o.id)!)!.push(o);
+      return clusterIds.map((id) => ({ id, embedderId: embedderOf.get(id)!, members: members.get(id)! }));
+    });
   }
 
   async forgetSkill(
