@@ -5,7 +5,7 @@ import { GoalMean } from '../domain/goal-mean.js';
 import { collapseRepeats } from '../domain/sequence.js';
 import { TermStats } from '../domain/term-stats.js';
 import { toolTerms } from '../domain/tool-features.js';
-import type { Session } from '../domain/types.js';
+import type { Session, SessionOutline } from '../domain/types.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { PassLockedError } from '../errors/pass-locked-error.js';
 import type { ClusterCentroids, ForgottenSession, SessionToForget, Store } from '../store/store.js';
@@ -28,8 +28,8 @@ export interface ForgetSessionDeps {
  */
 const FORGET_BATCH = 500;
 
-/** The most goal embeddings a forget keeps from one batch to the next (about 1.2 KB each at 300 dimensions). */
-const GOALS_KEPT = 20_000;
+/** The most members a forget keeps read from one batch to the next (a goal embedding: 1.2 KB at 300 dimensions). */
+const MEMBERS_KEPT = 20_000;
 
 /**
  * Forgets sessions, `FORGET_BATCH` at a time, each batch in one store transaction (see `Store.forgetSessions`):
@@ -59,8 +59,8 @@ export async function forgetSessions(
   const { store } = deps;
   const ids = [...new Set(sessionIds)];
   const out: (ForgottenSession & { id: string })[] = [];
-  /** Goal embeddings of the members of the clusters the batches leave, by session id. */
-  const goalOf = new Map<string, Float32Array>();
+  /** Members of the clusters the batches leave that stay, outlined, with their goals' embeddings, by session id. */
+  const known = new Map<string, { session: SessionOutline; goal: Float32Array }>();
   for (let i = 0; i < ids.length; i += FORGET_BATCH) {
     if (opts.renew && !(await opts.renew()))
       throw new PassLockedError(
@@ -90,30 +90,41 @@ export async function forgetSessions(
       // them), under the tool statistics without the batch's sessions: those of this embedder, whose vectors it can
       // make; their goals also leave its mean goal vector.
       const ours = clusters.filter((c) => c.embedderId === deps.embedder.id);
-      const clusteredBefore = new Set(
-        clusters.flatMap((c) => c.members.filter((m) => byId.has(m.id)).map((m) => m.id)),
-      );
+      const clusteredBefore = new Set(clusters.flatMap((c) => c.members.filter((id) => byId.has(id))));
       const statsAfter = clusteredBefore.size
         ? toolStatsWithout([...clusteredBefore].map((id) => byId.get(id)!))
         : null;
-      // A cluster that loses sessions in several batches has the goals of those that stay embedded once.
-      const unembedded = ours.flatMap((c) => c.members).filter((m) => !goalOf.has(m.id));
-      if (goalOf.size + unembedded.length > GOALS_KEPT) goalOf.clear();
+      // A cluster that loses sessions in several batches has those that stay read and embedded once.
+      const staying = ours.flatMap((c) => c.members).filter((id) => !byId.has(id));
+      if (known.size + staying.length > MEMBERS_KEPT) known.clear();
+      const unread = staying.filter((id) => !known.has(id));
+      if (unread.length) {
+        const outlines = await store.sessionOutlines(namespace, unread);
+        const vectors = await embedTexts(
+          store,
+          deps.embedder,
+          outlines.map((o) => o.goal),
+        );
+        for (const [i, o] of outlines.entries()) known.set(o.id, { session: o, goal: vectors[i]! });
+      }
+      // Those that leave were embedded when they stayed in an earlier batch, else now.
+      const leaving = ours.flatMap((c) => c.members).filter((id) => byId.has(id));
+      const goalOf = new Map(leaving.flatMap((id) => (known.has(id) ? [[id, known.get(id)!.goal] as const] : [])));
+      const unembedded = leaving.filter((id) => !goalOf.has(id));
       if (unembedded.length) {
         const vectors = await embedTexts(
           store,
           deps.embedder,
-          unembedded.map((m) => m.goal),
+          unembedded.map((id) => byId.get(id)!.goal),
         );
-        for (const [i, m] of unembedded.entries()) goalOf.set(m.id, vectors[i]!);
+        for (const [i, id] of unembedded.entries()) goalOf.set(id, vectors[i]!);
       }
+      const synthesis = { thinkTools: deps.thinkTools, toolWeight: deps.toolWeight };
       const centroids: ClusterCentroids[] = ours.map((c) => {
-        const staying = c.members.filter((m) => !byId.has(m.id));
-        const synthesis = { thinkTools: deps.thinkTools, toolWeight: deps.toolWeight };
-        const of = staying.map((m) => ({ session: m, goal: goalOf.get(m.id)! }));
+        const of = c.members.flatMap((id) => (byId.has(id) || !known.has(id) ? [] : [known.get(id)!]));
         return {
           clusterId: c.id,
-          size: staying.length,
+          size: of.length,
           ...centroidsOf(of, deps.embedder.dimensions, statsAfter!, synthesis),
         };
       });
@@ -160,7 +171,7 @@ export async function forgetSessions(
         forgottenVectors,
         centroids,
       });
-      for (const s of sessions) goalOf.delete(s.id);
+      for (const s of sessions) known.delete(s.id);
       // In the order asked for.
       const gone = new Map(done.map((d) => [d.id, d]));
       for (const id of ids.slice(i, i + FORGET_BATCH)) if (gone.has(id)) out.push(gone.get(id)!);

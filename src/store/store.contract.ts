@@ -229,7 +229,7 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           ]);
         });
 
-        it('clustersOfSessions outlines every member of their clusters; a forget writes the centroids given for the members that stay', async () => {
+        it('clustersOfSessions names every member of their clusters, sessionOutlines outlines them; a forget writes the centroids given for the members that stay', async () => {
           await store.insertSessions([
             session('default', 'm1', 'first goal', [
               call(0, 'get_order'),
@@ -245,7 +245,10 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(none).toEqual([]);
           expect(c1!.id).toBe('c1');
           expect(c1!.embedderId).toBe('emb');
-          expect(c1!.members.map((m) => [m.id, m.goal, m.calls])).toEqual([
+          expect(c1!.members).toEqual(['m1', 'm2', 'm3']);
+          // Outlined as a pass reads them, in the order stored, unknown ids left out.
+          const outlines = await store.sessionOutlines('default', ['m3', 'unknown', 'm1', 'm2']);
+          expect(outlines.map((m) => [m.id, m.goal, m.calls])).toEqual([
             [
               'm1',
               'first goal',
@@ -257,6 +260,10 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
             ['m2', 'second goal', [{ tool: 'cancel_order', ok: false }]],
             ['m3', 'third goal', [{ tool: 'get_order', ok: true }]],
           ]);
+          expect(outlines).toEqual(
+            (await store.listSessionOutlinesAfter('default', 0, 10)).filter((o) => o.id.startsWith('m')),
+          );
+          expect(await store.sessionOutlines('default', [])).toEqual([]);
           expect(await store.clustersOfSessions('default', ['loose'])).toEqual([]);
 
           const two = { centroid: new Float32Array([0, 1, 0]), goalCentroid: new Float32Array([0, 0, 1]) };

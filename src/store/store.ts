@@ -114,19 +114,21 @@ export interface SessionStore {
    */
   parentsOfUnsourcedExemplarsIn(namespace: string, sessionIds: readonly string[]): Promise<Set<string>>;
   /**
-   * The clusters these sessions belong to, each with the embedder it was made by and every member (these sessions
-   * too) outlined as a pass reads them, in the order they were stored: a forget recomputes the centroids of the
-   * clusters it shrinks from the members that stay (`ForgetSessionsOptions.centroids`).
+   * The clusters these sessions belong to, each with the embedder it was made by and every member's id (these sessions
+   * too), in the order they were stored: a forget recomputes the centroids of the clusters it shrinks from the members
+   * that stay (`ForgetSessionsOptions.centroids`), outlined by `sessionOutlines`.
    */
   clustersOfSessions(namespace: string, sessionIds: readonly string[]): Promise<ClusterOfSessions[]>;
+  /** These sessions outlined as a pass reads them (`listSessionOutlinesAfter`), in the order they were stored. */
+  sessionOutlines(namespace: string, ids: readonly string[]): Promise<SessionOutline[]>;
 }
 
 /** A cluster that holds some of the sessions asked about (`clustersOfSessions`). */
 export interface ClusterOfSessions {
   id: string;
   embedderId: string;
-  /** Every member, in seq order. */
-  members: SessionOutline[];
+  /** The id of every member, in seq order. */
+  members: string[];
 }
 
 /** What synthesis passes keep between runs: state under typed keys, clusters, the embedding cache, the pass lock. */

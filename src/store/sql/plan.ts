@@ -310,8 +310,8 @@ export function sqlPlan(d: Dialect) {
       (inList) =>
         `DELETE FROM cluster_members WHERE namespace = ? AND ${inList('session_id')} RETURNING session_id, cluster_id`,
     ),
-    // The clusters sessions belong to, and each member of such clusters with its calls as a pass outlines them: what
-    // a forget recomputes the centroids of the clusters they leave from.
+    // The clusters sessions belong to, the members of such clusters, and sessions outlined as a pass reads them: what a
+    // forget recomputes the centroids of the clusters they leave from.
     clustersOfIn: list(
       (inList) =>
         `SELECT m.session_id, m.cluster_id, c.embedder_id FROM cluster_members m ${d.joinInOrder} clusters c
@@ -319,14 +319,16 @@ export function sqlPlan(d: Dialect) {
     ),
     membersOfClustersIn: list(
       (inList) =>
-        `SELECT s.id, s.goal, s.outcome, s.seq, m.cluster_id FROM cluster_members m ${d.joinInOrder} sessions s
+        `SELECT m.session_id, m.cluster_id FROM cluster_members m ${d.joinInOrder} sessions s
          ON s.namespace = m.namespace AND s.id = m.session_id WHERE m.namespace = ? AND ${inList('m.cluster_id')}
          ORDER BY s.seq`,
     ),
-    memberCallsOfClustersIn: list(
+    outlinesIn: list(
+      (inList) => `SELECT id, goal, outcome, seq FROM sessions WHERE namespace = ? AND ${inList('id')} ORDER BY seq`,
+    ),
+    outlineCallsIn: list(
       (inList) =>
-        `SELECT c.session_id, c.tool, c.ok, ${RUNNER_ARGS} FROM cluster_members m ${d.joinInOrder} tool_calls c
-         ON c.namespace = m.namespace AND c.session_id = m.session_id WHERE m.namespace = ? AND ${inList('m.cluster_id')}
+        `SELECT c.session_id, c.tool, c.ok, ${RUNNER_ARGS} FROM tool_calls c WHERE c.namespace = ? AND ${inList('c.session_id')}
          ORDER BY c.session_id, c.position`,
     ),
     shrinkClusterBy: sql(`UPDATE clusters SET size = ${d.greatest}(size - ?, 0) WHERE namespace = ? AND id = ?`),

@@ -963,19 +963,30 @@ export abstract class SqlStore implements Pick<Store, Exclude<keyof Store, SqlSt
       const embedderOf = new Map(of.map((r) => [r.cluster_id as string, r.embedder_id as string]));
       if (embedderOf.size === 0) return [];
       const clusterIds = [...embedderOf.keys()];
-      const readMembers = (statement: (n: number) => string) =>
-        self.readIn(clusterIds, (chunk) => q(statement(chunk.length), [namespace, ...self.list(chunk)]));
-      const rows = yield* readMembers(p.membersOfClustersIn);
-      const calls = yield* readMembers(p.memberCallsOfClustersIn);
-      const outlines = outlinesFromRows(
-        rows,
+      const members = new Map(clusterIds.map((id) => [id, [] as string[]]));
+      const rows = yield* self.readIn(clusterIds, (chunk) =>
+        q(p.membersOfClustersIn(chunk.length), [namespace, ...self.list(chunk)]),
+      );
+      // In seq order, as the rows are.
+      for (const r of rows) members.get(r.cluster_id as string)!.push(r.session_id as string);
+      return clusterIds.map((id) => ({ id, embedderId: embedderOf.get(id)!, members: members.get(id)! }));
+    });
+  }
+
+  async sessionOutlines(namespace: string, ids: readonly string[]): Promise<SessionOutline[]> {
+    const p = this.plan;
+    const self = this;
+    return this.read(function* () {
+      const read = (statement: (n: number) => string) =>
+        self.readIn(ids, (chunk) => q(statement(chunk.length), [namespace, ...self.list(chunk)]));
+      const rows = yield* read(p.outlinesIn);
+      if (rows.length === 0) return [];
+      const calls = yield* read(p.outlineCallsIn);
+      // One seq order across the chunks of a long list.
+      return outlinesFromRows(
+        rows.sort((a, b) => Number(a.seq) - Number(b.seq)),
         calls.map((c) => [c.session_id, c.tool, c.ok, c.args]),
       );
-      const clusterOf = new Map(rows.map((r) => [r.id as string, r.cluster_id as string]));
-      const members = new Map(clusterIds.map((id) => [id, [] as SessionOutline[]]));
-      // In seq order, as the rows are.
-      for (const o of outlines) members.get(clusterOf.get(o.id)!)!.push(o);
-      return clusterIds.map((id) => ({ id, embedderId: embedderOf.get(id)!, members: members.get(id)! }));
     });
   }
 
