@@ -12,6 +12,11 @@ import { forgetSessions as forgetStored } from '../src/pipeline/forget.js';
 import type { Session } from '../src/domain/types.js';
 import type { RetentionResult } from '../src/app/types.js';
 import { stateKey } from '../src/store/state-key.js';
+import type { Memory } from '../src/app/memory.js';
+import { TermStats } from '../src/domain/term-stats.js';
+import { configSchema } from '../src/config/config.js';
+import { centroidsOf } from '../src/pipeline/stages/cluster.js';
+import { embedTexts } from '../src/pipeline/stages/embed.js';
 import type { HeldLock } from '../src/store/store.js';
 import { codingSessions } from './support/coding-tasks.js';
 import {
@@ -155,6 +160,7 @@ async function retain(db: string, traces: () => Promise<string[]>, now: number):
     expect(await traces()).toEqual([]);
     // The statistics no longer count them.
     expect((await stats(db, ns, stateKey.toolStats))!.docs).toBeLessThanOrEqual(counted - OLD);
+    await expectCentroidsOfMembers(memory);
 
     // The rest, and the running session too once the cutoff passes its last call: nothing of them is counted.
     const rest = await memory.sessions.forgetBefore(new Date(now + DAY), { actor: 'retention-test' });
@@ -168,6 +174,54 @@ async function retain(db: string, traces: () => Promise<string[]>, now: number):
   } finally {
     await memory.close();
   }
+}
+
+/**
+ * Every cluster's centroids are those of the members it has left, after batches that each took some of them, and the
+ * mean goal vector is the sum of their goals: nothing of the forgotten sessions stays in either.
+ */
+async function expectCentroidsOfMembers(memory: Memory) {
+  const store = memory.parts.store!;
+  const { embedder } = memory.parts;
+  const clusters = await store.loadClusters(memory.namespace, embedder.id);
+  const toolStats = TermStats.fromJSON(await store.getState(memory.namespace, stateKey.toolStats));
+  const goalSum = new Float64Array(embedder.dimensions);
+  let members = 0;
+  // The memory runs with the default settings.
+  const { synthesis } = configSchema.parse({});
+  const shrunk = clusters.filter((c) => c.size > 0);
+  expect(shrunk.length).toBeGreaterThan(0);
+  for (const c of shrunk) {
+    const outlines = await store.sessionOutlines(memory.namespace, await store.clusterMembers(memory.namespace, c.id));
+    expect(outlines).toHaveLength(c.size);
+    const goals = await embedTexts(
+      store,
+      embedder,
+      outlines.map((o) => o.goal),
+    );
+    const expected = centroidsOf(
+      outlines.map((o, i) => ({ session: o, goal: goals[i]! })),
+      embedder.dimensions,
+      toolStats,
+      synthesis,
+    );
+    expect(maxDiff(c.centroid, expected.centroid), c.id).toBeLessThan(1e-6);
+    expect(maxDiff(c.goalCentroid, expected.goalCentroid), c.id).toBeLessThan(1e-6);
+    for (const g of goals) for (let i = 0; i < g.length; i++) goalSum[i] += g[i]!;
+    members += outlines.length;
+  }
+  const mean = JSON.parse((await store.getState(memory.namespace, stateKey.goalMean(embedder.id)))!) as {
+    count: number;
+    sum: number[];
+  };
+  expect(mean.count).toBe(members);
+  expect(maxDiff(mean.sum, goalSum)).toBeLessThan(1e-3);
+}
+
+function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d = Math.max(d, Math.abs(a[i]! - b[i]!));
+  return d;
 }
 
 describe('retention of many sessions at once', () => {
