@@ -38,11 +38,13 @@ export function stateShapesRecall(key: StateKey): boolean {
 }
 
 /**
- * The state an embedder change clears with the clusters (every watermark, the term statistics and the clusters that
- * held open sessions), so the next pass re-clusters every session: as a SQL condition on `key`, the same in both
- * dialects.
+ * The state an embedder change clears with the clusters (every watermark, the term statistics, the clusters that
+ * held open sessions, and every embedder's mean goal vector), so the next pass re-clusters every session: as a SQL
+ * condition on `key`, the same in both dialects. A mean goes with its embedder's watermark: kept, it was added to again
+ * by the pass that reads every session from the start (an embedder switched back to counted each goal twice), and an
+ * earlier embedder's mean kept the goals of sessions forgotten since (a forget takes them out of the current one only).
  */
-export const STATE_CLEARED_ON_REEMBED_SQL = `(key LIKE 'watermark:%' OR key IN ('tool-stats', 'goal-stats', 'look-alike-open'))`;
+export const STATE_CLEARED_ON_REEMBED_SQL = `(key LIKE 'watermark:%' OR key LIKE 'goal-mean:%' OR key IN ('tool-stats', 'goal-stats', 'look-alike-open'))`;
 
 /**
  * The rows of the state that belong to a place rather than to the memory: the marks of how far each audit JSONL file

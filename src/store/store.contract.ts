@@ -1157,6 +1157,9 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           await store.setState('default', 'tool-stats', '{}');
           await store.setState('default', 'goal-stats', '{}');
           await store.setState('default', stateKey.lookAlikeOpen, '[["c1",1]]');
+          // Each embedder's mean goes with its watermark (the next pass reads every session from the start).
+          await store.setState('default', stateKey.goalMean('old-emb'), '{"n":1}');
+          await store.setState('default', stateKey.goalMean('new-emb'), '{"n":1}');
           await store.setState('default', stateKey.auditFileMark('keep-me'), 'yes');
           await store.saveClusters('other', 'old-emb', [cluster('c1', [])], 3);
           await store.writeSkill({
@@ -1191,6 +1194,8 @@ export function storeContract(name: string, factory: () => Promise<StoreFixture>
           expect(await store.getState('default', 'tool-stats')).toBeNull();
           expect(await store.getState('default', 'goal-stats')).toBeNull();
           expect(await store.getState('default', stateKey.lookAlikeOpen)).toBeNull();
+          expect(await store.getState('default', stateKey.goalMean('old-emb'))).toBeNull();
+          expect(await store.getState('default', stateKey.goalMean('new-emb'))).toBeNull();
           expect(await store.getState('default', stateKey.auditFileMark('keep-me'))).toBe('yes');
           expect(await store.loadClusters('other', 'old-emb')).toHaveLength(1);
           expect((await store.audit('default', { limit: 1 }))[0]).toMatchObject({
