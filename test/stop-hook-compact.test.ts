@@ -1,10 +1,7 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import type { Memory } from '../src/app/memory.js';
-import { openMemory } from '../src/app/open-memory.js';
-import { storedSessions, transcriptMark } from './support/hook-reads.js';
+import { storedSessions, suiteMemories } from './support/hook-reads.js';
 
 // A Claude Code transcript holds user lines nobody typed: a compaction's summary (after /compact or an automatic
 // compaction: a `compact_boundary` system line with no parent, then the summary under it, `isCompactSummary`), meta
@@ -16,27 +13,8 @@ import { storedSessions, transcriptMark } from './support/hook-reads.js';
 // nothing else (a summary counted as a prompt put its boundary there: one more id per compaction, so a long session
 // that compacts often passed 256 and kept them only as a filter, which can send a stop to a whole read for nothing).
 
-let tmp: string;
-let counter = 0;
-const opened: Memory[] = [];
-const dbOf = new Map<Memory, string>();
-
-beforeAll(() => {
-  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-stop-hook-compact-'));
-});
-
-afterAll(async () => {
-  for (const m of opened.splice(0)) await m.close();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
-
-async function fresh(): Promise<Memory> {
-  const db = join(tmp, `memory-${++counter}.db`);
-  const memory = await openMemory({ db, logLevel: 'silent' });
-  opened.push(memory);
-  dbOf.set(memory, db);
-  return memory;
-}
+const hooks = suiteMemories('stop-hook-compact');
+const fresh = hooks.fresh;
 
 type Json = Record<string, unknown>;
 const SESSION = '5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e';
@@ -123,7 +101,7 @@ function writer() {
 /** The transcript written a line at a time, the hook after each line, compared each time with a whole read. */
 async function hookedLineByLine(lines: Json[], file: string) {
   const texts = lines.map((l) => JSON.stringify(l));
-  const log = join(tmp, `${++counter}-${file}`);
+  const log = hooks.path(file);
   writeFileSync(log, '');
   const memory = await fresh();
   const byFile = await fresh();
@@ -145,7 +123,7 @@ const promptLine = (lines: Json[], account: string) =>
 
 /** The prompt parents the hook's mark keeps, and the line its next read starts at. */
 function markOf(memory: Memory): { line: number; promptParents: string[] } {
-  const mark = JSON.parse(transcriptMark(dbOf.get(memory)!)) as { line: number; context: { promptParents: string[] } };
+  const mark = JSON.parse(hooks.markOf(memory)) as { line: number; context: { promptParents: string[] } };
   return { line: mark.line, promptParents: mark.context.promptParents };
 }
 
@@ -224,7 +202,7 @@ describe('the Stop hook and the task splitter take the same user lines for promp
       ends.push(w.out.length);
     }
     const texts = w.out.map((l) => JSON.stringify(l));
-    const log = join(tmp, `${++counter}-compacted-often.jsonl`);
+    const log = hooks.path('compacted-often.jsonl');
     writeFileSync(log, '');
     const memory = await fresh();
     const readFrom: (number | null)[] = [];
@@ -244,7 +222,7 @@ describe('the Stop hook and the task splitter take the same user lines for promp
     const whole = await fresh();
     await whole.ingestFile(log, { finished: false });
     expect(await storedSessions(memory)).toEqual(await storedSessions(whole));
-    const mark = JSON.parse(transcriptMark(dbOf.get(memory)!)) as { context: Json };
+    const mark = JSON.parse(hooks.markOf(memory)) as { context: Json };
     expect(mark.context.promptParentsDropped).toBeUndefined();
     expect(mark.context.promptParents).toHaveLength(198);
   }, 120_000);

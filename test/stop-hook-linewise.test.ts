@@ -1,10 +1,7 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Memory } from '../src/app/memory.js';
-import { openMemory } from '../src/app/open-memory.js';
-import { storedSessions, transcriptMark } from './support/hook-reads.js';
+import { storedSessions, suiteMemories } from './support/hook-reads.js';
 import { rangeReadLimits } from '../src/capture/read-log.js';
 import { lineOffset, parseMark } from '../src/capture/transcript-mark.js';
 import { writeBigTranscript } from './fixtures/big-transcript.mjs';
@@ -17,31 +14,18 @@ import { writeBigTranscript } from './fixtures/big-transcript.mjs';
 
 const CAPTURE = join(new URL('..', import.meta.url).pathname, 'test', 'fixtures', 'capture');
 const saved = { ...rangeReadLimits };
-let tmp: string;
-let counter = 0;
-const opened: Memory[] = [];
-const dbOf = new Map<Memory, string>();
+const hooks = suiteMemories('stop-hook-linewise');
+const fresh = hooks.fresh;
 
 beforeAll(() => {
-  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-stop-hook-linewise-'));
   // No part of these transcripts fits a whole read; chunks small enough that lines straddle them.
   rangeReadLimits.maxChars = 1000;
   rangeReadLimits.chunkBytes = 4096;
 });
 
-afterAll(async () => {
+afterAll(() => {
   Object.assign(rangeReadLimits, saved);
-  for (const m of opened.splice(0)) await m.close();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
-
-async function fresh(): Promise<Memory> {
-  const db = join(tmp, `memory-${++counter}.db`);
-  const memory = await openMemory({ db, logLevel: 'silent' });
-  opened.push(memory);
-  dbOf.set(memory, db);
-  return memory;
-}
 
 const stored = storedSessions;
 
@@ -52,7 +36,7 @@ async function ingested(log: string) {
   return stored(memory);
 }
 
-const markOf = (memory: Memory): string => transcriptMark(dbOf.get(memory)!);
+const markOf = hooks.markOf;
 
 /** A transcript's text cut at a line end about `share` of the way in, and the rest. */
 function split(text: string, share: number): [string, string] {
@@ -70,7 +54,7 @@ describe('the Stop hook reads a transcript larger than a whole read holds line b
     [
       'a long Claude Code transcript',
       () => {
-        const path = join(tmp, 'big.jsonl');
+        const path = join(hooks.dir(), 'big.jsonl');
         writeBigTranscript(path, 1.5, 5);
         return readFileSync(path, 'utf8');
       },
@@ -86,7 +70,7 @@ describe('the Stop hook reads a transcript larger than a whole read holds line b
       const all = text();
       expect(Buffer.byteLength(all)).toBeGreaterThan(rangeReadLimits.maxChars);
       const [first, rest] = split(all, share);
-      const log = join(tmp, `${++counter}-transcript.jsonl`);
+      const log = hooks.path('transcript.jsonl');
       writeFileSync(log, first);
       const hook = await fresh();
 

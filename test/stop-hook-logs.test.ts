@@ -1,11 +1,9 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Memory } from '../src/app/memory.js';
-import { openMemory } from '../src/app/open-memory.js';
-import { storedSessions, transcriptMark } from './support/hook-reads.js';
+import { storedSessions, suiteMemories } from './support/hook-reads.js';
 import { runBuiltCli } from './support/built-cli.js';
 
 // The Stop hook (`ingest --hook`, memory.ingestTranscript) reads a Codex CLI rollout or a Gemini CLI JSONL session log
@@ -18,29 +16,9 @@ import { runBuiltCli } from './support/built-cli.js';
 
 const CAPTURE = join(new URL('..', import.meta.url).pathname, 'test', 'fixtures', 'capture');
 
-let tmp: string;
-let counter = 0;
-const opened: Memory[] = [];
-/** The SQLite file of each memory opened here. */
-const dbOf = new Map<Memory, string>();
-
-beforeAll(() => {
-  tmp = mkdtempSync(join(tmpdir(), 'skillsmith-stop-hook-logs-'));
-});
-
-afterAll(async () => {
-  for (const m of opened.splice(0)) await m.close();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
-
-async function memoryAt(db: string): Promise<Memory> {
-  const memory = await openMemory({ db, logLevel: 'silent' });
-  opened.push(memory);
-  dbOf.set(memory, db);
-  return memory;
-}
-
-const fresh = () => memoryAt(join(tmp, `memory-${++counter}.db`));
+const hooks = suiteMemories('stop-hook-logs');
+const fresh = hooks.fresh;
+const memoryAt = hooks.at;
 
 type Json = Record<string, unknown>;
 const linesOf = (name: string) =>
@@ -103,7 +81,7 @@ async function hooked(
   opts: { byFile?: boolean; midLines?: number; cuts?: number[] } = {},
 ) {
   const bytes = Buffer.from(`${lines.join('\n')}\n`);
-  const log = join(tmp, `${++counter}-${file}`);
+  const log = hooks.path(file);
   writeFileSync(log, '');
   const memory = await fresh();
   const byFile = opts.byFile ? await fresh() : null;
@@ -130,7 +108,7 @@ async function wholeOnce(log: string) {
   return stored(memory);
 }
 
-const markOf = (memory: Memory): string => transcriptMark(dbOf.get(memory)!);
+const markOf = hooks.markOf;
 
 const CODEX = [
   { name: 'codex-rollout.jsonl', file: 'rollout-2025-09-12T14-02-11-0198a3c4.jsonl' },
@@ -183,7 +161,7 @@ describe('the Stop hook reads Codex CLI and Gemini CLI logs on from its mark, an
 
   it('keeps a short mark on a long session: a count of the tasks before it, not an id each', async () => {
     const lines = repeated('codex-rollout-0.104.jsonl', 100);
-    const log = join(tmp, `${++counter}-rollout-2026-02-23T11-40-01-019c8a4c.jsonl`);
+    const log = hooks.path('rollout-2026-02-23T11-40-01-019c8a4c.jsonl');
     writeFileSync(log, `${lines.join('\n')}\n`);
     const memory = await fresh();
     const first = await stop(memory, log);
@@ -629,11 +607,11 @@ describe('the hook as the agent runs it', () => {
       [GEMINI.name, GEMINI.file],
     ] as const) {
       const lines = repeated(name, 2);
-      const log = join(tmp, `${++counter}-${file}`);
-      const db = join(tmp, `cli-${counter}.db`);
+      const log = hooks.path(file);
+      const db = hooks.path('cli.db');
       const hook = () => {
         const r = runBuiltCli(['ingest', '--hook', '--json', '--db', db], {
-          cwd: tmp,
+          cwd: hooks.dir(),
           env: { SKILLSMITH_RECALL_DAEMON: '0' },
           input: JSON.stringify({ session_id: 's', transcript_path: log, hook_event_name: 'Stop' }),
         });
@@ -752,14 +730,14 @@ describe('a Codex CLI call whose output comes after the next request', () => {
   }
 
   it('is given to its task: the hook reads on and stores what a whole read of the final rollout stores', async () => {
-    const log = join(tmp, `${++counter}-${FILE}`);
-    const db = join(tmp, `cli-${counter}.db`);
+    const log = hooks.path(FILE);
+    const db = hooks.path('cli.db');
     writeFileSync(log, `${META}\n`);
     const readFrom: (number | null)[] = [];
     for (const turn of rollout()) {
       appendFileSync(log, `${turn.join('\n')}\n`);
       const r = runBuiltCli(['ingest', '--hook', '--json', '--db', db], {
-        cwd: tmp,
+        cwd: hooks.dir(),
         env: { SKILLSMITH_RECALL_DAEMON: '0' },
         input: JSON.stringify({ session_id: 's', transcript_path: log, hook_event_name: 'Stop' }),
       });
@@ -812,7 +790,7 @@ describe('a mark the hook kept before', () => {
     const bytes = readFileSync(join(CAPTURE, 'claude-code-session.jsonl'));
     const ends: number[] = [];
     for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) ends.push(i + 1);
-    const log = join(tmp, `${++counter}-claude.jsonl`);
+    const log = hooks.path('claude.jsonl');
     const memory = await fresh();
     // All but the last five lines, read by the hook: a mark past the first task.
     writeFileSync(log, bytes.subarray(0, ends[ends.length - 6]));
@@ -832,7 +810,7 @@ describe('a mark the hook kept before', () => {
       ]),
     );
     expect(Object.values(tasks).flat().length).toBeGreaterThan(0);
-    const sql = new Database(dbOf.get(memory)!);
+    const sql = new Database(hooks.dbOf(memory));
     sql
       .prepare("UPDATE state SET value = ? WHERE key LIKE 'transcript:%'")
       .run(JSON.stringify({ ...rest, v: 1, tasks }));

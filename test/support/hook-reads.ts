@@ -1,5 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { afterAll, beforeAll } from 'vitest';
 import type { Memory } from '../../src/app/memory.js';
+import { openMemory } from '../../src/app/open-memory.js';
 
 /** Every stored session of a memory, as stored (without `seq`, which differs between two memories), by id. */
 export async function storedSessions(memory: Memory) {
@@ -20,4 +25,39 @@ export function transcriptMark(db: string): string {
   } finally {
     sql.close();
   }
+}
+
+/**
+ * The memories of one hook suite, each a SQLite file in a folder of its own that is deleted after the suite (with every
+ * memory opened here closed first). `path(name)` is a new path in that folder, numbered so none is given twice; `markOf`
+ * reads a memory's transcript mark.
+ */
+export function suiteMemories(name: string) {
+  let dir = '';
+  let counter = 0;
+  const opened: Memory[] = [];
+  const dbOf = new Map<Memory, string>();
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), `skillsmith-${name}-`));
+  });
+  afterAll(async () => {
+    for (const m of opened.splice(0)) await m.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  const at = async (db: string): Promise<Memory> => {
+    const memory = await openMemory({ db, logLevel: 'silent' });
+    opened.push(memory);
+    dbOf.set(memory, db);
+    return memory;
+  };
+  return {
+    /** The suite's folder (set once the suite has begun). */
+    dir: () => dir,
+    /** A path in the suite's folder no other call gave: `<n>-name` (`name` may be empty). */
+    path: (file: string) => join(dir, `${++counter}-${file}`),
+    at,
+    fresh: () => at(join(dir, `memory-${++counter}.db`)),
+    dbOf: (memory: Memory) => dbOf.get(memory)!,
+    markOf: (memory: Memory) => transcriptMark(dbOf.get(memory)!),
+  };
 }
