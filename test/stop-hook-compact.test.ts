@@ -262,6 +262,22 @@ describe('the Stop hook and the task splitter take the same user lines for promp
     expect(mark.promptParents.sort()).toEqual(parentsOf(w.out, typedLines(w.out, [custom]), mark.line).sort());
   }, 120_000);
 
+  it("a shell command's output that quotes a slash command is no request", async () => {
+    // `!grep command-name ~/.claude/projects/...`: its output holds a command's tags, as text; no task begins there.
+    const w = writer();
+    w.task('E-500');
+    w.user('<bash-input>grep -h command-name session.jsonl</bash-input>');
+    w.user(
+      '<bash-stdout>{"content":"<command-name>/review</command-name><command-args>PR 12</command-args>"}</bash-stdout><bash-stderr></bash-stderr>',
+    );
+    w.task('E-501');
+    const { memory } = await hookedLineByLine(w.out, 'stdout-quotes-command.jsonl');
+    expect((await storedSessions(memory)).map((s) => s.goal).sort()).toEqual([
+      'Reconcile the invoices of account E-500',
+      'Reconcile the invoices of account E-501',
+    ]);
+  }, 120_000);
+
   it('a compaction summary that quotes a slash command is still no request', async () => {
     // A summary retells earlier turns, a command the user ran among them (its tags quoted): it makes no task, and
     // the prompt typed after it is the next task's goal as typed.

@@ -140,6 +140,8 @@ export function slimClaudeCodeLine(v: unknown, keep: number): unknown {
 const NOT_A_PROMPT =
   /^\s*(?:<command-name>|<command-message>|<command-args>|<local-command-stdout>|<local-command-stderr>|<local-command-caveat>|<bash-input>|<bash-stdout>|<bash-stderr>|<task-notification>|<system-reminder>|Caveat: The messages below were generated|\[Request interrupted by user)/;
 const CLEAR = /<command-name>\/?clear<\/command-name>/;
+/** A line that runs a slash command: its tags come first (name, message and args, in either order). */
+const COMMAND_LINE = /^\s*<command-(?:name|message|args)>/;
 
 /**
  * Claude Code's own commands that manage the session or the tool (switch a model, compact, log in...): a line that
@@ -195,7 +197,9 @@ function requestOf(value: JsonObject): string | null {
   if (value.type !== 'user' || value.isMeta === true || value.isSidechain === true || value.isCompactSummary === true)
     return null;
   const text = typedText(value);
-  if (NOT_A_PROMPT.test(text)) return slashCommandRequest(text);
+  // Only a line that is a command's own (its tags first) runs one; other lines of Claude Code's (a shell command's
+  // output, a notification) may quote a command's tags as text.
+  if (NOT_A_PROMPT.test(text)) return COMMAND_LINE.test(text) ? slashCommandRequest(text) : null;
   return text.trim() ? text : null;
 }
 
