@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { detect, parseCaptureText, type ParseOptions } from '../src/capture/parse-file.js';
+import { parseOptions } from './support/parse-options.js';
 import { TAU_DIR } from './support/tau.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -11,18 +12,7 @@ const TRAJ = TAU_DIR;
 const NOW = '2025-03-01T12:00:00.000Z';
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 
-function opts(over: Partial<ParseOptions> = {}): ParseOptions {
-  return {
-    file: 'input',
-    namespace: 'default',
-    format: 'auto',
-    maxRecordBytes: 4 * 1024 * 1024,
-    resultChars: 2000,
-    maxCallsPerSession: 1000,
-    now: NOW,
-    ...over,
-  };
-}
+const opts = (over: Partial<ParseOptions> = {}): ParseOptions => parseOptions('input', NOW, over);
 
 const line = (v: unknown) => JSON.stringify(v);
 

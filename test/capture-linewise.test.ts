@@ -18,24 +18,14 @@ import type { IngestFormat } from '../src/capture/types.js';
 import { writeBigTranscript } from './fixtures/big-transcript.mjs';
 import { week } from './fixtures/claude-code-week.mjs';
 import { testMemories } from './support/memories.js';
+import { parseOptions } from './support/parse-options.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'capture');
 const dir = mkdtempSync(join(tmpdir(), 'skillsmith-linewise-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function options(file: string, over: Partial<ParseOptions> = {}): ParseOptions {
-  return {
-    file,
-    namespace: 'default',
-    format: 'auto',
-    maxRecordBytes: 4 * 1024 * 1024,
-    resultChars: 2000,
-    maxCallsPerSession: 1000,
-    now: '2026-01-01T00:00:00.000Z',
-    privacy: resolvePrivacy({}),
-    ...over,
-  };
-}
+const options = (file: string, over: Partial<ParseOptions> = {}): ParseOptions =>
+  parseOptions(file, '2026-01-01T00:00:00.000Z', { privacy: resolvePrivacy({}), ...over });
 
 /**
  * The file parsed whole, line by line (in chunks of `chunk` bytes), and gzip-compressed as it is decompressed (its

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCaptureText, type ParseOptions } from '../src/capture/parse-file.js';
 import { resolvePrivacy } from '../src/capture/privacy.js';
+import { parseOptions } from './support/parse-options.js';
 
 /** The agent logs people have: Claude Code, Codex CLI, Gemini CLI, OpenAI Agents SDK / Responses, LangChain, OTel chat spans. */
 
@@ -16,16 +17,7 @@ function parse(name: string, over: Partial<ParseOptions> = {}) {
 }
 
 function parseText(text: string, file: string, over: Partial<ParseOptions> = {}) {
-  return parseCaptureText(text, {
-    file,
-    namespace: 'default',
-    format: 'auto',
-    maxRecordBytes: 4 * 1024 * 1024,
-    resultChars: 2000,
-    maxCallsPerSession: 1000,
-    now: NOW,
-    ...over,
-  });
+  return parseCaptureText(text, parseOptions(file, NOW, over));
 }
 
 const steps = (s: { calls: { tool: string; ok: boolean }[] }) => s.calls.map((c) => (c.ok ? c.tool : `${c.tool}!`));
