@@ -269,7 +269,7 @@ export async function synthesize(deps: PipelineDeps, opts: SynthesizeOptions): P
     if (out.action === 'skip' && !opts.dryRun) await store.markClusterPassed(ns, c.id, now.toISOString(), false);
   }
   report.stats.distilled = distilled;
-  const features = { goalDims: embedder.dimensions, toolShare: (key: string) => clustering.toolStats.share(key) };
+  const features = { goalDims: embedder.dimensions, toolStats: clustering.toolStats };
   const lookAlike = await findLookAlikes(store, ns, tooSmall, features, {
     minOccurrences: config.synthesis.minOccurrences,
     thinkTools: config.synthesis.thinkTools,

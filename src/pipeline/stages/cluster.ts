@@ -103,14 +103,32 @@ function featureInto(
   toolStats: TermStats,
   synthesis: FeatureSettings,
 ): Float32Array {
-  toolFeatures(
-    s.calls.filter((c) => c.ok && !synthesis.thinkTools.includes(c.tool)).map((c) => c.key ?? c.tool),
-    toolStats,
-    FEATURE_TOOL_DIMS,
-    undefined,
-    tools,
-  );
+  toolFeatures(toolKeysOf(s, synthesis.thinkTools), toolStats, FEATURE_TOOL_DIMS, undefined, tools);
   return clusteringFeature(goal, tools, synthesis.toolWeight, feature);
+}
+
+/** What a session's tool use is made of: its calls that worked, each by its step key, reasoning tools left out. */
+function toolKeysOf(s: SessionOutline, thinkTools: readonly string[]): string[] {
+  return s.calls.filter((c) => c.ok && !thinkTools.includes(c.tool)).map((c) => c.key ?? c.tool);
+}
+
+/**
+ * The tool part of a cluster's centroid as a pass makes it for these members under `toolStats`: the direction of the
+ * sum of their tool features (all zeros when none called a tool). Look-alike groups compare clusters by it
+ * (stages/look-alike.ts), made from the members that ended when some are still open.
+ */
+export function toolCentroidOf(
+  members: readonly SessionOutline[],
+  toolStats: TermStats,
+  thinkTools: readonly string[],
+): Float32Array {
+  const sum = new Float32Array(FEATURE_TOOL_DIMS);
+  const tools = new Float32Array(FEATURE_TOOL_DIMS);
+  for (const s of members) {
+    toolFeatures(toolKeysOf(s, thinkTools), toolStats, FEATURE_TOOL_DIMS, undefined, tools);
+    for (let i = 0; i < sum.length; i++) sum[i] += tools[i];
+  }
+  return unit(sum);
 }
 
 /**

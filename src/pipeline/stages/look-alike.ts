@@ -4,6 +4,7 @@ import type { Embedder } from '../../embedders/embedder.js';
 import { TermStats } from '../../domain/term-stats.js';
 import type { ClusterRecord, Store } from '../../store/store.js';
 import { stateKey } from '../../store/state-key.js';
+import { toolCentroidOf } from './cluster.js';
 
 /** Sessions that ran the same steps in clusters too small to learn from: one skill if the user says so. */
 export interface LookAlike {
@@ -18,27 +19,37 @@ export interface LookAlike {
 /** Groups a pass says, and sessions read per group: a hint, never a scan of the memory. */
 export const PASS_LOOK_ALIKES = 3;
 const MAX_MEMBERS = 12;
-/** Times `sessions alike` finds the groups again when some were seeded by clusters of open sessions only. */
+/** Times `sessions alike` finds the groups again when some were seeded by clusters found to hold open sessions. */
 const MAX_REGROUPS = 4;
-/** Small clusters with open sessions a pass keeps for the next (the newest): each is read once by the next pass. */
+/**
+ * Small clusters with open sessions a pass keeps for the next (the newest): each is read once by the next pass, and by
+ * `sessions alike`.
+ */
 const MAX_OPEN_KEPT = 256;
 
 /**
  * Look-alike: of the clusters a pass left because they were too small (`small`, as the pass holds them), the
  * ones whose tool use is alike and whose successful sessions share a telling step, with at least `minOccurrences`
  * of them (look-alike.ts): groups with a cluster the pass added to, or every group with `all`. Reads the member
- * sessions of the few groups found, nothing else.
+ * sessions of the few groups found, and the outlines of the ended members of small clusters with open sessions
+ * (the newest of each), nothing else.
  *
  * A session still open (domain/open-session.ts) counts for nothing here either, as in the pass: it is not read as a
- * member, its joining a cluster is no change (its end is one), and with `all` a cluster of open sessions only is no
- * seed of a group.
+ * member, its joining a cluster is no change (its end is one), and its tools are no part of its cluster's tool use
+ * until it ends. The stored centroid counts every member, so a small cluster known to hold open sessions (a pass
+ * knows which it saw; `sessions alike` reads what the last pass kept) is compared by the tool use of the members that
+ * ended, read for it; one of open sessions only is left out of the grouping. With `all`, a group whose seed turns
+ * out to hold open sessions all the same (a cluster the last pass did not keep) is found again without those.
  */
 export async function findLookAlikes(
   store: Store,
   namespace: string,
   small: readonly ClusterRecord[],
-  /** Where the tool part of a cluster's centroid starts (the goal embedding's dimensions), and each step's share. */
-  features: { goalDims: number; toolShare: (key: string) => number },
+  /**
+   * Where the tool part of a cluster's centroid starts (the goal embedding's dimensions), and the namespace's tool
+   * statistics (each step's share; a cluster's tool part made again from its members that ended).
+   */
+  features: { goalDims: number; toolStats: TermStats },
   opts: {
     minOccurrences: number;
     thinkTools: readonly string[];
@@ -49,17 +60,21 @@ export async function findLookAlikes(
     max: number;
   },
 ): Promise<LookAlike[]> {
-  const { goalDims } = features;
+  const { goalDims, toolStats } = features;
   const byId = new Map(small.map((c) => [c.id, c]));
   const membersOf = new Map<string, string[]>();
   const open = new Set<string>();
   const checked = new Set<string>();
-  /** A cluster's members (a dry run stored no membership: the sessions it clustered are its new members). */
+  /**
+   * A cluster's members (a dry run stored no membership: the sessions it clustered are its new members; a cluster
+   * this pass made holds only those, nothing to read).
+   */
   const members = async (id: string) => {
     let ids = membersOf.get(id);
     if (!ids) {
-      const stored = await store.clusterMembers(namespace, id);
-      ids = [...new Set([...stored, ...(opts.dryRun ? byId.get(id)!.newMembers : [])])];
+      const c = byId.get(id)!;
+      const stored = c.newMembers.length >= c.size ? [] : await store.clusterMembers(namespace, id);
+      ids = [...new Set([...stored, ...(opts.dryRun || !stored.length ? c.newMembers : [])])];
       membersOf.set(id, ids);
     }
     return ids;
@@ -72,33 +87,52 @@ export async function findLookAlikes(
     for (const id of unread) checked.add(id);
   };
   // A pass: a cluster changed when an ended session joined it, or one that was open at the last pass ended.
-  const ended = opts.all
-    ? new Set<string>()
+  const seen = opts.all
+    ? { ended: new Set<string>(), holding: await keptOpen(store, namespace, byId) }
     : await openSessionsEnded(store, namespace, byId, members, readOpen, open, opts.dryRun);
   const candidates = small.map((c) => ({
     id: c.id,
     tools: c.centroid.subarray(goalDims),
-    changed: !!opts.all || c.newMembers.some((id) => !open.has(id)) || ended.has(c.id),
+    changed: !!opts.all || c.newMembers.some((id) => !open.has(id)) || seen.ended.has(c.id),
   }));
+  const looked = new Set<string>();
+  /** Of these clusters, the ones that hold open sessions (each looked at once). */
+  const holdingOpen = async (ids: readonly string[]) => {
+    const unseen = [...new Set(ids)].filter((id) => !looked.has(id));
+    const lists = new Map<string, string[]>();
+    for (const id of unseen) lists.set(id, await members(id));
+    await readOpen([...lists.values()].flat());
+    for (const id of unseen) looked.add(id);
+    return unseen.filter((id) => lists.get(id)!.some((s) => open.has(s)));
+  };
+  /** Gives these clusters the tool part of their members that ended (the newest of them): all zeros when none did. */
+  const toolsOfEnded = async (ids: readonly string[]) => {
+    const endedOf = new Map<string, string[]>();
+    for (const id of ids) endedOf.set(id, (await members(id)).filter((s) => !open.has(s)).slice(-MAX_MEMBERS));
+    const outlines = new Map(
+      (await store.sessionOutlines(namespace, [...endedOf.values()].flat())).map((o) => [o.id, o]),
+    );
+    for (const c of candidates) {
+      const ended = endedOf.get(c.id)?.flatMap((id) => outlines.get(id) ?? []);
+      if (ended) c.tools = toolCentroidOf(ended, toolStats, opts.thinkTools);
+    }
+  };
+  await toolsOfEnded(await holdingOpen([...seen.holding]));
   // Groups whose sessions share no telling step are passed over: a few more are read, never all.
   const budget = opts.max * 4;
   let groups = lookAlikeGroups(candidates);
-  // Every small cluster is a seed of `sessions alike`: one that holds only open sessions is none, and the groups are
-  // found again without it (it may have taken clusters alike to it, not to one another). A few times; after that such
-  // groups are only passed over.
+  // Every small cluster is a seed of `sessions alike`: one whose tool part counted open sessions (the last pass did not
+  // keep it) is compared again by the members that ended, and the groups are found again (it may have taken clusters
+  // alike to it, not to one another; one of open sessions only is none). A few times; after that such groups are only
+  // passed over.
   for (let regrouped = 0; opts.all; ) {
-    const seedless: string[] = [];
-    for (const g of groups.slice(0, budget)) {
-      const ids = await members(g[0]);
-      await readOpen(ids);
-      if (ids.every((id) => open.has(id))) seedless.push(g[0]);
-    }
-    if (!seedless.length) break;
-    for (const c of candidates) if (seedless.includes(c.id)) c.changed = false;
+    const holding = await holdingOpen(groups.slice(0, budget).map((g) => g[0]));
+    if (!holding.length) break;
     if (++regrouped > MAX_REGROUPS) {
-      groups = groups.filter((g) => !seedless.includes(g[0]));
+      groups = groups.filter((g) => !holding.includes(g[0]));
       break;
     }
+    await toolsOfEnded(holding);
     groups = lookAlikeGroups(candidates);
   }
   const out: LookAlike[] = [];
@@ -111,7 +145,7 @@ export async function findLookAlikes(
     const sessions = (await store.getSessions(namespace, counted.slice(0, MAX_MEMBERS))).filter(
       (s) => s.outcome === 'success',
     );
-    const shared = sharedSteps(sessions, features.toolShare, opts.thinkTools);
+    const shared = sharedSteps(sessions, (key) => toolStats.share(key), opts.thinkTools);
     if (!shared || shared.sessions.length < opts.minOccurrences) continue;
     const goalOf = new Map(sessions.map((s) => [s.id, s.goal]));
     out.push({ sessions: shared.sessions, goals: shared.sessions.map((id) => goalOf.get(id)!), steps: shared.steps });
@@ -121,9 +155,9 @@ export async function findLookAlikes(
 
 /**
  * Of the small clusters, the ones a session still open at the last pass has left since (it ended; or it was
- * forgotten), from what that pass kept (`stateKey.lookAlikeOpen`: cluster ids, never a session's); and keeps what
- * this pass sees for the next one (not on a dry run). Marks the open sessions it reads in `open`: the new members
- * of every small cluster, and the members of those the last pass kept.
+ * forgotten), from what that pass kept (`stateKey.lookAlikeOpen`: cluster ids, never a session's), and the ones that
+ * hold open sessions now; and keeps those for the next pass (not on a dry run). Marks the open sessions it reads in
+ * `open`: the new members of every small cluster, and the members of those the last pass kept.
  */
 async function openSessionsEnded(
   store: Store,
@@ -133,7 +167,7 @@ async function openSessionsEnded(
   readOpen: (ids: readonly string[]) => Promise<void>,
   open: ReadonlySet<string>,
   dryRun: boolean,
-): Promise<Set<string>> {
+): Promise<{ ended: Set<string>; holding: Set<string> }> {
   const kept = parseOpenState(await store.getState(namespace, stateKey.lookAlikeOpen)).filter(([id]) => small.has(id));
   await readOpen([...small.values()].flatMap((c) => c.newMembers));
   const now = new Map<string, number>();
@@ -152,7 +186,13 @@ async function openSessionsEnded(
   const next = [...now].sort((a, b) => b[0].localeCompare(a[0])).slice(0, MAX_OPEN_KEPT);
   if (!dryRun && (next.length || kept.length))
     await store.setState(namespace, stateKey.lookAlikeOpen, JSON.stringify(next));
-  return ended;
+  return { ended, holding: new Set(now.keys()) };
+}
+
+/** The small clusters the last pass kept as holding open sessions (`sessions alike`: as that pass left them). */
+async function keptOpen(store: Store, namespace: string, small: ReadonlyMap<string, ClusterRecord>) {
+  const kept = parseOpenState(await store.getState(namespace, stateKey.lookAlikeOpen));
+  return new Set(kept.map(([id]) => id).filter((id) => small.has(id)));
 }
 
 /** The kept `[clusterId, open]` pairs; none from a value that is not such a list. */
@@ -183,7 +223,7 @@ export async function lookAlikesNow(
   const small = (await store.loadClusters(namespace, embedder.id)).filter(
     (c) => c.size < config.synthesis.minOccurrences && !c.skillId,
   );
-  const features = { goalDims: embedder.dimensions, toolShare: (key: string) => toolStats.share(key) };
+  const features = { goalDims: embedder.dimensions, toolStats };
   return findLookAlikes(store, namespace, small, features, {
     minOccurrences: config.synthesis.minOccurrences,
     thinkTools: config.synthesis.thinkTools,
