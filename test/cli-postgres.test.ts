@@ -213,7 +213,12 @@ describe('the CLI on a PostgreSQL memory', () => {
     const out = JSON.parse(json.stdout);
     expect(out.synthesis).toBeNull();
     expect(out.ingest[0]).toMatchObject({ inserted: 0, skipped: 89 });
-    expect(json.stderr).toContain('Nothing new was stored.');
+    // Why no pass ran, as one line of JSON with the code a REST client gets for it: send it again later.
+    expect(JSON.parse(json.stderr)).toEqual({
+      error:
+        'another synthesis pass is running on namespace default; this one was not started (try again when it is done). Nothing new was stored.',
+      code: 'PASS_LOCKED',
+    });
 
     // Once the other pass is done, the sessions this run stored are learned.
     await release!();
@@ -320,11 +325,17 @@ it('over MCP, a call made while the database is away says so and to send it agai
     expect(((await call('list_keys')) as { isError?: boolean }).isError).toBeFalsy();
     server.pause();
     try {
-      const away = (await call('rotate_key')) as { isError?: boolean; content: { text: string }[] };
+      const away = (await call('rotate_key')) as {
+        isError?: boolean;
+        content: { text: string }[];
+        _meta?: Record<string, unknown>;
+      };
       expect(away.isError).toBe(true);
       expect(away.content[0].text).toMatch(
         /^the memory's database cannot be reached \(.*\); send the call again once it is back$/,
       );
+      // The code REST's 503 carries, to branch on without reading the words.
+      expect(away._meta?.['skillsmith/error']).toEqual({ error: away.content[0].text, code: 'STORE_UNREACHABLE' });
     } finally {
       server.start();
     }

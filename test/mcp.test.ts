@@ -491,6 +491,47 @@ describe.each([
     expect((await client.listTools()).tools).toHaveLength(12);
   });
 
+  it('a failed call carries the stable code REST gives beside its words, which stay as they were', async () => {
+    // A client that listed the tools checks structured content against a tool's outputSchema, the SDK's (1.x) also
+    // on an error result: the code rides in _meta, and the call still returns the error.
+    await client.listTools();
+    const failed = async (name: string, args: Record<string, unknown>) => {
+      const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      expect(r.isError, `${name} should fail`).toBe(true);
+      expect(r.structuredContent).toBeUndefined();
+      return { text: text(r), meta: r._meta?.['skillsmith/error'] as { error: string; code: string } | undefined };
+    };
+    const { session_id: id } = await ok<{ session_id: string }>(client, 'record_tool_call', {
+      goal: 'Check the weather in Paris',
+      tool: 'get_weather',
+    });
+    await ok(client, 'end_session', { session_id: id, outcome: 'success' });
+    // An ended session: start another (SESSION_STATE); the same 409 over REST as a pass holding the memory.
+    for (const [name, args] of [
+      ['record_tool_call', { session_id: id, tool: 'get_weather' }],
+      ['end_session', { session_id: id, outcome: 'failure' }],
+    ] as const) {
+      const ended = await failed(name, args);
+      expect(ended.text).toMatch(new RegExp(`^session ${id} (has )?already ended`));
+      expect(ended.meta).toEqual({ error: ended.text, code: 'SESSION_STATE' });
+    }
+    for (const name of ['forget_skill', 'edit_skill'] as const) {
+      const missing = await failed(name, {
+        skill: 'no-such-skill',
+        ...(name === 'edit_skill' ? { revert: true } : {}),
+      });
+      expect(missing.meta).toEqual({ error: 'no skill named "no-such-skill"', code: 'NOT_FOUND' });
+      expect(missing.text).toBe('no skill named "no-such-skill"');
+    }
+    expect((await failed('compile_skill', {})).meta).toEqual({
+      error: 'compile_skill needs session_ids or cue',
+      code: 'INPUT_INVALID',
+    });
+    // What the SDK refuses before any tool runs is said as the SDK says it, without a code of ours.
+    expect((await failed('no_such_tool', {})).meta).toBeUndefined();
+    expect((await failed('recall_skills', { goal: 42 })).meta).toBeUndefined();
+  });
+
   it("edits a skill's SKILL.md: a new version whose steps are the procedure, said as the agent's edit; revert hands it back", async () => {
     const md = String(
       ((await client.readResource({ uri: 'skill://exchange-delivered-order-items' })).contents[0] as { text: string })

@@ -9,6 +9,10 @@ import type { SynthesisReport } from '../pipeline/synthesize.js';
 import type { Memory } from '../app/memory.js';
 import type { SessionRecall } from '../app/types.js';
 import { noSkillNamed as sayNoSkillNamed } from '../domain/skill-rename.js';
+import { busyStoreText, unreachableStoreText } from '../app/store-errors.js';
+import { httpStatusOf } from '../errors/error-codes.js';
+import { HttpError } from '../errors/http-error.js';
+import { SkillsmithError } from '../errors/skillsmith-error.js';
 
 /** A skill as every surface shows it: the stable shape of `skills list --json` (README "Stable JSON shapes"). */
 export function skillJson(s: Skill) {
@@ -237,4 +241,41 @@ export function noMatch(nearest: NearestSkill | null): string {
     'words can match it; for recall by meaning, across languages too, configure a multilingual embedder (README ' +
     '"Goals in other languages").'
   );
+}
+
+/**
+ * The code of an error that has none of its own (a request the HTTP layer refused, an uncoded failure), by its REST
+ * status. With the codes of src/errors/error-codes.ts and STORE_UNREACHABLE / STORE_BUSY, these are every code an
+ * error carries on any surface (README "Recording from any language (REST)").
+ */
+const STATUS_CODES: Readonly<Record<number, string>> = Object.freeze({
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  413: 'BODY_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE',
+  503: 'UNAVAILABLE',
+});
+
+/** The code of an error answer with this REST status and no code of its own (`INTERNAL` for any other). */
+export function statusCode(status: number): string {
+  return STATUS_CODES[status] ?? 'INTERNAL';
+}
+
+/**
+ * The stable code every surface gives beside an error's words, to branch on without reading them (REST's `code`,
+ * an MCP tool error's, `--json`'s on stderr): STORE_UNREACHABLE for a memory whose database cannot be reached,
+ * STORE_BUSY for a SQLite file another process holds; a coded error its own (SESSION_STATE and PASS_LOCKED are both
+ * 409, one asks for a new session, the other for the same request later); a request the HTTP layer refused, or an
+ * error without a code, that of its REST status.
+ */
+export function errorCodeOf(e: unknown): string {
+  if (unreachableStoreText(e)) return 'STORE_UNREACHABLE';
+  if (busyStoreText(e)) return 'STORE_BUSY';
+  const coded = SkillsmithError.isInstance(e) && !HttpError.isInstance(e) && e.code !== SkillsmithError.code;
+  return coded ? e.code : statusCode(httpStatusOf(e));
 }

@@ -1,11 +1,11 @@
 import type { Memory } from '../../app/memory.js';
 import { type Command, type CommandContext, EVERY_COMMAND_FLAGS, subcommandOf, UsageError } from './command.js';
 import { memoryFromFlags } from './command-support.js';
-import { FLAG_NAMES, parseCommandLine } from './options.js';
+import { FLAG_NAMES, jsonAsked, parseCommandLine } from './options.js';
 import { commandHelp, help, ROUTES, subcommandHelp } from './routes.js';
 import { nearestName } from '../../support/nearest-name.js';
 import { parseErrorMessage } from './suggest.js';
-import { exitCode, writeErr } from './output.js';
+import { errorLine, exitCode, writeErr } from './output.js';
 import { hookExitCode } from './hook-rules.js';
 
 /** The full command line: parses it, routes to the command by name and returns its exit code (see main.ts). */
@@ -14,12 +14,16 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function runCommandLine(argv: string[]): Promise<number> {
+  // A usage mistake: exit 2, said with where to read the usage, or as one line of JSON for a command line with --json.
+  const usage = (message: string, json: unknown, hint = 'Run "skillsmith --help" for usage.') => {
+    process.stderr.write(errorLine(message, UsageError.code, { json, hint }));
+    return 2;
+  };
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(argv);
   } catch (e) {
-    writeErr(`skillsmith: ${parseErrorMessage(e, FLAG_NAMES)}\nRun "skillsmith --help" for usage.\n`);
-    return 2;
+    return usage(parseErrorMessage(e, FLAG_NAMES), jsonAsked(argv));
   }
   const { values: flags, positionals } = parsed;
   const [name, ...args] = positionals;
@@ -37,6 +41,7 @@ async function runCommandLine(argv: string[]): Promise<number> {
     return 0;
   }
   if (!name) {
+    if (flags.json) return usage('no command given', true);
     writeErr(await help());
     return 2;
   }
@@ -47,16 +52,12 @@ async function runCommandLine(argv: string[]): Promise<number> {
       ROUTES.map((r) => r.name),
     );
     const hint = guess === undefined ? '' : ` (did you mean "${guess}"?)`;
-    writeErr(`skillsmith: unknown command "${name}"${hint}\nRun "skillsmith --help" for usage.\n`);
-    return 2;
+    return usage(`unknown command "${name}"${hint}`, flags.json);
   }
   // A subcommand takes its own flags, not every one of its command's (`skills forget NAME --all` forgets nothing).
   const takes = sub ? { name: `${command.name} ${sub.name}`, flags: sub.flags } : command;
   const refused = flagsNotTaken(takes, Object.keys(flags));
-  if (refused) {
-    writeErr(`skillsmith: ${refused}\nRun "skillsmith ${takes.name} --help" for usage.\n`);
-    return 2;
-  }
+  if (refused) return usage(refused, flags.json, `Run "skillsmith ${takes.name} --help" for usage.`);
   let memory: Memory | null = null;
   const ctx: CommandContext = {
     flags,
@@ -74,7 +75,7 @@ async function runCommandLine(argv: string[]): Promise<number> {
     if (command.opens === 'memory') await ctx.memory();
     return await command.run(args, ctx);
   } catch (e) {
-    return exitCode(e);
+    return exitCode(e, flags.json);
   } finally {
     await (memory as Memory | null)?.close();
   }

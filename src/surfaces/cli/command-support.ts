@@ -7,7 +7,9 @@ import type { Memory } from '../../app/memory.js';
 import type { LogLevel } from '../../support/log.js';
 import { describeDbLocation, repeatableLocation, resolveDbLocation, shownLocation } from '../../config/default-db.js';
 import { NotFoundError } from '../../errors/not-found-error.js';
-import { shellWord } from './output.js';
+import { UsageError } from '../../errors/usage-error.js';
+import { errorCodeOf } from '../shapes.js';
+import { errorLine, shellWord } from './output.js';
 
 /** The flags the doctor and reembed commands read (a subset of the CLI's global flags). */
 export interface CommandFlags {
@@ -150,18 +152,21 @@ export async function sayUpgraded(
 
 /**
  * The common start of a command that takes no positional arguments: the configuration from the flags, or the
- * exit code 2 after saying what is wrong (stray arguments, an invalid configuration).
+ * exit code 2 after saying what is wrong (stray arguments, an invalid configuration; with --json as one line of JSON).
  */
 export function startCommand(name: string, args: string[], flags: CommandFlags, io: CommandIo): SkillsmithConfig | 2 {
   if (args.length > 0) {
-    io.stderr(`skillsmith: ${name} takes no arguments (got "${args.join(' ')}")\nRun "skillsmith --help" for usage.`);
+    const hint = 'Run "skillsmith --help" for usage.';
+    io.stderr(
+      errorLine(`${name} takes no arguments (got "${args.join(' ')}")`, UsageError.code, { json: flags.json, hint }),
+    );
     return 2;
   }
   try {
     return configFromFlags(flags);
   } catch (e) {
     if (e instanceof ConfigError) {
-      io.stderr(`skillsmith: ${e.message}`);
+      io.stderr(errorLine(e.message, errorCodeOf(e), { json: flags.json }));
       return 2;
     }
     throw e;

@@ -96,7 +96,7 @@ export async function leanRecall(args: string[], flags: Flags): Promise<number |
     process.stdout.write(hookOutput(text, request.hookEvent));
     return 0;
   } catch (e) {
-    return exitCode(e);
+    return exitCode(e, flags.json);
   } finally {
     await memory.close();
     // Started once this recall is answered: the next one finds it.

@@ -65,6 +65,18 @@ export function parseCommandLine(argv: string[]) {
   return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
 }
 
+/**
+ * Whether a command line gives --json, read also from one the parser refuses (an unknown flag): its error is then
+ * said as JSON too. A `--json` after `--` is an argument, not the flag.
+ */
+export function jsonAsked(argv: string[]): boolean {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: false }).values.json === true;
+  } catch {
+    return false;
+  }
+}
+
 /** A flag's long name. */
 export type FlagName = keyof typeof options;
 

@@ -5,6 +5,7 @@ import type { SynthesisReport } from '../../pipeline/synthesize.js';
 import { exitCodeOf } from '../../errors/error-codes.js';
 import { UsageError } from './command.js';
 import { keepFirst } from '../../support/text.js';
+import { errorCodeOf } from '../shapes.js';
 
 /** Terminal output never carries raw control bytes from bad input (escape sequences, bells, bidi overrides). */
 export const writeErr = (s: string) => process.stderr.write(escapeControl(s));
@@ -18,24 +19,33 @@ export const jsonText = (v: unknown) => outText(JSON.stringify(v, null, 2));
 
 export const printJson = (v: unknown) => out(JSON.stringify(v, null, 2));
 
-/** What a command threw, said on stderr, as an exit code: it follows the error's code (src/errors/error-codes.ts). */
-export function exitCode(e: unknown): number {
-  const { stderr, code } = errorOutcome(e);
+/**
+ * What a command threw, said on stderr, as an exit code: it follows the error's code (src/errors/error-codes.ts).
+ * `json` (the command line has --json): said as one line of JSON, `errorLine`.
+ */
+export function exitCode(e: unknown, json = false): number {
+  const { stderr, code } = errorOutcome(e, json);
   process.stderr.write(stderr);
   return code;
 }
 
 /** What `exitCode` says and returns for an error, without saying it. */
-export function errorOutcome(e: unknown): { stderr: string; code: number } {
+export function errorOutcome(e: unknown, json = false): { stderr: string; code: number } {
   // SQLite's own words ("database is locked") say neither who holds it nor what to do.
   const busy = busyStoreText(e);
   const message = busy ? `${busy}: run the command again once that write is done` : (e as Error).message;
-  return {
-    stderr: escapeControl(
-      `skillsmith: ${message}\n${UsageError.isInstance(e) ? 'Run "skillsmith --help" for usage.\n' : ''}`,
-    ),
-    code: exitCodeOf(e),
-  };
+  const hint = UsageError.isInstance(e) ? 'Run "skillsmith --help" for usage.' : '';
+  return { stderr: errorLine(message, errorCodeOf(e), { json, hint }), code: exitCodeOf(e) };
+}
+
+/**
+ * An error as stderr says it: `skillsmith: MESSAGE` and the hint on a line of its own, or, for a command line with
+ * --json, one line of JSON `{"error": MESSAGE, "code": CODE}` (REST's error body; the hint is for a person). Control
+ * bytes escaped either way.
+ */
+export function errorLine(message: string, code: string, opts: { json?: unknown; hint?: string }): string {
+  if (opts.json) return outText(JSON.stringify({ error: message, code }));
+  return escapeControl(`skillsmith: ${message}\n${opts.hint ? `${opts.hint}\n` : ''}`);
 }
 
 /** The skills as a table; none: how many sessions a skill needs (`minOccurrences`, as this memory is configured). */

@@ -76,7 +76,7 @@ async function answer(request: RecallRequest): Promise<RecallAnswer> {
     });
     result = { stdout, error: '', code: 0 };
   } catch (e) {
-    const { stderr, code } = errorOutcome(e);
+    const { stderr, code } = errorOutcome(e, request.json);
     result = { stdout: '', error: stderr, code };
   }
   await memory.sync();

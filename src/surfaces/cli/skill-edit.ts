@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import type { EditResult } from '../../app/catalog.js';
 import type { Memory } from '../../app/memory.js';
+import { NotFoundError } from '../../errors/not-found-error.js';
 import { noSkillNamed, skillJson } from '../shapes.js';
 import { type Flags, readStdin } from './options.js';
 import { out, printJson, writeErr } from './output.js';
@@ -114,8 +115,7 @@ async function said(memory: Memory, name: string, res: EditResult | null, flags:
   return 0;
 }
 
-/** A skill that is not there, said with the name it has now when it was renamed: exit 1. */
-async function missing(memory: Memory, name: string): Promise<number> {
-  writeErr(`skillsmith: ${await noSkillNamed(memory, name)}\n`);
-  return 1;
+/** A skill that is not there, said with the name it has now when it was renamed: NotFoundError, exit 1. */
+async function missing(memory: Memory, name: string): Promise<never> {
+  throw new NotFoundError(await noSkillNamed(memory, name));
 }

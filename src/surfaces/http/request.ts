@@ -2,12 +2,12 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { CircuitOpenError } from '../../errors/circuit-open-error.js';
 import { HttpError } from '../../errors/http-error.js';
-import { SkillsmithError } from '../../errors/skillsmith-error.js';
 import { httpStatusOf } from '../../errors/error-codes.js';
 import { busyStoreText, unreachableStoreText } from '../../app/store-errors.js';
 import { jsonSyntaxReason } from '../../domain/json-limits.js';
 import { nearestName } from '../../support/nearest-name.js';
 import { objectShape } from '../../support/zod-shape.js';
+import { errorCodeOf, statusCode } from '../shapes.js';
 
 export { HttpError };
 
@@ -84,55 +84,25 @@ export async function forRequest<T>(call: string, pending: Promise<T>): Promise<
 }
 
 /**
- * What a handler's error answers: the status by its code (src/errors/error-codes.ts; client mistakes are 4xx), and
- * the message. A memory whose database cannot be reached (a PostgreSQL server down or restarting) is 503, said so:
- * the request may be sent again once it is back; so is a model server that is down or slow (503, with Retry-After
- * when the back end knows when it takes a call again).
+ * What a handler's error answers: the status by its code (src/errors/error-codes.ts; client mistakes are 4xx), the
+ * code every surface gives (`errorCodeOf`), and the message. A memory whose database cannot be reached (a PostgreSQL
+ * server down or restarting) is 503, said so: the request may be sent again once it is back; so is a model server
+ * that is down or slow (503, with Retry-After when the back end knows when it takes a call again).
  */
 export function errorAnswer(e: unknown): { status: number; code: string; message: string; retryAfterS?: number } {
-  const unreachable = unreachableStoreText(e);
-  if (unreachable)
-    return {
-      status: 503,
-      code: 'STORE_UNREACHABLE',
-      message: `${unreachable}; send the request again once it is back`,
-    };
+  const code = errorCodeOf(e);
+  if (code === 'STORE_UNREACHABLE')
+    return { status: 503, code, message: `${unreachableStoreText(e)}; send the request again once it is back` };
   // Another process's long write (a pass, an import) on the SQLite file: a moment later the request goes through.
-  const busy = busyStoreText(e);
-  if (busy) return { status: 503, code: 'STORE_BUSY', message: `${busy}: send the request again`, retryAfterS: 2 };
-  const status = httpStatusOf(e);
-  // A coded error says what it is (SESSION_STATE and PASS_LOCKED are both 409: one asks for a new session, the other
-  // for the same request a moment later); a request the HTTP layer refused, or an error without a code, by its status.
-  const coded = SkillsmithError.isInstance(e) && !HttpError.isInstance(e) && e.code !== SkillsmithError.code;
-  const answer = { status, code: coded ? e.code : statusCode(status), message: (e as Error)?.message ?? String(e) };
+  if (code === 'STORE_BUSY')
+    return { status: 503, code, message: `${busyStoreText(e)}: send the request again`, retryAfterS: 2 };
+  const answer = { status: httpStatusOf(e), code, message: (e as Error)?.message ?? String(e) };
   // A model back end cooling off after repeated failures says when it takes a call again.
   if (CircuitOpenError.isInstance(e)) {
     const wait = Math.ceil((Date.parse(e.retryAt) - Date.now()) / 1000);
     if (Number.isFinite(wait)) return { ...answer, retryAfterS: Math.max(1, wait) };
   }
   return answer;
-}
-
-/**
- * The code of an error answer that has none of its own (a request the HTTP layer refused, an uncoded failure), by its
- * status. With the codes of src/errors/error-codes.ts and STORE_UNREACHABLE / STORE_BUSY, these are every `code` an
- * error body carries (README "Recording from any language (REST)").
- */
-export const STATUS_CODES: Readonly<Record<number, string>> = Object.freeze({
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_ALLOWED',
-  409: 'CONFLICT',
-  413: 'BODY_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  422: 'UNPROCESSABLE',
-  503: 'UNAVAILABLE',
-});
-
-export function statusCode(status: number): string {
-  return STATUS_CODES[status] ?? 'INTERNAL';
 }
 
 /** The JSON body of an error answer: what went wrong, in words, and its stable code. */

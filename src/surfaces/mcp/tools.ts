@@ -2,9 +2,17 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Memory } from '../../app/memory.js';
-import { learnedNothing, noMatch, noSkillNamed, skillSummaryJson, stableReport, synthesisLines } from '../shapes.js';
+import {
+  errorCodeOf,
+  learnedNothing,
+  noMatch,
+  noSkillNamed,
+  skillSummaryJson,
+  stableReport,
+  synthesisLines,
+} from '../shapes.js';
 import type { LiveSessions } from './live-sessions.js';
-import { BackendUnavailableError, InputError, NotFoundError } from '../../errors/index.js';
+import { InputError, NotFoundError } from '../../errors/index.js';
 import { busyStoreText, unreachableStoreText } from '../../app/store-errors.js';
 import { neutraliseInstructions } from '../../domain/untrusted-text.js';
 import { MAX_FEEDBACK_ID_CHARS } from '../../domain/feedback-key.js';
@@ -176,8 +184,38 @@ function answer(text: string, data: Record<string, unknown>): CallToolResult {
 }
 
 /**
- * The memory's tools. A handler that throws becomes an MCP tool error carrying the message; a database that cannot
- * be reached (a PostgreSQL server restarting) is said as REST says it, with what to do: send the call again later.
+ * The `_meta` key of a failed tool call's stable code: `{ error, code }`, as a REST error body (README "Surfaces").
+ * Not `structuredContent`: every tool has an outputSchema, and the SDK's own client (1.x) checks an error result's
+ * structured content against it too, so a client that listed the tools would get "does not match the tool's output
+ * schema" instead of the error.
+ */
+const ERROR_META = 'skillsmith/error';
+
+/**
+ * What a tool whose handler threw answers: a tool error with the message as its text, and the code every surface
+ * gives (`errorCodeOf`) under `_meta`. A database that cannot be reached (a PostgreSQL server restarting) or is busy
+ * is said as REST says it, with what to do: send the call again later.
+ */
+function toolError(e: unknown): CallToolResult {
+  const code = errorCodeOf(e);
+  const message =
+    code === 'STORE_UNREACHABLE'
+      ? `${unreachableStoreText(e)}; send the call again once it is back`
+      : code === 'STORE_BUSY'
+        ? `${busyStoreText(e)}: send the call again`
+        : e instanceof Error
+          ? e.message
+          : String(e);
+  return {
+    content: [{ type: 'text', text: message }],
+    isError: true,
+    _meta: { [ERROR_META]: { error: message, code } },
+  };
+}
+
+/**
+ * The memory's tools. A handler that throws answers a tool error with its code (`toolError`); a call the SDK refuses
+ * before any handler runs (an unknown tool, arguments its input schema refuses) is answered as the SDK answers it.
  */
 export function registerTools(server: McpServer, memory: Memory, live: LiveSessions): void {
   const register = server.registerTool.bind(server);
@@ -186,11 +224,7 @@ export function registerTools(server: McpServer, memory: Memory, live: LiveSessi
       try {
         return await handler(...args);
       } catch (e) {
-        const away = unreachableStoreText(e);
-        if (away) throw new BackendUnavailableError(`${away}; send the call again once it is back`, { cause: e });
-        const busy = busyStoreText(e);
-        if (busy) throw new BackendUnavailableError(`${busy}: send the call again`, { cause: e });
-        throw e;
+        return toolError(e);
       }
     })) as unknown as typeof server.registerTool;
   registerTool(

@@ -21,6 +21,8 @@ import { runEval, type EvalReport } from '../../../eval/harness.js';
 import { formatEvalMarkdown, formatEvalText } from '../../../eval/report.js';
 import { EVAL_VARIANTS, variantByName, type EvalVariant } from '../../../eval/variants.js';
 import { progressBar } from '../progress.js';
+import { errorCodeOf } from '../../shapes.js';
+import { errorLine } from '../output.js';
 import type { Command } from '../command.js';
 import { mustBeFile } from '../input-files.js';
 
@@ -143,8 +145,12 @@ export async function evalCommand(args: string[], flags: EvalFlags): Promise<num
     return problems.length ? 1 : 0;
   } catch (e) {
     bar?.done();
-    err(`skillsmith eval: ${(e as Error).message}`);
-    if (EvalUsageError.isInstance(e)) err('Run "skillsmith eval --help" for usage.');
+    // With --json, one line of JSON (`errorLine`) instead.
+    if (flags.json) err(errorLine((e as Error).message, errorCodeOf(e), { json: true }));
+    else {
+      err(`skillsmith eval: ${(e as Error).message}`);
+      if (EvalUsageError.isInstance(e)) err('Run "skillsmith eval --help" for usage.');
+    }
     return exitCodeOf(e);
   }
 }

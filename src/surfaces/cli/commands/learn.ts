@@ -11,7 +11,7 @@ import { type Command, MEMORY_FLAGS } from '../command.js';
 import { type CommandFlags, dbPathFromFlags, memoryFlagsText } from '../command-support.js';
 import type { IngestProblem } from '../../../capture/parse-file.js';
 import type { IngestResult } from '../../../app/types.js';
-import { lookAlikeLines, out, printJson, printSkillTable, reportFallback, writeErr } from '../output.js';
+import { errorLine, lookAlikeLines, out, printJson, printSkillTable, reportFallback, writeErr } from '../output.js';
 import { progressBar } from '../progress.js';
 import { formatNotes, formatProblems, grownText, hookProblems, ingestFiles, ingestInputs, sessions } from './ingest.js';
 import { keepFirst } from '../../../support/text.js';
@@ -129,7 +129,8 @@ function printIngested(results: IngestResult[], problems: IngestProblem[], notes
 
 /**
  * `learn` when another process's pass holds the namespace: the ingest is said as always (with --json, `synthesis`
- * is null), then why no pass ran and how the stored sessions get learned; exit 1.
+ * is null), then why no pass ran and how the stored sessions get learned (with --json as one line of JSON, code
+ * PASS_LOCKED); exit 1.
  */
 function passNotStarted(
   results: IngestResult[],
@@ -144,7 +145,7 @@ function passNotStarted(
   const next = stored
     ? `The ${sessions(stored, 'new')} this run stored wait for the next pass: run skillsmith synthesize${memoryFlagsText(flags)} once it is done.`
     : 'Nothing new was stored.';
-  writeErr(`skillsmith: ${why}. ${next}\n`);
+  process.stderr.write(errorLine(`${why}. ${next}`, PassLockedError.code, { json: flags.json }));
   return 1;
 }
 

@@ -1,6 +1,8 @@
 import { copyMemory, type TransferReport } from '../../../app/backends.js';
 import { TransferError } from '../../../errors/transfer-error.js';
-import type { Command } from '../command.js';
+import { UsageError, type Command } from '../command.js';
+import { errorCodeOf } from '../../shapes.js';
+import { errorLine } from '../output.js';
 import { shownLocation } from '../../../config/default-db.js';
 
 export interface MigrateIo {
@@ -31,12 +33,15 @@ export async function migrateCommand(
   const rest = [...args];
   const from = typeof flags.from === 'string' ? flags.from : rest.shift();
   const to = typeof flags.to === 'string' ? flags.to : rest.shift();
+  // Said in words, or with --json as one line of JSON (`errorLine`).
+  const say = (message: string, code: string, hint?: string) =>
+    io.stderr(errorLine(message, code, { json: flags.json, hint }));
   if (!from || !to || rest.length) {
-    io.stderr(`skillsmith: migrate needs a source and a target\n${USAGE}`);
+    say('migrate needs a source and a target', UsageError.code, USAGE);
     return 2;
   }
   if (from === to) {
-    io.stderr(`skillsmith: migrate: source and target are the same memory (${shownLocation(from)})`);
+    say(`migrate: source and target are the same memory (${shownLocation(from)})`, UsageError.code);
     return 2;
   }
   let report: TransferReport;
@@ -44,14 +49,15 @@ export async function migrateCommand(
     report = await copyMemory(from, to);
   } catch (e) {
     const why = e instanceof TransferError ? e.message : `${(e as Error)?.message ?? e}`;
-    io.stderr(`skillsmith: migrate failed: ${why}`);
+    say(`migrate failed: ${why}`, errorCodeOf(e));
     return 1;
   }
   if (flags.json) io.stdout(JSON.stringify(report, null, 2));
   else io.stdout(renderTransferReport(report));
   if (!report.ok) {
-    io.stderr(
-      `skillsmith: migrate: the copy in ${report.to} does not match ${report.from} (see the tables marked MISMATCH); do not use it`,
+    say(
+      `migrate: the copy in ${report.to} does not match ${report.from} (see the tables marked MISMATCH); do not use it`,
+      TransferError.code,
     );
     return 1;
   }

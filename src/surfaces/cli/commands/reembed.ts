@@ -12,7 +12,10 @@ import { openEmbedder, openStoreAt } from '../../../app/backends.js';
 import { shownLocation } from '../../../config/default-db.js';
 import type { Embedder } from '../../../embedders/embedder.js';
 import { exitCodeOf } from '../../../errors/error-codes.js';
+import { NotFoundError } from '../../../errors/not-found-error.js';
 import { SkillsmithError } from '../../../errors/skillsmith-error.js';
+import { errorCodeOf } from '../../shapes.js';
+import { errorLine } from '../output.js';
 import { type Command, MEMORY_FLAGS } from '../command.js';
 
 export interface ReembedCommandDeps extends BackendDeps {
@@ -35,7 +38,8 @@ export async function reembedCommand(
   if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
   if (!deps.store && !(await dbExists(dbPath))) {
-    io.stderr(`skillsmith: no memory at ${shownLocation(dbPath)}: nothing to re-embed (use --db PATH)`);
+    const none = `no memory at ${shownLocation(dbPath)}: nothing to re-embed (use --db PATH)`;
+    io.stderr(errorLine(none, NotFoundError.code, { json: flags.json }));
     return 1;
   }
   const store = deps.store ?? (await openStoreAt(dbPath));
@@ -47,9 +51,11 @@ export async function reembedCommand(
     else io.stdout(renderReembedReport(report));
     return 0;
   } catch (e) {
-    const code = SkillsmithError.isInstance(e) ? ` [${e.code}]` : '';
+    // In words, the error's code in brackets; with --json, the code is a field of its own.
+    const code = SkillsmithError.isInstance(e) && !flags.json ? ` [${e.code}]` : '';
+    const hint = 'Nothing was written. Run "skillsmith doctor" to check the embedder.';
     io.stderr(
-      `skillsmith: reembed failed${code}: ${(e as Error)?.message ?? e}\nNothing was written. Run "skillsmith doctor" to check the embedder.`,
+      errorLine(`reembed failed${code}: ${(e as Error)?.message ?? e}`, errorCodeOf(e), { json: flags.json, hint }),
     );
     return exitCodeOf(e);
   } finally {

@@ -7,6 +7,7 @@ import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
 import { lookAlikeLines, oneLine, out, printJson, writeErr } from '../output.js';
 import { nearestName } from '../../../support/nearest-name.js';
+import { NotFoundError } from '../../../errors/not-found-error.js';
 import { retentionCutoff } from '../../../domain/retention.js';
 
 /** Sessions a page of `sessions list` holds unless --limit says otherwise, and the most it may hold (as REST's). */
@@ -190,10 +191,7 @@ async function alike(memory: Memory, flags: Flags): Promise<number> {
 
 async function show(memory: Memory, id: string, flags: Flags): Promise<number> {
   const session = await memory.sessions.get(memory.sessions.key(id));
-  if (!session) {
-    writeErr(`skillsmith: no session "${escapeControl(id)}" (sessions list shows the stored ones)\n`);
-    return 1;
-  }
+  if (!session) throw new NotFoundError(`no session "${id}" (sessions list shows the stored ones)`);
   const recalled = await memory.sessions.recalled(session.id);
   if (flags.json) {
     printJson(sessionJson(session, recalled));

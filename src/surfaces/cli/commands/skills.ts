@@ -9,6 +9,7 @@ import type { Flags } from '../options.js';
 import { memoryFlagsText } from '../command-support.js';
 import { out, printJson, printSkillTable, writeErr } from '../output.js';
 import { nearestName } from '../../../support/nearest-name.js';
+import { NotFoundError } from '../../../errors/not-found-error.js';
 import { edit, editUsage } from '../skill-edit.js';
 import { editOf } from '../../../domain/learned-by.js';
 import { renamedText } from '../../../domain/standing.js';
@@ -355,10 +356,9 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
   }
 }
 
-/** A skill that is not there, said with the name it has now when it was renamed: exit 1. */
-async function missing(memory: Memory, name: string): Promise<number> {
-  writeErr(`skillsmith: ${await noSkillNamed(memory, name)}\n`);
-  return 1;
+/** A skill that is not there, said with the name it has now when it was renamed: NotFoundError, exit 1. */
+async function missing(memory: Memory, name: string): Promise<never> {
+  throw new NotFoundError(await noSkillNamed(memory, name));
 }
 
 /** How many of a skill's trials the outcome judge gave (lifecycle.judgedTrials), said after its trial count. */
