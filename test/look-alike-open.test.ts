@@ -2,7 +2,8 @@
 // until they end: a small cluster that holds some is compared by the tool use of its members that ended, and one of
 // open sessions only is in no group. `skillsmith sessions alike` knows such clusters from what the last pass kept;
 // a group seeded by one it did not keep is found again without its open sessions, a few times, and after that passed
-// over. Sessions stored whole and clustered by a real pass, on SQLite and PostgreSQL.
+// over. A cluster big enough by size but with too few that ended is as small to `sessions alike` as to a pass, until
+// they end. Sessions stored whole and clustered by a real pass, on SQLite and PostgreSQL.
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -167,6 +168,58 @@ async function passedOverAfterFourRegroups(memory: Memory, store: Store, record:
   expect(await alike(memory)).toEqual([['e1', 'e2']]);
 }
 
+/** Ending a pass's skip reason for a cluster big enough by size whose open sessions leave too few that ended. */
+const TOO_FEW_ENDED = 'not admitted: 2 ended sessions (1 more still open), 3 needed';
+
+/**
+ * Two requests run three times each, two runs ended and one still open: each cluster is big enough by size, too small
+ * by the runs that ended, and the two took nearly the same steps (a third request, run three times and learned, took
+ * them too; its skill's sessions are no look-alike). The pass says the four ended runs, and so does `sessions alike`:
+ * a cluster the pass takes as too small is one it compares. Their runs ended, the clusters are learned from.
+ */
+async function tooFewEndedAlike(memory: Memory, store: Store, record: OpenRecord) {
+  const thrice = (name: string, goal: string, steps: readonly string[], lastOpen: boolean) =>
+    [1, 2, 3].map((i) => run(`${name}${i}`, goal, steps, lastOpen && i === 3));
+  await memory.ingest([
+    ...thrice('a', GOALS[0], stepsBut(7), true),
+    ...thrice('b', GOALS[1], stepsBut(6), true),
+    ...thrice('c', GOALS[2], stepsBut(5), false),
+    ...otherWork(),
+    ...MORE_OTHER_WORK.map(([tool, goal], i) => run(`more-${i}`, goal, [tool])),
+  ]);
+  const pass = await memory.synthesize();
+  const tooFew = pass.skipped.filter((s) => s.reason === TOO_FEW_ENDED).map((s) => s.cluster);
+  expect(tooFew).toHaveLength(2);
+  expect(pass.created).toHaveLength(1);
+  expect(pass.lookAlike?.map(sorted)).toEqual([['a1', 'a2', 'b1', 'b2']]);
+  if (record === 'lost') {
+    // The next pass (nothing new: it says no group again) keeps the record anew, from the clusters it reads.
+    await lose(store, record);
+    const again = await memory.synthesize();
+    expect(again.skipped).toEqual([]);
+    expect(again.lookAlike).toBeUndefined();
+  }
+  expect(await alike(memory)).toEqual([['a1', 'a2', 'b1', 'b2']]);
+  // Ended, the runs count: each cluster holds as many as a skill needs, none is a look-alike.
+  await memory.reportOutcome('a3', 'success');
+  await memory.reportOutcome('b3', 'success');
+  expect(await alike(memory)).toEqual([]);
+  const learned = await memory.synthesize();
+  expect(learned.skipped).toEqual([]);
+  expect(learned.lookAlike).toBeUndefined();
+  const distilled = [...learned.created, ...learned.updated, ...learned.reinforced, ...learned.superseded];
+  expect(distilled.map((s) => s.cluster).sort()).toEqual([...tooFew].sort());
+  expect(await alike(memory)).toEqual([]);
+}
+
+/** More work of other kinds: with the third request's runs, the steps are still taken by at most half the sessions. */
+const MORE_OTHER_WORK: [string, string][] = [
+  ['convert_currency', 'how many euros is two hundred dollars today'],
+  ['check_flight_status', 'is my flight to Denver delayed this evening'],
+  ['translate_phrase', 'say good morning in Japanese politely'],
+  ['count_calories', 'how many calories are in a banana smoothie'],
+];
+
 let pg: PgServer | null = null;
 afterAll(async () => {
   await pg?.stop();
@@ -207,4 +260,11 @@ describe('sessions alike: a cluster of open sessions only is no seed', () => {
       it(`${as}: ${record === 'kept' ? 'it seeds no group' : 'after four regroups, a group it still seeds is passed over'}`, () =>
         on(backend, (memory, store) => passedOverAfterFourRegroups(memory, store, record)));
     }
+});
+
+describe('a cluster too small by the sessions that ended is one `sessions alike` compares, as a pass does', () => {
+  for (const backend of ['SQLite', 'PostgreSQL'] as const)
+    for (const record of ['kept', 'lost'] as const)
+      it(`${backend}, the last pass's record ${record}: said by the pass and by sessions alike, learned once ended`, () =>
+        on(backend, (memory, store) => tooFewEndedAlike(memory, store, record), { minOccurrences: 3 }));
 });

@@ -18,8 +18,9 @@ export const stateKey = {
   /** Document frequencies of goal words over the clustered sessions (JSON of `TermStats`). */
   goalStats: 'goal-stats',
   /**
-   * The clusters too small to learn from that held sessions still open at the last pass, with how many (JSON of
-   * `[clusterId, open][]`): an end of one is a change the look-alike search says (stages/look-alike.ts).
+   * The clusters too small to learn from (by their size, or by their members that ended) that held sessions still
+   * open at the last pass, with how many (JSON of `[clusterId, open][]`): an end of one is a change the look-alike
+   * search says, and `sessions alike` compares these as the pass did (stages/look-alike.ts).
    */
   lookAlikeOpen: 'look-alike-open',
   /** The mean goal direction of an embedder's vectors (JSON of `GoalMean`); it shapes every recall vector. */

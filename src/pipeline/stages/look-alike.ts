@@ -28,11 +28,12 @@ const MAX_REGROUPS = 4;
 const MAX_OPEN_KEPT = 256;
 
 /**
- * Look-alike: of the clusters a pass left because they were too small (`small`, as the pass holds them), the
- * ones whose tool use is alike and whose successful sessions share a telling step, with at least `minOccurrences`
- * of them (look-alike.ts): groups with a cluster the pass added to, or every group with `all`. Reads the member
- * sessions of the few groups found, and the outlines of the ended members of small clusters with open sessions
- * (the newest of each), nothing else.
+ * Look-alike: of the clusters a pass left because they were too small (`small`, as the pass holds them: fewer
+ * members than `minOccurrences`, or fewer that ended, admit.ts tooFewEnded), the ones whose tool use is alike and
+ * whose successful sessions share a telling step, with at least `minOccurrences` of them (look-alike.ts): groups with
+ * a cluster the pass added to, or every group with `all`. Reads the member sessions of the few groups found, the
+ * members of small clusters with open sessions and of those big enough by size, and the outlines of the ended
+ * members of those with open sessions (the newest of each), nothing else.
  *
  * A session still open (domain/open-session.ts) counts for nothing here either, as in the pass: it is not read as a
  * member, its joining a cluster is no change (its end is one), and its tools are no part of its cluster's tool use
@@ -56,7 +57,11 @@ export async function findLookAlikes(
     dryRun: boolean;
     /** Sessions a live skill was learned from (a group compiled already is not said again). */
     learned: ReadonlySet<string>;
-    all?: boolean;
+    /**
+     * Every group (`sessions alike`), with the clusters the last pass kept as holding open sessions (`holding`): a
+     * pass reads which hold some, and keeps them for the next.
+     */
+    all?: { holding: ReadonlySet<string> };
     max: number;
   },
 ): Promise<LookAlike[]> {
@@ -88,13 +93,8 @@ export async function findLookAlikes(
   };
   // A pass: a cluster changed when an ended session joined it, or one that was open at the last pass ended.
   const seen = opts.all
-    ? { ended: new Set<string>(), holding: await keptOpen(store, namespace, byId) }
-    : await openSessionsEnded(store, namespace, byId, members, readOpen, open, opts.dryRun);
-  const candidates = small.map((c) => ({
-    id: c.id,
-    tools: c.centroid.subarray(goalDims),
-    changed: !!opts.all || c.newMembers.some((id) => !open.has(id)) || seen.ended.has(c.id),
-  }));
+    ? { ended: new Set<string>(), holding: new Set([...opts.all.holding].filter((id) => byId.has(id))) }
+    : await openSessionsEnded(store, namespace, byId, members, readOpen, open, opts);
   const looked = new Set<string>();
   /** Of these clusters, the ones that hold open sessions (each looked at once). */
   const holdingOpen = async (ids: readonly string[]) => {
@@ -105,6 +105,16 @@ export async function findLookAlikes(
     for (const id of unseen) looked.add(id);
     return unseen.filter((id) => lists.get(id)!.some((s) => open.has(s)));
   };
+  const holding = await holdingOpen([...seen.holding]);
+  // A cluster big enough by size is small only while too few of its members have ended; its members read, one whose
+  // open sessions have ended since (`sessions alike` after a pass) is not: the next pass learns from it.
+  const ended = (id: string) => membersOf.get(id)?.filter((s) => !open.has(s)).length;
+  const tooSmall = small.filter((c) => c.size < opts.minOccurrences || (ended(c.id) ?? 0) < opts.minOccurrences);
+  const candidates = tooSmall.map((c) => ({
+    id: c.id,
+    tools: c.centroid.subarray(goalDims),
+    changed: !!opts.all || c.newMembers.some((id) => !open.has(id)) || seen.ended.has(c.id),
+  }));
   /** Gives these clusters the tool part of their members that ended (the newest of them): all zeros when none did. */
   const toolsOfEnded = async (ids: readonly string[]) => {
     const endedOf = new Map<string, string[]>();
@@ -117,7 +127,7 @@ export async function findLookAlikes(
       if (ended) c.tools = toolCentroidOf(ended, toolStats, opts.thinkTools);
     }
   };
-  await toolsOfEnded(await holdingOpen([...seen.holding]));
+  await toolsOfEnded(holding);
   // Groups whose sessions share no telling step are passed over: a few more are read, never all.
   const budget = opts.max * 4;
   let groups = lookAlikeGroups(candidates);
@@ -156,8 +166,10 @@ export async function findLookAlikes(
 /**
  * Of the small clusters, the ones a session still open at the last pass has left since (it ended; or it was
  * forgotten), from what that pass kept (`stateKey.lookAlikeOpen`: cluster ids, never a session's), and the ones that
- * hold open sessions now; and keeps those for the next pass (not on a dry run). Marks the open sessions it reads in
- * `open`: the new members of every small cluster, and the members of those the last pass kept.
+ * hold open sessions now; and keeps those for the next pass (not on a dry run), for it and for `sessions alike`. Marks
+ * the open sessions it reads in `open`: the new members of every small cluster, and every member of those the last
+ * pass kept and of those big enough by size (small for their open sessions, admit.ts tooFewEnded, which may have
+ * joined them when they were not small: deferred, or examined with enough that ended).
  */
 async function openSessionsEnded(
   store: Store,
@@ -166,10 +178,14 @@ async function openSessionsEnded(
   members: (id: string) => Promise<string[]>,
   readOpen: (ids: readonly string[]) => Promise<void>,
   open: ReadonlySet<string>,
-  dryRun: boolean,
+  opts: { minOccurrences: number; dryRun: boolean },
 ): Promise<{ ended: Set<string>; holding: Set<string> }> {
   const kept = parseOpenState(await store.getState(namespace, stateKey.lookAlikeOpen)).filter(([id]) => small.has(id));
-  await readOpen([...small.values()].flatMap((c) => c.newMembers));
+  const keptIds = new Set(kept.map(([id]) => id));
+  const big = new Map<string, string[]>();
+  for (const c of small.values())
+    if (c.size >= opts.minOccurrences && !keptIds.has(c.id)) big.set(c.id, await members(c.id));
+  await readOpen([...[...small.values()].flatMap((c) => c.newMembers), ...[...big.values()].flat()]);
   const now = new Map<string, number>();
   const ended = new Set<string>();
   for (const [id, before] of kept) {
@@ -180,19 +196,13 @@ async function openSessionsEnded(
     if (still) now.set(id, still);
   }
   for (const c of small.values()) {
-    const fresh = c.newMembers.filter((s) => open.has(s)).length;
+    const fresh = (big.get(c.id) ?? c.newMembers).filter((s) => open.has(s)).length;
     if (fresh && !now.has(c.id)) now.set(c.id, fresh);
   }
   const next = [...now].sort((a, b) => b[0].localeCompare(a[0])).slice(0, MAX_OPEN_KEPT);
-  if (!dryRun && (next.length || kept.length))
+  if (!opts.dryRun && (next.length || kept.length))
     await store.setState(namespace, stateKey.lookAlikeOpen, JSON.stringify(next));
   return { ended, holding: new Set(now.keys()) };
-}
-
-/** The small clusters the last pass kept as holding open sessions (`sessions alike`: as that pass left them). */
-async function keptOpen(store: Store, namespace: string, small: ReadonlyMap<string, ClusterRecord>) {
-  const kept = parseOpenState(await store.getState(namespace, stateKey.lookAlikeOpen));
-  return new Set(kept.map(([id]) => id).filter((id) => small.has(id)));
 }
 
 /** The kept `[clusterId, open]` pairs; none from a value that is not such a list. */
@@ -211,7 +221,12 @@ function parseOpenState(value: string | null): [string, number][] {
 
 /**
  * Every look-alike group of a namespace as the last pass left its clusters (`skillsmith sessions alike`): the
- * clusters too small to learn from, compared with one another.
+ * clusters too small to learn from, compared with one another. Those a pass takes: fewer members than a skill needs,
+ * or fewer that ended (admit.ts tooFewEnded), known from the clusters the last pass kept as holding open sessions
+ * (`look-alike-open`; their members are read, and one whose open sessions have ended since is not small). A cluster
+ * big enough by size that record left out (a memory passed before it was kept, or more such clusters than it keeps)
+ * is not read: that would read every member of every cluster a pass left dirty (deferred ones of a model distiller,
+ * ones in cooldown); the next pass keeps it.
  */
 export async function lookAlikesNow(
   deps: { store: Store; embedder: Embedder; config: SkillsmithConfig },
@@ -220,8 +235,9 @@ export async function lookAlikesNow(
 ): Promise<LookAlike[]> {
   const { store, embedder, config } = deps;
   const toolStats = TermStats.fromJSON(await store.getState(namespace, stateKey.toolStats));
+  const holding = new Set(parseOpenState(await store.getState(namespace, stateKey.lookAlikeOpen)).map(([id]) => id));
   const small = (await store.loadClusters(namespace, embedder.id)).filter(
-    (c) => c.size < config.synthesis.minOccurrences && !c.skillId,
+    (c) => !c.skillId && (c.size < config.synthesis.minOccurrences || holding.has(c.id)),
   );
   const features = { goalDims: embedder.dimensions, toolStats };
   return findLookAlikes(store, namespace, small, features, {
@@ -229,7 +245,7 @@ export async function lookAlikesNow(
     thinkTools: config.synthesis.thinkTools,
     dryRun: false,
     learned: learnedSessions(await store.listSkills(namespace, { corpus: 'internal' })),
-    all: true,
+    all: { holding },
     max,
   });
 }
