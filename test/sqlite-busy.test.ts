@@ -2,10 +2,6 @@
 // elsewhere) answers as a memory that is away for a moment: REST 503 with Retry-After and what to do, MCP a tool
 // error with the code STORE_BUSY saying to send the call again, the CLI what holds it and to run again; SQLite's
 // own words ("database is locked", a 500) said neither.
-import
-// elsewhere) answers as a memory that is away for a moment: REST 503 with Retry-After and what to do, MCP a tool
-// error with the code STORE_BUSY saying to send the call again, the CLI what
-// holds it and to run again; SQLite's own words ("database is locked", a 500) said neither.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
