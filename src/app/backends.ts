@@ -3,8 +3,10 @@ import { dirname, resolve } from 'node:path';
 import type { SkillsmithConfig } from '../config/config.js';
 import type { BackendDeps, ReadyableEmbedder } from '../backends/from-config.js';
 import { createGloveEmbedder } from '../embedders/glove/glove-embedder.js';
+import type { ConfigError } from '../errors/config-error.js';
 import { TransferError } from '../errors/transfer-error.js';
 import { isPostgresUrl, openStore } from '../store/open-store.js';
+import { sqliteForeignDatabase } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../support/log.js';
 import { mayAccess } from '../support/file-access.js';
@@ -32,6 +34,17 @@ export async function storeExists(location: string): Promise<boolean> {
   if (location === ':memory:') return true;
   if (isPostgresUrl(location)) return (await import('../store/postgres/pg-store.js')).pgHoldsMemory(location.trim());
   return existsSync(location);
+}
+
+/**
+ * Why opening the memory at a location would refuse it, found changing nothing: a SQLite database of another program,
+ * a PostgreSQL schema whose tables of another program carry Skillsmith's names. Null when opening would not refuse it
+ * for that (nor when nothing is there yet).
+ */
+export async function foreignStore(location: string): Promise<ConfigError | null> {
+  if (location === ':memory:') return null;
+  if (isPostgresUrl(location)) return (await import('../store/postgres/pg-store.js')).pgForeignTables(location.trim());
+  return existsSync(location) ? sqliteForeignDatabase(location) : null;
 }
 
 /**

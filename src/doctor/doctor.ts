@@ -50,7 +50,9 @@ export interface DoctorReport {
 export type MemoryState =
   | { location: string; kind: string; schemaVersion: number; readOnly: boolean }
   /** No memory there yet; `canCreate`: whether this account may create it (null: not known). */
-  | { location: string; kind: string; missing: true; canCreate: boolean | null; why?: string };
+  | { location: string; kind: string; missing: true; canCreate: boolean | null; why?: string }
+  /** A database of another program, which a memory is never made in (`foreign`: why, as opening it says). */
+  | { location: string; kind: string; foreign: string };
 
 export interface DoctorDeps {
   /** The memory: opened (its schema, whether it may be written) or missing. */
@@ -109,6 +111,17 @@ export async function runDoctor(config: SkillsmithConfig, deps: DoctorDeps = {})
 
 /** The memory itself: where it is, its schema, and whether this account may write it (or create it). */
 function memoryCheck(m: MemoryState): DoctorCheck {
+  if ('foreign' in m)
+    return {
+      backend: 'store',
+      check: 'memory',
+      status: 'fail',
+      message: m.foreign,
+      fix:
+        m.kind === 'postgres'
+          ? 'keep the memory in a schema of its own (options=-csearch_path%3DNAME in the URL), or name another database with --db'
+          : 'name a new file or an existing Skillsmith memory with --db',
+    };
   if ('missing' in m) {
     if (m.canCreate === false)
       return {

@@ -28,3 +28,23 @@ export function newestVersion(applied: Iterable<number>): number {
 export function upgradedFrom(from: number, to: number): number | null {
   return from > 0 && to > from ? from : null;
 }
+
+/**
+ * The columns of Skillsmith's schema table, `schema_migrations`, as every release made it. The name alone proves
+ * nothing: Rails keeps a `schema_migrations (version)` and golang-migrate a `schema_migrations (version, dirty)`.
+ */
+const SCHEMA_TABLE_COLUMNS = ['applied_at', 'name', 'version'];
+
+/** Skillsmith's first migration, as every release recorded it in its schema table (row `version` 1). */
+export const FIRST_MIGRATION_NAME = 'core tables';
+
+/** Whether a table named `schema_migrations` has the columns of Skillsmith's (and no others). */
+export function isSchemaTable(columns: readonly string[]): boolean {
+  return [...columns].sort().join(',') === SCHEMA_TABLE_COLUMNS.join(',');
+}
+
+/** Table names for a message: the first few, each cut short, and how many more there are. */
+export function tableList(names: readonly string[], max = 8): string {
+  const shown = names.slice(0, max).map((n) => (n.length > 64 ? `${n.slice(0, 63)}…` : n));
+  return names.length > max ? `${shown.join(', ')} and ${names.length - max} more` : shown.join(', ');
+}

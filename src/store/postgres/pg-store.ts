@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Session, ToolCall } from '../../domain/types.js';
-import { BackendUnavailableError, ReadOnlyMemoryError, SessionStateError } from '../../errors/index.js';
+import { BackendUnavailableError, ConfigError, ReadOnlyMemoryError, SessionStateError } from '../../errors/index.js';
 import { createLogger, type Logger } from '../../support/log.js';
 import { shownLocation } from '../../config/default-db.js';
 import { newestVersion, refuseNewerSchema, upgradedFrom } from '../schema-version.js';
@@ -14,6 +14,7 @@ import { ChangeFeed } from './change-feed.js';
 import { type MemoryScope, memoryScope } from './scope.js';
 import { connectionLossText, isConnectionError, NO_SCHEMA, openHint, URL_FORM } from './connection-error.js';
 import { type PgConnectionSettings, pgConnectionSettings } from './connection-settings.js';
+import { foreignTables, foreignTablesError } from './foreign-tables.js';
 import { PgClient } from './pg-client.js';
 import { latestPgSchemaVersion, pgMigrations } from './migrations.js';
 import { WriteBehindQueue } from './write-behind.js';
@@ -46,7 +47,8 @@ const types = {
 /**
  * Opens (creating and migrating as needed) a PostgreSQL memory: `postgres://user:pass@host:5432/db`, its SSL
  * parameters read as libpq reads them (connection-settings.ts). Waits for the migrations and the change listener;
- * throws with the server's reason when it cannot connect, and a ConfigError for SSL settings that cannot be used.
+ * throws with the server's reason when it cannot connect, and a ConfigError for SSL settings that cannot be used or
+ * a schema whose tables of another program carry Skillsmith's names (foreign-tables.ts; nothing is written then).
  */
 export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
   const log = opts.log ?? createLogger('warn', 'skillsmith.store.postgres');
@@ -79,10 +81,12 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   });
   let versions: { from: number; to: number };
   try {
+    const { schema, tables } = await foreignTables(pool);
+    if (tables.length) throw foreignTablesError(shownLocation(url), schema, tables);
     versions = await migratePg(pool);
   } catch (e) {
     await pool.end().catch(() => undefined);
-    throw cannotOpen(url, settings, e);
+    throw ConfigError.isInstance(e) ? e : cannotOpen(url, settings, e);
   }
   let store: PgStore;
   try {
@@ -234,12 +238,15 @@ const errorCode = (e: unknown) => (e as { code?: unknown }).code;
 /**
  * Whether the database at `url` holds a Skillsmith memory (its schema table): a command that only reads answers an
  * empty (or missing) database as an empty memory and leaves it as it was. A server that cannot be reached answers
- * true, so that opening the memory says why.
+ * true, so that opening the memory says why; so does a schema with another program's tables under Skillsmith's
+ * names (`pgForeignTables`), which opening refuses.
  */
 export function pgHoldsMemory(url: string): Promise<boolean> {
   return probe(
     url,
-    async (c) => (await c.query(`SELECT to_regclass('schema_migrations') IS NOT NULL AS held`)).rows[0]?.held === true,
+    async (c) =>
+      (await c.query(`SELECT to_regclass('schema_migrations') IS NOT NULL AS held`)).rows[0]?.held === true ||
+      (await foreignTables(c)).tables.length > 0,
     // A database that does not exist holds no memory either.
     (e) => errorCode(e) !== '3D000',
   );
@@ -260,6 +267,21 @@ export function pgSchemaVersion(url: string): Promise<number | null> {
       return row?.v === null || row?.v === undefined ? null : Number(row.v);
     },
     (e) => (errorCode(e) === '3D000' ? null : latestPgSchemaVersion),
+  );
+}
+
+/**
+ * Why opening the memory at `url` would refuse it, found without changing anything: the error for a schema whose tables
+ * of another program carry Skillsmith's names, else null (also when the server cannot say: opening it says why).
+ */
+export function pgForeignTables(url: string): Promise<ConfigError | null> {
+  return probe<ConfigError | null>(
+    url,
+    async (c) => {
+      const { schema, tables } = await foreignTables(c);
+      return tables.length ? foreignTablesError(shownLocation(url), schema, tables) : null;
+    },
+    () => null,
   );
 }
 

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { SessionOutline, Session, ToolCall } from '../../domain/types.js';
 import { BackendUnavailableError } from '../../errors/backend-unavailable-error.js';
+import { ConfigError } from '../../errors/config-error.js';
 import { ReadOnlyMemoryError } from '../../errors/read-only-memory-error.js';
 import { SessionStateError } from '../../errors/session-state-error.js';
 import type { Logger } from '../../support/log.js';
@@ -15,6 +16,7 @@ import { endedReason, type RecallRecord, SqlStore, type Written } from '../sql/s
 import type { HeldLock, Store } from '../store.js';
 import type { Outbox } from '../write-plan.js';
 import { fileName, newDatabase } from './database.js';
+import { foreignDatabaseError, foreignTables, refuseForeignDatabase } from './foreign-database.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 import { cannotWrite, ReadOnlyFile } from './read-only.js';
 
@@ -34,21 +36,27 @@ const WAL_CHECKPOINT_BYTES = 32 * 1024 * 1024;
 /**
  * Opens (creating and migrating as needed) a SQLite memory file. `:memory:` works for throwaway use. A path that
  * cannot be a memory (a folder, a file of another kind) is a BackendUnavailableError naming it and why; SQLite
- * alone says "unable to open database file". A file this account may only read is opened read-only (read-only.ts);
- * `log` hears how.
+ * alone says "unable to open database file". A SQLite database of another program (an application's, given by
+ * mistake) is a ConfigError naming it and its tables, and is left as it was (foreign-database.ts). A file this
+ * account may only read is opened read-only (read-only.ts); `log` hears how.
  */
 export function openSqliteStore(path: string, opts: { log?: Logger } = {}): SqliteStore {
   if (path !== ':memory:' && cannotWrite(path)) return openReadOnlyStore(path, opts.log);
   let db: Database.Database | null = null;
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    db = openDatabase(path);
+    db = newDatabase(fileName(path));
+    // Before anything that writes: WAL mode alone rewrites the file's header.
+    db.pragma('busy_timeout = 5000');
+    if (path !== ':memory:') refuseForeignDatabase(db, path);
+    prepareDatabase(db);
     const { from, to } = upgrade(db);
     const store = new SqliteStore(db, path);
     store.upgradedFrom = upgradedFrom(from, to);
     return store;
   } catch (e) {
     if (db?.open) db.close();
+    if (ConfigError.isInstance(e)) throw e;
     throw new BackendUnavailableError(`cannot open SQLite memory at ${path}: ${whyNot(path, e as Error)}`, {
       cause: e,
     });
@@ -64,6 +72,7 @@ function openReadOnlyStore(path: string, log?: Logger): SqliteStore {
   let file: ReadOnlyFile | null = null;
   try {
     file = new ReadOnlyFile(path, log);
+    refuseForeignDatabase(file.db, path);
     const store = new SqliteStore(file.db, path, { readOnly: true, file });
     const applied = store.appliedVersions();
     refuseNewerSchema(applied, latestSchemaVersion);
@@ -76,6 +85,7 @@ function openReadOnlyStore(path: string, log?: Logger): SqliteStore {
   } catch (e) {
     file?.close();
     if (e instanceof BackendUnavailableError && e.message.startsWith('cannot open')) throw e;
+    if (ConfigError.isInstance(e)) throw e;
     throw new BackendUnavailableError(
       `cannot open SQLite memory at ${path} (read-only: this account may not write it or its folder): ${whyNot(path, e as Error)}`,
       { cause: e },
@@ -127,6 +137,12 @@ export function openCurrentSqliteStore(
     return null;
   }
   try {
+    // Another program's database (or an empty file) is left to the full open, which refuses (or creates) it: asked
+    // before `configure`, whose WAL mode would rewrite the file's header.
+    if (foreignTables(db) || !hasSchemaTable(db)) {
+      db.close();
+      return null;
+    }
     configure(db);
     if (opts.busyTimeoutMs !== undefined) db.pragma(`busy_timeout = ${Math.max(0, Math.round(opts.busyTimeoutMs))}`);
     const version = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as Row).v;
@@ -157,8 +173,31 @@ export function sqliteSchemaVersion(path: string): number | null {
   }
   try {
     db.pragma('busy_timeout = 5000');
+    if (foreignTables(db)) return null;
     const v = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as Row).v;
     return typeof v === 'number' ? v : null;
+  } catch {
+    return null;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Why opening the SQLite file at `path` would refuse it, found without changing anything: the error for a database of
+ * another program (foreign-database.ts), else null (also when the file cannot be read: opening it says why).
+ */
+export function sqliteForeignDatabase(path: string): ConfigError | null {
+  let db: Database.Database;
+  try {
+    db = cannotWrite(path) ? new ReadOnlyFile(path).db : newDatabase(fileName(path), { fileMustExist: true });
+  } catch {
+    return null;
+  }
+  try {
+    db.pragma('busy_timeout = 5000');
+    const tables = foreignTables(db);
+    return tables ? foreignDatabaseError(path, tables) : null;
   } catch {
     return null;
   } finally {
@@ -177,6 +216,7 @@ export function openUpgradedCopy(path: string, copyPath: string): SqliteStore {
     const file = cannotWrite(path) ? new ReadOnlyFile(path) : null;
     db = file ? file.db : newDatabase(fileName(path), { fileMustExist: true });
     db.pragma('busy_timeout = 5000');
+    refuseForeignDatabase(db, path);
     refuseNewerSchema(
       (db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => r.version as number),
       latestSchemaVersion,
@@ -185,6 +225,7 @@ export function openUpgradedCopy(path: string, copyPath: string): SqliteStore {
     if (file && !file.unchanged())
       throw new BackendUnavailableError('another process wrote it while it was copied; run the command again');
   } catch (e) {
+    if (ConfigError.isInstance(e)) throw e;
     throw new BackendUnavailableError(`cannot open SQLite memory at ${path}: ${whyNot(path, e as Error)}`, {
       cause: e,
     });
@@ -194,14 +235,20 @@ export function openUpgradedCopy(path: string, copyPath: string): SqliteStore {
   return openSqliteStore(copyPath);
 }
 
-function openDatabase(path: string): Database.Database {
-  const db = newDatabase(fileName(path));
+/** Whether the database has a schema table (an empty file has none yet). */
+function hasSchemaTable(db: Database.Database): boolean {
+  return (
+    db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).get() !== undefined
+  );
+}
+
+/** The settings of a memory's connection, a new file's page size first. */
+function prepareDatabase(db: Database.Database): void {
   // A new file gets 32 KB pages instead of SQLite's 4 KB: a batch of sessions lands on a few wide leaves of the
   // call table rather than splitting many narrow ones, and storing calls took half the time (issue 18, fifth
   // round). Set before WAL mode, it only applies to a file with nothing in it yet; an existing file keeps its size.
   db.pragma(`page_size = ${PAGE_SIZE}`);
   configure(db);
-  return db;
 }
 
 /** The connection settings every open applies. */

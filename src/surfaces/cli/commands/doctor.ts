@@ -8,7 +8,7 @@ import {
   type CommandFlags,
   type CommandIo,
 } from '../command-support.js';
-import { canCreateStore, isPostgresLocation, openStoreAt } from '../../../app/backends.js';
+import { canCreateStore, foreignStore, isPostgresLocation, openStoreAt } from '../../../app/backends.js';
 import { shownLocation } from '../../../config/default-db.js';
 import { type Command, MEMORY_FLAGS } from '../command.js';
 
@@ -27,13 +27,17 @@ export async function doctorCommand(
   if (config === 2) return 2;
   const dbPath = dbPathFromFlags(flags);
   const exists = deps.store ? true : await dbExists(dbPath);
-  const opened = deps.store || !exists ? undefined : await openStoreAt(dbPath);
+  // Another program's database is reported, not opened (opening refuses it): a failed memory check.
+  const foreign = deps.store || !exists ? null : await foreignStore(dbPath);
+  const opened = deps.store || !exists || foreign ? undefined : await openStoreAt(dbPath);
   await sayUpgraded(opened, dbPath, (l) => io.stderr(l));
   const store = deps.store ?? opened;
   try {
     const location = shownLocation(dbPath);
     let memory = deps.memory;
-    if (!memory && opened)
+    if (!memory && foreign)
+      memory = { location, kind: isPostgresLocation(dbPath) ? 'postgres' : 'sqlite', foreign: foreign.message };
+    else if (!memory && opened)
       memory = {
         location,
         kind: opened.kind,
