@@ -676,7 +676,7 @@ describe('a flag its subcommand does not take', () => {
     [['skills', 'diff', 'S0', '--all'], '--all', `${MEMORY}, --json`],
     [['skills', 'enable', 'S0', '--force'], '--force', `${MEMORY}, --json`],
     [['skills', 'disable', 'S0', '--all'], '--all', `${MEMORY}, --json`],
-    [['skills', 'export', '--out', 'OUT', '--force'], '--force', `${MEMORY}, --out, --all, --json`],
+    [['skills', 'export', '--out', 'OUT', '--revert'], '--revert', `${MEMORY}, --out, --all, --force, --json`],
     [['skills', 'import', IMPORT_FIXTURES, '--all'], '--all', `${MEMORY}, --force, --json`],
     [['skills', 'promote', 'S0', '--force'], '--force', `${MEMORY}, --json`],
     [['skills', 'rename', 'S0', 'by-any-other-name', '--all'], '--all', `${MEMORY}, --force, --json`],

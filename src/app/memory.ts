@@ -159,10 +159,14 @@ export interface MemorySkills {
    * it is never recalled again; an audit record keeps its id and name. Null when there is no such skill.
    */
   forget(idOrName: string, opts?: { namespace?: string; actor?: string }): Promise<{ id: string; name: string } | null>;
-  /** Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. */
+  /**
+   * Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. A file
+   * there that this memory did not write for that skill (a person's edit) is left, and the skill skipped, unless
+   * `force`.
+   */
   export(
     dir: string,
-    opts?: { namespace?: string; names?: string[]; includeExternal?: boolean },
+    opts?: { namespace?: string; names?: string[]; includeExternal?: boolean; force?: boolean },
   ): Promise<ExportResult>;
   /**
    * The exported SKILL.md texts of the live skills (internal by default), redacted and validated, without

@@ -1,11 +1,12 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { sameButSupport } from '../domain/evidence-line.js';
-import { metadataOf } from '../domain/learned-by.js';
+import { metadataOf, withoutVersionMarks } from '../domain/learned-by.js';
 import { redactCapture } from '../domain/redact.js';
 import { riskyCommands, withoutRiskyCommands } from '../domain/risky-command.js';
 import { redactSkillMd } from '../domain/skill-md/redact-skill-md.js';
 import type { Skill } from '../domain/types.js';
+import type { SkillFile, SkillVersion } from '../store/store.js';
 import { neutraliseInstructions, withoutHiddenText } from '../domain/untrusted-text.js';
 import type { Catalog } from './catalog.js';
 import type { Changes } from './changes.js';
@@ -25,10 +26,14 @@ export class SkillFiles {
     private readonly changes: Changes,
   ) {}
 
-  /** Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. */
+  /**
+   * Writes `<dir>/<name>/SKILL.md` for each live skill (internal by default). Export is always explicit. A file
+   * already there is replaced only when this memory wrote it for that skill (`wroteFor`) or it is what is written
+   * now; else the skill is skipped, unless `force`. Other files in the folder are left as they are.
+   */
   async exportSkills(
     dir: string,
-    opts: { namespace?: string; names?: string[]; includeExternal?: boolean } = {},
+    opts: { namespace?: string; names?: string[]; includeExternal?: boolean; force?: boolean } = {},
   ): Promise<ExportResult> {
     const root = resolve(dir);
     // A file where the folder should be: said before anything is rendered (was a raw ENOTDIR per skill).
@@ -36,8 +41,14 @@ export class SkillFiles {
       throw new InputError(`cannot export into ${root}: it is a file, not a folder`);
     const rendered = await this.renderSkillFiles(opts);
     const result: ExportResult = { dir: root, written: [], skipped: rendered.skipped, stale: [] };
-    const { writeSkillFolder } = await import('../skill-files/skill-folder.js');
+    const { filesThere, writeSkillFolder } = await import('../skill-files/skill-folder.js');
     const { validateSkillMd } = await import('../domain/skill-md/index.js');
+    // The ids of this namespace's learned skills, superseded ones too: read once, when a file there names another.
+    let learned: Promise<Set<string>> | undefined;
+    const learnedIds = () =>
+      (learned ??= this.catalog
+        .listSkills({ namespace: opts.namespace, includeSuperseded: true })
+        .then((all) => new Set(all.filter((k) => k.corpus === 'internal').map((k) => k.id))));
     for (const { skill: s, text } of rendered.files) {
       // An imported skill goes out as it came in: its stored folder, byte for byte. A learned one is its
       // SKILL.md. Never through a symlink: a link planted in the output folder (for the skill folder, a
@@ -46,6 +57,23 @@ export class SkillFiles {
       const files = stored.length ? stored : [{ path: 'SKILL.md', bytes: Buffer.from(text, 'utf8') }];
       const folder = join(root, s.name);
       const path = join(folder, 'SKILL.md');
+      // What a person edited there, or another tool wrote, is not overwritten (unless forced): only what this memory
+      // wrote for that skill, or what it writes now. A learned skill's SKILL.md may name (skill-id) another skill of
+      // the memory whose text it is: one this skill superseded under its name, or that had the name before a rename.
+      const there = opts.force ? [] : (filesThere(folder, files) ?? []);
+      const ours = this.wroteFor(s.id);
+      const changed: string[] = [];
+      for (const f of there) {
+        if (files.some((n) => n.path === f.path && n.bytes.equals(f.bytes)) || (await ours(f))) continue;
+        const named =
+          s.corpus === 'internal' && f.path === 'SKILL.md' ? metadataOf(f.bytes.toString('utf8'), 'skill-id') : null;
+        if (named && named !== s.id && (await learnedIds()).has(named) && (await this.wroteFor(named)(f))) continue;
+        changed.push(f.path);
+      }
+      if (changed.length) {
+        result.skipped.push({ name: s.name, reason: editedReason(s, folder, changed) });
+        continue;
+      }
       const refused = writeSkillFolder(folder, files);
       if (refused) {
         result.skipped.push({ name: s.name, reason: refused });
@@ -80,9 +108,9 @@ export class SkillFiles {
   /**
    * The folders below `root` that an earlier export wrote for a learned skill now written under another name
    * (renamed), or, when every skill was exported (`all`), for one that is superseded: each holds only a SKILL.md
-   * whose `skill-id` names that skill. One whose text is a text this memory wrote for it (a version of it, as export
-   * redacts it, or that version before a reinforcement restated its counts: sameButSupport) is removed; an edited
-   * one is left, and said.
+   * whose `skill-id` names that skill. One whose text is a text this memory wrote for it (`wroteFor`: a version of
+   * it, as export redacts it, or that version before a reinforcement restated its counts) is removed; an edited one
+   * is left, and said.
    */
   private async staleExports(
     root: string,
@@ -91,7 +119,6 @@ export class SkillFiles {
     namespace?: string,
   ): Promise<ExportResult['stale']> {
     if (!existsSync(root)) return [];
-    const store = this.ctx.requireStore();
     const skills = await this.catalog.listSkills({ namespace, includeSuperseded: true });
     const byId = new Map(skills.filter((s) => s.corpus === 'internal').map((s) => [s.id, s]));
     const writtenNames = new Set(written.map((w) => w.name));
@@ -104,19 +131,45 @@ export class SkillFiles {
       const folder = join(root, entry.name);
       const inside = readdirSync(folder, { withFileTypes: true });
       if (inside.length !== 1 || inside[0]!.name !== 'SKILL.md' || !inside[0]!.isFile()) continue;
-      const text = readFileSync(join(folder, 'SKILL.md'), 'utf8');
-      const skill = byId.get(metadataOf(text, 'skill-id') ?? '');
+      const bytes = readFileSync(join(folder, 'SKILL.md'));
+      const skill = byId.get(metadataOf(bytes.toString('utf8'), 'skill-id') ?? '');
       if (!skill) continue;
       const now = exportedAs.get(skill.id) ?? null;
       if (now === null && !(all && skill.supersededBy)) continue;
-      // A version as export writes it; a reinforcement since then has amended only its counts and sources.
-      const ours = (await store.skillVersions(skill.id)).some((v) =>
-        sameButSupport(redactSkillMd(v.skillMd, redactCapture), text),
-      );
+      const ours = await this.wroteFor(skill.id)({ path: 'SKILL.md', bytes });
       if (ours) rmSync(folder, { recursive: true });
       stale.push({ name: entry.name, path: folder, now, removed: ours });
     }
     return stale;
+  }
+
+  /**
+   * Whether a file found in a skill folder on disk is one this memory wrote for the skill `skillId`: its SKILL.md
+   * as a version of it is exported (redacted), or that version before a reinforcement restated its counts and
+   * sources (sameButSupport), or that version but for its version and edit marks (a text a person kept with
+   * `skills edit` is the version the memory made of it); or a file of a version of it as it was imported, byte for
+   * byte. Anything else was written by a person (an edit) or another tool, and is theirs. The versions (and their
+   * stored files) are read once, when first asked.
+   */
+  private wroteFor(skillId: string): (file: SkillFile) => Promise<boolean> {
+    const store = this.ctx.requireStore();
+    let versions: Promise<SkillVersion[]> | undefined;
+    let texts: Promise<string[]> | undefined;
+    let stored: Promise<SkillFile[]> | undefined;
+    const read = () => (versions ??= store.skillVersions(skillId));
+    return async (file) => {
+      if (file.path === 'SKILL.md') {
+        texts ??= read().then((vs) => vs.map((v) => redactSkillMd(v.skillMd, redactCapture)));
+        const text = file.bytes.toString('utf8');
+        const bare = withoutVersionMarks(text);
+        for (const ours of await texts)
+          if (sameButSupport(ours, text) || sameButSupport(withoutVersionMarks(ours), bare)) return true;
+      }
+      stored ??= read().then(async (vs) =>
+        (await Promise.all(vs.map((v) => store.skillFiles(skillId, v.version)))).flat(),
+      );
+      return (await stored).some((f) => f.path === file.path && f.bytes.equals(file.bytes));
+    };
   }
 
   /**
@@ -347,6 +400,14 @@ export class SkillFiles {
     await this.changes.events();
     return result;
   }
+}
+
+/** Why a skill's folder was not written: files there that this memory did not write for it, and what to do. */
+function editedReason(skill: Skill, folder: string, paths: string[]): string {
+  if (skill.corpus === 'internal')
+    return `SKILL.md there was edited since it was exported (or was not written by this memory): left as it is; \`skills edit ${skill.name}\` keeps an edit in the memory, or \`--force\` overwrites it`;
+  const what = paths.length === 1 ? `${paths[0]} there was` : `${paths.join(', ')} there were`;
+  return `${what} edited since it was exported (or not written by this memory): left as it is; \`skills import ${folder} --force\` keeps the folder in the memory as its next version, or \`--force\` overwrites it`;
 }
 
 /** The same files, byte for byte. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { learnedByOf, metadataOf, olderDistiller } from './learned-by.js';
+import { learnedByOf, metadataOf, olderDistiller, withoutVersionMarks } from './learned-by.js';
 
 const md = (learnedBy: string, body = 'Do the thing.') =>
   `---\nname: do-thing\ndescription: Does it.\nmetadata:\n  version: 1.0.0\n  learned-by: ${learnedBy}\n---\n\n${body}\n`;
@@ -19,6 +19,20 @@ describe('learned-by', () => {
       'compile',
     );
     expect(metadataOf(md('heuristic@1'), 'cluster')).toBeNull();
+  });
+
+  it('leaves out the version and edit marks of the metadata, and nothing of the body', () => {
+    const edited = md('heuristic@1', '  version: 2 of the config\n  edited-by: a note').replace(
+      '  learned-by',
+      '  edited-by: cli\n  edited-at: "2026-01-02T00:00:00.000Z"\n  learned-by',
+    );
+    expect(withoutVersionMarks(edited)).toBe(
+      '---\nname: do-thing\ndescription: Does it.\nmetadata:\n  learned-by: heuristic@1\n---\n\n  version: 2 of the config\n  edited-by: a note\n',
+    );
+    expect(withoutVersionMarks(md('heuristic@1').replace('1.0.0', '1.1.0'))).toBe(
+      withoutVersionMarks(md('heuristic@1')),
+    );
+    expect(withoutVersionMarks('no frontmatter\n  version: 1\n')).toBe('no frontmatter\n  version: 1\n');
   });
 
   it('calls a skill outdated only when an earlier version of the same distiller, for the same model, wrote it', () => {

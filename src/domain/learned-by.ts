@@ -76,6 +76,19 @@ export function metadataOf(skillMd: string, key: keyof typeof METADATA): string 
   return m ? (m[1] ?? m[2] ?? m[3] ?? null) : null;
 }
 
+/** The metadata lines that say which version a text is and who edited it when. */
+const VERSION_MARKS = /^[ \t]+(?:version|edited-by|edited-at):.*\n/gm;
+
+/**
+ * A SKILL.md without its version marks (metadata `version`, `edited-by`, `edited-at`): the text a person kept with
+ * `skills edit` reads as the version the memory made of it, though that version says its own number and the edit.
+ */
+export function withoutVersionMarks(skillMd: string): string {
+  const end = skillMd.startsWith('---') ? skillMd.indexOf('\n---', 3) : -1;
+  if (end < 0) return skillMd;
+  return skillMd.slice(0, end + 1).replace(VERSION_MARKS, '') + skillMd.slice(end + 1);
+}
+
 function parseId(id: string): { name: string; version: number; rest: string } | null {
   const m = /^([^@\s]+)@(\d+)(.*)$/.exec(id);
   return m ? { name: m[1]!, version: Number(m[2]), rest: m[3]! } : null;

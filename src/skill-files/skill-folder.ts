@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   chmodSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -184,9 +185,41 @@ export function safeRelativePath(path: string): boolean {
 /**
  * Writes a skill folder's files under `folder`, each through a fresh temporary file renamed into place (a
  * rename replaces a planted link, never writes to its target). Refuses when the folder or any directory on a
- * file's path is a symbolic link. Returns null, or why nothing was written.
+ * file's path is a symbolic link, or a folder or special file stands where a file goes. A file already there is
+ * replaced; every other file in the folder is left as it is. Returns null, or why nothing was written.
  */
 export function writeSkillFolder(folder: string, files: SkillFile[]): string | null {
+  const refused = writeRefusal(folder, files);
+  if (refused) return refused;
+  for (const f of files) {
+    const target = resolve(folder, ...f.path.split('/'));
+    const dir = resolve(target, '..');
+    mkdirSync(dir, { recursive: true });
+    const tmp = join(dir, `.${f.path.split('/').pop()}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`);
+    writeFileSync(tmp, f.bytes, { flag: 'wx', mode: f.executable ? 0o755 : 0o644 });
+    // The mode asked of writeFileSync is cut by the umask: set it as stored.
+    chmodSync(tmp, f.executable ? 0o755 : 0o644);
+    renameSync(tmp, target);
+  }
+  return null;
+}
+
+/**
+ * The files of `files` that are already in `folder` (regular files, read byte for byte), what writing it would
+ * replace; null when writeSkillFolder would refuse the folder (it says why).
+ */
+export function filesThere(folder: string, files: SkillFile[]): SkillFile[] | null {
+  if (writeRefusal(folder, files)) return null;
+  const there: SkillFile[] = [];
+  for (const f of files) {
+    const target = join(folder, ...f.path.split('/'));
+    if (existsSync(target)) there.push({ path: f.path, bytes: readFileSync(target) });
+  }
+  return there;
+}
+
+/** Why writeSkillFolder would write nothing: a path that leaves the folder, a link on the way, a non-file in the way. */
+function writeRefusal(folder: string, files: SkillFile[]): string | null {
   for (const f of files)
     if (!safeRelativePath(f.path))
       return `refusing the stored path ${JSON.stringify(f.path)}: not a plain relative path`;
@@ -198,20 +231,14 @@ export function writeSkillFolder(folder: string, files: SkillFile[]): string | n
   for (const d of dirs) {
     const link = linkAt(d);
     if (link) return `refusing to write through the symlink ${link}`;
+    if (existsSync(d) && !lstatSync(d).isDirectory()) return `refusing to write into ${d}: it is not a folder`;
   }
   for (const f of files) {
-    const link = linkAt(join(folder, ...f.path.split('/')));
+    const target = join(folder, ...f.path.split('/'));
+    const link = linkAt(target);
     if (link) return `refusing to write through the symlink ${link}`;
-  }
-  for (const f of files) {
-    const target = resolve(folder, ...f.path.split('/'));
-    const dir = resolve(target, '..');
-    mkdirSync(dir, { recursive: true });
-    const tmp = join(dir, `.${f.path.split('/').pop()}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`);
-    writeFileSync(tmp, f.bytes, { flag: 'wx', mode: f.executable ? 0o755 : 0o644 });
-    // The mode asked of writeFileSync is cut by the umask: set it as stored.
-    chmodSync(tmp, f.executable ? 0o755 : 0o644);
-    renameSync(tmp, target);
+    if (existsSync(target) && !lstatSync(target).isFile())
+      return `refusing to replace ${target}: it is not a file (a folder or a special file)`;
   }
   return null;
 }

@@ -59,10 +59,11 @@ const SUBCOMMANDS = [
   {
     name: 'export',
     operands: '--out DIR',
-    flags: [...MEMORY_FLAGS, 'out', 'all', 'json'],
-    help: `  skills export --out DIR [--all]
+    flags: [...MEMORY_FLAGS, 'out', 'all', 'force', 'json'],
+    help: `  skills export --out DIR [--all] [--force]
                               write DIR/<name>/SKILL.md for every live learned skill; --all adds the imported
-                              ones, each written back as its whole folder, byte for byte`,
+                              ones, each written back as its whole folder, byte for byte; a file there this memory
+                              did not write (a person's edit) is left, and its skill skipped (exit 1), unless --force`,
   },
   {
     name: 'import',
@@ -301,7 +302,7 @@ async function skills(memory: Memory, args: string[], flags: Flags): Promise<num
     }
     case 'export': {
       const dir = operand;
-      const res = await memory.skills.export(dir, { includeExternal: !!flags.all });
+      const res = await memory.skills.export(dir, { includeExternal: !!flags.all, force: !!flags.force });
       if (flags.json) printJson(res);
       else {
         out(`Wrote ${res.written.length} SKILL.md file(s) under ${res.dir}`);
