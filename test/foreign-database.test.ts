@@ -17,7 +17,7 @@ import { migratePg, openPgStore } from '../src/store/postgres/pg-store.js';
 import { latestSchemaVersion } from '../src/store/sqlite/migrations.js';
 import { migrate, openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { runBuiltCli } from './support/built-cli.js';
-import { startPgServer, type PgServer } from './support/pg-server.js';
+import { pgRows as sql, startPgServer, type PgServer } from './support/pg-server.js';
 import { SAMPLE } from './support/surfaces.js';
 
 let dir: string;
@@ -235,16 +235,6 @@ describe('a PostgreSQL schema shared with an application', () => {
   beforeAll(async () => {
     server = await startPgServer();
   }, 120_000);
-
-  async function sql<T = Record<string, unknown>>(url: string, text: string): Promise<T[]> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query(text)).rows as T[];
-    } finally {
-      await client.end();
-    }
-  }
 
   const publicTables = async (url: string) =>
     (

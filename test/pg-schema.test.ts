@@ -5,10 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBuiltCli } from './support/built-cli.js';
-import { startPgServer, type PgServer } from './support/pg-server.js';
+import { pgRows as sql, startPgServer, type PgServer } from './support/pg-server.js';
 import { SAMPLE } from './support/surfaces.js';
 
 let dir: string;
@@ -31,16 +30,6 @@ function cli(args: string[], env: Record<string, string> = {}) {
     env: { HOME: dir, XDG_CACHE_HOME: join(dir, '.cache'), XDG_DATA_HOME: join(dir, '.local', 'share'), ...env },
     unset: ['SKILLSMITH_TOKEN', 'PGOPTIONS', 'PGSSLMODE'],
   });
-}
-
-async function sql<T = Record<string, unknown>>(url: string, text: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows as T[];
-  } finally {
-    await client.end();
-  }
 }
 
 /** An application's database: its own table in public, and an empty schema `skillsmith`. */

@@ -331,3 +331,14 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
     },
   };
 }
+
+/** The rows one SQL text answers at `url`, over a connection of its own (a test's setup and checks). */
+export async function pgRows<T = Record<string, unknown>>(url: string, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}

@@ -163,24 +163,11 @@ export function openCurrentSqliteStore(
  * null when the file cannot be read that way or holds no memory (opening it then says why).
  */
 export function sqliteSchemaVersion(path: string): number | null {
-  let db: Database.Database;
-  try {
-    // A file this account may only read is read as it may be, creating nothing beside it. Otherwise opened for
-    // writing, and nothing written: its last close removes the -wal and -shm files a read-only one leaves.
-    db = cannotWrite(path) ? new ReadOnlyFile(path).db : newDatabase(fileName(path), { fileMustExist: true });
-  } catch {
-    return null;
-  }
-  try {
-    db.pragma('busy_timeout = 5000');
+  return readUnchanged(path, (db) => {
     if (foreignTables(db)) return null;
     const v = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as Row).v;
     return typeof v === 'number' ? v : null;
-  } catch {
-    return null;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 /**
@@ -188,6 +175,18 @@ export function sqliteSchemaVersion(path: string): number | null {
  * another program (foreign-database.ts), else null (also when the file cannot be read: opening it says why).
  */
 export function sqliteForeignDatabase(path: string): ConfigError | null {
+  return readUnchanged(path, (db) => {
+    const tables = foreignTables(db);
+    return tables ? foreignDatabaseError(path, tables) : null;
+  });
+}
+
+/**
+ * What `read` finds in the SQLite file at `path`, changing nothing: null when the file cannot be opened or read.
+ * A file this account may only read is read as it may be, creating nothing beside it. Otherwise opened for writing,
+ * and nothing written: its last close removes the -wal and -shm files a read-only one leaves.
+ */
+function readUnchanged<T>(path: string, read: (db: Database.Database) => T | null): T | null {
   let db: Database.Database;
   try {
     db = cannotWrite(path) ? new ReadOnlyFile(path).db : newDatabase(fileName(path), { fileMustExist: true });
@@ -196,8 +195,7 @@ export function sqliteForeignDatabase(path: string): ConfigError | null {
   }
   try {
     db.pragma('busy_timeout = 5000');
-    const tables = foreignTables(db);
-    return tables ? foreignDatabaseError(path, tables) : null;
+    return read(db);
   } catch {
     return null;
   } finally {
