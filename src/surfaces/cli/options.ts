@@ -54,6 +54,9 @@ const options = {
   // sessions forget
   'older-than': { type: 'string' },
   before: { type: 'string' },
+  // hooks install|uninstall
+  agent: { type: 'string' },
+  project: { type: 'boolean' },
   'log-level': { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },

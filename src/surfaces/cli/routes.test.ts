@@ -75,7 +75,7 @@ describe('the CLI routing table', () => {
     expect(commands.find((c) => c.name === 'migrate')!.flags).not.toContain('db');
   });
 
-  it('only the evaluation answers --help itself; it, the servers, ingest and learn (which check their paths first) open what they need', async () => {
+  it('only the evaluation answers --help itself; it, the servers, ingest and learn (which check their paths first) and hooks (which opens none) open what they need', async () => {
     const commands = await Promise.all(ROUTES.map(async (r) => (await r.load()).command));
     expect(commands.filter((c) => c.ownHelp).map((c) => c.name)).toEqual(['eval']);
     expect(
@@ -83,7 +83,7 @@ describe('the CLI routing table', () => {
         .filter((c) => c.opens === 'self')
         .map((c) => c.name)
         .sort(),
-    ).toEqual(['doctor', 'eval', 'ingest', 'learn', 'mcp', 'migrate', 'reembed', 'serve']);
+    ).toEqual(['doctor', 'eval', 'hooks', 'ingest', 'learn', 'mcp', 'migrate', 'reembed', 'serve']);
   });
 });
 
@@ -97,7 +97,7 @@ describe("the CLI's subcommands", () => {
     const commands = await loadAll();
     // A command that asks for a subcommand has its table (else each would take every flag of the others).
     const asking = commands.filter((c) => /needs a subcommand/.test(c.usage?.([], {}) ?? ''));
-    expect(asking.map((c) => c.name).sort()).toEqual(['facts', 'sessions', 'skills']);
+    expect(asking.map((c) => c.name).sort()).toEqual(['facts', 'hooks', 'sessions', 'skills']);
     for (const c of commands) expect(!!c.subcommands, c.name).toBe(asking.includes(c));
     for (const c of asking) {
       const subs = c.subcommands!;
@@ -109,8 +109,8 @@ describe("the CLI's subcommands", () => {
           where,
         ).toEqual([]);
         expect(new Set(sub.flags).size, where).toBe(sub.flags.length);
-        // Every one opens the memory of --db.
-        for (const f of MEMORY_FLAGS) expect(sub.flags, where).toContain(f);
+        // Every one of a command that opens the memory of --db takes the flags that name it.
+        if (c.opens === 'memory') for (const f of MEMORY_FLAGS) expect(sub.flags, where).toContain(f);
         // Its lines are among its command's, as `skillsmith --help` shows them.
         expect(c.help, where).toContain(sub.help);
         expect(sub.help.trimStart().startsWith(`${c.name} `), where).toBe(true);
@@ -152,6 +152,7 @@ describe('the flags each subcommand reads', () => {
     await memory.synthesize();
   });
   afterAll(async () => {
+    vi.unstubAllEnvs();
     await memory?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -210,6 +211,17 @@ describe('the flags each subcommand reads', () => {
     facts: {
       add: async () => ({ args: ['add', 'refunds go to the original payment method'] }),
       list: async () => ({ args: ['list'] }),
+    },
+    // In a HOME of its own: the settings file it writes is under it.
+    hooks: {
+      install: async () => {
+        vi.stubEnv('HOME', join(dir, 'home'));
+        return { args: ['install'], flags: { agent: 'gemini', project: false, tools: 'get_order', json: true } };
+      },
+      uninstall: async () => {
+        vi.stubEnv('HOME', join(dir, 'home'));
+        return { args: ['uninstall'], flags: { agent: 'gemini', project: false, 'dry-run': true, json: false } };
+      },
     },
   };
 

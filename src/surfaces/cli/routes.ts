@@ -18,6 +18,7 @@ export const ROUTES: readonly { name: string; load: () => Promise<{ command: Com
   { name: 'sessions', load: () => import('./commands/sessions.js') },
   { name: 'serve', load: () => import('./commands/serve.js') },
   { name: 'mcp', load: () => import('./commands/mcp.js') },
+  { name: 'hooks', load: () => import('./commands/hooks.js') },
   { name: 'doctor', load: () => import('./commands/doctor.js') },
   { name: 'reembed', load: () => import('./commands/reembed.js') },
   { name: 'migrate', load: () => import('./commands/migrate.js') },
