@@ -62,6 +62,9 @@ const FINGERPRINTS: Record<string, string> = {
   // A step that runs a command is said in the description by the command (runs git diff, npm run lint), no longer by
   // words its arguments gave it (`git diff --stat package.json` was "looks up json").
   'heuristic@23': '0a1f6facfadf53d0',
+  // A hand-off to a person that most successful sessions ended with after the fix is the procedure's last step (the
+  // goal stays the fix): tau's fix-phone-service resumes the line, then transfers when service is still out.
+  'heuristic@24': 'a254ef35abcecec4',
 };
 
 const MULTILINGUAL = new URL('./fixtures/multilingual/sessions.jsonl', import.meta.url).pathname;

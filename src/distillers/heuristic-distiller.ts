@@ -34,7 +34,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@23';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@24';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure

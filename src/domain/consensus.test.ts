@@ -151,7 +151,7 @@ describe('buildConsensus', () => {
     expect(buildConsensus(spans, rules).steps.map((s) => s.tool)).toEqual(['find_user', 'get_order', 'cancel_order']);
   });
 
-  it("ends the path at the state-changing call: later lookups and hand-offs go, and one session's extra write", () => {
+  it("ends the path at the state-changing call: later lookups go, and one session's extra write", () => {
     const spans = ['a', 'b', 'c'].map((id, i) =>
       span(id, [
         call(0, 'find_user'),
@@ -161,12 +161,38 @@ describe('buildConsensus', () => {
           ? [call(3, 'modify_pending_order_items'), call(4, 'cancel_pending_order', {}, '{"status": "cancelled"}')]
           : []),
         call(5, 'get_product_details'),
-        call(6, 'transfer_to_human_agents'),
+        // One session of three hands the user on at the end: a side trip, not the procedure.
+        ...(i === 1 ? [call(6, 'transfer_to_human_agents')] : []),
       ]),
     );
     const c = buildConsensus(spans, rules);
     expect(c.steps.map((s) => s.tool)).toEqual(['find_user', 'get_order_details', 'cancel_pending_order']);
     expect(c.goal).toEqual({ tool: 'cancel_pending_order', shows: [{ path: 'status', value: 'cancelled' }] });
+  });
+
+  it('keeps the hand-off most sessions ended with after the fix, but the goal stays the fix', () => {
+    const spans = ['a', 'b', 'c', 'd'].map((id, i) =>
+      span(id, [
+        call(0, 'get_customer_by_phone'),
+        call(1, 'resume_line', {}, '{"status": "active"}'),
+        call(2, 'get_details_by_id'),
+        ...(i < 3 ? [call(3, 'transfer_to_human_agents', {}, 'Transfer successful')] : []),
+      ]),
+    );
+    const c = buildConsensus(spans, rules);
+    // The look-up between the fix and the hand-off is not a step; the hand-off three of four took is.
+    expect(c.steps.map((s) => s.tool)).toEqual(['get_customer_by_phone', 'resume_line', 'transfer_to_human_agents']);
+    expect(c.steps[2].support).toBe(0.75);
+    expect(c.goal).toEqual({ tool: 'resume_line', shows: [{ path: 'status', value: 'active' }] });
+    // Two of five ending so is how those runs went, not a step to take.
+    const some = ['a', 'b', 'c', 'd', 'e'].map((id, i) =>
+      span(id, [
+        call(0, 'get_customer_by_phone'),
+        call(1, 'resume_line', {}, '{"status": "active"}'),
+        ...(i < 2 ? [call(2, 'transfer_to_human_agents', {}, 'Transfer successful')] : []),
+      ]),
+    );
+    expect(buildConsensus(some, rules).steps.map((s) => s.tool)).toEqual(['get_customer_by_phone', 'resume_line']);
   });
 
   it('drops steps seen in fewer sessions than conditionalSupport', () => {

@@ -1,6 +1,6 @@
 import { categoricalFields, separatingCondition } from './branches.js';
 import { commandOf, constantOutput, representativeCommand, stepKey } from './commands.js';
-import { constantFields, goalStep, mainPathLength } from './main-path.js';
+import { constantFields, goalStep, mainPathIndices } from './main-path.js';
 import { argumentHolders, type Leaf, sourceKey, type ValueSource } from './result-values.js';
 import { lcsAlignment, sequenceF1 } from './sequence.js';
 import { holdsPersonalData } from './personal-data.js';
@@ -100,7 +100,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   if (spans.length === 0) throw new InputError('buildConsensus: a consensus needs at least one span, got none');
   const whole = rules.path === 'whole';
   const full = spans.map(groups);
-  const grouped = whole ? full : full.map((g) => g.slice(0, mainPathLength(g.map((x) => x.tool))));
+  const grouped = whole ? full : full.map((g) => mainPathIndices(g.map((x) => x.tool)).map((i) => g[i]));
   const seqs = grouped.map((g) => g.map((x) => x.key));
   const n = spans.length;
   // Where each argument value came from: read from every result of every span, so only for a procedure to write.
@@ -168,7 +168,14 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   }
   slots.sort((a, b) => a.key - b.key || a.step.localeCompare(b.step));
 
-  const kept = slots.filter((s) => s.support >= rules.conditionalSupport);
+  // A hand-off after the fix is the procedure's end only where most sessions ended so: one that some took is how
+  // those runs went, not a step to take.
+  const lastAct = slots.reduce((at, s, i) => (roleOf(s.tool) === 'action' ? i : at), -1);
+  const kept = slots.filter(
+    (s, i) =>
+      s.support >= rules.conditionalSupport &&
+      !(!whole && lastAct >= 0 && i > lastAct && roleOf(s.tool) === 'handoff' && s.support < rules.requiredSupport),
+  );
   // Never drop below the steps the spans agree on; if nothing reaches the bar, the medoid path is the procedure.
   const chosen =
     kept.length > 0
@@ -245,7 +252,7 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
     chosen.map((slot) => slot.step),
   );
   const goalTool = whole ? null : (goalStep(collapsed)?.tool ?? null);
-  // What the goal call's results showed, in the sessions whose main path ends at it.
+  // What the goal call's results showed, in the sessions whose main path ends at it (a hand-off after it aside).
   const goal = goalTool
     ? {
         tool: goalTool,
@@ -253,7 +260,8 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
           ? []
           : constantFields(
               grouped.flatMap((g) => {
-                const last = g[g.length - 1];
+                const own = roleOf(g[g.length - 1]?.tool ?? '') === 'handoff' ? g.slice(0, -1) : g;
+                const last = own[own.length - 1];
                 return last?.tool === goalTool ? [last.calls[last.calls.length - 1].result] : [];
               }),
             ),

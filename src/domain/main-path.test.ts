@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { constantFields, goalStep, mainPathLength } from './main-path.js';
+import { constantFields, goalStep, mainPathIndices, mainPathLength } from './main-path.js';
 
 describe('the main path', () => {
   it('ends at the last state-changing call, or keeps everything when nothing changed anything', () => {
@@ -16,6 +16,13 @@ describe('the main path', () => {
     expect(mainPathLength(['Read', 'Edit', 'Read', 'Bash', 'Read'])).toBe(4);
     expect(mainPathLength(['Grep', 'Edit', 'Read'])).toBe(2);
     expect(mainPathLength(['get_order', 'cancel_order', 'exec_command', 'transfer_to_human_agents'])).toBe(3);
+  });
+
+  it('keeps a hand-off that ended the session after the fix, without the look-ups between', () => {
+    expect(mainPathIndices(['get_line', 'resume_line', 'get_line', 'transfer_to_human_agents'])).toEqual([0, 1, 3]);
+    expect(mainPathIndices(['get_line', 'resume_line', 'transfer_to_human_agents', 'get_line'])).toEqual([0, 1]);
+    expect(mainPathIndices(['get_x', 'transfer_to_human_agents'])).toEqual([0, 1]);
+    expect(mainPathIndices(['get_order', 'cancel_order', 'get_order'])).toEqual([0, 1]);
   });
 
   it('names the last required state-changing step as the goal', () => {

@@ -22,6 +22,21 @@ export function mainPathLength(seq: readonly string[]): number {
   return seq.length;
 }
 
+/**
+ * The steps of a session's main path, by index: those up to its goal (mainPathLength), and a hand-off to a person
+ * that ended the session after it (the lookups between are left out). Whether a procedure keeps that hand-off is
+ * for the sessions to decide: where most successful runs of a task ended by handing the user on after the fix
+ * (a line resumed, then a transfer when service did not come back), an agent that stops at the fix has not done
+ * what they did; where one run did, the consensus drops it as a side trip.
+ */
+export function mainPathIndices(seq: readonly string[]): number[] {
+  const length = mainPathLength(seq);
+  const out = Array.from({ length }, (_, i) => i);
+  const last = seq.length - 1;
+  if (last >= length && roleOf(seq[last]) === 'handoff') out.push(last);
+  return out;
+}
+
 /** The call a procedure's main path ends at: its last state-changing step, preferring a required one. */
 export function goalStep<T extends { tool: string; conditional: boolean }>(steps: readonly T[]): T | null {
   const acting = steps.filter((s) => roleOf(s.tool) === 'action');
