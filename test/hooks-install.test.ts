@@ -229,6 +229,12 @@ describe('skillsmith hooks install', () => {
     expect(dry.stdout).toContain('would add');
     expect(dry.stdout).toContain('"SessionEnd"');
     expect(existsSync(join(s.home, '.claude'))).toBe(false);
+    // Taking out hooks that are not there would change nothing, and says so rather than print an empty object.
+    const none = cli(['hooks', 'uninstall', '--dry-run'], s);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toContain("none of Skillsmith's hooks are there");
+    expect(none.stdout).toContain('Nothing would change');
+    expect(none.stdout).not.toContain('{}');
     const dryJson = JSON.parse(cli(['hooks', 'install', '--dry-run', '--json', '--agent', 'gemini'], s).stdout);
     expect(dryJson).toMatchObject({ agent: 'gemini', dryRun: true, written: false });
     expect(dryJson.added).toHaveLength(2);

@@ -253,7 +253,9 @@ function report(
   ];
   if (lines.length) out(lines.join('\n'));
   else out("  none of Skillsmith's hooks are there");
-  if (dryRun) {
+  const changes = plan.added.length + plan.replaced.length + plan.removed.length;
+  if (dryRun && changes === 0) out('Nothing would change: the file would be left as it was.');
+  else if (dryRun) {
     const hooks = (plan.settings as { hooks?: unknown }).hooks;
     out(`Nothing written. The file's "hooks" would be:\n${JSON.stringify(hooks ?? {}, null, 2)}`);
   } else if (!written) out('Nothing to change: the file is left as it was.');
