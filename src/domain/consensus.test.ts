@@ -298,6 +298,36 @@ describe('buildConsensus', () => {
     ]);
   });
 
+  it("takes the bill from the bills when the customer's list of bill ids held it first, and no lookup's echo", () => {
+    // The customer record lists its bills' ids; the agent picked the overdue one from the bills. Both hold the value
+    // in every session: the field named as the argument (a bill's `bill_id`) says where it was chosen, a list of ids
+    // does not. The bill lookup echoes the customer id it was given: no origin of it.
+    const spans = ['1', '2', '3'].map((k) =>
+      span(`s${k}`, [
+        call(0, 'find_customer', { name: `Ann ${k}` }, `C100${k}`),
+        call(
+          1,
+          'get_customer_by_phone',
+          { phone_number: `555-01${k}0` },
+          `{"customer_id": "C100${k}", "bill_ids": ["B300${k}", "B400${k}"]}`,
+        ),
+        call(
+          2,
+          'get_bills_for_customer',
+          { customer_id: `C100${k}` },
+          `[{"bill_id": "B300${k}", "customer_id": "C100${k}", "status": "overdue"}]`,
+        ),
+        call(3, 'send_payment_request', { customer_id: `C100${k}`, bill_id: `B300${k}` }, '{"status": "sent"}'),
+      ]),
+    );
+    const pay = buildConsensus(spans, rules).steps[3];
+    expect(pay.sources).toEqual([
+      { arg: 'bill_id', from: 'result', tool: 'get_bills_for_customer', path: '[].bill_id' },
+      // A lookup that answers the id itself is named as well as any field: the first of them stays the source.
+      { arg: 'customer_id', from: 'result', tool: 'find_customer', path: '' },
+    ]);
+  });
+
   it('takes the source every session had over one that held the value in some sessions first', () => {
     // WorkBench: the recipient's address is in the search results when an earlier email went to them (two
     // sessions of three), and always in the directory lookup that comes after.

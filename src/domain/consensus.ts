@@ -270,6 +270,17 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   return { steps: collapsed, medoidSessionId: spans[medoid].sessionId, goal };
 }
 
+/**
+ * 1 when a source's field has the argument's name (`bills[].bill_id` for `bill_id`) or is the whole result (a lookup
+ * that answers the id itself), else 0 (`bill_ids[]`, a list of ids).
+ */
+function namedAs(source: ValueSource, arg: string): number {
+  if (source === 'user') return 0;
+  if (source.path === '') return 1;
+  const field = source.path.split('.').pop() ?? '';
+  return field.replace(/\[\]$/, '') === arg ? 1 : 0;
+}
+
 /** The result of the last call that worked, if any did. */
 function lastResult(calls: readonly ToolCall[]): string[] {
   for (let i = calls.length - 1; i >= 0; i--) if (calls[i].ok !== false) return [calls[i].result ?? ''];
@@ -499,8 +510,14 @@ function argumentRoles(
     .sort();
   const sources: ArgumentSource[] = [];
   for (const [arg, m] of [...votes.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
+    // Of places that held the value equally often, the field named as the argument is (`bills[].bill_id` over the
+    // customer's list `bill_ids[]`: the bill was picked from the bills), then the first to hold it.
     const [best] = [...m.values()].sort(
-      (a, b) => b.n - a.n || a.ranks - b.ranks || sourceKey(a.source).localeCompare(sourceKey(b.source)),
+      (a, b) =>
+        b.n - a.n ||
+        namedAs(b.source, arg) - namedAs(a.source, arg) ||
+        a.ranks - b.ranks ||
+        sourceKey(a.source).localeCompare(sourceKey(b.source)),
     );
     // The usual case, not a coincidence in one session.
     if (best.n * 2 <= (passed.get(arg) ?? 0)) continue;

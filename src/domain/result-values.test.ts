@@ -171,6 +171,16 @@ describe('resultLeaves', () => {
     expect(argumentHolders(calls).get(3)!.get('query')).toEqual(['user']);
   });
 
+  it('never counts a result that repeats what its call was given as a place the value came from', () => {
+    const calls = [
+      call(0, 'get_user_details', { user_id: 'ann_1' }, '{"orders": ["#W1234567", "#W7654321"]}'),
+      call(1, 'get_order_details', { order_id: '#W1234567' }, '{"order_id": "#W1234567", "user_id": "ann_1"}'),
+      call(2, 'cancel_pending_order', { order_id: '#W1234567' }, '{"status": "cancelled"}'),
+    ];
+    // The order came from the user's orders; the order lookup only says back the id it was asked for.
+    expect(argumentHolders(calls).get(2)!.get('order_id')).toEqual([{ tool: 'get_user_details', path: 'orders[]' }]);
+  });
+
   it('traces a path to the line of a plain-text listing that held it (the files a search found)', () => {
     const found = 'Found 2 files\n/repo/src/customers/store.ts\n/repo/src/api/routes.ts';
     const calls = [

@@ -444,6 +444,8 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
     const whole = !isCut(call.result);
     if (!whole) cut = true;
     let fields: Map<string, Set<string>> | undefined;
+    // The values this call was given: a result that repeats one (the order a lookup was asked for) is no origin.
+    const given = new Set(Object.values(call.args ?? {}).flatMap(argValues));
     for (const leaf of valueLeaves(call.result)) {
       if (isMarker(leaf.value)) {
         fields ??= new Map();
@@ -454,8 +456,13 @@ function holdersOf(calls: readonly ToolCall[], request: string): Map<number, Map
       const holders = seen.get(leaf.value);
       const source: ValueSource = { tool: call.tool, path: leaf.path };
       if (holders === undefined) seen.set(leaf.value, [source]);
-      // A value the user gave first stays theirs; a result that echoes it is no origin.
-      else if (holders && holders[0] !== 'user' && !holders.some((h) => sourceKey(h) === sourceKey(source))) {
+      // A value the user gave first stays theirs; a result that echoes it, or what the call was given, is no origin.
+      else if (
+        holders &&
+        holders[0] !== 'user' &&
+        !given.has(leaf.value) &&
+        !holders.some((h) => sourceKey(h) === sourceKey(source))
+      ) {
         holders.push(source);
       }
     }
