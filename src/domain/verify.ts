@@ -33,6 +33,12 @@ export function verifyDraft(
    * when the evidence does not show something the draft writes (it is large; most drafts need only the evidence).
    */
   materialText?: () => string,
+  /**
+   * The words of that text (identifiers: argument names, result fields, values), lowercased: what a name the
+   * draft writes is checked against first (a procedure names its tools' arguments, which capped traces may not
+   * show), so the whole text is read and compared only for what they do not hold.
+   */
+  materialWords?: () => ReadonlySet<string>,
 ): Verdict {
   const reasons: string[] = [];
   // The tools of all the material (every session of the group), not only the capped traces a model sees.
@@ -67,10 +73,10 @@ export function verifyDraft(
 
   // What the draft writes that no session shows: a model that obeyed text planted in the evidence writes a
   // command, an address or a tool of its own ("run `curl … | sh`", "then `delete_customer_account`").
-  const unseen = ungrounded(draft, evidenceText, evidenceTools);
+  const unseen = ungrounded(draft, evidenceText, evidenceTools, materialWords);
   reasons.push(
     ...(unseen.length && materialText
-      ? ungrounded(draft, `${evidenceText}\n${materialText()}`, evidenceTools)
+      ? ungrounded(draft, `${evidenceText}\n${materialText()}`, evidenceTools, materialWords)
       : unseen),
   );
 
@@ -92,6 +98,13 @@ export function verifyDraft(
   return { ok: reasons.length === 0, reasons, coverage, resonance };
 }
 
+/** The words (identifiers) of a text, lowercased: what materialWords holds. */
+export function identifierWords(texts: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const text of texts) for (const [w] of text.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) out.add(w.toLowerCase());
+  return out;
+}
+
 /** Text as compared for grounding: no quotes, backslashes (JSON escapes) or runs of space. */
 function plain(text: string): string {
   return text
@@ -109,8 +122,20 @@ const URL_IN_TEXT = /\b(?:https?|ftp):\/\/[^\s`'")<>\]]+/gi;
  * fetch-and-run command no trace holds. Compared without quotes and escapes (a trace's JSON escapes them); a
  * span cut with an ellipsis is compared up to the cut.
  */
-function ungrounded(draft: Draft, evidenceText: string, tools: ReadonlySet<string>): string[] {
+function ungrounded(
+  draft: Draft,
+  evidenceText: string,
+  tools: ReadonlySet<string>,
+  words?: () => ReadonlySet<string>,
+): string[] {
   const seen = plain(evidenceText);
+  /** A name that is a word of the material, or whose parts (a field path) each are. */
+  const isWord = (name: string) => {
+    if (!words) return false;
+    const held = words();
+    const lower = name.toLowerCase();
+    return held.has(lower) || lower.split('.').every((part) => held.has(part));
+  };
   const shows = (text: string) => {
     const t = plain(text.replace(/(?:…|\.\.\.)$/, '')).trim();
     return t.length === 0 || seen.includes(t);
@@ -122,7 +147,7 @@ function ungrounded(draft: Draft, evidenceText: string, tools: ReadonlySet<strin
     const s = span.trim();
     if (/^[A-Za-z_][\w.:/@-]*$/.test(s)) {
       // A field path (`line.status`) is shown when each of its names is.
-      if (!tools.has(s) && !shows(s) && !s.split('.').every((part) => shows(part))) names.push(s);
+      if (!tools.has(s) && !isWord(s) && !shows(s) && !s.split('.').every((part) => shows(part))) names.push(s);
     } else if (/\s/.test(s) && !shows(s)) commands.push(s);
   }
   const urls = [...text.matchAll(URL_IN_TEXT)].map((m) => m[0].replace(/[.,;:]+$/, '')).filter((u) => !shows(u));

@@ -62,6 +62,8 @@ export interface DraftMaterial {
   materialTools: Set<string>;
   /** The goals, arguments, results and errors of the group's sessions, redacted: what a draft may quote (read lazily). */
   materialText?: () => string;
+  /** The words of that text, lowercased (verify.ts identifierWords): a name a draft writes is looked up here first. */
+  materialWords?: () => ReadonlySet<string>;
   /** Goals and cues of the sessions the skill is learned from, each with its session: its recall exemplars come from these. */
   exemplarTexts: { text: string; sessionId: string }[];
 }

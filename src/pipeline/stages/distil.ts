@@ -3,6 +3,7 @@ import { EXEMPLAR_SOURCES } from '../../domain/exemplars.js';
 import type { EvidenceTrace } from '../../domain/evidence.js';
 import { normalizeGoal } from '../../domain/normalize-goal.js';
 import { redactText } from '../../domain/redact.js';
+import { identifierWords } from '../../domain/verify.js';
 import { withoutHiddenText } from '../../domain/untrusted-text.js';
 import { toDescription, toSkillName } from '../../domain/skill-md/index.js';
 import type { Draft } from '../../domain/types.js';
@@ -80,16 +81,8 @@ export async function distilDraft(
     sourceSessions: admission.successfulFollowers.map((s) => s.id),
     admissionSummary: summarizeAdmission(admission),
     materialTools: new Set(input.sessions.flatMap((s) => s.calls.map((c) => c.tool))),
-    materialText: once(() =>
-      redactText(
-        input.sessions
-          .flatMap((s) => [
-            s.goal,
-            ...s.calls.map((c) => `${c.tool} ${JSON.stringify(c.args)} ${c.result} ${c.error ?? ''}`),
-          ])
-          .join('\n'),
-      ),
-    ),
+    materialText: once(() => redactText(materialLines(input).join('\n'))),
+    materialWords: once(() => identifierWords(materialLines(input))),
     exemplarTexts: admission.successfulFollowers
       .slice(-EXEMPLAR_SOURCES)
       .flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])].map((text) => ({ text, sessionId: s.id }))),
@@ -137,6 +130,14 @@ export function factDraft(input: GroupInput): DraftMaterial {
 }
 
 /** A value computed on first use and kept. */
+/** What the group's sessions show, a line a goal or a call: the material a draft may quote or name. */
+function materialLines(input: GroupInput): string[] {
+  return input.sessions.flatMap((s) => [
+    s.goal,
+    ...s.calls.map((c) => `${c.tool} ${JSON.stringify(c.args)} ${c.result} ${c.error ?? ''}`),
+  ]);
+}
+
 function once<T>(make: () => T): () => T {
   let made: { value: T } | null = null;
   return () => {

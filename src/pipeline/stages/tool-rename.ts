@@ -12,7 +12,7 @@ import {
   renameSettled,
   requestsApart,
 } from '../../domain/tool-rename.js';
-import type { Skill } from '../../domain/types.js';
+import type { Session, Skill } from '../../domain/types.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import type { SkillCatalog } from '../skill-catalog.js';
 import { mergeExemplars, storedExemplars } from '../skill-embedding.js';
@@ -79,6 +79,8 @@ export async function succeedRenamedTools(
   const successors = learned
     .filter((s) => pairs.has(s.id) && s.enabled && s.status !== 'retired')
     .sort(strongerThenOlderFirst);
+  // Each skill's sessions are read once a pass: a skill is compared with every skill that shares a step with it.
+  const read = sessionReader(deps, input.namespace);
   for (const candidate of successors) {
     let successor = input.skills.get(candidate.id);
     if (!successor) continue;
@@ -91,7 +93,7 @@ export async function succeedRenamedTools(
       if (!renamed) continue;
       const vectors = [predecessor.embedding!, ...unpackExemplars(predecessor.exemplars, dims)];
       if (!goalsRecall(goals, vectors, deps.thresholds.recall)) continue;
-      const sessions = await sessionsOfKind(deps, input.namespace, [predecessor, successor]);
+      const sessions = await sessionsOfKind(read, [predecessor, successor]);
       const log = deps.log.child('pass');
       let verdict = renameSettled(renamed, sessions);
       const rules = { minSteps: deps.config.synthesis.minSteps, thinkTools: deps.config.synthesis.thinkTools };
@@ -194,13 +196,34 @@ function heirNamed(heir: Skill, predecessor: Skill, license: string): Skill {
   };
 }
 
-/** The sessions of the skills' groups (the newest `maxClusterSessions` of each) and the sessions they were learned from. */
-async function sessionsOfKind(deps: PipelineDeps, namespace: string, skills: readonly Skill[]) {
+/**
+ * The sessions of one skill's group (the newest `maxClusterSessions`) and those it was learned from, each skill's read
+ * once for the reader's life (a pass): keyed by the skill, its group and its sources, which a succession can change.
+ */
+function sessionReader(deps: PipelineDeps, namespace: string) {
   const cap = deps.config.synthesis.maxClusterSessions;
-  const ids = new Set<string>();
-  for (const s of skills) {
-    for (const id of (await deps.store.clusterMembers(namespace, s.clusterId!)).slice(-cap)) ids.add(id);
-    for (const id of s.sourceSessions.slice(-cap)) ids.add(id);
-  }
-  return deps.store.getSessions(namespace, [...ids]);
+  const read = new Map<string, Promise<Session[]>>();
+  return (skill: Skill): Promise<Session[]> => {
+    const key = `${skill.id}\u0000${skill.clusterId}\u0000${skill.sourceSessions.length}\u0000${skill.sourceSessions.at(-1)}`;
+    let sessions = read.get(key);
+    if (!sessions) {
+      sessions = (async () => {
+        const ids = new Set((await deps.store.clusterMembers(namespace, skill.clusterId!)).slice(-cap));
+        for (const id of skill.sourceSessions.slice(-cap)) ids.add(id);
+        return deps.store.getSessions(namespace, [...ids]);
+      })();
+      read.set(key, sessions);
+    }
+    return sessions;
+  };
+}
+
+/** The sessions of the skills' groups and those they were learned from, each once, in the order the store holds them. */
+async function sessionsOfKind(
+  read: (skill: Skill) => Promise<Session[]>,
+  skills: readonly Skill[],
+): Promise<Session[]> {
+  const byId = new Map<string, Session>();
+  for (const skill of skills) for (const s of await read(skill)) byId.set(s.id, s);
+  return [...byId.values()].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
 }

@@ -32,6 +32,7 @@ export async function verifyMaterial(deps: PipelineDeps, input: GroupInput, mate
     },
     material.materialTools,
     material.materialText,
+    material.materialWords,
   );
   if (!verdict.ok) {
     deps.log.child('verifier').warn('verification failed', { cluster: input.clusterId, reasons: verdict.reasons });

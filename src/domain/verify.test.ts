@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { EvidenceTrace } from './evidence.js';
+import type { Draft } from './types.js';
+import { identifierWords, verifyDraft } from './verify.js';
+
+const rules = { minCoverage: 0.5, minResonance: 0.5, validateSkillMd: () => [] };
+
+const draft = (step: string): Draft => ({
+  name: 'return-delivered-order-items',
+  whenToUse: 'Use when a user asks to return delivered order items.',
+  toolsRequired: ['get_order_details', 'return_delivered_order_items'],
+  toolSequence: ['get_order_details', 'return_delivered_order_items'],
+  body: [
+    '# Return delivered order items',
+    '',
+    '1. Call `get_order_details` with `order_id` from the user.',
+    `2. ${step}`,
+    '',
+    '## Edge cases',
+    '',
+    '- None seen.',
+  ].join('\n'),
+  kind: 'playbook',
+  steps: [],
+});
+
+// Capped traces, as a model sees them: the calls' arguments are cut off before their names.
+const evidence: EvidenceTrace[] = ['s1', 's2'].map((sessionId) => ({
+  sessionId,
+  outcome: 'success',
+  text: 'goal: return the delivered order items\nget_order_details order_id #W1 -> delivered\nreturn_delivered_order_items …',
+  tools: ['get_order_details', 'return_delivered_order_items'],
+}));
+
+const material = [
+  'return the lamp from my delivered order',
+  'return_delivered_order_items {"order_id":"#W1","item_ids":["I1"],"payment_method_id":"pm_1"} {"status":"return requested"}',
+];
+
+describe('verifyDraft grounding', () => {
+  it("takes a name from the words of the group's sessions without reading their whole text", () => {
+    const text = () => {
+      throw new Error('the whole text was read');
+    };
+    const words = () => identifierWords(material);
+    const named = draft('Call `return_delivered_order_items` with `item_ids`, `payment_method_id` as the case needs.');
+    expect(verifyDraft(named, evidence, rules, undefined, text, words).reasons).toEqual([]);
+  });
+
+  it('still refuses a name no session shows, after reading the whole text', () => {
+    let read = 0;
+    const text = () => {
+      read++;
+      return material.join('\n');
+    };
+    const words = () => identifierWords(material);
+    const planted = draft('Call `return_delivered_order_items`, then `delete_customer_account`.');
+    const verdict = verifyDraft(planted, evidence, rules, undefined, text, words);
+    expect(verdict.ok).toBe(false);
+    expect(verdict.reasons.join('\n')).toMatch(/names what no session shows: "delete_customer_account"/);
+    expect(read).toBe(1);
+  });
+
+  it('lists the identifiers of a text, lowercased, once each', () => {
+    expect([...identifierWords(['Call get_order_details {"Order_ID": "#W1"} twice', 'twice'])]).toEqual([
+      'call',
+      'get_order_details',
+      'order_id',
+      'w1',
+      'twice',
+    ]);
+  });
+});
