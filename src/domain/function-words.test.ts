@@ -15,6 +15,11 @@ describe('function words of German, French, Spanish and Portuguese', () => {
     expect(languagesOf(words('¿Cuál es la capital de Australia?'))).toContain('es');
     expect(languagesOf(words('Anula mi pedido, por favor.'))).toContain('es');
     expect(languagesOf(words('Consulte o tempo em Faro e envie a previsão ao Pedro.'))).toEqual(['pt']);
+    // Words that mark several languages count for each (a lone marker counts when no English word stands against
+    // it), in the order the languages are listed.
+    expect(languagesOf(words('que para por mi'))).toEqual(['fr', 'es', 'pt']);
+    expect(languagesOf(words('the que para por mi'))).toEqual(['es', 'pt']);
+    expect(languagesOf(words('the to of and que para'))).toEqual([]);
   });
 
   it('finds none in an English request, however many of its words are Spanish or French', () => {

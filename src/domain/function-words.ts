@@ -78,20 +78,34 @@ const MARKERS = Object.entries(WORDS).map(([lang, w]) => ({
   all: new Set([...w.markers, ...w.ambiguous]),
 }));
 
+/** Each marker word's languages (indices into MARKERS). */
+const MARKER_OF = new Map<string, number[]>();
+MARKERS.forEach(({ markers }, i) => {
+  for (const w of markers) MARKER_OF.set(w, [...(MARKER_OF.get(w) ?? []), i]);
+});
+
 /**
  * The languages a text's lowercase words are written in: each whose distinct markers outnumber the English function
  * words, two at least when there is one of those. Empty for an English text.
  */
 export function languagesOf(words: readonly string[]): Language[] {
+  // One pass over the words (every text embedded is asked, most of them English): each word's languages at once.
   const distinct = new Set(words);
   let english = 0;
-  for (const w of distinct) if (ENGLISH.has(w)) english++;
-  const out: Language[] = [];
-  for (const { lang, markers } of MARKERS) {
-    let n = 0;
-    for (const w of distinct) if (markers.has(w)) n++;
-    if (n > english && (n >= 2 || english === 0)) out.push(lang);
+  let counts: number[] | null = null;
+  for (const w of distinct) {
+    if (ENGLISH.has(w)) english++;
+    const langs = MARKER_OF.get(w);
+    if (!langs) continue;
+    counts ??= new Array(MARKERS.length).fill(0);
+    for (const i of langs) counts[i]++;
   }
+  const out: Language[] = [];
+  if (!counts) return out;
+  MARKERS.forEach(({ lang }, i) => {
+    const n = counts[i];
+    if (n > english && (n >= 2 || english === 0)) out.push(lang);
+  });
   return out;
 }
 

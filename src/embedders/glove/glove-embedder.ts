@@ -395,8 +395,11 @@ const CODE_EXTENSIONS = new Set(
  * src/totals.ts" (0.53) as to nothing of it. A data file's extension (csv, pdf, xlsx) says what a task handles. A web
  * address is kept.
  */
+const DOT_LETTER = /\.[A-Za-z]/;
+
 function filesByName(text: string): string {
-  if (!text.includes('/') && !text.includes('.')) return text;
+  // A path or an address holds a slash, a file name a dot and a letter: a sentence's full stop is neither.
+  if (!text.includes('/') && !DOT_LETTER.test(text)) return text;
   return text.replace(PATH_OR_URL, (m) => {
     if (m.includes('://')) return m;
     const [name = '', ...extensions] = (m.replace(/\/+$/, '').split('/').pop() ?? '').replace(/^\.+/, '').split('.');
