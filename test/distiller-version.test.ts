@@ -62,12 +62,13 @@ const FINGERPRINTS: Record<string, string> = {
   // A step that runs a command is said in the description by the command (runs git diff, npm run lint), no longer by
   // words its arguments gave it (`git diff --stat package.json` was "looks up json").
   'heuristic@23': '0a1f6facfadf53d0',
-  // A hand-off to a person that most successful sessions ended with after the fix is the procedure's last step (the
-  // goal stays the fix): tau's fix-phone-service resumes the line, then transfers when service is still out. In the
+  // A hand-off to a person that most successful sessions ended with after the fix is the procedure's last step where
+  // handing on is how the task gets done (some runs only handed on; the goal stays the fix): tau's fix-phone-service
+  // resumes the line, then transfers when service is still out. In the
   // same version an argument's source is never a result that repeats what its call was given, and of places that
   // held the value alike the field named as the argument wins (the bundled results, cut at 500 characters, show no
   // case of either).
-  'heuristic@24': 'a254ef35abcecec4',
+  'heuristic@24': 'e1c412af60ba3e38',
 };
 
 const MULTILINGUAL = new URL('./fixtures/multilingual/sessions.jsonl', import.meta.url).pathname;

@@ -170,8 +170,10 @@ describe('buildConsensus', () => {
     expect(c.goal).toEqual({ tool: 'cancel_pending_order', shows: [{ path: 'status', value: 'cancelled' }] });
   });
 
-  it('keeps the hand-off most sessions ended with after the fix, but the goal stays the fix', () => {
-    const spans = ['a', 'b', 'c', 'd'].map((id, i) =>
+  it('keeps the hand-off most sessions ended with after the fix where handing on is how the task gets done', () => {
+    // Four runs resume the line, three of them then transfer; two more only look and transfer (the fix was not the
+    // agent's to make): the hand-off is how this task ends.
+    const fixed = ['a', 'b', 'c', 'd'].map((id, i) =>
       span(id, [
         call(0, 'get_customer_by_phone'),
         call(1, 'resume_line', {}, '{"status": "active"}'),
@@ -179,11 +181,16 @@ describe('buildConsensus', () => {
         ...(i < 3 ? [call(3, 'transfer_to_human_agents', {}, 'Transfer successful')] : []),
       ]),
     );
-    const c = buildConsensus(spans, rules);
-    // The look-up between the fix and the hand-off is not a step; the hand-off three of four took is.
+    const handedOn = ['e', 'f'].map((id) =>
+      span(id, [call(0, 'get_customer_by_phone'), call(1, 'transfer_to_human_agents', {}, 'Transfer successful')]),
+    );
+    const c = buildConsensus([...fixed, ...handedOn], rules);
+    // The look-up between the fix and the hand-off is not a step; the hand-off five of six ended with is.
     expect(c.steps.map((s) => s.tool)).toEqual(['get_customer_by_phone', 'resume_line', 'transfer_to_human_agents']);
-    expect(c.steps[2].support).toBe(0.75);
+    expect(c.steps[2].support).toBe(0.83);
     expect(c.goal).toEqual({ tool: 'resume_line', shows: [{ path: 'status', value: 'active' }] });
+    // Where every run did the task and then handed on, the hand-off is how those runs went, not the procedure.
+    expect(buildConsensus(fixed, rules).steps.map((s) => s.tool)).toEqual(['get_customer_by_phone', 'resume_line']);
     // Two of five ending so is how those runs went, not a step to take.
     const some = ['a', 'b', 'c', 'd', 'e'].map((id, i) =>
       span(id, [

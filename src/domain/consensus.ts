@@ -168,13 +168,24 @@ export function buildConsensus(spans: Span[], rules: ConsensusRules): Consensus 
   }
   slots.sort((a, b) => a.key - b.key || a.step.localeCompare(b.step));
 
-  // A hand-off after the fix is the procedure's end only where most sessions ended so: one that some took is how
-  // those runs went, not a step to take.
+  // A hand-off after the fix is the procedure's end only where the hand-off is how this task gets done (sessions that
+  // changed nothing and handed the user on: the task's answer when the fix is not theirs to make) and most sessions
+  // ended so. Otherwise it is how some runs went after the task was done, not a step to take.
   const lastAct = slots.reduce((at, s, i) => (roleOf(s.tool) === 'action' ? i : at), -1);
+  const handedOn = grouped.filter(
+    (g) => g.length > 0 && roleOf(g[g.length - 1].tool) === 'handoff' && !g.some((x) => roleOf(x.tool) === 'action'),
+  ).length;
+  const handOffEnds = handedOn >= Math.min(2, n);
   const kept = slots.filter(
     (s, i) =>
       s.support >= rules.conditionalSupport &&
-      !(!whole && lastAct >= 0 && i > lastAct && roleOf(s.tool) === 'handoff' && s.support < rules.requiredSupport),
+      !(
+        !whole &&
+        lastAct >= 0 &&
+        i > lastAct &&
+        roleOf(s.tool) === 'handoff' &&
+        (s.support < rules.requiredSupport || !handOffEnds)
+      ),
   );
   // Never drop below the steps the spans agree on; if nothing reaches the bar, the medoid path is the procedure.
   const chosen =
