@@ -573,14 +573,17 @@ function properNouns(texts: readonly string[]): Set<string> {
     let m: RegExpExecArray | null;
     while ((m = re.exec(t))) {
       const w = m[0].toLowerCase().replace(/'s$/, '').replace(/'/g, '');
-      const before = t.slice(0, m.index).trimEnd();
-      // A sentence start, or a quoted label ('No Service', "Airplane Mode"): capitals there name nothing.
-      const sentenceStart = before === '' || /[.!?:'"“‘¿¡]$/.test(before) || insideQuotes(before);
+      if (!/^\p{Lu}/u.test(m[0])) {
+        lower.add(w);
+        continue;
+      }
       // An acronym (MMS, APN) is a thing, not a name.
-      const acronym = m[0].length <= 5 && m[0] === m[0].toUpperCase() && /\p{Lu}{2}/u.test(m[0]);
-      if (/^\p{Lu}/u.test(m[0])) {
-        if (!sentenceStart && !acronym) capital.add(w);
-      } else lower.add(w);
+      if (m[0].length <= 5 && m[0] === m[0].toUpperCase() && /\p{Lu}{2}/u.test(m[0])) continue;
+      // A sentence start, or a quoted label ('No Service', "Airplane Mode"): capitals there name nothing. Read only
+      // for a word with a capital: the text before each word, for every word, made this quadratic in a long goal.
+      const before = t.slice(0, m.index).trimEnd();
+      const sentenceStart = before === '' || /[.!?:'"“‘¿¡]$/.test(before) || insideQuotes(before);
+      if (!sentenceStart) capital.add(w);
     }
   }
   return new Set([...capital].filter((w) => !lower.has(w)));

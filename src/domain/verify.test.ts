@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EvidenceTrace } from './evidence.js';
 import type { Draft } from './types.js';
-import { identifierWords, verifyDraft } from './verify.js';
+import { identifierWords, tieredWords, verifyDraft } from './verify.js';
 
 const rules = { minCoverage: 0.5, minResonance: 0.5, validateSkillMd: () => [] };
 
@@ -69,5 +69,40 @@ describe('verifyDraft grounding', () => {
       'w1',
       'twice',
     ]);
+  });
+
+  describe('tieredWords', () => {
+    const calls = [
+      {
+        args: { order_id: '#W1', address: { Zip_Code: '1', 'first name': 'x' }, items: [{ item_id: 'I1' }] },
+        result: '{"status": "return requested", "refund": {"amount": 3}}',
+      },
+      { args: {}, result: 'plain text: no_keys here "quoted": value' },
+    ];
+    const lines = ['return my lamp please', ...calls.map((c) => `tool ${JSON.stringify(c.args)} ${c.result}`)];
+
+    it('answers as the words of the whole material do', () => {
+      const whole = identifierWords(lines);
+      const tiered = tieredWords(
+        () => calls,
+        () => lines,
+      );
+      const asked = [...whole, 'first name', 'first', 'absent', 'zip', 'status', 'refund', 'no_keys', 'w1', 'x'];
+      for (const w of asked) expect(tiered.has(w), w).toBe(whole.has(w));
+    });
+
+    it("finds an argument's or a result key's name without reading the whole material", () => {
+      const tiered = tieredWords(
+        () => calls,
+        () => {
+          throw new Error('the whole material was read');
+        },
+      );
+      expect(tiered.has('zip_code')).toBe(true);
+      expect(tiered.has('item_id')).toBe(true);
+      expect(tiered.has('amount')).toBe(true);
+      expect(tiered.has('status')).toBe(true);
+      expect(() => tiered.has('lamp')).toThrow('the whole material was read');
+    });
   });
 });

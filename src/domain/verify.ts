@@ -38,7 +38,7 @@ export function verifyDraft(
    * draft writes is checked against first (a procedure names its tools' arguments, which capped traces may not
    * show), so the whole text is read and compared only for what they do not hold.
    */
-  materialWords?: () => ReadonlySet<string>,
+  materialWords?: () => WordLookup,
 ): Verdict {
   const reasons: string[] = [];
   // The tools of all the material (every session of the group), not only the capped traces a model sees.
@@ -101,8 +101,67 @@ export function verifyDraft(
 /** The words (identifiers) of a text, lowercased: what materialWords holds. */
 export function identifierWords(texts: Iterable<string>): Set<string> {
   const out = new Set<string>();
-  for (const text of texts) for (const [w] of text.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) out.add(w.toLowerCase());
+  for (const text of texts) for (const [w] of text.matchAll(IDENTIFIER)) out.add(w.toLowerCase());
   return out;
+}
+
+const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
+const WHOLE_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A key of a JSON object as a result prints it: `"status":`. */
+const JSON_KEY = /"([A-Za-z_][A-Za-z0-9_]*)"\s*:/g;
+
+/** Whether a word (lowercased) is one of the material's. */
+export interface WordLookup {
+  has(word: string): boolean;
+}
+
+/**
+ * The material's words looked up in tiers, each built only when a word is not in the ones before: the names of
+ * the calls' arguments (what a procedure's steps name most), then the keys of the JSON results (what "Done when" and
+ * a condition name), then every word of the material (identifierWords of `lines`). Every word of the first two tiers
+ * is a word of the last (a key whole, as JSON prints it), so the answer is that of identifierWords(lines); most
+ * drafts never need the last tier, which reads every goal, argument and result of the group.
+ */
+export function tieredWords(
+  calls: () => Iterable<{ args: unknown; result: string | null }>,
+  lines: () => Iterable<string>,
+): WordLookup {
+  const tiers: (() => Set<string>)[] = [
+    () => {
+      const out = new Set<string>();
+      for (const c of calls()) keysInto(out, c.args);
+      return out;
+    },
+    () => {
+      const out = new Set<string>();
+      for (const c of calls()) for (const [, k] of (c.result ?? '').matchAll(JSON_KEY)) out.add(k.toLowerCase());
+      return out;
+    },
+    () => identifierWords(lines()),
+  ];
+  const built: Set<string>[] = [];
+  return {
+    has(word) {
+      for (let i = 0; i < tiers.length; i++) {
+        built[i] ??= tiers[i]();
+        if (built[i].has(word)) return true;
+      }
+      return false;
+    },
+  };
+}
+
+/** The keys of an argument value at every depth that are an identifier whole, lowercased, into `out`. */
+function keysInto(out: Set<string>, value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const v of value) keysInto(out, v);
+    return;
+  }
+  if (!value || typeof value !== 'object') return;
+  for (const [k, v] of Object.entries(value)) {
+    if (WHOLE_IDENTIFIER.test(k)) out.add(k.toLowerCase());
+    keysInto(out, v);
+  }
 }
 
 /** Text as compared for grounding: no quotes, backslashes (JSON escapes) or runs of space. */
@@ -126,7 +185,7 @@ function ungrounded(
   draft: Draft,
   evidenceText: string,
   tools: ReadonlySet<string>,
-  words?: () => ReadonlySet<string>,
+  words?: () => WordLookup,
 ): string[] {
   const seen = plain(evidenceText);
   /** A name that is a word of the material, or whose parts (a field path) each are. */

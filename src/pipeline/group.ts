@@ -2,6 +2,7 @@ import type { Admission } from '../domain/admit.js';
 import type { EvidenceTrace } from '../domain/evidence.js';
 import type { Decision } from '../domain/reconcile.js';
 import type { Draft, Fact, Session, Skill } from '../domain/types.js';
+import type { WordLookup } from '../domain/verify.js';
 import type { SkillCatalog } from './skill-catalog.js';
 
 /** One group of sessions (a cluster, or an explicit compile) on its way through the stages. */
@@ -62,8 +63,8 @@ export interface DraftMaterial {
   materialTools: Set<string>;
   /** The goals, arguments, results and errors of the group's sessions, redacted: what a draft may quote (read lazily). */
   materialText?: () => string;
-  /** The words of that text, lowercased (verify.ts identifierWords): a name a draft writes is looked up here first. */
-  materialWords?: () => ReadonlySet<string>;
+  /** The words of that text, lowercased (verify.ts tieredWords): a name a draft writes is looked up here first. */
+  materialWords?: () => WordLookup;
   /** Goals and cues of the sessions the skill is learned from, each with its session: its recall exemplars come from these. */
   exemplarTexts: { text: string; sessionId: string }[];
 }

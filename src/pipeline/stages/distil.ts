@@ -3,7 +3,7 @@ import { EXEMPLAR_SOURCES } from '../../domain/exemplars.js';
 import type { EvidenceTrace } from '../../domain/evidence.js';
 import { normalizeGoal } from '../../domain/normalize-goal.js';
 import { redactText } from '../../domain/redact.js';
-import { identifierWords } from '../../domain/verify.js';
+import { tieredWords } from '../../domain/verify.js';
 import { withoutHiddenText } from '../../domain/untrusted-text.js';
 import { toDescription, toSkillName } from '../../domain/skill-md/index.js';
 import type { Draft } from '../../domain/types.js';
@@ -82,7 +82,12 @@ export async function distilDraft(
     admissionSummary: summarizeAdmission(admission),
     materialTools: new Set(input.sessions.flatMap((s) => s.calls.map((c) => c.tool))),
     materialText: once(() => redactText(materialLines(input).join('\n'))),
-    materialWords: once(() => identifierWords(materialLines(input))),
+    materialWords: once(() =>
+      tieredWords(
+        () => input.sessions.flatMap((s) => s.calls),
+        () => materialLines(input),
+      ),
+    ),
     exemplarTexts: admission.successfulFollowers
       .slice(-EXEMPLAR_SOURCES)
       .flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])].map((text) => ({ text, sessionId: s.id }))),
