@@ -90,18 +90,18 @@ MARKERS.forEach(({ markers }, i) => {
  */
 export function languagesOf(words: readonly string[]): Language[] {
   // One pass over the words (every text embedded is asked, most of them English): each word's languages at once.
-  const distinct = new Set(words);
-  let english = 0;
-  let counts: number[] | null = null;
-  for (const w of distinct) {
-    if (ENGLISH.has(w)) english++;
-    const langs = MARKER_OF.get(w);
-    if (!langs) continue;
-    counts ??= new Array(MARKERS.length).fill(0);
-    for (const i of langs) counts[i]++;
+  // Only the words that count are kept apart to be counted once: no set of every word of a long text.
+  let englishSeen: Set<string> | null = null;
+  let markersSeen: Set<string> | null = null;
+  for (const w of words) {
+    if (ENGLISH.has(w)) (englishSeen ??= new Set()).add(w);
+    else if (MARKER_OF.has(w)) (markersSeen ??= new Set()).add(w);
   }
   const out: Language[] = [];
-  if (!counts) return out;
+  if (!markersSeen) return out;
+  const english = englishSeen?.size ?? 0;
+  const counts: number[] = new Array(MARKERS.length).fill(0);
+  for (const w of markersSeen) for (const i of MARKER_OF.get(w)!) counts[i]++;
   MARKERS.forEach(({ lang }, i) => {
     const n = counts[i];
     if (n > english && (n >= 2 || english === 0)) out.push(lang);
