@@ -74,7 +74,12 @@ describe('verifyDraft grounding', () => {
   describe('tieredWords', () => {
     const calls = [
       {
-        args: { order_id: '#W1', address: { Zip_Code: '1', 'first name': 'x' }, items: [{ item_id: 'I1' }] },
+        args: {
+          order_id: '#W1',
+          address: { Zip_Code: '1', 'first name': 'x' },
+          items: [{ item_id: 'I1' }],
+          unset: undefined,
+        },
         result: '{"status": "return requested", "refund": {"amount": 3}}',
       },
       { args: {}, result: 'plain text: no_keys here "quoted": value' },
@@ -87,7 +92,7 @@ describe('verifyDraft grounding', () => {
         () => calls,
         () => lines,
       );
-      const asked = [...whole, 'first name', 'first', 'absent', 'zip', 'status', 'refund', 'no_keys', 'w1', 'x'];
+      const asked = [...whole, 'first name', 'first', 'absent', 'zip', 'status', 'refund', 'no_keys', 'w1', 'unset'];
       for (const w of asked) expect(tiered.has(w), w).toBe(whole.has(w));
     });
 

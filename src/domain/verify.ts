@@ -159,6 +159,8 @@ function keysInto(out: Set<string>, value: unknown): void {
   }
   if (!value || typeof value !== 'object') return;
   for (const [k, v] of Object.entries(value)) {
+    // What JSON leaves out of an object (as the material's text, JSON.stringify of the arguments, does).
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
     if (WHOLE_IDENTIFIER.test(k)) out.add(k.toLowerCase());
     keysInto(out, v);
   }
