@@ -222,6 +222,68 @@ describe('skillsmith hooks install', () => {
     expect(JSON.parse(json.stderr)).toMatchObject({ code: 'CONFIG_INVALID' });
   });
 
+  it('keeps the comments and layout of a settings file: only "hooks" is written, and uninstall gives the file back byte for byte', () => {
+    const s = scratch();
+    const file = join(s.home, '.gemini', 'settings.json');
+    mkdirSync(join(s.home, '.gemini'));
+    // Gemini CLI reads its settings with comments allowed.
+    const original = [
+      '{',
+      '  // Gemini CLI settings, kept by hand',
+      '  "theme": "GitHub", /* the light one */',
+      '  "general": {',
+      '    "vimMode": true // since 2025',
+      '  },',
+      '  "mcpServers": {}',
+      '}',
+      '',
+    ].join('\n');
+    writeFileSync(file, original);
+    const install = cli(['hooks', 'install', '--agent', 'gemini'], s);
+    expect(install.code, install.stderr).toBe(0);
+    const installed = readFileSync(file, 'utf8');
+    // Everything before the new key is the file as it was; the hooks follow, in its two-space layout.
+    expect(installed.startsWith(original.slice(0, original.lastIndexOf('\n}')))).toBe(true);
+    expect(installed).toContain('// since 2025');
+    expect(installed).toMatch(/\n {2}"hooks": \{\n {4}"BeforeAgent": \[/);
+    expect(readFileSync(`${file}.bak`, 'utf8')).toBe(original);
+    expect(cli(['hooks', 'install', '--agent', 'gemini'], s).stdout).toContain('Nothing to change');
+    expect(readFileSync(file, 'utf8')).toBe(installed);
+    expect(cli(['hooks', 'uninstall', '--agent', 'gemini'], s).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(original);
+
+    // A file with tabs and Windows line ends keeps both, and so does a hook of another tool in it.
+    const claude = join(s.home, '.claude', 'settings.json');
+    mkdirSync(join(s.home, '.claude'));
+    const other = { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }] }, model: 'opus' };
+    const windows = `${JSON.stringify(other, null, '\t').replace(/\n/g, '\r\n')}\r\n`;
+    writeFileSync(claude, windows);
+    expect(cli(['hooks', 'install'], s).code).toBe(0);
+    const written = readFileSync(claude, 'utf8');
+    expect(written.replace(/\r\n/g, '')).not.toContain('\n');
+    expect(written).toMatch(/\r\n\t"model": "opus"\r\n\}\r\n$/);
+    expect(written).toMatch(/\r\n\t\t"UserPromptSubmit": \[/);
+    expect(flat(read(claude)).Stop).toEqual([
+      ['notify-send done', undefined],
+      [expect.stringContaining(' ingest --hook'), 30],
+    ]);
+    expect(cli(['hooks', 'uninstall'], s).code).toBe(0);
+    expect(readFileSync(claude, 'utf8')).toBe(windows);
+  });
+
+  it('refuses a trailing comma, which neither agent reads, naming the line and column, and leaves the file as it was', () => {
+    const s = scratch();
+    const file = join(s.home, '.gemini', 'settings.json');
+    mkdirSync(join(s.home, '.gemini'));
+    const text = '{\n  // mine\n  "theme": "GitHub",\n}\n';
+    writeFileSync(file, text);
+    const r = cli(['hooks', 'install', '--agent', 'gemini'], s);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/settings\.json: line 4, column 1: not valid JSON/);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(existsSync(`${file}.bak`)).toBe(false);
+  });
+
   it('--dry-run writes nothing; --project writes ./.claude/settings.json', () => {
     const s = scratch();
     const dry = cli(['hooks', 'install', '--dry-run'], s);

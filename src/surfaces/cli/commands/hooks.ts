@@ -14,7 +14,9 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { applyEdits, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
 import { isPostgresUrl, repeatableLocation } from '../../../config/default-db.js';
 import {
   agentHooks,
@@ -116,8 +118,9 @@ function settingsFile(agent: HookAgent, project: boolean): string {
 }
 
 /**
- * The settings in `file` and its text (null when there is no file: `{}`; an empty file is `{}` too). Text that is
- * not JSON is refused, naming the file and where, and the file is not touched.
+ * The settings in `file` and its text (null when there is no file: `{}`; an empty file is `{}` too). JSON, with the
+ * comments Gemini CLI allows in its settings (line and block comments); anything else is refused, naming the file and where,
+ * and the file is not touched.
  */
 function readSettings(file: string): { settings: unknown; text: string | null } {
   let text: string;
@@ -128,16 +131,34 @@ function readSettings(file: string): { settings: unknown; text: string | null } 
     throw new ConfigError(`${file}: cannot be read (${(e as Error).message})`);
   }
   if (!text.trim()) return { settings: {}, text };
-  try {
-    return { settings: JSON.parse(text), text };
-  } catch (e) {
-    const message = (e as Error).message;
-    const at = /at position (\d+)/.exec(message);
-    const where = at ? `line ${lineColumn(text, Number(at[1]))}: ` : '';
+  const errors: ParseError[] = [];
+  const settings: unknown = parse(text, errors, { allowTrailingComma: false, disallowComments: false });
+  if (errors.length === 0) return { settings, text };
+  const first = errors[0]!;
+  throw new ConfigError(
+    `${file}: line ${lineColumn(text, first.offset)}: not valid JSON (${printParseErrorCode(first.error)}); it is left as it was: fix it, or add the hooks by hand (README "Claude Code and Gemini CLI hooks")`,
+  );
+}
+
+/**
+ * `oldText` with its `hooks` replaced by that of `settings` (taken out when `settings` has none), nothing else of it
+ * touched. The result is read back: if it does not hold `settings` exactly, nothing is written.
+ */
+function editedHooks(file: string, oldText: string, settings: unknown): string {
+  const indent = /^[{[][ \t]*\r?\n([ \t]+)\S/.exec(oldText)?.[1] ?? '  ';
+  const formattingOptions = {
+    insertSpaces: !indent.includes('\t'),
+    tabSize: indent.includes('\t') ? 1 : indent.length,
+    eol: oldText.includes('\r\n') ? '\r\n' : '\n',
+  };
+  const hooks = (settings as { hooks?: unknown }).hooks;
+  const text = applyEdits(oldText, modify(oldText, ['hooks'], hooks, { formattingOptions }));
+  const errors: ParseError[] = [];
+  if (!isDeepStrictEqual(parse(text, errors, { allowTrailingComma: false }), settings) || errors.length)
     throw new ConfigError(
-      `${file}: ${where}not valid JSON (${message}); it is left as it was: fix it, or add the hooks by hand (README "Claude Code and Gemini CLI hooks")`,
+      `${file}: its "hooks" could not be rewritten in place; it is left as it was: add the hooks by hand (README "Claude Code and Gemini CLI hooks")`,
     );
-  }
+  return text;
 }
 
 /** `L, column C` (both from 1) of a character offset in `text`. */
@@ -147,16 +168,15 @@ function lineColumn(text: string, offset: number): string {
 }
 
 /**
- * `settings` written to `file` as the old text was laid out (its indent, its final newline): a temporary file beside
- * it renamed over it, with the old file's mode, and the old file kept as `FILE.bak`. A symbolic link (a dotfiles
- * repository's) is followed: its target is written, the link stays.
+ * `settings` written to `file`: a temporary file beside it renamed over it, with the old file's mode, and the old
+ * file kept as `FILE.bak`. A symbolic link (a dotfiles repository's) is followed: its target is written, the link
+ * stays. In a file that was there, only its `hooks` is rewritten (the only key install and uninstall change), laid
+ * out as the file is (its indent, its line ends): every other key, its comments and its layout stay as they were.
  */
 function writeSettings(file: string, oldText: string | null, settings: unknown): { backup: string | null } {
   const target = existsSync(file) ? realpathSync(file) : file;
   mkdirSync(dirname(target), { recursive: true });
-  const indent = oldText ? (/^[{[][ \t]*\r?\n([ \t]+)\S/.exec(oldText)?.[1] ?? '  ') : '  ';
-  const newline = oldText === null || !oldText.trim() || /\n\s*$/.test(oldText) ? '\n' : '';
-  const text = `${JSON.stringify(settings, null, indent)}${newline}`;
+  const text = oldText?.trim() ? editedHooks(file, oldText, settings) : `${JSON.stringify(settings, null, 2)}\n`;
   let backup: string | null = null;
   const mode = oldText === null ? undefined : statSync(target).mode & 0o7777;
   if (oldText !== null) {
