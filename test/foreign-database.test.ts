@@ -63,8 +63,12 @@ function appDatabase(path: string, sql: string): void {
   db.close();
 }
 
-const foreignMessage = (path: string, tables: string) =>
-  `${path} is a SQLite database of another program (tables: ${tables}): Skillsmith keeps its memory in a database of its own, and nothing was written to this one; give --db a new file or an existing Skillsmith memory`;
+const foreignMessage = (
+  path: string,
+  tables: string,
+  instead = 'give --db a new file or an existing Skillsmith memory',
+) =>
+  `${path} is a SQLite database of another program (tables: ${tables}): Skillsmith keeps its memory in a database of its own, and nothing was written to this one; ${instead}`;
 
 describe('a SQLite database of another program', () => {
   it('is refused by recall, ingest, skills list, serve, migrate and doctor, and left byte for byte as it was, nothing beside it', () => {
@@ -97,13 +101,14 @@ describe('a SQLite database of another program', () => {
     const other = folder('app-source');
     const source = join(other, 'memory.db');
     expect(cli(other, ['ingest', SAMPLE, '--db', source]).code).toBe(0);
-    for (const [from, to] of [
-      [app, join(other, 'copy.db')],
-      [source, app],
+    // It names the flag migrate takes (it has no --db).
+    for (const [from, to, instead] of [
+      [app, join(other, 'copy.db'), 'give --from an existing Skillsmith memory'],
+      [source, app, 'give --to a new file'],
     ]) {
       const r = cli(cwd, ['migrate', '--from', from, '--to', to]);
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toContain(`skillsmith: migrate failed: ${message}`);
+      expect(r.stderr).toContain(`skillsmith: migrate failed: ${foreignMessage(app, 'customers', instead)}`);
       expect(sha256(app)).toBe(before);
     }
     expect(existsSync(join(other, 'copy.db'))).toBe(false);

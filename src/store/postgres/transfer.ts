@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { isPostgresUrl } from '../open-store.js';
 import { latestSchemaVersion } from '../sqlite/migrations.js';
-import { openSqliteStore, openUpgradedCopy, sqliteSchemaVersion, type SqliteStore } from '../sqlite/sqlite-store.js';
+import {
+  openSqliteStore,
+  openUpgradedCopy,
+  sqliteForeignDatabase,
+  sqliteSchemaVersion,
+  type SqliteStore,
+} from '../sqlite/sqlite-store.js';
 import { latestPgSchemaVersion } from './migrations.js';
 import { openPgStore, pgSchemaVersion, type PgStore } from './pg-store.js';
 import { memoryScope } from './scope.js';
@@ -309,6 +315,15 @@ async function openSide(location: string, role: 'source' | 'target'): Promise<Si
     const store = await openPgStore(location, { pollMs: 0 });
     return new PgSide(store, store.location);
   }
+  // Another program's database, named as migrate names its memories.
+  const foreign =
+    location !== ':memory:' && existsSync(location)
+      ? sqliteForeignDatabase(
+          location,
+          role === 'source' ? 'give --from an existing Skillsmith memory' : 'give --to a new file',
+        )
+      : null;
+  if (foreign) throw foreign;
   if (role === 'source' && location !== ':memory:') {
     // A source that does not exist would be created empty by opening it: say so instead.
     if (!existsSync(location)) throw new TransferError(`no SQLite memory at ${location}`);

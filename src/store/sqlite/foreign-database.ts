@@ -38,9 +38,16 @@ export function refuseForeignDatabase(db: Database.Database, path: string): void
   if (tables) throw foreignDatabaseError(path, tables);
 }
 
-/** What a SQLite database of another program is told: the file, its tables, and what to give instead. */
-export function foreignDatabaseError(path: string, tables: readonly string[]): ConfigError {
+/**
+ * What a SQLite database of another program is told: the file, its tables, and what to give instead (`instead`:
+ * where the file was named, `--db` unless a command names its memories otherwise, as migrate's --from and --to).
+ */
+export function foreignDatabaseError(
+  path: string,
+  tables: readonly string[],
+  instead = 'give --db a new file or an existing Skillsmith memory',
+): ConfigError {
   return new ConfigError(
-    `${path} is a SQLite database of another program (tables: ${tableList(tables)}): Skillsmith keeps its memory in a database of its own, and nothing was written to this one; give --db a new file or an existing Skillsmith memory`,
+    `${path} is a SQLite database of another program (tables: ${tableList(tables)}): Skillsmith keeps its memory in a database of its own, and nothing was written to this one; ${instead}`,
   );
 }

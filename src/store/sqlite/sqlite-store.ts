@@ -174,10 +174,10 @@ export function sqliteSchemaVersion(path: string): number | null {
  * Why opening the SQLite file at `path` would refuse it, found without changing anything: the error for a database of
  * another program (foreign-database.ts), else null (also when the file cannot be read: opening it says why).
  */
-export function sqliteForeignDatabase(path: string): ConfigError | null {
+export function sqliteForeignDatabase(path: string, instead?: string): ConfigError | null {
   return readUnchanged(path, (db) => {
     const tables = foreignTables(db);
-    return tables ? foreignDatabaseError(path, tables) : null;
+    return tables ? foreignDatabaseError(path, tables, instead) : null;
   });
 }
 
