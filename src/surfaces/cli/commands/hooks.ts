@@ -119,8 +119,8 @@ function settingsFile(agent: HookAgent, project: boolean): string {
 
 /**
  * The settings in `file` and its text (null when there is no file: `{}`; an empty file is `{}` too). JSON, with the
- * comments Gemini CLI allows in its settings (line and block comments); anything else is refused, naming the file and where,
- * and the file is not touched.
+ * comments Gemini CLI allows in its settings (line and block comments); anything else is refused, naming the file
+ * and where, and the file is not touched.
  */
 function readSettings(file: string): { settings: unknown; text: string | null } {
   let text: string;
