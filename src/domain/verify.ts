@@ -126,15 +126,18 @@ export function tieredWords(
   calls: () => Iterable<{ args: unknown; result: string | null }>,
   lines: () => Iterable<string>,
 ): WordLookup {
+  // The calls, listed once for the two tiers that read them.
+  let listed: { args: unknown; result: string | null }[] | undefined;
+  const all = () => (listed ??= [...calls()]);
   const tiers: (() => Set<string>)[] = [
     () => {
       const out = new Set<string>();
-      for (const c of calls()) keysInto(out, c.args);
+      for (const c of all()) keysInto(out, c.args);
       return out;
     },
     () => {
       const out = new Set<string>();
-      for (const c of calls()) for (const [, k] of (c.result ?? '').matchAll(JSON_KEY)) out.add(k.toLowerCase());
+      for (const c of all()) for (const [, k] of (c.result ?? '').matchAll(JSON_KEY)) out.add(k.toLowerCase());
       return out;
     },
     () => identifierWords(lines()),
