@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stepsOf } from '../src/domain/branches.js';
 import { TRUNCATION_MARKER } from '../src/domain/context-pack.js';
 import { openMemory } from '../src/index.js';
 import { readTau, SAMPLE, tempDbPath, toSession } from './support/tau.js';
@@ -42,8 +43,13 @@ describe('the context pack of a long recalled skill', () => {
       expect(block.length).toBeLessThanOrEqual(budget);
       expect(pack).not.toContain(TRUNCATION_MARKER);
       expect(pack).toContain(`Done: ${done}`);
-      expect(pack).toContain(`\`${hit.branches[0].when.tool}\` shows \`${hit.branches[0].when.path}\``);
-      const stepCount = long!.body.split('\n').filter((l) => /^\d+\. /.test(l)).length;
+      // Each branch as the body states it: on the agent's tools, or on what a lookup shows.
+      for (const { when } of hit.branches)
+        expect(pack).toContain(
+          when.available ? `If you can call \`${when.tool}\` yourself` : `\`${when.tool}\` shows \`${when.path}\``,
+        );
+      // Every step of the procedure (a branch's own steps are the branch's: its line says where it goes).
+      const stepCount = stepsOf(long!.body).length;
       expect(pack).toMatch(new RegExp(`^ {2}${stepCount}\\. Call `, 'm'));
     } finally {
       await memory.close();

@@ -353,13 +353,16 @@ describe('dashboard', () => {
     );
     // A skill that branches on what a lookup shows lists its branches under its main path, as the contract has them.
     expect(await recalledNames('My mobile data is not working, it is very slow')).toContain('fix-mobile-data');
-    const learned = await api<{ branches: { when: { tool: string; path: string; in: string[] } }[] }>(
-      '/api/skills/fix-mobile-data',
-    );
-    expect(learned.branches.length).toBeGreaterThan(0);
-    const first = learned.branches[0].when;
-    expect(await page.locator('li[data-skill="fix-mobile-data"] ul.branches li').first().textContent()).toContain(
-      `If ${first.tool} shows ${first.path} in ${JSON.stringify(first.in)}: `,
+    const learned = await api<{
+      branches: { when: { tool: string; path: string; in: string[]; available?: true } }[];
+    }>('/api/skills/fix-mobile-data');
+    // Its first branch is on the agent's tools (the phone's), the second on what the line lookup shows.
+    expect(learned.branches.map((b) => !!b.when.available)).toEqual([true, false]);
+    const [onTools, onLookup] = learned.branches.map((b) => b.when);
+    const items = page.locator('li[data-skill="fix-mobile-data"] ul.branches li');
+    expect(await items.nth(0).textContent()).toContain(`If you can call ${onTools.tool}: `);
+    expect(await items.nth(1).textContent()).toContain(
+      `If ${onLookup.tool} shows ${onLookup.path} in ${JSON.stringify(onLookup.in)}: `,
     );
     expect(await page.locator('pre.context').textContent()).toContain('## Relevant procedures from past runs');
     expect(await recalledNames('Bake sourdough bread with a rye starter')).toEqual([]);

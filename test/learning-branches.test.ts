@@ -196,3 +196,89 @@ describe('a skill two others part from on one condition', () => {
     }
   });
 });
+
+/**
+ * tau2's telecom task done by two kinds of agents: some look the line up and talk the user through the phone's
+ * settings (the user acts on the phone), others hold the phone's tools and fix it themselves. Same requests.
+ */
+function phoneSessions() {
+  const goals = [
+    'I cannot send picture messages from my phone',
+    'My phone will not send MMS messages',
+    'Picture messages fail to send on my phone',
+    'MMS does not work on my phone, please help',
+  ];
+  const customer = JSON.stringify({ customer_id: 'C1001', line_ids: ['L1001'] });
+  const line = JSON.stringify({ line_id: 'L1001', status: 'Active', plan_id: 'P1' });
+  const lookups = [
+    { tool: 'get_customer_by_phone', args: { phone_number: '555-123-2002' }, result: customer },
+    { tool: 'get_details_by_id', args: { id: 'L1001' }, result: line },
+  ];
+  const out = [];
+  for (const [i, goal] of goals.entries()) {
+    out.push({ goal, calls: lookups });
+    out.push({
+      goal,
+      calls: [
+        ...lookups,
+        { tool: 'check_network_status', args: {}, result: 'Airplane Mode: ON\nCellular Connection: no_service' },
+        { tool: 'toggle_airplane_mode', args: {}, result: 'Airplane Mode is now OFF.' },
+        ...(i % 2 ? [{ tool: 'check_apn_settings', args: {}, result: 'Current APN Name: internet' }] : []),
+        { tool: 'can_send_mms', args: {}, result: 'Your messaging app can send MMS messages.' },
+      ],
+    });
+  }
+  return out;
+}
+
+describe("a skill that branches on the agent's tools", () => {
+  it("keeps the path every agent can follow, and the phone's tools as a branch for the agents that hold them", async () => {
+    const memory = await learnedFrom(phoneSessions());
+    try {
+      const skills = await memory.skills.list();
+      expect(skills).toHaveLength(1);
+      const [skill] = skills;
+      // Learned from all eight sessions; its steps are those of the agents without the phone's tools.
+      expect(skill.sourceSessions).toHaveLength(8);
+      expect(skill.toolSequence).toEqual(['get_customer_by_phone', 'get_details_by_id']);
+      // The branch is the path to the fix (the check after it is no step of it), on the first of the phone's
+      // tools every such agent called.
+      const branch = {
+        when: { tool: 'check_network_status', path: '', in: [], available: true },
+        toolSequence: ['get_customer_by_phone', 'get_details_by_id', 'check_network_status', 'toggle_airplane_mode'],
+      };
+      expect(skillJson(skill).branches).toEqual([branch]);
+      expect(skill.skillMd).toContain(
+        '- If you can call `check_network_status` yourself, follow: `get_customer_by_phone` > `get_details_by_id` >',
+      );
+      expect(skill.toolsRequired).toEqual(expect.arrayContaining(branch.toolSequence));
+      // The branch's steps, as a procedure of their own: a switch under the state the check showed, and the
+      // finish, what it showed in the sessions.
+      expect(skill.body).toContain('## Steps if you can call `check_network_status` yourself');
+      expect(skill.body).toContain('4. If Airplane Mode is ON: call `toggle_airplane_mode`.');
+      expect(skill.body).toContain(
+        'Done when, this way: `toggle_airplane_mode` has succeeded and answered "Airplane Mode is now OFF."',
+      );
+
+      const goal = 'Hi, my phone cannot send MMS';
+      const [hit] = await memory.recall(goal);
+      expect(hit.branches).toEqual([branch]);
+      // An agent without the phone's tools gets the procedure, not the branch it cannot take.
+      const [lookupsOnly] = await memory.recall(goal, {
+        tools: ['get_customer_by_phone', 'get_details_by_id', 'transfer_to_human_agents'],
+      });
+      expect(lookupsOnly.id).toBe(skill.id);
+      expect(lookupsOnly.branches).toEqual([]);
+      expect(memory.formatContext([lookupsOnly])).not.toContain('can_send_mms');
+      expect(lookupsOnly.body).not.toContain('check_network_status');
+      // One that holds them gets it.
+      const [phone] = await memory.recall(goal, { tools: [...branch.toolSequence, 'can_send_mms'] });
+      expect(phone.branches).toEqual([branch]);
+      // A second pass with nothing new does not rewrite the skill.
+      const again = await memory.synthesize();
+      expect(again.updated).toEqual([]);
+    } finally {
+      await memory.close();
+    }
+  });
+});

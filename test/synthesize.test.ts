@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { openMemory } from '../src/app/open-memory.js';
 import type { Memory } from '../src/app/memory.js';
-import { branchesOf, withBranches } from '../src/domain/branches.js';
+import { branchesOf, toolsetBranchesOf, withBranches } from '../src/domain/branches.js';
 import { validateSkillMd } from '../src/domain/skill-md/index.js';
 import { HEURISTIC_DISTILLER_ID } from '../src/distillers/heuristic-distiller.js';
 import { evidenceLine } from '../src/domain/evidence-line.js';
@@ -83,7 +83,7 @@ describe('synthesis pass on the tau dev traces', () => {
     }
   });
 
-  it('never names a tool that is absent from the sessions it was learned from (a branch: those of the skill it follows)', async () => {
+  it('never names a tool that is absent from the sessions it was learned from (a branch: those of the skill it follows, or on the tools an agent has, its own)', async () => {
     const skills = await memory.skills.list();
     const toolsOf = async (skill: (typeof skills)[number]) =>
       (await memory.parts.store!.getSessions('default', skill.sourceSessions)).flatMap((x) =>
@@ -93,6 +93,11 @@ describe('synthesis pass on the tau dev traces', () => {
       const seen = new Set(await toolsOf(s));
       for (const t of s.toolSequence) expect(seen.has(t), `${s.name} names ${t}`).toBe(true);
       for (const b of branchesOf(s.body)) {
+        // A branch on the agent's tools is the path of the skill's own sessions whose agents held them.
+        if (b.when.available) {
+          for (const t of [b.when.tool, ...b.toolSequence]) expect(seen.has(t), `${s.name} names ${t}`).toBe(true);
+          continue;
+        }
         const followed = skills.find((o) => o.id !== s.id && o.toolSequence.join('>') === b.toolSequence.join('>'));
         expect(followed, `${s.name} branches to a path no other skill learned`).toBeDefined();
         for (const t of await toolsOf(followed!)) seen.add(t);
@@ -583,12 +588,16 @@ describe('skills from an earlier release of the distiller', () => {
     await first.synthesize();
     const skills = await first.skills.list();
     await first.close();
-    const branched = skills.find((s) => branchesOf(s.body).length > 0)!;
-    expect(branched, 'a sample skill with branches').toBeDefined();
+    // Branches on a lookup are the branch stage's; one on the agent's tools is part of the procedure the distiller
+    // writes (the sample's telecom skills have both).
+    const onLookups = (body: string) => branchesOf(body).filter((b) => !b.when.available);
+    const branched = skills.find((s) => onLookups(s.body).length > 0)!;
+    expect(branched, 'a sample skill with branches on a lookup').toBeDefined();
+    expect(toolsetBranchesOf(branched.body)).toHaveLength(1);
     const plain = skills.filter((s) => s !== branched);
     expect(branched.version).toBe('1.0.0');
 
-    // An earlier release wrote the same procedures; it learned no branches for the branched one.
+    // An earlier release wrote the same procedures; it learned no branches on a lookup for the branched one.
     const older = (md: string) => md.replace(`learned-by: ${HEURISTIC_DISTILLER_ID}`, 'learned-by: heuristic@1');
     const raw = new Database(db);
     // Its skill rows and their version rows say so alike.
@@ -597,7 +606,7 @@ describe('skills from an earlier release of the distiller', () => {
       raw.prepare("UPDATE skill_versions SET skill_md = ? WHERE skill_id = ? AND version = '1.0.0'").run(md, id);
     };
     for (const s of plain) write(s.id, older(s.skillMd));
-    const stripped = withBranches(branched.body, [], String);
+    const stripped = withBranches(branched.body, toolsetBranchesOf(branched.body), String);
     write(branched.id, older(branched.skillMd.replace(branched.body, stripped)));
     raw.prepare('UPDATE skills SET body = ? WHERE id = ?').run(stripped, branched.id);
     raw.close();
@@ -632,8 +641,9 @@ describe('skills from an earlier release of the distiller', () => {
     const latest = await later.skills.diff(branched.name);
     expect([latest!.from!.version, latest!.from!.sameProcedure, latest!.to.version]).toEqual(['1.0.1', true, '1.1.0']);
     const added = changed(latest).filter((l) => l.startsWith('+'));
-    expect(added).toContain('+## Branches');
-    expect(added.filter((l) => l.startsWith('+- If '))).toHaveLength(branchesOf(branched.body).length);
+    // The section was there, with the branch on the tools; the branches on a lookup are what the version added.
+    expect(added.filter((l) => l.startsWith('+- If '))).toHaveLength(onLookups(branched.body).length);
+    expect(added.join('\n')).not.toContain('If you can call');
     await expect(later.skills.diff(branched.name, { from: '0.9.0' })).rejects.toThrow(
       /has no version 0\.9\.0 \(its versions: 1\.0\.0, 1\.0\.1, 1\.1\.0\)/,
     );

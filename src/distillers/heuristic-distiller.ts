@@ -34,7 +34,7 @@ export interface HeuristicDistillerOptions extends ConsensusRules {
  * again each skill an earlier version wrote (learned-by.ts), so a returning user sees what this release learns.
  * test/distiller-version.test.ts fails when the output changes and this id does not.
  */
-export const HEURISTIC_DISTILLER_ID = 'heuristic@24';
+export const HEURISTIC_DISTILLER_ID = 'heuristic@25';
 
 /**
  * The embedded default: aligns the cluster's tool sequences into a consensus and writes the procedure
@@ -66,7 +66,9 @@ export function distilHeuristically(input: DistillInput, opts: HeuristicDistille
     const { when: _dropped, ...rest } = s;
     return [rest];
   });
-  const { goal } = consensus;
+  // The call the sessions' main paths ended at is the finish only where the procedure states it: an optional
+  // action with no condition to write it under is not a step, and "Done when" does not name it.
+  const goal = consensus.goal && steps.some((s) => s.tool === consensus.goal!.tool) ? consensus.goal : null;
   if (steps.length === 0) return null;
   // The procedure's sequence is its required steps; conditional ones stay in the body and in toolsRequired.
   const required = steps.filter((s) => !s.conditional);

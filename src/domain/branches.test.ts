@@ -7,8 +7,12 @@ import {
   conditionHolds,
   resolveBranches,
   separatingCondition,
+  stepsOf,
   textFields,
+  toolsetBranchesOf,
   withBranches,
+  withoutToolsetSteps,
+  withToolsetSteps,
 } from './branches.js';
 import type { Span } from './types.js';
 
@@ -149,6 +153,79 @@ describe('branches in a body', () => {
     expect(resolveBranches(skill, pending)).toEqual(branches[0].toolSequence);
     expect(resolveBranches(skill, delivered)).toEqual(skill.toolSequence);
     expect(resolveBranches({ toolSequence: ['x'] }, pending)).toEqual(['x']);
+  });
+});
+
+describe('a branch on the tools an agent has', () => {
+  const kit = {
+    when: { tool: 'can_send_mms', path: '', in: [], available: true as const },
+    toolSequence: ['get_customer_by_phone', 'check_network_status', 'toggle_airplane_mode', 'can_send_mms'],
+  };
+  const onStatus = {
+    when: { tool: 'get_details_by_id', path: 'status', in: ['Suspended'] },
+    toolSequence: ['get_customer_by_phone', 'get_details_by_id', 'resume_line'],
+  };
+  const body = '# Fix MMS\n\n## Steps\n\n1. Call `get_customer_by_phone`.\n\n## Done when\n\nDone.\n';
+
+  it("is stated as a condition on the agent's tools and read back as one, with a lookup's branch beside it", () => {
+    const written = withBranches(body, [kit, onStatus], (v) => JSON.stringify(v));
+    expect(written).toContain('Decided by the tools you have and what a lookup shows');
+    expect(written).toContain(
+      '- If you can call `can_send_mms` yourself, follow: `get_customer_by_phone` > `check_network_status` > `toggle_airplane_mode` > `can_send_mms`.',
+    );
+    expect(branchesOf(written)).toEqual([kit, onStatus]);
+    expect(toolsetBranchesOf(written)).toEqual([kit]);
+    // Only branches on a lookup: said as before.
+    expect(withBranches(body, [onStatus], (v) => JSON.stringify(v))).toContain(
+      'Decided by what a lookup shows, not by the words of the request',
+    );
+  });
+
+  it('holds in a session that called the tool, whatever it returned; else the main path', () => {
+    const skill = { toolSequence: ['get_customer_by_phone', 'get_details_by_id'], branches: [kit] };
+    const held = [
+      call(0, 'get_customer_by_phone', { phone: '555' }, '{"customer_id":"C1"}'),
+      { ...call(1, 'can_send_mms', {}, 'error'), ok: false },
+    ];
+    const lacked = [call(0, 'get_customer_by_phone', { phone: '555' }, '{"customer_id":"C1"}')];
+    expect(conditionHolds(kit.when, held)).toBe(true);
+    expect(conditionHolds(kit.when, lacked)).toBe(false);
+    expect(resolveBranches(skill, held)).toEqual(kit.toolSequence);
+    expect(resolveBranches(skill, lacked)).toEqual(skill.toolSequence);
+  });
+
+  it("states its steps in a section of their own after the branches, which the main path's readers leave aside", () => {
+    const steps = ['1. Call `get_customer_by_phone`.', '2. If Airplane Mode is ON: call `toggle_airplane_mode`.'];
+    const written = withToolsetSteps(withBranches(body, [kit], String), 'can_send_mms', steps);
+    const headings = written.split('\n').filter((l) => l.startsWith('## '));
+    expect(headings).toEqual([
+      '## Steps',
+      '## Branches',
+      '## Steps if you can call `can_send_mms` yourself',
+      '## Done when',
+    ]);
+    expect(stepsOf(written)).toEqual(['1. Call `get_customer_by_phone`.']);
+    expect(withoutToolsetSteps(written)).toBe(withBranches(body, [kit], String));
+    // Written again: replaced, not added twice; the branch stage's rewrite of the branches keeps it where it is.
+    expect(withToolsetSteps(written, 'can_send_mms', steps)).toBe(written);
+    const rebranched = withBranches(written, [kit, onStatus], (v) => JSON.stringify(v));
+    expect(rebranched.split('\n').filter((l) => l.startsWith('## '))).toEqual(headings);
+    expect(branchesOf(rebranched)).toEqual([kit, onStatus]);
+    // An agent without the phone's tools reads neither the branch nor its steps.
+    expect(branchesFor(written, (t) => t === 'get_customer_by_phone').body).toBe(body);
+  });
+
+  it('is not handed to an agent that lacks the tool: the line goes, and the section with it when it was the only one', () => {
+    const written = withBranches(body, [kit], (v) => JSON.stringify(v));
+    const phoneless = (t: string) => !['can_send_mms', 'check_network_status', 'toggle_airplane_mode'].includes(t);
+    expect(branchesFor(written, phoneless)).toEqual({ body, branches: [] });
+    expect(branchesFor(written, () => true)).toEqual({ body: written, branches: [kit] });
+    // Beside a lookup's branch the agent can follow, only the kit's line goes.
+    const both = withBranches(body, [kit, onStatus], (v) => JSON.stringify(v));
+    const fit = branchesFor(both, phoneless);
+    expect(fit.branches).toEqual([onStatus]);
+    expect(fit.body).not.toContain('can_send_mms');
+    expect(fit.body).toContain('- If `get_details_by_id` shows `status` in ["Suspended"], follow:');
   });
 });
 

@@ -161,9 +161,12 @@ const NOTHING_SHOWN: ReadonlyMap<string, Set<string>> = new Map();
 
 /**
  * Does a session's own result of `when.tool` show one of `when.in` at `when.path`? Read from its decisive calls:
- * those before the session's first state-changing call.
+ * those before the session's first state-changing call. A condition on the agent's tools (`available`) holds when
+ * the session called `when.tool`.
  */
 export function conditionHolds(when: BranchCondition, calls: readonly Pick<ToolCall, 'tool' | 'ok' | 'result'>[]) {
+  // A session's agent could call a tool when it did, whatever the call returned.
+  if (when.available) return calls.some((c) => c.tool === when.tool);
   return shownIn(when, decisiveCalls(calls, when.tool));
 }
 
@@ -327,11 +330,36 @@ export function categoricalFields(
 
 /** How a branch is written in a SKILL.md body: plain words that read back into the structured field. */
 export function branchLine(b: Branch, quote: (value: string) => string): string {
+  const path = b.toolSequence.map((t) => `\`${t}\``).join(' > ');
+  if (b.when.available) return `- If you can call \`${b.when.tool}\` yourself, follow: ${path}.`;
   const values = `[${b.when.in.map(quote).join(', ')}]`;
-  return `- If \`${b.when.tool}\` shows \`${b.when.path}\` in ${values}, follow: ${b.toolSequence.map((t) => `\`${t}\``).join(' > ')}.`;
+  return `- If \`${b.when.tool}\` shows \`${b.when.path}\` in ${values}, follow: ${path}.`;
 }
 
 const BRANCH_LINE = /^- If `([^`]+)` shows `([^`]+)` in (\[.*\]), follow: ((?:`[^`]+`(?: > )?)+)\.$/;
+const TOOLSET_LINE = /^- If you can call `([^`]+)` yourself, follow: ((?:`[^`]+`(?: > )?)+)\.$/;
+
+/** The tools of a branch line's path (`a` > `b`). */
+function pathTools(path: string): string[] {
+  return [...path.matchAll(/`([^`]+)`/g)].map((x) => x[1]);
+}
+
+/** The branch one line of a `## Branches` section states, or null when it states none. */
+function branchOfLine(line: string): Branch | null {
+  const toolset = TOOLSET_LINE.exec(line);
+  if (toolset)
+    return { when: { tool: toolset[1], path: '', in: [], available: true }, toolSequence: pathTools(toolset[2]) };
+  const m = BRANCH_LINE.exec(line);
+  if (!m) return null;
+  let values: unknown;
+  try {
+    values = JSON.parse(m[3]);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) return null;
+  return { when: { tool: m[1], path: m[2], in: values }, toolSequence: pathTools(m[4]) };
+}
 
 /** The branches a body states (its `## Branches` section), as written by branchLine; none when it has none. */
 export function branchesOf(body: string): Branch[] {
@@ -343,24 +371,93 @@ export function branchesOf(body: string): Branch[] {
   const out: Branch[] = [];
   for (const line of lines.slice(start + 1)) {
     if (/^#{1,6}\s/.test(line)) break;
-    const m = BRANCH_LINE.exec(line.trim());
-    if (!m) continue;
-    let values: unknown;
-    try {
-      values = JSON.parse(m[3]);
-    } catch {
-      continue;
-    }
-    if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) continue;
-    const toolSequence = [...m[4].matchAll(/`([^`]+)`/g)].map((x) => x[1]);
-    out.push({ when: { tool: m[1], path: m[2], in: values }, toolSequence });
+    const branch = branchOfLine(line.trim());
+    if (branch) out.push(branch);
   }
   return out.slice(0, MAX_BRANCHES - 1);
 }
 
+/** The heading of the steps a branch on the agent's tools states under its skill's branches. */
+const TOOLSET_STEPS = /^##\s+Steps if you can call `([^`]+)` yourself\s*$/;
+
+/** The text of a body's `## Done when` section, on one line ('' when it has none). */
+export function doneOf(body: string): string {
+  const lines = body.split('\n');
+  const start = lines.findIndex((l) => /^##\s+Done when\s*$/.test(l));
+  if (start < 0) return '';
+  const out: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (/^#{1,6}\s/.test(line)) break;
+    if (line.trim()) out.push(line.trim());
+  }
+  return out.join(' ');
+}
+
+/** The numbered steps of a body's `## Steps` section, as written. */
+export function stepsOf(body: string): string[] {
+  const lines = body.split('\n');
+  const start = lines.findIndex((l) => /^##\s+Steps\s*$/.test(l));
+  if (start < 0) return [];
+  const out: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (/^#{1,6}\s/.test(line)) break;
+    if (/^\d+\.\s/.test(line)) out.push(line);
+  }
+  return out;
+}
+
+/** The lines of a body's sections on the agent's tools (heading and steps), by index: what an agent without them skips. */
+function toolsetStepLines(lines: readonly string[], tool?: string): Set<number> {
+  const out = new Set<number>();
+  for (let i = 0; i < lines.length; i++) {
+    const m = TOOLSET_STEPS.exec(lines[i]);
+    if (!m || (tool !== undefined && m[1] !== tool)) continue;
+    out.add(i);
+    for (let j = i + 1; j < lines.length && !/^#{1,6}\s/.test(lines[j]); j++) out.add(j);
+  }
+  return out;
+}
+
+/** A body without its sections of steps for a branch on the agent's tools (`tool`'s only, when given). */
+export function withoutToolsetSteps(body: string, tool?: string): string {
+  const lines = body.split('\n');
+  const drop = toolsetStepLines(lines, tool);
+  if (drop.size === 0) return body;
+  return lines
+    .filter((_, i) => !drop.has(i))
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n');
+}
+
 /**
- * A body with its `## Branches` section set to `branches` (before `## Done when`, else at the end), or without
- * one when there are none. Values are quoted by `quote` (redacted, as data).
+ * A body with the steps of a branch on the agent's tools, under `## Steps if you can call `tool` yourself`, and
+ * when it is done that way (`done`), right after its `## Branches` section (else before `## Done when`, else at the
+ * end); an earlier such section for that tool is replaced. No steps: the body without one.
+ */
+export function withToolsetSteps(body: string, tool: string, steps: readonly string[], done = ''): string {
+  const lines = withoutToolsetSteps(body, tool).split('\n');
+  if (steps.length === 0) return lines.join('\n');
+  const finish = done ? ['', `Done when, this way: ${done}`] : [];
+  const section = [`## Steps if you can call \`${tool}\` yourself`, '', ...steps, ...finish, ''];
+  const branches = lines.findIndex((l) => /^##\s+Branches\s*$/.test(l));
+  let at = -1;
+  if (branches >= 0) {
+    at = branches + 1;
+    while (at < lines.length && !/^#{1,6}\s/.test(lines[at])) at++;
+  } else at = lines.findIndex((l) => /^##\s+Done when\s*$/.test(l));
+  if (at < 0 || at >= lines.length) return [...lines, '', ...section].join('\n').replace(/\n{3,}/g, '\n\n');
+  lines.splice(at, 0, ...section);
+  return lines.join('\n').replace(/\n{3,}/g, '\n\n');
+}
+
+/** The branches a body states on the agent's tools (`available`): the distil step's, which the branch stage keeps. */
+export function toolsetBranchesOf(body: string): Branch[] {
+  return branchesOf(body).filter((b) => b.when.available);
+}
+
+/**
+ * A body with its `## Branches` section set to `branches` (where it was, else before `## Done when`, else at the
+ * end), or without one when there are none. Values are quoted by `quote` (redacted, as data).
  */
 export function withBranches(body: string, branches: readonly Branch[], quote: (value: string) => string): string {
   const lines = body.split('\n');
@@ -371,16 +468,19 @@ export function withBranches(body: string, branches: readonly Branch[], quote: (
     lines.splice(start, end - start);
   }
   if (branches.length === 0) return lines.join('\n');
+  const at = start >= 0 ? start : lines.findIndex((l) => /^##\s+Done when\s*$/.test(l));
   const section = [
     '## Branches',
     '',
-    'Decided by what a lookup shows, not by the words of the request; the first that holds:',
+    branches.some((b) => b.when.available)
+      ? 'Decided by the tools you have and what a lookup shows, not by the words of the request; the first that holds:'
+      : 'Decided by what a lookup shows, not by the words of the request; the first that holds:',
     ...branches.map((b) => branchLine(b, quote)),
     '- Otherwise: follow the steps above.',
     '',
   ];
-  const done = lines.findIndex((l) => /^##\s+Done when\s*$/.test(l));
-  if (done >= 0) lines.splice(done, 0, ...section);
+  // Where it was, else before `## Done when`, else at the end.
+  if (at >= 0) lines.splice(at, 0, ...section);
   else lines.push('', ...section);
   return lines.join('\n').replace(/\n{3,}/g, '\n\n');
 }
@@ -388,23 +488,39 @@ export function withBranches(body: string, branches: readonly Branch[], quote: (
 /**
  * A body for an agent that has only some tools: each branch whose path calls a tool `has` rejects is replaced by a
  * line saying that, when its condition holds, this procedure needs that tool, so the agent does not follow the
- * main path where the sessions took another. Returns the body and the branches kept (the body unchanged when all are).
+ * main path where the sessions took another; a branch for agents that can call a tool this one lacks (`available`)
+ * is not its path, and goes (with the section, when no branch is left). Returns the body and the branches kept
+ * (the body unchanged when all are).
  */
 export function branchesFor(body: string, has: (tool: string) => boolean): { body: string; branches: Branch[] } {
   const all = branchesOf(body);
-  const lacking = (b: Branch) => b.toolSequence.filter((t) => !has(t));
+  const lacking = (b: Branch) =>
+    (b.when.available ? [b.when.tool, ...b.toolSequence] : b.toolSequence).filter((t) => !has(t));
   if (all.every((b) => lacking(b).length === 0)) return { body, branches: all };
   const lines = body.split('\n');
   const start = lines.findIndex((l) => /^##\s+Branches\s*$/.test(l));
-  for (let i = start + 1; i < lines.length && !/^#{1,6}\s/.test(lines[i]); i++) {
-    const m = BRANCH_LINE.exec(lines[i].trim());
-    if (!m) continue;
-    const missing = [...new Set([...m[4].matchAll(/`([^`]+)`/g)].map((x) => x[1]).filter((t) => !has(t)))];
+  const dropSteps: string[] = [];
+  let end = start + 1;
+  for (; end < lines.length && !/^#{1,6}\s/.test(lines[end]); end++) {
+    const branch = branchOfLine(lines[end].trim());
+    if (!branch) continue;
+    const missing = [...new Set(lacking(branch))];
     if (missing.length === 0) continue;
+    if (branch.when.available) {
+      lines.splice(end--, 1);
+      dropSteps.push(branch.when.tool);
+      continue;
+    }
+    const m = BRANCH_LINE.exec(lines[end].trim())!;
     const needs = missing.map((t) => `\`${t}\``).join(', ');
-    lines[i] =
+    lines[end] =
       `- If \`${m[1]}\` shows \`${m[2]}\` in ${m[3]}, the sessions went on with ${needs}, which ` +
       `${missing.length === 1 ? 'is' : 'are'} not among your tools: this procedure does not fit; do not follow the steps above.`;
   }
-  return { body: lines.join('\n'), branches: all.filter((b) => lacking(b).length === 0) };
+  const kept = all.filter((b) => lacking(b).length === 0);
+  // No branch left, and no line saying one does not fit: the section says nothing.
+  if (!lines.slice(start + 1, end).some((l) => l.trim().startsWith('- If '))) lines.splice(start, end - start);
+  // The steps of a branch the agent cannot take go with it.
+  const out = dropSteps.reduce((text, tool) => withoutToolsetSteps(text, tool), lines.join('\n'));
+  return { body: out.replace(/\n{3,}/g, '\n\n'), branches: kept };
 }

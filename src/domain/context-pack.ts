@@ -1,3 +1,4 @@
+import { withoutToolsetSteps } from './branches.js';
 import { FIELD_NOTE, RESULT_NOTE, SUPPORT_NOTE } from './step-notes.js';
 import type { Skill } from './types.js';
 import { hasInstructions, neutraliseInstructions } from './untrusted-text.js';
@@ -33,7 +34,10 @@ export function formatContextPack(
       .split('\n')
       .filter((l) => !hasInstructions(l, SKILL_TEXT))
       .join('\n');
-    const steps = body.split('\n').filter((l) => /^\s*\d+\.\s/.test(l));
+    // The steps of a branch on the agent's tools are the branch's: its line under Branches says where it goes.
+    const steps = withoutToolsetSteps(body)
+      .split('\n')
+      .filter((l) => /^\s*\d+\.\s/.test(l));
     const block = steps.length
       ? packBlock(
           {

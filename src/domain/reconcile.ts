@@ -1,3 +1,4 @@
+import { toolsetBranchesOf } from './branches.js';
 import { stepKeysOf } from './commands.js';
 import { sequenceF1 } from './sequence.js';
 import { roleOf } from './step-role.js';
@@ -5,7 +6,10 @@ import { COMMON_TOOL_SHARE } from './term-stats.js';
 import type { Skill } from './types.js';
 
 export interface Candidate {
-  /** The candidate's steps as they align (commands.ts: stepKeysOf): its tool sequence, commands told apart. */
+  /**
+   * The candidate's steps as they are compared (comparedSteps): its tool sequence, commands told apart, then a
+   * branch on the agent's tools.
+   */
   toolSequence: string[];
   successes: number;
   followers: number;
@@ -150,6 +154,16 @@ export function actionOf(seq: readonly string[], weight: (t: string) => number =
 }
 
 /**
+ * What two procedures are compared on: the steps as they align (commands.ts: stepKeysOf), then the path of a
+ * branch on the agent's tools. Where agents without a device's tools all look the customer up and talk the user
+ * through it, the task is told by what those with the tools do (MMS settings, or a speed test and data saver).
+ */
+export function comparedSteps(toolSequence: readonly string[], body: string): string[] {
+  const toolsets = body ? toolsetBranchesOf(body) : [];
+  return [...stepKeysOf(toolSequence, body), ...toolsets.flatMap((b) => b.toolSequence)];
+}
+
+/**
  * Reconcile a verified candidate against existing skills (Mem0's ADD/NOOP/UPDATE plus Zep-style supersede;
  * never delete). `own` is the skill this cluster already produced; `neighbours` are other live internal
  * skills whose description embedding is at least the duplicate threshold, best first. Never by name alone.
@@ -165,13 +179,13 @@ export function reconcile(
   const crossCluster = !own;
   if (!target) {
     const match = neighbours.find((n) =>
-      oneSkill(candidate.toolSequence, stepKeysOf(n.skill.toolSequence, n.skill.body), n.similarity, rules),
+      oneSkill(candidate.toolSequence, comparedSteps(n.skill.toolSequence, n.skill.body), n.similarity, rules),
     );
     if (!match) return { action: 'add' };
     target = match.skill;
     similarity = match.similarity;
   }
-  if (sequenceF1(candidate.toolSequence, stepKeysOf(target.toolSequence, target.body)) >= rules.sameProcedure)
+  if (sequenceF1(candidate.toolSequence, comparedSteps(target.toolSequence, target.body)) >= rules.sameProcedure)
     return { action: 'reinforce', target, similarity };
   const oldRate = target.attemptCount ? target.successCount / target.attemptCount : 0;
   const newRate = candidate.followers ? candidate.successes / candidate.followers : 0;

@@ -98,12 +98,16 @@ export type SkillCorpus = 'internal' | 'external';
  * `text`, the result is plain text the tool printed: `path` is the key of one of its `Key: value` lines (a value
  * of `in` is the line's value or one of its ` | `-separated parts), or `` for a one-line text (a value of `in` is
  * the whole text). Only a step's condition reads text; a branch's is always a JSON path (the recall contract).
+ * With `available`, the condition is that the agent can call `tool` (domain/toolsets.ts): `path` is `` and `in`
+ * is empty, so a reader that knows only conditions on values never takes the branch and follows the main path,
+ * which needs none of the branch's tools.
  */
 export interface BranchCondition {
   tool: string;
   path: string;
   in: string[];
   text?: true;
+  available?: true;
 }
 
 /** One step of a distilled procedure. */

@@ -7,10 +7,12 @@ import { embedTexts } from './stages/embed.js';
 import { collectEvidence } from './stages/evidence.js';
 import { persistSkill } from './stages/persist.js';
 import { reconcileDraft } from './stages/reconcile.js';
+import { toolsetSides } from './stages/toolset.js';
 import { verifyMaterial } from './stages/verify.js';
 
 /**
- * The stages one group of sessions goes through: admit -> evidence -> distil -> verify -> reconcile -> persist.
+ * The stages one group of sessions goes through: (toolset ->) admit -> evidence -> distil -> verify -> reconcile ->
+ * persist.
  * The synthesis pass runs it per dirty cluster, compile for its chosen sessions, cue or facts; this is the only
  * code path that writes a learned skill. Each stage is a file in stages/.
  */
@@ -24,11 +26,27 @@ export async function distilGroup(deps: PipelineDeps, input: GroupInput): Promis
   if (input.sessions.length === 0 && input.facts?.length) {
     material = factDraft(input);
   } else {
-    const admission = admitGroup(deps.config.synthesis, input);
+    const cfg = deps.config.synthesis;
+    // Sessions whose agents held tools the others never called part by that toolset: the procedure is the path
+    // of those that needed none of it, the others' path a branch, when each side is admitted on its own.
+    const sides = toolsetSides(cfg, input);
+    const kit = sides ? admitGroup(cfg, sides.kit) : null;
+    const base = sides && kit?.admitted ? admitGroup(cfg, sides.base) : null;
+    const parted = sides && kit && base?.admitted ? { sides, kit, base } : null;
+    const admission = parted ? parted.base : admitGroup(cfg, input);
     if (!admission.admitted)
       return skip(`not admitted: ${admission.reason}`, { admission: summarizeAdmission(admission) });
-    const evidence = collectEvidence(deps.config.synthesis, admission);
-    const distilled = await distilDraft(deps, input, admission, evidence);
+    const evidence = collectEvidence(cfg, admission);
+    const toolset = parted
+      ? {
+          split: parted.sides.split,
+          admission: parted.kit,
+          base: parted.sides.base.sessions,
+          kit: parted.sides.kit.sessions,
+          evidence: collectEvidence(cfg, parted.kit),
+        }
+      : undefined;
+    const distilled = await distilDraft(deps, input, admission, evidence, toolset);
     if ('skipped' in distilled) return skip(distilled.skipped, { admission: summarizeAdmission(admission) });
     material = distilled;
   }

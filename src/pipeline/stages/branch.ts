@@ -3,6 +3,7 @@ import {
   categoricalFields,
   MAX_BRANCHES,
   separatingCondition,
+  toolsetBranchesOf,
   withBranches,
 } from '../../domain/branches.js';
 import { redactText } from '../../domain/redact.js';
@@ -75,6 +76,8 @@ export async function branchSkills(
     if (editOf(skill.skillMd)) continue;
     const own = spans.get(skill.id) ?? [];
     const end = endOf(skill.toolSequence);
+    // A branch on the agent's tools is the distil step's (its group's own sessions): kept, and first.
+    const toolsets = toolsetBranchesOf(skill.body);
     const found: { when: Branch['when']; other: Skill }[] = [];
     // Of the others, the nearest path first (most steps in common, then support): where two part from this
     // skill on one condition, the branch goes to the one that changes least of the path.
@@ -83,6 +86,7 @@ export async function branchSkills(
       .sort((a, b) => b.common - a.common)
       .map((x) => x.other);
     for (const other of nearest) {
+      if (toolsets.length + found.length >= MAX_BRANCHES - 1) break;
       if (other.id === skill.id || endOf(other.toolSequence) === end) continue;
       const shared = skill.toolSequence.filter((t) => roleOf(t) === 'lookup' && other.toolSequence.includes(t));
       if (shared.length === 0) continue;
@@ -93,9 +97,8 @@ export async function branchSkills(
         (f) => f.when.tool === when.tool && f.when.path === when.path && f.when.in.some((v) => when.in.includes(v)),
       );
       if (!overlaps) found.push({ when, other });
-      if (found.length >= MAX_BRANCHES - 1) break;
     }
-    const branches = found.map((f) => ({ when: f.when, toolSequence: f.other.toolSequence }));
+    const branches = [...toolsets, ...found.map((f) => ({ when: f.when, toolSequence: f.other.toolSequence }))];
     const body = withBranches(skill.body, branches, quote);
     if (body === skill.body) continue;
     const at = deps.now().toISOString();
@@ -120,7 +123,7 @@ export async function branchSkills(
           parents: [],
           actor: input.actor,
           detail: {
-            reason: branches.length ? 'branches on what a shared lookup shows' : 'branches no longer hold',
+            reason: found.length ? 'branches on what a shared lookup shows' : 'branches no longer hold',
             branches: found.map((f) => ({ when: f.when, toward: f.other.id })),
           },
           clusterId: null,

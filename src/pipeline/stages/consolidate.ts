@@ -1,5 +1,4 @@
-import { stepKeysOf } from '../../domain/commands.js';
-import { defaultReconcileRules, oneSkill } from '../../domain/reconcile.js';
+import { comparedSteps, defaultReconcileRules, oneSkill } from '../../domain/reconcile.js';
 import { strongerThenOlderFirst } from '../../domain/skill-order.js';
 import { editOf, givenNameOf } from '../../domain/learned-by.js';
 import type { Skill } from '../../domain/types.js';
@@ -47,8 +46,8 @@ export async function consolidateSkills(
         editOf(loser.skillMd) ||
         loser.support > winner.support ||
         !oneSkill(
-          stepKeysOf(winner.toolSequence, winner.body),
-          stepKeysOf(loser.toolSequence, loser.body),
+          comparedSteps(winner.toolSequence, winner.body),
+          comparedSteps(loser.toolSequence, loser.body),
           similarity,
           rules,
         )

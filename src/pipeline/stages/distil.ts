@@ -1,4 +1,6 @@
 import type { Admission } from '../../domain/admit.js';
+import { type Branch, doneOf, stepsOf, withBranches, withToolsetSteps } from '../../domain/branches.js';
+import type { ToolsetSplit } from '../../domain/toolsets.js';
 import { EXEMPLAR_SOURCES } from '../../domain/exemplars.js';
 import type { EvidenceTrace } from '../../domain/evidence.js';
 import { normalizeGoal } from '../../domain/normalize-goal.js';
@@ -6,12 +8,13 @@ import { redactText } from '../../domain/redact.js';
 import { tieredWords } from '../../domain/verify.js';
 import { withoutHiddenText } from '../../domain/untrusted-text.js';
 import { toDescription, toSkillName } from '../../domain/skill-md/index.js';
-import type { Draft } from '../../domain/types.js';
+import type { Draft, Session } from '../../domain/types.js';
 import { MalformedDraftError } from '../../errors/malformed-draft-error.js';
 import type { DraftMaterial, GroupInput } from '../group.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import { uniqueName } from '../../domain/skill-naming.js';
 import { summarizeAdmission } from './admit.js';
+import type { ToolsetBranch } from './toolset.js';
 
 /**
  * A goal as the distiller reads it: redacted, entities as placeholders, but quoted words kept as words (a
@@ -31,29 +34,54 @@ export async function distilDraft(
   input: GroupInput,
   admission: Admission,
   evidence: EvidenceTrace[],
+  toolset?: ToolsetBranch,
 ): Promise<DraftMaterial | { skipped: string }> {
   const own = input.ownSkillId ? (input.skills.get(input.ownSkillId) ?? null) : null;
+  // A group parted by a toolset: the procedure is its base side's, the branch side's sessions are its sources too.
+  const kit = toolset?.admission;
+  const successes = [...admission.successfulFollowers, ...(kit?.successfulFollowers ?? [])];
+  const denied = new Set([...admission.denied, ...(kit?.denied ?? [])].map((d) => d.sessionId));
+  // What the distiller reads of one side of the group: its admitted sessions, and the failed ones beside them.
+  const sideOf = (side: Admission, sessions: readonly Session[]) => ({
+    clusterId: input.clusterId,
+    spans: side.spans,
+    successes: side.successfulFollowers,
+    failures: sessions.filter((s) => s.outcome === 'failure'),
+    goals: side.successfulFollowers.map((s) => wordingText(s.goal)),
+    cues: side.successfulFollowers.flatMap((s) => (s.cue ? [wordingText(s.cue)] : [])),
+    goalWordWeight: input.goalWordWeight,
+    toolWeight: input.toolWeight,
+    toolShare: input.toolShare,
+  });
+  const sessions = input.sessions.length;
   let raw: Draft | null;
+  let kitDraft: Draft | null = null;
   try {
     raw = await deps.distiller.distil({
-      clusterId: input.clusterId,
-      spans: admission.spans,
-      successes: admission.successfulFollowers,
-      failures: input.sessions.filter((s) => s.outcome === 'failure'),
-      goals: admission.successfulFollowers.map((s) => wordingText(s.goal)),
-      cues: admission.successfulFollowers.flatMap((s) => (s.cue ? [wordingText(s.cue)] : [])),
+      ...sideOf(admission, toolset?.base ?? input.sessions),
       evidence,
-      goalWordWeight: input.goalWordWeight,
-      toolWeight: input.toolWeight,
-      toolShare: input.toolShare,
       takenNames: input.skills.names(own?.id),
+      // The skill's evidence line counts both sides: it is learned from both.
       stats: {
-        successes: admission.successfulFollowers.length,
-        succeeded: admission.succeeded,
-        followers: admission.followers.length,
-        sessions: input.sessions.length,
+        successes: successes.length,
+        succeeded: admission.succeeded + (kit?.succeeded ?? 0),
+        followers: admission.followers.length + (kit?.followers.length ?? 0),
+        sessions,
       },
     });
+    // The branch's side is written as a procedure of its own, whose steps the skill states under the branch.
+    if (raw && toolset && kit)
+      kitDraft = await deps.distiller.distil({
+        ...sideOf(kit, toolset.kit),
+        evidence: toolset.evidence,
+        takenNames: new Set(),
+        stats: {
+          successes: kit.successfulFollowers.length,
+          succeeded: kit.succeeded,
+          followers: kit.followers.length,
+          sessions,
+        },
+      });
   } catch (e) {
     // A model answer that is not a usable draft: skip this cluster, the pass goes on (SPEC "Off-states").
     if (MalformedDraftError.isInstance(e)) return { skipped: `distiller output rejected: ${e.reason}` };
@@ -69,16 +97,20 @@ export async function distilDraft(
   // Defence in depth: whatever a distiller wrote, no secret or personal datum, and no character a reader cannot
   // see (a tool result's bidi override quoted in "Done when"), reaches a stored skill.
   const clean = (t: string) => withoutHiddenText(redactText(t));
-  const draft: Draft = { ...raw, whenToUse: clean(raw.whenToUse), body: clean(raw.body) };
+  const written: Draft = { ...raw, whenToUse: clean(raw.whenToUse), body: clean(raw.body) };
+  const draft =
+    toolset && kitDraft?.toolSequence.length
+      ? withToolsetBranch(written, { ...kitDraft, body: clean(kitDraft.body) }, toolset.split)
+      : written;
   return {
     draft,
-    evidence,
+    evidence: toolset ? [...evidence, ...toolset.evidence] : evidence,
     counts: {
-      successCount: admission.succeeded,
-      attemptCount: admission.followers.length,
-      support: admission.spans.length,
+      successCount: admission.succeeded + (kit?.succeeded ?? 0),
+      attemptCount: admission.followers.length + (kit?.followers.length ?? 0),
+      support: admission.spans.length + (kit?.spans.length ?? 0),
     },
-    sourceSessions: admission.successfulFollowers.map((s) => s.id),
+    sourceSessions: successes.map((s) => s.id),
     admissionSummary: summarizeAdmission(admission),
     materialTools: new Set(input.sessions.flatMap((s) => s.calls.map((c) => c.tool))),
     materialText: once(() => redactText(materialLines(input).join('\n'))),
@@ -88,9 +120,31 @@ export async function distilDraft(
         () => materialLines(input),
       ),
     ),
-    exemplarTexts: admission.successfulFollowers
+    // What people asked when they wanted this: every successful session of the group, the path it took aside (one
+    // admission turned away, a goal that is a JSON dump or a session of reasoning calls, says nothing of it).
+    exemplarTexts: input.sessions
+      .filter((s) => s.outcome === 'success' && !denied.has(s.id))
       .slice(-EXEMPLAR_SOURCES)
       .flatMap((s) => [s.goal, ...(s.cue ? [s.cue] : [])].map((text) => ({ text, sessionId: s.id }))),
+  };
+}
+
+/**
+ * A draft with the branch toward the sessions whose agents held a toolset, written from the procedure the
+ * distiller drew from those sessions: "If you can call `tool` yourself, follow: ..." in its `## Branches` section
+ * (whatever branches the distiller wrote give way to it: those on a lookup are the branch stage's), and that
+ * procedure's steps under it, with what its switches should show; its tools among those the skill requires. The
+ * condition's tool is the first of the path's tools of the toolset that every session of that side called, else
+ * the split's own (a check the path leaves out, after the fix).
+ */
+function withToolsetBranch(draft: Draft, kit: Draft, split: ToolsetSplit): Draft {
+  const kitTools = new Set(split.tools);
+  const tool = kit.toolSequence.find((t) => kitTools.has(t) && split.calledByAll.includes(t)) ?? split.tool;
+  const branch: Branch = { when: { tool, path: '', in: [], available: true }, toolSequence: kit.toolSequence };
+  return {
+    ...draft,
+    body: withToolsetSteps(withBranches(draft.body, [branch], String), tool, stepsOf(kit.body), doneOf(kit.body)),
+    toolsRequired: [...new Set([...draft.toolsRequired, tool, ...kit.toolsRequired])],
   };
 }
 

@@ -1,7 +1,6 @@
-import { stepKeysOf } from '../../domain/commands.js';
 import { seedEta } from '../../domain/admit.js';
-import { bumpVersion, defaultReconcileRules, reconcile, type Decision } from '../../domain/reconcile.js';
-import { withBranches } from '../../domain/branches.js';
+import { bumpVersion, comparedSteps, defaultReconcileRules, reconcile, type Decision } from '../../domain/reconcile.js';
+import { toolsetBranchesOf, withBranches } from '../../domain/branches.js';
 import { editOf, givenNameOf, learnedByOf, olderDistiller, type GivenName } from '../../domain/learned-by.js';
 import { retitle } from '../../domain/skill-rename.js';
 import type { Draft, Skill } from '../../domain/types.js';
@@ -77,7 +76,7 @@ export function reconcileDraft(
       : input.skills.neighbours(embedding, bar);
   const reconciled = reconcile(
     {
-      toolSequence: stepKeysOf(draft.toolSequence, draft.body),
+      toolSequence: comparedSteps(draft.toolSequence, draft.body),
       successes: counts.successCount,
       followers: counts.attemptCount,
     },
@@ -175,15 +174,15 @@ export function reconcileDraft(
   }
   const t = decision.target;
   if (decision.action === 'update') {
-    // A newer distiller that writes this skill's procedure word for word as before (branches are the branch
-    // stage's: they are kept, and if that stage finds others, it writes a minor version; the counts of its
+    // A newer distiller that writes this skill's procedure word for word as before (branches on a lookup are the
+    // branch stage's, those on the agent's tools the draft's own: they are kept, and if that stage finds others, it writes a minor version; the counts of its
     // evidence line are the skill's, below) changes only the skill's metadata: a patch version.
     // Under the name people know: a name a person gave is said in the draft's title and description too.
     const words = wordsUnder(draft, t.name, givenNameOf(t.skillMd));
     const sameText =
       t === upgradedFrom &&
       words.whenToUse === t.description &&
-      sameButEvidence(words.body, withBranches(t.body, [], String)) &&
+      sameButEvidence(words.body, withBranches(t.body, toolsetBranchesOf(t.body), String)) &&
       draft.toolSequence.join('\n') === t.toolSequence.join('\n');
     const version = bumpVersion(t.version, sameText ? 'patch' : 'minor');
     const kept = sameText ? { body: t.body, toolsRequired: t.toolsRequired } : { ...draft, body: words.body };

@@ -858,7 +858,8 @@ export function openApiDocument(version: string) {
             toolSequence: { type: 'array', items: { type: 'string' } },
             branches: {
               type: 'array',
-              description: 'where the procedure branches on what a lookup shows (empty for a plain procedure)',
+              description:
+                'where the procedure branches on what a lookup shows or on the tools the agent has (empty for a plain procedure)',
               items: {
                 type: 'object',
                 properties: {
@@ -871,6 +872,12 @@ export function openApiDocument(version: string) {
                         description: "dot path into the tool's JSON result, [] for any list element",
                       },
                       in: { type: 'array', items: { type: 'string' } },
+                      available: {
+                        type: 'boolean',
+                        enum: [true],
+                        description:
+                          'present when the condition is that the agent can call tool (path and in are empty)',
+                      },
                     },
                   },
                   toolSequence: { type: 'array', items: { type: 'string' } },

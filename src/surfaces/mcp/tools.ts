@@ -70,7 +70,12 @@ const output = {
         toolSequence: z.array(z.string()),
         branches: z.array(
           z.object({
-            when: z.object({ tool: z.string(), path: z.string(), in: z.array(z.string()) }),
+            when: z.object({
+              tool: z.string(),
+              path: z.string(),
+              in: z.array(z.string()),
+              available: z.literal(true).optional().describe('the condition is that the agent can call tool'),
+            }),
             toolSequence: z.array(z.string()),
           }),
         ),

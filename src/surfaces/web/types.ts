@@ -159,8 +159,8 @@ export interface RecalledSkill {
   eta: number;
   toolsRequired: string[];
   toolSequence: string[];
-  /** Paths taken when a lookup's result shows a value (the recall contract's `branches`). */
-  branches: { when: { tool: string; path: string; in: string[] }; toolSequence: string[] }[];
+  /** Paths taken when a lookup's result shows a value, or when the agent can call a tool (the recall contract's `branches`). */
+  branches: { when: { tool: string; path: string; in: string[]; available?: true }; toolSequence: string[] }[];
   body: string;
 }
 

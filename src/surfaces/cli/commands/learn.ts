@@ -149,15 +149,20 @@ function passNotStarted(
   return 1;
 }
 
-/** The skills whose procedure branches on what a lookup shows, one line a branch (nothing when none does). */
+/**
+ * The skills whose procedure branches on what a lookup shows or on the agent's tools, one line a branch (nothing
+ * when none does).
+ */
 function printBranches(skills: readonly Skill[]) {
   const branching = skills.flatMap((s) => branchesOf(s.body).map((b) => ({ name: s.name, ...b })));
   if (branching.length === 0) return;
   out('');
-  out("Branches (decided by what a lookup shows, learned from the sessions' results):");
+  out('Branches (decided by what a lookup shows, or by the tools an agent has, learned from the sessions):');
   for (const b of branching)
     out(
-      `  ${b.name}: if ${b.when.tool} shows ${b.when.path} in ${JSON.stringify(b.when.in)}, follow ${b.toolSequence.join(' > ')}`,
+      b.when.available
+        ? `  ${b.name}: if the agent can call ${b.when.tool}, follow ${b.toolSequence.join(' > ')}`
+        : `  ${b.name}: if ${b.when.tool} shows ${b.when.path} in ${JSON.stringify(b.when.in)}, follow ${b.toolSequence.join(' > ')}`,
     );
 }
 

@@ -58,11 +58,15 @@ export async function searchView(main: HTMLElement, params: URLSearchParams): Pr
                           h(
                             'li',
                             {},
-                            'If ',
-                            h('code', {}, b.when.tool),
-                            ' shows ',
-                            h('code', {}, b.when.path),
-                            ` in ${JSON.stringify(b.when.in)}: `,
+                            ...(b.when.available
+                              ? ['If you can call ', h('code', {}, b.when.tool), ': ']
+                              : [
+                                  'If ',
+                                  h('code', {}, b.when.tool),
+                                  ' shows ',
+                                  h('code', {}, b.when.path),
+                                  ` in ${JSON.stringify(b.when.in)}: `,
+                                ]),
                             path(b.toolSequence),
                           ),
                         ),
