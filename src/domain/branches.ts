@@ -5,6 +5,7 @@
  * `status`, a reservation's `cabin`), a skill branches on it toward the other's path. The condition is mined
  * from the sessions' results, never from the goal words. Pure.
  */
+import { sectionLines, sectionText } from './body-sections.js';
 import { isPersonalField } from './personal-data.js';
 import { type Leaf, resultLeaves } from './result-values.js';
 import { isVerb, roleOf, toolWordsOf } from './step-role.js';
@@ -382,28 +383,12 @@ const TOOLSET_STEPS = /^##\s+Steps if you can call `([^`]+)` yourself\s*$/;
 
 /** The text of a body's `## Done when` section, on one line ('' when it has none). */
 export function doneOf(body: string): string {
-  const lines = body.split('\n');
-  const start = lines.findIndex((l) => /^##\s+Done when\s*$/.test(l));
-  if (start < 0) return '';
-  const out: string[] = [];
-  for (const line of lines.slice(start + 1)) {
-    if (/^#{1,6}\s/.test(line)) break;
-    if (line.trim()) out.push(line.trim());
-  }
-  return out.join(' ');
+  return sectionText(body, 'Done when');
 }
 
-/** The numbered steps of a body's `## Steps` section, as written. */
+/** The numbered steps of a body's `## Steps` section. */
 export function stepsOf(body: string): string[] {
-  const lines = body.split('\n');
-  const start = lines.findIndex((l) => /^##\s+Steps\s*$/.test(l));
-  if (start < 0) return [];
-  const out: string[] = [];
-  for (const line of lines.slice(start + 1)) {
-    if (/^#{1,6}\s/.test(line)) break;
-    if (/^\d+\.\s/.test(line)) out.push(line);
-  }
-  return out;
+  return sectionLines(body, 'Steps').filter((l) => /^\d+\.\s/.test(l));
 }
 
 /** The lines of a body's sections on the agent's tools (heading and steps), by index: what an agent without them skips. */

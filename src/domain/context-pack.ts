@@ -1,3 +1,4 @@
+import { sectionLines, sectionText } from './body-sections.js';
 import { withoutToolsetSteps } from './branches.js';
 import { FIELD_NOTE, RESULT_NOTE, SUPPORT_NOTE } from './step-notes.js';
 import type { Skill } from './types.js';
@@ -104,20 +105,4 @@ function packBlock(parts: BlockParts, max: number): string {
 function useWhen(description: string): string {
   const sentences = description.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g)?.map((x) => x.trim()) ?? [description];
   return sentences.find((x) => /^use when\b/i.test(x)) ?? sentences[0] ?? description;
-}
-
-function sectionLines(body: string, title: string): string[] {
-  const lines = body.split('\n');
-  const start = lines.findIndex((l) => new RegExp(`^##\\s+${title}\\s*$`, 'i').test(l));
-  if (start < 0) return [];
-  const out: string[] = [];
-  for (const l of lines.slice(start + 1)) {
-    if (/^#{1,6}\s/.test(l)) break;
-    if (l.trim()) out.push(l.trim());
-  }
-  return out;
-}
-
-function sectionText(body: string, title: string): string {
-  return sectionLines(body, title).join(' ');
 }
