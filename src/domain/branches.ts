@@ -405,6 +405,8 @@ function toolsetStepLines(lines: readonly string[], tool?: string): Set<number> 
 
 /** A body without its sections of steps for a branch on the agent's tools (`tool`'s only, when given). */
 export function withoutToolsetSteps(body: string, tool?: string): string {
+  // The context pack asks this of every skill it renders: most have no such section.
+  if (!body.includes('Steps if you can call')) return body;
   const lines = body.split('\n');
   const drop = toolsetStepLines(lines, tool);
   if (drop.size === 0) return body;
