@@ -277,7 +277,11 @@ describe('explicit compile', () => {
     const records = readTau(TAU_DEV);
     await memory.ingest(records.map((r) => toSession(r)));
     const pass = await memory.synthesize();
-    const fromPass = calls.length;
+    const passCalls = calls.length;
+    // A group parted by the tools its agents held (tau2 telecom) is distilled twice, its procedure and its branch's:
+    // one draft of one cluster.
+    const fromPass = new Set(calls).size;
+    expect(passCalls).toBeGreaterThan(fromPass);
     // Every draft of the pass ends as a new skill, a consolidation into one (reinforce, update, supersede) or a skip.
     // The branch stage's updates (a skill rewritten with the branches its lookups showed) are no draft: in a first
     // pass they rewrite skills the pass created, which the report names once, as created.
@@ -290,7 +294,7 @@ describe('explicit compile', () => {
     // A task kind with a single success in the traces: nothing learned it, so the compile adds a skill.
     const r = records.find((x) => x.meta.family === 'airline:update_passengers' && x.success)!;
     await memory.skills.compile({ sessions: [r.session_id], commit: true });
-    expect(calls.length).toBe(fromPass + 1);
+    expect(calls.length).toBe(passCalls + 1);
     expect(calls[calls.length - 1]).toBe('compile');
     const audits = await memory.parts.store!.audit('default', { limit: 1000 });
     const adds = audits.filter((a) => a.action === 'skill.add');
