@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openMemory } from '../src/app/open-memory.js';
+import type { Distiller, DistillInput } from '../src/distillers/distiller.js';
+import { HeuristicDistiller } from '../src/distillers/heuristic-distiller.js';
+import { redactText } from '../src/domain/redact.js';
 import type { SessionRecorder } from '../src/index.js';
 import { skillJson } from '../src/surfaces/shapes.js';
 import { tempDbPath } from './support/tau.js';
@@ -58,8 +61,11 @@ function sessions() {
 }
 
 /** A fresh memory that recorded these successful sessions, as an agent's wrapper records them, and learned from them. */
-async function learnedFrom(list: { goal: string; calls: Parameters<SessionRecorder['call']>[0][] }[]) {
-  const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } } });
+async function learnedFrom(
+  list: { goal: string; calls: Parameters<SessionRecorder['call']>[0][] }[],
+  distiller?: Distiller,
+) {
+  const memory = await openMemory({ db: tempDbPath(), config: { synthesis: { cooldownMs: 0 } }, distiller });
   for (const s of list) {
     const rec = await memory.startSession({ goal: s.goal });
     for (const c of s.calls) await rec.call(c);
@@ -277,6 +283,36 @@ describe("a skill that branches on the agent's tools", () => {
       // A second pass with nothing new does not rewrite the skill.
       const again = await memory.synthesize();
       expect(again.updated).toEqual([]);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it("learns the procedure from its own side alone when the branch's side gives no draft", async () => {
+    const heuristic = new HeuristicDistiller({
+      requiredSupport: 0.5,
+      conditionalSupport: 0.25,
+      thinkTools: ['think'],
+      redact: redactText,
+    });
+    // A distiller that declines the phone's side (as a model may answer SKIP).
+    const declining: Distiller = {
+      id: heuristic.id,
+      distil: (input: DistillInput) =>
+        input.spans.some((s) => s.calls.some((c) => c.tool === 'toggle_airplane_mode'))
+          ? Promise.resolve(null)
+          : heuristic.distil(input),
+    };
+    const memory = await learnedFrom(phoneSessions(), declining);
+    try {
+      const [skill] = await memory.skills.list();
+      expect(skill.toolSequence).toEqual(['get_customer_by_phone', 'get_details_by_id']);
+      expect(skillJson(skill).branches).toEqual([]);
+      expect(skill.body).not.toContain('Steps if you can call');
+      // Its sources and counts are the sessions it was learned from: the four that needed no phone tool.
+      expect(skill.sourceSessions).toHaveLength(4);
+      expect(skill.successCount).toBe(4);
+      expect(skill.body).toContain('Learned from 4 successful sessions');
     } finally {
       await memory.close();
     }

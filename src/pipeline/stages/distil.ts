@@ -37,10 +37,6 @@ export async function distilDraft(
   toolset?: ToolsetBranch,
 ): Promise<DraftMaterial | { skipped: string }> {
   const own = input.ownSkillId ? (input.skills.get(input.ownSkillId) ?? null) : null;
-  // A group parted by a toolset: the procedure is its base side's, the branch side's sessions are its sources too.
-  const kit = toolset?.admission;
-  const successes = [...admission.successfulFollowers, ...(kit?.successfulFollowers ?? [])];
-  const denied = new Set([...admission.denied, ...(kit?.denied ?? [])].map((d) => d.sessionId));
   // What the distiller reads of one side of the group: its admitted sessions, and the failed ones beside them.
   const sideOf = (side: Admission, sessions: readonly Session[]) => ({
     clusterId: input.clusterId,
@@ -57,11 +53,32 @@ export async function distilDraft(
   let raw: Draft | null;
   let kitDraft: Draft | null = null;
   try {
+    // A group parted by a toolset: the branch's side is written as a procedure of its own, whose steps the skill
+    // states under the branch; the procedure is the other side's, and the skill is learned from both.
+    if (toolset)
+      kitDraft = await deps.distiller.distil({
+        ...sideOf(toolset.admission, toolset.kit),
+        evidence: toolset.evidence,
+        takenNames: new Set(),
+        stats: {
+          successes: toolset.admission.successfulFollowers.length,
+          succeeded: toolset.admission.succeeded,
+          followers: toolset.admission.followers.length,
+          sessions,
+        },
+      });
+  } catch (e) {
+    if (!MalformedDraftError.isInstance(e)) throw e;
+    // The branch's side gave no usable draft: the procedure is learned from its own side alone.
+  }
+  const kit = kitDraft?.toolSequence.length ? toolset?.admission : undefined;
+  const successes = [...admission.successfulFollowers, ...(kit?.successfulFollowers ?? [])];
+  try {
     raw = await deps.distiller.distil({
       ...sideOf(admission, toolset?.base ?? input.sessions),
       evidence,
       takenNames: input.skills.names(own?.id),
-      // The skill's evidence line counts both sides: it is learned from both.
+      // The skill's evidence line counts the sessions it is learned from: both sides.
       stats: {
         successes: successes.length,
         succeeded: admission.succeeded + (kit?.succeeded ?? 0),
@@ -69,19 +86,6 @@ export async function distilDraft(
         sessions,
       },
     });
-    // The branch's side is written as a procedure of its own, whose steps the skill states under the branch.
-    if (raw && toolset && kit)
-      kitDraft = await deps.distiller.distil({
-        ...sideOf(kit, toolset.kit),
-        evidence: toolset.evidence,
-        takenNames: new Set(),
-        stats: {
-          successes: kit.successfulFollowers.length,
-          succeeded: kit.succeeded,
-          followers: kit.followers.length,
-          sessions,
-        },
-      });
   } catch (e) {
     // A model answer that is not a usable draft: skip this cluster, the pass goes on (SPEC "Off-states").
     if (MalformedDraftError.isInstance(e)) return { skipped: `distiller output rejected: ${e.reason}` };
@@ -99,12 +103,13 @@ export async function distilDraft(
   const clean = (t: string) => withoutHiddenText(redactText(t));
   const written: Draft = { ...raw, whenToUse: clean(raw.whenToUse), body: clean(raw.body) };
   const draft =
-    toolset && kitDraft?.toolSequence.length
+    toolset && kit && kitDraft
       ? withToolsetBranch(written, { ...kitDraft, body: clean(kitDraft.body) }, toolset.split)
       : written;
+  const denied = new Set([...admission.denied, ...(toolset?.admission.denied ?? [])].map((d) => d.sessionId));
   return {
     draft,
-    evidence: toolset ? [...evidence, ...toolset.evidence] : evidence,
+    evidence: toolset && kit ? [...evidence, ...toolset.evidence] : evidence,
     counts: {
       successCount: admission.succeeded + (kit?.succeeded ?? 0),
       attemptCount: admission.followers.length + (kit?.followers.length ?? 0),
